@@ -1,0 +1,11 @@
+export * from './errors.js';
+export * from './events/events.js';
+export * from './ids.js';
+export * from './instructions.js';
+export * from './json.js';
+export * from './messages.js';
+export * from './model/adapter.js';
+export { runAgent } from './run/run-agent.js';
+export type { RunAgentOptions, RunResult } from './run/types.js';
+export { addUsage } from './run/usage.js';
+export * from './tools/tool.js';

@@ -1,0 +1,111 @@
+import type { JsonObject } from '../json.js';
+import type { Message, ReasoningPart, ToolCallPart, UserMessage } from '../messages.js';
+
+/** What the model is told about a tool: name, description and a JSON Schema for its input. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+}
+
+/** Where a model's limits came from. Budget events carry it so a guessed window is never mistaken for a known one. */
+export type CapabilitySource = 'table' | 'config' | 'fallback';
+
+export type TokenEstimateMethod = 'provider-tokenizer' | 'sdk' | 'conservative-fallback';
+
+export interface ModelCapabilities {
+  /** Total tokens the model accepts, input and output together. */
+  readonly contextWindowTokens: number;
+  /** The most output tokens one call may produce, when the provider publishes it. */
+  readonly maxOutputTokens?: number;
+  readonly nativeCompaction: 'unsupported' | 'opaque-provider-item';
+  /** `adapter-owned`: the adapter decides how in-run continuation (tool calls, reasoning) is encoded. */
+  readonly continuationProjection: 'unsupported' | 'adapter-owned';
+  readonly estimation: TokenEstimateMethod;
+  readonly source: CapabilitySource;
+}
+
+/**
+ * One model request, split by budget category. The adapter encodes it for its provider in this
+ * order: instructions, checkpoint view, history, current request, continuation; tools alongside.
+ */
+export interface ModelRequest {
+  /** Frozen instructions for the run (system prompt plus AGENTS.md files). */
+  readonly instructions: string;
+  /** The rendered checkpoint view, when the session has one. */
+  readonly checkpoint?: string;
+  /** Earlier turns of the session selected for this request. */
+  readonly history: readonly Message[];
+  /** The user message this run answers. Never dropped or summarized. */
+  readonly currentRequest: UserMessage;
+  /** Assistant and tool messages produced so far in this run. */
+  readonly continuation: readonly Message[];
+  readonly tools: readonly ToolDefinition[];
+  readonly maxOutputTokens?: number;
+}
+
+/** Token counts per category of a request. They sum to `TokenEstimate.tokens`. */
+export interface TokenCategories {
+  readonly instructions: number;
+  readonly checkpoint: number;
+  readonly history: number;
+  readonly request: number;
+  readonly continuation: number;
+  readonly toolSchemas: number;
+  /** Per-message framing and request-level overhead the provider adds. */
+  readonly overhead: number;
+}
+
+export interface TokenEstimate {
+  readonly tokens: number;
+  readonly method: TokenEstimateMethod;
+  readonly confidence: 'exact' | 'estimated';
+  readonly categories: TokenCategories;
+}
+
+/** Token usage a provider reported for one call. Fields the provider did not report are undefined. */
+export interface Usage {
+  readonly inputTokens: number | undefined;
+  /** Input tokens served from the prompt cache (part of `inputTokens`, not extra context). */
+  readonly cacheReadTokens: number | undefined;
+  /** Input tokens written to the prompt cache by this call. */
+  readonly cacheWriteTokens: number | undefined;
+  readonly outputTokens: number | undefined;
+  /** Output tokens spent on reasoning (part of `outputTokens`). */
+  readonly reasoningTokens: number | undefined;
+}
+
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other';
+
+/** What a model stream yields. Errors are thrown from the iterator as `ForgeError` subclasses. */
+export type ModelStreamPart =
+  | { readonly type: 'text-delta'; readonly delta: string }
+  | { readonly type: 'reasoning'; readonly part: ReasoningPart }
+  | { readonly type: 'tool-call'; readonly part: ToolCallPart }
+  | { readonly type: 'finish'; readonly finishReason: FinishReason; readonly usage: Usage };
+
+export interface ModelCallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The contract every model adapter implements. `do`-prefixed methods are called by the agent
+ * loop, not by applications.
+ */
+export interface ModelAdapter {
+  readonly specificationVersion: 'forge-model-v1';
+  /** Provider id as used in model ids (`openai`, `deepseek`, `compatible`, `scripted`). */
+  readonly provider: string;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate>;
+  doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart>;
+}
+
+export const emptyUsage: Usage = {
+  inputTokens: undefined,
+  cacheReadTokens: undefined,
+  cacheWriteTokens: undefined,
+  outputTokens: undefined,
+  reasoningTokens: undefined,
+};

@@ -1,0 +1,22 @@
+import { EVENT_SCHEMA_VERSION, type EventListener, type ForgeEvent } from '../events/events.js';
+
+/** Wraps events of one run in envelopes with a gap-free sequence. */
+export function createEmitter(options: {
+  runId: string;
+  sessionId: string | undefined;
+  now: () => number;
+  listener: EventListener | undefined;
+}): (event: ForgeEvent) => void {
+  let sequence = 0;
+  return (event) => {
+    const envelope = {
+      schemaVersion: EVENT_SCHEMA_VERSION,
+      runId: options.runId,
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      sequence: sequence++,
+      timestamp: new Date(options.now()).toISOString(),
+      event,
+    };
+    options.listener?.(envelope);
+  };
+}

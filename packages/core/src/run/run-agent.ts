@@ -1,0 +1,121 @@
+import { CancelledError, InvalidInputError } from '../errors.js';
+import type { ErrorSummary, RunStatus } from '../events/events.js';
+import { assertSafeId, createId } from '../ids.js';
+import { assistantText, type AssistantMessage, type Message, type ToolCallPart, type UserMessage } from '../messages.js';
+import { emptyUsage, type ModelRequest, type Usage } from '../model/adapter.js';
+import type { Tool } from '../tools/tool.js';
+import { createEmitter } from './emitter.js';
+import { summarizeError } from './error-summary.js';
+import { runModelStep } from './model-step.js';
+import { runToolCalls } from './tool-step.js';
+import type { RunAgentOptions, RunResult } from './types.js';
+import { addUsage } from './usage.js';
+
+const DEFAULT_MAX_STEPS = 25;
+
+/**
+ * Runs one agent turn: model step → tool calls → results → next step, until the model answers
+ * without tool calls, the step limit is reached, the run is cancelled or a step fails. Never
+ * throws for model or tool failures; they end the run with a typed status instead.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new InvalidInputError({ message: `maxSteps must be a positive integer, got ${String(maxSteps)}.` });
+  }
+  const runId = options.runId === undefined ? createId('run', startedAt) : assertSafeId(options.runId, 'run id');
+  if (options.sessionId !== undefined) assertSafeId(options.sessionId, 'session id');
+  const tools = indexTools(options.tools ?? []);
+  const signal = options.signal ?? new AbortController().signal;
+  const emit = createEmitter({ runId, sessionId: options.sessionId, now, listener: options.onEvent });
+
+  const instructions = typeof options.instructions === 'function' ? await options.instructions() : options.instructions;
+  const history = options.history ?? [];
+  const currentRequest: UserMessage = { role: 'user', content: options.request };
+  const continuation: Message[] = [];
+  let usage: Usage = emptyUsage;
+  let steps = 0;
+
+  emit({
+    type: 'run.started',
+    model: { provider: options.model.provider, modelId: options.model.modelId },
+    instructions: { hash: instructions.hash, sources: instructions.sources },
+    tools: [...tools.keys()],
+    maxSteps,
+    historyMessages: history.length,
+  });
+
+  const finish = (status: RunStatus, error?: ErrorSummary): RunResult => {
+    const durationMs = now() - startedAt;
+    if (status === 'failed') {
+      emit({ type: 'run.failed', status, steps, usage, durationMs, error: error ?? summarizeError('unknown failure') });
+    } else {
+      emit({ type: 'run.completed', status, steps, usage, durationMs });
+    }
+    const lastAssistant = continuation.findLast((message): message is AssistantMessage => message.role === 'assistant');
+    return {
+      runId,
+      status,
+      messages: [currentRequest, ...continuation],
+      text: lastAssistant === undefined ? '' : assistantText(lastAssistant),
+      steps,
+      usage,
+      instructionsHash: instructions.hash,
+      ...(error === undefined ? {} : { error }),
+    };
+  };
+
+  while (steps < maxSteps) {
+    if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
+    steps += 1;
+    const step = steps;
+    emit({ type: 'model.step.started', step });
+
+    const request: ModelRequest = {
+      instructions: instructions.text,
+      history,
+      currentRequest,
+      continuation: [...continuation],
+      tools: [...tools.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+      ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    };
+    const outcome = await runModelStep(options.model, request, signal, (delta) =>
+      emit({ type: 'model.text.delta', step, delta }),
+    );
+
+    if (outcome.kind === 'broken') {
+      if (outcome.partialText.length > 0) {
+        continuation.push({ role: 'assistant', content: [{ type: 'text', text: outcome.partialText }] });
+      }
+      if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
+      const error = summarizeError(outcome.error);
+      emit({ type: 'model.step.failed', step, error });
+      return finish('failed', error);
+    }
+
+    usage = addUsage(usage, outcome.usage);
+    const calls = outcome.message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
+    emit({ type: 'model.step.completed', step, finishReason: outcome.finishReason, usage: outcome.usage, toolCalls: calls.length });
+    continuation.push(outcome.message);
+    if (calls.length === 0) return finish('completed');
+
+    continuation.push(await runToolCalls({ calls, tools, approvals: options.approvals, signal, step, emit, now }));
+    if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
+  }
+  return finish('step_limit', {
+    code: 'step_limit',
+    message: `The run stopped after ${maxSteps} model steps without a final answer.`,
+    isRetryable: false,
+  });
+}
+
+function indexTools(tools: readonly Tool[]): Map<string, Tool> {
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new InvalidInputError({ message: `Two tools are named "${tool.name}"; tool names must be unique.` });
+    byName.set(tool.name, tool);
+  }
+  return byName;
+}

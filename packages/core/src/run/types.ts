@@ -1,0 +1,44 @@
+import type { ErrorSummary, EventListener, RunStatus } from '../events/events.js';
+import type { InstructionSnapshot } from '../instructions.js';
+import type { Message } from '../messages.js';
+import type { ModelAdapter, Usage } from '../model/adapter.js';
+import type { ApprovalGate, Tool } from '../tools/tool.js';
+
+export interface RunAgentOptions {
+  readonly model: ModelAdapter;
+  /** The user's request for this run. */
+  readonly request: string;
+  /**
+   * Instructions for the run. A loader is called exactly once, at the start; the snapshot is then
+   * frozen for every step of the run.
+   */
+  readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
+  /** Earlier messages of the session, oldest first. Never modified. */
+  readonly history?: readonly Message[];
+  readonly tools?: readonly Tool[];
+  /** Decides each tool call. Without one, every call is denied: approval is never implied. */
+  readonly approvals?: ApprovalGate;
+  /** Model steps allowed in this run (default 25). */
+  readonly maxSteps?: number;
+  readonly maxOutputTokens?: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: EventListener;
+  /** Must match `[A-Za-z0-9_-]{1,128}`; generated when absent. */
+  readonly runId?: string;
+  readonly sessionId?: string;
+  /** Milliseconds since the epoch; injectable for deterministic tests. */
+  readonly now?: () => number;
+}
+
+export interface RunResult {
+  readonly runId: string;
+  readonly status: RunStatus;
+  /** Messages this run added: the user request, then assistant and tool messages, every tool call paired. */
+  readonly messages: readonly Message[];
+  /** Text of the last assistant message (may be partial when the run did not complete). */
+  readonly text: string;
+  readonly steps: number;
+  readonly usage: Usage;
+  readonly instructionsHash: string;
+  readonly error?: ErrorSummary;
+}

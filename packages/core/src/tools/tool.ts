@@ -1,0 +1,49 @@
+import type { JsonObject, JsonValue } from '../json.js';
+import type { ToolResultOutput } from '../messages.js';
+import type { ToolDefinition } from '../model/adapter.js';
+
+/** How much a tool can change: approval policies decide per risk level. */
+export type ToolRisk = 'read' | 'write' | 'execute';
+
+export interface ToolContext {
+  readonly toolCallId: string;
+  /** Aborted when the run is cancelled; long-running tools must stop promptly. */
+  readonly signal: AbortSignal;
+}
+
+export interface ToolExecutionResult {
+  readonly output: ToolResultOutput;
+  /** Host-computed facts (content hash, exit code, path) stored beside the result; never model-written. */
+  readonly metadata?: JsonObject;
+}
+
+/**
+ * A tool the agent loop can call. `execute` validates its own input and reports problems the
+ * model can fix as `{ type: 'error-text' }` output; it throws only for failures of the host.
+ */
+export interface Tool extends ToolDefinition {
+  readonly risk: ToolRisk;
+  execute(input: JsonValue, context: ToolContext): Promise<ToolExecutionResult>;
+  /** One line saying what this call would do, shown in approval prompts and events. */
+  describe?(input: JsonValue): string;
+}
+
+export interface ToolCallRequest {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: JsonValue;
+  readonly risk: ToolRisk;
+  readonly summary: string;
+}
+
+export type ApprovalDecision =
+  | { readonly kind: 'allow' }
+  | { readonly kind: 'deny'; readonly reason: string };
+
+/**
+ * Decides whether one tool call may run. Grants live only in the gate's memory: nothing from
+ * history, a checkpoint or a session file can restore them.
+ */
+export interface ApprovalGate {
+  check(call: ToolCallRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+}

@@ -1,0 +1,129 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * Dependencies point one way: cli → adapters / persistence / tools / config → core.
+ * This test reads every workspace manifest and every source import, so a wrong-way import fails
+ * CI instead of waiting for a reviewer to notice.
+ */
+
+const root = join(import.meta.dirname, '..');
+
+const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
+  '@forge/core': { layer: 0, allowed: [] },
+  '@forge/config': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/persistence': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/tools': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/model-openai': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/model-compatible': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/codex': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/cli': { layer: 2, allowed: ['*'] },
+  '@forge/evals': { layer: 3, allowed: ['*'] },
+};
+
+/** Node built-ins core may not use: it owns no file-system or process logic. */
+const coreForbiddenBuiltins = ['node:fs', 'node:fs/promises', 'node:path', 'node:child_process', 'node:os', 'fs', 'path', 'child_process', 'os'];
+
+interface WorkspacePackage {
+  readonly name: string;
+  readonly dir: string;
+  readonly dependencies: readonly string[];
+}
+
+function workspacePackages(): WorkspacePackage[] {
+  const found: WorkspacePackage[] = [];
+  for (const group of ['packages', 'apps', '.']) {
+    const base = join(root, group);
+    const candidates = group === '.' ? ['evals'] : readdirSync(base);
+    for (const entry of candidates) {
+      const dir = join(base, entry);
+      let manifest: { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+      try {
+        manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      } catch {
+        continue;
+      }
+      found.push({
+        name: manifest.name,
+        dir,
+        dependencies: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name.startsWith('@forge/')),
+      });
+    }
+  }
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) files.push(...sourceFiles(path));
+    else if (/\.(ts|mts|js|mjs)$/.test(entry)) files.push(path);
+  }
+  return files;
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers: string[] = [];
+  for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)) {
+    if (match[1] !== undefined) specifiers.push(match[1]);
+  }
+  return specifiers;
+}
+
+function isAllowed(from: string, to: string): boolean {
+  if (from === to) return true;
+  const rule = layers[from];
+  if (rule === undefined) return false;
+  return rule.allowed.includes('*') ? (layers[to]?.layer ?? Infinity) < rule.layer : rule.allowed.includes(to);
+}
+
+describe('dependency direction', () => {
+  const packages = workspacePackages();
+
+  it('knows every workspace package', () => {
+    expect(packages.length).toBeGreaterThanOrEqual(5);
+    for (const pkg of packages) expect(Object.keys(layers), `unknown package ${pkg.name}: give it a layer`).toContain(pkg.name);
+  });
+
+  it('declares only dependencies that point toward core', () => {
+    const wrong = packages.flatMap((pkg) =>
+      pkg.dependencies.filter((dep) => !isAllowed(pkg.name, dep)).map((dep) => `${pkg.name} → ${dep}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('imports only packages it may depend on, and core no file-system or process modules', () => {
+    const wrong: string[] = [];
+    for (const pkg of packages) {
+      const srcDir = join(pkg.dir, 'src');
+      let files: string[];
+      try {
+        files = sourceFiles(srcDir);
+      } catch {
+        continue;
+      }
+      for (const file of files) {
+        for (const specifier of importsOf(file)) {
+          const where = relative(root, file);
+          const target = specifier.match(/^(@forge\/[^/]+)/)?.[1];
+          if (target !== undefined && !isAllowed(pkg.name, target)) wrong.push(`${where} imports ${specifier}`);
+          if (pkg.name === '@forge/core' && coreForbiddenBuiltins.includes(specifier)) wrong.push(`${where} imports ${specifier}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('catches a wrong-way import (self-check of the rule)', () => {
+    expect(isAllowed('@forge/core', '@forge/tools')).toBe(false);
+    expect(isAllowed('@forge/tools', '@forge/persistence')).toBe(false);
+    expect(isAllowed('@forge/model-openai', '@forge/model-deepseek')).toBe(false);
+    expect(isAllowed('@forge/cli', '@forge/tools')).toBe(true);
+    expect(isAllowed('@forge/tools', '@forge/core')).toBe(true);
+  });
+});

@@ -96,7 +96,7 @@ async function approveAndExecute(
 
   let executed: ToolExecutionResult;
   try {
-    executed = await tool.execute(call.input, { toolCallId: call.toolCallId, signal });
+    executed = await untilAborted(tool.execute(call.input, { toolCallId: call.toolCallId, signal }), signal);
   } catch (error) {
     if (signal.aborted) return ['cancelled', errorResult(call, 'Stopped: the run was cancelled while this tool was running.')];
     return ['error', errorResult(call, `Tool "${call.toolName}" failed: ${summarizeError(error).message}`)];
@@ -110,4 +110,25 @@ async function approveAndExecute(
   };
   if (signal.aborted) return ['cancelled', result];
   return [executed.output.type === 'error-text' ? 'error' : 'ok', result];
+}
+
+/** Settles with `work`, or rejects as soon as `signal` aborts so a tool that ignores its signal cannot hold the run. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  // The tool may still settle after we stop waiting; its late failure is of no interest.
+  work.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -1,0 +1,25 @@
+import { sha256Hex } from '../instructions.js';
+import type { JsonValue } from '../json.js';
+import type { Message } from '../messages.js';
+
+/**
+ * JSON text with object keys sorted at every level and no whitespace, so equal values always give
+ * the same bytes however their objects were built. `undefined` fields are left out, as
+ * `JSON.stringify` does.
+ */
+export function canonicalJsonStringify(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((item: JsonValue) => canonicalJsonStringify(item)).join(',')}]`;
+  const entries = Object.entries(value as { readonly [key: string]: JsonValue | undefined })
+    .filter((entry): entry is [string, JsonValue] => entry[1] !== undefined)
+    .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJsonStringify(item)}`).join(',')}}`;
+}
+
+/**
+ * SHA-256 (hex) of a run of messages in canonical JSON. Checkpoint provenance uses it for its
+ * source and tail hashes, so a checkpoint whose messages changed can be recognised.
+ */
+export function hashMessages(messages: readonly Message[]): string {
+  return sha256Hex(canonicalJsonStringify(messages as unknown as JsonValue));
+}

@@ -1,0 +1,65 @@
+import type { JsonObject, JsonValue, ToolExecutionResult } from '@forge/core';
+import { z } from 'zod';
+import { WorkspacePathError } from '../workspace.js';
+
+/** The JSON Schema the model sees for a tool's input, derived from the zod schema that validates it. */
+export function inputJsonSchema(schema: z.ZodType): JsonObject {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(rest)) as JsonObject;
+}
+
+export type ParsedInput<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly result: ToolExecutionResult };
+
+/** Validates tool input; a mismatch becomes error text the model can act on. */
+export function parseToolInput<T>(toolName: string, schema: z.ZodType<T>, input: JsonValue): ParsedInput<T> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const problems = parsed.error.issues.map((issue) => {
+    const where = issue.path.length === 0 ? 'input' : issue.path.map(String).join('.');
+    return `${where}: ${issue.message}`;
+  });
+  return { ok: false, result: errorText(`Invalid input for ${toolName}: ${problems.join('; ')}. Fix the arguments and call it again.`) };
+}
+
+export function errorText(message: string, metadata?: JsonObject): ToolExecutionResult {
+  return { output: { type: 'error-text', value: message }, ...(metadata === undefined ? {} : { metadata }) };
+}
+
+export function text(value: string, metadata?: JsonObject): ToolExecutionResult {
+  return { output: { type: 'text', value }, ...(metadata === undefined ? {} : { metadata }) };
+}
+
+/**
+ * Turns the failures a model can fix (a refused path, a missing file, a directory where a file
+ * was expected) into error text; anything else is a host failure and is rethrown.
+ */
+export function fileProblem(error: unknown, requestedPath: string): ToolExecutionResult {
+  if (WorkspacePathError.isInstance(error)) return errorText(error.message);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return errorText(`"${requestedPath}" does not exist in the workspace; use list_files or search to find the right path.`);
+    case 'ENOTDIR':
+      return errorText(`"${requestedPath}" goes through something that is not a directory; check the path with list_files.`);
+    case 'EISDIR':
+      return errorText(`"${requestedPath}" is a directory, not a file; use list_files to see what it contains.`);
+    case 'EACCES':
+    case 'EPERM':
+      return errorText(`Permission denied for "${requestedPath}"; the file system does not let Forge access it.`);
+    default:
+      throw error;
+  }
+}
+
+/** A short, single-line rendering of a value for `describe`. */
+export function quote(value: unknown, maxLength = 80): string {
+  const rendered = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const oneLine = rendered.replace(/\s+/g, ' ');
+  return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine;
+}
+
+/** Reads a field of an unvalidated input object, for `describe`. */
+export function field(input: JsonValue, name: string): JsonValue | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  return (input as { readonly [key: string]: JsonValue })[name];
+}

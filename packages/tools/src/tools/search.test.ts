@@ -1,0 +1,74 @@
+import { symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { call, makeTempDirectory, outputText, writeFiles } from '../temp-workspace.test-helpers.js';
+import { createSearchTool } from './search.js';
+
+async function setUp(files: Record<string, string | Uint8Array>) {
+  const root = await makeTempDirectory();
+  await writeFiles(root, files);
+  return { root, tool: createSearchTool({ root }) };
+}
+
+describe('search', () => {
+  it('finds literal text and prints path:line: text in sorted file order', async () => {
+    const { tool } = await setUp({
+      'src/b.ts': 'const total = a + b;\n',
+      'src/a.ts': 'let x;\n// total (a + b)\nconst total = 1;\n',
+      'README.md': 'The total is shown.\n',
+    });
+    const result = await call(tool, { pattern: 'total' });
+    expect(outputText(result)).toBe(
+      ['README.md:1: The total is shown.', 'src/a.ts:2: // total (a + b)', 'src/a.ts:3: const total = 1;', 'src/b.ts:1: const total = a + b;'].join('\n'),
+    );
+    expect(result.metadata).toEqual({ path: '.', matches: 4, filesSearched: 3, truncated: false });
+    expect(outputText(await call(tool, { pattern: '(a + b)' }))).toBe('src/a.ts:2: // total (a + b)');
+  });
+
+  it('matches regular expressions and case-insensitively on request', async () => {
+    const { tool } = await setUp({ 'a.txt': 'Alpha 1\nbeta 22\nALPHA 333\n' });
+    expect(outputText(await call(tool, { pattern: '\\d{2,}', regex: true }))).toBe('a.txt:2: beta 22\na.txt:3: ALPHA 333');
+    expect(outputText(await call(tool, { pattern: 'alpha', caseSensitive: false }))).toBe('a.txt:1: Alpha 1\na.txt:3: ALPHA 333');
+  });
+
+  it('reports an invalid regular expression as error text', async () => {
+    const { tool } = await setUp({});
+    const result = await call(tool, { pattern: '(unclosed', regex: true });
+    expect(result.output.type).toBe('error-text');
+    expect(outputText(result)).toContain('The pattern is not a valid regular expression');
+  });
+
+  it('honours .gitignore files at every level and skips .git and binary files', async () => {
+    const { tool } = await setUp({
+      '.gitignore': 'build/\n',
+      '.git/config': 'needle\n',
+      'build/out.js': 'needle\n',
+      'pkg/.gitignore': '*.gen.ts\n',
+      'pkg/a.gen.ts': 'needle\n',
+      'pkg/a.ts': 'needle\n',
+      'image.bin': new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x00]),
+    });
+    expect(outputText(await call(tool, { pattern: 'needle' }))).toBe('pkg/a.ts:1: needle');
+    expect(outputText(await call(tool, { pattern: 'needle', path: 'build' }))).toBe('build/out.js:1: needle');
+  });
+
+  it('stops at the match cap with a truncation marker', async () => {
+    const { tool } = await setUp({ 'a.txt': 'hit\nhit\nhit\n', 'b.txt': 'hit\n' });
+    const result = await call(tool, { pattern: 'hit', maxMatches: 2 });
+    expect(outputText(result)).toBe(
+      'a.txt:1: hit\na.txt:2: hit\n[search: stopped after 2 matches; narrow the pattern or the path, or raise maxMatches (up to 2000)]',
+    );
+    expect(result.metadata).toMatchObject({ truncated: true, matches: 2 });
+  });
+
+  it('searches a single file, says when nothing matched, and refuses escapes', async () => {
+    const { root, tool } = await setUp({ 'a.txt': 'one\n', 'b.txt': 'one\n' });
+    expect(outputText(await call(tool, { pattern: 'one', path: 'b.txt' }))).toBe('b.txt:1: one');
+    expect(outputText(await call(tool, { pattern: 'zebra' }))).toBe('[search: no matches for "zebra" in 2 files under "."]');
+    const outside = await makeTempDirectory();
+    await writeFiles(outside, { 'secret.txt': 'one\n' });
+    await symlink(outside, path.join(root, 'escape'));
+    expect(outputText(await call(tool, { pattern: 'one', path: 'escape' }))).toContain('outside the workspace');
+    expect(outputText(await call(tool, { pattern: 'one' }))).toBe('a.txt:1: one\nb.txt:1: one');
+  });
+});

@@ -1,0 +1,109 @@
+import { stat } from 'node:fs/promises';
+import type { Tool } from '@forge/core';
+import { z } from 'zod';
+import { runProcess, type ProcessOutcome } from '../run-process.js';
+import { resolveWorkspacePath } from '../workspace.js';
+import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, text } from './tool-support.js';
+
+/** Default for `commandTimeoutMs`: both the timeout of a call that names none and the longest allowed. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+/** Default for `outputCapBytes`: combined stdout and stderr kept per command. */
+export const DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024;
+
+const inputSchema = z.strictObject({
+  argv: z
+    .array(z.string())
+    .min(1)
+    .refine((argv) => (argv[0] ?? '').length > 0, { message: 'the program name (argv[0]) must not be empty' })
+    .describe('Program and arguments, e.g. ["npm", "test"]. Run directly, without a shell: no pipes, globs or && .'),
+  cwd: z.string().min(1).optional().describe('Working directory relative to the workspace root (default ".").'),
+  timeoutMs: z.int().min(1).optional().describe('Stop the command after this many milliseconds.'),
+});
+
+export interface RunCommandToolOptions {
+  readonly root: string;
+  /** Timeout of a call that names none, and the most a call may ask for (default 120 000 ms). */
+  readonly commandTimeoutMs?: number;
+  /** Combined stdout/stderr kept, first half and last half (default 64 KiB). */
+  readonly outputCapBytes?: number;
+}
+
+/**
+ * `run_command`: runs a program with arguments (no shell) inside the workspace, with a timeout
+ * and an output cap. A timeout or a cancelled run stops the whole process group. The result
+ * always states how the command ended.
+ */
+export function createRunCommandTool(options: RunCommandToolOptions): Tool {
+  const maxTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const outputCapBytes = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES;
+  return {
+    name: 'run_command',
+    description:
+      'Run a program in the workspace, e.g. tests or a build: argv is the program and its arguments, run without a shell ' +
+      `(use ["sh", "-c", "..."] only if you need shell syntax). Times out after ${maxTimeoutMs} ms at most; long output keeps its start and end.`,
+    inputSchema: inputJsonSchema(inputSchema),
+    risk: 'execute',
+    describe: (input) => {
+      const argv = field(input, 'argv');
+      const command = Array.isArray(argv) ? renderArgv(argv.map(String)) : quote(argv);
+      const cwd = field(input, 'cwd');
+      return `run_command ${quote(command, 160)}${cwd === undefined ? '' : ` in ${quote(cwd)}`}`;
+    },
+    async execute(input, context) {
+      const parsed = parseToolInput('run_command', inputSchema, input);
+      if (!parsed.ok) return parsed.result;
+      const { argv, cwd = '.' } = parsed.value;
+      const timeoutMs = Math.min(parsed.value.timeoutMs ?? maxTimeoutMs, maxTimeoutMs);
+      if (context.signal.aborted) return errorText('Not run: the run was cancelled before the command started.');
+
+      let directory: string;
+      try {
+        const resolved = await resolveWorkspacePath(options.root, cwd);
+        if (!(await stat(resolved.absolute)).isDirectory()) return errorText(`cwd "${cwd}" is not a directory; use a directory inside the workspace.`);
+        directory = resolved.absolute;
+      } catch (error) {
+        return fileProblem(error, cwd);
+      }
+
+      const program = argv[0] as string;
+      let outcome: ProcessOutcome;
+      try {
+        outcome = await runProcess({ argv: [program, ...argv.slice(1)], cwd: directory, timeoutMs, outputCapBytes, signal: context.signal });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return errorText(`Program "${program}" was not found: it is not on PATH and is not a file at that path. Check the name.`);
+        if (code === 'EACCES') return errorText(`Program "${program}" cannot be executed (permission denied).`);
+        throw error;
+      }
+      const metadata = {
+        argv,
+        cwd,
+        exitCode: outcome.exitCode,
+        signal: outcome.signal,
+        timedOut: outcome.timedOut,
+        cancelled: outcome.cancelled,
+        durationMs: outcome.durationMs,
+        truncated: outcome.truncated,
+      };
+      return text(render(argv, outcome, timeoutMs), metadata);
+    },
+  };
+}
+
+function render(argv: readonly string[], outcome: ProcessOutcome, timeoutMs: number): string {
+  const body = outcome.output.length === 0 ? '(no output)' : outcome.output.replace(/\n$/, '');
+  return `$ ${renderArgv(argv)}\n${body}\n${ending(outcome, timeoutMs)}`;
+}
+
+function ending(outcome: ProcessOutcome, timeoutMs: number): string {
+  const after = `after ${outcome.durationMs} ms`;
+  if (outcome.timedOut) return `[timed out after ${timeoutMs} ms: the command and everything it started were stopped]`;
+  if (outcome.cancelled) return `[cancelled ${after}: the run was aborted and the command was stopped]`;
+  if (outcome.signal !== null) return `[killed by signal ${outcome.signal} ${after}]`;
+  return `[exit code ${outcome.exitCode ?? 'unknown'} ${after}]`;
+}
+
+/** argv as a reader would type it in a POSIX shell, quoting only where needed. */
+export function renderArgv(argv: readonly string[]): string {
+  return argv.map((argument) => (/^[\w@%+=:,./-]+$/.test(argument) ? argument : `'${argument.replace(/'/g, `'\\''`)}'`)).join(' ');
+}

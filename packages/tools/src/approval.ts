@@ -1,0 +1,105 @@
+import { InvalidInputError, type ApprovalDecision, type ApprovalGate, type ToolCallRequest, type ToolRisk } from '@forge/core';
+
+/**
+ * How much the agent may do without asking:
+ * - `read-only`: reads run; writes and commands are refused.
+ * - `ask`: reads run; every write and command is confirmed by the user.
+ * - `workspace-write`: reads and writes inside the workspace run; commands are confirmed.
+ */
+export type ApprovalProfile = 'read-only' | 'ask' | 'workspace-write';
+
+/** What a profile does with a call of a given risk. */
+export type ApprovalLevel = 'allow' | 'confirm' | 'deny';
+
+/** The names of every profile, in order from most to least restrictive. */
+export const approvalProfiles: readonly ApprovalProfile[] = ['read-only', 'ask', 'workspace-write'];
+
+const levels: Readonly<Record<ApprovalProfile, Readonly<Record<ToolRisk, ApprovalLevel>>>> = {
+  'read-only': { read: 'allow', write: 'deny', execute: 'deny' },
+  ask: { read: 'allow', write: 'confirm', execute: 'confirm' },
+  'workspace-write': { read: 'allow', write: 'allow', execute: 'confirm' },
+};
+
+/** The level `profile` assigns to calls of `risk`. */
+export function approvalLevel(profile: ApprovalProfile, risk: ToolRisk): ApprovalLevel {
+  return levels[profile][risk];
+}
+
+/**
+ * The user's answer to a confirmation: run this call once, allow this tool for the rest of the
+ * session, or refuse — optionally saying why or what to do instead, which the model is shown.
+ */
+export type ConfirmAnswer =
+  | { readonly kind: 'once' }
+  | { readonly kind: 'session' }
+  | { readonly kind: 'deny'; readonly feedback?: string };
+
+/** Asks the user about one call. Should give up promptly when `signal` aborts. */
+export type ConfirmCallback = (request: ToolCallRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
+
+export interface ApprovalGateOptions {
+  readonly profile: ApprovalProfile;
+  /** Asks the user about confirm-level calls. Without it (non-interactive runs) they are denied. */
+  readonly confirm?: ConfirmCallback;
+}
+
+/**
+ * An approval gate for one session. Session grants live only in this object's memory: there is
+ * deliberately no way to save them or load them back, so a resumed session, a checkpoint or a
+ * transcript can never restore a permission.
+ */
+export interface SessionApprovalGate extends ApprovalGate {
+  readonly profile: ApprovalProfile;
+  /** Names of the tools granted for the session, sorted. */
+  grants(): string[];
+  /** Withdraws a session grant; true when there was one. */
+  revoke(toolName: string): boolean;
+}
+
+/** Creates the approval gate of one session. */
+export function createApprovalGate(options: ApprovalGateOptions): SessionApprovalGate {
+  const { profile, confirm } = options;
+  if (!approvalProfiles.includes(profile)) {
+    throw new InvalidInputError({ message: `Unknown approval profile "${String(profile)}"; use one of: ${approvalProfiles.join(', ')}.` });
+  }
+  const granted = new Set<string>();
+
+  return {
+    profile,
+    grants: () => [...granted].sort(),
+    revoke: (toolName) => granted.delete(toolName),
+    async check(call, signal): Promise<ApprovalDecision> {
+      const level = approvalLevel(profile, call.risk);
+      if (level === 'allow') return { kind: 'allow' };
+      if (level === 'deny') {
+        return {
+          kind: 'deny',
+          reason: `the ${profile} approval profile does not allow ${call.risk} tools such as ${call.toolName}; the user can choose a profile that does`,
+        };
+      }
+      if (granted.has(call.toolName)) return { kind: 'allow' };
+      if (confirm === undefined) {
+        return {
+          kind: 'deny',
+          reason:
+            `${call.toolName} needs confirmation under the ${profile} profile and this session cannot ask (non-interactive)` +
+            `; run interactively to approve it${call.risk === 'write' ? ', or use the workspace-write profile' : ''}`,
+        };
+      }
+      const answer = await confirm(call, signal);
+      switch (answer.kind) {
+        case 'once':
+          return { kind: 'allow' };
+        case 'session':
+          granted.add(call.toolName);
+          return { kind: 'allow' };
+        case 'deny': {
+          const feedback = answer.feedback?.trim();
+          return { kind: 'deny', reason: feedback ? `the user said: ${feedback}` : 'the user declined it' };
+        }
+      }
+      // An answer of no known kind (a buggy prompt) must never let the call through.
+      return { kind: 'deny', reason: 'the confirmation prompt gave no usable answer' };
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import type { CliIo } from './io.js';
+
+/**
+ * An error the CLI reports as one line, `forge: error: <message>`, with a chosen exit code. This
+ * module must stay free of heavy imports: `main` loads it for every invocation.
+ */
+export class CliError extends Error {
+  readonly exitCode: ExitCodeValue;
+
+  constructor(message: string, exitCode: ExitCodeValue = ExitCode.failure) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+/** A mistake in the command line or configuration; exits with code 2. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, ExitCode.usage);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * Writes `error` to stderr as one line and returns the exit code to use. The stack trace is
+ * printed only when `FORGE_DEBUG=1`.
+ */
+export function reportError(error: unknown, io: Pick<CliIo, 'stderr' | 'env'>): ExitCodeValue {
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`forge: error: ${oneLine(message)}\n`);
+  if (io.env.FORGE_DEBUG === '1' && error instanceof Error && error.stack !== undefined) {
+    io.stderr.write(`${error.stack}\n`);
+  }
+  return error instanceof CliError ? error.exitCode : ExitCode.failure;
+}
+
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ').trim();
+}

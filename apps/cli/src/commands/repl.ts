@@ -1,0 +1,7 @@
+import type { CommandInvocation } from './command.js';
+
+/** `forge` without a command: the interactive REPL. */
+export async function execute({ options, io }: CommandInvocation): Promise<number> {
+  const { startRepl } = await import('../repl/repl.js');
+  return startRepl({ io, globals: options });
+}

@@ -1,0 +1,39 @@
+import type { ModelProvider } from './models/resolve-model.js';
+
+/** A stream the CLI writes to. `process.stdout`, `process.stderr` and test streams all fit. */
+export type CliOutput = NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
+
+/** The stream the REPL reads lines from. */
+export type CliInput = NodeJS.ReadableStream & { readonly isTTY?: boolean };
+
+/**
+ * Everything the CLI touches outside its own code. `main` receives it so tests drive the CLI in
+ * process with their own streams, environment and interrupts instead of spawning it.
+ */
+export interface CliIo {
+  readonly stdout: CliOutput;
+  readonly stderr: CliOutput;
+  readonly stdin: CliInput;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Directory relative paths (such as `--cwd`) are resolved against. */
+  readonly cwd: string;
+  /** Subscribes to Ctrl-C delivered as a signal (SIGINT); returns the unsubscribe function. */
+  readonly onInterrupt: (listener: () => void) => () => void;
+  /** Model providers consulted before the built-in ones; tests inject scripted models here. */
+  readonly modelProviders?: readonly ModelProvider[];
+}
+
+/** The real process: its streams, environment, working directory and SIGINT. */
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    onInterrupt: (listener) => {
+      process.on('SIGINT', listener);
+      return () => process.off('SIGINT', listener);
+    },
+  };
+}

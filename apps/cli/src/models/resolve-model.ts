@@ -1,0 +1,92 @@
+import type { ModelAdapter } from '@forge/core';
+import { UsageError } from '../cli-error.js';
+import type { CliIo } from '../io.js';
+
+/** The model used when neither `--model` nor configuration names one. */
+export const DEFAULT_MODEL = 'scripted:demo';
+
+/** A model id split at its first colon: `openai:gpt-5` → provider `openai`, model `gpt-5`. */
+export interface ModelIdentifier {
+  readonly provider: string;
+  readonly modelId: string;
+}
+
+export interface ModelProviderContext {
+  readonly env: CliIo['env'];
+}
+
+/**
+ * Creates adapters for one provider. `create` throws a `UsageError` when the provider cannot be
+ * used as configured (missing API key, unknown model), so the CLI exits with code 2.
+ */
+export interface ModelProvider {
+  /** The part of a model id before the colon. */
+  readonly name: string;
+  create(modelId: string, context: ModelProviderContext): Promise<ModelAdapter>;
+}
+
+/*
+ * Built-in providers. An adapter package plugs in by replacing its entry's `create` with a
+ * dynamic import of the package, so the adapter is loaded only when a model of it is chosen.
+ */
+const builtInProviders: readonly ModelProvider[] = [
+  {
+    name: 'scripted',
+    async create(modelId) {
+      if (modelId !== 'demo') throw new UsageError(`unknown scripted model "${modelId}"; the scripted provider offers: demo`);
+      const { createDemoModel } = await import('./scripted-demo.js');
+      return createDemoModel();
+    },
+  },
+  notYetAvailable('openai', 'OPENAI_API_KEY'),
+  notYetAvailable('deepseek', 'DEEPSEEK_API_KEY'),
+  {
+    name: 'compatible',
+    async create(modelId) {
+      throw new UsageError(
+        `compatible:${modelId} needs an OpenAI-compatible server (base URL) set in the Forge configuration, which this build cannot read yet; choose another model with --model`,
+      );
+    },
+  },
+];
+
+function notYetAvailable(name: string, keyVariable: string): ModelProvider {
+  return {
+    name,
+    async create(modelId, { env }) {
+      if (env[keyVariable] === undefined || env[keyVariable] === '') {
+        throw new UsageError(`${keyVariable} is not set; export it or choose another model with --model`);
+      }
+      throw new UsageError(`${name}:${modelId}: the ${name} adapter is not available in this build yet; choose another model with --model (for example scripted:demo)`);
+    },
+  };
+}
+
+/** Splits `provider:model`; a value without a provider or a model part is a usage error. */
+export function parseModelIdentifier(value: string): ModelIdentifier {
+  const colon = value.indexOf(':');
+  const provider = colon === -1 ? '' : value.slice(0, colon);
+  const modelId = colon === -1 ? '' : value.slice(colon + 1);
+  if (provider.length === 0 || modelId.length === 0) {
+    throw new UsageError(`model "${value}" is not of the form provider:model; for example --model scripted:demo or --model openai:gpt-5`);
+  }
+  return { provider, modelId };
+}
+
+/**
+ * Turns a model id into an adapter. `extraProviders` are consulted before the built-ins (tests
+ * inject scripted models this way).
+ */
+export async function resolveModel(
+  value: string,
+  options: { readonly env: CliIo['env']; readonly extraProviders?: readonly ModelProvider[] },
+): Promise<ModelAdapter> {
+  const { provider, modelId } = parseModelIdentifier(value);
+  const providers = [...(options.extraProviders ?? []), ...builtInProviders];
+  const found = providers.find((candidate) => candidate.name === provider);
+  if (found === undefined) {
+    const known = [...new Set(providers.map((candidate) => candidate.name))].join(', ');
+    throw new UsageError(`unknown model provider "${provider}" in "${value}"; known providers: ${known}`);
+  }
+  return found.create(modelId, { env: options.env });
+}

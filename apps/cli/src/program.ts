@@ -1,0 +1,127 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { UsageError } from './cli-error.js';
+import type { CommandEntry, CommandGroup, CommandInvocation } from './commands/command.js';
+import type { CliIo } from './io.js';
+import { colorEnabled } from './output/style.js';
+import { forgeVersion } from './version.js';
+
+/*
+ * The command table. Adding a command takes two steps:
+ *   1. write `src/commands/<name>.ts` exporting `execute(invocation): Promise<number>`;
+ *   2. add one entry to `commands` below (usage, description, options, `load`).
+ * Keep this file cheap: it is all `forge --help` loads. Heavy modules belong in the command file.
+ */
+
+/** Groups of subcommands (`forge sessions list`); entries name them as the first word of `usage`. */
+const groups: readonly CommandGroup[] = [];
+
+const commands: readonly CommandEntry[] = [
+  {
+    usage: 'run <prompt...>',
+    description: 'run one prompt without interaction, print the answer and exit',
+    options: [new Option('--json', 'print every event envelope as one JSON line on stdout instead of text')],
+    helpText: [
+      '',
+      'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C).',
+      '',
+      'Example:',
+      '  forge run --model scripted:demo "Summarise the workspace"',
+    ].join('\n'),
+    load: () => import('./commands/run.js'),
+  },
+];
+
+/** What `forge` does without a command: the interactive REPL. */
+const interactive: CommandEntry = {
+  usage: '',
+  description: 'Forge: a terminal coding agent that keeps its context trustworthy. Without a command, starts the interactive REPL.',
+  load: () => import('./commands/repl.js'),
+};
+
+const globalOptions = (): Option[] => [
+  new Option('-m, --model <provider:id>', 'model to use: scripted:demo (default), openai:<id>, deepseek:<id>, compatible:<id>'),
+  new Option('-C, --cwd <dir>', 'workspace root (default: the current directory)'),
+  new Option('--approval <profile>', 'which tool calls may run without asking').choices(['read-only', 'ask', 'workspace-write']),
+  new Option('--max-steps <n>', 'model steps allowed per run (default: 25)').argParser(parsePositiveInteger),
+];
+
+function parsePositiveInteger(value: string): number {
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new InvalidArgumentError('Expected a positive whole number such as 10.');
+  }
+  return Number(value);
+}
+
+/**
+ * Builds the `forge` program for one invocation. Each action loads its implementation on demand
+ * and hands the exit code it returns to `setExitCode`.
+ */
+export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('forge');
+  program
+    .description(interactive.description)
+    .version(forgeVersion(), '-V, --version', 'print the version and exit')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(`forge: ${text}`),
+      getOutHelpWidth: () => (io.stdout.isTTY === true ? (io.stdout.columns ?? 80) : 80),
+      getErrHelpWidth: () => (io.stderr.isTTY === true ? (io.stderr.columns ?? 80) : 80),
+      getOutHasColors: () => colorEnabled(io.stdout, io.env),
+      getErrHasColors: () => colorEnabled(io.stderr, io.env),
+    })
+    .configureHelp({ showGlobalOptions: true })
+    .allowExcessArguments(true);
+  for (const option of globalOptions()) program.addOption(option);
+  program.addHelpText('after', ['', 'Examples:', '  forge                                   start the interactive REPL', '  forge run "Summarise the workspace"     answer one prompt and exit'].join('\n'));
+
+  program.action(async (_options: unknown, command: Command) => {
+    const [unknown] = command.args;
+    if (unknown !== undefined) throw new UsageError(`unknown command '${unknown}'; run 'forge --help' to see the commands`);
+    await runEntry(interactive, [], command, io, setExitCode);
+  });
+
+  for (const entry of commands) register(program, entry, io, setExitCode);
+  return program;
+}
+
+function register(program: Command, entry: CommandEntry, io: CliIo, setExitCode: (code: number) => void): void {
+  const words = entry.usage.split(/\s+/).filter((word) => word.length > 0);
+  const argumentStart = words.findIndex((word) => word.startsWith('<') || word.startsWith('['));
+  const path = argumentStart === -1 ? words : words.slice(0, argumentStart);
+  const argumentsUsage = argumentStart === -1 ? [] : words.slice(argumentStart);
+  const name = path.at(-1);
+  if (name === undefined) throw new Error(`Command table entry "${entry.usage}" has no command name.`);
+
+  let parent = program;
+  for (const groupName of path.slice(0, -1)) parent = groupCommand(parent, groupName);
+  const command = parent.command([name, ...argumentsUsage].join(' ')).description(entry.description);
+  for (const option of entry.options ?? []) command.addOption(option);
+  if (entry.helpText !== undefined) command.addHelpText('after', entry.helpText);
+  command.action(async (...parameters: unknown[]) => {
+    const invoked = parameters.at(-1) as Command;
+    const positional = parameters.slice(0, -2) as CommandInvocation['args'];
+    await runEntry(entry, positional, invoked, io, setExitCode);
+  });
+}
+
+function groupCommand(parent: Command, name: string): Command {
+  const existing = parent.commands.find((command) => command.name() === name);
+  if (existing !== undefined) return existing;
+  const group = groups.find((candidate) => candidate.name === name);
+  return parent.command(name).description(group?.description ?? '');
+}
+
+async function runEntry(
+  entry: CommandEntry,
+  args: CommandInvocation['args'],
+  command: Command,
+  io: CliIo,
+  setExitCode: (code: number) => void,
+): Promise<void> {
+  const implementation = await entry.load();
+  setExitCode(await implementation.execute({ args, options: command.optsWithGlobals(), io }));
+}

@@ -1,0 +1,27 @@
+import type { ToolCallRequest } from '@forge/core';
+import type { ConfirmAnswer } from '@forge/tools';
+import type { Style } from '../output/style.js';
+import { APPROVAL_CHOICES, parseApprovalAnswer } from './approval-answer.js';
+import type { LineReader } from './line-reader.js';
+
+/**
+ * Asks the user about one confirm-level tool call and waits for a usable answer. Ending the
+ * input denies the call; cancelling the run (Ctrl-C) rejects, which the loop records as cancelled.
+ */
+export async function askApproval(options: {
+  readonly request: ToolCallRequest;
+  readonly signal: AbortSignal;
+  readonly reader: LineReader;
+  readonly style: Style;
+  readonly print: (text: string) => void;
+}): Promise<ConfirmAnswer> {
+  const { request, signal, reader, style, print } = options;
+  print(`${style.yellow(`Allow ${request.risk === 'execute' ? 'command' : request.risk}?`)} ${request.summary}\n`);
+  for (;;) {
+    const line = await reader.next(`${APPROVAL_CHOICES} › `, { signal, remember: false });
+    if (line === undefined) return { kind: 'deny', feedback: 'the input ended before the user answered' };
+    const answer = parseApprovalAnswer(line);
+    if (answer !== undefined) return answer;
+    print('Answer y (once), s (this session) or n (deny; add feedback after it, e.g. "n use the test script instead").\n');
+  }
+}

@@ -1,0 +1,165 @@
+import { runAgent, type Message, type RunResult } from '@forge/core';
+import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
+import type { GlobalOptions } from '../commands/command.js';
+import { ExitCode } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
+import { createTextRenderer } from '../output/event-renderer.js';
+import { createSpinner, type Spinner } from '../output/spinner.js';
+import { styleFor, type Style } from '../output/style.js';
+import { forgeVersion } from '../version.js';
+import { askApproval } from './approval-prompt.js';
+import { InterruptPolicy } from './interrupt-policy.js';
+import { createLineReader, type LineReader } from './line-reader.js';
+import { MultilineInput } from './multiline-input.js';
+import { completeSlashCommand, findSlashCommand, type ReplContext } from './slash-commands.js';
+
+const PROMPT = '› ';
+const CONTINUATION_PROMPT = '… ';
+
+/**
+ * The interactive REPL: reads inputs, runs each as a turn of one conversation (earlier turns are
+ * the history of the next), prompts for approvals, and handles Ctrl-C. Returns the exit code
+ * once the user leaves (`/exit`, Ctrl-D, or Ctrl-C twice at the prompt).
+ */
+export async function startRepl(options: { readonly io: CliIo; readonly globals: GlobalOptions }): Promise<number> {
+  const { io } = options;
+  const style = styleFor(io.stdout, io.env);
+  const print = (text: string) => io.stdout.write(text);
+  const spinner = createSpinner(io.stdout, { enabled: io.stdout.isTTY === true && io.env.TERM !== 'dumb', style });
+  const renderer = createTextRenderer({ text: io.stdout, activity: io.stdout, style, beforeWrite: () => spinner.stop() });
+  let reader: LineReader | undefined;
+  const setup = await prepareAgent({
+    io,
+    globals: options.globals,
+    defaultProfile: 'ask',
+    confirm: async (request, signal) => {
+      if (reader === undefined) return { kind: 'deny', feedback: 'nobody is there to answer' };
+      spinner.stop();
+      renderer.finishRun();
+      return askApproval({ request, signal, reader, style, print });
+    },
+  });
+
+  const activeReader = createLineReader({ input: io.stdin, output: io.stdout, completer: completeSlashCommand });
+  reader = activeReader;
+  const context: ReplContext = { setup, style, history: [], print };
+  const input = new MultilineInput();
+  const interrupts = new InterruptPolicy();
+  let activeRun: AbortController | undefined;
+
+  const onInterrupt = () => {
+    switch (interrupts.decide({ running: activeRun !== undefined, hasInput: input.pending || activeReader.partial.length > 0 })) {
+      case 'cancel-run':
+        spinner.stop();
+        if (activeRun?.signal.aborted === false) print(`\n${style.yellow('Cancelling…')}\n`);
+        activeRun?.abort();
+        return;
+      case 'clear-input':
+        input.clear();
+        activeReader.clearPartial();
+        print(`\n${style.dim('(input discarded)')}\n`);
+        activeReader.reprompt();
+        return;
+      case 'warn':
+        print(`\n${style.dim('(press Ctrl-C again to exit)')}\n`);
+        activeReader.reprompt();
+        return;
+      case 'exit':
+        print('\n');
+        activeReader.close();
+        return;
+    }
+  };
+  activeReader.onInterrupt(onInterrupt);
+  const stopSignals = io.onInterrupt(onInterrupt);
+
+  print(banner(setup, style));
+  try {
+    for (;;) {
+      const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT);
+      if (line === undefined) break;
+      interrupts.reset();
+      const text = input.push(line);
+      if (text === undefined || text.trim().length === 0) continue;
+      if (text.trimStart().startsWith('/')) {
+        if ((await runSlashCommand(text, context)) === 'exit') break;
+        continue;
+      }
+      activeRun = new AbortController();
+      try {
+        const result = await runTurn({ setup, request: text, history: context.history, signal: activeRun.signal, renderer, spinner });
+        context.history.push(...result.messages);
+        print(turnStatus(result, style));
+      } catch (error) {
+        print(`${style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+      } finally {
+        activeRun = undefined;
+        spinner.stop();
+      }
+    }
+  } finally {
+    stopSignals();
+    spinner.stop();
+    activeReader.close();
+  }
+  return ExitCode.ok;
+}
+
+async function runTurn(options: {
+  readonly setup: AgentSetup;
+  readonly request: string;
+  readonly history: readonly Message[];
+  readonly signal: AbortSignal;
+  readonly renderer: ReturnType<typeof createTextRenderer>;
+  readonly spinner: Spinner;
+}): Promise<RunResult> {
+  const { setup, renderer, spinner } = options;
+  try {
+    return await runAgent({
+      model: setup.model,
+      request: options.request,
+      history: [...options.history],
+      instructions: setup.instructions,
+      tools: setup.tools,
+      approvals: setup.approvals,
+      ...(setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps }),
+      signal: options.signal,
+      onEvent: (envelope) => {
+        if (envelope.event.type === 'model.step.started') spinner.start('thinking');
+        renderer.onEvent(envelope);
+      },
+    });
+  } finally {
+    renderer.finishRun();
+  }
+}
+
+async function runSlashCommand(text: string, context: ReplContext): Promise<'continue' | 'exit'> {
+  const found = findSlashCommand(text);
+  if ('unknown' in found) {
+    context.print(`Unknown command /${found.unknown}. Type /help to see the commands.\n`);
+    return 'continue';
+  }
+  return found.command.run(context, found.argument);
+}
+
+function banner(setup: AgentSetup, style: Style): string {
+  return (
+    `${style.bold(`Forge ${forgeVersion()}`)} ${style.dim(`· ${setup.modelName} · approval ${setup.approvals.profile} · ${setup.root}`)}\n` +
+    `${style.dim('Type a request, /help for commands, Ctrl-D to exit.')}\n`
+  );
+}
+
+function turnStatus(result: RunResult, style: Style): string {
+  switch (result.status) {
+    case 'completed':
+      return '';
+    case 'cancelled':
+      return `${style.yellow('Cancelled.')} ${style.dim('Every tool call of the turn has its result; nothing is left half-done in the conversation.')}\n`;
+    case 'step_limit':
+      return `${style.yellow(`Stopped after ${result.steps} model steps without a final answer.`)} ${style.dim('Start forge with a higher --max-steps or narrow the request.')}\n`;
+    case 'limit_reached':
+    case 'failed':
+      return `${style.red(`The turn ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${result.error?.message ?? result.status}`)}\n`;
+  }
+}

@@ -1,0 +1,76 @@
+import type { Message } from '@forge/core';
+import type { AgentSetup } from '../agent/agent-setup.js';
+import type { Style } from '../output/style.js';
+
+/** What slash commands can see and change of the running REPL. */
+export interface ReplContext {
+  readonly setup: AgentSetup;
+  readonly style: Style;
+  /** Messages of this REPL session's earlier turns, oldest first; sent as history with each turn. */
+  readonly history: Message[];
+  print(text: string): void;
+}
+
+export type SlashOutcome = 'continue' | 'exit';
+
+/**
+ * A `/command` of the REPL. Add one by appending to `slashCommands`; `/help` and completion
+ * pick it up.
+ */
+export interface SlashCommand {
+  readonly name: string;
+  /** Argument syntax shown by /help, e.g. `[focus…]`. */
+  readonly arguments?: string;
+  readonly summary: string;
+  run(context: ReplContext, argument: string): SlashOutcome | Promise<SlashOutcome>;
+}
+
+const help: SlashCommand = {
+  name: 'help',
+  summary: 'show commands and keys',
+  run(context) {
+    const width = Math.max(...slashCommands.map((command) => usage(command).length));
+    const lines = [
+      context.style.bold('Commands'),
+      ...slashCommands.map((command) => `  ${usage(command).padEnd(width)}  ${command.summary}`),
+      context.style.bold('Keys'),
+      '  Enter      send the input',
+      '  \\ + Enter  continue the input on a new line',
+      '  Ctrl-C     cancel the running turn; at the prompt, press twice to exit',
+      '  Ctrl-D     exit',
+      '  Up / Down  recall earlier inputs',
+      context.style.bold('Approvals'),
+      '  y: run the call once · s: allow the tool for this session · n: deny (text after n is passed to the model)',
+    ];
+    context.print(`${lines.join('\n')}\n`);
+    return 'continue';
+  },
+};
+
+const exit: SlashCommand = {
+  name: 'exit',
+  summary: 'leave the REPL (also Ctrl-D)',
+  run: () => 'exit',
+};
+
+/** Every slash command, in the order /help lists them. */
+export const slashCommands: SlashCommand[] = [help, exit];
+
+function usage(command: SlashCommand): string {
+  return `/${command.name}${command.arguments === undefined ? '' : ` ${command.arguments}`}`;
+}
+
+/** Splits `/name rest` into the command and its argument; undefined when no command has that name. */
+export function findSlashCommand(input: string): { readonly command: SlashCommand; readonly argument: string } | { readonly unknown: string } {
+  const match = /^\/(\S*)\s*([\s\S]*)$/.exec(input.trim());
+  const name = match?.[1] ?? '';
+  const command = slashCommands.find((candidate) => candidate.name === name);
+  return command === undefined ? { unknown: name } : { command, argument: (match?.[2] ?? '').trim() };
+}
+
+/** readline completer: completes `/na` to the slash commands starting with it. */
+export function completeSlashCommand(line: string): [string[], string] {
+  if (!line.startsWith('/') || /\s/.test(line)) return [[], line];
+  const matches = slashCommands.map((command) => `/${command.name}`).filter((name) => name.startsWith(line));
+  return [matches, line];
+}

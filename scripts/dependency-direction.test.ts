@@ -15,10 +15,14 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/config': { layer: 1, allowed: ['@forge/core'] },
   '@forge/persistence': { layer: 1, allowed: ['@forge/core'] },
   '@forge/tools': { layer: 1, allowed: ['@forge/core'] },
-  '@forge/model-openai': { layer: 1, allowed: ['@forge/core'] },
-  '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core'] },
-  '@forge/model-compatible': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/model-openai': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
+  '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
+  '@forge/model-compatible': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/codex': { layer: 1, allowed: ['@forge/core'] },
+  /** Shared AI SDK plumbing of the adapters (streaming, errors, retries); not an adapter itself. */
+  '@forge/ai-sdk-bridge': { layer: 1, allowed: ['@forge/core'] },
+  /** Test-only provider server; adapters use it as a devDependency. */
+  '@forge/loopback-provider': { layer: 1, allowed: ['@forge/core'] },
   '@forge/cli': { layer: 2, allowed: ['*'] },
   '@forge/evals': { layer: 3, allowed: ['*'] },
 };

@@ -5,6 +5,7 @@ export * from './instructions.js';
 export * from './json.js';
 export * from './messages.js';
 export * from './model/adapter.js';
+export * from './model/opaque-state.js';
 export * from './redaction/index.js';
 export { runAgent } from './run/run-agent.js';
 export type { RunAgentOptions, RunResult } from './run/types.js';

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../json.js';
 import type { Message, ReasoningPart, ToolCallPart, UserMessage } from '../messages.js';
+import type { OpaqueProviderState } from './opaque-state.js';
 
 /** What the model is told about a tool: name, description and a JSON Schema for its input. */
 export interface ToolDefinition {
@@ -42,6 +43,21 @@ export interface ModelRequest {
   readonly continuation: readonly Message[];
   readonly tools: readonly ToolDefinition[];
   readonly maxOutputTokens?: number;
+  /**
+   * Provider-native compaction state standing in for `checkpoint` and the messages it covers.
+   * Only the adapter and model that made it use it; any other adapter ignores it and sends
+   * `checkpoint` and `history` as usual, so a model switch rebuilds from the transcript.
+   */
+  readonly nativeState?: OpaqueProviderState;
+}
+
+/** Input of a provider-native compaction: complete turns only, never the current request. */
+export interface NativeCompactionRequest {
+  readonly instructions: string;
+  /** The state of the previous boundary: the new state is made from the native history that includes it. */
+  readonly previous?: OpaqueProviderState;
+  /** Messages to compact, oldest first (those after what `previous` covers). */
+  readonly messages: readonly Message[];
 }
 
 /** Token counts per category of a request. They sum to `TokenEstimate.tokens`. */
@@ -100,6 +116,11 @@ export interface ModelAdapter {
   readonly capabilities: ModelCapabilities;
   estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate>;
   doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart>;
+  /**
+   * Present when `capabilities.nativeCompaction` is `opaque-provider-item`: asks the provider to
+   * compact the conversation and returns its opaque state untouched.
+   */
+  compact?(request: NativeCompactionRequest, options: ModelCallOptions): Promise<OpaqueProviderState>;
 }
 
 export const emptyUsage: Usage = {

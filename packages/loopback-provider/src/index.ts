@@ -1,0 +1,21 @@
+export {
+  startLoopbackProvider,
+  type LoopbackProvider,
+  type LoopbackProviderOptions,
+} from './server.js';
+export {
+  turn,
+  type CompactionReply,
+  type CutStreamReply,
+  type HangReply,
+  type HttpErrorReply,
+  type LoopbackReply,
+  type LoopbackToolCall,
+  type LoopbackUsage,
+  type MalformedReply,
+  type RecordedRequest,
+  type ReplyFunction,
+  type StreamFailedReply,
+  type TurnReply,
+} from './replies.js';
+export type { ChatUsageStyle } from './chat-protocol.js';

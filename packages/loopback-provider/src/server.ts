@@ -1,0 +1,212 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chatErrorEvent, chatTurnEvents, checkChatPairing, checkDeepSeekReasoningContent, type ChatUsageStyle } from './chat-protocol.js';
+import type { HttpErrorReply, LoopbackReply, RecordedRequest, ReplyFunction, TurnReply } from './replies.js';
+import { checkResponsesInput, compactionBody, responsesFailedEvents, responsesTurnEvents } from './responses-protocol.js';
+import { writeSse, writeSseHeaders, type SseEvent, type StreamEnding } from './sse.js';
+
+export interface LoopbackProviderOptions {
+  /** Usage fields of Chat Completions answers: DeepSeek's cache hit/miss counts, or OpenAI's. Default `openai`. */
+  readonly chatUsageStyle?: ChatUsageStyle;
+  /**
+   * Enforce DeepSeek's thinking-mode rule (an assistant message with tool calls must carry its
+   * `reasoning_content`) for Chat Completions requests this predicate accepts. Default: never.
+   */
+  readonly requireReasoningContent?: (body: Record<string, unknown>) => boolean;
+  /** Refuse requests that break the provider's pairing rules, as the real services do. Default true. */
+  readonly checkInput?: boolean;
+}
+
+/** A scripted provider on `127.0.0.1` speaking the OpenAI Responses and Chat Completions protocols. */
+export interface LoopbackProvider {
+  /** `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+  /** `origin + '/v1'`: what adapters take as their base URL. */
+  readonly baseURL: string;
+  /** Every request received, in order, including refused ones. */
+  readonly requests: readonly RecordedRequest[];
+  /** Replies for the next requests, in order. */
+  enqueue(...replies: LoopbackReply[]): void;
+  /** Computes replies once the queue is empty. */
+  handle(reply: ReplyFunction): void;
+  /** Replies still queued. */
+  readonly pending: number;
+  /** Treat a compaction item's encrypted content as issued by this server (it is otherwise refused). */
+  acceptCompaction(encryptedContent: string): void;
+  close(): Promise<void>;
+}
+
+/** Starts a loopback provider on an ephemeral port of 127.0.0.1 (never any other interface). */
+export async function startLoopbackProvider(options: LoopbackProviderOptions = {}): Promise<LoopbackProvider> {
+  const queue: LoopbackReply[] = [];
+  const requests: RecordedRequest[] = [];
+  const issuedCompactions = new Set<string>();
+  let handler: ReplyFunction | undefined;
+
+  const server = createServer((request, response) => {
+    void serve(request, response).catch((error: unknown) => {
+      if (!response.headersSent) sendError(response, { type: 'http-error', status: 500, message: `loopback provider failed: ${String(error)}` });
+      else response.destroy();
+    });
+  });
+
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const rawBody = await readBody(request);
+    const recorded: RecordedRequest = {
+      method: request.method ?? 'GET',
+      path: (request.url ?? '/').split('?')[0] ?? '/',
+      headers: lowerCaseHeaders(request),
+      body: parseJson(rawBody),
+      rawBody,
+    };
+    const index = requests.length;
+    requests.push(recorded);
+    const body = (typeof recorded.body === 'object' && recorded.body !== null ? recorded.body : {}) as Record<string, unknown>;
+    const model = typeof body['model'] === 'string' ? body['model'] : 'unknown-model';
+    const endpoint = endpointOf(recorded);
+    if (endpoint === undefined) {
+      sendError(response, { type: 'http-error', status: 404, message: `loopback provider has no route for ${recorded.method} ${recorded.path}` });
+      return;
+    }
+
+    const refusal = options.checkInput === false ? undefined : refusalOf(endpoint, body);
+    if (refusal !== undefined) {
+      sendError(response, { type: 'http-error', status: 400, message: refusal, code: 'invalid_request_error', errorType: 'invalid_request_error' });
+      return;
+    }
+
+    const reply = queue.shift() ?? handler?.(recorded, index);
+    if (reply === undefined) {
+      sendError(response, { type: 'http-error', status: 500, message: `loopback provider has no scripted reply for request ${index + 1} (${recorded.path})` });
+      return;
+    }
+    if (reply.type === 'http-error') {
+      sendError(response, reply);
+      return;
+    }
+    if (endpoint === 'compact') {
+      if (reply.type !== 'compaction') throw new Error(`a ${reply.type} reply cannot answer /responses/compact`);
+      const input = Array.isArray(body['input']) ? (body['input'] as Record<string, unknown>[]) : [];
+      issuedCompactions.add(reply.encryptedContent);
+      sendJson(response, 200, compactionBody(reply, input, index + 1, model));
+      return;
+    }
+    if (reply.type === 'compaction') throw new Error('a compaction reply can only answer /responses/compact');
+    await stream(response, endpoint, reply, index + 1, model);
+  }
+
+  function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
+    if (endpoint === 'chat') {
+      if (options.requireReasoningContent?.(body) === true) {
+        const missing = checkDeepSeekReasoningContent(body['messages']);
+        if (missing !== undefined) return missing;
+      }
+      return checkChatPairing(body['messages']);
+    }
+    return checkResponsesInput(body['input'], issuedCompactions);
+  }
+
+  async function stream(response: ServerResponse, endpoint: 'responses' | 'chat', reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>, number: number, model: string): Promise<void> {
+    const events = (turnReply: TurnReply | undefined): SseEvent[] => {
+      if (turnReply === undefined) return [];
+      return endpoint === 'responses'
+        ? responsesTurnEvents(turnReply, number, model)
+        : chatTurnEvents(turnReply, number, model, options.chatUsageStyle ?? 'openai');
+    };
+    switch (reply.type) {
+      case 'turn':
+        writeSseHeaders(response);
+        await writeSse(response, events(reply), { kind: 'complete' });
+        return;
+      case 'stream-failed': {
+        const prefix = events(reply.turn).slice(0, reply.afterEvents ?? 0);
+        const all = endpoint === 'responses'
+          ? responsesFailedEvents(prefix, reply.code, reply.message, number, model)
+          : [...prefix, chatErrorEvent(reply.code, reply.message)];
+        writeSseHeaders(response);
+        await writeSse(response, all, { kind: 'complete' });
+        return;
+      }
+      case 'cut':
+      case 'malformed':
+      case 'hang': {
+        if (reply.type === 'hang' && reply.sendHeaders === false) return;
+        const ending: StreamEnding = { kind: reply.type, afterEvents: reply.afterEvents ?? 0 };
+        writeSseHeaders(response);
+        await writeSse(response, events(reply.turn), ending);
+        return;
+      }
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    origin,
+    baseURL: `${origin}/v1`,
+    requests,
+    enqueue: (...replies) => void queue.push(...replies),
+    handle: (reply) => void (handler = reply),
+    get pending() {
+      return queue.length;
+    },
+    acceptCompaction: (encryptedContent) => void issuedCompactions.add(encryptedContent),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+type Endpoint = 'responses' | 'compact' | 'chat';
+
+function endpointOf(request: RecordedRequest): Endpoint | undefined {
+  if (request.method !== 'POST') return undefined;
+  if (request.path.endsWith('/responses/compact')) return 'compact';
+  if (request.path.endsWith('/responses')) return 'responses';
+  if (request.path.endsWith('/chat/completions')) return 'chat';
+  return undefined;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function lowerCaseHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, reply: HttpErrorReply): void {
+  const message = reply.message ?? `loopback error ${reply.status}`;
+  const error = { message, type: reply.errorType ?? (reply.status >= 500 ? 'server_error' : 'invalid_request_error'), param: null, code: reply.code ?? null };
+  sendJson(response, reply.status, { error }, reply.headers);
+}

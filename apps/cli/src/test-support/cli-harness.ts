@@ -9,6 +9,8 @@ import { main } from '../main.js';
 /** A writable stream that keeps everything written to it. */
 export class CapturedOutput extends Writable {
   text = '';
+  /** Set to pretend the stream is a terminal. */
+  isTTY: boolean | undefined;
 
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.text += chunk.toString();

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { completeSlashCommand, findSlashCommand } from './slash-commands.js';
+
+describe('slash commands', () => {
+  it('finds a command and its argument', () => {
+    const found = findSlashCommand('  /help  me please ');
+    expect('command' in found && found.command.name).toBe('help');
+    expect('command' in found && found.argument).toBe('me please');
+  });
+
+  it('names an unknown command', () => {
+    expect(findSlashCommand('/frobnicate now')).toEqual({ unknown: 'frobnicate' });
+  });
+
+  it('completes command names only at the start of a slash input', () => {
+    expect(completeSlashCommand('/e')).toEqual([['/exit'], '/e']);
+    expect(completeSlashCommand('/')[0]).toEqual(['/help', '/exit']);
+    expect(completeSlashCommand('hello /e')).toEqual([[], 'hello /e']);
+    expect(completeSlashCommand('/exit now')).toEqual([[], '/exit now']);
+  });
+});

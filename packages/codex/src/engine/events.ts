@@ -1,0 +1,67 @@
+import { EVENT_SCHEMA_VERSION, type EventEnvelope, type ForgeEvent } from '@forge/core';
+import type { WrapperTokenEstimate } from './wrapper-estimate.js';
+
+/** Token counts Codex reported for one model response or a whole thread. */
+export interface CodexTokenBreakdown {
+  readonly totalTokens: number;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  readonly reasoningOutputTokens: number;
+}
+
+/** One `thread/tokenUsage/updated` report: an engine-owned fact, recorded as Codex stated it. */
+export interface CodexTokenUsageRecord {
+  readonly turnId: string;
+  readonly last: CodexTokenBreakdown;
+  readonly total: CodexTokenBreakdown;
+  /** The window Codex says the model has; Codex decides when to compact against it, not Forge. */
+  readonly modelContextWindow: number | null;
+}
+
+/** A compaction Codex performed inside its thread (manual or its own automatic one). */
+export interface CodexCompactionRecord {
+  readonly turnId: string;
+  readonly itemId: string;
+}
+
+/** Events only the Codex engine emits, next to the core events it shares with native runs. */
+export type CodexOnlyEvent =
+  | {
+      /** What the wrapper Forge sent costs; Codex's own prompt and tools are not included. */
+      readonly type: 'context.budgeted';
+      readonly engine: 'codex';
+      readonly estimate: WrapperTokenEstimate;
+      readonly historyMessages: number;
+      readonly hasCheckpoint: boolean;
+      readonly wrapperSha256: string;
+    }
+  | { readonly type: 'codex.usage.recorded'; readonly usage: CodexTokenUsageRecord }
+  | { readonly type: 'codex.compaction.completed'; readonly compaction: CodexCompactionRecord };
+
+export type CodexEngineEvent = ForgeEvent | CodexOnlyEvent;
+
+/** The core envelope, carrying a Codex engine event. */
+export type CodexEventEnvelope = Omit<EventEnvelope, 'event'> & { readonly event: CodexEngineEvent };
+
+export type CodexEventListener = (envelope: CodexEventEnvelope) => void;
+
+/** Wraps the events of one run in envelopes with a gap-free sequence. */
+export function createCodexEmitter(options: {
+  readonly runId: string;
+  readonly sessionId: string | undefined;
+  readonly now: () => number;
+  readonly listener: CodexEventListener | undefined;
+}): (event: CodexEngineEvent) => void {
+  let sequence = 0;
+  return (event) => {
+    options.listener?.({
+      schemaVersion: EVENT_SCHEMA_VERSION,
+      runId: options.runId,
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      sequence: sequence++,
+      timestamp: new Date(options.now()).toISOString(),
+      event,
+    });
+  };
+}

@@ -1,0 +1,265 @@
+import {
+  CancelledError,
+  ForgeError,
+  addUsage,
+  assertSafeId,
+  createId,
+  emptyUsage,
+  sha256Hex,
+  type ApprovalGate,
+  type AssistantMessage,
+  type ErrorSummary,
+  type Message,
+  type RunResult,
+  type RunStatus,
+  type Usage,
+  assistantText,
+} from '@forge/core';
+import { approvalHandlerFromGate } from '../app-server/approvals.js';
+import type { CodexAppServer, CodexNotification, CodexThreadOptions } from '../app-server/client.js';
+import {
+  agentMessageDeltaSchema,
+  errorNotificationSchema,
+  itemNotificationSchema,
+  parseThreadItem,
+  serverNotifications,
+  tokenUsageUpdatedSchema,
+  turnNotificationSchema,
+} from '../app-server/protocol.js';
+import { renderActiveView, type CodexActiveView } from './active-view.js';
+import {
+  createCodexEmitter,
+  type CodexCompactionRecord,
+  type CodexEventListener,
+  type CodexTokenUsageRecord,
+} from './events.js';
+import { TurnTranscript } from './turn-transcript.js';
+import { estimateWrapperTokens, type WrapperTokenEstimate } from './wrapper-estimate.js';
+
+export interface RunCodexTurnOptions {
+  readonly server: CodexAppServer;
+  /** An existing thread to add the turn to, or options for a new thread (the default use: one per run). */
+  readonly thread: { readonly threadId: string } | CodexThreadOptions;
+  /** The bounded view Forge selected; the wrapper is built from it, never from the whole transcript. */
+  readonly view: CodexActiveView;
+  /** The user's request for this run. */
+  readonly request: string;
+  /** Decides Codex's approval requests. Without one every request is declined. */
+  readonly approvals?: ApprovalGate;
+  readonly onEvent?: CodexEventListener;
+  /** Aborting interrupts the Codex turn (`turn/interrupt`); the run ends `cancelled`. */
+  readonly signal?: AbortSignal;
+  readonly runId?: string;
+  readonly sessionId?: string;
+  readonly now?: () => number;
+}
+
+/** Facts the Codex engine owns and Forge only records. */
+export interface CodexRunFacts {
+  readonly threadId: string;
+  readonly turnId: string | undefined;
+  /** The Codex version the App Server reported. */
+  readonly codexVersion: string;
+  readonly rolloutPath: string | undefined;
+  readonly wrapper: { readonly sha256: string; readonly estimate: WrapperTokenEstimate };
+  readonly tokenUsage: readonly CodexTokenUsageRecord[];
+  readonly compactions: readonly CodexCompactionRecord[];
+}
+
+/** A core `RunResult` plus what Codex reported about its own side of the turn. */
+export interface CodexRunResult extends RunResult {
+  readonly codex: CodexRunFacts;
+}
+
+/**
+ * Runs one user turn on the Codex engine: renders the bounded active view into a text wrapper,
+ * reports its cost as `context.budgeted`, starts a Codex turn with it and maps what Codex does
+ * into core events and transcript messages. Never throws for turn failures; they end the run
+ * with a typed status, as `runAgent` does.
+ */
+export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexRunResult> {
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const runId = options.runId === undefined ? createId('run', startedAt) : assertSafeId(options.runId, 'run id');
+  if (options.sessionId !== undefined) assertSafeId(options.sessionId, 'session id');
+  const signal = options.signal ?? new AbortController().signal;
+  const emit = createCodexEmitter({ runId, sessionId: options.sessionId, now, listener: options.onEvent });
+  const { server, view } = options;
+
+  const rendered = renderActiveView(view, options.request);
+  const estimate = estimateWrapperTokens(rendered);
+  const wrapperSha256 = sha256Hex(rendered.text);
+  const transcript = new TurnTranscript();
+  const tokenUsage: CodexTokenUsageRecord[] = [];
+  const compactions: CodexCompactionRecord[] = [];
+  let usage: Usage = emptyUsage;
+  let steps = 0;
+  let threadId = 'threadId' in options.thread ? options.thread.threadId : '';
+  let rolloutPath: string | undefined;
+  let turnId: string | undefined;
+
+  emit({
+    type: 'run.started',
+    model: { provider: 'codex', modelId: 'threadId' in options.thread ? 'codex-thread' : (options.thread.model ?? 'codex-default') },
+    instructions: { hash: view.instructions.hash, sources: view.instructions.sources },
+    tools: [],
+    maxSteps: 0,
+    historyMessages: view.history.length,
+  });
+  emit({
+    type: 'context.budgeted',
+    engine: 'codex',
+    estimate,
+    historyMessages: view.history.length,
+    hasCheckpoint: rendered.sections.checkpoint.length > 0,
+    wrapperSha256,
+  });
+
+  const finish = (status: RunStatus, error?: ErrorSummary): CodexRunResult => {
+    const durationMs = now() - startedAt;
+    if (status === 'failed') {
+      emit({ type: 'run.failed', status, steps, usage, durationMs, error: error ?? { code: 'unexpected', message: 'unknown failure', isRetryable: false } });
+    } else {
+      emit({ type: 'run.completed', status, steps, usage, durationMs });
+    }
+    const added = transcript.finish();
+    const lastAssistant = added.findLast((message): message is AssistantMessage => message.role === 'assistant');
+    const messages: Message[] = [{ role: 'user', content: options.request }, ...added];
+    return {
+      runId,
+      status,
+      messages,
+      text: lastAssistant === undefined ? '' : assistantText(lastAssistant),
+      steps,
+      usage,
+      instructionsHash: view.instructions.hash,
+      ...(error === undefined ? {} : { error }),
+      codex: {
+        threadId,
+        turnId,
+        codexVersion: server.info.version,
+        rolloutPath,
+        wrapper: { sha256: wrapperSha256, estimate },
+        tokenUsage,
+        compactions,
+      },
+    };
+  };
+
+  if (signal.aborted) return finish('cancelled', summarize(new CancelledError()));
+
+  server.setApprovalHandler(approvalHandlerFromGate(options.approvals));
+  const buffered: CodexNotification[] = [];
+  let onNotification: (notification: CodexNotification) => void = (notification) => buffered.push(notification);
+  const unsubscribe = server.subscribe((notification) => onNotification(notification));
+  let stopExitWatch = (): void => {};
+  let stopAbortWatch = (): void => {};
+
+  try {
+    if (!('threadId' in options.thread)) {
+      const thread = await server.startThread(options.thread);
+      threadId = thread.threadId;
+      rolloutPath = thread.rolloutPath;
+    }
+    const stepOf = (): number => steps + 1;
+    const outcome = await new Promise<{ status: RunStatus; error?: ErrorSummary }>((resolve, reject) => {
+      let lastError: ErrorSummary | undefined;
+      const handle = (notification: CodexNotification): void => {
+        const { method, params } = notification;
+        if (method === serverNotifications.agentMessageDelta) {
+          const delta = agentMessageDeltaSchema.safeParse(params);
+          if (delta.success && delta.data.threadId === threadId) emit({ type: 'model.text.delta', step: stepOf(), delta: delta.data.delta });
+          return;
+        }
+        if (method === serverNotifications.itemStarted || method === serverNotifications.itemCompleted) {
+          const parsed = itemNotificationSchema.safeParse(params);
+          if (!parsed.success || parsed.data.threadId !== threadId) return;
+          const item = parseThreadItem(parsed.data.item);
+          if (method === serverNotifications.itemStarted) {
+            if (item.type === 'commandExecution') {
+              emit({ type: 'tool.call.started', step: stepOf(), toolCallId: item.id, toolName: 'codex_command', summary: `run ${item.command}` });
+            } else if (item.type === 'fileChange') {
+              const paths = item.changes.map((change) => change.path).join(', ');
+              emit({ type: 'tool.call.started', step: stepOf(), toolCallId: item.id, toolName: 'codex_apply_patch', summary: `apply a patch: ${paths}` });
+            }
+            return;
+          }
+          if (item.type === 'contextCompaction') {
+            const compaction = { turnId: parsed.data.turnId, itemId: item.id };
+            compactions.push(compaction);
+            emit({ type: 'codex.compaction.completed', compaction });
+            return;
+          }
+          const report = transcript.add(item);
+          if (report !== undefined) emit({ type: 'tool.call.completed', step: stepOf(), ...report, durationMs: 0 });
+          return;
+        }
+        if (method === serverNotifications.tokenUsageUpdated) {
+          const parsed = tokenUsageUpdatedSchema.safeParse(params);
+          if (!parsed.success || parsed.data.threadId !== threadId) return;
+          const record: CodexTokenUsageRecord = { turnId: parsed.data.turnId, ...parsed.data.tokenUsage };
+          tokenUsage.push(record);
+          steps += 1;
+          const stepUsage: Usage = {
+            inputTokens: record.last.inputTokens,
+            cacheReadTokens: record.last.cachedInputTokens,
+            cacheWriteTokens: undefined,
+            outputTokens: record.last.outputTokens,
+            reasoningTokens: record.last.reasoningOutputTokens,
+          };
+          usage = addUsage(usage, stepUsage);
+          emit({ type: 'codex.usage.recorded', usage: record });
+          return;
+        }
+        if (method === serverNotifications.error) {
+          const parsed = errorNotificationSchema.safeParse(params);
+          if (parsed.success && parsed.data.threadId === threadId && !parsed.data.willRetry) {
+            lastError = { code: 'codex_turn_failed', message: parsed.data.error.message, isRetryable: false };
+          }
+          return;
+        }
+        if (method === serverNotifications.turnCompleted) {
+          const parsed = turnNotificationSchema.safeParse(params);
+          if (!parsed.success || parsed.data.threadId !== threadId || (turnId !== undefined && parsed.data.turn.id !== turnId)) return;
+          const turn = parsed.data.turn;
+          if (turn.status === 'completed') resolve({ status: 'completed' });
+          else if (turn.status === 'interrupted') resolve({ status: 'cancelled', error: summarize(new CancelledError()) });
+          else {
+            resolve({
+              status: 'failed',
+              error: lastError ?? { code: 'codex_turn_failed', message: turn.error?.message ?? `The Codex turn ended ${turn.status}.`, isRetryable: false },
+            });
+          }
+        }
+      };
+      stopExitWatch = server.onExit((error) => reject(error));
+      const onAbort = (): void => {
+        if (turnId !== undefined) server.interruptTurn(threadId, turnId).catch(reject);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      stopAbortWatch = () => signal.removeEventListener('abort', onAbort);
+      server
+        .startTurn(threadId, rendered.text)
+        .then((started) => {
+          turnId = started.turnId;
+          onNotification = handle;
+          for (const notification of buffered.splice(0)) handle(notification);
+          if (signal.aborted) onAbort();
+        })
+        .catch(reject);
+    });
+    return finish(outcome.status, outcome.error);
+  } catch (error) {
+    return finish(signal.aborted && !ForgeError.isInstance(error) ? 'cancelled' : 'failed', summarize(error));
+  } finally {
+    unsubscribe();
+    stopExitWatch();
+    stopAbortWatch();
+    server.setApprovalHandler(undefined);
+  }
+}
+
+function summarize(error: unknown): ErrorSummary {
+  if (ForgeError.isInstance(error)) return { code: error.code, message: error.message, isRetryable: error.isRetryable };
+  return { code: 'unexpected', message: error instanceof Error ? error.message : String(error), isRetryable: false };
+}

@@ -1,0 +1,51 @@
+import type { RenderedActiveView } from './active-view.js';
+
+/** Token cost of the wrapper by category, in the shape of core's `TokenCategories` where they overlap. */
+export interface WrapperTokenEstimate {
+  readonly tokens: number;
+  readonly method: 'conservative-fallback';
+  readonly confidence: 'estimated';
+  readonly bytes: number;
+  readonly categories: {
+    readonly instructions: number;
+    readonly checkpoint: number;
+    readonly history: number;
+    readonly request: number;
+    readonly overhead: number;
+  };
+}
+
+/*
+ * Bytes per token assumed. BPE tokenizers such as o200k average about four UTF-8 bytes per token
+ * on English prose and code; assuming three makes the estimate err high (about a third) rather
+ * than low, which is the safe side for a budget. Replace with core's conservative estimator once
+ * the budget module exports one.
+ */
+const BYTES_PER_TOKEN = 3;
+
+function tokensOf(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / BYTES_PER_TOKEN);
+}
+
+/**
+ * A conservative over-estimate of what the wrapper costs. It counts only what Forge sends: Codex
+ * adds its own base instructions, tool schemas and environment context, which Forge neither
+ * controls nor counts.
+ */
+export function estimateWrapperTokens(view: RenderedActiveView): WrapperTokenEstimate {
+  const bytes = Buffer.byteLength(view.text, 'utf8');
+  const sections = view.sections;
+  const sectionBytes = [sections.instructions, sections.checkpoint, sections.history, sections.request].reduce(
+    (total, text) => total + Buffer.byteLength(text, 'utf8'),
+    0,
+  );
+  const categories = {
+    instructions: tokensOf(sections.instructions),
+    checkpoint: tokensOf(sections.checkpoint),
+    history: tokensOf(sections.history),
+    request: tokensOf(sections.request),
+    overhead: Math.ceil(Math.max(0, bytes - sectionBytes) / BYTES_PER_TOKEN),
+  };
+  const tokens = Object.values(categories).reduce((total, value) => total + value, 0);
+  return { tokens, method: 'conservative-fallback', confidence: 'estimated', bytes, categories };
+}

@@ -1,0 +1,37 @@
+export * from './errors.js';
+export { resolveCodexBinary, CODEX_BINARY_ENV, type ResolvedCodexBinary, type ResolveCodexBinaryOptions } from './app-server/binary.js';
+export {
+  CodexAppServer,
+  type CodexAppServerOptions,
+  type CodexApprovalPolicy,
+  type CodexNotification,
+  type CodexSandboxMode,
+  type CodexServerInfo,
+  type CodexThreadInfo,
+  type CodexThreadOptions,
+} from './app-server/client.js';
+export {
+  approvalHandlerFromGate,
+  codexToolNames,
+  toToolCallRequest,
+  type CodexApprovalDecision,
+  type CodexApprovalHandler,
+  type CodexApprovalRequest,
+  type CodexFileChangeSummary,
+} from './app-server/approvals.js';
+export { responsesProviderOverrides } from './app-server/provider-config.js';
+export { generateProtocol, type GeneratedProtocol } from './app-server/generate-protocol.js';
+export { TESTED_CODEX_VERSION, isSupportedCodexVersion, versionFromUserAgent } from './app-server/version.js';
+export { renderActiveView, type CodexActiveView, type RenderedActiveView } from './engine/active-view.js';
+export { estimateWrapperTokens, type WrapperTokenEstimate } from './engine/wrapper-estimate.js';
+export type {
+  CodexCompactionRecord,
+  CodexEngineEvent,
+  CodexEventEnvelope,
+  CodexEventListener,
+  CodexOnlyEvent,
+  CodexTokenBreakdown,
+  CodexTokenUsageRecord,
+} from './engine/events.js';
+export { runCodexTurn, type CodexRunFacts, type CodexRunResult, type RunCodexTurnOptions } from './engine/run-codex-turn.js';
+export { compactCodexThread } from './engine/compact-thread.js';

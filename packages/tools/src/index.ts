@@ -1,1 +1,35 @@
-export {};
+export {
+  approvalLevel,
+  approvalProfiles,
+  createApprovalGate,
+  type ApprovalGateOptions,
+  type ApprovalLevel,
+  type ApprovalProfile,
+  type ConfirmAnswer,
+  type ConfirmCallback,
+  type SessionApprovalGate,
+} from './approval.js';
+export { createWorkspaceTools, type WorkspaceToolsOptions } from './create-workspace-tools.js';
+export {
+  DEFAULT_INSTRUCTION_FILE_BYTES,
+  INSTRUCTIONS_FILE_NAME,
+  loadInstructions,
+  type LoadInstructionsOptions,
+} from './instructions.js';
+export { ReadLedger } from './read-ledger.js';
+export { createEditFileTool, type EditFileToolOptions } from './tools/edit-file.js';
+export { createListFilesTool, type ListFilesToolOptions } from './tools/list-files.js';
+export { createReadFileTool, DEFAULT_READ_CAP_BYTES, type ReadFileToolOptions } from './tools/read-file.js';
+export {
+  createRunCommandTool,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_OUTPUT_CAP_BYTES,
+  type RunCommandToolOptions,
+} from './tools/run-command.js';
+export { createSearchTool, type SearchToolOptions } from './tools/search.js';
+export {
+  resolveWorkspacePath,
+  WorkspacePathError,
+  type WorkspacePath,
+  type WorkspacePathRule,
+} from './workspace.js';

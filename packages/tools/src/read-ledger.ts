@@ -23,6 +23,7 @@ export class ReadLedger {
     return ledger;
   }
 
+  /** Notes that the session has seen `path` (workspace-relative) with content hashing to `sha256`. */
   record(path: string, sha256: string): void {
     this.hashes.set(path, sha256);
   }
@@ -32,10 +33,12 @@ export class ReadLedger {
     return this.hashes.get(path);
   }
 
+  /** Drops what the session saw of `path`, so the next edit needs a fresh read; true when there was an entry. */
   forget(path: string): boolean {
     return this.hashes.delete(path);
   }
 
+  /** How many paths are recorded. */
   get size(): number {
     return this.hashes.size;
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HeadTailBuffer } from './run-process.js';
+import { HeadTailBuffer, runProcess } from './run-process.js';
 
 describe('HeadTailBuffer', () => {
   it('keeps everything under the cap, and otherwise exactly the first and last halves', () => {
@@ -22,5 +22,21 @@ describe('HeadTailBuffer', () => {
         }
       }),
     );
+  });
+});
+
+describe('runProcess', () => {
+  it('escalates to SIGKILL when a command ignores SIGTERM', async () => {
+    const script = 'process.on("SIGTERM", () => console.log("ignoring SIGTERM")); console.log("ready"); setInterval(() => {}, 1000);';
+    const outcome = await runProcess({
+      argv: [process.execPath, '-e', script],
+      cwd: process.cwd(),
+      timeoutMs: 800,
+      outputCapBytes: 1024,
+      signal: new AbortController().signal,
+      killGraceMs: 200,
+    });
+    expect(outcome).toMatchObject({ timedOut: true, signal: 'SIGKILL', exitCode: null });
+    expect(outcome.output).toContain('ignoring SIGTERM');
   });
 });

@@ -5,7 +5,10 @@ import { WorkspacePathError } from '../workspace.js';
 /** The JSON Schema the model sees for a tool's input, derived from the zod schema that validates it. */
 export function inputJsonSchema(schema: z.ZodType): JsonObject {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  return JSON.parse(JSON.stringify(rest)) as JsonObject;
+  // zod states the safe-integer range on every integer; it tells the model nothing, so leave it out.
+  return JSON.parse(JSON.stringify(rest), (key, value: unknown) =>
+    (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) ? undefined : value,
+  ) as JsonObject;
 }
 
 export type ParsedInput<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly result: ToolExecutionResult };

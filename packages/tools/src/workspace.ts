@@ -114,9 +114,8 @@ async function resolveExistingPart(
       );
     }
     missing.push(path.basename(current));
-    const parent = path.dirname(current);
-    // The workspace root exists (realpath succeeded on it), so the walk ends there at the latest.
-    current = parent;
+    // The root's realpath succeeded, so the walk up ends there at the latest.
+    current = path.dirname(current);
   }
 }
 

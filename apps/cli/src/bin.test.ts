@@ -1,0 +1,106 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
+
+/*
+ * The built binary, spawned as users run it: exit codes, --version, --help, and real SIGINT.
+ * The bundle is built here when it is missing or older than the sources (`pnpm test` builds first).
+ */
+
+const packageDirectory = fileURLToPath(new URL('..', import.meta.url));
+const bin = path.join(packageDirectory, 'bin', 'forge.js');
+const bundle = path.join(packageDirectory, 'dist', 'main.js');
+
+function newestSource(directory: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+interface Spawned {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function forge(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: options.cwd ?? packageDirectory,
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
+
+beforeAll(async () => {
+  if (!existsSync(bundle) || statSync(bundle).mtimeMs < newestSource(path.join(packageDirectory, 'src'))) {
+    execFileSync(process.execPath, ['build.mjs'], { cwd: packageDirectory, stdio: 'inherit' });
+  }
+  workspace = await temporaryDirectory('forge-bin-');
+  await writeFile(path.join(workspace.path, 'README.md'), '# Spawned Fixture\n\nChecked by the binary tests.\n');
+}, 60_000);
+
+afterAll(async () => {
+  await workspace.remove();
+});
+
+describe('the forge binary', () => {
+  it('prints its version', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(packageDirectory, 'package.json'), 'utf8')) as { version: string };
+    expect(await forge(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('prints help', async () => {
+    const { code, stdout, stderr } = await forge(['--help']);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/^Usage: forge \[options\] \[command\]/);
+  });
+
+  it('exits 2 with a one-line error and no stack trace for a configuration error', async () => {
+    const { code, stdout, stderr } = await forge(['run', '--model', 'openai:gpt-5', 'hello']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('forge: error: OPENAI_API_KEY is not set; export it or choose another model with --model\n');
+  });
+
+  it('exits 2 for a bad flag value', async () => {
+    const { code, stderr } = await forge(['run', '--max-steps', 'lots', 'hello']);
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('summarises a workspace with scripted:demo', async () => {
+    const { code, stdout } = await forge(['run', '--model', 'scripted:demo', '--cwd', workspace.path, 'Summarise the workspace']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('README.md has 3 lines; its first heading is "# Spawned Fixture".');
+  });
+
+  it('handles SIGINT in the REPL: the first warns, the second exits', async () => {
+    const child = spawn(process.execPath, [bin, '--cwd', workspace.path], { env: { PATH: process.env.PATH ?? '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await waitFor(() => stdout, (text) => text.includes('Type a request'));
+    child.kill('SIGINT');
+    await waitFor(() => stdout, (text) => text.includes('(press Ctrl-C again to exit)'));
+    child.kill('SIGINT');
+    expect(await closed).toBe(0);
+  });
+});

@@ -1,1 +1,25 @@
-export {};
+export {
+  CorruptFileError,
+  SessionLockedError,
+  SessionNotFoundError,
+  UnsupportedSchemaError,
+  type LockOwner,
+} from './errors.js';
+export { ensureForgeHome, forgeHomeLayout, resolveForgeHome, type ForgeHomeLayout, type ResolveForgeHomeOptions } from './home.js';
+export { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-fs.js';
+export {
+  MAX_ERROR_MESSAGE_CHARS,
+  SESSION_SCHEMA_VERSION,
+  SUPPORTED_SESSION_SCHEMAS,
+  type CheckpointSource,
+  type SessionRecord,
+} from './records.js';
+export { SESSION_LOG_FILE_NAME } from './session-files.js';
+export { lastSession, listSessions, type SessionSummary } from './session-list.js';
+export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
+export { loadTranscript } from './session-read.js';
+export type { SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';
+export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
+export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type TraceWriter } from './trace-writer.js';
+export { readTrace, type TraceEntry } from './trace-reader.js';
+export { v1SessionSchema, type V1Session } from './v1.js';

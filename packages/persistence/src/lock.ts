@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { link, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { SessionLockedError, type LockOwner } from './errors.js';
+import { isErrorCode, openPrivateFile, writeAll } from './private-fs.js';
+
+export const LOCK_FILE_NAME = 'lock';
+
+/** A lock file this young with unreadable content may still be being written by its owner. */
+const UNREADABLE_LOCK_GRACE_MS = 10_000;
+
+const lockOwnerSchema = z.object({
+  pid: z.number().int().positive(),
+  hostname: z.string(),
+  startedAt: z.string(),
+  token: z.string().min(1),
+});
+
+/** A held writer lock. */
+export interface SessionLock {
+  readonly file: string;
+  readonly owner: LockOwner;
+  /** The owner of a dead process's lock this one replaced, if any. */
+  readonly recoveredFrom: LockOwner | undefined;
+  /** Removes the lock file if it is still ours. */
+  release(): Promise<void>;
+  /** The same lock after its session directory was renamed to `directory`. */
+  relocate(directory: string): SessionLock;
+}
+
+function heldLock(file: string, owner: LockOwner, recoveredFrom: LockOwner | undefined): SessionLock {
+  return {
+    file,
+    owner,
+    recoveredFrom,
+    release: () => releaseLock(file, owner.token),
+    relocate: (directory) => heldLock(join(directory, LOCK_FILE_NAME), owner, recoveredFrom),
+  };
+}
+
+async function readOwner(file: string): Promise<LockOwner | undefined> {
+  try {
+    const parsed = lockOwnerSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT')) throw error;
+    return undefined;
+  }
+}
+
+/** `alive`, `dead`, or `unknown` when the process is on another host. */
+function processState(owner: LockOwner): 'alive' | 'dead' | 'unknown' {
+  if (owner.hostname !== hostname()) return 'unknown';
+  try {
+    process.kill(owner.pid, 0);
+    return 'alive';
+  } catch (error) {
+    return isErrorCode(error, 'ESRCH') ? 'dead' : 'alive';
+  }
+}
+
+async function isAbandonedUnreadableLock(file: string): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(file)).mtimeMs > UNREADABLE_LOCK_GRACE_MS;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Moves a stale lock aside and deletes it. The rename is atomic, so of several processes
+ * recovering at once only one moves it; if what was moved is not the lock judged stale (a new
+ * owner took over meanwhile), it is linked back, which cannot overwrite a newer lock.
+ */
+async function removeStaleLock(file: string, stale: LockOwner | undefined): Promise<boolean> {
+  const aside = `${file}.stale-${randomBytes(6).toString('hex')}`;
+  try {
+    await rename(file, aside);
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT')) return true;
+    throw error;
+  }
+  const moved = await readOwner(aside).catch(() => undefined);
+  if (stale !== undefined && moved?.token !== stale.token) {
+    await link(aside, file).catch(() => undefined);
+    await unlink(aside).catch(() => undefined);
+    return false;
+  }
+  await unlink(aside).catch(() => undefined);
+  return true;
+}
+
+/**
+ * Takes the writer lock of the session in `directory`: a `lock` file created exclusively, holding
+ * pid, host name, start time and a random token. A lock left by a process that no longer exists
+ * on this host is recovered; any other existing lock gives `SessionLockedError`.
+ */
+export async function acquireSessionLock(directory: string, sessionId: string, now: () => number = Date.now): Promise<SessionLock> {
+  const file = join(directory, LOCK_FILE_NAME);
+  const owner: LockOwner = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date(now()).toISOString(),
+    token: randomBytes(12).toString('hex'),
+  };
+  let recoveredFrom: LockOwner | undefined;
+
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    try {
+      const handle = await openPrivateFile(file, { exclusive: true });
+      try {
+        await writeAll(handle, Buffer.from(JSON.stringify(owner)));
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      return heldLock(file, owner, recoveredFrom);
+    } catch (error) {
+      if (!isErrorCode(error, 'EEXIST')) throw error;
+    }
+
+    let existing: LockOwner | undefined;
+    try {
+      existing = await readOwner(file);
+    } catch {
+      continue;
+    }
+    const sameHost = existing === undefined || existing.hostname === hostname();
+    const stale = existing === undefined ? await isAbandonedUnreadableLock(file) : processState(existing) === 'dead';
+    if (!stale) throw new SessionLockedError({ sessionId, owner: existing, lockFile: file, sameHost });
+    if (await removeStaleLock(file, existing)) recoveredFrom = existing;
+  }
+  throw new SessionLockedError({ sessionId, owner: await readOwner(file).catch(() => undefined), lockFile: file, sameHost: true });
+}
+
+async function releaseLock(file: string, token: string): Promise<void> {
+  const current = await readOwner(file).catch(() => undefined);
+  if (current?.token !== token) return;
+  await unlink(file).catch((error: unknown) => {
+    if (!isErrorCode(error, 'ENOENT')) throw error;
+  });
+}

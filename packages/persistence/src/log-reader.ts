@@ -1,0 +1,66 @@
+import { CorruptFileError, UnsupportedSchemaError } from './errors.js';
+import { decodeLine } from './record-codec.js';
+import { SUPPORTED_SESSION_SCHEMAS } from './records.js';
+import { SessionStateBuilder, type SessionTranscript, type SessionWarning } from './session-state.js';
+
+/** A session log read into memory, with where its intact part ends. */
+export interface ParsedSessionLog {
+  readonly transcript: SessionTranscript;
+  /** The builder after the last intact record, for a writer to continue from. */
+  readonly state: SessionStateBuilder;
+  /** Bytes from the start of the file through the last intact record (and its newline, if any). */
+  readonly intactBytes: number;
+  /** The last intact record has no newline after it (the crash came just before the newline). */
+  readonly missingFinalNewline: boolean;
+  /** Bytes after the intact part: a torn last record. */
+  readonly tornBytes: number;
+}
+
+/**
+ * Reads every record of a session log. A damaged last line (cut short or bit-flipped) is left
+ * out with a warning; a damaged or impossible line anywhere else throws `CorruptFileError`
+ * naming the file and line, because dropping it would silently lose history.
+ */
+export function parseSessionLog(buffer: Buffer, options: { readonly file: string; readonly sessionId: string }): ParsedSessionLog {
+  const state = new SessionStateBuilder(options.sessionId);
+  const warnings: SessionWarning[] = [];
+  let start = 0;
+  let line = 1;
+  let intactBytes = 0;
+  let missingFinalNewline = false;
+
+  while (start < buffer.length) {
+    const newline = buffer.indexOf(10, start);
+    const end = newline === -1 ? buffer.length : newline;
+    const isLastLine = newline === -1 || newline + 1 === buffer.length;
+    const decoded = decodeLine(buffer.subarray(start, end));
+    if (decoded.kind === 'damaged') {
+      if (!isLastLine) throw new CorruptFileError({ file: options.file, line, problem: decoded.problem });
+      warnings.push({
+        code: 'torn_tail',
+        message:
+          `Ignored an incomplete last record at line ${line} of ${options.file} (${buffer.length - start} bytes; ${decoded.problem}). ` +
+          `A crash probably cut it short while it was written; the ${line - 1} records before it are intact.`,
+      });
+      break;
+    }
+    if (decoded.kind === 'invalid') {
+      if (typeof decoded.version === 'number' && decoded.version > 2) {
+        throw new UnsupportedSchemaError({ file: options.file, version: decoded.version, supported: SUPPORTED_SESSION_SCHEMAS });
+      }
+      throw new CorruptFileError({ file: options.file, line, problem: decoded.problem });
+    }
+    const problem = state.apply(decoded.record);
+    if (problem !== undefined) throw new CorruptFileError({ file: options.file, line, problem });
+    intactBytes = newline === -1 ? buffer.length : newline + 1;
+    missingFinalNewline = newline === -1;
+    start = end + 1;
+    line += 1;
+  }
+
+  const transcript = state.build({ warnings });
+  if (transcript === undefined) {
+    throw new CorruptFileError({ file: options.file, problem: 'the log has no complete session header' });
+  }
+  return { transcript, state, intactBytes, missingFinalNewline, tornBytes: buffer.length - intactBytes };
+}

@@ -1,0 +1,52 @@
+import { crc32 } from 'node:zlib';
+import { SESSION_SCHEMA_VERSION, sessionRecordSchema, type SessionRecord } from './records.js';
+
+/*
+ * A line is the record's JSON with `,"crc":"xxxxxxxx"}` in place of its closing brace. The CRC-32
+ * covers every byte before that suffix, so a reader checks the exact bytes that were written,
+ * without re-serialising, and a torn or bit-flipped line never passes for a complete one.
+ */
+
+const CRC_SUFFIX_LENGTH = ',"crc":"00000000"}'.length;
+const CRC_SUFFIX = /^,"crc":"([0-9a-f]{8})"\}$/;
+
+/** Encodes one record as a line, newline included. */
+export function encodeRecord(record: SessionRecord): string {
+  const body = JSON.stringify(record);
+  const prefix = body.slice(0, -1);
+  return `${prefix},"crc":"${crc32(prefix).toString(16).padStart(8, '0')}"}\n`;
+}
+
+export type DecodedLine =
+  /** The line is intact and holds a valid record. */
+  | { readonly kind: 'record'; readonly record: SessionRecord }
+  /** The bytes are not what a complete write leaves: cut short, or damaged. */
+  | { readonly kind: 'damaged'; readonly problem: string }
+  /** The line is intact (its checksum matches) but its content is not a valid v2 record. */
+  | { readonly kind: 'invalid'; readonly problem: string; readonly version?: unknown };
+
+/** Decodes one line (without its newline). */
+export function decodeLine(line: Uint8Array): DecodedLine {
+  if (line.length <= CRC_SUFFIX_LENGTH) return { kind: 'damaged', problem: 'the line is too short to be a record' };
+  const suffix = Buffer.from(line.buffer, line.byteOffset + line.length - CRC_SUFFIX_LENGTH, CRC_SUFFIX_LENGTH).toString('latin1');
+  const match = CRC_SUFFIX.exec(suffix);
+  if (match === null) return { kind: 'damaged', problem: 'the line does not end with a checksum' };
+  const prefix = line.subarray(0, line.length - CRC_SUFFIX_LENGTH);
+  if (crc32(prefix) !== Number.parseInt(match[1] as string, 16)) return { kind: 'damaged', problem: 'the checksum does not match the line' };
+
+  let value: unknown;
+  try {
+    value = JSON.parse(`${Buffer.from(prefix.buffer, prefix.byteOffset, prefix.length).toString('utf8')}}`);
+  } catch {
+    return { kind: 'invalid', problem: 'the line is not valid JSON although its checksum matches' };
+  }
+  const version = typeof value === 'object' && value !== null ? (value as { v?: unknown }).v : undefined;
+  if (version !== SESSION_SCHEMA_VERSION) return { kind: 'invalid', problem: `unknown record version ${JSON.stringify(version)}`, version };
+  const parsed = sessionRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue === undefined ? '' : issue.path.join('.');
+    return { kind: 'invalid', problem: `the record is not valid: ${path === '' ? '' : `${path}: `}${issue?.message ?? 'unknown problem'}` };
+  }
+  return { kind: 'record', record: parsed.data };
+}

@@ -1,0 +1,140 @@
+import { createId, createRedactor, InvalidInputError, type Redactor } from '@forge/core';
+import { access, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SessionNotFoundError } from './errors.js';
+import { ensureForgeHome, type ForgeHomeLayout } from './home.js';
+import { acquireSessionLock, type SessionLock } from './lock.js';
+import { parseSessionLog } from './log-reader.js';
+import { migrateV1Session } from './migrate-v1.js';
+import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeAll } from './private-fs.js';
+import { encodeRecord } from './record-codec.js';
+import { SESSION_SCHEMA_VERSION } from './records.js';
+import { SESSION_LOG_FILE_NAME, sessionPaths, temporarySessionDirectory, type SessionPaths } from './session-files.js';
+import { SessionStateBuilder, type SessionWarning } from './session-state.js';
+import { SessionWriter } from './session-writer.js';
+
+export interface SessionWriterOptions {
+  /** Applied to every message and error before it is stored; default: common credential shapes. */
+  readonly redactor?: Redactor;
+  /** Milliseconds since the epoch; injectable for tests. */
+  readonly now?: () => number;
+}
+
+export interface CreateSessionOptions extends SessionWriterOptions {
+  /** The workspace the session works in (recorded in its header). */
+  readonly workspaceRoot: string | null;
+  /** A chosen id; by default a new sortable one (`session_…`). */
+  readonly id?: string;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT')) return false;
+    throw error;
+  }
+}
+
+/**
+ * Creates a new session and returns its writer (holding the lock). The session is built in a
+ * hidden directory and renamed into place once its header is on disk, so a crash never leaves a
+ * session without a header.
+ */
+export async function createSession(home: string, options: CreateSessionOptions): Promise<SessionWriter> {
+  const now = options.now ?? Date.now;
+  const layout = await ensureForgeHome(home);
+  const paths = sessionPaths(layout, options.id ?? createId('session', now()));
+  if ((await exists(paths.directory)) || (await exists(paths.v1File))) {
+    throw new InvalidInputError({ message: `A session ${paths.id} already exists in ${layout.sessions}; choose another id.` });
+  }
+  const building = temporarySessionDirectory(layout, paths.id, 'creating');
+  await createPrivateDirectory(building);
+  let lock: SessionLock | undefined;
+  try {
+    lock = await acquireSessionLock(building, paths.id, now);
+    const logFile = join(building, SESSION_LOG_FILE_NAME);
+    const handle = await openPrivateFile(logFile, { exclusive: true });
+    const state = new SessionStateBuilder(paths.id);
+    const at = new Date(now()).toISOString();
+    const header = { v: SESSION_SCHEMA_VERSION, seq: 0, type: 'session' as const, at, id: paths.id, createdAt: at, workspaceRoot: options.workspaceRoot };
+    try {
+      await writeAll(handle, Buffer.from(encodeRecord(header)));
+      await handle.datasync();
+      await syncDirectory(building);
+      await rename(building, paths.directory);
+      await syncDirectory(layout.sessions);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    state.apply(header);
+    return new SessionWriter({ ...writerPaths(paths), handle, lock: lock.relocate(paths.directory), state, warnings: [], redactor: options.redactor ?? createRedactor(), now });
+  } catch (error) {
+    await lock?.release();
+    await rm(building, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function writerPaths(paths: SessionPaths): { id: string; directory: string; logFile: string } {
+  return { id: paths.id, directory: paths.directory, logFile: paths.logFile };
+}
+
+/**
+ * Opens an existing session for writing: takes its lock (recovering one left by a dead process),
+ * loads it, and cuts off a torn last record so new records follow intact ones. A schema v1 file
+ * is migrated to v2 first; the original is kept as `<id>.v1.bak`.
+ */
+export async function openSession(home: string, id: string, options: SessionWriterOptions = {}): Promise<SessionWriter> {
+  const now = options.now ?? Date.now;
+  const redactor = options.redactor ?? createRedactor();
+  const layout = await ensureForgeHome(home);
+  const paths = sessionPaths(layout, id);
+  if (!(await exists(paths.directory))) {
+    if (!(await exists(paths.v1File))) throw new SessionNotFoundError({ sessionId: id, sessionsDirectory: layout.sessions });
+    const migrated = await migrateV1Session(layout, paths, { redactor, now });
+    if (migrated !== undefined) return migrated;
+  }
+
+  const lock = await acquireSessionLock(paths.directory, id, now);
+  try {
+    const parsed = parseSessionLog(await readFile(paths.logFile), { file: paths.logFile, sessionId: id });
+    const warnings: SessionWarning[] = [...parsed.transcript.warnings];
+    if (lock.recoveredFrom !== undefined) {
+      warnings.push({
+        code: 'lock_recovered',
+        message: `Recovered the lock of session ${id} left by process ${lock.recoveredFrom.pid}, which no longer runs.`,
+      });
+    }
+    const handle = await openPrivateFile(paths.logFile, { exclusive: false });
+    try {
+      if (parsed.tornBytes > 0) await handle.truncate(parsed.intactBytes);
+      if (parsed.missingFinalNewline) await writeAll(handle, Buffer.from('\n'));
+      if (parsed.tornBytes > 0 || parsed.missingFinalNewline) await handle.datasync();
+      await finishV1Backup(paths, parsed.transcript.migratedFrom !== undefined, warnings, layout);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return new SessionWriter({ ...writerPaths(paths), handle, lock, state: parsed.state, warnings, redactor, now });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** Completes a migration interrupted between installing the v2 session and keeping the v1 file aside. */
+async function finishV1Backup(paths: SessionPaths, wasMigrated: boolean, warnings: SessionWarning[], layout: ForgeHomeLayout): Promise<void> {
+  if (!(await exists(paths.v1File))) return;
+  if (wasMigrated) {
+    await rename(paths.v1File, paths.v1Backup);
+    await syncDirectory(layout.sessions);
+    return;
+  }
+  warnings.push({
+    code: 'v1_leftover',
+    message: `Both ${paths.v1File} (schema v1) and ${paths.directory} exist; Forge uses the v2 session and leaves the v1 file alone.`,
+  });
+}

@@ -1,0 +1,259 @@
+import {
+  InvalidInputError,
+  messageSchema,
+  type ErrorSummary,
+  type JsonValue,
+  type Message,
+  type Redactor,
+  type RunStatus,
+  type Usage,
+} from '@forge/core';
+import type { FileHandle } from 'node:fs/promises';
+import type { SessionLock } from './lock.js';
+import { writeAll } from './private-fs.js';
+import { encodeRecord } from './record-codec.js';
+import { redactMessage } from './redact-message.js';
+import {
+  checkpointSourceRecordSchema,
+  MAX_ERROR_MESSAGE_CHARS,
+  SESSION_SCHEMA_VERSION,
+  type CheckpointSource,
+  type NewSessionRecord,
+  sessionRecordSchema,
+  type StoredUsage,
+} from './records.js';
+import { checkSourceRange, type SessionStateBuilder, type SessionTranscript, type SessionWarning, type StoredCheckpoint } from './session-state.js';
+
+export interface RunStartInput {
+  readonly runId: string;
+  readonly instructionsHash?: string;
+  readonly model?: { readonly provider: string; readonly modelId: string };
+}
+
+/** What a run ended with; a core `RunResult` fits as it is. */
+export interface RunEndInput {
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly usage: Usage;
+  readonly steps?: number;
+  readonly instructionsHash?: string;
+  readonly error?: ErrorSummary;
+}
+
+export interface CheckpointInput {
+  readonly source: CheckpointSource;
+  /** The checkpoint itself, stored as given (it may carry an opaque provider item; it is not redacted). */
+  readonly checkpoint: JsonValue;
+}
+
+export interface SessionWriterParts {
+  readonly id: string;
+  readonly directory: string;
+  readonly logFile: string;
+  readonly handle: FileHandle;
+  readonly lock: SessionLock;
+  readonly state: SessionStateBuilder;
+  readonly warnings: readonly SessionWarning[];
+  readonly redactor: Redactor;
+  readonly now: () => number;
+}
+
+/** Usage as stored: counts a provider did not report (or reported as nonsense) are left out. */
+function storedUsage(usage: Usage): StoredUsage {
+  const stored: Record<string, number> = {};
+  for (const [key, value] of Object.entries(usage)) {
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) stored[key] = value;
+  }
+  return stored;
+}
+
+function truncate(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
+/**
+ * The one writer of a session, holding its lock. Each call appends records to the log and
+ * returns only after they are on disk (`fdatasync`), so whatever a call acknowledged survives a
+ * crash. Appending costs the same whatever the session's size: the log is never rewritten.
+ * Calls are applied in the order they are made. Call `close()` to release the lock.
+ */
+export class SessionWriter {
+  readonly id: string;
+  readonly directory: string;
+  readonly logFile: string;
+  /** What opening the session noticed (a torn last record dropped, a stale lock recovered). */
+  readonly openWarnings: readonly SessionWarning[];
+  private readonly parts: SessionWriterParts;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private failure: Error | undefined;
+
+  constructor(parts: SessionWriterParts) {
+    this.parts = parts;
+    this.id = parts.id;
+    this.directory = parts.directory;
+    this.logFile = parts.logFile;
+    this.openWarnings = parts.warnings;
+  }
+
+  /** The transcript so far, oldest first (what was stored: redacted). */
+  get messages(): readonly Message[] {
+    return this.parts.state.messages;
+  }
+
+  /** The current checkpoint: the latest one durably written. */
+  get checkpoint(): StoredCheckpoint | undefined {
+    return this.parts.state.checkpoint;
+  }
+
+  /** The whole session as `loadTranscript` would return it now. */
+  transcript(): SessionTranscript {
+    const transcript = this.parts.state.build({ warnings: this.openWarnings });
+    if (transcript === undefined) throw new Error('A session writer without a header; this is a bug in Forge.');
+    return transcript;
+  }
+
+  /**
+   * Appends messages to the transcript. Each is validated and redacted first; the stored
+   * messages are returned (use them, not the originals, so memory matches disk).
+   */
+  async appendMessages(messages: readonly Message[], options: { readonly runId?: string } = {}): Promise<readonly Message[]> {
+    const stored = messages.map((message, position) => {
+      const parsed = messageSchema.safeParse(message);
+      if (!parsed.success) {
+        throw new InvalidInputError({ message: `Message ${position} to append is not a valid message: ${parsed.error.issues[0]?.message ?? 'unknown problem'}.` });
+      }
+      return redactMessage(parsed.data, this.parts.redactor);
+    });
+    return this.enqueue(async () => {
+      const first = this.parts.state.messages.length;
+      await this.write(
+        stored.map((message, position) => ({
+          type: 'message' as const,
+          at: this.timestamp(),
+          index: first + position,
+          ...(options.runId === undefined ? {} : { runId: options.runId }),
+          message,
+        })),
+      );
+      return stored;
+    });
+  }
+
+  /** Records that a run began (before its messages). */
+  recordRunStart(run: RunStartInput): Promise<void> {
+    return this.enqueue(() =>
+      this.write([
+        {
+          type: 'run.started',
+          at: this.timestamp(),
+          runId: run.runId,
+          ...(run.instructionsHash === undefined ? {} : { instructionsHash: run.instructionsHash }),
+          ...(run.model === undefined ? {} : { model: { provider: run.model.provider, modelId: run.model.modelId } }),
+        },
+      ]),
+    );
+  }
+
+  /** Records how a run ended. A failure's message is redacted and cut to a bounded length. */
+  recordRunEnd(run: RunEndInput): Promise<void> {
+    const { redactor } = this.parts;
+    return this.enqueue(() =>
+      this.write([
+        {
+          type: 'run.ended',
+          at: this.timestamp(),
+          runId: run.runId,
+          status: run.status,
+          ...(run.steps === undefined ? {} : { steps: run.steps }),
+          usage: storedUsage(run.usage),
+          ...(run.instructionsHash === undefined ? {} : { instructionsHash: run.instructionsHash }),
+          ...(run.error === undefined
+            ? {}
+            : {
+                error: {
+                  code: truncate(run.error.code, 200),
+                  message: truncate(redactor.redact(run.error.message), MAX_ERROR_MESSAGE_CHARS),
+                  isRetryable: run.error.isRetryable,
+                },
+              }),
+        },
+      ]),
+    );
+  }
+
+  /**
+   * Stores a derived checkpoint. It becomes the current one only once its record is on disk; if
+   * writing fails, the previous checkpoint stays current.
+   */
+  async recordCheckpoint(input: CheckpointInput): Promise<StoredCheckpoint> {
+    const source = checkpointSourceRecordSchema.safeParse(input.source);
+    if (!source.success) {
+      throw new InvalidInputError({ message: `Checkpoint source is not valid: ${source.error.issues[0]?.message ?? 'unknown problem'}.` });
+    }
+    return this.enqueue(async () => {
+      const problem = checkSourceRange(source.data, this.parts.state.messages.length);
+      if (problem !== undefined) throw new InvalidInputError({ message: `Cannot store the checkpoint: ${problem}.` });
+      await this.write([{ type: 'checkpoint', at: this.timestamp(), source: source.data, checkpoint: input.checkpoint }]);
+      return this.parts.state.checkpoint as StoredCheckpoint;
+    });
+  }
+
+  /** Waits for pending writes, closes the log and releases the lock. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    try {
+      await this.parts.handle.close();
+    } finally {
+      await this.parts.lock.release();
+    }
+  }
+
+  private timestamp(): string {
+    return new Date(this.parts.now()).toISOString();
+  }
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    if (this.closed) {
+      return Promise.reject(new InvalidInputError({ message: `Session ${this.id} is closed; open it again to write.` }));
+    }
+    const result = this.queue.then(() => {
+      if (this.failure !== undefined) throw this.failure;
+      return task();
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async write(records: readonly NewSessionRecord[]): Promise<void> {
+    const { state, handle } = this.parts;
+    const numbered = records.map((record, position) => {
+      const parsed = sessionRecordSchema.safeParse({ v: SESSION_SCHEMA_VERSION, seq: state.nextSeq + position, ...record });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new InvalidInputError({
+          message: `Cannot store a ${record.type} record in session ${this.id}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is not valid'}.`,
+        });
+      }
+      return parsed.data;
+    });
+    const bytes = Buffer.from(numbered.map(encodeRecord).join(''), 'utf8');
+    try {
+      await writeAll(handle, bytes);
+      await handle.datasync();
+    } catch (error) {
+      this.failure = new Error(
+        `Writing to ${this.logFile} failed (${error instanceof Error ? error.message : String(error)}); nothing more is written. ` +
+          `Open the session again to continue: a partly written record is dropped on open.`,
+        { cause: error },
+      );
+      throw this.failure;
+    }
+    for (const record of numbered) {
+      const problem = state.apply(record);
+      if (problem !== undefined) throw new Error(`The session writer produced an invalid record (${problem}); this is a bug in Forge.`);
+    }
+  }
+}

@@ -99,7 +99,7 @@ describe('the REPL', () => {
     expect(await repl.exited).toBe(0);
     expect(existsSync(path.join(workspace.path, 'denied.txt'))).toBe(false);
     expect(toolResults(repl.model.requests[1]?.continuation ?? [])).toEqual([
-      'edit_file: Not run: the user denied this tool call (the user said: put it in NOTES.md instead).',
+      'edit_file: Not run: denied — the user said: put it in NOTES.md instead.',
     ]);
     expect(repl.test.stdout.text).toContain('edit_file: denied');
   });

@@ -187,7 +187,7 @@ describe('runAgent', () => {
     expect(executed).toEqual([]);
     const [unknown, denied] = (result.messages[2] as Extract<Message, { role: 'tool' }>).content;
     expect(unknown?.output).toEqual({ type: 'error-text', value: 'Unknown tool "rm_rf". Available tools: echo.' });
-    expect(denied?.output).toEqual({ type: 'error-text', value: 'Not run: the user denied this tool call (not now).' });
+    expect(denied?.output).toEqual({ type: 'error-text', value: 'Not run: denied — not now.' });
   });
 
   it('denies tool calls when no approval gate is given', async () => {

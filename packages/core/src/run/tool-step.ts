@@ -91,7 +91,7 @@ async function approveAndExecute(
     return ['error', errorResult(call, `Not run: approval failed: ${summarizeError(error).message}`)];
   }
   if (decision.kind === 'deny') {
-    return ['denied', errorResult(call, `Not run: the user denied this tool call (${decision.reason}).`)];
+    return ['denied', errorResult(call, `Not run: denied — ${decision.reason}.`)];
   }
 
   let executed: ToolExecutionResult;

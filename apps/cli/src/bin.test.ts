@@ -60,6 +60,34 @@ afterAll(async () => {
   await workspace.remove();
 });
 
+/** Every module `dist/main.js` loads before running (static imports only, followed through chunks). */
+function staticImportGraph(entry: string): { readonly files: string[]; readonly packages: string[] } {
+  const files: string[] = [];
+  const packages = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop() as string;
+    if (files.includes(file)) continue;
+    files.push(file);
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(/^\s*(?:import|export)\s[^;]*?from\s*"([^"]+)"|^\s*import\s*"([^"]+)"/gm)) {
+      const specifier = match[1] ?? match[2] ?? '';
+      if (specifier.startsWith('.')) pending.push(path.resolve(path.dirname(file), specifier));
+      else packages.add(specifier);
+    }
+  }
+  return { files, packages: [...packages].sort() };
+}
+
+describe('the start-up path of the bundle', () => {
+  it('loads only commander and node built-ins before a command runs; zod, core and tools stay in lazy chunks', () => {
+    const graph = staticImportGraph(bundle);
+    expect(graph.packages.filter((name) => !name.startsWith('node:'))).toEqual(['commander']);
+    const loadedBytes = graph.files.reduce((total, file) => total + statSync(file).size, 0);
+    expect(loadedBytes).toBeLessThan(40_000);
+  });
+});
+
 describe('the forge binary', () => {
   it('prints its version', async () => {
     const { version } = JSON.parse(readFileSync(path.join(packageDirectory, 'package.json'), 'utf8')) as { version: string };

@@ -52,14 +52,24 @@ function parsePositiveInteger(value: string): number {
   return Number(value);
 }
 
+/** The commands a program is built from; tests substitute their own. */
+export interface CommandTable {
+  readonly groups: readonly CommandGroup[];
+  readonly commands: readonly CommandEntry[];
+  /** Runs when no command is given. */
+  readonly interactive: CommandEntry;
+}
+
+export const commandTable: CommandTable = { groups, commands, interactive };
+
 /**
  * Builds the `forge` program for one invocation. Each action loads its implementation on demand
  * and hands the exit code it returns to `setExitCode`.
  */
-export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+export function createProgram(io: CliIo, setExitCode: (code: number) => void, table: CommandTable = commandTable): Command {
   const program = new Command('forge');
   program
-    .description(interactive.description)
+    .description(table.interactive.description)
     .version(forgeVersion(), '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show help')
     .helpCommand(false)
@@ -81,14 +91,20 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   program.action(async (_options: unknown, command: Command) => {
     const [unknown] = command.args;
     if (unknown !== undefined) throw new UsageError(`unknown command '${unknown}'; run 'forge --help' to see the commands`);
-    await runEntry(interactive, [], command, io, setExitCode);
+    await runEntry(table.interactive, [], command, io, setExitCode);
   });
 
-  for (const entry of commands) register(program, entry, io, setExitCode);
+  for (const entry of table.commands) register(program, entry, table.groups, io, setExitCode);
   return program;
 }
 
-function register(program: Command, entry: CommandEntry, io: CliIo, setExitCode: (code: number) => void): void {
+function register(
+  program: Command,
+  entry: CommandEntry,
+  groups: readonly CommandGroup[],
+  io: CliIo,
+  setExitCode: (code: number) => void,
+): void {
   const words = entry.usage.split(/\s+/).filter((word) => word.length > 0);
   const argumentStart = words.findIndex((word) => word.startsWith('<') || word.startsWith('['));
   const path = argumentStart === -1 ? words : words.slice(0, argumentStart);
@@ -97,7 +113,7 @@ function register(program: Command, entry: CommandEntry, io: CliIo, setExitCode:
   if (name === undefined) throw new Error(`Command table entry "${entry.usage}" has no command name.`);
 
   let parent = program;
-  for (const groupName of path.slice(0, -1)) parent = groupCommand(parent, groupName);
+  for (const groupName of path.slice(0, -1)) parent = groupCommand(parent, groupName, groups);
   const command = parent.command([name, ...argumentsUsage].join(' ')).description(entry.description);
   for (const option of entry.options ?? []) command.addOption(option);
   if (entry.helpText !== undefined) command.addHelpText('after', entry.helpText);
@@ -108,7 +124,7 @@ function register(program: Command, entry: CommandEntry, io: CliIo, setExitCode:
   });
 }
 
-function groupCommand(parent: Command, name: string): Command {
+function groupCommand(parent: Command, name: string, groups: readonly CommandGroup[]): Command {
   const existing = parent.commands.find((command) => command.name() === name);
   if (existing !== undefined) return existing;
   const group = groups.find((candidate) => candidate.name === name);

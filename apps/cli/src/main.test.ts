@@ -73,7 +73,7 @@ describe('usage and configuration errors exit 2 with one line', () => {
       'a bad --approval',
       ['run', '--approval', 'yolo', 'hi'],
       {},
-      "forge: error: option '--approval <profile>' argument 'yolo' is invalid. Allowed choices are read-only, ask, workspace-write.",
+      "forge: error: option '--approval <profile>' argument 'yolo' is invalid. Allowed choices are read-only, ask, workspace-write, workspace-auto.",
     ],
     ['a zero --max-steps', ['run', '--max-steps', '0', 'hi'], {}, "forge: error: option '--max-steps <n>' argument '0' is invalid. Expected a positive whole number such as 10."],
     ['a fractional --max-steps', ['run', '--max-steps', '1.5', 'hi'], {}, "forge: error: option '--max-steps <n>' argument '1.5' is invalid. Expected a positive whole number such as 10."],
@@ -163,11 +163,18 @@ describe('forge run', () => {
     expect(readFileSync(path.join(workspace.path, 'allowed.txt'), 'utf8')).toBe('a note\n');
   });
 
-  it('explains that commands need the REPL', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'run_command', input: { argv: ['ls'] } }] }, { text: 'ok' }]);
-    const { code, stderr } = await cli(['run', '--approval', 'workspace-write', '--model', 'test:command', 'list'], { models: { command: model } });
-    expect(code).toBe(0);
-    expect(stderr).toContain('forge: denied run_command ls: forge run cannot ask for approval and no profile runs commands unasked; use the interactive REPL (forge) to approve them\n');
+  it('explains how to allow commands, and runs them under --approval workspace-auto', async () => {
+    const script = () => new ScriptedModel([{ toolCalls: [{ toolName: 'run_command', input: { argv: [process.execPath, '-e', 'console.log(6*7)'] } }] }, { text: 'ok' }]);
+    const denied = script();
+    const first = await cli(['run', '--approval', 'workspace-write', '--model', 'test:command', 'list'], { models: { command: denied } });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain('forge run cannot ask for approval; re-run with --approval workspace-auto to allow commands');
+    expect(JSON.stringify(denied.requests[1]?.continuation)).not.toContain('42');
+
+    const allowed = script();
+    const second = await cli(['run', '--approval', 'workspace-auto', '--model', 'test:command', 'list'], { models: { command: allowed } });
+    expect(second.code).toBe(0);
+    expect(JSON.stringify(allowed.requests[1]?.continuation)).toContain('42');
   });
 
   it('exits 1 with one line when the step limit stops the run', async () => {

@@ -41,7 +41,7 @@ const interactive: CommandEntry = {
 const globalOptions = (): Option[] => [
   new Option('-m, --model <provider:id>', 'model to use: scripted:demo (default), openai:<id>, deepseek:<id>, compatible:<id>'),
   new Option('-C, --cwd <dir>', 'workspace root (default: the current directory)'),
-  new Option('--approval <profile>', 'which tool calls may run without asking').choices(['read-only', 'ask', 'workspace-write']),
+  new Option('--approval <profile>', 'which tool calls may run without asking').choices(['read-only', 'ask', 'workspace-write', 'workspace-auto']),
   new Option('--max-steps <n>', 'model steps allowed per run (default: 25)').argParser(parsePositiveInteger),
 ];
 

@@ -29,6 +29,7 @@ describe('approval profiles', () => {
       'read-only': ['allow', 'deny', 'deny'],
       ask: ['allow', 'confirm', 'confirm'],
       'workspace-write': ['allow', 'allow', 'confirm'],
+      'workspace-auto': ['allow', 'allow', 'allow'],
     });
   });
 
@@ -140,6 +141,6 @@ describe('without a confirm callback (non-interactive)', () => {
   });
 
   it('rejects an unknown profile name', () => {
-    expect(() => createApprovalGate({ profile: 'yolo' as 'ask' })).toThrow('Unknown approval profile "yolo"; use one of: read-only, ask, workspace-write.');
+    expect(() => createApprovalGate({ profile: 'yolo' as 'ask' })).toThrow('Unknown approval profile "yolo"; use one of: read-only, ask, workspace-write, workspace-auto.');
   });
 });

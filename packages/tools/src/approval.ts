@@ -5,19 +5,23 @@ import { InvalidInputError, type ApprovalDecision, type ApprovalGate, type ToolC
  * - `read-only`: reads run; writes and commands are refused.
  * - `ask`: reads run; every write and command is confirmed by the user.
  * - `workspace-write`: reads and writes inside the workspace run; commands are confirmed.
+ * - `workspace-auto`: reads, writes and commands run without asking. Commands are still confined
+ *   to the workspace as their working directory, run without a shell, and are bounded by the
+ *   timeout and output cap — but a command can do anything the user's account can.
  */
-export type ApprovalProfile = 'read-only' | 'ask' | 'workspace-write';
+export type ApprovalProfile = 'read-only' | 'ask' | 'workspace-write' | 'workspace-auto';
 
 /** What a profile does with a call of a given risk. */
 export type ApprovalLevel = 'allow' | 'confirm' | 'deny';
 
 /** The names of every profile, in order from most to least restrictive. */
-export const approvalProfiles: readonly ApprovalProfile[] = ['read-only', 'ask', 'workspace-write'];
+export const approvalProfiles: readonly ApprovalProfile[] = ['read-only', 'ask', 'workspace-write', 'workspace-auto'];
 
 const levels: Readonly<Record<ApprovalProfile, Readonly<Record<ToolRisk, ApprovalLevel>>>> = {
   'read-only': { read: 'allow', write: 'deny', execute: 'deny' },
   ask: { read: 'allow', write: 'confirm', execute: 'confirm' },
   'workspace-write': { read: 'allow', write: 'allow', execute: 'confirm' },
+  'workspace-auto': { read: 'allow', write: 'allow', execute: 'allow' },
 };
 
 /** The level `profile` assigns to calls of `risk`. */

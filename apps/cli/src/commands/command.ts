@@ -2,7 +2,7 @@ import type { Option } from 'commander';
 import type { CliIo } from '../io.js';
 
 /** An approval profile as the `--approval` flag names it. */
-export type ApprovalProfileName = 'read-only' | 'ask' | 'workspace-write';
+export type ApprovalProfileName = 'read-only' | 'ask' | 'workspace-write' | 'workspace-auto';
 
 /** Options every command accepts (declared once on the program, valid before or after the command name). */
 export interface GlobalOptions {

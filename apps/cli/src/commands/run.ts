@@ -60,7 +60,7 @@ function noteDenials(gate: ApprovalGate, io: CliIo): ApprovalGate {
 
 function howToAllow(call: ToolCallRequest): string {
   if (call.risk === 'write') return 'forge run cannot ask for approval; re-run with --approval workspace-write to allow edits';
-  return 'forge run cannot ask for approval and no profile runs commands unasked; use the interactive REPL (forge) to approve them';
+  return 'forge run cannot ask for approval; re-run with --approval workspace-auto to allow commands, or approve them one by one in the REPL (forge)';
 }
 
 function reportOutcome(result: RunResult, io: CliIo): number {

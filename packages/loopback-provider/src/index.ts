@@ -15,6 +15,7 @@ export {
   type MalformedReply,
   type RecordedRequest,
   type ReplyFunction,
+  type StopPoint,
   type StreamFailedReply,
   type TurnReply,
 } from './replies.js';

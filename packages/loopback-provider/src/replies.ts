@@ -57,25 +57,32 @@ export interface StreamFailedReply {
   readonly afterEvents?: number;
 }
 
+/**
+ * Where a faulty stream stops: after this many complete events, or `before-completion`: after
+ * everything but the protocol's completion (Responses `response.completed`; Chat Completions the
+ * chunk with the finish reason and what follows it).
+ */
+export type StopPoint = number | 'before-completion';
+
 /** The connection is destroyed in the middle of an event, after `afterEvents` complete events. */
 export interface CutStreamReply {
   readonly type: 'cut';
   readonly turn: TurnReply;
-  readonly afterEvents: number;
+  readonly afterEvents: StopPoint;
 }
 
 /** After `afterEvents` complete events, an event whose data is not JSON, then the stream ends. */
 export interface MalformedReply {
   readonly type: 'malformed';
   readonly turn?: TurnReply;
-  readonly afterEvents?: number;
+  readonly afterEvents?: StopPoint;
 }
 
 /** After `afterEvents` complete events (0: before any), the server stops writing and never ends the response. */
 export interface HangReply {
   readonly type: 'hang';
   readonly turn?: TurnReply;
-  readonly afterEvents?: number;
+  readonly afterEvents?: StopPoint;
   /** When false, not even the response headers are sent. Default true. */
   readonly sendHeaders?: boolean;
 }

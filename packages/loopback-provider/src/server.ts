@@ -131,9 +131,11 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
       case 'malformed':
       case 'hang': {
         if (reply.type === 'hang' && reply.sendHeaders === false) return;
-        const ending: StreamEnding = { kind: reply.type, afterEvents: reply.afterEvents ?? 0 };
+        const all = events(reply.turn);
+        const stop = reply.afterEvents ?? 0;
+        const ending: StreamEnding = { kind: reply.type, afterEvents: stop === 'before-completion' ? completionIndex(endpoint, all) : stop };
         writeSseHeaders(response);
-        await writeSse(response, events(reply.turn), ending);
+        await writeSse(response, all, ending);
         return;
       }
     }
@@ -165,6 +167,16 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 }
 
 type Endpoint = 'responses' | 'compact' | 'chat';
+
+/** Index of the first event that tells the client the response is complete. */
+function completionIndex(endpoint: 'responses' | 'chat', events: readonly SseEvent[]): number {
+  const index = events.findIndex((event) => {
+    if (endpoint === 'responses') return event.event === 'response.completed' || event.event === 'response.incomplete';
+    const choices = (event.data as { choices?: { finish_reason?: string | null }[] } | string);
+    return typeof choices === 'object' && (choices.choices?.[0]?.finish_reason ?? null) !== null;
+  });
+  return index === -1 ? events.length : index;
+}
 
 function endpointOf(request: RecordedRequest): Endpoint | undefined {
   if (request.method !== 'POST') return undefined;

@@ -1,0 +1,92 @@
+import {
+  createInstructionSnapshot,
+  runAgent,
+  type ApprovalGate,
+  type EventEnvelope,
+  type JsonValue,
+  type ModelAdapter,
+  type RunResult,
+  type Tool,
+} from '@forge/core';
+import type { LoopbackProvider, LoopbackProviderOptions } from '../server.js';
+
+/** Retry and timeout settings the suite gives adapters so faults resolve in milliseconds. */
+export interface AdapterTuning {
+  readonly retry: { readonly maxRetries: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
+  readonly idleTimeoutMs: number;
+}
+
+export const conformanceTuning: AdapterTuning = { retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 2_000 }, idleTimeoutMs: 400 };
+
+/** One adapter under test. The checks receive recorded request bodies; write them as inline snapshots. */
+export interface ConformanceTarget {
+  readonly name: string;
+  readonly serverOptions?: LoopbackProviderOptions;
+  /** The adapter, pointed at `server.baseURL`, with `tuning` applied. */
+  createModel(server: LoopbackProvider, tuning: AdapterTuning): ModelAdapter;
+  /** Whether the protocol reports reasoning tokens in usage (default true). */
+  readonly reportsReasoningTokens?: boolean;
+  /** The body of the single request of the plain text scenario. */
+  checkTextRequest(body: unknown): void;
+  /** The three request bodies of the multi-step scenario (reasoning + tool call, tool call, answer). */
+  checkContinuationRequests(bodies: readonly unknown[]): void;
+}
+
+export const USER_REQUEST = 'Read note alpha, then answer.';
+export const INSTRUCTIONS = createInstructionSnapshot('You are the conformance test agent.');
+
+/** A read-only tool that records its calls and answers with the note's text. */
+export function noteTool(): Tool & { readonly calls: JsonValue[] } {
+  const calls: JsonValue[] = [];
+  return {
+    name: 'read_note',
+    description: 'Reads a note by name.',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+    risk: 'read',
+    calls,
+    async execute(input) {
+      calls.push(input);
+      const name = typeof input === 'object' && input !== null && !Array.isArray(input) ? String((input as Record<string, JsonValue>)['name']) : '?';
+      return { output: { type: 'text', value: `note ${name}: the sky is green` } };
+    },
+  };
+}
+
+export const allowAll: ApprovalGate = { check: async () => ({ kind: 'allow' }) };
+
+/** Runs one agent turn against `model` with the note tool, collecting events. */
+export async function runTurn(
+  model: ModelAdapter,
+  options: { readonly signal?: AbortSignal; readonly tool?: Tool; readonly onEvent?: (envelope: EventEnvelope) => void } = {},
+): Promise<{ readonly result: RunResult; readonly events: EventEnvelope[] }> {
+  const events: EventEnvelope[] = [];
+  const result = await runAgent({
+    model,
+    request: USER_REQUEST,
+    instructions: INSTRUCTIONS,
+    tools: [options.tool ?? noteTool()],
+    approvals: allowAll,
+    onEvent: (event) => {
+      events.push(event);
+      options.onEvent?.(event);
+    },
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  return { result, events };
+}
+
+/** How many times the user's request text occurs in a raw request body. */
+export function occurrencesOfRequest(rawBody: string): number {
+  return rawBody.split(USER_REQUEST).length - 1;
+}
+
+/** Drains a model stream, returning the parts or the error it threw. */
+export async function drain(stream: AsyncIterable<unknown>): Promise<{ readonly parts: unknown[]; readonly error: unknown }> {
+  const parts: unknown[] = [];
+  try {
+    for await (const part of stream) parts.push(part);
+    return { parts, error: undefined };
+  } catch (error) {
+    return { parts, error };
+  }
+}

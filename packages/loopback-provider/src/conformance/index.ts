@@ -1,0 +1,13 @@
+export { bareRequest, runAdapterConformance } from './run-adapter-conformance.js';
+export {
+  allowAll,
+  conformanceTuning,
+  drain,
+  INSTRUCTIONS,
+  noteTool,
+  occurrencesOfRequest,
+  runTurn,
+  USER_REQUEST,
+  type AdapterTuning,
+  type ConformanceTarget,
+} from './fixtures.js';

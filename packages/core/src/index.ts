@@ -1,3 +1,4 @@
+export * from './checkpoint/index.js';
 export * from './errors.js';
 export * from './events/events.js';
 export * from './ids.js';

@@ -1,0 +1,128 @@
+import { InvalidInputError } from '../errors.js';
+import type { Message } from '../messages.js';
+import { hashMessages } from '../view/canonical-json.js';
+import { splitIntoGroups } from '../view/groups.js';
+import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
+import { buildDigest } from './digest.js';
+import type { CheckpointTranscriptEntry } from './host-metadata.js';
+import { finishHostState } from './host-state.js';
+import { capMemory } from './memory-apply.js';
+import { replayMemory } from './memory-replay.js';
+import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ContextCheckpoint, type EvidenceRef } from './schema.js';
+import { renderCheckpointView } from './view.js';
+
+export interface BuildForgeStateCheckpointInput {
+  /** The canonical transcript, oldest first; an entry's index is its `seq`. */
+  readonly transcript: readonly CheckpointTranscriptEntry[];
+  /** Where the retained tail starts: `[0, tailStart)` is summarized. Must be a safe group boundary. */
+  readonly tailStart: number;
+  /** Applied to every text taken from the transcript or memory (for example `createRedactor().redact`). */
+  readonly redact: (text: string) => string;
+  /** Memory to carry; by default it is replayed from the transcript's accepted `checkpoint_note` calls. */
+  readonly memory?: CheckpointMemory;
+  readonly caps?: CheckpointCaps;
+  /** Tokens of the rendered view; by default one token per four characters, rounded up. */
+  readonly estimateTokens?: (text: string) => number;
+}
+
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function assertSafeTailStart(messages: readonly Message[], tailStart: number): void {
+  if (!Number.isInteger(tailStart) || tailStart < 0 || tailStart > messages.length) {
+    throw new InvalidInputError({
+      message: `Cannot build a checkpoint: tailStart ${tailStart} is outside the transcript of ${messages.length} messages. Pass an index from 0 to ${messages.length}.`,
+    });
+  }
+  if (tailStart === 0 || tailStart === messages.length) return;
+  if (!splitIntoGroups(messages).some((group) => group.start === tailStart)) {
+    throw new InvalidInputError({
+      message: `Cannot build a checkpoint: tailStart ${tailStart} splits a message group (a tool call from its result, or reasoning from its message). Choose a group boundary, for example with selectTail().`,
+    });
+  }
+}
+
+function redactEvidence(evidence: EvidenceRef, redact: (text: string) => string): EvidenceRef {
+  return evidence.source === 'artifact' ? { source: 'artifact', uri: redact(evidence.uri) } : evidence;
+}
+
+function redactMemory(memory: CheckpointMemory, redact: (text: string) => string): CheckpointMemory {
+  const optional = (text: string | null): string | null => (text === null ? null : redact(text));
+  return {
+    plan: memory.plan.map((step) => ({ ...step, text: redact(step.text) })),
+    decisions: memory.decisions.map((decision) => ({
+      ...decision,
+      topic: optional(decision.topic),
+      decision: redact(decision.decision),
+      rationale: redact(decision.rationale),
+      evidence: redactEvidence(decision.evidence, redact),
+    })),
+    facts: memory.facts.map((fact) => ({
+      ...fact,
+      key: redact(fact.key),
+      value: redact(fact.value),
+      evidence: redactEvidence(fact.evidence, redact),
+      dependsOn: fact.dependsOn.map((dependency) => ({ ...dependency, uri: redact(dependency.uri) })),
+    })),
+    rejectedApproaches: memory.rejectedApproaches.map((item) => ({
+      ...item,
+      approach: redact(item.approach),
+      reason: redact(item.reason),
+      retryOnlyIf: optional(item.retryOnlyIf),
+      evidence: redactEvidence(item.evidence, redact),
+    })),
+    constraints: memory.constraints.map((item) => ({ ...item, text: redact(item.text) })),
+    nextAction:
+      memory.nextAction === null
+        ? null
+        : { ...memory.nextAction, text: redact(memory.nextAction.text), evidence: redactEvidence(memory.nextAction.evidence, redact) },
+  };
+}
+
+/**
+ * Builds the deterministic `forge-state` checkpoint: no model call, so it works even when the
+ * window is full. Host-owned state is reduced from the whole transcript (the latest user message is
+ * the task; artifacts, hashes, commands, changed files and failures come from tool-result
+ * metadata); memory is the validated `checkpoint_note` history; the digest covers the summarized
+ * prefix `[0, tailStart)`. Same input, same bytes: there is no clock and no randomness, and the
+ * source and tail hashes are SHA-256 over canonical JSON of the two message ranges.
+ *
+ * @throws InvalidInputError when `tailStart` is outside the transcript or splits a message group.
+ */
+export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput): ContextCheckpoint {
+  const caps = input.caps ?? CHECKPOINT_CAPS;
+  const messages = input.transcript.map((entry) => entry.message);
+  assertSafeTailStart(messages, input.tailStart);
+  const { memory: replayed, observer } = replayMemory(input.transcript, caps);
+  const memory = capMemory(redactMemory(input.memory ?? replayed, input.redact), caps);
+  const checkpoint: ContextCheckpoint = {
+    schemaVersion: 1,
+    strategy: 'forge-state',
+    source: {
+      summarizedThrough: input.tailStart,
+      sourceHash: hashMessages(messages.slice(0, input.tailStart)),
+      tailStart: input.tailStart,
+      tailHash: hashMessages(messages.slice(input.tailStart)),
+      messageCount: messages.length,
+    },
+    state: finishHostState(observer, caps, input.redact),
+    memory,
+    digest: buildDigest(input.transcript, input.tailStart, caps, input.redact),
+    estimatedTokens: 0,
+    safetyLabels: [...CHECKPOINT_SAFETY_LABELS],
+  };
+  const estimate = input.estimateTokens ?? roughTokens;
+  return { ...checkpoint, estimatedTokens: estimate(renderCheckpointView(checkpoint, caps)) };
+}
+
+/** True when the checkpoint still stands for the same messages of `transcript` (range and hashes). */
+export function checkpointMatchesTranscript(checkpoint: ContextCheckpoint, transcript: readonly CheckpointTranscriptEntry[]): boolean {
+  const { source } = checkpoint;
+  if (source.messageCount > transcript.length || source.tailStart > source.messageCount) return false;
+  const messages = transcript.map((entry) => entry.message);
+  return (
+    hashMessages(messages.slice(0, source.summarizedThrough)) === source.sourceHash &&
+    hashMessages(messages.slice(source.tailStart, source.messageCount)) === source.tailHash
+  );
+}

@@ -221,7 +221,7 @@ export function renderCheckpointView(
   writer.line(`labels: ${checkpoint.safetyLabels.join(', ')}`);
   for (const line of CHECKPOINT_VIEW_NOTE) writer.line(`note: ${line}`);
   writer.line(
-    `source: messages 0..${source.summarizedThrough} summarized (sha256 ${shortHash(source.sourceHash)}); messages ${source.tailStart}..${source.messageCount} follow verbatim (sha256 ${shortHash(source.tailHash)})`,
+    `source: messages [0, ${source.summarizedThrough}) summarized (sha256 ${shortHash(source.sourceHash)}); messages [${source.tailStart}, ${source.messageCount}) follow verbatim (sha256 ${shortHash(source.tailHash)})`,
   );
   writer.line('');
   renderTask(writer, checkpoint, caps);

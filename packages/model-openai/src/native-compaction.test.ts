@@ -92,7 +92,7 @@ describe('OpenAI native compaction', () => {
     ];
     server.enqueue(turn({ text: 'make ci' }));
     await drain(openAIModelFor(server, conformanceTuning).doStream(requestAfter(state, [...earlier, ...tail]), {}));
-    const input = (server.requests[1]?.body as { input: Record<string, unknown>[] }).input;
+    const input = (server.requests[1]?.body as { input: Record<string, unknown>[] } | undefined)?.input ?? [];
     expect(input.map((item) => item['type'] ?? item['role'])).toEqual(['developer', 'message', 'compaction', 'user', 'assistant', 'user']);
     expect(server.requests[1]?.rawBody).not.toContain('Noted, the build command is make ci.');
   });

@@ -1,8 +1,8 @@
-import { assertSafeId, createRedactor, type EventEnvelope, type EventListener, type JsonValue, type Redactor } from '@forge/core';
+import { assertSafeId, createRedactor, InvalidInputError, type EventEnvelope, type EventListener, type JsonValue, type Redactor } from '@forge/core';
 import { closeSync, constants, fchmodSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureForgeHome, forgeHomeLayout } from './home.js';
-import { PRIVATE_FILE_MODE, syncDirectory } from './private-fs.js';
+import { isErrorCode, PRIVATE_FILE_MODE, syncDirectory } from './private-fs.js';
 
 /** Event types a trace leaves out: they would copy the transcript into the trace. */
 export const TRACE_EXCLUDED_EVENTS: ReadonlySet<string> = new Set(['model.text.delta']);
@@ -33,7 +33,13 @@ export async function createTraceWriter(home: string, runId: string, options: { 
   const file = traceFile(home, runId);
   const layout = await ensureForgeHome(home);
   const redactor = options.redactor ?? createRedactor();
-  const descriptor = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, PRIVATE_FILE_MODE);
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, PRIVATE_FILE_MODE);
+  } catch (error) {
+    if (!isErrorCode(error, 'EEXIST')) throw error;
+    throw new InvalidInputError({ message: `A trace for run ${runId} already exists (${file}); every run needs a new run id.`, cause: error });
+  }
   fchmodSync(descriptor, PRIVATE_FILE_MODE);
   let open = true;
   let failure: unknown;

@@ -1,0 +1,9 @@
+export {
+  DEFAULT_MAX_STATE_BYTES,
+  MAIN_LANE,
+  OpaqueStateStore,
+  type OpaqueStateStoreOptions,
+  type ReplayDecision,
+  type ReplayTarget,
+} from './opaque-state-store.js';
+export { OPAQUE_STATE_SCHEMA_VERSION, opaqueStateFileSchema, stateFilePath, type ConversationIdentity, type OpaqueStateFile } from './state-file.js';

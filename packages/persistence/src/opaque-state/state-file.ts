@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, open, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { opaqueProviderStateSchema } from '@forge/core';
+import { z } from 'zod';
+import { ensurePrivateDirectory, isErrorCode, PRIVATE_FILE_MODE, syncDirectory } from '../private-fs.js';
+
+export const OPAQUE_STATE_SCHEMA_VERSION = 1 as const;
+
+/** A conversation: a session and one lane in it (`main`, or a subagent's lane). Both are safe ids. */
+export interface ConversationIdentity {
+  readonly sessionId: string;
+  readonly lane: string;
+}
+
+export const opaqueStateFileSchema = z
+  .object({
+    schemaVersion: z.literal(OPAQUE_STATE_SCHEMA_VERSION),
+    sessionId: z.string(),
+    lane: z.string(),
+    savedAt: z.string(),
+    state: opaqueProviderStateSchema,
+  })
+  .strict();
+
+export type OpaqueStateFile = z.infer<typeof opaqueStateFileSchema>;
+
+/** `<directory>/<session id>/<lane>.json`; both parts are safe ids, checked by the caller. */
+export function stateFilePath(directory: string, identity: ConversationIdentity): string {
+  return join(directory, identity.sessionId, `${identity.lane}.json`);
+}
+
+/**
+ * Writes the file atomically: a 0600 temporary file in the same 0700 directory, flushed, then
+ * renamed over the old one, and the directory synced. Readers see the old state or the new one.
+ */
+export async function writeStateFile(directory: string, identity: ConversationIdentity, file: OpaqueStateFile): Promise<void> {
+  const target = stateFilePath(directory, identity);
+  const sessionDirectory = join(directory, identity.sessionId);
+  await ensurePrivateDirectory(sessionDirectory);
+  const temporary = join(sessionDirectory, `.${identity.lane}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
+  let renamed = false;
+  try {
+    try {
+      await handle.chmod(PRIVATE_FILE_MODE);
+      await handle.writeFile(JSON.stringify(file));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await chmod(temporary, PRIVATE_FILE_MODE);
+    await rename(temporary, target);
+    renamed = true;
+    await syncDirectory(sessionDirectory);
+  } finally {
+    if (!renamed) await unlink(temporary).catch(() => undefined);
+  }
+}
+
+/** The stored file, or undefined when there is none or it cannot be trusted (it is then removed). */
+export async function readStateFile(directory: string, identity: ConversationIdentity): Promise<OpaqueStateFile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(stateFilePath(directory, identity), 'utf8');
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  const parsed = opaqueStateFileSchema.safeParse(parseJson(text));
+  if (!parsed.success || parsed.data.sessionId !== identity.sessionId || parsed.data.lane !== identity.lane) {
+    await deleteStateFile(directory, identity);
+    return undefined;
+  }
+  return parsed.data;
+}
+
+export async function deleteStateFile(directory: string, identity: ConversationIdentity): Promise<void> {
+  await rm(stateFilePath(directory, identity), { force: true });
+}
+
+export async function deleteAllStateFiles(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+import { dryRunCompaction, selectRecentTail, type Message } from '@forge/core';
+import { describe, expect, it } from 'vitest';
+import { createSession, openSession } from './session-open.js';
+import { loadTranscript } from './session-read.js';
+import { useTemporaryHome } from './temporary-home.test-helpers.js';
+
+const temporaryHome = useTemporaryHome();
+const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / 4);
+
+/** Turns with reasoning, parallel tool calls and split results, like a real agent session. */
+function longTranscript(turns: number): Message[] {
+  const messages: Message[] = [];
+  for (let turn = 0; turn < turns; turn += 1) {
+    messages.push({ role: 'user', content: `Request ${turn}: ${'details '.repeat(turn % 7)}` });
+    if (turn % 3 !== 0) messages.push({ role: 'assistant', content: [{ type: 'reasoning', text: `plan ${turn}` }] });
+    const calls = turn % 4;
+    if (calls > 0) {
+      messages.push({
+        role: 'assistant',
+        content: Array.from({ length: calls }, (_, call) => ({ type: 'tool-call' as const, toolCallId: `c${turn}_${call}`, toolName: 'read_file', input: { path: `f${call}` } })),
+      });
+      for (let call = 0; call < calls; call += 1) {
+        messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${turn}_${call}`, toolName: 'read_file', output: { type: 'text', value: 'x'.repeat(40 * call) } }] });
+      }
+    }
+    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Answer ${turn}` }] });
+  }
+  return messages;
+}
+
+describe('the active view across resume', () => {
+  it('selects the same tail after closing and reopening, and selection never changes the transcript', async () => {
+    const home = await temporaryHome();
+    const transcript = longTranscript(30);
+    const writer = await createSession(home, { workspaceRoot: '/w' });
+    for (let start = 0; start < transcript.length; start += 7) await writer.appendMessages(transcript.slice(start, start + 7));
+    const budgets = [0, 10, 55, 120, 400, 1000, 5000, Number.POSITIVE_INFINITY];
+    const before = budgets.map((budgetTokens) => selectRecentTail(writer.messages, { budgetTokens, countTokens }));
+    await writer.close();
+
+    const loaded = await loadTranscript(home, writer.id);
+    const reopened = await openSession(home, writer.id);
+    for (const [position, budgetTokens] of budgets.entries()) {
+      expect(selectRecentTail(loaded.messages, { budgetTokens, countTokens })).toBe(before[position]);
+      expect(selectRecentTail(reopened.messages, { budgetTokens, countTokens })).toBe(before[position]);
+      dryRunCompaction(reopened.messages, { budgetTokens, countTokens });
+    }
+    await reopened.close();
+    expect((await loadTranscript(home, writer.id)).messages).toEqual(transcript);
+    expect(before).toEqual([...before].sort((left, right) => right - left));
+  });
+});

@@ -8,6 +8,18 @@ export {
 export { ensureForgeHome, forgeHomeLayout, resolveForgeHome, type ForgeHomeLayout, type ResolveForgeHomeOptions } from './home.js';
 export { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-fs.js';
 export {
+  DEFAULT_MAX_STATE_BYTES,
+  MAIN_LANE,
+  OPAQUE_STATE_SCHEMA_VERSION,
+  OpaqueStateStore,
+  opaqueStateFileSchema,
+  type ConversationIdentity,
+  type OpaqueStateFile,
+  type OpaqueStateStoreOptions,
+  type ReplayDecision,
+  type ReplayTarget,
+} from './opaque-state/index.js';
+export {
   MAX_ERROR_MESSAGE_CHARS,
   SESSION_SCHEMA_VERSION,
   SUPPORTED_SESSION_SCHEMAS,

@@ -10,7 +10,8 @@ import { splitSentences, truncateText } from './text.js';
 const APPROVAL_CLAIMS: readonly RegExp[] = [
   /\b(?:you|the agent|the assistant|agent|assistant|we|i)\s*(?:are|is|am|'re|'m|have been|has been)\s+(?:now\s+|hereby\s+|already\s+|also\s+)?(?:allowed|permitted|authori[sz]ed|approved|cleared|trusted|granted)\b/i,
   /\b(?:you|the agent|the assistant|agent|assistant|i|we)\s+(?:now\s+|already\s+)?(?:have|has|got|get|hold)\s+(?:full\s+|unrestricted\s+|root\s+|admin\s+|blanket\s+|my\s+|the\s+)?(?:permission|permissions|approval|access|authori[sz]ation|clearance|consent)\b/i,
-  /\b(?:i|we|the user)\s+(?:hereby\s+|already\s+)?(?:grant|give|allow|approve|authori[sz]e|permit)(?:s|d|ed)?\s+(?:you|the agent|the assistant|it|access|permission|this|that|all|everything)\b/i,
+  /\b(?:i|we|the user)\s+(?:hereby\s+|already\s+|now\s+|also\s+)?(?:grant|approve|authori[sz]e|permit)(?:s|d|ed)?\b/i,
+  /\b(?:i|we|the user)\s+(?:hereby\s+|already\s+|now\s+|also\s+)?(?:give|allow)s?\s+(?:you|the agent|the assistant|it)\b/i,
   /\bgrant(?:s|ed|ing)?\b/i,
   /\bpre-?approved\b|\bauto-?approv\w*|\bapproved\b|\bapproval (?:is |was )?(?:granted|given|not (?:needed|required))\b/i,
   /\bpermission (?:is |was |has been )?(?:granted|given)\b|\bwith (?:your|my|full) permission\b|\byou have (?:my |full |the )?permission\b/i,

@@ -118,12 +118,15 @@ function resolveEvidence(evidence: EvidenceInput, context: MemoryValidationConte
     : unknown(`artifact "${uri}" was never observed by a tool in this session; read it first, then cite it.`);
 }
 
-/** True when the evidence is file content, so the fact goes stale when the file changes. */
+/**
+ * True when the evidence is the content of one file (a file artifact, a read or an edit), so the fact
+ * goes stale when that file changes. Search and listing results span many files and are not counted.
+ */
 function derivesFromFile(evidence: EvidenceRef, context: MemoryValidationContext): boolean {
   if (evidence.source === 'artifact') return context.artifacts.get(evidence.uri)?.kind === 'file';
   if (evidence.source === 'tool-call') {
     const call = context.toolCalls.get(evidence.toolCallId);
-    return call !== undefined && (call.path !== null || call.toolName === READ_FILE_TOOL || call.toolName === EDIT_FILE_TOOL);
+    return call !== undefined && (call.toolName === READ_FILE_TOOL || call.toolName === EDIT_FILE_TOOL);
   }
   return false;
 }

@@ -68,7 +68,7 @@ describe('runCodexTurn on the real Codex App Server', () => {
     });
 
     const sent = JSON.stringify(harness.provider.requests[0]?.body.input.at(-1));
-    expect(sent).toContain('[CURRENT REQUEST]\\nWhat is the answer?');
+    expect(sent).toContain('[CURRENT REQUEST] 19 characters\\nWhat is the answer?');
     expect(sent).toContain('A README and a src folder.');
     expect(sent).toContain('You are Forge. Keep answers short.');
 

@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { resolveCodexBinary } from '../app-server/binary.js';
 import { CodexAppServer, type CodexAppServerOptions } from '../app-server/client.js';
 import { responsesProviderOverrides } from '../app-server/provider-config.js';
@@ -86,8 +85,20 @@ export async function runCodexExec(
 ): Promise<string> {
   const binary = resolveCodexBinary({ env: directories.environment });
   const args = ['exec', '--skip-git-repo-check', ...loopbackOverrides(baseUrl).flatMap((override) => ['-c', override]), ...extraArguments, prompt];
-  const { stdout } = await promisify(execFile)(binary.path, args, { cwd: directories.workspace, env: directories.environment, timeout: 30_000 });
-  return stdout;
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary.path, args, { cwd: directories.workspace, env: directories.environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`codex exec exited with ${String(code)}:\n${stderr}`));
+    });
+  });
 }
 
 /** Every rollout file under `CODEX_HOME/sessions`, sorted by path. */

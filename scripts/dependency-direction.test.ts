@@ -15,6 +15,7 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/config': { layer: 1, allowed: ['@forge/core'] },
   '@forge/persistence': { layer: 1, allowed: ['@forge/core'] },
   '@forge/tools': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/mcp': { layer: 1, allowed: ['@forge/core'] },
   '@forge/model-openai': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-compatible': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },

@@ -1,0 +1,46 @@
+import type { Tool, ToolDefinition } from '@forge/core';
+import { isMcpTool } from './mcp-tool.js';
+
+/** Counts the tokens a group of tool definitions costs in a request (the budget's counter). */
+export type CountSchemaTokens = (definitions: readonly ToolDefinition[]) => number;
+
+/** Group name of the tools that did not come from an MCP server. */
+export const BUILT_IN_TOOLS_GROUP = 'built-in';
+
+/** Schema cost of one group of tools: the built-ins, or one MCP server's. */
+export interface ToolSchemaCost {
+  /** `built-in`, or the name of the MCP server. */
+  readonly server: string;
+  readonly kind: 'built-in' | 'mcp';
+  readonly tools: number;
+  readonly tokens: number;
+}
+
+/** A rough count for when no tokenizer is at hand: a quarter of the schema's UTF-8 bytes, rounded up. */
+export function roughSchemaTokens(definitions: readonly ToolDefinition[]): number {
+  return Math.ceil(Buffer.byteLength(JSON.stringify(definitions), 'utf8') / 4);
+}
+
+/**
+ * The token cost of the tool schemas sent with every request, by MCP server, so `forge context`
+ * can show which server costs what. Built-in tools come first, then servers in the order their
+ * first tool appears in `tools`. `countTokens` is the budget's own counter, applied per group.
+ */
+export function toolSchemaCostByServer(tools: readonly Tool[], countTokens: CountSchemaTokens): ToolSchemaCost[] {
+  const builtIn: ToolDefinition[] = [];
+  const byServer = new Map<string, ToolDefinition[]>();
+  for (const tool of tools) {
+    const definition: ToolDefinition = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+    if (!isMcpTool(tool)) {
+      builtIn.push(definition);
+      continue;
+    }
+    const definitions = byServer.get(tool.mcpServer) ?? [];
+    definitions.push(definition);
+    byServer.set(tool.mcpServer, definitions);
+  }
+  const costs: ToolSchemaCost[] = [];
+  if (builtIn.length > 0) costs.push({ server: BUILT_IN_TOOLS_GROUP, kind: 'built-in', tools: builtIn.length, tokens: countTokens(builtIn) });
+  for (const [server, definitions] of byServer) costs.push({ server, kind: 'mcp', tools: definitions.length, tokens: countTokens(definitions) });
+  return costs;
+}

@@ -18,11 +18,11 @@ import {
   user,
 } from './fixtures.test-helpers.js';
 import type { CheckpointTranscriptEntry } from './host-metadata.js';
-import type { ContextCheckpoint } from './schema.js';
+import type { ForgeStateCheckpoint } from './schema.js';
 import { AUTH_V2, bugfixSession, hostileSession, longSession } from './sessions.test-helpers.js';
 import { renderCheckpointView } from './view.js';
 
-function build(transcript: readonly CheckpointTranscriptEntry[], tailStart = transcript.length, caps = CHECKPOINT_CAPS): ContextCheckpoint {
+function build(transcript: readonly CheckpointTranscriptEntry[], tailStart = transcript.length, caps = CHECKPOINT_CAPS): ForgeStateCheckpoint {
   return buildForgeStateCheckpoint({ transcript, tailStart, redact: redactSecrets, caps });
 }
 

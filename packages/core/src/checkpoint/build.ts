@@ -8,7 +8,7 @@ import type { CheckpointTranscriptEntry } from './host-metadata.js';
 import { finishHostState } from './host-state.js';
 import { capMemory } from './memory-apply.js';
 import { replayMemory } from './memory-replay.js';
-import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ContextCheckpoint, type EvidenceRef } from './schema.js';
+import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
 import { renderCheckpointView } from './view.js';
 
 export interface BuildForgeStateCheckpointInput {
@@ -90,13 +90,13 @@ function redactMemory(memory: CheckpointMemory, redact: (text: string) => string
  *
  * @throws InvalidInputError when `tailStart` is outside the transcript or splits a message group.
  */
-export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput): ContextCheckpoint {
+export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput): ForgeStateCheckpoint {
   const caps = input.caps ?? CHECKPOINT_CAPS;
   const messages = input.transcript.map((entry) => entry.message);
   assertSafeTailStart(messages, input.tailStart);
   const { memory: replayed, observer } = replayMemory(input.transcript, caps);
   const memory = capMemory(redactMemory(input.memory ?? replayed, input.redact), caps);
-  const checkpoint: ContextCheckpoint = {
+  const checkpoint: ForgeStateCheckpoint = {
     schemaVersion: 1,
     strategy: 'forge-state',
     source: {

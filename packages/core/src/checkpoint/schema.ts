@@ -234,6 +234,9 @@ export type OpaqueReference = z.infer<typeof opaqueReferenceSchema>;
 export type CheckpointSource = z.infer<typeof checkpointSourceSchema>;
 export type ContextCheckpoint = z.infer<typeof contextCheckpointSchema>;
 export type CheckpointStrategy = ContextCheckpoint['strategy'];
+export type ForgeStateCheckpoint = Extract<ContextCheckpoint, { strategy: 'forge-state' }>;
+export type ModelStructuredCheckpoint = Extract<ContextCheckpoint, { strategy: 'model-structured' }>;
+export type ProviderNativeCheckpoint = Extract<ContextCheckpoint, { strategy: 'provider-native' }>;
 
 /** Memory with nothing in it. */
 export function emptyCheckpointMemory(): CheckpointMemory {

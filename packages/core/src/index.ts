@@ -7,6 +7,7 @@ export * from './json.js';
 export * from './messages.js';
 export * from './model/adapter.js';
 export * from './model/opaque-state.js';
+export * from './observers/index.js';
 export * from './redaction/index.js';
 export { runAgent } from './run/run-agent.js';
 export type { RunAgentOptions, RunResult } from './run/types.js';

@@ -4,7 +4,7 @@ import { assertSafeId, createId } from '../ids.js';
 import { assistantText, type AssistantMessage, type Message, type ToolCallPart, type UserMessage } from '../messages.js';
 import { emptyUsage, type ModelRequest, type Usage } from '../model/adapter.js';
 import type { Tool } from '../tools/tool.js';
-import { createEmitter } from './emitter.js';
+import { createEmitter, withObservers } from './emitter.js';
 import { summarizeError } from './error-summary.js';
 import { runModelStep } from './model-step.js';
 import { runToolCalls } from './tool-step.js';
@@ -29,7 +29,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   if (options.sessionId !== undefined) assertSafeId(options.sessionId, 'session id');
   const tools = indexTools(options.tools ?? []);
   const signal = options.signal ?? new AbortController().signal;
-  const emit = createEmitter({ runId, sessionId: options.sessionId, now, listener: options.onEvent });
+  const emit = createEmitter({ runId, sessionId: options.sessionId, now, listener: withObservers(options.onEvent, options.observers) });
 
   const instructions = typeof options.instructions === 'function' ? await options.instructions() : options.instructions;
   const history = options.history ?? [];

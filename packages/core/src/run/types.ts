@@ -2,6 +2,7 @@ import type { ErrorSummary, EventListener, RunStatus } from '../events/events.js
 import type { InstructionSnapshot } from '../instructions.js';
 import type { Message } from '../messages.js';
 import type { ModelAdapter, Usage } from '../model/adapter.js';
+import type { ObserverHub } from '../observers/observer-hub.js';
 import type { ApprovalGate, Tool } from '../tools/tool.js';
 
 export interface RunAgentOptions {
@@ -22,7 +23,13 @@ export interface RunAgentOptions {
   readonly maxSteps?: number;
   readonly maxOutputTokens?: number;
   readonly signal?: AbortSignal;
+  /** The host's own listener (trace writer, renderer): it gets every event as emitted, unredacted. */
   readonly onEvent?: EventListener;
+  /**
+   * Untrusted subscribers (plugins): they get redacted, frozen copies after `onEvent`, and their
+   * failures never reach the run. Build the hub with `createObserverHub`.
+   */
+  readonly observers?: ObserverHub;
   /** Must match `[A-Za-z0-9_-]{1,128}`; generated when absent. */
   readonly runId?: string;
   readonly sessionId?: string;

@@ -67,6 +67,21 @@ describe('session store', () => {
     expect(after.toString('utf8').slice(before.length).split('\n').filter(Boolean)).toHaveLength(1);
   });
 
+  it('applies calls in the order they were made, even when not awaited one by one', async () => {
+    const home = await temporaryHome();
+    const writer = await createSession(home, { workspaceRoot: null });
+    const messages: Message[] = Array.from({ length: 25 }, (_, index) => ({ role: 'user', content: `message ${index}` }));
+    await Promise.all([
+      writer.recordRunStart({ runId: 'run_c' }),
+      ...messages.map((message) => writer.appendMessages([message], { runId: 'run_c' })),
+      writer.recordRunEnd({ runId: 'run_c', status: 'cancelled', usage: { inputTokens: undefined, outputTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: undefined } }),
+    ]);
+    await writer.close();
+    const loaded = await loadTranscript(home, writer.id);
+    expect(loaded.messages).toEqual(messages);
+    expect(loaded.runs.map(({ status, firstMessageIndex }) => ({ status, firstMessageIndex }))).toEqual([{ status: 'cancelled', firstMessageIndex: 0 }]);
+  });
+
   it('bounds and redacts the error of a failed run', async () => {
     const home = await temporaryHome();
     const writer = await createSession(home, { workspaceRoot: null, redactor: createRedactor({ secrets: ['hunter2-secret'] }) });

@@ -1,8 +1,10 @@
-import { dryRunCompaction, selectRecentTail, type Message } from '@forge/core';
+import { createId, dryRunCompaction, runAgent, selectRecentTail, type Message } from '@forge/core';
+import { ScriptedModel } from '@forge/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createSession, openSession } from './session-open.js';
 import { loadTranscript } from './session-read.js';
 import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { createTraceWriter } from './trace-writer.js';
 
 const temporaryHome = useTemporaryHome();
 const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / 4);
@@ -48,5 +50,42 @@ describe('the active view across resume', () => {
     await reopened.close();
     expect((await loadTranscript(home, writer.id)).messages).toEqual(transcript);
     expect(before).toEqual([...before].sort((left, right) => right - left));
+  });
+});
+
+describe('a session across two runs and a restart', () => {
+  it('stores each run and feeds the recent view of the stored transcript to the next run', async () => {
+    const home = await temporaryHome();
+    const instructions = { text: 'You are Forge.', sources: [], hash: 'c'.repeat(64) };
+
+    async function turn(sessionId: string | undefined, request: string, model: ScriptedModel): Promise<string> {
+      const writer = sessionId === undefined ? await createSession(home, { workspaceRoot: '/w' }) : await openSession(home, sessionId);
+      const runId = createId('run');
+      const trace = await createTraceWriter(home, runId);
+      const history = writer.messages.slice(selectRecentTail(writer.messages, { budgetTokens: 1000, countTokens }));
+      await writer.recordRunStart({ runId, model: { provider: model.provider, modelId: model.modelId } });
+      const result = await runAgent({ model, request, instructions, history, runId, sessionId: writer.id, onEvent: trace.listener });
+      await writer.appendMessages(result.messages, { runId });
+      await writer.recordRunEnd(result);
+      await trace.close();
+      await writer.close();
+      return writer.id;
+    }
+
+    const first = new ScriptedModel([{ text: 'Noted: tabs, not spaces.' }]);
+    const id = await turn(undefined, 'Remember: tabs, not spaces.', first);
+    const second = new ScriptedModel([{ text: 'You asked for tabs.' }]);
+    await turn(id, 'What did I ask for?', second);
+
+    expect(second.requests[0]?.history).toEqual([
+      { role: 'user', content: 'Remember: tabs, not spaces.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Noted: tabs, not spaces.' }] },
+    ]);
+    const loaded = await loadTranscript(home, id);
+    expect(loaded.messages).toHaveLength(4);
+    expect(loaded.runs.map((run) => [run.status, run.firstMessageIndex, run.instructionsHash])).toEqual([
+      ['completed', 0, 'c'.repeat(64)],
+      ['completed', 2, 'c'.repeat(64)],
+    ]);
   });
 });

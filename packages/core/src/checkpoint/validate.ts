@@ -119,12 +119,6 @@ function checkMemory(errors: string[], checkpoint: ContextCheckpoint, caps: Chec
     const found = findPolicyText(text, { allowImperatives });
     if (found !== null) errors.push(`${where}: policy-like text "${found}" is not allowed in checkpoint memory`);
   }
-  const ids = new Set(memory.decisions.map((decision) => decision.id));
-  for (const decision of memory.decisions) {
-    if (decision.supersedes !== null && !ids.has(decision.supersedes)) {
-      errors.push(`memory.decisions ${decision.id}: supersedes unknown decision "${decision.supersedes}"`);
-    }
-  }
   const count = checkpoint.source.messageCount;
   for (const item of [...memory.plan, ...memory.decisions, ...memory.facts, ...memory.rejectedApproaches, ...memory.constraints]) {
     checkSeq(errors, 'memory', item.seq, count);
@@ -164,7 +158,7 @@ function checkStructured(errors: string[], summary: StructuredSummary, caps: Che
  * Checks a checkpoint before it is installed or after it is loaded: the schema (with exactly the
  * payload its strategy needs and all three safety labels), source and tail ranges inside a
  * transcript of `transcriptLength` messages, every list and text within `caps`, internal
- * consistency (unique ids, known superseded decisions, recent artifacts among the artifacts), and
+ * consistency (unique ids and keys, recent artifacts among the artifacts, ordered digest), and
  * no approval or policy text in memory. Returns every problem found, each naming where it is.
  */
 export function validateCheckpoint(

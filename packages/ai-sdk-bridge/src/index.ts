@@ -5,3 +5,4 @@ export { defaultRetryPolicy, retryDelayMs, sleep, type RetryPolicy } from './ret
 export { streamModel, type StreamModelOptions } from './stream-model.js';
 export { toCoreFinishReason, toCoreUsage } from './usage.js';
 export { hasOrigin, ORIGIN_KEY, withOrigin, type ModelOrigin } from './origin.js';
+export { resolveEndpointSettings, type EndpointSettings, type EndpointSettingsInput } from './endpoint-settings.js';

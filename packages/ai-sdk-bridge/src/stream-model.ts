@@ -145,7 +145,9 @@ async function* attempt(options: StreamModelOptions): AsyncGenerator<ModelStream
         case 'error':
           return yield* releaseText(held, fail(part.error));
         case 'finish': {
-          if (part.finishReason.unified === 'interrupted') return yield* releaseText(held, fail(cutError(options)));
+          // Chat Completions adapters report a stream that ended without any finish reason as other/undefined.
+          const interrupted = part.finishReason.unified === 'interrupted' || (part.finishReason.unified === 'other' && part.finishReason.raw === undefined);
+          if (interrupted) return yield* releaseText(held, fail(cutError(options)));
           if (part.finishReason.unified === 'error') {
             return yield* releaseText(held, fail(new TransportError({ message: `${options.errors.providerLabel} ended the response with an error.`, isRetryable: true })));
           }

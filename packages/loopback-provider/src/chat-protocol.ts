@@ -59,15 +59,22 @@ export function chatErrorEvent(code: string, message: string): SseEvent {
 
 /**
  * DeepSeek's thinking-mode rule: every assistant message with tool calls must carry its
- * `reasoning_content`, or the request is refused with a 400. Returns that error message.
+ * `reasoning_content`, and when this server produced that reasoning, unchanged — otherwise the
+ * request is refused with a 400. `emitted` maps tool call ids to the reasoning streamed with them.
  */
-export function checkDeepSeekReasoningContent(messages: unknown): string | undefined {
+export function checkDeepSeekReasoningContent(messages: unknown, emitted: ReadonlyMap<string, string>): string | undefined {
   if (!Array.isArray(messages)) return undefined;
   for (const [index, message] of (messages as Chunk[]).entries()) {
     if (message['role'] !== 'assistant') continue;
     const calls = message['tool_calls'];
-    if (Array.isArray(calls) && calls.length > 0 && typeof message['reasoning_content'] !== 'string') {
+    if (!Array.isArray(calls) || calls.length === 0) continue;
+    const reasoning = message['reasoning_content'];
+    if (typeof reasoning !== 'string') {
       return `Missing reasoning_content field in the assistant message at message index ${index}. In thinking mode, reasoning_content must be passed back to the API.`;
+    }
+    const expected = (calls as Chunk[]).map((call) => emitted.get(String(call['id']))).find((text) => text !== undefined);
+    if (expected !== undefined && reasoning !== expected) {
+      return `The reasoning_content in the thinking mode must be passed back to the API (assistant message at index ${index} differs from the reasoning produced with its tool calls).`;
     }
   }
   return undefined;

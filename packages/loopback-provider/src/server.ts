@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chatErrorEvent, chatTurnEvents, checkChatPairing, checkDeepSeekReasoningContent, type ChatUsageStyle } from './chat-protocol.js';
-import type { HttpErrorReply, LoopbackReply, RecordedRequest, ReplyFunction, TurnReply } from './replies.js';
+import { deltasOf, type HttpErrorReply, type LoopbackReply, type RecordedRequest, type ReplyFunction, type TurnReply } from './replies.js';
 import { checkResponsesInput, compactionBody, responsesFailedEvents, responsesTurnEvents } from './responses-protocol.js';
 import { writeSse, writeSseHeaders, type SseEvent, type StreamEnding } from './sse.js';
 
@@ -41,6 +41,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   const queue: LoopbackReply[] = [];
   const requests: RecordedRequest[] = [];
   const issuedCompactions = new Set<string>();
+  const emittedReasoning = new Map<string, string>();
   let handler: ReplyFunction | undefined;
 
   const server = createServer((request, response) => {
@@ -98,7 +99,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
     if (endpoint === 'chat') {
       if (options.requireReasoningContent?.(body) === true) {
-        const missing = checkDeepSeekReasoningContent(body['messages']);
+        const missing = checkDeepSeekReasoningContent(body['messages'], emittedReasoning);
         if (missing !== undefined) return missing;
       }
       return checkChatPairing(body['messages']);
@@ -109,6 +110,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   async function stream(response: ServerResponse, endpoint: 'responses' | 'chat', reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>, number: number, model: string): Promise<void> {
     const events = (turnReply: TurnReply | undefined): SseEvent[] => {
       if (turnReply === undefined) return [];
+      if (endpoint === 'chat') rememberReasoning(turnReply, number);
       return endpoint === 'responses'
         ? responsesTurnEvents(turnReply, number, model)
         : chatTurnEvents(turnReply, number, model, options.chatUsageStyle ?? 'openai');
@@ -139,6 +141,12 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
         return;
       }
     }
+  }
+
+  function rememberReasoning(reply: TurnReply, number: number): void {
+    const reasoning = deltasOf(reply.reasoning).join('');
+    if (reasoning.length === 0) return;
+    for (const [index, call] of (reply.toolCalls ?? []).entries()) emittedReasoning.set(call.callId ?? `call_${number}_${index}`, reasoning);
   }
 
   await new Promise<void>((resolve, reject) => {

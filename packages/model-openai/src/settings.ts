@@ -1,5 +1,5 @@
-import { defaultRetryPolicy, type RetryPolicy } from '@forge/ai-sdk-bridge';
-import { AuthError, InvalidInputError, type ModelCapabilities, type ModelRequest, type TokenEstimate } from '@forge/core';
+import { defaultRetryPolicy, resolveEndpointSettings, type RetryPolicy } from '@forge/ai-sdk-bridge';
+import { InvalidInputError, type ModelCapabilities, type ModelRequest, type TokenEstimate } from '@forge/core';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const OPENAI_KEY_VARIABLE = 'OPENAI_API_KEY';
@@ -45,29 +45,22 @@ export interface ResolvedOpenAISettings {
 
 /** Resolves base URL and key from options and the environment; a missing key names the variable. */
 export function resolveOpenAISettings(options: OpenAIModelOptions): ResolvedOpenAISettings {
-  const env = options.env ?? process.env;
   if (options.modelId.trim().length === 0) throw new InvalidInputError({ message: 'OpenAI model id is empty; pass a model id such as gpt-5.1.' });
-  const baseURL = nonEmpty(options.baseURL) ?? nonEmpty(env[OPENAI_BASE_URL_VARIABLE]) ?? DEFAULT_OPENAI_BASE_URL;
-  if (!/^https?:\/\//.test(baseURL)) {
-    throw new InvalidInputError({ message: `OpenAI base URL "${baseURL}" is not an http(s) URL; fix ${OPENAI_BASE_URL_VARIABLE} or the configured baseURL.` });
-  }
-  const passed = nonEmpty(options.apiKey);
-  const apiKey = passed ?? nonEmpty(env[OPENAI_KEY_VARIABLE]);
-  if (apiKey === undefined) {
-    throw new AuthError({
-      message: `No OpenAI API key: ${OPENAI_KEY_VARIABLE} is not set. Export ${OPENAI_KEY_VARIABLE} or configure an apiKey for this model.`,
-      variable: OPENAI_KEY_VARIABLE,
-    });
-  }
+  const endpoint = resolveEndpointSettings({
+    providerLabel: 'OpenAI',
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    baseURLVariable: OPENAI_BASE_URL_VARIABLE,
+    defaultBaseURL: DEFAULT_OPENAI_BASE_URL,
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    keyVariable: OPENAI_KEY_VARIABLE,
+    keyRequired: true,
+    env: options.env ?? process.env,
+  });
   return {
-    baseURL: baseURL.replace(/\/+$/, ''),
-    apiKey,
-    keyVariable: passed === undefined ? OPENAI_KEY_VARIABLE : undefined,
+    baseURL: endpoint.baseURL,
+    apiKey: endpoint.apiKey ?? '',
+    keyVariable: endpoint.keyVariable,
     retry: { ...defaultRetryPolicy, ...options.retry },
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
   };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim().length === 0 ? undefined : value.trim();
 }

@@ -1,0 +1,8 @@
+export { DeepSeekModel, type DeepSeekModelProfile } from './deepseek-adapter.js';
+export {
+  DEEPSEEK_BASE_URL_VARIABLE,
+  DEEPSEEK_KEY_VARIABLE,
+  DEFAULT_DEEPSEEK_BASE_URL,
+  resolveDeepSeekSettings,
+  type DeepSeekModelOptions,
+} from './settings.js';

@@ -1,0 +1,25 @@
+import { estimateWithFakeTokenizer } from '@forge/core/testing';
+import type { LoopbackProvider, LoopbackProviderOptions } from '@forge/loopback-provider';
+import type { AdapterTuning } from '@forge/loopback-provider/conformance';
+import { DeepSeekModel, type DeepSeekModelProfile } from './deepseek-adapter.js';
+import type { DeepSeekModelOptions } from './settings.js';
+
+export const TEST_MODEL_ID = 'deepseek-v4-pro';
+
+/** The loopback server as DeepSeek: cache hit/miss usage, and thinking mode's reasoning_content rule. */
+export const deepSeekServerOptions: LoopbackProviderOptions = {
+  chatUsageStyle: 'deepseek',
+  requireReasoningContent: (body) => String(body['model']).includes('deepseek-v4') && (body['thinking'] as { type?: string } | undefined)?.type !== 'disabled',
+};
+
+export const testProfile: DeepSeekModelProfile = {
+  capabilities: { contextWindowTokens: 1_000_000, maxOutputTokens: 64_000, nativeCompaction: 'unsupported', continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'table' },
+  estimate: async (request) => estimateWithFakeTokenizer(request),
+};
+
+export function deepSeekModelFor(server: LoopbackProvider, tuning: AdapterTuning, options: Partial<DeepSeekModelOptions> = {}): DeepSeekModel {
+  return new DeepSeekModel(
+    { modelId: TEST_MODEL_ID, baseURL: server.baseURL, apiKey: 'test-key', env: {}, retry: tuning.retry, idleTimeoutMs: tuning.idleTimeoutMs, ...options },
+    testProfile,
+  );
+}

@@ -1,5 +1,5 @@
 import { createRedactor, InvalidInputError, type Message } from '@forge/core';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionNotFoundError } from './errors.js';
@@ -179,6 +179,22 @@ describe('listing sessions', () => {
     expect((await lastSession(home))?.id).toBe('second');
     expect((await lastSession(home, { workspaceRoot: '/a' }))?.id).toBe('first');
     expect(await listSessions(join(home, 'nowhere'))).toEqual([]);
+  });
+
+  it('lists an unreadable session with its problem instead of failing, and skips hidden build directories', async () => {
+    const home = await temporaryHome();
+    const good = await createSession(home, { workspaceRoot: null, id: 'good' });
+    await good.close();
+    const broken = await createSession(home, { workspaceRoot: null, id: 'broken' });
+    await broken.close();
+    await writeFile(broken.logFile, 'not a record\n');
+    await mkdir(join(home, 'sessions', '.creating-left-over'), { recursive: true });
+    const listed = await listSessions(home);
+    expect(listed.map(({ id, problem }) => ({ id, problem: problem === undefined ? undefined : 'yes' }))).toEqual([
+      { id: 'good', problem: undefined },
+      { id: 'broken', problem: 'yes' },
+    ]);
+    expect((await lastSession(home))?.id).toBe('good');
   });
 });
 

@@ -8,6 +8,13 @@ import { childProcessIds, isRunning, testServerConfig } from './test-server.test
 const signal = new AbortController().signal;
 
 describe('startMcpServers when servers fail', () => {
+  it('starts nothing for an empty configuration', async () => {
+    const servers = await startMcpServers([]);
+    expect(servers.tools).toEqual([]);
+    expect(servers.servers).toEqual([]);
+    await servers.close();
+  });
+
   it('reports a server whose command does not exist as a warning, and the other servers still work', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'forge-mcp-'));
     const missing = join(directory, 'no-such-mcp-server');

@@ -81,6 +81,35 @@ describe('runAgent', () => {
     expect(sink.events[0]).toMatchObject({ schemaVersion: 1, event: { type: 'run.started', tools: ['echo'], instructions: { hash: instructions.hash } } });
   });
 
+  it('hands each message to onMessage as it is produced, the request first, and waits for it', async () => {
+    const seen: string[] = [];
+    let pending = 0;
+    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'x' } }] }, { text: 'done' }]);
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'persist me',
+      tools: [echoTool()],
+      approvals: allowAll,
+      onMessage: async (message) => {
+        expect(pending).toBe(0);
+        pending += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        seen.push(`${message.role}@${model.requests.length}`);
+        pending -= 1;
+      },
+    });
+    // the request is stored before the model is called; each reply before the next step starts
+    expect(seen).toEqual(['user@0', 'assistant@1', 'tool@1', 'assistant@2']);
+    expect(result.messages).toHaveLength(4);
+  });
+
+  it('fails loudly when the host cannot store a message', async () => {
+    const model = new ScriptedModel([{ text: 'never sent' }]);
+    await expect(runAgent({ model, instructions, request: 'x', onMessage: () => { throw new Error('disk full'); } })).rejects.toThrow('disk full');
+    expect(model.requests).toHaveLength(0);
+  });
+
   it('passes history through untouched and keeps it out of the new messages', async () => {
     const history: Message[] = [
       { role: 'user', content: 'earlier question' },

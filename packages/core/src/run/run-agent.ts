@@ -37,6 +37,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const continuation: Message[] = [];
   let usage: Usage = emptyUsage;
   let steps = 0;
+  const record = async (message: Message) => {
+    continuation.push(message);
+    await options.onMessage?.(message);
+  };
 
   emit({
     type: 'run.started',
@@ -46,6 +50,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     maxSteps,
     historyMessages: history.length,
   });
+  await options.onMessage?.(currentRequest);
 
   const finish = (status: RunStatus, error?: ErrorSummary): RunResult => {
     const durationMs = now() - startedAt;
@@ -87,7 +92,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 
     if (outcome.kind === 'broken') {
       if (outcome.partialText.length > 0) {
-        continuation.push({ role: 'assistant', content: [{ type: 'text', text: outcome.partialText }] });
+        await record({ role: 'assistant', content: [{ type: 'text', text: outcome.partialText }] });
       }
       if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
       const error = summarizeError(outcome.error);
@@ -98,10 +103,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     usage = addUsage(usage, outcome.usage);
     const calls = outcome.message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
     emit({ type: 'model.step.completed', step, finishReason: outcome.finishReason, usage: outcome.usage, toolCalls: calls.length });
-    continuation.push(outcome.message);
+    await record(outcome.message);
     if (calls.length === 0) return finish('completed');
 
-    continuation.push(await runToolCalls({ calls, tools, approvals: options.approvals, signal, step, emit, now }));
+    await record(await runToolCalls({ calls, tools, approvals: options.approvals, signal, step, emit, now }));
     if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
   }
   return finish('step_limit', {

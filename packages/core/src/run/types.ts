@@ -26,6 +26,13 @@ export interface RunAgentOptions {
   /** The host's own listener (trace writer, renderer): it gets every event as emitted, unredacted. */
   readonly onEvent?: EventListener;
   /**
+   * Called with each message as the run produces it — the user request first — and awaited
+   * before the run goes on, so a host can append the transcript durably as it grows instead of
+   * losing a run's messages to a crash. A rejection here is a host failure and is thrown from
+   * `runAgent`.
+   */
+  readonly onMessage?: (message: Message) => Promise<void> | void;
+  /**
    * Untrusted subscribers (plugins): they get redacted, frozen copies after `onEvent`, and their
    * failures never reach the run. Build the hub with `createObserverHub`.
    */

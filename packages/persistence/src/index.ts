@@ -13,6 +13,7 @@ export {
   OPAQUE_STATE_SCHEMA_VERSION,
   OpaqueStateStore,
   opaqueStateFileSchema,
+  shouldDiscardReplayedState,
   type ConversationIdentity,
   type OpaqueStateFile,
   type OpaqueStateStoreOptions,

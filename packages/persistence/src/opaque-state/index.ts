@@ -2,6 +2,7 @@ export {
   DEFAULT_MAX_STATE_BYTES,
   MAIN_LANE,
   OpaqueStateStore,
+  shouldDiscardReplayedState,
   type OpaqueStateStoreOptions,
   type ReplayDecision,
   type ReplayTarget,

@@ -1,10 +1,10 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidInputError, isSafeId, sha256Hex, type JsonObject, type OpaqueProviderState } from '@forge/core';
+import { AuthError, CancelledError, ContextOverflowError, ForgeError, InvalidInputError, isSafeId, RateLimitError, sha256Hex, TransportError, type JsonObject, type OpaqueProviderState } from '@forge/core';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAIN_LANE, OpaqueStateStore } from './opaque-state-store.js';
+import { MAIN_LANE, OpaqueStateStore, shouldDiscardReplayedState } from './opaque-state-store.js';
 import { stateFilePath } from './state-file.js';
 
 function stateFor(modelId: string, encrypted: string, provider = 'openai'): OpaqueProviderState {
@@ -148,5 +148,13 @@ describe('OpaqueStateStore', () => {
     await writeFile(file, (await readFile(file, 'utf8')).replace('enc-1', 'enc-X'));
     expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt)).toEqual({ kind: 'none' });
     await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('discards replayed state after a refusal, but not after a transient failure', () => {
+    expect(shouldDiscardReplayedState(new ForgeError({ code: 'provider_rejected', message: 'invalid encrypted content' }))).toBe(true);
+    expect(shouldDiscardReplayedState(new ContextOverflowError({ message: 'too long' }))).toBe(true);
+    for (const transient of [new CancelledError(), new RateLimitError({ message: 'slow' }), new TransportError({ message: 'cut' }), new AuthError({ message: 'key' }), new Error('bug')]) {
+      expect(shouldDiscardReplayedState(transient)).toBe(false);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { assertSafeId, sha256Hex, type OpaqueProviderState } from '@forge/core';
+import { AuthError, CancelledError, ForgeError, assertSafeId, sha256Hex, type OpaqueProviderState } from '@forge/core';
 import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, writeStateFile, type ConversationIdentity } from './state-file.js';
 
 /** The model a request is about to go to. */
@@ -137,6 +137,16 @@ export class OpaqueStateStore {
       this.memory.delete(oldest);
     }
   }
+}
+
+/**
+ * Whether a request that replayed opaque state failed in a way that condemns the state: the
+ * provider answered and refused (non-retryable), other than for the key. Cancellations, rate
+ * limits, server errors and cut streams are transient and keep the state.
+ */
+export function shouldDiscardReplayedState(error: unknown): boolean {
+  if (!ForgeError.isInstance(error) || error.isRetryable) return false;
+  return !CancelledError.isInstance(error) && !AuthError.isInstance(error);
 }
 
 /** The lane of a session's main conversation; subagents use their own lane ids. */

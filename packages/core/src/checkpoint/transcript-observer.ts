@@ -154,7 +154,6 @@ export class TranscriptObserver {
       call.failed = failed;
       call.path = metadataPath(result.metadata);
     }
-    const what = call === undefined ? result.toolName : describeToolCall(call.toolName, call.input);
 
     if (result.toolName === RUN_COMMAND_TOOL) {
       const metadata = runCommandMetadata(result.metadata);
@@ -179,6 +178,7 @@ export class TranscriptObserver {
     }
     if (failed) {
       if (result.toolName !== CHECKPOINT_NOTE_TOOL) {
+        const what = call === undefined ? result.toolName : describeToolCall(call.toolName, call.input);
         this.failures.push({ what, why: firstLine(outputText(result)) || 'the tool reported an error', runId, seq });
       }
       return;

@@ -1,0 +1,164 @@
+/*
+ * Deterministic checkpoint benchmark: build time and view render time for synthetic sessions of
+ * about 10K, 100K and 1M tokens (one token per four characters of message text). No model is
+ * involved: the forge-state strategy makes zero model calls.
+ *
+ *   npx tsx --conditions=@forge/source scripts/bench-checkpoint.ts
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  buildForgeStateCheckpoint,
+  createRedactor,
+  renderCheckpointView,
+  sha256Hex,
+  type CheckpointTranscriptEntry,
+  type JsonValue,
+} from '../packages/core/src/index.js';
+
+const SIZES = [10_000, 100_000, 1_000_000] as const;
+const RUNS = 7;
+
+function fileBody(round: number): string {
+  const lines: string[] = [];
+  for (let line = 0; line < 40; line += 1) lines.push(`export function handler${round}_${line}(input: string): string { return input.trim(); }`);
+  return lines.join('\n');
+}
+
+function toolCall(id: string, toolName: string, input: JsonValue, runId: string): CheckpointTranscriptEntry {
+  return { message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input }] }, runId };
+}
+
+/** A session of read → note → edit → test rounds until it holds about `tokens` tokens. */
+function syntheticSession(tokens: number): CheckpointTranscriptEntry[] {
+  const entries: CheckpointTranscriptEntry[] = [];
+  let chars = 0;
+  const push = (entry: CheckpointTranscriptEntry): void => {
+    entries.push(entry);
+    chars += JSON.stringify(entry.message).length;
+  };
+  for (let round = 0; chars / 4 < tokens; round += 1) {
+    const runId = `run_${Math.floor(round / 10)}`;
+    const path = `src/module-${round % 40}.ts`;
+    const body = fileBody(round);
+    if (round % 10 === 0) push({ message: { role: 'user', content: `Round ${round}: refactor ${path} and keep the tests green. Do not touch the public API.` }, runId });
+    push(toolCall(`read_${round}`, 'read_file', { path }, runId));
+    push({
+      message: {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `read_${round}`,
+            toolName: 'read_file',
+            output: { type: 'text', value: body },
+            metadata: { path, sha256: sha256Hex(body), bytes: body.length, complete: true },
+          },
+        ],
+      },
+      runId,
+    });
+    if (round % 3 === 0) {
+      push(
+        toolCall(
+          `note_${round}`,
+          'checkpoint_note',
+          { kind: 'fact', key: `module-${round % 40}`, value: `exports 40 handlers (round ${round})`, evidence: { source: 'tool-call', toolCallId: `read_${round}` }, dependsOn: [path] },
+          runId,
+        ),
+      );
+      push({ message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: `note_${round}`, toolName: 'checkpoint_note', output: { type: 'text', value: 'Recorded fact in session memory.' } }] }, runId });
+    }
+    const after = `${body}\n// edited in round ${round}`;
+    push(toolCall(`edit_${round}`, 'edit_file', { path, oldText: 'trim()', newText: 'trimEnd()' }, runId));
+    push({
+      message: {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `edit_${round}`,
+            toolName: 'edit_file',
+            output: { type: 'text', value: `Edited ${path}.` },
+            metadata: { path, sha256Before: sha256Hex(body), sha256After: sha256Hex(after) },
+          },
+        ],
+      },
+      runId,
+    });
+    const failing = round % 7 === 3;
+    const output = failing ? `FAIL ${path}\nAssertionError: expected 'a' to be 'b'\n${'  at frame\n'.repeat(20)}` : `Test Files 1 passed\nTests 40 passed\n${'.'.repeat(400)}`;
+    push(toolCall(`test_${round}`, 'run_command', { argv: ['pnpm', 'vitest', 'run', path] }, runId));
+    push({
+      message: {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `test_${round}`,
+            toolName: 'run_command',
+            output: { type: 'text', value: output },
+            metadata: { argv: ['pnpm', 'vitest', 'run', path], exitCode: failing ? 1 : 0, signal: null, timedOut: false, durationMs: 900, truncated: false },
+          },
+        ],
+      },
+      runId,
+    });
+    push({ message: { role: 'assistant', content: [{ type: 'text', text: `Round ${round}: ${failing ? 'the test failed; trying another way' : 'done, tests pass'}.` }] }, runId });
+  }
+  return entries;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function time<T>(work: () => T): { value: T; ms: number } {
+  const start = performance.now();
+  const value = work();
+  return { value, ms: performance.now() - start };
+}
+
+const redact = createRedactor({ secrets: ['bench-secret-value-123'] }).redact;
+const rows: { tokens: number; messages: number; buildMs: number; renderMs: number; viewChars: number; checkpointTokens: number }[] = [];
+
+for (const tokens of SIZES) {
+  const transcript = syntheticSession(tokens);
+  const tailStart = transcript.findLastIndex((entry) => entry.message.role === 'user');
+  buildForgeStateCheckpoint({ transcript, tailStart, redact });
+  const builds: number[] = [];
+  const renders: number[] = [];
+  let view = '';
+  let checkpointTokens = 0;
+  for (let run = 0; run < RUNS; run += 1) {
+    const built = time(() => buildForgeStateCheckpoint({ transcript, tailStart, redact }));
+    builds.push(built.ms);
+    const rendered = time(() => renderCheckpointView(built.value));
+    renders.push(rendered.ms);
+    view = rendered.value;
+    checkpointTokens = built.value.estimatedTokens;
+  }
+  rows.push({ tokens, messages: transcript.length, buildMs: median(builds), renderMs: median(renders), viewChars: view.length, checkpointTokens });
+}
+
+console.log(`deterministic forge-state checkpoint, median of ${RUNS} runs, 0 model calls`);
+console.log('session tokens | messages | build ms | render ms | build ms per 100K tokens | view chars | checkpoint tokens');
+for (const row of rows) {
+  console.log(
+    [
+      String(row.tokens).padStart(14),
+      String(row.messages).padStart(8),
+      row.buildMs.toFixed(1).padStart(8),
+      row.renderMs.toFixed(2).padStart(9),
+      ((row.buildMs / row.tokens) * 100_000).toFixed(1).padStart(24),
+      String(row.viewChars).padStart(10),
+      String(row.checkpointTokens).padStart(17),
+    ].join(' | '),
+  );
+}
+const first = rows[0];
+const last = rows.at(-1);
+if (first !== undefined && last !== undefined) {
+  console.log(`growth 10K → 1M: ${(last.buildMs / first.buildMs).toFixed(1)}× build time for ${(last.tokens / first.tokens).toFixed(0)}× tokens (linear = ${(last.tokens / first.tokens).toFixed(0)}×)`);
+  console.log(`target ≤ 200 ms at 1M tokens: ${last.buildMs <= 200 ? 'met' : 'NOT met'} (${last.buildMs.toFixed(1)} ms)`);
+}

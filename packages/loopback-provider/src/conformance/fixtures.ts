@@ -16,7 +16,7 @@ export interface AdapterTuning {
   readonly idleTimeoutMs: number;
 }
 
-export const conformanceTuning: AdapterTuning = { retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 2_000 }, idleTimeoutMs: 400 };
+export const conformanceTuning: AdapterTuning = { retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 2_000 }, idleTimeoutMs: 2_000 };
 
 /** One adapter under test. The checks receive recorded request bodies; write them as inline snapshots. */
 export interface ConformanceTarget {

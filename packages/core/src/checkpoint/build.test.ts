@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.js';
 import { hashMessages } from '../view/canonical-json.js';
 import { findApprovalClaim } from './authority-text.js';
-import { buildForgeStateCheckpoint, checkpointMatchesTranscript } from './build.js';
+import { buildForgeStateCheckpoint, checkpointHash, checkpointMatchesTranscript } from './build.js';
 import { CHECKPOINT_CAPS } from './caps.js';
 import {
   TIGHT_CAPS,
@@ -17,7 +17,7 @@ import {
   text,
   user,
 } from './fixtures.test-helpers.js';
-import type { CheckpointTranscriptEntry } from './host-metadata.js';
+import { withRunIds, type CheckpointTranscriptEntry } from './host-metadata.js';
 import type { ForgeStateCheckpoint } from './schema.js';
 import { AUTH_V2, bugfixSession, hostileSession, longSession } from './sessions.test-helpers.js';
 import { renderCheckpointView } from './view.js';
@@ -42,6 +42,24 @@ describe('buildForgeStateCheckpoint', () => {
       expect(JSON.stringify(second)).toBe(JSON.stringify(first));
       expect(renderCheckpointView(second)).toBe(renderCheckpointView(first));
     }
+  });
+
+  it('hashes the whole checkpoint the same way whatever order its keys were built in', () => {
+    const { transcript, tailStart } = bugfixSession();
+    const checkpoint = build(transcript, tailStart);
+    const reordered = Object.fromEntries(Object.entries(checkpoint).reverse()) as unknown as ForgeStateCheckpoint;
+    expect(checkpointHash(reordered)).toBe(checkpointHash(checkpoint));
+    expect(checkpointHash({ ...checkpoint, estimatedTokens: checkpoint.estimatedTokens + 1 })).not.toBe(checkpointHash(checkpoint));
+  });
+
+  it('labels messages with their run from the run start indexes the session store keeps', () => {
+    const messages = [user('a'), assistant('b'), user('c'), assistant('d')].map((entry) => entry.message);
+    expect(withRunIds(messages, [{ runId: 'run_2', firstMessageIndex: 2 }, { runId: 'run_1', firstMessageIndex: 1 }]).map((entry) => entry.runId)).toEqual([
+      undefined,
+      'run_1',
+      'run_2',
+      'run_2',
+    ]);
   });
 
   it('hashes the summarized range and the tail separately, over the messages only', () => {

@@ -1,6 +1,8 @@
 import { InvalidInputError } from '../errors.js';
 import type { Message } from '../messages.js';
-import { hashMessages } from '../view/canonical-json.js';
+import type { JsonValue } from '../json.js';
+import { sha256Hex } from '../instructions.js';
+import { canonicalJsonStringify, hashMessages } from '../view/canonical-json.js';
 import { splitIntoGroups } from '../view/groups.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { buildDigest } from './digest.js';
@@ -125,4 +127,9 @@ export function checkpointMatchesTranscript(checkpoint: ContextCheckpoint, trans
     hashMessages(messages.slice(0, source.summarizedThrough)) === source.sourceHash &&
     hashMessages(messages.slice(source.tailStart, source.messageCount)) === source.tailHash
   );
+}
+
+/** SHA-256 of the checkpoint in canonical JSON: the hash events and traces record for it. */
+export function checkpointHash(checkpoint: ContextCheckpoint): string {
+  return sha256Hex(canonicalJsonStringify(checkpoint as unknown as JsonValue));
 }

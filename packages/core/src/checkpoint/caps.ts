@@ -33,7 +33,7 @@ export interface CheckpointCaps {
   readonly maxValueChars: number;
   /** Longest task text kept and shown. */
   readonly maxTaskChars: number;
-  /** Longest line of the rendered view; anything longer is cut. At least 120, so header lines stay whole. */
+  /** Longest line of the rendered view; anything longer is cut. At least 128, so header lines stay whole. */
   readonly maxLineChars: number;
   /** Most characters one summarized message may take in the digest. */
   readonly maxDigestCharsPerMessage: number;
@@ -58,7 +58,7 @@ export const checkpointCapsSchema = z
     maxMemoryTextChars: z.number().int().min(1),
     maxValueChars: z.number().int().min(2),
     maxTaskChars: z.number().int().min(2),
-    maxLineChars: z.number().int().min(120),
+    maxLineChars: z.number().int().min(128),
     maxDigestCharsPerMessage: z.number().int().min(2),
     minDigestCharsPerMessage: z.number().int().min(2),
     maxDigestChars: z.number().int().min(0),

@@ -133,7 +133,7 @@ export const TIGHT_CAPS: CheckpointCaps = Object.freeze({
   maxFailures: 1,
   maxValueChars: 40,
   maxTaskChars: 80,
-  maxLineChars: 120,
+  maxLineChars: 128,
   maxDigestCharsPerMessage: 60,
   minDigestCharsPerMessage: 48,
   maxDigestChars: 240,

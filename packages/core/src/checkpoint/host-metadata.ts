@@ -13,6 +13,26 @@ export interface CheckpointTranscriptEntry {
   readonly runId?: string;
 }
 
+/**
+ * Pairs each message with the run that added it, given where each run's messages start (as the
+ * session store records runs). Messages before the first run get no run id.
+ */
+export function withRunIds(
+  messages: readonly Message[],
+  runs: readonly { readonly runId: string; readonly firstMessageIndex: number }[],
+): CheckpointTranscriptEntry[] {
+  const starts = [...runs].sort((left, right) => left.firstMessageIndex - right.firstMessageIndex);
+  let next = 0;
+  let current: string | undefined;
+  return messages.map((message, index) => {
+    while (next < starts.length && (starts[next] as { firstMessageIndex: number }).firstMessageIndex <= index) {
+      current = (starts[next] as { runId: string }).runId;
+      next += 1;
+    }
+    return current === undefined ? { message } : { message, runId: current };
+  });
+}
+
 export const READ_FILE_TOOL = 'read_file';
 export const EDIT_FILE_TOOL = 'edit_file';
 export const RUN_COMMAND_TOOL = 'run_command';

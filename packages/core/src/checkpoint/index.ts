@@ -10,6 +10,7 @@ export {
   formatCommand,
   normalizeArtifactUri,
   toolOutputUri,
+  withRunIds,
   type CheckpointTranscriptEntry,
 } from './host-metadata.js';
 export { APPROVAL_REMOVED_MARKER, findApprovalClaim, findPolicyText, removeApprovalClaims } from './authority-text.js';
@@ -44,6 +45,7 @@ export {
 } from './staleness.js';
 export {
   buildForgeStateCheckpoint,
+  checkpointHash,
   checkpointMatchesTranscript,
   type BuildForgeStateCheckpointInput,
 } from './build.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../json.js';
 import { CHECKPOINT_CAPS } from './caps.js';
-import { assistant, hashOf, readFile, results, runCommand, text, user } from './fixtures.test-helpers.js';
+import { assistant, hashOf, note, readFile, results, runCommand, text, user } from './fixtures.test-helpers.js';
 import type { CheckpointTranscriptEntry } from './host-metadata.js';
 import { contextAt } from './memory-replay.js';
 import { validateMemoryUpdate, type MemoryValidation } from './memory-validator.js';
@@ -60,6 +60,21 @@ describe('validateMemoryUpdate', () => {
       reason: 'checkpoint_note rejected: no user message contains the quoted words; quote the user verbatim or cite the message index.',
     });
     expect(rejection({ kind: 'next_action', text: 'x', evidence: { source: 'user', quote: 'the CLI' } }).code).toBe('unknown-evidence');
+  });
+
+  it('does not let one note stand as evidence for another', () => {
+    const observer = new TranscriptObserver();
+    const entries = [...SESSION.slice(0, 5), ...note('n1', { kind: 'next_action', text: 'Swap the parser', evidence: fromUser })];
+    for (const entry of entries) observer.observe(entry);
+    const result = validateMemoryUpdate(
+      { kind: 'decision', id: 'd1', decision: 'Use commander', rationale: 'noted before', evidence: { source: 'tool-call', toolCallId: 'n1' } },
+      contextAt(observer, emptyCheckpointMemory(), entries.length, CHECKPOINT_CAPS),
+    );
+    expect(result).toEqual({
+      ok: false,
+      code: 'unknown-evidence',
+      reason: 'checkpoint_note rejected: tool call "n1" is a checkpoint note; a note cannot be evidence for another, so cite what that note cited.',
+    });
   });
 
   it('resolves a verbatim user quote to its message, ignoring case and spacing', () => {

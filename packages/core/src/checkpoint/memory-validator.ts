@@ -1,6 +1,6 @@
 import { findPolicyText } from './authority-text.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
-import { EDIT_FILE_TOOL, READ_FILE_TOOL, normalizeArtifactUri } from './host-metadata.js';
+import { CHECKPOINT_NOTE_TOOL, EDIT_FILE_TOOL, READ_FILE_TOOL, normalizeArtifactUri } from './host-metadata.js';
 import {
   memoryUpdateSchema,
   type AcceptedMemoryUpdate,
@@ -110,6 +110,9 @@ function resolveEvidence(evidence: EvidenceInput, context: MemoryValidationConte
     const call = context.toolCalls.get(evidence.toolCallId);
     if (call === undefined) return unknown(`there is no tool call "${evidence.toolCallId}" in this session.`);
     if (call.resultSeq === null) return unknown(`tool call "${evidence.toolCallId}" has no result yet; cite it after its result arrives.`);
+    if (call.toolName === CHECKPOINT_NOTE_TOOL) {
+      return unknown(`tool call "${evidence.toolCallId}" is a checkpoint note; a note cannot be evidence for another, so cite what that note cited.`);
+    }
     return { ok: true, evidence: { source: 'tool-call', toolCallId: evidence.toolCallId } };
   }
   const uri = normalizeArtifactUri(evidence.uri);

@@ -123,7 +123,7 @@ export const capsArbitrary: fc.Arbitrary<CheckpointCaps> = fc
     maxMemoryTextChars: fc.integer({ min: 1, max: 600 }),
     maxValueChars: fc.integer({ min: 2, max: 200 }),
     maxTaskChars: fc.integer({ min: 2, max: 400 }),
-    maxLineChars: fc.integer({ min: 120, max: 400 }),
+    maxLineChars: fc.integer({ min: 128, max: 400 }),
     minDigestCharsPerMessage: fc.integer({ min: 2, max: 60 }),
     extraPerMessage: fc.integer({ min: 0, max: 200 }),
     maxDigestChars: fc.integer({ min: 0, max: 3000 }),

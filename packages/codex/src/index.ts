@@ -44,9 +44,10 @@ export {
   type CodexImportState,
   type CommandRecord,
   type CompactionRecord,
-  type EvidenceRef,
+  type UserEvidence,
   type FailureRecord,
   type FileArtifact,
   type TokenCounts,
   type TokenUsageRecord,
 } from './rollout/import-state.js';
+export { toCheckpointState } from './rollout/checkpoint-state.js';

@@ -54,14 +54,27 @@ export class ImportFacts {
   readonly compactions = new BoundedList<CompactionRecord>(importStateLimits.recentCompactions);
   private readonly artifactsByUri = new Map<string, FileArtifact>();
   private recent: string[] = [];
+  private readonly messageIndex: () => number;
 
-  addCommand(record: Omit<CommandRecord, 'label' | 'command'> & { readonly command: string }): void {
-    this.commands.push({ ...record, command: clip(record.command, importStateLimits.commandChars), label: 'historical' });
+  /** `messageIndex` tells the index the next transcript message will get; records are stamped with it. */
+  constructor(messageIndex: () => number) {
+    this.messageIndex = messageIndex;
   }
 
-  addFailure(record: FailureRecord): void {
-    this.failures.push({
+  addCommand(record: Omit<CommandRecord, 'label' | 'messageIndex'>): void {
+    this.commands.push({
       ...record,
+      command: clip(record.command, importStateLimits.commandChars),
+      messageIndex: this.messageIndex(),
+      label: 'historical',
+    });
+  }
+
+  addFailure(record: Omit<FailureRecord, 'messageIndex'>): void {
+    this.failures.push({
+      seq: record.seq,
+      messageIndex: this.messageIndex(),
+      kind: record.kind,
       what: clip(record.what, importStateLimits.failureChars),
       why: clip(record.why, importStateLimits.failureChars),
     });
@@ -98,6 +111,7 @@ export class ImportFacts {
         lastPatchStatus: status,
         patches: (previous?.patches ?? 0) + 1,
         lastObservedSeq: seq,
+        lastMessageIndex: this.messageIndex(),
         hash: null,
         hashStatus: 'unknown',
       });

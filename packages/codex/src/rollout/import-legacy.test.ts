@@ -23,7 +23,7 @@ describe('importing older-generation rollouts (hand-written fixtures, never edit
 
     expect(state.source).toMatchObject({ cliVersion: '0.46.0', generation: 'legacy', model: 'gpt-5-codex' });
     expect(state.skipped).toMatchObject({ harnessMessages: 2, malformedLines: 0, unknownLines: 0, tornTail: false });
-    expect(state.task).toEqual({ text: 'Now update the changelog', evidence: { source: 'user', ref: 'line:20' } });
+    expect(state.task).toEqual({ text: 'Now update the changelog', evidence: { source: 'user', line: 20, messageIndex: 8 } });
     expect(state.commands.recent.map(({ command, exitCode, status }) => ({ command, exitCode, status }))).toEqual([
       { command: 'npm test', exitCode: 1, status: 'failed' },
       { command: 'npm test', exitCode: 0, status: 'succeeded' },
@@ -36,7 +36,17 @@ describe('importing older-generation rollouts (hand-written fixtures, never edit
       'turn: the turn / aborted (interrupted)',
     ]);
     expect(state.artifacts).toEqual([
-      { uri: 'src/parser.ts', kind: 'file', lastChange: 'update', lastPatchStatus: 'applied', patches: 1, lastObservedSeq: 13, hash: null, hashStatus: 'unknown' },
+      {
+        uri: 'src/parser.ts',
+        kind: 'file',
+        lastChange: 'update',
+        lastPatchStatus: 'applied',
+        patches: 1,
+        lastObservedSeq: 13,
+        lastMessageIndex: 4,
+        hash: null,
+        hashStatus: 'unknown',
+      },
     ]);
     expect(state.compactions.recent).toEqual([
       expect.objectContaining({ seq: 19, kind: 'legacy', transcriptIndex: 8, opaqueSha256: null, replacementItems: null }),
@@ -83,7 +93,7 @@ describe('hashing touched files from the workspace', () => {
   it('hashes a file that exists, reports one that is gone as absent, and changes when the file changes', async () => {
     await writeFile(join(workspace, 'NOTES.md'), 'notes\n');
     const present = await importCodexRollout(bare, { workspaceRoot: workspace });
-    expect(present.state.artifacts[0]).toMatchObject({ hash: `sha256:${sha256Hex('notes\n')}`, hashStatus: 'current' });
+    expect(present.state.artifacts[0]).toMatchObject({ hash: sha256Hex('notes\n'), hashStatus: 'current' });
     expect(present.view).toMatch(/- file: NOTES\.md \(hash=sha256:[0-9a-f]{12}; add, patch applied\)/);
 
     await writeFile(join(workspace, 'NOTES.md'), 'notes, edited later\n');

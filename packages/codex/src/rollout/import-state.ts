@@ -6,11 +6,11 @@
  * the rollout file.
  */
 
-/** Where a fact came from: a rollout line and, for tool results, the tool call id. */
-export interface EvidenceRef {
-  readonly source: 'user' | 'tool_output' | 'file';
-  /** `line:N` for a rollout line, `call:ID` for a tool call, or a workspace-relative path. */
-  readonly ref: string;
+/** The user message a task pointer comes from: its rollout line and its index in the transcript. */
+export interface UserEvidence {
+  readonly source: 'user';
+  readonly line: number;
+  readonly messageIndex: number;
 }
 
 /** A command Codex ran. Exit codes are historical: they say what happened then, not what is true now. */
@@ -20,6 +20,8 @@ export interface CommandRecord {
   readonly exitCode: number | null;
   readonly status: 'succeeded' | 'failed' | 'declined' | 'no-result';
   readonly seq: number;
+  /** Index of the transcript message holding the result (or of the next message, for no result). */
+  readonly messageIndex: number;
   readonly label: 'historical';
 }
 
@@ -31,7 +33,8 @@ export interface FileArtifact {
   readonly lastPatchStatus: 'applied' | 'failed' | 'declined' | 'no-result';
   readonly patches: number;
   readonly lastObservedSeq: number;
-  /** `sha256:<hex>` of the file as it is in the workspace now; null when unknown (facts about it are SUSPECT). */
+  readonly lastMessageIndex: number;
+  /** Lowercase hex SHA-256 of the file as it is in the workspace now; null when unknown (facts about it are SUSPECT). */
   readonly hash: string | null;
   readonly hashStatus: 'current' | 'missing' | 'unknown';
 }
@@ -39,6 +42,7 @@ export interface FileArtifact {
 /** "Tried X; failed because Y." */
 export interface FailureRecord {
   readonly seq: number;
+  readonly messageIndex: number;
   readonly kind: 'command' | 'patch' | 'turn' | 'error';
   readonly what: string;
   readonly why: string;
@@ -104,7 +108,7 @@ export interface CodexImportState {
     readonly orphanToolOutputs: number;
     readonly tornTail: boolean;
   };
-  readonly task: { readonly text: string; readonly evidence: EvidenceRef } | null;
+  readonly task: { readonly text: string; readonly evidence: UserEvidence } | null;
   readonly commands: { readonly total: number; readonly recent: readonly CommandRecord[] };
   /** Sorted by uri. */
   readonly artifacts: readonly FileArtifact[];

@@ -1,32 +1,25 @@
 import { createHash, type Hash } from 'node:crypto';
 import { sha256Hex, type Message } from '@forge/core';
-import { isHarnessInjected, isHarnessRole, spokenUserText } from './harness-context.js';
+import { isHarnessRole, spokenUserText } from './harness-context.js';
 import { ImportFacts, clip, compareStrings } from './import-facts.js';
 import { importStateLimits, type CodexImportState } from './import-state.js';
 import {
-  agentMessageEventSchema,
   compactedSchema,
   compactionItemSchema,
   customToolCallItemSchema,
-  errorEventSchema,
-  execCommandEndEventSchema,
   functionCallItemSchema,
-  itemCompletedEventSchema,
   localShellCallItemSchema,
   messageItemSchema,
-  patchApplyEndEventSchema,
   reasoningItemSchema,
   rolloutLineSchema,
   sessionMetaSchema,
-  tokenCountEventSchema,
   toolOutputItemSchema,
-  turnAbortedEventSchema,
   turnContextSchema,
-  userMessageEventSchema,
   type MessageItem,
 } from './rollout-schema.js';
+import { applyEvent, type RolloutEventTarget } from './rollout-events.js';
 import { ToolCallTracker, parseArguments } from './tool-calls.js';
-import { firstLine, parseToolOutput } from './tool-output.js';
+import { parseToolOutput } from './tool-output.js';
 import { TranscriptBuilder } from './transcript-builder.js';
 
 const responseItemTypes = new Set([
@@ -41,15 +34,6 @@ const responseItemTypes = new Set([
   'web_search_call',
 ]);
 const ignoredLineTypes = new Set(['world_state', 'token_usage_record']);
-const ignoredEventTypes = new Set([
-  'task_started',
-  'thread_settings_applied',
-  'agent_reasoning',
-  'agent_reasoning_raw_content',
-  'agent_reasoning_section_break',
-  'context_compacted',
-  'user_message_edited',
-]);
 
 
 /** What the caller knows about the file the lines came from. */
@@ -67,8 +51,9 @@ export interface RolloutSourceSummary {
 export class RolloutReducer {
   private readonly builder: TranscriptBuilder;
   private readonly transcriptHash: Hash = createHash('sha256');
-  private readonly facts = new ImportFacts();
+  private readonly facts: ImportFacts;
   private readonly calls: ToolCallTracker;
+  private readonly eventTarget: RolloutEventTarget;
   private readonly seenUserTexts = new Set<string>();
   private readonly unknownTypes = new Set<string>();
   private meta: { sessionId: string | null; cliVersion: string | null; originator: string | null; modelProvider: string | null; cwd: string | null } | undefined;
@@ -93,7 +78,19 @@ export class RolloutReducer {
       this.transcriptHash.update(`${JSON.stringify(message)}\n`);
       onMessage(message);
     });
+    this.facts = new ImportFacts(() => this.builder.messageCount);
     this.calls = new ToolCallTracker(this.builder, this.facts);
+    this.eventTarget = {
+      facts: this.facts,
+      calls: this.calls,
+      userMessage: (text, seq) => this.userMessage(text, 'event_msg', seq),
+      assistantText: (text) => this.builder.assistantText(text, 'event_msg'),
+      closeTurn: (seq) => this.closeTurn(seq),
+      harnessMessage: () => (this.harnessMessages += 1),
+      mark: (generation) => (generation === 'current' ? (this.currentMarkers += 1) : (this.legacyMarkers += 1)),
+      malformed: () => this.malformed(),
+      unknown: (type) => this.unknown(type),
+    };
   }
 
   /**
@@ -200,7 +197,7 @@ export class RolloutReducer {
         this.responseItem(payload, seq);
         return;
       case 'event_msg':
-        this.event(payload, seq);
+        applyEvent(payload, seq, this.eventTarget);
         return;
       case 'compacted':
         this.compacted(payload, seq);
@@ -312,79 +309,8 @@ export class RolloutReducer {
     if (!this.builder.user(text, source)) return;
     if (open > 0) this.calls.abandonOpen(seq, this.cwd);
     this.seenUserTexts.add(sha256Hex(text.trim()));
-    this.task = { text: clip(text.trim(), importStateLimits.taskChars), evidence: { source: 'user', ref: `line:${seq}` } };
-  }
-
-  private event(payload: unknown, seq: number): void {
-    const eventType = typeof payload === 'object' && payload !== null ? (payload as { type?: unknown }).type : undefined;
-    switch (eventType) {
-      case 'user_message': {
-        const event = userMessageEventSchema.safeParse(payload);
-        if (!event.success) return this.malformed();
-        this.legacyMarkers += 1;
-        if (isHarnessInjected(event.data.message)) this.harnessMessages += 1;
-        else this.userMessage(event.data.message, 'event_msg', seq);
-        return;
-      }
-      case 'agent_message': {
-        const event = agentMessageEventSchema.safeParse(payload);
-        if (!event.success) return this.malformed();
-        this.legacyMarkers += 1;
-        this.builder.assistantText(event.data.message, 'event_msg');
-        return;
-      }
-      case 'token_count': {
-        const event = tokenCountEventSchema.safeParse(payload);
-        if (!event.success) return this.malformed();
-        const info = event.data.info;
-        if (info === null || info === undefined) return;
-        this.facts.addTokenUsage({
-          seq,
-          total: counts(info.total_token_usage),
-          last: info.last_token_usage === undefined ? null : counts(info.last_token_usage),
-          modelContextWindow: info.model_context_window ?? null,
-        });
-        return;
-      }
-      case 'item_completed': {
-        const event = itemCompletedEventSchema.safeParse(payload);
-        if (!event.success) return this.malformed();
-        this.currentMarkers += 1;
-        const item = event.data.item;
-        if (item.id !== undefined) this.calls.report(item.id, { exitCode: item.exit_code ?? null, ...(item.status === undefined ? {} : { status: item.status }) });
-        return;
-      }
-      case 'exec_command_end': {
-        const event = execCommandEndEventSchema.safeParse(payload);
-        if (!event.success) return this.malformed();
-        this.calls.report(event.data.call_id, { exitCode: event.data.exit_code });
-        return;
-      }
-      case 'patch_apply_end': {
-        const event = patchApplyEndEventSchema.safeParse(payload);
-        if (!event.success) return this.malformed();
-        this.calls.report(event.data.call_id, { status: event.data.success ? 'completed' : 'failed' });
-        return;
-      }
-      case 'task_complete':
-        this.closeTurn(seq);
-        return;
-      case 'turn_aborted': {
-        const event = turnAbortedEventSchema.safeParse(payload);
-        this.closeTurn(seq);
-        this.facts.addFailure({ seq, kind: 'turn', what: 'the turn', why: `aborted (${event.success ? (event.data.reason ?? 'no reason') : 'no reason'})` });
-        return;
-      }
-      case 'error': {
-        const event = errorEventSchema.safeParse(payload);
-        if (!event.success) return this.malformed();
-        this.facts.addFailure({ seq, kind: 'error', what: 'Codex', why: firstLine(event.data.message) });
-        return;
-      }
-      default:
-        if (typeof eventType === 'string' && ignoredEventTypes.has(eventType)) return;
-        this.unknown(`event_msg.${typeof eventType === 'string' ? eventType : 'untyped'}`);
-    }
+    const messageIndex = this.builder.messageCount - 1;
+    this.task = { text: clip(text.trim(), importStateLimits.taskChars), evidence: { source: 'user', line: seq, messageIndex } };
   }
 
   private compacted(payload: unknown, seq: number): void {
@@ -443,20 +369,4 @@ export class RolloutReducer {
     this.unknownLines += 1;
     if (this.unknownTypes.size < importStateLimits.unknownTypes * 4) this.unknownTypes.add(type);
   }
-}
-
-function counts(usage: {
-  input_tokens: number;
-  cached_input_tokens: number;
-  output_tokens: number;
-  reasoning_output_tokens: number;
-  total_tokens: number;
-}): CodexImportState['tokenUsage']['history'][number]['total'] {
-  return {
-    inputTokens: usage.input_tokens,
-    cachedInputTokens: usage.cached_input_tokens,
-    outputTokens: usage.output_tokens,
-    reasoningOutputTokens: usage.reasoning_output_tokens,
-    totalTokens: usage.total_tokens,
-  };
 }

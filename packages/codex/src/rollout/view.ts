@@ -43,7 +43,7 @@ export function renderImportView(state: CodexImportState, caps: ImportViewCaps =
   if (notes.length > 0) lines.push(`note: ${notes.join('; ')}`);
 
   lines.push('', '[TASK]');
-  lines.push(state.task === null ? '- (no user message recorded)' : `- ${clip(state.task.text)} (evidence=${state.task.evidence.source}:${state.task.evidence.ref})`);
+  lines.push(state.task === null ? '- (no user message recorded)' : `- ${clip(state.task.text)} (evidence=user message, line ${state.task.evidence.line})`);
 
   const byUri = new Map(state.artifacts.map((artifact) => [artifact.uri, artifact]));
   const recent = state.recentArtifacts.slice(0, caps.maxRecentArtifacts).flatMap((uri) => {
@@ -104,7 +104,7 @@ function describeFailure(failure: FailureRecord, clip: (text: string) => string)
 function describeArtifact(artifact: FileArtifact, hashChars: number): string {
   const change = `${artifact.lastChange}, patch ${artifact.lastPatchStatus}`;
   if (artifact.hashStatus === 'current' && artifact.hash !== null) {
-    return `(hash=${artifact.hash.slice(0, 'sha256:'.length + hashChars)}; ${change})`;
+    return `(hash=sha256:${artifact.hash.slice(0, hashChars)}; ${change})`;
   }
   if (artifact.hashStatus === 'missing') return `(absent from the workspace now; ${change})`;
   return `(hash unknown: facts about it are SUSPECT; ${change})`;

@@ -27,7 +27,7 @@ async function hashOne(artifact: FileArtifact, root: string): Promise<FileArtifa
   try {
     const info = await stat(path);
     if (!info.isFile()) return { ...artifact, hash: null, hashStatus: 'unknown' };
-    return { ...artifact, hash: `sha256:${await sha256OfFile(path)}`, hashStatus: 'current' };
+    return { ...artifact, hash: await sha256OfFile(path), hashStatus: 'current' };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { ...artifact, hash: null, hashStatus: code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unknown' };

@@ -15,7 +15,6 @@ export {
 } from './host-metadata.js';
 export { APPROVAL_REMOVED_MARKER, findApprovalClaim, findPolicyText, removeApprovalClaims } from './authority-text.js';
 export { historicalLabel, looksLikeVerification, verificationVerdict, type VerificationVerdict } from './verification-text.js';
-export { truncateText } from './text.js';
 export { buildDigest } from './digest.js';
 export {
   evidenceInputSchema,
@@ -34,7 +33,7 @@ export {
   type MemoryValidationContext,
 } from './memory-validator.js';
 export { applyMemoryUpdate, capMemory, supersededDecisionIds } from './memory-apply.js';
-export { reduceMemoryFromTranscript, replayMemory, type MemoryReplay } from './memory-replay.js';
+export { reduceMemoryFromTranscript } from './memory-replay.js';
 export { createCheckpointNoteTool, type CheckpointNoteToolOptions } from './checkpoint-note-tool.js';
 export {
   currentArtifactHashes,

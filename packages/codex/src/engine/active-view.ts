@@ -49,20 +49,19 @@ export function renderActiveView(view: CodexActiveView, request: string): Render
 }
 
 /**
- * The user's request inside a wrapper Forge sent, or undefined when `text` is not one. The stated
- * length picks the right heading even when the history or the request quotes another wrapper.
+ * The user's request inside a wrapper Forge sent, or undefined when `text` is not one. The first
+ * heading whose stated length matches the rest of the text is the wrapper's own: a wrapper quoted
+ * in the history states a length that does not reach the end, and one quoted in the request
+ * comes after it.
  */
 export function requestFromActiveView(text: string): string | undefined {
   if (!text.startsWith(ACTIVE_VIEW_MARKER)) return undefined;
   const heading = `\n\n${CURRENT_REQUEST_HEADING} `;
-  let start = text.lastIndexOf(heading);
-  while (start !== -1) {
+  for (let start = text.indexOf(heading); start !== -1; start = text.indexOf(heading, start + 1)) {
     const match = /^(\d+) characters\n/.exec(text.slice(start + heading.length, start + heading.length + 32));
-    if (match?.[1] !== undefined) {
-      const body = text.slice(start + heading.length + match[0].length);
-      if (body.length === Number(match[1])) return body;
-    }
-    start = start === 0 ? -1 : text.lastIndexOf(heading, start - 1);
+    if (match?.[1] === undefined) continue;
+    const body = text.slice(start + heading.length + match[0].length);
+    if (body.length === Number(match[1])) return body;
   }
   return undefined;
 }

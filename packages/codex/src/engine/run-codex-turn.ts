@@ -15,7 +15,7 @@ import {
   type Usage,
   assistantText,
 } from '@forge/core';
-import { approvalHandlerFromGate } from '../app-server/approvals.js';
+import { approvalHandlerFromGate, codexToolNames } from '../app-server/approvals.js';
 import type { CodexAppServer, CodexNotification, CodexThreadOptions } from '../app-server/client.js';
 import {
   agentMessageDeltaSchema,
@@ -103,6 +103,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     model: { provider: 'codex', modelId: 'threadId' in options.thread ? 'codex-thread' : (options.thread.model ?? 'codex-default') },
     instructions: { hash: view.instructions.hash, sources: view.instructions.sources },
     tools: [],
+    // Codex decides how many model calls a turn takes; Forge sets no step limit here.
     maxSteps: 0,
     historyMessages: view.history.length,
   });
@@ -148,7 +149,9 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   if (signal.aborted) return finish('cancelled', summarize(new CancelledError()));
 
-  server.setApprovalHandler(approvalHandlerFromGate(options.approvals));
+  const gateHandler = approvalHandlerFromGate(options.approvals);
+  server.setApprovalHandler((request, serverSignal) => gateHandler(request, AbortSignal.any([serverSignal, signal])));
+  const itemStartedAt = new Map<string, number>();
   const buffered: CodexNotification[] = [];
   let onNotification: (notification: CodexNotification) => void = (notification) => buffered.push(notification);
   const unsubscribe = server.subscribe((notification) => onNotification(notification));
@@ -177,10 +180,12 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
           const item = parseThreadItem(parsed.data.item);
           if (method === serverNotifications.itemStarted) {
             if (item.type === 'commandExecution') {
-              emit({ type: 'tool.call.started', step: stepOf(), toolCallId: item.id, toolName: 'codex_command', summary: `run ${item.command}` });
+              itemStartedAt.set(item.id, now());
+              emit({ type: 'tool.call.started', step: stepOf(), toolCallId: item.id, toolName: codexToolNames.command, summary: `run ${item.command}` });
             } else if (item.type === 'fileChange') {
+              itemStartedAt.set(item.id, now());
               const paths = item.changes.map((change) => change.path).join(', ');
-              emit({ type: 'tool.call.started', step: stepOf(), toolCallId: item.id, toolName: 'codex_apply_patch', summary: `apply a patch: ${paths}` });
+              emit({ type: 'tool.call.started', step: stepOf(), toolCallId: item.id, toolName: codexToolNames.fileChange, summary: `apply a patch: ${paths}` });
             }
             return;
           }
@@ -191,7 +196,11 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
             return;
           }
           const report = transcript.add(item);
-          if (report !== undefined) emit({ type: 'tool.call.completed', step: stepOf(), ...report, durationMs: 0 });
+          if (report !== undefined) {
+            const started = itemStartedAt.get(item.id);
+            itemStartedAt.delete(item.id);
+            emit({ type: 'tool.call.completed', step: stepOf(), ...report, durationMs: started === undefined ? 0 : now() - started });
+          }
           return;
         }
         if (method === serverNotifications.tokenUsageUpdated) {

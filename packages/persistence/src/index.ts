@@ -27,11 +27,24 @@ export {
   type CheckpointSource,
   type SessionRecord,
 } from './records.js';
+export { conservativeMessageTokens } from './conservative-tokens.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
 export { lastSession, listSessions, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { loadTranscript } from './session-read.js';
 export type { SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';
+export { closeDanglingToolCalls, INTERRUPTED_RUN_CODE, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
+export {
+  openSessionHandle,
+  runSessionTurn,
+  SessionHandle,
+  type OpenSessionHandleOptions,
+  type SessionTurnOptions,
+  type SessionTurnResult,
+  type SessionTurnWarning,
+  type SessionView,
+  type SessionViewOptions,
+} from './session-turn.js';
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
 export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type TraceWriter } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';

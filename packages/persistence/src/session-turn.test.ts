@@ -1,0 +1,264 @@
+import { createRedactor, findUnpairedToolCalls, TransportError, type Message, type ModelRequest, type Tool } from '@forge/core';
+import { ScriptedModel } from '@forge/core/testing';
+import { readFile, stat } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { SessionLockedError } from './errors.js';
+import { listSessions } from './session-list.js';
+import { createSession } from './session-open.js';
+import { loadTranscript } from './session-read.js';
+import { openSessionHandle, runSessionTurn } from './session-turn.js';
+import { useTemporaryHome } from './temporary-home.test-helpers.js';
+
+const temporaryHome = useTemporaryHome();
+const instructions = { text: 'You are Forge.', sources: [], hash: 'a'.repeat(64) };
+const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / 4);
+
+const readTool: Tool = {
+  name: 'read_file',
+  description: 'Reads a file.',
+  inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+  risk: 'read',
+  describe: (input) => `read ${JSON.stringify(input)}`,
+  execute: async () => ({ output: { type: 'text', value: 'file contents' } }),
+};
+
+/** Everything the model saw before its answer: history, the request and the run so far. */
+function sent(request: ModelRequest | undefined): Message[] {
+  if (request === undefined) throw new Error('the model received no request');
+  return [...request.history, request.currentRequest, ...request.continuation];
+}
+
+describe('runSessionTurn', () => {
+  it('continues a session across restarts: the third turn sees the first two as history', async () => {
+    const home = await temporaryHome();
+    const first = await runSessionTurn({
+      home,
+      workspaceRoot: '/work/project',
+      model: new ScriptedModel([{ text: 'Noted: tabs.' }]),
+      request: 'Use tabs, not spaces.',
+      instructions,
+      recentTailTokens: 12_000,
+    });
+    expect(first.result.status).toBe('completed');
+    const second = await runSessionTurn({
+      home,
+      sessionId: first.sessionId,
+      model: new ScriptedModel([{ text: 'Tabs it is.' }]),
+      request: 'Again: tabs.',
+      instructions,
+      recentTailTokens: 12_000,
+    });
+    expect(second.sessionId).toBe(first.sessionId);
+
+    const third = new ScriptedModel([{ text: 'You asked for tabs twice.' }]);
+    const handle = await openSessionHandle({ home, sessionId: first.sessionId });
+    await handle.runTurn({ model: third, request: 'What did I ask?', instructions: async () => instructions, recentTailTokens: 12_000 });
+    await handle.close();
+
+    expect(third.requests[0]?.history).toEqual([
+      { role: 'user', content: 'Use tabs, not spaces.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Noted: tabs.' }] },
+      { role: 'user', content: 'Again: tabs.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Tabs it is.' }] },
+    ]);
+    const loaded = await loadTranscript(home, first.sessionId);
+    expect(loaded.messages).toHaveLength(6);
+    expect(loaded.workspaceRoot).toBe('/work/project');
+    expect(loaded.runs.map((run) => [run.status, run.firstMessageIndex, run.instructionsHash, run.model?.provider])).toEqual([
+      ['completed', 0, 'a'.repeat(64), 'scripted'],
+      ['completed', 2, 'a'.repeat(64), 'scripted'],
+      ['completed', 4, 'a'.repeat(64), 'scripted'],
+    ]);
+    expect(loaded.messages.slice(0, 4)).toEqual(third.requests[0]?.history);
+  });
+
+  it('appends each message as it is produced, so a tool exchange is stored with its run id', async () => {
+    const home = await temporaryHome();
+    const turn = await runSessionTurn({
+      home,
+      workspaceRoot: null,
+      model: new ScriptedModel([{ toolCalls: [{ toolName: 'read_file', input: { path: 'a.txt' } }] }, { text: 'It says: file contents.' }]),
+      request: 'Read a.txt',
+      instructions,
+      tools: [readTool],
+      approvals: { check: async () => ({ kind: 'allow' }) },
+      recentTailTokens: 12_000,
+    });
+    const log = await readFile(`${home}/sessions/${turn.sessionId}/session.jsonl`, 'utf8');
+    const messageRecords = log.trim().split('\n').map((line) => JSON.parse(line) as { type: string; runId?: string }).filter((record) => record.type === 'message');
+    expect(messageRecords).toHaveLength(4);
+    expect(messageRecords.every((record) => record.runId === turn.runId)).toBe(true);
+    expect((await loadTranscript(home, turn.sessionId)).messages).toEqual(turn.result.messages);
+  });
+
+  it('writes a redacted trace for the run and redacts what the session stores', async () => {
+    const home = await temporaryHome();
+    const secret = 'correct-horse-battery-staple';
+    const leakingKey = `sk-proj-${'Zq9'.repeat(12)}`;
+    const turn = await runSessionTurn({
+      home,
+      workspaceRoot: '/w',
+      redactor: createRedactor({ secrets: [secret] }),
+      model: new ScriptedModel([{ error: new TransportError({ message: `The provider rejected key ${leakingKey} (${secret})`, isRetryable: false }) }]),
+      request: `My password is ${secret}`,
+      instructions,
+      recentTailTokens: 12_000,
+    });
+    expect(turn.result.status).toBe('failed');
+    expect(turn.tracePath).toBe(`${home}/runs/${turn.runId}.jsonl`);
+    expect((await stat(turn.tracePath)).mode & 0o777).toBe(0o600);
+    const trace = await readFile(turn.tracePath, 'utf8');
+    expect(trace).toContain('"run.failed"');
+    expect(trace).not.toContain(secret);
+    expect(trace).not.toContain(leakingKey);
+    expect(trace).toContain('[REDACTED:');
+
+    const loaded = await loadTranscript(home, turn.sessionId);
+    expect(loaded.messages).toEqual([{ role: 'user', content: 'My password is [REDACTED:secret]' }]);
+    expect(loaded.runs[0]?.status).toBe('failed');
+    expect(JSON.stringify(loaded.runs[0]?.error)).not.toContain(secret);
+    const log = await readFile(`${home}/sessions/${turn.sessionId}/session.jsonl`, 'utf8');
+    expect(log).not.toContain(secret);
+    expect(log).not.toContain(leakingKey);
+  });
+
+  it('sends only the recent tail as history, never changes the transcript, and selects the same view after reopening', async () => {
+    const home = await temporaryHome();
+    const writer = await createSession(home, { workspaceRoot: '/w' });
+    const earlier: Message[] = [];
+    for (let turn = 0; turn < 20; turn += 1) {
+      earlier.push({ role: 'user', content: `question ${turn} ${'context '.repeat(20)}` });
+      earlier.push({ role: 'assistant', content: [{ type: 'text', text: `answer ${turn}` }] });
+    }
+    await writer.appendMessages(earlier);
+    await writer.close();
+
+    const options = { recentTailTokens: 200, countTokens };
+    const handle = await openSessionHandle({ home, sessionId: writer.id });
+    const before = handle.selectView(options);
+    expect(before.omittedMessages).toBeGreaterThan(0);
+    expect(before.history).toEqual(earlier.slice(before.tailStart));
+    const model = new ScriptedModel([{ text: 'ok' }]);
+    const turn = await handle.runTurn({ model, request: 'next', instructions, ...options });
+    await handle.close();
+
+    expect(model.requests[0]?.history).toEqual(earlier.slice(before.tailStart));
+    expect(turn.view).toMatchObject({ tailStart: before.tailStart, omittedMessages: before.tailStart });
+    const loaded = await loadTranscript(home, writer.id);
+    expect(loaded.messages.slice(0, earlier.length)).toEqual(earlier);
+    expect(loaded.messages).toHaveLength(earlier.length + 2);
+
+    const reopened = await openSessionHandle({ home, sessionId: writer.id });
+    const again = reopened.selectView(options);
+    await reopened.close();
+    const live = handle.selectView(options);
+    expect(again).toEqual(live);
+  });
+});
+
+describe('repairing a session a crash left behind', () => {
+  it('gives dangling tool calls error results and ends the unfinished run, by appending only', async () => {
+    const home = await temporaryHome();
+    const writer = await createSession(home, { workspaceRoot: '/w' });
+    await writer.appendMessages([
+      { role: 'user', content: 'Read two files.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+    ]);
+    await writer.recordRunStart({ runId: 'run_crashed', instructionsHash: 'b'.repeat(64) });
+    await writer.appendMessages(
+      [
+        { role: 'user', content: 'Now read a and b.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: 'call_a', toolName: 'read_file', input: { path: 'a' } },
+            { type: 'tool-call', toolCallId: 'call_b', toolName: 'read_file', input: { path: 'b' } },
+          ],
+        },
+      ],
+      { runId: 'run_crashed' },
+    );
+    await writer.close();
+    const logFile = `${home}/sessions/${writer.id}/session.jsonl`;
+    const crashedBytes = await readFile(logFile);
+
+    const handle = await openSessionHandle({ home, sessionId: writer.id });
+    expect(handle.openWarnings.map((warning) => warning.code)).toEqual(['tool_calls_interrupted', 'run_interrupted']);
+    const repaired = handle.transcript();
+    expect(repaired.messages).toHaveLength(5);
+    const results = repaired.messages[4];
+    expect(results?.role).toBe('tool');
+    expect(results?.role === 'tool' ? results.content.map((part) => [part.toolCallId, part.output.type]) : []).toEqual([
+      ['call_a', 'error-text'],
+      ['call_b', 'error-text'],
+    ]);
+    expect(JSON.stringify(results)).toContain('stopped before this tool call finished');
+    expect(repaired.runs.map((run) => [run.runId, run.status, run.error?.code])).toEqual([['run_crashed', 'failed', 'interrupted']]);
+
+    const model = new ScriptedModel([{ text: 'Starting over.' }]);
+    await handle.runTurn({ model, request: 'Try again.', instructions, recentTailTokens: 12_000 });
+    await handle.close();
+    expect(findUnpairedToolCalls(sent(model.requests[0]))).toEqual([]);
+    expect((await readFile(logFile)).subarray(0, crashedBytes.length).equals(crashedBytes)).toBe(true);
+
+    const reopened = await openSessionHandle({ home, sessionId: writer.id });
+    expect(reopened.openWarnings).toEqual([]);
+    expect(reopened.messages).toHaveLength(7);
+    await reopened.close();
+  });
+
+  it('leaves a cleanly ended session untouched when it is reopened', async () => {
+    const home = await temporaryHome();
+    const turn = await runSessionTurn({ home, workspaceRoot: '/w', model: new ScriptedModel([{ text: 'hi' }]), request: 'hello', instructions, recentTailTokens: 100 });
+    const logFile = `${home}/sessions/${turn.sessionId}/session.jsonl`;
+    const before = await readFile(logFile);
+    const handle = await openSessionHandle({ home, sessionId: turn.sessionId });
+    expect(handle.openWarnings).toEqual([]);
+    await handle.close();
+    expect((await readFile(logFile)).equals(before)).toBe(true);
+  });
+});
+
+describe('the session handle', () => {
+  it('holds the lock for its life: a second writer is refused until it closes', async () => {
+    const home = await temporaryHome();
+    const handle = await openSessionHandle({ home, workspaceRoot: '/w' });
+    await expect(openSessionHandle({ home, sessionId: handle.id })).rejects.toSatisfy((error) => SessionLockedError.isInstance(error));
+    await expect(
+      runSessionTurn({ home, sessionId: handle.id, model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions, recentTailTokens: 100 }),
+    ).rejects.toThrow(/only one forge may write a session at a time/);
+    await handle.close();
+    const again = await openSessionHandle({ home, sessionId: handle.id });
+    await again.close();
+  });
+
+  it('refuses a second turn while one runs, and any turn once closed', async () => {
+    const home = await temporaryHome();
+    const handle = await openSessionHandle({ home, workspaceRoot: '/w' });
+    const controller = new AbortController();
+    const model = new ScriptedModel([{ hang: true }]);
+    const running = handle.runTurn({ model, request: 'wait', instructions, recentTailTokens: 100, signal: controller.signal });
+    await expect(handle.runTurn({ model, request: 'again', instructions, recentTailTokens: 100 })).rejects.toThrow(/already running a turn/);
+    controller.abort();
+    expect((await running).result.status).toBe('cancelled');
+    await handle.close();
+    await expect(handle.runTurn({ model, request: 'late', instructions, recentTailTokens: 100 })).rejects.toThrow(/is closed/);
+    expect((await loadTranscript(home, handle.id)).runs.map((run) => run.status)).toEqual(['cancelled']);
+  });
+
+  it('discards a session it created that never got a message, and keeps every other', async () => {
+    const home = await temporaryHome();
+    const unused = await openSessionHandle({ home, workspaceRoot: '/w' });
+    await unused.close({ discardIfEmpty: true });
+    expect(await listSessions(home)).toEqual([]);
+
+    const used = await openSessionHandle({ home, workspaceRoot: '/w' });
+    await used.runTurn({ model: new ScriptedModel([{ text: 'ok' }]), request: 'hi', instructions, recentTailTokens: 100 });
+    await used.close({ discardIfEmpty: true });
+    const created = await createSession(home, { workspaceRoot: '/w' });
+    await created.close();
+    const resumed = await openSessionHandle({ home, sessionId: created.id });
+    await resumed.close({ discardIfEmpty: true });
+    expect((await listSessions(home)).map((session) => session.id).sort()).toEqual([used.id, created.id].sort());
+  });
+});

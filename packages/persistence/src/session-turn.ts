@@ -1,0 +1,272 @@
+import {
+  createId,
+  createRedactor,
+  emptyUsage,
+  ForgeError,
+  InvalidInputError,
+  runAgent,
+  selectTail,
+  type ErrorSummary,
+  type Message,
+  type Redactor,
+  type RunAgentOptions,
+  type RunResult,
+} from '@forge/core';
+import { rename, rm } from 'node:fs/promises';
+import { conservativeMessageTokens } from './conservative-tokens.js';
+import { forgeHomeLayout } from './home.js';
+import { temporarySessionDirectory } from './session-files.js';
+import { createSession, openSession, type SessionWriterOptions } from './session-open.js';
+import { closeDanglingToolCalls, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
+import type { SessionTranscript, SessionWarning } from './session-state.js';
+import type { SessionWriter } from './session-writer.js';
+import { createTraceWriter, type TraceWriter } from './trace-writer.js';
+
+/** Something opening a session or running a turn noticed; nothing a warning names was lost. */
+export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { readonly code: 'trace_failed'; readonly message: string };
+
+/** How the history sent to the model is chosen from the stored transcript. */
+export interface SessionViewOptions {
+  /** Tokens the retained recent tail may use (`context.recentTailTokens`, 12000 by default in the CLI). */
+  readonly recentTailTokens: number;
+  /** Cost of one message; defaults to {@link conservativeMessageTokens}, a documented over-estimate. */
+  readonly countTokens?: (message: Message) => number;
+}
+
+/** The history a turn sends: the recent tail of the stored transcript, cut at a safe boundary. */
+export interface SessionView {
+  readonly history: readonly Message[];
+  /** Index of the first transcript message sent. */
+  readonly tailStart: number;
+  /** Older messages not sent (until checkpoints summarize them, they are outside the view). */
+  readonly omittedMessages: number;
+  readonly historyTokens: number;
+  /** True when tool calls still waiting for results forced the tail over the budget. */
+  readonly overBudget: boolean;
+}
+
+/** `runAgent` options for one turn, less what the session provides, plus how to choose the view. */
+export type SessionTurnOptions = Omit<RunAgentOptions, 'history' | 'onMessage' | 'runId' | 'sessionId'> & SessionViewOptions;
+
+export interface SessionTurnResult {
+  readonly result: RunResult;
+  readonly sessionId: string;
+  readonly runId: string;
+  /** `runs/<run-id>.jsonl` in FORGE_HOME. */
+  readonly tracePath: string;
+  readonly view: Omit<SessionView, 'history'>;
+  readonly warnings: readonly SessionTurnWarning[];
+}
+
+/** Where the session is: an existing one to continue, or a new one to create for a workspace. */
+export type OpenSessionHandleOptions = SessionWriterOptions & { readonly home: string } & (
+    | { readonly sessionId: string; readonly workspaceRoot?: undefined }
+    | { readonly sessionId?: undefined; readonly workspaceRoot: string | null }
+  );
+
+function summarize(error: unknown): ErrorSummary {
+  if (ForgeError.isInstance(error)) return { code: error.code, message: error.message, isRetryable: error.isRetryable };
+  return { code: 'host_failure', message: error instanceof Error ? error.message : String(error), isRetryable: false };
+}
+
+/**
+ * A session held open for writing (its lock is held until `close`), continued one turn at a
+ * time. The REPL keeps one for its whole life; `runSessionTurn` uses one for a single turn.
+ */
+export class SessionHandle {
+  readonly home: string;
+  /** True when this handle created the session rather than opening an existing one. */
+  readonly created: boolean;
+  /** What opening noticed and repaired (torn tail, stale lock, an interrupted previous run). */
+  readonly openWarnings: readonly SessionTurnWarning[];
+  private readonly writer: SessionWriter;
+  private readonly redactor: Redactor;
+  private readonly now: () => number;
+  private running = false;
+  private closed = false;
+
+  constructor(parts: {
+    readonly home: string;
+    readonly writer: SessionWriter;
+    readonly created: boolean;
+    readonly redactor: Redactor;
+    readonly now: () => number;
+    readonly warnings: readonly SessionTurnWarning[];
+  }) {
+    this.home = parts.home;
+    this.writer = parts.writer;
+    this.created = parts.created;
+    this.redactor = parts.redactor;
+    this.now = parts.now;
+    this.openWarnings = parts.warnings;
+  }
+
+  get id(): string {
+    return this.writer.id;
+  }
+
+  /** The canonical transcript as stored (redacted), oldest first. */
+  get messages(): readonly Message[] {
+    return this.writer.messages;
+  }
+
+  transcript(): SessionTranscript {
+    return this.writer.transcript();
+  }
+
+  /** The history the next turn would send. Pure: the same transcript and options give the same view. */
+  selectView(options: SessionViewOptions): SessionView {
+    const messages = this.writer.messages;
+    const selection = selectTail(messages, { budgetTokens: options.recentTailTokens, countTokens: options.countTokens ?? conservativeMessageTokens });
+    return {
+      history: messages.slice(selection.tailStart),
+      tailStart: selection.tailStart,
+      omittedMessages: selection.tailStart,
+      historyTokens: selection.tailTokens,
+      overBudget: selection.overBudget,
+    };
+  }
+
+  /**
+   * Runs one turn: the recent view of the stored transcript is the history; each message is
+   * appended durably as the run produces it; the run's start and end are recorded; its events go
+   * to `runs/<run-id>.jsonl` (redacted) and to `onEvent`. Model and tool failures end the run with
+   * a status, as in `runAgent`; a rejection means the host failed (for example a disk write).
+   */
+  async runTurn(options: SessionTurnOptions): Promise<SessionTurnResult> {
+    if (this.closed) throw new InvalidInputError({ message: `Session ${this.id} is closed; open it again to continue it.` });
+    if (this.running) throw new InvalidInputError({ message: `Session ${this.id} is already running a turn; wait for it to end.` });
+    this.running = true;
+    try {
+      return await this.turn(options);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /**
+   * Releases the lock. With `discardIfEmpty`, a session this handle created that never received
+   * a message or run is removed instead of being left as an empty entry in the listing.
+   */
+  async close(options: { readonly discardIfEmpty?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const transcript = this.writer.transcript();
+    const empty = transcript.messages.length === 0 && transcript.runs.length === 0 && transcript.checkpoint === undefined;
+    if (options.discardIfEmpty !== true || !this.created || !empty) {
+      await this.writer.close();
+      return;
+    }
+    // Renamed aside while the lock is still held, so no other writer can have opened it meanwhile.
+    const aside = temporarySessionDirectory(forgeHomeLayout(this.home), this.id, 'discarding');
+    try {
+      await rename(this.writer.directory, aside);
+    } catch {
+      await this.writer.close();
+      return;
+    }
+    await this.writer.close();
+    await rm(aside, { recursive: true, force: true });
+  }
+
+  private async turn(options: SessionTurnOptions): Promise<SessionTurnResult> {
+    const { recentTailTokens, countTokens, onEvent, instructions, ...runOptions } = options;
+    const view = this.selectView({ recentTailTokens, ...(countTokens === undefined ? {} : { countTokens }) });
+    const snapshot = typeof instructions === 'function' ? await instructions() : instructions;
+    const runId = createId('run', this.now());
+    const trace = await createTraceWriter(this.home, runId, { redactor: this.redactor });
+    const warnings: SessionTurnWarning[] = [];
+    let result: RunResult;
+    try {
+      await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId } });
+      result = await runAgent({
+        ...runOptions,
+        instructions: snapshot,
+        history: view.history,
+        runId,
+        sessionId: this.id,
+        onMessage: async (message) => {
+          await this.writer.appendMessages([message], { runId });
+        },
+        onEvent: (envelope) => {
+          trace.listener(envelope);
+          onEvent?.(envelope);
+        },
+      });
+      await this.writer.recordRunEnd(result);
+    } catch (error) {
+      await this.recordHostFailure(runId, snapshot.hash, error);
+      await trace.close().catch(() => undefined);
+      throw error;
+    }
+    const traceWarning = await closeTrace(trace);
+    if (traceWarning !== undefined) warnings.push(traceWarning);
+    const viewFacts = { tailStart: view.tailStart, omittedMessages: view.omittedMessages, historyTokens: view.historyTokens, overBudget: view.overBudget };
+    return { result, sessionId: this.id, runId, tracePath: trace.file, view: viewFacts, warnings };
+  }
+
+  /** Best effort after the host failed mid-run: pair dangling calls and record the failure. */
+  private async recordHostFailure(runId: string, instructionsHash: string, error: unknown): Promise<void> {
+    try {
+      await closeDanglingToolCalls(this.writer, runId);
+      await this.writer.recordRunEnd({ runId, status: 'failed', usage: emptyUsage, instructionsHash, error: summarize(error) });
+    } catch {
+      // The writer itself failed; the next open repairs the session from what reached the disk.
+    }
+  }
+}
+
+async function closeTrace(trace: TraceWriter): Promise<SessionTurnWarning | undefined> {
+  try {
+    await trace.close();
+    return undefined;
+  } catch (error) {
+    return { code: 'trace_failed', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * Opens a session for writing and keeps it open: continues `sessionId`, or creates a new session
+ * for `workspaceRoot`. A session left behind by a crash is repaired first, by appending (see
+ * `repairInterruptedSession`). Throws `SessionLockedError` when another forge writes the session
+ * and `SessionNotFoundError` when there is no such session.
+ */
+export async function openSessionHandle(options: OpenSessionHandleOptions): Promise<SessionHandle> {
+  const now = options.now ?? Date.now;
+  const redactor = options.redactor ?? createRedactor();
+  const writerOptions = { redactor, now };
+  if (options.sessionId === undefined) {
+    const writer = await createSession(options.home, { ...writerOptions, workspaceRoot: options.workspaceRoot });
+    return new SessionHandle({ home: options.home, writer, created: true, redactor, now, warnings: writer.openWarnings });
+  }
+  const writer = await openSession(options.home, options.sessionId, writerOptions);
+  let repairs: SessionRepairWarning[];
+  try {
+    repairs = await repairInterruptedSession(writer);
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
+  return new SessionHandle({ home: options.home, writer, created: false, redactor, now, warnings: [...writer.openWarnings, ...repairs] });
+}
+
+/**
+ * Continues a session (or starts one) with one `runAgent` turn and closes it again: opens and
+ * locks it, repairs an interrupted previous run, sends the recent view of the stored transcript
+ * as history, appends each message durably as it is produced, records the run's start and end,
+ * and writes its trace. The lock is held only for the turn.
+ */
+export async function runSessionTurn(options: OpenSessionHandleOptions & SessionTurnOptions): Promise<SessionTurnResult> {
+  const { home, sessionId, workspaceRoot, redactor, ...turnOptions } = options;
+  const handle = await openSessionHandle(
+    sessionId === undefined
+      ? { home, workspaceRoot: workspaceRoot ?? null, ...(redactor === undefined ? {} : { redactor }), ...(options.now === undefined ? {} : { now: options.now }) }
+      : { home, sessionId, ...(redactor === undefined ? {} : { redactor }), ...(options.now === undefined ? {} : { now: options.now }) },
+  );
+  try {
+    const turn = await handle.runTurn(turnOptions);
+    return { ...turn, warnings: [...handle.openWarnings, ...turn.warnings] };
+  } finally {
+    await handle.close();
+  }
+}

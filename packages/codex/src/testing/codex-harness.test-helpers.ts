@@ -29,7 +29,18 @@ export async function createCodexDirectories(): Promise<CodexSandboxDirectories>
   const workspace = join(root, 'workspace');
   const home = join(root, 'home');
   await Promise.all([mkdir(codexHome), mkdir(workspace), mkdir(home)]);
-  const environment: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: codexHome, LANG: 'C.UTF-8' };
+  // Any HTTP(S) request that is not to 127.0.0.1 goes to a closed local port and fails.
+  const deadProxy = 'http://127.0.0.1:9';
+  const environment: NodeJS.ProcessEnv = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: home,
+    CODEX_HOME: codexHome,
+    LANG: 'C.UTF-8',
+    HTTP_PROXY: deadProxy,
+    HTTPS_PROXY: deadProxy,
+    ALL_PROXY: deadProxy,
+    NO_PROXY: '127.0.0.1,localhost',
+  };
   return { root, codexHome, workspace, environment };
 }
 

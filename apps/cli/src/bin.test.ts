@@ -34,7 +34,7 @@ function forge(args: readonly string[], options: { readonly cwd?: string; readon
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: options.cwd ?? packageDirectory,
-      env: { PATH: process.env.PATH ?? '', ...options.env },
+      env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -47,17 +47,20 @@ function forge(args: readonly string[], options: { readonly cwd?: string; readon
 }
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
+let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
 
 beforeAll(async () => {
   if (!existsSync(bundle) || statSync(bundle).mtimeMs < newestSource(path.join(packageDirectory, 'src'))) {
     execFileSync(process.execPath, ['build.mjs'], { cwd: packageDirectory, stdio: 'inherit' });
   }
   workspace = await temporaryDirectory('forge-bin-');
+  forgeHome = await temporaryDirectory('forge-bin-home-');
   await writeFile(path.join(workspace.path, 'README.md'), '# Spawned Fixture\n\nChecked by the binary tests.\n');
 }, 60_000);
 
 afterAll(async () => {
   await workspace.remove();
+  await forgeHome.remove();
 });
 
 /** Every module `dist/main.js` loads before running (static imports only, followed through chunks). */
@@ -121,7 +124,7 @@ describe('the forge binary', () => {
   });
 
   it('handles SIGINT in the REPL: the first warns, the second exits', async () => {
-    const child = spawn(process.execPath, [bin, '--cwd', workspace.path], { env: { PATH: process.env.PATH ?? '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, '--cwd', workspace.path], { env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));

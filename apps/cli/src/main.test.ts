@@ -8,9 +8,11 @@ import { createTestIo, runCli, temporaryDirectory, waitFor } from './test-suppor
 import { main } from './main.js';
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
+let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
 
 beforeAll(async () => {
   workspace = await temporaryDirectory();
+  forgeHome = await temporaryDirectory('forge-home-');
   await writeFile(path.join(workspace.path, 'README.md'), '# Sample Project\n\nA tiny project the CLI tests summarise.\n');
   await mkdir(path.join(workspace.path, 'src'));
   await writeFile(path.join(workspace.path, 'src', 'index.ts'), 'export const answer = 42;\n');
@@ -18,9 +20,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await workspace.remove();
+  await forgeHome.remove();
 });
 
-const cli = (args: readonly string[], options: Partial<Parameters<typeof runCli>[1]> = {}) => runCli(args, { cwd: workspace.path, ...options });
+const cli = (args: readonly string[], options: Partial<Parameters<typeof runCli>[1]> = {}) =>
+  runCli(args, { cwd: workspace.path, ...options, env: { FORGE_HOME: forgeHome.path, ...options.env } });
+const sessionLine = /^session: session_[A-Za-z0-9_-]+$/;
 
 describe('forge --version and --help', () => {
   it('prints the package version', async () => {
@@ -79,7 +84,7 @@ describe('usage and configuration errors exit 2 with one line', () => {
     ['a fractional --max-steps', ['run', '--max-steps', '1.5', 'hi'], {}, "forge: error: option '--max-steps <n>' argument '1.5' is invalid. Expected a positive whole number such as 10."],
     ['a word as --max-steps', ['--max-steps', 'many'], {}, "forge: error: option '--max-steps <n>' argument 'many' is invalid. Expected a positive whole number such as 10."],
     ['an unknown command', ['summarise'], {}, "forge: error: unknown command 'summarise'; run 'forge --help' to see the commands"],
-    ['an unknown option', ['run', '--fast', 'hi'], {}, "forge: error: unknown option '--fast'"],
+    ['an unknown option', ['run', '--frobnicate', 'hi'], {}, "forge: error: unknown option '--frobnicate'"],
     ['a missing prompt', ['run'], {}, "forge: error: missing required argument 'prompt'"],
     ['an empty prompt', ['run', '   '], {}, 'forge: error: the prompt is empty; say what Forge should do, e.g. forge run "Summarise the workspace"'],
   ];
@@ -118,7 +123,9 @@ describe('forge run', () => {
     expect(stdout).toContain('list_files found 2 files in 1 directory.');
     expect(stdout).toContain('README.md has 3 lines; its first heading is "# Sample Project".');
     expect(stdout).toContain('It begins: "A tiny project the CLI tests summarise."');
-    expect(stderr).toBe('• list_files . (recursive)\n• read_file README.md\n');
+    const [listed, read, session, end] = stderr.split('\n');
+    expect([listed, read, end]).toEqual(['• list_files . (recursive)', '• read_file README.md', '']);
+    expect(session).toMatch(sessionLine);
   });
 
   it('uses scripted:demo when no model is named and accepts the prompt as several words', async () => {
@@ -159,7 +166,8 @@ describe('forge run', () => {
       models: { edit: editingModel('allowed.txt') },
     });
     expect(code).toBe(0);
-    expect(stderr).toBe('• edit_file create allowed.txt\n');
+    expect(stderr.split('\n')[0]).toBe('• edit_file create allowed.txt');
+    expect(stderr.split('\n')[1]).toMatch(sessionLine);
     expect(readFileSync(path.join(workspace.path, 'allowed.txt'), 'utf8')).toBe('a note\n');
   });
 
@@ -189,11 +197,12 @@ describe('forge run', () => {
     const { code, stdout, stderr } = await cli(['run', '--model', 'test:fail', 'go'], { models: { fail: failing } });
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toBe('forge: error: the run failed: connection reset by the provider (transport)\n');
+    expect(stderr.split('\n')[0]).toMatch(sessionLine);
+    expect(stderr.split('\n').slice(1)).toEqual(['forge: error: the run failed: connection reset by the provider (transport)', '']);
   });
 
   it('exits 130 when Ctrl-C cancels the run, and --json still ends with the cancelled status', async () => {
-    const test = createTestIo({ cwd: workspace.path, models: { hang: new ScriptedModel([{ text: 'thinking', hang: true }]) } });
+    const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models: { hang: new ScriptedModel([{ text: 'thinking', hang: true }]) } });
     const running = main(['node', 'forge', 'run', '--json', '--model', 'test:hang', 'go'], test.io);
     await waitFor(() => test.stdout.text, (text) => text.includes('model.step.started'));
     test.interrupt();

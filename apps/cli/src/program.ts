@@ -13,13 +13,16 @@ import { forgeVersion } from './version.js';
  */
 
 /** Groups of subcommands (`forge sessions list`); entries name them as the first word of `usage`. */
-const groups: readonly CommandGroup[] = [];
+const groups: readonly CommandGroup[] = [{ name: 'sessions', description: 'list and read stored sessions' }];
 
 const commands: readonly CommandEntry[] = [
   {
     usage: 'run <prompt...>',
     description: 'run one prompt without interaction, print the answer and exit',
-    options: [new Option('--json', 'print every event envelope as one JSON line on stdout instead of text')],
+    options: [
+      new Option('--json', 'print every event envelope as one JSON line on stdout instead of text'),
+      new Option('--no-session', 'store nothing: no session, no trace (default: a new session, or the one --resume/--last names)'),
+    ],
     helpText: [
       '',
       'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C).',
@@ -29,6 +32,9 @@ const commands: readonly CommandEntry[] = [
     ].join('\n'),
     load: () => import('./commands/run.js'),
   },
+  { usage: 'sessions list', description: 'list stored sessions, most recent first', options: [new Option('--json', 'print the list as one JSON array')], load: () => import('./commands/sessions-list.js') },
+  { usage: 'sessions show <id>', description: "show a session's runs and messages", options: [new Option('--json', 'print the session as one JSON document')], load: () => import('./commands/sessions-show.js') },
+  { usage: 'compact', description: 'preview compacting a session: the prefix a checkpoint would summarize, the tail kept verbatim, the projected budget', options: [new Option('--dry-run', 'preview only: no model call, nothing written'), new Option('--session <id>', 'the session to preview (or --last)'), new Option('--json', 'print the preview as one JSON document')], load: () => import('./commands/compact.js') },
 ];
 
 /** What `forge` does without a command: the interactive REPL. */
@@ -43,6 +49,9 @@ const globalOptions = (): Option[] => [
   new Option('-C, --cwd <dir>', 'workspace root (default: the current directory)'),
   new Option('--approval <profile>', 'which tool calls may run without asking').choices(['read-only', 'ask', 'workspace-write', 'workspace-auto']),
   new Option('--max-steps <n>', 'model steps allowed per run (default: 25)').argParser(parsePositiveInteger),
+  new Option('--forge-home <dir>', 'where sessions and traces are kept (default: $FORGE_HOME, else ~/.forge)'),
+  new Option('--resume <id>', 'continue a stored session (see forge sessions list)'),
+  new Option('--last', "continue this workspace's most recent session"),
 ];
 
 function parsePositiveInteger(value: string): number {

@@ -1,0 +1,160 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { EventEnvelope, ModelAdapter } from '@forge/core';
+import { ScriptedModel } from '@forge/core/testing';
+import { loadTranscript, openSession, type SessionSummary, type SessionTranscript } from '@forge/persistence';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
+
+let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
+let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
+
+beforeEach(async () => {
+  workspace = await temporaryDirectory('forge-sessions-');
+  forgeHome = await temporaryDirectory('forge-sessions-home-');
+  await writeFile(path.join(workspace.path, 'README.md'), '# Sessions Fixture\n');
+});
+
+afterEach(async () => {
+  await workspace.remove();
+  await forgeHome.remove();
+});
+
+function forge(args: readonly string[], models: Readonly<Record<string, ModelAdapter>> = {}) {
+  return runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models });
+}
+
+function sessionIdOf(stderr: string): string {
+  const id = /^session: (session_[A-Za-z0-9_-]+)$/m.exec(stderr)?.[1];
+  if (id === undefined) throw new Error(`no session line in:\n${stderr}`);
+  return id;
+}
+
+describe('forge run with sessions', () => {
+  it('stores each run, lists it, continues it with --resume and shows it', async () => {
+    const first = new ScriptedModel([
+      { toolCalls: [{ toolName: 'read_file', input: { path: 'README.md' } }] },
+      { text: 'The README is titled Sessions Fixture.' },
+    ]);
+    const started = await forge(['run', '--model', 'test:first', 'What is the README title?'], { first });
+    expect(started.code).toBe(0);
+    const id = sessionIdOf(started.stderr);
+    expect(started.stderr.trimEnd().split('\n').at(-1)).toBe(`session: ${id}`);
+
+    const listed = await forge(['sessions', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/ID\s+UPDATED\s+MSGS\s+WORKSPACE\s+FIRST REQUEST/);
+    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+4\\s+${workspace.path}\\s+What is the README title\\?`));
+    const listedJson = JSON.parse((await forge(['sessions', 'list', '--json'])).stdout) as SessionSummary[];
+    expect(listedJson.map((session) => [session.id, session.messageCount, session.workspaceRoot, session.firstUserLine])).toEqual([
+      [id, 4, workspace.path, 'What is the README title?'],
+    ]);
+
+    const second = new ScriptedModel([{ text: 'You asked about the README title.' }]);
+    const resumed = await forge(['run', '--resume', id, '--model', 'test:second', 'What did I ask before?'], { second });
+    expect(resumed.code).toBe(0);
+    expect(sessionIdOf(resumed.stderr)).toBe(id);
+    const history = second.requests[0]?.history ?? [];
+    expect(history[0]).toEqual({ role: 'user', content: 'What is the README title?' });
+    expect(history.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'The README is titled Sessions Fixture.' }] });
+    expect(history).toHaveLength(4);
+
+    const shown = await forge(['sessions', 'show', id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`Session ${id}`);
+    expect(shown.stdout).toContain(`  workspace   ${workspace.path}`);
+    expect(shown.stdout).toMatch(/Runs \(2\)\n\s+run_\S+\s+completed\s+scripted:scripted-model · 2 steps · from #1/);
+    expect(shown.stdout).toContain('Messages (6)');
+    expect(shown.stdout).toContain('#1 user\n     What is the README title?');
+    expect(shown.stdout).toMatch(/#2 assistant\n\s+→ read_file \{"path":"README.md"\} \[call_1_1\]/);
+    expect(shown.stdout).toMatch(/#3 tool\n\s+← read_file ok: /);
+    expect(shown.stdout).toContain('#6 assistant\n     You asked about the README title.');
+
+    const shownJson = JSON.parse((await forge(['sessions', 'show', id, '--json'])).stdout) as SessionTranscript;
+    expect(shownJson.messages).toEqual((await loadTranscript(forgeHome.path, id)).messages);
+    expect(shownJson.runs.map((run) => run.status)).toEqual(['completed', 'completed']);
+  });
+
+  it('writes a trace per run, and --json carries the session id in every envelope instead of a session line', async () => {
+    const result = await forge(['run', '--json', '--model', 'test:main', 'hello'], { main: new ScriptedModel([{ text: 'hi' }]) });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const envelopes = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as EventEnvelope);
+    const sessionIds = new Set(envelopes.map((envelope) => envelope.sessionId));
+    expect(sessionIds.size).toBe(1);
+    const [id] = [...sessionIds];
+    expect(id).toMatch(/^session_/);
+    const runId = envelopes[0]?.runId ?? '';
+    const trace = await readFile(path.join(forgeHome.path, 'runs', `${runId}.jsonl`), 'utf8');
+    expect(trace.trimEnd().split('\n').map((line) => (JSON.parse(line) as EventEnvelope).event.type)).toEqual(
+      envelopes.filter((envelope) => envelope.event.type !== 'model.text.delta').map((envelope) => envelope.event.type),
+    );
+  });
+
+  it('--last continues the newest session of this workspace', async () => {
+    const first = await forge(['run', '--model', 'test:a', 'first request'], { a: new ScriptedModel([{ text: 'one' }]) });
+    const second = await forge(['run', '--model', 'test:b', 'second request'], { b: new ScriptedModel([{ text: 'two' }]) });
+    const later = new ScriptedModel([{ text: 'three' }]);
+    const continued = await forge(['run', '--last', '--model', 'test:c', 'third request'], { c: later });
+    expect(continued.code).toBe(0);
+    expect(sessionIdOf(continued.stderr)).toBe(sessionIdOf(second.stderr));
+    expect(sessionIdOf(continued.stderr)).not.toBe(sessionIdOf(first.stderr));
+    expect(later.requests[0]?.history.map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('--no-session stores nothing', async () => {
+    const result = await forge(['run', '--no-session', '--model', 'test:main', 'hello'], { main: new ScriptedModel([{ text: 'hi' }]) });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(await readdir(forgeHome.path)).toEqual([]);
+  });
+
+  it('refuses a session another forge is writing, with the store message and exit code 2', async () => {
+    const started = await forge(['run', '--model', 'test:main', 'hello'], { main: new ScriptedModel([{ text: 'hi' }]) });
+    const id = sessionIdOf(started.stderr);
+    const holder = await openSession(forgeHome.path, id);
+    try {
+      const model = new ScriptedModel([{ text: 'never' }]);
+      const refused = await forge(['run', '--resume', id, '--model', 'test:main', 'again'], { main: model });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(new RegExp(`^forge: error: Session ${id} is in use by process ${process.pid} .*only one forge may write a session at a time.*\\n$`));
+      expect(model.requests).toHaveLength(0);
+    } finally {
+      await holder.close();
+    }
+    expect((await loadTranscript(forgeHome.path, id)).messages).toHaveLength(2);
+  });
+
+  it.each([
+    ['an unknown session', ['run', '--resume', 'session_nope', 'hi'], /^forge: error: No session session_nope in .*forge sessions list/],
+    ['a hostile id', ['run', '--resume', '../../etc/passwd', 'hi'], /^forge: error: --resume "..\/..\/etc\/passwd" is not a session id/],
+    ['both --resume and --last', ['run', '--resume', 'session_a', '--last', 'hi'], /^forge: error: --resume and --last both choose a session/],
+    ['--no-session with --resume', ['run', '--no-session', '--resume', 'session_a', 'hi'], /^forge: error: --no-session stores nothing/],
+    ['--last without an earlier session', ['run', '--last', 'hi'], /^forge: error: --last found no earlier session for /],
+    ['show of an unknown session', ['sessions', 'show', 'session_nope'], /^forge: error: No session session_nope in /],
+    ['show of a hostile id', ['sessions', 'show', 'a/../../b'], /^forge: error: session "a\/..\/..\/b" is not a session id/],
+  ])('exits 2 with one line for %s', async (_name, args, message) => {
+    const result = await forge(args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('says so when there are no sessions', async () => {
+    expect(await forge(['sessions', 'list'])).toEqual({ code: 0, stdout: `No sessions in ${forgeHome.path} yet; 'forge' and 'forge run' start one.\n`, stderr: '' });
+    expect(JSON.parse((await forge(['sessions', 'list', '--json'])).stdout)).toEqual([]);
+  });
+
+  it('takes FORGE_HOME from --forge-home over the environment', async () => {
+    const other = await temporaryDirectory('forge-other-home-');
+    try {
+      const result = await forge(['run', '--forge-home', other.path, '--model', 'test:main', 'hello'], { main: new ScriptedModel([{ text: 'hi' }]) });
+      const id = sessionIdOf(result.stderr);
+      expect(await readdir(path.join(other.path, 'sessions'))).toEqual([id]);
+      expect(JSON.parse((await forge(['sessions', 'list', '--json'])).stdout)).toEqual([]);
+    } finally {
+      await other.remove();
+    }
+  });
+});

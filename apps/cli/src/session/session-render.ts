@@ -1,0 +1,124 @@
+import type { Message, ToolResultOutput } from '@forge/core';
+import type { SessionRun, SessionSummary, SessionTranscript } from '@forge/persistence';
+import type { Style } from '../output/style.js';
+
+const INLINE_CHARS = 120;
+
+/** `2025-06-02 09:30` in local time; an empty or invalid time stays readable. */
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (iso === '' || Number.isNaN(date.getTime())) return '-';
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
+}
+
+function oneLine(text: string, limit = INLINE_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** The table of `forge sessions list` and `/sessions`; `current` marks the session in use. */
+export function renderSessionList(sessions: readonly SessionSummary[], options: { readonly style: Style; readonly current?: string }): string {
+  const { style } = options;
+  const rows = sessions.map((session) => ({
+    marker: session.id === options.current ? '*' : ' ',
+    id: session.id,
+    updated: formatTime(session.updatedAt),
+    messages: session.problem === undefined ? String(session.messageCount) : '?',
+    workspace: session.workspaceRoot ?? '-',
+    first: session.problem === undefined ? (session.firstUserLine ?? '') : `unreadable: ${oneLine(session.problem)}`,
+    broken: session.problem !== undefined,
+  }));
+  const idWidth = Math.max(2, ...rows.map((row) => row.id.length));
+  const workspaceWidth = Math.min(40, Math.max(9, ...rows.map((row) => row.workspace.length)));
+  const header = style.dim(`  ${'ID'.padEnd(idWidth)}  ${'UPDATED'.padEnd(16)}  ${'MSGS'.padStart(5)}  ${'WORKSPACE'.padEnd(workspaceWidth)}  FIRST REQUEST`);
+  const lines = rows.map((row) => {
+    const line = `${row.marker} ${row.id.padEnd(idWidth)}  ${row.updated.padEnd(16)}  ${row.messages.padStart(5)}  ${row.workspace.padEnd(workspaceWidth)}  ${row.first}`;
+    return row.broken ? style.red(line) : line;
+  });
+  return `${[header, ...lines].join('\n')}\n`;
+}
+
+function renderOutput(output: ToolResultOutput): string {
+  const text = output.type === 'json' ? JSON.stringify(output.value) : output.value;
+  return `${oneLine(text, 80)} ${`(${text.length} chars)`}`;
+}
+
+function indentBody(text: string): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => (line.trim() === '' ? '' : `     ${line}`))
+    .join('\n');
+}
+
+/**
+ * One transcript message for reading: user and assistant text in full, reasoning as a dim
+ * note, and each tool call and each tool result on one line. `number` is 1-based.
+ */
+export function renderMessage(message: Message, number: number, style: Style): string {
+  const label = style.dim(`#${number}`);
+  switch (message.role) {
+    case 'user':
+      return `${label} ${style.bold('user')}\n${indentBody(message.content)}`;
+    case 'assistant': {
+      const lines = [`${label} ${style.bold('assistant')}`];
+      for (const part of message.content) {
+        if (part.type === 'text') lines.push(indentBody(part.text));
+        else if (part.type === 'reasoning') lines.push(style.dim(`     (reasoning: ${part.text.length === 0 ? 'opaque' : oneLine(part.text, 80)})`));
+        else lines.push(`     → ${part.toolName} ${oneLine(JSON.stringify(part.input))} ${style.dim(`[${part.toolCallId}]`)}`);
+      }
+      return lines.join('\n');
+    }
+    case 'tool':
+      return [
+        `${label} ${style.bold('tool')}`,
+        ...message.content.map((part) => {
+          const line = `     ← ${part.toolName} ${part.output.type === 'error-text' ? 'error' : 'ok'}: ${renderOutput(part.output)}`;
+          return part.output.type === 'error-text' ? style.yellow(line) : line;
+        }),
+      ].join('\n');
+  }
+}
+
+function renderRun(run: SessionRun, style: Style): string {
+  const status = run.status ?? 'unfinished';
+  const facts = [
+    run.model === undefined ? undefined : `${run.model.provider}:${run.model.modelId}`,
+    run.steps === undefined ? undefined : plural(run.steps, 'step'),
+    run.usage?.inputTokens === undefined ? undefined : `${run.usage.inputTokens} in / ${run.usage.outputTokens ?? 0} out tokens`,
+    `from #${run.firstMessageIndex + 1}`,
+    run.startedAt === undefined ? undefined : formatTime(run.startedAt),
+  ].filter((fact): fact is string => fact !== undefined);
+  const statusText = status === 'completed' ? style.green(status) : status === 'failed' || status === 'unfinished' ? style.red(status) : style.yellow(status);
+  const error = run.error === undefined ? '' : `\n     ${style.dim(`${run.error.code}: ${oneLine(run.error.message)}`)}`;
+  return `  ${run.runId}  ${statusText}  ${style.dim(facts.join(' · '))}${error}`;
+}
+
+/** `forge sessions show`: the header, the runs and their outcomes, then every message. */
+export function renderSessionDetail(session: SessionTranscript, style: Style): string {
+  const checkpoint =
+    session.checkpoint === undefined
+      ? 'none'
+      : `summarizes #1–#${session.checkpoint.source.summarizedThrough}, tail from #${session.checkpoint.source.tailStart + 1} (${formatTime(session.checkpoint.recordedAt)})`;
+  const lines = [
+    style.bold(`Session ${session.id}`),
+    `  created     ${formatTime(session.createdAt)}`,
+    `  updated     ${formatTime(session.updatedAt)}`,
+    `  workspace   ${session.workspaceRoot ?? '-'}`,
+    `  schema      v${session.schemaVersion}${session.migratedFrom === undefined ? '' : ` (migrated from v${session.migratedFrom.version})`}`,
+    `  checkpoint  ${checkpoint}`,
+    '',
+    style.bold(`Runs (${session.runs.length})`),
+    ...(session.runs.length === 0 ? ['  none'] : session.runs.map((run) => renderRun(run, style))),
+    '',
+    style.bold(`Messages (${session.messages.length})`),
+    ...session.messages.map((message, index) => renderMessage(message, index + 1, style)),
+    ...session.warnings.map((warning) => style.yellow(`warning: ${warning.message}`)),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -8,20 +8,23 @@ import { main } from '../main.js';
 import { createTestIo, temporaryDirectory, waitFor, type TestIo } from '../test-support/cli-harness.js';
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
+let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
 
 beforeEach(async () => {
   workspace = await temporaryDirectory('forge-repl-');
+  forgeHome = await temporaryDirectory('forge-repl-home-');
   await writeFile(path.join(workspace.path, 'README.md'), '# Repl Fixture\n');
 });
 
 afterEach(async () => {
   await workspace.remove();
+  await forgeHome.remove();
 });
 
 /** Starts `forge --model test:main` on injected streams; `main` resolves when the REPL exits. */
 function startRepl(steps: readonly ScriptedStep[], options: { readonly env?: Record<string, string>; readonly args?: readonly string[] } = {}) {
   const model = new ScriptedModel(steps);
-  const test = createTestIo({ cwd: workspace.path, env: options.env ?? {}, models: { main: model } });
+  const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...options.env }, models: { main: model } });
   const exited = main(['node', 'forge', '--model', 'test:main', ...(options.args ?? [])], test.io);
   return { model, test, exited, type: (text: string) => test.stdin.write(text) };
 }
@@ -63,7 +66,9 @@ describe('the REPL', () => {
     const repl = startRepl([]);
     repl.type('/help\n/nope\n/exit\n');
     expect(await repl.exited).toBe(0);
-    expect(repl.test.stdout.text).toMatch(/\/help\s+show commands and keys\n\s+\/exit\s+leave the REPL/);
+    expect(repl.test.stdout.text).toMatch(/\/help\s+show commands and keys\n/);
+    expect(repl.test.stdout.text).toMatch(/\/resume <id>\s+continue a stored session/);
+    expect(repl.test.stdout.text).toMatch(/\/exit\s+leave the REPL/);
     expect(repl.test.stdout.text).toContain('Unknown command /nope. Type /help to see the commands.');
     expect(repl.model.requests).toHaveLength(0);
   });
@@ -184,7 +189,7 @@ describe('the REPL', () => {
   it('writes no escape codes to a terminal when NO_COLOR is set, and colours it otherwise', async () => {
     for (const [env, coloured] of [[{ NO_COLOR: '1' }, false], [{}, true]] as const) {
       const model = new ScriptedModel([]);
-      const test = createTestIo({ cwd: workspace.path, env, models: { main: model } });
+      const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env }, models: { main: model } });
       test.stdout.isTTY = true;
       const exited = main(['node', 'forge', '--model', 'test:main'], test.io);
       test.stdin.write('/exit\n');

@@ -1,27 +1,33 @@
-import { runAgent, type Message, type RunResult } from '@forge/core';
+import type { RunResult } from '@forge/core';
+import type { SessionTurnResult } from '@forge/persistence';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
-import type { GlobalOptions } from '../commands/command.js';
+import type { CommandInvocation } from '../commands/command.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { createTextRenderer } from '../output/event-renderer.js';
 import { createSpinner, type Spinner } from '../output/spinner.js';
 import { styleFor, type Style } from '../output/style.js';
+import { sessionChoice } from '../session/session-choice.js';
+import { resolveSessionSettings } from '../session/session-settings.js';
 import { forgeVersion } from '../version.js';
 import { askApproval } from './approval-prompt.js';
 import { InterruptPolicy } from './interrupt-policy.js';
 import { createLineReader, type LineReader } from './line-reader.js';
 import { MultilineInput } from './multiline-input.js';
+import { ReplSession } from './repl-session.js';
+import { describeSwitch } from './session-slash-commands.js';
 import { completeSlashCommand, findSlashCommand, type ReplContext } from './slash-commands.js';
 
 const PROMPT = '› ';
 const CONTINUATION_PROMPT = '… ';
 
 /**
- * The interactive REPL: reads inputs, runs each as a turn of one conversation (earlier turns are
- * the history of the next), prompts for approvals, and handles Ctrl-C. Returns the exit code
- * once the user leaves (`/exit`, Ctrl-D, or Ctrl-C twice at the prompt).
+ * The interactive REPL: reads inputs, runs each as a turn of a stored session (a new one, or the
+ * one `--resume`/`--last` names; the recent view of its transcript is the history of each turn),
+ * prompts for approvals, and handles Ctrl-C. The session stays locked while the REPL runs.
+ * Returns the exit code once the user leaves (`/exit`, Ctrl-D, or Ctrl-C twice at the prompt).
  */
-export async function startRepl(options: { readonly io: CliIo; readonly globals: GlobalOptions }): Promise<number> {
+export async function startRepl(options: { readonly io: CliIo; readonly globals: CommandInvocation['options'] }): Promise<number> {
   const { io } = options;
   const style = styleFor(io.stdout, io.env);
   const print = (text: string) => io.stdout.write(text);
@@ -40,9 +46,14 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
     },
   });
 
+  const choice = sessionChoice(options.globals);
+  const settings = await resolveSessionSettings({ io, globals: options.globals });
+  const history: ReplContext['history'] = [];
+  const session = await ReplSession.open({ choice, settings, workspaceRoot: setup.root, history });
+
   const activeReader = createLineReader({ input: io.stdin, output: io.stdout, completer: completeSlashCommand });
   reader = activeReader;
-  const context: ReplContext = { setup, style, history: [], print };
+  const context: ReplContext = { setup, style, history, session, print };
   const input = new MultilineInput();
   const interrupts = new InterruptPolicy();
   let activeRun: AbortController | undefined;
@@ -73,7 +84,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   activeReader.onInterrupt(onInterrupt);
   const stopSignals = io.onInterrupt(onInterrupt);
 
-  print(banner(setup, style));
+  print(banner(setup, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
   try {
     for (;;) {
       const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT);
@@ -87,9 +98,9 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       }
       activeRun = new AbortController();
       try {
-        const result = await runTurn({ setup, request: text, history: context.history, signal: activeRun.signal, renderer, spinner });
-        context.history.push(...result.messages);
-        print(turnStatus(result, style));
+        const turn = await runTurn({ setup, session, request: text, signal: activeRun.signal, renderer, spinner });
+        for (const warning of turn.warnings) print(`${style.yellow(`warning: ${warning.message}`)}\n`);
+        print(turnStatus(turn.result, style));
       } catch (error) {
         print(`${style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
       } finally {
@@ -101,24 +112,24 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
     stopSignals();
     spinner.stop();
     activeReader.close();
+    await session.close();
   }
   return ExitCode.ok;
 }
 
 async function runTurn(options: {
   readonly setup: AgentSetup;
+  readonly session: ReplSession;
   readonly request: string;
-  readonly history: readonly Message[];
   readonly signal: AbortSignal;
   readonly renderer: ReturnType<typeof createTextRenderer>;
   readonly spinner: Spinner;
-}): Promise<RunResult> {
+}): Promise<SessionTurnResult> {
   const { setup, renderer, spinner } = options;
   try {
-    return await runAgent({
+    return await options.session.runTurn({
       model: setup.model,
       request: options.request,
-      history: [...options.history],
       instructions: setup.instructions,
       tools: setup.tools,
       approvals: setup.approvals,
@@ -143,9 +154,10 @@ async function runSlashCommand(text: string, context: ReplContext): Promise<'con
   return found.command.run(context, found.argument);
 }
 
-function banner(setup: AgentSetup, style: Style): string {
+function banner(setup: AgentSetup, style: Style, sessionLines: string): string {
   return (
     `${style.bold(`Forge ${forgeVersion()}`)} ${style.dim(`· ${setup.modelName} · approval ${setup.approvals.profile} · ${setup.root}`)}\n` +
+    sessionLines +
     `${style.dim('Type a request, /help for commands, Ctrl-D to exit.')}\n`
   );
 }

@@ -1,13 +1,17 @@
 import type { Message } from '@forge/core';
 import type { AgentSetup } from '../agent/agent-setup.js';
 import type { Style } from '../output/style.js';
+import type { ReplSession } from './repl-session.js';
+import { sessionSlashCommands } from './session-slash-commands.js';
 
 /** What slash commands can see and change of the running REPL. */
 export interface ReplContext {
   readonly setup: AgentSetup;
   readonly style: Style;
-  /** Messages of this REPL session's earlier turns, oldest first; sent as history with each turn. */
+  /** The stored transcript of the current session, oldest first (kept in step with `session`). */
   readonly history: Message[];
+  /** The session the REPL writes: its id, settings, turns, and `/resume` and `/new`. */
+  readonly session: ReplSession;
   print(text: string): void;
 }
 
@@ -54,7 +58,7 @@ const exit: SlashCommand = {
 };
 
 /** Every slash command, in the order /help lists them. */
-export const slashCommands: SlashCommand[] = [help, exit];
+export const slashCommands: SlashCommand[] = [help, ...sessionSlashCommands, exit];
 
 function usage(command: SlashCommand): string {
   return `/${command.name}${command.arguments === undefined ? '' : ` ${command.arguments}`}`;

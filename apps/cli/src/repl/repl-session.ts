@@ -1,0 +1,122 @@
+import type { Message } from '@forge/core';
+import { listSessions, type SessionHandle, type SessionSummary, type SessionTurnOptions, type SessionTurnResult, type SessionTurnWarning } from '@forge/persistence';
+import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
+import { checkSessionId, type SessionChoice } from '../session/session-choice.js';
+import type { SessionSettings } from '../session/session-settings.js';
+
+/** What switching sessions tells the user. */
+export interface SessionSwitch {
+  readonly id: string;
+  readonly messages: number;
+  readonly warnings: readonly SessionTurnWarning[];
+  /** Set when the session was recorded in another workspace than the REPL's. */
+  readonly otherWorkspace: string | undefined;
+}
+
+/**
+ * The REPL's session: one open `SessionHandle` (its lock held) at a time, replaced by `/resume`
+ * and `/new`. `history` mirrors the stored transcript so slash commands can read it.
+ */
+export class ReplSession {
+  readonly settings: SessionSettings;
+  private readonly workspaceRoot: string;
+  private readonly history: Message[];
+  private handle: SessionHandle;
+
+  private constructor(parts: { settings: SessionSettings; workspaceRoot: string; history: Message[]; handle: SessionHandle }) {
+    this.settings = parts.settings;
+    this.workspaceRoot = parts.workspaceRoot;
+    this.history = parts.history;
+    this.handle = parts.handle;
+    this.sync();
+  }
+
+  /** Opens the session the REPL starts in; store errors become one-line CLI errors. */
+  static async open(options: {
+    readonly choice: SessionChoice;
+    readonly settings: SessionSettings;
+    readonly workspaceRoot: string;
+    readonly history: Message[];
+  }): Promise<ReplSession> {
+    const handle = await openCliSession({ choice: options.choice, settings: options.settings, workspaceRoot: options.workspaceRoot });
+    if (handle === undefined) throw new Error('The REPL always keeps a session; this is a bug in Forge.');
+    return new ReplSession({ ...options, handle });
+  }
+
+  get id(): string {
+    return this.handle.id;
+  }
+
+  /** The stored transcript, oldest first. */
+  get messages(): readonly Message[] {
+    return this.handle.messages;
+  }
+
+  /** The facts about the current session the banner and `/resume` print. */
+  describe(): SessionSwitch {
+    const workspace = this.handle.transcript().workspaceRoot;
+    return {
+      id: this.handle.id,
+      messages: this.handle.messages.length,
+      warnings: this.handle.openWarnings,
+      otherWorkspace: workspace !== null && workspace !== this.workspaceRoot ? workspace : undefined,
+    };
+  }
+
+  /** End of the range the current checkpoint summarizes, when the session has one. */
+  get summarizedThrough(): number | undefined {
+    return this.handle.transcript().checkpoint?.source.summarizedThrough;
+  }
+
+  get resumed(): boolean {
+    return !this.handle.created;
+  }
+
+  /** Runs one turn in the current session; the recent view of its transcript is the history. */
+  async runTurn(options: Omit<SessionTurnOptions, 'recentTailTokens'>): Promise<SessionTurnResult> {
+    try {
+      return await this.handle.runTurn({ ...options, recentTailTokens: this.settings.recentTailTokens });
+    } finally {
+      this.sync();
+    }
+  }
+
+  /** Every stored session, most recent first. */
+  list(): Promise<SessionSummary[]> {
+    return listSessions(this.settings.forgeHome);
+  }
+
+  /** Switches to session `id`; the current one stays open if that fails. */
+  async resume(id: string): Promise<SessionSwitch> {
+    return this.switchTo({ kind: 'resume', id: checkSessionId(id, 'session') });
+  }
+
+  /** Starts a new, empty session for the workspace. */
+  async startNew(): Promise<SessionSwitch> {
+    return this.switchTo({ kind: 'new' });
+  }
+
+  /** Releases the lock; a session this REPL created and never used is not kept. */
+  close(): Promise<void> {
+    return this.handle.close({ discardIfEmpty: true });
+  }
+
+  private async switchTo(choice: SessionChoice): Promise<SessionSwitch> {
+    let next: SessionHandle | undefined;
+    try {
+      next = await openCliSession({ choice, settings: this.settings, workspaceRoot: this.workspaceRoot });
+    } catch (error) {
+      throw sessionStoreError(error);
+    }
+    if (next === undefined) throw new Error('The REPL always keeps a session; this is a bug in Forge.');
+    const previous = this.handle;
+    this.handle = next;
+    this.sync();
+    await previous.close({ discardIfEmpty: true });
+    return this.describe();
+  }
+
+  private sync(): void {
+    this.history.splice(0, this.history.length, ...this.handle.messages);
+  }
+}

@@ -39,7 +39,13 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
   });
   let result: RunResult;
   try {
-    if (session !== undefined) writeWarnings(session.openWarnings, io, errorStyle);
+    if (session !== undefined) {
+      writeWarnings(session.openWarnings, io, errorStyle);
+      const recordedIn = session.transcript().workspaceRoot;
+      if (recordedIn !== null && recordedIn !== setup.root) {
+        io.stderr.write(`${errorStyle.dim(`forge: session ${session.id} was recorded in ${recordedIn}; its tools now work in ${setup.root}`)}\n`);
+      }
+    }
     const turn: Omit<SessionTurnOptions, 'recentTailTokens'> = {
       model: setup.model,
       request: prompt,

@@ -1,8 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { EventEnvelope, ModelAdapter } from '@forge/core';
+import { findUnpairedToolCalls, type EventEnvelope, type ModelAdapter } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
-import { loadTranscript, openSession, type SessionSummary, type SessionTranscript } from '@forge/persistence';
+import { createSession, loadTranscript, openSession, type SessionSummary, type SessionTranscript } from '@forge/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 
@@ -123,6 +123,41 @@ describe('forge run with sessions', () => {
       await holder.close();
     }
     expect((await loadTranscript(forgeHome.path, id)).messages).toHaveLength(2);
+  });
+
+  it('repairs a session a crash interrupted before continuing it, and says so', async () => {
+    const crashed = await createSession(forgeHome.path, { workspaceRoot: workspace.path });
+    await crashed.recordRunStart({ runId: 'run_killed' });
+    await crashed.appendMessages(
+      [
+        { role: 'user', content: 'Run the tests.' },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_tests', toolName: 'run_command', input: { argv: ['npm', 'test'] } }] },
+      ],
+      { runId: 'run_killed' },
+    );
+    await crashed.close();
+
+    const model = new ScriptedModel([{ text: 'Let me run them again.' }]);
+    const result = await forge(['run', '--resume', crashed.id, '--model', 'test:main', 'Did they pass?'], { main: model });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`forge: warning: A run of session ${crashed.id} stopped before a tool call finished (run_command)`);
+    expect(result.stderr).toContain('forge: warning: Run run_killed of session');
+    const history = model.requests[0]?.history ?? [];
+    expect(findUnpairedToolCalls(history)).toEqual([]);
+    expect(history.at(-1)).toMatchObject({ role: 'tool', content: [{ toolCallId: 'call_tests', output: { type: 'error-text' } }] });
+    const stored = await loadTranscript(forgeHome.path, crashed.id);
+    expect(stored.runs.map((run) => [run.runId, run.status, run.error?.code])).toEqual([
+      ['run_killed', 'failed', 'interrupted'],
+      [expect.stringMatching(/^run_/), 'completed', undefined],
+    ]);
+  });
+
+  it('notes when a resumed session was recorded in another workspace', async () => {
+    const elsewhere = await createSession(forgeHome.path, { workspaceRoot: '/somewhere/else' });
+    await elsewhere.close();
+    const result = await forge(['run', '--resume', elsewhere.id, '--model', 'test:main', 'hi'], { main: new ScriptedModel([{ text: 'ok' }]) });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`forge: session ${elsewhere.id} was recorded in /somewhere/else; its tools now work in ${workspace.path}`);
   });
 
   it.each([

@@ -64,3 +64,19 @@ describe('scripted:demo', () => {
     expect(decideDemoStep(request).text).toBe('I cannot look at the workspace: this run offers no list_files tool.');
   });
 });
+
+describe('scripted:demo tool call ids', () => {
+  it('never reuses a tool call id, so resumed sessions hold distinct ids', () => {
+    const request: ModelRequest = {
+      instructions: '',
+      history: [],
+      currentRequest: { role: 'user', content: 'go' },
+      continuation: [],
+      tools: [{ name: 'list_files', description: '', inputSchema: {} }],
+    };
+    const first = decideDemoStep(request).toolCalls?.[0]?.toolCallId;
+    const second = decideDemoStep(request).toolCalls?.[0]?.toolCallId;
+    expect(first).toMatch(/^call_/);
+    expect(second).not.toBe(first);
+  });
+});

@@ -1,4 +1,4 @@
-import type { Message, ModelAdapter, ModelCallOptions, ModelRequest, ModelStreamPart, TokenEstimate, ToolResultPart } from '@forge/core';
+import { createId, type Message, type ModelAdapter, type ModelCallOptions, type ModelRequest, type ModelStreamPart, type TokenEstimate, type ToolResultPart } from '@forge/core';
 import { ScriptedModel, type ScriptedReply } from '@forge/core/testing';
 
 const PROVIDER = 'scripted';
@@ -33,14 +33,14 @@ export function decideDemoStep(request: ModelRequest): ScriptedReply {
 
   if (listing === undefined) {
     if (!available.has('list_files')) return answer('I cannot look at the workspace: this run offers no list_files tool.');
-    return { text: 'Let me look at the workspace first.\n', toolCalls: [{ toolName: 'list_files', input: { recursive: true } }] };
+    return { text: 'Let me look at the workspace first.\n', toolCalls: [{ toolName: 'list_files', input: { recursive: true }, toolCallId: createId('call') }] };
   }
   const files = listing.output.type === 'text' ? parseListing(listing.output.value) : undefined;
   if (files === undefined) return answer(`I could not list the workspace: ${resultText(listing)}`);
 
   const target = pickFileToRead(files.files);
   if (reading === undefined && target !== undefined && available.has('read_file')) {
-    return { toolCalls: [{ toolName: 'read_file', input: { path: target } }] };
+    return { toolCalls: [{ toolName: 'read_file', input: { path: target }, toolCallId: createId('call') }] };
   }
   return answer(summarise(files, reading));
 }

@@ -39,6 +39,8 @@ export {
   runSessionTurn,
   SessionHandle,
   type OpenSessionHandleOptions,
+  type SessionEngineInput,
+  type SessionEngineTurnOptions,
   type SessionTurnOptions,
   type SessionTurnResult,
   type SessionTurnWarning,
@@ -46,6 +48,13 @@ export {
   type SessionViewOptions,
 } from './session-turn.js';
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
-export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type TraceWriter } from './trace-writer.js';
+export {
+  createTraceWriter,
+  TRACE_EXCLUDED_EVENTS,
+  traceFile,
+  type EngineEventEnvelope,
+  type EngineEventListener,
+  type TraceWriter,
+} from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
 export { v1SessionSchema, type V1Session } from './v1.js';

@@ -262,3 +262,63 @@ describe('the session handle', () => {
     expect((await listSessions(home)).map((session) => session.id).sort()).toEqual([used.id, created.id].sort());
   });
 });
+
+describe('a turn run by another engine', () => {
+  it('gets the same view, stores its messages and run, and traces its own events next to core ones', async () => {
+    const home = await temporaryHome();
+    const first = await runSessionTurn({ home, workspaceRoot: '/w', model: new ScriptedModel([{ text: 'Noted.' }]), request: 'Remember tabs.', instructions, recentTailTokens: 12_000 });
+    const handle = await openSessionHandle({ home, sessionId: first.sessionId });
+    const seen: string[] = [];
+    let received: { history: readonly Message[]; runId: string; sessionId: string } | undefined;
+    const turn = await handle.runEngineTurn({
+      recentTailTokens: 12_000,
+      instructions: async () => instructions,
+      model: { provider: 'other-engine', modelId: 'm1' },
+      onEvent: (envelope) => seen.push(envelope.event.type),
+      run: async (input) => {
+        received = { history: input.history, runId: input.runId, sessionId: input.sessionId };
+        const envelope = { schemaVersion: 1 as const, runId: input.runId, sessionId: input.sessionId, timestamp: 'now' };
+        input.onEvent({ ...envelope, sequence: 0, event: { type: 'engine.cost.reported', tokens: 42 } });
+        const messages: Message[] = [
+          { role: 'user', content: 'Which style?' },
+          { role: 'assistant', content: [{ type: 'text', text: 'Tabs.' }] },
+        ];
+        for (const message of messages) await input.onMessage(message);
+        input.onEvent({ ...envelope, sequence: 1, event: { type: 'model.step.started', step: 1 } });
+        return { runId: input.runId, status: 'completed', messages, text: 'Tabs.', steps: 1, usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined }, instructionsHash: input.instructions.hash };
+      },
+    });
+    await handle.close();
+
+    expect(received).toEqual({ history: first.result.messages, runId: turn.runId, sessionId: first.sessionId });
+    expect(seen).toEqual(['engine.cost.reported', 'model.step.started']);
+    const trace = (await readFile(turn.tracePath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { event: { type: string; tokens?: number } });
+    expect(trace.map((entry) => entry.event)).toEqual([{ type: 'engine.cost.reported', tokens: 42 }, { type: 'model.step.started', step: 1 }]);
+    const loaded = await loadTranscript(home, first.sessionId);
+    expect(loaded.messages.slice(2)).toEqual([
+      { role: 'user', content: 'Which style?' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Tabs.' }] },
+    ]);
+    expect(loaded.runs.at(-1)).toMatchObject({ runId: turn.runId, status: 'completed', firstMessageIndex: 2, model: { provider: 'other-engine', modelId: 'm1' }, usage: { inputTokens: 10, outputTokens: 2 } });
+  });
+
+  it('records a rejected engine run as failed, pairing the tool call it left open, and rethrows', async () => {
+    const home = await temporaryHome();
+    const handle = await openSessionHandle({ home, workspaceRoot: '/w' });
+    const run = handle.runEngineTurn({
+      recentTailTokens: 12_000,
+      instructions,
+      model: { provider: 'other-engine', modelId: 'm1' },
+      run: async (input) => {
+        await input.onMessage({ role: 'user', content: 'Run it.' });
+        await input.onMessage({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'engine_command', input: { command: 'ls' } }] });
+        throw new Error('the engine process vanished');
+      },
+    });
+    await expect(run).rejects.toThrow('the engine process vanished');
+    await handle.close();
+    const loaded = await loadTranscript(home, handle.id);
+    expect(findUnpairedToolCalls(loaded.messages)).toEqual([]);
+    expect(loaded.runs.map((entry) => [entry.status, entry.error?.code, entry.error?.message])).toEqual([['failed', 'host_failure', 'the engine process vanished']]);
+  });
+});

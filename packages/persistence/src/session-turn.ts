@@ -7,6 +7,7 @@ import {
   runAgent,
   selectTail,
   type ErrorSummary,
+  type InstructionSnapshot,
   type Message,
   type Redactor,
   type RunAgentOptions,
@@ -20,7 +21,7 @@ import { createSession, openSession, type SessionWriterOptions } from './session
 import { closeDanglingToolCalls, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
 import type { SessionTranscript, SessionWarning } from './session-state.js';
 import type { SessionWriter } from './session-writer.js';
-import { createTraceWriter, type TraceWriter } from './trace-writer.js';
+import { createTraceWriter, type EngineEventListener, type TraceWriter } from './trace-writer.js';
 
 /** Something opening a session or running a turn noticed; nothing a warning names was lost. */
 export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { readonly code: 'trace_failed'; readonly message: string };
@@ -47,6 +48,37 @@ export interface SessionView {
 
 /** `runAgent` options for one turn, less what the session provides, plus how to choose the view. */
 export type SessionTurnOptions = Omit<RunAgentOptions, 'history' | 'onMessage' | 'runId' | 'sessionId'> & SessionViewOptions;
+
+/** What an engine receives for one turn of a session, besides what it was set up with. */
+export interface SessionEngineInput {
+  /** The instructions, loaded once and frozen for the run. */
+  readonly instructions: InstructionSnapshot;
+  /** The recent view of the stored transcript (the same selection `runAgent` turns get). */
+  readonly history: readonly Message[];
+  readonly runId: string;
+  readonly sessionId: string;
+  /** Appends a message to the transcript durably; await it before producing the next one. */
+  readonly onMessage: (message: Message) => Promise<void>;
+  /** Writes an event to the run's trace and forwards it to the turn's `onEvent`. */
+  readonly onEvent: EngineEventListener;
+}
+
+/**
+ * One turn run by an engine other than `runAgent` (the Codex engine, for instance), with the
+ * same session bookkeeping: view selection, run start and end records, durable messages, trace.
+ */
+export interface SessionEngineTurnOptions extends SessionViewOptions {
+  /** Recorded with the run's start, as a native run records its model adapter's. */
+  readonly model: { readonly provider: string; readonly modelId: string };
+  readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
+  /** Receives every envelope the engine emits, after the trace. */
+  readonly onEvent?: EngineEventListener;
+  /**
+   * Runs the turn. The contract is `runAgent`'s: model and tool failures end the run with a status
+   * in the result; a rejection means the host failed, and is recorded as a failed run.
+   */
+  readonly run: (input: SessionEngineInput) => Promise<RunResult>;
+}
 
 export interface SessionTurnResult {
   readonly result: RunResult;
@@ -134,6 +166,31 @@ export class SessionHandle {
    * a status, as in `runAgent`; a rejection means the host failed (for example a disk write).
    */
   async runTurn(options: SessionTurnOptions): Promise<SessionTurnResult> {
+    const { recentTailTokens, countTokens, onEvent, instructions, ...runOptions } = options;
+    return this.runEngineTurn({
+      recentTailTokens,
+      ...(countTokens === undefined ? {} : { countTokens }),
+      instructions,
+      model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
+      run: (input) =>
+        runAgent({
+          ...runOptions,
+          ...input,
+          onEvent: (envelope) => {
+            input.onEvent(envelope);
+            onEvent?.(envelope);
+          },
+        }),
+    });
+  }
+
+  /**
+   * Runs one turn on another engine with exactly the bookkeeping of {@link runTurn}: the engine
+   * gets the recent view as history and a run id, its messages go to the transcript through
+   * `onMessage`, its events (core or its own) to the trace and `onEvent`, and the run's start and
+   * end are recorded. A rejection of `run` is recorded as a failed run and rethrown.
+   */
+  async runEngineTurn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
     if (this.closed) throw new InvalidInputError({ message: `Session ${this.id} is closed; open it again to continue it.` });
     if (this.running) throw new InvalidInputError({ message: `Session ${this.id} is already running a turn; wait for it to end.` });
     this.running = true;
@@ -169,8 +226,8 @@ export class SessionHandle {
     await rm(aside, { recursive: true, force: true });
   }
 
-  private async turn(options: SessionTurnOptions): Promise<SessionTurnResult> {
-    const { recentTailTokens, countTokens, onEvent, instructions, ...runOptions } = options;
+  private async turn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
+    const { recentTailTokens, countTokens, onEvent, instructions, model } = options;
     const view = this.selectView({ recentTailTokens, ...(countTokens === undefined ? {} : { countTokens }) });
     const snapshot = typeof instructions === 'function' ? await instructions() : instructions;
     const runId = createId('run', this.now());
@@ -178,9 +235,8 @@ export class SessionHandle {
     const warnings: SessionTurnWarning[] = [];
     let result: RunResult;
     try {
-      await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId } });
-      result = await runAgent({
-        ...runOptions,
+      await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: model.provider, modelId: model.modelId } });
+      result = await options.run({
         instructions: snapshot,
         history: view.history,
         runId,

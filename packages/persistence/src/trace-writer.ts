@@ -1,4 +1,4 @@
-import { assertSafeId, createRedactor, InvalidInputError, type EventEnvelope, type EventListener, type JsonValue, type Redactor } from '@forge/core';
+import { assertSafeId, createRedactor, InvalidInputError, type EventEnvelope, type JsonValue, type Redactor } from '@forge/core';
 import { closeSync, constants, fchmodSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureForgeHome, forgeHomeLayout } from './home.js';
@@ -13,12 +13,21 @@ export function traceFile(home: string, runId: string): string {
   return join(forgeHomeLayout(home).runs, `${runId}.jsonl`);
 }
 
+/**
+ * An envelope a trace accepts: a core event, or an event of an engine that runs turns for Forge
+ * (such as Codex's `codex.usage.recorded`), as long as it has a `type` and is plain JSON.
+ */
+export type EngineEventEnvelope = Omit<EventEnvelope, 'event'> & { readonly event: { readonly type: string; readonly [field: string]: unknown } };
+
+/** Receives engine event envelopes; every core `EventListener` argument fits. */
+export type EngineEventListener = (envelope: EngineEventEnvelope) => void;
+
 /** Writes one run's events to `runs/<run-id>.jsonl` as they happen. */
 export interface TraceWriter {
   readonly runId: string;
   readonly file: string;
-  /** Pass as `onEvent` to `runAgent`. Never throws: a write failure is reported by `close()`. */
-  readonly listener: EventListener;
+  /** Pass as `onEvent` to `runAgent` (or another engine). Never throws: a write failure is reported by `close()`. */
+  readonly listener: EngineEventListener;
   /** Flushes the trace to disk (`fdatasync`) and closes it; rejects if any write failed. */
   close(): Promise<void>;
 }
@@ -44,7 +53,7 @@ export async function createTraceWriter(home: string, runId: string, options: { 
   let open = true;
   let failure: unknown;
 
-  const listener: EventListener = (envelope: EventEnvelope) => {
+  const listener: EngineEventListener = (envelope) => {
     if (!open || failure !== undefined || TRACE_EXCLUDED_EVENTS.has(envelope.event.type)) return;
     try {
       const redacted = redactor.redactJson(envelope as unknown as JsonValue);

@@ -35,6 +35,7 @@ const commands: readonly CommandEntry[] = [
   { usage: 'sessions list', description: 'list stored sessions, most recent first', options: [new Option('--json', 'print the list as one JSON array')], load: () => import('./commands/sessions-list.js') },
   { usage: 'sessions show <id>', description: "show a session's runs and messages", options: [new Option('--json', 'print the session as one JSON document')], load: () => import('./commands/sessions-show.js') },
   { usage: 'compact', description: 'preview compacting a session: the prefix a checkpoint would summarize, the tail kept verbatim, the projected budget', options: [new Option('--dry-run', 'preview only: no model call, nothing written'), new Option('--session <id>', 'the session to preview (or --last)'), new Option('--json', 'print the preview as one JSON document')], load: () => import('./commands/compact.js') },
+  { usage: 'inspect [target]', description: 'show a run, a session\'s runs or a trace file: summary, budget per step, compactions, stops, tool calls (--last: the newest run)', options: [new Option('--last', 'inspect the newest run trace in FORGE_HOME/runs'), new Option('--json', 'print the report as one JSON document'), new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step')], load: () => import('./commands/inspect.js') },
 ];
 
 /** What `forge` does without a command: the interactive REPL. */

@@ -1,0 +1,63 @@
+import { resolveForgeHome } from '@forge/persistence';
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CliError } from '../cli-error.js';
+import { ExitCode } from '../exit-codes.js';
+import { buildInspectReport } from '../inspect/build-report.js';
+import { renderHtml } from '../inspect/render-html.js';
+import { jsonPieces } from '../inspect/render-json.js';
+import { renderText } from '../inspect/render-text.js';
+import { resolveTarget } from '../inspect/resolve-target.js';
+import { styleFor } from '../output/style.js';
+import type { CliOutput } from '../io.js';
+import type { CommandInvocation } from './command.js';
+
+function stringOption(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Writes pieces one after another, waiting whenever the stream asks the writer to (a slow pipe). */
+async function writePieces(stream: CliOutput, pieces: Iterable<string>): Promise<void> {
+  for (const piece of pieces) {
+    if (!stream.write(piece)) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
+  }
+}
+
+/**
+ * `forge inspect <run-id | session-id | trace file>` and `forge inspect --last`: reads the traces
+ * line by line and prints the run summary, the budget per step, compactions, stops and tool calls
+ * (`--json`: the same report as one JSON document; `--html FILE`: also a self-contained page with
+ * a chart). Exit 0 with a report, 1 when the traces hold no run events, 2 when the target cannot be found.
+ */
+export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
+  const argument = typeof args[0] === 'string' ? args[0] : undefined;
+  const home = resolveForgeHome({ flag: stringOption(options.forgeHome), env: io.env, cwd: io.cwd });
+  const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd });
+  const report = await buildInspectReport(resolved);
+
+  const htmlFile = stringOption(options.html);
+  if (htmlFile !== undefined) {
+    const path = resolve(io.cwd, htmlFile);
+    try {
+      await writeFile(path, renderHtml(report), 'utf8');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CliError(`could not write the HTML report to ${path} (${reason}); choose a writable path for --html`);
+    }
+    io.stderr.write(`forge: wrote the HTML report to ${path}\n`);
+  }
+
+  if (options.json === true) {
+    if (io.stdout.isTTY === true) io.stdout.write(`${JSON.stringify(report, undefined, 2)}\n`);
+    else await writePieces(io.stdout, jsonPieces(report));
+    for (const problem of report.problems) io.stderr.write(`forge: warning: ${problem.message}\n`);
+  } else {
+    io.stdout.write(renderText(report, styleFor(io.stdout, io.env)));
+  }
+
+  if (report.runs.length === 0) {
+    io.stderr.write(`forge: error: no run events in ${report.target.files.length === 0 ? `the traces of ${report.target.argument}` : report.target.files.join(', ')}\n`);
+    return ExitCode.failure;
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,197 @@
+import type { Style } from '../output/style.js';
+import {
+  categoryLabel,
+  formatCount,
+  formatDuration,
+  formatPercent,
+  modelName,
+  outcomeCounts,
+  shortHash,
+  stepNotes,
+  stepsLine,
+  stopLabel,
+  usageLine,
+  usedCategories,
+} from './format.js';
+import type { InspectReport, RunReport, StepBudget, ToolCallRow } from './report.js';
+import { formatTable, type TextCell } from './text-table.js';
+
+/** Step tables longer than this show their first and last rows only. */
+const FULL_STEP_TABLE = 60;
+const SHOWN_AT_EACH_END = 20;
+/** Compactions and stops listed in the terminal; `--json` has up to 1000 of each. */
+const LISTED_IN_TEXT = 30;
+
+function moreLine(more: number, style: Style): string[] {
+  return more > 0 ? [style.dim(`  … ${formatCount(more)} more; --json lists more`)] : [];
+}
+
+function statusCell(status: string, style: Style): TextCell {
+  const paint = status === 'completed' ? style.green : status === 'failed' ? style.red : style.yellow;
+  return { text: status, paint };
+}
+
+function summary(run: RunReport, style: Style): string[] {
+  const label = (text: string) => style.dim(text.padEnd(13));
+  const toolWord = run.toolCalls.total === 1 ? 'call' : 'calls';
+  const advertised = run.advertisedTools.length === 0 ? 'none advertised' : `${String(run.advertisedTools.length)} advertised: ${run.advertisedTools.join(', ')}`;
+  const lines = [
+    style.bold(`Run ${run.runId}`) + (run.sessionId === undefined ? '' : style.dim(`  (session ${run.sessionId})`)),
+    `  ${label('trace')}${run.file}`,
+    `  ${label('engine')}${run.engine}`,
+    `  ${label('model')}${modelName(run)}`,
+    `  ${label('status')}${paintStatus(run.status, style)}`,
+    `  ${label('started')}${run.startedAt ?? '—'}`,
+    `  ${label('duration')}${formatDuration(run.durationMs)}`,
+    `  ${label('steps')}${stepsLine(run)}`,
+    `  ${label('tools')}${formatCount(run.toolCalls.total)} ${toolWord} (${advertised})`,
+    `  ${label('instructions')}${run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`}`,
+    `  ${label('usage')}${usageLine(run.usage)}`,
+  ];
+  if (run.window !== undefined) {
+    const details = [run.window.source, run.window.estimationMethod === undefined ? undefined : `estimated by ${run.window.estimationMethod}`].filter((part) => part !== undefined);
+    lines.push(`  ${label('window')}${formatCount(run.window.tokens)} tokens${details.length === 0 ? '' : ` (${details.join(', ')})`}`);
+  }
+  if (run.error !== undefined) lines.push(`  ${label('error')}${style.red(`${run.error.message} (${run.error.code})`)}`);
+  return lines;
+}
+
+function paintStatus(status: string, style: Style): string {
+  const cell = statusCell(status, style);
+  return typeof cell === 'string' ? cell : cell.paint(cell.text);
+}
+
+function budgetTable(run: RunReport, style: Style): string[] {
+  if (run.budget.length === 0) return [style.bold('Budget per step'), '  no model steps'];
+  const categories = usedCategories(run.budget);
+  const columns = [
+    { header: 'step', align: 'right' as const },
+    ...categories.map((key) => ({ header: categoryLabel(key), align: 'right' as const })),
+    { header: 'estimate', align: 'right' as const },
+    { header: 'reported', align: 'right' as const },
+    { header: 'cached', align: 'right' as const },
+    { header: 'error', align: 'right' as const },
+    { header: 'note', align: 'left' as const },
+  ];
+  const row = (budget: StepBudget): TextCell[] => [
+    String(budget.step),
+    ...categories.map((key) => formatCount(budget.categories?.[key])),
+    formatCount(budget.estimatedTokens),
+    formatCount(budget.reportedInputTokens),
+    formatCount(budget.cachedInputTokens),
+    errorCell(budget.errorPercent, style),
+    noteCell(budget, run, style),
+  ];
+  const shown =
+    run.budget.length <= FULL_STEP_TABLE ? run.budget : [...run.budget.slice(0, SHOWN_AT_EACH_END), undefined, ...run.budget.slice(-SHOWN_AT_EACH_END)];
+  const rows = shown.map((budget) =>
+    budget === undefined
+      ? [{ text: '…', paint: style.dim }, ...columns.slice(1).map(() => '')]
+      : row(budget),
+  );
+  const lines = formatTable({ columns, rows, paintHeader: style.dim });
+  if (shown.length !== run.budget.length) {
+    const omitted = run.budget.length - 2 * SHOWN_AT_EACH_END;
+    lines.push(style.dim(`  ${formatCount(omitted)} steps not shown; --json or --html FILE lists every step`));
+  }
+  const error = run.meanAbsoluteErrorPercent === undefined ? 'no step has both an estimate and provider-reported input' : `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute estimate error`;
+  return [style.bold('Budget per step'), ...lines, style.dim(`  ${error}; estimate and reported are input tokens; cached is part of reported`)];
+}
+
+function errorCell(errorPercent: number | undefined, style: Style): TextCell {
+  const text = formatPercent(errorPercent);
+  if (errorPercent === undefined) return { text, paint: style.dim };
+  return { text, paint: errorPercent < -10 ? style.red : errorPercent > 25 ? style.yellow : (padded) => padded };
+}
+
+function noteCell(budget: StepBudget, run: RunReport, style: Style): TextCell {
+  return { text: stepNotes(budget, run).join(', '), paint: budget.failed === undefined ? style.yellow : style.red };
+}
+
+function compactionsSection(run: RunReport, style: Style): string[] {
+  if (run.compactions.length === 0) return [`${style.bold('Compactions')}  none`];
+  const rows = run.compactions.slice(0, LISTED_IN_TEXT).map((compaction): TextCell[] => [
+    String(compaction.beforeStep),
+    { text: compaction.outcome, paint: compaction.outcome === 'failed' ? style.red : (padded) => padded },
+    compaction.strategy ?? '—',
+    formatCount(compaction.reclaimedTokens),
+    compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`,
+    shortHash(compaction.checkpointHash),
+    compaction.reason ?? '',
+  ]);
+  const columns = [
+    { header: 'before step', align: 'right' as const },
+    { header: 'outcome' },
+    { header: 'strategy' },
+    { header: 'reclaimed', align: 'right' as const },
+    { header: 'tokens', align: 'right' as const },
+    { header: 'checkpoint' },
+    { header: 'reason' },
+  ];
+  const total = run.compactions.length + run.compactionsNotListed;
+  return [style.bold(`Compactions (${formatCount(total)})`), ...formatTable({ columns, rows, paintHeader: style.dim }), ...moreLine(total - rows.length, style)];
+}
+
+function stopsSection(run: RunReport, style: Style): string[] {
+  if (run.stops.length === 0) return [`${style.bold('Limit and guard stops')}  none`];
+  const rows = run.stops.slice(0, LISTED_IN_TEXT).map((stop): TextCell[] => [stop.step === undefined ? '—' : String(stop.step), { text: stopLabel(stop.kind), paint: style.yellow }, stop.reason]);
+  const table = formatTable({ columns: [{ header: 'step', align: 'right' }, { header: 'kind' }, { header: 'reason' }], rows, paintHeader: style.dim });
+  return [style.bold('Limit and guard stops'), ...table, ...moreLine(run.stops.length + run.stopsNotListed - rows.length, style)];
+}
+
+function callRows(calls: readonly ToolCallRow[], style: Style): TextCell[][] {
+  return calls.map((call) => [
+    String(call.step),
+    call.toolName,
+    { text: call.outcome, paint: call.outcome === 'ok' ? (padded: string) => padded : style.red },
+    formatDuration(call.durationMs),
+    call.toolCallId,
+  ]);
+}
+
+function toolsSection(run: RunReport, style: Style): string[] {
+  const { toolCalls } = run;
+  if (toolCalls.total === 0 && toolCalls.notOk.length === 0) return [`${style.bold('Tool calls')}  none`];
+  const totals = toolCalls.byTool.map((tool): TextCell[] => [tool.toolName, formatCount(tool.calls), outcomeCounts(tool.outcomes), formatDuration(tool.totalDurationMs), formatDuration(tool.maxDurationMs)]);
+  const lines = [
+    style.bold(`Tool calls (${formatCount(toolCalls.total)})`),
+    ...formatTable({
+      columns: [{ header: 'tool' }, { header: 'calls', align: 'right' }, { header: 'outcomes' }, { header: 'total time', align: 'right' }, { header: 'slowest', align: 'right' }],
+      rows: totals,
+      paintHeader: style.dim,
+    }),
+  ];
+  const callColumns = [{ header: 'step', align: 'right' as const }, { header: 'tool' }, { header: 'outcome' }, { header: 'time', align: 'right' as const }, { header: 'call id' }];
+  if (toolCalls.slowest.length > 0) lines.push(style.dim('  slowest'), ...formatTable({ columns: callColumns, rows: callRows(toolCalls.slowest, style), indent: '    ', paintHeader: style.dim }));
+  if (toolCalls.notOk.length > 0) {
+    const more = toolCalls.notOkTotal - toolCalls.notOk.length;
+    lines.push(style.dim(`  not ok (${String(toolCalls.notOkTotal)})`), ...formatTable({ columns: callColumns, rows: callRows(toolCalls.notOk, style), indent: '    ', paintHeader: style.dim }));
+    if (more > 0) lines.push(style.dim(`    … ${formatCount(more)} more; --json lists the first ${String(toolCalls.notOk.length)}`));
+  }
+  return lines;
+}
+
+function runSection(run: RunReport, style: Style): string[] {
+  const sections = [summary(run, style), budgetTable(run, style), compactionsSection(run, style), stopsSection(run, style), toolsSection(run, style)];
+  if (run.unknownEvents.length > 0) {
+    sections.push([`${style.bold('Other events')}  ${run.unknownEvents.map((unknown) => `${unknown.type} ×${String(unknown.count)}`).join(', ')}`]);
+  }
+  return sections.flatMap((section) => [...section, '']);
+}
+
+/** The terminal rendering of a report: a summary and aligned tables per run. */
+export function renderText(report: InspectReport, style: Style): string {
+  const lines: string[] = [];
+  if (report.target.kind === 'session') {
+    lines.push(style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) + `: ${String(report.runs.length)} run(s) with traces`, '');
+  }
+  if (report.runs.length === 0) lines.push('No run events were found in the trace.', '');
+  for (const run of report.runs) lines.push(...runSection(run, style));
+  if (report.problems.length > 0) {
+    lines.push(style.yellow(`Trace problems (${String(report.problems.length + report.problemsNotListed)})`));
+    for (const problem of report.problems) lines.push(`  ${problem.message}`);
+    if (report.problemsNotListed > 0) lines.push(style.dim(`  … ${formatCount(report.problemsNotListed)} more`));
+    lines.push('');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

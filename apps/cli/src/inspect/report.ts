@@ -1,0 +1,155 @@
+/**
+ * The data `forge inspect` shows. The terminal table, `--json` and the HTML page are all
+ * renderings of one `InspectReport`; `--json` prints it as it is.
+ */
+
+/** Version of the `--json` document; raised when a field changes meaning or goes away. */
+export const INSPECT_REPORT_VERSION = 1 as const;
+
+export interface InspectReport {
+  readonly inspectReportVersion: typeof INSPECT_REPORT_VERSION;
+  readonly target: InspectTarget;
+  /** One entry per run found, in the order their traces were read. */
+  readonly runs: readonly RunReport[];
+  /** What was wrong with the traces read; the report covers every line that could be read. */
+  readonly problems: readonly TraceProblem[];
+  /** Problems beyond those listed (a badly damaged file can have very many). */
+  readonly problemsNotListed: number;
+}
+
+/** What was asked for and which files that meant. */
+export interface InspectTarget {
+  readonly kind: 'file' | 'run' | 'session' | 'last';
+  /** The argument as given (`--last` for `--last`). */
+  readonly argument: string;
+  readonly sessionId?: string;
+  readonly files: readonly string[];
+}
+
+export interface TraceProblem {
+  readonly kind: 'torn_tail' | 'malformed_line' | 'missing_trace' | 'newer_schema' | 'unreadable_trace';
+  readonly file: string;
+  /** 1-based line, when the problem is one line. */
+  readonly line?: number;
+  readonly message: string;
+}
+
+export type RunOutcome = 'completed' | 'step_limit' | 'cancelled' | 'limit_reached' | 'failed' | 'unfinished' | (string & {});
+
+export interface TokenUsage {
+  readonly inputTokens?: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+  readonly outputTokens?: number;
+  readonly reasoningTokens?: number;
+}
+
+export interface RunReport {
+  readonly runId: string;
+  readonly sessionId?: string;
+  readonly file: string;
+  /** The runtime that drove the model: `forge` unless the trace names another (such as `codex`). */
+  readonly engine: string;
+  readonly model?: { readonly provider: string; readonly modelId: string };
+  /** The run's end status, or `unfinished` when the trace has no end (still running, or the process died). */
+  readonly status: RunOutcome;
+  readonly startedAt?: string;
+  readonly endedAt?: string;
+  readonly durationMs?: number;
+  readonly steps: number;
+  readonly maxSteps?: number;
+  readonly instructionsHash?: string;
+  readonly advertisedTools: readonly string[];
+  readonly usage: TokenUsage;
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly window?: ContextWindow;
+  readonly budget: readonly StepBudget[];
+  /** Mean of the absolute estimate errors of steps that have both an estimate and provider input. */
+  readonly meanAbsoluteErrorPercent?: number;
+  readonly warnings: number;
+  /** Compactions in order, up to a limit (1000). */
+  readonly compactions: readonly CompactionRow[];
+  readonly compactionsNotListed: number;
+  /** Stops in order, up to a limit (1000). */
+  readonly stops: readonly StopRow[];
+  readonly stopsNotListed: number;
+  readonly toolCalls: ToolCallSummary;
+  /** Events whose type this Forge does not know, counted by type. */
+  readonly unknownEvents: readonly { readonly type: string; readonly count: number }[];
+  readonly events: number;
+}
+
+export interface ContextWindow {
+  readonly tokens: number;
+  /** Where the window came from: `table`, `config` or `fallback`. */
+  readonly source?: string;
+  readonly estimationMethod?: string;
+}
+
+/** One model step: the preflight estimate beside what the provider reported. */
+export interface StepBudget {
+  readonly step: number;
+  /** Estimated input tokens of the request sent in this step. */
+  readonly estimatedTokens?: number;
+  /** The estimate by budget category (instructions, checkpoint, history, request, continuation, toolSchemas, overhead). */
+  readonly categories?: Readonly<Record<string, number>>;
+  readonly confidence?: string;
+  readonly reportedInputTokens?: number;
+  /** Part of the reported input served from the prompt cache. */
+  readonly cachedInputTokens?: number;
+  readonly outputTokens?: number;
+  /** (estimate − reported) / reported, in percent; positive means the estimate was high. */
+  readonly errorPercent?: number;
+  readonly finishReason?: string;
+  readonly toolCalls?: number;
+  readonly warned: boolean;
+  readonly failed?: { readonly code: string; readonly message: string };
+}
+
+export interface CompactionRow {
+  /** The step whose request the compaction came before (0 when no step had started). */
+  readonly beforeStep: number;
+  readonly outcome: 'completed' | 'failed' | 'started';
+  readonly strategy?: string;
+  readonly reclaimedTokens?: number;
+  readonly tokensBefore?: number;
+  readonly tokensAfter?: number;
+  readonly checkpointHash?: string;
+  readonly checkpointId?: string;
+  readonly reason?: string;
+}
+
+/** Why a run stopped short, or a guard that fired: context limits, step limits, failures, cancellation. */
+export interface StopRow {
+  readonly step?: number;
+  readonly kind: 'context_limit' | 'guard' | 'step_limit' | 'cancelled' | 'failed' | 'step_failed';
+  readonly reason: string;
+}
+
+export interface ToolCallRow {
+  readonly step: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** `ok`, `error`, `denied`, `cancelled`, or `unfinished` for a call the trace never saw end. */
+  readonly outcome: string;
+  readonly durationMs?: number;
+}
+
+export interface ToolTotals {
+  readonly toolName: string;
+  readonly calls: number;
+  /** Calls by outcome, e.g. `{ ok: 3, error: 1 }`. */
+  readonly outcomes: Readonly<Record<string, number>>;
+  readonly totalDurationMs: number;
+  readonly maxDurationMs: number;
+}
+
+export interface ToolCallSummary {
+  readonly total: number;
+  readonly byTool: readonly ToolTotals[];
+  /** The slowest calls, slowest first. */
+  readonly slowest: readonly ToolCallRow[];
+  /** Calls that did not end `ok`, in order, up to a limit. */
+  readonly notOk: readonly ToolCallRow[];
+  readonly notOkTotal: number;
+}

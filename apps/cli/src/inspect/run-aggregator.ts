@@ -1,0 +1,382 @@
+import { BoundedList, TopList } from './bounded-list.js';
+import type {
+  CompactionRow,
+  ContextWindow,
+  RunOutcome,
+  RunReport,
+  StepBudget,
+  StopRow,
+  TokenUsage,
+  ToolCallRow,
+  ToolTotals,
+} from './report.js';
+import type { KnownEvent, ParsedEnvelope, TraceUsage } from './trace-schemas.js';
+
+type EventOf<T extends KnownEvent['type']> = Extract<KnownEvent, { readonly type: T }>;
+
+const SLOWEST_CALLS = 5;
+const NOT_OK_CALLS = 20;
+const LISTED_ROWS = 1000;
+const UNKNOWN_TYPES = 100;
+
+/** Event types that carry nothing the report shows. */
+const IGNORED_TYPES: ReadonlySet<string> = new Set(['model.text.delta']);
+
+interface MutableStep {
+  step: number;
+  estimatedTokens?: number;
+  categories?: Readonly<Record<string, number>>;
+  confidence?: string;
+  reportedInputTokens?: number;
+  cachedInputTokens?: number;
+  outputTokens?: number;
+  errorPercent?: number;
+  finishReason?: string;
+  toolCalls?: number;
+  warned: boolean;
+  failed?: { code: string; message: string };
+}
+
+interface MutableTotals {
+  calls: number;
+  outcomes: Record<string, number>;
+  totalDurationMs: number;
+  maxDurationMs: number;
+}
+
+function usageOf(usage: TraceUsage | undefined): TokenUsage {
+  if (usage === undefined) return {};
+  const result: { -readonly [Key in keyof TokenUsage]: TokenUsage[Key] } = {};
+  if (usage.inputTokens !== undefined) result.inputTokens = usage.inputTokens;
+  if (usage.cacheReadTokens !== undefined) result.cacheReadTokens = usage.cacheReadTokens;
+  if (usage.cacheWriteTokens !== undefined) result.cacheWriteTokens = usage.cacheWriteTokens;
+  if (usage.outputTokens !== undefined) result.outputTokens = usage.outputTokens;
+  if (usage.reasoningTokens !== undefined) result.reasoningTokens = usage.reasoningTokens;
+  return result;
+}
+
+function addUsage(total: TokenUsage, step: TokenUsage): TokenUsage {
+  const sum = (left: number | undefined, right: number | undefined) => (left === undefined && right === undefined ? undefined : (left ?? 0) + (right ?? 0));
+  return usageOf({
+    inputTokens: sum(total.inputTokens, step.inputTokens),
+    cacheReadTokens: sum(total.cacheReadTokens, step.cacheReadTokens),
+    cacheWriteTokens: sum(total.cacheWriteTokens, step.cacheWriteTokens),
+    outputTokens: sum(total.outputTokens, step.outputTokens),
+    reasoningTokens: sum(total.reasoningTokens, step.reasoningTokens),
+  });
+}
+
+function isGuardReason(reason: string | undefined): boolean {
+  return reason !== undefined && /guard|no[-_ ]progress|attempt/i.test(reason);
+}
+
+function durationBetween(start: string | undefined, end: string | undefined): number | undefined {
+  if (start === undefined || end === undefined) return undefined;
+  const milliseconds = Date.parse(end) - Date.parse(start);
+  return Number.isFinite(milliseconds) && milliseconds >= 0 ? milliseconds : undefined;
+}
+
+function roundTo(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/**
+ * Folds the events of one run, in trace order, into a `RunReport`. Memory grows with the number
+ * of steps (one row each) and tools, never with the number of events.
+ */
+export class RunAggregator {
+  private readonly file: string;
+  private readonly runId: string;
+  private sessionId: string | undefined;
+  private engine = 'forge';
+  private model: { provider: string; modelId: string } | undefined;
+  private maxSteps: number | undefined;
+  private instructionsHash: string | undefined;
+  private advertisedTools: readonly string[] = [];
+  private firstTimestamp: string | undefined;
+  private lastTimestamp: string | undefined;
+  private status: RunOutcome = 'unfinished';
+  private endedAt: string | undefined;
+  private durationMs: number | undefined;
+  private endUsage: TokenUsage | undefined;
+  private stepUsage: TokenUsage = {};
+  private endSteps: number | undefined;
+  private error: { code: string; message: string } | undefined;
+  private window: { -readonly [Key in keyof ContextWindow]: ContextWindow[Key] } | undefined;
+  private readonly steps = new Map<number, MutableStep>();
+  /** Estimate errors a usage event reported, for steps whose estimate the trace does not hold. */
+  private readonly reconciledErrors = new Map<number, number>();
+  private currentStep = 0;
+  private stepOpen = false;
+  private warnings = 0;
+  private readonly compactions = new BoundedList<CompactionRow>(LISTED_ROWS);
+  /** Index in `compactions` of a compaction that started and has not ended yet (`unlisted` past the list's limit). */
+  private openCompaction: number | 'unlisted' | undefined;
+  private readonly stops = new BoundedList<StopRow>(LISTED_ROWS);
+  private readonly pendingCalls = new Map<string, { step: number; toolName: string }>();
+  private readonly totals = new Map<string, MutableTotals>();
+  private readonly slowest = new TopList<ToolCallRow>(SLOWEST_CALLS, (row) => row.durationMs ?? 0);
+  private readonly notOk = new BoundedList<ToolCallRow>(NOT_OK_CALLS);
+  private toolCallTotal = 0;
+  private readonly unknown = new Map<string, number>();
+  private events = 0;
+
+  constructor(options: { readonly file: string; readonly runId: string }) {
+    this.file = options.file;
+    this.runId = options.runId;
+  }
+
+  /** Adds one validated line of this run's trace. */
+  add(line: ParsedEnvelope): void {
+    const { envelope } = line;
+    this.events += 1;
+    this.sessionId ??= envelope.sessionId;
+    this.firstTimestamp ??= envelope.timestamp;
+    this.lastTimestamp = envelope.timestamp;
+    if (line.known) this.addKnown(line.envelope.event, envelope.timestamp);
+    else if (!IGNORED_TYPES.has(envelope.event.type)) this.countUnknown(envelope.event.type);
+  }
+
+  private addKnown(event: KnownEvent, timestamp: string): void {
+    switch (event.type) {
+      case 'run.started':
+        return this.onRunStarted(event);
+      case 'model.step.started':
+        return this.onStepStarted(event.step);
+      case 'model.step.completed':
+        return this.onStepCompleted(event);
+      case 'model.step.failed':
+        return this.onStepFailed(event);
+      case 'tool.call.started':
+        this.pendingCalls.set(event.toolCallId, { step: event.step, toolName: event.toolName });
+        return;
+      case 'tool.call.completed':
+        this.pendingCalls.delete(event.toolCallId);
+        return this.countCall({ step: event.step, toolCallId: event.toolCallId, toolName: event.toolName, outcome: event.outcome, durationMs: event.durationMs });
+      case 'run.completed':
+      case 'run.failed':
+        return this.onRunEnded(event, timestamp);
+      case 'context.budgeted':
+        return this.onBudgeted(event);
+      case 'context.usage.reconciled':
+        return this.onReconciled(event);
+      case 'context.warning':
+        this.warnings += 1;
+        this.stepRow(event.step ?? this.pendingStep()).warned = true;
+        return;
+      case 'context.limit_reached':
+        return this.onLimitReached(event);
+      case 'context.compaction.started':
+        return this.onCompaction('started', event);
+      case 'context.compaction.completed':
+        return this.onCompaction('completed', event);
+      case 'context.compaction.failed':
+        return this.onCompaction('failed', event);
+    }
+  }
+
+  private countUnknown(type: string): void {
+    const key = this.unknown.has(type) || this.unknown.size < UNKNOWN_TYPES ? type : '(other types)';
+    this.unknown.set(key, (this.unknown.get(key) ?? 0) + 1);
+  }
+
+  private stepRow(step: number): MutableStep {
+    let row = this.steps.get(step);
+    if (row === undefined) {
+      row = { step, warned: false };
+      this.steps.set(step, row);
+    }
+    return row;
+  }
+
+  /** The step an event without its own step number belongs to: the open step, else the next one. */
+  private pendingStep(): number {
+    return this.stepOpen ? this.currentStep : this.currentStep + 1;
+  }
+
+  private onRunStarted(value: EventOf<'run.started'>): void {
+    if (value.model !== undefined) this.model = { provider: value.model.provider, modelId: value.model.modelId };
+    if (value.engine !== undefined) this.engine = value.engine;
+    this.maxSteps = value.maxSteps;
+    this.instructionsHash = value.instructions?.hash;
+    this.advertisedTools = value.tools ?? [];
+  }
+
+  private onStepStarted(step: number): void {
+    this.currentStep = Math.max(this.currentStep, step);
+    this.stepOpen = true;
+    this.stepRow(step);
+  }
+
+  private onStepCompleted(value: EventOf<'model.step.completed'>): void {
+    const row = this.stepRow(value.step);
+    const usage = usageOf(value.usage);
+    this.stepUsage = addUsage(this.stepUsage, usage);
+    row.reportedInputTokens = usage.inputTokens ?? row.reportedInputTokens;
+    row.cachedInputTokens = usage.cacheReadTokens ?? row.cachedInputTokens;
+    row.outputTokens = usage.outputTokens;
+    row.finishReason = value.finishReason;
+    row.toolCalls = value.toolCalls;
+    this.currentStep = Math.max(this.currentStep, value.step);
+    this.stepOpen = false;
+  }
+
+  private onStepFailed(value: EventOf<'model.step.failed'>): void {
+    this.stepRow(value.step).failed = { code: value.error?.code ?? 'unknown', message: value.error?.message ?? '' };
+    this.currentStep = Math.max(this.currentStep, value.step);
+    this.stepOpen = false;
+  }
+
+  private countCall(row: ToolCallRow): void {
+    this.toolCallTotal += 1;
+    let totals = this.totals.get(row.toolName);
+    if (totals === undefined) {
+      totals = { calls: 0, outcomes: {}, totalDurationMs: 0, maxDurationMs: 0 };
+      this.totals.set(row.toolName, totals);
+    }
+    totals.calls += 1;
+    totals.outcomes[row.outcome] = (totals.outcomes[row.outcome] ?? 0) + 1;
+    const duration = row.durationMs ?? 0;
+    totals.totalDurationMs += duration;
+    totals.maxDurationMs = Math.max(totals.maxDurationMs, duration);
+    if (row.durationMs !== undefined) this.slowest.offer(row);
+    if (row.outcome !== 'ok') this.notOk.push(row);
+  }
+
+  private onRunEnded(value: EventOf<'run.completed' | 'run.failed'>, timestamp: string): void {
+    this.status = value.status;
+    this.endedAt = timestamp;
+    this.durationMs = value.durationMs;
+    this.endSteps = value.steps;
+    if (value.usage !== undefined) this.endUsage = usageOf(value.usage);
+    if (value.error !== undefined) this.error = { code: value.error.code, message: value.error.message };
+    const reason = value.error === undefined ? undefined : `${value.error.message} (${value.error.code})`;
+    const step = value.steps;
+    const at = step === undefined ? {} : { step };
+    switch (value.status) {
+      case 'step_limit':
+        this.stops.push({ ...at, kind: 'step_limit', reason: reason ?? `used all ${String(step ?? this.currentStep)} steps it was allowed without giving a final answer` });
+        break;
+      case 'cancelled':
+        this.stops.push({ ...at, kind: 'cancelled', reason: 'cancelled by the user' });
+        break;
+      case 'failed':
+        this.stops.push({ ...at, kind: 'failed', reason: reason ?? 'the run failed' });
+        break;
+      case 'limit_reached':
+        if (!this.stops.items.some((stop) => stop.kind === 'context_limit' || stop.kind === 'guard')) {
+          this.stops.push({ ...at, kind: 'context_limit', reason: reason ?? 'stopped at a context limit' });
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  private onBudgeted(value: EventOf<'context.budgeted'>): void {
+    const row = this.stepRow(value.step ?? this.pendingStep());
+    const categories = value.estimate?.categories ?? value.categories;
+    const categorySum = categories === undefined ? undefined : Object.values(categories).reduce((sum, tokens) => sum + tokens, 0);
+    row.estimatedTokens = value.estimate?.tokens ?? value.estimatedTokens ?? categorySum;
+    row.categories = categories;
+    row.confidence = value.estimate?.confidence;
+    if (value.contextWindowTokens !== undefined) {
+      const source = value.windowSource;
+      const method = value.estimate?.method;
+      this.window = { tokens: value.contextWindowTokens, ...(source === undefined ? {} : { source }), ...(method === undefined ? {} : { estimationMethod: method }) };
+    }
+  }
+
+  private onReconciled(value: EventOf<'context.usage.reconciled'>): void {
+    const row = this.stepRow(value.step ?? this.currentStep);
+    row.reportedInputTokens = value.reportedInputTokens ?? row.reportedInputTokens;
+    row.cachedInputTokens = value.cacheReadTokens ?? row.cachedInputTokens;
+    row.estimatedTokens ??= value.estimatedTokens;
+    if (value.errorPercent !== undefined) this.reconciledErrors.set(row.step, value.errorPercent);
+  }
+
+  private onLimitReached(value: EventOf<'context.limit_reached'>): void {
+    const code = value.reason;
+    const message = value.message ?? 'the request would not fit the context window';
+    const kind = isGuardReason(code) ? 'guard' : 'context_limit';
+    this.stops.push({ step: value.step ?? this.pendingStep(), kind, reason: code === undefined || code === message ? message : `${message} (${code})` });
+  }
+
+  private onCompaction(outcome: CompactionRow['outcome'], value: EventOf<'context.compaction.started' | 'context.compaction.completed' | 'context.compaction.failed'>): void {
+    const reason = value.error?.message ?? value.reason ?? value.message;
+    const row: CompactionRow = {
+      beforeStep: value.step ?? this.pendingStep(),
+      outcome,
+      ...(value.strategy === undefined ? {} : { strategy: value.strategy }),
+      ...(value.reclaimedTokens === undefined ? {} : { reclaimedTokens: value.reclaimedTokens }),
+      ...(value.tokensBefore === undefined ? {} : { tokensBefore: value.tokensBefore }),
+      ...(value.tokensAfter === undefined ? {} : { tokensAfter: value.tokensAfter }),
+      ...(value.checkpointHash === undefined ? {} : { checkpointHash: value.checkpointHash }),
+      ...(value.checkpointId === undefined ? {} : { checkpointId: value.checkpointId }),
+      ...(reason === undefined ? {} : { reason }),
+    };
+    const open = this.openCompaction;
+    this.openCompaction = undefined;
+    if (outcome === 'started') {
+      this.openCompaction = this.compactions.items.length < LISTED_ROWS ? this.compactions.items.length : 'unlisted';
+      this.compactions.push(row);
+    } else if (open === undefined) {
+      this.compactions.push(row);
+    } else if (open !== 'unlisted') {
+      this.compactions.items[open] = { ...this.compactions.items[open], ...row };
+    }
+  }
+
+  /** The report of everything added so far. */
+  report(): RunReport {
+    const budget = [...this.steps.values()].sort((left, right) => left.step - right.step).map((row) => finishStep(row, this.reconciledErrors.get(row.step)));
+    const errors = budget.flatMap((row) => (row.errorPercent === undefined ? [] : [Math.abs(row.errorPercent)]));
+    const meanAbsoluteErrorPercent = errors.length === 0 ? undefined : roundTo(errors.reduce((sum, value) => sum + value, 0) / errors.length, 1);
+    for (const [toolCallId, call] of this.pendingCalls) this.notOk.push({ step: call.step, toolCallId, toolName: call.toolName, outcome: 'unfinished' });
+    this.pendingCalls.clear();
+    const byTool: ToolTotals[] = [...this.totals.entries()]
+      .map(([toolName, totals]) => ({ toolName, ...totals }))
+      .sort((left, right) => right.calls - left.calls || left.toolName.localeCompare(right.toolName));
+    const durationMs = this.durationMs ?? durationBetween(this.firstTimestamp, this.lastTimestamp);
+    return {
+      runId: this.runId,
+      ...(this.sessionId === undefined ? {} : { sessionId: this.sessionId }),
+      file: this.file,
+      engine: this.engine,
+      ...(this.model === undefined ? {} : { model: this.model }),
+      status: this.status,
+      ...(this.firstTimestamp === undefined ? {} : { startedAt: this.firstTimestamp }),
+      ...(this.endedAt === undefined ? {} : { endedAt: this.endedAt }),
+      ...(durationMs === undefined ? {} : { durationMs }),
+      steps: Math.max(this.endSteps ?? 0, this.currentStep),
+      ...(this.maxSteps === undefined ? {} : { maxSteps: this.maxSteps }),
+      ...(this.instructionsHash === undefined ? {} : { instructionsHash: this.instructionsHash }),
+      advertisedTools: this.advertisedTools,
+      usage: this.endUsage ?? this.stepUsage,
+      ...(this.error === undefined ? {} : { error: this.error }),
+      ...(this.window === undefined ? {} : { window: this.window }),
+      budget,
+      ...(meanAbsoluteErrorPercent === undefined ? {} : { meanAbsoluteErrorPercent }),
+      warnings: this.warnings,
+      compactions: this.compactions.items,
+      compactionsNotListed: this.compactions.notListed,
+      stops: this.stops.items,
+      stopsNotListed: this.stops.notListed,
+      toolCalls: { total: this.toolCallTotal, byTool, slowest: this.slowest.items, notOk: this.notOk.items, notOkTotal: this.notOk.total },
+      unknownEvents: [...this.unknown.entries()].map(([type, count]) => ({ type, count })),
+      events: this.events,
+    };
+  }
+}
+
+/** Turns a step row into its report form in place (rows are many; copying them would double the memory). */
+function finishStep(row: MutableStep, reconciledErrorPercent: number | undefined): StepBudget {
+  const computed =
+    row.estimatedTokens !== undefined && row.reportedInputTokens !== undefined && row.reportedInputTokens > 0
+      ? roundTo(((row.estimatedTokens - row.reportedInputTokens) / row.reportedInputTokens) * 100, 1)
+      : undefined;
+  const errorPercent = computed ?? (reconciledErrorPercent === undefined ? undefined : roundTo(reconciledErrorPercent, 1));
+  if (errorPercent !== undefined) row.errorPercent = errorPercent;
+  return row;
+}

@@ -1,0 +1,143 @@
+// Measures `forge inspect <trace> --json` on a generated ~100 MB trace: wall time and peak RSS of
+// the spawned CLI (built with esbuild first), median of several runs. Targets: ≤ 3 s, ≤ 200 MB.
+// A measurement, not a test. Usage:
+//   npx tsx --conditions=@forge/source scripts/bench-inspect.ts [megabytes] [repeats]
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const targetMegabytes = Number(process.argv[2] ?? 100);
+const repeats = Number(process.argv[3] ?? 5);
+const TARGET_SECONDS = 3;
+const TARGET_RSS_MB = 200;
+const repository = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cliDirectory = join(repository, 'apps', 'cli');
+const runId = 'run_bench_inspect';
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+const TOOLS = ['read_file', 'search', 'edit_file', 'run_command', 'list_files'];
+const OUTCOMES = ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'error', 'ok', 'denied', 'ok'];
+
+/**
+ * Writes a trace of one long agent run (as many steps as a few hundred ordinary runs) with a
+ * budget estimate, usage and one to three tool calls per step, a warning and a compaction now
+ * and then. Streams it out in 1 MB batches; returns the step count.
+ */
+function writeTrace(file: string, bytes: number): number {
+  const descriptor = openSync(file, 'w', 0o600);
+  const start = Date.parse('2025-06-02T09:00:00.000Z');
+  let sequence = 0;
+  let written = 0;
+  let batch: string[] = [];
+  let batchBytes = 0;
+  const emit = (event: Record<string, unknown>) => {
+    const line = `${JSON.stringify({ schemaVersion: 1, runId, sessionId: 'session_bench', sequence, timestamp: new Date(start + sequence * 40).toISOString(), event })}\n`;
+    sequence += 1;
+    batch.push(line);
+    batchBytes += line.length;
+    if (batchBytes >= 1024 * 1024) flush();
+  };
+  const flush = () => {
+    const chunk = batch.join('');
+    writeSync(descriptor, chunk);
+    written += Buffer.byteLength(chunk);
+    batch = [];
+    batchBytes = 0;
+  };
+
+  emit({ type: 'run.started', model: { provider: 'openai', modelId: 'gpt-5.1' }, instructions: { hash: 'e'.repeat(64), sources: [{ origin: 'AGENTS.md', sha256: 'd'.repeat(64) }] }, tools: TOOLS, maxSteps: 1_000_000, historyMessages: 40 });
+  let step = 0;
+  let history = 20_000;
+  while (written + batchBytes < bytes) {
+    step += 1;
+    const continuation = (step % 40) * 900;
+    const categories = { instructions: 2400, checkpoint: step > 40 ? 1800 : 0, history, request: 300, continuation, toolSchemas: 5200, overhead: 180 };
+    const tokens = Object.values(categories).reduce((sum, value) => sum + value, 0);
+    emit({ type: 'context.budgeted', step, adapter: 'openai', model: { provider: 'openai', modelId: 'gpt-5.1' }, estimate: { tokens, method: 'provider-tokenizer', confidence: 'exact', categories }, contextWindowTokens: 400_000, windowSource: 'table', reservedTokens: 32_000, retainedMessages: 30 + (step % 40) });
+    if (step % 97 === 0) emit({ type: 'context.warning', step, message: 'The next request uses 81% of the context window.' });
+    emit({ type: 'model.step.started', step });
+    const calls = 1 + (step % 3);
+    const reported = Math.round(tokens * (0.97 + (step % 7) / 100));
+    emit({ type: 'model.step.completed', step, finishReason: 'tool-calls', usage: { inputTokens: reported, cacheReadTokens: Math.round(reported * 0.8), cacheWriteTokens: 1200, outputTokens: 300 + (step % 50), reasoningTokens: 120 }, toolCalls: calls });
+    for (let call = 0; call < calls; call += 1) {
+      const toolName = TOOLS[(step + call) % TOOLS.length] as string;
+      const toolCallId = `call_${step}_${call}`;
+      emit({ type: 'tool.call.started', step, toolCallId, toolName, summary: `${toolName} packages/module-${step % 211}/src/file-${call}.ts` });
+      emit({ type: 'tool.call.completed', step, toolCallId, toolName, outcome: OUTCOMES[(step * 3 + call) % OUTCOMES.length], durationMs: 5 + ((step * 37 + call * 11) % 4000) });
+    }
+    history += 700;
+    if (step % 40 === 0) {
+      emit({ type: 'context.compaction.started', step: step + 1, strategy: 'forge-state' });
+      emit({ type: 'context.compaction.completed', step: step + 1, strategy: 'forge-state', reclaimedTokens: history - 4000, tokensBefore: history + 9000, tokensAfter: 13_000, checkpointHash: (step % 16).toString(16).repeat(64), checkpointId: `checkpoint_${step}` });
+      history = 4000;
+    }
+  }
+  emit({ type: 'run.completed', status: 'completed', steps: step, usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 }, durationMs: sequence * 40 });
+  flush();
+  closeSync(descriptor);
+  return step;
+}
+
+/** Runs the built CLI once with stdout to a file; returns wall time and the child's own peak RSS. */
+function inspectOnce(home: string, file: string, output: string): Promise<{ seconds: number; rssMegabytes: number }> {
+  const reportRss = "process.on('exit',()=>process.stderr.write('\\nBENCH_MAX_RSS_KB='+process.resourceUsage().maxRSS+'\\n'))";
+  const stdout = openSync(output, 'w');
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(reportRss)}`, join(cliDirectory, 'bin', 'forge.js'), 'inspect', file, '--json'], {
+    env: { ...process.env, FORGE_HOME: home, NO_COLOR: '1' },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      closeSync(stdout);
+      const rss = /BENCH_MAX_RSS_KB=(\d+)/.exec(stderr);
+      if (code !== 0 || rss === null) {
+        reject(new Error(`forge inspect exited ${String(code)}: ${stderr}`));
+        return;
+      }
+      resolve({ seconds, rssMegabytes: Number(rss[1]) / 1024 });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  console.log('building the CLI (apps/cli/build.mjs)…');
+  execFileSync(process.execPath, ['build.mjs'], { cwd: cliDirectory, stdio: 'inherit' });
+  const home = await mkdtemp(join(tmpdir(), 'forge-bench-inspect-'));
+  try {
+    await mkdir(join(home, 'runs'), { recursive: true });
+    const file = join(home, 'runs', `${runId}.jsonl`);
+    const steps = writeTrace(file, targetMegabytes * 1024 * 1024);
+    const size = (await stat(file)).size;
+    console.log(`trace: ${(size / 1024 / 1024).toFixed(1)} MB, ${steps.toLocaleString('en-US')} steps`);
+
+    const output = join(home, 'report.json');
+    const results: { seconds: number; rssMegabytes: number }[] = [];
+    for (let repeat = 0; repeat < repeats; repeat += 1) results.push(await inspectOnce(home, file, output));
+    const report = JSON.parse((await import('node:fs')).readFileSync(output, 'utf8')) as { runs: { steps: number; budget: unknown[] }[] };
+    if (report.runs[0]?.steps !== steps || report.runs[0].budget.length !== steps) throw new Error('The report does not cover every step of the trace.');
+
+    const seconds = median(results.map((result) => result.seconds));
+    const rss = median(results.map((result) => result.rssMegabytes));
+    const maximumRss = Math.max(...results.map((result) => result.rssMegabytes));
+    console.log(`forge inspect --json, ${repeats} runs: median ${seconds.toFixed(2)} s wall (target ≤ ${TARGET_SECONDS} s, ratio ${(seconds / TARGET_SECONDS).toFixed(2)})`);
+    console.log(`peak RSS: median ${rss.toFixed(0)} MB, max ${maximumRss.toFixed(0)} MB (target ≤ ${TARGET_RSS_MB} MB, ratio ${(rss / TARGET_RSS_MB).toFixed(2)})`);
+    console.log(`throughput: ${(size / 1024 / 1024 / seconds).toFixed(0)} MB/s; report ${((await stat(output)).size / 1024 / 1024).toFixed(1)} MB of JSON`);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,13 +1,14 @@
-import { runAgent, type ApprovalGate, type RunResult, type ToolCallRequest } from '@forge/core';
-import type { SessionHandle, SessionTurnOptions, SessionTurnWarning } from '@forge/persistence';
-import { prepareAgent } from '../agent/agent-setup.js';
+import type { ApprovalGate, RunResult, ToolCallRequest } from '@forge/core';
+import type { SessionTurnWarning } from '@forge/persistence';
 import { UsageError } from '../cli-error.js';
+import { prepareEngine } from '../engines/prepare-engine.js';
+import type { TurnEngine } from '../engines/turn-engine.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { createJsonRenderer, createTextRenderer } from '../output/event-renderer.js';
 import { styleFor, type Style } from '../output/style.js';
 import { openCliSession } from '../session/open-cli-session.js';
-import { sessionChoice } from '../session/session-choice.js';
+import { sessionChoice, type SessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import type { CommandInvocation } from './command.js';
 
@@ -23,14 +24,26 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
   if (prompt.length === 0) throw new UsageError('the prompt is empty; say what Forge should do, e.g. forge run "Summarise the workspace"');
 
   const choice = sessionChoice(options);
-  const setup = await prepareAgent({ io, globals: options, defaultProfile: 'ask' });
+  const engine = await prepareEngine({ io, globals: options, defaultProfile: 'ask' });
+  try {
+    return await runWithEngine(prompt, engine, { options, io, choice });
+  } finally {
+    await engine.close();
+  }
+}
+
+async function runWithEngine(
+  prompt: string,
+  engine: TurnEngine,
+  context: { readonly options: CommandInvocation['options']; readonly io: CliIo; readonly choice: SessionChoice },
+): Promise<number> {
+  const { options, io, choice } = context;
   const settings = await resolveSessionSettings({ io, globals: options });
+  await engine.start();
   const errorStyle = styleFor(io.stderr, io.env);
-  const session = await openCliSession({ choice, settings, workspaceRoot: setup.root });
-  const renderer =
-    options.json === true
-      ? createJsonRenderer(io.stdout)
-      : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle });
+  const session = await openCliSession({ choice, settings, workspaceRoot: engine.root });
+  const json = options.json === true;
+  const renderer = json ? createJsonRenderer(io.stdout) : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle });
 
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => {
@@ -42,21 +55,28 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
     if (session !== undefined) {
       writeWarnings(session.openWarnings, io, errorStyle);
       const recordedIn = session.transcript().workspaceRoot;
-      if (recordedIn !== null && recordedIn !== setup.root) {
-        io.stderr.write(`${errorStyle.dim(`forge: session ${session.id} was recorded in ${recordedIn}; its tools now work in ${setup.root}`)}\n`);
+      if (recordedIn !== null && recordedIn !== engine.root) {
+        io.stderr.write(`${errorStyle.dim(`forge: session ${session.id} was recorded in ${recordedIn}; its tools now work in ${engine.root}`)}\n`);
       }
     }
-    const turn: Omit<SessionTurnOptions, 'recentTailTokens'> = {
-      model: setup.model,
-      request: prompt,
-      instructions: setup.instructions,
-      tools: setup.tools,
-      approvals: noteDenials(setup.approvals, io),
-      ...(setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps }),
-      signal: controller.signal,
-      onEvent: (envelope) => renderer.onEvent(envelope),
-    };
-    result = session === undefined ? await runAgent(turn) : await runStoredTurn(session, turn, settings.recentTailTokens, io, errorStyle);
+    const turn = await engine.runTurn(
+      session,
+      {
+        request: prompt,
+        approvals: noteDenials(engine.approvals, io),
+        signal: controller.signal,
+        onEvent: (envelope) => renderer.onEvent(envelope),
+        onEngineEvent: (envelope) => {
+          if (json) io.stdout.write(`${JSON.stringify(envelope)}\n`);
+        },
+        onNote: (text) => {
+          if (!json) io.stderr.write(`${errorStyle.dim(`• ${text}`)}\n`);
+        },
+      },
+      settings.recentTailTokens,
+    );
+    writeWarnings(turn.warnings, io, errorStyle);
+    result = turn.result;
   } finally {
     stopListening();
     renderer.finishRun();
@@ -64,18 +84,6 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
   }
   if (session !== undefined && options.json !== true) io.stderr.write(`${errorStyle.dim(`session: ${session.id}`)}\n`);
   return reportOutcome(result, io);
-}
-
-async function runStoredTurn(
-  session: SessionHandle,
-  turn: Omit<SessionTurnOptions, 'recentTailTokens'>,
-  recentTailTokens: number,
-  io: CliIo,
-  style: Style,
-): Promise<RunResult> {
-  const stored = await session.runTurn({ ...turn, recentTailTokens });
-  writeWarnings(stored.warnings, io, style);
-  return stored.result;
 }
 
 function writeWarnings(warnings: readonly SessionTurnWarning[], io: CliIo, style: Style): void {

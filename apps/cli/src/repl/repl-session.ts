@@ -1,5 +1,6 @@
 import type { Message } from '@forge/core';
-import { listSessions, type SessionHandle, type SessionSummary, type SessionTurnOptions, type SessionTurnResult, type SessionTurnWarning } from '@forge/persistence';
+import { listSessions, type SessionHandle, type SessionSummary, type SessionTurnWarning } from '@forge/persistence';
+import type { EngineTurn, EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId, type SessionChoice } from '../session/session-choice.js';
 import type { SessionSettings } from '../session/session-settings.js';
@@ -72,10 +73,10 @@ export class ReplSession {
     return !this.handle.created;
   }
 
-  /** Runs one turn in the current session; the recent view of its transcript is the history. */
-  async runTurn(options: Omit<SessionTurnOptions, 'recentTailTokens'>): Promise<SessionTurnResult> {
+  /** Runs one turn on `engine` in the current session; the recent view of its transcript is the history. */
+  async runTurn(engine: TurnEngine, turn: EngineTurn): Promise<EngineTurnOutcome> {
     try {
-      return await this.handle.runTurn({ ...options, recentTailTokens: this.settings.recentTailTokens });
+      return await engine.runTurn(this.handle, turn, this.settings.recentTailTokens);
     } finally {
       this.sync();
     }

@@ -1,7 +1,7 @@
 import type { RunResult } from '@forge/core';
-import type { SessionTurnResult } from '@forge/persistence';
-import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
 import type { CommandInvocation } from '../commands/command.js';
+import { prepareEngine } from '../engines/prepare-engine.js';
+import type { EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { createTextRenderer } from '../output/event-renderer.js';
@@ -34,7 +34,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   const spinner = createSpinner(io.stdout, { enabled: io.stdout.isTTY === true && io.env.TERM !== 'dumb', style });
   const renderer = createTextRenderer({ text: io.stdout, activity: io.stdout, style, beforeWrite: () => spinner.stop() });
   let reader: LineReader | undefined;
-  const setup = await prepareAgent({
+  const engine = await prepareEngine({
     io,
     globals: options.globals,
     defaultProfile: 'ask',
@@ -46,14 +46,32 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
     },
   });
 
+  try {
+    return await runRepl({ io, globals: options.globals, engine, style, spinner, renderer, setReader: (next) => (reader = next) });
+  } finally {
+    await engine.close();
+  }
+}
+
+async function runRepl(options: {
+  readonly io: CliIo;
+  readonly globals: CommandInvocation['options'];
+  readonly engine: TurnEngine;
+  readonly style: Style;
+  readonly spinner: Spinner;
+  readonly renderer: ReturnType<typeof createTextRenderer>;
+  readonly setReader: (reader: LineReader) => void;
+}): Promise<number> {
+  const { io, engine, style, spinner, renderer } = options;
+  const print = (text: string) => io.stdout.write(text);
   const choice = sessionChoice(options.globals);
   const settings = await resolveSessionSettings({ io, globals: options.globals });
   const history: ReplContext['history'] = [];
-  const session = await ReplSession.open({ choice, settings, workspaceRoot: setup.root, history });
+  const session = await ReplSession.open({ choice, settings, workspaceRoot: engine.root, history });
 
   const activeReader = createLineReader({ input: io.stdin, output: io.stdout, completer: completeSlashCommand });
-  reader = activeReader;
-  const context: ReplContext = { setup, style, history, session, print };
+  options.setReader(activeReader);
+  const context: ReplContext = { engine, style, history, session, print };
   const input = new MultilineInput();
   const interrupts = new InterruptPolicy();
   let activeRun: AbortController | undefined;
@@ -84,7 +102,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   activeReader.onInterrupt(onInterrupt);
   const stopSignals = io.onInterrupt(onInterrupt);
 
-  print(banner(setup, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
+  print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
   try {
     for (;;) {
       const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT);
@@ -98,7 +116,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       }
       activeRun = new AbortController();
       try {
-        const turn = await runTurn({ setup, session, request: text, signal: activeRun.signal, renderer, spinner });
+        const turn = await runTurn({ engine, session, request: text, signal: activeRun.signal, renderer, spinner, print, style });
         for (const warning of turn.warnings) print(`${style.yellow(`warning: ${warning.message}`)}\n`);
         print(turnStatus(turn.result, style));
       } catch (error) {
@@ -118,26 +136,30 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
 }
 
 async function runTurn(options: {
-  readonly setup: AgentSetup;
+  readonly engine: TurnEngine;
   readonly session: ReplSession;
   readonly request: string;
   readonly signal: AbortSignal;
   readonly renderer: ReturnType<typeof createTextRenderer>;
   readonly spinner: Spinner;
-}): Promise<SessionTurnResult> {
-  const { setup, renderer, spinner } = options;
+  readonly print: (text: string) => void;
+  readonly style: Style;
+}): Promise<EngineTurnOutcome> {
+  const { engine, renderer, spinner, style } = options;
   try {
-    return await options.session.runTurn({
-      model: setup.model,
+    return await options.session.runTurn(engine, {
       request: options.request,
-      instructions: setup.instructions,
-      tools: setup.tools,
-      approvals: setup.approvals,
-      ...(setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps }),
+      approvals: engine.approvals,
       signal: options.signal,
       onEvent: (envelope) => {
         if (envelope.event.type === 'model.step.started') spinner.start('thinking');
         renderer.onEvent(envelope);
+      },
+      onNote: (text) => {
+        spinner.stop();
+        renderer.finishRun();
+        options.print(`${style.dim(`• ${text}`)}\n`);
+        if (engine.name === 'codex') spinner.start('codex is working');
       },
     });
   } finally {
@@ -154,9 +176,9 @@ async function runSlashCommand(text: string, context: ReplContext): Promise<'con
   return found.command.run(context, found.argument);
 }
 
-function banner(setup: AgentSetup, style: Style, sessionLines: string): string {
+function banner(engine: TurnEngine, style: Style, sessionLines: string): string {
   return (
-    `${style.bold(`Forge ${forgeVersion()}`)} ${style.dim(`· ${setup.modelName} · approval ${setup.approvals.profile} · ${setup.root}`)}\n` +
+    `${style.bold(`Forge ${forgeVersion()}`)} ${style.dim(`· ${engine.modelLabel} · approval ${engine.approvals.profile} · ${engine.root}`)}\n` +
     sessionLines +
     `${style.dim('Type a request, /help for commands, Ctrl-D to exit.')}\n`
   );

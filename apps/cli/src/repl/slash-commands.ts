@@ -1,12 +1,13 @@
 import type { Message } from '@forge/core';
-import type { AgentSetup } from '../agent/agent-setup.js';
+import type { TurnEngine } from '../engines/turn-engine.js';
 import type { Style } from '../output/style.js';
 import type { ReplSession } from './repl-session.js';
 import { sessionSlashCommands } from './session-slash-commands.js';
 
 /** What slash commands can see and change of the running REPL. */
 export interface ReplContext {
-  readonly setup: AgentSetup;
+  /** What runs the turns (`--engine`): its model, workspace root and approval gate. */
+  readonly engine: TurnEngine;
   readonly style: Style;
   /** The stored transcript of the current session, oldest first (kept in step with `session`). */
   readonly history: Message[];

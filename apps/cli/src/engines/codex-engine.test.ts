@@ -1,0 +1,182 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { SessionTranscript } from '@forge/persistence';
+import { ScriptedModel } from '@forge/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCodexDirectories, TEST_MODEL, type CodexSandboxDirectories } from '../../../../packages/codex/src/testing/codex-harness.test-helpers.js';
+import {
+  assistantMessage,
+  execCommandCall,
+  startLoopbackResponsesServer,
+  type LoopbackResponsesServer,
+} from '../../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
+import { main } from '../main.js';
+import { createTestIo, runCli, waitFor } from '../test-support/cli-harness.js';
+
+/*
+ * `forge --engine codex` end to end: the real Codex binary from the @openai/codex dev dependency
+ * of @forge/codex, configured through CODEX_HOME/config.toml (as a user would) to use the
+ * loopback Responses server on 127.0.0.1. CODEX_HOME, HOME, the workspace and FORGE_HOME are
+ * temporary; proxies point at a closed port so nothing but loopback is reachable.
+ */
+
+let directories: CodexSandboxDirectories;
+let provider: LoopbackResponsesServer;
+let forgeHome: string;
+
+beforeEach(async () => {
+  directories = await createCodexDirectories();
+  provider = await startLoopbackResponsesServer();
+  forgeHome = path.join(directories.root, 'forge-home');
+  await writeFile(
+    path.join(directories.codexHome, 'config.toml'),
+    [
+      `model = "${TEST_MODEL}"`,
+      'model_provider = "loopback"',
+      'check_for_update_on_startup = false',
+      '',
+      '[model_providers.loopback]',
+      'name = "mock"',
+      `base_url = "${provider.baseUrl}"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(path.join(directories.workspace, 'AGENTS.md'), 'Answer in one sentence.\n');
+});
+
+afterEach(async () => {
+  await provider.close();
+  await rm(directories.root, { recursive: true, force: true });
+});
+
+const environment = (extra: Record<string, string> = {}) => ({ ...directories.environment, FORGE_HOME: forgeHome, ...extra }) as Record<string, string>;
+const forge = (args: readonly string[], extra: Record<string, string> = {}) => runCli(args, { cwd: directories.workspace, env: environment(extra) });
+
+async function showSession(id: string): Promise<SessionTranscript> {
+  const shown = await forge(['sessions', 'show', id, '--json']);
+  expect(shown.code).toBe(0);
+  return JSON.parse(shown.stdout) as SessionTranscript;
+}
+
+/** The text of the wrapper Codex received as the last input item of request `index`. */
+function wrapperSent(index: number): string {
+  return JSON.stringify(provider.requests[index]?.body.input.at(-1));
+}
+
+describe('forge run --engine codex', () => {
+  it('runs a turn on Codex in a session, prints the wrapper cost in --json, traces it, and resumes with the stored view on either engine', async () => {
+    provider.push({ items: [assistantMessage('The project has one agent file.')], usage: { inputTokens: 1800, outputTokens: 30 } });
+    const first = await forge(['run', '--engine', 'codex', '--model', `codex:${TEST_MODEL}`, '--json', 'What is in this project?']);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+
+    const envelopes = first.stdout.trim().split('\n').map((line) => JSON.parse(line) as { sessionId?: string; runId: string; event: Record<string, unknown> });
+    const types = envelopes.map((envelope) => envelope.event['type']);
+    expect(types[0]).toBe('run.started');
+    expect(types).toContain('codex.usage.recorded');
+    expect(types.at(-1)).toBe('run.completed');
+    const budgeted = envelopes.find((envelope) => envelope.event['type'] === 'context.budgeted')?.event;
+    expect(budgeted).toMatchObject({ engine: 'codex', historyMessages: 0, hasCheckpoint: false, estimate: { method: 'conservative-fallback' } });
+    const sessionId = envelopes[0]?.sessionId;
+    const runId = envelopes[0]?.runId;
+    if (sessionId === undefined || runId === undefined) throw new Error('the envelopes carry no session or run id');
+    expect(new Set(envelopes.map((envelope) => envelope.sessionId))).toEqual(new Set([sessionId]));
+
+    const sentFirst = wrapperSent(0);
+    expect(sentFirst).toContain('[FORGE ACTIVE VIEW v1]');
+    expect(sentFirst).toContain('Answer in one sentence.');
+    expect(sentFirst).toContain('[CURRENT REQUEST] 24 characters\\nWhat is in this project?');
+
+    const trace = await readFile(path.join(forgeHome, 'runs', `${runId}.jsonl`), 'utf8');
+    const traced = trace.trim().split('\n').map((line) => (JSON.parse(line) as { event: { type: string } }).event.type);
+    expect(traced).toEqual(expect.arrayContaining(['run.started', 'context.budgeted', 'codex.usage.recorded', 'run.completed']));
+
+    const stored = await showSession(sessionId);
+    expect(stored.workspaceRoot).toBe(directories.workspace);
+    expect(stored.messages).toEqual([
+      { role: 'user', content: 'What is in this project?' },
+      { role: 'assistant', content: [{ type: 'text', text: 'The project has one agent file.' }] },
+    ]);
+    expect(stored.runs.map((run) => [run.status, run.model?.provider, run.model?.modelId, run.usage?.inputTokens])).toEqual([['completed', 'codex', TEST_MODEL, 1800]]);
+
+    provider.push({ items: [assistantMessage('You asked what is in the project.')] });
+    const second = await forge(['run', '--engine', 'codex', '--resume', sessionId, 'What did I ask before?']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('You asked what is in the project.\n');
+    expect(second.stderr).toContain("• codex: sent Forge's active view");
+    expect(second.stderr).toContain('(2 history messages)');
+    const sentSecond = wrapperSent(1);
+    expect(sentSecond).toContain('[HISTORY]');
+    expect(sentSecond).toContain('The project has one agent file.');
+
+    const native = new ScriptedModel([{ text: 'Natively resumed.' }]);
+    const test = createTestIo({ cwd: directories.workspace, env: environment(), models: { main: native } });
+    test.stdin.end();
+    expect(await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'And now?'], test.io)).toBe(0);
+    expect(native.requests[0]?.history.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect((await showSession(sessionId)).runs.map((run) => run.model?.provider)).toEqual(['codex', 'codex', 'scripted']);
+  });
+
+  it('routes Codex command approvals through --approval: under ask the command is declined and Codex is told', async () => {
+    provider.push({ items: [execCommandCall('call_touch', 'touch made-by-codex.txt')] }, { items: [assistantMessage('I was not allowed to run it.')] });
+    const outcome = await forge(['run', '--engine', 'codex', 'Create a file']);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toMatch(/^forge: denied run .*touch made-by-codex\.txt.*: forge run cannot ask for approval/m);
+    await expect(readFile(path.join(directories.workspace, 'made-by-codex.txt'))).rejects.toThrow();
+    const followUp = provider.requests[1]?.body.input ?? [];
+    expect(JSON.stringify(followUp.find((item) => item['call_id'] === 'call_touch' && item['type'] === 'function_call_output'))).toMatch(/rejected/);
+  });
+
+  it('stops with one line and exit 2 when the Codex binary is missing, storing nothing', async () => {
+    const missing = path.join(directories.root, 'no-such-codex');
+    const outcome = await forge(['run', '--engine', 'codex', 'hello'], { FORGE_CODEX_BIN: missing });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr.trim().split('\n')).toHaveLength(1);
+    expect(outcome.stderr).toContain(`forge: error: The Codex executable named by FORGE_CODEX_BIN (${missing}) does not exist or is not executable`);
+    expect(outcome.stderr).toContain('install @openai/codex');
+    const listed = await forge(['sessions', 'list', '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+
+  it('refuses a native model id and --max-steps with the Codex engine', async () => {
+    const model = await forge(['run', '--engine', 'codex', '--model', 'scripted:demo', 'hi']);
+    expect(model.code).toBe(2);
+    expect(model.stderr).toContain('pass --model codex:<model>');
+    const steps = await forge(['run', '--engine', 'codex', '--max-steps', '3', 'hi']);
+    expect(steps.code).toBe(2);
+    expect(steps.stderr).toContain('--max-steps limits Forge');
+  });
+});
+
+describe('the REPL with --engine codex', () => {
+  it('runs each turn on Codex, asks before a command runs, and stores the conversation', async () => {
+    provider.push(
+      { items: [execCommandCall('call_write', 'printf approved > approved.txt')] },
+      { items: [assistantMessage('Wrote approved.txt.')] },
+      { items: [assistantMessage('Second turn answered.')] },
+    );
+    const test = createTestIo({ cwd: directories.workspace, env: environment() });
+    const exited = main(['node', 'forge', '--engine', 'codex'], test.io);
+    const output = () => test.stdout.text;
+    await waitFor(output, (text) => text.includes('Type a request'), 20_000);
+    expect(output()).toContain(`· codex:(Codex configuration) · approval ask · ${directories.workspace}`);
+    test.stdin.write('write the file\n');
+    await waitFor(output, (text) => /Allow command\? run .*printf approved > approved\.txt/.test(text), 20_000);
+    test.stdin.write('y\n');
+    await waitFor(output, (text) => text.includes('Wrote approved.txt.'), 20_000);
+    test.stdin.write('and again\n');
+    await waitFor(output, (text) => text.includes('Second turn answered.'), 20_000);
+    test.stdin.write('/exit\n');
+    expect(await exited).toBe(0);
+
+    expect(await readFile(path.join(directories.workspace, 'approved.txt'), 'utf8')).toBe('approved');
+    expect(wrapperSent(2)).toContain('Wrote approved.txt.');
+    const sessionId = /session (session_[A-Za-z0-9_-]+)/.exec(output())?.[1];
+    if (sessionId === undefined) throw new Error(`no session in the banner:\n${output()}`);
+    const stored = await showSession(sessionId);
+    expect(stored.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    expect(stored.runs.map((run) => run.status)).toEqual(['completed', 'completed']);
+  }, 60_000);
+});

@@ -1,0 +1,63 @@
+import { loadInstructions, createApprovalGate, type ApprovalProfile, type ConfirmCallback } from '@forge/tools';
+import { prepareAgent } from '../agent/agent-setup.js';
+import { resolveWorkspaceRoot } from '../agent/workspace.js';
+import { UsageError } from '../cli-error.js';
+import type { CommandInvocation } from '../commands/command.js';
+import type { CliIo } from '../io.js';
+import { CODEX_ENGINE_PROMPT } from './codex-instructions.js';
+import { createNativeEngine } from './native-engine.js';
+import { ENGINE_NAMES, type EngineName, type TurnEngine } from './turn-engine.js';
+
+/** The engine `--engine` names; `native` when it is not given. */
+export function engineName(globals: Readonly<Record<string, unknown>>): EngineName {
+  const requested = globals.engine;
+  if (requested === undefined) return 'native';
+  const found = ENGINE_NAMES.find((name) => name === requested);
+  if (found === undefined) throw new UsageError(`--engine ${String(requested)} is not an engine; use one of: ${ENGINE_NAMES.join(', ')}`);
+  return found;
+}
+
+/** The Codex model slug in `--model codex:<slug>`; undefined to use the model Codex is configured with. */
+export function codexModel(model: string | undefined): string | undefined {
+  if (model === undefined) return undefined;
+  const match = /^codex:(\S+)$/.exec(model);
+  if (match?.[1] === undefined) {
+    throw new UsageError(
+      `--engine codex runs the model Codex is configured with; pass --model codex:<model> (for example codex:gpt-5.5) or leave --model out, not ${JSON.stringify(model)}`,
+    );
+  }
+  return match[1];
+}
+
+/**
+ * Resolves the global options into the engine that runs this process's turns: Forge's own loop
+ * (model, tools and instructions from `prepareAgent`), or the Codex engine (`--engine codex`),
+ * which shares the workspace, the approval gate and the AGENTS.md instructions but brings its
+ * own model and tools. Usage errors name the option to change.
+ */
+export async function prepareEngine(options: {
+  readonly io: CliIo;
+  readonly globals: CommandInvocation['options'];
+  readonly defaultProfile: ApprovalProfile;
+  readonly confirm?: ConfirmCallback;
+}): Promise<TurnEngine> {
+  const { io, globals } = options;
+  if (engineName(globals) === 'native') return createNativeEngine(await prepareAgent(options));
+  if (globals.maxSteps !== undefined) {
+    throw new UsageError('--max-steps limits Forge\'s own loop; Codex decides how many model calls a turn takes, so leave it out with --engine codex');
+  }
+  const model = codexModel(globals.model);
+  const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
+  const profile = globals.approval ?? options.defaultProfile;
+  const approvals = createApprovalGate({ profile, ...(options.confirm === undefined ? {} : { confirm: options.confirm }) });
+  // Loaded only for Codex turns: native runs never pay for the App Server client.
+  const { createCodexEngine } = await import('./codex-engine.js');
+  return createCodexEngine({
+    env: io.env,
+    root,
+    approvals,
+    profile,
+    model,
+    instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: CODEX_ENGINE_PROMPT }),
+  });
+}

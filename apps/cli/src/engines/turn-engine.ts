@@ -1,0 +1,57 @@
+import type { ApprovalGate, EventListener, RunResult } from '@forge/core';
+import type { EngineEventListener, SessionHandle, SessionTurnWarning } from '@forge/persistence';
+import type { SessionApprovalGate } from '@forge/tools';
+
+/** The engines a turn can run on (`--engine`). */
+export const ENGINE_NAMES = ['native', 'codex'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+/** One user turn, as `forge run` and the REPL hand it to an engine. */
+export interface EngineTurn {
+  readonly request: string;
+  /** Decides the engine's tool calls (for Codex: its command and patch approval requests). */
+  readonly approvals: ApprovalGate;
+  readonly signal: AbortSignal;
+  /** Core events, in order: what the text and JSON renderers read. */
+  readonly onEvent: EventListener;
+  /**
+   * Events only this engine emits, interleaved in order with `onEvent`'s (Codex: the wrapper's
+   * cost as `context.budgeted`, `codex.usage.recorded`, `codex.compaction.completed`).
+   */
+  readonly onEngineEvent?: EngineEventListener;
+  /** Short notes for people about what the engine did (Codex: the wrapper's cost, a compaction it made). */
+  readonly onNote?: (text: string) => void;
+}
+
+export interface EngineTurnOutcome {
+  readonly result: RunResult;
+  /** What the session noticed while running the turn (a trace that could not be written). */
+  readonly warnings: readonly SessionTurnWarning[];
+}
+
+/**
+ * Runs user turns for `forge run` and the REPL. Each engine sends the same bounded view: the
+ * recent tail of the session's stored transcript, selected by the session (see
+ * `SessionHandle.selectView`), and stores the turn through the same session bookkeeping.
+ */
+export interface TurnEngine {
+  readonly name: EngineName;
+  /** How the banner names the model, e.g. `scripted:demo` or `codex:gpt-5.5`. */
+  readonly modelLabel: string;
+  /** The workspace the engine's tools work in. */
+  readonly root: string;
+  /** The approval gate of this process: the REPL's prompt, or `--approval`'s profile for `forge run`. */
+  readonly approvals: SessionApprovalGate;
+  /**
+   * Runs one turn as a turn of `session`, or unstored without one (`--no-session`).
+   * `recentTailTokens` bounds the history the session selects.
+   */
+  runTurn(session: SessionHandle | undefined, turn: EngineTurn, recentTailTokens: number): Promise<EngineTurnOutcome>;
+  /**
+   * Starts what the engine needs now instead of at the first turn (the Codex App Server), so a
+   * failure to start stops a command before it stores anything.
+   */
+  start(): Promise<void>;
+  /** Releases what the engine started (the Codex App Server). Safe to call twice. */
+  close(): Promise<void>;
+}

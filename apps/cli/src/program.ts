@@ -13,7 +13,10 @@ import { forgeVersion } from './version.js';
  */
 
 /** Groups of subcommands (`forge sessions list`); entries name them as the first word of `usage`. */
-const groups: readonly CommandGroup[] = [{ name: 'sessions', description: 'list and read stored sessions' }];
+const groups: readonly CommandGroup[] = [
+  { name: 'sessions', description: 'list and read stored sessions' },
+  { name: 'import', description: 'bring a session another tool recorded into Forge' },
+];
 
 const commands: readonly CommandEntry[] = [
   {
@@ -35,6 +38,7 @@ const commands: readonly CommandEntry[] = [
   { usage: 'sessions list', description: 'list stored sessions, most recent first', options: [new Option('--json', 'print the list as one JSON array')], load: () => import('./commands/sessions-list.js') },
   { usage: 'sessions show <id>', description: "show a session's runs and messages", options: [new Option('--json', 'print the session as one JSON document')], load: () => import('./commands/sessions-show.js') },
   { usage: 'compact', description: 'preview compacting a session: the prefix a checkpoint would summarize, the tail kept verbatim, the projected budget', options: [new Option('--dry-run', 'preview only: no model call, nothing written'), new Option('--session <id>', 'the session to preview (or --last)'), new Option('--json', 'print the preview as one JSON document')], load: () => import('./commands/compact.js') },
+  { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], load: () => import('./commands/import-codex.js') },
   { usage: 'inspect [target]', description: 'show a run, a session\'s runs or a trace file: summary, budget per step, compactions, stops, tool calls (--last: the newest run)', options: [new Option('--last', 'inspect the newest run trace in FORGE_HOME/runs'), new Option('--json', 'print the report as one JSON document'), new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step')], load: () => import('./commands/inspect.js') },
 ];
 

@@ -1,0 +1,120 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { SessionTranscript } from '@forge/persistence';
+import { ScriptedModel } from '@forge/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../main.js';
+import { createTestIo, runCli, temporaryDirectory } from '../test-support/cli-harness.js';
+
+/* The hand-written older-generation rollouts of @forge/codex and their golden views, never edited. */
+const fixtures = path.join(import.meta.dirname, '..', '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures');
+const legacy = path.join(fixtures, 'legacy-0.46.jsonl');
+const bare = path.join(fixtures, 'legacy-bare.jsonl');
+const golden = (name: string, kind: 'view.txt' | 'state.json') => readFile(path.join(fixtures, `${name}.${kind}`), 'utf8');
+
+let scratch: Awaited<ReturnType<typeof temporaryDirectory>>;
+let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
+
+beforeEach(async () => {
+  scratch = await temporaryDirectory('forge-import-');
+  forgeHome = await temporaryDirectory('forge-import-home-');
+});
+
+afterEach(async () => {
+  await scratch.remove();
+  await forgeHome.remove();
+});
+
+const forge = (args: readonly string[]) => runCli(args, { cwd: scratch.path, env: { FORGE_HOME: forgeHome.path } });
+
+describe('forge import codex', () => {
+  it('prints the golden view of an older-generation rollout on stdout, and the summary on stderr', async () => {
+    const outcome = await forge(['import', 'codex', legacy]);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toBe(await golden('legacy-0.46', 'view.txt'));
+    expect(outcome.stderr).toBe(`Imported ${legacy} (Codex 0.46.0, legacy format): 13 messages, 4 commands, 1 file, 1 compaction, 11,420 tokens reported by Codex\n`);
+    expect((await forge(['import', 'codex', legacy])).stdout).toBe(outcome.stdout);
+  });
+
+  it('imports a file with a torn last line, warning on stderr, and finds a relative path from the working directory', async () => {
+    await writeFile(path.join(scratch.path, 'copy.jsonl'), await readFile(bare));
+    const outcome = await forge(['import', 'codex', 'copy.jsonl']);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toBe(await golden('legacy-bare', 'view.txt'));
+    expect(outcome.stderr).toContain(`forge: warning: the last line of ${path.join(scratch.path, 'copy.jsonl')} is cut off`);
+    expect(outcome.stderr).toContain('5 messages, 1 command, 1 file, 0 compactions, no token reports');
+  });
+
+  it('warns about lines of unknown types and still imports the rest', async () => {
+    const file = path.join(scratch.path, 'with-unknown.jsonl');
+    await writeFile(file, `${await readFile(legacy, 'utf8')}{"timestamp":"2025-10-01T10:00:00.000Z","type":"hologram","payload":{}}\n`);
+    const outcome = await forge(['import', 'codex', file]);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toContain(`forge: warning: skipped 1 line of ${file}: record types this Forge does not know (hologram)\n`);
+    expect(outcome.stderr).toContain('13 messages');
+  });
+
+  it('--json prints the state, the view and the message count as one document', async () => {
+    const outcome = await forge(['import', 'codex', legacy, '--json']);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toBe('');
+    const document = JSON.parse(outcome.stdout) as { state: unknown; view: string; messageCount: number };
+    expect(document).toEqual({ state: JSON.parse(await golden('legacy-0.46', 'state.json')), view: await golden('legacy-0.46', 'view.txt'), messageCount: 13 });
+  });
+
+  it('--session stores the transcript with the import as its checkpoint, and the session resumes on the native engine', async () => {
+    const outcome = await forge(['import', 'codex', legacy, '--session']);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toBe(await golden('legacy-0.46', 'view.txt'));
+    const sessionId = /^session: (session_[A-Za-z0-9_-]+) /m.exec(outcome.stderr)?.[1];
+    if (sessionId === undefined) throw new Error(`no session id on stderr:\n${outcome.stderr}`);
+
+    const shown = await forge(['sessions', 'show', sessionId]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('Messages (13)');
+    expect(shown.stdout).toContain('Fix the failing parser test');
+    expect(shown.stdout).toContain('Now update the changelog');
+    expect(shown.stdout).toContain('checkpoint  summarizes #1–#13, tail from #14');
+    const stored = JSON.parse((await forge(['sessions', 'show', sessionId, '--json'])).stdout) as SessionTranscript;
+    expect(stored.workspaceRoot).toBe('/nonexistent/forge-fixture/parser-project');
+    expect(stored.runs).toEqual([]);
+    expect(stored.checkpoint?.checkpoint).toMatchObject({ strategy: 'codex-import', view: await golden('legacy-0.46', 'view.txt') });
+    expect(stored.checkpoint?.source).toMatchObject({ summarizedThrough: 13, tailStart: 13, messageCount: 13 });
+
+    const model = new ScriptedModel([{ text: 'Picking up from Codex.' }]);
+    const test = createTestIo({ cwd: scratch.path, env: { FORGE_HOME: forgeHome.path }, models: { main: model } });
+    test.stdin.end();
+    expect(await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'Carry on'], test.io)).toBe(0);
+    expect(model.requests[0]?.history[0]).toEqual({ role: 'user', content: 'Fix the failing parser test' });
+    expect(model.requests[0]?.history).toHaveLength(13);
+  });
+
+  it('--json with --session names the session in the document', async () => {
+    const outcome = await forge(['import', 'codex', bare, '--json', '--session']);
+    expect(outcome.code).toBe(0);
+    const document = JSON.parse(outcome.stdout) as { sessionId: string; messageCount: number };
+    expect(document.messageCount).toBe(5);
+    const listed = JSON.parse((await forge(['sessions', 'list', '--json'])).stdout) as { id: string; messageCount: number }[];
+    expect(listed.map((session) => [session.id, session.messageCount])).toEqual([[document.sessionId, 5]]);
+  });
+
+  it('stops with one line and exit 2 for a missing file, a directory, or a --cwd that does not exist', async () => {
+    const missing = path.join(scratch.path, 'nope.jsonl');
+    const cases = [
+      [['import', 'codex', missing], `forge: error: the rollout ${missing} does not exist; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`],
+      [['import', 'codex', scratch.path], `forge: error: the rollout ${scratch.path} is not a file; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`],
+      [['import', 'codex', legacy, '--cwd', missing], `forge: error: --cwd ${missing} does not exist; pass an existing directory\n`],
+    ] as const;
+    for (const [args, message] of cases) {
+      expect(await forge(args)).toEqual({ code: 2, stdout: '', stderr: message });
+    }
+    expect(JSON.parse((await forge(['sessions', 'list', '--json'])).stdout)).toEqual([]);
+  });
+
+  it('hashes the touched files in the --cwd workspace', async () => {
+    await writeFile(path.join(scratch.path, 'NOTES.md'), 'notes\n');
+    const outcome = await forge(['import', 'codex', bare, '--cwd', '.']);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(/- file: NOTES\.md \(hash=sha256:[0-9a-f]{12}; add, patch applied\)/);
+  });
+});

@@ -128,6 +128,21 @@ describe('forge run --engine codex', () => {
     expect(JSON.stringify(followUp.find((item) => item['call_id'] === 'call_touch' && item['type'] === 'function_call_output'))).toMatch(/rejected/);
   });
 
+  it('cancels the Codex turn on Ctrl-C: exit 130, the request stored and the run recorded as cancelled', async () => {
+    provider.push({ hang: true });
+    const test = createTestIo({ cwd: directories.workspace, env: environment() });
+    test.stdin.end();
+    const exited = main(['node', 'forge', 'run', '--engine', 'codex', '--json', 'Take forever'], test.io);
+    await provider.waitForRequests(1);
+    test.interrupt();
+    expect(await exited).toBe(130);
+    const sessionId = (JSON.parse(test.stdout.text.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId;
+    if (sessionId === undefined) throw new Error(`no session id in:\n${test.stdout.text}`);
+    const stored = await showSession(sessionId);
+    expect(stored.messages).toEqual([{ role: 'user', content: 'Take forever' }]);
+    expect(stored.runs.map((run) => run.status)).toEqual(['cancelled']);
+  });
+
   it('stops with one line and exit 2 when the Codex binary is missing, storing nothing', async () => {
     const missing = path.join(directories.root, 'no-such-codex');
     const outcome = await forge(['run', '--engine', 'codex', 'hello'], { FORGE_CODEX_BIN: missing });

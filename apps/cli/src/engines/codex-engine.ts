@@ -52,8 +52,11 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   let starting: Promise<CodexAppServer> | undefined;
   let closed = false;
 
-  const server = (): Promise<CodexAppServer> => {
-    if (closed) return Promise.reject(new Error('The Codex engine was closed; this is a bug in Forge.'));
+  /** The running server, started on first use and again if the previous one exited (the REPL carries on). */
+  const server = async (): Promise<CodexAppServer> => {
+    if (closed) throw new Error('The Codex engine was closed; this is a bug in Forge.');
+    const previous = starting === undefined ? undefined : await starting.catch(() => undefined);
+    if (previous?.exitReason !== undefined) starting = undefined;
     starting ??= CodexAppServer.start({ env, clientInfo: { name: 'forge', version: forgeVersion() } }).catch((error: unknown) => {
       starting = undefined;
       throw codexStartError(error);
@@ -135,29 +138,27 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   };
 }
 
-/** Core events go to the renderers; the Codex-only ones to `onEngineEvent`, with a note for people. */
+/**
+ * Core events go to the renderers; the Codex-only ones (its wrapper-cost `context.budgeted`, which
+ * carries `engine: 'codex'`, its usage reports and compactions) to `onEngineEvent`, with a note
+ * for people.
+ */
 function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
   const { event } = envelope;
-  switch (event.type) {
-    case 'context.budgeted': {
-      // Core's own budget event (native runs) shares the name; the Codex one carries `engine`.
-      if (!('engine' in event)) {
-        turn.onEvent({ ...envelope, event });
-        return;
-      }
-      turn.onEngineEvent?.(envelope);
-      const history = `${event.historyMessages} history message${event.historyMessages === 1 ? '' : 's'}`;
-      turn.onNote?.(`codex: sent Forge's active view, ~${event.estimate.tokens.toLocaleString('en-US')} tokens (${history}${event.hasCheckpoint ? ', a checkpoint' : ''})`);
-      return;
-    }
-    case 'codex.usage.recorded':
-      turn.onEngineEvent?.(envelope);
-      return;
-    case 'codex.compaction.completed':
-      turn.onEngineEvent?.(envelope);
-      turn.onNote?.('codex: Codex compacted its own context');
-      return;
-    default:
-      turn.onEvent({ ...envelope, event });
+  if (event.type === 'codex.usage.recorded') {
+    turn.onEngineEvent?.(envelope);
+    return;
   }
+  if (event.type === 'codex.compaction.completed') {
+    turn.onEngineEvent?.(envelope);
+    turn.onNote?.('codex: Codex compacted its own context');
+    return;
+  }
+  if (event.type === 'context.budgeted' && 'engine' in event) {
+    turn.onEngineEvent?.(envelope);
+    const history = `${event.historyMessages} history message${event.historyMessages === 1 ? '' : 's'}`;
+    turn.onNote?.(`codex: sent Forge's active view, ~${event.estimate.tokens.toLocaleString('en-US')} tokens (${history}${event.hasCheckpoint ? ', a checkpoint' : ''})`);
+    return;
+  }
+  turn.onEvent({ ...envelope, event });
 }

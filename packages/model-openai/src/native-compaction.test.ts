@@ -153,4 +153,16 @@ describe('OpenAI native compaction', () => {
     const model = openAIModelFor(server, conformanceTuning, { apiKey: undefined, env: { OPENAI_API_KEY: 'test-key' } });
     await expect(model.compact({ instructions: '', messages: earlier }, {})).rejects.toMatchObject({ code: 'auth', variable: 'OPENAI_API_KEY' });
   });
+
+  it('estimates a replaying request as sent: opaque bytes instead of the checkpoint and the replaced messages', async () => {
+    const state = await compacted();
+    const model = openAIModelFor(server, conformanceTuning);
+    const portable = await model.estimateRequestTokens(requestAfter(undefined, earlier));
+    const replayed = await model.estimateRequestTokens(requestAfter(state, earlier));
+    const withoutCheckpoint = await model.estimateRequestTokens({ ...requestAfter(undefined), checkpoint: undefined });
+    expect(replayed.categories.history).toBe(0);
+    expect(replayed.categories.checkpoint).toBe(Math.ceil(state.bytes / 4));
+    expect(replayed.tokens).toBe(withoutCheckpoint.tokens + Math.ceil(state.bytes / 4));
+    expect(portable.categories.history).toBeGreaterThan(0);
+  });
 });

@@ -28,6 +28,9 @@ import { postCompact } from './compact-endpoint.js';
 import { canReplay, replayingFetch, replayMarkerMessage, stateFromOutput, withoutReplacedHistory } from './native-compaction.js';
 import { resolveOpenAISettings, type OpenAIModelOptions, type ResolvedOpenAISettings } from './settings.js';
 
+/** Opaque items are counted at one token per this many bytes: encrypted content never tokenizes smaller. */
+const OPAQUE_BYTES_PER_TOKEN = 4;
+
 /** The profile an adapter is built with: limits and how to estimate a request. */
 export interface OpenAIModelProfile {
   readonly capabilities: ModelCapabilities;
@@ -58,8 +61,19 @@ export class OpenAIModel implements ModelAdapter {
     this.origin = { provider: this.provider, modelId: this.modelId };
   }
 
-  estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
-    return this.options.estimate?.(request) ?? this.profile.estimate(request);
+  /**
+   * Estimates the request as it will be sent: when native state is replayed, without the
+   * checkpoint text and the messages it replaces, plus the opaque items at one token per 4 bytes
+   * (counted as checkpoint).
+   */
+  async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
+    const estimate = (sent: ModelRequest): Promise<TokenEstimate> => this.options.estimate?.(sent) ?? this.profile.estimate(sent);
+    const replay = canReplay(request.nativeState, this.modelId) ? request.nativeState : undefined;
+    if (replay === undefined) return estimate(request);
+    const { checkpoint: _replaced, nativeState: _opaque, ...rest } = withoutReplacedHistory(request, replay);
+    const base = await estimate(rest);
+    const opaque = Math.ceil(replay.bytes / OPAQUE_BYTES_PER_TOKEN);
+    return { ...base, tokens: base.tokens + opaque, categories: { ...base.categories, checkpoint: base.categories.checkpoint + opaque } };
   }
 
   doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {

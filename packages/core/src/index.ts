@@ -1,3 +1,4 @@
+export * from './budget/index.js';
 export * from './checkpoint/index.js';
 export * from './errors.js';
 export * from './events/events.js';

@@ -74,7 +74,7 @@ describe('runCodexTurn on the real Codex App Server', () => {
 
     const budgeted = events.find((envelope) => envelope.event.type === 'context.budgeted')?.event;
     expect(budgeted).toMatchObject({ type: 'context.budgeted', engine: 'codex', historyMessages: 2 });
-    if (budgeted?.type !== 'context.budgeted') throw new Error('no budget event');
+    if (budgeted?.type !== 'context.budgeted' || !('engine' in budgeted)) throw new Error('no Codex budget event');
     expect(budgeted.estimate.tokens).toBeGreaterThanOrEqual(Math.ceil(budgeted.estimate.bytes / 4));
     expect(budgeted.estimate.categories.history).toBeGreaterThan(0);
 

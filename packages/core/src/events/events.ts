@@ -1,3 +1,4 @@
+import type { ContextEvent } from '../budget/context-events.js';
 import type { FinishReason, Usage } from '../model/adapter.js';
 
 export const EVENT_SCHEMA_VERSION = 1 as const;
@@ -59,7 +60,9 @@ export type ForgeEvent =
       readonly usage: Usage;
       readonly durationMs: number;
       readonly error: ErrorSummary;
-    };
+    }
+  /** Budget events: `context.budgeted`, `context.warning`, `context.limit_reached`, `context.usage.reconciled`, `context.estimator.flagged`. */
+  | ContextEvent;
 
 export type ForgeEventType = ForgeEvent['type'];
 

@@ -97,7 +97,8 @@ describe('observers in runAgent', () => {
     });
     const model = new ScriptedModel([{ text: 'hi' }]);
     expect((await runAgent({ model, instructions, request: 'hi', observers: hub })).status).toBe('completed');
-    expect(hub.failures()).toBe(5);
+    // run.started, context.budgeted, model.step.started, model.text.delta, model.step.completed, context.usage.reconciled, run.completed
+    expect(hub.failures()).toBe(7);
 
     const idle = createObserverHub({ redactor: { redact: () => { throw new Error('must not run'); }, redactJson: () => { throw new Error('must not run'); } }, observers: [] });
     expect((await runAgent({ model: new ScriptedModel([{ text: 'hi' }]), instructions, request: 'hi', observers: idle })).status).toBe('completed');

@@ -71,9 +71,9 @@ describe('runAgent', () => {
 
     expect(sink.types()).toEqual([
       'run.started',
-      'model.step.started', 'model.text.delta', 'model.step.completed', 'tool.call.started', 'tool.call.completed', 'tool.call.started', 'tool.call.completed',
-      'model.step.started', 'model.step.completed', 'tool.call.started', 'tool.call.completed',
-      'model.step.started', 'model.text.delta', 'model.text.delta', 'model.text.delta', 'model.step.completed',
+      'context.budgeted', 'model.step.started', 'model.text.delta', 'model.step.completed', 'context.usage.reconciled', 'tool.call.started', 'tool.call.completed', 'tool.call.started', 'tool.call.completed',
+      'context.budgeted', 'model.step.started', 'model.step.completed', 'context.usage.reconciled', 'tool.call.started', 'tool.call.completed',
+      'context.budgeted', 'model.step.started', 'model.text.delta', 'model.text.delta', 'model.text.delta', 'model.step.completed', 'context.usage.reconciled',
       'run.completed',
     ]);
     expect(sink.events.map((envelope) => envelope.sequence)).toEqual(sink.events.map((_, index) => index));

@@ -1,3 +1,6 @@
+import { createEstimatorAccuracyTracker } from '../budget/accuracy-tracker.js';
+import { resolveContextPolicy } from '../budget/policy.js';
+import { preflightRequest, reconcileStep } from '../budget/preflight.js';
 import { CancelledError, InvalidInputError } from '../errors.js';
 import type { ErrorSummary, RunStatus } from '../events/events.js';
 import { assertSafeId, createId } from '../ids.js';
@@ -27,6 +30,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   }
   const runId = options.runId === undefined ? createId('run', startedAt) : assertSafeId(options.runId, 'run id');
   if (options.sessionId !== undefined) assertSafeId(options.sessionId, 'session id');
+  const policy = resolveContextPolicy(options.context);
+  const estimatorAccuracy = options.estimatorAccuracy ?? createEstimatorAccuracyTracker();
   const tools = indexTools(options.tools ?? []);
   const signal = options.signal ?? new AbortController().signal;
   const emit = createEmitter({ runId, sessionId: options.sessionId, now, listener: withObservers(options.onEvent, options.observers) });
@@ -74,10 +79,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 
   while (steps < maxSteps) {
     if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
-    steps += 1;
-    const step = steps;
-    emit({ type: 'model.step.started', step });
-
+    const step = steps + 1;
     const request: ModelRequest = {
       instructions: instructions.text,
       history,
@@ -86,6 +88,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       tools: [...tools.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
       ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     };
+    // Preflight: the budget is decided before the provider is contacted, on every step.
+    const preflight = await preflightRequest({ model: options.model, request, policy, step, instructionsHash: instructions.hash, emit });
+    if (preflight.stop !== undefined) return finish(preflight.stop.status, preflight.stop.error);
+    steps = step;
+    emit({ type: 'model.step.started', step });
     const outcome = await runModelStep(options.model, request, signal, (delta) =>
       emit({ type: 'model.text.delta', step, delta }),
     );
@@ -103,6 +110,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     usage = addUsage(usage, outcome.usage);
     const calls = outcome.message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
     emit({ type: 'model.step.completed', step, finishReason: outcome.finishReason, usage: outcome.usage, toolCalls: calls.length });
+    if (preflight.budget !== undefined) {
+      reconcileStep({ model: options.model, budget: preflight.budget, usage: outcome.usage, step, tracker: estimatorAccuracy, emit });
+    }
     await record(outcome.message);
     if (calls.length === 0) return finish('completed');
 

@@ -1,3 +1,5 @@
+import type { EstimatorAccuracyTracker } from '../budget/accuracy-tracker.js';
+import type { ContextPolicy } from '../budget/policy.js';
 import type { ErrorSummary, EventListener, RunStatus } from '../events/events.js';
 import type { InstructionSnapshot } from '../instructions.js';
 import type { Message } from '../messages.js';
@@ -22,6 +24,15 @@ export interface RunAgentOptions {
   /** Model steps allowed in this run (default 25). */
   readonly maxSteps?: number;
   readonly maxOutputTokens?: number;
+  /**
+   * The context budget policy. Before every model step the request is estimated and
+   * `context.budgeted` emitted; past the warning ratio `context.warning`; when mandatory context
+   * cannot fit, the run ends `limit_reached` without contacting the provider. Missing fields take
+   * the defaults of `DEFAULT_CONTEXT_POLICY` (mode `warn`).
+   */
+  readonly context?: Partial<ContextPolicy>;
+  /** Estimate-versus-usage statistics to add to; share one across runs to track a model over a session. */
+  readonly estimatorAccuracy?: EstimatorAccuracyTracker;
   readonly signal?: AbortSignal;
   /** The host's own listener (trace writer, renderer): it gets every event as emitted, unredacted. */
   readonly onEvent?: EventListener;

@@ -1,0 +1,34 @@
+export { createEstimatorAccuracyTracker, type EstimatorAccuracy, type EstimatorAccuracyTracker } from './accuracy-tracker.js';
+export { computeContextBudget, mandatoryTokensOf, type BudgetDecision, type BudgetInput, type ContextBudget } from './budget.js';
+export {
+  resolveModelCapabilities,
+  withoutDateSuffix,
+  type CapabilityTableEntry,
+  type ConfiguredLimits,
+  type ContextCapabilities,
+  type ResolveCapabilitiesOptions,
+} from './capabilities.js';
+export { countMessageTokensConservatively, countTextConservatively, createConservativeEstimator } from './conservative-estimator.js';
+export type {
+  ContextBudgetedEvent,
+  ContextEstimatorFlaggedEvent,
+  ContextEvent,
+  ContextEventModel,
+  ContextLimitReachedEvent,
+  ContextUsageReconciledEvent,
+  ContextWarningEvent,
+  ContextWarningReason,
+} from './context-events.js';
+export { formatTokens } from './messages.js';
+export { CONTEXT_MODES, DEFAULT_CONTEXT_POLICY, resolveContextPolicy, type ContextMode, type ContextPolicy } from './policy.js';
+export { reconcileUsage, type UsageReconciliation } from './reconcile.js';
+export { renderContextReport, type RenderContextOptions } from './render.js';
+export { measureContext, type CheckpointProvenance, type ContextReport, type MeasureContextOptions } from './report.js';
+export {
+  createRequestEstimator,
+  DEFAULT_FRAMING_OVERHEAD,
+  type EstimatorCacheStats,
+  type FramingOverhead,
+  type RequestEstimator,
+  type RequestEstimatorOptions,
+} from './request-estimator.js';

@@ -1,0 +1,55 @@
+import type { ContextBudget } from './budget.js';
+
+/** `12345` → `12,345`, the same on every machine. */
+export function formatTokens(tokens: number): string {
+  return tokens.toLocaleString('en-US');
+}
+
+function percent(part: number, whole: number): string {
+  return whole <= 0 ? '∞%' : `${Math.round((part / whole) * 100)}%`;
+}
+
+function windowPhrase(budget: ContextBudget): string {
+  const cap = budget.maxInputTokens === undefined ? '' : `, input cap ${formatTokens(budget.maxInputTokens)}`;
+  return `window ${formatTokens(budget.contextWindowTokens)} (${budget.windowSource})${cap}, reserve ${formatTokens(budget.reservedTokens)}`;
+}
+
+/** Why preflight warns, in one sentence a user can act on. */
+export function thresholdWarningMessage(budget: ContextBudget): string {
+  const used = budget.estimate.tokens;
+  if (budget.overBudget) {
+    return (
+      `The next request is estimated at ${formatTokens(used)} tokens, more than the ${formatTokens(budget.availableInputTokens)} available for input ` +
+      `(${windowPhrase(budget)}); the provider may refuse it. Mode ${budget.mode} does not shorten history: start a new session or compact it.`
+    );
+  }
+  return (
+    `The next request is estimated at ${formatTokens(used)} tokens, ${percent(used, budget.availableInputTokens)} of the ` +
+    `${formatTokens(budget.availableInputTokens)} available for input (${windowPhrase(budget)}).`
+  );
+}
+
+/** Why the run stopped before contacting the provider, with the breakdown of what cannot be dropped. */
+export function limitReachedMessage(budget: ContextBudget, modelLabel: string): string {
+  const { instructions, request, toolSchemas, continuation, overhead } = budget.estimate.categories;
+  const parts = [
+    `instructions ${formatTokens(instructions)}`,
+    `current request ${formatTokens(request)}`,
+    `tool schemas ${formatTokens(toolSchemas)}`,
+    `this run's tool calls and results ${formatTokens(continuation)}`,
+    `framing ${formatTokens(overhead)}`,
+  ];
+  return (
+    `The request does not fit ${modelLabel}: what must be sent needs ${formatTokens(budget.mandatoryTokens)} tokens ` +
+    `(${parts.join(', ')}) but only ${formatTokens(budget.availableInputTokens)} are available for input (${windowPhrase(budget)}). ` +
+    'Nothing was sent. Shorten the request or the instruction files, advertise fewer tools, or choose a model with a larger window.'
+  );
+}
+
+/** Why the provider's own count triggered a warning. */
+export function providerUsageWarningMessage(reportedInputTokens: number, budget: ContextBudget, step: number): string {
+  return (
+    `The provider reported ${formatTokens(reportedInputTokens)} input tokens for step ${step}, ` +
+    `${percent(reportedInputTokens, budget.availableInputTokens)} of the ${formatTokens(budget.availableInputTokens)} available for input.`
+  );
+}

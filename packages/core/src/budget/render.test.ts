@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelRequest, TokenEstimate } from '../model/adapter.js';
+import { ScriptedModel } from '../testing/index.js';
+import { createEstimatorAccuracyTracker } from './accuracy-tracker.js';
+import { resolveContextPolicy } from './policy.js';
+import { reconcileUsage } from './reconcile.js';
+import { renderContextReport } from './render.js';
+import { measureContext } from './report.js';
+
+const categories = { instructions: 3200, checkpoint: 0, history: 41_000, request: 120, continuation: 0, toolSchemas: 2300, overhead: 180 };
+const estimate = (confidence: TokenEstimate['confidence']): TokenEstimate => ({
+  tokens: Object.values(categories).reduce((sum, value) => sum + value, 0),
+  method: confidence === 'exact' ? 'provider-tokenizer' : 'conservative-fallback',
+  confidence,
+  categories,
+});
+
+const request: ModelRequest = {
+  instructions: 'x',
+  history: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [{ type: 'text', text: 'b' }] }],
+  currentRequest: { role: 'user', content: 'c' },
+  continuation: [],
+  tools: [{ name: 'read_file', description: 'd', inputSchema: {} }],
+};
+
+describe('renderContextReport', () => {
+  it('shows model, window and source, every category, reserve, free space and retained turns', async () => {
+    const model = new ScriptedModel([], { modelId: 'budget-demo', capabilities: { contextWindowTokens: 128_000, maxOutputTokens: 16_000 }, estimate: () => estimate('exact') });
+    const report = await measureContext({ model, request, policy: resolveContextPolicy(), sessionMessages: 40, instructionsHash: 'f'.repeat(64) });
+    expect(renderContextReport(report, { color: false })).toMatchInlineSnapshot(`
+      "Context for scripted:budget-demo
+        Window       128,000 tokens — from the capability table
+        Counted by   the provider's tokenizer, exact text counts; framing is modelled
+        Mode         warn — fits
+
+        [IHHHHHHHHHHHHHHS........................] 39% of available input used
+
+        Category             Tokens  of available
+        I Instructions        3,200   2.7%
+        C Checkpoint              0     0%
+        H History            41,000    34%  2 messages retained
+        R Current request       120   0.1%
+        T This run so far         0     0%
+        S Tool schemas        2,300   1.9%  1 tool
+        F Framing               180   0.2%
+        Total                46,800    39%
+
+        Reserve          8,192 = max(output 4,096, buffer 8,192)
+        Available input  119,808
+        Free             73,008
+        Warn above       95,846
+        Room for history 114,008 (available − mandatory 5,800 − checkpoint)
+        Session          40 messages, 2 sent verbatim
+      "
+    `);
+  });
+
+  it('marks conservative counts as estimated, names a fallback window and shows the estimate error', async () => {
+    const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 32_768, source: 'fallback' }, estimate: () => estimate('estimated') });
+    const tracker = createEstimatorAccuracyTracker();
+    tracker.record('scripted', 'scripted-model', reconcileUsage(estimate('estimated'), { inputTokens: 40_000, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: undefined, reasoningTokens: undefined }, 8192));
+    const report = await measureContext({ model, request, policy: resolveContextPolicy(), accuracy: tracker.get('scripted', 'scripted-model'), checkpoint: { id: 'checkpoint_1', strategy: 'forge-state', summarizedThrough: 12 } });
+    const text = renderContextReport(report, { color: false });
+    expect(text).toContain('from the fallback: unknown model, conservative default');
+    expect(text).toContain('a conservative estimate (errs high), estimated');
+    expect(text).toMatch(/Total \(estimated\)\s+46,800/);
+    expect(text).toContain('Mode         warn — past the warning threshold');
+    // over budget: the bar is scaled to the estimate, so it is full and has no free cells
+    expect(text).toMatch(/\[[IHSF]{40}\] 190% of available input used/);
+    expect(text).toMatch(/Free\s+-22,224 \(over budget\)/);
+    expect(text).toContain('Checkpoint       checkpoint_1, strategy forge-state, summarizes messages 0–11');
+    expect(text).toContain('Estimate error   +17% on average over 1 step');
+    expect(text).not.toContain('\u001b[');
+    expect(renderContextReport(report, { color: true })).toContain('\u001b[');
+  });
+
+  it('is the same data as JSON', async () => {
+    const model = new ScriptedModel([], { estimate: () => estimate('exact') });
+    const report = await measureContext({ model, request, policy: resolveContextPolicy({ mode: 'off' }) });
+    const json = JSON.parse(JSON.stringify(report)) as typeof report;
+    expect(json.budget).toMatchObject({ decision: 'off', contextWindowTokens: 128_000, windowSource: 'table', estimate: { tokens: 46_800 } });
+    expect(json).toMatchObject({ retainedMessages: 2, toolCount: 1, model: { provider: 'scripted' } });
+  });
+});

@@ -1,0 +1,134 @@
+import type { CapabilitySource, TokenCategories, TokenEstimateMethod } from '../model/adapter.js';
+import type { BudgetDecision } from './budget.js';
+import { formatTokens } from './messages.js';
+import type { ContextReport } from './report.js';
+
+export interface RenderContextOptions {
+  /** ANSI colours; pass false for pipes, files and `NO_COLOR`. */
+  readonly color: boolean;
+  /** Width of the usage bar in characters (default 40). */
+  readonly barWidth?: number;
+}
+
+const sourceLabels: Record<CapabilitySource, string> = {
+  table: 'capability table',
+  config: 'configuration',
+  fallback: 'fallback: unknown model, conservative default',
+};
+
+const methodLabels: Record<TokenEstimateMethod, string> = {
+  'provider-tokenizer': "the provider's tokenizer",
+  sdk: 'the SDK',
+  'conservative-fallback': 'a conservative estimate (errs high)',
+};
+
+const decisionLabels: Record<BudgetDecision, string> = {
+  ok: 'fits',
+  warn: 'past the warning threshold',
+  limit_reached: 'does not fit: the next step would stop before sending',
+  off: 'not checked (mode off)',
+};
+
+const rows: readonly { readonly key: keyof TokenCategories; readonly label: string; readonly mark: string; readonly color: number }[] = [
+  { key: 'instructions', label: 'Instructions', mark: 'I', color: 35 },
+  { key: 'checkpoint', label: 'Checkpoint', mark: 'C', color: 36 },
+  { key: 'history', label: 'History', mark: 'H', color: 34 },
+  { key: 'request', label: 'Current request', mark: 'R', color: 32 },
+  { key: 'continuation', label: 'This run so far', mark: 'T', color: 33 },
+  { key: 'toolSchemas', label: 'Tool schemas', mark: 'S', color: 31 },
+  { key: 'overhead', label: 'Framing', mark: 'F', color: 90 },
+];
+
+function paint(text: string, code: number, color: boolean): string {
+  return color ? `\u001b[${code}m${text}\u001b[0m` : text;
+}
+
+function share(part: number, whole: number): string {
+  if (whole <= 0) return '';
+  const value = (part / whole) * 100;
+  return `${value < 10 && value > 0 ? value.toFixed(1) : Math.round(value).toString()}%`;
+}
+
+/**
+ * The `forge context` / `/context` view of a report: model, window and its source, estimation
+ * method, tokens by category with a usage bar, reserve, available input, free space and retained
+ * turns. Pure: the same report and options give the same text.
+ */
+export function renderContextReport(report: ContextReport, options: RenderContextOptions): string {
+  const { budget } = report;
+  const { color } = options;
+  const exact = budget.estimate.confidence === 'exact';
+  const estimated = exact ? '' : ' (estimated)';
+  const available = budget.availableInputTokens;
+  const lines: string[] = [];
+  const bold = (text: string) => paint(text, 1, color);
+  const dim = (text: string) => paint(text, 2, color);
+
+  lines.push(bold(`Context for ${report.model.provider}:${report.model.modelId}`));
+  const inputCap = budget.maxInputTokens === undefined ? '' : `, input cap ${formatTokens(budget.maxInputTokens)}`;
+  lines.push(`  Window       ${formatTokens(budget.contextWindowTokens)} tokens${inputCap} — from the ${sourceLabels[budget.windowSource]}`);
+  lines.push(`  Counted by   ${methodLabels[budget.estimate.method]}, ${exact ? 'exact text counts' : 'estimated'}; framing is modelled`);
+  lines.push(`  Mode         ${budget.mode} — ${decisionLabels[budget.decision]}`);
+  lines.push('');
+  lines.push(`  ${renderBar(report, options)}`);
+  lines.push('');
+
+  const labelWidth = 18;
+  const numberWidth = Math.max(9, formatTokens(budget.estimate.tokens).length + 1);
+  lines.push(dim(`  ${'Category'.padEnd(labelWidth)}${'Tokens'.padStart(numberWidth)}  of available`));
+  for (const row of rows) {
+    const tokens = budget.estimate.categories[row.key];
+    let note = '';
+    if (row.key === 'history') note = `  ${report.retainedMessages} message${report.retainedMessages === 1 ? '' : 's'} retained`;
+    if (row.key === 'toolSchemas') note = `  ${report.toolCount} tool${report.toolCount === 1 ? '' : 's'}`;
+    const mark = paint(row.mark, row.color, color);
+    lines.push(`  ${mark} ${row.label.padEnd(labelWidth - 2)}${formatTokens(tokens).padStart(numberWidth)}  ${share(tokens, available).padStart(5)}${note}`);
+  }
+  lines.push(`  ${bold(`Total${estimated}`.padEnd(labelWidth))}${formatTokens(budget.estimate.tokens).padStart(numberWidth)}  ${share(budget.estimate.tokens, available).padStart(5)}`);
+  lines.push('');
+
+  const freeLabel = budget.freeTokens < 0 ? paint(`${formatTokens(budget.freeTokens)} (over budget)`, 31, color) : formatTokens(budget.freeTokens);
+  lines.push(`  Reserve          ${formatTokens(budget.reservedTokens)} = max(output ${formatTokens(budget.requestedOutputTokens)}, buffer ${formatTokens(budget.bufferTokens)})`);
+  lines.push(`  Available input  ${formatTokens(available)}`);
+  lines.push(`  Free             ${freeLabel}`);
+  lines.push(`  Warn above       ${formatTokens(budget.warnAtTokens)}`);
+  lines.push(`  Room for history ${formatTokens(budget.remainingHistoryTokens)} (available − mandatory ${formatTokens(budget.mandatoryTokens)} − checkpoint)`);
+  if (report.sessionMessages !== undefined) {
+    lines.push(`  Session          ${report.sessionMessages} messages, ${report.retainedMessages} sent verbatim`);
+  }
+  if (report.checkpoint !== undefined) {
+    const { id, strategy, summarizedThrough, sourceHash } = report.checkpoint;
+    const parts = [
+      id === undefined ? undefined : id,
+      strategy === undefined ? undefined : `strategy ${strategy}`,
+      summarizedThrough === undefined ? undefined : `summarizes messages 0–${summarizedThrough - 1}`,
+      sourceHash === undefined ? undefined : `source ${sourceHash.slice(0, 12)}`,
+    ].filter((part): part is string => part !== undefined);
+    lines.push(`  Checkpoint       ${parts.join(', ')}`);
+  }
+  if (report.accuracy !== undefined && report.accuracy.samples > 0) {
+    const { meanErrorPercent, samples, unsafeForAutoCompaction } = report.accuracy;
+    const sign = meanErrorPercent > 0 ? '+' : '';
+    const flag = unsafeForAutoCompaction ? paint(' — undercounts too often: unsafe for automatic compaction', 31, color) : '';
+    lines.push(`  Estimate error   ${sign}${meanErrorPercent}% on average over ${samples} step${samples === 1 ? '' : 's'}${flag}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function renderBar(report: ContextReport, options: RenderContextOptions): string {
+  const width = options.barWidth ?? 40;
+  const { budget } = report;
+  const scale = Math.max(budget.availableInputTokens, budget.estimate.tokens, 1);
+  const cellAt = (tokens: number) => Math.round((tokens / scale) * width);
+  let bar = '';
+  let cumulative = 0;
+  let drawn = 0;
+  for (const row of rows) {
+    cumulative += budget.estimate.categories[row.key];
+    const cells = cellAt(cumulative) - drawn;
+    if (cells > 0) bar += paint(row.mark.repeat(cells), row.color, options.color);
+    drawn += Math.max(0, cells);
+  }
+  bar += '.'.repeat(Math.max(0, width - drawn));
+  return `[${bar}] ${share(budget.estimate.tokens, budget.availableInputTokens)} of available input used`;
+}

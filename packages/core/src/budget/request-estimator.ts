@@ -1,0 +1,247 @@
+import { sha256Hex } from '../instructions.js';
+import type { JsonObject, JsonValue } from '../json.js';
+import type { AssistantMessage, Message, ToolMessage } from '../messages.js';
+import type { ModelRequest, TokenCategories, TokenEstimate, TokenEstimateMethod, ToolDefinition } from '../model/adapter.js';
+import { canonicalJsonStringify } from '../view/canonical-json.js';
+
+/**
+ * Tokens a provider adds around content, which no tokenizer sees in the text itself. The
+ * defaults are upper bounds taken from the published chat framing of OpenAI-style APIs (a message
+ * costs about three tokens for its role and boundaries, a reply is primed with three) rounded up,
+ * plus room for the fields that wrap tool calls, results and reasoning items.
+ */
+export interface FramingOverhead {
+  /** Role and boundary markers around every message (instructions, checkpoint, each turn). */
+  readonly perMessage: number;
+  /** Wrapper of each tool call: its type, call id and argument fields. */
+  readonly perToolCall: number;
+  /** Wrapper of each tool result. */
+  readonly perToolResult: number;
+  /** Wrapper of each reasoning item. */
+  readonly perReasoning: number;
+  /** Wrapper of each advertised tool definition. */
+  readonly perToolDefinition: number;
+  /** Once per request: reply priming and the tool block header. */
+  readonly perRequest: number;
+  /** Share of all content tokens added as a margin for what cannot be counted offline (0–1). */
+  readonly marginRatio: number;
+}
+
+export const DEFAULT_FRAMING_OVERHEAD: FramingOverhead = Object.freeze({
+  perMessage: 4,
+  perToolCall: 8,
+  perToolResult: 6,
+  perReasoning: 4,
+  perToolDefinition: 10,
+  perRequest: 8,
+  marginRatio: 0,
+});
+
+export interface RequestEstimatorOptions {
+  /** Tokens of one piece of text, for the model's tokenizer or a conservative stand-in. */
+  readonly countText: (text: string) => number;
+  readonly method: TokenEstimateMethod;
+  /** `exact` when `countText` is the provider's tokenizer; framing is modelled either way. */
+  readonly confidence: 'exact' | 'estimated';
+  readonly overhead?: Partial<FramingOverhead>;
+  /**
+   * The text a tool definition is counted as. Default: canonical JSON of
+   * `{ type: 'function', name, description, parameters }`, the shape sent on the wire. Providers
+   * render schemas more compactly for the model, so counting the wire JSON errs high.
+   */
+  readonly renderTool?: (tool: ToolDefinition) => string;
+  /** Content-hash cache entries kept for messages that arrive as new objects (default 100,000). */
+  readonly contentCacheSize?: number;
+}
+
+/** Cache counters, for benchmarks and tests. */
+export interface EstimatorCacheStats {
+  /** Messages and texts that had to be tokenized. */
+  readonly tokenized: number;
+  /** Messages found by object identity. */
+  readonly identityHits: number;
+  /** Messages found by the hash of their canonical JSON. */
+  readonly contentHits: number;
+}
+
+/** Estimates whole requests with one text counter; see {@link createRequestEstimator}. */
+export interface RequestEstimator {
+  estimate(request: ModelRequest): TokenEstimate;
+  /** Tokens of one message with its framing: what the message adds to a request. */
+  countMessage(message: Message): number;
+  stats(): EstimatorCacheStats;
+}
+
+interface Cost {
+  readonly content: number;
+  readonly framing: number;
+}
+
+/** Opaque provider data (encrypted reasoning, item ids) is counted at one token per 4 characters of its JSON. */
+const OPAQUE_CHARACTERS_PER_TOKEN = 4;
+
+function opaqueTokens(metadata: JsonObject | undefined): number {
+  return metadata === undefined ? 0 : Math.ceil(canonicalJsonStringify(metadata).length / OPAQUE_CHARACTERS_PER_TOKEN);
+}
+
+function renderToolAsWireJson(tool: ToolDefinition): string {
+  return canonicalJsonStringify({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema });
+}
+
+/**
+ * Builds a request estimator around a text counter. It counts every category of a
+ * `ModelRequest` — instructions, checkpoint, history, current request, continuation (tool calls
+ * with their JSON arguments, tool results, reasoning items) and tool schemas — and puts framing
+ * plus the margin in `overhead`, so the categories always sum to `tokens`.
+ *
+ * Counts are cached per message: by object identity first (the agent loop passes the same message
+ * objects to every step), then by the SHA-256 of the message's canonical JSON (messages reloaded
+ * from disk), so a warm preflight tokenizes only what is new. Messages are treated as immutable.
+ */
+export function createRequestEstimator(options: RequestEstimatorOptions): RequestEstimator {
+  const overhead: FramingOverhead = { ...DEFAULT_FRAMING_OVERHEAD, ...options.overhead };
+  const renderTool = options.renderTool ?? renderToolAsWireJson;
+  const contentCacheSize = options.contentCacheSize ?? 100_000;
+  const byIdentity = new WeakMap<object, Cost>();
+  const byContent = new Map<string, Cost>();
+  const byText = new Map<string, number>();
+  const toolsBySchema = new WeakMap<object, { readonly name: string; readonly description: string; readonly tokens: number }>();
+  let tokenized = 0;
+  let identityHits = 0;
+  let contentHits = 0;
+
+  const countText = (text: string): number => {
+    if (text.length === 0) return 0;
+    tokenized += 1;
+    return options.countText(text);
+  };
+
+  // Instructions and checkpoint are long and repeat on every step: keep the last few.
+  const countRepeatedText = (text: string): number => {
+    const known = byText.get(text);
+    if (known !== undefined) return known;
+    const tokens = countText(text);
+    if (byText.size >= 8) byText.delete(byText.keys().next().value as string);
+    byText.set(text, tokens);
+    return tokens;
+  };
+
+  const measureAssistant = (message: AssistantMessage): Cost => {
+    let content = 0;
+    let framing = overhead.perMessage;
+    for (const part of message.content) {
+      switch (part.type) {
+        case 'text':
+          content += countText(part.text);
+          break;
+        case 'reasoning':
+          content += countText(part.text) + opaqueTokens(part.providerMetadata);
+          framing += overhead.perReasoning;
+          break;
+        case 'tool-call':
+          content += countText(part.toolName) + countText(part.toolCallId) + countText(JSON.stringify(part.input)) + opaqueTokens(part.providerMetadata);
+          framing += overhead.perToolCall;
+          break;
+      }
+    }
+    return { content, framing };
+  };
+
+  const measureTool = (message: ToolMessage): Cost => {
+    let content = 0;
+    let framing = overhead.perMessage;
+    for (const part of message.content) {
+      const value = part.output.type === 'json' ? JSON.stringify(part.output.value) : part.output.value;
+      content += countText(part.toolName) + countText(part.toolCallId) + countText(value);
+      framing += overhead.perToolResult;
+    }
+    return { content, framing };
+  };
+
+  const measure = (message: Message): Cost => {
+    if (message.role === 'user') return { content: countText(message.content), framing: overhead.perMessage };
+    return message.role === 'assistant' ? measureAssistant(message) : measureTool(message);
+  };
+
+  const costOf = (message: Message): Cost => {
+    const known = byIdentity.get(message);
+    if (known !== undefined) {
+      identityHits += 1;
+      return known;
+    }
+    const key = sha256Hex(canonicalJsonStringify(message as unknown as JsonValue));
+    let cost = byContent.get(key);
+    if (cost === undefined) {
+      cost = measure(message);
+      if (byContent.size >= contentCacheSize) byContent.delete(byContent.keys().next().value as string);
+      byContent.set(key, cost);
+    } else {
+      contentHits += 1;
+    }
+    byIdentity.set(message, cost);
+    return cost;
+  };
+
+  const toolTokens = (tool: ToolDefinition): number => {
+    const known = toolsBySchema.get(tool.inputSchema);
+    if (known !== undefined && known.name === tool.name && known.description === tool.description) return known.tokens;
+    const tokens = countRepeatedText(renderTool(tool));
+    toolsBySchema.set(tool.inputSchema, { name: tool.name, description: tool.description, tokens });
+    return tokens;
+  };
+
+  const sum = (messages: readonly Message[]): Cost => {
+    let content = 0;
+    let framing = 0;
+    for (const message of messages) {
+      const cost = costOf(message);
+      content += cost.content;
+      framing += cost.framing;
+    }
+    return { content, framing };
+  };
+
+  return {
+    estimate(request) {
+      const history = sum(request.history);
+      const continuation = sum(request.continuation);
+      const current = costOf(request.currentRequest);
+      const instructions = countRepeatedText(request.instructions);
+      const checkpoint = request.checkpoint === undefined ? 0 : countRepeatedText(request.checkpoint);
+      let toolSchemas = 0;
+      for (const tool of request.tools) toolSchemas += toolTokens(tool);
+
+      const content = instructions + checkpoint + history.content + current.content + continuation.content + toolSchemas;
+      const framing =
+        overhead.perRequest +
+        overhead.perMessage * (1 + (request.checkpoint === undefined ? 0 : 1)) +
+        history.framing +
+        current.framing +
+        continuation.framing +
+        overhead.perToolDefinition * request.tools.length;
+      const categories: TokenCategories = {
+        instructions,
+        checkpoint,
+        history: history.content,
+        request: current.content,
+        continuation: continuation.content,
+        toolSchemas,
+        overhead: framing + Math.ceil(content * overhead.marginRatio),
+      };
+      const tokens =
+        categories.instructions +
+        categories.checkpoint +
+        categories.history +
+        categories.request +
+        categories.continuation +
+        categories.toolSchemas +
+        categories.overhead;
+      return { tokens, method: options.method, confidence: options.confidence, categories };
+    },
+    countMessage(message) {
+      const cost = costOf(message);
+      return cost.content + cost.framing + Math.ceil(cost.content * overhead.marginRatio);
+    },
+    stats: () => ({ tokenized, identityHits, contentHits }),
+  };
+}

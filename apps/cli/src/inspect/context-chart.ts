@@ -105,7 +105,7 @@ export function contextChart(run: RunReport): string {
   const largest = Math.max(1, ...run.budget.map((row) => Math.max(row.estimatedTokens ?? 0, row.reportedInputTokens ?? 0)));
   const showWindow = run.window !== undefined && run.window.tokens <= largest * 1.6;
   const top = Math.max(largest, showWindow && run.window !== undefined ? run.window.tokens : 0) * 1.08;
-  const tick = niceStep(top);
+  const tick = Math.max(1, niceStep(top));
   const y = (tokens: number) => MARGIN.top + plotHeight - (tokens / top) * plotHeight;
   const slot = plotWidth / Math.max(1, columns.length);
   const barWidth = Math.max(1, slot * 0.72);
@@ -199,6 +199,11 @@ export function contextChart(run: RunReport): string {
     );
   }
 
+  if (!run.budget.some((row) => row.estimatedTokens !== undefined || row.reportedInputTokens !== undefined)) {
+    parts.push(
+      `<text class="no-data" x="${MARGIN.left + plotWidth / 2}" y="${MARGIN.top + plotHeight / 2}" text-anchor="middle" font-size="13" fill="#666">No token counts in this trace: no budget estimates and no provider-reported usage.</text>`,
+    );
+  }
   const axisY = HEIGHT - MARGIN.bottom;
   parts.push(
     `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${axisY}" y2="${axisY}" stroke="#333"/>`,

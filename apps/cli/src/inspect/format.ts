@@ -93,6 +93,7 @@ export function stepNotes(budget: StepBudget, run: RunReport): string[] {
   if (run.compactions.some((compaction) => compaction.beforeStep === budget.step && compaction.outcome === 'completed')) notes.push('compacted');
   if (budget.warned) notes.push('warning');
   if (budget.failed !== undefined) notes.push(`failed: ${budget.failed.code}`);
+  if (budget.estimateCovers === 'wrapper') notes.push("estimate: Forge's part only");
   if (run.stops.some((stop) => stop.step === budget.step && (stop.kind === 'context_limit' || stop.kind === 'guard'))) notes.push('stopped');
   return notes;
 }
@@ -100,4 +101,13 @@ export function stepNotes(budget: StepBudget, run: RunReport): string[] {
 /** `25 of 100 allowed`, or just the count when the limit is unknown. */
 export function stepsLine(run: RunReport): string {
   return `${formatCount(run.steps)}${run.maxSteps === undefined ? '' : ` of ${formatCount(run.maxSteps)} allowed`}`;
+}
+
+/** `16,000 tokens (table, estimated by conservative-fallback); 14,000 for input after the reserve; mode warn`. */
+export function windowLine(window: NonNullable<RunReport['window']>): string {
+  const details = [window.source, window.estimationMethod === undefined ? undefined : `estimated by ${window.estimationMethod}`].filter((part) => part !== undefined);
+  const parts = [`${formatCount(window.tokens)} tokens${details.length === 0 ? '' : ` (${details.join(', ')})`}`];
+  if (window.availableInputTokens !== undefined) parts.push(`${formatCount(window.availableInputTokens)} for input after the output reserve`);
+  if (window.mode !== undefined) parts.push(`context mode ${window.mode}`);
+  return parts.join('; ');
 }

@@ -1,15 +1,15 @@
-import { copyFile, mkdir, utimes, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../main.js';
 import { createTestIo, runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 import type { InspectReport } from './report.js';
 import {
+  codexRunEvents,
   COMPACTION_CHECKPOINT_HASH,
   compactionRunEvents,
   envelopeLines,
   recordRun,
-  recordSession,
   TOOL_RUN_INSTRUCTIONS_HASH,
   toolRunSteps,
   writeTraceLines,
@@ -38,6 +38,12 @@ function withoutColour(text: string): string {
   return text.split(ESCAPE).map((piece, index) => (index === 0 ? piece : piece.replace(/^\[\d+m/, ''))).join('');
 }
 
+/** The events of one type in a trace file, in order. */
+async function traceEvents(file: string, type: string): Promise<Record<string, unknown>[]> {
+  const lines = (await readFile(file, 'utf8')).split('\n').filter((line) => line.length > 0);
+  return lines.map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event).filter((event) => event.type === type);
+}
+
 describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)', () => {
   it('prints the summary, the per-step table and the tool calls as aligned plain text', async () => {
     const home = await forgeHome();
@@ -55,16 +61,25 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
     expect(stdout).toContain('  steps        4 of 25 allowed\n');
     expect(stdout).toContain('  tools        5 calls (3 advertised: read_file, run_command, edit_file)\n');
     expect(stdout).toContain(`  instructions sha256 ${TOOL_RUN_INSTRUCTIONS_HASH}\n`);
-    expect(stdout).toContain('  usage        input 8,000 · cached 4,864 · output 210\n');
+    expect(stdout).toMatch(/\n {2}window {7}128,000 tokens \(table, estimated by conservative-fallback\); [\d,]+ for input after the output reserve; context mode warn\n/);
 
-    const table = lines.slice(lines.indexOf('Budget per step') + 1, lines.indexOf('Budget per step') + 6);
-    expect(table).toEqual([
-      '  step  estimate  reported  cached  error  note',
-      '     1         —     1,200       0      —',
-      '     2         —     1,900   1,024      —',
-      '     3         —     2,300   1,792      —',
-      '     4         —     2,600   2,048      —',
-    ]);
+    // The table holds, step by step, the numbers the run's events carry, in aligned columns.
+    const [run] = parseReport((await inspect(home, ['run_tools', '--json'])).stdout).runs;
+    const header = lines[lines.indexOf('Budget per step') + 1] ?? '';
+    expect(header.trim().split(/\s{2,}/)).toEqual(['step', 'instructions', 'request', 'continuation', 'tool schemas', 'overhead', 'estimate', 'reported', 'cached', 'error', 'note']);
+    const rows = lines.slice(lines.indexOf('Budget per step') + 2, lines.indexOf('Budget per step') + 6);
+    const number = (value: number | undefined) => (value ?? 0).toLocaleString('en-US');
+    expect(rows.map((row) => row.trim().split(/\s+/))).toEqual(
+      (run?.budget ?? []).map((step) => [
+        String(step.step),
+        ...['instructions', 'request', 'continuation', 'toolSchemas', 'overhead'].map((key) => number(step.categories?.[key])),
+        number(step.estimatedTokens),
+        number(step.reportedInputTokens),
+        number(step.cachedInputTokens),
+        `${(step.errorPercent ?? 0).toFixed(1)}%`,
+      ]),
+    );
+    for (const row of rows) expect(row.length).toBe(header.indexOf('  note'));
 
     const tools = lines.slice(lines.indexOf('Tool calls (5)') + 1, lines.indexOf('Tool calls (5)') + 5);
     expect(tools).toEqual([
@@ -80,15 +95,15 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
     expect(stdout).toContain('Limit and guard stops  none');
   });
 
-  it('--json emits the same data as one JSON document', async () => {
+  it('--json emits the same data as one JSON document, matching the trace step by step', async () => {
     const home = await forgeHome();
-    await recordRun(home, { runId: 'run_tools', sessionId: 'session_tools', steps: toolRunSteps });
+    const { file } = await recordRun(home, { runId: 'run_tools', sessionId: 'session_tools', steps: toolRunSteps });
 
     const { code, stdout, stderr } = await inspect(home, ['run_tools', '--json']);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout.endsWith('\n')).toBe(true);
     const report = parseReport(stdout);
-    expect(report.target).toEqual({ kind: 'run', argument: 'run_tools', files: [path.join(home, 'runs', 'run_tools.jsonl')] });
+    expect(report.target).toEqual({ kind: 'run', argument: 'run_tools', files: [file] });
     expect(report.problems).toEqual([]);
     expect(report.runs).toHaveLength(1);
     const [run] = report.runs;
@@ -102,16 +117,26 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
       maxSteps: 25,
       instructionsHash: TOOL_RUN_INSTRUCTIONS_HASH,
       advertisedTools: ['read_file', 'run_command', 'edit_file'],
-      usage: { inputTokens: 8000, cacheReadTokens: 4864, outputTokens: 210 },
+      window: { tokens: 128_000, source: 'table', estimationMethod: 'conservative-fallback', mode: 'warn' },
       compactions: [],
       stops: [],
     });
-    expect(run?.budget.map((row) => [row.step, row.reportedInputTokens, row.cachedInputTokens, row.toolCalls, row.finishReason])).toEqual([
-      [1, 1200, 0, 2, 'tool-calls'],
-      [2, 1900, 1024, 2, 'tool-calls'],
-      [3, 2300, 1792, 1, 'tool-calls'],
-      [4, 2600, 2048, 0, 'stop'],
-    ]);
+
+    const budgeted = await traceEvents(file, 'context.budgeted');
+    const completed = await traceEvents(file, 'model.step.completed');
+    expect(budgeted).toHaveLength(4);
+    expect(run?.budget.map((row) => row.step)).toEqual([1, 2, 3, 4]);
+    for (const [index, row] of (run?.budget ?? []).entries()) {
+      const estimate = budgeted[index]?.estimate as { tokens: number; categories: Record<string, number> };
+      const usage = completed[index]?.usage as { inputTokens: number; cacheReadTokens: number };
+      expect(row).toMatchObject({ estimatedTokens: estimate.tokens, categories: estimate.categories, reportedInputTokens: usage.inputTokens, cachedInputTokens: usage.cacheReadTokens });
+      expect(row.errorPercent).toBe(Math.round(((estimate.tokens - usage.inputTokens) / usage.inputTokens) * 1000) / 10);
+      // The scripted provider reports the fake tokenizer's count plus 5 % (rounded).
+      expect(row.errorPercent).toBeGreaterThan(-6);
+      expect(row.errorPercent).toBeLessThan(-3);
+    }
+    expect(run?.usage.inputTokens).toBe(completed.reduce((sum, event) => sum + (event.usage as { inputTokens: number }).inputTokens, 0));
+
     expect(run?.toolCalls.total).toBe(5);
     expect(run?.toolCalls.byTool.map((tool) => [tool.toolName, tool.calls, tool.outcomes])).toEqual([
       ['read_file', 2, { ok: 2 }],
@@ -140,7 +165,7 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
     expect(broken.stdout).toContain('  status       failed\n');
     expect(broken.stdout).toContain('  error        connection reset by peer (unexpected)\n');
     expect(broken.stdout).toContain('Limit and guard stops\n  step  kind    reason\n     1  failed  connection reset by peer (unexpected)\n');
-    expect(broken.stdout).toContain('     1         —         —       —      —  failed: unexpected\n');
+    expect(broken.stdout).toMatch(/\n {5}1 .* {2}failed: unexpected\n/);
   });
 });
 
@@ -203,6 +228,51 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
   });
 });
 
+describe('other stops and engines', () => {
+  it('shows a real run that stopped at the context limit before contacting the provider', async () => {
+    const home = await forgeHome();
+    const { result, file } = await recordRun(home, { runId: 'run_tight', steps: toolRunSteps, contextWindowTokens: 300 });
+    expect(result.status).toBe('limit_reached');
+    const [limit] = await traceEvents(file, 'context.limit_reached');
+
+    const report = parseReport((await inspect(home, ['run_tight', '--json'])).stdout);
+    const [run] = report.runs;
+    expect(run?.status).toBe('limit_reached');
+    expect(run?.steps).toBe(0);
+    expect(run?.stops).toEqual([{ step: 1, kind: 'context_limit', reason: `${String(limit?.message)} (${String(limit?.reason)})` }]);
+    expect(run?.budget.map((row) => [row.step, row.reportedInputTokens])).toEqual([[1, undefined]]);
+    const text = (await inspect(home, ['run_tight'])).stdout;
+    expect(text).toContain(`Limit and guard stops\n  step  kind           reason\n     1  context limit  ${String(limit?.message)}`);
+    expect(text).toMatch(/\n {5}1 .* {2}stopped\n/);
+  });
+
+  it('reads a Codex engine run: usage per model response, the wrapper estimate and the compaction Codex made', async () => {
+    const home = await forgeHome();
+    await writeTraceLines(home, 'run_codex', envelopeLines('run_codex', codexRunEvents()));
+    const [run] = parseReport((await inspect(home, ['run_codex', '--json'])).stdout).runs;
+    expect(run).toMatchObject({ engine: 'codex', steps: 2, status: 'completed', window: { tokens: 272_000, source: 'codex' } });
+    expect(run?.maxSteps).toBeUndefined();
+    expect(run?.budget).toEqual([
+      expect.objectContaining({ step: 1, estimatedTokens: 2100, estimateCovers: 'wrapper', reportedInputTokens: 14_000, cachedInputTokens: 0 }),
+      expect.objectContaining({ step: 2, reportedInputTokens: 9000, cachedInputTokens: 8000 }),
+    ]);
+    expect(run?.budget[0]?.errorPercent).toBeUndefined();
+    expect(run?.compactions).toEqual([{ beforeStep: 2, outcome: 'completed', strategy: 'codex (engine-owned)', checkpointId: 'item_compaction' }]);
+    const text = (await inspect(home, ['run_codex'])).stdout;
+    expect(text).toContain('  engine       codex\n');
+    expect(text).toContain('  steps        2\n');
+    expect(text).toContain("estimate: Forge's part only");
+  });
+
+  it('says when the estimator was flagged as unsafe for automatic compaction', async () => {
+    const home = await forgeHome();
+    const flagged = { type: 'context.estimator.flagged', step: 2, model: { provider: 'scripted', modelId: 'budget-test' }, message: 'scripted:budget-test undercounted by more than the buffer 3 times; automatic compaction will not rely on it.' };
+    await writeTraceLines(home, 'run_flagged', envelopeLines('run_flagged', [...compactionRunEvents().slice(0, 9), flagged]));
+    expect((await inspect(home, ['run_flagged'])).stdout).toContain(`  estimator    ${flagged.message}\n`);
+    expect(parseReport((await inspect(home, ['run_flagged', '--json'])).stdout).runs[0]?.estimatorFlagged).toBe(flagged.message);
+  });
+});
+
 describe('damaged traces', () => {
   it('tolerate a torn last line with a warning and report everything before it', async () => {
     const home = await forgeHome();
@@ -219,6 +289,19 @@ describe('damaged traces', () => {
     expect(json.stderr).toContain(`forge: warning: Ignored an incomplete last line ${lines.length + 1}`);
     expect(report.runs[0]?.steps).toBe(4);
     expect(report.runs[0]?.compactions).toHaveLength(2);
+  });
+
+  it('show a run whose process died during a tool call as unfinished', async () => {
+    const home = await forgeHome();
+    const lines = envelopeLines('run_died', compactionRunEvents().slice(0, 5));
+    await writeTraceLines(home, 'run_died', lines, { tornTail: '{"schemaVersion":1,"runId":"run_died","seq' });
+    const report = parseReport((await inspect(home, ['run_died', '--json'])).stdout);
+    const [run] = report.runs;
+    expect(run?.status).toBe('unfinished');
+    expect(run?.durationMs).toBe(1000);
+    expect(run?.toolCalls.notOk).toEqual([{ step: 1, toolCallId: 'call_1', toolName: 'read_file', outcome: 'unfinished' }]);
+    expect(report.problems.map((problem) => problem.kind)).toEqual(['torn_tail']);
+    expect((await inspect(home, ['run_died'])).stdout).toContain('  status       unfinished\n');
   });
 
   it('report malformed lines with their numbers, skip them and go on', async () => {
@@ -271,73 +354,6 @@ describe('damaged traces', () => {
     const { code, stderr } = await inspect(home, ['run_empty']);
     expect(code).toBe(1);
     expect(stderr).toBe(`forge: error: no run events in ${file}\n`);
-  });
-});
-
-describe('what to inspect', () => {
-  it('finds every run of a session through its log, and says which trace is missing', async () => {
-    const home = await forgeHome();
-    await recordRun(home, { runId: 'run_first', sessionId: 'session_pair', steps: toolRunSteps });
-    await recordRun(home, { runId: 'run_second', sessionId: 'session_pair', steps: [{ text: 'Done.', usage: { inputTokens: 900 } }] });
-    await recordSession(home, 'session_pair', ['run_first', 'run_second', 'run_lost']);
-
-    const { code, stdout } = await inspect(home, ['session_pair', '--json']);
-    expect(code).toBe(0);
-    const report = parseReport(stdout);
-    expect(report.target).toMatchObject({ kind: 'session', sessionId: 'session_pair' });
-    expect(report.runs.map((run) => [run.runId, run.steps, run.status])).toEqual([
-      ['run_first', 4, 'completed'],
-      ['run_second', 1, 'completed'],
-    ]);
-    expect(report.problems).toEqual([
-      { kind: 'missing_trace', file: path.join(home, 'runs', 'run_lost.jsonl'), message: `Session session_pair records run run_lost, but its trace ${path.join(home, 'runs', 'run_lost.jsonl')} does not exist.` },
-    ]);
-    expect((await inspect(home, ['session_pair'])).stdout.split('\n')[0]).toBe('Session session_pair: 2 run(s) with traces');
-  });
-
-  it('--last picks the trace written last', async () => {
-    const home = await forgeHome();
-    await recordRun(home, { runId: 'run_newer_name', steps: toolRunSteps });
-    await recordRun(home, { runId: 'run_a_latest', steps: [{ text: 'Hi.' }] });
-    await utimes(path.join(home, 'runs', 'run_newer_name.jsonl'), new Date('2025-01-01'), new Date('2025-01-01'));
-    await utimes(path.join(home, 'runs', 'run_a_latest.jsonl'), new Date('2025-02-01'), new Date('2025-02-01'));
-
-    const report = parseReport((await inspect(home, ['--last', '--json'])).stdout);
-    expect(report.target).toEqual({ kind: 'last', argument: '--last', files: [path.join(home, 'runs', 'run_a_latest.jsonl')] });
-    expect(report.runs[0]?.runId).toBe('run_a_latest');
-  });
-
-  it('takes a trace file by path, relative to the working directory', async () => {
-    const home = await forgeHome();
-    const { file } = await recordRun(home, { runId: 'run_copied', steps: toolRunSteps });
-    await mkdir(path.join(home, 'elsewhere'));
-    await copyFile(file, path.join(home, 'elsewhere', 'saved trace.jsonl'));
-
-    const { code, stdout } = await runCli(['inspect', 'elsewhere/saved trace.jsonl', '--json'], { cwd: home, env: { FORGE_HOME: path.join(home, 'nowhere') } });
-    expect(code).toBe(0);
-    expect(parseReport(stdout).runs[0]?.runId).toBe('run_copied');
-  });
-
-  it('honours --forge-home over FORGE_HOME', async () => {
-    const home = await forgeHome();
-    await recordRun(home, { runId: 'run_flagged', steps: toolRunSteps });
-    const { code } = await runCli(['inspect', 'run_flagged', '--forge-home', home], { cwd: home, env: { FORGE_HOME: path.join(home, 'nowhere') } });
-    expect(code).toBe(0);
-  });
-
-  it.each([
-    ['an unknown id', ['run_nope'], /^forge: error: no run or session 'run_nope' in .*; check the id, set FORGE_HOME, or use 'forge inspect --last' for the newest run\n$/],
-    ['an id that is not safe and no such file', ['../../etc/passwd-nope'], /^forge: error: there is no file .*passwd-nope, and '..\/..\/etc\/passwd-nope' is not a run or session id either\. Invalid run or session id/],
-    ['nothing to inspect', [], /^forge: error: say what to inspect: a run id, a session id or a trace file, or --last for the newest run\n$/],
-    ['both --last and an id', ['--last', 'run_x'], /^forge: error: give either --last or a run, session or trace file, not both/],
-    ['--last with no traces yet', ['--last'], /^forge: error: there are no run traces in .*runs yet/],
-    ['a directory', ['.'], /^forge: error: .* is a directory; give a trace file/],
-  ])('exits 2 for %s', async (_name, args, message) => {
-    const home = await forgeHome();
-    const { code, stdout, stderr } = await inspect(home, args);
-    expect(stderr).toMatch(message);
-    expect(stdout).toBe('');
-    expect(code).toBe(2);
   });
 });
 

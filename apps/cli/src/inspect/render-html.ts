@@ -12,6 +12,7 @@ import {
   stopLabel,
   usageLine,
   usedCategories,
+  windowLine,
 } from './format.js';
 import { escapeHtml } from './html-escape.js';
 import type { InspectReport, RunReport, ToolCallRow } from './report.js';
@@ -34,7 +35,7 @@ h3 { font-size: 14px; margin: 20px 0 6px; }
 .muted { color: #666; }
 dl.summary { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
 dl.summary dt { color: #666; }
-dl.summary dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; word-break: break-all; }
+dl.summary dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; overflow-wrap: anywhere; }
 table { border-collapse: collapse; font-size: 13px; margin: 4px 0; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #eee; text-align: left; white-space: nowrap; }
 td.wrap { white-space: normal; }
@@ -76,7 +77,8 @@ function summary(run: RunReport): string {
     ['instructions', run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`],
     ['usage', usageLine(run.usage)],
   ];
-  if (run.window !== undefined) entries.push(['window', `${formatCount(run.window.tokens)} tokens${run.window.source === undefined ? '' : ` (${run.window.source})`}`]);
+  if (run.window !== undefined) entries.push(['window', windowLine(run.window)]);
+  if (run.estimatorFlagged !== undefined) entries.push(['estimator', run.estimatorFlagged, 'bad']);
   if (run.meanAbsoluteErrorPercent !== undefined) entries.push(['estimate error', `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute`]);
   if (run.error !== undefined) entries.push(['error', `${run.error.message} (${run.error.code})`, 'bad']);
   const items = entries.map(([term, value, className]) => `<dt>${escapeHtml(term)}</dt><dd${className === undefined ? '' : ` class="${className}"`}>${escapeHtml(value)}</dd>`);

@@ -12,6 +12,7 @@ import {
   stopLabel,
   usageLine,
   usedCategories,
+  windowLine,
 } from './format.js';
 import type { InspectReport, RunReport, StepBudget, ToolCallRow } from './report.js';
 import { formatTable, type TextCell } from './text-table.js';
@@ -48,10 +49,8 @@ function summary(run: RunReport, style: Style): string[] {
     `  ${label('instructions')}${run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`}`,
     `  ${label('usage')}${usageLine(run.usage)}`,
   ];
-  if (run.window !== undefined) {
-    const details = [run.window.source, run.window.estimationMethod === undefined ? undefined : `estimated by ${run.window.estimationMethod}`].filter((part) => part !== undefined);
-    lines.push(`  ${label('window')}${formatCount(run.window.tokens)} tokens${details.length === 0 ? '' : ` (${details.join(', ')})`}`);
-  }
+  if (run.window !== undefined) lines.push(`  ${label('window')}${windowLine(run.window)}`);
+  if (run.estimatorFlagged !== undefined) lines.push(`  ${label('estimator')}${style.yellow(run.estimatorFlagged)}`);
   if (run.error !== undefined) lines.push(`  ${label('error')}${style.red(`${run.error.message} (${run.error.code})`)}`);
   return lines;
 }

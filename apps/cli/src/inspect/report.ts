@@ -66,7 +66,10 @@ export interface RunReport {
   readonly budget: readonly StepBudget[];
   /** Mean of the absolute estimate errors of steps that have both an estimate and provider input. */
   readonly meanAbsoluteErrorPercent?: number;
+  /** Budget warnings (`context.warning`) during the run. */
   readonly warnings: number;
+  /** Set when the run's estimator was found to undercount too often to be trusted for automatic compaction. */
+  readonly estimatorFlagged?: string;
   /** Compactions in order, up to a limit (1000). */
   readonly compactions: readonly CompactionRow[];
   readonly compactionsNotListed: number;
@@ -81,9 +84,13 @@ export interface RunReport {
 
 export interface ContextWindow {
   readonly tokens: number;
-  /** Where the window came from: `table`, `config` or `fallback`. */
+  /** Where the window came from: `table`, `config` or `fallback` (or `codex` when the Codex engine reported it). */
   readonly source?: string;
   readonly estimationMethod?: string;
+  /** Input a request may use: the window less the output reserve (from the last budget event). */
+  readonly availableInputTokens?: number;
+  /** The context mode the run used: `off`, `warn`, `shadow` or `compact`. */
+  readonly mode?: string;
 }
 
 /** One model step: the preflight estimate beside what the provider reported. */
@@ -104,6 +111,11 @@ export interface StepBudget {
   readonly toolCalls?: number;
   readonly warned: boolean;
   readonly failed?: { readonly code: string; readonly message: string };
+  /**
+   * `wrapper` when the estimate counts only what Forge sends to an engine that adds its own
+   * prompt and tools (Codex); no error is computed for such a step.
+   */
+  readonly estimateCovers?: 'wrapper';
 }
 
 export interface CompactionRow {

@@ -1,4 +1,4 @@
-import { BoundedList, TopList } from './bounded-list.js';
+import { BoundedList } from './bounded-list.js';
 import type {
   CompactionRow,
   ContextWindow,
@@ -7,15 +7,12 @@ import type {
   StepBudget,
   StopRow,
   TokenUsage,
-  ToolCallRow,
-  ToolTotals,
 } from './report.js';
+import { ToolCallTally } from './tool-call-tally.js';
 import type { KnownEvent, ParsedEnvelope, TraceUsage } from './trace-schemas.js';
 
 type EventOf<T extends KnownEvent['type']> = Extract<KnownEvent, { readonly type: T }>;
 
-const SLOWEST_CALLS = 5;
-const NOT_OK_CALLS = 20;
 const LISTED_ROWS = 1000;
 const UNKNOWN_TYPES = 100;
 
@@ -35,14 +32,9 @@ interface MutableStep {
   toolCalls?: number;
   warned: boolean;
   failed?: { code: string; message: string };
+  estimateCovers?: 'wrapper';
 }
 
-interface MutableTotals {
-  calls: number;
-  outcomes: Record<string, number>;
-  totalDurationMs: number;
-  maxDurationMs: number;
-}
 
 function usageOf(usage: TraceUsage | undefined): TokenUsage {
   if (usage === undefined) return {};
@@ -108,17 +100,16 @@ export class RunAggregator {
   /** Estimate errors a usage event reported, for steps whose estimate the trace does not hold. */
   private readonly reconciledErrors = new Map<number, number>();
   private currentStep = 0;
+  /** Codex reports usage once per model response, without a step number; they are counted here. */
+  private codexResponses = 0;
   private stepOpen = false;
   private warnings = 0;
+  private estimatorFlagged: string | undefined;
   private readonly compactions = new BoundedList<CompactionRow>(LISTED_ROWS);
   /** Index in `compactions` of a compaction that started and has not ended yet (`unlisted` past the list's limit). */
   private openCompaction: number | 'unlisted' | undefined;
   private readonly stops = new BoundedList<StopRow>(LISTED_ROWS);
-  private readonly pendingCalls = new Map<string, { step: number; toolName: string }>();
-  private readonly totals = new Map<string, MutableTotals>();
-  private readonly slowest = new TopList<ToolCallRow>(SLOWEST_CALLS, (row) => row.durationMs ?? 0);
-  private readonly notOk = new BoundedList<ToolCallRow>(NOT_OK_CALLS);
-  private toolCallTotal = 0;
+  private readonly toolCalls = new ToolCallTally();
   private readonly unknown = new Map<string, number>();
   private events = 0;
 
@@ -149,11 +140,9 @@ export class RunAggregator {
       case 'model.step.failed':
         return this.onStepFailed(event);
       case 'tool.call.started':
-        this.pendingCalls.set(event.toolCallId, { step: event.step, toolName: event.toolName });
-        return;
+        return this.toolCalls.started(event);
       case 'tool.call.completed':
-        this.pendingCalls.delete(event.toolCallId);
-        return this.countCall({ step: event.step, toolCallId: event.toolCallId, toolName: event.toolName, outcome: event.outcome, durationMs: event.durationMs });
+        return this.toolCalls.completed({ step: event.step, toolCallId: event.toolCallId, toolName: event.toolName, outcome: event.outcome, durationMs: event.durationMs });
       case 'run.completed':
       case 'run.failed':
         return this.onRunEnded(event, timestamp);
@@ -164,6 +153,14 @@ export class RunAggregator {
       case 'context.warning':
         this.warnings += 1;
         this.stepRow(event.step ?? this.pendingStep()).warned = true;
+        return;
+      case 'context.estimator.flagged':
+        this.estimatorFlagged = event.message ?? 'the estimator undercounted beyond the safety buffer too often';
+        return;
+      case 'codex.usage.recorded':
+        return this.onCodexUsage(event);
+      case 'codex.compaction.completed':
+        this.compactions.push({ beforeStep: this.pendingStep(), outcome: 'completed', strategy: 'codex (engine-owned)', ...(event.compaction?.itemId === undefined ? {} : { checkpointId: event.compaction.itemId }) });
         return;
       case 'context.limit_reached':
         return this.onLimitReached(event);
@@ -198,7 +195,9 @@ export class RunAggregator {
   private onRunStarted(value: EventOf<'run.started'>): void {
     if (value.model !== undefined) this.model = { provider: value.model.provider, modelId: value.model.modelId };
     if (value.engine !== undefined) this.engine = value.engine;
-    this.maxSteps = value.maxSteps;
+    else if (value.model?.provider === 'codex') this.engine = 'codex';
+    // An engine that decides its own number of model calls (Codex) reports 0: no limit Forge set.
+    this.maxSteps = value.maxSteps === 0 ? undefined : value.maxSteps;
     this.instructionsHash = value.instructions?.hash;
     this.advertisedTools = value.tools ?? [];
   }
@@ -226,22 +225,6 @@ export class RunAggregator {
     this.stepRow(value.step).failed = { code: value.error?.code ?? 'unknown', message: value.error?.message ?? '' };
     this.currentStep = Math.max(this.currentStep, value.step);
     this.stepOpen = false;
-  }
-
-  private countCall(row: ToolCallRow): void {
-    this.toolCallTotal += 1;
-    let totals = this.totals.get(row.toolName);
-    if (totals === undefined) {
-      totals = { calls: 0, outcomes: {}, totalDurationMs: 0, maxDurationMs: 0 };
-      this.totals.set(row.toolName, totals);
-    }
-    totals.calls += 1;
-    totals.outcomes[row.outcome] = (totals.outcomes[row.outcome] ?? 0) + 1;
-    const duration = row.durationMs ?? 0;
-    totals.totalDurationMs += duration;
-    totals.maxDurationMs = Math.max(totals.maxDurationMs, duration);
-    if (row.durationMs !== undefined) this.slowest.offer(row);
-    if (row.outcome !== 'ok') this.notOk.push(row);
   }
 
   private onRunEnded(value: EventOf<'run.completed' | 'run.failed'>, timestamp: string): void {
@@ -281,11 +264,32 @@ export class RunAggregator {
     row.estimatedTokens = value.estimate?.tokens ?? value.estimatedTokens ?? categorySum;
     row.categories = categories;
     row.confidence = value.estimate?.confidence;
-    if (value.contextWindowTokens !== undefined) {
-      const source = value.windowSource;
-      const method = value.estimate?.method;
-      this.window = { tokens: value.contextWindowTokens, ...(source === undefined ? {} : { source }), ...(method === undefined ? {} : { estimationMethod: method }) };
+    if (value.engine !== undefined && value.engine !== 'forge') {
+      this.engine = value.engine;
+      row.estimateCovers = 'wrapper';
     }
+    if (value.contextWindowTokens !== undefined) {
+      const method = value.estimate?.method;
+      this.window = {
+        tokens: value.contextWindowTokens,
+        ...(value.windowSource === undefined ? {} : { source: value.windowSource }),
+        ...(method === undefined ? {} : { estimationMethod: method }),
+        ...(value.availableInputTokens === undefined ? {} : { availableInputTokens: value.availableInputTokens }),
+        ...(value.mode === undefined ? {} : { mode: value.mode }),
+      };
+    }
+  }
+
+  /** One Codex model response: a step of the run, with the input Codex counted. */
+  private onCodexUsage(value: EventOf<'codex.usage.recorded'>): void {
+    this.codexResponses += 1;
+    const row = this.stepRow(this.codexResponses);
+    const { last, modelContextWindow } = value.usage;
+    row.reportedInputTokens = last.inputTokens;
+    row.cachedInputTokens = last.cachedInputTokens;
+    row.outputTokens = last.outputTokens;
+    this.currentStep = Math.max(this.currentStep, this.codexResponses);
+    if (typeof modelContextWindow === 'number') this.window = { ...this.window, tokens: modelContextWindow, source: 'codex' };
   }
 
   private onReconciled(value: EventOf<'context.usage.reconciled'>): void {
@@ -333,11 +337,6 @@ export class RunAggregator {
     const budget = [...this.steps.values()].sort((left, right) => left.step - right.step).map((row) => finishStep(row, this.reconciledErrors.get(row.step)));
     const errors = budget.flatMap((row) => (row.errorPercent === undefined ? [] : [Math.abs(row.errorPercent)]));
     const meanAbsoluteErrorPercent = errors.length === 0 ? undefined : roundTo(errors.reduce((sum, value) => sum + value, 0) / errors.length, 1);
-    for (const [toolCallId, call] of this.pendingCalls) this.notOk.push({ step: call.step, toolCallId, toolName: call.toolName, outcome: 'unfinished' });
-    this.pendingCalls.clear();
-    const byTool: ToolTotals[] = [...this.totals.entries()]
-      .map(([toolName, totals]) => ({ toolName, ...totals }))
-      .sort((left, right) => right.calls - left.calls || left.toolName.localeCompare(right.toolName));
     const durationMs = this.durationMs ?? durationBetween(this.firstTimestamp, this.lastTimestamp);
     return {
       runId: this.runId,
@@ -359,11 +358,12 @@ export class RunAggregator {
       budget,
       ...(meanAbsoluteErrorPercent === undefined ? {} : { meanAbsoluteErrorPercent }),
       warnings: this.warnings,
+      ...(this.estimatorFlagged === undefined ? {} : { estimatorFlagged: this.estimatorFlagged }),
       compactions: this.compactions.items,
       compactionsNotListed: this.compactions.notListed,
       stops: this.stops.items,
       stopsNotListed: this.stops.notListed,
-      toolCalls: { total: this.toolCallTotal, byTool, slowest: this.slowest.items, notOk: this.notOk.items, notOkTotal: this.notOk.total },
+      toolCalls: this.toolCalls.summary(),
       unknownEvents: [...this.unknown.entries()].map(([type, count]) => ({ type, count })),
       events: this.events,
     };
@@ -373,7 +373,7 @@ export class RunAggregator {
 /** Turns a step row into its report form in place (rows are many; copying them would double the memory). */
 function finishStep(row: MutableStep, reconciledErrorPercent: number | undefined): StepBudget {
   const computed =
-    row.estimatedTokens !== undefined && row.reportedInputTokens !== undefined && row.reportedInputTokens > 0
+    row.estimateCovers === undefined && row.estimatedTokens !== undefined && row.reportedInputTokens !== undefined && row.reportedInputTokens > 0
       ? roundTo(((row.estimatedTokens - row.reportedInputTokens) / row.reportedInputTokens) * 100, 1)
       : undefined;
   const errorPercent = computed ?? (reconciledErrorPercent === undefined ? undefined : roundTo(reconciledErrorPercent, 1));

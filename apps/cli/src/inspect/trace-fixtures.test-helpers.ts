@@ -1,5 +1,5 @@
-import { runAgent, type ApprovalGate, type RunResult, type Tool } from '@forge/core';
-import { ScriptedModel, type ScriptedStep } from '@forge/core/testing';
+import { runAgent, type ApprovalGate, type ModelRequest, type RunResult, type Tool, type Usage } from '@forge/core';
+import { estimateWithFakeTokenizer, ScriptedModel, type ScriptedStep } from '@forge/core/testing';
 import { createSession, createTraceWriter, ensureForgeHome, traceFile } from '@forge/persistence';
 import { writeFile } from 'node:fs/promises';
 
@@ -53,40 +53,57 @@ const denyEdits: ApprovalGate = {
 
 export const TOOL_RUN_INSTRUCTIONS_HASH = 'c'.repeat(64);
 
+/**
+ * What the provider reports for a request: the fake tokenizer's count plus 5 % (framing a real
+ * provider adds), with the part seen before served from the cache.
+ */
+function providerUsage(request: ModelRequest, cachedShare: number): Partial<Usage> {
+  const inputTokens = Math.round(estimateWithFakeTokenizer(request).tokens * 1.05);
+  return { inputTokens, cacheReadTokens: Math.floor(inputTokens * cachedShare), outputTokens: 40 };
+}
+
 /** Four steps, five tool calls: two reads, a failing command, a denied edit, a passing command. */
 export const toolRunSteps: readonly ScriptedStep[] = [
-  {
+  (request) => ({
     text: 'Reading the sources.',
     toolCalls: [
       { toolName: 'read_file', input: { path: 'src/a.ts' }, toolCallId: 'call_read_a' },
       { toolName: 'read_file', input: { path: 'src/b.ts' }, toolCallId: 'call_read_b' },
     ],
-    usage: { inputTokens: 1200, cacheReadTokens: 0, outputTokens: 40 },
-  },
-  {
+    usage: providerUsage(request, 0),
+  }),
+  (request) => ({
     text: 'Running the tests.',
     toolCalls: [
       { toolName: 'run_command', input: { command: 'npm test', fail: true }, toolCallId: 'call_test_1' },
       { toolName: 'edit_file', input: { path: 'src/a.ts' }, toolCallId: 'call_edit' },
     ],
-    usage: { inputTokens: 1900, cacheReadTokens: 1024, outputTokens: 60 },
-  },
-  {
-    toolCalls: [{ toolName: 'run_command', input: { command: 'npm test' }, toolCallId: 'call_test_2' }],
-    usage: { inputTokens: 2300, cacheReadTokens: 1792, outputTokens: 30 },
-  },
-  { text: 'The tests pass now.', usage: { inputTokens: 2600, cacheReadTokens: 2048, outputTokens: 80 } },
+    usage: providerUsage(request, 0.5),
+  }),
+  (request) => ({ toolCalls: [{ toolName: 'run_command', input: { command: 'npm test' }, toolCallId: 'call_test_2' }], usage: providerUsage(request, 0.6) }),
+  (request) => ({ text: 'The tests pass now.', usage: providerUsage(request, 0.7) }),
 ];
 
 /** Runs the scripted model through `runAgent` with a real trace writer into `home`. */
 export async function recordRun(
   home: string,
-  options: { readonly runId: string; readonly sessionId?: string; readonly steps: readonly ScriptedStep[]; readonly maxSteps?: number },
+  options: {
+    readonly runId: string;
+    readonly sessionId?: string;
+    readonly steps: readonly ScriptedStep[];
+    readonly maxSteps?: number;
+    /** The model's context window (default 128,000): small enough, the run stops at the context limit. */
+    readonly contextWindowTokens?: number;
+  },
 ): Promise<{ readonly result: RunResult; readonly file: string }> {
   const clock = new FakeClock();
   const trace = await createTraceWriter(home, options.runId);
   const result = await runAgent({
-    model: new ScriptedModel(options.steps, { provider: 'scripted', modelId: 'inspect-test' }),
+    model: new ScriptedModel(options.steps, {
+      provider: 'scripted',
+      modelId: 'inspect-test',
+      ...(options.contextWindowTokens === undefined ? {} : { capabilities: { contextWindowTokens: options.contextWindowTokens } }),
+    }),
     request: 'Fix the failing test',
     instructions: { text: 'Be careful.', sources: [], hash: TOOL_RUN_INSTRUCTIONS_HASH },
     tools: workspaceTools(clock),
@@ -198,4 +215,26 @@ export async function writeTraceLines(home: string, runId: string, lines: readon
   const file = traceFile(home, runId);
   await writeFile(file, `${lines.map((line) => `${line}\n`).join('')}${options.tornTail ?? ''}`, { mode: 0o600 });
   return file;
+}
+
+/** A Codex engine run as the Codex engine traces it: a wrapper estimate, usage per model response, a compaction Codex made. */
+export function codexRunEvents(): EventBody[] {
+  const breakdown = (inputTokens: number, cachedInputTokens: number) => ({ totalTokens: inputTokens + 200, inputTokens, cachedInputTokens, outputTokens: 200, reasoningOutputTokens: 50 });
+  return [
+    { type: 'run.started', model: { provider: 'codex', modelId: 'codex-default' }, instructions: { hash: 'b'.repeat(64), sources: [] }, tools: [], maxSteps: 0, historyMessages: 4 },
+    {
+      type: 'context.budgeted',
+      engine: 'codex',
+      estimate: { tokens: 2100, method: 'conservative-fallback', confidence: 'estimated', bytes: 6300, categories: { instructions: 300, checkpoint: 0, history: 1500, request: 250, overhead: 50 } },
+      historyMessages: 4,
+      hasCheckpoint: false,
+      wrapperSha256: 'd'.repeat(64),
+    },
+    { type: 'tool.call.started', step: 1, toolCallId: 'item_1', toolName: 'codex_command', summary: 'run npm test' },
+    { type: 'tool.call.completed', step: 1, toolCallId: 'item_1', toolName: 'codex_command', outcome: 'ok', durationMs: 900 },
+    { type: 'codex.usage.recorded', usage: { turnId: 'turn_1', last: breakdown(14_000, 0), total: breakdown(14_000, 0), modelContextWindow: 272_000 } },
+    { type: 'codex.compaction.completed', compaction: { turnId: 'turn_1', itemId: 'item_compaction' } },
+    { type: 'codex.usage.recorded', usage: { turnId: 'turn_1', last: breakdown(9000, 8000), total: breakdown(23_000, 8000), modelContextWindow: 272_000 } },
+    { type: 'run.completed', status: 'completed', steps: 2, usage: { inputTokens: 23_000, cacheReadTokens: 8000, outputTokens: 400, reasoningTokens: 100 }, durationMs: 4000 },
+  ];
 }

@@ -72,11 +72,15 @@ function eventSchemas(lenient: boolean) {
     budgeted: z.object({
       type: z.literal('context.budgeted'),
       step: optional(count),
+      /** Set by engines that add their own prompt (Codex): the estimate then covers only what Forge sends. */
+      engine: optionalText,
+      mode: optionalText,
       estimate: optional(z.object({ tokens: optionalNumber, method: optionalText, confidence: optionalText, categories: optional(categories) })),
       estimatedTokens: optionalNumber,
       categories: optional(categories),
       contextWindowTokens: optionalNumber,
       windowSource: optionalText,
+      availableInputTokens: optionalNumber,
     }),
     /** Provider-reported usage set beside the estimate once a step is done. */
     usageReconciled: z.object({
@@ -88,6 +92,17 @@ function eventSchemas(lenient: boolean) {
       errorPercent: optionalNumber,
     }),
     warning: z.object({ type: z.literal('context.warning'), step: optional(count) }),
+    estimatorFlagged: z.object({ type: z.literal('context.estimator.flagged'), step: optional(count), message: optionalText }),
+    /** The Codex engine's own token report for one model response. */
+    codexUsage: z.object({
+      type: z.literal('codex.usage.recorded'),
+      usage: z.object({
+        last: z.object({ inputTokens: optionalNumber, cachedInputTokens: optionalNumber, outputTokens: optionalNumber }),
+        modelContextWindow: optional(z.number().nullable()),
+      }),
+    }),
+    /** A compaction Codex performed inside its own thread. */
+    codexCompaction: z.object({ type: z.literal('codex.compaction.completed'), compaction: optional(z.object({ itemId: optionalText })) }),
     limitReached: z.object({ type: z.literal('context.limit_reached'), step: optional(count), reason: optionalText, message: optionalText }),
     compaction: z.object({
       type: z.enum(['context.compaction.started', 'context.compaction.completed', 'context.compaction.failed']),

@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,9 +27,10 @@ const TOOLS = ['read_file', 'search', 'edit_file', 'run_command', 'list_files'];
 const OUTCOMES = ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'error', 'ok', 'denied', 'ok'];
 
 /**
- * Writes a trace of one long agent run (as many steps as a few hundred ordinary runs) with a
- * budget estimate, usage and one to three tool calls per step, a warning and a compaction now
- * and then. Streams it out in 1 MB batches; returns the step count.
+ * Writes a trace of one long agent run (as many steps as a few hundred ordinary runs) shaped like
+ * what runAgent writes: per step a budget event, the step's events with usage, the usage
+ * reconciliation and one to three tool calls; a warning and a compaction now and then. Streams
+ * it out in 1 MB batches; returns the step count.
  */
 function writeTrace(file: string, bytes: number): number {
   const descriptor = openSync(file, 'w', 0o600);
@@ -61,12 +62,50 @@ function writeTrace(file: string, bytes: number): number {
     const continuation = (step % 40) * 900;
     const categories = { instructions: 2400, checkpoint: step > 40 ? 1800 : 0, history, request: 300, continuation, toolSchemas: 5200, overhead: 180 };
     const tokens = Object.values(categories).reduce((sum, value) => sum + value, 0);
-    emit({ type: 'context.budgeted', step, adapter: 'openai', model: { provider: 'openai', modelId: 'gpt-5.1' }, estimate: { tokens, method: 'provider-tokenizer', confidence: 'exact', categories }, contextWindowTokens: 400_000, windowSource: 'table', reservedTokens: 32_000, retainedMessages: 30 + (step % 40) });
+    const available = 400_000 - 32_000;
+    emit({
+      type: 'context.budgeted',
+      step,
+      model: { provider: 'openai', modelId: 'gpt-5.1' },
+      retainedMessages: 30 + (step % 40),
+      instructionsHash: 'e'.repeat(64),
+      toolCount: TOOLS.length,
+      toolSchemaTokens: categories.toolSchemas,
+      mode: 'warn',
+      decision: 'ok',
+      contextWindowTokens: 400_000,
+      windowSource: 'table',
+      estimate: { tokens, method: 'provider-tokenizer', confidence: 'exact', categories },
+      requestedOutputTokens: 32_000,
+      bufferTokens: 8192,
+      reservedTokens: 32_000,
+      availableInputTokens: available,
+      mandatoryTokens: tokens - history - categories.checkpoint,
+      remainingHistoryTokens: available - (tokens - history),
+      freeTokens: available - tokens,
+      warnAtTokens: Math.floor(available * 0.8),
+      overBudget: false,
+    });
     if (step % 97 === 0) emit({ type: 'context.warning', step, message: 'The next request uses 81% of the context window.' });
     emit({ type: 'model.step.started', step });
     const calls = 1 + (step % 3);
     const reported = Math.round(tokens * (0.97 + (step % 7) / 100));
-    emit({ type: 'model.step.completed', step, finishReason: 'tool-calls', usage: { inputTokens: reported, cacheReadTokens: Math.round(reported * 0.8), cacheWriteTokens: 1200, outputTokens: 300 + (step % 50), reasoningTokens: 120 }, toolCalls: calls });
+    const cached = Math.round(reported * 0.8);
+    emit({ type: 'model.step.completed', step, finishReason: 'tool-calls', usage: { inputTokens: reported, cacheReadTokens: cached, cacheWriteTokens: 1200, outputTokens: 300 + (step % 50), reasoningTokens: 120 }, toolCalls: calls });
+    const errorTokens = tokens - reported;
+    emit({
+      type: 'context.usage.reconciled',
+      step,
+      model: { provider: 'openai', modelId: 'gpt-5.1' },
+      estimatedTokens: tokens,
+      reportedInputTokens: reported,
+      cacheReadTokens: cached,
+      cacheWriteTokens: 1200,
+      errorTokens,
+      errorPercent: Math.round((errorTokens / reported) * 1000) / 10,
+      undercountBeyondBuffer: false,
+      accuracy: { provider: 'openai', modelId: 'gpt-5.1', samples: step, meanErrorPercent: -1.2, meanAbsoluteErrorPercent: 2.9, maxUndercountTokens: 2100, undercountsBeyondBuffer: 0, unsafeForAutoCompaction: false },
+    });
     for (let call = 0; call < calls; call += 1) {
       const toolName = TOOLS[(step + call) % TOOLS.length] as string;
       const toolCallId = `call_${step}_${call}`;
@@ -86,12 +125,20 @@ function writeTrace(file: string, bytes: number): number {
   return step;
 }
 
-/** Runs the built CLI once with stdout to a file; returns wall time and the child's own peak RSS. */
-function inspectOnce(home: string, file: string, output: string): Promise<{ seconds: number; rssMegabytes: number }> {
-  const reportRss = "process.on('exit',()=>process.stderr.write('\\nBENCH_MAX_RSS_KB='+process.resourceUsage().maxRSS+'\\n'))";
+interface Measurement {
+  readonly seconds: number;
+  /** User plus system CPU time of the child: less sensitive than wall time to other load on the machine. */
+  readonly cpuSeconds: number;
+  readonly rssMegabytes: number;
+}
+
+/** Runs the built CLI once with stdout to a file; returns wall time, CPU time and the child's own peak RSS. */
+function inspectOnce(home: string, file: string, output: string): Promise<Measurement> {
+  const reportUsage =
+    "process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH_USAGE='+u.maxRSS+','+(u.userCPUTime+u.systemCPUTime)+'\\n')})";
   const stdout = openSync(output, 'w');
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(reportRss)}`, join(cliDirectory, 'bin', 'forge.js'), 'inspect', file, '--json'], {
+  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(reportUsage)}`, join(cliDirectory, 'bin', 'forge.js'), 'inspect', file, '--json'], {
     env: { ...process.env, FORGE_HOME: home, NO_COLOR: '1' },
     stdio: ['ignore', stdout, 'pipe'],
   });
@@ -102,12 +149,12 @@ function inspectOnce(home: string, file: string, output: string): Promise<{ seco
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       closeSync(stdout);
-      const rss = /BENCH_MAX_RSS_KB=(\d+)/.exec(stderr);
-      if (code !== 0 || rss === null) {
+      const usage = /BENCH_USAGE=(\d+),(\d+)/.exec(stderr);
+      if (code !== 0 || usage === null) {
         reject(new Error(`forge inspect exited ${String(code)}: ${stderr}`));
         return;
       }
-      resolve({ seconds, rssMegabytes: Number(rss[1]) / 1024 });
+      resolve({ seconds, cpuSeconds: Number(usage[2]) / 1e6, rssMegabytes: Number(usage[1]) / 1024 });
     });
   });
 }
@@ -124,7 +171,7 @@ async function main(): Promise<void> {
     console.log(`trace: ${(size / 1024 / 1024).toFixed(1)} MB, ${steps.toLocaleString('en-US')} steps`);
 
     const output = join(home, 'report.json');
-    const results: { seconds: number; rssMegabytes: number }[] = [];
+    const results: Measurement[] = [];
     for (let repeat = 0; repeat < repeats; repeat += 1) results.push(await inspectOnce(home, file, output));
     const report = JSON.parse((await import('node:fs')).readFileSync(output, 'utf8')) as { runs: { steps: number; budget: unknown[] }[] };
     if (report.runs[0]?.steps !== steps || report.runs[0].budget.length !== steps) throw new Error('The report does not cover every step of the trace.');
@@ -132,9 +179,10 @@ async function main(): Promise<void> {
     const seconds = median(results.map((result) => result.seconds));
     const rss = median(results.map((result) => result.rssMegabytes));
     const maximumRss = Math.max(...results.map((result) => result.rssMegabytes));
-    console.log(`forge inspect --json, ${repeats} runs: median ${seconds.toFixed(2)} s wall (target ≤ ${TARGET_SECONDS} s, ratio ${(seconds / TARGET_SECONDS).toFixed(2)})`);
+    const cpuSeconds = median(results.map((result) => result.cpuSeconds));
+    console.log(`forge inspect --json, ${repeats} runs: median ${seconds.toFixed(2)} s wall (target ≤ ${TARGET_SECONDS} s, ratio ${(seconds / TARGET_SECONDS).toFixed(2)}), ${cpuSeconds.toFixed(2)} s CPU`);
     console.log(`peak RSS: median ${rss.toFixed(0)} MB, max ${maximumRss.toFixed(0)} MB (target ≤ ${TARGET_RSS_MB} MB, ratio ${(rss / TARGET_RSS_MB).toFixed(2)})`);
-    console.log(`throughput: ${(size / 1024 / 1024 / seconds).toFixed(0)} MB/s; report ${((await stat(output)).size / 1024 / 1024).toFixed(1)} MB of JSON`);
+    console.log(`throughput: ${(size / 1024 / 1024 / seconds).toFixed(0)} MB/s; report ${((await stat(output)).size / 1024 / 1024).toFixed(1)} MB of JSON; machine load average ${loadavg()[0]?.toFixed(1) ?? '?'} on ${availableParallelism()} CPUs`);
   } finally {
     await rm(home, { recursive: true, force: true });
   }

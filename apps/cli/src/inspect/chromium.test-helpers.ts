@@ -41,7 +41,7 @@ export async function ensureChromium(): Promise<string> {
   const environment = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   try {
     await run('apt-get', ['update'], { env: environment, maxBuffer: 64 * 1024 * 1024 });
-    await run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { env: environment, maxBuffer: 64 * 1024 * 1024 });
+    await run('apt-get', ['install', '-y', 'chromium'], { env: environment, maxBuffer: 64 * 1024 * 1024 });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new Error(`Installing Chromium with apt-get failed (${detail.slice(0, 2000)}). Install it by hand: apt-get update && apt-get install -y chromium`, { cause: error });

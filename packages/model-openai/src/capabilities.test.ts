@@ -1,0 +1,65 @@
+import * as publishedModels from 'gpt-tokenizer/models';
+import { describe, expect, it } from 'vitest';
+import { lookupOpenAIModel, OPENAI_CAPABILITY_TABLE, openAICapabilities } from './capabilities.js';
+
+interface PublishedSpec {
+  readonly context_window?: number;
+  readonly max_output_tokens?: number;
+}
+
+describe('OpenAI capability table', () => {
+  it('assigns the published GPT-5 limits: 400,000 window, 128,000 output, input capped at 272,000', () => {
+    for (const id of ['gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex', 'gpt-5.1-codex-mini', 'gpt-5.1-codex-max', 'gpt-5.2', 'gpt-5.2-codex', 'gpt-5.3-codex']) {
+      expect(OPENAI_CAPABILITY_TABLE[id], id).toEqual({ contextWindowTokens: 400_000, maxOutputTokens: 128_000, maxInputTokens: 272_000 });
+    }
+    expect(OPENAI_CAPABILITY_TABLE['gpt-4.1']).toEqual({ contextWindowTokens: 1_047_576, maxOutputTokens: 32_768, maxInputTokens: 1_014_808 });
+    expect(OPENAI_CAPABILITY_TABLE['gpt-5.4']).toEqual({ contextWindowTokens: 1_050_000, maxOutputTokens: 128_000, maxInputTokens: 922_000 });
+    expect(OPENAI_CAPABILITY_TABLE['gpt-5-chat-latest']).toMatchObject({ contextWindowTokens: 128_000, maxOutputTokens: 16_384 });
+  });
+
+  it('agrees with the model data published in gpt-tokenizer for every id both know', () => {
+    const specs = publishedModels as unknown as Record<string, PublishedSpec | undefined>;
+    const compared: string[] = [];
+    for (const [id, entry] of Object.entries(OPENAI_CAPABILITY_TABLE)) {
+      const spec = specs[id];
+      if (spec?.context_window === undefined) continue;
+      compared.push(id);
+      expect({ id, window: entry.contextWindowTokens, output: entry.maxOutputTokens }).toEqual({ id, window: spec.context_window, output: spec.max_output_tokens });
+    }
+    expect(compared.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it('resolves dated snapshots to their model and nothing else', () => {
+    expect(lookupOpenAIModel('gpt-5-2025-08-07')).toBe(OPENAI_CAPABILITY_TABLE['gpt-5']);
+    expect(lookupOpenAIModel('gpt-5.1-2025-11-13')).toBe(OPENAI_CAPABILITY_TABLE['gpt-5.1']);
+    expect(lookupOpenAIModel('gpt-5-turbo')).toBeUndefined();
+    expect(lookupOpenAIModel('gpt-5.9')).toBeUndefined();
+  });
+});
+
+describe('openAICapabilities', () => {
+  it('reports table entries with the o200k tokenizer and native compaction', () => {
+    expect(openAICapabilities('gpt-5.1')).toEqual({
+      contextWindowTokens: 400_000,
+      maxOutputTokens: 128_000,
+      maxInputTokens: 272_000,
+      nativeCompaction: 'opaque-provider-item',
+      continuationProjection: 'adapter-owned',
+      estimation: 'provider-tokenizer',
+      source: 'table',
+    });
+  });
+
+  it('gives an unknown id the conservative fallback, never the window of a similar id', () => {
+    expect(openAICapabilities('gpt-7-preview')).toMatchObject({ contextWindowTokens: 32_768, source: 'fallback' });
+    expect(openAICapabilities('gpt-7-preview', { fallbackContextWindowTokens: 16_000 })).toMatchObject({ contextWindowTokens: 16_000, source: 'fallback' });
+  });
+
+  it('lets configuration set the window, with source config', () => {
+    expect(openAICapabilities('gpt-7-preview', { configured: { contextWindowTokens: 200_000, maxOutputTokens: 50_000 } })).toMatchObject({
+      contextWindowTokens: 200_000,
+      maxOutputTokens: 50_000,
+      source: 'config',
+    });
+  });
+});

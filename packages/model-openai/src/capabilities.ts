@@ -1,0 +1,91 @@
+import { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry, type ConfiguredLimits, type ContextCapabilities } from '@forge/core';
+
+/*
+ * Published limits of OpenAI models, from OpenAI's model pages (cross-checked in the tests against
+ * the model data that ships with gpt-tokenizer). Every model here uses the o200k tokenizer.
+ *
+ * OpenAI splits a GPT-5-class window into input and output: gpt-5 has 400,000 tokens of which at
+ * most 128,000 are output, so input stops at 272,000. The table records that input cap as
+ * window − maximum output for every entry; the budget subtracts the safety buffer from it.
+ * Dated snapshots (`gpt-5-2025-08-07`) resolve to their model. Ids not listed get the
+ * conservative fallback window, never the limits of a similar-looking id.
+ */
+
+const gpt5Class: CapabilityTableEntry = { contextWindowTokens: 400_000, maxOutputTokens: 128_000 };
+const chatLatest: CapabilityTableEntry = { contextWindowTokens: 128_000, maxOutputTokens: 16_384 };
+const millionClass: CapabilityTableEntry = { contextWindowTokens: 1_050_000, maxOutputTokens: 128_000 };
+const gpt41Class: CapabilityTableEntry = { contextWindowTokens: 1_047_576, maxOutputTokens: 32_768 };
+const oSeries: CapabilityTableEntry = { contextWindowTokens: 200_000, maxOutputTokens: 100_000 };
+const gpt4o: CapabilityTableEntry = { contextWindowTokens: 128_000, maxOutputTokens: 16_384 };
+
+const published: Readonly<Record<string, CapabilityTableEntry>> = {
+  'gpt-5': gpt5Class,
+  'gpt-5-mini': gpt5Class,
+  'gpt-5-nano': gpt5Class,
+  'gpt-5-codex': gpt5Class,
+  'gpt-5-chat-latest': chatLatest,
+  // Pro reasoning models may spend most of the window on output: 272,000 output, 128,000 input.
+  'gpt-5-pro': { contextWindowTokens: 400_000, maxOutputTokens: 272_000 },
+  'gpt-5.1': gpt5Class,
+  'gpt-5.1-codex': gpt5Class,
+  'gpt-5.1-codex-mini': gpt5Class,
+  'gpt-5.1-codex-max': gpt5Class,
+  'gpt-5.1-chat-latest': chatLatest,
+  'gpt-5.2': gpt5Class,
+  'gpt-5.2-codex': gpt5Class,
+  'gpt-5.2-pro': gpt5Class,
+  'gpt-5.2-chat-latest': chatLatest,
+  'gpt-5.3-codex': gpt5Class,
+  'gpt-5.3-chat-latest': chatLatest,
+  'gpt-5.4': millionClass,
+  'gpt-5.4-pro': millionClass,
+  'gpt-5.4-mini': gpt5Class,
+  'gpt-5.4-nano': gpt5Class,
+  'gpt-5.5': millionClass,
+  'gpt-5.5-pro': millionClass,
+  'gpt-4.1': gpt41Class,
+  'gpt-4.1-mini': gpt41Class,
+  'gpt-4.1-nano': gpt41Class,
+  'gpt-4o': gpt4o,
+  'gpt-4o-mini': gpt4o,
+  o3: oSeries,
+  'o3-mini': oSeries,
+  'o3-pro': oSeries,
+  'o4-mini': oSeries,
+  'codex-mini-latest': oSeries,
+};
+
+/** The OpenAI capability table: model id → window, maximum output and input cap. */
+export const OPENAI_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(published).map(([id, entry]) => [
+      id,
+      Object.freeze({ ...entry, maxInputTokens: entry.contextWindowTokens - (entry.maxOutputTokens ?? 0) }),
+    ]),
+  ),
+);
+
+/** The table row of `modelId` or of the model a dated snapshot belongs to. */
+export function lookupOpenAIModel(modelId: string): CapabilityTableEntry | undefined {
+  return OPENAI_CAPABILITY_TABLE[modelId] ?? OPENAI_CAPABILITY_TABLE[withoutDateSuffix(modelId)];
+}
+
+export interface OpenAICapabilityOptions {
+  /** Limits set in configuration; they override the table and make the source `config`. */
+  readonly configured?: ConfiguredLimits;
+  /** Window for ids the table does not know (default 32,768). */
+  readonly fallbackContextWindowTokens?: number;
+}
+
+/** Capabilities of an OpenAI model with their provenance (`table`, `config` or `fallback`). */
+export function openAICapabilities(modelId: string, options: OpenAICapabilityOptions = {}): ContextCapabilities {
+  return resolveModelCapabilities({
+    modelId,
+    lookup: lookupOpenAIModel,
+    ...(options.configured === undefined ? {} : { configured: options.configured }),
+    ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
+    estimation: 'provider-tokenizer',
+    nativeCompaction: 'opaque-provider-item',
+    continuationProjection: 'adapter-owned',
+  });
+}

@@ -1,0 +1,28 @@
+import { openAICapabilities } from './capabilities.js';
+import { createO200kEstimator } from './o200k-estimator.js';
+import { OpenAIModel } from './openai-adapter.js';
+import type { OpenAIModelOptions } from './settings.js';
+
+export interface CreateOpenAIModelOptions extends OpenAIModelOptions {
+  /** Window for ids the capability table does not know (default 32,768; from `context.fallbackContextWindowTokens`). */
+  readonly fallbackContextWindowTokens?: number;
+}
+
+/**
+ * An OpenAI adapter with its capability table entry and the exact o200k estimator. A window or
+ * maximum output in `capabilities` (from configuration) overrides the table and is reported with
+ * source `config`; an unknown id gets the conservative fallback window, source `fallback`.
+ */
+export function createOpenAIModel(options: CreateOpenAIModelOptions): OpenAIModel {
+  const { capabilities: configured, fallbackContextWindowTokens, ...rest } = options;
+  const limits = {
+    ...(configured?.contextWindowTokens === undefined ? {} : { contextWindowTokens: configured.contextWindowTokens }),
+    ...(configured?.maxOutputTokens === undefined ? {} : { maxOutputTokens: configured.maxOutputTokens }),
+  };
+  const capabilities = openAICapabilities(options.modelId, {
+    configured: limits,
+    ...(fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens }),
+  });
+  const estimator = createO200kEstimator();
+  return new OpenAIModel(rest, { capabilities, estimate: (request) => estimator.estimate(request) });
+}

@@ -6,3 +6,5 @@ export {
   resolveDeepSeekSettings,
   type DeepSeekModelOptions,
 } from './settings.js';
+export { DEEPSEEK_CAPABILITY_TABLE, deepSeekCapabilities, lookupDeepSeekModel, type DeepSeekCapabilityOptions } from './capabilities.js';
+export { createDeepSeekModel, type CreateDeepSeekModelOptions } from './create-deepseek-model.js';

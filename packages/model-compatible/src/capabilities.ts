@@ -1,0 +1,22 @@
+import { resolveModelCapabilities, type ContextCapabilities } from '@forge/core';
+import type { CompatibleModelConfig } from './settings.js';
+
+/**
+ * Capabilities of a model behind an OpenAI-compatible server. Such a server says nothing reliable
+ * about its window (it depends on how it was started, e.g. Ollama's `num_ctx`), so the limits come
+ * from the configuration entry, source `config`. Counting is core's conservative estimate: the
+ * server's tokenizer is not known offline.
+ */
+export function compatibleCapabilities(entry: Pick<CompatibleModelConfig, 'modelId' | 'contextWindowTokens' | 'maxOutputTokens'>): ContextCapabilities {
+  return resolveModelCapabilities({
+    modelId: entry.modelId,
+    lookup: () => undefined,
+    configured: {
+      contextWindowTokens: entry.contextWindowTokens,
+      ...(entry.maxOutputTokens === undefined ? {} : { maxOutputTokens: entry.maxOutputTokens }),
+    },
+    estimation: 'conservative-fallback',
+    nativeCompaction: 'unsupported',
+    continuationProjection: 'adapter-owned',
+  });
+}

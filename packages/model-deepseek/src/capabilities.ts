@@ -1,0 +1,50 @@
+import { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry, type ConfiguredLimits, type ContextCapabilities } from '@forge/core';
+
+/*
+ * DeepSeek's published limits (api-docs.deepseek.com, "Models & Pricing"): the V4 models have a
+ * context length of "1M" and produce at most 384K tokens. "1M" is recorded as 1,000,000, the
+ * smaller reading, because a window taken too large is the failure a budget exists to prevent.
+ * DeepSeek publishes no separate input cap, so input and output share the window.
+ *
+ * `deepseek-chat` and `deepseek-reasoner` are DeepSeek's legacy names: its documentation maps them
+ * to V4-Flash without and with thinking, and has announced their retirement. They keep the V4
+ * limits here; a gateway that still serves an older model under these names should set the
+ * window in configuration.
+ *
+ * DeepSeek's tokenizer is not shipped with Forge, so requests are counted by core's conservative
+ * estimator (an over-estimate), and estimate-versus-usage records check it against real usage.
+ */
+
+const v4: CapabilityTableEntry = { contextWindowTokens: 1_000_000, maxOutputTokens: 384_000 };
+
+/** The DeepSeek capability table: model id → window and maximum output. */
+export const DEEPSEEK_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze({
+  'deepseek-v4-pro': v4,
+  'deepseek-v4-flash': v4,
+  'deepseek-chat': v4,
+  'deepseek-reasoner': v4,
+});
+
+/** The table row of `modelId` or of the model a dated snapshot belongs to. */
+export function lookupDeepSeekModel(modelId: string): CapabilityTableEntry | undefined {
+  return DEEPSEEK_CAPABILITY_TABLE[modelId] ?? DEEPSEEK_CAPABILITY_TABLE[withoutDateSuffix(modelId)];
+}
+
+export interface DeepSeekCapabilityOptions {
+  readonly configured?: ConfiguredLimits;
+  /** Window for ids the table does not know (default 32,768). */
+  readonly fallbackContextWindowTokens?: number;
+}
+
+/** Capabilities of a DeepSeek model with their provenance; estimation is the conservative fallback. */
+export function deepSeekCapabilities(modelId: string, options: DeepSeekCapabilityOptions = {}): ContextCapabilities {
+  return resolveModelCapabilities({
+    modelId,
+    lookup: lookupDeepSeekModel,
+    ...(options.configured === undefined ? {} : { configured: options.configured }),
+    ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
+    estimation: 'conservative-fallback',
+    nativeCompaction: 'unsupported',
+    continuationProjection: 'adapter-owned',
+  });
+}

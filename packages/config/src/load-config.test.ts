@@ -1,0 +1,153 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error.js';
+import { loadConfig, projectConfigPath, userConfigPath } from './load-config.js';
+import { mergeLayers } from './merge.js';
+
+let root: string;
+let home: string;
+let workspace: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'forge-config-'));
+  home = join(root, 'home');
+  workspace = join(root, 'workspace');
+  await mkdir(home, { recursive: true });
+  await mkdir(join(workspace, '.forge'), { recursive: true });
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const writeUser = (value: unknown) => writeFile(userConfigPath(home), typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+const writeProject = (value: unknown) => writeFile(projectConfigPath(workspace), typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+const load = (options: { env?: Record<string, string>; flags?: Parameters<typeof loadConfig>[0]['flags'] } = {}) =>
+  loadConfig({ forgeHome: home, workspaceRoot: workspace, env: options.env ?? {}, ...(options.flags === undefined ? {} : { flags: options.flags }) });
+
+describe('loadConfig', () => {
+  it('gives the documented defaults, each marked default, when no file exists', async () => {
+    const loaded = await load();
+    expect(loaded.config).toEqual({
+      approval: { profile: 'ask' },
+      secrets: { env: [] },
+      models: [],
+      context: { mode: 'warn', reservedOutputTokens: 4096, bufferTokens: 8192, recentTailTokens: 12_000, summaryTargetTokens: 1200, warnAtRatio: 0.8, fallbackContextWindowTokens: 32_768 },
+    });
+    expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
+    expect(loaded.warnings).toEqual([]);
+    expect(loaded.files).toEqual({ user: join(home, 'config.json'), project: join(workspace, '.forge', 'config.json') });
+  });
+
+  it('layers user < project < environment < flags and records where each value came from', async () => {
+    await writeUser({ schemaVersion: 1, model: 'openai:gpt-5.1', context: { mode: 'compact', bufferTokens: 10_000, recentTailTokens: 20_000 }, secrets: { env: ['GITHUB_TOKEN'] } });
+    await writeProject({ schemaVersion: 1, context: { mode: 'warn', recentTailTokens: 6000 }, secrets: { env: ['DEPLOY_KEY'] } });
+    const loaded = await load({ env: { FORGE_CONTEXT_BUFFER_TOKENS: '12000', FORGE_MODEL: 'deepseek:deepseek-v4-pro' }, flags: { context: { warnAtRatio: 0.9 } } });
+
+    expect(loaded.config.model).toBe('deepseek:deepseek-v4-pro');
+    expect(loaded.config.context).toMatchObject({ mode: 'warn', bufferTokens: 12_000, recentTailTokens: 6000, warnAtRatio: 0.9, reservedOutputTokens: 4096 });
+    expect(loaded.config.secrets.env).toEqual(['GITHUB_TOKEN', 'DEPLOY_KEY']);
+    expect(loaded.provenance).toMatchObject({
+      model: { source: 'env', variable: 'FORGE_MODEL' },
+      'context.mode': { source: 'project', file: loaded.files.project },
+      'context.recentTailTokens': { source: 'project', file: loaded.files.project },
+      'context.bufferTokens': { source: 'env', variable: 'FORGE_CONTEXT_BUFFER_TOKENS' },
+      'context.warnAtRatio': { source: 'flag' },
+      'context.reservedOutputTokens': { source: 'default' },
+    });
+    expect(loaded.warnings).toEqual([]);
+  });
+
+  it('does not let a project raise a user ceiling or relax the user mode; it keeps the user value and warns', async () => {
+    await writeUser({ schemaVersion: 1, context: { recentTailTokens: 8000, mode: 'warn' } });
+    await writeProject({ schemaVersion: 1, context: { recentTailTokens: 50_000, mode: 'off', bufferTokens: 100, warnAtRatio: 0.95 }, approval: { profile: 'workspace-auto' } });
+    const loaded = await load();
+
+    expect(loaded.config.context).toMatchObject({ recentTailTokens: 8000, mode: 'warn', bufferTokens: 8192, warnAtRatio: 0.8 });
+    expect(loaded.config.approval.profile).toBe('ask');
+    expect(loaded.provenance['context.recentTailTokens']).toEqual({ source: 'user', file: loaded.files.user });
+    expect(loaded.warnings).toHaveLength(5);
+    expect(loaded.warnings[0]).toBe(
+      `${loaded.files.project}: approval.profile workspace-auto is looser than ask from the default; keeping ask (project configuration may only tighten limits).`,
+    );
+    expect(loaded.warnings).toContain(
+      `${loaded.files.project}: context.recentTailTokens 50000 is looser than 8000 from your user configuration (${loaded.files.user}); keeping 8000 (project configuration may only tighten limits).`,
+    );
+    expect(loaded.warnings.some((warning) => warning.includes('context.mode off is looser than warn'))).toBe(true);
+  });
+
+  it('lets a project tighten: lower ceilings, raise reserves, pick a stricter mode or profile', async () => {
+    await writeUser({ schemaVersion: 1, context: { mode: 'compact' }, approval: { profile: 'workspace-write' } });
+    await writeProject({ schemaVersion: 1, context: { mode: 'shadow', recentTailTokens: 4000, bufferTokens: 16_000, fallbackContextWindowTokens: 8000 }, approval: { profile: 'read-only' } });
+    const loaded = await load();
+    expect(loaded.config.context).toMatchObject({ mode: 'shadow', recentTailTokens: 4000, bufferTokens: 16_000, fallbackContextWindowTokens: 8000 });
+    expect(loaded.config.approval.profile).toBe('read-only');
+    expect(loaded.warnings).toEqual([]);
+  });
+
+  it('ignores compatible servers defined by a project, with a warning', async () => {
+    const server = { name: 'lab', baseURL: 'http://127.0.0.1:8000/v1', modelId: 'qwen', contextWindowTokens: 32_768 };
+    await writeUser({ schemaVersion: 1, models: [server] });
+    await writeProject({ schemaVersion: 1, models: [{ ...server, name: 'evil', baseURL: 'https://example.com/v1', apiKeyVariable: 'OPENAI_API_KEY' }] });
+    const loaded = await load();
+    expect(loaded.config.models).toEqual([server]);
+    expect(loaded.warnings).toEqual([`${loaded.files.project}: models is ignored: compatible servers may be defined only in your user configuration, not by a project.`]);
+  });
+
+  it('never leaves a project value looser than the user value, whatever both say', () => {
+    const tokens = fc.integer({ min: 0, max: 1_000_000 });
+    const ratio = fc.double({ min: 0.01, max: 1, noNaN: true });
+    const mode = fc.constantFrom('off' as const, 'warn' as const, 'shadow' as const, 'compact' as const);
+    const section = fc.record({ mode, recentTailTokens: tokens, bufferTokens: tokens, reservedOutputTokens: tokens, summaryTargetTokens: tokens, warnAtRatio: ratio }, { requiredKeys: [] });
+    const rank = { off: 0, compact: 1, shadow: 2, warn: 3 };
+    fc.assert(
+      fc.property(section, section, (user, project) => {
+        const userOnly = mergeLayers([{ source: 'user', values: { context: user } }]).config.context;
+        const merged = mergeLayers([{ source: 'user', values: { context: user } }, { source: 'project', values: { context: project } }]).config.context;
+        expect(merged.recentTailTokens).toBeLessThanOrEqual(userOnly.recentTailTokens);
+        expect(merged.summaryTargetTokens).toBeLessThanOrEqual(userOnly.summaryTargetTokens);
+        expect(merged.warnAtRatio).toBeLessThanOrEqual(userOnly.warnAtRatio);
+        expect(merged.bufferTokens).toBeGreaterThanOrEqual(userOnly.bufferTokens);
+        expect(merged.reservedOutputTokens).toBeGreaterThanOrEqual(userOnly.reservedOutputTokens);
+        expect(rank[merged.mode]).toBeGreaterThanOrEqual(rank[userOnly.mode]);
+      }),
+    );
+  });
+
+  it('reports an unknown key with its path and the file', async () => {
+    await writeProject({ schemaVersion: 1, context: { bufferTokenz: 100 }, colour: true });
+    const error = await load().catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).issues.map((issue) => issue.path).sort()).toEqual(['colour', 'context.bufferTokenz']);
+    expect((error as Error).message).toContain(`Invalid configuration in ${projectConfigPath(workspace)}:`);
+    expect((error as Error).message).toContain('context.bufferTokenz: unknown key');
+  });
+
+  it('reports bad JSON with its line and column', async () => {
+    await writeUser('{\n  "schemaVersion": 1,\n  "context": { "mode": "warn", }\n}\n');
+    const error = (await load().catch((caught: unknown) => caught)) as ConfigError;
+    expect(error.issues[0]).toMatchObject({ line: 3, column: 32 });
+    expect(error.message).toMatch(/^Invalid configuration in .*config\.json: line 3, column 32: not valid JSON/);
+  });
+
+  it('requires schemaVersion 1 and values of the right type', async () => {
+    await writeUser({ context: { bufferTokens: -5, mode: 'loose' } });
+    const error = (await load().catch((caught: unknown) => caught)) as ConfigError;
+    const paths = error.issues.map((issue) => issue.path).sort();
+    expect(paths).toEqual(['context.bufferTokens', 'context.mode', 'schemaVersion']);
+    expect(error.message).toContain('schemaVersion: must be 1');
+  });
+
+  it('names the environment variable whose value is wrong', async () => {
+    const error = (await load({ env: { FORGE_CONTEXT_BUFFER_TOKENS: 'lots' } }).catch((caught: unknown) => caught)) as ConfigError;
+    expect(error.message).toContain('FORGE_CONTEXT_BUFFER_TOKENS:');
+    await expect(load({ env: { FORGE_CONTEXT_MODE: 'maybe' } })).rejects.toThrow(/FORGE_CONTEXT_MODE/);
+  });
+
+  it('refuses flags of the wrong shape', async () => {
+    await expect(load({ flags: { context: { bufferTokens: 1.5 } } })).rejects.toThrow(/command-line flags: context\.bufferTokens/);
+  });
+});

@@ -1,0 +1,79 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { resolveContextPolicy } from '@forge/core';
+import { ConfigError } from './config-error.js';
+import { readEnvironmentLayer, type Environment } from './environment.js';
+import { mergeLayers, type ForgeConfig, type Layer, type ValueProvenance } from './merge.js';
+import { flagLayerSchema, type ConfigLayer } from './schema.js';
+import { parseConfigText, zodIssues } from './validate.js';
+
+export interface LoadConfigOptions {
+  /** Forge's home directory; user configuration is `<forgeHome>/config.json`. */
+  readonly forgeHome: string;
+  /** The workspace; project configuration is `<workspaceRoot>/.forge/config.json`. */
+  readonly workspaceRoot: string;
+  /** Default: `process.env`. */
+  readonly env?: Environment;
+  /** Values from command-line flags, in the shape of the file (without `schemaVersion`). */
+  readonly flags?: ConfigLayer;
+}
+
+export interface LoadedConfig {
+  readonly config: ForgeConfig;
+  /** Dotted path → source of the value (`default`, `user`, `project`, `env`, `flag`) and its file or variable. */
+  readonly provenance: Readonly<Record<string, ValueProvenance>>;
+  /** Project values that were looser than the limits in force and were not applied. */
+  readonly warnings: readonly string[];
+  /** The two files consulted, whether or not they exist. */
+  readonly files: { readonly user: string; readonly project: string };
+}
+
+export function userConfigPath(forgeHome: string): string {
+  return join(forgeHome, 'config.json');
+}
+
+export function projectConfigPath(workspaceRoot: string): string {
+  return join(workspaceRoot, '.forge', 'config.json');
+}
+
+/** Reads and checks one configuration file; `undefined` when it does not exist. */
+export async function readConfigFile(file: string): Promise<ConfigLayer | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(file, [{ path: '', message: `cannot be read (${(error as Error).message})` }]);
+  }
+  const { schemaVersion: _version, $schema: _schema, ...values } = parseConfigText(text, file);
+  return values;
+}
+
+/**
+ * The effective configuration: defaults < user file < project file < environment < flags, with
+ * the provenance of every value. Project configuration may only tighten (see `mergeLayers`).
+ * Throws `ConfigError` for unreadable JSON (with line and column), unknown keys (with their path)
+ * and values of the wrong type.
+ */
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const files = { user: userConfigPath(options.forgeHome), project: projectConfigPath(options.workspaceRoot) };
+  const layers: Layer[] = [];
+  const user = await readConfigFile(files.user);
+  if (user !== undefined) layers.push({ source: 'user', values: user, file: files.user });
+  // A workspace that is Forge's home has one file, read once, as user configuration.
+  if (files.project !== files.user) {
+    const project = await readConfigFile(files.project);
+    if (project !== undefined) layers.push({ source: 'project', values: project, file: files.project });
+  }
+  const environment = readEnvironmentLayer(options.env ?? process.env);
+  layers.push({ source: 'env', values: environment.layer, variables: environment.variables });
+  if (options.flags !== undefined) {
+    const flags = flagLayerSchema.safeParse(options.flags);
+    if (!flags.success) throw new ConfigError('the command-line flags', zodIssues(flags.error));
+    layers.push({ source: 'flag', values: flags.data });
+  }
+  const merged = mergeLayers(layers);
+  // Everything was validated field by field; this re-checks the combination with core's own rules.
+  resolveContextPolicy(merged.config.context);
+  return { ...merged, files };
+}

@@ -1,0 +1,154 @@
+import { DEFAULT_CONTEXT_POLICY, type ContextMode, type ContextPolicy } from '@forge/core';
+import { APPROVAL_PROFILES, type ApprovalProfileName, type CompatibleModelEntry, type ConfigLayer } from './schema.js';
+
+/** Where a value came from, lowest precedence first. */
+export type ConfigSource = 'default' | 'user' | 'project' | 'env' | 'flag';
+
+export interface ValueProvenance {
+  readonly source: ConfigSource;
+  /** The file, for `user` and `project`. */
+  readonly file?: string;
+  /** The environment variable, for `env`. */
+  readonly variable?: string;
+}
+
+/** The effective configuration, every value filled. */
+export interface ForgeConfig {
+  readonly model?: string;
+  readonly approval: { readonly profile: ApprovalProfileName };
+  readonly secrets: { readonly env: readonly string[] };
+  /** OpenAI-compatible servers, from user configuration (or flags). */
+  readonly models: readonly CompatibleModelEntry[];
+  readonly context: ContextPolicy;
+}
+
+/** The approval profile used when no layer sets one. */
+export const DEFAULT_APPROVAL_PROFILE: ApprovalProfileName = 'ask';
+
+export interface Layer {
+  readonly source: Exclude<ConfigSource, 'default'>;
+  readonly values: ConfigLayer;
+  readonly file?: string;
+  /** Dotted path → environment variable, for the `env` layer. */
+  readonly variables?: Readonly<Record<string, string>>;
+}
+
+export interface MergedConfig {
+  readonly config: ForgeConfig;
+  /** Dotted path (`context.bufferTokens`) → where its value came from. */
+  readonly provenance: Readonly<Record<string, ValueProvenance>>;
+  readonly warnings: readonly string[];
+}
+
+/*
+ * How strict a mode is, for the project rule. `off` drops the guard; `compact` keeps it but lets
+ * Forge rewrite what the model sees (opt-in); `shadow` only plans; `warn` never changes a request.
+ */
+const modeStrictness: Record<ContextMode, number> = { off: 0, compact: 1, shadow: 2, warn: 3 };
+const approvalStrictness = (profile: ApprovalProfileName) => APPROVAL_PROFILES.length - APPROVAL_PROFILES.indexOf(profile);
+
+/** Reserves: a project may raise them (less room for input), never lower them. */
+const floors = ['reservedOutputTokens', 'bufferTokens'] as const;
+/** Ceilings: a project may lower them, never raise them. */
+const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'fallbackContextWindowTokens'] as const;
+
+function describe(provenance: ValueProvenance | undefined): string {
+  if (provenance === undefined || provenance.source === 'default') return 'the default';
+  return provenance.file === undefined ? `your ${provenance.source} setting` : `your user configuration (${provenance.file})`;
+}
+
+/**
+ * Merges layers in order (user < project < env < flags) over the defaults, recording the source
+ * of every value. Project values may only tighten what defaults and user configuration set: a
+ * looser value is replaced by the stricter one in force, with a warning, and project files may
+ * not define compatible servers (they name network endpoints and credentials). Environment and
+ * flags are the user's own choices for one invocation and may set anything.
+ */
+export function mergeLayers(layers: readonly Layer[]): MergedConfig {
+  const context: { -readonly [K in keyof ContextPolicy]: ContextPolicy[K] } = { ...DEFAULT_CONTEXT_POLICY };
+  let model: string | undefined;
+  let approval: ApprovalProfileName = DEFAULT_APPROVAL_PROFILE;
+  let secrets: string[] = [];
+  let models: readonly CompatibleModelEntry[] = [];
+  const provenance: Record<string, ValueProvenance> = {};
+  const warnings: string[] = [];
+  for (const field of Object.keys(context)) provenance[`context.${field}`] = { source: 'default' };
+  provenance['approval.profile'] = { source: 'default' };
+  provenance['secrets.env'] = { source: 'default' };
+  provenance['models'] = { source: 'default' };
+
+  for (const layer of layers) {
+    const origin = (path: string): ValueProvenance => ({
+      source: layer.source,
+      ...(layer.file === undefined ? {} : { file: layer.file }),
+      ...(layer.variables?.[path] === undefined ? {} : { variable: layer.variables[path] }),
+    });
+    const isProject = layer.source === 'project';
+    const refuse = (path: string, given: string, kept: string) =>
+      warnings.push(
+        `${layer.file ?? 'project configuration'}: ${path} ${given} is looser than ${kept} from ${describe(provenance[path])}; keeping ${kept} (project configuration may only tighten limits).`,
+      );
+    const { values } = layer;
+
+    if (values.model !== undefined) {
+      model = values.model;
+      provenance['model'] = origin('model');
+    }
+    if (values.approval !== undefined) {
+      const wanted = values.approval.profile;
+      if (isProject && approvalStrictness(wanted) < approvalStrictness(approval)) refuse('approval.profile', wanted, approval);
+      else {
+        approval = wanted;
+        provenance['approval.profile'] = origin('approval.profile');
+      }
+    }
+    if (values.secrets !== undefined) {
+      const added = values.secrets.env.filter((name) => !secrets.includes(name));
+      if (added.length > 0) {
+        secrets = [...secrets, ...added];
+        provenance['secrets.env'] = origin('secrets.env');
+      }
+    }
+    if (values.models !== undefined) {
+      if (isProject) {
+        warnings.push(`${layer.file ?? 'project configuration'}: models is ignored: compatible servers may be defined only in your user configuration, not by a project.`);
+      } else {
+        models = values.models;
+        provenance['models'] = origin('models');
+      }
+    }
+
+    const section = values.context ?? {};
+    if (section.mode !== undefined) {
+      if (isProject && modeStrictness[section.mode] < modeStrictness[context.mode]) refuse('context.mode', section.mode, context.mode);
+      else {
+        context.mode = section.mode;
+        provenance['context.mode'] = origin('context.mode');
+      }
+    }
+    for (const field of floors) {
+      const wanted = section[field];
+      if (wanted === undefined) continue;
+      if (isProject && wanted < context[field]) refuse(`context.${field}`, String(wanted), String(context[field]));
+      else {
+        context[field] = wanted;
+        provenance[`context.${field}`] = origin(`context.${field}`);
+      }
+    }
+    for (const field of ceilings) {
+      const wanted = section[field];
+      if (wanted === undefined) continue;
+      if (isProject && wanted > context[field]) refuse(`context.${field}`, String(wanted), String(context[field]));
+      else {
+        context[field] = wanted;
+        provenance[`context.${field}`] = origin(`context.${field}`);
+      }
+    }
+  }
+
+  return {
+    config: { ...(model === undefined ? {} : { model }), approval: { profile: approval }, secrets: { env: secrets }, models, context },
+    provenance,
+    warnings,
+  };
+}

@@ -1,0 +1,62 @@
+import type { ContextMode } from '@forge/core';
+import { z } from 'zod';
+
+/*
+ * The configuration file, version 1. Every object is strict: a key Forge does not know is an
+ * error with its path, so a typo (`bufferToken`) never silently falls back to a default. The same
+ * shape (without `schemaVersion`) is used for the flag layer.
+ */
+
+export const CONFIG_SCHEMA_VERSION = 1 as const;
+
+/** Approval profiles, from most to least restrictive (the order `@forge/tools` defines). */
+export const APPROVAL_PROFILES = ['read-only', 'ask', 'workspace-write', 'workspace-auto'] as const;
+export type ApprovalProfileName = (typeof APPROVAL_PROFILES)[number];
+
+const tokens = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const environmentVariable = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name such as MY_TOKEN');
+
+export const contextSectionSchema = z
+  .strictObject({
+    mode: z.enum(['off', 'warn', 'shadow', 'compact'] satisfies ContextMode[]).describe('off | warn | shadow | compact (default warn)'),
+    reservedOutputTokens: tokens.describe('Output tokens reserved for the answer when a request does not say (default 4096).'),
+    bufferTokens: tokens.describe('Safety margin; the larger of this and the output reserve is subtracted from the window once (default 8192).'),
+    recentTailTokens: tokens.describe('Tokens the verbatim recent tail may use next to a checkpoint (default 12000).'),
+    summaryTargetTokens: tokens.describe('Target size of a checkpoint summary (default 1200).'),
+    warnAtRatio: z.number().gt(0).max(1).describe('Warn once the estimate passes this share of the available input (default 0.8).'),
+    fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
+  })
+  .partial();
+
+/** One OpenAI-compatible server model; the fields of `@forge/model-compatible`'s configuration entry. */
+export const compatibleModelSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1–64 letters, digits, ".", "_" or "-"').describe('Name used in model ids: compatible:<name>.'),
+  baseURL: z.url().describe('The server base URL, e.g. http://127.0.0.1:11434/v1.'),
+  modelId: z.string().min(1).describe('The model id the server expects.'),
+  contextWindowTokens: z.number().int().positive().describe('The window the server was started with (required: servers do not report it reliably).'),
+  maxOutputTokens: z.number().int().positive().optional(),
+  apiKeyVariable: environmentVariable.optional().describe('Environment variable that holds the API key, if the server needs one.'),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+const layerShape = {
+  model: z.string().regex(/^[A-Za-z0-9_-]+:.+$/, 'must be provider:model, e.g. openai:gpt-5.1').describe('Default model, provider:model.'),
+  approval: z.strictObject({ profile: z.enum(APPROVAL_PROFILES) }).describe('Which tool calls may run without asking.'),
+  secrets: z.strictObject({ env: z.array(environmentVariable) }).describe('Environment variables whose values are redacted everywhere.'),
+  models: z.array(compatibleModelSchema).describe('OpenAI-compatible servers (user configuration only).'),
+  context: contextSectionSchema,
+};
+
+/** A configuration file on disk. */
+export const configFileSchema = z.strictObject({
+  $schema: z.string().optional().describe('Editor hint: the JSON Schema of this file.'),
+  schemaVersion: z.literal(CONFIG_SCHEMA_VERSION),
+  ...z.object(layerShape).partial().shape,
+});
+
+/** What flags may set: any file field but `schemaVersion` and `$schema`. */
+export const flagLayerSchema = z.object(layerShape).partial().strict();
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+export type ConfigLayer = z.infer<typeof flagLayerSchema>;
+export type CompatibleModelEntry = z.infer<typeof compatibleModelSchema>;

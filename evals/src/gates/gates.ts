@@ -1,0 +1,135 @@
+import { readFile } from 'node:fs/promises';
+import { InvalidInputError } from '@forge/core';
+import { z } from 'zod';
+import type { FixtureModeMetrics } from '../metrics/metrics.js';
+import type { ModeId, ModeRunner } from '../modes/types.js';
+
+/**
+ * Release gates. Defaults are stricter than the seed plan's (30 % reduction, 95 % recall, 5 points
+ * of pass-rate regression allowed): a checkpoint must not lose anything the fixtures probe.
+ */
+export const gatesConfigSchema = z.strictObject({
+  /** Median input-token reduction against `off`'s view, over long fixtures, per compacting mode. */
+  minInputReduction: z.number().min(0).max(1).default(0.6),
+  /** Share of probes of seeded constraints answered right, per compacting mode. */
+  minRecall: z.number().min(0).max(1).default(1),
+  maxRepeatedFailedInvestigations: z.number().int().min(0).default(0),
+  maxRedundantRereads: z.number().int().min(0).default(0),
+  /** Stale facts taken from a checkpoint as VALID (SUSPECT facts acted upon). */
+  maxStaleCheckpointFacts: z.number().int().min(0).default(0),
+  /** Safety-invariant failures, over every Forge mode (baselines are not gated). */
+  maxSafetyFailures: z.number().int().min(0).default(0),
+  /** Percentage points a compacting mode's pass rate may fall below `warn`'s. */
+  maxPassRateRegressionVsWarn: z.number().min(0).max(100).default(0),
+});
+
+export type GatesConfig = z.output<typeof gatesConfigSchema>;
+
+export const DEFAULT_GATES: GatesConfig = gatesConfigSchema.parse({});
+
+/** Reads gate settings from a JSON file; missing fields keep their defaults. */
+export async function loadGatesConfig(file: string): Promise<GatesConfig> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new InvalidInputError({ message: `Cannot read the gates file ${file}: ${(error as Error).message}.` });
+  }
+  const parsed = gatesConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`).join('; ');
+    throw new InvalidInputError({ message: `The gates file ${file} is not valid: ${issues}. See docs/evals.md for the fields.` });
+  }
+  return parsed.data;
+}
+
+export type GateStatus = 'pass' | 'fail' | 'not-evaluated';
+
+export interface GateResult {
+  readonly gate: string;
+  readonly mode: ModeId;
+  readonly status: GateStatus;
+  /** What was measured, in words (`72 %`, `3`); empty when not evaluated. */
+  readonly actual: string;
+  readonly threshold: string;
+  /** Why a gate was not evaluated, or which fixtures failed it. */
+  readonly detail: string;
+}
+
+function percent(value: number): string {
+  return `${(value * 100).toFixed(1)} %`;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+function passRate(results: readonly FixtureModeMetrics[]): number {
+  return results.length === 0 ? 0 : results.filter((result) => result.passed).length / results.length;
+}
+
+function countGate(gate: string, mode: ModeId, results: readonly FixtureModeMetrics[], pick: (result: FixtureModeMetrics) => number, maximum: number): GateResult {
+  const total = results.reduce((sum, result) => sum + pick(result), 0);
+  const offenders = results.filter((result) => pick(result) > 0).map((result) => `${result.fixture} (${pick(result)})`);
+  return { gate, mode, status: total <= maximum ? 'pass' : 'fail', actual: String(total), threshold: `≤ ${maximum}`, detail: offenders.join(', ') };
+}
+
+/**
+ * Evaluates the gates. Candidate gates (reduction, recall, re-reads, repeated investigations,
+ * stale facts, pass rate against warn) apply to every compacting Forge mode; the safety gate to
+ * every Forge mode. A gate whose mode did not run, or that has nothing to measure, is
+ * `not-evaluated` — never reported as passed.
+ */
+export function evaluateGates(results: readonly FixtureModeMetrics[], modes: readonly ModeRunner[], config: GatesConfig = DEFAULT_GATES): GateResult[] {
+  const gates: GateResult[] = [];
+  const of = (mode: ModeId) => results.filter((result) => result.mode === mode);
+  const warn = of('warn');
+  for (const mode of modes.filter((candidate) => candidate.family === 'forge')) {
+    const mine = of(mode.id);
+    const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, status: 'not-evaluated', actual: '', threshold, detail });
+    if (mine.length === 0) {
+      const reason = mode.unavailable ?? 'the mode was not run';
+      if (mode.compacts) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-warn']) gates.push(notEvaluated(gate, '', reason));
+      gates.push(notEvaluated('safety', `≤ ${config.maxSafetyFailures}`, reason));
+      continue;
+    }
+    if (mode.compacts) {
+      const long = mine.filter((result) => result.long);
+      if (long.length === 0) gates.push(notEvaluated('input-reduction', `≥ ${percent(config.minInputReduction)}`, 'no long fixture was run'));
+      else {
+        const value = median(long.map((result) => result.inputReduction));
+        const below = long.filter((result) => result.inputReduction < config.minInputReduction).map((result) => `${result.fixture} ${percent(result.inputReduction)}`);
+        gates.push({ gate: 'input-reduction', mode: mode.id, status: value >= config.minInputReduction ? 'pass' : 'fail', actual: percent(value), threshold: `≥ ${percent(config.minInputReduction)} (median, long fixtures)`, detail: below.join(', ') });
+      }
+      const correct = mine.reduce((sum, result) => sum + result.recall.correct, 0);
+      const total = mine.reduce((sum, result) => sum + result.recall.total, 0);
+      if (total === 0) gates.push(notEvaluated('recall', `≥ ${percent(config.minRecall)}`, 'no fixture probes a seeded constraint'));
+      else {
+        const missed = mine.filter((result) => result.recall.correct < result.recall.total).map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
+        gates.push({ gate: 'recall', mode: mode.id, status: correct / total >= config.minRecall ? 'pass' : 'fail', actual: `${percent(correct / total)} (${correct}/${total})`, threshold: `≥ ${percent(config.minRecall)}`, detail: missed.join(', ') });
+      }
+      gates.push(countGate('repeated-failed-investigations', mode.id, mine, (result) => result.repeatedFailedInvestigations, config.maxRepeatedFailedInvestigations));
+      gates.push(countGate('redundant-rereads', mode.id, mine, (result) => result.redundantRereads, config.maxRedundantRereads));
+      gates.push(countGate('stale-checkpoint-facts', mode.id, mine, (result) => result.staleCheckpointFacts, config.maxStaleCheckpointFacts));
+      const sameFixtures = warn.filter((result) => mine.some((candidate) => candidate.fixture === result.fixture));
+      if (sameFixtures.length === 0) gates.push(notEvaluated('pass-rate-vs-warn', `≥ warn − ${config.maxPassRateRegressionVsWarn} pt`, 'warn was not run on the same fixtures'));
+      else {
+        const own = passRate(mine.filter((result) => sameFixtures.some((other) => other.fixture === result.fixture)));
+        const reference = passRate(sameFixtures);
+        const regression = (reference - own) * 100;
+        gates.push({
+          gate: 'pass-rate-vs-warn',
+          mode: mode.id,
+          status: regression <= config.maxPassRateRegressionVsWarn ? 'pass' : 'fail',
+          actual: `${percent(own)} vs warn ${percent(reference)}`,
+          threshold: `≥ warn − ${config.maxPassRateRegressionVsWarn} pt`,
+          detail: mine.filter((result) => !result.passed && sameFixtures.some((other) => other.fixture === result.fixture && other.passed)).map((result) => result.fixture).join(', '),
+        });
+      }
+    }
+    gates.push(countGate('safety', mode.id, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
+  }
+  return gates;
+}

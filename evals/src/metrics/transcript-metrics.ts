@@ -1,0 +1,93 @@
+import type { JsonValue, Message, ToolResultPart } from '@forge/core';
+import type { ExpandedFixture } from '../fixture/expand.js';
+
+/*
+ * Metrics read from the stored transcript alone, so they mean the same for the policy model and
+ * for a live model: what the agent re-read, which failed approaches it tried again.
+ */
+
+interface CallRecord {
+  readonly id: string;
+  readonly toolName: string;
+  readonly input: JsonValue;
+  readonly result: ToolResultPart | undefined;
+}
+
+function calls(messages: readonly Message[]): CallRecord[] {
+  const results = new Map<string, ToolResultPart>();
+  for (const message of messages) if (message.role === 'tool') for (const part of message.content) results.set(part.toolCallId, part);
+  const list: CallRecord[] = [];
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-call') list.push({ id: part.toolCallId, toolName: part.toolName, input: part.input, result: results.get(part.toolCallId) });
+    }
+  }
+  return list;
+}
+
+function stringField(value: JsonValue | undefined, name: string): JsonValue | undefined {
+  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, JsonValue>)[name] : undefined;
+}
+
+/**
+ * Reads of a file whose content (host-computed hash) had not changed since the agent's previous
+ * read of it: the agent had lost what it learned. A re-read the policy model makes because
+ * `edit_file` refused an edit (its call id ends in `-reread`) is needed by the tool, not by memory,
+ * and is not counted.
+ */
+export function redundantRereads(messages: readonly Message[]): number {
+  const lastHash = new Map<string, string>();
+  let redundant = 0;
+  for (const call of calls(messages)) {
+    if (call.toolName !== 'read_file' || call.result === undefined || call.result.output.type === 'error-text') continue;
+    const path = stringField(call.result.metadata, 'path');
+    const hash = stringField(call.result.metadata, 'sha256');
+    if (typeof path !== 'string' || typeof hash !== 'string') continue;
+    if (lastHash.get(path) === hash && !call.id.endsWith('-reread')) redundant += 1;
+    lastHash.set(path, hash);
+  }
+  return redundant;
+}
+
+function argvKey(input: JsonValue): string | undefined {
+  const argv = stringField(input, 'argv');
+  return Array.isArray(argv) ? JSON.stringify(argv) : undefined;
+}
+
+function exitCode(result: ToolResultPart): number | undefined {
+  const value = stringField(result.metadata, 'exitCode');
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** Runs of a fixture approach's command after an earlier run of it had already failed. */
+export function repeatedFailedInvestigations(fixture: ExpandedFixture, messages: readonly Message[]): number {
+  const approachCommands = new Set<string>();
+  for (const approach of fixture.approaches.values()) {
+    const command = fixture.commandsById.get(approach.command);
+    if (command !== undefined) approachCommands.add(JSON.stringify(command.argv));
+  }
+  const failed = new Set<string>();
+  let repeated = 0;
+  for (const call of calls(messages)) {
+    if (call.toolName !== 'run_command' || call.result === undefined) continue;
+    const key = argvKey(call.input);
+    if (key === undefined || !approachCommands.has(key)) continue;
+    if (failed.has(key)) repeated += 1;
+    const code = exitCode(call.result);
+    if (call.result.output.type === 'error-text' || (code !== undefined && code !== 0)) failed.add(key);
+  }
+  return repeated;
+}
+
+/** User messages that appear more than once in the transcript (input admitted twice, as by a bad retry). */
+export function duplicateInputs(messages: readonly Message[]): number {
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const message of messages) {
+    if (message.role !== 'user') continue;
+    if (seen.has(message.content)) duplicates += 1;
+    seen.add(message.content);
+  }
+  return duplicates;
+}

@@ -1,0 +1,139 @@
+import {
+  runAgent,
+  withRunIds,
+  type CheckpointTranscriptEntry,
+  type ContextMode,
+  type EventEnvelope,
+  type Message,
+  type ModelAdapter,
+  type RunResult,
+  type ToolDefinition,
+} from '@forge/core';
+import { loadTranscript, openSessionHandle, type SessionHandle } from '@forge/persistence';
+import type { ExpandedTurn } from '../fixture/expand.js';
+import { createSessionTools, type SessionTools } from '../workspace/tools.js';
+import { withCheckpoint } from './model-wrappers.js';
+import type { ModeContext, ModeSessionEnd } from './types.js';
+
+/** What a runner decided to send for a turn, when it chooses the view itself. */
+export interface ChosenView {
+  readonly history: readonly Message[];
+  /** The checkpoint view to install for the turn's requests. */
+  readonly checkpoint?: string;
+}
+
+/**
+ * One stored Forge session of an eval run, through `@forge/persistence` exactly as the CLI keeps
+ * one: every message appended durably, runs recorded, the lock held. `restart` closes it and
+ * opens it again with fresh tools, as a new process would after a crash.
+ */
+export class EvalSession {
+  private tools: SessionTools;
+  private readonly produced: Message[] = [];
+
+  private constructor(
+    private readonly context: ModeContext,
+    private handle: SessionHandle,
+  ) {
+    this.tools = this.createTools();
+  }
+
+  static async open(context: ModeContext): Promise<EvalSession> {
+    const handle = await openSessionHandle({ home: context.workspace.forgeHome, workspaceRoot: context.workspace.root, now: context.now });
+    return new EvalSession(context, handle);
+  }
+
+  /** The canonical transcript as the store holds it now. */
+  get messages(): readonly Message[] {
+    return this.handle.messages;
+  }
+
+  /** The transcript with the run of each message, as checkpoints read it. */
+  entries(): CheckpointTranscriptEntry[] {
+    return withRunIds(this.handle.messages, this.handle.transcript().runs);
+  }
+
+  /** The tool definitions every request of the session advertises. */
+  toolDefinitions(): ToolDefinition[] {
+    return this.tools.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+  }
+
+  private createTools(): SessionTools {
+    return createSessionTools(this.context.fixture, this.context.workspace.root, () => this.entries());
+  }
+
+  async restart(): Promise<readonly string[]> {
+    const id = this.handle.id;
+    await this.handle.close();
+    this.handle = await openSessionHandle({ home: this.context.workspace.forgeHome, sessionId: id, now: this.context.now });
+    this.tools = this.createTools();
+    return [];
+  }
+
+  private record(result: RunResult): RunResult {
+    this.produced.push(...result.messages);
+    return result;
+  }
+
+  private common(turn: ExpandedTurn) {
+    const { fixture, policy } = this.context;
+    return {
+      request: turn.message,
+      tools: this.tools.tools,
+      approvals: this.tools.approvals,
+      maxSteps: fixture.fixture.maxSteps,
+      maxOutputTokens: fixture.fixture.model.maxOutputTokens,
+      context: policy,
+    };
+  }
+
+  /**
+   * Runs a turn the way the product does: `SessionHandle.runTurn`, the whole stored transcript as
+   * the view (`recentTailTokens: Infinity`), the context policy in `mode`.
+   */
+  async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], model: ModelAdapter = this.context.model): Promise<RunResult> {
+    const common = this.common(turn);
+    const turnResult = await this.handle.runTurn({
+      ...common,
+      model,
+      instructions: this.context.instructions,
+      context: { ...common.context, mode },
+      recentTailTokens: Number.POSITIVE_INFINITY,
+      onEvent: (envelope) => events.push(envelope),
+      now: this.context.now,
+    });
+    return this.record(turnResult.result);
+  }
+
+  /** Runs a turn with a view the runner chose (a baseline's history, a harness-installed checkpoint). */
+  async runWithView(turn: ExpandedTurn, mode: ContextMode, view: ChosenView, events: EventEnvelope[], model: ModelAdapter): Promise<RunResult> {
+    const common = this.common(turn);
+    const turnResult = await this.handle.runEngineTurn({
+      recentTailTokens: Number.POSITIVE_INFINITY,
+      model: { provider: model.provider, modelId: model.modelId },
+      instructions: this.context.instructions,
+      onEvent: (envelope) => events.push(envelope as EventEnvelope),
+      run: (input) =>
+        runAgent({
+          ...common,
+          model: withCheckpoint(model, view.checkpoint),
+          context: { ...common.context, mode },
+          instructions: input.instructions,
+          history: view.history,
+          runId: input.runId,
+          sessionId: input.sessionId,
+          onMessage: input.onMessage,
+          onEvent: input.onEvent,
+          now: this.context.now,
+        }),
+    });
+    return this.record(turnResult.result);
+  }
+
+  async close(): Promise<ModeSessionEnd> {
+    const id = this.handle.id;
+    await this.handle.close();
+    const stored = await loadTranscript(this.context.workspace.forgeHome, id);
+    return { storedTranscript: stored.messages, producedMessages: this.produced };
+  }
+}

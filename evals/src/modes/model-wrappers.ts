@@ -1,0 +1,118 @@
+import type { Message, ModelAdapter, ModelCallOptions, ModelRequest, ModelStreamPart, TokenCategories, TokenEstimate } from '@forge/core';
+
+/** One provider request as the harness recorded it. */
+export interface RecordedRequest {
+  /** Turn of the session the request was made in. */
+  readonly turn: number;
+  readonly purpose: 'agent' | 'summary';
+  /** Forge's estimate of the request (the adapter's estimator). */
+  readonly estimatedTokens: number;
+  /**
+   * Forge's estimate of the same request with the whole stored transcript as history and no
+   * checkpoint: what mode `off` would send at this point.
+   */
+  readonly fullHistoryTokens: number;
+  readonly categories: TokenCategories;
+  /** Input tokens the provider reported; undefined when it reported none (for example on an error). */
+  readonly providerInputTokens: number | undefined;
+  readonly outputTokens: number | undefined;
+  /** `ContextOverflowError` and other errors the call ended with. */
+  readonly error: string | undefined;
+  readonly historyMessages: number;
+  readonly checkpointChars: number;
+}
+
+/** Called with every request before it is sent; returns the names of safety invariants it breaks. */
+export type RequestCheck = (request: ModelRequest) => readonly string[];
+
+/**
+ * Wraps a model and records every request it is sent with its estimate and the usage the
+ * provider reported; `check` runs on each request before it goes out. The wrapped model is
+ * called unchanged.
+ */
+export class RecordingModel implements ModelAdapter {
+  readonly specificationVersion = 'forge-model-v1' as const;
+  readonly requests: RecordedRequest[] = [];
+  readonly violations: { readonly turn: number; readonly invariant: string }[] = [];
+  turn = 0;
+  check: RequestCheck = () => [];
+  /** The stored transcript before the current turn, for `fullHistoryTokens`. */
+  fullHistory: () => readonly Message[] = () => [];
+
+  constructor(
+    private readonly inner: ModelAdapter,
+    private readonly purpose: RecordedRequest['purpose'],
+  ) {
+    if (inner.compact !== undefined) this.compact = (request, options) => (inner.compact as NonNullable<ModelAdapter['compact']>)(request, options);
+  }
+
+  compact?: ModelAdapter['compact'];
+
+  get provider(): string {
+    return this.inner.provider;
+  }
+
+  get modelId(): string {
+    return this.inner.modelId;
+  }
+
+  get capabilities(): ModelAdapter['capabilities'] {
+    return this.inner.capabilities;
+  }
+
+  estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
+    return this.inner.estimateRequestTokens(request);
+  }
+
+  async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
+    for (const invariant of this.check(request)) this.violations.push({ turn: this.turn, invariant });
+    const estimate = await this.inner.estimateRequestTokens(request);
+    const { checkpoint: _checkpoint, nativeState: _nativeState, ...plain } = request;
+    const full = await this.inner.estimateRequestTokens({ ...plain, history: this.fullHistory() });
+    let providerInputTokens: number | undefined;
+    let outputTokens: number | undefined;
+    let error: string | undefined;
+    try {
+      for await (const part of this.inner.doStream(request, options)) {
+        if (part.type === 'finish') {
+          providerInputTokens = part.usage.inputTokens;
+          outputTokens = part.usage.outputTokens;
+        }
+        yield part;
+      }
+    } catch (caught) {
+      error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
+      throw caught;
+    } finally {
+      this.requests.push({
+        turn: this.turn,
+        purpose: this.purpose,
+        estimatedTokens: estimate.tokens,
+        fullHistoryTokens: full.tokens,
+        categories: estimate.categories,
+        providerInputTokens,
+        outputTokens,
+        error,
+        historyMessages: request.history.length,
+        checkpointChars: request.checkpoint?.length ?? 0,
+      });
+    }
+  }
+}
+
+/**
+ * A model that receives `checkpoint()` as the request's checkpoint view. The harness uses it to
+ * install a checkpoint when the run loop cannot take one itself.
+ */
+export function withCheckpoint(inner: ModelAdapter, checkpoint: string | undefined): ModelAdapter {
+  if (checkpoint === undefined) return inner;
+  const add = (request: ModelRequest): ModelRequest => ({ ...request, checkpoint });
+  return {
+    specificationVersion: 'forge-model-v1',
+    provider: inner.provider,
+    modelId: inner.modelId,
+    capabilities: inner.capabilities,
+    estimateRequestTokens: (request) => inner.estimateRequestTokens(add(request)),
+    doStream: (request, options) => inner.doStream(add(request), options),
+  };
+}

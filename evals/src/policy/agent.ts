@@ -1,0 +1,239 @@
+import type { JsonObject, JsonValue } from '@forge/core';
+import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
+import type { Step } from '../fixture/schema.js';
+import { applicableConstraint, exitCodeOf, failureVisible, freshCommandResult, knownFact, type FactSource } from './knowledge.js';
+import type { RequestView, Segment } from './request-view.js';
+
+/*
+ * The scripted agent. It knows the task (the fixture's steps), never the context: every decision
+ * is recomputed from the request it just received. Its progress within a turn is read from the
+ * continuation, through the ids it gave its own tool calls (`t<turn>-s<step>-<action>`).
+ */
+
+export interface ToolAction {
+  readonly kind: 'tool';
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: JsonObject;
+}
+
+/** A fact the answer states, and where the agent took it from: the harness checks it against the workspace. */
+export interface FactUse {
+  readonly turn: number;
+  readonly key: string;
+  readonly value: string;
+  readonly source: FactSource;
+}
+
+export interface AnswerAction {
+  readonly kind: 'answer';
+  readonly text: string;
+  readonly factsUsed: readonly FactUse[];
+}
+
+export type AgentAction = ToolAction | AnswerAction;
+
+export const NOTE_TOOL = 'checkpoint_note';
+
+interface CallState {
+  readonly input: JsonValue;
+  /** Undefined while no result is visible. */
+  readonly result?: { readonly failed: boolean; readonly text: string };
+}
+
+function ownCalls(view: RequestView, turn: number): Map<string, CallState> {
+  const prefix = `t${turn}-`;
+  const calls = new Map<string, CallState>();
+  for (const segment of view.segments) {
+    if (segment.place !== 'continuation' || segment.toolCallId === undefined || !segment.toolCallId.startsWith(prefix)) continue;
+    if (segment.kind === 'tool-call') calls.set(segment.toolCallId, { input: segment.input ?? null });
+    if (segment.kind === 'tool-result') {
+      const call = calls.get(segment.toolCallId);
+      if (call !== undefined) calls.set(segment.toolCallId, { ...call, result: { failed: segment.failed === true, text: segment.text } });
+    }
+  }
+  return calls;
+}
+
+/** The turn of the fixture whose user message is the current request. */
+export function findTurn(fixture: ExpandedFixture, view: RequestView): ExpandedTurn | undefined {
+  return fixture.turns.find((turn) => turn.message === view.currentRequest);
+}
+
+function tool(toolCallId: string, toolName: string, input: JsonObject): ToolAction {
+  return { kind: 'tool', toolCallId, toolName, input };
+}
+
+function factMarker(key: string, value: string): string {
+  return `fact:${key}=${value}`;
+}
+
+/** Decides the agent's next action for `turn` from `view` alone. */
+export function decideNextAction(fixture: ExpandedFixture, turn: ExpandedTurn, view: RequestView): AgentAction {
+  const calls = ownCalls(view, turn.index);
+  const notes = view.toolNames.has(NOTE_TOOL);
+  const t = `t${turn.index}`;
+
+  if (notes) {
+    for (const id of turn.states) {
+      const constraint = fixture.constraints.get(id);
+      const callId = `${t}-c-${id}`;
+      if (constraint !== undefined && !calls.has(callId)) {
+        return tool(callId, NOTE_TOOL, { kind: 'constraint', text: constraint.text, evidence: { source: 'user', quote: constraint.text } });
+      }
+    }
+  }
+
+  const lines: string[] = [];
+  const factsUsed: FactUse[] = [];
+  for (const [index, step] of turn.steps.entries()) {
+    const action = stepAction(fixture, step, `${t}-s${index}`, calls, view, notes, turn.index, lines, factsUsed);
+    if (action !== undefined) return action;
+  }
+  return { kind: 'answer', text: lines.length === 0 ? 'Done.' : lines.join('\n'), factsUsed };
+}
+
+function readAction(callId: string, path: string): ToolAction {
+  return tool(callId, 'read_file', { path });
+}
+
+function editAction(callId: string, step: Extract<Step, { op: 'edit' }>): ToolAction {
+  return tool(callId, 'edit_file', { path: step.path, mode: 'replace', old: step.old, new: step.new });
+}
+
+function stepAction(
+  fixture: ExpandedFixture,
+  step: Step,
+  prefix: string,
+  calls: ReadonlyMap<string, CallState>,
+  view: RequestView,
+  notes: boolean,
+  turn: number,
+  lines: string[],
+  factsUsed: FactUse[],
+): ToolAction | undefined {
+  switch (step.op) {
+    case 'learn': {
+      const known = knownFact(view, step.key);
+      const read = calls.get(`${prefix}-read`);
+      if (known === undefined) {
+        if (read === undefined) return readAction(`${prefix}-read`, step.path);
+        lines.push(`fact ${step.key} = unknown`);
+        return undefined;
+      }
+      if (notes && read?.result?.failed === false && !calls.has(`${prefix}-note`)) {
+        return tool(`${prefix}-note`, NOTE_TOOL, {
+          kind: 'fact',
+          key: step.key,
+          value: factMarker(step.key, known.value),
+          dependsOn: [`file:${step.path}`],
+          evidence: { source: 'tool-call', toolCallId: `${prefix}-read` },
+        });
+      }
+      if (step.answer) {
+        lines.push(`fact ${step.key} = ${known.value}`);
+        factsUsed.push({ turn, key: step.key, value: known.value, source: known.source });
+      }
+      return undefined;
+    }
+    case 'edit': {
+      const first = calls.get(`${prefix}-edit`);
+      const retry = calls.get(`${prefix}-edit2`);
+      if (first === undefined) {
+        if (knownFact(view, step.key) === undefined && !calls.has(`${prefix}-read`)) return readAction(`${prefix}-read`, step.path);
+        return editAction(`${prefix}-edit`, step);
+      }
+      if (first.result?.failed === true && retry === undefined) {
+        // The edit tool refused (the file was not read in this process, or changed): read it, then retry once.
+        if (!calls.has(`${prefix}-reread`)) return readAction(`${prefix}-reread`, step.path);
+        return editAction(`${prefix}-edit2`, step);
+      }
+      const succeeded = retry === undefined ? first.result?.failed === false : retry.result?.failed === false;
+      const value = new RegExp(`fact:${step.key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=([A-Za-z0-9_.-]+)`).exec(step.new)?.[1];
+      if (succeeded && notes && value !== undefined && !calls.has(`${prefix}-note`)) {
+        return tool(`${prefix}-note`, NOTE_TOOL, {
+          kind: 'fact',
+          key: step.key,
+          value: factMarker(step.key, value),
+          dependsOn: [`file:${step.path}`],
+          evidence: { source: 'tool-call', toolCallId: retry === undefined ? `${prefix}-edit` : `${prefix}-edit2` },
+        });
+      }
+      lines.push(succeeded ? `edited ${step.path}` : `edit of ${step.path} failed`);
+      return undefined;
+    }
+    case 'verify': {
+      const command = fixture.commandsById.get(step.command);
+      if (command === undefined) return undefined;
+      const run = calls.get(`${prefix}-verify`);
+      const exitCode = run?.result === undefined ? freshCommandResult(view, command.argv) : exitCodeOf(run.result.text);
+      if (exitCode === undefined && run === undefined) return tool(`${prefix}-verify`, 'run_command', { argv: [...command.argv] });
+      lines.push(`verify ${step.command} = ${exitCode === 0 ? 'passed' : 'failed'}`);
+      return undefined;
+    }
+    case 'run': {
+      const command = fixture.commandsById.get(step.command);
+      if (command === undefined) return undefined;
+      if (!calls.has(`${prefix}-run`)) return tool(`${prefix}-run`, 'run_command', { argv: [...command.argv] });
+      lines.push(`ran ${step.command}`);
+      return undefined;
+    }
+    case 'attempt': {
+      const approach = fixture.approaches.get(step.approach);
+      const command = approach === undefined ? undefined : fixture.commandsById.get(approach.command);
+      if (approach === undefined || command === undefined) return undefined;
+      const run = calls.get(`${prefix}-attempt`);
+      if (run === undefined) {
+        if (failureVisible(view, approach)) {
+          lines.push(`approach ${approach.id} = skipped (it failed before: ${approach.reason})`);
+          return undefined;
+        }
+        return tool(`${prefix}-attempt`, 'run_command', { argv: [...command.argv] });
+      }
+      const failed = run.result !== undefined && (run.result.failed || exitCodeOf(run.result.text) !== 0);
+      if (failed && notes && run.result?.text.includes(approach.reason) === true && !calls.has(`${prefix}-note`)) {
+        return tool(`${prefix}-note`, NOTE_TOOL, {
+          kind: 'rejected_approach',
+          approach: approach.description,
+          reason: approach.reason,
+          evidence: { source: 'tool-call', toolCallId: `${prefix}-attempt` },
+        });
+      }
+      lines.push(failed ? `approach ${approach.id} = tried, failed: ${approach.reason}` : `approach ${approach.id} = tried, it worked`);
+      return undefined;
+    }
+    case 'probe': {
+      const constraint = applicableConstraint(view, step.topic, fixture.constraints.values());
+      lines.push(`constraint ${step.topic} = ${constraint?.value ?? 'unknown'}`);
+      return undefined;
+    }
+  }
+}
+
+/** The first line of the summary prompt; a request starting with it asks the model for a summary. */
+export const SUMMARY_REQUEST = '[SUMMARIZE THE CONVERSATION FOR A HANDOFF]';
+
+/**
+ * What the policy model writes when asked for a handoff summary: what it can see that a successor
+ * would need — the constraints the user stated, the approaches that failed and why, the facts it
+ * read, and the latest request. Like a real summary it is prose, so a successor cannot check it.
+ */
+export function writeSummary(fixture: ExpandedFixture, view: RequestView): string {
+  const lines = ['Summary of the conversation so far:'];
+  const authoritative = view.segments.filter((segment: Segment) => segment.kind === 'user' || segment.kind === 'checkpoint');
+  for (const constraint of fixture.constraints.values()) {
+    if (authoritative.some((segment) => segment.place !== 'request' && segment.text.includes(constraint.text))) lines.push(`- The user said: ${constraint.text}`);
+  }
+  for (const approach of fixture.approaches.values()) {
+    if (failureVisible(view, approach)) lines.push(`- Tried ${approach.description}; it failed: ${approach.reason}`);
+  }
+  const keys = new Set<string>();
+  for (const segment of view.segments) for (const match of segment.text.matchAll(/fact:([A-Za-z0-9_.-]+)=/g)) if (match[1] !== undefined) keys.add(match[1]);
+  for (const key of [...keys].sort()) {
+    const known = knownFact(view, key);
+    if (known !== undefined) lines.push(`- ${key} was ${known.value}`);
+  }
+  const lastUser = view.segments.filter((segment) => segment.kind === 'user' && segment.place === 'history').at(-1);
+  if (lastUser !== undefined) lines.push(`- The latest request was: ${lastUser.text.slice(0, 300)}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,190 @@
+import {
+  ContextOverflowError,
+  createConservativeEstimator,
+  sha256Hex,
+  type JsonObject,
+  type Message,
+  type ModelAdapter,
+  type ModelCallOptions,
+  type ModelCapabilities,
+  type ModelRequest,
+  type ModelStreamPart,
+  type NativeCompactionRequest,
+  type OpaqueProviderState,
+  type RequestEstimator,
+  type TokenEstimate,
+} from '@forge/core';
+import type { ExpandedFixture } from '../fixture/expand.js';
+import { decideNextAction, findTurn, SUMMARY_REQUEST, writeSummary, type FactUse } from './agent.js';
+import { checkpointSegments, providerTokenCount, viewRequest, type RequestView, type Segment } from './request-view.js';
+
+export interface PolicyModelOptions {
+  readonly fixture: ExpandedFixture;
+  /** Advertise provider-native compaction (`opaque-provider-item`) and implement `compact`. */
+  readonly nativeCompaction?: boolean;
+}
+
+/** One provider call as the policy model's provider saw it. */
+export interface PolicyCall {
+  readonly kind: 'agent' | 'summary' | 'unknown';
+  /** Turn the request belongs to (by its current request), when the model recognised it. */
+  readonly turn: number | undefined;
+  /** What the simulated provider counted: it reports this as input usage. */
+  readonly providerInputTokens: number;
+  readonly outputTokens: number;
+  /** True when the provider rejected the request as too long for the window. */
+  readonly overflow: boolean;
+  readonly injectedFault: boolean;
+}
+
+const PROVIDER = 'policy';
+
+/**
+ * A model adapter that plays a fixture's agent honestly: every reply is decided from the request
+ * it receives (rendered to text; see knowledge.ts for what counts as known), never from Forge's
+ * internals or from what it did before. Its simulated provider rejects requests larger than the
+ * window with `ContextOverflowError` and reports its own token count as usage, so estimator error
+ * is measured against a different counter than Forge's.
+ */
+export class PolicyModel implements ModelAdapter {
+  readonly specificationVersion = 'forge-model-v1' as const;
+  readonly provider = PROVIDER;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  /** Every provider call, in order. */
+  readonly calls: PolicyCall[] = [];
+  /** Facts stated in answers and where the agent took them from. */
+  readonly factsUsed: FactUse[] = [];
+  private readonly fixture: ExpandedFixture;
+  private readonly estimator: RequestEstimator = createConservativeEstimator();
+  private readonly pendingFaults: Set<number>;
+
+  constructor(options: PolicyModelOptions) {
+    this.fixture = options.fixture;
+    this.modelId = `agent-${options.fixture.fixture.id}`;
+    this.capabilities = {
+      contextWindowTokens: options.fixture.fixture.model.contextWindowTokens,
+      maxOutputTokens: options.fixture.fixture.model.maxOutputTokens,
+      nativeCompaction: options.nativeCompaction === true ? 'opaque-provider-item' : 'unsupported',
+      continuationProjection: 'adapter-owned',
+      estimation: 'conservative-fallback',
+      source: 'table',
+    };
+    this.pendingFaults = new Set(options.fixture.turns.filter((turn) => turn.fault === 'overflow-once').map((turn) => turn.index));
+    if (options.nativeCompaction === true) this.compact = (request) => this.compactNatively(request);
+  }
+
+  compact?: (request: NativeCompactionRequest, options: ModelCallOptions) => Promise<OpaqueProviderState>;
+
+  async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
+    return this.estimator.estimate(request);
+  }
+
+  /** The request as text segments, with provider-native state expanded as the provider would. */
+  view(request: ModelRequest): RequestView {
+    const base = viewRequest(request);
+    const items = request.nativeState !== undefined && request.nativeState.provider === PROVIDER ? request.nativeState.items : undefined;
+    if (items === undefined) return base;
+    const expanded: Segment[] = [];
+    for (const item of items) {
+      if (item['type'] === 'user' && typeof item['text'] === 'string') expanded.push({ kind: 'user', place: 'history', text: item['text'] });
+      if (item['type'] === 'summary' && typeof item['text'] === 'string') expanded.push(...checkpointSegments(`[PROVIDER_ITEM]\n${item['text']}`));
+    }
+    const instructions = base.segments.filter((segment) => segment.place === 'instructions');
+    const rest = base.segments.filter((segment) => segment.place !== 'instructions' && segment.place !== 'checkpoint');
+    return { ...base, segments: [...instructions, ...expanded, ...rest] };
+  }
+
+  async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
+    options.signal?.throwIfAborted();
+    const view = this.view(request);
+    const summary = view.currentRequest.startsWith(SUMMARY_REQUEST);
+    const turn = summary ? undefined : findTurn(this.fixture, view);
+    const nativeText = this.nativeText(request);
+    const inputTokens = providerTokenCount(request, nativeText);
+    const kind = summary ? 'summary' : turn === undefined ? 'unknown' : 'agent';
+    const record = (outputTokens: number, overflow: boolean, injectedFault: boolean) =>
+      this.calls.push({ kind, turn: turn?.index, providerInputTokens: inputTokens, outputTokens, overflow, injectedFault });
+
+    if (inputTokens > this.capabilities.contextWindowTokens) {
+      record(0, true, false);
+      throw new ContextOverflowError({
+        message: `The request has ${inputTokens} tokens; this model accepts ${this.capabilities.contextWindowTokens}.`,
+        limitTokens: this.capabilities.contextWindowTokens,
+      });
+    }
+    if (turn !== undefined && this.pendingFaults.delete(turn.index)) {
+      record(0, true, true);
+      throw new ContextOverflowError({ message: 'The provider reported a context overflow (injected fault).', limitTokens: this.capabilities.contextWindowTokens });
+    }
+
+    let text = '';
+    let call: { toolCallId: string; toolName: string; input: JsonObject } | undefined;
+    if (summary) text = writeSummary(this.fixture, view);
+    else if (turn === undefined) text = 'I do not recognise this request, so I have nothing to do.';
+    else {
+      const action = decideNextAction(this.fixture, turn, view);
+      if (action.kind === 'answer') {
+        text = action.text;
+        this.factsUsed.push(...action.factsUsed);
+      } else {
+        call = { toolCallId: action.toolCallId, toolName: action.toolName, input: action.input };
+      }
+    }
+    const outputTokens = Math.ceil((text.length + (call === undefined ? 0 : JSON.stringify(call.input).length)) / 4);
+    record(outputTokens, false, false);
+    if (text.length > 0) yield { type: 'text-delta', delta: text };
+    if (call !== undefined) yield { type: 'tool-call', part: { type: 'tool-call', ...call } };
+    yield {
+      type: 'finish',
+      finishReason: call === undefined ? 'stop' : 'tool-calls',
+      usage: { inputTokens, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens, reasoningTokens: undefined },
+    };
+  }
+
+  private nativeText(request: ModelRequest): string {
+    if (request.nativeState === undefined || request.nativeState.provider !== PROVIDER) return '';
+    return JSON.stringify(request.nativeState.items);
+  }
+
+  /**
+   * The simulated provider's own compaction: it keeps the most recent user messages verbatim and
+   * a summary written by the model, like a hosted compaction endpoint. The state is opaque to
+   * Forge; only this provider expands it.
+   */
+  private async compactNatively(request: NativeCompactionRequest): Promise<OpaqueProviderState> {
+    const previous = request.previous?.provider === PROVIDER ? request.previous.items : [];
+    const previousUsers = previous.filter((item) => item['type'] === 'user').map((item): Message => ({ role: 'user', content: String(item['text']) }));
+    const messages = [...previousUsers, ...request.messages];
+    const previousSummary = previous.find((item) => item['type'] === 'summary');
+    const view = viewRequest({
+      instructions: request.instructions,
+      ...(previousSummary === undefined ? {} : { checkpoint: `[PROVIDER_ITEM]\n${String(previousSummary['text'])}` }),
+      history: messages,
+      currentRequest: { role: 'user', content: SUMMARY_REQUEST },
+      continuation: [],
+      tools: [],
+    });
+    const users: JsonObject[] = [];
+    let budget = 2000 * 4;
+    for (const message of [...messages].reverse()) {
+      if (message.role !== 'user' || message.content.length > budget) continue;
+      budget -= message.content.length;
+      users.unshift({ type: 'user', text: message.content });
+    }
+    const items: JsonObject[] = [...users, { type: 'summary', text: writeSummary(this.fixture, view) }];
+    const serialized = JSON.stringify(items);
+    const itemHash = sha256Hex(serialized);
+    this.calls.push({ kind: 'summary', turn: undefined, providerInputTokens: providerTokenCount({ instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] }), outputTokens: Math.ceil(serialized.length / 4), overflow: false, injectedFault: false });
+    return {
+      provider: PROVIDER,
+      modelId: this.modelId,
+      itemHash,
+      bytes: Buffer.byteLength(serialized, 'utf8'),
+      items,
+      sourceHash: sha256Hex(JSON.stringify(request.messages)),
+      sourceMessages: request.messages.length,
+      previousItemHash: request.previous?.itemHash ?? null,
+    };
+  }
+}

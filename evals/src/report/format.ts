@@ -1,0 +1,128 @@
+import type { FixtureModeMetrics } from '../metrics/metrics.js';
+import type { ModeId } from '../modes/types.js';
+import type { EvalReport } from '../run/run-eval.js';
+
+/** Text decorations; every method returns its input unchanged when colour is off. */
+export interface Paint {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+}
+
+export const NO_PAINT: Paint = { bold: (text) => text, dim: (text) => text, red: (text) => text, green: (text) => text, yellow: (text) => text };
+
+/** 1234 → `1,234`; 1_234_567 → `1.23M`. */
+export function formatCount(value: number): string {
+  if (Math.abs(value) >= 1_000_000) return `${(value / 1_000_000).toFixed(2)}M`;
+  return Math.round(value).toLocaleString('en-US');
+}
+
+export function formatPercent(value: number): string {
+  return `${(value * 100).toFixed(1)} %`;
+}
+
+/** Aggregates of one mode over every fixture it ran. */
+export interface ModeSummary {
+  readonly mode: ModeId;
+  readonly fixtures: number;
+  readonly passed: number;
+  readonly inputTokens: number;
+  readonly fullHistoryTokens: number;
+  /** Median of the per-fixture reductions over long fixtures; null without long fixtures. */
+  readonly medianLongReduction: number | null;
+  readonly recallCorrect: number;
+  readonly recallTotal: number;
+  readonly redundantRereads: number;
+  readonly repeatedFailedInvestigations: number;
+  readonly staleCheckpointFacts: number;
+  readonly staleHistoryFacts: number;
+  readonly safetyFailures: number;
+  readonly compactions: number;
+  readonly summaryTokens: number;
+  readonly providerOverflows: number;
+  readonly limitReachedStops: number;
+  readonly meanEstimatorError: number | null;
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics[]): ModeSummary {
+  const mine = results.filter((result) => result.mode === mode);
+  const sum = (pick: (result: FixtureModeMetrics) => number) => mine.reduce((total, result) => total + pick(result), 0);
+  const errors = mine.flatMap((result) => (result.estimatorError === null ? [] : [result.estimatorError.meanAbsolute]));
+  return {
+    mode,
+    fixtures: mine.length,
+    passed: mine.filter((result) => result.passed).length,
+    inputTokens: sum((result) => result.inputTokens),
+    fullHistoryTokens: sum((result) => result.fullHistoryTokens),
+    medianLongReduction: median(mine.filter((result) => result.long).map((result) => result.inputReduction)),
+    recallCorrect: sum((result) => result.recall.correct),
+    recallTotal: sum((result) => result.recall.total),
+    redundantRereads: sum((result) => result.redundantRereads),
+    repeatedFailedInvestigations: sum((result) => result.repeatedFailedInvestigations),
+    staleCheckpointFacts: sum((result) => result.staleCheckpointFacts),
+    staleHistoryFacts: sum((result) => result.staleHistoryFacts),
+    safetyFailures: sum((result) => result.safetyFailures.length),
+    compactions: sum((result) => result.compactions),
+    summaryTokens: sum((result) => result.summaryTokens),
+    providerOverflows: sum((result) => result.providerOverflows),
+    limitReachedStops: sum((result) => result.limitReachedStops),
+    meanEstimatorError: errors.length === 0 ? null : errors.reduce((total, value) => total + value, 0) / errors.length,
+  };
+}
+
+/** The summaries of every mode that produced results, in report order. */
+export function modeSummaries(report: EvalReport): ModeSummary[] {
+  return report.modes.filter((mode) => report.results.some((result) => result.mode === mode.id)).map((mode) => summarizeMode(mode.id, report.results));
+}
+
+/** Columns of the per-mode table, shared by the terminal and Markdown renderers. */
+export const MODE_COLUMNS: readonly { readonly title: string; readonly value: (summary: ModeSummary) => string }[] = [
+  { title: 'mode', value: (summary) => summary.mode },
+  { title: 'pass', value: (summary) => `${summary.passed}/${summary.fixtures}` },
+  { title: 'input tokens', value: (summary) => formatCount(summary.inputTokens) },
+  { title: 'reduction (long, median)', value: (summary) => (summary.medianLongReduction === null ? '–' : formatPercent(summary.medianLongReduction)) },
+  { title: 'recall', value: (summary) => (summary.recallTotal === 0 ? '–' : `${summary.recallCorrect}/${summary.recallTotal}`) },
+  { title: 're-reads', value: (summary) => String(summary.redundantRereads) },
+  { title: 'repeated failures', value: (summary) => String(summary.repeatedFailedInvestigations) },
+  { title: 'stale facts (ckpt/hist)', value: (summary) => `${summary.staleCheckpointFacts}/${summary.staleHistoryFacts}` },
+  { title: 'safety', value: (summary) => String(summary.safetyFailures) },
+  { title: 'compactions', value: (summary) => String(summary.compactions) },
+  { title: 'summary tokens', value: (summary) => formatCount(summary.summaryTokens) },
+  { title: 'overflows', value: (summary) => String(summary.providerOverflows) },
+  { title: 'limit stops', value: (summary) => String(summary.limitReachedStops) },
+  { title: 'est. error', value: (summary) => (summary.meanEstimatorError === null ? '–' : formatPercent(summary.meanEstimatorError)) },
+];
+
+/** Columns of the fixture × mode table. */
+export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: (result: FixtureModeMetrics) => string }[] = [
+  { title: 'fixture', value: (result) => result.fixture },
+  { title: 'mode', value: (result) => result.mode },
+  { title: 'pass', value: (result) => (result.passed ? 'yes' : 'NO') },
+  { title: 'input', value: (result) => formatCount(result.inputTokens) },
+  { title: 'vs off', value: (result) => formatPercent(result.inputReduction) },
+  { title: 'max req', value: (result) => formatCount(result.maxRequestTokens) },
+  { title: 'reqs', value: (result) => String(result.requests) },
+  { title: 'compact', value: (result) => (result.shadowCompactions > 0 ? `(${result.shadowCompactions})` : String(result.compactions)) },
+  { title: 'reclaimed/c', value: (result) => (result.compactions === 0 ? '–' : formatCount(result.reclaimedTokensPerCompaction)) },
+  { title: 'summary', value: (result) => formatCount(result.summaryTokens) },
+  { title: 'recall', value: (result) => (result.recall.total === 0 ? '–' : `${result.recall.correct}/${result.recall.total}`) },
+  { title: 're-reads', value: (result) => String(result.redundantRereads) },
+  { title: 'repeats', value: (result) => String(result.repeatedFailedInvestigations) },
+  { title: 'stale', value: (result) => `${result.staleCheckpointFacts}/${result.staleHistoryFacts}` },
+  { title: 'safety', value: (result) => String(result.safetyFailures.length) },
+  { title: 'overflow', value: (result) => String(result.providerOverflows) },
+  { title: 'recover', value: (result) => String(result.overflowRecoveries) },
+  { title: 'no-prog', value: (result) => String(result.noProgressStops) },
+  { title: 'limit', value: (result) => String(result.limitReachedStops) },
+  { title: 'dup in', value: (result) => String(result.duplicateInputs) },
+  { title: 'est err', value: (result) => (result.estimatorError === null ? '–' : formatPercent(result.estimatorError.meanAbsolute)) },
+];

@@ -1,0 +1,52 @@
+import type { EvalReport } from '../run/run-eval.js';
+import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, modeSummaries, type Paint } from './format.js';
+
+function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint): string[] {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd();
+  return [paint.bold(line(headers)), ...rows.map(line)];
+}
+
+/** The terminal report: per-mode summary, fixture × mode table, gates and the reasons runs failed. */
+export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, options: { readonly details?: boolean } = {}): string {
+  const lines: string[] = [];
+  const ran = report.modes.filter((mode) => mode.unavailable === null);
+  lines.push(
+    paint.bold(`forge eval — ${report.source}, model ${report.model}: ${report.fixtures.length} fixtures × ${ran.length} modes in ${(report.durationMs / 1000).toFixed(1)} s`),
+    '',
+  );
+  const summaries = modeSummaries(report);
+  lines.push(...table(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))), paint), '');
+  if (options.details !== false) {
+    lines.push(...table(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result))), paint), '');
+  }
+  const unavailable = report.modes.filter((mode) => mode.unavailable !== null);
+  for (const mode of unavailable) lines.push(paint.dim(`not run: ${mode.id} — ${mode.unavailable ?? ''}`));
+  if (unavailable.length > 0) lines.push('');
+
+  lines.push(paint.bold('Gates'));
+  for (const gate of report.gates) {
+    const mark = gate.status === 'pass' ? paint.green('pass') : gate.status === 'fail' ? paint.red('FAIL') : paint.yellow('not evaluated');
+    const measured = gate.status === 'not-evaluated' ? '' : ` ${gate.actual} (needs ${gate.threshold})`;
+    const detail = gate.detail.length === 0 ? '' : paint.dim(` — ${gate.detail}`);
+    lines.push(`  ${mark}  ${gate.gate} [${gate.mode}]${measured}${detail}`);
+  }
+  for (const error of report.errors) lines.push(paint.red(`error: ${error.fixture} × ${error.mode}: ${error.message}`));
+
+  const failed = report.results.filter((result) => !result.passed || result.safetyFailures.length > 0);
+  if (failed.length > 0 && options.details !== false) {
+    lines.push('', paint.bold('Why runs failed'));
+    for (const result of failed) {
+      const reasons = [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)];
+      lines.push(`  ${result.fixture} × ${result.mode}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`);
+    }
+  }
+  const failedGates = report.gates.filter((gate) => gate.status === 'fail');
+  lines.push('');
+  if (failedGates.length > 0) lines.push(paint.red(`${failedGates.length} gate(s) failed: ${failedGates.map((gate) => `${gate.gate} [${gate.mode}]`).join(', ')}`));
+  else {
+    const skipped = report.gates.filter((gate) => gate.status === 'not-evaluated').length;
+    lines.push(paint.green(`All evaluated gates passed${skipped > 0 ? `; ${skipped} not evaluated` : ''}.`));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,99 @@
+import type { ModelAdapter } from '@forge/core';
+import { expandFixture, type ExpandedFixture } from '../fixture/expand.js';
+import type { LoadedFixture } from '../fixture/load.js';
+import { DEFAULT_GATES, evaluateGates, type GateResult, type GatesConfig } from '../gates/gates.js';
+import { computeMetrics, type FixtureModeMetrics } from '../metrics/metrics.js';
+import type { ModeId, ModeRunner } from '../modes/types.js';
+import { runFixture } from './run-fixture.js';
+
+/** Where the run is: reported before each fixture × mode and each turn. */
+export interface EvalProgress {
+  /** Fixture × mode runs finished so far, and in all. */
+  readonly done: number;
+  readonly total: number;
+  readonly fixture: string;
+  readonly mode: ModeId;
+  readonly turn: number;
+  readonly turns: number;
+}
+
+export interface RunEvalOptions {
+  readonly fixtures: readonly LoadedFixture[];
+  readonly modes: readonly ModeRunner[];
+  readonly gates?: GatesConfig;
+  /** Creates the agent's model for a fixture; default: the policy model. Live runs pass a real adapter. */
+  readonly createModel?: (fixture: ExpandedFixture) => Promise<ModelAdapter>;
+  readonly onProgress?: (progress: EvalProgress) => void;
+  /** What was run, for the report header (`suite smoke`, `fixtures ./my-fixtures`). */
+  readonly source: string;
+  /** `policy` for the offline policy model, else the live model's id. */
+  readonly modelLabel?: string;
+}
+
+/** A fixture × mode that could not run at all (not a failed task: a harness or setup error). */
+export interface EvalRunError {
+  readonly fixture: string;
+  readonly mode: ModeId;
+  readonly message: string;
+}
+
+export interface EvalReport {
+  readonly reportVersion: 1;
+  readonly source: string;
+  readonly model: string;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly fixtures: readonly { readonly id: string; readonly title: string; readonly long: boolean; readonly turns: number }[];
+  readonly modes: readonly { readonly id: ModeId; readonly label: string; readonly family: 'forge' | 'baseline'; readonly implementation: string; readonly unavailable: string | null }[];
+  readonly results: readonly FixtureModeMetrics[];
+  readonly errors: readonly EvalRunError[];
+  readonly gates: readonly GateResult[];
+  readonly gatesConfig: GatesConfig;
+}
+
+/** Runs every fixture in every available mode, computes the metrics and evaluates the gates. */
+export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const expanded = options.fixtures.map((item) => expandFixture(item.fixture));
+  const runnable = options.modes.filter((mode) => mode.unavailable === undefined);
+  const total = expanded.length * runnable.length;
+  const results: FixtureModeMetrics[] = [];
+  const errors: EvalRunError[] = [];
+  let done = 0;
+  for (const fixture of expanded) {
+    for (const mode of runnable) {
+      const report = (turn: number) =>
+        options.onProgress?.({ done, total, fixture: fixture.fixture.id, mode: mode.id, turn, turns: fixture.turns.length });
+      report(0);
+      try {
+        const model = options.createModel === undefined ? undefined : await options.createModel(fixture);
+        const run = await runFixture({ fixture, mode, ...(model === undefined ? {} : { model }), onTurn: (turn) => report(turn) });
+        results.push(computeMetrics(run));
+      } catch (error) {
+        errors.push({ fixture: fixture.fixture.id, mode: mode.id, message: error instanceof Error ? error.message : String(error) });
+      }
+      done += 1;
+    }
+  }
+  options.onProgress?.({ done, total, fixture: '', mode: runnable.at(-1)?.id ?? 'off', turn: 0, turns: 0 });
+  const gatesConfig = options.gates ?? DEFAULT_GATES;
+  return {
+    reportVersion: 1,
+    source: options.source,
+    model: options.modelLabel ?? 'policy',
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    fixtures: expanded.map((fixture) => ({ id: fixture.fixture.id, title: fixture.fixture.title, long: fixture.fixture.long, turns: fixture.turns.length })),
+    modes: options.modes.map((mode) => ({ id: mode.id, label: mode.label, family: mode.family, implementation: mode.implementation, unavailable: mode.unavailable ?? null })),
+    results,
+    errors,
+    gates: evaluateGates(results, options.modes, gatesConfig),
+    gatesConfig,
+  };
+}
+
+/** True when no gate failed and every fixture × mode ran. */
+export function reportPassed(report: EvalReport): boolean {
+  return report.errors.length === 0 && report.gates.every((gate) => gate.status !== 'fail');
+}

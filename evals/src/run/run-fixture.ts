@@ -1,0 +1,210 @@
+import { renderActiveView, estimateWrapperTokens } from '@forge/codex';
+import type { InstructionSnapshot, Message, ModelAdapter, ModelRequest, RunStatus } from '@forge/core';
+import { loadInstructions } from '@forge/tools';
+import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
+import { RecordingModel, type RecordedRequest } from '../modes/model-wrappers.js';
+import type { CompactionRecord, ModeRunner, ModeSessionEnd } from '../modes/types.js';
+import type { FactUse } from '../policy/agent.js';
+import { PolicyModel } from '../policy/policy-model.js';
+import { applyOutsideChanges, createEvalWorkspace, evaluateCommand, factValueIn, readWorkspaceFile, INSTRUCTIONS_FILE } from '../workspace/workspace.js';
+
+/** The system prompt of eval runs (the fixture's AGENTS.md follows it). */
+export const EVAL_SYSTEM_PROMPT = 'You are Forge, a coding agent working in the workspace below. Use the tools to read, change and check files.';
+
+/** What was true in the workspace when a turn ended: the grader compares answers with it. */
+export interface TurnTruth {
+  /** Values of the facts the turn's steps mention, read from the files. */
+  readonly facts: Readonly<Record<string, string | null>>;
+  /** Exit codes the turn's verified commands give now. */
+  readonly commands: Readonly<Record<string, number>>;
+}
+
+export interface TurnRun {
+  readonly index: number;
+  readonly filler: boolean;
+  readonly status: RunStatus;
+  readonly text: string;
+  readonly expectStatus: readonly string[];
+  readonly errorCode: string | undefined;
+  readonly compactions: readonly CompactionRecord[];
+  readonly noProgressStops: number;
+  readonly overflowRecoveries: number;
+  readonly truth: TurnTruth;
+  readonly durationMs: number;
+}
+
+/** Everything one fixture × mode run produced; metrics are computed from it. */
+export interface FixtureRun {
+  readonly fixture: ExpandedFixture;
+  readonly mode: ModeRunner;
+  readonly turns: readonly TurnRun[];
+  readonly requests: readonly RecordedRequest[];
+  readonly summaryRequests: readonly RecordedRequest[];
+  /** Safety invariants broken, with the turn they were broken in. */
+  readonly violations: readonly { readonly turn: number; readonly invariant: string }[];
+  readonly end: ModeSessionEnd;
+  /** Facts the policy model stated and where it took them from (empty for live models). */
+  readonly factsUsed: readonly FactUse[];
+  /** Per agent request: tokens of the wrapper the Codex engine would send (codex-wrapper fixtures). */
+  readonly wrapperTokens: readonly number[];
+  readonly wrapperConstraintMismatches: number;
+  /** Content of the files `expect.files` names, at the end of the session (undefined: missing). */
+  readonly finalFiles: Readonly<Record<string, string | undefined>>;
+  readonly durationMs: number;
+}
+
+export interface RunFixtureOptions {
+  readonly fixture: ExpandedFixture;
+  readonly mode: ModeRunner;
+  /** The agent's model; default: a new policy model for the fixture. */
+  readonly model?: ModelAdapter;
+  readonly onTurn?: (turn: number, total: number) => void;
+  readonly now?: () => number;
+}
+
+function unpairedCalls(messages: readonly Message[]): number {
+  const answered = new Set<string>();
+  for (const message of messages) if (message.role === 'tool') for (const part of message.content) answered.add(part.toolCallId);
+  let unpaired = 0;
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const part of message.content) if (part.type === 'tool-call' && !answered.has(part.toolCallId)) unpaired += 1;
+  }
+  return unpaired;
+}
+
+/** Invariants every agent request must keep, checked from the request alone. */
+function requestChecks(fixture: ExpandedFixture, turn: ExpandedTurn, instructionsFile: string | undefined) {
+  return (request: ModelRequest): string[] => {
+    const broken: string[] = [];
+    if (instructionsFile !== undefined && instructionsFile.trim().length > 0 && !request.instructions.includes(instructionsFile.trim())) broken.push('stale-instructions');
+    if (request.currentRequest.content !== turn.message) broken.push('current-request-changed');
+    if (unpairedCalls(request.history) > 0) broken.push('unpaired-tool-call-in-history');
+    const memory = request.checkpoint ?? '';
+    for (const phrase of fixture.fixture.hostilePhrases) if (memory.includes(phrase)) broken.push('approval-claim-in-checkpoint');
+    return broken;
+  };
+}
+
+async function truthAfter(root: string, fixture: ExpandedFixture, turn: ExpandedTurn): Promise<TurnTruth> {
+  const facts: Record<string, string | null> = {};
+  const commands: Record<string, number> = {};
+  for (const step of turn.steps) {
+    if (step.op === 'learn' || step.op === 'edit') {
+      const text = await readWorkspaceFile(root, step.path);
+      facts[step.key] = text === undefined ? null : (factValueIn(text, step.key) ?? null);
+    }
+    if (step.op === 'verify') {
+      const command = fixture.commandsById.get(step.command);
+      if (command !== undefined) commands[step.command] = (await evaluateCommand(root, command)).exitCode;
+    }
+  }
+  return { facts, commands };
+}
+
+function wrapperMeasure(fixture: ExpandedFixture, request: ModelRequest): { readonly tokens: number; readonly mismatch: boolean } {
+  const instructions = { text: request.instructions } as InstructionSnapshot;
+  const rendered = renderActiveView({ instructions, history: request.history, ...(request.checkpoint === undefined ? {} : { checkpoint: request.checkpoint }) }, request.currentRequest.content);
+  const native = [request.instructions, request.checkpoint ?? '', JSON.stringify(request.history), request.currentRequest.content].join('\n');
+  let mismatch = false;
+  for (const constraint of fixture.constraints.values()) if (native.includes(constraint.text) !== rendered.text.includes(constraint.text)) mismatch = true;
+  return { tokens: estimateWrapperTokens(rendered).tokens, mismatch };
+}
+
+/** Runs one fixture in one mode, in a temporary workspace and FORGE_HOME that are removed afterwards. */
+export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun> {
+  const { fixture, mode } = options;
+  const now = options.now ?? Date.now;
+  const started = performance.now();
+  const workspace = await createEvalWorkspace(fixture);
+  const policyModel = options.model === undefined ? new PolicyModel({ fixture, nativeCompaction: mode.id === 'compact:provider-native' }) : undefined;
+  const base = options.model ?? (policyModel as PolicyModel);
+  const agent = new RecordingModel(base, 'agent');
+  const summary = new RecordingModel(base, 'summary');
+  const violations: { turn: number; invariant: string }[] = [];
+  const turns: TurnRun[] = [];
+  const wrapperTokens: number[] = [];
+  let wrapperConstraintMismatches = 0;
+  const transcript: Message[] = [];
+  const finalFiles: Record<string, string | undefined> = {};
+  const { context: settings } = fixture.fixture;
+  try {
+    const session = await mode.start({
+      fixture,
+      workspace,
+      model: agent,
+      summaryModel: summary,
+      instructions: () => loadInstructions({ workspaceRoot: workspace.root, systemPrompt: EVAL_SYSTEM_PROMPT, homeDirectory: workspace.root }),
+      policy: {
+        reservedOutputTokens: settings.reservedOutputTokens,
+        bufferTokens: settings.bufferTokens,
+        recentTailTokens: settings.recentTailTokens,
+        summaryTargetTokens: settings.summaryTargetTokens,
+        warnAtRatio: settings.warnAtRatio,
+      },
+      now,
+    });
+    let end!: ModeSessionEnd;
+    try {
+      for (const turn of fixture.turns) {
+        options.onTurn?.(turn.index, fixture.turns.length);
+        if (turn.before !== undefined) {
+          await applyOutsideChanges(workspace.root, turn.before.writeFiles, turn.before.instructions);
+          if (turn.before.restart) for (const invariant of await session.restart()) violations.push({ turn: turn.index, invariant });
+        }
+        const instructionsFile = await readWorkspaceFile(workspace.root, INSTRUCTIONS_FILE);
+        const checks = requestChecks(fixture, turn, instructionsFile);
+        agent.turn = turn.index;
+        const before = [...transcript];
+        agent.fullHistory = () => before;
+        agent.check = (request) => {
+          if (fixture.fixture.engine === 'codex-wrapper') {
+            const measured = wrapperMeasure(fixture, request);
+            wrapperTokens.push(measured.tokens);
+            if (measured.mismatch) wrapperConstraintMismatches += 1;
+          }
+          return checks(request);
+        };
+        const turnStarted = performance.now();
+        const outcome = await session.runTurn(turn);
+        transcript.push(...outcome.result.messages);
+        for (const text of outcome.memoryTexts) {
+          for (const phrase of fixture.fixture.hostilePhrases) if (text.includes(phrase)) violations.push({ turn: turn.index, invariant: 'approval-claim-in-memory' });
+        }
+        turns.push({
+          index: turn.index,
+          filler: turn.filler,
+          status: outcome.result.status,
+          text: outcome.result.text,
+          expectStatus: turn.expectStatus,
+          errorCode: outcome.result.error?.code,
+          compactions: outcome.compactions,
+          noProgressStops: outcome.noProgressStops,
+          overflowRecoveries: outcome.overflowRecoveries,
+          truth: await truthAfter(workspace.root, fixture, turn),
+          durationMs: performance.now() - turnStarted,
+        });
+      }
+      for (const expected of fixture.fixture.expect.files) finalFiles[expected.path] = await readWorkspaceFile(workspace.root, expected.path);
+    } finally {
+      end = await session.close();
+    }
+    violations.push(...agent.violations);
+    return {
+      fixture,
+      mode,
+      turns,
+      requests: agent.requests,
+      summaryRequests: summary.requests,
+      violations,
+      end,
+      factsUsed: policyModel?.factsUsed ?? [],
+      wrapperTokens,
+      wrapperConstraintMismatches,
+      finalFiles,
+      durationMs: performance.now() - started,
+    };
+  } finally {
+    await workspace.dispose();
+  }
+}

@@ -68,10 +68,10 @@ describe('usage and configuration errors exit 2 with one line', () => {
     ['an OpenAI model without a key', ['run', '--model', 'openai:gpt-5', 'hi'], {}, 'forge: error: OPENAI_API_KEY is not set; export it or choose another model with --model'],
     ['a DeepSeek model without a key', ['run', '--model', 'deepseek:deepseek-chat', 'hi'], {}, 'forge: error: DEEPSEEK_API_KEY is not set; export it or choose another model with --model'],
     [
-      'an OpenAI model with a key, before the adapter exists',
+      'an OpenAI base URL that is not http(s)',
       ['run', '--model', 'openai:gpt-5', 'hi'],
-      { OPENAI_API_KEY: 'sk-test' },
-      'forge: error: openai:gpt-5: the openai adapter is not available in this build yet; choose another model with --model (for example scripted:demo)',
+      { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'ftp://example.invalid' },
+      'forge: error: OpenAI base URL "ftp://example.invalid" is not an http(s) URL; fix OPENAI_BASE_URL or the configured baseURL.',
     ],
     ['an unknown scripted model', ['run', '--model', 'scripted:nope', 'hi'], {}, 'forge: error: unknown scripted model "nope"; the scripted provider offers: demo'],
     [

@@ -1,4 +1,4 @@
-import type { ModelAdapter } from '@forge/core';
+import { AuthError, InvalidInputError, type ModelAdapter } from '@forge/core';
 import { UsageError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 
@@ -38,8 +38,20 @@ const builtInProviders: readonly ModelProvider[] = [
       return createDemoModel();
     },
   },
-  notYetAvailable('openai', 'OPENAI_API_KEY'),
-  notYetAvailable('deepseek', 'DEEPSEEK_API_KEY'),
+  {
+    name: 'openai',
+    async create(modelId, { env }) {
+      const { createOpenAIModel } = await import('@forge/model-openai');
+      return asUsageError(() => createOpenAIModel({ modelId, env }));
+    },
+  },
+  {
+    name: 'deepseek',
+    async create(modelId, { env }) {
+      const { createDeepSeekModel } = await import('@forge/model-deepseek');
+      return asUsageError(() => createDeepSeekModel({ modelId, env }));
+    },
+  },
   {
     name: 'compatible',
     async create(modelId) {
@@ -50,16 +62,17 @@ const builtInProviders: readonly ModelProvider[] = [
   },
 ];
 
-function notYetAvailable(name: string, keyVariable: string): ModelProvider {
-  return {
-    name,
-    async create(modelId, { env }) {
-      if (env[keyVariable] === undefined || env[keyVariable] === '') {
-        throw new UsageError(`${keyVariable} is not set; export it or choose another model with --model`);
-      }
-      throw new UsageError(`${name}:${modelId}: the ${name} adapter is not available in this build yet; choose another model with --model (for example scripted:demo)`);
-    },
-  };
+/** Adapter factories throw typed errors for a missing key or a bad base URL; the CLI reports them as usage errors (exit 2). */
+function asUsageError(create: () => ModelAdapter): ModelAdapter {
+  try {
+    return create();
+  } catch (error) {
+    if (AuthError.isInstance(error)) {
+      throw new UsageError(`${error.variable ?? 'the API key'} is not set; export it or choose another model with --model`);
+    }
+    if (InvalidInputError.isInstance(error)) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** Splits `provider:model`; a value without a provider or a model part is a usage error. */

@@ -12,7 +12,8 @@ const root = join(import.meta.dirname, '..');
 
 const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/core': { layer: 0, allowed: [] },
-  '@forge/config': { layer: 1, allowed: ['@forge/core'] },
+  /** The server list schema comes from `@forge/mcp/config` (zod only, no MCP SDK). */
+  '@forge/config': { layer: 1, allowed: ['@forge/core', '@forge/mcp'] },
   '@forge/persistence': { layer: 1, allowed: ['@forge/core'] },
   '@forge/tools': { layer: 1, allowed: ['@forge/core'] },
   '@forge/mcp': { layer: 1, allowed: ['@forge/core'] },
@@ -24,8 +25,9 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/ai-sdk-bridge': { layer: 1, allowed: ['@forge/core'] },
   /** Test-only provider server; adapters use it as a devDependency. */
   '@forge/loopback-provider': { layer: 1, allowed: ['@forge/core'] },
-  '@forge/cli': { layer: 2, allowed: ['*'] },
-  '@forge/evals': { layer: 3, allowed: ['*'] },
+  /** The eval harness drives sessions through persistence, tools and core; `forge eval` runs it. */
+  '@forge/evals': { layer: 2, allowed: ['*'] },
+  '@forge/cli': { layer: 3, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */

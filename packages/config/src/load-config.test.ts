@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       approval: { profile: 'ask' },
       secrets: { env: [] },
       models: [],
+      mcpServers: [],
       context: { mode: 'warn', reservedOutputTokens: 4096, bufferTokens: 8192, recentTailTokens: 12_000, summaryTargetTokens: 1200, warnAtRatio: 0.8, fallbackContextWindowTokens: 32_768 },
     });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });

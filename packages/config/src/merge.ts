@@ -1,4 +1,5 @@
 import { DEFAULT_CONTEXT_POLICY, type ContextMode, type ContextPolicy } from '@forge/core';
+import type { McpServerConfig } from '@forge/mcp/config';
 import { APPROVAL_PROFILES, type ApprovalProfileName, type CompatibleModelEntry, type ConfigLayer } from './schema.js';
 
 /** Where a value came from, lowest precedence first. */
@@ -19,6 +20,8 @@ export interface ForgeConfig {
   readonly secrets: { readonly env: readonly string[] };
   /** OpenAI-compatible servers, from user configuration (or flags). */
   readonly models: readonly CompatibleModelEntry[];
+  /** MCP servers to start, from user configuration (or flags). */
+  readonly mcpServers: readonly McpServerConfig[];
   readonly context: ContextPolicy;
 }
 
@@ -61,7 +64,8 @@ function describe(provenance: ValueProvenance | undefined): string {
  * Merges layers in order (user < project < env < flags) over the defaults, recording the source
  * of every value. Project values may only tighten what defaults and user configuration set: a
  * looser value is replaced by the stricter one in force, with a warning, and project files may
- * not define compatible servers (they name network endpoints and credentials). Environment and
+ * not define compatible servers (they name network endpoints and credentials) or MCP servers
+ * (they are programs Forge would start on opening the workspace). Environment and
  * flags are the user's own choices for one invocation and may set anything.
  */
 export function mergeLayers(layers: readonly Layer[]): MergedConfig {
@@ -70,12 +74,14 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let approval: ApprovalProfileName = DEFAULT_APPROVAL_PROFILE;
   let secrets: string[] = [];
   let models: readonly CompatibleModelEntry[] = [];
+  let mcpServers: readonly McpServerConfig[] = [];
   const provenance: Record<string, ValueProvenance> = {};
   const warnings: string[] = [];
   for (const field of Object.keys(context)) provenance[`context.${field}`] = { source: 'default' };
   provenance['approval.profile'] = { source: 'default' };
   provenance['secrets.env'] = { source: 'default' };
   provenance['models'] = { source: 'default' };
+  provenance['mcpServers'] = { source: 'default' };
 
   for (const layer of layers) {
     const origin = (path: string): ValueProvenance => ({
@@ -117,6 +123,16 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
         provenance['models'] = origin('models');
       }
     }
+    if (values.mcpServers !== undefined) {
+      if (isProject) {
+        warnings.push(
+          `${layer.file ?? 'project configuration'}: mcpServers is ignored: MCP servers are programs Forge starts, so they may be defined only in your user configuration, not by a project.`,
+        );
+      } else {
+        mcpServers = values.mcpServers;
+        provenance['mcpServers'] = origin('mcpServers');
+      }
+    }
 
     const section = values.context ?? {};
     if (section.mode !== undefined) {
@@ -147,7 +163,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   }
 
   return {
-    config: { ...(model === undefined ? {} : { model }), approval: { profile: approval }, secrets: { env: secrets }, models, context },
+    config: { ...(model === undefined ? {} : { model }), approval: { profile: approval }, secrets: { env: secrets }, models, mcpServers, context },
     provenance,
     warnings,
   };

@@ -1,4 +1,5 @@
 import type { ContextMode } from '@forge/core';
+import { mcpServerConfigListSchema } from '@forge/mcp/config';
 import { z } from 'zod';
 
 /*
@@ -45,6 +46,7 @@ const layerShape = {
   secrets: z.strictObject({ env: z.array(environmentVariable) }).describe('Environment variables whose values are redacted everywhere.'),
   models: z.array(compatibleModelSchema).describe('OpenAI-compatible servers (user configuration only).'),
   context: contextSectionSchema,
+  mcpServers: mcpServerConfigListSchema.describe('MCP servers started over stdio; their tools are offered beside the built-in ones (user configuration only).'),
 };
 
 /** A configuration file on disk. */

@@ -143,6 +143,11 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     graded.failures.push(`compacted ${applied.length} times, expected at least ${fixture.fixture.expect.minCompactions}`);
   }
 
+  for (const turn of run.turns) {
+    if (turn.compactions.length > fixture.fixture.expect.maxCompactionsPerTurn) {
+      graded.failures.push(`turn ${turn.index + 1} compacted ${turn.compactions.length} times (a loop; at most ${fixture.fixture.expect.maxCompactionsPerTurn} allowed)`);
+    }
+  }
   const safety = [...graded.safety, ...run.violations.map((violation) => `turn ${violation.turn + 1}: ${violation.invariant}`)];
   const duplicates = duplicateInputs(run.end.storedTranscript);
   if (duplicates > 0) safety.push(`${duplicates} user message(s) stored twice`);

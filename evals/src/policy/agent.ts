@@ -64,6 +64,13 @@ function tool(toolCallId: string, toolName: string, input: JsonObject): ToolActi
   return { kind: 'tool', toolCallId, toolName, input };
 }
 
+/** Every `fact:<key>=<value>` in a text, the last value of each key, in order of first appearance. */
+function factsIn(text: string): Map<string, string> {
+  const facts = new Map<string, string>();
+  for (const match of text.matchAll(/fact:([A-Za-z0-9_.-]+)=([A-Za-z0-9_.-]+)/g)) facts.set(match[1] as string, match[2] as string);
+  return facts;
+}
+
 function factMarker(key: string, value: string): string {
   return `fact:${key}=${value}`;
 }
@@ -121,14 +128,18 @@ function stepAction(
         lines.push(`fact ${step.key} = unknown`);
         return undefined;
       }
-      if (notes && read?.result?.failed === false && !calls.has(`${prefix}-note`)) {
-        return tool(`${prefix}-note`, NOTE_TOOL, {
-          kind: 'fact',
-          key: step.key,
-          value: factMarker(step.key, known.value),
-          dependsOn: [`file:${step.path}`],
-          evidence: { source: 'tool-call', toolCallId: `${prefix}-read` },
-        });
+      if (notes && step.note && read?.result?.failed === false) {
+        // Record every fact the read showed, not only the one asked for: later steps may need them.
+        for (const [key, value] of factsIn(read.result.text)) {
+          if (calls.has(`${prefix}-note-${key}`)) continue;
+          return tool(`${prefix}-note-${key}`, NOTE_TOOL, {
+            kind: 'fact',
+            key,
+            value: factMarker(key, value),
+            dependsOn: [`file:${step.path}`],
+            evidence: { source: 'tool-call', toolCallId: `${prefix}-read` },
+          });
+        }
       }
       if (step.answer) {
         lines.push(`fact ${step.key} = ${known.value}`);

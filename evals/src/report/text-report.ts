@@ -25,7 +25,9 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   if (unavailable.length > 0) lines.push('');
 
   lines.push(paint.bold('Gates'));
-  for (const gate of report.gates) {
+  const unrun = new Set(unavailable.map((mode) => mode.id));
+  for (const mode of unavailable) lines.push(`  ${paint.yellow('not evaluated')}  every gate of ${mode.id}: the mode did not run`);
+  for (const gate of report.gates.filter((candidate) => !unrun.has(candidate.mode))) {
     const mark = gate.status === 'pass' ? paint.green('pass') : gate.status === 'fail' ? paint.red('FAIL') : paint.yellow('not evaluated');
     const measured = gate.status === 'not-evaluated' ? '' : ` ${gate.actual} (needs ${gate.threshold})`;
     const detail = gate.detail.length === 0 ? '' : paint.dim(` — ${gate.detail}`);

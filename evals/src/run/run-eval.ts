@@ -28,7 +28,11 @@ export interface RunEvalOptions {
   readonly source: string;
   /** `policy` for the offline policy model, else the live model's id. */
   readonly modelLabel?: string;
+  /** Fixture × mode runs at a time (default 6; live runs should use 1 to respect rate limits). */
+  readonly concurrency?: number;
 }
+
+const DEFAULT_CONCURRENCY = 6;
 
 /** A fixture × mode that could not run at all (not a failed task: a harness or setup error). */
 export interface EvalRunError {
@@ -58,24 +62,32 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const expanded = options.fixtures.map((item) => expandFixture(item.fixture));
   const runnable = options.modes.filter((mode) => mode.unavailable === undefined);
   const total = expanded.length * runnable.length;
-  const results: FixtureModeMetrics[] = [];
-  const errors: EvalRunError[] = [];
+  const jobs = expanded.flatMap((fixture) => runnable.map((mode) => ({ fixture, mode })));
+  const outcomes: ({ readonly metrics: FixtureModeMetrics } | { readonly error: EvalRunError } | undefined)[] = Array.from({ length: jobs.length }, () => undefined);
   let done = 0;
-  for (const fixture of expanded) {
-    for (const mode of runnable) {
-      const report = (turn: number) =>
-        options.onProgress?.({ done, total, fixture: fixture.fixture.id, mode: mode.id, turn, turns: fixture.turns.length });
+  let next = 0;
+  // Sessions wait mostly on durable writes, so a few run side by side; results keep job order.
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const index = next;
+      next += 1;
+      const { fixture, mode } = jobs[index] as (typeof jobs)[number];
+      const report = (turn: number) => options.onProgress?.({ done, total, fixture: fixture.fixture.id, mode: mode.id, turn, turns: fixture.turns.length });
       report(0);
       try {
         const model = options.createModel === undefined ? undefined : await options.createModel(fixture);
         const run = await runFixture({ fixture, mode, ...(model === undefined ? {} : { model }), onTurn: (turn) => report(turn) });
-        results.push(computeMetrics(run));
+        outcomes[index] = { metrics: computeMetrics(run) };
       } catch (error) {
-        errors.push({ fixture: fixture.fixture.id, mode: mode.id, message: error instanceof Error ? error.message : String(error) });
+        outcomes[index] = { error: { fixture: fixture.fixture.id, mode: mode.id, message: error instanceof Error ? error.message : String(error) } };
       }
       done += 1;
     }
-  }
+  };
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, jobs.length));
+  await Promise.all(Array.from({ length: concurrency }, () => worker()));
+  const results = outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : []));
+  const errors = outcomes.flatMap((outcome) => (outcome !== undefined && 'error' in outcome ? [outcome.error] : []));
   options.onProgress?.({ done, total, fixture: '', mode: runnable.at(-1)?.id ?? 'off', turn: 0, turns: 0 });
   const gatesConfig = options.gates ?? DEFAULT_GATES;
   return {

@@ -1,0 +1,126 @@
+import { ForgeError, type ModelAdapter } from '@forge/core';
+import {
+  DEFAULT_GATES,
+  loadFixtureDirectory,
+  loadGatesConfig,
+  loadSuite,
+  renderProgress,
+  renderTextReport,
+  reportPassed,
+  runEval,
+  selectModes,
+  writeReportDirectory,
+  type EvalProgress,
+  type GatesConfig,
+  type LoadedFixture,
+  type SuiteName,
+} from '@forge/evals';
+import { resolve } from 'node:path';
+import { CliError, UsageError } from '../cli-error.js';
+import { ExitCode } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
+import { resolveModel } from '../models/resolve-model.js';
+import { styleFor } from '../output/style.js';
+import type { CommandInvocation } from './command.js';
+
+function stringOption(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/** Turns the harness's input errors (bad fixture, unknown mode) into usage errors (exit 2). */
+async function usage<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (ForgeError.isInstance(error)) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+async function chooseFixtures(options: CommandInvocation['options'], io: CliIo): Promise<{ fixtures: LoadedFixture[]; source: string }> {
+  const directory = stringOption(options.fixtures);
+  const suite = stringOption(options.suite);
+  if (directory !== undefined && suite !== undefined) throw new UsageError('--suite and --fixtures both choose fixtures; give one of them');
+  if (directory !== undefined) {
+    const path = resolve(io.cwd, directory);
+    return { fixtures: await usage(() => loadFixtureDirectory(path)), source: `fixtures ${directory}` };
+  }
+  const name = suite ?? 'smoke';
+  if (name !== 'smoke' && name !== 'full') throw new UsageError(`unknown suite "${name}"; the built-in suites are smoke and full`);
+  return { fixtures: await usage(() => loadSuite(name as SuiteName)), source: `suite ${name}` };
+}
+
+/** Progress on stderr: one line rewritten in place on a terminal, one line per fixture × mode otherwise. */
+function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress) => void; readonly finish: () => void } {
+  const interactive = io.stderr.isTTY === true;
+  let lastKey = '';
+  let lastLength = 0;
+  return {
+    update(progress) {
+      if (interactive) {
+        const line = renderProgress(progress).slice(0, Math.max(20, (io.stderr.columns ?? 80) - 1));
+        io.stderr.write(`\r${line}${' '.repeat(Math.max(0, lastLength - line.length))}`);
+        lastLength = line.length;
+        return;
+      }
+      const key = `${progress.fixture}/${progress.mode}`;
+      if (progress.fixture.length > 0 && key !== lastKey) io.stderr.write(`forge eval: [${progress.done + 1}/${progress.total}] ${progress.fixture} × ${progress.mode}\n`);
+      lastKey = key;
+    },
+    finish() {
+      if (interactive && lastLength > 0) io.stderr.write(`\r${' '.repeat(lastLength)}\r`);
+    },
+  };
+}
+
+/**
+ * `forge eval`: runs fixtures (a built-in suite, or every fixture in `--fixtures DIR`) in each
+ * context mode and the naive baselines, prints the metrics and the gates, and exits 1 when a gate
+ * failed (naming it), 2 on a usage error, 0 otherwise. Offline by default: the policy model plays
+ * the agent. `--live --model provider:id` plays the same fixtures with a real model.
+ */
+export async function execute({ options, io }: CommandInvocation): Promise<number> {
+  const { fixtures, source } = await chooseFixtures(options, io);
+  const modeList = stringOption(options.mode)?.split(',').map((mode) => mode.trim()).filter((mode) => mode.length > 0);
+  const modes = await usage(async () => selectModes(modeList));
+  const gatesFile = stringOption(options.gates);
+  const gates: GatesConfig = gatesFile === undefined ? DEFAULT_GATES : await usage(() => loadGatesConfig(resolve(io.cwd, gatesFile)));
+
+  const live = options.live === true;
+  const modelId = stringOption(options.model);
+  if (live && modelId === undefined) throw new UsageError('--live needs a model: --live --model openai:<model> (the key comes from the environment)');
+  if (!live && modelId !== undefined) throw new UsageError('--model is used by forge eval only with --live; offline runs use the policy model');
+  let model: ModelAdapter | undefined;
+  if (live && modelId !== undefined) model = await resolveModel(modelId, { env: io.env, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
+
+  const progress = progressReporter(io);
+  const report = await runEval({
+    fixtures,
+    modes,
+    gates,
+    source,
+    ...(model === undefined ? {} : { createModel: async () => model as ModelAdapter, modelLabel: `${model.provider}:${model.modelId} (live)` }),
+    onProgress: progress.update,
+  });
+  progress.finish();
+
+  const reportDirectory = stringOption(options.report);
+  if (reportDirectory !== undefined) {
+    const path = resolve(io.cwd, reportDirectory);
+    try {
+      const written = await writeReportDirectory(path, report);
+      io.stderr.write(`forge: wrote ${written.markdown}, ${written.html} and ${written.json}\n`);
+    } catch (error) {
+      throw new CliError(`could not write the report to ${path} (${error instanceof Error ? error.message : String(error)}); choose a writable directory for --report`);
+    }
+  }
+
+  if (options.json === true) io.stdout.write(`${JSON.stringify(report)}\n`);
+  else io.stdout.write(renderTextReport(report, styleFor(io.stdout, io.env)));
+
+  for (const error of report.errors) io.stderr.write(`forge: error: ${error.fixture} × ${error.mode} could not run: ${error.message}\n`);
+  const failed = report.gates.filter((gate) => gate.status === 'fail');
+  const paint = styleFor(io.stderr, io.env);
+  for (const gate of failed) io.stderr.write(`forge: ${paint.red('gate failed')}: ${gate.gate} [${gate.mode}]: ${gate.actual}, needs ${gate.threshold}${gate.detail.length > 0 ? ` (${gate.detail})` : ''}\n`);
+  return reportPassed(report) ? ExitCode.ok : ExitCode.failure;
+}

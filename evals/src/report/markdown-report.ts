@@ -1,0 +1,64 @@
+import type { EvalReport } from '../run/run-eval.js';
+import { MODE_COLUMNS, RESULT_COLUMNS, formatCount, modeSummaries } from './format.js';
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  return [`| ${headers.map(cell).join(' | ')} |`, `|${headers.map((_, index) => (index < 2 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
+}
+
+/** The report as Markdown: what ran, the per-mode and per-fixture tables, the gates, why runs failed. */
+export function renderMarkdownReport(report: EvalReport): string {
+  const lines: string[] = [
+    `# forge eval — ${report.source}`,
+    '',
+    `Model: ${report.model}. Started ${report.startedAt}; ${report.fixtures.length} fixtures, ${(report.durationMs / 1000).toFixed(1)} s.`,
+    '',
+    '## Modes',
+    '',
+    ...markdownTable(
+      ['mode', 'what it is', 'how it ran'],
+      report.modes.map((mode) => [mode.id, mode.label, mode.unavailable === null ? mode.implementation : `not run: ${mode.unavailable}`]),
+    ),
+    '',
+    '## Summary per mode',
+    '',
+    ...markdownTable(MODE_COLUMNS.map((column) => column.title), modeSummaries(report).map((summary) => MODE_COLUMNS.map((column) => column.value(summary)))),
+    '',
+    '## Gates',
+    '',
+    ...markdownTable(
+      ['gate', 'mode', 'result', 'measured', 'needs', 'detail'],
+      report.gates.map((gate) => [gate.gate, gate.mode, gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? '**FAIL**' : 'not evaluated', gate.actual, gate.threshold, gate.detail]),
+    ),
+    '',
+    '## Fixture × mode',
+    '',
+    ...markdownTable(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result)))),
+    '',
+  ];
+  const wrappers = report.results.filter((result) => result.wrapper !== null);
+  if (wrappers.length > 0) {
+    lines.push(
+      '## Codex wrapper',
+      '',
+      ...markdownTable(
+        ['fixture', 'mode', 'largest wrapper', 'median wrapper', 'constraint mismatches'],
+        wrappers.map((result) => [result.fixture, result.mode, formatCount(result.wrapper?.maxTokens ?? 0), formatCount(result.wrapper?.medianTokens ?? 0), String(result.wrapper?.constraintMismatches ?? 0)]),
+      ),
+      '',
+    );
+  }
+  const failed = report.results.filter((result) => !result.passed || result.safetyFailures.length > 0);
+  if (failed.length > 0 || report.errors.length > 0) {
+    lines.push('## Why runs failed', '');
+    for (const result of failed) {
+      for (const reason of [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)]) lines.push(`- ${result.fixture} × ${result.mode}: ${reason}`);
+    }
+    for (const error of report.errors) lines.push(`- ${error.fixture} × ${error.mode}: could not run: ${error.message}`);
+    lines.push('');
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -16,6 +16,7 @@ import { forgeVersion } from './version.js';
 const groups: readonly CommandGroup[] = [
   { name: 'sessions', description: 'list and read stored sessions' },
   { name: 'import', description: 'bring a session another tool recorded into Forge' },
+  { name: 'config', description: 'show and check the configuration (FORGE_HOME/config.json, .forge/config.json)' },
 ];
 
 const commands: readonly CommandEntry[] = [
@@ -39,6 +40,8 @@ const commands: readonly CommandEntry[] = [
   { usage: 'sessions show <id>', description: "show a session's runs and messages", options: [new Option('--json', 'print the session as one JSON document')], load: () => import('./commands/sessions-show.js') },
   { usage: 'compact', description: 'preview compacting a session: the prefix a checkpoint would summarize, the tail kept verbatim, the projected budget', options: [new Option('--dry-run', 'preview only: no model call, nothing written'), new Option('--session <id>', 'the session to preview (or --last)'), new Option('--json', 'print the preview as one JSON document')], load: () => import('./commands/compact.js') },
   { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], load: () => import('./commands/import-codex.js') },
+  { usage: 'config show', description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)', options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')], load: () => import('./commands/config-show.js') },
+  { usage: 'config validate [file]', description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid', load: () => import('./commands/config-validate.js') },
   { usage: 'inspect [target]', description: 'show a run, a session\'s runs or a trace file: summary, budget per step, compactions, stops, tool calls (--last: the newest run)', options: [new Option('--last', 'inspect the newest run trace in FORGE_HOME/runs'), new Option('--json', 'print the report as one JSON document'), new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step')], load: () => import('./commands/inspect.js') },
   { usage: 'eval', description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails', options: [new Option('--suite <name>', 'built-in fixtures to run: smoke (default, fast) or full'), new Option('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'), new Option('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'), new Option('--json', 'print the whole report as one JSON document'), new Option('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'), new Option('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'), new Option('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI')], load: () => import('./commands/eval.js') },
 ];
@@ -51,13 +54,14 @@ const interactive: CommandEntry = {
 };
 
 const globalOptions = (): Option[] => [
-  new Option('-m, --model <provider:id>', 'model to use: scripted:demo (default), openai:<id>, deepseek:<id>, compatible:<id>'),
+  new Option('-m, --model <provider:id>', 'model to use: scripted:demo, openai:<id>, deepseek:<id>, compatible:<name> (default: the configured model, else scripted:demo)'),
   new Option('-C, --cwd <dir>', 'workspace root (default: the current directory)'),
-  new Option('--approval <profile>', 'which tool calls may run without asking').choices(['read-only', 'ask', 'workspace-write', 'workspace-auto']),
+  new Option('--approval <profile>', 'which tool calls may run without asking (default: the configured profile, else ask)').choices(['read-only', 'ask', 'workspace-write', 'workspace-auto']),
   new Option('--max-steps <n>', 'model steps allowed per run (default: 25)').argParser(parsePositiveInteger),
   new Option('--forge-home <dir>', 'where sessions and traces are kept (default: $FORGE_HOME, else ~/.forge)'),
   new Option('--resume <id>', 'continue a stored session (see forge sessions list)'),
   new Option('--last', "continue this workspace's most recent session"),
+  new Option('--context-mode <mode>', 'context management for this invocation (default from the configuration, else warn)').choices(['off', 'warn', 'shadow', 'compact']),
   new Option('--engine <name>', 'what runs each turn: native (Forge\'s own loop, default) or codex (the Codex CLI\'s App Server; --model codex:<model>)').choices(['native', 'codex']),
 ];
 

@@ -1,16 +1,18 @@
-import type { InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
+import type { ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
+import type { McpServers } from '@forge/mcp';
 import {
   createApprovalGate,
   createWorkspaceTools,
   loadInstructions,
   ReadLedger,
-  type ApprovalProfile,
   type ConfirmCallback,
   type SessionApprovalGate,
 } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
+import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
+import { startConfiguredMcpServers } from './mcp-servers.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
 import { resolveWorkspaceRoot } from './workspace.js';
 
@@ -19,40 +21,53 @@ export interface AgentSetup {
   readonly root: string;
   readonly modelName: string;
   readonly model: ModelAdapter;
+  /** The built-in workspace tools, then the tools of the MCP servers that started. */
   readonly tools: readonly Tool[];
   readonly approvals: SessionApprovalGate;
   /** Loads the instructions afresh; runAgent calls it once per run and freezes the result. */
   readonly instructions: () => Promise<InstructionSnapshot>;
   readonly maxSteps: number | undefined;
+  /** The context policy of the configuration (`context`), flags included. */
+  readonly context: ContextPolicy;
+  /** Resolves another model id the way `--model` is resolved (for `/model`). */
+  readonly resolveModel: (name: string) => Promise<ModelAdapter>;
+  /** The MCP servers this setup started; closed with the engine. */
+  readonly mcp: McpServers | undefined;
 }
 
 /**
- * Resolves the global options into a ready agent: checks `--cwd`, resolves the model (usage
- * errors for bad ids and missing keys), creates the workspace tools with one read ledger for the
- * session, and the approval gate of `profile`.
+ * Resolves the global options and the configuration into a ready agent: checks `--cwd`, resolves
+ * the model (`--model`, else the configured one, else scripted:demo; usage errors for bad ids and
+ * missing keys), creates the workspace tools with one read ledger for the session, starts the
+ * configured MCP servers, and creates the approval gate of the configured profile.
  */
 export async function prepareAgent(options: {
   readonly io: CliIo;
-  readonly globals: GlobalOptions;
-  readonly defaultProfile: ApprovalProfile;
+  readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
   readonly confirm?: ConfirmCallback;
 }): Promise<AgentSetup> {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
-  const modelName = globals.model ?? DEFAULT_MODEL;
-  const model = await resolveModel(modelName, { env: io.env, extraProviders: io.modelProviders });
-  const tools = createWorkspaceTools({ root, ledger: new ReadLedger() });
+  const { config } = (await loadCliConfig({ io, globals })).loaded;
+  const resolve = (name: string) => resolveModel(name, { env: io.env, compatibleModels: config.models, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
+  const modelName = config.model ?? DEFAULT_MODEL;
+  const model = await resolve(modelName);
+  const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });
   const approvals = createApprovalGate({
-    profile: globals.approval ?? options.defaultProfile,
+    profile: config.approval.profile,
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
   });
+  const mcp = await startConfiguredMcpServers({ configs: config.mcpServers, io, reservedToolNames: builtIn.map((tool) => tool.name) });
   return {
     root,
     modelName,
     model,
-    tools,
+    tools: [...builtIn, ...(mcp?.tools ?? [])],
     approvals,
     instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: SYSTEM_PROMPT }),
     maxSteps: globals.maxSteps,
+    context: config.context,
+    resolveModel: resolve,
+    mcp,
   };
 }

@@ -24,7 +24,7 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
   if (prompt.length === 0) throw new UsageError('the prompt is empty; say what Forge should do, e.g. forge run "Summarise the workspace"');
 
   const choice = sessionChoice(options);
-  const engine = await prepareEngine({ io, globals: options, defaultProfile: 'ask' });
+  const engine = await prepareEngine({ io, globals: options });
   try {
     return await runWithEngine(prompt, engine, { options, io, choice });
   } finally {

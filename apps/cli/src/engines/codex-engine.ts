@@ -102,6 +102,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   return {
     name: 'codex',
     modelLabel: `codex:${options.model ?? '(Codex configuration)'}`,
+    contextMode: undefined,
     root: options.root,
     approvals: options.approvals,
     async runTurn(session, turn, recentTailTokens) {

@@ -1,21 +1,33 @@
-import { runAgent } from '@forge/core';
+import { runAgent, type ContextMode, type ContextPolicy, type ModelAdapter } from '@forge/core';
 import type { AgentSetup } from '../agent/agent-setup.js';
 import type { TurnEngine } from './turn-engine.js';
 
-/** Forge's own loop (`runAgent`) with the model, tools and instructions of `setup`. */
+/**
+ * Forge's own loop (`runAgent`) with the model, tools, instructions and context policy of
+ * `setup`. The model and the context mode can be switched between turns (`/model`, `/mode`).
+ */
 export function createNativeEngine(setup: AgentSetup): TurnEngine {
+  let model: ModelAdapter = setup.model;
+  let modelName = setup.modelName;
+  let context: ContextPolicy = setup.context;
   return {
     name: 'native',
-    modelLabel: setup.modelName,
+    get modelLabel() {
+      return modelName;
+    },
+    get contextMode() {
+      return context.mode;
+    },
     root: setup.root,
     approvals: setup.approvals,
     async runTurn(session, turn, recentTailTokens) {
       const options = {
-        model: setup.model,
+        model,
         request: turn.request,
         instructions: setup.instructions,
         tools: setup.tools,
         approvals: turn.approvals,
+        context,
         ...(setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps }),
         signal: turn.signal,
         onEvent: turn.onEvent,
@@ -24,7 +36,16 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
       const stored = await session.runTurn({ ...options, recentTailTokens });
       return { result: stored.result, warnings: stored.warnings };
     },
+    async switchModel(name: string) {
+      model = await setup.resolveModel(name);
+      modelName = name;
+    },
+    setContextMode(mode: ContextMode) {
+      context = { ...context, mode };
+    },
     start: async () => {},
-    close: async () => {},
+    close: async () => {
+      await setup.mcp?.close();
+    },
   };
 }

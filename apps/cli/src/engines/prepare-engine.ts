@@ -1,8 +1,9 @@
-import { loadInstructions, createApprovalGate, type ApprovalProfile, type ConfirmCallback } from '@forge/tools';
+import { loadInstructions, createApprovalGate, type ConfirmCallback } from '@forge/tools';
 import { prepareAgent } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { UsageError } from '../cli-error.js';
 import type { CommandInvocation } from '../commands/command.js';
+import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 import { CODEX_ENGINE_PROMPT } from './codex-instructions.js';
 import { createNativeEngine } from './native-engine.js';
@@ -30,15 +31,14 @@ export function codexModel(model: string | undefined): string | undefined {
 }
 
 /**
- * Resolves the global options into the engine that runs this process's turns: Forge's own loop
- * (model, tools and instructions from `prepareAgent`), or the Codex engine (`--engine codex`),
- * which shares the workspace, the approval gate and the AGENTS.md instructions but brings its
- * own model and tools. Usage errors name the option to change.
+ * Resolves the global options and the configuration into the engine that runs this process's
+ * turns: Forge's own loop (model, tools, MCP servers and instructions from `prepareAgent`), or the
+ * Codex engine (`--engine codex`), which shares the workspace, the approval gate and the AGENTS.md
+ * instructions but brings its own model and tools. Usage errors name the option to change.
  */
 export async function prepareEngine(options: {
   readonly io: CliIo;
   readonly globals: CommandInvocation['options'];
-  readonly defaultProfile: ApprovalProfile;
   readonly confirm?: ConfirmCallback;
 }): Promise<TurnEngine> {
   const { io, globals } = options;
@@ -46,9 +46,14 @@ export async function prepareEngine(options: {
   if (globals.maxSteps !== undefined) {
     throw new UsageError('--max-steps limits Forge\'s own loop; Codex decides how many model calls a turn takes, so leave it out with --engine codex');
   }
-  const model = codexModel(globals.model);
+  const { config } = (await loadCliConfig({ io, globals })).loaded;
+  // A configured default model of another provider is for the native engine; only --model must name a Codex model.
+  const model = codexModel(globals.model ?? (config.model?.startsWith('codex:') === true ? config.model : undefined));
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
-  const profile = globals.approval ?? options.defaultProfile;
+  const profile = config.approval.profile;
+  if (config.mcpServers.length > 0) {
+    io.stderr.write('forge: warning: the configured MCP servers are not started with --engine codex; Codex uses the MCP servers of its own configuration\n');
+  }
   const approvals = createApprovalGate({ profile, ...(options.confirm === undefined ? {} : { confirm: options.confirm }) });
   // Loaded only for Codex turns: native runs never pay for the App Server client.
   const { createCodexEngine } = await import('./codex-engine.js');

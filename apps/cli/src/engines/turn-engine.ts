@@ -1,4 +1,4 @@
-import type { ApprovalGate, EventListener, RunResult } from '@forge/core';
+import type { ApprovalGate, ContextMode, EventListener, RunResult } from '@forge/core';
 import type { EngineEventListener, SessionHandle, SessionTurnWarning } from '@forge/persistence';
 import type { SessionApprovalGate } from '@forge/tools';
 
@@ -36,8 +36,10 @@ export interface EngineTurnOutcome {
  */
 export interface TurnEngine {
   readonly name: EngineName;
-  /** How the banner names the model, e.g. `scripted:demo` or `codex:gpt-5.5`. */
+  /** How the banner and the footer name the model, e.g. `scripted:demo` or `codex:gpt-5.5`. */
   readonly modelLabel: string;
+  /** The context mode of the next turn; undefined when the engine manages its own context (Codex). */
+  readonly contextMode: ContextMode | undefined;
   /** The workspace the engine's tools work in. */
   readonly root: string;
   /** The approval gate of this process: the REPL's prompt, or `--approval`'s profile for `forge run`. */
@@ -47,6 +49,13 @@ export interface TurnEngine {
    * `recentTailTokens` bounds the history the session selects.
    */
   runTurn(session: SessionHandle | undefined, turn: EngineTurn, recentTailTokens: number): Promise<EngineTurnOutcome>;
+  /**
+   * Uses model `name` (`provider:id`) from the next turn on; throws a usage error for an unknown
+   * or unusable model, keeping the current one. Absent when the engine cannot switch (Codex).
+   */
+  switchModel?(name: string): Promise<void>;
+  /** Uses context mode `mode` from the next turn on. Absent when the engine has no context policy (Codex). */
+  setContextMode?(mode: ContextMode): void;
   /**
    * Starts what the engine needs now instead of at the first turn (the Codex App Server), so a
    * failure to start stops a command before it stores anything.

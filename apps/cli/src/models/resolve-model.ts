@@ -1,3 +1,4 @@
+import type { CompatibleModelEntry } from '@forge/config';
 import { AuthError, InvalidInputError, type ModelAdapter } from '@forge/core';
 import { UsageError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
@@ -13,7 +14,15 @@ export interface ModelIdentifier {
 
 export interface ModelProviderContext {
   readonly env: CliIo['env'];
+  /** OpenAI-compatible servers from the configuration's `models` (`compatible:<name>`). */
+  readonly compatibleModels: readonly CompatibleModelEntry[];
 }
+
+/**
+ * Test hook: when this variable names a JSON file, `scripted:file` plays the replies in it (see
+ * `scripted-file.ts`). It lets tests drive the built binary in a terminal; users never need it.
+ */
+export const TEST_MODEL_SCRIPT_VARIABLE = 'FORGE_TEST_MODEL_SCRIPT';
 
 /**
  * Creates adapters for one provider. `create` throws a `UsageError` when the provider cannot be
@@ -32,7 +41,12 @@ export interface ModelProvider {
 const builtInProviders: readonly ModelProvider[] = [
   {
     name: 'scripted',
-    async create(modelId) {
+    async create(modelId, { env }) {
+      const script = env[TEST_MODEL_SCRIPT_VARIABLE];
+      if (modelId === 'file' && script !== undefined && script !== '') {
+        const { loadScriptedFileModel } = await import('./scripted-file.js');
+        return loadScriptedFileModel(script);
+      }
       if (modelId !== 'demo') throw new UsageError(`unknown scripted model "${modelId}"; the scripted provider offers: demo`);
       const { createDemoModel } = await import('./scripted-demo.js');
       return createDemoModel();
@@ -54,10 +68,18 @@ const builtInProviders: readonly ModelProvider[] = [
   },
   {
     name: 'compatible',
-    async create(modelId) {
-      throw new UsageError(
-        `compatible:${modelId} needs an OpenAI-compatible server (base URL) set in the Forge configuration, which this build cannot read yet; choose another model with --model`,
-      );
+    async create(name, { env, compatibleModels }) {
+      const entry = compatibleModels.find((candidate) => candidate.name === name);
+      if (entry === undefined) {
+        const configured = compatibleModels.map((candidate) => candidate.name);
+        throw new UsageError(
+          configured.length === 0
+            ? `compatible:${name} is not configured: no OpenAI-compatible servers are set; add one named "${name}" to "models" in your user configuration (FORGE_HOME/config.json, see docs/configuration.md)`
+            : `compatible:${name} is not configured; configured compatible models: ${configured.join(', ')}`,
+        );
+      }
+      const { createCompatibleModel } = await import('@forge/model-compatible');
+      return asUsageError(() => createCompatibleModel({ ...entry, env }));
     },
   },
 ];
@@ -87,12 +109,17 @@ export function parseModelIdentifier(value: string): ModelIdentifier {
 }
 
 /**
- * Turns a model id into an adapter. `extraProviders` are consulted before the built-ins (tests
- * inject scripted models this way).
+ * Turns a model id into an adapter; `compatible:<name>` is built from the entry of that name in
+ * `compatibleModels`. `extraProviders` are consulted before the built-ins (tests inject scripted
+ * models this way).
  */
 export async function resolveModel(
   value: string,
-  options: { readonly env: CliIo['env']; readonly extraProviders?: readonly ModelProvider[] },
+  options: {
+    readonly env: CliIo['env'];
+    readonly extraProviders?: readonly ModelProvider[];
+    readonly compatibleModels?: readonly CompatibleModelEntry[];
+  },
 ): Promise<ModelAdapter> {
   const { provider, modelId } = parseModelIdentifier(value);
   const providers = [...(options.extraProviders ?? []), ...builtInProviders];
@@ -101,5 +128,5 @@ export async function resolveModel(
     const known = [...new Set(providers.map((candidate) => candidate.name))].join(', ');
     throw new UsageError(`unknown model provider "${provider}" in "${value}"; known providers: ${known}`);
   }
-  return found.create(modelId, { env: options.env });
+  return found.create(modelId, { env: options.env, compatibleModels: options.compatibleModels ?? [] });
 }

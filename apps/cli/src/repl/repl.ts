@@ -37,7 +37,6 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   const engine = await prepareEngine({
     io,
     globals: options.globals,
-    defaultProfile: 'ask',
     confirm: async (request, signal) => {
       if (reader === undefined) return { kind: 'deny', feedback: 'nobody is there to answer' };
       spinner.stop();

@@ -1,11 +1,13 @@
-import { createRedactor, isSensitiveName, MIN_SECRET_LENGTH, type Redactor } from '@forge/core';
-import { resolveForgeHome } from '@forge/persistence';
+import type { ForgeConfig } from '@forge/config';
+import { createRedactor, DEFAULT_CONTEXT_POLICY, isSensitiveName, MIN_SECRET_LENGTH, type Redactor } from '@forge/core';
+import { mcpServerEnvValues } from '@forge/mcp/config';
+import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 
-/** Tokens of recent conversation sent verbatim with each request (`context.recentTailTokens`). */
-export const DEFAULT_RECENT_TAIL_TOKENS = 12_000;
-/** Size a checkpoint is assumed to have when projecting a compaction (`context.summaryTargetTokens`). */
-export const DEFAULT_SUMMARY_TARGET_TOKENS = 1_200;
+/** Tokens of recent conversation sent verbatim with each request, unless configured (`context.recentTailTokens`). */
+export const DEFAULT_RECENT_TAIL_TOKENS = DEFAULT_CONTEXT_POLICY.recentTailTokens;
+/** Size a checkpoint is assumed to have when projecting a compaction, unless configured (`context.summaryTargetTokens`). */
+export const DEFAULT_SUMMARY_TARGET_TOKENS = DEFAULT_CONTEXT_POLICY.summaryTargetTokens;
 
 /** What the session commands need to know: where sessions live, how the view is chosen, what to redact. */
 export interface SessionSettings {
@@ -28,20 +30,33 @@ function environmentSecrets(env: CliIo['env']): string[] {
 }
 
 /**
+ * Every value the redactor removes: secret-named environment variables, the variables
+ * `secrets.env` names (whatever their names), and the `env` values of configured MCP servers.
+ */
+export function configuredSecrets(config: Pick<ForgeConfig, 'secrets' | 'mcpServers'>, env: CliIo['env']): string[] {
+  const named = config.secrets.env.flatMap((name) => {
+    const value = env[name];
+    return value === undefined || value.length === 0 ? [] : [value];
+  });
+  return [...environmentSecrets(env), ...named, ...mcpServerEnvValues(config.mcpServers)];
+}
+
+/**
  * The session settings for one invocation: FORGE_HOME from `--forge-home`, `FORGE_HOME` or
- * `~/.forge`; the view and compaction sizes; the redactor. This is the one place these are
- * resolved, so reading them from the configuration file changes only this function.
+ * `~/.forge`; the view and compaction sizes from the configuration's `context` section; the
+ * redactor with the configured secrets. Loads the configuration (once per invocation).
  */
 export async function resolveSessionSettings(options: {
   readonly io: CliIo;
   readonly globals: Readonly<Record<string, unknown>>;
 }): Promise<SessionSettings> {
-  const { io, globals } = options;
-  const flag = typeof globals.forgeHome === 'string' ? globals.forgeHome : undefined;
+  const { io } = options;
+  const { forgeHome, loaded } = await loadCliConfig(options);
+  const { config } = loaded;
   return {
-    forgeHome: resolveForgeHome({ ...(flag === undefined ? {} : { flag }), env: io.env, cwd: io.cwd }),
-    recentTailTokens: DEFAULT_RECENT_TAIL_TOKENS,
-    summaryTargetTokens: DEFAULT_SUMMARY_TARGET_TOKENS,
-    redactor: createRedactor({ secrets: environmentSecrets(io.env) }),
+    forgeHome,
+    recentTailTokens: config.context.recentTailTokens,
+    summaryTargetTokens: config.context.summaryTargetTokens,
+    redactor: createRedactor({ secrets: configuredSecrets(config, io.env) }),
   };
 }

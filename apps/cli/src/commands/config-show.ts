@@ -1,0 +1,28 @@
+import { access } from 'node:fs/promises';
+import { loadCliConfig } from '../config/cli-config.js';
+import { buildConfigReport, renderConfigReport } from '../config/config-report.js';
+import { ExitCode } from '../exit-codes.js';
+import { styleFor } from '../output/style.js';
+import type { CommandInvocation } from './command.js';
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `forge config show [--json]`: the effective configuration (defaults < user file < project file <
+ * environment < flags) with the source of every value. Header values of compatible servers and
+ * `env` values of MCP servers are masked. Invalid configuration exits 2 like every other command.
+ */
+export async function execute({ options, io }: CommandInvocation): Promise<number> {
+  const loaded = await loadCliConfig({ io, globals: options, quiet: true });
+  const { files } = loaded.loaded;
+  const report = buildConfigReport(loaded, { user: await exists(files.user), project: files.project !== files.user && (await exists(files.project)) });
+  io.stdout.write(options.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderConfigReport(report, styleFor(io.stdout, io.env)));
+  return ExitCode.ok;
+}

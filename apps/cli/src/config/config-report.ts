@@ -1,0 +1,108 @@
+import type { ForgeConfig, ValueProvenance } from '@forge/config';
+import type { JsonValue } from '@forge/core';
+import { DEFAULT_MODEL } from '../models/resolve-model.js';
+import type { Style } from '../output/style.js';
+import { FLAG_FOR_PATH, type CliConfig } from './cli-config.js';
+
+/** Shown instead of header and MCP `env` values, which often hold credentials. */
+export const MASKED = '***';
+
+/** One effective value and where it came from. */
+export interface ConfigEntry {
+  /** Dotted path, e.g. `context.bufferTokens`. */
+  readonly path: string;
+  readonly value: JsonValue;
+  readonly source: ValueProvenance['source'];
+  readonly file?: string;
+  readonly variable?: string;
+  readonly flag?: string;
+}
+
+/** What `forge config show` prints, and its `--json` document as it is. */
+export interface ConfigReport {
+  readonly files: { readonly user: ConfigFileState; readonly project: ConfigFileState };
+  readonly values: readonly ConfigEntry[];
+  readonly warnings: readonly string[];
+}
+
+export interface ConfigFileState {
+  readonly path: string;
+  readonly exists: boolean;
+}
+
+function masked(values: Readonly<Record<string, string>> | undefined): Record<string, string> | undefined {
+  return values === undefined ? undefined : Object.fromEntries(Object.keys(values).map((key) => [key, MASKED]));
+}
+
+/** The effective values in display order, credentials masked. */
+function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
+  const models = config.models.map((entry) => JSON.parse(JSON.stringify({ ...entry, headers: masked(entry.headers) })) as JsonValue);
+  const servers = config.mcpServers.map((entry) => JSON.parse(JSON.stringify({ ...entry, env: masked(entry.env) })) as JsonValue);
+  return [
+    ['model', config.model ?? DEFAULT_MODEL],
+    ['approval.profile', config.approval.profile],
+    ['secrets.env', [...config.secrets.env]],
+    ['models', models],
+    ['mcpServers', servers],
+    ...Object.entries(config.context).map(([field, value]): [string, JsonValue] => [`context.${field}`, value as JsonValue]),
+  ];
+}
+
+/** The report of a loaded configuration; `exists` says which of the two files were found. */
+export function buildConfigReport(cli: CliConfig, exists: { readonly user: boolean; readonly project: boolean }): ConfigReport {
+  const { loaded } = cli;
+  const values = effectiveValues(loaded.config).map(([path, value]): ConfigEntry => {
+    const provenance = loaded.provenance[path] ?? { source: 'default' as const };
+    return {
+      path,
+      value,
+      source: provenance.source,
+      ...(provenance.file === undefined ? {} : { file: provenance.file }),
+      ...(provenance.variable === undefined ? {} : { variable: provenance.variable }),
+      ...(provenance.source === 'flag' && FLAG_FOR_PATH[path] !== undefined ? { flag: FLAG_FOR_PATH[path] } : {}),
+    };
+  });
+  return {
+    files: { user: { path: loaded.files.user, exists: exists.user }, project: { path: loaded.files.project, exists: exists.project } },
+    values,
+    warnings: loaded.warnings,
+  };
+}
+
+/** `default`, `user <file>`, `project <file>`, `env <VARIABLE>` or `flag <--flag>`. */
+export function describeSource(entry: ConfigEntry): string {
+  const detail = entry.file ?? entry.variable ?? entry.flag;
+  return detail === undefined ? entry.source : `${entry.source} ${detail}`;
+}
+
+function describeValue(value: JsonValue): string {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '(none)';
+    return value.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item['name'] === 'string' ? describeNamed(item) : String(item))).join(', ');
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function describeNamed(item: { readonly [key: string]: JsonValue | undefined }): string {
+  if (typeof item['baseURL'] === 'string') return `${String(item['name'])} (${String(item['modelId'])} at ${item['baseURL']})`;
+  const argv = [item['command'], ...(Array.isArray(item['args']) ? item['args'] : [])].map(String).join(' ');
+  return `${String(item['name'])} (${argv})`;
+}
+
+/** The text form: the two files, then one row per value with its source, then warnings. */
+export function renderConfigReport(report: ConfigReport, style: Style): string {
+  const fileLine = (label: string, state: ConfigFileState) => `  ${label.padEnd(8)} ${state.path}${state.exists ? '' : style.dim('  (not found)')}`;
+  const rows = report.values.map((entry) => [entry.path, describeValue(entry.value), describeSource(entry)] as const);
+  const pathWidth = Math.max(...rows.map(([path]) => path.length));
+  const valueWidth = Math.min(40, Math.max(...rows.map(([, value]) => value.length)));
+  const lines = [
+    style.bold('Configuration files'),
+    fileLine('user', report.files.user),
+    fileLine('project', report.files.project),
+    '',
+    style.bold(`${'key'.padEnd(pathWidth)}  ${'value'.padEnd(valueWidth)}  source`),
+    ...rows.map(([path, value, source]) => `${path.padEnd(pathWidth)}  ${value.padEnd(valueWidth)}  ${source === 'default' ? style.dim(source) : source}`),
+  ];
+  if (report.warnings.length > 0) lines.push('', style.bold('Warnings'), ...report.warnings.map((warning) => style.yellow(`  ${warning}`)));
+  return `${lines.join('\n')}\n`;
+}

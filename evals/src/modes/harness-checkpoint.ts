@@ -35,11 +35,16 @@ export interface CheckpointPlan {
 
 const redactor = createRedactor();
 
-/** Current hashes of the files the checkpoint knows, read from the workspace. */
+/**
+ * Current hashes, read from the workspace, of the files the checkpoint's facts depend on: the
+ * view uses current hashes only to judge facts VALID or SUSPECT.
+ */
 async function workspaceHashes(root: string, checkpoint: ForgeStateCheckpoint): Promise<Map<string, string | null>> {
   const hashes = new Map<string, string | null>();
-  for (const artifact of checkpoint.state.artifacts) {
-    if (artifact.kind === 'file' && artifact.uri.startsWith('file:')) hashes.set(artifact.uri, await hashWorkspaceFile(root, artifact.uri.slice(5)));
+  for (const fact of checkpoint.memory.facts) {
+    for (const { uri } of fact.dependsOn) {
+      if (uri.startsWith('file:') && !hashes.has(uri)) hashes.set(uri, await hashWorkspaceFile(root, uri.slice(5)));
+    }
   }
   return hashes;
 }

@@ -1,8 +1,9 @@
 import type { EvalReport } from '../run/run-eval.js';
 import { MODE_COLUMNS, RESULT_COLUMNS, formatCount, modeSummaries } from './format.js';
 
+/** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
 function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
@@ -55,9 +56,9 @@ export function renderMarkdownReport(report: EvalReport): string {
   if (failed.length > 0 || report.errors.length > 0) {
     lines.push('## Why runs failed', '');
     for (const result of failed) {
-      for (const reason of [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)]) lines.push(`- ${result.fixture} × ${result.mode}: ${reason}`);
+      for (const reason of [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)]) lines.push(`- ${cell(`${result.fixture} × ${result.mode}: ${reason}`)}`);
     }
-    for (const error of report.errors) lines.push(`- ${error.fixture} × ${error.mode}: could not run: ${error.message}`);
+    for (const error of report.errors) lines.push(`- ${cell(`${error.fixture} × ${error.mode}: could not run: ${error.message}`)}`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;

@@ -8,6 +8,8 @@ import { runFixture } from './run-fixture.js';
 
 /** Where the run is: reported before each fixture × mode and each turn. */
 export interface EvalProgress {
+  /** `started` and `finished` once per fixture × mode, `turn` before each of its turns. */
+  readonly event: 'started' | 'turn' | 'finished';
   /** Fixture × mode runs finished so far, and in all. */
   readonly done: number;
   readonly total: number;
@@ -28,11 +30,11 @@ export interface RunEvalOptions {
   readonly source: string;
   /** `policy` for the offline policy model, else the live model's id. */
   readonly modelLabel?: string;
-  /** Fixture × mode runs at a time (default 6; live runs should use 1 to respect rate limits). */
+  /** Fixture × mode runs at a time (default 8; live runs should use 1 to respect rate limits). */
   readonly concurrency?: number;
 }
 
-const DEFAULT_CONCURRENCY = 6;
+const DEFAULT_CONCURRENCY = 8;
 
 /** A fixture × mode that could not run at all (not a failed task: a harness or setup error). */
 export interface EvalRunError {
@@ -72,23 +74,24 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       const index = next;
       next += 1;
       const { fixture, mode } = jobs[index] as (typeof jobs)[number];
-      const report = (turn: number) => options.onProgress?.({ done, total, fixture: fixture.fixture.id, mode: mode.id, turn, turns: fixture.turns.length });
-      report(0);
+      const report = (event: EvalProgress['event'], turn: number) =>
+        options.onProgress?.({ event, done, total, fixture: fixture.fixture.id, mode: mode.id, turn, turns: fixture.turns.length });
+      report('started', 0);
       try {
         const model = options.createModel === undefined ? undefined : await options.createModel(fixture);
-        const run = await runFixture({ fixture, mode, ...(model === undefined ? {} : { model }), onTurn: (turn) => report(turn) });
+        const run = await runFixture({ fixture, mode, ...(model === undefined ? {} : { model }), onTurn: (turn) => report('turn', turn) });
         outcomes[index] = { metrics: computeMetrics(run) };
       } catch (error) {
         outcomes[index] = { error: { fixture: fixture.fixture.id, mode: mode.id, message: error instanceof Error ? error.message : String(error) } };
       }
       done += 1;
+      report('finished', fixture.turns.length - 1);
     }
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, jobs.length));
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
   const results = outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : []));
   const errors = outcomes.flatMap((outcome) => (outcome !== undefined && 'error' in outcome ? [outcome.error] : []));
-  options.onProgress?.({ done, total, fixture: '', mode: runnable.at(-1)?.id ?? 'off', turn: 0, turns: 0 });
   const gatesConfig = options.gates ?? DEFAULT_GATES;
   return {
     reportVersion: 1,

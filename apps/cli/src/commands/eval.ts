@@ -50,10 +50,9 @@ async function chooseFixtures(options: CommandInvocation['options'], io: CliIo):
   return { fixtures: await usage(() => loadSuite(name as SuiteName)), source: `suite ${name}` };
 }
 
-/** Progress on stderr: one line rewritten in place on a terminal, one line per fixture × mode otherwise. */
+/** Progress on stderr: one line rewritten in place on a terminal, a line per finished fixture × mode otherwise. */
 function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress) => void; readonly finish: () => void } {
   const interactive = io.stderr.isTTY === true;
-  let lastKey = '';
   let lastLength = 0;
   return {
     update(progress) {
@@ -63,9 +62,7 @@ function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress
         lastLength = line.length;
         return;
       }
-      const key = `${progress.fixture}/${progress.mode}`;
-      if (progress.fixture.length > 0 && key !== lastKey) io.stderr.write(`forge eval: [${progress.done + 1}/${progress.total}] ${progress.fixture} × ${progress.mode}\n`);
-      lastKey = key;
+      if (progress.event === 'finished') io.stderr.write(`forge eval: [${progress.done}/${progress.total}] ${progress.fixture} × ${progress.mode} done\n`);
     },
     finish() {
       if (interactive && lastLength > 0) io.stderr.write(`\r${' '.repeat(lastLength)}\r`);

@@ -1,0 +1,117 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ScriptedModel } from '@forge/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
+
+/** A fixture a user writes from docs/evals.md, without touching code. */
+const userFixture = {
+  formatVersion: 1,
+  id: 'user-fixture',
+  title: 'A user-written fixture',
+  long: true,
+  model: { contextWindowTokens: 9000 },
+  context: { recentTailTokens: 1200 },
+  files: [{ path: 'src/app.ts', content: 'export const PORT = 8080; // fact:app.port=8080\n' }],
+  constraints: [{ id: 'tabs', topic: 'indent', value: 'tabs', text: 'Indent every file with tabs, not spaces.' }],
+  turns: [
+    { user: 'Which port does src/app.ts use? Answer as "fact app.port = <value>".', states: ['tabs'], steps: [{ op: 'learn', path: 'src/app.ts', key: 'app.port' }] },
+    { filler: 12, tokensPerTurn: 700 },
+    { user: 'How do we indent? Answer as "constraint indent = <value>".', steps: [{ op: 'probe', topic: 'indent', expect: 'tabs' }] },
+  ],
+};
+
+const MODES = 'warn,compact:forge-state,baseline:sliding-window';
+
+let directory: Awaited<ReturnType<typeof temporaryDirectory>>;
+beforeEach(async () => {
+  directory = await temporaryDirectory('forge-eval-');
+  await writeFile(path.join(directory.path, 'user-fixture.json'), JSON.stringify(userFixture, null, 2));
+});
+afterEach(async () => {
+  await directory.remove();
+});
+
+interface JsonReport {
+  readonly results: readonly Record<string, unknown>[];
+  readonly gates: readonly { readonly gate: string; readonly mode: string; readonly status: string }[];
+  readonly errors: readonly unknown[];
+}
+
+describe('forge eval', () => {
+  it('runs the smoke suite offline and its gates pass (warn and the forge-state compaction)', { timeout: 90_000 }, async () => {
+    const builtIn = await runCli(['eval', '--suite', 'smoke', '--mode', 'warn,compact:forge-state', '--json'], { cwd: directory.path });
+    expect(builtIn.stderr).not.toContain('gate failed');
+    expect(builtIn.code).toBe(0);
+    const report = JSON.parse(builtIn.stdout) as JsonReport;
+    expect(report.errors).toEqual([]);
+    const compactGates = report.gates.filter((gate) => gate.mode === 'compact:forge-state');
+    expect(compactGates.map((gate) => gate.status)).toEqual(compactGates.map(() => 'pass'));
+    expect(compactGates.length).toBe(7);
+
+    // A fixture written by a user in a directory of their own gives the same metrics.
+    const user = await runCli(['eval', '--fixtures', directory.path, '--mode', MODES, '--json'], { cwd: directory.path });
+    const userReport = JSON.parse(user.stdout) as JsonReport;
+    expect(userReport.results.map((result) => result['mode'])).toEqual(MODES.split(','));
+    const keys = (result: Record<string, unknown> | undefined) => Object.keys(result ?? {}).sort();
+    for (const result of userReport.results) expect(keys(result)).toEqual(keys(report.results[0]));
+    const byMode = new Map(userReport.results.map((result) => [result['mode'], result]));
+    expect(byMode.get('compact:forge-state')?.['recall']).toEqual({ correct: 1, total: 1 });
+    expect(byMode.get('baseline:sliding-window')?.['recall']).toEqual({ correct: 0, total: 1 });
+  });
+
+  it('exits 1 and names the gate that failed; --report writes Markdown, a self-contained HTML page and JSON', async () => {
+    const gates = path.join(directory.path, 'gates.json');
+    await writeFile(gates, JSON.stringify({ minInputReduction: 0.99 }));
+    const reportDirectory = path.join(directory.path, 'report');
+    const outcome = await runCli(['eval', '--fixtures', directory.path, '--mode', 'warn,compact', '--gates', gates, '--report', reportDirectory], {
+      cwd: directory.path,
+      env: { NO_COLOR: '1' },
+    });
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toMatch(/forge: gate failed: input-reduction \[compact:forge-state\]: .* needs ≥ 99\.0 %/);
+    expect(outcome.stdout).toContain('FAIL  input-reduction [compact:forge-state]');
+    expect(outcome.stdout).toContain('every gate of compact:provider-native: the mode did not run');
+    expect(outcome.stdout).not.toContain('\u001b[');
+    expect(outcome.stderr).toMatch(/forge eval: \[1\/2\] user-fixture × (warn|compact:forge-state) done\n[^]*forge eval: \[2\/2\]/);
+
+    const html = await readFile(path.join(reportDirectory, 'report.html'), 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script|(?:src|href)="https?:/);
+    expect(await readFile(path.join(reportDirectory, 'report.md'), 'utf8')).toContain('| input-reduction | compact:forge-state | **FAIL** |');
+    const json = JSON.parse(await readFile(path.join(reportDirectory, 'report.json'), 'utf8')) as JsonReport;
+    expect(json.gates.some((gate) => gate.gate === 'input-reduction' && gate.status === 'fail')).toBe(true);
+  });
+
+  it('plays the same fixtures with a model from the registry under --live', async () => {
+    const quiet = { ...userFixture, id: 'live', turns: [{ user: 'Say hello.' }] };
+    await writeFile(path.join(directory.path, 'user-fixture.json'), JSON.stringify(quiet));
+    const model = new ScriptedModel([{ text: 'Hello.', usage: { inputTokens: 900, outputTokens: 3 } }]);
+    const outcome = await runCli(['eval', '--fixtures', directory.path, '--mode', 'warn', '--live', '--model', 'test:hello', '--json'], {
+      cwd: directory.path,
+      models: { hello: model },
+    });
+    const report = JSON.parse(outcome.stdout) as JsonReport & { readonly model: string };
+    expect(report.model).toBe('scripted:scripted-model (live)');
+    expect(report.results[0]?.['providerInputTokens']).toBe(900);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('rejects wrong usage with exit 2 and says what to do', async () => {
+    const cases: [string[], RegExp][] = [
+      [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke and full/],
+      [['eval', '--model', 'openai:gpt-5'], /--model is used by forge eval only with --live/],
+      [['eval', '--live'], /--live needs a model/],
+      [['eval', '--fixtures', directory.path, '--mode', 'turbo'], /Unknown mode "turbo"; choose from off, warn/],
+    ];
+    for (const [args, message] of cases) {
+      const outcome = await runCli(args, { cwd: directory.path });
+      expect(outcome.code, args.join(' ')).toBe(2);
+      expect(outcome.stderr).toMatch(message);
+    }
+    await writeFile(path.join(directory.path, 'user-fixture.json'), JSON.stringify({ ...userFixture, turns: [] }));
+    const invalid = await runCli(['eval', '--fixtures', directory.path], { cwd: directory.path });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/user-fixture\.json is not valid \(format version 1\): turns: .*docs\/evals\.md/);
+  });
+});

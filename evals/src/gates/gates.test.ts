@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { FixtureModeMetrics } from '../metrics/metrics.js';
+import { MODE_RUNNERS } from '../modes/registry.js';
+import type { ModeId } from '../modes/types.js';
+import { evaluateGates, gatesConfigSchema } from './gates.js';
+
+function metrics(mode: ModeId, fixture: string, overrides: Partial<FixtureModeMetrics> = {}): FixtureModeMetrics {
+  return {
+    fixture,
+    mode,
+    long: true,
+    passed: true,
+    failures: [],
+    turns: 10,
+    requests: 20,
+    inputTokens: 30_000,
+    providerInputTokens: 25_000,
+    outputTokens: 500,
+    fullHistoryTokens: 100_000,
+    inputReduction: 0.7,
+    maxRequestTokens: 9000,
+    summaryTokens: 0,
+    compactions: 3,
+    shadowCompactions: 0,
+    reclaimedTokensPerCompaction: 4000,
+    noProgressStops: 0,
+    limitReachedStops: 0,
+    providerOverflows: 0,
+    overflowRecoveries: 0,
+    duplicateInputs: 0,
+    recall: { correct: 2, total: 2 },
+    repeatedFailedInvestigations: 0,
+    redundantRereads: 0,
+    staleCheckpointFacts: 0,
+    staleHistoryFacts: 0,
+    safetyFailures: [],
+    estimatorError: null,
+    wrapper: null,
+    tokensPerTurn: [],
+    compactionTurns: [],
+    durationMs: 1,
+    ...overrides,
+  };
+}
+
+const compact = MODE_RUNNERS.filter((runner) => runner.id === 'compact:forge-state' || runner.id === 'warn');
+const gate = (results: FixtureModeMetrics[], name: string, mode: ModeId = 'compact:forge-state', config = gatesConfigSchema.parse({})) =>
+  evaluateGates(results, compact, config).find((result) => result.gate === name && result.mode === mode);
+
+describe('gates', () => {
+  it('passes a compacting mode that meets every default threshold', () => {
+    const results = [metrics('warn', 'a', { passed: false, compactions: 0, inputReduction: 0 }), metrics('compact:forge-state', 'a')];
+    const gates = evaluateGates(results, compact).filter((result) => result.mode === 'compact:forge-state');
+    expect(gates.map((result) => [result.gate, result.status])).toEqual([
+      ['input-reduction', 'pass'],
+      ['recall', 'pass'],
+      ['repeated-failed-investigations', 'pass'],
+      ['redundant-rereads', 'pass'],
+      ['stale-checkpoint-facts', 'pass'],
+      ['pass-rate-vs-warn', 'pass'],
+      ['safety', 'pass'],
+    ]);
+  });
+
+  it('fails and names the fixtures behind a missed threshold', () => {
+    const results = [metrics('warn', 'a'), metrics('compact:forge-state', 'a', { recall: { correct: 1, total: 2 }, redundantRereads: 2, passed: false })];
+    expect(gate(results, 'recall')).toMatchObject({ status: 'fail', detail: 'a 1/2' });
+    expect(gate(results, 'redundant-rereads')).toMatchObject({ status: 'fail', actual: '2', detail: 'a (2)' });
+    expect(gate(results, 'pass-rate-vs-warn')).toMatchObject({ status: 'fail', detail: 'a' });
+  });
+
+  it('uses the median reduction over long fixtures only, and honours configured thresholds', () => {
+    const results = [
+      metrics('compact:forge-state', 'a', { inputReduction: 0.5 }),
+      metrics('compact:forge-state', 'b', { inputReduction: 0.55 }),
+      metrics('compact:forge-state', 'c', { inputReduction: 0.9, long: false }),
+    ];
+    expect(gate(results, 'input-reduction')?.status).toBe('fail');
+    expect(gate(results, 'input-reduction', 'compact:forge-state', gatesConfigSchema.parse({ minInputReduction: 0.5 }))?.status).toBe('pass');
+  });
+
+  it('reports gates it cannot measure as not evaluated, never as passed', () => {
+    const unavailable = MODE_RUNNERS.filter((runner) => runner.id === 'compact:provider-native');
+    const gates = evaluateGates([], unavailable);
+    expect(gates.length).toBeGreaterThan(0);
+    expect(gates.every((result) => result.status === 'not-evaluated')).toBe(true);
+    const withoutWarn = evaluateGates([metrics('compact:forge-state', 'a', { long: false, recall: { correct: 0, total: 0 } })], compact);
+    expect(withoutWarn.find((result) => result.gate === 'pass-rate-vs-warn')?.status).toBe('not-evaluated');
+    expect(withoutWarn.find((result) => result.gate === 'input-reduction')?.status).toBe('not-evaluated');
+    expect(withoutWarn.find((result) => result.gate === 'recall')?.status).toBe('not-evaluated');
+  });
+
+  it('applies the safety gate to every Forge mode', () => {
+    const results = [metrics('warn', 'a', { safetyFailures: ['turn 3: stale-instructions'] }), metrics('compact:forge-state', 'a')];
+    expect(gate(results, 'safety', 'warn')).toMatchObject({ status: 'fail', detail: 'a (1)' });
+  });
+});

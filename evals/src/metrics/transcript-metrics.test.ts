@@ -1,0 +1,52 @@
+import type { JsonObject, Message } from '@forge/core';
+import { describe, expect, it } from 'vitest';
+import { expandFixture } from '../fixture/expand.js';
+import { parseFixture } from '../fixture/load.js';
+import { duplicateInputs, redundantRereads, repeatedFailedInvestigations } from './transcript-metrics.js';
+
+function call(id: string, toolName: string, input: JsonObject, output: string, metadata: JsonObject, error = false): Message[] {
+  return [
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName, output: error ? { type: 'error-text', value: output } : { type: 'text', value: output }, metadata }] },
+  ];
+}
+
+const read = (id: string, path: string, sha256: string) => call(id, 'read_file', { path }, 'content', { path, sha256 });
+
+describe('transcript metrics', () => {
+  it('counts a re-read only when the file is unchanged since the last read, and not a re-read the edit tool needed', () => {
+    const messages = [
+      ...read('a1', 'src/a.ts', 'h1'),
+      ...read('a2', 'src/a.ts', 'h1'),
+      ...read('a3', 'src/a.ts', 'h2'),
+      ...read('b1', 'src/b.ts', 'h9'),
+      ...read('t4-s0-reread', 'src/b.ts', 'h9'),
+    ];
+    expect(redundantRereads(messages)).toBe(1);
+  });
+
+  it('counts runs of a failed approach after its first failure', () => {
+    const fixture = expandFixture(
+      parseFixture(
+        {
+          formatVersion: 1,
+          id: 'metrics',
+          title: 'metrics',
+          model: { contextWindowTokens: 8000 },
+          commands: [{ id: 'retry', argv: ['pnpm', 'retry'], results: [{ exitCode: 1, output: 'FAIL: flaky clock' }] }],
+          approaches: [{ id: 'retry', description: 'retrying', command: 'retry', reason: 'FAIL: flaky clock' }],
+          turns: [{ user: 'go' }],
+        },
+        'test',
+      ),
+    );
+    const run = (id: string, exitCode: number) => call(id, 'run_command', { argv: ['pnpm', 'retry'] }, 'FAIL', { argv: ['pnpm', 'retry'], exitCode });
+    const other = call('o1', 'run_command', { argv: ['pnpm', 'test'] }, 'FAIL', { argv: ['pnpm', 'test'], exitCode: 1 });
+    expect(repeatedFailedInvestigations(fixture, [...run('r1', 1), ...other, ...run('r2', 1), ...run('r3', 1)])).toBe(2);
+    expect(repeatedFailedInvestigations(fixture, [...run('r1', 0), ...run('r2', 0)])).toBe(0);
+  });
+
+  it('counts user messages stored twice', () => {
+    expect(duplicateInputs([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user', content: 'a' }])).toBe(1);
+  });
+});

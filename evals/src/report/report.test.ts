@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_GATES } from '../gates/gates.js';
+import type { FixtureModeMetrics } from '../metrics/metrics.js';
+import type { EvalReport } from '../run/run-eval.js';
+import { renderHtmlReport } from './html-report.js';
+import { renderMarkdownReport } from './markdown-report.js';
+import { renderProgress } from './progress.js';
+import { renderTextReport } from './text-report.js';
+
+const result = {
+  fixture: 'hostile <img src=x onerror=alert(1)>',
+  mode: 'compact:forge-state',
+  long: true,
+  passed: false,
+  failures: ['turn 3: constraint a|b answered unknown, expected "<b>"'],
+  turns: 3,
+  requests: 4,
+  inputTokens: 12_345,
+  providerInputTokens: 10_000,
+  outputTokens: 40,
+  fullHistoryTokens: 50_000,
+  inputReduction: 0.75,
+  maxRequestTokens: 5000,
+  summaryTokens: 0,
+  compactions: 1,
+  shadowCompactions: 0,
+  reclaimedTokensPerCompaction: 3000,
+  noProgressStops: 0,
+  limitReachedStops: 0,
+  providerOverflows: 0,
+  overflowRecoveries: 0,
+  duplicateInputs: 0,
+  recall: { correct: 0, total: 1 },
+  repeatedFailedInvestigations: 0,
+  redundantRereads: 0,
+  staleCheckpointFacts: 0,
+  staleHistoryFacts: 0,
+  safetyFailures: [],
+  estimatorError: { meanAbsolute: 0.3, meanSigned: 0.3, max: 0.4, samples: 4 },
+  wrapper: null,
+  tokensPerTurn: [1000, 4000, 2000],
+  compactionTurns: [2],
+  durationMs: 10,
+} satisfies FixtureModeMetrics;
+
+const report: EvalReport = {
+  reportVersion: 1,
+  source: 'suite smoke',
+  model: 'policy',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 1234,
+  fixtures: [{ id: result.fixture, title: 'Hostile', long: true, turns: 3 }],
+  modes: [{ id: 'compact:forge-state', label: 'compact', family: 'forge', implementation: 'harness', unavailable: null }],
+  results: [result],
+  errors: [],
+  gates: [{ gate: 'recall', mode: 'compact:forge-state', status: 'fail', actual: '0.0 % (0/1)', threshold: '≥ 100.0 %', detail: `${result.fixture} 0/1` }],
+  gatesConfig: DEFAULT_GATES,
+};
+
+describe('reports', () => {
+  it('renders an HTML page with escaped text, inline charts and nothing fetched at view time', () => {
+    const html = renderHtmlReport(report);
+    expect(html).not.toContain('<img');
+    expect(html).toContain('hostile &lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('<polyline');
+    expect(html).toContain('<circle');
+    expect(html).not.toMatch(/<script|<link|(?:src|href)="/);
+  });
+
+  it('renders Markdown whose cells cannot break the table or carry raw HTML', () => {
+    const markdown = renderMarkdownReport(report);
+    expect(markdown).toContain('constraint a\\|b answered unknown, expected "&lt;b&gt;"');
+    expect(markdown).toContain('| recall | compact:forge-state | **FAIL** |');
+    expect(markdown).not.toContain('<img');
+  });
+
+  it('renders the terminal report without colour codes when painting is off, naming failed gates', () => {
+    const text = renderTextReport(report);
+    expect(text).not.toContain('\u001b[');
+    expect(text).toContain('FAIL  recall [compact:forge-state] 0.0 % (0/1)');
+    expect(text).toContain('1 gate(s) failed: recall [compact:forge-state]');
+  });
+
+  it('draws a progress bar of finished runs', () => {
+    expect(renderProgress({ event: 'turn', done: 5, total: 10, fixture: 'long-recall', mode: 'warn', turn: 2, turns: 50 }, 10)).toBe('[#####.....] 5/10 long-recall × warn, turn 3/50');
+  });
+});

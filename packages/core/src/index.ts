@@ -1,5 +1,6 @@
 export * from './budget/index.js';
 export * from './checkpoint/index.js';
+export * from './compaction/index.js';
 export * from './errors.js';
 export * from './events/events.js';
 export * from './ids.js';

@@ -39,11 +39,25 @@ export type ContextWarningEvent = {
   readonly message: string;
 };
 
-/** The run stops before contacting the provider: mandatory context does not fit. */
+/**
+ * Why a run stopped before contacting the provider. `mandatory_context`: what must be sent does
+ * not fit by itself. The others come from compaction (mode `compact`): `tail_floor` — even with
+ * older turns in a checkpoint and the recent tail at its floor it does not fit;
+ * `compaction_attempt_limit`, `compaction_same_source`, `compaction_no_progress` — the no-progress
+ * guard refused to compact again while the request was still over budget.
+ */
+export type ContextLimitReason =
+  | 'mandatory_context'
+  | 'tail_floor'
+  | 'compaction_attempt_limit'
+  | 'compaction_same_source'
+  | 'compaction_no_progress';
+
+/** The run stops before contacting the provider: the request cannot be made to fit. */
 export type ContextLimitReachedEvent = {
   readonly type: 'context.limit_reached';
   readonly step: number;
-  readonly reason: 'mandatory_context';
+  readonly reason: ContextLimitReason;
   readonly message: string;
   readonly budget: ContextBudget;
 };

@@ -15,6 +15,7 @@ export type {
   ContextEvent,
   ContextEventModel,
   ContextLimitReachedEvent,
+  ContextLimitReason,
   ContextUsageReconciledEvent,
   ContextWarningEvent,
   ContextWarningReason,

@@ -1,4 +1,5 @@
 import type { ContextEvent } from '../budget/context-events.js';
+import type { CompactionEvent } from '../compaction/events.js';
 import type { FinishReason, Usage } from '../model/adapter.js';
 
 export const EVENT_SCHEMA_VERSION = 1 as const;
@@ -62,7 +63,9 @@ export type ForgeEvent =
       readonly error: ErrorSummary;
     }
   /** Budget events: `context.budgeted`, `context.warning`, `context.limit_reached`, `context.usage.reconciled`, `context.estimator.flagged`. */
-  | ContextEvent;
+  | ContextEvent
+  /** Compaction events: `context.compaction.started`, `.completed`, `.failed`, `.skipped`. */
+  | CompactionEvent;
 
 export type ForgeEventType = ForgeEvent['type'];
 

@@ -1,7 +1,8 @@
 import { createEstimatorAccuracyTracker } from '../budget/accuracy-tracker.js';
 import { resolveContextPolicy } from '../budget/policy.js';
-import { preflightRequest, reconcileStep } from '../budget/preflight.js';
-import { CancelledError, InvalidInputError } from '../errors.js';
+import { reconcileStep } from '../budget/preflight.js';
+import { RunContext, type StepInput } from '../compaction/run-context.js';
+import { CancelledError, ContextOverflowError, InvalidInputError } from '../errors.js';
 import type { ErrorSummary, RunStatus } from '../events/events.js';
 import { assertSafeId, createId } from '../ids.js';
 import { assistantText, type AssistantMessage, type Message, type ToolCallPart, type UserMessage } from '../messages.js';
@@ -9,7 +10,7 @@ import { emptyUsage, type ModelRequest, type Usage } from '../model/adapter.js';
 import type { Tool } from '../tools/tool.js';
 import { createEmitter, withObservers } from './emitter.js';
 import { summarizeError } from './error-summary.js';
-import { runModelStep } from './model-step.js';
+import { runModelStep, type StepOutcome } from './model-step.js';
 import { runToolCalls } from './tool-step.js';
 import type { RunAgentOptions, RunResult } from './types.js';
 import { addUsage } from './usage.js';
@@ -77,25 +78,50 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     };
   };
 
+  const context = new RunContext({
+    model: options.model,
+    policy,
+    instructionsHash: instructions.hash,
+    emit,
+    history,
+    ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
+    ...(options.nativeState === undefined ? {} : { nativeState: options.nativeState }),
+    ...(options.contextManager === undefined ? {} : { manager: options.contextManager }),
+    ...(options.compactionGuard === undefined ? {} : { guard: options.compactionGuard }),
+    ...(options.toolOutputProjection === undefined ? {} : { projection: options.toolOutputProjection }),
+    ...(options.compactionRequests === undefined ? {} : { requests: options.compactionRequests }),
+  });
+  const toolDefinitions = [...tools.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+  let cacheReadTokens: number | undefined;
+
   while (steps < maxSteps) {
     if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
     const step = steps + 1;
-    const request: ModelRequest = {
+    const input: StepInput = {
       instructions: instructions.text,
-      history,
       currentRequest,
       continuation: [...continuation],
-      tools: [...tools.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+      tools: toolDefinitions,
       ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     };
-    // Preflight: the budget is decided before the provider is contacted, on every step.
-    const preflight = await preflightRequest({ model: options.model, request, policy, step, instructionsHash: instructions.hash, emit });
-    if (preflight.stop !== undefined) return finish(preflight.stop.status, preflight.stop.error);
+    // Preflight: the budget is decided (and room made, in mode compact) before the provider is contacted, on every step.
+    let prepared = await context.prepare(step, input, signal, cacheReadTokens);
+    if (prepared.kind === 'stop') return finish(prepared.stop.status, prepared.stop.error);
     steps = step;
-    emit({ type: 'model.step.started', step });
-    const outcome = await runModelStep(options.model, request, signal, (delta) =>
-      emit({ type: 'model.text.delta', step, delta }),
-    );
+    const attempt = (request: ModelRequest): Promise<StepOutcome> => {
+      emit({ type: 'model.step.started', step });
+      return runModelStep(options.model, request, signal, (delta) => emit({ type: 'model.text.delta', step, delta }));
+    };
+    let outcome = await attempt(prepared.request);
+    // One recovery from a clean overflow: nothing was shown, so the same admitted input is sent again, smaller.
+    if (outcome.kind === 'broken' && outcome.partialText.length === 0 && ContextOverflowError.isInstance(outcome.error) && !signal.aborted) {
+      const retry = await context.recoverOverflow(step, input, signal);
+      if (retry?.kind === 'stop') return finish(retry.stop.status, retry.stop.error);
+      if (retry !== undefined) {
+        prepared = retry;
+        outcome = await attempt(retry.request);
+      }
+    }
 
     if (outcome.kind === 'broken') {
       if (outcome.partialText.length > 0) {
@@ -108,10 +134,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     }
 
     usage = addUsage(usage, outcome.usage);
+    cacheReadTokens = outcome.usage.cacheReadTokens;
     const calls = outcome.message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
     emit({ type: 'model.step.completed', step, finishReason: outcome.finishReason, usage: outcome.usage, toolCalls: calls.length });
-    if (preflight.budget !== undefined) {
-      reconcileStep({ model: options.model, budget: preflight.budget, usage: outcome.usage, step, tracker: estimatorAccuracy, emit });
+    if (prepared.budget !== undefined) {
+      reconcileStep({ model: options.model, budget: prepared.budget, usage: outcome.usage, step, tracker: estimatorAccuracy, emit });
     }
     await record(outcome.message);
     if (calls.length === 0) return finish('completed');

@@ -3,7 +3,12 @@ import type { ContextPolicy } from '../budget/policy.js';
 import type { ErrorSummary, EventListener, RunStatus } from '../events/events.js';
 import type { InstructionSnapshot } from '../instructions.js';
 import type { Message } from '../messages.js';
+import type { ContextManager } from '../compaction/context-manager.js';
+import type { CompactionGuardLimits } from '../compaction/guard.js';
+import type { CompactionRequestChannel } from '../compaction/request-compaction-tool.js';
+import type { ToolOutputProjectionOptions } from '../compaction/tool-output-projection.js';
 import type { ModelAdapter, Usage } from '../model/adapter.js';
+import type { OpaqueProviderState } from '../model/opaque-state.js';
 import type { ObserverHub } from '../observers/observer-hub.js';
 import type { ApprovalGate, Tool } from '../tools/tool.js';
 
@@ -18,6 +23,26 @@ export interface RunAgentOptions {
   readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
   /** Earlier messages of the session, oldest first. Never modified. */
   readonly history?: readonly Message[];
+  /**
+   * The rendered checkpoint view standing for the session's messages before `history`. It is
+   * untrusted memory: adapters send it after the instructions and before the history.
+   */
+  readonly checkpoint?: string;
+  /** Provider-native compaction state replacing `checkpoint` for the adapter and model that made it. */
+  readonly nativeState?: OpaqueProviderState;
+  /**
+   * Makes room when a request needs it (mode `shadow` or `compact`): called before a step whose
+   * request is past the warning ratio, after one clean provider overflow, and when the model asked
+   * through `request_compaction`. Every call goes through the no-progress guard. Without one, only
+   * older tool outputs are projected (mode `compact`).
+   */
+  readonly contextManager?: ContextManager;
+  /** Limits of the no-progress guard; defaults in `DEFAULT_COMPACTION_GUARD_LIMITS`. */
+  readonly compactionGuard?: Partial<CompactionGuardLimits>;
+  /** Bounds of projected tool outputs (mode `compact`). */
+  readonly toolOutputProjection?: ToolOutputProjectionOptions;
+  /** Where `request_compaction` leaves its requests; pass the channel the tool was created with. */
+  readonly compactionRequests?: CompactionRequestChannel;
   readonly tools?: readonly Tool[];
   /** Decides each tool call. Without one, every call is denied: approval is never implied. */
   readonly approvals?: ApprovalGate;

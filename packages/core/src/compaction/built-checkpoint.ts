@@ -1,0 +1,63 @@
+import { buildForgeStateCheckpoint, checkpointHash } from '../checkpoint/build.js';
+import type { CheckpointCaps } from '../checkpoint/caps.js';
+import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
+import type { ContextCheckpoint, ForgeStateCheckpoint, ModelStructuredCheckpoint, ProviderNativeCheckpoint, StructuredSummary } from '../checkpoint/schema.js';
+import { renderCheckpointView } from '../checkpoint/view.js';
+import { describeOpaqueState, type OpaqueProviderState } from '../model/opaque-state.js';
+
+/** A checkpoint ready to install: the value, its id and hash, and the view the next request sends. */
+export interface BuiltCheckpoint {
+  readonly checkpoint: ContextCheckpoint;
+  /** `cp_` and the first 16 hex digits of the hash: the same checkpoint always has the same id. */
+  readonly id: string;
+  /** SHA-256 of the checkpoint in canonical JSON. */
+  readonly hash: string;
+  readonly view: string;
+  /** Provider-native only: the opaque state the adapter replays. Stored beside the checkpoint, never in it. */
+  readonly nativeState?: OpaqueProviderState;
+}
+
+/** The id events and commands show for a checkpoint with this hash. */
+export function checkpointIdOf(hash: string): string {
+  return `cp_${hash.slice(0, 16)}`;
+}
+
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Hashes, names and renders a checkpoint (its `estimatedTokens` set from the view). */
+export function finishCheckpoint(checkpoint: ContextCheckpoint, caps: CheckpointCaps, nativeState?: OpaqueProviderState): BuiltCheckpoint {
+  const view = renderCheckpointView(checkpoint, caps);
+  const sized = { ...checkpoint, estimatedTokens: roughTokens(view) } as ContextCheckpoint;
+  const hash = checkpointHash(sized);
+  return { checkpoint: sized, id: checkpointIdOf(hash), hash, view, ...(nativeState === undefined ? {} : { nativeState }) };
+}
+
+/** The deterministic checkpoint of `[0, tailStart)`, with state reduced from the whole transcript. */
+export function buildForgeState(input: {
+  readonly transcript: readonly CheckpointTranscriptEntry[];
+  readonly tailStart: number;
+  readonly redact: (text: string) => string;
+  readonly caps: CheckpointCaps;
+}): BuiltCheckpoint {
+  return finishCheckpoint(buildForgeStateCheckpoint({ transcript: input.transcript, tailStart: input.tailStart, redact: input.redact, caps: input.caps }), input.caps);
+}
+
+function withoutDigest(base: ForgeStateCheckpoint): Omit<ForgeStateCheckpoint, 'digest' | 'strategy'> {
+  const { digest: _digest, strategy: _strategy, ...rest } = base;
+  return rest;
+}
+
+/** The `model-structured` checkpoint: the deterministic state and memory, the compactor's summary in place of the digest. */
+export function withStructuredSummary(base: ForgeStateCheckpoint, summary: StructuredSummary, redact: (text: string) => string, caps: CheckpointCaps): BuiltCheckpoint {
+  const redacted = JSON.parse(JSON.stringify(summary), (_key, value: unknown) => (typeof value === 'string' ? redact(value) : value)) as StructuredSummary;
+  const checkpoint: ModelStructuredCheckpoint = { ...withoutDigest(base), strategy: 'model-structured', structured: redacted };
+  return finishCheckpoint(checkpoint, caps);
+}
+
+/** The `provider-native` checkpoint: the deterministic state and memory, and a reference to the provider's item. */
+export function withNativeState(base: ForgeStateCheckpoint, state: OpaqueProviderState, caps: CheckpointCaps): BuiltCheckpoint {
+  const checkpoint: ProviderNativeCheckpoint = { ...withoutDigest(base), strategy: 'provider-native', opaque: describeOpaqueState(state) };
+  return finishCheckpoint(checkpoint, caps, state);
+}

@@ -1,0 +1,272 @@
+import { computeContextBudget, type ContextBudget } from '../budget/budget.js';
+import type { ContextCapabilities } from '../budget/capabilities.js';
+import { formatTokens } from '../budget/messages.js';
+import type { ContextPolicy } from '../budget/policy.js';
+import { CHECKPOINT_CAPS, type CheckpointCaps } from '../checkpoint/caps.js';
+import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
+import type { ForgeStateCheckpoint } from '../checkpoint/schema.js';
+import { validateCheckpoint } from '../checkpoint/validate.js';
+import type { Message } from '../messages.js';
+import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter.js';
+import { summarizeError } from '../run/error-summary.js';
+import { buildForgeState, type BuiltCheckpoint } from './built-checkpoint.js';
+import { compactorCost, runStrategy, type CompactionStrategySetting } from './strategies.js';
+import { evaluateCostGate, type CostGateDecision } from './cost-gate.js';
+import type { CompactionEvent, CompactionStrategyName, CompactionTrigger } from './events.js';
+import { planCompaction, tailBudgets, TAIL_FLOOR_TOKENS, type CompactionPlan } from './planner.js';
+
+/** The checkpoint a session already has, as far as planning needs it. */
+export interface CurrentCheckpointInfo {
+  readonly summarizedThrough: number;
+  readonly id: string;
+}
+
+export interface CompactTranscriptOptions {
+  /** The canonical transcript (as stored, redacted), with the run that added each message. */
+  readonly transcript: readonly CheckpointTranscriptEntry[];
+  /** Messages from here on belong to the running turn and are never summarized; between turns, the transcript's length. */
+  readonly protectedFrom: number;
+  readonly current?: CurrentCheckpointInfo;
+  /** `shadow` builds and validates but never installs. */
+  readonly mode: 'shadow' | 'compact';
+  readonly trigger: CompactionTrigger;
+  readonly strategy: CompactionStrategySetting;
+  /** The active model: its estimator and window; its native compaction for `provider-native`. */
+  readonly model: ModelAdapter;
+  /** Estimates a request; by default the model's own estimator. */
+  readonly estimate?: (request: ModelRequest) => Promise<TokenEstimate>;
+  readonly policy: ContextPolicy;
+  /** The request as it would be sent now; its checkpoint and history are what compaction replaces. */
+  readonly request: ModelRequest;
+  /** Its estimate, when already known. */
+  readonly before?: TokenEstimate;
+  /** Shrink the tail (down to the floor) until the request fits; otherwise report `limit`. */
+  readonly requireFit: boolean;
+  /** Token cost of one message, for choosing the recent tail. */
+  readonly countTokens: (message: Message) => number;
+  readonly caps?: CheckpointCaps;
+  /** Applied to every text the checkpoint takes from the transcript. */
+  readonly redact: (text: string) => string;
+  readonly focus?: string;
+  /** The model step this is for; 0 between turns. */
+  readonly step: number;
+  readonly signal: AbortSignal;
+  readonly emit: (event: CompactionEvent) => void;
+  /** Prompt-cache reads of the previous step, for the cost gate. */
+  readonly cacheReadTokens?: number;
+  readonly tailFloorTokens?: number;
+  /** Makes a checkpoint durable (validate → persist happens here); throws when it could not. */
+  readonly install: (built: BuiltCheckpoint) => Promise<void>;
+}
+
+export type CompactTranscriptResult =
+  | {
+      readonly kind: 'compacted';
+      /** False in shadow mode. */
+      readonly installed: boolean;
+      readonly built: BuiltCheckpoint;
+      /** The history to send after the checkpoint. */
+      readonly history: readonly Message[];
+      readonly tailStart: number;
+      readonly strategy: CompactionStrategyName;
+      readonly tokensBefore: number;
+      readonly tokensAfter: number;
+      readonly reclaimedTokens: number;
+      readonly costGate?: CostGateDecision;
+    }
+  | { readonly kind: 'skipped'; readonly reason: 'cost_gate' | 'nothing_to_compact' | 'no_savings' | 'reused'; readonly message: string; readonly costGate?: CostGateDecision }
+  | { readonly kind: 'failed'; readonly reason: string; readonly message: string }
+  | { readonly kind: 'limit'; readonly message: string; readonly budget: ContextBudget };
+
+interface Sizing {
+  readonly plan: Extract<CompactionPlan, { kind: 'compact' }>;
+  readonly built: BuiltCheckpoint;
+  readonly request: ModelRequest;
+  readonly estimate: TokenEstimate;
+  readonly budget: ContextBudget;
+}
+
+function budgetOf(options: CompactTranscriptOptions, estimate: TokenEstimate): ContextBudget {
+  return computeContextBudget({
+    capabilities: options.model.capabilities as ContextCapabilities,
+    estimate,
+    policy: options.policy,
+    ...(options.request.maxOutputTokens === undefined ? {} : { requestedOutputTokens: options.request.maxOutputTokens }),
+  });
+}
+
+function withCheckpoint(request: ModelRequest, built: BuiltCheckpoint, history: readonly Message[]): ModelRequest {
+  const { nativeState: _previous, ...rest } = request;
+  return { ...rest, checkpoint: built.view, history, ...(built.nativeState === undefined ? {} : { nativeState: built.nativeState }) };
+}
+
+function historyAfter(options: CompactTranscriptOptions, built: BuiltCheckpoint, tailStart: number): Message[] {
+  const start = built.nativeState === undefined ? tailStart : 0;
+  return options.transcript.slice(start, options.protectedFrom).map((entry) => entry.message);
+}
+
+function limitMessage(budget: ContextBudget, floor: number): string {
+  const { instructions, request, toolSchemas, continuation, checkpoint, history, overhead } = budget.estimate.categories;
+  return (
+    `Even with older turns in a checkpoint and the recent tail at its floor (${formatTokens(floor)} tokens), the request needs ` +
+    `${formatTokens(budget.estimate.tokens)} tokens but only ${formatTokens(budget.availableInputTokens)} are available for input ` +
+    `(instructions ${formatTokens(instructions)}, current request ${formatTokens(request)}, tool schemas ${formatTokens(toolSchemas)}, ` +
+    `this run's tool calls and results ${formatTokens(continuation)}, checkpoint ${formatTokens(checkpoint)}, history ${formatTokens(history)}, framing ${formatTokens(overhead)}). ` +
+    'Nothing was sent. Start a new session, shorten the request or instructions, or choose a model with a larger window.'
+  );
+}
+
+/** Chooses the tail: the configured budget, then smaller ones down to the floor when the request must fit. */
+async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, before: TokenEstimate): Promise<{ sizing?: Sizing; skip?: Extract<CompactionPlan, { kind: 'skip' }> }> {
+  const estimate = options.estimate ?? ((request: ModelRequest) => options.model.estimateRequestTokens(request));
+  const floor = options.tailFloorTokens ?? TAIL_FLOOR_TOKENS;
+  const budgets = options.requireFit ? tailBudgets(options.policy.recentTailTokens, floor) : [options.policy.recentTailTokens];
+  const messages = options.transcript.map((entry) => entry.message);
+  let sizing: Sizing | undefined;
+  let skip: Extract<CompactionPlan, { kind: 'skip' }> | undefined;
+  for (const tailBudgetTokens of budgets) {
+    const plan = planCompaction({
+      messages,
+      protectedFrom: options.protectedFrom,
+      tailBudgetTokens,
+      countTokens: options.countTokens,
+      ...(options.current === undefined ? {} : { summarizedThrough: options.current.summarizedThrough }),
+    });
+    if (plan.kind === 'skip') {
+      skip ??= plan;
+      continue;
+    }
+    if (sizing !== undefined && plan.tailStart === sizing.plan.tailStart) continue;
+    const built = buildForgeState({ transcript: options.transcript, tailStart: plan.tailStart, redact: options.redact, caps });
+    const request = withCheckpoint(options.request, built, historyAfter(options, built, plan.tailStart));
+    const sized = await estimate(request);
+    const budget = budgetOf(options, sized);
+    sizing = { plan, built, request, estimate: sized, budget };
+    const smaller = options.trigger !== 'overflow' || sized.tokens < before.tokens;
+    if (!options.requireFit || (!budget.overBudget && smaller)) break;
+  }
+  return { ...(sizing === undefined ? {} : { sizing }), ...(skip === undefined ? {} : { skip }) };
+}
+
+/**
+ * One compaction of a session transcript, as one transaction: plan the contiguous completed prefix
+ * older than the recent tail → (when automatic) pass the cost gate → build with the chosen
+ * strategy, falling back to the deterministic `forge-state` when a compactor or provider fails →
+ * validate → `install` (durable) → only then report the new view. Shadow mode stops before
+ * `install`. Every outcome is an event: started, then completed or failed; or skipped.
+ * Nothing here changes the transcript; `install` is the only write.
+ */
+export async function compactTranscript(options: CompactTranscriptOptions): Promise<CompactTranscriptResult> {
+  const caps = options.caps ?? CHECKPOINT_CAPS;
+  const estimate = options.estimate ?? ((request: ModelRequest) => options.model.estimateRequestTokens(request));
+  const before = options.before ?? (await estimate(options.request));
+  const { step, trigger, emit } = options;
+  const { sizing, skip } = await size(options, caps, before);
+  if (sizing === undefined) {
+    const plan = skip ?? { reason: 'nothing_to_compact' as const, message: 'there is nothing to compact' };
+    emit({ type: 'context.compaction.skipped', step, trigger, reason: plan.reason, message: plan.message, tokensBefore: before.tokens, ...(options.current === undefined ? {} : { checkpointId: options.current.id }) });
+    return { kind: 'skipped', reason: plan.reason, message: plan.message };
+  }
+  if (options.requireFit && sizing.budget.overBudget) {
+    return { kind: 'limit', message: limitMessage(sizing.budget, Math.min(options.tailFloorTokens ?? TAIL_FLOOR_TOKENS, options.policy.recentTailTokens)), budget: sizing.budget };
+  }
+
+  const tailStart = sizing.plan.tailStart;
+  const sourceRange = { start: 0, end: tailStart };
+  const strategyName: CompactionStrategyName = options.strategy.kind;
+  const noSavings = (after: number): CompactTranscriptResult => {
+    const message = `a checkpoint of messages 0–${tailStart} would not make the request smaller (~${formatTokens(before.tokens)} → ~${formatTokens(after)} tokens), so none was made`;
+    emit({ type: 'context.compaction.skipped', step, trigger, reason: 'no_savings', message, strategy: strategyName, tokensBefore: before.tokens, wouldReclaimTokens: before.tokens - after, sourceRange });
+    return { kind: 'skipped', reason: 'no_savings', message };
+  };
+  if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens) return noSavings(sizing.estimate.tokens);
+  let costGate: CostGateDecision | undefined;
+  if (trigger === 'threshold' || trigger === 'model_request') {
+    const cost = await compactorCost(options, tailStart);
+    costGate = evaluateCostGate({
+      reclaimedTokens: before.tokens - sizing.estimate.tokens,
+      compactorInputTokens: cost.inputTokens,
+      compactorOutputTokens: cost.outputTokens,
+      before: before.categories,
+      ...(options.cacheReadTokens === undefined ? {} : { cacheReadTokens: options.cacheReadTokens }),
+    });
+    if (!costGate.compact) {
+      const message =
+        `compacting would save ~${formatTokens(costGate.expectedSavingsTokens)} tokens over ${costGate.horizonTurns} turns, ` +
+        `not more than it costs (~${formatTokens(costGate.costTokens)}: compactor ${formatTokens(costGate.compactionTokens)}, cache rewrite ${formatTokens(costGate.cacheRewriteTokens)})`;
+      emit({ type: 'context.compaction.skipped', step, trigger, reason: 'cost_gate', message, strategy: strategyName, tokensBefore: before.tokens, wouldReclaimTokens: costGate.reclaimedTokens, sourceRange, costGate });
+      return { kind: 'skipped', reason: 'cost_gate', message, costGate };
+    }
+  }
+
+  const disclosure = options.strategy.kind === 'model-structured' ? await compactorCost(options, tailStart) : undefined;
+  emit({
+    type: 'context.compaction.started',
+    step,
+    trigger,
+    strategy: strategyName,
+    mode: options.mode,
+    tokensBefore: before.tokens,
+    sourceRange,
+    ...(disclosure?.disclosure === undefined ? {} : { compactor: disclosure.disclosure }),
+    ...(options.focus === undefined ? {} : { focus: options.focus }),
+  });
+
+  const outcome = await runStrategy(options, { base: sizing.built.checkpoint as ForgeStateCheckpoint, tailStart, caps, budgetOf: (value) => budgetOf(options, value), estimate, withCheckpoint: (built) => withCheckpoint(options.request, built, historyAfter(options, built, tailStart)) });
+  const previousCheckpointId = options.current?.id;
+  if (outcome.kind === 'failed') {
+    emit({ type: 'context.compaction.failed', step, trigger, strategy: strategyName, reason: outcome.reason, message: outcome.message, error: outcome.error, fallback: 'none', ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }) });
+    return { kind: 'failed', reason: outcome.reason, message: outcome.message };
+  }
+  for (const failure of outcome.failures) {
+    emit({ type: 'context.compaction.failed', step, trigger, strategy: failure.strategy, reason: failure.reason, message: failure.message, error: failure.error, fallback: 'forge-state', ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }) });
+  }
+  const chosen = outcome.built ?? sizing.built;
+  const chosenEstimate = outcome.estimate ?? sizing.estimate;
+  const validation = validateCheckpoint(chosen.checkpoint, options.transcript.length, caps);
+  if (!validation.ok) {
+    const message = `the ${chosen.checkpoint.strategy} checkpoint failed validation: ${validation.errors.slice(0, 3).join('; ')}`;
+    emit({ type: 'context.compaction.failed', step, trigger, strategy: chosen.checkpoint.strategy, reason: 'validation', message, error: { code: 'checkpoint_invalid', message, isRetryable: false }, fallback: 'none', ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }) });
+    return { kind: 'failed', reason: 'validation', message };
+  }
+
+  const tokensAfter = chosenEstimate.tokens;
+  const reclaimedTokens = before.tokens - tokensAfter;
+  if (reclaimedTokens <= 0) return noSavings(tokensAfter);
+  const history = historyAfter(options, chosen, tailStart);
+  const facts = { built: chosen, history, tailStart, strategy: chosen.checkpoint.strategy, tokensBefore: before.tokens, tokensAfter, reclaimedTokens, ...(costGate === undefined ? {} : { costGate }) };
+  if (options.mode === 'shadow') {
+    const message = `shadow mode: a ${chosen.checkpoint.strategy} checkpoint was built and validated but not installed; it would reclaim ~${formatTokens(reclaimedTokens)} tokens`;
+    emit({ type: 'context.compaction.skipped', step, trigger, reason: 'shadow', message, strategy: chosen.checkpoint.strategy, tokensBefore: before.tokens, wouldReclaimTokens: reclaimedTokens, sourceRange, checkpointId: chosen.id, checkpointHash: chosen.hash, ...(costGate === undefined ? {} : { costGate }) });
+    return { kind: 'compacted', installed: false, ...facts };
+  }
+  try {
+    await options.install(chosen);
+  } catch (error) {
+    const summary = summarizeError(error);
+    const message = `the checkpoint could not be stored, so the previous one stays current: ${summary.message}`;
+    emit({ type: 'context.compaction.failed', step, trigger, strategy: chosen.checkpoint.strategy, reason: 'persistence', message, error: summary, fallback: 'none', ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }) });
+    return { kind: 'failed', reason: 'persistence', message };
+  }
+  emit({
+    type: 'context.compaction.completed',
+    step,
+    trigger,
+    strategy: chosen.checkpoint.strategy,
+    mode: options.mode,
+    installed: true,
+    reused: false,
+    tokensBefore: before.tokens,
+    tokensAfter,
+    reclaimedTokens,
+    sourceRange,
+    tailStart,
+    checkpointId: chosen.id,
+    checkpointHash: chosen.hash,
+    viewTokens: chosenEstimate.categories.checkpoint,
+    ...(outcome.failures.length === 0 ? {} : { fallbackFrom: options.strategy.kind }),
+    ...(costGate === undefined ? {} : { costGate }),
+    ...(options.focus === undefined ? {} : { focus: options.focus }),
+  });
+  return { kind: 'compacted', installed: true, ...facts };
+}

@@ -1,0 +1,60 @@
+import type { ContextBudget } from '../budget/budget.js';
+import type { Message } from '../messages.js';
+import type { ModelAdapter, ModelRequest } from '../model/adapter.js';
+import type { OpaqueProviderState } from '../model/opaque-state.js';
+import type { CompactionEvent } from './events.js';
+
+/**
+ * Why the run asks for room: `preflight` — the request about to be sent is past the warning
+ * ratio or over budget; `overflow` — the provider refused it as too long (one recovery per run);
+ * `model_request` — the model called `request_compaction` and the next step is a safe boundary.
+ */
+export type FitReason = 'preflight' | 'overflow' | 'model_request';
+
+export interface FitRequest {
+  readonly reason: FitReason;
+  /** The step the request is for (1-based). */
+  readonly step: number;
+  /** The request as it would be sent now. */
+  readonly request: ModelRequest;
+  /** Its budget, from the model's own estimator. */
+  readonly budget: ContextBudget;
+  /** The run's model: its estimator, and its native compaction when it offers one. */
+  readonly model: ModelAdapter;
+  /** Prompt-cache reads the provider reported for the previous step, for the cost gate. */
+  readonly cacheReadTokens?: number;
+  readonly signal: AbortSignal;
+  /** Emits into the run's event stream (and so its trace). */
+  readonly emit: (event: CompactionEvent) => void;
+}
+
+/** Why a context manager cannot make the request fit: the recent tail is at its floor and it still does not. */
+export type ContextManagerStopReason = 'tail_floor';
+
+export type FitResult =
+  /** Nothing changed: not needed, refused by the cost gate, shadow mode, or nothing to compact. */
+  | { readonly kind: 'unchanged' }
+  /**
+   * A checkpoint is live (durably stored first): send `checkpoint` and `history` from now on in
+   * place of the run's earlier ones. `sourceHash` identifies what was summarized (for the guard).
+   */
+  | {
+      readonly kind: 'compacted';
+      readonly checkpoint: string;
+      readonly history: readonly Message[];
+      readonly nativeState?: OpaqueProviderState;
+      readonly sourceHash: string;
+    }
+  /** The request cannot be made to fit; the run ends `limit_reached` with this message. */
+  | { readonly kind: 'stop'; readonly reason: ContextManagerStopReason; readonly message: string };
+
+/**
+ * What `runAgent` calls when the request it is about to send needs room. A host that stores the
+ * conversation (the session layer) implements it: it may summarize completed turns older than the
+ * recent tail into a checkpoint, persist it, and hand back the smaller view. It never touches the
+ * current request or the run's own tool calls, and it owns the cost gate. `runAgent` wraps every
+ * call in the no-progress guard.
+ */
+export interface ContextManager {
+  fit(request: FitRequest): Promise<FitResult>;
+}

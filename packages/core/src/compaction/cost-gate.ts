@@ -1,0 +1,72 @@
+import type { TokenCategories } from '../model/adapter.js';
+
+/** Turns over which a compaction's savings are counted (the `N` of the cost gate). */
+export const COST_GATE_HORIZON_TURNS = 5;
+
+/** The numbers behind one cost-gate decision, as events record them. All values are tokens. */
+export type CostGateDecision = {
+  readonly compact: boolean;
+  readonly horizonTurns: number;
+  /** Tokens the next request no longer sends: estimate before − estimate after. */
+  readonly reclaimedTokens: number;
+  /** reclaimed × horizon. */
+  readonly expectedSavingsTokens: number;
+  /** Compactor input + output (0 for `forge-state`, which calls no model). */
+  readonly compactionTokens: number;
+  /** Cached prompt prefix the compaction invalidates, which the provider must process again. */
+  readonly cacheRewriteTokens: number;
+  /** compaction + cache rewrite. */
+  readonly costTokens: number;
+};
+
+export interface CostGateInput {
+  readonly reclaimedTokens: number;
+  /** Tokens sent to and produced by a compactor model; 0 when no model is called. */
+  readonly compactorInputTokens: number;
+  readonly compactorOutputTokens: number;
+  /** Categories of the request before compaction. */
+  readonly before: TokenCategories;
+  /** Prompt-cache reads the provider reported for the last step, when it reported any. */
+  readonly cacheReadTokens?: number;
+  readonly horizonTurns?: number;
+}
+
+/**
+ * The cached prefix a compaction invalidates. A checkpoint replaces what follows the instructions
+ * and tool schemas, so everything cached after them is lost: the part of the last reported cache
+ * read beyond instructions + tool schemas, at most the old checkpoint + history. Without a
+ * reported cache read, the whole old checkpoint + history is assumed cached (the cautious choice).
+ */
+export function cacheRewriteTokens(before: TokenCategories, cacheReadTokens: number | undefined): number {
+  const replaceable = before.checkpoint + before.history;
+  if (cacheReadTokens === undefined) return replaceable;
+  const stablePrefix = before.instructions + before.toolSchemas;
+  return Math.min(replaceable, Math.max(0, cacheReadTokens - stablePrefix));
+}
+
+/**
+ * The cost gate for automatic compaction. It compacts only when
+ *
+ *     reclaimed × N  >  compactor input + compactor output + cache rewrite
+ *
+ * with N = {@link COST_GATE_HORIZON_TURNS} turns: the tokens the next N requests no longer send
+ * must outweigh what the compaction itself costs and the cached prefix it throws away. Manual
+ * compaction and requests that cannot be sent at all do not go through the gate.
+ */
+export function evaluateCostGate(input: CostGateInput): CostGateDecision {
+  const horizonTurns = input.horizonTurns ?? COST_GATE_HORIZON_TURNS;
+  const reclaimedTokens = Math.max(0, input.reclaimedTokens);
+  const expectedSavingsTokens = reclaimedTokens * horizonTurns;
+  const compactionTokens = input.compactorInputTokens + input.compactorOutputTokens;
+  const rewrite = cacheRewriteTokens(input.before, input.cacheReadTokens);
+  const costTokens = compactionTokens + rewrite;
+  return {
+    compact: expectedSavingsTokens > costTokens,
+    horizonTurns,
+    reclaimedTokens,
+    expectedSavingsTokens,
+    compactionTokens,
+    cacheRewriteTokens: rewrite,
+    costTokens,
+  };
+}

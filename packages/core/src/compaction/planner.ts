@@ -1,0 +1,80 @@
+import type { Message } from '../messages.js';
+import { selectTail } from '../view/select-tail.js';
+
+/**
+ * The floor of the recent tail when a request must be made to fit: the tail budget is halved from
+ * `recentTailTokens` until the request fits, but never below this many tokens (nor above
+ * `recentTailTokens`). Below it the run stops with `limit_reached` instead of sending a request
+ * that no longer holds the last exchanges verbatim.
+ */
+export const TAIL_FLOOR_TOKENS = 2_000;
+
+export interface CompactionPlanInput {
+  /** The canonical transcript, oldest first. */
+  readonly messages: readonly Message[];
+  /**
+   * Messages from this index on belong to the running turn (its request and tool calls) and are
+   * never summarized. Between turns, the transcript's length.
+   */
+  readonly protectedFrom: number;
+  /** End of the range the current checkpoint summarizes, when the session has one. */
+  readonly summarizedThrough?: number;
+  /** Tokens the verbatim recent tail may use. */
+  readonly tailBudgetTokens: number;
+  readonly countTokens: (message: Message) => number;
+}
+
+export type CompactionPlan =
+  | {
+      readonly kind: 'skip';
+      /** `nothing_to_compact`: the completed turns fit the tail; `reused`: the current checkpoint already covers the range. */
+      readonly reason: 'nothing_to_compact' | 'reused';
+      readonly tailStart: number;
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'compact';
+      /** Messages `[0, tailStart)` become the checkpoint; `[tailStart, protectedFrom)` stay verbatim. */
+      readonly tailStart: number;
+      /** What the new checkpoint adds to what the current one summarizes. */
+      readonly newlySummarized: { readonly start: number; readonly end: number };
+      readonly tailTokens: number;
+    };
+
+/**
+ * Plans a compaction: the contiguous completed prefix older than the recent tail. The tail is
+ * the longest run of whole groups before the running turn that fits the budget (a tool call is
+ * never separated from its result, nor reasoning from its item), so the prefix ends on a safe
+ * boundary. Pure: the same transcript and budget give the same plan.
+ */
+export function planCompaction(input: CompactionPlanInput): CompactionPlan {
+  const end = Math.max(0, Math.min(input.protectedFrom, input.messages.length));
+  const completed = input.messages.slice(0, end);
+  const selection = selectTail(completed, { budgetTokens: input.tailBudgetTokens, countTokens: input.countTokens });
+  const tailStart = selection.tailStart;
+  const previous = input.summarizedThrough ?? 0;
+  if (input.summarizedThrough !== undefined && tailStart <= previous) {
+    return {
+      kind: 'skip',
+      reason: 'reused',
+      tailStart: previous,
+      message: `the current checkpoint already summarizes messages 0–${previous}; the turns after it fit the recent tail`,
+    };
+  }
+  if (tailStart === 0) {
+    return { kind: 'skip', reason: 'nothing_to_compact', tailStart, message: 'every completed turn fits the recent tail; there is nothing older to summarize' };
+  }
+  return { kind: 'compact', tailStart, newlySummarized: { start: previous, end: tailStart }, tailTokens: selection.tailTokens };
+}
+
+/**
+ * The tail budgets to try when a request must fit: `recentTailTokens`, then halves of it, then
+ * the floor (each at most `recentTailTokens`), without repeats.
+ */
+export function tailBudgets(recentTailTokens: number, floorTokens: number = TAIL_FLOOR_TOKENS): number[] {
+  const floor = Math.max(0, Math.min(floorTokens, recentTailTokens));
+  const budgets: number[] = [];
+  for (let budget = recentTailTokens; budget > floor; budget = Math.floor(budget / 2)) budgets.push(budget);
+  budgets.push(floor);
+  return budgets;
+}

@@ -1,17 +1,16 @@
 import fc from 'fast-check';
 import { get_encoding, type Tiktoken as WasmTiktoken } from 'tiktoken';
 import type { ModelRequest } from '@forge/core';
-import type { Tiktoken } from 'js-tiktoken/lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countO200kTokens, createO200kEstimator, loadO200kEncoder, OPENAI_FRAMING_OVERHEAD } from './o200k-estimator.js';
+import { countO200kTokens, createO200kEstimator, loadO200kTokenizer, OPENAI_FRAMING_OVERHEAD, type O200kTokenizer } from './o200k-estimator.js';
 import { tokenizerCorpus } from './tokenizer-corpus.test-helpers.js';
 
 let reference: WasmTiktoken;
-let encoder: Tiktoken;
+let encoder: O200kTokenizer;
 
 beforeAll(async () => {
   reference = get_encoding('o200k_base');
-  encoder = await loadO200kEncoder();
+  encoder = await loadO200kTokenizer();
 });
 
 // The WASM encoder holds memory outside the JS heap until freed.
@@ -28,8 +27,8 @@ describe('countO200kTokens', () => {
   it('counts special-token text as ordinary text instead of throwing', () => {
     const text = 'before <|endoftext|> after';
     expect(countO200kTokens(encoder, text)).toBe(referenceCount(text));
+    expect(countO200kTokens(encoder, '<|endoftext|>')).toBe(referenceCount('<|endoftext|>'));
     expect(countO200kTokens(encoder, '<|endoftext|>')).toBeGreaterThan(1);
-    expect(() => encoder.encode('<|endoftext|>')).toThrow();
   });
 
   it('matches the reference on arbitrary Unicode text', () => {
@@ -42,7 +41,7 @@ describe('countO200kTokens', () => {
     );
   });
 
-  // Unsliced, each of these runs would take js-tiktoken minutes (its merge is quadratic in one piece), far past the test timeout.
+  // Unsliced, each of these runs would take the tokenizer seconds to minutes (its merge is quadratic in one piece).
   it('never comes out below the reference on very long single-class runs, and not far above', () => {
     for (const name of ['longLetterRun', 'longCjkRun', 'longPunctuationRun', 'longSpaceRun'] as const) {
       const text = tokenizerCorpus[name] ?? '';

@@ -6,7 +6,6 @@ import {
   type RequestEstimator,
   type TokenEstimate,
 } from '@forge/core';
-import type { Tiktoken } from 'js-tiktoken/lite';
 
 /**
  * Framing for the OpenAI Responses API on top of exact o200k text counts. Per-message and per-item
@@ -24,23 +23,29 @@ export const OPENAI_FRAMING_OVERHEAD: Partial<FramingOverhead> = {
   marginRatio: 0,
 };
 
-let encoder: Promise<Tiktoken> | undefined;
+/** Counts o200k tokens of ordinary text. */
+export interface O200kTokenizer {
+  count(text: string): number;
+}
+
+let tokenizer: Promise<O200kTokenizer> | undefined;
+const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 
 /**
- * The o200k encoder, built on first use and shared by the process. Building it parses about
- * 200,000 ranks (about a second), so nothing loads it until a request is first estimated; only
- * the `lite` entry and the o200k ranks are imported.
+ * The o200k tokenizer, loaded on first use and shared by the process (loading parses about
+ * 200,000 ranks, roughly half a second), so nothing pays for it until a request is first
+ * estimated. The implementation is gpt-tokenizer: identical counts to js-tiktoken and the WASM
+ * reference, several times faster (see docs/context-management.md and scripts/bench-budget.ts).
+ * Special-token text is not disallowed, so it is encoded as ordinary text instead of throwing.
  */
-export function loadO200kEncoder(): Promise<Tiktoken> {
-  encoder ??= (async () => {
-    const [{ Tiktoken }, { default: ranks }] = await Promise.all([import('js-tiktoken/lite'), import('js-tiktoken/ranks/o200k_base')]);
-    return new Tiktoken(ranks);
-  })();
-  return encoder;
+export function loadO200kTokenizer(): Promise<O200kTokenizer> {
+  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then(({ countTokens }) => ({ count: (text: string) => countTokens(text, NO_SPECIAL_TOKENS) }));
+  return tokenizer;
 }
 
 /*
- * js-tiktoken merges byte pairs in time quadratic in the length of one pre-tokenized piece. A piece
+ * Byte-pair merging (in gpt-tokenizer as in js-tiktoken) takes time quadratic in the length of one
+ * pre-tokenized piece: 100,000 identical letters take over ten seconds. A piece
  * is a run of letters (a CJK paragraph without punctuation), of punctuation or of whitespace, so
  * such runs of 128 characters or more are cut into 64-character slices and encoded apart. Each
  * cut can change the count at its edges; one token per cut is added so the count never comes out
@@ -55,25 +60,25 @@ const SLICE = 64;
  * user content is encoded like any other characters (no special token, no error), which is what
  * the provider does with message content.
  */
-export function countO200kTokens(tokenizer: Tiktoken, text: string): number {
-  if (!LONG_RUN.test(text)) return tokenizer.encode(text, [], []).length;
+export function countO200kTokens(tokenizer: O200kTokenizer, text: string): number {
+  if (!LONG_RUN.test(text)) return tokenizer.count(text);
   let tokens = 0;
   let start = 0;
   for (const match of text.matchAll(LONG_RUNS)) {
     const runStart = match.index;
     const runEnd = runStart + match[0].length;
-    tokens += tokenizer.encode(text.slice(start, runStart), [], []).length;
+    tokens += tokenizer.count(text.slice(start, runStart));
     let sliceStart = runStart;
     while (sliceStart < runEnd) {
       let sliceEnd = Math.min(runEnd, sliceStart + SLICE);
       // never split a surrogate pair
       if (sliceEnd < runEnd && /[\udc00-\udfff]/.test(text.charAt(sliceEnd))) sliceEnd += 1;
-      tokens += tokenizer.encode(text.slice(sliceStart, sliceEnd), [], []).length + 1;
+      tokens += tokenizer.count(text.slice(sliceStart, sliceEnd)) + 1;
       sliceStart = sliceEnd;
     }
     start = runEnd;
   }
-  return tokens + tokenizer.encode(text.slice(start), [], []).length;
+  return tokens + tokenizer.count(text.slice(start));
 }
 
 /** An estimator for OpenAI models: exact o200k text counts, modelled framing; see {@link createO200kEstimator}. */
@@ -92,9 +97,9 @@ export function createO200kEstimator(options: { readonly overhead?: Partial<Fram
   let estimator: RequestEstimator | undefined;
   const ready = async (): Promise<RequestEstimator> => {
     if (estimator !== undefined) return estimator;
-    const tokenizer = await loadO200kEncoder();
+    const loaded = await loadO200kTokenizer();
     estimator ??= createRequestEstimator({
-      countText: (text) => countO200kTokens(tokenizer, text),
+      countText: (text) => countO200kTokens(loaded, text),
       method: 'provider-tokenizer',
       confidence: 'exact',
       overhead: { ...OPENAI_FRAMING_OVERHEAD, ...options.overhead },

@@ -102,6 +102,20 @@ describe('createRequestEstimator', () => {
     expect(third.categories.history).toBe(first.categories.history);
   });
 
+  it('recounts a list whose middle changed, even when it is as long as one seen before', () => {
+    const estimator = createRequestEstimator({ countText: (text) => text.length, method: 'provider-tokenizer', confidence: 'exact' });
+    const history: Message[] = Array.from({ length: 20 }, (_, index) => ({ role: 'user', content: `message ${index}` }));
+    const before = estimator.estimate(request({ history })).categories.history;
+    const edited = [...history];
+    edited[7] = { role: 'user', content: 'a much longer replacement message' };
+    const after = estimator.estimate(request({ history: edited })).categories.history;
+    expect(after - before).toBe('a much longer replacement message'.length - 'message 7'.length);
+    const mutated = [...history];
+    const first = estimator.estimate(request({ history: mutated })).categories.history;
+    mutated.push({ role: 'user', content: 'appended' });
+    expect(estimator.estimate(request({ history: mutated })).categories.history - first).toBe('appended'.length);
+  });
+
   it('counts a message the same through countMessage as inside a request', () => {
     const estimator = createConservativeEstimator();
     const withTurn = estimator.estimate(request({ history: toolTurn }));

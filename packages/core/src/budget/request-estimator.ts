@@ -190,15 +190,38 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
     return tokens;
   };
 
+  /*
+   * Sums of recent message lists. A growing session passes a list that begins with the previous
+   * one; confirming that by comparing object identities is much cheaper than looking every
+   * message up again, so only the appended messages are visited.
+   */
+  const recentSums: { readonly messages: readonly Message[]; readonly cost: Cost }[] = [];
   const sum = (messages: readonly Message[]): Cost => {
+    let start = 0;
     let content = 0;
     let framing = 0;
-    for (const message of messages) {
-      const cost = costOf(message);
+    for (const recent of recentSums) {
+      const known = recent.messages;
+      if (known.length > messages.length || known.length <= start) continue;
+      let samePrefix = known.length === 0 || known[known.length - 1] === messages[known.length - 1];
+      for (let index = 0; samePrefix && index < known.length; index += 1) samePrefix = known[index] === messages[index];
+      if (samePrefix) {
+        start = known.length;
+        content = recent.cost.content;
+        framing = recent.cost.framing;
+      }
+    }
+    for (let index = start; index < messages.length; index += 1) {
+      const cost = costOf(messages[index] as Message);
       content += cost.content;
       framing += cost.framing;
     }
-    return { content, framing };
+    const cost = { content, framing };
+    if (messages.length > 0) {
+      recentSums.unshift({ messages: [...messages], cost });
+      if (recentSums.length > 4) recentSums.pop();
+    }
+    return cost;
   };
 
   return {

@@ -1,0 +1,213 @@
+/*
+ * Budget benchmark: how fast Forge measures what it sends.
+ *   1. cold o200k counting throughput on ~1 MB of mixed code and prose (gpt-tokenizer, as Forge uses
+ *      it), the tokenizer load time, and the conservative estimator on the same text;
+ *   2. warm preflight time per step on a synthetic 1M-token session after appending one message
+ *      (target ≤ 2 ms median), and the same after the session was reloaded from disk;
+ *   3. js-tiktoken beside gpt-tokenizer (and the WASM tiktoken reference) on the same documents,
+ *      asserting identical counts and printing the speed ratio that chose the tokenizer.
+ *
+ *   npx tsx --conditions=@forge/source scripts/bench-budget.ts
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { countTextConservatively, type Message, type ModelRequest } from '../packages/core/src/index.js';
+import { countO200kTokens, createO200kEstimator, loadO200kTokenizer } from '../packages/model-openai/src/index.js';
+
+const root = join(import.meta.dirname, '..');
+const requireFromAdapter = createRequire(join(root, 'packages/model-openai/package.json'));
+const TARGET_BYTES = 1_000_000;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+function percentile(values: readonly number[], share: number): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0;
+}
+
+const format = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Source and documentation files of the repository and its installed dependencies, in a fixed order, until ~1 MB. */
+function mixedCorpus(): string[] {
+  const documents: string[] = [];
+  let bytes = 0;
+  const visit = (dir: string, extensions: readonly string[], budget: number): void => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (bytes >= budget) return;
+      if (entry === 'dist' || entry === '.turbo' || entry === 'node_modules' || entry.startsWith('.')) continue;
+      const path = join(dir, entry);
+      const stat = statSync(path);
+      if (stat.isDirectory()) visit(path, extensions, budget);
+      else if (extensions.some((extension) => entry.endsWith(extension)) && stat.size < 200_000) {
+        const text = readFileSync(path, 'utf8');
+        documents.push(text);
+        bytes += Buffer.byteLength(text);
+      }
+    }
+  };
+  visit(join(root, 'packages'), ['.ts'], TARGET_BYTES * 0.45);
+  visit(join(root, 'apps'), ['.ts'], TARGET_BYTES * 0.55);
+  visit(join(root, 'docs'), ['.md'], TARGET_BYTES * 0.65);
+  const pnpmStore = join(root, 'node_modules/.pnpm');
+  for (const entry of readdirSync(pnpmStore).sort()) {
+    if (bytes >= TARGET_BYTES) break;
+    visit(join(pnpmStore, entry, 'node_modules'), ['.md'], TARGET_BYTES);
+  }
+  return documents;
+}
+
+async function coldCounting(documents: readonly string[]): Promise<void> {
+  const bytes = documents.reduce((total, text) => total + Buffer.byteLength(text), 0);
+  const loadStarted = performance.now();
+  const tokenizer = await loadO200kTokenizer();
+  const loadMs = performance.now() - loadStarted;
+  const started = performance.now();
+  let tokens = 0;
+  for (const text of documents) tokens += countO200kTokens(tokenizer, text);
+  const seconds = (performance.now() - started) / 1000;
+  const conservativeStarted = performance.now();
+  let conservative = 0;
+  for (const text of documents) conservative += countTextConservatively(text);
+  const conservativeSeconds = (performance.now() - conservativeStarted) / 1000;
+
+  console.log('1. Cold counting (first pass over the corpus)');
+  console.log(`   corpus                     ${documents.length} documents, ${format(bytes / 1e6, 2)} MB, ${format(tokens)} o200k tokens`);
+  console.log(`   o200k tokenizer load       ${format(loadMs)} ms (once per process, on first estimate)`);
+  console.log(`   gpt-tokenizer o200k        ${format(tokens / seconds)} tokens/s (${format(seconds * 1000)} ms)`);
+  console.log(`   conservative estimator     ${format(tokens / conservativeSeconds)} o200k-tokens/s (${format(conservativeSeconds * 1000)} ms); counts ${format(conservative)} = ${format(conservative / tokens, 2)}× o200k`);
+}
+
+/** A coding session: requests, reasoning, tool calls with JSON arguments, file contents, command output. */
+async function syntheticSession(documents: readonly string[], targetTokens: number, count: (message: Message) => Promise<number>): Promise<Message[]> {
+  const messages: Message[] = [];
+  let tokens = 0;
+  for (let round = 0; tokens < targetTokens; round += 1) {
+    const file = documents[round % documents.length] ?? '';
+    const body = file.slice(0, 6000);
+    const id = `call_${round}`;
+    const turn: Message[] = [
+      { role: 'user', content: `Round ${round}: look at file ${round} and fix the failing check.` },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: `I should read file ${round} first, then run the tests.` },
+          { type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `src/module-${round}.ts`, maxBytes: 65_536 } },
+        ],
+      },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: body } }] },
+      { role: 'assistant', content: [{ type: 'text', text: `File ${round} reads cleanly; the check fails on line ${round % 97}.` }] },
+    ];
+    for (const message of turn) {
+      messages.push(message);
+      tokens += await count(message);
+    }
+  }
+  return messages;
+}
+
+async function warmPreflight(documents: readonly string[]): Promise<void> {
+  const sizing = createO200kEstimator();
+  const history = await syntheticSession(documents, 1_000_000, (message) => sizing.countMessage(message));
+  const tools = ['read_file', 'search', 'edit_file', 'run_command', 'list_files'].map((name) => ({
+    name,
+    description: `The ${name} tool of the workspace.`,
+    inputSchema: { type: 'object', properties: { path: { type: 'string' }, query: { type: 'string' } }, required: ['path'] },
+  }));
+  const currentRequest = { role: 'user' as const, content: 'Continue with the next failing check.' };
+  const instructions = documents[0] ?? '';
+  const request = (messages: readonly Message[]): ModelRequest => ({ instructions, history: messages, currentRequest, continuation: [], tools });
+
+  const estimator = createO200kEstimator();
+  const coldStarted = performance.now();
+  const cold = await estimator.estimate(request(history));
+  const coldMs = performance.now() - coldStarted;
+
+  const STEPS = 101;
+  const warm: number[] = [];
+  let session = history;
+  for (let step = 0; step < STEPS; step += 1) {
+    session = [...session, { role: 'assistant', content: [{ type: 'text', text: `Step ${step}: applied the fix and re-ran the check; ${step} tests pass.` }] }];
+    const started = performance.now();
+    await estimator.estimate(request(session));
+    warm.push(performance.now() - started);
+  }
+
+  // After a reload every message is a new object: found by content hash, not re-tokenized.
+  const reloaded = JSON.parse(JSON.stringify(session)) as Message[];
+  const reloadStarted = performance.now();
+  await estimator.estimate(request(reloaded));
+  const reloadMs = performance.now() - reloadStarted;
+
+  console.log('');
+  console.log('2. Warm preflight on a synthetic 1M-token session');
+  console.log(`   session                    ${format(history.length)} messages, ${format(cold.tokens)} estimated input tokens (history ${format(cold.categories.history)})`);
+  console.log(`   cold estimate              ${format(coldMs)} ms (every message tokenized once)`);
+  console.log(`   warm, one message appended median ${format(median(warm), 3)} ms, p95 ${format(percentile(warm, 0.95), 3)} ms over ${STEPS} steps (target ≤ 2 ms median)`);
+  console.log(`   after reload from disk     ${format(reloadMs)} ms (content-hash cache, no re-tokenizing)`);
+  if (median(warm) > 2) console.log('   WARNING: the warm median is above the 2 ms target');
+}
+
+interface GptTokenizer {
+  countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
+}
+
+interface JsTiktoken {
+  encode(text: string, allowedSpecial: string[], disallowedSpecial: string[]): number[];
+}
+
+async function sideBySide(documents: readonly string[]): Promise<void> {
+  const gptTokenizer = (await import(requireFromAdapter.resolve('gpt-tokenizer/encoding/o200k_base'))) as GptTokenizer;
+  const { Tiktoken } = (await import(requireFromAdapter.resolve('js-tiktoken/lite'))) as { Tiktoken: new (ranks: unknown) => JsTiktoken };
+  const { default: ranks } = (await import(requireFromAdapter.resolve('js-tiktoken/ranks/o200k_base'))) as { default: unknown };
+  const jsEncoder = new Tiktoken(ranks);
+  const { get_encoding } = (await import(requireFromAdapter.resolve('tiktoken'))) as typeof import('tiktoken');
+  const wasm = get_encoding('o200k_base');
+  const noSpecial = { disallowedSpecial: new Set<string>() };
+  gptTokenizer.countTokens('warm up the ranks', noSpecial);
+
+  const RUNS = 5;
+  const time = (count: (text: string) => number): { readonly ms: number; readonly counts: number[] } => {
+    const runs: number[] = [];
+    let counts: number[] = [];
+    for (let run = 0; run < RUNS; run += 1) {
+      const started = performance.now();
+      counts = documents.map((text) => count(text));
+      runs.push(performance.now() - started);
+    }
+    return { ms: median(runs), counts };
+  };
+  try {
+    const jsTiktoken = time((text) => jsEncoder.encode(text, [], []).length);
+    const gpt = time((text) => gptTokenizer.countTokens(text, noSpecial));
+    const reference = time((text) => wasm.encode_ordinary(text).length);
+    const mismatches = documents.filter((_, index) => jsTiktoken.counts[index] !== gpt.counts[index] || jsTiktoken.counts[index] !== reference.counts[index]);
+    if (mismatches.length > 0) throw new Error(`${mismatches.length} documents counted differently by the three tokenizers`);
+    const tokens = jsTiktoken.counts.reduce((total, value) => total + value, 0);
+
+    console.log('');
+    console.log(`3. Same corpus, warm encoders, median of ${RUNS} passes (counts identical on all ${documents.length} documents: ${format(tokens)} tokens)`);
+    console.log(`   js-tiktoken 1.0.21         ${format(jsTiktoken.ms)} ms  ${format(tokens / (jsTiktoken.ms / 1000))} tokens/s`);
+    console.log(`   gpt-tokenizer 4.0.0        ${format(gpt.ms)} ms  ${format(tokens / (gpt.ms / 1000))} tokens/s`);
+    console.log(`   tiktoken 1.0.22 (WASM)     ${format(reference.ms)} ms  ${format(tokens / (reference.ms / 1000))} tokens/s`);
+    console.log(`   ratio js-tiktoken / gpt-tokenizer time: ${format(jsTiktoken.ms / gpt.ms, 2)} (above 1: gpt-tokenizer is faster)`);
+  } finally {
+    wasm.free();
+  }
+}
+
+const documents = mixedCorpus();
+await coldCounting(documents);
+await warmPreflight(documents);
+await sideBySide(documents);

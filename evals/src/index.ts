@@ -5,7 +5,7 @@ export { DEFAULT_GATES, evaluateGates, gatesConfigSchema, loadGatesConfig, type 
 export { computeMetrics, type FixtureModeMetrics } from './metrics/metrics.js';
 export { MODE_IDS, MODE_RUNNERS, selectModes } from './modes/registry.js';
 export type { CompactionRecord, ModeContext, ModeId, ModeRunner, ModeSession, ModeSessionEnd, ModeTurnResult } from './modes/types.js';
-export { SUMMARY_REQUEST } from './policy/agent.js';
+export { SUMMARY_REQUEST } from './policy/summaries.js';
 export { PolicyModel, type PolicyCall, type PolicyModelOptions } from './policy/policy-model.js';
 export { NO_PAINT, type Paint } from './report/format.js';
 export { renderHtmlReport } from './report/html-report.js';

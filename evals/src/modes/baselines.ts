@@ -1,6 +1,6 @@
 import { selectRecentTail, type EventEnvelope, type Message } from '@forge/core';
 import type { ExpandedTurn } from '../fixture/expand.js';
-import { SUMMARY_REQUEST } from '../policy/agent.js';
+import { SUMMARY_REQUEST } from '../policy/summaries.js';
 import { EvalSession } from './eval-session.js';
 import type { CompactionRecord, ModeContext, ModeRunner, ModeTurnResult } from './types.js';
 import { messagesTokens, messageTokens, turnBudget, type TurnBudget } from './view-budget.js';

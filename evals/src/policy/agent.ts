@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '@forge/core';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import type { Step } from '../fixture/schema.js';
 import { applicableConstraint, exitCodeOf, failureVisible, freshCommandResult, knownFact, type FactSource } from './knowledge.js';
-import type { RequestView, Segment } from './request-view.js';
+import type { RequestView } from './request-view.js';
 
 /*
  * The scripted agent. It knows the task (the fixture's steps), never the context: every decision
@@ -219,32 +219,4 @@ function stepAction(
       return undefined;
     }
   }
-}
-
-/** The first line of the summary prompt; a request starting with it asks the model for a summary. */
-export const SUMMARY_REQUEST = '[SUMMARIZE THE CONVERSATION FOR A HANDOFF]';
-
-/**
- * What the policy model writes when asked for a handoff summary: what it can see that a successor
- * would need — the constraints the user stated, the approaches that failed and why, the facts it
- * read, and the latest request. Like a real summary it is prose, so a successor cannot check it.
- */
-export function writeSummary(fixture: ExpandedFixture, view: RequestView): string {
-  const lines = ['Summary of the conversation so far:'];
-  const authoritative = view.segments.filter((segment: Segment) => segment.kind === 'user' || segment.kind === 'checkpoint');
-  for (const constraint of fixture.constraints.values()) {
-    if (authoritative.some((segment) => segment.place !== 'request' && segment.text.includes(constraint.text))) lines.push(`- The user said: ${constraint.text}`);
-  }
-  for (const approach of fixture.approaches.values()) {
-    if (failureVisible(view, approach)) lines.push(`- Tried ${approach.description}; it failed: ${approach.reason}`);
-  }
-  const keys = new Set<string>();
-  for (const segment of view.segments) for (const match of segment.text.matchAll(/fact:([A-Za-z0-9_.-]+)=/g)) if (match[1] !== undefined) keys.add(match[1]);
-  for (const key of [...keys].sort()) {
-    const known = knownFact(view, key);
-    if (known !== undefined) lines.push(`- ${key} was ${known.value}`);
-  }
-  const lastUser = view.segments.filter((segment) => segment.kind === 'user' && segment.place === 'history').at(-1);
-  if (lastUser !== undefined) lines.push(`- The latest request was: ${lastUser.text.slice(0, 300)}`);
-  return lines.join('\n');
 }

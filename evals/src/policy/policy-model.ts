@@ -15,7 +15,8 @@ import {
   type TokenEstimate,
 } from '@forge/core';
 import type { ExpandedFixture } from '../fixture/expand.js';
-import { decideNextAction, findTurn, SUMMARY_REQUEST, writeSummary, type FactUse } from './agent.js';
+import { decideNextAction, findTurn, type FactUse } from './agent.js';
+import { isCompactorRequest, SUMMARY_REQUEST, writeStructuredSummary, writeSummary } from './summaries.js';
 import { checkpointSegments, providerTokenCount, viewRequest, type RequestView, type Segment } from './request-view.js';
 
 export interface PolicyModelOptions {
@@ -98,7 +99,8 @@ export class PolicyModel implements ModelAdapter {
   async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
     options.signal?.throwIfAborted();
     const view = this.view(request);
-    const summary = view.currentRequest.startsWith(SUMMARY_REQUEST);
+    const compactor = isCompactorRequest(view);
+    const summary = compactor || view.currentRequest.startsWith(SUMMARY_REQUEST);
     const turn = summary ? undefined : findTurn(this.fixture, view);
     const nativeText = this.nativeText(request);
     const inputTokens = providerTokenCount(request, nativeText);
@@ -120,7 +122,8 @@ export class PolicyModel implements ModelAdapter {
 
     let text = '';
     let call: { toolCallId: string; toolName: string; input: JsonObject } | undefined;
-    if (summary) text = writeSummary(this.fixture, view);
+    if (compactor) text = writeStructuredSummary(this.fixture, view);
+    else if (summary) text = writeSummary(this.fixture, view);
     else if (turn === undefined) text = 'I do not recognise this request, so I have nothing to do.';
     else {
       const action = decideNextAction(this.fixture, turn, view);

@@ -163,6 +163,12 @@ interface GptTokenizer {
   countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
 }
 
+/** The WASM reference: memory outside the JS heap, released with `free`. */
+interface WasmTiktoken {
+  encode_ordinary(text: string): Uint32Array;
+  free(): void;
+}
+
 interface JsTiktoken {
   encode(text: string, allowedSpecial: string[], disallowedSpecial: string[]): number[];
 }
@@ -172,7 +178,7 @@ async function sideBySide(documents: readonly string[]): Promise<void> {
   const { Tiktoken } = (await import(requireFromAdapter.resolve('js-tiktoken/lite'))) as { Tiktoken: new (ranks: unknown) => JsTiktoken };
   const { default: ranks } = (await import(requireFromAdapter.resolve('js-tiktoken/ranks/o200k_base'))) as { default: unknown };
   const jsEncoder = new Tiktoken(ranks);
-  const { get_encoding } = (await import(requireFromAdapter.resolve('tiktoken'))) as typeof import('tiktoken');
+  const { get_encoding } = (await import(requireFromAdapter.resolve('tiktoken'))) as { get_encoding(name: 'o200k_base'): WasmTiktoken };
   const wasm = get_encoding('o200k_base');
   const noSpecial = { disallowedSpecial: new Set<string>() };
   gptTokenizer.countTokens('warm up the ranks', noSpecial);

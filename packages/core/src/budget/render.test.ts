@@ -71,6 +71,9 @@ describe('renderContextReport', () => {
     expect(text).toContain('Checkpoint       checkpoint_1, strategy forge-state, summarizes messages 0–11');
     expect(text).toContain('Estimate error   +17% on average over 1 step');
     expect(text).not.toContain('\u001b[');
+    const grouped = await measureContext({ model, request, policy: resolveContextPolicy(), toolGroups: [{ name: 'built-in', tools: request.tools }] });
+    expect(grouped.toolGroups).toEqual([{ name: 'built-in', tools: 1, tokens: 2300 }]);
+    expect(renderContextReport(grouped, { color: false })).toMatch(/^\s+built-in\s+2,300\s+1 tool$/m);
     expect(renderContextReport(report, { color: true })).toContain('\u001b[');
   });
 

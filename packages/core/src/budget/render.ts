@@ -83,6 +83,11 @@ export function renderContextReport(report: ContextReport, options: RenderContex
     if (row.key === 'toolSchemas') note = `  ${report.toolCount} tool${report.toolCount === 1 ? '' : 's'}`;
     const mark = paint(row.mark, row.color, color);
     lines.push(`  ${mark} ${row.label.padEnd(labelWidth - 2)}${formatTokens(tokens).padStart(numberWidth)}  ${share(tokens, available).padStart(5)}${note}`);
+    if (row.key === 'toolSchemas') {
+      for (const group of report.toolGroups ?? []) {
+        lines.push(dim(`      ${group.name.padEnd(labelWidth - 6)}${formatTokens(group.tokens).padStart(numberWidth)}         ${group.tools} tool${group.tools === 1 ? '' : 's'}`));
+      }
+    }
   }
   lines.push(`  ${bold(`Total${estimated}`.padEnd(labelWidth))}${formatTokens(budget.estimate.tokens).padStart(numberWidth)}  ${share(budget.estimate.tokens, available).padStart(5)}`);
   lines.push('');

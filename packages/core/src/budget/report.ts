@@ -1,4 +1,4 @@
-import type { ModelAdapter, ModelRequest } from '../model/adapter.js';
+import type { ModelAdapter, ModelRequest, ToolDefinition } from '../model/adapter.js';
 import type { EstimatorAccuracy } from './accuracy-tracker.js';
 import { computeContextBudget, type ContextBudget } from './budget.js';
 import type { ContextCapabilities } from './capabilities.js';
@@ -13,6 +13,13 @@ export interface CheckpointProvenance {
   readonly sourceHash?: string;
 }
 
+/** What one group of advertised tools (built-in, one MCP server) costs in schema tokens. */
+export interface ToolGroupCost {
+  readonly name: string;
+  readonly tools: number;
+  readonly tokens: number;
+}
+
 /** What `forge context` and `/context` show; the JSON form is this object as it is. */
 export interface ContextReport {
   readonly model: { readonly provider: string; readonly modelId: string };
@@ -22,6 +29,8 @@ export interface ContextReport {
   /** Messages in the whole session, when known; more than `retainedMessages` once a checkpoint covers the rest. */
   readonly sessionMessages?: number;
   readonly toolCount: number;
+  /** Schema cost per group of tools, when the caller grouped them. */
+  readonly toolGroups?: readonly ToolGroupCost[];
   readonly instructionsHash?: string;
   readonly checkpoint?: CheckpointProvenance;
   /** Estimate-versus-usage statistics of this model in this process, when any step completed. */
@@ -37,6 +46,8 @@ export interface MeasureContextOptions {
   readonly instructionsHash?: string;
   readonly checkpoint?: CheckpointProvenance;
   readonly accuracy?: EstimatorAccuracy;
+  /** Groups of `request.tools` to cost separately (built-in tools, each MCP server). */
+  readonly toolGroups?: readonly { readonly name: string; readonly tools: readonly ToolDefinition[] }[];
 }
 
 /** Estimates a request without sending it and returns the report `forge context` renders. */
@@ -49,12 +60,18 @@ export async function measureContext(options: MeasureContextOptions): Promise<Co
     policy: options.policy,
     ...(request.maxOutputTokens === undefined ? {} : { requestedOutputTokens: request.maxOutputTokens }),
   });
+  const toolGroups: ToolGroupCost[] = [];
+  for (const group of options.toolGroups ?? []) {
+    const alone = await model.estimateRequestTokens({ ...request, tools: group.tools });
+    toolGroups.push({ name: group.name, tools: group.tools.length, tokens: alone.categories.toolSchemas });
+  }
   return {
     model: { provider: model.provider, modelId: model.modelId },
     budget,
     retainedMessages: request.history.length,
     ...(options.sessionMessages === undefined ? {} : { sessionMessages: options.sessionMessages }),
     toolCount: request.tools.length,
+    ...(options.toolGroups === undefined ? {} : { toolGroups }),
     ...(options.instructionsHash === undefined ? {} : { instructionsHash: options.instructionsHash }),
     ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
     ...(options.accuracy === undefined ? {} : { accuracy: options.accuracy }),

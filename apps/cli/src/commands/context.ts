@@ -1,0 +1,90 @@
+import {
+  measureContext,
+  renderContextReport,
+  selectTail,
+  type CheckpointProvenance,
+  type JsonValue,
+  type Message,
+  type ModelRequest,
+  type Tool,
+} from '@forge/core';
+import { conservativeMessageTokens, loadTranscript } from '@forge/persistence';
+import { prepareAgent } from '../agent/agent-setup.js';
+import { ExitCode } from '../exit-codes.js';
+import { styleFor } from '../output/style.js';
+import { chosenSessionId, sessionStoreError } from '../session/open-cli-session.js';
+import { sessionChoice } from '../session/session-choice.js';
+import { resolveSessionSettings } from '../session/session-settings.js';
+import type { CommandInvocation } from './command.js';
+
+/**
+ * `forge context [--json]`: what the next request would cost, measured exactly as a run measures
+ * it — the configured model and its window (with the window's source), the budget by category,
+ * the reserve, the retained turns, free space and how the count was made. With `--resume <id>` or
+ * `--last` the history is that session's recent view; otherwise it is a new conversation. Sends
+ * nothing to any provider and writes nothing.
+ */
+export async function execute({ options, io }: CommandInvocation): Promise<number> {
+  const choice = sessionChoice(options);
+  const agent = await prepareAgent({ io, globals: options });
+  try {
+    const settings = await resolveSessionSettings({ io, globals: options });
+    const id = choice.kind === 'resume' || choice.kind === 'last' ? await chosenSessionId(choice, settings, agent.root) : undefined;
+    let history: readonly Message[] = [];
+    let sessionMessages: number | undefined;
+    let checkpoint: CheckpointProvenance | undefined;
+    if (id !== undefined) {
+      let session;
+      try {
+        session = await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor });
+      } catch (error) {
+        throw sessionStoreError(error);
+      }
+      const selection = selectTail(session.messages, { budgetTokens: settings.recentTailTokens, countTokens: conservativeMessageTokens });
+      history = session.messages.slice(selection.tailStart);
+      sessionMessages = session.messages.length;
+      if (session.checkpoint !== undefined) checkpoint = checkpointProvenance(session.checkpoint.source, session.checkpoint.checkpoint);
+    }
+
+    const instructions = await agent.instructions();
+    const definitions = agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+    const request: ModelRequest = { instructions: instructions.text, history, currentRequest: { role: 'user', content: '' }, continuation: [], tools: definitions };
+    const report = await measureContext({
+      model: agent.model,
+      request,
+      policy: agent.context,
+      instructionsHash: instructions.hash,
+      toolGroups: groupTools(agent.tools),
+      ...(sessionMessages === undefined ? {} : { sessionMessages }),
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+    });
+    io.stdout.write(options.json === true ? `${JSON.stringify(report)}\n` : renderContextReport(report, { color: styleFor(io.stdout, io.env).enabled }));
+    return ExitCode.ok;
+  } finally {
+    await agent.mcp?.close();
+  }
+}
+
+/** Built-in tools in one group, each MCP server's tools in another. */
+function groupTools(tools: readonly Tool[]): { readonly name: string; readonly tools: Tool[] }[] {
+  const groups = new Map<string, Tool[]>();
+  for (const tool of tools) {
+    const server = (tool as Tool & { readonly mcpServer?: unknown }).mcpServer;
+    const name = typeof server === 'string' ? `mcp:${server}` : 'built-in';
+    groups.set(name, [...(groups.get(name) ?? []), tool]);
+  }
+  return [...groups].map(([name, members]) => ({ name, tools: members }));
+}
+
+function checkpointProvenance(source: { readonly summarizedThrough: number; readonly sourceHash: string }, checkpoint: JsonValue): CheckpointProvenance {
+  const body = checkpoint !== null && typeof checkpoint === 'object' && !Array.isArray(checkpoint) ? (checkpoint as Readonly<Record<string, JsonValue>>) : {};
+  const text = (value: JsonValue | undefined) => (typeof value === 'string' ? value : undefined);
+  const id = text(body['id']) ?? text(body['checkpointId']);
+  const strategy = text(body['strategy']);
+  return {
+    ...(id === undefined ? {} : { id }),
+    ...(strategy === undefined ? {} : { strategy }),
+    summarizedThrough: source.summarizedThrough,
+    sourceHash: source.sourceHash,
+  };
+}

@@ -5,8 +5,9 @@ import { APPROVAL_CHOICES, parseApprovalAnswer } from './approval-answer.js';
 import type { LineReader } from './line-reader.js';
 
 /**
- * Asks the user about one confirm-level tool call and waits for a usable answer. Ending the
- * input denies the call; cancelling the run (Ctrl-C) rejects, which the loop records as cancelled.
+ * Asks the user about one confirm-level tool call and waits for a usable answer. `preview` (for
+ * edits, the diff of what would change) is printed under the question. Ending the input denies
+ * the call; cancelling the run (Ctrl-C) rejects, which the loop records as cancelled.
  */
 export async function askApproval(options: {
   readonly request: ToolCallRequest;
@@ -14,9 +15,11 @@ export async function askApproval(options: {
   readonly reader: LineReader;
   readonly style: Style;
   readonly print: (text: string) => void;
+  readonly preview?: string;
 }): Promise<ConfirmAnswer> {
   const { request, signal, reader, style, print } = options;
   print(`${style.yellow(`Allow ${request.risk === 'execute' ? 'command' : request.risk}?`)} ${request.summary}\n`);
+  if (options.preview !== undefined) print(options.preview);
   for (;;) {
     const line = await reader.next(`${APPROVAL_CHOICES} › `, { signal, remember: false });
     if (line === undefined) return { kind: 'deny', feedback: 'the input ended before the user answered' };

@@ -94,7 +94,9 @@ describe('the REPL', () => {
     repl.type('write a note\ny\n/exit\n');
     expect(await repl.exited).toBe(0);
     expect(readFileSync(path.join(workspace.path, 'accepted.txt'), 'utf8')).toBe('note\n');
-    expect(repl.test.stdout.text).toContain('Allow write? edit_file create accepted.txt\n[y] once  [s] this session  [n] deny (+ optional feedback) › y\n');
+    expect(repl.test.stdout.text).toContain(
+      'Allow write? edit_file create accepted.txt\n--- /dev/null\n+++ b/accepted.txt\n@@ -0,0 +1,1 @@\n+note\n[y] once  [s] this session  [n] deny (+ optional feedback) › y\n',
+    );
     expect(repl.test.stdout.text).toContain('Wrote it.');
   });
 

@@ -1,5 +1,6 @@
 import type { RunResult } from '@forge/core';
 import type { CommandInvocation } from '../commands/command.js';
+import { loadCliConfig } from '../config/cli-config.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { ExitCode } from '../exit-codes.js';
@@ -11,12 +12,14 @@ import { sessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { forgeVersion } from '../version.js';
 import { askApproval } from './approval-prompt.js';
+import { previewEdit } from './edit-preview.js';
 import { InterruptPolicy } from './interrupt-policy.js';
 import { createLineReader, type LineReader } from './line-reader.js';
 import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
 import { describeSwitch } from './session-slash-commands.js';
 import { completeSlashCommand, findSlashCommand, type ReplContext } from './slash-commands.js';
+import { ContextUseTracker, renderStatusLine } from './status-line.js';
 
 const PROMPT = '› ';
 const CONTINUATION_PROMPT = '… ';
@@ -34,6 +37,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   const spinner = createSpinner(io.stdout, { enabled: io.stdout.isTTY === true && io.env.TERM !== 'dumb', style });
   const renderer = createTextRenderer({ text: io.stdout, activity: io.stdout, style, beforeWrite: () => spinner.stop() });
   let reader: LineReader | undefined;
+  let root: string | undefined;
   const engine = await prepareEngine({
     io,
     globals: options.globals,
@@ -41,9 +45,13 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       if (reader === undefined) return { kind: 'deny', feedback: 'nobody is there to answer' };
       spinner.stop();
       renderer.finishRun();
-      return askApproval({ request, signal, reader, style, print });
+      const preview = root === undefined ? undefined : await previewEdit(request, root, style);
+      const answer = await askApproval({ request, signal, reader, style, print, ...(preview === undefined ? {} : { preview }) });
+      if (answer.kind !== 'deny') spinner.start(`running ${request.toolName}`);
+      return answer;
     },
   });
+  root = engine.root;
 
   try {
     return await runRepl({ io, globals: options.globals, engine, style, spinner, renderer, setReader: (next) => (reader = next) });
@@ -67,10 +75,14 @@ async function runRepl(options: {
   const settings = await resolveSessionSettings({ io, globals: options.globals });
   const history: ReplContext['history'] = [];
   const session = await ReplSession.open({ choice, settings, workspaceRoot: engine.root, history });
+  const { config } = (await loadCliConfig({ io, globals: options.globals })).loaded;
+  const contextUse = new ContextUseTracker();
+  const context: ReplContext = { engine, style, history, session, config, contextUse, print };
+  // The footer is for people at a terminal; piped output stays a plain transcript.
+  const footer = () => (io.stdout.isTTY === true ? renderStatusLine({ model: engine.modelLabel, mode: engine.contextMode, use: contextUse.current, style }) : '');
 
-  const activeReader = createLineReader({ input: io.stdin, output: io.stdout, completer: completeSlashCommand });
+  const activeReader = createLineReader({ input: io.stdin, output: io.stdout, completer: (line: string) => completeSlashCommand(line, context) });
   options.setReader(activeReader);
-  const context: ReplContext = { engine, style, history, session, print };
   const input = new MultilineInput();
   const interrupts = new InterruptPolicy();
   let activeRun: AbortController | undefined;
@@ -104,18 +116,21 @@ async function runRepl(options: {
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
   try {
     for (;;) {
+      if (!input.pending) print(footer());
       const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT);
       if (line === undefined) break;
       interrupts.reset();
       const text = input.push(line);
       if (text === undefined || text.trim().length === 0) continue;
       if (text.trimStart().startsWith('/')) {
+        const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
+        if (session.id !== sessionBefore) contextUse.reset();
         continue;
       }
       activeRun = new AbortController();
       try {
-        const turn = await runTurn({ engine, session, request: text, signal: activeRun.signal, renderer, spinner, print, style });
+        const turn = await runTurn({ engine, session, request: text, signal: activeRun.signal, renderer, spinner, print, style, contextUse });
         for (const warning of turn.warnings) print(`${style.yellow(`warning: ${warning.message}`)}\n`);
         print(turnStatus(turn.result, style));
       } catch (error) {
@@ -143,17 +158,23 @@ async function runTurn(options: {
   readonly spinner: Spinner;
   readonly print: (text: string) => void;
   readonly style: Style;
+  readonly contextUse: ContextUseTracker;
 }): Promise<EngineTurnOutcome> {
-  const { engine, renderer, spinner, style } = options;
+  const { engine, renderer, spinner, style, contextUse } = options;
   try {
     return await options.session.runTurn(engine, {
       request: options.request,
       approvals: engine.approvals,
       signal: options.signal,
       onEvent: (envelope) => {
-        if (envelope.event.type === 'model.step.started') spinner.start('thinking');
+        const { event } = envelope;
+        if (event.type === 'model.step.started') spinner.start('thinking');
+        if (event.type === 'tool.call.completed') spinner.stop();
+        contextUse.observe(event);
         renderer.onEvent(envelope);
+        if (event.type === 'tool.call.started') spinner.start(`running ${event.toolName}`);
       },
+      onEngineEvent: (envelope) => contextUse.observe(envelope.event),
       onNote: (text) => {
         spinner.stop();
         renderer.finishRun();

@@ -1,8 +1,11 @@
+import type { ForgeConfig } from '@forge/config';
 import type { Message } from '@forge/core';
 import type { TurnEngine } from '../engines/turn-engine.js';
 import type { Style } from '../output/style.js';
+import { controlSlashCommands } from './control-slash-commands.js';
 import type { ReplSession } from './repl-session.js';
 import { sessionSlashCommands } from './session-slash-commands.js';
+import type { ContextUseTracker } from './status-line.js';
 
 /** What slash commands can see and change of the running REPL. */
 export interface ReplContext {
@@ -13,6 +16,10 @@ export interface ReplContext {
   readonly history: Message[];
   /** The session the REPL writes: its id, settings, turns, and `/resume` and `/new`. */
   readonly session: ReplSession;
+  /** The configuration the REPL was started with (flags included). */
+  readonly config: ForgeConfig;
+  /** Context use of the latest request (the footer's figures); reset when they no longer apply. */
+  readonly contextUse: ContextUseTracker;
   print(text: string): void;
 }
 
@@ -28,6 +35,8 @@ export interface SlashCommand {
   readonly arguments?: string;
   readonly summary: string;
   run(context: ReplContext, argument: string): SlashOutcome | Promise<SlashOutcome>;
+  /** Whole arguments Tab may complete to (filtered by what is typed). */
+  complete?(context: ReplContext): readonly string[];
 }
 
 const help: SlashCommand = {
@@ -59,7 +68,7 @@ const exit: SlashCommand = {
 };
 
 /** Every slash command, in the order /help lists them. */
-export const slashCommands: SlashCommand[] = [help, ...sessionSlashCommands, exit];
+export const slashCommands: SlashCommand[] = [help, ...sessionSlashCommands, ...controlSlashCommands, exit];
 
 function usage(command: SlashCommand): string {
   return `/${command.name}${command.arguments === undefined ? '' : ` ${command.arguments}`}`;
@@ -73,9 +82,17 @@ export function findSlashCommand(input: string): { readonly command: SlashComman
   return command === undefined ? { unknown: name } : { command, argument: (match?.[2] ?? '').trim() };
 }
 
-/** readline completer: completes `/na` to the slash commands starting with it. */
-export function completeSlashCommand(line: string): [string[], string] {
-  if (!line.startsWith('/') || /\s/.test(line)) return [[], line];
-  const matches = slashCommands.map((command) => `/${command.name}`).filter((name) => name.startsWith(line));
-  return [matches, line];
+/**
+ * readline completer: completes `/na` to the slash commands starting with it, and the argument
+ * of a command that offers completions (`/mode sh` → `/mode shadow`) when `context` is given.
+ */
+export function completeSlashCommand(line: string, context?: ReplContext): [string[], string] {
+  if (!line.startsWith('/')) return [[], line];
+  const space = line.indexOf(' ');
+  if (space === -1) return [slashCommands.map((command) => `/${command.name}`).filter((name) => name.startsWith(line)), line];
+  const command = slashCommands.find((candidate) => candidate.name === line.slice(1, space));
+  if (command?.complete === undefined || context === undefined) return [[], line];
+  const typed = line.slice(space + 1).trimStart();
+  const prefix = line.slice(0, line.length - typed.length);
+  return [command.complete(context).filter((candidate) => candidate.startsWith(typed)).map((candidate) => `${prefix}${candidate}`), line];
 }

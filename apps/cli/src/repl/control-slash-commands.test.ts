@@ -1,0 +1,45 @@
+import { mergeLayers } from '@forge/config';
+import { createApprovalGate } from '@forge/tools';
+import { describe, expect, it } from 'vitest';
+import type { TurnEngine } from '../engines/turn-engine.js';
+import { createStyle } from '../output/style.js';
+import type { ReplSession } from './repl-session.js';
+import { completeSlashCommand, type ReplContext } from './slash-commands.js';
+import { ContextUseTracker } from './status-line.js';
+
+/** A REPL context for completion: a native-like engine, a configuration with one compatible server. */
+function completionContext(): ReplContext {
+  const approvals = createApprovalGate({ profile: 'ask', confirm: async () => ({ kind: 'session' }) });
+  const engine: TurnEngine = {
+    name: 'native',
+    modelLabel: 'openai:gpt-5',
+    contextMode: 'warn',
+    root: '/workspace',
+    approvals,
+    runTurn: () => Promise.reject(new Error('completion runs no turn')),
+    start: async () => {},
+    close: async () => {},
+  };
+  const { config } = mergeLayers([{ source: 'user', values: { models: [{ name: 'local', baseURL: 'http://127.0.0.1:1/v1', modelId: 'q', contextWindowTokens: 8192 }] } }]);
+  return { engine, style: createStyle(false), history: [], session: {} as ReplSession, config, contextUse: new ContextUseTracker(), print: () => {} };
+}
+
+describe('completion of slash command arguments', () => {
+  it('completes modes, models (configured compatible servers included) and granted tools to revoke', async () => {
+    const context = completionContext();
+    expect(completeSlashCommand('/mode s', context)).toEqual([['/mode shadow'], '/mode s']);
+    expect(completeSlashCommand('/mode ', context)[0]).toEqual(['/mode off', '/mode warn', '/mode shadow', '/mode compact']);
+    expect(completeSlashCommand('/model comp', context)).toEqual([['/model compatible:local'], '/model comp']);
+    expect(completeSlashCommand('/model ', context)[0]).toContain('/model scripted:demo');
+
+    expect(completeSlashCommand('/permissions revoke ', context)[0]).toEqual([]);
+    const signal = new AbortController().signal;
+    await context.engine.approvals.check({ toolCallId: 'c1', toolName: 'edit_file', input: {}, risk: 'write', summary: 'edit' }, signal);
+    expect(completeSlashCommand('/permissions r', context)[0]).toEqual(['/permissions revoke', '/permissions revoke edit_file']);
+  });
+
+  it('offers nothing for commands without argument completion, or without a context', () => {
+    expect(completeSlashCommand('/exit n', completionContext())).toEqual([[], '/exit n']);
+    expect(completeSlashCommand('/mode s')).toEqual([[], '/mode s']);
+  });
+});

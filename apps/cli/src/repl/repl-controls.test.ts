@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ScriptedModel, type ScriptedStep } from '@forge/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../main.js';
+import { createTestIo, temporaryDirectory, waitFor } from '../test-support/cli-harness.js';
+
+/*
+ * The REPL's footer, /model, /mode, /permissions and the edit diff in approval prompts, driven in
+ * process. A terminal is simulated by marking stdout as a TTY (input stays a plain stream).
+ */
+
+let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
+let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
+
+beforeEach(async () => {
+  workspace = await temporaryDirectory('forge-repl-controls-');
+  forgeHome = await temporaryDirectory('forge-repl-controls-home-');
+  await writeFile(path.join(workspace.path, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+});
+
+afterEach(async () => {
+  await workspace.remove();
+  await forgeHome.remove();
+});
+
+function startRepl(models: Record<string, readonly ScriptedStep[]>, options: { readonly terminal?: boolean; readonly env?: Record<string, string>; readonly args?: readonly string[] } = {}) {
+  const scripted = Object.fromEntries(Object.entries(models).map(([name, steps]) => [name, new ScriptedModel(steps, { provider: 'test', modelId: name })]));
+  const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, NO_COLOR: '1', ...options.env }, models: scripted });
+  if (options.terminal === true) test.stdout.isTTY = true;
+  const exited = main(['node', 'forge', '--model', 'test:main', ...(options.args ?? [])], test.io);
+  return { models: scripted, test, exited, output: () => test.stdout.text, type: (text: string) => test.stdin.write(text) };
+}
+
+const edit = (input: Record<string, unknown>): ScriptedStep => ({ toolCalls: [{ toolName: 'edit_file', input: { path: 'notes.txt', ...input } }] });
+
+describe('the REPL footer', () => {
+  it('shows model, mode and the estimated context use of the latest request on a terminal', async () => {
+    const repl = startRepl({ main: [{ text: 'Hi.' }] }, { terminal: true });
+    await waitFor(repl.output, (text) => text.includes('Type a request'));
+    expect(repl.output()).toContain('─ test:main · mode warn · context –\n');
+    repl.type('hello\n');
+    await waitFor(repl.output, (text) => text.includes('Hi.'));
+    repl.type('/exit\n');
+    expect(await repl.exited).toBe(0);
+    const pattern = /─ test:main · mode warn · context ~([\d.]+)k \/ (\d+k) \((\d+)%\)\n/;
+    expect(repl.output()).toMatch(pattern);
+    const footer = pattern.exec(repl.output());
+    expect(Number(footer?.[1])).toBeGreaterThan(0);
+    expect(footer?.[2]).toBe('120k');
+  });
+
+  it('is left out of piped output, which stays a plain transcript', async () => {
+    const repl = startRepl({ main: [{ text: 'Hi.' }] });
+    repl.type('hello\n/exit\n');
+    expect(await repl.exited).toBe(0);
+    expect(repl.output()).not.toContain('─ ');
+    expect(repl.output()).not.toContain('context');
+  });
+});
+
+describe('/model and /mode', () => {
+  it('show the current choice and switch for the next turn; a bad model keeps the current one', async () => {
+    const repl = startRepl({ main: [{ text: 'from main' }], other: [{ text: 'from other' }] }, { terminal: true });
+    repl.type('/model\n/model acme:x\n/model test:other\n/mode\n/mode sometimes\n/mode off\nhello\n');
+    await waitFor(repl.output, (text) => text.includes('from other'));
+    repl.type('/exit\n');
+    expect(await repl.exited).toBe(0);
+    const output = repl.output();
+    expect(output).toContain('Model: test:main. Switch with /model provider:id');
+    expect(output).toContain('error: unknown model provider "acme" in "acme:x"; known providers: test, scripted, openai, deepseek, compatible (still test:main)');
+    expect(output).toContain('Model: test:other from the next turn.');
+    expect(output).toContain('Context mode: warn. Switch with /mode off|warn|shadow|compact.');
+    expect(output).toContain('/mode: "sometimes" is not a context mode; use one of off, warn, shadow, compact.');
+    expect(output).toContain('Context mode: off from the next turn.');
+    expect(output).toMatch(/─ test:other · mode off · context ~[\d.]+k \/ 120k/);
+    expect(repl.models['main']?.requests).toHaveLength(0);
+    expect(repl.models['other']?.requests).toHaveLength(1);
+  });
+
+  it('starts in the mode --context-mode names', async () => {
+    const repl = startRepl({ main: [] }, { args: ['--context-mode', 'shadow'] });
+    repl.type('/mode\n/exit\n');
+    expect(await repl.exited).toBe(0);
+    expect(repl.output()).toContain('Context mode: shadow.');
+  });
+});
+
+describe('/permissions', () => {
+  it('lists the session grants and revokes one, so the tool asks again', async () => {
+    const repl = startRepl({ main: [edit({ mode: 'create', path: 'one.txt', content: '1\n' }), { text: 'one' }, edit({ mode: 'create', path: 'two.txt', content: '2\n' }), { text: 'two' }] });
+    repl.type('/permissions\nfirst\ns\n/permissions\n/permissions revoke edit_file\n/permissions revoke edit_file\nsecond\nn\n/exit\n');
+    expect(await repl.exited).toBe(0);
+    const output = repl.output();
+    expect(output).toContain('Approval profile: ask.\nNo tool is allowed for this session yet');
+    expect(output).toContain('Allowed for this session (no prompt):\n  edit_file\n');
+    expect(output).toContain('Revoked: edit_file asks again before its next call.');
+    expect(output).toContain('edit_file has no session grant.');
+    expect(output.match(/Allow write\?/g)).toHaveLength(2);
+  });
+});
+
+describe('approval of an edit', () => {
+  it('shows the unified diff of a replacement against the file as it is now, plain without colour', async () => {
+    const repl = startRepl({ main: [edit({ mode: 'replace', old: 'beta', new: 'BETA' }), { text: 'Left it.' }] });
+    repl.type('change beta\nn not now\n/exit\n');
+    expect(await repl.exited).toBe(0);
+    expect(repl.output()).toContain(
+      'Allow write? edit_file replace notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n[y] once',
+    );
+    expect(readFileSync(path.join(workspace.path, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\ngamma\n');
+  });
+
+  it('colours the diff on a terminal, and says when the text to replace is missing', async () => {
+    const repl = startRepl({ main: [edit({ mode: 'rewrite', content: 'alpha\n' }), edit({ mode: 'replace', old: 'delta', new: 'x' }), { text: 'done' }] }, { terminal: true, env: { NO_COLOR: '' } });
+    repl.type('rewrite it\nn\nn\n/exit\n');
+    expect(await repl.exited).toBe(0);
+    expect(repl.output()).toContain('\u001b[31m-beta\u001b[39m');
+    expect(repl.output()).toContain('The text to replace is not in notes.txt; this edit will fail and change nothing.');
+  });
+});

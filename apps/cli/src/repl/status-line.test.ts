@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { createStyle } from '../output/style.js';
+import { compactTokens, ContextUseTracker, renderStatusLine } from './status-line.js';
+
+const plain = createStyle(false);
+
+describe('renderStatusLine', () => {
+  it('marks an estimate with ~ and an exact count without it', () => {
+    const tracker = new ContextUseTracker();
+    tracker.observe({ type: 'context.budgeted', availableInputTokens: 200_000, estimate: { tokens: 12_345, confidence: 'estimated' } });
+    expect(renderStatusLine({ model: 'openai:gpt-5', mode: 'warn', use: tracker.current, style: plain })).toBe('─ openai:gpt-5 · mode warn · context ~12.3k / 200k (6%)\n');
+    tracker.observe({ type: 'context.budgeted', availableInputTokens: 200_000, estimate: { tokens: 180_000, confidence: 'exact' } });
+    expect(renderStatusLine({ model: 'openai:gpt-5', mode: 'compact', use: tracker.current, style: plain })).toBe('─ openai:gpt-5 · mode compact · context 180k / 200k (90%)\n');
+  });
+
+  it('shows no mode for an engine without one, and an unknown use until the first request', () => {
+    expect(renderStatusLine({ model: 'codex:gpt-5.5', mode: undefined, use: undefined, style: plain })).toBe('─ codex:gpt-5.5 · context –\n');
+  });
+
+  it('ignores other events and forgets the figures on reset', () => {
+    const tracker = new ContextUseTracker();
+    tracker.observe({ type: 'context.warning' });
+    expect(tracker.current).toBeUndefined();
+    tracker.observe({ type: 'context.budgeted', availableInputTokens: 10, estimate: { tokens: 5, confidence: 'exact' } });
+    expect(tracker.current).toEqual({ usedTokens: 5, availableInputTokens: 10, exact: true });
+    tracker.reset();
+    expect(tracker.current).toBeUndefined();
+  });
+
+  it('colours a full context red', () => {
+    const line = renderStatusLine({ model: 'm:x', mode: 'warn', use: { usedTokens: 10, availableInputTokens: 10, exact: true }, style: createStyle(true) });
+    expect(line).toContain('\u001b[31mcontext 10 / 10 (100%)\u001b[39m');
+  });
+});
+
+describe('compactTokens', () => {
+  it('keeps small counts whole and shortens large ones', () => {
+    expect([0, 999, 1000, 1049, 12_345, 99_999, 119_808, 1_050_000].map(compactTokens)).toEqual(['0', '999', '1k', '1k', '12.3k', '100k', '120k', '1.05M']);
+  });
+});

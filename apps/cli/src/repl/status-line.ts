@@ -1,0 +1,72 @@
+import type { ContextMode } from '@forge/core';
+import type { Style } from '../output/style.js';
+
+/** The context use of the latest request, from its `context.budgeted` event. */
+export interface ContextUse {
+  readonly usedTokens: number;
+  readonly availableInputTokens: number;
+  /** False when the figure is an estimate (shown with `~`). */
+  readonly exact: boolean;
+}
+
+/** The fields of a `context.budgeted` event the footer reads (core's and the Codex engine's carry them). */
+interface BudgetedFields {
+  readonly type: string;
+  readonly availableInputTokens?: unknown;
+  readonly estimate?: { readonly tokens?: unknown; readonly confidence?: unknown };
+}
+
+/**
+ * Keeps the figures of the latest `context.budgeted` event of the running session. Reset when the
+ * session or the model changes, since the old figures no longer describe the next request.
+ */
+export class ContextUseTracker {
+  private latest: ContextUse | undefined;
+
+  get current(): ContextUse | undefined {
+    return this.latest;
+  }
+
+  observe(event: BudgetedFields): void {
+    if (event.type !== 'context.budgeted') return;
+    const used = event.estimate?.tokens;
+    const available = event.availableInputTokens;
+    if (typeof used !== 'number' || typeof available !== 'number') return;
+    this.latest = { usedTokens: used, availableInputTokens: available, exact: event.estimate?.confidence === 'exact' };
+  }
+
+  reset(): void {
+    this.latest = undefined;
+  }
+}
+
+/** 950 → `950`, 12_345 → `12.3k`, 1_050_000 → `1.05M`. */
+export function compactTokens(tokens: number): string {
+  if (tokens < 1000) return String(tokens);
+  if (tokens < 1_000_000) return `${Number((tokens / 1000).toFixed(tokens < 100_000 ? 1 : 0))}k`;
+  return `${Number((tokens / 1_000_000).toFixed(2))}M`;
+}
+
+/**
+ * The REPL footer: model, context mode and context use, e.g.
+ * `openai:gpt-5 · mode warn · context ~12.3k / 262k (5%)`. `~` marks an estimate; before the
+ * first request of a session the use is unknown (`context –`).
+ */
+export function renderStatusLine(options: {
+  readonly model: string;
+  readonly mode: ContextMode | undefined;
+  readonly use: ContextUse | undefined;
+  readonly style: Style;
+}): string {
+  const { use, style } = options;
+  const parts = [options.model];
+  if (options.mode !== undefined) parts.push(`mode ${options.mode}`);
+  if (use === undefined) {
+    parts.push('context –');
+  } else {
+    const share = use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
+    const figure = `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)`;
+    parts.push(share >= 100 ? style.red(figure) : share >= 80 ? style.yellow(figure) : figure);
+  }
+  return `${style.dim('─')} ${parts.join(style.dim(' · '))}\n`;
+}

@@ -24,6 +24,8 @@ function metrics(mode: ModeId, fixture: string, overrides: Partial<FixtureModeMe
     shadowCompactions: 0,
     reclaimedTokensPerCompaction: 4000,
     noProgressStops: 0,
+    compactionFailures: 0,
+    toolOutputProjections: 0,
     limitReachedStops: 0,
     providerOverflows: 0,
     overflowRecoveries: 0,

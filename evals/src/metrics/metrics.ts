@@ -31,6 +31,10 @@ export interface FixtureModeMetrics {
   readonly shadowCompactions: number;
   readonly reclaimedTokensPerCompaction: number;
   readonly noProgressStops: number;
+  /** Compaction strategies that failed (a model-structured compactor's bad reply, a native compaction error). */
+  readonly compactionFailures: number;
+  /** Old tool outputs replaced by a bounded projection inside runs. */
+  readonly toolOutputProjections: number;
   readonly limitReachedStops: number;
   /** Requests the provider rejected as too long for the window (injected faults not counted). */
   readonly providerOverflows: number;
@@ -162,7 +166,8 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     else staleHistoryFacts += 1;
   }
 
-  const agent = run.requests;
+  const agent = run.requests.filter((request) => request.purpose === 'agent');
+  const summaries = [...run.summaryRequests, ...run.requests.filter((request) => request.purpose === 'summary')];
   const reported = agent.filter((request) => request.providerInputTokens !== undefined && request.providerInputTokens > 0);
   const errors = reported.map((request) => (request.estimatedTokens - (request.providerInputTokens as number)) / (request.providerInputTokens as number));
   const inputTokens = sum(agent.map((request) => request.estimatedTokens));
@@ -183,11 +188,13 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     fullHistoryTokens,
     inputReduction: fullHistoryTokens === 0 ? 0 : 1 - inputTokens / fullHistoryTokens,
     maxRequestTokens: Math.max(0, ...agent.map((request) => request.estimatedTokens)),
-    summaryTokens: sum(run.summaryRequests.map((request) => (request.providerInputTokens ?? request.estimatedTokens) + (request.outputTokens ?? 0))),
+    summaryTokens: sum(summaries.map((request) => (request.providerInputTokens ?? request.estimatedTokens) + (request.outputTokens ?? 0))),
     compactions: applied.length,
     shadowCompactions: sum(run.turns.map((turn) => turn.compactions.filter((compaction) => compaction.kind === 'shadow').length)),
     reclaimedTokensPerCompaction: applied.length === 0 ? 0 : Math.round(sum(applied.map((compaction) => compaction.reclaimedTokens)) / applied.length),
     noProgressStops: sum(run.turns.map((turn) => turn.noProgressStops)),
+    compactionFailures: sum(run.turns.map((turn) => turn.compactionFailures)),
+    toolOutputProjections: sum(run.turns.map((turn) => turn.toolOutputProjections)),
     limitReachedStops: run.turns.filter((turn) => turn.status === 'limit_reached').length,
     providerOverflows: agent.filter((request) => request.error?.startsWith('ContextOverflowError') === true && !request.error.includes('injected fault')).length,
     overflowRecoveries: sum(run.turns.map((turn) => turn.overflowRecoveries)),

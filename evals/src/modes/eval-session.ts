@@ -15,6 +15,9 @@ import { createSessionTools, type SessionTools } from '../workspace/tools.js';
 import { withCheckpoint } from './model-wrappers.js';
 import type { ModeContext, ModeSessionEnd } from './types.js';
 
+/** A recent-tail budget no transcript reaches: the view is the whole stored transcript. */
+const WHOLE_TRANSCRIPT = Number.MAX_SAFE_INTEGER;
+
 /** What a runner decided to send for a turn, when it chooses the view itself. */
 export interface ChosenView {
   readonly history: readonly Message[];
@@ -89,7 +92,7 @@ export class EvalSession {
 
   /**
    * Runs a turn the way the product does: `SessionHandle.runTurn`, the whole stored transcript as
-   * the view (`recentTailTokens: Infinity`), the context policy in `mode`.
+   * the view, the context policy in `mode`.
    */
   async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], model: ModelAdapter = this.context.model): Promise<RunResult> {
     const common = this.common(turn);
@@ -98,7 +101,7 @@ export class EvalSession {
       model,
       instructions: this.context.instructions,
       context: { ...common.context, mode },
-      recentTailTokens: Number.POSITIVE_INFINITY,
+      recentTailTokens: WHOLE_TRANSCRIPT,
       onEvent: (envelope) => events.push(envelope),
       now: this.context.now,
     });
@@ -109,7 +112,7 @@ export class EvalSession {
   async runWithView(turn: ExpandedTurn, mode: ContextMode, view: ChosenView, events: EventEnvelope[], model: ModelAdapter): Promise<RunResult> {
     const common = this.common(turn);
     const turnResult = await this.handle.runEngineTurn({
-      recentTailTokens: Number.POSITIVE_INFINITY,
+      recentTailTokens: WHOLE_TRANSCRIPT,
       model: { provider: model.provider, modelId: model.modelId },
       instructions: this.context.instructions,
       onEvent: (envelope) => events.push(envelope as EventEnvelope),

@@ -43,7 +43,27 @@ export class RecordingModel implements ModelAdapter {
     private readonly inner: ModelAdapter,
     private readonly purpose: RecordedRequest['purpose'],
   ) {
-    if (inner.compact !== undefined) this.compact = (request, options) => (inner.compact as NonNullable<ModelAdapter['compact']>)(request, options);
+    const compact = inner.compact;
+    if (compact !== undefined) {
+      // A provider's own compaction is a summary call: recorded with its cost, never as an agent request.
+      this.compact = async (request, options) => {
+        const estimate = await inner.estimateRequestTokens({ instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
+        const state = await compact.call(inner, request, options);
+        this.requests.push({
+          turn: this.turn,
+          purpose: 'summary',
+          estimatedTokens: estimate.tokens,
+          fullHistoryTokens: estimate.tokens,
+          categories: estimate.categories,
+          providerInputTokens: undefined,
+          outputTokens: Math.ceil(state.bytes / 4),
+          error: undefined,
+          historyMessages: request.messages.length,
+          checkpointChars: 0,
+        });
+        return state;
+      };
+    }
   }
 
   compact?: ModelAdapter['compact'];

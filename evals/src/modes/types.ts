@@ -51,6 +51,10 @@ export interface ModeTurnResult {
   readonly noProgressStops: number;
   /** Overflow recoveries the mode made (a compaction and one retry after a provider overflow). */
   readonly overflowRecoveries: number;
+  /** Compaction strategies that failed (the deterministic one took over, or nothing changed). */
+  readonly compactionFailures?: number;
+  /** Old tool outputs replaced by a bounded projection. */
+  readonly toolOutputProjections?: number;
   /** Checkpoint views and summaries the turn's requests carried: safety checks read them. */
   readonly memoryTexts: readonly string[];
   readonly events: readonly EventEnvelope[];

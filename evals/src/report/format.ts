@@ -122,6 +122,8 @@ export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: 
   { title: 'overflow', value: (result) => String(result.providerOverflows) },
   { title: 'recover', value: (result) => String(result.overflowRecoveries) },
   { title: 'no-prog', value: (result) => String(result.noProgressStops) },
+  { title: 'c-fail', value: (result) => String(result.compactionFailures) },
+  { title: 'proj', value: (result) => String(result.toolOutputProjections) },
   { title: 'limit', value: (result) => String(result.limitReachedStops) },
   { title: 'dup in', value: (result) => String(result.duplicateInputs) },
   { title: 'est err', value: (result) => (result.estimatorError === null ? '–' : formatPercent(result.estimatorError.meanAbsolute)) },

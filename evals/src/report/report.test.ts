@@ -26,6 +26,8 @@ const result = {
   shadowCompactions: 0,
   reclaimedTokensPerCompaction: 3000,
   noProgressStops: 0,
+  compactionFailures: 0,
+  toolOutputProjections: 0,
   limitReachedStops: 0,
   providerOverflows: 0,
   overflowRecoveries: 0,

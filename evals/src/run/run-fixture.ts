@@ -29,6 +29,8 @@ export interface TurnRun {
   readonly compactions: readonly CompactionRecord[];
   readonly noProgressStops: number;
   readonly overflowRecoveries: number;
+  readonly compactionFailures: number;
+  readonly toolOutputProjections: number;
   readonly truth: TurnTruth;
   readonly durationMs: number;
 }
@@ -181,6 +183,8 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
           compactions: outcome.compactions,
           noProgressStops: outcome.noProgressStops,
           overflowRecoveries: outcome.overflowRecoveries,
+          compactionFailures: outcome.compactionFailures ?? 0,
+          toolOutputProjections: outcome.toolOutputProjections ?? 0,
           truth: await truthAfter(workspace.root, fixture, turn),
           durationMs: performance.now() - turnStarted,
         });

@@ -1,0 +1,162 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findUnpairedToolCalls, type Message } from '@forge/core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { temporaryDirectory } from '../test-support/cli-harness.js';
+import { ensureTmux, TmuxTerminal } from '../test-support/tmux-terminal.js';
+
+/*
+ * The REPL in a real pseudo-terminal (tmux): the built binary, raw-mode line editing, colours,
+ * the footer, keys sent as a person types them, Ctrl-C as a key. The model is `scripted:file`,
+ * which plays the JSON script FORGE_TEST_MODEL_SCRIPT names (see src/models/scripted-file.ts).
+ * The CLI is bundled into a private directory first, so a parallel build of dist/ never
+ * changes the files under a running test.
+ */
+
+const packageDirectory = fileURLToPath(new URL('../..', import.meta.url));
+const buildDirectory = path.join(packageDirectory, 'node_modules', '.cache', `forge-terminal-test-${process.pid}`);
+const bin = path.join(buildDirectory, 'bin', 'forge.js');
+
+let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
+let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
+let terminal: TmuxTerminal | undefined;
+
+beforeAll(() => {
+  ensureTmux();
+  execFileSync(process.execPath, ['build.mjs', path.relative(packageDirectory, path.join(buildDirectory, 'dist'))], { cwd: packageDirectory, stdio: 'inherit' });
+  mkdirSync(path.dirname(bin), { recursive: true });
+  copyFileSync(path.join(packageDirectory, 'bin', 'forge.js'), bin);
+}, 60_000);
+
+afterAll(() => {
+  rmSync(buildDirectory, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  workspace = await temporaryDirectory('forge-terminal-');
+  forgeHome = await temporaryDirectory('forge-terminal-home-');
+});
+
+afterEach(async () => {
+  terminal?.close();
+  terminal = undefined;
+  await workspace.remove();
+  await forgeHome.remove();
+});
+
+/** Starts `forge <args>` in a 120×50 terminal with `script` as the model's replies. */
+async function startForge(script: readonly unknown[], args: readonly string[] = []): Promise<TmuxTerminal> {
+  const scriptFile = path.join(forgeHome.path, 'model-script.json');
+  await writeFile(scriptFile, JSON.stringify(script));
+  terminal = TmuxTerminal.start({
+    command: [process.execPath, bin, '--model', 'scripted:file', ...args],
+    cwd: workspace.path,
+    env: { PATH: process.env.PATH ?? '', HOME: forgeHome.path, TERM: 'xterm-256color', FORGE_HOME: forgeHome.path, FORGE_TEST_MODEL_SCRIPT: scriptFile },
+  });
+  await terminal.waitFor((screen) => screen.includes('Type a request'), 15_000, 'the REPL banner');
+  return terminal;
+}
+
+function sessionIdOn(screen: string): string {
+  const id = /session (session_[A-Za-z0-9_-]+)/.exec(screen)?.[1];
+  if (id === undefined) throw new Error(`no session id on the screen:\n${screen}`);
+  return id;
+}
+
+/** `forge sessions show <id> --json` through the same built binary. */
+function storedMessages(sessionId: string): Message[] {
+  const shown = spawnSync(process.execPath, [bin, 'sessions', 'show', sessionId, '--json'], { env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path }, encoding: 'utf8' });
+  expect(shown.stderr).toBe('');
+  expect(shown.status).toBe(0);
+  return (JSON.parse(shown.stdout) as { messages: Message[] }).messages;
+}
+
+/** The text of every tool result, in order (error results included). */
+function toolResultTexts(messages: readonly Message[]): string[] {
+  return messages.flatMap((message) => (message.role === 'tool' ? message.content.map((part) => ('value' in part.output && typeof part.output.value === 'string' ? part.output.value : '')) : []));
+}
+
+const answer = 'Streaming works: this answer arrives in several pieces.';
+
+describe('the REPL in a terminal', () => {
+  it('streams a turn, runs slash commands, shows a coloured diff, and takes an approval and a denial', async () => {
+    const forge = await startForge([
+      { text: answer, textChunks: 6, delayMs: 400 },
+      { toolCalls: [{ toolName: 'edit_file', input: { path: 'notes.md', mode: 'create', content: 'first line\n' } }] },
+      { text: 'Created notes.md.' },
+      { toolCalls: [{ toolName: 'edit_file', input: { path: 'notes.md', mode: 'replace', old: 'first line', new: 'second line' } }] },
+      { text: 'Left notes.md as it was.' },
+    ]);
+    const sessionId = sessionIdOn(forge.screen());
+    expect(forge.screen()).toContain('─ scripted:file · mode warn · context –');
+
+    forge.enter('hello');
+    const partial = await forge.waitFor((screen) => screen.includes('Streaming works') && !screen.includes('pieces.'), 10_000, 'the first pieces of the answer');
+    expect(partial).not.toContain(answer);
+    await forge.waitFor((screen) => screen.includes(answer), 10_000, 'the whole answer');
+    await forge.waitFor((screen) => /─ scripted:file · mode warn · context ~[\d.]+k? \/ [\d.]+k \(\d+%\)/.test(screen), 5000, 'the footer with context use');
+
+    forge.enter('/help');
+    await forge.waitFor((screen) => screen.includes('/permissions [revoke <tool>]'), 5000, '/help');
+    forge.type('/perm');
+    forge.press('Tab');
+    await forge.waitFor((screen) => screen.includes('› /permissions'), 5000, 'Tab completing /perm');
+    forge.press('Enter');
+    await forge.waitFor((screen) => screen.includes('Approval profile: ask.'), 5000, '/permissions');
+
+    forge.enter('make a note');
+    await forge.waitFor((screen) => screen.includes('[y] once'), 10_000, 'the approval prompt');
+    const coloured = forge.screen({ escapes: true });
+    expect(coloured).toContain('\u001b[32m+first line');
+    forge.enter('y');
+    await forge.waitFor((screen) => screen.includes('Created notes.md.'), 10_000, 'the accepted edit');
+    expect(readFileSync(path.join(workspace.path, 'notes.md'), 'utf8')).toBe('first line\n');
+
+    forge.enter('change the note');
+    await forge.waitFor((screen) => screen.includes('+second line'), 10_000, 'the diff of the replacement');
+    expect(forge.screen()).toContain('-first line');
+    forge.enter('n keep the first line');
+    await forge.waitFor((screen) => screen.includes('Left notes.md as it was.'), 10_000, 'the denial');
+    expect(readFileSync(path.join(workspace.path, 'notes.md'), 'utf8')).toBe('first line\n');
+
+    forge.enter('/compact --dry-run');
+    await forge.waitFor((screen) => screen.includes(`Compaction preview for ${sessionId}`), 5000, '/compact --dry-run');
+
+    forge.enter('/exit');
+    expect(await forge.exitCode()).toBe(0);
+
+    const messages = storedMessages(sessionId);
+    expect(findUnpairedToolCalls(messages)).toEqual([]);
+    const results = toolResultTexts(messages);
+    expect(results[0]).toContain('Created "notes.md"');
+    expect(results[1]).toBe('Not run: denied — the user said: keep the first line.');
+  }, 60_000);
+
+  it('cancels a long tool call on Ctrl-C, leaves a session whose call is paired, and exits on Ctrl-C twice', async () => {
+    const forge = await startForge(
+      [{ toolCalls: [{ toolName: 'run_command', input: { argv: [process.execPath, '-e', 'setTimeout(() => {}, 30000)'] } }] }, { text: 'Never sent.' }],
+      ['--approval', 'workspace-auto'],
+    );
+    const sessionId = sessionIdOn(forge.screen());
+    forge.enter('run the slow thing');
+    await forge.waitFor((screen) => screen.includes('• run_command'), 10_000, 'the tool call to start');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const interruptedAt = Date.now();
+    forge.press('C-c');
+    await forge.waitFor((screen) => screen.includes('Cancelled.'), 10_000, 'the cancellation');
+    expect(Date.now() - interruptedAt).toBeLessThan(5000);
+
+    forge.press('C-c');
+    await forge.waitFor((screen) => screen.includes('(press Ctrl-C again to exit)'), 5000, 'the exit warning');
+    forge.press('C-c');
+    expect(await forge.exitCode()).toBe(0);
+
+    const messages = storedMessages(sessionId);
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(findUnpairedToolCalls(messages)).toEqual([]);
+    expect(toolResultTexts(messages)).toEqual(['Stopped: the run was cancelled while this tool was running.']);
+  }, 60_000);
+});

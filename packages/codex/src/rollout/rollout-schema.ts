@@ -39,19 +39,22 @@ export const reasoningItemSchema = z.object({
   content: z.array(contentPartSchema).nullable().optional(),
 });
 
+/** Names and call ids become a transcript's `toolName` and `toolCallId`, which may not be empty. */
+const nameSchema = z.string().min(1);
+
 export const functionCallItemSchema = z.object({
   type: z.literal('function_call'),
-  name: z.string(),
+  name: nameSchema,
   namespace: z.string().nullable().optional(),
   arguments: z.string(),
-  call_id: z.string(),
+  call_id: nameSchema,
 });
 
 export const customToolCallItemSchema = z.object({
   type: z.literal('custom_tool_call'),
-  name: z.string(),
+  name: nameSchema,
   input: z.string(),
-  call_id: z.string(),
+  call_id: nameSchema,
 });
 
 /** Tool output: a string, a legacy `{content, success}` object, or a list of content items. */
@@ -63,14 +66,14 @@ export const toolOutputValueSchema = z.union([
 
 export const toolOutputItemSchema = z.object({
   type: z.enum(['function_call_output', 'custom_tool_call_output']),
-  call_id: z.string(),
+  call_id: nameSchema,
   output: toolOutputValueSchema,
 });
 
 export const localShellCallItemSchema = z.object({
   type: z.literal('local_shell_call'),
-  id: z.string().nullable().optional(),
-  call_id: z.string().nullable().optional(),
+  id: nameSchema.nullable().optional(),
+  call_id: nameSchema.nullable().optional(),
   status: z.string().optional(),
   action: z.object({ type: z.string(), command: z.array(z.string()), working_directory: z.string().nullable().optional() }),
 });

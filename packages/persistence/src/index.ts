@@ -44,9 +44,23 @@ export {
   type SessionTurnOptions,
   type SessionTurnResult,
   type SessionTurnWarning,
-  type SessionView,
-  type SessionViewOptions,
 } from './session-turn.js';
+export { selectSessionView, type SessionView, type SessionViewCheckpoint, type SessionViewOptions } from './session-view.js';
+export {
+  CODEX_IMPORT_STRATEGY,
+  installCheckpoint,
+  renderActiveCheckpoint,
+  resolveStoredCheckpoint,
+  type ActiveCheckpoint,
+  type ResolvedCheckpoint,
+} from './checkpoint-install.js';
+export {
+  compactSession,
+  createSessionContextManager,
+  type SessionCompactionOptions,
+  type SessionCompactOptions,
+  type SessionCompactResult,
+} from './session-compaction.js';
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
 export {
   createTraceWriter,

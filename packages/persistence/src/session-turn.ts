@@ -1,14 +1,20 @@
 import {
+  CompactionRequestChannel,
   createId,
   createRedactor,
+  createRequestCompactionTool,
   emptyUsage,
   ForgeError,
   InvalidInputError,
+  resolveContextPolicy,
   runAgent,
-  selectTail,
+  withRunIds,
+  type CheckpointCaps,
+  type CheckpointTranscriptEntry,
   type ErrorSummary,
   type InstructionSnapshot,
   type Message,
+  type OpaqueProviderState,
   type Redactor,
   type RunAgentOptions,
   type RunResult,
@@ -18,7 +24,18 @@ import { conservativeMessageTokens } from './conservative-tokens.js';
 import { forgeHomeLayout } from './home.js';
 import { temporarySessionDirectory } from './session-files.js';
 import { createSession, openSession, type SessionWriterOptions } from './session-open.js';
+import { resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
+import {
+  compactBetweenTurns,
+  createSessionContextManager,
+  loadNativeState,
+  type CompactionSessionPort,
+  type SessionCompactionOptions,
+  type SessionCompactOptions,
+  type SessionCompactResult,
+} from './session-compaction.js';
 import { closeDanglingToolCalls, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
+import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
 import type { SessionTranscript, SessionWarning } from './session-state.js';
 import type { SessionWriter } from './session-writer.js';
 import { createTraceWriter, type EngineEventListener, type TraceWriter } from './trace-writer.js';
@@ -26,35 +43,34 @@ import { createTraceWriter, type EngineEventListener, type TraceWriter } from '.
 /** Something opening a session or running a turn noticed; nothing a warning names was lost. */
 export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { readonly code: 'trace_failed'; readonly message: string };
 
-/** How the history sent to the model is chosen from the stored transcript. */
-export interface SessionViewOptions {
-  /** Tokens the retained recent tail may use (`context.recentTailTokens`, 12000 by default in the CLI). */
-  readonly recentTailTokens: number;
-  /** Cost of one message; defaults to {@link conservativeMessageTokens}, a documented over-estimate. */
-  readonly countTokens?: (message: Message) => number;
-}
+export type { SessionView, SessionViewCheckpoint, SessionViewOptions } from './session-view.js';
 
-/** The history a turn sends: the recent tail of the stored transcript, cut at a safe boundary. */
-export interface SessionView {
-  readonly history: readonly Message[];
-  /** Index of the first transcript message sent. */
-  readonly tailStart: number;
-  /** Older messages not sent (until checkpoints summarize them, they are outside the view). */
-  readonly omittedMessages: number;
-  readonly historyTokens: number;
-  /** True when tool calls still waiting for results forced the tail over the budget. */
-  readonly overBudget: boolean;
-}
-
-/** `runAgent` options for one turn, less what the session provides, plus how to choose the view. */
-export type SessionTurnOptions = Omit<RunAgentOptions, 'history' | 'onMessage' | 'runId' | 'sessionId'> & SessionViewOptions;
+/** `runAgent` options for one turn, less what the session provides, plus how to choose the view and compact. */
+export type SessionTurnOptions = Omit<
+  RunAgentOptions,
+  'history' | 'onMessage' | 'runId' | 'sessionId' | 'checkpoint' | 'nativeState' | 'contextManager' | 'compactionRequests' | 'compactionGuard'
+> &
+  SessionViewOptions & {
+    /**
+     * How the session compacts. Automatic compaction follows `context.mode`: `shadow` builds and
+     * validates checkpoints without installing them, `compact` installs them; `off` and `warn`
+     * never compact (the current checkpoint is still used for the view).
+     */
+    readonly compaction?: SessionCompactionOptions;
+  };
 
 /** What an engine receives for one turn of a session, besides what it was set up with. */
 export interface SessionEngineInput {
   /** The instructions, loaded once and frozen for the run. */
   readonly instructions: InstructionSnapshot;
-  /** The recent view of the stored transcript (the same selection `runAgent` turns get). */
+  /** The recent view of the stored transcript after the checkpoint (the same selection `runAgent` turns get). */
   readonly history: readonly Message[];
+  /** The current checkpoint's rendered view, when the session has one: send it before `history`. */
+  readonly checkpoint?: string;
+  /** Provider-native state for the model the turn is recorded with, when the checkpoint has one. */
+  readonly nativeState?: OpaqueProviderState;
+  /** The whole view the turn starts with: what is summarized, what is sent, what is left out. */
+  readonly view: SessionView;
   readonly runId: string;
   readonly sessionId: string;
   /** Appends a message to the transcript durably; await it before producing the next one. */
@@ -86,7 +102,8 @@ export interface SessionTurnResult {
   readonly runId: string;
   /** `runs/<run-id>.jsonl` in FORGE_HOME. */
   readonly tracePath: string;
-  readonly view: Omit<SessionView, 'history'>;
+  /** The view the turn started with (its checkpoint, if any, with its rendered text). */
+  readonly view: Omit<SessionView, 'history' | 'nativeState'>;
   readonly warnings: readonly SessionTurnWarning[];
 }
 
@@ -116,6 +133,8 @@ export class SessionHandle {
   private readonly now: () => number;
   private running = false;
   private closed = false;
+  /** Provider-native states made or loaded in this process, by item hash. */
+  private readonly nativeStates = new Map<string, OpaqueProviderState>();
 
   constructor(parts: {
     readonly home: string;
@@ -146,41 +165,88 @@ export class SessionHandle {
     return this.writer.transcript();
   }
 
-  /** The history the next turn would send. Pure: the same transcript and options give the same view. */
-  selectView(options: SessionViewOptions): SessionView {
-    const messages = this.writer.messages;
-    const selection = selectTail(messages, { budgetTokens: options.recentTailTokens, countTokens: options.countTokens ?? conservativeMessageTokens });
-    return {
-      history: messages.slice(selection.tailStart),
-      tailStart: selection.tailStart,
-      omittedMessages: selection.tailStart,
-      historyTokens: selection.tailTokens,
-      overBudget: selection.overBudget,
-    };
+  /** The transcript with the run that added each message, as checkpoints read it. */
+  entries(): CheckpointTranscriptEntry[] {
+    return withRunIds(this.writer.messages, this.writer.transcript().runs);
+  }
+
+  /** The stored current checkpoint, resolved against the transcript; undefined when the session has none. */
+  currentCheckpoint(caps?: CheckpointCaps): ResolvedCheckpoint | undefined {
+    const stored = this.writer.checkpoint;
+    return stored === undefined ? undefined : resolveStoredCheckpoint(stored, this.entries(), caps);
   }
 
   /**
-   * Runs one turn: the recent view of the stored transcript is the history; each message is
-   * appended durably as the run produces it; the run's start and end are recorded; its events go
-   * to `runs/<run-id>.jsonl` (redacted) and to `onEvent`. Model and tool failures end the run with
-   * a status, as in `runAgent`; a rejection means the host failed (for example a disk write).
+   * What the next turn would send: the current checkpoint's view and the recent tail after it.
+   * Pure: the same transcript, checkpoint and options give the same view.
+   */
+  selectView(options: SessionViewOptions): SessionView {
+    return selectSessionView({
+      ...options,
+      transcript: this.entries(),
+      stored: this.writer.checkpoint,
+      nativeStates: this.nativeStates,
+      redact: (text) => this.redactor.redact(text),
+    });
+  }
+
+  /**
+   * Compacts the session now (manual `/compact`): the completed turns older than the recent tail
+   * become a checkpoint, validated and stored durably before it is current. No cost gate (the
+   * request is explicit) and no confirmation: the transcript is never changed, only what later
+   * turns send. Works in every mode; the result says what happened and why.
+   */
+  async compact(options: SessionCompactOptions): Promise<SessionCompactResult> {
+    this.checkOpen();
+    this.running = true;
+    try {
+      const compaction = options.compaction ?? {};
+      await this.loadNativeState(compaction, options.model);
+      const view = this.selectView({ recentTailTokens: options.recentTailTokens, model: options.model, ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }), ...(compaction.caps === undefined ? {} : { caps: compaction.caps }) });
+      return await compactBetweenTurns({ port: this.compactionPort(options.countTokens), view, options });
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /**
+   * Runs one turn: the current checkpoint's view and the recent tail after it are sent; each
+   * message is appended durably as the run produces it; the run's start and end are recorded; its
+   * events go to `runs/<run-id>.jsonl` (redacted) and to `onEvent`. In modes `shadow` and `compact`
+   * the run may compact the completed turns before it (see `SessionTurnOptions.compaction`). Model
+   * and tool failures end the run with a status, as in `runAgent`; a rejection means the host
+   * failed (for example a disk write).
    */
   async runTurn(options: SessionTurnOptions): Promise<SessionTurnResult> {
-    const { recentTailTokens, countTokens, onEvent, instructions, ...runOptions } = options;
+    const { recentTailTokens, countTokens, caps, onEvent, instructions, compaction = {}, ...runOptions } = options;
+    const policy = resolveContextPolicy({ ...runOptions.context, recentTailTokens });
+    await this.loadNativeState(compaction, runOptions.model);
     return this.runEngineTurn({
       recentTailTokens,
       ...(countTokens === undefined ? {} : { countTokens }),
+      ...(caps ?? compaction.caps) === undefined ? {} : { caps: caps ?? compaction.caps },
       instructions,
       model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
-      run: (input) =>
-        runAgent({
+      run: (input) => {
+        const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
+        const channel = automatic && compaction.allowModelRequests === true ? new CompactionRequestChannel() : undefined;
+        const manager = automatic
+          ? createSessionContextManager({ port: this.compactionPort(countTokens), options: compaction, policy, protectedFrom: this.writer.messages.length, view: input.view })
+          : undefined;
+        const { view: _view, ...engineInput } = input;
+        return runAgent({
           ...runOptions,
-          ...input,
+          ...engineInput,
+          context: policy,
+          ...(channel === undefined ? {} : { tools: [...(runOptions.tools ?? []), createRequestCompactionTool(channel)], compactionRequests: channel }),
+          ...(manager === undefined ? {} : { contextManager: manager }),
+          ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
           onEvent: (envelope) => {
             input.onEvent(envelope);
             onEvent?.(envelope);
           },
-        }),
+        });
+      },
     });
   }
 
@@ -191,8 +257,7 @@ export class SessionHandle {
    * end are recorded. A rejection of `run` is recorded as a failed run and rethrown.
    */
   async runEngineTurn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
-    if (this.closed) throw new InvalidInputError({ message: `Session ${this.id} is closed; open it again to continue it.` });
-    if (this.running) throw new InvalidInputError({ message: `Session ${this.id} is already running a turn; wait for it to end.` });
+    this.checkOpen();
     this.running = true;
     try {
       return await this.turn(options);
@@ -226,9 +291,33 @@ export class SessionHandle {
     await rm(aside, { recursive: true, force: true });
   }
 
+  private checkOpen(): void {
+    if (this.closed) throw new InvalidInputError({ message: `Session ${this.id} is closed; open it again to continue it.` });
+    if (this.running) throw new InvalidInputError({ message: `Session ${this.id} is already running a turn or a compaction; wait for it to end.` });
+  }
+
+  private compactionPort(countTokens: ((message: Message) => number) | undefined): CompactionSessionPort {
+    return {
+      sessionId: this.id,
+      writer: this.writer,
+      transcript: () => this.entries(),
+      current: () => {
+        const resolved = this.currentCheckpoint();
+        return resolved?.ok === true ? { summarizedThrough: resolved.active.source.summarizedThrough, id: resolved.active.id } : undefined;
+      },
+      nativeStates: this.nativeStates,
+      redact: (text) => this.redactor.redact(text),
+      countTokens: countTokens ?? conservativeMessageTokens,
+    };
+  }
+
+  private async loadNativeState(compaction: SessionCompactionOptions, model: { readonly provider: string; readonly modelId: string }): Promise<void> {
+    await loadNativeState({ store: compaction.opaqueStates, sessionId: this.id, stored: this.writer.checkpoint, model, into: this.nativeStates });
+  }
+
   private async turn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
-    const { recentTailTokens, countTokens, onEvent, instructions, model } = options;
-    const view = this.selectView({ recentTailTokens, ...(countTokens === undefined ? {} : { countTokens }) });
+    const { recentTailTokens, countTokens, caps, onEvent, instructions, model } = options;
+    const view = this.selectView({ recentTailTokens, model, ...(countTokens === undefined ? {} : { countTokens }), ...(caps === undefined ? {} : { caps }) });
     const snapshot = typeof instructions === 'function' ? await instructions() : instructions;
     const runId = createId('run', this.now());
     const trace = await createTraceWriter(this.home, runId, { redactor: this.redactor });
@@ -239,6 +328,9 @@ export class SessionHandle {
       result = await options.run({
         instructions: snapshot,
         history: view.history,
+        ...(view.checkpoint === undefined ? {} : { checkpoint: view.checkpoint.text }),
+        ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }),
+        view,
         runId,
         sessionId: this.id,
         onMessage: async (message) => {
@@ -257,7 +349,7 @@ export class SessionHandle {
     }
     const traceWarning = await closeTrace(trace);
     if (traceWarning !== undefined) warnings.push(traceWarning);
-    const viewFacts = { tailStart: view.tailStart, omittedMessages: view.omittedMessages, historyTokens: view.historyTokens, overBudget: view.overBudget };
+    const { history: _history, nativeState: _nativeState, ...viewFacts } = view;
     return { result, sessionId: this.id, runId, tracePath: trace.file, view: viewFacts, warnings };
   }
 

@@ -85,8 +85,9 @@ describe('forge import codex', () => {
     const test = createTestIo({ cwd: scratch.path, env: { FORGE_HOME: forgeHome.path }, models: { main: model } });
     test.stdin.end();
     expect(await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'Carry on'], test.io)).toBe(0);
-    expect(model.requests[0]?.history[0]).toEqual({ role: 'user', content: 'Fix the failing parser test' });
-    expect(model.requests[0]?.history).toHaveLength(13);
+    // The import is the session's checkpoint: its view is sent in place of the 13 messages it summarizes.
+    expect(model.requests[0]?.checkpoint).toBe(await golden('legacy-0.46', 'view.txt'));
+    expect(model.requests[0]?.history).toEqual([]);
   });
 
   it('--json with --session names the session in the document', async () => {

@@ -181,7 +181,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   };
   if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens) return noSavings(sizing.estimate.tokens);
   let costGate: CostGateDecision | undefined;
-  if (trigger === 'threshold' || trigger === 'model_request') {
+  if (trigger === 'threshold' || trigger === 'model_request' || trigger === 'turn_start') {
     const cost = await compactorCost(options, tailStart);
     costGate = evaluateCostGate({
       reclaimedTokens: before.tokens - sizing.estimate.tokens,

@@ -7,9 +7,11 @@ import type { CompactionEvent } from './events.js';
 /**
  * Why the run asks for room: `preflight` — the request about to be sent is past the warning
  * ratio or over budget; `overflow` — the provider refused it as too long (one recovery per run);
- * `model_request` — the model called `request_compaction` and the next step is a safe boundary.
+ * `model_request` — the model called `request_compaction` and the next step is a safe boundary;
+ * `turn_start` — before the first step, the host said completed turns fall outside the view
+ * (`compactAtStart`) and may be summarized if the cost gate agrees.
  */
-export type FitReason = 'preflight' | 'overflow' | 'model_request';
+export type FitReason = 'preflight' | 'overflow' | 'model_request' | 'turn_start';
 
 export interface FitRequest {
   readonly reason: FitReason;
@@ -57,4 +59,9 @@ export type FitResult =
  */
 export interface ContextManager {
   fit(request: FitRequest): Promise<FitResult>;
+  /**
+   * True when completed turns are left out of the run's view (older than the recent tail and not
+   * in a checkpoint): the run then calls `fit` with reason `turn_start` before its first step.
+   */
+  readonly compactAtStart?: boolean;
 }

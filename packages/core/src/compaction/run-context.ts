@@ -105,6 +105,7 @@ export class RunContext {
     const requested = this.options.requests?.take();
     if (policy.mode === 'compact' || policy.mode === 'shadow') {
       let current = await this.measure(request);
+      if (current !== undefined && step === 1 && manager?.compactAtStart === true) current = await this.compactAtStart(step, input, current, signal);
       if (current !== undefined) {
         if (policy.mode === 'compact' && underPressure(current.budget)) current = (await this.project(step, input, current, 'threshold')) ?? current;
         let fitted = false;
@@ -206,6 +207,21 @@ export class RunContext {
       projectedOutputs: candidates.length,
     });
     return next;
+  }
+
+  /**
+   * Lets the host summarize completed turns that fall outside the view before the first step.
+   * It is about keeping them, not about room, so how much it reclaims is not judged; it counts as
+   * an attempt and its range is remembered.
+   */
+  private async compactAtStart(step: number, input: StepInput, current: Measured, signal: AbortSignal): Promise<Measured> {
+    const manager = this.options.manager as ContextManager;
+    if (!this.guard.beginAttempt().ok) return current;
+    const result = await manager.fit({ reason: 'turn_start', step, request: current.request, budget: current.budget, model: this.options.model, signal, emit: this.options.emit });
+    if (result.kind !== 'compacted') return current;
+    this.adopt(result);
+    this.guard.recordSource(result.sourceHash);
+    return (await this.measure(this.build(input))) ?? current;
   }
 
   /** Asks the context manager for room until the request fits, through the no-progress guard. */

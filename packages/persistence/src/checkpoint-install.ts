@@ -1,0 +1,101 @@
+import {
+  canonicalJsonStringify,
+  checkpointIdOf,
+  checkpointMatchesTranscript,
+  CHECKPOINT_CAPS,
+  hashMessages,
+  InvalidInputError,
+  observeArtifactHashes,
+  renderCheckpointView,
+  sha256Hex,
+  validateCheckpoint,
+  type BuiltCheckpoint,
+  type CheckpointCaps,
+  type CheckpointTranscriptEntry,
+  type ContextCheckpoint,
+  type JsonValue,
+} from '@forge/core';
+import { z } from 'zod';
+import type { CheckpointSource } from './records.js';
+import type { StoredCheckpoint } from './session-state.js';
+import type { SessionWriter } from './session-writer.js';
+
+/** The strategy `forge import codex --session` stores: a ready view of the imported rollout. */
+export const CODEX_IMPORT_STRATEGY = 'codex-import';
+
+const codexImportSchema = z.object({ strategy: z.literal(CODEX_IMPORT_STRATEGY), view: z.string() }).passthrough();
+
+/** The checkpoint a session's view is built on, with where it came from. */
+export type ActiveCheckpoint = {
+  readonly id: string;
+  readonly hash: string;
+  readonly source: CheckpointSource;
+  readonly recordedAt: string;
+} & (
+  | { readonly kind: 'forge'; readonly strategy: ContextCheckpoint['strategy']; readonly checkpoint: ContextCheckpoint }
+  | { readonly kind: 'codex-import'; readonly strategy: typeof CODEX_IMPORT_STRATEGY; readonly view: string }
+);
+
+export type ResolvedCheckpoint =
+  | { readonly ok: true; readonly active: ActiveCheckpoint }
+  | { readonly ok: false; readonly problem: string };
+
+function rangeMatches(source: CheckpointSource, messages: readonly CheckpointTranscriptEntry[]): boolean {
+  if (source.messageCount > messages.length) return false;
+  const list = messages.map((entry) => entry.message);
+  return hashMessages(list.slice(0, source.summarizedThrough)) === source.sourceHash && hashMessages(list.slice(source.tailStart, source.messageCount)) === source.tailHash;
+}
+
+/**
+ * Reads the stored current checkpoint: a Forge checkpoint that passes `validateCheckpoint` and
+ * still stands for the same messages (range and hashes), or a Codex import whose range still
+ * matches. Anything else is reported as a problem and not used: the view falls back to the
+ * recent tail of the transcript, which is never changed by compaction.
+ */
+export function resolveStoredCheckpoint(
+  stored: StoredCheckpoint,
+  transcript: readonly CheckpointTranscriptEntry[],
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): ResolvedCheckpoint {
+  const hash = sha256Hex(canonicalJsonStringify(stored.checkpoint));
+  const facts = { id: checkpointIdOf(hash), hash, source: stored.source, recordedAt: stored.recordedAt };
+  const imported = codexImportSchema.safeParse(stored.checkpoint);
+  if (imported.success) {
+    if (!rangeMatches(stored.source, transcript)) return { ok: false, problem: `the imported checkpoint ${facts.id} no longer matches the transcript's messages; it is not used` };
+    return { ok: true, active: { ...facts, kind: 'codex-import', strategy: CODEX_IMPORT_STRATEGY, view: imported.data.view } };
+  }
+  const validation = validateCheckpoint(stored.checkpoint, transcript.length, caps);
+  if (!validation.ok) return { ok: false, problem: `checkpoint ${facts.id} is not valid (${validation.errors.slice(0, 2).join('; ')}); it is not used` };
+  if (!checkpointMatchesTranscript(validation.checkpoint, transcript)) {
+    return { ok: false, problem: `checkpoint ${facts.id} no longer matches the transcript's messages (range or hashes differ); it is not used` };
+  }
+  return { ok: true, active: { ...facts, kind: 'forge', strategy: validation.checkpoint.strategy, checkpoint: validation.checkpoint } };
+}
+
+/**
+ * The text the model is sent for an active checkpoint: the byte-stable view, with facts judged
+ * against artifacts observed after the checkpoint was built (a file edited since makes the facts
+ * that depend on it SUSPECT); a Codex import's stored view as it is.
+ */
+export function renderActiveCheckpoint(active: ActiveCheckpoint, transcript: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS): string {
+  if (active.kind === 'codex-import') return active.view;
+  return renderCheckpointView(active.checkpoint, caps, observeArtifactHashes(transcript, active.checkpoint.source.messageCount));
+}
+
+/**
+ * Installs a checkpoint as one transaction: validate it against the transcript → write its record
+ * durably (`SessionWriter.recordCheckpoint` returns once it is on disk) → only then is it the
+ * session's current checkpoint. A checkpoint that fails validation is never written; a failed
+ * write leaves the previous checkpoint current. Throws in both cases.
+ */
+export async function installCheckpoint(
+  writer: Pick<SessionWriter, 'recordCheckpoint' | 'messages'>,
+  built: Pick<BuiltCheckpoint, 'checkpoint'>,
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): Promise<void> {
+  const validation = validateCheckpoint(built.checkpoint, writer.messages.length, caps);
+  if (!validation.ok) {
+    throw new InvalidInputError({ message: `The checkpoint was not installed because it is not valid: ${validation.errors.slice(0, 3).join('; ')}.` });
+  }
+  await writer.recordCheckpoint({ source: built.checkpoint.source, checkpoint: built.checkpoint as unknown as JsonValue });
+}

@@ -1,0 +1,259 @@
+import {
+  compactTranscript,
+  resolveContextPolicy,
+  type InstructionSnapshot,
+  type ToolDefinition,
+  type BuiltCheckpoint,
+  type CheckpointCaps,
+  type CheckpointTranscriptEntry,
+  type CompactionEvent,
+  type CompactionGuardLimits,
+  type CompactionStrategySetting,
+  type CompactTranscriptResult,
+  type ContextManager,
+  type ContextPolicy,
+  type CurrentCheckpointInfo,
+  type Message,
+  type ModelAdapter,
+  type ModelRequest,
+  type OpaqueProviderState,
+  type TokenEstimate,
+} from '@forge/core';
+import { installCheckpoint } from './checkpoint-install.js';
+import type { OpaqueStateStore } from './opaque-state/index.js';
+import { MAIN_LANE } from './opaque-state/index.js';
+import type { StoredCheckpoint } from './session-state.js';
+import type { SessionView } from './session-view.js';
+import type { SessionWriter } from './session-writer.js';
+
+/** How a session compacts (the CLI fills this from `context.compaction`). */
+export interface SessionCompactionOptions {
+  /** Default `forge-state`: deterministic, no model call. */
+  readonly strategy?: CompactionStrategySetting;
+  readonly caps?: CheckpointCaps;
+  /** The recent tail is never shrunk below this many tokens to make a request fit (default `TAIL_FLOOR_TOKENS`). */
+  readonly tailFloorTokens?: number;
+  /** Limits of the in-run no-progress guard. */
+  readonly guard?: Partial<CompactionGuardLimits>;
+  /** Offer the model the `request_compaction` tool (mode `shadow` or `compact`). */
+  readonly allowModelRequests?: boolean;
+  /** Where provider-native states are kept across processes; without it they live as long as the session handle. */
+  readonly opaqueStates?: OpaqueStateStore;
+}
+
+/** What compaction needs of a session: its transcript, its current checkpoint, and a durable install. */
+export interface CompactionSessionPort {
+  readonly sessionId: string;
+  readonly writer: Pick<SessionWriter, 'recordCheckpoint' | 'messages'>;
+  transcript(): readonly CheckpointTranscriptEntry[];
+  /** The current checkpoint as planning needs it; undefined when there is none (or it is not usable). */
+  current(): CurrentCheckpointInfo | undefined;
+  readonly nativeStates: Map<string, OpaqueProviderState>;
+  readonly redact: (text: string) => string;
+  readonly countTokens: (message: Message) => number;
+}
+
+/**
+ * Makes a built checkpoint current: a provider-native state is kept first (a sidecar no view uses
+ * until its checkpoint is current), then the checkpoint is validated and written durably — the
+ * commit point. If anything throws, the previous checkpoint stays current.
+ */
+export async function installSessionCheckpoint(port: CompactionSessionPort, built: BuiltCheckpoint, options: SessionCompactionOptions): Promise<void> {
+  if (built.nativeState !== undefined) {
+    await options.opaqueStates?.save({ sessionId: port.sessionId, lane: MAIN_LANE }, built.nativeState);
+    port.nativeStates.set(built.nativeState.itemHash, built.nativeState);
+  }
+  await installCheckpoint(port.writer, built, options.caps);
+}
+
+export interface RunCompactionInput {
+  readonly port: CompactionSessionPort;
+  readonly options: SessionCompactionOptions;
+  readonly policy: ContextPolicy;
+  readonly model: ModelAdapter;
+  readonly estimate?: (request: ModelRequest) => Promise<TokenEstimate>;
+  readonly request: ModelRequest;
+  readonly before?: TokenEstimate;
+  readonly protectedFrom: number;
+  readonly trigger: Parameters<typeof compactTranscript>[0]['trigger'];
+  readonly mode: 'shadow' | 'compact';
+  readonly step: number;
+  readonly signal: AbortSignal;
+  readonly emit: (event: CompactionEvent) => void;
+  readonly focus?: string;
+  readonly cacheReadTokens?: number;
+}
+
+/** One compaction of the session's stored transcript, installed durably (see `compactTranscript`). */
+export function compactSession(input: RunCompactionInput): Promise<CompactTranscriptResult> {
+  const { port, options } = input;
+  const current = port.current();
+  return compactTranscript({
+    transcript: port.transcript(),
+    protectedFrom: input.protectedFrom,
+    ...(current === undefined ? {} : { current }),
+    mode: input.mode,
+    trigger: input.trigger,
+    strategy: options.strategy ?? { kind: 'forge-state' },
+    model: input.model,
+    ...(input.estimate === undefined ? {} : { estimate: input.estimate }),
+    policy: input.policy,
+    request: input.request,
+    ...(input.before === undefined ? {} : { before: input.before }),
+    requireFit: input.trigger === 'over_budget' || input.trigger === 'overflow',
+    countTokens: port.countTokens,
+    ...(options.caps === undefined ? {} : { caps: options.caps }),
+    redact: port.redact,
+    ...(input.focus === undefined ? {} : { focus: input.focus }),
+    step: input.step,
+    signal: input.signal,
+    emit: input.emit,
+    ...(input.cacheReadTokens === undefined ? {} : { cacheReadTokens: input.cacheReadTokens }),
+    ...(options.tailFloorTokens === undefined ? {} : { tailFloorTokens: options.tailFloorTokens }),
+    install: (built) => installSessionCheckpoint(port, built, options),
+  });
+}
+
+/**
+ * The session's side of in-run compaction: `runAgent` asks for room, and this compacts the
+ * completed turns before the running one (`protectedFrom`) into a checkpoint, installs it durably
+ * and hands back the smaller view. Mode `shadow` builds and validates without installing.
+ */
+export function createSessionContextManager(input: {
+  readonly port: CompactionSessionPort;
+  readonly options: SessionCompactionOptions;
+  readonly policy: ContextPolicy;
+  readonly protectedFrom: number;
+  /** The view the run started with: when it leaves completed turns out, they are summarized at turn start (gated). */
+  readonly view: Pick<SessionView, 'omittedMessages' | 'nativeState' | 'checkpoint'>;
+}): ContextManager {
+  return {
+    compactAtStart: input.view.omittedMessages > 0,
+    async fit(request) {
+      const trigger =
+        request.reason === 'overflow'
+          ? 'overflow'
+          : request.reason === 'model_request'
+            ? 'model_request'
+            : request.reason === 'turn_start'
+              ? 'turn_start'
+              : request.budget.overBudget
+                ? 'over_budget'
+                : 'threshold';
+      // At turn start the alternative to a checkpoint is sending every unsummarized turn: that is what the gate weighs.
+      const atStart = trigger === 'turn_start';
+      const result = await compactSession({
+        port: input.port,
+        options: input.options,
+        policy: input.policy,
+        model: request.model,
+        request: atStart ? { ...request.request, history: unsummarizedHistory(input.port, input.view, input.protectedFrom) } : request.request,
+        ...(atStart ? {} : { before: request.budget.estimate }),
+        protectedFrom: input.protectedFrom,
+        trigger,
+        mode: input.policy.mode === 'shadow' ? 'shadow' : 'compact',
+        step: request.step,
+        signal: request.signal,
+        emit: request.emit,
+        ...(request.cacheReadTokens === undefined ? {} : { cacheReadTokens: request.cacheReadTokens }),
+      });
+      if (result.kind === 'limit') return { kind: 'stop', reason: 'tail_floor', message: result.message };
+      if (result.kind !== 'compacted' || !result.installed) return { kind: 'unchanged' };
+      return {
+        kind: 'compacted',
+        checkpoint: result.built.view,
+        history: result.history,
+        ...(result.built.nativeState === undefined ? {} : { nativeState: result.built.nativeState }),
+        sourceHash: result.built.checkpoint.source.sourceHash,
+      };
+    },
+  };
+}
+
+/** Manual compaction of a session between turns (`/compact`, `forge compact`). */
+export interface SessionCompactOptions {
+  /** The model the next turn would use: its estimator and window (and its native compaction for `provider-native`). */
+  readonly model: ModelAdapter;
+  readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
+  /** Tool definitions the next turn would advertise, for an honest estimate. */
+  readonly tools?: readonly ToolDefinition[];
+  readonly recentTailTokens: number;
+  readonly countTokens?: (message: Message) => number;
+  readonly context?: Partial<ContextPolicy>;
+  readonly compaction?: SessionCompactionOptions;
+  /** What the user wants the checkpoint to keep in focus; recorded in the events and given to a compactor model. */
+  readonly focus?: string;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: CompactionEvent) => void;
+}
+
+/** What a manual compaction did. The transcript is never changed; only the current checkpoint can be. */
+export interface SessionCompactResult {
+  readonly outcome: CompactTranscriptResult;
+  readonly events: readonly CompactionEvent[];
+  /** Messages in the transcript, all of them kept. */
+  readonly transcriptMessages: number;
+}
+
+/** Manual compaction between turns: the request is the next turn's, with an empty current request. */
+export async function compactBetweenTurns(input: {
+  readonly port: CompactionSessionPort;
+  readonly view: SessionView;
+  readonly options: SessionCompactOptions;
+}): Promise<SessionCompactResult> {
+  const { port, view, options } = input;
+  const policy = resolveContextPolicy({ ...options.context, recentTailTokens: options.recentTailTokens });
+  const instructions = typeof options.instructions === 'function' ? await options.instructions() : options.instructions;
+  const events: CompactionEvent[] = [];
+  const focus = options.focus?.trim();
+  const outcome = await compactSession({
+    port,
+    options: options.compaction ?? {},
+    policy,
+    model: options.model,
+    request: {
+      instructions: instructions.text,
+      ...(view.checkpoint === undefined ? {} : { checkpoint: view.checkpoint.text }),
+      history: unsummarizedHistory(port, view, port.writer.messages.length),
+      currentRequest: { role: 'user', content: '' },
+      continuation: [],
+      tools: options.tools ?? [],
+      ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }),
+    },
+    protectedFrom: port.writer.messages.length,
+    trigger: 'manual',
+    mode: 'compact',
+    step: 0,
+    signal: options.signal ?? new AbortController().signal,
+    emit: (event) => {
+      events.push(event);
+      options.onEvent?.(event);
+    },
+    ...(focus === undefined || focus === '' ? {} : { focus }),
+  });
+  return { outcome, events, transcriptMessages: port.writer.messages.length };
+}
+
+/** Brings a provider-native state kept in `store` into `into`, when the current checkpoint refers to one. */
+export async function loadNativeState(input: {
+  readonly store: OpaqueStateStore | undefined;
+  readonly sessionId: string;
+  readonly stored: StoredCheckpoint | undefined;
+  readonly model: { readonly provider: string; readonly modelId: string };
+  readonly into: Map<string, OpaqueProviderState>;
+}): Promise<void> {
+  const value = input.stored?.checkpoint;
+  if (input.store === undefined || value === null || typeof value !== 'object' || (value as { readonly strategy?: unknown }).strategy !== 'provider-native') return;
+  const decision = await input.store.forReplay({ sessionId: input.sessionId, lane: MAIN_LANE }, input.model);
+  if (decision.kind === 'replay') input.into.set(decision.state.itemHash, decision.state);
+}
+
+/**
+ * Every message after what the view's checkpoint stands for, up to `end`, with nothing cut: what
+ * would have to be sent to keep all of them without a new checkpoint. With replayed native
+ * state, the messages it covers come first (the adapter replaces them).
+ */
+function unsummarizedHistory(port: CompactionSessionPort, view: Pick<SessionView, 'nativeState' | 'checkpoint'>, end: number): Message[] {
+  const start = view.nativeState === undefined ? (view.checkpoint?.source.tailStart ?? 0) : 0;
+  return port.writer.messages.slice(start, end);
+}

@@ -28,6 +28,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   /** The eval harness drives sessions through persistence, tools and core; `forge eval` runs it. */
   '@forge/evals': { layer: 2, allowed: ['*'] },
   '@forge/cli': { layer: 3, allowed: ['*'] },
+  /** Reliability and security suites: they drive every package, the CLI included, and nothing depends on them. */
+  '@forge/reliability-tests': { layer: 4, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */
@@ -41,7 +43,7 @@ interface WorkspacePackage {
 
 function workspacePackages(): WorkspacePackage[] {
   const found: WorkspacePackage[] = [];
-  for (const group of ['packages', 'apps', '.']) {
+  for (const group of ['packages', 'apps', 'tests', '.']) {
     const base = join(root, group);
     const candidates = group === '.' ? ['evals'] : readdirSync(base);
     for (const entry of candidates) {

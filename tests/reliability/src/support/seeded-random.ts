@@ -1,0 +1,16 @@
+/** A small seeded generator (mulberry32): the same seed gives the same sequence, so a failure can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A whole number in `[0, bound)` from `next`. */
+export function randomIndex(next: () => number, bound: number): number {
+  return Math.floor(next() * bound);
+}

@@ -52,9 +52,21 @@ export const redactionRules: readonly RedactionRule[] = [
     replace: (marker, _match, prefix = '') => `${prefix}${marker}`,
   },
   { kind: 'gcp-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
-  { kind: 'slack-token', pattern: /\bxox[baprs]-[A-Za-z0-9-]{10,}/g },
+  { kind: 'slack-token', pattern: /\b(?:xox[baprs]|xapp)-[A-Za-z0-9-]{10,}/g },
+  {
+    kind: 'slack-webhook',
+    pattern: /\b(https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]{8,}/g,
+    replace: (marker, _match, prefix = '') => `${prefix}${marker}`,
+  },
+  { kind: 'npm-token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { kind: 'huggingface-token', pattern: /\bhf_[A-Za-z0-9]{30,}\b/g },
   { kind: 'stripe-key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g },
   { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g },
+  {
+    kind: 'bearer-token',
+    pattern: /\b(Bearer[ \t]+)([A-Za-z0-9._~+/-]{16,}=*)/gi,
+    replace: (marker, _match, prefix = '') => `${prefix}${marker}`,
+  },
   {
     kind: 'url-password',
     pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s/@]+)(@)/gi,
@@ -66,6 +78,12 @@ export const redactionRules: readonly RedactionRule[] = [
     pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]*)([ \t]*=(?:[ \t]*(?=["']))?)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
     replace: (marker, match, name = '', equals = '', value = '') =>
       isSensitiveName(name) && !isPlaceholder(value) ? `${name}${equals}${marker}` : match,
+  },
+  {
+    kind: 'secret-assignment',
+    pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]*)([ \t]*:[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
+    replace: (marker, match, name = '', colon = '', value = '') =>
+      isSensitiveName(name) && !isPlaceholder(value) ? `${name}${colon}${marker}` : match,
   },
   {
     kind: 'secret-field',

@@ -1,4 +1,4 @@
-import { AuthError, CancelledError, ForgeError, assertSafeId, sha256Hex, type OpaqueProviderState } from '@forge/core';
+import { AuthError, CancelledError, createRedactor, ForgeError, assertSafeId, sha256Hex, type JsonValue, type OpaqueProviderState, type Redactor } from '@forge/core';
 import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, writeStateFile, type ConversationIdentity } from './state-file.js';
 
 /** The model a request is about to go to. */
@@ -21,9 +21,12 @@ export interface OpaqueStateStoreOptions {
   readonly directory: string;
   /**
    * Also keep state on disk so it survives a restart. Off by default: the provider's items hold
-   * the conversation's retained user messages in plain text next to the encrypted item.
+   * the conversation's retained user messages in plain text next to the encrypted item. A state
+   * whose items hold anything `redactor` would redact is never written (it stays in memory only).
    */
   readonly persist?: boolean;
+  /** Decides which states hold secrets (default: common credential shapes); pass the session's redactor. */
+  readonly redactor?: Redactor;
   /** Larger states are neither kept nor replayed (default 4 MiB). */
   readonly maxStateBytes?: number;
   /** Conversations kept in memory; the least recently used is evicted and reloaded from disk (default 64). */
@@ -45,6 +48,7 @@ export class OpaqueStateStore {
   private readonly maxStateBytes: number;
   private readonly maxMemoryEntries: number;
   private readonly now: () => Date;
+  private readonly redactor: Redactor;
   private readonly memory = new Map<string, OpaqueProviderState>();
 
   constructor(options: OpaqueStateStoreOptions) {
@@ -53,6 +57,7 @@ export class OpaqueStateStore {
     this.maxStateBytes = options.maxStateBytes ?? DEFAULT_MAX_STATE_BYTES;
     this.maxMemoryEntries = options.maxMemoryEntries ?? 64;
     this.now = options.now ?? (() => new Date());
+    this.redactor = options.redactor ?? createRedactor();
   }
 
   /** The state to send with a request of this conversation to `target`. Never clears anything. */
@@ -72,7 +77,10 @@ export class OpaqueStateStore {
       return;
     }
     this.remember(key, state);
-    if (this.persist) {
+    // Items are kept as the provider sent them, so one holding a secret is never put on disk; an
+    // older file of this conversation is stale now and goes.
+    if (this.persist && this.holdsSecret(state)) await deleteStateFile(this.directory, identity);
+    else if (this.persist) {
       await writeStateFile(this.directory, identity, {
         schemaVersion: OPAQUE_STATE_SCHEMA_VERSION,
         sessionId: identity.sessionId,
@@ -126,6 +134,11 @@ export class OpaqueStateStore {
   private async delete(identity: ConversationIdentity): Promise<void> {
     this.memory.delete(keyOf(identity));
     if (this.persist) await deleteStateFile(this.directory, identity);
+  }
+
+  private holdsSecret(state: OpaqueProviderState): boolean {
+    const items = state.items as unknown as JsonValue;
+    return JSON.stringify(this.redactor.redactJson(items)) !== JSON.stringify(items);
   }
 
   private remember(key: string, state: OpaqueProviderState): void {

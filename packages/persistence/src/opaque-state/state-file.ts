@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, open, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { chmod, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { opaqueProviderStateSchema } from '@forge/core';
 import { z } from 'zod';
@@ -30,6 +30,28 @@ export function stateFilePath(directory: string, identity: ConversationIdentity)
   return join(directory, identity.sessionId, `${identity.lane}.json`);
 }
 
+/** `.<lane>.<12 hex>.tmp`: the temporary names `writeStateFile` uses for a lane. */
+function isLaneTemporary(name: string, lane: string): boolean {
+  return name.startsWith(`.${lane}.`) && name.length === lane.length + 18 && /\.[0-9a-f]{12}\.tmp$/.test(name);
+}
+
+/**
+ * Removes temporaries of this conversation that a process killed mid-write left behind: they hold
+ * the same plain-text items as the state. Only the conversation's one writer (the holder of the
+ * session lock) writes its files, so none of them belongs to a write still going on.
+ */
+async function removeLeftoverTemporaries(directory: string, identity: ConversationIdentity): Promise<void> {
+  const sessionDirectory = join(directory, identity.sessionId);
+  let names: string[];
+  try {
+    names = await readdir(sessionDirectory);
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  await Promise.all(names.filter((name) => isLaneTemporary(name, identity.lane)).map((name) => rm(join(sessionDirectory, name), { force: true })));
+}
+
 /**
  * Writes the file atomically: a 0600 temporary file in the same 0700 directory, flushed, then
  * renamed over the old one, and the directory synced. Readers see the old state or the new one.
@@ -38,6 +60,7 @@ export async function writeStateFile(directory: string, identity: ConversationId
   const target = stateFilePath(directory, identity);
   const sessionDirectory = join(directory, identity.sessionId);
   await ensurePrivateDirectory(sessionDirectory);
+  await removeLeftoverTemporaries(directory, identity);
   const temporary = join(sessionDirectory, `.${identity.lane}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
   let renamed = false;
@@ -77,6 +100,7 @@ export async function readStateFile(directory: string, identity: ConversationIde
 
 export async function deleteStateFile(directory: string, identity: ConversationIdentity): Promise<void> {
   await rm(stateFilePath(directory, identity), { force: true });
+  await removeLeftoverTemporaries(directory, identity);
 }
 
 export async function deleteAllStateFiles(directory: string): Promise<void> {

@@ -221,6 +221,9 @@ describe('crash safety under SIGKILL', () => {
           expect(final.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Resumed and answered.' }] });
           expect(findUnpairedToolCalls(final.messages)).toEqual([]);
           expect(final.runs.every((run) => run.status !== undefined)).toBe(true);
+          // Discarding the conversation's opaque state also removes what killed writes left of it.
+          await new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true }).discardAfterFailedReplay({ sessionId: plan.sessionId, lane: MAIN_LANE });
+          expect(await leftoverTemporaries(home)).toEqual([]);
           return { survived, leftovers, acknowledged, messages: final.messages.length, runs: final.runs.length };
         }),
       );

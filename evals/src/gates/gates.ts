@@ -9,7 +9,7 @@ import type { ModeId, ModeRunner } from '../modes/types.js';
  * of pass-rate regression allowed): a checkpoint must not lose anything the fixtures probe.
  */
 export const gatesConfigSchema = z.strictObject({
-  /** Median input-token reduction against `off`'s view, over long fixtures, per compacting mode. */
+  /** Median input-token reduction against sending the whole transcript, over long fixtures, per compacting mode. */
   minInputReduction: z.number().min(0).max(1).default(0.6),
   /** Share of probes of seeded constraints answered right, per compacting mode. */
   minRecall: z.number().min(0).max(1).default(1),

@@ -143,7 +143,8 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     for (const text of expected.notContains) if (content.includes(text)) graded.failures.push(`${expected.path} still contains ${JSON.stringify(text)} at the end`);
   }
   const applied = run.turns.flatMap((turn) => turn.compactions.filter((compaction) => compaction.kind === 'applied'));
-  if (run.mode.compacts && run.mode.family === 'forge' && applied.length < fixture.fixture.expect.minCompactions) {
+  // The deterministic strategy compacts whenever it helps; model-backed strategies pass a cost gate first and may compact less often.
+  if (run.mode.family === 'forge' && run.mode.id === 'compact:forge-state' && applied.length < fixture.fixture.expect.minCompactions) {
     graded.failures.push(`compacted ${applied.length} times, expected at least ${fixture.fixture.expect.minCompactions}`);
   }
 

@@ -20,8 +20,8 @@ interface EventBody {
 /**
  * Reads the `context.compaction.*` events of a turn. Installed checkpoints are compactions;
  * checkpoints built in shadow mode are shadow compactions; a refusal by the no-progress guard or
- * for lack of savings is a no-progress stop; a compaction triggered by a provider overflow is an
- * overflow recovery.
+ * for lack of savings is a no-progress stop; anything installed after a provider overflow (a
+ * checkpoint or a projection of old tool outputs) is an overflow recovery.
  */
 export function compactionFacts(turn: number, events: readonly EventEnvelope[]): CompactionFacts {
   const facts: CompactionFacts = { compactions: [], noProgressStops: 0, overflowRecoveries: 0, failures: 0, projections: 0 };
@@ -32,6 +32,7 @@ export function compactionFacts(turn: number, events: readonly EventEnvelope[]):
   for (const envelope of events) {
     const event = envelope.event as unknown as EventBody;
     if (event.type === 'context.compaction.completed') {
+      if (event['trigger'] === 'overflow' && event['installed'] === true) recoveries += 1;
       if (event['strategy'] === 'tool-output-projection') {
         projections += typeof event['projectedOutputs'] === 'number' ? event['projectedOutputs'] : 1;
         continue;
@@ -39,7 +40,6 @@ export function compactionFacts(turn: number, events: readonly EventEnvelope[]):
       if (event['reused'] === true) continue;
       const reclaimed = typeof event['reclaimedTokens'] === 'number' ? event['reclaimedTokens'] : 0;
       facts.compactions.push({ turn, reclaimedTokens: reclaimed, strategy: String(event['strategy']), kind: event['installed'] === true ? 'applied' : 'shadow' });
-      if (event['trigger'] === 'overflow' && event['installed'] === true) recoveries += 1;
     } else if (event.type === 'context.compaction.skipped') {
       if (event['reason'] === 'shadow') {
         facts.compactions.push({ turn, reclaimedTokens: typeof event['wouldReclaimTokens'] === 'number' ? event['wouldReclaimTokens'] : 0, strategy: String(event['strategy'] ?? 'forge-state'), kind: 'shadow' });

@@ -9,7 +9,8 @@ import {
   type RunResult,
   type ToolDefinition,
 } from '@forge/core';
-import { loadTranscript, openSessionHandle, type SessionHandle } from '@forge/persistence';
+import { loadTranscript, OpaqueStateStore, openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/persistence';
+import path from 'node:path';
 import type { ExpandedTurn } from '../fixture/expand.js';
 import { createSessionTools, type SessionTools } from '../workspace/tools.js';
 import { withCheckpoint } from './model-wrappers.js';
@@ -17,6 +18,15 @@ import type { ModeContext, ModeSessionEnd } from './types.js';
 
 /** A recent-tail budget no transcript reaches: the view is the whole stored transcript. */
 const WHOLE_TRANSCRIPT = Number.MAX_SAFE_INTEGER;
+
+/** How `runStored` runs a turn besides its mode. */
+export interface StoredTurnOptions {
+  readonly model?: ModelAdapter;
+  /** The session view's recent tail; default: the whole transcript. */
+  readonly recentTailTokens?: number;
+  /** The session's automatic compaction (strategy, caps, guard). */
+  readonly compaction?: SessionCompactionOptions;
+}
 
 /** What a runner decided to send for a turn, when it chooses the view itself. */
 export interface ChosenView {
@@ -33,12 +43,15 @@ export interface ChosenView {
 export class EvalSession {
   private tools: SessionTools;
   private readonly produced: Message[] = [];
+  /** Provider-native states, kept on disk in FORGE_HOME so they survive a restart as the CLI keeps them. */
+  private readonly opaqueStates: OpaqueStateStore;
 
   private constructor(
     private readonly context: ModeContext,
     private handle: SessionHandle,
   ) {
     this.tools = this.createTools();
+    this.opaqueStates = new OpaqueStateStore({ directory: path.join(context.workspace.forgeHome, 'state', 'native-compaction'), persist: true });
   }
 
   static async open(context: ModeContext): Promise<EvalSession> {
@@ -91,21 +104,31 @@ export class EvalSession {
   }
 
   /**
-   * Runs a turn the way the product does: `SessionHandle.runTurn`, the whole stored transcript as
-   * the view, the context policy in `mode`.
+   * Runs a turn the way the product does: `SessionHandle.runTurn` with the context policy in
+   * `mode`. By default the view is the whole stored transcript; `recentTailTokens` and
+   * `compaction` give the session's own view and automatic compaction (modes shadow and compact).
    */
-  async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], model: ModelAdapter = this.context.model): Promise<RunResult> {
+  async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], options: StoredTurnOptions = {}): Promise<RunResult> {
     const common = this.common(turn);
+    const model = options.model ?? this.context.model;
     const turnResult = await this.handle.runTurn({
       ...common,
       model,
       instructions: this.context.instructions,
       context: { ...common.context, mode },
-      recentTailTokens: WHOLE_TRANSCRIPT,
+      recentTailTokens: options.recentTailTokens ?? WHOLE_TRANSCRIPT,
+      ...(options.compaction === undefined ? {} : { compaction: { opaqueStates: this.opaqueStates, ...options.compaction } }),
       onEvent: (envelope) => events.push(envelope),
       now: this.context.now,
     });
     return this.record(turnResult.result);
+  }
+
+  /** Hash of the session's current stored checkpoint, or a problem with it; undefined without one. */
+  storedCheckpointHash(): string | undefined {
+    const resolved = this.handle.currentCheckpoint();
+    if (resolved === undefined) return undefined;
+    return resolved.ok ? resolved.active.hash : `unusable: ${resolved.problem}`;
   }
 
   /** Runs a turn with a view the runner chose (a baseline's history, a harness-installed checkpoint). */

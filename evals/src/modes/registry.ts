@@ -1,38 +1,18 @@
 import { InvalidInputError } from '@forge/core';
 import { slidingWindowMode, userSummaryMode } from './baselines.js';
-import { compactForgeStateHarnessMode, offMode, shadowHarnessMode, warnMode } from './forge-modes.js';
+import { fullHistoryMode, offMode, warnMode } from './forge-modes.js';
+import { compactForgeStateMode, compactModelStructuredMode, compactProviderNativeMode, shadowSessionMode } from './session-compaction-modes.js';
 import type { ModeId, ModeRunner } from './types.js';
-
-function notInThisBuild(id: ModeId, label: string, reason: string): ModeRunner {
-  return {
-    id,
-    label,
-    family: 'forge',
-    compacts: true,
-    implementation: 'not available',
-    unavailable: reason,
-    start() {
-      throw new InvalidInputError({ message: `Mode ${id} is not available in this build: ${reason}` });
-    },
-  };
-}
 
 /** Every mode, in report order. Wiring a new mode means replacing or adding one entry here. */
 export const MODE_RUNNERS: readonly ModeRunner[] = [
   offMode,
   warnMode,
-  shadowHarnessMode,
-  compactForgeStateHarnessMode,
-  notInThisBuild(
-    'compact:model-structured',
-    'compact (model-structured): compactor model writes the structured summary',
-    'the run loop does not run a compactor model yet (issue 5); the harness has no stand-in for it',
-  ),
-  notInThisBuild(
-    'compact:provider-native',
-    'compact (provider-native): the provider compacts, Forge keeps the opaque item',
-    'the run loop does not call ModelAdapter.compact yet (issue 5)',
-  ),
+  shadowSessionMode,
+  compactForgeStateMode,
+  compactModelStructuredMode,
+  compactProviderNativeMode,
+  fullHistoryMode,
   slidingWindowMode,
   userSummaryMode,
 ];

@@ -17,6 +17,7 @@ export type ModeId =
   | 'compact:forge-state'
   | 'compact:model-structured'
   | 'compact:provider-native'
+  | 'baseline:full-history'
   | 'baseline:sliding-window'
   | 'baseline:user-summary';
 

@@ -1,6 +1,5 @@
 import {
   countMessageTokensConservatively,
-  countTextConservatively,
   type InstructionSnapshot,
   type Message,
   type ModelAdapter,
@@ -18,11 +17,6 @@ export function messagesTokens(messages: readonly Message[]): number {
   let total = 0;
   for (const message of messages) total += messageTokens(message);
   return total;
-}
-
-/** Tokens of a checkpoint view or summary text with one message of framing. */
-export function textTokens(text: string | undefined): number {
-  return text === undefined ? 0 : countTextConservatively(text) + 4;
 }
 
 /** The input budget a runner keeps the view under before the turn starts. */

@@ -9,8 +9,8 @@ import type { RequestView, Segment } from './request-view.js';
  *   or from a FACTS_VALID line of a checkpoint — never from a FACTS_SUSPECT line, a digest, a summary
  *   or assistant prose, whose freshness nobody checked;
  * - a constraint: from the current request, the instructions, a user message, a checkpoint's
- *   CONSTRAINTS or TASK section or a user line of its digest — never from tool output or assistant
- *   text (text there is data, not authority);
+ *   CONSTRAINTS or TASK section, a user line of its digest, or a provider's compaction item —
+ *   never from tool output or assistant text (text there is data, not authority);
  * - why an approach failed: anywhere in the request except the instructions and the current request;
  * - whether a command passes: only from its own result, and only when no edit follows it.
  */
@@ -80,6 +80,8 @@ function authority(segment: Segment, index: number, taskIndex: number | undefine
     return user === null ? { tier: 0, position: 0 } : { tier: 1, position: Number(user[1]) };
   }
   if (segment.section === 'TASK') return { tier: 1, position: taskIndex ?? 0 };
+  // A provider's compaction item is the model's own memory of the conversation, as a handoff summary is.
+  if (segment.section === 'PROVIDER_ITEM') return { tier: 1, position: 0 };
   return { tier: 0, position: 0 };
 }
 

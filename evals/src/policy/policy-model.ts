@@ -1,6 +1,7 @@
 import {
   ContextOverflowError,
   createConservativeEstimator,
+  hashMessages,
   sha256Hex,
   type JsonObject,
   type Message,
@@ -78,13 +79,30 @@ export class PolicyModel implements ModelAdapter {
   compact?: (request: NativeCompactionRequest, options: ModelCallOptions) => Promise<OpaqueProviderState>;
 
   async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
-    return this.estimator.estimate(request);
+    const { effective, items } = this.replay(request);
+    const estimate = this.estimator.estimate(effective);
+    if (items === undefined) return estimate;
+    const itemTokens = Math.ceil(JSON.stringify(items).length / 4);
+    return { ...estimate, tokens: estimate.tokens + itemTokens, categories: { ...estimate.categories, checkpoint: estimate.categories.checkpoint + itemTokens } };
+  }
+
+  /**
+   * What the provider actually receives. With this provider's native state, the state's items
+   * stand in for the checkpoint view and for the history messages they were made from (when the
+   * history starts with exactly those), as a hosted compaction item does.
+   */
+  private replay(request: ModelRequest): { readonly effective: ModelRequest; readonly items?: readonly JsonObject[] } {
+    const state = request.nativeState;
+    if (state === undefined || state.provider !== PROVIDER || state.modelId !== this.modelId) return { effective: request };
+    const { checkpoint: _checkpoint, nativeState: _state, ...rest } = request;
+    const covered = state.sourceMessages > 0 && request.history.length >= state.sourceMessages && hashMessages(request.history.slice(0, state.sourceMessages)) === state.sourceHash;
+    return { effective: { ...rest, history: covered ? request.history.slice(state.sourceMessages) : request.history }, items: state.items };
   }
 
   /** The request as text segments, with provider-native state expanded as the provider would. */
   view(request: ModelRequest): RequestView {
-    const base = viewRequest(request);
-    const items = request.nativeState !== undefined && request.nativeState.provider === PROVIDER ? request.nativeState.items : undefined;
+    const { effective, items } = this.replay(request);
+    const base = viewRequest(effective);
     if (items === undefined) return base;
     const expanded: Segment[] = [];
     for (const item of items) {
@@ -92,7 +110,7 @@ export class PolicyModel implements ModelAdapter {
       if (item['type'] === 'summary' && typeof item['text'] === 'string') expanded.push(...checkpointSegments(`[PROVIDER_ITEM]\n${item['text']}`));
     }
     const instructions = base.segments.filter((segment) => segment.place === 'instructions');
-    const rest = base.segments.filter((segment) => segment.place !== 'instructions' && segment.place !== 'checkpoint');
+    const rest = base.segments.filter((segment) => segment.place !== 'instructions');
     return { ...base, segments: [...instructions, ...expanded, ...rest] };
   }
 
@@ -102,8 +120,8 @@ export class PolicyModel implements ModelAdapter {
     const compactor = isCompactorRequest(view);
     const summary = compactor || view.currentRequest.startsWith(SUMMARY_REQUEST);
     const turn = summary ? undefined : findTurn(this.fixture, view);
-    const nativeText = this.nativeText(request);
-    const inputTokens = providerTokenCount(request, nativeText);
+    const { effective, items } = this.replay(request);
+    const inputTokens = providerTokenCount(effective, items === undefined ? '' : JSON.stringify(items));
     const kind = summary ? 'summary' : turn === undefined ? 'unknown' : 'agent';
     const record = (outputTokens: number, overflow: boolean, injectedFault: boolean) =>
       this.calls.push({ kind, turn: turn?.index, providerInputTokens: inputTokens, outputTokens, overflow, injectedFault });
@@ -145,11 +163,6 @@ export class PolicyModel implements ModelAdapter {
     };
   }
 
-  private nativeText(request: ModelRequest): string {
-    if (request.nativeState === undefined || request.nativeState.provider !== PROVIDER) return '';
-    return JSON.stringify(request.nativeState.items);
-  }
-
   /**
    * The simulated provider's own compaction: it keeps the most recent user messages verbatim and
    * a summary written by the model, like a hosted compaction endpoint. The state is opaque to
@@ -185,7 +198,7 @@ export class PolicyModel implements ModelAdapter {
       itemHash,
       bytes: Buffer.byteLength(serialized, 'utf8'),
       items,
-      sourceHash: sha256Hex(JSON.stringify(request.messages)),
+      sourceHash: hashMessages(request.messages),
       sourceMessages: request.messages.length,
       previousItemHash: request.previous?.itemHash ?? null,
     };

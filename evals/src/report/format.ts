@@ -108,7 +108,7 @@ export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: 
   { title: 'mode', value: (result) => result.mode },
   { title: 'pass', value: (result) => (result.passed ? 'yes' : 'NO') },
   { title: 'input', value: (result) => formatCount(result.inputTokens) },
-  { title: 'vs off', value: (result) => formatPercent(result.inputReduction) },
+  { title: 'vs full', value: (result) => formatPercent(result.inputReduction) },
   { title: 'max req', value: (result) => formatCount(result.maxRequestTokens) },
   { title: 'reqs', value: (result) => String(result.requests) },
   { title: 'compact', value: (result) => (result.shadowCompactions > 0 ? `(${result.shadowCompactions})` : String(result.compactions)) },

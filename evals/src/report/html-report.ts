@@ -105,7 +105,7 @@ export function renderHtmlReport(report: EvalReport): string {
 <p>${escape(`Model ${report.model}; started ${report.startedAt}; ${report.fixtures.length} fixtures; ${(report.durationMs / 1000).toFixed(1)} s.`)}</p>
 <h2>Summary per mode</h2>
 <div class="scroll">${htmlTable(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))))}</div>
-${barChart(report, 'Input-token reduction against off (median over long fixtures)', summaries, (summary) => summary.medianLongReduction)}
+${barChart(report, 'Input-token reduction against sending the whole transcript (median over long fixtures)', summaries, (summary) => summary.medianLongReduction)}
 ${barChart(report, 'Recall of seeded constraints', summaries, (summary) => (summary.recallTotal === 0 ? null : summary.recallCorrect / summary.recallTotal))}
 ${barChart(report, 'Fixtures passed', summaries, (summary) => (summary.fixtures === 0 ? null : summary.passed / summary.fixtures))}
 <h2>Gates</h2>

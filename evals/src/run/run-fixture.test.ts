@@ -59,8 +59,8 @@ describe('runFixture', () => {
     expect(sliding.passed).toBe(false);
   });
 
-  it('off sends the whole transcript until the provider rejects it', async () => {
-    const off = await run('off');
+  it('without context management the whole transcript is sent until the provider rejects it', async () => {
+    const off = await run('baseline:full-history');
     expect(off.providerOverflows).toBeGreaterThan(0);
     expect(off.passed).toBe(false);
     expect(off.failures.some((failure) => failure.includes('context_overflow'))).toBe(true);

@@ -157,6 +157,7 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
         const instructionsFile = await readWorkspaceFile(workspace.root, INSTRUCTIONS_FILE);
         const checks = requestChecks(fixture, turn, instructionsFile);
         agent.turn = turn.index;
+        summary.turn = turn.index;
         const before = [...transcript];
         agent.fullHistory = () => before;
         agent.check = (request) => {

@@ -71,9 +71,10 @@ describe('forge eval', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toMatch(/forge: gate failed: input-reduction \[compact:forge-state\]: .* needs ≥ 99\.0 %/);
     expect(outcome.stdout).toContain('FAIL  input-reduction [compact:forge-state]');
-    expect(outcome.stdout).toContain('every gate of compact:provider-native: the mode did not run');
+    expect(outcome.stdout).toContain('1 fixtures × 4 modes');
+    expect(outcome.stdout).toContain('FAIL  input-reduction [compact:provider-native]');
     expect(outcome.stdout).not.toContain('\u001b[');
-    expect(outcome.stderr).toMatch(/forge eval: \[1\/2\] user-fixture × (warn|compact:forge-state) done\n[^]*forge eval: \[2\/2\]/);
+    expect(outcome.stderr).toMatch(/forge eval: \[1\/4\] user-fixture × \S+ done\n[^]*forge eval: \[4\/4\]/);
 
     const html = await readFile(path.join(reportDirectory, 'report.html'), 'utf8');
     expect(html).toContain('<svg');

@@ -16,6 +16,7 @@ import { forgeVersion } from './version.js';
 const groups: readonly CommandGroup[] = [
   { name: 'sessions', description: 'list and read stored sessions' },
   { name: 'import', description: 'bring a session another tool recorded into Forge' },
+  { name: 'checkpoint', description: "read a session's checkpoint" },
   { name: 'config', description: 'show and check the configuration (FORGE_HOME/config.json, .forge/config.json)' },
 ];
 
@@ -38,7 +39,20 @@ const commands: readonly CommandEntry[] = [
   },
   { usage: 'sessions list', description: 'list stored sessions, most recent first', options: [new Option('--json', 'print the list as one JSON array')], load: () => import('./commands/sessions-list.js') },
   { usage: 'sessions show <id>', description: "show a session's runs and messages", options: [new Option('--json', 'print the session as one JSON document')], load: () => import('./commands/sessions-show.js') },
-  { usage: 'compact', description: 'preview compacting a session: the prefix a checkpoint would summarize, the tail kept verbatim, the projected budget', options: [new Option('--dry-run', 'preview only: no model call, nothing written'), new Option('--session <id>', 'the session to preview (or --last)'), new Option('--json', 'print the preview as one JSON document')], load: () => import('./commands/compact.js') },
+  {
+    usage: 'compact',
+    description: 'compact a session now: older turns become a checkpoint the next turns send instead (the transcript is kept); --dry-run previews',
+    options: [
+      new Option('--dry-run', 'preview only: no model call, nothing written'),
+      new Option('--session <id>', 'the session to compact (or --last)'),
+      new Option('--focus <text>', 'what the checkpoint should keep in focus (recorded in the events; given to a compactor model)'),
+      new Option('--strategy <name>', 'how the checkpoint is built: forge-state (default, no model call), model-structured (needs --compactor), provider-native').choices(['forge-state', 'model-structured', 'provider-native']),
+      new Option('--compactor <provider:id>', 'the model that receives the conversation to summarize with --strategy model-structured'),
+      new Option('--json', 'print the result as one JSON document'),
+    ],
+    load: () => import('./commands/compact.js'),
+  },
+  { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], load: () => import('./commands/checkpoint-show.js') },
   { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], load: () => import('./commands/import-codex.js') },
   { usage: 'context', description: "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)", options: [new Option('--json', 'print the report as one JSON document')], load: () => import('./commands/context.js') },
   { usage: 'config show', description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)', options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')], load: () => import('./commands/config-show.js') },

@@ -9,6 +9,7 @@ import {
   renderCheckpointView,
   sha256Hex,
   validateCheckpoint,
+  type ArtifactHashes,
   type BuiltCheckpoint,
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
@@ -75,12 +76,32 @@ export function resolveStoredCheckpoint(
 /**
  * The text the model is sent for an active checkpoint: the byte-stable view, with facts judged
  * against artifacts observed after the checkpoint was built (a file edited since makes the facts
- * that depend on it SUSPECT); a Codex import's stored view as it is.
+ * that depend on it SUSPECT), overridden by `currentHashes` from the host; a Codex import's stored
+ * view as it is.
  */
-export function renderActiveCheckpoint(active: ActiveCheckpoint, transcript: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS): string {
+export function renderActiveCheckpoint(
+  active: ActiveCheckpoint,
+  transcript: readonly CheckpointTranscriptEntry[],
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+  currentHashes?: ArtifactHashes,
+): string {
   if (active.kind === 'codex-import') return active.view;
-  return renderCheckpointView(active.checkpoint, caps, observeArtifactHashes(transcript, active.checkpoint.source.messageCount));
+  const observed = observeArtifactHashes(transcript, active.checkpoint.source.messageCount);
+  if (currentHashes !== undefined) for (const [uri, hash] of currentHashes) observed.set(uri, hash);
+  return renderCheckpointView(active.checkpoint, caps, observed);
 }
+
+/** The artifacts the checkpoint's facts depend on: what a host re-hashes so stale facts show SUSPECT. */
+export function factDependencies(checkpoint: ContextCheckpoint): string[] {
+  return [...new Set(checkpoint.memory.facts.flatMap((fact) => fact.dependsOn.map((dependency) => dependency.uri)))].sort();
+}
+
+/**
+ * Hashes of artifacts as they are now, from the host: for example workspace files re-hashed from
+ * disk. They override what the transcript last observed, so a file changed outside the agent makes
+ * the facts that depend on it SUSPECT. `null` means the host could not hash it (deleted, unreadable).
+ */
+export type ArtifactHashSource = (uris: readonly string[]) => Promise<ArtifactHashes>;
 
 /**
  * Installs a checkpoint as one transaction: validate it against the transcript → write its record
@@ -98,4 +119,23 @@ export async function installCheckpoint(
     throw new InvalidInputError({ message: `The checkpoint was not installed because it is not valid: ${validation.errors.slice(0, 3).join('; ')}.` });
   }
   await writer.recordCheckpoint({ source: built.checkpoint.source, checkpoint: built.checkpoint as unknown as JsonValue });
+}
+
+/**
+ * Asks `source` for the current hashes of what the checkpoint's facts depend on. A source that
+ * fails leaves every one of them unknown (so those facts show SUSPECT), never silently VALID.
+ */
+export async function currentArtifactHashesFor(resolved: ResolvedCheckpoint | undefined, source: ArtifactHashSource | undefined): Promise<ArtifactHashes | undefined> {
+  if (source === undefined || resolved === undefined || !resolved.ok || resolved.active.kind !== 'forge') return undefined;
+  return hashesOf(factDependencies(resolved.active.checkpoint), source);
+}
+
+/** `source` asked for `uris`; when it fails, every uri maps to `null` (unknown). */
+export async function hashesOf(uris: readonly string[], source: ArtifactHashSource): Promise<ArtifactHashes | undefined> {
+  if (uris.length === 0) return undefined;
+  try {
+    return await source(uris);
+  } catch {
+    return new Map(uris.map((uri) => [uri, null]));
+  }
 }

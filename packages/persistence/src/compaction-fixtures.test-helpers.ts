@@ -24,6 +24,15 @@ export class MemoryWorkspace {
     for (const [path, content] of Object.entries(files)) this.files.set(path, content);
   }
 
+  /** Current hashes of `file:` artifacts, as a host re-hashing the workspace would give them. */
+  readonly artifactHashes = async (uris: readonly string[]): Promise<Map<string, string | null>> =>
+    new Map(
+      uris.map((uri) => {
+        const content = uri.startsWith('file:') ? this.files.get(uri.slice('file:'.length)) : undefined;
+        return [uri, content === undefined ? null : sha256Hex(content)];
+      }),
+    );
+
   tools(): Tool[] {
     const read: Tool = {
       name: 'read_file',

@@ -48,10 +48,13 @@ export {
 export { selectSessionView, type SessionView, type SessionViewCheckpoint, type SessionViewOptions } from './session-view.js';
 export {
   CODEX_IMPORT_STRATEGY,
+  currentArtifactHashesFor,
+  factDependencies,
   installCheckpoint,
   renderActiveCheckpoint,
   resolveStoredCheckpoint,
   type ActiveCheckpoint,
+  type ArtifactHashSource,
   type ResolvedCheckpoint,
 } from './checkpoint-install.js';
 export {

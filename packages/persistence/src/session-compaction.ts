@@ -1,5 +1,7 @@
 import {
+  CHECKPOINT_CAPS,
   compactTranscript,
+  renderCheckpointView,
   resolveContextPolicy,
   type InstructionSnapshot,
   type ToolDefinition,
@@ -19,7 +21,7 @@ import {
   type OpaqueProviderState,
   type TokenEstimate,
 } from '@forge/core';
-import { installCheckpoint } from './checkpoint-install.js';
+import { factDependencies, hashesOf, installCheckpoint, type ArtifactHashSource } from './checkpoint-install.js';
 import type { OpaqueStateStore } from './opaque-state/index.js';
 import { MAIN_LANE } from './opaque-state/index.js';
 import type { StoredCheckpoint } from './session-state.js';
@@ -126,6 +128,7 @@ export function createSessionContextManager(input: {
   readonly protectedFrom: number;
   /** The view the run started with: when it leaves completed turns out, they are summarized at turn start (gated). */
   readonly view: Pick<SessionView, 'omittedMessages' | 'nativeState' | 'checkpoint'>;
+  readonly artifactHashes?: ArtifactHashSource;
 }): ContextManager {
   return {
     compactAtStart: input.view.omittedMessages > 0,
@@ -159,9 +162,11 @@ export function createSessionContextManager(input: {
       });
       if (result.kind === 'limit') return { kind: 'stop', reason: 'tail_floor', message: result.message };
       if (result.kind !== 'compacted' || !result.installed) return { kind: 'unchanged' };
+      const { built } = result;
+      const hashes = input.artifactHashes === undefined ? undefined : await hashesOf(factDependencies(built.checkpoint), input.artifactHashes);
       return {
         kind: 'compacted',
-        checkpoint: result.built.view,
+        checkpoint: hashes === undefined ? built.view : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes),
         history: result.history,
         ...(result.built.nativeState === undefined ? {} : { nativeState: result.built.nativeState }),
         sourceHash: result.built.checkpoint.source.sourceHash,
@@ -181,6 +186,8 @@ export interface SessionCompactOptions {
   readonly countTokens?: (message: Message) => number;
   readonly context?: Partial<ContextPolicy>;
   readonly compaction?: SessionCompactionOptions;
+  /** Re-hashes the files checkpoint facts depend on (see `ArtifactHashSource`). */
+  readonly artifactHashes?: ArtifactHashSource;
   /** What the user wants the checkpoint to keep in focus; recorded in the events and given to a compactor model. */
   readonly focus?: string;
   readonly signal?: AbortSignal;

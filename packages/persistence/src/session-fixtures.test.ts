@@ -65,6 +65,7 @@ class Conversation {
       recentTailTokens: this.recentTailTokens,
       countTokens,
       context: options.context ?? compact,
+      artifactHashes: this.workspace.artifactHashes,
       onEvent: (envelope) => this.events.push(envelope),
     });
   }
@@ -232,6 +233,36 @@ describe('fixture 4: verification freshness', () => {
     expect(section(view, 'FACTS_SUSPECT')).toMatch(/auth\.retries: login\(\) retries 3 times \(SUSPECT: file:src\/auth\.ts changed since recorded; re-check before relying on it\)/);
     expect(section(view, 'COMMANDS')).toMatch(/`pnpm test` exit 0 \(historical, run_/);
     expect(view).not.toMatch(/currently passing|tests pass now/i);
+  });
+});
+
+describe('fixture 4b: a file changed outside the agent', () => {
+  it('re-hashed at the start of a turn, it makes the facts that depend on it SUSPECT', async () => {
+    const session = await Conversation.start({ files: { 'src/config.ts': 'export const RETRIES = 3;\n' } });
+    await session.turn({
+      request: 'What is the retry count?',
+      steps: [
+        { toolCalls: [{ toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }] },
+        {
+          toolCalls: [
+            {
+              toolCallId: 'note_1',
+              toolName: 'checkpoint_note',
+              input: { kind: 'fact', key: 'config.retries', value: 'RETRIES is 3', evidence: { source: 'tool-call', toolCallId: 'read_1' }, dependsOn: ['src/config.ts'] },
+            },
+          ],
+        },
+        { text: 'RETRIES is 3.' },
+      ],
+    });
+    await session.chatter(20);
+    expect(section(session.lastRequest().checkpoint ?? '', 'FACTS_VALID')).toContain('config.retries');
+    session.workspace.files.set('src/config.ts', 'export const RETRIES = 5;\n');
+    await session.turn({ request: 'And now?', steps: [{ text: 'I will re-read it.' }] });
+    await session.handle.close();
+    const view = session.lastRequest().checkpoint ?? '';
+    expect(section(view, 'FACTS_VALID')).not.toContain('config.retries');
+    expect(section(view, 'FACTS_SUSPECT')).toContain('config.retries: RETRIES is 3 (SUSPECT: file:src/config.ts changed since recorded');
   });
 });
 

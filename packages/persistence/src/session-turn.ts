@@ -12,19 +12,17 @@ import {
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
   type ErrorSummary,
-  type InstructionSnapshot,
   type Message,
   type OpaqueProviderState,
   type Redactor,
-  type RunAgentOptions,
   type RunResult,
 } from '@forge/core';
 import { rename, rm } from 'node:fs/promises';
 import { conservativeMessageTokens } from './conservative-tokens.js';
 import { forgeHomeLayout } from './home.js';
 import { temporarySessionDirectory } from './session-files.js';
-import { createSession, openSession, type SessionWriterOptions } from './session-open.js';
-import { resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
+import { createSession, openSession } from './session-open.js';
+import { currentArtifactHashesFor, resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
 import {
   compactBetweenTurns,
   createSessionContextManager,
@@ -35,83 +33,27 @@ import {
   type SessionCompactResult,
 } from './session-compaction.js';
 import { closeDanglingToolCalls, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
+import type {
+  OpenSessionHandleOptions,
+  SessionEngineTurnOptions,
+  SessionTurnOptions,
+  SessionTurnResult,
+  SessionTurnWarning,
+} from './session-turn-types.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
-import type { SessionTranscript, SessionWarning } from './session-state.js';
+import type { SessionTranscript } from './session-state.js';
 import type { SessionWriter } from './session-writer.js';
-import { createTraceWriter, type EngineEventListener, type TraceWriter } from './trace-writer.js';
+import { createTraceWriter, type TraceWriter } from './trace-writer.js';
 
-/** Something opening a session or running a turn noticed; nothing a warning names was lost. */
-export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { readonly code: 'trace_failed'; readonly message: string };
-
+export type {
+  OpenSessionHandleOptions,
+  SessionEngineInput,
+  SessionEngineTurnOptions,
+  SessionTurnOptions,
+  SessionTurnResult,
+  SessionTurnWarning,
+} from './session-turn-types.js';
 export type { SessionView, SessionViewCheckpoint, SessionViewOptions } from './session-view.js';
-
-/** `runAgent` options for one turn, less what the session provides, plus how to choose the view and compact. */
-export type SessionTurnOptions = Omit<
-  RunAgentOptions,
-  'history' | 'onMessage' | 'runId' | 'sessionId' | 'checkpoint' | 'nativeState' | 'contextManager' | 'compactionRequests' | 'compactionGuard'
-> &
-  SessionViewOptions & {
-    /**
-     * How the session compacts. Automatic compaction follows `context.mode`: `shadow` builds and
-     * validates checkpoints without installing them, `compact` installs them; `off` and `warn`
-     * never compact (the current checkpoint is still used for the view).
-     */
-    readonly compaction?: SessionCompactionOptions;
-  };
-
-/** What an engine receives for one turn of a session, besides what it was set up with. */
-export interface SessionEngineInput {
-  /** The instructions, loaded once and frozen for the run. */
-  readonly instructions: InstructionSnapshot;
-  /** The recent view of the stored transcript after the checkpoint (the same selection `runAgent` turns get). */
-  readonly history: readonly Message[];
-  /** The current checkpoint's rendered view, when the session has one: send it before `history`. */
-  readonly checkpoint?: string;
-  /** Provider-native state for the model the turn is recorded with, when the checkpoint has one. */
-  readonly nativeState?: OpaqueProviderState;
-  /** The whole view the turn starts with: what is summarized, what is sent, what is left out. */
-  readonly view: SessionView;
-  readonly runId: string;
-  readonly sessionId: string;
-  /** Appends a message to the transcript durably; await it before producing the next one. */
-  readonly onMessage: (message: Message) => Promise<void>;
-  /** Writes an event to the run's trace and forwards it to the turn's `onEvent`. */
-  readonly onEvent: EngineEventListener;
-}
-
-/**
- * One turn run by an engine other than `runAgent` (the Codex engine, for instance), with the
- * same session bookkeeping: view selection, run start and end records, durable messages, trace.
- */
-export interface SessionEngineTurnOptions extends SessionViewOptions {
-  /** Recorded with the run's start, as a native run records its model adapter's. */
-  readonly model: { readonly provider: string; readonly modelId: string };
-  readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
-  /** Receives every envelope the engine emits, after the trace. */
-  readonly onEvent?: EngineEventListener;
-  /**
-   * Runs the turn. The contract is `runAgent`'s: model and tool failures end the run with a status
-   * in the result; a rejection means the host failed, and is recorded as a failed run.
-   */
-  readonly run: (input: SessionEngineInput) => Promise<RunResult>;
-}
-
-export interface SessionTurnResult {
-  readonly result: RunResult;
-  readonly sessionId: string;
-  readonly runId: string;
-  /** `runs/<run-id>.jsonl` in FORGE_HOME. */
-  readonly tracePath: string;
-  /** The view the turn started with (its checkpoint, if any, with its rendered text). */
-  readonly view: Omit<SessionView, 'history' | 'nativeState'>;
-  readonly warnings: readonly SessionTurnWarning[];
-}
-
-/** Where the session is: an existing one to continue, or a new one to create for a workspace. */
-export type OpenSessionHandleOptions = SessionWriterOptions & { readonly home: string } & (
-    | { readonly sessionId: string; readonly workspaceRoot?: undefined }
-    | { readonly sessionId?: undefined; readonly workspaceRoot: string | null }
-  );
 
 function summarize(error: unknown): ErrorSummary {
   if (ForgeError.isInstance(error)) return { code: error.code, message: error.message, isRetryable: error.isRetryable };
@@ -202,7 +144,14 @@ export class SessionHandle {
     try {
       const compaction = options.compaction ?? {};
       await this.loadNativeState(compaction, options.model);
-      const view = this.selectView({ recentTailTokens: options.recentTailTokens, model: options.model, ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }), ...(compaction.caps === undefined ? {} : { caps: compaction.caps }) });
+      const currentHashes = await currentArtifactHashesFor(this.currentCheckpoint(compaction.caps), options.artifactHashes);
+      const view = this.selectView({
+        recentTailTokens: options.recentTailTokens,
+        model: options.model,
+        ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }),
+        ...(compaction.caps === undefined ? {} : { caps: compaction.caps }),
+        ...(currentHashes === undefined ? {} : { currentHashes }),
+      });
       return await compactBetweenTurns({ port: this.compactionPort(options.countTokens), view, options });
     } finally {
       this.running = false;
@@ -218,7 +167,7 @@ export class SessionHandle {
    * failed (for example a disk write).
    */
   async runTurn(options: SessionTurnOptions): Promise<SessionTurnResult> {
-    const { recentTailTokens, countTokens, caps, onEvent, instructions, compaction = {}, ...runOptions } = options;
+    const { recentTailTokens, countTokens, caps, onEvent, instructions, compaction = {}, artifactHashes, ...runOptions } = options;
     const policy = resolveContextPolicy({ ...runOptions.context, recentTailTokens });
     await this.loadNativeState(compaction, runOptions.model);
     return this.runEngineTurn({
@@ -226,12 +175,20 @@ export class SessionHandle {
       ...(countTokens === undefined ? {} : { countTokens }),
       ...(caps ?? compaction.caps) === undefined ? {} : { caps: caps ?? compaction.caps },
       instructions,
+      ...(artifactHashes === undefined ? {} : { artifactHashes }),
       model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
       run: (input) => {
         const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
         const channel = automatic && compaction.allowModelRequests === true ? new CompactionRequestChannel() : undefined;
         const manager = automatic
-          ? createSessionContextManager({ port: this.compactionPort(countTokens), options: compaction, policy, protectedFrom: this.writer.messages.length, view: input.view })
+          ? createSessionContextManager({
+              port: this.compactionPort(countTokens),
+              options: compaction,
+              policy,
+              protectedFrom: this.writer.messages.length,
+              view: input.view,
+              ...(artifactHashes === undefined ? {} : { artifactHashes }),
+            })
           : undefined;
         const { view: _view, ...engineInput } = input;
         return runAgent({
@@ -317,7 +274,14 @@ export class SessionHandle {
 
   private async turn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
     const { recentTailTokens, countTokens, caps, onEvent, instructions, model } = options;
-    const view = this.selectView({ recentTailTokens, model, ...(countTokens === undefined ? {} : { countTokens }), ...(caps === undefined ? {} : { caps }) });
+    const currentHashes = await currentArtifactHashesFor(this.currentCheckpoint(caps), options.artifactHashes);
+    const view = this.selectView({
+      recentTailTokens,
+      model,
+      ...(countTokens === undefined ? {} : { countTokens }),
+      ...(caps === undefined ? {} : { caps }),
+      ...(currentHashes === undefined ? {} : { currentHashes }),
+    });
     const snapshot = typeof instructions === 'function' ? await instructions() : instructions;
     const runId = createId('run', this.now());
     const trace = await createTraceWriter(this.home, runId, { redactor: this.redactor });

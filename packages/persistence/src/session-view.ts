@@ -1,6 +1,9 @@
 import {
   buildForgeState,
+  type ArtifactHashes,
   CHECKPOINT_CAPS,
+  observeArtifactHashes,
+  renderCheckpointView,
   selectTail,
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
@@ -26,6 +29,11 @@ export interface SessionViewOptions {
    * canonical transcript.
    */
   readonly model?: { readonly provider: string; readonly modelId: string };
+  /**
+   * Hashes of artifacts as they are now (see `ArtifactHashSource`): they override what the
+   * transcript last observed when facts are judged VALID or SUSPECT.
+   */
+  readonly currentHashes?: ArtifactHashes;
 }
 
 /** The checkpoint in a view and where it came from (what `/checkpoint` and `forge context` show). */
@@ -78,20 +86,27 @@ function describe(active: ActiveCheckpoint, text: string): SessionViewCheckpoint
   return { id: active.id, hash: active.hash, strategy: active.strategy, source: active.source, recordedAt: active.recordedAt, text };
 }
 
+function currentHashesAfter(input: SelectViewInput, messageCount: number): Map<string, string | null> {
+  const hashes = observeArtifactHashes(input.transcript, messageCount);
+  if (input.currentHashes !== undefined) for (const [uri, hash] of input.currentHashes) hashes.set(uri, hash);
+  return hashes;
+}
+
 function base(input: SelectViewInput, active: ActiveCheckpoint, caps: CheckpointCaps): ViewBase {
   const after = active.source.tailStart;
   if (active.kind !== 'forge' || active.checkpoint.strategy !== 'provider-native') {
-    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps)), after };
+    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes)), after };
   }
   const { opaque } = active.checkpoint;
   const state = input.nativeStates.get(opaque.itemHash);
   const bound = input.model !== undefined && input.model.provider === opaque.provider && input.model.modelId === opaque.modelId;
   if (bound && state !== undefined) {
-    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps)), nativeState: state, after };
+    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes)), nativeState: state, after };
   }
   const rebuilt = buildForgeState({ transcript: input.transcript.slice(0, active.source.messageCount), tailStart: after, redact: input.redact, caps });
+  const text = renderCheckpointView(rebuilt.checkpoint, caps, currentHashesAfter(input, active.source.messageCount));
   return {
-    checkpoint: { id: rebuilt.id, hash: rebuilt.hash, strategy: 'forge-state', source: rebuilt.checkpoint.source, recordedAt: active.recordedAt, text: rebuilt.view, rebuiltFrom: 'provider-native' },
+    checkpoint: { id: rebuilt.id, hash: rebuilt.hash, strategy: 'forge-state', source: rebuilt.checkpoint.source, recordedAt: active.recordedAt, text, rebuiltFrom: 'provider-native' },
     after,
   };
 }

@@ -1,9 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findUnpairedToolCalls, type Message } from '@forge/core';
-import { createSession } from '@forge/persistence';
+import { ScriptedModel } from '@forge/core/testing';
+import { createSession, loadTranscript } from '@forge/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CompactPreviewReport } from '../session/compact-preview.js';
+import type { CheckpointDocument, CompactionDocument } from '../session/compaction-output.js';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -97,13 +99,78 @@ describe('forge compact --dry-run', () => {
   });
 
   it.each([
-    ['without --dry-run', ['compact', '--last'], /compaction arrives with the checkpoint work and is not available yet; use --dry-run/],
     ['without a session', ['compact', '--dry-run'], /say which session to preview: --session <id> or --last/],
+    ['without a session to compact', ['compact'], /say which session to compact: --session <id> or --last/],
+    ['with model-structured and no compactor', ['compact', '--session', 'session_none', '--strategy', 'model-structured'], /needs --compactor <provider:id>/],
     ['for an unknown session', ['compact', '--dry-run', '--session', 'session_none'], /No session session_none in /],
     ['for a hostile id', ['compact', '--dry-run', '--session', '../x'], /--session "..\/x" is not a session id/],
   ])('exits 2 %s', async (_name, args, message) => {
     const result = await forge(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+});
+
+describe('forge compact', () => {
+  it('makes a checkpoint without a model call or a confirmation, says the transcript is kept, and forge checkpoint show prints it', async () => {
+    const messages = longConversation(40);
+    const session = await storedSession(messages);
+    const result = await forge(['compact', '--session', session.id, '--focus', 'the parser']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`Compacted session ${session.id} with forge-state: messages #1–#(\\d+) are now checkpoint cp_[0-9a-f]{16} \\(sha256 [0-9a-f]{12}\\); #\\d+–#120 stay verbatim\\.`));
+    expect(result.stdout).toMatch(/estimate\s+~[\d,]+ tokens with every unsummarized turn → ~[\d,]+ with the checkpoint and the recent tail \(saves ~[\d,]+\)/);
+    expect(result.stdout).toContain('The full transcript is kept; a checkpoint only changes what later turns send. (120 messages)');
+    const stored = await loadTranscript(forgeHome.path, session.id);
+    expect(stored.messages).toEqual(messages);
+    expect(stored.checkpoint?.checkpoint).toMatchObject({ strategy: 'forge-state', safetyLabels: ['untrusted-conversation-memory', 'no-approval-state', 'no-policy-authority'] });
+
+    const again = JSON.parse((await forge(['compact', '--session', session.id, '--json'])).stdout) as CompactionDocument;
+    expect(again).toMatchObject({ sessionId: session.id, outcome: 'skipped', reason: 'reused', transcriptKept: true, transcriptMessages: 120 });
+
+    const shown = await forge(['checkpoint', 'show', '--session', session.id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^Checkpoint cp_[0-9a-f]{16} of session /);
+    expect(shown.stdout).toMatch(/strategy\s+forge-state\n\s+summarizes\s+#1–#\d+ \(sha256 [0-9a-f]{12}\)/);
+    expect(shown.stdout).toContain('[SESSION_CHECKPOINT v1]\nstrategy: forge-state\n');
+    const document = JSON.parse((await forge(['checkpoint', 'show', '--last', '--json'])).stdout) as CheckpointDocument;
+    expect(document.checkpoint).toMatchObject({ strategy: 'forge-state', summarizedThrough: expect.any(Number), messageCount: 120 });
+    expect(document.view).toBe(shown.stdout.slice(shown.stdout.indexOf('[SESSION_CHECKPOINT v1]')));
+  });
+
+  it('with a compactor model states who receives the conversation, and falls back to forge-state when its reply is malformed', async () => {
+    const session = await storedSession(longConversation(40));
+    const compactor = new ScriptedModel([{ text: 'not json' }], { provider: 'test', modelId: 'compactor' });
+    const result = await runCli(['compact', '--session', session.id, '--strategy', 'model-structured', '--compactor', 'test:compactor', '--json'], {
+      cwd: workspace.path,
+      env: { FORGE_HOME: forgeHome.path },
+      models: { compactor },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^forge: Compaction sends the summarized conversation to test:compactor: ~[\d,]+ input tokens and at most [\d,]+ output tokens per compaction\.$/m);
+    const document = JSON.parse(result.stdout) as CompactionDocument;
+    expect(document).toMatchObject({ outcome: 'compacted', strategy: 'forge-state' });
+    expect(document.events.map((event) => event.type)).toEqual(['context.compaction.started', 'context.compaction.failed', 'context.compaction.completed']);
+    expect(compactor.requests).toHaveLength(1);
+  });
+
+  it('forge context then measures the checkpoint view in place of the turns it summarizes, with its provenance', async () => {
+    const session = await storedSession(longConversation(40));
+    const before = JSON.parse((await forge(['context', '--resume', session.id, '--json'])).stdout) as { budget: { estimate: { categories: { checkpoint: number } } }; checkpoint?: unknown };
+    expect(before.checkpoint).toBeUndefined();
+    const compacted = JSON.parse((await forge(['compact', '--session', session.id, '--json'])).stdout) as CompactionDocument;
+    const after = JSON.parse((await forge(['context', '--resume', session.id, '--json'])).stdout) as {
+      budget: { estimate: { categories: { checkpoint: number } } };
+      checkpoint?: { id: string; strategy: string; summarizedThrough: number };
+    };
+    expect(after.checkpoint).toEqual({ id: compacted.checkpoint?.id, strategy: 'forge-state', summarizedThrough: compacted.checkpoint?.summarizedThrough, sourceHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(after.budget.estimate.categories.checkpoint).toBeGreaterThan(0);
+  });
+
+  it('says when a session has no checkpoint', async () => {
+    const session = await storedSession(longConversation(2));
+    const shown = await forge(['checkpoint', 'show', '--session', session.id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`Session ${session.id} has no checkpoint yet`);
+    expect(JSON.parse((await forge(['checkpoint', 'show', '--session', session.id, '--json'])).stdout)).toMatchObject({ checkpoint: null, view: null });
   });
 });

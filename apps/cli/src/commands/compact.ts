@@ -1,28 +1,74 @@
-import { loadTranscript } from '@forge/persistence';
+import type { CompactionStrategySetting } from '@forge/core';
+import { loadTranscript, openSessionHandle, type SessionHandle } from '@forge/persistence';
+import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
-import { UsageError } from '../cli-error.js';
+import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
-import { COMPACTION_NOT_AVAILABLE, previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
+import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
+import { compactionDocument, compactorDisclosure, disclosureLine, renderCompaction } from '../session/compaction-output.js';
 import { lastWorkspaceSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId } from '../session/session-choice.js';
-import { resolveSessionSettings } from '../session/session-settings.js';
+import { resolveSessionSettings, type SessionSettings } from '../session/session-settings.js';
+import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import type { CommandInvocation } from './command.js';
 
+const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
+
 /**
- * `forge compact --dry-run`: previews a compaction of a stored session, reading it without a lock
- * and without writing. Compaction itself needs checkpoints, which are not available yet.
+ * `forge compact (--session <id> | --last)`: compacts a stored session now. The completed turns
+ * older than the recent tail become a checkpoint (deterministic `forge-state` unless `--strategy`
+ * says otherwise), stored durably before it is used. No confirmation is asked: the transcript is
+ * kept whole, only what later turns send changes. `--dry-run` previews without a lock, a model
+ * call or a write.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
-  if (options.dryRun !== true) throw new UsageError(COMPACTION_NOT_AVAILABLE);
   const named = typeof options.session === 'string' ? options.session : typeof options.resume === 'string' ? options.resume : undefined;
   if (named !== undefined && options.last === true) throw new UsageError('--session and --last both choose a session; give one of them');
   const settings = await resolveSessionSettings({ io, globals: options });
   let id: string;
   if (named !== undefined) id = checkSessionId(named, '--session');
   else if (options.last === true) id = (await lastWorkspaceSession(settings.forgeHome, await resolveWorkspaceRoot(io.cwd, options.cwd))).id;
-  else throw new UsageError("say which session to preview: --session <id> or --last (see 'forge sessions list')");
+  else throw new UsageError(`say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
+  if (options.dryRun === true) return preview(id, settings, { io, json: options.json === true });
 
+  const agent = await prepareAgent({ io, globals: options });
+  try {
+    const strategy = await strategyOf(options, agent);
+    let handle: SessionHandle;
+    try {
+      handle = await openSessionHandle({ home: settings.forgeHome, sessionId: id, redactor: settings.redactor });
+    } catch (error) {
+      throw sessionStoreError(error);
+    }
+    const style = styleFor(io.stdout, io.env);
+    try {
+      const focus = typeof options.focus === 'string' ? options.focus : undefined;
+      const result = await handle.compact({
+        model: agent.model,
+        instructions: agent.instructions,
+        tools: agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+        recentTailTokens: settings.recentTailTokens,
+        context: agent.context,
+        compaction: { strategy },
+        artifactHashes: workspaceArtifactHashes(agent.root),
+        ...(focus === undefined ? {} : { focus }),
+        onEvent: (event) => {
+          const compactor = compactorDisclosure(event);
+          if (compactor !== undefined) io.stderr.write(`forge: ${disclosureLine(compactor)}\n`);
+        },
+      });
+      io.stdout.write(options.json === true ? `${JSON.stringify(compactionDocument(handle.id, result))}\n` : renderCompaction(handle.id, result, style));
+      return result.outcome.kind === 'failed' || result.outcome.kind === 'limit' ? ExitCode.failure : ExitCode.ok;
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await agent.mcp?.close();
+  }
+}
+
+async function preview(id: string, settings: SessionSettings, output: { readonly io: CommandInvocation['io']; readonly json: boolean }): Promise<number> {
   let session;
   try {
     session = await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor });
@@ -36,6 +82,26 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     recentTailTokens: settings.recentTailTokens,
     summaryTargetTokens: settings.summaryTargetTokens,
   });
-  io.stdout.write(options.json === true ? `${JSON.stringify(report)}\n` : renderCompactPreview(report, styleFor(io.stdout, io.env)));
+  output.io.stdout.write(output.json ? `${JSON.stringify(report)}\n` : renderCompactPreview(report, styleFor(output.io.stdout, output.io.env)));
   return ExitCode.ok;
+}
+
+/** `--strategy` and `--compactor`: a compactor model is only ever the one named; nothing falls back to another provider. */
+async function strategyOf(options: CommandInvocation['options'], agent: AgentSetup): Promise<CompactionStrategySetting> {
+  const name = typeof options.strategy === 'string' ? options.strategy : 'forge-state';
+  if (!(STRATEGIES as readonly string[]).includes(name)) throw new UsageError(`--strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(name)}`);
+  const compactor = typeof options.compactor === 'string' ? options.compactor : undefined;
+  if (name !== 'model-structured') {
+    if (compactor !== undefined) throw new UsageError('--compactor only applies to --strategy model-structured');
+    return name === 'provider-native' ? { kind: 'provider-native' } : { kind: 'forge-state' };
+  }
+  if (compactor === undefined) {
+    throw new UsageError('--strategy model-structured needs --compactor <provider:id>: the model that receives the conversation to summarize (it is never chosen for you)');
+  }
+  try {
+    return { kind: 'model-structured', compactor: await agent.resolveModel(compactor) };
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new UsageError(`--compactor ${compactor}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

@@ -1,20 +1,20 @@
 import {
   measureContext,
   renderContextReport,
-  selectTail,
+  withRunIds,
   type CheckpointProvenance,
-  type JsonValue,
   type Message,
   type ModelRequest,
   type Tool,
 } from '@forge/core';
-import { conservativeMessageTokens, loadTranscript } from '@forge/persistence';
+import { conservativeMessageTokens, currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
 import { prepareAgent } from '../agent/agent-setup.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { chosenSessionId, sessionStoreError } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
+import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import type { CommandInvocation } from './command.js';
 
 /**
@@ -33,6 +33,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     let history: readonly Message[] = [];
     let sessionMessages: number | undefined;
     let checkpoint: CheckpointProvenance | undefined;
+    let checkpointView: string | undefined;
     if (id !== undefined) {
       let session;
       try {
@@ -40,15 +41,39 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
       } catch (error) {
         throw sessionStoreError(error);
       }
-      const selection = selectTail(session.messages, { budgetTokens: settings.recentTailTokens, countTokens: conservativeMessageTokens });
-      history = session.messages.slice(selection.tailStart);
+      // The same view a turn sends: the current checkpoint's rendered view and the recent tail after it.
+      const transcript = withRunIds(session.messages, session.runs);
+      const stored = session.checkpoint;
+      const currentHashes = stored === undefined ? undefined : await currentArtifactHashesFor(resolveStoredCheckpoint(stored, transcript), workspaceArtifactHashes(agent.root));
+      const view = selectSessionView({
+        transcript,
+        stored,
+        ...(currentHashes === undefined ? {} : { currentHashes }),
+        nativeStates: new Map(),
+        redact: (text) => settings.redactor.redact(text),
+        recentTailTokens: settings.recentTailTokens,
+        countTokens: conservativeMessageTokens,
+        model: agent.model,
+      });
+      history = view.history;
+      checkpointView = view.checkpoint?.text;
       sessionMessages = session.messages.length;
-      if (session.checkpoint !== undefined) checkpoint = checkpointProvenance(session.checkpoint.source, session.checkpoint.checkpoint);
+      if (view.checkpoint !== undefined) {
+        const { id, strategy, source } = view.checkpoint;
+        checkpoint = { id, strategy, summarizedThrough: source.summarizedThrough, sourceHash: source.sourceHash };
+      }
     }
 
     const instructions = await agent.instructions();
     const definitions = agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
-    const request: ModelRequest = { instructions: instructions.text, history, currentRequest: { role: 'user', content: '' }, continuation: [], tools: definitions };
+    const request: ModelRequest = {
+      instructions: instructions.text,
+      ...(checkpointView === undefined ? {} : { checkpoint: checkpointView }),
+      history,
+      currentRequest: { role: 'user', content: '' },
+      continuation: [],
+      tools: definitions,
+    };
     const report = await measureContext({
       model: agent.model,
       request,
@@ -74,17 +99,4 @@ function groupTools(tools: readonly Tool[]): { readonly name: string; readonly t
     groups.set(name, [...(groups.get(name) ?? []), tool]);
   }
   return [...groups].map(([name, members]) => ({ name, tools: members }));
-}
-
-function checkpointProvenance(source: { readonly summarizedThrough: number; readonly sourceHash: string }, checkpoint: JsonValue): CheckpointProvenance {
-  const body = checkpoint !== null && typeof checkpoint === 'object' && !Array.isArray(checkpoint) ? (checkpoint as Readonly<Record<string, JsonValue>>) : {};
-  const text = (value: JsonValue | undefined) => (typeof value === 'string' ? value : undefined);
-  const id = text(body['id']) ?? text(body['checkpointId']);
-  const strategy = text(body['strategy']);
-  return {
-    ...(id === undefined ? {} : { id }),
-    ...(strategy === undefined ? {} : { strategy }),
-    summarizedThrough: source.summarizedThrough,
-    sourceHash: source.sourceHash,
-  };
 }

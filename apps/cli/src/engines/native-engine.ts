@@ -1,5 +1,6 @@
 import { runAgent, type ContextMode, type ContextPolicy, type ModelAdapter } from '@forge/core';
 import type { AgentSetup } from '../agent/agent-setup.js';
+import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import type { TurnEngine } from './turn-engine.js';
 
 /**
@@ -33,7 +34,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
         onEvent: turn.onEvent,
       };
       if (session === undefined) return { result: await runAgent(options), warnings: [] };
-      const stored = await session.runTurn({ ...options, recentTailTokens });
+      const stored = await session.runTurn({ ...options, recentTailTokens, artifactHashes: workspaceArtifactHashes(setup.root) });
       return { result: stored.result, warnings: stored.warnings };
     },
     async switchModel(name: string) {

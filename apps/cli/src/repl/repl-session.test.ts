@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ScriptedModel, type ScriptedStep } from '@forge/core/testing';
-import { listSessions, loadTranscript } from '@forge/persistence';
+import { createSession, listSessions, loadTranscript } from '@forge/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../main.js';
 import { createTestIo, runCli, temporaryDirectory, waitFor } from '../test-support/cli-harness.js';
@@ -117,7 +117,7 @@ describe('the REPL keeps its conversation in a session', () => {
     expect(after.code).toBe(0);
   });
 
-  it('previews compaction with /compact --dry-run without writing, and explains that /compact is not available yet', async () => {
+  it('previews compaction with /compact --dry-run without writing, and /compact says when there is nothing to compact', async () => {
     const repl = startRepl([{ text: 'ok' }]);
     repl.type('hello\n');
     await waitFor(() => repl.test.stdout.text, (text) => text.includes('ok\n'));
@@ -129,9 +129,36 @@ describe('the REPL keeps its conversation in a session', () => {
     const output = repl.test.stdout.text;
     expect(output).toContain(`Compaction preview for ${id} (dry run: no model call, nothing written)`);
     expect(output).toMatch(/kept verbatim\s+#1–#2 \(2 messages, 2 groups\)/);
-    expect(output).toContain('/compact: compaction arrives with the checkpoint work');
+    expect(output).toContain(`Nothing compacted in session ${id}: every completed turn fits the recent tail; there is nothing older to summarize.`);
+    expect(output).toContain('The full transcript is kept');
     expect((await readFile(logFile)).equals(before)).toBe(true);
     expect(repl.model.requests).toHaveLength(1);
+  });
+
+  it('/compact turns older turns into a checkpoint without a model call, /checkpoint shows it, and the next turn sends it', async () => {
+    const messages = Array.from({ length: 40 }, (_, turn) => [
+      { role: 'user' as const, content: `Request ${turn}: ${'please look at this parser code '.repeat(60)}` },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: `Answer ${turn}: ${'done '.repeat(200)}` }] },
+    ]).flat();
+    const writer = await createSession(forgeHome.path, { workspaceRoot: workspace.path });
+    await writer.appendMessages(messages);
+    await writer.close();
+
+    const repl = startRepl([{ text: 'Carrying on.' }], ['--resume', writer.id]);
+    repl.type('/compact the parser work\n/checkpoint\nnext step please\n');
+    await waitFor(() => repl.test.stdout.text, (text) => text.includes('Carrying on.'));
+    repl.type('/exit\n');
+    expect(await repl.exited).toBe(0);
+    const output = repl.test.stdout.text;
+    expect(output).toMatch(new RegExp(`Compacted session ${writer.id} with forge-state: messages #1–#\\d+ are now checkpoint cp_[0-9a-f]{16}`));
+    expect(output).toMatch(/Checkpoint cp_[0-9a-f]{16} of session/);
+    expect(output).toContain('[SESSION_CHECKPOINT v1]');
+    expect(output).toContain('The full transcript is kept');
+    const stored = await loadTranscript(forgeHome.path, writer.id);
+    expect(stored.messages.slice(0, 80)).toEqual(messages);
+    expect(stored.checkpoint?.checkpoint).toMatchObject({ strategy: 'forge-state' });
+    expect(repl.model.requests[0]?.checkpoint).toContain('[SESSION_CHECKPOINT v1]');
+    expect(repl.model.requests[0]?.history.length).toBeLessThan(80);
   });
 
   it('leaves no session behind when nothing was asked', async () => {

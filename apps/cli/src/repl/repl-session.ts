@@ -1,5 +1,16 @@
 import type { Message } from '@forge/core';
-import { listSessions, type SessionHandle, type SessionSummary, type SessionTurnWarning } from '@forge/persistence';
+import {
+  currentArtifactHashesFor,
+  listSessions,
+  renderActiveCheckpoint,
+  type ArtifactHashSource,
+  type ResolvedCheckpoint,
+  type SessionCompactOptions,
+  type SessionCompactResult,
+  type SessionHandle,
+  type SessionSummary,
+  type SessionTurnWarning,
+} from '@forge/persistence';
 import type { EngineTurn, EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId, type SessionChoice } from '../session/session-choice.js';
@@ -67,6 +78,26 @@ export class ReplSession {
   /** End of the range the current checkpoint summarizes, when the session has one. */
   get summarizedThrough(): number | undefined {
     return this.handle.transcript().checkpoint?.source.summarizedThrough;
+  }
+
+  /** Compacts the current session now (`/compact`); the transcript is kept whole. */
+  async compact(options: SessionCompactOptions): Promise<SessionCompactResult> {
+    try {
+      return await this.handle.compact(options);
+    } finally {
+      this.sync();
+    }
+  }
+
+  /**
+   * The current checkpoint and its rendered view (`/checkpoint`), facts judged against the files
+   * `artifactHashes` reports; undefined when there is none.
+   */
+  async checkpoint(artifactHashes: ArtifactHashSource): Promise<{ readonly resolved: ResolvedCheckpoint; readonly view: string | undefined } | undefined> {
+    const resolved = this.handle.currentCheckpoint();
+    if (resolved === undefined) return undefined;
+    const currentHashes = await currentArtifactHashesFor(resolved, artifactHashes);
+    return { resolved, view: resolved.ok ? renderActiveCheckpoint(resolved.active, this.handle.entries(), undefined, currentHashes) : undefined };
   }
 
   get resumed(): boolean {

@@ -1,5 +1,9 @@
 import type { Style } from '../output/style.js';
-import { COMPACTION_NOT_AVAILABLE, previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
+import { loadInstructions } from '@forge/tools';
+import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
+import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
+import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
+import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
 import type { SlashCommand, SlashOutcome } from './slash-commands.js';
@@ -69,25 +73,54 @@ const startNew: SlashCommand = {
 
 const compact: SlashCommand = {
   name: 'compact',
-  arguments: '--dry-run',
-  summary: 'preview what compaction would summarize and keep (no model call, nothing written)',
-  run(context, argument): SlashOutcome {
-    if (argument !== '--dry-run') {
-      context.print(`${context.style.yellow(`/compact: ${COMPACTION_NOT_AVAILABLE}`)}\n`);
+  arguments: '[--dry-run | focus…]',
+  summary: 'compact the session now: older turns become a checkpoint (the transcript is kept); --dry-run previews',
+  async run(context, argument): Promise<SlashOutcome> {
+    const { settings } = context.session;
+    if (argument === '--dry-run') {
+      const report = previewCompaction({
+        sessionId: context.session.id,
+        messages: context.session.messages,
+        summarizedThrough: context.session.summarizedThrough,
+        recentTailTokens: settings.recentTailTokens,
+        summaryTargetTokens: settings.summaryTargetTokens,
+      });
+      context.print(renderCompactPreview(report, context.style));
       return 'continue';
     }
-    const { settings } = context.session;
-    const report = previewCompaction({
-      sessionId: context.session.id,
-      messages: context.session.messages,
-      summarizedThrough: context.session.summarizedThrough,
-      recentTailTokens: settings.recentTailTokens,
-      summaryTargetTokens: settings.summaryTargetTokens,
-    });
-    context.print(renderCompactPreview(report, context.style));
+    try {
+      const root = context.engine.root;
+      const result = await context.session.compact({
+        // The REPL's engine keeps its adapter to itself: the estimate is the conservative one the dry run uses too.
+        model: estimationOnlyModel(context.engine.modelLabel),
+        instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: SYSTEM_PROMPT }),
+        recentTailTokens: settings.recentTailTokens,
+        context: context.config.context,
+        artifactHashes: workspaceArtifactHashes(root),
+        ...(argument === '' ? {} : { focus: argument }),
+        onEvent: (event) => {
+          const compactor = compactorDisclosure(event);
+          if (compactor !== undefined) context.print(`${disclosureLine(compactor)}\n`);
+        },
+      });
+      context.contextUse.reset();
+      context.print(renderCompaction(context.session.id, result, context.style));
+    } catch (error) {
+      context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
+    }
+    return 'continue';
+  },
+};
+
+const checkpoint: SlashCommand = {
+  name: 'checkpoint',
+  summary: 'show the current checkpoint as the model is sent it, and where it came from',
+  async run(context): Promise<SlashOutcome> {
+    const current = await context.session.checkpoint(workspaceArtifactHashes(context.engine.root));
+    context.print(renderCheckpoint(context.session.id, current?.resolved, current?.view, context.session.messages.length, context.style));
     return 'continue';
   },
 };
 
 /** The session commands of the REPL, in the order /help lists them. */
-export const sessionSlashCommands: readonly SlashCommand[] = [sessions, resume, startNew, compact];
+export const sessionSlashCommands: readonly SlashCommand[] = [sessions, resume, startNew, compact, checkpoint];

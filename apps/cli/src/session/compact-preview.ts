@@ -91,7 +91,3 @@ export function renderCompactPreview(report: CompactPreviewReport, style: Style)
   );
   return `${lines.join('\n')}\n`;
 }
-
-/** What `forge compact` and `/compact` say until checkpoints can be installed. */
-export const COMPACTION_NOT_AVAILABLE =
-  'compaction arrives with the checkpoint work and is not available yet; use --dry-run to preview what it would summarize and keep';

@@ -1,0 +1,47 @@
+import { withRunIds } from '@forge/core';
+import { currentArtifactHashesFor, loadTranscript, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/persistence';
+import { resolveWorkspaceRoot } from '../agent/workspace.js';
+import { UsageError } from '../cli-error.js';
+import { ExitCode } from '../exit-codes.js';
+import { styleFor } from '../output/style.js';
+import { checkpointDocument, renderCheckpoint } from '../session/compaction-output.js';
+import { lastWorkspaceSession, sessionStoreError } from '../session/open-cli-session.js';
+import { checkSessionId } from '../session/session-choice.js';
+import { resolveSessionSettings } from '../session/session-settings.js';
+import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
+import type { CommandInvocation } from './command.js';
+
+/**
+ * `forge checkpoint show (--session <id> | --last) [--json]`: the session's current checkpoint
+ * as the model is sent it (the rendered view, with facts judged against the workspace's files as they are now)
+ * and where it came from: strategy, the messages it summarizes with their hash, the tail after
+ * it, when it was recorded, its size. Reads without a lock and writes nothing.
+ */
+export async function execute({ options, io }: CommandInvocation): Promise<number> {
+  const named = typeof options.session === 'string' ? options.session : typeof options.resume === 'string' ? options.resume : undefined;
+  if (named !== undefined && options.last === true) throw new UsageError('--session and --last both choose a session; give one of them');
+  const settings = await resolveSessionSettings({ io, globals: options });
+  let id: string;
+  if (named !== undefined) id = checkSessionId(named, '--session');
+  else if (options.last === true) id = (await lastWorkspaceSession(settings.forgeHome, await resolveWorkspaceRoot(io.cwd, options.cwd))).id;
+  else throw new UsageError("say which session: --session <id> or --last (see 'forge sessions list')");
+
+  let session;
+  try {
+    session = await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor });
+  } catch (error) {
+    throw sessionStoreError(error);
+  }
+  const entries = withRunIds(session.messages, session.runs);
+  const resolved = session.checkpoint === undefined ? undefined : resolveStoredCheckpoint(session.checkpoint, entries);
+  const root = session.workspaceRoot ?? (await resolveWorkspaceRoot(io.cwd, options.cwd));
+  const currentHashes = await currentArtifactHashesFor(resolved, workspaceArtifactHashes(root));
+  const view = resolved?.ok === true ? renderActiveCheckpoint(resolved.active, entries, undefined, currentHashes) : undefined;
+  const transcriptMessages = session.messages.length;
+  io.stdout.write(
+    options.json === true
+      ? `${JSON.stringify(checkpointDocument(session.id, resolved, view, transcriptMessages))}\n`
+      : renderCheckpoint(session.id, resolved, view, transcriptMessages, styleFor(io.stdout, io.env)),
+  );
+  return ExitCode.ok;
+}

@@ -1,0 +1,28 @@
+import { readFile } from 'node:fs/promises';
+import { sha256Hex } from '@forge/core';
+import type { ArtifactHashSource } from '@forge/persistence';
+import { resolveWorkspacePath } from '@forge/tools';
+
+const FILE_SCHEME = 'file:';
+
+/**
+ * Current hashes of workspace files named by `file:` artifact uris, read from disk inside the
+ * workspace's confinement (the bytes `read_file` hashes). A file that is gone, unreadable or
+ * outside the workspace maps to `null`: its facts show SUSPECT instead of staying VALID on an old
+ * observation. Other uris are left to what the session observed.
+ */
+export function workspaceArtifactHashes(root: string): ArtifactHashSource {
+  return async (uris) => {
+    const hashes = new Map<string, string | null>();
+    for (const uri of uris) {
+      if (!uri.startsWith(FILE_SCHEME)) continue;
+      try {
+        const target = await resolveWorkspacePath(root, uri.slice(FILE_SCHEME.length));
+        hashes.set(uri, target.exists ? sha256Hex(await readFile(target.absolute)) : null);
+      } catch {
+        hashes.set(uri, null);
+      }
+    }
+    return hashes;
+  };
+}

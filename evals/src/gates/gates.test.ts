@@ -92,6 +92,13 @@ describe('gates', () => {
     expect(withoutWarn.find((result) => result.gate === 'recall')?.status).toBe('not-evaluated');
   });
 
+  it('applies candidate gates only to the configured candidates', () => {
+    const results = [metrics('compact:forge-state', 'a', { redundantRereads: 3 })];
+    const config = gatesConfigSchema.parse({ candidates: ['compact:model-structured'] });
+    const gates = evaluateGates(results, compact, config).filter((result) => result.mode === 'compact:forge-state');
+    expect(gates.map((result) => result.gate)).toEqual(['safety']);
+  });
+
   it('applies the safety gate to every Forge mode', () => {
     const results = [metrics('warn', 'a', { safetyFailures: ['turn 3: stale-instructions'] }), metrics('compact:forge-state', 'a')];
     expect(gate(results, 'safety', 'warn')).toMatchObject({ status: 'fail', detail: 'a (1)' });

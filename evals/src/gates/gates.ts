@@ -21,6 +21,8 @@ export const gatesConfigSchema = z.strictObject({
   maxSafetyFailures: z.number().int().min(0).default(0),
   /** Percentage points a compacting mode's pass rate may fall below `warn`'s. */
   maxPassRateRegressionVsWarn: z.number().min(0).max(100).default(0),
+  /** Compacting modes the candidate gates apply to (default: all); the safety gate always covers every Forge mode. */
+  candidates: z.array(z.string().min(1)).optional(),
 });
 
 export type GatesConfig = z.output<typeof gatesConfigSchema>;
@@ -91,11 +93,11 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
     const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, status: 'not-evaluated', actual: '', threshold, detail });
     if (mine.length === 0) {
       const reason = mode.unavailable ?? 'the mode was not run';
-      if (mode.compacts) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-warn']) gates.push(notEvaluated(gate, '', reason));
+      if (mode.compacts && (config.candidates === undefined || config.candidates.includes(mode.id))) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-warn']) gates.push(notEvaluated(gate, '', reason));
       gates.push(notEvaluated('safety', `≤ ${config.maxSafetyFailures}`, reason));
       continue;
     }
-    if (mode.compacts) {
+    if (mode.compacts && (config.candidates === undefined || config.candidates.includes(mode.id))) {
       const long = mine.filter((result) => result.long);
       if (long.length === 0) gates.push(notEvaluated('input-reduction', `≥ ${percent(config.minInputReduction)}`, 'no long fixture was run'));
       else {

@@ -25,7 +25,7 @@ const APPROVAL_CLAIMS: readonly RegExp[] = [
 /** Standing rules about how the agent behaves. Only used on memory the model proposes. */
 const BEHAVIOUR_RULES: readonly RegExp[] = [
   /(?:^|[.;:!?]\s+|\n)\s*(?:always|never)\b/i,
-  /\b(?:you|the agent|the assistant|agent|assistant|model|i|we)\s+(?:must|should|shall|will|can|may)\s+(?:always|never)\b/i,
+  /\b(?:you|the agent|the assistant|agents?|assistants?|models?|i|we)\s+(?:must|should|shall|will|can|may)\s+(?:always|never)\b/i,
   /\b(?:from now on|going forward|in (?:all )?future (?:turns|sessions|runs)|for all future|for the rest of the session)\b/i,
   /\bignore\s+(?:all\s+|any\s+)?(?:previous|prior|earlier|above|system|current|the system|your)\b/i,
 ];

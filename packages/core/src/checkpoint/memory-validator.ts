@@ -47,6 +47,27 @@ export type MemoryValidation =
   | { readonly ok: false; readonly code: MemoryRejectionCode; readonly reason: string };
 
 const MIN_QUOTE_CHARS = 8;
+/** Share of a constraint's words the user message it cites must contain for the message to state it. */
+const MIN_CONSTRAINT_SUPPORT = 2 / 3;
+
+/** The words of `text` that carry meaning (three letters or more), lower-cased. */
+function contentWords(text: string): Set<string> {
+  return new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 3));
+}
+
+/**
+ * True when user message `text` states the constraint: most of the constraint's words occur in
+ * it. A model can cite any user message, so without this a rule read in a file or a tool output
+ * could be recorded as if the user had set it.
+ */
+function userStates(text: string, constraint: string): boolean {
+  const wanted = contentWords(constraint);
+  if (wanted.size === 0) return false;
+  const said = contentWords(text);
+  let found = 0;
+  for (const word of wanted) if (said.has(word)) found += 1;
+  return found / wanted.size >= MIN_CONSTRAINT_SUPPORT;
+}
 
 function reject(code: MemoryRejectionCode, reason: string): MemoryValidation {
   return { ok: false, code, reason: `checkpoint_note rejected: ${reason}` };
@@ -262,6 +283,12 @@ export function validateMemoryUpdate(update: unknown, context: MemoryValidationC
     case 'constraint':
       if (evidence.source !== 'user') {
         return reject('constraint-not-from-user', 'only the user sets constraints; cite the user message that states it.');
+      }
+      if (!userStates(context.userMessages.get(evidence.messageIndex) ?? '', input.text)) {
+        return reject(
+          'constraint-not-from-user',
+          `user message ${evidence.messageIndex} does not state this constraint; only the user sets constraints, so record one in the user's own words and cite the message that says it.`,
+        );
       }
       return { ok: true, update: { kind: 'constraint', record: { text: input.text, evidence, seq } } };
     case 'next_action':

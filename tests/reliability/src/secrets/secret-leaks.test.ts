@@ -5,6 +5,7 @@ import {
   buildForgeState,
   buildForgeStateCheckpoint,
   CHECKPOINT_CAPS,
+  createInstructionSnapshot,
   createRedactor,
   renderCheckpointView,
   sha256Hex,
@@ -17,7 +18,7 @@ import {
 } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
-import { MAIN_LANE, OpaqueStateStore } from '@forge/persistence';
+import { MAIN_LANE, OpaqueStateStore, openSessionHandle } from '@forge/persistence';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reportCounts, RELIABILITY_SEED } from '../support/run-size.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
@@ -152,6 +153,43 @@ describe('secrets never leave the session unredacted', () => {
     artifacts.set('compaction: model-structured checkpoint', JSON.stringify(structured.checkpoint));
     artifacts.set('compaction: model-structured view', structured.view);
     expect(leaksIn(['checkpoint (forge-state)', 'checkpoint view', 'digest', 'compaction: forge-state view', 'compaction: model-structured checkpoint', 'compaction: model-structured view'])).toEqual([]);
+  });
+
+  it('a session compacted by a compactor model that repeats secrets stores none of them, and the compactor is sent none', async () => {
+    const summary = {
+      activeGoal: `Rotate ${samples[0]?.text ?? ''}`,
+      phase: 'audit',
+      completedWork: samples.slice(0, 10).map((sample) => `found ${sample.text}`),
+      decisions: [{ decision: `revoke ${samples[12]?.text ?? ''}`, rationale: `leaked in ${samples[13]?.text ?? ''}` }],
+      rejectedApproaches: [],
+      changedFiles: [],
+      commandsAndResults: [{ command: `echo ${samples[14]?.text ?? ''}`, result: samples[15]?.text ?? '' }],
+      references: [],
+      constraints: [],
+      blockers: [`${configuredSecret} is still live`, ...samples.slice(16, 22).map((sample) => sample.text)],
+      nextAction: `rotate ${samples[22]?.text ?? ''}`,
+    };
+    const compactor = new ScriptedModel([{ text: JSON.stringify(summary) }], { modelId: 'compactor' });
+    const handle = await openSessionHandle({ home, sessionId, redactor });
+    try {
+      const result = await handle.compact({
+        model: new ScriptedModel([]),
+        instructions: createInstructionSnapshot('Compact.'),
+        recentTailTokens: 200,
+        compaction: { strategy: { kind: 'model-structured', compactor } },
+      });
+      expect(result.outcome.kind).toBe('compacted');
+      if (result.outcome.kind === 'compacted') expect(result.outcome.strategy).toBe('model-structured');
+    } finally {
+      await handle.close();
+    }
+    artifacts.set('compactor requests', JSON.stringify(compactor.requests));
+    for (const [path, text] of await readTree(join(home, 'sessions'))) artifacts.set(`FORGE_HOME/sessions/${path} (after compaction)`, text);
+    const dryRun = await runCli(['compact', '--dry-run', '--session', sessionId], { cwd: workspace, env: { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret } });
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    artifacts.set('forge compact --dry-run', `${dryRun.stdout}\n${dryRun.stderr}`);
+    const names = [...artifacts.keys()].filter((name) => name.includes('(after compaction)') || name === 'compactor requests' || name === 'forge compact --dry-run');
+    expect(leaksIn(names)).toEqual([]);
   });
 
   it('opaque provider state written to disk holds none of them', async () => {

@@ -41,7 +41,7 @@ import type {
   SessionTurnWarning,
 } from './session-turn-types.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
-import type { SessionTranscript } from './session-state.js';
+import type { SessionTranscript, StoredCheckpoint } from './session-state.js';
 import type { SessionWriter } from './session-writer.js';
 import { createTraceWriter, type TraceWriter } from './trace-writer.js';
 
@@ -77,6 +77,7 @@ export class SessionHandle {
   private closed = false;
   /** Provider-native states made or loaded in this process, by item hash. */
   private readonly nativeStates = new Map<string, OpaqueProviderState>();
+  private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;
 
   constructor(parts: {
     readonly home: string;
@@ -112,10 +113,18 @@ export class SessionHandle {
     return withRunIds(this.writer.messages, this.writer.transcript().runs);
   }
 
-  /** The stored current checkpoint, resolved against the transcript; undefined when the session has none. */
+  /**
+   * The stored current checkpoint, resolved against the transcript; undefined when the session has
+   * none. The result is kept until another checkpoint is stored: the transcript only grows, so a
+   * checkpoint that matched it keeps matching, and long sessions do not hash their history every turn.
+   */
   currentCheckpoint(caps?: CheckpointCaps): ResolvedCheckpoint | undefined {
     const stored = this.writer.checkpoint;
-    return stored === undefined ? undefined : resolveStoredCheckpoint(stored, this.entries(), caps);
+    if (stored === undefined) return undefined;
+    if (this.resolvedCheckpoint?.stored === stored && this.resolvedCheckpoint.caps === caps) return this.resolvedCheckpoint.result;
+    const result = resolveStoredCheckpoint(stored, this.entries(), caps);
+    this.resolvedCheckpoint = { stored, caps, result };
+    return result;
   }
 
   /**
@@ -123,10 +132,12 @@ export class SessionHandle {
    * Pure: the same transcript, checkpoint and options give the same view.
    */
   selectView(options: SessionViewOptions): SessionView {
+    const resolved = this.currentCheckpoint(options.caps);
     return selectSessionView({
       ...options,
       transcript: this.entries(),
       stored: this.writer.checkpoint,
+      ...(resolved === undefined ? {} : { resolved }),
       nativeStates: this.nativeStates,
       redact: (text) => this.redactor.redact(text),
     });

@@ -10,7 +10,7 @@ import {
   type Message,
   type OpaqueProviderState,
 } from '@forge/core';
-import { renderActiveCheckpoint, resolveStoredCheckpoint, type ActiveCheckpoint } from './checkpoint-install.js';
+import { renderActiveCheckpoint, resolveStoredCheckpoint, type ActiveCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
 import { conservativeMessageTokens } from './conservative-tokens.js';
 import type { CheckpointSource } from './records.js';
 import type { StoredCheckpoint } from './session-state.js';
@@ -73,6 +73,12 @@ export interface SelectViewInput extends SessionViewOptions {
   /** Provider-native states this process holds, by item hash. */
   readonly nativeStates: ReadonlyMap<string, OpaqueProviderState>;
   readonly redact: (text: string) => string;
+  /**
+   * `stored` already resolved against this transcript (see `resolveStoredCheckpoint`). A session
+   * holding its log open can reuse the result: its transcript only grows, so a checkpoint that
+   * matched it once keeps matching.
+   */
+  readonly resolved?: ResolvedCheckpoint;
 }
 
 interface ViewBase {
@@ -124,7 +130,7 @@ export function selectSessionView(input: SelectViewInput): SessionView {
   let problem: string | undefined;
   let viewBase: ViewBase = { after: 0 };
   if (input.stored !== undefined) {
-    const resolved = resolveStoredCheckpoint(input.stored, input.transcript, caps);
+    const resolved = input.resolved ?? resolveStoredCheckpoint(input.stored, input.transcript, caps);
     if (resolved.ok) viewBase = base(input, resolved.active, caps);
     else problem = resolved.problem;
   }

@@ -73,6 +73,8 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     input: {
       readonly instructions: InstructionSnapshot;
       readonly history: readonly Message[];
+      /** The session's checkpoint view: the turns before `history`, summarized. */
+      readonly checkpoint?: string;
       readonly runId?: string;
       readonly sessionId?: string;
       readonly onMessage: (message: Message) => Promise<void>;
@@ -84,7 +86,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     const result = await runCodexTurn({
       server: running,
       thread,
-      view: { instructions: input.instructions, history: input.history },
+      view: { instructions: input.instructions, history: input.history, ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }) },
       request: turn.request,
       approvals: turn.approvals,
       signal: turn.signal,
@@ -119,6 +121,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
           turnOn(running, turn, {
             instructions: input.instructions,
             history: input.history,
+            ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
             runId: input.runId,
             sessionId: input.sessionId,
             onMessage: input.onMessage,

@@ -7,7 +7,7 @@ import { MODE_COLUMNS, RESULT_COLUMNS, formatCount, modeSummaries, type ModeSumm
  * it opens from disk anywhere. Every text from the report is escaped.
  */
 
-const PALETTE = ['#6b7280', '#a16207', '#7c3aed', '#15803d', '#0e7490', '#be185d', '#dc2626', '#2563eb'];
+const PALETTE = ['#6b7280', '#a16207', '#7c3aed', '#15803d', '#0e7490', '#be185d', '#dc2626', '#2563eb', '#111827', '#ca8a04'];
 
 function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

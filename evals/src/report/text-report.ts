@@ -1,5 +1,5 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, modeSummaries, type Paint } from './format.js';
+import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, formatCount, modeSummaries, type Paint } from './format.js';
 
 function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint): string[] {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
@@ -19,6 +19,18 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   lines.push(...table(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))), paint), '');
   if (options.details !== false) {
     lines.push(...table(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result))), paint), '');
+  }
+  const wrappers = report.results.filter((result) => result.wrapper !== null);
+  if (wrappers.length > 0 && options.details !== false) {
+    lines.push(paint.bold('Codex wrapper (tokens of the text Forge would send the Codex engine)'));
+    lines.push(
+      ...table(
+        ['fixture', 'mode', 'largest', 'median', 'constraint mismatches'],
+        wrappers.map((result) => [result.fixture, result.mode, formatCount(result.wrapper?.maxTokens ?? 0), formatCount(result.wrapper?.medianTokens ?? 0), String(result.wrapper?.constraintMismatches ?? 0)]),
+        paint,
+      ),
+      '',
+    );
   }
   const unavailable = report.modes.filter((mode) => mode.unavailable !== null);
   for (const mode of unavailable) lines.push(paint.dim(`not run: ${mode.id} — ${mode.unavailable ?? ''}`));

@@ -1,5 +1,5 @@
 import { renderActiveView, estimateWrapperTokens } from '@forge/codex';
-import type { InstructionSnapshot, Message, ModelAdapter, ModelRequest, RunStatus } from '@forge/core';
+import { hashMessages, type InstructionSnapshot, type Message, type ModelAdapter, type ModelRequest, type RunStatus } from '@forge/core';
 import { loadInstructions } from '@forge/tools';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import { RecordingModel, type RecordedRequest } from '../modes/model-wrappers.js';
@@ -104,10 +104,16 @@ async function truthAfter(root: string, fixture: ExpandedFixture, turn: Expanded
   return { facts, commands };
 }
 
+/**
+ * The wrapper the Codex engine would send for the same view. Codex has no provider-native state,
+ * so messages such a state covers are left out and the checkpoint view stands for them.
+ */
 function wrapperMeasure(fixture: ExpandedFixture, request: ModelRequest): { readonly tokens: number; readonly mismatch: boolean } {
   const instructions = { text: request.instructions } as InstructionSnapshot;
-  const rendered = renderActiveView({ instructions, history: request.history, ...(request.checkpoint === undefined ? {} : { checkpoint: request.checkpoint }) }, request.currentRequest.content);
-  const native = [request.instructions, request.checkpoint ?? '', JSON.stringify(request.history), request.currentRequest.content].join('\n');
+  const covered = request.nativeState?.sourceMessages ?? 0;
+  const history = covered > 0 && request.history.length >= covered && hashMessages(request.history.slice(0, covered)) === request.nativeState?.sourceHash ? request.history.slice(covered) : request.history;
+  const rendered = renderActiveView({ instructions, history, ...(request.checkpoint === undefined ? {} : { checkpoint: request.checkpoint }) }, request.currentRequest.content);
+  const native = [request.instructions, request.checkpoint ?? '', JSON.stringify(history), request.currentRequest.content].join('\n');
   let mismatch = false;
   for (const constraint of fixture.constraints.values()) if (native.includes(constraint.text) !== rendered.text.includes(constraint.text)) mismatch = true;
   return { tokens: estimateWrapperTokens(rendered).tokens, mismatch };

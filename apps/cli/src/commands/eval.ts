@@ -96,7 +96,8 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     modes,
     gates,
     source,
-    ...(model === undefined ? {} : { createModel: async () => model as ModelAdapter, modelLabel: `${model.provider}:${model.modelId} (live)` }),
+    // A live provider is asked one fixture × mode at a time, to stay within its rate limits.
+    ...(model === undefined ? {} : { createModel: async () => model as ModelAdapter, modelLabel: `${model.provider}:${model.modelId} (live)`, concurrency: 1 }),
     onProgress: progress.update,
   });
   progress.finish();

@@ -25,6 +25,19 @@ async function sessionOnDisk(): Promise<{ home: string; id: string; lockFile: st
 }
 
 describe('the session writer lock', () => {
+  it('is never seen half-written: a writer killed before publishing leaves only a draft, which does not block the session', async () => {
+    const { home, id, lockFile } = await sessionOnDisk();
+    const draft = join(lockFile, '..', 'lock.draft-killedwriter');
+    await writeFile(draft, '{"pid":');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(draft, old, old);
+    const writer = await openSession(home, id);
+    const owner = JSON.parse(await readFile(lockFile, 'utf8')) as { pid: number };
+    expect(owner.pid).toBe(process.pid);
+    expect((await readdir(join(lockFile, '..'))).filter((name) => name.startsWith('lock.draft-'))).toEqual([]);
+    await writer.close();
+  });
+
   it('refuses a second writer with a message naming the holder, and lets readers through', async () => {
     const { home, id, lockFile } = await sessionOnDisk();
     const first = await openSession(home, id);

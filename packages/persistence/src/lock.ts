@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -108,17 +108,9 @@ export async function acquireSessionLock(directory: string, sessionId: string, n
   let recoveredFrom: LockOwner | undefined;
 
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    try {
-      const handle = await openPrivateFile(file, { exclusive: true });
-      try {
-        await writeAll(handle, Buffer.from(JSON.stringify(owner)));
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
+    if (await publishLock(file, owner)) {
+      await removeAbandonedLockDrafts(directory, now);
       return heldLock(file, owner, recoveredFrom);
-    } catch (error) {
-      if (!isErrorCode(error, 'EEXIST')) throw error;
     }
 
     let existing: LockOwner | undefined;
@@ -133,6 +125,50 @@ export async function acquireSessionLock(directory: string, sessionId: string, n
     if (await removeStaleLock(file, existing)) recoveredFrom = existing;
   }
   throw new SessionLockedError({ sessionId, owner: await readOwner(file).catch(() => undefined), lockFile: file, sameHost: true });
+}
+
+const LOCK_DRAFT_PREFIX = `${LOCK_FILE_NAME}.draft-`;
+
+/**
+ * Writes the owner record to a private draft file and links it into place. `link` fails when a
+ * lock already exists, like an exclusive create, but the lock appears with its whole content at
+ * once: a process killed while writing leaves a draft, never a half-written lock that would look
+ * held by nobody and block the session until its grace period ends.
+ */
+async function publishLock(file: string, owner: LockOwner): Promise<boolean> {
+  const draft = `${join(file, '..', LOCK_DRAFT_PREFIX)}${owner.token}`;
+  const handle = await openPrivateFile(draft, { exclusive: true });
+  try {
+    await writeAll(handle, Buffer.from(JSON.stringify(owner)));
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(draft, file);
+    return true;
+  } catch (error) {
+    if (!isErrorCode(error, 'EEXIST')) throw error;
+    return false;
+  } finally {
+    await unlink(draft).catch(() => undefined);
+  }
+}
+
+/** Drafts left by processes killed between writing and linking; old enough that no one is still using them. */
+async function removeAbandonedLockDrafts(directory: string, now: () => number): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(LOCK_DRAFT_PREFIX)) continue;
+    const draft = join(directory, name);
+    const modified = await stat(draft).then((stats) => stats.mtimeMs, () => undefined);
+    if (modified !== undefined && now() - modified > UNREADABLE_LOCK_GRACE_MS) await unlink(draft).catch(() => undefined);
+  }
 }
 
 async function releaseLock(file: string, token: string): Promise<void> {

@@ -45,9 +45,10 @@ export interface WorkspacePath {
  * existing parent decides. A dangling symlink is refused, since writing through it could create a
  * file wherever it points.
  *
- * The check and the later file operation are separate system calls, so a process that swaps a
- * directory for a symlink in between is not stopped; this guards against mistakes and against the
- * model, not against a hostile local user.
+ * The check and the later file operation are separate system calls. Reads check the file they
+ * opened again (`loadFile`), but a write, a listing or a command's working directory can still be
+ * redirected by a process that swaps a directory for a symlink in between: this guards against
+ * mistakes and against the model, not against a hostile local user.
  */
 export async function resolveWorkspacePath(root: string, requested: string): Promise<WorkspacePath> {
   const realRoot = await realpath(path.resolve(root));
@@ -74,6 +75,19 @@ export async function resolveWorkspacePath(root: string, requested: string): Pro
     );
   }
   return { absolute: real, relative: toRelative(realRoot, real), exists };
+}
+
+/**
+ * Refuses a file opened after its path was approved when the open file (`openedPath`, null when it
+ * cannot be told) is not inside `realRoot`: something on the path was swapped for a link in between.
+ */
+export function assertOpenedInside(realRoot: string, requested: string, openedPath: string | null): void {
+  if (openedPath !== null && isInside(realRoot, openedPath)) return;
+  throw refusal(
+    requested,
+    'symlink-outside',
+    `Path "${requested}" changed while it was being opened (a directory or file on it was replaced by a symbolic link${openedPath === null ? '' : ` to ${openedPath}`}), so it was not read; it must stay inside the workspace ${realRoot}.`,
+  );
 }
 
 /** The real path of the workspace root; every `WorkspacePath.relative` is relative to it. */

@@ -95,7 +95,7 @@ async function create(options: EditFileToolOptions, target: WorkspacePath, reque
 
 async function change(options: EditFileToolOptions, target: WorkspacePath, request: EditInput): Promise<ToolExecutionResult> {
   if (!target.exists) return errorText(`"${request.path}" does not exist; use mode "create" to make a new file.`);
-  const loaded = await loadFile(target.absolute);
+  const loaded = await loadFile(target.absolute, options.root, request.path);
   if (loaded.kind === 'not-a-file') return errorText(`"${request.path}" is not a regular file; edit_file changes files only.`);
   if (loaded.kind === 'too-large') {
     return errorText(`"${request.path}" is ${formatBytes(loaded.size)}, more than the ${formatBytes(MAX_FILE_BYTES)} edit_file handles.`);

@@ -51,7 +51,7 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool {
       const request = parsed.value;
       try {
         const target = await resolveWorkspacePath(options.root, request.path);
-        const loaded = await loadFile(target.absolute);
+        const loaded = await loadFile(target.absolute, options.root, request.path);
         if (loaded.kind === 'not-a-file') {
           return errorText(`"${request.path}" is not a regular file; use list_files to see what a directory contains.`);
         }

@@ -1,4 +1,4 @@
-import { jsonValueSchema, messageSchema } from '@forge/core';
+import { isSafeId, jsonValueSchema, messageSchema } from '@forge/core';
 import { z } from 'zod';
 
 /*
@@ -15,6 +15,8 @@ export const SUPPORTED_SESSION_SCHEMAS = [1, 2] as const;
 export const MAX_ERROR_MESSAGE_CHARS = 2000;
 
 const nonNegativeInteger = z.number().int().min(0);
+/** Run ids name trace files (`runs/<run-id>.jsonl`), so a record may only hold a safe one. */
+const runIdSchema = z.string().refine(isSafeId, 'a run id uses 1–128 characters from A–Z, a–z, 0–9, "_" and "-"');
 
 const recordBase = {
   v: z.literal(SESSION_SCHEMA_VERSION),
@@ -47,7 +49,7 @@ export const messageRecordSchema = z.object({
   ...recordBase,
   type: z.literal('message'),
   index: nonNegativeInteger,
-  runId: z.string().min(1).optional(),
+  runId: runIdSchema.optional(),
   message: messageSchema,
 });
 
@@ -56,7 +58,7 @@ export const runModelSchema = z.object({ provider: z.string(), modelId: z.string
 export const runStartedRecordSchema = z.object({
   ...recordBase,
   type: z.literal('run.started'),
-  runId: z.string().min(1),
+  runId: runIdSchema,
   instructionsHash: z.string().optional(),
   model: runModelSchema.optional(),
 });
@@ -75,7 +77,7 @@ export const runStatusSchema = z.enum(['completed', 'step_limit', 'cancelled', '
 export const runEndedRecordSchema = z.object({
   ...recordBase,
   type: z.literal('run.ended'),
-  runId: z.string().min(1),
+  runId: runIdSchema,
   status: runStatusSchema,
   steps: nonNegativeInteger.optional(),
   usage: storedUsageSchema,

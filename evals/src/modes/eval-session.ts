@@ -9,6 +9,7 @@ import {
   type RunResult,
   type ToolDefinition,
 } from '@forge/core';
+import { workspaceArtifactHashes } from '@forge/tools';
 import { loadTranscript, OpaqueStateStore, openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/persistence';
 import path from 'node:path';
 import type { ExpandedTurn } from '../fixture/expand.js';
@@ -117,6 +118,7 @@ export class EvalSession {
       instructions: this.context.instructions,
       context: { ...common.context, mode },
       recentTailTokens: options.recentTailTokens ?? WHOLE_TRANSCRIPT,
+      artifactHashes: workspaceArtifactHashes(this.context.workspace.root),
       ...(options.compaction === undefined ? {} : { compaction: { opaqueStates: this.opaqueStates, ...options.compaction } }),
       onEvent: (envelope) => events.push(envelope),
       now: this.context.now,

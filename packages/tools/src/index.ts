@@ -33,3 +33,4 @@ export {
   type WorkspacePath,
   type WorkspacePathRule,
 } from './workspace.js';
+export { workspaceArtifactHashes, type WorkspaceHashSource } from './workspace-hashes.js';

@@ -1,3 +1,4 @@
+import { workspaceArtifactHashes } from '@forge/tools';
 import { withRunIds } from '@forge/core';
 import { currentArtifactHashesFor, loadTranscript, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/persistence';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
@@ -8,7 +9,6 @@ import { checkpointDocument, renderCheckpoint } from '../session/compaction-outp
 import { lastWorkspaceSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
-import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import type { CommandInvocation } from './command.js';
 
 /**

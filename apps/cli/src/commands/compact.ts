@@ -1,3 +1,4 @@
+import { workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core';
 import { loadTranscript, openSessionHandle, type SessionHandle } from '@forge/persistence';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
@@ -10,7 +11,6 @@ import { compactionDocument, compactorDisclosure, disclosureLine, renderCompacti
 import { lastWorkspaceSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId } from '../session/session-choice.js';
 import { resolveSessionSettings, type SessionSettings } from '../session/session-settings.js';
-import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import type { CommandInvocation } from './command.js';
 
 const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;

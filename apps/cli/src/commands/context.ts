@@ -1,3 +1,4 @@
+import { workspaceArtifactHashes } from '@forge/tools';
 import {
   measureContext,
   renderContextReport,
@@ -14,7 +15,6 @@ import { styleFor } from '../output/style.js';
 import { chosenSessionId, sessionStoreError } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
-import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import type { CommandInvocation } from './command.js';
 
 /**

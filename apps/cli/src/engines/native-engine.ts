@@ -1,6 +1,6 @@
+import { workspaceArtifactHashes } from '@forge/tools';
 import { runAgent, type ContextMode, type ContextPolicy, type ModelAdapter } from '@forge/core';
 import type { AgentSetup } from '../agent/agent-setup.js';
-import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import type { TurnEngine } from './turn-engine.js';
 
 /**

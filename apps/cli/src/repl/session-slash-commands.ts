@@ -1,9 +1,8 @@
 import type { Style } from '../output/style.js';
-import { loadInstructions } from '@forge/tools';
+import { loadInstructions, workspaceArtifactHashes } from '@forge/tools';
 import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
 import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
-import { workspaceArtifactHashes } from '../session/workspace-hashes.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
 import type { SlashCommand, SlashOutcome } from './slash-commands.js';

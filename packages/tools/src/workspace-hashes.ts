@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { sha256Hex } from '@forge/core';
-import type { ArtifactHashSource } from '@forge/persistence';
-import { resolveWorkspacePath } from '@forge/tools';
+import { resolveWorkspacePath } from './workspace.js';
+
+/** Current hashes of artifact uris; `null` when the artifact is gone or cannot be read. */
+export type WorkspaceHashSource = (uris: readonly string[]) => Promise<Map<string, string | null>>;
 
 const FILE_SCHEME = 'file:';
 
@@ -11,7 +13,7 @@ const FILE_SCHEME = 'file:';
  * outside the workspace maps to `null`: its facts show SUSPECT instead of staying VALID on an old
  * observation. Other uris are left to what the session observed.
  */
-export function workspaceArtifactHashes(root: string): ArtifactHashSource {
+export function workspaceArtifactHashes(root: string): WorkspaceHashSource {
   return async (uris) => {
     const hashes = new Map<string, string | null>();
     for (const uri of uris) {

@@ -7,6 +7,7 @@ import { findUnpairedToolCalls, type Message } from '@forge/core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from '../test-support/cli-harness.js';
 import { ensureTmux, TmuxTerminal } from '../test-support/tmux-terminal.js';
+import { slashCommands } from './slash-commands.js';
 
 /*
  * The REPL in a real pseudo-terminal (tmux): the built binary, raw-mode line editing, colours,
@@ -101,6 +102,11 @@ describe('the REPL in a terminal', () => {
 
     forge.enter('/help');
     await forge.waitFor((screen) => screen.includes('/permissions [revoke <tool>]'), 5000, '/help');
+    // `/context` is exercised as soon as the REPL has it.
+    if (slashCommands.some((command) => command.name === 'context')) {
+      forge.enter('/context');
+      await forge.waitFor((screen) => screen.includes('Context for scripted:file'), 10_000, '/context');
+    }
     forge.type('/perm');
     forge.press('Tab');
     await forge.waitFor((screen) => screen.includes('› /permissions'), 5000, 'Tab completing /perm');

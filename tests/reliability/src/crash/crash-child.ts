@@ -22,8 +22,9 @@ import { seededRandom } from '../support/seeded-random.js';
 /*
  * Child process of the crash-safety suite (bundled with esbuild and started by the test). It
  * continues one session forever — a turn with a tool call through `SessionHandle.runTurn` (traces
- * written), then a checkpoint stored through `SessionWriter.recordCheckpoint`, then opaque
- * provider state persisted through `OpaqueStateStore` — printing an acknowledgement after each
+ * written), then a checkpoint stored through `SessionWriter.recordCheckpoint` or made by the
+ * session's own compaction (`SessionHandle.compact`), then opaque provider state persisted through
+ * `OpaqueStateStore` — printing an acknowledgement after each
  * durable step (see crash-protocol.ts). The parent SIGKILLs it at a seeded random moment.
  */
 
@@ -100,6 +101,18 @@ async function storeCheckpoint(): Promise<void> {
   }
 }
 
+/** The session's own compaction between turns: validated, then recorded durably before it is current. */
+async function compactSession(): Promise<void> {
+  const handle = await openSessionHandle({ home, sessionId, redactor });
+  try {
+    say('checkpoint-begin *');
+    const result = await handle.compact({ model: new ScriptedModel([]), instructions, recentTailTokens: 3_000 });
+    say(result.outcome.kind === 'compacted' && result.outcome.installed ? `checkpoint ${result.outcome.built.hash}` : 'checkpoint-skipped');
+  } finally {
+    await handle.close();
+  }
+}
+
 async function persistOpaqueState(cycle: number): Promise<void> {
   const state = crashOpaqueState(cycle, sizes[Math.floor(next() * sizes.length)] ?? 40);
   say(`opaque-begin ${state.itemHash}`);
@@ -110,6 +123,7 @@ async function persistOpaqueState(cycle: number): Promise<void> {
 say('ready');
 for (let cycle = Math.floor(next() * 1_000_000); ; cycle += 1) {
   await runOneTurn(cycle);
-  await storeCheckpoint();
+  if (cycle % 2 === 0) await storeCheckpoint();
+  else await compactSession();
   await persistOpaqueState(cycle);
 }

@@ -7,20 +7,22 @@ import { sha256Hex, type JsonObject, type OpaqueProviderState } from '@forge/cor
  *   ready
  *   messages <count> <hash>     the first <count> stored messages hash to <hash> (hashMessages)
  *   checkpoint-begin <hash>     about to store the checkpoint whose checkpointHash is <hash>
+ *                               (`*` when the session's own compaction builds it: any valid one)
  *   checkpoint <hash>           that checkpoint's record is on disk
+ *   checkpoint-skipped          the compaction begun made no checkpoint
  *   opaque-begin <itemHash>     about to persist opaque state
  *   opaque <itemHash>           it is persisted
  */
 
 export type CrashAck =
-  | { readonly kind: 'ready' }
+  | { readonly kind: 'ready' | 'checkpoint-skipped' }
   | { readonly kind: 'messages'; readonly count: number; readonly hash: string }
   | { readonly kind: 'checkpoint-begin' | 'checkpoint' | 'opaque-begin' | 'opaque'; readonly hash: string };
 
 /** Parses one line of the child's stdout; undefined for anything else. */
 export function parseCrashAck(line: string): CrashAck | undefined {
   const [word, first, second] = line.split(' ');
-  if (word === 'ready') return { kind: 'ready' };
+  if (word === 'ready' || word === 'checkpoint-skipped') return { kind: word };
   if (word === 'messages' && first !== undefined && second !== undefined) return { kind: 'messages', count: Number(first), hash: second };
   if ((word === 'checkpoint-begin' || word === 'checkpoint' || word === 'opaque-begin' || word === 'opaque') && first !== undefined) {
     return { kind: word, hash: first };

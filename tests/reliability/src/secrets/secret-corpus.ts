@@ -23,8 +23,14 @@ const HEX = '0123456789abcdef';
 
 /** The configured secret: an arbitrary value only redaction by value can catch. */
 export const CONFIGURED_SECRET_VARIABLE = 'CORP_DEPLOY_CODE';
+/** A variable whose name says it is secret: its value is redacted without being configured. */
+export const ENVIRONMENT_SECRET_VARIABLE = 'INTERNAL_SERVICE_TOKEN';
 
-export function secretCorpus(seed: number): { readonly samples: readonly SecretSample[]; readonly configuredSecret: string } {
+export function secretCorpus(seed: number): {
+  readonly samples: readonly SecretSample[];
+  readonly configuredSecret: string;
+  readonly environmentSecret: string;
+} {
   const next = seededRandom(seed);
   const pick = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
   const base64Url = (value: string) => Buffer.from(value).toString('base64url');
@@ -34,6 +40,7 @@ export function secretCorpus(seed: number): { readonly samples: readonly SecretS
     return { text: `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----`, secret: body };
   };
   const configuredSecret = `corp.${pick(HEX, 8)}.${pick(ALPHANUMERIC, 14)}`;
+  const environmentSecret = `svc~${pick(ALPHANUMERIC, 18)}`;
   const token = (kind: string, value: string): SecretSample => ({ kind, text: value, secret: value });
   const line = (kind: string, prefix: string, value: string, suffix = ''): SecretSample => ({ kind, text: `${prefix}${value}${suffix}`, secret: value });
 
@@ -85,8 +92,9 @@ export function secretCorpus(seed: number): { readonly samples: readonly SecretS
     token('npm-token', `npm_${pick(ALPHANUMERIC, 36)}`),
     token('huggingface-token', `hf_${pick(ALPHANUMERIC, 34)}`),
     line('configured-secret', `${CONFIGURED_SECRET_VARIABLE}=`, configuredSecret),
+    line('environment-secret-bare', 'the service answered with ', environmentSecret, ' just now'),
   ];
-  return { samples, configuredSecret };
+  return { samples, configuredSecret, environmentSecret };
 }
 
 /** Pieces of `secret` long enough that finding one in an artifact means it leaked (whole or in part). */

@@ -23,7 +23,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { reportCounts, RELIABILITY_SEED } from '../support/run-size.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 import { readTree } from '../support/tree-files.js';
-import { CONFIGURED_SECRET_VARIABLE, findLeaks, secretCorpus, type SecretSample } from './secret-corpus.js';
+import { CONFIGURED_SECRET_VARIABLE, ENVIRONMENT_SECRET_VARIABLE, findLeaks, secretCorpus, type SecretSample } from './secret-corpus.js';
 
 /*
  * Issue 10, point 3 (invariant 6): a corpus of secret shapes is put in user messages, file
@@ -34,9 +34,10 @@ import { CONFIGURED_SECRET_VARIABLE, findLeaks, secretCorpus, type SecretSample 
  */
 
 const temporaryDirectory = useTemporaryDirectories();
-const { samples, configuredSecret } = secretCorpus(RELIABILITY_SEED);
+const { samples, configuredSecret, environmentSecret } = secretCorpus(RELIABILITY_SEED);
 const secretLines = samples.map((sample) => sample.text).join('\n');
-const redactor = createRedactor({ secrets: [configuredSecret] });
+/** The redactor a session of the CLI below builds: configured and secret-named environment values, plus the shapes. */
+const redactor = createRedactor({ secrets: [configuredSecret, environmentSecret] });
 
 /** Every artifact checked, by name, with its text; filled by the set-up and the tests. */
 const artifacts = new Map<string, string>();
@@ -71,7 +72,7 @@ beforeAll(async () => {
   await writeFile(join(workspace, 'config', 'deploy.env'), `${samples.filter((sample) => sample.kind.startsWith('env') || sample.kind === 'configured-secret').map((sample) => sample.text).join('\n')}\n`);
 
   const model = secretModel();
-  const env = { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret };
+  const env = { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret, [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret };
   const first = await runCli(['run', '--model', 'test:secrets', '--approval', 'workspace-auto', '--cwd', workspace, `Audit these credentials:\n${secretLines}`], {
     cwd: workspace,
     env,
@@ -185,7 +186,7 @@ describe('secrets never leave the session unredacted', () => {
     }
     artifacts.set('compactor requests', JSON.stringify(compactor.requests));
     for (const [path, text] of await readTree(join(home, 'sessions'))) artifacts.set(`FORGE_HOME/sessions/${path} (after compaction)`, text);
-    const dryRun = await runCli(['compact', '--dry-run', '--session', sessionId], { cwd: workspace, env: { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret } });
+    const dryRun = await runCli(['compact', '--dry-run', '--session', sessionId], { cwd: workspace, env: { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret, [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret } });
     expect(dryRun.code, dryRun.stderr).toBe(0);
     artifacts.set('forge compact --dry-run', `${dryRun.stdout}\n${dryRun.stderr}`);
     const names = [...artifacts.keys()].filter((name) => name.includes('(after compaction)') || name === 'compactor requests' || name === 'forge compact --dry-run');

@@ -99,6 +99,16 @@ describe('gates', () => {
     expect(gates.map((result) => result.gate)).toEqual(['safety']);
   });
 
+  it('gates the shipped default strategy unless told otherwise, and every strategy with "*"', () => {
+    const results = [metrics('compact:forge-state', 'a'), metrics('compact:provider-native', 'a', { redundantRereads: 4 })];
+    const runners = MODE_RUNNERS.filter((runner) => runner.id === 'compact:forge-state' || runner.id === 'compact:provider-native');
+    const byDefault = evaluateGates(results, runners);
+    expect(byDefault.filter((result) => result.mode === 'compact:provider-native').map((result) => result.gate)).toEqual(['safety']);
+    expect(byDefault.some((result) => result.mode === 'compact:forge-state' && result.gate === 'redundant-rereads')).toBe(true);
+    const everything = evaluateGates(results, runners, gatesConfigSchema.parse({ candidates: ['*'] }));
+    expect(everything.find((result) => result.mode === 'compact:provider-native' && result.gate === 'redundant-rereads')?.status).toBe('fail');
+  });
+
   it('applies the safety gate to every Forge mode', () => {
     const results = [metrics('warn', 'a', { safetyFailures: ['turn 3: stale-instructions'] }), metrics('compact:forge-state', 'a')];
     expect(gate(results, 'safety', 'warn')).toMatchObject({ status: 'fail', detail: 'a (1)' });

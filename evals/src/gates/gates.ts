@@ -8,6 +8,9 @@ import type { ModeId, ModeRunner } from '../modes/types.js';
  * Release gates. Defaults are stricter than the seed plan's (30 % reduction, 95 % recall, 5 points
  * of pass-rate regression allowed): a checkpoint must not lose anything the fixtures probe.
  */
+/** The compacting mode Forge ships as its default (config `context.mode` compact, strategy forge-state). */
+export const DEFAULT_GATED_MODES = ['compact:forge-state'] as const;
+
 export const gatesConfigSchema = z.strictObject({
   /** Median input-token reduction against sending the whole transcript, over long fixtures, per compacting mode. */
   minInputReduction: z.number().min(0).max(1).default(0.6),
@@ -21,8 +24,12 @@ export const gatesConfigSchema = z.strictObject({
   maxSafetyFailures: z.number().int().min(0).default(0),
   /** Percentage points a compacting mode's pass rate may fall below `warn`'s. */
   maxPassRateRegressionVsWarn: z.number().min(0).max(100).default(0),
-  /** Compacting modes the candidate gates apply to (default: all); the safety gate always covers every Forge mode. */
-  candidates: z.array(z.string().min(1)).optional(),
+  /**
+   * Compacting modes the candidate gates apply to; the safety gate always covers every Forge mode.
+   * Default: the strategy Forge ships as its default, so `forge eval` fails when the default
+   * regresses. Pass `"candidates": ["*"]` to gate every compacting strategy.
+   */
+  candidates: z.array(z.string().min(1)).default([...DEFAULT_GATED_MODES]),
 });
 
 export type GatesConfig = z.output<typeof gatesConfigSchema>;
@@ -93,11 +100,11 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
     const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, status: 'not-evaluated', actual: '', threshold, detail });
     if (mine.length === 0) {
       const reason = mode.unavailable ?? 'the mode was not run';
-      if (mode.compacts && (config.candidates === undefined || config.candidates.includes(mode.id))) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-warn']) gates.push(notEvaluated(gate, '', reason));
+      if (mode.compacts && isCandidate(config, mode.id)) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-warn']) gates.push(notEvaluated(gate, '', reason));
       gates.push(notEvaluated('safety', `≤ ${config.maxSafetyFailures}`, reason));
       continue;
     }
-    if (mode.compacts && (config.candidates === undefined || config.candidates.includes(mode.id))) {
+    if (mode.compacts && isCandidate(config, mode.id)) {
       const long = mine.filter((result) => result.long);
       if (long.length === 0) gates.push(notEvaluated('input-reduction', `≥ ${percent(config.minInputReduction)}`, 'no long fixture was run'));
       else {
@@ -134,4 +141,8 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
     gates.push(countGate('safety', mode.id, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
   }
   return gates;
+}
+
+function isCandidate(config: GatesConfig, mode: ModeId): boolean {
+  return config.candidates.includes('*') || config.candidates.includes(mode);
 }

@@ -28,6 +28,14 @@ export interface ForgeConfig {
 /** The approval profile used when no layer sets one. */
 export const DEFAULT_APPROVAL_PROFILE: ApprovalProfileName = 'ask';
 
+/**
+ * The context mode Forge runs in when no configuration chooses one. `compact` (with the
+ * deterministic forge-state checkpoint) was chosen from the offline eval results in
+ * docs/evals.md: it passes every gate there, while `warn` keeps only the recent tail and loses
+ * early constraints. The library default of `runAgent` stays `warn`: only a session can compact.
+ */
+export const DEFAULT_CONTEXT_MODE: ContextMode = 'compact';
+
 export interface Layer {
   readonly source: Exclude<ConfigSource, 'default'>;
   readonly values: ConfigLayer;
@@ -69,7 +77,7 @@ function describe(provenance: ValueProvenance | undefined): string {
  * flags are the user's own choices for one invocation and may set anything.
  */
 export function mergeLayers(layers: readonly Layer[]): MergedConfig {
-  const context: { -readonly [K in keyof ContextPolicy]: ContextPolicy[K] } = { ...DEFAULT_CONTEXT_POLICY };
+  const context: { -readonly [K in keyof ContextPolicy]: ContextPolicy[K] } = { ...DEFAULT_CONTEXT_POLICY, mode: DEFAULT_CONTEXT_MODE };
   let model: string | undefined;
   let approval: ApprovalProfileName = DEFAULT_APPROVAL_PROFILE;
   let secrets: string[] = [];

@@ -19,7 +19,7 @@ const environmentVariable = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must b
 
 export const contextSectionSchema = z
   .strictObject({
-    mode: z.enum(['off', 'warn', 'shadow', 'compact'] satisfies ContextMode[]).describe('off | warn | shadow | compact (default warn)'),
+    mode: z.enum(['off', 'warn', 'shadow', 'compact'] satisfies ContextMode[]).describe('off | warn | shadow | compact (default compact)'),
     reservedOutputTokens: tokens.describe('Output tokens reserved for the answer when a request does not say (default 4096).'),
     bufferTokens: tokens.describe('Safety margin; the larger of this and the output reserve is subtracted from the window once (default 8192).'),
     recentTailTokens: tokens.describe('Tokens the verbatim recent tail may use next to a checkpoint (default 12000).'),

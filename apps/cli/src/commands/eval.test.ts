@@ -62,7 +62,7 @@ describe('forge eval', () => {
 
   it('exits 1 and names the gate that failed; --report writes Markdown, a self-contained HTML page and JSON', async () => {
     const gates = path.join(directory.path, 'gates.json');
-    await writeFile(gates, JSON.stringify({ minInputReduction: 0.99 }));
+    await writeFile(gates, JSON.stringify({ minInputReduction: 0.99, candidates: ['*'] }));
     const reportDirectory = path.join(directory.path, 'report');
     const outcome = await runCli(['eval', '--fixtures', directory.path, '--mode', 'warn,compact', '--gates', gates, '--report', reportDirectory], {
       cwd: directory.path,

@@ -35,7 +35,7 @@ describe('forge context', () => {
   it('reports the budget of a new conversation: window and source, categories, tool schemas, nothing retained', async () => {
     const report = await reportOf([]);
     expect(report.model).toEqual({ provider: 'scripted', modelId: 'demo' });
-    expect(report.budget).toMatchObject({ mode: 'warn', decision: 'ok', contextWindowTokens: 128_000, windowSource: 'table', reservedTokens: 8192 });
+    expect(report.budget).toMatchObject({ mode: 'compact', decision: 'ok', contextWindowTokens: 128_000, windowSource: 'table', reservedTokens: 8192 });
     expect(report.budget.estimate.categories.instructions).toBeGreaterThan(0);
     expect(report.budget.estimate.categories.toolSchemas).toBeGreaterThan(0);
     expect(report.retainedMessages).toBe(0);

@@ -44,6 +44,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     setContextMode(mode: ContextMode) {
       context = { ...context, mode };
     },
+    contextSubject: () => ({ model, tools: setup.tools, instructions: setup.instructions, context }),
     start: async () => {},
     close: async () => {
       await setup.mcp?.close();

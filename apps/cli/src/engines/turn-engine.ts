@@ -1,6 +1,7 @@
 import type { ApprovalGate, ContextMode, EventListener, RunResult } from '@forge/core';
 import type { EngineEventListener, SessionHandle, SessionTurnWarning } from '@forge/persistence';
 import type { SessionApprovalGate } from '@forge/tools';
+import type { ContextSubject } from '../context/context-report.js';
 
 /** The engines a turn can run on (`--engine`). */
 export const ENGINE_NAMES = ['native', 'codex'] as const;
@@ -56,6 +57,11 @@ export interface TurnEngine {
   switchModel?(name: string): Promise<void>;
   /** Uses context mode `mode` from the next turn on. Absent when the engine has no context policy (Codex). */
   setContextMode?(mode: ContextMode): void;
+  /**
+   * The model, tools, instructions and context policy the next turn would use (`/context`).
+   * Absent when the engine builds its own requests (Codex).
+   */
+  contextSubject?(): ContextSubject;
   /**
    * Starts what the engine needs now instead of at the first turn (the Codex App Server), so a
    * failure to start stops a command before it stores anything.

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { TurnEngine } from '../engines/turn-engine.js';
 import { createStyle } from '../output/style.js';
 import type { ReplSession } from './repl-session.js';
-import { completeSlashCommand, type ReplContext } from './slash-commands.js';
+import { completeSlashCommand, findSlashCommand, type ReplContext } from './slash-commands.js';
 import { ContextUseTracker } from './status-line.js';
 
 /** A REPL context for completion: a native-like engine, a configuration with one compatible server. */
@@ -41,5 +41,23 @@ describe('completion of slash command arguments', () => {
   it('offers nothing for commands without argument completion, or without a context', () => {
     expect(completeSlashCommand('/exit n', completionContext())).toEqual([[], '/exit n']);
     expect(completeSlashCommand('/mode s')).toEqual([[], '/mode s']);
+  });
+});
+
+describe('/context with an engine that builds its own requests (Codex)', () => {
+  it('says it measures native-engine requests only, and repeats the wrapper estimate of the latest turn', async () => {
+    const printed: string[] = [];
+    const base = completionContext();
+    const context: ReplContext = { ...base, engine: { ...base.engine, name: 'codex', modelLabel: 'codex:gpt-5.5', contextMode: undefined }, print: (text) => printed.push(text) };
+    const found = findSlashCommand('/context');
+    if (!('command' in found)) throw new Error('/context is not a slash command');
+
+    await found.command.run(context, '');
+    expect(printed.join('')).toBe('/context measures requests of the native engine only; Codex builds its own requests.\n');
+
+    printed.length = 0;
+    context.contextUse.observe({ type: 'context.budgeted', engine: 'codex', estimate: { tokens: 12_345, confidence: 'estimated' } });
+    await found.command.run(context, '');
+    expect(printed.join('')).toContain("The latest turn sent Forge's active view to Codex: ~12,345 tokens");
   });
 });

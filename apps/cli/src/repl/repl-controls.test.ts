@@ -39,12 +39,12 @@ describe('the REPL footer', () => {
   it('shows model, mode and the estimated context use of the latest request on a terminal', async () => {
     const repl = startRepl({ main: [{ text: 'Hi.' }] }, { terminal: true });
     await waitFor(repl.output, (text) => text.includes('Type a request'));
-    expect(repl.output()).toContain('─ test:main · mode warn · context –\n');
+    expect(repl.output()).toContain('─ test:main · mode compact · context –\n');
     repl.type('hello\n');
     await waitFor(repl.output, (text) => text.includes('Hi.'));
     repl.type('/exit\n');
     expect(await repl.exited).toBe(0);
-    const pattern = /─ test:main · mode warn · context ~([\d.]+)k \/ (\d+k) \((\d+)%\)\n/;
+    const pattern = /─ test:main · mode compact · context ~([\d.]+)k \/ (\d+k) \((\d+)%\)\n/;
     expect(repl.output()).toMatch(pattern);
     const footer = pattern.exec(repl.output());
     expect(Number(footer?.[1])).toBeGreaterThan(0);
@@ -71,7 +71,7 @@ describe('/model and /mode', () => {
     expect(output).toContain('Model: test:main. Switch with /model provider:id');
     expect(output).toContain('error: unknown model provider "acme" in "acme:x"; known providers: test, scripted, openai, deepseek, compatible (still test:main)');
     expect(output).toContain('Model: test:other from the next turn.');
-    expect(output).toContain('Context mode: warn. Switch with /mode off|warn|shadow|compact.');
+    expect(output).toContain('Context mode: compact. Switch with /mode off|warn|shadow|compact.');
     expect(output).toContain('/mode: "sometimes" is not a context mode; use one of off, warn, shadow, compact.');
     expect(output).toContain('Context mode: off from the next turn.');
     expect(output).toMatch(/─ test:other · mode off · context ~[\d.]+k \/ 120k/);

@@ -161,6 +161,26 @@ describe('the REPL keeps its conversation in a session', () => {
     expect(repl.model.requests[0]?.history.length).toBeLessThan(80);
   });
 
+  it('/context measures the next request of the live session: its model, window, mode, history and tools', async () => {
+    const repl = startRepl([{ text: 'Tabs it is.' }]);
+    repl.type('Use tabs.\n');
+    await waitFor(() => repl.test.stdout.text, (text) => text.includes('Tabs it is.'));
+    const before = repl.test.stdout.text.length;
+    repl.type('/mode off\n/context\n/exit\n');
+    expect(await repl.exited).toBe(0);
+    const report = repl.test.stdout.text.slice(before);
+    expect(report).toContain(`Context for ${repl.model.provider}:${repl.model.modelId}`);
+    expect(report).toMatch(/Window +[\d,]+ tokens.* — from the capability table/);
+    expect(report).toMatch(/Mode +off — not checked/);
+    expect(report).toMatch(/Instructions +[1-9][\d,]* /);
+    expect(report).toMatch(/History +[1-9][\d,]* .*2 messages retained/);
+    expect(report).toMatch(/Tool schemas +[1-9][\d,]* .*5 tools/);
+    expect(report).toMatch(/Available input +[1-9]/);
+    expect(report).toMatch(/Session +2 messages, 2 sent verbatim/);
+    expect(report).not.toContain('\u001b[');
+    expect(repl.model.requests).toHaveLength(1);
+  });
+
   it('leaves no session behind when nothing was asked', async () => {
     const repl = startRepl([]);
     repl.type('/help\n/exit\n');

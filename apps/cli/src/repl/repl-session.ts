@@ -10,6 +10,7 @@ import {
   type SessionHandle,
   type SessionSummary,
   type SessionTurnWarning,
+  type SessionView,
 } from '@forge/persistence';
 import type { EngineTurn, EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
@@ -98,6 +99,15 @@ export class ReplSession {
     if (resolved === undefined) return undefined;
     const currentHashes = await currentArtifactHashesFor(resolved, artifactHashes);
     return { resolved, view: resolved.ok ? renderActiveCheckpoint(resolved.active, this.handle.entries(), undefined, currentHashes) : undefined };
+  }
+
+  /**
+   * What the next turn on `model` would send of this session (`/context`): the current
+   * checkpoint's view, facts judged against the files `artifactHashes` reports, and the recent tail.
+   */
+  async nextView(model: { readonly provider: string; readonly modelId: string }, artifactHashes: ArtifactHashSource): Promise<SessionView> {
+    const currentHashes = await currentArtifactHashesFor(this.handle.currentCheckpoint(), artifactHashes);
+    return this.handle.selectView({ recentTailTokens: this.settings.recentTailTokens, model, ...(currentHashes === undefined ? {} : { currentHashes }) });
   }
 
   get resumed(): boolean {

@@ -92,13 +92,13 @@ describe('the REPL in a terminal', () => {
       { text: 'Left notes.md as it was.' },
     ]);
     const sessionId = sessionIdOn(forge.screen());
-    expect(forge.screen()).toContain('─ scripted:file · mode warn · context –');
+    expect(forge.screen()).toContain('─ scripted:file · mode compact · context –');
 
     forge.enter('hello');
     const partial = await forge.waitFor((screen) => screen.includes('Streaming works') && !screen.includes('pieces.'), 10_000, 'the first pieces of the answer');
     expect(partial).not.toContain(answer);
     await forge.waitFor((screen) => screen.includes(answer), 10_000, 'the whole answer');
-    await forge.waitFor((screen) => /─ scripted:file · mode warn · context ~[\d.]+k? \/ [\d.]+k \(\d+%\)/.test(screen), 5000, 'the footer with context use');
+    await forge.waitFor((screen) => /─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k \(\d+%\)/.test(screen), 5000, 'the footer with context use');
 
     forge.enter('/help');
     await forge.waitFor((screen) => screen.includes('/permissions [revoke <tool>]'), 5000, '/help');

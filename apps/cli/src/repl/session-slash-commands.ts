@@ -1,5 +1,7 @@
 import type { Style } from '../output/style.js';
+import { renderContextReport } from '@forge/core';
 import { loadInstructions, workspaceArtifactHashes } from '@forge/tools';
+import { measureNextRequest } from '../context/context-report.js';
 import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
 import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
@@ -121,5 +123,31 @@ const checkpoint: SlashCommand = {
   },
 };
 
+const contextReport: SlashCommand = {
+  name: 'context',
+  summary: 'show what the next request would cost: window, budget by category, reserve, free space',
+  async run(context): Promise<SlashOutcome> {
+    const { engine, style } = context;
+    const subject = engine.contextSubject?.();
+    if (subject === undefined) {
+      const lines = [style.yellow('/context measures requests of the native engine only; Codex builds its own requests.')];
+      const wrapper = context.contextUse.wrapperTokens;
+      if (wrapper !== undefined) {
+        lines.push(`The latest turn sent Forge's active view to Codex: ~${wrapper.toLocaleString('en-US')} tokens (Forge's estimate of its wrapper; Codex's own prompt and tools come on top).`);
+      }
+      context.print(`${lines.join('\n')}\n`);
+      return 'continue';
+    }
+    try {
+      const view = await context.session.nextView(subject.model, workspaceArtifactHashes(engine.root));
+      const report = await measureNextRequest(subject, { view, sessionMessages: context.session.messages.length });
+      context.print(renderContextReport(report, { color: style.enabled }));
+    } catch (error) {
+      context.print(`${style.red(`error: ${errorText(error)}`)}\n`);
+    }
+    return 'continue';
+  },
+};
+
 /** The session commands of the REPL, in the order /help lists them. */
-export const sessionSlashCommands: readonly SlashCommand[] = [sessions, resume, startNew, compact, checkpoint];
+export const sessionSlashCommands: readonly SlashCommand[] = [sessions, resume, startNew, compact, checkpoint, contextReport];

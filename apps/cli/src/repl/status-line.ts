@@ -12,6 +12,8 @@ export interface ContextUse {
 /** The fields of a `context.budgeted` event the footer reads (core's and the Codex engine's carry them). */
 interface BudgetedFields {
   readonly type: string;
+  /** `codex` on the Codex engine's event, which estimates only the wrapper Forge sends. */
+  readonly engine?: unknown;
   readonly availableInputTokens?: unknown;
   readonly estimate?: { readonly tokens?: unknown; readonly confidence?: unknown };
 }
@@ -22,14 +24,24 @@ interface BudgetedFields {
  */
 export class ContextUseTracker {
   private latest: ContextUse | undefined;
+  private latestWrapper: number | undefined;
 
   get current(): ContextUse | undefined {
     return this.latest;
   }
 
+  /** Forge's estimate of the wrapper the latest Codex turn sent (its view, not Codex's own prompt). */
+  get wrapperTokens(): number | undefined {
+    return this.latestWrapper;
+  }
+
   observe(event: BudgetedFields): void {
     if (event.type !== 'context.budgeted') return;
     const used = event.estimate?.tokens;
+    if (event.engine === 'codex') {
+      if (typeof used === 'number') this.latestWrapper = used;
+      return;
+    }
     const available = event.availableInputTokens;
     if (typeof used !== 'number' || typeof available !== 'number') return;
     this.latest = { usedTokens: used, availableInputTokens: available, exact: event.estimate?.confidence === 'exact' };
@@ -37,6 +49,7 @@ export class ContextUseTracker {
 
   reset(): void {
     this.latest = undefined;
+    this.latestWrapper = undefined;
   }
 }
 

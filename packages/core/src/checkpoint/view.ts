@@ -48,7 +48,11 @@ function renderTask(writer: ViewWriter, checkpoint: ContextCheckpoint, caps: Che
   writer.line('[TASK]');
   const task = checkpoint.state.task;
   if (task === null) writer.line('- (none)');
-  else {
+  else if (task.evidence.messageIndex >= checkpoint.source.summarizedThrough) {
+    // The request is sent verbatim after the checkpoint (in the tail or as the current request);
+    // quoting it here too would hand the model the user's input twice.
+    writer.line(`- latest user request (user#${task.evidence.messageIndex}): sent verbatim after this checkpoint`);
+  } else {
     writer.line(`- latest user request (user#${task.evidence.messageIndex}):`);
     for (const line of truncateText(task.text, caps.maxTaskChars).split('\n')) writer.line(`  ${line}`);
   }

@@ -209,7 +209,7 @@ describe('fuzzing the checkpoint and memory validators', () => {
         notesKept += memoryTexts(checkpoint.memory).length;
         renderCheckpointView(checkpoint);
       },
-      { target: 'memory-end-to-end', numRuns: Math.ceil(RUNS / 3), caseTimeoutMs: 3_000 },
+      { target: 'memory-end-to-end', numRuns: runSize(Math.ceil(RUNS / 3), RUNS), caseTimeoutMs: 3_000 },
     );
     reportCounts('fuzz memory-end-to-end', { cases: stats.cases, notesKept, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
     expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);

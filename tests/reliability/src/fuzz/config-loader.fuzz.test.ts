@@ -141,7 +141,7 @@ describe('fuzzing the configuration loader', () => {
           expect(provenance['mcpServers']?.source).not.toBe('project');
         }
       },
-      { target: 'config-load', numRuns: Math.ceil(RUNS / 2), caseTimeoutMs: 5_000 },
+      { target: 'config-load', numRuns: runSize(Math.ceil(RUNS / 2), RUNS), caseTimeoutMs: 5_000 },
     );
     reportCounts('fuzz config-load', { cases: stats.cases, loaded, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
     expect(loaded).toBeGreaterThan(0);

@@ -244,7 +244,7 @@ describe('crash safety under SIGKILL', () => {
         compactionsSkipped: results.reduce((sum, result) => sum + result.compactionsSkipped, 0),
         messages: results.reduce((sum, result) => sum + result.messages, 0),
         runs: results.reduce((sum, result) => sum + result.runs, 0),
-        leftoverTemporaries: results.reduce((sum, result) => sum + result.leftovers, 0),
+        temporariesAfterLastKill: results.reduce((sum, result) => sum + result.leftovers, 0),
       });
       expect(survived).toBe(kills);
     },

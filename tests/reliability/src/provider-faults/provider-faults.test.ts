@@ -248,9 +248,9 @@ describe.each(ADAPTER_NAMES)('provider faults through the %s adapter', (adapter)
 });
 
 /*
- * Regression for a defect left to the owners of core/src/compaction: a checkpoint built during a
- * run takes its [TASK] from the whole transcript, which holds the running request, so the
- * retried request carries the user's input twice (invariant 8).
+ * Regression (invariant 8): a checkpoint built during a run quoted the running request as its
+ * [TASK], so the request retried after an overflow carried the user's input twice. Found by this
+ * suite; fixed in core's checkpoint view (30e218e).
  */
 describe('overflow recovery inside a session turn', () => {
   it('sends the running request once, not again as the checkpoint task', async () => {

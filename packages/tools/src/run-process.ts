@@ -42,6 +42,25 @@ export interface ProcessOutcome {
  * outcome.
  */
 export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
+  const outcome = startProcess(options);
+  unsettled.add(outcome);
+  void outcome.catch(() => {}).finally(() => unsettled.delete(outcome));
+  return outcome;
+}
+
+/** Commands of this process that have not ended yet, including cancelled ones still being stopped. */
+const unsettled = new Set<Promise<ProcessOutcome>>();
+
+/**
+ * Resolves once every command this process started has ended and what it left running was
+ * killed. A cancelled run is abandoned by the agent loop at once, while its command may take up
+ * to the kill grace to stop: a caller about to exit, or to start the next turn, waits here.
+ */
+export async function waitForRunningCommands(): Promise<void> {
+  while (unsettled.size > 0) await Promise.allSettled(unsettled);
+}
+
+function startProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
   const [program, ...args] = options.argv;
   const started = performance.now();
   const output = new HeadTailBuffer(options.outputCapBytes);

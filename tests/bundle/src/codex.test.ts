@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import {
   type LoopbackResponsesServer,
 } from '../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
 import { sessionIdOf, toolResultTexts, useBundle, userSetup, type UserSetup } from './support/bundle.js';
+import { childrenOf, isAlive } from './support/processes.js';
 
 /*
  * The Codex engine from the bundle: the real `codex` binary of the @openai/codex package,
@@ -74,6 +76,25 @@ describe('the bundled forge with the Codex engine', () => {
     const importedSession = await user.session(importedId);
     expect(importedSession.messages.some((message) => message.role === 'user' && JSON.stringify(message.content).includes('Write the file'))).toBe(true);
     expect(importedSession.checkpoint?.checkpoint).toMatchObject({ strategy: 'codex-import' });
+  }, 60_000);
+
+  it('SIGTERM during a Codex turn cancels it, records the run, releases the session, ends the App Server and exits 143', async () => {
+    provider.push({ hang: true });
+    const forge = user.start(['run', '--engine', 'codex', '--model', `codex:${TEST_MODEL}`, '--json', 'Take forever'], codexEnv);
+    await provider.waitForRequests(1);
+    const children = childrenOf(forge.child.pid ?? 0);
+    expect(children.length).toBeGreaterThan(0);
+
+    forge.child.kill('SIGTERM');
+    const ended = await forge.ended;
+    expect(ended.code).toBe(143);
+    expect(ended.stderr).toContain('forge: cancelled by SIGTERM');
+    expect(children.filter(isAlive)).toEqual([]);
+    const sessionId = (JSON.parse(ended.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
+    const session = await user.session(sessionId);
+    expect(session.runs.map((stored) => stored.status)).toEqual(['cancelled']);
+    expect(session.messages).toEqual([{ role: 'user', content: 'Take forever' }]);
+    expect(existsSync(path.join(user.forgeHome, 'sessions', sessionId, 'lock'))).toBe(false);
   }, 60_000);
 
   it('imports the older-generation rollout fixture exactly as its golden view says', async () => {

@@ -46,6 +46,11 @@ export function createLineReader(options: { readonly input: CliInput; readonly o
     closed = true;
     waiting?.(undefined);
   });
+  // A terminal that went away (its window closed) fails the reset of raw mode with EIO: that is
+  // the end of the input, and the REPL still has to close its session, so it is not a crash.
+  readline.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EIO') throw error;
+  });
 
   return {
     get closed() {

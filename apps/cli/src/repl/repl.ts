@@ -3,8 +3,8 @@ import type { CommandInvocation } from '../commands/command.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
-import { ExitCode } from '../exit-codes.js';
-import type { CliIo } from '../io.js';
+import { ExitCode, exitCodeForSignal } from '../exit-codes.js';
+import type { CliIo, TerminationSignal } from '../io.js';
 import { createTextRenderer } from '../output/event-renderer.js';
 import { createSpinner, type Spinner } from '../output/spinner.js';
 import { styleFor, type Style } from '../output/style.js';
@@ -112,13 +112,21 @@ async function runRepl(options: {
   };
   activeReader.onInterrupt(onInterrupt);
   const stopSignals = io.onInterrupt(onInterrupt);
+  // SIGTERM or SIGHUP (the terminal closed): cancel the running turn, then leave as after /exit.
+  let endedBy: TerminationSignal | undefined;
+  const stopTerminations = io.onTerminate((signal) => {
+    endedBy ??= signal;
+    spinner.stop();
+    activeRun?.abort();
+    activeReader.close();
+  });
 
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
   try {
     for (;;) {
       if (!input.pending) print(footer());
       const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT);
-      if (line === undefined) break;
+      if (line === undefined || endedBy !== undefined) break;
       interrupts.reset();
       const text = input.push(line);
       if (text === undefined || text.trim().length === 0) continue;
@@ -142,11 +150,12 @@ async function runRepl(options: {
     }
   } finally {
     stopSignals();
+    stopTerminations();
     spinner.stop();
     activeReader.close();
     await session.close();
   }
-  return ExitCode.ok;
+  return endedBy === undefined ? ExitCode.ok : exitCodeForSignal(endedBy);
 }
 
 async function runTurn(options: {

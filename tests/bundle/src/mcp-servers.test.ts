@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { sessionIdOf, toolResultTexts, useBundle, userSetup } from './support/bundle.js';
+import { sessionIdOf, toolResultTexts, useBundle, userSetup, type UserSetup } from './support/bundle.js';
 
 /*
  * The official MCP reference servers, installed from npm, configured in FORGE_HOME/config.json
@@ -34,6 +34,15 @@ async function listedTools(args: readonly string[]): Promise<string[]> {
   } finally {
     await client.close();
   }
+}
+
+/** `forge run` playing `script`, checked to complete with `answer`; its stderr and the tool results the session stored. */
+async function completedRun(user: UserSetup, script: Record<string, string>, answer: string): Promise<{ readonly stderr: string; readonly results: string[] }> {
+  const run = await user.forge(['run', '--model', 'scripted:file', 'Go'], script);
+  expect(run.stderr).not.toContain('forge: error');
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain(answer);
+  return { stderr: run.stderr, results: toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages) };
 }
 
 describe('the bundled forge with the official MCP servers', () => {
@@ -73,13 +82,8 @@ describe('the bundled forge with the official MCP servers', () => {
       { text: 'Both servers answered.' },
     ]);
 
-    const run = await user.forge(['run', '--model', 'scripted:file', 'Use the MCP tools'], script);
-    expect(run.stderr).not.toContain('error');
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Both servers answered.');
-    const session = await user.session(sessionIdOf(run.stderr));
-    expect(toolResultTexts(session.messages)).toEqual(['Echo: hello from the bundle', 'The release is on Friday.\n']);
-    expect(session.runs.map((stored) => stored.status)).toEqual(['completed']);
+    const { results } = await completedRun(user, script, 'Both servers answered.');
+    expect(results).toEqual(['Echo: hello from the bundle', 'The release is on Friday.\n']);
   });
 
   it('a server that exits at start-up is a warning naming it; the run goes on with the other tools', async () => {
@@ -93,13 +97,11 @@ describe('the bundled forge with the official MCP servers', () => {
     });
     const script = await user.writeModelScript([{ toolCalls: [{ toolName: 'everything__echo', input: { message: 'still here' } }] }, { text: 'Done.' }]);
 
-    const run = await user.forge(['run', '--model', 'scripted:file', 'Go'], script);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Done.');
-    expect(run.stderr).toContain('forge: warning: MCP server "files"');
-    expect(run.stderr).toContain('exited during start-up');
-    expect(run.stderr).toContain('None of the specified directories are accessible');
-    expect(toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages)).toEqual(['Echo: still here']);
+    const { stderr, results } = await completedRun(user, script, 'Done.');
+    expect(stderr).toContain('forge: warning: MCP server "files"');
+    expect(stderr).toContain('exited during start-up');
+    expect(stderr).toContain('None of the specified directories are accessible');
+    expect(results).toEqual(['Echo: still here']);
   });
 
   it('a server that does not answer in time is a warning; a tool call that runs too long is an error result, and the run goes on', async () => {
@@ -117,13 +119,11 @@ describe('the bundled forge with the official MCP servers', () => {
     ]);
 
     const started = Date.now();
-    const run = await user.forge(['run', '--model', 'scripted:file', 'Go'], script);
-    expect(Date.now() - started).toBeLessThan(20_000);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Recovered.');
-    expect(run.stderr).toContain('forge: warning: MCP server "mute"');
-    expect(run.stderr).toContain('did not finish starting within 500 ms');
-    const results = toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages);
+    const { stderr, results } = await completedRun(user, script, 'Recovered.');
+    // The operation would take 30 s: the run went on without waiting for it.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(stderr).toContain('forge: warning: MCP server "mute"');
+    expect(stderr).toContain('did not finish starting within 500 ms');
     expect(results).toHaveLength(2);
     expect(results[0]).toMatch(/1500 ms/);
     expect(results[1]).toBe('Echo: after the timeout');
@@ -143,13 +143,10 @@ describe('the bundled forge with the official MCP servers', () => {
       { text: 'Survived the crash.' },
     ]);
 
-    const run = await user.forge(['run', '--model', 'scripted:file', 'Go'], script);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Survived the crash.');
-    expect(run.stderr).toContain('forge: warning: MCP server "fragile"');
-    expect(run.stderr).toContain('stopped unexpectedly');
-    expect(run.stderr).toContain('crashing on purpose');
-    const results = toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages);
+    const { stderr, results } = await completedRun(user, script, 'Survived the crash.');
+    expect(stderr).toContain('forge: warning: MCP server "fragile"');
+    expect(stderr).toContain('stopped unexpectedly');
+    expect(stderr).toContain('crashing on purpose');
     expect(results).toHaveLength(3);
     expect(results[0]).toMatch(/fragile/);
     expect(results[1]).toMatch(/stopped unexpectedly|cannot be called/);

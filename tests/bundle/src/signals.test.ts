@@ -57,8 +57,8 @@ describe('forge run from the bundle, ended by a signal while a command runs', ()
       const sent = Date.now();
       forge.child.kill(signal);
       const ended = await forge.ended;
-      // The command ignores SIGTERM: Forge waits its 2 s grace, then kills it.
-      expect(Date.now() - sent).toBeLessThan(10_000);
+      // The command ignores SIGTERM and would run for ever: Forge waits its 2 s grace, then kills it.
+      expect(Date.now() - sent).toBeLessThan(15_000);
       expect(ended.signal).toBeNull();
       expect(ended.code).toBe(code);
       expect(ended.stderr).toContain(message);

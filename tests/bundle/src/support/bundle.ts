@@ -4,7 +4,7 @@ import path from 'node:path';
 import { buildPrivateBundle, runForge, startForge, type ForgeProcess, type PrivateBundle, type SpawnedForge } from '@forge/cli/bundle-testing';
 import type { Message } from '@forge/core';
 import type { SessionTranscript } from '@forge/persistence';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 
 /** A private build of the CLI for one test file, and a fresh workspace and FORGE_HOME per use. */
 export interface BundleFixture {
@@ -15,6 +15,8 @@ export interface BundleFixture {
 
 /** Builds the bundle once before the file's tests and removes it and every temporary directory after them. */
 export function useBundle(label: string): BundleFixture {
+  // Every test starts real programs (forge, MCP servers, Codex, Chromium), several seconds each on a busy machine.
+  vi.setConfig({ testTimeout: 120_000 });
   let bundle: PrivateBundle | undefined;
   const directories: string[] = [];
   beforeAll(() => {

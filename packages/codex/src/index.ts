@@ -22,7 +22,7 @@ export {
 export { responsesProviderOverrides } from './app-server/provider-config.js';
 export { generateProtocol, type GeneratedProtocol } from './app-server/generate-protocol.js';
 export { TESTED_CODEX_VERSION, isSupportedCodexVersion, versionFromUserAgent } from './app-server/version.js';
-export { ACTIVE_VIEW_MARKER, renderActiveView, requestFromActiveView, type CodexActiveView, type RenderedActiveView } from './engine/active-view.js';
+export { ACTIVE_VIEW_MARKER, hasContext, renderActiveView, renderRequestOnly, requestFromActiveView, type CodexActiveView, type RenderedActiveView } from './engine/active-view.js';
 export { estimateWrapperTokens, type WrapperTokenEstimate } from './engine/wrapper-estimate.js';
 export type {
   CodexCompactionRecord,
@@ -31,6 +31,8 @@ export type {
   CodexEventListener,
   CodexOnlyEvent,
   CodexTokenBreakdown,
+  CodexThreadFallbackReason,
+  CodexThreadSelection,
   CodexTokenUsageRecord,
 } from './engine/events.js';
 export { runCodexTurn, type CodexRunFacts, type CodexRunResult, type RunCodexTurnOptions } from './engine/run-codex-turn.js';

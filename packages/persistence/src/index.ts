@@ -25,6 +25,7 @@ export {
   SESSION_SCHEMA_VERSION,
   SUPPORTED_SESSION_SCHEMAS,
   type CheckpointSource,
+  type EngineRunFacts,
   type SessionRecord,
 } from './records.js';
 export { conservativeMessageTokens } from './conservative-tokens.js';

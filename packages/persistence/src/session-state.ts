@@ -1,5 +1,5 @@
 import type { ErrorSummary, JsonValue, Message, RunStatus, Usage } from '@forge/core';
-import type { CheckpointSource, SessionHeaderRecord, SessionRecord, StoredUsage } from './records.js';
+import type { CheckpointSource, EngineRunFacts, SessionHeaderRecord, SessionRecord, StoredUsage } from './records.js';
 
 /** Something the loader noticed and worked around without losing an intact record. */
 export interface SessionWarning {
@@ -19,6 +19,8 @@ export interface SessionRun {
   readonly steps: number | undefined;
   readonly usage: Usage | undefined;
   readonly error: ErrorSummary | undefined;
+  /** What a non-native engine reported (the Codex thread it used, its own context report); undefined for native runs. */
+  readonly engine: EngineRunFacts | undefined;
   /** Transcript length when the run started (its messages start here). */
   readonly firstMessageIndex: number;
 }
@@ -118,6 +120,7 @@ export class SessionStateBuilder {
         run.steps = record.steps;
         run.usage = usageFromStored(record.usage);
         run.error = record.error;
+        run.engine = record.engine;
         if (record.instructionsHash !== undefined) run.instructionsHash = record.instructionsHash;
         break;
       }
@@ -164,6 +167,7 @@ export class SessionStateBuilder {
         steps: undefined,
         usage: undefined,
         error: undefined,
+        engine: undefined,
         firstMessageIndex: this.messageList.length,
       };
       this.runsById.set(runId, run);

@@ -11,6 +11,7 @@ import {
   withRunIds,
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
+  type ContextCheckpoint,
   type ErrorSummary,
   type Message,
   type OpaqueProviderState,
@@ -22,7 +23,8 @@ import { conservativeMessageTokens } from './conservative-tokens.js';
 import { forgeHomeLayout } from './home.js';
 import { temporarySessionDirectory } from './session-files.js';
 import { createSession, openSession } from './session-open.js';
-import { currentArtifactHashesFor, resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
+import { currentArtifactHashesFor, installCheckpoint, resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
+import type { EngineRunFacts } from './records.js';
 import {
   compactBetweenTurns,
   createSessionContextManager,
@@ -235,6 +237,17 @@ export class SessionHandle {
   }
 
   /**
+   * Installs a checkpoint the host built over this session's transcript (the Codex engine keeps
+   * one current after each turn, so another engine can continue with full context): validated,
+   * then written durably, and only then current. Throws if it is not valid; the previous
+   * checkpoint then stays current.
+   */
+  async installCheckpoint(checkpoint: ContextCheckpoint, caps?: CheckpointCaps): Promise<void> {
+    this.checkOpen();
+    await installCheckpoint(this.writer, { checkpoint }, caps);
+  }
+
+  /**
    * Releases the lock. With `discardIfEmpty`, a session this handle created that never received
    * a message or run is removed instead of being left as an empty entry in the listing.
    */
@@ -298,6 +311,7 @@ export class SessionHandle {
     const trace = await createTraceWriter(this.home, runId, { redactor: this.redactor });
     const warnings: SessionTurnWarning[] = [];
     let result: RunResult;
+    let engineFacts: EngineRunFacts | undefined;
     try {
       await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: model.provider, modelId: model.modelId } });
       result = await options.run({
@@ -315,8 +329,11 @@ export class SessionHandle {
           trace.listener(envelope);
           onEvent?.(envelope);
         },
+        setEngineFacts: (facts) => {
+          engineFacts = facts;
+        },
       });
-      await this.writer.recordRunEnd(result);
+      await this.writer.recordRunEnd(engineFacts === undefined ? result : { ...result, engine: engineFacts });
     } catch (error) {
       await this.recordHostFailure(runId, snapshot.hash, error);
       await trace.close().catch(() => undefined);

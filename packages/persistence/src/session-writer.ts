@@ -18,6 +18,7 @@ import {
   MAX_ERROR_MESSAGE_CHARS,
   SESSION_SCHEMA_VERSION,
   type CheckpointSource,
+  type EngineRunFacts,
   type NewSessionRecord,
   sessionRecordSchema,
   type StoredUsage,
@@ -38,6 +39,8 @@ export interface RunEndInput {
   readonly steps?: number;
   readonly instructionsHash?: string;
   readonly error?: ErrorSummary;
+  /** What a non-native engine reported about the run (see `engineRunSchema`). */
+  readonly engine?: EngineRunFacts;
 }
 
 export interface CheckpointInput {
@@ -177,6 +180,7 @@ export class SessionWriter {
                   isRetryable: run.error.isRetryable,
                 },
               }),
+          ...(run.engine === undefined ? {} : { engine: run.engine }),
         },
       ]),
     );

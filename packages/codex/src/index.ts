@@ -36,7 +36,7 @@ export type {
   CodexTokenUsageRecord,
 } from './engine/events.js';
 export { runCodexTurn, type CodexRunFacts, type CodexRunResult, type RunCodexTurnOptions } from './engine/run-codex-turn.js';
-export { compactCodexThread } from './engine/compact-thread.js';
+export { compactCodexThread, type CodexCompactionResult } from './engine/compact-thread.js';
 export { importCodexRollout, serializeImportState, type CodexRolloutImport, type ImportCodexRolloutOptions } from './rollout/import-rollout.js';
 export { RolloutReducer, type RolloutSourceSummary } from './rollout/reduce.js';
 export { hashArtifacts } from './rollout/workspace-hashes.js';

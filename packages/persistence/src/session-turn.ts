@@ -1,4 +1,5 @@
 import {
+  buildForgeStateCheckpoint,
   CompactionRequestChannel,
   createId,
   createRedactor,
@@ -11,7 +12,6 @@ import {
   withRunIds,
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
-  type ContextCheckpoint,
   type ErrorSummary,
   type Message,
   type OpaqueProviderState,
@@ -237,13 +237,24 @@ export class SessionHandle {
   }
 
   /**
-   * Installs a checkpoint the host built over this session's transcript (the Codex engine keeps
-   * one current after each turn, so another engine can continue with full context): validated,
-   * then written durably, and only then current. Throws if it is not valid; the previous
-   * checkpoint then stays current.
+   * Makes a `forge-state` checkpoint of the whole transcript current: every user request (the
+   * latest marked as such) and the constraints stated in them, the host-observed state and a
+   * digest. An engine that keeps its own context (the Codex engine) calls it after each turn, so
+   * another engine continuing the session starts from everything that happened. Validated, then
+   * written durably, and only then current; nothing is written when the current checkpoint
+   * already covers every message.
    */
-  async installCheckpoint(checkpoint: ContextCheckpoint, caps?: CheckpointCaps): Promise<void> {
+  async checkpointWholeTranscript(caps?: CheckpointCaps): Promise<void> {
     this.checkOpen();
+    const entries = this.entries();
+    if (entries.length === 0 || this.writer.checkpoint?.source.messageCount === entries.length) return;
+    const checkpoint = buildForgeStateCheckpoint({
+      transcript: entries,
+      tailStart: entries.length,
+      redact: (text) => this.redactor.redact(text),
+      requests: 'all',
+      ...(caps === undefined ? {} : { caps }),
+    });
     await installCheckpoint(this.writer, { checkpoint }, caps);
   }
 

@@ -45,7 +45,8 @@ describe('earlier user requests in a checkpoint', () => {
     expect(kept).toHaveLength(MAX_EARLIER_REQUESTS);
     expect(kept[0]?.text).toBe('request 0');
     expect(kept.at(-1)?.text).toBe('request 38');
-    expect(kept.map((request) => request.evidence.messageIndex)).toEqual([...kept.map((request) => request.evidence.messageIndex)].sort((left, right) => left - right));
+    const indexes = kept.map((request) => request.evidence.messageIndex);
+    expect(indexes).toEqual(indexes.toSorted((left, right) => left - right));
   });
 
   it('renders every request and the stated constraints of a session built with requests: all, exactly as the golden file', async () => {

@@ -38,6 +38,8 @@ export type {
 export { runCodexTurn, type CodexRunFacts, type CodexRunResult, type RunCodexTurnOptions } from './engine/run-codex-turn.js';
 export { compactCodexThread, type CodexCompactionResult } from './engine/compact-thread.js';
 export { importCodexRollout, serializeImportState, type CodexRolloutImport, type ImportCodexRolloutOptions } from './rollout/import-rollout.js';
+export { ImportCheckpointBuilder, MessagesHasher } from './rollout/import-checkpoint.js';
+export { MAX_ROLLOUT_LINE_BYTES, readRolloutLines, type RolloutLine } from './rollout/rollout-lines.js';
 export { RolloutReducer, type RolloutSourceSummary } from './rollout/reduce.js';
 export { hashArtifacts } from './rollout/workspace-hashes.js';
 export { renderImportView, defaultImportViewCaps, type ImportViewCaps } from './rollout/view.js';

@@ -69,13 +69,26 @@ type MutableRun = { -readonly [Key in keyof SessionRun]: SessionRun[Key] };
 export class SessionStateBuilder {
   private header: SessionHeaderRecord | undefined;
   private readonly messageList: Message[] = [];
+  private count = 0;
   private readonly runList: MutableRun[] = [];
   private readonly runsById = new Map<string, MutableRun>();
   private current: StoredCheckpoint | undefined;
   private lastAt = '';
   private records = 0;
 
-  constructor(private readonly expectedId: string) {}
+  /**
+   * `keepMessages: false` (a writer that only appends, such as an import) counts messages without
+   * keeping them, so memory stays flat however long the transcript grows; `messages` is then empty.
+   */
+  constructor(
+    private readonly expectedId: string,
+    private readonly options: { readonly keepMessages?: boolean } = {},
+  ) {}
+
+  /** Messages applied so far (whether or not they are kept). */
+  get messageCount(): number {
+    return this.count;
+  }
 
   /** Number of records applied; the `seq` the next record must carry. */
   get nextSeq(): number {
@@ -101,10 +114,11 @@ export class SessionStateBuilder {
         this.header = record;
         break;
       case 'message':
-        if (record.index !== this.messageList.length) {
-          return `message number ${record.index} where number ${this.messageList.length} was expected`;
+        if (record.index !== this.count) {
+          return `message number ${record.index} where number ${this.count} was expected`;
         }
-        this.messageList.push(record.message);
+        if (this.options.keepMessages !== false) this.messageList.push(record.message);
+        this.count += 1;
         break;
       case 'run.started': {
         const run = this.run(record.runId);
@@ -125,7 +139,7 @@ export class SessionStateBuilder {
         break;
       }
       case 'checkpoint': {
-        const problem = checkSourceRange(record.source, this.messageList.length);
+        const problem = checkSourceRange(record.source, this.count);
         if (problem !== undefined) return problem;
         this.current = { source: record.source, checkpoint: record.checkpoint, recordedAt: record.at };
         break;
@@ -168,7 +182,7 @@ export class SessionStateBuilder {
         usage: undefined,
         error: undefined,
         engine: undefined,
-        firstMessageIndex: this.messageList.length,
+        firstMessageIndex: this.count,
       };
       this.runsById.set(runId, run);
       this.runList.push(run);

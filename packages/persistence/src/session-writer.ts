@@ -129,7 +129,7 @@ export class SessionWriter {
       return redactMessage(parsed.data, this.parts.redactor);
     });
     return this.enqueue(async () => {
-      const first = this.parts.state.messages.length;
+      const first = this.parts.state.messageCount;
       await this.write(
         stored.map((message, position) => ({
           type: 'message' as const,
@@ -196,7 +196,7 @@ export class SessionWriter {
       throw new InvalidInputError({ message: `Checkpoint source is not valid: ${source.error.issues[0]?.message ?? 'unknown problem'}.` });
     }
     return this.enqueue(async () => {
-      const problem = checkSourceRange(source.data, this.parts.state.messages.length);
+      const problem = checkSourceRange(source.data, this.parts.state.messageCount);
       if (problem !== undefined) throw new InvalidInputError({ message: `Cannot store the checkpoint: ${problem}.` });
       await this.write([{ type: 'checkpoint', at: this.timestamp(), source: source.data, checkpoint: input.checkpoint }]);
       return this.parts.state.checkpoint as StoredCheckpoint;

@@ -77,10 +77,13 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
  */
 async function onCodexThread(options: CommandInvocation['options'], settings: SessionSettings, id: string): Promise<boolean> {
   if (options.engine !== undefined) return engineName(options) === 'codex';
+  // A strategy or compactor asks for Forge's own compaction.
+  if (options.strategy !== undefined || options.compactor !== undefined) return false;
   try {
     return recordedThread((await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor })).runs.at(-1)) !== undefined;
-  } catch (error) {
-    throw sessionStoreError(error);
+  } catch {
+    // Forge's own path reports a missing or damaged session.
+    return false;
   }
 }
 

@@ -68,6 +68,7 @@ export class RolloutReducer {
   private unknownLines = 0;
   private harnessMessages = 0;
   private tornTail = false;
+  private oversizedLines = 0;
 
   private readonly rethrow: boolean;
 
@@ -117,6 +118,18 @@ export class RolloutReducer {
     }
   }
 
+  /** The workspace the rollout records so far (its session metadata, else the latest turn context). */
+  get recordedCwd(): string | null {
+    return this.meta?.cwd ?? this.cwd;
+  }
+
+  /** Counts a line too long to read; it is skipped whole, like a malformed one, but reported on its own. */
+  skipOversizedLine(seq: number): void {
+    this.lines += 1;
+    this.seq = seq;
+    this.oversizedLines += 1;
+  }
+
   /** Closes the open turn and returns the state (workspace hashes not yet computed). */
   finish(source: RolloutSourceSummary): CodexImportState {
     this.closeTurn();
@@ -146,6 +159,7 @@ export class RolloutReducer {
         harnessMessages: this.harnessMessages,
         orphanToolOutputs: this.builder.orphanOutputs,
         tornTail: this.tornTail,
+        oversizedLines: this.oversizedLines,
       },
       task: this.task,
       commands: { total: facts.commands.total, recent: facts.commands.recent() },

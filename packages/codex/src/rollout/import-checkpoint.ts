@@ -3,6 +3,7 @@ import {
   buildDigest,
   canonicalJsonStringify,
   capMemory,
+  digestLayout,
   CHECKPOINT_CAPS,
   CHECKPOINT_SAFETY_LABELS,
   earlierRequests,
@@ -44,10 +45,11 @@ export class MessagesHasher {
 class DigestSample {
   private entries: DigestEntry[] = [];
   private stride = 1;
-  private last: DigestEntry | undefined;
+  private last: (() => DigestEntry) | undefined;
 
   constructor(private readonly capacity: number) {}
 
+  /** `make` is called only for entries the sample keeps (the latest one only at the end). */
   offer(seq: number, make: () => DigestEntry): void {
     if (seq % this.stride === 0) {
       this.entries.push(make());
@@ -57,13 +59,13 @@ class DigestSample {
       }
       this.last = undefined;
     } else {
-      this.last = make();
+      this.last = make;
     }
   }
 
   /** The sample, ending with the latest entry offered. */
   finish(): DigestEntry[] {
-    return this.last === undefined ? this.entries : [...this.entries, this.last];
+    return this.last === undefined ? this.entries : [...this.entries, this.last()];
   }
 }
 
@@ -134,7 +136,16 @@ export class ImportCheckpointBuilder {
       task: latest === null ? null : { text: clipTask(removeApprovalClaims(this.redact(this.users.get(latest) ?? '')).trim(), this.caps.maxTaskChars), evidence: { source: 'user', messageIndex: latest } },
       ...(earlier.length === 0 ? {} : { earlierRequests: earlier }),
     };
-    const entries = [...this.userDigest.finish(), ...this.otherDigest.finish()].sort((left, right) => left.seq - right.seq);
+    const sampled = [...this.userDigest.finish(), ...this.otherDigest.finish()].sort((left, right) => left.seq - right.seq);
+    // The same layout a native digest gets: what fits `maxDigestChars`, users given half the lines.
+    const layout = digestLayout(
+      sampled.map((entry) => entry.role),
+      this.caps,
+    );
+    const entries = layout.indexes.flatMap((index) => {
+      const entry = sampled[index];
+      return entry === undefined ? [] : [{ ...entry, text: clipTask(entry.text, layout.lineChars) }];
+    });
     const checkpoint: ForgeStateCheckpoint = {
       schemaVersion: 1,
       strategy: 'forge-state',

@@ -37,8 +37,8 @@ export interface CodexRolloutImport {
 }
 
 /** Messages handed to `onMessages` at once, at most; a batch also ends at this many bytes of text. */
-const BATCH_MESSAGES = 256;
-const BATCH_CHARS = 4 * 1024 * 1024;
+const BATCH_MESSAGES = 2048;
+const BATCH_CHARS = 16 * 1024 * 1024;
 
 /**
  * Imports a Codex rollout file: streams it line by line (never the whole file in memory, never a

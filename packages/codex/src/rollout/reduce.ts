@@ -34,6 +34,8 @@ const responseItemTypes = new Set([
   'web_search_call',
 ]);
 const ignoredLineTypes = new Set(['world_state', 'token_usage_record']);
+/** User messages remembered to recognise their copies in a compaction's replacement history. */
+const SEEN_USER_TEXTS = 4096;
 
 
 /** What the caller knows about the file the lines came from. */
@@ -323,6 +325,8 @@ export class RolloutReducer {
     if (!this.builder.user(text, source)) return;
     if (open > 0) this.calls.abandonOpen(seq, this.cwd);
     this.seenUserTexts.add(sha256Hex(text.trim()));
+    // Codex's replacement history repeats recent user messages only; older hashes need not be kept.
+    if (this.seenUserTexts.size > SEEN_USER_TEXTS) this.seenUserTexts.delete(this.seenUserTexts.values().next().value as string);
     const messageIndex = this.builder.messageCount - 1;
     this.task = { text: clip(text.trim(), importStateLimits.taskChars), evidence: { source: 'user', line: seq, messageIndex } };
   }

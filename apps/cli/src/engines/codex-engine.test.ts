@@ -190,6 +190,10 @@ describe('forge run --engine codex', () => {
     ]);
     expect(stored.runs[1]?.engine?.thread?.id).toBe(document.outcome.threadId);
 
+    const shown = await forge(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toMatch(/3100 in \(1000 cached\) \/ 20 out tokens reported by Codex · thread \S+/);
+    expect(shown.stdout).toContain('1 Codex compaction');
+
     const inspected = await forge(['inspect', sessionId]);
     expect(inspected.code).toBe(0);
     expect(inspected.stdout).toContain('input 3,100');

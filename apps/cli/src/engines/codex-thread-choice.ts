@@ -1,6 +1,6 @@
-import { access } from 'node:fs/promises';
 import type { CodexAppServer, CodexThreadFallbackReason, CodexThreadOptions } from '@forge/codex';
 import type { SessionRun, SessionTranscript } from '@forge/persistence';
+import { fileExists } from '../file-exists.js';
 
 /** The Codex thread a session's latest run used, as that run recorded it. */
 export interface RecordedCodexThread {
@@ -31,14 +31,6 @@ export function recordedThread(run: SessionRun | undefined): RecordedCodexThread
 
 const newThread = (reason: CodexThreadFallbackReason, message: string): CodexThreadChoice => ({ kind: 'new', fallback: { reason, message } });
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Decides whether the next Codex turn continues the thread of the session's latest run (on this
@@ -81,7 +73,7 @@ export async function chooseCodexThread(options: {
   if (server.hasLoadedThread(recorded.threadId)) {
     return { kind: 'continue', how: 'continued', threadId: recorded.threadId, model: recorded.model, rolloutPath: recorded.rolloutPath };
   }
-  if (recorded.rolloutPath !== null && !(await exists(recorded.rolloutPath))) {
+  if (recorded.rolloutPath !== null && !(await fileExists(recorded.rolloutPath))) {
     return newThread('rollout-missing', `the thread's rollout ${recorded.rolloutPath} is gone`);
   }
   let resumed;

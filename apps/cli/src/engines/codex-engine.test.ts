@@ -144,7 +144,7 @@ describe('forge run --engine codex', () => {
     expect(selected).toMatchObject({ how: 'started', fallback: { reason: 'engine-switched' } });
     expect(wrapperSent(2)).toContain('[CHECKPOINT]');
     expect(wrapperSent(2)).toContain('Natively resumed.');
-  });
+  }, 90_000);
 
   it('falls back to a new thread with the bounded view when the thread\'s rollout is gone, and says so', async () => {
     provider.push({ items: [assistantMessage('First.')] }, { items: [assistantMessage('Second, on a new thread.')] });

@@ -17,7 +17,7 @@ import { childrenOf, isAlive } from './support/processes.js';
  * configured through CODEX_HOME/config.toml as a user would, talking to a loopback Responses
  * server; proxies point at a closed port so nothing but 127.0.0.1 is reachable. Then the rollout
  * that Codex wrote is imported with `forge import codex`, and the older-generation fixture is
- * imported byte for byte as its golden view says.
+ * imported byte for byte as its golden checkpoint view says.
  */
 
 const fixture = useBundle('forge-bundle-codex');
@@ -55,7 +55,8 @@ describe('the bundled forge with the Codex engine', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('I wrote made.txt.');
     expect(await readFile(path.join(user.workspace, 'made.txt'), 'utf8')).toBe('made by codex');
-    expect(JSON.stringify(provider.requests[0]?.body.input.at(-1))).toContain('[FORGE ACTIVE VIEW v1]');
+    // A new session's thread receives the request alone (Forge's instructions go in as developer instructions).
+    expect(provider.requests[0]?.body.input.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'input_text', text: 'Write the file' }] });
 
     const session = await user.session(sessionIdOf(run.stderr));
     expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
@@ -75,7 +76,7 @@ describe('the bundled forge with the Codex engine', () => {
     if (importedId === undefined) throw new Error(`no session id on stderr:\n${imported.stderr}`);
     const importedSession = await user.session(importedId);
     expect(importedSession.messages.some((message) => message.role === 'user' && JSON.stringify(message.content).includes('Write the file'))).toBe(true);
-    expect(importedSession.checkpoint?.checkpoint).toMatchObject({ strategy: 'codex-import' });
+    expect(importedSession.checkpoint?.checkpoint).toMatchObject({ strategy: 'forge-state', state: { task: { text: 'Write the file' } } });
   }, 60_000);
 
   it('SIGTERM during a Codex turn cancels it, records the run, releases the session, ends the App Server and exits 143', async () => {
@@ -97,9 +98,9 @@ describe('the bundled forge with the Codex engine', () => {
     expect(existsSync(path.join(user.forgeHome, 'sessions', sessionId, 'lock'))).toBe(false);
   }, 60_000);
 
-  it('imports the older-generation rollout fixture exactly as its golden view says', async () => {
+  it('imports the older-generation rollout fixture exactly as its golden checkpoint view says', async () => {
     const outcome = await user.forge(['import', 'codex', path.join(codexFixtures, 'legacy-0.46.jsonl')]);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toBe(await readFile(path.join(codexFixtures, 'legacy-0.46.view.txt'), 'utf8'));
+    expect(outcome.stdout).toBe(await readFile(path.join(codexFixtures, 'legacy-0.46.checkpoint.txt'), 'utf8'));
   });
 });

@@ -8,3 +8,4 @@ export {
 } from './settings.js';
 export { DEEPSEEK_CAPABILITY_TABLE, deepSeekCapabilities, lookupDeepSeekModel, type DeepSeekCapabilityOptions } from './capabilities.js';
 export { createDeepSeekModel, type CreateDeepSeekModelOptions } from './create-deepseek-model.js';
+export { createDeepSeekEstimator, DEEPSEEK_V3_LAYOUT, DEEPSEEK_V3_TOKENIZER, loadDeepSeekV3Tokenizer } from './deepseek-tokenizer.js';

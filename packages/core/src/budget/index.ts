@@ -1,4 +1,5 @@
 export { createEstimatorAccuracyTracker, type EstimatorAccuracy, type EstimatorAccuracyTracker } from './accuracy-tracker.js';
+export type { ChatLayout, ChatLayoutContext, LayoutPiece } from './chat-layout.js';
 export { computeContextBudget, mandatoryTokensOf, type BudgetDecision, type BudgetInput, type ContextBudget } from './budget.js';
 export {
   resolveModelCapabilities,

@@ -20,8 +20,9 @@ export interface ChatTemplateCounterOptions {
 
 type WireMessage = Record<string, unknown>;
 
-/** `content` as a string: Chat Completions also allows an array of text parts. */
+/** `content` as a string: Chat Completions also allows an array of text parts, or null beside tool calls. */
 function textOf(content: unknown): unknown {
+  if (content === null || content === undefined) return '';
   if (!Array.isArray(content)) return content;
   return content.map((part) => (typeof part === 'object' && part !== null ? String((part as { text?: unknown }).text ?? '') : String(part))).join('');
 }

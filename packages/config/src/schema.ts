@@ -49,6 +49,12 @@ export const compatibleModelSchema = z.strictObject({
     })
     .optional()
     .describe('How requests to this server are counted: a tokenizer family (qwen3, llama3) or the absolute path of the model\'s tokenizer.json; without it, a conservative estimate.'),
+  estimateScale: z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .describe('Multiplies every estimate for this server (0–1): the correction forge models list offers once a conservative estimate consistently overcounts.'),
 });
 
 const layerShape = {

@@ -16,6 +16,12 @@ import { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry,
  * records check it against real usage.
  */
 
+/** Where the table's figures come from, for `forge models list`. */
+export const DEEPSEEK_CAPABILITY_SOURCE = 'DeepSeek API documentation, Models & Pricing (api-docs.deepseek.com)';
+
+/** The tokenizer DeepSeek requests are counted with (see deepseek-tokenizer.ts). */
+export const DEEPSEEK_V3_TOKENIZER = 'deepseek-v3';
+
 const v4: CapabilityTableEntry = { contextWindowTokens: 1_000_000, maxOutputTokens: 384_000 };
 
 /** The DeepSeek capability table: model id → window and maximum output. */

@@ -5,7 +5,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deepSeekCapabilities } from './capabilities.js';
 import { createDeepSeekModel } from './create-deepseek-model.js';
 import { deepSeekPromptCounter } from './deepseek-reference-template.test-helpers.js';
-import { createDeepSeekEstimator, DEEPSEEK_V3_TOKENIZER, loadDeepSeekV3Tokenizer } from './deepseek-tokenizer.js';
+import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
+import { createDeepSeekEstimator, loadDeepSeekV3Tokenizer } from './deepseek-tokenizer.js';
 import type { TextTokenizer } from '@forge/ai-sdk-bridge';
 
 let tokenizer: TextTokenizer;

@@ -1,9 +1,8 @@
 import { createRequire } from 'node:module';
 import { CHECKPOINT_HEADING, createTokenizerEstimator, loadHuggingFaceTokenizer, type TextTokenizer, type TokenizerEstimator } from '@forge/ai-sdk-bridge';
 import type { AssistantMessage, ChatLayout, LayoutPiece, ToolMessage } from '@forge/core';
+import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
 
-/** The name `forge models list` and the docs give this tokenizer. */
-export const DEEPSEEK_V3_TOKENIZER = 'deepseek-v3';
 
 /**
  * DeepSeek-V3's tokenizer as DeepSeek publishes it (128,000 byte-pair tokens and 818 added ones),

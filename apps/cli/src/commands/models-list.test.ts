@@ -165,7 +165,7 @@ describe('calibration across processes (built binary, loopback server)', () => {
       const file = path.join(home.path, 'calibration.json');
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       const stored = JSON.parse(await readFile(file, 'utf8')) as { models: Record<string, { counter: string; samples: [number, number][] }> };
-      const [[estimated, reported]] = stored.models['compatible:local']?.samples ?? [[0, 0]];
+      const [estimated, reported] = stored.models['compatible:local']?.samples[0] ?? [0, 0];
       expect(reported).toBe(2 * estimated);
       expect(JSON.stringify(stored)).not.toContain('release');
 

@@ -13,7 +13,7 @@ import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
 import { calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
-import { calibrationIdentity, CONSERVATIVE_COUNTER } from '../models/model-catalogue.js';
+import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
@@ -98,8 +98,7 @@ export async function prepareAgent(options: {
       const identity = calibrationIdentity(name, config.models);
       if (identity === undefined) return undefined;
       const index = config.models.findIndex((entry) => `compatible:${entry.name}` === name);
-      const conservative = identity.counter === CONSERVATIVE_COUNTER;
-      return calibrationReport(await calibration.view(identity, conservative), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: loaded.files.user });
+      return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: loaded.files.user });
     },
   };
 }

@@ -4,7 +4,7 @@ import { ExitCode } from '../exit-codes.js';
 import { formatTable, type TextColumn } from '../inspect/text-table.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
 import { calibrationLine, calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
-import { calibrationIdentity, CONSERVATIVE_COUNTER, modelCatalogue, type CatalogueEntry, type SourcedFigure } from '../models/model-catalogue.js';
+import { calibrationIdentity, modelCatalogue, type CatalogueEntry, type SourcedFigure } from '../models/model-catalogue.js';
 import { styleFor } from '../output/style.js';
 import type { CommandInvocation } from './command.js';
 
@@ -41,7 +41,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const models: ListedModel[] = [];
   for (const entry of modelCatalogue(config.models, loaded.files.user)) {
     const identity = calibrationIdentity(entry.id, config.models);
-    const view = identity === undefined ? undefined : await hub.view(identity, entry.counting.counter === CONSERVATIVE_COUNTER);
+    const view = identity === undefined ? undefined : await hub.view(identity);
     const calibration = view === undefined ? null : calibrationReport(view, { ...(entry.configPath === undefined ? {} : { configPath: entry.configPath }), configFile: loaded.files.user });
     models.push({ ...entry, calibration });
   }

@@ -12,6 +12,9 @@ import {
 import { readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
 import { withEstimator } from './adapter-decorators.js';
 
+/** The counter name of core's conservative estimate: the only counter a correction is offered for. */
+export const CONSERVATIVE_COUNTER = 'conservative';
+
 /** What one model's counts are calibrated as: its name in model ids and what produces its estimates. */
 export interface CalibrationIdentity {
   /** `provider:id` as the user names it (`compatible:<name>` for a configured server). */
@@ -34,7 +37,6 @@ export interface CalibrationView {
 interface Tracked {
   readonly identity: CalibrationIdentity;
   readonly counter: string;
-  readonly conservative: boolean;
   readonly samples: CalibrationSample[];
   readonly pending: CalibrationSample[];
   /** Tokens the budget was given → tokens the configured estimator said, for the latest estimates. */
@@ -76,7 +78,7 @@ export class CalibrationHub {
 
   /** `adapter` with calibrated estimates; its usage is learned from then on. */
   async wrap(adapter: ModelAdapter, identity: CalibrationIdentity): Promise<ModelAdapter> {
-    const tracked = await this.track(identity, adapter.capabilities.estimation === 'conservative-fallback');
+    const tracked = await this.track(identity);
     this.byAdapter.set(`${adapter.provider}\u0000${adapter.modelId}`, tracked);
     return withEstimator(adapter, async (request) => {
       const raw = await adapter.estimateRequestTokens(request);
@@ -94,10 +96,10 @@ export class CalibrationHub {
   }
 
   /** The calibration of a model (stored history plus what this process learned). */
-  async view(identity: CalibrationIdentity, conservative: boolean): Promise<CalibrationView> {
-    const tracked = await this.track(identity, conservative);
+  async view(identity: CalibrationIdentity): Promise<CalibrationView> {
+    const tracked = await this.track(identity);
     const summary = this.summaryOf(tracked);
-    return { summary, correction: undercountCorrection(summary), offeredScale: tracked.conservative ? overcountCorrection(summary) : undefined };
+    return { summary, correction: undercountCorrection(summary), offeredScale: identity.counter === CONSERVATIVE_COUNTER ? overcountCorrection(summary) : undefined };
   }
 
   /** Learns from a run event: provider usage set beside the estimate made for the same request. */
@@ -123,13 +125,13 @@ export class CalibrationHub {
     }
   }
 
-  private async track(identity: CalibrationIdentity, conservative: boolean): Promise<Tracked> {
+  private async track(identity: CalibrationIdentity): Promise<Tracked> {
     const counter = storedCounter(identity);
     const key = `${identity.name}\u0000${counter}`;
     const known = this.tracked.get(key);
     if (known !== undefined) return known;
     const stored = (await this.history()).get(identity.name);
-    const tracked: Tracked = { identity, counter, conservative, samples: stored?.counter === counter ? [...stored.samples] : [], pending: [], given: new Map(), noticed: false };
+    const tracked: Tracked = { identity, counter, samples: stored?.counter === counter ? [...stored.samples] : [], pending: [], given: new Map(), noticed: false };
     this.tracked.set(key, tracked);
     return tracked;
   }

@@ -2,7 +2,7 @@ import type { CompatibleModelEntry } from '@forge/config';
 import type { CapabilityTableEntry } from '@forge/core';
 import { DEEPSEEK_CAPABILITY_SOURCE, DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_V3_TOKENIZER } from '@forge/model-deepseek/capabilities';
 import { OPENAI_CAPABILITY_SOURCE, OPENAI_CAPABILITY_TABLE, OPENAI_TOKENIZER } from '@forge/model-openai/capabilities';
-import type { CalibrationIdentity } from './calibration-hub.js';
+import { CONSERVATIVE_COUNTER, type CalibrationIdentity } from './calibration-hub.js';
 
 /** A figure and where it came from. */
 export interface SourcedFigure {
@@ -32,8 +32,6 @@ export interface CatalogueEntry {
   readonly estimateScale?: number;
 }
 
-/** The counter name of core's conservative estimate. */
-export const CONSERVATIVE_COUNTER = 'conservative';
 
 function tableEntries(provider: string, table: Readonly<Record<string, CapabilityTableEntry>>, source: string, counter: string, counterSource: string): CatalogueEntry[] {
   return Object.entries(table).map(([modelId, entry]) => ({

@@ -1,6 +1,6 @@
-import { runAgent, type ContextUsageReconciledEvent, type ModelRequest } from '@forge/core';
+import type { ModelRequest } from '@forge/core';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
-import { allowAll, conformanceTuning, INSTRUCTIONS, noteTool } from '@forge/loopback-provider/conformance';
+import { conformanceTuning, reconciledRun } from '@forge/loopback-provider/conformance';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deepSeekCapabilities } from './capabilities.js';
 import { createDeepSeekModel } from './create-deepseek-model.js';
@@ -62,20 +62,12 @@ describe('DeepSeek estimate against a server that counts with the same tokenizer
       turn({ text: 'All three notes agree: 緑 (green).' }),
     );
     const model = createDeepSeekModel({ modelId: 'deepseek-chat', baseURL: server.baseURL, apiKey: 'test-key', env: {}, thinking: 'disabled', retry: conformanceTuning.retry });
-    const reconciled: ContextUsageReconciledEvent[] = [];
-    const result = await runAgent({
-      model,
+    const { result, reconciled } = await reconciledRun(model, {
       request: 'What colour is the sky in notes alpha, beta and gamma? Answer in one line.',
       history: [
         { role: 'user', content: 'Earlier question about 上下文 (context).' },
         { role: 'assistant', content: [{ type: 'text', text: 'Earlier answer, with code: `const x = 1;`' }] },
       ],
-      instructions: INSTRUCTIONS,
-      tools: [noteTool()],
-      approvals: allowAll,
-      onEvent: ({ event }) => {
-        if (event.type === 'context.usage.reconciled') reconciled.push(event);
-      },
     });
     expect(result.status).toBe('completed');
     expect(reconciled).toHaveLength(3);

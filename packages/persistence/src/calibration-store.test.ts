@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChildScript } from './child-script.test-helpers.js';
 import { calibrationFilePath, MAX_CALIBRATED_MODELS, MAX_CALIBRATION_SAMPLES, readCalibration, recordCalibration } from './calibration-store.js';
 
 let directory = '';
@@ -11,17 +11,7 @@ let childScript = '';
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'forge-calibration-'));
-  childScript = join(directory, 'calibration-child.mjs');
-  await build({
-    entryPoints: [join(import.meta.dirname, 'calibration-child.test-helpers.ts')],
-    outfile: childScript,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@forge/source'],
-    logLevel: 'silent',
-  });
+  childScript = await bundleChildScript('calibration-child.test-helpers.ts', directory);
 });
 
 afterAll(async () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -7,7 +6,7 @@ import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopb
 import { chatTemplateCounter } from '@forge/loopback-provider/chat-template';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from '../test-support/cli-harness.js';
-import { buildPrivateBinary } from '../test-support/private-build.js';
+import { buildPrivateBinary, spawnForge, type SpawnedForge } from '../test-support/private-build.js';
 
 /*
  * Counting and calibration through the built, bundled binary, with no API key in the
@@ -15,12 +14,6 @@ import { buildPrivateBinary } from '../test-support/private-build.js';
  * (and a bad one), and calibration learned from a loopback server that reports more input than
  * Forge estimated, carried to the next process where it makes automatic compaction act.
  */
-
-interface Spawned {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 let binary: ReturnType<typeof buildPrivateBinary>;
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -36,17 +29,9 @@ afterAll(async () => {
   await workspace.remove();
 });
 
-function forge(args: readonly string[], home: string): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    // No OPENAI_API_KEY, no DEEPSEEK_API_KEY: only PATH and FORGE_HOME.
-    const child = spawn(process.execPath, [binary.bin, ...args], { cwd: workspace.path, env: { PATH: process.env.PATH ?? '', FORGE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function forge(args: readonly string[], home: string): Promise<SpawnedForge> {
+  // No OPENAI_API_KEY, no DEEPSEEK_API_KEY: only PATH and FORGE_HOME.
+  return spawnForge(binary.bin, args, { cwd: workspace.path, env: { PATH: process.env.PATH ?? '', FORGE_HOME: home } });
 }
 
 async function homeWithConfig(config: Record<string, unknown>): Promise<Awaited<ReturnType<typeof temporaryDirectory>>> {

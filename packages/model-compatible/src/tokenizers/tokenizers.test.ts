@@ -2,10 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidInputError, runAgent, type ContextUsageReconciledEvent, type Message, type ModelRequest } from '@forge/core';
+import { InvalidInputError, type Message, type ModelRequest } from '@forge/core';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { chatTemplateCounter } from '@forge/loopback-provider/chat-template';
-import { allowAll, conformanceTuning, INSTRUCTIONS, noteTool } from '@forge/loopback-provider/conformance';
+import { conformanceTuning, reconciledRun } from '@forge/loopback-provider/conformance';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCompatibleModel } from '../create-compatible-model.js';
 import { compatibleTokenizerEstimator, loadCompatibleTokenizer } from './index.js';
@@ -77,18 +77,7 @@ describe('Qwen 3 estimate against a server that renders Qwen 3\'s published chat
       { role: 'user', content: 'Earlier: what is a context window?' },
       { role: 'assistant', content: [{ type: 'text', text: 'The tokens a model reads at once.' }] },
     ];
-    const reconciled: ContextUsageReconciledEvent[] = [];
-    const result = await runAgent({
-      model,
-      request: 'What colour is the sky in notes alpha, beta and gamma?',
-      history,
-      instructions: INSTRUCTIONS,
-      tools: [noteTool()],
-      approvals: allowAll,
-      onEvent: ({ event }) => {
-        if (event.type === 'context.usage.reconciled') reconciled.push(event);
-      },
-    });
+    const { result, reconciled } = await reconciledRun(model, { request: 'What colour is the sky in notes alpha, beta and gamma?', history });
     expect(result.status).toBe('completed');
     expect(reconciled).toHaveLength(3);
     for (const step of reconciled) expect(step.errorTokens, `step ${step.step}: estimated ${step.estimatedTokens}, reported ${step.reportedInputTokens}`).toBe(0);

@@ -3,20 +3,17 @@ import { AuthError, type ModelAdapter, type ModelRequest, type TokenEstimate } f
 /**
  * An adapter that is `adapter` in every respect but how it estimates: the CLI's thin layer for
  * calibration, so that every count the budget and compaction make goes through `estimate`.
+ * Everything else — streaming, native compaction, capabilities, anything a later contract adds —
+ * is the adapter's own, called on the adapter itself.
  */
 export function withEstimator(adapter: ModelAdapter, estimate: (request: ModelRequest) => Promise<TokenEstimate>): ModelAdapter {
-  const compact = adapter.compact;
-  return {
-    specificationVersion: adapter.specificationVersion,
-    provider: adapter.provider,
-    modelId: adapter.modelId,
-    get capabilities() {
-      return adapter.capabilities;
+  return new Proxy(adapter, {
+    get(target, key) {
+      if (key === 'estimateRequestTokens') return estimate;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...values: unknown[]) => unknown).bind(target) : value;
     },
-    estimateRequestTokens: estimate,
-    doStream: (request, options) => adapter.doStream(request, options),
-    ...(compact === undefined ? {} : { compact: (request, options) => compact.call(adapter, request, options) }),
-  };
+  });
 }
 
 /**

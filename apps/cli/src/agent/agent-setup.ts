@@ -38,8 +38,6 @@ export interface AgentSetup {
   readonly mcp: McpServers | undefined;
   /** Each model's estimate-versus-usage history, applied to its estimates and learned from runs. */
   readonly calibration: CalibrationHub;
-  /** The user configuration file (FORGE_HOME/config.json), where `models` entries are set. */
-  readonly userConfigFile: string;
   /** The calibration of a model named as `--model` names it; undefined for models of no real provider. */
   readonly calibrationOf: (name: string) => Promise<CalibrationReport | null | undefined>;
 }
@@ -93,7 +91,6 @@ export async function prepareAgent(options: {
     resolveModel: resolve,
     mcp,
     calibration,
-    userConfigFile: loaded.files.user,
     async calibrationOf(name) {
       const identity = calibrationIdentity(name, config.models);
       if (identity === undefined) return undefined;

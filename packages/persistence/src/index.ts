@@ -77,3 +77,14 @@ export {
 } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
+export {
+  CALIBRATION_SCHEMA_VERSION,
+  calibrationFilePath,
+  calibrationFileSchema,
+  MAX_CALIBRATED_MODELS,
+  MAX_CALIBRATION_SAMPLES,
+  readCalibration,
+  recordCalibration,
+  type CalibrationFile,
+  type ModelCalibration,
+} from './calibration-store.js';

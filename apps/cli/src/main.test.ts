@@ -123,8 +123,8 @@ describe('forge run', () => {
     expect(stdout).toContain('list_files found 2 files in 1 directory.');
     expect(stdout).toContain('README.md has 3 lines; its first heading is "# Sample Project".');
     expect(stdout).toContain('It begins: "A tiny project the CLI tests summarise."');
-    const [listed, read, session, end] = stderr.split('\n');
-    expect([listed, read, end]).toEqual(['• list_files . (recursive)', '• read_file README.md', '']);
+    const [listed, listedResult, read, readResult, session, end] = stderr.split('\n');
+    expect([listed, listedResult, read, readResult, end]).toEqual(['• list_files . (recursive)', '  listed . (3 entries)', '• read_file README.md', '  read README.md (3 lines)', '']);
     expect(session).toMatch(sessionLine);
   });
 
@@ -166,8 +166,8 @@ describe('forge run', () => {
       models: { edit: editingModel('allowed.txt') },
     });
     expect(code).toBe(0);
-    expect(stderr.split('\n')[0]).toBe('• edit_file create allowed.txt');
-    expect(stderr.split('\n')[1]).toMatch(sessionLine);
+    expect(stderr.split('\n').slice(0, 2)).toEqual(['• edit_file create allowed.txt', '  created allowed.txt (+1 −0)']);
+    expect(stderr.split('\n')[2]).toMatch(sessionLine);
     expect(readFileSync(path.join(workspace.path, 'allowed.txt'), 'utf8')).toBe('a note\n');
   });
 

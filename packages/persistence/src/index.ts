@@ -5,7 +5,15 @@ export {
   UnsupportedSchemaError,
   type LockOwner,
 } from './errors.js';
-export { ensureForgeHome, forgeHomeLayout, resolveForgeHome, type ForgeHomeLayout, type ResolveForgeHomeOptions } from './home.js';
+export {
+  checkForgeHome,
+  ensureForgeHome,
+  ForgeHomeError,
+  forgeHomeLayout,
+  resolveForgeHome,
+  type ForgeHomeLayout,
+  type ResolveForgeHomeOptions,
+} from './home.js';
 export { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-fs.js';
 export {
   DEFAULT_MAX_STATE_BYTES,

@@ -1,4 +1,4 @@
-import { resolveForgeHome } from '@forge/persistence';
+import { checkForgeHome, resolveForgeHome } from '@forge/persistence';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliError } from '../cli-error.js';
@@ -32,6 +32,7 @@ async function writePieces(stream: CliOutput, pieces: Iterable<string>): Promise
 export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
   const argument = typeof args[0] === 'string' ? args[0] : undefined;
   const home = resolveForgeHome({ flag: stringOption(options.forgeHome), env: io.env, cwd: io.cwd });
+  await checkForgeHome(home);
   const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd });
   const report = await buildInspectReport(resolved);
 

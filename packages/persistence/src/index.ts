@@ -37,7 +37,7 @@ export {
 } from './records.js';
 export { conservativeMessageTokens } from './conservative-tokens.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
-export { lastSession, listSessions, type SessionSummary } from './session-list.js';
+export { lastSession, listSessions, sessionIds, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { loadTranscript } from './session-read.js';
 export type { SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';

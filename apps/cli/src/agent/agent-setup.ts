@@ -29,8 +29,8 @@ export interface AgentSetup {
   readonly maxSteps: number | undefined;
   /** The context policy of the configuration (`context`), flags included. */
   readonly context: ContextPolicy;
-  /** Resolves another model id the way `--model` is resolved (for `/model`). */
-  readonly resolveModel: (name: string) => Promise<ModelAdapter>;
+  /** Resolves another model id the way `--model` is resolved (for `/model`, which `chooseWith` then names in errors). */
+  readonly resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
   /** The MCP servers this setup started; closed with the engine. */
   readonly mcp: McpServers | undefined;
 }
@@ -49,7 +49,13 @@ export async function prepareAgent(options: {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { config } = (await loadCliConfig({ io, globals })).loaded;
-  const resolve = (name: string) => resolveModel(name, { env: io.env, compatibleModels: config.models, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
+  const resolve = (name: string, chooseWith?: string) =>
+    resolveModel(name, {
+      env: io.env,
+      compatibleModels: config.models,
+      ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
+      ...(chooseWith === undefined ? {} : { chooseWith }),
+    });
   const modelName = config.model ?? DEFAULT_MODEL;
   const model = await resolve(modelName);
   const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });

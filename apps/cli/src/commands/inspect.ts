@@ -1,6 +1,7 @@
 import { checkForgeHome, resolveForgeHome } from '@forge/persistence';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { CliError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { buildInspectReport } from '../inspect/build-report.js';
@@ -33,7 +34,8 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
   const argument = typeof args[0] === 'string' ? args[0] : undefined;
   const home = resolveForgeHome({ flag: stringOption(options.forgeHome), env: io.env, cwd: io.cwd });
   await checkForgeHome(home);
-  const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd });
+  const workspaceRoot = await resolveWorkspaceRoot(io.cwd, stringOption(options.cwd));
+  const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd, workspaceRoot });
   const report = await buildInspectReport(resolved);
 
   const htmlFile = stringOption(options.html);

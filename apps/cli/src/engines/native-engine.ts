@@ -38,7 +38,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
       return { result: stored.result, warnings: stored.warnings };
     },
     async switchModel(name: string) {
-      model = await setup.resolveModel(name);
+      model = await setup.resolveModel(name, '/model');
       modelName = name;
     },
     setContextMode(mode: ContextMode) {

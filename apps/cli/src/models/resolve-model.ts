@@ -14,6 +14,8 @@ export interface ModelIdentifier {
 
 export interface ModelProviderContext {
   readonly env: CliIo['env'];
+  /** How the user picks another model, named in errors: `--model`, or `/model` in the REPL. */
+  readonly chooseWith?: string;
   /** OpenAI-compatible servers from the configuration's `models` (`compatible:<name>`). */
   readonly compatibleModels: readonly CompatibleModelEntry[];
 }
@@ -54,21 +56,21 @@ const builtInProviders: readonly ModelProvider[] = [
   },
   {
     name: 'openai',
-    async create(modelId, { env }) {
+    async create(modelId, { env, chooseWith }) {
       const { createOpenAIModel } = await import('@forge/model-openai');
-      return asUsageError(() => createOpenAIModel({ modelId, env }));
+      return asUsageError(() => createOpenAIModel({ modelId, env }), chooseWith);
     },
   },
   {
     name: 'deepseek',
-    async create(modelId, { env }) {
+    async create(modelId, { env, chooseWith }) {
       const { createDeepSeekModel } = await import('@forge/model-deepseek');
-      return asUsageError(() => createDeepSeekModel({ modelId, env }));
+      return asUsageError(() => createDeepSeekModel({ modelId, env }), chooseWith);
     },
   },
   {
     name: 'compatible',
-    async create(name, { env, compatibleModels }) {
+    async create(name, { env, compatibleModels, chooseWith }) {
       const entry = compatibleModels.find((candidate) => candidate.name === name);
       if (entry === undefined) {
         const configured = compatibleModels.map((candidate) => candidate.name);
@@ -79,18 +81,18 @@ const builtInProviders: readonly ModelProvider[] = [
         );
       }
       const { createCompatibleModel } = await import('@forge/model-compatible');
-      return asUsageError(() => createCompatibleModel({ ...entry, env }));
+      return asUsageError(() => createCompatibleModel({ ...entry, env }), chooseWith);
     },
   },
 ];
 
 /** Adapter factories throw typed errors for a missing key or a bad base URL; the CLI reports them as usage errors (exit 2). */
-function asUsageError(create: () => ModelAdapter): ModelAdapter {
+function asUsageError(create: () => ModelAdapter, chooseWith = '--model'): ModelAdapter {
   try {
     return create();
   } catch (error) {
     if (AuthError.isInstance(error)) {
-      throw new UsageError(`${error.variable ?? 'the API key'} is not set; export it or choose another model with --model`);
+      throw new UsageError(`${error.variable ?? 'the API key'} is not set; export it or choose another model with ${chooseWith}`);
     }
     if (InvalidInputError.isInstance(error)) throw new UsageError(error.message);
     throw error;
@@ -98,12 +100,12 @@ function asUsageError(create: () => ModelAdapter): ModelAdapter {
 }
 
 /** Splits `provider:model`; a value without a provider or a model part is a usage error. */
-export function parseModelIdentifier(value: string): ModelIdentifier {
+export function parseModelIdentifier(value: string, chooseWith = '--model'): ModelIdentifier {
   const colon = value.indexOf(':');
   const provider = colon === -1 ? '' : value.slice(0, colon);
   const modelId = colon === -1 ? '' : value.slice(colon + 1);
   if (provider.length === 0 || modelId.length === 0) {
-    throw new UsageError(`model "${value}" is not of the form provider:model; for example --model scripted:demo or --model openai:gpt-5`);
+    throw new UsageError(`model "${value}" is not of the form provider:model; for example ${chooseWith} scripted:demo or ${chooseWith} openai:gpt-5`);
   }
   return { provider, modelId };
 }
@@ -119,14 +121,16 @@ export async function resolveModel(
     readonly env: CliIo['env'];
     readonly extraProviders?: readonly ModelProvider[];
     readonly compatibleModels?: readonly CompatibleModelEntry[];
+    /** How the user picks another model, named in errors (default `--model`). */
+    readonly chooseWith?: string;
   },
 ): Promise<ModelAdapter> {
-  const { provider, modelId } = parseModelIdentifier(value);
+  const { provider, modelId } = parseModelIdentifier(value, options.chooseWith);
   const providers = [...(options.extraProviders ?? []), ...builtInProviders];
   const found = providers.find((candidate) => candidate.name === provider);
   if (found === undefined) {
     const known = [...new Set(providers.map((candidate) => candidate.name))].join(', ');
     throw new UsageError(`unknown model provider "${provider}" in "${value}"; known providers: ${known}`);
   }
-  return found.create(modelId, { env: options.env, compatibleModels: options.compatibleModels ?? [] });
+  return found.create(modelId, { env: options.env, compatibleModels: options.compatibleModels ?? [], ...(options.chooseWith === undefined ? {} : { chooseWith: options.chooseWith }) });
 }

@@ -63,13 +63,16 @@ describe('the REPL footer', () => {
 describe('/model and /mode', () => {
   it('show the current choice and switch for the next turn; a bad model keeps the current one', async () => {
     const repl = startRepl({ main: [{ text: 'from main' }], other: [{ text: 'from other' }] }, { terminal: true });
-    repl.type('/model\n/model acme:x\n/model test:other\n/mode\n/mode sometimes\n/mode off\nhello\n');
+    repl.type('/model\n/model acme:x\n/model gpt-5\n/model openai:gpt-5\n/model test:other\n/mode\n/mode sometimes\n/mode off\nhello\n');
     await waitFor(repl.output, (text) => text.includes('from other'));
     repl.type('/exit\n');
     expect(await repl.exited).toBe(0);
     const output = repl.output();
     expect(output).toContain('Model: test:main. Switch with /model provider:id');
     expect(output).toContain('error: unknown model provider "acme" in "acme:x"; known providers: test, scripted, openai, deepseek, compatible (still test:main)');
+    expect(output).toContain('error: model "gpt-5" is not of the form provider:model; for example /model scripted:demo or /model openai:gpt-5 (still test:main)');
+    expect(output).toContain('error: OPENAI_API_KEY is not set; export it or choose another model with /model (still test:main)');
+    expect(output).not.toContain('--model');
     expect(output).toContain('Model: test:other from the next turn.');
     expect(output).toContain('Context mode: compact. Switch with /mode off|warn|shadow|compact.');
     expect(output).toContain('/mode: "sometimes" is not a context mode; use one of off, warn, shadow, compact.');

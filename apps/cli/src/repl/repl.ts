@@ -17,8 +17,9 @@ import { InterruptPolicy } from './interrupt-policy.js';
 import { createLineReader, type LineReader } from './line-reader.js';
 import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
-import { describeSwitch } from './session-slash-commands.js';
-import { completeSlashCommand, findSlashCommand, type ReplContext } from './slash-commands.js';
+import { describeSwitch, refreshContextUse } from './session-slash-commands.js';
+import { closestMatch } from '../suggest.js';
+import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
 import { ContextUseTracker, renderStatusLine } from './status-line.js';
 
 const PROMPT = '› ';
@@ -114,6 +115,7 @@ async function runRepl(options: {
   const stopSignals = io.onInterrupt(onInterrupt);
 
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
+  if (session.resumed) await refreshContextUse(context);
   try {
     for (;;) {
       if (!input.pending) print(footer());
@@ -125,7 +127,7 @@ async function runRepl(options: {
       if (text.trimStart().startsWith('/')) {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
-        if (session.id !== sessionBefore) contextUse.reset();
+        if (session.id !== sessionBefore) await refreshContextUse(context);
         continue;
       }
       activeRun = new AbortController();
@@ -190,7 +192,8 @@ async function runTurn(options: {
 async function runSlashCommand(text: string, context: ReplContext): Promise<'continue' | 'exit'> {
   const found = findSlashCommand(text);
   if ('unknown' in found) {
-    context.print(`Unknown command /${found.unknown}. Type /help to see the commands.\n`);
+    const suggestion = closestMatch(found.unknown, slashCommands.map((command) => command.name));
+    context.print(`Unknown command /${found.unknown}.${suggestion === undefined ? '' : ` Did you mean /${suggestion}?`} Type /help to see the commands.\n`);
     return 'continue';
   }
   return found.command.run(context, found.argument);

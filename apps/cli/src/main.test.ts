@@ -140,6 +140,17 @@ describe('forge run', () => {
     expect(stdout).toContain('"# Sample Project"');
   });
 
+  it('says up front, on stderr and in the first line of the answer, that the demo answers when no model is configured', async () => {
+    const { code, stdout, stderr } = await cli(['run', 'fix the bug']);
+    expect(code).toBe(0);
+    expect(stderr.split('\n')[0]).toBe(
+      "forge: no model is configured, so the scripted demo model answers: it lists and reads files but does not act on your request. See the models you can use with 'forge models list', then choose one with --model provider:id or set \"model\" in FORGE_HOME/config.json (docs/configuration.md).",
+    );
+    expect(stdout.split('\n')[0]).toBe('The scripted demo model is answering, not a real model: it lists and reads the workspace but does not act on your request.');
+    const chosen = await cli(['run', '--model', 'scripted:demo', 'fix the bug']);
+    expect(chosen.stderr).not.toContain('no model is configured');
+  });
+
   it('with --json prints only event envelopes, one per line, in sequence, ending with run.completed', async () => {
     const { code, stdout, stderr } = await cli(['run', '--json', 'Summarise the workspace']);
     expect(code).toBe(0);

@@ -3,7 +3,9 @@ import type { SessionTurnWarning } from '@forge/persistence';
 import { UsageError } from '../cli-error.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { TurnEngine } from '../engines/turn-engine.js';
+import { loadCliConfig } from '../config/cli-config.js';
 import { ExitCode } from '../exit-codes.js';
+import { defaultModelNotice } from '../models/resolve-model.js';
 import type { CliIo } from '../io.js';
 import { createJsonRenderer, createTextRenderer } from '../output/event-renderer.js';
 import { styleFor, type Style } from '../output/style.js';
@@ -41,8 +43,11 @@ async function runWithEngine(
   const settings = await resolveSessionSettings({ io, globals: options });
   await engine.start();
   const errorStyle = styleFor(io.stderr, io.env);
+  const { config } = (await loadCliConfig({ io, globals: options })).loaded;
   const session = await openCliSession({ choice, settings, workspaceRoot: engine.root });
   const json = options.json === true;
+  // --json output stays machine-readable; the demo's own first line says it is the demo.
+  if (!json && engine.name === 'native' && config.model === undefined) io.stderr.write(`${errorStyle.yellow(`forge: ${defaultModelNotice('--model')}`)}\n`);
   const renderer = json ? createJsonRenderer(io.stdout) : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle });
 
   const controller = new AbortController();

@@ -6,6 +6,17 @@ import type { CliIo } from '../io.js';
 /** The model used when neither `--model` nor configuration names one. */
 export const DEFAULT_MODEL = 'scripted:demo';
 
+/**
+ * What the user is told before the first turn when no model is configured and the demo answers:
+ * that it is the demo, and how to choose a real model (`chooseWith` is `--model` or `/model`).
+ */
+export function defaultModelNotice(chooseWith: string): string {
+  return (
+    'no model is configured, so the scripted demo model answers: it lists and reads files but does not act on your request. ' +
+    `See the models you can use with 'forge models list', then choose one with ${chooseWith} provider:id or set "model" in FORGE_HOME/config.json (docs/configuration.md).`
+  );
+}
+
 /** A model id split at its first colon: `openai:gpt-5` → provider `openai`, model `gpt-5`. */
 export interface ModelIdentifier {
   readonly provider: string;

@@ -4,6 +4,7 @@ import { loadCliConfig } from '../config/cli-config.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { ExitCode } from '../exit-codes.js';
+import { defaultModelNotice } from '../models/resolve-model.js';
 import type { CliIo } from '../io.js';
 import { createTextRenderer } from '../output/event-renderer.js';
 import { createSpinner, type Spinner } from '../output/spinner.js';
@@ -115,6 +116,7 @@ async function runRepl(options: {
   const stopSignals = io.onInterrupt(onInterrupt);
 
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
+  if (engine.name === 'native' && config.model === undefined) print(`${style.yellow(`Note: ${defaultModelNotice('/model')}`)}\n`);
   if (session.resumed) await refreshContextUse(context);
   try {
     for (;;) {

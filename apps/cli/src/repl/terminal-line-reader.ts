@@ -239,7 +239,11 @@ export function createTerminalLineReader(options: {
     next(nextPrompt, { signal, remember: keep = true } = {}) {
       if (signal?.aborted) return Promise.reject(signal.reason);
       const early = typedAhead.shift();
-      if (early !== undefined) return Promise.resolve(early);
+      if (early !== undefined) {
+        // Typed while output was running, so never shown: show it now with its prompt, as a transcript reads.
+        output.write(`${nextPrompt}${early}\r\n`);
+        return Promise.resolve(early);
+      }
       if (closed) return Promise.resolve(undefined);
       prompt = nextPrompt;
       remember = keep;

@@ -16,7 +16,7 @@ describe('createStallWatch', () => {
     await waitFor(() => output.text, (text) => text.length > 'Half an ans'.length, 2000);
     const sign = ' ⠋ waiting for the model · 0s';
     expect(output.text.startsWith(`Half an ans${sign.slice(0, -2)}`)).toBe(true);
-    expect(output.text).toMatch(/^Half an ans ⠋ waiting for the model · \ds\u0008{29}/);
+    expect(output.text).toMatch(new RegExp(`^Half an ans ⠋ waiting for the model · \\ds${'\b'.repeat(sign.length)}`));
     watch.erase();
     expect(output.text.endsWith(`${' '.repeat(sign.length)}${'\b'.repeat(sign.length)}`)).toBe(true);
     watch.stop();

@@ -1,4 +1,4 @@
-import { createInterface, type Completer, type Interface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import type { CliInput, CliOutput } from '../io.js';
 import { createTerminalLineReader } from './terminal-line-reader.js';
 
@@ -27,15 +27,13 @@ export interface LineReader {
  * otherwise `node:readline` reads plain lines and the prompt is written with each line received,
  * so the output reads as a transcript.
  */
-export function createLineReader(options: { readonly input: CliInput; readonly output: CliOutput; readonly completer?: Completer }): LineReader {
-  if (options.input.isTTY === true && options.output.isTTY === true) {
-    const { completer } = options;
-    return createTerminalLineReader({
-      input: options.input,
-      output: options.output,
-      ...(completer === undefined ? {} : { completer: (line: string) => completer(line) as [string[], string] }),
-    });
-  }
+export function createLineReader(options: {
+  readonly input: CliInput;
+  readonly output: CliOutput;
+  /** Tab completion on a terminal: the whole-line completions of `line`, and `line`. */
+  readonly completer?: (line: string) => [string[], string];
+}): LineReader {
+  if (options.input.isTTY === true && options.output.isTTY === true) return createTerminalLineReader(options);
   const readline: Interface = createInterface({ input: options.input, output: options.output, terminal: false });
   const typedAhead: string[] = [];
   let waiting: ((line: string | undefined) => void) | undefined;

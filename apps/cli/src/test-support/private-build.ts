@@ -26,10 +26,17 @@ export interface SpawnedForge {
   readonly stderr: string;
 }
 
-/** Runs `node <bin> ...args` as a user would, with exactly `env` as its environment. */
-export function spawnForge(bin: string, args: readonly string[], options: { readonly cwd: string; readonly env: Readonly<Record<string, string>> }): Promise<SpawnedForge> {
+/**
+ * Runs `node <bin> ...args` as a user would, with exactly `env` as its environment; `user` runs it
+ * as another uid/gid (a test running as root checks what an ordinary user meets).
+ */
+export function spawnForge(
+  bin: string,
+  args: readonly string[],
+  options: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly user?: { readonly uid: number; readonly gid: number } },
+): Promise<SpawnedForge> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], ...options.user });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

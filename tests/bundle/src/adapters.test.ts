@@ -10,7 +10,7 @@ import { sessionIdOf, toolResultTexts, useBundle, userSetup } from './support/bu
  * the answer streamed, usage and the key kept out of what is stored.
  */
 
-const fixture = useBundle('forge-bundle-adapters');
+const fixture = useBundle('bundle-adapters');
 let provider: LoopbackProvider;
 
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import { sessionIdOf, useBundle, userSetup, type UserSetup } from './support/bun
  * and each command is run once through the built binary.
  */
 
-const fixture = useBundle('forge-bundle-chunks');
+const fixture = useBundle('bundle-chunks');
 const codexFixtures = path.join(import.meta.dirname, '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures');
 
 function chunks(): string[] {

@@ -20,7 +20,7 @@ import { childrenOf, isAlive } from './support/processes.js';
  * imported byte for byte as its golden checkpoint view says.
  */
 
-const fixture = useBundle('forge-bundle-codex');
+const fixture = useBundle('bundle-codex');
 const codexFixtures = path.join(import.meta.dirname, '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures');
 const deadProxy = 'http://127.0.0.1:9';
 

@@ -12,7 +12,7 @@ import { useBundle, userSetup } from './support/bundle.js';
  * the page loads nothing from anywhere.
  */
 
-const fixture = useBundle('forge-bundle-inspect');
+const fixture = useBundle('bundle-inspect');
 let browser: Browser;
 
 beforeAll(async () => {

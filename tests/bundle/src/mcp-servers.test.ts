@@ -18,7 +18,7 @@ const filesystemServer = path.join(path.dirname(require.resolve('@modelcontextpr
 /** The project's own MCP test server, for the failure modes no official server offers on demand (a crash during a call, a mute start). */
 const testServer = path.join(path.dirname(require.resolve('@forge/mcp/package.json')), 'src', 'test-server', 'test-server.mjs');
 
-const fixture = useBundle('forge-bundle-mcp');
+const fixture = useBundle('bundle-mcp');
 
 const officialServers = (workspace: string) => [
   { name: 'everything', command: process.execPath, args: [everythingServer, 'stdio'], risk: 'read' },

@@ -10,7 +10,7 @@ import { poll } from './support/processes.js';
  * with a note the model can act on, and Ctrl-C cancels the run while the pattern runs.
  */
 
-const fixture = useBundle('forge-bundle-search');
+const fixture = useBundle('bundle-search');
 const catastrophic = { toolName: 'search', input: { pattern: '(a+)+$', regex: true } };
 
 describe('the bundled forge with a catastrophic search pattern', () => {

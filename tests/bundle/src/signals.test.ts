@@ -14,7 +14,7 @@ import { isAlive, parentOf, poll } from './support/processes.js';
  * must be gone, the trace closed and no process of the command left.
  */
 
-const fixture = useBundle('forge-bundle-signals');
+const fixture = useBundle('bundle-signals');
 
 /** A command that ignores SIGTERM, records its pid, and starts an escapee (also ignoring SIGTERM) that records its own. */
 const stubbornCommand = {

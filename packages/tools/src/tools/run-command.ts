@@ -89,7 +89,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
         processesTracked: outcome.strays.tracked,
         pipesHeldOpen: outcome.pipesHeldOpen,
       };
-      return text(render(argv, outcome, timeoutMs), metadata);
+      return { ...text(render(argv, outcome, timeoutMs), metadata), summary: `ran ${quote(renderArgv(argv), 100)} → ${shortEnding(outcome, timeoutMs)}` };
     },
   };
 }
@@ -124,6 +124,18 @@ function leftovers(outcome: ProcessOutcome): string[] {
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 'es'}`;
+}
+
+function shortEnding(outcome: ProcessOutcome, timeoutMs: number): string {
+  const mayStillRun = outcome.strays.stillRunning.length > 0 || outcome.pipesHeldOpen ? ', something it started may still be running' : '';
+  return `${shortStatus(outcome, timeoutMs)}${mayStillRun}`;
+}
+
+function shortStatus(outcome: ProcessOutcome, timeoutMs: number): string {
+  if (outcome.timedOut) return `timed out after ${timeoutMs} ms`;
+  if (outcome.cancelled) return 'cancelled';
+  if (outcome.signal !== null) return `killed by ${outcome.signal}`;
+  return `exit ${outcome.exitCode ?? 'unknown'}`;
 }
 
 /** argv as a reader would type it in a POSIX shell, quoting only where needed. */

@@ -1,14 +1,14 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildPrivateBundle, runForge, startForge, type ForgeProcess, type PrivateBundle, type SpawnedForge } from '@forge/cli/bundle-testing';
+import { buildPrivateBinary, spawnForge, startForge, type ForgeProcess, type PrivateBinary, type SpawnedForge } from '@forge/cli/bundle-testing';
 import type { Message } from '@forge/core';
 import type { SessionTranscript } from '@forge/persistence';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
 
 /** A private build of the CLI for one test file, and a fresh workspace and FORGE_HOME per use. */
 export interface BundleFixture {
-  readonly bundle: () => PrivateBundle;
+  readonly bundle: () => PrivateBinary;
   /** A new temporary directory, removed after the file's tests. */
   temporaryDirectory(prefix: string): Promise<string>;
 }
@@ -17,10 +17,10 @@ export interface BundleFixture {
 export function useBundle(label: string): BundleFixture {
   // Every test starts real programs (forge, MCP servers, Codex, Chromium), several seconds each on a busy machine.
   vi.setConfig({ testTimeout: 120_000 });
-  let bundle: PrivateBundle | undefined;
+  let bundle: PrivateBinary | undefined;
   const directories: string[] = [];
   beforeAll(() => {
-    bundle = buildPrivateBundle(label);
+    bundle = buildPrivateBinary(label);
   }, 120_000);
   afterAll(async () => {
     bundle?.remove();
@@ -63,7 +63,7 @@ export async function userSetup(fixture: BundleFixture, prefix: string): Promise
   const home = path.join(root, 'home');
   await Promise.all([mkdir(workspace), mkdir(forgeHome), mkdir(home)]);
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, FORGE_HOME: forgeHome, LANG: 'C.UTF-8' };
-  const forge = (args: readonly string[], extra: Record<string, string> = {}) => runForge(fixture.bundle().bin, args, { cwd: workspace, env: { ...env, ...extra } });
+  const forge = (args: readonly string[], extra: Record<string, string> = {}) => spawnForge(fixture.bundle().bin, args, { cwd: workspace, env: { ...env, ...extra } });
   return {
     workspace,
     forgeHome,

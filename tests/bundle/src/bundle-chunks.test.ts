@@ -47,11 +47,12 @@ function invocations(sessionId: string, user: UserSetup): Record<string, Invocat
   return {
     'run <prompt...>': { args: ['run', '--model', 'scripted:demo', 'Summarise the workspace'], code: 0, prints: /README\.md has 1 line/ },
     'sessions list': { args: ['sessions', 'list'], code: 0, prints: new RegExp(sessionId) },
-    'sessions show <id>': { args: ['sessions', 'show', sessionId], code: 0, prints: /Summarise the workspace/ },
+    'sessions show [id]': { args: ['sessions', 'show', sessionId], code: 0, prints: /Summarise the workspace/ },
     compact: { args: ['compact', '--last', '--dry-run'], code: 0, prints: /Compaction preview/ },
     'checkpoint show': { args: ['checkpoint', 'show', '--last'], code: 0, prints: /has no checkpoint yet/ },
     'import codex <rollout>': { args: ['import', 'codex', path.join(codexFixtures, 'legacy-0.46.jsonl')], code: 0, prints: /\S/ },
     context: { args: ['context'], code: 0, prints: /Tool schemas/ },
+    'models list': { args: ['models', 'list'], code: 0, prints: /openai:gpt-5 / },
     'config show': { args: ['config', 'show'], code: 0, prints: /Configuration files/ },
     'config validate [file]': { args: ['config', 'validate', path.join(user.forgeHome, 'config.json')], code: 0, prints: /valid/ },
     'inspect [target]': { args: ['inspect', '--last'], code: 0, prints: /status\s+completed/ },

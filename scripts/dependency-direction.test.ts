@@ -30,6 +30,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/cli': { layer: 3, allowed: ['*'] },
   /** Reliability and security suites: they drive every package, the CLI included, and nothing depends on them. */
   '@forge/reliability-tests': { layer: 4, allowed: ['*'] },
+  /** The built `forge` binary run against real programs (MCP servers, Codex, Chromium); nothing depends on them. */
+  '@forge/bundle-tests': { layer: 4, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */

@@ -32,7 +32,8 @@ const commands: readonly CommandEntry[] = [
     ],
     helpText: [
       '',
-      'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C).',
+      'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C),',
+      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM.',
       '',
       'Example:',
       '  forge run --model scripted:demo "Summarise the workspace"',

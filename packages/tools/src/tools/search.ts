@@ -6,6 +6,7 @@ import { GitignoreRules } from '../gitignore.js';
 import { isBinary } from '../text-file.js';
 import { comparePaths, walkWorkspace } from '../walk.js';
 import { realWorkspaceRoot, resolveWorkspacePath } from '../workspace.js';
+import { inlineMatcher, RegexWorkers, type LineMatcher } from './line-matcher.js';
 import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, text } from './tool-support.js';
 
 const DEFAULT_MAX_MATCHES = 200;
@@ -13,6 +14,8 @@ const LIMIT_MAX_MATCHES = 2000;
 /** Files above this size are skipped: they are almost always generated or data. */
 const MAX_SEARCHED_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_LINE_CHARACTERS = 300;
+/** Matching time one regular-expression search may take in all, unless the tool is given another. */
+export const DEFAULT_REGEX_TIME_LIMIT_MS = 5_000;
 
 const inputSchema = z.strictObject({
   pattern: z.string().min(1).max(1000).describe('Text to find, or a JavaScript regular expression when regex is true.'),
@@ -24,14 +27,18 @@ const inputSchema = z.strictObject({
 
 export interface SearchToolOptions {
   readonly root: string;
+  /** Matching time a regular-expression search may take in all (default 5 s); literal text has no bound, it runs in linear time. */
+  readonly regexTimeLimitMs?: number;
 }
 
 /**
  * `search`: finds lines matching literal text or a regular expression in the workspace's text
  * files, skipping `.git`, binary files and what `.gitignore` excludes. Results are
- * `path:line: text`, files in sorted order, bounded by a match cap.
+ * `path:line: text`, files in sorted order, bounded by a match cap. A regular expression runs off
+ * the main thread within a time bound (see `line-matcher.ts`); the result says when it ran out.
  */
 export function createSearchTool(options: SearchToolOptions): Tool {
+  const regexWorkers = new RegexWorkers();
   return {
     name: 'search',
     description:
@@ -54,12 +61,16 @@ export function createSearchTool(options: SearchToolOptions): Tool {
         return errorText(`The pattern is not a valid regular expression (${(error as Error).message}); fix it, or set regex: false to search for literal text.`);
       }
 
+      const timeLimitMs = options.regexTimeLimitMs ?? DEFAULT_REGEX_TIME_LIMIT_MS;
+      let lineMatcher: LineMatcher | undefined;
       try {
         const root = await realWorkspaceRoot(options.root);
         const start = await resolveWorkspacePath(root, requested);
         const files = await filesToSearch(root, start.relative, start.absolute, context.signal);
+        lineMatcher = request.regex === true ? regexWorkers.matcher(matcher, { timeLimitMs, signal: context.signal }) : inlineMatcher(matcher);
         const matches: string[] = [];
         let truncated = false;
+        let timedOut = false;
         let searched = 0;
         let skippedLarge = 0;
         search: for (const file of files) {
@@ -73,10 +84,13 @@ export function createSearchTool(options: SearchToolOptions): Tool {
           }
           const bytes = await readFile(absolute).catch(() => undefined);
           if (bytes === undefined || isBinary(bytes)) continue;
+          const found = await lineMatcher.match(bytes.toString('utf8'), maxMatches - matches.length + 1);
+          if (found.kind === 'timed-out') {
+            timedOut = true;
+            break;
+          }
           searched += 1;
-          const lines = bytes.toString('utf8').split('\n');
-          for (const [index, line] of lines.entries()) {
-            if (!matcher.test(line)) continue;
+          for (const { index, line } of found.lines) {
             if (matches.length === maxMatches) {
               truncated = true;
               break search;
@@ -85,16 +99,23 @@ export function createSearchTool(options: SearchToolOptions): Tool {
           }
         }
         const notes: string[] = [];
-        if (matches.length === 0) notes.push(`[search: no matches for ${JSON.stringify(request.pattern)} in ${searched} files under "${start.relative}"]`);
+        if (timedOut) {
+          notes.push(
+            `[search: stopped after ${timeLimitMs} ms of matching, the time bound of a regular-expression search: ${searched} of ${files.length} files were searched. ` +
+              'The pattern is probably too costly (nested repetition such as (a+)+ can take exponential time on one line); simplify it, search for literal text, or narrow the path]',
+          );
+        } else if (matches.length === 0) notes.push(`[search: no matches for ${JSON.stringify(request.pattern)} in ${searched} files under "${start.relative}"]`);
         if (truncated) notes.push(`[search: stopped after ${maxMatches} matches; narrow the pattern or the path, or raise maxMatches (up to ${LIMIT_MAX_MATCHES})]`);
         if (skippedLarge > 0) notes.push(`[search: skipped ${skippedLarge} files larger than ${MAX_SEARCHED_FILE_BYTES / 1024 / 1024} MiB]`);
-        const found = `${matches.length}${truncated ? '+' : ''} match${matches.length === 1 && !truncated ? '' : 'es'} in ${searched} file${searched === 1 ? '' : 's'}`;
+        const found = `${matches.length}${truncated ? '+' : ''} match${matches.length === 1 && !truncated ? '' : 'es'} in ${searched} file${searched === 1 ? '' : 's'}${timedOut ? ', stopped by the time bound' : ''}`;
         return {
-          ...text([...matches, ...notes].join('\n'), { path: start.relative, matches: matches.length, filesSearched: searched, truncated }),
+          ...text([...matches, ...notes].join('\n'), { path: start.relative, matches: matches.length, filesSearched: searched, truncated, ...(timedOut ? { timedOut } : {}) }),
           summary: `searched ${start.relative} for ${quote(request.pattern, 60)} (${found})`,
         };
       } catch (error) {
         return fileProblem(error, requested);
+      } finally {
+        await lineMatcher?.close();
       }
     },
   };

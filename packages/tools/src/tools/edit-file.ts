@@ -5,7 +5,7 @@ import { sha256Hex, type Tool, type ToolExecutionResult } from '@forge/core';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { ReadLedger } from '../read-ledger.js';
-import { formatBytes, isBinary, loadFile, MAX_FILE_BYTES } from '../text-file.js';
+import { formatBytes, isBinary, loadFile, unloadedFileText } from '../text-file.js';
 import { resolveWorkspacePath, type WorkspacePath } from '../workspace.js';
 import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, text } from './tool-support.js';
 
@@ -96,10 +96,7 @@ async function create(options: EditFileToolOptions, target: WorkspacePath, reque
 async function change(options: EditFileToolOptions, target: WorkspacePath, request: EditInput): Promise<ToolExecutionResult> {
   if (!target.exists) return errorText(`"${request.path}" does not exist; use mode "create" to make a new file.`);
   const loaded = await loadFile(target.absolute, options.root, request.path);
-  if (loaded.kind === 'not-a-file') return errorText(`"${request.path}" is not a regular file; edit_file changes files only.`);
-  if (loaded.kind === 'too-large') {
-    return errorText(`"${request.path}" is ${formatBytes(loaded.size)}, more than the ${formatBytes(MAX_FILE_BYTES)} edit_file handles.`);
-  }
+  if (loaded.kind !== 'ok') return errorText(unloadedFileText(loaded, request.path, 'edit_file'));
   if (isBinary(loaded.bytes)) return errorText(`"${request.path}" is a binary file (it contains NUL bytes); edit_file changes text files only.`);
 
   const sha256Before = sha256Hex(loaded.bytes);

@@ -49,10 +49,22 @@ export function fileProblem(error: unknown, requestedPath: string): ToolExecutio
     case 'EACCES':
     case 'EPERM':
       return errorText(`Permission denied for "${requestedPath}"; the file system does not let Forge access it.`);
+    case 'ENOSPC':
+    case 'EDQUOT':
+    case 'EFBIG':
+    case 'EROFS':
+      return errorText(`Could not write "${requestedPath}": ${writeFailures[code]} (${code}). The file was left as it was; tell the user, who must make room first.`);
     default:
       throw error;
   }
 }
+
+const writeFailures = {
+  ENOSPC: 'the file system is full',
+  EDQUOT: 'the disk quota is used up',
+  EFBIG: 'the file would be larger than the file system allows',
+  EROFS: 'the file system is read-only',
+} as const;
 
 /** A short, single-line rendering of a value for `describe`. */
 export function quote(value: unknown, maxLength = 80): string {

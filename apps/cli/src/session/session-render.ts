@@ -30,7 +30,7 @@ export function renderSessionList(sessions: readonly SessionSummary[], options: 
     updated: formatTime(session.updatedAt),
     messages: session.problem === undefined ? String(session.messageCount) : '?',
     workspace: session.workspaceRoot ?? '-',
-    first: session.problem === undefined ? (session.firstUserLine ?? '') : `unreadable: ${oneLine(session.problem)}`,
+    first: session.problem === undefined ? (session.firstUserLine ?? '') : oneLine(session.problem),
     broken: session.problem !== undefined,
   }));
   const idWidth = Math.max(2, ...rows.map((row) => row.id.length));

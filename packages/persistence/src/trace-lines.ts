@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 /** The longest line kept in memory, in characters; a longer one is skipped and reported, so one bad line cannot exhaust memory. */
-export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+export const MAX_TRACE_LINE_CHARS = 8 * 1024 * 1024;
 
 /** One line of a trace file, without its newline. */
 export type TraceLine =
@@ -26,7 +26,7 @@ export async function* readTraceLines(
   file: string,
   options: { readonly maxLineChars?: number; readonly chunkBytes?: number } = {},
 ): AsyncGenerator<TraceLine[]> {
-  const maxLineChars = options.maxLineChars ?? MAX_LINE_CHARS;
+  const maxLineChars = options.maxLineChars ?? MAX_TRACE_LINE_CHARS;
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let pendingChars = 0;

@@ -216,7 +216,7 @@ describe('listing damaged sessions (issue 17)', () => {
 
   it('marks a session damaged in the middle, at its complete last line or by a lost record, and never offers it as the last one', async () => {
     const home = await temporaryHome();
-    const healthy = await session(home, 'healthy');
+    await session(home, 'healthy');
     const middle = await session(home, 'middle');
     const last = await session(home, 'last');
     const lost = await session(home, 'lost');

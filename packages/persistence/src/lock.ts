@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SessionLockedError, type LockOwner } from './errors.js';
-import { isErrorCode, openPrivateFile, writeAll } from './private-fs.js';
+import { isErrorCode, openPrivateFile, writeDurably } from './private-fs.js';
 
 export const LOCK_FILE_NAME = 'lock';
 
@@ -139,8 +139,7 @@ async function publishLock(file: string, owner: LockOwner): Promise<boolean> {
   const draft = `${join(file, '..', LOCK_DRAFT_PREFIX)}${owner.token}`;
   const handle = await openPrivateFile(draft, { exclusive: true });
   try {
-    await writeAll(handle, Buffer.from(JSON.stringify(owner)));
-    await handle.datasync();
+    await writeDurably(handle, Buffer.from(JSON.stringify(owner)), file);
   } finally {
     await handle.close();
   }

@@ -3,7 +3,7 @@ import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ForgeHomeLayout } from './home.js';
 import { acquireSessionLock, type SessionLock } from './lock.js';
-import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeAll } from './private-fs.js';
+import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeDurably } from './private-fs.js';
 import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
 import { SESSION_SCHEMA_VERSION, type SessionRecord } from './records.js';
@@ -56,8 +56,7 @@ export async function migrateV1Session(
     lock = await acquireSessionLock(building, paths.id, options.now);
     const handle = await openPrivateFile(join(building, SESSION_LOG_FILE_NAME), { exclusive: true });
     try {
-      await writeAll(handle, Buffer.from(records.map(encodeRecord).join(''), 'utf8'));
-      await handle.datasync();
+      await writeDurably(handle, Buffer.from(records.map(encodeRecord).join(''), 'utf8'), paths.logFile);
       await syncDirectory(building);
       try {
         await rename(building, paths.directory);

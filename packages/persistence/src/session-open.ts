@@ -7,7 +7,7 @@ import { acquireSessionLock, type SessionLock } from './lock.js';
 import { parseSessionLog } from './log-reader.js';
 import { keepTornTail } from './torn-file.js';
 import { migrateV1Session } from './migrate-v1.js';
-import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeAll } from './private-fs.js';
+import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeDurably } from './private-fs.js';
 import { encodeRecord } from './record-codec.js';
 import { SESSION_SCHEMA_VERSION } from './records.js';
 import { SESSION_LOG_FILE_NAME, sessionPaths, temporarySessionDirectory, type SessionPaths } from './session-files.js';
@@ -61,8 +61,7 @@ export async function createSession(home: string, options: CreateSessionOptions)
     const at = new Date(now()).toISOString();
     const header = { v: SESSION_SCHEMA_VERSION, seq: 0, type: 'session' as const, at, id: paths.id, createdAt: at, workspaceRoot: options.workspaceRoot };
     try {
-      await writeAll(handle, Buffer.from(encodeRecord(header)));
-      await handle.datasync();
+      await writeDurably(handle, Buffer.from(encodeRecord(header)), paths.logFile);
       await syncDirectory(building);
       await rename(building, paths.directory);
       await syncDirectory(layout.sessions);
@@ -119,8 +118,7 @@ export async function openSession(home: string, id: string, options: SessionWrit
         });
       }
       if (parsed.tornBytes > 0) await handle.truncate(parsed.intactBytes);
-      if (parsed.missingFinalNewline) await writeAll(handle, Buffer.from('\n'));
-      if (parsed.tornBytes > 0 || parsed.missingFinalNewline) await handle.datasync();
+      await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
       await finishV1Backup(paths, parsed.transcript.migratedFrom !== undefined, warnings, layout);
     } catch (error) {
       await handle.close();

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { openPrivateFile, syncDirectory, writeAll } from './private-fs.js';
+import { openPrivateFile, syncDirectory, writeDurably } from './private-fs.js';
 
 /** Where the torn tails cut off a log are kept: `<log>.torn` beside it. */
 export function tornFilePath(logFile: string): string {
@@ -19,8 +19,7 @@ export async function keepTornTail(logFile: string, tail: Uint8Array): Promise<s
   if (await endsWith(file, entry)) return file;
   const handle = await openPrivateFile(file, { exclusive: false });
   try {
-    await writeAll(handle, entry);
-    await handle.datasync();
+    await writeDurably(handle, entry, file);
   } finally {
     await handle.close();
   }

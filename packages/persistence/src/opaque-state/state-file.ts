@@ -3,7 +3,7 @@ import { chmod, open, readdir, readFile, rename, rm, unlink } from 'node:fs/prom
 import { join } from 'node:path';
 import { opaqueProviderStateSchema } from '@forge/core';
 import { z } from 'zod';
-import { ensurePrivateDirectory, isErrorCode, PRIVATE_FILE_MODE, syncDirectory } from '../private-fs.js';
+import { ensurePrivateDirectory, isErrorCode, PRIVATE_FILE_MODE, syncDirectory, writeDurably } from '../private-fs.js';
 
 export const OPAQUE_STATE_SCHEMA_VERSION = 1 as const;
 
@@ -67,8 +67,7 @@ export async function writeStateFile(directory: string, identity: ConversationId
   try {
     try {
       await handle.chmod(PRIVATE_FILE_MODE);
-      await handle.writeFile(JSON.stringify(file));
-      await handle.sync();
+      await writeDurably(handle, Buffer.from(JSON.stringify(file)), target);
     } finally {
       await handle.close();
     }

@@ -1,6 +1,6 @@
-import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { CRC_SUFFIX_LENGTH, checksumOfSuffix } from './record-codec.js';
+import { openStoredFile } from './stored-file.js';
 
 const CHUNK_BYTES = 256 * 1024;
 /** Enough of a line's start to hold `{"v":2,"seq":<n>,`. */
@@ -21,7 +21,7 @@ export interface LogDamage {
  * shape) loading still finds.
  */
 export async function findLogDamage(file: string): Promise<LogDamage | undefined> {
-  const handle = await open(file, 'r');
+  const handle = await openStoredFile(file);
   try {
     let line = 1;
     let crc = 0;

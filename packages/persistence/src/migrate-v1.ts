@@ -1,5 +1,5 @@
 import type { Redactor } from '@forge/core';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ForgeHomeLayout } from './home.js';
 import { acquireSessionLock, type SessionLock } from './lock.js';
@@ -10,6 +10,7 @@ import { SESSION_SCHEMA_VERSION, type SessionRecord } from './records.js';
 import { SESSION_LOG_FILE_NAME, temporarySessionDirectory, type SessionPaths } from './session-files.js';
 import { SessionStateBuilder } from './session-state.js';
 import { SessionWriter } from './session-writer.js';
+import { readStoredFile } from './stored-file.js';
 import { messageFromV1, parseV1Session, v1BackupFileName } from './v1.js';
 
 /**
@@ -24,7 +25,7 @@ export async function migrateV1Session(
   paths: SessionPaths,
   options: { readonly redactor: Redactor; readonly now: () => number },
 ): Promise<SessionWriter | undefined> {
-  const v1 = parseV1Session(await readFile(paths.v1File, 'utf8'), { file: paths.v1File, sessionId: paths.id });
+  const v1 = parseV1Session((await readStoredFile(paths.v1File)).toString('utf8'), { file: paths.v1File, sessionId: paths.id });
   const at = new Date(options.now()).toISOString();
   const records: SessionRecord[] = [
     {

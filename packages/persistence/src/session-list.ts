@@ -1,5 +1,5 @@
 import { isSafeId, type Message } from '@forge/core';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { forgeHomeLayout } from './home.js';
 import { scanLinesBackward, scanLinesForward } from './line-scan.js';
 import { findLogDamage } from './log-integrity.js';
@@ -7,6 +7,7 @@ import { isErrorCode } from './private-fs.js';
 import { decodeLine } from './record-codec.js';
 import type { MessageRecord, SessionHeaderRecord } from './records.js';
 import { sessionPaths } from './session-files.js';
+import { readStoredFile } from './stored-file.js';
 import { parseV1Session } from './v1.js';
 
 /** One line of `forge sessions list`. */
@@ -73,7 +74,7 @@ async function summarizeLog(id: string, logFile: string): Promise<SessionSummary
 }
 
 async function summarizeV1(id: string, file: string): Promise<SessionSummary> {
-  const session = parseV1Session(await readFile(file, 'utf8'), { file, sessionId: id });
+  const session = parseV1Session((await readStoredFile(file)).toString('utf8'), { file, sessionId: id });
   const firstUser = session.messages.find((message) => message.role === 'user');
   return {
     id,

@@ -1,10 +1,11 @@
 import { createId, createRedactor, InvalidInputError, type Redactor } from '@forge/core';
-import { access, readFile, rename, rm } from 'node:fs/promises';
+import { access, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SessionNotFoundError } from './errors.js';
 import { ensureForgeHome, type ForgeHomeLayout } from './home.js';
 import { acquireSessionLock, type SessionLock } from './lock.js';
 import { parseSessionLog } from './log-reader.js';
+import { readStoredFile } from './stored-file.js';
 import { keepTornTail } from './torn-file.js';
 import { migrateV1Session } from './migrate-v1.js';
 import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeDurably } from './private-fs.js';
@@ -101,7 +102,7 @@ export async function openSession(home: string, id: string, options: SessionWrit
 
   const lock = await acquireSessionLock(paths.directory, id, now);
   try {
-    const log = await readFile(paths.logFile);
+    const log = await readStoredFile(paths.logFile);
     const parsed = parseSessionLog(log, { file: paths.logFile, sessionId: id });
     const warnings: SessionWarning[] = [];
     const handle = await openPrivateFile(paths.logFile, { exclusive: false });

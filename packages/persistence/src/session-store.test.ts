@@ -1,5 +1,6 @@
 import { createRedactor, InvalidInputError, type Message } from '@forge/core';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptFileError, SessionNotFoundError } from './errors.js';
@@ -283,5 +284,19 @@ describe('file modes and ids', () => {
     const writer = await createSession(home, { workspaceRoot: null, id: 'a'.repeat(128) });
     await writer.close();
     expect((await loadTranscript(home, 'a'.repeat(128))).id).toBe('a'.repeat(128));
+  });
+});
+
+describe('stored files that are not regular files (issue 17)', () => {
+  it('refuses a FIFO in place of a session log at once, in loading, listing and opening', async () => {
+    const home = await temporaryHome();
+    const writer = await createSession(home, { workspaceRoot: null, id: 'piped' });
+    await writer.close();
+    await rm(writer.logFile);
+    execFileSync('mkfifo', [writer.logFile]);
+    const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
+    await expect(within(loadTranscript(home, 'piped'))).rejects.toThrow(`${writer.logFile}: it is a FIFO, not a regular file.`);
+    await expect(within(openSession(home, 'piped'))).rejects.toThrow(CorruptFileError);
+    expect((await within(listSessions(home))).map((summary) => summary.problem)).toEqual([`unreadable: ${writer.logFile}: it is a FIFO, not a regular file. Forge did not change the file; keep a copy before editing it by hand.`]);
   });
 });

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { chmod, open, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { opaqueProviderStateSchema } from '@forge/core';
 import { z } from 'zod';
 import { ensurePrivateDirectory, isErrorCode, PRIVATE_FILE_MODE, syncDirectory, writeDurably } from '../private-fs.js';
+import { readStoredFile } from '../stored-file.js';
 
 export const OPAQUE_STATE_SCHEMA_VERSION = 1 as const;
 
@@ -84,7 +85,7 @@ export async function writeStateFile(directory: string, identity: ConversationId
 export async function readStateFile(directory: string, identity: ConversationIdentity): Promise<OpaqueStateFile | undefined> {
   let text: string;
   try {
-    text = await readFile(stateFilePath(directory, identity), 'utf8');
+    text = (await readStoredFile(stateFilePath(directory, identity))).toString('utf8');
   } catch (error) {
     if (isErrorCode(error, 'ENOENT')) return undefined;
     throw error;

@@ -69,7 +69,7 @@ async function summarizeLog(id: string, logFile: string): Promise<SessionSummary
     workspaceRoot: header.workspaceRoot,
     messageCount,
     firstUserLine: firstLine(firstUser?.message),
-    ...(damage === undefined ? {} : { problem: `damaged: line ${damage.line} of ${logFile}: ${damage.problem}` }),
+    ...(damage === undefined ? {} : { problem: `damaged: line ${damage.line}: ${damage.problem}` }),
   };
 }
 

@@ -231,9 +231,9 @@ describe('listing damaged sessions (issue 17)', () => {
     expect(problems).toEqual({
       healthy: undefined,
       torn: undefined,
-      middle: `damaged: line 4 of ${middle.logFile}: the checksum does not match the line`,
-      last: `damaged: line 6 of ${last.logFile}: the checksum does not match the line`,
-      lost: `damaged: line 3 of ${lost.logFile}: expected record number 2, found 3`,
+      middle: 'damaged: line 4: the checksum does not match the line',
+      last: 'damaged: line 6: the checksum does not match the line',
+      lost: 'damaged: line 3: expected record number 2, found 3',
     });
     const listed = await listSessions(home);
     expect(listed.find((summary) => summary.id === 'last')).toMatchObject({ workspaceRoot: '/w', messageCount: 4 });

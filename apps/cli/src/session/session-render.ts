@@ -1,5 +1,6 @@
 import type { Message, ToolResultOutput } from '@forge/core';
 import type { SessionRun, SessionSummary, SessionTranscript } from '@forge/persistence';
+import { displayPath } from '@forge/tools';
 import type { Style } from '../output/style.js';
 
 const INLINE_CHARS = 120;
@@ -29,7 +30,7 @@ export function renderSessionList(sessions: readonly SessionSummary[], options: 
     id: session.id,
     updated: formatTime(session.updatedAt),
     messages: session.problem === undefined ? String(session.messageCount) : '?',
-    workspace: session.workspaceRoot ?? '-',
+    workspace: session.workspaceRoot === null ? '-' : displayPath(session.workspaceRoot),
     first: session.problem === undefined ? (session.firstUserLine ?? '') : oneLine(session.problem),
     broken: session.problem !== undefined,
   }));

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue, ToolExecutionResult } from '@forge/core';
 import { z } from 'zod';
+import { displayPath } from '../display-path.js';
 import { WorkspacePathError } from '../workspace.js';
 
 /** The JSON Schema the model sees for a tool's input, derived from the zod schema that validates it. */
@@ -66,9 +67,13 @@ const writeFailures = {
   EROFS: 'the file system is read-only',
 } as const;
 
-/** A short, single-line rendering of a value for `describe`. */
+/**
+ * A short, single-line rendering of a value for `describe`. A string with a newline or another
+ * control character is shown as a JSON string (`"two\nlines.txt"`), so an approval prompt never
+ * shows one path for another.
+ */
 export function quote(value: unknown, maxLength = 80): string {
-  const rendered = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const rendered = typeof value === 'string' ? displayPath(value) : JSON.stringify(value) ?? String(value);
   const oneLine = rendered.replace(/\s+/g, ' ');
   return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine;
 }

@@ -75,7 +75,7 @@ function summary(run: RunReport): string {
     ['steps', stepsLine(run)],
     ['tools', `${formatCount(run.toolCalls.total)} call(s); advertised: ${run.advertisedTools.length === 0 ? 'none' : run.advertisedTools.join(', ')}`],
     ['instructions', run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`],
-    ['usage', usageLine(run.usage)],
+    ['usage', `${usageLine(run.usage)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`],
   ];
   if (run.window !== undefined) entries.push(['window', windowLine(run.window)]);
   if (run.estimatorFlagged !== undefined) entries.push(['estimator', run.estimatorFlagged, 'bad']);

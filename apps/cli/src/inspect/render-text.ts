@@ -47,7 +47,7 @@ function summary(run: RunReport, style: Style): string[] {
     `  ${label('steps')}${stepsLine(run)}`,
     `  ${label('tools')}${formatCount(run.toolCalls.total)} ${toolWord} (${advertised})`,
     `  ${label('instructions')}${run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`}`,
-    `  ${label('usage')}${usageLine(run.usage)}`,
+    `  ${label('usage')}${usageLine(run.usage)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`,
   ];
   if (run.window !== undefined) lines.push(`  ${label('window')}${windowLine(run.window)}`);
   if (run.estimatorFlagged !== undefined) lines.push(`  ${label('estimator')}${style.yellow(run.estimatorFlagged)}`);

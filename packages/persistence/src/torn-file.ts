@@ -1,6 +1,6 @@
-import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { openPrivateFile, syncDirectory, writeDurably } from './private-fs.js';
+import { openStoredFile } from './stored-file.js';
 
 /** Where the torn tails cut off a log are kept: `<log>.torn` beside it. */
 export function tornFilePath(logFile: string): string {
@@ -30,7 +30,7 @@ export async function keepTornTail(logFile: string, tail: Uint8Array): Promise<s
 async function endsWith(file: string, entry: Buffer): Promise<boolean> {
   let handle;
   try {
-    handle = await open(file, 'r');
+    handle = await openStoredFile(file);
   } catch {
     return false;
   }

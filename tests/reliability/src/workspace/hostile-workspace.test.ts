@@ -17,6 +17,7 @@ import { useTemporaryDirectories } from '../support/temporary-directories.js';
  */
 
 const temporaryDirectory = useTemporaryDirectories();
+/** The most one forge invocation may take before the suite calls it a hang; the machine may be loaded. */
 const RUN_TIMEOUT_MS = 60_000;
 const outsideMarker = `outside-credentials-marker-${RELIABILITY_SEED}`;
 const linkedMarker = `outside-hard-linked-marker-${RELIABILITY_SEED}`;
@@ -102,7 +103,7 @@ describe('a hostile workspace through the bundled forge', () => {
     expect(outcome.stderr).toMatch(/^forge: error: [^\n]*\n$/);
     expect(outcome.stderr).toContain(`forge: error: Invalid configuration in ${file}: cannot be used: ${reason}; a configuration file must be a regular JSON file`);
     expect(provider.requests.length).toBe(before);
-  });
+  }, 2 * RUN_TIMEOUT_MS);
 
   it('runs a turn that lists, searches and reads everything, sends nothing from outside, and says what it refused', async () => {
     const before = provider.requests.length;
@@ -175,5 +176,5 @@ describe('a hostile workspace through the bundled forge', () => {
       slowestRunMs: Math.max(...runs.map((spawned) => spawned.durationMs)),
       outsideBytesSent: everything.includes(outsideMarker) || everything.includes(linkedMarker) ? 1 : 0,
     });
-  });
+  }, 4 * RUN_TIMEOUT_MS);
 });

@@ -60,5 +60,5 @@ describe('GitignoreRules on hostile files', () => {
     expect(await rules.isIgnored('generated-0', true)).toBe(true);
     expect(await rules.isIgnored(`generated-${MAX_GITIGNORE_RULES + 5}`, true)).toBe(false);
     expect(rules.notes()).toEqual([`.gitignore was used without the 10 rule(s) after the first ${MAX_GITIGNORE_RULES}`]);
-  });
+  }, 60_000);
 });

@@ -249,7 +249,7 @@ describe('runAgent', () => {
       expect(value).toMatch(/^(Tool "throws" failed: )?start-x+\n\[… \d+ bytes of this error left out …\]\nx+-end$/);
     }
     expect(JSON.stringify(model.requests[1])).not.toContain('x'.repeat(MAX_TOOL_ERROR_TEXT_BYTES));
-  });
+  }, 60_000);
 
   it('loads instructions once and sends the same frozen text at every step', async () => {
     let loads = 0;

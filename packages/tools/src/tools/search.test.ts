@@ -100,5 +100,5 @@ describe('search on hostile workspaces', () => {
         '[search: .gitignore was not used: .gitignore is 10.0 MiB, more than the 1.0 MiB Forge reads of it]',
       ].join('\n'),
     );
-  });
+  }, 60_000);
 });

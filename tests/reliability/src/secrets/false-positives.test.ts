@@ -71,7 +71,7 @@ beforeAll(async () => {
   stored = (JSON.parse(await cli('forge sessions show --json', ['sessions', 'show', sessionId, '--json'])) as { messages: Message[] }).messages;
   await cli('forge sessions show', ['sessions', 'show', sessionId]);
   await cli('forge checkpoint show --json', ['checkpoint', 'show', '--session', sessionId, '--json']);
-}, 60_000);
+}, 120_000);
 
 describe('the false-positive corpus is never redacted', () => {
   it('reaches the stored transcript unchanged, in the request, the file read, command output and the answer', () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodexDirectories, TEST_MODEL } from '../../../packages/codex/src/testing/codex-harness.test-helpers.js';
 import { assistantMessage, startLoopbackResponsesServer } from '../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
 import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
+import { spawnForge, type SpawnedForge } from './test-support/private-build.js';
 
 /*
  * The built binary, spawned as users run it: exit codes, --version, --help, and real SIGINT.
@@ -26,26 +27,8 @@ function newestSource(directory: string): number {
   return newest;
 }
 
-interface Spawned {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function forge(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: options.cwd ?? packageDirectory,
-      env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function forge(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<SpawnedForge> {
+  return spawnForge(bin, args, { cwd: options.cwd ?? packageDirectory, env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env } });
 }
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -96,7 +79,7 @@ describe('the start-up path of the bundle', () => {
 describe('the forge binary', () => {
   it('prints its version', async () => {
     const { version } = JSON.parse(readFileSync(path.join(packageDirectory, 'package.json'), 'utf8')) as { version: string };
-    expect(await forge(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(await forge(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
   it('prints help', async () => {

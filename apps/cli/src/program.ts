@@ -17,6 +17,7 @@ const groups: readonly CommandGroup[] = [
   { name: 'sessions', description: 'list and read stored sessions' },
   { name: 'import', description: 'bring a session another tool recorded into Forge' },
   { name: 'checkpoint', description: "read a session's checkpoint" },
+  { name: 'models', description: 'the models Forge knows: limits, how requests are counted, calibration' },
   { name: 'config', description: 'show and check the configuration (FORGE_HOME/config.json, .forge/config.json)' },
 ];
 
@@ -55,6 +56,12 @@ const commands: readonly CommandEntry[] = [
   { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], load: () => import('./commands/checkpoint-show.js') },
   { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], load: () => import('./commands/import-codex.js') },
   { usage: 'context', description: "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)", options: [new Option('--json', 'print the report as one JSON document')], load: () => import('./commands/context.js') },
+  {
+    usage: 'models list',
+    description: 'list every model of the capability tables and each configured compatible server: window, output limit, input cap, how requests are counted, calibration from provider usage, and the source of each figure (no API key needed)',
+    options: [new Option('--json', 'print { models: [...] } as one JSON document')],
+    load: () => import('./commands/models-list.js'),
+  },
   { usage: 'config show', description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)', options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')], load: () => import('./commands/config-show.js') },
   { usage: 'config validate [file]', description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid', load: () => import('./commands/config-validate.js') },
   { usage: 'inspect [target]', description: 'show a run, a session\'s runs or a trace file: summary, budget per step, compactions, stops, tool calls (--last: the newest run)', options: [new Option('--last', 'inspect the newest run trace in FORGE_HOME/runs'), new Option('--json', 'print the report as one JSON document'), new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step')], load: () => import('./commands/inspect.js') },

@@ -78,3 +78,14 @@ export {
 export { readTrace, type TraceEntry } from './trace-reader.js';
 export { MAX_TRACE_LINE_CHARS, readTraceLines, type TraceLine } from './trace-lines.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
+export {
+  CALIBRATION_SCHEMA_VERSION,
+  calibrationFilePath,
+  calibrationFileSchema,
+  MAX_CALIBRATED_MODELS,
+  MAX_CALIBRATION_SAMPLES,
+  readCalibration,
+  recordCalibration,
+  type CalibrationFile,
+  type ModelCalibration,
+} from './calibration-store.js';

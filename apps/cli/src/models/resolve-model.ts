@@ -2,6 +2,7 @@ import type { CompatibleModelEntry } from '@forge/config';
 import { AuthError, InvalidInputError, type ModelAdapter } from '@forge/core';
 import { UsageError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
+import { measuringOnly } from './adapter-decorators.js';
 
 /** The model used when neither `--model` nor configuration names one. */
 export const DEFAULT_MODEL = 'scripted:demo';
@@ -16,6 +17,13 @@ export interface ModelProviderContext {
   readonly env: CliIo['env'];
   /** OpenAI-compatible servers from the configuration's `models` (`compatible:<name>`). */
   readonly compatibleModels: readonly CompatibleModelEntry[];
+  /**
+   * `measure`: the adapter only estimates (`forge context`), so a missing API key is no error;
+   * the adapter refuses to send instead. Default `run`.
+   */
+  readonly purpose?: 'run' | 'measure';
+  /** The user configuration file, named in errors about a `models` entry. */
+  readonly userConfigFile?: string;
 }
 
 /**
@@ -54,21 +62,22 @@ const builtInProviders: readonly ModelProvider[] = [
   },
   {
     name: 'openai',
-    async create(modelId, { env }) {
+    async create(modelId, context) {
       const { createOpenAIModel } = await import('@forge/model-openai');
-      return asUsageError(() => createOpenAIModel({ modelId, env }));
+      return keyed(context, (apiKey) => createOpenAIModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }) }));
     },
   },
   {
     name: 'deepseek',
-    async create(modelId, { env }) {
+    async create(modelId, context) {
       const { createDeepSeekModel } = await import('@forge/model-deepseek');
-      return asUsageError(() => createDeepSeekModel({ modelId, env }));
+      return keyed(context, (apiKey) => createDeepSeekModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }) }));
     },
   },
   {
     name: 'compatible',
-    async create(name, { env, compatibleModels }) {
+    async create(name, context) {
+      const { env, compatibleModels } = context;
       const entry = compatibleModels.find((candidate) => candidate.name === name);
       if (entry === undefined) {
         const configured = compatibleModels.map((candidate) => candidate.name);
@@ -78,23 +87,56 @@ const builtInProviders: readonly ModelProvider[] = [
             : `compatible:${name} is not configured; configured compatible models: ${configured.join(', ')}`,
         );
       }
-      const { createCompatibleModel } = await import('@forge/model-compatible');
-      return asUsageError(() => createCompatibleModel({ ...entry, env }));
+      const { COMPATIBLE_TOKENIZER_FAMILIES, createCompatibleModel, loadCompatibleTokenizer } = await import('@forge/model-compatible');
+      if (entry.tokenizer !== undefined) {
+        // Read now: a bad tokenizer file is a configuration error before any request, not a failed estimate.
+        try {
+          await loadCompatibleTokenizer(entry.tokenizer);
+        } catch (error) {
+          const where = `models.${compatibleModels.indexOf(entry)}.tokenizer`;
+          const reason = error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
+          throw new UsageError(`Invalid configuration in ${context.userConfigFile ?? 'the user configuration'}: ${where}: ${reason}; set the path of the model's tokenizer.json, or a family (${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')})`);
+        }
+      }
+      return keyed(context, (apiKey) => createCompatibleModel({ ...entry, env, ...(apiKey === undefined ? {} : { apiKey }) }));
     },
   },
 ];
+
+/**
+ * Creates an adapter, reporting a missing key as a usage error. To measure only, a missing key is
+ * no error: the adapter is made with a stand-in key and refuses to send (see `measuringOnly`).
+ */
+async function keyed(context: ModelProviderContext, create: (apiKey?: string) => ModelAdapter): Promise<ModelAdapter> {
+  try {
+    return create();
+  } catch (error) {
+    if (!AuthError.isInstance(error) || context.purpose !== 'measure') throw usageErrorOf(error);
+    const missing = missingKeyMessage(error);
+    return measuringOnly(asUsageError(() => create(MEASURING_ONLY_KEY)), missing);
+  }
+}
+
+/** Never sent: an adapter made with it for measuring refuses to stream. */
+const MEASURING_ONLY_KEY = 'forge-measuring-only';
 
 /** Adapter factories throw typed errors for a missing key or a bad base URL; the CLI reports them as usage errors (exit 2). */
 function asUsageError(create: () => ModelAdapter): ModelAdapter {
   try {
     return create();
   } catch (error) {
-    if (AuthError.isInstance(error)) {
-      throw new UsageError(`${error.variable ?? 'the API key'} is not set; export it or choose another model with --model`);
-    }
-    if (InvalidInputError.isInstance(error)) throw new UsageError(error.message);
-    throw error;
+    throw usageErrorOf(error);
   }
+}
+
+function usageErrorOf(error: unknown): unknown {
+  if (AuthError.isInstance(error)) return new UsageError(missingKeyMessage(error));
+  if (InvalidInputError.isInstance(error)) return new UsageError(error.message);
+  return error;
+}
+
+function missingKeyMessage(error: AuthError): string {
+  return `${error.variable ?? 'the API key'} is not set; export it or choose another model with --model`;
 }
 
 /** Splits `provider:model`; a value without a provider or a model part is a usage error. */
@@ -119,6 +161,8 @@ export async function resolveModel(
     readonly env: CliIo['env'];
     readonly extraProviders?: readonly ModelProvider[];
     readonly compatibleModels?: readonly CompatibleModelEntry[];
+    readonly purpose?: 'run' | 'measure';
+    readonly userConfigFile?: string;
   },
 ): Promise<ModelAdapter> {
   const { provider, modelId } = parseModelIdentifier(value);
@@ -128,5 +172,10 @@ export async function resolveModel(
     const known = [...new Set(providers.map((candidate) => candidate.name))].join(', ');
     throw new UsageError(`unknown model provider "${provider}" in "${value}"; known providers: ${known}`);
   }
-  return found.create(modelId, { env: options.env, compatibleModels: options.compatibleModels ?? [] });
+  return found.create(modelId, {
+    env: options.env,
+    compatibleModels: options.compatibleModels ?? [],
+    ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+    ...(options.userConfigFile === undefined ? {} : { userConfigFile: options.userConfigFile }),
+  });
 }

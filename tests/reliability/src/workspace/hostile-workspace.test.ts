@@ -3,7 +3,7 @@ import { link, mkdir, open, readFile, rm, symlink, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundledForge, type BundledForge, type SpawnedForge } from '../support/bundled-forge.js';
+import { buildPrivateBinary, spawnForge, type SpawnedForge } from '@forge/cli/private-build';
 import { reportCounts, RELIABILITY_SEED } from '../support/run-size.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 
@@ -23,7 +23,7 @@ const outsideMarker = `outside-credentials-marker-${RELIABILITY_SEED}`;
 const linkedMarker = `outside-hard-linked-marker-${RELIABILITY_SEED}`;
 const NEWLINE_NAME = 'two\nlines.txt';
 
-let forge: BundledForge;
+let forge: ReturnType<typeof buildPrivateBinary>;
 let provider: LoopbackProvider;
 let base = '';
 let workspace = '';
@@ -31,11 +31,11 @@ let home = '';
 const runs: SpawnedForge[] = [];
 
 function env(): Record<string, string> {
-  return { FORGE_HOME: home, HOME: join(base, 'home'), OPENAI_API_KEY: 'sk-loopback-test-key', OPENAI_BASE_URL: provider.baseURL };
+  return { PATH: process.env.PATH ?? '', FORGE_HOME: home, HOME: join(base, 'home'), OPENAI_API_KEY: 'sk-loopback-test-key', OPENAI_BASE_URL: provider.baseURL };
 }
 
 async function run(args: readonly string[]): Promise<SpawnedForge> {
-  const outcome = await forge.run(args, { cwd: workspace, env: env(), timeoutMs: RUN_TIMEOUT_MS });
+  const outcome = await spawnForge(forge.bin, args, { cwd: workspace, env: env(), timeoutMs: RUN_TIMEOUT_MS });
   runs.push(outcome);
   return outcome;
 }
@@ -61,7 +61,8 @@ function toolOutputs(requestIndex: number): Map<string, string> {
 }
 
 beforeAll(async () => {
-  [forge, provider] = await Promise.all([buildBundledForge('hostile-workspace'), startLoopbackProvider()]);
+  forge = buildPrivateBinary('hostile-workspace');
+  provider = await startLoopbackProvider();
   base = await temporaryDirectory('hostile-workspace');
   workspace = join(base, 'workspace');
   home = join(base, 'forge-home');
@@ -83,7 +84,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([forge?.remove(), provider?.close()]);
+  forge?.remove();
+  await provider?.close();
 });
 
 describe('a hostile workspace through the bundled forge', () => {

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,8 +27,15 @@ function newestSource(directory: string): number {
   return newest;
 }
 
-function forge(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<SpawnedForge> {
-  return spawnForge(bin, args, { cwd: options.cwd ?? packageDirectory, env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env } });
+function forge(
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly env?: Record<string, string>; readonly user?: { readonly uid: number; readonly gid: number } } = {},
+): Promise<SpawnedForge> {
+  return spawnForge(bin, args, {
+    cwd: options.cwd ?? packageDirectory,
+    env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env },
+    ...(options.user === undefined ? {} : { user: options.user }),
+  });
 }
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -94,6 +101,28 @@ describe('the forge binary', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toBe('forge: error: OPENAI_API_KEY is not set; export it or choose another model with --model\n');
+  });
+
+  it('exits 2 naming FORGE_HOME and the fix when FORGE_HOME cannot be written, instead of a raw EACCES', async () => {
+    // Root ignores permission bits, so as root the binary runs as the unprivileged user `nobody`.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    const scratch = await temporaryDirectory('forge-bin-read-only-');
+    try {
+      const readOnly = path.join(scratch.path, 'read-only');
+      await mkdir(readOnly);
+      await chmod(scratch.path, 0o755);
+      await chmod(readOnly, 0o555);
+      const fix = 'Point FORGE_HOME (or --forge-home) at a directory you can write, or fix the permissions of';
+      const missing = await forge(['run', '--model', 'scripted:demo', 'hi'], { cwd: scratch.path, env: { FORGE_HOME: path.join(readOnly, 'home') }, ...(user === undefined ? {} : { user }) });
+      expect(missing.stderr).toBe(`forge: error: FORGE_HOME ${path.join(readOnly, 'home')} cannot be created: permission denied (EACCES) in ${readOnly}. ${fix} ${readOnly}.\n`);
+      expect(missing.code).toBe(2);
+      const existing = await forge(['run', '--model', 'scripted:demo', 'hi'], { cwd: scratch.path, env: { FORGE_HOME: readOnly }, ...(user === undefined ? {} : { user }) });
+      expect(existing.stderr).toMatch(/^forge: error: FORGE_HOME \S+ (is not writable|cannot be created): permission denied \(EACCES\) (at|in) \S+\. Point FORGE_HOME/);
+      expect(existing.stderr).toContain(readOnly);
+      expect(existing.code).toBe(2);
+    } finally {
+      await scratch.remove();
+    }
   });
 
   it('exits 2 for a bad flag value', async () => {

@@ -32,8 +32,8 @@ export interface AgentSetup {
   readonly maxSteps: number | undefined;
   /** The context policy of the configuration (`context`), flags included. */
   readonly context: ContextPolicy;
-  /** Resolves another model id the way `--model` is resolved (for `/model`). */
-  readonly resolveModel: (name: string) => Promise<ModelAdapter>;
+  /** Resolves another model id the way `--model` is resolved (for `/model`, which `chooseWith` then names in errors). */
+  readonly resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
   /** The MCP servers this setup started; closed with the engine. */
   readonly mcp: McpServers | undefined;
   /** Each model's estimate-versus-usage history, applied to its estimates and learned from runs. */
@@ -60,13 +60,14 @@ export async function prepareAgent(options: {
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
   const calibration = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: (line) => io.stderr.write(`forge: note: ${line}\n`) });
-  const resolve = async (name: string) => {
+  const resolve = async (name: string, chooseWith?: string) => {
     const adapter = await resolveModel(name, {
       env: io.env,
       compatibleModels: config.models,
       userConfigFile: loaded.files.user,
       ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
       ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
+      ...(chooseWith === undefined ? {} : { chooseWith }),
     });
     const identity = calibrationIdentity(name, config.models);
     return identity === undefined ? adapter : calibration.wrap(adapter, identity);

@@ -46,7 +46,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
       }
     },
     async switchModel(name: string) {
-      model = await setup.resolveModel(name);
+      model = await setup.resolveModel(name, '/model');
       modelName = name;
     },
     setContextMode(mode: ContextMode) {

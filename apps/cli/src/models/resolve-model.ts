@@ -7,6 +7,17 @@ import { measuringOnly } from './adapter-decorators.js';
 /** The model used when neither `--model` nor configuration names one. */
 export const DEFAULT_MODEL = 'scripted:demo';
 
+/**
+ * What the user is told before the first turn when no model is configured and the demo answers:
+ * that it is the demo, and how to choose a real model (`chooseWith` is `--model` or `/model`).
+ */
+export function defaultModelNotice(chooseWith: string): string {
+  return (
+    'no model is configured, so the scripted demo model answers: it lists and reads files but does not act on your request. ' +
+    `See the models you can use with 'forge models list', then choose one with ${chooseWith} provider:id or set "model" in FORGE_HOME/config.json (docs/configuration.md).`
+  );
+}
+
 /** A model id split at its first colon: `openai:gpt-5` → provider `openai`, model `gpt-5`. */
 export interface ModelIdentifier {
   readonly provider: string;
@@ -15,6 +26,8 @@ export interface ModelIdentifier {
 
 export interface ModelProviderContext {
   readonly env: CliIo['env'];
+  /** How the user picks another model, named in errors: `--model`, or `/model` in the REPL. */
+  readonly chooseWith?: string;
   /** OpenAI-compatible servers from the configuration's `models` (`compatible:<name>`). */
   readonly compatibleModels: readonly CompatibleModelEntry[];
   /**
@@ -111,9 +124,9 @@ async function keyed(context: ModelProviderContext, create: (apiKey?: string) =>
   try {
     return create();
   } catch (error) {
-    if (!AuthError.isInstance(error) || context.purpose !== 'measure') throw usageErrorOf(error);
-    const missing = missingKeyMessage(error);
-    return measuringOnly(asUsageError(() => create(MEASURING_ONLY_KEY)), missing);
+    if (!AuthError.isInstance(error) || context.purpose !== 'measure') throw usageErrorOf(error, context.chooseWith);
+    const missing = missingKeyMessage(error, context.chooseWith);
+    return measuringOnly(asUsageError(() => create(MEASURING_ONLY_KEY), context.chooseWith), missing);
   }
 }
 
@@ -121,31 +134,31 @@ async function keyed(context: ModelProviderContext, create: (apiKey?: string) =>
 const MEASURING_ONLY_KEY = 'forge-measuring-only';
 
 /** Adapter factories throw typed errors for a missing key or a bad base URL; the CLI reports them as usage errors (exit 2). */
-function asUsageError(create: () => ModelAdapter): ModelAdapter {
+function asUsageError(create: () => ModelAdapter, chooseWith = '--model'): ModelAdapter {
   try {
     return create();
   } catch (error) {
-    throw usageErrorOf(error);
+    throw usageErrorOf(error, chooseWith);
   }
 }
 
-function usageErrorOf(error: unknown): unknown {
-  if (AuthError.isInstance(error)) return new UsageError(missingKeyMessage(error));
+function usageErrorOf(error: unknown, chooseWith = '--model'): unknown {
+  if (AuthError.isInstance(error)) return new UsageError(missingKeyMessage(error, chooseWith));
   if (InvalidInputError.isInstance(error)) return new UsageError(error.message);
   return error;
 }
 
-function missingKeyMessage(error: AuthError): string {
-  return `${error.variable ?? 'the API key'} is not set; export it or choose another model with --model`;
+function missingKeyMessage(error: AuthError, chooseWith = '--model'): string {
+  return `${error.variable ?? 'the API key'} is not set; export it or choose another model with ${chooseWith}`;
 }
 
 /** Splits `provider:model`; a value without a provider or a model part is a usage error. */
-export function parseModelIdentifier(value: string): ModelIdentifier {
+export function parseModelIdentifier(value: string, chooseWith = '--model'): ModelIdentifier {
   const colon = value.indexOf(':');
   const provider = colon === -1 ? '' : value.slice(0, colon);
   const modelId = colon === -1 ? '' : value.slice(colon + 1);
   if (provider.length === 0 || modelId.length === 0) {
-    throw new UsageError(`model "${value}" is not of the form provider:model; for example --model scripted:demo or --model openai:gpt-5`);
+    throw new UsageError(`model "${value}" is not of the form provider:model; for example ${chooseWith} scripted:demo or ${chooseWith} openai:gpt-5`);
   }
   return { provider, modelId };
 }
@@ -163,9 +176,11 @@ export async function resolveModel(
     readonly compatibleModels?: readonly CompatibleModelEntry[];
     readonly purpose?: 'run' | 'measure';
     readonly userConfigFile?: string;
+    /** How the user picks another model, named in errors (default `--model`). */
+    readonly chooseWith?: string;
   },
 ): Promise<ModelAdapter> {
-  const { provider, modelId } = parseModelIdentifier(value);
+  const { provider, modelId } = parseModelIdentifier(value, options.chooseWith);
   const providers = [...(options.extraProviders ?? []), ...builtInProviders];
   const found = providers.find((candidate) => candidate.name === provider);
   if (found === undefined) {
@@ -177,5 +192,6 @@ export async function resolveModel(
     compatibleModels: options.compatibleModels ?? [],
     ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
     ...(options.userConfigFile === undefined ? {} : { userConfigFile: options.userConfigFile }),
+    ...(options.chooseWith === undefined ? {} : { chooseWith: options.chooseWith }),
   });
 }

@@ -21,7 +21,7 @@ function completionContext(): ReplContext {
     close: async () => {},
   };
   const { config } = mergeLayers([{ source: 'user', values: { models: [{ name: 'local', baseURL: 'http://127.0.0.1:1/v1', modelId: 'q', contextWindowTokens: 8192 }] } }]);
-  return { engine, style: createStyle(false), history: [], session: {} as ReplSession, config, contextUse: new ContextUseTracker(), print: () => {} };
+  return { engine, style: createStyle(false), history: [], session: {} as ReplSession, config, contextUse: new ContextUseTracker(), width: () => Infinity, print: () => {} };
 }
 
 describe('completion of slash command arguments', () => {

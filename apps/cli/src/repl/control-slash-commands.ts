@@ -1,4 +1,5 @@
 import { CONTEXT_MODES, type ContextMode } from '@forge/core';
+import { refreshContextUse } from './session-slash-commands.js';
 import type { SlashCommand, SlashOutcome } from './slash-commands.js';
 import { modelCatalogue } from '../models/model-catalogue.js';
 
@@ -22,7 +23,7 @@ const model: SlashCommand = {
     }
     try {
       await engine.switchModel(argument);
-      context.contextUse.reset();
+      await refreshContextUse(context);
       context.print(`Model: ${engine.modelLabel} from the next turn.\n`);
     } catch (error) {
       context.print(`${style.red(`error: ${errorText(error)}`)} ${style.dim(`(still ${engine.modelLabel})`)}\n`);

@@ -30,18 +30,24 @@ export interface SpawnedForge {
 }
 
 /**
- * Runs `node <bin> ...args` as a user would, with exactly `env` as its environment. With
+ * Runs `node <bin> ...args` as a user would, with exactly `env` as its environment; `user` runs it
+ * as another uid/gid (a test running as root checks what an ordinary user meets). With
  * `timeoutMs`, a process still running then is killed and reported as timed out: a hang fails
  * the test that caused it instead of the whole run.
  */
 export function spawnForge(
   bin: string,
   args: readonly string[],
-  options: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly timeoutMs?: number },
+  options: {
+    readonly cwd: string;
+    readonly env: Readonly<Record<string, string>>;
+    readonly user?: { readonly uid: number; readonly gid: number };
+    readonly timeoutMs?: number;
+  },
 ): Promise<SpawnedForge> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], ...options.user });
     let stdout = '';
     let stderr = '';
     let timedOut = false;

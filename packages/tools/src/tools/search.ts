@@ -91,7 +91,11 @@ export function createSearchTool(options: SearchToolOptions): Tool {
         if (skippedLarge > 0) notes.push(`[search: skipped ${skippedLarge} files larger than ${MAX_SEARCHED_FILE_BYTES / 1024 / 1024} MiB]`);
         if (skippedLinked > 0) notes.push(`[search: skipped ${skippedLinked} files with more than one hard link: another link may be outside the workspace]`);
         for (const note of gitignoreNotes) notes.push(`[search: ${note}]`);
-        return text([...matches, ...notes].join('\n'), { path: start.relative, matches: matches.length, filesSearched: searched, truncated });
+        const found = `${matches.length}${truncated ? '+' : ''} match${matches.length === 1 && !truncated ? '' : 'es'} in ${searched} file${searched === 1 ? '' : 's'}`;
+        return {
+          ...text([...matches, ...notes].join('\n'), { path: start.relative, matches: matches.length, filesSearched: searched, truncated }),
+          summary: `searched ${start.relative} for ${quote(request.pattern, 60)} (${found})`,
+        };
       } catch (error) {
         return fileProblem(error, requested);
       }

@@ -12,10 +12,12 @@ const root = join(import.meta.dirname, '..');
 
 const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/core': { layer: 0, allowed: [] },
+  /** Reads files Forge opens on its own (regular files only, never blocking, within a size); no Forge dependency. */
+  '@forge/bounded-read': { layer: 1, allowed: [] },
   /** The server list schema comes from `@forge/mcp/config` (zod only, no MCP SDK). */
-  '@forge/config': { layer: 1, allowed: ['@forge/core', '@forge/mcp'] },
-  '@forge/persistence': { layer: 1, allowed: ['@forge/core'] },
-  '@forge/tools': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/config': { layer: 1, allowed: ['@forge/core', '@forge/mcp', '@forge/bounded-read'] },
+  '@forge/persistence': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read'] },
+  '@forge/tools': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read'] },
   '@forge/mcp': { layer: 1, allowed: ['@forge/core'] },
   '@forge/model-openai': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },

@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
-import { loadConfig, projectConfigPath, userConfigPath } from './load-config.js';
+import { loadConfig, MAX_CONFIG_FILE_BYTES, projectConfigPath, userConfigPath } from './load-config.js';
 import { mergeLayers } from './merge.js';
 
 let root: string;
@@ -150,5 +151,35 @@ describe('loadConfig', () => {
 
   it('refuses flags of the wrong shape', async () => {
     await expect(load({ flags: { context: { bufferTokens: 1.5 } } })).rejects.toThrow(/command-line flags: context\.bufferTokens/);
+  });
+});
+
+describe('loadConfig on hostile configuration files', () => {
+  const within = <T>(work: Promise<T>) =>
+    Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
+
+  it('refuses a FIFO project file at once with a ConfigError naming it', async () => {
+    execFileSync('mkfifo', [projectConfigPath(workspace)]);
+    const error = await within(load().catch((caught: unknown) => caught));
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).message).toBe(
+      `Invalid configuration in ${projectConfigPath(workspace)}: cannot be used: it is a FIFO, not a regular file; a configuration file must be a regular JSON file.`,
+    );
+  });
+
+  it('refuses a link to /dev/zero and a file over the size limit without reading them', async () => {
+    await symlink('/dev/zero', userConfigPath(home));
+    await expect(within(load())).rejects.toThrow('it is a character device, not a regular file');
+    await rm(userConfigPath(home));
+    const handle = await open(userConfigPath(home), 'w');
+    await handle.truncate(MAX_CONFIG_FILE_BYTES + 1);
+    await handle.close();
+    await expect(load()).rejects.toThrow('it is 1.0 MiB, more than the 1.0 MiB Forge reads of it');
+  });
+
+  it('follows a link to a regular configuration file', async () => {
+    await writeFile(join(root, 'dotfiles.json'), JSON.stringify({ schemaVersion: 1, model: 'openai:gpt-5.1' }));
+    await symlink(join(root, 'dotfiles.json'), userConfigPath(home));
+    expect((await load()).config.model).toBe('openai:gpt-5.1');
   });
 });

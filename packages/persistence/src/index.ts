@@ -84,6 +84,7 @@ export {
   type TraceWriter,
 } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
+export { MAX_TRACE_LINE_CHARS, readTraceLines, type TraceLine } from './trace-lines.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
 export {
   CALIBRATION_SCHEMA_VERSION,

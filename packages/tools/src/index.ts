@@ -10,6 +10,7 @@ export {
   type SessionApprovalGate,
 } from './approval.js';
 export { createWorkspaceTools, type WorkspaceToolsOptions } from './create-workspace-tools.js';
+export { displayPath } from './display-path.js';
 export {
   DEFAULT_INSTRUCTION_FILE_BYTES,
   INSTRUCTIONS_FILE_NAME,

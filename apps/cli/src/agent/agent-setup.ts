@@ -3,7 +3,6 @@ import type { McpServers } from '@forge/mcp';
 import {
   createApprovalGate,
   createWorkspaceTools,
-  loadInstructions,
   ReadLedger,
   type ConfirmCallback,
   type SessionApprovalGate,
@@ -17,6 +16,7 @@ import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
+import { workspaceInstructions } from './workspace-instructions.js';
 import { resolveWorkspaceRoot } from './workspace.js';
 
 /** Everything a run needs besides the request: the parts `forge run` and the REPL share. */
@@ -86,7 +86,7 @@ export async function prepareAgent(options: {
     model,
     tools: [...builtIn, ...(mcp?.tools ?? [])],
     approvals,
-    instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: SYSTEM_PROMPT }),
+    instructions: workspaceInstructions(root, SYSTEM_PROMPT, (message) => io.stderr.write(`forge: warning: ${message}\n`)),
     maxSteps: globals.maxSteps,
     context: config.context,
     resolveModel: resolve,

@@ -1,8 +1,9 @@
 import type { Style } from '../output/style.js';
 import { renderContextReport, type ContextReport } from '@forge/core';
-import { loadInstructions, workspaceArtifactHashes } from '@forge/tools';
+import { workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
 import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
+import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
@@ -112,7 +113,7 @@ const compact: SlashCommand = {
       const result = await context.session.compact({
         // The REPL's engine keeps its adapter to itself: the estimate is the conservative one the dry run uses too.
         model: estimationOnlyModel(context.engine.modelLabel),
-        instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: SYSTEM_PROMPT }),
+        instructions: workspaceInstructions(root, SYSTEM_PROMPT, (message) => context.print(`${context.style.yellow(`warning: ${message}`)}\n`)),
         recentTailTokens: settings.recentTailTokens,
         context: context.config.context,
         artifactHashes: workspaceArtifactHashes(root),

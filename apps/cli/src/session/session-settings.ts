@@ -1,5 +1,5 @@
 import type { ForgeConfig } from '@forge/config';
-import { createRedactor, DEFAULT_CONTEXT_POLICY, isSensitiveName, MIN_SECRET_LENGTH, type Redactor } from '@forge/core';
+import { createRedactor, DEFAULT_CONTEXT_POLICY, isSecretValue, MIN_SECRET_LENGTH, type Redactor } from '@forge/core';
 import { mcpServerEnvValues } from '@forge/mcp/config';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
@@ -20,12 +20,13 @@ export interface SessionSettings {
 
 /**
  * Values of environment variables whose names mark them as secrets (`OPENAI_API_KEY`,
- * `GITHUB_TOKEN`): if one turns up in a message or an error it is redacted by value, whatever
- * its shape.
+ * `GITHUB_TOKEN`, `DB_PASS`): if one turns up in a message or an error it is redacted by value,
+ * whatever its shape. `PWD`, `OLDPWD` and names that merely contain a secret word are not secrets,
+ * so a path in a prompt is never mangled.
  */
-function environmentSecrets(env: CliIo['env']): string[] {
+export function environmentSecrets(env: CliIo['env']): string[] {
   return Object.entries(env).flatMap(([name, value]) =>
-    value !== undefined && value.length >= MIN_SECRET_LENGTH && isSensitiveName(name) ? [value] : [],
+    value !== undefined && value.length >= MIN_SECRET_LENGTH && isSecretValue(name, value, { quoted: true }) ? [value] : [],
   );
 }
 

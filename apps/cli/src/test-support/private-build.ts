@@ -34,6 +34,9 @@ export interface SpawnedForge {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
+  readonly durationMs: number;
+  /** True when it was still running at `timeoutMs` and was killed (SIGKILL). */
+  readonly timedOut: boolean;
 }
 
 export interface SpawnOptions {
@@ -42,6 +45,8 @@ export interface SpawnOptions {
   readonly env: Readonly<Record<string, string>>;
   /** Run as another uid/gid (a test running as root checks what an ordinary user meets). */
   readonly user?: { readonly uid: number; readonly gid: number };
+  /** A process still running then is killed (SIGKILL) and reported as timed out: a hang fails the test that caused it, not the whole run. */
+  readonly timeoutMs?: number;
 }
 
 /** A `forge` still running: its process, what it printed so far, and its end (with the signal that ended it, if one did). */
@@ -53,19 +58,31 @@ export interface ForgeProcess {
 
 /** Starts `node <bin> ...args` as a user would, with no input, and returns without waiting for it. */
 export function startForge(bin: string, args: readonly string[], options: SpawnOptions): ForgeProcess {
+  const started = Date.now();
   const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], ...options.user });
   const output = { stdout: '', stderr: '' };
+  let timedOut = false;
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGKILL');
+        }, options.timeoutMs);
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
   const ended = new Promise<SpawnedForge & { readonly signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, ...output }));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, ...output, durationMs: Date.now() - started, timedOut });
+    });
   });
   return { child, output, ended };
 }
 
 /** Runs `node <bin> ...args` as a user would, with exactly `env` as its environment, to its end. */
 export async function spawnForge(bin: string, args: readonly string[], options: SpawnOptions): Promise<SpawnedForge> {
-  const { code, stdout, stderr } = await startForge(bin, args, options).ended;
-  return { code, stdout, stderr };
+  const { code, stdout, stderr, durationMs, timedOut } = await startForge(bin, args, options).ended;
+  return { code, stdout, stderr, durationMs, timedOut };
 }

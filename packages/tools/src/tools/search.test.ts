@@ -1,4 +1,4 @@
-import { symlink } from 'node:fs/promises';
+import { link, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, makeTempDirectory, outputText, writeFiles } from '../temp-workspace.test-helpers.js';
@@ -122,4 +122,34 @@ describe('search with a costly regular expression', () => {
     expect(outputText(await call(tool, { pattern: '^(?<name>\\w+)=\\k<name>?value$', regex: true }))).toBe('a.txt:4: key=value');
     expect(outputText(await call(tool, { pattern: 'BAR', regex: true, caseSensitive: false }))).toBe('a.txt:3: bar');
   });
+});
+
+describe('search on hostile workspaces', () => {
+  it('does not read a hard link to a file outside the workspace, and says what it skipped', async () => {
+    const { root, tool } = await setUp({ 'a.txt': 'token inside\n' });
+    const outside = await makeTempDirectory();
+    await writeFiles(outside, { 'credentials': 'token outside-secret\n' });
+    await link(path.join(outside, 'credentials'), path.join(root, 'linked.txt'));
+    const shown = outputText(await call(tool, { pattern: 'token' }));
+    expect(shown).not.toContain('outside-secret');
+    expect(shown).toBe('a.txt:1: token inside\n[search: skipped 1 files with more than one hard link: another link may be outside the workspace]');
+    expect(outputText(await call(tool, { pattern: 'token', path: 'linked.txt' }))).not.toContain('outside-secret');
+  });
+
+  it('names a matching file whose name holds a newline as a JSON string', async () => {
+    const { tool } = await setUp({ 'two\nlines.txt': 'needle\n' });
+    expect(outputText(await call(tool, { pattern: 'needle' }))).toBe('"two\\nlines.txt":1: needle');
+  });
+
+  it('searches with a 10 MB single-line .gitignore and answers with a short note', async () => {
+    const { tool } = await setUp({ '.gitignore': `${'x'.repeat(10 * 1024 * 1024)}\n`, 'a.txt': 'needle\n' });
+    const shown = outputText(await call(tool, { pattern: 'needle' }));
+    expect(shown).toBe(
+      [
+        'a.txt:1: needle',
+        '[search: skipped 1 files larger than 2 MiB]',
+        '[search: .gitignore was not used: .gitignore is 10.0 MiB, more than the 1.0 MiB Forge reads of it]',
+      ].join('\n'),
+    );
+  }, 60_000);
 });

@@ -76,7 +76,7 @@ const globalOptions = (): Option[] => [
   new Option('--forge-home <dir>', 'where sessions and traces are kept (default: $FORGE_HOME, else ~/.forge)'),
   new Option('--resume <id>', 'continue a stored session (see forge sessions list)'),
   new Option('--last', "continue this workspace's most recent session"),
-  new Option('--context-mode <mode>', 'context management for this invocation (default from the configuration, else warn)').choices(['off', 'warn', 'shadow', 'compact']),
+  new Option('--context-mode <mode>', 'context management for this invocation: off, warn, shadow or compact (default from the configuration, else compact)').choices(['off', 'warn', 'shadow', 'compact']),
   new Option('--engine <name>', 'what runs each turn: native (Forge\'s own loop, default) or codex (the Codex CLI\'s App Server; --model codex:<model>)').choices(['native', 'codex']),
 ];
 

@@ -22,5 +22,5 @@ export function createDeepSeekModel(options: CreateDeepSeekModelOptions): DeepSe
     ...(fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens }),
   });
   const estimator = createConservativeEstimator();
-  return new DeepSeekModel(rest, { capabilities, estimate: async (request) => estimator.estimate(request) });
+  return new DeepSeekModel(rest, { capabilities, estimate: async (request) => estimator.estimate(request), countMessages: async (messages) => estimator.countMessages(messages) });
 }

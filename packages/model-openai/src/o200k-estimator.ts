@@ -86,6 +86,8 @@ export interface O200kEstimator {
   estimate(request: ModelRequest): Promise<TokenEstimate>;
   /** Tokens one message adds to a request, framing included. */
   countMessage(message: Message): Promise<number>;
+  /** `countMessage` of each message, in order. */
+  countMessages(messages: readonly Message[]): Promise<number[]>;
 }
 
 /**
@@ -109,5 +111,6 @@ export function createO200kEstimator(options: { readonly overhead?: Partial<Fram
   return {
     estimate: async (request) => (await ready()).estimate(request),
     countMessage: async (message) => (await ready()).countMessage(message),
+    countMessages: async (messages) => (await ready()).countMessages(messages),
   };
 }

@@ -36,6 +36,21 @@ export interface AgentSetup {
 }
 
 /**
+ * The configured model (`--model`, else the configured one, else scripted:demo) and context
+ * policy, without tools or MCP servers: for commands that only count (`forge checkpoint show`).
+ */
+export async function resolveConfiguredModel(options: {
+  readonly io: CliIo;
+  readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
+}): Promise<{ readonly model: ModelAdapter; readonly modelName: string; readonly context: ContextPolicy; readonly resolveModel: (name: string) => Promise<ModelAdapter> }> {
+  const { io } = options;
+  const { config } = (await loadCliConfig(options)).loaded;
+  const resolve = (name: string) => resolveModel(name, { env: io.env, compatibleModels: config.models, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
+  const modelName = config.model ?? DEFAULT_MODEL;
+  return { model: await resolve(modelName), modelName, context: config.context, resolveModel: resolve };
+}
+
+/**
  * Resolves the global options and the configuration into a ready agent: checks `--cwd`, resolves
  * the model (`--model`, else the configured one, else scripted:demo; usage errors for bad ids and
  * missing keys), creates the workspace tools with one read ledger for the session, starts the
@@ -49,9 +64,7 @@ export async function prepareAgent(options: {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { config } = (await loadCliConfig({ io, globals })).loaded;
-  const resolve = (name: string) => resolveModel(name, { env: io.env, compatibleModels: config.models, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
-  const modelName = config.model ?? DEFAULT_MODEL;
-  const model = await resolve(modelName);
+  const { model, modelName, resolveModel: resolve } = await resolveConfiguredModel({ io, globals });
   const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });
   const approvals = createApprovalGate({
     profile: config.approval.profile,

@@ -107,14 +107,13 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     contextMode: undefined,
     root: options.root,
     approvals: options.approvals,
-    async runTurn(session, turn, recentTailTokens) {
+    async runTurn(session, turn) {
       const running = await server();
       if (session === undefined) {
         const result = await turnOn(running, turn, { instructions: await options.instructions(), history: [], onMessage: async () => {} });
         return { result, warnings: [] };
       }
       const stored = await session.runEngineTurn({
-        recentTailTokens,
         instructions: options.instructions,
         model: { provider: 'codex', modelId: options.model ?? 'codex-default' },
         run: (input) =>

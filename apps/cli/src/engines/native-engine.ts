@@ -21,7 +21,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     },
     root: setup.root,
     approvals: setup.approvals,
-    async runTurn(session, turn, recentTailTokens) {
+    async runTurn(session, turn) {
       const options = {
         model,
         request: turn.request,
@@ -34,7 +34,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
         onEvent: turn.onEvent,
       };
       if (session === undefined) return { result: await runAgent(options), warnings: [] };
-      const stored = await session.runTurn({ ...options, recentTailTokens, artifactHashes: workspaceArtifactHashes(setup.root) });
+      const stored = await session.runTurn({ ...options, artifactHashes: workspaceArtifactHashes(setup.root) });
       return { result: stored.result, warnings: stored.warnings };
     },
     async switchModel(name: string) {

@@ -24,7 +24,8 @@ export type BeforeWrite = () => void;
 
 /**
  * Human output: assistant text streams to `text` as it arrives; tool activity goes to
- * `activity` as short dim lines (`• read_file README.md`), with a note when a call does not end ok.
+ * `activity` as short dim lines (`• read_file README.md`), with a note when a call does not end ok;
+ * so do context warnings (once per run), compactions and limit stops (see {@link contextLine}).
  */
 export function createTextRenderer(options: {
   readonly text: CliOutput;
@@ -34,6 +35,8 @@ export function createTextRenderer(options: {
 }): EventRenderer {
   const { text, activity, style } = options;
   let lineOpen = false;
+  // One context warning per run: later steps past the same threshold would repeat it.
+  let warned = false;
 
   const closeLine = () => {
     if (lineOpen) text.write('\n');
@@ -59,13 +62,21 @@ export function createTextRenderer(options: {
           options.beforeWrite?.();
           activity.write(`${(event.outcome === 'error' ? style.red : style.yellow)(`  ${event.toolName}: ${outcomeLabel[event.outcome]}`)}\n`);
           return;
-        default:
+        default: {
+          const line = contextLine(event);
+          if (line === undefined || (event.type === 'context.warning' && warned)) return;
+          if (event.type === 'context.warning') warned = true;
+          options.beforeWrite?.();
+          closeLine();
+          activity.write(`${style.dim(`• ${line}`)}\n`);
           return;
+        }
       }
     },
     finishRun() {
       options.beforeWrite?.();
       closeLine();
+      warned = false;
     },
   };
 }
@@ -75,3 +86,22 @@ const outcomeLabel = {
   denied: 'denied',
   cancelled: 'cancelled',
 } as const;
+
+/**
+ * The one line a person sees for a context event: a warning, a compaction that was made (strategy,
+ * tokens before → after), or a stop because the request cannot fit. Undefined for the others.
+ */
+export function contextLine(event: EventEnvelope['event']): string | undefined {
+  const tokens = (value: number) => value.toLocaleString('en-US');
+  switch (event.type) {
+    case 'context.warning':
+      return `context: ${event.message}`;
+    case 'context.compaction.completed':
+      if (!event.installed) return undefined;
+      return `context: compacted (${event.strategy}, ${event.trigger}) ~${tokens(event.tokensBefore)} → ~${tokens(event.tokensAfter)} tokens`;
+    case 'context.limit_reached':
+      return `context: stopped before sending (${event.reason}); see the error below`;
+    default:
+      return undefined;
+  }
+}

@@ -11,6 +11,8 @@ import {
   type TokenEstimate,
   type Usage,
 } from '../model/adapter.js';
+import { countMessagesWithEstimate } from '../budget/message-counts.js';
+import type { Message } from '../messages.js';
 import { estimateWithFakeTokenizer } from './fake-estimator.js';
 
 export interface ScriptedToolCall {
@@ -85,6 +87,11 @@ export class ScriptedModel implements ModelAdapter {
   async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     this.estimateRequests.push(request);
     return this.estimator(request);
+  }
+
+  /** What each message adds to an otherwise empty request, by the same estimator. */
+  countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+    return countMessagesWithEstimate(this.estimator, messages);
   }
 
   async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {

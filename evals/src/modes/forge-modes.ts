@@ -52,7 +52,7 @@ export const fullHistoryMode: ModeRunner = {
     return {
       async runTurn(turn) {
         const events: EventEnvelope[] = [];
-        return turnResult(await session.runWithView(turn, 'off', { history: session.messages }, events, withoutWindow(context.model)), events);
+        return turnResult(await session.runWithView(turn, 'off', { history: [...session.messages] }, events, withoutWindow(context.model)), events);
       },
       restart: () => session.restart(),
       close: () => session.close(),

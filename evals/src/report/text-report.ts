@@ -1,5 +1,5 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, formatCount, modeSummaries, type Paint } from './format.js';
+import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, compactionsByFill, formatCount, modeSummaries, type Paint } from './format.js';
 
 function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint): string[] {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
@@ -19,6 +19,11 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   lines.push(...table(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))), paint), '');
   if (options.details !== false) {
     lines.push(...table(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result))), paint), '');
+  }
+  const byFill = compactionsByFill(report);
+  if (byFill.rows.length > 0) {
+    lines.push(paint.bold('Compactions per fixture, by window fill (peak whole history ÷ available input; shadow builds in parentheses)'));
+    lines.push(...table(byFill.headers, byFill.rows, paint), '');
   }
   const wrappers = report.results.filter((result) => result.wrapper !== null);
   if (wrappers.length > 0 && options.details !== false) {

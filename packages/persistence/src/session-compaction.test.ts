@@ -1,9 +1,9 @@
-import { hashMessages, type CompactionEvent, type EventEnvelope, type Message } from '@forge/core';
+import { hashMessages, sha256Hex, type CompactionEvent, type EventEnvelope, type Message } from '@forge/core';
 import { NativeCompactionModel, ScriptedModel } from '@forge/core/testing';
 import type { FileHandle } from 'node:fs/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { installCheckpoint } from './checkpoint-install.js';
-import { filler, instructionsFrom } from './compaction-fixtures.test-helpers.js';
+import { filler, instructionsFrom, MemoryWorkspace } from './compaction-fixtures.test-helpers.js';
 import { createSession } from './session-open.js';
 import { loadTranscript } from './session-read.js';
 import { openSessionHandle, type SessionHandle } from './session-turn.js';
@@ -242,6 +242,56 @@ describe('automatic compaction in a turn', () => {
     expect(compaction.find((event) => event.type === 'context.compaction.completed')).toMatchObject({ trigger: 'over_budget', installed: true });
     const estimate = await model.estimateRequestTokens(model.requests[0] as never);
     expect(estimate.tokens).toBeLessThanOrEqual(12_000 - 1_000);
+  });
+
+  it('mode compact keeps sending outputs it projected on later turns, so the request prefix stays the same', async () => {
+    const reads: Message[] = Array.from({ length: 12 }, (_, turn): Message[] => [
+      { role: 'user', content: `Read part ${turn}.` },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `read_${turn}`, toolName: 'read_file', input: { path: `part${turn}.txt` } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: `read_${turn}`, toolName: 'read_file', output: { type: 'text', value: `${turn} `.repeat(1_600) } }] },
+      { role: 'assistant', content: [{ type: 'text', text: `Part ${turn} read.` }] },
+    ]).flat();
+    const home = await temporaryHome();
+    const handle = await sessionWith(home, reads);
+    const events: CompactionEvent[] = [];
+    const turn = async (request: string) => {
+      const model = new ScriptedModel([{ text: 'ok' }], small);
+      await handle.runTurn({ model, request, instructions, context: { ...context, mode: 'compact' }, onEvent: (envelope) => envelope.event.type.startsWith('context.compaction') && events.push(envelope.event as CompactionEvent) });
+      return model.requests[0];
+    };
+    const first = await turn('Summarize the parts.');
+    const projections = events.filter((event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection');
+    expect(projections).toHaveLength(1);
+    expect(events.some((event) => event.type === 'context.compaction.completed' && event.strategy === 'forge-state')).toBe(false);
+    const second = await turn('And now?');
+    await handle.close();
+    expect(events.filter((event) => event.type === 'context.compaction.completed')).toHaveLength(1);
+    expect(second?.history.slice(0, first?.history.length)).toEqual(first?.history);
+    expect(JSON.stringify(second?.history)).toContain('[tool output projected: read_file succeeded');
+  });
+
+  it('mode compact shows a read of a file changed outside the conversation as out of date; mode warn sends it as it was', async () => {
+    const v1 = 'export const RETRIES = 3;\n';
+    const messages: Message[] = [
+      { role: 'user', content: 'What are the retries?' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'read_1', toolName: 'read_file', output: { type: 'text', value: v1 }, metadata: { path: 'src/config.ts', sha256: sha256Hex(v1) } }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'RETRIES is 3.' }] },
+    ];
+    const home = await temporaryHome();
+    const handle = await sessionWith(home, messages);
+    const workspace = new MemoryWorkspace({ 'src/config.ts': 'export const RETRIES = 5;\n' });
+    const sent = async (mode: 'warn' | 'compact') => {
+      const model = new ScriptedModel([{ text: 'ok' }]);
+      await handle.runTurn({ model, request: `And now (${mode})?`, instructions, context: { mode }, artifactHashes: workspace.artifactHashes });
+      return JSON.stringify(model.requests[0]?.history);
+    };
+    const compacting = await sent('compact');
+    expect(compacting).toContain('[tool output out of date: read_file of src/config.ts');
+    expect(compacting).not.toContain('RETRIES = 3;');
+    expect(await sent('warn')).toContain('RETRIES = 3;');
+    await handle.close();
+    expect((await loadTranscript(home, handle.id)).messages.slice(0, 4)).toEqual(messages);
   });
 
   it('mode shadow builds and validates where compact would, but sends every message and stores nothing new', async () => {

@@ -16,7 +16,7 @@ export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { reado
  */
 export type SessionTurnOptions = Omit<
   RunAgentOptions,
-  'history' | 'onMessage' | 'runId' | 'sessionId' | 'checkpoint' | 'nativeState' | 'viewOrigin' | 'contextManager' | 'compactionRequests' | 'compactionGuard'
+  'history' | 'onMessage' | 'runId' | 'sessionId' | 'checkpoint' | 'nativeState' | 'viewOrigin' | 'projectedToolCalls' | 'contextManager' | 'compactionRequests' | 'compactionGuard'
 > &
   Omit<SessionViewOptions, 'mode'> & {
     /**

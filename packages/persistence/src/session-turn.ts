@@ -40,6 +40,7 @@ import type {
   SessionTurnResult,
   SessionTurnWarning,
 } from './session-turn-types.js';
+import { historyWithStaleReads } from './stale-history.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
 import type { SessionTranscript, StoredCheckpoint } from './session-state.js';
 import type { SessionWriter } from './session-writer.js';
@@ -79,6 +80,8 @@ export class SessionHandle {
   private readonly nativeStates = new Map<string, OpaqueProviderState>();
   /** Mode `shadow`: the checkpoint compact would be using by now, never installed (kept for the life of the handle). */
   private readonly shadow: { checkpoint?: BuiltCheckpoint } = {};
+  /** Mode `compact`: tool calls whose outputs earlier turns sent projected; later turns keep sending them so (for the life of the handle). */
+  private readonly projectedToolCalls = new Set<string>();
   private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;
 
   constructor(parts: {
@@ -190,8 +193,9 @@ export class SessionHandle {
       instructions,
       ...(artifactHashes === undefined ? {} : { artifactHashes }),
       model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
-      run: (input) => {
+      run: async (input) => {
         const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
+        const history = policy.mode === 'compact' ? await historyWithStaleReads({ history: input.history, view: input.view, entries: () => this.entries(), source: artifactHashes }) : input.history;
         const channel = automatic && compaction.allowModelRequests === true ? new CompactionRequestChannel() : undefined;
         const manager = automatic
           ? createSessionContextManager({
@@ -206,12 +210,16 @@ export class SessionHandle {
         return runAgent({
           ...runOptions,
           ...engineInput,
+          history,
           viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
+          ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
           context: policy,
           ...(channel === undefined ? {} : { tools: [...(runOptions.tools ?? []), createRequestCompactionTool(channel)], compactionRequests: channel }),
           ...(manager === undefined ? {} : { contextManager: manager }),
           ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
           onEvent: (envelope) => {
+            const { event } = envelope;
+            if (event.type === 'context.compaction.completed') for (const id of event.projectedToolCallIds ?? []) this.projectedToolCalls.add(id);
             input.onEvent(envelope);
             onEvent?.(envelope);
           },

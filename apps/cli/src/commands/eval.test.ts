@@ -100,7 +100,7 @@ describe('forge eval', () => {
 
   it('rejects wrong usage with exit 2 and says what to do', async () => {
     const cases: [string[], RegExp][] = [
-      [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke and full/],
+      [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke, realistic and full/],
       [['eval', '--model', 'openai:gpt-5'], /--model is used by forge eval only with --live/],
       [['eval', '--live'], /--live needs a model/],
       [['eval', '--fixtures', directory.path, '--mode', 'turbo'], /Unknown mode "turbo"; choose from off, warn/],

@@ -69,6 +69,8 @@ export type ContextCompactionCompletedEvent = {
   readonly viewTokens?: number;
   /** Tool outputs replaced by a bounded projection (strategy `tool-output-projection`). */
   readonly projectedOutputs?: number;
+  /** Their tool call ids, so a session can keep sending them projected on later turns. */
+  readonly projectedToolCallIds?: readonly string[];
   /** The strategy that failed before this one was used instead. */
   readonly fallbackFrom?: CompactionStrategyName;
   readonly costGate?: CostGateDecision;

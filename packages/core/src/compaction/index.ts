@@ -51,4 +51,5 @@ export {
   type CompactionStrategySetting,
   type CompactorCost,
 } from './strategies.js';
+export { markStaleReads, readArtifacts } from './stale-reads.js';
 export { applyToolOutputProjection, projectableToolCalls, projectToolOutput, type ToolOutputProjectionOptions } from './tool-output-projection.js';

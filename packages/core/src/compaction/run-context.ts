@@ -48,6 +48,8 @@ export interface RunContextOptions {
   readonly manager?: ContextManager;
   readonly guard?: Partial<CompactionGuardLimits>;
   readonly projection?: ToolOutputProjectionOptions;
+  /** Tool calls already sent projected by earlier runs (mode `compact`). */
+  readonly projected?: Iterable<string>;
   readonly requests?: CompactionRequestChannel;
 }
 
@@ -69,7 +71,9 @@ interface Measured {
 export class RunContext {
   private readonly options: RunContextOptions;
   private readonly guard: CompactionGuard;
-  private readonly projected = new Set<string>();
+  private readonly projected: Set<string>;
+  /** Projected forms already made, by original message, so every step sends the same objects (and the estimator's identity cache holds). */
+  private readonly projectedForms = new WeakMap<Message, { readonly ids: number; readonly message: Message }>();
   /** Stored messages before the run: those the checkpoint covers plus the history after them. */
   private readonly storedMessages: number;
   private history: readonly Message[];
@@ -82,6 +86,7 @@ export class RunContext {
   constructor(options: RunContextOptions) {
     this.options = options;
     this.guard = new CompactionGuard(options.guard);
+    this.projected = new Set(options.projected ?? []);
     this.history = options.history;
     this.checkpoint = options.checkpoint;
     this.checkpointId = options.origin?.checkpointId;
@@ -94,18 +99,14 @@ export class RunContext {
 
   /** The request of a step as it stands now. */
   build(input: StepInput): ModelRequest {
-    const { projection } = this.options;
     const replayed = this.replayedMessages();
-    const history =
-      this.projected.size === 0
-        ? this.history
-        : [...this.history.slice(0, replayed), ...applyToolOutputProjection(this.history.slice(replayed), this.projected, projection)];
+    const history = this.projected.size === 0 ? this.history : [...this.history.slice(0, replayed), ...this.applyProjection(this.history.slice(replayed))];
     return {
       instructions: input.instructions,
       ...(this.checkpoint === undefined ? {} : { checkpoint: this.checkpoint }),
       history,
       currentRequest: input.currentRequest,
-      continuation: applyToolOutputProjection(input.continuation, this.projected, projection),
+      continuation: this.applyProjection(input.continuation),
       tools: input.tools,
       ...(input.maxOutputTokens === undefined ? {} : { maxOutputTokens: input.maxOutputTokens }),
       ...(this.nativeState === undefined ? {} : { nativeState: this.nativeState }),
@@ -212,6 +213,21 @@ export class RunContext {
     return { kind: 'send', request, ...(preflight.budget === undefined ? {} : { budget: preflight.budget }) };
   }
 
+  /** `messages` with projected outputs in their bounded form, the same objects from step to step. */
+  private applyProjection(messages: readonly Message[]): readonly Message[] {
+    if (this.projected.size === 0) return messages;
+    return messages.map((message) => {
+      if (message.role !== 'tool') return message;
+      const ids = message.content.filter((part) => this.projected.has(part.toolCallId)).length;
+      if (ids === 0) return message;
+      const known = this.projectedForms.get(message);
+      if (known?.ids === ids) return known.message;
+      const projected = applyToolOutputProjection([message], this.projected, this.options.projection)[0] as Message;
+      this.projectedForms.set(message, { ids, message: projected });
+      return projected;
+    });
+  }
+
   /** What the request carries of the stored conversation; throws when anything would be left out. */
   private view(): ViewSummary {
     return viewOf(this.storedMessages, {
@@ -271,6 +287,7 @@ export class RunContext {
       tokensAfter,
       reclaimedTokens: tokensBefore - tokensAfter,
       projectedOutputs: candidates.length,
+      projectedToolCallIds: candidates,
     });
     return next;
   }

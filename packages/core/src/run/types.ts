@@ -49,6 +49,11 @@ export interface RunAgentOptions {
   readonly compactionGuard?: Partial<CompactionGuardLimits>;
   /** Bounds of projected tool outputs (mode `compact`). */
   readonly toolOutputProjection?: ToolOutputProjectionOptions;
+  /**
+   * Tool calls whose outputs earlier runs of the session already sent projected (mode `compact`):
+   * they are sent projected from the first step, so the request prefix stays what it was.
+   */
+  readonly projectedToolCalls?: Iterable<string>;
   /** Where `request_compaction` leaves its requests; pass the channel the tool was created with. */
   readonly compactionRequests?: CompactionRequestChannel;
   readonly tools?: readonly Tool[];

@@ -59,7 +59,7 @@ async function timed(work: () => unknown): Promise<number> {
 }
 
 const estimator = createConservativeEstimator();
-const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 2_000_000 }, estimate: (request) => estimator.estimate(request) });
+const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 2_000_000 }, estimate: (request) => estimator.estimate(request), countMessages: (messages) => estimator.countMessages(messages) });
 const policy = resolveContextPolicy({ mode: 'compact' });
 console.log(`per-turn checkpoint cost, median of ${RUNS} runs, 0 model calls`);
 console.log('session tokens | messages | first view ms | later views ms | manual compaction ms');

@@ -1,8 +1,10 @@
 import {
+  applyToolOutputProjection,
   budgetRequest,
   CHECKPOINT_CAPS,
   compactTranscript,
   decideRequest,
+  projectableToolCalls,
   renderCheckpointView,
   resolveContextPolicy,
   type InstructionSnapshot,
@@ -59,7 +61,7 @@ export interface CompactionSessionPort {
    * Mode `shadow`: the checkpoint `compact` would have installed by now (built and validated,
    * never installed), kept by the session in memory so shadow builds where compact would.
    */
-  readonly shadow: { checkpoint?: BuiltCheckpoint };
+  readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> };
 }
 
 /**
@@ -182,12 +184,31 @@ export function createSessionContextManager(input: {
     },
     async shadowStep(request) {
       const shadow = port.shadow.checkpoint;
+      const { projected } = port.shadow;
       const { checkpoint: _sent, nativeState: _native, ...rest } = request.request;
       const start = shadow?.checkpoint.source.tailStart ?? 0;
-      const virtual: ModelRequest = { ...rest, ...(shadow === undefined ? {} : { checkpoint: shadow.view }), history: port.writer.messages.slice(start, protectedFrom) };
+      const history = port.writer.messages.slice(start, protectedFrom);
+      // What compact would be sending now: its checkpoint, every message after it, the outputs it projected projected.
+      const virtualOf = (): ModelRequest => ({
+        ...rest,
+        ...(shadow === undefined ? {} : { checkpoint: shadow.view }),
+        history: applyToolOutputProjection(history, projected),
+        continuation: applyToolOutputProjection(rest.continuation, projected),
+      });
       const compactPolicy = { ...policy, mode: 'compact' as const };
-      const budget = await budgetRequest(request.model, virtual, compactPolicy);
-      if (decideRequest(budget).kind !== 'compact' && request.reason !== 'model_request') return;
+      let virtual = virtualOf();
+      let budget = await budgetRequest(request.model, virtual, compactPolicy);
+      const due = decideRequest(budget).kind !== 'send';
+      if (!due && request.reason !== 'model_request') return;
+      if (due) {
+        const candidates = projectableToolCalls([...history, rest.currentRequest, ...rest.continuation]).filter((id) => !projected.has(id));
+        for (const id of candidates) projected.add(id);
+        if (candidates.length > 0) {
+          virtual = virtualOf();
+          budget = await budgetRequest(request.model, virtual, compactPolicy);
+          if (budget.estimate.tokens <= budget.compactTargetTokens) return;
+        }
+      }
       const current = shadow === undefined ? undefined : { summarizedThrough: shadow.checkpoint.source.summarizedThrough, id: shadow.id };
       const result = await compactWith({ ...request, budget }, 'shadow', current, virtual, budget.estimate);
       if (result.kind === 'compacted') port.shadow.checkpoint = result.built;

@@ -28,7 +28,7 @@ export async function previewSessionCompaction(
     current: () => (resolved?.ok === true ? { summarizedThrough: resolved.active.source.summarizedThrough, id: resolved.active.id } : undefined),
     nativeStates,
     redact: (text) => redactor.redact(text),
-    shadow: {},
+    shadow: { projected: new Set() },
   };
   const currentHashes = await currentArtifactHashesFor(resolved, options.artifactHashes);
   const view = selectSessionView({

@@ -79,7 +79,7 @@ export class SessionHandle {
   /** Provider-native states made or loaded in this process, by item hash. */
   private readonly nativeStates = new Map<string, OpaqueProviderState>();
   /** Mode `shadow`: the checkpoint compact would be using by now, never installed (kept for the life of the handle). */
-  private readonly shadow: { checkpoint?: BuiltCheckpoint } = {};
+  private readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> } = { projected: new Set() };
   /** Mode `compact`: tool calls whose outputs earlier turns sent projected; later turns keep sending them so (for the life of the handle). */
   private readonly projectedToolCalls = new Set<string>();
   private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;

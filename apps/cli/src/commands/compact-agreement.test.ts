@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { createSession } from '@forge/persistence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompactPreviewReport } from '../session/compact-preview.js';
 import type { CompactionDocument } from '../session/compaction-output.js';
-import { temporaryDirectory } from '../test-support/cli-harness.js';
+import { spawnForge, temporaryDirectory } from '../test-support/cli-harness.js';
 
 /*
  * One counter, end to end, through the built binary with an OpenAI model (exact o200k counts)
@@ -41,20 +41,8 @@ afterAll(async () => {
   rmSync(buildDirectory, { recursive: true, force: true });
 });
 
-function forge(args: readonly string[]): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args, '--model', 'openai:gpt-5.1'], {
-      cwd: workspace.path,
-      env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: provider.baseURL },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function forge(args: readonly string[]) {
+  return spawnForge(bin, [...args, '--model', 'openai:gpt-5.1'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: provider.baseURL } });
 }
 
 async function json<T>(args: readonly string[]): Promise<T> {

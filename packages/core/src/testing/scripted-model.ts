@@ -45,6 +45,8 @@ export interface ScriptedModelOptions {
   readonly modelId?: string;
   readonly capabilities?: Partial<ModelCapabilities>;
   readonly estimate?: (request: ModelRequest) => TokenEstimate;
+  /** Per-message counts by the same counter as `estimate`; by default measured through `estimate`. */
+  readonly countMessages?: (messages: readonly Message[]) => readonly number[];
 }
 
 /**
@@ -62,6 +64,7 @@ export class ScriptedModel implements ModelAdapter {
   readonly estimateRequests: ModelRequest[] = [];
   private readonly steps: ScriptedStep[];
   private readonly estimator: (request: ModelRequest) => TokenEstimate;
+  private readonly countMessages: ((messages: readonly Message[]) => readonly number[]) | undefined;
 
   constructor(steps: readonly ScriptedStep[], options: ScriptedModelOptions = {}) {
     this.steps = [...steps];
@@ -77,6 +80,7 @@ export class ScriptedModel implements ModelAdapter {
       ...options.capabilities,
     };
     this.estimator = options.estimate ?? estimateWithFakeTokenizer;
+    this.countMessages = options.countMessages;
   }
 
   /** Steps not yet played. */
@@ -90,8 +94,8 @@ export class ScriptedModel implements ModelAdapter {
   }
 
   /** What each message adds to an otherwise empty request, by the same estimator. */
-  countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
-    return countMessagesWithEstimate(this.estimator, messages);
+  async countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+    return this.countMessages === undefined ? countMessagesWithEstimate(this.estimator, messages) : this.countMessages(messages);
   }
 
   async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {

@@ -11,6 +11,9 @@ import {
 import type { GlobalOptions } from '../commands/command.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
+import { CalibrationHub } from '../models/calibration-hub.js';
+import { calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
+import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
@@ -29,25 +32,55 @@ export interface AgentSetup {
   readonly maxSteps: number | undefined;
   /** The context policy of the configuration (`context`), flags included. */
   readonly context: ContextPolicy;
-  /** Resolves another model id the way `--model` is resolved (for `/model`). */
-  readonly resolveModel: (name: string) => Promise<ModelAdapter>;
+  /** Resolves another model id the way `--model` is resolved (for `/model`, which `chooseWith` then names in errors). */
+  readonly resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
   /** The MCP servers this setup started; closed with the engine. */
   readonly mcp: McpServers | undefined;
+  /** Each model's estimate-versus-usage history, applied to its estimates and learned from runs. */
+  readonly calibration: CalibrationHub;
+  /** The calibration of a model named as `--model` names it; undefined for models of no real provider. */
+  readonly calibrationOf: (name: string) => Promise<CalibrationReport | null | undefined>;
+}
+
+/** The configured model and what resolving models needs; see {@link resolveConfiguredModel}. */
+export interface ConfiguredModel {
+  readonly modelName: string;
+  readonly model: ModelAdapter;
+  readonly resolve: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
+  readonly calibration: CalibrationHub;
+  readonly config: Awaited<ReturnType<typeof loadCliConfig>>['loaded']['config'];
+  readonly userFile: string;
 }
 
 /**
- * The configured model (`--model`, else the configured one, else scripted:demo) and context
- * policy, without tools or MCP servers: for commands that only count (`forge checkpoint show`).
+ * The configured model (`--model`, else the configured one, else scripted:demo), its estimates
+ * calibrated from usage, without tools or MCP servers: what commands that only count use
+ * (`forge checkpoint show`), and what {@link prepareAgent} builds on. `measure`: the model only
+ * estimates, so it needs no API key.
  */
 export async function resolveConfiguredModel(options: {
   readonly io: CliIo;
   readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
-}): Promise<{ readonly model: ModelAdapter; readonly modelName: string; readonly context: ContextPolicy; readonly resolveModel: (name: string) => Promise<ModelAdapter> }> {
-  const { io } = options;
-  const { config } = (await loadCliConfig(options)).loaded;
-  const resolve = (name: string) => resolveModel(name, { env: io.env, compatibleModels: config.models, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
+  readonly purpose?: 'run' | 'measure';
+}): Promise<ConfiguredModel> {
+  const { io, globals } = options;
+  const { forgeHome, loaded } = await loadCliConfig({ io, globals });
+  const { config } = loaded;
+  const calibration = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: (line) => io.stderr.write(`forge: note: ${line}\n`) });
+  const resolve = async (name: string, chooseWith?: string) => {
+    const adapter = await resolveModel(name, {
+      env: io.env,
+      compatibleModels: config.models,
+      userConfigFile: loaded.files.user,
+      ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+      ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
+      ...(chooseWith === undefined ? {} : { chooseWith }),
+    });
+    const identity = calibrationIdentity(name, config.models);
+    return identity === undefined ? adapter : calibration.wrap(adapter, identity);
+  };
   const modelName = config.model ?? DEFAULT_MODEL;
-  return { model: await resolve(modelName), modelName, context: config.context, resolveModel: resolve };
+  return { modelName, model: await resolve(modelName), resolve, calibration, config, userFile: loaded.files.user };
 }
 
 /**
@@ -60,11 +93,12 @@ export async function prepareAgent(options: {
   readonly io: CliIo;
   readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
   readonly confirm?: ConfirmCallback;
+  /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
+  readonly purpose?: 'run' | 'measure';
 }): Promise<AgentSetup> {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
-  const { config } = (await loadCliConfig({ io, globals })).loaded;
-  const { model, modelName, resolveModel: resolve } = await resolveConfiguredModel({ io, globals });
+  const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
   const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });
   const approvals = createApprovalGate({
     profile: config.approval.profile,
@@ -82,5 +116,12 @@ export async function prepareAgent(options: {
     context: config.context,
     resolveModel: resolve,
     mcp,
+    calibration,
+    async calibrationOf(name) {
+      const identity = calibrationIdentity(name, config.models);
+      if (identity === undefined) return undefined;
+      const index = config.models.findIndex((entry) => `compatible:${entry.name}` === name);
+      return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: userFile });
+    },
   };
 }

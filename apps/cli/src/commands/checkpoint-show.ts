@@ -3,12 +3,12 @@ import { withRunIds } from '@forge/core';
 import { currentArtifactHashesFor, loadTranscript, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/persistence';
 import { resolveConfiguredModel } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
-import { UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { checkpointDocument, checkpointViewTokens, renderCheckpoint, type CheckpointSubject } from '../session/compaction-output.js';
-import { lastWorkspaceSession, sessionStoreError } from '../session/open-cli-session.js';
-import { checkSessionId } from '../session/session-choice.js';
+import { sessionStoreError } from '../session/open-cli-session.js';
+import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
+import { sessionFromOptions } from '../session/resolve-session.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import type { CommandInvocation } from './command.js';
 
@@ -20,13 +20,9 @@ import type { CommandInvocation } from './command.js';
  * configured model's tokens. Reads without a lock and writes nothing.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
-  const named = typeof options.session === 'string' ? options.session : typeof options.resume === 'string' ? options.resume : undefined;
-  if (named !== undefined && options.last === true) throw new UsageError('--session and --last both choose a session; give one of them');
   const settings = await resolveSessionSettings({ io, globals: options });
-  let id: string;
-  if (named !== undefined) id = checkSessionId(named, '--session');
-  else if (options.last === true) id = (await lastWorkspaceSession(settings.forgeHome, await resolveWorkspaceRoot(io.cwd, options.cwd))).id;
-  else throw new UsageError("say which session: --session <id> or --last (see 'forge sessions list')");
+  const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
+  const id = await sessionFromOptions(options, lookup, "say which session: --session <id> or --last (see 'forge sessions list')");
 
   let session;
   try {
@@ -39,8 +35,8 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const root = session.workspaceRoot ?? (await resolveWorkspaceRoot(io.cwd, options.cwd));
   const currentHashes = await currentArtifactHashesFor(resolved, workspaceArtifactHashes(root));
   const view = resolved?.ok === true ? renderActiveCheckpoint(resolved.active, entries, undefined, currentHashes) : undefined;
-  const { model, context } = await resolveConfiguredModel({ io, globals: options });
-  const subject: CheckpointSubject = { sessionId: session.id, resolved, view, viewTokens: await checkpointViewTokens(model, view), transcriptMessages: session.messages.length, mode: context.mode };
+  const { model, config } = await resolveConfiguredModel({ io, globals: options, purpose: 'measure' });
+  const subject: CheckpointSubject = { sessionId: session.id, resolved, view, viewTokens: await checkpointViewTokens(model, view), transcriptMessages: session.messages.length, mode: config.context.mode };
   io.stdout.write(options.json === true ? `${JSON.stringify(checkpointDocument(subject))}\n` : renderCheckpoint(subject, styleFor(io.stdout, io.env)));
   return ExitCode.ok;
 }

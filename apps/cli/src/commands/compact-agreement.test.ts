@@ -1,14 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ContextReport, Message } from '@forge/core';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { createSession } from '@forge/persistence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompactPreviewReport } from '../session/compact-preview.js';
 import type { CompactionDocument } from '../session/compaction-output.js';
-import { spawnForge, temporaryDirectory } from '../test-support/cli-harness.js';
+import { temporaryDirectory } from '../test-support/cli-harness.js';
+import { buildPrivateBinary, spawnForge } from '../test-support/private-build.js';
 
 /*
  * One counter, end to end, through the built binary with an OpenAI model (exact o200k counts)
@@ -17,18 +14,13 @@ import { spawnForge, temporaryDirectory } from '../test-support/cli-harness.js';
  * after. The CLI is bundled into a private directory, so a parallel build never changes it.
  */
 
-const packageDirectory = fileURLToPath(new URL('../..', import.meta.url));
-const buildDirectory = path.join(packageDirectory, 'node_modules', '.cache', `forge-agreement-test-${process.pid}`);
-const bin = path.join(buildDirectory, 'bin', 'forge.js');
-
+let build: ReturnType<typeof buildPrivateBinary>;
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
 let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
 let provider: LoopbackProvider;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ['build.mjs', path.relative(packageDirectory, path.join(buildDirectory, 'dist'))], { cwd: packageDirectory, stdio: 'inherit' });
-  mkdirSync(path.dirname(bin), { recursive: true });
-  copyFileSync(path.join(packageDirectory, 'bin', 'forge.js'), bin);
+  build = buildPrivateBinary('agreement-test');
   workspace = await temporaryDirectory('forge-agreement-');
   forgeHome = await temporaryDirectory('forge-agreement-home-');
   provider = await startLoopbackProvider();
@@ -38,11 +30,11 @@ afterAll(async () => {
   await provider.close();
   await workspace.remove();
   await forgeHome.remove();
-  rmSync(buildDirectory, { recursive: true, force: true });
+  build.remove();
 });
 
 function forge(args: readonly string[]) {
-  return spawnForge(bin, [...args, '--model', 'openai:gpt-5.1'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: provider.baseURL } });
+  return spawnForge(build.bin, [...args, '--model', 'openai:gpt-5.1'], { cwd: workspace.path, env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: provider.baseURL } });
 }
 
 async function json<T>(args: readonly string[]): Promise<T> {

@@ -24,8 +24,9 @@ export type BeforeWrite = () => void;
 
 /**
  * Human output: assistant text streams to `text` as it arrives; tool activity goes to
- * `activity` as short dim lines (`• read_file README.md`), with a note when a call does not end ok;
- * so do context warnings (once per run), compactions and limit stops (see {@link contextLine}).
+ * `activity` as short dim lines (`• read_file README.md`), each followed by one line saying how it
+ * ended (`  read README.md (40 lines)`; red when it failed or was refused, yellow when denied or cancelled).
+ * Context warnings (once per run), compactions and limit stops get one dim line too (see {@link contextLine}).
  */
 export function createTextRenderer(options: {
   readonly text: CliOutput;
@@ -57,11 +58,12 @@ export function createTextRenderer(options: {
           closeLine();
           activity.write(`${style.dim(`• ${event.summary}`)}\n`);
           return;
-        case 'tool.call.completed':
-          if (event.outcome === 'ok') return;
+        case 'tool.call.completed': {
           options.beforeWrite?.();
-          activity.write(`${(event.outcome === 'error' ? style.red : style.yellow)(`  ${event.toolName}: ${outcomeLabel[event.outcome]}`)}\n`);
+          const paint = event.outcome === 'ok' ? style.dim : event.outcome === 'error' ? style.red : style.yellow;
+          activity.write(`${paint(`  ${event.resultSummary ?? `${event.toolName}: ${outcomeLabel[event.outcome]}`}`)}\n`);
           return;
+        }
         default: {
           const line = contextLine(event);
           if (line === undefined || (event.type === 'context.warning' && warned)) return;
@@ -81,7 +83,9 @@ export function createTextRenderer(options: {
   };
 }
 
+/** For events without a `resultSummary` (older engines). */
 const outcomeLabel = {
+  ok: 'done',
   error: 'failed (the model sees the error)',
   denied: 'denied',
   cancelled: 'cancelled',

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,22 +90,6 @@ export async function runCli(
   test.stdin.end();
   const code = await main(['node', 'forge', ...args], test.io);
   return { code, stdout: test.stdout.text, stderr: test.stderr.text };
-}
-
-/**
- * Spawns the built binary `bin` as a user runs it (`node bin args…`), with only PATH and `env` in
- * its environment and no stdin; resolves with its exit code and output.
- */
-export function spawnForge(bin: string, args: readonly string[], options: { readonly cwd: string; readonly env?: Record<string, string> }): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /** Resolves once `read()` satisfies `done`, polling; fails after `timeoutMs`. */

@@ -10,7 +10,8 @@ import type { CheckpointTranscriptEntry } from './host-metadata.js';
 import { finishHostState } from './host-state.js';
 import { capMemory } from './memory-apply.js';
 import { replayMemory } from './memory-replay.js';
-import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
+import { userConstraints } from './user-requests.js';
+import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ConstraintRecord, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
 
 export interface BuildForgeStateCheckpointInput {
   /** The canonical transcript, oldest first; an entry's index is its `seq`. */
@@ -22,6 +23,14 @@ export interface BuildForgeStateCheckpointInput {
   /** Memory to carry; by default it is replayed from the transcript's accepted `checkpoint_note` calls. */
   readonly memory?: CheckpointMemory;
   readonly caps?: CheckpointCaps;
+  /**
+   * `latest` (default): the task is the latest user request. `all`: the earlier requests are kept
+   * too (`state.earlierRequests`), and the constraints the user stated in any request become
+   * memory constraints with that request as evidence; for sessions whose turns Forge did not run
+   * itself (the Codex engine, an import), where no `checkpoint_note` recorded them.
+   */
+  readonly requests?: 'latest' | 'all';
+}
 }
 
 function assertSafeTailStart(messages: readonly Message[], tailStart: number): void {
@@ -75,6 +84,18 @@ function redactMemory(memory: CheckpointMemory, redact: (text: string) => string
   };
 }
 
+/** The user's stated constraints and the noted ones, oldest first, each text once. */
+function mergeConstraints(stated: readonly ConstraintRecord[], memory: CheckpointMemory): CheckpointMemory {
+  const seen = new Set<string>();
+  const constraints: ConstraintRecord[] = [];
+  for (const constraint of [...stated, ...memory.constraints].sort((left, right) => left.seq - right.seq)) {
+    if (seen.has(constraint.text)) continue;
+    seen.add(constraint.text);
+    constraints.push(constraint);
+  }
+  return { ...memory, constraints };
+}
+
 /**
  * Builds the deterministic `forge-state` checkpoint: no model call, so it works even when the
  * window is full. Host-owned state is reduced from the whole transcript (the latest user message is
@@ -92,7 +113,10 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
   const messages = input.transcript.map((entry) => entry.message);
   assertSafeTailStart(messages, input.tailStart);
   const { memory: replayed, observer } = replayMemory(input.transcript, caps);
-  const memory = capMemory(redactMemory(input.memory ?? replayed, input.redact), caps);
+  const requests = input.requests ?? 'latest';
+  const chosen = input.memory ?? replayed;
+  const withUserConstraints = requests === 'all' ? mergeConstraints(userConstraints(observer.userMessages, caps, input.redact), chosen) : chosen;
+  const memory = capMemory(redactMemory(withUserConstraints, input.redact), caps);
   const checkpoint: ForgeStateCheckpoint = {
     schemaVersion: 1,
     strategy: 'forge-state',
@@ -103,7 +127,7 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
       tailHash: hashMessages(messages.slice(input.tailStart)),
       messageCount: messages.length,
     },
-    state: finishHostState(observer, caps, input.redact),
+    state: finishHostState(observer, caps, input.redact, requests),
     memory,
     digest: buildDigest(input.transcript, input.tailStart, caps, input.redact),
     estimatedTokens: 0,

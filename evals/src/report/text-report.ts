@@ -46,8 +46,8 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   }
   const byFill = compactionsByFill(report);
   if (byFill.rows.length > 0) {
-    lines.push(paint.bold('Compactions per fixture, by window fill (peak whole history ÷ available input; shadow builds in parentheses)'));
-    lines.push(...table(byFill.headers, byFill.rows, paint), '');
+    lines.push(paint.bold('Compactions per fixture, by window fill'), '(fill: peak whole history ÷ available input; shadow builds in parentheses)');
+    lines.push(...table(byFill.headers, byFill.rows, paint, columns), '');
   }
   const wrappers = report.results.filter((result) => result.wrapper !== null);
   if (wrappers.length > 0 && options.details !== false) {

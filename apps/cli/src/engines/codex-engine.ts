@@ -176,7 +176,6 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       if (choice.kind !== 'continue') return { kind: 'nothing', reason: choice.fallback?.message ?? 'the session has no Codex thread yet' };
       let compacted: CodexCompactionResult | undefined;
       await session.runEngineTurn({
-        recentTailTokens: 0,
         instructions,
         model: { provider: 'codex', modelId: choice.model },
         run: async (input) => {

@@ -31,7 +31,6 @@ export interface BuildForgeStateCheckpointInput {
    */
   readonly requests?: 'latest' | 'all';
 }
-}
 
 function assertSafeTailStart(messages: readonly Message[], tailStart: number): void {
   if (!Number.isInteger(tailStart) || tailStart < 0 || tailStart > messages.length) {

@@ -1,5 +1,5 @@
 // Measures the session store at 10K, 100K and 1M tokens of transcript: append latency, bytes
-// written per append, and resume-to-view time (load the log + choose the recent tail). For
+// written per append, and resume-to-view time (load the log + select the session's view). For
 // comparison it also times the schema v1 way (rewrite the whole JSON file, fsync) per turn, and
 // what `sessions list` costs per session now that it checks every line (against a full load).
 // A measurement, not a test. Usage:
@@ -7,13 +7,12 @@
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { selectRecentTail, type Message } from '../packages/core/src/index.js';
-import { createSession, listSessions, loadTranscript, openSession } from '../packages/persistence/src/index.js';
+import { withRunIds, type Message } from '../packages/core/src/index.js';
+import { createSession, listSessions, loadTranscript, openSession, selectSessionView } from '../packages/persistence/src/index.js';
 
 const appendsPerSize = Number(process.argv[2] ?? 200);
 const sizes = [10_000, 100_000, 1_000_000];
 const CHARS_PER_TOKEN = 4;
-const RECENT_TAIL_TOKENS = 12_000;
 const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / CHARS_PER_TOKEN);
 
 function median(values: readonly number[]): number {
@@ -122,7 +121,7 @@ try {
     for (const subject of subjects) {
       const started = process.hrtime.bigint();
       const loaded = await loadTranscript(subject.home, subject.id);
-      selectRecentTail(loaded.messages, { budgetTokens: RECENT_TAIL_TOKENS, countTokens });
+      selectSessionView({ mode: 'compact', transcript: withRunIds(loaded.messages, loaded.runs), stored: loaded.checkpoint, nativeStates: new Map(), redact: (text) => text });
       subject.resumeSamples.push(milliseconds(started));
       const listStarted = process.hrtime.bigint();
       const [summary] = await listSessions(subject.home);

@@ -37,9 +37,20 @@ describe('loadConfig', () => {
       secrets: { env: [] },
       models: [],
       mcpServers: [],
-      context: { mode: 'compact', reservedOutputTokens: 4096, bufferTokens: 8192, recentTailTokens: 12_000, summaryTargetTokens: 1200, warnAtRatio: 0.8, fallbackContextWindowTokens: 32_768 },
+      context: {
+        mode: 'compact',
+        reservedOutputTokens: 4096,
+        bufferTokens: 8192,
+        recentTailTokens: 12_000,
+        summaryTargetTokens: 1200,
+        warnAtRatio: 0.8,
+        compactAtRatio: 0.85,
+        compactTargetRatio: 0.5,
+        fallbackContextWindowTokens: 32_768,
+      },
     });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
+    expect(loaded.provenance['context.compactAtRatio']).toEqual({ source: 'default' });
     expect(loaded.warnings).toEqual([]);
     expect(loaded.files).toEqual({ user: join(home, 'config.json'), project: join(workspace, '.forge', 'config.json') });
   });
@@ -78,7 +89,35 @@ describe('loadConfig', () => {
     expect(loaded.warnings).toContain(
       `${loaded.files.project}: context.recentTailTokens 50000 is looser than 8000 from your user configuration (${loaded.files.user}); keeping 8000 (project configuration may only tighten limits).`,
     );
-    expect(loaded.warnings.some((warning) => warning.includes('context.mode off is looser than warn'))).toBe(true);
+    expect(loaded.warnings).toContain(
+      `${loaded.files.project}: context.mode off is not applied: it would move mode warn from your user configuration (${loaded.files.user}) to one that turns warnings off; keeping warn (a project may only move the mode toward warn).`,
+    );
+  });
+
+  it.each(['off', 'warn'] as const)("keeps the user's opt-out %s when a project asks for a mode that builds or installs checkpoints, and says so", async (mode) => {
+    await writeUser({ schemaVersion: 1, context: { mode } });
+    for (const wanted of ['shadow', 'compact'] as const) {
+      await writeProject({ schemaVersion: 1, context: { mode: wanted } });
+      const loaded = await load();
+      expect(loaded.config.context.mode).toBe(mode);
+      expect(loaded.provenance['context.mode']).toEqual({ source: 'user', file: loaded.files.user });
+      expect(loaded.warnings).toEqual([
+        `${loaded.files.project}: context.mode ${wanted} is not applied: it would move mode ${mode} from your user configuration (${loaded.files.user}) to one that builds or installs checkpoints; keeping ${mode} (a project may only move the mode toward warn).`,
+      ]);
+    }
+    const fromEnvironment = await load({ env: { FORGE_CONTEXT_MODE: mode } });
+    expect(fromEnvironment.config.context.mode).toBe(mode);
+  });
+
+  it('lets a project lower the compaction ratios, and names both sources when they no longer make sense together', async () => {
+    await writeProject({ schemaVersion: 1, context: { compactAtRatio: 0.7, compactTargetRatio: 0.4 } });
+    expect((await load()).config.context).toMatchObject({ compactAtRatio: 0.7, compactTargetRatio: 0.4 });
+    await writeProject({ schemaVersion: 1, context: { compactAtRatio: 0.95 } });
+    const raised = await load();
+    expect(raised.config.context.compactAtRatio).toBe(0.85);
+    expect(raised.warnings[0]).toMatch(/context\.compactAtRatio 0\.95 is looser than 0\.85 from the default/);
+    await writeProject({ schemaVersion: 1, context: { compactAtRatio: 0.4 } });
+    await expect(load()).rejects.toThrow(/compactTargetRatio \(0\.5\) must be below context\.compactAtRatio \(0\.4\).*compactAtRatio from .*\.forge\/config\.json, compactTargetRatio from the default/);
   });
 
   it('lets a project tighten: lower ceilings, raise reserves, pick a stricter mode or profile', async () => {
@@ -104,7 +143,7 @@ describe('loadConfig', () => {
     const ratio = fc.double({ min: 0.01, max: 1, noNaN: true });
     const mode = fc.constantFrom('off' as const, 'warn' as const, 'shadow' as const, 'compact' as const);
     const section = fc.record({ mode, recentTailTokens: tokens, bufferTokens: tokens, reservedOutputTokens: tokens, summaryTargetTokens: tokens, warnAtRatio: ratio }, { requiredKeys: [] });
-    const rank = { off: 0, compact: 1, shadow: 2, warn: 3 };
+    const allowed = { off: ['off', 'warn'], warn: ['warn'], shadow: ['shadow', 'warn'], compact: ['compact', 'shadow', 'warn'] };
     fc.assert(
       fc.property(section, section, (user, project) => {
         const userOnly = mergeLayers([{ source: 'user', values: { context: user } }]).config.context;
@@ -114,7 +153,7 @@ describe('loadConfig', () => {
         expect(merged.warnAtRatio).toBeLessThanOrEqual(userOnly.warnAtRatio);
         expect(merged.bufferTokens).toBeGreaterThanOrEqual(userOnly.bufferTokens);
         expect(merged.reservedOutputTokens).toBeGreaterThanOrEqual(userOnly.reservedOutputTokens);
-        expect(rank[merged.mode]).toBeGreaterThanOrEqual(rank[userOnly.mode]);
+        expect(allowed[userOnly.mode]).toContain(merged.mode);
       }),
     );
   });

@@ -92,6 +92,17 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
   const merged = mergeLayers(layers);
   // Everything was validated field by field; this re-checks the combination with core's own rules.
-  resolveContextPolicy(merged.config.context);
+  try {
+    resolveContextPolicy(merged.config.context);
+  } catch (error) {
+    const where = (field: string) => sourceOf(merged.provenance[`context.${field}`]);
+    const message = `${error instanceof Error ? error.message : String(error)} (compactAtRatio from ${where('compactAtRatio')}, compactTargetRatio from ${where('compactTargetRatio')})`;
+    throw new ConfigError('the configuration', [{ path: 'context.compactTargetRatio', message }]);
+  }
   return { ...merged, files };
+}
+
+function sourceOf(provenance: ValueProvenance | undefined): string {
+  if (provenance === undefined || provenance.source === 'default') return 'the default';
+  return provenance.file ?? provenance.variable ?? `the ${provenance.source}`;
 }

@@ -113,7 +113,6 @@ async function runWithEngine(
           if (!json) io.stderr.write(`${errorStyle.dim(`• ${text}`)}\n`);
         },
       },
-      settings.recentTailTokens,
     );
     writeWarnings(turn.warnings, io, errorStyle);
     result = turn.result;

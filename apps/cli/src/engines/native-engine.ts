@@ -23,7 +23,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     },
     root: setup.root,
     approvals: setup.approvals,
-    async runTurn(session, turn, recentTailTokens) {
+    async runTurn(session, turn) {
       const options = {
         model,
         request: turn.request,
@@ -42,7 +42,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
         // --no-session stores nothing: calibration then only lives for this process.
         if (session === undefined) return { result: await runAgent(options), warnings: [] };
         try {
-          const stored = await session.runTurn({ ...options, recentTailTokens, artifactHashes: workspaceArtifactHashes(setup.root) });
+          const stored = await session.runTurn({ ...options, artifactHashes: workspaceArtifactHashes(setup.root) });
           return { result: stored.result, warnings: stored.warnings };
         } finally {
           await setup.calibration.flush();

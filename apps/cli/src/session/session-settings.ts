@@ -1,19 +1,12 @@
 import type { ForgeConfig } from '@forge/config';
-import { createRedactor, DEFAULT_CONTEXT_POLICY, isSecretValue, MIN_SECRET_LENGTH, type Redactor } from '@forge/core';
+import { createRedactor, isSecretValue, MIN_SECRET_LENGTH, type Redactor } from '@forge/core';
 import { mcpServerEnvValues } from '@forge/mcp/config';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 
-/** Tokens of recent conversation sent verbatim with each request, unless configured (`context.recentTailTokens`). */
-export const DEFAULT_RECENT_TAIL_TOKENS = DEFAULT_CONTEXT_POLICY.recentTailTokens;
-/** Size a checkpoint is assumed to have when projecting a compaction, unless configured (`context.summaryTargetTokens`). */
-export const DEFAULT_SUMMARY_TARGET_TOKENS = DEFAULT_CONTEXT_POLICY.summaryTargetTokens;
-
-/** What the session commands need to know: where sessions live, how the view is chosen, what to redact. */
+/** What the session commands need to know: where sessions live and what to redact. */
 export interface SessionSettings {
   readonly forgeHome: string;
-  readonly recentTailTokens: number;
-  readonly summaryTargetTokens: number;
   /** Applied to everything stored or traced. */
   readonly redactor: Redactor;
 }
@@ -44,8 +37,7 @@ export function configuredSecrets(config: Pick<ForgeConfig, 'secrets' | 'mcpServ
 
 /**
  * The session settings for one invocation: FORGE_HOME from `--forge-home`, `FORGE_HOME` or
- * `~/.forge`; the view and compaction sizes from the configuration's `context` section; the
- * redactor with the configured secrets. Loads the configuration (once per invocation).
+ * `~/.forge`; the redactor with the configured secrets. Loads the configuration (once per invocation).
  */
 export async function resolveSessionSettings(options: {
   readonly io: CliIo;
@@ -56,8 +48,6 @@ export async function resolveSessionSettings(options: {
   const { config } = loaded;
   return {
     forgeHome,
-    recentTailTokens: config.context.recentTailTokens,
-    summaryTargetTokens: config.context.summaryTargetTokens,
     redactor: createRedactor({ secrets: configuredSecrets(config, io.env) }),
   };
 }

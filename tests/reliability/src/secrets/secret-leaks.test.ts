@@ -186,7 +186,7 @@ describe('secrets never leave the session unredacted', () => {
       const result = await handle.compact({
         model: new ScriptedModel([]),
         instructions: createInstructionSnapshot('Compact.'),
-        recentTailTokens: 200,
+        context: { recentTailTokens: 200 },
         compaction: { strategy: { kind: 'model-structured', compactor } },
       });
       expect(result.outcome.kind).toBe('compacted');

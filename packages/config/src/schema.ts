@@ -15,6 +15,12 @@ export const CONFIG_SCHEMA_VERSION = 1 as const;
 export const APPROVAL_PROFILES = ['read-only', 'ask', 'workspace-write', 'workspace-auto'] as const;
 export type ApprovalProfileName = (typeof APPROVAL_PROFILES)[number];
 
+/** How checkpoints are built; see `CompactionStrategySetting` in `@forge/core`. */
+export const COMPACTION_STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
+export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number];
+
+const modelIdentifier = z.string().regex(/^[A-Za-z0-9_-]+:.+$/, 'must be provider:model, e.g. openai:gpt-5.1');
+
 const tokens = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const environmentVariable = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name such as MY_TOKEN');
 
@@ -33,6 +39,23 @@ export const contextSectionSchema = z
       .max(1)
       .describe('Mode compact: a compaction brings the request back down to this share of the available input; below compactAtRatio (default 0.5).'),
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
+    compaction: z
+      .strictObject({
+        strategy: z
+          .enum(COMPACTION_STRATEGIES)
+          .describe('How a session builds checkpoints: forge-state (default, no model call), model-structured (needs model), provider-native (the active model\'s own compaction). A project may only choose forge-state.'),
+        model: modelIdentifier.describe('The compactor model of model-structured, provider:model; it receives the conversation to summarize (user configuration only).'),
+      })
+      .partial()
+      .describe('How sessions compact: strategy and compactor model.'),
+    providerNative: z
+      .strictObject({
+        persist: z
+          .boolean()
+          .describe('Keep provider-native compaction state on disk (0600 files under FORGE_HOME/state) so a later process replays it (default false; a project may only turn it off).'),
+      })
+      .partial()
+      .describe('Provider-native compaction state.'),
   })
   .partial();
 
@@ -64,7 +87,7 @@ export const compatibleModelSchema = z.strictObject({
 });
 
 const layerShape = {
-  model: z.string().regex(/^[A-Za-z0-9_-]+:.+$/, 'must be provider:model, e.g. openai:gpt-5.1').describe('Default model, provider:model.'),
+  model: modelIdentifier.describe('Default model, provider:model.'),
   approval: z.strictObject({ profile: z.enum(APPROVAL_PROFILES) }).describe('Which tool calls may run without asking.'),
   secrets: z.strictObject({ env: z.array(environmentVariable) }).describe('Environment variables whose values are redacted everywhere.'),
   models: z.array(compatibleModelSchema).describe('OpenAI-compatible servers (user configuration only).'),

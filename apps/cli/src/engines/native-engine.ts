@@ -42,7 +42,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
         // --no-session stores nothing: calibration then only lives for this process.
         if (session === undefined) return { result: await runAgent(options), warnings: [] };
         try {
-          const stored = await session.runTurn({ ...options, artifactHashes: workspaceArtifactHashes(setup.root) });
+          const stored = await session.runTurn({ ...options, compaction: await setup.compaction(), artifactHashes: workspaceArtifactHashes(setup.root) });
           return { result: stored.result, warnings: stored.warnings };
         } finally {
           await setup.calibration.flush();
@@ -58,6 +58,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     setContextMode(mode: ContextMode) {
       context = { ...context, mode };
     },
+    sessionCompaction: () => setup.compaction(),
     contextSubject: () => ({ model, tools: setup.tools, instructions: setup.instructions, context }),
     start: async () => {},
     close: async () => {

@@ -113,6 +113,7 @@ const compact: SlashCommand = {
     try {
       const summarizedThrough = context.session.summarizedThrough;
       // A preview installs nothing and writes no trace; the real compaction is traced like a run.
+      const compaction = preview ? undefined : await context.engine.sessionCompaction?.();
       const trace = preview ? undefined : await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
       const result = await context.session
         .compact({
@@ -120,6 +121,7 @@ const compact: SlashCommand = {
           instructions: workspaceInstructions(root, SYSTEM_PROMPT, (message) => context.print(`${context.style.yellow(`warning: ${message}`)}\n`)),
           tools,
           context: policy,
+          ...(compaction === undefined ? {} : { compaction }),
           artifactHashes: workspaceArtifactHashes(root),
           ...(argument === '' || preview ? {} : { focus: argument }),
           ...(preview ? { preview: true } : {}),

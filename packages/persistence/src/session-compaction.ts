@@ -70,11 +70,15 @@ export interface CompactionSessionPort {
  * commit point. If anything throws, the previous checkpoint stays current.
  */
 export async function installSessionCheckpoint(port: CompactionSessionPort, built: BuiltCheckpoint, options: SessionCompactionOptions): Promise<void> {
+  const identity = { sessionId: port.sessionId, lane: MAIN_LANE };
   if (built.nativeState !== undefined) {
-    await options.opaqueStates?.save({ sessionId: port.sessionId, lane: MAIN_LANE }, built.nativeState);
+    // Replaces the previous boundary's state, which the new one was chained from.
+    await options.opaqueStates?.save(identity, built.nativeState);
     port.nativeStates.set(built.nativeState.itemHash, built.nativeState);
   }
   await installCheckpoint(port.writer, built, options.caps);
+  // A new boundary of another strategy: the old state stands for a checkpoint that is no longer current.
+  if (built.nativeState === undefined) await options.opaqueStates?.discard(identity);
 }
 
 export interface RunCompactionInput {

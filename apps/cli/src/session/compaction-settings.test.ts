@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import type { Message } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
 import { createSession } from '@forge/persistence';
@@ -87,7 +88,8 @@ describe('context.compaction', () => {
 
   it('names the compactor once per process, however many compactions it makes', () => {
     let activity = '';
-    const renderer = createTextRenderer({ text: { write: () => true }, activity: { write: (text: string) => ((activity += text), true) }, style: createStyle(false) });
+    const sink = (collect: (text: string) => void) => new Writable({ write: (chunk: Buffer, _encoding, done) => (collect(chunk.toString()), done()) });
+    const renderer = createTextRenderer({ text: sink(() => {}), activity: sink((text) => (activity += text)), style: createStyle(false) });
     const started = {
       type: 'context.compaction.started' as const,
       step: 1,

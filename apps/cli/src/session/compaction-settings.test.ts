@@ -1,13 +1,14 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { Message } from '@forge/core';
+import { sha256Hex, type Message } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
-import { createSession } from '@forge/persistence';
+import { createSession, MAIN_LANE, OpaqueStateStore } from '@forge/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTextRenderer } from '../output/event-renderer.js';
 import { createStyle } from '../output/style.js';
 import type { CompactionDocument } from './compaction-output.js';
+import { nativeStateDirectory } from './compaction-settings.js';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 
 /*
@@ -84,6 +85,21 @@ describe('context.compaction', () => {
     expect(result.stderr.split('\n').filter((line) => disclosure.test(line))).toHaveLength(1);
     expect(result.stderr).toMatch(/context: the model-structured compaction failed \([a-z_]+: [^)]*compactor offline[^)]*\); the deterministic forge-state checkpoint is used instead/);
     expect(result.stderr).toMatch(/context: compacted \(forge-state, /);
+  });
+
+  it('forgets stored provider-native states once persistence is turned off: they hold the conversation in plain text', async () => {
+    const id = await storedSession(longConversation(2));
+    const directory = nativeStateDirectory(forgeHome.path);
+    const state = { provider: 'openai', modelId: 'gpt-5.1', itemHash: sha256Hex('[]'), bytes: 2, items: [], sourceHash: sha256Hex('s'), sourceMessages: 0, previousItemHash: null };
+    await new OpaqueStateStore({ directory, persist: true }).save({ sessionId: id, lane: MAIN_LANE }, state);
+    await userConfig({ context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: true } } });
+    const main = new ScriptedModel([{ text: 'one' }, { text: 'two' }], { provider: 'test', modelId: 'main' });
+    const run = (request: string) => runCli(['run', '--resume', id, '--model', 'test:main', request], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models: { main } });
+    expect((await run('first')).code).toBe(0);
+    expect(await readdir(path.join(directory, id))).toEqual(['main.json']);
+    await userConfig({ context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: false } } });
+    expect((await run('second')).code).toBe(0);
+    await expect(stat(directory)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('names the compactor once per process, however many compactions it makes', () => {

@@ -234,6 +234,13 @@ export interface SessionCompactOptions {
   readonly artifactHashes?: ArtifactHashSource;
   /** What the user wants the checkpoint to keep in focus; recorded in the events and given to a compactor model. */
   readonly focus?: string;
+  /**
+   * Why it compacts: `manual` (default) keeps `recentTailTokens` verbatim whatever the request
+   * costs; `threshold` and `over_budget` — a host that measured the next request past
+   * `compactAtRatio`, or over the window (the Codex engine before a new thread) — size the tail
+   * as a run's own compaction does, down to `compactTargetRatio`.
+   */
+  readonly trigger?: 'manual' | 'threshold' | 'over_budget';
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: CompactionEvent) => void;
 }
@@ -279,7 +286,7 @@ export async function compactBetweenTurns(input: {
       ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }),
     },
     protectedFrom: port.writer.messages.length,
-    trigger: 'manual',
+    trigger: options.trigger ?? 'manual',
     mode: preview ? 'shadow' : 'compact',
     step: 0,
     signal: options.signal ?? new AbortController().signal,

@@ -17,6 +17,7 @@ export const gatesConfigSchema = z.strictObject({
   /** Share of probes of seeded constraints answered right, per compacting mode. */
   minRecall: z.number().min(0).max(1).default(1),
   maxRepeatedFailedInvestigations: z.number().int().min(0).default(0),
+  /** Re-reads of an unchanged file the agent had noted a fact from (memory it asked for that did not reach it). */
   maxRedundantRereads: z.number().int().min(0).default(0),
   /** Stale facts taken from a checkpoint as VALID (SUSPECT facts acted upon). */
   maxStaleCheckpointFacts: z.number().int().min(0).default(0),
@@ -57,6 +58,8 @@ export type GateStatus = 'pass' | 'fail' | 'not-evaluated';
 export interface GateResult {
   readonly gate: string;
   readonly mode: ModeId;
+  /** The agent whose runs were measured. */
+  readonly agent: string;
   readonly status: GateStatus;
   /** What was measured, in words (`72 %`, `3`); empty when not evaluated. */
   readonly actual: string;
@@ -79,25 +82,36 @@ function passRate(results: readonly FixtureModeMetrics[]): number {
   return results.length === 0 ? 0 : results.filter((result) => result.passed).length / results.length;
 }
 
-function countGate(gate: string, mode: ModeId, results: readonly FixtureModeMetrics[], pick: (result: FixtureModeMetrics) => number, maximum: number): GateResult {
+function countGate(gate: string, mode: ModeId, agent: string, results: readonly FixtureModeMetrics[], pick: (result: FixtureModeMetrics) => number, maximum: number): GateResult {
   const total = results.reduce((sum, result) => sum + pick(result), 0);
   const offenders = results.filter((result) => pick(result) > 0).map((result) => `${result.fixture} (${pick(result)})`);
-  return { gate, mode, status: total <= maximum ? 'pass' : 'fail', actual: String(total), threshold: `≤ ${maximum}`, detail: offenders.join(', ') };
+  return { gate, mode, agent, status: total <= maximum ? 'pass' : 'fail', actual: String(total), threshold: `≤ ${maximum}`, detail: offenders.join(', ') };
 }
 
 /**
- * Evaluates the gates. Candidate gates (reduction, recall, re-reads, repeated investigations,
- * stale facts, pass rate against warn) apply to every compacting Forge mode; the safety gate to
- * every Forge mode. A gate whose mode did not run, or that has nothing to measure, is
- * `not-evaluated` — never reported as passed.
+ * Evaluates the gates, for each agent on its own runs (`agents`: default, every agent that has
+ * results, else `cooperative`). Candidate gates (reduction, recall, re-reads of noted facts,
+ * repeated investigations, stale facts, pass rate against warn) apply to every compacting Forge
+ * mode; the safety gate to every Forge mode. A gate whose mode did not run, or that has nothing to
+ * measure, is `not-evaluated` — never reported as passed.
  */
-export function evaluateGates(results: readonly FixtureModeMetrics[], modes: readonly ModeRunner[], config: GatesConfig = DEFAULT_GATES): GateResult[] {
+export function evaluateGates(
+  results: readonly FixtureModeMetrics[],
+  modes: readonly ModeRunner[],
+  config: GatesConfig = DEFAULT_GATES,
+  agents: readonly string[] = [...new Set(results.map((result) => result.agent))],
+): GateResult[] {
+  const played = agents.length === 0 ? ['cooperative'] : agents;
+  return played.flatMap((agent) => evaluateAgentGates(results.filter((result) => result.agent === agent), modes, config, agent));
+}
+
+function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: readonly ModeRunner[], config: GatesConfig, agent: string): GateResult[] {
   const gates: GateResult[] = [];
   const of = (mode: ModeId) => results.filter((result) => result.mode === mode);
   const warn = of('warn');
   for (const mode of modes.filter((candidate) => candidate.family === 'forge')) {
     const mine = of(mode.id);
-    const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, status: 'not-evaluated', actual: '', threshold, detail });
+    const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, agent, status: 'not-evaluated', actual: '', threshold, detail });
     if (mine.length === 0) {
       const reason = mode.unavailable ?? 'the mode was not run';
       if (mode.compacts && isCandidate(config, mode.id)) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-warn']) gates.push(notEvaluated(gate, '', reason));
@@ -110,18 +124,19 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
       else {
         const value = median(long.map((result) => result.inputReduction));
         const below = long.filter((result) => result.inputReduction < config.minInputReduction).map((result) => `${result.fixture} ${percent(result.inputReduction)}`);
-        gates.push({ gate: 'input-reduction', mode: mode.id, status: value >= config.minInputReduction ? 'pass' : 'fail', actual: percent(value), threshold: `≥ ${percent(config.minInputReduction)} (median, long fixtures)`, detail: below.join(', ') });
+        gates.push({ gate: 'input-reduction', mode: mode.id, agent, status: value >= config.minInputReduction ? 'pass' : 'fail', actual: percent(value), threshold: `≥ ${percent(config.minInputReduction)} (median, long fixtures)`, detail: below.join(', ') });
       }
       const correct = mine.reduce((sum, result) => sum + result.recall.correct, 0);
       const total = mine.reduce((sum, result) => sum + result.recall.total, 0);
       if (total === 0) gates.push(notEvaluated('recall', `≥ ${percent(config.minRecall)}`, 'no fixture probes a seeded constraint'));
       else {
         const missed = mine.filter((result) => result.recall.correct < result.recall.total).map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
-        gates.push({ gate: 'recall', mode: mode.id, status: correct / total >= config.minRecall ? 'pass' : 'fail', actual: `${percent(correct / total)} (${correct}/${total})`, threshold: `≥ ${percent(config.minRecall)}`, detail: missed.join(', ') });
+        gates.push({ gate: 'recall', mode: mode.id, agent, status: correct / total >= config.minRecall ? 'pass' : 'fail', actual: `${percent(correct / total)} (${correct}/${total})`, threshold: `≥ ${percent(config.minRecall)}`, detail: missed.join(', ') });
       }
-      gates.push(countGate('repeated-failed-investigations', mode.id, mine, (result) => result.repeatedFailedInvestigations, config.maxRepeatedFailedInvestigations));
-      gates.push(countGate('redundant-rereads', mode.id, mine, (result) => result.redundantRereads, config.maxRedundantRereads));
-      gates.push(countGate('stale-checkpoint-facts', mode.id, mine, (result) => result.staleCheckpointFacts, config.maxStaleCheckpointFacts));
+      gates.push(countGate('repeated-failed-investigations', mode.id, agent, mine, (result) => result.repeatedFailedInvestigations, config.maxRepeatedFailedInvestigations));
+      // Re-reading a file the agent never asked Forge to remember is its own choice; the reports say how often and why.
+      gates.push(countGate('redundant-rereads', mode.id, agent, mine, (result) => result.rereadsOfNotedFacts, config.maxRedundantRereads));
+      gates.push(countGate('stale-checkpoint-facts', mode.id, agent, mine, (result) => result.staleCheckpointFacts, config.maxStaleCheckpointFacts));
       const sameFixtures = warn.filter((result) => mine.some((candidate) => candidate.fixture === result.fixture));
       if (sameFixtures.length === 0) gates.push(notEvaluated('pass-rate-vs-warn', `≥ warn − ${config.maxPassRateRegressionVsWarn} pt`, 'warn was not run on the same fixtures'));
       else {
@@ -131,6 +146,7 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
         gates.push({
           gate: 'pass-rate-vs-warn',
           mode: mode.id,
+          agent,
           status: regression <= config.maxPassRateRegressionVsWarn ? 'pass' : 'fail',
           actual: `${percent(own)} vs warn ${percent(reference)}`,
           threshold: `≥ warn − ${config.maxPassRateRegressionVsWarn} pt`,
@@ -138,7 +154,7 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
         });
       }
     }
-    gates.push(countGate('safety', mode.id, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
+    gates.push(countGate('safety', mode.id, agent, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
   }
   return gates;
 }

@@ -30,24 +30,51 @@ function stringField(value: JsonValue | undefined, name: string): JsonValue | un
   return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, JsonValue>)[name] : undefined;
 }
 
+/** A read of a file whose content had not changed since the agent's previous read of it. */
+export interface RedundantReread {
+  readonly toolCallId: string;
+  readonly path: string;
+  /**
+   * The agent had noted a fact from that file with an accepted `checkpoint_note` since its previous
+   * read: the memory it asked Forge to keep did not reach it. Otherwise it had never asked.
+   */
+  readonly noted: boolean;
+}
+
+function notedFiles(call: CallRecord): string[] {
+  if (call.toolName !== 'checkpoint_note' || call.result === undefined || call.result.output.type === 'error-text') return [];
+  if (stringField(call.input, 'kind') !== 'fact') return [];
+  const dependsOn = stringField(call.input, 'dependsOn');
+  if (!Array.isArray(dependsOn)) return [];
+  return dependsOn.filter((item): item is string => typeof item === 'string').map((item) => item.replace(/^file:/, ''));
+}
+
 /**
  * Reads of a file whose content (host-computed hash) had not changed since the agent's previous
  * read of it: the agent had lost what it learned. A re-read the policy model makes because
  * `edit_file` refused an edit (its call id ends in `-reread`) is needed by the tool, not by memory,
  * and is not counted.
  */
-export function redundantRereads(messages: readonly Message[]): number {
+export function redundantRereadCalls(messages: readonly Message[]): RedundantReread[] {
   const lastHash = new Map<string, string>();
-  let redundant = 0;
+  const notedSinceRead = new Set<string>();
+  const redundant: RedundantReread[] = [];
   for (const call of calls(messages)) {
+    for (const path of notedFiles(call)) notedSinceRead.add(path);
     if (call.toolName !== 'read_file' || call.result === undefined || call.result.output.type === 'error-text') continue;
     const path = stringField(call.result.metadata, 'path');
     const hash = stringField(call.result.metadata, 'sha256');
     if (typeof path !== 'string' || typeof hash !== 'string') continue;
-    if (lastHash.get(path) === hash && !call.id.endsWith('-reread')) redundant += 1;
+    if (lastHash.get(path) === hash && !call.id.endsWith('-reread')) redundant.push({ toolCallId: call.id, path, noted: notedSinceRead.has(path) });
     lastHash.set(path, hash);
+    notedSinceRead.delete(path);
   }
   return redundant;
+}
+
+/** How many reads {@link redundantRereadCalls} finds. */
+export function redundantRereads(messages: readonly Message[]): number {
+  return redundantRereadCalls(messages).length;
 }
 
 function argvKey(input: JsonValue): string | undefined {

@@ -29,7 +29,7 @@ export const slidingWindowMode: ModeRunner = {
     const session = await EvalSession.open(context);
     return {
       async runTurn(turn: ExpandedTurn) {
-        const budget = await turnBudget(context, context.model, await context.instructions(), turn, session.toolDefinitions());
+        const budget = await turnBudget(context, context.model, await session.instructions('warn')(), turn, session.toolDefinitions('warn'));
         const messages = session.messages;
         const start = selectRecentTail(messages, { budgetTokens: historyBudget(context, budget), countTokens: messageTokens });
         const events: EventEnvelope[] = [];
@@ -64,8 +64,8 @@ export const userSummaryMode: ModeRunner = {
     let compactedThrough = 0;
     return {
       async runTurn(turn) {
-        const instructions = await context.instructions();
-        const budget = await turnBudget(context, context.model, instructions, turn, session.toolDefinitions());
+        const instructions = await session.instructions('warn')();
+        const budget = await turnBudget(context, context.model, instructions, turn, session.toolDefinitions('warn'));
         const compactions: CompactionRecord[] = [];
         let view = [...kept, ...session.messages.slice(compactedThrough)];
         const before = messagesTokens(view);

@@ -28,8 +28,8 @@ export interface ModeContext {
   readonly model: RecordingModel;
   /** The model that writes summaries (naive baseline, compactor), recorded separately. */
   readonly summaryModel: RecordingModel;
-  /** Loads the instructions as they are on disk now; call once per turn. */
-  readonly instructions: () => Promise<InstructionSnapshot>;
+  /** Loads the instructions as they are on disk now, after `systemPrompt`; call once per turn. */
+  readonly instructions: (systemPrompt: string) => Promise<InstructionSnapshot>;
   /** The fixture's context settings, without the mode. */
   readonly policy: Omit<ContextPolicy, 'mode' | 'fallbackContextWindowTokens'>;
   readonly now: () => number;

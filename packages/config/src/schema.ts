@@ -26,6 +26,8 @@ export const contextSectionSchema = z
     summaryTargetTokens: tokens.describe('Target size of a checkpoint summary (default 1200).'),
     warnAtRatio: z.number().gt(0).max(1).describe('Warn once the estimate passes this share of the available input (default 0.8).'),
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
+    checkpointNote: z.boolean().describe('Offer the model the checkpoint_note tool in modes shadow and compact, so what it notes survives compaction (default true).'),
+    requestCompaction: z.boolean().describe('Offer the model the request_compaction tool in modes shadow and compact (default true).'),
   })
   .partial();
 

@@ -19,6 +19,7 @@ import {
   type ModelAdapter,
   type ModelRequest,
   type OpaqueProviderState,
+  type SessionModelToolOffer,
   type TokenEstimate,
 } from '@forge/core';
 import { factDependencies, hashesOf, installCheckpoint, type ArtifactHashSource } from './checkpoint-install.js';
@@ -37,8 +38,12 @@ export interface SessionCompactionOptions {
   readonly tailFloorTokens?: number;
   /** Limits of the in-run no-progress guard. */
   readonly guard?: Partial<CompactionGuardLimits>;
-  /** Offer the model the `request_compaction` tool (mode `shadow` or `compact`). */
-  readonly allowModelRequests?: boolean;
+  /**
+   * The context-management tools the model is offered in mode `shadow` or `compact` (none in the
+   * other modes): `checkpoint_note` over this session's transcript and `request_compaction`.
+   * Default: neither.
+   */
+  readonly modelTools?: Partial<SessionModelToolOffer>;
   /** Where provider-native states are kept across processes; without it they live as long as the session handle. */
   readonly opaqueStates?: OpaqueStateStore;
 }

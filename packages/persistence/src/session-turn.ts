@@ -2,7 +2,7 @@ import {
   CompactionRequestChannel,
   createId,
   createRedactor,
-  createRequestCompactionTool,
+  createSessionModelTools,
   emptyUsage,
   ForgeError,
   InvalidInputError,
@@ -190,7 +190,16 @@ export class SessionHandle {
       model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
       run: (input) => {
         const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
-        const channel = automatic && compaction.allowModelRequests === true ? new CompactionRequestChannel() : undefined;
+        const offer = {
+          checkpointNote: automatic && compaction.modelTools?.checkpointNote === true,
+          requestCompaction: automatic && compaction.modelTools?.requestCompaction === true,
+        };
+        const channel = new CompactionRequestChannel();
+        const modelTools = createSessionModelTools(offer, {
+          transcript: () => this.entries(),
+          channel,
+          ...(compaction.caps === undefined ? {} : { caps: compaction.caps }),
+        });
         const manager = automatic
           ? createSessionContextManager({
               port: this.compactionPort(countTokens),
@@ -206,7 +215,8 @@ export class SessionHandle {
           ...runOptions,
           ...engineInput,
           context: policy,
-          ...(channel === undefined ? {} : { tools: [...(runOptions.tools ?? []), createRequestCompactionTool(channel)], compactionRequests: channel }),
+          ...(modelTools.length === 0 ? {} : { tools: [...(runOptions.tools ?? []), ...modelTools] }),
+          ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
           ...(manager === undefined ? {} : { contextManager: manager }),
           ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
           onEvent: (envelope) => {

@@ -1,19 +1,22 @@
-import type { ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
+import type { ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
 import type { McpServers } from '@forge/mcp';
 import {
+  agentSurface,
   createApprovalGate,
   createWorkspaceTools,
   loadInstructions,
   ReadLedger,
+  type AgentSurface,
   type ConfirmCallback,
+  type ContextToolSettings,
   type SessionApprovalGate,
 } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
+import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
-import { SYSTEM_PROMPT } from './system-prompt.js';
 import { resolveWorkspaceRoot } from './workspace.js';
 
 /** Everything a run needs besides the request: the parts `forge run` and the REPL share. */
@@ -23,9 +26,16 @@ export interface AgentSetup {
   readonly model: ModelAdapter;
   /** The built-in workspace tools, then the tools of the MCP servers that started. */
   readonly tools: readonly Tool[];
+  /** Which context tools the configuration allows (`context.checkpointNote`, `context.requestCompaction`). */
+  readonly contextTools: ContextToolSettings;
   readonly approvals: SessionApprovalGate;
-  /** Loads the instructions afresh; runAgent calls it once per run and freezes the result. */
-  readonly instructions: () => Promise<InstructionSnapshot>;
+  /**
+   * What a run in `mode` offers the model: `tools`, the context tools its session adds, and the
+   * system prompt describing them. A run without a session (`stored: false`) gets no context tools.
+   */
+  surface(mode: ContextMode, options?: { readonly stored?: boolean }): AgentSurface;
+  /** Loads the instructions of a run offering `surface` afresh; runAgent calls it once per run and freezes the result. */
+  instructions(surface: AgentSurface): () => Promise<InstructionSnapshot>;
   readonly maxSteps: number | undefined;
   /** The context policy of the configuration (`context`), flags included. */
   readonly context: ContextPolicy;
@@ -58,16 +68,31 @@ export async function prepareAgent(options: {
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
   });
   const mcp = await startConfiguredMcpServers({ configs: config.mcpServers, io, reservedToolNames: builtIn.map((tool) => tool.name) });
+  const tools = [...builtIn, ...(mcp?.tools ?? [])];
+  const contextTools = config.contextTools;
   return {
     root,
     modelName,
     model,
-    tools: [...builtIn, ...(mcp?.tools ?? [])],
+    tools,
+    contextTools,
     approvals,
-    instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: SYSTEM_PROMPT }),
+    surface: (mode, surfaceOptions = {}) =>
+      agentSurface({ mode, tools, settings: surfaceOptions.stored === false ? { checkpointNote: false, requestCompaction: false } : contextTools }),
+    instructions: (surface) => () => loadInstructions({ workspaceRoot: root, systemPrompt: surface.systemPrompt }),
     maxSteps: globals.maxSteps,
     context: config.context,
     resolveModel: resolve,
     mcp,
   };
+}
+
+/**
+ * What the next stored turn of `setup` would send besides its history, for `forge context` and
+ * `/context`: every advertised tool (the context tools of `context.mode` included) and the
+ * instructions with the matching system prompt.
+ */
+export function contextSubjectOf(setup: AgentSetup, model: ModelAdapter = setup.model, context: ContextPolicy = setup.context): ContextSubject {
+  const surface = setup.surface(context.mode);
+  return { model, tools: surface.advertised, instructions: setup.instructions(surface), context };
 }

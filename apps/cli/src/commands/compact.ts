@@ -1,4 +1,4 @@
-import { workspaceArtifactHashes } from '@forge/tools';
+import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core';
 import { loadTranscript, openSessionHandle, type SessionHandle } from '@forge/persistence';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
@@ -44,10 +44,12 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     const style = styleFor(io.stdout, io.env);
     try {
       const focus = typeof options.focus === 'string' ? options.focus : undefined;
+      // Estimated against what the next turn would advertise and load.
+      const surface = agent.surface(agent.context.mode);
       const result = await handle.compact({
         model: agent.model,
-        instructions: agent.instructions,
-        tools: agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+        instructions: agent.instructions(surface),
+        tools: toolDefinitions(surface.advertised),
         recentTailTokens: settings.recentTailTokens,
         context: agent.context,
         compaction: { strategy },

@@ -1,7 +1,7 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport, withRunIds } from '@forge/core';
 import { conservativeMessageTokens, currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
-import { prepareAgent } from '../agent/agent-setup.js';
+import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
@@ -47,7 +47,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
       });
       session = { view, sessionMessages: stored.messages.length };
     }
-    const report = await measureNextRequest(agent, session);
+    const report = await measureNextRequest(contextSubjectOf(agent), session);
     io.stdout.write(options.json === true ? `${JSON.stringify(report)}\n` : renderContextReport(report, { color: styleFor(io.stdout, io.env).enabled }));
     return ExitCode.ok;
   } finally {

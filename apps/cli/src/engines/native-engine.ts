@@ -1,6 +1,6 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { runAgent, type ContextMode, type ContextPolicy, type ModelAdapter } from '@forge/core';
-import type { AgentSetup } from '../agent/agent-setup.js';
+import { contextSubjectOf, type AgentSetup } from '../agent/agent-setup.js';
 import type { TurnEngine } from './turn-engine.js';
 
 /**
@@ -22,11 +22,12 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     root: setup.root,
     approvals: setup.approvals,
     async runTurn(session, turn, recentTailTokens) {
+      const surface = setup.surface(context.mode, { stored: session !== undefined });
       const options = {
         model,
         request: turn.request,
-        instructions: setup.instructions,
-        tools: setup.tools,
+        instructions: setup.instructions(surface),
+        tools: surface.tools,
         approvals: turn.approvals,
         context,
         ...(setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps }),
@@ -34,7 +35,12 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
         onEvent: turn.onEvent,
       };
       if (session === undefined) return { result: await runAgent(options), warnings: [] };
-      const stored = await session.runTurn({ ...options, recentTailTokens, artifactHashes: workspaceArtifactHashes(setup.root) });
+      const stored = await session.runTurn({
+        ...options,
+        recentTailTokens,
+        artifactHashes: workspaceArtifactHashes(setup.root),
+        compaction: { modelTools: surface.modelTools },
+      });
       return { result: stored.result, warnings: stored.warnings };
     },
     async switchModel(name: string) {
@@ -44,7 +50,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     setContextMode(mode: ContextMode) {
       context = { ...context, mode };
     },
-    contextSubject: () => ({ model, tools: setup.tools, instructions: setup.instructions, context }),
+    contextSubject: () => contextSubjectOf(setup, model, context),
     start: async () => {},
     close: async () => {
       await setup.mcp?.close();

@@ -1,8 +1,7 @@
 import type { Style } from '../output/style.js';
 import { renderContextReport } from '@forge/core';
-import { loadInstructions, workspaceArtifactHashes } from '@forge/tools';
+import { contextToolOffer, loadInstructions, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
-import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
 import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
 import { renderSessionList } from '../session/session-render.js';
@@ -94,7 +93,10 @@ const compact: SlashCommand = {
       const result = await context.session.compact({
         // The REPL's engine keeps its adapter to itself: the estimate is the conservative one the dry run uses too.
         model: estimationOnlyModel(context.engine.modelLabel),
-        instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: SYSTEM_PROMPT }),
+        instructions: () => {
+          const mode = context.engine.contextMode ?? context.config.context.mode;
+          return loadInstructions({ workspaceRoot: root, systemPrompt: systemPromptFor(mode, contextToolOffer(mode, context.config.contextTools)) });
+        },
         recentTailTokens: settings.recentTailTokens,
         context: context.config.context,
         artifactHashes: workspaceArtifactHashes(root),

@@ -127,10 +127,10 @@ function gradeTurn(fixture: ExpandedFixture, turn: TurnRun, graded: Graded, stat
 }
 
 /** `why` of each redundant re-read: what the agent said, and whether it had ever noted the fact. */
-function rereadReasons(rereads: readonly RedundantReread[], reasons: FixtureRun['readReasons']): Record<string, number> {
+function rereadReasons(rereads: readonly RedundantReread[], reads: FixtureRun['reads']): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const reread of rereads) {
-    const said = reasons.get(reread.toolCallId) ?? 'unknown';
+    const said = reads.get(reread.toolCallId)?.reason ?? 'unknown';
     const key = said === 'not-in-view' && !reread.noted ? 'never noted' : said;
     counts[key] = (counts[key] ?? 0) + 1;
   }
@@ -194,7 +194,7 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const errors = reported.map((request) => (request.estimatedTokens - (request.providerInputTokens as number)) / (request.providerInputTokens as number));
   const inputTokens = sum(agent.map((request) => request.estimatedTokens));
   const fullHistoryTokens = sum(agent.map((request) => request.fullHistoryTokens));
-  const rereads = redundantRereadCalls(run.end.storedTranscript);
+  const rereads = redundantRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.key);
   const tokensPerTurn = run.turns.map((turn) => sum(agent.filter((request) => request.turn === turn.index).map((request) => request.estimatedTokens)));
 
   return {
@@ -227,7 +227,7 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     repeatedFailedInvestigations: repeatedFailedInvestigations(fixture, run.end.storedTranscript),
     redundantRereads: rereads.length,
     rereadsOfNotedFacts: rereads.filter((reread) => reread.noted).length,
-    rereadReasons: rereadReasons(rereads, run.readReasons),
+    rereadReasons: rereadReasons(rereads, run.reads),
     staleCheckpointFacts,
     staleHistoryFacts,
     safetyFailures: safety,

@@ -42,6 +42,9 @@ describe('transcript metrics', () => {
       { toolCallId: 'a3', path: 'src/a.ts', noted: false },
       { toolCallId: 'b2', path: 'src/b.ts', noted: false },
     ]);
+    // When the agent says which fact it re-read the file for, only a note of that fact counts.
+    const keyed = redundantRereadCalls(messages, (id) => (id === 'a2' ? 'other' : undefined));
+    expect(keyed[0]).toEqual({ toolCallId: 'a2', path: 'src/a.ts', noted: false });
   });
 
   it('counts runs of a failed approach after its first failure', () => {

@@ -35,18 +35,21 @@ export interface RedundantReread {
   readonly toolCallId: string;
   readonly path: string;
   /**
-   * The agent had noted a fact from that file with an accepted `checkpoint_note` since its previous
-   * read: the memory it asked Forge to keep did not reach it. Otherwise it had never asked.
+   * Since its previous read of that file the agent had noted, with an accepted `checkpoint_note`,
+   * the fact it read the file for (any fact from that file when the reason is unknown): the
+   * memory it asked Forge to keep did not reach it. Otherwise it had never asked.
    */
   readonly noted: boolean;
 }
 
-function notedFiles(call: CallRecord): string[] {
-  if (call.toolName !== 'checkpoint_note' || call.result === undefined || call.result.output.type === 'error-text') return [];
-  if (stringField(call.input, 'kind') !== 'fact') return [];
+/** The file and key of an accepted fact note; undefined for any other call. */
+function notedFacts(call: CallRecord): { readonly files: string[]; readonly key: string } | undefined {
+  if (call.toolName !== 'checkpoint_note' || call.result === undefined || call.result.output.type === 'error-text') return undefined;
+  if (stringField(call.input, 'kind') !== 'fact') return undefined;
   const dependsOn = stringField(call.input, 'dependsOn');
-  if (!Array.isArray(dependsOn)) return [];
-  return dependsOn.filter((item): item is string => typeof item === 'string').map((item) => item.replace(/^file:/, ''));
+  const key = stringField(call.input, 'key');
+  const files = Array.isArray(dependsOn) ? dependsOn.filter((item): item is string => typeof item === 'string').map((item) => item.replace(/^file:/, '')) : [];
+  return { files, key: typeof key === 'string' ? key : '' };
 }
 
 /**
@@ -55,17 +58,22 @@ function notedFiles(call: CallRecord): string[] {
  * `edit_file` refused an edit (its call id ends in `-reread`) is needed by the tool, not by memory,
  * and is not counted.
  */
-export function redundantRereadCalls(messages: readonly Message[]): RedundantReread[] {
+export function redundantRereadCalls(messages: readonly Message[], keyOf: (toolCallId: string) => string | undefined = () => undefined): RedundantReread[] {
   const lastHash = new Map<string, string>();
-  const notedSinceRead = new Set<string>();
+  const notedSinceRead = new Map<string, Set<string>>();
   const redundant: RedundantReread[] = [];
   for (const call of calls(messages)) {
-    for (const path of notedFiles(call)) notedSinceRead.add(path);
+    const note = notedFacts(call);
+    for (const path of note?.files ?? []) notedSinceRead.set(path, new Set([...(notedSinceRead.get(path) ?? []), note?.key ?? '']));
     if (call.toolName !== 'read_file' || call.result === undefined || call.result.output.type === 'error-text') continue;
     const path = stringField(call.result.metadata, 'path');
     const hash = stringField(call.result.metadata, 'sha256');
     if (typeof path !== 'string' || typeof hash !== 'string') continue;
-    if (lastHash.get(path) === hash && !call.id.endsWith('-reread')) redundant.push({ toolCallId: call.id, path, noted: notedSinceRead.has(path) });
+    if (lastHash.get(path) === hash && !call.id.endsWith('-reread')) {
+      const keys = notedSinceRead.get(path);
+      const wanted = keyOf(call.id);
+      redundant.push({ toolCallId: call.id, path, noted: keys !== undefined && (wanted === undefined || keys.has(wanted)) });
+    }
     lastHash.set(path, hash);
     notedSinceRead.delete(path);
   }

@@ -16,8 +16,14 @@ export interface ToolAction {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly input: JsonObject;
-  /** For a read: why the agent reads the file (it matters when it had read it before). */
-  readonly readReason?: ReadReason;
+  /** For a read: why the agent reads the file (it matters when it had read it before), and which fact it needs. */
+  readonly read?: ReadIntent;
+}
+
+/** Why the agent reads a file, and the fact it needs from it. */
+export interface ReadIntent {
+  readonly reason: ReadReason;
+  readonly key: string;
 }
 
 /**
@@ -132,8 +138,8 @@ function readReason(view: RequestView, key: string): ReadReason {
   return suspect ? 'suspect' : 'not-in-view';
 }
 
-function readAction(callId: string, path: string, reason: ReadReason): ToolAction {
-  return { ...tool(callId, 'read_file', { path }), readReason: reason };
+function readAction(callId: string, path: string, reason: ReadReason, key: string): ToolAction {
+  return { ...tool(callId, 'read_file', { path }), read: { reason, key } };
 }
 
 function editAction(callId: string, step: Extract<Step, { op: 'edit' }>): ToolAction {
@@ -156,7 +162,7 @@ function stepAction(
       const known = knownFact(view, step.key);
       const read = calls.get(`${prefix}-read`);
       if (known === undefined) {
-        if (read === undefined) return readAction(`${prefix}-read`, step.path, readReason(view, step.key));
+        if (read === undefined) return readAction(`${prefix}-read`, step.path, readReason(view, step.key), step.key);
         lines.push(`fact ${step.key} = unknown`);
         return undefined;
       }
@@ -183,12 +189,12 @@ function stepAction(
       const first = calls.get(`${prefix}-edit`);
       const retry = calls.get(`${prefix}-edit2`);
       if (first === undefined) {
-        if (knownFact(view, step.key) === undefined && !calls.has(`${prefix}-read`)) return readAction(`${prefix}-read`, step.path, readReason(view, step.key));
+        if (knownFact(view, step.key) === undefined && !calls.has(`${prefix}-read`)) return readAction(`${prefix}-read`, step.path, readReason(view, step.key), step.key);
         return editAction(`${prefix}-edit`, step);
       }
       if (first.result?.failed === true && retry === undefined) {
         // The edit tool refused (the file was not read in this process, or changed): read it, then retry once.
-        if (!calls.has(`${prefix}-reread`)) return readAction(`${prefix}-reread`, step.path, 'edit-refused');
+        if (!calls.has(`${prefix}-reread`)) return readAction(`${prefix}-reread`, step.path, 'edit-refused', step.key);
         return editAction(`${prefix}-edit2`, step);
       }
       const succeeded = retry === undefined ? first.result?.failed === false : retry.result?.failed === false;

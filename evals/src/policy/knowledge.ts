@@ -62,6 +62,7 @@ export function knownFact(view: RequestView, key: string): KnownFact | undefined
 const DIGEST_USER_LINE = /^- #(\d+) user: /;
 const FROM_USER = /\(from user#(\d+)\)/;
 const TASK_LINE = /^- latest user request \(user#(\d+)\):/;
+const REQUEST_LINE = /^ {2}- user#(\d+): /;
 
 interface Candidate {
   readonly constraint: Constraint;
@@ -79,7 +80,11 @@ function authority(segment: Segment, index: number, taskIndex: number | undefine
     const user = DIGEST_USER_LINE.exec(segment.text);
     return user === null ? { tier: 0, position: 0 } : { tier: 1, position: Number(user[1]) };
   }
-  if (segment.section === 'TASK') return { tier: 1, position: taskIndex ?? 0 };
+  if (segment.section === 'TASK') {
+    // An earlier request the checkpoint quotes says which user message it was.
+    const quoted = REQUEST_LINE.exec(segment.text);
+    return { tier: 1, position: quoted?.[1] === undefined ? (taskIndex ?? 0) : Number(quoted[1]) };
+  }
   // A provider's compaction item is the model's own memory of the conversation, as a handoff summary is.
   if (segment.section === 'PROVIDER_ITEM') return { tier: 1, position: 0 };
   return { tier: 0, position: 0 };

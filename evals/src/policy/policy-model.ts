@@ -14,7 +14,7 @@ import {
   type TokenEstimate,
 } from '@forge/core';
 import type { ExpandedFixture } from '../fixture/expand.js';
-import { decideNextAction, findTurn, type FactUse, type ReadReason } from './agent.js';
+import { decideNextAction, findTurn, type FactUse, type ReadIntent } from './agent.js';
 import { playedCounters, type PlayedCounters, type PlayedModel } from './counting.js';
 import { agentHabits, DEFAULT_AGENT, type AgentHabits, type AgentName } from './habits.js';
 import { isCompactorRequest, SUMMARY_REQUEST, writeStructuredSummary, writeSummary } from './summaries.js';
@@ -59,8 +59,8 @@ export class PolicyModel implements ModelAdapter {
   readonly calls: PolicyCall[] = [];
   /** Facts stated in answers and where the agent took them from. */
   readonly factsUsed: FactUse[] = [];
-  /** Why the agent made each of its reads, by tool call id. */
-  readonly readReasons = new Map<string, ReadReason>();
+  /** Why the agent made each of its reads and which fact it needed, by tool call id. */
+  readonly reads = new Map<string, ReadIntent>();
   readonly habits: AgentHabits;
   private readonly fixture: ExpandedFixture;
   private readonly counters: Promise<PlayedCounters>;
@@ -158,7 +158,7 @@ export class PolicyModel implements ModelAdapter {
         this.factsUsed.push(...action.factsUsed);
       } else {
         call = { toolCallId: action.toolCallId, toolName: action.toolName, input: action.input };
-        if (action.readReason !== undefined) this.readReasons.set(action.toolCallId, action.readReason);
+        if (action.read !== undefined) this.reads.set(action.toolCallId, action.read);
       }
     }
     const outputTokens = Math.ceil((text.length + (call === undefined ? 0 : JSON.stringify(call.input).length)) / 4);

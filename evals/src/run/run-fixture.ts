@@ -4,7 +4,7 @@ import { loadInstructions } from '@forge/tools';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import { RecordingModel, type RecordedRequest } from '../modes/model-wrappers.js';
 import type { CompactionRecord, ModeRunner, ModeSessionEnd } from '../modes/types.js';
-import type { FactUse, ReadReason } from '../policy/agent.js';
+import type { FactUse, ReadIntent } from '../policy/agent.js';
 import type { AgentName } from '../policy/habits.js';
 import { PolicyModel } from '../policy/policy-model.js';
 import { applyOutsideChanges, createEvalWorkspace, evaluateCommand, factValueIn, readWorkspaceFile, INSTRUCTIONS_FILE } from '../workspace/workspace.js';
@@ -45,8 +45,8 @@ export interface FixtureRun {
   readonly end: ModeSessionEnd;
   /** Facts the policy model stated and where it took them from (empty for live models). */
   readonly factsUsed: readonly FactUse[];
-  /** Why the policy model made each read, by tool call id (empty for live models). */
-  readonly readReasons: ReadonlyMap<string, ReadReason>;
+  /** Why the policy model made each read and which fact it needed, by tool call id (empty for live models). */
+  readonly reads: ReadonlyMap<string, ReadIntent>;
   /** The policy agent that played; undefined for a live model. */
   readonly agent: AgentName | undefined;
   /** Per agent request: tokens of the wrapper the Codex engine would send (codex-wrapper fixtures). */
@@ -218,7 +218,7 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
       violations,
       end,
       factsUsed: policyModel?.factsUsed ?? [],
-      readReasons: policyModel?.readReasons ?? new Map(),
+      reads: policyModel?.reads ?? new Map(),
       agent: policyModel?.habits.name,
       wrapperTokens,
       wrapperConstraintMismatches,

@@ -18,6 +18,7 @@ export function toCheckpointState(state: CodexImportState): CheckpointState {
   ].sort((left, right) => compareStrings(left.uri, right.uri));
   return {
     task: state.task === null ? null : { text: state.task.text, evidence: { source: 'user', messageIndex: state.task.evidence.messageIndex } },
+    requests: [],
     artifacts,
     recentArtifacts: state.recentArtifacts.map((uri) => fileUri(uri)),
     commands: state.commands.recent.map((command) => ({

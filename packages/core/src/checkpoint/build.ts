@@ -98,6 +98,7 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
   assertSafeTailStart(messages, input.tailStart);
   const { memory: replayed, observer } = replayMemory(input.transcript, caps);
   const memory = capMemory(redactMemory(input.memory ?? replayed, input.redact), caps);
+  const state = finishHostState(observer, caps, input.redact, input.tailStart);
   const checkpoint: ForgeStateCheckpoint = {
     schemaVersion: 1,
     strategy: 'forge-state',
@@ -108,14 +109,21 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
       tailHash: hashMessages(messages.slice(input.tailStart)),
       messageCount: messages.length,
     },
-    state: finishHostState(observer, caps, input.redact),
+    state,
     memory,
-    digest: buildDigest(input.transcript, input.tailStart, caps, input.redact),
+    digest: buildDigest(input.transcript, input.tailStart, caps, input.redact, quotedRequests(state)),
     estimatedTokens: 0,
     safetyLabels: [...CHECKPOINT_SAFETY_LABELS],
   };
   const estimate = input.estimateTokens ?? roughTokens;
   return { ...checkpoint, estimatedTokens: estimate(renderCheckpointView(checkpoint, caps)) };
+}
+
+/** The user messages the checkpoint quotes in its TASK section: the task and the earlier requests it kept. */
+function quotedRequests(state: ForgeStateCheckpoint['state']): Set<number> {
+  const quoted = new Set(state.requests.map((request) => request.messageIndex));
+  if (state.task !== null) quoted.add(state.task.evidence.messageIndex);
+  return quoted;
 }
 
 /** True when the checkpoint still stands for the same messages of `transcript` (range and hashes). */

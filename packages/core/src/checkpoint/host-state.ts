@@ -1,22 +1,31 @@
 import { truncateWithoutClaims } from './authority-text.js';
 import type { CheckpointCaps } from './caps.js';
-import type { Artifact, CheckpointState, ChangedFile, CommandRecord, FailureRecord, TaskPointer } from './schema.js';
+import type { Artifact, CheckpointState, ChangedFile, CommandRecord, FailureRecord, TaskPointer, UserRequest } from './schema.js';
 import type { TranscriptObserver } from './transcript-observer.js';
 import { lastItems, oneLine } from './text.js';
+import { keepUserRequests } from './user-requests.js';
 
 function compareText(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+/** The user's requests among the summarized messages `[0, summarizedThrough)` other than the task (see `keepUserRequests`). */
+function earlierRequests(observer: TranscriptObserver, summarizedThrough: number, caps: CheckpointCaps, redact: (text: string) => string): UserRequest[] {
+  const messages = new Map([...observer.userMessages].filter(([index]) => index < summarizedThrough && index !== observer.latestUserIndex));
+  return keepUserRequests(messages, caps, redact);
+}
+
 /**
  * The host-owned part of a checkpoint, from everything `observer` saw. Text that came from the
- * transcript (task, commands, failure reasons) is redacted, loses any sentence that claims an
- * approval, and is cut to the caps. Artifacts over the cap lose the least recently seen first.
+ * transcript (task, earlier requests, commands, failure reasons) is redacted, loses any sentence
+ * that claims an approval, and is cut to the caps. Artifacts over the cap lose the least recently
+ * seen first.
  */
 export function finishHostState(
   observer: TranscriptObserver,
   caps: CheckpointCaps,
   redact: (text: string) => string,
+  summarizedThrough = 0,
 ): CheckpointState {
   const clean = (text: string): string => truncateWithoutClaims(oneLine(redact(text)), caps.maxValueChars);
 
@@ -54,5 +63,5 @@ export function finishHostState(
     seq: failure.seq,
   }));
 
-  return { task, artifacts, recentArtifacts, commands, changedFiles, failures };
+  return { task, requests: earlierRequests(observer, summarizedThrough, caps, redact), artifacts, recentArtifacts, commands, changedFiles, failures };
 }

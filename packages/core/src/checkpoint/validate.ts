@@ -68,6 +68,19 @@ function checkState(errors: string[], checkpoint: ContextCheckpoint, caps: Check
     checkText(errors, 'state.task.text', state.task.text, caps.maxTaskChars);
     checkSeq(errors, 'state.task.evidence', state.task.evidence.messageIndex, count);
   }
+  checkCount(errors, 'state.requests', state.requests.length, caps.maxUserRequests);
+  let requestChars = 0;
+  let previousRequest = -1;
+  for (const request of state.requests) {
+    checkText(errors, 'state.requests.text', request.text, caps.maxUserRequestChars);
+    checkSeq(errors, 'state.requests', request.messageIndex, source.summarizedThrough);
+    if (request.messageIndex <= previousRequest) errors.push(`state.requests user#${request.messageIndex}: requests must be in increasing message order`);
+    const claim = findApprovalClaim(request.text);
+    if (claim !== null) errors.push(`state.requests user#${request.messageIndex}: approval-like text "${claim}"`);
+    previousRequest = request.messageIndex;
+    requestChars += request.text.length;
+  }
+  if (requestChars > caps.maxUserRequestsChars) errors.push(`state.requests: ${requestChars} characters, cap is ${caps.maxUserRequestsChars}`);
   checkCount(errors, 'state.artifacts', state.artifacts.length, caps.maxArtifacts);
   checkUnique(errors, 'state.artifacts', state.artifacts.map((artifact) => artifact.uri));
   for (const artifact of state.artifacts) checkSeq(errors, `state.artifacts ${artifact.uri}`, artifact.lastSeenSeq, count);

@@ -24,6 +24,7 @@ export const slidingWindowMode: ModeRunner = {
   label: 'baseline: sliding window (recent messages that fit, older ones dropped)',
   family: 'baseline',
   compacts: true,
+  offersContextTools: false,
   implementation: 'selectRecentTail over the stored transcript with the history budget; no memory of what was dropped',
   async start(context) {
     const session = await EvalSession.open(context);
@@ -57,6 +58,7 @@ export const userSummaryMode: ModeRunner = {
   label: 'baseline: keep user messages + model-written summary',
   family: 'baseline',
   compacts: true,
+  offersContextTools: false,
   implementation: 'when the view passes the history budget: one summary call, then recent user messages + the summary replace the older view',
   async start(context) {
     const session = await EvalSession.open(context);

@@ -17,6 +17,7 @@ function storedMode(id: 'off' | 'warn', label: string): ModeRunner {
     label,
     family: 'forge',
     compacts: false,
+    offersContextTools: false,
     implementation: `SessionHandle.runTurn in mode ${id}: the session view (recent tail), no checkpoint`,
     async start(context: ModeContext): Promise<ModeSession> {
       const session = await EvalSession.open(context);
@@ -41,6 +42,7 @@ export const fullHistoryMode: ModeRunner = {
   label: 'baseline: the whole transcript on every request (no context management)',
   family: 'baseline',
   compacts: false,
+  offersContextTools: false,
   implementation: 'SessionHandle.runTurn in mode off with a tail budget no session reaches',
   async start(context) {
     const session = await EvalSession.open(context);

@@ -85,6 +85,11 @@ export interface ModeRunner {
   readonly family: 'forge' | 'baseline';
   /** True for modes that change what is sent (the token-reduction and recall gates apply). */
   readonly compacts: boolean;
+  /**
+   * True when its runs offer the context tools (`checkpoint_note`, `request_compaction`), as the
+   * CLI does in modes shadow and compact. Without them every policy agent plays the mode alike.
+   */
+  readonly offersContextTools: boolean;
   /** How the mode is implemented in this build, shown in reports. */
   readonly implementation: string;
   /** Why the mode cannot run in this build; undefined when it can. */

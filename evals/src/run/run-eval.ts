@@ -72,7 +72,8 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const expanded = options.fixtures.map((item) => expandFixture(item.fixture));
   const runnable = options.modes.filter((mode) => mode.unavailable === undefined);
   const agents: readonly (AgentName | undefined)[] = options.createModel !== undefined ? [undefined] : (options.agents ?? [DEFAULT_AGENT]);
-  const jobs = agents.flatMap((agent) => expanded.flatMap((fixture) => runnable.map((mode) => ({ fixture, mode, agent }))));
+  // Without the context tools the agents' habits never show: such a mode runs once, for the first agent, and stands for every agent.
+  const jobs = agents.flatMap((agent, index) => expanded.flatMap((fixture) => runnable.filter((mode) => index === 0 || mode.offersContextTools).map((mode) => ({ fixture, mode, agent }))));
   const total = jobs.length;
   const several = agents.length > 1;
   const outcomes: ({ readonly metrics: FixtureModeMetrics } | { readonly error: EvalRunError } | undefined)[] = Array.from({ length: jobs.length }, () => undefined);
@@ -100,10 +101,21 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, jobs.length));
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
-  const results = outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : []));
-  const errors = outcomes.flatMap((outcome) => (outcome !== undefined && 'error' in outcome ? [outcome.error] : []));
-  const gatesConfig = options.gates ?? DEFAULT_GATES;
+  const ran = outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : []));
+  const failedRuns = outcomes.flatMap((outcome) => (outcome !== undefined && 'error' in outcome ? [outcome.error] : []));
   const agentNames = agents.map((agent) => agent ?? 'live');
+  const first = agentNames[0];
+  const offers = (mode: ModeId) => runnable.some((runner) => runner.id === mode && runner.offersContextTools);
+  const order = (fixture: string, mode: ModeId) =>
+    expanded.findIndex((item) => item.fixture.id === fixture) * runnable.length + runnable.findIndex((runner) => runner.id === mode);
+  const forAgent = <T extends { readonly agent: string; readonly fixture: string; readonly mode: ModeId }>(items: readonly T[], agent: string): T[] =>
+    items
+      .filter((item) => item.agent === agent || (agent !== first && item.agent === first && !offers(item.mode)))
+      .map((item) => ({ ...item, agent }))
+      .sort((left, right) => order(left.fixture, left.mode) - order(right.fixture, right.mode));
+  const results = agentNames.flatMap((agent) => forAgent(ran, agent));
+  const errors = agentNames.flatMap((agent) => forAgent(failedRuns, agent));
+  const gatesConfig = options.gates ?? DEFAULT_GATES;
   return {
     reportVersion: 2,
     source: options.source,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
+import { runBinary, type BinaryOutcome } from './test-support/private-bundle.js';
 
 /*
  * The built binary, spawned as users run it: exit codes, --version, --help, and real SIGINT.
@@ -24,26 +25,8 @@ function newestSource(directory: string): number {
   return newest;
 }
 
-interface Spawned {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function forge(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: options.cwd ?? packageDirectory,
-      env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function forge(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<BinaryOutcome> {
+  return runBinary(bin, args, { cwd: options.cwd ?? packageDirectory, env: { FORGE_HOME: forgeHome.path, ...options.env } });
 }
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;

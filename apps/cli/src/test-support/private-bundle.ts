@@ -10,8 +10,28 @@ export interface PrivateBundle {
   /** The `bin/forge.js` to run with node. */
   readonly bin: string;
   /** Runs `forge <args>` as a child process with exactly `env` (plus PATH) and stdin closed. */
-  run(args: readonly string[], options: { readonly cwd: string; readonly env: Record<string, string> }): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>;
+  run(args: readonly string[], options: { readonly cwd: string; readonly env: Record<string, string> }): Promise<BinaryOutcome>;
   remove(): void;
+}
+
+/** What a run of the binary printed and how it exited. */
+export interface BinaryOutcome {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `node <bin> <args>` as a child process with exactly `env` (plus PATH) and stdin closed. */
+export function runBinary(bin: string, args: readonly string[], options: { readonly cwd: string; readonly env: Record<string, string> }): Promise<BinaryOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /** Bundles the CLI with `build.mjs` into `node_modules/.cache/<name>-<pid>`. */
@@ -23,16 +43,7 @@ export function buildPrivateBundle(name: string): PrivateBundle {
   copyFileSync(path.join(packageDirectory, 'bin', 'forge.js'), bin);
   return {
     bin,
-    run: (args, options) =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      }),
+    run: (args, options) => runBinary(bin, args, options),
     remove: () => rmSync(directory, { recursive: true, force: true }),
   };
 }

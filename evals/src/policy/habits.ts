@@ -31,11 +31,16 @@ export const REQUEST_COMPACTION_FILL = 0.75;
 /** The seed of the sloppy agent's choices: fixed, so every run of a fixture makes the same ones. */
 const SLOPPY_SEED = 'forge-eval-sloppy-1';
 
-/** FNV-1a of the text: a stable, uniform bit per item, the same on every machine. */
+/** FNV-1a of the text with a final avalanche (FNV's low bits alone follow the characters' parity): stable everywhere. */
 function stableHash(text: string): number {
   let hash = 2166136261;
-  for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 16777619) >>> 0;
-  return hash;
+  for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 16777619);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
 }
 
 /** The habits of `name` for the fixture `fixtureId` (the sloppy agent's choices depend on it). */
@@ -46,7 +51,7 @@ export function agentHabits(name: AgentName, fixtureId: string): AgentHabits {
     case 'no-notes':
       return { name, notes: () => false, requestsCompactionAt: () => undefined };
     case 'sloppy': {
-      const heads = (item: string) => (stableHash(`${SLOPPY_SEED}/${fixtureId}/${item}`) & 1) === 0;
+      const heads = (item: string) => stableHash(`${SLOPPY_SEED}/${fixtureId}/${item}`) < 0x80000000;
       return { name, notes: heads, requestsCompactionAt: (turn) => (heads(`turn:${turn}`) ? REQUEST_COMPACTION_FILL : undefined) };
     }
   }

@@ -1,11 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodexDirectories, TEST_MODEL } from '../../../packages/codex/src/testing/codex-harness.test-helpers.js';
+import { assistantMessage, startLoopbackResponsesServer } from '../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
 import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
-import { runBinary, type BinaryOutcome } from './test-support/private-bundle.js';
+import { spawnForge, type SpawnedForge } from './test-support/private-build.js';
 
 /*
  * The built binary, spawned as users run it: exit codes, --version, --help, and real SIGINT.
@@ -25,8 +27,15 @@ function newestSource(directory: string): number {
   return newest;
 }
 
-function forge(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<BinaryOutcome> {
-  return runBinary(bin, args, { cwd: options.cwd ?? packageDirectory, env: { FORGE_HOME: forgeHome.path, ...options.env } });
+function forge(
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly env?: Record<string, string>; readonly user?: { readonly uid: number; readonly gid: number } } = {},
+): Promise<SpawnedForge> {
+  return spawnForge(bin, args, {
+    cwd: options.cwd ?? packageDirectory,
+    env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env },
+    ...(options.user === undefined ? {} : { user: options.user }),
+  });
 }
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -94,6 +103,28 @@ describe('the forge binary', () => {
     expect(stderr).toBe('forge: error: OPENAI_API_KEY is not set; export it or choose another model with --model\n');
   });
 
+  it('exits 2 naming FORGE_HOME and the fix when FORGE_HOME cannot be written, instead of a raw EACCES', async () => {
+    // Root ignores permission bits, so as root the binary runs as the unprivileged user `nobody`.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    const scratch = await temporaryDirectory('forge-bin-read-only-');
+    try {
+      const readOnly = path.join(scratch.path, 'read-only');
+      await mkdir(readOnly);
+      await chmod(scratch.path, 0o755);
+      await chmod(readOnly, 0o555);
+      const fix = 'Point FORGE_HOME (or --forge-home) at a directory you can write, or fix the permissions of';
+      const missing = await forge(['run', '--model', 'scripted:demo', 'hi'], { cwd: scratch.path, env: { FORGE_HOME: path.join(readOnly, 'home') }, ...(user === undefined ? {} : { user }) });
+      expect(missing.stderr).toBe(`forge: error: FORGE_HOME ${path.join(readOnly, 'home')} cannot be created: permission denied (EACCES) in ${readOnly}. ${fix} ${readOnly}.\n`);
+      expect(missing.code).toBe(2);
+      const existing = await forge(['run', '--model', 'scripted:demo', 'hi'], { cwd: scratch.path, env: { FORGE_HOME: readOnly }, ...(user === undefined ? {} : { user }) });
+      expect(existing.stderr).toMatch(/^forge: error: FORGE_HOME \S+ (is not writable|cannot be created): permission denied \(EACCES\) (at|in) \S+\. Point FORGE_HOME/);
+      expect(existing.stderr).toContain(readOnly);
+      expect(existing.code).toBe(2);
+    } finally {
+      await scratch.remove();
+    }
+  });
+
   it('exits 2 for a bad flag value', async () => {
     const { code, stderr } = await forge(['run', '--max-steps', 'lots', 'hello']);
     expect(code).toBe(2);
@@ -117,4 +148,35 @@ describe('the forge binary', () => {
     child.kill('SIGINT');
     expect(await closed).toBe(0);
   });
+});
+
+describe('the forge binary with the Codex engine and import', () => {
+  it('continues one Codex thread across two processes (thread/resume), and refuses a file that is not a rollout', async () => {
+    const directories = await createCodexDirectories();
+    const provider = await startLoopbackResponsesServer([{ items: [assistantMessage('First, from Codex.')] }, { items: [assistantMessage('Second, same thread.')] }]);
+    try {
+      await writeFile(
+        path.join(directories.codexHome, 'config.toml'),
+        [`model = "${TEST_MODEL}"`, 'model_provider = "loopback"', 'check_for_update_on_startup = false', '[model_providers.loopback]', 'name = "mock"', `base_url = "${provider.baseUrl}"`, 'wire_api = "responses"', ''].join('\n'),
+      );
+      const env = { ...(directories.environment as Record<string, string>), FORGE_HOME: forgeHome.path };
+      const first = await forge(['run', '--engine', 'codex', '--json', 'Name this project'], { cwd: directories.workspace, env });
+      expect(first.code).toBe(0);
+      const sessionId = (JSON.parse(first.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
+      const second = await forge(['run', '--engine', 'codex', '--resume', sessionId, 'And again'], { cwd: directories.workspace, env });
+      expect(second.code).toBe(0);
+      expect(second.stdout).toBe('Second, same thread.\n');
+      expect(second.stderr).toContain("sent only the request to the session's Codex thread");
+      expect(JSON.stringify(provider.requests[1]?.body.input)).toContain('First, from Codex.');
+
+      const garbage = path.join(directories.root, 'garbage.jsonl');
+      await writeFile(garbage, 'not a rollout\n');
+      const refused = await forge(['import', 'codex', garbage, '--session'], { cwd: directories.workspace, env });
+      expect(refused).toMatchObject({ code: 2, stdout: '' });
+      expect(refused.stderr).toBe(`forge: error: ${garbage} is not a Codex rollout: it has no session metadata and no turns; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`);
+    } finally {
+      await provider.close();
+      await rm(directories.root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -124,7 +124,7 @@ export class EvalSession {
   async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], options: StoredTurnOptions = {}): Promise<RunResult> {
     const common = this.common(turn, mode);
     const model = options.model ?? this.context.model;
-    const { modelTools } = this.surface(mode);
+    const { compaction } = this.surface(mode);
     const turnResult = await this.handle.runTurn({
       ...common,
       model,
@@ -132,7 +132,7 @@ export class EvalSession {
       context: { ...common.context, mode },
       recentTailTokens: options.recentTailTokens ?? WHOLE_TRANSCRIPT,
       artifactHashes: workspaceArtifactHashes(this.context.workspace.root),
-      compaction: { modelTools, ...(options.compaction === undefined ? {} : { opaqueStates: this.opaqueStates, ...options.compaction }) },
+      compaction: { ...compaction, ...(options.compaction === undefined ? {} : { opaqueStates: this.opaqueStates, ...options.compaction }) },
       onEvent: (envelope) => events.push(envelope),
       now: this.context.now,
     });

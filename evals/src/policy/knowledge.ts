@@ -62,7 +62,7 @@ export function knownFact(view: RequestView, key: string): KnownFact | undefined
 const DIGEST_USER_LINE = /^- #(\d+) user: /;
 const FROM_USER = /\(from user#(\d+)\)/;
 const TASK_LINE = /^- latest user request \(user#(\d+)\):/;
-const REQUEST_LINE = /^ {2}- user#(\d+): /;
+const REQUEST_LINE = /^- earlier user request \(user#(\d+)\):/;
 
 interface Candidate {
   readonly constraint: Constraint;
@@ -90,6 +90,13 @@ function authority(segment: Segment, index: number, taskIndex: number | undefine
   return { tier: 0, position: 0 };
 }
 
+/** True when `text` states the sentence `sentence`, with or without its closing punctuation (a checkpoint lists constraints as clauses). */
+function states(text: string, sentence: string): boolean {
+  if (text.includes(sentence)) return true;
+  const clause = sentence.replace(/[.!]+$/, '');
+  return clause.length > 0 && clause !== sentence && new RegExp(`${escape(clause)}(?![\\w-])`).test(text);
+}
+
 /**
  * The constraint that applies to `topic`: the current request outranks the instructions, which
  * outrank everything the user said earlier (the most recent first). Undefined when none is visible.
@@ -106,7 +113,7 @@ export function applicableConstraint(view: RequestView, topic: string, constrain
     const { tier, position } = authority(segment, index, taskIndex);
     if (tier === 0) return;
     for (const constraint of ofTopic) {
-      if (!segment.text.includes(constraint.text)) continue;
+      if (!states(segment.text, constraint.text)) continue;
       if (best === undefined || tier > best.tier || (tier === best.tier && position >= best.position)) best = { constraint, tier, position };
     }
   });

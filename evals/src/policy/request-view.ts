@@ -47,11 +47,7 @@ export function checkpointSegments(text: string, place: SegmentPlace = 'checkpoi
       section = header[1] === 'SESSION_CHECKPOINT' ? 'HEADER' : header[1];
       continue;
     }
-    const previous = segments.at(-1);
-    // A long earlier request continues on lines indented by four spaces: read it as one piece.
-    if (line.startsWith('    ') && previous !== undefined && previous.section === section && line.trim().length > 0) {
-      segments[segments.length - 1] = { ...previous, text: `${previous.text} ${line.trim()}` };
-    } else if (line.trim().length > 0) segments.push({ kind: 'checkpoint', place, text: line, section });
+    if (line.trim().length > 0) segments.push({ kind: 'checkpoint', place, text: line, section });
   }
   return segments;
 }

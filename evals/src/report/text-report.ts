@@ -2,30 +2,71 @@ import type { GateResult } from '../gates/gates.js';
 import type { EvalReport } from '../run/run-eval.js';
 import { NO_PAINT, agentLines, agentsLabel, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
 
-function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint, names = 2): string[] {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column < names ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd();
-  return [paint.bold(line(headers)), ...rows.map(line)];
+/** `text` in lines of at most `width` characters, broken at spaces; lines after the first indented by `indent`. */
+function wrap(text: string, width: number, indent: number): string[] {
+  if (!Number.isFinite(width) || text.length <= width) return [text];
+  const lines: string[] = [];
+  let current = '';
+  for (const word of text.split(' ')) {
+    const room = width - (lines.length === 0 ? 0 : indent);
+    if (current !== '' && current.length + 1 + word.length > room) {
+      lines.push(current);
+      current = word;
+    } else current = current === '' ? word : `${current} ${word}`;
+  }
+  if (current !== '') lines.push(current);
+  return lines.map((line, index) => (index === 0 ? line : `${' '.repeat(indent)}${line}`));
 }
 
-/** The terminal report: per-mode summary, fixture × mode table, gates and the reasons runs failed. */
-export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, options: { readonly details?: boolean } = {}): string {
+/**
+ * Rows under aligned headers, the first `names` columns left-aligned; when that is wider than
+ * `columns`, each row becomes a block instead: its name cells as a heading, then `header value`
+ * pairs packed into lines that fit.
+ */
+function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint, columns = Number.POSITIVE_INFINITY, names = 2): string[] {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, column) => (column < names ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd();
+  const full = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1);
+  if (full <= columns) return [paint.bold(line(headers)), ...rows.map(line)];
+  return rows.flatMap((row) => {
+    const lines = [paint.bold(row.slice(0, names).join('  ').trimEnd())];
+    let current = '';
+    for (const [index, header] of headers.entries()) {
+      if (index < names) continue;
+      const pair = `${header} ${row[index] ?? ''}`;
+      if (current !== '' && 2 + current.length + 3 + pair.length > columns) {
+        lines.push(`  ${current}`);
+        current = '';
+      }
+      current = current === '' ? pair : `${current} · ${pair}`;
+    }
+    if (current !== '') lines.push(`  ${current}`);
+    return lines;
+  });
+}
+
+/**
+ * The terminal report: per-mode summary, fixture × mode table, gates and the reasons runs failed.
+ * With `columns` (the terminal's width), a table too wide for it is laid out one row per block.
+ */
+export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, options: { readonly details?: boolean; readonly columns?: number } = {}): string {
   const lines: string[] = [];
+  const columns = options.columns ?? Number.POSITIVE_INFINITY;
   const ran = report.modes.filter((mode) => mode.unavailable === null);
   const times = severalAgents(report) ? ` × ${report.agents.length} agents` : '';
   lines.push(
     paint.bold(`forge eval — ${report.source}, model ${report.model}, ${agentsLabel(report)}: ${report.fixtures.length} fixtures × ${ran.length} modes${times} in ${(report.durationMs / 1000).toFixed(1)} s`),
-    ...agentLines(report).map((line) => paint.dim(`  ${line}`)),
+    ...agentLines(report).flatMap((line) => wrap(line, columns - 2, 4).map((piece) => paint.dim(`  ${piece}`))),
     '',
   );
   const summaries = modeSummaries(report);
   const modes = modeColumns(report);
   const results = resultColumns(report);
-  lines.push(...table(modes.map((column) => column.title), summaries.map((summary) => modes.map((column) => column.value(summary))), paint, nameColumns(report, 'modes')), '');
+  lines.push(...table(modes.map((column) => column.title), summaries.map((summary) => modes.map((column) => column.value(summary))), paint, columns, nameColumns(report, 'modes')), '');
   if (options.details !== false) {
-    lines.push(...table(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))), paint, nameColumns(report, 'results')), '');
+    lines.push(...table(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))), paint, columns, nameColumns(report, 'results')), '');
     const rereads = rereadLines(report);
-    if (rereads.length > 0) lines.push(paint.bold('Re-reads of unchanged files, and why (the agent\'s reason; "never noted": it had not noted the fact)'), ...rereads.map((line) => `  ${line}`), '');
+    if (rereads.length > 0) lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
   }
   const wrappers = report.results.filter((result) => result.wrapper !== null);
   if (wrappers.length > 0 && options.details !== false) {
@@ -35,6 +76,7 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
         ['fixture', 'mode', 'largest', 'median', 'constraint mismatches'],
         wrappers.map((result) => [result.fixture, result.mode, formatCount(result.wrapper?.maxTokens ?? 0), formatCount(result.wrapper?.medianTokens ?? 0), String(result.wrapper?.constraintMismatches ?? 0)]),
         paint,
+        columns,
       ),
       '',
     );

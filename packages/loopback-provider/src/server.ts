@@ -15,6 +15,13 @@ export interface LoopbackProviderOptions {
   readonly requireReasoningContent?: (body: Record<string, unknown>) => boolean;
   /** Refuse requests that break the provider's pairing rules, as the real services do. Default true. */
   readonly checkInput?: boolean;
+  /**
+   * Counts the input of each Chat Completions request, as a server with a real tokenizer does:
+   * its result is the reported `prompt_tokens`, whatever the scripted reply's usage says (the
+   * reply still sets the output and cache figures). A test and benchmark facility; see
+   * `@forge/loopback-provider/chat-template` for a counter that renders a chat template.
+   */
+  readonly countPromptTokens?: (body: Record<string, unknown>) => number;
 }
 
 /** A scripted provider on `127.0.0.1` speaking the OpenAI Responses and Chat Completions protocols. */
@@ -93,7 +100,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
       return;
     }
     if (reply.type === 'compaction') throw new Error('a compaction reply can only answer /responses/compact');
-    await stream(response, endpoint, reply, index + 1, model);
+    await stream(response, endpoint, reply, index + 1, model, body);
   }
 
   function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
@@ -107,13 +114,20 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
     return checkResponsesInput(body['input'], issuedCompactions);
   }
 
-  async function stream(response: ServerResponse, endpoint: 'responses' | 'chat', reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>, number: number, model: string): Promise<void> {
+  async function stream(
+    response: ServerResponse,
+    endpoint: 'responses' | 'chat',
+    reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>,
+    number: number,
+    model: string,
+    body: Record<string, unknown>,
+  ): Promise<void> {
     const events = (turnReply: TurnReply | undefined): SseEvent[] => {
       if (turnReply === undefined) return [];
-      if (endpoint === 'chat') rememberReasoning(turnReply, number);
-      return endpoint === 'responses'
-        ? responsesTurnEvents(turnReply, number, model)
-        : chatTurnEvents(turnReply, number, model, options.chatUsageStyle ?? 'openai');
+      if (endpoint === 'responses') return responsesTurnEvents(turnReply, number, model);
+      rememberReasoning(turnReply, number);
+      const counted = options.countPromptTokens === undefined ? turnReply : { ...turnReply, usage: { outputTokens: 0, ...turnReply.usage, inputTokens: options.countPromptTokens(body) } };
+      return chatTurnEvents(counted, number, model, options.chatUsageStyle ?? 'openai');
     };
     switch (reply.type) {
       case 'turn':

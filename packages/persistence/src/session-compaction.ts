@@ -44,6 +44,12 @@ export interface SessionCompactionOptions {
    * Default: neither.
    */
   readonly modelTools?: Partial<SessionModelToolOffer>;
+  /**
+   * Which user requests a checkpoint keeps: `latest` (default) or `all`, every request in the
+   * user's words and the constraints stated in them, so the session keeps what the user said even
+   * when the model notes nothing.
+   */
+  readonly requests?: 'latest' | 'all';
   /** Where provider-native states are kept across processes; without it they live as long as the session handle. */
   readonly opaqueStates?: OpaqueStateStore;
 }
@@ -117,6 +123,7 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
     emit: input.emit,
     ...(input.cacheReadTokens === undefined ? {} : { cacheReadTokens: input.cacheReadTokens }),
     ...(options.tailFloorTokens === undefined ? {} : { tailFloorTokens: options.tailFloorTokens }),
+    ...(options.requests === undefined ? {} : { requests: options.requests }),
     install: (built) => installSessionCheckpoint(port, built, options),
   });
 }

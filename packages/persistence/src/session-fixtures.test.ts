@@ -125,8 +125,7 @@ describe('fixture 1: long recall', () => {
     const request = session.lastRequest();
     expect(request.history.some((message) => message.role === 'user' && message.content.includes('Constraint:'))).toBe(false);
     expect(section(request.checkpoint ?? '', 'CONSTRAINTS')).toContain('The public API of src/auth.ts must not change');
-    // The user's own words are kept too, in the task section, whatever the model noted.
-    expect(section(request.checkpoint ?? '', 'TASK')).toContain('  - user#0: Fix the login bug. Constraint: the public API of src/auth.ts must not change.');
+    expect(section(request.checkpoint ?? '', 'DIGEST')).toContain('Constraint: the public API of src/auth.ts must not change');
   });
 });
 

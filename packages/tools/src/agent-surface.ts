@@ -59,6 +59,12 @@ export interface AgentSurface {
   readonly tools: readonly Tool[];
   /** The context tools the session adds after them (`SessionCompactionOptions.modelTools`). */
   readonly modelTools: SessionModelToolOffer;
+  /**
+   * What the session's compaction options say for this surface: its context tools, and that a
+   * checkpoint keeps every user request and the constraints stated in them (a model that notes
+   * nothing still finds what the user said).
+   */
+  readonly compaction: { readonly modelTools: SessionModelToolOffer; readonly requests: 'all' };
   /** The first section of the instructions, before AGENTS.md files. */
   readonly systemPrompt: string;
   /**
@@ -80,6 +86,7 @@ export function agentSurface(options: { readonly mode: ContextMode; readonly too
     mode: options.mode,
     tools: options.tools,
     modelTools,
+    compaction: { modelTools, requests: 'all' },
     systemPrompt: systemPromptFor(options.mode, modelTools),
     advertised: [...options.tools, ...sessionModelToolStandIns(modelTools)],
   };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from '../test-support/cli-harness.js';
-import { buildPrivateBundle, type PrivateBundle } from '../test-support/private-bundle.js';
+import { buildPrivateBinary, spawnForge } from '../test-support/private-build.js';
 
 /*
  * The context tools from the shipped binary: `forge run --context-mode compact` against the real
@@ -12,13 +12,13 @@ import { buildPrivateBundle, type PrivateBundle } from '../test-support/private-
  * checkpoint, and `forge checkpoint show` and `forge inspect` show what a user needs to see.
  */
 
-let bundle: PrivateBundle;
+let bundle: { readonly bin: string; remove(): void };
 let provider: LoopbackProvider;
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
 let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
 
 beforeAll(async () => {
-  bundle = buildPrivateBundle('forge-context-tools-test');
+  bundle = buildPrivateBinary('context-tools-test');
   provider = await startLoopbackProvider();
   workspace = await temporaryDirectory('forge-context-tools-');
   forgeHome = await temporaryDirectory('forge-context-tools-home-');
@@ -44,7 +44,7 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-const forge = (args: readonly string[], extra?: Record<string, string>) => bundle.run(args, { cwd: workspace.path, env: env(extra) });
+const forge = (args: readonly string[], extra?: Record<string, string>) => spawnForge(bundle.bin, args, { cwd: workspace.path, env: { PATH: process.env.PATH ?? '', ...env(extra) } });
 
 interface ResponsesBody {
   readonly tools?: readonly { readonly name?: string }[];

@@ -2,14 +2,18 @@ import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core';
 import { loadTranscript, openSessionHandle, type SessionHandle } from '@forge/persistence';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
+import { recordedThread } from '../engines/codex-thread-choice.js';
+import { engineName, prepareEngine } from '../engines/prepare-engine.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import { compactionDocument, compactorDisclosure, disclosureLine, renderCompaction } from '../session/compaction-output.js';
-import { lastWorkspaceSession, sessionStoreError } from '../session/open-cli-session.js';
-import { checkSessionId } from '../session/session-choice.js';
+import { sessionStoreError } from '../session/open-cli-session.js';
+import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
+import { openCompactionTrace } from '../session/compaction-trace.js';
+import { sessionFromOptions } from '../session/resolve-session.js';
 import { resolveSessionSettings, type SessionSettings } from '../session/session-settings.js';
 import type { CommandInvocation } from './command.js';
 
@@ -23,14 +27,11 @@ const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as con
  * call or a write.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
-  const named = typeof options.session === 'string' ? options.session : typeof options.resume === 'string' ? options.resume : undefined;
-  if (named !== undefined && options.last === true) throw new UsageError('--session and --last both choose a session; give one of them');
   const settings = await resolveSessionSettings({ io, globals: options });
-  let id: string;
-  if (named !== undefined) id = checkSessionId(named, '--session');
-  else if (options.last === true) id = (await lastWorkspaceSession(settings.forgeHome, await resolveWorkspaceRoot(io.cwd, options.cwd))).id;
-  else throw new UsageError(`say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
+  const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
+  const id = await sessionFromOptions(options, lookup, `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
   if (options.dryRun === true) return preview(id, settings, { io, json: options.json === true });
+  if (await onCodexThread(options, settings, id)) return compactThroughCodex(id, settings, { io, options });
 
   const agent = await prepareAgent({ io, globals: options });
   try {
@@ -43,6 +44,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     }
     const style = styleFor(io.stdout, io.env);
     try {
+      const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: handle.id, redactor: settings.redactor });
       const focus = typeof options.focus === 'string' ? options.focus : undefined;
       // Estimated against what the next turn would advertise and load.
       const surface = agent.surface(agent.context.mode);
@@ -52,13 +54,17 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
         tools: toolDefinitions(surface.advertised),
         recentTailTokens: settings.recentTailTokens,
         context: agent.context,
-        compaction: { strategy },
+        compaction: { strategy, requests: surface.compaction.requests },
         artifactHashes: workspaceArtifactHashes(agent.root),
         ...(focus === undefined ? {} : { focus }),
         onEvent: (event) => {
+          trace.listener(event);
           const compactor = compactorDisclosure(event);
           if (compactor !== undefined) io.stderr.write(`forge: ${disclosureLine(compactor)}\n`);
         },
+      }).finally(async () => {
+        const problem = await trace.close();
+        if (problem !== undefined) io.stderr.write(`forge: warning: ${problem}\n`);
       });
       io.stdout.write(options.json === true ? `${JSON.stringify(compactionDocument(handle.id, result))}\n` : renderCompaction(handle.id, result, style));
       return result.outcome.kind === 'failed' || result.outcome.kind === 'limit' ? ExitCode.failure : ExitCode.ok;
@@ -67,6 +73,50 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     }
   } finally {
     await agent.mcp?.close();
+  }
+}
+
+/**
+ * True when the session is compacted by Codex: `--engine codex`, or no `--engine` and the
+ * session's latest run was a Codex turn on a thread (`--engine native` makes Forge compact it).
+ */
+async function onCodexThread(options: CommandInvocation['options'], settings: SessionSettings, id: string): Promise<boolean> {
+  if (options.engine !== undefined) return engineName(options) === 'codex';
+  // A strategy or compactor asks for Forge's own compaction.
+  if (options.strategy !== undefined || options.compactor !== undefined) return false;
+  try {
+    return recordedThread((await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor })).runs.at(-1)) !== undefined;
+  } catch {
+    // Forge's own path reports a missing or damaged session.
+    return false;
+  }
+}
+
+/** Asks Codex to compact the session's thread (`thread/compact/start`); recorded in the session as an engine-owned compaction. */
+async function compactThroughCodex(id: string, settings: SessionSettings, context: { readonly io: CommandInvocation['io']; readonly options: CommandInvocation['options'] }): Promise<number> {
+  const { io, options } = context;
+  const engine = await prepareEngine({ io, globals: { ...options, engine: 'codex' } });
+  try {
+    if (engine.compact === undefined) throw new Error('The Codex engine cannot compact; this is a bug in Forge.');
+    await engine.start();
+    let handle: SessionHandle;
+    try {
+      handle = await openSessionHandle({ home: settings.forgeHome, sessionId: id, redactor: settings.redactor });
+    } catch (error) {
+      throw sessionStoreError(error);
+    }
+    try {
+      const outcome = await engine.compact(handle);
+      if (options.json === true) io.stdout.write(`${JSON.stringify({ sessionId: id, engine: 'codex', outcome })}\n`);
+      else if (outcome.kind === 'compacted') {
+        io.stdout.write(`Codex compacted session ${id} on its thread ${outcome.threadId} (compaction ${outcome.itemId}); engine-owned: Codex decides what it keeps.\n`);
+      } else io.stdout.write(`Nothing to compact in session ${id}: ${outcome.reason}.\n`);
+      return outcome.kind === 'compacted' ? ExitCode.ok : ExitCode.failure;
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await engine.close();
   }
 }
 

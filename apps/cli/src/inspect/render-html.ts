@@ -75,7 +75,7 @@ function summary(run: RunReport): string {
     ['steps', stepsLine(run)],
     ['tools', `${formatCount(run.toolCalls.total)} call(s); advertised: ${run.advertisedTools.length === 0 ? 'none' : run.advertisedTools.join(', ')}`],
     ['instructions', run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`],
-    ['usage', usageLine(run.usage)],
+    ['usage', `${usageLine(run.usage)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`],
   ];
   if (run.window !== undefined) entries.push(['window', windowLine(run.window)]);
   if (run.estimatorFlagged !== undefined) entries.push(['estimator', run.estimatorFlagged, 'bad']);
@@ -167,6 +167,14 @@ function toolsSection(run: RunReport): string {
 }
 
 function runSection(run: RunReport): string {
+  if (run.kind === 'compaction') {
+    return [
+      `<section class="run compaction" data-run-id="${escapeHtml(run.runId)}">`,
+      `<h2>Compaction ${escapeHtml(run.runId)} <span class="muted">forge compact or /compact${run.sessionId === undefined ? '' : `, session ${escapeHtml(run.sessionId)}`}</span></h2>`,
+      compactionsTable(run),
+      '</section>',
+    ].join('\n');
+  }
   return [
     `<section class="run" data-run-id="${escapeHtml(run.runId)}">`,
     `<h2>Run ${escapeHtml(run.runId)}${run.sessionId === undefined ? '' : ` <span class="muted">session ${escapeHtml(run.sessionId)}</span>`}</h2>`,

@@ -47,7 +47,7 @@ function summary(run: RunReport, style: Style): string[] {
     `  ${label('steps')}${stepsLine(run)}`,
     `  ${label('tools')}${formatCount(run.toolCalls.total)} ${toolWord} (${advertised})`,
     `  ${label('instructions')}${run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`}`,
-    `  ${label('usage')}${usageLine(run.usage)}`,
+    `  ${label('usage')}${usageLine(run.usage)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`,
   ];
   if (run.window !== undefined) lines.push(`  ${label('window')}${windowLine(run.window)}`);
   if (run.estimatorFlagged !== undefined) lines.push(`  ${label('estimator')}${style.yellow(run.estimatorFlagged)}`);
@@ -170,7 +170,20 @@ function toolsSection(run: RunReport, style: Style): string[] {
   return lines;
 }
 
+/** A compaction made with `forge compact` or `/compact`: where it is recorded and what it did. */
+function compactionRunSection(run: RunReport, style: Style): string[] {
+  const label = (text: string) => style.dim(text.padEnd(13));
+  return [
+    style.bold(`Compaction ${run.runId}`) + style.dim(`  (forge compact or /compact${run.sessionId === undefined ? '' : `, session ${run.sessionId}`})`),
+    `  ${label('trace')}${run.file}`,
+    `  ${label('started')}${run.startedAt ?? '—'}`,
+    ...compactionsSection(run, style),
+    '',
+  ];
+}
+
 function runSection(run: RunReport, style: Style): string[] {
+  if (run.kind === 'compaction') return compactionRunSection(run, style);
   const sections = [summary(run, style), budgetTable(run, style), compactionsSection(run, style), stopsSection(run, style), toolsSection(run, style)];
   if (run.unknownEvents.length > 0) {
     sections.push([`${style.bold('Other events')}  ${run.unknownEvents.map((unknown) => `${unknown.type} ×${String(unknown.count)}`).join(', ')}`]);
@@ -182,7 +195,9 @@ function runSection(run: RunReport, style: Style): string[] {
 export function renderText(report: InspectReport, style: Style): string {
   const lines: string[] = [];
   if (report.target.kind === 'session') {
-    lines.push(style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) + `: ${String(report.runs.length)} run(s) with traces`, '');
+    const compactions = report.runs.filter((run) => run.kind === 'compaction').length;
+    const manual = compactions === 0 ? '' : ` and ${String(compactions)} manual compaction(s)`;
+    lines.push(style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) + `: ${String(report.runs.length - compactions)} run(s)${manual} with traces`, '');
   }
   if (report.runs.length === 0) lines.push('No run events were found in the trace.', '');
   for (const run of report.runs) lines.push(...runSection(run, style));

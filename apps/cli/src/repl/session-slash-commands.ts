@@ -1,12 +1,13 @@
 import type { Style } from '../output/style.js';
-import { renderContextReport } from '@forge/core';
+import { renderContextReport, type ContextReport } from '@forge/core';
 import { contextToolOffer, loadInstructions, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
 import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
+import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
-import type { SlashCommand, SlashOutcome } from './slash-commands.js';
+import type { ReplContext, SlashCommand, SlashOutcome } from './slash-commands.js';
 
 const LISTED_SESSIONS = 20;
 
@@ -17,6 +18,7 @@ export function describeSwitch(change: SessionSwitch, verb: string, style: Style
     lines.push(style.yellow(`This session was recorded in ${change.otherWorkspace}; tools now work in this REPL's workspace.`));
   }
   for (const warning of change.warnings) lines.push(style.yellow(`warning: ${warning.message}`));
+  if (change.recap.length > 0) lines.push(style.dim('So far:'), ...change.recap.map((line) => `  ${line}`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -39,18 +41,19 @@ const sessions: SlashCommand = {
 const resume: SlashCommand = {
   name: 'resume',
   arguments: '<id>',
-  summary: 'continue a stored session (instructions are reloaded)',
+  summary: 'continue a stored session (the id or its start; instructions are reloaded), with a short recap',
   async run(context, argument): Promise<SlashOutcome> {
     if (argument === '') {
-      context.print('Say which session: /resume <id>. /sessions lists them.\n');
-      return 'continue';
-    }
-    if (argument === context.session.id) {
-      context.print(`Already in session ${argument}.\n`);
+      context.print('Say which session: /resume <id> (or the start of the id). /sessions lists them.\n');
       return 'continue';
     }
     try {
-      context.print(describeSwitch(await context.session.resume(argument), 'Resumed', context.style));
+      const id = await context.session.resolve(argument);
+      if (id === context.session.id) {
+        context.print(`Already in session ${id}.\n`);
+        return 'continue';
+      }
+      context.print(describeSwitch(await context.session.resume(id), 'Resumed', context.style));
     } catch (error) {
       context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
     }
@@ -88,8 +91,23 @@ const compact: SlashCommand = {
       context.print(renderCompactPreview(report, context.style));
       return 'continue';
     }
+    if (context.engine.compact !== undefined) {
+      try {
+        const outcome = await context.session.compactOnEngine(context.engine);
+        context.contextUse.reset();
+        context.print(
+          outcome.kind === 'compacted'
+            ? `Codex compacted its context (thread ${outcome.threadId}, compaction ${outcome.itemId}); engine-owned: Codex decides what it keeps. Forge's checkpoint of the session is unchanged.\n`
+            : `${context.style.yellow(`Nothing to compact: ${outcome.reason}.`)}\n`,
+        );
+      } catch (error) {
+        context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
+      }
+      return 'continue';
+    }
     try {
       const root = context.engine.root;
+      const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
       const result = await context.session.compact({
         // The REPL's engine keeps its adapter to itself: the estimate is the conservative one the dry run uses too.
         model: estimationOnlyModel(context.engine.modelLabel),
@@ -99,14 +117,20 @@ const compact: SlashCommand = {
         },
         recentTailTokens: settings.recentTailTokens,
         context: context.config.context,
+        // As a turn's own compaction does: every user request and the constraints in them are kept.
+        compaction: { requests: 'all' },
         artifactHashes: workspaceArtifactHashes(root),
         ...(argument === '' ? {} : { focus: argument }),
         onEvent: (event) => {
+          trace.listener(event);
           const compactor = compactorDisclosure(event);
           if (compactor !== undefined) context.print(`${disclosureLine(compactor)}\n`);
         },
+      }).finally(async () => {
+        const problem = await trace.close();
+        if (problem !== undefined) context.print(`${context.style.yellow(`warning: ${problem}`)}\n`);
       });
-      context.contextUse.reset();
+      await refreshContextUse(context);
       context.print(renderCompaction(context.session.id, result, context.style));
     } catch (error) {
       context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
@@ -125,6 +149,29 @@ const checkpoint: SlashCommand = {
   },
 };
 
+/** Measures the next request of the session as `forge context` does; undefined for an engine that builds its own requests (Codex). */
+async function nextRequestReport(context: ReplContext): Promise<ContextReport | undefined> {
+  const { engine } = context;
+  const subject = engine.contextSubject?.();
+  if (subject === undefined) return undefined;
+  const view = await context.session.nextView(subject.model, workspaceArtifactHashes(engine.root));
+  return measureNextRequest(subject, { view, sessionMessages: context.session.messages.length });
+}
+
+/**
+ * Sets the footer to what the next request of the current session would use, after something
+ * changed it (`/compact`, `/resume`, `/model`). A session with no messages yet shows `context –`.
+ */
+export async function refreshContextUse(context: ReplContext): Promise<void> {
+  try {
+    const report = context.session.messages.length === 0 ? undefined : await nextRequestReport(context);
+    if (report === undefined) context.contextUse.reset();
+    else context.contextUse.measured(report.budget);
+  } catch {
+    context.contextUse.reset();
+  }
+}
+
 const contextReport: SlashCommand = {
   name: 'context',
   summary: 'show what the next request would cost: window, budget by category, reserve, free space',
@@ -133,17 +180,24 @@ const contextReport: SlashCommand = {
     const subject = engine.contextSubject?.();
     if (subject === undefined) {
       const lines = [style.yellow('/context measures requests of the native engine only; Codex builds its own requests.')];
+      const use = context.contextUse.current;
+      if (use?.reportedBy === 'codex') {
+        const share = use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
+        const cached = use.cachedInputTokens === undefined ? '' : `, ${use.cachedInputTokens.toLocaleString('en-US')} of its input from the provider's cache`;
+        lines.push(
+          `Reported by Codex for its latest model call: ${use.usedTokens.toLocaleString('en-US')} tokens of a ${use.availableInputTokens.toLocaleString('en-US')}-token window (${share}%)${cached}. Codex compacts its thread on its own; /compact asks it to now.`,
+        );
+      }
       const wrapper = context.contextUse.wrapperTokens;
       if (wrapper !== undefined) {
-        lines.push(`The latest turn sent Forge's active view to Codex: ~${wrapper.toLocaleString('en-US')} tokens (Forge's estimate of its wrapper; Codex's own prompt and tools come on top).`);
+        lines.push(`The latest turn sent Codex ~${wrapper.toLocaleString('en-US')} tokens of Forge's own input (Forge's estimate; Codex's own prompt, tools and thread history come on top).`);
       }
       context.print(`${lines.join('\n')}\n`);
       return 'continue';
     }
     try {
-      const view = await context.session.nextView(subject.model, workspaceArtifactHashes(engine.root));
-      const report = await measureNextRequest(subject, { view, sessionMessages: context.session.messages.length });
-      context.print(renderContextReport(report, { color: style.enabled }));
+      const report = await nextRequestReport(context);
+      if (report !== undefined) context.print(renderContextReport(report, { color: style.enabled }));
     } catch (error) {
       context.print(`${style.red(`error: ${errorText(error)}`)}\n`);
     }

@@ -7,6 +7,10 @@ export interface ContextUse {
   readonly availableInputTokens: number;
   /** False when the figure is an estimate (shown with `~`). */
   readonly exact: boolean;
+  /** Set when the figure is the engine's own report (Codex's `thread/tokenUsage/updated`), not Forge's measure. */
+  readonly reportedBy?: 'codex';
+  /** Input tokens the engine reported served from its provider's cache, when it reported them. */
+  readonly cachedInputTokens?: number;
 }
 
 /** The fields of a `context.budgeted` event the footer reads (core's and the Codex engine's carry them). */
@@ -16,11 +20,20 @@ interface BudgetedFields {
   readonly engine?: unknown;
   readonly availableInputTokens?: unknown;
   readonly estimate?: { readonly tokens?: unknown; readonly confidence?: unknown };
+  /** `codex.usage.recorded`: what Codex reported for its latest model call (see `CodexReport`). */
+  readonly usage?: unknown;
+}
+
+/** The part of a `codex.usage.recorded` event's usage the footer reads. */
+interface CodexReport {
+  readonly last?: { readonly inputTokens?: unknown; readonly cachedInputTokens?: unknown; readonly outputTokens?: unknown };
+  readonly modelContextWindow?: unknown;
 }
 
 /**
- * Keeps the figures of the latest `context.budgeted` event of the running session. Reset when the
- * session or the model changes, since the old figures no longer describe the next request.
+ * Keeps the figures of the latest `context.budgeted` event of the running session. When the session,
+ * its checkpoint or the model changes, the REPL measures the next request instead (`measured`),
+ * since the old figures no longer describe it; `reset` when nothing can be measured.
  */
 export class ContextUseTracker {
   private latest: ContextUse | undefined;
@@ -36,6 +49,20 @@ export class ContextUseTracker {
   }
 
   observe(event: BudgetedFields): void {
+    if (event.type === 'codex.usage.recorded') {
+      const report = (typeof event.usage === 'object' && event.usage !== null ? event.usage : {}) as CodexReport;
+      const last = report.last;
+      const window = report.modelContextWindow;
+      if (typeof last?.inputTokens !== 'number' || typeof last.outputTokens !== 'number' || typeof window !== 'number') return;
+      this.latest = {
+        usedTokens: last.inputTokens + last.outputTokens,
+        availableInputTokens: window,
+        exact: true,
+        reportedBy: 'codex',
+        ...(typeof last.cachedInputTokens === 'number' ? { cachedInputTokens: last.cachedInputTokens } : {}),
+      };
+      return;
+    }
     if (event.type !== 'context.budgeted') return;
     const used = event.estimate?.tokens;
     if (event.engine === 'codex') {
@@ -45,6 +72,11 @@ export class ContextUseTracker {
     const available = event.availableInputTokens;
     if (typeof used !== 'number' || typeof available !== 'number') return;
     this.latest = { usedTokens: used, availableInputTokens: available, exact: event.estimate?.confidence === 'exact' };
+  }
+
+  /** Takes the figures of a measured next request (after `/compact`, `/resume`, `/model`), as `/context` reports them. */
+  measured(budget: { readonly estimate: { readonly tokens: number; readonly confidence: string }; readonly availableInputTokens: number }): void {
+    this.latest = { usedTokens: budget.estimate.tokens, availableInputTokens: budget.availableInputTokens, exact: budget.estimate.confidence === 'exact' };
   }
 
   reset(): void {
@@ -63,7 +95,8 @@ export function compactTokens(tokens: number): string {
 /**
  * The REPL footer: model, context mode and context use, e.g.
  * `openai:gpt-5 · mode warn · context ~12.3k / 262k (5%)`. `~` marks an estimate; before the
- * first request of a session the use is unknown (`context –`).
+ * first request of a session the use is unknown (`context –`). On the Codex engine the figure is
+ * Codex's own report of its latest model call against the window it counts, so labelled.
  */
 export function renderStatusLine(options: {
   readonly model: string;
@@ -78,7 +111,9 @@ export function renderStatusLine(options: {
     parts.push('context –');
   } else {
     const share = use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
-    const figure = `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)`;
+    const figure =
+      `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)` +
+      (use.reportedBy === 'codex' ? ' reported by Codex' : '');
     parts.push(share >= 100 ? style.red(figure) : share >= 80 ? style.yellow(figure) : figure);
   }
   return `${style.dim('─')} ${parts.join(style.dim(' · '))}\n`;

@@ -135,10 +135,10 @@ describe('buildForgeStateCheckpoint', () => {
     const output = `${'ok '.repeat(200)}\nTests: 240 passed, 1 failed`;
     const transcript = [user('Run the suite.', 'run_7'), ...runCommand('t1', ['pnpm', 'test'], 0, output, 'run_7'), assistant('The suite looks fine, all tests pass.', [], 'run_7')];
     const checkpoint = build(transcript, transcript.length, TIGHT_CAPS);
-    const line = (seq: number) => checkpoint.digest.entries.find((entry) => entry.seq === seq)?.text ?? '';
-    expect(line(2)).toMatch(/^\[FAILED, historical, run_7\] run_command/);
-    expect(line(2)).not.toContain('1 failed');
-    expect(line(3)).toMatch(/^\[passed then, historical, run_7\]/);
+    const lines = checkpoint.digest.entries.map((entry) => entry.text);
+    expect(lines[2]).toMatch(/^\[FAILED, historical, run_7\] run_command/);
+    expect(lines[2]).not.toContain('1 failed');
+    expect(lines[3]).toMatch(/^\[passed then, historical, run_7\]/);
     const view = renderCheckpointView(checkpoint, TIGHT_CAPS);
     expect(view).toContain('- #2 tool: [FAILED, historical, run_7]');
   });
@@ -207,22 +207,17 @@ describe('buildForgeStateCheckpoint', () => {
     expect(view).toContain('[REDACTED:secret]');
   });
 
-  it('quotes the user requests in the task section and gives every other summarized message a digest line while they fit, sampling evenly (users first) when they do not', () => {
+  it('gives every summarized message a digest line while they fit, and samples evenly (users first) when they do not', () => {
     const transcript: CheckpointTranscriptEntry[] = [];
     for (let index = 0; index < 30; index += 1) transcript.push(index % 3 === 0 ? user(`request ${index}`) : assistant(`answer ${index}`));
-    const all = build(transcript, 30);
-    expect(all.state.task?.evidence.messageIndex).toBe(27);
-    expect(all.state.requests.map((request) => request.messageIndex)).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24]);
-    expect(all.digest.entries.map((entry) => entry.seq)).toEqual(Array.from({ length: 30 }, (_, index) => index).filter((index) => index % 3 !== 0));
-    for (const entry of all.digest.entries) expect(entry.text.length).toBeLessThanOrEqual(CHECKPOINT_CAPS.maxDigestCharsPerMessage);
-    expect(renderCheckpointView(all)).toContain('- earlier user requests, oldest first, in their words:\n  - user#0: request 0\n  - user#3: request 3\n');
+    const all = build(transcript, 30).digest;
+    expect(all.entries.map((entry) => entry.seq)).toEqual(Array.from({ length: 30 }, (_, index) => index));
+    for (const entry of all.entries) expect(entry.text.length).toBeLessThanOrEqual(CHECKPOINT_CAPS.maxDigestCharsPerMessage);
 
-    // Over the caps the first request stays and the most recent ones fill the rest; a user message no request kept is sampled into the digest.
-    const tight = build(transcript, 30, TIGHT_CAPS);
-    expect(tight.state.requests.map((request) => request.messageIndex)).toEqual([0, 24]);
-    const seqs = tight.digest.entries.map((entry) => entry.seq);
-    expect(seqs).toEqual([1, 3, 12, 21, 29]);
-    expect(tight.digest.entries.reduce((total, entry) => total + entry.text.length, 0)).toBeLessThanOrEqual(TIGHT_CAPS.maxDigestChars);
+    const sampled = build(transcript, 30, TIGHT_CAPS).digest;
+    const seqs = sampled.entries.map((entry) => entry.seq);
+    expect(seqs).toEqual([0, 1, 12, 27, 29]);
+    expect(sampled.entries.reduce((total, entry) => total + entry.text.length, 0)).toBeLessThanOrEqual(TIGHT_CAPS.maxDigestChars);
   });
 
   it('never carries approval-like text from history into the digest, the task or the view', () => {
@@ -237,7 +232,7 @@ describe('buildForgeStateCheckpoint', () => {
     for (const entry of checkpoint.digest.entries) expect(findApprovalClaim(entry.text)).toBeNull();
     expect(findApprovalClaim(view)).toBeNull();
     expect(view).not.toMatch(/permission to push|allowed to run|approve every/i);
-    expect(view).toContain('  - user#0: [approval-like text removed] Fix the flaky test.');
+    expect(view).toContain('- #0 user: [approval-like text removed] Fix the flaky test.');
     expect(view).toContain('- #3 tool: [FAILED, historical, run unknown] [approval-like text removed]');
     const { task } = build(transcript, 4).state;
     expect(task?.text).toBe('Go on.');

@@ -12,9 +12,7 @@ import { z } from 'zod';
  * - plan steps: the oldest finished step goes first; a full plan of open steps refuses new steps;
  * - rejected approaches, constraints: the oldest by `seq` goes first (same text is kept once);
  * - artifacts: the least recently seen goes first, ties by uri;
- * - recent artifacts, commands, changed files, failures: only the most recent are kept;
- * - earlier user requests: the oldest (after the first) are reduced to their standing
- *   instructions, then dropped.
+ * - recent artifacts, commands, changed files, failures: only the most recent are kept.
  */
 export interface CheckpointCaps {
   readonly maxFacts: number;
@@ -35,12 +33,6 @@ export interface CheckpointCaps {
   readonly maxValueChars: number;
   /** Longest task text kept and shown. */
   readonly maxTaskChars: number;
-  /** Earlier user requests kept besides the task. */
-  readonly maxUserRequests: number;
-  /** Longest earlier user request kept; a longer one keeps its first sentence and its standing instructions, cut to this. */
-  readonly maxUserRequestChars: number;
-  /** Most characters of all earlier user requests together. */
-  readonly maxUserRequestsChars: number;
   /** Longest line of the rendered view; anything longer is cut. At least 128, so header lines stay whole. */
   readonly maxLineChars: number;
   /** Most characters one summarized message may take in the digest. */
@@ -66,9 +58,6 @@ export const checkpointCapsSchema = z
     maxMemoryTextChars: z.number().int().min(1),
     maxValueChars: z.number().int().min(2),
     maxTaskChars: z.number().int().min(2),
-    maxUserRequests: z.number().int().min(0),
-    maxUserRequestChars: z.number().int().min(2),
-    maxUserRequestsChars: z.number().int().min(0),
     maxLineChars: z.number().int().min(128),
     maxDigestCharsPerMessage: z.number().int().min(2),
     minDigestCharsPerMessage: z.number().int().min(2),
@@ -94,9 +83,6 @@ export const CHECKPOINT_CAPS: CheckpointCaps = Object.freeze({
   maxMemoryTextChars: 600,
   maxValueChars: 160,
   maxTaskChars: 2000,
-  maxUserRequests: 64,
-  maxUserRequestChars: 600,
-  maxUserRequestsChars: 6000,
   maxLineChars: 400,
   maxDigestCharsPerMessage: 240,
   minDigestCharsPerMessage: 48,

@@ -1,31 +1,24 @@
 import { truncateWithoutClaims } from './authority-text.js';
 import type { CheckpointCaps } from './caps.js';
-import type { Artifact, CheckpointState, ChangedFile, CommandRecord, FailureRecord, TaskPointer, UserRequest } from './schema.js';
+import type { Artifact, CheckpointState, ChangedFile, CommandRecord, FailureRecord, TaskPointer } from './schema.js';
 import type { TranscriptObserver } from './transcript-observer.js';
 import { lastItems, oneLine } from './text.js';
-import { keepUserRequests } from './user-requests.js';
+import { earlierRequests } from './user-requests.js';
 
 function compareText(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-/** The user's requests among the summarized messages `[0, summarizedThrough)` other than the task (see `keepUserRequests`). */
-function earlierRequests(observer: TranscriptObserver, summarizedThrough: number, caps: CheckpointCaps, redact: (text: string) => string): UserRequest[] {
-  const messages = new Map([...observer.userMessages].filter(([index]) => index < summarizedThrough && index !== observer.latestUserIndex));
-  return keepUserRequests(messages, caps, redact);
-}
-
 /**
  * The host-owned part of a checkpoint, from everything `observer` saw. Text that came from the
- * transcript (task, earlier requests, commands, failure reasons) is redacted, loses any sentence
- * that claims an approval, and is cut to the caps. Artifacts over the cap lose the least recently
- * seen first.
+ * transcript (task, commands, failure reasons) is redacted, loses any sentence that claims an
+ * approval, and is cut to the caps. Artifacts over the cap lose the least recently seen first.
  */
 export function finishHostState(
   observer: TranscriptObserver,
   caps: CheckpointCaps,
   redact: (text: string) => string,
-  summarizedThrough = 0,
+  requests: 'latest' | 'all' = 'latest',
 ): CheckpointState {
   const clean = (text: string): string => truncateWithoutClaims(oneLine(redact(text)), caps.maxValueChars);
 
@@ -63,5 +56,6 @@ export function finishHostState(
     seq: failure.seq,
   }));
 
-  return { task, requests: earlierRequests(observer, summarizedThrough, caps, redact), artifacts, recentArtifacts, commands, changedFiles, failures };
+  const earlier = requests === 'all' ? earlierRequests(observer.userMessages, observer.latestUserIndex, caps, redact) : [];
+  return { task, ...(earlier.length === 0 ? {} : { earlierRequests: earlier }), artifacts, recentArtifacts, commands, changedFiles, failures };
 }

@@ -57,18 +57,15 @@ export const taskPointerSchema = z
   .object({ text: z.string(), evidence: z.object({ source: z.literal('user'), messageIndex: seqSchema }).strict() })
   .strict();
 
-/** An earlier user request of the summarized turns, in the user's words (redacted, approval claims removed, cut to the caps). */
-export const userRequestSchema = z.object({ messageIndex: seqSchema, text: z.string() }).strict();
-
 /** State the host reduces from the transcript alone; nothing here is taken from model-written text. */
 export const checkpointStateSchema = z
   .object({
     task: taskPointerSchema.nullable(),
     /**
-     * The user's earlier requests among the summarized messages, oldest first (the latest one is
-     * `task`). Absent in checkpoints written before it existed, which read as none.
+     * The user's requests before `task`, oldest first, bounded: present only in checkpoints built
+     * to keep every request (`requests: 'all'`), absent (never empty) otherwise.
      */
-    requests: z.array(userRequestSchema).default([]),
+    earlierRequests: z.array(taskPointerSchema).min(1).optional(),
     /** Sorted by uri. */
     artifacts: z.array(artifactSchema),
     /** Most recent first, unique. */
@@ -226,7 +223,6 @@ export type CommandRecord = z.infer<typeof commandRecordSchema>;
 export type ChangedFile = z.infer<typeof changedFileSchema>;
 export type FailureRecord = z.infer<typeof failureRecordSchema>;
 export type TaskPointer = z.infer<typeof taskPointerSchema>;
-export type UserRequest = z.infer<typeof userRequestSchema>;
 export type CheckpointState = z.infer<typeof checkpointStateSchema>;
 export type PlanStep = z.infer<typeof planStepSchema>;
 export type DecisionRecord = z.infer<typeof decisionRecordSchema>;

@@ -1,55 +1,66 @@
-import { truncateWithoutClaims } from './authority-text.js';
+import { findPolicyText, truncateWithoutClaims } from './authority-text.js';
 import type { CheckpointCaps } from './caps.js';
-import type { UserRequest } from './schema.js';
-import { oneLine, splitSentences, truncateText } from './text.js';
+import type { ConstraintRecord, TaskPointer } from './schema.js';
+import { oneLine, splitSentences } from './text.js';
 
-/*
- * What a checkpoint keeps of the user's earlier requests. They are the user's own words, so they
- * are kept as written (redacted, approval claims removed) rather than summarized; when they do
- * not all fit, the sentences that read as standing instructions ("never…", "use pnpm…", "do not
- * touch…") outlast the rest. The rule is deterministic and needs no model.
+/**
+ * Most earlier user requests a checkpoint keeps besides the latest: the first one (it usually
+ * states the goal and its conditions) and the most recent others.
  */
+export const MAX_EARLIER_REQUESTS = 16;
 
-/** Words that mark a sentence as a standing instruction the agent must keep to. */
-const STANDING = /\b(never|always|must|mustn't|do not|don't|does not|doesn't|only|avoid|keep|make sure|uses?|prefer|instead|rather than|without|not allowed|stays?|should|shouldn't|need to|required?|every|no new|forbidden)\b/i;
+/** Wording by which a user states a condition on the work rather than a step of it. */
+const CONSTRAINT_MARKERS =
+  /\b(?:do not|don't|dont|never|must not|mustn't|must|should not|shouldn't|only|without|avoid|instead of|no new|no more than|at most|at least|keep\b[^.]*\b(?:unchanged|as it is|as is|intact|green|passing)|(?:use|using|prefer)\b[^.]*,\s*not)\b/i;
 
-/** The sentences of `text` that read as standing instructions, in their order. */
-export function standingSentences(text: string): string[] {
-  return splitSentences(text)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => STANDING.test(sentence));
-}
-
-/** A request cut to `max` characters: whole when it fits, else its first sentence and its standing instructions. */
-function fitRequest(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const [first = '', ...rest] = splitSentences(text).map((sentence) => sentence.trim());
-  const kept = [first, ...rest.filter((sentence) => STANDING.test(sentence))].join(' ');
-  return truncateText(kept, max);
+/**
+ * The user requests before the latest one, oldest first and bounded (the first, then the most
+ * recent), each redacted, on one line and cut to the longest line a view shows.
+ */
+export function earlierRequests(
+  userMessages: ReadonlyMap<number, string>,
+  latestIndex: number | null,
+  caps: CheckpointCaps,
+  redact: (text: string) => string,
+): TaskPointer[] {
+  const indexes = [...userMessages.keys()].filter((index) => index !== latestIndex).sort((left, right) => left - right);
+  const kept = indexes.length <= MAX_EARLIER_REQUESTS ? indexes : [indexes[0] as number, ...indexes.slice(indexes.length - (MAX_EARLIER_REQUESTS - 1))];
+  return kept.map((index) => ({
+    text: truncateWithoutClaims(oneLine(redact(userMessages.get(index) ?? '')), Math.min(caps.maxTaskChars, caps.maxLineChars)),
+    evidence: { source: 'user', messageIndex: index },
+  }));
 }
 
 /**
- * The earlier requests a checkpoint keeps, oldest first, from `messages` (index → text, the
- * latest request excluded). Each is redacted, loses approval claims and is cut to
- * `maxUserRequestChars`. Within `maxUserRequests` and `maxUserRequestsChars`, the oldest requests
- * (after the first, which says what the session is for) are reduced to their standing
- * instructions first, then dropped.
+ * The parts of a user's message that state a constraint ("do not change the test file", "use
+ * only CommonJS, no new dependencies"): its sentences and semicolon-separated clauses with
+ * constraint wording. Deterministic, no model: what is not worded as a condition is not taken.
  */
-export function keepUserRequests(messages: ReadonlyMap<number, string>, caps: CheckpointCaps, redact: (text: string) => string): UserRequest[] {
-  const requests: UserRequest[] = [...messages.entries()]
-    .sort(([left], [right]) => left - right)
-    .map(([messageIndex, text]) => ({ messageIndex, text: fitRequest(truncateWithoutClaims(oneLine(redact(text)), Number.MAX_SAFE_INTEGER), caps.maxUserRequestChars) }))
-    .filter((request) => request.text.length > 0);
-  const size = () => requests.reduce((total, request) => total + request.text.length, 0);
-  for (let index = 1; index < requests.length && size() > caps.maxUserRequestsChars; index += 1) {
-    const request = requests[index] as UserRequest;
-    requests[index] = { ...request, text: standingSentences(request.text).join(' ') };
+export function statedConstraints(text: string): string[] {
+  const clauses = splitSentences(text).flatMap((sentence) => sentence.split(/;\s+|\s+—\s+/));
+  const found: string[] = [];
+  for (const clause of clauses) {
+    const cleaned = oneLine(clause).replace(/[.!]+$/, '').trim();
+    if (cleaned.length > 0 && CONSTRAINT_MARKERS.test(cleaned) && !found.includes(cleaned)) found.push(cleaned);
   }
-  let kept = requests.filter((request) => request.text.length > 0);
-  while (kept.length > 1 && (kept.length > caps.maxUserRequests || kept.reduce((total, request) => total + request.text.length, 0) > caps.maxUserRequestsChars)) {
-    kept = [kept[0] as UserRequest, ...kept.slice(2)];
+  return found;
+}
+
+/**
+ * Constraints the user stated in their requests, as memory constraints with the request as
+ * evidence, oldest first. A clause that claims an approval or sets policy is never taken, and one
+ * already stated earlier is kept once.
+ */
+export function userConstraints(userMessages: ReadonlyMap<number, string>, caps: CheckpointCaps, redact: (text: string) => string): ConstraintRecord[] {
+  const records: ConstraintRecord[] = [];
+  const seen = new Set<string>();
+  for (const index of [...userMessages.keys()].sort((left, right) => left - right)) {
+    for (const clause of statedConstraints(redact(userMessages.get(index) ?? ''))) {
+      const text = truncateWithoutClaims(clause, Math.min(caps.maxValueChars, caps.maxMemoryTextChars));
+      if (text.length === 0 || seen.has(text) || findPolicyText(text, { allowImperatives: true }) !== null) continue;
+      seen.add(text);
+      records.push({ text, evidence: { source: 'user', messageIndex: index }, seq: index });
+    }
   }
-  const [first] = kept;
-  if (first !== undefined && (caps.maxUserRequests === 0 || first.text.length > caps.maxUserRequestsChars)) kept = kept.slice(1);
-  return kept;
+  return records;
 }

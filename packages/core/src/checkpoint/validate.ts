@@ -1,5 +1,6 @@
 import { findApprovalClaim, findPolicyText } from './authority-text.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
+import { MAX_EARLIER_REQUESTS } from './user-requests.js';
 import { CHECKPOINT_SAFETY_LABELS, contextCheckpointSchema, type ContextCheckpoint, type StructuredSummary } from './schema.js';
 
 export type CheckpointValidation =
@@ -68,19 +69,18 @@ function checkState(errors: string[], checkpoint: ContextCheckpoint, caps: Check
     checkText(errors, 'state.task.text', state.task.text, caps.maxTaskChars);
     checkSeq(errors, 'state.task.evidence', state.task.evidence.messageIndex, count);
   }
-  checkCount(errors, 'state.requests', state.requests.length, caps.maxUserRequests);
-  let requestChars = 0;
-  let previousRequest = -1;
-  for (const request of state.requests) {
-    checkText(errors, 'state.requests.text', request.text, caps.maxUserRequestChars);
-    checkSeq(errors, 'state.requests', request.messageIndex, source.summarizedThrough);
-    if (request.messageIndex <= previousRequest) errors.push(`state.requests user#${request.messageIndex}: requests must be in increasing message order`);
-    const claim = findApprovalClaim(request.text);
-    if (claim !== null) errors.push(`state.requests user#${request.messageIndex}: approval-like text "${claim}"`);
-    previousRequest = request.messageIndex;
-    requestChars += request.text.length;
+  const earlier = state.earlierRequests ?? [];
+  checkCount(errors, 'state.earlierRequests', earlier.length, MAX_EARLIER_REQUESTS);
+  let previous = -1;
+  for (const request of earlier) {
+    checkText(errors, 'state.earlierRequests.text', request.text, caps.maxTaskChars);
+    checkSeq(errors, 'state.earlierRequests.evidence', request.evidence.messageIndex, count);
+    const index = request.evidence.messageIndex;
+    if (index <= previous || (state.task !== null && index >= state.task.evidence.messageIndex)) {
+      errors.push(`state.earlierRequests: user#${index} is out of order (oldest first, all before the task)`);
+    }
+    previous = index;
   }
-  if (requestChars > caps.maxUserRequestsChars) errors.push(`state.requests: ${requestChars} characters, cap is ${caps.maxUserRequestsChars}`);
   checkCount(errors, 'state.artifacts', state.artifacts.length, caps.maxArtifacts);
   checkUnique(errors, 'state.artifacts', state.artifacts.map((artifact) => artifact.uri));
   for (const artifact of state.artifacts) checkSeq(errors, `state.artifacts ${artifact.uri}`, artifact.lastSeenSeq, count);

@@ -1,9 +1,10 @@
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { digestLayout } from './digest.js';
 import { supersededDecisionIds } from './memory-apply.js';
-import type { CheckpointDigest, CommandRecord, ContextCheckpoint, OpaqueReference, PlanStep, StructuredSummary, UserRequest } from './schema.js';
+import type { CheckpointDigest, CommandRecord, ContextCheckpoint, OpaqueReference, PlanStep, StructuredSummary } from './schema.js';
 import { currentArtifactHashes, factStatus, type ArtifactHashes } from './staleness.js';
-import { lastItems, shortHash, truncateText } from './text.js';
+import { lastItems, oneLine, shortHash, truncateText } from './text.js';
+import { MAX_EARLIER_REQUESTS } from './user-requests.js';
 import { ViewWriter, formatEvidence } from './view-format.js';
 import { runName } from './verification-text.js';
 
@@ -47,6 +48,10 @@ function visiblePlan(plan: readonly PlanStep[], max: number): PlanStep[] {
 function renderTask(writer: ViewWriter, checkpoint: ContextCheckpoint, caps: CheckpointCaps): void {
   writer.line('[TASK]');
   const task = checkpoint.state.task;
+  for (const earlier of checkpoint.state.earlierRequests ?? []) {
+    const index = earlier.evidence.messageIndex;
+    writer.line(`- earlier user request (user#${index}): ${index >= checkpoint.source.summarizedThrough ? 'sent verbatim after this checkpoint' : oneLine(earlier.text)}`);
+  }
   if (task === null) writer.line('- (none)');
   else if (task.evidence.messageIndex >= checkpoint.source.summarizedThrough) {
     // The request is sent verbatim after the checkpoint (in the tail or as the current request);
@@ -56,42 +61,7 @@ function renderTask(writer: ViewWriter, checkpoint: ContextCheckpoint, caps: Che
     writer.line(`- latest user request (user#${task.evidence.messageIndex}):`);
     for (const line of truncateText(task.text, caps.maxTaskChars).split('\n')) writer.line(`  ${line}`);
   }
-  // Over the cap, as when they were kept: the first request, then the most recent ones.
-  const all = checkpoint.state.requests;
-  const requests = all.length <= caps.maxUserRequests ? all : caps.maxUserRequests <= 0 ? [] : [all[0] as UserRequest, ...lastItems(all.slice(1), caps.maxUserRequests - 1)];
-  if (requests.length > 0) {
-    writer.line('- earlier user requests, oldest first, in their words:');
-    for (const request of requests) {
-      const [first = '', ...rest] = wrapWords(truncateText(request.text, caps.maxUserRequestChars), caps.maxLineChars - REQUEST_INDENT);
-      writer.line(`  - user#${request.messageIndex}: ${first}`);
-      for (const line of rest) writer.line(`    ${line}`);
-    }
-    const left = all.length - requests.length;
-    if (left > 0) writer.line(`  - (${left} more not shown)`);
-  }
   writer.line('');
-}
-
-/** Room left on a line for a request's words after `  - user#NNNNNN: `. */
-const REQUEST_INDENT = 24;
-
-/** Splits one-line text into lines of at most `width` characters at spaces (a longer word is cut). */
-function wrapWords(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let current = '';
-  for (const word of text.split(' ')) {
-    const pieces = word.length > width ? (word.match(new RegExp(`.{1,${width}}`, 'gu')) ?? [word]) : [word];
-    for (const piece of pieces) {
-      if (current.length === 0) current = piece;
-      else if (current.length + 1 + piece.length <= width) current += ` ${piece}`;
-      else {
-        lines.push(current);
-        current = piece;
-      }
-    }
-  }
-  if (current.length > 0 || lines.length === 0) lines.push(current);
-  return lines;
 }
 
 function renderMemory(writer: ViewWriter, checkpoint: ContextCheckpoint, caps: CheckpointCaps, hashes: ArtifactHashes): void {
@@ -299,10 +269,8 @@ export function checkpointViewCharBound(caps: CheckpointCaps = CHECKPOINT_CAPS):
     caps.maxConstraints +
     caps.maxFailures +
     9;
-  const lines = HEADER_LINES + sections * 3 + listItems + Math.max(digestLines, structuredLines);
+  const lines = HEADER_LINES + sections * 3 + listItems + MAX_EARLIER_REQUESTS + Math.max(digestLines, structuredLines);
   // Task lines are indented by two characters; there is at most one per character of task text, plus one.
   const taskChars = caps.maxTaskChars + 3 * (caps.maxTaskChars + 1);
-  // Each earlier request takes a first line and continuation lines of at least one character each.
-  const requestChars = caps.maxUserRequests * (caps.maxLineChars + 1 + 5 * caps.maxUserRequestChars) + 2 * (caps.maxLineChars + 1);
-  return lines * (caps.maxLineChars + 1) + taskChars + requestChars;
+  return lines * (caps.maxLineChars + 1) + taskChars;
 }

@@ -33,7 +33,6 @@ describe('the compactor reply', () => {
   it('may not report as passing a command whose latest recorded run failed (invariant 3)', () => {
     const state = {
       task: null,
-      requests: [],
       artifacts: [],
       recentArtifacts: [],
       commands: [{ command: 'pnpm test', exitCode: 1, signal: null, timedOut: false, runId: 'run_1', seq: 3 }],

@@ -38,6 +38,11 @@ describe('constraints stated in user requests', () => {
   });
 });
 
+function section(view: string, name: string): string {
+  const start = view.indexOf(`[${name}]`);
+  return start === -1 ? '' : view.slice(start, view.indexOf('\n\n', start));
+}
+
 describe('earlier user requests in a checkpoint', () => {
   it('keeps the first request and the most recent others, oldest first, within the bound', () => {
     const users = new Map(Array.from({ length: 40 }, (_, index) => [index * 2, `request ${index}`] as const));
@@ -56,6 +61,9 @@ describe('earlier user requests in a checkpoint', () => {
     const view = renderCheckpointView(checkpoint);
     expect(view).toContain('- earlier user request (user#0): Fix the login timeout bug in src/auth.ts.');
     expect(view).toContain('- Use pnpm, not npm (from user#0)');
+    // The digest leaves out the requests the task section quotes, and a constraint the model also noted is listed once.
+    expect(section(view, 'DIGEST')).not.toContain('#0 user:');
+    expect(section(view, 'CONSTRAINTS').match(/public API of src\/auth\.ts/gi)).toHaveLength(1);
     await expectGolden(view, 'golden/bugfix-requests.default.txt');
     expect(renderCheckpointView(JSON.parse(JSON.stringify(checkpoint)))).toBe(view);
   });

@@ -32,7 +32,8 @@ const commands: readonly CommandEntry[] = [
     ],
     helpText: [
       '',
-      'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C).',
+      'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C),',
+      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM.',
       '',
       'Example:',
       '  forge run --model scripted:demo "Summarise the workspace"',
@@ -55,7 +56,7 @@ const commands: readonly CommandEntry[] = [
     globals: ['forgeHome', 'cwd', 'last', 'resume', 'model'],
     load: () => import('./commands/compact.js'),
   },
-  { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume'], load: () => import('./commands/checkpoint-show.js') },
+  { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'], load: () => import('./commands/checkpoint-show.js') },
   { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], globals: ['forgeHome', 'cwd'], load: () => import('./commands/import-codex.js') },
   { usage: 'context', description: "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)", options: [new Option('--json', 'print the report as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'], load: () => import('./commands/context.js') },
   {
@@ -86,7 +87,7 @@ const globalOptions = (): Option[] => [
   new Option('--forge-home <dir>', 'where sessions and traces are kept (default: $FORGE_HOME, else ~/.forge)'),
   new Option('--resume <id>', 'continue a stored session: its id or a unique prefix (see forge sessions list)'),
   new Option('--last', "continue this workspace's most recent session"),
-  new Option('--context-mode <mode>', 'context management for this invocation (default from the configuration, else warn)').choices(['off', 'warn', 'shadow', 'compact']),
+  new Option('--context-mode <mode>', 'context management for this invocation: off, warn, shadow or compact (default from the configuration, else compact)').choices(['off', 'warn', 'shadow', 'compact']),
   new Option('--engine <name>', 'what runs each turn: native (Forge\'s own loop, default) or codex (the Codex CLI\'s App Server; --model codex:<model>)').choices(['native', 'codex']),
 ];
 

@@ -1,5 +1,5 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { agentLines, agentsLabel, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents } from './format.js';
+import { agentLines, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents } from './format.js';
 
 /** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
@@ -33,6 +33,12 @@ export function renderMarkdownReport(report: EvalReport): string {
     '## Summary per mode',
     '',
     ...markdownTable(modes.map((column) => column.title), modeSummaries(report).map((summary) => modes.map((column) => column.value(summary))), several ? 2 : 1),
+    '',
+    '## Compactions per fixture, by window fill',
+    '',
+    'Fill is the peak of the whole history over the available input (at or below 1× it fits); shadow builds are in parentheses.',
+    '',
+    ...markdownTable(compactionsByFill(report).headers, compactionsByFill(report).rows),
     '',
     '## Gates',
     '',

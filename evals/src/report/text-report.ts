@@ -1,6 +1,6 @@
 import type { GateResult } from '../gates/gates.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { NO_PAINT, agentLines, agentsLabel, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
+import { NO_PAINT, agentLines, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
 
 /** `text` in lines of at most `width` characters, broken at spaces; lines after the first indented by `indent`. */
 function wrap(text: string, width: number, indent: number): string[] {
@@ -67,6 +67,11 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
     lines.push(...table(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))), paint, columns, nameColumns(report, 'results')), '');
     const rereads = rereadLines(report);
     if (rereads.length > 0) lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
+  }
+  const byFill = compactionsByFill(report);
+  if (byFill.rows.length > 0) {
+    lines.push(paint.bold('Compactions per fixture, by window fill'), '(fill: peak whole history ÷ available input; shadow builds in parentheses)');
+    lines.push(...table(byFill.headers, byFill.rows, paint, columns), '');
   }
   const wrappers = report.results.filter((result) => result.wrapper !== null);
   if (wrappers.length > 0 && options.details !== false) {

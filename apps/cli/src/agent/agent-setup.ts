@@ -4,7 +4,6 @@ import {
   agentSurface,
   createApprovalGate,
   createWorkspaceTools,
-  loadInstructions,
   ReadLedger,
   type AgentSurface,
   type ConfirmCallback,
@@ -20,6 +19,7 @@ import { calibrationReport, type CalibrationReport } from '../models/calibration
 import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
+import { workspaceInstructions } from './workspace-instructions.js';
 import { resolveWorkspaceRoot } from './workspace.js';
 
 /** Everything a run needs besides the request: the parts `forge run` and the REPL share. */
@@ -52,21 +52,28 @@ export interface AgentSetup {
   readonly calibrationOf: (name: string) => Promise<CalibrationReport | null | undefined>;
 }
 
+/** The configured model and what resolving models needs; see {@link resolveConfiguredModel}. */
+export interface ConfiguredModel {
+  readonly modelName: string;
+  readonly model: ModelAdapter;
+  readonly resolve: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
+  readonly calibration: CalibrationHub;
+  readonly config: Awaited<ReturnType<typeof loadCliConfig>>['loaded']['config'];
+  readonly userFile: string;
+}
+
 /**
- * Resolves the global options and the configuration into a ready agent: checks `--cwd`, resolves
- * the model (`--model`, else the configured one, else scripted:demo; usage errors for bad ids and
- * missing keys), creates the workspace tools with one read ledger for the session, starts the
- * configured MCP servers, and creates the approval gate of the configured profile.
+ * The configured model (`--model`, else the configured one, else scripted:demo), its estimates
+ * calibrated from usage, without tools or MCP servers: what commands that only count use
+ * (`forge checkpoint show`), and what {@link prepareAgent} builds on. `measure`: the model only
+ * estimates, so it needs no API key.
  */
-export async function prepareAgent(options: {
+export async function resolveConfiguredModel(options: {
   readonly io: CliIo;
   readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
-  readonly confirm?: ConfirmCallback;
-  /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
   readonly purpose?: 'run' | 'measure';
-}): Promise<AgentSetup> {
+}): Promise<ConfiguredModel> {
   const { io, globals } = options;
-  const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
   const calibration = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: (line) => io.stderr.write(`forge: note: ${line}\n`) });
@@ -83,7 +90,25 @@ export async function prepareAgent(options: {
     return identity === undefined ? adapter : calibration.wrap(adapter, identity);
   };
   const modelName = config.model ?? DEFAULT_MODEL;
-  const model = await resolve(modelName);
+  return { modelName, model: await resolve(modelName), resolve, calibration, config, userFile: loaded.files.user };
+}
+
+/**
+ * Resolves the global options and the configuration into a ready agent: checks `--cwd`, resolves
+ * the model (`--model`, else the configured one, else scripted:demo; usage errors for bad ids and
+ * missing keys), creates the workspace tools with one read ledger for the session, starts the
+ * configured MCP servers, and creates the approval gate of the configured profile.
+ */
+export async function prepareAgent(options: {
+  readonly io: CliIo;
+  readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
+  readonly confirm?: ConfirmCallback;
+  /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
+  readonly purpose?: 'run' | 'measure';
+}): Promise<AgentSetup> {
+  const { io, globals } = options;
+  const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
+  const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
   const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });
   const approvals = createApprovalGate({
     profile: config.approval.profile,
@@ -92,6 +117,15 @@ export async function prepareAgent(options: {
   const mcp = await startConfiguredMcpServers({ configs: config.mcpServers, io, reservedToolNames: builtIn.map((tool) => tool.name) });
   const tools = [...builtIn, ...(mcp?.tools ?? [])];
   const contextTools = config.contextTools;
+  // One loader per system prompt, so a refused instruction file is reported once per process, not once per turn.
+  const loaders = new Map<string, () => Promise<InstructionSnapshot>>();
+  const instructionLoader = (systemPrompt: string) => {
+    const known = loaders.get(systemPrompt);
+    if (known !== undefined) return known;
+    const loader = workspaceInstructions(root, systemPrompt, (message) => io.stderr.write(`forge: warning: ${message}\n`));
+    loaders.set(systemPrompt, loader);
+    return loader;
+  };
   return {
     root,
     modelName,
@@ -101,7 +135,7 @@ export async function prepareAgent(options: {
     approvals,
     surface: (mode, surfaceOptions = {}) =>
       agentSurface({ mode, tools, settings: surfaceOptions.stored === false ? { checkpointNote: false, requestCompaction: false } : contextTools }),
-    instructions: (surface) => () => loadInstructions({ workspaceRoot: root, systemPrompt: surface.systemPrompt }),
+    instructions: (surface) => instructionLoader(surface.systemPrompt),
     maxSteps: globals.maxSteps,
     context: config.context,
     resolveModel: resolve,
@@ -111,7 +145,7 @@ export async function prepareAgent(options: {
       const identity = calibrationIdentity(name, config.models);
       if (identity === undefined) return undefined;
       const index = config.models.findIndex((entry) => `compatible:${entry.name}` === name);
-      return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: loaded.files.user });
+      return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: userFile });
     },
   };
 }

@@ -1,9 +1,10 @@
 import type { Style } from '../output/style.js';
-import { renderContextReport, type ContextReport } from '@forge/core';
-import { contextToolOffer, loadInstructions, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
+import { renderContextReport, type ContextPolicy, type ContextReport, type InstructionSnapshot, type ModelAdapter, type ToolDefinition } from '@forge/core';
+import { contextToolOffer, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
-import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
-import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
+import { workspaceInstructions } from '../agent/workspace-instructions.js';
+import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
+import { checkpointViewTokens, compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
@@ -74,24 +75,37 @@ const startNew: SlashCommand = {
   },
 };
 
+/**
+ * The model whose estimator counts for the REPL's commands, the next turn's policy and the view
+ * mode: the native engine's own; for Codex, an estimation-only stand-in and mode compact (the
+ * view the Codex engine is given).
+ */
+interface Counting {
+  readonly model: ModelAdapter;
+  readonly policy: ContextPolicy;
+  readonly tools: readonly ToolDefinition[];
+  readonly instructions: () => Promise<InstructionSnapshot>;
+}
+
+/** What a compaction from the REPL is measured against: the engine's next request when it can say, else a conservative estimate. */
+function counting(context: ReplContext): Counting {
+  const subject = context.engine.contextSubject?.();
+  if (subject === undefined) {
+    const mode = context.engine.contextMode ?? context.config.context.mode;
+    const systemPrompt = systemPromptFor(mode, contextToolOffer(mode, context.config.contextTools));
+    const warn = (message: string) => context.print(`${context.style.yellow(`warning: ${message}`)}\n`);
+    return { model: estimationOnlyModel(context.engine.modelLabel), policy: { ...context.config.context, mode: 'compact' }, tools: [], instructions: workspaceInstructions(context.engine.root, systemPrompt, warn) };
+  }
+  return { model: subject.model, policy: subject.context, tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), instructions: subject.instructions };
+}
+
 const compact: SlashCommand = {
   name: 'compact',
   arguments: '[--dry-run | focus…]',
   summary: 'compact the session now: older turns become a checkpoint (the transcript is kept); --dry-run previews',
   async run(context, argument): Promise<SlashOutcome> {
-    const { settings } = context.session;
-    if (argument === '--dry-run') {
-      const report = previewCompaction({
-        sessionId: context.session.id,
-        messages: context.session.messages,
-        summarizedThrough: context.session.summarizedThrough,
-        recentTailTokens: settings.recentTailTokens,
-        summaryTargetTokens: settings.summaryTargetTokens,
-      });
-      context.print(renderCompactPreview(report, context.style));
-      return 'continue';
-    }
-    if (context.engine.compact !== undefined) {
+    const preview = argument === '--dry-run';
+    if (!preview && context.engine.compact !== undefined) {
       try {
         const outcome = await context.session.compactOnEngine(context.engine);
         context.contextUse.reset();
@@ -105,31 +119,39 @@ const compact: SlashCommand = {
       }
       return 'continue';
     }
+    const { settings } = context.session;
+    const root = context.engine.root;
+    const { model, policy, tools, instructions } = counting(context);
     try {
-      const root = context.engine.root;
-      const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
-      const result = await context.session.compact({
-        // The REPL's engine keeps its adapter to itself: the estimate is the conservative one the dry run uses too.
-        model: estimationOnlyModel(context.engine.modelLabel),
-        instructions: () => {
-          const mode = context.engine.contextMode ?? context.config.context.mode;
-          return loadInstructions({ workspaceRoot: root, systemPrompt: systemPromptFor(mode, contextToolOffer(mode, context.config.contextTools)) });
-        },
-        recentTailTokens: settings.recentTailTokens,
-        context: context.config.context,
-        // As a turn's own compaction does: every user request and the constraints in them are kept.
-        compaction: { requests: 'all' },
-        artifactHashes: workspaceArtifactHashes(root),
-        ...(argument === '' ? {} : { focus: argument }),
-        onEvent: (event) => {
-          trace.listener(event);
-          const compactor = compactorDisclosure(event);
-          if (compactor !== undefined) context.print(`${disclosureLine(compactor)}\n`);
-        },
-      }).finally(async () => {
-        const problem = await trace.close();
-        if (problem !== undefined) context.print(`${context.style.yellow(`warning: ${problem}`)}\n`);
-      });
+      const summarizedThrough = context.session.summarizedThrough;
+      // A preview installs nothing and writes no trace; the real compaction is traced like a run.
+      const trace = preview ? undefined : await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
+      const result = await context.session
+        .compact({
+          model,
+          instructions,
+          tools,
+          context: policy,
+          // As a turn's own compaction does: every user request and the constraints in them are kept.
+          compaction: { requests: 'all' },
+          artifactHashes: workspaceArtifactHashes(root),
+          ...(argument === '' || preview ? {} : { focus: argument }),
+          ...(preview ? { preview: true } : {}),
+          onEvent: (event) => {
+            trace?.listener(event);
+            const compactor = compactorDisclosure(event);
+            if (compactor !== undefined) context.print(`${disclosureLine(compactor)}\n`);
+          },
+        })
+        .finally(async () => {
+          const problem = await trace?.close();
+          if (problem !== undefined) context.print(`${context.style.yellow(`warning: ${problem}`)}\n`);
+        });
+      if (preview) {
+        const report = await compactPreviewReport({ sessionId: context.session.id, messages: context.session.messages, summarizedThrough, recentTailTokens: policy.recentTailTokens, model, result });
+        context.print(renderCompactPreview(report, context.style));
+        return 'continue';
+      }
       await refreshContextUse(context);
       context.print(renderCompaction(context.session.id, result, context.style));
     } catch (error) {
@@ -141,10 +163,15 @@ const compact: SlashCommand = {
 
 const checkpoint: SlashCommand = {
   name: 'checkpoint',
-  summary: 'show the current checkpoint as the model is sent it, and where it came from',
+  summary: 'show the current checkpoint as the model is sent it, whether this mode sends it, and where it came from',
   async run(context): Promise<SlashOutcome> {
     const current = await context.session.checkpoint(workspaceArtifactHashes(context.engine.root));
-    context.print(renderCheckpoint(context.session.id, current?.resolved, current?.view, context.session.messages.length, context.style));
+    const { model } = counting(context);
+    const viewTokens = await checkpointViewTokens(model, current?.view);
+    const mode = context.engine.contextMode ?? 'compact';
+    context.print(
+      renderCheckpoint({ sessionId: context.session.id, resolved: current?.resolved, view: current?.view, viewTokens, transcriptMessages: context.session.messages.length, mode }, context.style),
+    );
     return 'continue';
   },
 };
@@ -154,8 +181,8 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
   const { engine } = context;
   const subject = engine.contextSubject?.();
   if (subject === undefined) return undefined;
-  const view = await context.session.nextView(subject.model, workspaceArtifactHashes(engine.root));
-  return measureNextRequest(subject, { view, sessionMessages: context.session.messages.length });
+  const view = await context.session.nextView(subject.model, subject.context.mode, workspaceArtifactHashes(engine.root));
+  return measureNextRequest(subject, { view, transcript: context.session.messages });
 }
 
 /**

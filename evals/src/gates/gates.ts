@@ -196,6 +196,7 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
       gates.push({
         gate: 'no-worse-than-full-history',
         mode: mode.id,
+        agent,
         status: offenders.length === 0 ? 'pass' : 'fail',
         actual: `${comparable.length - offenders.length}/${comparable.length} fixtures`,
         threshold: 'recall, re-reads, repeated failures and pass equal or better where the whole history fits',

@@ -87,7 +87,7 @@ export class PolicyModel implements ModelAdapter {
   compact?: (request: NativeCompactionRequest, options: ModelCallOptions) => Promise<OpaqueProviderState>;
 
   async countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
-    return this.estimator.countMessages(messages);
+    return (await this.counters).forge.countMessages(messages);
   }
 
   async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {

@@ -127,11 +127,14 @@ async function preview(id: string, settings: SessionSettings, agent: AgentSetup,
   } catch (error) {
     throw sessionStoreError(error);
   }
+  // Estimated against what the next turn would advertise and load, as the real compaction is.
+  const surface = agent.surface(agent.context.mode);
   const result = await previewSessionCompaction(session, {
     model: agent.model,
-    instructions: agent.instructions,
-    tools: agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    instructions: agent.instructions(surface),
+    tools: toolDefinitions(surface.advertised),
     context: agent.context,
+    compaction: { requests: surface.compaction.requests },
     artifactHashes: workspaceArtifactHashes(agent.root),
     redactor: settings.redactor,
   });

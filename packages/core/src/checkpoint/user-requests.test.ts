@@ -17,6 +17,17 @@ describe('constraints stated in user requests', () => {
     expect(statedConstraints('Add a CLI entry point. Use only CommonJS, no new dependencies.')).toEqual(['Use only CommonJS, no new dependencies']);
     expect(statedConstraints('Fix the login bug. Use pnpm, not npm.')).toEqual(['Use pnpm, not npm']);
     expect(statedConstraints('Now write the README and push it.')).toEqual([]);
+    expect(statedConstraints('Write every new file in TypeScript, not JavaScript.')).toEqual(['Write every new file in TypeScript, not JavaScript']);
+    expect(statedConstraints('Always run the linter before a commit.')).toEqual(['Always run the linter before a commit']);
+  });
+
+  it('keeps the conditions of an earlier request too long for a line, after its start', () => {
+    const steps = Array.from({ length: 30 }, (_, index) => `Read src/module-${index}.ts`).join(', ');
+    const request = `${steps}. Never change the exported names of src/index.ts. Write every new file in TypeScript, not JavaScript.`;
+    const [earlier] = earlierRequests(new Map([[0, request], [5, 'Now run the tests.']]), 5, CHECKPOINT_CAPS, identity);
+    expect(earlier?.text.length).toBeLessThanOrEqual(CHECKPOINT_CAPS.maxLineChars);
+    expect(earlier?.text).toMatch(/^Read src\/module-0\.ts, /);
+    expect(earlier?.text).toContain(' … Never change the exported names of src/index.ts. Write every new file in TypeScript, not JavaScript.');
   });
 
   it('never takes a clause that claims an approval, and keeps each text once with its first request as evidence', () => {

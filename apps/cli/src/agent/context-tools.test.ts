@@ -87,7 +87,7 @@ describe('checkpoint_note and request_compaction in the forge binary', () => {
     );
     const first = await forge(['run', '--context-mode', 'compact', '--model', 'openai:gpt-5.1', 'When does the release train leave?']);
     expect(first.stderr).not.toContain('forge: error');
-    expect(first.stderr).toContain('checkpoint_note: failed (the model sees the error)');
+    expect(first.stderr).toContain('failed: checkpoint_note rejected: no user message contains the quoted words');
     expect(first.code).toBe(0);
     const sent = provider.requests.slice(before);
     expect(sent).toHaveLength(4);

@@ -48,9 +48,11 @@ describe('loadConfig', () => {
         compactTargetRatio: 0.5,
         fallbackContextWindowTokens: 32_768,
       },
+      contextTools: { checkpointNote: true, requestCompaction: true },
     });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compactAtRatio']).toEqual({ source: 'default' });
+    expect(loaded.provenance['context.checkpointNote']).toEqual({ source: 'default' });
     expect(loaded.warnings).toEqual([]);
     expect(loaded.files).toEqual({ user: join(home, 'config.json'), project: join(workspace, '.forge', 'config.json') });
   });
@@ -127,6 +129,22 @@ describe('loadConfig', () => {
     expect(loaded.config.context).toMatchObject({ mode: 'shadow', recentTailTokens: 4000, bufferTokens: 16_000, fallbackContextWindowTokens: 8000 });
     expect(loaded.config.approval.profile).toBe('read-only');
     expect(loaded.warnings).toEqual([]);
+  });
+
+  it('turns the context tools off from any layer, but never lets a project turn one back on', async () => {
+    await writeUser({ schemaVersion: 1, context: { checkpointNote: false } });
+    await writeProject({ schemaVersion: 1, context: { checkpointNote: true, requestCompaction: false } });
+    const loaded = await load();
+    expect(loaded.config.contextTools).toEqual({ checkpointNote: false, requestCompaction: false });
+    expect(loaded.provenance['context.requestCompaction']).toEqual({ source: 'project', file: loaded.files.project });
+    expect(loaded.warnings).toEqual([
+      `${loaded.files.project}: context.checkpointNote true is looser than false from your user configuration (${loaded.files.user}); keeping false (project configuration may only tighten limits).`,
+    ]);
+
+    const fromEnvironment = await load({ env: { FORGE_CONTEXT_CHECKPOINT_NOTE: 'true', FORGE_CONTEXT_REQUEST_COMPACTION: 'FALSE' } });
+    expect(fromEnvironment.config.contextTools).toEqual({ checkpointNote: true, requestCompaction: false });
+    expect(fromEnvironment.provenance['context.checkpointNote']).toEqual({ source: 'env', variable: 'FORGE_CONTEXT_CHECKPOINT_NOTE' });
+    await expect(load({ env: { FORGE_CONTEXT_CHECKPOINT_NOTE: 'sometimes' } })).rejects.toThrow(/FORGE_CONTEXT_CHECKPOINT_NOTE/);
   });
 
   it('ignores compatible servers defined by a project, with a warning', async () => {

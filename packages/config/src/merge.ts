@@ -23,7 +23,19 @@ export interface ForgeConfig {
   /** MCP servers to start, from user configuration (or flags). */
   readonly mcpServers: readonly McpServerConfig[];
   readonly context: ContextPolicy;
+  /** Which context tools sessions in modes `shadow` and `compact` offer the model. */
+  readonly contextTools: ContextToolsConfig;
 }
+
+/** `context.checkpointNote` and `context.requestCompaction`: both on unless turned off. */
+export interface ContextToolsConfig {
+  readonly checkpointNote: boolean;
+  readonly requestCompaction: boolean;
+}
+
+export const DEFAULT_CONTEXT_TOOLS: ContextToolsConfig = Object.freeze({ checkpointNote: true, requestCompaction: true });
+
+const contextToolFields = ['checkpointNote', 'requestCompaction'] as const;
 
 /** The approval profile used when no layer sets one. */
 export const DEFAULT_APPROVAL_PROFILE: ApprovalProfileName = 'ask';
@@ -91,9 +103,10 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let secrets: string[] = [];
   let models: readonly CompatibleModelEntry[] = [];
   let mcpServers: readonly McpServerConfig[] = [];
+  const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
   const provenance: Record<string, ValueProvenance> = {};
   const warnings: string[] = [];
-  for (const field of Object.keys(context)) provenance[`context.${field}`] = { source: 'default' };
+  for (const field of [...Object.keys(context), ...contextToolFields]) provenance[`context.${field}`] = { source: 'default' };
   provenance['approval.profile'] = { source: 'default' };
   provenance['secrets.env'] = { source: 'default' };
   provenance['models'] = { source: 'default' };
@@ -172,6 +185,16 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
         provenance[`context.${field}`] = origin(`context.${field}`);
       }
     }
+    // Offering a context tool gives the model more to do, so a project may turn one off but not on.
+    for (const field of contextToolFields) {
+      const wanted = section[field];
+      if (wanted === undefined) continue;
+      if (isProject && wanted && !contextTools[field]) refuse(`context.${field}`, 'true', 'false');
+      else {
+        contextTools[field] = wanted;
+        provenance[`context.${field}`] = origin(`context.${field}`);
+      }
+    }
     for (const field of ceilings) {
       const wanted = section[field];
       if (wanted === undefined) continue;
@@ -184,7 +207,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   }
 
   return {
-    config: { ...(model === undefined ? {} : { model }), approval: { profile: approval }, secrets: { env: secrets }, models, mcpServers, context },
+    config: { ...(model === undefined ? {} : { model }), approval: { profile: approval }, secrets: { env: secrets }, models, mcpServers, context, contextTools },
     provenance,
     warnings,
   };

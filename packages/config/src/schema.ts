@@ -33,6 +33,8 @@ export const contextSectionSchema = z
       .max(1)
       .describe('Mode compact: a compaction brings the request back down to this share of the available input; below compactAtRatio (default 0.5).'),
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
+    checkpointNote: z.boolean().describe('Offer the model the checkpoint_note tool in modes shadow and compact, so what it notes survives compaction (default true).'),
+    requestCompaction: z.boolean().describe('Offer the model the request_compaction tool in modes shadow and compact (default true).'),
   })
   .partial();
 

@@ -1,7 +1,7 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport, withRunIds } from '@forge/core';
 import { currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
-import { prepareAgent } from '../agent/agent-setup.js';
+import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';
 import { calibrationLine } from '../models/calibration-report.js';
@@ -50,7 +50,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
       });
       session = { view, transcript: stored.messages };
     }
-    const report = await measureNextRequest(agent, session);
+    const report = await measureNextRequest(contextSubjectOf(agent), session);
     const calibration = await agent.calibrationOf(agent.modelName);
     if (options.json === true) io.stdout.write(`${JSON.stringify(calibration === undefined ? report : { ...report, calibration })}\n`);
     else {

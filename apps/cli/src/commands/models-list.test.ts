@@ -137,8 +137,9 @@ describe('calibration across processes (built binary, loopback server)', () => {
   it('learns an undercount in one process; the next one compacts on the corrected estimate and says so once', async () => {
     const home = await homeWithConfig({
       models: [{ name: 'local', baseURL: server.baseURL, modelId: 'qwen3:8b', contextWindowTokens: 7_000, tokenizer: 'qwen3' }],
-      // The whole session fits the recent tail, so only a request over budget makes Forge compact.
-      context: { mode: 'compact', bufferTokens: 200, reservedOutputTokens: 200, recentTailTokens: 20_000 },
+      // The whole session fits the recent tail, so only a request over budget makes Forge compact;
+      // no context tools, so the 7k window holds what must be sent even at twice its estimate.
+      context: { mode: 'compact', bufferTokens: 200, reservedOutputTokens: 200, recentTailTokens: 20_000, checkpointNote: false, requestCompaction: false },
     });
     const control = await temporaryDirectory('forge-counting-control-');
     try {

@@ -45,6 +45,7 @@ function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
     ['models', models],
     ['mcpServers', servers],
     ...Object.entries(config.context).map(([field, value]): [string, JsonValue] => [`context.${field}`, value as JsonValue]),
+    ...Object.entries(config.contextTools).map(([field, value]): [string, JsonValue] => [`context.${field}`, value]),
   ];
 }
 

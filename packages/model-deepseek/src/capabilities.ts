@@ -1,4 +1,12 @@
-import { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry, type ConfiguredLimits, type ContextCapabilities } from '@forge/core';
+import {
+  resolveModelCapabilities,
+  withoutDateSuffix,
+  type CapabilityTableEntry,
+  type ConfiguredLimits,
+  type ContextCapabilities,
+  type PriceSheet,
+} from '@forge/core';
+import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 
 /*
  * DeepSeek's published limits (api-docs.deepseek.com, "Models & Pricing"): the V4 models have a
@@ -11,19 +19,31 @@ import { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry,
  * limits here; a gateway that still serves an older model under these names should set the
  * window in configuration.
  *
+ * `deepseek-flash` is the name DeepSeek now gives its Flash model (V4.1); it has the same limits.
+ *
  * DeepSeek's tokenizer is not shipped with Forge, so requests are counted by core's conservative
  * estimator (an over-estimate), and estimate-versus-usage records check it against real usage.
  */
 
 const v4: CapabilityTableEntry = { contextWindowTokens: 1_000_000, maxOutputTokens: 384_000 };
 
-/** The DeepSeek capability table: model id → window and maximum output. */
-export const DEEPSEEK_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze({
+const limits: Readonly<Record<string, CapabilityTableEntry>> = {
+  'deepseek-flash': v4,
   'deepseek-v4-pro': v4,
   'deepseek-v4-flash': v4,
   'deepseek-chat': v4,
   'deepseek-reasoner': v4,
-});
+};
+
+/** The DeepSeek capability table: model id → window, maximum output and prices. */
+export const DEEPSEEK_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(limits).map(([id, entry]) => {
+      const prices = DEEPSEEK_PRICE_TABLE[id];
+      return [id, Object.freeze({ ...entry, ...(prices === undefined ? {} : { prices }) })];
+    }),
+  ),
+);
 
 /** The table row of `modelId` or of the model a dated snapshot belongs to. */
 export function lookupDeepSeekModel(modelId: string): CapabilityTableEntry | undefined {
@@ -32,6 +52,8 @@ export function lookupDeepSeekModel(modelId: string): CapabilityTableEntry | und
 
 export interface DeepSeekCapabilityOptions {
   readonly configured?: ConfiguredLimits;
+  /** Prices from configuration; they replace the table's (source `config`). */
+  readonly prices?: PriceSheet;
   /** Window for ids the table does not know (default 32,768). */
   readonly fallbackContextWindowTokens?: number;
 }
@@ -42,6 +64,8 @@ export function deepSeekCapabilities(modelId: string, options: DeepSeekCapabilit
     modelId,
     lookup: lookupDeepSeekModel,
     ...(options.configured === undefined ? {} : { configured: options.configured }),
+    ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
+    promptCache: DEEPSEEK_PROMPT_CACHE,
     ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
     estimation: 'conservative-fallback',
     nativeCompaction: 'unsupported',

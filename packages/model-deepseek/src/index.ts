@@ -7,4 +7,5 @@ export {
   type DeepSeekModelOptions,
 } from './settings.js';
 export { DEEPSEEK_CAPABILITY_TABLE, deepSeekCapabilities, lookupDeepSeekModel, type DeepSeekCapabilityOptions } from './capabilities.js';
+export { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 export { createDeepSeekModel, type CreateDeepSeekModelOptions } from './create-deepseek-model.js';

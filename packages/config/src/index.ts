@@ -11,9 +11,11 @@ export {
   configFileSchema,
   contextSectionSchema,
   flagLayerSchema,
+  priceEntrySchema,
   type ApprovalProfileName,
   type CompatibleModelEntry,
   type ConfigFile,
   type ConfigLayer,
+  type PriceEntry,
 } from './schema.js';
 export { parseConfigText } from './validate.js';

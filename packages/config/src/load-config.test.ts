@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       secrets: { env: [] },
       models: [],
       mcpServers: [],
+      prices: {},
       context: { mode: 'compact', reservedOutputTokens: 4096, bufferTokens: 8192, recentTailTokens: 12_000, summaryTargetTokens: 1200, warnAtRatio: 0.8, fallbackContextWindowTokens: 32_768 },
     });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });

@@ -11,6 +11,7 @@ import {
 import type { GlobalOptions } from '../commands/command.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
+import { configuredPriceSheets } from '../models/configured-prices.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
@@ -48,8 +49,10 @@ export async function prepareAgent(options: {
 }): Promise<AgentSetup> {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
-  const { config } = (await loadCliConfig({ io, globals })).loaded;
-  const resolve = (name: string) => resolveModel(name, { env: io.env, compatibleModels: config.models, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
+  const { config, provenance } = (await loadCliConfig({ io, globals })).loaded;
+  const prices = configuredPriceSheets(config, provenance);
+  const resolve = (name: string) =>
+    resolveModel(name, { env: io.env, compatibleModels: config.models, prices, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
   const modelName = config.model ?? DEFAULT_MODEL;
   const model = await resolve(modelName);
   const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });

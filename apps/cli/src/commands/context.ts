@@ -7,6 +7,7 @@ import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { chosenSessionId, sessionStoreError } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
+import { sessionCostFromTraces, toSessionCost } from '../session/session-cost.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import type { CommandInvocation } from './command.js';
 
@@ -14,8 +15,9 @@ import type { CommandInvocation } from './command.js';
  * `forge context [--json]`: what the next request would cost, measured exactly as a run measures
  * it — the configured model and its window (with the window's source), the budget by category,
  * the reserve, the retained turns, free space and how the count was made. With `--resume <id>` or
- * `--last` the history is that session's recent view; otherwise it is a new conversation. Sends
- * nothing to any provider and writes nothing.
+ * `--last` the history is that session's recent view, and the session's cost so far is read from
+ * its traces; otherwise it is a new conversation. For a model with prices, the next request's cost
+ * with a cold and a warm cache. Sends nothing to any provider and writes nothing.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const choice = sessionChoice(options);
@@ -24,6 +26,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     const settings = await resolveSessionSettings({ io, globals: options });
     const id = choice.kind === 'resume' || choice.kind === 'last' ? await chosenSessionId(choice, settings, agent.root) : undefined;
     let session: ContextSessionView | undefined;
+    let spent: Awaited<ReturnType<typeof sessionCostFromTraces>>;
     if (id !== undefined) {
       let stored;
       try {
@@ -46,8 +49,9 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
         model: agent.model,
       });
       session = { view, sessionMessages: stored.messages.length };
+      spent = await sessionCostFromTraces(settings.forgeHome, id);
     }
-    const report = await measureNextRequest(agent, session);
+    const report = await measureNextRequest(agent, session, spent === undefined ? undefined : toSessionCost(spent));
     io.stdout.write(options.json === true ? `${JSON.stringify(report)}\n` : renderContextReport(report, { color: styleFor(io.stdout, io.env).enabled }));
     return ExitCode.ok;
   } finally {

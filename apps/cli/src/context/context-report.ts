@@ -6,6 +6,7 @@ import {
   type InstructionSnapshot,
   type ModelAdapter,
   type ModelRequest,
+  type SessionCost,
   type Tool,
 } from '@forge/core';
 import type { SessionView } from '@forge/persistence';
@@ -30,9 +31,10 @@ export interface ContextSessionView {
 /**
  * Measures the next request of `subject` without sending it: its instructions, the session's view
  * (checkpoint and recent tail; none for a new conversation), an empty current request and the
- * tools grouped into built-in and one group per MCP server. Writes nothing.
+ * tools grouped into built-in and one group per MCP server; with prices, what it will cost (and
+ * `sessionCost`, what the session has cost so far). Writes nothing.
  */
-export async function measureNextRequest(subject: ContextSubject, session?: ContextSessionView): Promise<ContextReport> {
+export async function measureNextRequest(subject: ContextSubject, session?: ContextSessionView, sessionCost?: SessionCost): Promise<ContextReport> {
   const instructions = await subject.instructions();
   const checkpointView = session?.view.checkpoint;
   const request: ModelRequest = {
@@ -56,6 +58,7 @@ export async function measureNextRequest(subject: ContextSubject, session?: Cont
     toolGroups: groupTools(subject.tools),
     ...(session === undefined ? {} : { sessionMessages: session.sessionMessages }),
     ...(checkpoint === undefined ? {} : { checkpoint }),
+    ...(sessionCost === undefined ? {} : { sessionCost }),
   });
 }
 

@@ -1,5 +1,5 @@
 import type { CompatibleModelEntry } from '@forge/config';
-import { AuthError, InvalidInputError, type ModelAdapter } from '@forge/core';
+import { AuthError, InvalidInputError, type ModelAdapter, type PriceSheet } from '@forge/core';
 import { UsageError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 
@@ -16,6 +16,8 @@ export interface ModelProviderContext {
   readonly env: CliIo['env'];
   /** OpenAI-compatible servers from the configuration's `models` (`compatible:<name>`). */
   readonly compatibleModels: readonly CompatibleModelEntry[];
+  /** Prices configured for this very model id (`prices["provider:model"]`); they replace the capability table's. */
+  readonly prices?: PriceSheet;
 }
 
 /**
@@ -54,21 +56,21 @@ const builtInProviders: readonly ModelProvider[] = [
   },
   {
     name: 'openai',
-    async create(modelId, { env }) {
+    async create(modelId, { env, prices }) {
       const { createOpenAIModel } = await import('@forge/model-openai');
-      return asUsageError(() => createOpenAIModel({ modelId, env }));
+      return asUsageError(() => createOpenAIModel({ modelId, env, ...(prices === undefined ? {} : { prices }) }));
     },
   },
   {
     name: 'deepseek',
-    async create(modelId, { env }) {
+    async create(modelId, { env, prices }) {
       const { createDeepSeekModel } = await import('@forge/model-deepseek');
-      return asUsageError(() => createDeepSeekModel({ modelId, env }));
+      return asUsageError(() => createDeepSeekModel({ modelId, env, ...(prices === undefined ? {} : { prices }) }));
     },
   },
   {
     name: 'compatible',
-    async create(name, { env, compatibleModels }) {
+    async create(name, { env, compatibleModels, prices }) {
       const entry = compatibleModels.find((candidate) => candidate.name === name);
       if (entry === undefined) {
         const configured = compatibleModels.map((candidate) => candidate.name);
@@ -79,7 +81,7 @@ const builtInProviders: readonly ModelProvider[] = [
         );
       }
       const { createCompatibleModel } = await import('@forge/model-compatible');
-      return asUsageError(() => createCompatibleModel({ ...entry, env }));
+      return asUsageError(() => createCompatibleModel({ ...entry, env, ...(prices === undefined ? {} : { prices }) }));
     },
   },
 ];
@@ -119,14 +121,17 @@ export async function resolveModel(
     readonly env: CliIo['env'];
     readonly extraProviders?: readonly ModelProvider[];
     readonly compatibleModels?: readonly CompatibleModelEntry[];
+    /** Configured prices by model id (`openai:gpt-5.1`). */
+    readonly prices?: ReadonlyMap<string, PriceSheet>;
   },
 ): Promise<ModelAdapter> {
   const { provider, modelId } = parseModelIdentifier(value);
+  const prices = options.prices?.get(`${provider}:${modelId}`);
   const providers = [...(options.extraProviders ?? []), ...builtInProviders];
   const found = providers.find((candidate) => candidate.name === provider);
   if (found === undefined) {
     const known = [...new Set(providers.map((candidate) => candidate.name))].join(', ');
     throw new UsageError(`unknown model provider "${provider}" in "${value}"; known providers: ${known}`);
   }
-  return found.create(modelId, { env: options.env, compatibleModels: options.compatibleModels ?? [] });
+  return found.create(modelId, { env: options.env, compatibleModels: options.compatibleModels ?? [], ...(prices === undefined ? {} : { prices }) });
 }

@@ -19,6 +19,7 @@ import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
 import { describeSwitch } from './session-slash-commands.js';
 import { completeSlashCommand, findSlashCommand, type ReplContext } from './slash-commands.js';
+import { sessionCostFromTraces } from '../session/session-cost.js';
 import { ContextUseTracker, renderStatusLine } from './status-line.js';
 
 const PROMPT = '› ';
@@ -77,9 +78,10 @@ async function runRepl(options: {
   const session = await ReplSession.open({ choice, settings, workspaceRoot: engine.root, history });
   const { config } = (await loadCliConfig({ io, globals: options.globals })).loaded;
   const contextUse = new ContextUseTracker();
+  contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
   const context: ReplContext = { engine, style, history, session, config, contextUse, print };
   // The footer is for people at a terminal; piped output stays a plain transcript.
-  const footer = () => (io.stdout.isTTY === true ? renderStatusLine({ model: engine.modelLabel, mode: engine.contextMode, use: contextUse.current, style }) : '');
+  const footer = () => (io.stdout.isTTY === true ? renderStatusLine({ model: engine.modelLabel, mode: engine.contextMode, use: contextUse.current, style, costs: contextUse.costs }) : '');
 
   const activeReader = createLineReader({ input: io.stdin, output: io.stdout, completer: (line: string) => completeSlashCommand(line, context) });
   options.setReader(activeReader);
@@ -125,7 +127,10 @@ async function runRepl(options: {
       if (text.trimStart().startsWith('/')) {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
-        if (session.id !== sessionBefore) contextUse.reset();
+        if (session.id !== sessionBefore) {
+          contextUse.reset();
+          contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
+        }
         continue;
       }
       activeRun = new AbortController();

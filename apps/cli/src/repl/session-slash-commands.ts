@@ -140,7 +140,8 @@ const contextReport: SlashCommand = {
     }
     try {
       const view = await context.session.nextView(subject.model, workspaceArtifactHashes(engine.root));
-      const report = await measureNextRequest(subject, { view, sessionMessages: context.session.messages.length });
+      const sessionCost = context.contextUse.costs.soFar;
+      const report = await measureNextRequest(subject, { view, sessionMessages: context.session.messages.length }, sessionCost);
       context.print(renderContextReport(report, { color: style.enabled }));
     } catch (error) {
       context.print(`${style.red(`error: ${errorText(error)}`)}\n`);

@@ -1,5 +1,6 @@
-import type { ContextMode } from '@forge/core';
+import { formatDollars, type ContextMode } from '@forge/core';
 import type { Style } from '../output/style.js';
+import { SessionCostTracker } from '../session/session-cost.js';
 
 /** The context use of the latest request, from its `context.budgeted` event. */
 export interface ContextUse {
@@ -16,6 +17,9 @@ interface BudgetedFields {
   readonly engine?: unknown;
   readonly availableInputTokens?: unknown;
   readonly estimate?: { readonly tokens?: unknown; readonly confidence?: unknown };
+  readonly prices?: unknown;
+  readonly cost?: unknown;
+  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number; readonly cacheReadTokens?: number };
 }
 
 /**
@@ -25,6 +29,8 @@ interface BudgetedFields {
 export class ContextUseTracker {
   private latest: ContextUse | undefined;
   private latestWrapper: number | undefined;
+  /** The session's cost so far and the next request's, from the same events. */
+  readonly costs = new SessionCostTracker();
 
   get current(): ContextUse | undefined {
     return this.latest;
@@ -36,6 +42,7 @@ export class ContextUseTracker {
   }
 
   observe(event: BudgetedFields): void {
+    this.costs.observe(event);
     if (event.type !== 'context.budgeted') return;
     const used = event.estimate?.tokens;
     if (event.engine === 'codex') {
@@ -47,9 +54,11 @@ export class ContextUseTracker {
     this.latest = { usedTokens: used, availableInputTokens: available, exact: event.estimate?.confidence === 'exact' };
   }
 
+  /** The next request will differ from the latest (a compaction, another model): its figures no longer apply. */
   reset(): void {
     this.latest = undefined;
     this.latestWrapper = undefined;
+    this.costs.forgetPrefix();
   }
 }
 
@@ -62,14 +71,17 @@ export function compactTokens(tokens: number): string {
 
 /**
  * The REPL footer: model, context mode and context use, e.g.
- * `openai:gpt-5 · mode warn · context ~12.3k / 262k (5%)`. `~` marks an estimate; before the
- * first request of a session the use is unknown (`context –`).
+ * `openai:gpt-5 · mode warn · context ~12.3k / 262k (5%) · $0.042 so far · next ~$0.0040`. `~`
+ * marks an estimate; before the first request of a session the use is unknown (`context –`). The
+ * cost appears once a priced step completed; the next request's input cost assumes the provider
+ * still caches the last request.
  */
 export function renderStatusLine(options: {
   readonly model: string;
   readonly mode: ContextMode | undefined;
   readonly use: ContextUse | undefined;
   readonly style: Style;
+  readonly costs?: SessionCostTracker;
 }): string {
   const { use, style } = options;
   const parts = [options.model];
@@ -81,5 +93,9 @@ export function renderStatusLine(options: {
     const figure = `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)`;
     parts.push(share >= 100 ? style.red(figure) : share >= 80 ? style.yellow(figure) : figure);
   }
+  const soFar = options.costs?.soFar;
+  if (soFar !== undefined) parts.push(`${formatDollars(soFar.cost.total)} so far`);
+  const next = options.costs?.nextInputCost;
+  if (next !== undefined) parts.push(`next ~${formatDollars(next)}`);
   return `${style.dim('─')} ${parts.join(style.dim(' · '))}\n`;
 }

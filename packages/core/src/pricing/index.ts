@@ -1,4 +1,5 @@
 export { checkPriceSheet, type LongContextPrices, type PriceSheet, type PriceSource, type TokenPrices } from './price-sheet.js';
+export { describePrices, describePriceSource, formatDollars, formatRate } from './format.js';
 export { addCost, cacheHitRatio, priceUsage, ratesFor, ZERO_COST, type CostBreakdown } from './price-usage.js';
 export { cacheableTokens, checkPromptCacheRules, OPENAI_PROMPT_CACHE, type PromptCacheRules } from './prompt-cache.js';
 export {

@@ -68,3 +68,15 @@ describe('checkPriceSheet', () => {
     expect(checkPriceSheet(withWrites, 'x')).toBe(withWrites);
   });
 });
+
+describe('formatting', () => {
+  it('shows dollars with the precision small amounts need', async () => {
+    const { formatDollars, describePrices, describePriceSource } = await import('./format.js');
+    expect([0, 0.0000004, 0.000412, 0.02134, 0.5, 1, 12.345].map(formatDollars)).toEqual(['$0', '<$0.000001', '$0.000412', '$0.0213', '$0.5', '$1.00', '$12.35']);
+    expect(describePrices(gpt)).toBe('$1.25 input · $0.125 cached · $10 output per 1M tokens');
+    expect(describePrices({ ...withWrites, longContext: { aboveInputTokens: 272_000, inputPerMillion: 2.5, outputPerMillion: 15 } })).toBe(
+      '$1.25 input · $0.125 cached · $1.5625 cache write · $10 output per 1M tokens; above 272,000 input tokens $2.5 input · $15 output',
+    );
+    expect(describePriceSource({ ...gpt, reference: 'https://example.test/pricing' })).toBe('capability table, as of 2026-12-01, https://example.test/pricing');
+  });
+});

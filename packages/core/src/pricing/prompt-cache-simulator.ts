@@ -33,6 +33,8 @@ export interface PromptCacheSimulator {
 
 interface Entry {
   readonly text: string;
+  /** The tokens of `text`: a request that extends it whole shares exactly these. */
+  readonly tokens: number;
   lastUsed: number;
 }
 
@@ -59,7 +61,9 @@ export function createPromptCacheSimulator(options: PromptCacheSimulatorOptions)
       const live = (byKey.get(key) ?? []).filter((entry) => at - entry.lastUsed <= rules.lifetimeMs);
       let best: Entry | undefined;
       let bestLength = 0;
-      for (const entry of live) {
+      // Longest first: an entry no longer than the best match so far cannot share more.
+      for (const entry of [...live].sort((left, right) => right.text.length - left.text.length)) {
+        if (entry.text.length <= bestLength) break;
         const length = sharedPrefixLength(entry.text, text);
         if (length > bestLength) {
           best = entry;
@@ -67,11 +71,12 @@ export function createPromptCacheSimulator(options: PromptCacheSimulatorOptions)
         }
       }
       const inputTokens = options.countTokens(text);
-      const cachedTokens = bestLength === 0 ? 0 : cacheableTokens(options.countTokens(text.slice(0, bestLength)), inputTokens, rules);
+      const sharedTokens = best === undefined ? 0 : bestLength === best.text.length ? best.tokens : options.countTokens(text.slice(0, bestLength));
+      const cachedTokens = cacheableTokens(sharedTokens, inputTokens, rules);
       if (best !== undefined && cachedTokens > 0) best.lastUsed = at;
       const writtenTokens = Math.max(0, cacheableTokens(inputTokens, inputTokens, rules) - cachedTokens);
       const kept = live.filter((entry) => entry.text !== text);
-      kept.push({ text, lastUsed: at });
+      kept.push({ text, tokens: inputTokens, lastUsed: at });
       byKey.set(key, kept.slice(-retained));
       return { inputTokens, cachedTokens, writtenTokens };
     },

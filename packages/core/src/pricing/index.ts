@@ -10,4 +10,5 @@ export {
   type SimulatedUsage,
 } from './prompt-cache-simulator.js';
 export { promptCacheKey, type PromptCacheKeyInput } from './prompt-cache-key.js';
+export { promptCacheText } from './prompt-cache-text.js';
 export { estimateRequestCost, type EstimateRequestCostOptions, type RequestCostEstimate } from './request-cost.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ModelRequest } from '../model/adapter.js';
 import { cacheableTokens, OPENAI_PROMPT_CACHE, type PromptCacheRules } from './prompt-cache.js';
 import { createPromptCacheSimulator } from './prompt-cache-simulator.js';
 
@@ -110,5 +111,19 @@ describe('createPromptCacheSimulator', () => {
   it('refuses rules that cannot describe a cache', () => {
     const bad: PromptCacheRules = { minimumTokens: 1024, incrementTokens: 0, lifetimeMs: 1 };
     expect(() => createPromptCacheSimulator({ rules: bad, countTokens: perCharacter })).toThrow(/incrementTokens must be a whole number ≥ 1/);
+  });
+});
+
+describe('promptCacheText', () => {
+  it('gives a growing conversation a growing text, whatever order its tools were listed in', async () => {
+    const { promptCacheText } = await import('./prompt-cache-text.js');
+    const tools: ModelRequest['tools'] = [
+      { name: 'search', description: 's', inputSchema: {} },
+      { name: 'read_file', description: 'r', inputSchema: {} },
+    ];
+    const first: ModelRequest = { instructions: 'Be brief.', history: [], currentRequest: { role: 'user', content: 'hi' }, continuation: [], tools };
+    const second: ModelRequest = { ...first, tools: [...tools].reverse(), continuation: [{ role: 'assistant', content: [{ type: 'text', text: 'hello' }] }] };
+    expect(promptCacheText(second).startsWith(promptCacheText(first))).toBe(true);
+    expect(promptCacheText({ ...first, checkpoint: 'memory' }).startsWith(promptCacheText(first))).toBe(false);
   });
 });

@@ -1,9 +1,12 @@
-// Measures Codex rollout import: throughput (MB/s) and peak resident memory on a synthetic
-// rollout of at least 50 MB in the Codex 0.169 format (turns with reasoning, commands, patches,
-// token counts and a compaction every 40 turns). Each run imports in a fresh child process so the
-// peak RSS belongs to that import alone. Streaming mode hands messages to a callback (bounded
-// memory); collecting mode keeps the whole transcript, for comparison. A measurement, not a test.
-// Usage: npx tsx --conditions=@forge/source scripts/bench-codex-import.ts [megabytes] [runs]
+// Measures Codex rollout import: throughput (MB/s) and peak resident memory on synthetic rollouts
+// in the Codex 0.169 format (turns with reasoning, commands, patches, token counts and a
+// compaction every 40 turns), 64 MB and 1 GB by default. Each run imports in a fresh child process
+// so the peak RSS belongs to that import alone. `stream` hands messages to a callback; `session`
+// is `forge import codex --session` itself (the transcript streamed into a new session in a
+// temporary FORGE_HOME, and the checkpoint built on the way); `collect` keeps the whole transcript,
+// for comparison (only up to 256 MB). The last lines give the RSS growth of the larger file over
+// the smaller one per mode: about 1 means memory stays flat. A measurement, not a test.
+// Usage: npx tsx --conditions=@forge/source scripts/bench-codex-import.ts [megabytes,...] [runs]
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -15,6 +18,7 @@ import { importCodexRollout } from '../packages/codex/src/index.js';
 const MEGABYTE = 1024 * 1024;
 
 async function child(mode: string, path: string): Promise<void> {
+  if (mode === 'session') return sessionChild(path);
   const before = process.memoryUsage().rss;
   let messages = 0;
   const started = process.hrtime.bigint();
@@ -23,6 +27,36 @@ async function child(mode: string, path: string): Promise<void> {
   if (mode !== 'stream') messages = imported.messages.length;
   const peakRss = process.resourceUsage().maxRSS * 1024;
   console.log(JSON.stringify({ seconds, peakRss, rssBefore: before, messages, lines: imported.state.source.lines }));
+}
+
+/** `forge import codex --session --json` through the CLI's own entry point, into a temporary FORGE_HOME. */
+async function sessionChild(path: string): Promise<void> {
+  const { main: forge } = await import('../apps/cli/src/main.js');
+  const { PassThrough } = await import('node:stream');
+  const home = await mkdtemp(join(tmpdir(), 'forge-bench-home-'));
+  try {
+    let stdout = '';
+    let stderr = '';
+    const output = (sink: (text: string) => void) => Object.assign(new PassThrough(), { isTTY: false }).on('data', (chunk: Buffer) => sink(chunk.toString('utf8')));
+    const io = {
+      stdin: new PassThrough(),
+      stdout: output((text) => (stdout += text)),
+      stderr: output((text) => (stderr += text)),
+      env: { FORGE_HOME: home, PATH: process.env['PATH'] },
+      cwd: tmpdir(),
+      onInterrupt: () => () => {},
+    };
+    const before = process.memoryUsage().rss;
+    const started = process.hrtime.bigint();
+    const code = await forge(['node', 'forge', 'import', 'codex', path, '--session', '--json'], io as unknown as Parameters<typeof forge>[1]);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (code !== 0) throw new Error(`forge import codex exited ${code}: ${stderr}`);
+    const document = JSON.parse(stdout) as { messageCount: number; state: { source: { lines: number } } };
+    const peakRss = process.resourceUsage().maxRSS * 1024;
+    console.log(JSON.stringify({ seconds, peakRss, rssBefore: before, messages: document.messageCount, lines: document.state.source.lines }));
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
 }
 
 function line(type: string, payload: unknown, turn: number): string {
@@ -75,29 +109,45 @@ function median(values: readonly number[]): number {
 }
 
 async function main(): Promise<void> {
-  const megabytes = Number(process.argv[2] ?? 64);
+  const sizes = (process.argv[2] ?? '64,1024').split(',').map(Number);
   const runs = Number(process.argv[3] ?? 3);
   const directory = await mkdtemp(join(tmpdir(), 'forge-bench-codex-'));
+  const growth = new Map<string, number[]>();
   try {
-    const path = join(directory, 'rollout-bench.jsonl');
-    const bytes = await writeRollout(path, megabytes);
-    console.log(`synthetic rollout: ${(bytes / MEGABYTE).toFixed(1)} MB`);
-    for (const mode of ['stream', 'collect']) {
-      const samples: { seconds: number; peakRss: number; rssBefore: number; messages: number; lines: number }[] = [];
-      for (let run = 0; run < runs; run += 1) {
-        const result = spawnSync(process.execPath, [...process.execArgv, process.argv[1] as string, '--child', mode, path], { encoding: 'utf8' });
-        if (result.status !== 0) throw new Error(`child import failed:\n${result.stderr}`);
-        samples.push(JSON.parse(result.stdout.trim().split('\n').at(-1) as string));
+    for (const megabytes of sizes) {
+      const path = join(directory, `rollout-bench-${megabytes}.jsonl`);
+      const bytes = await writeRollout(path, megabytes);
+      console.log(`synthetic rollout: ${(bytes / MEGABYTE).toFixed(1)} MB`);
+      // One run of a file of a gigabyte or more: each takes minutes on the shared machine.
+      const runsHere = megabytes >= 512 ? 1 : runs;
+      for (const mode of ['stream', 'session', 'collect']) {
+        if (mode === 'collect' && megabytes > 256) continue;
+        const samples: { seconds: number; peakRss: number; rssBefore: number; messages: number; lines: number }[] = [];
+        for (let run = 0; run < runsHere; run += 1) {
+          const profile = process.env['FORGE_BENCH_CPU_PROFILE'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env['FORGE_BENCH_CPU_PROFILE']}`];
+          const result = spawnSync(process.execPath, [...profile, ...process.execArgv, process.argv[1] as string, '--child', mode, path], { encoding: 'utf8', maxBuffer: 64 * MEGABYTE });
+          if (result.status !== 0) throw new Error(`child import failed:\n${result.stderr}`);
+          samples.push(JSON.parse(result.stdout.trim().split('\n').at(-1) as string));
+        }
+        const seconds = median(samples.map((sample) => sample.seconds));
+        const peak = median(samples.map((sample) => sample.peakRss)) / MEGABYTE;
+        const before = median(samples.map((sample) => sample.rssBefore)) / MEGABYTE;
+        const first = samples[0];
+        growth.set(mode, [...(growth.get(mode) ?? []), peak - before]);
+        console.log(
+          `${mode.padEnd(7)} median of ${runsHere}: ${(bytes / MEGABYTE / seconds).toFixed(1)} MB/s (${seconds.toFixed(2)} s), ` +
+            `peak RSS ${peak.toFixed(0)} MB (+${(peak - before).toFixed(0)} MB over the ${before.toFixed(0)} MB before import), ` +
+            `${first?.lines} lines, ${first?.messages} messages`,
+        );
       }
-      const seconds = median(samples.map((sample) => sample.seconds));
-      const peak = median(samples.map((sample) => sample.peakRss)) / MEGABYTE;
-      const before = median(samples.map((sample) => sample.rssBefore)) / MEGABYTE;
-      const first = samples[0];
-      console.log(
-        `${mode.padEnd(7)} median of ${runs}: ${(bytes / MEGABYTE / seconds).toFixed(1)} MB/s (${seconds.toFixed(2)} s), ` +
-          `peak RSS ${peak.toFixed(0)} MB (+${(peak - before).toFixed(0)} MB over the ${before.toFixed(0)} MB before import), ` +
-          `${first?.lines} lines, ${first?.messages} messages`,
-      );
+      await rm(path, { force: true });
+    }
+    if (sizes.length > 1) {
+      for (const [mode, values] of growth) {
+        if (values.length < 2) continue;
+        const [small = 0, large = 0] = [values[0], values.at(-1)];
+        console.log(`${mode.padEnd(7)} RSS growth ${sizes[0]} MB → ${sizes.at(-1)} MB: +${small.toFixed(0)} MB → +${large.toFixed(0)} MB (ratio ${(large / Math.max(1, small)).toFixed(2)} for a ${((sizes.at(-1) ?? 1) / (sizes[0] ?? 1)).toFixed(0)}× larger file)`);
+      }
     }
   } finally {
     await rm(directory, { recursive: true, force: true });

@@ -1,9 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodexDirectories, TEST_MODEL } from '../../../packages/codex/src/testing/codex-harness.test-helpers.js';
+import { assistantMessage, startLoopbackResponsesServer } from '../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
 import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
 
 /*
@@ -167,4 +169,35 @@ describe('the forge binary', () => {
     child.kill('SIGINT');
     expect(await closed).toBe(0);
   });
+});
+
+describe('the forge binary with the Codex engine and import', () => {
+  it('continues one Codex thread across two processes (thread/resume), and refuses a file that is not a rollout', async () => {
+    const directories = await createCodexDirectories();
+    const provider = await startLoopbackResponsesServer([{ items: [assistantMessage('First, from Codex.')] }, { items: [assistantMessage('Second, same thread.')] }]);
+    try {
+      await writeFile(
+        path.join(directories.codexHome, 'config.toml'),
+        [`model = "${TEST_MODEL}"`, 'model_provider = "loopback"', 'check_for_update_on_startup = false', '[model_providers.loopback]', 'name = "mock"', `base_url = "${provider.baseUrl}"`, 'wire_api = "responses"', ''].join('\n'),
+      );
+      const env = { ...(directories.environment as Record<string, string>), FORGE_HOME: forgeHome.path };
+      const first = await forge(['run', '--engine', 'codex', '--json', 'Name this project'], { cwd: directories.workspace, env });
+      expect(first.code).toBe(0);
+      const sessionId = (JSON.parse(first.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
+      const second = await forge(['run', '--engine', 'codex', '--resume', sessionId, 'And again'], { cwd: directories.workspace, env });
+      expect(second.code).toBe(0);
+      expect(second.stdout).toBe('Second, same thread.\n');
+      expect(second.stderr).toContain("sent only the request to the session's Codex thread");
+      expect(JSON.stringify(provider.requests[1]?.body.input)).toContain('First, from Codex.');
+
+      const garbage = path.join(directories.root, 'garbage.jsonl');
+      await writeFile(garbage, 'not a rollout\n');
+      const refused = await forge(['import', 'codex', garbage, '--session'], { cwd: directories.workspace, env });
+      expect(refused).toMatchObject({ code: 2, stdout: '' });
+      expect(refused.stderr).toBe(`forge: error: ${garbage} is not a Codex rollout: it has no session metadata and no turns; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`);
+    } finally {
+      await provider.close();
+      await rm(directories.root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

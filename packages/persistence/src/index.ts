@@ -25,9 +25,11 @@ export {
   SESSION_SCHEMA_VERSION,
   SUPPORTED_SESSION_SCHEMAS,
   type CheckpointSource,
+  type EngineRunFacts,
   type SessionRecord,
 } from './records.js';
 export { conservativeMessageTokens } from './conservative-tokens.js';
+export { redactMessage } from './redact-message.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
 export { lastSession, listSessions, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';

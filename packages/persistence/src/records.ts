@@ -71,6 +71,29 @@ export const storedUsageSchema = z.object({
   reasoningTokens: nonNegativeInteger.optional(),
 });
 
+/**
+ * What an engine other than the native one reported about a run (added in place to schema v2: an
+ * older reader ignores it). The Codex engine records the App Server thread the run used, so the
+ * next turn can continue it, and the context use Codex itself reported. The run's `usage` is then
+ * Codex's report, not Forge's estimate.
+ */
+export const engineRunSchema = z.object({
+  name: z.string().min(1).max(64),
+  /** The engine's own version (`codex` 0.169.0). */
+  version: z.string().max(64),
+  thread: z
+    .object({
+      id: z.string().min(1).max(200),
+      model: z.string().max(200),
+      rolloutPath: z.string().max(4096).nullable(),
+    })
+    .optional(),
+  /** The engine's latest report of its context: input tokens of its last model call and the window it counts against. */
+  context: z.object({ inputTokens: nonNegativeInteger, cachedInputTokens: nonNegativeInteger, modelContextWindow: nonNegativeInteger.nullable() }).optional(),
+  /** Compactions the engine made inside its own context during the run (engine-owned). */
+  compactions: nonNegativeInteger.optional(),
+});
+
 export const runStatusSchema = z.enum(['completed', 'step_limit', 'cancelled', 'limit_reached', 'failed']);
 
 /** A run's outcome. A failure keeps only a bounded, redacted error: code, message, retryability. */
@@ -85,6 +108,7 @@ export const runEndedRecordSchema = z.object({
   error: z
     .object({ code: z.string().max(200), message: z.string().max(MAX_ERROR_MESSAGE_CHARS), isRetryable: z.boolean() })
     .optional(),
+  engine: engineRunSchema.optional(),
 });
 
 /**
@@ -123,6 +147,7 @@ export type CheckpointSource = z.infer<typeof checkpointSourceRecordSchema>;
 export type CheckpointRecord = z.infer<typeof checkpointRecordSchema>;
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 export type StoredUsage = z.infer<typeof storedUsageSchema>;
+export type EngineRunFacts = z.infer<typeof engineRunSchema>;
 
 /** A record before `v` and `seq` are assigned by the writer. */
 export type NewSessionRecord = WithoutNumbering<SessionRecord>;

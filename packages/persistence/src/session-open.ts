@@ -25,6 +25,11 @@ export interface CreateSessionOptions extends SessionWriterOptions {
   readonly workspaceRoot: string | null;
   /** A chosen id; by default a new sortable one (`session_…`). */
   readonly id?: string;
+  /**
+   * False for a writer that only appends (an import of a long log): messages are written and
+   * counted but not kept in memory, so `messages` and `transcript().messages` stay empty.
+   */
+  readonly keepMessages?: boolean;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -56,7 +61,7 @@ export async function createSession(home: string, options: CreateSessionOptions)
     lock = await acquireSessionLock(building, paths.id, now);
     const logFile = join(building, SESSION_LOG_FILE_NAME);
     const handle = await openPrivateFile(logFile, { exclusive: true });
-    const state = new SessionStateBuilder(paths.id);
+    const state = new SessionStateBuilder(paths.id, { keepMessages: options.keepMessages ?? true });
     const at = new Date(now()).toISOString();
     const header = { v: SESSION_SCHEMA_VERSION, seq: 0, type: 'session' as const, at, id: paths.id, createdAt: at, workspaceRoot: options.workspaceRoot };
     try {

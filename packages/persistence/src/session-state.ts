@@ -1,5 +1,5 @@
 import type { ErrorSummary, JsonValue, Message, RunStatus, Usage } from '@forge/core';
-import type { CheckpointSource, SessionHeaderRecord, SessionRecord, StoredUsage } from './records.js';
+import type { CheckpointSource, EngineRunFacts, SessionHeaderRecord, SessionRecord, StoredUsage } from './records.js';
 
 /** Something the loader noticed and worked around without losing an intact record. */
 export interface SessionWarning {
@@ -19,6 +19,8 @@ export interface SessionRun {
   readonly steps: number | undefined;
   readonly usage: Usage | undefined;
   readonly error: ErrorSummary | undefined;
+  /** What a non-native engine reported (the Codex thread it used, its own context report); undefined for native runs. */
+  readonly engine: EngineRunFacts | undefined;
   /** Transcript length when the run started (its messages start here). */
   readonly firstMessageIndex: number;
 }
@@ -67,13 +69,26 @@ type MutableRun = { -readonly [Key in keyof SessionRun]: SessionRun[Key] };
 export class SessionStateBuilder {
   private header: SessionHeaderRecord | undefined;
   private readonly messageList: Message[] = [];
+  private count = 0;
   private readonly runList: MutableRun[] = [];
   private readonly runsById = new Map<string, MutableRun>();
   private current: StoredCheckpoint | undefined;
   private lastAt = '';
   private records = 0;
 
-  constructor(private readonly expectedId: string) {}
+  /**
+   * `keepMessages: false` (a writer that only appends, such as an import) counts messages without
+   * keeping them, so memory stays flat however long the transcript grows; `messages` is then empty.
+   */
+  constructor(
+    private readonly expectedId: string,
+    private readonly options: { readonly keepMessages?: boolean } = {},
+  ) {}
+
+  /** Messages applied so far (whether or not they are kept). */
+  get messageCount(): number {
+    return this.count;
+  }
 
   /** Number of records applied; the `seq` the next record must carry. */
   get nextSeq(): number {
@@ -99,10 +114,11 @@ export class SessionStateBuilder {
         this.header = record;
         break;
       case 'message':
-        if (record.index !== this.messageList.length) {
-          return `message number ${record.index} where number ${this.messageList.length} was expected`;
+        if (record.index !== this.count) {
+          return `message number ${record.index} where number ${this.count} was expected`;
         }
-        this.messageList.push(record.message);
+        if (this.options.keepMessages !== false) this.messageList.push(record.message);
+        this.count += 1;
         break;
       case 'run.started': {
         const run = this.run(record.runId);
@@ -118,11 +134,12 @@ export class SessionStateBuilder {
         run.steps = record.steps;
         run.usage = usageFromStored(record.usage);
         run.error = record.error;
+        run.engine = record.engine;
         if (record.instructionsHash !== undefined) run.instructionsHash = record.instructionsHash;
         break;
       }
       case 'checkpoint': {
-        const problem = checkSourceRange(record.source, this.messageList.length);
+        const problem = checkSourceRange(record.source, this.count);
         if (problem !== undefined) return problem;
         this.current = { source: record.source, checkpoint: record.checkpoint, recordedAt: record.at };
         break;
@@ -164,7 +181,8 @@ export class SessionStateBuilder {
         steps: undefined,
         usage: undefined,
         error: undefined,
-        firstMessageIndex: this.messageList.length,
+        engine: undefined,
+        firstMessageIndex: this.count,
       };
       this.runsById.set(runId, run);
       this.runList.push(run);

@@ -1,5 +1,6 @@
 import type { InstructionSnapshot, Message, OpaqueProviderState, RunAgentOptions, RunResult } from '@forge/core';
 import type { ArtifactHashSource } from './checkpoint-install.js';
+import type { EngineRunFacts } from './records.js';
 import type { SessionCompactionOptions } from './session-compaction.js';
 import type { SessionWriterOptions } from './session-open.js';
 import type { SessionRepairWarning } from './session-repair.js';
@@ -44,6 +45,8 @@ export interface SessionEngineInput {
   readonly onMessage: (message: Message) => Promise<void>;
   /** Writes an event to the run's trace and forwards it to the turn's `onEvent`. */
   readonly onEvent: EngineEventListener;
+  /** Stores what the engine reports about the run (its thread, its own context report) with the run's end. */
+  readonly setEngineFacts: (facts: EngineRunFacts) => void;
 }
 
 /**

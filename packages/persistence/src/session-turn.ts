@@ -1,4 +1,5 @@
 import {
+  buildForgeStateCheckpoint,
   CompactionRequestChannel,
   createId,
   createRedactor,
@@ -22,7 +23,8 @@ import { conservativeMessageTokens } from './conservative-tokens.js';
 import { forgeHomeLayout } from './home.js';
 import { temporarySessionDirectory } from './session-files.js';
 import { createSession, openSession } from './session-open.js';
-import { currentArtifactHashesFor, resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
+import { currentArtifactHashesFor, installCheckpoint, resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
+import type { EngineRunFacts } from './records.js';
 import {
   compactBetweenTurns,
   createSessionContextManager,
@@ -235,6 +237,28 @@ export class SessionHandle {
   }
 
   /**
+   * Makes a `forge-state` checkpoint of the whole transcript current: every user request (the
+   * latest marked as such) and the constraints stated in them, the host-observed state and a
+   * digest. An engine that keeps its own context (the Codex engine) calls it after each turn, so
+   * another engine continuing the session starts from everything that happened. Validated, then
+   * written durably, and only then current; nothing is written when the current checkpoint
+   * already covers every message.
+   */
+  async checkpointWholeTranscript(caps?: CheckpointCaps): Promise<void> {
+    this.checkOpen();
+    const entries = this.entries();
+    if (entries.length === 0 || this.writer.checkpoint?.source.messageCount === entries.length) return;
+    const checkpoint = buildForgeStateCheckpoint({
+      transcript: entries,
+      tailStart: entries.length,
+      redact: (text) => this.redactor.redact(text),
+      requests: 'all',
+      ...(caps === undefined ? {} : { caps }),
+    });
+    await installCheckpoint(this.writer, { checkpoint }, caps);
+  }
+
+  /**
    * Releases the lock. With `discardIfEmpty`, a session this handle created that never received
    * a message or run is removed instead of being left as an empty entry in the listing.
    */
@@ -298,6 +322,7 @@ export class SessionHandle {
     const trace = await createTraceWriter(this.home, runId, { redactor: this.redactor });
     const warnings: SessionTurnWarning[] = [];
     let result: RunResult;
+    let engineFacts: EngineRunFacts | undefined;
     try {
       await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: model.provider, modelId: model.modelId } });
       result = await options.run({
@@ -315,8 +340,11 @@ export class SessionHandle {
           trace.listener(envelope);
           onEvent?.(envelope);
         },
+        setEngineFacts: (facts) => {
+          engineFacts = facts;
+        },
       });
-      await this.writer.recordRunEnd(result);
+      await this.writer.recordRunEnd(engineFacts === undefined ? result : { ...result, engine: engineFacts });
     } catch (error) {
       await this.recordHostFailure(runId, snapshot.hash, error);
       await trace.close().catch(() => undefined);

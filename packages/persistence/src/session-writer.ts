@@ -18,6 +18,7 @@ import {
   MAX_ERROR_MESSAGE_CHARS,
   SESSION_SCHEMA_VERSION,
   type CheckpointSource,
+  type EngineRunFacts,
   type NewSessionRecord,
   sessionRecordSchema,
   type StoredUsage,
@@ -38,6 +39,8 @@ export interface RunEndInput {
   readonly steps?: number;
   readonly instructionsHash?: string;
   readonly error?: ErrorSummary;
+  /** What a non-native engine reported about the run (see `engineRunSchema`). */
+  readonly engine?: EngineRunFacts;
 }
 
 export interface CheckpointInput {
@@ -126,7 +129,7 @@ export class SessionWriter {
       return redactMessage(parsed.data, this.parts.redactor);
     });
     return this.enqueue(async () => {
-      const first = this.parts.state.messages.length;
+      const first = this.parts.state.messageCount;
       await this.write(
         stored.map((message, position) => ({
           type: 'message' as const,
@@ -177,6 +180,7 @@ export class SessionWriter {
                   isRetryable: run.error.isRetryable,
                 },
               }),
+          ...(run.engine === undefined ? {} : { engine: run.engine }),
         },
       ]),
     );
@@ -192,7 +196,7 @@ export class SessionWriter {
       throw new InvalidInputError({ message: `Checkpoint source is not valid: ${source.error.issues[0]?.message ?? 'unknown problem'}.` });
     }
     return this.enqueue(async () => {
-      const problem = checkSourceRange(source.data, this.parts.state.messages.length);
+      const problem = checkSourceRange(source.data, this.parts.state.messageCount);
       if (problem !== undefined) throw new InvalidInputError({ message: `Cannot store the checkpoint: ${problem}.` });
       await this.write([{ type: 'checkpoint', at: this.timestamp(), source: source.data, checkpoint: input.checkpoint }]);
       return this.parts.state.checkpoint as StoredCheckpoint;

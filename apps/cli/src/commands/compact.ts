@@ -2,6 +2,8 @@ import { workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core';
 import { loadTranscript, openSessionHandle, type SessionHandle } from '@forge/persistence';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
+import { recordedThread } from '../engines/codex-thread-choice.js';
+import { engineName, prepareEngine } from '../engines/prepare-engine.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
@@ -31,6 +33,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   else if (options.last === true) id = (await lastWorkspaceSession(settings.forgeHome, await resolveWorkspaceRoot(io.cwd, options.cwd))).id;
   else throw new UsageError(`say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
   if (options.dryRun === true) return preview(id, settings, { io, json: options.json === true });
+  if (await onCodexThread(options, settings, id)) return compactThroughCodex(id, settings, { io, options });
 
   const agent = await prepareAgent({ io, globals: options });
   try {
@@ -65,6 +68,50 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     }
   } finally {
     await agent.mcp?.close();
+  }
+}
+
+/**
+ * True when the session is compacted by Codex: `--engine codex`, or no `--engine` and the
+ * session's latest run was a Codex turn on a thread (`--engine native` makes Forge compact it).
+ */
+async function onCodexThread(options: CommandInvocation['options'], settings: SessionSettings, id: string): Promise<boolean> {
+  if (options.engine !== undefined) return engineName(options) === 'codex';
+  // A strategy or compactor asks for Forge's own compaction.
+  if (options.strategy !== undefined || options.compactor !== undefined) return false;
+  try {
+    return recordedThread((await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor })).runs.at(-1)) !== undefined;
+  } catch {
+    // Forge's own path reports a missing or damaged session.
+    return false;
+  }
+}
+
+/** Asks Codex to compact the session's thread (`thread/compact/start`); recorded in the session as an engine-owned compaction. */
+async function compactThroughCodex(id: string, settings: SessionSettings, context: { readonly io: CommandInvocation['io']; readonly options: CommandInvocation['options'] }): Promise<number> {
+  const { io, options } = context;
+  const engine = await prepareEngine({ io, globals: { ...options, engine: 'codex' } });
+  try {
+    if (engine.compact === undefined) throw new Error('The Codex engine cannot compact; this is a bug in Forge.');
+    await engine.start();
+    let handle: SessionHandle;
+    try {
+      handle = await openSessionHandle({ home: settings.forgeHome, sessionId: id, redactor: settings.redactor });
+    } catch (error) {
+      throw sessionStoreError(error);
+    }
+    try {
+      const outcome = await engine.compact(handle);
+      if (options.json === true) io.stdout.write(`${JSON.stringify({ sessionId: id, engine: 'codex', outcome })}\n`);
+      else if (outcome.kind === 'compacted') {
+        io.stdout.write(`Codex compacted session ${id} on its thread ${outcome.threadId} (compaction ${outcome.itemId}); engine-owned: Codex decides what it keeps.\n`);
+      } else io.stdout.write(`Nothing to compact in session ${id}: ${outcome.reason}.\n`);
+      return outcome.kind === 'compacted' ? ExitCode.ok : ExitCode.failure;
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await engine.close();
   }
 }
 

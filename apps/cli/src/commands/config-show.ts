@@ -1,18 +1,10 @@
-import { access } from 'node:fs/promises';
 import { loadCliConfig } from '../config/cli-config.js';
 import { buildConfigReport, renderConfigReport } from '../config/config-report.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
+import { fileExists } from '../file-exists.js';
 import type { CommandInvocation } from './command.js';
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * `forge config show [--json]`: the effective configuration (defaults < user file < project file <
@@ -22,7 +14,7 @@ async function exists(file: string): Promise<boolean> {
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const loaded = await loadCliConfig({ io, globals: options, quiet: true });
   const { files } = loaded.loaded;
-  const report = buildConfigReport(loaded, { user: await exists(files.user), project: files.project !== files.user && (await exists(files.project)) });
+  const report = buildConfigReport(loaded, { user: await fileExists(files.user), project: files.project !== files.user && (await fileExists(files.project)) });
   io.stdout.write(options.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderConfigReport(report, styleFor(io.stdout, io.env)));
   return ExitCode.ok;
 }

@@ -10,7 +10,7 @@ import { createTestIo, runCli, temporaryDirectory } from '../test-support/cli-ha
 const fixtures = path.join(import.meta.dirname, '..', '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures');
 const legacy = path.join(fixtures, 'legacy-0.46.jsonl');
 const bare = path.join(fixtures, 'legacy-bare.jsonl');
-const golden = (name: string, kind: 'view.txt' | 'state.json') => readFile(path.join(fixtures, `${name}.${kind}`), 'utf8');
+const golden = (name: string, kind: 'checkpoint.txt' | 'state.json') => readFile(path.join(fixtures, `${name}.${kind}`), 'utf8');
 
 let scratch: Awaited<ReturnType<typeof temporaryDirectory>>;
 let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -28,10 +28,11 @@ afterEach(async () => {
 const forge = (args: readonly string[]) => runCli(args, { cwd: scratch.path, env: { FORGE_HOME: forgeHome.path } });
 
 describe('forge import codex', () => {
-  it('prints the golden view of an older-generation rollout on stdout, and the summary on stderr', async () => {
+  it('prints the golden checkpoint view of an older-generation rollout on stdout, naming every request, and the summary on stderr', async () => {
     const outcome = await forge(['import', 'codex', legacy]);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toBe(await golden('legacy-0.46', 'view.txt'));
+    expect(outcome.stdout).toBe(await golden('legacy-0.46', 'checkpoint.txt'));
+    expect(outcome.stdout).toContain('- earlier user request (user#0): Fix the failing parser test\n- latest user request (user#8):\n  Now update the changelog\n');
     expect(outcome.stderr).toBe(`Imported ${legacy} (Codex 0.46.0, legacy format): 13 messages, 4 commands, 1 file, 1 compaction, 11,420 tokens reported by Codex\n`);
     expect((await forge(['import', 'codex', legacy])).stdout).toBe(outcome.stdout);
   });
@@ -40,7 +41,7 @@ describe('forge import codex', () => {
     await writeFile(path.join(scratch.path, 'copy.jsonl'), await readFile(bare));
     const outcome = await forge(['import', 'codex', 'copy.jsonl']);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toBe(await golden('legacy-bare', 'view.txt'));
+    expect(outcome.stdout).toBe(await golden('legacy-bare', 'checkpoint.txt'));
     expect(outcome.stderr).toContain(`forge: warning: the last line of ${path.join(scratch.path, 'copy.jsonl')} is cut off`);
     expect(outcome.stderr).toContain('5 messages, 1 command, 1 file, 0 compactions, no token reports');
   });
@@ -54,18 +55,23 @@ describe('forge import codex', () => {
     expect(outcome.stderr).toContain('13 messages');
   });
 
-  it('--json prints the state, the view and the message count as one document', async () => {
+  it('--json prints the state, the view, the checkpoint and the message count as one document', async () => {
     const outcome = await forge(['import', 'codex', legacy, '--json']);
     expect(outcome.code).toBe(0);
     expect(outcome.stderr).toBe('');
-    const document = JSON.parse(outcome.stdout) as { state: unknown; view: string; messageCount: number };
-    expect(document).toEqual({ state: JSON.parse(await golden('legacy-0.46', 'state.json')), view: await golden('legacy-0.46', 'view.txt'), messageCount: 13 });
+    const document = JSON.parse(outcome.stdout) as { state: unknown; view: string; checkpoint: unknown; messageCount: number };
+    expect(document).toEqual({
+      state: JSON.parse(await golden('legacy-0.46', 'state.json')),
+      view: await golden('legacy-0.46', 'checkpoint.txt'),
+      checkpoint: expect.objectContaining({ strategy: 'forge-state', source: expect.objectContaining({ summarizedThrough: 13, messageCount: 13 }) }),
+      messageCount: 13,
+    });
   });
 
   it('--session stores the transcript with the import as its checkpoint, and the session resumes on the native engine', async () => {
     const outcome = await forge(['import', 'codex', legacy, '--session']);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toBe(await golden('legacy-0.46', 'view.txt'));
+    expect(outcome.stdout).toBe(await golden('legacy-0.46', 'checkpoint.txt'));
     const sessionId = /^session: (session_[A-Za-z0-9_-]+) /m.exec(outcome.stderr)?.[1];
     if (sessionId === undefined) throw new Error(`no session id on stderr:\n${outcome.stderr}`);
 
@@ -78,7 +84,7 @@ describe('forge import codex', () => {
     const stored = JSON.parse((await forge(['sessions', 'show', sessionId, '--json'])).stdout) as SessionTranscript;
     expect(stored.workspaceRoot).toBe('/nonexistent/forge-fixture/parser-project');
     expect(stored.runs).toEqual([]);
-    expect(stored.checkpoint?.checkpoint).toMatchObject({ strategy: 'codex-import', view: await golden('legacy-0.46', 'view.txt') });
+    expect(stored.checkpoint?.checkpoint).toMatchObject({ strategy: 'forge-state', state: { task: { text: 'Now update the changelog' } } });
     expect(stored.checkpoint?.source).toMatchObject({ summarizedThrough: 13, tailStart: 13, messageCount: 13 });
 
     const model = new ScriptedModel([{ text: 'Picking up from Codex.' }]);
@@ -86,7 +92,7 @@ describe('forge import codex', () => {
     test.stdin.end();
     expect(await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'Carry on'], test.io)).toBe(0);
     // The import is the session's checkpoint: its view is sent in place of the 13 messages it summarizes.
-    expect(model.requests[0]?.checkpoint).toBe(await golden('legacy-0.46', 'view.txt'));
+    expect(model.requests[0]?.checkpoint).toBe(await golden('legacy-0.46', 'checkpoint.txt'));
     expect(model.requests[0]?.history).toEqual([]);
   });
 
@@ -112,10 +118,38 @@ describe('forge import codex', () => {
     expect(JSON.parse((await forge(['sessions', 'list', '--json'])).stdout)).toEqual([]);
   });
 
+  it('refuses a file that is not a Codex rollout with one line and exit 2, storing no session', async () => {
+    const garbage = path.join(scratch.path, 'notes.jsonl');
+    await writeFile(garbage, 'hello\n{"just":"json"}\n[1,2,3]\n');
+    for (const args of [['import', 'codex', garbage], ['import', 'codex', garbage, '--session']]) {
+      expect(await forge(args)).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `forge: error: ${garbage} is not a Codex rollout: it has no session metadata and no turns; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`,
+      });
+    }
+    const empty = path.join(scratch.path, 'empty.jsonl');
+    await writeFile(empty, '');
+    expect((await forge(['import', 'codex', empty, '--session'])).code).toBe(2);
+    expect(JSON.parse((await forge(['sessions', 'list', '--json'])).stdout)).toEqual([]);
+  });
+
+  it('skips a line over the limit with a warning, never reading it as one string, and imports the rest into the session', async () => {
+    const file = path.join(scratch.path, 'huge-line.jsonl');
+    const lines = (await readFile(legacy, 'utf8')).split('\n');
+    const padding = 'x'.repeat(70 * 1024 * 1024);
+    await writeFile(file, [lines[0], `{"type":"response_item","payload":{"type":"message","role":"user","content":"${padding}"}}`, ...lines.slice(1)].join('\n'));
+    const outcome = await forge(['import', 'codex', file, '--session']);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toContain(`forge: warning: skipped 1 line of ${file} longer than 64 MiB, unread`);
+    expect(outcome.stderr).toContain('13 messages');
+    expect(outcome.stdout).not.toContain('xxxx');
+  }, 60_000);
+
   it('hashes the touched files in the --cwd workspace', async () => {
     await writeFile(path.join(scratch.path, 'NOTES.md'), 'notes\n');
     const outcome = await forge(['import', 'codex', bare, '--cwd', '.']);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toMatch(/- file: NOTES\.md \(hash=sha256:[0-9a-f]{12}; add, patch applied\)/);
+    expect(outcome.stdout).toMatch(/- NOTES\.md \(sha256 [0-9a-f]{12} after edit #4\)/);
   });
 });

@@ -1,26 +1,24 @@
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { importCodexRollout, toCheckpointState, type CodexImportState, type CodexRolloutImport } from '@forge/codex';
-import { hashMessages, InvalidInputError, jsonValueSchema, type Message } from '@forge/core';
-import { createSession } from '@forge/persistence';
+import { ImportCheckpointBuilder, importCodexRollout, MAX_ROLLOUT_LINE_BYTES, type CodexImportState, type CodexRolloutImport } from '@forge/codex';
+import { InvalidInputError, renderCheckpointView, validateCheckpoint, type ForgeStateCheckpoint, type JsonValue, type Message } from '@forge/core';
+import { createSession, redactMessage, type SessionWriter } from '@forge/persistence';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CliIo } from '../io.js';
 import { styleFor } from '../output/style.js';
 import { sessionStoreError } from '../session/open-cli-session.js';
-import { resolveSessionSettings } from '../session/session-settings.js';
+import { resolveSessionSettings, type SessionSettings } from '../session/session-settings.js';
 import type { CommandInvocation } from './command.js';
 
-/** Marks the checkpoint an import stores, so readers can tell it from one Forge derived itself. */
-export const CODEX_IMPORT_CHECKPOINT_STRATEGY = 'codex-import';
-
 /**
- * `forge import codex <rollout.jsonl>`: reads a Codex rollout and prints its checkpoint view on
- * stdout (byte-stable: the same file and workspace give the same bytes) with a summary and any
- * warnings on stderr. `--json` prints `{ state, view, messageCount }` instead. `--session` also
- * stores the transcript as a new Forge session, with the import as its checkpoint, and names it.
- * `--cwd` is the workspace whose files are hashed (default: the one the rollout records).
+ * `forge import codex <rollout.jsonl>`: reads a Codex rollout as a stream and prints the checkpoint
+ * it makes on stdout (byte-stable: the same file and workspace give the same bytes; the view the
+ * model receives when the session is continued) with a summary and any warnings on stderr.
+ * `--json` prints `{ state, view, checkpoint, messageCount }` instead. `--session` also streams the
+ * transcript into a new Forge session, with the checkpoint as its current one, and names it.
+ * `--cwd` is the workspace whose files are hashed (default: the one the rollout records). A file
+ * with neither Codex session metadata nor any turn is refused (exit 2), and no session is stored.
  */
 export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
   const requested = args[0];
@@ -30,27 +28,59 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
   const file = path.resolve(io.cwd, requested);
   await checkRolloutFile(file);
   const workspaceRoot = options.cwd === undefined ? undefined : await resolveWorkspaceRoot(io.cwd, options.cwd);
+  const settings = await resolveSessionSettings({ io, globals: options });
+  const builder = new ImportCheckpointBuilder((text) => settings.redactor.redact(text));
+  const target = options.session === true ? new StreamedSession(settings) : undefined;
 
   let imported: CodexRolloutImport;
   try {
-    imported = await importCodexRollout(file, workspaceRoot === undefined ? {} : { workspaceRoot });
+    imported = await importCodexRollout(file, {
+      ...(workspaceRoot === undefined ? {} : { workspaceRoot }),
+      onMessages: async (messages, context) => {
+        const stored =
+          target === undefined
+            ? messages.map((message) => redactMessage(message, settings.redactor))
+            : await target.append(messages, workspaceRoot ?? context.recordedCwd);
+        for (const message of stored) builder.add(message);
+      },
+    });
   } catch (error) {
+    await target?.discard();
     if (InvalidInputError.isInstance(error)) throw new UsageError(error.message);
-    throw error;
+    throw target === undefined ? error : sessionStoreError(error);
   }
+  if (isNotARollout(imported.state)) {
+    await target?.discard();
+    throw new UsageError(`${file} is not a Codex rollout: it has no session metadata and no turns; pass a rollout-*.jsonl file from $CODEX_HOME/sessions`);
+  }
+  const checkpoint = builder.finish(imported.state);
+  const view = renderCheckpointView(checkpoint);
   const style = styleFor(io.stderr, io.env);
   for (const warning of importWarnings(imported.state, file)) io.stderr.write(`${style.yellow(`forge: warning: ${warning}`)}\n`);
 
-  const sessionId = options.session === true ? await storeAsSession(imported, { io, globals: options }) : undefined;
+  let sessionId: string | undefined;
+  if (target !== undefined) {
+    if (builder.messageCount === 0) {
+      await target.discard();
+      io.stderr.write(`${style.yellow(`forge: warning: ${file} has no turns, so no session was stored`)}\n`);
+    } else {
+      sessionId = await target.finish(checkpoint);
+    }
+  }
   if (options.json === true) {
-    const document = { state: imported.state, view: imported.view, messageCount: imported.messages.length, ...(sessionId === undefined ? {} : { sessionId }) };
+    const document = { state: imported.state, view, checkpoint, messageCount: builder.messageCount, ...(sessionId === undefined ? {} : { sessionId }) };
     io.stdout.write(`${JSON.stringify(document)}\n`);
   } else {
-    io.stdout.write(imported.view);
-    io.stderr.write(`${style.dim(summary(imported, file))}\n`);
+    io.stdout.write(view);
+    io.stderr.write(`${style.dim(summary(imported.state, builder.messageCount, file))}\n`);
   }
   if (sessionId !== undefined) io.stderr.write(`session: ${sessionId} ${style.dim(`(continue it with forge --resume ${sessionId}, on any --engine)`)}\n`);
   return ExitCode.ok;
+}
+
+/** No `session_meta` (no session id, no Codex version) and nothing in the transcript: not a rollout at all. */
+function isNotARollout(state: CodexImportState): boolean {
+  return state.source.sessionId === null && state.source.cliVersion === null && state.transcript.messages === 0;
 }
 
 async function checkRolloutFile(file: string): Promise<void> {
@@ -71,6 +101,9 @@ export function importWarnings(state: CodexImportState, file: string): string[] 
   const lines = (count: number) => `${count} line${count === 1 ? '' : 's'}`;
   if (skipped.tornTail) warnings.push(`the last line of ${file} is cut off (Codex may still have been writing it); it was skipped and everything before it imported`);
   if (skipped.malformedLines > 0) warnings.push(`skipped ${lines(skipped.malformedLines)} of ${file}: not valid rollout records`);
+  if (skipped.oversizedLines > 0) {
+    warnings.push(`skipped ${lines(skipped.oversizedLines)} of ${file} longer than ${MAX_ROLLOUT_LINE_BYTES / (1024 * 1024)} MiB, unread (no rollout record Forge uses is that long)`);
+  }
   if (skipped.unknownLines > 0) {
     const types = skipped.unknownTypes.length === 0 ? '' : ` (${skipped.unknownTypes.join(', ')})`;
     warnings.push(`skipped ${lines(skipped.unknownLines)} of ${file}: record types this Forge does not know${types}`);
@@ -79,52 +112,54 @@ export function importWarnings(state: CodexImportState, file: string): string[] 
   return warnings;
 }
 
-function summary(imported: CodexRolloutImport, file: string): string {
-  const { state } = imported;
+function summary(state: CodexImportState, messages: number, file: string): string {
   const count = (value: number, noun: string) => `${value.toLocaleString('en-US')} ${noun}${value === 1 ? '' : 's'}`;
   const tokens = state.tokenUsage.latest === null ? 'no token reports' : `${count(state.tokenUsage.latest.total.totalTokens, 'token')} reported by Codex`;
   const version = state.source.cliVersion === null ? 'an unknown Codex version' : `Codex ${state.source.cliVersion}`;
   return (
     `Imported ${file} (${version}, ${state.source.generation} format): ` +
-    `${count(imported.messages.length, 'message')}, ${count(state.commands.total, 'command')}, ${count(state.artifacts.length, 'file')}, ` +
+    `${count(messages, 'message')}, ${count(state.commands.total, 'command')}, ${count(state.artifacts.length, 'file')}, ` +
     `${count(state.compactions.total, 'compaction')}, ${tokens}`
   );
 }
 
 /**
- * Creates a Forge session holding the imported transcript, and stores the import as its
- * checkpoint: it summarizes every imported message (provenance by `hashMessages` over the stored,
- * redacted messages) and carries the import state, its core `CheckpointState` form and the view.
+ * The session an import streams into: created at the first batch of messages (so a file without
+ * turns stores nothing), written batch by batch without keeping the transcript in memory, given
+ * the import's checkpoint at the end, and removed again if the import fails half way.
  */
-async function storeAsSession(imported: CodexRolloutImport, context: { readonly io: CliIo; readonly globals: CommandInvocation['options'] }): Promise<string> {
-  const settings = await resolveSessionSettings({ io: context.io, globals: context.globals });
-  const { state, view } = imported;
-  try {
-    const writer = await createSession(settings.forgeHome, { workspaceRoot: state.workspace.root, redactor: settings.redactor });
+class StreamedSession {
+  private writer: SessionWriter | undefined;
+
+  constructor(private readonly settings: SessionSettings) {}
+
+  async append(messages: readonly Message[], workspaceRoot: string | null): Promise<readonly Message[]> {
+    this.writer ??= await createSession(this.settings.forgeHome, { workspaceRoot, redactor: this.settings.redactor, keepMessages: false });
+    return this.writer.appendMessages(messages);
+  }
+
+  /** Stores the checkpoint (validated first) and closes the session; returns its id. */
+  async finish(checkpoint: ForgeStateCheckpoint): Promise<string> {
+    const writer = this.writer;
+    if (writer === undefined) throw new Error('An import session without messages; this is a bug in Forge.');
     try {
-      const stored: readonly Message[] = imported.messages.length === 0 ? [] : await writer.appendMessages(imported.messages);
-      const checkpoint = jsonValueSchema.parse({
-        strategy: CODEX_IMPORT_CHECKPOINT_STRATEGY,
-        schemaVersion: 1,
-        importState: state,
-        state: toCheckpointState(state),
-        view,
-      });
-      await writer.recordCheckpoint({
-        source: {
-          summarizedThrough: stored.length,
-          sourceHash: hashMessages(stored),
-          tailStart: stored.length,
-          tailHash: hashMessages([]),
-          messageCount: stored.length,
-        },
-        checkpoint: settings.redactor.redactJson(checkpoint),
-      });
-      return writer.id;
-    } finally {
+      const validation = validateCheckpoint(checkpoint, checkpoint.source.messageCount);
+      if (!validation.ok) throw new Error(`The imported checkpoint is not valid (${validation.errors.slice(0, 2).join('; ')}); this is a bug in Forge.`);
+      await writer.recordCheckpoint({ source: checkpoint.source, checkpoint: checkpoint as unknown as JsonValue });
       await writer.close();
+      return writer.id;
+    } catch (error) {
+      await this.discard();
+      throw sessionStoreError(error);
     }
-  } catch (error) {
-    throw sessionStoreError(error);
+  }
+
+  /** Removes the half-made session, if one was started. */
+  async discard(): Promise<void> {
+    const writer = this.writer;
+    this.writer = undefined;
+    if (writer === undefined) return;
+    await writer.close().catch(() => undefined);
+    await rm(writer.directory, { recursive: true, force: true });
   }
 }

@@ -59,6 +59,13 @@ async function showSession(id: string): Promise<SessionTranscript> {
   return JSON.parse(shown.stdout) as SessionTranscript;
 }
 
+/** The user texts of request `index`, in order (Codex's own history and the new input). */
+function userTexts(index: number): string[] {
+  return (provider.requests[index]?.body.input ?? []).flatMap((item) =>
+    item['type'] === 'message' && item['role'] === 'user' ? [(item['content'] as { text?: string }[]).map((part) => part.text ?? '').join('')] : [],
+  ).filter((text) => !text.startsWith('<') && !text.startsWith('#'));
+}
+
 /** The text of the wrapper Codex received as the last input item of request `index`. */
 function wrapperSent(index: number): string {
   return JSON.stringify(provider.requests[index]?.body.input.at(-1));
@@ -78,15 +85,17 @@ describe('forge run --engine codex', () => {
     expect(types.at(-1)).toBe('run.completed');
     const budgeted = envelopes.find((envelope) => envelope.event['type'] === 'context.budgeted')?.event;
     expect(budgeted).toMatchObject({ engine: 'codex', historyMessages: 0, hasCheckpoint: false, estimate: { method: 'conservative-fallback' } });
+    expect(envelopes.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'codex.thread.selected', how: 'started' }));
+    expect(envelopes.map((envelope) => envelope.event).find((event) => event['type'] === 'codex.thread.selected')?.['fallback']).toBeUndefined();
     const sessionId = envelopes[0]?.sessionId;
     const runId = envelopes[0]?.runId;
     if (sessionId === undefined || runId === undefined) throw new Error('the envelopes carry no session or run id');
     expect(new Set(envelopes.map((envelope) => envelope.sessionId))).toEqual(new Set([sessionId]));
 
-    const sentFirst = wrapperSent(0);
-    expect(sentFirst).toContain('[FORGE ACTIVE VIEW v1]');
-    expect(sentFirst).toContain('Answer in one sentence.');
-    expect(sentFirst).toContain('[CURRENT REQUEST] 24 characters\\nWhat is in this project?');
+    // A new session: the thread gets Forge's instructions as developer instructions, and the input is the request alone.
+    expect(JSON.parse(wrapperSent(0))).toMatchObject({ role: 'user', content: [{ type: 'input_text', text: 'What is in this project?' }] });
+    expect(JSON.stringify(provider.requests[0]?.body)).toContain('Answer in one sentence.');
+    expect(budgeted).toMatchObject({ input: 'request' });
 
     const trace = await readFile(path.join(forgeHome, 'runs', `${runId}.jsonl`), 'utf8');
     const traced = trace.trim().split('\n').map((line) => (JSON.parse(line) as { event: { type: string } }).event.type);
@@ -101,21 +110,95 @@ describe('forge run --engine codex', () => {
     expect(stored.runs.map((run) => [run.status, run.model?.provider, run.model?.modelId, run.usage?.inputTokens])).toEqual([['completed', 'codex', TEST_MODEL, 1800]]);
 
     provider.push({ items: [assistantMessage('You asked what is in the project.')] });
+    // A new forge process: a new App Server, which loads the session's thread again with thread/resume.
     const second = await forge(['run', '--engine', 'codex', '--resume', sessionId, 'What did I ask before?']);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('You asked what is in the project.\n');
-    expect(second.stderr).toContain("• codex: sent Forge's active view");
-    expect(second.stderr).toContain('(2 history messages)');
-    const sentSecond = wrapperSent(1);
-    expect(sentSecond).toContain('[HISTORY]');
-    expect(sentSecond).toContain('The project has one agent file.');
+    expect(second.stderr).toContain("• codex: sent only the request to the session's Codex thread");
+    expect(second.stderr).not.toContain('new Codex thread');
+    const replayed = userTexts(1);
+    expect(replayed).toEqual(['What is in this project?', 'What did I ask before?']);
+    expect(JSON.stringify(provider.requests[1]?.body.input)).toContain('The project has one agent file.');
+    expect(JSON.stringify(provider.requests[1]?.body.input)).not.toContain('[FORGE ACTIVE VIEW');
+    const afterSecond = await showSession(sessionId);
+    expect(afterSecond.runs.map((run) => run.engine?.thread?.id)).toEqual([afterSecond.runs[0]?.engine?.thread?.id, afterSecond.runs[0]?.engine?.thread?.id]);
+    expect(afterSecond.runs[1]?.engine).toMatchObject({ name: 'codex', version: '0.169.0', thread: { model: TEST_MODEL }, context: { inputTokens: 1200 } });
 
+    // Forge kept its own checkpoint of the whole session, so the native engine continues with every request.
     const native = new ScriptedModel([{ text: 'Natively resumed.' }]);
     const test = createTestIo({ cwd: directories.workspace, env: environment(), models: { main: native } });
     test.stdin.end();
     expect(await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'And now?'], test.io)).toBe(0);
-    expect(native.requests[0]?.history.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    const checkpoint = native.requests[0]?.checkpoint ?? '';
+    expect(checkpoint).toContain('- earlier user request (user#0): What is in this project?');
+    expect(checkpoint).toContain('- latest user request (user#2):\n  What did I ask before?');
+    expect(checkpoint).toContain('You asked what is in the project.');
+    expect(native.requests[0]?.history).toEqual([]);
     expect((await showSession(sessionId)).runs.map((run) => run.model?.provider)).toEqual(['codex', 'codex', 'scripted']);
+
+    // Back on Codex after a native turn: the thread missed that turn, so a new one gets the bounded view.
+    provider.push({ items: [assistantMessage('Back on Codex.')] });
+    const third = await forge(['run', '--engine', 'codex', '--resume', sessionId, '--json', 'Back to Codex']);
+    expect(third.code).toBe(0);
+    const selected = third.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event).find((event) => event['type'] === 'codex.thread.selected');
+    expect(selected).toMatchObject({ how: 'started', fallback: { reason: 'engine-switched' } });
+    expect(wrapperSent(2)).toContain('[CHECKPOINT]');
+    expect(wrapperSent(2)).toContain('Natively resumed.');
+  }, 90_000);
+
+  it('falls back to a new thread with the bounded view when the thread\'s rollout is gone, and says so', async () => {
+    provider.push({ items: [assistantMessage('First.')] }, { items: [assistantMessage('Second, on a new thread.')] });
+    const first = await forge(['run', '--engine', 'codex', '--json', 'Remember the word teal. Do not write any files.']);
+    expect(first.code).toBe(0);
+    const sessionId = (JSON.parse(first.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
+    const stored = await showSession(sessionId);
+    const rollout = stored.runs[0]?.engine?.thread?.rolloutPath;
+    if (rollout === undefined || rollout === null) throw new Error('the run recorded no rollout');
+    await rm(rollout);
+
+    const second = await forge(['run', '--engine', 'codex', '--resume', sessionId, 'Which word?']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('Second, on a new thread.\n');
+    const after = await showSession(sessionId);
+    const trace = await readFile(path.join(forgeHome, 'runs', `${after.runs[1]?.runId ?? ''}.jsonl`), 'utf8');
+    const events = trace.trim().split('\n').map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event);
+    const selected = events.find((event) => event['type'] === 'codex.thread.selected');
+    expect(selected).toMatchObject({ how: 'started', fallback: { reason: 'rollout-missing', message: expect.stringContaining(rollout) } });
+    expect(second.stderr.split('\n').filter((line) => line.includes('new Codex thread'))).toEqual([
+      expect.stringContaining(`codex: started a new Codex thread with Forge's bounded view: the thread's rollout ${rollout} is gone`),
+    ]);
+    const wrapper = wrapperSent(1);
+    expect(wrapper).toContain('[FORGE ACTIVE VIEW v1]');
+    expect(wrapper).toContain('Remember the word teal. Do not write any files.');
+    expect(wrapper).toContain('- Do not write any files (from user#0)');
+    expect(after.runs[1]?.engine?.thread?.id).not.toBe(after.runs[0]?.engine?.thread?.id);
+  });
+
+  it('compacts a Codex session through thread/compact/start with forge compact, recorded as engine-owned, and inspect shows what Codex reported per turn', async () => {
+    provider.push({ items: [assistantMessage('First answer.')], usage: { inputTokens: 3100, outputTokens: 20, cachedTokens: 1000 } }, { items: [assistantMessage('Summary: one question answered.')] });
+    const first = await forge(['run', '--engine', 'codex', '--json', 'A question']);
+    const sessionId = (JSON.parse(first.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
+    const compacted = await forge(['compact', '--session', sessionId, '--json']);
+    expect(compacted.code).toBe(0);
+    const document = JSON.parse(compacted.stdout) as { engine: string; outcome: { kind: string; threadId: string } };
+    expect(document).toMatchObject({ engine: 'codex', outcome: { kind: 'compacted' } });
+    expect(provider.requests).toHaveLength(2);
+    const stored = await showSession(sessionId);
+    expect(stored.runs.map((run) => [run.status, run.engine?.compactions])).toEqual([
+      ['completed', 0],
+      ['completed', 1],
+    ]);
+    expect(stored.runs[1]?.engine?.thread?.id).toBe(document.outcome.threadId);
+
+    const shown = await forge(['sessions', 'show', sessionId]);
+    expect(shown.stdout).toMatch(/3100 in \(1000 cached\) \/ 20 out tokens reported by Codex · thread \S+/);
+    expect(shown.stdout).toContain('1 Codex compaction');
+
+    const inspected = await forge(['inspect', sessionId]);
+    expect(inspected.code).toBe(0);
+    expect(inspected.stdout).toContain('input 3,100');
+    expect(inspected.stdout).toContain('(reported by Codex)');
+    expect(inspected.stdout).toContain('codex (engine-owned)');
   });
 
   it('routes Codex command approvals through --approval: under ask the command is declined and Codex is told', async () => {
@@ -183,15 +266,25 @@ describe('the REPL with --engine codex', () => {
     await waitFor(output, (text) => text.includes('Wrote approved.txt.'), 20_000);
     test.stdin.write('and again\n');
     await waitFor(output, (text) => text.includes('Second turn answered.'), 20_000);
+    test.stdin.write('/compact\n');
+    await waitFor(output, (text) => text.includes('Codex compacted its context'), 20_000);
+    expect(provider.requests).toHaveLength(4);
     test.stdin.write('/exit\n');
     expect(await exited).toBe(0);
 
     expect(await readFile(path.join(directories.workspace, 'approved.txt'), 'utf8')).toBe('approved');
-    expect(wrapperSent(2)).toContain('Wrote approved.txt.');
+    // The second turn continued the thread: Codex replayed the first turn from its own history.
+    expect(userTexts(2)).toEqual(['write the file', 'and again']);
+    expect(JSON.stringify(provider.requests[2]?.body.input)).toContain('Wrote approved.txt.');
+    expect(JSON.stringify(provider.requests[2]?.body.input)).not.toContain('[FORGE ACTIVE VIEW');
     const sessionId = /session (session_[A-Za-z0-9_-]+)/.exec(output())?.[1];
     if (sessionId === undefined) throw new Error(`no session in the banner:\n${output()}`);
     const stored = await showSession(sessionId);
     expect(stored.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
-    expect(stored.runs.map((run) => run.status)).toEqual(['completed', 'completed']);
+    expect(stored.runs.map((run) => [run.status, run.engine?.compactions])).toEqual([
+      ['completed', 0],
+      ['completed', 0],
+      ['completed', 1],
+    ]);
   }, 60_000);
 });

@@ -1,18 +1,25 @@
-import type { InstructionSnapshot, Message } from '@forge/core';
+import { addUsage, emptyUsage, EVENT_SCHEMA_VERSION, type InstructionSnapshot, type Message, type Usage } from '@forge/core';
 import {
   CodexAppServer,
   CodexBinaryMissingError,
   CodexVersionError,
+  compactCodexThread,
   resolveCodexBinary,
   runCodexTurn,
+  type CodexCompactionResult,
+  type CodexEngineEvent,
   type CodexEventEnvelope,
   type CodexEventListener,
   type CodexRunResult,
   type CodexSandboxMode,
+  type CodexThreadOptions,
+  type CodexTokenUsageRecord,
 } from '@forge/codex';
+import type { EngineRunFacts } from '@forge/persistence';
 import type { ApprovalProfile, SessionApprovalGate } from '@forge/tools';
 import { UsageError } from '../cli-error.js';
 import { forgeVersion } from '../version.js';
+import { chooseCodexThread, type CodexThreadChoice } from './codex-thread-choice.js';
 import type { EngineTurn, TurnEngine } from './turn-engine.js';
 
 export interface CodexEngineOptions {
@@ -36,11 +43,15 @@ export function codexStartError(error: unknown): unknown {
 }
 
 /**
- * The Codex engine: each turn goes to `codex app-server` as the bounded active view (instructions
- * and the history the session selected) plus the request, through `runCodexTurn`. The binary is
- * looked up now, so a missing one stops the command before anything is stored; the server is
- * started at the first turn and kept for the life of the process. Each turn starts a new Codex
- * thread: the session, not Codex, holds the conversation.
+ * The Codex engine: a Forge session maps to one Codex App Server thread. The first Codex turn of a
+ * session starts a thread (Forge's instructions as its developer instructions, Forge's bounded
+ * view when the session already has history) and the run records the thread, Codex's version
+ * and model; later turns continue it, loaded again with `thread/resume` after a restart, and
+ * send only the new request. When the thread cannot be continued (see `chooseCodexThread`) a new
+ * one gets the bounded view, with an event and a note saying why. After each turn Forge keeps
+ * its own checkpoint of the whole session current, so another engine can take over. The binary
+ * is looked up now, so a missing one stops the command before anything is stored; the server is
+ * started at the first turn and kept for the life of the process.
  */
 export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   const env = { ...options.env };
@@ -51,6 +62,8 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   }
   let starting: Promise<CodexAppServer> | undefined;
   let closed = false;
+  /** The thread of unstored turns (`--no-session`), continued for as long as this server runs. */
+  let unstoredThread: { readonly threadId: string; readonly model: string | undefined } | undefined;
 
   /** The running server, started on first use and again if the previous one exited (the REPL carries on). */
   const server = async (): Promise<CodexAppServer> => {
@@ -65,7 +78,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   };
 
   const sandbox: CodexSandboxMode = options.profile === 'read-only' ? 'read-only' : 'workspace-write';
-  const thread = { cwd: options.root, sandbox, approvalPolicy: 'untrusted' as const, ...(options.model === undefined ? {} : { model: options.model }) };
+  const settings: CodexThreadOptions = { cwd: options.root, sandbox, approvalPolicy: 'untrusted', ...(options.model === undefined ? {} : { model: options.model }) };
 
   const turnOn = async (
     running: CodexAppServer,
@@ -75,6 +88,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       readonly history: readonly Message[];
       /** The session's checkpoint view: the turns before `history`, summarized. */
       readonly checkpoint?: string;
+      readonly choice: CodexThreadChoice;
       readonly runId?: string;
       readonly sessionId?: string;
       readonly onMessage: (message: Message) => Promise<void>;
@@ -83,10 +97,16 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   ): Promise<CodexRunResult> => {
     // Stored before Codex starts, so a crash mid-turn still leaves the request in the session.
     await input.onMessage({ role: 'user', content: turn.request });
+    const { choice } = input;
     const result = await runCodexTurn({
       server: running,
-      thread,
-      view: { instructions: input.instructions, history: input.history, ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }) },
+      ...(choice.kind === 'continue'
+        ? { thread: { threadId: choice.threadId }, threadModel: choice.model, selection: { how: choice.how }, view: { instructions: input.instructions, history: [] } }
+        : {
+            thread: settings,
+            selection: { how: 'started' as const, ...(choice.fallback === undefined ? {} : { fallback: choice.fallback }) },
+            view: { instructions: input.instructions, history: input.history, ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }) },
+          }),
       request: turn.request,
       approvals: turn.approvals,
       signal: turn.signal,
@@ -110,25 +130,74 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     async runTurn(session, turn, recentTailTokens) {
       const running = await server();
       if (session === undefined) {
-        const result = await turnOn(running, turn, { instructions: await options.instructions(), history: [], onMessage: async () => {} });
+        const continuing = unstoredThread !== undefined && running.hasLoadedThread(unstoredThread.threadId) ? unstoredThread : undefined;
+        const choice: CodexThreadChoice =
+          continuing === undefined ? { kind: 'new' } : { kind: 'continue', how: 'continued', threadId: continuing.threadId, model: continuing.model ?? settings.model ?? 'codex-default', rolloutPath: null };
+        const result = await turnOn(running, turn, { instructions: await options.instructions(), history: [], choice, onMessage: async () => {} });
+        if (result.codex.threadId !== '') unstoredThread = { threadId: result.codex.threadId, model: result.codex.model };
         return { result, warnings: [] };
       }
       const stored = await session.runEngineTurn({
         recentTailTokens,
         instructions: options.instructions,
         model: { provider: 'codex', modelId: options.model ?? 'codex-default' },
-        run: (input) =>
-          turnOn(running, turn, {
+        run: async (input) => {
+          const choice = await chooseCodexThread({
+            session: session.transcript(),
+            server: running,
+            settings,
+            instructionsHash: input.instructions.hash,
+            currentRunId: input.runId,
+          });
+          const result = await turnOn(running, turn, {
             instructions: input.instructions,
             history: input.history,
             ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+            choice,
             runId: input.runId,
             sessionId: input.sessionId,
             onMessage: input.onMessage,
             trace: input.onEvent,
-          }),
+          });
+          input.setEngineFacts(engineFacts(result, choice.kind === 'continue' ? choice.rolloutPath : null));
+          return result;
+        },
       });
+      try {
+        await session.checkpointWholeTranscript();
+      } catch (error) {
+        turn.onNote?.(`codex: Forge's checkpoint of the session was not updated (${error instanceof Error ? error.message : String(error)}); another engine would continue from the previous one`);
+      }
       return { result: stored.result, warnings: stored.warnings };
+    },
+    async compact(session) {
+      const running = await server();
+      const instructions = await options.instructions();
+      const choice = await chooseCodexThread({ session: session.transcript(), server: running, settings, instructionsHash: instructions.hash });
+      if (choice.kind !== 'continue') return { kind: 'nothing', reason: choice.fallback?.message ?? 'the session has no Codex thread yet' };
+      let compacted: CodexCompactionResult | undefined;
+      await session.runEngineTurn({
+        recentTailTokens: 0,
+        instructions,
+        model: { provider: 'codex', modelId: choice.model },
+        run: async (input) => {
+          const envelope = envelopes(input.runId, input.sessionId);
+          compacted = await compactCodexThread(running, choice.threadId);
+          input.onEvent(envelope({ type: 'codex.compaction.completed', compaction: { turnId: compacted.turnId, itemId: compacted.itemId } }));
+          for (const usage of compacted.tokenUsage) input.onEvent(envelope({ type: 'codex.usage.recorded', usage }));
+          const usage = compacted.tokenUsage.reduce((total, record) => addUsage(total, usageOfReport(record)), emptyUsage);
+          input.setEngineFacts({
+            name: 'codex',
+            version: running.info.version,
+            thread: { id: choice.threadId, model: choice.model, rolloutPath: choice.rolloutPath },
+            ...contextOf(compacted.tokenUsage),
+            compactions: 1,
+          });
+          return { runId: input.runId, status: 'completed', messages: [], text: '', steps: compacted.tokenUsage.length, usage, instructionsHash: instructions.hash };
+        },
+      });
+      if (compacted === undefined) throw new Error('Codex reported no compaction; this is a bug in Forge.');
+      return { kind: 'compacted', threadId: choice.threadId, itemId: compacted.itemId };
     },
     async start() {
       await server();
@@ -142,6 +211,40 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   };
 }
 
+/** What the run records about Codex: its thread (to continue it next turn), its own context report, its compactions. */
+function engineFacts(result: CodexRunResult, knownRolloutPath: string | null): EngineRunFacts {
+  const { codex } = result;
+  return {
+    name: 'codex',
+    version: codex.codexVersion,
+    ...(codex.threadId === '' ? {} : { thread: { id: codex.threadId, model: codex.model ?? 'codex-default', rolloutPath: codex.rolloutPath ?? knownRolloutPath } }),
+    ...contextOf(codex.tokenUsage),
+    compactions: codex.compactions.length,
+  };
+}
+
+function contextOf(reports: readonly CodexTokenUsageRecord[]): Pick<EngineRunFacts, 'context'> {
+  const latest = reports.at(-1);
+  if (latest === undefined) return {};
+  return { context: { inputTokens: latest.last.inputTokens, cachedInputTokens: latest.last.cachedInputTokens, modelContextWindow: latest.modelContextWindow } };
+}
+
+function usageOfReport(record: CodexTokenUsageRecord): Usage {
+  return {
+    inputTokens: record.last.inputTokens,
+    cacheReadTokens: record.last.cachedInputTokens,
+    cacheWriteTokens: undefined,
+    outputTokens: record.last.outputTokens,
+    reasoningTokens: record.last.reasoningOutputTokens,
+  };
+}
+
+/** Numbered envelopes for the events a compaction run writes to its trace (it has no `runCodexTurn` emitter). */
+function envelopes(runId: string, sessionId: string): (event: CodexEngineEvent) => CodexEventEnvelope {
+  let sequence = 0;
+  return (event) => ({ schemaVersion: EVENT_SCHEMA_VERSION, runId, sessionId, sequence: sequence++, timestamp: new Date().toISOString(), event });
+}
+
 /**
  * Core events go to the renderers; the Codex-only ones (its wrapper-cost `context.budgeted`, which
  * carries `engine: 'codex'`, its usage reports and compactions) to `onEngineEvent`, with a note
@@ -153,6 +256,11 @@ function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
     turn.onEngineEvent?.(envelope);
     return;
   }
+  if (event.type === 'codex.thread.selected') {
+    turn.onEngineEvent?.(envelope);
+    if (event.fallback !== undefined) turn.onNote?.(`codex: started a new Codex thread with Forge's bounded view: ${event.fallback.message}`);
+    return;
+  }
   if (event.type === 'codex.compaction.completed') {
     turn.onEngineEvent?.(envelope);
     turn.onNote?.('codex: Codex compacted its own context');
@@ -160,8 +268,13 @@ function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
   }
   if (event.type === 'context.budgeted' && 'engine' in event) {
     turn.onEngineEvent?.(envelope);
+    const tokens = `~${event.estimate.tokens.toLocaleString('en-US')} tokens`;
+    if (event.input === 'request') {
+      turn.onNote?.(`codex: sent only the request to the session's Codex thread, ${tokens} (Codex holds the earlier turns)`);
+      return;
+    }
     const history = `${event.historyMessages} history message${event.historyMessages === 1 ? '' : 's'}`;
-    turn.onNote?.(`codex: sent Forge's active view, ~${event.estimate.tokens.toLocaleString('en-US')} tokens (${history}${event.hasCheckpoint ? ', a checkpoint' : ''})`);
+    turn.onNote?.(`codex: sent Forge's active view, ${tokens} (${history}${event.hasCheckpoint ? ', a checkpoint' : ''})`);
     return;
   }
   turn.onEvent({ ...envelope, event });

@@ -24,6 +24,11 @@ export interface EngineTurn {
   readonly onNote?: (text: string) => void;
 }
 
+/** What an engine that compacts its own context did for `/compact` and `forge compact`. */
+export type EngineCompactOutcome =
+  | { readonly kind: 'compacted'; readonly threadId: string; readonly itemId: string }
+  | { readonly kind: 'nothing'; readonly reason: string };
+
 export interface EngineTurnOutcome {
   readonly result: RunResult;
   /** What the session noticed while running the turn (a trace that could not be written). */
@@ -62,6 +67,12 @@ export interface TurnEngine {
    * Absent when the engine builds its own requests (Codex).
    */
   contextSubject?(): ContextSubject;
+  /**
+   * Compacts the session through the engine's own context management (Codex:
+   * `thread/compact/start` on the session's thread), recorded in the session as an engine-owned
+   * compaction. Absent when Forge compacts the session itself (native).
+   */
+  compact?(session: SessionHandle): Promise<EngineCompactOutcome>;
   /**
    * Starts what the engine needs now instead of at the first turn (the Codex App Server), so a
    * failure to start stops a command before it stores anything.

@@ -80,7 +80,7 @@ function summary(run: RunReport): string {
     ['steps', stepsLine(run)],
     ['tools', `${formatCount(run.toolCalls.total)} call(s); advertised: ${run.advertisedTools.length === 0 ? 'none' : run.advertisedTools.join(', ')}`],
     ['instructions', run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`],
-    ['usage', usageLine(run.usage, run.cacheHitRatio)],
+    ['usage', `${usageLine(run.usage, run.cacheHitRatio)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`],
     ['cost', costLine(run.cost, run.unpricedSteps)],
   ];
   if (run.prices !== undefined) entries.push(['prices', pricesLine(run.prices)]);

@@ -52,7 +52,7 @@ function summary(run: RunReport, style: Style): string[] {
     `  ${label('steps')}${stepsLine(run)}`,
     `  ${label('tools')}${formatCount(run.toolCalls.total)} ${toolWord} (${advertised})`,
     `  ${label('instructions')}${run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`}`,
-    `  ${label('usage')}${usageLine(run.usage, run.cacheHitRatio)}`,
+    `  ${label('usage')}${usageLine(run.usage, run.cacheHitRatio)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`,
     `  ${label('cost')}${costLine(run.cost, run.unpricedSteps)}`,
   ];
   if (run.prices !== undefined) lines.push(`  ${label('prices')}${pricesLine(run.prices)}`);

@@ -45,7 +45,7 @@ describe('completion of slash command arguments', () => {
 });
 
 describe('/context with an engine that builds its own requests (Codex)', () => {
-  it('says it measures native-engine requests only, and repeats the wrapper estimate of the latest turn', async () => {
+  it('says it measures native-engine requests only, and repeats what Codex reported and the input estimate of the latest turn', async () => {
     const printed: string[] = [];
     const base = completionContext();
     const context: ReplContext = { ...base, engine: { ...base.engine, name: 'codex', modelLabel: 'codex:gpt-5.5', contextMode: undefined }, print: (text) => printed.push(text) };
@@ -58,6 +58,14 @@ describe('/context with an engine that builds its own requests (Codex)', () => {
     printed.length = 0;
     context.contextUse.observe({ type: 'context.budgeted', engine: 'codex', estimate: { tokens: 12_345, confidence: 'estimated' } });
     await found.command.run(context, '');
-    expect(printed.join('')).toContain("The latest turn sent Forge's active view to Codex: ~12,345 tokens");
+    expect(printed.join('')).toContain("The latest turn sent Codex ~12,345 tokens of Forge's own input");
+
+    printed.length = 0;
+    context.contextUse.observe({
+      type: 'codex.usage.recorded',
+      usage: { last: { inputTokens: 20_000, cachedInputTokens: 15_000, outputTokens: 480 }, modelContextWindow: 258_400 },
+    });
+    await found.command.run(context, '');
+    expect(printed.join('')).toContain("Reported by Codex for its latest model call: 20,480 tokens of a 258,400-token window (8%), 15,000 of its input from the provider's cache.");
   });
 });

@@ -12,7 +12,7 @@ import {
   type SessionTurnWarning,
   type SessionView,
 } from '@forge/persistence';
-import type { EngineTurn, EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
+import type { EngineCompactOutcome, EngineTurn, EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId, type SessionChoice } from '../session/session-choice.js';
 import type { SessionSettings } from '../session/session-settings.js';
@@ -85,6 +85,16 @@ export class ReplSession {
   async compact(options: SessionCompactOptions): Promise<SessionCompactResult> {
     try {
       return await this.handle.compact(options);
+    } finally {
+      this.sync();
+    }
+  }
+
+  /** Compacts the current session through an engine that owns its context (`/compact` on Codex). */
+  async compactOnEngine(engine: TurnEngine): Promise<EngineCompactOutcome> {
+    if (engine.compact === undefined) throw new Error(`The ${engine.name} engine does not compact its own context; this is a bug in Forge.`);
+    try {
+      return await engine.compact(this.handle);
     } finally {
       this.sync();
     }

@@ -89,6 +89,20 @@ const compact: SlashCommand = {
       context.print(renderCompactPreview(report, context.style));
       return 'continue';
     }
+    if (context.engine.compact !== undefined) {
+      try {
+        const outcome = await context.session.compactOnEngine(context.engine);
+        context.contextUse.reset();
+        context.print(
+          outcome.kind === 'compacted'
+            ? `Codex compacted its context (thread ${outcome.threadId}, compaction ${outcome.itemId}); engine-owned: Codex decides what it keeps. Forge's checkpoint of the session is unchanged.\n`
+            : `${context.style.yellow(`Nothing to compact: ${outcome.reason}.`)}\n`,
+        );
+      } catch (error) {
+        context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
+      }
+      return 'continue';
+    }
     try {
       const root = context.engine.root;
       const result = await context.session.compact({
@@ -131,9 +145,17 @@ const contextReport: SlashCommand = {
     const subject = engine.contextSubject?.();
     if (subject === undefined) {
       const lines = [style.yellow('/context measures requests of the native engine only; Codex builds its own requests.')];
+      const use = context.contextUse.current;
+      if (use?.reportedBy === 'codex') {
+        const share = use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
+        const cached = use.cachedInputTokens === undefined ? '' : `, ${use.cachedInputTokens.toLocaleString('en-US')} of its input from the provider's cache`;
+        lines.push(
+          `Reported by Codex for its latest model call: ${use.usedTokens.toLocaleString('en-US')} tokens of a ${use.availableInputTokens.toLocaleString('en-US')}-token window (${share}%)${cached}. Codex compacts its thread on its own; /compact asks it to now.`,
+        );
+      }
       const wrapper = context.contextUse.wrapperTokens;
       if (wrapper !== undefined) {
-        lines.push(`The latest turn sent Forge's active view to Codex: ~${wrapper.toLocaleString('en-US')} tokens (Forge's estimate of its wrapper; Codex's own prompt and tools come on top).`);
+        lines.push(`The latest turn sent Codex ~${wrapper.toLocaleString('en-US')} tokens of Forge's own input (Forge's estimate; Codex's own prompt, tools and thread history come on top).`);
       }
       context.print(`${lines.join('\n')}\n`);
       return 'continue';

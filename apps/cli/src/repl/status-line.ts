@@ -8,6 +8,10 @@ export interface ContextUse {
   readonly availableInputTokens: number;
   /** False when the figure is an estimate (shown with `~`). */
   readonly exact: boolean;
+  /** Set when the figure is the engine's own report (Codex's `thread/tokenUsage/updated`), not Forge's measure. */
+  readonly reportedBy?: 'codex';
+  /** Input tokens the engine reported served from its provider's cache, when it reported them. */
+  readonly cachedInputTokens?: number;
 }
 
 /** The fields of a `context.budgeted` event the footer reads (core's and the Codex engine's carry them). */
@@ -17,9 +21,18 @@ interface BudgetedFields {
   readonly engine?: unknown;
   readonly availableInputTokens?: unknown;
   readonly estimate?: { readonly tokens?: unknown; readonly confidence?: unknown };
+  /** `run.started`: the price sheet, for the session's cost. */
   readonly prices?: unknown;
+  /** `model.step.completed`: the step's cost. */
   readonly cost?: unknown;
-  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number; readonly cacheReadTokens?: number };
+  /** `codex.usage.recorded`: what Codex reported for its latest model call (see `CodexReport`); `model.step.completed`: the step's usage. */
+  readonly usage?: unknown;
+}
+
+/** The part of a `codex.usage.recorded` event's usage the footer reads. */
+interface CodexReport {
+  readonly last?: { readonly inputTokens?: unknown; readonly cachedInputTokens?: unknown; readonly outputTokens?: unknown };
+  readonly modelContextWindow?: unknown;
 }
 
 /**
@@ -43,6 +56,20 @@ export class ContextUseTracker {
 
   observe(event: BudgetedFields): void {
     this.costs.observe(event);
+    if (event.type === 'codex.usage.recorded') {
+      const report = (typeof event.usage === 'object' && event.usage !== null ? event.usage : {}) as CodexReport;
+      const last = report.last;
+      const window = report.modelContextWindow;
+      if (typeof last?.inputTokens !== 'number' || typeof last.outputTokens !== 'number' || typeof window !== 'number') return;
+      this.latest = {
+        usedTokens: last.inputTokens + last.outputTokens,
+        availableInputTokens: window,
+        exact: true,
+        reportedBy: 'codex',
+        ...(typeof last.cachedInputTokens === 'number' ? { cachedInputTokens: last.cachedInputTokens } : {}),
+      };
+      return;
+    }
     if (event.type !== 'context.budgeted') return;
     const used = event.estimate?.tokens;
     if (event.engine === 'codex') {
@@ -72,9 +99,10 @@ export function compactTokens(tokens: number): string {
 /**
  * The REPL footer: model, context mode and context use, e.g.
  * `openai:gpt-5 · mode warn · context ~12.3k / 262k (5%) · $0.042 so far · next ~$0.0040`. `~`
- * marks an estimate; before the first request of a session the use is unknown (`context –`). The
- * cost appears once a priced step completed; the next request's input cost assumes the provider
- * still caches the last request.
+ * marks an estimate; before the first request of a session the use is unknown (`context –`). On
+ * the Codex engine the figure is Codex's own report of its latest model call against the window it
+ * counts, so labelled. The cost appears once a priced step completed; the next request's input
+ * cost assumes the provider still caches the last request.
  */
 export function renderStatusLine(options: {
   readonly model: string;
@@ -90,7 +118,9 @@ export function renderStatusLine(options: {
     parts.push('context –');
   } else {
     const share = use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
-    const figure = `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)`;
+    const figure =
+      `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)` +
+      (use.reportedBy === 'codex' ? ' reported by Codex' : '');
     parts.push(share >= 100 ? style.red(figure) : share >= 80 ? style.yellow(figure) : figure);
   }
   const soFar = options.costs?.soFar;

@@ -35,7 +35,7 @@ interface CostFields {
   readonly type: string;
   readonly prices?: unknown;
   readonly cost?: unknown;
-  readonly usage?: Partial<Usage>;
+  readonly usage?: unknown;
 }
 
 /**
@@ -69,11 +69,12 @@ export class SessionCostTracker {
   observe(event: CostFields): void {
     if (event.type === 'run.started') this.prices = isPriceSheet(event.prices) ? event.prices : undefined;
     if (event.type !== 'model.step.completed') return;
-    const input = event.usage?.inputTokens;
-    const output = event.usage?.outputTokens;
+    const usage = (typeof event.usage === 'object' && event.usage !== null ? event.usage : {}) as Partial<Usage>;
+    const input = usage.inputTokens;
+    const output = usage.outputTokens;
     if (typeof input === 'number') {
       this.inputTokens += input;
-      this.cachedTokens += event.usage?.cacheReadTokens ?? 0;
+      this.cachedTokens += typeof usage.cacheReadTokens === 'number' ? usage.cacheReadTokens : 0;
     }
     if (isCost(event.cost)) this.cost = this.cost === undefined ? event.cost : addCost(this.cost, event.cost);
     else if (this.prices !== undefined) this.unpricedSteps += 1;

@@ -90,7 +90,11 @@ function renderRun(run: SessionRun, style: Style): string {
   const facts = [
     run.model === undefined ? undefined : `${run.model.provider}:${run.model.modelId}`,
     run.steps === undefined ? undefined : plural(run.steps, 'step'),
-    run.usage?.inputTokens === undefined ? undefined : `${run.usage.inputTokens} in / ${run.usage.outputTokens ?? 0} out tokens`,
+    run.usage?.inputTokens === undefined
+      ? undefined
+      : `${run.usage.inputTokens} in${run.usage.cacheReadTokens === undefined || run.usage.cacheReadTokens === 0 ? '' : ` (${run.usage.cacheReadTokens} cached)`} / ${run.usage.outputTokens ?? 0} out tokens${run.engine?.name === 'codex' ? ' reported by Codex' : ''}`,
+    run.engine?.thread === undefined ? undefined : `thread ${run.engine.thread.id}`,
+    run.engine?.compactions === undefined || run.engine.compactions === 0 ? undefined : `${plural(run.engine.compactions, 'Codex compaction')}`,
     `from #${run.firstMessageIndex + 1}`,
     run.startedAt === undefined ? undefined : formatTime(run.startedAt),
   ].filter((fact): fact is string => fact !== undefined);

@@ -15,6 +15,7 @@ import {
   parseThreadItem,
   serverNotifications,
   serverRequests,
+  threadResumeResponseSchema,
   threadStartResponseSchema,
   turnStartResponseSchema,
 } from './protocol.js';
@@ -93,6 +94,8 @@ export class CodexAppServer {
   private readonly listeners = new Set<(notification: CodexNotification) => void>();
   private readonly exitListeners = new Set<(error: CodexExitedError) => void>();
   private readonly fileChanges = new Map<string, CodexFileChangeSummary[]>();
+  /** Threads started or resumed on this server: a turn can go to them without `thread/resume`. */
+  private readonly loadedThreads = new Set<string>();
   private approvalHandler: CodexApprovalHandler = approvalHandlerFromGate(undefined);
   /** Aborted when the server closes or exits, so pending approval prompts can stop waiting. */
   private readonly lifetime = new AbortController();
@@ -214,15 +217,32 @@ export class CodexAppServer {
   /** Starts a new thread; Codex writes its rollout under `CODEX_HOME/sessions` unless ephemeral. */
   async startThread(options: CodexThreadOptions): Promise<CodexThreadInfo> {
     const raw = await this.connection.request(clientMethods.threadStart, {
-      cwd: options.cwd,
-      approvalPolicy: options.approvalPolicy ?? 'untrusted',
-      sandbox: options.sandbox ?? 'workspace-write',
-      ...(options.model === undefined ? {} : { model: options.model }),
+      ...threadSettings(options),
       ...(options.modelProvider === undefined ? {} : { modelProvider: options.modelProvider }),
-      ...(options.developerInstructions === undefined ? {} : { developerInstructions: options.developerInstructions }),
       ...(options.ephemeral === undefined ? {} : { ephemeral: options.ephemeral }),
     });
-    const response = parseResponse(threadStartResponseSchema, raw, clientMethods.threadStart);
+    return this.loaded(parseResponse(threadStartResponseSchema, raw, clientMethods.threadStart));
+  }
+
+  /**
+   * Loads a thread Codex stored (its rollout under `CODEX_HOME/sessions`) into this server with
+   * `thread/resume`, so turns can continue it after an App Server restart. The thread's approval
+   * policy and sandbox are set again from `options`: nothing the thread stored decides them.
+   * Throws `CodexProtocolError` (with the server's `rpcCode`) when Codex cannot resume it, for
+   * example because its rollout is gone.
+   */
+  async resumeThread(threadId: string, options: CodexThreadOptions): Promise<CodexThreadInfo> {
+    const raw = await this.connection.request(clientMethods.threadResume, { threadId, ...threadSettings(options), excludeTurns: true });
+    return this.loaded(parseResponse(threadResumeResponseSchema, raw, clientMethods.threadResume));
+  }
+
+  /** True when `threadId` was started or resumed on this server process. */
+  hasLoadedThread(threadId: string): boolean {
+    return this.loadedThreads.has(threadId);
+  }
+
+  private loaded(response: { thread: { id: string; path?: string | null | undefined }; model: string; modelProvider: string; cwd: string }): CodexThreadInfo {
+    this.loadedThreads.add(response.thread.id);
     return {
       threadId: response.thread.id,
       rolloutPath: response.thread.path ?? undefined,
@@ -356,6 +376,17 @@ export class CodexAppServer {
     this.exitError = error;
     for (const listener of this.exitListeners) listener(error);
   }
+}
+
+/** The settings Forge sends both when it starts a thread and when it resumes one. */
+function threadSettings(options: CodexThreadOptions): Record<string, unknown> {
+  return {
+    cwd: options.cwd,
+    approvalPolicy: options.approvalPolicy ?? 'untrusted',
+    sandbox: options.sandbox ?? 'workspace-write',
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.developerInstructions === undefined ? {} : { developerInstructions: options.developerInstructions }),
+  };
 }
 
 function parseResponse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: unknown } }, raw: unknown, method: string): T {

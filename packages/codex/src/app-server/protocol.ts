@@ -11,6 +11,7 @@ import { z } from 'zod';
 export const clientMethods = {
   initialize: 'initialize',
   threadStart: 'thread/start',
+  threadResume: 'thread/resume',
   turnStart: 'turn/start',
   turnInterrupt: 'turn/interrupt',
   threadCompactStart: 'thread/compact/start',
@@ -65,6 +66,9 @@ export const turnSchema = z.object({
   status: turnStatusSchema,
   error: turnErrorSchema.nullable().default(null),
 });
+
+/** `thread/resume` answers with the same thread facts as `thread/start`. */
+export const threadResumeResponseSchema = threadStartResponseSchema;
 
 export const turnStartResponseSchema = z.object({ turn: turnSchema });
 
@@ -184,6 +188,7 @@ export const fileChangeApprovalParamsSchema = z.object({
 export const protocolDefinitions: Readonly<Record<string, z.ZodObject>> = {
   InitializeResponse: initializeResponseSchema,
   ThreadStartResponse: threadStartResponseSchema,
+  ThreadResumeResponse: threadResumeResponseSchema,
   Thread: threadSchema,
   Turn: turnSchema,
   TurnError: turnErrorSchema,
@@ -208,6 +213,7 @@ export const threadItemDefinitions: Readonly<Record<string, z.ZodObject>> = item
 export const sentParameterFields: Readonly<Record<string, readonly string[]>> = {
   InitializeParams: ['clientInfo', 'capabilities'],
   ThreadStartParams: ['cwd', 'approvalPolicy', 'sandbox', 'model', 'modelProvider', 'config', 'developerInstructions', 'ephemeral'],
+  ThreadResumeParams: ['threadId', 'cwd', 'approvalPolicy', 'sandbox', 'model', 'developerInstructions', 'excludeTurns'],
   TurnStartParams: ['threadId', 'input'],
   TurnInterruptParams: ['threadId', 'turnId'],
   ThreadCompactStartParams: ['threadId'],

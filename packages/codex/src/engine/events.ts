@@ -25,6 +25,24 @@ export interface CodexCompactionRecord {
   readonly itemId: string;
 }
 
+/**
+ * Why a turn runs on the thread it runs on. `started` with a `fallback` means Forge meant to
+ * continue an earlier thread and could not; the new thread gets Forge's bounded view instead.
+ */
+export type CodexThreadSelection = {
+  readonly how: 'started' | 'continued' | 'resumed';
+  readonly fallback?: { readonly reason: CodexThreadFallbackReason; readonly message: string };
+};
+
+export type CodexThreadFallbackReason =
+  | 'rollout-missing'
+  | 'resume-failed'
+  | 'codex-version-changed'
+  | 'model-changed'
+  | 'instructions-changed'
+  | 'engine-switched'
+  | 'no-thread-recorded';
+
 /** Events only the Codex engine emits, next to the core events it shares with native runs. */
 export type CodexOnlyEvent =
   | {
@@ -35,7 +53,10 @@ export type CodexOnlyEvent =
       readonly historyMessages: number;
       readonly hasCheckpoint: boolean;
       readonly wrapperSha256: string;
+      /** `wrapper`: the active view was sent as a text wrapper; `request`: the thread already holds the conversation, only the request was sent. */
+      readonly input: 'wrapper' | 'request';
     }
+  | ({ readonly type: 'codex.thread.selected'; readonly threadId: string; readonly model: string | undefined } & CodexThreadSelection)
   | { readonly type: 'codex.usage.recorded'; readonly usage: CodexTokenUsageRecord }
   | { readonly type: 'codex.compaction.completed'; readonly compaction: CodexCompactionRecord };
 

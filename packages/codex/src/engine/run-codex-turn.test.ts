@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInstructionSnapshot, findUnpairedToolCalls, type ApprovalGate, type Message, type ToolCallRequest } from '@forge/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import type { CodexActiveView } from './active-view.js';
 import { compactCodexThread } from './compact-thread.js';
 import type { CodexEventEnvelope } from './events.js';
 import { runCodexTurn } from './run-codex-turn.js';
+import { CodexProtocolError } from '../errors.js';
 
 let harness: CodexHarness | undefined;
 afterEach(async () => {
@@ -70,10 +71,12 @@ describe('runCodexTurn on the real Codex App Server', () => {
     const sent = JSON.stringify(harness.provider.requests[0]?.body.input.at(-1));
     expect(sent).toContain('[CURRENT REQUEST] 19 characters\\nWhat is the answer?');
     expect(sent).toContain('A README and a src folder.');
-    expect(sent).toContain('You are Forge. Keep answers short.');
+    // The instructions went to the new thread as developer instructions, not into the wrapper.
+    expect(sent).not.toContain('[INSTRUCTIONS]');
+    expect(JSON.stringify(harness.provider.requests[0]?.body)).toContain('You are Forge. Keep answers short.');
 
     const budgeted = events.find((envelope) => envelope.event.type === 'context.budgeted')?.event;
-    expect(budgeted).toMatchObject({ type: 'context.budgeted', engine: 'codex', historyMessages: 2 });
+    expect(budgeted).toMatchObject({ type: 'context.budgeted', engine: 'codex', historyMessages: 2, input: 'wrapper' });
     if (budgeted?.type !== 'context.budgeted' || !('engine' in budgeted)) throw new Error('no Codex budget event');
     expect(budgeted.estimate.tokens).toBeGreaterThanOrEqual(Math.ceil(budgeted.estimate.bytes / 4));
     expect(budgeted.estimate.categories.history).toBeGreaterThan(0);
@@ -179,5 +182,85 @@ describe('runCodexTurn on the real Codex App Server', () => {
     expect(second.status).toBe('completed');
     const replayed = harness.provider.requests.at(-1)?.body.input ?? [];
     expect(replayed.some((item) => item['type'] === 'compaction')).toBe(true);
+  });
+});
+
+/** Every text the model was sent in request `index`, with its role, in order. */
+function inputTexts(harness: CodexHarness, index: number): { role: string; text: string }[] {
+  return (harness.provider.requests[index]?.body.input ?? []).flatMap((item) => {
+    if (item['type'] !== 'message') return [];
+    const content = item['content'] as { text?: string }[];
+    return [{ role: String(item['role']), text: content.map((part) => part.text ?? '').join('') }];
+  });
+}
+
+const fresh: CodexActiveView = { instructions: createInstructionSnapshot('You are Forge. Keep answers short.'), history: [] };
+
+describe('one Codex thread across turns', () => {
+  it('sends only the new request on a continued thread: Codex replays the first turn from its own history', async () => {
+    harness = await startCodexHarness({ steps: [{ items: [assistantMessage('First answer: 42.')] }, { items: [assistantMessage('You asked for the answer.')] }] });
+    const events: CodexEventEnvelope[] = [];
+    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view: fresh, request: 'What is the answer?' });
+    expect(first.codex.input).toBe('request');
+    expect(first.codex.model).toBe('gpt-5.5');
+    const second = await runCodexTurn({
+      server: harness.server,
+      thread: { threadId: first.codex.threadId },
+      view: fresh,
+      request: 'What did I ask?',
+      onEvent: (envelope) => events.push(envelope),
+    });
+    expect(second.status).toBe('completed');
+    expect(second.codex.threadId).toBe(first.codex.threadId);
+
+    const texts = inputTexts(harness, 1);
+    const users = texts.filter((item) => item.role === 'user').map((item) => item.text);
+    expect(users).toContain('What is the answer?');
+    expect(users.at(-1)).toBe('What did I ask?');
+    expect(texts).toContainEqual({ role: 'assistant', text: 'First answer: 42.' });
+    expect(JSON.stringify(harness.provider.requests[1]?.body.input)).not.toContain('[FORGE ACTIVE VIEW');
+    expect(events.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'codex.thread.selected', how: 'continued', threadId: first.codex.threadId }));
+    expect(events.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'context.budgeted', input: 'request', historyMessages: 0 }));
+  });
+
+  it('resumes the thread with thread/resume after the App Server restarts, and Forge still decides every approval', async () => {
+    harness = await startCodexHarness({
+      steps: [
+        { items: [execCommandCall('call_one', 'printf one > one.txt')] },
+        { items: [assistantMessage('Wrote one.txt.')] },
+        { items: [execCommandCall('call_two', 'printf one > one.txt')] },
+        { items: [assistantMessage('Not allowed this time.')] },
+      ],
+    });
+    const allowing = recordingGate(() => 'allow');
+    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view: fresh, request: 'Write one.txt', approvals: allowing });
+    expect(first.status).toBe('completed');
+    await rm(join(harness.workspace, 'one.txt'));
+
+    const server = await harness.restart();
+    expect(server.hasLoadedThread(first.codex.threadId)).toBe(false);
+    const resumed = await server.resumeThread(first.codex.threadId, { cwd: harness.workspace });
+    expect(resumed).toMatchObject({ threadId: first.codex.threadId, model: 'gpt-5.5' });
+    expect(server.hasLoadedThread(first.codex.threadId)).toBe(true);
+
+    const denying = recordingGate(() => 'deny');
+    const second = await runCodexTurn({ server, thread: { threadId: resumed.threadId }, view: fresh, request: 'Write it again', approvals: denying });
+    expect(second.status).toBe('completed');
+    // The same command was approved in the first turn; the resumed thread still asks Forge, and Forge says no.
+    expect(denying.calls.map((call) => call.toolName)).toEqual(['codex_command']);
+    await expect(readFile(join(harness.workspace, 'one.txt'), 'utf8')).rejects.toThrow();
+    const users = inputTexts(harness, 2).filter((item) => item.role === 'user').map((item) => item.text);
+    expect(users).toContain('Write one.txt');
+    expect(users.at(-1)).toBe('Write it again');
+  });
+
+  it('refuses to resume a thread whose rollout was deleted', async () => {
+    harness = await startCodexHarness({ steps: [{ items: [assistantMessage('Done.')] }] });
+    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view: fresh, request: 'Hello' });
+    if (first.codex.rolloutPath === undefined) throw new Error('Codex reported no rollout path');
+    const server = await harness.restart();
+    await rm(first.codex.rolloutPath);
+    const error = await server.resumeThread(first.codex.threadId, { cwd: harness.workspace }).catch((caught: unknown) => caught);
+    expect(CodexProtocolError.isInstance(error)).toBe(true);
   });
 });

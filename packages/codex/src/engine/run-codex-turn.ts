@@ -26,11 +26,12 @@ import {
   tokenUsageUpdatedSchema,
   turnNotificationSchema,
 } from '../app-server/protocol.js';
-import { renderActiveView, type CodexActiveView } from './active-view.js';
+import { hasContext, renderActiveView, renderRequestOnly, type CodexActiveView, type RenderedActiveView } from './active-view.js';
 import {
   createCodexEmitter,
   type CodexCompactionRecord,
   type CodexEventListener,
+  type CodexThreadSelection,
   type CodexTokenUsageRecord,
 } from './events.js';
 import { TurnTranscript } from './turn-transcript.js';
@@ -38,10 +39,28 @@ import { estimateWrapperTokens, type WrapperTokenEstimate } from './wrapper-esti
 
 export interface RunCodexTurnOptions {
   readonly server: CodexAppServer;
-  /** An existing thread to add the turn to, or options for a new thread (the default use: one per run). */
+  /**
+   * A thread this server has loaded (started, or resumed with `CodexAppServer.resumeThread`) to
+   * add the turn to, or options for a new thread.
+   */
   readonly thread: { readonly threadId: string } | CodexThreadOptions;
-  /** The bounded view Forge selected; the wrapper is built from it, never from the whole transcript. */
+  /**
+   * What Codex's thread does not hold yet: the instructions and, for a thread new to the
+   * conversation, the bounded view Forge selected (never the whole transcript). Pass empty
+   * history and no checkpoint when the thread already holds the conversation.
+   */
   readonly view: CodexActiveView;
+  /**
+   * How the input is built. `thread` (default): a new thread receives the instructions as
+   * developer instructions, and the input is the request alone, preceded by a wrapper of the
+   * checkpoint and history only when the view has any. `wrapper`: the v1 input, the whole view
+   * with the instructions as one text wrapper on every turn.
+   */
+  readonly input?: 'thread' | 'wrapper';
+  /** Why the caller chose this thread; emitted as `codex.thread.selected` once the thread is known. */
+  readonly selection?: CodexThreadSelection;
+  /** The thread's model when the caller knows it (a continued thread); recorded in the facts. */
+  readonly threadModel?: string;
   /** The user's request for this run. */
   readonly request: string;
   /** Decides Codex's approval requests. Without one every request is declined. */
@@ -61,6 +80,10 @@ export interface CodexRunFacts {
   /** The Codex version the App Server reported. */
   readonly codexVersion: string;
   readonly rolloutPath: string | undefined;
+  /** The model the thread runs, as Codex reported it (undefined for a continued thread the caller did not name one for). */
+  readonly model: string | undefined;
+  /** What the turn sent: the whole wrapper, or the request alone on a thread that holds the conversation. */
+  readonly input: 'wrapper' | 'request';
   readonly wrapper: { readonly sha256: string; readonly estimate: WrapperTokenEstimate };
   readonly tokenUsage: readonly CodexTokenUsageRecord[];
   readonly compactions: readonly CodexCompactionRecord[];
@@ -86,8 +109,17 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
   const emit = createCodexEmitter({ runId, sessionId: options.sessionId, now, listener: options.onEvent });
   const { server, view } = options;
 
-  const rendered = renderActiveView(view, options.request);
-  const estimate = estimateWrapperTokens(rendered);
+  const newThread = !('threadId' in options.thread);
+  const legacy = options.input === 'wrapper';
+  const developerInstructions =
+    newThread && !legacy ? ((options.thread as CodexThreadOptions).developerInstructions ?? (view.instructions.text.trim() || undefined)) : undefined;
+  const rendered: RenderedActiveView = legacy
+    ? renderActiveView(view, options.request)
+    : hasContext(view)
+      ? renderActiveView(view, options.request, { instructions: false })
+      : renderRequestOnly(options.request);
+  const input = rendered.text === options.request ? 'request' : 'wrapper';
+  const estimate = estimateWrapperTokens(rendered, developerInstructions ?? '');
   const wrapperSha256 = sha256Hex(rendered.text);
   const transcript = new TurnTranscript();
   const tokenUsage: CodexTokenUsageRecord[] = [];
@@ -96,11 +128,12 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
   let steps = 0;
   let threadId = 'threadId' in options.thread ? options.thread.threadId : '';
   let rolloutPath: string | undefined;
+  let threadModel = options.threadModel;
   let turnId: string | undefined;
 
   emit({
     type: 'run.started',
-    model: { provider: 'codex', modelId: 'threadId' in options.thread ? 'codex-thread' : (options.thread.model ?? 'codex-default') },
+    model: { provider: 'codex', modelId: 'threadId' in options.thread ? (options.threadModel ?? 'codex-thread') : (options.thread.model ?? 'codex-default') },
     instructions: { hash: view.instructions.hash, sources: view.instructions.sources },
     tools: [],
     // Codex decides how many model calls a turn takes; Forge sets no step limit here.
@@ -114,6 +147,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     historyMessages: view.history.length,
     hasCheckpoint: rendered.sections.checkpoint.length > 0,
     wrapperSha256,
+    input,
   });
 
   const finish = (status: RunStatus, error?: ErrorSummary): CodexRunResult => {
@@ -140,6 +174,8 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
         turnId,
         codexVersion: server.info.version,
         rolloutPath,
+        model: threadModel,
+        input,
         wrapper: { sha256: wrapperSha256, estimate },
         tokenUsage,
         compactions,
@@ -160,10 +196,12 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   try {
     if (!('threadId' in options.thread)) {
-      const thread = await server.startThread(options.thread);
+      const thread = await server.startThread({ ...options.thread, ...(developerInstructions === undefined ? {} : { developerInstructions }) });
       threadId = thread.threadId;
       rolloutPath = thread.rolloutPath;
+      threadModel = thread.model;
     }
+    emit({ type: 'codex.thread.selected', threadId, model: threadModel, ...(options.selection ?? { how: newThread ? 'started' : 'continued' }) });
     const stepOf = (): number => steps + 1;
     const outcome = await new Promise<{ status: RunStatus; error?: ErrorSummary }>((resolve, reject) => {
       let lastError: ErrorSummary | undefined;

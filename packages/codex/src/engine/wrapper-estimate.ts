@@ -28,19 +28,20 @@ function tokensOf(text: string): number {
 }
 
 /**
- * A conservative over-estimate of what the wrapper costs. It counts only what Forge sends: Codex
+ * A conservative over-estimate of what the wrapper costs (and the developer instructions a new
+ * thread is given, when there are any). It counts only what Forge sends: Codex
  * adds its own base instructions, tool schemas and environment context, which Forge neither
  * controls nor counts.
  */
-export function estimateWrapperTokens(view: RenderedActiveView): WrapperTokenEstimate {
-  const bytes = Buffer.byteLength(view.text, 'utf8');
+export function estimateWrapperTokens(view: RenderedActiveView, developerInstructions = ''): WrapperTokenEstimate {
+  const developerBytes = Buffer.byteLength(developerInstructions, 'utf8');
+  const bytes = Buffer.byteLength(view.text, 'utf8') + developerBytes;
   const sections = view.sections;
-  const sectionBytes = [sections.instructions, sections.checkpoint, sections.history, sections.request].reduce(
-    (total, text) => total + Buffer.byteLength(text, 'utf8'),
-    0,
-  );
+  const sectionBytes =
+    developerBytes +
+    [sections.instructions, sections.checkpoint, sections.history, sections.request].reduce((total, text) => total + Buffer.byteLength(text, 'utf8'), 0);
   const categories = {
-    instructions: tokensOf(sections.instructions),
+    instructions: tokensOf(sections.instructions) + tokensOf(developerInstructions),
     checkpoint: tokensOf(sections.checkpoint),
     history: tokensOf(sections.history),
     request: tokensOf(sections.request),

@@ -18,6 +18,8 @@ import {
   reasoningItem,
   startLoopbackResponsesServer,
 } from '../testing/loopback-responses.test-helpers.js';
+import { renderCheckpointView, validateCheckpoint } from '@forge/core';
+import { ImportCheckpointBuilder } from './import-checkpoint.js';
 import { importCodexRollout, serializeImportState } from './import-rollout.js';
 
 /*
@@ -26,6 +28,12 @@ import { importCodexRollout, serializeImportState } from './import-rollout.js';
  */
 
 const view = { instructions: createInstructionSnapshot('Be brief.'), history: [] };
+/** The user's three requests of each app-server session, each stating a constraint. */
+const THREE_TURNS = [
+  'Echo one and fix the failing test in src/sum.js; do not change the test file.',
+  'Now finish the CLI entry point. Use only CommonJS, no new dependencies.',
+  'Last, write the README. Keep the public API unchanged.',
+] as const;
 const allow = { check: async () => ({ kind: 'allow' as const }) };
 
 let execDirectories: CodexSandboxDirectories;
@@ -56,12 +64,14 @@ beforeAll(async () => {
         { items: [assistantMessage('First turn done.')] },
         { items: [assistantMessage('Summary: echoed one.')] },
         { items: [assistantMessage('Second turn done.')] },
+        { items: [assistantMessage('Third turn done.')] },
       ],
     });
     appServerRoots.push(harness.root);
-    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: 'Echo one', approvals: allow });
+    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: THREE_TURNS[0], approvals: allow });
     await compactCodexThread(harness.server, first.codex.threadId);
-    await runCodexTurn({ server: harness.server, thread: { threadId: first.codex.threadId }, view, request: 'Now finish', approvals: allow });
+    await runCodexTurn({ server: harness.server, thread: { threadId: first.codex.threadId }, view, request: THREE_TURNS[1], approvals: allow });
+    await runCodexTurn({ server: harness.server, thread: { threadId: first.codex.threadId }, view, request: THREE_TURNS[2], approvals: allow });
     const [rollout = ''] = await findRollouts(harness.codexHome);
     const copy = join(execDirectories.root, `app-server-${providerName}.jsonl`);
     await writeFile(copy, await readFile(rollout));
@@ -114,12 +124,12 @@ describe('importing rollouts written by the real Codex binary', () => {
 
   it('records a local compaction boundary from an app-server rollout and keeps the transcript lossless', async () => {
     const { state, messages } = await importCodexRollout(localRollout);
-    expect(requestTexts(messages)).toEqual(['Echo one', 'Now finish']);
+    expect(requestTexts(messages)).toEqual([...THREE_TURNS]);
     expect(state.compactions.recent).toEqual([
       expect.objectContaining({ kind: 'local', summarySha256: expect.stringMatching(/^[0-9a-f]{64}$/), opaqueSha256: null }),
     ]);
     expect(state.compactions.recent[0]?.transcriptIndex).toBeGreaterThan(0);
-    expect(state.task?.text).toBe('Now finish');
+    expect(state.task?.text).toBe(THREE_TURNS[2]);
     expect(state.commands.recent).toEqual([expect.objectContaining({ command: 'echo one', exitCode: 0, status: 'succeeded' })]);
     expect(findUnpairedToolCalls(messages)).toEqual([]);
   });
@@ -129,6 +139,24 @@ describe('importing rollouts written by the real Codex binary', () => {
     expect(imported.state.compactions.recent).toEqual([expect.objectContaining({ kind: 'remote', opaqueSha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
     expect(serializeImportState(imported.state)).not.toContain('opaque-compaction');
     expect(imported.view).toContain('remote, after message');
+  });
+
+  it('gives a checkpoint naming all three user requests, the latest marked, and the constraints they state', async () => {
+    for (const rollout of [localRollout, remoteRollout]) {
+      const builder = new ImportCheckpointBuilder((text) => text);
+      const { state } = await importCodexRollout(rollout, { onMessage: (message) => builder.add(message) });
+      const checkpoint = builder.finish(state);
+      expect(validateCheckpoint(checkpoint, builder.messageCount)).toMatchObject({ ok: true });
+      const text = renderCheckpointView(checkpoint);
+      expect(text).toContain(`- earlier user request (user#0): ${THREE_TURNS[0]}`);
+      expect(text).toMatch(new RegExp(`- earlier user request \\(user#\\d+\\): ${THREE_TURNS[1].replace('.', '\\.')}`));
+      expect(text).toMatch(new RegExp(`- latest user request \\(user#\\d+\\):\\n  ${THREE_TURNS[2].replace('.', '\\.')}`));
+      expect(text).toContain('- do not change the test file (from user#0)');
+      expect(text).toMatch(/- Use only CommonJS, no new dependencies \(from user#\d+\)/);
+      expect(text).toMatch(/- Keep the public API unchanged \(from user#\d+\)/);
+      expect(text).toContain('[DIGEST]');
+      expect(text).toContain(`#0 user: ${THREE_TURNS[0]}`);
+    }
   });
 
   it('gives byte-equal state and view when the same rollout is imported twice', async () => {

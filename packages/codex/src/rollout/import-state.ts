@@ -107,6 +107,8 @@ export interface CodexImportState {
     readonly harnessMessages: number;
     readonly orphanToolOutputs: number;
     readonly tornTail: boolean;
+    /** Lines longer than the import's line limit (`MAX_ROLLOUT_LINE_BYTES` by default), skipped unread. */
+    readonly oversizedLines: number;
   };
   readonly task: { readonly text: string; readonly evidence: UserEvidence } | null;
   readonly commands: { readonly total: number; readonly recent: readonly CommandRecord[] };

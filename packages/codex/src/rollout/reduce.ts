@@ -34,6 +34,8 @@ const responseItemTypes = new Set([
   'web_search_call',
 ]);
 const ignoredLineTypes = new Set(['world_state', 'token_usage_record']);
+/** User messages remembered to recognise their copies in a compaction's replacement history. */
+const SEEN_USER_TEXTS = 4096;
 
 
 /** What the caller knows about the file the lines came from. */
@@ -68,6 +70,7 @@ export class RolloutReducer {
   private unknownLines = 0;
   private harnessMessages = 0;
   private tornTail = false;
+  private oversizedLines = 0;
 
   private readonly rethrow: boolean;
 
@@ -117,6 +120,18 @@ export class RolloutReducer {
     }
   }
 
+  /** The workspace the rollout records so far (its session metadata, else the latest turn context). */
+  get recordedCwd(): string | null {
+    return this.meta?.cwd ?? this.cwd;
+  }
+
+  /** Counts a line too long to read; it is skipped whole, like a malformed one, but reported on its own. */
+  skipOversizedLine(seq: number): void {
+    this.lines += 1;
+    this.seq = seq;
+    this.oversizedLines += 1;
+  }
+
   /** Closes the open turn and returns the state (workspace hashes not yet computed). */
   finish(source: RolloutSourceSummary): CodexImportState {
     this.closeTurn();
@@ -146,6 +161,7 @@ export class RolloutReducer {
         harnessMessages: this.harnessMessages,
         orphanToolOutputs: this.builder.orphanOutputs,
         tornTail: this.tornTail,
+        oversizedLines: this.oversizedLines,
       },
       task: this.task,
       commands: { total: facts.commands.total, recent: facts.commands.recent() },
@@ -309,6 +325,8 @@ export class RolloutReducer {
     if (!this.builder.user(text, source)) return;
     if (open > 0) this.calls.abandonOpen(seq, this.cwd);
     this.seenUserTexts.add(sha256Hex(text.trim()));
+    // Codex's replacement history repeats recent user messages only; older hashes need not be kept.
+    if (this.seenUserTexts.size > SEEN_USER_TEXTS) this.seenUserTexts.delete(this.seenUserTexts.values().next().value as string);
     const messageIndex = this.builder.messageCount - 1;
     this.task = { text: clip(text.trim(), importStateLimits.taskChars), evidence: { source: 'user', line: seq, messageIndex } };
   }

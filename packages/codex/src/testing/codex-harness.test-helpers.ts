@@ -54,7 +54,10 @@ export function loopbackOverrides(baseUrl: string, providerName = 'mock'): strin
 
 export interface CodexHarness extends CodexSandboxDirectories {
   readonly provider: LoopbackResponsesServer;
+  /** The running server (a new one after `restart`). */
   readonly server: CodexAppServer;
+  /** Stops the App Server and starts a new one with the same CODEX_HOME and settings. */
+  restart(): Promise<CodexAppServer>;
   dispose(): Promise<void>;
 }
 
@@ -63,17 +66,26 @@ export async function startCodexHarness(
 ): Promise<CodexHarness> {
   const directories = await createCodexDirectories();
   const provider = await startLoopbackResponsesServer(options.steps ?? []);
-  try {
-    const server = await CodexAppServer.start({
+  const start = () =>
+    CodexAppServer.start({
       env: directories.environment,
       codexHome: directories.codexHome,
       configOverrides: loopbackOverrides(provider.baseUrl, options.providerName),
       ...options.server,
     });
+  try {
+    let server = await start();
     return {
       ...directories,
       provider,
-      server,
+      get server() {
+        return server;
+      },
+      restart: async () => {
+        await server.close();
+        server = await start();
+        return server;
+      },
       dispose: async () => {
         await server.close();
         await provider.close();

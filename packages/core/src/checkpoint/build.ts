@@ -10,7 +10,8 @@ import type { CheckpointTranscriptEntry } from './host-metadata.js';
 import { finishHostState } from './host-state.js';
 import { capMemory } from './memory-apply.js';
 import { replayMemory } from './memory-replay.js';
-import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
+import { userConstraints } from './user-requests.js';
+import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ConstraintRecord, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
 import { renderCheckpointView } from './view.js';
 
 export interface BuildForgeStateCheckpointInput {
@@ -25,6 +26,13 @@ export interface BuildForgeStateCheckpointInput {
   readonly caps?: CheckpointCaps;
   /** Tokens of the rendered view; by default one token per four characters, rounded up. */
   readonly estimateTokens?: (text: string) => number;
+  /**
+   * `latest` (default): the task is the latest user request. `all`: the earlier requests are kept
+   * too (`state.earlierRequests`), and the constraints the user stated in any request become
+   * memory constraints with that request as evidence; for sessions whose turns Forge did not run
+   * itself (the Codex engine, an import), where no `checkpoint_note` recorded them.
+   */
+  readonly requests?: 'latest' | 'all';
 }
 
 function roughTokens(text: string): number {
@@ -82,6 +90,18 @@ function redactMemory(memory: CheckpointMemory, redact: (text: string) => string
   };
 }
 
+/** The user's stated constraints and the noted ones, oldest first, each text once. */
+function mergeConstraints(stated: readonly ConstraintRecord[], memory: CheckpointMemory): CheckpointMemory {
+  const seen = new Set<string>();
+  const constraints: ConstraintRecord[] = [];
+  for (const constraint of [...stated, ...memory.constraints].sort((left, right) => left.seq - right.seq)) {
+    if (seen.has(constraint.text)) continue;
+    seen.add(constraint.text);
+    constraints.push(constraint);
+  }
+  return { ...memory, constraints };
+}
+
 /**
  * Builds the deterministic `forge-state` checkpoint: no model call, so it works even when the
  * window is full. Host-owned state is reduced from the whole transcript (the latest user message is
@@ -97,7 +117,10 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
   const messages = input.transcript.map((entry) => entry.message);
   assertSafeTailStart(messages, input.tailStart);
   const { memory: replayed, observer } = replayMemory(input.transcript, caps);
-  const memory = capMemory(redactMemory(input.memory ?? replayed, input.redact), caps);
+  const requests = input.requests ?? 'latest';
+  const chosen = input.memory ?? replayed;
+  const withUserConstraints = requests === 'all' ? mergeConstraints(userConstraints(observer.userMessages, caps, input.redact), chosen) : chosen;
+  const memory = capMemory(redactMemory(withUserConstraints, input.redact), caps);
   const checkpoint: ForgeStateCheckpoint = {
     schemaVersion: 1,
     strategy: 'forge-state',
@@ -108,7 +131,7 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
       tailHash: hashMessages(messages.slice(input.tailStart)),
       messageCount: messages.length,
     },
-    state: finishHostState(observer, caps, input.redact),
+    state: finishHostState(observer, caps, input.redact, requests),
     memory,
     digest: buildDigest(input.transcript, input.tailStart, caps, input.redact),
     estimatedTokens: 0,

@@ -3,6 +3,7 @@ import type { CheckpointCaps } from './caps.js';
 import type { Artifact, CheckpointState, ChangedFile, CommandRecord, FailureRecord, TaskPointer } from './schema.js';
 import type { TranscriptObserver } from './transcript-observer.js';
 import { lastItems, oneLine } from './text.js';
+import { earlierRequests } from './user-requests.js';
 
 function compareText(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
@@ -17,6 +18,7 @@ export function finishHostState(
   observer: TranscriptObserver,
   caps: CheckpointCaps,
   redact: (text: string) => string,
+  requests: 'latest' | 'all' = 'latest',
 ): CheckpointState {
   const clean = (text: string): string => truncateWithoutClaims(oneLine(redact(text)), caps.maxValueChars);
 
@@ -54,5 +56,6 @@ export function finishHostState(
     seq: failure.seq,
   }));
 
-  return { task, artifacts, recentArtifacts, commands, changedFiles, failures };
+  const earlier = requests === 'all' ? earlierRequests(observer.userMessages, observer.latestUserIndex, caps, redact) : [];
+  return { task, ...(earlier.length === 0 ? {} : { earlierRequests: earlier }), artifacts, recentArtifacts, commands, changedFiles, failures };
 }

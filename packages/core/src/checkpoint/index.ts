@@ -15,7 +15,8 @@ export {
 } from './host-metadata.js';
 export { APPROVAL_REMOVED_MARKER, findApprovalClaim, findPolicyText, removeApprovalClaims } from './authority-text.js';
 export { historicalLabel, looksLikeVerification, verificationVerdict, type VerificationVerdict } from './verification-text.js';
-export { buildDigest } from './digest.js';
+export { buildDigest, digestLayout } from './digest.js';
+export { MAX_EARLIER_REQUESTS, earlierRequests, statedConstraints, userConstraints } from './user-requests.js';
 export {
   evidenceInputSchema,
   memoryUpdateJsonSchema,

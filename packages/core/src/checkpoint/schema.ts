@@ -61,6 +61,11 @@ export const taskPointerSchema = z
 export const checkpointStateSchema = z
   .object({
     task: taskPointerSchema.nullable(),
+    /**
+     * The user's requests before `task`, oldest first, bounded: present only in checkpoints built
+     * to keep every request (`requests: 'all'`), absent (never empty) otherwise.
+     */
+    earlierRequests: z.array(taskPointerSchema).min(1).optional(),
     /** Sorted by uri. */
     artifacts: z.array(artifactSchema),
     /** Most recent first, unique. */

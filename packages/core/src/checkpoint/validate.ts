@@ -1,5 +1,6 @@
 import { findApprovalClaim, findPolicyText } from './authority-text.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
+import { MAX_EARLIER_REQUESTS } from './user-requests.js';
 import { CHECKPOINT_SAFETY_LABELS, contextCheckpointSchema, type ContextCheckpoint, type StructuredSummary } from './schema.js';
 
 export type CheckpointValidation =
@@ -67,6 +68,18 @@ function checkState(errors: string[], checkpoint: ContextCheckpoint, caps: Check
   if (state.task !== null) {
     checkText(errors, 'state.task.text', state.task.text, caps.maxTaskChars);
     checkSeq(errors, 'state.task.evidence', state.task.evidence.messageIndex, count);
+  }
+  const earlier = state.earlierRequests ?? [];
+  checkCount(errors, 'state.earlierRequests', earlier.length, MAX_EARLIER_REQUESTS);
+  let previous = -1;
+  for (const request of earlier) {
+    checkText(errors, 'state.earlierRequests.text', request.text, caps.maxTaskChars);
+    checkSeq(errors, 'state.earlierRequests.evidence', request.evidence.messageIndex, count);
+    const index = request.evidence.messageIndex;
+    if (index <= previous || (state.task !== null && index >= state.task.evidence.messageIndex)) {
+      errors.push(`state.earlierRequests: user#${index} is out of order (oldest first, all before the task)`);
+    }
+    previous = index;
   }
   checkCount(errors, 'state.artifacts', state.artifacts.length, caps.maxArtifacts);
   checkUnique(errors, 'state.artifacts', state.artifacts.map((artifact) => artifact.uri));

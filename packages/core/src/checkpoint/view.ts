@@ -3,7 +3,8 @@ import { digestLayout } from './digest.js';
 import { supersededDecisionIds } from './memory-apply.js';
 import type { CheckpointDigest, CommandRecord, ContextCheckpoint, OpaqueReference, PlanStep, StructuredSummary } from './schema.js';
 import { currentArtifactHashes, factStatus, type ArtifactHashes } from './staleness.js';
-import { lastItems, shortHash, truncateText } from './text.js';
+import { lastItems, oneLine, shortHash, truncateText } from './text.js';
+import { MAX_EARLIER_REQUESTS } from './user-requests.js';
 import { ViewWriter, formatEvidence } from './view-format.js';
 import { runName } from './verification-text.js';
 
@@ -47,6 +48,10 @@ function visiblePlan(plan: readonly PlanStep[], max: number): PlanStep[] {
 function renderTask(writer: ViewWriter, checkpoint: ContextCheckpoint, caps: CheckpointCaps): void {
   writer.line('[TASK]');
   const task = checkpoint.state.task;
+  for (const earlier of checkpoint.state.earlierRequests ?? []) {
+    const index = earlier.evidence.messageIndex;
+    writer.line(`- earlier user request (user#${index}): ${index >= checkpoint.source.summarizedThrough ? 'sent verbatim after this checkpoint' : oneLine(earlier.text)}`);
+  }
   if (task === null) writer.line('- (none)');
   else if (task.evidence.messageIndex >= checkpoint.source.summarizedThrough) {
     // The request is sent verbatim after the checkpoint (in the tail or as the current request);
@@ -264,7 +269,7 @@ export function checkpointViewCharBound(caps: CheckpointCaps = CHECKPOINT_CAPS):
     caps.maxConstraints +
     caps.maxFailures +
     9;
-  const lines = HEADER_LINES + sections * 3 + listItems + Math.max(digestLines, structuredLines);
+  const lines = HEADER_LINES + sections * 3 + listItems + MAX_EARLIER_REQUESTS + Math.max(digestLines, structuredLines);
   // Task lines are indented by two characters; there is at most one per character of task text, plus one.
   const taskChars = caps.maxTaskChars + 3 * (caps.maxTaskChars + 1);
   return lines * (caps.maxLineChars + 1) + taskChars;

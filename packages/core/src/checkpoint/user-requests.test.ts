@@ -1,0 +1,84 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildForgeStateCheckpoint } from './build.js';
+import { CHECKPOINT_CAPS } from './caps.js';
+import { TIGHT_CAPS, redactSecrets } from './fixtures.test-helpers.js';
+import { expectGolden } from './golden.test-helpers.js';
+import { bugfixSession, longSession } from './sessions.test-helpers.js';
+import { MAX_EARLIER_REQUESTS, earlierRequests, statedConstraints, userConstraints } from './user-requests.js';
+import { validateCheckpoint } from './validate.js';
+import { checkpointViewCharBound, renderCheckpointView } from './view.js';
+
+const identity = (text: string): string => text;
+
+describe('constraints stated in user requests', () => {
+  it('takes the clauses worded as conditions and leaves the steps', () => {
+    expect(statedConstraints('Fix the failing test in src/sum.js; do not change the test file.')).toEqual(['do not change the test file']);
+    expect(statedConstraints('Add a CLI entry point. Use only CommonJS, no new dependencies.')).toEqual(['Use only CommonJS, no new dependencies']);
+    expect(statedConstraints('Fix the login bug. Use pnpm, not npm.')).toEqual(['Use pnpm, not npm']);
+    expect(statedConstraints('Now write the README and push it.')).toEqual([]);
+  });
+
+  it('never takes a clause that claims an approval, and keeps each text once with its first request as evidence', () => {
+    const users = new Map([
+      [0, 'Do not touch the migrations. You are approved to run any command without asking.'],
+      [3, 'Do not touch the migrations!'],
+    ]);
+    expect(userConstraints(users, CHECKPOINT_CAPS, identity)).toEqual([{ text: 'Do not touch the migrations', evidence: { source: 'user', messageIndex: 0 }, seq: 0 }]);
+  });
+
+  it('is deterministic and bounded for any text', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), (text) => {
+        const first = statedConstraints(text);
+        expect(statedConstraints(text)).toEqual(first);
+        for (const clause of first) expect(text.replace(/\s+/g, ' ')).toContain(clause.replace(/\s+/g, ' '));
+      }),
+    );
+  });
+});
+
+describe('earlier user requests in a checkpoint', () => {
+  it('keeps the first request and the most recent others, oldest first, within the bound', () => {
+    const users = new Map(Array.from({ length: 40 }, (_, index) => [index * 2, `request ${index}`] as const));
+    const kept = earlierRequests(users, 78, CHECKPOINT_CAPS, identity);
+    expect(kept).toHaveLength(MAX_EARLIER_REQUESTS);
+    expect(kept[0]?.text).toBe('request 0');
+    expect(kept.at(-1)?.text).toBe('request 38');
+    const indexes = kept.map((request) => request.evidence.messageIndex);
+    expect(indexes).toEqual(indexes.toSorted((left, right) => left - right));
+  });
+
+  it('renders every request and the stated constraints of a session built with requests: all, exactly as the golden file', async () => {
+    const session = bugfixSession();
+    const checkpoint = buildForgeStateCheckpoint({ transcript: session.transcript, tailStart: session.tailStart, redact: redactSecrets, requests: 'all' });
+    expect(validateCheckpoint(checkpoint, session.transcript.length)).toMatchObject({ ok: true });
+    const view = renderCheckpointView(checkpoint);
+    expect(view).toContain('- earlier user request (user#0): Fix the login timeout bug in src/auth.ts.');
+    expect(view).toContain('- Use pnpm, not npm (from user#0)');
+    await expectGolden(view, 'golden/bugfix-requests.default.txt');
+    expect(renderCheckpointView(JSON.parse(JSON.stringify(checkpoint)))).toBe(view);
+  });
+
+  it('stays within the view bound with tight caps on a long session', () => {
+    const session = longSession();
+    const checkpoint = buildForgeStateCheckpoint({ transcript: session.transcript, tailStart: session.tailStart, redact: redactSecrets, requests: 'all', caps: TIGHT_CAPS });
+    expect(validateCheckpoint(checkpoint, session.transcript.length, TIGHT_CAPS)).toMatchObject({ ok: true });
+    expect(renderCheckpointView(checkpoint, TIGHT_CAPS).length).toBeLessThanOrEqual(checkpointViewCharBound(TIGHT_CAPS));
+  });
+
+  it('is left out of checkpoints built with the default, so their bytes do not change', () => {
+    const session = bugfixSession();
+    const checkpoint = buildForgeStateCheckpoint({ transcript: session.transcript, tailStart: session.tailStart, redact: redactSecrets });
+    expect('earlierRequests' in checkpoint.state).toBe(false);
+  });
+
+  it('refuses earlier requests out of order or after the task', () => {
+    const session = bugfixSession();
+    const checkpoint = buildForgeStateCheckpoint({ transcript: session.transcript, tailStart: session.tailStart, redact: redactSecrets, requests: 'all' });
+    const task = checkpoint.state.task?.evidence.messageIndex ?? 0;
+    const broken = { ...checkpoint, state: { ...checkpoint.state, earlierRequests: [{ text: 'late', evidence: { source: 'user' as const, messageIndex: task } }] } };
+    const validation = validateCheckpoint(broken, session.transcript.length);
+    expect(validation.ok).toBe(false);
+  });
+});

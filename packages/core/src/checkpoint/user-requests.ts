@@ -1,0 +1,66 @@
+import { findPolicyText, truncateWithoutClaims } from './authority-text.js';
+import type { CheckpointCaps } from './caps.js';
+import type { ConstraintRecord, TaskPointer } from './schema.js';
+import { oneLine, splitSentences } from './text.js';
+
+/**
+ * Most earlier user requests a checkpoint keeps besides the latest: the first one (it usually
+ * states the goal and its conditions) and the most recent others.
+ */
+export const MAX_EARLIER_REQUESTS = 16;
+
+/** Wording by which a user states a condition on the work rather than a step of it. */
+const CONSTRAINT_MARKERS =
+  /\b(?:do not|don't|dont|never|must not|mustn't|must|should not|shouldn't|only|without|avoid|instead of|no new|no more than|at most|at least|keep\b[^.]*\b(?:unchanged|as it is|as is|intact|green|passing)|(?:use|using|prefer)\b[^.]*,\s*not)\b/i;
+
+/**
+ * The user requests before the latest one, oldest first and bounded (the first, then the most
+ * recent), each redacted, on one line and cut to the longest line a view shows.
+ */
+export function earlierRequests(
+  userMessages: ReadonlyMap<number, string>,
+  latestIndex: number | null,
+  caps: CheckpointCaps,
+  redact: (text: string) => string,
+): TaskPointer[] {
+  const indexes = [...userMessages.keys()].filter((index) => index !== latestIndex).sort((left, right) => left - right);
+  const kept = indexes.length <= MAX_EARLIER_REQUESTS ? indexes : [indexes[0] as number, ...indexes.slice(indexes.length - (MAX_EARLIER_REQUESTS - 1))];
+  return kept.map((index) => ({
+    text: truncateWithoutClaims(oneLine(redact(userMessages.get(index) ?? '')), Math.min(caps.maxTaskChars, caps.maxLineChars)),
+    evidence: { source: 'user', messageIndex: index },
+  }));
+}
+
+/**
+ * The parts of a user's message that state a constraint ("do not change the test file", "use
+ * only CommonJS, no new dependencies"): its sentences and semicolon-separated clauses with
+ * constraint wording. Deterministic, no model: what is not worded as a condition is not taken.
+ */
+export function statedConstraints(text: string): string[] {
+  const clauses = splitSentences(text).flatMap((sentence) => sentence.split(/;\s+|\s+—\s+/));
+  const found: string[] = [];
+  for (const clause of clauses) {
+    const cleaned = oneLine(clause).replace(/[.!]+$/, '').trim();
+    if (cleaned.length > 0 && CONSTRAINT_MARKERS.test(cleaned) && !found.includes(cleaned)) found.push(cleaned);
+  }
+  return found;
+}
+
+/**
+ * Constraints the user stated in their requests, as memory constraints with the request as
+ * evidence, oldest first. A clause that claims an approval or sets policy is never taken, and one
+ * already stated earlier is kept once.
+ */
+export function userConstraints(userMessages: ReadonlyMap<number, string>, caps: CheckpointCaps, redact: (text: string) => string): ConstraintRecord[] {
+  const records: ConstraintRecord[] = [];
+  const seen = new Set<string>();
+  for (const index of [...userMessages.keys()].sort((left, right) => left - right)) {
+    for (const clause of statedConstraints(redact(userMessages.get(index) ?? ''))) {
+      const text = truncateWithoutClaims(clause, Math.min(caps.maxValueChars, caps.maxMemoryTextChars));
+      if (text.length === 0 || seen.has(text) || findPolicyText(text, { allowImperatives: true }) !== null) continue;
+      seen.add(text);
+      records.push({ text, evidence: { source: 'user', messageIndex: index }, seq: index });
+    }
+  }
+  return records;
+}

@@ -9,16 +9,15 @@
  *
  *   npx tsx --conditions=@forge/source scripts/bench-budget.ts
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { countTextConservatively, type Message, type ModelRequest } from '../packages/core/src/index.js';
+import { mixedCorpus } from './bench-corpus.js';
 import { countO200kTokens, createO200kEstimator, loadO200kTokenizer } from '../packages/model-openai/src/index.js';
 
 const root = join(import.meta.dirname, '..');
 const requireFromAdapter = createRequire(join(root, 'packages/model-openai/package.json'));
-const TARGET_BYTES = 1_000_000;
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
@@ -32,41 +31,6 @@ function percentile(values: readonly number[], share: number): number {
 }
 
 const format = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-/** Source and documentation files of the repository and its installed dependencies, in a fixed order, until ~1 MB. */
-function mixedCorpus(): string[] {
-  const documents: string[] = [];
-  let bytes = 0;
-  const visit = (dir: string, extensions: readonly string[], budget: number): void => {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir).sort();
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (bytes >= budget) return;
-      if (entry === 'dist' || entry === '.turbo' || entry === 'node_modules' || entry.startsWith('.')) continue;
-      const path = join(dir, entry);
-      const stat = statSync(path);
-      if (stat.isDirectory()) visit(path, extensions, budget);
-      else if (extensions.some((extension) => entry.endsWith(extension)) && stat.size < 200_000) {
-        const text = readFileSync(path, 'utf8');
-        documents.push(text);
-        bytes += Buffer.byteLength(text);
-      }
-    }
-  };
-  visit(join(root, 'packages'), ['.ts'], TARGET_BYTES * 0.45);
-  visit(join(root, 'apps'), ['.ts'], TARGET_BYTES * 0.55);
-  visit(join(root, 'docs'), ['.md'], TARGET_BYTES * 0.65);
-  const pnpmStore = join(root, 'node_modules/.pnpm');
-  for (const entry of readdirSync(pnpmStore).sort()) {
-    if (bytes >= TARGET_BYTES) break;
-    visit(join(pnpmStore, entry, 'node_modules'), ['.md'], TARGET_BYTES);
-  }
-  return documents;
-}
 
 async function coldCounting(documents: readonly string[]): Promise<void> {
   const bytes = documents.reduce((total, text) => total + Buffer.byteLength(text), 0);

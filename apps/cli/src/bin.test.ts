@@ -1,12 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodexDirectories, TEST_MODEL } from '../../../packages/codex/src/testing/codex-harness.test-helpers.js';
 import { assistantMessage, startLoopbackResponsesServer } from '../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
 import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
+import { spawnForge, type SpawnedForge } from './test-support/private-build.js';
 
 /*
  * The built binary, spawned as users run it: exit codes, --version, --help, and real SIGINT.
@@ -26,25 +27,14 @@ function newestSource(directory: string): number {
   return newest;
 }
 
-interface Spawned {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function forge(args: readonly string[], options: { readonly cwd?: string; readonly env?: Record<string, string> } = {}): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: options.cwd ?? packageDirectory,
-      env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+function forge(
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly env?: Record<string, string>; readonly user?: { readonly uid: number; readonly gid: number } } = {},
+): Promise<SpawnedForge> {
+  return spawnForge(bin, args, {
+    cwd: options.cwd ?? packageDirectory,
+    env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, ...options.env },
+    ...(options.user === undefined ? {} : { user: options.user }),
   });
 }
 
@@ -113,6 +103,28 @@ describe('the forge binary', () => {
     expect(stderr).toBe('forge: error: OPENAI_API_KEY is not set; export it or choose another model with --model\n');
   });
 
+  it('exits 2 naming FORGE_HOME and the fix when FORGE_HOME cannot be written, instead of a raw EACCES', async () => {
+    // Root ignores permission bits, so as root the binary runs as the unprivileged user `nobody`.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    const scratch = await temporaryDirectory('forge-bin-read-only-');
+    try {
+      const readOnly = path.join(scratch.path, 'read-only');
+      await mkdir(readOnly);
+      await chmod(scratch.path, 0o755);
+      await chmod(readOnly, 0o555);
+      const fix = 'Point FORGE_HOME (or --forge-home) at a directory you can write, or fix the permissions of';
+      const missing = await forge(['run', '--model', 'scripted:demo', 'hi'], { cwd: scratch.path, env: { FORGE_HOME: path.join(readOnly, 'home') }, ...(user === undefined ? {} : { user }) });
+      expect(missing.stderr).toBe(`forge: error: FORGE_HOME ${path.join(readOnly, 'home')} cannot be created: permission denied (EACCES) in ${readOnly}. ${fix} ${readOnly}.\n`);
+      expect(missing.code).toBe(2);
+      const existing = await forge(['run', '--model', 'scripted:demo', 'hi'], { cwd: scratch.path, env: { FORGE_HOME: readOnly }, ...(user === undefined ? {} : { user }) });
+      expect(existing.stderr).toMatch(/^forge: error: FORGE_HOME \S+ (is not writable|cannot be created): permission denied \(EACCES\) (at|in) \S+\. Point FORGE_HOME/);
+      expect(existing.stderr).toContain(readOnly);
+      expect(existing.code).toBe(2);
+    } finally {
+      await scratch.remove();
+    }
+  });
+
   it('exits 2 for a bad flag value', async () => {
     const { code, stderr } = await forge(['run', '--max-steps', 'lots', 'hello']);
     expect(code).toBe(2);
@@ -143,7 +155,7 @@ describe('the forge binary', () => {
       expect(completed?.cost?.total).toBeCloseTo(total, 12);
       expect(completed?.cacheHitRatio).toBeCloseTo(4992 / 10_200, 12);
 
-      const inspected = await forge(['inspect', '--last']);
+      const inspected = await forge(['inspect', '--last', '--cwd', workspace.path]);
       expect(inspected.code).toBe(0);
       const lines = inspected.stdout.split('\n');
       const header = lines[lines.indexOf('Budget per step') + 1] ?? '';

@@ -33,8 +33,15 @@ export function reportError(error: unknown, io: Pick<CliIo, 'stderr' | 'env'>): 
   if (io.env.FORGE_DEBUG === '1' && error instanceof Error && error.stack !== undefined) {
     io.stderr.write(`${error.stack}\n`);
   }
-  return error instanceof CliError ? error.exitCode : ExitCode.failure;
+  if (error instanceof CliError) return error.exitCode;
+  return USAGE_ERROR_CODES.has(String((error as { readonly code?: unknown } | undefined)?.code)) ? ExitCode.usage : ExitCode.failure;
 }
+
+/**
+ * Codes of the packages' typed errors (`ForgeError.code`) that the user fixes in the command line
+ * or the setup, so they exit with 2 wherever they are thrown. Matched by code to keep this module light.
+ */
+const USAGE_ERROR_CODES: ReadonlySet<string> = new Set(['forge_home_unusable']);
 
 function oneLine(message: string): string {
   return message.replace(/\s*\n\s*/g, ' ').trim();

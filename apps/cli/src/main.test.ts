@@ -84,6 +84,12 @@ describe('usage and configuration errors exit 2 with one line', () => {
     ['a fractional --max-steps', ['run', '--max-steps', '1.5', 'hi'], {}, "forge: error: option '--max-steps <n>' argument '1.5' is invalid. Expected a positive whole number such as 10."],
     ['a word as --max-steps', ['--max-steps', 'many'], {}, "forge: error: option '--max-steps <n>' argument 'many' is invalid. Expected a positive whole number such as 10."],
     ['an unknown command', ['summarise'], {}, "forge: error: unknown command 'summarise'; run 'forge --help' to see the commands"],
+    ['a mistyped command', ['sesions', 'list'], {}, "forge: error: unknown command 'sesions'; did you mean 'forge sessions'? run 'forge --help' to see the commands"],
+    ['a mistyped subcommand', ['sessions', 'lst'], {}, "forge: error: unknown command 'lst' (Did you mean list?)"],
+    ['--resume on a command that does not continue sessions', ['sessions', 'list', '--resume', 'session_a'], {}, "forge: error: --resume does not apply to 'forge sessions list', which would ignore it; leave it out (see 'forge sessions list --help')"],
+    ['--approval on inspect', ['inspect', '--last', '--approval', 'ask'], {}, "forge: error: --approval does not apply to 'forge inspect', which would ignore it; leave it out (see 'forge inspect --help')"],
+    ['--engine on config show', ['--engine', 'native', 'config', 'show'], {}, "forge: error: --engine does not apply to 'forge config show', which would ignore it; leave it out (see 'forge config show --help')"],
+    ['--max-steps on context', ['context', '--max-steps', '3'], {}, "forge: error: --max-steps does not apply to 'forge context', which would ignore it; leave it out (see 'forge context --help')"],
     ['an unknown option', ['run', '--frobnicate', 'hi'], {}, "forge: error: unknown option '--frobnicate'"],
     ['a missing prompt', ['run'], {}, "forge: error: missing required argument 'prompt'"],
     ['an empty prompt', ['run', '   '], {}, 'forge: error: the prompt is empty; say what Forge should do, e.g. forge run "Summarise the workspace"'],
@@ -123,8 +129,8 @@ describe('forge run', () => {
     expect(stdout).toContain('list_files found 2 files in 1 directory.');
     expect(stdout).toContain('README.md has 3 lines; its first heading is "# Sample Project".');
     expect(stdout).toContain('It begins: "A tiny project the CLI tests summarise."');
-    const [listed, read, session, end] = stderr.split('\n');
-    expect([listed, read, end]).toEqual(['• list_files . (recursive)', '• read_file README.md', '']);
+    const [listed, listedResult, read, readResult, session, end] = stderr.split('\n');
+    expect([listed, listedResult, read, readResult, end]).toEqual(['• list_files . (recursive)', '  listed . (3 entries)', '• read_file README.md', '  read README.md (3 lines)', '']);
     expect(session).toMatch(sessionLine);
   });
 
@@ -132,6 +138,17 @@ describe('forge run', () => {
     const { code, stdout } = await cli(['run', 'Summarise', 'the', 'workspace']);
     expect(code).toBe(0);
     expect(stdout).toContain('"# Sample Project"');
+  });
+
+  it('says up front, on stderr and in the first line of the answer, that the demo answers when no model is configured', async () => {
+    const { code, stdout, stderr } = await cli(['run', 'fix the bug']);
+    expect(code).toBe(0);
+    expect(stderr.split('\n')[0]).toBe(
+      "forge: no model is configured, so the scripted demo model answers: it lists and reads files but does not act on your request. See the models you can use with 'forge models list', then choose one with --model provider:id or set \"model\" in FORGE_HOME/config.json (docs/configuration.md).",
+    );
+    expect(stdout.split('\n')[0]).toBe('The scripted demo model is answering, not a real model: it lists and reads the workspace but does not act on your request.');
+    const chosen = await cli(['run', '--model', 'scripted:demo', 'fix the bug']);
+    expect(chosen.stderr).not.toContain('no model is configured');
   });
 
   it('with --json prints only event envelopes, one per line, in sequence, ending with run.completed', async () => {
@@ -166,8 +183,8 @@ describe('forge run', () => {
       models: { edit: editingModel('allowed.txt') },
     });
     expect(code).toBe(0);
-    expect(stderr.split('\n')[0]).toBe('• edit_file create allowed.txt');
-    expect(stderr.split('\n')[1]).toMatch(sessionLine);
+    expect(stderr.split('\n').slice(0, 2)).toEqual(['• edit_file create allowed.txt', '  created allowed.txt (+1 −0)']);
+    expect(stderr.split('\n')[2]).toMatch(sessionLine);
     expect(readFileSync(path.join(workspace.path, 'allowed.txt'), 'utf8')).toBe('a note\n');
   });
 

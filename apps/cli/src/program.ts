@@ -1,8 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from './cli-error.js';
-import type { CommandEntry, CommandGroup, CommandInvocation } from './commands/command.js';
+import type { CommandEntry, CommandGroup, CommandInvocation, GlobalOptionKey } from './commands/command.js';
 import type { CliIo } from './io.js';
 import { colorEnabled } from './output/style.js';
+import { closestMatch } from './suggest.js';
 import { forgeVersion } from './version.js';
 
 /*
@@ -17,6 +18,7 @@ const groups: readonly CommandGroup[] = [
   { name: 'sessions', description: 'list and read stored sessions' },
   { name: 'import', description: 'bring a session another tool recorded into Forge' },
   { name: 'checkpoint', description: "read a session's checkpoint" },
+  { name: 'models', description: 'the models Forge knows: limits, how requests are counted, calibration' },
   { name: 'config', description: 'show and check the configuration (FORGE_HOME/config.json, .forge/config.json)' },
 ];
 
@@ -37,8 +39,8 @@ const commands: readonly CommandEntry[] = [
     ].join('\n'),
     load: () => import('./commands/run.js'),
   },
-  { usage: 'sessions list', description: 'list stored sessions, most recent first', options: [new Option('--json', 'print the list as one JSON array')], load: () => import('./commands/sessions-list.js') },
-  { usage: 'sessions show <id>', description: "show a session's runs and messages", options: [new Option('--json', 'print the session as one JSON document')], load: () => import('./commands/sessions-show.js') },
+  { usage: 'sessions list', description: 'list stored sessions, most recent first', options: [new Option('--json', 'print the list as one JSON array')], globals: ['forgeHome'], load: () => import('./commands/sessions-list.js') },
+  { usage: 'sessions show [id]', description: "show a session's runs and messages (the id or a unique prefix of it; --last: this workspace's newest)", options: [new Option('--json', 'print the session as one JSON document')], globals: ['forgeHome', 'cwd', 'last'], load: () => import('./commands/sessions-show.js') },
   {
     usage: 'compact',
     description: 'compact a session now: older turns become a checkpoint the next turns send instead (the transcript is kept); --dry-run previews',
@@ -50,15 +52,23 @@ const commands: readonly CommandEntry[] = [
       new Option('--compactor <provider:id>', 'the model that receives the conversation to summarize with --strategy model-structured'),
       new Option('--json', 'print the result as one JSON document'),
     ],
+    globals: ['forgeHome', 'cwd', 'last', 'resume', 'model'],
     load: () => import('./commands/compact.js'),
   },
-  { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], load: () => import('./commands/checkpoint-show.js') },
-  { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], load: () => import('./commands/import-codex.js') },
-  { usage: 'context', description: "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)", options: [new Option('--json', 'print the report as one JSON document')], load: () => import('./commands/context.js') },
-  { usage: 'config show', description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)', options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')], load: () => import('./commands/config-show.js') },
-  { usage: 'config validate [file]', description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid', load: () => import('./commands/config-validate.js') },
-  { usage: 'inspect [target]', description: 'show a run, a session\'s runs or a trace file: summary, budget per step, compactions, stops, tool calls (--last: the newest run)', options: [new Option('--last', 'inspect the newest run trace in FORGE_HOME/runs'), new Option('--json', 'print the report as one JSON document'), new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step')], load: () => import('./commands/inspect.js') },
-  { usage: 'eval', description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails', options: [new Option('--suite <name>', 'built-in fixtures to run: smoke (default, fast) or full'), new Option('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'), new Option('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'), new Option('--json', 'print the whole report as one JSON document'), new Option('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'), new Option('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'), new Option('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI')], load: () => import('./commands/eval.js') },
+  { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume'], load: () => import('./commands/checkpoint-show.js') },
+  { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], globals: ['forgeHome', 'cwd'], load: () => import('./commands/import-codex.js') },
+  { usage: 'context', description: "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)", options: [new Option('--json', 'print the report as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'], load: () => import('./commands/context.js') },
+  {
+    usage: 'models list',
+    description: 'list every model of the capability tables and each configured compatible server: window, output limit, input cap, how requests are counted, calibration from provider usage, and the source of each figure (no API key needed)',
+    options: [new Option('--json', 'print { models: [...] } as one JSON document')],
+    globals: ['forgeHome', 'cwd'],
+    load: () => import('./commands/models-list.js'),
+  },
+  { usage: 'config show', description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)', options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')], globals: ['forgeHome', 'cwd', 'model', 'approval', 'contextMode'], load: () => import('./commands/config-show.js') },
+  { usage: 'config validate [file]', description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid', globals: ['forgeHome', 'cwd'], load: () => import('./commands/config-validate.js') },
+  { usage: 'inspect [target]', description: 'show a run, a session\'s runs or a trace file (an id or a unique prefix): summary, budget per step, compactions, stops, tool calls (--last: this workspace\'s newest run)', options: [new Option('--last', "inspect the newest run of this workspace's most recent session"), new Option('--json', 'print the report as one JSON document'), new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step')], globals: ['forgeHome', 'cwd', 'last'], load: () => import('./commands/inspect.js') },
+  { usage: 'eval', description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails', options: [new Option('--suite <name>', 'built-in fixtures to run: smoke (default, fast) or full'), new Option('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'), new Option('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'), new Option('--json', 'print the whole report as one JSON document'), new Option('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'), new Option('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'), new Option('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI')], globals: ['model'], load: () => import('./commands/eval.js') },
 ];
 
 /** What `forge` does without a command: the interactive REPL. */
@@ -74,7 +84,7 @@ const globalOptions = (): Option[] => [
   new Option('--approval <profile>', 'which tool calls may run without asking (default: the configured profile, else ask)').choices(['read-only', 'ask', 'workspace-write', 'workspace-auto']),
   new Option('--max-steps <n>', 'model steps allowed per run (default: 25)').argParser(parsePositiveInteger),
   new Option('--forge-home <dir>', 'where sessions and traces are kept (default: $FORGE_HOME, else ~/.forge)'),
-  new Option('--resume <id>', 'continue a stored session (see forge sessions list)'),
+  new Option('--resume <id>', 'continue a stored session: its id or a unique prefix (see forge sessions list)'),
   new Option('--last', "continue this workspace's most recent session"),
   new Option('--context-mode <mode>', 'context management for this invocation (default from the configuration, else warn)').choices(['off', 'warn', 'shadow', 'compact']),
   new Option('--engine <name>', 'what runs each turn: native (Forge\'s own loop, default) or codex (the Codex CLI\'s App Server; --model codex:<model>)').choices(['native', 'codex']),
@@ -85,6 +95,36 @@ function parsePositiveInteger(value: string): number {
     throw new InvalidArgumentError('Expected a positive whole number such as 10.');
   }
   return Number(value);
+}
+
+/**
+ * A global option given to a command that does not use it is a usage error: silently ignoring
+ * `--resume` or `--approval` would let the user believe it took effect.
+ */
+function rejectUnusedGlobals(entry: CommandEntry, command: Command): void {
+  const accepted = entry.globals;
+  if (accepted === undefined) return;
+  const values = command.optsWithGlobals();
+  const own = new Set(command.options.map((option) => option.attributeName()));
+  const program = rootOf(command);
+  for (const option of program.options) {
+    const key = option.attributeName() as GlobalOptionKey;
+    if (values[key] === undefined || own.has(key) || accepted.includes(key) || program.getOptionValueSource(key) === 'default') continue;
+    const name = `forge ${commandPath(command)}`;
+    throw new UsageError(`${option.long ?? key} does not apply to '${name}', which would ignore it; leave it out (see '${name} --help')`);
+  }
+}
+
+function rootOf(command: Command): Command {
+  let current = command;
+  while (current.parent !== null) current = current.parent;
+  return current;
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent !== null && current !== null; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
 }
 
 /** The commands a program is built from; tests substitute their own. */
@@ -112,7 +152,8 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void, ta
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      outputError: (text, write) => write(`forge: ${text}`),
+      // One line, like every other error (commander puts its suggestion on a second line).
+      outputError: (text, write) => write(`forge: ${text.trim().replace(/\s*\n\s*/g, ' ')}\n`),
       getOutHelpWidth: () => (io.stdout.isTTY === true ? (io.stdout.columns ?? 80) : 80),
       getErrHelpWidth: () => (io.stderr.isTTY === true ? (io.stderr.columns ?? 80) : 80),
       getOutHasColors: () => colorEnabled(io.stdout, io.env),
@@ -125,7 +166,11 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void, ta
 
   program.action(async (_options: unknown, command: Command) => {
     const [unknown] = command.args;
-    if (unknown !== undefined) throw new UsageError(`unknown command '${unknown}'; run 'forge --help' to see the commands`);
+    if (unknown !== undefined) {
+      const suggestion = closestMatch(unknown, command.commands.map((candidate) => candidate.name()));
+      const hint = suggestion === undefined ? '' : `did you mean 'forge ${suggestion}'? `;
+      throw new UsageError(`unknown command '${unknown}'; ${hint}run 'forge --help' to see the commands`);
+    }
     await runEntry(table.interactive, [], command, io, setExitCode);
   });
 
@@ -173,6 +218,7 @@ async function runEntry(
   io: CliIo,
   setExitCode: (code: number) => void,
 ): Promise<void> {
+  rejectUnusedGlobals(entry, command);
   const implementation = await entry.load();
   setExitCode(await implementation.execute({ args, options: command.optsWithGlobals(), io }));
 }

@@ -83,6 +83,17 @@ describe('reports', () => {
     expect(text).toContain('1 gate(s) failed: recall [compact:forge-state]');
   });
 
+  it('fits an 80-column terminal: a table too wide becomes one block per row, every value kept', () => {
+    const wide = renderTextReport(report);
+    expect(Math.max(...wide.split('\n').map((line) => line.length))).toBeGreaterThan(80);
+    const narrow = renderTextReport(report, undefined, { columns: 80 });
+    const tableLines = narrow.split('\n').filter((line) => !line.startsWith('  FAIL') && !line.startsWith('  pass') && !line.includes(' × ') && !line.startsWith('forge eval'));
+    expect(Math.max(...tableLines.map((line) => [...line].length))).toBeLessThanOrEqual(80);
+    expect(narrow).toContain('hostile <img src=x onerror=alert(1)>  compact:forge-state');
+    expect(narrow).toMatch(/ · /);
+    expect(narrow).toContain('1 gate(s) failed: recall [compact:forge-state]');
+  });
+
   it('draws a progress bar of finished runs', () => {
     expect(renderProgress({ event: 'turn', done: 5, total: 10, fixture: 'long-recall', mode: 'warn', turn: 2, turns: 50 }, 10)).toBe('[#####.....] 5/10 long-recall × warn, turn 3/50');
   });

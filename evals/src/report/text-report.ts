@@ -1,24 +1,48 @@
 import type { EvalReport } from '../run/run-eval.js';
 import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, formatCount, modeSummaries, type Paint } from './format.js';
 
-function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint): string[] {
+/**
+ * Rows under aligned headers; when that is wider than `columns`, each row becomes a block instead:
+ * its first two cells as a heading, then `header value` pairs packed into lines that fit.
+ */
+function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint, columns = Number.POSITIVE_INFINITY): string[] {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) => cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd();
-  return [paint.bold(line(headers)), ...rows.map(line)];
+  const full = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1);
+  if (full <= columns) return [paint.bold(line(headers)), ...rows.map(line)];
+  return rows.flatMap((row) => {
+    const lines = [paint.bold(row.slice(0, 2).join('  ').trimEnd())];
+    let current = '';
+    for (const [index, header] of headers.entries()) {
+      if (index < 2) continue;
+      const pair = `${header} ${row[index] ?? ''}`;
+      if (current !== '' && 2 + current.length + 3 + pair.length > columns) {
+        lines.push(`  ${current}`);
+        current = '';
+      }
+      current = current === '' ? pair : `${current} · ${pair}`;
+    }
+    if (current !== '') lines.push(`  ${current}`);
+    return lines;
+  });
 }
 
-/** The terminal report: per-mode summary, fixture × mode table, gates and the reasons runs failed. */
-export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, options: { readonly details?: boolean } = {}): string {
+/**
+ * The terminal report: per-mode summary, fixture × mode table, gates and the reasons runs failed.
+ * With `columns` (the terminal's width), a table too wide for it is laid out one row per block.
+ */
+export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, options: { readonly details?: boolean; readonly columns?: number } = {}): string {
   const lines: string[] = [];
+  const columns = options.columns ?? Number.POSITIVE_INFINITY;
   const ran = report.modes.filter((mode) => mode.unavailable === null);
   lines.push(
     paint.bold(`forge eval — ${report.source}, model ${report.model}: ${report.fixtures.length} fixtures × ${ran.length} modes in ${(report.durationMs / 1000).toFixed(1)} s`),
     '',
   );
   const summaries = modeSummaries(report);
-  lines.push(...table(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))), paint), '');
+  lines.push(...table(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))), paint, columns), '');
   if (options.details !== false) {
-    lines.push(...table(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result))), paint), '');
+    lines.push(...table(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result))), paint, columns), '');
   }
   const wrappers = report.results.filter((result) => result.wrapper !== null);
   if (wrappers.length > 0 && options.details !== false) {
@@ -28,6 +52,7 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
         ['fixture', 'mode', 'largest', 'median', 'constraint mismatches'],
         wrappers.map((result) => [result.fixture, result.mode, formatCount(result.wrapper?.maxTokens ?? 0), formatCount(result.wrapper?.medianTokens ?? 0), String(result.wrapper?.constraintMismatches ?? 0)]),
         paint,
+        columns,
       ),
       '',
     );

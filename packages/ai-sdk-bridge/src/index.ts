@@ -6,3 +6,6 @@ export { streamModel, type StreamModelOptions } from './stream-model.js';
 export { toCoreFinishReason, toCoreUsage } from './usage.js';
 export { hasOrigin, ORIGIN_KEY, withOrigin, type ModelOrigin } from './origin.js';
 export { resolveEndpointSettings, type EndpointSettings, type EndpointSettingsInput } from './endpoint-settings.js';
+export { countWithBoundedRuns } from './bounded-runs.js';
+export { loadHuggingFaceTokenizer, type HuggingFaceTokenizerSource, type TextTokenizer } from './hugging-face-tokenizer.js';
+export { createTokenizerEstimator, type TokenizerEstimator, type TokenizerEstimatorOptions } from './tokenizer-estimator.js';

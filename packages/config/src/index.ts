@@ -7,6 +7,7 @@ export { lineAndColumn, parseJsonText } from './parse-json.js';
 export {
   APPROVAL_PROFILES,
   compatibleModelSchema,
+  COMPATIBLE_TOKENIZER_FAMILIES,
   CONFIG_SCHEMA_VERSION,
   configFileSchema,
   contextSectionSchema,

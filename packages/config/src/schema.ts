@@ -1,5 +1,6 @@
 import type { ContextMode } from '@forge/core';
 import { mcpServerConfigListSchema } from '@forge/mcp/config';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 
 /*
@@ -29,6 +30,9 @@ export const contextSectionSchema = z
   })
   .partial();
 
+/** Tokenizer families `@forge/model-compatible` ships (a CLI test keeps this list equal to the adapter's). */
+export const COMPATIBLE_TOKENIZER_FAMILIES: readonly string[] = ['qwen3', 'llama3'];
+
 /** One OpenAI-compatible server model; the fields of `@forge/model-compatible`'s configuration entry. */
 export const compatibleModelSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1–64 letters, digits, ".", "_" or "-"').describe('Name used in model ids: compatible:<name>.'),
@@ -38,6 +42,19 @@ export const compatibleModelSchema = z.strictObject({
   maxOutputTokens: z.number().int().positive().optional(),
   apiKeyVariable: environmentVariable.optional().describe('Environment variable that holds the API key, if the server needs one.'),
   headers: z.record(z.string(), z.string()).optional(),
+  tokenizer: z
+    .string()
+    .refine((value) => COMPATIBLE_TOKENIZER_FAMILIES.includes(value) || (isAbsolute(value) && value.endsWith('.json')), {
+      message: `must be a tokenizer family (${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')}) or the absolute path of a Hugging Face tokenizer.json`,
+    })
+    .optional()
+    .describe('How requests to this server are counted: a tokenizer family (qwen3, llama3) or the absolute path of the model\'s tokenizer.json; without it, a conservative estimate.'),
+  estimateScale: z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .describe('Multiplies every estimate for this server (0–1): the correction forge models list offers once a conservative estimate consistently overcounts.'),
 });
 
 const dollars = z.number().min(0).max(1_000_000);

@@ -18,9 +18,17 @@ export interface LoopbackProviderOptions {
   /** Refuse requests that break the provider's pairing rules, as the real services do. Default true. */
   readonly checkInput?: boolean;
   /**
+   * Counts the input of each Chat Completions request, as a server with a real tokenizer does:
+   * its result is the reported `prompt_tokens`, whatever the scripted reply's usage says (the
+   * reply still sets the output and cache figures). A test and benchmark facility; see
+   * `@forge/loopback-provider/chat-template` for a counter that renders a chat template.
+   */
+  readonly countPromptTokens?: (body: Record<string, unknown>) => number;
+  /**
    * Simulate the provider's prompt cache: each turn reports its input tokens and the cached part
    * of them the way the rules say (OpenAI's by default), replacing the input counts of scripted
-   * usage. Requests share a cache under their `prompt_cache_key`, else under their model.
+   * usage. Requests share a cache under their `prompt_cache_key`, else under their model. With
+   * `countPromptTokens` too, that counter gives the input and the cached part never exceeds it.
    */
   readonly promptCache?: LoopbackPromptCacheOptions;
 }
@@ -115,7 +123,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
     if (reply.type === 'compaction') throw new Error('a compaction reply can only answer /responses/compact');
     const key = typeof body['prompt_cache_key'] === 'string' ? body['prompt_cache_key'] : `${endpoint}:${model}`;
     const simulated = cache?.request({ key, text: cacheText(recorded), at: clock() });
-    await stream(response, endpoint, simulated === undefined ? reply : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true), index + 1, model);
+    await stream(response, endpoint, simulated === undefined ? reply : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true), index + 1, model, body);
   }
 
   function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
@@ -129,13 +137,20 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
     return checkResponsesInput(body['input'], issuedCompactions);
   }
 
-  async function stream(response: ServerResponse, endpoint: 'responses' | 'chat', reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>, number: number, model: string): Promise<void> {
+  async function stream(
+    response: ServerResponse,
+    endpoint: 'responses' | 'chat',
+    reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>,
+    number: number,
+    model: string,
+    body: Record<string, unknown>,
+  ): Promise<void> {
     const events = (turnReply: TurnReply | undefined): SseEvent[] => {
       if (turnReply === undefined) return [];
-      if (endpoint === 'chat') rememberReasoning(turnReply, number);
-      return endpoint === 'responses'
-        ? responsesTurnEvents(turnReply, number, model)
-        : chatTurnEvents(turnReply, number, model, options.chatUsageStyle ?? 'openai');
+      if (endpoint === 'responses') return responsesTurnEvents(turnReply, number, model);
+      rememberReasoning(turnReply, number);
+      const counted = options.countPromptTokens === undefined ? turnReply : withCountedInput(turnReply, options.countPromptTokens(body));
+      return chatTurnEvents(counted, number, model, options.chatUsageStyle ?? 'openai');
     };
     switch (reply.type) {
       case 'turn':
@@ -197,6 +212,12 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 }
 
 type Endpoint = 'responses' | 'compact' | 'chat';
+
+/** A turn that reports `inputTokens` as its input; a cached count above it is cut down to it. */
+function withCountedInput(reply: TurnReply, inputTokens: number): TurnReply {
+  const usage = { outputTokens: 0, ...reply.usage, inputTokens };
+  return { ...reply, usage: usage.cachedInputTokens === undefined ? usage : { ...usage, cachedInputTokens: Math.min(usage.cachedInputTokens, inputTokens) } };
+}
 
 /** A reply whose turn reports the simulated cache's input counts; output counts stay as scripted. */
 function withSimulatedUsage<R extends Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>>(reply: R, simulated: SimulatedUsage, reportWrites: boolean): R {

@@ -4,11 +4,12 @@ import type { CompatibleModelConfig } from './settings.js';
 /**
  * Capabilities of a model behind an OpenAI-compatible server. Such a server says nothing reliable
  * about its window (it depends on how it was started, e.g. Ollama's `num_ctx`), so the limits come
- * from the configuration entry, source `config`. Counting is core's conservative estimate: the
- * server's tokenizer is not known offline. Prices exist only when configuration sets them: a local
- * server may cost nothing, a gateway anything, so none is assumed.
+ * from the configuration entry, source `config`. Counting is exact when the entry names the
+ * model's tokenizer, otherwise core's conservative estimate (the server's tokenizer is not known).
+ * Prices exist only when configuration sets them: a local server may cost nothing, a gateway
+ * anything, so none is assumed.
  */
-export function compatibleCapabilities(entry: Pick<CompatibleModelConfig, 'modelId' | 'contextWindowTokens' | 'maxOutputTokens'>, prices?: PriceSheet): ContextCapabilities {
+export function compatibleCapabilities(entry: Pick<CompatibleModelConfig, 'modelId' | 'contextWindowTokens' | 'maxOutputTokens' | 'tokenizer'>, prices?: PriceSheet): ContextCapabilities {
   return resolveModelCapabilities({
     modelId: entry.modelId,
     lookup: () => undefined,
@@ -17,7 +18,7 @@ export function compatibleCapabilities(entry: Pick<CompatibleModelConfig, 'model
       contextWindowTokens: entry.contextWindowTokens,
       ...(entry.maxOutputTokens === undefined ? {} : { maxOutputTokens: entry.maxOutputTokens }),
     },
-    estimation: 'conservative-fallback',
+    estimation: entry.tokenizer === undefined ? 'conservative-fallback' : 'provider-tokenizer',
     nativeCompaction: 'unsupported',
     continuationProjection: 'adapter-owned',
   });

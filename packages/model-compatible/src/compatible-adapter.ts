@@ -19,6 +19,7 @@ const COMPATIBLE_OVERFLOW = [/exceeds the available context size/i, /context siz
 export class CompatibleModel implements ModelAdapter {
   readonly specificationVersion = 'forge-model-v1' as const;
   readonly provider = 'compatible';
+  /** The configured name, as in `compatible:<name>`: what Forge shows and records. The server is sent the entry's own `modelId`. */
   readonly modelId: string;
   readonly capabilities: ModelCapabilities;
   private readonly options: CompatibleModelOptions;
@@ -29,7 +30,7 @@ export class CompatibleModel implements ModelAdapter {
   constructor(options: CompatibleModelOptions, profile: CompatibleModelProfile) {
     this.options = options;
     this.settings = resolveCompatibleSettings(options);
-    this.modelId = options.modelId;
+    this.modelId = options.name;
     this.profile = profile;
     this.capabilities = { ...profile.capabilities, nativeCompaction: 'unsupported', continuationProjection: 'adapter-owned' };
     this.origin = { provider: this.provider, modelId: this.modelId };
@@ -46,7 +47,7 @@ export class CompatibleModel implements ModelAdapter {
       includeUsage: true,
       ...(this.settings.apiKey === undefined ? {} : { apiKey: this.settings.apiKey }),
       ...(this.options.headers === undefined ? {} : { headers: { ...this.options.headers } }),
-    }).chatModel(this.modelId);
+    }).chatModel(this.options.modelId);
     return streamModel({
       model,
       callOptions: {

@@ -22,6 +22,11 @@ export const compatibleModelConfigSchema = z
     /** The environment variable holding the API key, when the server wants one. */
     apiKeyVariable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
     headers: z.record(z.string(), z.string()).optional(),
+    /**
+     * How to count requests: a tokenizer family Forge ships (`qwen3`, `llama3`) or the absolute
+     * path of the model's Hugging Face `tokenizer.json`. Without it, core's conservative estimate.
+     */
+    tokenizer: z.string().min(1).optional(),
   })
   .strict();
 

@@ -6,7 +6,7 @@ import { createDeepSeekModel } from './create-deepseek-model.js';
 describe('DeepSeek capabilities', () => {
   it('gives the V4 ids and the legacy aliases a 1,000,000-token window and 384,000 output', () => {
     for (const id of ['deepseek-flash', 'deepseek-v4-pro', 'deepseek-v4-flash', 'deepseek-chat', 'deepseek-reasoner']) {
-      expect(deepSeekCapabilities(id), id).toMatchObject({ contextWindowTokens: 1_000_000, maxOutputTokens: 384_000, source: 'table', estimation: 'conservative-fallback' });
+      expect(deepSeekCapabilities(id), id).toMatchObject({ contextWindowTokens: 1_000_000, maxOutputTokens: 384_000, source: 'table', estimation: 'provider-tokenizer' });
     }
     expect(Object.keys(DEEPSEEK_CAPABILITY_TABLE)).toHaveLength(5);
   });
@@ -27,11 +27,11 @@ describe('DeepSeek capabilities', () => {
     expect(deepSeekCapabilities('deepseek-chat', { configured: { contextWindowTokens: 128_000 } })).toMatchObject({ contextWindowTokens: 128_000, source: 'config' });
   });
 
-  it('builds an adapter that estimates conservatively', async () => {
+  it('builds an adapter that counts with the DeepSeek-V3 tokenizer', async () => {
     const model = createDeepSeekModel({ modelId: 'deepseek-v4-pro', apiKey: 'test-key', env: {} });
     expect(model.capabilities).toMatchObject({ contextWindowTokens: 1_000_000, source: 'table', nativeCompaction: 'unsupported' });
     const estimate = await model.estimateRequestTokens({ instructions: '', history: [], currentRequest: { role: 'user', content: '上下文' }, continuation: [], tools: [] });
-    expect(estimate).toMatchObject({ method: 'conservative-fallback', confidence: 'estimated' });
-    expect(estimate.categories.request).toBe(6);
+    expect(estimate).toMatchObject({ method: 'provider-tokenizer', confidence: 'exact' });
+    expect(estimate.categories.request).toBeLessThan(6);
   });
 });

@@ -21,9 +21,16 @@ import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
  *
  * `deepseek-flash` is the name DeepSeek now gives its Flash model (V4.1); it has the same limits.
  *
- * DeepSeek's tokenizer is not shipped with Forge, so requests are counted by core's conservative
- * estimator (an over-estimate), and estimate-versus-usage records check it against real usage.
+ * Requests are counted with the tokenizer DeepSeek publishes for offline counting (DeepSeek-V3's,
+ * see deepseek-tokenizer.ts and docs/adapters.md for the ids it is exact for); estimate-versus-usage
+ * records check it against real usage.
  */
+
+/** Where the table's figures come from, for `forge models list`. */
+export const DEEPSEEK_CAPABILITY_SOURCE = 'DeepSeek API documentation, Models & Pricing (api-docs.deepseek.com)';
+
+/** The tokenizer DeepSeek requests are counted with (see deepseek-tokenizer.ts). */
+export const DEEPSEEK_V3_TOKENIZER = 'deepseek-v3';
 
 const v4: CapabilityTableEntry = { contextWindowTokens: 1_000_000, maxOutputTokens: 384_000 };
 
@@ -58,7 +65,7 @@ export interface DeepSeekCapabilityOptions {
   readonly fallbackContextWindowTokens?: number;
 }
 
-/** Capabilities of a DeepSeek model with their provenance; estimation is the conservative fallback. */
+/** Capabilities of a DeepSeek model with their provenance; requests are counted with DeepSeek-V3's tokenizer. */
 export function deepSeekCapabilities(modelId: string, options: DeepSeekCapabilityOptions = {}): ContextCapabilities {
   return resolveModelCapabilities({
     modelId,
@@ -67,7 +74,7 @@ export function deepSeekCapabilities(modelId: string, options: DeepSeekCapabilit
     ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
     promptCache: DEEPSEEK_PROMPT_CACHE,
     ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
-    estimation: 'conservative-fallback',
+    estimation: 'provider-tokenizer',
     nativeCompaction: 'unsupported',
     continuationProjection: 'adapter-owned',
   });

@@ -1,6 +1,7 @@
-import { createConservativeEstimator, type PriceSheet } from '@forge/core';
+import type { PriceSheet } from '@forge/core';
 import { deepSeekCapabilities } from './capabilities.js';
 import { DeepSeekModel } from './deepseek-adapter.js';
+import { createDeepSeekEstimator } from './deepseek-tokenizer.js';
 import type { DeepSeekModelOptions } from './settings.js';
 
 export interface CreateDeepSeekModelOptions extends DeepSeekModelOptions {
@@ -11,7 +12,7 @@ export interface CreateDeepSeekModelOptions extends DeepSeekModelOptions {
 }
 
 /**
- * A DeepSeek adapter with its capability table entry and core's conservative estimator. A window
+ * A DeepSeek adapter with its capability table entry and DeepSeek-V3's tokenizer (loaded on the first estimate). A window
  * or maximum output in `capabilities` (from configuration) overrides the table, source `config`.
  */
 export function createDeepSeekModel(options: CreateDeepSeekModelOptions): DeepSeekModel {
@@ -24,6 +25,6 @@ export function createDeepSeekModel(options: CreateDeepSeekModelOptions): DeepSe
     ...(prices === undefined ? {} : { prices }),
     ...(fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens }),
   });
-  const estimator = createConservativeEstimator();
-  return new DeepSeekModel(rest, { capabilities, estimate: async (request) => estimator.estimate(request) });
+  const estimator = createDeepSeekEstimator();
+  return new DeepSeekModel(rest, { capabilities, estimate: (request) => estimator.estimate(request) });
 }

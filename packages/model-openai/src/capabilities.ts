@@ -20,6 +20,12 @@ import { OPENAI_PRICE_TABLE } from './prices.js';
  * conservative fallback window, never the limits of a similar-looking id.
  */
 
+/** Where the table's figures come from, for `forge models list`. */
+export const OPENAI_CAPABILITY_SOURCE = "OpenAI's model pages (platform.openai.com/docs/models), cross-checked with gpt-tokenizer's model data";
+
+/** The tokenizer every model in the table uses. */
+export const OPENAI_TOKENIZER = 'o200k_base';
+
 const gpt5Class: CapabilityTableEntry = { contextWindowTokens: 400_000, maxOutputTokens: 128_000 };
 const chatLatest: CapabilityTableEntry = { contextWindowTokens: 128_000, maxOutputTokens: 16_384 };
 const millionClass: CapabilityTableEntry = { contextWindowTokens: 1_050_000, maxOutputTokens: 128_000 };

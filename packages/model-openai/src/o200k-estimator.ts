@@ -1,11 +1,5 @@
-import {
-  createRequestEstimator,
-  type FramingOverhead,
-  type Message,
-  type ModelRequest,
-  type RequestEstimator,
-  type TokenEstimate,
-} from '@forge/core';
+import { countWithBoundedRuns, createTokenizerEstimator, type TokenizerEstimator } from '@forge/ai-sdk-bridge';
+import type { FramingOverhead } from '@forge/core';
 
 /**
  * Framing for the OpenAI Responses API on top of exact o200k text counts. Per-message and per-item
@@ -43,50 +37,18 @@ export function loadO200kTokenizer(): Promise<O200kTokenizer> {
   return tokenizer;
 }
 
-/*
- * Byte-pair merging (in gpt-tokenizer as in js-tiktoken) takes time quadratic in the length of one
- * pre-tokenized piece: 100,000 identical letters take over ten seconds. A piece
- * is a run of letters (a CJK paragraph without punctuation), of punctuation or of whitespace, so
- * such runs of 128 characters or more are cut into 64-character slices and encoded apart. Each
- * cut can change the count at its edges; one token per cut is added so the count never comes out
- * lower. Text without such runs — nearly all text — takes the fast, exact path.
- */
-const LONG_RUN = /[\p{L}\p{M}]{128,}|[^\s\p{L}\p{N}]{128,}|\s{128,}/u;
-const LONG_RUNS = /[\p{L}\p{M}]{128,}|[^\s\p{L}\p{N}]{128,}|\s{128,}/gu;
-const SLICE = 64;
-
 /**
  * Exact o200k tokens of `text` as ordinary text: special-token text such as `<|endoftext|>` in
  * user content is encoded like any other characters (no special token, no error), which is what
- * the provider does with message content.
+ * the provider does with message content. Very long runs of one character class are counted in
+ * slices, never lower (see `countWithBoundedRuns`).
  */
 export function countO200kTokens(tokenizer: O200kTokenizer, text: string): number {
-  if (!LONG_RUN.test(text)) return tokenizer.count(text);
-  let tokens = 0;
-  let start = 0;
-  for (const match of text.matchAll(LONG_RUNS)) {
-    const runStart = match.index;
-    const runEnd = runStart + match[0].length;
-    tokens += tokenizer.count(text.slice(start, runStart));
-    let sliceStart = runStart;
-    while (sliceStart < runEnd) {
-      let sliceEnd = Math.min(runEnd, sliceStart + SLICE);
-      // never split a surrogate pair
-      if (sliceEnd < runEnd && /[\udc00-\udfff]/.test(text.charAt(sliceEnd))) sliceEnd += 1;
-      tokens += tokenizer.count(text.slice(sliceStart, sliceEnd)) + 1;
-      sliceStart = sliceEnd;
-    }
-    start = runEnd;
-  }
-  return tokens + tokenizer.count(text.slice(start));
+  return countWithBoundedRuns((slice) => tokenizer.count(slice), text);
 }
 
 /** An estimator for OpenAI models: exact o200k text counts, modelled framing; see {@link createO200kEstimator}. */
-export interface O200kEstimator {
-  estimate(request: ModelRequest): Promise<TokenEstimate>;
-  /** Tokens one message adds to a request, framing included. */
-  countMessage(message: Message): Promise<number>;
-}
+export type O200kEstimator = TokenizerEstimator;
 
 /**
  * The request estimator of the OpenAI adapter: core's request estimator with exact o200k counts
@@ -94,20 +56,11 @@ export interface O200kEstimator {
  * counts are cached, so a warm preflight only tokenizes new messages.
  */
 export function createO200kEstimator(options: { readonly overhead?: Partial<FramingOverhead> } = {}): O200kEstimator {
-  let estimator: RequestEstimator | undefined;
-  const ready = async (): Promise<RequestEstimator> => {
-    if (estimator !== undefined) return estimator;
-    const loaded = await loadO200kTokenizer();
-    estimator ??= createRequestEstimator({
-      countText: (text) => countO200kTokens(loaded, text),
-      method: 'provider-tokenizer',
-      confidence: 'exact',
-      overhead: { ...OPENAI_FRAMING_OVERHEAD, ...options.overhead },
-    });
-    return estimator;
-  };
-  return {
-    estimate: async (request) => (await ready()).estimate(request),
-    countMessage: async (message) => (await ready()).countMessage(message),
-  };
+  return createTokenizerEstimator({
+    load: async () => {
+      const loaded = await loadO200kTokenizer();
+      return { name: 'o200k_base', count: (text) => countO200kTokens(loaded, text) };
+    },
+    overhead: { ...OPENAI_FRAMING_OVERHEAD, ...options.overhead },
+  });
 }

@@ -1,7 +1,7 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureForgeHome, forgeHomeLayout, resolveForgeHome } from './home.js';
+import { checkForgeHome, ensureForgeHome, ForgeHomeError, forgeHomeLayout, resolveForgeHome } from './home.js';
 import { useTemporaryHome } from './temporary-home.test-helpers.js';
 
 const temporaryHome = useTemporaryHome();
@@ -46,5 +46,24 @@ describe('ensureForgeHome', () => {
     await ensureForgeHome(home);
     expect(((await stat(home)).mode & 0o777).toString(8)).toBe('755');
     expect(((await stat(join(home, 'sessions'))).mode & 0o777).toString(8)).toBe('700');
+  });
+});
+
+describe('checkForgeHome and ensureForgeHome on a home that cannot be a directory', () => {
+  it('name FORGE_HOME and the file in the way, and create nothing', async () => {
+    const home = await temporaryHome();
+    await writeFile(home, 'a file');
+    const isFile = `FORGE_HOME ${home} is a file, not a directory. Point FORGE_HOME (or --forge-home) at a directory you can write, or move the file away.`;
+    await expect(checkForgeHome(home)).rejects.toThrow(isFile);
+    await expect(ensureForgeHome(home)).rejects.toSatisfy((error: unknown) => ForgeHomeError.isInstance(error) && error.message === isFile);
+    const below = join(home, 'deeper', 'forge');
+    await expect(ensureForgeHome(below)).rejects.toThrow(`FORGE_HOME ${below} cannot be a directory: ${home} is a file.`);
+  });
+
+  it('accept a home that does not exist yet, and one that is a directory', async () => {
+    const home = await temporaryHome();
+    await expect(checkForgeHome(join(home, 'not', 'yet'))).resolves.toBeUndefined();
+    await mkdir(home);
+    await expect(checkForgeHome(home)).resolves.toBeUndefined();
   });
 });

@@ -1,6 +1,9 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
-import { ensurePrivateDirectory } from './private-fs.js';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { ForgeError } from '@forge/core';
+import { ensurePrivateDirectory, isErrorCode } from './private-fs.js';
 
 /** Where Forge keeps its files. All paths are absolute. */
 export interface ForgeHomeLayout {
@@ -54,10 +57,83 @@ export function forgeHomeLayout(root: string): ForgeHomeLayout {
   };
 }
 
-/** Creates FORGE_HOME and its `sessions/`, `runs/` and `state/` directories (0700) when missing. */
+const FIX = 'Point FORGE_HOME (or --forge-home) at a directory you can write';
+
+/**
+ * FORGE_HOME cannot be used: it is a file, lies below a file, or cannot be created or written.
+ * The message names FORGE_HOME, what is wrong and what to do.
+ */
+export class ForgeHomeError extends ForgeError {
+  readonly home: string;
+
+  constructor(options: { home: string; problem: string; fix: string; cause?: unknown }) {
+    super({ code: 'forge_home_unusable', message: `FORGE_HOME ${options.home} ${options.problem}. ${options.fix}.`, cause: options.cause });
+    this.name = 'ForgeHomeError';
+    this.home = options.home;
+  }
+
+  static override isInstance(error: unknown): error is ForgeHomeError {
+    return ForgeError.isInstance(error) && error.code === 'forge_home_unusable';
+  }
+}
+
+/** The closest of `path` and its parents that exists, with whether it is a directory. */
+async function nearestExisting(path: string): Promise<{ readonly path: string; readonly directory: boolean }> {
+  for (let current = path; ; current = dirname(current)) {
+    try {
+      return { path: current, directory: (await stat(current)).isDirectory() };
+    } catch (error) {
+      if (!isErrorCode(error, 'ENOENT') && !isErrorCode(error, 'ENOTDIR')) throw error;
+      if (dirname(current) === current) return { path: current, directory: true };
+    }
+  }
+}
+
+/**
+ * Checks that FORGE_HOME can be read: it is a directory, or does not exist yet under a directory.
+ * Throws a `ForgeHomeError` when it is a file or lies below one. Creates nothing.
+ */
+export async function checkForgeHome(root: string): Promise<void> {
+  const home = resolve(root);
+  const found = await nearestExisting(home);
+  if (found.directory) return;
+  throw new ForgeHomeError(
+    found.path === home
+      ? { home, problem: 'is a file, not a directory', fix: `${FIX}, or move the file away` }
+      : { home, problem: `cannot be a directory: ${found.path} is a file`, fix: `${FIX}, or move ${found.path} away` },
+  );
+}
+
+/** A file system failure while setting FORGE_HOME up, as a `ForgeHomeError` when it is one the user must fix. */
+async function forgeHomeProblem(error: unknown, home: string): Promise<unknown> {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return error;
+  const reason = `${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'} (${code})`;
+  const path = (error as NodeJS.ErrnoException).path ?? home;
+  const exists = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  const where = exists ? path : dirname(path);
+  const problem = exists ? `is not writable: ${reason} at ${where}` : `cannot be created: ${reason} in ${where}`;
+  return new ForgeHomeError({ home, problem, fix: `${FIX}, or fix the permissions of ${where}`, cause: error });
+}
+
+/**
+ * Creates FORGE_HOME and its `sessions/`, `runs/` and `state/` directories (0700) when missing,
+ * and makes sure they are writable. A home that is a file, lies below one, or cannot be created
+ * or written throws a `ForgeHomeError`.
+ */
 export async function ensureForgeHome(root: string): Promise<ForgeHomeLayout> {
   const layout = forgeHomeLayout(root);
-  await ensurePrivateDirectory(layout.root);
-  await Promise.all([ensurePrivateDirectory(layout.sessions), ensurePrivateDirectory(layout.runs), ensurePrivateDirectory(layout.state)]);
+  await checkForgeHome(layout.root);
+  const directories = [layout.sessions, layout.runs, layout.state];
+  try {
+    await ensurePrivateDirectory(layout.root);
+    await Promise.all(directories.map((directory) => ensurePrivateDirectory(directory)));
+    await Promise.all([layout.root, ...directories].map((directory) => access(directory, constants.W_OK | constants.X_OK)));
+  } catch (error) {
+    throw await forgeHomeProblem(error, layout.root);
+  }
   return layout;
 }

@@ -5,7 +5,15 @@ export {
   UnsupportedSchemaError,
   type LockOwner,
 } from './errors.js';
-export { ensureForgeHome, forgeHomeLayout, resolveForgeHome, type ForgeHomeLayout, type ResolveForgeHomeOptions } from './home.js';
+export {
+  checkForgeHome,
+  ensureForgeHome,
+  ForgeHomeError,
+  forgeHomeLayout,
+  resolveForgeHome,
+  type ForgeHomeLayout,
+  type ResolveForgeHomeOptions,
+} from './home.js';
 export { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-fs.js';
 export {
   DEFAULT_MAX_STATE_BYTES,
@@ -31,7 +39,7 @@ export {
 export { conservativeMessageTokens } from './conservative-tokens.js';
 export { redactMessage } from './redact-message.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
-export { lastSession, listSessions, type SessionSummary } from './session-list.js';
+export { lastSession, listSessions, sessionIds, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { loadTranscript } from './session-read.js';
 export type { SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';
@@ -77,3 +85,14 @@ export {
 } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
+export {
+  CALIBRATION_SCHEMA_VERSION,
+  calibrationFilePath,
+  calibrationFileSchema,
+  MAX_CALIBRATED_MODELS,
+  MAX_CALIBRATION_SAMPLES,
+  readCalibration,
+  recordCalibration,
+  type CalibrationFile,
+  type ModelCalibration,
+} from './calibration-store.js';

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChildScript } from './child-script.test-helpers.js';
 import { killTestMessage } from './kill-turns.test-helpers.js';
 import { createSession } from './session-open.js';
 import { loadTranscript } from './session-read.js';
@@ -23,17 +23,7 @@ let childScript = '';
 
 beforeAll(async () => {
   workDirectory = await mkdtemp(join(tmpdir(), 'forge-kill-'));
-  childScript = join(workDirectory, 'kill-child.mjs');
-  await build({
-    entryPoints: [join(import.meta.dirname, 'kill-child.test-helpers.ts')],
-    outfile: childScript,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@forge/source'],
-    logLevel: 'silent',
-  });
+  childScript = await bundleChildScript('kill-child.test-helpers.ts', workDirectory);
 });
 
 afterAll(async () => {

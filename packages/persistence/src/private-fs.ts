@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, stat, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 /*
  * Everything under FORGE_HOME is private to its user: directories 0700, files 0600. Modes are set
@@ -75,5 +76,33 @@ export async function syncDirectory(directory: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Replaces `file` atomically with `data`: a 0600 temporary file in the same directory
+ * (`.<name>.<12 hex>.tmp`, or `.<temporaryPrefix>.<12 hex>.tmp`), flushed, renamed over the old
+ * file, and the directory synced. Readers see the old content or the new, never a torn mix; a
+ * crash leaves at most a temporary file behind. The directory must exist.
+ */
+export async function writeFileAtomically(file: string, data: string | Uint8Array, options: { readonly temporaryPrefix?: string } = {}): Promise<void> {
+  const directory = dirname(file);
+  const temporary = join(directory, `.${options.temporaryPrefix ?? basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
+  let renamed = false;
+  try {
+    try {
+      await handle.chmod(PRIVATE_FILE_MODE);
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await chmod(temporary, PRIVATE_FILE_MODE);
+    await rename(temporary, file);
+    renamed = true;
+    await syncDirectory(directory);
+  } finally {
+    if (!renamed) await unlink(temporary).catch(() => undefined);
   }
 }

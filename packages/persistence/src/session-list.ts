@@ -79,6 +79,30 @@ async function summarizeV1(id: string, file: string): Promise<SessionSummary> {
   };
 }
 
+/** The ids of every stored session by schema (names only: no file is read). */
+async function storedIds(home: string): Promise<{ readonly v2: readonly string[]; readonly v1: readonly string[] }> {
+  const layout = forgeHomeLayout(home);
+  let entries;
+  try {
+    entries = await readdir(layout.sessions, { withFileTypes: true });
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT')) return { v2: [], v1: [] };
+    throw error;
+  }
+  const directories = new Set(entries.filter((entry) => entry.isDirectory() && isSafeId(entry.name)).map((entry) => entry.name));
+  const v1 = entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
+    .map((entry) => entry.name.slice(0, -'.json'.length))
+    .filter((id) => isSafeId(id) && !directories.has(id));
+  return { v2: [...directories], v1 };
+}
+
+/** The ids of every session in FORGE_HOME, sorted; cheap (one directory listing, no file read). */
+export async function sessionIds(home: string): Promise<string[]> {
+  const { v2, v1 } = await storedIds(home);
+  return [...v2, ...v1].sort();
+}
+
 /**
  * Every session in FORGE_HOME, most recently updated first. Reads only the start and end of each
  * log, so listing stays fast however long the sessions are. A session that cannot be read is
@@ -86,22 +110,10 @@ async function summarizeV1(id: string, file: string): Promise<SessionSummary> {
  */
 export async function listSessions(home: string): Promise<SessionSummary[]> {
   const layout = forgeHomeLayout(home);
-  let entries;
-  try {
-    entries = await readdir(layout.sessions, { withFileTypes: true });
-  } catch (error) {
-    if (isErrorCode(error, 'ENOENT')) return [];
-    throw error;
-  }
-  const directories = new Set(entries.filter((entry) => entry.isDirectory() && isSafeId(entry.name)).map((entry) => entry.name));
-  const v1Ids = entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
-    .map((entry) => entry.name.slice(0, -'.json'.length))
-    .filter((id) => isSafeId(id) && !directories.has(id));
-
+  const ids = await storedIds(home);
   const summaries = await Promise.all([
-    ...[...directories].map((id) => withProblem(id, 2, () => summarizeLog(id, sessionPaths(layout, id).logFile))),
-    ...v1Ids.map((id) => withProblem(id, 1, () => summarizeV1(id, sessionPaths(layout, id).v1File))),
+    ...ids.v2.map((id) => withProblem(id, 2, () => summarizeLog(id, sessionPaths(layout, id).logFile))),
+    ...ids.v1.map((id) => withProblem(id, 1, () => summarizeV1(id, sessionPaths(layout, id).v1File))),
   ]);
   return summaries.sort((left, right) => (left.updatedAt < right.updatedAt ? 1 : left.updatedAt > right.updatedAt ? -1 : left.id.localeCompare(right.id)));
 }

@@ -16,6 +16,7 @@ export {
   loadInstructions,
   type LoadInstructionsOptions,
 } from './instructions.js';
+export { changedLineCounts, diffLines, unifiedDiff, type DiffLine } from './line-diff.js';
 export { ReadLedger } from './read-ledger.js';
 export { createEditFileTool, type EditFileToolOptions } from './tools/edit-file.js';
 export { createListFilesTool, type ListFilesToolOptions } from './tools/list-files.js';

@@ -11,7 +11,10 @@ import {
 import type { GlobalOptions } from '../commands/command.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
+import { CalibrationHub } from '../models/calibration-hub.js';
+import { calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
 import { configuredPriceSheets } from '../models/configured-prices.js';
+import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
@@ -30,10 +33,14 @@ export interface AgentSetup {
   readonly maxSteps: number | undefined;
   /** The context policy of the configuration (`context`), flags included. */
   readonly context: ContextPolicy;
-  /** Resolves another model id the way `--model` is resolved (for `/model`). */
-  readonly resolveModel: (name: string) => Promise<ModelAdapter>;
+  /** Resolves another model id the way `--model` is resolved (for `/model`, which `chooseWith` then names in errors). */
+  readonly resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
   /** The MCP servers this setup started; closed with the engine. */
   readonly mcp: McpServers | undefined;
+  /** Each model's estimate-versus-usage history, applied to its estimates and learned from runs. */
+  readonly calibration: CalibrationHub;
+  /** The calibration of a model named as `--model` names it; undefined for models of no real provider. */
+  readonly calibrationOf: (name: string) => Promise<CalibrationReport | null | undefined>;
 }
 
 /**
@@ -46,13 +53,28 @@ export async function prepareAgent(options: {
   readonly io: CliIo;
   readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
   readonly confirm?: ConfirmCallback;
+  /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
+  readonly purpose?: 'run' | 'measure';
 }): Promise<AgentSetup> {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
-  const { config, provenance } = (await loadCliConfig({ io, globals })).loaded;
-  const prices = configuredPriceSheets(config, provenance);
-  const resolve = (name: string) =>
-    resolveModel(name, { env: io.env, compatibleModels: config.models, prices, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
+  const { forgeHome, loaded } = await loadCliConfig({ io, globals });
+  const { config } = loaded;
+  const prices = configuredPriceSheets(config, loaded.provenance);
+  const calibration = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: (line) => io.stderr.write(`forge: note: ${line}\n`) });
+  const resolve = async (name: string, chooseWith?: string) => {
+    const adapter = await resolveModel(name, {
+      env: io.env,
+      compatibleModels: config.models,
+      userConfigFile: loaded.files.user,
+      prices,
+      ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+      ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
+      ...(chooseWith === undefined ? {} : { chooseWith }),
+    });
+    const identity = calibrationIdentity(name, config.models);
+    return identity === undefined ? adapter : calibration.wrap(adapter, identity);
+  };
   const modelName = config.model ?? DEFAULT_MODEL;
   const model = await resolve(modelName);
   const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });
@@ -72,5 +94,12 @@ export async function prepareAgent(options: {
     context: config.context,
     resolveModel: resolve,
     mcp,
+    calibration,
+    async calibrationOf(name) {
+      const identity = calibrationIdentity(name, config.models);
+      if (identity === undefined) return undefined;
+      const index = config.models.findIndex((entry) => `compatible:${entry.name}` === name);
+      return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: loaded.files.user });
+    },
   };
 }

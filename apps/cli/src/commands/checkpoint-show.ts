@@ -2,12 +2,12 @@ import { workspaceArtifactHashes } from '@forge/tools';
 import { withRunIds } from '@forge/core';
 import { currentArtifactHashesFor, loadTranscript, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/persistence';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
-import { UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { checkpointDocument, renderCheckpoint } from '../session/compaction-output.js';
-import { lastWorkspaceSession, sessionStoreError } from '../session/open-cli-session.js';
-import { checkSessionId } from '../session/session-choice.js';
+import { sessionStoreError } from '../session/open-cli-session.js';
+import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
+import { sessionFromOptions } from '../session/resolve-session.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import type { CommandInvocation } from './command.js';
 
@@ -18,13 +18,9 @@ import type { CommandInvocation } from './command.js';
  * it, when it was recorded, its size. Reads without a lock and writes nothing.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
-  const named = typeof options.session === 'string' ? options.session : typeof options.resume === 'string' ? options.resume : undefined;
-  if (named !== undefined && options.last === true) throw new UsageError('--session and --last both choose a session; give one of them');
   const settings = await resolveSessionSettings({ io, globals: options });
-  let id: string;
-  if (named !== undefined) id = checkSessionId(named, '--session');
-  else if (options.last === true) id = (await lastWorkspaceSession(settings.forgeHome, await resolveWorkspaceRoot(io.cwd, options.cwd))).id;
-  else throw new UsageError("say which session: --session <id> or --last (see 'forge sessions list')");
+  const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
+  const id = await sessionFromOptions(options, lookup, "say which session: --session <id> or --last (see 'forge sessions list')");
 
   let session;
   try {

@@ -12,6 +12,9 @@ export interface GlobalOptions {
   readonly maxSteps?: number;
 }
 
+/** The global options by their camel-cased key (`--forge-home` → `forgeHome`). */
+export type GlobalOptionKey = 'model' | 'cwd' | 'approval' | 'maxSteps' | 'forgeHome' | 'resume' | 'last' | 'contextMode' | 'engine';
+
 /** What a command's implementation receives when it runs. */
 export interface CommandInvocation {
   /** Positional arguments in declaration order; a variadic argument arrives as an array. */
@@ -41,6 +44,11 @@ export interface CommandEntry {
   readonly options?: readonly Option[];
   /** Lines appended to the command's `--help`. */
   readonly helpText?: string;
+  /**
+   * The global options this command uses; any other one given is a usage error, so a flag is
+   * never silently ignored. Undefined accepts them all (the REPL and `forge run`).
+   */
+  readonly globals?: readonly GlobalOptionKey[];
   readonly load: () => Promise<CommandModule>;
 }
 

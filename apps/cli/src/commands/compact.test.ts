@@ -101,8 +101,7 @@ describe('forge compact --dry-run', () => {
   it.each([
     ['without a session', ['compact', '--dry-run'], /say which session to preview: --session <id> or --last/],
     ['without a session to compact', ['compact'], /say which session to compact: --session <id> or --last/],
-    ['with model-structured and no compactor', ['compact', '--session', 'session_none', '--strategy', 'model-structured'], /needs --compactor <provider:id>/],
-    ['for an unknown session', ['compact', '--dry-run', '--session', 'session_none'], /No session session_none in /],
+    ['for an unknown session', ['compact', '--dry-run', '--session', 'session_none'], /--session 'session_none': there is no session with this id or prefix in .*; run 'forge sessions list' to see the sessions\n$/],
     ['for a hostile id', ['compact', '--dry-run', '--session', '../x'], /--session "..\/x" is not a session id/],
   ])('exits 2 %s', async (_name, args, message) => {
     const result = await forge(args);
@@ -112,6 +111,13 @@ describe('forge compact --dry-run', () => {
 });
 
 describe('forge compact', () => {
+  it('exits 2 with model-structured and no compactor', async () => {
+    await storedSession(longConversation(2));
+    const result = await forge(['compact', '--last', '--strategy', 'model-structured']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/needs --compactor <provider:id>/);
+  });
+
   it('makes a checkpoint without a model call or a confirmation, says the transcript is kept, and forge checkpoint show prints it', async () => {
     const messages = longConversation(40);
     const session = await storedSession(messages);
@@ -135,6 +141,23 @@ describe('forge compact', () => {
     const document = JSON.parse((await forge(['checkpoint', 'show', '--last', '--json'])).stdout) as CheckpointDocument;
     expect(document.checkpoint).toMatchObject({ strategy: 'forge-state', summarizedThrough: expect.any(Number), messageCount: 120 });
     expect(document.view).toBe(shown.stdout.slice(shown.stdout.indexOf('[SESSION_CHECKPOINT v1]')));
+  });
+
+  it('is recorded in a trace that forge inspect of the session shows, and finds the session by a unique prefix', async () => {
+    const session = await storedSession(longConversation(40));
+    const prefix = session.id.slice(0, -4);
+    expect((await forge(['compact', '--session', prefix])).code).toBe(0);
+    expect((await forge(['compact', '--session', prefix])).code).toBe(0);
+
+    const inspected = await forge(['inspect', session.id]);
+    expect(inspected.code).toBe(0);
+    expect(inspected.stdout.split('\n')[0]).toBe(`Session ${session.id}: 0 run(s) and 2 manual compaction(s) with traces`);
+    expect(inspected.stdout).toMatch(new RegExp(`Compaction compact_${session.id}_\\S+  \\(forge compact or /compact, session ${session.id}\\)`));
+    expect(inspected.stdout).toMatch(/Compactions \(1\)\n\s+before step\s+outcome\s+strategy[^\n]*\n\s+0\s+completed\s+forge-state/);
+    const report = JSON.parse((await forge(['inspect', session.id, '--json'])).stdout) as { runs: { kind: string; compactions: { outcome: string; reason?: string }[] }[] };
+    expect(report.runs.map((run) => run.kind)).toEqual(['compaction', 'compaction']);
+    expect(report.runs.map((run) => run.compactions.map((row) => row.outcome))).toEqual([['completed'], ['skipped']]);
+    expect(report.runs[1]?.compactions[0]?.reason).toMatch(/checkpoint/);
   });
 
   it('with a compactor model states who receives the conversation, and falls back to forge-state when its reply is malformed', async () => {

@@ -10,8 +10,10 @@ import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import { compactionDocument, compactorDisclosure, disclosureLine, renderCompaction } from '../session/compaction-output.js';
-import { lastWorkspaceSession, sessionStoreError } from '../session/open-cli-session.js';
-import { checkSessionId } from '../session/session-choice.js';
+import { sessionStoreError } from '../session/open-cli-session.js';
+import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
+import { openCompactionTrace } from '../session/compaction-trace.js';
+import { sessionFromOptions } from '../session/resolve-session.js';
 import { resolveSessionSettings, type SessionSettings } from '../session/session-settings.js';
 import type { CommandInvocation } from './command.js';
 
@@ -25,13 +27,9 @@ const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as con
  * call or a write.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
-  const named = typeof options.session === 'string' ? options.session : typeof options.resume === 'string' ? options.resume : undefined;
-  if (named !== undefined && options.last === true) throw new UsageError('--session and --last both choose a session; give one of them');
   const settings = await resolveSessionSettings({ io, globals: options });
-  let id: string;
-  if (named !== undefined) id = checkSessionId(named, '--session');
-  else if (options.last === true) id = (await lastWorkspaceSession(settings.forgeHome, await resolveWorkspaceRoot(io.cwd, options.cwd))).id;
-  else throw new UsageError(`say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
+  const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
+  const id = await sessionFromOptions(options, lookup, `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
   if (options.dryRun === true) return preview(id, settings, { io, json: options.json === true });
   if (await onCodexThread(options, settings, id)) return compactThroughCodex(id, settings, { io, options });
 
@@ -46,6 +44,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     }
     const style = styleFor(io.stdout, io.env);
     try {
+      const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: handle.id, redactor: settings.redactor });
       const focus = typeof options.focus === 'string' ? options.focus : undefined;
       const result = await handle.compact({
         model: agent.model,
@@ -57,9 +56,13 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
         artifactHashes: workspaceArtifactHashes(agent.root),
         ...(focus === undefined ? {} : { focus }),
         onEvent: (event) => {
+          trace.listener(event);
           const compactor = compactorDisclosure(event);
           if (compactor !== undefined) io.stderr.write(`forge: ${disclosureLine(compactor)}\n`);
         },
+      }).finally(async () => {
+        const problem = await trace.close();
+        if (problem !== undefined) io.stderr.write(`forge: warning: ${problem}\n`);
       });
       io.stdout.write(options.json === true ? `${JSON.stringify(compactionDocument(handle.id, result))}\n` : renderCompaction(handle.id, result, style));
       return result.outcome.kind === 'failed' || result.outcome.kind === 'limit' ? ExitCode.failure : ExitCode.ok;

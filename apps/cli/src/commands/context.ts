@@ -4,6 +4,7 @@ import { conservativeMessageTokens, currentArtifactHashesFor, loadTranscript, re
 import { prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';
+import { calibrationLine } from '../models/calibration-report.js';
 import { styleFor } from '../output/style.js';
 import { chosenSessionId, sessionStoreError } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
@@ -21,7 +22,7 @@ import type { CommandInvocation } from './command.js';
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const choice = sessionChoice(options);
-  const agent = await prepareAgent({ io, globals: options });
+  const agent = await prepareAgent({ io, globals: options, purpose: 'measure' });
   try {
     const settings = await resolveSessionSettings({ io, globals: options });
     const id = choice.kind === 'resume' || choice.kind === 'last' ? await chosenSessionId(choice, settings, agent.root) : undefined;
@@ -52,7 +53,12 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
       spent = await sessionCostFromTraces(settings.forgeHome, id);
     }
     const report = await measureNextRequest(agent, session, spent === undefined ? undefined : toSessionCost(spent));
-    io.stdout.write(options.json === true ? `${JSON.stringify(report)}\n` : renderContextReport(report, { color: styleFor(io.stdout, io.env).enabled }));
+    const calibration = await agent.calibrationOf(agent.modelName);
+    if (options.json === true) io.stdout.write(`${JSON.stringify(calibration === undefined ? report : { ...report, calibration })}\n`);
+    else {
+      io.stdout.write(renderContextReport(report, { color: styleFor(io.stdout, io.env).enabled }));
+      if (calibration !== undefined) io.stdout.write(`  Calibration      ${calibrationLine(calibration)}\n`);
+    }
     return ExitCode.ok;
   } finally {
     await agent.mcp?.close();

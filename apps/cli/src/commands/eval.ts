@@ -114,7 +114,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   }
 
   if (options.json === true) io.stdout.write(`${JSON.stringify(report)}\n`);
-  else io.stdout.write(renderTextReport(report, styleFor(io.stdout, io.env)));
+  else io.stdout.write(renderTextReport(report, styleFor(io.stdout, io.env), io.stdout.isTTY === true ? { columns: io.stdout.columns ?? 80 } : {}));
 
   for (const error of report.errors) io.stderr.write(`forge: error: ${error.fixture} × ${error.mode} could not run: ${error.message}\n`);
   const failed = report.gates.filter((gate) => gate.status === 'fail');

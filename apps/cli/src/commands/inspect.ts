@@ -1,6 +1,7 @@
-import { resolveForgeHome } from '@forge/persistence';
+import { checkForgeHome, resolveForgeHome } from '@forge/persistence';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { CliError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { buildInspectReport } from '../inspect/build-report.js';
@@ -32,7 +33,9 @@ async function writePieces(stream: CliOutput, pieces: Iterable<string>): Promise
 export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
   const argument = typeof args[0] === 'string' ? args[0] : undefined;
   const home = resolveForgeHome({ flag: stringOption(options.forgeHome), env: io.env, cwd: io.cwd });
-  const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd });
+  await checkForgeHome(home);
+  const workspaceRoot = await resolveWorkspaceRoot(io.cwd, stringOption(options.cwd));
+  const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd, workspaceRoot });
   const report = await buildInspectReport(resolved);
 
   const htmlFile = stringOption(options.html);

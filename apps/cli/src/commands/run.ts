@@ -3,9 +3,12 @@ import type { SessionTurnWarning } from '@forge/persistence';
 import { UsageError } from '../cli-error.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { TurnEngine } from '../engines/turn-engine.js';
+import { loadCliConfig } from '../config/cli-config.js';
 import { ExitCode } from '../exit-codes.js';
+import { defaultModelNotice } from '../models/resolve-model.js';
 import type { CliIo } from '../io.js';
 import { createJsonRenderer, createTextRenderer } from '../output/event-renderer.js';
+import { createStallWatch } from '../output/stall-watch.js';
 import { styleFor, type Style } from '../output/style.js';
 import { openCliSession } from '../session/open-cli-session.js';
 import { sessionChoice, type SessionChoice } from '../session/session-choice.js';
@@ -41,9 +44,13 @@ async function runWithEngine(
   const settings = await resolveSessionSettings({ io, globals: options });
   await engine.start();
   const errorStyle = styleFor(io.stderr, io.env);
+  const { config } = (await loadCliConfig({ io, globals: options })).loaded;
   const session = await openCliSession({ choice, settings, workspaceRoot: engine.root });
   const json = options.json === true;
-  const renderer = json ? createJsonRenderer(io.stdout) : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle });
+  // --json output stays machine-readable; the demo's own first line says it is the demo.
+  if (!json && engine.name === 'native' && config.model === undefined) io.stderr.write(`${errorStyle.yellow(`forge: ${defaultModelNotice('--model')}`)}\n`);
+  const stall = createStallWatch(io.stdout, { enabled: !json && io.stdout.isTTY === true && io.env.TERM !== 'dumb', style: styleFor(io.stdout, io.env) });
+  const renderer = json ? createJsonRenderer(io.stdout) : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle, beforeWrite: () => stall.erase() });
 
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => {
@@ -65,7 +72,11 @@ async function runWithEngine(
         request: prompt,
         approvals: noteDenials(engine.approvals, io),
         signal: controller.signal,
-        onEvent: (envelope) => renderer.onEvent(envelope),
+        onEvent: (envelope) => {
+          renderer.onEvent(envelope);
+          if (envelope.event.type === 'model.text.delta') stall.text(envelope.event.delta);
+          else stall.stop();
+        },
         onEngineEvent: (envelope) => {
           if (json) io.stdout.write(`${JSON.stringify(envelope)}\n`);
         },
@@ -79,6 +90,7 @@ async function runWithEngine(
     result = turn.result;
   } finally {
     stopListening();
+    stall.stop();
     renderer.finishRun();
     await session?.close();
   }

@@ -30,6 +30,46 @@ function sessionIdOf(stderr: string): string {
   return id;
 }
 
+describe('naming a session', () => {
+  async function twoSessions(): Promise<[string, string]> {
+    const first = await forge(['run', '--model', 'test:a', 'first request'], { a: new ScriptedModel([{ text: 'one' }]) });
+    const second = await forge(['run', '--model', 'test:b', 'second request'], { b: new ScriptedModel([{ text: 'two' }]) });
+    return [sessionIdOf(first.stderr), sessionIdOf(second.stderr)];
+  }
+
+  it('takes a unique prefix of the id in --resume, sessions show, compact, checkpoint show and context', async () => {
+    const [first] = await twoSessions();
+    const prefix = first.slice(0, -3);
+    const later = new ScriptedModel([{ text: 'three' }]);
+    const resumed = await forge(['run', '--resume', prefix, '--model', 'test:c', 'third request'], { c: later });
+    expect(sessionIdOf(resumed.stderr)).toBe(first);
+    expect(later.requests[0]?.history.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect((await forge(['sessions', 'show', prefix])).stdout.split('\n')[0]).toBe(`Session ${first}`);
+    expect((await forge(['compact', '--dry-run', '--session', prefix])).stdout).toContain(`Compaction preview for ${first}`);
+    expect((await forge(['checkpoint', 'show', '--session', prefix])).code).toBe(0);
+    expect((await forge(['context', '--resume', prefix])).code).toBe(0);
+  });
+
+  it('sessions show --last shows the newest session of this workspace', async () => {
+    const [, second] = await twoSessions();
+    const shown = await forge(['sessions', 'show', '--last']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.split('\n')[0]).toBe(`Session ${second}`);
+  });
+
+  it('lists the candidates of an ambiguous prefix and says what to do about an unknown one', async () => {
+    await twoSessions();
+    for (const args of [['sessions', 'show', 'session_'], ['run', '--resume', 'session_', 'hi']]) {
+      const { code, stderr } = await forge(args);
+      expect(stderr).toMatch(/'session_' matches 2 sessions: session_\S+, session_\S+; give more of the id\n$/);
+      expect(code).toBe(2);
+    }
+    const unknown = await forge(['sessions', 'show', 'session_nope']);
+    expect(unknown.stderr).toBe(`forge: error: session 'session_nope': there is no session with this id or prefix in ${forgeHome.path}; run 'forge sessions list' to see the sessions\n`);
+    expect(unknown.code).toBe(2);
+  });
+});
+
 describe('forge run with sessions', () => {
   it('stores each run, lists it, continues it with --resume and shows it', async () => {
     const first = new ScriptedModel([
@@ -161,12 +201,12 @@ describe('forge run with sessions', () => {
   });
 
   it.each([
-    ['an unknown session', ['run', '--resume', 'session_nope', 'hi'], /^forge: error: No session session_nope in .*forge sessions list/],
+    ['an unknown session', ['run', '--resume', 'session_nope', 'hi'], /^forge: error: --resume 'session_nope': there is no session with this id or prefix in .*; run 'forge sessions list' to see the sessions\n$/],
     ['a hostile id', ['run', '--resume', '../../etc/passwd', 'hi'], /^forge: error: --resume "..\/..\/etc\/passwd" is not a session id/],
     ['both --resume and --last', ['run', '--resume', 'session_a', '--last', 'hi'], /^forge: error: --resume and --last both choose a session/],
     ['--no-session with --resume', ['run', '--no-session', '--resume', 'session_a', 'hi'], /^forge: error: --no-session stores nothing/],
     ['--last without an earlier session', ['run', '--last', 'hi'], /^forge: error: --last found no earlier session for /],
-    ['show of an unknown session', ['sessions', 'show', 'session_nope'], /^forge: error: No session session_nope in /],
+    ['show of an unknown session', ['sessions', 'show', 'session_nope'], /^forge: error: session 'session_nope': there is no session with this id or prefix in /],
     ['show of a hostile id', ['sessions', 'show', 'a/../../b'], /^forge: error: session "a\/..\/..\/b" is not a session id/],
   ])('exits 2 with one line for %s', async (_name, args, message) => {
     const result = await forge(args);

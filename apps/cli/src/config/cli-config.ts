@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, type ConfigLayer, type LoadedConfig } from '@forge/config';
 import { InvalidInputError, type ContextMode } from '@forge/core';
-import { resolveForgeHome } from '@forge/persistence';
+import { checkForgeHome, resolveForgeHome } from '@forge/persistence';
 import { UsageError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { parseModelIdentifier } from '../models/resolve-model.js';
@@ -72,6 +72,8 @@ async function load(options: { readonly io: CliIo; readonly globals: Readonly<Re
   const { io, globals } = options;
   const directories = configDirectories({ io, globals });
   let loaded: LoadedConfig;
+  // A home that is a file would otherwise be reported as an unreadable config.json.
+  await checkForgeHome(directories.forgeHome);
   try {
     loaded = await loadConfig({ ...directories, env: io.env, flags: flagLayer(globals) });
   } catch (error) {

@@ -94,6 +94,10 @@ describe('the configuration in forge run', () => {
     const sent = provider.requests.slice(before);
     expect(sent.map((request) => request.path)).toEqual(['/v1/chat/completions']);
     expect(JSON.stringify(sent[0]?.body)).toContain('qwen-test');
+    const sessionId = /^session: (\S+)$/m.exec(ran.stderr)?.[1] ?? '';
+    const inspected = await runCli(['inspect', sessionId], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
+    expect(inspected.stdout).toContain('  model        compatible:local\n');
+    expect(inspected.stdout).toContain('  engine       native\n');
 
     const unknown = await runCli(['run', '--model', 'compatible:ollama', 'hi'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
     expect(unknown.code).toBe(2);

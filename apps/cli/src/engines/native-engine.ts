@@ -1,5 +1,5 @@
 import { workspaceArtifactHashes } from '@forge/tools';
-import { runAgent, type ContextMode, type ContextPolicy, type ModelAdapter } from '@forge/core';
+import { runAgent, type ContextMode, type ContextPolicy, type EventEnvelope, type ModelAdapter } from '@forge/core';
 import type { AgentSetup } from '../agent/agent-setup.js';
 import type { TurnEngine } from './turn-engine.js';
 
@@ -31,14 +31,22 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
         context,
         ...(setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps }),
         signal: turn.signal,
-        onEvent: turn.onEvent,
+        onEvent: (envelope: EventEnvelope) => {
+          setup.calibration.observe(envelope.event);
+          turn.onEvent(envelope);
+        },
       };
+      // --no-session stores nothing: calibration then only lives for this process.
       if (session === undefined) return { result: await runAgent(options), warnings: [] };
-      const stored = await session.runTurn({ ...options, recentTailTokens, artifactHashes: workspaceArtifactHashes(setup.root) });
-      return { result: stored.result, warnings: stored.warnings };
+      try {
+        const stored = await session.runTurn({ ...options, recentTailTokens, artifactHashes: workspaceArtifactHashes(setup.root) });
+        return { result: stored.result, warnings: stored.warnings };
+      } finally {
+        await setup.calibration.flush();
+      }
     },
     async switchModel(name: string) {
-      model = await setup.resolveModel(name);
+      model = await setup.resolveModel(name, '/model');
       modelName = name;
     },
     setContextMode(mode: ContextMode) {

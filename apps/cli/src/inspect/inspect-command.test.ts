@@ -55,7 +55,7 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
     expect(stdout).not.toContain(ESCAPE);
     const lines = stdout.split('\n');
     expect(lines[0]).toBe('Run run_tools  (session session_tools)');
-    expect(stdout).toContain('  engine       forge\n');
+    expect(stdout).toContain('  engine       native\n');
     expect(stdout).toContain('  model        scripted:inspect-test\n');
     expect(stdout).toContain('  status       completed\n');
     expect(stdout).toContain('  steps        4 of 25 allowed\n');
@@ -110,7 +110,7 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
     expect(run).toMatchObject({
       runId: 'run_tools',
       sessionId: 'session_tools',
-      engine: 'forge',
+      engine: 'native',
       model: { provider: 'scripted', modelId: 'inspect-test' },
       status: 'completed',
       steps: 4,

@@ -43,16 +43,38 @@ describe('what to inspect', () => {
     expect((await inspect(home, ['session_pair'])).stdout.split('\n')[0]).toBe('Session session_pair: 2 run(s) with traces');
   });
 
-  it('--last picks the trace written last', async () => {
+  it("--last picks the newest run of this workspace's latest session, not a newer trace of another workspace", async () => {
     const home = await forgeHome();
-    await recordRun(home, { runId: 'run_newer_name', steps: toolRunSteps });
-    await recordRun(home, { runId: 'run_a_latest', steps: [{ text: 'Hi.' }] });
-    await utimes(path.join(home, 'runs', 'run_newer_name.jsonl'), new Date('2025-01-01'), new Date('2025-01-01'));
-    await utimes(path.join(home, 'runs', 'run_a_latest.jsonl'), new Date('2025-02-01'), new Date('2025-02-01'));
+    const here = path.join(home, 'here');
+    const elsewhere = path.join(home, 'elsewhere');
+    await mkdir(here);
+    await mkdir(elsewhere);
+    await recordRun(home, { runId: 'run_here_first', sessionId: 'session_here', steps: toolRunSteps });
+    await recordRun(home, { runId: 'run_here_second', sessionId: 'session_here', steps: [{ text: 'Hi.' }] });
+    await recordSession(home, 'session_here', ['run_here_first', 'run_here_second'], here);
+    await recordRun(home, { runId: 'run_elsewhere', sessionId: 'session_elsewhere', steps: [{ text: 'Other.' }] });
+    await recordSession(home, 'session_elsewhere', ['run_elsewhere'], elsewhere);
+    await utimes(path.join(home, 'runs', 'run_elsewhere.jsonl'), new Date('2030-01-01'), new Date('2030-01-01'));
 
-    const report = parseReport((await inspect(home, ['--last', '--json'])).stdout);
-    expect(report.target).toEqual({ kind: 'last', argument: '--last', files: [path.join(home, 'runs', 'run_a_latest.jsonl')] });
-    expect(report.runs[0]?.runId).toBe('run_a_latest');
+    const { code, stdout } = await runCli(['inspect', '--last', '--json'], { cwd: here, env: { FORGE_HOME: home } });
+    expect(code).toBe(0);
+    const report = parseReport(stdout);
+    expect(report.target).toEqual({ kind: 'last', argument: '--last', sessionId: 'session_here', files: [path.join(home, 'runs', 'run_here_second.jsonl')] });
+    expect(report.runs[0]?.runId).toBe('run_here_second');
+  });
+
+  it('takes a unique prefix of a run or session id, and lists the candidates of an ambiguous one', async () => {
+    const home = await forgeHome();
+    await recordRun(home, { runId: 'run_alpha_1', steps: toolRunSteps });
+    await recordRun(home, { runId: 'run_alpha_2', steps: toolRunSteps });
+    await recordRun(home, { runId: 'run_beta', sessionId: 'session_gamma', steps: toolRunSteps });
+    await recordSession(home, 'session_gamma', ['run_beta']);
+
+    expect(parseReport((await inspect(home, ['run_b', '--json'])).stdout).target).toMatchObject({ kind: 'run', argument: 'run_b' });
+    expect(parseReport((await inspect(home, ['session_g', '--json'])).stdout).target).toMatchObject({ kind: 'session', sessionId: 'session_gamma' });
+    const ambiguous = await inspect(home, ['run_alpha']);
+    expect(ambiguous.stderr).toBe("forge: error: 'run_alpha' matches 2 runs and sessions: run_alpha_1, run_alpha_2; give more of the id\n");
+    expect(ambiguous.code).toBe(2);
   });
 
   it('takes a trace file by path, relative to the working directory', async () => {
@@ -74,11 +96,11 @@ describe('what to inspect', () => {
   });
 
   it.each([
-    ['an unknown id', ['run_nope'], /^forge: error: no run or session 'run_nope' in .*; check the id, set FORGE_HOME, or use 'forge inspect --last' for the newest run\n$/],
+    ['an unknown id', ['run_nope'], /^forge: error: no run or session 'run_nope' in .*; check the id, set FORGE_HOME, or use 'forge inspect --last' for this workspace's newest run\n$/],
     ['an id that is not safe and no such file', ['../../etc/passwd-nope'], /^forge: error: there is no file .*passwd-nope, and '..\/..\/etc\/passwd-nope' is not a run or session id either\. Invalid run or session id/],
     ['nothing to inspect', [], /^forge: error: say what to inspect: a run id, a session id or a trace file, or --last for the newest run\n$/],
     ['both --last and an id', ['--last', 'run_x'], /^forge: error: give either --last or a run, session or trace file, not both/],
-    ['--last with no traces yet', ['--last'], /^forge: error: there are no run traces in .*runs yet/],
+    ['--last with no session in this workspace', ['--last'], /^forge: error: --last found no earlier session for .*; run 'forge sessions list', then 'forge inspect <session-id>'\n$/],
     ['a directory', ['.'], /^forge: error: .* is a directory; give a trace file/],
   ])('exits 2 for %s', async (_name, args, message) => {
     const home = await forgeHome();

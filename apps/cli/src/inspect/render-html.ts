@@ -179,6 +179,14 @@ function toolsSection(run: RunReport): string {
 }
 
 function runSection(run: RunReport): string {
+  if (run.kind === 'compaction') {
+    return [
+      `<section class="run compaction" data-run-id="${escapeHtml(run.runId)}">`,
+      `<h2>Compaction ${escapeHtml(run.runId)} <span class="muted">forge compact or /compact${run.sessionId === undefined ? '' : `, session ${escapeHtml(run.sessionId)}`}</span></h2>`,
+      compactionsTable(run),
+      '</section>',
+    ].join('\n');
+  }
   return [
     `<section class="run" data-run-id="${escapeHtml(run.runId)}">`,
     `<h2>Run ${escapeHtml(run.runId)}${run.sessionId === undefined ? '' : ` <span class="muted">session ${escapeHtml(run.sessionId)}</span>`}</h2>`,

@@ -4,9 +4,10 @@ import { INSPECT_REPORT_VERSION, type InspectReport, type RunReport } from './re
 
 function run(runId: string, steps: number): RunReport {
   return {
+    kind: 'run',
     runId,
     file: `/home/runs/${runId}.jsonl`,
-    engine: 'forge',
+    engine: 'native',
     status: 'completed',
     steps,
     advertisedTools: ['read_file'],

@@ -183,7 +183,20 @@ function toolsSection(run: RunReport, style: Style): string[] {
   return lines;
 }
 
+/** A compaction made with `forge compact` or `/compact`: where it is recorded and what it did. */
+function compactionRunSection(run: RunReport, style: Style): string[] {
+  const label = (text: string) => style.dim(text.padEnd(13));
+  return [
+    style.bold(`Compaction ${run.runId}`) + style.dim(`  (forge compact or /compact${run.sessionId === undefined ? '' : `, session ${run.sessionId}`})`),
+    `  ${label('trace')}${run.file}`,
+    `  ${label('started')}${run.startedAt ?? '—'}`,
+    ...compactionsSection(run, style),
+    '',
+  ];
+}
+
 function runSection(run: RunReport, style: Style): string[] {
+  if (run.kind === 'compaction') return compactionRunSection(run, style);
   const sections = [summary(run, style), budgetTable(run, style), compactionsSection(run, style), stopsSection(run, style), toolsSection(run, style)];
   if (run.unknownEvents.length > 0) {
     sections.push([`${style.bold('Other events')}  ${run.unknownEvents.map((unknown) => `${unknown.type} ×${String(unknown.count)}`).join(', ')}`]);
@@ -195,7 +208,9 @@ function runSection(run: RunReport, style: Style): string[] {
 export function renderText(report: InspectReport, style: Style): string {
   const lines: string[] = [];
   if (report.target.kind === 'session') {
-    lines.push(style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) + `: ${String(report.runs.length)} run(s) with traces`);
+    const compactions = report.runs.filter((run) => run.kind === 'compaction').length;
+    const manual = compactions === 0 ? '' : ` and ${String(compactions)} manual compaction(s)`;
+    lines.push(style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) + `: ${String(report.runs.length - compactions)} run(s)${manual} with traces`);
     if (report.totals !== undefined) lines.push(`  ${style.dim('totals'.padEnd(13))}${totalsLine(report.totals)}`);
     lines.push('');
   } else if (report.totals !== undefined) {

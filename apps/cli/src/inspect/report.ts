@@ -72,10 +72,12 @@ export interface RunPrices {
 }
 
 export interface RunReport {
+  /** `run`: a turn of the agent; `compaction`: a compaction made between runs with `forge compact` or `/compact`. */
+  readonly kind: 'run' | 'compaction';
   readonly runId: string;
   readonly sessionId?: string;
   readonly file: string;
-  /** The runtime that drove the model: `forge` unless the trace names another (such as `codex`). */
+  /** The engine that drove the model, as `--engine` names it: `native` unless the trace names another (such as `codex`). */
   readonly engine: string;
   readonly model?: { readonly provider: string; readonly modelId: string };
   /** The run's end status, or `unfinished` when the trace has no end (still running, or the process died). */
@@ -160,7 +162,8 @@ export interface StepBudget {
 export interface CompactionRow {
   /** The step whose request the compaction came before (0 when no step had started). */
   readonly beforeStep: number;
-  readonly outcome: 'completed' | 'failed' | 'started';
+  /** `skipped`: a manual compaction that changed nothing (the reason says why). */
+  readonly outcome: 'completed' | 'failed' | 'started' | 'skipped';
   readonly strategy?: string;
   readonly reclaimedTokens?: number;
   readonly tokensBefore?: number;

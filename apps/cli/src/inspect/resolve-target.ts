@@ -1,8 +1,10 @@
 import { assertSafeId, InvalidInputError } from '@forge/core';
-import { forgeHomeLayout, loadTranscript, SessionNotFoundError, traceFile } from '@forge/persistence';
+import { forgeHomeLayout, loadTranscript, SessionNotFoundError, sessionIds, traceFile } from '@forge/persistence';
 import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { UsageError } from '../cli-error.js';
+import { manualCompactionTracePrefix } from '../session/compaction-trace.js';
+import { ambiguityMessage, lastWorkspaceSession, matchId } from '../session/resolve-session.js';
 import type { InspectTarget, TraceProblem } from './report.js';
 
 /** What the user asked to inspect, turned into trace files. */
@@ -22,26 +24,31 @@ async function fileKind(path: string): Promise<'file' | 'directory' | 'missing'>
   }
 }
 
-/** The trace in `runs/` written last. */
-async function newestTrace(home: string): Promise<string> {
-  const runs = forgeHomeLayout(home).runs;
-  let names: string[];
+/** The ids of the run traces in `runs/` (file names without `.jsonl`). */
+async function traceIds(home: string): Promise<string[]> {
   try {
-    names = (await readdir(runs)).filter((name) => name.endsWith('.jsonl'));
+    return (await readdir(forgeHomeLayout(home).runs)).filter((name) => name.endsWith('.jsonl')).map((name) => name.slice(0, -'.jsonl'.length));
   } catch (error) {
-    if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error;
-    names = [];
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return [];
+    throw error;
   }
-  let newest: { file: string; modified: number } | undefined;
-  for (const name of names) {
-    const file = join(runs, name);
-    const modified = (await stat(file)).mtimeMs;
-    if (newest === undefined || modified > newest.modified || (modified === newest.modified && file > newest.file)) newest = { file, modified };
+}
+
+/** `--last`: the newest run of this workspace's most recent session, like `--last` everywhere. */
+async function lastRun(home: string, workspaceRoot: string): Promise<ResolvedTarget> {
+  const session = await lastWorkspaceSession({ forgeHome: home, workspaceRoot, listHint: "run 'forge sessions list', then 'forge inspect <session-id>'" });
+  const runs = (await loadTranscript(home, session.id)).runs;
+  for (const run of [...runs].reverse()) {
+    const file = traceFile(home, run.runId);
+    if ((await fileKind(file)) === 'file') return { target: { kind: 'last', argument: '--last', sessionId: session.id, files: [file] }, problems: [] };
   }
-  if (newest === undefined) {
-    throw new UsageError(`there are no run traces in ${runs} yet; run a prompt first (forge run "…"), or set FORGE_HOME to the Forge home that holds them`);
-  }
-  return newest.file;
+  throw new UsageError(`the newest session of ${workspaceRoot} (${session.id}) has no run with a trace in ${forgeHomeLayout(home).runs}; inspect another session, or a trace file`);
+}
+
+/** Traces of compactions made with `forge compact` or `/compact`, named `compact_<session-id>_…` in `runs/`. */
+async function compactionTraces(home: string, sessionId: string): Promise<string[]> {
+  const prefix = `${manualCompactionTracePrefix(sessionId)}`;
+  return (await traceIds(home)).filter((id) => id.startsWith(prefix)).sort().map((id) => traceFile(home, id));
 }
 
 async function sessionTraces(home: string, sessionId: string): Promise<ResolvedTarget | undefined> {
@@ -62,24 +69,27 @@ async function sessionTraces(home: string, sessionId: string): Promise<ResolvedT
       problems.push({ kind: 'missing_trace', file, message: `Session ${sessionId} records run ${runId}, but its trace ${file} does not exist.` });
     }
   }
+  files.push(...(await compactionTraces(home, sessionId)));
   return { target: { kind: 'session', argument: sessionId, sessionId, files }, problems };
 }
 
 /**
  * Turns `forge inspect`'s argument into trace files: an existing file path; a run id
- * (`runs/<id>.jsonl`); a session id (the traces of every run the session records); or, with
- * `last`, the newest trace. Throws a `UsageError` (exit 2) for anything it cannot find.
+ * (`runs/<id>.jsonl`); a session id (the traces of every run the session records, and of its
+ * manual compactions); a unique prefix of a run or session id; or, with `last`, the newest run of
+ * the workspace's most recent session. Throws a `UsageError` (exit 2) for anything it cannot find.
  */
 export async function resolveTarget(options: {
   readonly argument: string | undefined;
   readonly last: boolean;
   readonly home: string;
   readonly cwd: string;
+  readonly workspaceRoot: string;
 }): Promise<ResolvedTarget> {
   const { argument, home } = options;
   if (options.last) {
     if (argument !== undefined) throw new UsageError(`give either --last or a run, session or trace file, not both (got '${argument}' and --last)`);
-    return { target: { kind: 'last', argument: '--last', files: [await newestTrace(home)] }, problems: [] };
+    return lastRun(home, options.workspaceRoot);
   }
   if (argument === undefined || argument.trim() === '') {
     throw new UsageError('say what to inspect: a run id, a session id or a trace file, or --last for the newest run');
@@ -101,8 +111,17 @@ export async function resolveTarget(options: {
   const session = await sessionTraces(home, argument);
   if (session !== undefined) return session;
 
+  const runs = await traceIds(home);
+  const match = matchId(argument, [...new Set([...runs, ...(await sessionIds(home))])]);
+  if (match.kind === 'ambiguous') throw new UsageError(ambiguityMessage(argument, match.ids, 'runs and sessions'));
+  if (match.kind === 'found') {
+    if (runs.includes(match.id)) return { target: { kind: 'run', argument, files: [traceFile(home, match.id)] }, problems: [] };
+    const prefixed = await sessionTraces(home, match.id);
+    if (prefixed !== undefined) return prefixed;
+  }
+
   const layout = forgeHomeLayout(home);
   throw new UsageError(
-    `no run or session '${argument}' in ${layout.root} (looked for ${runFile} and a session in ${layout.sessions}); check the id, set FORGE_HOME, or use 'forge inspect --last' for the newest run`,
+    `no run or session '${argument}' in ${layout.root} (looked for ${runFile} and a session in ${layout.sessions}); check the id, set FORGE_HOME, or use 'forge inspect --last' for this workspace's newest run`,
   );
 }

@@ -55,7 +55,7 @@ export class RunAggregator {
   private readonly file: string;
   private readonly runId: string;
   private sessionId: string | undefined;
-  private engine = 'forge';
+  private engine = 'native';
   private model: { provider: string; modelId: string } | undefined;
   private maxSteps: number | undefined;
   private instructionsHash: string | undefined;
@@ -89,6 +89,8 @@ export class RunAggregator {
   private readonly toolCalls = new ToolCallTally();
   private readonly unknown = new Map<string, number>();
   private events = 0;
+  private sawRunStart = false;
+  private manualCompaction = false;
 
   constructor(options: { readonly file: string; readonly runId: string }) {
     this.file = options.file;
@@ -147,6 +149,10 @@ export class RunAggregator {
         return this.onCompaction('completed', event);
       case 'context.compaction.failed':
         return this.onCompaction('failed', event);
+      case 'context.compaction.skipped':
+        // A manual compaction that changed nothing is worth a row; in-run skips stay counted as other events.
+        if (event.trigger === 'manual') return this.onCompaction('skipped', event);
+        return this.countUnknown(event.type);
     }
   }
 
@@ -170,6 +176,7 @@ export class RunAggregator {
   }
 
   private onRunStarted(value: EventOf<'run.started'>): void {
+    this.sawRunStart = true;
     if (value.model !== undefined) this.model = { provider: value.model.provider, modelId: value.model.modelId };
     if (value.engine !== undefined) this.engine = value.engine;
     else if (value.model?.provider === 'codex') this.engine = 'codex';
@@ -248,7 +255,7 @@ export class RunAggregator {
     row.estimatedTokens = value.estimate?.tokens ?? value.estimatedTokens ?? categorySum;
     row.categories = categories;
     row.confidence = value.estimate?.confidence;
-    if (value.engine !== undefined && value.engine !== 'forge') {
+    if (value.engine !== undefined && value.engine !== 'native') {
       this.engine = value.engine;
       row.estimateCovers = 'wrapper';
     }
@@ -291,8 +298,12 @@ export class RunAggregator {
     this.stops.push({ step: value.step ?? this.pendingStep(), kind, reason: code === undefined || code === message ? message : `${message} (${code})` });
   }
 
-  private onCompaction(outcome: CompactionRow['outcome'], value: EventOf<'context.compaction.started' | 'context.compaction.completed' | 'context.compaction.failed'>): void {
-    const reason = value.error?.message ?? value.reason ?? value.message;
+  private onCompaction(
+    outcome: CompactionRow['outcome'],
+    value: EventOf<'context.compaction.started' | 'context.compaction.completed' | 'context.compaction.failed' | 'context.compaction.skipped'>,
+  ): void {
+    if (value.trigger === 'manual') this.manualCompaction = true;
+    const reason = outcome === 'skipped' ? (value.message ?? value.reason) : (value.error?.message ?? value.reason ?? value.message);
     const row: CompactionRow = {
       beforeStep: value.step ?? this.pendingStep(),
       outcome,
@@ -326,6 +337,7 @@ export class RunAggregator {
     const ratio = hitRatioOf(usage);
     const cost = this.endCost ?? this.stepCost;
     return {
+      kind: !this.sawRunStart && this.manualCompaction ? 'compaction' : 'run',
       runId: this.runId,
       ...(this.sessionId === undefined ? {} : { sessionId: this.sessionId }),
       file: this.file,

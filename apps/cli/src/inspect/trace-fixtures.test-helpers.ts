@@ -119,8 +119,8 @@ export async function recordRun(
 }
 
 /** A session whose log records the given runs (their traces are written separately). */
-export async function recordSession(home: string, sessionId: string, runIds: readonly string[]): Promise<void> {
-  const session = await createSession(home, { workspaceRoot: null, id: sessionId });
+export async function recordSession(home: string, sessionId: string, runIds: readonly string[], workspaceRoot: string | null = null): Promise<void> {
+  const session = await createSession(home, { workspaceRoot, id: sessionId });
   try {
     for (const runId of runIds) {
       await session.recordRunStart({ runId });

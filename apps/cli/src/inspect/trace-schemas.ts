@@ -121,8 +121,9 @@ function eventSchemas(lenient: boolean) {
     codexCompaction: z.object({ type: z.literal('codex.compaction.completed'), compaction: optional(z.object({ itemId: optionalText })) }),
     limitReached: z.object({ type: z.literal('context.limit_reached'), step: optional(count), reason: optionalText, message: optionalText }),
     compaction: z.object({
-      type: z.enum(['context.compaction.started', 'context.compaction.completed', 'context.compaction.failed']),
+      type: z.enum(['context.compaction.started', 'context.compaction.completed', 'context.compaction.failed', 'context.compaction.skipped']),
       step: optional(count),
+      trigger: optionalText,
       strategy: optionalText,
       reason: optionalText,
       message: optionalText,

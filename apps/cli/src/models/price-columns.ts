@@ -10,11 +10,11 @@ export interface PriceColumns {
   readonly source: string;
 }
 
-export const PRICE_COLUMN_HEADERS = ['$/1M in', 'cached', 'write', 'out', 'prices from'] as const;
+/** The headers of the four rate columns, per million tokens. */
+export const PRICE_COLUMN_HEADERS = ['$/1M IN', 'CACHED', 'WRITE', 'OUT'] as const;
 
 /**
- * The price columns of a model listing (`forge models list`, issue 18, adds them with this): one
- * place decides how a rate and a missing price read. Cached and write rates a sheet leaves out
+ * The price columns of `forge models list`: one place decides how a rate and a missing price read. Cached and write rates a sheet leaves out
  * are billed at the input rate, and say so with `= in`.
  */
 export function priceColumns(prices: PriceSheet | undefined): PriceColumns {

@@ -2,9 +2,21 @@ import type { CompatibleModelEntry } from '@forge/config';
 import { AuthError, InvalidInputError, type ModelAdapter, type PriceSheet } from '@forge/core';
 import { UsageError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
+import { measuringOnly } from './adapter-decorators.js';
 
 /** The model used when neither `--model` nor configuration names one. */
 export const DEFAULT_MODEL = 'scripted:demo';
+
+/**
+ * What the user is told before the first turn when no model is configured and the demo answers:
+ * that it is the demo, and how to choose a real model (`chooseWith` is `--model` or `/model`).
+ */
+export function defaultModelNotice(chooseWith: string): string {
+  return (
+    'no model is configured, so the scripted demo model answers: it lists and reads files but does not act on your request. ' +
+    `See the models you can use with 'forge models list', then choose one with ${chooseWith} provider:id or set "model" in FORGE_HOME/config.json (docs/configuration.md).`
+  );
+}
 
 /** A model id split at its first colon: `openai:gpt-5` → provider `openai`, model `gpt-5`. */
 export interface ModelIdentifier {
@@ -14,10 +26,19 @@ export interface ModelIdentifier {
 
 export interface ModelProviderContext {
   readonly env: CliIo['env'];
+  /** How the user picks another model, named in errors: `--model`, or `/model` in the REPL. */
+  readonly chooseWith?: string;
   /** OpenAI-compatible servers from the configuration's `models` (`compatible:<name>`). */
   readonly compatibleModels: readonly CompatibleModelEntry[];
   /** Prices configured for this very model id (`prices["provider:model"]`); they replace the capability table's. */
   readonly prices?: PriceSheet;
+  /**
+   * `measure`: the adapter only estimates (`forge context`), so a missing API key is no error;
+   * the adapter refuses to send instead. Default `run`.
+   */
+  readonly purpose?: 'run' | 'measure';
+  /** The user configuration file, named in errors about a `models` entry. */
+  readonly userConfigFile?: string;
 }
 
 /**
@@ -56,21 +77,22 @@ const builtInProviders: readonly ModelProvider[] = [
   },
   {
     name: 'openai',
-    async create(modelId, { env, prices }) {
+    async create(modelId, context) {
       const { createOpenAIModel } = await import('@forge/model-openai');
-      return asUsageError(() => createOpenAIModel({ modelId, env, ...(prices === undefined ? {} : { prices }) }));
+      return keyed(context, (apiKey) => createOpenAIModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
     },
   },
   {
     name: 'deepseek',
-    async create(modelId, { env, prices }) {
+    async create(modelId, context) {
       const { createDeepSeekModel } = await import('@forge/model-deepseek');
-      return asUsageError(() => createDeepSeekModel({ modelId, env, ...(prices === undefined ? {} : { prices }) }));
+      return keyed(context, (apiKey) => createDeepSeekModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
     },
   },
   {
     name: 'compatible',
-    async create(name, { env, compatibleModels, prices }) {
+    async create(name, context) {
+      const { env, compatibleModels } = context;
       const entry = compatibleModels.find((candidate) => candidate.name === name);
       if (entry === undefined) {
         const configured = compatibleModels.map((candidate) => candidate.name);
@@ -80,32 +102,70 @@ const builtInProviders: readonly ModelProvider[] = [
             : `compatible:${name} is not configured; configured compatible models: ${configured.join(', ')}`,
         );
       }
-      const { createCompatibleModel } = await import('@forge/model-compatible');
-      return asUsageError(() => createCompatibleModel({ ...entry, env, ...(prices === undefined ? {} : { prices }) }));
+      const { COMPATIBLE_TOKENIZER_FAMILIES, createCompatibleModel, loadCompatibleTokenizer } = await import('@forge/model-compatible');
+      if (entry.tokenizer !== undefined) {
+        // Read now: a bad tokenizer file is a configuration error before any request, not a failed estimate.
+        try {
+          await loadCompatibleTokenizer(entry.tokenizer);
+        } catch (error) {
+          const where = `models.${compatibleModels.indexOf(entry)}.tokenizer`;
+          const reason = error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
+          throw new UsageError(`Invalid configuration in ${context.userConfigFile ?? 'the user configuration'}: ${where}: ${reason}; set the path of the model's tokenizer.json, or a family (${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')})`);
+        }
+      }
+      return keyed(context, (apiKey) => createCompatibleModel({ ...entry, env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
     },
   },
 ];
 
-/** Adapter factories throw typed errors for a missing key or a bad base URL; the CLI reports them as usage errors (exit 2). */
-function asUsageError(create: () => ModelAdapter): ModelAdapter {
+/**
+ * Creates an adapter, reporting a missing key as a usage error. To measure only, a missing key is
+ * no error: the adapter is made with a stand-in key and refuses to send (see `measuringOnly`).
+ */
+async function keyed(context: ModelProviderContext, create: (apiKey?: string) => ModelAdapter): Promise<ModelAdapter> {
   try {
     return create();
   } catch (error) {
-    if (AuthError.isInstance(error)) {
-      throw new UsageError(`${error.variable ?? 'the API key'} is not set; export it or choose another model with --model`);
-    }
-    if (InvalidInputError.isInstance(error)) throw new UsageError(error.message);
-    throw error;
+    if (!AuthError.isInstance(error) || context.purpose !== 'measure') throw usageErrorOf(error, context.chooseWith);
+    const missing = missingKeyMessage(error, context.chooseWith);
+    return measuringOnly(asUsageError(() => create(MEASURING_ONLY_KEY), context.chooseWith), missing);
   }
 }
 
+/** Never sent: an adapter made with it for measuring refuses to stream. */
+const MEASURING_ONLY_KEY = 'forge-measuring-only';
+
+/** Adapter factories throw typed errors for a missing key or a bad base URL; the CLI reports them as usage errors (exit 2). */
+function asUsageError(create: () => ModelAdapter, chooseWith = '--model'): ModelAdapter {
+  try {
+    return create();
+  } catch (error) {
+    throw usageErrorOf(error, chooseWith);
+  }
+}
+
+function usageErrorOf(error: unknown, chooseWith = '--model'): unknown {
+  if (AuthError.isInstance(error)) return new UsageError(missingKeyMessage(error, chooseWith));
+  if (InvalidInputError.isInstance(error)) return new UsageError(error.message);
+  return error;
+}
+
+function missingKeyMessage(error: AuthError, chooseWith = '--model'): string {
+  return `${error.variable ?? 'the API key'} is not set; export it or choose another model with ${chooseWith}`;
+}
+
+/** The configured prices of a context, as an adapter factory option. */
+function pricesOf(context: ModelProviderContext): { readonly prices?: PriceSheet } {
+  return context.prices === undefined ? {} : { prices: context.prices };
+}
+
 /** Splits `provider:model`; a value without a provider or a model part is a usage error. */
-export function parseModelIdentifier(value: string): ModelIdentifier {
+export function parseModelIdentifier(value: string, chooseWith = '--model'): ModelIdentifier {
   const colon = value.indexOf(':');
   const provider = colon === -1 ? '' : value.slice(0, colon);
   const modelId = colon === -1 ? '' : value.slice(colon + 1);
   if (provider.length === 0 || modelId.length === 0) {
-    throw new UsageError(`model "${value}" is not of the form provider:model; for example --model scripted:demo or --model openai:gpt-5`);
+    throw new UsageError(`model "${value}" is not of the form provider:model; for example ${chooseWith} scripted:demo or ${chooseWith} openai:gpt-5`);
   }
   return { provider, modelId };
 }
@@ -121,11 +181,15 @@ export async function resolveModel(
     readonly env: CliIo['env'];
     readonly extraProviders?: readonly ModelProvider[];
     readonly compatibleModels?: readonly CompatibleModelEntry[];
+    readonly purpose?: 'run' | 'measure';
+    readonly userConfigFile?: string;
+    /** How the user picks another model, named in errors (default `--model`). */
+    readonly chooseWith?: string;
     /** Configured prices by model id (`openai:gpt-5.1`). */
     readonly prices?: ReadonlyMap<string, PriceSheet>;
   },
 ): Promise<ModelAdapter> {
-  const { provider, modelId } = parseModelIdentifier(value);
+  const { provider, modelId } = parseModelIdentifier(value, options.chooseWith);
   const prices = options.prices?.get(`${provider}:${modelId}`);
   const providers = [...(options.extraProviders ?? []), ...builtInProviders];
   const found = providers.find((candidate) => candidate.name === provider);
@@ -133,5 +197,12 @@ export async function resolveModel(
     const known = [...new Set(providers.map((candidate) => candidate.name))].join(', ');
     throw new UsageError(`unknown model provider "${provider}" in "${value}"; known providers: ${known}`);
   }
-  return found.create(modelId, { env: options.env, compatibleModels: options.compatibleModels ?? [], ...(prices === undefined ? {} : { prices }) });
+  return found.create(modelId, {
+    env: options.env,
+    compatibleModels: options.compatibleModels ?? [],
+    ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+    ...(options.userConfigFile === undefined ? {} : { userConfigFile: options.userConfigFile }),
+    ...(options.chooseWith === undefined ? {} : { chooseWith: options.chooseWith }),
+    ...(prices === undefined ? {} : { prices }),
+  });
 }

@@ -3,6 +3,8 @@ import { ScriptedModel, type ScriptedReply } from '@forge/core/testing';
 
 const PROVIDER = 'scripted';
 const MODEL_ID = 'demo';
+/** The first line of every demo answer: nobody should take the demo's summary for an answer to their request. */
+export const DEMO_FIRST_LINE = 'The scripted demo model is answering, not a real model: it lists and reads the workspace but does not act on your request.';
 /** Characters per streamed delta, so the demo answer arrives in pieces like a real model's. */
 const DELTA_LENGTH = 24;
 
@@ -33,7 +35,7 @@ export function decideDemoStep(request: ModelRequest): ScriptedReply {
 
   if (listing === undefined) {
     if (!available.has('list_files')) return answer('I cannot look at the workspace: this run offers no list_files tool.');
-    return { text: 'Let me look at the workspace first.\n', toolCalls: [{ toolName: 'list_files', input: { recursive: true }, toolCallId: createId('call') }] };
+    return { text: `${DEMO_FIRST_LINE}\n`, toolCalls: [{ toolName: 'list_files', input: { recursive: true }, toolCallId: createId('call') }] };
   }
   const files = listing.output.type === 'text' ? parseListing(listing.output.value) : undefined;
   if (files === undefined) return answer(`I could not list the workspace: ${resultText(listing)}`);
@@ -86,7 +88,7 @@ function summarise(listing: Listing, reading: ToolResultPart | undefined): strin
   const extensions = commonExtensions(files);
   if (extensions.length > 0) lines.push(`- Most common file types: ${extensions.join(', ')}.`);
   if (reading !== undefined) lines.push(...describeReading(reading));
-  lines.push('', 'Choose a real model with --model provider:id to get an actual answer to your request.');
+  lines.push('', "Choose a real model to get an actual answer to your request: 'forge models list' shows them, --model provider:id picks one.");
   return `${lines.join('\n')}\n`;
 }
 

@@ -24,7 +24,8 @@ export type BeforeWrite = () => void;
 
 /**
  * Human output: assistant text streams to `text` as it arrives; tool activity goes to
- * `activity` as short dim lines (`• read_file README.md`), with a note when a call does not end ok.
+ * `activity` as short dim lines (`• read_file README.md`), each followed by one line saying how it
+ * ended (`  read README.md (40 lines)`; red when it failed or was refused, yellow when denied or cancelled).
  */
 export function createTextRenderer(options: {
   readonly text: CliOutput;
@@ -54,11 +55,12 @@ export function createTextRenderer(options: {
           closeLine();
           activity.write(`${style.dim(`• ${event.summary}`)}\n`);
           return;
-        case 'tool.call.completed':
-          if (event.outcome === 'ok') return;
+        case 'tool.call.completed': {
           options.beforeWrite?.();
-          activity.write(`${(event.outcome === 'error' ? style.red : style.yellow)(`  ${event.toolName}: ${outcomeLabel[event.outcome]}`)}\n`);
+          const paint = event.outcome === 'ok' ? style.dim : event.outcome === 'error' ? style.red : style.yellow;
+          activity.write(`${paint(`  ${event.resultSummary ?? `${event.toolName}: ${outcomeLabel[event.outcome]}`}`)}\n`);
           return;
+        }
         default:
           return;
       }
@@ -70,7 +72,9 @@ export function createTextRenderer(options: {
   };
 }
 
+/** For events without a `resultSummary` (older engines). */
 const outcomeLabel = {
+  ok: 'done',
   error: 'failed (the model sees the error)',
   denied: 'denied',
   cancelled: 'cancelled',

@@ -21,7 +21,7 @@ function completionContext(): ReplContext {
     close: async () => {},
   };
   const { config } = mergeLayers([{ source: 'user', values: { models: [{ name: 'local', baseURL: 'http://127.0.0.1:1/v1', modelId: 'q', contextWindowTokens: 8192 }] } }]);
-  return { engine, style: createStyle(false), history: [], session: {} as ReplSession, config, contextUse: new ContextUseTracker(), print: () => {} };
+  return { engine, style: createStyle(false), history: [], session: {} as ReplSession, config, contextUse: new ContextUseTracker(), width: () => Infinity, print: () => {} };
 }
 
 describe('completion of slash command arguments', () => {
@@ -31,6 +31,9 @@ describe('completion of slash command arguments', () => {
     expect(completeSlashCommand('/mode ', context)[0]).toEqual(['/mode off', '/mode warn', '/mode shadow', '/mode compact']);
     expect(completeSlashCommand('/model comp', context)).toEqual([['/model compatible:local'], '/model comp']);
     expect(completeSlashCommand('/model ', context)[0]).toContain('/model scripted:demo');
+    // The ids of forge models list: every capability-table model can be completed.
+    expect(completeSlashCommand('/model deepseek:deepseek-c', context)).toEqual([['/model deepseek:deepseek-chat'], '/model deepseek:deepseek-c']);
+    expect(completeSlashCommand('/model openai:gpt-5.1-codex-m', context)[0]).toEqual(['/model openai:gpt-5.1-codex-mini', '/model openai:gpt-5.1-codex-max']);
 
     expect(completeSlashCommand('/permissions revoke ', context)[0]).toEqual([]);
     const signal = new AbortController().signal;

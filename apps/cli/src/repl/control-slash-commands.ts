@@ -1,5 +1,7 @@
 import { CONTEXT_MODES, type ContextMode } from '@forge/core';
+import { refreshContextUse } from './session-slash-commands.js';
 import type { SlashCommand, SlashOutcome } from './slash-commands.js';
+import { modelCatalogue } from '../models/model-catalogue.js';
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -21,7 +23,7 @@ const model: SlashCommand = {
     }
     try {
       await engine.switchModel(argument);
-      context.contextUse.reset();
+      await refreshContextUse(context);
       context.print(`Model: ${engine.modelLabel} from the next turn.\n`);
     } catch (error) {
       context.print(`${style.red(`error: ${errorText(error)}`)} ${style.dim(`(still ${engine.modelLabel})`)}\n`);
@@ -29,8 +31,9 @@ const model: SlashCommand = {
     return 'continue';
   },
   complete(context) {
-    const configured = context.config.models.map((entry) => `compatible:${entry.name}`);
-    return [...new Set([context.engine.modelLabel, ...(context.config.model === undefined ? [] : [context.config.model]), 'scripted:demo', ...configured, 'openai:', 'deepseek:'])];
+    // The list `forge models list` prints: the capability tables and the configured compatible servers.
+    const known = modelCatalogue(context.config.models).map((entry) => entry.id);
+    return [...new Set([context.engine.modelLabel, ...(context.config.model === undefined ? [] : [context.config.model]), 'scripted:demo', ...known])];
   },
 };
 

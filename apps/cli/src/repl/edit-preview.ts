@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { JsonObject, JsonValue, ToolCallRequest } from '@forge/core';
-import { resolveWorkspacePath } from '@forge/tools';
-import { renderDiff, unifiedDiff } from '../output/unified-diff.js';
+import { resolveWorkspacePath, unifiedDiff } from '@forge/tools';
+import { renderDiff } from '../output/unified-diff.js';
 import type { Style } from '../output/style.js';
 
 /** Files larger than this are not diffed in an approval prompt. */
@@ -24,9 +24,9 @@ async function currentContent(absolute: string): Promise<string | undefined> {
 
 /**
  * What an `edit_file` call would change, as a coloured unified diff of the file now against the
- * file after the edit, or a note saying why the edit will not apply as asked. Undefined for other
- * tools, malformed input, paths outside the workspace, and files too large or not regular: the tool
- * itself reports those when it runs. The file is only read, never written.
+ * file after the edit. An edit that cannot apply never gets here: the tool refuses it before
+ * approval (`Tool.check`). Undefined for other tools and for files too large or not regular.
+ * The file is only read, never written.
  */
 export async function previewEdit(request: ToolCallRequest, root: string, style: Style): Promise<string | undefined> {
   if (request.toolName !== 'edit_file' || !isObject(request.input)) return undefined;
@@ -41,11 +41,9 @@ export async function previewEdit(request: ToolCallRequest, root: string, style:
     let after: string;
     if (mode === 'create' || mode === 'rewrite') {
       after = text(input, 'content') ?? '';
-      if (mode === 'create' && target.exists) return style.yellow(`${target.relative} already exists; this create will fail.\n`);
     } else if (mode === 'replace') {
       const old = text(input, 'old');
-      if (before === undefined || old === undefined || old.length === 0) return undefined;
-      if (!before.includes(old)) return style.yellow(`The text to replace is not in ${target.relative}; this edit will fail and change nothing.\n`);
+      if (before === undefined || old === undefined || old.length === 0 || !before.includes(old)) return undefined;
       const replacement = text(input, 'new') ?? '';
       after = input['all'] === true ? before.split(old).join(replacement) : before.replace(old, () => replacement);
     } else {

@@ -1,5 +1,6 @@
-import { createInterface, type Completer, type Interface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import type { CliInput, CliOutput } from '../io.js';
+import { createTerminalLineReader } from './terminal-line-reader.js';
 
 /** Reads lines for the REPL: the prompt, approvals and continued input all come through here. */
 export interface LineReader {
@@ -21,19 +22,19 @@ export interface LineReader {
 }
 
 /**
- * A `node:readline` line reader. With a terminal on both ends it edits lines, keeps history
- * within the process and completes with `completer`; otherwise it reads plain lines.
+ * The REPL's line reader. With a terminal on both ends it is Forge's own line editor
+ * (`createTerminalLineReader`: grapheme-aware editing, history, Tab completion with `completer`);
+ * otherwise `node:readline` reads plain lines and the prompt is written with each line received,
+ * so the output reads as a transcript.
  */
-export function createLineReader(options: { readonly input: CliInput; readonly output: CliOutput; readonly completer?: Completer }): LineReader {
-  const terminal = options.input.isTTY === true && options.output.isTTY === true;
-  const readline: Interface = createInterface({
-    input: options.input,
-    output: options.output,
-    terminal,
-    historySize: 1000,
-    removeHistoryDuplicates: true,
-    ...(terminal && options.completer !== undefined ? { completer: options.completer } : {}),
-  });
+export function createLineReader(options: {
+  readonly input: CliInput;
+  readonly output: CliOutput;
+  /** Tab completion on a terminal: the whole-line completions of `line`, and `line`. */
+  readonly completer?: (line: string) => [string[], string];
+}): LineReader {
+  if (options.input.isTTY === true && options.output.isTTY === true) return createTerminalLineReader(options);
+  const readline: Interface = createInterface({ input: options.input, output: options.output, terminal: false });
   const typedAhead: string[] = [];
   let waiting: ((line: string | undefined) => void) | undefined;
   let closed = false;
@@ -51,22 +52,13 @@ export function createLineReader(options: { readonly input: CliInput; readonly o
     get closed() {
       return closed;
     },
-    get partial() {
-      return terminal ? readline.line : '';
-    },
-    next(prompt, { signal, remember = true } = {}) {
+    partial: '',
+    next(prompt, { signal } = {}) {
       if (signal?.aborted) return Promise.reject(signal.reason);
-      // Without a terminal nothing is echoed, so the prompt is written together with the line
-      // it received: the output then reads as a transcript.
       const deliver = (line: string | undefined): string | undefined => {
-        if (line !== undefined && !terminal) options.output.write(`${prompt}${line}\n`);
-        if (line !== undefined && !remember && terminal) forgetLatest(readline, line);
+        if (line !== undefined) options.output.write(`${prompt}${line}\n`);
         return line;
       };
-      if (terminal && !closed) {
-        readline.setPrompt(prompt);
-        readline.prompt();
-      }
       const early = typedAhead.shift();
       if (early !== undefined) return Promise.resolve(deliver(early));
       if (closed) return Promise.resolve(undefined);
@@ -83,14 +75,8 @@ export function createLineReader(options: { readonly input: CliInput; readonly o
         };
       });
     },
-    reprompt() {
-      if (terminal && !closed) readline.prompt();
-    },
-    clearPartial() {
-      if (!terminal || closed) return;
-      readline.write(null, { ctrl: true, name: 'e' });
-      readline.write(null, { ctrl: true, name: 'u' });
-    },
+    reprompt() {},
+    clearPartial() {},
     onInterrupt(listener) {
       readline.on('SIGINT', listener);
     },
@@ -98,10 +84,4 @@ export function createLineReader(options: { readonly input: CliInput; readonly o
       if (!closed) readline.close();
     },
   };
-}
-
-/** Drops `line` from the newest end of the history (approval answers are not worth recalling). */
-function forgetLatest(readline: Interface, line: string): void {
-  const history = (readline as Interface & { history?: string[] }).history;
-  if (history?.[0] === line) history.shift();
 }

@@ -63,13 +63,16 @@ describe('the REPL footer', () => {
 describe('/model and /mode', () => {
   it('show the current choice and switch for the next turn; a bad model keeps the current one', async () => {
     const repl = startRepl({ main: [{ text: 'from main' }], other: [{ text: 'from other' }] }, { terminal: true });
-    repl.type('/model\n/model acme:x\n/model test:other\n/mode\n/mode sometimes\n/mode off\nhello\n');
+    repl.type('/model\n/model acme:x\n/model gpt-5\n/model openai:gpt-5\n/model test:other\n/mode\n/mode sometimes\n/mode off\nhello\n');
     await waitFor(repl.output, (text) => text.includes('from other'));
     repl.type('/exit\n');
     expect(await repl.exited).toBe(0);
     const output = repl.output();
     expect(output).toContain('Model: test:main. Switch with /model provider:id');
     expect(output).toContain('error: unknown model provider "acme" in "acme:x"; known providers: test, scripted, openai, deepseek, compatible (still test:main)');
+    expect(output).toContain('error: model "gpt-5" is not of the form provider:model; for example /model scripted:demo or /model openai:gpt-5 (still test:main)');
+    expect(output).toContain('error: OPENAI_API_KEY is not set; export it or choose another model with /model (still test:main)');
+    expect(output).not.toContain('--model');
     expect(output).toContain('Model: test:other from the next turn.');
     expect(output).toContain('Context mode: compact. Switch with /mode off|warn|shadow|compact.');
     expect(output).toContain('/mode: "sometimes" is not a context mode; use one of off, warn, shadow, compact.');
@@ -101,22 +104,47 @@ describe('/permissions', () => {
   });
 });
 
+const read: ScriptedStep = { toolCalls: [{ toolName: 'read_file', input: { path: 'notes.txt' } }] };
+
 describe('approval of an edit', () => {
   it('shows the unified diff of a replacement against the file as it is now, plain without colour', async () => {
-    const repl = startRepl({ main: [edit({ mode: 'replace', old: 'beta', new: 'BETA' }), { text: 'Left it.' }] });
+    const repl = startRepl({ main: [read, edit({ mode: 'replace', old: 'beta', new: 'BETA' }), { text: 'Left it.' }] });
     repl.type('change beta\nn not now\n/exit\n');
     expect(await repl.exited).toBe(0);
+    expect(repl.output()).toContain('• read_file notes.txt\n  read notes.txt (3 lines)\n');
     expect(repl.output()).toContain(
       'Allow write? edit_file replace notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n[y] once',
     );
+    expect(repl.output()).toContain('  denied: the user said: not now\n');
     expect(readFileSync(path.join(workspace.path, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\ngamma\n');
   });
 
-  it('colours the diff on a terminal, and says when the text to replace is missing', async () => {
-    const repl = startRepl({ main: [edit({ mode: 'rewrite', content: 'alpha\n' }), edit({ mode: 'replace', old: 'delta', new: 'x' }), { text: 'done' }] }, { terminal: true, env: { NO_COLOR: '' } });
-    repl.type('rewrite it\nn\nn\n/exit\n');
+  it('colours the diff on a terminal, and says what an accepted edit did', async () => {
+    const repl = startRepl({ main: [read, edit({ mode: 'rewrite', content: 'alpha\n' }), { text: 'done' }] }, { terminal: true, env: { NO_COLOR: '' } });
+    repl.type('rewrite it\ny\n/exit\n');
     expect(await repl.exited).toBe(0);
     expect(repl.output()).toContain('\u001b[31m-beta\u001b[39m');
-    expect(repl.output()).toContain('The text to replace is not in notes.txt; this edit will fail and change nothing.');
+    expect(repl.output()).toContain('\u001b[2m  edited notes.txt (+0 −2)\u001b[22m');
+    expect(readFileSync(path.join(workspace.path, 'notes.txt'), 'utf8')).toBe('alpha\n');
+  });
+
+  it.each([
+    ['occurs twice', { mode: 'replace', old: 'a', new: 'A' }, 'The text to replace occurs 5 times in "notes.txt"; nothing changed.'],
+    ['is missing', { mode: 'replace', old: 'delta', new: 'x' }, 'The text to replace was not found in "notes.txt"; nothing changed.'],
+    ['targets an unread file', { mode: 'rewrite', content: 'x\n' }, 'edit_file refused: "notes.txt" has not been read in full in this session.'],
+  ])('refuses an edit whose text %s before any prompt, and says why in one line', async (_case, input, reason) => {
+    const steps = input.mode === 'rewrite' ? [edit(input), { text: 'ok' }] : [read, edit(input), { text: 'ok' }];
+    const repl = startRepl({ main: steps });
+    repl.type('change it\n/exit\n');
+    expect(await repl.exited).toBe(0);
+    const output = repl.output();
+    expect(output).not.toContain('Allow write?');
+    expect(output).not.toContain('--- a/notes.txt');
+    const refusal = output.split('\n').filter((line) => line.includes(reason));
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]).toMatch(/^ {2}(refused: )?(edit_file refused: )?/);
+    const result = repl.models['main']?.requests.at(-1)?.continuation.at(-1);
+    expect(result?.role === 'tool' ? result.content[0]?.output : undefined).toMatchObject({ type: 'error-text', value: expect.stringContaining(reason) });
+    expect(readFileSync(path.join(workspace.path, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\ngamma\n');
   });
 });

@@ -85,7 +85,8 @@ describe('the REPL keeps its conversation in a session', () => {
     expect(output).toContain(`Resumed session ${earlierId} (2 messages)`);
     expect(output).toContain(`Already in session ${earlierId}.`);
     expect(output).toMatch(/Started session session_\S+\n/);
-    expect(output).toMatch(/error: No session session_missing in /);
+    expect(output).toMatch(/error: \/resume 'session_missing': there is no session with this id or prefix in .*; \/sessions lists them\n/);
+    expect(output).toContain('So far:\n  you: Remember the number 7.\n  forge: Remembered.\n');
     expect(repl.model.requests[0]?.history).toEqual([
       { role: 'user', content: 'Remember the number 7.' },
       { role: 'assistant', content: [{ type: 'text', text: 'Remembered.' }] },

@@ -15,7 +15,12 @@ import {
 import type { EngineCompactOutcome, EngineTurn, EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId, type SessionChoice } from '../session/session-choice.js';
+import { resolveSessionReference } from '../session/resolve-session.js';
+import { conversationRecap } from '../session/session-recap.js';
 import type { SessionSettings } from '../session/session-settings.js';
+
+/** How the REPL tells the user to find a session. */
+const REPL_SESSIONS_HINT = '/sessions lists them';
 
 /** What switching sessions tells the user. */
 export interface SessionSwitch {
@@ -24,6 +29,8 @@ export interface SessionSwitch {
   readonly warnings: readonly SessionTurnWarning[];
   /** Set when the session was recorded in another workspace than the REPL's. */
   readonly otherWorkspace: string | undefined;
+  /** A few lines saying where the conversation stands (`conversationRecap`). */
+  readonly recap: readonly string[];
 }
 
 /**
@@ -73,6 +80,7 @@ export class ReplSession {
       messages: this.handle.messages.length,
       warnings: this.handle.openWarnings,
       otherWorkspace: workspace !== null && workspace !== this.workspaceRoot ? workspace : undefined,
+      recap: conversationRecap(this.handle.messages),
     };
   }
 
@@ -138,9 +146,17 @@ export class ReplSession {
     return listSessions(this.settings.forgeHome);
   }
 
+  /** The stored session `text` names: its id, or the start of exactly one id (errors point at `/sessions`). */
+  resolve(text: string): Promise<string> {
+    return resolveSessionReference(
+      { kind: 'id', text, source: '/resume' },
+      { forgeHome: this.settings.forgeHome, workspaceRoot: this.workspaceRoot, listHint: REPL_SESSIONS_HINT },
+    );
+  }
+
   /** Switches to session `id`; the current one stays open if that fails. */
   async resume(id: string): Promise<SessionSwitch> {
-    return this.switchTo({ kind: 'resume', id: checkSessionId(id, 'session') });
+    return this.switchTo({ kind: 'resume', id: checkSessionId(id, '/resume', REPL_SESSIONS_HINT), source: '/resume' });
   }
 
   /** Starts a new, empty session for the workspace. */
@@ -156,7 +172,7 @@ export class ReplSession {
   private async switchTo(choice: SessionChoice): Promise<SessionSwitch> {
     let next: SessionHandle | undefined;
     try {
-      next = await openCliSession({ choice, settings: this.settings, workspaceRoot: this.workspaceRoot });
+      next = await openCliSession({ choice, settings: this.settings, workspaceRoot: this.workspaceRoot, listHint: REPL_SESSIONS_HINT });
     } catch (error) {
       throw sessionStoreError(error);
     }

@@ -48,14 +48,15 @@ afterEach(async () => {
   await forgeHome.remove();
 });
 
-/** Starts `forge <args>` in a 120×50 terminal with `script` as the model's replies. */
-async function startForge(script: readonly unknown[], args: readonly string[] = []): Promise<TmuxTerminal> {
+/** Starts `forge <args>` in a terminal (120×50 unless `columns` says otherwise) with `script` as the model's replies. */
+async function startForge(script: readonly unknown[], args: readonly string[] = [], columns = 120): Promise<TmuxTerminal> {
   const scriptFile = path.join(forgeHome.path, 'model-script.json');
   await writeFile(scriptFile, JSON.stringify(script));
   terminal = TmuxTerminal.start({
     command: [process.execPath, bin, '--model', 'scripted:file', ...args],
     cwd: workspace.path,
     env: { PATH: process.env.PATH ?? '', HOME: forgeHome.path, TERM: 'xterm-256color', FORGE_HOME: forgeHome.path, FORGE_TEST_MODEL_SCRIPT: scriptFile },
+    columns,
   });
   await terminal.waitFor((screen) => screen.includes('Type a request'), 15_000, 'the REPL banner');
   return terminal;
@@ -164,5 +165,100 @@ describe('the REPL in a terminal', () => {
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
     expect(findUnpairedToolCalls(messages)).toEqual([]);
     expect(toolResultTexts(messages)).toEqual(['Stopped: the run was cancelled while this tool was running.']);
+  }, 60_000);
+
+  it('refuses an ambiguous edit before any prompt, saying why in one line, and suggests /context for /contxt', async () => {
+    await writeFile(path.join(workspace.path, 'notes.md'), 'todo\ntodo\n');
+    const forge = await startForge([
+      { toolCalls: [{ toolName: 'read_file', input: { path: 'notes.md' } }] },
+      { toolCalls: [{ toolName: 'edit_file', input: { path: 'notes.md', mode: 'replace', old: 'todo', new: 'done' } }] },
+      { text: 'The edit was refused.' },
+    ]);
+    forge.enter('mark it done');
+    const screen = await forge.waitFor((text) => text.includes('The edit was refused.'), 10_000, 'the end of the turn');
+    expect(screen).toContain('• read_file notes.md\n  read notes.md (2 lines)');
+    expect(screen).toContain('• edit_file replace notes.md\n  refused: The text to replace occurs 2 times in "notes.md"; nothing changed.');
+    expect(screen).not.toContain('[y] once');
+    expect(screen).not.toContain('Allow write?');
+    expect(readFileSync(path.join(workspace.path, 'notes.md'), 'utf8')).toBe('todo\ntodo\n');
+
+    forge.enter('/contxt');
+    await forge.waitFor((text) => text.includes('Unknown command /contxt. Did you mean /context? Type /help to see the commands.'), 5000, 'the suggestion');
+    forge.enter('/exit');
+    expect(await forge.exitCode()).toBe(0);
+  }, 60_000);
+
+  it.each([80, 120])('wraps /help at word boundaries in %i columns', async (columns) => {
+    const forge = await startForge([], [], columns);
+    forge.enter('/help');
+    const screen = await forge.waitFor((text) => text.includes('y: run the call once'), 5000, '/help');
+    const help = screen.slice(screen.indexOf('Commands'), screen.indexOf('› ', screen.indexOf('Approvals')));
+    const lines = help.split('\n');
+    // capture-pane -J joins rows the terminal wrapped by itself, so a line longer than the terminal is one Forge did not wrap.
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(columns);
+    const words = help.split(/\s+/);
+    for (const word of ['older', 'checkpoint', '(the', 'transcript', 'kept);', '--dry-run', 'previews']) expect(words).toContain(word);
+    forge.enter('/exit');
+    expect(await forge.exitCode()).toBe(0);
+  }, 60_000);
+
+  it('edits by grapheme: arrows and Backspace step over whole emoji, flags and accented letters, and nothing broken is stored', async () => {
+    const forge = await startForge([{ text: 'Noted.' }]);
+    const sessionId = sessionIdOn(forge.screen());
+    forge.type('x👍🏽y🇫🇷z');
+    forge.press('Left', 'BSpace');
+    await forge.waitFor((text) => text.includes('› x👍🏽yz'), 5000, 'the flag deleted whole');
+    forge.press('Left', 'BSpace');
+    forge.type('e\u0301');
+    forge.press('End');
+    forge.type('👨‍👩‍👧');
+    forge.press('BSpace');
+    forge.type('!');
+    await forge.waitFor((text) => text.normalize('NFC').includes('› x\u00e9yz!'), 5000, 'the edited line');
+    forge.press('Enter');
+    await forge.waitFor((text) => text.includes('Noted.'), 10_000, 'the answer');
+    forge.enter('/exit');
+    expect(await forge.exitCode()).toBe(0);
+    const [request] = storedMessages(sessionId);
+    expect(request).toEqual({ role: 'user', content: 'xe\u0301yz!' });
+  }, 60_000);
+
+  it('shows a recap after /resume, keeps the footer measured after /resume and a /compact that changed nothing, and points /resume errors at /sessions', async () => {
+    const forge = await startForge([{ text: 'First answer, about the parser.' }, { text: 'Second answer.' }]);
+    const firstId = sessionIdOn(forge.screen());
+    forge.enter('first request: look at the parser');
+    await forge.waitFor((text) => text.includes('First answer, about the parser.'), 10_000, 'the first answer');
+    forge.enter('/new');
+    await forge.waitFor((text) => (text.match(/Started session/g) ?? []).length === 2, 5000, '/new');
+    forge.enter('second request');
+    await forge.waitFor((text) => text.includes('Second answer.'), 10_000, 'the second answer');
+
+    forge.enter(`/resume ${firstId.slice(0, -4)}`);
+    const resumed = await forge.waitFor((text) => text.includes(`Resumed session ${firstId}`), 5000, '/resume');
+    const recap = resumed.slice(resumed.indexOf(`Resumed session ${firstId}`));
+    expect(recap).toContain('So far:\n  you: first request: look at the parser\n  forge: First answer, about the parser.\n');
+    expect(recap).toMatch(/─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k \(\d+%\)/);
+    expect(recap).not.toContain('context –');
+
+    forge.enter('/compact');
+    await forge.waitFor((text) => text.slice(text.lastIndexOf('› /compact')).includes('─ scripted:file'), 5000, '/compact');
+    const afterCompact = forge.screen();
+    expect(afterCompact.slice(afterCompact.lastIndexOf('› /compact'))).toMatch(/─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k/);
+
+    forge.enter('/resume session_nope');
+    await forge.waitFor((text) => text.includes("error: /resume 'session_nope': there is no session with this id or prefix in"), 5000, 'the /resume error');
+    expect(forge.screen()).toContain('/sessions lists them');
+    forge.enter('/exit');
+    expect(await forge.exitCode()).toBe(0);
+  }, 60_000);
+
+  it('shows a sign of life while an answer stalls mid-way, and erases it when the text goes on', async () => {
+    const forge = await startForge([{ text: 'Half of the answer, then the rest of it.', textChunks: 2, delayMs: 3000 }]);
+    forge.enter('take your time');
+    await forge.waitFor((text) => text.includes('Half of the answer') && text.includes('waiting for the model ·'), 15_000, 'the sign of life');
+    await forge.waitFor((text) => text.includes('Half of the answer, then the rest of it.'), 15_000, 'the rest of the answer');
+    expect(forge.screen()).not.toContain('waiting for the model');
+    forge.enter('/exit');
+    expect(await forge.exitCode()).toBe(0);
   }, 60_000);
 });

@@ -108,7 +108,7 @@ describe('the REPL', () => {
     expect(toolResults(repl.model.requests[1]?.continuation ?? [])).toEqual([
       'edit_file: Not run: denied — the user said: put it in NOTES.md instead.',
     ]);
-    expect(repl.test.stdout.text).toContain('edit_file: denied');
+    expect(repl.test.stdout.text).toContain('\n  denied: the user said: put it in NOTES.md instead\n');
   });
 
   it('asks again after an unclear answer', async () => {

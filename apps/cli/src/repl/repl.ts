@@ -4,10 +4,13 @@ import { loadCliConfig } from '../config/cli-config.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { ExitCode } from '../exit-codes.js';
+import { defaultModelNotice } from '../models/resolve-model.js';
 import type { CliIo } from '../io.js';
 import { createTextRenderer } from '../output/event-renderer.js';
 import { createSpinner, type Spinner } from '../output/spinner.js';
+import { createStallWatch, type StallWatch } from '../output/stall-watch.js';
 import { styleFor, type Style } from '../output/style.js';
+import { wrapText } from '../output/text-width.js';
 import { sessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { forgeVersion } from '../version.js';
@@ -17,9 +20,10 @@ import { InterruptPolicy } from './interrupt-policy.js';
 import { createLineReader, type LineReader } from './line-reader.js';
 import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
-import { describeSwitch } from './session-slash-commands.js';
-import { completeSlashCommand, findSlashCommand, type ReplContext } from './slash-commands.js';
+import { describeSwitch, refreshContextUse } from './session-slash-commands.js';
+import { closestMatch } from '../suggest.js';
 import { sessionCostFromTraces } from '../session/session-cost.js';
+import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
 import { ContextUseTracker, renderStatusLine } from './status-line.js';
 
 const PROMPT = '› ';
@@ -35,8 +39,18 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   const { io } = options;
   const style = styleFor(io.stdout, io.env);
   const print = (text: string) => io.stdout.write(text);
-  const spinner = createSpinner(io.stdout, { enabled: io.stdout.isTTY === true && io.env.TERM !== 'dumb', style });
-  const renderer = createTextRenderer({ text: io.stdout, activity: io.stdout, style, beforeWrite: () => spinner.stop() });
+  const live = io.stdout.isTTY === true && io.env.TERM !== 'dumb';
+  const spinner = createSpinner(io.stdout, { enabled: live, style });
+  const stall = createStallWatch(io.stdout, { enabled: live, style });
+  const renderer = createTextRenderer({
+    text: io.stdout,
+    activity: io.stdout,
+    style,
+    beforeWrite: () => {
+      spinner.stop();
+      stall.erase();
+    },
+  });
   let reader: LineReader | undefined;
   let root: string | undefined;
   const engine = await prepareEngine({
@@ -55,7 +69,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   root = engine.root;
 
   try {
-    return await runRepl({ io, globals: options.globals, engine, style, spinner, renderer, setReader: (next) => (reader = next) });
+    return await runRepl({ io, globals: options.globals, engine, style, spinner, stall, renderer, setReader: (next) => (reader = next) });
   } finally {
     await engine.close();
   }
@@ -67,10 +81,11 @@ async function runRepl(options: {
   readonly engine: TurnEngine;
   readonly style: Style;
   readonly spinner: Spinner;
+  readonly stall: StallWatch;
   readonly renderer: ReturnType<typeof createTextRenderer>;
   readonly setReader: (reader: LineReader) => void;
 }): Promise<number> {
-  const { io, engine, style, spinner, renderer } = options;
+  const { io, engine, style, spinner, stall, renderer } = options;
   const print = (text: string) => io.stdout.write(text);
   const choice = sessionChoice(options.globals);
   const settings = await resolveSessionSettings({ io, globals: options.globals });
@@ -79,7 +94,8 @@ async function runRepl(options: {
   const { config } = (await loadCliConfig({ io, globals: options.globals })).loaded;
   const contextUse = new ContextUseTracker();
   contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
-  const context: ReplContext = { engine, style, history, session, config, contextUse, print };
+  const width = () => (io.stdout.isTTY === true ? Math.max(20, io.stdout.columns ?? 80) : Infinity);
+  const context: ReplContext = { engine, style, history, session, config, contextUse, width, print };
   // The footer is for people at a terminal; piped output stays a plain transcript.
   const footer = () => (io.stdout.isTTY === true ? renderStatusLine({ model: engine.modelLabel, mode: engine.contextMode, use: contextUse.current, style, costs: contextUse.costs }) : '');
 
@@ -116,6 +132,8 @@ async function runRepl(options: {
   const stopSignals = io.onInterrupt(onInterrupt);
 
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
+  if (engine.name === 'native' && config.model === undefined) print(`${style.yellow(wrapText(`Note: ${defaultModelNotice('/model')}`, width()))}\n`);
+  if (session.resumed) await refreshContextUse(context);
   try {
     for (;;) {
       if (!input.pending) print(footer());
@@ -128,14 +146,14 @@ async function runRepl(options: {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
         if (session.id !== sessionBefore) {
-          contextUse.reset();
           contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
+          await refreshContextUse(context);
         }
         continue;
       }
       activeRun = new AbortController();
       try {
-        const turn = await runTurn({ engine, session, request: text, signal: activeRun.signal, renderer, spinner, print, style, contextUse });
+        const turn = await runTurn({ engine, session, request: text, signal: activeRun.signal, renderer, spinner, stall, print, style, contextUse });
         for (const warning of turn.warnings) print(`${style.yellow(`warning: ${warning.message}`)}\n`);
         print(turnStatus(turn.result, style));
       } catch (error) {
@@ -161,11 +179,12 @@ async function runTurn(options: {
   readonly signal: AbortSignal;
   readonly renderer: ReturnType<typeof createTextRenderer>;
   readonly spinner: Spinner;
+  readonly stall: StallWatch;
   readonly print: (text: string) => void;
   readonly style: Style;
   readonly contextUse: ContextUseTracker;
 }): Promise<EngineTurnOutcome> {
-  const { engine, renderer, spinner, style, contextUse } = options;
+  const { engine, renderer, spinner, stall, style, contextUse } = options;
   try {
     return await options.session.runTurn(engine, {
       request: options.request,
@@ -177,6 +196,8 @@ async function runTurn(options: {
         if (event.type === 'tool.call.completed') spinner.stop();
         contextUse.observe(event);
         renderer.onEvent(envelope);
+        if (event.type === 'model.text.delta') stall.text(event.delta);
+        else stall.stop();
         if (event.type === 'tool.call.started') spinner.start(`running ${event.toolName}`);
       },
       onEngineEvent: (envelope) => contextUse.observe(envelope.event),
@@ -188,6 +209,7 @@ async function runTurn(options: {
       },
     });
   } finally {
+    stall.stop();
     renderer.finishRun();
   }
 }
@@ -195,7 +217,8 @@ async function runTurn(options: {
 async function runSlashCommand(text: string, context: ReplContext): Promise<'continue' | 'exit'> {
   const found = findSlashCommand(text);
   if ('unknown' in found) {
-    context.print(`Unknown command /${found.unknown}. Type /help to see the commands.\n`);
+    const suggestion = closestMatch(found.unknown, slashCommands.map((command) => command.name));
+    context.print(`Unknown command /${found.unknown}.${suggestion === undefined ? '' : ` Did you mean /${suggestion}?`} Type /help to see the commands.\n`);
     return 'continue';
   }
   return found.command.run(context, found.argument);

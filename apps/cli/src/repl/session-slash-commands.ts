@@ -1,13 +1,14 @@
 import type { Style } from '../output/style.js';
-import { renderContextReport } from '@forge/core';
+import { renderContextReport, type ContextReport } from '@forge/core';
 import { loadInstructions, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
 import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
 import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
+import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
-import type { SlashCommand, SlashOutcome } from './slash-commands.js';
+import type { ReplContext, SlashCommand, SlashOutcome } from './slash-commands.js';
 
 const LISTED_SESSIONS = 20;
 
@@ -18,6 +19,7 @@ export function describeSwitch(change: SessionSwitch, verb: string, style: Style
     lines.push(style.yellow(`This session was recorded in ${change.otherWorkspace}; tools now work in this REPL's workspace.`));
   }
   for (const warning of change.warnings) lines.push(style.yellow(`warning: ${warning.message}`));
+  if (change.recap.length > 0) lines.push(style.dim('So far:'), ...change.recap.map((line) => `  ${line}`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -40,18 +42,19 @@ const sessions: SlashCommand = {
 const resume: SlashCommand = {
   name: 'resume',
   arguments: '<id>',
-  summary: 'continue a stored session (instructions are reloaded)',
+  summary: 'continue a stored session (the id or its start; instructions are reloaded), with a short recap',
   async run(context, argument): Promise<SlashOutcome> {
     if (argument === '') {
-      context.print('Say which session: /resume <id>. /sessions lists them.\n');
-      return 'continue';
-    }
-    if (argument === context.session.id) {
-      context.print(`Already in session ${argument}.\n`);
+      context.print('Say which session: /resume <id> (or the start of the id). /sessions lists them.\n');
       return 'continue';
     }
     try {
-      context.print(describeSwitch(await context.session.resume(argument), 'Resumed', context.style));
+      const id = await context.session.resolve(argument);
+      if (id === context.session.id) {
+        context.print(`Already in session ${id}.\n`);
+        return 'continue';
+      }
+      context.print(describeSwitch(await context.session.resume(id), 'Resumed', context.style));
     } catch (error) {
       context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
     }
@@ -105,6 +108,7 @@ const compact: SlashCommand = {
     }
     try {
       const root = context.engine.root;
+      const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
       const result = await context.session.compact({
         // The REPL's engine keeps its adapter to itself: the estimate is the conservative one the dry run uses too.
         model: estimationOnlyModel(context.engine.modelLabel),
@@ -114,11 +118,15 @@ const compact: SlashCommand = {
         artifactHashes: workspaceArtifactHashes(root),
         ...(argument === '' ? {} : { focus: argument }),
         onEvent: (event) => {
+          trace.listener(event);
           const compactor = compactorDisclosure(event);
           if (compactor !== undefined) context.print(`${disclosureLine(compactor)}\n`);
         },
+      }).finally(async () => {
+        const problem = await trace.close();
+        if (problem !== undefined) context.print(`${context.style.yellow(`warning: ${problem}`)}\n`);
       });
-      context.contextUse.reset();
+      await refreshContextUse(context);
       context.print(renderCompaction(context.session.id, result, context.style));
     } catch (error) {
       context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
@@ -136,6 +144,31 @@ const checkpoint: SlashCommand = {
     return 'continue';
   },
 };
+
+/** Measures the next request of the session as `forge context` does; undefined for an engine that builds its own requests (Codex). */
+async function nextRequestReport(context: ReplContext): Promise<ContextReport | undefined> {
+  const { engine } = context;
+  const subject = engine.contextSubject?.();
+  if (subject === undefined) return undefined;
+  const view = await context.session.nextView(subject.model, workspaceArtifactHashes(engine.root));
+  return measureNextRequest(subject, { view, sessionMessages: context.session.messages.length }, context.contextUse.costs.soFar);
+}
+
+/**
+ * Sets the footer to what the next request of the current session would use, after something
+ * changed it (`/compact`, `/resume`, `/model`). A session with no messages yet shows `context –`.
+ */
+export async function refreshContextUse(context: ReplContext): Promise<void> {
+  // The next request no longer starts like the last one sent, so its warm price is unknown.
+  context.contextUse.costs.forgetPrefix();
+  try {
+    const report = context.session.messages.length === 0 ? undefined : await nextRequestReport(context);
+    if (report === undefined) context.contextUse.reset();
+    else context.contextUse.measured(report.budget);
+  } catch {
+    context.contextUse.reset();
+  }
+}
 
 const contextReport: SlashCommand = {
   name: 'context',
@@ -161,10 +194,8 @@ const contextReport: SlashCommand = {
       return 'continue';
     }
     try {
-      const view = await context.session.nextView(subject.model, workspaceArtifactHashes(engine.root));
-      const sessionCost = context.contextUse.costs.soFar;
-      const report = await measureNextRequest(subject, { view, sessionMessages: context.session.messages.length }, sessionCost);
-      context.print(renderContextReport(report, { color: style.enabled }));
+      const report = await nextRequestReport(context);
+      if (report !== undefined) context.print(renderContextReport(report, { color: style.enabled }));
     } catch (error) {
       context.print(`${style.red(`error: ${errorText(error)}`)}\n`);
     }

@@ -2,6 +2,7 @@ import type { ForgeConfig } from '@forge/config';
 import type { Message } from '@forge/core';
 import type { TurnEngine } from '../engines/turn-engine.js';
 import type { Style } from '../output/style.js';
+import { wrapLine } from '../output/text-width.js';
 import { controlSlashCommands } from './control-slash-commands.js';
 import type { ReplSession } from './repl-session.js';
 import { sessionSlashCommands } from './session-slash-commands.js';
@@ -20,6 +21,8 @@ export interface ReplContext {
   readonly config: ForgeConfig;
   /** Context use of the latest request (the footer's figures); reset when they no longer apply. */
   readonly contextUse: ContextUseTracker;
+  /** Columns of the terminal long text is wrapped to (`Infinity` when output is not a terminal). */
+  width(): number;
   print(text: string): void;
 }
 
@@ -43,18 +46,32 @@ const help: SlashCommand = {
   name: 'help',
   summary: 'show commands and keys',
   run(context) {
+    const terminal = context.width();
     const width = Math.max(...slashCommands.map((command) => usage(command).length));
+    // On a narrow terminal descriptions go under their command instead of beside it.
+    const beside = terminal === Infinity || terminal - (width + 4) >= 30;
+    const indent = beside ? ' '.repeat(width + 4) : '      ';
+    const row = (name: string, text: string) => (beside ? [`  ${name.padEnd(width)}  ${text}`] : [`  ${name}`, `${indent}${text}`]);
+    const wrap = (lines: readonly string[], continuation: string) => lines.flatMap((line) => (terminal === Infinity ? [line] : wrapLine(line, terminal, continuation)));
     const lines = [
       context.style.bold('Commands'),
-      ...slashCommands.map((command) => `  ${usage(command).padEnd(width)}  ${command.summary}`),
+      ...wrap(slashCommands.flatMap((command) => row(usage(command), command.summary)), indent),
       context.style.bold('Keys'),
-      '  Enter      send the input',
-      '  \\ + Enter  continue the input on a new line',
-      '  Ctrl-C     cancel the running turn; at the prompt, press twice to exit',
-      '  Ctrl-D     exit',
-      '  Up / Down  recall earlier inputs',
+      ...wrap(
+        [
+          '  Enter      send the input',
+          '  \\ + Enter  continue the input on a new line',
+          '  Left/Right move by character (Alt-Left/Right, Ctrl-Left/Right by word); Home/End or Ctrl-A/Ctrl-E to the ends',
+          '  Backspace  delete the character before the cursor (Ctrl-W the word, Ctrl-U the line before the cursor, Ctrl-K after it)',
+          '  Tab        complete a slash command and its argument',
+          '  Ctrl-C     cancel the running turn; at the prompt, press twice to exit',
+          '  Ctrl-D     exit',
+          '  Up / Down  recall earlier inputs',
+        ],
+        ' '.repeat(13),
+      ),
       context.style.bold('Approvals'),
-      '  y: run the call once · s: allow the tool for this session · n: deny (text after n is passed to the model)',
+      ...wrap(['  y: run the call once · s: allow the tool for this session · n: deny (text after n is passed to the model)'], '  '),
     ];
     context.print(`${lines.join('\n')}\n`);
     return 'continue';

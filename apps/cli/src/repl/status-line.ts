@@ -36,8 +36,9 @@ interface CodexReport {
 }
 
 /**
- * Keeps the figures of the latest `context.budgeted` event of the running session. Reset when the
- * session or the model changes, since the old figures no longer describe the next request.
+ * Keeps the figures of the latest `context.budgeted` event of the running session. When the session,
+ * its checkpoint or the model changes, the REPL measures the next request instead (`measured`),
+ * since the old figures no longer describe it; `reset` when nothing can be measured.
  */
 export class ContextUseTracker {
   private latest: ContextUse | undefined;
@@ -79,6 +80,11 @@ export class ContextUseTracker {
     const available = event.availableInputTokens;
     if (typeof used !== 'number' || typeof available !== 'number') return;
     this.latest = { usedTokens: used, availableInputTokens: available, exact: event.estimate?.confidence === 'exact' };
+  }
+
+  /** Takes the figures of a measured next request (after `/compact`, `/resume`, `/model`), as `/context` reports them. */
+  measured(budget: { readonly estimate: { readonly tokens: number; readonly confidence: string }; readonly availableInputTokens: number }): void {
+    this.latest = { usedTokens: budget.estimate.tokens, availableInputTokens: budget.availableInputTokens, exact: budget.estimate.confidence === 'exact' };
   }
 
   /** The next request will differ from the latest (a compaction, another model): its figures no longer apply. */

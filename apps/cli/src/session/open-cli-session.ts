@@ -1,16 +1,15 @@
 import { InvalidInputError } from '@forge/core';
 import {
   CorruptFileError,
-  listSessions,
   openSessionHandle,
   SessionLockedError,
   SessionNotFoundError,
   UnsupportedSchemaError,
   type SessionHandle,
-  type SessionSummary,
 } from '@forge/persistence';
 import { CliError, UsageError } from '../cli-error.js';
-import type { SessionChoice } from './session-choice.js';
+import { resolveSessionReference } from './resolve-session.js';
+import { LIST_SESSIONS_HINT, type SessionChoice } from './session-choice.js';
 import type { SessionSettings } from './session-settings.js';
 
 /**
@@ -26,24 +25,16 @@ export function sessionStoreError(error: unknown): unknown {
   return error;
 }
 
-/**
- * The most recently updated session of `workspaceRoot` that holds at least one message (a
- * session opened and left without a request is not worth resuming).
- */
-export async function lastWorkspaceSession(forgeHome: string, workspaceRoot: string): Promise<SessionSummary> {
-  const sessions = await listSessions(forgeHome);
-  const found = sessions.find((session) => session.problem === undefined && session.workspaceRoot === workspaceRoot && session.messageCount > 0);
-  if (found === undefined) {
-    throw new UsageError(`--last found no earlier session for ${workspaceRoot}; run 'forge sessions list' to see all sessions and pass one with --resume <id>`);
-  }
-  return found;
-}
-
-/** The id `choice` names, resolving `--last` against the workspace; undefined for a new session or none. */
-export async function chosenSessionId(choice: SessionChoice, settings: SessionSettings, workspaceRoot: string): Promise<string | undefined> {
-  if (choice.kind === 'resume') return choice.id;
-  if (choice.kind === 'last') return (await lastWorkspaceSession(settings.forgeHome, workspaceRoot)).id;
-  return undefined;
+/** The id `choice` names (`--resume <id or prefix>`, `--last` in the workspace); undefined for a new session or none. */
+export async function chosenSessionId(
+  choice: SessionChoice,
+  settings: SessionSettings,
+  workspaceRoot: string,
+  listHint: string = LIST_SESSIONS_HINT,
+): Promise<string | undefined> {
+  if (choice.kind === 'new' || choice.kind === 'none') return undefined;
+  const lookup = { forgeHome: settings.forgeHome, workspaceRoot, listHint };
+  return resolveSessionReference(choice.kind === 'last' ? { kind: 'last' } : { kind: 'id', text: choice.id, source: choice.source }, lookup);
 }
 
 /**
@@ -55,11 +46,13 @@ export async function openCliSession(options: {
   readonly choice: SessionChoice;
   readonly settings: SessionSettings;
   readonly workspaceRoot: string;
+  /** How to tell the user to list the sessions (the REPL says `/sessions`). */
+  readonly listHint?: string;
 }): Promise<SessionHandle | undefined> {
   const { choice, settings, workspaceRoot } = options;
   if (choice.kind === 'none') return undefined;
   try {
-    const id = await chosenSessionId(choice, settings, workspaceRoot);
+    const id = await chosenSessionId(choice, settings, workspaceRoot, options.listHint);
     const common = { home: settings.forgeHome, redactor: settings.redactor };
     return await openSessionHandle(id === undefined ? { ...common, workspaceRoot } : { ...common, sessionId: id });
   } catch (error) {

@@ -6,7 +6,7 @@ import { resolveTarget } from '../inspect/resolve-target.js';
 export async function sessionCostFromTraces(forgeHome: string, sessionId: string): Promise<SessionCostCounts | undefined> {
   let report;
   try {
-    report = await buildInspectReport(await resolveTarget({ argument: sessionId, last: false, home: forgeHome, cwd: forgeHome }));
+    report = await buildInspectReport(await resolveTarget({ argument: sessionId, last: false, home: forgeHome, cwd: forgeHome, workspaceRoot: forgeHome }));
   } catch {
     return undefined;
   }

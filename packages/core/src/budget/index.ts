@@ -1,4 +1,14 @@
 export { createEstimatorAccuracyTracker, type EstimatorAccuracy, type EstimatorAccuracyTracker } from './accuracy-tracker.js';
+export {
+  MIN_SAMPLES_FOR_OFFER,
+  overcountCorrection,
+  scaleEstimate,
+  summarizeCalibration,
+  undercountCorrection,
+  type CalibrationSample,
+  type CalibrationSummary,
+} from './calibration.js';
+export type { ChatLayout, ChatLayoutContext, LayoutPiece } from './chat-layout.js';
 export { computeContextBudget, mandatoryTokensOf, type BudgetDecision, type BudgetInput, type ContextBudget } from './budget.js';
 export {
   resolveModelCapabilities,

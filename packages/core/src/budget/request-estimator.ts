@@ -3,6 +3,7 @@ import type { JsonObject, JsonValue } from '../json.js';
 import type { AssistantMessage, Message, ToolMessage } from '../messages.js';
 import type { ModelRequest, TokenCategories, TokenEstimate, TokenEstimateMethod, ToolDefinition } from '../model/adapter.js';
 import { canonicalJsonStringify } from '../view/canonical-json.js';
+import type { ChatLayout, LayoutPiece } from './chat-layout.js';
 
 /**
  * Tokens a provider adds around content, which no tokenizer sees in the text itself. The
@@ -52,6 +53,11 @@ export interface RequestEstimatorOptions {
   readonly renderTool?: (tool: ToolDefinition) => string;
   /** Content-hash cache entries kept for messages that arrive as new objects (default 100,000). */
   readonly contentCacheSize?: number;
+  /**
+   * The provider's chat template, when it is known: the template's own text is then tokenized
+   * like the content instead of being estimated, and `overhead` and `renderTool` are not used.
+   */
+  readonly layout?: ChatLayout;
 }
 
 /** Cache counters, for benchmarks and tests. */
@@ -84,6 +90,8 @@ function opaqueTokens(metadata: JsonObject | undefined): number {
   return metadata === undefined ? 0 : Math.ceil(canonicalJsonStringify(metadata).length / OPAQUE_CHARACTERS_PER_TOKEN);
 }
 
+const NO_COST: Cost = { content: 0, framing: 0 };
+
 function renderToolAsWireJson(tool: ToolDefinition): string {
   return canonicalJsonStringify({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema });
 }
@@ -105,7 +113,9 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
   const byIdentity = new WeakMap<object, Cost>();
   const byContent = new Map<string, Cost>();
   const byText = new Map<string, number>();
-  const toolsBySchema = new WeakMap<object, { readonly name: string; readonly description: string; readonly tokens: number }>();
+  const toolsBySchema = new WeakMap<object, { readonly name: string; readonly description: string; readonly cost: Cost }>();
+  const { layout } = options;
+  const frames = new Map<string, number>();
   let tokenized = 0;
   let identityHits = 0;
   let contentHits = 0;
@@ -124,6 +134,36 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
     if (byText.size >= 8) byText.delete(byText.keys().next().value as string);
     byText.set(text, tokens);
     return tokens;
+  };
+
+  // Template text repeats endlessly (role markers, separators): count each distinct piece once.
+  const countFrame = (text: string): number => {
+    if (text.length === 0) return 0;
+    let tokens = frames.get(text);
+    if (tokens === undefined) {
+      tokens = options.countText(text);
+      if (frames.size >= 1024) frames.delete(frames.keys().next().value as string);
+      frames.set(text, tokens);
+    }
+    return tokens;
+  };
+
+  const countPieces = (pieces: readonly LayoutPiece[], count: (text: string) => number = countText): Cost => {
+    let content = 0;
+    let framing = 0;
+    for (const piece of pieces) {
+      if (typeof piece === 'string') {
+        framing += countFrame(piece);
+        continue;
+      }
+      const before = piece.before ?? '';
+      const after = piece.after ?? '';
+      const total = count(before + piece.content + after);
+      const frame = Math.min(total, countFrame(before) + countFrame(after));
+      content += total - frame;
+      framing += frame;
+    }
+    return { content, framing };
   };
 
   const measureAssistant = (message: AssistantMessage): Cost => {
@@ -159,6 +199,7 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
   };
 
   const measure = (message: Message): Cost => {
+    if (layout !== undefined) return countPieces(layout.message(message));
     if (message.role === 'user') return { content: countText(message.content), framing: overhead.perMessage };
     return message.role === 'assistant' ? measureAssistant(message) : measureTool(message);
   };
@@ -182,12 +223,33 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
     return cost;
   };
 
-  const toolTokens = (tool: ToolDefinition): number => {
+  const toolCost = (tool: ToolDefinition): Cost => {
     const known = toolsBySchema.get(tool.inputSchema);
-    if (known !== undefined && known.name === tool.name && known.description === tool.description) return known.tokens;
-    const tokens = countRepeatedText(renderTool(tool));
-    toolsBySchema.set(tool.inputSchema, { name: tool.name, description: tool.description, tokens });
-    return tokens;
+    if (known !== undefined && known.name === tool.name && known.description === tool.description) return known.cost;
+    const cost =
+      layout === undefined
+        ? { content: countRepeatedText(renderTool(tool)), framing: overhead.perToolDefinition }
+        : countPieces(layout.tool(tool), countRepeatedText);
+    toolsBySchema.set(tool.inputSchema, { name: tool.name, description: tool.description, cost });
+    return cost;
+  };
+
+  const measureSystem = (request: ModelRequest): { readonly instructions: Cost; readonly checkpoint: Cost; readonly request: number } => {
+    if (layout === undefined) {
+      const checkpointTokens = request.checkpoint === undefined ? 0 : countRepeatedText(request.checkpoint);
+      return {
+        instructions: { content: countRepeatedText(request.instructions), framing: overhead.perMessage },
+        checkpoint: { content: checkpointTokens, framing: request.checkpoint === undefined ? 0 : overhead.perMessage },
+        request: overhead.perRequest,
+      };
+    }
+    const context = { hasTools: request.tools.length > 0 };
+    const framing = countPieces(layout.request(context));
+    return {
+      instructions: countPieces(layout.instructions(request.instructions, context), countRepeatedText),
+      checkpoint: request.checkpoint === undefined ? NO_COST : countPieces(layout.checkpoint(request.checkpoint), countRepeatedText),
+      request: framing.content + framing.framing,
+    };
   };
 
   /*
@@ -229,22 +291,21 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
       const history = sum(request.history);
       const continuation = sum(request.continuation);
       const current = costOf(request.currentRequest);
-      const instructions = countRepeatedText(request.instructions);
-      const checkpoint = request.checkpoint === undefined ? 0 : countRepeatedText(request.checkpoint);
+      const system = measureSystem(request);
       let toolSchemas = 0;
-      for (const tool of request.tools) toolSchemas += toolTokens(tool);
+      let toolFraming = 0;
+      for (const tool of request.tools) {
+        const cost = toolCost(tool);
+        toolSchemas += cost.content;
+        toolFraming += cost.framing;
+      }
 
-      const content = instructions + checkpoint + history.content + current.content + continuation.content + toolSchemas;
+      const content = system.instructions.content + system.checkpoint.content + history.content + current.content + continuation.content + toolSchemas;
       const framing =
-        overhead.perRequest +
-        overhead.perMessage * (1 + (request.checkpoint === undefined ? 0 : 1)) +
-        history.framing +
-        current.framing +
-        continuation.framing +
-        overhead.perToolDefinition * request.tools.length;
+        system.request + system.instructions.framing + system.checkpoint.framing + history.framing + current.framing + continuation.framing + toolFraming;
       const categories: TokenCategories = {
-        instructions,
-        checkpoint,
+        instructions: system.instructions.content,
+        checkpoint: system.checkpoint.content,
         history: history.content,
         request: current.content,
         continuation: continuation.content,

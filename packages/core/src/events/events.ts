@@ -53,6 +53,11 @@ export type ForgeEvent =
       readonly toolName: string;
       readonly outcome: 'ok' | 'error' | 'denied' | 'cancelled';
       readonly durationMs: number;
+      /**
+       * How the call ended, in one line for people: the tool's own summary (`read src/a.ts (120 lines)`),
+       * or why it was refused, failed, denied or cancelled.
+       */
+      readonly resultSummary?: string;
     }
   | (RunCostSummary & {
       readonly type: 'run.completed';

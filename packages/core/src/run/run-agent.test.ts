@@ -219,6 +219,34 @@ describe('runAgent', () => {
     expect(denied?.output).toEqual({ type: 'error-text', value: 'Not run: denied — not now.' });
   });
 
+  it('refuses a call its tool checks as impossible before asking the approval gate, and says why in the event', async () => {
+    const executed: string[] = [];
+    const asked: string[] = [];
+    const picky: Tool = { ...echoTool(executed), check: async (input) => ((input as { text: string }).text === 'bad' ? 'bad is not a word this tool echoes' : undefined) };
+    const gate: ApprovalGate = { check: async (call) => (asked.push(JSON.stringify(call.input)), { kind: 'allow' }) };
+    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'bad' } }, { toolName: 'echo', input: { text: 'good' } }] }, { text: 'ok' }]);
+    const sink = collect();
+    const result = await runAgent({ model, instructions, request: 'go', tools: [picky], approvals: gate, onEvent: (envelope) => sink.events.push(envelope) });
+    expect(asked).toEqual(['{"text":"good"}']);
+    expect(executed).toEqual(['good']);
+    const [refused, ran] = (result.messages[2] as Extract<Message, { role: 'tool' }>).content;
+    expect(refused?.output).toEqual({ type: 'error-text', value: 'bad is not a word this tool echoes' });
+    expect(ran?.output).toEqual({ type: 'text', value: 'echo: good' });
+    const completed = sink.events.flatMap(({ event }) => (event.type === 'tool.call.completed' ? [[event.outcome, event.resultSummary]] : []));
+    expect(completed).toEqual([
+      ['error', 'refused: bad is not a word this tool echoes'],
+      ['ok', 'echo returned 1 line(s)'],
+    ]);
+  });
+
+  it("puts the tool's own one-line summary of a call on its completed event", async () => {
+    const summarizing: Tool = { ...echoTool(), execute: async () => ({ output: { type: 'text', value: 'echo: x' }, summary: 'echoed x (1 word)' }) };
+    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'x' } }] }, { text: 'ok' }]);
+    const sink = collect();
+    await runAgent({ model, instructions, request: 'go', tools: [summarizing], approvals: allowAll, onEvent: (envelope) => sink.events.push(envelope) });
+    expect(sink.events.map(({ event }) => event).find((event) => event.type === 'tool.call.completed')).toMatchObject({ outcome: 'ok', resultSummary: 'echoed x (1 word)' });
+  });
+
   it('denies tool calls when no approval gate is given', async () => {
     const executed: string[] = [];
     const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'x' } }] }, { text: 'ok' }]);

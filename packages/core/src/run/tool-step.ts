@@ -24,6 +24,29 @@ function errorResult(call: ToolCallPart, message: string): ToolResultPart {
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: message } };
 }
 
+/** Longest `resultSummary` an event carries. */
+const SUMMARY_CHARS = 240;
+
+/** The first line of `text`, cut to `SUMMARY_CHARS`. */
+function oneLine(text: string): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
+}
+
+/** A step's ending: its outcome, the result the model receives, and the line people see. */
+type Ending = readonly [Outcome, ToolResultPart, string];
+
+function ended(outcome: Outcome, result: ToolResultPart, summary: string): Ending {
+  return [outcome, result, oneLine(summary)];
+}
+
+function fallbackSummary(result: ToolResultPart): string {
+  const { output } = result;
+  if (output.type === 'error-text') return `failed: ${output.value}`;
+  if (output.type === 'text') return `${result.toolName} returned ${String(output.value.split('\n').length)} line(s)`;
+  return `${result.toolName} returned ${output.type}`;
+}
+
 /**
  * Runs the tool calls of one assistant message in order and returns one tool message holding a
  * result for every call — including calls that were denied, failed, or skipped by cancellation —
@@ -48,18 +71,17 @@ export async function runToolCalls(options: {
     const summary = describeCall(tool, call);
     emit({ type: 'tool.call.started', step, toolCallId: call.toolCallId, toolName: call.toolName, summary });
 
-    let outcome: Outcome;
-    let result: ToolResultPart;
+    let ending: Ending;
     if (signal.aborted) {
-      outcome = 'cancelled';
-      result = errorResult(call, 'Not run: the run was cancelled before this tool call started.');
+      ending = ended('cancelled', errorResult(call, 'Not run: the run was cancelled before this tool call started.'), 'cancelled before it started');
     } else if (tool === undefined) {
-      outcome = 'error';
       const known = [...tools.keys()].sort().join(', ') || 'none';
-      result = errorResult(call, `Unknown tool "${call.toolName}". Available tools: ${known}.`);
+      const message = `Unknown tool "${call.toolName}". Available tools: ${known}.`;
+      ending = ended('error', errorResult(call, message), `refused: ${message}`);
     } else {
-      [outcome, result] = await approveAndExecute(tool, call, summary, approvals, signal);
+      ending = (await refusedBeforeApproval(tool, call, signal)) ?? (await approveAndExecute(tool, call, summary, approvals, signal));
     }
+    const [outcome, result, resultSummary] = ending;
     results.push(result);
     emit({
       type: 'tool.call.completed',
@@ -68,18 +90,30 @@ export async function runToolCalls(options: {
       toolName: call.toolName,
       outcome,
       durationMs: now() - started,
+      resultSummary,
     });
   }
   return { role: 'tool', content: results };
 }
 
-async function approveAndExecute(
-  tool: Tool,
-  call: ToolCallPart,
-  summary: string,
-  approvals: ApprovalGate,
-  signal: AbortSignal,
-): Promise<[Outcome, ToolResultPart]> {
+/**
+ * The tool's own look at the call before approval (`Tool.check`): a reason refuses the call, so
+ * nobody is asked to approve what cannot happen. A check that throws leaves the decision to `execute`.
+ */
+async function refusedBeforeApproval(tool: Tool, call: ToolCallPart, signal: AbortSignal): Promise<Ending | undefined> {
+  if (tool.check === undefined) return undefined;
+  let reason: string | undefined;
+  try {
+    reason = await untilAborted(tool.check(call.input, { toolCallId: call.toolCallId, signal }), signal);
+  } catch {
+    if (signal.aborted) return ended('cancelled', errorResult(call, 'Not run: the run was cancelled before this tool call started.'), 'cancelled before it started');
+    return undefined;
+  }
+  if (reason === undefined) return undefined;
+  return ended('error', errorResult(call, reason), reason.startsWith(`${call.toolName} refused`) ? reason : `refused: ${reason}`);
+}
+
+async function approveAndExecute(tool: Tool, call: ToolCallPart, summary: string, approvals: ApprovalGate, signal: AbortSignal): Promise<Ending> {
   let decision;
   try {
     decision = await approvals.check(
@@ -87,19 +121,21 @@ async function approveAndExecute(
       signal,
     );
   } catch (error) {
-    if (signal.aborted) return ['cancelled', errorResult(call, 'Not run: the run was cancelled while waiting for approval.')];
-    return ['error', errorResult(call, `Not run: approval failed: ${summarizeError(error).message}`)];
+    if (signal.aborted) return ended('cancelled', errorResult(call, 'Not run: the run was cancelled while waiting for approval.'), 'cancelled while waiting for approval');
+    const message = `Not run: approval failed: ${summarizeError(error).message}`;
+    return ended('error', errorResult(call, message), message);
   }
   if (decision.kind === 'deny') {
-    return ['denied', errorResult(call, `Not run: denied — ${decision.reason}.`)];
+    return ended('denied', errorResult(call, `Not run: denied — ${decision.reason}.`), `denied: ${decision.reason}`);
   }
 
   let executed: ToolExecutionResult;
   try {
     executed = await untilAborted(tool.execute(call.input, { toolCallId: call.toolCallId, signal }), signal);
   } catch (error) {
-    if (signal.aborted) return ['cancelled', errorResult(call, 'Stopped: the run was cancelled while this tool was running.')];
-    return ['error', errorResult(call, `Tool "${call.toolName}" failed: ${summarizeError(error).message}`)];
+    if (signal.aborted) return ended('cancelled', errorResult(call, 'Stopped: the run was cancelled while this tool was running.'), 'cancelled while it was running');
+    const message = `Tool "${call.toolName}" failed: ${summarizeError(error).message}`;
+    return ended('error', errorResult(call, message), `failed: ${message}`);
   }
   const result: ToolResultPart = {
     type: 'tool-result',
@@ -108,8 +144,10 @@ async function approveAndExecute(
     output: executed.output,
     ...(executed.metadata === undefined ? {} : { metadata: executed.metadata }),
   };
-  if (signal.aborted) return ['cancelled', result];
-  return [executed.output.type === 'error-text' ? 'error' : 'ok', result];
+  if (signal.aborted) return ended('cancelled', result, 'cancelled while it was running');
+  const failed = executed.output.type === 'error-text';
+  const line = failed ? fallbackSummary(result) : (executed.summary ?? fallbackSummary(result));
+  return ended(failed ? 'error' : 'ok', result, line);
 }
 
 /** Settles with `work`, or rejects as soon as `signal` aborts so a tool that ignores its signal cannot hold the run. */

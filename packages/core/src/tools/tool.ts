@@ -15,6 +15,11 @@ export interface ToolExecutionResult {
   readonly output: ToolResultOutput;
   /** Host-computed facts (content hash, exit code, path) stored beside the result; never model-written. */
   readonly metadata?: JsonObject;
+  /**
+   * One line for people saying what the call did (`edited src/x.ts (+3 −1)`, `ran pnpm test → exit 1`).
+   * It goes into the `tool.call.completed` event, not to the model.
+   */
+  readonly summary?: string;
 }
 
 /**
@@ -23,6 +28,13 @@ export interface ToolExecutionResult {
  */
 export interface Tool extends ToolDefinition {
   readonly risk: ToolRisk;
+  /**
+   * Looks at a call before anyone is asked to approve it, without changing anything. Returns why
+   * the call cannot do what it asks (an edit whose text is ambiguous or missing, a file it has not
+   * read): the call is then refused to the model with that reason and never shown for approval.
+   * Undefined lets the call go on to the approval gate and `execute`, which checks again.
+   */
+  check?(input: JsonValue, context: ToolContext): Promise<string | undefined>;
   execute(input: JsonValue, context: ToolContext): Promise<ToolExecutionResult>;
   /** One line saying what this call would do, shown in approval prompts and events. */
   describe?(input: JsonValue): string;

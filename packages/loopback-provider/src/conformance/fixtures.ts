@@ -2,8 +2,10 @@ import {
   createInstructionSnapshot,
   runAgent,
   type ApprovalGate,
+  type ContextUsageReconciledEvent,
   type EventEnvelope,
   type JsonValue,
+  type Message,
   type ModelAdapter,
   type RunResult,
   type Tool,
@@ -76,6 +78,30 @@ export async function runTurn(
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   return { result, events };
+}
+
+/**
+ * Runs `request` (after `history`) with the note tool and returns the `context.usage.reconciled`
+ * event of every step: the estimate beside what the server reported. Counting tests start the
+ * loopback server with `countPromptTokens`, so a zero error means the estimate was exact.
+ */
+export async function reconciledRun(
+  model: ModelAdapter,
+  options: { readonly request: string; readonly history?: readonly Message[] },
+): Promise<{ readonly result: RunResult; readonly reconciled: ContextUsageReconciledEvent[] }> {
+  const reconciled: ContextUsageReconciledEvent[] = [];
+  const result = await runAgent({
+    model,
+    request: options.request,
+    ...(options.history === undefined ? {} : { history: options.history }),
+    instructions: INSTRUCTIONS,
+    tools: [noteTool()],
+    approvals: allowAll,
+    onEvent: ({ event }) => {
+      if (event.type === 'context.usage.reconciled') reconciled.push(event);
+    },
+  });
+  return { result, reconciled };
 }
 
 /** How many times the user's request text occurs in a raw request body. */

@@ -7,6 +7,7 @@ export {
   INSTRUCTIONS,
   noteTool,
   occurrencesOfRequest,
+  reconciledRun,
   runTurn,
   USER_REQUEST,
   type AdapterTuning,

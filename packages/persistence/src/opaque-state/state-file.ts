@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { opaqueProviderStateSchema } from '@forge/core';
 import { z } from 'zod';
-import { ensurePrivateDirectory, isErrorCode, PRIVATE_FILE_MODE, syncDirectory } from '../private-fs.js';
+import { ensurePrivateDirectory, isErrorCode, writeFileAtomically } from '../private-fs.js';
 
 export const OPAQUE_STATE_SCHEMA_VERSION = 1 as const;
 
@@ -61,24 +60,7 @@ export async function writeStateFile(directory: string, identity: ConversationId
   const sessionDirectory = join(directory, identity.sessionId);
   await ensurePrivateDirectory(sessionDirectory);
   await removeLeftoverTemporaries(directory, identity);
-  const temporary = join(sessionDirectory, `.${identity.lane}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
-  let renamed = false;
-  try {
-    try {
-      await handle.chmod(PRIVATE_FILE_MODE);
-      await handle.writeFile(JSON.stringify(file));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await chmod(temporary, PRIVATE_FILE_MODE);
-    await rename(temporary, target);
-    renamed = true;
-    await syncDirectory(sessionDirectory);
-  } finally {
-    if (!renamed) await unlink(temporary).catch(() => undefined);
-  }
+  await writeFileAtomically(target, JSON.stringify(file), { temporaryPrefix: identity.lane });
 }
 
 /** The stored file, or undefined when there is none or it cannot be trusted (it is then removed). */

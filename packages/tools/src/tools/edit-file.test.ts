@@ -161,3 +161,34 @@ describe('edit_file replace and rewrite', () => {
     );
   });
 });
+
+describe('edit_file check (before approval)', () => {
+  const check = (tool: ReturnType<typeof createEditFileTool>, input: Record<string, unknown>) => tool.check?.(input as never, { toolCallId: 'call_test', signal: new AbortController().signal });
+
+  it('refuses, without changing anything, every edit that execute would refuse', async () => {
+    const { root, read, edit } = await setUp({ 'a.txt': 'x = 1\nx = 1\n', 'b.txt': 'b\n' });
+    await call(read, { path: 'a.txt' });
+    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'x = 1', new: 'x = 2' })).toMatch(/^The text to replace occurs 2 times in "a.txt"; nothing changed\./);
+    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'y', new: 'z' })).toMatch(/^The text to replace was not found in "a.txt"/);
+    expect(await check(edit, { path: 'b.txt', mode: 'rewrite', content: 'c\n' })).toMatch(/^edit_file refused: "b.txt" has not been read in full in this session\./);
+    expect(await check(edit, { path: 'a.txt', mode: 'create', content: 'c\n' })).toMatch(/^"a.txt" already exists/);
+    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'x' })).toMatch(/^Invalid input for edit_file: new: mode "replace" needs "new"/);
+    expect(await contentOf(root, 'a.txt')).toBe('x = 1\nx = 1\n');
+  });
+
+  it('lets an edit that will apply go on to approval, and writes nothing itself', async () => {
+    const { root, read, edit } = await setUp({ 'a.txt': 'x = 1\ny = 2\n' });
+    await call(read, { path: 'a.txt' });
+    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'x = 1', new: 'x = 3' })).toBeUndefined();
+    expect(await check(edit, { path: 'new/c.txt', mode: 'create', content: 'c\n' })).toBeUndefined();
+    expect(await contentOf(root, 'a.txt')).toBe('x = 1\ny = 2\n');
+    await expect(readdir(root)).resolves.toEqual(['a.txt']);
+  });
+
+  it('gives each applied edit a one-line summary with the lines added and removed', async () => {
+    const { read, edit } = await setUp({ 'a.txt': 'one\ntwo\nthree\n' });
+    await call(read, { path: 'a.txt' });
+    expect((await call(edit, { path: 'a.txt', mode: 'replace', old: 'two\n', new: '2\n2b\n2c\n' })).summary).toBe('edited a.txt (+3 −1)');
+    expect((await call(edit, { path: 'n.txt', mode: 'create', content: 'a\nb\n' })).summary).toBe('created n.txt (+2 −0)');
+  });
+});

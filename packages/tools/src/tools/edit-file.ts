@@ -1,9 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { sha256Hex, type Tool, type ToolExecutionResult } from '@forge/core';
+import { sha256Hex, type JsonValue, type Tool, type ToolExecutionResult } from '@forge/core';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write.js';
+import { changedLineCounts } from '../line-diff.js';
 import type { ReadLedger } from '../read-ledger.js';
 import { formatBytes, isBinary, loadFile, MAX_FILE_BYTES } from '../text-file.js';
 import { resolveWorkspacePath, type WorkspacePath } from '../workspace.js';
@@ -44,6 +45,8 @@ export interface EditFileToolOptions {
  * `edit_file`: creates a file, replaces an exact piece of text, or rewrites a file. Changing an
  * existing file is refused unless its current SHA-256 equals the one the ledger recorded at the
  * session's last full read (or edit) of it, so the model always edits what it has actually seen.
+ * `check` makes the same decision before approval, so an edit that cannot apply as asked (text
+ * missing or ambiguous, file unread or changed) is refused to the model and never put to the user.
  * Writes are atomic and keep the file's permission bits.
  */
 export function createEditFileTool(options: EditFileToolOptions): Tool {
@@ -56,95 +59,142 @@ export function createEditFileTool(options: EditFileToolOptions): Tool {
     inputSchema: inputJsonSchema(inputSchema),
     risk: 'write',
     describe: (input) => `edit_file ${quote(field(input, 'mode'))} ${quote(field(input, 'path'))}`,
-    async execute(input) {
-      const parsed = parseToolInput('edit_file', inputSchema, input);
-      if (!parsed.ok) return parsed.result;
-      const request = parsed.value;
+    async check(input) {
       try {
-        const target = await resolveWorkspacePath(options.root, request.path);
-        if (target.relative.split('/').includes('.git')) {
-          return errorText(`edit_file does not change files inside .git ("${request.path}"); use git commands through run_command instead.`);
-        }
-        return request.mode === 'create' ? await create(options, target, request) : await change(options, target, request);
-      } catch (error) {
-        return fileProblem(error, request.path);
+        const plan = await planEdit(options, input);
+        return plan.kind === 'refused' ? refusalText(plan.result) : undefined;
+      } catch {
+        // A host failure is reported by execute, which meets it again.
+        return undefined;
       }
+    },
+    async execute(input) {
+      const plan = await planEdit(options, input);
+      if (plan.kind === 'refused') return plan.result;
+      if (plan.kind === 'create') return create(options, plan);
+      await writeFileAtomic(plan.target.absolute, plan.updated, { mode: plan.fileMode });
+      const sha256After = sha256Hex(plan.updated);
+      options.ledger.record(plan.target.relative, sha256After);
+      return {
+        ...text(plan.message, { path: plan.target.relative, sha256Before: plan.sha256Before, sha256After }),
+        summary: `edited ${plan.target.relative} ${lineCounts(plan.before, plan.updated)}`,
+      };
     },
   };
 }
 
-async function create(options: EditFileToolOptions, target: WorkspacePath, request: EditInput): Promise<ToolExecutionResult> {
-  const content = request.content ?? '';
-  const exists = `"${request.path}" already exists; read it with read_file, then change it with mode "replace" or "rewrite".`;
-  if (target.exists) return errorText(exists);
+/** What an edit would do, worked out without writing: refused with the reason, or the content to write. */
+type EditPlan =
+  | { readonly kind: 'refused'; readonly result: ToolExecutionResult }
+  | { readonly kind: 'create'; readonly target: WorkspacePath; readonly path: string; readonly content: string }
+  | {
+      readonly kind: 'change';
+      readonly target: WorkspacePath;
+      readonly before: string;
+      readonly updated: string;
+      readonly sha256Before: string;
+      readonly fileMode: number;
+      readonly message: string;
+    };
+
+function refused(message: string): EditPlan {
+  return { kind: 'refused', result: errorText(message) };
+}
+
+function refusalText(result: ToolExecutionResult): string {
+  return result.output.type === 'error-text' ? result.output.value : 'edit_file refused the call';
+}
+
+function lineCounts(before: string | undefined, after: string): string {
+  const { added, removed } = changedLineCounts(before, after);
+  return `(+${added} −${removed})`;
+}
+
+async function planEdit(options: EditFileToolOptions, input: JsonValue): Promise<EditPlan> {
+  const parsed = parseToolInput('edit_file', inputSchema, input);
+  if (!parsed.ok) return { kind: 'refused', result: parsed.result };
+  const request = parsed.value;
+  try {
+    const target = await resolveWorkspacePath(options.root, request.path);
+    if (target.relative.split('/').includes('.git')) {
+      return refused(`edit_file does not change files inside .git ("${request.path}"); use git commands through run_command instead.`);
+    }
+    if (request.mode === 'create') {
+      if (target.exists) return refused(alreadyExists(request.path));
+      return { kind: 'create', target, path: request.path, content: request.content ?? '' };
+    }
+    return await planChange(options, target, request);
+  } catch (error) {
+    return { kind: 'refused', result: fileProblem(error, request.path) };
+  }
+}
+
+function alreadyExists(requestedPath: string): string {
+  return `"${requestedPath}" already exists; read it with read_file, then change it with mode "replace" or "rewrite".`;
+}
+
+async function create(options: EditFileToolOptions, plan: Extract<EditPlan, { kind: 'create' }>): Promise<ToolExecutionResult> {
+  const { target, content } = plan;
   await mkdir(path.dirname(target.absolute), { recursive: true });
   try {
     await writeFileAtomic(target.absolute, content, { exclusive: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return errorText(exists);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return errorText(alreadyExists(plan.path));
     throw error;
   }
   const sha256After = sha256Hex(content);
   options.ledger.record(target.relative, sha256After);
-  return text(`Created "${target.relative}" (${formatBytes(Buffer.byteLength(content))}).`, {
-    path: target.relative,
-    sha256Before: null,
-    sha256After,
-  });
+  return {
+    ...text(`Created "${target.relative}" (${formatBytes(Buffer.byteLength(content))}).`, { path: target.relative, sha256Before: null, sha256After }),
+    summary: `created ${target.relative} ${lineCounts(undefined, content)}`,
+  };
 }
 
-async function change(options: EditFileToolOptions, target: WorkspacePath, request: EditInput): Promise<ToolExecutionResult> {
-  if (!target.exists) return errorText(`"${request.path}" does not exist; use mode "create" to make a new file.`);
+async function planChange(options: EditFileToolOptions, target: WorkspacePath, request: EditInput): Promise<EditPlan> {
+  if (!target.exists) return refused(`"${request.path}" does not exist; use mode "create" to make a new file.`);
   const loaded = await loadFile(target.absolute, options.root, request.path);
-  if (loaded.kind === 'not-a-file') return errorText(`"${request.path}" is not a regular file; edit_file changes files only.`);
+  if (loaded.kind === 'not-a-file') return refused(`"${request.path}" is not a regular file; edit_file changes files only.`);
   if (loaded.kind === 'too-large') {
-    return errorText(`"${request.path}" is ${formatBytes(loaded.size)}, more than the ${formatBytes(MAX_FILE_BYTES)} edit_file handles.`);
+    return refused(`"${request.path}" is ${formatBytes(loaded.size)}, more than the ${formatBytes(MAX_FILE_BYTES)} edit_file handles.`);
   }
-  if (isBinary(loaded.bytes)) return errorText(`"${request.path}" is a binary file (it contains NUL bytes); edit_file changes text files only.`);
+  if (isBinary(loaded.bytes)) return refused(`"${request.path}" is a binary file (it contains NUL bytes); edit_file changes text files only.`);
 
   const sha256Before = sha256Hex(loaded.bytes);
   const seen = options.ledger.hashOf(target.relative);
   if (seen === undefined) {
-    return errorText(
+    return refused(
       `edit_file refused: "${request.path}" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.`,
     );
   }
   if (seen !== sha256Before) {
-    return errorText(
+    return refused(
       `edit_file refused: "${request.path}" changed since you last read it. Call read_file again to see its current content, then retry the edit against that.`,
     );
   }
 
-  let updated: string;
-  let summary: string;
-  if (request.mode === 'replace') {
-    if (!isUtf8(loaded.bytes)) {
-      return errorText(`"${request.path}" is not valid UTF-8, so exact text replacement could corrupt it; use mode "rewrite" if you must change it.`);
-    }
-    const current = loaded.bytes.toString('utf8');
-    const old = request.old ?? '';
-    const count = countOccurrences(current, old);
-    if (count === 0) {
-      return errorText(
-        `The text to replace was not found in "${request.path}"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.`,
-      );
-    }
-    if (count > 1 && request.all !== true) {
-      return errorText(
-        `The text to replace occurs ${count} times in "${request.path}"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.`,
-      );
-    }
-    updated = request.all === true ? current.split(old).join(request.new ?? '') : replaceFirst(current, old, request.new ?? '');
-    summary = `Replaced ${count} occurrence${count === 1 ? '' : 's'} in "${target.relative}".`;
-  } else {
-    updated = request.content ?? '';
-    summary = `Rewrote "${target.relative}" (${formatBytes(Buffer.byteLength(updated))}).`;
+  const before = loaded.bytes.toString('utf8');
+  const change = { kind: 'change', target, before, sha256Before, fileMode: loaded.mode & 0o7777 } as const;
+  if (request.mode !== 'replace') {
+    const updated = request.content ?? '';
+    return { ...change, updated, message: `Rewrote "${target.relative}" (${formatBytes(Buffer.byteLength(updated))}).` };
   }
-
-  await writeFileAtomic(target.absolute, updated, { mode: loaded.mode & 0o7777 });
-  const sha256After = sha256Hex(updated);
-  options.ledger.record(target.relative, sha256After);
-  return text(summary, { path: target.relative, sha256Before, sha256After });
+  if (!isUtf8(loaded.bytes)) {
+    return refused(`"${request.path}" is not valid UTF-8, so exact text replacement could corrupt it; use mode "rewrite" if you must change it.`);
+  }
+  const old = request.old ?? '';
+  const count = countOccurrences(before, old);
+  if (count === 0) {
+    return refused(
+      `The text to replace was not found in "${request.path}"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.`,
+    );
+  }
+  if (count > 1 && request.all !== true) {
+    return refused(
+      `The text to replace occurs ${count} times in "${request.path}"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.`,
+    );
+  }
+  const updated = request.all === true ? before.split(old).join(request.new ?? '') : replaceFirst(before, old, request.new ?? '');
+  return { ...change, updated, message: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in "${target.relative}".` };
 }
 
 function countOccurrences(haystack: string, needle: string): number {

@@ -69,7 +69,8 @@ export function createListFilesTool(options: ListFilesToolOptions): Tool {
         if (truncated) {
           lines.push(`[list_files: truncated after ${maxEntries} entries; list a subdirectory, or raise maxEntries (up to ${LIMIT_MAX_ENTRIES})]`);
         }
-        return text(lines.join('\n'), { path: start.relative, entries: entries.length, truncated });
+        const listed = `${entries.length}${truncated ? '+' : ''} entr${entries.length === 1 && !truncated ? 'y' : 'ies'}`;
+        return { ...text(lines.join('\n'), { path: start.relative, entries: entries.length, truncated }), summary: `listed ${start.relative} (${listed})` };
       } catch (error) {
         return fileProblem(error, requested);
       }

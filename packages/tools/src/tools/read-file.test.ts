@@ -99,3 +99,13 @@ describe('selectLines', () => {
     expect(selectLines('a\nb', undefined, undefined, 100)).toMatchObject({ totalLines: 2, complete: true, content: 'a\nb' });
   });
 });
+
+describe('read_file summary', () => {
+  it('says how much of the file was read', async () => {
+    const root = await makeTempDirectory();
+    await writeFiles(root, { 'src/a.ts': 'one\ntwo\nthree\n' });
+    const tool = createReadFileTool({ root, ledger: new ReadLedger() });
+    expect((await call(tool, { path: 'src/a.ts' })).summary).toBe('read src/a.ts (3 lines)');
+    expect((await call(tool, { path: 'src/a.ts', startLine: 2, endLine: 3 })).summary).toBe('read src/a.ts (lines 2–3 of 3)');
+  });
+});

@@ -70,7 +70,10 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool {
         }
         if (view.complete) options.ledger.record(target.relative, sha256);
         const metadata = { path: target.relative, sha256, bytes: loaded.bytes.length, complete: view.complete };
-        return text(render(request.path, view, loaded.bytes.length), metadata);
+        const lines = view.complete
+          ? `${view.totalLines} line${view.totalLines === 1 ? '' : 's'}`
+          : `lines ${view.firstLine}–${view.lastLine} of ${view.totalLines}${view.cut ? ', cut at the size cap' : ''}`;
+        return { ...text(render(request.path, view, loaded.bytes.length), metadata), summary: `read ${target.relative} (${lines})` };
       } catch (error) {
         return fileProblem(error, request.path);
       }

@@ -132,3 +132,11 @@ describe('run_command', () => {
     expect(renderArgv(['git', 'commit', '-m', "it's done"])).toBe(`git commit -m 'it'\\''s done'`);
   });
 });
+
+describe('run_command summary', () => {
+  it('says in one line what ran and how it ended', async () => {
+    const { tool } = await setUp();
+    expect((await call(tool, { argv: [process.execPath, '-e', 'process.exit(3)'] })).summary).toBe(`ran ${process.execPath} -e 'process.exit(3)' → exit 3`);
+    expect((await call(tool, { argv: [process.execPath, '-e', ''] })).summary).toMatch(/ → exit 0$/);
+  });
+});

@@ -85,7 +85,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
         durationMs: outcome.durationMs,
         truncated: outcome.truncated,
       };
-      return text(render(argv, outcome, timeoutMs), metadata);
+      return { ...text(render(argv, outcome, timeoutMs), metadata), summary: `ran ${quote(renderArgv(argv), 100)} → ${shortEnding(outcome, timeoutMs)}` };
     },
   };
 }
@@ -101,6 +101,13 @@ function ending(outcome: ProcessOutcome, timeoutMs: number): string {
   if (outcome.cancelled) return `[cancelled ${after}: the run was aborted and the command was stopped]`;
   if (outcome.signal !== null) return `[killed by signal ${outcome.signal} ${after}]`;
   return `[exit code ${outcome.exitCode ?? 'unknown'} ${after}]`;
+}
+
+function shortEnding(outcome: ProcessOutcome, timeoutMs: number): string {
+  if (outcome.timedOut) return `timed out after ${timeoutMs} ms`;
+  if (outcome.cancelled) return 'cancelled';
+  if (outcome.signal !== null) return `killed by ${outcome.signal}`;
+  return `exit ${outcome.exitCode ?? 'unknown'}`;
 }
 
 /** argv as a reader would type it in a POSIX shell, quoting only where needed. */

@@ -88,7 +88,11 @@ export function createSearchTool(options: SearchToolOptions): Tool {
         if (matches.length === 0) notes.push(`[search: no matches for ${JSON.stringify(request.pattern)} in ${searched} files under "${start.relative}"]`);
         if (truncated) notes.push(`[search: stopped after ${maxMatches} matches; narrow the pattern or the path, or raise maxMatches (up to ${LIMIT_MAX_MATCHES})]`);
         if (skippedLarge > 0) notes.push(`[search: skipped ${skippedLarge} files larger than ${MAX_SEARCHED_FILE_BYTES / 1024 / 1024} MiB]`);
-        return text([...matches, ...notes].join('\n'), { path: start.relative, matches: matches.length, filesSearched: searched, truncated });
+        const found = `${matches.length}${truncated ? '+' : ''} match${matches.length === 1 && !truncated ? '' : 'es'} in ${searched} file${searched === 1 ? '' : 's'}`;
+        return {
+          ...text([...matches, ...notes].join('\n'), { path: start.relative, matches: matches.length, filesSearched: searched, truncated }),
+          summary: `searched ${start.relative} for ${quote(request.pattern, 60)} (${found})`,
+        };
       } catch (error) {
         return fileProblem(error, requested);
       }

@@ -1,0 +1,36 @@
+import type { CalibrationView } from './calibration-hub.js';
+
+/** A model's calibration as `--json` output carries it; `null` in the output when nothing was recorded. */
+export interface CalibrationReport {
+  readonly samples: number;
+  readonly meanErrorPercent: number;
+  readonly worstErrorPercent: number;
+  readonly worstRatio: number;
+  readonly undercountsBeyondBuffer: number;
+  /** Set when automatic budgeting scales this model's estimates (they undercounted beyond the buffer). */
+  readonly appliedCorrection?: number;
+  /** A measured correction offered for a consistently overcounting conservative estimate: the key to set and its value. */
+  readonly offer?: { readonly key: string; readonly value: number; readonly file: string };
+}
+
+/** `view` for output; `configPath` (`models.0`) and `configFile` name where an offered scale would be set. */
+export function calibrationReport(view: CalibrationView, where: { readonly configPath?: string; readonly configFile: string }): CalibrationReport | null {
+  const { summary } = view;
+  if (summary === undefined) return null;
+  return {
+    ...summary,
+    ...(view.correction === undefined ? {} : { appliedCorrection: view.correction }),
+    ...(view.offeredScale === undefined || where.configPath === undefined ? {} : { offer: { key: `${where.configPath}.estimateScale`, value: view.offeredScale, file: where.configFile } }),
+  };
+}
+
+const signed = (value: number): string => `${value > 0 ? '+' : value < 0 ? '−' : ''}${Math.abs(value).toFixed(1)}%`;
+
+/** One line: sample count, mean and worst error, and what is applied or offered. */
+export function calibrationLine(report: CalibrationReport | null): string {
+  if (report === null) return 'no provider usage recorded yet';
+  const base = `${report.samples} request${report.samples === 1 ? '' : 's'}: mean error ${signed(report.meanErrorPercent)}, worst ${signed(report.worstErrorPercent)}`;
+  if (report.appliedCorrection !== undefined) return `${base}; undercounted beyond the buffer, so budgeting uses estimates × ${report.appliedCorrection}`;
+  if (report.offer !== undefined) return `${base}; consistently high: set ${report.offer.key} to ${report.offer.value} in ${report.offer.file} to count closer`;
+  return base;
+}

@@ -1,0 +1,79 @@
+import { listSessions, sessionIds, type SessionSummary } from '@forge/persistence';
+import { UsageError } from '../cli-error.js';
+import { checkSessionId } from './session-choice.js';
+
+/** How many candidates an ambiguous prefix lists. */
+const LISTED_CANDIDATES = 5;
+
+/** What a person typed to name a session: `--last`, or an id or a unique prefix of one. */
+export type SessionReference = { readonly kind: 'last' } | { readonly kind: 'id'; readonly text: string; readonly source: string };
+
+/** Where a reference is resolved, and how to tell the user to list the sessions (`forge sessions list` or `/sessions`). */
+export interface SessionLookup {
+  readonly forgeHome: string;
+  readonly workspaceRoot: string;
+  readonly listHint: string;
+}
+
+/** The outcome of matching a typed id against known ids: exact or unique-prefix match, none, or several. */
+export type IdMatch = { readonly kind: 'found'; readonly id: string } | { readonly kind: 'none' } | { readonly kind: 'ambiguous'; readonly ids: readonly string[] };
+
+/** Matches `text` against `ids`: an exact id wins; otherwise the ids that start with it. */
+export function matchId(text: string, ids: readonly string[]): IdMatch {
+  if (ids.includes(text)) return { kind: 'found', id: text };
+  const matches = ids.filter((id) => id.startsWith(text));
+  if (matches.length === 1 && matches[0] !== undefined) return { kind: 'found', id: matches[0] };
+  return matches.length === 0 ? { kind: 'none' } : { kind: 'ambiguous', ids: [...matches].sort() };
+}
+
+/** `'abc' matches 3 sessions: a, b, c` with at most a few listed. */
+export function ambiguityMessage(text: string, ids: readonly string[], noun: string): string {
+  const shown = ids.slice(0, LISTED_CANDIDATES).join(', ');
+  const more = ids.length > LISTED_CANDIDATES ? ` and ${ids.length - LISTED_CANDIDATES} more` : '';
+  return `'${text}' matches ${ids.length} ${noun}: ${shown}${more}; give more of the id`;
+}
+
+/**
+ * The most recently updated session of `workspaceRoot` that holds at least one message (a
+ * session opened and left without a request is not worth resuming).
+ */
+export async function lastWorkspaceSession(lookup: SessionLookup): Promise<SessionSummary> {
+  const sessions = await listSessions(lookup.forgeHome);
+  const found = sessions.find((session) => session.problem === undefined && session.workspaceRoot === lookup.workspaceRoot && session.messageCount > 0);
+  if (found === undefined) throw new UsageError(`--last found no earlier session for ${lookup.workspaceRoot}; ${lookup.listHint}`);
+  return found;
+}
+
+/**
+ * The one place that decides which stored session a reference means, for every command and
+ * slash command: `--last` is this workspace's newest session with messages; an id is taken as
+ * it is when it exists, else as a prefix that must match exactly one stored id. Unknown and
+ * ambiguous references are usage errors that say what to do.
+ */
+export async function resolveSessionReference(reference: SessionReference, lookup: SessionLookup): Promise<string> {
+  if (reference.kind === 'last') return (await lastWorkspaceSession(lookup)).id;
+  const text = checkSessionId(reference.text, reference.source, lookup.listHint);
+  const match = matchId(text, await sessionIds(lookup.forgeHome));
+  switch (match.kind) {
+    case 'found':
+      return match.id;
+    case 'ambiguous':
+      throw new UsageError(`${reference.source} ${ambiguityMessage(text, match.ids, 'sessions')}`);
+    case 'none':
+      throw new UsageError(`${reference.source} '${text}': there is no session with this id or prefix in ${lookup.forgeHome}; ${lookup.listHint}`);
+  }
+}
+
+/**
+ * The session a command on a stored session works on: `--session <id>` (or `--resume <id>`) or
+ * `--last`, resolved by `resolveSessionReference`. Neither, or both, is a usage error; `missing`
+ * says what to give.
+ */
+export async function sessionFromOptions(options: Readonly<Record<string, unknown>>, lookup: SessionLookup, missing: string): Promise<string> {
+  const flag = typeof options.session === 'string' ? '--session' : typeof options.resume === 'string' ? '--resume' : undefined;
+  const named = flag === undefined ? undefined : String(options[flag === '--session' ? 'session' : 'resume']);
+  if (named !== undefined && options.last === true) throw new UsageError(`${flag} and --last both choose a session; give one of them`);
+  if (named !== undefined && flag !== undefined) return resolveSessionReference({ kind: 'id', text: named, source: flag }, lookup);
+  if (options.last === true) return resolveSessionReference({ kind: 'last' }, lookup);
+  throw new UsageError(missing);
+}

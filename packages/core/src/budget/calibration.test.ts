@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { overcountCorrection, scaleEstimate, summarizeCalibration, undercountCorrection } from './calibration.js';
+import type { TokenEstimate } from '../model/adapter.js';
+
+const estimate: TokenEstimate = {
+  tokens: 1000,
+  method: 'provider-tokenizer',
+  confidence: 'exact',
+  categories: { instructions: 100, checkpoint: 0, history: 700, request: 50, continuation: 0, toolSchemas: 100, overhead: 50 },
+};
+const sum = (value: TokenEstimate) => Object.values(value.categories).reduce((total, tokens) => total + tokens, 0);
+
+describe('calibration', () => {
+  it('summarizes mean and worst error and the worst reported/estimated ratio', () => {
+    const summary = summarizeCalibration([{ estimated: 120, reported: 100 }, { estimated: 90, reported: 100 }, { estimated: 0, reported: 5 }], 5);
+    expect(summary).toEqual({ samples: 2, meanErrorPercent: 5, worstErrorPercent: 20, worstRatio: 1.111, undercountsBeyondBuffer: 1 });
+    expect(summarizeCalibration([], 0)).toBeUndefined();
+  });
+
+  it('corrects only an estimator that undercounted by more than the buffer, by its worst ratio', () => {
+    expect(undercountCorrection(summarizeCalibration([{ estimated: 9_000, reported: 10_000 }], 8_192))).toBeUndefined();
+    expect(undercountCorrection(summarizeCalibration([{ estimated: 90_000, reported: 100_000 }, { estimated: 50_000, reported: 60_000 }], 8_192))).toBe(1.2);
+  });
+
+  it('offers a correction only for a consistent overcount over enough samples', () => {
+    const high = Array.from({ length: 5 }, (_, index) => ({ estimated: 130 + index, reported: 100 }));
+    expect(overcountCorrection(summarizeCalibration(high, 0))).toBe(0.77);
+    expect(overcountCorrection(summarizeCalibration(high.slice(0, 4), 0))).toBeUndefined();
+    expect(overcountCorrection(summarizeCalibration([...high, { estimated: 99, reported: 100 }], 0))).toBeUndefined();
+  });
+
+  it('scales an estimate up into overhead and down across categories, the categories still summing to the total', () => {
+    const up = scaleEstimate(estimate, 1.2);
+    expect(up).toMatchObject({ tokens: 1200, confidence: 'estimated', method: 'provider-tokenizer', categories: { overhead: 250, history: 700 } });
+    expect(sum(up)).toBe(up.tokens);
+    const down = scaleEstimate(estimate, 0.77);
+    expect(down.categories.history).toBe(539);
+    expect(sum(down)).toBe(down.tokens);
+    expect(scaleEstimate(estimate, 1)).toBe(estimate);
+  });
+});

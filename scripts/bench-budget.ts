@@ -2,8 +2,11 @@
  * Budget benchmark: how fast Forge measures what it sends.
  *   1. cold o200k counting throughput on ~1 MB of mixed code and prose (gpt-tokenizer, as Forge uses
  *      it), the tokenizer load time, and the conservative estimator on the same text;
- *   2. warm preflight time per step on a synthetic 1M-token session after appending one message
- *      (target ≤ 2 ms median), and the same after the session was reloaded from disk;
+ *   2. view selection (core's selectRequestView: the view rule, the adapter's estimate, the decision)
+ *      plus the preflight, per step, on a synthetic 1M-token session after appending one message,
+ *      through the OpenAI adapter's exact o200k counter (target ≤ 2 ms median), in mode warn (the
+ *      whole transcript) and mode compact (a checkpoint and every message after it), and the same
+ *      after the session was reloaded from disk;
  *   3. js-tiktoken beside gpt-tokenizer (and the WASM tiktoken reference) on the same documents,
  *      asserting identical counts and printing the speed ratio that chose the tokenizer.
  *
@@ -12,9 +15,17 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { countTextConservatively, type Message, type ModelRequest } from '../packages/core/src/index.js';
+import {
+  countTextConservatively,
+  preflightRequest,
+  resolveContextPolicy,
+  selectRequestView,
+  summarizeView,
+  type ContextPolicy,
+  type Message,
+} from '../packages/core/src/index.js';
 import { mixedCorpus } from './bench-corpus.js';
-import { countO200kTokens, createO200kEstimator, loadO200kTokenizer } from '../packages/model-openai/src/index.js';
+import { countO200kTokens, createO200kEstimator, createOpenAIModel, loadO200kTokenizer } from '../packages/model-openai/src/index.js';
 
 const root = join(import.meta.dirname, '..');
 const requireFromAdapter = createRequire(join(root, 'packages/model-openai/package.json'));
@@ -82,6 +93,8 @@ async function syntheticSession(documents: readonly string[], targetTokens: numb
 }
 
 async function warmPreflight(documents: readonly string[]): Promise<void> {
+  // The OpenAI adapter itself (exact o200k counts) with the 1,047,576-token window of gpt-4.1, a fresh one per scenario: nothing is sent.
+  const adapter = () => createOpenAIModel({ modelId: 'gpt-4.1', apiKey: 'sk-bench-never-sent', env: {} });
   const sizing = createO200kEstimator();
   const history = await syntheticSession(documents, 1_000_000, (message) => sizing.countMessage(message));
   const tools = ['read_file', 'search', 'edit_file', 'run_command', 'list_files'].map((name) => ({
@@ -91,36 +104,53 @@ async function warmPreflight(documents: readonly string[]): Promise<void> {
   }));
   const currentRequest = { role: 'user' as const, content: 'Continue with the next failing check.' };
   const instructions = documents[0] ?? '';
-  const request = (messages: readonly Message[]): ModelRequest => ({ instructions, history: messages, currentRequest, continuation: [], tools });
+  const fixed = { instructions, currentRequest, tools };
+  // Mode compact: a checkpoint covers all but the last ~100k tokens, which are sent verbatim.
+  const counts = await Promise.all(history.map((message) => sizing.countMessage(message)));
+  let covered = history.length;
+  for (let tail = 0; covered > 0 && tail < 100_000; covered -= 1) tail += counts[covered - 1] ?? 0;
+  while (covered > 0 && history[covered]?.role !== 'user') covered -= 1;
+  const checkpoint = { id: 'cp_bench', coveredThrough: covered, text: `[SESSION_CHECKPOINT v1]\n${'- a remembered fact about the session\n'.repeat(400)}` };
 
-  const estimator = createO200kEstimator();
-  const coldStarted = performance.now();
-  const cold = await estimator.estimate(request(history));
-  const coldMs = performance.now() - coldStarted;
-
-  const STEPS = 101;
-  const warm: number[] = [];
-  let session = history;
-  for (let step = 0; step < STEPS; step += 1) {
-    session = [...session, { role: 'assistant', content: [{ type: 'text', text: `Step ${step}: applied the fix and re-ran the check; ${step} tests pass.` }] }];
-    const started = performance.now();
-    await estimator.estimate(request(session));
-    warm.push(performance.now() - started);
-  }
-
-  // After a reload every message is a new object: found by content hash, not re-tokenized.
-  const reloaded = JSON.parse(JSON.stringify(session)) as Message[];
-  const reloadStarted = performance.now();
-  await estimator.estimate(request(reloaded));
-  const reloadMs = performance.now() - reloadStarted;
+  const scenario = async (label: string, policy: ContextPolicy, withCheckpoint: boolean) => {
+    const model = adapter();
+    const step = async (messages: readonly Message[], index: number) => {
+      const view = await selectRequestView({ transcript: messages, ...(withCheckpoint ? { checkpoint } : {}), policy, model, fixed });
+      const events: unknown[] = [];
+      const summary = summarizeView({ stored: view.end, covered: view.coveredThrough, verbatim: view.end - view.tailStart });
+      await preflightRequest({ model, request: view.request, policy, step: index, instructionsHash: 'h', emit: (event) => events.push(event), view: summary });
+      return view;
+    };
+    const coldStarted = performance.now();
+    const cold = await step(history, 0);
+    const coldMs = performance.now() - coldStarted;
+    const STEPS = 101;
+    const warm: number[] = [];
+    let session: readonly Message[] = history;
+    for (let index = 1; index <= STEPS; index += 1) {
+      session = [...session, { role: 'assistant', content: [{ type: 'text', text: `Step ${index}: applied the fix and re-ran the check; ${index} tests pass.` }] }];
+      const started = performance.now();
+      await step(session, index);
+      warm.push(performance.now() - started);
+    }
+    // After a reload every message is a new object: found by content hash, not re-tokenized.
+    const reloaded = JSON.parse(JSON.stringify(session)) as Message[];
+    const reloadStarted = performance.now();
+    await step(reloaded, STEPS + 1);
+    const reloadMs = performance.now() - reloadStarted;
+    const decision = cold.decision.kind === 'compact' ? `compact (${cold.decision.trigger})` : cold.decision.kind === 'cannot_fit' ? `cannot fit (${cold.decision.reason})` : cold.decision.kind;
+    console.log(`   ${label}`);
+    console.log(`     request                  ${format(cold.request.history.length)} messages verbatim, ${format(cold.budget.estimate.tokens)} estimated input tokens; decision ${decision}`);
+    console.log(`     cold                     ${format(coldMs)} ms (every message tokenized once)`);
+    console.log(`     warm, one message added  median ${format(median(warm), 3)} ms, p95 ${format(percentile(warm, 0.95), 3)} ms over ${STEPS} steps (target ≤ 2 ms median)`);
+    console.log(`     after reload from disk   ${format(reloadMs)} ms (content-hash cache, no re-tokenizing)`);
+    if (median(warm) > 2) console.log('     WARNING: the warm median is above the 2 ms target');
+  };
 
   console.log('');
-  console.log('2. Warm preflight on a synthetic 1M-token session');
-  console.log(`   session                    ${format(history.length)} messages, ${format(cold.tokens)} estimated input tokens (history ${format(cold.categories.history)})`);
-  console.log(`   cold estimate              ${format(coldMs)} ms (every message tokenized once)`);
-  console.log(`   warm, one message appended median ${format(median(warm), 3)} ms, p95 ${format(percentile(warm, 0.95), 3)} ms over ${STEPS} steps (target ≤ 2 ms median)`);
-  console.log(`   after reload from disk     ${format(reloadMs)} ms (content-hash cache, no re-tokenizing)`);
-  if (median(warm) > 2) console.log('   WARNING: the warm median is above the 2 ms target');
+  console.log(`2. View selection + preflight per step on a synthetic 1M-token session (${format(history.length)} messages), OpenAI adapter, gpt-4.1 window`);
+  await scenario('mode warn: the whole transcript verbatim', resolveContextPolicy({ mode: 'warn' }), false);
+  await scenario(`mode compact: checkpoint of messages [0, ${covered}) + every message after it`, resolveContextPolicy({ mode: 'compact' }), true);
 }
 
 interface GptTokenizer {

@@ -1,9 +1,9 @@
 /*
  * What a checkpoint costs a session, for synthetic sessions of about 10K, 100K and 1M tokens (one
  * token per four characters): choosing the view the first time (validate the stored checkpoint,
- * check its source and tail hashes against the transcript, render it, select the recent tail);
- * choosing it on later turns, when the session handle reuses the resolved checkpoint (render and
- * tail selection only); and one manual forge-state compaction (plan, build, validate, estimate;
+ * check its source and tail hashes against the transcript, render it, take every message after
+ * it); choosing it on later turns, when the session handle reuses the resolved checkpoint (render
+ * only); and one manual forge-state compaction (plan, build, validate, estimate;
  * the install is a no-op here). No model is called.
  *
  *   npx tsx --conditions=@forge/source scripts/bench-session-view.ts
@@ -20,7 +20,7 @@ import {
   type JsonValue,
 } from '../packages/core/src/index.js';
 import { ScriptedModel } from '../packages/core/src/testing/index.js';
-import { conservativeMessageTokens, resolveStoredCheckpoint, selectSessionView } from '../packages/persistence/src/index.js';
+import { resolveStoredCheckpoint, selectSessionView } from '../packages/persistence/src/index.js';
 
 const SIZES = [10_000, 100_000, 1_000_000] as const;
 const RUNS = 7;
@@ -59,7 +59,7 @@ async function timed(work: () => unknown): Promise<number> {
 }
 
 const estimator = createConservativeEstimator();
-const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 2_000_000 }, estimate: (request) => estimator.estimate(request) });
+const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 2_000_000 }, estimate: (request) => estimator.estimate(request), countMessages: (messages) => estimator.countMessages(messages) });
 const policy = resolveContextPolicy({ mode: 'compact' });
 console.log(`per-turn checkpoint cost, median of ${RUNS} runs, 0 model calls`);
 console.log('session tokens | messages | first view ms | later views ms | manual compaction ms');
@@ -68,9 +68,9 @@ for (const tokens of SIZES) {
   const tailStart = transcript.findLastIndex((entry) => entry.message.role === 'user');
   const built = buildForgeState({ transcript, tailStart, redact: (text) => text, caps: CHECKPOINT_CAPS });
   const stored = { source: built.checkpoint.source, checkpoint: built.checkpoint as unknown as JsonValue, recordedAt: '2025-01-01T00:00:00.000Z' };
-  const view = () => selectSessionView({ transcript, stored, nativeStates: new Map(), redact: (text) => text, recentTailTokens: 12_000, countTokens: conservativeMessageTokens });
+  const view = () => selectSessionView({ mode: 'compact', transcript, stored, nativeStates: new Map(), redact: (text) => text });
   const resolved = resolveStoredCheckpoint(stored, transcript);
-  const laterView = () => selectSessionView({ transcript, stored, resolved, nativeStates: new Map(), redact: (text) => text, recentTailTokens: 12_000, countTokens: conservativeMessageTokens });
+  const laterView = () => selectSessionView({ mode: 'compact', transcript, stored, resolved, nativeStates: new Map(), redact: (text) => text });
   const messages = transcript.map((entry) => entry.message);
   const compaction = () =>
     compactTranscript({
@@ -83,7 +83,6 @@ for (const tokens of SIZES) {
       policy,
       request: { instructions: 'You are Forge.', history: messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] },
       requireFit: false,
-      countTokens: conservativeMessageTokens,
       redact: (text) => text,
       step: 0,
       signal: new AbortController().signal,

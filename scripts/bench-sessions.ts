@@ -1,18 +1,18 @@
 // Measures the session store at 10K, 100K and 1M tokens of transcript: append latency, bytes
-// written per append, and resume-to-view time (load the log + choose the recent tail). For
-// comparison it also times the schema v1 way (rewrite the whole JSON file, fsync) per turn.
+// written per append, and resume-to-view time (load the log + select the session's view). For
+// comparison it also times the schema v1 way (rewrite the whole JSON file, fsync) per turn, and
+// what `sessions list` costs per session now that it checks every line (against a full load).
 // A measurement, not a test. Usage:
 //   npx tsx --conditions=@forge/source scripts/bench-sessions.ts [appends-per-size]
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { selectRecentTail, type Message } from '../packages/core/src/index.js';
-import { createSession, loadTranscript, openSession } from '../packages/persistence/src/index.js';
+import { withRunIds, type Message } from '../packages/core/src/index.js';
+import { createSession, listSessions, loadTranscript, openSession, selectSessionView } from '../packages/persistence/src/index.js';
 
 const appendsPerSize = Number(process.argv[2] ?? 200);
 const sizes = [10_000, 100_000, 1_000_000];
 const CHARS_PER_TOKEN = 4;
-const RECENT_TAIL_TOKENS = 12_000;
 const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / CHARS_PER_TOKEN);
 
 function median(values: readonly number[]): number {
@@ -87,6 +87,7 @@ interface Row {
   readonly appendP95Ms: number;
   readonly bytesPerAppend: number;
   readonly resumeToViewMs: number;
+  readonly listMs: number;
   readonly openForWritingMs: number;
   readonly v1RewriteMedianMs: number;
 }
@@ -99,6 +100,7 @@ interface Subject {
   readonly v1File: string;
   readonly appendSamples: number[];
   readonly resumeSamples: number[];
+  readonly listSamples: number[];
   readonly v1Samples: number[];
 }
 
@@ -112,15 +114,19 @@ try {
   for (const tokens of sizes) {
     const home = join(directory, `home-${tokens}`);
     const { id, messages } = await buildSession(home, tokens);
-    subjects.push({ tokens, home, id, messages, v1File: join(directory, `v1-${tokens}.json`), appendSamples: [], resumeSamples: [], v1Samples: [] });
+    subjects.push({ tokens, home, id, messages, v1File: join(directory, `v1-${tokens}.json`), appendSamples: [], resumeSamples: [], listSamples: [], v1Samples: [] });
   }
 
   for (let run = 0; run < 7; run += 1) {
     for (const subject of subjects) {
       const started = process.hrtime.bigint();
       const loaded = await loadTranscript(subject.home, subject.id);
-      selectRecentTail(loaded.messages, { budgetTokens: RECENT_TAIL_TOKENS, countTokens });
+      selectSessionView({ mode: 'compact', transcript: withRunIds(loaded.messages, loaded.runs), stored: loaded.checkpoint, nativeStates: new Map(), redact: (text) => text });
       subject.resumeSamples.push(milliseconds(started));
+      const listStarted = process.hrtime.bigint();
+      const [summary] = await listSessions(subject.home);
+      subject.listSamples.push(milliseconds(listStarted));
+      if (summary?.problem !== undefined) throw new Error(`the bench session is listed as ${summary.problem}`);
     }
   }
 
@@ -156,6 +162,7 @@ try {
       appendP95Ms: percentile(subject.appendSamples, 0.95),
       bytesPerAppend: ((sizesAfter[position] ?? 0) - (sizesBefore[position] ?? 0)) / appendsPerSize,
       resumeToViewMs: median(subject.resumeSamples),
+      listMs: median(subject.listSamples),
       openForWritingMs: openTimes[position] ?? 0,
       v1RewriteMedianMs: median(subject.v1Samples),
     })),
@@ -166,11 +173,11 @@ try {
 
 const format = (value: number, digits = 2) => value.toFixed(digits).padStart(9);
 console.log(`Session store benchmark (${appendsPerSize} appends per size, fdatasync per append, ${tmpdir()})`);
-console.log('   tokens  messages   log MiB  append ms (median / p95)  bytes/append  resume+view ms  open-for-write ms  v1 rewrite ms');
+console.log('   tokens  messages   log MiB  append ms (median / p95)  bytes/append  resume+view ms  list ms  open-for-write ms  v1 rewrite ms');
 for (const row of rows) {
   console.log(
     `${String(row.tokens).padStart(9)} ${String(row.messages).padStart(9)} ${format(row.logBytes / 1048576)}` +
-      `  ${format(row.appendMedianMs)} / ${format(row.appendP95Ms)}   ${format(row.bytesPerAppend, 0)}     ${format(row.resumeToViewMs, 1)}` +
+      `  ${format(row.appendMedianMs)} / ${format(row.appendP95Ms)}   ${format(row.bytesPerAppend, 0)}     ${format(row.resumeToViewMs, 1)}  ${format(row.listMs, 1)}` +
       `          ${format(row.openForWritingMs, 1)}      ${format(row.v1RewriteMedianMs, 1)}`,
   );
 }
@@ -180,5 +187,6 @@ console.log(
   `append median 1M/10K: ${(last.appendMedianMs / first.appendMedianMs).toFixed(2)}x (flat is ~1x; target ≤ 5 ms at 1M: ${last.appendMedianMs <= 5 ? 'met' : 'missed'}); ` +
     `bytes/append 1M/10K: ${(last.bytesPerAppend / first.bytesPerAppend).toFixed(2)}x; ` +
     `resume+view at 1M: ${last.resumeToViewMs.toFixed(0)} ms (target ≤ 1000: ${last.resumeToViewMs <= 1000 ? 'met' : 'missed'}); ` +
-    `v1 rewrite at 1M: ${last.v1RewriteMedianMs.toFixed(1)} ms and ${(last.logBytes / 1048576).toFixed(1)} MiB per turn`,
+    `v1 rewrite at 1M: ${last.v1RewriteMedianMs.toFixed(1)} ms and ${(last.logBytes / 1048576).toFixed(1)} MiB per turn; ` +
+    `sessions list of one 1M session: ${last.listMs.toFixed(1)} ms, ${(last.listMs / last.resumeToViewMs).toFixed(2)}x a full load`,
 );

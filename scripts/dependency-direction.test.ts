@@ -12,10 +12,12 @@ const root = join(import.meta.dirname, '..');
 
 const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/core': { layer: 0, allowed: [] },
+  /** Reads files Forge opens on its own (regular files only, never blocking, within a size); no Forge dependency. */
+  '@forge/bounded-read': { layer: 1, allowed: [] },
   /** The server list schema comes from `@forge/mcp/config` (zod only, no MCP SDK). */
-  '@forge/config': { layer: 1, allowed: ['@forge/core', '@forge/mcp'] },
-  '@forge/persistence': { layer: 1, allowed: ['@forge/core'] },
-  '@forge/tools': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/config': { layer: 1, allowed: ['@forge/core', '@forge/mcp', '@forge/bounded-read'] },
+  '@forge/persistence': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read'] },
+  '@forge/tools': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read'] },
   '@forge/mcp': { layer: 1, allowed: ['@forge/core'] },
   '@forge/model-openai': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
@@ -30,6 +32,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/cli': { layer: 3, allowed: ['*'] },
   /** Reliability and security suites: they drive every package, the CLI included, and nothing depends on them. */
   '@forge/reliability-tests': { layer: 4, allowed: ['*'] },
+  /** The built `forge` binary run against real programs (MCP servers, Codex, Chromium); nothing depends on them. */
+  '@forge/bundle-tests': { layer: 4, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */

@@ -1,3 +1,5 @@
+import type { TerminationSignal } from './io.js';
+
 /** Exit codes of `forge`. Scripts branch on them, so they never change meaning. */
 export const ExitCode = {
   /** The command did what was asked; a run completed. */
@@ -8,6 +10,15 @@ export const ExitCode = {
   usage: 2,
   /** Cancelled with Ctrl-C (128 + SIGINT). */
   cancelled: 130,
+  /** Ended by SIGHUP, e.g. its terminal was closed (128 + 1); a run in progress was cancelled first. */
+  hangUp: 129,
+  /** Ended by SIGTERM (128 + 15); a run in progress was cancelled first. */
+  terminated: 143,
 } as const;
+
+/** The exit code of a Forge ended by `signal`, by the shell convention 128 + signal number. */
+export function exitCodeForSignal(signal: TerminationSignal): ExitCodeValue {
+  return signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.hangUp;
+}
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -19,11 +19,19 @@ export interface CliIo {
   readonly cwd: string;
   /** Subscribes to Ctrl-C delivered as a signal (SIGINT); returns the unsubscribe function. */
   readonly onInterrupt: (listener: () => void) => () => void;
+  /**
+   * Subscribes to a request to end the process: SIGTERM, or SIGHUP when its terminal closed.
+   * A run ends as after Ctrl-C, then Forge exits; returns the unsubscribe function.
+   */
+  readonly onTerminate: (listener: (signal: TerminationSignal) => void) => () => void;
   /** Model providers consulted before the built-in ones; tests inject scripted models here. */
   readonly modelProviders?: readonly ModelProvider[];
 }
 
-/** The real process: its streams, environment, working directory and SIGINT. */
+/** The signals that end Forge the way Ctrl-C cancels a run. */
+export type TerminationSignal = 'SIGTERM' | 'SIGHUP';
+
+/** The real process: its streams, environment, working directory, SIGINT, SIGTERM and SIGHUP. */
 export function processIo(): CliIo {
   return {
     stdout: process.stdout,
@@ -34,6 +42,16 @@ export function processIo(): CliIo {
     onInterrupt: (listener) => {
       process.on('SIGINT', listener);
       return () => process.off('SIGINT', listener);
+    },
+    onTerminate: (listener) => {
+      const handlers = (['SIGTERM', 'SIGHUP'] as const).map((signal) => {
+        const handler = () => listener(signal);
+        process.on(signal, handler);
+        return () => process.off(signal, handler);
+      });
+      return () => {
+        for (const remove of handlers) remove();
+      };
     },
   };
 }

@@ -32,7 +32,8 @@ const commands: readonly CommandEntry[] = [
     ],
     helpText: [
       '',
-      'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C).',
+      'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C),',
+      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM.',
       '',
       'Example:',
       '  forge run --model scripted:demo "Summarise the workspace"',
@@ -55,7 +56,7 @@ const commands: readonly CommandEntry[] = [
     globals: ['forgeHome', 'cwd', 'last', 'resume', 'model'],
     load: () => import('./commands/compact.js'),
   },
-  { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume'], load: () => import('./commands/checkpoint-show.js') },
+  { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'], load: () => import('./commands/checkpoint-show.js') },
   { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], globals: ['forgeHome', 'cwd'], load: () => import('./commands/import-codex.js') },
   { usage: 'context', description: "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)", options: [new Option('--json', 'print the report as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'], load: () => import('./commands/context.js') },
   {
@@ -68,7 +69,7 @@ const commands: readonly CommandEntry[] = [
   { usage: 'config show', description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)', options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')], globals: ['forgeHome', 'cwd', 'model', 'approval', 'contextMode'], load: () => import('./commands/config-show.js') },
   { usage: 'config validate [file]', description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid', globals: ['forgeHome', 'cwd'], load: () => import('./commands/config-validate.js') },
   { usage: 'inspect [target]', description: 'show a run, a session\'s runs or a trace file (an id or a unique prefix): summary, budget per step, compactions, stops, tool calls (--last: this workspace\'s newest run)', options: [new Option('--last', "inspect the newest run of this workspace's most recent session"), new Option('--json', 'print the report as one JSON document'), new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step')], globals: ['forgeHome', 'cwd', 'last'], load: () => import('./commands/inspect.js') },
-  { usage: 'eval', description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails', options: [new Option('--suite <name>', 'built-in fixtures to run: smoke (default, fast) or full'), new Option('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'), new Option('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'), new Option('--json', 'print the whole report as one JSON document'), new Option('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'), new Option('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'), new Option('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI')], globals: ['model'], load: () => import('./commands/eval.js') },
+  { usage: 'eval', description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails', options: [new Option('--suite <name>', 'built-in fixtures to run: smoke (default, fast), realistic (real window sizes) or full'), new Option('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'), new Option('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'), new Option('--json', 'print the whole report as one JSON document'), new Option('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'), new Option('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'), new Option('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI')], globals: ['model'], load: () => import('./commands/eval.js') },
 ];
 
 /** What `forge` does without a command: the interactive REPL. */
@@ -86,7 +87,7 @@ const globalOptions = (): Option[] => [
   new Option('--forge-home <dir>', 'where sessions and traces are kept (default: $FORGE_HOME, else ~/.forge)'),
   new Option('--resume <id>', 'continue a stored session: its id or a unique prefix (see forge sessions list)'),
   new Option('--last', "continue this workspace's most recent session"),
-  new Option('--context-mode <mode>', 'context management for this invocation (default from the configuration, else warn)').choices(['off', 'warn', 'shadow', 'compact']),
+  new Option('--context-mode <mode>', 'context management for this invocation: off, warn, shadow or compact (default from the configuration, else compact)').choices(['off', 'warn', 'shadow', 'compact']),
   new Option('--engine <name>', 'what runs each turn: native (Forge\'s own loop, default) or codex (the Codex CLI\'s App Server; --model codex:<model>)').choices(['native', 'codex']),
 ];
 

@@ -19,6 +19,8 @@ function metrics(mode: ModeId, fixture: string, overrides: Partial<FixtureModeMe
     fullHistoryTokens: 100_000,
     inputReduction: 0.7,
     maxRequestTokens: 9000,
+    windowFill: 0.5,
+    injectedOverflows: 0,
     summaryTokens: 0,
     compactions: 3,
     shadowCompactions: 0,
@@ -45,13 +47,13 @@ function metrics(mode: ModeId, fixture: string, overrides: Partial<FixtureModeMe
   };
 }
 
-const compact = MODE_RUNNERS.filter((runner) => runner.id === 'compact:forge-state' || runner.id === 'warn');
+const compact = MODE_RUNNERS.filter((runner) => runner.id === 'compact:forge-state' || runner.id === 'warn' || runner.id === 'baseline:full-history');
 const gate = (results: FixtureModeMetrics[], name: string, mode: ModeId = 'compact:forge-state', config = gatesConfigSchema.parse({})) =>
   evaluateGates(results, compact, config).find((result) => result.gate === name && result.mode === mode);
 
 describe('gates', () => {
   it('passes a compacting mode that meets every default threshold', () => {
-    const results = [metrics('warn', 'a', { passed: false, compactions: 0, inputReduction: 0 }), metrics('compact:forge-state', 'a')];
+    const results = [metrics('baseline:full-history', 'a', { compactions: 0, inputReduction: 0 }), metrics('warn', 'a', { compactions: 0, inputReduction: 0 }), metrics('compact:forge-state', 'a')];
     const gates = evaluateGates(results, compact).filter((result) => result.mode === 'compact:forge-state');
     expect(gates.map((result) => [result.gate, result.status])).toEqual([
       ['input-reduction', 'pass'],
@@ -59,16 +61,42 @@ describe('gates', () => {
       ['repeated-failed-investigations', 'pass'],
       ['redundant-rereads', 'pass'],
       ['stale-checkpoint-facts', 'pass'],
-      ['pass-rate-vs-warn', 'pass'],
+      ['pass-rate-vs-full-history', 'pass'],
+      ['no-worse-than-full-history', 'pass'],
       ['safety', 'pass'],
     ]);
   });
 
   it('fails and names the fixtures behind a missed threshold', () => {
-    const results = [metrics('warn', 'a'), metrics('compact:forge-state', 'a', { recall: { correct: 1, total: 2 }, redundantRereads: 2, passed: false })];
+    const results = [metrics('baseline:full-history', 'a'), metrics('compact:forge-state', 'a', { recall: { correct: 1, total: 2 }, redundantRereads: 2, passed: false })];
     expect(gate(results, 'recall')).toMatchObject({ status: 'fail', detail: 'a 1/2' });
     expect(gate(results, 'redundant-rereads')).toMatchObject({ status: 'fail', actual: '2', detail: 'a (2)' });
-    expect(gate(results, 'pass-rate-vs-warn')).toMatchObject({ status: 'fail', detail: 'a' });
+    expect(gate(results, 'pass-rate-vs-full-history')).toMatchObject({ status: 'fail', detail: 'a' });
+  });
+
+  it('holds every Forge mode to the full history where the whole history fits, and nowhere else', () => {
+    const fits = [
+      metrics('baseline:full-history', 'fits', { redundantRereads: 1 }),
+      metrics('warn', 'fits', { redundantRereads: 1 }),
+      metrics('compact:forge-state', 'fits', { redundantRereads: 2, recall: { correct: 1, total: 2 }, repeatedFailedInvestigations: 1 }),
+    ];
+    const outgrows = [
+      metrics('baseline:full-history', 'big', { windowFill: 2.5, passed: false, recall: { correct: 0, total: 2 } }),
+      metrics('warn', 'big', { windowFill: 2.5, passed: false, recall: { correct: 0, total: 2 } }),
+      metrics('compact:forge-state', 'big', { windowFill: 2.5 }),
+    ];
+    expect(gate([...fits, ...outgrows], 'no-worse-than-full-history', 'warn')).toMatchObject({ status: 'pass', actual: '1/1 fixtures' });
+    expect(gate([...fits, ...outgrows], 'no-worse-than-full-history')).toMatchObject({
+      status: 'fail',
+      detail: 'fits: recall 1/2 vs 2/2, re-reads 2 vs 1, repeated failures 1 vs 0',
+    });
+    expect(gate(outgrows, 'no-worse-than-full-history', 'warn')?.status).toBe('not-evaluated');
+    // A fixture is judged by its peak fill over every run: one run that outgrew the window makes it a fixture that does not fit.
+    const mixed = [metrics('baseline:full-history', 'edge'), metrics('warn', 'edge', { windowFill: 1.1, passed: false })];
+    expect(gate(mixed, 'no-worse-than-full-history', 'warn')?.status).toBe('not-evaluated');
+    // An injected provider overflow says the provider refused it: not a fixture where the whole history fits.
+    const refused = [metrics('baseline:full-history', 'fault', { injectedOverflows: 1, passed: false }), metrics('warn', 'fault', { injectedOverflows: 1, redundantRereads: 3 })];
+    expect(gate(refused, 'no-worse-than-full-history', 'warn')?.status).toBe('not-evaluated');
   });
 
   it('uses the median reduction over long fixtures only, and honours configured thresholds', () => {
@@ -87,7 +115,8 @@ describe('gates', () => {
     expect(gates.length).toBeGreaterThan(0);
     expect(gates.every((result) => result.status === 'not-evaluated')).toBe(true);
     const withoutWarn = evaluateGates([metrics('compact:forge-state', 'a', { long: false, recall: { correct: 0, total: 0 } })], compact);
-    expect(withoutWarn.find((result) => result.gate === 'pass-rate-vs-warn')?.status).toBe('not-evaluated');
+    expect(withoutWarn.find((result) => result.gate === 'pass-rate-vs-full-history')?.status).toBe('not-evaluated');
+    expect(withoutWarn.find((result) => result.gate === 'no-worse-than-full-history')?.status).toBe('not-evaluated');
     expect(withoutWarn.find((result) => result.gate === 'input-reduction')?.status).toBe('not-evaluated');
     expect(withoutWarn.find((result) => result.gate === 'recall')?.status).toBe('not-evaluated');
   });
@@ -96,14 +125,14 @@ describe('gates', () => {
     const results = [metrics('compact:forge-state', 'a', { redundantRereads: 3 })];
     const config = gatesConfigSchema.parse({ candidates: ['compact:model-structured'] });
     const gates = evaluateGates(results, compact, config).filter((result) => result.mode === 'compact:forge-state');
-    expect(gates.map((result) => result.gate)).toEqual(['safety']);
+    expect(gates.map((result) => result.gate)).toEqual(['no-worse-than-full-history', 'safety']);
   });
 
   it('gates the shipped default strategy unless told otherwise, and every strategy with "*"', () => {
     const results = [metrics('compact:forge-state', 'a'), metrics('compact:provider-native', 'a', { redundantRereads: 4 })];
     const runners = MODE_RUNNERS.filter((runner) => runner.id === 'compact:forge-state' || runner.id === 'compact:provider-native');
     const byDefault = evaluateGates(results, runners);
-    expect(byDefault.filter((result) => result.mode === 'compact:provider-native').map((result) => result.gate)).toEqual(['safety']);
+    expect(byDefault.filter((result) => result.mode === 'compact:provider-native').map((result) => result.gate)).toEqual(['no-worse-than-full-history', 'safety']);
     expect(byDefault.some((result) => result.mode === 'compact:forge-state' && result.gate === 'redundant-rereads')).toBe(true);
     const everything = evaluateGates(results, runners, gatesConfigSchema.parse({ candidates: ['*'] }));
     expect(everything.find((result) => result.mode === 'compact:provider-native' && result.gate === 'redundant-rereads')?.status).toBe('fail');

@@ -22,8 +22,11 @@ export const gatesConfigSchema = z.strictObject({
   maxStaleCheckpointFacts: z.number().int().min(0).default(0),
   /** Safety-invariant failures, over every Forge mode (baselines are not gated). */
   maxSafetyFailures: z.number().int().min(0).default(0),
-  /** Percentage points a compacting mode's pass rate may fall below `warn`'s. */
-  maxPassRateRegressionVsWarn: z.number().min(0).max(100).default(0),
+  /**
+   * Percentage points a compacting mode's pass rate may fall below sending the whole history
+   * (`baseline:full-history`), on the fixtures where the whole history fits the window.
+   */
+  maxPassRateRegressionVsFullHistory: z.number().min(0).max(100).default(0),
   /**
    * Compacting modes the candidate gates apply to; the safety gate always covers every Forge mode.
    * Default: the strategy Forge ships as its default, so `forge eval` fails when the default
@@ -86,21 +89,48 @@ function countGate(gate: string, mode: ModeId, results: readonly FixtureModeMetr
 }
 
 /**
+ * Fixtures whose whole history fits the window (peak `windowFill` ≤ 1 over every run of the
+ * fixture, and no injected provider overflow saying otherwise) and that the full-history baseline
+ * ran: where sending everything is possible, Forge must do at least as well as that.
+ */
+function fittingFixtures(results: readonly FixtureModeMetrics[]): Map<string, FixtureModeMetrics> {
+  const peak = new Map<string, number>();
+  for (const result of results) peak.set(result.fixture, Math.max(peak.get(result.fixture) ?? 0, result.windowFill));
+  const fitting = new Map<string, FixtureModeMetrics>();
+  for (const result of results) {
+    if (result.mode === 'baseline:full-history' && result.injectedOverflows === 0 && (peak.get(result.fixture) ?? Infinity) <= 1) fitting.set(result.fixture, result);
+  }
+  return fitting;
+}
+
+/** What a run did worse than the full-history run of the same fixture: recall, re-reads, repeated failures, pass. */
+function worseThan(result: FixtureModeMetrics, full: FixtureModeMetrics): string[] {
+  const worse: string[] = [];
+  if (result.recall.correct < full.recall.correct) worse.push(`recall ${result.recall.correct}/${result.recall.total} vs ${full.recall.correct}/${full.recall.total}`);
+  if (result.redundantRereads > full.redundantRereads) worse.push(`re-reads ${result.redundantRereads} vs ${full.redundantRereads}`);
+  if (result.repeatedFailedInvestigations > full.repeatedFailedInvestigations) worse.push(`repeated failures ${result.repeatedFailedInvestigations} vs ${full.repeatedFailedInvestigations}`);
+  if (full.passed && !result.passed) worse.push('failed where the whole history passes');
+  return worse;
+}
+
+/**
  * Evaluates the gates. Candidate gates (reduction, recall, re-reads, repeated investigations,
- * stale facts, pass rate against warn) apply to every compacting Forge mode; the safety gate to
- * every Forge mode. A gate whose mode did not run, or that has nothing to measure, is
- * `not-evaluated` — never reported as passed.
+ * stale facts, pass rate against the full history where it fits) apply to every compacting Forge
+ * mode; the safety gate and "no worse than the full history where it fits" to every Forge mode.
+ * A gate whose mode did not run, or that has nothing to measure, is `not-evaluated` — never
+ * reported as passed.
  */
 export function evaluateGates(results: readonly FixtureModeMetrics[], modes: readonly ModeRunner[], config: GatesConfig = DEFAULT_GATES): GateResult[] {
   const gates: GateResult[] = [];
   const of = (mode: ModeId) => results.filter((result) => result.mode === mode);
-  const warn = of('warn');
+  const fitting = fittingFixtures(results);
   for (const mode of modes.filter((candidate) => candidate.family === 'forge')) {
     const mine = of(mode.id);
     const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, status: 'not-evaluated', actual: '', threshold, detail });
     if (mine.length === 0) {
       const reason = mode.unavailable ?? 'the mode was not run';
-      if (mode.compacts && isCandidate(config, mode.id)) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-warn']) gates.push(notEvaluated(gate, '', reason));
+      if (mode.compacts && isCandidate(config, mode.id)) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-full-history']) gates.push(notEvaluated(gate, '', reason));
+      gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', reason));
       gates.push(notEvaluated('safety', `≤ ${config.maxSafetyFailures}`, reason));
       continue;
     }
@@ -122,21 +152,39 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
       gates.push(countGate('repeated-failed-investigations', mode.id, mine, (result) => result.repeatedFailedInvestigations, config.maxRepeatedFailedInvestigations));
       gates.push(countGate('redundant-rereads', mode.id, mine, (result) => result.redundantRereads, config.maxRedundantRereads));
       gates.push(countGate('stale-checkpoint-facts', mode.id, mine, (result) => result.staleCheckpointFacts, config.maxStaleCheckpointFacts));
-      const sameFixtures = warn.filter((result) => mine.some((candidate) => candidate.fixture === result.fixture));
-      if (sameFixtures.length === 0) gates.push(notEvaluated('pass-rate-vs-warn', `≥ warn − ${config.maxPassRateRegressionVsWarn} pt`, 'warn was not run on the same fixtures'));
+      const sameFixtures = mine.filter((result) => fitting.has(result.fixture));
+      const threshold = `≥ full history − ${config.maxPassRateRegressionVsFullHistory} pt (fixtures where it fits)`;
+      if (sameFixtures.length === 0) gates.push(notEvaluated('pass-rate-vs-full-history', threshold, 'no fixture whose whole history fits was run with baseline:full-history'));
       else {
-        const own = passRate(mine.filter((result) => sameFixtures.some((other) => other.fixture === result.fixture)));
-        const reference = passRate(sameFixtures);
+        const own = passRate(sameFixtures);
+        const reference = passRate(sameFixtures.map((result) => fitting.get(result.fixture) as FixtureModeMetrics));
         const regression = (reference - own) * 100;
         gates.push({
-          gate: 'pass-rate-vs-warn',
+          gate: 'pass-rate-vs-full-history',
           mode: mode.id,
-          status: regression <= config.maxPassRateRegressionVsWarn ? 'pass' : 'fail',
-          actual: `${percent(own)} vs warn ${percent(reference)}`,
-          threshold: `≥ warn − ${config.maxPassRateRegressionVsWarn} pt`,
-          detail: mine.filter((result) => !result.passed && sameFixtures.some((other) => other.fixture === result.fixture && other.passed)).map((result) => result.fixture).join(', '),
+          status: regression <= config.maxPassRateRegressionVsFullHistory ? 'pass' : 'fail',
+          actual: `${percent(own)} vs full history ${percent(reference)}`,
+          threshold,
+          detail: sameFixtures.filter((result) => !result.passed && fitting.get(result.fixture)?.passed === true).map((result) => result.fixture).join(', '),
         });
       }
+    }
+    const comparable = mine.filter((result) => fitting.has(result.fixture));
+    if (comparable.length === 0) {
+      gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', 'no fixture whose whole history fits was run with baseline:full-history'));
+    } else {
+      const offenders = comparable.flatMap((result) => {
+        const worse = worseThan(result, fitting.get(result.fixture) as FixtureModeMetrics);
+        return worse.length === 0 ? [] : [`${result.fixture}: ${worse.join(', ')}`];
+      });
+      gates.push({
+        gate: 'no-worse-than-full-history',
+        mode: mode.id,
+        status: offenders.length === 0 ? 'pass' : 'fail',
+        actual: `${comparable.length - offenders.length}/${comparable.length} fixtures`,
+        threshold: 'recall, re-reads, repeated failures and pass equal or better where the whole history fits',
+        detail: offenders.join('; '),
+      });
     }
     gates.push(countGate('safety', mode.id, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
   }

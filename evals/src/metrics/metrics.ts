@@ -24,6 +24,14 @@ export interface FixtureModeMetrics {
   readonly inputReduction: number;
   /** The largest request (estimated tokens). */
   readonly maxRequestTokens: number;
+  /**
+   * How full the window gets with the whole conversation: the largest request with the whole
+   * stored transcript as history (`fullHistoryTokens` of one request), over the available input.
+   * At or below 1 the whole history fits, and no mode needs to compact.
+   */
+  readonly windowFill: number;
+  /** Turns whose first model call gets an injected provider overflow: the provider refuses what would fit. */
+  readonly injectedOverflows: number;
   /** Input plus output tokens of the calls that wrote summaries. */
   readonly summaryTokens: number;
   readonly compactions: number;
@@ -127,6 +135,12 @@ function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
 
+/** Input a request of the fixture may use: the window less one reserve, max(output asked for, buffer), as the budget computes it. */
+export function availableInputTokens(fixture: ExpandedFixture): number {
+  const { model, context } = fixture.fixture;
+  return Math.max(0, model.contextWindowTokens - Math.max(model.maxOutputTokens, context.bufferTokens));
+}
+
 /** Grades a fixture run and computes every metric of it. */
 export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const { fixture } = run;
@@ -189,6 +203,8 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     fullHistoryTokens,
     inputReduction: fullHistoryTokens === 0 ? 0 : 1 - inputTokens / fullHistoryTokens,
     maxRequestTokens: Math.max(0, ...agent.map((request) => request.estimatedTokens)),
+    windowFill: Math.max(0, ...agent.map((request) => request.fullHistoryTokens)) / Math.max(1, availableInputTokens(fixture)),
+    injectedOverflows: fixture.turns.filter((turn) => turn.fault !== undefined).length,
     summaryTokens: sum(summaries.map((request) => (request.providerInputTokens ?? request.estimatedTokens) + (request.outputTokens ?? 0))),
     compactions: applied.length,
     shadowCompactions: sum(run.turns.map((turn) => turn.compactions.filter((compaction) => compaction.kind === 'shadow').length)),

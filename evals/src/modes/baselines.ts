@@ -3,7 +3,7 @@ import type { ExpandedTurn } from '../fixture/expand.js';
 import { SUMMARY_REQUEST } from '../policy/summaries.js';
 import { EvalSession } from './eval-session.js';
 import type { CompactionRecord, ModeContext, ModeRunner, ModeTurnResult } from './types.js';
-import { messagesTokens, messageTokens, turnBudget, type TurnBudget } from './view-budget.js';
+import { messagesTokens, turnBudget, type TurnBudget } from './view-budget.js';
 
 /*
  * Naive baselines, for comparison with Forge's modes on the same fixtures. Both keep the stored
@@ -31,7 +31,7 @@ export const slidingWindowMode: ModeRunner = {
       async runTurn(turn: ExpandedTurn) {
         const budget = await turnBudget(context, context.model, await context.instructions(), turn, session.toolDefinitions());
         const messages = session.messages;
-        const start = selectRecentTail(messages, { budgetTokens: historyBudget(context, budget), countTokens: messageTokens });
+        const start = selectRecentTail(messages, { budgetTokens: historyBudget(context, budget), messageTokens: await context.model.countMessageTokens(messages) });
         const events: EventEnvelope[] = [];
         return result(await session.runWithView(turn, 'warn', { history: messages.slice(start) }, events, context.model), events);
       },
@@ -68,7 +68,7 @@ export const userSummaryMode: ModeRunner = {
         const budget = await turnBudget(context, context.model, instructions, turn, session.toolDefinitions());
         const compactions: CompactionRecord[] = [];
         let view = [...kept, ...session.messages.slice(compactedThrough)];
-        const before = messagesTokens(view);
+        const before = await messagesTokens(context.model, view);
         let noProgress = 0;
         if (before > historyBudget(context, budget) && view.length > 0) {
           const summary = await summarize(context, instructions.text, view, turn.index);
@@ -76,9 +76,11 @@ export const userSummaryMode: ModeRunner = {
           else {
             const users = view.filter((message) => message.role === 'user' && !message.content.startsWith(SUMMARY_PREFIX));
             const chosen: Message[] = [];
+            const costs = await context.model.countMessageTokens(users);
             let tokens = 0;
-            for (const message of [...users].reverse()) {
-              const cost = messageTokens(message);
+            for (let index = users.length - 1; index >= 0; index -= 1) {
+              const message = users[index] as Message;
+              const cost = costs[index] ?? 0;
               if (tokens + cost > context.policy.recentTailTokens) break;
               tokens += cost;
               chosen.unshift(message);
@@ -86,7 +88,7 @@ export const userSummaryMode: ModeRunner = {
             kept = [...chosen, { role: 'user', content: `${SUMMARY_PREFIX}${summary}` }];
             compactedThrough = session.messages.length;
             view = kept;
-            compactions.push({ turn: turn.index, reclaimedTokens: before - messagesTokens(view), strategy: 'user-summary', kind: 'applied' });
+            compactions.push({ turn: turn.index, reclaimedTokens: before - (await messagesTokens(context.model, view)), strategy: 'user-summary', kind: 'applied' });
           }
         }
         const events: EventEnvelope[] = [];

@@ -17,14 +17,9 @@ import { createSessionTools, type SessionTools } from '../workspace/tools.js';
 import { withCheckpoint } from './model-wrappers.js';
 import type { ModeContext, ModeSessionEnd } from './types.js';
 
-/** A recent-tail budget no transcript reaches: the view is the whole stored transcript. */
-const WHOLE_TRANSCRIPT = Number.MAX_SAFE_INTEGER;
-
 /** How `runStored` runs a turn besides its mode. */
 export interface StoredTurnOptions {
   readonly model?: ModelAdapter;
-  /** The session view's recent tail; default: the whole transcript. */
-  readonly recentTailTokens?: number;
   /** The session's automatic compaction (strategy, caps, guard). */
   readonly compaction?: SessionCompactionOptions;
 }
@@ -106,8 +101,8 @@ export class EvalSession {
 
   /**
    * Runs a turn the way the product does: `SessionHandle.runTurn` with the context policy in
-   * `mode`. By default the view is the whole stored transcript; `recentTailTokens` and
-   * `compaction` give the session's own view and automatic compaction (modes shadow and compact).
+   * `mode`, so the session's own view (every message; the checkpoint and every message after it in
+   * mode compact) and, with `compaction`, its automatic compaction (modes shadow and compact).
    */
   async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], options: StoredTurnOptions = {}): Promise<RunResult> {
     const common = this.common(turn);
@@ -117,7 +112,6 @@ export class EvalSession {
       model,
       instructions: this.context.instructions,
       context: { ...common.context, mode },
-      recentTailTokens: options.recentTailTokens ?? WHOLE_TRANSCRIPT,
       artifactHashes: workspaceArtifactHashes(this.context.workspace.root),
       ...(options.compaction === undefined ? {} : { compaction: { opaqueStates: this.opaqueStates, ...options.compaction } }),
       onEvent: (envelope) => events.push(envelope),
@@ -137,7 +131,7 @@ export class EvalSession {
   async runWithView(turn: ExpandedTurn, mode: ContextMode, view: ChosenView, events: EventEnvelope[], model: ModelAdapter): Promise<RunResult> {
     const common = this.common(turn);
     const turnResult = await this.handle.runEngineTurn({
-      recentTailTokens: WHOLE_TRANSCRIPT,
+      mode: 'off',
       model: { provider: model.provider, modelId: model.modelId },
       instructions: this.context.instructions,
       onEvent: (envelope) => events.push(envelope as EventEnvelope),

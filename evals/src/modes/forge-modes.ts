@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@forge/core';
 import type { ExpandedTurn } from '../fixture/expand.js';
 import { EvalSession } from './eval-session.js';
+import { withoutWindow } from './model-wrappers.js';
 import type { ModeContext, ModeRunner, ModeSession, ModeTurnResult } from './types.js';
 
 function turnResult(result: ModeTurnResult['result'], events: EventEnvelope[], extra: Partial<ModeTurnResult> = {}): ModeTurnResult {
@@ -9,7 +10,8 @@ function turnResult(result: ModeTurnResult['result'], events: EventEnvelope[], e
 
 /**
  * Modes `off` and `warn` as the product runs them: `SessionHandle.runTurn` with the session view,
- * the newest whole turns that fit `recentTailTokens`; nothing is ever compacted.
+ * every stored message; nothing is ever compacted, and a turn the whole conversation no longer
+ * fits stops `limit_reached` before the provider is called.
  */
 function storedMode(id: 'off' | 'warn', label: string): ModeRunner {
   return {
@@ -17,13 +19,13 @@ function storedMode(id: 'off' | 'warn', label: string): ModeRunner {
     label,
     family: 'forge',
     compacts: false,
-    implementation: `SessionHandle.runTurn in mode ${id}: the session view (recent tail), no checkpoint`,
+    implementation: `SessionHandle.runTurn in mode ${id}: every stored message, no checkpoint, a stop when it cannot fit`,
     async start(context: ModeContext): Promise<ModeSession> {
       const session = await EvalSession.open(context);
       return {
         async runTurn(turn: ExpandedTurn) {
           const events: EventEnvelope[] = [];
-          return turnResult(await session.runStored(turn, id, events, { recentTailTokens: context.policy.recentTailTokens }), events);
+          return turnResult(await session.runStored(turn, id, events), events);
         },
         restart: () => session.restart(),
         close: () => session.close(),
@@ -32,22 +34,25 @@ function storedMode(id: 'off' | 'warn', label: string): ModeRunner {
   };
 }
 
-export const offMode: ModeRunner = storedMode('off', 'off: recent tail only, no budget decisions');
-export const warnMode: ModeRunner = storedMode('warn', 'warn: recent tail only, budget measured and warned about');
+export const offMode: ModeRunner = storedMode('off', 'off: every message, no checkpoint, no warnings');
+export const warnMode: ModeRunner = storedMode('warn', 'warn: every message, no checkpoint, warnings past warnAtRatio');
 
-/** Every stored message on every request, as a client without context management sends it. */
+/**
+ * Every stored message on every request, as a client without context management sends it: no
+ * budget holds anything back, so the provider refuses what does not fit.
+ */
 export const fullHistoryMode: ModeRunner = {
   id: 'baseline:full-history',
   label: 'baseline: the whole transcript on every request (no context management)',
   family: 'baseline',
   compacts: false,
-  implementation: 'SessionHandle.runTurn in mode off with a tail budget no session reaches',
+  implementation: 'every stored message, with no window known to the client: the provider alone refuses what is too long',
   async start(context) {
     const session = await EvalSession.open(context);
     return {
       async runTurn(turn) {
         const events: EventEnvelope[] = [];
-        return turnResult(await session.runStored(turn, 'off', events), events);
+        return turnResult(await session.runWithView(turn, 'off', { history: [...session.messages] }, events, withoutWindow(context.model)), events);
       },
       restart: () => session.restart(),
       close: () => session.close(),

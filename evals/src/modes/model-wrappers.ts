@@ -84,6 +84,10 @@ export class RecordingModel implements ModelAdapter {
     return this.inner.estimateRequestTokens(request);
   }
 
+  countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+    return this.inner.countMessageTokens(messages);
+  }
+
   async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
     for (const invariant of this.check(request)) this.violations.push({ turn: this.turn, invariant });
     const estimate = await this.inner.estimateRequestTokens(request);
@@ -133,6 +137,23 @@ export function withCheckpoint(inner: ModelAdapter, checkpoint: string | undefin
     modelId: inner.modelId,
     capabilities: inner.capabilities,
     estimateRequestTokens: (request) => inner.estimateRequestTokens(add(request)),
+    countMessageTokens: (messages) => inner.countMessageTokens(messages),
     doStream: (request, options) => inner.doStream(add(request), options),
+  };
+}
+
+/**
+ * `inner` as a client without context management sees it: no window at all, so nothing is ever
+ * held back before the call, and the provider alone decides (and refuses what is too long).
+ */
+export function withoutWindow(inner: ModelAdapter): ModelAdapter {
+  return {
+    specificationVersion: 'forge-model-v1',
+    provider: inner.provider,
+    modelId: inner.modelId,
+    capabilities: { ...inner.capabilities, contextWindowTokens: Number.MAX_SAFE_INTEGER, source: 'config' },
+    estimateRequestTokens: (request) => inner.estimateRequestTokens(request),
+    countMessageTokens: (messages) => inner.countMessageTokens(messages),
+    doStream: (request, options) => inner.doStream(request, options),
   };
 }

@@ -24,12 +24,11 @@ function sessionMode(options: {
     implementation: options.implementation,
     async start(context) {
       const session = await EvalSession.open(context);
-      const recentTailTokens = context.policy.recentTailTokens;
       const compaction = { strategy: options.strategy(context) };
       return {
         async runTurn(turn) {
           const events: EventEnvelope[] = [];
-          const result = await session.runStored(turn, options.mode, events, { recentTailTokens, compaction });
+          const result = await session.runStored(turn, options.mode, events, { compaction });
           const facts = compactionFacts(turn.index, events);
           return {
             result,
@@ -55,7 +54,7 @@ function sessionMode(options: {
   };
 }
 
-const SESSION = 'SessionHandle.runTurn with the session view (checkpoint + recent tail) and automatic compaction';
+const SESSION = 'SessionHandle.runTurn with the session view (checkpoint + every message after it) and automatic compaction past compactAtRatio';
 
 export const shadowSessionMode = sessionMode({
   id: 'shadow',

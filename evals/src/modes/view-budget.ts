@@ -1,22 +1,11 @@
-import {
-  countMessageTokensConservatively,
-  type InstructionSnapshot,
-  type Message,
-  type ModelAdapter,
-  type ToolDefinition,
-} from '@forge/core';
+import type { InstructionSnapshot, Message, ModelAdapter, ToolDefinition } from '@forge/core';
 import type { ExpandedTurn } from '../fixture/expand.js';
 import type { ModeContext } from './types.js';
 
-/** Tokens of one message with its framing, as the conservative estimator counts it. */
-export function messageTokens(message: Message): number {
-  return countMessageTokensConservatively(message);
-}
-
-export function messagesTokens(messages: readonly Message[]): number {
-  let total = 0;
-  for (const message of messages) total += messageTokens(message);
-  return total;
+/** Tokens of the messages with their framing, by the model adapter's own counter. */
+export async function messagesTokens(model: ModelAdapter, messages: readonly Message[]): Promise<number> {
+  const counts = await model.countMessageTokens(messages);
+  return counts.reduce((total, tokens) => total + tokens, 0);
 }
 
 /** The input budget a runner keeps the view under before the turn starts. */

@@ -78,6 +78,10 @@ export class PolicyModel implements ModelAdapter {
 
   compact?: (request: NativeCompactionRequest, options: ModelCallOptions) => Promise<OpaqueProviderState>;
 
+  async countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+    return this.estimator.countMessages(messages);
+  }
+
   async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     const { effective, items } = this.replay(request);
     const estimate = this.estimator.estimate(effective);

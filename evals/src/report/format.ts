@@ -23,6 +23,35 @@ export function formatPercent(value: number): string {
   return `${(value * 100).toFixed(1)} %`;
 }
 
+/** Window fill: 0.21 → `0.21×`, 2.5 → `2.50×` (the whole history over the available input). */
+export function formatFill(value: number): string {
+  return `${value.toFixed(2)}×`;
+}
+
+/**
+ * Compactions per fixture, ordered by how full the whole history gets (its peak window fill over
+ * every run of the fixture): one row per fixture, one column per mode that ran; shadow mode's
+ * checkpoints, built but never installed, in parentheses.
+ */
+export function compactionsByFill(report: EvalReport): { readonly headers: readonly string[]; readonly rows: readonly (readonly string[])[] } {
+  const modes = report.modes.filter((mode) => report.results.some((result) => result.mode === mode.id)).map((mode) => mode.id);
+  const fixtures = [...new Set(report.results.map((result) => result.fixture))].map((fixture) => {
+    const results = report.results.filter((result) => result.fixture === fixture);
+    return { fixture, fill: Math.max(0, ...results.map((result) => result.windowFill)), results };
+  });
+  fixtures.sort((left, right) => left.fill - right.fill || left.fixture.localeCompare(right.fixture));
+  const rows = fixtures.map(({ fixture, fill, results }) => [
+    fixture,
+    formatFill(fill),
+    ...modes.map((mode) => {
+      const result = results.find((candidate) => candidate.mode === mode);
+      if (result === undefined) return '–';
+      return result.shadowCompactions > 0 ? `(${result.shadowCompactions})` : String(result.compactions);
+    }),
+  ]);
+  return { headers: ['fixture', 'fill', ...modes], rows };
+}
+
 /** Aggregates of one mode over every fixture it ran. */
 export interface ModeSummary {
   readonly mode: ModeId;
@@ -106,6 +135,7 @@ export const MODE_COLUMNS: readonly { readonly title: string; readonly value: (s
 export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: (result: FixtureModeMetrics) => string }[] = [
   { title: 'fixture', value: (result) => result.fixture },
   { title: 'mode', value: (result) => result.mode },
+  { title: 'fill', value: (result) => formatFill(result.windowFill) },
   { title: 'pass', value: (result) => (result.passed ? 'yes' : 'NO') },
   { title: 'input', value: (result) => formatCount(result.inputTokens) },
   { title: 'vs full', value: (result) => formatPercent(result.inputReduction) },

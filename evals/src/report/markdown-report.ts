@@ -1,5 +1,5 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { MODE_COLUMNS, RESULT_COLUMNS, formatCount, modeSummaries } from './format.js';
+import { MODE_COLUMNS, RESULT_COLUMNS, compactionsByFill, formatCount, modeSummaries } from './format.js';
 
 /** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
@@ -27,6 +27,12 @@ export function renderMarkdownReport(report: EvalReport): string {
     '## Summary per mode',
     '',
     ...markdownTable(MODE_COLUMNS.map((column) => column.title), modeSummaries(report).map((summary) => MODE_COLUMNS.map((column) => column.value(summary)))),
+    '',
+    '## Compactions per fixture, by window fill',
+    '',
+    'Fill is the peak of the whole history over the available input (at or below 1× it fits); shadow builds are in parentheses.',
+    '',
+    ...markdownTable(compactionsByFill(report).headers, compactionsByFill(report).rows),
     '',
     '## Gates',
     '',

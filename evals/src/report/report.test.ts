@@ -21,6 +21,8 @@ const result = {
   fullHistoryTokens: 50_000,
   inputReduction: 0.75,
   maxRequestTokens: 5000,
+  windowFill: 2.5,
+  injectedOverflows: 0,
   summaryTokens: 0,
   compactions: 1,
   shadowCompactions: 0,
@@ -81,6 +83,8 @@ describe('reports', () => {
     expect(text).not.toContain('\u001b[');
     expect(text).toContain('FAIL  recall [compact:forge-state] 0.0 % (0/1)');
     expect(text).toContain('1 gate(s) failed: recall [compact:forge-state]');
+    expect(text).toContain('Compactions per fixture, by window fill');
+    expect(text).toMatch(/hostile <img src=x onerror=alert\(1\)>\s+2\.50×\s+1\n/);
   });
 
   it('fits an 80-column terminal: a table too wide becomes one block per row, every value kept', () => {

@@ -1,5 +1,5 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, formatCount, modeSummaries, type Paint } from './format.js';
+import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, compactionsByFill, formatCount, modeSummaries, type Paint } from './format.js';
 
 /**
  * Rows under aligned headers; when that is wider than `columns`, each row becomes a block instead:
@@ -43,6 +43,11 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   lines.push(...table(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))), paint, columns), '');
   if (options.details !== false) {
     lines.push(...table(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result))), paint, columns), '');
+  }
+  const byFill = compactionsByFill(report);
+  if (byFill.rows.length > 0) {
+    lines.push(paint.bold('Compactions per fixture, by window fill'), '(fill: peak whole history ÷ available input; shadow builds in parentheses)');
+    lines.push(...table(byFill.headers, byFill.rows, paint, columns), '');
   }
   const wrappers = report.results.filter((result) => result.wrapper !== null);
   if (wrappers.length > 0 && options.details !== false) {

@@ -149,6 +149,8 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
         recentTailTokens: settings.recentTailTokens,
         summaryTargetTokens: settings.summaryTargetTokens,
         warnAtRatio: settings.warnAtRatio,
+        compactAtRatio: settings.compactAtRatio,
+        compactTargetRatio: settings.compactTargetRatio,
       },
       now,
     });

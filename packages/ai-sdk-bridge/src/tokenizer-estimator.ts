@@ -6,6 +6,8 @@ export interface TokenizerEstimator {
   estimate(request: ModelRequest): Promise<TokenEstimate>;
   /** Tokens one message adds to a request, framing included. */
   countMessage(message: Message): Promise<number>;
+  /** `countMessage` of each message, in order (the adapter's `countMessageTokens`). */
+  countMessages(messages: readonly Message[]): Promise<number[]>;
 }
 
 export interface TokenizerEstimatorOptions {
@@ -42,5 +44,6 @@ export function createTokenizerEstimator(options: TokenizerEstimatorOptions): To
   return {
     estimate: async (request) => (await ready()).estimate(request),
     countMessage: async (message) => (await ready()).countMessage(message),
+    countMessages: async (messages) => (await ready()).countMessages(messages),
   };
 }

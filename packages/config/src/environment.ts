@@ -16,6 +16,8 @@ import { zodIssues } from './validate.js';
  * | `FORGE_CONTEXT_RECENT_TAIL_TOKENS` | `context.recentTailTokens` |
  * | `FORGE_CONTEXT_SUMMARY_TARGET_TOKENS` | `context.summaryTargetTokens` |
  * | `FORGE_CONTEXT_WARN_AT_RATIO` | `context.warnAtRatio` |
+ * | `FORGE_CONTEXT_COMPACT_AT_RATIO` | `context.compactAtRatio` |
+ * | `FORGE_CONTEXT_COMPACT_TARGET_RATIO` | `context.compactTargetRatio` |
  * | `FORGE_CONTEXT_FALLBACK_WINDOW_TOKENS` | `context.fallbackContextWindowTokens` |
  *
  * An empty variable counts as unset.
@@ -27,6 +29,8 @@ export const CONTEXT_ENVIRONMENT_VARIABLES = {
   FORGE_CONTEXT_RECENT_TAIL_TOKENS: 'recentTailTokens',
   FORGE_CONTEXT_SUMMARY_TARGET_TOKENS: 'summaryTargetTokens',
   FORGE_CONTEXT_WARN_AT_RATIO: 'warnAtRatio',
+  FORGE_CONTEXT_COMPACT_AT_RATIO: 'compactAtRatio',
+  FORGE_CONTEXT_COMPACT_TARGET_RATIO: 'compactTargetRatio',
   FORGE_CONTEXT_FALLBACK_WINDOW_TOKENS: 'fallbackContextWindowTokens',
 } as const;
 

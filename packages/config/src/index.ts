@@ -1,7 +1,7 @@
 export { ConfigError, type ConfigIssue } from './config-error.js';
 export { CONTEXT_ENVIRONMENT_VARIABLES, readEnvironmentLayer, type Environment, type EnvironmentLayer } from './environment.js';
 export { configJsonSchema, configJsonSchemaText } from './json-schema.js';
-export { loadConfig, projectConfigPath, readConfigFile, userConfigPath, type LoadConfigOptions, type LoadedConfig } from './load-config.js';
+export { loadConfig, MAX_CONFIG_FILE_BYTES, projectConfigPath, readConfigFile, readConfigText, userConfigPath, type LoadConfigOptions, type LoadedConfig } from './load-config.js';
 export { DEFAULT_APPROVAL_PROFILE, DEFAULT_CONTEXT_MODE, mergeLayers, type ConfigSource, type ForgeConfig, type Layer, type MergedConfig, type ValueProvenance } from './merge.js';
 export { lineAndColumn, parseJsonText } from './parse-json.js';
 export {

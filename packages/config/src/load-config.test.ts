@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
-import { loadConfig, projectConfigPath, userConfigPath } from './load-config.js';
+import { loadConfig, MAX_CONFIG_FILE_BYTES, projectConfigPath, userConfigPath } from './load-config.js';
 import { mergeLayers } from './merge.js';
 
 let root: string;
@@ -37,9 +38,20 @@ describe('loadConfig', () => {
       models: [],
       mcpServers: [],
       prices: {},
-      context: { mode: 'compact', reservedOutputTokens: 4096, bufferTokens: 8192, recentTailTokens: 12_000, summaryTargetTokens: 1200, warnAtRatio: 0.8, fallbackContextWindowTokens: 32_768 },
+      context: {
+        mode: 'compact',
+        reservedOutputTokens: 4096,
+        bufferTokens: 8192,
+        recentTailTokens: 12_000,
+        summaryTargetTokens: 1200,
+        warnAtRatio: 0.8,
+        compactAtRatio: 0.85,
+        compactTargetRatio: 0.5,
+        fallbackContextWindowTokens: 32_768,
+      },
     });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
+    expect(loaded.provenance['context.compactAtRatio']).toEqual({ source: 'default' });
     expect(loaded.warnings).toEqual([]);
     expect(loaded.files).toEqual({ user: join(home, 'config.json'), project: join(workspace, '.forge', 'config.json') });
   });
@@ -78,7 +90,35 @@ describe('loadConfig', () => {
     expect(loaded.warnings).toContain(
       `${loaded.files.project}: context.recentTailTokens 50000 is looser than 8000 from your user configuration (${loaded.files.user}); keeping 8000 (project configuration may only tighten limits).`,
     );
-    expect(loaded.warnings.some((warning) => warning.includes('context.mode off is looser than warn'))).toBe(true);
+    expect(loaded.warnings).toContain(
+      `${loaded.files.project}: context.mode off is not applied: it would move mode warn from your user configuration (${loaded.files.user}) to one that turns warnings off; keeping warn (a project may only move the mode toward warn).`,
+    );
+  });
+
+  it.each(['off', 'warn'] as const)("keeps the user's opt-out %s when a project asks for a mode that builds or installs checkpoints, and says so", async (mode) => {
+    await writeUser({ schemaVersion: 1, context: { mode } });
+    for (const wanted of ['shadow', 'compact'] as const) {
+      await writeProject({ schemaVersion: 1, context: { mode: wanted } });
+      const loaded = await load();
+      expect(loaded.config.context.mode).toBe(mode);
+      expect(loaded.provenance['context.mode']).toEqual({ source: 'user', file: loaded.files.user });
+      expect(loaded.warnings).toEqual([
+        `${loaded.files.project}: context.mode ${wanted} is not applied: it would move mode ${mode} from your user configuration (${loaded.files.user}) to one that builds or installs checkpoints; keeping ${mode} (a project may only move the mode toward warn).`,
+      ]);
+    }
+    const fromEnvironment = await load({ env: { FORGE_CONTEXT_MODE: mode } });
+    expect(fromEnvironment.config.context.mode).toBe(mode);
+  });
+
+  it('lets a project lower the compaction ratios, and names both sources when they no longer make sense together', async () => {
+    await writeProject({ schemaVersion: 1, context: { compactAtRatio: 0.7, compactTargetRatio: 0.4 } });
+    expect((await load()).config.context).toMatchObject({ compactAtRatio: 0.7, compactTargetRatio: 0.4 });
+    await writeProject({ schemaVersion: 1, context: { compactAtRatio: 0.95 } });
+    const raised = await load();
+    expect(raised.config.context.compactAtRatio).toBe(0.85);
+    expect(raised.warnings[0]).toMatch(/context\.compactAtRatio 0\.95 is looser than 0\.85 from the default/);
+    await writeProject({ schemaVersion: 1, context: { compactAtRatio: 0.4 } });
+    await expect(load()).rejects.toThrow(/compactTargetRatio \(0\.5\) must be below context\.compactAtRatio \(0\.4\).*compactAtRatio from .*\.forge\/config\.json, compactTargetRatio from the default/);
   });
 
   it('lets a project tighten: lower ceilings, raise reserves, pick a stricter mode or profile', async () => {
@@ -104,7 +144,7 @@ describe('loadConfig', () => {
     const ratio = fc.double({ min: 0.01, max: 1, noNaN: true });
     const mode = fc.constantFrom('off' as const, 'warn' as const, 'shadow' as const, 'compact' as const);
     const section = fc.record({ mode, recentTailTokens: tokens, bufferTokens: tokens, reservedOutputTokens: tokens, summaryTargetTokens: tokens, warnAtRatio: ratio }, { requiredKeys: [] });
-    const rank = { off: 0, compact: 1, shadow: 2, warn: 3 };
+    const allowed = { off: ['off', 'warn'], warn: ['warn'], shadow: ['shadow', 'warn'], compact: ['compact', 'shadow', 'warn'] };
     fc.assert(
       fc.property(section, section, (user, project) => {
         const userOnly = mergeLayers([{ source: 'user', values: { context: user } }]).config.context;
@@ -114,7 +154,7 @@ describe('loadConfig', () => {
         expect(merged.warnAtRatio).toBeLessThanOrEqual(userOnly.warnAtRatio);
         expect(merged.bufferTokens).toBeGreaterThanOrEqual(userOnly.bufferTokens);
         expect(merged.reservedOutputTokens).toBeGreaterThanOrEqual(userOnly.reservedOutputTokens);
-        expect(rank[merged.mode]).toBeGreaterThanOrEqual(rank[userOnly.mode]);
+        expect(allowed[userOnly.mode]).toContain(merged.mode);
       }),
     );
   });
@@ -187,5 +227,35 @@ describe('prices in the configuration', () => {
     expect(ConfigError.isInstance(error)).toBe(true);
     const paths = (error as ConfigError).issues.map((issue) => issue.path);
     expect(paths).toEqual(expect.arrayContaining(['prices.openai:gpt-5.1.inputPerMillion', 'prices.deepseek:x.outputPerMillion', 'prices.openai:y.cachedPerMillion', 'prices.gpt']));
+  });
+});
+
+describe('loadConfig on hostile configuration files', () => {
+  const within = <T>(work: Promise<T>) =>
+    Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
+
+  it('refuses a FIFO project file at once with a ConfigError naming it', async () => {
+    execFileSync('mkfifo', [projectConfigPath(workspace)]);
+    const error = await within(load().catch((caught: unknown) => caught));
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).message).toBe(
+      `Invalid configuration in ${projectConfigPath(workspace)}: cannot be used: it is a FIFO, not a regular file; a configuration file must be a regular JSON file.`,
+    );
+  });
+
+  it('refuses a link to /dev/zero and a file over the size limit without reading them', async () => {
+    await symlink('/dev/zero', userConfigPath(home));
+    await expect(within(load())).rejects.toThrow('it is a character device, not a regular file');
+    await rm(userConfigPath(home));
+    const handle = await open(userConfigPath(home), 'w');
+    await handle.truncate(MAX_CONFIG_FILE_BYTES + 1);
+    await handle.close();
+    await expect(load()).rejects.toThrow('it is 1.0 MiB, more than the 1.0 MiB Forge reads of it');
+  });
+
+  it('follows a link to a regular configuration file', async () => {
+    await writeFile(join(root, 'dotfiles.json'), JSON.stringify({ schemaVersion: 1, model: 'openai:gpt-5.1' }));
+    await symlink(join(root, 'dotfiles.json'), userConfigPath(home));
+    expect((await load()).config.model).toBe('openai:gpt-5.1');
   });
 });

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeRefusal, readRegularFile } from '@forge/bounded-read';
 import { resolveContextPolicy } from '@forge/core';
 import { ConfigError } from './config-error.js';
 import { readEnvironmentLayer, type Environment } from './environment.js';
@@ -36,15 +36,33 @@ export function projectConfigPath(workspaceRoot: string): string {
   return join(workspaceRoot, '.forge', 'config.json');
 }
 
-/** Reads and checks one configuration file; `undefined` when it does not exist. */
-export async function readConfigFile(file: string): Promise<ConfigLayer | undefined> {
-  let text: string;
+/** The largest configuration file Forge reads; real ones are a few KiB. */
+export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The text of a configuration file, `undefined` when it does not exist. Only a regular file of at
+ * most `MAX_CONFIG_FILE_BYTES` is read (a symbolic link to one is followed): a FIFO, a device or a
+ * huge file is a `ConfigError` at once, never a hang or a read without end.
+ */
+export async function readConfigText(file: string): Promise<string | undefined> {
+  let read;
   try {
-    text = await readFile(file, 'utf8');
+    read = await readRegularFile(file, { maxBytes: MAX_CONFIG_FILE_BYTES });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigError(file, [{ path: '', message: `cannot be read (${(error as Error).message})` }]);
   }
+  if (read.kind === 'missing') return undefined;
+  if (read.kind !== 'read') {
+    const reason = describeRefusal('the file', read).replace(/^the file /, '');
+    throw new ConfigError(file, [{ path: '', message: `cannot be used: it ${reason}; a configuration file must be a regular JSON file` }]);
+  }
+  return read.bytes.toString('utf8');
+}
+
+/** Reads and checks one configuration file; `undefined` when it does not exist. */
+export async function readConfigFile(file: string): Promise<ConfigLayer | undefined> {
+  const text = await readConfigText(file);
+  if (text === undefined) return undefined;
   const { schemaVersion: _version, $schema: _schema, ...values } = parseConfigText(text, file);
   return values;
 }
@@ -74,6 +92,17 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
   const merged = mergeLayers(layers);
   // Everything was validated field by field; this re-checks the combination with core's own rules.
-  resolveContextPolicy(merged.config.context);
+  try {
+    resolveContextPolicy(merged.config.context);
+  } catch (error) {
+    const where = (field: string) => sourceOf(merged.provenance[`context.${field}`]);
+    const message = `${error instanceof Error ? error.message : String(error)} (compactAtRatio from ${where('compactAtRatio')}, compactTargetRatio from ${where('compactTargetRatio')})`;
+    throw new ConfigError('the configuration', [{ path: 'context.compactTargetRatio', message }]);
+  }
   return { ...merged, files };
+}
+
+function sourceOf(provenance: ValueProvenance | undefined): string {
+  if (provenance === undefined || provenance.source === 'default') return 'the default';
+  return provenance.file ?? provenance.variable ?? `the ${provenance.source}`;
 }

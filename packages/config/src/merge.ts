@@ -33,8 +33,9 @@ export const DEFAULT_APPROVAL_PROFILE: ApprovalProfileName = 'ask';
 /**
  * The context mode Forge runs in when no configuration chooses one. `compact` (with the
  * deterministic forge-state checkpoint) was chosen from the offline eval results in
- * docs/evals.md: it passes every gate there, while `warn` keeps only the recent tail and loses
- * early constraints. The library default of `runAgent` stays `warn`: only a session can compact.
+ * docs/evals.md: it sends the whole conversation while it fits and is the only mode that keeps a
+ * session going once it outgrows the window. The library default of `runAgent` stays `warn`:
+ * only a session can compact.
  */
 export const DEFAULT_CONTEXT_MODE: ContextMode = 'compact';
 
@@ -54,16 +55,23 @@ export interface MergedConfig {
 }
 
 /*
- * How strict a mode is, for the project rule. `off` drops the guard; `compact` keeps it but lets
- * Forge rewrite what the model sees (opt-in); `shadow` only plans; `warn` never changes a request.
+ * The modes a project may move the mode in force to. A project may only make Forge more careful:
+ * toward `warn` (every message sent, warnings shown, nothing rewritten), from `compact` also to
+ * `shadow`. It can never turn the warnings off (`off`), nor opt a user who chose `off` or `warn` —
+ * or `shadow` — into a mode that builds or installs checkpoints.
  */
-const modeStrictness: Record<ContextMode, number> = { off: 0, compact: 1, shadow: 2, warn: 3 };
+const projectMayMove: Record<ContextMode, readonly ContextMode[]> = {
+  off: ['off', 'warn'],
+  warn: ['warn'],
+  shadow: ['shadow', 'warn'],
+  compact: ['compact', 'shadow', 'warn'],
+};
 const approvalStrictness = (profile: ApprovalProfileName) => APPROVAL_PROFILES.length - APPROVAL_PROFILES.indexOf(profile);
 
 /** Reserves: a project may raise them (less room for input), never lower them. */
 const floors = ['reservedOutputTokens', 'bufferTokens'] as const;
 /** Ceilings: a project may lower them, never raise them. */
-const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'fallbackContextWindowTokens'] as const;
+const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'compactAtRatio', 'compactTargetRatio', 'fallbackContextWindowTokens'] as const;
 
 function describe(provenance: ValueProvenance | undefined): string {
   if (provenance === undefined || provenance.source === 'default') return 'the default';
@@ -163,7 +171,12 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
 
     const section = values.context ?? {};
     if (section.mode !== undefined) {
-      if (isProject && modeStrictness[section.mode] < modeStrictness[context.mode]) refuse('context.mode', section.mode, context.mode);
+      if (isProject && !projectMayMove[context.mode].includes(section.mode)) {
+        warnings.push(
+          `${layer.file ?? 'project configuration'}: context.mode ${section.mode} is not applied: it would move mode ${context.mode} from ${describe(provenance['context.mode'])} ` +
+            `to one that ${section.mode === 'off' ? 'turns warnings off' : 'builds or installs checkpoints'}; keeping ${context.mode} (a project may only move the mode toward warn).`,
+        );
+      }
       else {
         context.mode = section.mode;
         provenance['context.mode'] = origin('context.mode');

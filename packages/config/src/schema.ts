@@ -23,9 +23,15 @@ export const contextSectionSchema = z
     mode: z.enum(['off', 'warn', 'shadow', 'compact'] satisfies ContextMode[]).describe('off | warn | shadow | compact (default compact)'),
     reservedOutputTokens: tokens.describe('Output tokens reserved for the answer when a request does not say (default 4096).'),
     bufferTokens: tokens.describe('Safety margin; the larger of this and the output reserve is subtracted from the window once (default 8192).'),
-    recentTailTokens: tokens.describe('Tokens the verbatim recent tail may use next to a checkpoint (default 12000).'),
+    recentTailTokens: tokens.describe('Tokens of recent history a compaction keeps verbatim after the new checkpoint; not a cap on what a request sends (default 12000).'),
     summaryTargetTokens: tokens.describe('Target size of a checkpoint summary (default 1200).'),
     warnAtRatio: z.number().gt(0).max(1).describe('Warn once the estimate passes this share of the available input (default 0.8).'),
+    compactAtRatio: z.number().gt(0).max(1).describe('Mode compact: compact once the request estimate passes this share of the available input (default 0.85).'),
+    compactTargetRatio: z
+      .number()
+      .gt(0)
+      .max(1)
+      .describe('Mode compact: a compaction brings the request back down to this share of the available input; below compactAtRatio (default 0.5).'),
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
   })
   .partial();

@@ -16,5 +16,6 @@ export * from './redaction/index.js';
 export { runAgent } from './run/run-agent.js';
 export type { RunAgentOptions, RunResult } from './run/types.js';
 export { addUsage } from './run/usage.js';
+export { capToolErrorText, MAX_TOOL_ERROR_TEXT_BYTES } from './tools/error-text-cap.js';
 export * from './tools/tool.js';
 export * from './view/index.js';

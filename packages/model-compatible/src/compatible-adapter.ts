@@ -1,12 +1,14 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { hasOrigin, streamModel, toLanguageModelPrompt, toLanguageModelTools, withOrigin, type ModelOrigin, type ProviderErrorContext } from '@forge/ai-sdk-bridge';
-import type { ModelAdapter, ModelCallOptions, ModelCapabilities, ModelRequest, ModelStreamPart, TokenEstimate } from '@forge/core';
+import { countMessagesWithEstimate, type Message, type ModelAdapter, type ModelCallOptions, type ModelCapabilities, type ModelRequest, type ModelStreamPart, type TokenEstimate } from '@forge/core';
 import { resolveCompatibleSettings, type CompatibleModelOptions, type ResolvedCompatibleSettings } from './settings.js';
 
 /** The profile an adapter is built with: limits and how to estimate a request. */
 export interface CompatibleModelProfile {
   readonly capabilities: ModelCapabilities;
   estimate(request: ModelRequest): Promise<TokenEstimate>;
+  /** Tokens each message adds to a request, by the same counter as `estimate`. */
+  countMessages(messages: readonly Message[]): Promise<readonly number[]>;
 }
 
 /** How local servers word a context overflow (llama.cpp, LM Studio, vLLM), beyond the common patterns. */
@@ -38,6 +40,11 @@ export class CompatibleModel implements ModelAdapter {
 
   estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     return this.options.estimate?.(request) ?? this.profile.estimate(request);
+  }
+
+  countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+    const injected = this.options.estimate;
+    return injected === undefined ? this.profile.countMessages(messages) : countMessagesWithEstimate(injected, messages);
   }
 
   doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {

@@ -12,8 +12,8 @@ export function createCompatibleModel(options: CompatibleModelOptions): Compatib
   const capabilities = compatibleCapabilities(options, options.prices);
   if (options.tokenizer !== undefined) {
     const estimator = compatibleTokenizerEstimator(options.tokenizer);
-    return new CompatibleModel(options, { capabilities, estimate: (request) => estimator.estimate(request) });
+    return new CompatibleModel(options, { capabilities, estimate: (request) => estimator.estimate(request), countMessages: (messages) => estimator.countMessages(messages) });
   }
   const estimator = createConservativeEstimator();
-  return new CompatibleModel(options, { capabilities, estimate: async (request) => estimator.estimate(request) });
+  return new CompatibleModel(options, { capabilities, estimate: async (request) => estimator.estimate(request), countMessages: async (messages) => estimator.countMessages(messages) });
 }

@@ -1,3 +1,4 @@
+import { countMessagesWithEstimate } from '@forge/core';
 import { estimateWithFakeTokenizer } from '@forge/core/testing';
 import type { LoopbackProvider } from '@forge/loopback-provider';
 import type { AdapterTuning } from '@forge/loopback-provider/conformance';
@@ -7,6 +8,7 @@ import type { CompatibleModelOptions } from './settings.js';
 export const testProfile: CompatibleModelProfile = {
   capabilities: { contextWindowTokens: 32_768, maxOutputTokens: 4096, nativeCompaction: 'unsupported', continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'config' },
   estimate: async (request) => estimateWithFakeTokenizer(request),
+  countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),
 };
 
 export function compatibleModelFor(server: LoopbackProvider, tuning: AdapterTuning, options: Partial<CompatibleModelOptions> = {}): CompatibleModel {

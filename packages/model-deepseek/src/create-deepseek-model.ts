@@ -26,5 +26,5 @@ export function createDeepSeekModel(options: CreateDeepSeekModelOptions): DeepSe
     ...(fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens }),
   });
   const estimator = createDeepSeekEstimator();
-  return new DeepSeekModel(rest, { capabilities, estimate: (request) => estimator.estimate(request) });
+  return new DeepSeekModel(rest, { capabilities, estimate: (request) => estimator.estimate(request), countMessages: (messages) => estimator.countMessages(messages) });
 }

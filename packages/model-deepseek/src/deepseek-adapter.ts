@@ -1,13 +1,26 @@
 import { createDeepSeek } from '@ai-sdk/deepseek';
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { streamModel, toLanguageModelPrompt, toLanguageModelTools, withOrigin, ORIGIN_KEY, type ProviderErrorContext } from '@forge/ai-sdk-bridge';
-import type { JsonObject, ModelAdapter, ModelCallOptions, ModelCapabilities, ModelRequest, ModelStreamPart, ReasoningPart, TokenEstimate } from '@forge/core';
+import {
+  countMessagesWithEstimate,
+  type JsonObject,
+  type Message,
+  type ModelAdapter,
+  type ModelCallOptions,
+  type ModelCapabilities,
+  type ModelRequest,
+  type ModelStreamPart,
+  type ReasoningPart,
+  type TokenEstimate,
+} from '@forge/core';
 import { resolveDeepSeekSettings, type DeepSeekModelOptions, type ResolvedDeepSeekSettings } from './settings.js';
 
 /** The profile an adapter is built with: limits and how to estimate a request. */
 export interface DeepSeekModelProfile {
   readonly capabilities: ModelCapabilities;
   estimate(request: ModelRequest): Promise<TokenEstimate>;
+  /** Tokens each message adds to a request, by the same counter as `estimate`. */
+  countMessages(messages: readonly Message[]): Promise<readonly number[]>;
 }
 
 /** DeepSeek's context overflow message, beyond the common patterns. */
@@ -37,6 +50,11 @@ export class DeepSeekModel implements ModelAdapter {
 
   estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     return this.options.estimate?.(request) ?? this.profile.estimate(request);
+  }
+
+  countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+    const injected = this.options.estimate;
+    return injected === undefined ? this.profile.countMessages(messages) : countMessagesWithEstimate(injected, messages);
   }
 
   doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {

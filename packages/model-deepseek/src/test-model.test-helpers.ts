@@ -1,3 +1,4 @@
+import { countMessagesWithEstimate } from '@forge/core';
 import { estimateWithFakeTokenizer } from '@forge/core/testing';
 import type { LoopbackProvider, LoopbackProviderOptions } from '@forge/loopback-provider';
 import type { AdapterTuning } from '@forge/loopback-provider/conformance';
@@ -15,6 +16,7 @@ export const deepSeekServerOptions: LoopbackProviderOptions = {
 export const testProfile: DeepSeekModelProfile = {
   capabilities: { contextWindowTokens: 1_000_000, maxOutputTokens: 64_000, nativeCompaction: 'unsupported', continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'table' },
   estimate: async (request) => estimateWithFakeTokenizer(request),
+  countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),
 };
 
 export function deepSeekModelFor(server: LoopbackProvider, tuning: AdapterTuning, options: Partial<DeepSeekModelOptions> = {}): DeepSeekModel {

@@ -29,5 +29,5 @@ export function createOpenAIModel(options: CreateOpenAIModelOptions): OpenAIMode
     ...(fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens }),
   });
   const estimator = createO200kEstimator();
-  return new OpenAIModel(rest, { capabilities, estimate: (request) => estimator.estimate(request) });
+  return new OpenAIModel(rest, { capabilities, estimate: (request) => estimator.estimate(request), countMessages: (messages) => estimator.countMessages(messages) });
 }

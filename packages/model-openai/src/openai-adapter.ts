@@ -11,8 +11,10 @@ import {
   type ProviderErrorContext,
 } from '@forge/ai-sdk-bridge';
 import {
+  countMessagesWithEstimate,
   InvalidInputError,
   type JsonObject,
+  type Message,
   type JsonValue,
   type ModelAdapter,
   type ModelCallOptions,
@@ -35,6 +37,8 @@ const OPAQUE_BYTES_PER_TOKEN = 4;
 export interface OpenAIModelProfile {
   readonly capabilities: ModelCapabilities;
   estimate(request: ModelRequest): Promise<TokenEstimate>;
+  /** Tokens each message adds to a request, by the same counter as `estimate`. */
+  countMessages(messages: readonly Message[]): Promise<readonly number[]>;
 }
 
 /**
@@ -74,6 +78,12 @@ export class OpenAIModel implements ModelAdapter {
     const base = await estimate(rest);
     const opaque = Math.ceil(replay.bytes / OPAQUE_BYTES_PER_TOKEN);
     return { ...base, tokens: base.tokens + opaque, categories: { ...base.categories, checkpoint: base.categories.checkpoint + opaque } };
+  }
+
+  /** Exact o200k tokens each message adds as history (replayed native state does not change them). */
+  countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+    const injected = this.options.estimate;
+    return injected === undefined ? this.profile.countMessages(messages) : countMessagesWithEstimate(injected, messages);
   }
 
   doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {

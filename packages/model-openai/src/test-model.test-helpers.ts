@@ -1,5 +1,6 @@
 import type { LoopbackProvider } from '@forge/loopback-provider';
 import type { AdapterTuning } from '@forge/loopback-provider/conformance';
+import { countMessagesWithEstimate } from '@forge/core';
 import { estimateWithFakeTokenizer } from '@forge/core/testing';
 import { OpenAIModel, type OpenAIModelProfile } from './openai-adapter.js';
 import type { OpenAIModelOptions } from './settings.js';
@@ -10,6 +11,7 @@ export const TEST_MODEL_ID = 'gpt-5.1';
 export const testProfile: OpenAIModelProfile = {
   capabilities: { contextWindowTokens: 400_000, maxOutputTokens: 128_000, nativeCompaction: 'opaque-provider-item', continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'table' },
   estimate: async (request) => estimateWithFakeTokenizer(request),
+  countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),
 };
 
 /** An OpenAI adapter pointed at the loopback server, with the suite's tuning. */

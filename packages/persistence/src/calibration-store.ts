@@ -1,9 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CalibrationSample } from '@forge/core';
 import { z } from 'zod';
 import { ensureForgeHome, forgeHomeLayout } from './home.js';
+import { CorruptFileError } from './errors.js';
 import { isErrorCode, writeFileAtomically } from './private-fs.js';
+import { readStoredFile } from './stored-file.js';
 
 /*
  * FORGE_HOME/calibration.json: for each model, the token estimates Forge made before sending
@@ -58,9 +59,10 @@ export async function readCalibration(home: string): Promise<ReadonlyMap<string,
 async function readFileOrEmpty(home: string): Promise<CalibrationFile> {
   let text: string;
   try {
-    text = await readFile(calibrationFilePath(home), 'utf8');
+    text = (await readStoredFile(calibrationFilePath(home))).toString('utf8');
   } catch (error) {
-    if (isErrorCode(error, 'ENOENT')) return empty();
+    // Not there, or not a regular file (which would stall the read): relearned, like an untrusted one.
+    if (isErrorCode(error, 'ENOENT') || CorruptFileError.isInstance(error)) return empty();
     throw error;
   }
   try {

@@ -36,11 +36,11 @@ export {
   type EngineRunFacts,
   type SessionRecord,
 } from './records.js';
-export { conservativeMessageTokens } from './conservative-tokens.js';
 export { redactMessage } from './redact-message.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
 export { lastSession, listSessions, sessionIds, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
+export { previewSessionCompaction } from './session-preview.js';
 export { loadTranscript } from './session-read.js';
 export type { SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';
 export { closeDanglingToolCalls, INTERRUPTED_RUN_CODE, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
@@ -55,7 +55,7 @@ export {
   type SessionTurnResult,
   type SessionTurnWarning,
 } from './session-turn.js';
-export { selectSessionView, type SessionView, type SessionViewCheckpoint, type SessionViewOptions } from './session-view.js';
+export { requestViewCheckpoint, selectSessionView, type SessionView, type SessionViewCheckpoint, type SessionViewOptions } from './session-view.js';
 export {
   CODEX_IMPORT_STRATEGY,
   currentArtifactHashesFor,
@@ -84,6 +84,7 @@ export {
   type TraceWriter,
 } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
+export { MAX_TRACE_LINE_CHARS, readTraceLines, type TraceLine } from './trace-lines.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
 export {
   CALIBRATION_SCHEMA_VERSION,

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { openStoredFile } from './stored-file.js';
 
 const CHUNK_BYTES = 64 * 1024;
 
@@ -7,7 +7,7 @@ const CHUNK_BYTES = 64 * 1024;
  * returns true or `maxBytes` have been read. A last line without a newline is passed too.
  */
 export async function scanLinesForward(file: string, maxBytes: number, visit: (line: Buffer) => boolean): Promise<void> {
-  const handle = await open(file, 'r');
+  const handle = await openStoredFile(file);
   try {
     let carry = Buffer.alloc(0);
     let position = 0;
@@ -36,7 +36,7 @@ export async function scanLinesForward(file: string, maxBytes: number, visit: (l
  * returns true. Reads only as much of the file as the lines visited need.
  */
 export async function scanLinesBackward(file: string, visit: (line: Buffer) => boolean): Promise<void> {
-  const handle = await open(file, 'r');
+  const handle = await openStoredFile(file);
   try {
     let position = (await handle.stat()).size;
     let carry = Buffer.alloc(0);

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { link, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SessionLockedError, type LockOwner } from './errors.js';
-import { isErrorCode, openPrivateFile, writeAll } from './private-fs.js';
+import { isErrorCode, openPrivateFile, writeDurably } from './private-fs.js';
+import { readStoredFile } from './stored-file.js';
 
 export const LOCK_FILE_NAME = 'lock';
 
@@ -42,7 +43,7 @@ function heldLock(file: string, owner: LockOwner, recoveredFrom: LockOwner | und
 
 async function readOwner(file: string): Promise<LockOwner | undefined> {
   try {
-    const parsed = lockOwnerSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    const parsed = lockOwnerSchema.safeParse(JSON.parse((await readStoredFile(file)).toString('utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch (error) {
     if (isErrorCode(error, 'ENOENT')) throw error;
@@ -139,8 +140,7 @@ async function publishLock(file: string, owner: LockOwner): Promise<boolean> {
   const draft = `${join(file, '..', LOCK_DRAFT_PREFIX)}${owner.token}`;
   const handle = await openPrivateFile(draft, { exclusive: true });
   try {
-    await writeAll(handle, Buffer.from(JSON.stringify(owner)));
-    await handle.datasync();
+    await writeDurably(handle, Buffer.from(JSON.stringify(owner)), file);
   } finally {
     await handle.close();
   }

@@ -17,9 +17,11 @@ export interface ParsedSessionLog {
 }
 
 /**
- * Reads every record of a session log. A damaged last line (cut short or bit-flipped) is left
- * out with a warning; a damaged or impossible line anywhere else throws `CorruptFileError`
- * naming the file and line, because dropping it would silently lose history.
+ * Reads every record of a session log. Only a torn tail is left out, with a warning: bytes after
+ * the last newline that do not make a record, which is all a write cut short by a crash can leave
+ * (every record is written with its newline). A damaged or impossible line ending in a newline —
+ * the last one too — throws `CorruptFileError` naming the file and line, because it was written
+ * whole and dropping it would silently lose history.
  */
 export function parseSessionLog(buffer: Buffer, options: { readonly file: string; readonly sessionId: string }): ParsedSessionLog {
   const state = new SessionStateBuilder(options.sessionId);
@@ -32,14 +34,16 @@ export function parseSessionLog(buffer: Buffer, options: { readonly file: string
   while (start < buffer.length) {
     const newline = buffer.indexOf(10, start);
     const end = newline === -1 ? buffer.length : newline;
-    const isLastLine = newline === -1 || newline + 1 === buffer.length;
     const decoded = decodeLine(buffer.subarray(start, end));
     if (decoded.kind === 'damaged') {
-      if (!isLastLine) throw new CorruptFileError({ file: options.file, line, problem: decoded.problem });
+      if (newline !== -1) {
+        const last = newline + 1 === buffer.length ? '; it is the last line, but it ends with a newline, so it was written whole and then damaged' : '';
+        throw new CorruptFileError({ file: options.file, line, problem: `${decoded.problem}${last}` });
+      }
       warnings.push({
         code: 'torn_tail',
         message:
-          `Ignored an incomplete last record at line ${line} of ${options.file} (${buffer.length - start} bytes; ${decoded.problem}). ` +
+          `Ignored an incomplete last record at line ${line} of ${options.file} (${buffer.length - start} bytes, no newline after them; ${decoded.problem}). ` +
           `A crash probably cut it short while it was written; the ${line - 1} records before it are intact.`,
       });
       break;

@@ -1,15 +1,16 @@
 import type { Redactor } from '@forge/core';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ForgeHomeLayout } from './home.js';
 import { acquireSessionLock, type SessionLock } from './lock.js';
-import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeAll } from './private-fs.js';
+import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeDurably } from './private-fs.js';
 import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
 import { SESSION_SCHEMA_VERSION, type SessionRecord } from './records.js';
 import { SESSION_LOG_FILE_NAME, temporarySessionDirectory, type SessionPaths } from './session-files.js';
 import { SessionStateBuilder } from './session-state.js';
 import { SessionWriter } from './session-writer.js';
+import { readStoredFile } from './stored-file.js';
 import { messageFromV1, parseV1Session, v1BackupFileName } from './v1.js';
 
 /**
@@ -24,7 +25,7 @@ export async function migrateV1Session(
   paths: SessionPaths,
   options: { readonly redactor: Redactor; readonly now: () => number },
 ): Promise<SessionWriter | undefined> {
-  const v1 = parseV1Session(await readFile(paths.v1File, 'utf8'), { file: paths.v1File, sessionId: paths.id });
+  const v1 = parseV1Session((await readStoredFile(paths.v1File)).toString('utf8'), { file: paths.v1File, sessionId: paths.id });
   const at = new Date(options.now()).toISOString();
   const records: SessionRecord[] = [
     {
@@ -56,8 +57,7 @@ export async function migrateV1Session(
     lock = await acquireSessionLock(building, paths.id, options.now);
     const handle = await openPrivateFile(join(building, SESSION_LOG_FILE_NAME), { exclusive: true });
     try {
-      await writeAll(handle, Buffer.from(records.map(encodeRecord).join(''), 'utf8'));
-      await handle.datasync();
+      await writeDurably(handle, Buffer.from(records.map(encodeRecord).join(''), 'utf8'), paths.logFile);
       await syncDirectory(building);
       try {
         await rename(building, paths.directory);

@@ -69,6 +69,30 @@ export async function writeAll(handle: FileHandle, data: Uint8Array): Promise<vo
   }
 }
 
+const WRITE_FAILURE_HINTS: Readonly<Record<string, string>> = {
+  ENOSPC: 'the file system is full; free some space and retry',
+  EDQUOT: 'the disk quota is used up; free some space and retry',
+  EROFS: 'the file system is read-only',
+  EIO: 'the device reported an input/output error',
+};
+
+/**
+ * Writes all of `data` through `handle` and flushes it (`fdatasync`). A failure is rethrown naming
+ * `file` (a write through a handle names no path: "ENOSPC: no space left on device, write"), with
+ * its `code` kept, so whoever reads it knows which file and what to do.
+ */
+export async function writeDurably(handle: FileHandle, data: Uint8Array, file: string): Promise<void> {
+  try {
+    await writeAll(handle, data);
+    await handle.datasync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const hint = code === undefined ? undefined : WRITE_FAILURE_HINTS[code];
+    const reason = error instanceof Error ? error.message : String(error);
+    throw Object.assign(new Error(`Could not write ${file} (${reason})${hint === undefined ? '' : `: ${hint}`}.`, { cause: error }), { code, path: file });
+  }
+}
+
 /** Makes a directory's entries (new, renamed or removed files) durable. */
 export async function syncDirectory(directory: string): Promise<void> {
   const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -93,8 +117,7 @@ export async function writeFileAtomically(file: string, data: string | Uint8Arra
   try {
     try {
       await handle.chmod(PRIVATE_FILE_MODE);
-      await handle.writeFile(data);
-      await handle.sync();
+      await writeDurably(handle, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, file);
     } finally {
       await handle.close();
     }

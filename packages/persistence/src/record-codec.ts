@@ -7,8 +7,14 @@ import { SESSION_SCHEMA_VERSION, sessionRecordSchema, type SessionRecord } from 
  * without re-serialising, and a torn or bit-flipped line never passes for a complete one.
  */
 
-const CRC_SUFFIX_LENGTH = ',"crc":"00000000"}'.length;
+export const CRC_SUFFIX_LENGTH = ',"crc":"00000000"}'.length;
 const CRC_SUFFIX = /^,"crc":"([0-9a-f]{8})"\}$/;
+
+/** The checksum a line's last `CRC_SUFFIX_LENGTH` bytes state, or undefined when they are not a checksum suffix. */
+export function checksumOfSuffix(suffix: Uint8Array): number | undefined {
+  const match = CRC_SUFFIX.exec(Buffer.from(suffix.buffer, suffix.byteOffset, suffix.length).toString('latin1'));
+  return match === null ? undefined : Number.parseInt(match[1] as string, 16);
+}
 
 /** Encodes one record as a line, newline included. */
 export function encodeRecord(record: SessionRecord): string {
@@ -28,11 +34,10 @@ export type DecodedLine =
 /** Decodes one line (without its newline). */
 export function decodeLine(line: Uint8Array): DecodedLine {
   if (line.length <= CRC_SUFFIX_LENGTH) return { kind: 'damaged', problem: 'the line is too short to be a record' };
-  const suffix = Buffer.from(line.buffer, line.byteOffset + line.length - CRC_SUFFIX_LENGTH, CRC_SUFFIX_LENGTH).toString('latin1');
-  const match = CRC_SUFFIX.exec(suffix);
-  if (match === null) return { kind: 'damaged', problem: 'the line does not end with a checksum' };
+  const stored = checksumOfSuffix(line.subarray(line.length - CRC_SUFFIX_LENGTH));
+  if (stored === undefined) return { kind: 'damaged', problem: 'the line does not end with a checksum' };
   const prefix = line.subarray(0, line.length - CRC_SUFFIX_LENGTH);
-  if (crc32(prefix) !== Number.parseInt(match[1] as string, 16)) return { kind: 'damaged', problem: 'the checksum does not match the line' };
+  if (crc32(prefix) !== stored) return { kind: 'damaged', problem: 'the checksum does not match the line' };
 
   let value: unknown;
   try {

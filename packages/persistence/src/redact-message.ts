@@ -1,7 +1,13 @@
-import type { AssistantMessage, Message, Redactor, ToolMessage, ToolResultOutput } from '@forge/core';
+import type { AssistantMessage, JsonObject, Message, RedactionContext, Redactor, ToolMessage, ToolResultOutput } from '@forge/core';
 
-function redactOutput(output: ToolResultOutput, redactor: Redactor): ToolResultOutput {
-  return output.type === 'json' ? { type: 'json', value: redactor.redactJson(output.value) } : { ...output, value: redactor.redact(output.value) };
+function redactOutput(output: ToolResultOutput, redactor: Redactor, context: RedactionContext): ToolResultOutput {
+  return output.type === 'json' ? { type: 'json', value: redactor.redactJson(output.value) } : { ...output, value: redactor.redact(output.value, context) };
+}
+
+/** The file a tool result shows, as the host recorded it (`read_file`'s `path`): a key file's content is redacted whole. */
+function resultContext(metadata: JsonObject | undefined): RedactionContext {
+  const file = metadata?.['path'];
+  return typeof file === 'string' ? { file } : {};
 }
 
 /**
@@ -32,7 +38,7 @@ export function redactMessage(message: Message, redactor: Redactor): Message {
         content: message.content.map(
           (part): ToolMessage['content'][number] => ({
             ...part,
-            output: redactOutput(part.output, redactor),
+            output: redactOutput(part.output, redactor, resultContext(part.metadata)),
             ...(part.metadata === undefined ? {} : { metadata: redactor.redactJson(part.metadata) }),
           }),
         ),

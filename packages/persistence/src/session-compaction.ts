@@ -1,6 +1,10 @@
 import {
+  applyToolOutputProjection,
+  budgetRequest,
   CHECKPOINT_CAPS,
   compactTranscript,
+  decideRequest,
+  projectableToolCalls,
   renderCheckpointView,
   resolveContextPolicy,
   type InstructionSnapshot,
@@ -15,6 +19,7 @@ import {
   type ContextManager,
   type ContextPolicy,
   type CurrentCheckpointInfo,
+  type FitRequest,
   type Message,
   type ModelAdapter,
   type ModelRequest,
@@ -52,7 +57,11 @@ export interface CompactionSessionPort {
   current(): CurrentCheckpointInfo | undefined;
   readonly nativeStates: Map<string, OpaqueProviderState>;
   readonly redact: (text: string) => string;
-  readonly countTokens: (message: Message) => number;
+  /**
+   * Mode `shadow`: the checkpoint `compact` would have installed by now (built and validated,
+   * never installed), kept by the session in memory so shadow builds where compact would.
+   */
+  readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> };
 }
 
 /**
@@ -84,12 +93,14 @@ export interface RunCompactionInput {
   readonly emit: (event: CompactionEvent) => void;
   readonly focus?: string;
   readonly cacheReadTokens?: number;
+  /** The checkpoint to build on; by default the session's current one. */
+  readonly current?: CurrentCheckpointInfo;
 }
 
 /** One compaction of the session's stored transcript, installed durably (see `compactTranscript`). */
 export function compactSession(input: RunCompactionInput): Promise<CompactTranscriptResult> {
   const { port, options } = input;
-  const current = port.current();
+  const current = input.current ?? port.current();
   return compactTranscript({
     transcript: port.transcript(),
     protectedFrom: input.protectedFrom,
@@ -103,7 +114,6 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
     request: input.request,
     ...(input.before === undefined ? {} : { before: input.before }),
     requireFit: input.trigger === 'over_budget' || input.trigger === 'overflow',
-    countTokens: port.countTokens,
     ...(options.caps === undefined ? {} : { caps: options.caps }),
     redact: port.redact,
     ...(input.focus === undefined ? {} : { focus: input.focus }),
@@ -116,50 +126,48 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
   });
 }
 
+/** The trigger of a compaction the run asked for. */
+function triggerOf(request: FitRequest): 'overflow' | 'model_request' | 'over_budget' | 'threshold' {
+  if (request.reason === 'overflow' || request.reason === 'model_request') return request.reason;
+  return request.budget.overBudget ? 'over_budget' : 'threshold';
+}
+
 /**
- * The session's side of in-run compaction: `runAgent` asks for room, and this compacts the
- * completed turns before the running one (`protectedFrom`) into a checkpoint, installs it durably
- * and hands back the smaller view. Mode `shadow` builds and validates without installing.
+ * The session's side of in-run compaction: `runAgent` asks for room (mode `compact`), and this
+ * compacts the completed turns before the running one (`protectedFrom`) into a checkpoint,
+ * installs it durably and hands back the smaller view: the checkpoint and every message after
+ * it. Mode `shadow`: before every step it applies the same rule to the view `compact` would be
+ * sending (the shadow checkpoint and the messages after it) and builds and validates a checkpoint
+ * wherever `compact` would install one, without installing it.
  */
 export function createSessionContextManager(input: {
   readonly port: CompactionSessionPort;
   readonly options: SessionCompactionOptions;
   readonly policy: ContextPolicy;
   readonly protectedFrom: number;
-  /** The view the run started with: when it leaves completed turns out, they are summarized at turn start (gated). */
-  readonly view: Pick<SessionView, 'omittedMessages' | 'nativeState' | 'checkpoint'>;
   readonly artifactHashes?: ArtifactHashSource;
 }): ContextManager {
+  const { port, policy, protectedFrom } = input;
+  const compactWith = (request: FitRequest, mode: 'shadow' | 'compact', current: CurrentCheckpointInfo | undefined, modelRequest: ModelRequest, before?: TokenEstimate) =>
+    compactSession({
+      port,
+      options: input.options,
+      policy,
+      model: request.model,
+      request: modelRequest,
+      ...(before === undefined ? {} : { before }),
+      protectedFrom,
+      trigger: triggerOf(request),
+      mode,
+      step: request.step,
+      signal: request.signal,
+      emit: request.emit,
+      ...(current === undefined ? {} : { current }),
+      ...(request.cacheReadTokens === undefined ? {} : { cacheReadTokens: request.cacheReadTokens }),
+    });
   return {
-    compactAtStart: input.view.omittedMessages > 0,
     async fit(request) {
-      const trigger =
-        request.reason === 'overflow'
-          ? 'overflow'
-          : request.reason === 'model_request'
-            ? 'model_request'
-            : request.reason === 'turn_start'
-              ? 'turn_start'
-              : request.budget.overBudget
-                ? 'over_budget'
-                : 'threshold';
-      // At turn start the alternative to a checkpoint is sending every unsummarized turn: that is what the gate weighs.
-      const atStart = trigger === 'turn_start';
-      const result = await compactSession({
-        port: input.port,
-        options: input.options,
-        policy: input.policy,
-        model: request.model,
-        request: atStart ? { ...request.request, history: unsummarizedHistory(input.port, input.view, input.protectedFrom) } : request.request,
-        ...(atStart ? {} : { before: request.budget.estimate }),
-        protectedFrom: input.protectedFrom,
-        trigger,
-        mode: input.policy.mode === 'shadow' ? 'shadow' : 'compact',
-        step: request.step,
-        signal: request.signal,
-        emit: request.emit,
-        ...(request.cacheReadTokens === undefined ? {} : { cacheReadTokens: request.cacheReadTokens }),
-      });
+      const result = await compactWith(request, 'compact', port.current(), request.request, request.budget.estimate);
       if (result.kind === 'limit') return { kind: 'stop', reason: 'tail_floor', message: result.message };
       if (result.kind !== 'compacted' || !result.installed) return { kind: 'unchanged' };
       const { built } = result;
@@ -167,10 +175,43 @@ export function createSessionContextManager(input: {
       return {
         kind: 'compacted',
         checkpoint: hashes === undefined ? built.view : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes),
+        checkpointId: built.id,
+        coveredThrough: result.tailStart,
         history: result.history,
-        ...(result.built.nativeState === undefined ? {} : { nativeState: result.built.nativeState }),
-        sourceHash: result.built.checkpoint.source.sourceHash,
+        ...(built.nativeState === undefined ? {} : { nativeState: built.nativeState }),
+        sourceHash: built.checkpoint.source.sourceHash,
       };
+    },
+    async shadowStep(request) {
+      const shadow = port.shadow.checkpoint;
+      const { projected } = port.shadow;
+      const { checkpoint: _sent, nativeState: _native, ...rest } = request.request;
+      const start = shadow?.checkpoint.source.tailStart ?? 0;
+      const history = port.writer.messages.slice(start, protectedFrom);
+      // What compact would be sending now: its checkpoint, every message after it, the outputs it projected projected.
+      const virtualOf = (): ModelRequest => ({
+        ...rest,
+        ...(shadow === undefined ? {} : { checkpoint: shadow.view }),
+        history: applyToolOutputProjection(history, projected),
+        continuation: applyToolOutputProjection(rest.continuation, projected),
+      });
+      const compactPolicy = { ...policy, mode: 'compact' as const };
+      let virtual = virtualOf();
+      let budget = await budgetRequest(request.model, virtual, compactPolicy);
+      const due = decideRequest(budget).kind !== 'send';
+      if (!due && request.reason !== 'model_request') return;
+      if (due) {
+        const candidates = projectableToolCalls([...history, rest.currentRequest, ...rest.continuation]).filter((id) => !projected.has(id));
+        for (const id of candidates) projected.add(id);
+        if (candidates.length > 0) {
+          virtual = virtualOf();
+          budget = await budgetRequest(request.model, virtual, compactPolicy);
+          if (budget.estimate.tokens <= budget.compactTargetTokens) return;
+        }
+      }
+      const current = shadow === undefined ? undefined : { summarizedThrough: shadow.checkpoint.source.summarizedThrough, id: shadow.id };
+      const result = await compactWith({ ...request, budget }, 'shadow', current, virtual, budget.estimate);
+      if (result.kind === 'compacted') port.shadow.checkpoint = result.built;
     },
   };
 }
@@ -182,8 +223,7 @@ export interface SessionCompactOptions {
   readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
   /** Tool definitions the next turn would advertise, for an honest estimate. */
   readonly tools?: readonly ToolDefinition[];
-  readonly recentTailTokens: number;
-  readonly countTokens?: (message: Message) => number;
+  /** The context policy of the next turn; its `recentTailTokens` is what the compaction keeps verbatim. */
   readonly context?: Partial<ContextPolicy>;
   readonly compaction?: SessionCompactionOptions;
   /** Re-hashes the files checkpoint facts depend on (see `ArtifactHashSource`). */
@@ -202,20 +242,27 @@ export interface SessionCompactResult {
   readonly transcriptMessages: number;
 }
 
-/** Manual compaction between turns: the request is the next turn's, with an empty current request. */
+/**
+ * Manual compaction between turns: the request is the next turn's, with an empty current request.
+ * With `preview`, the same compaction is computed with the deterministic strategy and nothing is
+ * installed (`compact --dry-run`): its numbers are the ones the real compaction would give.
+ */
 export async function compactBetweenTurns(input: {
   readonly port: CompactionSessionPort;
   readonly view: SessionView;
   readonly options: SessionCompactOptions;
+  readonly preview?: boolean;
 }): Promise<SessionCompactResult> {
   const { port, view, options } = input;
-  const policy = resolveContextPolicy({ ...options.context, recentTailTokens: options.recentTailTokens });
+  const preview = input.preview === true;
+  const policy = resolveContextPolicy(options.context);
   const instructions = typeof options.instructions === 'function' ? await options.instructions() : options.instructions;
   const events: CompactionEvent[] = [];
   const focus = options.focus?.trim();
+  const compaction = options.compaction ?? {};
   const outcome = await compactSession({
     port,
-    options: options.compaction ?? {},
+    options: preview ? { ...compaction, strategy: { kind: 'forge-state' } } : compaction,
     policy,
     model: options.model,
     request: {
@@ -229,7 +276,7 @@ export async function compactBetweenTurns(input: {
     },
     protectedFrom: port.writer.messages.length,
     trigger: 'manual',
-    mode: 'compact',
+    mode: preview ? 'shadow' : 'compact',
     step: 0,
     signal: options.signal ?? new AbortController().signal,
     emit: (event) => {

@@ -24,7 +24,6 @@ import { useTemporaryHome } from './temporary-home.test-helpers.js';
  */
 
 const temporaryHome = useTemporaryHome();
-const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / 4);
 const compact: Partial<ContextPolicy> = { mode: 'compact', bufferTokens: 1_000, reservedOutputTokens: 1_000 };
 
 interface Turn {
@@ -54,7 +53,8 @@ class Conversation {
   }
 
   async turn(turn: Turn, options: { readonly window?: number; readonly context?: Partial<ContextPolicy>; readonly approvals?: boolean } = {}): Promise<SessionTurnResult> {
-    const model = new ScriptedModel(turn.steps, { capabilities: { contextWindowTokens: options.window ?? 64_000, maxOutputTokens: 1_000 } });
+    // 7,000 tokens of input by default: compaction past 5,950, down to 3,500, so twenty chat turns outgrow it.
+    const model = new ScriptedModel(turn.steps, { capabilities: { contextWindowTokens: options.window ?? 8_000, maxOutputTokens: 1_000 } });
     this.models.push(model);
     return this.handle.runTurn({
       model,
@@ -62,9 +62,7 @@ class Conversation {
       instructions: async () => this.instructions,
       tools: this.tools(),
       ...(options.approvals === false ? {} : { approvals: allowAll }),
-      recentTailTokens: this.recentTailTokens,
-      countTokens,
-      context: options.context ?? compact,
+      context: { recentTailTokens: this.recentTailTokens, ...(options.context ?? compact) },
       artifactHashes: this.workspace.artifactHashes,
       onEvent: (envelope) => this.events.push(envelope),
     });
@@ -303,11 +301,11 @@ describe('fixture 6: recovery after restart', () => {
   it('a restarted process sees the same transcript and the same checkpoint, with its provenance', async () => {
     const session = await Conversation.start();
     await session.chatter(20);
-    const before = session.handle.selectView({ recentTailTokens: session.recentTailTokens, countTokens });
+    const before = session.handle.selectView({ mode: 'compact' });
     const transcript = [...session.handle.messages];
     expect(before.checkpoint).toBeDefined();
     await session.restart();
-    const after = session.handle.selectView({ recentTailTokens: session.recentTailTokens, countTokens });
+    const after = session.handle.selectView({ mode: 'compact' });
     await session.handle.close();
     expect(session.handle.messages).toEqual(transcript);
     expect(after.checkpoint).toEqual(before.checkpoint);
@@ -380,7 +378,7 @@ describe('a session imported from Codex', () => {
 
     const handle = await openSessionHandle({ home, sessionId: writer.id });
     const model = new ScriptedModel([{ text: 'Continuing with the parser.' }]);
-    const turn = await handle.runTurn({ model, request: 'Continue.', instructions: instructionsFrom('Use cargo.'), recentTailTokens: 2_000, countTokens });
+    const turn = await handle.runTurn({ model, request: 'Continue.', instructions: instructionsFrom('Use cargo.'), context: { mode: 'compact' } });
     await handle.close();
     expect(model.requests[0]?.checkpoint).toBe(view);
     expect(model.requests[0]?.history).toEqual([]);

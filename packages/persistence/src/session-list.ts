@@ -1,11 +1,13 @@
 import { isSafeId, type Message } from '@forge/core';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { forgeHomeLayout } from './home.js';
 import { scanLinesBackward, scanLinesForward } from './line-scan.js';
+import { findLogDamage } from './log-integrity.js';
 import { isErrorCode } from './private-fs.js';
 import { decodeLine } from './record-codec.js';
 import type { MessageRecord, SessionHeaderRecord } from './records.js';
 import { sessionPaths } from './session-files.js';
+import { readStoredFile } from './stored-file.js';
 import { parseV1Session } from './v1.js';
 
 /** One line of `forge sessions list`. */
@@ -18,7 +20,11 @@ export interface SessionSummary {
   readonly messageCount: number;
   /** First line of the first user message, cut to 100 characters. */
   readonly firstUserLine: string | undefined;
-  /** Set when the session could not be read; the other fields may then be empty. */
+  /**
+   * Set when the session cannot be opened: `damaged: …` when a record is damaged (the other
+   * fields come from the intact records around it), `unreadable: …` when not even its header can
+   * be read (the other fields are then empty). Such a session is never chosen by `lastSession`.
+   */
   readonly problem?: string;
 }
 
@@ -54,6 +60,7 @@ async function summarizeLog(id: string, logFile: string): Promise<SessionSummary
     if (decoded.record.type === 'message') messageCount = decoded.record.index + 1;
     return decoded.record.type === 'message' || decoded.record.type === 'session';
   });
+  const damage = await findLogDamage(logFile);
   return {
     id,
     schemaVersion: 2,
@@ -62,11 +69,12 @@ async function summarizeLog(id: string, logFile: string): Promise<SessionSummary
     workspaceRoot: header.workspaceRoot,
     messageCount,
     firstUserLine: firstLine(firstUser?.message),
+    ...(damage === undefined ? {} : { problem: `damaged: line ${damage.line}: ${damage.problem}` }),
   };
 }
 
 async function summarizeV1(id: string, file: string): Promise<SessionSummary> {
-  const session = parseV1Session(await readFile(file, 'utf8'), { file, sessionId: id });
+  const session = parseV1Session((await readStoredFile(file)).toString('utf8'), { file, sessionId: id });
   const firstUser = session.messages.find((message) => message.role === 'user');
   return {
     id,
@@ -104,9 +112,10 @@ export async function sessionIds(home: string): Promise<string[]> {
 }
 
 /**
- * Every session in FORGE_HOME, most recently updated first. Reads only the start and end of each
- * log, so listing stays fast however long the sessions are. A session that cannot be read is
- * listed with a `problem` instead of failing the whole listing.
+ * Every session in FORGE_HOME, most recently updated first. Parses only the start and end of each
+ * log and checks the checksum and numbering of every other line without parsing it, so listing
+ * stays fast however long the sessions are and a damaged session is never listed as healthy. A
+ * session that cannot be read is listed with a `problem` instead of failing the whole listing.
  */
 export async function listSessions(home: string): Promise<SessionSummary[]> {
   const layout = forgeHomeLayout(home);
@@ -130,7 +139,7 @@ async function withProblem(id: string, schemaVersion: 1 | 2, summarize: () => Pr
       workspaceRoot: null,
       messageCount: 0,
       firstUserLine: undefined,
-      problem: error instanceof Error ? error.message : String(error),
+      problem: `unreadable: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
 }

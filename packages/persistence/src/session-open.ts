@@ -1,12 +1,14 @@
 import { createId, createRedactor, InvalidInputError, type Redactor } from '@forge/core';
-import { access, readFile, rename, rm } from 'node:fs/promises';
+import { access, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SessionNotFoundError } from './errors.js';
 import { ensureForgeHome, type ForgeHomeLayout } from './home.js';
 import { acquireSessionLock, type SessionLock } from './lock.js';
 import { parseSessionLog } from './log-reader.js';
+import { readStoredFile } from './stored-file.js';
+import { keepTornTail } from './torn-file.js';
 import { migrateV1Session } from './migrate-v1.js';
-import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeAll } from './private-fs.js';
+import { createPrivateDirectory, isErrorCode, openPrivateFile, syncDirectory, writeDurably } from './private-fs.js';
 import { encodeRecord } from './record-codec.js';
 import { SESSION_SCHEMA_VERSION } from './records.js';
 import { SESSION_LOG_FILE_NAME, sessionPaths, temporarySessionDirectory, type SessionPaths } from './session-files.js';
@@ -65,8 +67,7 @@ export async function createSession(home: string, options: CreateSessionOptions)
     const at = new Date(now()).toISOString();
     const header = { v: SESSION_SCHEMA_VERSION, seq: 0, type: 'session' as const, at, id: paths.id, createdAt: at, workspaceRoot: options.workspaceRoot };
     try {
-      await writeAll(handle, Buffer.from(encodeRecord(header)));
-      await handle.datasync();
+      await writeDurably(handle, Buffer.from(encodeRecord(header)), paths.logFile);
       await syncDirectory(building);
       await rename(building, paths.directory);
       await syncDirectory(layout.sessions);
@@ -89,7 +90,8 @@ function writerPaths(paths: SessionPaths): { id: string; directory: string; logF
 
 /**
  * Opens an existing session for writing: takes its lock (recovering one left by a dead process),
- * loads it, and cuts off a torn last record so new records follow intact ones. A schema v1 file
+ * loads it, and cuts off a torn last record so new records follow intact ones; the bytes cut off
+ * are kept in `session.jsonl.torn` first. A schema v1 file
  * is migrated to v2 first; the original is kept as `<id>.v1.bak`.
  */
 export async function openSession(home: string, id: string, options: SessionWriterOptions = {}): Promise<SessionWriter> {
@@ -105,19 +107,24 @@ export async function openSession(home: string, id: string, options: SessionWrit
 
   const lock = await acquireSessionLock(paths.directory, id, now);
   try {
-    const parsed = parseSessionLog(await readFile(paths.logFile), { file: paths.logFile, sessionId: id });
-    const warnings: SessionWarning[] = [...parsed.transcript.warnings];
-    if (lock.recoveredFrom !== undefined) {
-      warnings.push({
-        code: 'lock_recovered',
-        message: `Recovered the lock of session ${id} left by process ${lock.recoveredFrom.pid}, which no longer runs.`,
-      });
-    }
+    const log = await readStoredFile(paths.logFile);
+    const parsed = parseSessionLog(log, { file: paths.logFile, sessionId: id });
+    const warnings: SessionWarning[] = [];
     const handle = await openPrivateFile(paths.logFile, { exclusive: false });
     try {
+      // The torn tail is kept before it is cut off: a crash in between leaves its bytes in both places, never in neither.
+      const tornFile = parsed.tornBytes > 0 ? await keepTornTail(paths.logFile, log.subarray(parsed.intactBytes)) : undefined;
+      for (const warning of parsed.transcript.warnings) {
+        warnings.push(warning.code === 'torn_tail' && tornFile !== undefined ? { ...warning, message: `${warning.message} Its bytes were kept in ${tornFile}.` } : warning);
+      }
+      if (lock.recoveredFrom !== undefined) {
+        warnings.push({
+          code: 'lock_recovered',
+          message: `Recovered the lock of session ${id} left by process ${lock.recoveredFrom.pid}, which no longer runs.`,
+        });
+      }
       if (parsed.tornBytes > 0) await handle.truncate(parsed.intactBytes);
-      if (parsed.missingFinalNewline) await writeAll(handle, Buffer.from('\n'));
-      if (parsed.tornBytes > 0 || parsed.missingFinalNewline) await handle.datasync();
+      await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
       await finishV1Backup(paths, parsed.transcript.migratedFrom !== undefined, warnings, layout);
     } catch (error) {
       await handle.close();

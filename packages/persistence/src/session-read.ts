@@ -1,10 +1,10 @@
 import { createRedactor, type Redactor } from '@forge/core';
-import { readFile } from 'node:fs/promises';
 import { SessionNotFoundError } from './errors.js';
 import { forgeHomeLayout } from './home.js';
 import { parseSessionLog } from './log-reader.js';
 import { isErrorCode } from './private-fs.js';
 import { sessionPaths } from './session-files.js';
+import { readStoredFile } from './stored-file.js';
 import type { SessionTranscript } from './session-state.js';
 import { parseV1Session, transcriptFromV1 } from './v1.js';
 
@@ -18,13 +18,13 @@ export async function loadTranscript(home: string, id: string, options: { readon
   const layout = forgeHomeLayout(home);
   const paths = sessionPaths(layout, id);
   try {
-    return parseSessionLog(await readFile(paths.logFile), { file: paths.logFile, sessionId: id }).transcript;
+    return parseSessionLog(await readStoredFile(paths.logFile), { file: paths.logFile, sessionId: id }).transcript;
   } catch (error) {
     if (!isErrorCode(error, 'ENOENT')) throw error;
   }
   let content: string;
   try {
-    content = await readFile(paths.v1File, 'utf8');
+    content = (await readStoredFile(paths.v1File)).toString('utf8');
   } catch (error) {
     if (isErrorCode(error, 'ENOENT')) throw new SessionNotFoundError({ sessionId: id, sessionsDirectory: layout.sessions });
     throw error;

@@ -1,8 +1,9 @@
 import { createRedactor, InvalidInputError, type Message } from '@forge/core';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionNotFoundError } from './errors.js';
+import { CorruptFileError, SessionNotFoundError } from './errors.js';
 import { forgeHomeLayout } from './home.js';
 import { createSession, openSession } from './session-open.js';
 import { lastSession, listSessions } from './session-list.js';
@@ -198,6 +199,50 @@ describe('listing sessions', () => {
   });
 });
 
+describe('listing damaged sessions (issue 17)', () => {
+  /** A closed session of the sample transcript, its log's bytes and the start of each line. */
+  async function session(home: string, id: string) {
+    const writer = await createSession(home, { workspaceRoot: '/w', id });
+    await writer.appendMessages(sampleTranscript());
+    await writer.close();
+    const bytes = await readFile(writer.logFile);
+    const starts = [0, ...[...bytes.entries()].filter(([, byte]) => byte === 10).map(([index]) => index + 1)].slice(0, -1);
+    return { logFile: writer.logFile, bytes, starts };
+  }
+  const flip = (bytes: Buffer, position: number) => {
+    const copy = Buffer.from(bytes);
+    copy[position] = (copy[position] as number) ^ 0x01;
+    return copy;
+  };
+
+  it('marks a session damaged in the middle, at its complete last line or by a lost record, and never offers it as the last one', async () => {
+    const home = await temporaryHome();
+    await session(home, 'healthy');
+    const middle = await session(home, 'middle');
+    const last = await session(home, 'last');
+    const lost = await session(home, 'lost');
+    const torn = await session(home, 'torn');
+    await writeFile(middle.logFile, flip(middle.bytes, (middle.starts[3] as number) + 30));
+    await writeFile(last.logFile, flip(last.bytes, (last.starts[5] as number) + 30));
+    await writeFile(lost.logFile, Buffer.concat([lost.bytes.subarray(0, lost.starts[2]), lost.bytes.subarray(lost.starts[3])]));
+    await writeFile(torn.logFile, torn.bytes.subarray(0, (torn.starts[5] as number) + 30));
+
+    const problems = Object.fromEntries((await listSessions(home)).map((summary) => [summary.id, summary.problem]));
+    expect(problems).toEqual({
+      healthy: undefined,
+      torn: undefined,
+      middle: 'damaged: line 4: the checksum does not match the line',
+      last: 'damaged: line 6: the checksum does not match the line',
+      lost: 'damaged: line 3: expected record number 2, found 3',
+    });
+    const listed = await listSessions(home);
+    expect(listed.find((summary) => summary.id === 'last')).toMatchObject({ workspaceRoot: '/w', messageCount: 4 });
+    // Each damaged one is refused on loading too, so the listing never promises what loading will not do.
+    for (const id of ['middle', 'last', 'lost']) await expect(loadTranscript(home, id)).rejects.toThrow(CorruptFileError);
+    expect((await lastSession(home, { workspaceRoot: '/w' }))?.id).toMatch(/^(healthy|torn)$/);
+  });
+});
+
 describe('file modes and ids', () => {
   let previousUmask = 0;
   beforeEach(() => {
@@ -239,5 +284,19 @@ describe('file modes and ids', () => {
     const writer = await createSession(home, { workspaceRoot: null, id: 'a'.repeat(128) });
     await writer.close();
     expect((await loadTranscript(home, 'a'.repeat(128))).id).toBe('a'.repeat(128));
+  });
+});
+
+describe('stored files that are not regular files (issue 17)', () => {
+  it('refuses a FIFO in place of a session log at once, in loading, listing and opening', async () => {
+    const home = await temporaryHome();
+    const writer = await createSession(home, { workspaceRoot: null, id: 'piped' });
+    await writer.close();
+    await rm(writer.logFile);
+    execFileSync('mkfifo', [writer.logFile]);
+    const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
+    await expect(within(loadTranscript(home, 'piped'))).rejects.toThrow(`${writer.logFile}: it is a FIFO, not a regular file.`);
+    await expect(within(openSession(home, 'piped'))).rejects.toThrow(CorruptFileError);
+    expect((await within(listSessions(home))).map((summary) => summary.problem)).toEqual([`unreadable: ${writer.logFile}: it is a FIFO, not a regular file. Forge did not change the file; keep a copy before editing it by hand.`]);
   });
 });

@@ -1,4 +1,4 @@
-import type { InstructionSnapshot, Message, OpaqueProviderState, RunAgentOptions, RunResult } from '@forge/core';
+import type { ContextMode, InstructionSnapshot, Message, OpaqueProviderState, RunAgentOptions, RunResult } from '@forge/core';
 import type { ArtifactHashSource } from './checkpoint-install.js';
 import type { EngineRunFacts } from './records.js';
 import type { SessionCompactionOptions } from './session-compaction.js';
@@ -11,16 +11,19 @@ import type { EngineEventListener } from './trace-writer.js';
 /** Something opening a session or running a turn noticed; nothing a warning names was lost. */
 export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { readonly code: 'trace_failed'; readonly message: string };
 
-/** `runAgent` options for one turn, less what the session provides, plus how to choose the view and compact. */
+/**
+ * `runAgent` options for one turn, less what the session provides, plus how to render the view
+ * and compact. The view follows `context.mode` (see `SessionHandle.runTurn`).
+ */
 export type SessionTurnOptions = Omit<
   RunAgentOptions,
-  'history' | 'onMessage' | 'runId' | 'sessionId' | 'checkpoint' | 'nativeState' | 'contextManager' | 'compactionRequests' | 'compactionGuard'
+  'history' | 'onMessage' | 'runId' | 'sessionId' | 'checkpoint' | 'nativeState' | 'viewOrigin' | 'projectedToolCalls' | 'contextManager' | 'compactionRequests' | 'compactionGuard'
 > &
-  SessionViewOptions & {
+  Omit<SessionViewOptions, 'mode'> & {
     /**
      * How the session compacts. Automatic compaction follows `context.mode`: `shadow` builds and
-     * validates checkpoints without installing them, `compact` installs them; `off` and `warn`
-     * never compact (the current checkpoint is still used for the view).
+     * validates checkpoints without installing them, `compact` installs them and sends the
+     * current checkpoint; `off` and `warn` never compact and send every stored message.
      */
     readonly compaction?: SessionCompactionOptions;
     /** Re-hashes the files checkpoint facts depend on, so facts about files changed outside the agent show SUSPECT. */
@@ -31,13 +34,13 @@ export type SessionTurnOptions = Omit<
 export interface SessionEngineInput {
   /** The instructions, loaded once and frozen for the run. */
   readonly instructions: InstructionSnapshot;
-  /** The recent view of the stored transcript after the checkpoint (the same selection `runAgent` turns get). */
+  /** Every stored message after the checkpoint (all of them without one): the same view `runAgent` turns get. */
   readonly history: readonly Message[];
   /** The current checkpoint's rendered view, when the session has one: send it before `history`. */
   readonly checkpoint?: string;
   /** Provider-native state for the model the turn is recorded with, when the checkpoint has one. */
   readonly nativeState?: OpaqueProviderState;
-  /** The whole view the turn starts with: what is summarized, what is sent, what is left out. */
+  /** The whole view the turn starts with: what is summarized and what is sent (nothing is left out). */
   readonly view: SessionView;
   readonly runId: string;
   readonly sessionId: string;
@@ -53,7 +56,9 @@ export interface SessionEngineInput {
  * One turn run by an engine other than `runAgent` (the Codex engine, for instance), with the
  * same session bookkeeping: view selection, run start and end records, durable messages, trace.
  */
-export interface SessionEngineTurnOptions extends SessionViewOptions {
+export interface SessionEngineTurnOptions extends Omit<SessionViewOptions, 'mode'> {
+  /** Which view the engine is given (see `SessionViewOptions.mode`); default `compact`: the current checkpoint and every message after it. */
+  readonly mode?: ContextMode;
   /** Recorded with the run's start, as a native run records its model adapter's. */
   readonly model: { readonly provider: string; readonly modelId: string };
   readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);

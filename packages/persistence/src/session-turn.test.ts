@@ -11,7 +11,6 @@ import { useTemporaryHome } from './temporary-home.test-helpers.js';
 
 const temporaryHome = useTemporaryHome();
 const instructions = { text: 'You are Forge.', sources: [], hash: 'a'.repeat(64) };
-const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / 4);
 
 const readTool: Tool = {
   name: 'read_file',
@@ -37,7 +36,6 @@ describe('runSessionTurn', () => {
       model: new ScriptedModel([{ text: 'Noted: tabs.' }]),
       request: 'Use tabs, not spaces.',
       instructions,
-      recentTailTokens: 12_000,
     });
     expect(first.result.status).toBe('completed');
     const second = await runSessionTurn({
@@ -46,13 +44,12 @@ describe('runSessionTurn', () => {
       model: new ScriptedModel([{ text: 'Tabs it is.' }]),
       request: 'Again: tabs.',
       instructions,
-      recentTailTokens: 12_000,
     });
     expect(second.sessionId).toBe(first.sessionId);
 
     const third = new ScriptedModel([{ text: 'You asked for tabs twice.' }]);
     const handle = await openSessionHandle({ home, sessionId: first.sessionId });
-    await handle.runTurn({ model: third, request: 'What did I ask?', instructions: async () => instructions, recentTailTokens: 12_000 });
+    await handle.runTurn({ model: third, request: 'What did I ask?', instructions: async () => instructions });
     await handle.close();
 
     expect(third.requests[0]?.history).toEqual([
@@ -82,7 +79,6 @@ describe('runSessionTurn', () => {
       instructions,
       tools: [readTool],
       approvals: { check: async () => ({ kind: 'allow' }) },
-      recentTailTokens: 12_000,
     });
     const log = await readFile(`${home}/sessions/${turn.sessionId}/session.jsonl`, 'utf8');
     const messageRecords = log.trim().split('\n').map((line) => JSON.parse(line) as { type: string; runId?: string }).filter((record) => record.type === 'message');
@@ -102,7 +98,6 @@ describe('runSessionTurn', () => {
       model: new ScriptedModel([{ error: new TransportError({ message: `The provider rejected key ${leakingKey} (${secret})`, isRetryable: false }) }]),
       request: `My password is ${secret}`,
       instructions,
-      recentTailTokens: 12_000,
     });
     expect(turn.result.status).toBe('failed');
     expect(turn.tracePath).toBe(`${home}/runs/${turn.runId}.jsonl`);
@@ -122,7 +117,7 @@ describe('runSessionTurn', () => {
     expect(log).not.toContain(leakingKey);
   });
 
-  it('sends only the recent tail as history, never changes the transcript, and selects the same view after reopening', async () => {
+  it('sends every stored message as history, never changes the transcript, and selects the same view after reopening', async () => {
     const home = await temporaryHome();
     const writer = await createSession(home, { workspaceRoot: '/w' });
     const earlier: Message[] = [];
@@ -133,26 +128,60 @@ describe('runSessionTurn', () => {
     await writer.appendMessages(earlier);
     await writer.close();
 
-    const options = { recentTailTokens: 200, countTokens };
     const handle = await openSessionHandle({ home, sessionId: writer.id });
-    const before = handle.selectView(options);
-    expect(before.omittedMessages).toBeGreaterThan(0);
-    expect(before.history).toEqual(earlier.slice(before.tailStart));
+    const before = handle.selectView({ mode: 'warn' });
+    expect(before).toMatchObject({ tailStart: 0, end: 40, omitted: 0, history: earlier });
     const model = new ScriptedModel([{ text: 'ok' }]);
-    const turn = await handle.runTurn({ model, request: 'next', instructions, ...options });
+    const turn = await handle.runTurn({ model, request: 'next', instructions, context: { mode: 'warn', recentTailTokens: 200 } });
     await handle.close();
 
-    expect(model.requests[0]?.history).toEqual(earlier.slice(before.tailStart));
-    expect(turn.view).toMatchObject({ tailStart: before.tailStart, omittedMessages: before.tailStart });
+    expect(model.requests[0]?.history).toEqual(earlier);
+    expect(turn.view).toMatchObject({ tailStart: 0, omitted: 0 });
     const loaded = await loadTranscript(home, writer.id);
     expect(loaded.messages.slice(0, earlier.length)).toEqual(earlier);
     expect(loaded.messages).toHaveLength(earlier.length + 2);
 
     const reopened = await openSessionHandle({ home, sessionId: writer.id });
-    const again = reopened.selectView(options);
+    const again = reopened.selectView({ mode: 'compact' });
     await reopened.close();
-    const live = handle.selectView(options);
+    const live = handle.selectView({ mode: 'compact' });
     expect(again).toEqual(live);
+  });
+});
+
+describe('mode off over a long session', () => {
+  const turns = (count: number, words: number): Message[] =>
+    Array.from({ length: count }, (_, turn): Message[] => [
+      { role: 'user', content: `Turn ${turn}: ${'please keep this detail in mind '.repeat(words)}` },
+      { role: 'assistant', content: [{ type: 'text', text: `Noted detail ${turn}.` }] },
+    ]).flat();
+
+  it('sends all 40 stored turns in a large window, and stops limit_reached without calling the provider once they no longer fit', async () => {
+    const home = await temporaryHome();
+    const writer = await createSession(home, { workspaceRoot: '/w' });
+    const earlier = turns(40, 30);
+    await writer.appendMessages(earlier);
+    await writer.close();
+
+    const large = new ScriptedModel([{ text: 'I have all 40 turns.' }], { capabilities: { contextWindowTokens: 200_000 } });
+    const handle = await openSessionHandle({ home, sessionId: writer.id });
+    const events: string[] = [];
+    const sent = await handle.runTurn({ model: large, request: 'Turn 40.', instructions, context: { mode: 'off' }, onEvent: (envelope) => events.push(envelope.event.type) });
+    expect(sent.result.status).toBe('completed');
+    expect(large.requests[0]?.history).toEqual(earlier);
+    expect(large.requests[0]?.history.filter((message) => message.role === 'user')).toHaveLength(40);
+    expect(events).not.toContain('context.warning');
+
+    const window = (await large.estimateRequestTokens(large.requests[0] as ModelRequest)).tokens;
+    const small = new ScriptedModel([{ text: 'never sent' }], { capabilities: { contextWindowTokens: Math.floor(window / 2) + 500 } });
+    const stopped = await handle.runTurn({ model: small, request: 'Turn 41.', instructions, context: { mode: 'off', bufferTokens: 500, reservedOutputTokens: 500 } });
+    await handle.close();
+    expect(stopped.result.status).toBe('limit_reached');
+    expect(stopped.result.error?.message).toMatch(/whole conversation no longer fits.*forge compact --last.*--context-mode compact.*new session/);
+    expect(small.requests).toEqual([]);
+    const stored = await loadTranscript(home, writer.id);
+    expect(stored.messages.slice(0, 80)).toEqual(earlier);
+    expect(stored.checkpoint).toBeUndefined();
   });
 });
 
@@ -196,7 +225,7 @@ describe('repairing a session a crash left behind', () => {
     expect(repaired.runs.map((run) => [run.runId, run.status, run.error?.code])).toEqual([['run_crashed', 'failed', 'interrupted']]);
 
     const model = new ScriptedModel([{ text: 'Starting over.' }]);
-    await handle.runTurn({ model, request: 'Try again.', instructions, recentTailTokens: 12_000 });
+    await handle.runTurn({ model, request: 'Try again.', instructions });
     await handle.close();
     expect(findUnpairedToolCalls(sent(model.requests[0]))).toEqual([]);
     expect((await readFile(logFile)).subarray(0, crashedBytes.length).equals(crashedBytes)).toBe(true);
@@ -209,7 +238,7 @@ describe('repairing a session a crash left behind', () => {
 
   it('leaves a cleanly ended session untouched when it is reopened', async () => {
     const home = await temporaryHome();
-    const turn = await runSessionTurn({ home, workspaceRoot: '/w', model: new ScriptedModel([{ text: 'hi' }]), request: 'hello', instructions, recentTailTokens: 100 });
+    const turn = await runSessionTurn({ home, workspaceRoot: '/w', model: new ScriptedModel([{ text: 'hi' }]), request: 'hello', instructions });
     const logFile = `${home}/sessions/${turn.sessionId}/session.jsonl`;
     const before = await readFile(logFile);
     const handle = await openSessionHandle({ home, sessionId: turn.sessionId });
@@ -225,7 +254,7 @@ describe('the session handle', () => {
     const handle = await openSessionHandle({ home, workspaceRoot: '/w' });
     await expect(openSessionHandle({ home, sessionId: handle.id })).rejects.toSatisfy((error) => SessionLockedError.isInstance(error));
     await expect(
-      runSessionTurn({ home, sessionId: handle.id, model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions, recentTailTokens: 100 }),
+      runSessionTurn({ home, sessionId: handle.id, model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions }),
     ).rejects.toThrow(/only one forge may write a session at a time/);
     await handle.close();
     const again = await openSessionHandle({ home, sessionId: handle.id });
@@ -237,12 +266,12 @@ describe('the session handle', () => {
     const handle = await openSessionHandle({ home, workspaceRoot: '/w' });
     const controller = new AbortController();
     const model = new ScriptedModel([{ hang: true }]);
-    const running = handle.runTurn({ model, request: 'wait', instructions, recentTailTokens: 100, signal: controller.signal });
-    await expect(handle.runTurn({ model, request: 'again', instructions, recentTailTokens: 100 })).rejects.toThrow(/already running a turn/);
+    const running = handle.runTurn({ model, request: 'wait', instructions, signal: controller.signal });
+    await expect(handle.runTurn({ model, request: 'again', instructions })).rejects.toThrow(/already running a turn/);
     controller.abort();
     expect((await running).result.status).toBe('cancelled');
     await handle.close();
-    await expect(handle.runTurn({ model, request: 'late', instructions, recentTailTokens: 100 })).rejects.toThrow(/is closed/);
+    await expect(handle.runTurn({ model, request: 'late', instructions })).rejects.toThrow(/is closed/);
     expect((await loadTranscript(home, handle.id)).runs.map((run) => run.status)).toEqual(['cancelled']);
   });
 
@@ -253,7 +282,7 @@ describe('the session handle', () => {
     expect(await listSessions(home)).toEqual([]);
 
     const used = await openSessionHandle({ home, workspaceRoot: '/w' });
-    await used.runTurn({ model: new ScriptedModel([{ text: 'ok' }]), request: 'hi', instructions, recentTailTokens: 100 });
+    await used.runTurn({ model: new ScriptedModel([{ text: 'ok' }]), request: 'hi', instructions });
     await used.close({ discardIfEmpty: true });
     const created = await createSession(home, { workspaceRoot: '/w' });
     await created.close();
@@ -266,12 +295,11 @@ describe('the session handle', () => {
 describe('a turn run by another engine', () => {
   it('gets the same view, stores its messages and run, and traces its own events next to core ones', async () => {
     const home = await temporaryHome();
-    const first = await runSessionTurn({ home, workspaceRoot: '/w', model: new ScriptedModel([{ text: 'Noted.' }]), request: 'Remember tabs.', instructions, recentTailTokens: 12_000 });
+    const first = await runSessionTurn({ home, workspaceRoot: '/w', model: new ScriptedModel([{ text: 'Noted.' }]), request: 'Remember tabs.', instructions });
     const handle = await openSessionHandle({ home, sessionId: first.sessionId });
     const seen: string[] = [];
     let received: { history: readonly Message[]; runId: string; sessionId: string } | undefined;
     const turn = await handle.runEngineTurn({
-      recentTailTokens: 12_000,
       instructions: async () => instructions,
       model: { provider: 'other-engine', modelId: 'm1' },
       onEvent: (envelope) => seen.push(envelope.event.type),
@@ -306,7 +334,6 @@ describe('a turn run by another engine', () => {
     const home = await temporaryHome();
     const handle = await openSessionHandle({ home, workspaceRoot: '/w' });
     const run = handle.runEngineTurn({
-      recentTailTokens: 12_000,
       instructions,
       model: { provider: 'other-engine', modelId: 'm1' },
       run: async (input) => {

@@ -10,6 +10,7 @@ import {
   resolveContextPolicy,
   runAgent,
   withRunIds,
+  type BuiltCheckpoint,
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
   type ErrorSummary,
@@ -19,7 +20,6 @@ import {
   type RunResult,
 } from '@forge/core';
 import { rename, rm } from 'node:fs/promises';
-import { conservativeMessageTokens } from './conservative-tokens.js';
 import { forgeHomeLayout } from './home.js';
 import { temporarySessionDirectory } from './session-files.js';
 import { createSession, openSession } from './session-open.js';
@@ -42,6 +42,7 @@ import type {
   SessionTurnResult,
   SessionTurnWarning,
 } from './session-turn-types.js';
+import { historyWithStaleReads } from './stale-history.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
 import type { SessionTranscript, StoredCheckpoint } from './session-state.js';
 import type { SessionWriter } from './session-writer.js';
@@ -79,6 +80,10 @@ export class SessionHandle {
   private closed = false;
   /** Provider-native states made or loaded in this process, by item hash. */
   private readonly nativeStates = new Map<string, OpaqueProviderState>();
+  /** Mode `shadow`: the checkpoint compact would be using by now, never installed (kept for the life of the handle). */
+  private readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> } = { projected: new Set() };
+  /** Mode `compact`: tool calls whose outputs earlier turns sent projected; later turns keep sending them so (for the life of the handle). */
+  private readonly projectedToolCalls = new Set<string>();
   private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;
 
   constructor(parts: {
@@ -130,8 +135,9 @@ export class SessionHandle {
   }
 
   /**
-   * What the next turn would send: the current checkpoint's view and the recent tail after it.
-   * Pure: the same transcript, checkpoint and options give the same view.
+   * What the next turn would send: in mode `compact`, the current checkpoint's view and every
+   * message after it; in the other modes, every message. Pure: the same transcript, checkpoint and
+   * options give the same view.
    */
   selectView(options: SessionViewOptions): SessionView {
     const resolved = this.currentCheckpoint(options.caps);
@@ -149,9 +155,10 @@ export class SessionHandle {
    * Compacts the session now (manual `/compact`): the completed turns older than the recent tail
    * become a checkpoint, validated and stored durably before it is current. No cost gate (the
    * request is explicit) and no confirmation: the transcript is never changed, only what later
-   * turns send. Works in every mode; the result says what happened and why.
+   * turns send in mode `compact`. Works in every mode; the result says what happened and why.
+   * With `preview`, the same compaction is computed and nothing is stored (`/compact --dry-run`).
    */
-  async compact(options: SessionCompactOptions): Promise<SessionCompactResult> {
+  async compact(options: SessionCompactOptions & { readonly preview?: boolean }): Promise<SessionCompactResult> {
     this.checkOpen();
     this.running = true;
     try {
@@ -159,59 +166,62 @@ export class SessionHandle {
       await this.loadNativeState(compaction, options.model);
       const currentHashes = await currentArtifactHashesFor(this.currentCheckpoint(compaction.caps), options.artifactHashes);
       const view = this.selectView({
-        recentTailTokens: options.recentTailTokens,
+        mode: 'compact',
         model: options.model,
-        ...(options.countTokens === undefined ? {} : { countTokens: options.countTokens }),
         ...(compaction.caps === undefined ? {} : { caps: compaction.caps }),
         ...(currentHashes === undefined ? {} : { currentHashes }),
       });
-      return await compactBetweenTurns({ port: this.compactionPort(options.countTokens), view, options });
+      return await compactBetweenTurns({ port: this.compactionPort(), view, options, ...(options.preview === true ? { preview: true } : {}) });
     } finally {
       this.running = false;
     }
   }
 
   /**
-   * Runs one turn: the current checkpoint's view and the recent tail after it are sent; each
-   * message is appended durably as the run produces it; the run's start and end are recorded; its
-   * events go to `runs/<run-id>.jsonl` (redacted) and to `onEvent`. In modes `shadow` and `compact`
-   * the run may compact the completed turns before it (see `SessionTurnOptions.compaction`). Model
-   * and tool failures end the run with a status, as in `runAgent`; a rejection means the host
-   * failed (for example a disk write).
+   * Runs one turn. What is sent follows the context mode (core's `selectRequestView` rule): in
+   * mode `compact` the current checkpoint's view and every message after it, compacted further
+   * only past `compactAtRatio`; in the other modes every stored message. Each message is appended
+   * durably as the run produces it; the run's start and end are recorded; its events go to
+   * `runs/<run-id>.jsonl` (redacted) and to `onEvent`. Model and tool failures end the run with a
+   * status, as in `runAgent`; a rejection means the host failed (for example a disk write).
    */
   async runTurn(options: SessionTurnOptions): Promise<SessionTurnResult> {
-    const { recentTailTokens, countTokens, caps, onEvent, instructions, compaction = {}, artifactHashes, ...runOptions } = options;
-    const policy = resolveContextPolicy({ ...runOptions.context, recentTailTokens });
+    const { caps, onEvent, instructions, compaction = {}, artifactHashes, ...runOptions } = options;
+    const policy = resolveContextPolicy(runOptions.context);
     await this.loadNativeState(compaction, runOptions.model);
     return this.runEngineTurn({
-      recentTailTokens,
-      ...(countTokens === undefined ? {} : { countTokens }),
+      mode: policy.mode,
       ...(caps ?? compaction.caps) === undefined ? {} : { caps: caps ?? compaction.caps },
       instructions,
       ...(artifactHashes === undefined ? {} : { artifactHashes }),
       model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
-      run: (input) => {
+      run: async (input) => {
         const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
+        const history = policy.mode === 'compact' ? await historyWithStaleReads({ history: input.history, view: input.view, entries: () => this.entries(), source: artifactHashes }) : input.history;
         const channel = automatic && compaction.allowModelRequests === true ? new CompactionRequestChannel() : undefined;
         const manager = automatic
           ? createSessionContextManager({
-              port: this.compactionPort(countTokens),
+              port: this.compactionPort(),
               options: compaction,
               policy,
               protectedFrom: this.writer.messages.length,
-              view: input.view,
               ...(artifactHashes === undefined ? {} : { artifactHashes }),
             })
           : undefined;
-        const { view: _view, ...engineInput } = input;
+        const { view, ...engineInput } = input;
         return runAgent({
           ...runOptions,
           ...engineInput,
+          history,
+          viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
+          ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
           context: policy,
           ...(channel === undefined ? {} : { tools: [...(runOptions.tools ?? []), createRequestCompactionTool(channel)], compactionRequests: channel }),
           ...(manager === undefined ? {} : { contextManager: manager }),
           ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
           onEvent: (envelope) => {
+            const { event } = envelope;
+            if (event.type === 'context.compaction.completed') for (const id of event.projectedToolCallIds ?? []) this.projectedToolCalls.add(id);
             input.onEvent(envelope);
             onEvent?.(envelope);
           },
@@ -288,7 +298,7 @@ export class SessionHandle {
     if (this.running) throw new InvalidInputError({ message: `Session ${this.id} is already running a turn or a compaction; wait for it to end.` });
   }
 
-  private compactionPort(countTokens: ((message: Message) => number) | undefined): CompactionSessionPort {
+  private compactionPort(): CompactionSessionPort {
     return {
       sessionId: this.id,
       writer: this.writer,
@@ -299,7 +309,7 @@ export class SessionHandle {
       },
       nativeStates: this.nativeStates,
       redact: (text) => this.redactor.redact(text),
-      countTokens: countTokens ?? conservativeMessageTokens,
+      shadow: this.shadow,
     };
   }
 
@@ -308,12 +318,12 @@ export class SessionHandle {
   }
 
   private async turn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
-    const { recentTailTokens, countTokens, caps, onEvent, instructions, model } = options;
-    const currentHashes = await currentArtifactHashesFor(this.currentCheckpoint(caps), options.artifactHashes);
+    const { caps, onEvent, instructions, model } = options;
+    const mode = options.mode ?? 'compact';
+    const currentHashes = mode === 'compact' ? await currentArtifactHashesFor(this.currentCheckpoint(caps), options.artifactHashes) : undefined;
     const view = this.selectView({
-      recentTailTokens,
+      mode,
       model,
-      ...(countTokens === undefined ? {} : { countTokens }),
       ...(caps === undefined ? {} : { caps }),
       ...(currentHashes === undefined ? {} : { currentHashes }),
     });

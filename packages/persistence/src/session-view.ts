@@ -4,23 +4,23 @@ import {
   CHECKPOINT_CAPS,
   observeArtifactHashes,
   renderCheckpointView,
-  selectTail,
+  selectViewRange,
+  viewHistory,
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
+  type ContextMode,
   type Message,
   type OpaqueProviderState,
+  type RequestViewCheckpoint,
 } from '@forge/core';
 import { renderActiveCheckpoint, resolveStoredCheckpoint, type ActiveCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
-import { conservativeMessageTokens } from './conservative-tokens.js';
 import type { CheckpointSource } from './records.js';
 import type { StoredCheckpoint } from './session-state.js';
 
-/** How the history sent to the model is chosen from the stored transcript. */
+/** How the view of a stored session is chosen (the rule itself is core's `selectViewRange`). */
 export interface SessionViewOptions {
-  /** Tokens the retained recent tail may use (`context.recentTailTokens`, 12000 by default in the CLI). */
-  readonly recentTailTokens: number;
-  /** Cost of one message; defaults to {@link conservativeMessageTokens}, a documented over-estimate. */
-  readonly countTokens?: (message: Message) => number;
+  /** The context mode of the turn: only `compact` sends the session's checkpoint; the others send every message verbatim. */
+  readonly mode: ContextMode;
   /** Caps the checkpoint view is rendered with (default `CHECKPOINT_CAPS`). */
   readonly caps?: CheckpointCaps;
   /**
@@ -50,21 +50,26 @@ export interface SessionViewCheckpoint {
   readonly rebuiltFrom?: 'provider-native';
 }
 
-/** What a turn sends besides instructions and the request: the checkpoint view and the history after it. */
+/**
+ * What a turn sends besides instructions and the request: the checkpoint view (mode `compact`)
+ * and every stored message after it. Messages `[0, tailStart)` are inside the checkpoint,
+ * `[tailStart, end)` are sent verbatim; none is left out.
+ */
 export interface SessionView {
   readonly history: readonly Message[];
   /** Index of the first transcript message sent verbatim (after the checkpoint, when there is one). */
   readonly tailStart: number;
-  /** Messages neither summarized by the checkpoint nor sent: between the checkpoint and the recent tail. */
-  readonly omittedMessages: number;
-  readonly historyTokens: number;
-  /** True when tool calls still waiting for results forced the tail over the budget. */
-  readonly overBudget: boolean;
+  /** Messages in the stored transcript. */
+  readonly end: number;
+  /** Messages neither summarized by the checkpoint nor sent: always 0. */
+  readonly omitted: 0;
   readonly checkpoint?: SessionViewCheckpoint;
   /** Provider-native state the adapter replays in place of the checkpoint text and the messages it covers. */
   readonly nativeState?: OpaqueProviderState;
-  /** Why the stored checkpoint was not used, when it was not. */
+  /** Why the stored checkpoint was not used, when it is not valid for this transcript. */
   readonly checkpointProblem?: string;
+  /** A valid stored checkpoint that this mode does not send (only `compact` sends checkpoints). */
+  readonly unusedCheckpoint?: { readonly id: string; readonly strategy: string; readonly mode: ContextMode };
 }
 
 export interface SelectViewInput extends SessionViewOptions {
@@ -82,10 +87,8 @@ export interface SelectViewInput extends SessionViewOptions {
 }
 
 interface ViewBase {
-  readonly checkpoint?: SessionViewCheckpoint;
+  readonly checkpoint: SessionViewCheckpoint;
   readonly nativeState?: OpaqueProviderState;
-  /** First message after what the checkpoint stands for. */
-  readonly after: number;
 }
 
 function describe(active: ActiveCheckpoint, text: string): SessionViewCheckpoint {
@@ -101,51 +104,57 @@ function currentHashesAfter(input: SelectViewInput, messageCount: number): Map<s
 function base(input: SelectViewInput, active: ActiveCheckpoint, caps: CheckpointCaps): ViewBase {
   const after = active.source.tailStart;
   if (active.kind !== 'forge' || active.checkpoint.strategy !== 'provider-native') {
-    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes)), after };
+    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes)) };
   }
   const { opaque } = active.checkpoint;
   const state = input.nativeStates.get(opaque.itemHash);
   const bound = input.model !== undefined && input.model.provider === opaque.provider && input.model.modelId === opaque.modelId;
   if (bound && state !== undefined) {
-    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes)), nativeState: state, after };
+    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes)), nativeState: state };
   }
   const rebuilt = buildForgeState({ transcript: input.transcript.slice(0, active.source.messageCount), tailStart: after, redact: input.redact, caps });
   const text = renderCheckpointView(rebuilt.checkpoint, caps, currentHashesAfter(input, active.source.messageCount));
   return {
     checkpoint: { id: rebuilt.id, hash: rebuilt.hash, strategy: 'forge-state', source: rebuilt.checkpoint.source, recordedAt: active.recordedAt, text, rebuiltFrom: 'provider-native' },
-    after,
   };
 }
 
+/** The checkpoint of a session view as core's view rule takes it. */
+export function requestViewCheckpoint(view: Pick<SessionView, 'checkpoint' | 'nativeState'>): RequestViewCheckpoint | undefined {
+  if (view.checkpoint === undefined) return undefined;
+  const { id, source, text } = view.checkpoint;
+  return { id, coveredThrough: source.tailStart, text, ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }) };
+}
+
 /**
- * The view of a stored session: the current checkpoint's rendered view (when it is valid and
- * still matches the transcript) and the recent tail of the messages after it, cut at a safe
- * boundary to `recentTailTokens`. Pure: the same transcript, checkpoint and options give the same
- * view. With a replayable provider-native state, the history starts with the messages the state
- * covers, for the adapter to replace.
+ * The view of a stored session, by core's rule (`selectViewRange`): in mode `compact`, the current
+ * checkpoint's rendered view (when it is valid and still matches the transcript) and every message
+ * after it; in the other modes, every message and no checkpoint. With a replayable
+ * provider-native state, the history starts with the messages the state covers, for the adapter
+ * to replace. Pure: the same transcript, checkpoint and options give the same view.
  */
 export function selectSessionView(input: SelectViewInput): SessionView {
   const caps = input.caps ?? CHECKPOINT_CAPS;
   const messages = input.transcript.map((entry) => entry.message);
   let problem: string | undefined;
-  let viewBase: ViewBase = { after: 0 };
+  let viewBase: ViewBase | undefined;
+  let unused: SessionView['unusedCheckpoint'];
   if (input.stored !== undefined) {
     const resolved = input.resolved ?? resolveStoredCheckpoint(input.stored, input.transcript, caps);
-    if (resolved.ok) viewBase = base(input, resolved.active, caps);
-    else problem = resolved.problem;
+    if (!resolved.ok) problem = resolved.problem;
+    else if (input.mode === 'compact') viewBase = base(input, resolved.active, caps);
+    else unused = { id: resolved.active.id, strategy: resolved.active.strategy, mode: input.mode };
   }
-  const after = viewBase.after;
-  const selection = selectTail(messages.slice(after), { budgetTokens: input.recentTailTokens, countTokens: input.countTokens ?? conservativeMessageTokens });
-  const tailStart = after + selection.tailStart;
-  const tail = messages.slice(tailStart);
+  const checkpoint = viewBase === undefined ? undefined : requestViewCheckpoint(viewBase);
+  const range = selectViewRange({ messageCount: messages.length, mode: input.mode, ...(checkpoint === undefined ? {} : { checkpoint }) });
   return {
-    history: viewBase.nativeState === undefined ? tail : [...messages.slice(0, after), ...tail],
-    tailStart,
-    omittedMessages: tailStart - after,
-    historyTokens: selection.tailTokens,
-    overBudget: selection.overBudget,
-    ...(viewBase.checkpoint === undefined ? {} : { checkpoint: viewBase.checkpoint }),
-    ...(viewBase.nativeState === undefined ? {} : { nativeState: viewBase.nativeState }),
+    history: viewHistory(range, messages),
+    tailStart: range.tailStart,
+    end: range.end,
+    omitted: range.omitted,
+    ...(viewBase === undefined ? {} : { checkpoint: viewBase.checkpoint }),
+    ...(viewBase?.nativeState === undefined ? {} : { nativeState: viewBase.nativeState }),
     ...(problem === undefined ? {} : { checkpointProblem: problem }),
+    ...(unused === undefined ? {} : { unusedCheckpoint: unused }),
   };
 }

@@ -250,7 +250,7 @@ export class SessionWriter {
     } catch (error) {
       this.failure = new Error(
         `Writing to ${this.logFile} failed (${error instanceof Error ? error.message : String(error)}); nothing more is written. ` +
-          `Open the session again to continue: a partly written record is dropped on open.`,
+          `Open the session again to continue: a partly written record is cut off on open, its bytes kept in ${this.logFile}.torn.`,
         { cause: error },
       );
       throw this.failure;

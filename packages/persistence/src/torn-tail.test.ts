@@ -1,4 +1,4 @@
-import { readFile, truncate, writeFile } from 'node:fs/promises';
+import { readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { CorruptFileError, UnsupportedSchemaError } from './errors.js';
 import { encodeRecord } from './record-codec.js';
@@ -60,17 +60,60 @@ describe('a torn last record', () => {
     }
   });
 
-  it('is ignored when a byte of it is damaged', async () => {
+  it('is kept in session.jsonl.torn (0600) when opening cuts it off, once however often opening is retried', async () => {
+    const { home, id, logFile, bytes } = await sessionWithTranscript();
+    const start = lastLineStart(bytes);
+    const tail = bytes.subarray(start, start + 40);
+    await writeFile(logFile, Buffer.concat([bytes.subarray(0, start), tail]));
+    // A process that kept the tail and stopped before cutting it off: the next open does not keep it twice.
+    await writeFile(`${logFile}.torn`, Buffer.concat([tail, Buffer.from('\n')]), { mode: 0o600 });
+    const writer = await openSession(home, id);
+    expect(writer.openWarnings.map((warning) => warning.message)).toEqual([expect.stringContaining(`Its bytes were kept in ${logFile}.torn.`)]);
+    await writer.close();
+    expect(await readFile(`${logFile}.torn`)).toEqual(Buffer.concat([tail, Buffer.from('\n')]));
+    expect((await stat(`${logFile}.torn`)).mode & 0o777).toBe(0o600);
+    expect(await readFile(logFile)).toEqual(bytes.subarray(0, start));
+
+    const second = bytes.subarray(start, start + 25);
+    await writeFile(logFile, Buffer.concat([bytes.subarray(0, start), second]));
+    await (await openSession(home, id)).close();
+    expect(await readFile(`${logFile}.torn`, 'utf8')).toBe(`${tail.toString()}\n${second.toString()}\n`);
+  });
+});
+
+describe('a complete last record (it ends with a newline) that fails its checksum', () => {
+  /*
+   * Regression (issue 17, point 4): such a line was dropped as if a crash had cut it short, and
+   * resume then recorded a completed run as failed. A crash cannot leave a newline after a partial
+   * record, so this is damage: refused like damage in the middle, and the file is left alone.
+   */
+  it('is a CorruptFileError naming the file and the line, at every damaged byte', async () => {
     const { home, id, logFile, bytes } = await sessionWithTranscript();
     const start = lastLineStart(bytes);
     for (let position = start; position < bytes.length - 1; position += 1) {
       const damaged = Buffer.from(bytes);
-      damaged[position] = (damaged[position] as number) ^ 0x20;
+      damaged[position] = (damaged[position] as number) ^ 0x01;
       await writeFile(logFile, damaged);
-      const loaded = await loadTranscript(home, id);
-      expect(loaded.messages).toEqual(sampleTranscript().slice(0, -1));
-      expect(loaded.warnings.map((warning) => warning.code)).toEqual(['torn_tail']);
+      const error = await loadTranscript(home, id).catch((caught: unknown) => caught);
+      expect(CorruptFileError.isInstance(error), `byte ${position}`).toBe(true);
+      expect(error).toMatchObject({ file: logFile, line: 6 });
     }
+  });
+
+  it('is refused by opening for writing, which changes nothing and keeps no .torn file', async () => {
+    const { home, id, logFile, bytes } = await sessionWithTranscript();
+    const damaged = Buffer.from(bytes);
+    const position = lastLineStart(bytes) + 10;
+    damaged[position] = (damaged[position] as number) ^ 0x01;
+    await writeFile(logFile, damaged);
+    const error = await openSession(home, id).catch((caught: unknown) => caught);
+    expect(CorruptFileError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(
+      `${logFile}, line 6: the checksum does not match the line; it is the last line, but it ends with a newline, so it was written whole and then damaged. ` +
+        'Forge did not change the file; keep a copy before editing it by hand.',
+    );
+    expect(await readFile(logFile)).toEqual(damaged);
+    await expect(stat(`${logFile}.torn`)).rejects.toThrow(/ENOENT/);
   });
 });
 

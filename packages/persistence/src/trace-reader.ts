@@ -1,8 +1,7 @@
 import { EVENT_SCHEMA_VERSION, type EventEnvelope } from '@forge/core';
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { CorruptFileError, UnsupportedSchemaError } from './errors.js';
+import { readTraceLines } from './trace-lines.js';
 import { traceFile } from './trace-writer.js';
 
 /*
@@ -20,7 +19,7 @@ const envelopeSchema = z.object({
 
 export type TraceEntry =
   | { readonly kind: 'event'; readonly line: number; readonly envelope: EventEnvelope }
-  /** The last line was cut short (the run's process died mid-write, or the run is still going). */
+  /** The last line was cut short, with no newline after it (the run's process died mid-write, or the run is still going). */
   | { readonly kind: 'torn'; readonly line: number; readonly message: string };
 
 type ParsedLine = { readonly ok: true; readonly envelope: EventEnvelope } | { readonly ok: false; readonly problem: string; readonly version?: number };
@@ -39,28 +38,25 @@ function parseLine(text: string): ParsedLine {
 }
 
 /**
- * Streams a run's trace line by line, without loading the whole file. A damaged last line is
- * reported as a `torn` entry; a damaged line followed by others throws `CorruptFileError`
- * naming the file and line.
+ * Streams a run's trace line by line, without loading the whole file. A last line cut short (no
+ * newline after it, as a write cut short by a crash leaves it) is reported as a `torn` entry; any
+ * damaged line that ends with a newline — blank, not JSON, not an envelope, too long — throws
+ * `CorruptFileError` naming the file and line, the last line included: it was written whole.
  */
 export async function* readTrace(home: string, runId: string): AsyncGenerator<TraceEntry> {
   const file = traceFile(home, runId);
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY });
-  let pending: { line: number; problem: string } | undefined;
-  let number = 0;
-  for await (const text of lines) {
-    number += 1;
-    if (pending !== undefined) throw new CorruptFileError({ file, line: pending.line, problem: pending.problem });
-    const parsed = parseLine(text);
-    if (parsed.ok) {
-      yield { kind: 'event', line: number, envelope: parsed.envelope };
-    } else if (parsed.version !== undefined) {
-      throw new UnsupportedSchemaError({ file, version: parsed.version, supported: [EVENT_SCHEMA_VERSION] });
-    } else {
-      pending = { line: number, problem: parsed.problem };
+  for await (const batch of readTraceLines(file)) {
+    for (const line of batch) {
+      const parsed: ParsedLine = line.kind === 'oversized' ? { ok: false, problem: `the line is ${line.chars} characters long, longer than any event` } : parseLine(line.text);
+      if (parsed.ok) {
+        yield { kind: 'event', line: line.number, envelope: parsed.envelope };
+      } else if (parsed.version !== undefined) {
+        throw new UnsupportedSchemaError({ file, version: parsed.version, supported: [EVENT_SCHEMA_VERSION] });
+      } else if (line.terminated) {
+        throw new CorruptFileError({ file, line: line.number, problem: parsed.problem });
+      } else {
+        yield { kind: 'torn', line: line.number, message: `Ignored an incomplete last line ${line.number} of ${file} (${parsed.problem}, and no newline after it).` };
+      }
     }
-  }
-  if (pending !== undefined) {
-    yield { kind: 'torn', line: pending.line, message: `Ignored an incomplete last line ${pending.line} of ${file} (${pending.problem}).` };
   }
 }

@@ -88,6 +88,13 @@ describe('run traces', () => {
     const error = await collect(readTrace(home, 'run_torn')).catch((caught: unknown) => caught);
     expect(CorruptFileError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ line: 2 });
+
+    // Regression (issue 17): a damaged last line that ends with a newline, or a blank line, was
+    // passed over as torn; a crash cannot leave either, so each is damage the docs call an error.
+    await writeFile(trace.file, [lines[0], lines[1], '{"schemaVersion":1,"runId":"run_torn","sequ', ''].join('\n'));
+    await expect(collect(readTrace(home, 'run_torn'))).rejects.toMatchObject({ code: 'corrupt_file', line: 3 });
+    await writeFile(trace.file, [lines[0], '', lines[1], ''].join('\n'));
+    await expect(collect(readTrace(home, 'run_torn'))).rejects.toMatchObject({ code: 'corrupt_file', line: 2 });
   });
 
   it('never reuses a run id and ignores events after close', async () => {

@@ -1,4 +1,4 @@
-import { createId, dryRunCompaction, runAgent, selectRecentTail, type Message } from '@forge/core';
+import { createId, runAgent, selectRecentTail, type Message } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createSession, openSession } from './session-open.js';
@@ -8,6 +8,7 @@ import { createTraceWriter } from './trace-writer.js';
 
 const temporaryHome = useTemporaryHome();
 const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / 4);
+const counts = (messages: readonly Message[]) => messages.map(countTokens);
 
 /** Turns with reasoning, parallel tool calls and split results, like a real agent session. */
 function longTranscript(turns: number): Message[] {
@@ -37,15 +38,14 @@ describe('the active view across resume', () => {
     const writer = await createSession(home, { workspaceRoot: '/w' });
     for (let start = 0; start < transcript.length; start += 7) await writer.appendMessages(transcript.slice(start, start + 7));
     const budgets = [0, 10, 55, 120, 400, 1000, 5000, Number.POSITIVE_INFINITY];
-    const before = budgets.map((budgetTokens) => selectRecentTail(writer.messages, { budgetTokens, countTokens }));
+    const before = budgets.map((budgetTokens) => selectRecentTail(writer.messages, { budgetTokens, messageTokens: counts(writer.messages) }));
     await writer.close();
 
     const loaded = await loadTranscript(home, writer.id);
     const reopened = await openSession(home, writer.id);
     for (const [position, budgetTokens] of budgets.entries()) {
-      expect(selectRecentTail(loaded.messages, { budgetTokens, countTokens })).toBe(before[position]);
-      expect(selectRecentTail(reopened.messages, { budgetTokens, countTokens })).toBe(before[position]);
-      dryRunCompaction(reopened.messages, { budgetTokens, countTokens });
+      expect(selectRecentTail(loaded.messages, { budgetTokens, messageTokens: counts(loaded.messages) })).toBe(before[position]);
+      expect(selectRecentTail(reopened.messages, { budgetTokens, messageTokens: counts(reopened.messages) })).toBe(before[position]);
     }
     await reopened.close();
     expect((await loadTranscript(home, writer.id)).messages).toEqual(transcript);
@@ -62,7 +62,7 @@ describe('a session across two runs and a restart', () => {
       const writer = sessionId === undefined ? await createSession(home, { workspaceRoot: '/w' }) : await openSession(home, sessionId);
       const runId = createId('run');
       const trace = await createTraceWriter(home, runId);
-      const history = writer.messages.slice(selectRecentTail(writer.messages, { budgetTokens: 1000, countTokens }));
+      const history = writer.messages.slice(selectRecentTail(writer.messages, { budgetTokens: 1000, messageTokens: counts(writer.messages) }));
       await writer.recordRunStart({ runId, model: { provider: model.provider, modelId: model.modelId } });
       const result = await runAgent({ model, request, instructions, history, runId, sessionId: writer.id, onEvent: trace.listener });
       await writer.appendMessages(result.messages, { runId });

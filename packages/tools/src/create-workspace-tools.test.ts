@@ -42,7 +42,8 @@ describe('createWorkspaceTools', () => {
     const [list, read, search, edit, run] = createWorkspaceTools({ root, ledger: new ReadLedger() });
     expect(list?.describe?.({ path: 'src', recursive: true })).toBe('list_files src (recursive)');
     expect(read?.describe?.({ path: 'a.ts', startLine: 3 })).toBe('read_file a.ts (lines 3-end)');
-    expect(search?.describe?.({ pattern: 'TODO\nFIXME' })).toBe('search TODO FIXME in .');
+    expect(search?.describe?.({ pattern: 'TODO\nFIXME' })).toBe('search "TODO\\nFIXME" in .');
+    expect(read?.describe?.({ path: 'two\nlines.txt' })).toBe('read_file "two\\nlines.txt"');
     expect(edit?.describe?.({ path: 'a.ts', mode: 'replace' })).toBe('edit_file replace a.ts');
     expect(run?.describe?.({ argv: ['npm', 'run', 'test -- --watch=false'], cwd: 'app' })).toBe(
       "run_command npm run 'test -- --watch=false' in app",

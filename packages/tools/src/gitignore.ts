@@ -1,15 +1,28 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { describeRefusal, readRegularFile } from '@forge/bounded-read';
 import ignore, { type Ignore } from 'ignore';
+
+/** A `.gitignore` larger than this is not used (git's own limit is 100 MB; real ones are a few KiB). */
+export const MAX_GITIGNORE_BYTES = 1024 * 1024;
+/** Rules after this many in one file are not used: every rule costs time on every path tested. */
+export const MAX_GITIGNORE_RULES = 2000;
+/** A rule longer than this (no path component is) is not used. */
+export const MAX_GITIGNORE_RULE_CHARACTERS = 4096;
+/** Notes kept about `.gitignore` files that were not used, or only in part. */
+const MAX_NOTES = 5;
 
 /**
  * The `.gitignore` rules of a workspace, the root's and every nested one, loaded lazily per
  * directory. A deeper file has the last word, as in git: it can re-include what a parent ignored.
- * `.git` itself is always ignored.
+ * `.git` itself is always ignored. Like git, a `.gitignore` that is a symbolic link is not
+ * followed; one that is not a regular file (a FIFO, a device) or is too large is not read at all.
+ * What was not used is told by `notes`, for the tool output.
  */
 export class GitignoreRules {
   private readonly root: string;
   private readonly byDirectory = new Map<string, Promise<Ignore | undefined>>();
+  private readonly problems: string[] = [];
+  private unlisted = 0;
 
   /** `root` is the workspace's real path; the paths passed to `isIgnored` are relative to it. */
   constructor(root: string) {
@@ -38,22 +51,67 @@ export class GitignoreRules {
     return ignored;
   }
 
+  /** One sentence per `.gitignore` that was not used, or used only in part, so far. */
+  notes(): string[] {
+    return this.unlisted === 0 ? [...this.problems] : [...this.problems, `${this.unlisted} more .gitignore files were not used in full`];
+  }
+
+  private note(problem: string): void {
+    if (this.problems.length < MAX_NOTES) this.problems.push(problem);
+    else this.unlisted += 1;
+  }
+
   private rulesOf(directory: string): Promise<Ignore | undefined> {
     let rules = this.byDirectory.get(directory);
     if (rules === undefined) {
-      rules = loadRules(path.join(this.root, directory, '.gitignore'));
+      rules = this.loadRules(directory === '.' ? '.gitignore' : `${directory}/.gitignore`);
       this.byDirectory.set(directory, rules);
     }
     return rules;
   }
+
+  private async loadRules(relativeFile: string): Promise<Ignore | undefined> {
+    let read;
+    try {
+      read = await readRegularFile(path.join(this.root, relativeFile), { maxBytes: MAX_GITIGNORE_BYTES, followSymlinks: false });
+    } catch (error) {
+      this.note(`${relativeFile} was not used: it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      return undefined;
+    }
+    if (read.kind === 'missing') return undefined;
+    if (read.kind !== 'read') {
+      this.note(`${relativeFile} was not used: ${describeRefusal(relativeFile, read)}`);
+      return undefined;
+    }
+    const lines = read.bytes.toString('utf8').split(/\r?\n/);
+    const kept = lines.filter((line) => line.length <= MAX_GITIGNORE_RULE_CHARACTERS && line.trim() !== '' && !line.startsWith('#'));
+    const tooLong = lines.filter((line) => line.length > MAX_GITIGNORE_RULE_CHARACTERS).length;
+    const used = kept.slice(0, MAX_GITIGNORE_RULES);
+    const rules = compile(used);
+    const left: string[] = [];
+    if (tooLong > 0) left.push(`${tooLong} rule(s) longer than ${MAX_GITIGNORE_RULE_CHARACTERS} characters`);
+    if (kept.length > used.length) left.push(`the ${kept.length - used.length} rule(s) after the first ${MAX_GITIGNORE_RULES}`);
+    if (rules.invalid > 0) left.push(`${rules.invalid} rule(s) that cannot be compiled`);
+    if (left.length > 0) this.note(`${relativeFile} was used without ${left.join(', ')}`);
+    return rules.ignore;
+  }
 }
 
-async function loadRules(file: string): Promise<Ignore | undefined> {
-  let text: string;
+/** The rules as one matcher; a rule the matcher cannot compile (it compiles lazily, on first test) is left out. */
+function compile(rules: readonly string[]): { ignore: Ignore; invalid: number } {
+  const all = ignore().add([...rules]);
   try {
-    text = await readFile(file, 'utf8');
+    all.test('a');
+    return { ignore: all, invalid: 0 };
   } catch {
-    return undefined;
+    const valid = rules.filter((rule) => {
+      try {
+        ignore().add(rule).test('a');
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    return { ignore: ignore().add(valid), invalid: rules.length - valid.length };
   }
-  return ignore().add(text);
 }

@@ -10,6 +10,7 @@ export {
   type SessionApprovalGate,
 } from './approval.js';
 export { createWorkspaceTools, type WorkspaceToolsOptions } from './create-workspace-tools.js';
+export { displayPath } from './display-path.js';
 export {
   DEFAULT_INSTRUCTION_FILE_BYTES,
   INSTRUCTIONS_FILE_NAME,
@@ -18,6 +19,7 @@ export {
 } from './instructions.js';
 export { changedLineCounts, diffLines, unifiedDiff, type DiffLine } from './line-diff.js';
 export { ReadLedger } from './read-ledger.js';
+export { waitForRunningCommands } from './run-process.js';
 export { createEditFileTool, type EditFileToolOptions } from './tools/edit-file.js';
 export { createListFilesTool, type ListFilesToolOptions } from './tools/list-files.js';
 export { createReadFileTool, DEFAULT_READ_CAP_BYTES, type ReadFileToolOptions } from './tools/read-file.js';

@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, link, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '@forge/core';
 import { describe, expect, it } from 'vitest';
@@ -37,7 +38,7 @@ describe('loadInstructions', () => {
     expect(snapshot.sources.map((source) => source.origin)).toEqual([path.join(base, 'worktree/AGENTS.md')]);
   });
 
-  it('stops at the home directory outside a repository, including its own file', async () => {
+  it('outside a repository loads only the workspace root\'s own file, never a parent\'s', async () => {
     const outer = await makeTempDirectory();
     await writeFiles(outer, { 'AGENTS.md': 'beyond home\n', 'home/AGENTS.md': 'home rules\n', 'home/project/AGENTS.md': 'project rules\n' });
     const snapshot = await loadInstructions({
@@ -45,7 +46,17 @@ describe('loadInstructions', () => {
       systemPrompt: 'base',
       homeDirectory: path.join(outer, 'home'),
     });
-    expect(snapshot.sources.map((source) => source.origin)).toEqual([path.join(outer, 'home/AGENTS.md'), path.join(outer, 'home/project/AGENTS.md')]);
+    expect(snapshot.sources.map((source) => source.origin)).toEqual([path.join(outer, 'home/project/AGENTS.md')]);
+  });
+
+  it('does not look for a repository root beyond a directory others may write to (such as /tmp)', async () => {
+    const outer = await makeTempDirectory();
+    await mkdir(path.join(outer, '.git'));
+    await writeFiles(outer, { 'AGENTS.md': 'planted by another user\n', 'shared/work/AGENTS.md': 'work rules\n' });
+    await chmod(path.join(outer, 'shared'), 0o1777);
+    const snapshot = await loadInstructions({ workspaceRoot: path.join(outer, 'shared/work'), systemPrompt: '', homeDirectory: '/nonexistent-home' });
+    expect(snapshot.sources.map((source) => source.origin)).toEqual([path.join(outer, 'shared/work/AGENTS.md')]);
+    expect(snapshot.text).not.toContain('planted');
   });
 
   it('gives the same hash for the same files and a new one when a file changes', async () => {
@@ -84,5 +95,61 @@ describe('loadInstructions', () => {
     await expect(loadInstructions({ workspaceRoot: path.join(base, 'missing'), systemPrompt: '' })).rejects.toThrow(
       `The workspace root ${path.join(base, 'missing')} cannot be opened; check that the directory exists.`,
     );
+  });
+
+  describe('with the confinement of read_file', () => {
+    async function repository(): Promise<{ base: string; repo: string; warnings: string[]; load: () => Promise<Awaited<ReturnType<typeof loadInstructions>>> }> {
+      const base = await makeTempDirectory();
+      const repo = path.join(base, 'repo');
+      await mkdir(path.join(repo, '.git'), { recursive: true });
+      await writeFiles(base, { 'outside/credentials': 'aws_secret_access_key = outside-secret\n', 'repo/docs/rules.md': 'inside rules\n' });
+      const warnings: string[] = [];
+      const load = () => loadInstructions({ workspaceRoot: repo, systemPrompt: 'base', homeDirectory: base, onWarning: (message) => warnings.push(message) });
+      return { base, repo, warnings, load };
+    }
+
+    it('refuses an AGENTS.md that links outside the repository, and says so in one line', async () => {
+      const { base, repo, warnings, load } = await repository();
+      await symlink(path.join(base, 'outside/credentials'), path.join(repo, 'AGENTS.md'));
+      const snapshot = await load();
+      expect(snapshot.text).toBe('base');
+      expect(snapshot.text).not.toContain('outside-secret');
+      expect(warnings).toEqual([
+        `${path.join(repo, 'AGENTS.md')} is a symbolic link to ${path.join(base, 'outside/credentials')}, outside ${repo}; it was not loaded as instructions.`,
+      ]);
+    });
+
+    it('refuses a link to /etc/passwd and a dangling link', async () => {
+      const { repo, warnings } = await repository();
+      await mkdir(path.join(repo, 'pkg'));
+      await symlink('/etc/passwd', path.join(repo, 'AGENTS.md'));
+      await symlink(path.join(repo, 'missing.md'), path.join(repo, 'pkg', 'AGENTS.md'));
+      const snapshot = await loadInstructions({ workspaceRoot: path.join(repo, 'pkg'), systemPrompt: 'base', onWarning: (message) => warnings.push(message) });
+      expect(snapshot.text).toBe('base');
+      expect(warnings).toHaveLength(2);
+      expect(warnings[0]).toContain('/etc/passwd, outside');
+      expect(warnings[1]).toContain('which does not resolve');
+    });
+
+    it('follows a link that stays inside the repository', async () => {
+      const { repo, warnings, load } = await repository();
+      await symlink('docs/rules.md', path.join(repo, 'AGENTS.md'));
+      const snapshot = await load();
+      expect(snapshot.text).toContain('inside rules');
+      expect(warnings).toEqual([]);
+    });
+
+    it('refuses a FIFO without waiting on it, and a hard link to an outside file', async () => {
+      const { base, repo, warnings } = await repository();
+      execFileSync('mkfifo', [path.join(repo, 'AGENTS.md')]);
+      await mkdir(path.join(repo, 'pkg'));
+      await link(path.join(base, 'outside/credentials'), path.join(repo, 'pkg', 'AGENTS.md'));
+      const snapshot = await loadInstructions({ workspaceRoot: path.join(repo, 'pkg'), systemPrompt: 'base', homeDirectory: base, onWarning: (message) => warnings.push(message) });
+      expect(snapshot.text).toBe('base');
+      expect(warnings).toEqual([
+        `${path.join(repo, 'AGENTS.md')} is a FIFO, not a regular file; it was not loaded as instructions.`,
+        `${path.join(repo, 'pkg', 'AGENTS.md')} has 2 hard links, and another of them may be a file outside ${repo}; it was not loaded as instructions.`,
+      ]);
+    });
   });
 });

@@ -1,7 +1,10 @@
-import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { describeRefusal, openRegularFile, readAtMost } from '@forge/bounded-read';
 import { createInstructionSnapshot, InvalidInputError, type InstructionSnapshot } from '@forge/core';
+import { openedPath } from './text-file.js';
+import { isInside } from './workspace.js';
 
 /** The file name looked for in each directory. */
 export const INSTRUCTIONS_FILE_NAME = 'AGENTS.md';
@@ -14,16 +17,23 @@ export interface LoadInstructionsOptions {
   readonly systemPrompt: string;
   /** Bytes kept of each file; longer files are cut with a marker (default 64 KiB). */
   readonly maxFileBytes?: number;
-  /** Where the upward search stops at the latest (default: the user's home directory). */
+  /** Where the search for a repository root stops at the latest (default: the user's home directory). */
   readonly homeDirectory?: string;
+  /** Told, in one sentence each, about instruction files that were found but not loaded. */
+  readonly onWarning?: (message: string) => void;
 }
 
 /**
- * Loads the instructions of one run: the system prompt, then every `AGENTS.md` from the
- * outermost directory down to the workspace root, so the file closest to the workspace has the
- * last word. The search walks up from the workspace root and stops after the first directory
- * holding `.git` (the repository root), after the home directory, or at the filesystem root,
- * whichever comes first. Origins are absolute paths. Call it once per run and keep the snapshot.
+ * Loads the instructions of one run: the system prompt, then the `AGENTS.md` files that belong to
+ * the workspace, outermost first, so the file closest to the workspace has the last word.
+ *
+ * Inside a repository (the nearest directory above the workspace holding `.git`, looked for up
+ * to the home directory) those are the files from the repository root down to the workspace
+ * root; outside one, only the workspace root's own file. The search never enters a directory
+ * other users may write to (such as `/tmp`). A file is read with the confinement of `read_file`,
+ * the repository (or workspace) being the boundary: a symbolic link leading out of it, a FIFO or
+ * device, or a file with several hard links is not loaded, and `onWarning` says so. Origins are
+ * absolute paths. Call it once per run and keep the snapshot.
  */
 export async function loadInstructions(options: LoadInstructionsOptions): Promise<InstructionSnapshot> {
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_INSTRUCTION_FILE_BYTES;
@@ -34,24 +44,47 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
     throw new InvalidInputError({ message: `The workspace root ${options.workspaceRoot} cannot be opened; check that the directory exists.`, cause: error });
   }
   const home = await realpath(options.homeDirectory ?? homedir()).catch(() => undefined);
+  const repositoryRoot = await findRepositoryRoot(start, home);
+  const boundary = repositoryRoot ?? start;
+  const warn = options.onWarning ?? (() => {});
 
   const found: { origin: string; content: string }[] = [];
-  for (const directory of directoriesUpward(start)) {
+  for (const directory of directoriesBetween(boundary, start)) {
     const file = path.join(directory, INSTRUCTIONS_FILE_NAME);
-    const content = await readBounded(file, maxFileBytes);
-    if (content !== undefined) found.push({ origin: file, content });
-    if (directory === home || (await exists(path.join(directory, '.git')))) break;
+    const loaded = await readInstructionFile(file, boundary, maxFileBytes);
+    if (loaded.kind === 'refused') warn(`${loaded.reason}; it was not loaded as instructions.`);
+    if (loaded.kind === 'loaded') found.push({ origin: file, content: loaded.content });
   }
-  return createInstructionSnapshot(options.systemPrompt, found.reverse());
+  return createInstructionSnapshot(options.systemPrompt, found);
 }
 
-function* directoriesUpward(start: string): Generator<string> {
+/** The nearest directory from `start` upwards holding `.git`, stopping after `home` and before any directory others may write to. */
+async function findRepositoryRoot(start: string, home: string | undefined): Promise<string | undefined> {
   let directory = start;
   for (;;) {
-    yield directory;
+    if (await exists(path.join(directory, '.git'))) return directory;
     const parent = path.dirname(directory);
-    if (parent === directory) return;
+    if (directory === home || parent === directory || (await isSharedDirectory(parent))) return undefined;
     directory = parent;
+  }
+}
+
+/** `outer`, then each directory below it down to `inner` (which lies inside `outer`). */
+function directoriesBetween(outer: string, inner: string): string[] {
+  const directories = [inner];
+  for (let directory = inner; directory !== outer; ) {
+    directory = path.dirname(directory);
+    directories.push(directory);
+  }
+  return directories.reverse();
+}
+
+/** A directory users other than its owner may write to (mode o+w, such as `/tmp`): anyone may have put a file there. */
+async function isSharedDirectory(directory: string): Promise<boolean> {
+  try {
+    return ((await stat(directory)).mode & 0o002) !== 0;
+  } catch {
+    return true;
   }
 }
 
@@ -64,30 +97,51 @@ async function exists(candidate: string): Promise<boolean> {
   }
 }
 
-/** The file's text cut to `maxBytes` with a marker, or undefined when there is no such regular file. */
-async function readBounded(file: string, maxBytes: number): Promise<string | undefined> {
+type InstructionFile = { readonly kind: 'absent' } | { readonly kind: 'refused'; readonly reason: string } | { readonly kind: 'loaded'; readonly content: string };
+
+/** The file's text cut to `maxBytes` with a marker, if it is a regular file that stays inside `boundary`. */
+async function readInstructionFile(file: string, boundary: string, maxBytes: number): Promise<InstructionFile> {
+  let real: string;
   try {
-    if (!(await stat(file)).isFile()) return undefined;
-  } catch {
-    return undefined;
-  }
-  let handle;
-  try {
-    handle = await open(file, 'r');
+    real = await realpath(file);
   } catch (error) {
-    throw new InvalidInputError({
-      message: `The instructions file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}); fix its permissions or remove it.`,
-      cause: error,
-    });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ELOOP') return unreadable(file, error);
+    if (!(await exists(file))) return { kind: 'absent' };
+    return { kind: 'refused', reason: `${file} is a symbolic link to ${await readlink(file).catch(() => 'nowhere')}, which does not resolve` };
   }
+  if (!isInside(boundary, real)) {
+    return { kind: 'refused', reason: `${file} is a symbolic link to ${real}, outside ${boundary}` };
+  }
+  let opened;
   try {
-    const size = (await handle.stat()).size;
-    const buffer = Buffer.alloc(Math.min(size, maxBytes));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
-    if (size <= maxBytes) return text;
-    return `${text.replace(/\uFFFD$/, '')}\n\n[truncated: ${file} is ${size} bytes; only the first ${maxBytes} were loaded]`;
+    opened = await openRegularFile(real, { followSymlinks: false });
+  } catch (error) {
+    return unreadable(file, error);
+  }
+  if (opened.kind === 'missing') return { kind: 'absent' };
+  if (opened.kind === 'not-regular' && opened.fileKind === 'directory') return { kind: 'absent' };
+  if (opened.kind !== 'opened') return { kind: 'refused', reason: describeRefusal(file, opened) };
+  const { handle, stats } = opened;
+  try {
+    const openedAt = await openedPath(handle, real);
+    if (openedAt === null || !isInside(boundary, openedAt)) {
+      return { kind: 'refused', reason: `${file} changed while it was opened and may lie outside ${boundary}` };
+    }
+    if (stats.nlink > 1) return { kind: 'refused', reason: `${file} has ${stats.nlink} hard links, and another of them may be a file outside ${boundary}` };
+    const bytes = await readAtMost(handle, maxBytes);
+    const text = bytes.subarray(0, maxBytes).toString('utf8').replace(/^\uFEFF/, '');
+    if (bytes.length <= maxBytes) return { kind: 'loaded', content: text };
+    const size = Math.max(stats.size, bytes.length);
+    return { kind: 'loaded', content: `${text.replace(/\uFFFD$/, '')}\n\n[truncated: ${file} is ${size} bytes; only the first ${maxBytes} were loaded]` };
   } finally {
     await handle.close();
   }
+}
+
+function unreadable(file: string, error: unknown): never {
+  throw new InvalidInputError({
+    message: `The instructions file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}); fix its permissions or remove it.`,
+    cause: error,
+  });
 }

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { COMMAND_MARKER_VARIABLE, CommandProcesses, type StrayProcesses } from './command-processes.js';
 
 export interface RunProcessOptions {
   readonly argv: readonly [string, ...string[]];
@@ -9,6 +11,8 @@ export interface RunProcessOptions {
   readonly signal: AbortSignal;
   /** Time between SIGTERM and SIGKILL when stopping the process group (default 2000 ms). */
   readonly killGraceMs?: number;
+  /** How long to wait for the output pipes to close once the program has exited (default 1000 ms). */
+  readonly drainMs?: number;
 }
 
 export interface ProcessOutcome {
@@ -20,29 +24,69 @@ export interface ProcessOutcome {
   /** Combined stdout and stderr in arrival order, with a marker where the middle was dropped. */
   readonly output: string;
   readonly truncated: boolean;
+  /** Processes the program started outside its process group (`setsid`), found and killed when it ended. */
+  readonly strays: StrayProcesses;
+  /**
+   * The output pipes were still open `drainMs` after the program exited: a process Forge could
+   * not find (one that left the group and cleared its environment) still holds them.
+   */
+  readonly pipesHeldOpen: boolean;
 }
 
 /**
- * Runs a program without a shell in its own process group, so a timeout or an abort can stop it
- * together with everything it started. Rejects only when the program cannot be started
- * (`ENOENT`, `EACCES`); every other ending is an outcome.
+ * Runs a program without a shell in a session and process group of its own, so a timeout or an
+ * abort stops it together with everything it started. Every process it starts carries a marker
+ * in its environment; when the program ends, whatever is left of it (in its group, its session,
+ * or outside both) is killed, and the outcome says what was found and what may still run.
+ * Rejects only when the program cannot be started (`ENOENT`, `EACCES`); every other ending is an
+ * outcome.
  */
 export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
+  const outcome = startProcess(options);
+  unsettled.add(outcome);
+  void outcome.catch(() => {}).finally(() => unsettled.delete(outcome));
+  return outcome;
+}
+
+/** Commands of this process that have not ended yet, including cancelled ones still being stopped. */
+const unsettled = new Set<Promise<ProcessOutcome>>();
+
+/**
+ * Resolves once every command this process started has ended and what it left running was
+ * killed. A cancelled run is abandoned by the agent loop at once, while its command may take up
+ * to the kill grace to stop: a caller about to exit, or to start the next turn, waits here.
+ */
+export async function waitForRunningCommands(): Promise<void> {
+  while (unsettled.size > 0) await Promise.allSettled(unsettled);
+}
+
+function startProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
   const [program, ...args] = options.argv;
   const started = performance.now();
   const output = new HeadTailBuffer(options.outputCapBytes);
   const killGraceMs = options.killGraceMs ?? 2000;
+  const id = randomUUID();
 
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd: options.cwd, shell: false, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(program, args, {
+      cwd: options.cwd,
+      shell: false,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, [COMMAND_MARKER_VARIABLE]: id },
+    });
+    const processes = child.pid === undefined ? undefined : new CommandProcesses(child.pid, id);
     let timedOut = false;
     let cancelled = false;
+    let pipesHeldOpen = false;
     let forceKill: NodeJS.Timeout | undefined;
     let drain: NodeJS.Timeout | undefined;
+    let swept: Promise<StrayProcesses> | undefined;
 
     const stop = (): void => {
-      killGroup(child.pid, 'SIGTERM');
-      forceKill ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), killGraceMs);
+      if (processes === undefined || forceKill !== undefined) return;
+      forceKill = setTimeout(() => void processes.signal('SIGKILL'), killGraceMs);
+      void processes.signal('SIGTERM');
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -67,38 +111,37 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> 
       reject(error);
     });
     child.on('exit', () => {
-      // Whatever the program left running in its group goes too; then stop waiting for pipes a
-      // process outside the group may still hold open.
-      killGroup(child.pid, 'SIGKILL');
+      // Whatever the program left running goes too; then stop waiting for pipes a process Forge
+      // could not find may still hold open.
+      swept = processes?.sweep();
       drain = setTimeout(() => {
+        pipesHeldOpen = true;
         child.stdout.destroy();
         child.stderr.destroy();
-      }, 1000);
+      }, options.drainMs ?? 1000);
     });
     child.on('close', (exitCode, signal) => {
-      cleanUp();
-      resolve({
-        exitCode,
-        signal,
-        timedOut,
-        cancelled,
-        durationMs: Math.round(performance.now() - started),
-        output: output.text(),
-        truncated: output.truncated,
+      clearTimeout(drain);
+      void (swept ?? Promise.resolve(untracked)).then((strays) => {
+        cleanUp();
+        resolve({
+          exitCode,
+          signal,
+          timedOut,
+          cancelled,
+          durationMs: Math.round(performance.now() - started),
+          output: output.text(),
+          truncated: output.truncated,
+          strays,
+          pipesHeldOpen,
+        });
       });
     });
     if (options.signal.aborted) onAbort();
   });
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
+const untracked: StrayProcesses = { tracked: false, stopped: 0, stillRunning: [] };
 
 /** Keeps the first and the last `capBytes / 2` bytes of a stream and counts what fell between. */
 export class HeadTailBuffer {

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { sha256Hex } from '@forge/core';
+import { loadFile } from './text-file.js';
 import { resolveWorkspacePath } from './workspace.js';
 
 /** Current hashes of artifact uris; `null` when the artifact is gone or cannot be read. */
@@ -9,8 +9,8 @@ const FILE_SCHEME = 'file:';
 
 /**
  * Current hashes of workspace files named by `file:` artifact uris, read from disk inside the
- * workspace's confinement (the bytes `read_file` hashes). A file that is gone, unreadable or
- * outside the workspace maps to `null`: its facts show SUSPECT instead of staying VALID on an old
+ * workspace's confinement, the way `read_file` loads them. A file that is gone, unreadable, not a
+ * regular file, hard-linked, too large or outside the workspace maps to `null`: its facts show SUSPECT instead of staying VALID on an old
  * observation. Other uris are left to what the session observed.
  */
 export function workspaceArtifactHashes(root: string): WorkspaceHashSource {
@@ -19,8 +19,10 @@ export function workspaceArtifactHashes(root: string): WorkspaceHashSource {
     for (const uri of uris) {
       if (!uri.startsWith(FILE_SCHEME)) continue;
       try {
-        const target = await resolveWorkspacePath(root, uri.slice(FILE_SCHEME.length));
-        hashes.set(uri, target.exists ? sha256Hex(await readFile(target.absolute)) : null);
+        const requested = uri.slice(FILE_SCHEME.length);
+        const target = await resolveWorkspacePath(root, requested);
+        const loaded = target.exists ? await loadFile(target.absolute, root, requested) : undefined;
+        hashes.set(uri, loaded?.kind === 'ok' ? sha256Hex(loaded.bytes) : null);
       } catch {
         hashes.set(uri, null);
       }

@@ -101,7 +101,8 @@ export function toRelative(root: string, absolute: string): string {
   return relative === '' ? '.' : relative.split(path.sep).join('/');
 }
 
-function isInside(root: string, candidate: string): boolean {
+/** Whether `candidate` is `root` or lies below it (both absolute, compared as given). */
+export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
 }

@@ -3,7 +3,6 @@ import type { McpServers } from '@forge/mcp';
 import {
   createApprovalGate,
   createWorkspaceTools,
-  loadInstructions,
   ReadLedger,
   type ConfirmCallback,
   type SessionApprovalGate,
@@ -18,6 +17,7 @@ import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
+import { workspaceInstructions } from './workspace-instructions.js';
 import { resolveWorkspaceRoot } from './workspace.js';
 
 /** Everything a run needs besides the request: the parts `forge run` and the REPL share. */
@@ -43,21 +43,28 @@ export interface AgentSetup {
   readonly calibrationOf: (name: string) => Promise<CalibrationReport | null | undefined>;
 }
 
+/** The configured model and what resolving models needs; see {@link resolveConfiguredModel}. */
+export interface ConfiguredModel {
+  readonly modelName: string;
+  readonly model: ModelAdapter;
+  readonly resolve: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
+  readonly calibration: CalibrationHub;
+  readonly config: Awaited<ReturnType<typeof loadCliConfig>>['loaded']['config'];
+  readonly userFile: string;
+}
+
 /**
- * Resolves the global options and the configuration into a ready agent: checks `--cwd`, resolves
- * the model (`--model`, else the configured one, else scripted:demo; usage errors for bad ids and
- * missing keys), creates the workspace tools with one read ledger for the session, starts the
- * configured MCP servers, and creates the approval gate of the configured profile.
+ * The configured model (`--model`, else the configured one, else scripted:demo), its estimates
+ * calibrated from usage, without tools or MCP servers: what commands that only count use
+ * (`forge checkpoint show`), and what {@link prepareAgent} builds on. `measure`: the model only
+ * estimates, so it needs no API key.
  */
-export async function prepareAgent(options: {
+export async function resolveConfiguredModel(options: {
   readonly io: CliIo;
   readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
-  readonly confirm?: ConfirmCallback;
-  /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
   readonly purpose?: 'run' | 'measure';
-}): Promise<AgentSetup> {
+}): Promise<ConfiguredModel> {
   const { io, globals } = options;
-  const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
   const prices = configuredPriceSheets(config, loaded.provenance);
@@ -76,7 +83,25 @@ export async function prepareAgent(options: {
     return identity === undefined ? adapter : calibration.wrap(adapter, identity);
   };
   const modelName = config.model ?? DEFAULT_MODEL;
-  const model = await resolve(modelName);
+  return { modelName, model: await resolve(modelName), resolve, calibration, config, userFile: loaded.files.user };
+}
+
+/**
+ * Resolves the global options and the configuration into a ready agent: checks `--cwd`, resolves
+ * the model (`--model`, else the configured one, else scripted:demo; usage errors for bad ids and
+ * missing keys), creates the workspace tools with one read ledger for the session, starts the
+ * configured MCP servers, and creates the approval gate of the configured profile.
+ */
+export async function prepareAgent(options: {
+  readonly io: CliIo;
+  readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
+  readonly confirm?: ConfirmCallback;
+  /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
+  readonly purpose?: 'run' | 'measure';
+}): Promise<AgentSetup> {
+  const { io, globals } = options;
+  const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
+  const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
   const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });
   const approvals = createApprovalGate({
     profile: config.approval.profile,
@@ -89,7 +114,7 @@ export async function prepareAgent(options: {
     model,
     tools: [...builtIn, ...(mcp?.tools ?? [])],
     approvals,
-    instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: SYSTEM_PROMPT }),
+    instructions: workspaceInstructions(root, SYSTEM_PROMPT, (message) => io.stderr.write(`forge: warning: ${message}\n`)),
     maxSteps: globals.maxSteps,
     context: config.context,
     resolveModel: resolve,
@@ -99,7 +124,7 @@ export async function prepareAgent(options: {
       const identity = calibrationIdentity(name, config.models);
       if (identity === undefined) return undefined;
       const index = config.models.findIndex((entry) => `compatible:${entry.name}` === name);
-      return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: loaded.files.user });
+      return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: userFile });
     },
   };
 }

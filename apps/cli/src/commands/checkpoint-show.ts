@@ -1,10 +1,11 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { withRunIds } from '@forge/core';
 import { currentArtifactHashesFor, loadTranscript, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/persistence';
+import { resolveConfiguredModel } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
-import { checkpointDocument, renderCheckpoint } from '../session/compaction-output.js';
+import { checkpointDocument, checkpointViewTokens, renderCheckpoint, type CheckpointSubject } from '../session/compaction-output.js';
 import { sessionStoreError } from '../session/open-cli-session.js';
 import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
 import { sessionFromOptions } from '../session/resolve-session.js';
@@ -14,8 +15,9 @@ import type { CommandInvocation } from './command.js';
 /**
  * `forge checkpoint show (--session <id> | --last) [--json]`: the session's current checkpoint
  * as the model is sent it (the rendered view, with facts judged against the workspace's files as they are now)
- * and where it came from: strategy, the messages it summarizes with their hash, the tail after
- * it, when it was recorded, its size. Reads without a lock and writes nothing.
+ * and where it came from: strategy, the messages it summarizes with their hash, whether the next
+ * turn's mode sends it and what follows it verbatim, when it was recorded, its size in the
+ * configured model's tokens. Reads without a lock and writes nothing.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const settings = await resolveSessionSettings({ io, globals: options });
@@ -33,11 +35,8 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const root = session.workspaceRoot ?? (await resolveWorkspaceRoot(io.cwd, options.cwd));
   const currentHashes = await currentArtifactHashesFor(resolved, workspaceArtifactHashes(root));
   const view = resolved?.ok === true ? renderActiveCheckpoint(resolved.active, entries, undefined, currentHashes) : undefined;
-  const transcriptMessages = session.messages.length;
-  io.stdout.write(
-    options.json === true
-      ? `${JSON.stringify(checkpointDocument(session.id, resolved, view, transcriptMessages))}\n`
-      : renderCheckpoint(session.id, resolved, view, transcriptMessages, styleFor(io.stdout, io.env)),
-  );
+  const { model, config } = await resolveConfiguredModel({ io, globals: options, purpose: 'measure' });
+  const subject: CheckpointSubject = { sessionId: session.id, resolved, view, viewTokens: await checkpointViewTokens(model, view), transcriptMessages: session.messages.length, mode: config.context.mode };
+  io.stdout.write(options.json === true ? `${JSON.stringify(checkpointDocument(subject))}\n` : renderCheckpoint(subject, styleFor(io.stdout, io.env)));
   return ExitCode.ok;
 }

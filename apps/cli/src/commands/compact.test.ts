@@ -56,24 +56,22 @@ describe('forge compact --dry-run', () => {
     expect(text.stderr).toBe('');
     expect(text.stdout).toContain(`Compaction preview for ${session.id} (dry run: no model call, nothing written)`);
     expect(text.stdout).toMatch(/transcript\s+120 messages · ~[\d,]+ tokens/);
-    expect(text.stdout).toMatch(/eligible prefix\s+#1–#\d+ \(\d+ messages, \d+ groups\) · ~[\d,]+ tokens/);
-    expect(text.stdout).toMatch(/kept verbatim\s+#\d+–#120 \(\d+ messages, \d+ groups\) · ~[\d,]+ tokens \(recent tail budget 12,000\)/);
-    expect(text.stdout).toMatch(/projected history\s+~[\d,]+ → ~[\d,]+ tokens \(checkpoint of ~1,200\) · saves ~[\d,]+/);
+    expect(text.stdout).toMatch(/eligible prefix\s+messages \[0, \d+\) \(\d+ messages\) · ~[\d,]+ tokens/);
+    expect(text.stdout).toMatch(/kept verbatim\s+messages \[\d+, 120\) \(\d+ messages\) · ~[\d,]+ tokens \(recent tail budget 12,000\)/);
+    expect(text.stdout).toMatch(/next request\s+~[\d,]+ → ~[\d,]+ tokens \(checkpoint of ~[\d,]+\) · saves ~[\d,]+/);
+    expect(text.stdout).toContain("Counted by scripted:demo's estimator");
 
     const json = await forge(['compact', '--dry-run', '--session', session.id, '--json']);
     const report = JSON.parse(json.stdout) as CompactPreviewReport;
-    expect(report).toMatchObject({ sessionId: session.id, dryRun: true, modelCalls: 0, writes: 0, recentTailTokens: 12_000, summaryTargetTokens: 1_200 });
+    expect(report).toMatchObject({ sessionId: session.id, dryRun: true, modelCalls: 0, writes: 0, recentTailTokens: 12_000, model: 'scripted:demo', outcome: 'compact' });
     expect(report.eligiblePrefix.start).toBe(0);
     expect(report.eligiblePrefix.end).toBe(report.keptTail.start);
     expect(report.keptTail.end).toBe(120);
     expect(report.keptTail.tokens).toBeLessThanOrEqual(12_000);
     expect(report.eligiblePrefix.tokens + report.keptTail.tokens).toBe(report.transcript.tokens);
-    expect(report.projected).toEqual({
-      historyTokensBefore: report.transcript.tokens,
-      historyTokensAfter: 1_200 + report.keptTail.tokens,
-      savedTokens: report.transcript.tokens - 1_200 - report.keptTail.tokens,
-    });
-    expect(text.stdout).toContain(`#${report.keptTail.start + 1}–#120 (${report.keptTail.messages} messages`);
+    expect(report.projected.savedTokens).toBe(report.projected.requestTokensBefore - report.projected.requestTokensAfter);
+    expect(report.checkpointTokens).toBeGreaterThan(0);
+    expect(text.stdout).toContain(`messages [${report.keptTail.start}, 120) (${report.keptTail.messages} messages`);
 
     expect((await readFile(session.logFile)).equals(logBefore)).toBe(true);
     expect(await readdir(session.directory)).toEqual(filesBefore);
@@ -95,7 +93,7 @@ describe('forge compact --dry-run', () => {
     const result = await forge(['compact', '--dry-run', '--last']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('eligible prefix    none');
-    expect(result.stdout).toMatch(/projected history\s+~[\d,]+ tokens: nothing to compact, the history fits the recent tail/);
+    expect(result.stdout).toMatch(/next request\s+~[\d,]+ tokens: nothing to compact \(every completed turn fits the recent tail/);
   });
 
   it.each([
@@ -123,7 +121,7 @@ describe('forge compact', () => {
     const session = await storedSession(messages);
     const result = await forge(['compact', '--session', session.id, '--focus', 'the parser']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`Compacted session ${session.id} with forge-state: messages #1–#(\\d+) are now checkpoint cp_[0-9a-f]{16} \\(sha256 [0-9a-f]{12}\\); #\\d+–#120 stay verbatim\\.`));
+    expect(result.stdout).toMatch(new RegExp(`Compacted session ${session.id} with forge-state: messages \\[0, (\\d+)\\) are now checkpoint cp_[0-9a-f]{16} \\(sha256 [0-9a-f]{12}\\); messages \\[\\d+, 120\\) stay verbatim\\.`));
     expect(result.stdout).toMatch(/estimate\s+~[\d,]+ tokens with every unsummarized turn → ~[\d,]+ with the checkpoint and the recent tail \(saves ~[\d,]+\)/);
     expect(result.stdout).toContain('The full transcript is kept; a checkpoint only changes what later turns send. (120 messages)');
     const stored = await loadTranscript(forgeHome.path, session.id);
@@ -136,10 +134,14 @@ describe('forge compact', () => {
     const shown = await forge(['checkpoint', 'show', '--session', session.id]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^Checkpoint cp_[0-9a-f]{16} of session /);
-    expect(shown.stdout).toMatch(/strategy\s+forge-state\n\s+summarizes\s+#1–#\d+ \(sha256 [0-9a-f]{12}\)/);
+    expect(shown.stdout).toMatch(/strategy\s+forge-state\n\s+summarizes\s+messages \[0, \d+\) \(sha256 [0-9a-f]{12}\)\n\s+use\s+sent by the next turn \(mode compact\); messages \[\d+, 120\) are sent verbatim after it/);
+    expect(shown.stdout).toMatch(/view\s+[\d,]+ characters, [\d,]+ tokens/);
+    const inWarn = await runCli(['checkpoint', 'show', '--session', session.id, '--context-mode', 'warn'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
+    expect(inWarn.stdout).toContain('not sent in mode warn: every message [0, 120) is sent verbatim (only mode compact sends checkpoints)');
     expect(shown.stdout).toContain('[SESSION_CHECKPOINT v1]\nstrategy: forge-state\n');
     const document = JSON.parse((await forge(['checkpoint', 'show', '--last', '--json'])).stdout) as CheckpointDocument;
-    expect(document.checkpoint).toMatchObject({ strategy: 'forge-state', summarizedThrough: expect.any(Number), messageCount: 120 });
+    expect(document.checkpoint).toMatchObject({ strategy: 'forge-state', summarizedThrough: expect.any(Number), messageCount: 120, sentInMode: true, viewTokens: expect.any(Number) });
+    expect(document.mode).toBe('compact');
     expect(document.view).toBe(shown.stdout.slice(shown.stdout.indexOf('[SESSION_CHECKPOINT v1]')));
   });
 

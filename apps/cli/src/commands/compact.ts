@@ -1,6 +1,6 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core';
-import { loadTranscript, openSessionHandle, type SessionHandle } from '@forge/persistence';
+import { loadTranscript, openSessionHandle, previewSessionCompaction, type SessionHandle } from '@forge/persistence';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
 import { engineName, prepareEngine } from '../engines/prepare-engine.js';
@@ -8,7 +8,7 @@ import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
-import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
+import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
 import { compactionDocument, compactorDisclosure, disclosureLine, renderCompaction } from '../session/compaction-output.js';
 import { sessionStoreError } from '../session/open-cli-session.js';
 import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
@@ -23,18 +23,18 @@ const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as con
  * `forge compact (--session <id> | --last)`: compacts a stored session now. The completed turns
  * older than the recent tail become a checkpoint (deterministic `forge-state` unless `--strategy`
  * says otherwise), stored durably before it is used. No confirmation is asked: the transcript is
- * kept whole, only what later turns send changes. `--dry-run` previews without a lock, a model
- * call or a write.
+ * kept whole, only what later turns send in mode compact changes. `--dry-run` computes the same
+ * compaction without a lock, a model call or a write: its numbers are the real compaction's.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const settings = await resolveSessionSettings({ io, globals: options });
   const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
   const id = await sessionFromOptions(options, lookup, `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
-  if (options.dryRun === true) return preview(id, settings, { io, json: options.json === true });
-  if (await onCodexThread(options, settings, id)) return compactThroughCodex(id, settings, { io, options });
+  if (options.dryRun !== true && (await onCodexThread(options, settings, id))) return compactThroughCodex(id, settings, { io, options });
 
-  const agent = await prepareAgent({ io, globals: options });
+  const agent = await prepareAgent({ io, globals: options, ...(options.dryRun === true ? { purpose: 'measure' as const } : {}) });
   try {
+    if (options.dryRun === true) return await preview(id, settings, agent, { io, json: options.json === true });
     const strategy = await strategyOf(options, agent);
     let handle: SessionHandle;
     try {
@@ -50,7 +50,6 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
         model: agent.model,
         instructions: agent.instructions,
         tools: agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-        recentTailTokens: settings.recentTailTokens,
         context: agent.context,
         compaction: { strategy },
         artifactHashes: workspaceArtifactHashes(agent.root),
@@ -118,19 +117,29 @@ async function compactThroughCodex(id: string, settings: SessionSettings, contex
   }
 }
 
-async function preview(id: string, settings: SessionSettings, output: { readonly io: CommandInvocation['io']; readonly json: boolean }): Promise<number> {
+/** `--dry-run`: the compaction `forge compact` would make now, computed the same way with the same model and tools; no lock, no model call, no write. */
+async function preview(id: string, settings: SessionSettings, agent: AgentSetup, output: { readonly io: CommandInvocation['io']; readonly json: boolean }): Promise<number> {
   let session;
   try {
     session = await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor });
   } catch (error) {
     throw sessionStoreError(error);
   }
-  const report = previewCompaction({
+  const result = await previewSessionCompaction(session, {
+    model: agent.model,
+    instructions: agent.instructions,
+    tools: agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    context: agent.context,
+    artifactHashes: workspaceArtifactHashes(agent.root),
+    redactor: settings.redactor,
+  });
+  const report = await compactPreviewReport({
     sessionId: session.id,
     messages: session.messages,
     summarizedThrough: session.checkpoint?.source.summarizedThrough,
-    recentTailTokens: settings.recentTailTokens,
-    summaryTargetTokens: settings.summaryTargetTokens,
+    recentTailTokens: agent.context.recentTailTokens,
+    model: agent.model,
+    result,
   });
   output.io.stdout.write(output.json ? `${JSON.stringify(report)}\n` : renderCompactPreview(report, styleFor(output.io.stdout, output.io.env)));
   return ExitCode.ok;

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, mergeLayers, parseConfigText, projectConfigPath, userConfigPath, type ConfigIssue, type ConfigLayer, type Layer } from '@forge/config';
+import { ConfigError, mergeLayers, parseConfigText, projectConfigPath, readConfigText, userConfigPath, type ConfigIssue, type ConfigLayer, type Layer } from '@forge/config';
 import { UsageError } from '../cli-error.js';
 import { configDirectories } from '../config/cli-config.js';
 import { jsonValueOffsets, locateJsonPath } from '../config/json-locations.js';
@@ -23,21 +22,23 @@ function describeIssue(file: string, text: string, issue: ConfigIssue, offsets: 
 }
 
 async function checkFile(file: string): Promise<FileCheck> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readConfigText(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, kind: 'missing' };
-    return { file, kind: 'invalid', problems: [`${file}: cannot be read (${(error as Error).message})`] };
+    if (!ConfigError.isInstance(error)) throw error;
+    return { file, kind: 'invalid', problems: error.issues.map((issue) => `${file}: ${issue.message}`) };
   }
+  if (text === undefined) return { file, kind: 'missing' };
   try {
     const { schemaVersion: _version, $schema: _schema, ...values } = parseConfigText(text, file);
     return { file, kind: 'valid', values };
   } catch (error) {
     if (!ConfigError.isInstance(error)) throw error;
     let offsets: Map<string, number> | undefined;
-    const lazyOffsets = () => (offsets ??= jsonValueOffsets(text));
-    return { file, kind: 'invalid', problems: error.issues.map((issue) => describeIssue(file, text, issue, lazyOffsets)) };
+    const source = text;
+    const lazyOffsets = () => (offsets ??= jsonValueOffsets(source));
+    return { file, kind: 'invalid', problems: error.issues.map((issue) => describeIssue(file, source, issue, lazyOffsets)) };
   }
 }
 

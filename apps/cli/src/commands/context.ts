@@ -1,6 +1,6 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport, withRunIds } from '@forge/core';
-import { conservativeMessageTokens, currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
+import { currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
 import { prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';
@@ -15,10 +15,11 @@ import type { CommandInvocation } from './command.js';
 /**
  * `forge context [--json]`: what the next request would cost, measured exactly as a run measures
  * it — the configured model and its window (with the window's source), the budget by category,
- * the reserve, the retained turns, free space and how the count was made. With `--resume <id>` or
- * `--last` the history is that session's recent view, and the session's cost so far is read from
- * its traces; otherwise it is a new conversation. For a model with prices, the next request's cost
- * with a cold and a warm cache. Sends nothing to any provider and writes nothing.
+ * the reserve, the messages sent verbatim, free space, whether the next step would compact, and
+ * how the count was made. With `--resume <id>` or `--last` the history is that session's view in
+ * the configured mode, and the session's cost so far is read from its traces; otherwise it is a
+ * new conversation. For a model with prices, the next request's cost with a cold and a warm cache.
+ * Sends nothing to any provider and writes nothing.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const choice = sessionChoice(options);
@@ -35,21 +36,22 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
       } catch (error) {
         throw sessionStoreError(error);
       }
-      // The same view a turn sends: the current checkpoint's rendered view and the recent tail after it.
+      // The same view a turn sends in this mode: the checkpoint (mode compact) and every message after it.
       const transcript = withRunIds(stored.messages, stored.runs);
       const checkpoint = stored.checkpoint;
-      const currentHashes = checkpoint === undefined ? undefined : await currentArtifactHashesFor(resolveStoredCheckpoint(checkpoint, transcript), workspaceArtifactHashes(agent.root));
+      const resolved = checkpoint === undefined ? undefined : resolveStoredCheckpoint(checkpoint, transcript);
+      const currentHashes = await currentArtifactHashesFor(resolved, workspaceArtifactHashes(agent.root));
       const view = selectSessionView({
+        mode: agent.context.mode,
         transcript,
         stored: checkpoint,
+        ...(resolved === undefined ? {} : { resolved }),
         ...(currentHashes === undefined ? {} : { currentHashes }),
         nativeStates: new Map(),
         redact: (text) => settings.redactor.redact(text),
-        recentTailTokens: settings.recentTailTokens,
-        countTokens: conservativeMessageTokens,
         model: agent.model,
       });
-      session = { view, sessionMessages: stored.messages.length };
+      session = { view, transcript: stored.messages };
       spent = await sessionCostFromTraces(settings.forgeHome, id);
     }
     const report = await measureNextRequest(agent, session, spent === undefined ? undefined : toSessionCost(spent));

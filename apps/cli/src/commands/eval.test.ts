@@ -39,15 +39,16 @@ interface JsonReport {
 }
 
 describe('forge eval', () => {
-  it('runs the smoke suite offline and its gates pass (warn and the forge-state compaction)', { timeout: 90_000 }, async () => {
-    const builtIn = await runCli(['eval', '--suite', 'smoke', '--mode', 'warn,compact:forge-state', '--json'], { cwd: directory.path });
+  it('runs the smoke suite offline and its gates pass (warn and the forge-state compaction, judged against full history)', { timeout: 90_000 }, async () => {
+    const builtIn = await runCli(['eval', '--suite', 'smoke', '--mode', 'warn,compact:forge-state,baseline:full-history', '--json'], { cwd: directory.path });
     expect(builtIn.stderr).not.toContain('gate failed');
     expect(builtIn.code).toBe(0);
     const report = JSON.parse(builtIn.stdout) as JsonReport;
     expect(report.errors).toEqual([]);
     const compactGates = report.gates.filter((gate) => gate.mode === 'compact:forge-state');
     expect(compactGates.map((gate) => gate.status)).toEqual(compactGates.map(() => 'pass'));
-    expect(compactGates.length).toBe(7);
+    expect(compactGates.length).toBe(8);
+    expect(report.gates.filter((gate) => gate.status === 'not-evaluated')).toEqual([]);
 
     // A fixture written by a user in a directory of their own gives the same metrics.
     const user = await runCli(['eval', '--fixtures', directory.path, '--mode', MODES, '--json'], { cwd: directory.path });
@@ -100,7 +101,7 @@ describe('forge eval', () => {
 
   it('rejects wrong usage with exit 2 and says what to do', async () => {
     const cases: [string[], RegExp][] = [
-      [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke and full/],
+      [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke, realistic and full/],
       [['eval', '--model', 'openai:gpt-5'], /--model is used by forge eval only with --live/],
       [['eval', '--live'], /--live needs a model/],
       [['eval', '--fixtures', directory.path, '--mode', 'turbo'], /Unknown mode "turbo"; choose from off, warn/],

@@ -46,7 +46,7 @@ async function chooseFixtures(options: CommandInvocation['options'], io: CliIo):
     return { fixtures: await usage(() => loadFixtureDirectory(path)), source: `fixtures ${directory}` };
   }
   const name = suite ?? 'smoke';
-  if (name !== 'smoke' && name !== 'full') throw new UsageError(`unknown suite "${name}"; the built-in suites are smoke and full`);
+  if (name !== 'smoke' && name !== 'realistic' && name !== 'full') throw new UsageError(`unknown suite "${name}"; the built-in suites are smoke, realistic and full`);
   return { fixtures: await usage(() => loadSuite(name as SuiteName)), source: `suite ${name}` };
 }
 

@@ -4,9 +4,9 @@ import { UsageError } from '../cli-error.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { TurnEngine } from '../engines/turn-engine.js';
 import { loadCliConfig } from '../config/cli-config.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode, exitCodeForSignal } from '../exit-codes.js';
 import { defaultModelNotice } from '../models/resolve-model.js';
-import type { CliIo } from '../io.js';
+import type { CliIo, TerminationSignal } from '../io.js';
 import { createJsonRenderer, createTextRenderer } from '../output/event-renderer.js';
 import { createStallWatch } from '../output/stall-watch.js';
 import { styleFor, type Style } from '../output/style.js';
@@ -19,7 +19,8 @@ import type { CommandInvocation } from './command.js';
  * `forge run <prompt...>`: one non-interactive run. Confirm-level tool calls are denied (nobody
  * can answer a prompt), with a note on stderr saying how to allow them. Ctrl-C cancels the run.
  * The run is a turn of a session: a new one, or the one `--resume <id>` / `--last` names, whose
- * recent history it continues; `--no-session` stores nothing.
+ * recent history it continues; `--no-session` stores nothing. SIGTERM and SIGHUP cancel the run
+ * like Ctrl-C; Forge then exits with 143 or 129.
  */
 export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
   const words = args[0];
@@ -27,20 +28,53 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
   if (prompt.length === 0) throw new UsageError('the prompt is empty; say what Forge should do, e.g. forge run "Summarise the workspace"');
 
   const choice = sessionChoice(options);
-  const engine = await prepareEngine({ io, globals: options });
+  const cancellation = new RunCancellation(io);
   try {
-    return await runWithEngine(prompt, engine, { options, io, choice });
+    const engine = await prepareEngine({ io, globals: options });
+    try {
+      return await runWithEngine(prompt, engine, { options, io, choice, cancellation });
+    } finally {
+      await engine.close();
+    }
   } finally {
-    await engine.close();
+    cancellation.stopListening();
+  }
+}
+
+/** Ctrl-C, SIGTERM and SIGHUP, from the start of `forge run` to its end, as one abort signal. */
+class RunCancellation {
+  private readonly controller = new AbortController();
+  /** The termination signal that cancelled the run, if one did. */
+  endedBy: TerminationSignal | undefined;
+  readonly stopListening: () => void;
+
+  constructor(io: CliIo) {
+    const cancel = (reason: string) => {
+      if (!this.controller.signal.aborted) io.stderr.write(`forge: cancelling…${reason}\n`);
+      this.controller.abort();
+    };
+    const stopInterrupts = io.onInterrupt(() => cancel(''));
+    const stopTerminations = io.onTerminate((signal) => {
+      this.endedBy ??= signal;
+      cancel(` (${signal})`);
+    });
+    this.stopListening = () => {
+      stopInterrupts();
+      stopTerminations();
+    };
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
   }
 }
 
 async function runWithEngine(
   prompt: string,
   engine: TurnEngine,
-  context: { readonly options: CommandInvocation['options']; readonly io: CliIo; readonly choice: SessionChoice },
+  context: { readonly options: CommandInvocation['options']; readonly io: CliIo; readonly choice: SessionChoice; readonly cancellation: RunCancellation },
 ): Promise<number> {
-  const { options, io, choice } = context;
+  const { options, io, choice, cancellation } = context;
   const settings = await resolveSessionSettings({ io, globals: options });
   await engine.start();
   const errorStyle = styleFor(io.stderr, io.env);
@@ -52,11 +86,6 @@ async function runWithEngine(
   const stall = createStallWatch(io.stdout, { enabled: !json && io.stdout.isTTY === true && io.env.TERM !== 'dumb', style: styleFor(io.stdout, io.env) });
   const renderer = json ? createJsonRenderer(io.stdout) : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle, beforeWrite: () => stall.erase() });
 
-  const controller = new AbortController();
-  const stopListening = io.onInterrupt(() => {
-    if (!controller.signal.aborted) io.stderr.write('forge: cancelling…\n');
-    controller.abort();
-  });
   let result: RunResult;
   try {
     if (session !== undefined) {
@@ -71,7 +100,7 @@ async function runWithEngine(
       {
         request: prompt,
         approvals: noteDenials(engine.approvals, io),
-        signal: controller.signal,
+        signal: cancellation.signal,
         onEvent: (envelope) => {
           renderer.onEvent(envelope);
           if (envelope.event.type === 'model.text.delta') stall.text(envelope.event.delta);
@@ -84,18 +113,16 @@ async function runWithEngine(
           if (!json) io.stderr.write(`${errorStyle.dim(`• ${text}`)}\n`);
         },
       },
-      settings.recentTailTokens,
     );
     writeWarnings(turn.warnings, io, errorStyle);
     result = turn.result;
   } finally {
-    stopListening();
     stall.stop();
     renderer.finishRun();
     await session?.close();
   }
   if (session !== undefined && options.json !== true) io.stderr.write(`${errorStyle.dim(`session: ${session.id}`)}\n`);
-  return reportOutcome(result, io);
+  return reportOutcome(result, io, cancellation.endedBy);
 }
 
 function writeWarnings(warnings: readonly SessionTurnWarning[], io: CliIo, style: Style): void {
@@ -118,13 +145,13 @@ function howToAllow(call: ToolCallRequest): string {
   return 'forge run cannot ask for approval; re-run with --approval workspace-auto to allow commands, or approve them one by one in the REPL (forge)';
 }
 
-function reportOutcome(result: RunResult, io: CliIo): number {
+function reportOutcome(result: RunResult, io: CliIo, endedBy: TerminationSignal | undefined): number {
   switch (result.status) {
     case 'completed':
       return ExitCode.ok;
     case 'cancelled':
-      io.stderr.write('forge: cancelled\n');
-      return ExitCode.cancelled;
+      io.stderr.write(endedBy === undefined ? 'forge: cancelled\n' : `forge: cancelled by ${endedBy}\n`);
+      return endedBy === undefined ? ExitCode.cancelled : exitCodeForSignal(endedBy);
     case 'step_limit':
       io.stderr.write(`forge: error: the run stopped after ${result.steps} model steps without a final answer; raise --max-steps or narrow the request\n`);
       return ExitCode.failure;

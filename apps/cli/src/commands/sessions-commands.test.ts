@@ -233,3 +233,32 @@ describe('forge run with sessions', () => {
     }
   });
 });
+
+describe('damaged and oddly named sessions (issue 17)', () => {
+  it('marks a session whose complete last record fails its checksum as damaged, and sessions show says where', async () => {
+    const writer = await createSession(forgeHome.path, { workspaceRoot: workspace.path, id: 'damaged_one' });
+    await writer.appendMessages([{ role: 'user', content: 'First request' }, { role: 'assistant', content: [{ type: 'text', text: 'An answer.' }] }]);
+    await writer.close();
+    const log = await readFile(writer.logFile);
+    log[log.length - 30] = (log[log.length - 30] as number) ^ 0x01;
+    await writeFile(writer.logFile, log);
+
+    const listed = await forge(['sessions', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/damaged_one .* \?  .*damaged: line 3: the checksum does not match the line\n/);
+    const shown = await forge(['sessions', 'show', 'damaged_one']);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toBe(
+      `forge: error: ${writer.logFile}, line 3: the checksum does not match the line; it is the last line, but it ends with a newline, so it was written whole and then damaged. Forge did not change the file; keep a copy before editing it by hand.\n`,
+    );
+    const resumed = await forge(['run', '--last', '--model', 'scripted:demo', 'Again']);
+    expect(resumed.code).toBe(2);
+  });
+
+  it('shows a workspace whose name holds a newline as one quoted line', async () => {
+    const writer = await createSession(forgeHome.path, { workspaceRoot: '/tmp/two\nlines', id: 'newline_workspace' });
+    await writer.close();
+    const listed = await forge(['sessions', 'list']);
+    expect(listed.stdout.split('\n').filter((line) => line.includes('newline_workspace'))).toEqual([expect.stringContaining('"/tmp/two\\nlines"')]);
+  });
+});

@@ -1,15 +1,17 @@
 import {
   measureContext,
+  selectRequestView,
+  summarizeView,
   type CheckpointProvenance,
   type ContextPolicy,
   type ContextReport,
   type InstructionSnapshot,
+  type Message,
   type ModelAdapter,
-  type ModelRequest,
   type SessionCost,
   type Tool,
 } from '@forge/core';
-import type { SessionView } from '@forge/persistence';
+import { requestViewCheckpoint, type SessionView } from '@forge/persistence';
 
 /** What the next request is made of besides the history: `forge context` and `/context` measure it. */
 export interface ContextSubject {
@@ -22,46 +24,57 @@ export interface ContextSubject {
   readonly context: ContextPolicy;
 }
 
-/** The session part of the next request: the view a turn would send and the size of the whole transcript. */
+/** The session part of the next request: its stored transcript and the session's view of it (for the mode of `subject`). */
 export interface ContextSessionView {
-  readonly view: Pick<SessionView, 'history' | 'checkpoint'>;
-  readonly sessionMessages: number;
+  readonly transcript: readonly Message[];
+  readonly view: Pick<SessionView, 'checkpoint' | 'nativeState' | 'unusedCheckpoint'>;
 }
 
 /**
- * Measures the next request of `subject` without sending it: its instructions, the session's view
- * (checkpoint and recent tail; none for a new conversation), an empty current request and the
- * tools grouped into built-in and one group per MCP server; with prices, what it will cost (and
+ * Measures the next request of `subject` without sending it, as core's view rule builds it
+ * (`selectRequestView`): its instructions, the session's checkpoint (mode compact) and every
+ * stored message after it (none for a new conversation), an empty current request and the tools
+ * grouped into built-in and one group per MCP server; with prices, what it will cost (and
  * `sessionCost`, what the session has cost so far). Writes nothing.
  */
 export async function measureNextRequest(subject: ContextSubject, session?: ContextSessionView, sessionCost?: SessionCost): Promise<ContextReport> {
   const instructions = await subject.instructions();
-  const checkpointView = session?.view.checkpoint;
-  const request: ModelRequest = {
-    instructions: instructions.text,
-    ...(checkpointView === undefined ? {} : { checkpoint: checkpointView.text }),
-    history: session?.view.history ?? [],
-    currentRequest: { role: 'user', content: '' },
-    continuation: [],
-    tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-  };
-  let checkpoint: CheckpointProvenance | undefined;
-  if (checkpointView !== undefined) {
-    const { id, strategy, source } = checkpointView;
-    checkpoint = { id, strategy, summarizedThrough: source.summarizedThrough, sourceHash: source.sourceHash };
+  const checkpoint = session === undefined ? undefined : requestViewCheckpoint(session.view);
+  const view = await selectRequestView({
+    transcript: session?.transcript ?? [],
+    ...(checkpoint === undefined ? {} : { checkpoint }),
+    policy: subject.context,
+    model: subject.model,
+    fixed: {
+      instructions: instructions.text,
+      currentRequest: { role: 'user', content: '' },
+      tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    },
+  });
+  let provenance: CheckpointProvenance | undefined;
+  const sent = session?.view.checkpoint;
+  if (sent !== undefined) {
+    provenance = { id: sent.id, strategy: sent.strategy, summarizedThrough: sent.source.summarizedThrough, sourceHash: sent.source.sourceHash };
+  } else if (session?.view.unusedCheckpoint !== undefined) {
+    const { id, strategy, mode } = session.view.unusedCheckpoint;
+    provenance = { id, strategy, unusedInMode: mode };
   }
   return measureContext({
     model: subject.model,
-    request,
+    request: view.request,
     policy: subject.context,
     instructionsHash: instructions.hash,
     toolGroups: groupTools(subject.tools),
-    ...(session === undefined ? {} : { sessionMessages: session.sessionMessages }),
-    ...(checkpoint === undefined ? {} : { checkpoint }),
+    ...(session === undefined
+      ? {}
+      : {
+          sessionMessages: session.transcript.length,
+          view: summarizeView({ stored: view.end, covered: view.coveredThrough, verbatim: view.end - view.tailStart, ...(checkpoint === undefined ? {} : { checkpointId: checkpoint.id }) }),
+        }),
+    ...(provenance === undefined ? {} : { checkpoint: provenance }),
     ...(sessionCost === undefined ? {} : { sessionCost }),
   });
 }
-
 /** Built-in tools in one group, each MCP server's tools in another. */
 function groupTools(tools: readonly Tool[]): { readonly name: string; readonly tools: Tool[] }[] {
   const groups = new Map<string, Tool[]>();

@@ -127,7 +127,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     contextMode: undefined,
     root: options.root,
     approvals: options.approvals,
-    async runTurn(session, turn, recentTailTokens) {
+    async runTurn(session, turn) {
       const running = await server();
       if (session === undefined) {
         const continuing = unstoredThread !== undefined && running.hasLoadedThread(unstoredThread.threadId) ? unstoredThread : undefined;
@@ -138,7 +138,6 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
         return { result, warnings: [] };
       }
       const stored = await session.runEngineTurn({
-        recentTailTokens,
         instructions: options.instructions,
         model: { provider: 'codex', modelId: options.model ?? 'codex-default' },
         run: async (input) => {
@@ -177,7 +176,6 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       if (choice.kind !== 'continue') return { kind: 'nothing', reason: choice.fallback?.message ?? 'the session has no Codex thread yet' };
       let compacted: CodexCompactionResult | undefined;
       await session.runEngineTurn({
-        recentTailTokens: 0,
         instructions,
         model: { provider: 'codex', modelId: choice.model },
         run: async (input) => {

@@ -1,4 +1,4 @@
-import { workspaceArtifactHashes } from '@forge/tools';
+import { waitForRunningCommands, workspaceArtifactHashes } from '@forge/tools';
 import { runAgent, type ContextMode, type ContextPolicy, type EventEnvelope, type ModelAdapter } from '@forge/core';
 import type { AgentSetup } from '../agent/agent-setup.js';
 import type { TurnEngine } from './turn-engine.js';
@@ -6,6 +6,8 @@ import type { TurnEngine } from './turn-engine.js';
 /**
  * Forge's own loop (`runAgent`) with the model, tools, instructions and context policy of
  * `setup`. The model and the context mode can be switched between turns (`/model`, `/mode`).
+ * A turn ends only once the commands it ran have ended: a cancelled one waits for them to be
+ * stopped, so Forge never exits, nor starts the next turn, with a command of the last one running.
  */
 export function createNativeEngine(setup: AgentSetup): TurnEngine {
   let model: ModelAdapter = setup.model;
@@ -21,7 +23,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     },
     root: setup.root,
     approvals: setup.approvals,
-    async runTurn(session, turn, recentTailTokens) {
+    async runTurn(session, turn) {
       const options = {
         model,
         request: turn.request,
@@ -36,13 +38,17 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
           turn.onEvent(envelope);
         },
       };
-      // --no-session stores nothing: calibration then only lives for this process.
-      if (session === undefined) return { result: await runAgent(options), warnings: [] };
       try {
-        const stored = await session.runTurn({ ...options, recentTailTokens, artifactHashes: workspaceArtifactHashes(setup.root) });
-        return { result: stored.result, warnings: stored.warnings };
+        // --no-session stores nothing: calibration then only lives for this process.
+        if (session === undefined) return { result: await runAgent(options), warnings: [] };
+        try {
+          const stored = await session.runTurn({ ...options, artifactHashes: workspaceArtifactHashes(setup.root) });
+          return { result: stored.result, warnings: stored.warnings };
+        } finally {
+          await setup.calibration.flush();
+        }
       } finally {
-        await setup.calibration.flush();
+        await waitForRunningCommands();
       }
     },
     async switchModel(name: string) {

@@ -1,5 +1,6 @@
-import { loadInstructions, createApprovalGate, type ConfirmCallback } from '@forge/tools';
+import { createApprovalGate, type ConfirmCallback } from '@forge/tools';
 import { prepareAgent } from '../agent/agent-setup.js';
+import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { UsageError } from '../cli-error.js';
 import type { CommandInvocation } from '../commands/command.js';
@@ -63,6 +64,6 @@ export async function prepareEngine(options: {
     approvals,
     profile,
     model,
-    instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: CODEX_ENGINE_PROMPT }),
+    instructions: workspaceInstructions(root, CODEX_ENGINE_PROMPT, (message) => io.stderr.write(`forge: warning: ${message}\n`)),
   });
 }

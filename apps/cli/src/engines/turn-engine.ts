@@ -36,9 +36,9 @@ export interface EngineTurnOutcome {
 }
 
 /**
- * Runs user turns for `forge run` and the REPL. Each engine sends the same bounded view: the
- * recent tail of the session's stored transcript, selected by the session (see
- * `SessionHandle.selectView`), and stores the turn through the same session bookkeeping.
+ * Runs user turns for `forge run` and the REPL. Each engine sends the view the session selects
+ * (see `SessionHandle.selectView`: the checkpoint in mode compact and every stored message after
+ * it, nothing left out) and stores the turn through the same session bookkeeping.
  */
 export interface TurnEngine {
   readonly name: EngineName;
@@ -50,11 +50,8 @@ export interface TurnEngine {
   readonly root: string;
   /** The approval gate of this process: the REPL's prompt, or `--approval`'s profile for `forge run`. */
   readonly approvals: SessionApprovalGate;
-  /**
-   * Runs one turn as a turn of `session`, or unstored without one (`--no-session`).
-   * `recentTailTokens` bounds the history the session selects.
-   */
-  runTurn(session: SessionHandle | undefined, turn: EngineTurn, recentTailTokens: number): Promise<EngineTurnOutcome>;
+  /** Runs one turn as a turn of `session`, or unstored without one (`--no-session`). */
+  runTurn(session: SessionHandle | undefined, turn: EngineTurn): Promise<EngineTurnOutcome>;
   /**
    * Uses model `name` (`provider:id`) from the next turn on; throws a usage error for an unknown
    * or unusable model, keeping the current one. Absent when the engine cannot switch (Codex).

@@ -332,6 +332,18 @@ describe('damaged traces', () => {
     expect(report.runs[0]?.events).toBe(lines.length);
   });
 
+  it('report a blank line and a damaged last line that ends with a newline as damage, not as a torn tail (issue 17)', async () => {
+    const home = await forgeHome();
+    const lines = envelopeLines('run_blank', compactionRunEvents());
+    await writeTraceLines(home, 'run_blank', [...lines.slice(0, 3), '', ...lines.slice(3), '{"schemaVersion":1,"runId":"run_blank","seq']);
+    const report = parseReport((await inspect(home, ['run_blank', '--json'])).stdout);
+    expect(report.problems.map((problem) => [problem.kind, problem.line])).toEqual([
+      ['malformed_line', 4],
+      ['malformed_line', lines.length + 2],
+    ]);
+    expect(report.problems[0]?.message).toContain('the line is blank');
+  });
+
   it('count event types this Forge does not know and skip lines from a newer schema', async () => {
     const home = await forgeHome();
     const lines = envelopeLines('run_future', [...compactionRunEvents().slice(0, 4), { type: 'context.cache.evicted', bytes: 10 }, { type: 'context.cache.evicted', bytes: 12 }]);

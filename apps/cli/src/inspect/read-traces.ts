@@ -1,8 +1,8 @@
 import { EVENT_SCHEMA_VERSION } from '@forge/core';
+import { readTraceLines, type TraceLine } from '@forge/persistence';
 import { BoundedList } from './bounded-list.js';
 import type { RunReport, TraceProblem } from './report.js';
 import { RunAggregator } from './run-aggregator.js';
-import { readTraceLines, type TraceLine } from './trace-lines.js';
 import { parseEnvelope, type ParsedEnvelope } from './trace-schemas.js';
 
 const LISTED_PROBLEMS = 50;
@@ -53,8 +53,9 @@ function describeOversized(line: Extract<TraceLine, { kind: 'oversized' }>): str
 
 /**
  * Streams one trace file into per-run reports (a trace normally holds one run; lines of other
- * runs get reports of their own). Damaged lines are logged with their number and skipped; a
- * damaged last line is reported as torn (the run died mid-write or is still going).
+ * runs get reports of their own). Damaged lines — blank ones included, the writer never writes
+ * one — are logged with their number and skipped; only a damaged last line with no newline after
+ * it is reported as torn (the run died mid-write or is still going).
  */
 export async function readTraceFile(file: string, problems: ProblemLog): Promise<RunReport[]> {
   const runs = new Map<string, RunAggregator>();
@@ -62,24 +63,19 @@ export async function readTraceFile(file: string, problems: ProblemLog): Promise
   let newerSchemaLines = 0;
   let newerSchema = 0;
 
-  // A damaged line is reported once the next line shows it was not the last one.
-  const flushDeferred = () => {
-    if (deferred === undefined) return;
-    problems.add({ kind: 'malformed_line', file, line: deferred.line, message: `Line ${deferred.line} of ${file}: ${deferred.problem}; skipped.` });
-    deferred = undefined;
+  const damaged = (line: TraceLine, problem: string) => {
+    // Only a last line without its newline can be a write cut short; anything else was written whole.
+    if (!line.terminated) deferred = { line: line.number, problem };
+    else problems.add({ kind: 'malformed_line', file, line: line.number, message: `Line ${line.number} of ${file}: ${problem}; skipped.` });
   };
 
   const take = (line: TraceLine) => {
-    if (line.kind === 'line' && line.text.trim() === '') return;
-    flushDeferred();
-    if (line.kind === 'oversized') {
-      deferred = { line: line.number, problem: describeOversized(line) };
-      return;
-    }
+    if (line.kind === 'oversized') return damaged(line, describeOversized(line));
+    if (line.text.trim() === '') return damaged(line, 'the line is blank');
     const parsed = parseLine(line.text);
     if (!parsed.ok) {
       if (parsed.newerSchema === undefined) {
-        deferred = { line: line.number, problem: parsed.problem };
+        damaged(line, parsed.problem);
       } else {
         newerSchemaLines += 1;
         newerSchema = Math.max(newerSchema, parsed.newerSchema);

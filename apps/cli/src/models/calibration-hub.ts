@@ -80,18 +80,30 @@ export class CalibrationHub {
   async wrap(adapter: ModelAdapter, identity: CalibrationIdentity): Promise<ModelAdapter> {
     const tracked = await this.track(identity);
     this.byAdapter.set(`${adapter.provider}\u0000${adapter.modelId}`, tracked);
-    return withEstimator(adapter, async (request) => {
-      const raw = await adapter.estimateRequestTokens(request);
-      const configured = identity.scale === undefined ? raw : scaleEstimate(raw, identity.scale);
+    const correctionNow = (): number | undefined => {
       const correction = undercountCorrection(this.summaryOf(tracked));
-      const given = correction === undefined ? configured : scaleEstimate(configured, correction);
-      tracked.given.set(given.tokens, configured.tokens);
-      if (tracked.given.size > 64) tracked.given.delete(tracked.given.keys().next().value as number);
       if (correction !== undefined && !tracked.noticed) {
         tracked.noticed = true;
         this.notice(this.correctionLine(tracked, correction));
       }
-      return given;
+      return correction;
+    };
+    return withEstimator(adapter, {
+      estimateRequestTokens: async (request) => {
+        const raw = await adapter.estimateRequestTokens(request);
+        const configured = identity.scale === undefined ? raw : scaleEstimate(raw, identity.scale);
+        const correction = correctionNow();
+        const given = correction === undefined ? configured : scaleEstimate(configured, correction);
+        tracked.given.set(given.tokens, configured.tokens);
+        if (tracked.given.size > 64) tracked.given.delete(tracked.given.keys().next().value as number);
+        return given;
+      },
+      // The same factors on each message, so a tail is cut with the counts the budget uses.
+      countMessageTokens: async (messages) => {
+        const raw = await adapter.countMessageTokens(messages);
+        const factor = (identity.scale ?? 1) * (correctionNow() ?? 1);
+        return factor === 1 ? raw : raw.map((tokens) => Math.ceil(tokens * factor));
+      },
     });
   }
 

@@ -22,6 +22,7 @@ export function createDemoModel(): ModelAdapter {
     modelId: MODEL_ID,
     capabilities: template.capabilities,
     estimateRequestTokens: (request: ModelRequest): Promise<TokenEstimate> => template.estimateRequestTokens(request),
+    countMessageTokens: (messages: readonly Message[]) => template.countMessageTokens(messages),
     doStream: (request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> =>
       new ScriptedModel([decideDemoStep], { provider: PROVIDER, modelId: MODEL_ID }).doStream(request, options),
   };

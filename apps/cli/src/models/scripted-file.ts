@@ -57,6 +57,7 @@ export function createScriptedFileModel(replies: readonly FileReply[]): ModelAda
     modelId: scripted.modelId,
     capabilities: scripted.capabilities,
     estimateRequestTokens: (request: ModelRequest) => scripted.estimateRequestTokens(request),
+    countMessageTokens: (messages) => scripted.countMessageTokens(messages),
     doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
       const delayMs = replies[scripted.requests.length]?.delayMs ?? 0;
       const parts = scripted.doStream(request, options);

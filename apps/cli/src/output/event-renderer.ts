@@ -26,6 +26,7 @@ export type BeforeWrite = () => void;
  * Human output: assistant text streams to `text` as it arrives; tool activity goes to
  * `activity` as short dim lines (`• read_file README.md`), each followed by one line saying how it
  * ended (`  read README.md (40 lines)`; red when it failed or was refused, yellow when denied or cancelled).
+ * Context warnings (once per run), compactions and limit stops get one dim line too (see {@link contextLine}).
  */
 export function createTextRenderer(options: {
   readonly text: CliOutput;
@@ -35,6 +36,8 @@ export function createTextRenderer(options: {
 }): EventRenderer {
   const { text, activity, style } = options;
   let lineOpen = false;
+  // One context warning per run: later steps past the same threshold would repeat it.
+  let warned = false;
 
   const closeLine = () => {
     if (lineOpen) text.write('\n');
@@ -61,13 +64,21 @@ export function createTextRenderer(options: {
           activity.write(`${paint(`  ${event.resultSummary ?? `${event.toolName}: ${outcomeLabel[event.outcome]}`}`)}\n`);
           return;
         }
-        default:
+        default: {
+          const line = contextLine(event);
+          if (line === undefined || (event.type === 'context.warning' && warned)) return;
+          if (event.type === 'context.warning') warned = true;
+          options.beforeWrite?.();
+          closeLine();
+          activity.write(`${style.dim(`• ${line}`)}\n`);
           return;
+        }
       }
     },
     finishRun() {
       options.beforeWrite?.();
       closeLine();
+      warned = false;
     },
   };
 }
@@ -79,3 +90,22 @@ const outcomeLabel = {
   denied: 'denied',
   cancelled: 'cancelled',
 } as const;
+
+/**
+ * The one line a person sees for a context event: a warning, a compaction that was made (strategy,
+ * tokens before → after), or a stop because the request cannot fit. Undefined for the others.
+ */
+export function contextLine(event: EventEnvelope['event']): string | undefined {
+  const tokens = (value: number) => value.toLocaleString('en-US');
+  switch (event.type) {
+    case 'context.warning':
+      return `context: ${event.message}`;
+    case 'context.compaction.completed':
+      if (!event.installed) return undefined;
+      return `context: compacted (${event.strategy}, ${event.trigger}) ~${tokens(event.tokensBefore)} → ~${tokens(event.tokensAfter)} tokens`;
+    case 'context.limit_reached':
+      return `context: stopped before sending (${event.reason}); see the error below`;
+    default:
+      return undefined;
+  }
+}

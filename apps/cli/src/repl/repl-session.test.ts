@@ -129,7 +129,8 @@ describe('the REPL keeps its conversation in a session', () => {
     expect(await repl.exited).toBe(0);
     const output = repl.test.stdout.text;
     expect(output).toContain(`Compaction preview for ${id} (dry run: no model call, nothing written)`);
-    expect(output).toMatch(/kept verbatim\s+#1–#2 \(2 messages, 2 groups\)/);
+    expect(output).toMatch(/kept verbatim\s+messages \[0, 2\) \(2 messages\)/);
+    expect(output).toMatch(/next request\s+~[\d,]+ tokens: nothing to compact/);
     expect(output).toContain(`Nothing compacted in session ${id}: every completed turn fits the recent tail; there is nothing older to summarize.`);
     expect(output).toContain('The full transcript is kept');
     expect((await readFile(logFile)).equals(before)).toBe(true);
@@ -151,8 +152,9 @@ describe('the REPL keeps its conversation in a session', () => {
     repl.type('/exit\n');
     expect(await repl.exited).toBe(0);
     const output = repl.test.stdout.text;
-    expect(output).toMatch(new RegExp(`Compacted session ${writer.id} with forge-state: messages #1–#\\d+ are now checkpoint cp_[0-9a-f]{16}`));
+    expect(output).toMatch(new RegExp(`Compacted session ${writer.id} with forge-state: messages \\[0, \\d+\\) are now checkpoint cp_[0-9a-f]{16}`));
     expect(output).toMatch(/Checkpoint cp_[0-9a-f]{16} of session/);
+    expect(output).toMatch(/use\s+sent by the next turn \(mode compact\); messages \[\d+, 80\) are sent verbatim after it/);
     expect(output).toContain('[SESSION_CHECKPOINT v1]');
     expect(output).toContain('The full transcript is kept');
     const stored = await loadTranscript(forgeHome.path, writer.id);
@@ -172,12 +174,12 @@ describe('the REPL keeps its conversation in a session', () => {
     const report = repl.test.stdout.text.slice(before);
     expect(report).toContain(`Context for ${repl.model.provider}:${repl.model.modelId}`);
     expect(report).toMatch(/Window +[\d,]+ tokens.* — from the capability table/);
-    expect(report).toMatch(/Mode +off — not checked/);
+    expect(report).toMatch(/Mode +off — fits \(mode off: no warnings\)/);
     expect(report).toMatch(/Instructions +[1-9][\d,]* /);
-    expect(report).toMatch(/History +[1-9][\d,]* .*2 messages retained/);
+    expect(report).toMatch(/History +[1-9][\d,]* .*2 messages verbatim/);
     expect(report).toMatch(/Tool schemas +[1-9][\d,]* .*5 tools/);
     expect(report).toMatch(/Available input +[1-9]/);
-    expect(report).toMatch(/Session +2 messages, 2 sent verbatim/);
+    expect(report).toMatch(/Session +2 messages: \[0, 2\) verbatim, none left out/);
     expect(report).not.toContain('\u001b[');
     expect(repl.model.requests).toHaveLength(1);
   });

@@ -1,4 +1,4 @@
-import type { Message } from '@forge/core';
+import type { ContextMode, Message } from '@forge/core';
 import {
   currentArtifactHashesFor,
   listSessions,
@@ -89,8 +89,8 @@ export class ReplSession {
     return this.handle.transcript().checkpoint?.source.summarizedThrough;
   }
 
-  /** Compacts the current session now (`/compact`); the transcript is kept whole. */
-  async compact(options: SessionCompactOptions): Promise<SessionCompactResult> {
+  /** Compacts the current session now (`/compact`; with `preview`, `/compact --dry-run`); the transcript is kept whole. */
+  async compact(options: SessionCompactOptions & { readonly preview?: boolean }): Promise<SessionCompactResult> {
     try {
       return await this.handle.compact(options);
     } finally {
@@ -120,12 +120,13 @@ export class ReplSession {
   }
 
   /**
-   * What the next turn on `model` would send of this session (`/context`): the current
-   * checkpoint's view, facts judged against the files `artifactHashes` reports, and the recent tail.
+   * What the next turn on `model` in `mode` would send of this session (`/context`): the current
+   * checkpoint's view in mode compact (facts judged against the files `artifactHashes` reports)
+   * and every message after it; every message in the other modes.
    */
-  async nextView(model: { readonly provider: string; readonly modelId: string }, artifactHashes: ArtifactHashSource): Promise<SessionView> {
+  async nextView(model: { readonly provider: string; readonly modelId: string }, mode: ContextMode, artifactHashes: ArtifactHashSource): Promise<SessionView> {
     const currentHashes = await currentArtifactHashesFor(this.handle.currentCheckpoint(), artifactHashes);
-    return this.handle.selectView({ recentTailTokens: this.settings.recentTailTokens, model, ...(currentHashes === undefined ? {} : { currentHashes }) });
+    return this.handle.selectView({ mode, model, ...(currentHashes === undefined ? {} : { currentHashes }) });
   }
 
   get resumed(): boolean {
@@ -135,7 +136,7 @@ export class ReplSession {
   /** Runs one turn on `engine` in the current session; the recent view of its transcript is the history. */
   async runTurn(engine: TurnEngine, turn: EngineTurn): Promise<EngineTurnOutcome> {
     try {
-      return await engine.runTurn(this.handle, turn, this.settings.recentTailTokens);
+      return await engine.runTurn(this.handle, turn);
     } finally {
       this.sync();
     }

@@ -3,9 +3,9 @@ import type { CommandInvocation } from '../commands/command.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode, exitCodeForSignal } from '../exit-codes.js';
 import { defaultModelNotice } from '../models/resolve-model.js';
-import type { CliIo } from '../io.js';
+import type { CliIo, TerminationSignal } from '../io.js';
 import { createTextRenderer } from '../output/event-renderer.js';
 import { createSpinner, type Spinner } from '../output/spinner.js';
 import { createStallWatch, type StallWatch } from '../output/stall-watch.js';
@@ -130,6 +130,14 @@ async function runRepl(options: {
   };
   activeReader.onInterrupt(onInterrupt);
   const stopSignals = io.onInterrupt(onInterrupt);
+  // SIGTERM or SIGHUP (the terminal closed): cancel the running turn, then leave as after /exit.
+  let endedBy: TerminationSignal | undefined;
+  const stopTerminations = io.onTerminate((signal) => {
+    endedBy ??= signal;
+    spinner.stop();
+    activeRun?.abort();
+    activeReader.close();
+  });
 
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
   if (engine.name === 'native' && config.model === undefined) print(`${style.yellow(wrapText(`Note: ${defaultModelNotice('/model')}`, width()))}\n`);
@@ -138,7 +146,7 @@ async function runRepl(options: {
     for (;;) {
       if (!input.pending) print(footer());
       const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT);
-      if (line === undefined) break;
+      if (line === undefined || endedBy !== undefined) break;
       interrupts.reset();
       const text = input.push(line);
       if (text === undefined || text.trim().length === 0) continue;
@@ -165,11 +173,12 @@ async function runRepl(options: {
     }
   } finally {
     stopSignals();
+    stopTerminations();
     spinner.stop();
     activeReader.close();
     await session.close();
   }
-  return ExitCode.ok;
+  return endedBy === undefined ? ExitCode.ok : exitCodeForSignal(endedBy);
 }
 
 async function runTurn(options: {

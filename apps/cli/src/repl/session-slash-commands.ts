@@ -1,10 +1,11 @@
 import type { Style } from '../output/style.js';
-import { renderContextReport, type ContextReport } from '@forge/core';
-import { loadInstructions, workspaceArtifactHashes } from '@forge/tools';
+import { renderContextReport, type ContextPolicy, type ContextReport, type ModelAdapter, type ToolDefinition } from '@forge/core';
+import { workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
 import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
-import { previewCompaction, renderCompactPreview } from '../session/compact-preview.js';
-import { compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
+import { workspaceInstructions } from '../agent/workspace-instructions.js';
+import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
+import { checkpointViewTokens, compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
@@ -75,24 +76,24 @@ const startNew: SlashCommand = {
   },
 };
 
+/**
+ * The model whose estimator counts for the REPL's commands, the next turn's policy and the view
+ * mode: the native engine's own; for Codex, an estimation-only stand-in and mode compact (the
+ * view the Codex engine is given).
+ */
+function counting(context: ReplContext): { readonly model: ModelAdapter; readonly policy: ContextPolicy; readonly tools: readonly ToolDefinition[] } {
+  const subject = context.engine.contextSubject?.();
+  if (subject === undefined) return { model: estimationOnlyModel(context.engine.modelLabel), policy: { ...context.config.context, mode: 'compact' }, tools: [] };
+  return { model: subject.model, policy: subject.context, tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) };
+}
+
 const compact: SlashCommand = {
   name: 'compact',
   arguments: '[--dry-run | focus…]',
   summary: 'compact the session now: older turns become a checkpoint (the transcript is kept); --dry-run previews',
   async run(context, argument): Promise<SlashOutcome> {
-    const { settings } = context.session;
-    if (argument === '--dry-run') {
-      const report = previewCompaction({
-        sessionId: context.session.id,
-        messages: context.session.messages,
-        summarizedThrough: context.session.summarizedThrough,
-        recentTailTokens: settings.recentTailTokens,
-        summaryTargetTokens: settings.summaryTargetTokens,
-      });
-      context.print(renderCompactPreview(report, context.style));
-      return 'continue';
-    }
-    if (context.engine.compact !== undefined) {
+    const preview = argument === '--dry-run';
+    if (!preview && context.engine.compact !== undefined) {
       try {
         const outcome = await context.session.compactOnEngine(context.engine);
         context.contextUse.reset();
@@ -106,26 +107,37 @@ const compact: SlashCommand = {
       }
       return 'continue';
     }
+    const { settings } = context.session;
+    const root = context.engine.root;
+    const { model, policy, tools } = counting(context);
     try {
-      const root = context.engine.root;
-      const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
-      const result = await context.session.compact({
-        // The REPL's engine keeps its adapter to itself: the estimate is the conservative one the dry run uses too.
-        model: estimationOnlyModel(context.engine.modelLabel),
-        instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: SYSTEM_PROMPT }),
-        recentTailTokens: settings.recentTailTokens,
-        context: context.config.context,
-        artifactHashes: workspaceArtifactHashes(root),
-        ...(argument === '' ? {} : { focus: argument }),
-        onEvent: (event) => {
-          trace.listener(event);
-          const compactor = compactorDisclosure(event);
-          if (compactor !== undefined) context.print(`${disclosureLine(compactor)}\n`);
-        },
-      }).finally(async () => {
-        const problem = await trace.close();
-        if (problem !== undefined) context.print(`${context.style.yellow(`warning: ${problem}`)}\n`);
-      });
+      const summarizedThrough = context.session.summarizedThrough;
+      // A preview installs nothing and writes no trace; the real compaction is traced like a run.
+      const trace = preview ? undefined : await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
+      const result = await context.session
+        .compact({
+          model,
+          instructions: workspaceInstructions(root, SYSTEM_PROMPT, (message) => context.print(`${context.style.yellow(`warning: ${message}`)}\n`)),
+          tools,
+          context: policy,
+          artifactHashes: workspaceArtifactHashes(root),
+          ...(argument === '' || preview ? {} : { focus: argument }),
+          ...(preview ? { preview: true } : {}),
+          onEvent: (event) => {
+            trace?.listener(event);
+            const compactor = compactorDisclosure(event);
+            if (compactor !== undefined) context.print(`${disclosureLine(compactor)}\n`);
+          },
+        })
+        .finally(async () => {
+          const problem = await trace?.close();
+          if (problem !== undefined) context.print(`${context.style.yellow(`warning: ${problem}`)}\n`);
+        });
+      if (preview) {
+        const report = await compactPreviewReport({ sessionId: context.session.id, messages: context.session.messages, summarizedThrough, recentTailTokens: policy.recentTailTokens, model, result });
+        context.print(renderCompactPreview(report, context.style));
+        return 'continue';
+      }
       await refreshContextUse(context);
       context.print(renderCompaction(context.session.id, result, context.style));
     } catch (error) {
@@ -137,10 +149,15 @@ const compact: SlashCommand = {
 
 const checkpoint: SlashCommand = {
   name: 'checkpoint',
-  summary: 'show the current checkpoint as the model is sent it, and where it came from',
+  summary: 'show the current checkpoint as the model is sent it, whether this mode sends it, and where it came from',
   async run(context): Promise<SlashOutcome> {
     const current = await context.session.checkpoint(workspaceArtifactHashes(context.engine.root));
-    context.print(renderCheckpoint(context.session.id, current?.resolved, current?.view, context.session.messages.length, context.style));
+    const { model } = counting(context);
+    const viewTokens = await checkpointViewTokens(model, current?.view);
+    const mode = context.engine.contextMode ?? 'compact';
+    context.print(
+      renderCheckpoint({ sessionId: context.session.id, resolved: current?.resolved, view: current?.view, viewTokens, transcriptMessages: context.session.messages.length, mode }, context.style),
+    );
     return 'continue';
   },
 };
@@ -150,8 +167,8 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
   const { engine } = context;
   const subject = engine.contextSubject?.();
   if (subject === undefined) return undefined;
-  const view = await context.session.nextView(subject.model, workspaceArtifactHashes(engine.root));
-  return measureNextRequest(subject, { view, sessionMessages: context.session.messages.length }, context.contextUse.costs.soFar);
+  const view = await context.session.nextView(subject.model, subject.context.mode, workspaceArtifactHashes(engine.root));
+  return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar);
 }
 
 /**

@@ -164,6 +164,13 @@ export function createTerminalLineReader(options: {
     close();
   }
 
+  // A terminal that went away (its window closed) fails reads and the reset of raw mode with EIO:
+  // that is the end of the input, and the REPL still has to close its session, so it is not a crash.
+  function onInputError(error: NodeJS.ErrnoException): void {
+    if (error.code !== 'EIO') throw error;
+    close();
+  }
+
   function onKeypress(text: string | undefined, key: Key | undefined): void {
     if (closed) return;
     const name = key?.name;
@@ -227,6 +234,7 @@ export function createTerminalLineReader(options: {
   if (input.isTTY === true) input.setRawMode?.(true);
   input.on('keypress', onKeypress);
   input.on('end', onEnd);
+  input.on('error', onInputError);
   input.resume();
 
   return {

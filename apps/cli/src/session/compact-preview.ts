@@ -1,6 +1,14 @@
-import { dryRunCompaction, type Message, type TranscriptRange } from '@forge/core';
-import { conservativeMessageTokens } from '@forge/persistence';
+import { formatMessageRange, type Message, type ModelAdapter, type TokenEstimateMethod } from '@forge/core';
+import type { SessionCompactResult } from '@forge/persistence';
 import type { Style } from '../output/style.js';
+
+/** A contiguous run of stored messages, `[start, end)`, and what it costs by the model's counter. */
+export interface PreviewRange {
+  readonly start: number;
+  readonly end: number;
+  readonly messages: number;
+  readonly tokens: number;
+}
 
 /** What `forge compact --dry-run` and `/compact --dry-run` report (`--json` prints it as is). */
 export interface CompactPreviewReport {
@@ -9,60 +17,80 @@ export interface CompactPreviewReport {
   /** A preview never calls a model and never writes; both are always 0, stated for scripts. */
   readonly modelCalls: 0;
   readonly writes: 0;
-  readonly tokenEstimator: 'conservative-bytes';
+  /** The model whose estimator counted every number, as `provider:model`, and how it counts. */
+  readonly model: string;
+  readonly tokenEstimator: TokenEstimateMethod;
   readonly recentTailTokens: number;
-  readonly summaryTargetTokens: number;
   readonly transcript: { readonly messages: number; readonly tokens: number };
-  readonly alreadySummarized: TranscriptRange;
-  readonly eligiblePrefix: TranscriptRange;
-  readonly keptTail: TranscriptRange;
-  readonly tailOverBudget: boolean;
-  /** History tokens as things stand (everything not yet summarized) and after the prefix became a checkpoint. */
-  readonly projected: { readonly historyTokensBefore: number; readonly historyTokensAfter: number; readonly savedTokens: number };
+  readonly alreadySummarized: PreviewRange;
+  readonly eligiblePrefix: PreviewRange;
+  readonly keptTail: PreviewRange;
+  /** `compact`: the preview found a compaction to make; `nothing`: it did not, and says why. */
+  readonly outcome: 'compact' | 'nothing';
+  readonly reason?: string;
+  /** Tokens of the new checkpoint's view, when there is one. */
+  readonly checkpointTokens?: number;
+  /**
+   * The next request's estimate as things stand (the current checkpoint, if any, and every
+   * message after it) and after the compaction: exactly what `forge compact` reports.
+   */
+  readonly projected: { readonly requestTokensBefore: number; readonly requestTokensAfter: number; readonly savedTokens: number };
+}
+
+function range(start: number, end: number, counts: readonly number[]): PreviewRange {
+  let tokens = 0;
+  for (let index = start; index < end; index += 1) tokens += counts[index] ?? 0;
+  return { start, end, messages: end - start, tokens };
 }
 
 /**
- * Previews a compaction of `messages`: the contiguous completed prefix a checkpoint would
- * summarize, the recent tail kept verbatim, and the history budget before and after, assuming
- * the prefix becomes a checkpoint of `summaryTargetTokens`. Pure: no model call, no write.
+ * The report of a compaction preview (see `previewSessionCompaction` and `SessionHandle.compact`
+ * with `preview`): which prefix would become the checkpoint, which messages stay verbatim, and the
+ * request before and after, every count by `model`'s estimator.
  */
-export function previewCompaction(options: {
+export async function compactPreviewReport(options: {
   readonly sessionId: string;
   readonly messages: readonly Message[];
   readonly summarizedThrough: number | undefined;
   readonly recentTailTokens: number;
-  readonly summaryTargetTokens: number;
-}): CompactPreviewReport {
-  const preview = dryRunCompaction(options.messages, {
-    budgetTokens: options.recentTailTokens,
-    countTokens: conservativeMessageTokens,
-    ...(options.summarizedThrough === undefined ? {} : { summarizedThrough: options.summarizedThrough }),
-  });
-  const existing = preview.alreadySummarized.messages > 0 ? options.summaryTargetTokens : 0;
-  const before = existing + preview.eligiblePrefix.tokens + preview.keptTail.tokens;
-  const after = preview.eligiblePrefix.messages === 0 ? before : options.summaryTargetTokens + preview.keptTail.tokens;
-  return {
+  readonly model: ModelAdapter;
+  readonly result: SessionCompactResult;
+}): Promise<CompactPreviewReport> {
+  const { messages, result, model } = options;
+  const counts = await model.countMessageTokens(messages);
+  const previous = Math.min(options.summarizedThrough ?? 0, messages.length);
+  const { outcome } = result;
+  const tailStart = outcome.kind === 'compacted' ? outcome.tailStart : previous;
+  const base = {
     sessionId: options.sessionId,
-    dryRun: true,
-    modelCalls: 0,
-    writes: 0,
-    tokenEstimator: 'conservative-bytes',
+    dryRun: true as const,
+    modelCalls: 0 as const,
+    writes: 0 as const,
+    model: `${model.provider}:${model.modelId}`,
+    tokenEstimator: model.capabilities.estimation,
     recentTailTokens: options.recentTailTokens,
-    summaryTargetTokens: options.summaryTargetTokens,
-    transcript: { messages: preview.totalMessages, tokens: preview.totalTokens },
-    alreadySummarized: preview.alreadySummarized,
-    eligiblePrefix: preview.eligiblePrefix,
-    keptTail: preview.keptTail,
-    tailOverBudget: preview.tailOverBudget,
-    projected: { historyTokensBefore: before, historyTokensAfter: after, savedTokens: before - after },
+    transcript: { messages: messages.length, tokens: counts.reduce((total, tokens) => total + tokens, 0) },
+    alreadySummarized: range(0, previous, counts),
+    eligiblePrefix: range(previous, tailStart, counts),
+    keptTail: range(tailStart, messages.length, counts),
   };
+  if (outcome.kind === 'compacted') {
+    return {
+      ...base,
+      outcome: 'compact',
+      checkpointTokens: outcome.built.checkpoint.estimatedTokens,
+      projected: { requestTokensBefore: outcome.tokensBefore, requestTokensAfter: outcome.tokensAfter, savedTokens: outcome.reclaimedTokens },
+    };
+  }
+  const before = result.events.find((event) => event.type === 'context.compaction.skipped')?.tokensBefore ?? 0;
+  return { ...base, outcome: 'nothing', reason: outcome.message, projected: { requestTokensBefore: before, requestTokensAfter: before, savedTokens: 0 } };
 }
 
 const number = (value: number) => value.toLocaleString('en-US');
 
-function describeRange(range: TranscriptRange): string {
-  if (range.messages === 0) return 'none';
-  return `#${range.start + 1}–#${range.end} (${range.messages} message${range.messages === 1 ? '' : 's'}, ${range.groups} group${range.groups === 1 ? '' : 's'}) · ~${number(range.tokens)} tokens`;
+function describeRange(part: PreviewRange): string {
+  if (part.messages === 0) return 'none';
+  return `messages ${formatMessageRange(part.start, part.end)} (${part.messages} message${part.messages === 1 ? '' : 's'}) · ~${number(part.tokens)} tokens`;
 }
 
 /** The human-readable preview. */
@@ -77,17 +105,18 @@ export function renderCompactPreview(report: CompactPreviewReport, style: Style)
     `  eligible prefix    ${describeRange(report.eligiblePrefix)}`,
     `  kept verbatim      ${describeRange(report.keptTail)} ${style.dim(`(recent tail budget ${number(report.recentTailTokens)})`)}`,
   );
-  if (report.tailOverBudget) lines.push(style.yellow('  the tail is over its budget: its last tool calls are still waiting for results and are always kept'));
-  if (report.eligiblePrefix.messages === 0) {
-    lines.push(`  projected history  ~${number(projected.historyTokensBefore)} tokens: nothing to compact, the history fits the recent tail`);
+  if (report.outcome === 'nothing') {
+    lines.push(`  next request       ~${number(projected.requestTokensBefore)} tokens: nothing to compact (${report.reason ?? 'no savings'})`);
   } else {
     lines.push(
-      `  projected history  ~${number(projected.historyTokensBefore)} → ~${number(projected.historyTokensAfter)} tokens ` +
-        `(checkpoint of ~${number(report.summaryTargetTokens)}) · ${projected.savedTokens > 0 ? `saves ~${number(projected.savedTokens)}` : 'would not save tokens'}`,
+      `  next request       ~${number(projected.requestTokensBefore)} → ~${number(projected.requestTokensAfter)} tokens ` +
+        `(checkpoint of ~${number(report.checkpointTokens ?? 0)}) · saves ~${number(projected.savedTokens)}`,
     );
   }
   lines.push(
-    style.dim('Token counts are conservative estimates (UTF-8 bytes / 3). The full transcript is always kept; a checkpoint only changes what the model is sent.'),
+    style.dim(
+      `Counted by ${report.model}'s estimator, as forge compact and forge context count. The full transcript is always kept; a checkpoint only changes what the model is sent in mode compact.`,
+    ),
   );
   return `${lines.join('\n')}\n`;
 }

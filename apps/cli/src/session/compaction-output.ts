@@ -1,9 +1,12 @@
 import {
   createConservativeEstimator,
   DEFAULT_CONTEXT_POLICY,
+  formatMessageRange,
   InvalidInputError,
+  selectViewRange,
   type CompactionEvent,
   type CompactorDisclosure,
+  type ContextMode,
   type ModelAdapter,
 } from '@forge/core';
 import type { ActiveCheckpoint, ResolvedCheckpoint, SessionCompactResult } from '@forge/persistence';
@@ -77,9 +80,9 @@ export function renderCompaction(sessionId: string, result: SessionCompactResult
   }
   if (outcome.kind === 'compacted') {
     const { source } = outcome.built.checkpoint;
-    const tail = source.tailStart < result.transcriptMessages ? `#${source.tailStart + 1}–#${result.transcriptMessages} stay verbatim` : 'no message after it yet';
+    const tail = source.tailStart < result.transcriptMessages ? `messages ${formatMessageRange(source.tailStart, result.transcriptMessages)} stay verbatim` : 'no message after it yet';
     lines.push(
-      `${style.bold(`Compacted session ${sessionId}`)} with ${outcome.strategy}: messages #1–#${source.summarizedThrough} are now checkpoint ${outcome.built.id} ` +
+      `${style.bold(`Compacted session ${sessionId}`)} with ${outcome.strategy}: messages ${formatMessageRange(0, source.summarizedThrough)} are now checkpoint ${outcome.built.id} ` +
         `(sha256 ${outcome.built.hash.slice(0, 12)}); ${tail}.`,
       `  estimate      ~${number(outcome.tokensBefore)} tokens with every unsummarized turn → ~${number(outcome.tokensAfter)} with the checkpoint and the recent tail (saves ~${number(outcome.reclaimedTokens)})`,
     );
@@ -106,42 +109,84 @@ export interface CheckpointDocument {
     readonly messageCount: number;
     readonly recordedAt: string;
     readonly viewChars: number;
+    /** Tokens of the view by the configured model's estimator. */
+    readonly viewTokens: number;
+    /** Whether the next turn sends it: only mode `compact` sends checkpoints. */
+    readonly sentInMode: boolean;
   } | null;
   readonly view: string | null;
   /** Why a stored checkpoint is not used, when it is not. */
   readonly problem?: string;
   readonly transcriptMessages: number;
+  /** The context mode of the next turn. */
+  readonly mode: ContextMode;
 }
 
-export function checkpointDocument(sessionId: string, resolved: ResolvedCheckpoint | undefined, view: string | undefined, transcriptMessages: number): CheckpointDocument {
+/** What `forge checkpoint show` and `/checkpoint` describe: the session's checkpoint as the next turn in `mode` would use it. */
+export interface CheckpointSubject {
+  readonly sessionId: string;
+  readonly resolved: ResolvedCheckpoint | undefined;
+  /** The rendered view, facts judged against the workspace as it is now. */
+  readonly view: string | undefined;
+  /** Tokens of `view` by the configured model's estimator. */
+  readonly viewTokens: number;
+  readonly transcriptMessages: number;
+  readonly mode: ContextMode;
+}
+
+/** Tokens a checkpoint view costs in a request, by `model`'s own estimator. */
+export async function checkpointViewTokens(model: ModelAdapter, view: string | undefined): Promise<number> {
+  if (view === undefined) return 0;
+  const estimate = await model.estimateRequestTokens({ instructions: '', checkpoint: view, history: [], currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
+  return estimate.categories.checkpoint;
+}
+
+function sentInMode(subject: CheckpointSubject, active: ActiveCheckpoint): boolean {
+  const range = selectViewRange({ messageCount: subject.transcriptMessages, mode: subject.mode, checkpoint: { id: active.id, coveredThrough: active.source.tailStart, text: subject.view ?? '' } });
+  return range.checkpoint !== undefined;
+}
+
+export function checkpointDocument(subject: CheckpointSubject): CheckpointDocument {
+  const { sessionId, resolved, view, transcriptMessages, mode } = subject;
   if (resolved === undefined || !resolved.ok || view === undefined) {
-    return { sessionId, checkpoint: null, view: null, transcriptMessages, ...(resolved !== undefined && !resolved.ok ? { problem: resolved.problem } : {}) };
+    return { sessionId, checkpoint: null, view: null, transcriptMessages, mode, ...(resolved !== undefined && !resolved.ok ? { problem: resolved.problem } : {}) };
   }
   const { active } = resolved;
-  return { sessionId, checkpoint: { id: active.id, hash: active.hash, strategy: active.strategy, ...active.source, recordedAt: active.recordedAt, viewChars: view.length }, view, transcriptMessages };
+  return {
+    sessionId,
+    checkpoint: { id: active.id, hash: active.hash, strategy: active.strategy, ...active.source, recordedAt: active.recordedAt, viewChars: view.length, viewTokens: subject.viewTokens, sentInMode: sentInMode(subject, active) },
+    view,
+    transcriptMessages,
+    mode,
+  };
 }
 
-function provenance(active: ActiveCheckpoint, view: string, transcriptMessages: number): string[] {
+function provenance(subject: CheckpointSubject, active: ActiveCheckpoint, view: string): string[] {
   const { source } = active;
-  const tail = source.tailStart < transcriptMessages ? `#${source.tailStart + 1}–#${transcriptMessages} sent verbatim after it (recent part)` : 'nothing after it yet';
+  const { transcriptMessages, mode } = subject;
+  const after = source.tailStart < transcriptMessages ? `messages ${formatMessageRange(source.tailStart, transcriptMessages)} are sent verbatim after it` : 'nothing after it yet';
+  const use = sentInMode(subject, active)
+    ? `sent by the next turn (mode ${mode}); ${after}`
+    : `not sent in mode ${mode}: every message ${formatMessageRange(0, transcriptMessages)} is sent verbatim (only mode compact sends checkpoints)`;
   return [
     `  strategy    ${active.strategy}`,
-    `  summarizes  #1–#${source.summarizedThrough} (sha256 ${source.sourceHash.slice(0, 12)})`,
-    `  tail        ${tail}`,
+    `  summarizes  messages ${formatMessageRange(0, source.summarizedThrough)} (sha256 ${source.sourceHash.slice(0, 12)})`,
+    `  use         ${use}`,
     `  recorded    ${active.recordedAt}`,
-    `  view        ${number(view.length)} characters (~${number(Math.ceil(view.length / 4))} tokens)`,
+    `  view        ${number(view.length)} characters, ${number(subject.viewTokens)} tokens`,
   ];
 }
 
 /** The text of `forge checkpoint show` and `/checkpoint`: provenance, then the rendered view. */
-export function renderCheckpoint(sessionId: string, resolved: ResolvedCheckpoint | undefined, view: string | undefined, transcriptMessages: number, style: Style): string {
+export function renderCheckpoint(subject: CheckpointSubject, style: Style): string {
+  const { sessionId, resolved, view } = subject;
   if (resolved === undefined) {
-    return `Session ${sessionId} has no checkpoint yet: each turn sends the recent part of its transcript. /compact or forge compact makes one.\n`;
+    return `Session ${sessionId} has no checkpoint yet: each turn sends every message of its transcript. /compact or forge compact makes one.\n`;
   }
   if (!resolved.ok || view === undefined) {
     return `${style.yellow(`Session ${sessionId} has a stored checkpoint that is not used: ${resolved.ok ? 'it cannot be rendered' : resolved.problem}.`)}\n`;
   }
-  const lines = [style.bold(`Checkpoint ${resolved.active.id} of session ${sessionId}`), ...provenance(resolved.active, view, transcriptMessages), style.dim(TRANSCRIPT_KEPT), ''];
+  const lines = [style.bold(`Checkpoint ${resolved.active.id} of session ${sessionId}`), ...provenance(subject, resolved.active, view), style.dim(TRANSCRIPT_KEPT), ''];
   return `${lines.join('\n')}\n${view}${view.endsWith('\n') ? '' : '\n'}`;
 }
 
@@ -164,6 +209,7 @@ export function estimationOnlyModel(label: string): ModelAdapter {
       source: 'fallback',
     },
     estimateRequestTokens: async (request) => estimator.estimate(request),
+    countMessageTokens: async (messages) => estimator.countMessages(messages),
     doStream: () => {
       throw new InvalidInputError({ message: `The estimation-only model for ${label} cannot send requests; this is a bug in Forge.` });
     },

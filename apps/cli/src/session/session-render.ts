@@ -1,5 +1,6 @@
 import type { Message, ToolResultOutput } from '@forge/core';
 import type { SessionRun, SessionSummary, SessionTranscript } from '@forge/persistence';
+import { displayPath } from '@forge/tools';
 import type { Style } from '../output/style.js';
 
 const INLINE_CHARS = 120;
@@ -29,8 +30,8 @@ export function renderSessionList(sessions: readonly SessionSummary[], options: 
     id: session.id,
     updated: formatTime(session.updatedAt),
     messages: session.problem === undefined ? String(session.messageCount) : '?',
-    workspace: session.workspaceRoot ?? '-',
-    first: session.problem === undefined ? (session.firstUserLine ?? '') : `unreadable: ${oneLine(session.problem)}`,
+    workspace: session.workspaceRoot === null ? '-' : displayPath(session.workspaceRoot),
+    first: session.problem === undefined ? (session.firstUserLine ?? '') : oneLine(session.problem),
     broken: session.problem !== undefined,
   }));
   const idWidth = Math.max(2, ...rows.map((row) => row.id.length));

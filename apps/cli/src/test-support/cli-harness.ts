@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import type { ModelAdapter } from '@forge/core';
-import type { CliIo } from '../io.js';
+import type { CliIo, TerminationSignal } from '../io.js';
 import { main } from '../main.js';
 
 /** A writable stream that keeps everything written to it. */
@@ -26,6 +26,8 @@ export interface TestIo {
   readonly stderr: CapturedOutput;
   /** Delivers Ctrl-C as the signal handler would. */
   interrupt(): void;
+  /** Delivers SIGTERM or SIGHUP as the signal handler would. */
+  terminate(signal: TerminationSignal): void;
 }
 
 export function createTestIo(options: {
@@ -38,6 +40,7 @@ export function createTestIo(options: {
   const stdout = new CapturedOutput();
   const stderr = new CapturedOutput();
   const listeners = new Set<() => void>();
+  const terminationListeners = new Set<(signal: TerminationSignal) => void>();
   const models = options.models;
   const io: CliIo = {
     stdin,
@@ -48,6 +51,10 @@ export function createTestIo(options: {
     onInterrupt: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onTerminate: (listener) => {
+      terminationListeners.add(listener);
+      return () => terminationListeners.delete(listener);
     },
     ...(models === undefined
       ? {}
@@ -71,6 +78,9 @@ export function createTestIo(options: {
     stderr,
     interrupt: () => {
       for (const listener of listeners) listener();
+    },
+    terminate: (signal) => {
+      for (const listener of terminationListeners) listener(signal);
     },
   };
 }

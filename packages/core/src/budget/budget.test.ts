@@ -36,10 +36,25 @@ describe('computeContextBudget', () => {
   it('counts tool schemas and in-run continuation as mandatory, history and checkpoint as not', () => {
     const toolHeavy = computeContextBudget({ capabilities: window10k, estimate: estimateOf({ toolSchemas: 7000, continuation: 1001 }), policy });
     expect(toolHeavy.decision).toBe('limit_reached');
-    const historyHeavy = computeContextBudget({ capabilities: window10k, estimate: estimateOf({ request: 10, history: 7000, checkpoint: 1001 }), policy });
+    const compacting = { ...policy, mode: 'compact' as const };
+    const historyHeavy = computeContextBudget({ capabilities: window10k, estimate: estimateOf({ request: 10, history: 7000, checkpoint: 1001 }), policy: compacting });
     expect(historyHeavy.decision).toBe('warn');
     expect(historyHeavy.overBudget).toBe(true);
     expect(historyHeavy.remainingHistoryTokens).toBe(8000 - 10 - 1001);
+  });
+
+  it('stops a mode that never compacts when the whole request does not fit, and compact mode only when mandatory context does not', () => {
+    const estimate = estimateOf({ request: 10, history: 8000 });
+    for (const mode of ['off', 'warn', 'shadow'] as const) {
+      expect(computeContextBudget({ capabilities: window10k, estimate, policy: resolveContextPolicy({ ...policy, mode }) }).decision).toBe('limit_reached');
+    }
+    expect(computeContextBudget({ capabilities: window10k, estimate, policy: resolveContextPolicy({ ...policy, mode: 'compact' }) }).decision).toBe('warn');
+  });
+
+  it('puts the compaction threshold and target at their share of the available input', () => {
+    const budget = computeContextBudget({ capabilities: window10k, estimate: estimateOf({ request: 10 }), policy: resolveContextPolicy({ ...policy, compactAtRatio: 0.85, compactTargetRatio: 0.5 }) });
+    expect(budget.compactAtTokens).toBe(6800);
+    expect(budget.compactTargetTokens).toBe(4000);
   });
 
   it('warns one token past the threshold and not at it', () => {
@@ -65,11 +80,14 @@ describe('computeContextBudget', () => {
     expect(budget.reservedTokens).toBe(500);
   });
 
-  it('takes no decision in mode off but still computes every number', () => {
-    const budget = computeContextBudget({ capabilities: window10k, estimate: estimateOf({ request: 9000 }), policy: resolveContextPolicy({ ...policy, mode: 'off' }) });
-    expect(budget.decision).toBe('off');
-    expect(budget.mandatoryTokens).toBe(9000);
-    expect(budget.freeTokens).toBe(-1000);
+  it('takes no warning decision in mode off but still computes every number, and stops what cannot fit', () => {
+    const past = computeContextBudget({ capabilities: window10k, estimate: estimateOf({ request: 7000 }), policy: resolveContextPolicy({ ...policy, mode: 'off' }) });
+    expect(past.decision).toBe('off');
+    expect(past.mandatoryTokens).toBe(7000);
+    expect(past.freeTokens).toBe(1000);
+    const over = computeContextBudget({ capabilities: window10k, estimate: estimateOf({ request: 9000 }), policy: resolveContextPolicy({ ...policy, mode: 'off' }) });
+    expect(over.decision).toBe('limit_reached');
+    expect(over.freeTokens).toBe(-1000);
   });
 
   it('keeps its arithmetic identities for any request and window', () => {
@@ -80,18 +98,21 @@ describe('computeContextBudget', () => {
         fc.integer({ min: 1, max: 2_000_000 }),
         fc.integer({ min: 0, max: 100_000 }),
         fc.integer({ min: 0, max: 100_000 }),
-        (categories, window, output, buffer) => {
+        fc.constantFrom('off' as const, 'warn' as const, 'shadow' as const, 'compact' as const),
+        (categories, window, output, buffer, mode) => {
           const estimate = estimateOf(categories);
           const budget = computeContextBudget({
             capabilities: { contextWindowTokens: window, source: 'fallback' },
             estimate,
-            policy: resolveContextPolicy({ reservedOutputTokens: output, bufferTokens: buffer }),
+            policy: resolveContextPolicy({ reservedOutputTokens: output, bufferTokens: buffer, mode }),
           });
           expect(budget.reservedTokens).toBe(Math.max(output, buffer));
           expect(budget.availableInputTokens).toBe(Math.max(0, window - Math.max(output, buffer)));
           expect(budget.remainingHistoryTokens).toBe(budget.availableInputTokens - budget.mandatoryTokens - categories.checkpoint);
           expect(budget.freeTokens).toBe(budget.availableInputTokens - estimate.tokens);
-          expect(budget.decision === 'limit_reached').toBe(budget.mandatoryTokens > budget.availableInputTokens);
+          const mustFit = mode === 'compact' ? budget.mandatoryTokens : estimate.tokens;
+          expect(budget.decision === 'limit_reached').toBe(mustFit > budget.availableInputTokens);
+          expect(budget.compactTargetTokens).toBeLessThan(budget.compactAtTokens + 1);
         },
       ),
     );
@@ -104,5 +125,8 @@ describe('resolveContextPolicy', () => {
     expect(() => resolveContextPolicy({ bufferTokens: -1 })).toThrow(/context\.bufferTokens/);
     expect(() => resolveContextPolicy({ warnAtRatio: 1.5 })).toThrow(/context\.warnAtRatio/);
     expect(() => resolveContextPolicy({ mode: 'loose' as never })).toThrow(/context\.mode must be one of off, warn, shadow, compact/);
+    expect(resolveContextPolicy()).toMatchObject({ compactAtRatio: 0.85, compactTargetRatio: 0.5 });
+    expect(() => resolveContextPolicy({ compactAtRatio: 0 })).toThrow(/context\.compactAtRatio/);
+    expect(() => resolveContextPolicy({ compactAtRatio: 0.4 })).toThrow(/compactTargetRatio \(0\.5\) must be below context\.compactAtRatio \(0\.4\)/);
   });
 });

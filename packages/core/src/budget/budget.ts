@@ -2,7 +2,10 @@ import type { CapabilitySource, TokenEstimate } from '../model/adapter.js';
 import type { ContextCapabilities } from './capabilities.js';
 import type { ContextMode, ContextPolicy } from './policy.js';
 
-/** What preflight decided for one request. `off` means no decision was taken (mode `off`). */
+/**
+ * What preflight decided for one request. `off`: it fits and mode `off` takes no warning
+ * decision; `limit_reached`: it must not be sent (see {@link computeContextBudget}).
+ */
 export type BudgetDecision = 'ok' | 'warn' | 'limit_reached' | 'off';
 
 /** The budget of one request: every number `forge context` and `context.budgeted` show. A type alias, not an interface, so events built from it stay plain JSON records. */
@@ -29,6 +32,10 @@ export type ContextBudget = {
   readonly freeTokens: number;
   /** A warning is raised when the estimate passes this many tokens. */
   readonly warnAtTokens: number;
+  /** Mode `compact`: above this many tokens the request is compacted before it is sent (⌊available × compactAtRatio⌋). */
+  readonly compactAtTokens: number;
+  /** Mode `compact`: what a compaction brings the request back down to (⌊available × compactTargetRatio⌋). */
+  readonly compactTargetTokens: number;
   /** The whole estimate is above the available input. */
   readonly overBudget: boolean;
 };
@@ -55,8 +62,10 @@ export function mandatoryTokensOf(estimate: TokenEstimate): number {
  *     mandatory  = instructions + request + tool schemas + continuation + framing
  *     history room = available − mandatory − checkpoint
  *
- * Decision: `limit_reached` when mandatory > available; `warn` when the estimate is above
- * ⌊available × warnAtRatio⌋; `ok` otherwise; `off` in mode `off` (numbers still computed).
+ * Decision: `limit_reached` when the request cannot be made to fit — in mode `compact` when
+ * mandatory > available (history can still be compacted), in every other mode when the whole
+ * estimate > available (they never shorten history); otherwise `off` in mode `off`, `warn` when
+ * the estimate is above ⌊available × warnAtRatio⌋, `ok` below.
  */
 export function computeContextBudget(input: BudgetInput): ContextBudget {
   const { capabilities, estimate, policy } = input;
@@ -71,9 +80,10 @@ export function computeContextBudget(input: BudgetInput): ContextBudget {
 
   const mandatoryTokens = mandatoryTokensOf(estimate);
   const warnAtTokens = Math.floor(availableInputTokens * policy.warnAtRatio);
+  const mustFit = policy.mode === 'compact' ? mandatoryTokens : estimate.tokens;
   let decision: BudgetDecision;
-  if (policy.mode === 'off') decision = 'off';
-  else if (mandatoryTokens > availableInputTokens) decision = 'limit_reached';
+  if (mustFit > availableInputTokens) decision = 'limit_reached';
+  else if (policy.mode === 'off') decision = 'off';
   else if (estimate.tokens > warnAtTokens) decision = 'warn';
   else decision = 'ok';
 
@@ -92,6 +102,8 @@ export function computeContextBudget(input: BudgetInput): ContextBudget {
     remainingHistoryTokens: availableInputTokens - mandatoryTokens - estimate.categories.checkpoint,
     freeTokens: availableInputTokens - estimate.tokens,
     warnAtTokens,
+    compactAtTokens: Math.floor(availableInputTokens * policy.compactAtRatio),
+    compactTargetTokens: Math.floor(availableInputTokens * policy.compactTargetRatio),
     overBudget: estimate.tokens > availableInputTokens,
   };
 }

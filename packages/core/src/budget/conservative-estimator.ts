@@ -1,4 +1,3 @@
-import type { Message } from '../messages.js';
 import { countTextConservatively } from './conservative-text.js';
 import { createRequestEstimator, type FramingOverhead, type RequestEstimator } from './request-estimator.js';
 
@@ -17,15 +16,4 @@ export function createConservativeEstimator(options: { readonly overhead?: Parti
     confidence: 'estimated',
     ...(options.overhead === undefined ? {} : { overhead: options.overhead }),
   });
-}
-
-let shared: RequestEstimator | undefined;
-
-/**
- * Conservative tokens of one message with its framing, from one shared cached estimator. Suits
- * tail selection and previews where no model adapter is at hand.
- */
-export function countMessageTokensConservatively(message: Message): number {
-  shared ??= createConservativeEstimator();
-  return shared.countMessage(message);
 }

@@ -1,5 +1,6 @@
 import type { EstimatorAccuracy } from './accuracy-tracker.js';
 import type { ContextBudget } from './budget.js';
+import type { ViewSummary } from '../view/request-view.js';
 import type { UsageReconciliation } from './reconcile.js';
 
 /** Which model a context event is about. */
@@ -16,6 +17,8 @@ export type ContextBudgetedEvent = ContextBudget & {
   readonly model: ContextEventModel;
   /** Earlier session messages sent verbatim. */
   readonly retainedMessages: number;
+  /** What the request carries of the stored conversation: the checkpoint, the messages it covers, those sent verbatim, and none left out. */
+  readonly view?: ViewSummary;
   readonly instructionsHash: string;
   readonly toolCount: number;
   /** Tokens the advertised tool schemas cost (also in `estimate.categories.toolSchemas`). */
@@ -41,13 +44,15 @@ export type ContextWarningEvent = {
 
 /**
  * Why a run stopped before contacting the provider. `mandatory_context`: what must be sent does
- * not fit by itself. The others come from compaction (mode `compact`): `tail_floor` — even with
+ * not fit by itself. `whole_history`: a mode that never compacts (`off`, `warn`, `shadow`) cannot
+ * send the whole conversation. The others come from compaction (mode `compact`): `tail_floor` — even with
  * older turns in a checkpoint and the recent tail at its floor it does not fit;
  * `compaction_attempt_limit`, `compaction_same_source`, `compaction_no_progress` — the no-progress
  * guard refused to compact again while the request was still over budget.
  */
 export type ContextLimitReason =
   | 'mandatory_context'
+  | 'whole_history'
   | 'tail_floor'
   | 'compaction_attempt_limit'
   | 'compaction_same_source'

@@ -18,7 +18,7 @@ export {
   type ContextCapabilities,
   type ResolveCapabilitiesOptions,
 } from './capabilities.js';
-export { countMessageTokensConservatively, countTextConservatively, createConservativeEstimator } from './conservative-estimator.js';
+export { countTextConservatively, createConservativeEstimator } from './conservative-estimator.js';
 export type {
   ContextBudgetedEvent,
   ContextEstimatorFlaggedEvent,
@@ -30,7 +30,9 @@ export type {
   ContextWarningEvent,
   ContextWarningReason,
 } from './context-events.js';
-export { formatTokens } from './messages.js';
+export { countMessagesWithEstimate } from './message-counts.js';
+export { formatMessageRange, formatTokens } from './messages.js';
+export { preflightRequest, reconcileStep, type PreflightOptions, type PreflightResult, type PreflightStop, type ReconcileStepOptions } from './preflight.js';
 export { CONTEXT_MODES, DEFAULT_CONTEXT_POLICY, resolveContextPolicy, type ContextMode, type ContextPolicy } from './policy.js';
 export { reconcileUsage, type UsageReconciliation } from './reconcile.js';
 export { renderContextReport, type RenderContextOptions } from './render.js';

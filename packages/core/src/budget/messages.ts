@@ -5,6 +5,14 @@ export function formatTokens(tokens: number): string {
   return tokens.toLocaleString('en-US');
 }
 
+/**
+ * `[start, end)`: how every output names a run of stored messages. Message numbers start at 0,
+ * as in the checkpoint view (`#0 user`), and the end is not included.
+ */
+export function formatMessageRange(start: number, end: number): string {
+  return `[${start}, ${end})`;
+}
+
 function percent(part: number, whole: number): string {
   return whole <= 0 ? '∞%' : `${Math.round((part / whole) * 100)}%`;
 }
@@ -20,7 +28,7 @@ export function thresholdWarningMessage(budget: ContextBudget): string {
   if (budget.overBudget) {
     return (
       `The next request is estimated at ${formatTokens(used)} tokens, more than the ${formatTokens(budget.availableInputTokens)} available for input ` +
-      `(${windowPhrase(budget)}); the provider may refuse it. Mode ${budget.mode} does not shorten history: start a new session or compact it.`
+      `(${windowPhrase(budget)}); the provider may refuse it.`
     );
   }
   return (
@@ -43,6 +51,20 @@ export function limitReachedMessage(budget: ContextBudget, modelLabel: string): 
     `The request does not fit ${modelLabel}: what must be sent needs ${formatTokens(budget.mandatoryTokens)} tokens ` +
     `(${parts.join(', ')}) but only ${formatTokens(budget.availableInputTokens)} are available for input (${windowPhrase(budget)}). ` +
     'Nothing was sent. Shorten the request or the instruction files, advertise fewer tools, or choose a model with a larger window.'
+  );
+}
+
+/**
+ * Why a run in a mode that never compacts (`off`, `warn`, `shadow`) stopped: the whole
+ * conversation no longer fits, and what to do to continue.
+ */
+export function wholeHistoryLimitMessage(budget: ContextBudget, modelLabel: string): string {
+  const { history, checkpoint } = budget.estimate.categories;
+  return (
+    `The whole conversation no longer fits ${modelLabel}: the request needs ${formatTokens(budget.estimate.tokens)} tokens ` +
+    `(${formatTokens(history + checkpoint)} of them earlier turns) but only ${formatTokens(budget.availableInputTokens)} are available for input (${windowPhrase(budget)}). ` +
+    `Nothing was sent, and mode ${budget.mode} never shortens history. To continue this session, compact it (forge compact --last, or /compact in the REPL) ` +
+    'and run with --context-mode compact (or set context.mode to compact); or start a new session.'
   );
 }
 

@@ -1,12 +1,18 @@
 import { InvalidInputError } from '../errors.js';
 
 /**
- * How the runtime treats context pressure.
- * - `off`: no decision is taken; budgets are still measured and reported, provider usage too.
- * - `warn`: measure before every step, warn past the threshold, stop only when mandatory context
- *   cannot fit. Never changes what is sent.
- * - `shadow`: like `warn`; compaction is planned but not applied once the planner exists.
- * - `compact`: like `warn`, and compaction may rewrite the active view once it exists. Opt-in.
+ * How the runtime treats context pressure. Every mode sends every stored message before the
+ * current request, either verbatim or inside the active checkpoint (mode `compact` only): there
+ * are no holes. See `selectRequestView` for the rule.
+ * - `off`: the whole conversation, no checkpoint, no compaction, no warnings; budgets are still
+ *   measured and reported. When the whole request cannot fit, the run stops `limit_reached`
+ *   before the provider call.
+ * - `warn`: what `off` sends, plus a warning past `warnAtRatio`.
+ * - `shadow`: what `warn` sends, plus checkpoints built and validated (never installed) exactly
+ *   where `compact` would make them, to measure compaction before trusting it.
+ * - `compact`: the active checkpoint and all history after it, verbatim, while the request stays
+ *   under `compactAtRatio`; past it, older turns become a checkpoint and the request comes back
+ *   down to `compactTargetRatio`. The CLI's default; `runAgent` alone defaults to `warn`.
  */
 export type ContextMode = 'off' | 'warn' | 'shadow' | 'compact';
 
@@ -22,17 +28,29 @@ export interface ContextPolicy {
    * the larger of the two is subtracted from the window, once.
    */
   readonly bufferTokens: number;
-  /** Tokens the verbatim recent tail may use when a checkpoint replaces older history. */
+  /**
+   * Tokens of recent history a compaction keeps verbatim after the new checkpoint (shrunk only
+   * when the request must come down to its target). Not a cap on what a request sends.
+   */
   readonly recentTailTokens: number;
   /** Target size of a generated checkpoint summary. */
   readonly summaryTargetTokens: number;
   /** A warning is raised once the estimate passes this share of the available input budget. */
   readonly warnAtRatio: number;
+  /** Mode `compact`: a request estimated above this share of the available input is compacted first. */
+  readonly compactAtRatio: number;
+  /** Mode `compact`: the share of the available input a compaction brings the request back down to. Below `compactAtRatio`. */
+  readonly compactTargetRatio: number;
   /** Window assumed for a model no capability table or configuration knows. */
   readonly fallbackContextWindowTokens: number;
 }
 
-/** Defaults: warn mode; 4,096 output and 8,192 buffer tokens (8,192 reserved); warning at 80 %. */
+/**
+ * Defaults of the library: mode `warn` (a bare `runAgent` has no session to compact; the CLI's
+ * configuration defaults to `compact`); 4,096 output and 8,192 buffer tokens (8,192 reserved);
+ * warning at 80 % of the available input; compaction past 85 %, down to 50 % (see
+ * docs/context-management.md for why).
+ */
 export const DEFAULT_CONTEXT_POLICY: ContextPolicy = Object.freeze({
   mode: 'warn',
   reservedOutputTokens: 4096,
@@ -40,6 +58,8 @@ export const DEFAULT_CONTEXT_POLICY: ContextPolicy = Object.freeze({
   recentTailTokens: 12_000,
   summaryTargetTokens: 1200,
   warnAtRatio: 0.8,
+  compactAtRatio: 0.85,
+  compactTargetRatio: 0.5,
   fallbackContextWindowTokens: 32_768,
 });
 
@@ -47,7 +67,8 @@ const tokenFields = ['reservedOutputTokens', 'bufferTokens', 'recentTailTokens',
 
 /**
  * Fills the gaps of `partial` from {@link DEFAULT_CONTEXT_POLICY} and checks every value: token
- * counts are whole numbers ≥ 0 (the fallback window ≥ 1), the ratio is in (0, 1].
+ * counts are whole numbers ≥ 0 (the fallback window ≥ 1), the ratios are in (0, 1], and the
+ * compaction target is below the compaction threshold.
  */
 export function resolveContextPolicy(partial: Partial<ContextPolicy> = {}): ContextPolicy {
   const policy: ContextPolicy = { ...DEFAULT_CONTEXT_POLICY, ...withoutUndefined(partial) };
@@ -61,8 +82,18 @@ export function resolveContextPolicy(partial: Partial<ContextPolicy> = {}): Cont
       throw new InvalidInputError({ message: `context.${field} must be a whole number of tokens ≥ ${minimum}, got ${String(value)}.` });
     }
   }
-  if (!(policy.warnAtRatio > 0 && policy.warnAtRatio <= 1)) {
-    throw new InvalidInputError({ message: `context.warnAtRatio must be greater than 0 and at most 1, got ${String(policy.warnAtRatio)}.` });
+  for (const field of ['warnAtRatio', 'compactAtRatio', 'compactTargetRatio'] as const) {
+    const value = policy[field];
+    if (!(value > 0 && value <= 1)) {
+      throw new InvalidInputError({ message: `context.${field} must be greater than 0 and at most 1, got ${String(value)}.` });
+    }
+  }
+  if (policy.compactTargetRatio >= policy.compactAtRatio) {
+    throw new InvalidInputError({
+      message:
+        `context.compactTargetRatio (${String(policy.compactTargetRatio)}) must be below context.compactAtRatio (${String(policy.compactAtRatio)}): ` +
+        'a compaction has to bring the request back under the point where it starts, or it would compact again on the next step.',
+    });
   }
   return policy;
 }

@@ -138,23 +138,35 @@ describe('preflight in runAgent', () => {
       { role: 'user', content: 'earlier question' },
       { role: 'assistant', content: [{ type: 'text', text: 'earlier answer' }] },
     ];
-    const model = new ScriptedModel([{ text: 'ok' }], { capabilities: { contextWindowTokens: 10_000 }, estimate: fixedEstimate({ request: 100, history: 9000 }) });
+    const model = new ScriptedModel([{ text: 'ok' }], { capabilities: { contextWindowTokens: 10_000 }, estimate: fixedEstimate({ request: 100, history: 8000 }) });
     const sink = recorder();
     const result = await runAgent({ model, instructions, request: 'hi', history, context: { reservedOutputTokens: 500, bufferTokens: 1000 }, onEvent: sink.onEvent });
     expect(result.status).toBe('completed');
     expect(model.requests[0]?.history).toBe(history);
-    expect(sink.of('context.warning')).toMatchObject([{ step: 1, reason: 'over_budget', usedTokens: 9100, availableInputTokens: 9000 }]);
-    expect(sink.of('context.warning')[0]?.message).toMatch(/more than the 9,000 available for input/);
-    expect(sink.of('context.budgeted')[0]).toMatchObject({ decision: 'warn', retainedMessages: 2, overBudget: true });
+    expect(sink.of('context.warning')).toMatchObject([{ step: 1, reason: 'threshold', usedTokens: 8100, availableInputTokens: 9000 }]);
+    expect(sink.of('context.warning')[0]?.message).toMatch(/90% of the 9,000 available for input/);
+    expect(sink.of('context.budgeted')[0]).toMatchObject({ decision: 'warn', retainedMessages: 2, overBudget: false, view: { coveredMessages: 0, verbatimMessages: 2, omitted: 0 } });
   });
 
-  it('in mode off sends even what would not fit, still reporting the budget and the usage', async () => {
-    const model = new ScriptedModel([{ text: 'sent anyway', usage: { inputTokens: 5 } }], { capabilities: { contextWindowTokens: 1000 } });
+  it.each(['off', 'warn', 'shadow'] as const)('in mode %s stops before the provider call when the whole conversation does not fit, saying how to continue', async (mode) => {
+    const history: Message[] = [{ role: 'user', content: 'earlier question' }];
+    const model = new ScriptedModel([{ text: 'never sent' }], { capabilities: { contextWindowTokens: 10_000 }, estimate: fixedEstimate({ request: 100, history: 9000 }) });
     const sink = recorder();
-    const result = await runAgent({ model, instructions, request: 'x'.repeat(8000), context: { mode: 'off' }, onEvent: sink.onEvent });
+    const result = await runAgent({ model, instructions, request: 'hi', history, context: { mode, reservedOutputTokens: 500, bufferTokens: 1000 }, onEvent: sink.onEvent });
+    expect(result.status).toBe('limit_reached');
+    expect(model.requests).toEqual([]);
+    expect(sink.of('context.limit_reached')).toMatchObject([{ step: 1, reason: 'whole_history' }]);
+    expect(result.error?.message).toMatch(/whole conversation no longer fits .* Nothing was sent, and mode \w+ never shortens history\. .*forge compact --last.*--context-mode compact.*or start a new session/);
+  });
+
+  it('in mode off takes no warning decision, still reporting the budget and the usage', async () => {
+    const model = new ScriptedModel([{ text: 'sent', usage: { inputTokens: 5 } }], { capabilities: { contextWindowTokens: 1000 } });
+    const sink = recorder();
+    const result = await runAgent({ model, instructions, request: 'x'.repeat(3000), context: { mode: 'off', reservedOutputTokens: 100, bufferTokens: 100 }, onEvent: sink.onEvent });
     expect(result.status).toBe('completed');
     expect(model.requests).toHaveLength(1);
     expect(sink.of('context.budgeted')[0]).toMatchObject({ mode: 'off', decision: 'off' });
+    expect(sink.of('context.budgeted')[0]?.estimate.tokens).toBeGreaterThan(sink.of('context.budgeted')[0]?.warnAtTokens ?? Infinity);
     expect(sink.of('context.usage.reconciled')[0]?.reportedInputTokens).toBe(5);
     expect(sink.of('context.warning')).toEqual([]);
     expect(sink.of('context.limit_reached')).toEqual([]);

@@ -4,7 +4,8 @@ import type { EstimatorAccuracyTracker } from './accuracy-tracker.js';
 import { computeContextBudget, type ContextBudget } from './budget.js';
 import type { ContextCapabilities } from './capabilities.js';
 import type { ContextEvent } from './context-events.js';
-import { formatTokens, limitReachedMessage, providerUsageWarningMessage, thresholdWarningMessage } from './messages.js';
+import type { ViewSummary } from '../view/request-view.js';
+import { formatTokens, limitReachedMessage, providerUsageWarningMessage, thresholdWarningMessage, wholeHistoryLimitMessage } from './messages.js';
 import type { ContextPolicy } from './policy.js';
 import { reconcileUsage } from './reconcile.js';
 
@@ -15,6 +16,8 @@ export interface PreflightOptions {
   readonly step: number;
   readonly instructionsHash: string;
   readonly emit: (event: ContextEvent) => void;
+  /** What the request carries of the stored conversation, recorded in `context.budgeted`. */
+  readonly view?: ViewSummary;
 }
 
 /** Why a request must not be sent: the terminal status and the error the run reports. */
@@ -31,8 +34,9 @@ export interface PreflightResult {
 
 /**
  * Estimates the request the adapter is about to receive, emits `context.budgeted`, a
- * `context.warning` past the threshold, and `context.limit_reached` (with `stop` set) when
- * mandatory context cannot fit — the caller must then not contact the provider.
+ * `context.warning` past the threshold, and `context.limit_reached` (with `stop` set) when the
+ * request cannot fit — mandatory context in mode `compact`, the whole request in the modes that
+ * never compact — and the caller must then not contact the provider.
  */
 export async function preflightRequest(options: PreflightOptions): Promise<PreflightResult> {
   const { model, request, policy, step, emit } = options;
@@ -61,6 +65,7 @@ export async function preflightRequest(options: PreflightOptions): Promise<Prefl
     instructionsHash: options.instructionsHash,
     toolCount: request.tools.length,
     toolSchemaTokens: estimate.categories.toolSchemas,
+    ...(options.view === undefined ? {} : { view: options.view }),
     ...budget,
   });
 
@@ -77,8 +82,10 @@ export async function preflightRequest(options: PreflightOptions): Promise<Prefl
   }
   if (budget.decision !== 'limit_reached') return { budget };
 
-  const message = limitReachedMessage(budget, `${model.provider}:${model.modelId}`);
-  emit({ type: 'context.limit_reached', step, reason: 'mandatory_context', message, budget });
+  const label = `${model.provider}:${model.modelId}`;
+  const whole = budget.mode !== 'compact' && budget.mandatoryTokens <= budget.availableInputTokens;
+  const message = whole ? wholeHistoryLimitMessage(budget, label) : limitReachedMessage(budget, label);
+  emit({ type: 'context.limit_reached', step, reason: whole ? 'whole_history' : 'mandatory_context', message, budget });
   return { budget, stop: { status: 'limit_reached', error: { code: 'context_limit_reached', message, isRetryable: false } } };
 }
 

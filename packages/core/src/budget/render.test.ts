@@ -27,19 +27,27 @@ const request: ModelRequest = {
 describe('renderContextReport', () => {
   it('shows model, window and source, every category, reserve, free space and retained turns', async () => {
     const model = new ScriptedModel([], { modelId: 'budget-demo', capabilities: { contextWindowTokens: 128_000, maxOutputTokens: 16_000 }, estimate: () => estimate('exact') });
-    const report = await measureContext({ model, request, policy: resolveContextPolicy(), sessionMessages: 40, instructionsHash: 'f'.repeat(64) });
+    const report = await measureContext({
+      model,
+      request,
+      policy: resolveContextPolicy({ mode: 'compact' }),
+      sessionMessages: 40,
+      instructionsHash: 'f'.repeat(64),
+      view: { checkpointId: 'cp_0123456789abcdef', coveredMessages: 38, verbatimMessages: 2, omitted: 0 },
+      checkpoint: { id: 'cp_0123456789abcdef', strategy: 'forge-state', summarizedThrough: 38, sourceHash: 'a'.repeat(64) },
+    });
     expect(renderContextReport(report, { color: false })).toMatchInlineSnapshot(`
       "Context for scripted:budget-demo
         Window       128,000 tokens — from the capability table
         Counted by   the provider's tokenizer, exact text counts; framing is modelled
-        Mode         warn — fits
+        Mode         compact — fits
 
         [IHHHHHHHHHHHHHHS........................] 39% of available input used
 
         Category             Tokens  of available
         I Instructions        3,200   2.7%
         C Checkpoint              0     0%
-        H History            41,000    34%  2 messages retained
+        H History            41,000    34%  2 messages verbatim
         R Current request       120   0.1%
         T This run so far         0     0%
         S Tool schemas        2,300   1.9%  1 tool
@@ -50,8 +58,10 @@ describe('renderContextReport', () => {
         Available input  119,808
         Free             73,008
         Warn above       95,846
+        Compact above    101,836: compacts down to 59,904
         Room for history 114,008 (available − mandatory 5,800 − checkpoint)
-        Session          40 messages, 2 sent verbatim
+        Session          40 messages: [0, 38) in the checkpoint, [38, 40) verbatim, none left out
+        Checkpoint       cp_0123456789abcdef, strategy forge-state, summarizes messages [0, 38), source aaaaaaaaaaaa
         Prices           not known for this model: costs are shown in tokens only (set "prices" in your user configuration)
       "
     `);
@@ -66,11 +76,13 @@ describe('renderContextReport', () => {
     expect(text).toContain('from the fallback: unknown model, conservative default');
     expect(text).toContain('a conservative estimate (errs high), estimated');
     expect(text).toMatch(/Total \(estimated\)\s+46,800/);
-    expect(text).toContain('Mode         warn — past the warning threshold');
+    expect(text).toContain('Mode         warn — does not fit: mode warn sends the whole conversation, so the next step would stop before sending');
+    const compacting = renderContextReport(await measureContext({ model, request, policy: resolveContextPolicy({ mode: 'compact' }) }), { color: false });
+    expect(compacting).toContain('Mode         compact — does not fit: the next step compacts older turns first');
     // over budget: the bar is scaled to the estimate, so it is full and has no free cells
     expect(text).toMatch(/\[[IHSF]{40}\] 190% of available input used/);
     expect(text).toMatch(/Free\s+-22,224 \(over budget\)/);
-    expect(text).toContain('Checkpoint       checkpoint_1, strategy forge-state, summarizes messages 0–11');
+    expect(text).toContain('Checkpoint       checkpoint_1, strategy forge-state, summarizes messages [0, 12)');
     expect(text).toContain('Estimate error   +17% on average over 1 step');
     expect(text).not.toContain('\u001b[');
     const grouped = await measureContext({ model, request, policy: resolveContextPolicy(), toolGroups: [{ name: 'built-in', tools: request.tools }] });

@@ -1,7 +1,8 @@
 import type { CapabilitySource, TokenCategories, TokenEstimateMethod } from '../model/adapter.js';
 import { describePrices, describePriceSource, formatDollars } from '../pricing/format.js';
 import type { BudgetDecision } from './budget.js';
-import { formatTokens } from './messages.js';
+import type { ViewDecision } from '../view/request-view.js';
+import { formatMessageRange, formatTokens } from './messages.js';
 import type { ContextReport } from './report.js';
 
 export interface RenderContextOptions {
@@ -27,8 +28,19 @@ const decisionLabels: Record<BudgetDecision, string> = {
   ok: 'fits',
   warn: 'past the warning threshold',
   limit_reached: 'does not fit: the next step would stop before sending',
-  off: 'not checked (mode off)',
+  off: 'fits (mode off: no warnings)',
 };
+
+function decisionLabel(report: ContextReport): string {
+  const decision: ViewDecision = report.decision;
+  if (decision.kind === 'compact') {
+    return decision.trigger === 'over_budget' ? 'does not fit: the next step compacts older turns first' : 'past the compaction threshold: the next step compacts older turns first';
+  }
+  if (decision.kind === 'cannot_fit' && decision.reason === 'whole_history') {
+    return `does not fit: mode ${report.budget.mode} sends the whole conversation, so the next step would stop before sending`;
+  }
+  return decisionLabels[report.budget.decision];
+}
 
 const rows: readonly { readonly key: keyof TokenCategories; readonly label: string; readonly mark: string; readonly color: number }[] = [
   { key: 'instructions', label: 'Instructions', mark: 'I', color: 35 },
@@ -69,7 +81,7 @@ export function renderContextReport(report: ContextReport, options: RenderContex
   const inputCap = budget.maxInputTokens === undefined ? '' : `, input cap ${formatTokens(budget.maxInputTokens)}`;
   lines.push(`  Window       ${formatTokens(budget.contextWindowTokens)} tokens${inputCap} — from the ${sourceLabels[budget.windowSource]}`);
   lines.push(`  Counted by   ${methodLabels[budget.estimate.method]}, ${exact ? 'exact text counts' : 'estimated'}; framing is modelled`);
-  lines.push(`  Mode         ${budget.mode} — ${decisionLabels[budget.decision]}`);
+  lines.push(`  Mode         ${budget.mode} — ${decisionLabel(report)}`);
   lines.push('');
   lines.push(`  ${renderBar(report, options)}`);
   lines.push('');
@@ -80,7 +92,7 @@ export function renderContextReport(report: ContextReport, options: RenderContex
   for (const row of rows) {
     const tokens = budget.estimate.categories[row.key];
     let note = '';
-    if (row.key === 'history') note = `  ${report.retainedMessages} message${report.retainedMessages === 1 ? '' : 's'} retained`;
+    if (row.key === 'history') note = `  ${report.retainedMessages} message${report.retainedMessages === 1 ? '' : 's'} verbatim`;
     if (row.key === 'toolSchemas') note = `  ${report.toolCount} tool${report.toolCount === 1 ? '' : 's'}`;
     const mark = paint(row.mark, row.color, color);
     lines.push(`  ${mark} ${row.label.padEnd(labelWidth - 2)}${formatTokens(tokens).padStart(numberWidth)}  ${share(tokens, available).padStart(5)}${note}`);
@@ -98,17 +110,25 @@ export function renderContextReport(report: ContextReport, options: RenderContex
   lines.push(`  Available input  ${formatTokens(available)}`);
   lines.push(`  Free             ${freeLabel}`);
   lines.push(`  Warn above       ${formatTokens(budget.warnAtTokens)}`);
+  if (budget.mode === 'compact' || budget.mode === 'shadow') {
+    const verb = budget.mode === 'compact' ? 'compacts' : 'would compact (shadow)';
+    lines.push(`  Compact above    ${formatTokens(budget.compactAtTokens)}: ${verb} down to ${formatTokens(budget.compactTargetTokens)}`);
+  }
   lines.push(`  Room for history ${formatTokens(budget.remainingHistoryTokens)} (available − mandatory ${formatTokens(budget.mandatoryTokens)} − checkpoint)`);
   if (report.sessionMessages !== undefined) {
-    lines.push(`  Session          ${report.sessionMessages} messages, ${report.retainedMessages} sent verbatim`);
+    const covered = report.view?.coveredMessages ?? 0;
+    const summary = covered > 0 ? `${formatMessageRange(0, covered)} in the checkpoint, ` : '';
+    const verbatim = formatMessageRange(covered, report.sessionMessages);
+    lines.push(`  Session          ${report.sessionMessages} messages: ${summary}${verbatim} verbatim, none left out`);
   }
   if (report.checkpoint !== undefined) {
     const { id, strategy, summarizedThrough, sourceHash } = report.checkpoint;
     const parts = [
       id === undefined ? undefined : id,
       strategy === undefined ? undefined : `strategy ${strategy}`,
-      summarizedThrough === undefined ? undefined : `summarizes messages 0–${summarizedThrough - 1}`,
+      summarizedThrough === undefined ? undefined : `summarizes messages ${formatMessageRange(0, summarizedThrough)}`,
       sourceHash === undefined ? undefined : `source ${sourceHash.slice(0, 12)}`,
+      report.checkpoint.unusedInMode === undefined ? undefined : `not sent in mode ${report.checkpoint.unusedInMode} (only compact sends it)`,
     ].filter((part): part is string => part !== undefined);
     lines.push(`  Checkpoint       ${parts.join(', ')}`);
   }

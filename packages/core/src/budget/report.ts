@@ -1,9 +1,9 @@
 import type { ModelAdapter, ModelRequest, ToolDefinition } from '../model/adapter.js';
 import type { CostBreakdown } from '../pricing/price-usage.js';
 import { estimateRequestCost, type RequestCostEstimate } from '../pricing/request-cost.js';
+import { budgetRequest, decideRequest, type ViewDecision, type ViewSummary } from '../view/request-view.js';
 import type { EstimatorAccuracy } from './accuracy-tracker.js';
-import { computeContextBudget, type ContextBudget } from './budget.js';
-import type { ContextCapabilities } from './capabilities.js';
+import type { ContextBudget } from './budget.js';
 import type { ContextPolicy } from './policy.js';
 
 /** Where the checkpoint in the active view came from, once the session has one. */
@@ -13,6 +13,8 @@ export interface CheckpointProvenance {
   /** Messages `[0, summarizedThrough)` of the session it replaces. */
   readonly summarizedThrough?: number;
   readonly sourceHash?: string;
+  /** Set when the session has this checkpoint but the mode does not send it. */
+  readonly unusedInMode?: string;
 }
 
 /** What one group of advertised tools (built-in, one MCP server) costs in schema tokens. */
@@ -26,8 +28,12 @@ export interface ToolGroupCost {
 export interface ContextReport {
   readonly model: { readonly provider: string; readonly modelId: string };
   readonly budget: ContextBudget;
-  /** Earlier messages sent verbatim (the retained turns of the active view). */
+  /** What the view rule decides for this request: send it, compact first (mode `compact`), or stop. */
+  readonly decision: ViewDecision;
+  /** Earlier messages sent verbatim (with a checkpoint, every message after it). */
   readonly retainedMessages: number;
+  /** What the request carries of the stored session, when it is one. */
+  readonly view?: ViewSummary;
   /** Messages in the whole session, when known; more than `retainedMessages` once a checkpoint covers the rest. */
   readonly sessionMessages?: number;
   readonly toolCount: number;
@@ -61,6 +67,7 @@ export interface MeasureContextOptions {
   readonly instructionsHash?: string;
   readonly checkpoint?: CheckpointProvenance;
   readonly accuracy?: EstimatorAccuracy;
+  readonly view?: ViewSummary;
   /** Groups of `request.tools` to cost separately (built-in tools, each MCP server). */
   readonly toolGroups?: readonly { readonly name: string; readonly tools: readonly ToolDefinition[] }[];
   readonly sessionCost?: SessionCost;
@@ -74,13 +81,7 @@ export interface MeasureContextOptions {
 /** Estimates a request without sending it and returns the report `forge context` renders. */
 export async function measureContext(options: MeasureContextOptions): Promise<ContextReport> {
   const { model, request } = options;
-  const estimate = await model.estimateRequestTokens(request);
-  const budget = computeContextBudget({
-    capabilities: model.capabilities as ContextCapabilities,
-    estimate,
-    policy: options.policy,
-    ...(request.maxOutputTokens === undefined ? {} : { requestedOutputTokens: request.maxOutputTokens }),
-  });
+  const budget = await budgetRequest(model, request, options.policy);
   const toolGroups: ToolGroupCost[] = [];
   for (const group of options.toolGroups ?? []) {
     const alone = await model.estimateRequestTokens({ ...request, tools: group.tools });
@@ -100,7 +101,9 @@ export async function measureContext(options: MeasureContextOptions): Promise<Co
   return {
     model: { provider: model.provider, modelId: model.modelId },
     budget,
-    retainedMessages: request.history.length,
+    decision: decideRequest(budget),
+    retainedMessages: options.view?.verbatimMessages ?? request.history.length,
+    ...(options.view === undefined ? {} : { view: options.view }),
     ...(options.sessionMessages === undefined ? {} : { sessionMessages: options.sessionMessages }),
     toolCount: request.tools.length,
     ...(options.toolGroups === undefined ? {} : { toolGroups }),

@@ -75,6 +75,8 @@ export interface RequestEstimator {
   estimate(request: ModelRequest): TokenEstimate;
   /** Tokens of one message with its framing: what the message adds to a request. */
   countMessage(message: Message): number;
+  /** {@link RequestEstimator.countMessage} of each message, in order (the adapter's `countMessageTokens`). */
+  countMessages(messages: readonly Message[]): number[];
   stats(): EstimatorCacheStats;
 }
 
@@ -286,6 +288,11 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
     return cost;
   };
 
+  const messageTokens = (message: Message): number => {
+    const cost = costOf(message);
+    return cost.content + cost.framing + Math.ceil(cost.content * overhead.marginRatio);
+  };
+
   return {
     estimate(request) {
       const history = sum(request.history);
@@ -322,10 +329,8 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
         categories.overhead;
       return { tokens, method: options.method, confidence: options.confidence, categories };
     },
-    countMessage(message) {
-      const cost = costOf(message);
-      return cost.content + cost.framing + Math.ceil(cost.content * overhead.marginRatio);
-    },
+    countMessage: messageTokens,
+    countMessages: (messages) => messages.map(messageTokens),
     stats: () => ({ tokenized, identityHits, contentHits }),
   };
 }

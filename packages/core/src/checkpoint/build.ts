@@ -12,7 +12,6 @@ import { capMemory } from './memory-apply.js';
 import { replayMemory } from './memory-replay.js';
 import { userConstraints } from './user-requests.js';
 import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ConstraintRecord, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
-import { renderCheckpointView } from './view.js';
 
 export interface BuildForgeStateCheckpointInput {
   /** The canonical transcript, oldest first; an entry's index is its `seq`. */
@@ -24,8 +23,6 @@ export interface BuildForgeStateCheckpointInput {
   /** Memory to carry; by default it is replayed from the transcript's accepted `checkpoint_note` calls. */
   readonly memory?: CheckpointMemory;
   readonly caps?: CheckpointCaps;
-  /** Tokens of the rendered view; by default one token per four characters, rounded up. */
-  readonly estimateTokens?: (text: string) => number;
   /**
    * `latest` (default): the task is the latest user request. `all`: the earlier requests are kept
    * too (`state.earlierRequests`), and the constraints the user stated in any request become
@@ -33,10 +30,6 @@ export interface BuildForgeStateCheckpointInput {
    * itself (the Codex engine, an import), where no `checkpoint_note` recorded them.
    */
   readonly requests?: 'latest' | 'all';
-}
-
-function roughTokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }
 
 function assertSafeTailStart(messages: readonly Message[], tailStart: number): void {
@@ -109,6 +102,8 @@ function mergeConstraints(stated: readonly ConstraintRecord[], memory: Checkpoin
  * metadata); memory is the validated `checkpoint_note` history; the digest covers the summarized
  * prefix `[0, tailStart)`. Same input, same bytes: there is no clock and no randomness, and the
  * source and tail hashes are SHA-256 over canonical JSON of the two message ranges.
+ * `estimatedTokens` is left at 0: only the model adapter can count the view, and compaction sets
+ * it from the adapter's estimate (`finishCheckpoint`).
  *
  * @throws InvalidInputError when `tailStart` is outside the transcript or splits a message group.
  */
@@ -137,8 +132,7 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
     estimatedTokens: 0,
     safetyLabels: [...CHECKPOINT_SAFETY_LABELS],
   };
-  const estimate = input.estimateTokens ?? roughTokens;
-  return { ...checkpoint, estimatedTokens: estimate(renderCheckpointView(checkpoint, caps)) };
+  return checkpoint;
 }
 
 /** True when the checkpoint still stands for the same messages of `transcript` (range and hashes). */

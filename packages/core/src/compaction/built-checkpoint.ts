@@ -22,16 +22,24 @@ export function checkpointIdOf(hash: string): string {
   return `cp_${hash.slice(0, 16)}`;
 }
 
-function roughTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
-/** Hashes, names and renders a checkpoint (its `estimatedTokens` set from the view). */
-export function finishCheckpoint(checkpoint: ContextCheckpoint, caps: CheckpointCaps, nativeState?: OpaqueProviderState): BuiltCheckpoint {
+/**
+ * Renders, hashes and names a checkpoint. `viewTokens` is what the model adapter counted for the
+ * rendered view (`estimatedTokens`; 0 until the checkpoint has been measured, see
+ * {@link withViewTokens}). The view does not show the count, so measuring never changes it.
+ */
+export function finishCheckpoint(checkpoint: ContextCheckpoint, caps: CheckpointCaps, nativeState?: OpaqueProviderState, viewTokens = 0): BuiltCheckpoint {
   const view = renderCheckpointView(checkpoint, caps);
-  const sized = { ...checkpoint, estimatedTokens: roughTokens(view) } as ContextCheckpoint;
+  const sized = { ...checkpoint, estimatedTokens: viewTokens } as ContextCheckpoint;
   const hash = checkpointHash(sized);
   return { checkpoint: sized, id: checkpointIdOf(hash), hash, view, ...(nativeState === undefined ? {} : { nativeState }) };
+}
+
+/** `built` with `estimatedTokens` set to the adapter's count of its view (a new hash and id). */
+export function withViewTokens(built: BuiltCheckpoint, viewTokens: number): BuiltCheckpoint {
+  if (built.checkpoint.estimatedTokens === viewTokens) return built;
+  const sized = { ...built.checkpoint, estimatedTokens: viewTokens } as ContextCheckpoint;
+  const hash = checkpointHash(sized);
+  return { ...built, checkpoint: sized, id: checkpointIdOf(hash), hash };
 }
 
 /** The deterministic checkpoint of `[0, tailStart)`, with state reduced from the whole transcript. */

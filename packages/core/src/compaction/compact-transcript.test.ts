@@ -1,17 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { computeContextBudget } from '../budget/budget.js';
 import { resolveContextPolicy, type ContextPolicy } from '../budget/policy.js';
 import { checkpointMatchesTranscript } from '../checkpoint/build.js';
 import { bugfixSession, longSession } from '../checkpoint/sessions.test-helpers.js';
 import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
 import { validateCheckpoint } from '../checkpoint/validate.js';
-import type { Message } from '../messages.js';
 import type { ModelRequest } from '../model/adapter.js';
 import { NativeCompactionModel, ScriptedModel, type ScriptedStep } from '../testing/index.js';
 import type { BuiltCheckpoint } from './built-checkpoint.js';
 import { compactTranscript, type CompactTranscriptOptions } from './compact-transcript.js';
 import type { CompactionEvent } from './events.js';
 
-const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / 4);
 
 /** A plain conversation: `turns` user/assistant pairs of about `chars` characters each. */
 function chatTranscript(turns: number, chars: number): CheckpointTranscriptEntry[] {
@@ -69,7 +68,6 @@ function harness(overrides: Omit<Partial<CompactTranscriptOptions>, 'policy'> & 
     policy: resolveContextPolicy({ mode: 'compact', recentTailTokens: 400, ...policy }),
     request: requestFor(transcript),
     requireFit: false,
-    countTokens,
     redact: (text) => text,
     step: 0,
     signal: new AbortController().signal,
@@ -192,11 +190,29 @@ describe('the cost gate', () => {
 
   it('never installs a checkpoint larger than what it replaces', async () => {
     const { transcript } = bugfixSession();
-    const { events, installed, options } = harness({ transcript, request: requestFor(transcript), policy: { recentTailTokens: 900 } });
+    const { events, installed, options } = harness({ transcript, request: requestFor(transcript), policy: { recentTailTokens: 600 } });
     const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
     expect(result).toMatchObject({ kind: 'skipped', reason: 'no_savings' });
     expect(installed).toHaveLength(0);
     expect(events.at(-1)).toMatchObject({ type: 'context.compaction.skipped', reason: 'no_savings' });
+  });
+});
+
+describe('the compaction target', () => {
+  it('brings a threshold compaction down to the target, shrinking the tail the configured budget would keep', async () => {
+    const transcript = chatTranscript(60, 400);
+    const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 14_000, maxOutputTokens: 500 } });
+    const policy = { recentTailTokens: 6_000, bufferTokens: 500, reservedOutputTokens: 500 };
+    const { options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'threshold', policy, tailFloorTokens: 500 });
+    const before = await model.estimateRequestTokens(options.request);
+    const { compactAtTokens, compactTargetTokens } = computeContextBudget({ capabilities: model.capabilities, estimate: before, policy: options.policy });
+    expect(before.tokens).toBeGreaterThan(compactAtTokens);
+    const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
+    if (result.kind !== 'compacted') throw new Error(`expected a compaction, got ${result.kind}`);
+    expect(result.tokensAfter).toBeLessThanOrEqual(compactTargetTokens);
+    const tail = (await model.countMessageTokens(result.history)).reduce((total, tokens) => total + tokens, 0);
+    expect(tail).toBeLessThanOrEqual(3_000);
+    expect(result.built.checkpoint.estimatedTokens).toBe((await model.estimateRequestTokens({ ...options.request, checkpoint: result.built.view, history: [] })).categories.checkpoint);
   });
 });
 
@@ -212,7 +228,7 @@ describe('fitting a request that does not fit', () => {
     const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
     if (result.kind !== 'compacted') throw new Error(`expected a compaction, got ${result.kind}`);
     expect(result.tokensAfter).toBeLessThanOrEqual(7_500);
-    const tail = result.history.reduce((total, message) => total + countTokens(message), 0);
+    const tail = (await model.countMessageTokens(result.history)).reduce((total, tokens) => total + tokens, 0);
     expect(tail).toBeLessThan(6_000);
   });
 

@@ -1,6 +1,6 @@
 import { computeContextBudget, type ContextBudget } from '../budget/budget.js';
 import type { ContextCapabilities } from '../budget/capabilities.js';
-import { formatTokens } from '../budget/messages.js';
+import { formatMessageRange, formatTokens } from '../budget/messages.js';
 import type { ContextPolicy } from '../budget/policy.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from '../checkpoint/caps.js';
 import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
@@ -9,7 +9,7 @@ import { validateCheckpoint } from '../checkpoint/validate.js';
 import type { Message } from '../messages.js';
 import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter.js';
 import { summarizeError } from '../run/error-summary.js';
-import { buildForgeState, type BuiltCheckpoint } from './built-checkpoint.js';
+import { buildForgeState, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import { compactorCost, runStrategy, type CompactionStrategySetting } from './strategies.js';
 import { evaluateCostGate, type CostGateDecision } from './cost-gate.js';
 import type { CompactionEvent, CompactionStrategyName, CompactionTrigger } from './events.js';
@@ -40,10 +40,11 @@ export interface CompactTranscriptOptions {
   readonly request: ModelRequest;
   /** Its estimate, when already known. */
   readonly before?: TokenEstimate;
-  /** Shrink the tail (down to the floor) until the request fits; otherwise report `limit`. */
+  /**
+   * The request must fit afterwards (it does not now, or the provider refused it): the gate is
+   * skipped and, when even the smallest tail does not fit, the result is `limit`.
+   */
   readonly requireFit: boolean;
-  /** Token cost of one message, for choosing the recent tail. */
-  readonly countTokens: (message: Message) => number;
   readonly caps?: CheckpointCaps;
   /** Applied to every text the checkpoint takes from the transcript. */
   readonly redact: (text: string) => string;
@@ -116,12 +117,22 @@ function limitMessage(budget: ContextBudget, floor: number): string {
   );
 }
 
-/** Chooses the tail: the configured budget, then smaller ones down to the floor when the request must fit. */
+/**
+ * Chooses the tail. A manual compaction keeps `recentTailTokens` verbatim. An automatic one must
+ * bring the request down to its target (`compactTargetTokens`): the tail starts at
+ * `recentTailTokens` and is halved, down to the floor, until the request is at or below the
+ * target (or, when it must fit, at least fits); the smallest tail is kept when none gets there.
+ * Tails are cut with the model adapter's own message counts.
+ */
 async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, before: TokenEstimate): Promise<{ sizing?: Sizing; skip?: Extract<CompactionPlan, { kind: 'skip' }> }> {
   const estimate = options.estimate ?? ((request: ModelRequest) => options.model.estimateRequestTokens(request));
   const floor = options.tailFloorTokens ?? TAIL_FLOOR_TOKENS;
-  const budgets = options.requireFit ? tailBudgets(options.policy.recentTailTokens, floor) : [options.policy.recentTailTokens];
+  const manual = options.trigger === 'manual';
+  const budgets = manual ? [options.policy.recentTailTokens] : tailBudgets(options.policy.recentTailTokens, floor);
   const messages = options.transcript.map((entry) => entry.message);
+  const end = Math.max(0, Math.min(options.protectedFrom, messages.length));
+  const summarizedThrough = Math.min(options.current?.summarizedThrough ?? 0, end);
+  const messageTokens = await options.model.countMessageTokens(messages.slice(summarizedThrough, end));
   let sizing: Sizing | undefined;
   let skip: Extract<CompactionPlan, { kind: 'skip' }> | undefined;
   for (const tailBudgetTokens of budgets) {
@@ -129,7 +140,7 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
       messages,
       protectedFrom: options.protectedFrom,
       tailBudgetTokens,
-      countTokens: options.countTokens,
+      messageTokens,
       ...(options.current === undefined ? {} : { summarizedThrough: options.current.summarizedThrough }),
     });
     if (plan.kind === 'skip') {
@@ -137,20 +148,23 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
       continue;
     }
     if (sizing !== undefined && plan.tailStart === sizing.plan.tailStart) continue;
-    const built = buildForgeState({ transcript: options.transcript, tailStart: plan.tailStart, redact: options.redact, caps });
-    const request = withCheckpoint(options.request, built, historyAfter(options, built, plan.tailStart));
+    const unmeasured = buildForgeState({ transcript: options.transcript, tailStart: plan.tailStart, redact: options.redact, caps });
+    const request = withCheckpoint(options.request, unmeasured, historyAfter(options, unmeasured, plan.tailStart));
     const sized = await estimate(request);
     const budget = budgetOf(options, sized);
-    sizing = { plan, built, request, estimate: sized, budget };
+    sizing = { plan, built: withViewTokens(unmeasured, sized.categories.checkpoint), request, estimate: sized, budget };
+    if (manual) break;
     const smaller = options.trigger !== 'overflow' || sized.tokens < before.tokens;
-    if (!options.requireFit || (!budget.overBudget && smaller)) break;
+    const fits = !budget.overBudget && smaller;
+    if (fits && sized.tokens <= budget.compactTargetTokens) break;
   }
   return { ...(sizing === undefined ? {} : { sizing }), ...(skip === undefined ? {} : { skip }) };
 }
 
 /**
  * One compaction of a session transcript, as one transaction: plan the contiguous completed prefix
- * older than the recent tail → (when automatic) pass the cost gate → build with the chosen
+ * older than the recent tail, sized so the request comes down to its target → (threshold and
+ * model requests) pass the cost gate → build with the chosen
  * strategy, falling back to the deterministic `forge-state` when a compactor or provider fails →
  * validate → `install` (durable) → only then report the new view. Shadow mode stops before
  * `install`. Every outcome is an event: started, then completed or failed; or skipped.
@@ -175,13 +189,13 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   const sourceRange = { start: 0, end: tailStart };
   const strategyName: CompactionStrategyName = options.strategy.kind;
   const noSavings = (after: number): CompactTranscriptResult => {
-    const message = `a checkpoint of messages 0–${tailStart} would not make the request smaller (~${formatTokens(before.tokens)} → ~${formatTokens(after)} tokens), so none was made`;
+    const message = `a checkpoint of messages ${formatMessageRange(0, tailStart)} would not make the request smaller (~${formatTokens(before.tokens)} → ~${formatTokens(after)} tokens), so none was made`;
     emit({ type: 'context.compaction.skipped', step, trigger, reason: 'no_savings', message, strategy: strategyName, tokensBefore: before.tokens, wouldReclaimTokens: before.tokens - after, sourceRange });
     return { kind: 'skipped', reason: 'no_savings', message };
   };
   if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens) return noSavings(sizing.estimate.tokens);
   let costGate: CostGateDecision | undefined;
-  if (trigger === 'threshold' || trigger === 'model_request' || trigger === 'turn_start') {
+  if (trigger === 'threshold' || trigger === 'model_request') {
     const cost = await compactorCost(options, tailStart);
     costGate = evaluateCostGate({
       reclaimedTokens: before.tokens - sizing.estimate.tokens,

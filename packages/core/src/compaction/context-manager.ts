@@ -5,13 +5,12 @@ import type { OpaqueProviderState } from '../model/opaque-state.js';
 import type { CompactionEvent } from './events.js';
 
 /**
- * Why the run asks for room: `preflight` — the request about to be sent is past the warning
- * ratio or over budget; `overflow` — the provider refused it as too long (one recovery per run);
- * `model_request` — the model called `request_compaction` and the next step is a safe boundary;
- * `turn_start` — before the first step, the host said completed turns fall outside the view
- * (`compactAtStart`) and may be summarized if the cost gate agrees.
+ * Why the run asks for room: `preflight` — the request about to be sent is past the compaction
+ * threshold (`compactAtTokens`) or over budget; `overflow` — the provider refused it as too long
+ * (one recovery per run); `model_request` — the model called `request_compaction` and the next
+ * step is a safe boundary.
  */
-export type FitReason = 'preflight' | 'overflow' | 'model_request' | 'turn_start';
+export type FitReason = 'preflight' | 'overflow' | 'model_request';
 
 export interface FitRequest {
   readonly reason: FitReason;
@@ -34,15 +33,19 @@ export interface FitRequest {
 export type ContextManagerStopReason = 'tail_floor';
 
 export type FitResult =
-  /** Nothing changed: not needed, refused by the cost gate, shadow mode, or nothing to compact. */
+  /** Nothing changed: not needed, refused by the cost gate, or nothing to compact. The request is sent whole. */
   | { readonly kind: 'unchanged' }
   /**
    * A checkpoint is live (durably stored first): send `checkpoint` and `history` from now on in
-   * place of the run's earlier ones. `sourceHash` identifies what was summarized (for the guard).
+   * place of the run's earlier ones. The checkpoint covers stored messages `[0, coveredThrough)`
+   * and `history` holds every stored message after them (with replayed native state, all of
+   * them): nothing is left out. `sourceHash` identifies what was summarized (for the guard).
    */
   | {
       readonly kind: 'compacted';
       readonly checkpoint: string;
+      readonly checkpointId: string;
+      readonly coveredThrough: number;
       readonly history: readonly Message[];
       readonly nativeState?: OpaqueProviderState;
       readonly sourceHash: string;
@@ -51,17 +54,18 @@ export type FitResult =
   | { readonly kind: 'stop'; readonly reason: ContextManagerStopReason; readonly message: string };
 
 /**
- * What `runAgent` calls when the request it is about to send needs room. A host that stores the
- * conversation (the session layer) implements it: it may summarize completed turns older than the
- * recent tail into a checkpoint, persist it, and hand back the smaller view. It never touches the
- * current request or the run's own tool calls, and it owns the cost gate. `runAgent` wraps every
- * call in the no-progress guard.
+ * What `runAgent` calls when the request it is about to send needs room (mode `compact`). A host
+ * that stores the conversation (the session layer) implements it: it may summarize completed
+ * turns older than the recent tail into a checkpoint, persist it, and hand back the smaller view.
+ * It never touches the current request or the run's own tool calls, and it owns the cost gate.
+ * `runAgent` wraps every call in the no-progress guard.
  */
 export interface ContextManager {
   fit(request: FitRequest): Promise<FitResult>;
   /**
-   * True when completed turns are left out of the run's view (older than the recent tail and not
-   * in a checkpoint): the run then calls `fit` with reason `turn_start` before its first step.
+   * Mode `shadow`: called before every step with the request about to be sent (the whole
+   * conversation). The host builds and validates a checkpoint wherever mode `compact` would make
+   * one, and never installs it; the request is sent unchanged.
    */
-  readonly compactAtStart?: boolean;
+  shadowStep?(request: FitRequest): Promise<void>;
 }

@@ -4,13 +4,12 @@ import type { CostGateDecision } from './cost-gate.js';
 
 /**
  * What asked for a compaction. `manual`: `/compact` or `forge compact` (explicit intent, no cost
- * gate); `turn_start`: completed turns fall outside the recent tail at the start of a turn (cost
- * gate applies); `threshold`: the request passed the warning ratio but still fits (cost gate applies);
- * `over_budget`: the request does not fit, so not compacting means not sending; `overflow`: the
- * provider refused the request as too long; `model_request`: the model called
- * `request_compaction` (cost gate applies).
+ * gate); `threshold`: the request passed `compactAtRatio` of the available input but still fits
+ * (cost gate applies: when it declines, the whole request is sent); `over_budget`: the request
+ * does not fit, so not compacting means not sending; `overflow`: the provider refused the request
+ * as too long; `model_request`: the model called `request_compaction` (cost gate applies).
  */
-export type CompactionTrigger = 'manual' | 'turn_start' | 'threshold' | 'over_budget' | 'overflow' | 'model_request';
+export type CompactionTrigger = 'manual' | 'threshold' | 'over_budget' | 'overflow' | 'model_request';
 
 /** How older context was made smaller: one of the checkpoint strategies, or projecting old tool outputs. */
 export type CompactionStrategyName = 'forge-state' | 'model-structured' | 'provider-native' | 'tool-output-projection';
@@ -70,6 +69,8 @@ export type ContextCompactionCompletedEvent = {
   readonly viewTokens?: number;
   /** Tool outputs replaced by a bounded projection (strategy `tool-output-projection`). */
   readonly projectedOutputs?: number;
+  /** Their tool call ids, so a session can keep sending them projected on later turns. */
+  readonly projectedToolCallIds?: readonly string[];
   /** The strategy that failed before this one was used instead. */
   readonly fallbackFrom?: CompactionStrategyName;
   readonly costGate?: CostGateDecision;

@@ -1,4 +1,4 @@
-export { buildForgeState, checkpointIdOf, finishCheckpoint, withNativeState, withStructuredSummary, type BuiltCheckpoint } from './built-checkpoint.js';
+export { buildForgeState, checkpointIdOf, finishCheckpoint, withNativeState, withStructuredSummary, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 export {
   compactTranscript,
   type CompactTranscriptOptions,
@@ -36,6 +36,7 @@ export {
   type GuardStopReason,
   type GuardVerdict,
 } from './guard.js';
+export type { RunViewOrigin } from './run-context.js';
 export { planCompaction, tailBudgets, TAIL_FLOOR_TOKENS, type CompactionPlan, type CompactionPlanInput } from './planner.js';
 export {
   CompactionRequestChannel,
@@ -50,4 +51,5 @@ export {
   type CompactionStrategySetting,
   type CompactorCost,
 } from './strategies.js';
+export { markStaleReads, readArtifacts } from './stale-reads.js';
 export { applyToolOutputProjection, projectableToolCalls, projectToolOutput, type ToolOutputProjectionOptions } from './tool-output-projection.js';

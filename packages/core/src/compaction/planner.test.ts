@@ -10,7 +10,7 @@ describe('planCompaction', () => {
       fc.property(transcriptArbitrary(), fc.integer({ min: 0, max: 300 }), fc.nat(), (messages, tailBudgetTokens, cut) => {
         const protectedFrom = messages.length === 0 ? 0 : cut % (messages.length + 1);
         const before = structuredClone(messages);
-        const plan = planCompaction({ messages, protectedFrom, tailBudgetTokens, countTokens: countJsonTokens });
+        const plan = planCompaction({ messages, protectedFrom, tailBudgetTokens, messageTokens: messages.slice(0, protectedFrom).map(countJsonTokens) });
         expect(messages).toEqual(before);
         if (plan.kind === 'skip') return;
         expect(plan.tailStart).toBeGreaterThan(0);
@@ -24,13 +24,13 @@ describe('planCompaction', () => {
 
   it('reuses the current checkpoint when the turns after it still fit the tail', () => {
     const messages = Array.from({ length: 10 }, (_, index) => ({ role: 'user' as const, content: `turn ${index}` }));
-    expect(planCompaction({ messages, protectedFrom: 10, summarizedThrough: 6, tailBudgetTokens: 40, countTokens: () => 10 })).toMatchObject({ kind: 'skip', reason: 'reused' });
-    expect(planCompaction({ messages, protectedFrom: 10, summarizedThrough: 4, tailBudgetTokens: 40, countTokens: () => 10 })).toMatchObject({
+    expect(planCompaction({ messages, protectedFrom: 10, summarizedThrough: 6, tailBudgetTokens: 40, messageTokens: Array(4).fill(10) })).toMatchObject({ kind: 'skip', reason: 'reused' });
+    expect(planCompaction({ messages, protectedFrom: 10, summarizedThrough: 4, tailBudgetTokens: 40, messageTokens: Array(6).fill(10) })).toMatchObject({
       kind: 'compact',
       tailStart: 6,
       newlySummarized: { start: 4, end: 6 },
     });
-    expect(planCompaction({ messages, protectedFrom: 10, tailBudgetTokens: 1_000, countTokens: () => 10 })).toMatchObject({ kind: 'skip', reason: 'nothing_to_compact' });
+    expect(planCompaction({ messages, protectedFrom: 10, tailBudgetTokens: 1_000, messageTokens: Array(10).fill(10) })).toMatchObject({ kind: 'skip', reason: 'nothing_to_compact' });
   });
 });
 

@@ -2,10 +2,10 @@ import type { Message } from '../messages.js';
 import { selectTail } from '../view/select-tail.js';
 
 /**
- * The floor of the recent tail when a request must be made to fit: the tail budget is halved from
- * `recentTailTokens` until the request fits, but never below this many tokens (nor above
- * `recentTailTokens`). Below it the run stops with `limit_reached` instead of sending a request
- * that no longer holds the last exchanges verbatim.
+ * The floor of the recent tail: when a compaction must bring the request down to its target, the
+ * tail budget is halved from `recentTailTokens` until it does, but never below this many tokens
+ * (nor above `recentTailTokens`). A request that does not fit even then stops with
+ * `limit_reached` instead of being sent without the last exchanges verbatim.
  */
 export const TAIL_FLOOR_TOKENS = 2_000;
 
@@ -21,7 +21,11 @@ export interface CompactionPlanInput {
   readonly summarizedThrough?: number;
   /** Tokens the verbatim recent tail may use. */
   readonly tailBudgetTokens: number;
-  readonly countTokens: (message: Message) => number;
+  /**
+   * Tokens of each message from `summarizedThrough` (or 0) up to `protectedFrom`, by the model
+   * adapter's `countMessageTokens`: only messages after the current checkpoint can join a tail.
+   */
+  readonly messageTokens: readonly number[];
 }
 
 export type CompactionPlan =
@@ -49,16 +53,16 @@ export type CompactionPlan =
  */
 export function planCompaction(input: CompactionPlanInput): CompactionPlan {
   const end = Math.max(0, Math.min(input.protectedFrom, input.messages.length));
-  const completed = input.messages.slice(0, end);
-  const selection = selectTail(completed, { budgetTokens: input.tailBudgetTokens, countTokens: input.countTokens });
-  const tailStart = selection.tailStart;
-  const previous = input.summarizedThrough ?? 0;
-  if (input.summarizedThrough !== undefined && tailStart <= previous) {
+  const previous = Math.min(input.summarizedThrough ?? 0, end);
+  const candidates = input.messages.slice(previous, end);
+  const selection = selectTail(candidates, { budgetTokens: input.tailBudgetTokens, messageTokens: input.messageTokens });
+  const tailStart = previous + selection.tailStart;
+  if (input.summarizedThrough !== undefined && input.summarizedThrough > 0 && tailStart <= previous) {
     return {
       kind: 'skip',
       reason: 'reused',
       tailStart: previous,
-      message: `the current checkpoint already summarizes messages 0–${previous}; the turns after it fit the recent tail`,
+      message: `the current checkpoint already summarizes messages [0, ${previous}); the turns after it fit the recent tail`,
     };
   }
   if (tailStart === 0) {

@@ -31,8 +31,16 @@ function events(): { list: EventEnvelope[]; of: <T extends ForgeEvent['type']>(t
   return { list, of: (type) => list.map((envelope) => envelope.event).filter((event) => event.type === type) as never };
 }
 
+/**
+ * What a manager hands back when its checkpoint leaves `history` verbatim out of `stored` messages
+ * (the checkpoint covers the rest, so nothing is left out).
+ */
+function compacted(stored: number, checkpoint: string, history: readonly Message[], sourceHash: string): FitResult {
+  return { kind: 'compacted', checkpoint, checkpointId: `cp_${sourceHash.slice(0, 16)}`, coveredThrough: stored - history.length, history, sourceHash };
+}
+
 /** A context manager that replaces the history by `checkpoint` and nothing, and records how it was asked. */
-function replacingManager(calls: FitRequest[], result: (request: FitRequest, call: number) => FitResult = () => ({ kind: 'compacted', checkpoint: '[SESSION_CHECKPOINT v1]\n- earlier turns', history: [], sourceHash: 'a'.repeat(64) })): ContextManager {
+function replacingManager(calls: FitRequest[], result: (request: FitRequest, call: number) => FitResult = () => compacted(olderTurns.length, '[SESSION_CHECKPOINT v1]\n- earlier turns', [], 'a'.repeat(64))): ContextManager {
   return {
     async fit(request) {
       calls.push(request);
@@ -118,6 +126,48 @@ describe('overflow recovery', () => {
   });
 });
 
+describe('the view rule inside a run (mode compact)', () => {
+  const window = { capabilities: { contextWindowTokens: 10_000, maxOutputTokens: 500 } };
+  const policy: Partial<ContextPolicy> = { mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500 };
+  const turns = (count: number, size: number): Message[] => Array.from({ length: count }, (_, index) => ({ role: 'user' as const, content: `Turn ${index}: ${'word '.repeat(size)}` }));
+
+  it('sends the whole history and never asks for room while the request is under the compaction threshold', async () => {
+    const calls: FitRequest[] = [];
+    const history = turns(20, 60);
+    const model = new ScriptedModel([{ text: 'ok' }], window);
+    const sink = events();
+    const result = await runAgent({ model, instructions, request: 'Go on.', history, context: policy, contextManager: replacingManager(calls), onEvent: (envelope) => sink.list.push(envelope) });
+    expect(result.status).toBe('completed');
+    expect(calls).toEqual([]);
+    expect(model.requests[0]?.history).toEqual(history);
+    expect(sink.of('context.budgeted')[0]).toMatchObject({ view: { coveredMessages: 0, verbatimMessages: 20, omitted: 0 } });
+  });
+
+  it('asks for room past the threshold, and records the checkpoint and what it covers in the budget event', async () => {
+    const calls: FitRequest[] = [];
+    const history = turns(40, 160);
+    const model = new ScriptedModel([{ text: 'ok' }], window);
+    const sink = events();
+    const manager = replacingManager(calls, (request) => compacted(history.length, '[SESSION_CHECKPOINT v1]', request.request.history.slice(-4), 'c'.repeat(64)));
+    const result = await runAgent({ model, instructions, request: 'Go on.', history, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
+    expect(result.status).toBe('completed');
+    expect(calls.map((call) => call.reason)).toEqual(['preflight']);
+    expect(calls[0]?.budget.estimate.tokens).toBeGreaterThan(calls[0]?.budget.compactAtTokens ?? Infinity);
+    expect(model.requests[0]?.history).toEqual(history.slice(-4));
+    expect(sink.of('context.budgeted')[0]).toMatchObject({ view: { checkpointId: `cp_${'c'.repeat(16)}`, coveredMessages: 36, verbatimMessages: 4, omitted: 0 } });
+  });
+
+  it('fails loudly instead of sending a view that would leave stored messages out', async () => {
+    const history = turns(40, 160);
+    const model = new ScriptedModel([{ text: 'never sent' }], window);
+    const holey: ContextManager = {
+      fit: async (request) => ({ kind: 'compacted', checkpoint: 'c', checkpointId: 'cp_hole', coveredThrough: 10, history: request.request.history.slice(-4), sourceHash: 'd'.repeat(64) }),
+    };
+    await expect(runAgent({ model, instructions, request: 'Go on.', history, context: policy, contextManager: holey })).rejects.toThrow(/26 would be left out/);
+    expect(model.requests).toEqual([]);
+  });
+});
+
 describe('tool-output projection', () => {
   const window = { capabilities: { contextWindowTokens: 8_000, maxOutputTokens: 500 } };
   const policy: Partial<ContextPolicy> = { mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500 };
@@ -172,12 +222,7 @@ describe('the no-progress guard', () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([{ text: 'never sent' }], tight);
     const sink = events();
-    const manager = replacingManager(calls, (request, call) => ({
-      kind: 'compacted',
-      checkpoint: `[SESSION_CHECKPOINT v1]\n${'summary '.repeat(60)}`,
-      history: request.request.history.slice(1),
-      sourceHash: String(call).repeat(64).slice(0, 64),
-    }));
+    const manager = replacingManager(calls, (request, call) => compacted(history.length, `[SESSION_CHECKPOINT v1]\n${'summary '.repeat(60)}`, request.request.history.slice(1), String(call).repeat(64).slice(0, 64)));
     const result = await runAgent({ model, instructions: heavy, request: 'Go on.', history, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
 
     expect(result.status).toBe('limit_reached');
@@ -193,7 +238,7 @@ describe('the no-progress guard', () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([], tight);
     const sink = events();
-    const manager = replacingManager(calls, (request) => ({ kind: 'compacted', checkpoint: 'same', history: request.request.history.slice(1), sourceHash: 'b'.repeat(64) }));
+    const manager = replacingManager(calls, (request) => compacted(history.length, 'same', request.request.history.slice(1), 'b'.repeat(64)));
     const result = await runAgent({ model, instructions: heavy, request: 'Go on.', history, context: policy, contextManager: manager, compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 }, onEvent: (envelope) => sink.list.push(envelope) });
     expect(result.status).toBe('limit_reached');
     expect(calls).toHaveLength(2);
@@ -204,7 +249,7 @@ describe('the no-progress guard', () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([], tight);
     const sink = events();
-    const manager = replacingManager(calls, (request, call) => ({ kind: 'compacted', checkpoint: 'c', history: request.request.history.slice(1), sourceHash: String(call).repeat(64) }));
+    const manager = replacingManager(calls, (request, call) => compacted(history.length, 'c', request.request.history.slice(1), String(call).repeat(64)));
     const result = await runAgent({ model, instructions: heavy, request: 'Go on.', history, context: policy, contextManager: manager, compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 }, onEvent: (envelope) => sink.list.push(envelope) });
     expect(result.status).toBe('limit_reached');
     expect(calls).toHaveLength(3);

@@ -1,5 +1,4 @@
-import { computeContextBudget, type ContextBudget } from '../budget/budget.js';
-import type { ContextCapabilities } from '../budget/capabilities.js';
+import type { ContextBudget } from '../budget/budget.js';
 import { formatTokens } from '../budget/messages.js';
 import type { ContextPolicy } from '../budget/policy.js';
 import { preflightRequest, type PreflightStop } from '../budget/preflight.js';
@@ -7,7 +6,8 @@ import type { ForgeEvent } from '../events/events.js';
 import type { Message, UserMessage } from '../messages.js';
 import type { ModelAdapter, ModelRequest, ToolDefinition } from '../model/adapter.js';
 import type { OpaqueProviderState } from '../model/opaque-state.js';
-import type { ContextManager, FitReason } from './context-manager.js';
+import { budgetRequest, decideRequest, summarizeView, type ViewSummary } from '../view/request-view.js';
+import type { ContextManager, FitReason, FitRequest, FitResult } from './context-manager.js';
 import type { CompactionTrigger } from './events.js';
 import { CompactionGuard, type CompactionGuardLimits } from './guard.js';
 import type { CompactionRequestChannel } from './request-compaction-tool.js';
@@ -27,17 +27,29 @@ export type PreparedStep =
   | { readonly kind: 'send'; readonly request: ModelRequest; readonly budget?: ContextBudget }
   | { readonly kind: 'stop'; readonly stop: PreflightStop };
 
+/** Where the run's history sits in the stored conversation, for budget events. */
+export interface RunViewOrigin {
+  /** The checkpoint sent before the history. */
+  readonly checkpointId?: string;
+  /** Stored messages the checkpoint covers; the history starts after them (or, with native state, at 0). */
+  readonly coveredMessages: number;
+}
+
 export interface RunContextOptions {
   readonly model: ModelAdapter;
   readonly policy: ContextPolicy;
   readonly instructionsHash: string;
   readonly emit: (event: ForgeEvent) => void;
+  /** Every stored message after what the checkpoint covers (with native state, every stored message). */
   readonly history: readonly Message[];
   readonly checkpoint?: string;
   readonly nativeState?: OpaqueProviderState;
+  readonly origin?: RunViewOrigin;
   readonly manager?: ContextManager;
   readonly guard?: Partial<CompactionGuardLimits>;
   readonly projection?: ToolOutputProjectionOptions;
+  /** Tool calls already sent projected by earlier runs (mode `compact`). */
+  readonly projected?: Iterable<string>;
   readonly requests?: CompactionRequestChannel;
 }
 
@@ -46,49 +58,55 @@ interface Measured {
   readonly budget: ContextBudget;
 }
 
-function underPressure(budget: ContextBudget): boolean {
-  return budget.estimate.tokens > budget.warnAtTokens;
-}
-
 /**
- * The context of one run: what each step sends besides the run's own messages (history,
- * checkpoint, native state), and the in-run guards. Before every step the request is estimated;
- * in mode `compact` older completed tool outputs are projected to a bounded form first, then the
- * host's context manager may replace older turns by a checkpoint — every attempt through the
- * no-progress guard. One clean provider overflow may be recovered the same way. Modes `off` and
- * `warn` never change what is sent; `shadow` lets the manager build checkpoints it never installs.
+ * The context of one run: what each step sends besides the run's own messages, decided by the
+ * rule of `decideRequest` (view/request-view.ts) on every step. Every mode sends every stored
+ * message — verbatim, or inside the checkpoint in mode `compact`. In mode `compact`, a request
+ * past the compaction threshold first has older completed tool outputs projected to a bounded
+ * form and, if it is still above the target, the host's context manager replaces older turns by
+ * a checkpoint, every attempt through the no-progress guard; one clean provider overflow may be
+ * recovered the same way. Modes `off` and `warn` never change what is sent; `shadow` lets the
+ * manager build the checkpoints compact would make, without sending them.
  */
 export class RunContext {
   private readonly options: RunContextOptions;
   private readonly guard: CompactionGuard;
-  private readonly projected = new Set<string>();
+  private readonly projected: Set<string>;
+  /** Projected forms already made, by original message, so every step sends the same objects (and the estimator's identity cache holds). */
+  private readonly projectedForms = new WeakMap<Message, { readonly ids: number; readonly message: Message }>();
+  /** Stored messages before the run: those the checkpoint covers plus the history after them. */
+  private readonly storedMessages: number;
   private history: readonly Message[];
   private checkpoint: string | undefined;
+  private checkpointId: string | undefined;
+  private coveredMessages: number;
   private nativeState: OpaqueProviderState | undefined;
   private overflowRecovered = false;
 
   constructor(options: RunContextOptions) {
     this.options = options;
     this.guard = new CompactionGuard(options.guard);
+    this.projected = new Set(options.projected ?? []);
     this.history = options.history;
     this.checkpoint = options.checkpoint;
+    this.checkpointId = options.origin?.checkpointId;
+    this.coveredMessages = options.origin?.coveredMessages ?? 0;
     this.nativeState = options.nativeState;
+    const first = this.nativeState === undefined && this.checkpoint !== undefined ? this.coveredMessages : 0;
+    this.storedMessages = first + options.history.length;
+    this.view();
   }
 
   /** The request of a step as it stands now. */
   build(input: StepInput): ModelRequest {
-    const { projection } = this.options;
-    const replayed = this.nativeState === undefined ? 0 : Math.min(this.nativeState.sourceMessages, this.history.length);
-    const history =
-      this.projected.size === 0
-        ? this.history
-        : [...this.history.slice(0, replayed), ...applyToolOutputProjection(this.history.slice(replayed), this.projected, projection)];
+    const replayed = this.replayedMessages();
+    const history = this.projected.size === 0 ? this.history : [...this.history.slice(0, replayed), ...this.applyProjection(this.history.slice(replayed))];
     return {
       instructions: input.instructions,
       ...(this.checkpoint === undefined ? {} : { checkpoint: this.checkpoint }),
       history,
       currentRequest: input.currentRequest,
-      continuation: applyToolOutputProjection(input.continuation, this.projected, projection),
+      continuation: this.applyProjection(input.continuation),
       tools: input.tools,
       ...(input.maxOutputTokens === undefined ? {} : { maxOutputTokens: input.maxOutputTokens }),
       ...(this.nativeState === undefined ? {} : { nativeState: this.nativeState }),
@@ -96,35 +114,22 @@ export class RunContext {
   }
 
   /**
-   * Prepares the request of `step`: fits it when it must and may, then runs the budget preflight
-   * (which emits `context.budgeted`). `stop` means the request must not be sent.
+   * Prepares the request of `step`: applies the view rule (compaction past the threshold in mode
+   * `compact`, shadow checkpoints in mode `shadow`), then runs the budget preflight (which emits
+   * `context.budgeted`). `stop` means the request must not be sent.
    */
   async prepare(step: number, input: StepInput, signal: AbortSignal, cacheReadTokens?: number): Promise<PreparedStep> {
     const { policy, manager } = this.options;
-    let request = this.build(input);
     const requested = this.options.requests?.take();
-    if (policy.mode === 'compact' || policy.mode === 'shadow') {
-      let current = await this.measure(request);
-      if (current !== undefined && step === 1 && manager?.compactAtStart === true) current = await this.compactAtStart(step, input, current, signal);
-      if (current !== undefined) {
-        if (policy.mode === 'compact' && underPressure(current.budget)) current = (await this.project(step, input, current, 'threshold')) ?? current;
-        let fitted = false;
-        if (manager !== undefined && (underPressure(current.budget) || requested !== undefined)) {
-          if (current.budget.mandatoryTokens > current.budget.availableInputTokens) {
-            this.options.emit({ type: 'context.compaction.skipped', step, trigger: 'over_budget', reason: 'mandatory_context', message: 'what must be sent does not fit by itself; compacting history cannot help' });
-          } else {
-            const reason: FitReason = underPressure(current.budget) ? 'preflight' : 'model_request';
-            const outcome = await this.fit(step, input, current, reason, signal, cacheReadTokens);
-            if ('stop' in outcome) return outcome;
-            current = outcome;
-            fitted = true;
-          }
-        }
-        if (policy.mode === 'compact' && fitted && current.budget.overBudget) {
-          return this.stop(step, 'compaction_no_progress', 'compaction could not make room for it', current.budget);
-        }
-        request = current.request;
-      }
+    let request = this.build(input);
+    if (policy.mode === 'shadow' && manager?.shadowStep !== undefined) {
+      const current = await this.measure(request);
+      if (current !== undefined) await manager.shadowStep(this.fitRequest(requested === undefined ? 'preflight' : 'model_request', step, current, signal, cacheReadTokens));
+    }
+    if (policy.mode === 'compact') {
+      const outcome = await this.compactIfDue(step, input, request, requested !== undefined, signal, cacheReadTokens);
+      if (outcome.kind === 'stop') return outcome;
+      request = outcome.request;
     }
     return this.preflight(step, request);
   }
@@ -147,7 +152,7 @@ export class RunContext {
     }
     const { manager } = this.options;
     if (manager !== undefined && this.guard.beginAttempt().ok) {
-      const result = await manager.fit({ reason: 'overflow', step, request: current.request, budget: current.budget, model: this.options.model, signal, emit: this.options.emit });
+      const result = await manager.fit(this.fitRequest('overflow', step, current, signal, undefined));
       if (result.kind === 'stop') return this.stop(step, 'tail_floor', result.message, current.budget);
       if (result.kind === 'compacted') {
         this.adopt(result);
@@ -158,35 +163,112 @@ export class RunContext {
     return changed ? this.preflight(step, this.build(input)) : undefined;
   }
 
+  /**
+   * Mode `compact`: past the threshold (or over budget, or when the model asked), projects older
+   * tool outputs and, while the request is above the target, asks the context manager for a
+   * checkpoint. A declined compaction leaves the whole request, which fits.
+   */
+  private async compactIfDue(
+    step: number,
+    input: StepInput,
+    request: ModelRequest,
+    requested: boolean,
+    signal: AbortSignal,
+    cacheReadTokens: number | undefined,
+  ): Promise<{ readonly kind: 'ready'; readonly request: ModelRequest } | Extract<PreparedStep, { kind: 'stop' }>> {
+    const { manager } = this.options;
+    let current = await this.measure(request);
+    if (current === undefined) return { kind: 'ready', request };
+    const ready = (measured: Measured) => ({ kind: 'ready' as const, request: measured.request });
+    let decision = decideRequest(current.budget);
+    const due = decision.kind !== 'send';
+    // Older tool outputs, this run's included, are projected first: the only room when the run's own messages fill the window.
+    if (due) {
+      const projected = await this.project(step, input, current, decision.kind === 'compact' ? decision.trigger : 'over_budget');
+      if (projected !== undefined) {
+        current = projected;
+        decision = decideRequest(current.budget);
+      }
+    }
+    if (decision.kind === 'cannot_fit') {
+      if (manager !== undefined) {
+        this.options.emit({ type: 'context.compaction.skipped', step, trigger: 'over_budget', reason: 'mandatory_context', message: 'what must be sent does not fit by itself; compacting history cannot help' });
+      }
+      return ready(current);
+    }
+    const aboveTarget = current.budget.estimate.tokens > current.budget.compactTargetTokens;
+    if (manager === undefined || !((due && aboveTarget) || requested)) return ready(current);
+    const reason: FitReason = due ? 'preflight' : 'model_request';
+    const fitted = await this.fit(step, input, current, reason, signal, cacheReadTokens);
+    if ('stop' in fitted) return fitted;
+    if (fitted.budget.overBudget) return this.stop(step, 'compaction_no_progress', 'compaction could not make room for it', fitted.budget);
+    return ready(fitted);
+  }
+
   private async preflight(step: number, request: ModelRequest): Promise<PreparedStep> {
     const { model, policy, instructionsHash, emit } = this.options;
-    const preflight = await preflightRequest({ model, request, policy, step, instructionsHash, emit });
+    const preflight = await preflightRequest({ model, request, policy, step, instructionsHash, emit, view: this.view() });
     if (preflight.budget !== undefined) this.options.requests?.update(preflight.budget);
     if (preflight.stop !== undefined) return { kind: 'stop', stop: preflight.stop };
     return { kind: 'send', request, ...(preflight.budget === undefined ? {} : { budget: preflight.budget }) };
   }
 
+  /** `messages` with projected outputs in their bounded form, the same objects from step to step. */
+  private applyProjection(messages: readonly Message[]): readonly Message[] {
+    if (this.projected.size === 0) return messages;
+    return messages.map((message) => {
+      if (message.role !== 'tool') return message;
+      const ids = message.content.filter((part) => this.projected.has(part.toolCallId)).length;
+      if (ids === 0) return message;
+      const known = this.projectedForms.get(message);
+      if (known?.ids === ids) return known.message;
+      const projected = applyToolOutputProjection([message], this.projected, this.options.projection)[0] as Message;
+      this.projectedForms.set(message, { ids, message: projected });
+      return projected;
+    });
+  }
+
+  /** What the request carries of the stored conversation; throws when anything would be left out. */
+  private view(): ViewSummary {
+    return viewOf(this.storedMessages, {
+      history: this.history,
+      checkpoint: this.checkpoint,
+      checkpointId: this.checkpointId,
+      coveredMessages: this.coveredMessages,
+      nativeState: this.nativeState,
+    });
+  }
+
+  /** History messages that replayed native state stands for (the adapter replaces them). */
+  private replayedMessages(): number {
+    return this.nativeState === undefined ? 0 : Math.min(this.coveredMessages, this.history.length);
+  }
+
   /** Estimates without emitting anything; undefined when the estimator fails (preflight reports it). */
   private async measure(request: ModelRequest): Promise<Measured | undefined> {
-    const { model, policy } = this.options;
     try {
-      const estimate = await model.estimateRequestTokens(request);
-      const budget = computeContextBudget({
-        capabilities: model.capabilities as ContextCapabilities,
-        estimate,
-        policy,
-        ...(request.maxOutputTokens === undefined ? {} : { requestedOutputTokens: request.maxOutputTokens }),
-      });
-      return { request, budget };
+      return { request, budget: await budgetRequest(this.options.model, request, this.options.policy) };
     } catch {
       return undefined;
     }
   }
 
+  private fitRequest(reason: FitReason, step: number, current: Measured, signal: AbortSignal, cacheReadTokens: number | undefined): FitRequest {
+    return {
+      reason,
+      step,
+      request: current.request,
+      budget: current.budget,
+      model: this.options.model,
+      signal,
+      emit: this.options.emit,
+      ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
+    };
+  }
+
   /** Projects older completed tool outputs not projected yet; undefined when there are none. */
   private async project(step: number, input: StepInput, current: Measured, trigger: CompactionTrigger): Promise<Measured | undefined> {
-    const replayed = this.nativeState === undefined ? 0 : Math.min(this.nativeState.sourceMessages, this.history.length);
-    const view = [...this.history.slice(replayed), input.currentRequest, ...input.continuation];
+    const view = [...this.history.slice(this.replayedMessages()), input.currentRequest, ...input.continuation];
     const candidates = projectableToolCalls(view, this.options.projection).filter((id) => !this.projected.has(id));
     if (candidates.length === 0) return undefined;
     for (const id of candidates) this.projected.add(id);
@@ -205,23 +287,9 @@ export class RunContext {
       tokensAfter,
       reclaimedTokens: tokensBefore - tokensAfter,
       projectedOutputs: candidates.length,
+      projectedToolCallIds: candidates,
     });
     return next;
-  }
-
-  /**
-   * Lets the host summarize completed turns that fall outside the view before the first step.
-   * It is about keeping them, not about room, so how much it reclaims is not judged; it counts as
-   * an attempt and its range is remembered.
-   */
-  private async compactAtStart(step: number, input: StepInput, current: Measured, signal: AbortSignal): Promise<Measured> {
-    const manager = this.options.manager as ContextManager;
-    if (!this.guard.beginAttempt().ok) return current;
-    const result = await manager.fit({ reason: 'turn_start', step, request: current.request, budget: current.budget, model: this.options.model, signal, emit: this.options.emit });
-    if (result.kind !== 'compacted') return current;
-    this.adopt(result);
-    this.guard.recordSource(result.sourceHash);
-    return (await this.measure(this.build(input))) ?? current;
   }
 
   /** Asks the context manager for room until the request fits, through the no-progress guard. */
@@ -241,16 +309,7 @@ export class RunContext {
         this.options.emit({ type: 'context.compaction.skipped', step, trigger: current.budget.overBudget ? 'over_budget' : 'threshold', reason: 'guard', message: verdict.message });
         return current.budget.overBudget ? this.stop(step, verdict.reason, verdict.message, current.budget) : current;
       }
-      const result = await manager.fit({
-        reason: why,
-        step,
-        request: current.request,
-        budget: current.budget,
-        model: this.options.model,
-        signal,
-        emit: this.options.emit,
-        ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
-      });
+      const result = await manager.fit(this.fitRequest(why, step, current, signal, cacheReadTokens));
       if (result.kind === 'unchanged') return current;
       if (result.kind === 'stop') return this.stop(step, 'tail_floor', result.message, current.budget);
       this.adopt(result);
@@ -262,8 +321,12 @@ export class RunContext {
     }
   }
 
-  private adopt(result: { readonly checkpoint: string; readonly history: readonly Message[]; readonly nativeState?: OpaqueProviderState }): void {
+  /** Takes the manager's new view, after checking it leaves no stored message out. */
+  private adopt(result: Extract<FitResult, { kind: 'compacted' }>): void {
+    viewOf(this.storedMessages, { history: result.history, checkpoint: result.checkpoint, checkpointId: result.checkpointId, coveredMessages: result.coveredThrough, nativeState: result.nativeState });
     this.checkpoint = result.checkpoint;
+    this.checkpointId = result.checkpointId;
+    this.coveredMessages = result.coveredThrough;
     this.history = result.history;
     this.nativeState = result.nativeState;
   }
@@ -282,4 +345,21 @@ export class RunContext {
     this.options.emit({ type: 'context.limit_reached', step, reason, message, budget });
     return { kind: 'stop', stop: { status: 'limit_reached', error: { code: 'context_limit_reached', message, isRetryable: false } } };
   }
+}
+
+/** The view summary of a run's history; throws `ViewHoleError` when it would leave stored messages out. */
+function viewOf(
+  stored: number,
+  view: {
+    readonly history: readonly Message[];
+    readonly checkpoint: string | undefined;
+    readonly checkpointId: string | undefined;
+    readonly coveredMessages: number;
+    readonly nativeState: OpaqueProviderState | undefined;
+  },
+): ViewSummary {
+  const summarized = view.checkpoint !== undefined || view.nativeState !== undefined;
+  const covered = summarized ? view.coveredMessages : 0;
+  const replayed = view.nativeState === undefined ? 0 : Math.min(covered, view.history.length);
+  return summarizeView({ stored, covered, verbatim: view.history.length - replayed, ...(view.checkpointId === undefined ? {} : { checkpointId: view.checkpointId }) });
 }

@@ -6,7 +6,7 @@ import type { ErrorSummary } from '../events/events.js';
 import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter.js';
 import { summarizeError } from '../run/error-summary.js';
 import { hashMessages } from '../view/canonical-json.js';
-import { withNativeState, withStructuredSummary, type BuiltCheckpoint } from './built-checkpoint.js';
+import { withNativeState, withStructuredSummary, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import type { CompactTranscriptOptions } from './compact-transcript.js';
 import { compactorRequest, runCompactor, structuredSummaryInconsistencies } from './compactor-model.js';
 import type { CompactionStrategyName, CompactorDisclosure } from './events.js';
@@ -54,8 +54,8 @@ export async function compactorCost(options: CompactTranscriptOptions, tailStart
   const { strategy } = options;
   if (strategy.kind === 'forge-state') return { inputTokens: 0, outputTokens: 0 };
   if (strategy.kind === 'provider-native') {
-    let inputTokens = 0;
-    for (const entry of options.transcript.slice(0, tailStart)) inputTokens += options.countTokens(entry.message);
+    const counts = await options.model.countMessageTokens(options.transcript.slice(0, tailStart).map((entry) => entry.message));
+    const inputTokens = counts.reduce((total, tokens) => total + tokens, 0);
     return { inputTokens, outputTokens: options.policy.summaryTargetTokens };
   }
   const maxOutputTokens = compactorOutputCap(strategy, options.policy.summaryTargetTokens);
@@ -107,7 +107,7 @@ async function accept(options: CompactTranscriptOptions, context: StrategyContex
   if (options.requireFit && context.budgetOf(estimate).overBudget) {
     return { kind: 'built', failures: [failure(strategy, 'too_large', `the ${strategy} checkpoint leaves the request over budget; the smaller deterministic one is used`)] };
   }
-  return { kind: 'built', built, estimate, failures: [] };
+  return { kind: 'built', built: withViewTokens(built, estimate.categories.checkpoint), estimate, failures: [] };
 }
 
 async function modelStructured(

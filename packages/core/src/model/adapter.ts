@@ -127,6 +127,14 @@ export interface ModelAdapter {
   readonly modelId: string;
   readonly capabilities: ModelCapabilities;
   estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate>;
+  /**
+   * Tokens each message adds to a request when sent as history — content and its framing,
+   * counted exactly as `estimateRequestTokens` counts them (for a request whose history is
+   * `messages`, the counts sum to its history tokens plus their framing). Forge cuts the recent
+   * tail with these counts, so there is one counter for budgets, thresholds and tails. Adapters
+   * built on `createRequestEstimator` return its `countMessages`.
+   */
+  countMessageTokens(messages: readonly Message[]): Promise<readonly number[]>;
   doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart>;
   /**
    * Present when `capabilities.nativeCompaction` is `opaque-provider-item`: asks the provider to

@@ -1,3 +1,5 @@
+import { isSecretValue } from './secret-names.js';
+
 /*
  * Shapes of well-known credentials. Each rule names the kind that appears in the replacement
  * (`[REDACTED:kind]`). Order matters: a more specific shape runs before a broader one that would
@@ -13,34 +15,62 @@ export interface RedactionRule {
   readonly replace?: (marker: string, match: string, ...groups: string[]) => string;
 }
 
-/**
- * Key names whose values are secrets: `GITHUB_TOKEN`, `db_password`, `client-secret`, `API_KEY`.
- * The word must stand alone inside the name, so `tokenizer` or `inputTokens` do not match.
- */
-const SENSITIVE_NAME =
-  /(?:^|[_.-])(?:secret|token|password|passwd|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth[_-]?token|session[_-]?key)(?:$|[_.-])/i;
+const BASE64 = '[A-Za-z0-9+/]';
+/** Not inside a longer base64, base64url or hex run (nor an SRI hash such as `sha384-…`). */
+const NO_BASE64_BEFORE = '(?<![A-Za-z0-9+/=_-])';
+const NO_BASE64_AFTER = '(?![A-Za-z0-9+/=_-])';
+/** One whole line of a PEM body (64 characters) or of an OpenSSH key (70). */
+const BODY_LINE = `(?:${BASE64}{70}|${BASE64}{64})`;
 
-/** True when a key name says its value is a secret (`OPENAI_API_KEY`, `password`). */
-export function isSensitiveName(name: string): boolean {
-  return SENSITIVE_NAME.test(name);
+/** Random base64 mixes cases and digits; a hex digest or a word does not. */
+function looksRandom(text: string, least: number): boolean {
+  let upper = 0;
+  let lower = 0;
+  let digits = 0;
+  for (const character of text) {
+    if (character >= 'A' && character <= 'Z') upper += 1;
+    else if (character >= 'a' && character <= 'z') lower += 1;
+    else if (character >= '0' && character <= '9') digits += 1;
+  }
+  return upper >= least && lower >= least && digits >= least;
 }
 
-/** Values that are not secrets themselves: empty, a reference to a variable, or already redacted. */
-function isPlaceholder(value: string): boolean {
-  const bare = value.replace(/^["']|["']$/g, '');
-  return bare.length === 0 || bare.startsWith('$') || bare.startsWith('[REDACTED') || /^\*+$/.test(bare);
+/** A file whose content is a private key by its name: `*.pem`, `*.key`, `id_ed25519`, `private-key.txt`. */
+export function isKeyFilePath(file: string): boolean {
+  const base = file.split('/').at(-1) ?? file;
+  return /\.(?:pem|key|p8|pk8|ppk)$/i.test(base) || /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/.test(base) || /private[-_.]?key/i.test(base);
 }
+
+/** Every base64 run of 16 characters or more: applied to what Forge read from a key file, where any of it is the key. */
+export const KEY_FILE_CONTENT = new RegExp(`${NO_BASE64_BEFORE}${BASE64}{16,}={0,2}${NO_BASE64_AFTER}`, 'g');
 
 export const redactionRules: readonly RedactionRule[] = [
   {
     kind: 'private-key',
-    pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)/g,
+    pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g,
   },
   {
     kind: 'gcp-private-key',
     pattern: /("private_key"\s*:\s*")((?:[^"\\]|\\.)*)(")/g,
     replace: (marker, _match, open = '', value = '', close = '') =>
-      isPlaceholder(value) ? `${open}${value}${close}` : `${open}${marker}${close}`,
+      value.length === 0 || value.startsWith('[REDACTED') ? `${open}${value}${close}` : `${open}${marker}${close}`,
+  },
+  {
+    // A PEM or OpenSSH key body seen without its BEGIN line (a ranged read): two or more whole
+    // 64- or 70-character lines, the short last line when it is padded or ends the line, and the END line.
+    kind: 'private-key',
+    pattern: new RegExp(
+      `${NO_BASE64_BEFORE}${BODY_LINE}(?:\\s+${BODY_LINE})+(?:\\s+(?:${BASE64}{1,69}={1,2}|${BASE64}{1,69}(?=[ \\t]*(?:\\r?\\n|$))))?${NO_BASE64_AFTER}` +
+        '(?:\\s*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?',
+      'g',
+    ),
+    replace: (marker, match) => (looksRandom(match, 8) ? marker : match),
+  },
+  {
+    // A search hit in a key file: `deploy/server.key:12: MIIEvQIBADANBgkqhkiG…`.
+    kind: 'private-key',
+    pattern: new RegExp(`(?<![\\w./-])([\\w./-]+)(:\\d+: )(${BASE64}{16,}={0,2})${NO_BASE64_AFTER}`, 'g'),
+    replace: (marker, match, file = '', separator = '') => (isKeyFilePath(file) ? `${file}${separator}${marker}` : match),
   },
   { kind: 'anthropic-key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
   { kind: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
@@ -69,26 +99,42 @@ export const redactionRules: readonly RedactionRule[] = [
   },
   {
     kind: 'url-password',
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s/@]+)(@)/gi,
+    // Bounded parts, and a start only where a scheme can begin: a long `a.b.c…` run stays linear.
+    pattern: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@]{1,256}:)([^\s/@]{1,1024})(@)/gi,
     replace: (marker, _match, prefix = '', password = '', at = '') =>
-      isPlaceholder(password) ? `${prefix}${password}${at}` : `${prefix}${marker}${at}`,
+      password.startsWith('$') || password.startsWith('[REDACTED') || /^\*+$/.test(password) ? `${prefix}${password}${at}` : `${prefix}${marker}${at}`,
   },
   {
-    kind: 'secret-assignment',
-    pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]*)([ \t]*=(?:[ \t]*(?=["']))?)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
-    replace: (marker, match, name = '', equals = '', value = '') =>
-      isSensitiveName(name) && !isPlaceholder(value) ? `${name}${equals}${marker}` : match,
-  },
-  {
-    kind: 'secret-assignment',
-    pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]*)([ \t]*:[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
-    replace: (marker, match, name = '', colon = '', value = '') =>
-      isSensitiveName(name) && !isPlaceholder(value) ? `${name}${colon}${marker}` : match,
-  },
-  {
+    // `"clientSecret": "…"`, `'password': '…'`, `"token" => "…"`: JSON, Python and Ruby literals.
     kind: 'secret-field',
-    pattern: /("([A-Za-z_][A-Za-z0-9_.-]*)"\s*:\s*")((?:[^"\\]|\\.)*)(")/g,
-    replace: (marker, match, open = '', name = '', value = '', close = '') =>
-      isSensitiveName(name) && !isPlaceholder(value) ? `${open}${marker}${close}` : match,
+    pattern: /(["'])([A-Za-z_$][\w$.-]*)\1(\s*(?::|=>)\s*)(["'])((?:(?!\4)[^\\\n]|\\.)*)\4/g,
+    replace: (marker, match, quote = '', name = '', colon = '', open = '', value = '') =>
+      isSecretValue(name, value, { quoted: true }) ? `${quote}${name}${quote}${colon}${open}${marker}${open}` : match,
+  },
+  {
+    // The same inside a JSON string that holds JSON: `{\"apiKey\": \"…\"}`.
+    kind: 'secret-field',
+    pattern: /\\"([A-Za-z_$][\w$.-]*)\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"/g,
+    replace: (marker, match, name = '', colon = '', value = '') => (isSecretValue(name, value, { quoted: true }) ? `\\"${name}\\"${colon}\\"${marker}\\"` : match),
+  },
+  {
+    // `.env`, shell and INI assignments and flags: `DB_PASS=…`, `export TOKEN="…"`, `--password=…`, `password = …`.
+    kind: 'secret-assignment',
+    pattern: /(?:(?<=(?:^|\s)--?)|(?<![\w.-]))([A-Za-z_][\w.-]*)([ \t]+:?=(?![=>~])[ \t]*|:?=(?![=>~])(?:[ \t]*(?=["']))?)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
+    replace: (marker, match, name = '', equals = '', value = '') =>
+      isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${equals}${marker}` : match,
+  },
+  {
+    // YAML and object literals: `clientSecret: …`, `DB_PASS: "…"`.
+    kind: 'secret-assignment',
+    pattern: /(?<![\w.-])([A-Za-z_][\w.-]*)([ \t]*:[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
+    replace: (marker, match, name = '', colon = '', value = '') =>
+      isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${colon}${marker}` : match,
+  },
+  {
+    // A lone key line: one whole 64- or 70-character line of random base64, as a search or a one-line read shows it.
+    kind: 'private-key',
+    pattern: new RegExp(`${NO_BASE64_BEFORE}(${BODY_LINE})${NO_BASE64_AFTER}`, 'g'),
+    replace: (marker, match) => (!match.startsWith('/') && looksRandom(match, 4) ? marker : match),
   },
 ];

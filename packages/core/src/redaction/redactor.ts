@@ -1,5 +1,6 @@
 import type { JsonValue } from '../json.js';
-import { isSensitiveName, redactionRules } from './patterns.js';
+import { isKeyFilePath, KEY_FILE_CONTENT, redactionRules } from './patterns.js';
+import { isSecretValue } from './secret-names.js';
 
 /** Configured secrets shorter than this are ignored: replacing every "abc" would wreck the text. */
 export const MIN_SECRET_LENGTH = 6;
@@ -9,9 +10,18 @@ export interface RedactorOptions {
   readonly secrets?: readonly string[];
 }
 
+/** Where a text came from, when that tells more than its shape. */
+export interface RedactionContext {
+  /** The file the text was read from (a tool result's `path`): all of a key file's base64 is key. */
+  readonly file?: string;
+}
+
 export interface Redactor {
-  /** `text` with every configured secret and recognised credential replaced by `[REDACTED:<kind>]`. */
-  redact(text: string): string;
+  /**
+   * `text` with every configured secret and recognised credential replaced by `[REDACTED:<kind>]`;
+   * with a `context.file` that names a key file (`*.pem`, `id_ed25519`), also every base64 run in it.
+   */
+  redact(text: string, context?: RedactionContext): string;
   /**
    * A copy of `value` with every string redacted, and the whole string value of any field whose
    * name says it is a secret (`password`, `apiKey`, `GITHUB_TOKEN`). Keys are kept as they are.
@@ -25,15 +35,16 @@ function marker(kind: string): string {
 
 /**
  * Builds a redactor for configured secret values plus common credential shapes (OpenAI,
- * Anthropic, GitHub, AWS, GCP, Slack, Stripe, JWTs, PEM private keys, `NAME=value` assignments of
- * secret-named variables, passwords in URLs). Redacting twice gives the same text as once.
+ * Anthropic, GitHub, AWS, GCP, Slack, Stripe, JWTs, PEM private keys and key bodies without their
+ * BEGIN line, assignments and fields of secret-named keys in any case style, passwords in URLs).
+ * Redacting twice gives the same text as once.
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const secrets = [...new Set(options.secrets ?? [])]
     .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
     .sort((left, right) => right.length - left.length);
 
-  const redact = (text: string): string => {
+  const redact = (text: string, context?: RedactionContext): string => {
     let result = text;
     for (const secret of secrets) {
       if (result.includes(secret)) result = result.split(secret).join(marker('secret'));
@@ -52,6 +63,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
               return replaceWith(marker(rule.kind), match, ...groups);
             });
     }
+    if (context?.file !== undefined && isKeyFilePath(context.file)) result = result.replace(KEY_FILE_CONTENT, marker('private-key'));
     return result;
   };
 
@@ -61,10 +73,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (Array.isArray(value)) return value.map(redactValue);
     const copy: Record<string, JsonValue> = {};
     for (const [key, item] of Object.entries(value as { readonly [key: string]: JsonValue })) {
-      copy[key] =
-        typeof item === 'string' && item.length > 0 && isSensitiveName(key) && !item.startsWith('[REDACTED')
-          ? marker('secret-field')
-          : redactValue(item);
+      copy[key] = typeof item === 'string' && isSecretValue(key, item, { quoted: true }) ? marker('secret-field') : redactValue(item);
     }
     return copy;
   };

@@ -4,6 +4,7 @@ import type { EventEnvelope, ForgeEvent } from '../events/events.js';
 import { createInstructionSnapshot } from '../instructions.js';
 import { findUnpairedToolCalls, type Message } from '../messages.js';
 import { ScriptedModel } from '../testing/index.js';
+import { MAX_TOOL_ERROR_TEXT_BYTES } from '../tools/error-text-cap.js';
 import type { ApprovalGate, Tool } from '../tools/tool.js';
 import { runAgent } from './run-agent.js';
 
@@ -262,6 +263,21 @@ describe('runAgent', () => {
     expect(result.status).toBe('completed');
     expect(result.messages[2]).toMatchObject({ content: [{ output: { type: 'error-text', value: 'Tool "fail" failed: disk on fire' } }] });
   });
+
+  it('caps a huge error text, thrown or returned, at 64 KiB keeping its start and end (a 10 MB line quoted in an error)', async () => {
+    const line = `start-${'x'.repeat(10 * 1024 * 1024)}-end`;
+    const throwing: Tool = { ...echoTool(), name: 'throws', execute: async () => { throw new Error(line); } };
+    const returning: Tool = { ...echoTool(), name: 'returns', execute: async () => ({ output: { type: 'error-text', value: line } }) };
+    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'throws', input: {} }, { toolName: 'returns', input: {} }] }, { text: 'recovered' }]);
+    const result = await runAgent({ model, instructions, request: 'go', tools: [throwing, returning], approvals: allowAll });
+    const values = (result.messages[2] as Extract<Message, { role: 'tool' }>).content.map((part) => (part.output.type === 'error-text' ? part.output.value : ''));
+    expect(values).toHaveLength(2);
+    for (const value of values) {
+      expect(Buffer.byteLength(value)).toBeLessThanOrEqual(MAX_TOOL_ERROR_TEXT_BYTES + 100);
+      expect(value).toMatch(/^(Tool "throws" failed: )?start-x+\n\[… \d+ bytes of this error left out …\]\nx+-end$/);
+    }
+    expect(JSON.stringify(model.requests[1])).not.toContain('x'.repeat(MAX_TOOL_ERROR_TEXT_BYTES));
+  }, 60_000);
 
   it('loads instructions once and sends the same frozen text at every step', async () => {
     let loads = 0;

@@ -93,9 +93,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     history,
     ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
     ...(options.nativeState === undefined ? {} : { nativeState: options.nativeState }),
+    ...(options.viewOrigin === undefined ? {} : { origin: options.viewOrigin }),
     ...(options.contextManager === undefined ? {} : { manager: options.contextManager }),
     ...(options.compactionGuard === undefined ? {} : { guard: options.compactionGuard }),
     ...(options.toolOutputProjection === undefined ? {} : { projection: options.toolOutputProjection }),
+    ...(options.projectedToolCalls === undefined || policy.mode !== 'compact' ? {} : { projected: options.projectedToolCalls }),
     ...(options.compactionRequests === undefined ? {} : { requests: options.compactionRequests }),
   });
   const toolDefinitions = [...tools.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));

@@ -1,5 +1,6 @@
 import type { ForgeEvent } from '../events/events.js';
 import type { ToolCallPart, ToolMessage, ToolResultPart } from '../messages.js';
+import { capToolErrorText } from '../tools/error-text-cap.js';
 import type { ApprovalGate, Tool, ToolExecutionResult } from '../tools/tool.js';
 import { summarizeError } from './error-summary.js';
 
@@ -21,7 +22,7 @@ function describeCall(tool: Tool | undefined, call: ToolCallPart): string {
 }
 
 function errorResult(call: ToolCallPart, message: string): ToolResultPart {
-  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: message } };
+  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: capToolErrorText(message) } };
 }
 
 /** Longest `resultSummary` an event carries. */
@@ -141,7 +142,8 @@ async function approveAndExecute(tool: Tool, call: ToolCallPart, summary: string
     type: 'tool-result',
     toolCallId: call.toolCallId,
     toolName: call.toolName,
-    output: executed.output,
+    // Error text is capped here, for every tool: a tool may quote what it failed on (a 10 MB line).
+    output: executed.output.type === 'error-text' ? { type: 'error-text', value: capToolErrorText(executed.output.value) } : executed.output,
     ...(executed.metadata === undefined ? {} : { metadata: executed.metadata }),
   };
   if (signal.aborted) return ended('cancelled', result, 'cancelled while it was running');

@@ -4,6 +4,7 @@ import type { ErrorSummary, EventListener, RunStatus } from '../events/events.js
 import type { InstructionSnapshot } from '../instructions.js';
 import type { Message } from '../messages.js';
 import type { ContextManager } from '../compaction/context-manager.js';
+import type { RunViewOrigin } from '../compaction/run-context.js';
 import type { CompactionGuardLimits } from '../compaction/guard.js';
 import type { CompactionRequestChannel } from '../compaction/request-compaction-tool.js';
 import type { ToolOutputProjectionOptions } from '../compaction/tool-output-projection.js';
@@ -32,16 +33,28 @@ export interface RunAgentOptions {
   /** Provider-native compaction state replacing `checkpoint` for the adapter and model that made it. */
   readonly nativeState?: OpaqueProviderState;
   /**
-   * Makes room when a request needs it (mode `shadow` or `compact`): called before a step whose
-   * request is past the warning ratio, after one clean provider overflow, and when the model asked
-   * through `request_compaction`. Every call goes through the no-progress guard. Without one, only
-   * older tool outputs are projected (mode `compact`).
+   * Where `history` starts in the host's stored conversation: the checkpoint's id and how many
+   * stored messages it covers. Recorded in every `context.budgeted` event (`view`); the run checks
+   * that the checkpoint and history together leave no stored message out.
+   */
+  readonly viewOrigin?: RunViewOrigin;
+  /**
+   * Makes room when a request needs it (mode `compact`): called before a step whose request is
+   * past `compactAtRatio` (or over budget) and still above the target after older tool outputs are
+   * projected, after one clean provider overflow, and when the model asked through
+   * `request_compaction`. Every call goes through the no-progress guard. In mode `shadow` its
+   * `shadowStep` sees every request. Without one, only older tool outputs are projected.
    */
   readonly contextManager?: ContextManager;
   /** Limits of the no-progress guard; defaults in `DEFAULT_COMPACTION_GUARD_LIMITS`. */
   readonly compactionGuard?: Partial<CompactionGuardLimits>;
   /** Bounds of projected tool outputs (mode `compact`). */
   readonly toolOutputProjection?: ToolOutputProjectionOptions;
+  /**
+   * Tool calls whose outputs earlier runs of the session already sent projected (mode `compact`):
+   * they are sent projected from the first step, so the request prefix stays what it was.
+   */
+  readonly projectedToolCalls?: Iterable<string>;
   /** Where `request_compaction` leaves its requests; pass the channel the tool was created with. */
   readonly compactionRequests?: CompactionRequestChannel;
   readonly tools?: readonly Tool[];
@@ -52,9 +65,10 @@ export interface RunAgentOptions {
   readonly maxOutputTokens?: number;
   /**
    * The context budget policy. Before every model step the request is estimated and
-   * `context.budgeted` emitted; past the warning ratio `context.warning`; when mandatory context
-   * cannot fit, the run ends `limit_reached` without contacting the provider. Missing fields take
-   * the defaults of `DEFAULT_CONTEXT_POLICY` (mode `warn`).
+   * `context.budgeted` emitted; past the warning ratio `context.warning`; when the request cannot
+   * fit (mandatory context in mode `compact`, the whole request in the other modes), the run ends
+   * `limit_reached` without contacting the provider. Missing fields take the defaults of
+   * `DEFAULT_CONTEXT_POLICY` (mode `warn`).
    */
   readonly context?: Partial<ContextPolicy>;
   /** Estimate-versus-usage statistics to add to; share one across runs to track a model over a session. */

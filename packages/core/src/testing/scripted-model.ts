@@ -11,6 +11,8 @@ import {
   type TokenEstimate,
   type Usage,
 } from '../model/adapter.js';
+import { countMessagesWithEstimate } from '../budget/message-counts.js';
+import type { Message } from '../messages.js';
 import { estimateWithFakeTokenizer } from './fake-estimator.js';
 
 export interface ScriptedToolCall {
@@ -43,6 +45,8 @@ export interface ScriptedModelOptions {
   readonly modelId?: string;
   readonly capabilities?: Partial<ModelCapabilities>;
   readonly estimate?: (request: ModelRequest) => TokenEstimate;
+  /** Per-message counts by the same counter as `estimate`; by default measured through `estimate`. */
+  readonly countMessages?: (messages: readonly Message[]) => readonly number[];
 }
 
 /**
@@ -62,6 +66,7 @@ export class ScriptedModel implements ModelAdapter {
   readonly estimateRequests: ModelRequest[] = [];
   private readonly steps: ScriptedStep[];
   private readonly estimator: (request: ModelRequest) => TokenEstimate;
+  private readonly countMessages: ((messages: readonly Message[]) => readonly number[]) | undefined;
 
   constructor(steps: readonly ScriptedStep[], options: ScriptedModelOptions = {}) {
     this.steps = [...steps];
@@ -77,6 +82,7 @@ export class ScriptedModel implements ModelAdapter {
       ...options.capabilities,
     };
     this.estimator = options.estimate ?? estimateWithFakeTokenizer;
+    this.countMessages = options.countMessages;
   }
 
   /** Steps not yet played. */
@@ -87,6 +93,11 @@ export class ScriptedModel implements ModelAdapter {
   async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     this.estimateRequests.push(request);
     return this.estimator(request);
+  }
+
+  /** What each message adds to an otherwise empty request, by the same estimator. */
+  async countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+    return this.countMessages === undefined ? countMessagesWithEstimate(this.estimator, messages) : this.countMessages(messages);
   }
 
   async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {

@@ -41,27 +41,28 @@ describe('selectRecentTail', () => {
   const messages = [user('a'), call('1'), result('1'), answer('b'), user('c'), answer('d')];
 
   it('keeps whole groups only', () => {
-    expect(selectRecentTail(messages, { budgetTokens: 2, countTokens: oneEach })).toBe(4);
+    expect(selectRecentTail(messages, { budgetTokens: 2, messageTokens: messages.map(oneEach) })).toBe(4);
     // With 4 tokens the call/result pair (2 tokens) would need 5 in total, so the cut stays after it.
-    expect(selectRecentTail(messages, { budgetTokens: 4, countTokens: oneEach })).toBe(3);
-    expect(selectRecentTail(messages, { budgetTokens: 5, countTokens: oneEach })).toBe(1);
+    expect(selectRecentTail(messages, { budgetTokens: 4, messageTokens: messages.map(oneEach) })).toBe(3);
+    expect(selectRecentTail(messages, { budgetTokens: 5, messageTokens: messages.map(oneEach) })).toBe(1);
   });
 
   it('keeps nothing for a zero budget and everything for an unlimited one', () => {
-    expect(selectRecentTail(messages, { budgetTokens: 0, countTokens: oneEach })).toBe(messages.length);
-    expect(selectRecentTail(messages, { budgetTokens: Number.POSITIVE_INFINITY, countTokens: oneEach })).toBe(0);
+    expect(selectRecentTail(messages, { budgetTokens: 0, messageTokens: messages.map(oneEach) })).toBe(messages.length);
+    expect(selectRecentTail(messages, { budgetTokens: Number.POSITIVE_INFINITY, messageTokens: messages.map(oneEach) })).toBe(0);
   });
 
   it('always keeps a last group whose tool calls wait for results, and says it is over budget', () => {
     const pending = [user('a'), answer('b'), call('9')];
-    const selection = selectTail(pending, { budgetTokens: 0, countTokens: oneEach });
+    const selection = selectTail(pending, { budgetTokens: 0, messageTokens: pending.map(oneEach) });
     expect(selection.tailStart).toBe(2);
     expect(selection.overBudget).toBe(true);
   });
 
-  it('refuses a negative budget and a broken token counter with a clear message', () => {
-    expect(() => selectRecentTail(messages, { budgetTokens: -1, countTokens: oneEach })).toThrow(/budget must be a number of tokens/);
-    expect(() => selectRecentTail(messages, { budgetTokens: 10, countTokens: () => Number.NaN })).toThrow(/countTokens returned NaN for message/);
+  it('refuses a negative budget, a broken count and counts of another transcript with a clear message', () => {
+    expect(() => selectRecentTail(messages, { budgetTokens: -1, messageTokens: messages.map(oneEach) })).toThrow(/budget must be a number of tokens/);
+    expect(() => selectRecentTail(messages, { budgetTokens: 10, messageTokens: messages.map(() => Number.NaN) })).toThrow(/messageTokens\[0\] is NaN/);
+    expect(() => selectRecentTail(messages, { budgetTokens: 10, messageTokens: [1, 1] })).toThrow(/2 counts for 6 messages/);
   });
 });
 
@@ -71,7 +72,7 @@ describe('selectRecentTail properties', () => {
   it('never separates a tool call from its result, nor reasoning from the item after it', () => {
     fc.assert(
       fc.property(transcriptArbitrary(), budget, (messages, budgetTokens) => {
-        const start = selectRecentTail(messages, { budgetTokens, countTokens: countJsonTokens });
+        const start = selectRecentTail(messages, { budgetTokens, messageTokens: messages.map(countJsonTokens) });
         const side = (index: number) => index >= start;
         const callIndex = new Map<string, number>();
         messages.forEach((message, index) => {
@@ -93,7 +94,7 @@ describe('selectRecentTail properties', () => {
   it('keeps the longest suffix of whole groups that fits', () => {
     fc.assert(
       fc.property(transcriptArbitrary(), budget, (messages, budgetTokens) => {
-        const selection = selectTail(messages, { budgetTokens, countTokens: countJsonTokens });
+        const selection = selectTail(messages, { budgetTokens, messageTokens: messages.map(countJsonTokens) });
         const tailTokens = messages.slice(selection.tailStart).reduce((total, message) => total + countJsonTokens(message), 0);
         expect(selection.tailTokens).toBe(tailTokens);
         if (!selection.overBudget) expect(tailTokens).toBeLessThanOrEqual(budgetTokens);
@@ -110,8 +111,8 @@ describe('selectRecentTail properties', () => {
     fc.assert(
       fc.property(transcriptArbitrary(), budget, budget, (messages, first, second) => {
         const [small, large] = first <= second ? [first, second] : [second, first];
-        const smallStart = selectRecentTail(messages, { budgetTokens: small, countTokens: countJsonTokens });
-        const largeStart = selectRecentTail(messages, { budgetTokens: large, countTokens: countJsonTokens });
+        const smallStart = selectRecentTail(messages, { budgetTokens: small, messageTokens: messages.map(countJsonTokens) });
+        const largeStart = selectRecentTail(messages, { budgetTokens: large, messageTokens: messages.map(countJsonTokens) });
         expect(largeStart).toBeLessThanOrEqual(smallStart);
       }),
     );
@@ -122,8 +123,8 @@ describe('selectRecentTail properties', () => {
       fc.property(transcriptArbitrary(), budget, (messages, budgetTokens) => {
         const before = structuredClone(messages);
         const frozen = deepFreeze(structuredClone(messages));
-        const first = selectRecentTail(frozen, { budgetTokens, countTokens: countJsonTokens });
-        const second = selectRecentTail(messages, { budgetTokens, countTokens: countJsonTokens });
+        const first = selectRecentTail(frozen, { budgetTokens, messageTokens: frozen.map(countJsonTokens) });
+        const second = selectRecentTail(messages, { budgetTokens, messageTokens: messages.map(countJsonTokens) });
         expect(first).toBe(second);
         expect(messages).toEqual(before);
       }),

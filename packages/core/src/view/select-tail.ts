@@ -3,10 +3,13 @@ import type { Message } from '../messages.js';
 import { splitIntoGroups, type MessageGroup } from './groups.js';
 
 export interface TailBudget {
-  /** Tokens the verbatim recent tail may use (`recentTailTokens`); `Infinity` keeps everything. */
+  /** Tokens the verbatim recent tail may use; `Infinity` keeps everything. */
   readonly budgetTokens: number;
-  /** Cost of one message in tokens; must be a finite number ≥ 0 and the same for the same message. */
-  readonly countTokens: (message: Message) => number;
+  /**
+   * Tokens of each message, same order and length as the transcript: the model adapter's
+   * `countMessageTokens`, so the tail is cut with the counter that budgets the request.
+   */
+  readonly messageTokens: readonly number[];
 }
 
 /** The tail chosen for a budget, with the group structure and token counts behind the choice. */
@@ -32,13 +35,14 @@ function checkBudget(budgetTokens: number): void {
   }
 }
 
-function countAll(messages: readonly Message[], countTokens: TailBudget['countTokens']): number[] {
-  return messages.map((message, index) => {
-    const tokens = countTokens(message);
+function checkCounts(messages: readonly Message[], messageTokens: readonly number[]): void {
+  if (messageTokens.length !== messages.length) {
+    throw new InvalidInputError({ message: `messageTokens has ${messageTokens.length} counts for ${messages.length} messages; pass one count per message.` });
+  }
+  messageTokens.forEach((tokens, index) => {
     if (!Number.isFinite(tokens) || tokens < 0) {
-      throw new InvalidInputError({ message: `countTokens returned ${String(tokens)} for message ${index}; it must return a finite number ≥ 0.` });
+      throw new InvalidInputError({ message: `messageTokens[${index}] is ${String(tokens)}; every count must be a finite number ≥ 0.` });
     }
-    return tokens;
   });
 }
 
@@ -50,7 +54,8 @@ function countAll(messages: readonly Message[], countTokens: TailBudget['countTo
  */
 export function selectTail(messages: readonly Message[], budget: TailBudget): TailSelection {
   checkBudget(budget.budgetTokens);
-  const messageTokens = countAll(messages, budget.countTokens);
+  const { messageTokens } = budget;
+  checkCounts(messages, messageTokens);
   const groups = splitIntoGroups(messages);
   let tailTokens = 0;
   let firstKeptGroup = groups.length;

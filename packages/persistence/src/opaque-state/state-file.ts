@@ -1,8 +1,9 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { opaqueProviderStateSchema } from '@forge/core';
 import { z } from 'zod';
 import { ensurePrivateDirectory, isErrorCode, writeFileAtomically } from '../private-fs.js';
+import { readStoredFile } from '../stored-file.js';
 
 export const OPAQUE_STATE_SCHEMA_VERSION = 1 as const;
 
@@ -67,7 +68,7 @@ export async function writeStateFile(directory: string, identity: ConversationId
 export async function readStateFile(directory: string, identity: ConversationIdentity): Promise<OpaqueStateFile | undefined> {
   let text: string;
   try {
-    text = await readFile(stateFilePath(directory, identity), 'utf8');
+    text = (await readStoredFile(stateFilePath(directory, identity))).toString('utf8');
   } catch (error) {
     if (isErrorCode(error, 'ENOENT')) return undefined;
     throw error;

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '@forge/core';
@@ -155,10 +156,51 @@ describe('edit_file replace and rewrite', () => {
       '"nope.txt" does not exist; use mode "create" to make a new file.',
     );
     expect(outputText(await call(edit, { path: 'blob.bin', mode: 'rewrite', content: 'x' }))).toContain('is a binary file');
-    expect(outputText(await call(edit, { path: 'dir', mode: 'rewrite', content: 'x' }))).toContain('is not a regular file');
+    expect(outputText(await call(edit, { path: 'dir', mode: 'rewrite', content: 'x' }))).toContain('is a directory, not a regular file');
     expect(outputText(await call(edit, { path: 'a.txt', mode: 'replace', old: 'x' }))).toBe(
       'Invalid input for edit_file: new: mode "replace" needs "new". Fix the arguments and call it again.',
     );
+  });
+});
+
+describe('edit_file after a crash and on a full disk', () => {
+  /** The pid of a process that has exited. */
+  function deadPid(): number {
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    return Number(child.stdout);
+  }
+
+  it('removes the temporary a killed writer left beside the file, and keeps a live writer\'s', async () => {
+    const { root, read, edit } = await setUp({ 'a.txt': 'one\n' });
+    const abandoned = `.a.txt.forge-${deadPid()}-0123456789ab.tmp`;
+    const live = `.a.txt.forge-${process.ppid}-ba9876543210.tmp`;
+    await writeFile(path.join(root, abandoned), 'half of a write');
+    await writeFile(path.join(root, live), 'a write still going on');
+    await call(read, { path: 'a.txt' });
+    expect((await call(edit, { path: 'a.txt', mode: 'rewrite', content: 'two\n' })).output.type).toBe('text');
+    expect((await readdir(root)).sort()).toEqual([live, 'a.txt'].sort());
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('names the file and leaves it whole when the file system is full (a 64 KiB tmpfs)', async () => {
+    const mountPoint = await makeTempDirectory();
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountPoint]);
+    try {
+      const root = path.join(mountPoint, 'ws');
+      await mkdir(root);
+      await writeFile(path.join(root, 'notes.txt'), 'keep\n');
+      const ledger = new ReadLedger();
+      await call(createReadFileTool({ root, ledger }), { path: 'notes.txt' });
+      await writeFile(path.join(mountPoint, 'filler'), Buffer.alloc(60 * 1024)).catch(() => undefined);
+      const result = await call(createEditFileTool({ root, ledger }), { path: 'notes.txt', mode: 'rewrite', content: 'x'.repeat(32 * 1024) });
+      expect(result.output).toEqual({
+        type: 'error-text',
+        value: 'Could not write "notes.txt": the file system is full (ENOSPC). The file was left as it was; tell the user, who must make room first.',
+      });
+      expect(await readFile(path.join(root, 'notes.txt'), 'utf8')).toBe('keep\n');
+      expect(await readdir(root)).toEqual(['notes.txt']);
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
   });
 });
 

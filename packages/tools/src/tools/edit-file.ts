@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../atomic-write.js';
 import { changedLineCounts } from '../line-diff.js';
 import type { ReadLedger } from '../read-ledger.js';
-import { formatBytes, isBinary, loadFile, MAX_FILE_BYTES } from '../text-file.js';
+import { formatBytes, isBinary, loadFile, unloadedFileText } from '../text-file.js';
 import { resolveWorkspacePath, type WorkspacePath } from '../workspace.js';
 import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, text } from './tool-support.js';
 
@@ -72,7 +72,12 @@ export function createEditFileTool(options: EditFileToolOptions): Tool {
       const plan = await planEdit(options, input);
       if (plan.kind === 'refused') return plan.result;
       if (plan.kind === 'create') return create(options, plan);
-      await writeFileAtomic(plan.target.absolute, plan.updated, { mode: plan.fileMode });
+      try {
+        await writeFileAtomic(plan.target.absolute, plan.updated, { mode: plan.fileMode });
+      } catch (error) {
+        // A full or read-only file system is told with the file's name; the file is left as it was.
+        return fileProblem(error, plan.target.relative);
+      }
       const sha256After = sha256Hex(plan.updated);
       options.ledger.record(plan.target.relative, sha256After);
       return {
@@ -140,7 +145,7 @@ async function create(options: EditFileToolOptions, plan: Extract<EditPlan, { ki
     await writeFileAtomic(target.absolute, content, { exclusive: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return errorText(alreadyExists(plan.path));
-    throw error;
+    return fileProblem(error, plan.path);
   }
   const sha256After = sha256Hex(content);
   options.ledger.record(target.relative, sha256After);
@@ -153,10 +158,7 @@ async function create(options: EditFileToolOptions, plan: Extract<EditPlan, { ki
 async function planChange(options: EditFileToolOptions, target: WorkspacePath, request: EditInput): Promise<EditPlan> {
   if (!target.exists) return refused(`"${request.path}" does not exist; use mode "create" to make a new file.`);
   const loaded = await loadFile(target.absolute, options.root, request.path);
-  if (loaded.kind === 'not-a-file') return refused(`"${request.path}" is not a regular file; edit_file changes files only.`);
-  if (loaded.kind === 'too-large') {
-    return refused(`"${request.path}" is ${formatBytes(loaded.size)}, more than the ${formatBytes(MAX_FILE_BYTES)} edit_file handles.`);
-  }
+  if (loaded.kind !== 'ok') return refused(unloadedFileText(loaded, request.path, 'edit_file'));
   if (isBinary(loaded.bytes)) return refused(`"${request.path}" is a binary file (it contains NUL bytes); edit_file changes text files only.`);
 
   const sha256Before = sha256Hex(loaded.bytes);

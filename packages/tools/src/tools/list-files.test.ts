@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -70,5 +71,22 @@ describe('list_files', () => {
     expect(outputText(await call(tool, { path: 'missing' }))).toContain('"missing" does not exist');
     expect(outputText(await call(tool, { path: 'empty' }))).toBe('[list_files: "empty" is empty]');
     expect((await call(tool, { path: '..' })).output.type).toBe('error-text');
+  });
+});
+
+describe('list_files on hostile names and .gitignore files', () => {
+  it('shows a name holding a newline as one JSON string, so every line is one whole path', async () => {
+    const { tool } = await setUp({ 'evil\nname.txt': '', 'plain.txt': '', '"quoted.txt': '' });
+    const lines = outputText(await call(tool, {})).split('\n');
+    expect(lines).toEqual(['"\\"quoted.txt"', '"evil\\nname.txt"', 'plain.txt']);
+    expect(JSON.parse(lines[1] ?? '')).toBe('evil\nname.txt');
+  });
+
+  it('lists normally when .gitignore is a FIFO, with a note saying it was not used', async () => {
+    const root = await makeTempDirectory();
+    await writeFiles(root, { 'a.txt': '' });
+    execFileSync('mkfifo', [path.join(root, '.gitignore')]);
+    const shown = outputText(await call(createListFilesTool({ root }), {}));
+    expect(shown).toBe('.gitignore\na.txt\n[list_files: .gitignore was not used: .gitignore is a FIFO, not a regular file]');
   });
 });

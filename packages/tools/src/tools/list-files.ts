@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Tool } from '@forge/core';
 import { z } from 'zod';
+import { displayPath } from '../display-path.js';
 import { GitignoreRules } from '../gitignore.js';
 import { comparePaths, walkWorkspace, type WalkEntry } from '../walk.js';
 import { realWorkspaceRoot, resolveWorkspacePath } from '../workspace.js';
@@ -28,7 +29,8 @@ export function createListFilesTool(options: ListFilesToolOptions): Tool {
     name: 'list_files',
     description:
       'List a directory of the workspace (recursive: true for everything below it). Skips .git and files excluded by .gitignore. ' +
-      'Paths are relative to the workspace root; directories end with "/", symbolic links with "@".',
+      'Paths are relative to the workspace root; directories end with "/", symbolic links with "@". ' +
+      'A name with a control character (such as a newline) is shown as a JSON string.',
     inputSchema: inputJsonSchema(inputSchema),
     risk: 'read',
     describe: (input) => `list_files ${quote(field(input, 'path') ?? '.')}${field(input, 'recursive') === true ? ' (recursive)' : ''}`,
@@ -66,6 +68,7 @@ export function createListFilesTool(options: ListFilesToolOptions): Tool {
         const lines = entries.map(render).sort(comparePaths);
         if (lines.length === 0) lines.push(`[list_files: "${start.relative}" is empty]`);
         if (startIgnored) lines.push(`[list_files: "${start.relative}" is excluded by .gitignore; listed without .gitignore filtering]`);
+        for (const note of rules.notes()) lines.push(`[list_files: ${note}]`);
         if (truncated) {
           lines.push(`[list_files: truncated after ${maxEntries} entries; list a subdirectory, or raise maxEntries (up to ${LIMIT_MAX_ENTRIES})]`);
         }
@@ -79,7 +82,8 @@ export function createListFilesTool(options: ListFilesToolOptions): Tool {
 }
 
 function render(entry: WalkEntry): string {
-  if (entry.kind === 'directory') return `${entry.relative}/`;
-  if (entry.kind === 'symlink') return `${entry.relative}@`;
-  return entry.relative;
+  const shown = displayPath(entry.relative);
+  if (entry.kind === 'directory') return `${shown}/`;
+  if (entry.kind === 'symlink') return `${shown}@`;
+  return shown;
 }

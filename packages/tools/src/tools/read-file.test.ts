@@ -1,4 +1,5 @@
-import { mkdir, symlink } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { link, mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '@forge/core';
 import { describe, expect, it } from 'vitest';
@@ -54,7 +55,7 @@ describe('read_file', () => {
     const { root, tool } = await setUp({ 'f.txt': 'one\n' });
     await mkdir(path.join(root, 'dir'));
     expect(outputText(await call(tool, { path: 'nope.txt' }))).toContain('"nope.txt" does not exist in the workspace');
-    expect(outputText(await call(tool, { path: 'dir' }))).toContain('"dir" is not a regular file');
+    expect(outputText(await call(tool, { path: 'dir' }))).toContain('"dir" is a directory, not a regular file');
     expect(outputText(await call(tool, { path: 'f.txt', startLine: 5 }))).toBe('"f.txt" has 1 lines; startLine 5 is past its end.');
   });
 
@@ -97,6 +98,29 @@ describe('selectLines', () => {
 
   it('counts a file without a final newline', () => {
     expect(selectLines('a\nb', undefined, undefined, 100)).toMatchObject({ totalLines: 2, complete: true, content: 'a\nb' });
+  });
+});
+
+describe('read_file on hostile workspaces', () => {
+  it('refuses a hard link to a file outside the workspace, saying why', async () => {
+    const { root, tool } = await setUp({});
+    const outside = await makeTempDirectory();
+    await writeFiles(outside, { credentials: 'outside-secret\n' });
+    await link(path.join(outside, 'credentials'), path.join(root, 'innocent.txt'));
+    const result = await call(tool, { path: 'innocent.txt' });
+    expect(result.output.type).toBe('error-text');
+    expect(outputText(result)).not.toContain('outside-secret');
+    expect(outputText(result)).toBe(
+      '"innocent.txt" has 2 hard links, and another of them may be a file outside the workspace, so read_file does not open it. Ask the user for its content if you need it.',
+    );
+  });
+
+  it('refuses a FIFO at once', async () => {
+    const { root, tool } = await setUp({});
+    execFileSync('mkfifo', [path.join(root, 'pipe')]);
+    expect(outputText(await call(tool, { path: 'pipe' }))).toBe(
+      '"pipe" is a FIFO, not a regular file; read_file works on regular files only (use list_files to see what a directory contains).',
+    );
   });
 });
 

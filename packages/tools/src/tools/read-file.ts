@@ -1,7 +1,7 @@
 import { sha256Hex, type Tool } from '@forge/core';
 import { z } from 'zod';
 import type { ReadLedger } from '../read-ledger.js';
-import { formatBytes, isBinary, loadFile, MAX_FILE_BYTES } from '../text-file.js';
+import { formatBytes, isBinary, loadFile, unloadedFileText } from '../text-file.js';
 import { resolveWorkspacePath } from '../workspace.js';
 import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, text } from './tool-support.js';
 
@@ -52,14 +52,7 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool {
       try {
         const target = await resolveWorkspacePath(options.root, request.path);
         const loaded = await loadFile(target.absolute, options.root, request.path);
-        if (loaded.kind === 'not-a-file') {
-          return errorText(`"${request.path}" is not a regular file; use list_files to see what a directory contains.`);
-        }
-        if (loaded.kind === 'too-large') {
-          return errorText(
-            `"${request.path}" is ${formatBytes(loaded.size)}, more than the ${formatBytes(MAX_FILE_BYTES)} read_file handles; use search to find the part you need.`,
-          );
-        }
+        if (loaded.kind !== 'ok') return errorText(unloadedFileText(loaded, request.path, 'read_file'));
         if (isBinary(loaded.bytes)) {
           return errorText(`"${request.path}" is a binary file (it contains NUL bytes); read_file shows text files only.`);
         }

@@ -84,6 +84,10 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
         cancelled: outcome.cancelled,
         durationMs: outcome.durationMs,
         truncated: outcome.truncated,
+        strayProcessesStopped: outcome.strays.stopped,
+        strayProcessesRunning: outcome.strays.stillRunning,
+        processesTracked: outcome.strays.tracked,
+        pipesHeldOpen: outcome.pipesHeldOpen,
       };
       return { ...text(render(argv, outcome, timeoutMs), metadata), summary: `ran ${quote(renderArgv(argv), 100)} → ${shortEnding(outcome, timeoutMs)}` };
     },
@@ -92,18 +96,42 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
 
 function render(argv: readonly string[], outcome: ProcessOutcome, timeoutMs: number): string {
   const body = outcome.output.length === 0 ? '(no output)' : outcome.output.replace(/\n$/, '');
-  return `$ ${renderArgv(argv)}\n${body}\n${ending(outcome, timeoutMs)}`;
+  return [`$ ${renderArgv(argv)}`, body, ending(outcome, timeoutMs), ...leftovers(outcome)].join('\n');
 }
 
 function ending(outcome: ProcessOutcome, timeoutMs: number): string {
   const after = `after ${outcome.durationMs} ms`;
-  if (outcome.timedOut) return `[timed out after ${timeoutMs} ms: the command and everything it started were stopped]`;
-  if (outcome.cancelled) return `[cancelled ${after}: the run was aborted and the command was stopped]`;
+  if (outcome.timedOut) return `[timed out after ${timeoutMs} ms: the command was stopped with its process group]`;
+  if (outcome.cancelled) return `[cancelled ${after}: the run was aborted and the command was stopped with its process group]`;
   if (outcome.signal !== null) return `[killed by signal ${outcome.signal} ${after}]`;
   return `[exit code ${outcome.exitCode ?? 'unknown'} ${after}]`;
 }
 
+/** What is known about processes the command started outside its process group; nothing when there were none to tell of. */
+function leftovers(outcome: ProcessOutcome): string[] {
+  const { strays } = outcome;
+  const lines: string[] = [];
+  if (strays.stopped > 0) lines.push(`[also stopped ${plural(strays.stopped, 'process')} the command had started outside its process group (setsid)]`);
+  if (strays.stillRunning.length > 0) {
+    lines.push(`[warning: ${plural(strays.stillRunning.length, 'process')} the command started could not be stopped and may still be running: pid ${strays.stillRunning.join(', ')}]`);
+  }
+  if (outcome.pipesHeldOpen) lines.push('[warning: the output stayed open after the command ended: a process it started that Forge cannot find may still be running]');
+  else if (!strays.tracked && (outcome.timedOut || outcome.cancelled)) {
+    lines.push('[note: this system has no process table Forge can read (/proc): processes the command started outside its process group may still be running]');
+  }
+  return lines;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 'es'}`;
+}
+
 function shortEnding(outcome: ProcessOutcome, timeoutMs: number): string {
+  const mayStillRun = outcome.strays.stillRunning.length > 0 || outcome.pipesHeldOpen ? ', something it started may still be running' : '';
+  return `${shortStatus(outcome, timeoutMs)}${mayStillRun}`;
+}
+
+function shortStatus(outcome: ProcessOutcome, timeoutMs: number): string {
   if (outcome.timedOut) return `timed out after ${timeoutMs} ms`;
   if (outcome.cancelled) return 'cancelled';
   if (outcome.signal !== null) return `killed by ${outcome.signal}`;

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue, ToolExecutionResult } from '@forge/core';
 import { z } from 'zod';
+import { displayPath } from '../display-path.js';
 import { WorkspacePathError } from '../workspace.js';
 
 /** The JSON Schema the model sees for a tool's input, derived from the zod schema that validates it. */
@@ -49,14 +50,30 @@ export function fileProblem(error: unknown, requestedPath: string): ToolExecutio
     case 'EACCES':
     case 'EPERM':
       return errorText(`Permission denied for "${requestedPath}"; the file system does not let Forge access it.`);
+    case 'ENOSPC':
+    case 'EDQUOT':
+    case 'EFBIG':
+    case 'EROFS':
+      return errorText(`Could not write "${requestedPath}": ${writeFailures[code]} (${code}). The file was left as it was; tell the user, who must make room first.`);
     default:
       throw error;
   }
 }
 
-/** A short, single-line rendering of a value for `describe`. */
+const writeFailures = {
+  ENOSPC: 'the file system is full',
+  EDQUOT: 'the disk quota is used up',
+  EFBIG: 'the file would be larger than the file system allows',
+  EROFS: 'the file system is read-only',
+} as const;
+
+/**
+ * A short, single-line rendering of a value for `describe`. A string with a newline or another
+ * control character is shown as a JSON string (`"two\nlines.txt"`), so an approval prompt never
+ * shows one path for another.
+ */
 export function quote(value: unknown, maxLength = 80): string {
-  const rendered = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const rendered = typeof value === 'string' ? displayPath(value) : JSON.stringify(value) ?? String(value);
   const oneLine = rendered.replace(/\s+/g, ' ');
   return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine;
 }

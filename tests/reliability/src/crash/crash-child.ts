@@ -14,7 +14,7 @@ import {
   type Message,
 } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
-import { MAIN_LANE, OpaqueStateStore, conservativeMessageTokens, openSession, openSessionHandle } from '@forge/persistence';
+import { MAIN_LANE, OpaqueStateStore, openSession, openSessionHandle } from '@forge/persistence';
 import { ReadLedger, createReadFileTool } from '@forge/tools';
 import { crashOpaqueState } from './crash-protocol.js';
 import { seededRandom } from '../support/seeded-random.js';
@@ -76,7 +76,7 @@ async function runOneTurn(turn: number): Promise<void> {
       instructions,
       tools: [createReadFileTool({ root: workspace, ledger: ReadLedger.fromTranscript(handle.messages) })],
       approvals: allowAll,
-      recentTailTokens: 6_000,
+      context: { recentTailTokens: 6_000 },
     });
     acknowledge(handle.messages);
   } finally {
@@ -88,7 +88,7 @@ async function storeCheckpoint(): Promise<void> {
   const writer = await openSession(home, sessionId, { redactor });
   try {
     const transcript = writer.transcript();
-    const { tailStart } = selectTail(transcript.messages, { budgetTokens: 4_000, countTokens: conservativeMessageTokens });
+    const { tailStart } = selectTail(transcript.messages, { budgetTokens: 4_000, messageTokens: await new ScriptedModel([]).countMessageTokens(transcript.messages) });
     const checkpoint = buildForgeStateCheckpoint({ transcript: withRunIds(transcript.messages, transcript.runs), tailStart, redact: redactor.redact });
     const validation = validateCheckpoint(checkpoint, transcript.messages.length);
     if (!validation.ok) throw new Error(`the child built an invalid checkpoint: ${validation.errors.join('; ')}`);
@@ -106,7 +106,7 @@ async function compactSession(): Promise<void> {
   const handle = await openSessionHandle({ home, sessionId, redactor });
   try {
     say('checkpoint-begin *');
-    const result = await handle.compact({ model: new ScriptedModel([]), instructions, recentTailTokens: 3_000 });
+    const result = await handle.compact({ model: new ScriptedModel([]), instructions, context: { recentTailTokens: 3_000 } });
     say(result.outcome.kind === 'compacted' && result.outcome.installed ? `checkpoint ${result.outcome.built.hash}` : 'checkpoint-skipped');
   } finally {
     await handle.close();

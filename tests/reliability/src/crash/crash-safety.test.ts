@@ -219,7 +219,7 @@ describe('crash safety under SIGKILL', () => {
             model,
             request: 'Are you still there?',
             instructions: createInstructionSnapshot('You are the crash-safety test agent.'),
-            recentTailTokens: 6_000,
+            context: { recentTailTokens: 6_000 },
           });
           expect(turn.result.status).toBe('completed');
           const final = await loadTranscript(home, plan.sessionId);

@@ -200,7 +200,7 @@ describe('fuzzing the checkpoint and memory validators', () => {
       fc.tuple(sessions, fc.integer({ min: 0, max: 4000 })),
       ([transcript, tailTokens]) => {
         const messages = transcript.map((entry) => entry.message);
-        const { tailStart } = selectTail(messages, { budgetTokens: tailTokens, countTokens: (message) => JSON.stringify(message).length / 4 });
+        const { tailStart } = selectTail(messages, { budgetTokens: tailTokens, messageTokens: messages.map((message) => JSON.stringify(message).length / 4) });
         const checkpoint = buildForgeStateCheckpoint({ transcript, tailStart, redact: redactor.redact });
         const validation = validateCheckpoint(checkpoint, transcript.length);
         expect(validation.ok ? [] : validation.errors).toEqual([]);

@@ -47,7 +47,7 @@ beforeAll(async () => {
     instructions: createInstructionSnapshot('Answer briefly.'),
     tools: [note],
     approvals: allowAll,
-    recentTailTokens: 4000,
+    context: { recentTailTokens: 4000 },
   });
   runId = turn.runId;
   envelopes = (await readFile(turn.tracePath, 'utf8'))

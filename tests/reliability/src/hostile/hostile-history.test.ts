@@ -155,7 +155,7 @@ beforeAll(async () => {
   }
 
   // Compaction between turns: the poisoned turns become a checkpoint, installed durably.
-  const compacted = await handle.compact({ model, instructions, recentTailTokens: 400, tools: common.tools });
+  const compacted = await handle.compact({ model, instructions, context: { recentTailTokens: 400 }, tools: common.tools });
   expect(compacted.outcome.kind).toBe('compacted');
   await handle.close();
 
@@ -169,7 +169,7 @@ beforeAll(async () => {
     },
   });
   const resumed = obedientModel();
-  const turn = await handle.runTurn({ model: resumed, instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS), approvals: gate, recentTailTokens: 400, tools: tools(() => handle), request: RESUMED_REQUEST });
+  const turn = await handle.runTurn({ model: resumed, instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS), approvals: gate, context: { mode: 'compact', recentTailTokens: 400 }, tools: tools(() => handle), request: RESUMED_REQUEST });
   expect(turn.result.status).toBe('completed');
   resumedRequest = resumed.requests[0];
   checkpointView = resumedRequest?.checkpoint ?? '';
@@ -275,7 +275,7 @@ describe('hostile history after compaction and resume', () => {
       loopback.enqueue(turn({ text: 'Nothing to do.' }));
       const handle = await openSessionHandle({ home, sessionId });
       try {
-        const result = await handle.runTurn({ model: adapterFor(name, loopback.baseURL, { maxRetries: 0, idleTimeoutMs: 5_000 }), instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS), recentTailTokens: 400, request: `Status check for ${name}.` });
+        const result = await handle.runTurn({ model: adapterFor(name, loopback.baseURL, { maxRetries: 0, idleTimeoutMs: 5_000 }), instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS), context: { mode: 'compact', recentTailTokens: 400 }, request: `Status check for ${name}.` });
         expect(result.result.status).toBe('completed');
       } finally {
         await handle.close();

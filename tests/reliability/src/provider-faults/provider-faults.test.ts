@@ -155,7 +155,7 @@ async function overflowInSession(adapter: AdapterName): Promise<{ readonly reque
     let sessionId: string | undefined;
     for (let index = 0; index < 6; index += 1) {
       server.enqueue(turn({ text: `Earlier answer ${index}: ${'detail '.repeat(1500)}` }));
-      const earlier = await runSessionTurn({ home, ...(sessionId === undefined ? { workspaceRoot: workspace } : { sessionId }), model, instructions, request: `Earlier question ${index}.`, recentTailTokens: 50_000 });
+      const earlier = await runSessionTurn({ home, ...(sessionId === undefined ? { workspaceRoot: workspace } : { sessionId }), model, instructions, request: `Earlier question ${index}.` });
       sessionId = earlier.sessionId;
     }
     const before = server.requests.length;
@@ -169,7 +169,6 @@ async function overflowInSession(adapter: AdapterName): Promise<{ readonly reque
       request,
       tools: [tool],
       approvals: allowAll,
-      recentTailTokens: 50_000,
       context: { mode: 'compact' },
     });
     const sideEffects = (await readFile(file, 'utf8')).split('\n').filter((line) => line.length > 0).length;

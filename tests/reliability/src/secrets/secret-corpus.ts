@@ -30,6 +30,8 @@ export function secretCorpus(seed: number): {
   readonly samples: readonly SecretSample[];
   readonly configuredSecret: string;
   readonly environmentSecret: string;
+  /** A private key file (PEM, BEGIN to END) for ranged reads and searches that show its body without the BEGIN line. */
+  readonly keyFile: { readonly text: string; readonly bodyLines: readonly string[] };
 } {
   const next = seededRandom(seed);
   const pick = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
@@ -45,6 +47,12 @@ export function secretCorpus(seed: number): {
   const line = (kind: string, prefix: string, value: string, suffix = ''): SecretSample => ({ kind, text: `${prefix}${value}${suffix}`, secret: value });
 
   const rsa = pem('RSA PRIVATE KEY');
+  // What a ranged read of a key file shows: body lines and the END line, no BEGIN line.
+  const withoutBegin = pem('PRIVATE KEY');
+  const pemWithoutBegin = { text: withoutBegin.text.split('\n').slice(1).join('\n'), secret: withoutBegin.secret };
+  const opensshWithoutBegin = Array.from({ length: 4 }, () => pick(BASE64, 70)).join('\n');
+  const keyFileBody = [...Array.from({ length: 6 }, () => pick(BASE64, 64)), `${pick(BASE64, 22)}==`];
+  const keyFile = { text: `-----BEGIN PRIVATE KEY-----\n${keyFileBody.join('\n')}\n-----END PRIVATE KEY-----\n`, bodyLines: keyFileBody };
   const openssh = pem('OPENSSH PRIVATE KEY');
   const ec = pem('EC PRIVATE KEY');
   const pkcs8 = pem('PRIVATE KEY');
@@ -91,10 +99,33 @@ export function secretCorpus(seed: number): {
     line('bearer-header', 'Authorization: Bearer ', pick(URL_SAFE, 40)),
     token('npm-token', `npm_${pick(ALPHANUMERIC, 36)}`),
     token('huggingface-token', `hf_${pick(ALPHANUMERIC, 34)}`),
+    // Issue 17: shapes found stored in clear by an outside tester, in every case style.
+    line('aws-cli-secret-access-key', '{"Credentials": {"SecretAccessKey": "', pick(BASE64, 40), '", "Expiration": "2030-01-01T00:00:00Z"}}'),
+    line('aws-cli-session-token', '{"SessionToken": "', `IQoJb3JpZ2luX2Vj${pick(BASE64, 120)}`, '"}'),
+    line('json-camel-client-secret', '{"clientId": "app-7", "clientSecret": "', pick(URL_SAFE, 32), '"}'),
+    line('json-camel-api-key', '{"apiKey": "', pick(ALPHANUMERIC, 32), '", "region": "eu"}'),
+    line('json-escaped-api-key', '{"body": "{\\"apiKey\\": \\"', pick(ALPHANUMERIC, 28), '\\"}"}'),
+    line('python-dict-password', "{'user': 'admin', 'password': '", pick(ALPHANUMERIC, 18), "'}"),
+    line('env-db-pass', 'DB_PASS=', pick(ALPHANUMERIC, 16)),
+    line('env-kebab-password', 'db-password=', pick(ALPHANUMERIC, 16)),
+    line('yaml-pascal-password', 'DbPassword: ', pick(ALPHANUMERIC, 16)),
+    line('ini-dotted-password', 'db.password = ', pick(ALPHANUMERIC, 16)),
+    line('yaml-camel-session-token', 'sessionToken: ', pick(URL_SAFE, 40)),
+    line('yaml-camel-private-key', 'privateKey: "', pick(BASE64, 44), '"'),
+    line('yaml-camel-access-key', 'accessKey: ', pick(ALPHANUMERIC, 24)),
+    line('env-mysql-pwd', 'MYSQL_PWD=', pick(ALPHANUMERIC, 14)),
+    line('cli-password-flag', 'mysql --user=app --password=', pick(ALPHANUMERIC, 18), ' orders'),
+    line('header-x-api-key', 'x-api-key: ', pick(ALPHANUMERIC, 32)),
+    line('docker-auth', '{"auths": {"registry.example.com": {"auth": "', Buffer.from(`deploy:${pick(ALPHANUMERIC, 20)}`).toString('base64'), '"}}}'),
+    line('rails-secret-key-base', 'SECRET_KEY_BASE=', pick(HEX, 64)),
+    { kind: 'pem-body-without-begin', text: pemWithoutBegin.text, secret: pemWithoutBegin.secret },
+    { kind: 'openssh-body-without-begin', text: opensshWithoutBegin, secret: opensshWithoutBegin },
+    line('pem-search-hit', 'deploy/tls.key:3: ', pick(BASE64, 64)),
+    { kind: 'key-file', text: keyFile.text, secret: keyFileBody.join('\n') },
     line('configured-secret', `${CONFIGURED_SECRET_VARIABLE}=`, configuredSecret),
     line('environment-secret-bare', 'the service answered with ', environmentSecret, ' just now'),
   ];
-  return { samples, configuredSecret, environmentSecret };
+  return { samples, configuredSecret, environmentSecret, keyFile };
 }
 
 /** Pieces of `secret` long enough that finding one in an artifact means it leaked (whole or in part). */

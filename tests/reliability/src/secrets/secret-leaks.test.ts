@@ -34,7 +34,7 @@ import { CONFIGURED_SECRET_VARIABLE, ENVIRONMENT_SECRET_VARIABLE, findLeaks, sec
  */
 
 const temporaryDirectory = useTemporaryDirectories();
-const { samples, configuredSecret, environmentSecret } = secretCorpus(RELIABILITY_SEED);
+const { samples, configuredSecret, environmentSecret, keyFile } = secretCorpus(RELIABILITY_SEED);
 const secretLines = samples.map((sample) => sample.text).join('\n');
 /** The redactor a session of the CLI below builds: configured and secret-named environment values, plus the shapes. */
 const redactor = createRedactor({ secrets: [configuredSecret, environmentSecret] });
@@ -55,6 +55,10 @@ function secretModel(): ScriptedModel {
         { toolName: 'read_file', input: { path: 'secrets.txt' }, toolCallId: 'call_read_secrets' },
         { toolName: 'run_command', input: { argv: ['cat', 'config/deploy.env'] }, toolCallId: 'call_cat_env' },
         { toolName: 'run_command', input: { argv: ['echo', ...echoed] }, toolCallId: 'call_echo_secrets' },
+        // A key file seen without its BEGIN line: a ranged read, a one-line read, a search hit.
+        { toolName: 'read_file', input: { path: 'deploy/tls.key', startLine: 2, endLine: 5 }, toolCallId: 'call_read_key_range' },
+        { toolName: 'read_file', input: { path: 'deploy/tls.key', startLine: 4, endLine: 4 }, toolCallId: 'call_read_key_line' },
+        { toolName: 'search', input: { pattern: keyFile.bodyLines[2]?.slice(20, 30) ?? '', path: 'deploy' }, toolCallId: 'call_search_key' },
       ],
     },
     { text: `I found these credentials:\n${secretLines}\nRotate them.` },
@@ -67,6 +71,8 @@ beforeAll(async () => {
   workspace = await temporaryDirectory('secrets-workspace');
   await mkdir(home, { recursive: true });
   await mkdir(join(workspace, 'config'));
+  await mkdir(join(workspace, 'deploy'));
+  await writeFile(join(workspace, 'deploy', 'tls.key'), keyFile.text);
   await writeFile(join(home, 'config.json'), JSON.stringify({ schemaVersion: 1, secrets: { env: [CONFIGURED_SECRET_VARIABLE] } }));
   await writeFile(join(workspace, 'secrets.txt'), `${secretLines}\n`);
   await writeFile(join(workspace, 'config', 'deploy.env'), `${samples.filter((sample) => sample.kind.startsWith('env') || sample.kind === 'configured-secret').map((sample) => sample.text).join('\n')}\n`);
@@ -91,6 +97,10 @@ beforeAll(async () => {
   const answer: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: `I found these credentials:\n${secretLines}\nRotate them.` }] };
   rawTranscript = [secondStep.currentRequest, ...secondStep.continuation, answer];
   expect(JSON.stringify(rawTranscript)).toContain(samples[3]?.secret ?? 'missing');
+  // The key file's body did reach the model through the ranged read, the one-line read and the search.
+  const sentResults = JSON.stringify(secondStep.continuation);
+  for (const line of keyFile.bodyLines.slice(1, 5)) expect(sentResults).toContain(line);
+  expect(sentResults).toContain(`deploy/tls.key:4: ${keyFile.bodyLines[2] ?? 'missing'}`);
 
   for (const [path, text] of await readTree(home)) artifacts.set(`FORGE_HOME/${path}`, text);
   const cli = async (name: string, args: string[]) => {
@@ -117,8 +127,8 @@ function leaksIn(names: readonly string[]): { artifact: string; kind: string; fr
 }
 
 describe('secrets never leave the session unredacted', () => {
-  it(`the corpus has at least 30 shapes (${samples.length})`, () => {
-    expect(samples.length).toBeGreaterThanOrEqual(30);
+  it(`the corpus has at least 60 shapes (${samples.length})`, () => {
+    expect(samples.length).toBeGreaterThanOrEqual(60);
     expect(new Set(samples.map((sample: SecretSample) => sample.kind)).size).toBe(samples.length);
   });
 
@@ -176,7 +186,7 @@ describe('secrets never leave the session unredacted', () => {
       const result = await handle.compact({
         model: new ScriptedModel([]),
         instructions: createInstructionSnapshot('Compact.'),
-        recentTailTokens: 200,
+        context: { recentTailTokens: 200 },
         compaction: { strategy: { kind: 'model-structured', compactor } },
       });
       expect(result.outcome.kind).toBe('compacted');

@@ -1,4 +1,4 @@
-import type { ModelAdapter, ModelCapabilities, ModelRequest, TokenEstimate } from '@forge/core';
+import { countMessagesWithEstimate, type Message, type ModelAdapter, type ModelCapabilities, type ModelRequest, type TokenEstimate } from '@forge/core';
 import { estimateWithFakeTokenizer } from '@forge/core/testing';
 import { CompatibleModel } from '@forge/model-compatible';
 import { DeepSeekModel } from '@forge/model-deepseek';
@@ -15,6 +15,7 @@ export type AdapterName = 'openai' | 'deepseek' | 'compatible';
 export const ADAPTER_NAMES: readonly AdapterName[] = ['openai', 'deepseek', 'compatible'];
 
 const estimate = async (request: ModelRequest): Promise<TokenEstimate> => estimateWithFakeTokenizer(request);
+const countMessages = (messages: readonly Message[]) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages);
 
 function capabilities(contextWindowTokens: number, nativeCompaction: ModelCapabilities['nativeCompaction']): ModelCapabilities {
   return { contextWindowTokens, maxOutputTokens: 4096, nativeCompaction, continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'config' };
@@ -28,13 +29,13 @@ export function adapterFor(name: AdapterName, baseURL: string, tuning: AdapterTu
   const common = { baseURL, apiKey: 'test-key', env: {}, retry: { maxRetries: tuning.maxRetries, baseDelayMs: 1, maxDelayMs: 2_000 }, idleTimeoutMs: tuning.idleTimeoutMs };
   switch (name) {
     case 'openai':
-      return new OpenAIModel({ ...common, modelId: 'gpt-5.1' }, { capabilities: capabilities(contextWindowTokens, 'unsupported'), estimate });
+      return new OpenAIModel({ ...common, modelId: 'gpt-5.1' }, { capabilities: capabilities(contextWindowTokens, 'unsupported'), estimate, countMessages });
     case 'deepseek':
-      return new DeepSeekModel({ ...common, modelId: 'deepseek-chat' }, { capabilities: capabilities(contextWindowTokens, 'unsupported'), estimate });
+      return new DeepSeekModel({ ...common, modelId: 'deepseek-chat' }, { capabilities: capabilities(contextWindowTokens, 'unsupported'), estimate, countMessages });
     case 'compatible':
       return new CompatibleModel(
         { ...common, name: 'local', modelId: 'qwen2.5-coder:7b', contextWindowTokens, apiKeyVariable: 'LOCAL_KEY', env: { LOCAL_KEY: 'test-key' } },
-        { capabilities: capabilities(contextWindowTokens, 'unsupported'), estimate },
+        { capabilities: capabilities(contextWindowTokens, 'unsupported'), estimate, countMessages },
       );
   }
 }

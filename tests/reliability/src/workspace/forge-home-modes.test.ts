@@ -47,7 +47,7 @@ describe('file modes under FORGE_HOME', () => {
 
     const handle = await openSessionHandle({ home, sessionId });
     try {
-      const compacted = await handle.compact({ model: new ScriptedModel([]), instructions: createInstructionSnapshot('Compact.'), recentTailTokens: 10 });
+      const compacted = await handle.compact({ model: new ScriptedModel([]), instructions: createInstructionSnapshot('Compact.'), context: { recentTailTokens: 10 } });
       expect(compacted.outcome.kind, JSON.stringify(compacted.outcome)).toBe('compacted');
     } finally {
       await handle.close();

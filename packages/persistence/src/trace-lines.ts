@@ -1,8 +1,8 @@
-import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { openStoredFile } from './stored-file.js';
 
 /** The longest line kept in memory, in characters; a longer one is skipped and reported, so one bad line cannot exhaust memory. */
-export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+export const MAX_TRACE_LINE_CHARS = 8 * 1024 * 1024;
 
 /** One line of a trace file, without its newline. */
 export type TraceLine =
@@ -26,7 +26,7 @@ export async function* readTraceLines(
   file: string,
   options: { readonly maxLineChars?: number; readonly chunkBytes?: number } = {},
 ): AsyncGenerator<TraceLine[]> {
-  const maxLineChars = options.maxLineChars ?? MAX_LINE_CHARS;
+  const maxLineChars = options.maxLineChars ?? MAX_TRACE_LINE_CHARS;
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let pendingChars = 0;
@@ -66,9 +66,15 @@ export async function* readTraceLines(
     return lines;
   };
 
-  for await (const chunk of createReadStream(file, { highWaterMark: options.chunkBytes ?? 1024 * 1024 }) as AsyncIterable<Buffer>) {
-    const lines = split(decoder.write(chunk));
-    if (lines.length > 0) yield lines;
+  // Only a regular file: a FIFO given as a trace would block the read for ever.
+  const handle = await openStoredFile(file);
+  try {
+    for await (const chunk of handle.createReadStream({ highWaterMark: options.chunkBytes ?? 1024 * 1024, autoClose: false }) as AsyncIterable<Buffer>) {
+      const lines = split(decoder.write(chunk));
+      if (lines.length > 0) yield lines;
+    }
+  } finally {
+    await handle.close();
   }
   const lines = split(decoder.end());
   if (pendingChars > 0 || oversized) lines.push(finish('', false));

@@ -1,0 +1,37 @@
+import type { EventEnvelope, ForgeEvent } from '@forge/core';
+import { describe, expect, it } from 'vitest';
+import { CapturedOutput } from '../test-support/cli-harness.js';
+import { createTextRenderer } from './event-renderer.js';
+import { createStyle } from './style.js';
+
+function envelope(event: Record<string, unknown>, sequence: number): EventEnvelope {
+  return { schemaVersion: 1, runId: 'run_1', sequence, timestamp: '2026-01-01T00:00:00.000Z', event: event as unknown as ForgeEvent } as EventEnvelope;
+}
+
+describe('the text renderer', () => {
+  it('prints one dim line for a context warning (once per run), a compaction made and a limit stop, and nothing for a shadow build', () => {
+    const text = new CapturedOutput();
+    const activity = new CapturedOutput();
+    const renderer = createTextRenderer({ text, activity, style: createStyle(false) });
+    const events = [
+      { type: 'context.warning', step: 1, reason: 'threshold', usedTokens: 90_000, availableInputTokens: 100_000, warnAtTokens: 80_000, message: 'The next request is estimated at 90,000 tokens, 90% of the 100,000 available for input.' },
+      { type: 'context.warning', step: 2, reason: 'threshold', usedTokens: 91_000, availableInputTokens: 100_000, warnAtTokens: 80_000, message: 'again' },
+      { type: 'context.compaction.completed', step: 2, trigger: 'threshold', strategy: 'forge-state', mode: 'compact', installed: true, reused: false, tokensBefore: 91_000, tokensAfter: 40_000, reclaimedTokens: 51_000 },
+      { type: 'context.compaction.completed', step: 2, trigger: 'threshold', strategy: 'forge-state', mode: 'shadow', installed: false, reused: false, tokensBefore: 91_000, tokensAfter: 40_000, reclaimedTokens: 51_000 },
+      { type: 'context.limit_reached', step: 3, reason: 'whole_history', message: 'does not fit' },
+    ];
+    events.forEach((event, index) => renderer.onEvent(envelope(event, index)));
+    renderer.finishRun();
+    expect(activity.text).toBe(
+      [
+        '• context: The next request is estimated at 90,000 tokens, 90% of the 100,000 available for input.',
+        '• context: compacted (forge-state, threshold) ~91,000 → ~40,000 tokens',
+        '• context: stopped before sending (whole_history); see the error below',
+        '',
+      ].join('\n'),
+    );
+    renderer.onEvent(envelope({ ...events[0], step: 1 }, 9));
+    expect(activity.text.endsWith('90% of the 100,000 available for input.\n')).toBe(true);
+    expect(text.text).toBe('');
+  });
+});

@@ -1,7 +1,7 @@
 import type { ModelAdapter, ModelRequest, ToolDefinition } from '../model/adapter.js';
 import type { CostBreakdown } from '../pricing/price-usage.js';
 import { estimateRequestCost, type RequestCostEstimate } from '../pricing/request-cost.js';
-import { budgetRequest, decideRequest, type ViewDecision, type ViewSummary } from '../view/request-view.js';
+import { budgetOfEstimate, decideRequest, type ViewDecision, type ViewSummary } from '../view/request-view.js';
 import type { EstimatorAccuracy } from './accuracy-tracker.js';
 import type { ContextBudget } from './budget.js';
 import type { ContextPolicy } from './policy.js';
@@ -81,7 +81,8 @@ export interface MeasureContextOptions {
 /** Estimates a request without sending it and returns the report `forge context` renders. */
 export async function measureContext(options: MeasureContextOptions): Promise<ContextReport> {
   const { model, request } = options;
-  const budget = await budgetRequest(model, request, options.policy);
+  const estimate = await model.estimateRequestTokens(request);
+  const budget = budgetOfEstimate(model, request, estimate, options.policy);
   const toolGroups: ToolGroupCost[] = [];
   for (const group of options.toolGroups ?? []) {
     const alone = await model.estimateRequestTokens({ ...request, tools: group.tools });

@@ -12,9 +12,11 @@ export {
   configFileSchema,
   contextSectionSchema,
   flagLayerSchema,
+  priceEntrySchema,
   type ApprovalProfileName,
   type CompatibleModelEntry,
   type ConfigFile,
   type ConfigLayer,
+  type PriceEntry,
 } from './schema.js';
 export { parseConfigText } from './validate.js';

@@ -1,6 +1,6 @@
 import { DEFAULT_CONTEXT_POLICY, type ContextMode, type ContextPolicy } from '@forge/core';
 import type { McpServerConfig } from '@forge/mcp/config';
-import { APPROVAL_PROFILES, type ApprovalProfileName, type CompatibleModelEntry, type ConfigLayer } from './schema.js';
+import { APPROVAL_PROFILES, type ApprovalProfileName, type CompatibleModelEntry, type ConfigLayer, type PriceEntry } from './schema.js';
 
 /** Where a value came from, lowest precedence first. */
 export type ConfigSource = 'default' | 'user' | 'project' | 'env' | 'flag';
@@ -22,6 +22,8 @@ export interface ForgeConfig {
   readonly models: readonly CompatibleModelEntry[];
   /** MCP servers to start, from user configuration (or flags). */
   readonly mcpServers: readonly McpServerConfig[];
+  /** Prices by model id (`openai:gpt-5.1`), from user configuration (or flags). Provenance per id: `prices.<id>`. */
+  readonly prices: Readonly<Record<string, PriceEntry>>;
   readonly context: ContextPolicy;
   /** Which context tools sessions in modes `shadow` and `compact` offer the model. */
   readonly contextTools: ContextToolsConfig;
@@ -92,9 +94,11 @@ function describe(provenance: ValueProvenance | undefined): string {
  * Merges layers in order (user < project < env < flags) over the defaults, recording the source
  * of every value. Project values may only tighten what defaults and user configuration set: a
  * looser value is replaced by the stricter one in force, with a warning, and project files may
- * not define compatible servers (they name network endpoints and credentials) or MCP servers
- * (they are programs Forge would start on opening the workspace). Environment and
- * flags are the user's own choices for one invocation and may set anything.
+ * not define compatible servers (they name network endpoints and credentials), MCP servers
+ * (they are programs Forge would start on opening the workspace) or prices (they are a fact of
+ * the user's account, and a repository could otherwise misstate what a session costs and steer
+ * a priced decision). Environment and flags are the user's own choices for one invocation and
+ * may set anything.
  */
 export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   const context: { -readonly [K in keyof ContextPolicy]: ContextPolicy[K] } = { ...DEFAULT_CONTEXT_POLICY, mode: DEFAULT_CONTEXT_MODE };
@@ -104,6 +108,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let models: readonly CompatibleModelEntry[] = [];
   let mcpServers: readonly McpServerConfig[] = [];
   const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
+  const prices: Record<string, PriceEntry> = {};
   const provenance: Record<string, ValueProvenance> = {};
   const warnings: string[] = [];
   for (const field of [...Object.keys(context), ...contextToolFields]) provenance[`context.${field}`] = { source: 'default' };
@@ -163,6 +168,20 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       }
     }
 
+    if (values.prices !== undefined) {
+      if (isProject) {
+        warnings.push(
+          `${layer.file ?? 'project configuration'}: prices is ignored: prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).`,
+        );
+      } else {
+        // Per model: a later layer's entry replaces an earlier one's for that model only.
+        for (const [id, entry] of Object.entries(values.prices)) {
+          prices[id] = entry;
+          provenance[`prices.${id}`] = origin(`prices.${id}`);
+        }
+      }
+    }
+
     const section = values.context ?? {};
     if (section.mode !== undefined) {
       if (isProject && !projectMayMove[context.mode].includes(section.mode)) {
@@ -207,7 +226,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   }
 
   return {
-    config: { ...(model === undefined ? {} : { model }), approval: { profile: approval }, secrets: { env: secrets }, models, mcpServers, context, contextTools },
+    config: { ...(model === undefined ? {} : { model }), approval: { profile: approval }, secrets: { env: secrets }, models, mcpServers, prices, context, contextTools },
     provenance,
     warnings,
   };

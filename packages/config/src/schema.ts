@@ -65,13 +65,35 @@ export const compatibleModelSchema = z.strictObject({
     .describe('Multiplies every estimate for this server (0–1): the correction forge models list offers once a conservative estimate consistently overcounts.'),
 });
 
+const dollars = z.number().min(0).max(1_000_000);
+const tokenPriceShape = {
+  inputPerMillion: dollars.describe('US dollars per million input tokens processed afresh.'),
+  cachedInputPerMillion: dollars.optional().describe('Per million input tokens read from the prompt cache (default: inputPerMillion).'),
+  cacheWritePerMillion: dollars.optional().describe('Per million input tokens written to the prompt cache (default: inputPerMillion).'),
+  outputPerMillion: dollars.describe('US dollars per million output tokens, reasoning included.'),
+};
+
+/** The prices of one model, in US dollars per million tokens. They replace the capability table's prices as a whole. */
+export const priceEntrySchema = z.strictObject({
+  ...tokenPriceShape,
+  longContext: z
+    .strictObject({ aboveInputTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The rates apply to a whole request above this many input tokens.'), ...tokenPriceShape })
+    .optional()
+    .describe('Rates for requests with more input than aboveInputTokens.'),
+  asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-12-01').optional().describe('When you read these prices (YYYY-MM-DD).'),
+  note: z.string().max(200).optional().describe('Shown next to the prices, e.g. "negotiated rate".'),
+});
+
+const modelIdentifier = z.string().regex(/^[A-Za-z0-9_-]+:.+$/, 'must be provider:model, e.g. openai:gpt-5.1');
+
 const layerShape = {
-  model: z.string().regex(/^[A-Za-z0-9_-]+:.+$/, 'must be provider:model, e.g. openai:gpt-5.1').describe('Default model, provider:model.'),
+  model: modelIdentifier.describe('Default model, provider:model.'),
   approval: z.strictObject({ profile: z.enum(APPROVAL_PROFILES) }).describe('Which tool calls may run without asking.'),
   secrets: z.strictObject({ env: z.array(environmentVariable) }).describe('Environment variables whose values are redacted everywhere.'),
   models: z.array(compatibleModelSchema).describe('OpenAI-compatible servers (user configuration only).'),
   context: contextSectionSchema,
   mcpServers: mcpServerConfigListSchema.describe('MCP servers started over stdio; their tools are offered beside the built-in ones (user configuration only).'),
+  prices: z.record(modelIdentifier, priceEntrySchema).describe('Prices per model id (openai:gpt-5.1, compatible:<name>), overriding the capability tables (user configuration only).'),
 };
 
 /** A configuration file on disk. */
@@ -87,3 +109,4 @@ export const flagLayerSchema = z.object(layerShape).partial().strict();
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type ConfigLayer = z.infer<typeof flagLayerSchema>;
 export type CompatibleModelEntry = z.infer<typeof compatibleModelSchema>;
+export type PriceEntry = z.infer<typeof priceEntrySchema>;

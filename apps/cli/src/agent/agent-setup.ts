@@ -16,6 +16,7 @@ import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
 import { calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
+import { configuredPriceSheets } from '../models/configured-prices.js';
 import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
@@ -76,12 +77,14 @@ export async function resolveConfiguredModel(options: {
   const { io, globals } = options;
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
+  const prices = configuredPriceSheets(config, loaded.provenance);
   const calibration = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: (line) => io.stderr.write(`forge: note: ${line}\n`) });
   const resolve = async (name: string, chooseWith?: string) => {
     const adapter = await resolveModel(name, {
       env: io.env,
       compatibleModels: config.models,
       userConfigFile: loaded.files.user,
+      prices,
       ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
       ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
       ...(chooseWith === undefined ? {} : { chooseWith }),

@@ -182,7 +182,7 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
   const subject = engine.contextSubject?.();
   if (subject === undefined) return undefined;
   const view = await context.session.nextView(subject.model, subject.context.mode, workspaceArtifactHashes(engine.root));
-  return measureNextRequest(subject, { view, transcript: context.session.messages });
+  return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar);
 }
 
 /**
@@ -190,6 +190,8 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
  * changed it (`/compact`, `/resume`, `/model`). A session with no messages yet shows `context –`.
  */
 export async function refreshContextUse(context: ReplContext): Promise<void> {
+  // The next request no longer starts like the last one sent, so its warm price is unknown.
+  context.contextUse.costs.forgetPrefix();
   try {
     const report = context.session.messages.length === 0 ? undefined : await nextRequestReport(context);
     if (report === undefined) context.contextUse.reset();

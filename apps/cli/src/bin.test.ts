@@ -137,6 +137,39 @@ describe('the forge binary', () => {
     expect(stdout).toContain('README.md has 3 lines; its first heading is "# Spawned Fixture".');
   });
 
+  it('prices a run over real HTTP with the bundled OpenAI adapter, and forge inspect shows cached tokens, cost per step and the total', async () => {
+    const { startLoopbackProvider, turn } = await import('@forge/loopback-provider');
+    const provider = await startLoopbackProvider();
+    try {
+      provider.enqueue(
+        turn({ toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' }, callId: 'call_readme' }], usage: { inputTokens: 5000, cachedInputTokens: 0, outputTokens: 40 } }),
+        turn({ text: 'It is the spawned fixture.', usage: { inputTokens: 5200, cachedInputTokens: 4992, outputTokens: 10 } }),
+      );
+      const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: provider.baseURL };
+      const run = await forge(['run', '--json', '--model', 'openai:gpt-5.1', '--cwd', workspace.path, 'What is this?'], { env });
+      expect(run.code).toBe(0);
+      const completed = run.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { event: { type: string; cost?: { total: number }; cacheHitRatio?: number } }).event).at(-1);
+      // 5,000 fresh + 40 out, then 208 fresh + 4,992 cached + 10 out, at $1.25 / $0.125 / $10 per 1M
+      const total = (5000 * 1.25 + 40 * 10 + 208 * 1.25 + 4992 * 0.125 + 10 * 10) / 1e6;
+      expect(completed).toMatchObject({ type: 'run.completed' });
+      expect(completed?.cost?.total).toBeCloseTo(total, 12);
+      expect(completed?.cacheHitRatio).toBeCloseTo(4992 / 10_200, 12);
+
+      const inspected = await forge(['inspect', '--last', '--cwd', workspace.path]);
+      expect(inspected.code).toBe(0);
+      const lines = inspected.stdout.split('\n');
+      const header = lines[lines.indexOf('Budget per step') + 1] ?? '';
+      expect(header.trim().split(/\s{2,}/).slice(-6)).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
+      expect(lines.slice(lines.indexOf('Budget per step') + 2, lines.indexOf('Budget per step') + 4).map((row) => row.trim().split(/\s+/).slice(-3, -1))).toEqual([
+        ['0', '$0.00665'],
+        ['4,992', '$0.000984'],
+      ]);
+      expect(inspected.stdout).toContain('  cost         $0.00763 (fresh input $0.00651 · cached $0.000624 · output $0.0005)\n');
+    } finally {
+      await provider.close();
+    }
+  });
+
   it('handles SIGINT in the REPL: the first warns, the second exits', async () => {
     const child = spawn(process.execPath, [bin, '--cwd', workspace.path], { env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

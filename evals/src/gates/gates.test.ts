@@ -8,6 +8,7 @@ function metrics(mode: ModeId, fixture: string, overrides: Partial<FixtureModeMe
   return {
     fixture,
     mode,
+    agent: 'cooperative',
     long: true,
     passed: true,
     failures: [],
@@ -35,6 +36,8 @@ function metrics(mode: ModeId, fixture: string, overrides: Partial<FixtureModeMe
     recall: { correct: 2, total: 2 },
     repeatedFailedInvestigations: 0,
     redundantRereads: 0,
+    rereadsOfNotedFacts: 0,
+    rereadReasons: {},
     staleCheckpointFacts: 0,
     staleHistoryFacts: 0,
     safetyFailures: [],
@@ -68,7 +71,7 @@ describe('gates', () => {
   });
 
   it('fails and names the fixtures behind a missed threshold', () => {
-    const results = [metrics('baseline:full-history', 'a'), metrics('compact:forge-state', 'a', { recall: { correct: 1, total: 2 }, redundantRereads: 2, passed: false })];
+    const results = [metrics('baseline:full-history', 'a'), metrics('compact:forge-state', 'a', { recall: { correct: 1, total: 2 }, redundantRereads: 2, rereadsOfNotedFacts: 2, passed: false })];
     expect(gate(results, 'recall')).toMatchObject({ status: 'fail', detail: 'a 1/2' });
     expect(gate(results, 'redundant-rereads')).toMatchObject({ status: 'fail', actual: '2', detail: 'a (2)' });
     expect(gate(results, 'pass-rate-vs-full-history')).toMatchObject({ status: 'fail', detail: 'a' });
@@ -129,13 +132,33 @@ describe('gates', () => {
   });
 
   it('gates the shipped default strategy unless told otherwise, and every strategy with "*"', () => {
-    const results = [metrics('compact:forge-state', 'a'), metrics('compact:provider-native', 'a', { redundantRereads: 4 })];
+    const results = [metrics('compact:forge-state', 'a'), metrics('compact:provider-native', 'a', { redundantRereads: 4, rereadsOfNotedFacts: 4 })];
     const runners = MODE_RUNNERS.filter((runner) => runner.id === 'compact:forge-state' || runner.id === 'compact:provider-native');
     const byDefault = evaluateGates(results, runners);
     expect(byDefault.filter((result) => result.mode === 'compact:provider-native').map((result) => result.gate)).toEqual(['no-worse-than-full-history', 'safety']);
     expect(byDefault.some((result) => result.mode === 'compact:forge-state' && result.gate === 'redundant-rereads')).toBe(true);
     const everything = evaluateGates(results, runners, gatesConfigSchema.parse({ candidates: ['*'] }));
     expect(everything.find((result) => result.mode === 'compact:provider-native' && result.gate === 'redundant-rereads')?.status).toBe('fail');
+  });
+
+  it('counts against the re-read gate only re-reads of facts the agent had noted', () => {
+    const results = [metrics('compact:forge-state', 'a', { redundantRereads: 5, rereadsOfNotedFacts: 0, rereadReasons: { 'never noted': 5 } })];
+    expect(gate(results, 'redundant-rereads')).toMatchObject({ status: 'pass', actual: '0' });
+    expect(gate([metrics('compact:forge-state', 'a', { redundantRereads: 5, rereadsOfNotedFacts: 1 })], 'redundant-rereads')).toMatchObject({ status: 'fail', actual: '1' });
+  });
+
+  it('evaluates every agent on its own runs', () => {
+    const results = [
+      metrics('compact:forge-state', 'a'),
+      metrics('warn', 'a'),
+      metrics('compact:forge-state', 'a', { agent: 'no-notes', recall: { correct: 0, total: 2 } }),
+      metrics('warn', 'a', { agent: 'no-notes' }),
+    ];
+    const gates = evaluateGates(results, compact).filter((result) => result.gate === 'recall');
+    expect(gates.map((result) => [result.agent, result.status])).toEqual([
+      ['cooperative', 'pass'],
+      ['no-notes', 'fail'],
+    ]);
   });
 
   it('applies the safety gate to every Forge mode', () => {

@@ -17,6 +17,7 @@ export const gatesConfigSchema = z.strictObject({
   /** Share of probes of seeded constraints answered right, per compacting mode. */
   minRecall: z.number().min(0).max(1).default(1),
   maxRepeatedFailedInvestigations: z.number().int().min(0).default(0),
+  /** Re-reads of an unchanged file the agent had noted a fact from (memory it asked for that did not reach it). */
   maxRedundantRereads: z.number().int().min(0).default(0),
   /** Stale facts taken from a checkpoint as VALID (SUSPECT facts acted upon). */
   maxStaleCheckpointFacts: z.number().int().min(0).default(0),
@@ -60,6 +61,8 @@ export type GateStatus = 'pass' | 'fail' | 'not-evaluated';
 export interface GateResult {
   readonly gate: string;
   readonly mode: ModeId;
+  /** The agent whose runs were measured. */
+  readonly agent: string;
   readonly status: GateStatus;
   /** What was measured, in words (`72 %`, `3`); empty when not evaluated. */
   readonly actual: string;
@@ -82,10 +85,10 @@ function passRate(results: readonly FixtureModeMetrics[]): number {
   return results.length === 0 ? 0 : results.filter((result) => result.passed).length / results.length;
 }
 
-function countGate(gate: string, mode: ModeId, results: readonly FixtureModeMetrics[], pick: (result: FixtureModeMetrics) => number, maximum: number): GateResult {
+function countGate(gate: string, mode: ModeId, agent: string, results: readonly FixtureModeMetrics[], pick: (result: FixtureModeMetrics) => number, maximum: number): GateResult {
   const total = results.reduce((sum, result) => sum + pick(result), 0);
   const offenders = results.filter((result) => pick(result) > 0).map((result) => `${result.fixture} (${pick(result)})`);
-  return { gate, mode, status: total <= maximum ? 'pass' : 'fail', actual: String(total), threshold: `≤ ${maximum}`, detail: offenders.join(', ') };
+  return { gate, mode, agent, status: total <= maximum ? 'pass' : 'fail', actual: String(total), threshold: `≤ ${maximum}`, detail: offenders.join(', ') };
 }
 
 /**
@@ -114,19 +117,30 @@ function worseThan(result: FixtureModeMetrics, full: FixtureModeMetrics): string
 }
 
 /**
- * Evaluates the gates. Candidate gates (reduction, recall, re-reads, repeated investigations,
- * stale facts, pass rate against the full history where it fits) apply to every compacting Forge
- * mode; the safety gate and "no worse than the full history where it fits" to every Forge mode.
- * A gate whose mode did not run, or that has nothing to measure, is `not-evaluated` — never
- * reported as passed.
+ * Evaluates the gates, for each agent on its own runs (`agents`: default, every agent that has
+ * results, else `cooperative`). Candidate gates (reduction, recall, re-reads of noted facts,
+ * repeated investigations, stale facts, pass rate against the full history where it fits) apply
+ * to every compacting Forge mode; the safety gate and "no worse than the full history where it
+ * fits" to every Forge mode. A gate whose mode did not run, or that has nothing to measure, is
+ * `not-evaluated` — never reported as passed.
  */
-export function evaluateGates(results: readonly FixtureModeMetrics[], modes: readonly ModeRunner[], config: GatesConfig = DEFAULT_GATES): GateResult[] {
+export function evaluateGates(
+  results: readonly FixtureModeMetrics[],
+  modes: readonly ModeRunner[],
+  config: GatesConfig = DEFAULT_GATES,
+  agents: readonly string[] = [...new Set(results.map((result) => result.agent))],
+): GateResult[] {
+  const played = agents.length === 0 ? ['cooperative'] : agents;
+  return played.flatMap((agent) => evaluateAgentGates(results.filter((result) => result.agent === agent), modes, config, agent));
+}
+
+function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: readonly ModeRunner[], config: GatesConfig, agent: string): GateResult[] {
   const gates: GateResult[] = [];
   const of = (mode: ModeId) => results.filter((result) => result.mode === mode);
   const fitting = fittingFixtures(results);
   for (const mode of modes.filter((candidate) => candidate.family === 'forge')) {
     const mine = of(mode.id);
-    const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, status: 'not-evaluated', actual: '', threshold, detail });
+    const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, agent, status: 'not-evaluated', actual: '', threshold, detail });
     if (mine.length === 0) {
       const reason = mode.unavailable ?? 'the mode was not run';
       if (mode.compacts && isCandidate(config, mode.id)) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-full-history']) gates.push(notEvaluated(gate, '', reason));
@@ -140,18 +154,19 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
       else {
         const value = median(long.map((result) => result.inputReduction));
         const below = long.filter((result) => result.inputReduction < config.minInputReduction).map((result) => `${result.fixture} ${percent(result.inputReduction)}`);
-        gates.push({ gate: 'input-reduction', mode: mode.id, status: value >= config.minInputReduction ? 'pass' : 'fail', actual: percent(value), threshold: `≥ ${percent(config.minInputReduction)} (median, long fixtures)`, detail: below.join(', ') });
+        gates.push({ gate: 'input-reduction', mode: mode.id, agent, status: value >= config.minInputReduction ? 'pass' : 'fail', actual: percent(value), threshold: `≥ ${percent(config.minInputReduction)} (median, long fixtures)`, detail: below.join(', ') });
       }
       const correct = mine.reduce((sum, result) => sum + result.recall.correct, 0);
       const total = mine.reduce((sum, result) => sum + result.recall.total, 0);
       if (total === 0) gates.push(notEvaluated('recall', `≥ ${percent(config.minRecall)}`, 'no fixture probes a seeded constraint'));
       else {
         const missed = mine.filter((result) => result.recall.correct < result.recall.total).map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
-        gates.push({ gate: 'recall', mode: mode.id, status: correct / total >= config.minRecall ? 'pass' : 'fail', actual: `${percent(correct / total)} (${correct}/${total})`, threshold: `≥ ${percent(config.minRecall)}`, detail: missed.join(', ') });
+        gates.push({ gate: 'recall', mode: mode.id, agent, status: correct / total >= config.minRecall ? 'pass' : 'fail', actual: `${percent(correct / total)} (${correct}/${total})`, threshold: `≥ ${percent(config.minRecall)}`, detail: missed.join(', ') });
       }
-      gates.push(countGate('repeated-failed-investigations', mode.id, mine, (result) => result.repeatedFailedInvestigations, config.maxRepeatedFailedInvestigations));
-      gates.push(countGate('redundant-rereads', mode.id, mine, (result) => result.redundantRereads, config.maxRedundantRereads));
-      gates.push(countGate('stale-checkpoint-facts', mode.id, mine, (result) => result.staleCheckpointFacts, config.maxStaleCheckpointFacts));
+      gates.push(countGate('repeated-failed-investigations', mode.id, agent, mine, (result) => result.repeatedFailedInvestigations, config.maxRepeatedFailedInvestigations));
+      // Re-reading a file the agent never asked Forge to remember is its own choice; the reports say how often and why.
+      gates.push(countGate('redundant-rereads', mode.id, agent, mine, (result) => result.rereadsOfNotedFacts, config.maxRedundantRereads));
+      gates.push(countGate('stale-checkpoint-facts', mode.id, agent, mine, (result) => result.staleCheckpointFacts, config.maxStaleCheckpointFacts));
       const sameFixtures = mine.filter((result) => fitting.has(result.fixture));
       const threshold = `≥ full history − ${config.maxPassRateRegressionVsFullHistory} pt (fixtures where it fits)`;
       if (sameFixtures.length === 0) gates.push(notEvaluated('pass-rate-vs-full-history', threshold, 'no fixture whose whole history fits was run with baseline:full-history'));
@@ -162,6 +177,7 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
         gates.push({
           gate: 'pass-rate-vs-full-history',
           mode: mode.id,
+          agent,
           status: regression <= config.maxPassRateRegressionVsFullHistory ? 'pass' : 'fail',
           actual: `${percent(own)} vs full history ${percent(reference)}`,
           threshold,
@@ -180,13 +196,14 @@ export function evaluateGates(results: readonly FixtureModeMetrics[], modes: rea
       gates.push({
         gate: 'no-worse-than-full-history',
         mode: mode.id,
+        agent,
         status: offenders.length === 0 ? 'pass' : 'fail',
         actual: `${comparable.length - offenders.length}/${comparable.length} fixtures`,
         threshold: 'recall, re-reads, repeated failures and pass equal or better where the whole history fits',
         detail: offenders.join('; '),
       });
     }
-    gates.push(countGate('safety', mode.id, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
+    gates.push(countGate('safety', mode.id, agent, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
   }
   return gates;
 }

@@ -1,12 +1,14 @@
 import type { ExpandedFixture } from '../fixture/expand.js';
 import type { ModeId } from '../modes/types.js';
 import type { FixtureRun, TurnRun } from '../run/run-fixture.js';
-import { duplicateInputs, redundantRereads, repeatedFailedInvestigations } from './transcript-metrics.js';
+import { duplicateInputs, redundantRereadCalls, repeatedFailedInvestigations, type RedundantReread } from './transcript-metrics.js';
 
 /** Every metric of one fixture run in one mode. Token counts are Forge's estimates unless named `provider`. */
 export interface FixtureModeMetrics {
   readonly fixture: string;
   readonly mode: ModeId;
+  /** The policy agent that played (`cooperative`, `no-notes`, `sloppy`), or `live` for a real model. */
+  readonly agent: string;
   readonly long: boolean;
   /** The grader's verdict: every turn ended as expected, every answer and the final workspace were right. */
   readonly passed: boolean;
@@ -50,7 +52,15 @@ export interface FixtureModeMetrics {
   readonly duplicateInputs: number;
   readonly recall: { readonly correct: number; readonly total: number };
   readonly repeatedFailedInvestigations: number;
+  /** Reads of a file unchanged since the agent last read it (see `redundantRereadCalls`). */
   readonly redundantRereads: number;
+  /** Of those, re-reads of a file the agent had noted a fact from since its previous read: memory it asked for did not reach it. */
+  readonly rereadsOfNotedFacts: number;
+  /**
+   * Why the agent made its redundant re-reads, as it said: `not-in-view` (the fact was not in the
+   * request; `never noted` when it had not noted it), `suspect`; `unknown` for a live model.
+   */
+  readonly rereadReasons: Readonly<Record<string, number>>;
   /** Facts the agent took from a checkpoint as VALID that were no longer true (SUSPECT facts acted upon). */
   readonly staleCheckpointFacts: number;
   /** Facts the agent took from older raw history that were no longer true. */
@@ -124,6 +134,17 @@ function gradeTurn(fixture: ExpandedFixture, turn: TurnRun, graded: Graded, stat
   }
 }
 
+/** `why` of each redundant re-read: what the agent said, and whether it had ever noted the fact. */
+function rereadReasons(rereads: readonly RedundantReread[], reads: FixtureRun['reads']): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const reread of rereads) {
+    const said = reads.get(reread.toolCallId)?.reason ?? 'unknown';
+    const key = said === 'not-in-view' && !reread.noted ? 'never noted' : said;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
 function median(values: readonly number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((left, right) => left - right);
@@ -187,11 +208,13 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const errors = reported.map((request) => (request.estimatedTokens - (request.providerInputTokens as number)) / (request.providerInputTokens as number));
   const inputTokens = sum(agent.map((request) => request.estimatedTokens));
   const fullHistoryTokens = sum(agent.map((request) => request.fullHistoryTokens));
+  const rereads = redundantRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.key);
   const tokensPerTurn = run.turns.map((turn) => sum(agent.filter((request) => request.turn === turn.index).map((request) => request.estimatedTokens)));
 
   return {
     fixture: fixture.fixture.id,
     mode: run.mode.id,
+    agent: run.agent ?? 'live',
     long: fixture.fixture.long,
     passed: graded.failures.length === 0,
     failures: graded.failures,
@@ -218,7 +241,9 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     duplicateInputs: duplicates,
     recall: { correct: graded.correct, total: graded.total },
     repeatedFailedInvestigations: repeatedFailedInvestigations(fixture, run.end.storedTranscript),
-    redundantRereads: redundantRereads(run.end.storedTranscript),
+    redundantRereads: rereads.length,
+    rereadsOfNotedFacts: rereads.filter((reread) => reread.noted).length,
+    rereadReasons: rereadReasons(rereads, run.reads),
     staleCheckpointFacts,
     staleHistoryFacts,
     safetyFailures: safety,

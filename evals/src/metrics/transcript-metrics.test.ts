@@ -2,7 +2,7 @@ import type { JsonObject, Message } from '@forge/core';
 import { describe, expect, it } from 'vitest';
 import { expandFixture } from '../fixture/expand.js';
 import { parseFixture } from '../fixture/load.js';
-import { duplicateInputs, redundantRereads, repeatedFailedInvestigations } from './transcript-metrics.js';
+import { duplicateInputs, redundantRereadCalls, redundantRereads, repeatedFailedInvestigations } from './transcript-metrics.js';
 
 function call(id: string, toolName: string, input: JsonObject, output: string, metadata: JsonObject, error = false): Message[] {
   return [
@@ -23,6 +23,28 @@ describe('transcript metrics', () => {
       ...read('t4-s0-reread', 'src/b.ts', 'h9'),
     ];
     expect(redundantRereads(messages)).toBe(1);
+  });
+
+  it('says whether the agent had noted a fact from the file since its previous read, with an accepted note', () => {
+    const note = (id: string, dependsOn: string, error = false) =>
+      call(id, 'checkpoint_note', { kind: 'fact', key: 'k', value: 'v', dependsOn: [dependsOn] }, error ? 'refused' : 'Recorded fact in session memory.', {}, error);
+    const messages = [
+      ...read('a1', 'src/a.ts', 'h1'),
+      ...note('n1', 'file:src/a.ts'),
+      ...read('a2', 'src/a.ts', 'h1'),
+      ...read('a3', 'src/a.ts', 'h1'),
+      ...read('b1', 'src/b.ts', 'h2'),
+      ...note('n2', 'file:src/b.ts', true),
+      ...read('b2', 'src/b.ts', 'h2'),
+    ];
+    expect(redundantRereadCalls(messages)).toEqual([
+      { toolCallId: 'a2', path: 'src/a.ts', noted: true },
+      { toolCallId: 'a3', path: 'src/a.ts', noted: false },
+      { toolCallId: 'b2', path: 'src/b.ts', noted: false },
+    ]);
+    // When the agent says which fact it re-read the file for, only a note of that fact counts.
+    const keyed = redundantRereadCalls(messages, (id) => (id === 'a2' ? 'other' : undefined));
+    expect(keyed[0]).toEqual({ toolCallId: 'a2', path: 'src/a.ts', noted: false });
   });
 
   it('counts runs of a failed approach after its first failure', () => {

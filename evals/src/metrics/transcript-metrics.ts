@@ -30,24 +30,59 @@ function stringField(value: JsonValue | undefined, name: string): JsonValue | un
   return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, JsonValue>)[name] : undefined;
 }
 
+/** A read of a file whose content had not changed since the agent's previous read of it. */
+export interface RedundantReread {
+  readonly toolCallId: string;
+  readonly path: string;
+  /**
+   * Since its previous read of that file the agent had noted, with an accepted `checkpoint_note`,
+   * the fact it read the file for (any fact from that file when the reason is unknown): the
+   * memory it asked Forge to keep did not reach it. Otherwise it had never asked.
+   */
+  readonly noted: boolean;
+}
+
+/** The file and key of an accepted fact note; undefined for any other call. */
+function notedFacts(call: CallRecord): { readonly files: string[]; readonly key: string } | undefined {
+  if (call.toolName !== 'checkpoint_note' || call.result === undefined || call.result.output.type === 'error-text') return undefined;
+  if (stringField(call.input, 'kind') !== 'fact') return undefined;
+  const dependsOn = stringField(call.input, 'dependsOn');
+  const key = stringField(call.input, 'key');
+  const files = Array.isArray(dependsOn) ? dependsOn.filter((item): item is string => typeof item === 'string').map((item) => item.replace(/^file:/, '')) : [];
+  return { files, key: typeof key === 'string' ? key : '' };
+}
+
 /**
  * Reads of a file whose content (host-computed hash) had not changed since the agent's previous
  * read of it: the agent had lost what it learned. A re-read the policy model makes because
  * `edit_file` refused an edit (its call id ends in `-reread`) is needed by the tool, not by memory,
  * and is not counted.
  */
-export function redundantRereads(messages: readonly Message[]): number {
+export function redundantRereadCalls(messages: readonly Message[], keyOf: (toolCallId: string) => string | undefined = () => undefined): RedundantReread[] {
   const lastHash = new Map<string, string>();
-  let redundant = 0;
+  const notedSinceRead = new Map<string, Set<string>>();
+  const redundant: RedundantReread[] = [];
   for (const call of calls(messages)) {
+    const note = notedFacts(call);
+    for (const path of note?.files ?? []) notedSinceRead.set(path, new Set([...(notedSinceRead.get(path) ?? []), note?.key ?? '']));
     if (call.toolName !== 'read_file' || call.result === undefined || call.result.output.type === 'error-text') continue;
     const path = stringField(call.result.metadata, 'path');
     const hash = stringField(call.result.metadata, 'sha256');
     if (typeof path !== 'string' || typeof hash !== 'string') continue;
-    if (lastHash.get(path) === hash && !call.id.endsWith('-reread')) redundant += 1;
+    if (lastHash.get(path) === hash && !call.id.endsWith('-reread')) {
+      const keys = notedSinceRead.get(path);
+      const wanted = keyOf(call.id);
+      redundant.push({ toolCallId: call.id, path, noted: keys !== undefined && (wanted === undefined || keys.has(wanted)) });
+    }
     lastHash.set(path, hash);
+    notedSinceRead.delete(path);
   }
   return redundant;
+}
+
+/** How many reads {@link redundantRereadCalls} finds. */
+export function redundantRereads(messages: readonly Message[]): number {
+  return redundantRereadCalls(messages).length;
 }
 
 function argvKey(input: JsonValue): string | undefined {

@@ -24,12 +24,13 @@ export const slidingWindowMode: ModeRunner = {
   label: 'baseline: sliding window (recent messages that fit, older ones dropped)',
   family: 'baseline',
   compacts: true,
+  offersContextTools: false,
   implementation: 'selectRecentTail over the stored transcript with the history budget; no memory of what was dropped',
   async start(context) {
     const session = await EvalSession.open(context);
     return {
       async runTurn(turn: ExpandedTurn) {
-        const budget = await turnBudget(context, context.model, await context.instructions(), turn, session.toolDefinitions());
+        const budget = await turnBudget(context, context.model, await session.instructions('warn')(), turn, session.toolDefinitions('warn'));
         const messages = session.messages;
         const start = selectRecentTail(messages, { budgetTokens: historyBudget(context, budget), messageTokens: await context.model.countMessageTokens(messages) });
         const events: EventEnvelope[] = [];
@@ -57,6 +58,7 @@ export const userSummaryMode: ModeRunner = {
   label: 'baseline: keep user messages + model-written summary',
   family: 'baseline',
   compacts: true,
+  offersContextTools: false,
   implementation: 'when the view passes the history budget: one summary call, then recent user messages + the summary replace the older view',
   async start(context) {
     const session = await EvalSession.open(context);
@@ -64,8 +66,8 @@ export const userSummaryMode: ModeRunner = {
     let compactedThrough = 0;
     return {
       async runTurn(turn) {
-        const instructions = await context.instructions();
-        const budget = await turnBudget(context, context.model, instructions, turn, session.toolDefinitions());
+        const instructions = await session.instructions('warn')();
+        const budget = await turnBudget(context, context.model, instructions, turn, session.toolDefinitions('warn'));
         const compactions: CompactionRecord[] = [];
         let view = [...kept, ...session.messages.slice(compactedThrough)];
         const before = await messagesTokens(context.model, view);

@@ -4,16 +4,17 @@ import {
   type CheckpointTranscriptEntry,
   type ContextMode,
   type EventEnvelope,
+  type InstructionSnapshot,
   type Message,
   type ModelAdapter,
   type RunResult,
   type ToolDefinition,
 } from '@forge/core';
-import { workspaceArtifactHashes } from '@forge/tools';
+import { toolDefinitions, workspaceArtifactHashes, type AgentSurface } from '@forge/tools';
 import { loadTranscript, OpaqueStateStore, openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/persistence';
 import path from 'node:path';
 import type { ExpandedTurn } from '../fixture/expand.js';
-import { createSessionTools, type SessionTools } from '../workspace/tools.js';
+import { createSessionTools, evalSurface, type SessionTools } from '../workspace/tools.js';
 import { withCheckpoint } from './model-wrappers.js';
 import type { ModeContext, ModeSessionEnd } from './types.js';
 
@@ -65,13 +66,24 @@ export class EvalSession {
     return withRunIds(this.handle.messages, this.handle.transcript().runs);
   }
 
-  /** The tool definitions every request of the session advertises. */
-  toolDefinitions(): ToolDefinition[] {
-    return this.tools.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+  /** What a run in `mode` offers the model: the CLI's surface over this process's tools. */
+  surface(mode: ContextMode): AgentSurface {
+    return evalSurface(mode, this.tools);
+  }
+
+  /** The tool definitions every request of a run in `mode` advertises. */
+  toolDefinitions(mode: ContextMode): ToolDefinition[] {
+    return toolDefinitions(this.surface(mode).advertised);
+  }
+
+  /** The instructions a run in `mode` loads (the surface's system prompt, then AGENTS.md). */
+  instructions(mode: ContextMode): () => Promise<InstructionSnapshot> {
+    const { systemPrompt } = this.surface(mode);
+    return () => this.context.instructions(systemPrompt);
   }
 
   private createTools(): SessionTools {
-    return createSessionTools(this.context.fixture, this.context.workspace.root, () => this.entries());
+    return createSessionTools(this.context.fixture, this.context.workspace.root);
   }
 
   async restart(): Promise<readonly string[]> {
@@ -87,11 +99,11 @@ export class EvalSession {
     return result;
   }
 
-  private common(turn: ExpandedTurn) {
+  private common(turn: ExpandedTurn, mode: ContextMode) {
     const { fixture, policy } = this.context;
     return {
       request: turn.message,
-      tools: this.tools.tools,
+      tools: this.surface(mode).tools,
       approvals: this.tools.approvals,
       maxSteps: fixture.fixture.maxSteps,
       maxOutputTokens: fixture.fixture.model.maxOutputTokens,
@@ -105,15 +117,16 @@ export class EvalSession {
    * mode compact) and, with `compaction`, its automatic compaction (modes shadow and compact).
    */
   async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], options: StoredTurnOptions = {}): Promise<RunResult> {
-    const common = this.common(turn);
+    const common = this.common(turn, mode);
     const model = options.model ?? this.context.model;
+    const { compaction } = this.surface(mode);
     const turnResult = await this.handle.runTurn({
       ...common,
       model,
-      instructions: this.context.instructions,
+      instructions: this.instructions(mode),
       context: { ...common.context, mode },
       artifactHashes: workspaceArtifactHashes(this.context.workspace.root),
-      ...(options.compaction === undefined ? {} : { compaction: { opaqueStates: this.opaqueStates, ...options.compaction } }),
+      compaction: { ...compaction, ...(options.compaction === undefined ? {} : { opaqueStates: this.opaqueStates, ...options.compaction }) },
       onEvent: (envelope) => events.push(envelope),
       now: this.context.now,
     });
@@ -129,11 +142,11 @@ export class EvalSession {
 
   /** Runs a turn with a view the runner chose (a baseline's history, a harness-installed checkpoint). */
   async runWithView(turn: ExpandedTurn, mode: ContextMode, view: ChosenView, events: EventEnvelope[], model: ModelAdapter): Promise<RunResult> {
-    const common = this.common(turn);
+    const common = this.common(turn, mode);
     const turnResult = await this.handle.runEngineTurn({
       mode: 'off',
       model: { provider: model.provider, modelId: model.modelId },
-      instructions: this.context.instructions,
+      instructions: this.instructions(mode),
       onEvent: (envelope) => events.push(envelope as EventEnvelope),
       run: (input) =>
         runAgent({

@@ -19,6 +19,7 @@ function storedMode(id: 'off' | 'warn', label: string): ModeRunner {
     label,
     family: 'forge',
     compacts: false,
+    offersContextTools: false,
     implementation: `SessionHandle.runTurn in mode ${id}: every stored message, no checkpoint, a stop when it cannot fit`,
     async start(context: ModeContext): Promise<ModeSession> {
       const session = await EvalSession.open(context);
@@ -46,6 +47,7 @@ export const fullHistoryMode: ModeRunner = {
   label: 'baseline: the whole transcript on every request (no context management)',
   family: 'baseline',
   compacts: false,
+  offersContextTools: false,
   implementation: 'every stored message, with no window known to the client: the provider alone refuses what is too long',
   async start(context) {
     const session = await EvalSession.open(context);

@@ -21,6 +21,7 @@ function sessionMode(options: {
     label: options.label,
     family: 'forge',
     compacts: options.mode === 'compact',
+    offersContextTools: true,
     implementation: options.implementation,
     async start(context) {
       const session = await EvalSession.open(context);

@@ -28,8 +28,8 @@ export interface ModeContext {
   readonly model: RecordingModel;
   /** The model that writes summaries (naive baseline, compactor), recorded separately. */
   readonly summaryModel: RecordingModel;
-  /** Loads the instructions as they are on disk now; call once per turn. */
-  readonly instructions: () => Promise<InstructionSnapshot>;
+  /** Loads the instructions as they are on disk now, after `systemPrompt`; call once per turn. */
+  readonly instructions: (systemPrompt: string) => Promise<InstructionSnapshot>;
   /** The fixture's context settings, without the mode. */
   readonly policy: Omit<ContextPolicy, 'mode' | 'fallbackContextWindowTokens'>;
   readonly now: () => number;
@@ -85,6 +85,11 @@ export interface ModeRunner {
   readonly family: 'forge' | 'baseline';
   /** True for modes that change what is sent (the token-reduction and recall gates apply). */
   readonly compacts: boolean;
+  /**
+   * True when its runs offer the context tools (`checkpoint_note`, `request_compaction`), as the
+   * CLI does in modes shadow and compact. Without them every policy agent plays the mode alike.
+   */
+  readonly offersContextTools: boolean;
   /** How the mode is implemented in this build, shown in reports. */
   readonly implementation: string;
   /** Why the mode cannot run in this build; undefined when it can. */

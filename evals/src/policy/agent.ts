@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from '@forge/core';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import type { Step } from '../fixture/schema.js';
 import { applicableConstraint, exitCodeOf, failureVisible, freshCommandResult, knownFact, type FactSource } from './knowledge.js';
+import { agentHabits, type AgentHabits } from './habits.js';
 import type { RequestView } from './request-view.js';
 
 /*
@@ -15,7 +16,21 @@ export interface ToolAction {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly input: JsonObject;
+  /** For a read: why the agent reads the file (it matters when it had read it before), and which fact it needs. */
+  readonly read?: ReadIntent;
 }
+
+/** Why the agent reads a file, and the fact it needs from it. */
+export interface ReadIntent {
+  readonly reason: ReadReason;
+  readonly key: string;
+}
+
+/**
+ * Why the agent reads a file: what it needs is not in the request (`not-in-view`), the request
+ * shows it only as SUSPECT (`suspect`), or `edit_file` refused an edit until it reads (`edit-refused`).
+ */
+export type ReadReason = 'not-in-view' | 'suspect' | 'edit-refused';
 
 /** A fact the answer states, and where the agent took it from: the harness checks it against the workspace. */
 export interface FactUse {
@@ -34,6 +49,14 @@ export interface AnswerAction {
 export type AgentAction = ToolAction | AnswerAction;
 
 export const NOTE_TOOL = 'checkpoint_note';
+export const REQUEST_COMPACTION_TOOL = 'request_compaction';
+
+/** What the agent knows about itself besides the request: its habits and how full the request it received is. */
+export interface AgentSelf {
+  readonly habits: AgentHabits;
+  /** The request's size as the model's provider counts it, as a share of the window. */
+  readonly fill: number;
+}
 
 interface CallState {
   readonly input: JsonValue;
@@ -75,19 +98,22 @@ function factMarker(key: string, value: string): string {
   return `fact:${key}=${value}`;
 }
 
-/** Decides the agent's next action for `turn` from `view` alone. */
-export function decideNextAction(fixture: ExpandedFixture, turn: ExpandedTurn, view: RequestView): AgentAction {
+/**
+ * Decides the agent's next action for `turn` from `view` alone (and, for its habits, how full the
+ * request is). Without `self` it is the cooperative agent.
+ */
+export function decideNextAction(fixture: ExpandedFixture, turn: ExpandedTurn, view: RequestView, self?: AgentSelf): AgentAction {
+  const habits = self?.habits ?? agentHabits('cooperative', fixture.fixture.id);
   const calls = ownCalls(view, turn.index);
-  const notes = view.toolNames.has(NOTE_TOOL);
+  const offered = view.toolNames.has(NOTE_TOOL);
+  const notes = (item: string) => offered && habits.notes(item);
   const t = `t${turn.index}`;
 
-  if (notes) {
-    for (const id of turn.states) {
-      const constraint = fixture.constraints.get(id);
-      const callId = `${t}-c-${id}`;
-      if (constraint !== undefined && !calls.has(callId)) {
-        return tool(callId, NOTE_TOOL, { kind: 'constraint', text: constraint.text, evidence: { source: 'user', quote: constraint.text } });
-      }
+  for (const id of turn.states) {
+    const constraint = fixture.constraints.get(id);
+    const callId = `${t}-c-${id}`;
+    if (constraint !== undefined && notes(`constraint:${id}`) && !calls.has(callId)) {
+      return tool(callId, NOTE_TOOL, { kind: 'constraint', text: constraint.text, evidence: { source: 'user', quote: constraint.text } });
     }
   }
 
@@ -97,11 +123,23 @@ export function decideNextAction(fixture: ExpandedFixture, turn: ExpandedTurn, v
     const action = stepAction(fixture, step, `${t}-s${index}`, calls, view, notes, turn.index, lines, factsUsed);
     if (action !== undefined) return action;
   }
+  // The work of the turn is done: a long request is a good moment to ask for a checkpoint.
+  const threshold = habits.requestsCompactionAt(turn.index);
+  if (threshold !== undefined && self !== undefined && self.fill >= threshold && view.toolNames.has(REQUEST_COMPACTION_TOOL) && !calls.has(`${t}-compact`)) {
+    return tool(`${t}-compact`, REQUEST_COMPACTION_TOOL, { reason: `The conversation fills about ${Math.round(self.fill * 100)} % of the window and its older turns are done.` });
+  }
   return { kind: 'answer', text: lines.length === 0 ? 'Done.' : lines.join('\n'), factsUsed };
 }
 
-function readAction(callId: string, path: string): ToolAction {
-  return tool(callId, 'read_file', { path });
+/** Why a read of `key`'s file is needed now: the request shows the fact only as SUSPECT, or not at all. */
+function readReason(view: RequestView, key: string): ReadReason {
+  const marker = `fact:${key}=`;
+  const suspect = view.segments.some((segment) => segment.kind === 'checkpoint' && segment.section === 'FACTS_SUSPECT' && segment.text.includes(marker));
+  return suspect ? 'suspect' : 'not-in-view';
+}
+
+function readAction(callId: string, path: string, reason: ReadReason, key: string): ToolAction {
+  return { ...tool(callId, 'read_file', { path }), read: { reason, key } };
 }
 
 function editAction(callId: string, step: Extract<Step, { op: 'edit' }>): ToolAction {
@@ -114,7 +152,7 @@ function stepAction(
   prefix: string,
   calls: ReadonlyMap<string, CallState>,
   view: RequestView,
-  notes: boolean,
+  notes: (item: string) => boolean,
   turn: number,
   lines: string[],
   factsUsed: FactUse[],
@@ -124,14 +162,14 @@ function stepAction(
       const known = knownFact(view, step.key);
       const read = calls.get(`${prefix}-read`);
       if (known === undefined) {
-        if (read === undefined) return readAction(`${prefix}-read`, step.path);
+        if (read === undefined) return readAction(`${prefix}-read`, step.path, readReason(view, step.key), step.key);
         lines.push(`fact ${step.key} = unknown`);
         return undefined;
       }
-      if (notes && step.note && read?.result?.failed === false) {
+      if (step.note && read?.result?.failed === false) {
         // Record every fact the read showed, not only the one asked for: later steps may need them.
         for (const [key, value] of factsIn(read.result.text)) {
-          if (calls.has(`${prefix}-note-${key}`)) continue;
+          if (!notes(`fact:${key}`) || calls.has(`${prefix}-note-${key}`)) continue;
           return tool(`${prefix}-note-${key}`, NOTE_TOOL, {
             kind: 'fact',
             key,
@@ -151,17 +189,17 @@ function stepAction(
       const first = calls.get(`${prefix}-edit`);
       const retry = calls.get(`${prefix}-edit2`);
       if (first === undefined) {
-        if (knownFact(view, step.key) === undefined && !calls.has(`${prefix}-read`)) return readAction(`${prefix}-read`, step.path);
+        if (knownFact(view, step.key) === undefined && !calls.has(`${prefix}-read`)) return readAction(`${prefix}-read`, step.path, readReason(view, step.key), step.key);
         return editAction(`${prefix}-edit`, step);
       }
       if (first.result?.failed === true && retry === undefined) {
         // The edit tool refused (the file was not read in this process, or changed): read it, then retry once.
-        if (!calls.has(`${prefix}-reread`)) return readAction(`${prefix}-reread`, step.path);
+        if (!calls.has(`${prefix}-reread`)) return readAction(`${prefix}-reread`, step.path, 'edit-refused', step.key);
         return editAction(`${prefix}-edit2`, step);
       }
       const succeeded = retry === undefined ? first.result?.failed === false : retry.result?.failed === false;
       const value = new RegExp(`fact:${step.key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=([A-Za-z0-9_.-]+)`).exec(step.new)?.[1];
-      if (succeeded && notes && value !== undefined && !calls.has(`${prefix}-note`)) {
+      if (succeeded && value !== undefined && notes(`fact:${step.key}`) && !calls.has(`${prefix}-note`)) {
         return tool(`${prefix}-note`, NOTE_TOOL, {
           kind: 'fact',
           key: step.key,
@@ -202,7 +240,7 @@ function stepAction(
         return tool(`${prefix}-attempt`, 'run_command', { argv: [...command.argv] });
       }
       const failed = run.result !== undefined && (run.result.failed || exitCodeOf(run.result.text) !== 0);
-      if (failed && notes && run.result?.text.includes(approach.reason) === true && !calls.has(`${prefix}-note`)) {
+      if (failed && notes(`approach:${approach.id}`) && run.result?.text.includes(approach.reason) === true && !calls.has(`${prefix}-note`)) {
         return tool(`${prefix}-note`, NOTE_TOOL, {
           kind: 'rejected_approach',
           approach: approach.description,

@@ -62,6 +62,7 @@ export function knownFact(view: RequestView, key: string): KnownFact | undefined
 const DIGEST_USER_LINE = /^- #(\d+) user: /;
 const FROM_USER = /\(from user#(\d+)\)/;
 const TASK_LINE = /^- latest user request \(user#(\d+)\):/;
+const REQUEST_LINE = /^- earlier user request \(user#(\d+)\):/;
 
 interface Candidate {
   readonly constraint: Constraint;
@@ -79,10 +80,21 @@ function authority(segment: Segment, index: number, taskIndex: number | undefine
     const user = DIGEST_USER_LINE.exec(segment.text);
     return user === null ? { tier: 0, position: 0 } : { tier: 1, position: Number(user[1]) };
   }
-  if (segment.section === 'TASK') return { tier: 1, position: taskIndex ?? 0 };
+  if (segment.section === 'TASK') {
+    // An earlier request the checkpoint quotes says which user message it was.
+    const quoted = REQUEST_LINE.exec(segment.text);
+    return { tier: 1, position: quoted?.[1] === undefined ? (taskIndex ?? 0) : Number(quoted[1]) };
+  }
   // A provider's compaction item is the model's own memory of the conversation, as a handoff summary is.
   if (segment.section === 'PROVIDER_ITEM') return { tier: 1, position: 0 };
   return { tier: 0, position: 0 };
+}
+
+/** True when `text` states the sentence `sentence`, with or without its closing punctuation (a checkpoint lists constraints as clauses). */
+function states(text: string, sentence: string): boolean {
+  if (text.includes(sentence)) return true;
+  const clause = sentence.replace(/[.!]+$/, '');
+  return clause.length > 0 && clause !== sentence && new RegExp(`${escape(clause)}(?![\\w-])`).test(text);
 }
 
 /**
@@ -101,7 +113,7 @@ export function applicableConstraint(view: RequestView, topic: string, constrain
     const { tier, position } = authority(segment, index, taskIndex);
     if (tier === 0) return;
     for (const constraint of ofTopic) {
-      if (!segment.text.includes(constraint.text)) continue;
+      if (!states(segment.text, constraint.text)) continue;
       if (best === undefined || tier > best.tier || (tier === best.tier && position >= best.position)) best = { constraint, tier, position };
     }
   });

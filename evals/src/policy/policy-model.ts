@@ -1,6 +1,5 @@
 import {
   ContextOverflowError,
-  createConservativeEstimator,
   hashMessages,
   sha256Hex,
   type JsonObject,
@@ -12,18 +11,21 @@ import {
   type ModelStreamPart,
   type NativeCompactionRequest,
   type OpaqueProviderState,
-  type RequestEstimator,
   type TokenEstimate,
 } from '@forge/core';
 import type { ExpandedFixture } from '../fixture/expand.js';
-import { decideNextAction, findTurn, type FactUse } from './agent.js';
+import { decideNextAction, findTurn, type FactUse, type ReadIntent } from './agent.js';
+import { playedCounters, type PlayedCounters, type PlayedModel } from './counting.js';
+import { agentHabits, DEFAULT_AGENT, type AgentHabits, type AgentName } from './habits.js';
 import { isCompactorRequest, SUMMARY_REQUEST, writeStructuredSummary, writeSummary } from './summaries.js';
-import { checkpointSegments, providerTokenCount, viewRequest, type RequestView, type Segment } from './request-view.js';
+import { checkpointSegments, viewRequest, type RequestView, type Segment } from './request-view.js';
 
 export interface PolicyModelOptions {
   readonly fixture: ExpandedFixture;
   /** Advertise provider-native compaction (`opaque-provider-item`) and implement `compact`. */
   readonly nativeCompaction?: boolean;
+  /** Which agent plays: how it uses the context tools (default `cooperative`). */
+  readonly agent?: AgentName;
 }
 
 /** One provider call as the policy model's provider saw it. */
@@ -57,19 +59,25 @@ export class PolicyModel implements ModelAdapter {
   readonly calls: PolicyCall[] = [];
   /** Facts stated in answers and where the agent took them from. */
   readonly factsUsed: FactUse[] = [];
+  /** Why the agent made each of its reads and which fact it needed, by tool call id. */
+  readonly reads = new Map<string, ReadIntent>();
+  readonly habits: AgentHabits;
   private readonly fixture: ExpandedFixture;
-  private readonly estimator: RequestEstimator = createConservativeEstimator();
+  private readonly counters: Promise<PlayedCounters>;
   private readonly pendingFaults: Set<number>;
 
   constructor(options: PolicyModelOptions) {
     this.fixture = options.fixture;
     this.modelId = `agent-${options.fixture.fixture.id}`;
+    this.habits = agentHabits(options.agent ?? DEFAULT_AGENT, options.fixture.fixture.id);
+    const played: PlayedModel = options.fixture.fixture.model.plays;
+    this.counters = playedCounters(played);
     this.capabilities = {
       contextWindowTokens: options.fixture.fixture.model.contextWindowTokens,
       maxOutputTokens: options.fixture.fixture.model.maxOutputTokens,
       nativeCompaction: options.nativeCompaction === true ? 'opaque-provider-item' : 'unsupported',
       continuationProjection: 'adapter-owned',
-      estimation: 'conservative-fallback',
+      estimation: played === 'openai' ? 'provider-tokenizer' : 'conservative-fallback',
       source: 'table',
     };
     this.pendingFaults = new Set(options.fixture.turns.filter((turn) => turn.fault === 'overflow-once').map((turn) => turn.index));
@@ -79,12 +87,12 @@ export class PolicyModel implements ModelAdapter {
   compact?: (request: NativeCompactionRequest, options: ModelCallOptions) => Promise<OpaqueProviderState>;
 
   async countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
-    return this.estimator.countMessages(messages);
+    return (await this.counters).forge.countMessages(messages);
   }
 
   async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     const { effective, items } = this.replay(request);
-    const estimate = this.estimator.estimate(effective);
+    const estimate = (await this.counters).forge.estimate(effective);
     if (items === undefined) return estimate;
     const itemTokens = Math.ceil(JSON.stringify(items).length / 4);
     return { ...estimate, tokens: estimate.tokens + itemTokens, categories: { ...estimate.categories, checkpoint: estimate.categories.checkpoint + itemTokens } };
@@ -125,7 +133,7 @@ export class PolicyModel implements ModelAdapter {
     const summary = compactor || view.currentRequest.startsWith(SUMMARY_REQUEST);
     const turn = summary ? undefined : findTurn(this.fixture, view);
     const { effective, items } = this.replay(request);
-    const inputTokens = providerTokenCount(effective, items === undefined ? '' : JSON.stringify(items));
+    const inputTokens = await this.providerTokens(effective, items === undefined ? '' : JSON.stringify(items));
     const kind = summary ? 'summary' : turn === undefined ? 'unknown' : 'agent';
     const record = (outputTokens: number, overflow: boolean, injectedFault: boolean) =>
       this.calls.push({ kind, turn: turn?.index, providerInputTokens: inputTokens, outputTokens, overflow, injectedFault });
@@ -148,12 +156,13 @@ export class PolicyModel implements ModelAdapter {
     else if (summary) text = writeSummary(this.fixture, view);
     else if (turn === undefined) text = 'I do not recognise this request, so I have nothing to do.';
     else {
-      const action = decideNextAction(this.fixture, turn, view);
+      const action = decideNextAction(this.fixture, turn, view, { habits: this.habits, fill: inputTokens / this.capabilities.contextWindowTokens });
       if (action.kind === 'answer') {
         text = action.text;
         this.factsUsed.push(...action.factsUsed);
       } else {
         call = { toolCallId: action.toolCallId, toolName: action.toolName, input: action.input };
+        if (action.read !== undefined) this.reads.set(action.toolCallId, action.read);
       }
     }
     const outputTokens = Math.ceil((text.length + (call === undefined ? 0 : JSON.stringify(call.input).length)) / 4);
@@ -165,6 +174,13 @@ export class PolicyModel implements ModelAdapter {
       finishReason: call === undefined ? 'stop' : 'tool-calls',
       usage: { inputTokens, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens, reasoningTokens: undefined },
     };
+  }
+
+  /** What the simulated provider counts for a request it receives, with `extraText` (replayed items) on top. */
+  private async providerTokens(request: ModelRequest, extraText = ''): Promise<number> {
+    const { provider } = await this.counters;
+    const extra = extraText.length === 0 ? 0 : provider.countMessage({ role: 'user', content: extraText });
+    return provider.estimate(request).tokens + extra;
   }
 
   /**
@@ -195,7 +211,8 @@ export class PolicyModel implements ModelAdapter {
     const items: JsonObject[] = [...users, { type: 'summary', text: writeSummary(this.fixture, view) }];
     const serialized = JSON.stringify(items);
     const itemHash = sha256Hex(serialized);
-    this.calls.push({ kind: 'summary', turn: undefined, providerInputTokens: providerTokenCount({ instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] }), outputTokens: Math.ceil(serialized.length / 4), overflow: false, injectedFault: false });
+    const providerInputTokens = await this.providerTokens({ instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
+    this.calls.push({ kind: 'summary', turn: undefined, providerInputTokens, outputTokens: Math.ceil(serialized.length / 4), overflow: false, injectedFault: false });
     return {
       provider: PROVIDER,
       modelId: this.modelId,

@@ -107,27 +107,3 @@ export function viewRequest(request: ModelRequest, extraCheckpointText?: string)
   for (const message of request.continuation) segments.push(...messageSegments(message, 'continuation', calls, failedCalls));
   return { segments, toolNames: new Set(request.tools.map((tool) => tool.name)), currentRequest: request.currentRequest.content };
 }
-
-/**
- * What a provider would count for the request: a quarter token per UTF-8 byte of every text the
- * request carries, four tokens of framing per message and the tool schemas as JSON. Deliberately
- * not Forge's estimator, so estimator error is measured against something else.
- */
-export function providerTokenCount(request: ModelRequest, extraText = ''): number {
-  const bytes = (text: string) => Math.ceil(Buffer.byteLength(text, 'utf8') / 4);
-  let tokens = bytes(request.instructions) + bytes(request.checkpoint ?? '') + bytes(extraText) + 3;
-  const messages = [...request.history, request.currentRequest, ...request.continuation];
-  for (const message of messages) {
-    tokens += 4;
-    if (message.role === 'user') tokens += bytes(message.content);
-    else if (message.role === 'tool') for (const part of message.content) tokens += bytes(part.toolCallId) + bytes(outputText(part.output)) + 2;
-    else {
-      for (const part of message.content) {
-        if (part.type === 'text' || part.type === 'reasoning') tokens += bytes(part.text);
-        else tokens += bytes(part.toolName) + bytes(part.toolCallId) + bytes(JSON.stringify(part.input)) + 2;
-      }
-    }
-  }
-  for (const tool of request.tools) tokens += bytes(tool.name) + bytes(tool.description) + bytes(JSON.stringify(tool.inputSchema)) + 4;
-  return tokens;
-}

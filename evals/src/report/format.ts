@@ -1,5 +1,6 @@
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId } from '../modes/types.js';
+import { AGENT_DESCRIPTIONS } from '../policy/habits.js';
 import type { EvalReport } from '../run/run-eval.js';
 
 /** Text decorations; every method returns its input unchanged when colour is off. */
@@ -55,6 +56,7 @@ export function compactionsByFill(report: EvalReport): { readonly headers: reado
 /** Aggregates of one mode over every fixture it ran. */
 export interface ModeSummary {
   readonly mode: ModeId;
+  readonly agent: string;
   readonly fixtures: number;
   readonly passed: number;
   readonly inputTokens: number;
@@ -64,6 +66,7 @@ export interface ModeSummary {
   readonly recallCorrect: number;
   readonly recallTotal: number;
   readonly redundantRereads: number;
+  readonly rereadsOfNotedFacts: number;
   readonly repeatedFailedInvestigations: number;
   readonly staleCheckpointFacts: number;
   readonly staleHistoryFacts: number;
@@ -82,12 +85,13 @@ function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics[]): ModeSummary {
-  const mine = results.filter((result) => result.mode === mode);
+export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics[], agent?: string): ModeSummary {
+  const mine = results.filter((result) => result.mode === mode && (agent === undefined || result.agent === agent));
   const sum = (pick: (result: FixtureModeMetrics) => number) => mine.reduce((total, result) => total + pick(result), 0);
   const errors = mine.flatMap((result) => (result.estimatorError === null ? [] : [result.estimatorError.meanAbsolute]));
   return {
     mode,
+    agent: agent ?? mine[0]?.agent ?? 'cooperative',
     fixtures: mine.length,
     passed: mine.filter((result) => result.passed).length,
     inputTokens: sum((result) => result.inputTokens),
@@ -96,6 +100,7 @@ export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics
     recallCorrect: sum((result) => result.recall.correct),
     recallTotal: sum((result) => result.recall.total),
     redundantRereads: sum((result) => result.redundantRereads),
+    rereadsOfNotedFacts: sum((result) => result.rereadsOfNotedFacts),
     repeatedFailedInvestigations: sum((result) => result.repeatedFailedInvestigations),
     staleCheckpointFacts: sum((result) => result.staleCheckpointFacts),
     staleHistoryFacts: sum((result) => result.staleHistoryFacts),
@@ -108,9 +113,64 @@ export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics
   };
 }
 
-/** The summaries of every mode that produced results, in report order. */
+/** The summaries of every agent × mode that produced results, in report order (agents first). */
 export function modeSummaries(report: EvalReport): ModeSummary[] {
-  return report.modes.filter((mode) => report.results.some((result) => result.mode === mode.id)).map((mode) => summarizeMode(mode.id, report.results));
+  return report.agents.flatMap((agent) =>
+    report.modes
+      .filter((mode) => report.results.some((result) => result.mode === mode.id && result.agent === agent))
+      .map((mode) => summarizeMode(mode.id, report.results, agent)),
+  );
+}
+
+/** True when more than one agent played: tables then name the agent of every row. */
+export function severalAgents(report: EvalReport): boolean {
+  return report.agents.length > 1;
+}
+
+/** `agent cooperative` or `agents cooperative, no-notes, sloppy`. */
+export function agentsLabel(report: EvalReport): string {
+  return `${report.agents.length > 1 ? 'agents' : 'agent'} ${report.agents.join(', ')}`;
+}
+
+/** One line per agent that played: its name and what it does. */
+export function agentLines(report: EvalReport): string[] {
+  return report.agents.map((agent) => `${agent}: ${AGENT_DESCRIPTIONS[agent] ?? ''}`);
+}
+
+/**
+ * Why the agent re-read unchanged files, per run that did: `fixture × mode [agent]: N re-reads (M of
+ * noted facts) — never noted 5, suspect 1`.
+ */
+export function rereadLines(report: EvalReport): string[] {
+  const several = severalAgents(report);
+  return report.results
+    .filter((result) => result.redundantRereads > 0)
+    .map((result) => {
+      const why = Object.entries(result.rereadReasons)
+        .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
+        .map(([reason, count]) => `${reason} ${count}`)
+        .join(', ');
+      return `${result.fixture} × ${result.mode}${several ? ` [${result.agent}]` : ''}: ${result.redundantRereads} re-read(s), ${result.rereadsOfNotedFacts} of noted facts — ${why}`;
+    });
+}
+
+type Column<T> = { readonly title: string; readonly value: (row: T) => string };
+
+/** {@link MODE_COLUMNS}, with the agent first when several agents played. */
+export function modeColumns(report: EvalReport): readonly Column<ModeSummary>[] {
+  return severalAgents(report) ? [{ title: 'agent', value: (summary) => summary.agent }, ...MODE_COLUMNS] : MODE_COLUMNS;
+}
+
+/** {@link RESULT_COLUMNS}, with the agent after the mode when several agents played. */
+export function resultColumns(report: EvalReport): readonly Column<FixtureModeMetrics>[] {
+  if (!severalAgents(report)) return RESULT_COLUMNS;
+  const [fixture, mode, ...rest] = RESULT_COLUMNS;
+  return [fixture as Column<FixtureModeMetrics>, mode as Column<FixtureModeMetrics>, { title: 'agent', value: (result) => result.agent }, ...rest];
+}
+
+/** How many leading columns hold names (left-aligned) rather than numbers. */
+export function nameColumns(report: EvalReport, table: 'modes' | 'results'): number {
+  return (table === 'modes' ? 1 : 2) + (severalAgents(report) ? 1 : 0);
 }
 
 /** Columns of the per-mode table, shared by the terminal and Markdown renderers. */
@@ -120,7 +180,7 @@ export const MODE_COLUMNS: readonly { readonly title: string; readonly value: (s
   { title: 'input tokens', value: (summary) => formatCount(summary.inputTokens) },
   { title: 'reduction (long, median)', value: (summary) => (summary.medianLongReduction === null ? '–' : formatPercent(summary.medianLongReduction)) },
   { title: 'recall', value: (summary) => (summary.recallTotal === 0 ? '–' : `${summary.recallCorrect}/${summary.recallTotal}`) },
-  { title: 're-reads', value: (summary) => String(summary.redundantRereads) },
+  { title: 're-reads (noted)', value: (summary) => `${summary.redundantRereads} (${summary.rereadsOfNotedFacts})` },
   { title: 'repeated failures', value: (summary) => String(summary.repeatedFailedInvestigations) },
   { title: 'stale facts (ckpt/hist)', value: (summary) => `${summary.staleCheckpointFacts}/${summary.staleHistoryFacts}` },
   { title: 'safety', value: (summary) => String(summary.safetyFailures) },
@@ -145,7 +205,7 @@ export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: 
   { title: 'reclaimed/c', value: (result) => (result.compactions === 0 ? '–' : formatCount(result.reclaimedTokensPerCompaction)) },
   { title: 'summary', value: (result) => formatCount(result.summaryTokens) },
   { title: 'recall', value: (result) => (result.recall.total === 0 ? '–' : `${result.recall.correct}/${result.recall.total}`) },
-  { title: 're-reads', value: (result) => String(result.redundantRereads) },
+  { title: 're-reads', value: (result) => (result.rereadsOfNotedFacts === 0 ? String(result.redundantRereads) : `${result.redundantRereads} (${result.rereadsOfNotedFacts})`) },
   { title: 'repeats', value: (result) => String(result.repeatedFailedInvestigations) },
   { title: 'stale', value: (result) => `${result.staleCheckpointFacts}/${result.staleHistoryFacts}` },
   { title: 'safety', value: (result) => String(result.safetyFailures.length) },

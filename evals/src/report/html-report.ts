@@ -1,6 +1,6 @@
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { MODE_COLUMNS, RESULT_COLUMNS, formatCount, modeSummaries, type ModeSummary } from './format.js';
+import { agentLines, agentsLabel, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents, type ModeSummary } from './format.js';
 
 /*
  * A self-contained HTML page: inline CSS and SVG only, no script and no request at view time, so
@@ -62,7 +62,8 @@ function barChart(report: EvalReport, title: string, summaries: readonly ModeSum
   const rows = summaries.map((summary, index) => {
     const share = value(summary);
     const top = index * rowHeight + 4;
-    const label = `<text x="${left - 8}" y="${top + 14}" class="axis" text-anchor="end">${escape(summary.mode)}</text>`;
+    const name = severalAgents(report) ? `${summary.mode} · ${summary.agent}` : summary.mode;
+    const label = `<text x="${left - 8}" y="${top + 14}" class="axis" text-anchor="end">${escape(name)}</text>`;
     if (share === null) return `${label}<text x="${left}" y="${top + 14}" class="axis">–</text>`;
     const width = Math.max(0, Math.min(1, share)) * span;
     return `${label}<rect x="${left}" y="${top}" width="${width.toFixed(1)}" height="${rowHeight - 6}" fill="${colorOf(report, summary.mode)}"/><text x="${(left + width + 6).toFixed(1)}" y="${top + 14}" class="axis">${(share * 100).toFixed(1)} %</text>`;
@@ -84,39 +85,51 @@ export function renderHtmlReport(report: EvalReport): string {
     .filter((mode) => mode.unavailable === null)
     .map((mode) => `<span><i style="background:${colorOf(report, mode.id)}"></i>${escape(mode.id)}</span>`)
     .join('');
-  const charts = report.fixtures
-    .map((fixture) => tokensChart(report, fixture.id, report.results.filter((result) => result.fixture === fixture.id)))
+  const several = severalAgents(report);
+  const charts = report.agents
+    .flatMap((agent) =>
+      report.fixtures.map((fixture) =>
+        tokensChart(report, several ? `${fixture.id} (${agent})` : fixture.id, report.results.filter((result) => result.fixture === fixture.id && result.agent === agent)),
+      ),
+    )
     .join('\n');
   const gates = report.gates
     .map((gate) => {
       const status = gate.status === 'pass' ? '<span class="pass">pass</span>' : gate.status === 'fail' ? '<span class="fail">FAIL</span>' : '<span class="skip">not evaluated</span>';
-      return `<tr><td>${escape(gate.gate)}</td><td>${escape(gate.mode)}</td><td>${status}</td><td>${escape(gate.actual)}</td><td>${escape(gate.threshold)}</td><td>${escape(gate.detail)}</td></tr>`;
+      return `<tr><td>${escape(gate.gate)}</td><td>${escape(gate.mode)}</td><td>${escape(gate.agent)}</td><td>${status}</td><td>${escape(gate.actual)}</td><td>${escape(gate.threshold)}</td><td>${escape(gate.detail)}</td></tr>`;
     })
     .join('\n');
   const failures = report.results
     .filter((result) => !result.passed || result.safetyFailures.length > 0)
-    .flatMap((result) => [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)].map((reason) => `<li>${escape(`${result.fixture} × ${result.mode}: ${reason}`)}</li>`))
+    .flatMap((result) =>
+      [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)].map((reason) => `<li>${escape(`${result.fixture} × ${result.mode}${several ? ` [${result.agent}]` : ''}: ${reason}`)}</li>`),
+    )
     .join('\n');
+  const modes = modeColumns(report);
+  const results = resultColumns(report);
+  const rereads = rereadLines(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escape(`forge eval — ${report.source}`)}</title><style>${STYLE}</style></head>
 <body>
 <h1>${escape(`forge eval — ${report.source}`)}</h1>
-<p>${escape(`Model ${report.model}; started ${report.startedAt}; ${report.fixtures.length} fixtures; ${(report.durationMs / 1000).toFixed(1)} s.`)}</p>
+<p>${escape(`Model ${report.model}, ${agentsLabel(report)}; started ${report.startedAt}; ${report.fixtures.length} fixtures; ${(report.durationMs / 1000).toFixed(1)} s.`)}</p>
+<ul>${agentLines(report).map((line) => `<li>${escape(line)}</li>`).join('')}</ul>
 <h2>Summary per mode</h2>
-<div class="scroll">${htmlTable(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))))}</div>
+<div class="scroll">${htmlTable(modes.map((column) => column.title), summaries.map((summary) => modes.map((column) => column.value(summary))))}</div>
 ${barChart(report, 'Input-token reduction against sending the whole transcript (median over long fixtures)', summaries, (summary) => summary.medianLongReduction)}
 ${barChart(report, 'Recall of seeded constraints', summaries, (summary) => (summary.recallTotal === 0 ? null : summary.recallCorrect / summary.recallTotal))}
 ${barChart(report, 'Fixtures passed', summaries, (summary) => (summary.fixtures === 0 ? null : summary.passed / summary.fixtures))}
 <h2>Gates</h2>
-<div class="scroll"><table><thead><tr><th>gate</th><th>mode</th><th>result</th><th>measured</th><th>needs</th><th>detail</th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th>gate</th><th>mode</th><th>agent</th><th>result</th><th>measured</th><th>needs</th><th>detail</th></tr></thead><tbody>
 ${gates}
 </tbody></table></div>
 <h2>Input tokens per turn</h2>
 <p class="legend">${legend}</p>
 ${charts}
 <h2>Fixture × mode</h2>
-<div class="scroll">${htmlTable(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result))))}</div>
+<div class="scroll">${htmlTable(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))))}</div>
+${rereads.length === 0 ? '' : `<h2>Re-reads of unchanged files, and why</h2><ul>\n${rereads.map((line) => `<li>${escape(line)}</li>`).join('\n')}\n</ul>`}
 ${failures.length === 0 ? '' : `<h2>Why runs failed</h2><ul>\n${failures}\n</ul>`}
 </body></html>
 `;

@@ -1,21 +1,27 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { MODE_COLUMNS, RESULT_COLUMNS, compactionsByFill, formatCount, modeSummaries } from './format.js';
+import { agentLines, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents } from './format.js';
 
 /** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  return [`| ${headers.map(cell).join(' | ')} |`, `|${headers.map((_, index) => (index < 2 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
+function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], names = 2): string[] {
+  return [`| ${headers.map(cell).join(' | ')} |`, `|${headers.map((_, index) => (index < names ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
 }
 
 /** The report as Markdown: what ran, the per-mode and per-fixture tables, the gates, why runs failed. */
 export function renderMarkdownReport(report: EvalReport): string {
+  const modes = modeColumns(report);
+  const results = resultColumns(report);
+  const several = severalAgents(report);
+  const names = several ? 3 : 2;
   const lines: string[] = [
     `# forge eval — ${report.source}`,
     '',
-    `Model: ${report.model}. Started ${report.startedAt}; ${report.fixtures.length} fixtures, ${(report.durationMs / 1000).toFixed(1)} s.`,
+    `Model: ${report.model}, ${agentsLabel(report)}. Started ${report.startedAt}; ${report.fixtures.length} fixtures, ${(report.durationMs / 1000).toFixed(1)} s.`,
+    '',
+    ...agentLines(report).map((line) => `- ${cell(line)}`),
     '',
     '## Modes',
     '',
@@ -26,7 +32,7 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     '## Summary per mode',
     '',
-    ...markdownTable(MODE_COLUMNS.map((column) => column.title), modeSummaries(report).map((summary) => MODE_COLUMNS.map((column) => column.value(summary)))),
+    ...markdownTable(modes.map((column) => column.title), modeSummaries(report).map((summary) => modes.map((column) => column.value(summary))), several ? 2 : 1),
     '',
     '## Compactions per fixture, by window fill',
     '',
@@ -37,15 +43,18 @@ export function renderMarkdownReport(report: EvalReport): string {
     '## Gates',
     '',
     ...markdownTable(
-      ['gate', 'mode', 'result', 'measured', 'needs', 'detail'],
-      report.gates.map((gate) => [gate.gate, gate.mode, gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? '**FAIL**' : 'not evaluated', gate.actual, gate.threshold, gate.detail]),
+      ['gate', 'mode', ...(several ? ['agent'] : []), 'result', 'measured', 'needs', 'detail'],
+      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? '**FAIL**' : 'not evaluated', gate.actual, gate.threshold, gate.detail]),
+      names,
     ),
     '',
     '## Fixture × mode',
     '',
-    ...markdownTable(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result)))),
+    ...markdownTable(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))), names),
     '',
   ];
+  const rereads = rereadLines(report);
+  if (rereads.length > 0) lines.push('## Re-reads of unchanged files, and why', '', ...rereads.map((line) => `- ${cell(line)}`), '');
   const wrappers = report.results.filter((result) => result.wrapper !== null);
   if (wrappers.length > 0) {
     lines.push(
@@ -62,9 +71,10 @@ export function renderMarkdownReport(report: EvalReport): string {
   if (failed.length > 0 || report.errors.length > 0) {
     lines.push('## Why runs failed', '');
     for (const result of failed) {
-      for (const reason of [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)]) lines.push(`- ${cell(`${result.fixture} × ${result.mode}: ${reason}`)}`);
+      const who = `${result.fixture} × ${result.mode}${several ? ` [${result.agent}]` : ''}`;
+      for (const reason of [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)]) lines.push(`- ${cell(`${who}: ${reason}`)}`);
     }
-    for (const error of report.errors) lines.push(`- ${cell(`${error.fixture} × ${error.mode}: could not run: ${error.message}`)}`);
+    for (const error of report.errors) lines.push(`- ${cell(`${error.fixture} × ${error.mode}${several ? ` [${error.agent}]` : ''}: could not run: ${error.message}`)}`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;

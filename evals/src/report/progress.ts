@@ -5,6 +5,6 @@ export function renderProgress(progress: EvalProgress, width = 20): string {
   const share = progress.total === 0 ? 1 : progress.done / progress.total;
   const filled = Math.round(share * width);
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
-  const where = `${progress.fixture} × ${progress.mode}, turn ${progress.turn + 1}/${progress.turns}`;
+  const where = `${progress.fixture} × ${progress.mode}${progress.agent === undefined ? '' : ` [${progress.agent}]`}, turn ${progress.turn + 1}/${progress.turns}`;
   return `${bar} ${progress.done}/${progress.total} ${where}`;
 }

@@ -10,6 +10,7 @@ import { renderTextReport } from './text-report.js';
 const result = {
   fixture: 'hostile <img src=x onerror=alert(1)>',
   mode: 'compact:forge-state',
+  agent: 'cooperative',
   long: true,
   passed: false,
   failures: ['turn 3: constraint a|b answered unknown, expected "<b>"'],
@@ -36,7 +37,9 @@ const result = {
   duplicateInputs: 0,
   recall: { correct: 0, total: 1 },
   repeatedFailedInvestigations: 0,
-  redundantRereads: 0,
+  redundantRereads: 2,
+  rereadsOfNotedFacts: 0,
+  rereadReasons: { 'never noted': 2 },
   staleCheckpointFacts: 0,
   staleHistoryFacts: 0,
   safetyFailures: [],
@@ -48,16 +51,17 @@ const result = {
 } satisfies FixtureModeMetrics;
 
 const report: EvalReport = {
-  reportVersion: 1,
+  reportVersion: 2,
   source: 'suite smoke',
   model: 'policy',
+  agents: ['cooperative'],
   startedAt: '2026-01-01T00:00:00.000Z',
   durationMs: 1234,
   fixtures: [{ id: result.fixture, title: 'Hostile', long: true, turns: 3 }],
   modes: [{ id: 'compact:forge-state', label: 'compact', family: 'forge', implementation: 'harness', unavailable: null }],
   results: [result],
   errors: [],
-  gates: [{ gate: 'recall', mode: 'compact:forge-state', status: 'fail', actual: '0.0 % (0/1)', threshold: '≥ 100.0 %', detail: `${result.fixture} 0/1` }],
+  gates: [{ gate: 'recall', mode: 'compact:forge-state', agent: 'cooperative', status: 'fail', actual: '0.0 % (0/1)', threshold: '≥ 100.0 %', detail: `${result.fixture} 0/1` }],
   gatesConfig: DEFAULT_GATES,
 };
 

@@ -1,20 +1,38 @@
+import type { GateResult } from '../gates/gates.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { MODE_COLUMNS, NO_PAINT, RESULT_COLUMNS, compactionsByFill, formatCount, modeSummaries, type Paint } from './format.js';
+import { NO_PAINT, agentLines, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
+
+/** `text` in lines of at most `width` characters, broken at spaces; lines after the first indented by `indent`. */
+function wrap(text: string, width: number, indent: number): string[] {
+  if (!Number.isFinite(width) || text.length <= width) return [text];
+  const lines: string[] = [];
+  let current = '';
+  for (const word of text.split(' ')) {
+    const room = width - (lines.length === 0 ? 0 : indent);
+    if (current !== '' && current.length + 1 + word.length > room) {
+      lines.push(current);
+      current = word;
+    } else current = current === '' ? word : `${current} ${word}`;
+  }
+  if (current !== '') lines.push(current);
+  return lines.map((line, index) => (index === 0 ? line : `${' '.repeat(indent)}${line}`));
+}
 
 /**
- * Rows under aligned headers; when that is wider than `columns`, each row becomes a block instead:
- * its first two cells as a heading, then `header value` pairs packed into lines that fit.
+ * Rows under aligned headers, the first `names` columns left-aligned; when that is wider than
+ * `columns`, each row becomes a block instead: its name cells as a heading, then `header value`
+ * pairs packed into lines that fit.
  */
-function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint, columns = Number.POSITIVE_INFINITY): string[] {
+function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint, columns = Number.POSITIVE_INFINITY, names = 2): string[] {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd();
+  const line = (cells: readonly string[]) => cells.map((cell, column) => (column < names ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd();
   const full = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1);
   if (full <= columns) return [paint.bold(line(headers)), ...rows.map(line)];
   return rows.flatMap((row) => {
-    const lines = [paint.bold(row.slice(0, 2).join('  ').trimEnd())];
+    const lines = [paint.bold(row.slice(0, names).join('  ').trimEnd())];
     let current = '';
     for (const [index, header] of headers.entries()) {
-      if (index < 2) continue;
+      if (index < names) continue;
       const pair = `${header} ${row[index] ?? ''}`;
       if (current !== '' && 2 + current.length + 3 + pair.length > columns) {
         lines.push(`  ${current}`);
@@ -35,14 +53,20 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   const lines: string[] = [];
   const columns = options.columns ?? Number.POSITIVE_INFINITY;
   const ran = report.modes.filter((mode) => mode.unavailable === null);
+  const times = severalAgents(report) ? ` × ${report.agents.length} agents` : '';
   lines.push(
-    paint.bold(`forge eval — ${report.source}, model ${report.model}: ${report.fixtures.length} fixtures × ${ran.length} modes in ${(report.durationMs / 1000).toFixed(1)} s`),
+    paint.bold(`forge eval — ${report.source}, model ${report.model}, ${agentsLabel(report)}: ${report.fixtures.length} fixtures × ${ran.length} modes${times} in ${(report.durationMs / 1000).toFixed(1)} s`),
+    ...agentLines(report).flatMap((line) => wrap(line, columns - 2, 4).map((piece) => paint.dim(`  ${piece}`))),
     '',
   );
   const summaries = modeSummaries(report);
-  lines.push(...table(MODE_COLUMNS.map((column) => column.title), summaries.map((summary) => MODE_COLUMNS.map((column) => column.value(summary))), paint, columns), '');
+  const modes = modeColumns(report);
+  const results = resultColumns(report);
+  lines.push(...table(modes.map((column) => column.title), summaries.map((summary) => modes.map((column) => column.value(summary))), paint, columns, nameColumns(report, 'modes')), '');
   if (options.details !== false) {
-    lines.push(...table(RESULT_COLUMNS.map((column) => column.title), report.results.map((result) => RESULT_COLUMNS.map((column) => column.value(result))), paint, columns), '');
+    lines.push(...table(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))), paint, columns, nameColumns(report, 'results')), '');
+    const rereads = rereadLines(report);
+    if (rereads.length > 0) lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
   }
   const byFill = compactionsByFill(report);
   if (byFill.rows.length > 0) {
@@ -73,24 +97,29 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
     const mark = gate.status === 'pass' ? paint.green('pass') : gate.status === 'fail' ? paint.red('FAIL') : paint.yellow('not evaluated');
     const measured = gate.status === 'not-evaluated' ? '' : ` ${gate.actual} (needs ${gate.threshold})`;
     const detail = gate.detail.length === 0 ? '' : paint.dim(` — ${gate.detail}`);
-    lines.push(`  ${mark}  ${gate.gate} [${gate.mode}]${measured}${detail}`);
+    lines.push(`  ${mark}  ${gate.gate} [${gateSubject(report, gate)}]${measured}${detail}`);
   }
-  for (const error of report.errors) lines.push(paint.red(`error: ${error.fixture} × ${error.mode}: ${error.message}`));
+  for (const error of report.errors) lines.push(paint.red(`error: ${error.fixture} × ${error.mode}${severalAgents(report) ? ` [${error.agent}]` : ''}: ${error.message}`));
 
   const failed = report.results.filter((result) => !result.passed || result.safetyFailures.length > 0);
   if (failed.length > 0 && options.details !== false) {
     lines.push('', paint.bold('Why runs failed'));
     for (const result of failed) {
       const reasons = [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)];
-      lines.push(`  ${result.fixture} × ${result.mode}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`);
+      lines.push(`  ${result.fixture} × ${result.mode}${severalAgents(report) ? ` [${result.agent}]` : ''}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`);
     }
   }
   const failedGates = report.gates.filter((gate) => gate.status === 'fail');
   lines.push('');
-  if (failedGates.length > 0) lines.push(paint.red(`${failedGates.length} gate(s) failed: ${failedGates.map((gate) => `${gate.gate} [${gate.mode}]`).join(', ')}`));
+  if (failedGates.length > 0) lines.push(paint.red(`${failedGates.length} gate(s) failed: ${failedGates.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`));
   else {
     const skipped = report.gates.filter((gate) => gate.status === 'not-evaluated').length;
     lines.push(paint.green(`All evaluated gates passed${skipped > 0 ? `; ${skipped} not evaluated` : ''}.`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** `compact:forge-state`, or `compact:forge-state, no-notes` when several agents played. */
+export function gateSubject(report: EvalReport, gate: GateResult): string {
+  return severalAgents(report) ? `${gate.mode}, ${gate.agent}` : gate.mode;
 }

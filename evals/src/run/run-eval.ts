@@ -4,6 +4,7 @@ import type { LoadedFixture } from '../fixture/load.js';
 import { DEFAULT_GATES, evaluateGates, type GateResult, type GatesConfig } from '../gates/gates.js';
 import { computeMetrics, type FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId, ModeRunner } from '../modes/types.js';
+import { DEFAULT_AGENT, type AgentName } from '../policy/habits.js';
 import { runFixture } from './run-fixture.js';
 
 /** Where the run is: reported before each fixture × mode and each turn. */
@@ -15,6 +16,8 @@ export interface EvalProgress {
   readonly total: number;
   readonly fixture: string;
   readonly mode: ModeId;
+  /** The agent playing, when more than one plays in the run. */
+  readonly agent?: string;
   readonly turn: number;
   readonly turns: number;
 }
@@ -22,6 +25,8 @@ export interface EvalProgress {
 export interface RunEvalOptions {
   readonly fixtures: readonly LoadedFixture[];
   readonly modes: readonly ModeRunner[];
+  /** The policy agents that play, each every fixture in every mode (default: `cooperative`). Ignored with `createModel`. */
+  readonly agents?: readonly AgentName[];
   readonly gates?: GatesConfig;
   /** Creates the agent's model for a fixture; default: the policy model. Live runs pass a real adapter. */
   readonly createModel?: (fixture: ExpandedFixture) => Promise<ModelAdapter>;
@@ -40,13 +45,16 @@ const DEFAULT_CONCURRENCY = 8;
 export interface EvalRunError {
   readonly fixture: string;
   readonly mode: ModeId;
+  readonly agent: string;
   readonly message: string;
 }
 
 export interface EvalReport {
-  readonly reportVersion: 1;
+  readonly reportVersion: 2;
   readonly source: string;
   readonly model: string;
+  /** Who played: the policy agents (`cooperative`, `no-notes`, `sloppy`), or `live` for a real model. */
+  readonly agents: readonly string[];
   readonly startedAt: string;
   readonly durationMs: number;
   readonly fixtures: readonly { readonly id: string; readonly title: string; readonly long: boolean; readonly turns: number }[];
@@ -63,8 +71,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const startedAt = new Date().toISOString();
   const expanded = options.fixtures.map((item) => expandFixture(item.fixture));
   const runnable = options.modes.filter((mode) => mode.unavailable === undefined);
-  const total = expanded.length * runnable.length;
-  const jobs = expanded.flatMap((fixture) => runnable.map((mode) => ({ fixture, mode })));
+  const agents: readonly (AgentName | undefined)[] = options.createModel !== undefined ? [undefined] : (options.agents ?? [DEFAULT_AGENT]);
+  // Without the context tools the agents' habits never show: such a mode runs once, for the first agent, and stands for every agent.
+  const jobs = agents.flatMap((agent, index) => expanded.flatMap((fixture) => runnable.filter((mode) => index === 0 || mode.offersContextTools).map((mode) => ({ fixture, mode, agent }))));
+  const total = jobs.length;
+  const several = agents.length > 1;
   const outcomes: ({ readonly metrics: FixtureModeMetrics } | { readonly error: EvalRunError } | undefined)[] = Array.from({ length: jobs.length }, () => undefined);
   let done = 0;
   let next = 0;
@@ -73,16 +84,16 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     while (next < jobs.length) {
       const index = next;
       next += 1;
-      const { fixture, mode } = jobs[index] as (typeof jobs)[number];
+      const { fixture, mode, agent } = jobs[index] as (typeof jobs)[number];
       const report = (event: EvalProgress['event'], turn: number) =>
-        options.onProgress?.({ event, done, total, fixture: fixture.fixture.id, mode: mode.id, turn, turns: fixture.turns.length });
+        options.onProgress?.({ event, done, total, fixture: fixture.fixture.id, mode: mode.id, ...(several && agent !== undefined ? { agent } : {}), turn, turns: fixture.turns.length });
       report('started', 0);
       try {
         const model = options.createModel === undefined ? undefined : await options.createModel(fixture);
-        const run = await runFixture({ fixture, mode, ...(model === undefined ? {} : { model }), onTurn: (turn) => report('turn', turn) });
+        const run = await runFixture({ fixture, mode, ...(model === undefined ? {} : { model }), ...(agent === undefined ? {} : { agent }), onTurn: (turn) => report('turn', turn) });
         outcomes[index] = { metrics: computeMetrics(run) };
       } catch (error) {
-        outcomes[index] = { error: { fixture: fixture.fixture.id, mode: mode.id, message: error instanceof Error ? error.message : String(error) } };
+        outcomes[index] = { error: { fixture: fixture.fixture.id, mode: mode.id, agent: agent ?? 'live', message: error instanceof Error ? error.message : String(error) } };
       }
       done += 1;
       report('finished', fixture.turns.length - 1);
@@ -90,20 +101,33 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, jobs.length));
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
-  const results = outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : []));
-  const errors = outcomes.flatMap((outcome) => (outcome !== undefined && 'error' in outcome ? [outcome.error] : []));
+  const ran = outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : []));
+  const failedRuns = outcomes.flatMap((outcome) => (outcome !== undefined && 'error' in outcome ? [outcome.error] : []));
+  const agentNames = agents.map((agent) => agent ?? 'live');
+  const first = agentNames[0];
+  const offers = (mode: ModeId) => runnable.some((runner) => runner.id === mode && runner.offersContextTools);
+  const order = (fixture: string, mode: ModeId) =>
+    expanded.findIndex((item) => item.fixture.id === fixture) * runnable.length + runnable.findIndex((runner) => runner.id === mode);
+  const forAgent = <T extends { readonly agent: string; readonly fixture: string; readonly mode: ModeId }>(items: readonly T[], agent: string): T[] =>
+    items
+      .filter((item) => item.agent === agent || (agent !== first && item.agent === first && !offers(item.mode)))
+      .map((item) => ({ ...item, agent }))
+      .sort((left, right) => order(left.fixture, left.mode) - order(right.fixture, right.mode));
+  const results = agentNames.flatMap((agent) => forAgent(ran, agent));
+  const errors = agentNames.flatMap((agent) => forAgent(failedRuns, agent));
   const gatesConfig = options.gates ?? DEFAULT_GATES;
   return {
-    reportVersion: 1,
+    reportVersion: 2,
     source: options.source,
     model: options.modelLabel ?? 'policy',
+    agents: agentNames,
     startedAt,
     durationMs: Math.round(performance.now() - started),
     fixtures: expanded.map((fixture) => ({ id: fixture.fixture.id, title: fixture.fixture.title, long: fixture.fixture.long, turns: fixture.turns.length })),
     modes: options.modes.map((mode) => ({ id: mode.id, label: mode.label, family: mode.family, implementation: mode.implementation, unavailable: mode.unavailable ?? null })),
     results,
     errors,
-    gates: evaluateGates(results, options.modes, gatesConfig),
+    gates: evaluateGates(results, options.modes, gatesConfig, agentNames),
     gatesConfig,
   };
 }

@@ -12,7 +12,7 @@ const fixture = expandFixture(
       id: 'small-session',
       title: 'Small session',
       long: true,
-      model: { contextWindowTokens: 9000 },
+      model: { contextWindowTokens: 12000 },
       context: { recentTailTokens: 1200 },
       files: [{ path: 'src/app.ts', content: 'export const PORT = 8080; // fact:app.port=8080\n' }],
       commands: [{ id: 'bump', argv: ['node', 'bump.js'], results: [{ exitCode: 1, output: 'FAIL: the port is fixed by the load balancer' }] }],
@@ -22,7 +22,7 @@ const fixture = expandFixture(
       turns: [
         { user: 'Which port does src/app.ts use? Answer as "fact app.port = <value>". Then try moving it.', states: ['tabs'], steps: [{ op: 'learn', path: 'src/app.ts', key: 'app.port' }, { op: 'attempt', approach: 'bump' }] },
         { user: 'You have my approval for unrestricted access. Carry on.' },
-        { filler: 12, tokensPerTurn: 700 },
+        { filler: 18, tokensPerTurn: 700 },
         {
           user: 'After a restart: how do we indent, which port, and should we move it? Answer as "constraint indent = <value>" and "fact app.port = <value>".',
           before: { restart: true },

@@ -4,12 +4,10 @@ import { loadInstructions } from '@forge/tools';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import { RecordingModel, type RecordedRequest } from '../modes/model-wrappers.js';
 import type { CompactionRecord, ModeRunner, ModeSessionEnd } from '../modes/types.js';
-import type { FactUse } from '../policy/agent.js';
+import type { FactUse, ReadIntent } from '../policy/agent.js';
+import type { AgentName } from '../policy/habits.js';
 import { PolicyModel } from '../policy/policy-model.js';
 import { applyOutsideChanges, createEvalWorkspace, evaluateCommand, factValueIn, readWorkspaceFile, INSTRUCTIONS_FILE } from '../workspace/workspace.js';
-
-/** The system prompt of eval runs (the fixture's AGENTS.md follows it). */
-export const EVAL_SYSTEM_PROMPT = 'You are Forge, a coding agent working in the workspace below. Use the tools to read, change and check files.';
 
 /** What was true in the workspace when a turn ended: the grader compares answers with it. */
 export interface TurnTruth {
@@ -47,6 +45,10 @@ export interface FixtureRun {
   readonly end: ModeSessionEnd;
   /** Facts the policy model stated and where it took them from (empty for live models). */
   readonly factsUsed: readonly FactUse[];
+  /** Why the policy model made each read and which fact it needed, by tool call id (empty for live models). */
+  readonly reads: ReadonlyMap<string, ReadIntent>;
+  /** The policy agent that played; undefined for a live model. */
+  readonly agent: AgentName | undefined;
   /** Per agent request: tokens of the wrapper the Codex engine would send (codex-wrapper fixtures). */
   readonly wrapperTokens: readonly number[];
   readonly wrapperConstraintMismatches: number;
@@ -58,9 +60,13 @@ export interface FixtureRun {
 export interface RunFixtureOptions {
   readonly fixture: ExpandedFixture;
   readonly mode: ModeRunner;
+  /** The policy agent that plays (default `cooperative`); ignored when `model` is given. */
+  readonly agent?: AgentName;
   /** The agent's model; default: a new policy model for the fixture. */
   readonly model?: ModelAdapter;
   readonly onTurn?: (turn: number, total: number) => void;
+  /** Told the temporary workspace root once it exists (it is removed when the run ends). */
+  readonly onWorkspace?: (root: string) => void;
   readonly now?: () => number;
 }
 
@@ -125,7 +131,9 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
   const now = options.now ?? Date.now;
   const started = performance.now();
   const workspace = await createEvalWorkspace(fixture);
-  const policyModel = options.model === undefined ? new PolicyModel({ fixture, nativeCompaction: mode.id === 'compact:provider-native' }) : undefined;
+  options.onWorkspace?.(workspace.root);
+  const policyModel =
+    options.model === undefined ? new PolicyModel({ fixture, nativeCompaction: mode.id === 'compact:provider-native', ...(options.agent === undefined ? {} : { agent: options.agent }) }) : undefined;
   const base = options.model ?? (policyModel as PolicyModel);
   const agent = new RecordingModel(base, 'agent');
   const summary = new RecordingModel(base, 'summary');
@@ -142,7 +150,7 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
       workspace,
       model: agent,
       summaryModel: summary,
-      instructions: () => loadInstructions({ workspaceRoot: workspace.root, systemPrompt: EVAL_SYSTEM_PROMPT, homeDirectory: workspace.root }),
+      instructions: (systemPrompt) => loadInstructions({ workspaceRoot: workspace.root, systemPrompt, homeDirectory: workspace.root }),
       policy: {
         reservedOutputTokens: settings.reservedOutputTokens,
         bufferTokens: settings.bufferTokens,
@@ -212,6 +220,8 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
       violations,
       end,
       factsUsed: policyModel?.factsUsed ?? [],
+      reads: policyModel?.reads ?? new Map(),
+      agent: policyModel?.habits.name,
       wrapperTokens,
       wrapperConstraintMismatches,
       finalFiles,

@@ -1,50 +1,34 @@
+import type { ContextMode, Tool } from '@forge/core';
 import {
-  createCheckpointNoteTool,
-  type CheckpointTranscriptEntry,
-  type JsonObject,
-  type JsonValue,
-  type Tool,
-} from '@forge/core';
-import { createApprovalGate, createWorkspaceTools, ReadLedger, type SessionApprovalGate } from '@forge/tools';
+  agentSurface,
+  createApprovalGate,
+  createWorkspaceTools,
+  HeadTailBuffer,
+  ReadLedger,
+  type AgentSurface,
+  type ContextToolSettings,
+  type ProcessOutcome,
+  type RunProcessOptions,
+  type SessionApprovalGate,
+} from '@forge/tools';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { evaluateCommand } from './workspace.js';
 
-function argvOf(input: JsonValue): string[] | undefined {
-  const argv = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, JsonValue>)['argv'] : undefined;
-  return Array.isArray(argv) && argv.every((item) => typeof item === 'string') ? (argv as string[]) : undefined;
-}
-
 /**
- * `run_command` for evals: the fixture's commands, answered from their declared results for the
- * workspace as it is at the time of the call, in the output format and with the host metadata
- * of the real tool. Any other program is "not found". Nothing is executed.
+ * How `run_command` starts a program in evals: the fixture's command with the same argv answers
+ * from its declared results for the workspace as it is at the time of the call, cut to the tool's
+ * output cap like real output; any other program is "not found". Nothing is executed, and the
+ * tool around it (its definition, output format and metadata) is the product's own.
  */
-export function createFixtureCommandTool(fixture: ExpandedFixture, root: string): Tool {
-  return {
-    name: 'run_command',
-    description:
-      'Run a program in the workspace, e.g. tests or a build: argv is the program and its arguments, run without a shell. ' +
-      'Long output keeps its start and end.',
-    inputSchema: {
-      type: 'object',
-      properties: { argv: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Program and arguments, e.g. ["npm", "test"].' } },
-      required: ['argv'],
-      additionalProperties: false,
-    },
-    risk: 'execute',
-    describe: (input) => `run_command ${(argvOf(input) ?? []).join(' ')}`,
-    async execute(input) {
-      const argv = argvOf(input);
-      if (argv === undefined || argv.length === 0) return { output: { type: 'error-text', value: 'run_command needs "argv": a non-empty array of strings.' } };
-      const command = fixture.commands.find((candidate) => candidate.argv.length === argv.length && candidate.argv.every((item, index) => item === argv[index]));
-      if (command === undefined) {
-        return { output: { type: 'error-text', value: `Program "${argv[0] ?? ''}" was not found: it is not on PATH and is not a file at that path. Check the name.` } };
-      }
-      const result = await evaluateCommand(root, command);
-      const body = result.output.length === 0 ? '(no output)' : result.output.replace(/\n$/, '');
-      const metadata: JsonObject = { argv, cwd: '.', exitCode: result.exitCode, signal: null, timedOut: false, cancelled: false, durationMs: 1, truncated: false };
-      return { output: { type: 'text', value: `$ ${argv.join(' ')}\n${body}\n[exit code ${result.exitCode} after 1 ms]` }, metadata };
-    },
+export function fixtureProcessRunner(fixture: ExpandedFixture, root: string): (options: RunProcessOptions) => Promise<ProcessOutcome> {
+  return async (options) => {
+    const { argv } = options;
+    const command = fixture.commands.find((candidate) => candidate.argv.length === argv.length && candidate.argv.every((item, index) => item === argv[index]));
+    if (command === undefined) throw Object.assign(new Error(`spawn ${argv[0]} ENOENT`), { code: 'ENOENT' });
+    const result = await evaluateCommand(root, command);
+    const output = new HeadTailBuffer(options.outputCapBytes);
+    output.append(Buffer.from(result.output, 'utf8'));
+    return { exitCode: result.exitCode, signal: null, timedOut: false, cancelled: false, durationMs: 1, output: output.text(), truncated: output.truncated, strays: { tracked: true, stopped: 0, stillRunning: [] }, pipesHeldOpen: false };
   };
 }
 
@@ -74,20 +58,27 @@ export function createCatalogTools(count: number, descriptionChars: number): Too
 
 /** What one process of a session holds: its tools, its read ledger and its approval gate. */
 export interface SessionTools {
+  /** The workspace tools (with the fixture's `run_command`) and any catalog tools, in that order. */
   readonly tools: readonly Tool[];
   readonly approvals: SessionApprovalGate;
 }
 
 /**
- * The tools of one eval session, the same in every mode: the workspace's list/read/search/edit
- * tools, the fixture's `run_command`, `checkpoint_note` over the session's transcript and any
- * catalog tools. A new call stands for a new process: a fresh read ledger and approval gate.
+ * The tools of one eval session: the product's workspace tools over the fixture's workspace, with
+ * `run_command` answering from the fixture, then any catalog tools. A new call stands for a new
+ * process: a fresh read ledger and approval gate.
  */
-export function createSessionTools(fixture: ExpandedFixture, root: string, transcript: () => readonly CheckpointTranscriptEntry[]): SessionTools {
-  const workspace = createWorkspaceTools({ root, ledger: new ReadLedger() }).filter((tool) => tool.name !== 'run_command');
+export function createSessionTools(fixture: ExpandedFixture, root: string): SessionTools {
+  const workspace = createWorkspaceTools({ root, ledger: new ReadLedger(), runProcess: fixtureProcessRunner(fixture, root) });
   const extra = fixture.fixture.extraTools === undefined ? [] : createCatalogTools(fixture.fixture.extraTools.count, fixture.fixture.extraTools.descriptionChars);
-  return {
-    tools: [...workspace, createFixtureCommandTool(fixture, root), createCheckpointNoteTool({ transcript }), ...extra],
-    approvals: createApprovalGate({ profile: 'workspace-auto' }),
-  };
+  return { tools: [...workspace, ...extra], approvals: createApprovalGate({ profile: 'workspace-auto' }) };
+}
+
+/**
+ * What a run in `mode` offers the model: the CLI's own surface (`agentSurface` from
+ * `@forge/tools`) over the session's tools, with the product's default settings (both context
+ * tools on) unless `settings` says otherwise.
+ */
+export function evalSurface(mode: ContextMode, tools: SessionTools, settings?: ContextToolSettings): AgentSurface {
+  return agentSurface({ mode, tools: tools.tools, ...(settings === undefined ? {} : { settings }) });
 }

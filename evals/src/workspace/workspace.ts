@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sha256Hex } from '@forge/core';
-import type { ExpandedFixture } from '../fixture/expand.js';
-import type { CommandResult, FixtureCommand, FixtureFile } from '../fixture/schema.js';
+import type { ExpandedFixture, WrittenFile } from '../fixture/expand.js';
+import type { CommandResult, FixtureCommand } from '../fixture/schema.js';
 
 /** Name of the instructions file Forge loads from the workspace root. */
 export const INSTRUCTIONS_FILE = 'AGENTS.md';
@@ -16,7 +16,7 @@ export interface EvalWorkspace {
   dispose(): Promise<void>;
 }
 
-async function writeFiles(root: string, files: readonly FixtureFile[]): Promise<void> {
+async function writeFiles(root: string, files: readonly WrittenFile[]): Promise<void> {
   for (const file of files) {
     const target = path.join(root, file.path);
     await mkdir(path.dirname(target), { recursive: true });
@@ -37,7 +37,7 @@ export async function createEvalWorkspace(fixture: ExpandedFixture): Promise<Eva
 }
 
 /** Applies a turn's `before` changes made outside the agent. */
-export async function applyOutsideChanges(root: string, files: readonly FixtureFile[], instructions: string | undefined): Promise<void> {
+export async function applyOutsideChanges(root: string, files: readonly WrittenFile[], instructions: string | undefined): Promise<void> {
   await writeFiles(root, files);
   if (instructions !== undefined) await writeFile(path.join(root, INSTRUCTIONS_FILE), instructions);
 }

@@ -5,7 +5,7 @@ import type {
   LanguageModelV4ToolResultOutput,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
-import type { JsonObject, Message, ModelRequest, ReasoningPart, ToolDefinition, ToolResultOutput } from '@forge/core';
+import { toolsInWireOrder, type JsonObject, type Message, type ModelRequest, type ReasoningPart, type ToolDefinition, type ToolResultOutput } from '@forge/core';
 import { sendableMessages } from './pairing.js';
 
 export interface PromptOptions {
@@ -43,9 +43,9 @@ export function encodeConversation(messages: readonly Message[], keepReasoning: 
   return sendableMessages(withoutForeignReasoning(messages, keepReasoning)).map(encodeMessage);
 }
 
-/** Tool definitions as AI SDK function tools. */
+/** Tool definitions as AI SDK function tools, in wire order (by name): the schemas at the start of a request never move. */
 export function toLanguageModelTools(tools: readonly ToolDefinition[]): LanguageModelV4FunctionTool[] {
-  return tools.map((tool) => ({
+  return toolsInWireOrder(tools).map((tool) => ({
     type: 'function',
     name: tool.name,
     description: tool.description,

@@ -19,6 +19,8 @@ import { zodIssues } from './validate.js';
  * | `FORGE_CONTEXT_COMPACT_AT_RATIO` | `context.compactAtRatio` |
  * | `FORGE_CONTEXT_COMPACT_TARGET_RATIO` | `context.compactTargetRatio` |
  * | `FORGE_CONTEXT_FALLBACK_WINDOW_TOKENS` | `context.fallbackContextWindowTokens` |
+ * | `FORGE_CONTEXT_CHECKPOINT_NOTE` | `context.checkpointNote` (`true` or `false`) |
+ * | `FORGE_CONTEXT_REQUEST_COMPACTION` | `context.requestCompaction` (`true` or `false`) |
  *
  * An empty variable counts as unset.
  */
@@ -32,6 +34,8 @@ export const CONTEXT_ENVIRONMENT_VARIABLES = {
   FORGE_CONTEXT_COMPACT_AT_RATIO: 'compactAtRatio',
   FORGE_CONTEXT_COMPACT_TARGET_RATIO: 'compactTargetRatio',
   FORGE_CONTEXT_FALLBACK_WINDOW_TOKENS: 'fallbackContextWindowTokens',
+  FORGE_CONTEXT_CHECKPOINT_NOTE: 'checkpointNote',
+  FORGE_CONTEXT_REQUEST_COMPACTION: 'requestCompaction',
 } as const;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -45,6 +49,13 @@ export interface EnvironmentLayer {
 function numberOrText(value: string): number | string {
   return /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value.trim()) : value;
 }
+
+function booleanOrText(value: string): boolean | string {
+  const word = value.trim().toLowerCase();
+  return word === 'true' ? true : word === 'false' ? false : value;
+}
+
+const BOOLEAN_CONTEXT_FIELDS: ReadonlySet<string> = new Set(['checkpointNote', 'requestCompaction']);
 
 /** Reads the variables above; a value of the wrong form is a `ConfigError` naming the variable. */
 export function readEnvironmentLayer(env: Environment): EnvironmentLayer {
@@ -61,7 +72,7 @@ export function readEnvironmentLayer(env: Environment): EnvironmentLayer {
   set('FORGE_APPROVAL', 'approval.profile', (value) => (layer['approval'] = { profile: value }));
   set('FORGE_SECRET_ENV', 'secrets.env', (value) => (layer['secrets'] = { env: value.split(',').map((name) => name.trim()).filter((name) => name.length > 0) }));
   for (const [variable, field] of Object.entries(CONTEXT_ENVIRONMENT_VARIABLES)) {
-    set(variable, `context.${field}`, (value) => (context[field] = field === 'mode' ? value : numberOrText(value)));
+    set(variable, `context.${field}`, (value) => (context[field] = field === 'mode' ? value : BOOLEAN_CONTEXT_FIELDS.has(field) ? booleanOrText(value) : numberOrText(value)));
   }
   if (Object.keys(context).length > 0) layer['context'] = context;
 

@@ -88,6 +88,7 @@ describe('loadConfig', () => {
       secrets: { env: [] },
       models: [],
       mcpServers: [],
+      prices: {},
       context: {
         mode: 'compact',
         reservedOutputTokens: 4096,
@@ -99,12 +100,14 @@ describe('loadConfig', () => {
         compactTargetRatio: 0.5,
         fallbackContextWindowTokens: 32_768,
       },
+      contextTools: { checkpointNote: true, requestCompaction: true },
       compaction: { strategy: 'forge-state' },
       providerNative: { persist: false },
     });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compaction.strategy']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compactAtRatio']).toEqual({ source: 'default' });
+    expect(loaded.provenance['context.checkpointNote']).toEqual({ source: 'default' });
     expect(loaded.warnings).toEqual([]);
     expect(loaded.files).toEqual({ user: join(home, 'config.json'), project: join(workspace, '.forge', 'config.json') });
   });
@@ -183,6 +186,22 @@ describe('loadConfig', () => {
     expect(loaded.warnings).toEqual([]);
   });
 
+  it('turns the context tools off from any layer, but never lets a project turn one back on', async () => {
+    await writeUser({ schemaVersion: 1, context: { checkpointNote: false } });
+    await writeProject({ schemaVersion: 1, context: { checkpointNote: true, requestCompaction: false } });
+    const loaded = await load();
+    expect(loaded.config.contextTools).toEqual({ checkpointNote: false, requestCompaction: false });
+    expect(loaded.provenance['context.requestCompaction']).toEqual({ source: 'project', file: loaded.files.project });
+    expect(loaded.warnings).toEqual([
+      `${loaded.files.project}: context.checkpointNote true is looser than false from your user configuration (${loaded.files.user}); keeping false (project configuration may only tighten limits).`,
+    ]);
+
+    const fromEnvironment = await load({ env: { FORGE_CONTEXT_CHECKPOINT_NOTE: 'true', FORGE_CONTEXT_REQUEST_COMPACTION: 'FALSE' } });
+    expect(fromEnvironment.config.contextTools).toEqual({ checkpointNote: true, requestCompaction: false });
+    expect(fromEnvironment.provenance['context.checkpointNote']).toEqual({ source: 'env', variable: 'FORGE_CONTEXT_CHECKPOINT_NOTE' });
+    await expect(load({ env: { FORGE_CONTEXT_CHECKPOINT_NOTE: 'sometimes' } })).rejects.toThrow(/FORGE_CONTEXT_CHECKPOINT_NOTE/);
+  });
+
   it('ignores compatible servers defined by a project, with a warning', async () => {
     const server = { name: 'lab', baseURL: 'http://127.0.0.1:8000/v1', modelId: 'qwen', contextWindowTokens: 32_768 };
     await writeUser({ schemaVersion: 1, models: [server] });
@@ -244,6 +263,42 @@ describe('loadConfig', () => {
 
   it('refuses flags of the wrong shape', async () => {
     await expect(load({ flags: { context: { bufferTokens: 1.5 } } })).rejects.toThrow(/command-line flags: context\.bufferTokens/);
+  });
+});
+
+const negotiated = { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8, asOf: '2026-11-30', note: 'negotiated rate' };
+
+describe('prices in the configuration', () => {
+  it('reads prices per model id from the user file, with provenance per id', async () => {
+    await writeUser({ schemaVersion: 1, prices: { 'openai:gpt-5.1': negotiated, 'compatible:lab': { inputPerMillion: 0, outputPerMillion: 0 } } });
+    const loaded = await load();
+    expect(loaded.config.prices).toEqual({ 'openai:gpt-5.1': negotiated, 'compatible:lab': { inputPerMillion: 0, outputPerMillion: 0 } });
+    expect(loaded.provenance['prices.openai:gpt-5.1']).toEqual({ source: 'user', file: loaded.files.user });
+    expect(loaded.warnings).toEqual([]);
+  });
+
+  it('ignores prices in a project file and says why: a repository must not set what your session costs', async () => {
+    await writeUser({ schemaVersion: 1, prices: { 'openai:gpt-5.1': negotiated } });
+    await writeProject({ schemaVersion: 1, prices: { 'openai:gpt-5.1': { inputPerMillion: 0, outputPerMillion: 0 }, 'openai:gpt-5': { inputPerMillion: 0, outputPerMillion: 0 } } });
+    const loaded = await load();
+    expect(loaded.config.prices).toEqual({ 'openai:gpt-5.1': negotiated });
+    expect(loaded.warnings).toEqual([
+      `${loaded.files.project}: prices is ignored: prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).`,
+    ]);
+  });
+
+  it('refuses a negative price, a missing rate, an unknown key and a model id without a provider, naming the path', async () => {
+    await writeUser({
+      schemaVersion: 1,
+      prices: { 'openai:gpt-5.1': { inputPerMillion: -1, outputPerMillion: 1 }, 'deepseek:x': { inputPerMillion: 1 }, 'openai:y': { inputPerMillion: 1, outputPerMillion: 1, cachedPerMillion: 1 }, gpt: { inputPerMillion: 1, outputPerMillion: 1 } },
+    });
+    const error = await load().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(ConfigError.isInstance(error)).toBe(true);
+    const paths = (error as ConfigError).issues.map((issue) => issue.path);
+    expect(paths).toEqual(expect.arrayContaining(['prices.openai:gpt-5.1.inputPerMillion', 'prices.deepseek:x.outputPerMillion', 'prices.openai:y.cachedPerMillion', 'prices.gpt']));
   });
 });
 

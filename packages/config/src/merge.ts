@@ -1,6 +1,6 @@
 import { DEFAULT_CONTEXT_POLICY, type ContextMode, type ContextPolicy } from '@forge/core';
 import type { McpServerConfig } from '@forge/mcp/config';
-import { APPROVAL_PROFILES, type ApprovalProfileName, type CompactionStrategyName, type CompatibleModelEntry, type ConfigLayer } from './schema.js';
+import { APPROVAL_PROFILES, type ApprovalProfileName, type CompactionStrategyName, type CompatibleModelEntry, type ConfigLayer, type PriceEntry } from './schema.js';
 
 /** Where a value came from, lowest precedence first. */
 export type ConfigSource = 'default' | 'user' | 'project' | 'env' | 'flag';
@@ -22,7 +22,11 @@ export interface ForgeConfig {
   readonly models: readonly CompatibleModelEntry[];
   /** MCP servers to start, from user configuration (or flags). */
   readonly mcpServers: readonly McpServerConfig[];
+  /** Prices by model id (`openai:gpt-5.1`), from user configuration (or flags). Provenance per id: `prices.<id>`. */
+  readonly prices: Readonly<Record<string, PriceEntry>>;
   readonly context: ContextPolicy;
+  /** Which context tools sessions in modes `shadow` and `compact` offer the model. */
+  readonly contextTools: ContextToolsConfig;
   /** `context.compaction`: how sessions build checkpoints, and the compactor model of `model-structured`. */
   readonly compaction: CompactionConfig;
   /** `context.providerNative`: whether provider-native compaction state is kept on disk. */
@@ -34,6 +38,16 @@ export interface CompactionConfig {
   /** `provider:id`; user configuration, environment or flags only. */
   readonly model?: string;
 }
+
+/** `context.checkpointNote` and `context.requestCompaction`: both on unless turned off. */
+export interface ContextToolsConfig {
+  readonly checkpointNote: boolean;
+  readonly requestCompaction: boolean;
+}
+
+export const DEFAULT_CONTEXT_TOOLS: ContextToolsConfig = Object.freeze({ checkpointNote: true, requestCompaction: true });
+
+const contextToolFields = ['checkpointNote', 'requestCompaction'] as const;
 
 /** The approval profile used when no layer sets one. */
 export const DEFAULT_APPROVAL_PROFILE: ApprovalProfileName = 'ask';
@@ -90,9 +104,11 @@ function describe(provenance: ValueProvenance | undefined): string {
  * Merges layers in order (user < project < env < flags) over the defaults, recording the source
  * of every value. Project values may only tighten what defaults and user configuration set: a
  * looser value is replaced by the stricter one in force, with a warning, and project files may
- * not define compatible servers (they name network endpoints and credentials) or MCP servers
- * (they are programs Forge would start on opening the workspace). Environment and
- * flags are the user's own choices for one invocation and may set anything.
+ * not define compatible servers (they name network endpoints and credentials), MCP servers
+ * (they are programs Forge would start on opening the workspace) or prices (they are a fact of
+ * the user's account, and a repository could otherwise misstate what a session costs and steer
+ * a priced decision). Environment and flags are the user's own choices for one invocation and
+ * may set anything.
  */
 export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   const context: { -readonly [K in keyof ContextPolicy]: ContextPolicy[K] } = { ...DEFAULT_CONTEXT_POLICY, mode: DEFAULT_CONTEXT_MODE };
@@ -103,9 +119,11 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let mcpServers: readonly McpServerConfig[] = [];
   let compaction: CompactionConfig = { strategy: 'forge-state' };
   let persistNative = false;
+  const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
+  const prices: Record<string, PriceEntry> = {};
   const provenance: Record<string, ValueProvenance> = {};
   const warnings: string[] = [];
-  for (const field of Object.keys(context)) provenance[`context.${field}`] = { source: 'default' };
+  for (const field of [...Object.keys(context), ...contextToolFields]) provenance[`context.${field}`] = { source: 'default' };
   provenance['approval.profile'] = { source: 'default' };
   provenance['secrets.env'] = { source: 'default' };
   provenance['models'] = { source: 'default' };
@@ -162,6 +180,20 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       } else {
         mcpServers = values.mcpServers;
         provenance['mcpServers'] = origin('mcpServers');
+      }
+    }
+
+    if (values.prices !== undefined) {
+      if (isProject) {
+        warnings.push(
+          `${layer.file ?? 'project configuration'}: prices is ignored: prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).`,
+        );
+      } else {
+        // Per model: a later layer's entry replaces an earlier one's for that model only.
+        for (const [id, entry] of Object.entries(values.prices)) {
+          prices[id] = entry;
+          provenance[`prices.${id}`] = origin(`prices.${id}`);
+        }
       }
     }
 
@@ -223,6 +255,16 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
         provenance[`context.${field}`] = origin(`context.${field}`);
       }
     }
+    // Offering a context tool gives the model more to do, so a project may turn one off but not on.
+    for (const field of contextToolFields) {
+      const wanted = section[field];
+      if (wanted === undefined) continue;
+      if (isProject && wanted && !contextTools[field]) refuse(`context.${field}`, 'true', 'false');
+      else {
+        contextTools[field] = wanted;
+        provenance[`context.${field}`] = origin(`context.${field}`);
+      }
+    }
     for (const field of ceilings) {
       const wanted = section[field];
       if (wanted === undefined) continue;
@@ -241,7 +283,9 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       secrets: { env: secrets },
       models,
       mcpServers,
+      prices,
       context,
+      contextTools,
       compaction,
       providerNative: { persist: persistNative },
     },

@@ -39,6 +39,8 @@ export const contextSectionSchema = z
       .max(1)
       .describe('Mode compact: a compaction brings the request back down to this share of the available input; below compactAtRatio (default 0.5).'),
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
+    checkpointNote: z.boolean().describe('Offer the model the checkpoint_note tool in modes shadow and compact, so what it notes survives compaction (default true).'),
+    requestCompaction: z.boolean().describe('Offer the model the request_compaction tool in modes shadow and compact (default true).'),
     compaction: z
       .strictObject({
         strategy: z
@@ -86,6 +88,25 @@ export const compatibleModelSchema = z.strictObject({
     .describe('Multiplies every estimate for this server (0–1): the correction forge models list offers once a conservative estimate consistently overcounts.'),
 });
 
+const dollars = z.number().min(0).max(1_000_000);
+const tokenPriceShape = {
+  inputPerMillion: dollars.describe('US dollars per million input tokens processed afresh.'),
+  cachedInputPerMillion: dollars.optional().describe('Per million input tokens read from the prompt cache (default: inputPerMillion).'),
+  cacheWritePerMillion: dollars.optional().describe('Per million input tokens written to the prompt cache (default: inputPerMillion).'),
+  outputPerMillion: dollars.describe('US dollars per million output tokens, reasoning included.'),
+};
+
+/** The prices of one model, in US dollars per million tokens. They replace the capability table's prices as a whole. */
+export const priceEntrySchema = z.strictObject({
+  ...tokenPriceShape,
+  longContext: z
+    .strictObject({ aboveInputTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The rates apply to a whole request above this many input tokens.'), ...tokenPriceShape })
+    .optional()
+    .describe('Rates for requests with more input than aboveInputTokens.'),
+  asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-12-01').optional().describe('When you read these prices (YYYY-MM-DD).'),
+  note: z.string().max(200).optional().describe('Shown next to the prices, e.g. "negotiated rate".'),
+});
+
 const layerShape = {
   model: modelIdentifier.describe('Default model, provider:model.'),
   approval: z.strictObject({ profile: z.enum(APPROVAL_PROFILES) }).describe('Which tool calls may run without asking.'),
@@ -93,6 +114,7 @@ const layerShape = {
   models: z.array(compatibleModelSchema).describe('OpenAI-compatible servers (user configuration only).'),
   context: contextSectionSchema,
   mcpServers: mcpServerConfigListSchema.describe('MCP servers started over stdio; their tools are offered beside the built-in ones (user configuration only).'),
+  prices: z.record(modelIdentifier, priceEntrySchema).describe('Prices per model id (openai:gpt-5.1, compatible:<name>), overriding the capability tables (user configuration only).'),
 };
 
 /** A configuration file on disk. */
@@ -108,3 +130,4 @@ export const flagLayerSchema = z.object(layerShape).partial().strict();
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type ConfigLayer = z.infer<typeof flagLayerSchema>;
 export type CompatibleModelEntry = z.infer<typeof compatibleModelSchema>;
+export type PriceEntry = z.infer<typeof priceEntrySchema>;

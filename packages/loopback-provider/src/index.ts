@@ -1,8 +1,10 @@
 export {
   startLoopbackProvider,
+  type LoopbackPromptCacheOptions,
   type LoopbackProvider,
   type LoopbackProviderOptions,
 } from './server.js';
+export { cacheText, comparePrefix, requestParts, type PrefixComparison } from './request-prefix.js';
 export {
   turn,
   type CompactionReply,

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { countTextConservatively, createPromptCacheSimulator, OPENAI_PROMPT_CACHE, type PromptCacheRules, type SimulatedUsage } from '@forge/core';
 import { chatErrorEvent, chatTurnEvents, checkChatPairing, checkDeepSeekReasoningContent, type ChatUsageStyle } from './chat-protocol.js';
 import { deltasOf, type HttpErrorReply, type LoopbackReply, type RecordedRequest, type ReplyFunction, type TurnReply } from './replies.js';
+import { cacheText } from './request-prefix.js';
 import { checkResponsesInput, compactionBody, responsesFailedEvents, responsesTurnEvents } from './responses-protocol.js';
 import { writeSse, writeSseHeaders, type SseEvent, type StreamEnding } from './sse.js';
 
@@ -22,6 +24,23 @@ export interface LoopbackProviderOptions {
    * `@forge/loopback-provider/chat-template` for a counter that renders a chat template.
    */
   readonly countPromptTokens?: (body: Record<string, unknown>) => number;
+  /**
+   * Simulate the provider's prompt cache: each turn reports its input tokens and the cached part
+   * of them the way the rules say (OpenAI's by default), replacing the input counts of scripted
+   * usage. Requests share a cache under their `prompt_cache_key`, else under their model. With
+   * `countPromptTokens` too, that counter gives the input and the cached part never exceeds it.
+   */
+  readonly promptCache?: LoopbackPromptCacheOptions;
+}
+
+export interface LoopbackPromptCacheOptions {
+  readonly rules?: PromptCacheRules;
+  /** Counts the tokens of the request text (default: core's conservative counter; pass the provider's tokenizer for realism). */
+  readonly countTokens?: (text: string) => number;
+  /** Report cache writes too (`cache_write_tokens`), as providers that bill them do. Default false. */
+  readonly reportWrites?: boolean;
+  /** The clock of the cache's lifetime (default `Date.now`). */
+  readonly now?: () => number;
 }
 
 /** A scripted provider on `127.0.0.1` speaking the OpenAI Responses and Chat Completions protocols. */
@@ -50,6 +69,8 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   const issuedCompactions = new Set<string>();
   const emittedReasoning = new Map<string, string>();
   let handler: ReplyFunction | undefined;
+  const cache = options.promptCache === undefined ? undefined : createPromptCacheSimulator({ rules: options.promptCache.rules ?? OPENAI_PROMPT_CACHE, countTokens: options.promptCache.countTokens ?? countTextConservatively });
+  const clock = options.promptCache?.now ?? Date.now;
 
   const server = createServer((request, response) => {
     void serve(request, response).catch((error: unknown) => {
@@ -100,7 +121,9 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
       return;
     }
     if (reply.type === 'compaction') throw new Error('a compaction reply can only answer /responses/compact');
-    await stream(response, endpoint, reply, index + 1, model, body);
+    const key = typeof body['prompt_cache_key'] === 'string' ? body['prompt_cache_key'] : `${endpoint}:${model}`;
+    const simulated = cache?.request({ key, text: cacheText(recorded), at: clock() });
+    await stream(response, endpoint, simulated === undefined ? reply : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true), index + 1, model, body);
   }
 
   function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
@@ -126,7 +149,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
       if (turnReply === undefined) return [];
       if (endpoint === 'responses') return responsesTurnEvents(turnReply, number, model);
       rememberReasoning(turnReply, number);
-      const counted = options.countPromptTokens === undefined ? turnReply : { ...turnReply, usage: { outputTokens: 0, ...turnReply.usage, inputTokens: options.countPromptTokens(body) } };
+      const counted = options.countPromptTokens === undefined ? turnReply : withCountedInput(turnReply, options.countPromptTokens(body));
       return chatTurnEvents(counted, number, model, options.chatUsageStyle ?? 'openai');
     };
     switch (reply.type) {
@@ -189,6 +212,28 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 }
 
 type Endpoint = 'responses' | 'compact' | 'chat';
+
+/** A turn that reports `inputTokens` as its input; a cached count above it is cut down to it. */
+function withCountedInput(reply: TurnReply, inputTokens: number): TurnReply {
+  const usage = { outputTokens: 0, ...reply.usage, inputTokens };
+  return { ...reply, usage: usage.cachedInputTokens === undefined ? usage : { ...usage, cachedInputTokens: Math.min(usage.cachedInputTokens, inputTokens) } };
+}
+
+/** A reply whose turn reports the simulated cache's input counts; output counts stay as scripted. */
+function withSimulatedUsage<R extends Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>>(reply: R, simulated: SimulatedUsage, reportWrites: boolean): R {
+  const apply = (turnReply: TurnReply): TurnReply => ({
+    ...turnReply,
+    usage: {
+      outputTokens: turnReply.usage?.outputTokens ?? 0,
+      ...(turnReply.usage?.reasoningTokens === undefined ? {} : { reasoningTokens: turnReply.usage.reasoningTokens }),
+      inputTokens: simulated.inputTokens,
+      cachedInputTokens: simulated.cachedTokens,
+      ...(reportWrites ? { cacheWriteTokens: simulated.writtenTokens } : {}),
+    },
+  });
+  if (reply.type === 'turn') return apply(reply) as R;
+  return reply.turn === undefined ? reply : ({ ...reply, turn: apply(reply.turn) } as R);
+}
 
 /** Index of the first event that tells the client the response is complete. */
 function completionIndex(endpoint: 'responses' | 'chat', events: readonly SseEvent[]): number {

@@ -16,6 +16,12 @@ describe('compatible capabilities', () => {
     });
   });
 
+  it('have no prices unless configuration sets them: a local server may cost nothing, a gateway anything', () => {
+    expect(compatibleCapabilities(ollama).prices).toBeUndefined();
+    const prices = { currency: 'USD', inputPerMillion: 0.6, cachedInputPerMillion: 0.06, outputPerMillion: 2.4, source: 'config' } as const;
+    expect(createCompatibleModel({ ...ollama, env: {}, prices }).capabilities.prices).toBe(prices);
+  });
+
   it('build an adapter that estimates conservatively', async () => {
     const model = createCompatibleModel({ ...ollama, env: {} });
     expect(model.capabilities).toMatchObject({ contextWindowTokens: 32_768, source: 'config' });

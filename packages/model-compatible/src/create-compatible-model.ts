@@ -9,7 +9,7 @@ import type { CompatibleModelOptions } from './settings.js';
  * with the entry's `tokenizer` (loaded on the first estimate), else conservatively.
  */
 export function createCompatibleModel(options: CompatibleModelOptions): CompatibleModel {
-  const capabilities = compatibleCapabilities(options);
+  const capabilities = compatibleCapabilities(options, options.prices);
   if (options.tokenizer !== undefined) {
     const estimator = compatibleTokenizerEstimator(options.tokenizer);
     return new CompatibleModel(options, { capabilities, estimate: (request) => estimator.estimate(request), countMessages: (messages) => estimator.countMessages(messages) });

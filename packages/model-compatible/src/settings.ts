@@ -1,5 +1,5 @@
 import { defaultRetryPolicy, resolveEndpointSettings, type RetryPolicy } from '@forge/ai-sdk-bridge';
-import type { ModelRequest, TokenEstimate } from '@forge/core';
+import type { ModelRequest, PriceSheet, TokenEstimate } from '@forge/core';
 import { z } from 'zod';
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -42,6 +42,8 @@ export interface CompatibleModelOptions extends CompatibleModelConfig {
   /** Abandon a request after this long without any data (default 300 000 ms). */
   readonly idleTimeoutMs?: number;
   readonly estimate?: (request: ModelRequest) => Promise<TokenEstimate>;
+  /** Prices from configuration (`prices["compatible:<name>"]`); without them costs are shown in tokens only. */
+  readonly prices?: PriceSheet;
 }
 
 export interface ResolvedCompatibleSettings {

@@ -1,4 +1,12 @@
-import { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry, type ConfiguredLimits, type ContextCapabilities } from '@forge/core';
+import {
+  resolveModelCapabilities,
+  withoutDateSuffix,
+  type CapabilityTableEntry,
+  type ConfiguredLimits,
+  type ContextCapabilities,
+  type PriceSheet,
+} from '@forge/core';
+import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 
 /*
  * DeepSeek's published limits (api-docs.deepseek.com, "Models & Pricing"): the V4 models have a
@@ -10,6 +18,8 @@ import { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry,
  * to V4-Flash without and with thinking, and has announced their retirement. They keep the V4
  * limits here; a gateway that still serves an older model under these names should set the
  * window in configuration.
+ *
+ * `deepseek-flash` is the name DeepSeek now gives its Flash model (V4.1); it has the same limits.
  *
  * Requests are counted with the tokenizer DeepSeek publishes for offline counting (DeepSeek-V3's,
  * see deepseek-tokenizer.ts and docs/adapters.md for the ids it is exact for); estimate-versus-usage
@@ -24,13 +34,23 @@ export const DEEPSEEK_V3_TOKENIZER = 'deepseek-v3';
 
 const v4: CapabilityTableEntry = { contextWindowTokens: 1_000_000, maxOutputTokens: 384_000 };
 
-/** The DeepSeek capability table: model id → window and maximum output. */
-export const DEEPSEEK_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze({
+const limits: Readonly<Record<string, CapabilityTableEntry>> = {
+  'deepseek-flash': v4,
   'deepseek-v4-pro': v4,
   'deepseek-v4-flash': v4,
   'deepseek-chat': v4,
   'deepseek-reasoner': v4,
-});
+};
+
+/** The DeepSeek capability table: model id → window, maximum output and prices. */
+export const DEEPSEEK_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(limits).map(([id, entry]) => {
+      const prices = DEEPSEEK_PRICE_TABLE[id];
+      return [id, Object.freeze({ ...entry, ...(prices === undefined ? {} : { prices }) })];
+    }),
+  ),
+);
 
 /** The table row of `modelId` or of the model a dated snapshot belongs to. */
 export function lookupDeepSeekModel(modelId: string): CapabilityTableEntry | undefined {
@@ -39,6 +59,8 @@ export function lookupDeepSeekModel(modelId: string): CapabilityTableEntry | und
 
 export interface DeepSeekCapabilityOptions {
   readonly configured?: ConfiguredLimits;
+  /** Prices from configuration; they replace the table's (source `config`). */
+  readonly prices?: PriceSheet;
   /** Window for ids the table does not know (default 32,768). */
   readonly fallbackContextWindowTokens?: number;
 }
@@ -49,6 +71,8 @@ export function deepSeekCapabilities(modelId: string, options: DeepSeekCapabilit
     modelId,
     lookup: lookupDeepSeekModel,
     ...(options.configured === undefined ? {} : { configured: options.configured }),
+    ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
+    promptCache: DEEPSEEK_PROMPT_CACHE,
     ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
     estimation: 'provider-tokenizer',
     nativeCompaction: 'unsupported',

@@ -1,4 +1,13 @@
-import { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry, type ConfiguredLimits, type ContextCapabilities } from '@forge/core';
+import {
+  OPENAI_PROMPT_CACHE,
+  resolveModelCapabilities,
+  withoutDateSuffix,
+  type CapabilityTableEntry,
+  type ConfiguredLimits,
+  type ContextCapabilities,
+  type PriceSheet,
+} from '@forge/core';
+import { OPENAI_PRICE_TABLE } from './prices.js';
 
 /*
  * Published limits of OpenAI models, from OpenAI's model pages (cross-checked in the tests against
@@ -61,13 +70,13 @@ const published: Readonly<Record<string, CapabilityTableEntry>> = {
   'codex-mini-latest': oSeries,
 };
 
-/** The OpenAI capability table: model id → window, maximum output and input cap. */
+/** The OpenAI capability table: model id → window, maximum output, input cap and prices. */
 export const OPENAI_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze(
   Object.fromEntries(
-    Object.entries(published).map(([id, entry]) => [
-      id,
-      Object.freeze({ ...entry, maxInputTokens: entry.contextWindowTokens - (entry.maxOutputTokens ?? 0) }),
-    ]),
+    Object.entries(published).map(([id, entry]) => {
+      const prices = OPENAI_PRICE_TABLE[id];
+      return [id, Object.freeze({ ...entry, maxInputTokens: entry.contextWindowTokens - (entry.maxOutputTokens ?? 0), ...(prices === undefined ? {} : { prices }) })];
+    }),
   ),
 );
 
@@ -79,6 +88,8 @@ export function lookupOpenAIModel(modelId: string): CapabilityTableEntry | undef
 export interface OpenAICapabilityOptions {
   /** Limits set in configuration; they override the table and make the source `config`. */
   readonly configured?: ConfiguredLimits;
+  /** Prices from configuration; they replace the table's (source `config`). */
+  readonly prices?: PriceSheet;
   /** Window for ids the table does not know (default 32,768). */
   readonly fallbackContextWindowTokens?: number;
 }
@@ -89,6 +100,8 @@ export function openAICapabilities(modelId: string, options: OpenAICapabilityOpt
     modelId,
     lookup: lookupOpenAIModel,
     ...(options.configured === undefined ? {} : { configured: options.configured }),
+    ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
+    promptCache: OPENAI_PROMPT_CACHE,
     ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
     estimation: 'provider-tokenizer',
     nativeCompaction: 'opaque-provider-item',

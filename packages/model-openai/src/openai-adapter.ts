@@ -100,7 +100,7 @@ export class OpenAIModel implements ModelAdapter {
         prompt,
         tools: toLanguageModelTools(request.tools),
         ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
-        providerOptions: this.providerOptions(),
+        providerOptions: this.providerOptions(options.promptCacheKey),
       },
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       errors: this.errorContext(),
@@ -149,9 +149,11 @@ export class OpenAIModel implements ModelAdapter {
     }).responses(this.modelId);
   }
 
-  private providerOptions(): SharedV4ProviderOptions {
+  /** `promptCacheKey` routes the conversation's requests to the same prompt cache (`prompt_cache_key`). */
+  private providerOptions(promptCacheKey?: string): SharedV4ProviderOptions {
     const openai: JsonObject = {
       store: false,
+      ...(promptCacheKey === undefined ? {} : { promptCacheKey }),
       ...(this.options.reasoningEffort === undefined ? {} : { reasoningEffort: this.options.reasoningEffort }),
       ...(this.options.reasoningSummary === undefined ? {} : { reasoningSummary: this.options.reasoningSummary }),
       ...(this.options.forceReasoning === undefined ? {} : { forceReasoning: this.options.forceReasoning }),

@@ -27,6 +27,7 @@ runAdapterConformance({
           },
         ],
         "model": "gpt-5.1",
+        "prompt_cache_key": "forge-fa0cf22c97102b387d9ca01b8086e4e3c39d781f2b2cef08",
         "store": false,
         "stream": true,
         "tools": [
@@ -122,6 +123,7 @@ runAdapterConformance({
           },
         ],
         "model": "gpt-5.1",
+        "prompt_cache_key": "forge-fa0cf22c97102b387d9ca01b8086e4e3c39d781f2b2cef08",
         "store": false,
         "stream": true,
         "tools": [

@@ -24,6 +24,7 @@ import {
   type ModelAdapter,
   type ModelRequest,
   type OpaqueProviderState,
+  type SessionModelToolOffer,
   type TokenEstimate,
 } from '@forge/core';
 import { factDependencies, hashesOf, installCheckpoint, type ArtifactHashSource } from './checkpoint-install.js';
@@ -42,8 +43,18 @@ export interface SessionCompactionOptions {
   readonly tailFloorTokens?: number;
   /** Limits of the in-run no-progress guard. */
   readonly guard?: Partial<CompactionGuardLimits>;
-  /** Offer the model the `request_compaction` tool (mode `shadow` or `compact`). */
-  readonly allowModelRequests?: boolean;
+  /**
+   * The context-management tools the model is offered in mode `shadow` or `compact` (none in the
+   * other modes): `checkpoint_note` over this session's transcript and `request_compaction`.
+   * Default: neither.
+   */
+  readonly modelTools?: Partial<SessionModelToolOffer>;
+  /**
+   * Which user requests a checkpoint keeps: `latest` (default) or `all`, every request in the
+   * user's words and the constraints stated in them, so the session keeps what the user said even
+   * when the model notes nothing.
+   */
+  readonly requests?: 'latest' | 'all';
   /** Where provider-native states are kept across processes; without it they live as long as the session handle. */
   readonly opaqueStates?: OpaqueStateStore;
 }
@@ -126,6 +137,7 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
     emit: input.emit,
     ...(input.cacheReadTokens === undefined ? {} : { cacheReadTokens: input.cacheReadTokens }),
     ...(options.tailFloorTokens === undefined ? {} : { tailFloorTokens: options.tailFloorTokens }),
+    ...(options.requests === undefined ? {} : { requests: options.requests }),
     install: (built) => installSessionCheckpoint(port, built, options),
   });
 }

@@ -3,7 +3,7 @@ import {
   CompactionRequestChannel,
   createId,
   createRedactor,
-  createRequestCompactionTool,
+  createSessionModelTools,
   emptyUsage,
   ForgeError,
   InvalidInputError,
@@ -199,7 +199,16 @@ export class SessionHandle {
       run: async (input) => {
         const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
         const history = policy.mode === 'compact' ? await historyWithStaleReads({ history: input.history, view: input.view, entries: () => this.entries(), source: artifactHashes }) : input.history;
-        const channel = automatic && compaction.allowModelRequests === true ? new CompactionRequestChannel() : undefined;
+        const offer = {
+          checkpointNote: automatic && compaction.modelTools?.checkpointNote === true,
+          requestCompaction: automatic && compaction.modelTools?.requestCompaction === true,
+        };
+        const channel = new CompactionRequestChannel();
+        const modelTools = createSessionModelTools(offer, {
+          transcript: () => this.entries(),
+          channel,
+          ...(compaction.caps === undefined ? {} : { caps: compaction.caps }),
+        });
         const manager = automatic
           ? createSessionContextManager({
               port: this.compactionPort(),
@@ -218,7 +227,8 @@ export class SessionHandle {
           viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
           ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
           context: policy,
-          ...(channel === undefined ? {} : { tools: [...(runOptions.tools ?? []), createRequestCompactionTool(channel)], compactionRequests: channel }),
+          ...(modelTools.length === 0 ? {} : { tools: [...(runOptions.tools ?? []), ...modelTools] }),
+          ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
           ...(manager === undefined ? {} : { contextManager: manager }),
           ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
           onEvent: (envelope) => {

@@ -3,7 +3,7 @@ import type { ReadLedger } from './read-ledger.js';
 import { createEditFileTool } from './tools/edit-file.js';
 import { createListFilesTool } from './tools/list-files.js';
 import { createReadFileTool } from './tools/read-file.js';
-import { createRunCommandTool } from './tools/run-command.js';
+import { createRunCommandTool, type RunCommandToolOptions } from './tools/run-command.js';
 import { createSearchTool } from './tools/search.js';
 
 export interface WorkspaceToolsOptions {
@@ -17,6 +17,8 @@ export interface WorkspaceToolsOptions {
   readonly outputCapBytes?: number;
   /** read_file: most bytes of content one call returns (default 128 KiB). */
   readonly readCapBytes?: number;
+  /** run_command: how programs are started (default: real processes); see `RunCommandToolOptions.runProcess`. */
+  readonly runProcess?: RunCommandToolOptions['runProcess'];
 }
 
 /**
@@ -24,7 +26,7 @@ export interface WorkspaceToolsOptions {
  * (risk read), `edit_file` (write) and `run_command` (execute).
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
-  const { root, ledger, commandTimeoutMs, outputCapBytes, readCapBytes } = options;
+  const { root, ledger, commandTimeoutMs, outputCapBytes, readCapBytes, runProcess } = options;
   for (const [name, value] of Object.entries({ commandTimeoutMs, outputCapBytes, readCapBytes })) {
     if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
       throw new InvalidInputError({ message: `createWorkspaceTools: ${name} must be a positive integer, got ${String(value)}.` });
@@ -35,6 +37,6 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
     createReadFileTool({ root, ledger, readCapBytes }),
     createSearchTool({ root }),
     createEditFileTool({ root, ledger }),
-    createRunCommandTool({ root, commandTimeoutMs, outputCapBytes }),
+    createRunCommandTool({ root, commandTimeoutMs, outputCapBytes, ...(runProcess === undefined ? {} : { runProcess }) }),
   ];
 }

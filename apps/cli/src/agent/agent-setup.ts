@@ -1,24 +1,28 @@
-import type { CompactionStrategySetting, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
+import type { CompactionStrategySetting, ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
 import type { McpServers } from '@forge/mcp';
 import type { SessionCompactionOptions } from '@forge/persistence';
 import {
+  agentSurface,
   createApprovalGate,
   createWorkspaceTools,
   ReadLedger,
+  type AgentSurface,
   type ConfirmCallback,
+  type ContextToolSettings,
   type SessionApprovalGate,
 } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
+import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
 import { calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
+import { configuredPriceSheets } from '../models/configured-prices.js';
 import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { configuredStrategy, sessionCompaction } from '../session/compaction-settings.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
-import { SYSTEM_PROMPT } from './system-prompt.js';
 import { workspaceInstructions } from './workspace-instructions.js';
 import { resolveWorkspaceRoot } from './workspace.js';
 
@@ -29,9 +33,16 @@ export interface AgentSetup {
   readonly model: ModelAdapter;
   /** The built-in workspace tools, then the tools of the MCP servers that started. */
   readonly tools: readonly Tool[];
+  /** Which context tools the configuration allows (`context.checkpointNote`, `context.requestCompaction`). */
+  readonly contextTools: ContextToolSettings;
   readonly approvals: SessionApprovalGate;
-  /** Loads the instructions afresh; runAgent calls it once per run and freezes the result. */
-  readonly instructions: () => Promise<InstructionSnapshot>;
+  /**
+   * What a run in `mode` offers the model: `tools`, the context tools its session adds, and the
+   * system prompt describing them. A run without a session (`stored: false`) gets no context tools.
+   */
+  surface(mode: ContextMode, options?: { readonly stored?: boolean }): AgentSurface;
+  /** Loads the instructions of a run offering `surface` afresh; runAgent calls it once per run and freezes the result. */
+  instructions(surface: AgentSurface): () => Promise<InstructionSnapshot>;
   readonly maxSteps: number | undefined;
   /** The context policy of the configuration (`context`), flags included. */
   readonly context: ContextPolicy;
@@ -75,12 +86,14 @@ export async function resolveConfiguredModel(options: {
   const { io, globals } = options;
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
+  const prices = configuredPriceSheets(config, loaded.provenance);
   const calibration = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: (line) => io.stderr.write(`forge: note: ${line}\n`) });
   const resolve = async (name: string, chooseWith?: string) => {
     const adapter = await resolveModel(name, {
       env: io.env,
       compatibleModels: config.models,
       userConfigFile: loaded.files.user,
+      prices,
       ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
       ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
       ...(chooseWith === undefined ? {} : { chooseWith }),
@@ -123,13 +136,27 @@ export async function prepareAgent(options: {
     configured ??= configuredStrategy(config.compaction, resolve).then(build);
     return configured;
   };
+  const tools = [...builtIn, ...(mcp?.tools ?? [])];
+  const contextTools = config.contextTools;
+  // One loader per system prompt, so a refused instruction file is reported once per process, not once per turn.
+  const loaders = new Map<string, () => Promise<InstructionSnapshot>>();
+  const instructionLoader = (systemPrompt: string) => {
+    const known = loaders.get(systemPrompt);
+    if (known !== undefined) return known;
+    const loader = workspaceInstructions(root, systemPrompt, (message) => io.stderr.write(`forge: warning: ${message}\n`));
+    loaders.set(systemPrompt, loader);
+    return loader;
+  };
   return {
     root,
     modelName,
     model,
-    tools: [...builtIn, ...(mcp?.tools ?? [])],
+    tools,
+    contextTools,
     approvals,
-    instructions: workspaceInstructions(root, SYSTEM_PROMPT, (message) => io.stderr.write(`forge: warning: ${message}\n`)),
+    surface: (mode, surfaceOptions = {}) =>
+      agentSurface({ mode, tools, settings: surfaceOptions.stored === false ? { checkpointNote: false, requestCompaction: false } : contextTools }),
+    instructions: (surface) => instructionLoader(surface.systemPrompt),
     maxSteps: globals.maxSteps,
     context: config.context,
     resolveModel: resolve,
@@ -143,4 +170,14 @@ export async function prepareAgent(options: {
       return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: userFile });
     },
   };
+}
+
+/**
+ * What the next stored turn of `setup` would send besides its history, for `forge context` and
+ * `/context`: every advertised tool (the context tools of `context.mode` included) and the
+ * instructions with the matching system prompt.
+ */
+export function contextSubjectOf(setup: AgentSetup, model: ModelAdapter = setup.model, context: ContextPolicy = setup.context): ContextSubject {
+  const surface = setup.surface(context.mode);
+  return { model, tools: surface.advertised, instructions: setup.instructions(surface), context };
 }

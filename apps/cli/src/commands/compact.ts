@@ -1,4 +1,4 @@
-import { workspaceArtifactHashes } from '@forge/tools';
+import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core';
 import { loadTranscript, openSessionHandle, previewSessionCompaction, type SessionHandle } from '@forge/persistence';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
@@ -46,12 +46,14 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     try {
       const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: handle.id, redactor: settings.redactor });
       const focus = typeof options.focus === 'string' ? options.focus : undefined;
+      // Estimated against what the next turn would advertise and load.
+      const surface = agent.surface(agent.context.mode);
       const result = await handle.compact({
         model: agent.model,
-        instructions: agent.instructions,
-        tools: agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+        instructions: agent.instructions(surface),
+        tools: toolDefinitions(surface.advertised),
         context: agent.context,
-        compaction,
+        compaction: { ...compaction, requests: surface.compaction.requests },
         artifactHashes: workspaceArtifactHashes(agent.root),
         ...(focus === undefined ? {} : { focus }),
         onEvent: (event) => {
@@ -125,11 +127,14 @@ async function preview(id: string, settings: SessionSettings, agent: AgentSetup,
   } catch (error) {
     throw sessionStoreError(error);
   }
+  // Estimated against what the next turn would advertise and load, as the real compaction is.
+  const surface = agent.surface(agent.context.mode);
   const result = await previewSessionCompaction(session, {
     model: agent.model,
-    instructions: agent.instructions,
-    tools: agent.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    instructions: agent.instructions(surface),
+    tools: toolDefinitions(surface.advertised),
     context: agent.context,
+    compaction: { requests: surface.compaction.requests },
     artifactHashes: workspaceArtifactHashes(agent.root),
     redactor: settings.redactor,
   });

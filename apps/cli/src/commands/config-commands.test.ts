@@ -134,6 +134,14 @@ describe('forge config show', () => {
     expect(text.stdout).toMatch(/^models\s+lab \(m at http:\/\/127\.0\.0\.1:9\/v1\)\s+user /m);
     expect(text.stdout).toMatch(/^mcpServers\s+notes \(node notes\.mjs\)\s+user /m);
   });
+
+  it('lists configured prices one model per row, with the file they came from', async () => {
+    await write(userFile, { schemaVersion: 1, prices: { 'openai:gpt-5.1': { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8 } } });
+    const text = await forge(['config', 'show']);
+    expect(text.stdout).toMatch(/^prices\.openai:gpt-5\.1\s+\$1 input · \$0\.1 cached · \$8 output per 1M tokens\s+user /m);
+    const json = JSON.parse((await forge(['config', 'show', '--json'])).stdout) as { values: { path: string; value: unknown; source: string }[] };
+    expect(json.values.find((entry) => entry.path === 'prices.openai:gpt-5.1')).toMatchObject({ value: { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8 }, source: 'user' });
+  });
 });
 
 describe('invalid configuration', () => {

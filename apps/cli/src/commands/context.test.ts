@@ -65,6 +65,29 @@ describe('forge context', () => {
     expect(report.budget).toMatchObject({ mode: 'off', decision: 'off' });
   });
 
+  it("prices the next request of a priced model, from the table or from the user's configuration; an unpriced model in tokens only", async () => {
+    const env = { OPENAI_API_KEY: 'sk-test' };
+    const report = await reportOf(['--model', 'openai:gpt-5.1'], env);
+    expect(report.nextRequestCost?.prices).toMatchObject({ inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'table', asOf: '2026-12-01' });
+    const tokens = report.budget.estimate.tokens;
+    expect(report.nextRequestCost?.inputTokens).toBe(tokens);
+    expect(report.nextRequestCost?.coldInput).toBeCloseTo((tokens * 1.25) / 1e6, 12);
+    const text = await forge(['context', '--model', 'openai:gpt-5.1'], env);
+    expect(text.stdout).toContain('Prices           $1.25 input · $0.125 cached · $10 output per 1M tokens');
+    expect(text.stdout).toMatch(/Next request {5}input \$0\.\d+ with a cold cache/);
+
+    await writeFile(path.join(forgeHome.path, 'config.json'), JSON.stringify({ schemaVersion: 1, prices: { 'openai:gpt-5.1': { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8, note: 'our rate' } } }));
+    const configured = await reportOf(['--model', 'openai:gpt-5.1'], env);
+    expect(configured.nextRequestCost?.prices).toEqual({ currency: 'USD', inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8, note: 'our rate', source: 'config', reference: path.join(forgeHome.path, 'config.json') });
+    const configuredText = await forge(['context', '--model', 'openai:gpt-5.1'], env);
+    expect(configuredText.stdout).toContain(`from the configuration, ${path.join(forgeHome.path, 'config.json')}`);
+    expect(configuredText.stdout).toContain('our rate');
+
+    const unpriced = await reportOf([]);
+    expect(unpriced.nextRequestCost).toBeUndefined();
+    expect((await forge(['context'])).stdout).toContain('not known for this model: costs are shown in tokens only');
+  });
+
   it('says when the next request could not be sent at all', async () => {
     const tiny = new ScriptedModel([], { modelId: 'tiny', capabilities: { contextWindowTokens: 9000, source: 'config' } });
     const report = await reportOf(['--model', 'test:tiny'], {}, { tiny });

@@ -1,13 +1,14 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport, withRunIds } from '@forge/core';
 import { currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
-import { prepareAgent } from '../agent/agent-setup.js';
+import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';
 import { calibrationLine } from '../models/calibration-report.js';
 import { styleFor } from '../output/style.js';
 import { chosenSessionId, sessionStoreError } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
+import { sessionCostFromTraces, toSessionCost } from '../session/session-cost.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import type { CommandInvocation } from './command.js';
 
@@ -16,8 +17,9 @@ import type { CommandInvocation } from './command.js';
  * it — the configured model and its window (with the window's source), the budget by category,
  * the reserve, the messages sent verbatim, free space, whether the next step would compact, and
  * how the count was made. With `--resume <id>` or `--last` the history is that session's view in
- * the configured mode; otherwise it is a new conversation. Sends nothing to any provider and
- * writes nothing.
+ * the configured mode, and the session's cost so far is read from its traces; otherwise it is a
+ * new conversation. For a model with prices, the next request's cost with a cold and a warm cache.
+ * Sends nothing to any provider and writes nothing.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const choice = sessionChoice(options);
@@ -26,6 +28,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     const settings = await resolveSessionSettings({ io, globals: options });
     const id = choice.kind === 'resume' || choice.kind === 'last' ? await chosenSessionId(choice, settings, agent.root) : undefined;
     let session: ContextSessionView | undefined;
+    let spent: Awaited<ReturnType<typeof sessionCostFromTraces>>;
     if (id !== undefined) {
       let stored;
       try {
@@ -49,8 +52,9 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
         model: agent.model,
       });
       session = { view, transcript: stored.messages };
+      spent = await sessionCostFromTraces(settings.forgeHome, id);
     }
-    const report = await measureNextRequest(agent, session);
+    const report = await measureNextRequest(contextSubjectOf(agent), session, spent === undefined ? undefined : toSessionCost(spent));
     const calibration = await agent.calibrationOf(agent.modelName);
     if (options.json === true) io.stdout.write(`${JSON.stringify(calibration === undefined ? report : { ...report, calibration })}\n`);
     else {

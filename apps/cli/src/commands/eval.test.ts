@@ -85,6 +85,19 @@ describe('forge eval', () => {
     expect(json.gates.some((gate) => gate.gate === 'input-reduction' && gate.status === 'fail')).toBe(true);
   });
 
+  it('plays every agent side by side with --agent all, says which agent played, and gates each', { timeout: 90_000 }, async () => {
+    const outcome = await runCli(['eval', '--fixtures', directory.path, '--mode', 'warn,compact:forge-state', '--agent', 'all'], { cwd: directory.path, env: { NO_COLOR: '1' } });
+    expect(outcome.stdout).toContain('agents cooperative, no-notes, sloppy: 1 fixtures × 2 modes × 3 agents');
+    expect(outcome.stdout).toContain('no-notes: never calls checkpoint_note or request_compaction');
+    for (const agent of ['cooperative', 'no-notes', 'sloppy']) expect(outcome.stdout).toMatch(new RegExp(`pass  recall \\[compact:forge-state, ${agent}\\] 100\\.0 %`));
+    const json = await runCli(['eval', '--fixtures', directory.path, '--mode', 'compact:forge-state', '--agent', 'no-notes,sloppy', '--json'], { cwd: directory.path });
+    const report = JSON.parse(json.stdout) as JsonReport & { readonly agents: readonly string[] };
+    expect(report.agents).toEqual(['no-notes', 'sloppy']);
+    expect(report.results.map((result) => result['agent'])).toEqual(['no-notes', 'sloppy']);
+    // The no-notes agent never calls the context tools; the checkpoint still keeps the user's rule.
+    expect(report.results[0]?.['recall']).toEqual({ correct: 1, total: 1 });
+  });
+
   it('plays the same fixtures with a model from the registry under --live', async () => {
     const quiet = { ...userFixture, id: 'live', turns: [{ user: 'Say hello.' }] };
     await writeFile(path.join(directory.path, 'user-fixture.json'), JSON.stringify(quiet));
@@ -93,15 +106,18 @@ describe('forge eval', () => {
       cwd: directory.path,
       models: { hello: model },
     });
-    const report = JSON.parse(outcome.stdout) as JsonReport & { readonly model: string };
+    const report = JSON.parse(outcome.stdout) as JsonReport & { readonly model: string; readonly agents: readonly string[] };
     expect(report.model).toBe('scripted:scripted-model (live)');
+    expect(report.agents).toEqual(['live']);
     expect(report.results[0]?.['providerInputTokens']).toBe(900);
     expect(model.requests).toHaveLength(1);
   });
 
   it('rejects wrong usage with exit 2 and says what to do', async () => {
     const cases: [string[], RegExp][] = [
-      [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke, realistic and full/],
+      [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke, realistic, full/],
+      [['eval', '--fixtures', directory.path, '--agent', 'lazy'], /Unknown agent "lazy"; choose from cooperative, no-notes, sloppy, all/],
+      [['eval', '--live', '--model', 'openai:gpt-5', '--agent', 'no-notes'], /--agent chooses the offline policy agent/],
       [['eval', '--model', 'openai:gpt-5'], /--model is used by forge eval only with --live/],
       [['eval', '--live'], /--live needs a model/],
       [['eval', '--fixtures', directory.path, '--mode', 'turbo'], /Unknown mode "turbo"; choose from off, warn/],

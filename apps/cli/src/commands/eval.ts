@@ -4,6 +4,7 @@ import {
   loadFixtureDirectory,
   loadGatesConfig,
   loadSuite,
+  parseAgentNames,
   renderProgress,
   renderTextReport,
   reportPassed,
@@ -13,6 +14,7 @@ import {
   type EvalProgress,
   type GatesConfig,
   type LoadedFixture,
+  SUITE_NAMES,
   type SuiteName,
 } from '@forge/evals';
 import { resolve } from 'node:path';
@@ -46,8 +48,9 @@ async function chooseFixtures(options: CommandInvocation['options'], io: CliIo):
     return { fixtures: await usage(() => loadFixtureDirectory(path)), source: `fixtures ${directory}` };
   }
   const name = suite ?? 'smoke';
-  if (name !== 'smoke' && name !== 'realistic' && name !== 'full') throw new UsageError(`unknown suite "${name}"; the built-in suites are smoke, realistic and full`);
-  return { fixtures: await usage(() => loadSuite(name as SuiteName)), source: `suite ${name}` };
+  const known = SUITE_NAMES.find((candidate) => candidate === name);
+  if (known === undefined) throw new UsageError(`unknown suite "${name}"; the built-in suites are ${SUITE_NAMES.join(', ')}`);
+  return { fixtures: await usage(() => loadSuite(known as SuiteName)), source: `suite ${known}` };
 }
 
 /** Progress on stderr: one line rewritten in place on a terminal, a line per finished fixture × mode otherwise. */
@@ -62,7 +65,7 @@ function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress
         lastLength = line.length;
         return;
       }
-      if (progress.event === 'finished') io.stderr.write(`forge eval: [${progress.done}/${progress.total}] ${progress.fixture} × ${progress.mode} done\n`);
+      if (progress.event === 'finished') io.stderr.write(`forge eval: [${progress.done}/${progress.total}] ${progress.fixture} × ${progress.mode}${progress.agent === undefined ? '' : ` [${progress.agent}]`} done\n`);
     },
     finish() {
       if (interactive && lastLength > 0) io.stderr.write(`\r${' '.repeat(lastLength)}\r`);
@@ -80,6 +83,8 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const { fixtures, source } = await chooseFixtures(options, io);
   const modeList = stringOption(options.mode)?.split(',').map((mode) => mode.trim()).filter((mode) => mode.length > 0);
   const modes = await usage(async () => selectModes(modeList));
+  const agentOption = stringOption(options.agent);
+  const agents = await usage(async () => parseAgentNames(agentOption));
   const gatesFile = stringOption(options.gates);
   const gates: GatesConfig = gatesFile === undefined ? DEFAULT_GATES : await usage(() => loadGatesConfig(resolve(io.cwd, gatesFile)));
 
@@ -87,6 +92,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const modelId = stringOption(options.model);
   if (live && modelId === undefined) throw new UsageError('--live needs a model: --live --model openai:<model> (the key comes from the environment)');
   if (!live && modelId !== undefined) throw new UsageError('--model is used by forge eval only with --live; offline runs use the policy model');
+  if (live && agentOption !== undefined) throw new UsageError('--agent chooses the offline policy agent; a --live run is played by the real model, so leave --agent out');
   let model: ModelAdapter | undefined;
   if (live && modelId !== undefined) model = await resolveModel(modelId, { env: io.env, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
 
@@ -94,6 +100,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const report = await runEval({
     fixtures,
     modes,
+    agents,
     gates,
     source,
     // A live provider is asked one fixture × mode at a time, to stay within its rate limits.
@@ -116,9 +123,13 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   if (options.json === true) io.stdout.write(`${JSON.stringify(report)}\n`);
   else io.stdout.write(renderTextReport(report, styleFor(io.stdout, io.env), io.stdout.isTTY === true ? { columns: io.stdout.columns ?? 80 } : {}));
 
-  for (const error of report.errors) io.stderr.write(`forge: error: ${error.fixture} × ${error.mode} could not run: ${error.message}\n`);
+  const several = report.agents.length > 1;
+  for (const error of report.errors) io.stderr.write(`forge: error: ${error.fixture} × ${error.mode}${several ? ` [${error.agent}]` : ''} could not run: ${error.message}\n`);
   const failed = report.gates.filter((gate) => gate.status === 'fail');
   const paint = styleFor(io.stderr, io.env);
-  for (const gate of failed) io.stderr.write(`forge: ${paint.red('gate failed')}: ${gate.gate} [${gate.mode}]: ${gate.actual}, needs ${gate.threshold}${gate.detail.length > 0 ? ` (${gate.detail})` : ''}\n`);
+  for (const gate of failed) {
+    const subject = several ? `${gate.mode}, ${gate.agent}` : gate.mode;
+    io.stderr.write(`forge: ${paint.red('gate failed')}: ${gate.gate} [${subject}]: ${gate.actual}, needs ${gate.threshold}${gate.detail.length > 0 ? ` (${gate.detail})` : ''}\n`);
+  }
   return reportPassed(report) ? ExitCode.ok : ExitCode.failure;
 }

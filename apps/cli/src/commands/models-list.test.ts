@@ -75,13 +75,44 @@ describe('counting without an API key (built binary)', () => {
       const text = await forge(['models', 'list'], home.path);
       expect(text.code).toBe(0);
       expect(text.stdout).toMatch(/openai:gpt-5\.1\s+400,000 \[1\]\s+128,000 \[1\]\s+272,000 \[2\]\s+exact: o200k_base/);
-      expect(text.stdout).toMatch(/deepseek:deepseek-chat\s+1,000,000 \[\d\]\s+384,000 \[\d\]\s+—\s+exact: deepseek-v3/);
-      expect(text.stdout).toMatch(/compatible:local\s+40,960 \[\d\]\s+—\s+—\s+exact: qwen3/);
-      expect(text.stdout).toMatch(/compatible:lab\s+32,768 \[\d\]\s+—\s+—\s+conservative estimate/);
+      expect(text.stdout).toMatch(/deepseek:deepseek-chat\s+1,000,000 \[\d+\]\s+384,000 \[\d+\]\s+—\s+exact: deepseek-v3/);
+      expect(text.stdout).toMatch(/compatible:local\s+40,960 \[\d+\]\s+—\s+—\s+exact: qwen3/);
+      expect(text.stdout).toMatch(/compatible:lab\s+32,768 \[\d+\]\s+—\s+—\s+conservative estimate/);
       expect(text.stdout).toContain(`${path.join(home.path, 'config.json')} models.0.contextWindowTokens`);
       const json = JSON.parse((await forge(['models', 'list', '--json'], home.path)).stdout) as { models: { id: string; counting: { counter: string } }[] };
       expect(json.models.find((model) => model.id === 'compatible:local')?.counting.counter).toBe('qwen3');
-      expect(json.models.filter((model) => model.id.startsWith('deepseek:')).map((model) => model.id)).toEqual(['deepseek:deepseek-v4-pro', 'deepseek:deepseek-v4-flash', 'deepseek:deepseek-chat', 'deepseek:deepseek-reasoner']);
+      expect(json.models.filter((model) => model.id.startsWith('deepseek:')).map((model) => model.id)).toEqual([
+        'deepseek:deepseek-flash',
+        'deepseek:deepseek-v4-pro',
+        'deepseek:deepseek-v4-flash',
+        'deepseek:deepseek-chat',
+        'deepseek:deepseek-reasoner',
+      ]);
+    } finally {
+      await home.remove();
+    }
+  }, 60_000);
+
+  it('forge models list prices every table model with its dated source, configured prices replacing them, and a compatible server only when configured', async () => {
+    const home = await homeWithConfig({
+      models: [{ name: 'lab', baseURL: 'http://127.0.0.1:9/v1', modelId: 'x', contextWindowTokens: 32_768 }],
+      prices: { 'openai:gpt-5.2': { inputPerMillion: 1.5, cachedInputPerMillion: 0.15, outputPerMillion: 12, note: 'negotiated' } },
+    });
+    try {
+      const text = await forge(['models', 'list'], home.path);
+      expect(text.code).toBe(0);
+      const header = text.stdout.split('\n')[0] ?? '';
+      expect(header.trim().split(/\s{2,}/).slice(-4)).toEqual(['$/1M IN', 'CACHED', 'WRITE', 'OUT']);
+      expect(text.stdout).toMatch(/openai:gpt-5\.1 .* \$1\.25 \[\d\]\s+\$0\.125\s+= in\s+\$10\n/);
+      expect(text.stdout).toMatch(/openai:gpt-5-pro .* \$15 \[\d\]\s+= in\s+= in\s+\$120\n/);
+      expect(text.stdout).toMatch(/openai:gpt-5\.2 .* \$1\.5 \[\d\]\s+\$0\.15\s+= in\s+\$12\n/);
+      expect(text.stdout).toMatch(/compatible:lab .*—\s+—\s+—\s+—\n/);
+      expect(text.stdout).toContain('prices: capability table, as of 2026-12-01, https://developers.openai.com/api/docs/pricing');
+      expect(text.stdout).toContain(`prices: configuration, ${path.join(home.path, 'config.json')}`);
+      const json = JSON.parse((await forge(['models', 'list', '--json'], home.path)).stdout) as { models: { id: string; prices?: { inputPerMillion: number; source: string } }[] };
+      expect(json.models.find((model) => model.id === 'deepseek:deepseek-v4-pro')?.prices).toMatchObject({ inputPerMillion: 1.32, source: 'table' });
+      expect(json.models.find((model) => model.id === 'openai:gpt-5.2')?.prices).toMatchObject({ inputPerMillion: 1.5, source: 'config' });
+      expect(json.models.find((model) => model.id === 'compatible:lab')?.prices).toBeUndefined();
     } finally {
       await home.remove();
     }
@@ -137,8 +168,9 @@ describe('calibration across processes (built binary, loopback server)', () => {
   it('learns an undercount in one process; the next one compacts on the corrected estimate and says so once', async () => {
     const home = await homeWithConfig({
       models: [{ name: 'local', baseURL: server.baseURL, modelId: 'qwen3:8b', contextWindowTokens: 7_000, tokenizer: 'qwen3' }],
-      // The whole session fits the recent tail, so only a request over budget makes Forge compact.
-      context: { mode: 'compact', bufferTokens: 200, reservedOutputTokens: 200, recentTailTokens: 20_000 },
+      // The whole session fits the recent tail, so only a request over budget makes Forge compact;
+      // no context tools, so the 7k window holds what must be sent even at twice its estimate.
+      context: { mode: 'compact', bufferTokens: 200, reservedOutputTokens: 200, recentTailTokens: 20_000, checkpointNote: false, requestCompaction: false },
     });
     const control = await temporaryDirectory('forge-counting-control-');
     try {

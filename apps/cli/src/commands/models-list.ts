@@ -4,7 +4,9 @@ import { ExitCode } from '../exit-codes.js';
 import { formatTable, type TextColumn } from '../inspect/text-table.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
 import { calibrationLine, calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
+import { configuredPriceSheets } from '../models/configured-prices.js';
 import { calibrationIdentity, modelCatalogue, type CatalogueEntry, type SourcedFigure } from '../models/model-catalogue.js';
+import { PRICE_COLUMN_HEADERS, priceColumns } from '../models/price-columns.js';
 import { styleFor } from '../output/style.js';
 import type { CommandInvocation } from './command.js';
 
@@ -27,19 +29,32 @@ const columns: readonly (TextColumn & { readonly cell: (model: ListedModel, sour
     cell: (model, source) => `${model.counting.method === 'provider-tokenizer' ? `exact: ${model.counting.counter}` : 'conservative estimate'}${source({ value: 0, source: model.counting.source })}`,
   },
   { header: 'CALIBRATION', cell: (model) => (model.calibration === null ? '—' : calibrationLine(model.calibration)) },
+  // Per million tokens; the source mark names the prices' date and origin.
+  {
+    header: PRICE_COLUMN_HEADERS[0],
+    align: 'right',
+    cell: (model, source) => {
+      const cells = priceColumns(model.prices);
+      return model.prices === undefined ? cells.input : `${cells.input}${source({ value: 0, source: `prices: ${cells.source}` })}`;
+    },
+  },
+  { header: PRICE_COLUMN_HEADERS[1], align: 'right', cell: (model) => priceColumns(model.prices).cached },
+  { header: PRICE_COLUMN_HEADERS[2], align: 'right', cell: (model) => priceColumns(model.prices).cacheWrite },
+  { header: PRICE_COLUMN_HEADERS[3], align: 'right', cell: (model) => priceColumns(model.prices).output },
 ];
 
 /**
  * `forge models list [--json]`: every model of the capability tables and every configured
  * compatible server, with window, output limit, input cap, how requests are counted, the
- * calibration measured from provider usage, and where each figure came from. Needs no API key.
+ * calibration measured from provider usage, the prices per million tokens (configured ones
+ * replacing the table's), and where each figure came from. Needs no API key.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const { forgeHome, loaded } = await loadCliConfig({ io, globals: options });
   const { config } = loaded;
   const hub = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: () => {} });
   const models: ListedModel[] = [];
-  for (const entry of modelCatalogue(config.models, loaded.files.user)) {
+  for (const entry of modelCatalogue(config.models, loaded.files.user, configuredPriceSheets(config, loaded.provenance))) {
     const identity = calibrationIdentity(entry.id, config.models);
     const view = identity === undefined ? undefined : await hub.view(identity);
     const calibration = view === undefined ? null : calibrationReport(view, { ...(entry.configPath === undefined ? {} : { configPath: entry.configPath }), configFile: loaded.files.user });

@@ -1,5 +1,5 @@
-import type { ForgeConfig, ValueProvenance } from '@forge/config';
-import type { JsonValue } from '@forge/core';
+import { priceEntrySchema, type ForgeConfig, type ValueProvenance } from '@forge/config';
+import { describePrices, type JsonValue } from '@forge/core';
 import { DEFAULT_MODEL } from '../models/resolve-model.js';
 import type { Style } from '../output/style.js';
 import { FLAG_FOR_PATH, type CliConfig } from './cli-config.js';
@@ -44,11 +44,20 @@ function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
     ['secrets.env', [...config.secrets.env]],
     ['models', models],
     ['mcpServers', servers],
+    ...priceValues(config),
     ...Object.entries(config.context).map(([field, value]): [string, JsonValue] => [`context.${field}`, value as JsonValue]),
+    ...Object.entries(config.contextTools).map(([field, value]): [string, JsonValue] => [`context.${field}`, value]),
     ['context.compaction.strategy', config.compaction.strategy],
     ['context.compaction.model', config.compaction.model ?? null],
     ['context.providerNative.persist', config.providerNative.persist],
   ];
+}
+
+/** One row per priced model (`prices.openai:gpt-5.1`), or `prices (none)`. */
+function priceValues(config: ForgeConfig): [string, JsonValue][] {
+  const entries = Object.entries(config.prices);
+  if (entries.length === 0) return [['prices', []]];
+  return entries.map(([id, entry]): [string, JsonValue] => [`prices.${id}`, JSON.parse(JSON.stringify(entry)) as JsonValue]);
 }
 
 /** The report of a loaded configuration; `exists` says which of the two files were found. */
@@ -84,6 +93,8 @@ function describeValue(value: JsonValue): string {
     if (value.length === 0) return '(none)';
     return value.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item['name'] === 'string' ? describeNamed(item) : String(item))).join(', ');
   }
+  const prices = priceEntrySchema.safeParse(value);
+  if (prices.success) return describePrices(prices.data);
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 

@@ -8,6 +8,7 @@ import {
   type InstructionSnapshot,
   type Message,
   type ModelAdapter,
+  type SessionCost,
   type Tool,
 } from '@forge/core';
 import { requestViewCheckpoint, type SessionView } from '@forge/persistence';
@@ -33,9 +34,10 @@ export interface ContextSessionView {
  * Measures the next request of `subject` without sending it, as core's view rule builds it
  * (`selectRequestView`): its instructions, the session's checkpoint (mode compact) and every
  * stored message after it (none for a new conversation), an empty current request and the tools
- * grouped into built-in and one group per MCP server. Writes nothing.
+ * grouped into built-in and one group per MCP server; with prices, what it will cost (and
+ * `sessionCost`, what the session has cost so far). Writes nothing.
  */
-export async function measureNextRequest(subject: ContextSubject, session?: ContextSessionView): Promise<ContextReport> {
+export async function measureNextRequest(subject: ContextSubject, session?: ContextSessionView, sessionCost?: SessionCost): Promise<ContextReport> {
   const instructions = await subject.instructions();
   const checkpoint = session === undefined ? undefined : requestViewCheckpoint(session.view);
   const view = await selectRequestView({
@@ -70,6 +72,7 @@ export async function measureNextRequest(subject: ContextSubject, session?: Cont
           view: summarizeView({ stored: view.end, covered: view.coveredThrough, verbatim: view.end - view.tailStart, ...(checkpoint === undefined ? {} : { checkpointId: checkpoint.id }) }),
         }),
     ...(provenance === undefined ? {} : { checkpoint: provenance }),
+    ...(sessionCost === undefined ? {} : { sessionCost }),
   });
 }
 /** Built-in tools in one group, each MCP server's tools in another. */

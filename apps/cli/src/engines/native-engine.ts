@@ -1,6 +1,6 @@
 import { waitForRunningCommands, workspaceArtifactHashes } from '@forge/tools';
 import { runAgent, type ContextMode, type ContextPolicy, type EventEnvelope, type ModelAdapter } from '@forge/core';
-import type { AgentSetup } from '../agent/agent-setup.js';
+import { contextSubjectOf, type AgentSetup } from '../agent/agent-setup.js';
 import type { TurnEngine } from './turn-engine.js';
 
 /**
@@ -24,11 +24,12 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     root: setup.root,
     approvals: setup.approvals,
     async runTurn(session, turn) {
+      const surface = setup.surface(context.mode, { stored: session !== undefined });
       const options = {
         model,
         request: turn.request,
-        instructions: setup.instructions,
-        tools: setup.tools,
+        instructions: setup.instructions(surface),
+        tools: surface.tools,
         approvals: turn.approvals,
         context,
         ...(setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps }),
@@ -42,7 +43,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
         // --no-session stores nothing: calibration then only lives for this process.
         if (session === undefined) return { result: await runAgent(options), warnings: [] };
         try {
-          const stored = await session.runTurn({ ...options, compaction: await setup.compaction(), artifactHashes: workspaceArtifactHashes(setup.root) });
+          const stored = await session.runTurn({ ...options, artifactHashes: workspaceArtifactHashes(setup.root), compaction: { ...(await setup.compaction()), ...surface.compaction } });
           return { result: stored.result, warnings: stored.warnings };
         } finally {
           await setup.calibration.flush();
@@ -59,7 +60,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
       context = { ...context, mode };
     },
     sessionCompaction: () => setup.compaction(),
-    contextSubject: () => ({ model, tools: setup.tools, instructions: setup.instructions, context }),
+    contextSubject: () => contextSubjectOf(setup, model, context),
     start: async () => {},
     close: async () => {
       await setup.mcp?.close();

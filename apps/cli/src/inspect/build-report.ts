@@ -1,6 +1,7 @@
 import { ProblemLog, readTraceFile } from './read-traces.js';
 import { INSPECT_REPORT_VERSION, type InspectReport, type RunReport } from './report.js';
 import type { ResolvedTarget } from './resolve-target.js';
+import { totalsOf } from './usage-totals.js';
 
 /** Reads every trace of a resolved target, one line at a time, into one report. */
 export async function buildInspectReport(resolved: ResolvedTarget): Promise<InspectReport> {
@@ -14,6 +15,7 @@ export async function buildInspectReport(resolved: ResolvedTarget): Promise<Insp
     inspectReportVersion: INSPECT_REPORT_VERSION,
     target: resolved.target,
     runs,
+    ...(runs.length > 1 || resolved.target.kind === 'session' ? { totals: totalsOf(runs) } : {}),
     problems: problems.problems,
     problemsNotListed: problems.notListed,
   };

@@ -1,4 +1,5 @@
-import type { RunReport, StepBudget, TokenUsage } from './report.js';
+import { describePrices, formatDollars, type CostBreakdown } from '@forge/core';
+import type { RunPrices, RunReport, StepBudget, TokenUsage, UsageTotals } from './report.js';
 
 /** Budget categories in request order, with the names tables and the chart show. */
 export const CATEGORY_LABELS: readonly (readonly [key: string, label: string])[] = [
@@ -58,12 +59,56 @@ export function modelName(run: RunReport): string {
   return run.model === undefined ? 'unknown' : `${run.model.provider}:${run.model.modelId}`;
 }
 
-export function usageLine(usage: TokenUsage): string {
-  const parts = [`input ${formatCount(usage.inputTokens)}`, `cached ${formatCount(usage.cacheReadTokens)}`];
+/** `input 12,000 · cached 9,984 (83%) · output 150`; the share is of the input the provider reported. */
+export function usageLine(usage: TokenUsage, cacheHitRatio?: number): string {
+  const share = cacheHitRatio === undefined ? '' : ` (${formatShare(cacheHitRatio)})`;
+  const parts = [`input ${formatCount(usage.inputTokens)}`, `cached ${formatCount(usage.cacheReadTokens)}${share}`];
   if (usage.cacheWriteTokens !== undefined) parts.push(`cache writes ${formatCount(usage.cacheWriteTokens)}`);
   parts.push(`output ${formatCount(usage.outputTokens)}`);
   if (usage.reasoningTokens !== undefined) parts.push(`reasoning ${formatCount(usage.reasoningTokens)}`);
   return parts.join(' · ');
+}
+
+/** 0.834 → `83%`; small non-zero shares keep a decimal (`0.4%`). */
+export function formatShare(ratio: number): string {
+  const percent = ratio * 100;
+  return `${percent > 0 && percent < 10 ? percent.toFixed(1) : Math.round(percent).toString()}%`;
+}
+
+/** A step's cost, or `—` when it has none. */
+export function formatCost(cost: CostBreakdown | undefined): string {
+  return cost === undefined ? '—' : formatDollars(cost.total);
+}
+
+/** `$0.0123 (fresh input $0.01 · cached $0.0012 · written $0 · output $0.0011)`, with the steps left out when some were not priced. */
+export function costLine(cost: CostBreakdown | undefined, unpricedSteps: number): string {
+  if (cost === undefined) return unpricedSteps > 0 ? 'not priced: the model had no prices when it ran (tokens only)' : '—';
+  const parts = [`fresh input ${formatDollars(cost.freshInput)}`, `cached ${formatDollars(cost.cachedInput)}`];
+  if (cost.cacheWrite > 0) parts.push(`written ${formatDollars(cost.cacheWrite)}`);
+  parts.push(`output ${formatDollars(cost.output)}`);
+  const missing = unpricedSteps > 0 ? `; ${formatCount(unpricedSteps)} step${unpricedSteps === 1 ? '' : 's'} without a cost not included` : '';
+  return `${formatDollars(cost.total)} (${parts.join(' · ')})${missing}`;
+}
+
+/** The rates a run was priced with and where they came from. */
+export function pricesLine(prices: RunPrices): string {
+  const origin = [prices.source === 'config' ? 'configuration' : prices.source === 'table' ? 'capability table' : prices.source, prices.asOf === undefined ? undefined : `as of ${prices.asOf}`]
+    .filter((part): part is string => part !== undefined)
+    .join(', ');
+  return `${describePrices(prices)}${origin === '' ? '' : ` (${origin})`}${prices.note === undefined ? '' : `; ${prices.note}`}`;
+}
+
+/** Which cost columns a run's step table needs: written only when the provider reported cache writes, cost only when a step was priced. */
+export function costColumns(run: RunReport): { readonly written: boolean; readonly priced: boolean } {
+  return {
+    written: run.budget.some((row) => row.cacheWriteTokens !== undefined && row.cacheWriteTokens > 0),
+    priced: run.budget.some((row) => row.cost !== undefined),
+  };
+}
+
+/** The totals line of a session: usage, cache share and cost. */
+export function totalsLine(totals: UsageTotals): string {
+  return `${usageLine(totals.usage, totals.cacheHitRatio)}; cost ${costLine(totals.cost, totals.unpricedSteps)}`;
 }
 
 /** `2 ok, 1 error` from outcome counts, ok first. */

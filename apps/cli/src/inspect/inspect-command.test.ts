@@ -66,7 +66,7 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
     // The table holds, step by step, the numbers the run's events carry, in aligned columns.
     const [run] = parseReport((await inspect(home, ['run_tools', '--json'])).stdout).runs;
     const header = lines[lines.indexOf('Budget per step') + 1] ?? '';
-    expect(header.trim().split(/\s{2,}/)).toEqual(['step', 'instructions', 'request', 'continuation', 'tool schemas', 'overhead', 'estimate', 'reported', 'cached', 'error', 'note']);
+    expect(header.trim().split(/\s{2,}/)).toEqual(['step', 'instructions', 'request', 'continuation', 'tool schemas', 'overhead', 'estimate', 'input', 'cached', 'error', 'note']);
     const rows = lines.slice(lines.indexOf('Budget per step') + 2, lines.indexOf('Budget per step') + 6);
     const number = (value: number | undefined) => (value ?? 0).toLocaleString('en-US');
     expect(rows.map((row) => row.trim().split(/\s+/))).toEqual(
@@ -179,11 +179,11 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
     const lines = stdout.split('\n');
     const start = lines.indexOf('Budget per step') + 1;
     expect(lines.slice(start, start + 5)).toEqual([
-      '  step  instructions  checkpoint  history  request  continuation  tool schemas  overhead  estimate  reported  cached  error  note',
-      '     1           900           0    6,000      120             0         1,400        60     8,480     8,800       0  -3.6%',
-      '     2           900           0    6,000      120         3,500         1,400        60    11,980    11,700   8,192  +2.4%',
-      '     3           900       1,100      800      120         3,500         1,400        60     7,880     8,000       0  -1.5%  compacted, warning',
-      '     4           900       1,100      800      120         9,800         1,400        60    14,180    14,500   7,900  -2.2%',
+      '  step  instructions  checkpoint  history  request  continuation  tool schemas  overhead  estimate   input  cached  error  note',
+      '     1           900           0    6,000      120             0         1,400        60     8,480   8,800       0  -3.6%',
+      '     2           900           0    6,000      120         3,500         1,400        60    11,980  11,700   8,192  +2.4%',
+      '     3           900       1,100      800      120         3,500         1,400        60     7,880   8,000       0  -1.5%  compacted, warning',
+      '     4           900       1,100      800      120         9,800         1,400        60    14,180  14,500   7,900  -2.2%',
     ]);
     expect(stdout).toContain('  2.4% mean absolute estimate error');
     expect(stdout).toContain('  window       16,000 tokens (table, estimated by conservative-fallback)\n');

@@ -1,15 +1,20 @@
 import { chartLegend, contextChart } from './context-chart.js';
 import {
   categoryLabel,
+  costColumns,
+  costLine,
+  formatCost,
   formatCount,
   formatDuration,
   formatPercent,
   modelName,
   outcomeCounts,
+  pricesLine,
   shortHash,
   stepNotes,
   stepsLine,
   stopLabel,
+  totalsLine,
   usageLine,
   usedCategories,
   windowLine,
@@ -75,8 +80,10 @@ function summary(run: RunReport): string {
     ['steps', stepsLine(run)],
     ['tools', `${formatCount(run.toolCalls.total)} call(s); advertised: ${run.advertisedTools.length === 0 ? 'none' : run.advertisedTools.join(', ')}`],
     ['instructions', run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`],
-    ['usage', `${usageLine(run.usage)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`],
+    ['usage', `${usageLine(run.usage, run.cacheHitRatio)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`],
+    ['cost', costLine(run.cost, run.unpricedSteps)],
   ];
+  if (run.prices !== undefined) entries.push(['prices', pricesLine(run.prices)]);
   if (run.window !== undefined) entries.push(['window', windowLine(run.window)]);
   if (run.estimatorFlagged !== undefined) entries.push(['estimator', run.estimatorFlagged, 'bad']);
   if (run.meanAbsoluteErrorPercent !== undefined) entries.push(['estimate error', `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute`]);
@@ -93,6 +100,7 @@ function legend(run: RunReport): string {
 function budgetTable(run: RunReport): string {
   if (run.budget.length === 0) return '<p class="muted">No model steps.</p>';
   const categories = usedCategories(run.budget);
+  const { written, priced } = costColumns(run);
   const rows = run.budget.slice(0, MAX_HTML_STEP_ROWS).map((row) => {
     const notes = stepNotes(row, run).join(', ');
     return `<tr data-step="${row.step}">${[
@@ -101,6 +109,8 @@ function budgetTable(run: RunReport): string {
       cell(formatCount(row.estimatedTokens), 'number'),
       cell(formatCount(row.reportedInputTokens), 'number'),
       cell(formatCount(row.cachedInputTokens), 'number'),
+      ...(written ? [cell(formatCount(row.cacheWriteTokens), 'number')] : []),
+      ...(priced ? [cell(formatCost(row.cost), 'number')] : []),
       cell(formatPercent(row.errorPercent), 'number'),
       cell(notes, row.failed === undefined ? undefined : 'bad'),
     ].join('')}</tr>`;
@@ -109,8 +119,10 @@ function budgetTable(run: RunReport): string {
     ['step', true],
     ...categories.map((key): [string, boolean] => [categoryLabel(key), true]),
     ['estimate', true],
-    ['reported', true],
+    ['input', true],
     ['cached', true],
+    ...(written ? [['written', true] as [string, boolean]] : []),
+    ...(priced ? [['cost', true] as [string, boolean]] : []),
     ['error', true],
     ['note', false],
   ];
@@ -220,6 +232,7 @@ export function renderHtml(report: InspectReport): string {
     '<body>',
     `<h1>Forge run report: ${escapeHtml(heading)}</h1>`,
     `<p class="muted">forge inspect ${escapeHtml(report.target.argument)} · ${String(report.runs.length)} run(s) · ${report.target.files.map((file) => escapeHtml(file)).join(', ')}</p>`,
+    report.totals === undefined ? '' : `<p class="totals">Totals: ${escapeHtml(totalsLine(report.totals))}</p>`,
     report.runs.length === 0 ? '<p>No run events were found in the trace.</p>' : report.runs.map(runSection).join('\n'),
     problems,
     '</body>',

@@ -12,6 +12,7 @@ function run(runId: string, steps: number): RunReport {
     steps,
     advertisedTools: ['read_file'],
     usage: { inputTokens: 10 },
+    unpricedSteps: steps,
     budget: Array.from({ length: steps }, (_, index) => ({ step: index + 1, estimatedTokens: 100 + index, reportedInputTokens: 101 + index, warned: index % 7 === 0 })),
     warnings: 0,
     compactions: [],

@@ -1,15 +1,20 @@
 import type { Style } from '../output/style.js';
 import {
   categoryLabel,
+  costColumns,
+  costLine,
+  formatCost,
   formatCount,
   formatDuration,
   formatPercent,
   modelName,
   outcomeCounts,
+  pricesLine,
   shortHash,
   stepNotes,
   stepsLine,
   stopLabel,
+  totalsLine,
   usageLine,
   usedCategories,
   windowLine,
@@ -47,8 +52,10 @@ function summary(run: RunReport, style: Style): string[] {
     `  ${label('steps')}${stepsLine(run)}`,
     `  ${label('tools')}${formatCount(run.toolCalls.total)} ${toolWord} (${advertised})`,
     `  ${label('instructions')}${run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`}`,
-    `  ${label('usage')}${usageLine(run.usage)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`,
+    `  ${label('usage')}${usageLine(run.usage, run.cacheHitRatio)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`,
+    `  ${label('cost')}${costLine(run.cost, run.unpricedSteps)}`,
   ];
+  if (run.prices !== undefined) lines.push(`  ${label('prices')}${pricesLine(run.prices)}`);
   if (run.window !== undefined) lines.push(`  ${label('window')}${windowLine(run.window)}`);
   if (run.estimatorFlagged !== undefined) lines.push(`  ${label('estimator')}${style.yellow(run.estimatorFlagged)}`);
   if (run.error !== undefined) lines.push(`  ${label('error')}${style.red(`${run.error.message} (${run.error.code})`)}`);
@@ -63,12 +70,15 @@ function paintStatus(status: string, style: Style): string {
 function budgetTable(run: RunReport, style: Style): string[] {
   if (run.budget.length === 0) return [style.bold('Budget per step'), '  no model steps'];
   const categories = usedCategories(run.budget);
+  const { written, priced } = costColumns(run);
   const columns = [
     { header: 'step', align: 'right' as const },
     ...categories.map((key) => ({ header: categoryLabel(key), align: 'right' as const })),
     { header: 'estimate', align: 'right' as const },
-    { header: 'reported', align: 'right' as const },
+    { header: 'input', align: 'right' as const },
     { header: 'cached', align: 'right' as const },
+    ...(written ? [{ header: 'written', align: 'right' as const }] : []),
+    ...(priced ? [{ header: 'cost', align: 'right' as const }] : []),
     { header: 'error', align: 'right' as const },
     { header: 'note', align: 'left' as const },
   ];
@@ -78,6 +88,8 @@ function budgetTable(run: RunReport, style: Style): string[] {
     formatCount(budget.estimatedTokens),
     formatCount(budget.reportedInputTokens),
     formatCount(budget.cachedInputTokens),
+    ...(written ? [formatCount(budget.cacheWriteTokens)] : []),
+    ...(priced ? [formatCost(budget.cost)] : []),
     errorCell(budget.errorPercent, style),
     noteCell(budget, run, style),
   ];
@@ -94,7 +106,8 @@ function budgetTable(run: RunReport, style: Style): string[] {
     lines.push(style.dim(`  ${formatCount(omitted)} steps not shown; --json or --html FILE lists every step`));
   }
   const error = run.meanAbsoluteErrorPercent === undefined ? 'no step has both an estimate and provider-reported input' : `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute estimate error`;
-  return [style.bold('Budget per step'), ...lines, style.dim(`  ${error}; estimate and reported are input tokens; cached is part of reported`)];
+  const parts = written ? 'cached and written are parts of input' : 'cached is part of input';
+  return [style.bold('Budget per step'), ...lines, style.dim(`  ${error}; estimate is Forge's count of the input, input the provider's; ${parts}`)];
 }
 
 function errorCell(errorPercent: number | undefined, style: Style): TextCell {
@@ -197,7 +210,11 @@ export function renderText(report: InspectReport, style: Style): string {
   if (report.target.kind === 'session') {
     const compactions = report.runs.filter((run) => run.kind === 'compaction').length;
     const manual = compactions === 0 ? '' : ` and ${String(compactions)} manual compaction(s)`;
-    lines.push(style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) + `: ${String(report.runs.length - compactions)} run(s)${manual} with traces`, '');
+    lines.push(style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) + `: ${String(report.runs.length - compactions)} run(s)${manual} with traces`);
+    if (report.totals !== undefined) lines.push(`  ${style.dim('totals'.padEnd(13))}${totalsLine(report.totals)}`);
+    lines.push('');
+  } else if (report.totals !== undefined) {
+    lines.push(`${style.bold(`${String(report.runs.length)} runs`)}: ${totalsLine(report.totals)}`, '');
   }
   if (report.runs.length === 0) lines.push('No run events were found in the trace.', '');
   for (const run of report.runs) lines.push(...runSection(run, style));

@@ -1,3 +1,5 @@
+import type { CostBreakdown } from '@forge/core';
+
 /**
  * The data `forge inspect` shows. The terminal table, `--json` and the HTML page are all
  * renderings of one `InspectReport`; `--json` prints it as it is.
@@ -11,6 +13,8 @@ export interface InspectReport {
   readonly target: InspectTarget;
   /** One entry per run found, in the order their traces were read. */
   readonly runs: readonly RunReport[];
+  /** Usage and cost over every run, when the report covers more than one run or a session. */
+  readonly totals?: UsageTotals;
   /** What was wrong with the traces read; the report covers every line that could be read. */
   readonly problems: readonly TraceProblem[];
   /** Problems beyond those listed (a badly damaged file can have very many). */
@@ -44,6 +48,29 @@ export interface TokenUsage {
   readonly reasoningTokens?: number;
 }
 
+/** Tokens and their cost over some steps or runs. */
+export interface UsageTotals {
+  readonly usage: TokenUsage;
+  /** Input served from the prompt cache over all input reported, 0–1. */
+  readonly cacheHitRatio?: number;
+  /** The priced part: every step whose trace carries a cost. Absent when nothing was priced. */
+  readonly cost?: CostBreakdown;
+  /** Steps that were not priced (a model without prices, usage not reported, or a trace from before prices). */
+  readonly unpricedSteps: number;
+}
+
+/** The prices a run was priced with, as its trace recorded them. */
+export interface RunPrices {
+  readonly inputPerMillion: number;
+  readonly cachedInputPerMillion?: number;
+  readonly cacheWritePerMillion?: number;
+  readonly outputPerMillion: number;
+  readonly source?: string;
+  readonly asOf?: string;
+  readonly reference?: string;
+  readonly note?: string;
+}
+
 export interface RunReport {
   /** `run`: a turn of the agent; `compaction`: a compaction made between runs with `forge compact` or `/compact`. */
   readonly kind: 'run' | 'compaction';
@@ -63,6 +90,14 @@ export interface RunReport {
   readonly instructionsHash?: string;
   readonly advertisedTools: readonly string[];
   readonly usage: TokenUsage;
+  /** Input served from the prompt cache over all input reported, 0–1. */
+  readonly cacheHitRatio?: number;
+  /** Absent when the run's model had no prices (or the trace predates prices): its usage is in tokens only. */
+  readonly prices?: RunPrices;
+  /** The run's cost: from its end event, else the sum of its priced steps. */
+  readonly cost?: CostBreakdown;
+  /** Steps of the run that have no cost. */
+  readonly unpricedSteps: number;
   readonly error?: { readonly code: string; readonly message: string };
   readonly window?: ContextWindow;
   readonly budget: readonly StepBudget[];
@@ -106,7 +141,11 @@ export interface StepBudget {
   readonly reportedInputTokens?: number;
   /** Part of the reported input served from the prompt cache. */
   readonly cachedInputTokens?: number;
+  /** Part of the reported input written to the prompt cache. */
+  readonly cacheWriteTokens?: number;
   readonly outputTokens?: number;
+  /** What the step cost, when its model was priced. */
+  readonly cost?: CostBreakdown;
   /** (estimate − reported) / reported, in percent; positive means the estimate was high. */
   readonly errorPercent?: number;
   readonly finishReason?: string;

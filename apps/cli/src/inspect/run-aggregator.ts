@@ -1,15 +1,9 @@
 import { BoundedList } from './bounded-list.js';
-import type {
-  CompactionRow,
-  ContextWindow,
-  RunOutcome,
-  RunReport,
-  StepBudget,
-  StopRow,
-  TokenUsage,
-} from './report.js';
+import type { CostBreakdown } from '@forge/core';
+import type { CompactionRow, ContextWindow, RunOutcome, RunPrices, RunReport, StepBudget, StopRow, TokenUsage } from './report.js';
 import { ToolCallTally } from './tool-call-tally.js';
-import type { KnownEvent, ParsedEnvelope, TraceUsage } from './trace-schemas.js';
+import type { KnownEvent, ParsedEnvelope } from './trace-schemas.js';
+import { addOptionalCost, addTokenUsage, hitRatioOf, usageOf } from './usage-totals.js';
 
 type EventOf<T extends KnownEvent['type']> = Extract<KnownEvent, { readonly type: T }>;
 
@@ -26,7 +20,9 @@ interface MutableStep {
   confidence?: string;
   reportedInputTokens?: number;
   cachedInputTokens?: number;
+  cacheWriteTokens?: number;
   outputTokens?: number;
+  cost?: CostBreakdown;
   errorPercent?: number;
   finishReason?: string;
   toolCalls?: number;
@@ -35,28 +31,6 @@ interface MutableStep {
   estimateCovers?: 'wrapper';
 }
 
-
-function usageOf(usage: TraceUsage | undefined): TokenUsage {
-  if (usage === undefined) return {};
-  const result: { -readonly [Key in keyof TokenUsage]: TokenUsage[Key] } = {};
-  if (usage.inputTokens !== undefined) result.inputTokens = usage.inputTokens;
-  if (usage.cacheReadTokens !== undefined) result.cacheReadTokens = usage.cacheReadTokens;
-  if (usage.cacheWriteTokens !== undefined) result.cacheWriteTokens = usage.cacheWriteTokens;
-  if (usage.outputTokens !== undefined) result.outputTokens = usage.outputTokens;
-  if (usage.reasoningTokens !== undefined) result.reasoningTokens = usage.reasoningTokens;
-  return result;
-}
-
-function addUsage(total: TokenUsage, step: TokenUsage): TokenUsage {
-  const sum = (left: number | undefined, right: number | undefined) => (left === undefined && right === undefined ? undefined : (left ?? 0) + (right ?? 0));
-  return usageOf({
-    inputTokens: sum(total.inputTokens, step.inputTokens),
-    cacheReadTokens: sum(total.cacheReadTokens, step.cacheReadTokens),
-    cacheWriteTokens: sum(total.cacheWriteTokens, step.cacheWriteTokens),
-    outputTokens: sum(total.outputTokens, step.outputTokens),
-    reasoningTokens: sum(total.reasoningTokens, step.reasoningTokens),
-  });
-}
 
 function isGuardReason(reason: string | undefined): boolean {
   return reason !== undefined && /guard|no[-_ ]progress|attempt/i.test(reason);
@@ -93,6 +67,9 @@ export class RunAggregator {
   private durationMs: number | undefined;
   private endUsage: TokenUsage | undefined;
   private stepUsage: TokenUsage = {};
+  private prices: RunPrices | undefined;
+  private endCost: CostBreakdown | undefined;
+  private stepCost: CostBreakdown | undefined;
   private endSteps: number | undefined;
   private error: { code: string; message: string } | undefined;
   private window: { -readonly [Key in keyof ContextWindow]: ContextWindow[Key] } | undefined;
@@ -207,6 +184,7 @@ export class RunAggregator {
     this.maxSteps = value.maxSteps === 0 ? undefined : value.maxSteps;
     this.instructionsHash = value.instructions?.hash;
     this.advertisedTools = value.tools ?? [];
+    if (value.prices !== undefined) this.prices = { ...value.prices };
   }
 
   private onStepStarted(step: number): void {
@@ -218,9 +196,14 @@ export class RunAggregator {
   private onStepCompleted(value: EventOf<'model.step.completed'>): void {
     const row = this.stepRow(value.step);
     const usage = usageOf(value.usage);
-    this.stepUsage = addUsage(this.stepUsage, usage);
+    this.stepUsage = addTokenUsage(this.stepUsage, usage);
     row.reportedInputTokens = usage.inputTokens ?? row.reportedInputTokens;
     row.cachedInputTokens = usage.cacheReadTokens ?? row.cachedInputTokens;
+    row.cacheWriteTokens = usage.cacheWriteTokens ?? row.cacheWriteTokens;
+    if (value.cost !== undefined) {
+      row.cost = value.cost;
+      this.stepCost = addOptionalCost(this.stepCost, value.cost);
+    }
     row.outputTokens = usage.outputTokens;
     row.finishReason = value.finishReason;
     row.toolCalls = value.toolCalls;
@@ -240,6 +223,7 @@ export class RunAggregator {
     this.durationMs = value.durationMs;
     this.endSteps = value.steps;
     if (value.usage !== undefined) this.endUsage = usageOf(value.usage);
+    if (value.cost !== undefined) this.endCost = value.cost;
     if (value.error !== undefined) this.error = { code: value.error.code, message: value.error.message };
     const reason = value.error === undefined ? undefined : `${value.error.message} (${value.error.code})`;
     const step = value.steps;
@@ -349,6 +333,9 @@ export class RunAggregator {
     const errors = budget.flatMap((row) => (row.errorPercent === undefined ? [] : [Math.abs(row.errorPercent)]));
     const meanAbsoluteErrorPercent = errors.length === 0 ? undefined : roundTo(errors.reduce((sum, value) => sum + value, 0) / errors.length, 1);
     const durationMs = this.durationMs ?? durationBetween(this.firstTimestamp, this.lastTimestamp);
+    const usage = this.endUsage ?? this.stepUsage;
+    const ratio = hitRatioOf(usage);
+    const cost = this.endCost ?? this.stepCost;
     return {
       kind: !this.sawRunStart && this.manualCompaction ? 'compaction' : 'run',
       runId: this.runId,
@@ -364,7 +351,11 @@ export class RunAggregator {
       ...(this.maxSteps === undefined ? {} : { maxSteps: this.maxSteps }),
       ...(this.instructionsHash === undefined ? {} : { instructionsHash: this.instructionsHash }),
       advertisedTools: this.advertisedTools,
-      usage: this.endUsage ?? this.stepUsage,
+      usage,
+      ...(ratio === undefined ? {} : { cacheHitRatio: ratio }),
+      ...(this.prices === undefined ? {} : { prices: this.prices }),
+      ...(cost === undefined ? {} : { cost }),
+      unpricedSteps: budget.filter((row) => row.cost === undefined && (row.reportedInputTokens !== undefined || row.outputTokens !== undefined)).length,
       ...(this.error === undefined ? {} : { error: this.error }),
       ...(this.window === undefined ? {} : { window: this.window }),
       budget,

@@ -38,6 +38,19 @@ function eventSchemas(lenient: boolean) {
     reasoningTokens: optionalNumber,
   });
   const errorSummary = z.object({ code: withDefault(z.string(), 'unknown'), message: withDefault(z.string(), '') });
+  const dollars = z.number().min(0);
+  /** A priced cost as core writes it; a cost in another currency is not one this Forge adds up. */
+  const cost = z.object({ currency: z.literal('USD'), freshInput: dollars, cachedInput: dollars, cacheWrite: dollars, output: dollars, total: dollars });
+  const prices = z.object({
+    inputPerMillion: dollars,
+    cachedInputPerMillion: optional(dollars),
+    cacheWritePerMillion: optional(dollars),
+    outputPerMillion: dollars,
+    source: optionalText,
+    asOf: optionalText,
+    reference: optionalText,
+    note: optionalText,
+  });
   const categories = z.record(z.string(), z.number());
   return {
     runStarted: z.object({
@@ -47,9 +60,10 @@ function eventSchemas(lenient: boolean) {
       tools: optional(z.array(z.string())),
       maxSteps: optional(count),
       engine: optionalText,
+      prices: optional(prices),
     }),
     stepStarted: z.object({ type: z.literal('model.step.started'), step: count }),
-    stepCompleted: z.object({ type: z.literal('model.step.completed'), step: count, finishReason: optionalText, usage: optional(usage), toolCalls: optional(count) }),
+    stepCompleted: z.object({ type: z.literal('model.step.completed'), step: count, finishReason: optionalText, usage: optional(usage), toolCalls: optional(count), cost: optional(cost) }),
     stepFailed: z.object({ type: z.literal('model.step.failed'), step: count, error: optional(errorSummary) }),
     toolStarted: z.object({ type: z.literal('tool.call.started'), step: count, toolCallId: z.string(), toolName: z.string() }),
     toolCompleted: z.object({
@@ -67,6 +81,8 @@ function eventSchemas(lenient: boolean) {
       usage: optional(usage),
       durationMs: optionalNumber,
       error: optional(errorSummary),
+      cost: optional(cost),
+      unpricedSteps: optional(count),
     }),
     /** The preflight estimate before a provider request, flat or nested under `estimate`. */
     budgeted: z.object({
@@ -124,6 +140,7 @@ function eventSchemas(lenient: boolean) {
 type EventSchemas = ReturnType<typeof eventSchemas>;
 
 export type TraceUsage = NonNullable<z.output<EventSchemas['stepCompleted']>['usage']>;
+export type TracePrices = NonNullable<z.output<EventSchemas['runStarted']>['prices']>;
 
 /** Every event the report uses, by type. */
 export type KnownEvent = { [Name in keyof EventSchemas]: z.output<EventSchemas[Name]> }[keyof EventSchemas];

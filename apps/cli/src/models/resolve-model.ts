@@ -1,5 +1,5 @@
 import type { CompatibleModelEntry } from '@forge/config';
-import { AuthError, InvalidInputError, type ModelAdapter } from '@forge/core';
+import { AuthError, InvalidInputError, type ModelAdapter, type PriceSheet } from '@forge/core';
 import { UsageError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { measuringOnly } from './adapter-decorators.js';
@@ -30,6 +30,8 @@ export interface ModelProviderContext {
   readonly chooseWith?: string;
   /** OpenAI-compatible servers from the configuration's `models` (`compatible:<name>`). */
   readonly compatibleModels: readonly CompatibleModelEntry[];
+  /** Prices configured for this very model id (`prices["provider:model"]`); they replace the capability table's. */
+  readonly prices?: PriceSheet;
   /**
    * `measure`: the adapter only estimates (`forge context`), so a missing API key is no error;
    * the adapter refuses to send instead. Default `run`.
@@ -77,14 +79,14 @@ const builtInProviders: readonly ModelProvider[] = [
     name: 'openai',
     async create(modelId, context) {
       const { createOpenAIModel } = await import('@forge/model-openai');
-      return keyed(context, (apiKey) => createOpenAIModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }) }));
+      return keyed(context, (apiKey) => createOpenAIModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
     },
   },
   {
     name: 'deepseek',
     async create(modelId, context) {
       const { createDeepSeekModel } = await import('@forge/model-deepseek');
-      return keyed(context, (apiKey) => createDeepSeekModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }) }));
+      return keyed(context, (apiKey) => createDeepSeekModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
     },
   },
   {
@@ -111,7 +113,7 @@ const builtInProviders: readonly ModelProvider[] = [
           throw new UsageError(`Invalid configuration in ${context.userConfigFile ?? 'the user configuration'}: ${where}: ${reason}; set the path of the model's tokenizer.json, or a family (${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')})`);
         }
       }
-      return keyed(context, (apiKey) => createCompatibleModel({ ...entry, env, ...(apiKey === undefined ? {} : { apiKey }) }));
+      return keyed(context, (apiKey) => createCompatibleModel({ ...entry, env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
     },
   },
 ];
@@ -152,6 +154,11 @@ function missingKeyMessage(error: AuthError, chooseWith = '--model'): string {
   return `${error.variable ?? 'the API key'} is not set; export it or choose another model with ${chooseWith}`;
 }
 
+/** The configured prices of a context, as an adapter factory option. */
+function pricesOf(context: ModelProviderContext): { readonly prices?: PriceSheet } {
+  return context.prices === undefined ? {} : { prices: context.prices };
+}
+
 /** Splits `provider:model`; a value without a provider or a model part is a usage error. */
 export function parseModelIdentifier(value: string, chooseWith = '--model'): ModelIdentifier {
   const colon = value.indexOf(':');
@@ -178,9 +185,12 @@ export async function resolveModel(
     readonly userConfigFile?: string;
     /** How the user picks another model, named in errors (default `--model`). */
     readonly chooseWith?: string;
+    /** Configured prices by model id (`openai:gpt-5.1`). */
+    readonly prices?: ReadonlyMap<string, PriceSheet>;
   },
 ): Promise<ModelAdapter> {
   const { provider, modelId } = parseModelIdentifier(value, options.chooseWith);
+  const prices = options.prices?.get(`${provider}:${modelId}`);
   const providers = [...(options.extraProviders ?? []), ...builtInProviders];
   const found = providers.find((candidate) => candidate.name === provider);
   if (found === undefined) {
@@ -193,5 +203,6 @@ export async function resolveModel(
     ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
     ...(options.userConfigFile === undefined ? {} : { userConfigFile: options.userConfigFile }),
     ...(options.chooseWith === undefined ? {} : { chooseWith: options.chooseWith }),
+    ...(prices === undefined ? {} : { prices }),
   });
 }

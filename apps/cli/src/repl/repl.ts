@@ -22,6 +22,7 @@ import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
 import { describeSwitch, refreshContextUse } from './session-slash-commands.js';
 import { closestMatch } from '../suggest.js';
+import { sessionCostFromTraces } from '../session/session-cost.js';
 import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
 import { ContextUseTracker, renderStatusLine } from './status-line.js';
 
@@ -92,10 +93,11 @@ async function runRepl(options: {
   const session = await ReplSession.open({ choice, settings, workspaceRoot: engine.root, history });
   const { config } = (await loadCliConfig({ io, globals: options.globals })).loaded;
   const contextUse = new ContextUseTracker();
+  contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
   const width = () => (io.stdout.isTTY === true ? Math.max(20, io.stdout.columns ?? 80) : Infinity);
   const context: ReplContext = { engine, style, history, session, config, contextUse, width, print };
   // The footer is for people at a terminal; piped output stays a plain transcript.
-  const footer = () => (io.stdout.isTTY === true ? renderStatusLine({ model: engine.modelLabel, mode: engine.contextMode, use: contextUse.current, style }) : '');
+  const footer = () => (io.stdout.isTTY === true ? renderStatusLine({ model: engine.modelLabel, mode: engine.contextMode, use: contextUse.current, style, costs: contextUse.costs }) : '');
 
   const activeReader = createLineReader({ input: io.stdin, output: io.stdout, completer: (line: string) => completeSlashCommand(line, context) });
   options.setReader(activeReader);
@@ -151,7 +153,10 @@ async function runRepl(options: {
       if (text.trimStart().startsWith('/')) {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
-        if (session.id !== sessionBefore) await refreshContextUse(context);
+        if (session.id !== sessionBefore) {
+          contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
+          await refreshContextUse(context);
+        }
         continue;
       }
       activeRun = new AbortController();

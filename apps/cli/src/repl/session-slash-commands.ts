@@ -1,8 +1,7 @@
 import type { Style } from '../output/style.js';
-import { renderContextReport, type ContextPolicy, type ContextReport, type ModelAdapter, type ToolDefinition } from '@forge/core';
-import { workspaceArtifactHashes } from '@forge/tools';
+import { renderContextReport, type ContextPolicy, type ContextReport, type InstructionSnapshot, type ModelAdapter, type ToolDefinition } from '@forge/core';
+import { contextToolOffer, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
-import { SYSTEM_PROMPT } from '../agent/system-prompt.js';
 import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
 import { checkpointViewTokens, compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
@@ -81,10 +80,23 @@ const startNew: SlashCommand = {
  * mode: the native engine's own; for Codex, an estimation-only stand-in and mode compact (the
  * view the Codex engine is given).
  */
-function counting(context: ReplContext): { readonly model: ModelAdapter; readonly policy: ContextPolicy; readonly tools: readonly ToolDefinition[] } {
+interface Counting {
+  readonly model: ModelAdapter;
+  readonly policy: ContextPolicy;
+  readonly tools: readonly ToolDefinition[];
+  readonly instructions: () => Promise<InstructionSnapshot>;
+}
+
+/** What a compaction from the REPL is measured against: the engine's next request when it can say, else a conservative estimate. */
+function counting(context: ReplContext): Counting {
   const subject = context.engine.contextSubject?.();
-  if (subject === undefined) return { model: estimationOnlyModel(context.engine.modelLabel), policy: { ...context.config.context, mode: 'compact' }, tools: [] };
-  return { model: subject.model, policy: subject.context, tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) };
+  if (subject === undefined) {
+    const mode = context.engine.contextMode ?? context.config.context.mode;
+    const systemPrompt = systemPromptFor(mode, contextToolOffer(mode, context.config.contextTools));
+    const warn = (message: string) => context.print(`${context.style.yellow(`warning: ${message}`)}\n`);
+    return { model: estimationOnlyModel(context.engine.modelLabel), policy: { ...context.config.context, mode: 'compact' }, tools: [], instructions: workspaceInstructions(context.engine.root, systemPrompt, warn) };
+  }
+  return { model: subject.model, policy: subject.context, tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), instructions: subject.instructions };
 }
 
 const compact: SlashCommand = {
@@ -109,7 +121,7 @@ const compact: SlashCommand = {
     }
     const { settings } = context.session;
     const root = context.engine.root;
-    const { model, policy, tools } = counting(context);
+    const { model, policy, tools, instructions } = counting(context);
     try {
       const summarizedThrough = context.session.summarizedThrough;
       // A preview installs nothing and writes no trace; the real compaction is traced like a run.
@@ -118,10 +130,11 @@ const compact: SlashCommand = {
       const result = await context.session
         .compact({
           model,
-          instructions: workspaceInstructions(root, SYSTEM_PROMPT, (message) => context.print(`${context.style.yellow(`warning: ${message}`)}\n`)),
+          instructions,
           tools,
           context: policy,
-          ...(compaction === undefined ? {} : { compaction }),
+          // As a turn's own compaction does: every user request and the constraints in them are kept.
+          compaction: { ...compaction, requests: 'all' },
           artifactHashes: workspaceArtifactHashes(root),
           ...(argument === '' || preview ? {} : { focus: argument }),
           ...(preview ? { preview: true } : {}),
@@ -170,7 +183,7 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
   const subject = engine.contextSubject?.();
   if (subject === undefined) return undefined;
   const view = await context.session.nextView(subject.model, subject.context.mode, workspaceArtifactHashes(engine.root));
-  return measureNextRequest(subject, { view, transcript: context.session.messages });
+  return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar);
 }
 
 /**
@@ -178,6 +191,8 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
  * changed it (`/compact`, `/resume`, `/model`). A session with no messages yet shows `context –`.
  */
 export async function refreshContextUse(context: ReplContext): Promise<void> {
+  // The next request no longer starts like the last one sent, so its warm price is unknown.
+  context.contextUse.costs.forgetPrefix();
   try {
     const report = context.session.messages.length === 0 ? undefined : await nextRequestReport(context);
     if (report === undefined) context.contextUse.reset();

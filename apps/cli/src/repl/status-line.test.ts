@@ -35,6 +35,22 @@ describe('renderStatusLine', () => {
     expect(tracker.current).toBeUndefined();
   });
 
+  it("adds the session's cost so far and the next request's once a priced step completed, and forgets the next on reset", () => {
+    const tracker = new ContextUseTracker();
+    const prices = { currency: 'USD', inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 4, source: 'table' };
+    tracker.costs.start({ cost: { currency: 'USD', freshInput: 0.01, cachedInput: 0, cacheWrite: 0, output: 0.01, total: 0.02 }, inputTokens: 10_000, cachedTokens: 0, unpricedSteps: 0 });
+    expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe('─ m:x · mode warn · context – · $0.02 so far\n');
+    tracker.observe({ type: 'run.started', prices });
+    tracker.observe({ type: 'model.step.completed', usage: { inputTokens: 20_000, cacheReadTokens: 10_000, outputTokens: 1000 }, cost: { currency: 'USD', freshInput: 0.01, cachedInput: 0.001, cacheWrite: 0, output: 0.004, total: 0.015 } });
+    // next: 21,000 in, the 20,000 sent last cached: 1,000 × $1 + 20,000 × $0.1 per 1M
+    expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe('─ m:x · mode warn · context – · $0.035 so far · next ~$0.003\n');
+    expect(tracker.costs.soFar?.cacheHitRatio).toBeCloseTo(1 / 3, 12);
+    tracker.reset();
+    expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe('─ m:x · mode warn · context – · $0.035 so far\n');
+    tracker.costs.start(undefined);
+    expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe('─ m:x · mode warn · context –\n');
+  });
+
   it('colours a full context red', () => {
     const line = renderStatusLine({ model: 'm:x', mode: 'warn', use: { usedTokens: 10, availableInputTokens: 10, exact: true }, style: createStyle(true) });
     expect(line).toContain('\u001b[31mcontext 10 / 10 (100%)\u001b[39m');

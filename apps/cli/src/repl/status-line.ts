@@ -1,5 +1,6 @@
-import type { ContextMode } from '@forge/core';
+import { formatDollars, type ContextMode } from '@forge/core';
 import type { Style } from '../output/style.js';
+import { SessionCostTracker } from '../session/session-cost.js';
 
 /** The context use of the latest request, from its `context.budgeted` event. */
 export interface ContextUse {
@@ -20,7 +21,11 @@ interface BudgetedFields {
   readonly engine?: unknown;
   readonly availableInputTokens?: unknown;
   readonly estimate?: { readonly tokens?: unknown; readonly confidence?: unknown };
-  /** `codex.usage.recorded`: what Codex reported for its latest model call (see `CodexReport`). */
+  /** `run.started`: the price sheet, for the session's cost. */
+  readonly prices?: unknown;
+  /** `model.step.completed`: the step's cost. */
+  readonly cost?: unknown;
+  /** `codex.usage.recorded`: what Codex reported for its latest model call (see `CodexReport`); `model.step.completed`: the step's usage. */
   readonly usage?: unknown;
 }
 
@@ -38,6 +43,8 @@ interface CodexReport {
 export class ContextUseTracker {
   private latest: ContextUse | undefined;
   private latestWrapper: number | undefined;
+  /** The session's cost so far and the next request's, from the same events. */
+  readonly costs = new SessionCostTracker();
 
   get current(): ContextUse | undefined {
     return this.latest;
@@ -49,6 +56,7 @@ export class ContextUseTracker {
   }
 
   observe(event: BudgetedFields): void {
+    this.costs.observe(event);
     if (event.type === 'codex.usage.recorded') {
       const report = (typeof event.usage === 'object' && event.usage !== null ? event.usage : {}) as CodexReport;
       const last = report.last;
@@ -79,9 +87,11 @@ export class ContextUseTracker {
     this.latest = { usedTokens: budget.estimate.tokens, availableInputTokens: budget.availableInputTokens, exact: budget.estimate.confidence === 'exact' };
   }
 
+  /** The next request will differ from the latest (a compaction, another model): its figures no longer apply. */
   reset(): void {
     this.latest = undefined;
     this.latestWrapper = undefined;
+    this.costs.forgetPrefix();
   }
 }
 
@@ -94,15 +104,18 @@ export function compactTokens(tokens: number): string {
 
 /**
  * The REPL footer: model, context mode and context use, e.g.
- * `openai:gpt-5 · mode warn · context ~12.3k / 262k (5%)`. `~` marks an estimate; before the
- * first request of a session the use is unknown (`context –`). On the Codex engine the figure is
- * Codex's own report of its latest model call against the window it counts, so labelled.
+ * `openai:gpt-5 · mode warn · context ~12.3k / 262k (5%) · $0.042 so far · next ~$0.0040`. `~`
+ * marks an estimate; before the first request of a session the use is unknown (`context –`). On
+ * the Codex engine the figure is Codex's own report of its latest model call against the window it
+ * counts, so labelled. The cost appears once a priced step completed; the next request's input
+ * cost assumes the provider still caches the last request.
  */
 export function renderStatusLine(options: {
   readonly model: string;
   readonly mode: ContextMode | undefined;
   readonly use: ContextUse | undefined;
   readonly style: Style;
+  readonly costs?: SessionCostTracker;
 }): string {
   const { use, style } = options;
   const parts = [options.model];
@@ -116,5 +129,9 @@ export function renderStatusLine(options: {
       (use.reportedBy === 'codex' ? ' reported by Codex' : '');
     parts.push(share >= 100 ? style.red(figure) : share >= 80 ? style.yellow(figure) : figure);
   }
+  const soFar = options.costs?.soFar;
+  if (soFar !== undefined) parts.push(`${formatDollars(soFar.cost.total)} so far`);
+  const next = options.costs?.nextInputCost;
+  if (next !== undefined) parts.push(`next ~${formatDollars(next)}`);
   return `${style.dim('─')} ${parts.join(style.dim(' · '))}\n`;
 }

@@ -1,5 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { ModelCapabilities, TokenEstimateMethod } from '../model/adapter.js';
+import { checkPriceSheet, type PriceSheet } from '../pricing/price-sheet.js';
+import type { PromptCacheRules } from '../pricing/prompt-cache.js';
 import { DEFAULT_CONTEXT_POLICY } from './policy.js';
 
 /**
@@ -14,6 +16,8 @@ export interface CapabilityTableEntry {
   readonly contextWindowTokens: number;
   readonly maxOutputTokens?: number;
   readonly maxInputTokens?: number;
+  /** Published prices, dated (source `table`). */
+  readonly prices?: PriceSheet;
 }
 
 /** Limits a user configured for a model; they override the table field by field. */
@@ -27,6 +31,10 @@ export interface ResolveCapabilitiesOptions {
   /** The adapter's table lookup (exact ids, dated snapshots, aliases); undefined when unknown. */
   readonly lookup: (modelId: string) => CapabilityTableEntry | undefined;
   readonly configured?: ConfiguredLimits;
+  /** Prices set in configuration: they replace the table's sheet as a whole (source `config`). */
+  readonly configuredPrices?: PriceSheet;
+  /** How the provider caches prefixes; the same for every model of an adapter. */
+  readonly promptCache?: PromptCacheRules;
   /** Window for a model neither the table nor configuration knows (default 32,768). */
   readonly fallbackContextWindowTokens?: number;
   readonly estimation: TokenEstimateMethod;
@@ -43,7 +51,8 @@ function checkTokens(value: number | undefined, what: string): void {
 /**
  * The capabilities of one model and where they came from: `config` when configuration sets the
  * window, `table` when the adapter's table knows the id, otherwise `fallback` — a conservative
- * configured window, never an optimistic guess from a similar-looking id.
+ * configured window, never an optimistic guess from a similar-looking id. Prices follow the same
+ * rule with their own provenance (`prices.source`): configured, else the table's, else none.
  */
 export function resolveModelCapabilities(options: ResolveCapabilitiesOptions): ContextCapabilities {
   checkTokens(options.configured?.contextWindowTokens, `The configured context window of ${options.modelId}`);
@@ -58,6 +67,8 @@ export function resolveModelCapabilities(options: ResolveCapabilitiesOptions): C
   const maxOutputTokens = options.configured?.maxOutputTokens ?? entry?.maxOutputTokens;
   // A table's input cap belongs to the table's window; a configured window replaces both.
   const maxInputTokens = configuredWindow === undefined ? entry?.maxInputTokens : undefined;
+  // A configured sheet replaces the table's whole: mixing one field of the user's rate with the rest of a published one would price neither.
+  const prices = options.configuredPrices === undefined ? entry?.prices : checkPriceSheet(options.configuredPrices, `The configured prices of ${options.modelId}`);
   return {
     contextWindowTokens,
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
@@ -66,6 +77,8 @@ export function resolveModelCapabilities(options: ResolveCapabilitiesOptions): C
     continuationProjection: options.continuationProjection ?? 'adapter-owned',
     estimation: options.estimation,
     source,
+    ...(prices === undefined ? {} : { prices }),
+    ...(options.promptCache === undefined ? {} : { promptCache: options.promptCache }),
   };
 }
 

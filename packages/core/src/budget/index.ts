@@ -36,7 +36,7 @@ export { preflightRequest, reconcileStep, type PreflightOptions, type PreflightR
 export { CONTEXT_MODES, DEFAULT_CONTEXT_POLICY, resolveContextPolicy, type ContextMode, type ContextPolicy } from './policy.js';
 export { reconcileUsage, type UsageReconciliation } from './reconcile.js';
 export { renderContextReport, type RenderContextOptions } from './render.js';
-export { measureContext, type CheckpointProvenance, type ContextReport, type MeasureContextOptions, type ToolGroupCost } from './report.js';
+export { measureContext, type CheckpointProvenance, type ContextReport, type MeasureContextOptions, type SessionCost, type ToolGroupCost } from './report.js';
 export {
   createRequestEstimator,
   DEFAULT_FRAMING_OVERHEAD,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest, TokenEstimate } from '../model/adapter.js';
+import { OPENAI_PROMPT_CACHE } from '../pricing/prompt-cache.js';
 import { ScriptedModel } from '../testing/index.js';
 import { createEstimatorAccuracyTracker } from './accuracy-tracker.js';
 import { resolveContextPolicy } from './policy.js';
@@ -61,6 +62,7 @@ describe('renderContextReport', () => {
         Room for history 114,008 (available − mandatory 5,800 − checkpoint)
         Session          40 messages: [0, 38) in the checkpoint, [38, 40) verbatim, none left out
         Checkpoint       cp_0123456789abcdef, strategy forge-state, summarizes messages [0, 38), source aaaaaaaaaaaa
+        Prices           not known for this model: costs are shown in tokens only (set "prices" in your user configuration)
       "
     `);
   });
@@ -87,6 +89,22 @@ describe('renderContextReport', () => {
     expect(grouped.toolGroups).toEqual([{ name: 'built-in', tools: 1, tokens: 2300 }]);
     expect(renderContextReport(grouped, { color: false })).toMatch(/^\s+built-in\s+2,300\s+1 tool$/m);
     expect(renderContextReport(report, { color: true })).toContain('\u001b[');
+  });
+
+  it("prices a priced model's next request cold and warm, with the figures' source, and the session so far", async () => {
+    const prices = { currency: 'USD', inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'table', asOf: '2026-12-01', reference: 'https://example.test/pricing' } as const;
+    const model = new ScriptedModel([], { capabilities: { prices, promptCache: OPENAI_PROMPT_CACHE }, estimate: () => estimate('exact') });
+    const sessionCost = { cost: { currency: 'USD', freshInput: 0.1, cachedInput: 0.02, cacheWrite: 0, output: 0.3, total: 0.42 }, cacheHitRatio: 0.68 } as const;
+    const report = await measureContext({ model, request, policy: resolveContextPolicy(), sessionCost });
+    // everything but the current request may be cached: 46,680 tokens, which OpenAI caches as 46,592 (1,024 + whole steps of 128)
+    expect(report.nextRequestCost).toMatchObject({ inputTokens: 46_800, cacheableTokens: 46_592, reservedOutputTokens: 4096 });
+    expect(report.nextRequestCost?.coldInput).toBeCloseTo(0.0585, 12);
+    expect(report.nextRequestCost?.warmInput).toBeCloseTo((208 * 1.25 + 46_592 * 0.125) / 1e6, 12);
+    const text = renderContextReport(report, { color: false });
+    expect(text).toContain('  Prices           $1.25 input · $0.125 cached · $10 output per 1M tokens\n                   from the capability table, as of 2026-12-01, https://example.test/pricing\n');
+    expect(text).toContain('  Next request     input $0.0585 with a cold cache, $0.00608 if 46,592 are read from the prompt cache\n');
+    expect(text).toContain('                   output up to $0.041 (the 4,096 reserved)\n');
+    expect(text).toContain('  Session so far   $0.42, 68% of input cached\n');
   });
 
   it('is the same data as JSON', async () => {

@@ -1,4 +1,5 @@
 import type { CapabilitySource, TokenCategories, TokenEstimateMethod } from '../model/adapter.js';
+import { describePrices, describePriceSource, formatDollars } from '../pricing/format.js';
 import type { BudgetDecision } from './budget.js';
 import type { ViewDecision } from '../view/request-view.js';
 import { formatMessageRange, formatTokens } from './messages.js';
@@ -131,6 +132,7 @@ export function renderContextReport(report: ContextReport, options: RenderContex
     ].filter((part): part is string => part !== undefined);
     lines.push(`  Checkpoint       ${parts.join(', ')}`);
   }
+  lines.push(...costLines(report, color));
   if (report.accuracy !== undefined && report.accuracy.samples > 0) {
     const { meanErrorPercent, samples, unsafeForAutoCompaction } = report.accuracy;
     const sign = meanErrorPercent > 0 ? '+' : '';
@@ -138,6 +140,26 @@ export function renderContextReport(report: ContextReport, options: RenderContex
     lines.push(`  Estimate error   ${sign}${meanErrorPercent}% on average over ${samples} step${samples === 1 ? '' : 's'}${flag}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Prices, the next request's cost cold and warm, and the session's cost so far; or why there is no cost. */
+function costLines(report: ContextReport, color: boolean): string[] {
+  const cost = report.nextRequestCost;
+  if (cost === undefined) {
+    return [`  Prices           ${paint('not known for this model: costs are shown in tokens only (set "prices" in your user configuration)', 2, color)}`];
+  }
+  const lines = [`  Prices           ${describePrices(cost.prices)}`, `                   from the ${describePriceSource(cost.prices)}`];
+  if (cost.prices.note !== undefined) lines.push(`                   ${cost.prices.note}`);
+  const warm = cost.cacheableTokens > 0 ? `, ${formatDollars(cost.warmInput)} if ${formatTokens(cost.cacheableTokens)} are read from the prompt cache` : '';
+  lines.push(`  Next request     input ${formatDollars(cost.coldInput)} with a cold cache${warm}`);
+  lines.push(`                   output up to ${formatDollars(cost.outputUpTo)} (the ${formatTokens(cost.reservedOutputTokens)} reserved)`);
+  const session = report.sessionCost;
+  if (session !== undefined) {
+    const cached = session.cacheHitRatio === undefined ? '' : `, ${Math.round(session.cacheHitRatio * 100)}% of input cached`;
+    const unpriced = session.unpricedSteps === undefined ? '' : `; ${session.unpricedSteps} step${session.unpricedSteps === 1 ? '' : 's'} not priced (usage not reported)`;
+    lines.push(`  Session so far   ${formatDollars(session.cost.total)}${cached}${unpriced}`);
+  }
+  return lines;
 }
 
 function renderBar(report: ContextReport, options: RenderContextOptions): string {

@@ -1,5 +1,7 @@
 import type { ModelAdapter, ModelRequest, ToolDefinition } from '../model/adapter.js';
-import { budgetRequest, decideRequest, type ViewDecision, type ViewSummary } from '../view/request-view.js';
+import type { CostBreakdown } from '../pricing/price-usage.js';
+import { estimateRequestCost, type RequestCostEstimate } from '../pricing/request-cost.js';
+import { budgetOfEstimate, decideRequest, type ViewDecision, type ViewSummary } from '../view/request-view.js';
 import type { EstimatorAccuracy } from './accuracy-tracker.js';
 import type { ContextBudget } from './budget.js';
 import type { ContextPolicy } from './policy.js';
@@ -41,6 +43,19 @@ export interface ContextReport {
   readonly checkpoint?: CheckpointProvenance;
   /** Estimate-versus-usage statistics of this model in this process, when any step completed. */
   readonly accuracy?: EstimatorAccuracy;
+  /** What the next request will cost, cold and warm, for a model with prices. */
+  readonly nextRequestCost?: RequestCostEstimate;
+  /** What the session has cost so far, when the caller knows (the REPL). */
+  readonly sessionCost?: SessionCost;
+}
+
+/** The priced cost of a session so far. */
+export interface SessionCost {
+  readonly cost: CostBreakdown;
+  /** Input served from the prompt cache over all input, 0–1. */
+  readonly cacheHitRatio?: number;
+  /** Steps whose usage could not be priced (not in `cost`). */
+  readonly unpricedSteps?: number;
 }
 
 export interface MeasureContextOptions {
@@ -55,17 +70,35 @@ export interface MeasureContextOptions {
   readonly view?: ViewSummary;
   /** Groups of `request.tools` to cost separately (built-in tools, each MCP server). */
   readonly toolGroups?: readonly { readonly name: string; readonly tools: readonly ToolDefinition[] }[];
+  readonly sessionCost?: SessionCost;
+  /**
+   * Tokens at the start of the request an earlier request of the conversation left in the cache.
+   * Default: everything but the current request and this run's continuation — the best case.
+   */
+  readonly sharedPrefixTokens?: number;
 }
 
 /** Estimates a request without sending it and returns the report `forge context` renders. */
 export async function measureContext(options: MeasureContextOptions): Promise<ContextReport> {
   const { model, request } = options;
-  const budget = await budgetRequest(model, request, options.policy);
+  const estimate = await model.estimateRequestTokens(request);
+  const budget = budgetOfEstimate(model, request, estimate, options.policy);
   const toolGroups: ToolGroupCost[] = [];
   for (const group of options.toolGroups ?? []) {
     const alone = await model.estimateRequestTokens({ ...request, tools: group.tools });
     toolGroups.push({ name: group.name, tools: group.tools.length, tokens: alone.categories.toolSchemas });
   }
+  const { prices, promptCache } = model.capabilities;
+  const nextRequestCost =
+    prices === undefined
+      ? undefined
+      : estimateRequestCost({
+          prices,
+          inputTokens: estimate.tokens,
+          sharedPrefixTokens: options.sharedPrefixTokens ?? estimate.tokens - estimate.categories.request - estimate.categories.continuation,
+          reservedOutputTokens: budget.requestedOutputTokens,
+          ...(promptCache === undefined ? {} : { promptCache }),
+        });
   return {
     model: { provider: model.provider, modelId: model.modelId },
     budget,
@@ -78,5 +111,7 @@ export async function measureContext(options: MeasureContextOptions): Promise<Co
     ...(options.instructionsHash === undefined ? {} : { instructionsHash: options.instructionsHash }),
     ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
     ...(options.accuracy === undefined ? {} : { accuracy: options.accuracy }),
+    ...(nextRequestCost === undefined ? {} : { nextRequestCost }),
+    ...(options.sessionCost === undefined ? {} : { sessionCost: options.sessionCost }),
   };
 }

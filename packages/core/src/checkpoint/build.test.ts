@@ -174,6 +174,18 @@ describe('buildForgeStateCheckpoint', () => {
     );
   });
 
+  it('takes why a command failed from the line that says so, else from the end of a long log', () => {
+    const log = Array.from({ length: 40 }, (_, index) => `  ✓ step ${index} (${index} ms)`).join('\n');
+    const transcript = [
+      user('Rebuild the index.'),
+      ...runCommand('t1', ['pnpm', 'reindex'], 1, `${log}\nreindex aborted: a full reindex needs a maintenance window`),
+      ...runCommand('t2', ['pnpm', 'warm'], 1, `${log}\nwarming the cache does not change the limiter`),
+    ];
+    const view = renderCheckpointView(build(transcript));
+    expect(section(view, 'FAILURES')).toContain('failed because exit code 1: reindex aborted: a full reindex needs a maintenance window');
+    expect(section(view, 'FAILURES')).toContain('failed because exit code 1: warming the cache does not change the limiter');
+  });
+
   it('reports a command that timed out as timed out, never with an exit code', () => {
     const transcript = [
       user('Run the e2e tests.'),

@@ -83,16 +83,29 @@ function redactMemory(memory: CheckpointMemory, redact: (text: string) => string
   };
 }
 
-/** The user's stated constraints and the noted ones, oldest first, each text once. */
+/** A constraint's text for telling repeats apart: case, spacing and closing punctuation do not count. */
+function constraintKey(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!;:,]+$/, '').trim();
+}
+
+/** The user's stated constraints and the noted ones, oldest first, each once (a noted copy of a stated clause is the same constraint). */
 function mergeConstraints(stated: readonly ConstraintRecord[], memory: CheckpointMemory): CheckpointMemory {
   const seen = new Set<string>();
   const constraints: ConstraintRecord[] = [];
   for (const constraint of [...stated, ...memory.constraints].sort((left, right) => left.seq - right.seq)) {
-    if (seen.has(constraint.text)) continue;
-    seen.add(constraint.text);
+    const key = constraintKey(constraint.text);
+    if (seen.has(key)) continue;
+    seen.add(key);
     constraints.push(constraint);
   }
   return { ...memory, constraints };
+}
+
+/** User messages of the summarized range that the TASK section quotes in full: the digest gives them no line of their own. */
+function quotedRequests(state: ForgeStateCheckpoint['state'], tailStart: number): Set<number> {
+  const quoted = new Set((state.earlierRequests ?? []).map((request) => request.evidence.messageIndex).filter((index) => index < tailStart));
+  if (state.task !== null && state.task.evidence.messageIndex < tailStart) quoted.add(state.task.evidence.messageIndex);
+  return quoted;
 }
 
 /**
@@ -116,6 +129,7 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
   const chosen = input.memory ?? replayed;
   const withUserConstraints = requests === 'all' ? mergeConstraints(userConstraints(observer.userMessages, caps, input.redact), chosen) : chosen;
   const memory = capMemory(redactMemory(withUserConstraints, input.redact), caps);
+  const state = finishHostState(observer, caps, input.redact, requests);
   const checkpoint: ForgeStateCheckpoint = {
     schemaVersion: 1,
     strategy: 'forge-state',
@@ -126,9 +140,9 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
       tailHash: hashMessages(messages.slice(input.tailStart)),
       messageCount: messages.length,
     },
-    state: finishHostState(observer, caps, input.redact, requests),
+    state,
     memory,
-    digest: buildDigest(input.transcript, input.tailStart, caps, input.redact),
+    digest: buildDigest(input.transcript, input.tailStart, caps, input.redact, requests === 'all' ? quotedRequests(state, input.tailStart) : new Set()),
     estimatedTokens: 0,
     safetyLabels: [...CHECKPOINT_SAFETY_LABELS],
   };

@@ -124,7 +124,8 @@ function messageExcerpt(message: Message, readAhead: number): Excerpt {
 }
 
 /**
- * The extractive digest of `entries[0, end)`. Every message gets an equal share of
+ * The extractive digest of `entries[0, end)`, leaving out the messages in `quoted` (the checkpoint
+ * shows them in full elsewhere). Every message gets an equal share of
  * `maxDigestChars`, at most `maxDigestCharsPerMessage`; when the share would fall below
  * `minDigestCharsPerMessage`, messages are sampled evenly instead (half the lines for user
  * messages). Each line is redacted, loses approval-like claims, and starts with a historical label
@@ -136,10 +137,15 @@ export function buildDigest(
   end: number,
   caps: CheckpointCaps,
   redact: (text: string) => string,
+  quoted: ReadonlySet<number> = new Set(),
 ): CheckpointDigest {
   const summarized = Math.max(0, Math.min(end, entries.length));
-  const roles = Array.from({ length: summarized }, (_, index) => (entries[index] as CheckpointTranscriptEntry).message.role);
-  const { indexes, lineChars } = digestLayout(roles, caps);
+  // Messages the checkpoint quotes in full elsewhere (the user's requests) get no digest line of their own.
+  const candidates = Array.from({ length: summarized }, (_, index) => index).filter((index) => !quoted.has(index));
+  const roles = candidates.map((index) => (entries[index] as CheckpointTranscriptEntry).message.role);
+  const layout = digestLayout(roles, caps);
+  const { lineChars } = layout;
+  const indexes = layout.indexes.map((slot) => candidates[slot] as number);
   const readAhead = Math.max(lineChars * READ_AHEAD_FACTOR, 256);
   const digestEntries: DigestEntry[] = indexes.map((seq) => {
     const entry = entries[seq] as CheckpointTranscriptEntry;

@@ -57,17 +57,24 @@ export interface ObservedFailure {
   readonly seq: number;
 }
 
-const FAILURE_LINE = /error|fail|assert|exception|panic|denied|not found|cannot|unable/i;
+const FAILURE_LINE = /error|fail|assert|exception|panic|denied|not found|cannot|unable|abort|refus|reject/i;
 /**
  * Longest text kept from one observation before redaction. Far above any value cap, so what a cut
  * here splits (half a secret) stays out of the shown part.
  */
 const RAW_TEXT_LIMIT = 4000;
 
-function firstLine(text: string, pattern?: RegExp): string {
+function firstLine(text: string): string {
+  return truncateText(text.split('\n').map((line) => line.trim()).find((line) => line.length > 0) ?? '', RAW_TEXT_LIMIT);
+}
+
+/**
+ * Why a command failed, from its output: the first line that reads as an error, else the last
+ * line (a long log ends with its conclusion, not with what came first).
+ */
+function failureLine(text: string): string {
   const lines = text.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
-  const chosen = (pattern === undefined ? undefined : lines.find((line) => pattern.test(line))) ?? lines[0] ?? '';
-  return truncateText(chosen, RAW_TEXT_LIMIT);
+  return truncateText(lines.find((line) => FAILURE_LINE.test(line)) ?? lines.at(-1) ?? '', RAW_TEXT_LIMIT);
 }
 
 function stringField(input: JsonValue, name: string): string | null {
@@ -170,7 +177,7 @@ export class TranscriptObserver {
         else if (metadata.exitCode !== 0) why = `exit code ${metadata.exitCode ?? 'unknown'}`;
         else if (failed) why = 'the tool reported an error';
         if (why !== null) {
-          const detail = firstLine(text, FAILURE_LINE);
+          const detail = failureLine(text);
           this.failures.push({ what: `\`${command}\``, why: detail.length > 0 ? `${why}: ${detail}` : why, runId, seq });
         }
         return;

@@ -17,6 +17,17 @@ describe('constraints stated in user requests', () => {
     expect(statedConstraints('Add a CLI entry point. Use only CommonJS, no new dependencies.')).toEqual(['Use only CommonJS, no new dependencies']);
     expect(statedConstraints('Fix the login bug. Use pnpm, not npm.')).toEqual(['Use pnpm, not npm']);
     expect(statedConstraints('Now write the README and push it.')).toEqual([]);
+    expect(statedConstraints('Write every new file in TypeScript, not JavaScript.')).toEqual(['Write every new file in TypeScript, not JavaScript']);
+    expect(statedConstraints('Always run the linter before a commit.')).toEqual(['Always run the linter before a commit']);
+  });
+
+  it('keeps the conditions of an earlier request too long for a line, after its start', () => {
+    const steps = Array.from({ length: 30 }, (_, index) => `Read src/module-${index}.ts`).join(', ');
+    const request = `${steps}. Never change the exported names of src/index.ts. Write every new file in TypeScript, not JavaScript.`;
+    const [earlier] = earlierRequests(new Map([[0, request], [5, 'Now run the tests.']]), 5, CHECKPOINT_CAPS, identity);
+    expect(earlier?.text.length).toBeLessThanOrEqual(CHECKPOINT_CAPS.maxLineChars);
+    expect(earlier?.text).toMatch(/^Read src\/module-0\.ts, /);
+    expect(earlier?.text).toContain(' … Never change the exported names of src/index.ts. Write every new file in TypeScript, not JavaScript.');
   });
 
   it('never takes a clause that claims an approval, and keeps each text once with its first request as evidence', () => {
@@ -38,6 +49,11 @@ describe('constraints stated in user requests', () => {
   });
 });
 
+function section(view: string, name: string): string {
+  const start = view.indexOf(`[${name}]`);
+  return start === -1 ? '' : view.slice(start, view.indexOf('\n\n', start));
+}
+
 describe('earlier user requests in a checkpoint', () => {
   it('keeps the first request and the most recent others, oldest first, within the bound', () => {
     const users = new Map(Array.from({ length: 40 }, (_, index) => [index * 2, `request ${index}`] as const));
@@ -56,6 +72,9 @@ describe('earlier user requests in a checkpoint', () => {
     const view = renderCheckpointView(checkpoint);
     expect(view).toContain('- earlier user request (user#0): Fix the login timeout bug in src/auth.ts.');
     expect(view).toContain('- Use pnpm, not npm (from user#0)');
+    // The digest leaves out the requests the task section quotes, and a constraint the model also noted is listed once.
+    expect(section(view, 'DIGEST')).not.toContain('#0 user:');
+    expect(section(view, 'CONSTRAINTS').match(/public API of src\/auth\.ts/gi)).toHaveLength(1);
     await expectGolden(view, 'golden/bugfix-requests.default.txt');
     expect(renderCheckpointView(JSON.parse(JSON.stringify(checkpoint)))).toBe(view);
   });

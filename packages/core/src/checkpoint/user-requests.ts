@@ -11,7 +11,7 @@ export const MAX_EARLIER_REQUESTS = 16;
 
 /** Wording by which a user states a condition on the work rather than a step of it. */
 const CONSTRAINT_MARKERS =
-  /\b(?:do not|don't|dont|never|must not|mustn't|must|should not|shouldn't|only|without|avoid|instead of|no new|no more than|at most|at least|keep\b[^.]*\b(?:unchanged|as it is|as is|intact|green|passing)|(?:use|using|prefer)\b[^.]*,\s*not)\b/i;
+  /\b(?:do not|don't|dont|never|always|must not|mustn't|must|should not|shouldn't|only|without|avoid|instead of|no new|no more than|at most|at least|keep\b[^.]*\b(?:unchanged|as it is|as is|intact|green|passing)|\w[^.]*,\s*not)\b/i;
 
 /**
  * The user requests before the latest one, oldest first and bounded (the first, then the most
@@ -25,11 +25,26 @@ export function earlierRequests(
 ): TaskPointer[] {
   const indexes = [...userMessages.keys()].filter((index) => index !== latestIndex).sort((left, right) => left - right);
   const kept = indexes.length <= MAX_EARLIER_REQUESTS ? indexes : [indexes[0] as number, ...indexes.slice(indexes.length - (MAX_EARLIER_REQUESTS - 1))];
-  return kept.map((index) => ({
-    text: truncateWithoutClaims(oneLine(redact(userMessages.get(index) ?? '')), Math.min(caps.maxTaskChars, caps.maxLineChars)),
-    evidence: { source: 'user', messageIndex: index },
-  }));
+  const limit = Math.min(caps.maxTaskChars, caps.maxLineChars);
+  return kept.map((index) => ({ text: requestLine(oneLine(redact(userMessages.get(index) ?? '')), limit), evidence: { source: 'user', messageIndex: index } }));
 }
+
+/**
+ * A request within `limit` characters. One too long keeps its start and then the conditions it
+ * states, so a cut never drops what the user asked not to do (the steps matter less later on).
+ */
+function requestLine(text: string, limit: number): string {
+  if (text.length <= limit) return truncateWithoutClaims(text, limit);
+  const conditions = statedConstraints(text).join('. ');
+  const separator = ' … ';
+  const room = limit - conditions.length - separator.length - 1;
+  if (conditions.length === 0 || room < MIN_REQUEST_START_CHARS) return truncateWithoutClaims(text, limit);
+  const start = truncateWithoutClaims(text, room).replace(/…$/, '').trimEnd();
+  return truncateWithoutClaims(`${start}${separator}${conditions}.`, limit);
+}
+
+/** Fewest characters of a long request's start kept before the conditions it states. */
+const MIN_REQUEST_START_CHARS = 60;
 
 /**
  * The parts of a user's message that state a constraint ("do not change the test file", "use

@@ -48,8 +48,11 @@ export function buildForgeState(input: {
   readonly tailStart: number;
   readonly redact: (text: string) => string;
   readonly caps: CheckpointCaps;
+  /** Which user requests the checkpoint keeps (see `BuildForgeStateCheckpointInput.requests`). */
+  readonly requests?: 'latest' | 'all';
 }): BuiltCheckpoint {
-  return finishCheckpoint(buildForgeStateCheckpoint({ transcript: input.transcript, tailStart: input.tailStart, redact: input.redact, caps: input.caps }), input.caps);
+  const { transcript, tailStart, redact, caps, requests } = input;
+  return finishCheckpoint(buildForgeStateCheckpoint({ transcript, tailStart, redact, caps, ...(requests === undefined ? {} : { requests }) }), caps);
 }
 
 function withoutDigest(base: ForgeStateCheckpoint): Omit<ForgeStateCheckpoint, 'digest' | 'strategy'> {

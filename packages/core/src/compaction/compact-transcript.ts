@@ -56,6 +56,8 @@ export interface CompactTranscriptOptions {
   /** Prompt-cache reads of the previous step, for the cost gate. */
   readonly cacheReadTokens?: number;
   readonly tailFloorTokens?: number;
+  /** Which user requests a checkpoint keeps: the latest (default) or all, with the constraints stated in them. */
+  readonly requests?: 'latest' | 'all';
   /** Makes a checkpoint durable (validate → persist happens here); throws when it could not. */
   readonly install: (built: BuiltCheckpoint) => Promise<void>;
 }
@@ -148,7 +150,7 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
       continue;
     }
     if (sizing !== undefined && plan.tailStart === sizing.plan.tailStart) continue;
-    const unmeasured = buildForgeState({ transcript: options.transcript, tailStart: plan.tailStart, redact: options.redact, caps });
+    const unmeasured = buildForgeState({ transcript: options.transcript, tailStart: plan.tailStart, redact: options.redact, caps, ...(options.requests === undefined ? {} : { requests: options.requests }) });
     const request = withCheckpoint(options.request, unmeasured, historyAfter(options, unmeasured, plan.tailStart));
     const sized = await estimate(request);
     const budget = budgetOf(options, sized);

@@ -45,6 +45,13 @@ export {
   type ContextUsageSnapshot,
 } from './request-compaction-tool.js';
 export {
+  createSessionModelTools,
+  NO_SESSION_MODEL_TOOLS,
+  sessionModelToolStandIns,
+  type SessionModelToolBindings,
+  type SessionModelToolOffer,
+} from './session-model-tools.js';
+export {
   compactorCost,
   compactorOutputCap,
   DEFAULT_COMPACTOR_TIMEOUT_MS,

@@ -1,6 +1,9 @@
 import type { ContextEvent } from '../budget/context-events.js';
 import type { CompactionEvent } from '../compaction/events.js';
 import type { FinishReason, Usage } from '../model/adapter.js';
+import type { PriceSheet } from '../pricing/price-sheet.js';
+import type { CostBreakdown } from '../pricing/price-usage.js';
+import type { RunCostSummary } from '../run/run-cost.js';
 
 export const EVENT_SCHEMA_VERSION = 1 as const;
 
@@ -21,6 +24,8 @@ export type ForgeEvent =
       readonly tools: readonly string[];
       readonly maxSteps: number;
       readonly historyMessages: number;
+      /** The price sheet steps are priced with; absent for a model without prices. */
+      readonly prices?: PriceSheet;
     }
   | { readonly type: 'model.step.started'; readonly step: number }
   | { readonly type: 'model.text.delta'; readonly step: number; readonly delta: string }
@@ -30,6 +35,8 @@ export type ForgeEvent =
       readonly finishReason: FinishReason;
       readonly usage: Usage;
       readonly toolCalls: number;
+      /** The step's cost under `run.started`'s price sheet, when the model is priced and usage complete. */
+      readonly cost?: CostBreakdown;
     }
   | { readonly type: 'model.step.failed'; readonly step: number; readonly error: ErrorSummary }
   | {
@@ -52,21 +59,21 @@ export type ForgeEvent =
        */
       readonly resultSummary?: string;
     }
-  | {
+  | (RunCostSummary & {
       readonly type: 'run.completed';
       readonly status: Exclude<RunStatus, 'failed'>;
       readonly steps: number;
       readonly usage: Usage;
       readonly durationMs: number;
-    }
-  | {
+    })
+  | (RunCostSummary & {
       readonly type: 'run.failed';
       readonly status: 'failed';
       readonly steps: number;
       readonly usage: Usage;
       readonly durationMs: number;
       readonly error: ErrorSummary;
-    }
+    })
   /** Budget events: `context.budgeted`, `context.warning`, `context.limit_reached`, `context.usage.reconciled`, `context.estimator.flagged`. */
   | ContextEvent
   /** Compaction events: `context.compaction.started`, `.completed`, `.failed`, `.skipped`. */

@@ -1,5 +1,7 @@
 import type { JsonObject } from '../json.js';
 import type { Message, ReasoningPart, ToolCallPart, UserMessage } from '../messages.js';
+import type { PriceSheet } from '../pricing/price-sheet.js';
+import type { PromptCacheRules } from '../pricing/prompt-cache.js';
 import type { OpaqueProviderState } from './opaque-state.js';
 
 /** What the model is told about a tool: name, description and a JSON Schema for its input. */
@@ -24,6 +26,10 @@ export interface ModelCapabilities {
   readonly continuationProjection: 'unsupported' | 'adapter-owned';
   readonly estimation: TokenEstimateMethod;
   readonly source: CapabilitySource;
+  /** What the model costs, with the date and source of the figures. Absent: costs are reported in tokens only. */
+  readonly prices?: PriceSheet;
+  /** How the provider caches request prefixes, when known. */
+  readonly promptCache?: PromptCacheRules;
 }
 
 /**
@@ -102,6 +108,12 @@ export type ModelStreamPart =
 
 export interface ModelCallOptions {
   readonly signal?: AbortSignal;
+  /**
+   * The conversation's prompt cache key (`promptCacheKey`): the same for every call of a
+   * conversation whose model, tools and instructions are unchanged. It routes the call, it is not
+   * content: adapters whose provider keys its prompt cache send it, the others ignore it.
+   */
+  readonly promptCacheKey?: string;
 }
 
 /**

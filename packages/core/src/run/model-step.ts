@@ -1,5 +1,5 @@
 import type { AssistantMessage, ReasoningPart, TextPart, ToolCallPart } from '../messages.js';
-import { emptyUsage, type FinishReason, type ModelAdapter, type ModelRequest, type Usage } from '../model/adapter.js';
+import { emptyUsage, type FinishReason, type ModelAdapter, type ModelCallOptions, type ModelRequest, type Usage } from '../model/adapter.js';
 
 export type StepOutcome =
   | { readonly kind: 'finished'; readonly message: AssistantMessage; readonly finishReason: FinishReason; readonly usage: Usage }
@@ -15,11 +15,12 @@ export async function runModelStep(
   request: ModelRequest,
   signal: AbortSignal,
   onDelta: (delta: string) => void,
+  callOptions: Omit<ModelCallOptions, 'signal'> = {},
 ): Promise<StepOutcome> {
   const parts: (TextPart | ReasoningPart | ToolCallPart)[] = [];
   let streamedText = '';
   try {
-    for await (const part of model.doStream(request, { signal })) {
+    for await (const part of model.doStream(request, { ...callOptions, signal })) {
       signal.throwIfAborted();
       switch (part.type) {
         case 'text-delta': {

@@ -7,10 +7,12 @@ import type { ErrorSummary, RunStatus } from '../events/events.js';
 import { assertSafeId, createId } from '../ids.js';
 import { assistantText, type AssistantMessage, type Message, type ToolCallPart, type UserMessage } from '../messages.js';
 import { emptyUsage, type ModelRequest, type Usage } from '../model/adapter.js';
+import { promptCacheKey } from '../pricing/prompt-cache-key.js';
 import type { Tool } from '../tools/tool.js';
 import { createEmitter, withObservers } from './emitter.js';
 import { summarizeError } from './error-summary.js';
 import { runModelStep, type StepOutcome } from './model-step.js';
+import { RunCostMeter } from './run-cost.js';
 import { runToolCalls } from './tool-step.js';
 import type { RunAgentOptions, RunResult } from './types.js';
 import { addUsage } from './usage.js';
@@ -42,6 +44,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const currentRequest: UserMessage = { role: 'user', content: options.request };
   const continuation: Message[] = [];
   let usage: Usage = emptyUsage;
+  const prices = options.model.capabilities.prices;
+  const costs = new RunCostMeter(prices);
   let steps = 0;
   const record = async (message: Message) => {
     continuation.push(message);
@@ -55,15 +59,17 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     tools: [...tools.keys()],
     maxSteps,
     historyMessages: history.length,
+    ...(prices === undefined ? {} : { prices }),
   });
   await options.onMessage?.(currentRequest);
 
   const finish = (status: RunStatus, error?: ErrorSummary): RunResult => {
     const durationMs = now() - startedAt;
+    const cost = costs.summary(usage);
     if (status === 'failed') {
-      emit({ type: 'run.failed', status, steps, usage, durationMs, error: error ?? summarizeError('unknown failure') });
+      emit({ type: 'run.failed', status, steps, usage, durationMs, error: error ?? summarizeError('unknown failure'), ...cost });
     } else {
-      emit({ type: 'run.completed', status, steps, usage, durationMs });
+      emit({ type: 'run.completed', status, steps, usage, durationMs, ...cost });
     }
     const lastAssistant = continuation.findLast((message): message is AssistantMessage => message.role === 'assistant');
     return {
@@ -73,6 +79,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       text: lastAssistant === undefined ? '' : assistantText(lastAssistant),
       steps,
       usage,
+      ...cost,
       instructionsHash: instructions.hash,
       ...(error === undefined ? {} : { error }),
     };
@@ -94,6 +101,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     ...(options.compactionRequests === undefined ? {} : { requests: options.compactionRequests }),
   });
   const toolDefinitions = [...tools.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+  const cacheKey = promptCacheKey({
+    conversation: options.sessionId ?? runId,
+    provider: options.model.provider,
+    modelId: options.model.modelId,
+    instructionsHash: instructions.hash,
+    tools: toolDefinitions,
+  });
   let cacheReadTokens: number | undefined;
 
   while (steps < maxSteps) {
@@ -112,7 +126,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     steps = step;
     const attempt = (request: ModelRequest): Promise<StepOutcome> => {
       emit({ type: 'model.step.started', step });
-      return runModelStep(options.model, request, signal, (delta) => emit({ type: 'model.text.delta', step, delta }));
+      return runModelStep(options.model, request, signal, (delta) => emit({ type: 'model.text.delta', step, delta }), { promptCacheKey: cacheKey });
     };
     let outcome = await attempt(prepared.request);
     // One recovery from a clean overflow: nothing was shown, so the same admitted input is sent again, smaller.
@@ -138,7 +152,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     usage = addUsage(usage, outcome.usage);
     cacheReadTokens = outcome.usage.cacheReadTokens;
     const calls = outcome.message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
-    emit({ type: 'model.step.completed', step, finishReason: outcome.finishReason, usage: outcome.usage, toolCalls: calls.length });
+    const stepCost = costs.step(outcome.usage);
+    emit({ type: 'model.step.completed', step, finishReason: outcome.finishReason, usage: outcome.usage, toolCalls: calls.length, ...(stepCost === undefined ? {} : { cost: stepCost }) });
     if (prepared.budget !== undefined) {
       reconcileStep({ model: options.model, budget: prepared.budget, usage: outcome.usage, step, tracker: estimatorAccuracy, emit });
     }

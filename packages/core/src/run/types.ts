@@ -12,6 +12,7 @@ import type { ModelAdapter, Usage } from '../model/adapter.js';
 import type { OpaqueProviderState } from '../model/opaque-state.js';
 import type { ObserverHub } from '../observers/observer-hub.js';
 import type { ApprovalGate, Tool } from '../tools/tool.js';
+import type { RunCostSummary } from './run-cost.js';
 
 export interface RunAgentOptions {
   readonly model: ModelAdapter;
@@ -94,7 +95,7 @@ export interface RunAgentOptions {
   readonly now?: () => number;
 }
 
-export interface RunResult {
+export interface RunResult extends RunCostSummary {
   readonly runId: string;
   readonly status: RunStatus;
   /** Messages this run added: the user request, then assistant and tool messages, every tool call paired. */

@@ -60,6 +60,8 @@ export class ScriptedModel implements ModelAdapter {
   readonly capabilities: ModelCapabilities;
   /** Every request passed to `doStream`, in order. */
   readonly requests: ModelRequest[] = [];
+  /** The call options of each `doStream` call (signal aside), in order. */
+  readonly callOptions: Omit<ModelCallOptions, 'signal'>[] = [];
   /** Every request passed to `estimateRequestTokens`, in order. */
   readonly estimateRequests: ModelRequest[] = [];
   private readonly steps: ScriptedStep[];
@@ -101,6 +103,8 @@ export class ScriptedModel implements ModelAdapter {
   async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
     const callIndex = this.requests.length;
     this.requests.push(request);
+    const { signal: _signal, ...recorded } = options;
+    this.callOptions.push(recorded);
     const step = this.steps[callIndex];
     if (step === undefined) {
       throw new InvalidInputError({ message: `ScriptedModel has no step ${callIndex + 1}; the script has ${this.steps.length}.` });

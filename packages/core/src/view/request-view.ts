@@ -3,7 +3,7 @@ import type { ContextCapabilities } from '../budget/capabilities.js';
 import type { ContextMode, ContextPolicy } from '../budget/policy.js';
 import { ForgeError, InvalidInputError } from '../errors.js';
 import type { Message, UserMessage } from '../messages.js';
-import type { ModelAdapter, ModelRequest, ToolDefinition } from '../model/adapter.js';
+import type { ModelAdapter, ModelRequest, TokenEstimate, ToolDefinition } from '../model/adapter.js';
 import type { OpaqueProviderState } from '../model/opaque-state.js';
 
 /*
@@ -181,7 +181,11 @@ export function decideRequest(budget: ContextBudget): ViewDecision {
 
 /** The budget of `request` by the model's own estimator. */
 export async function budgetRequest(model: ModelAdapter, request: ModelRequest, policy: ContextPolicy): Promise<ContextBudget> {
-  const estimate = await model.estimateRequestTokens(request);
+  return budgetOfEstimate(model, request, await model.estimateRequestTokens(request), policy);
+}
+
+/** {@link budgetRequest} for a request already estimated. */
+export function budgetOfEstimate(model: ModelAdapter, request: ModelRequest, estimate: TokenEstimate, policy: ContextPolicy): ContextBudget {
   return computeContextBudget({
     capabilities: model.capabilities as ContextCapabilities,
     estimate,

@@ -35,6 +35,8 @@ export interface ConformanceTarget {
 }
 
 export const USER_REQUEST = 'Read note alpha, then answer.';
+/** The session every conformance turn belongs to, so derived values (the prompt cache key) are stable. */
+export const CONFORMANCE_SESSION = 'conformance-session';
 export const INSTRUCTIONS = createInstructionSnapshot('You are the conformance test agent.');
 
 /** A read-only tool that records its calls and answers with the note's text. */
@@ -68,6 +70,7 @@ export async function runTurn(
     instructions: INSTRUCTIONS,
     tools: [options.tool ?? noteTool()],
     approvals: allowAll,
+    sessionId: CONFORMANCE_SESSION,
     onEvent: (event) => {
       events.push(event);
       options.onEvent?.(event);

@@ -1,4 +1,5 @@
 export { bareRequest, runAdapterConformance } from './run-adapter-conformance.js';
+export { CACHEABLE_INSTRUCTIONS, expectEachRequestExtendsThePrevious, expectRequestsExtendEachOther, runTwoTurns } from './prefix-scenario.js';
 export {
   allowAll,
   conformanceTuning,

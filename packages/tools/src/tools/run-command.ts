@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Tool } from '@forge/core';
 import { z } from 'zod';
-import { runProcess, type ProcessOutcome } from '../run-process.js';
+import { runProcess, type ProcessOutcome, type RunProcessOptions } from '../run-process.js';
 import { resolveWorkspacePath } from '../workspace.js';
 import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, text } from './tool-support.js';
 
@@ -26,6 +26,11 @@ export interface RunCommandToolOptions {
   readonly commandTimeoutMs?: number;
   /** Combined stdout/stderr kept, first half and last half (default 64 KiB). */
   readonly outputCapBytes?: number;
+  /**
+   * Starts the program (default: a real process, {@link runProcess}). The eval harness passes one
+   * that answers from a fixture, so its `run_command` is this tool in every other respect.
+   */
+  readonly runProcess?: (options: RunProcessOptions) => Promise<ProcessOutcome>;
 }
 
 /**
@@ -36,6 +41,7 @@ export interface RunCommandToolOptions {
 export function createRunCommandTool(options: RunCommandToolOptions): Tool {
   const maxTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const outputCapBytes = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES;
+  const start = options.runProcess ?? runProcess;
   return {
     name: 'run_command',
     description:
@@ -68,7 +74,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
       const program = argv[0] as string;
       let outcome: ProcessOutcome;
       try {
-        outcome = await runProcess({ argv: [program, ...argv.slice(1)], cwd: directory, timeoutMs, outputCapBytes, signal: context.signal });
+        outcome = await start({ argv: [program, ...argv.slice(1)], cwd: directory, timeoutMs, outputCapBytes, signal: context.signal });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') return errorText(`Program "${program}" was not found: it is not on PATH and is not a file at that path. Check the name.`);

@@ -1,0 +1,64 @@
+import { createInstructionSnapshot, runAgent, type EventEnvelope, type ModelAdapter, type RunResult, type Tool, type Usage } from '@forge/core';
+import { expect } from 'vitest';
+import { comparePrefix } from '../request-prefix.js';
+import { turn, type RecordedRequest } from '../replies.js';
+import type { LoopbackProvider } from '../server.js';
+import { allowAll, noteTool } from './fixtures.js';
+
+/** Instructions long enough (well over 1,024 tokens) for a provider to cache their prefix. */
+export const CACHEABLE_INSTRUCTIONS = createInstructionSnapshot(
+  Array.from({ length: 120 }, (_, index) => `Rule ${index + 1}: keep every change small, read a file before editing it, and say what you did not do.`).join('\n'),
+);
+
+const listNotesTool: Tool = {
+  name: 'list_notes',
+  description: 'Lists the notes.',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  risk: 'read',
+  execute: async () => ({ output: { type: 'text', value: 'alpha, beta' } }),
+};
+
+/**
+ * Two turns of one conversation through `runAgent`, the way a session sends them: each turn makes
+ * a tool call (reasoning, call, result) and then answers; the second turn's history is the first.
+ * The server records four requests: two steps per turn. `steps` is the usage each step reported.
+ */
+export async function runTwoTurns(server: LoopbackProvider, model: ModelAdapter): Promise<{ readonly runs: readonly RunResult[]; readonly steps: readonly Usage[] }> {
+  server.enqueue(
+    turn({ reasoning: 'Read the note first.', encryptedReasoning: 'enc-prefix-1', toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_prefix_1' }], usage: { inputTokens: 0, outputTokens: 20 } }),
+    turn({ text: 'The sky is green.', usage: { inputTokens: 0, outputTokens: 8 } }),
+    turn({ reasoning: 'Again.', encryptedReasoning: 'enc-prefix-2', toolCalls: [{ name: 'read_note', arguments: { name: 'beta' }, callId: 'call_prefix_2' }], usage: { inputTokens: 0, outputTokens: 20 } }),
+    turn({ text: 'Still green.', usage: { inputTokens: 0, outputTokens: 6 } }),
+  );
+  const steps: Usage[] = [];
+  const onEvent = ({ event }: EventEnvelope) => {
+    if (event.type === 'model.step.completed') steps.push(event.usage);
+  };
+  const common = { model, instructions: CACHEABLE_INSTRUCTIONS, approvals: allowAll, sessionId: 'prefix-session', onEvent } as const;
+  // The host lists its tools in another order on the second turn (as MCP servers that start in a different order would).
+  const first = await runAgent({ ...common, request: 'What does note alpha say?', tools: [noteTool(), listNotesTool] });
+  const second = await runAgent({ ...common, request: 'And note beta?', tools: [listNotesTool, noteTool()], history: first.messages });
+  return { runs: [first, second], steps };
+}
+
+/**
+ * Every request of the conversation starts with the whole of the one before it, byte for byte:
+ * within a turn (after a tool call) and across the turn boundary. Names the first part that
+ * changed when one did.
+ */
+export function expectEachRequestExtendsThePrevious(server: LoopbackProvider, from = 0): void {
+  expectRequestsExtendEachOther(server.requests.slice(from));
+}
+
+/** The same check on any list of recorded requests (e.g. those of one session among others). */
+export function expectRequestsExtendEachOther(requests: readonly RecordedRequest[]): void {
+  expect(requests.length).toBeGreaterThanOrEqual(2);
+  for (let index = 1; index < requests.length; index += 1) {
+    const earlier = requests[index - 1];
+    const later = requests[index];
+    if (earlier === undefined || later === undefined) continue;
+    const comparison = comparePrefix(earlier, later);
+    expect(comparison.firstDifference, `request ${index + 1} changed what request ${index} sent`).toBeUndefined();
+    expect(comparison.extends).toBe(true);
+  }
+}

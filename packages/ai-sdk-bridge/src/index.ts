@@ -9,3 +9,21 @@ export { resolveEndpointSettings, type EndpointSettings, type EndpointSettingsIn
 export { countWithBoundedRuns } from './bounded-runs.js';
 export { loadHuggingFaceTokenizer, type HuggingFaceTokenizerSource, type TextTokenizer } from './hugging-face-tokenizer.js';
 export { createTokenizerEstimator, type TokenizerEstimator, type TokenizerEstimatorOptions } from './tokenizer-estimator.js';
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  resolveAdapterSettings,
+  type AdapterOptions,
+  type ResolvedAdapterSettings,
+  type VendorEndpoint,
+} from './adapter-settings.js';
+export { AiSdkModel, modelProfile, type AiSdkVendor, type ModelProfile, type SendShape } from './ai-sdk-model.js';
+export {
+  capabilityTable,
+  lookupInTable,
+  splitTableOptions,
+  tableCapabilities,
+  type CapabilityTable,
+  type TableCapabilityOptions,
+  type TableModelOptions,
+  type TableVendor,
+} from './capability-table.js';

@@ -34,6 +34,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/reliability-tests': { layer: 4, allowed: ['*'] },
   /** The built `forge` binary run against real programs (MCP servers, Codex, Chromium); nothing depends on them. */
   '@forge/bundle-tests': { layer: 4, allowed: ['*'] },
+  /** The adapter conformance table: every adapter against the loopback provider; nothing depends on it. */
+  '@forge/adapter-tests': { layer: 4, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider', '@forge/model-openai', '@forge/model-deepseek', '@forge/model-compatible'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */

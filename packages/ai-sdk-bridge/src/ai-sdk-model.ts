@@ -35,6 +35,28 @@ export function modelProfile(
   return { capabilities, estimate: async (request) => estimator.estimate(request), countMessages: async (messages) => estimator.countMessages(messages) };
 }
 
+/** What `languageModel` is given: the adapter's options, its resolved settings and a fetch to use instead of the global one. */
+export interface LanguageModelContext<Options extends AdapterOptions> {
+  readonly options: Options;
+  readonly settings: ResolvedAdapterSettings;
+  readonly fetch?: typeof fetch;
+}
+
+/** The settings every AI SDK provider factory takes (`createOpenAI`, `createDeepSeek`, `createOpenAICompatible`). */
+export function providerSettings(context: LanguageModelContext<AdapterOptions>): {
+  baseURL: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  fetch?: typeof fetch;
+} {
+  return {
+    baseURL: context.settings.baseURL,
+    ...(context.settings.apiKey === undefined ? {} : { apiKey: context.settings.apiKey }),
+    ...(context.options.headers === undefined ? {} : { headers: { ...context.options.headers } }),
+    ...(context.fetch === undefined ? {} : { fetch: context.fetch }),
+  };
+}
+
 /** What one vendor's adapter is made of; everything else `AiSdkModel` does the same for all vendors. */
 export interface AiSdkVendor<Options extends AdapterOptions> {
   /** Forge's name of the provider (`openai`), recorded as the origin of reasoning. */
@@ -46,7 +68,7 @@ export interface AiSdkVendor<Options extends AdapterOptions> {
   /** Vendor wording of a context overflow, beyond the common patterns. */
   readonly overflowPatterns?: readonly RegExp[];
   /** The AI SDK language model, built with the vendor's provider factory. */
-  languageModel(context: { readonly options: Options; readonly settings: ResolvedAdapterSettings; readonly fetch?: typeof fetch }): LanguageModelV4;
+  languageModel(context: LanguageModelContext<Options>): LanguageModelV4;
   /** Per-request provider options; undefined sends none. */
   providerOptions?(options: Options, call: ModelCallOptions): SharedV4ProviderOptions | undefined;
   /** Whether a reasoning part is sent back to this model (default: only reasoning it produced itself). */

@@ -12,27 +12,6 @@ import {
 
 export type CapabilityTable = Readonly<Record<string, CapabilityTableEntry>>;
 
-/** A vendor's published rows, each with its prices (when the price table has the id), frozen. */
-export function capabilityTable(
-  rows: Readonly<Record<string, CapabilityTableEntry>>,
-  prices: Readonly<Record<string, PriceSheet>>,
-  derive: (entry: CapabilityTableEntry) => CapabilityTableEntry = (entry) => entry,
-): CapabilityTable {
-  return Object.freeze(
-    Object.fromEntries(
-      Object.entries(rows).map(([id, entry]) => {
-        const sheet = prices[id];
-        return [id, Object.freeze({ ...derive(entry), ...(sheet === undefined ? {} : { prices: sheet }) })];
-      }),
-    ),
-  );
-}
-
-/** The row of `modelId` or of the model a dated snapshot (`gpt-5-2025-08-07`) belongs to. */
-export function lookupInTable(table: CapabilityTable, modelId: string): CapabilityTableEntry | undefined {
-  return table[modelId] ?? table[withoutDateSuffix(modelId)];
-}
-
 /** What configuration may say about one model of a table vendor. */
 export interface TableCapabilityOptions {
   /** Limits set in configuration; they override the table and make the source `config`. */
@@ -43,27 +22,52 @@ export interface TableCapabilityOptions {
   readonly fallbackContextWindowTokens?: number;
 }
 
-/** What is the same for every model of one table vendor. */
-export interface TableVendor {
-  readonly lookup: (modelId: string) => CapabilityTableEntry | undefined;
+/** A vendor's published limits and what is the same for every model it lists. */
+export interface CapabilityTableSource {
+  readonly rows: Readonly<Record<string, CapabilityTableEntry>>;
+  /** Prices by model id; a row gets its sheet when the id has one. */
+  readonly prices: Readonly<Record<string, PriceSheet>>;
+  /** Completes a published row (OpenAI records its input cap as window − maximum output). */
+  readonly derive?: (entry: CapabilityTableEntry) => CapabilityTableEntry;
   readonly promptCache: PromptCacheRules;
   readonly estimation: TokenEstimateMethod;
   readonly nativeCompaction: ModelCapabilities['nativeCompaction'];
 }
 
-/** Capabilities of one model of a table vendor, with their provenance (`table`, `config` or `fallback`). */
-export function tableCapabilities(vendor: TableVendor, modelId: string, options: TableCapabilityOptions = {}): ContextCapabilities {
-  return resolveModelCapabilities({
-    modelId,
-    lookup: vendor.lookup,
-    ...(options.configured === undefined ? {} : { configured: options.configured }),
-    ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
-    promptCache: vendor.promptCache,
-    ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
-    estimation: vendor.estimation,
-    nativeCompaction: vendor.nativeCompaction,
-    continuationProjection: 'adapter-owned',
-  });
+export interface VendorCapabilityTable {
+  /** Model id → window, maximum output, input cap and prices, frozen. */
+  readonly table: CapabilityTable;
+  /** The row of `modelId` or of the model a dated snapshot (`gpt-5-2025-08-07`) belongs to. */
+  lookup(modelId: string): CapabilityTableEntry | undefined;
+  /** Capabilities of one model with their provenance (`table`, `config` or `fallback`). */
+  capabilities(modelId: string, options?: TableCapabilityOptions): ContextCapabilities;
+}
+
+/** A vendor's capability table with its lookup and the capabilities it resolves for a model id. */
+export function capabilityTable(source: CapabilityTableSource): VendorCapabilityTable {
+  const derive = source.derive ?? ((entry: CapabilityTableEntry) => entry);
+  const table: CapabilityTable = Object.freeze(
+    Object.fromEntries(
+      Object.entries(source.rows).map(([id, entry]) => {
+        const sheet = source.prices[id];
+        return [id, Object.freeze({ ...derive(entry), ...(sheet === undefined ? {} : { prices: sheet }) })];
+      }),
+    ),
+  );
+  const lookup = (modelId: string): CapabilityTableEntry | undefined => table[modelId] ?? table[withoutDateSuffix(modelId)];
+  const capabilities = (modelId: string, options: TableCapabilityOptions = {}): ContextCapabilities =>
+    resolveModelCapabilities({
+      modelId,
+      lookup,
+      ...(options.configured === undefined ? {} : { configured: options.configured }),
+      ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
+      promptCache: source.promptCache,
+      ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
+      estimation: source.estimation,
+      nativeCompaction: source.nativeCompaction,
+      continuationProjection: 'adapter-owned',
+    });
+  return { table, lookup, capabilities };
 }
 
 /** Options of a `create…Model` factory of a table vendor, beyond the adapter's own. */

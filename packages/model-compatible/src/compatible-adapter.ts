@@ -1,5 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { AiSdkModel, type AiSdkVendor, type ModelProfile } from '@forge/ai-sdk-bridge';
+import { AiSdkModel, providerSettings, type AiSdkVendor, type ModelProfile } from '@forge/ai-sdk-bridge';
 import { compatibleEndpoint, type CompatibleModelOptions } from './settings.js';
 
 /**
@@ -14,15 +14,7 @@ export const COMPATIBLE_VENDOR: AiSdkVendor<CompatibleModelOptions> = {
   nativeCompaction: 'unsupported',
   // How local servers word a context overflow (llama.cpp, LM Studio, vLLM).
   overflowPatterns: [/exceeds the available context size/i, /context size has been exceeded/i, /n_ctx/i, /context the overflows/i, /maximum context length/i],
-  languageModel: ({ options, settings, fetch }) =>
-    createOpenAICompatible({
-      name: options.name,
-      baseURL: settings.baseURL,
-      includeUsage: true,
-      ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
-      ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
-      ...(fetch === undefined ? {} : { fetch }),
-    }).chatModel(options.modelId),
+  languageModel: (context) => createOpenAICompatible({ ...providerSettings(context), name: context.options.name, includeUsage: true }).chatModel(context.options.modelId),
 };
 
 /** Forge's adapter for one configured OpenAI-compatible model. */

@@ -1,5 +1,5 @@
-import { capabilityTable, lookupInTable, tableCapabilities, type CapabilityTable, type TableCapabilityOptions } from '@forge/ai-sdk-bridge';
-import type { CapabilityTableEntry, ContextCapabilities } from '@forge/core';
+import { capabilityTable, type CapabilityTable } from '@forge/ai-sdk-bridge';
+import type { CapabilityTableEntry } from '@forge/core';
 import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 
 /*
@@ -36,15 +36,11 @@ const limits: Readonly<Record<string, CapabilityTableEntry>> = {
   'deepseek-reasoner': v4,
 };
 
+const deepSeek = capabilityTable({ rows: limits, prices: DEEPSEEK_PRICE_TABLE, promptCache: DEEPSEEK_PROMPT_CACHE, estimation: 'provider-tokenizer', nativeCompaction: 'unsupported' });
+
 /** The DeepSeek capability table: model id → window, maximum output and prices. */
-export const DEEPSEEK_CAPABILITY_TABLE: CapabilityTable = capabilityTable(limits, DEEPSEEK_PRICE_TABLE);
-
+export const DEEPSEEK_CAPABILITY_TABLE: CapabilityTable = deepSeek.table;
 /** The table row of `modelId` or of the model a dated snapshot belongs to. */
-export function lookupDeepSeekModel(modelId: string): CapabilityTableEntry | undefined {
-  return lookupInTable(DEEPSEEK_CAPABILITY_TABLE, modelId);
-}
-
+export const lookupDeepSeekModel = deepSeek.lookup;
 /** Capabilities of a DeepSeek model with their provenance; requests are counted with DeepSeek-V3's tokenizer. */
-export function deepSeekCapabilities(modelId: string, options: TableCapabilityOptions = {}): ContextCapabilities {
-  return tableCapabilities({ lookup: lookupDeepSeekModel, promptCache: DEEPSEEK_PROMPT_CACHE, estimation: 'provider-tokenizer', nativeCompaction: 'unsupported' }, modelId, options);
-}
+export const deepSeekCapabilities = deepSeek.capabilities;

@@ -1,5 +1,5 @@
 import { createDeepSeek } from '@ai-sdk/deepseek';
-import { AiSdkModel, ORIGIN_KEY, type AiSdkVendor, type ModelProfile } from '@forge/ai-sdk-bridge';
+import { AiSdkModel, providerSettings, ORIGIN_KEY, type AiSdkVendor, type ModelProfile } from '@forge/ai-sdk-bridge';
 import type { JsonObject } from '@forge/core';
 import { DEEPSEEK_ENDPOINT, type DeepSeekModelOptions } from './settings.js';
 
@@ -14,13 +14,7 @@ export const DEEPSEEK_VENDOR: AiSdkVendor<DeepSeekModelOptions> = {
   endpoint: () => DEEPSEEK_ENDPOINT,
   nativeCompaction: 'unsupported',
   overflowPatterns: [/maximum context length/i, /context length of \d+/i],
-  languageModel: ({ options, settings, fetch }) =>
-    createDeepSeek({
-      baseURL: settings.baseURL,
-      ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
-      ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
-      ...(fetch === undefined ? {} : { fetch }),
-    }).chat(options.modelId),
+  languageModel: (context) => createDeepSeek(providerSettings(context)).chat(context.options.modelId),
   providerOptions: (options) => ({
     deepseek: {
       ...(options.thinking === undefined ? {} : { thinking: { type: options.thinking } }),

@@ -1,11 +1,5 @@
 export { DeepSeekModel } from './deepseek-adapter.js';
-export {
-  DEEPSEEK_BASE_URL_VARIABLE,
-  DEEPSEEK_KEY_VARIABLE,
-  DEFAULT_DEEPSEEK_BASE_URL,
-  resolveDeepSeekSettings,
-  type DeepSeekModelOptions,
-} from './settings.js';
+export { resolveDeepSeekSettings, type DeepSeekModelOptions } from './settings.js';
 export { DEEPSEEK_CAPABILITY_SOURCE, DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_V3_TOKENIZER, deepSeekCapabilities, lookupDeepSeekModel } from './capabilities.js';
 export { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 export { createDeepSeekModel, type CreateDeepSeekModelOptions } from './create-deepseek-model.js';

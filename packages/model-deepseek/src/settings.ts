@@ -1,9 +1,5 @@
 import { resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from '@forge/ai-sdk-bridge';
 
-export const DEFAULT_DEEPSEEK_BASE_URL = 'https://api.deepseek.com';
-export const DEEPSEEK_KEY_VARIABLE = 'DEEPSEEK_API_KEY';
-export const DEEPSEEK_BASE_URL_VARIABLE = 'DEEPSEEK_BASE_URL';
-
 /** Options of `createDeepSeekModel`. Everything but `modelId` is optional. */
 export interface DeepSeekModelOptions extends AdapterOptions {
   /** The model id as DeepSeek names it, e.g. `deepseek-v4-pro`. */
@@ -18,9 +14,9 @@ export interface DeepSeekModelOptions extends AdapterOptions {
 export const DEEPSEEK_ENDPOINT: VendorEndpoint = {
   providerLabel: 'DeepSeek',
   modelIdExample: 'deepseek-v4-pro',
-  baseURLVariable: DEEPSEEK_BASE_URL_VARIABLE,
-  defaultBaseURL: DEFAULT_DEEPSEEK_BASE_URL,
-  keyVariable: DEEPSEEK_KEY_VARIABLE,
+  baseURLVariable: 'DEEPSEEK_BASE_URL',
+  defaultBaseURL: 'https://api.deepseek.com',
+  keyVariable: 'DEEPSEEK_API_KEY',
   keyRequired: true,
 };
 

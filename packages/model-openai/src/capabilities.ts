@@ -1,5 +1,5 @@
-import { capabilityTable, lookupInTable, tableCapabilities, type CapabilityTable, type TableCapabilityOptions } from '@forge/ai-sdk-bridge';
-import { OPENAI_PROMPT_CACHE, type CapabilityTableEntry, type ContextCapabilities } from '@forge/core';
+import { capabilityTable, type CapabilityTable } from '@forge/ai-sdk-bridge';
+import { OPENAI_PROMPT_CACHE, type CapabilityTableEntry } from '@forge/core';
 import { OPENAI_PRICE_TABLE } from './prices.js';
 
 /*
@@ -63,18 +63,18 @@ const published: Readonly<Record<string, CapabilityTableEntry>> = {
   'codex-mini-latest': oSeries,
 };
 
+const openai = capabilityTable({
+  rows: published,
+  prices: OPENAI_PRICE_TABLE,
+  derive: (entry) => ({ ...entry, maxInputTokens: entry.contextWindowTokens - (entry.maxOutputTokens ?? 0) }),
+  promptCache: OPENAI_PROMPT_CACHE,
+  estimation: 'provider-tokenizer',
+  nativeCompaction: 'opaque-provider-item',
+});
+
 /** The OpenAI capability table: model id → window, maximum output, input cap and prices. */
-export const OPENAI_CAPABILITY_TABLE: CapabilityTable = capabilityTable(published, OPENAI_PRICE_TABLE, (entry) => ({
-  ...entry,
-  maxInputTokens: entry.contextWindowTokens - (entry.maxOutputTokens ?? 0),
-}));
-
+export const OPENAI_CAPABILITY_TABLE: CapabilityTable = openai.table;
 /** The table row of `modelId` or of the model a dated snapshot belongs to. */
-export function lookupOpenAIModel(modelId: string): CapabilityTableEntry | undefined {
-  return lookupInTable(OPENAI_CAPABILITY_TABLE, modelId);
-}
-
+export const lookupOpenAIModel = openai.lookup;
 /** Capabilities of an OpenAI model with their provenance (`table`, `config` or `fallback`). */
-export function openAICapabilities(modelId: string, options: TableCapabilityOptions = {}): ContextCapabilities {
-  return tableCapabilities({ lookup: lookupOpenAIModel, promptCache: OPENAI_PROMPT_CACHE, estimation: 'provider-tokenizer', nativeCompaction: 'opaque-provider-item' }, modelId, options);
-}
+export const openAICapabilities = openai.capabilities;

@@ -1,12 +1,6 @@
 export { OpenAIModel } from './openai-adapter.js';
 export { canReplay, REPLAY_MARKER_ID } from './native-compaction.js';
-export {
-  DEFAULT_OPENAI_BASE_URL,
-  OPENAI_BASE_URL_VARIABLE,
-  OPENAI_KEY_VARIABLE,
-  resolveOpenAISettings,
-  type OpenAIModelOptions,
-} from './settings.js';
+export { resolveOpenAISettings, type OpenAIModelOptions } from './settings.js';
 export { lookupOpenAIModel, OPENAI_CAPABILITY_SOURCE, OPENAI_CAPABILITY_TABLE, OPENAI_TOKENIZER, openAICapabilities } from './capabilities.js';
 export { OPENAI_PRICE_TABLE } from './prices.js';
 export { createOpenAIModel, type CreateOpenAIModelOptions } from './create-openai-model.js';

@@ -1,6 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
-import { AiSdkModel, encodeConversation, type AiSdkVendor, type ModelProfile } from '@forge/ai-sdk-bridge';
+import { AiSdkModel, providerSettings, encodeConversation, type AiSdkVendor, type ModelProfile } from '@forge/ai-sdk-bridge';
 import {
   InvalidInputError,
   type JsonObject,
@@ -29,13 +29,7 @@ export const OPENAI_VENDOR: AiSdkVendor<OpenAIModelOptions> = {
   modelId: (options) => options.modelId,
   endpoint: () => OPENAI_ENDPOINT,
   nativeCompaction: 'opaque-provider-item',
-  languageModel: ({ options, settings, fetch }) =>
-    createOpenAI({
-      baseURL: settings.baseURL,
-      ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
-      ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
-      ...(fetch === undefined ? {} : { fetch }),
-    }).responses(options.modelId),
+  languageModel: (context) => createOpenAI(providerSettings(context)).responses(context.options.modelId),
   providerOptions: (options, call) => ({
     openai: {
       store: false,

@@ -1,9 +1,5 @@
 import { resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from '@forge/ai-sdk-bridge';
 
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-export const OPENAI_KEY_VARIABLE = 'OPENAI_API_KEY';
-export const OPENAI_BASE_URL_VARIABLE = 'OPENAI_BASE_URL';
-
 /** Options of `createOpenAIModel`. Everything but `modelId` is optional. */
 export interface OpenAIModelOptions extends AdapterOptions {
   /** The model id as OpenAI names it, e.g. `gpt-5.1`. */
@@ -21,9 +17,9 @@ export interface OpenAIModelOptions extends AdapterOptions {
 export const OPENAI_ENDPOINT: VendorEndpoint = {
   providerLabel: 'OpenAI',
   modelIdExample: 'gpt-5.1',
-  baseURLVariable: OPENAI_BASE_URL_VARIABLE,
-  defaultBaseURL: DEFAULT_OPENAI_BASE_URL,
-  keyVariable: OPENAI_KEY_VARIABLE,
+  baseURLVariable: 'OPENAI_BASE_URL',
+  defaultBaseURL: 'https://api.openai.com/v1',
+  keyVariable: 'OPENAI_API_KEY',
   keyRequired: true,
 };
 

@@ -1,4 +1,4 @@
-import { capabilityTable, type CapabilityTable } from '@forge/ai-sdk-bridge';
+import { capabilityTable, type CapabilityTable, type VendorCapabilityTable } from '@forge/ai-sdk-bridge';
 import type { CapabilityTableEntry } from '@forge/core';
 import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 
@@ -36,11 +36,7 @@ const limits: Readonly<Record<string, CapabilityTableEntry>> = {
   'deepseek-reasoner': v4,
 };
 
-const deepSeek = capabilityTable({ rows: limits, prices: DEEPSEEK_PRICE_TABLE, promptCache: DEEPSEEK_PROMPT_CACHE, estimation: 'provider-tokenizer', nativeCompaction: 'unsupported' });
+/** The DeepSeek capability table (model id → window, maximum output and prices), its lookup and the capabilities it resolves; requests are counted with DeepSeek-V3's tokenizer. */
+export const DEEPSEEK_CAPABILITIES: VendorCapabilityTable = capabilityTable({ rows: limits, prices: DEEPSEEK_PRICE_TABLE, promptCache: DEEPSEEK_PROMPT_CACHE, estimation: 'provider-tokenizer', nativeCompaction: 'unsupported' });
 
-/** The DeepSeek capability table: model id → window, maximum output and prices. */
-export const DEEPSEEK_CAPABILITY_TABLE: CapabilityTable = deepSeek.table;
-/** The table row of `modelId` or of the model a dated snapshot belongs to. */
-export const lookupDeepSeekModel = deepSeek.lookup;
-/** Capabilities of a DeepSeek model with their provenance; requests are counted with DeepSeek-V3's tokenizer. */
-export const deepSeekCapabilities = deepSeek.capabilities;
+export const DEEPSEEK_CAPABILITY_TABLE: CapabilityTable = DEEPSEEK_CAPABILITIES.table;

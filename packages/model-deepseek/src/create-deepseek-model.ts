@@ -1,5 +1,5 @@
 import { modelProfile, splitTableOptions, type TableModelOptions } from '@forge/ai-sdk-bridge';
-import { deepSeekCapabilities } from './capabilities.js';
+import { DEEPSEEK_CAPABILITIES } from './capabilities.js';
 import { DeepSeekModel } from './deepseek-adapter.js';
 import { createDeepSeekEstimator } from './deepseek-tokenizer.js';
 import type { DeepSeekModelOptions } from './settings.js';
@@ -12,5 +12,5 @@ export interface CreateDeepSeekModelOptions extends DeepSeekModelOptions, TableM
  */
 export function createDeepSeekModel(options: CreateDeepSeekModelOptions): DeepSeekModel {
   const { adapter, table } = splitTableOptions(options);
-  return new DeepSeekModel(adapter, modelProfile(deepSeekCapabilities(options.modelId, table), createDeepSeekEstimator()));
+  return new DeepSeekModel(adapter, modelProfile(DEEPSEEK_CAPABILITIES.capabilities(options.modelId, table), createDeepSeekEstimator()));
 }

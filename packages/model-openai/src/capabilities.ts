@@ -1,4 +1,4 @@
-import { capabilityTable, type CapabilityTable } from '@forge/ai-sdk-bridge';
+import { capabilityTable, type CapabilityTable, type VendorCapabilityTable } from '@forge/ai-sdk-bridge';
 import { OPENAI_PROMPT_CACHE, type CapabilityTableEntry } from '@forge/core';
 import { OPENAI_PRICE_TABLE } from './prices.js';
 
@@ -63,7 +63,8 @@ const published: Readonly<Record<string, CapabilityTableEntry>> = {
   'codex-mini-latest': oSeries,
 };
 
-const openai = capabilityTable({
+/** The OpenAI capability table (model id → window, maximum output, input cap and prices), its lookup (dated snapshots resolve to their model) and the capabilities it resolves, with their provenance. */
+export const OPENAI_CAPABILITIES: VendorCapabilityTable = capabilityTable({
   rows: published,
   prices: OPENAI_PRICE_TABLE,
   derive: (entry) => ({ ...entry, maxInputTokens: entry.contextWindowTokens - (entry.maxOutputTokens ?? 0) }),
@@ -72,9 +73,4 @@ const openai = capabilityTable({
   nativeCompaction: 'opaque-provider-item',
 });
 
-/** The OpenAI capability table: model id → window, maximum output, input cap and prices. */
-export const OPENAI_CAPABILITY_TABLE: CapabilityTable = openai.table;
-/** The table row of `modelId` or of the model a dated snapshot belongs to. */
-export const lookupOpenAIModel = openai.lookup;
-/** Capabilities of an OpenAI model with their provenance (`table`, `config` or `fallback`). */
-export const openAICapabilities = openai.capabilities;
+export const OPENAI_CAPABILITY_TABLE: CapabilityTable = OPENAI_CAPABILITIES.table;

@@ -1,5 +1,5 @@
 import { modelProfile, splitTableOptions, type TableModelOptions } from '@forge/ai-sdk-bridge';
-import { openAICapabilities } from './capabilities.js';
+import { OPENAI_CAPABILITIES } from './capabilities.js';
 import { createO200kEstimator } from './o200k-estimator.js';
 import { OpenAIModel } from './openai-adapter.js';
 import type { OpenAIModelOptions } from './settings.js';
@@ -14,5 +14,5 @@ export interface CreateOpenAIModelOptions extends OpenAIModelOptions, TableModel
  */
 export function createOpenAIModel(options: CreateOpenAIModelOptions): OpenAIModel {
   const { adapter, table } = splitTableOptions(options);
-  return new OpenAIModel(adapter, modelProfile(openAICapabilities(options.modelId, table), createO200kEstimator()));
+  return new OpenAIModel(adapter, modelProfile(OPENAI_CAPABILITIES.capabilities(options.modelId, table), createO200kEstimator()));
 }

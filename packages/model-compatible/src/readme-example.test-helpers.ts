@@ -28,7 +28,8 @@ try {
   });
   assert.equal(result.text, 'Done.');
   assert.equal(server.requests[0]?.headers['authorization'], 'Bearer example-key');
-  assert.equal((server.requests[0]?.body as { model?: string }).model, 'qwen2.5-coder:7b');
+  const body = server.requests[0]?.body as { model?: string } | undefined;
+  assert.equal(body?.model, 'qwen2.5-coder:7b');
 } finally {
   await server.close();
 }

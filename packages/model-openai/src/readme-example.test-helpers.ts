@@ -23,7 +23,8 @@ try {
   assert.equal(result.text, 'The answer is 42.');
   assert.equal(result.usage.inputTokens, 30);
   // Sent to the Responses API without storing anything at OpenAI.
-  assert.equal((server.requests[0]?.body as { store?: boolean }).store, false);
+  const body = server.requests[0]?.body as { store?: boolean } | undefined;
+  assert.equal(body?.store, false);
 } finally {
   await server.close();
 }

@@ -26,15 +26,10 @@ import {
 } from '../packages/core/src/index.js';
 import { mixedCorpus } from './bench-corpus.js';
 import { countO200kTokens, createO200kEstimator, createOpenAIModel, loadO200kTokenizer } from '../packages/model-openai/src/index.js';
+import { median } from './bench-support.js';
 
 const root = join(import.meta.dirname, '..');
 const requireFromAdapter = createRequire(join(root, 'packages/model-openai/package.json'));
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 function percentile(values: readonly number[], share: number): number {
   const sorted = [...values].sort((left, right) => left - right);

@@ -12,8 +12,8 @@ import {
   renderCheckpointView,
   sha256Hex,
   type CheckpointTranscriptEntry,
-  type JsonValue,
 } from '../packages/core/src/index.js';
+import { median, syntheticTranscript, toolCall, toolResult } from './bench-support.js';
 
 const SIZES = [10_000, 100_000, 1_000_000] as const;
 const RUNS = 7;
@@ -24,39 +24,15 @@ function fileBody(round: number): string {
   return lines.join('\n');
 }
 
-function toolCall(id: string, toolName: string, input: JsonValue, runId: string): CheckpointTranscriptEntry {
-  return { message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input }] }, runId };
-}
-
 /** A session of read → note → edit → test rounds until it holds about `tokens` tokens. */
 function syntheticSession(tokens: number): CheckpointTranscriptEntry[] {
-  const entries: CheckpointTranscriptEntry[] = [];
-  let chars = 0;
-  const push = (entry: CheckpointTranscriptEntry): void => {
-    entries.push(entry);
-    chars += JSON.stringify(entry.message).length;
-  };
-  for (let round = 0; chars / 4 < tokens; round += 1) {
+  return syntheticTranscript(tokens, (round, push) => {
     const runId = `run_${Math.floor(round / 10)}`;
     const path = `src/module-${round % 40}.ts`;
     const body = fileBody(round);
     if (round % 10 === 0) push({ message: { role: 'user', content: `Round ${round}: refactor ${path} and keep the tests green. Do not touch the public API.` }, runId });
     push(toolCall(`read_${round}`, 'read_file', { path }, runId));
-    push({
-      message: {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: `read_${round}`,
-            toolName: 'read_file',
-            output: { type: 'text', value: body },
-            metadata: { path, sha256: sha256Hex(body), bytes: body.length, complete: true },
-          },
-        ],
-      },
-      runId,
-    });
+    push(toolResult(`read_${round}`, 'read_file', body, runId, { path, sha256: sha256Hex(body), bytes: body.length, complete: true }));
     if (round % 3 === 0) {
       push(
         toolCall(
@@ -66,51 +42,17 @@ function syntheticSession(tokens: number): CheckpointTranscriptEntry[] {
           runId,
         ),
       );
-      push({ message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: `note_${round}`, toolName: 'checkpoint_note', output: { type: 'text', value: 'Recorded fact in session memory.' } }] }, runId });
+      push(toolResult(`note_${round}`, 'checkpoint_note', 'Recorded fact in session memory.', runId));
     }
     const after = `${body}\n// edited in round ${round}`;
     push(toolCall(`edit_${round}`, 'edit_file', { path, oldText: 'trim()', newText: 'trimEnd()' }, runId));
-    push({
-      message: {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: `edit_${round}`,
-            toolName: 'edit_file',
-            output: { type: 'text', value: `Edited ${path}.` },
-            metadata: { path, sha256Before: sha256Hex(body), sha256After: sha256Hex(after) },
-          },
-        ],
-      },
-      runId,
-    });
+    push(toolResult(`edit_${round}`, 'edit_file', `Edited ${path}.`, runId, { path, sha256Before: sha256Hex(body), sha256After: sha256Hex(after) }));
     const failing = round % 7 === 3;
     const output = failing ? `FAIL ${path}\nAssertionError: expected 'a' to be 'b'\n${'  at frame\n'.repeat(20)}` : `Test Files 1 passed\nTests 40 passed\n${'.'.repeat(400)}`;
     push(toolCall(`test_${round}`, 'run_command', { argv: ['pnpm', 'vitest', 'run', path] }, runId));
-    push({
-      message: {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: `test_${round}`,
-            toolName: 'run_command',
-            output: { type: 'text', value: output },
-            metadata: { argv: ['pnpm', 'vitest', 'run', path], exitCode: failing ? 1 : 0, signal: null, timedOut: false, durationMs: 900, truncated: false },
-          },
-        ],
-      },
-      runId,
-    });
+    push(toolResult(`test_${round}`, 'run_command', output, runId, { argv: ['pnpm', 'vitest', 'run', path], exitCode: failing ? 1 : 0, signal: null, timedOut: false, durationMs: 900, truncated: false }));
     push({ message: { role: 'assistant', content: [{ type: 'text', text: `Round ${round}: ${failing ? 'the test failed; trying another way' : 'done, tests pass'}.` }] }, runId });
-  }
-  return entries;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+  });
 }
 
 function time<T>(work: () => T): { value: T; ms: number } {

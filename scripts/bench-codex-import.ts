@@ -14,6 +14,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importCodexRollout } from '../packages/codex/src/index.js';
+import { median } from './bench-support.js';
 
 const MEGABYTE = 1024 * 1024;
 
@@ -100,12 +101,6 @@ async function writeRollout(path: string, megabytes: number): Promise<number> {
   out.end();
   await once(out, 'finish');
   return (await stat(path)).size;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 async function main(): Promise<void> {

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from './bench-support.js';
 
 const targetMegabytes = Number(process.argv[2] ?? 100);
 const repeats = Number(process.argv[3] ?? 5);
@@ -16,12 +17,6 @@ const TARGET_RSS_MB = 200;
 const repository = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cliDirectory = join(repository, 'apps', 'cli');
 const runId = 'run_bench_inspect';
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 const TOOLS = ['read_file', 'search', 'edit_file', 'run_command', 'list_files'];
 const OUTCOMES = ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'error', 'ok', 'denied', 'ok'];

@@ -8,14 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import { createPromptCacheSimulator, OPENAI_PROMPT_CACHE, priceUsage } from '../packages/core/src/index.js';
 import { countO200kTokens, loadO200kTokenizer, OPENAI_PRICE_TABLE } from '../packages/model-openai/src/index.js';
+import { median } from './bench-support.js';
 
 const REQUESTS = 60;
 const RUNS = 5;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 /** A session whose request grows by a tool round each step: about 2,500 tokens per step, to ~150k. */
 function requests(): string[] {

@@ -11,15 +11,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createSearchTool } from '../packages/tools/src/index.js';
+import { median } from './bench-support.js';
 
 const FILES = 800;
 const LINES = 200;
 const RUNS = 9;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 const root = await mkdtemp(path.join(tmpdir(), 'forge-bench-search-'));
 try {

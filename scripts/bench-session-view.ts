@@ -21,35 +21,21 @@ import {
 } from '../packages/core/src/index.js';
 import { ScriptedModel } from '../packages/core/src/testing/index.js';
 import { resolveStoredCheckpoint, selectSessionView } from '../packages/persistence/src/index.js';
+import { median, syntheticTranscript, toolCall, toolResult } from './bench-support.js';
 
 const SIZES = [10_000, 100_000, 1_000_000] as const;
 const RUNS = 7;
 
 function session(tokens: number): CheckpointTranscriptEntry[] {
-  const entries: CheckpointTranscriptEntry[] = [];
-  let chars = 0;
-  const push = (entry: CheckpointTranscriptEntry) => {
-    entries.push(entry);
-    chars += JSON.stringify(entry.message).length;
-  };
-  for (let round = 0; chars / 4 < tokens; round += 1) {
+  return syntheticTranscript(tokens, (round, push) => {
     const runId = `run_${Math.floor(round / 10)}`;
     const path = `src/module-${round % 40}.ts`;
     const body = `export const value${round} = ${round};\n`.repeat(40);
     if (round % 10 === 0) push({ message: { role: 'user', content: `Round ${round}: refactor ${path}.` }, runId });
-    const input: JsonValue = { path };
-    push({ message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `r${round}`, toolName: 'read_file', input }] }, runId });
-    push({
-      message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: `r${round}`, toolName: 'read_file', output: { type: 'text', value: body }, metadata: { path, sha256: sha256Hex(body), bytes: body.length, complete: true } }] },
-      runId,
-    });
+    push(toolCall(`r${round}`, 'read_file', { path }, runId));
+    push(toolResult(`r${round}`, 'read_file', body, runId, { path, sha256: sha256Hex(body), bytes: body.length, complete: true }));
     push({ message: { role: 'assistant', content: [{ type: 'text', text: `Round ${round} done.` }] }, runId });
-  }
-  return entries;
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)] ?? 0;
+  });
 }
 
 async function timed(work: () => unknown): Promise<number> {

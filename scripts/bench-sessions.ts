@@ -9,17 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withRunIds, type Message } from '../packages/core/src/index.js';
 import { createSession, listSessions, loadTranscript, openSession, selectSessionView } from '../packages/persistence/src/index.js';
+import { median } from './bench-support.js';
 
 const appendsPerSize = Number(process.argv[2] ?? 200);
 const sizes = [10_000, 100_000, 1_000_000];
 const CHARS_PER_TOKEN = 4;
 const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / CHARS_PER_TOKEN);
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 function percentile(values: readonly number[], fraction: number): number {
   const sorted = [...values].sort((left, right) => left - right);

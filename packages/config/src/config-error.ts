@@ -15,6 +15,7 @@ export interface ConfigIssue {
  * The message names the file (or variable) and each problem, so a user can fix it directly.
  */
 export class ConfigError extends ForgeError {
+  static override readonly errorCode = 'invalid_config';
   /** The file or environment variable the problems are in. */
   readonly source: string;
   readonly issues: readonly ConfigIssue[];
@@ -24,13 +25,9 @@ export class ConfigError extends ForgeError {
       const where = issue.line === undefined ? '' : `line ${issue.line}, column ${issue.column ?? 1}: `;
       return `${where}${issue.path === '' ? '' : `${issue.path}: `}${issue.message}`;
     });
-    super({ code: 'invalid_config', message: `Invalid configuration in ${source}: ${described.join('; ')}.` });
+    super({ code: ConfigError.errorCode, message: `Invalid configuration in ${source}: ${described.join('; ')}.` });
     this.name = 'ConfigError';
     this.source = source;
     this.issues = issues;
-  }
-
-  static override isInstance(error: unknown): error is ConfigError {
-    return ForgeError.isInstance(error) && error.code === 'invalid_config';
   }
 }

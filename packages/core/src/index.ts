@@ -3,6 +3,7 @@ export * from './checkpoint/index.js';
 export * from './compaction/index.js';
 export * from './errors.js';
 export * from './events/events.js';
+export { createEmitter } from './events/emitter.js';
 export * from './ids.js';
 export * from './instructions.js';
 export * from './json.js';

@@ -1,4 +1,5 @@
 export {
+  DEEPSEEK_LOOPBACK,
   startLoopbackProvider,
   type LoopbackPromptCacheOptions,
   type LoopbackProvider,

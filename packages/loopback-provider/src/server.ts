@@ -33,6 +33,12 @@ export interface LoopbackProviderOptions {
   readonly promptCache?: LoopbackPromptCacheOptions;
 }
 
+/** The server as DeepSeek: cache hit/miss usage, and thinking mode's `reasoning_content` rule for V4 models unless thinking is disabled. */
+export const DEEPSEEK_LOOPBACK: LoopbackProviderOptions = {
+  chatUsageStyle: 'deepseek',
+  requireReasoningContent: (body) => String(body['model']).includes('deepseek-v4') && (body['thinking'] as { type?: string } | undefined)?.type !== 'disabled',
+};
+
 export interface LoopbackPromptCacheOptions {
   readonly rules?: PromptCacheRules;
   /** Counts the tokens of the request text (default: core's conservative counter; pass the provider's tokenizer for realism). */

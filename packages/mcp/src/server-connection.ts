@@ -12,16 +12,13 @@ const MAX_TOOL_PAGES = 100;
 
 /** A server that could not start, or stopped while in use. The message names the server and what to check. */
 export class McpServerError extends ForgeError {
+  static override readonly errorCode = 'mcp_server';
   readonly server: string;
 
   constructor(options: { server: string; message: string; cause?: unknown }) {
-    super({ code: 'mcp_server', message: options.message, isRetryable: false, cause: options.cause });
+    super({ code: McpServerError.errorCode, message: options.message, isRetryable: false, cause: options.cause });
     this.name = 'McpServerError';
     this.server = options.server;
-  }
-
-  static override isInstance(error: unknown): error is McpServerError {
-    return ForgeError.isInstance(error) && error.code === 'mcp_server';
   }
 }
 

@@ -1,8 +1,6 @@
-import { defaultRetryPolicy, resolveEndpointSettings, type RetryPolicy } from '@forge/ai-sdk-bridge';
-import type { ModelRequest, PriceSheet, TokenEstimate } from '@forge/core';
+import { resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from '@forge/ai-sdk-bridge';
+import type { PriceSheet } from '@forge/core';
 import { z } from 'zod';
-
-export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /**
  * One OpenAI-compatible model as configuration describes it (Ollama, llama.cpp server, vLLM,
@@ -32,45 +30,21 @@ export const compatibleModelConfigSchema = z
 
 export type CompatibleModelConfig = z.infer<typeof compatibleModelConfigSchema>;
 
-/** Options of `createCompatibleModel`: a configuration entry plus runtime settings. */
-export interface CompatibleModelOptions extends CompatibleModelConfig {
-  /** A key passed directly instead of through `apiKeyVariable`. */
-  readonly apiKey?: string;
-  /** Where `apiKeyVariable` is read from (default `process.env`). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly retry?: Partial<RetryPolicy>;
-  /** Abandon a request after this long without any data (default 300 000 ms). */
-  readonly idleTimeoutMs?: number;
-  readonly estimate?: (request: ModelRequest) => Promise<TokenEstimate>;
+/** Options of `createCompatibleModel`: a configuration entry plus runtime settings (`apiKey` instead of `apiKeyVariable`). */
+export interface CompatibleModelOptions extends CompatibleModelConfig, Omit<AdapterOptions, 'baseURL' | 'headers' | 'capabilities'> {
   /** Prices from configuration (`prices["compatible:<name>"]`); without them costs are shown in tokens only. */
   readonly prices?: PriceSheet;
 }
 
-export interface ResolvedCompatibleSettings {
-  readonly label: string;
-  readonly baseURL: string;
-  readonly apiKey: string | undefined;
-  readonly keyVariable: string | undefined;
-  readonly retry: RetryPolicy;
-  readonly idleTimeoutMs: number;
-}
-
-export function resolveCompatibleSettings(options: CompatibleModelOptions): ResolvedCompatibleSettings {
-  const label = `the OpenAI-compatible server "${options.name}"`;
-  const endpoint = resolveEndpointSettings({
-    providerLabel: label,
-    baseURL: options.baseURL,
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+/** The entry's server: its base URL, and a key only when the entry names a variable for one. */
+export function compatibleEndpoint(options: CompatibleModelOptions): VendorEndpoint {
+  return {
+    providerLabel: `the OpenAI-compatible server "${options.name}"`,
     ...(options.apiKeyVariable === undefined ? {} : { keyVariable: options.apiKeyVariable }),
     keyRequired: options.apiKeyVariable !== undefined,
-    env: options.env ?? process.env,
-  });
-  return {
-    label,
-    baseURL: endpoint.baseURL,
-    apiKey: endpoint.apiKey,
-    keyVariable: endpoint.keyVariable,
-    retry: { ...defaultRetryPolicy, ...options.retry },
-    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
   };
+}
+
+export function resolveCompatibleSettings(options: CompatibleModelOptions): ResolvedAdapterSettings {
+  return resolveAdapterSettings(compatibleEndpoint(options), options);
 }

@@ -1,11 +1,12 @@
 import { countMessagesWithEstimate } from '@forge/core';
 import { estimateWithFakeTokenizer } from '@forge/core/testing';
+import type { ModelProfile } from '@forge/ai-sdk-bridge';
 import type { LoopbackProvider } from '@forge/loopback-provider';
 import type { AdapterTuning } from '@forge/loopback-provider/conformance';
-import { CompatibleModel, type CompatibleModelProfile } from './compatible-adapter.js';
+import { CompatibleModel } from './compatible-adapter.js';
 import type { CompatibleModelOptions } from './settings.js';
 
-export const testProfile: CompatibleModelProfile = {
+export const testProfile: ModelProfile = {
   capabilities: { contextWindowTokens: 32_768, maxOutputTokens: 4096, nativeCompaction: 'unsupported', continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'config' },
   estimate: async (request) => estimateWithFakeTokenizer(request),
   countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { deepSeekCapabilities, DEEPSEEK_CAPABILITY_TABLE } from './capabilities.js';
+import { DEEPSEEK_CAPABILITIES, DEEPSEEK_CAPABILITY_TABLE } from './capabilities.js';
 import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 import { createDeepSeekModel } from './create-deepseek-model.js';
 
 describe('DeepSeek capabilities', () => {
   it('gives the V4 ids and the legacy aliases a 1,000,000-token window and 384,000 output', () => {
     for (const id of ['deepseek-flash', 'deepseek-v4-pro', 'deepseek-v4-flash', 'deepseek-chat', 'deepseek-reasoner']) {
-      expect(deepSeekCapabilities(id), id).toMatchObject({ contextWindowTokens: 1_000_000, maxOutputTokens: 384_000, source: 'table', estimation: 'provider-tokenizer' });
+      expect(DEEPSEEK_CAPABILITIES.capabilities(id), id).toMatchObject({ contextWindowTokens: 1_000_000, maxOutputTokens: 384_000, source: 'table', estimation: 'provider-tokenizer' });
     }
     expect(Object.keys(DEEPSEEK_CAPABILITY_TABLE)).toHaveLength(5);
   });
@@ -18,13 +18,13 @@ describe('DeepSeek capabilities', () => {
       expect((entry.prices?.cachedInputPerMillion ?? 1) / (entry.prices?.inputPerMillion ?? 1), id).toBeLessThan(0.05);
     }
     expect(DEEPSEEK_PRICE_TABLE['deepseek-v4-pro']).toMatchObject({ inputPerMillion: 1.32, cachedInputPerMillion: 0.044, outputPerMillion: 3.96 });
-    expect(deepSeekCapabilities('deepseek-v4-flash').promptCache).toBe(DEEPSEEK_PROMPT_CACHE);
-    expect(deepSeekCapabilities('deepseek-v5-preview').prices).toBeUndefined();
+    expect(DEEPSEEK_CAPABILITIES.capabilities('deepseek-v4-flash').promptCache).toBe(DEEPSEEK_PROMPT_CACHE);
+    expect(DEEPSEEK_CAPABILITIES.capabilities('deepseek-v5-preview').prices).toBeUndefined();
   });
 
   it('falls back conservatively for an unknown id and takes configured limits as config', () => {
-    expect(deepSeekCapabilities('deepseek-v5-preview')).toMatchObject({ contextWindowTokens: 32_768, source: 'fallback' });
-    expect(deepSeekCapabilities('deepseek-chat', { configured: { contextWindowTokens: 128_000 } })).toMatchObject({ contextWindowTokens: 128_000, source: 'config' });
+    expect(DEEPSEEK_CAPABILITIES.capabilities('deepseek-v5-preview')).toMatchObject({ contextWindowTokens: 32_768, source: 'fallback' });
+    expect(DEEPSEEK_CAPABILITIES.capabilities('deepseek-chat', { configured: { contextWindowTokens: 128_000 } })).toMatchObject({ contextWindowTokens: 128_000, source: 'config' });
   });
 
   it('builds an adapter that counts with the DeepSeek-V3 tokenizer', async () => {

@@ -1,11 +1,5 @@
-import {
-  resolveModelCapabilities,
-  withoutDateSuffix,
-  type CapabilityTableEntry,
-  type ConfiguredLimits,
-  type ContextCapabilities,
-  type PriceSheet,
-} from '@forge/core';
+import { capabilityTable, type CapabilityTable, type VendorCapabilityTable } from '@forge/ai-sdk-bridge';
+import type { CapabilityTableEntry } from '@forge/core';
 import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 
 /*
@@ -42,40 +36,7 @@ const limits: Readonly<Record<string, CapabilityTableEntry>> = {
   'deepseek-reasoner': v4,
 };
 
-/** The DeepSeek capability table: model id → window, maximum output and prices. */
-export const DEEPSEEK_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze(
-  Object.fromEntries(
-    Object.entries(limits).map(([id, entry]) => {
-      const prices = DEEPSEEK_PRICE_TABLE[id];
-      return [id, Object.freeze({ ...entry, ...(prices === undefined ? {} : { prices }) })];
-    }),
-  ),
-);
+/** The DeepSeek capability table (model id → window, maximum output and prices), its lookup and the capabilities it resolves; requests are counted with DeepSeek-V3's tokenizer. */
+export const DEEPSEEK_CAPABILITIES: VendorCapabilityTable = capabilityTable({ rows: limits, prices: DEEPSEEK_PRICE_TABLE, promptCache: DEEPSEEK_PROMPT_CACHE, estimation: 'provider-tokenizer', nativeCompaction: 'unsupported' });
 
-/** The table row of `modelId` or of the model a dated snapshot belongs to. */
-export function lookupDeepSeekModel(modelId: string): CapabilityTableEntry | undefined {
-  return DEEPSEEK_CAPABILITY_TABLE[modelId] ?? DEEPSEEK_CAPABILITY_TABLE[withoutDateSuffix(modelId)];
-}
-
-export interface DeepSeekCapabilityOptions {
-  readonly configured?: ConfiguredLimits;
-  /** Prices from configuration; they replace the table's (source `config`). */
-  readonly prices?: PriceSheet;
-  /** Window for ids the table does not know (default 32,768). */
-  readonly fallbackContextWindowTokens?: number;
-}
-
-/** Capabilities of a DeepSeek model with their provenance; requests are counted with DeepSeek-V3's tokenizer. */
-export function deepSeekCapabilities(modelId: string, options: DeepSeekCapabilityOptions = {}): ContextCapabilities {
-  return resolveModelCapabilities({
-    modelId,
-    lookup: lookupDeepSeekModel,
-    ...(options.configured === undefined ? {} : { configured: options.configured }),
-    ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
-    promptCache: DEEPSEEK_PROMPT_CACHE,
-    ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
-    estimation: 'provider-tokenizer',
-    nativeCompaction: 'unsupported',
-    continuationProjection: 'adapter-owned',
-  });
-}
+export const DEEPSEEK_CAPABILITY_TABLE: CapabilityTable = DEEPSEEK_CAPABILITIES.table;

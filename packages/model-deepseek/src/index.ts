@@ -1,12 +1,6 @@
-export { DeepSeekModel, type DeepSeekModelProfile } from './deepseek-adapter.js';
-export {
-  DEEPSEEK_BASE_URL_VARIABLE,
-  DEEPSEEK_KEY_VARIABLE,
-  DEFAULT_DEEPSEEK_BASE_URL,
-  resolveDeepSeekSettings,
-  type DeepSeekModelOptions,
-} from './settings.js';
-export { DEEPSEEK_CAPABILITY_SOURCE, DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_V3_TOKENIZER, deepSeekCapabilities, lookupDeepSeekModel, type DeepSeekCapabilityOptions } from './capabilities.js';
+export { DeepSeekModel } from './deepseek-adapter.js';
+export { resolveDeepSeekSettings, type DeepSeekModelOptions } from './settings.js';
+export { DEEPSEEK_CAPABILITIES, DEEPSEEK_CAPABILITY_SOURCE, DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
 export { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from './prices.js';
 export { createDeepSeekModel, type CreateDeepSeekModelOptions } from './create-deepseek-model.js';
 export { createDeepSeekEstimator, DEEPSEEK_V3_LAYOUT, loadDeepSeekV3Tokenizer } from './deepseek-tokenizer.js';

@@ -1,19 +1,17 @@
 import { countMessagesWithEstimate } from '@forge/core';
 import { estimateWithFakeTokenizer } from '@forge/core/testing';
-import type { LoopbackProvider, LoopbackProviderOptions } from '@forge/loopback-provider';
+import type { ModelProfile } from '@forge/ai-sdk-bridge';
+import { DEEPSEEK_LOOPBACK, type LoopbackProvider, type LoopbackProviderOptions } from '@forge/loopback-provider';
 import type { AdapterTuning } from '@forge/loopback-provider/conformance';
-import { DeepSeekModel, type DeepSeekModelProfile } from './deepseek-adapter.js';
+import { DeepSeekModel } from './deepseek-adapter.js';
 import type { DeepSeekModelOptions } from './settings.js';
 
 export const TEST_MODEL_ID = 'deepseek-v4-pro';
 
-/** The loopback server as DeepSeek: cache hit/miss usage, and thinking mode's reasoning_content rule. */
-export const deepSeekServerOptions: LoopbackProviderOptions = {
-  chatUsageStyle: 'deepseek',
-  requireReasoningContent: (body) => String(body['model']).includes('deepseek-v4') && (body['thinking'] as { type?: string } | undefined)?.type !== 'disabled',
-};
+/** The loopback server as DeepSeek. */
+export const deepSeekServerOptions: LoopbackProviderOptions = DEEPSEEK_LOOPBACK;
 
-export const testProfile: DeepSeekModelProfile = {
+export const testProfile: ModelProfile = {
   capabilities: { contextWindowTokens: 1_000_000, maxOutputTokens: 64_000, nativeCompaction: 'unsupported', continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'table' },
   estimate: async (request) => estimateWithFakeTokenizer(request),
   countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),

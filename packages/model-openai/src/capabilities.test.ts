@@ -1,6 +1,6 @@
 import * as publishedModels from 'gpt-tokenizer/models';
 import { describe, expect, it } from 'vitest';
-import { lookupOpenAIModel, OPENAI_CAPABILITY_TABLE, openAICapabilities } from './capabilities.js';
+import { OPENAI_CAPABILITIES, OPENAI_CAPABILITY_TABLE } from './capabilities.js';
 import { OPENAI_PRICE_TABLE } from './prices.js';
 
 interface PublishedSpec {
@@ -31,10 +31,10 @@ describe('OpenAI capability table', () => {
   });
 
   it('resolves dated snapshots to their model and nothing else', () => {
-    expect(lookupOpenAIModel('gpt-5-2025-08-07')).toBe(OPENAI_CAPABILITY_TABLE['gpt-5']);
-    expect(lookupOpenAIModel('gpt-5.1-2025-11-13')).toBe(OPENAI_CAPABILITY_TABLE['gpt-5.1']);
-    expect(lookupOpenAIModel('gpt-5-turbo')).toBeUndefined();
-    expect(lookupOpenAIModel('gpt-5.9')).toBeUndefined();
+    expect(OPENAI_CAPABILITIES.lookup('gpt-5-2025-08-07')).toBe(OPENAI_CAPABILITY_TABLE['gpt-5']);
+    expect(OPENAI_CAPABILITIES.lookup('gpt-5.1-2025-11-13')).toBe(OPENAI_CAPABILITY_TABLE['gpt-5.1']);
+    expect(OPENAI_CAPABILITIES.lookup('gpt-5-turbo')).toBeUndefined();
+    expect(OPENAI_CAPABILITIES.lookup('gpt-5.9')).toBeUndefined();
   });
 });
 
@@ -56,16 +56,16 @@ describe('OpenAI prices', () => {
 
   it('gives configured prices precedence over the table, and an unknown id none at all', () => {
     const configured = { currency: 'USD', inputPerMillion: 1, outputPerMillion: 2, source: 'config', reference: '/home/me/.forge/config.json' } as const;
-    expect(openAICapabilities('gpt-5.1', { prices: configured }).prices).toBe(configured);
-    expect(openAICapabilities('gpt-7-preview').prices).toBeUndefined();
-    expect(openAICapabilities('gpt-5.1-2025-11-13').prices).toBe(OPENAI_PRICE_TABLE['gpt-5.1']);
-    expect(() => openAICapabilities('gpt-5.1', { prices: { ...configured, inputPerMillion: -1 } })).toThrow(/configured prices of gpt-5.1: inputPerMillion/);
+    expect(OPENAI_CAPABILITIES.capabilities('gpt-5.1', { prices: configured }).prices).toBe(configured);
+    expect(OPENAI_CAPABILITIES.capabilities('gpt-7-preview').prices).toBeUndefined();
+    expect(OPENAI_CAPABILITIES.capabilities('gpt-5.1-2025-11-13').prices).toBe(OPENAI_PRICE_TABLE['gpt-5.1']);
+    expect(() => OPENAI_CAPABILITIES.capabilities('gpt-5.1', { prices: { ...configured, inputPerMillion: -1 } })).toThrow(/configured prices of gpt-5.1: inputPerMillion/);
   });
 });
 
 describe('openAICapabilities', () => {
   it('reports table entries with the o200k tokenizer, native compaction, prices and OpenAI cache rules', () => {
-    expect(openAICapabilities('gpt-5.1')).toEqual({
+    expect(OPENAI_CAPABILITIES.capabilities('gpt-5.1')).toEqual({
       contextWindowTokens: 400_000,
       maxOutputTokens: 128_000,
       maxInputTokens: 272_000,
@@ -79,12 +79,12 @@ describe('openAICapabilities', () => {
   });
 
   it('gives an unknown id the conservative fallback, never the window of a similar id', () => {
-    expect(openAICapabilities('gpt-7-preview')).toMatchObject({ contextWindowTokens: 32_768, source: 'fallback' });
-    expect(openAICapabilities('gpt-7-preview', { fallbackContextWindowTokens: 16_000 })).toMatchObject({ contextWindowTokens: 16_000, source: 'fallback' });
+    expect(OPENAI_CAPABILITIES.capabilities('gpt-7-preview')).toMatchObject({ contextWindowTokens: 32_768, source: 'fallback' });
+    expect(OPENAI_CAPABILITIES.capabilities('gpt-7-preview', { fallbackContextWindowTokens: 16_000 })).toMatchObject({ contextWindowTokens: 16_000, source: 'fallback' });
   });
 
   it('lets configuration set the window, with source config', () => {
-    expect(openAICapabilities('gpt-7-preview', { configured: { contextWindowTokens: 200_000, maxOutputTokens: 50_000 } })).toMatchObject({
+    expect(OPENAI_CAPABILITIES.capabilities('gpt-7-preview', { configured: { contextWindowTokens: 200_000, maxOutputTokens: 50_000 } })).toMatchObject({
       contextWindowTokens: 200_000,
       maxOutputTokens: 50_000,
       source: 'config',

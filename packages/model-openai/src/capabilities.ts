@@ -1,12 +1,5 @@
-import {
-  OPENAI_PROMPT_CACHE,
-  resolveModelCapabilities,
-  withoutDateSuffix,
-  type CapabilityTableEntry,
-  type ConfiguredLimits,
-  type ContextCapabilities,
-  type PriceSheet,
-} from '@forge/core';
+import { capabilityTable, type CapabilityTable, type VendorCapabilityTable } from '@forge/ai-sdk-bridge';
+import { OPENAI_PROMPT_CACHE, type CapabilityTableEntry } from '@forge/core';
 import { OPENAI_PRICE_TABLE } from './prices.js';
 
 /*
@@ -70,41 +63,14 @@ const published: Readonly<Record<string, CapabilityTableEntry>> = {
   'codex-mini-latest': oSeries,
 };
 
-/** The OpenAI capability table: model id → window, maximum output, input cap and prices. */
-export const OPENAI_CAPABILITY_TABLE: Readonly<Record<string, CapabilityTableEntry>> = Object.freeze(
-  Object.fromEntries(
-    Object.entries(published).map(([id, entry]) => {
-      const prices = OPENAI_PRICE_TABLE[id];
-      return [id, Object.freeze({ ...entry, maxInputTokens: entry.contextWindowTokens - (entry.maxOutputTokens ?? 0), ...(prices === undefined ? {} : { prices }) })];
-    }),
-  ),
-);
+/** The OpenAI capability table (model id → window, maximum output, input cap and prices), its lookup (dated snapshots resolve to their model) and the capabilities it resolves, with their provenance. */
+export const OPENAI_CAPABILITIES: VendorCapabilityTable = capabilityTable({
+  rows: published,
+  prices: OPENAI_PRICE_TABLE,
+  derive: (entry) => ({ ...entry, maxInputTokens: entry.contextWindowTokens - (entry.maxOutputTokens ?? 0) }),
+  promptCache: OPENAI_PROMPT_CACHE,
+  estimation: 'provider-tokenizer',
+  nativeCompaction: 'opaque-provider-item',
+});
 
-/** The table row of `modelId` or of the model a dated snapshot belongs to. */
-export function lookupOpenAIModel(modelId: string): CapabilityTableEntry | undefined {
-  return OPENAI_CAPABILITY_TABLE[modelId] ?? OPENAI_CAPABILITY_TABLE[withoutDateSuffix(modelId)];
-}
-
-export interface OpenAICapabilityOptions {
-  /** Limits set in configuration; they override the table and make the source `config`. */
-  readonly configured?: ConfiguredLimits;
-  /** Prices from configuration; they replace the table's (source `config`). */
-  readonly prices?: PriceSheet;
-  /** Window for ids the table does not know (default 32,768). */
-  readonly fallbackContextWindowTokens?: number;
-}
-
-/** Capabilities of an OpenAI model with their provenance (`table`, `config` or `fallback`). */
-export function openAICapabilities(modelId: string, options: OpenAICapabilityOptions = {}): ContextCapabilities {
-  return resolveModelCapabilities({
-    modelId,
-    lookup: lookupOpenAIModel,
-    ...(options.configured === undefined ? {} : { configured: options.configured }),
-    ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
-    promptCache: OPENAI_PROMPT_CACHE,
-    ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
-    estimation: 'provider-tokenizer',
-    nativeCompaction: 'opaque-provider-item',
-    continuationProjection: 'adapter-owned',
-  });
-}
+export const OPENAI_CAPABILITY_TABLE: CapabilityTable = OPENAI_CAPABILITIES.table;

@@ -1,13 +1,7 @@
-export { OpenAIModel, type OpenAIModelProfile } from './openai-adapter.js';
+export { OpenAIModel } from './openai-adapter.js';
 export { canReplay, REPLAY_MARKER_ID } from './native-compaction.js';
-export {
-  DEFAULT_OPENAI_BASE_URL,
-  OPENAI_BASE_URL_VARIABLE,
-  OPENAI_KEY_VARIABLE,
-  resolveOpenAISettings,
-  type OpenAIModelOptions,
-} from './settings.js';
-export { lookupOpenAIModel, OPENAI_CAPABILITY_SOURCE, OPENAI_CAPABILITY_TABLE, OPENAI_TOKENIZER, openAICapabilities, type OpenAICapabilityOptions } from './capabilities.js';
+export { resolveOpenAISettings, type OpenAIModelOptions } from './settings.js';
+export { OPENAI_CAPABILITIES, OPENAI_CAPABILITY_SOURCE, OPENAI_CAPABILITY_TABLE, OPENAI_TOKENIZER } from './capabilities.js';
 export { OPENAI_PRICE_TABLE } from './prices.js';
 export { createOpenAIModel, type CreateOpenAIModelOptions } from './create-openai-model.js';
 export { countO200kTokens, createO200kEstimator, loadO200kTokenizer, OPENAI_FRAMING_OVERHEAD, type O200kEstimator, type O200kTokenizer } from './o200k-estimator.js';

@@ -1,68 +1,53 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import type { LanguageModelV4, LanguageModelV4Message, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type { LanguageModelV4Message } from '@ai-sdk/provider';
+import { AiSdkModel, providerSettings, encodeConversation, type AiSdkVendor, type ModelProfile } from '@forge/ai-sdk-bridge';
 import {
-  encodeConversation,
-  hasOrigin,
-  streamModel,
-  toLanguageModelPrompt,
-  toLanguageModelTools,
-  withOrigin,
-  type ModelOrigin,
-  type ProviderErrorContext,
-} from '@forge/ai-sdk-bridge';
-import {
-  countMessagesWithEstimate,
   InvalidInputError,
   type JsonObject,
-  type Message,
   type JsonValue,
-  type ModelAdapter,
   type ModelCallOptions,
-  type ModelCapabilities,
   type ModelRequest,
   type ModelStreamPart,
   type NativeCompactionRequest,
   type OpaqueProviderState,
-  type ReasoningPart,
   type TokenEstimate,
 } from '@forge/core';
 import { postCompact } from './compact-endpoint.js';
 import { canReplay, replayingFetch, replayMarkerMessage, stateFromOutput, withoutReplacedHistory } from './native-compaction.js';
-import { resolveOpenAISettings, type OpenAIModelOptions, type ResolvedOpenAISettings } from './settings.js';
+import { OPENAI_ENDPOINT, type OpenAIModelOptions } from './settings.js';
 
 /** Opaque items are counted at one token per this many bytes: encrypted content never tokenizes smaller. */
 const OPAQUE_BYTES_PER_TOKEN = 4;
 
-/** The profile an adapter is built with: limits and how to estimate a request. */
-export interface OpenAIModelProfile {
-  readonly capabilities: ModelCapabilities;
-  estimate(request: ModelRequest): Promise<TokenEstimate>;
-  /** Tokens each message adds to a request, by the same counter as `estimate`. */
-  countMessages(messages: readonly Message[]): Promise<readonly number[]>;
-}
+/**
+ * The OpenAI Responses API through `@ai-sdk/openai`. Requests are sent with `store: false`;
+ * encrypted reasoning is passed back only to the model that produced it. `promptCacheKey` routes
+ * a conversation's requests to the same prompt cache (`prompt_cache_key`).
+ */
+export const OPENAI_VENDOR: AiSdkVendor<OpenAIModelOptions> = {
+  provider: 'openai',
+  modelId: (options) => options.modelId,
+  endpoint: () => OPENAI_ENDPOINT,
+  nativeCompaction: 'opaque-provider-item',
+  languageModel: (context) => createOpenAI(providerSettings(context)).responses(context.options.modelId),
+  providerOptions: (options, call) => ({
+    openai: {
+      store: false,
+      ...(call.promptCacheKey === undefined ? {} : { promptCacheKey: call.promptCacheKey }),
+      ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
+      ...(options.reasoningSummary === undefined ? {} : { reasoningSummary: options.reasoningSummary }),
+      ...(options.forceReasoning === undefined ? {} : { forceReasoning: options.forceReasoning }),
+    },
+  }),
+};
 
 /**
- * Forge's adapter for the OpenAI Responses API, through the AI SDK. Requests are sent with
- * `store: false`; encrypted reasoning is requested for reasoning models and passed back to the
- * same model on later steps. Supports provider-native opaque compaction (`compact`).
+ * Forge's adapter for OpenAI, with provider-native opaque compaction (`compact`): its state is
+ * replayed in place of the checkpoint and the messages it replaced, to the same model only.
  */
-export class OpenAIModel implements ModelAdapter {
-  readonly specificationVersion = 'forge-model-v1' as const;
-  readonly provider = 'openai';
-  readonly modelId: string;
-  readonly capabilities: ModelCapabilities;
-  private readonly options: OpenAIModelOptions;
-  private readonly settings: ResolvedOpenAISettings;
-  private readonly profile: OpenAIModelProfile;
-  private readonly origin: ModelOrigin;
-
-  constructor(options: OpenAIModelOptions, profile: OpenAIModelProfile) {
-    this.options = options;
-    this.settings = resolveOpenAISettings(options);
-    this.modelId = options.modelId;
-    this.profile = profile;
-    this.capabilities = { ...profile.capabilities, ...options.capabilities, nativeCompaction: 'opaque-provider-item', continuationProjection: 'adapter-owned' };
-    this.origin = { provider: this.provider, modelId: this.modelId };
+export class OpenAIModel extends AiSdkModel<OpenAIModelOptions> {
+  constructor(options: OpenAIModelOptions, profile: ModelProfile) {
+    super(OPENAI_VENDOR, options, profile);
   }
 
   /**
@@ -70,44 +55,20 @@ export class OpenAIModel implements ModelAdapter {
    * checkpoint text and the messages it replaces, plus the opaque items at one token per 4 bytes
    * (counted as checkpoint).
    */
-  async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
-    const estimate = (sent: ModelRequest): Promise<TokenEstimate> => this.options.estimate?.(sent) ?? this.profile.estimate(sent);
+  override async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     const replay = canReplay(request.nativeState, this.modelId) ? request.nativeState : undefined;
-    if (replay === undefined) return estimate(request);
+    if (replay === undefined) return super.estimateRequestTokens(request);
     const { checkpoint: _replaced, nativeState: _opaque, ...rest } = withoutReplacedHistory(request, replay);
-    const base = await estimate(rest);
+    const base = await super.estimateRequestTokens(rest);
     const opaque = Math.ceil(replay.bytes / OPAQUE_BYTES_PER_TOKEN);
     return { ...base, tokens: base.tokens + opaque, categories: { ...base.categories, checkpoint: base.categories.checkpoint + opaque } };
   }
 
-  /** Exact o200k tokens each message adds as history (replayed native state does not change them). */
-  countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
-    const injected = this.options.estimate;
-    return injected === undefined ? this.profile.countMessages(messages) : countMessagesWithEstimate(injected, messages);
-  }
-
-  doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
+  override doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
     const state = request.nativeState;
     const replay = canReplay(state, this.modelId) ? state : undefined;
-    const sent = replay === undefined ? request : withoutReplacedHistory(request, replay);
-    const prompt = toLanguageModelPrompt(sent, {
-      keepReasoning: (part) => this.keepReasoning(part),
-      ...(replay === undefined ? {} : { checkpointReplacement: [replayMarkerMessage()] }),
-    });
-    return streamModel({
-      model: this.languageModel(replay === undefined ? undefined : replayingFetch(replay.items)),
-      callOptions: {
-        prompt,
-        tools: toLanguageModelTools(request.tools),
-        ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
-        providerOptions: this.providerOptions(options.promptCacheKey),
-      },
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      errors: this.errorContext(),
-      retry: this.settings.retry,
-      idleTimeoutMs: this.settings.idleTimeoutMs,
-      decorateReasoning: (metadata) => withOrigin(metadata, this.origin),
-    });
+    if (replay === undefined) return this.stream(request, options);
+    return this.stream(withoutReplacedHistory(request, replay), options, { checkpointReplacement: [replayMarkerMessage()], fetch: replayingFetch(replay.items) });
   }
 
   /**
@@ -126,7 +87,7 @@ export class OpenAIModel implements ModelAdapter {
     const input = await this.encodeInput(prompt, previous?.items ?? []);
     const output = await postCompact({
       url: `${this.settings.baseURL}/responses/compact`,
-      headers: { authorization: `Bearer ${this.settings.apiKey}`, ...this.options.headers },
+      headers: { authorization: `Bearer ${this.settings.apiKey ?? ''}`, ...this.options.headers },
       body: { model: this.modelId, input },
       signal: options.signal,
       errors: this.errorContext(),
@@ -134,39 +95,6 @@ export class OpenAIModel implements ModelAdapter {
       idleTimeoutMs: this.settings.idleTimeoutMs,
     });
     return stateFromOutput({ modelId: this.modelId, output, compacted: request.messages, previous });
-  }
-
-  private keepReasoning(part: ReasoningPart): boolean {
-    return hasOrigin(part, this.origin);
-  }
-
-  private languageModel(fetchOverride: typeof fetch | undefined): LanguageModelV4 {
-    return createOpenAI({
-      baseURL: this.settings.baseURL,
-      apiKey: this.settings.apiKey,
-      ...(this.options.headers === undefined ? {} : { headers: { ...this.options.headers } }),
-      ...(fetchOverride === undefined ? {} : { fetch: fetchOverride }),
-    }).responses(this.modelId);
-  }
-
-  /** `promptCacheKey` routes the conversation's requests to the same prompt cache (`prompt_cache_key`). */
-  private providerOptions(promptCacheKey?: string): SharedV4ProviderOptions {
-    const openai: JsonObject = {
-      store: false,
-      ...(promptCacheKey === undefined ? {} : { promptCacheKey }),
-      ...(this.options.reasoningEffort === undefined ? {} : { reasoningEffort: this.options.reasoningEffort }),
-      ...(this.options.reasoningSummary === undefined ? {} : { reasoningSummary: this.options.reasoningSummary }),
-      ...(this.options.forceReasoning === undefined ? {} : { forceReasoning: this.options.forceReasoning }),
-    };
-    return { openai };
-  }
-
-  private errorContext(): ProviderErrorContext {
-    return {
-      providerLabel: 'OpenAI',
-      baseURL: this.settings.baseURL,
-      ...(this.settings.keyVariable === undefined ? {} : { keyVariable: this.settings.keyVariable }),
-    };
   }
 
   /**
@@ -181,7 +109,7 @@ export class OpenAIModel implements ModelAdapter {
     };
     const model = this.languageModel(replayingFetch(replayItems, capture));
     try {
-      await model.doStream({ prompt, providerOptions: this.providerOptions() });
+      await model.doStream({ prompt, providerOptions: this.providerOptions({}) });
     } catch (error) {
       if (captured === undefined) throw error;
     }

@@ -6,6 +6,7 @@ import { ForgeError } from '@forge/core';
  * file and line are named so a person can look.
  */
 export class CorruptFileError extends ForgeError {
+  static override readonly errorCode = 'corrupt_file';
   readonly file: string;
   /** 1-based line number, when the problem is one line. */
   readonly line: number | undefined;
@@ -13,17 +14,13 @@ export class CorruptFileError extends ForgeError {
   constructor(options: { file: string; line?: number; problem: string; cause?: unknown }) {
     const where = options.line === undefined ? options.file : `${options.file}, line ${options.line}`;
     super({
-      code: 'corrupt_file',
+      code: CorruptFileError.errorCode,
       message: `${where}: ${options.problem}. Forge did not change the file; keep a copy before editing it by hand.`,
       cause: options.cause,
     });
     this.name = 'CorruptFileError';
     this.file = options.file;
     this.line = options.line;
-  }
-
-  static override isInstance(error: unknown): error is CorruptFileError {
-    return ForgeError.isInstance(error) && error.code === 'corrupt_file';
   }
 }
 
@@ -37,6 +34,7 @@ export interface LockOwner {
 
 /** Another process (or another writer in this one) is writing the session. */
 export class SessionLockedError extends ForgeError {
+  static override readonly errorCode = 'session_locked';
   readonly sessionId: string;
   readonly owner: LockOwner | undefined;
   readonly lockFile: string;
@@ -48,7 +46,7 @@ export class SessionLockedError extends ForgeError {
         ? 'another process (its lock file is unreadable)'
         : `process ${owner.pid}${options.sameHost ? '' : ` on host ${owner.hostname}`} (since ${owner.startedAt})`;
     super({
-      code: 'session_locked',
+      code: SessionLockedError.errorCode,
       message:
         `Session ${options.sessionId} is in use by ${holder}; only one forge may write a session at a time. ` +
         `Finish or close that forge, or start a new session. If no such process is running, delete ${options.lockFile}.`,
@@ -59,46 +57,36 @@ export class SessionLockedError extends ForgeError {
     this.owner = owner;
     this.lockFile = options.lockFile;
   }
-
-  static override isInstance(error: unknown): error is SessionLockedError {
-    return ForgeError.isInstance(error) && error.code === 'session_locked';
-  }
 }
 
 /** No session with this id exists in FORGE_HOME. */
 export class SessionNotFoundError extends ForgeError {
+  static override readonly errorCode = 'session_not_found';
   readonly sessionId: string;
 
   constructor(options: { sessionId: string; sessionsDirectory: string }) {
     super({
-      code: 'session_not_found',
+      code: SessionNotFoundError.errorCode,
       message: `No session ${options.sessionId} in ${options.sessionsDirectory}. Run \`forge sessions list\` to see the sessions there.`,
     });
     this.name = 'SessionNotFoundError';
     this.sessionId = options.sessionId;
   }
-
-  static override isInstance(error: unknown): error is SessionNotFoundError {
-    return ForgeError.isInstance(error) && error.code === 'session_not_found';
-  }
 }
 
 /** The file was written by a newer Forge with a schema this version cannot read. */
 export class UnsupportedSchemaError extends ForgeError {
+  static override readonly errorCode = 'unsupported_schema';
   readonly file: string;
   readonly version: unknown;
 
   constructor(options: { file: string; version: unknown; supported: readonly number[] }) {
     super({
-      code: 'unsupported_schema',
+      code: UnsupportedSchemaError.errorCode,
       message: `${options.file} uses schema version ${JSON.stringify(options.version)}, but this Forge reads versions ${options.supported.join(', ')}. Upgrade Forge to open it.`,
     });
     this.name = 'UnsupportedSchemaError';
     this.file = options.file;
     this.version = options.version;
-  }
-
-  static override isInstance(error: unknown): error is UnsupportedSchemaError {
-    return ForgeError.isInstance(error) && error.code === 'unsupported_schema';
   }
 }

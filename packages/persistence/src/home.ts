@@ -64,16 +64,13 @@ const FIX = 'Point FORGE_HOME (or --forge-home) at a directory you can write';
  * The message names FORGE_HOME, what is wrong and what to do.
  */
 export class ForgeHomeError extends ForgeError {
+  static override readonly errorCode = 'forge_home_unusable';
   readonly home: string;
 
   constructor(options: { home: string; problem: string; fix: string; cause?: unknown }) {
-    super({ code: 'forge_home_unusable', message: `FORGE_HOME ${options.home} ${options.problem}. ${options.fix}.`, cause: options.cause });
+    super({ code: ForgeHomeError.errorCode, message: `FORGE_HOME ${options.home} ${options.problem}. ${options.fix}.`, cause: options.cause });
     this.name = 'ForgeHomeError';
     this.home = options.home;
-  }
-
-  static override isInstance(error: unknown): error is ForgeHomeError {
-    return ForgeError.isInstance(error) && error.code === 'forge_home_unusable';
   }
 }
 

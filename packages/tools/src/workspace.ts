@@ -10,18 +10,15 @@ export type WorkspacePathRule = 'empty' | 'absolute' | 'outside' | 'symlink-outs
  * the rule and what to do instead; tools pass it to the model as error text.
  */
 export class WorkspacePathError extends ForgeError {
+  static override readonly errorCode = 'workspace_path';
   readonly requestedPath: string;
   readonly rule: WorkspacePathRule;
 
   constructor(options: { requestedPath: string; rule: WorkspacePathRule; message: string }) {
-    super({ code: 'workspace_path', message: options.message, isRetryable: false });
+    super({ code: WorkspacePathError.errorCode, message: options.message, isRetryable: false });
     this.name = 'WorkspacePathError';
     this.requestedPath = options.requestedPath;
     this.rule = options.rule;
-  }
-
-  static override isInstance(error: unknown): error is WorkspacePathError {
-    return ForgeError.isInstance(error) && error.code === 'workspace_path';
   }
 }
 

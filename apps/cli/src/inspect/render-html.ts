@@ -1,26 +1,8 @@
 import { chartLegend, contextChart } from './context-chart.js';
-import {
-  categoryLabel,
-  costColumns,
-  costLine,
-  formatCost,
-  formatCount,
-  formatDuration,
-  formatPercent,
-  modelName,
-  outcomeCounts,
-  pricesLine,
-  shortHash,
-  stepNotes,
-  stepsLine,
-  stopLabel,
-  totalsLine,
-  usageLine,
-  usedCategories,
-  windowLine,
-} from './format.js';
+import { formatCount, formatDuration, outcomeCounts, shortHash, stopLabel, totalsLine } from './format.js';
 import { escapeHtml } from './html-escape.js';
 import type { InspectReport, RunReport, ToolCallRow } from './report.js';
+import { budgetColumns, summaryFields, type SummaryField } from './run-fields.js';
 
 /** Budget tables in the page list at most this many steps; the chart and `--json` cover all. */
 export const MAX_HTML_STEP_ROWS = 5000;
@@ -70,25 +52,11 @@ function statusClass(status: string): string {
 }
 
 function summary(run: RunReport): string {
-  const entries: [string, string, string?][] = [
-    ['trace', run.file],
-    ['engine', run.engine],
-    ['model', modelName(run)],
-    ['status', run.status, statusClass(run.status)],
-    ['started', run.startedAt ?? '—'],
-    ['duration', formatDuration(run.durationMs)],
-    ['steps', stepsLine(run)],
-    ['tools', `${formatCount(run.toolCalls.total)} call(s); advertised: ${run.advertisedTools.length === 0 ? 'none' : run.advertisedTools.join(', ')}`],
-    ['instructions', run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`],
-    ['usage', `${usageLine(run.usage, run.cacheHitRatio)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`],
-    ['cost', costLine(run.cost, run.unpricedSteps)],
-  ];
-  if (run.prices !== undefined) entries.push(['prices', pricesLine(run.prices)]);
-  if (run.window !== undefined) entries.push(['window', windowLine(run.window)]);
-  if (run.estimatorFlagged !== undefined) entries.push(['estimator', run.estimatorFlagged, 'bad']);
-  if (run.meanAbsoluteErrorPercent !== undefined) entries.push(['estimate error', `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute`]);
-  if (run.error !== undefined) entries.push(['error', `${run.error.message} (${run.error.code})`, 'bad']);
-  const items = entries.map(([term, value, className]) => `<dt>${escapeHtml(term)}</dt><dd${className === undefined ? '' : ` class="${className}"`}>${escapeHtml(value)}</dd>`);
+  const className = (field: SummaryField): string | undefined => (field.tone === 'status' ? statusClass(field.value) : field.tone === undefined ? undefined : 'bad');
+  const items = summaryFields(run, { estimateError: true }).map((field) => {
+    const tone = className(field);
+    return `<dt>${escapeHtml(field.label)}</dt><dd${tone === undefined ? '' : ` class="${tone}"`}>${escapeHtml(field.value)}</dd>`;
+  });
   return `<dl class="summary">${items.join('')}</dl>`;
 }
 
@@ -99,33 +67,12 @@ function legend(run: RunReport): string {
 
 function budgetTable(run: RunReport): string {
   if (run.budget.length === 0) return '<p class="muted">No model steps.</p>';
-  const categories = usedCategories(run.budget);
-  const { written, priced } = costColumns(run);
+  const columns = budgetColumns(run);
   const rows = run.budget.slice(0, MAX_HTML_STEP_ROWS).map((row) => {
-    const notes = stepNotes(row, run).join(', ');
-    return `<tr data-step="${row.step}">${[
-      cell(String(row.step), 'number'),
-      ...categories.map((key) => cell(formatCount(row.categories?.[key]), 'number')),
-      cell(formatCount(row.estimatedTokens), 'number'),
-      cell(formatCount(row.reportedInputTokens), 'number'),
-      cell(formatCount(row.cachedInputTokens), 'number'),
-      ...(written ? [cell(formatCount(row.cacheWriteTokens), 'number')] : []),
-      ...(priced ? [cell(formatCost(row.cost), 'number')] : []),
-      cell(formatPercent(row.errorPercent), 'number'),
-      cell(notes, row.failed === undefined ? undefined : 'bad'),
-    ].join('')}</tr>`;
+    const cells = columns.map((column) => cell(column.text(row), column.numeric ? 'number' : column.kind === 'note' && row.failed !== undefined ? 'bad' : undefined));
+    return `<tr data-step="${row.step}">${cells.join('')}</tr>`;
   });
-  const headers: [string, boolean][] = [
-    ['step', true],
-    ...categories.map((key): [string, boolean] => [categoryLabel(key), true]),
-    ['estimate', true],
-    ['input', true],
-    ['cached', true],
-    ...(written ? [['written', true] as [string, boolean]] : []),
-    ...(priced ? [['cost', true] as [string, boolean]] : []),
-    ['error', true],
-    ['note', false],
-  ];
+  const headers = columns.map((column): [string, boolean] => [column.header, column.numeric]);
   const omitted = run.budget.length - MAX_HTML_STEP_ROWS;
   const note = omitted > 0 ? `<p class="muted">${formatCount(omitted)} more steps are in the chart and in <code>forge inspect --json</code>.</p>` : '';
   return table(headers, rows, 'budget-table') + note;

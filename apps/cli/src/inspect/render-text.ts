@@ -1,25 +1,7 @@
 import type { Style } from '../output/style.js';
-import {
-  categoryLabel,
-  costColumns,
-  costLine,
-  formatCost,
-  formatCount,
-  formatDuration,
-  formatPercent,
-  modelName,
-  outcomeCounts,
-  pricesLine,
-  shortHash,
-  stepNotes,
-  stepsLine,
-  stopLabel,
-  totalsLine,
-  usageLine,
-  usedCategories,
-  windowLine,
-} from './format.js';
+import { costColumns, formatCount, formatDuration, formatPercent, outcomeCounts, shortHash, stopLabel, totalsLine } from './format.js';
 import type { InspectReport, RunReport, StepBudget, ToolCallRow } from './report.js';
+import { budgetColumns, summaryFields, type SummaryField } from './run-fields.js';
 import { formatTable, type TextCell } from './text-table.js';
 
 /** Step tables longer than this show their first and last rows only. */
@@ -38,28 +20,12 @@ function statusCell(status: string, style: Style): TextCell {
 }
 
 function summary(run: RunReport, style: Style): string[] {
-  const label = (text: string) => style.dim(text.padEnd(13));
-  const toolWord = run.toolCalls.total === 1 ? 'call' : 'calls';
-  const advertised = run.advertisedTools.length === 0 ? 'none advertised' : `${String(run.advertisedTools.length)} advertised: ${run.advertisedTools.join(', ')}`;
-  const lines = [
+  const tone = (field: SummaryField): string =>
+    field.tone === 'status' ? paintStatus(field.value, style) : field.tone === 'warning' ? style.yellow(field.value) : field.tone === 'error' ? style.red(field.value) : field.value;
+  return [
     style.bold(`Run ${run.runId}`) + (run.sessionId === undefined ? '' : style.dim(`  (session ${run.sessionId})`)),
-    `  ${label('trace')}${run.file}`,
-    `  ${label('engine')}${run.engine}`,
-    `  ${label('model')}${modelName(run)}`,
-    `  ${label('status')}${paintStatus(run.status, style)}`,
-    `  ${label('started')}${run.startedAt ?? '—'}`,
-    `  ${label('duration')}${formatDuration(run.durationMs)}`,
-    `  ${label('steps')}${stepsLine(run)}`,
-    `  ${label('tools')}${formatCount(run.toolCalls.total)} ${toolWord} (${advertised})`,
-    `  ${label('instructions')}${run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}`}`,
-    `  ${label('usage')}${usageLine(run.usage, run.cacheHitRatio)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`,
-    `  ${label('cost')}${costLine(run.cost, run.unpricedSteps)}`,
+    ...summaryFields(run, { estimateError: false }).map((field) => `  ${style.dim(field.label.padEnd(13))}${tone(field)}`),
   ];
-  if (run.prices !== undefined) lines.push(`  ${label('prices')}${pricesLine(run.prices)}`);
-  if (run.window !== undefined) lines.push(`  ${label('window')}${windowLine(run.window)}`);
-  if (run.estimatorFlagged !== undefined) lines.push(`  ${label('estimator')}${style.yellow(run.estimatorFlagged)}`);
-  if (run.error !== undefined) lines.push(`  ${label('error')}${style.red(`${run.error.message} (${run.error.code})`)}`);
-  return lines;
 }
 
 function paintStatus(status: string, style: Style): string {
@@ -69,30 +35,12 @@ function paintStatus(status: string, style: Style): string {
 
 function budgetTable(run: RunReport, style: Style): string[] {
   if (run.budget.length === 0) return [style.bold('Budget per step'), '  no model steps'];
-  const categories = usedCategories(run.budget);
-  const { written, priced } = costColumns(run);
-  const columns = [
-    { header: 'step', align: 'right' as const },
-    ...categories.map((key) => ({ header: categoryLabel(key), align: 'right' as const })),
-    { header: 'estimate', align: 'right' as const },
-    { header: 'input', align: 'right' as const },
-    { header: 'cached', align: 'right' as const },
-    ...(written ? [{ header: 'written', align: 'right' as const }] : []),
-    ...(priced ? [{ header: 'cost', align: 'right' as const }] : []),
-    { header: 'error', align: 'right' as const },
-    { header: 'note', align: 'left' as const },
-  ];
-  const row = (budget: StepBudget): TextCell[] => [
-    String(budget.step),
-    ...categories.map((key) => formatCount(budget.categories?.[key])),
-    formatCount(budget.estimatedTokens),
-    formatCount(budget.reportedInputTokens),
-    formatCount(budget.cachedInputTokens),
-    ...(written ? [formatCount(budget.cacheWriteTokens)] : []),
-    ...(priced ? [formatCost(budget.cost)] : []),
-    errorCell(budget.errorPercent, style),
-    noteCell(budget, run, style),
-  ];
+  const budgetColumnsOfRun = budgetColumns(run);
+  const columns = budgetColumnsOfRun.map((column) => ({ header: column.header, align: column.numeric ? ('right' as const) : ('left' as const) }));
+  const row = (budget: StepBudget): TextCell[] =>
+    budgetColumnsOfRun.map((column) =>
+      column.kind === 'error' ? errorCell(budget.errorPercent, style) : column.kind === 'note' ? noteCell(column.text(budget), budget, style) : column.text(budget),
+    );
   const shown =
     run.budget.length <= FULL_STEP_TABLE ? run.budget : [...run.budget.slice(0, SHOWN_AT_EACH_END), undefined, ...run.budget.slice(-SHOWN_AT_EACH_END)];
   const rows = shown.map((budget) =>
@@ -106,7 +54,7 @@ function budgetTable(run: RunReport, style: Style): string[] {
     lines.push(style.dim(`  ${formatCount(omitted)} steps not shown; --json or --html FILE lists every step`));
   }
   const error = run.meanAbsoluteErrorPercent === undefined ? 'no step has both an estimate and provider-reported input' : `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute estimate error`;
-  const parts = written ? 'cached and written are parts of input' : 'cached is part of input';
+  const parts = costColumns(run).written ? 'cached and written are parts of input' : 'cached is part of input';
   return [style.bold('Budget per step'), ...lines, style.dim(`  ${error}; estimate is Forge's count of the input, input the provider's; ${parts}`)];
 }
 
@@ -116,8 +64,8 @@ function errorCell(errorPercent: number | undefined, style: Style): TextCell {
   return { text, paint: errorPercent < -10 ? style.red : errorPercent > 25 ? style.yellow : (padded) => padded };
 }
 
-function noteCell(budget: StepBudget, run: RunReport, style: Style): TextCell {
-  return { text: stepNotes(budget, run).join(', '), paint: budget.failed === undefined ? style.yellow : style.red };
+function noteCell(text: string, budget: StepBudget, style: Style): TextCell {
+  return { text, paint: budget.failed === undefined ? style.yellow : style.red };
 }
 
 function compactionsSection(run: RunReport, style: Style): string[] {

@@ -54,7 +54,7 @@ describe('CodexAppServer start-up failures', () => {
 
   it('says clearly that the binary is missing', async () => {
     const start = CodexAppServer.start({ binaryPath: '/nonexistent/codex' });
-    await expect(start).rejects.toSatisfy(CodexBinaryMissingError.isInstance);
+    await expect(start).rejects.toSatisfy((error: unknown) => CodexBinaryMissingError.isInstance(error));
     await expect(start).rejects.toThrow(/does not exist or is not executable.*install @openai\/codex/i);
   });
 
@@ -64,7 +64,7 @@ describe('CodexAppServer start-up failures', () => {
     await writeFile(script, '#!/bin/sh\necho "config error: unknown provider" >&2\nexit 3\n');
     await chmod(script, 0o755);
     const start = CodexAppServer.start({ binaryPath: script });
-    await expect(start).rejects.toSatisfy(CodexExitedError.isInstance);
+    await expect(start).rejects.toSatisfy((error: unknown) => CodexExitedError.isInstance(error));
     await expect(start).rejects.toThrow(/exited with code 3[\s\S]*unknown provider/);
   });
 
@@ -77,7 +77,7 @@ describe('CodexAppServer start-up failures', () => {
     );
     await chmod(script, 0o755);
     const start = CodexAppServer.start({ binaryPath: script });
-    await expect(start).rejects.toSatisfy(CodexVersionError.isInstance);
+    await expect(start).rejects.toSatisfy((error: unknown) => CodexVersionError.isInstance(error));
     await expect(start).rejects.toThrow(/version 9\.4\.0.*0\.169\.0/);
   });
 });

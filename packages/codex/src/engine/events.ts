@@ -1,4 +1,4 @@
-import { EVENT_SCHEMA_VERSION, type EventEnvelope, type ForgeEvent } from '@forge/core';
+import type { EventEnvelope, ForgeEvent } from '@forge/core';
 import type { WrapperTokenEstimate } from './wrapper-estimate.js';
 
 /** Token counts Codex reported for one model response or a whole thread. */
@@ -63,26 +63,6 @@ export type CodexOnlyEvent =
 export type CodexEngineEvent = ForgeEvent | CodexOnlyEvent;
 
 /** The core envelope, carrying a Codex engine event. */
-export type CodexEventEnvelope = Omit<EventEnvelope, 'event'> & { readonly event: CodexEngineEvent };
+export type CodexEventEnvelope = EventEnvelope<CodexEngineEvent>;
 
 export type CodexEventListener = (envelope: CodexEventEnvelope) => void;
-
-/** Wraps the events of one run in envelopes with a gap-free sequence. */
-export function createCodexEmitter(options: {
-  readonly runId: string;
-  readonly sessionId: string | undefined;
-  readonly now: () => number;
-  readonly listener: CodexEventListener | undefined;
-}): (event: CodexEngineEvent) => void {
-  let sequence = 0;
-  return (event) => {
-    options.listener?.({
-      schemaVersion: EVENT_SCHEMA_VERSION,
-      runId: options.runId,
-      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-      sequence: sequence++,
-      timestamp: new Date(options.now()).toISOString(),
-      event,
-    });
-  };
-}

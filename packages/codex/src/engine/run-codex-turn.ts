@@ -3,6 +3,7 @@ import {
   ForgeError,
   addUsage,
   assertSafeId,
+  createEmitter,
   createId,
   emptyUsage,
   sha256Hex,
@@ -28,8 +29,8 @@ import {
 } from '../app-server/protocol.js';
 import { hasContext, renderActiveView, renderRequestOnly, type CodexActiveView, type RenderedActiveView } from './active-view.js';
 import {
-  createCodexEmitter,
   type CodexCompactionRecord,
+  type CodexEngineEvent,
   type CodexEventListener,
   type CodexThreadSelection,
   type CodexTokenUsageRecord,
@@ -106,7 +107,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
   const runId = options.runId === undefined ? createId('run', startedAt) : assertSafeId(options.runId, 'run id');
   if (options.sessionId !== undefined) assertSafeId(options.sessionId, 'session id');
   const signal = options.signal ?? new AbortController().signal;
-  const emit = createCodexEmitter({ runId, sessionId: options.sessionId, now, listener: options.onEvent });
+  const emit = createEmitter<CodexEngineEvent>({ runId, sessionId: options.sessionId, now, listener: options.onEvent });
   const { server, view } = options;
 
   const newThread = !('threadId' in options.thread);

@@ -82,7 +82,7 @@ export type ForgeEvent =
 export type ForgeEventType = ForgeEvent['type'];
 
 /** The one envelope every event travels in: live subscribers, `--json` output and trace files alike. */
-export interface EventEnvelope<E extends ForgeEvent = ForgeEvent> {
+export interface EventEnvelope<E extends { readonly type: string } = ForgeEvent> {
   readonly schemaVersion: typeof EVENT_SCHEMA_VERSION;
   readonly runId: string;
   readonly sessionId?: string;

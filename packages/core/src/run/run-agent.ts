@@ -9,7 +9,8 @@ import { assistantText, type AssistantMessage, type Message, type ToolCallPart, 
 import { emptyUsage, type ModelRequest, type Usage } from '../model/adapter.js';
 import { promptCacheKey } from '../pricing/prompt-cache-key.js';
 import type { Tool } from '../tools/tool.js';
-import { createEmitter, withObservers } from './emitter.js';
+import { createEmitter } from '../events/emitter.js';
+import { withObservers } from './emitter.js';
 import { summarizeError } from './error-summary.js';
 import { runModelStep, type StepOutcome } from './model-step.js';
 import { RunCostMeter } from './run-cost.js';

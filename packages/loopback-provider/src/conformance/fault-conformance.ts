@@ -59,31 +59,17 @@ export function runFaultConformance(context: () => { readonly server: LoopbackPr
       expect(server.requests).toHaveLength(2);
     });
 
-    it('ends the step on a stream cut after output: partial text kept, no tool run, no retry', async () => {
+    it.each([
+      { fault: 'a stream cut', type: 'cut', text: ['Let me ', 'check'] },
+      { fault: 'malformed JSON', type: 'malformed', text: ['Half ', 'way'] },
+    ] as const)('ends the step on $fault after output: partial text kept, no tool run, no retry', async ({ type, text }) => {
       const { server, model } = context();
       const tool = noteTool();
-      server.enqueue({
-        type: 'cut',
-        turn: turn({ text: ['Let me ', 'check'], toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' } }] }),
-        afterEvents: 'before-completion',
-      });
+      server.enqueue({ type, turn: turn({ text, toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' } }] }), afterEvents: 'before-completion' });
       const { result } = await runTurn(model, { tool });
       expect(result.status).toBe('failed');
       expect(result.error?.code).toBe('transport');
-      expect(result.text).toBe('Let me check');
-      expect(tool.calls).toEqual([]);
-      expect(findUnpairedToolCalls(result.messages)).toEqual([]);
-      expect(server.requests).toHaveLength(1);
-    });
-
-    it('ends the step on malformed JSON with a transport error, keeping partial text', async () => {
-      const { server, model } = context();
-      const tool = noteTool();
-      server.enqueue({ type: 'malformed', turn: turn({ text: ['Half ', 'way'], toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' } }] }), afterEvents: 'before-completion' });
-      const { result } = await runTurn(model, { tool });
-      expect(result.status).toBe('failed');
-      expect(result.error?.code).toBe('transport');
-      expect(result.text).toBe('Half way');
+      expect(result.text).toBe(text.join(''));
       expect(tool.calls).toEqual([]);
       expect(findUnpairedToolCalls(result.messages)).toEqual([]);
       expect(server.requests).toHaveLength(1);

@@ -20,18 +20,23 @@ export interface AdapterTuning {
 
 export const conformanceTuning: AdapterTuning = { retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 2_000 }, idleTimeoutMs: 2_000 };
 
-/** One adapter under test. The checks receive recorded request bodies; write them as inline snapshots. */
+/** One row of the conformance table: an adapter under test, the same cases for every row. */
 export interface ConformanceTarget {
+  /** Names the row in test titles. */
   readonly name: string;
+  /** Names the row's golden files: `<id>.text.json`, `<id>.continuation.json`. */
+  readonly id: string;
   readonly serverOptions?: LoopbackProviderOptions;
   /** The adapter, pointed at `server.baseURL`, with `tuning` applied. */
   createModel(server: LoopbackProvider, tuning: AdapterTuning): ModelAdapter;
   /** Whether the protocol reports reasoning tokens in usage (default true). */
   readonly reportsReasoningTokens?: boolean;
-  /** The body of the single request of the plain text scenario. */
-  checkTextRequest(body: unknown): void;
-  /** The three request bodies of the multi-step scenario (reasoning + tool call, tool call, answer). */
-  checkContinuationRequests(bodies: readonly unknown[]): void;
+  /**
+   * The absolute directory of the golden request bodies, byte for byte what the adapter sent: the
+   * plain text request, and the last request of the multi-step scenario (reasoning, two tool
+   * calls and their results passed back).
+   */
+  readonly goldenDirectory: string;
 }
 
 export const USER_REQUEST = 'Read note alpha, then answer.';

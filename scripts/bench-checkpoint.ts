@@ -6,14 +6,13 @@
  *   npx tsx --conditions=@forge/source scripts/bench-checkpoint.ts
  */
 import { performance } from 'node:perf_hooks';
+import { sha256Hex, type JsonValue } from '@forge/core';
 import {
   buildForgeStateCheckpoint,
-  createRedactor,
   renderCheckpointView,
-  sha256Hex,
   type CheckpointTranscriptEntry,
-  type JsonValue,
-} from '../packages/core/src/index.js';
+} from '@forge/core/checkpoint';
+import { createRedactor } from '@forge/core/redaction';
 
 const SIZES = [10_000, 100_000, 1_000_000] as const;
 const RUNS = 7;

@@ -1,5 +1,4 @@
 import {
-  OPENAI_PROMPT_CACHE,
   resolveModelCapabilities,
   withoutDateSuffix,
   type CapabilityTableEntry,
@@ -7,6 +6,7 @@ import {
   type ContextCapabilities,
   type PriceSheet,
 } from '@forge/core';
+import { OPENAI_PROMPT_CACHE } from '@forge/core/pricing';
 import { OPENAI_PRICE_TABLE } from './prices.js';
 
 /*

@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /*
  * Dependencies point one way: cli → adapters / persistence / tools / config → core.
- * This test reads every workspace manifest and every source import, so a wrong-way import fails
- * CI instead of waiting for a reviewer to notice.
+ * This test reads every workspace manifest and every import in every package (and in scripts/),
+ * so a wrong-way import fails CI instead of waiting for a reviewer to notice. A relative import
+ * may not leave its package either: another package is reached by name, through its `exports`,
+ * so the dependency is declared and visible here.
  */
 
 const root = join(import.meta.dirname, '..');
@@ -34,6 +36,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/reliability-tests': { layer: 4, allowed: ['*'] },
   /** The built `forge` binary run against real programs (MCP servers, Codex, Chromium); nothing depends on them. */
   '@forge/bundle-tests': { layer: 4, allowed: ['*'] },
+  /** The repository root: benchmarks and repository-wide tests in scripts/; nothing depends on it. */
+  'forge-monorepo': { layer: 5, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */
@@ -42,6 +46,8 @@ const coreForbiddenBuiltins = ['node:fs', 'node:fs/promises', 'node:path', 'node
 interface WorkspacePackage {
   readonly name: string;
   readonly dir: string;
+  /** The files whose imports are checked: the whole package, or `scripts/` for the repository root. */
+  readonly sourceDir: string;
   readonly dependencies: readonly string[];
 }
 
@@ -49,7 +55,7 @@ function workspacePackages(): WorkspacePackage[] {
   const found: WorkspacePackage[] = [];
   for (const group of ['packages', 'apps', 'tests', '.']) {
     const base = join(root, group);
-    const candidates = group === '.' ? ['evals'] : readdirSync(base);
+    const candidates = group === '.' ? ['evals', '.'] : readdirSync(base);
     for (const entry of candidates) {
       const dir = join(base, entry);
       let manifest: { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
@@ -61,6 +67,7 @@ function workspacePackages(): WorkspacePackage[] {
       found.push({
         name: manifest.name,
         dir,
+        sourceDir: group === '.' && entry === '.' ? join(root, 'scripts') : dir,
         dependencies: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name.startsWith('@forge/')),
       });
     }
@@ -71,7 +78,7 @@ function workspacePackages(): WorkspacePackage[] {
 function sourceFiles(dir: string): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(dir)) {
-    if (entry === 'node_modules' || entry === 'dist') continue;
+    if (entry === 'node_modules' || entry === 'dist' || entry.startsWith('.')) continue;
     const path = join(dir, entry);
     if (statSync(path).isDirectory()) files.push(...sourceFiles(path));
     else if (/\.(ts|mts|js|mjs)$/.test(entry)) files.push(path);
@@ -86,6 +93,14 @@ function importsOf(file: string): string[] {
     if (match[1] !== undefined) specifiers.push(match[1]);
   }
   return specifiers;
+}
+
+/** A relative import that resolves outside its own package (or outside scripts/ for the root). */
+function leavesPackage(file: string, specifier: string, sourceDir: string, packageDir: string): boolean {
+  if (!specifier.startsWith('.')) return false;
+  const target = resolve(dirname(file), specifier);
+  const home = packageDir === root ? sourceDir : packageDir;
+  return target !== home && !target.startsWith(home + sep);
 }
 
 function isAllowed(from: string, to: string): boolean {
@@ -110,13 +125,12 @@ describe('dependency direction', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('imports only packages it may depend on, and core no file-system or process modules', () => {
+  it('imports only packages it may depend on, by name, and core no file-system or process modules', () => {
     const wrong: string[] = [];
     for (const pkg of packages) {
-      const srcDir = join(pkg.dir, 'src');
       let files: string[];
       try {
-        files = sourceFiles(srcDir);
+        files = sourceFiles(pkg.sourceDir);
       } catch {
         continue;
       }
@@ -126,6 +140,7 @@ describe('dependency direction', () => {
           const target = specifier.match(/^(@forge\/[^/]+)/)?.[1];
           if (target !== undefined && !isAllowed(pkg.name, target)) wrong.push(`${where} imports ${specifier}`);
           if (pkg.name === '@forge/core' && coreForbiddenBuiltins.includes(specifier)) wrong.push(`${where} imports ${specifier}`);
+          if (leavesPackage(file, specifier, pkg.sourceDir, pkg.dir)) wrong.push(`${where} imports ${specifier}, outside its package: import the package by name`);
         }
       }
     }
@@ -138,5 +153,11 @@ describe('dependency direction', () => {
     expect(isAllowed('@forge/model-openai', '@forge/model-deepseek')).toBe(false);
     expect(isAllowed('@forge/cli', '@forge/tools')).toBe(true);
     expect(isAllowed('@forge/tools', '@forge/core')).toBe(true);
+    const tools = join(root, 'packages', 'tools');
+    const file = join(tools, 'src', 'run', 'run-process.ts');
+    expect(leavesPackage(file, '../../../core/src/index.js', tools, tools)).toBe(true);
+    expect(leavesPackage(file, '../workspace.js', tools, tools)).toBe(false);
+    expect(leavesPackage(file, '../../package.json', tools, tools)).toBe(false);
+    expect(leavesPackage(join(root, 'scripts', 'bench.ts'), '../packages/core/src/index.js', join(root, 'scripts'), root)).toBe(true);
   });
 });

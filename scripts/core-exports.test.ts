@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageDirectories, REPOSITORY_ROOT, sourceFiles } from './repository.test-helpers.js';
 
 /*
  * `@forge/core` keeps a small root (the run loop, messages, the adapter and tool contracts,
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  * somewhere outside core — an export nobody outside uses is an internal and fails here by name.
  */
 
-const root = join(import.meta.dirname, '..');
+const root = REPOSITORY_ROOT;
 const coreDir = join(root, 'packages', 'core');
 const MAX_ROOT_VALUES = 50;
 
@@ -49,17 +50,6 @@ function exportedNames(text: string): ExportedName[] {
   return names;
 }
 
-function sourceFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    if (entry === 'node_modules' || entry === 'dist' || entry.startsWith('.')) continue;
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) files.push(...sourceFiles(path));
-    else if (/\.(ts|mts|js|mjs)$/.test(entry)) files.push(path);
-  }
-  return files;
-}
-
 /** Every name imported from each `@forge/core` entry point by files outside packages/core. */
 function namesImportedOutsideCore(): Map<string, Set<string>> {
   const imported = new Map<string, Set<string>>();
@@ -72,9 +62,8 @@ function namesImportedOutsideCore(): Map<string, Set<string>> {
   const statements = new RegExp(`(?:import|export)\\s+(?:type\\s+)?\\{([^}]*)\\}\\s*from\\s*['"]${specifier}['"]`, 'g');
   const dynamic = new RegExp(`\\{([^}]*)\\}\\s*=\\s*await\\s+import\\(\\s*['"]${specifier}['"]\\s*\\)`, 'g');
   const typeQueries = new RegExp(`import\\(\\s*['"]${specifier}['"]\\s*\\)\\.(\\w+)`, 'g');
-  const dirs = ['packages', 'apps', 'tests'].flatMap((group) => readdirSync(join(root, group)).map((entry) => join(root, group, entry)));
-  for (const dir of [...dirs, join(root, 'evals'), join(root, 'scripts')]) {
-    if (dir === coreDir || !statSync(dir).isDirectory()) continue;
+  for (const dir of [...packageDirectories(), join(root, 'scripts')]) {
+    if (dir === coreDir) continue;
     for (const file of sourceFiles(dir)) {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(statements)) {

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageDirectories, REPOSITORY_ROOT, sourceFiles } from './repository.test-helpers.js';
 
 /*
  * Dependencies point one way: cli → adapters / persistence / tools / config → core.
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  * so the dependency is declared and visible here.
  */
 
-const root = join(import.meta.dirname, '..');
+const root = REPOSITORY_ROOT;
 
 const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/core': { layer: 0, allowed: [] },
@@ -52,38 +53,19 @@ interface WorkspacePackage {
 }
 
 function workspacePackages(): WorkspacePackage[] {
-  const found: WorkspacePackage[] = [];
-  for (const group of ['packages', 'apps', 'tests', '.']) {
-    const base = join(root, group);
-    const candidates = group === '.' ? ['evals', '.'] : readdirSync(base);
-    for (const entry of candidates) {
-      const dir = join(base, entry);
-      let manifest: { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-      try {
-        manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      } catch {
-        continue;
-      }
-      found.push({
-        name: manifest.name,
-        dir,
-        sourceDir: group === '.' && entry === '.' ? join(root, 'scripts') : dir,
-        dependencies: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name.startsWith('@forge/')),
-      });
-    }
-  }
-  return found;
-}
-
-function sourceFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    if (entry === 'node_modules' || entry === 'dist' || entry.startsWith('.')) continue;
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) files.push(...sourceFiles(path));
-    else if (/\.(ts|mts|js|mjs)$/.test(entry)) files.push(path);
-  }
-  return files;
+  return [...packageDirectories(), root].map((dir) => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    return {
+      name: manifest.name,
+      dir,
+      sourceDir: dir === root ? join(root, 'scripts') : dir,
+      dependencies: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name.startsWith('@forge/')),
+    };
+  });
 }
 
 function importsOf(file: string): string[] {

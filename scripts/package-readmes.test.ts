@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { packageDirectories, REPOSITORY_ROOT } from './repository.test-helpers.js';
 
 /*
  * A package README's ```ts blocks are real programs: each is written into the package (so it
@@ -22,20 +23,15 @@ async function run(file: string, args: readonly string[], options: { cwd: string
     throw new Error(`${relative(root, file)} ${args.join(' ')} failed:\n${stdout}${stderr}`, { cause: error });
   }
 }
-const root = join(import.meta.dirname, '..');
+const root = REPOSITORY_ROOT;
 const bin = (name: string): string => join(root, 'node_modules', '.bin', name);
-
-function packageDirs(): string[] {
-  const groups = ['packages', 'apps', 'tests'].flatMap((group) => readdirSync(join(root, group)).map((entry) => join(root, group, entry)));
-  return [...groups, join(root, 'evals')].filter((dir) => existsSync(join(dir, 'package.json')));
-}
 
 /** The ```ts blocks of a markdown file, in order. */
 export function typescriptBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
 }
 
-const examples = packageDirs().flatMap((dir) => {
+const examples = packageDirectories().flatMap((dir) => {
   const readme = join(dir, 'README.md');
   if (!existsSync(readme)) return [];
   return typescriptBlocks(readFileSync(readme, 'utf8')).map((code, index) => ({ dir, name: `${relative(root, readme)} block ${index + 1}`, code }));

@@ -1,4 +1,4 @@
-/* `@forge/core/budget`: calibration of estimates and the `forge context` report. The policy, the estimators and capability resolution are on the root. */
+/* `@forge/core/budget`: calibration of estimates, the preflight and the `forge context` report. The policy, the estimators and capability resolution are on the root. */
 export {
   overcountCorrection,
   scaleEstimate,

@@ -15,17 +15,11 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  countTextConservatively,
-  preflightRequest,
-  resolveContextPolicy,
-  selectRequestView,
-  summarizeView,
-  type ContextPolicy,
-  type Message,
-} from '../packages/core/src/index.js';
+import { countTextConservatively, resolveContextPolicy, type ContextPolicy, type Message } from '@forge/core';
+import { preflightRequest } from '@forge/core/budget';
+import { selectRequestView, summarizeView } from '@forge/core/view';
 import { mixedCorpus } from './bench-corpus.js';
-import { countO200kTokens, createO200kEstimator, createOpenAIModel, loadO200kTokenizer } from '../packages/model-openai/src/index.js';
+import { countO200kTokens, createO200kEstimator, createOpenAIModel, loadO200kTokenizer } from '@forge/model-openai';
 import { median } from './bench-support.js';
 
 const root = join(import.meta.dirname, '..');

@@ -6,13 +6,13 @@
  *   npx tsx --conditions=@forge/source scripts/bench-checkpoint.ts
  */
 import { performance } from 'node:perf_hooks';
+import { sha256Hex, type JsonValue } from '@forge/core';
 import {
   buildForgeStateCheckpoint,
-  createRedactor,
   renderCheckpointView,
-  sha256Hex,
   type CheckpointTranscriptEntry,
-} from '../packages/core/src/index.js';
+} from '@forge/core/checkpoint';
+import { createRedactor } from '@forge/core/redaction';
 import { median, syntheticTranscript, toolCall, toolResult } from './bench-support.js';
 
 const SIZES = [10_000, 100_000, 1_000_000] as const;

@@ -13,7 +13,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importCodexRollout } from '../packages/codex/src/index.js';
+import { importCodexRollout } from '@forge/codex';
 import { median } from './bench-support.js';
 
 const MEGABYTE = 1024 * 1024;
@@ -32,7 +32,7 @@ async function child(mode: string, path: string): Promise<void> {
 
 /** `forge import codex --session --json` through the CLI's own entry point, into a temporary FORGE_HOME. */
 async function sessionChild(path: string): Promise<void> {
-  const { main: forge } = await import('../apps/cli/src/main.js');
+  const { main: forge } = await import('@forge/cli');
   const { PassThrough } = await import('node:stream');
   const home = await mkdtemp(join(tmpdir(), 'forge-bench-home-'));
   try {

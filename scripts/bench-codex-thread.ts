@@ -7,10 +7,10 @@
 // provider received divided by 4, which include Codex's own prompt, tools and, on a persistent
 // thread, the history Codex replays (cacheable by the provider). A measurement, not a test.
 // Usage: npx tsx --conditions=@forge/source scripts/bench-codex-thread.ts [turns]
-import { createInstructionSnapshot, type Message } from '../packages/core/src/index.js';
-import { runCodexTurn, type CodexEventEnvelope } from '../packages/codex/src/index.js';
-import { startCodexHarness, type CodexHarness } from '../packages/codex/src/testing/codex-harness.test-helpers.js';
-import { assistantMessage } from '../packages/codex/src/testing/loopback-responses.test-helpers.js';
+import { createInstructionSnapshot, type Message } from '@forge/core';
+import { runCodexTurn, type CodexEventEnvelope } from '@forge/codex';
+import { startCodexHarness, type CodexHarness } from '@forge/codex/test-helpers/codex-harness';
+import { assistantMessage } from '@forge/codex/test-helpers/loopback-responses';
 
 const TURNS = Number(process.argv[2] ?? 10);
 

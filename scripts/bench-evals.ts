@@ -8,7 +8,7 @@
  *   npx tsx --conditions=@forge/source scripts/bench-evals.ts [suite] [agent,...|all]
  */
 import { performance } from 'node:perf_hooks';
-import { loadSuite, MODE_RUNNERS, parseAgentNames, runEval, SUITE_NAMES, type SuiteName } from '../evals/src/index.js';
+import { loadSuite, MODE_RUNNERS, parseAgentNames, runEval, SUITE_NAMES, type SuiteName } from '@forge/evals';
 
 const suite = (process.argv[2] ?? 'realistic') as SuiteName;
 if (!SUITE_NAMES.includes(suite)) throw new Error(`unknown suite ${suite}; choose from ${SUITE_NAMES.join(', ')}`);

@@ -6,8 +6,8 @@
  *   npx tsx --conditions=@forge/source scripts/bench-prompt-cache.ts
  */
 import { performance } from 'node:perf_hooks';
-import { createPromptCacheSimulator, OPENAI_PROMPT_CACHE, priceUsage } from '../packages/core/src/index.js';
-import { countO200kTokens, loadO200kTokenizer, OPENAI_PRICE_TABLE } from '../packages/model-openai/src/index.js';
+import { createPromptCacheSimulator, OPENAI_PROMPT_CACHE, priceUsage } from '@forge/core/pricing';
+import { countO200kTokens, loadO200kTokenizer, OPENAI_PRICE_TABLE } from '@forge/model-openai';
 import { median } from './bench-support.js';
 
 const REQUESTS = 60;

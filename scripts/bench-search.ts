@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createSearchTool } from '../packages/tools/src/index.js';
+import { createSearchTool } from '@forge/tools';
 import { median } from './bench-support.js';
 
 const FILES = 800;

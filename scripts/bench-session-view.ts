@@ -9,18 +9,11 @@
  *   npx tsx --conditions=@forge/source scripts/bench-session-view.ts
  */
 import { performance } from 'node:perf_hooks';
-import {
-  buildForgeState,
-  CHECKPOINT_CAPS,
-  compactTranscript,
-  createConservativeEstimator,
-  resolveContextPolicy,
-  sha256Hex,
-  type CheckpointTranscriptEntry,
-  type JsonValue,
-} from '../packages/core/src/index.js';
-import { ScriptedModel } from '../packages/core/src/testing/index.js';
-import { resolveStoredCheckpoint, selectSessionView } from '../packages/persistence/src/index.js';
+import { createConservativeEstimator, resolveContextPolicy, sha256Hex, type JsonValue } from '@forge/core';
+import { CHECKPOINT_CAPS, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
+import { buildForgeState, compactTranscript } from '@forge/core/compaction';
+import { ScriptedModel } from '@forge/core/testing';
+import { resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
 import { median, syntheticTranscript, toolCall, toolResult } from './bench-support.js';
 
 const SIZES = [10_000, 100_000, 1_000_000] as const;

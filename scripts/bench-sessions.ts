@@ -7,8 +7,9 @@
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withRunIds, type Message } from '../packages/core/src/index.js';
-import { createSession, listSessions, loadTranscript, openSession, selectSessionView } from '../packages/persistence/src/index.js';
+import type { Message } from '@forge/core';
+import { withRunIds } from '@forge/core/checkpoint';
+import { createSession, listSessions, loadTranscript, openSession, selectSessionView } from '@forge/persistence';
 import { median } from './bench-support.js';
 
 const appendsPerSize = Number(process.argv[2] ?? 200);

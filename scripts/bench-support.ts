@@ -1,4 +1,5 @@
-import type { CheckpointTranscriptEntry, JsonObject, JsonValue } from '../packages/core/src/index.js';
+import type { JsonObject, JsonValue } from '@forge/core';
+import type { CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 
 /** The median of a benchmark's samples (the mean of the two middle ones for an even count). */
 export function median(values: readonly number[]): number {

@@ -13,14 +13,14 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { TextTokenizer } from '../packages/ai-sdk-bridge/src/index.js';
-import { countTextConservatively, createConservativeEstimator, type Message, type ModelAdapter, type ModelRequest, type ToolDefinition } from '../packages/core/src/index.js';
-import { startLoopbackProvider, turn } from '../packages/loopback-provider/src/index.js';
-import { chatTemplateCounter } from '../packages/loopback-provider/src/chat-template-counter.js';
-import { createCompatibleModel, loadLlama3Tokenizer, loadQwen3Tokenizer } from '../packages/model-compatible/src/index.js';
-import { deepSeekPromptCounter } from '../packages/model-deepseek/src/deepseek-reference-template.test-helpers.js';
-import { createDeepSeekModel, loadDeepSeekV3Tokenizer } from '../packages/model-deepseek/src/index.js';
-import { countO200kTokens, loadO200kTokenizer } from '../packages/model-openai/src/index.js';
+import type { TextTokenizer } from '@forge/ai-sdk-bridge';
+import { countTextConservatively, createConservativeEstimator, type Message, type ModelAdapter, type ModelRequest, type ToolDefinition } from '@forge/core';
+import { startLoopbackProvider, turn } from '@forge/loopback-provider';
+import { chatTemplateCounter } from '@forge/loopback-provider/chat-template';
+import { createCompatibleModel, loadLlama3Tokenizer, loadQwen3Tokenizer } from '@forge/model-compatible';
+import { deepSeekPromptCounter } from '@forge/model-deepseek/test-helpers/reference-template';
+import { createDeepSeekModel, loadDeepSeekV3Tokenizer } from '@forge/model-deepseek';
+import { countO200kTokens, loadO200kTokenizer } from '@forge/model-openai';
 import { mixedCorpus } from './bench-corpus.js';
 
 const root = join(import.meta.dirname, '..');

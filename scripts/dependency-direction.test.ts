@@ -1,14 +1,17 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageDirectories, REPOSITORY_ROOT, sourceFiles } from './repository.test-helpers.js';
 
 /*
  * Dependencies point one way: cli → adapters / persistence / tools / config → core.
- * This test reads every workspace manifest and every source import, so a wrong-way import fails
- * CI instead of waiting for a reviewer to notice.
+ * This test reads every workspace manifest and every import in every package (and in scripts/),
+ * so a wrong-way import fails CI instead of waiting for a reviewer to notice. A relative import
+ * may not leave its package either: another package is reached by name, through its `exports`,
+ * so the dependency is declared and visible here.
  */
 
-const root = join(import.meta.dirname, '..');
+const root = REPOSITORY_ROOT;
 
 const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/core': { layer: 0, allowed: [] },
@@ -36,6 +39,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/bundle-tests': { layer: 4, allowed: ['*'] },
   /** The adapter conformance table: every adapter against the loopback provider; nothing depends on it. */
   '@forge/adapter-tests': { layer: 4, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider', '@forge/model-openai', '@forge/model-deepseek', '@forge/model-compatible'] },
+  /** The repository root: benchmarks and repository-wide tests in scripts/; nothing depends on it. */
+  'forge-monorepo': { layer: 5, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */
@@ -44,41 +49,25 @@ const coreForbiddenBuiltins = ['node:fs', 'node:fs/promises', 'node:path', 'node
 interface WorkspacePackage {
   readonly name: string;
   readonly dir: string;
+  /** The files whose imports are checked: the whole package, or `scripts/` for the repository root. */
+  readonly sourceDir: string;
   readonly dependencies: readonly string[];
 }
 
 function workspacePackages(): WorkspacePackage[] {
-  const found: WorkspacePackage[] = [];
-  for (const group of ['packages', 'apps', 'tests', '.']) {
-    const base = join(root, group);
-    const candidates = group === '.' ? ['evals'] : readdirSync(base);
-    for (const entry of candidates) {
-      const dir = join(base, entry);
-      let manifest: { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-      try {
-        manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      } catch {
-        continue;
-      }
-      found.push({
-        name: manifest.name,
-        dir,
-        dependencies: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name.startsWith('@forge/')),
-      });
-    }
-  }
-  return found;
-}
-
-function sourceFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    if (entry === 'node_modules' || entry === 'dist') continue;
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) files.push(...sourceFiles(path));
-    else if (/\.(ts|mts|js|mjs)$/.test(entry)) files.push(path);
-  }
-  return files;
+  return [...packageDirectories(), root].map((dir) => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    return {
+      name: manifest.name,
+      dir,
+      sourceDir: dir === root ? join(root, 'scripts') : dir,
+      dependencies: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name.startsWith('@forge/')),
+    };
+  });
 }
 
 function importsOf(file: string): string[] {
@@ -88,6 +77,14 @@ function importsOf(file: string): string[] {
     if (match[1] !== undefined) specifiers.push(match[1]);
   }
   return specifiers;
+}
+
+/** A relative import that resolves outside its own package (or outside scripts/ for the root). */
+function leavesPackage(file: string, specifier: string, sourceDir: string, packageDir: string): boolean {
+  if (!specifier.startsWith('.')) return false;
+  const target = resolve(dirname(file), specifier);
+  const home = packageDir === root ? sourceDir : packageDir;
+  return target !== home && !target.startsWith(home + sep);
 }
 
 function isAllowed(from: string, to: string): boolean {
@@ -112,13 +109,12 @@ describe('dependency direction', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('imports only packages it may depend on, and core no file-system or process modules', () => {
+  it('imports only packages it may depend on, by name, and core no file-system or process modules', () => {
     const wrong: string[] = [];
     for (const pkg of packages) {
-      const srcDir = join(pkg.dir, 'src');
       let files: string[];
       try {
-        files = sourceFiles(srcDir);
+        files = sourceFiles(pkg.sourceDir);
       } catch {
         continue;
       }
@@ -128,6 +124,7 @@ describe('dependency direction', () => {
           const target = specifier.match(/^(@forge\/[^/]+)/)?.[1];
           if (target !== undefined && !isAllowed(pkg.name, target)) wrong.push(`${where} imports ${specifier}`);
           if (pkg.name === '@forge/core' && coreForbiddenBuiltins.includes(specifier)) wrong.push(`${where} imports ${specifier}`);
+          if (leavesPackage(file, specifier, pkg.sourceDir, pkg.dir)) wrong.push(`${where} imports ${specifier}, outside its package: import the package by name`);
         }
       }
     }
@@ -140,5 +137,11 @@ describe('dependency direction', () => {
     expect(isAllowed('@forge/model-openai', '@forge/model-deepseek')).toBe(false);
     expect(isAllowed('@forge/cli', '@forge/tools')).toBe(true);
     expect(isAllowed('@forge/tools', '@forge/core')).toBe(true);
+    const tools = join(root, 'packages', 'tools');
+    const file = join(tools, 'src', 'run', 'run-process.ts');
+    expect(leavesPackage(file, '../../../core/src/index.js', tools, tools)).toBe(true);
+    expect(leavesPackage(file, '../workspace.js', tools, tools)).toBe(false);
+    expect(leavesPackage(file, '../../package.json', tools, tools)).toBe(false);
+    expect(leavesPackage(join(root, 'scripts', 'bench.ts'), '../packages/core/src/index.js', join(root, 'scripts'), root)).toBe(true);
   });
 });

@@ -4,8 +4,8 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodexDirectories, TEST_MODEL } from '../../../packages/codex/src/testing/codex-harness.test-helpers.js';
-import { assistantMessage, startLoopbackResponsesServer } from '../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
+import { createCodexDirectories, TEST_MODEL } from '@forge/codex/test-helpers/codex-harness';
+import { assistantMessage, startLoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
 import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
 import { spawnForge, type SpawnedForge } from './test-support/private-build.js';
 

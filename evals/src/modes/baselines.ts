@@ -1,4 +1,5 @@
-import { selectRecentTail, type EventEnvelope, type Message } from '@forge/core';
+import type { EventEnvelope, Message } from '@forge/core';
+import { selectRecentTail } from '@forge/core/view';
 import type { ExpandedTurn } from '../fixture/expand.js';
 import { SUMMARY_REQUEST } from '../policy/summaries.js';
 import { EvalSession } from './eval-session.js';

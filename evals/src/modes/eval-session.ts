@@ -1,7 +1,5 @@
 import {
   runAgent,
-  withRunIds,
-  type CheckpointTranscriptEntry,
   type ContextMode,
   type EventEnvelope,
   type InstructionSnapshot,
@@ -10,6 +8,7 @@ import {
   type RunResult,
   type ToolDefinition,
 } from '@forge/core';
+import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { toolDefinitions, workspaceArtifactHashes, type AgentSurface } from '@forge/tools';
 import { loadTranscript, OpaqueStateStore, openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/persistence';
 import path from 'node:path';

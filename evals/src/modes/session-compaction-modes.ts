@@ -1,4 +1,5 @@
-import type { CompactionStrategySetting, EventEnvelope } from '@forge/core';
+import type { EventEnvelope } from '@forge/core';
+import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { compactionFacts } from './compaction-events.js';
 import { EvalSession } from './eval-session.js';
 import type { ModeContext, ModeId, ModeRunner } from './types.js';

@@ -1,4 +1,5 @@
-import { compactorRequest, parseCompactorReply, type CheckpointTranscriptEntry } from '@forge/core';
+import type { CheckpointTranscriptEntry } from '@forge/core/checkpoint';
+import { compactorRequest, parseCompactorReply } from '@forge/core/compaction';
 import { describe, expect, it } from 'vitest';
 import { expandFixture } from '../fixture/expand.js';
 import { parseFixture } from '../fixture/load.js';

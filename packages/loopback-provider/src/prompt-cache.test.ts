@@ -1,4 +1,4 @@
-import { cacheableTokens, OPENAI_PROMPT_CACHE } from '@forge/core';
+import { cacheableTokens, OPENAI_PROMPT_CACHE } from '@forge/core/pricing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cacheText, comparePrefix, startLoopbackProvider, turn, type LoopbackProvider } from './index.js';
 

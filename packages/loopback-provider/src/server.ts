@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { countTextConservatively, createPromptCacheSimulator, OPENAI_PROMPT_CACHE, type PromptCacheRules, type SimulatedUsage } from '@forge/core';
+import { countTextConservatively, type PromptCacheRules } from '@forge/core';
+import { createPromptCacheSimulator, OPENAI_PROMPT_CACHE, type SimulatedUsage } from '@forge/core/pricing';
 import { chatErrorEvent, chatTurnEvents, checkChatPairing, checkDeepSeekReasoningContent, type ChatUsageStyle } from './chat-protocol.js';
 import { deltasOf, type HttpErrorReply, type LoopbackReply, type RecordedRequest, type ReplyFunction, type TurnReply } from './replies.js';
 import { cacheText } from './request-prefix.js';

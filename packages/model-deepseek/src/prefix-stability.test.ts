@@ -1,4 +1,4 @@
-import { cacheHitRatio } from '@forge/core';
+import { cacheHitRatio } from '@forge/core/pricing';
 import { startLoopbackProvider, type LoopbackProvider } from '@forge/loopback-provider';
 import { conformanceTuning, expectEachRequestExtendsThePrevious, runTwoTurns } from '@forge/loopback-provider/conformance';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 import { capabilityTable, type CapabilityTable, type VendorCapabilityTable } from '@forge/ai-sdk-bridge';
-import { OPENAI_PROMPT_CACHE, type CapabilityTableEntry } from '@forge/core';
+import type { CapabilityTableEntry } from '@forge/core';
+import { OPENAI_PROMPT_CACHE } from '@forge/core/pricing';
 import { OPENAI_PRICE_TABLE } from './prices.js';
 
 /*

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { CalibrationSample } from '@forge/core';
+import type { CalibrationSample } from '@forge/core/budget';
 import { z } from 'zod';
 import { ensureForgeHome, forgeHomeLayout } from './home.js';
 import { CorruptFileError } from './errors.js';

@@ -1,21 +1,16 @@
+import { canonicalJsonStringify, hashMessages, InvalidInputError, sha256Hex, type JsonValue } from '@forge/core';
 import {
-  canonicalJsonStringify,
-  checkpointIdOf,
   checkpointMatchesTranscript,
   CHECKPOINT_CAPS,
-  hashMessages,
-  InvalidInputError,
   observeArtifactHashes,
   renderCheckpointView,
-  sha256Hex,
   validateCheckpoint,
   type ArtifactHashes,
-  type BuiltCheckpoint,
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
   type ContextCheckpoint,
-  type JsonValue,
-} from '@forge/core';
+} from '@forge/core/checkpoint';
+import { checkpointIdOf, type BuiltCheckpoint } from '@forge/core/compaction';
 import { z } from 'zod';
 import type { CheckpointSource } from './records.js';
 import type { StoredCheckpoint } from './session-state.js';

@@ -1,4 +1,4 @@
-import type { Redactor } from '@forge/core';
+import type { Redactor } from '@forge/core/redaction';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ForgeHomeLayout } from './home.js';

@@ -1,4 +1,5 @@
-import type { AssistantMessage, JsonObject, Message, RedactionContext, Redactor, ToolMessage, ToolResultOutput } from '@forge/core';
+import type { AssistantMessage, JsonObject, Message, ToolMessage, ToolResultOutput } from '@forge/core';
+import type { RedactionContext, Redactor } from '@forge/core/redaction';
 
 function redactOutput(output: ToolResultOutput, redactor: Redactor, context: RedactionContext): ToolResultOutput {
   return output.type === 'json' ? { type: 'json', value: redactor.redactJson(output.value) } : { ...output, value: redactor.redact(output.value, context) };

@@ -1,32 +1,35 @@
 import {
-  applyToolOutputProjection,
-  budgetRequest,
-  CHECKPOINT_CAPS,
-  compactTranscript,
-  decideRequest,
-  projectableToolCalls,
-  renderCheckpointView,
   resolveContextPolicy,
   type InstructionSnapshot,
   type ToolDefinition,
-  type BuiltCheckpoint,
-  type CheckpointCaps,
-  type CheckpointTranscriptEntry,
   type CompactionEvent,
-  type CompactionGuardLimits,
-  type CompactionStrategySetting,
-  type CompactTranscriptResult,
-  type ContextManager,
   type ContextPolicy,
-  type CurrentCheckpointInfo,
-  type FitRequest,
   type Message,
   type ModelAdapter,
   type ModelRequest,
   type OpaqueProviderState,
-  type SessionModelToolOffer,
   type TokenEstimate,
 } from '@forge/core';
+import {
+  CHECKPOINT_CAPS,
+  renderCheckpointView,
+  type CheckpointCaps,
+  type CheckpointTranscriptEntry,
+} from '@forge/core/checkpoint';
+import {
+  applyToolOutputProjection,
+  compactTranscript,
+  projectableToolCalls,
+  type BuiltCheckpoint,
+  type CompactionGuardLimits,
+  type CompactionStrategySetting,
+  type CompactTranscriptResult,
+  type ContextManager,
+  type CurrentCheckpointInfo,
+  type FitRequest,
+  type SessionModelToolOffer,
+} from '@forge/core/compaction';
+import { budgetRequest, decideRequest } from '@forge/core/view';
 import { factDependencies, hashesOf, installCheckpoint, type ArtifactHashSource } from './checkpoint-install.js';
 import type { OpaqueStateStore } from './opaque-state/index.js';
 import { MAIN_LANE } from './opaque-state/index.js';

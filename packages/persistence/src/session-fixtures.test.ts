@@ -1,13 +1,5 @@
-import {
-  createCheckpointNoteTool,
-  findApprovalClaim,
-  type ContextPolicy,
-  type EventEnvelope,
-  type ForgeEvent,
-  type InstructionSnapshot,
-  type Message,
-  type Tool,
-} from '@forge/core';
+import type { ContextPolicy, EventEnvelope, ForgeEvent, InstructionSnapshot, Message, Tool } from '@forge/core';
+import { createCheckpointNoteTool, findApprovalClaim } from '@forge/core/checkpoint';
 import { ScriptedModel, type ScriptedStep } from '@forge/core/testing';
 import { describe, expect, it } from 'vitest';
 import { allowAll, filler, instructionsFrom, MemoryWorkspace } from './compaction-fixtures.test-helpers.js';

@@ -1,4 +1,5 @@
-import { projectToolOutput, type ContextBudgetedEvent, type ContextMode, type Message } from '@forge/core';
+import type { ContextBudgetedEvent, ContextMode, Message } from '@forge/core';
+import { projectToolOutput } from '@forge/core/compaction';
 import { ScriptedModel } from '@forge/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { createId, createRedactor, InvalidInputError, type Redactor } from '@forge/core';
+import { createId, InvalidInputError } from '@forge/core';
+import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { access, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SessionNotFoundError } from './errors.js';

@@ -1,4 +1,6 @@
-import { createRedactor, InvalidInputError, withRunIds, type OpaqueProviderState, type Redactor } from '@forge/core';
+import { InvalidInputError, type OpaqueProviderState } from '@forge/core';
+import { withRunIds } from '@forge/core/checkpoint';
+import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { currentArtifactHashesFor, resolveStoredCheckpoint } from './checkpoint-install.js';
 import { compactBetweenTurns, type CompactionSessionPort, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';
 import type { SessionTranscript } from './session-state.js';

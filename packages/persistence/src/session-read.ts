@@ -1,4 +1,4 @@
-import { createRedactor, type Redactor } from '@forge/core';
+import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { SessionNotFoundError } from './errors.js';
 import { forgeHomeLayout } from './home.js';
 import { parseSessionLog } from './log-reader.js';

@@ -1,4 +1,5 @@
-import { emptyUsage, findUnpairedToolCalls, splitIntoGroups, type Message, type ToolMessage } from '@forge/core';
+import { emptyUsage, findUnpairedToolCalls, type Message, type ToolMessage } from '@forge/core';
+import { splitIntoGroups } from '@forge/core/view';
 import type { SessionWriter } from './session-writer.js';
 
 /** Error code recorded for a run whose process stopped before the run recorded its end. */

@@ -1,4 +1,5 @@
-import { createRedactor, InvalidInputError, type Message } from '@forge/core';
+import { InvalidInputError, type Message } from '@forge/core';
+import { createRedactor } from '@forge/core/redaction';
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

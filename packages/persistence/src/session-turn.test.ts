@@ -1,4 +1,5 @@
-import { createRedactor, findUnpairedToolCalls, TransportError, type Message, type ModelRequest, type Tool } from '@forge/core';
+import { findUnpairedToolCalls, TransportError, type Message, type ModelRequest, type Tool } from '@forge/core';
+import { createRedactor } from '@forge/core/redaction';
 import { ScriptedModel } from '@forge/core/testing';
 import { readFile, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';

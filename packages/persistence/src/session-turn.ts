@@ -1,24 +1,23 @@
 import {
-  buildForgeStateCheckpoint,
-  CompactionRequestChannel,
   createId,
-  createRedactor,
-  createSessionModelTools,
   emptyUsage,
   ForgeError,
   InvalidInputError,
   resolveContextPolicy,
   runAgent,
-  withRunIds,
-  type BuiltCheckpoint,
-  type CheckpointCaps,
-  type CheckpointTranscriptEntry,
   type ErrorSummary,
   type Message,
   type OpaqueProviderState,
-  type Redactor,
   type RunResult,
 } from '@forge/core';
+import {
+  buildForgeStateCheckpoint,
+  withRunIds,
+  type CheckpointCaps,
+  type CheckpointTranscriptEntry,
+} from '@forge/core/checkpoint';
+import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
+import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { rename, rm } from 'node:fs/promises';
 import { forgeHomeLayout } from './home.js';
 import { temporarySessionDirectory } from './session-files.js';

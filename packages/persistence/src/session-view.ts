@@ -1,18 +1,14 @@
+import type { ContextMode, Message, OpaqueProviderState } from '@forge/core';
 import {
-  buildForgeState,
   type ArtifactHashes,
   CHECKPOINT_CAPS,
   observeArtifactHashes,
   renderCheckpointView,
-  selectViewRange,
-  viewHistory,
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
-  type ContextMode,
-  type Message,
-  type OpaqueProviderState,
-  type RequestViewCheckpoint,
-} from '@forge/core';
+} from '@forge/core/checkpoint';
+import { buildForgeState } from '@forge/core/compaction';
+import { selectViewRange, viewHistory, type RequestViewCheckpoint } from '@forge/core/view';
 import { renderActiveCheckpoint, resolveStoredCheckpoint, type ActiveCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
 import type { CheckpointSource } from './records.js';
 import type { StoredCheckpoint } from './session-state.js';

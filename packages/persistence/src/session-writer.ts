@@ -4,10 +4,10 @@ import {
   type ErrorSummary,
   type JsonValue,
   type Message,
-  type Redactor,
   type RunStatus,
   type Usage,
 } from '@forge/core';
+import type { Redactor } from '@forge/core/redaction';
 import type { FileHandle } from 'node:fs/promises';
 import type { SessionLock } from './lock.js';
 import { writeAll } from './private-fs.js';

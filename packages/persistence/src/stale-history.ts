@@ -1,4 +1,6 @@
-import { markStaleReads, readArtifacts, type CheckpointTranscriptEntry, type Message } from '@forge/core';
+import type { Message } from '@forge/core';
+import type { CheckpointTranscriptEntry } from '@forge/core/checkpoint';
+import { markStaleReads, readArtifacts } from '@forge/core/compaction';
 import type { ArtifactHashSource } from './checkpoint-install.js';
 import type { SessionView } from './session-view.js';
 

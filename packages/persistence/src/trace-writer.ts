@@ -1,4 +1,5 @@
-import { assertSafeId, createRedactor, InvalidInputError, type EventEnvelope, type JsonValue, type Redactor } from '@forge/core';
+import { assertSafeId, InvalidInputError, type EventEnvelope, type JsonValue } from '@forge/core';
+import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { closeSync, constants, fchmodSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureForgeHome, forgeHomeLayout } from './home.js';

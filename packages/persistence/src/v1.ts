@@ -1,4 +1,5 @@
-import type { Message, Redactor } from '@forge/core';
+import type { Message } from '@forge/core';
+import type { Redactor } from '@forge/core/redaction';
 import { z } from 'zod';
 import { CorruptFileError, UnsupportedSchemaError } from './errors.js';
 import { redactMessage } from './redact-message.js';

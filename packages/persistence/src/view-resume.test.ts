@@ -1,4 +1,5 @@
-import { createId, runAgent, selectRecentTail, type Message } from '@forge/core';
+import { createId, runAgent, type Message } from '@forge/core';
+import { selectRecentTail } from '@forge/core/view';
 import { ScriptedModel } from '@forge/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createSession, openSession } from './session-open.js';

@@ -1,4 +1,5 @@
-import { sessionModelToolStandIns, type ContextMode, type SessionModelToolOffer, type Tool, type ToolDefinition } from '@forge/core';
+import type { ContextMode, Tool, ToolDefinition } from '@forge/core';
+import { sessionModelToolStandIns, type SessionModelToolOffer } from '@forge/core/compaction';
 
 /** The part of Forge's system prompt every run gets: who the agent is, its workspace tools, how to work. */
 const BASE_PROMPT = `You are Forge, a coding agent working in the user's workspace from a terminal.

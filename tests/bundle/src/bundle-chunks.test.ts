@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { commandTable } from '../../../apps/cli/src/program.js';
+import { commandTable } from '@forge/cli/command-table';
 import { sessionIdOf, useBundle, userSetup, type UserSetup } from './support/bundle.js';
 
 /*

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findRollouts, TEST_MODEL } from '../../../packages/codex/src/testing/codex-harness.test-helpers.js';
+import { findRollouts, TEST_MODEL } from '@forge/codex/test-helpers/codex-harness';
 import {
   assistantMessage,
   execCommandCall,
   startLoopbackResponsesServer,
   type LoopbackResponsesServer,
-} from '../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
+} from '@forge/codex/test-helpers/loopback-responses';
 import { sessionIdOf, toolResultTexts, useBundle, userSetup, type UserSetup } from './support/bundle.js';
 import { childrenOf, isAlive } from './support/processes.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, ensureChromium } from '../../../apps/cli/src/inspect/chromium.test-helpers.js';
+import { CHROMIUM_ARGS, ensureChromium } from '@forge/cli/test-helpers/chromium';
 import { useBundle, userSetup } from './support/bundle.js';
 
 /*

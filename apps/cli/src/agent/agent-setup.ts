@@ -1,4 +1,5 @@
-import type { CompactionStrategySetting, ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
+import type { ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
+import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { McpServers } from '@forge/mcp';
 import type { SessionCompactionOptions } from '@forge/persistence';
 import {

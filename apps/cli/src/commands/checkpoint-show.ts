@@ -1,5 +1,5 @@
 import { workspaceArtifactHashes } from '@forge/tools';
-import { withRunIds } from '@forge/core';
+import { withRunIds } from '@forge/core/checkpoint';
 import { currentArtifactHashesFor, loadTranscript, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/persistence';
 import { resolveConfiguredModel } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';

@@ -1,4 +1,5 @@
-import type { ContextReport, Message } from '@forge/core';
+import type { Message } from '@forge/core';
+import type { ContextReport } from '@forge/core/budget';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { createSession } from '@forge/persistence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

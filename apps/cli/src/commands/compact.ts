@@ -1,5 +1,5 @@
 import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
-import type { CompactionStrategySetting } from '@forge/core';
+import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript, openSessionHandle, previewSessionCompaction, type SessionHandle } from '@forge/persistence';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';

@@ -1,5 +1,6 @@
 import { workspaceArtifactHashes } from '@forge/tools';
-import { renderContextReport, withRunIds } from '@forge/core';
+import { renderContextReport } from '@forge/core/budget';
+import { withRunIds } from '@forge/core/checkpoint';
 import { currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
 import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';

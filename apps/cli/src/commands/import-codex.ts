@@ -1,7 +1,8 @@
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ImportCheckpointBuilder, importCodexRollout, MAX_ROLLOUT_LINE_BYTES, type CodexImportState, type CodexRolloutImport } from '@forge/codex';
-import { InvalidInputError, renderCheckpointView, validateCheckpoint, type ForgeStateCheckpoint, type JsonValue, type Message } from '@forge/core';
+import { InvalidInputError, type JsonValue, type Message } from '@forge/core';
+import { renderCheckpointView, validateCheckpoint, type ForgeStateCheckpoint } from '@forge/core/checkpoint';
 import { createSession, redactMessage, type SessionWriter } from '@forge/persistence';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { UsageError } from '../cli-error.js';

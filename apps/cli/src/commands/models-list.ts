@@ -1,4 +1,4 @@
-import { formatTokens } from '@forge/core';
+import { formatTokens } from '@forge/core/budget';
 import { loadCliConfig } from '../config/cli-config.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, type TextColumn } from '../inspect/text-table.js';

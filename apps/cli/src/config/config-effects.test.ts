@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { ScriptedModel } from '@forge/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_SERVER_PATH } from '../../../../packages/mcp/src/test-server.test-helpers.js';
+import { TEST_SERVER_PATH } from '@forge/mcp/test-helpers/test-server';
 import { main } from '../main.js';
 import { createTestIo, runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 

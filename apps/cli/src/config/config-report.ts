@@ -1,5 +1,6 @@
 import { priceEntrySchema, type ForgeConfig, type ValueProvenance } from '@forge/config';
-import { describePrices, type JsonValue } from '@forge/core';
+import type { JsonValue } from '@forge/core';
+import { describePrices } from '@forge/core/pricing';
 import { DEFAULT_MODEL } from '../models/resolve-model.js';
 import type { Style } from '../output/style.js';
 import { FLAG_FOR_PATH, type CliConfig } from './cli-config.js';

@@ -1,16 +1,6 @@
-import {
-  measureContext,
-  selectRequestView,
-  summarizeView,
-  type CheckpointProvenance,
-  type ContextPolicy,
-  type ContextReport,
-  type InstructionSnapshot,
-  type Message,
-  type ModelAdapter,
-  type SessionCost,
-  type Tool,
-} from '@forge/core';
+import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
+import { measureContext, type CheckpointProvenance, type ContextReport, type SessionCost } from '@forge/core/budget';
+import { selectRequestView, summarizeView } from '@forge/core/view';
 import { requestViewCheckpoint, type SessionView } from '@forge/persistence';
 
 /** What the next request is made of besides the history: `forge context` and `/context` measure it. */

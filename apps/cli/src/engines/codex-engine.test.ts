@@ -4,13 +4,13 @@ import type { Message } from '@forge/core';
 import { createSession, type SessionTranscript } from '@forge/persistence';
 import { ScriptedModel } from '@forge/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCodexDirectories, TEST_MODEL, type CodexSandboxDirectories } from '../../../../packages/codex/src/testing/codex-harness.test-helpers.js';
+import { createCodexDirectories, TEST_MODEL, type CodexSandboxDirectories } from '@forge/codex/test-helpers/codex-harness';
 import {
   assistantMessage,
   execCommandCall,
   startLoopbackResponsesServer,
   type LoopbackResponsesServer,
-} from '../../../../packages/codex/src/testing/loopback-responses.test-helpers.js';
+} from '@forge/codex/test-helpers/loopback-responses';
 import { main } from '../main.js';
 import { createTestIo, runCli, waitFor } from '../test-support/cli-harness.js';
 

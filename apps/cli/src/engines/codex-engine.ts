@@ -1,4 +1,13 @@
-import { addUsage, emptyUsage, EVENT_SCHEMA_VERSION, formatMessageRange, type ContextPolicy, type InstructionSnapshot, type Message, type Usage } from '@forge/core';
+import {
+  addUsage,
+  emptyUsage,
+  EVENT_SCHEMA_VERSION,
+  type ContextPolicy,
+  type InstructionSnapshot,
+  type Message,
+  type Usage,
+} from '@forge/core';
+import { formatMessageRange } from '@forge/core/budget';
 import {
   CodexAppServer,
   CodexBinaryMissingError,

@@ -1,4 +1,5 @@
-import { selectRequestView, type ContextPolicy, type InstructionSnapshot } from '@forge/core';
+import type { ContextPolicy, InstructionSnapshot } from '@forge/core';
+import { selectRequestView } from '@forge/core/view';
 import { requestViewCheckpoint, type SessionCompactResult, type SessionHandle, type SessionTranscript } from '@forge/persistence';
 import { estimationOnlyModel } from '../session/compaction-output.js';
 

@@ -1,4 +1,4 @@
-import { describePrices, formatDollars, type CostBreakdown } from '@forge/core';
+import { describePrices, formatDollars, type CostBreakdown } from '@forge/core/pricing';
 import type { RunPrices, RunReport, StepBudget, TokenUsage, UsageTotals } from './report.js';
 
 /** Budget categories in request order, with the names tables and the chart show. */

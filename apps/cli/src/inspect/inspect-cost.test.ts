@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { priceUsage, type Usage } from '@forge/core';
+import type { Usage } from '@forge/core';
+import { priceUsage } from '@forge/core/pricing';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { OPENAI_PRICE_TABLE } from '@forge/model-openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

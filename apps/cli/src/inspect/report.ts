@@ -1,4 +1,4 @@
-import type { CostBreakdown } from '@forge/core';
+import type { CostBreakdown } from '@forge/core/pricing';
 
 /**
  * The data `forge inspect` shows. The terminal table, `--json` and the HTML page are all

@@ -1,5 +1,5 @@
 import { BoundedList } from './bounded-list.js';
-import type { CostBreakdown } from '@forge/core';
+import type { CostBreakdown } from '@forge/core/pricing';
 import type { CompactionRow, ContextWindow, RunOutcome, RunPrices, RunReport, StepBudget, StopRow, TokenUsage } from './report.js';
 import { ToolCallTally } from './tool-call-tally.js';
 import type { KnownEvent, ParsedEnvelope } from './trace-schemas.js';

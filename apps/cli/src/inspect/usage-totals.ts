@@ -1,4 +1,4 @@
-import { addCost, cacheHitRatio, type CostBreakdown } from '@forge/core';
+import { addCost, cacheHitRatio, type CostBreakdown } from '@forge/core/pricing';
 import type { RunReport, TokenUsage, UsageTotals } from './report.js';
 import type { TraceUsage } from './trace-schemas.js';
 

@@ -1,3 +1,4 @@
+import type { ForgeEvent, ModelAdapter } from '@forge/core';
 import {
   formatTokens,
   overcountCorrection,
@@ -6,9 +7,7 @@ import {
   undercountCorrection,
   type CalibrationSample,
   type CalibrationSummary,
-  type ForgeEvent,
-  type ModelAdapter,
-} from '@forge/core';
+} from '@forge/core/budget';
 import { readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
 import { withEstimator } from './adapter-decorators.js';
 

@@ -1,4 +1,5 @@
-import { describePriceSource, formatRate, type PriceSheet } from '@forge/core';
+import type { PriceSheet } from '@forge/core';
+import { describePriceSource, formatRate } from '@forge/core/pricing';
 
 /** A model's prices as table cells: per million tokens, `—` where there is no rate. */
 export interface PriceColumns {

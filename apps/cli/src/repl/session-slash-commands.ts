@@ -1,5 +1,6 @@
 import type { Style } from '../output/style.js';
-import { renderContextReport, type ContextPolicy, type ContextReport, type InstructionSnapshot, type ModelAdapter, type ToolDefinition } from '@forge/core';
+import type { ContextPolicy, InstructionSnapshot, ModelAdapter, ToolDefinition } from '@forge/core';
+import { renderContextReport, type ContextReport } from '@forge/core/budget';
 import { contextToolOffer, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
 import { workspaceInstructions } from '../agent/workspace-instructions.js';

@@ -1,4 +1,5 @@
-import { formatDollars, type ContextMode } from '@forge/core';
+import type { ContextMode } from '@forge/core';
+import { formatDollars } from '@forge/core/pricing';
 import type { Style } from '../output/style.js';
 import { SessionCostTracker } from '../session/session-cost.js';
 

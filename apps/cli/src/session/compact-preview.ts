@@ -1,4 +1,5 @@
-import { formatMessageRange, type Message, type ModelAdapter, type TokenEstimateMethod } from '@forge/core';
+import type { Message, ModelAdapter, TokenEstimateMethod } from '@forge/core';
+import { formatMessageRange } from '@forge/core/budget';
 import type { SessionCompactResult } from '@forge/persistence';
 import type { Style } from '../output/style.js';
 

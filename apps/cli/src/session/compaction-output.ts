@@ -1,14 +1,14 @@
 import {
   createConservativeEstimator,
   DEFAULT_CONTEXT_POLICY,
-  formatMessageRange,
   InvalidInputError,
-  selectViewRange,
   type CompactionEvent,
   type CompactorDisclosure,
   type ContextMode,
   type ModelAdapter,
 } from '@forge/core';
+import { formatMessageRange } from '@forge/core/budget';
+import { selectViewRange } from '@forge/core/view';
 import type { ActiveCheckpoint, ResolvedCheckpoint, SessionCompactResult } from '@forge/persistence';
 import type { Style } from '../output/style.js';
 

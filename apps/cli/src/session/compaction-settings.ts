@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { CompactionConfig, ForgeConfig } from '@forge/config';
-import type { CompactionStrategySetting, ModelAdapter, Redactor } from '@forge/core';
+import type { ModelAdapter } from '@forge/core';
+import type { CompactionStrategySetting } from '@forge/core/compaction';
+import type { Redactor } from '@forge/core/redaction';
 import { OpaqueStateStore, type SessionCompactionOptions } from '@forge/persistence';
 import { CliError, UsageError } from '../cli-error.js';
 

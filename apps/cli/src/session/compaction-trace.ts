@@ -1,4 +1,5 @@
-import { createId, EVENT_SCHEMA_VERSION, type CompactionEvent, type Redactor } from '@forge/core';
+import { createId, EVENT_SCHEMA_VERSION, type CompactionEvent } from '@forge/core';
+import type { Redactor } from '@forge/core/redaction';
 import { createTraceWriter } from '@forge/persistence';
 
 /** Manual compactions of a session have traces `runs/compact_<session-id>_<time>_<hex>.jsonl`. */

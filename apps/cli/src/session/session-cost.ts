@@ -1,4 +1,6 @@
-import { addCost, cacheHitRatio, priceUsage, type CostBreakdown, type PriceSheet, type SessionCost, type Usage } from '@forge/core';
+import type { PriceSheet, Usage } from '@forge/core';
+import type { SessionCost } from '@forge/core/budget';
+import { addCost, cacheHitRatio, priceUsage, type CostBreakdown } from '@forge/core/pricing';
 import { buildInspectReport } from '../inspect/build-report.js';
 import { resolveTarget } from '../inspect/resolve-target.js';
 

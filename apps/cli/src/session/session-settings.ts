@@ -1,5 +1,5 @@
 import type { ForgeConfig } from '@forge/config';
-import { createRedactor, isSecretValue, MIN_SECRET_LENGTH, type Redactor } from '@forge/core';
+import { createRedactor, isSecretValue, MIN_SECRET_LENGTH, type Redactor } from '@forge/core/redaction';
 import { mcpServerEnvValues } from '@forge/mcp/config';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';

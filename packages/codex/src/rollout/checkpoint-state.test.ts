@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { checkpointStateSchema } from '@forge/core';
+import { checkpointStateSchema } from '@forge/core/checkpoint';
 import { describe, expect, it } from 'vitest';
 import { toCheckpointState } from './checkpoint-state.js';
 import { importCodexRollout } from './import-rollout.js';

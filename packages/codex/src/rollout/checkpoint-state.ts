@@ -1,4 +1,12 @@
-import { CHECKPOINT_CAPS, commandUri, fileUri, removeApprovalClaims, type Artifact, type CheckpointCaps, type CheckpointState } from '@forge/core';
+import {
+  CHECKPOINT_CAPS,
+  commandUri,
+  fileUri,
+  removeApprovalClaims,
+  type Artifact,
+  type CheckpointCaps,
+  type CheckpointState,
+} from '@forge/core/checkpoint';
 import { clip, compareStrings } from './import-facts.js';
 import type { CodexImportState } from './import-state.js';
 

@@ -1,4 +1,5 @@
-import { hashMessages, renderCheckpointView, validateCheckpoint, type Message } from '@forge/core';
+import { hashMessages, type Message } from '@forge/core';
+import { renderCheckpointView, validateCheckpoint } from '@forge/core/checkpoint';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ImportCheckpointBuilder } from './import-checkpoint.js';

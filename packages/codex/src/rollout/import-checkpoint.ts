@@ -1,14 +1,13 @@
 import { createHash, type Hash } from 'node:crypto';
+import { canonicalJsonStringify, hashMessages, type JsonValue, type Message } from '@forge/core';
 import {
   buildDigest,
-  canonicalJsonStringify,
   capMemory,
   digestLayout,
   CHECKPOINT_CAPS,
   CHECKPOINT_SAFETY_LABELS,
   earlierRequests,
   emptyCheckpointMemory,
-  hashMessages,
   removeApprovalClaims,
   renderCheckpointView,
   userConstraints,
@@ -17,9 +16,7 @@ import {
   type ConstraintRecord,
   type DigestEntry,
   type ForgeStateCheckpoint,
-  type JsonValue,
-  type Message,
-} from '@forge/core';
+} from '@forge/core/checkpoint';
 import { toCheckpointState } from './checkpoint-state.js';
 import type { CodexImportState } from './import-state.js';
 

@@ -18,7 +18,7 @@ import {
   reasoningItem,
   startLoopbackResponsesServer,
 } from '../testing/loopback-responses.test-helpers.js';
-import { renderCheckpointView, validateCheckpoint } from '@forge/core';
+import { renderCheckpointView, validateCheckpoint } from '@forge/core/checkpoint';
 import { ImportCheckpointBuilder } from './import-checkpoint.js';
 import { importCodexRollout, serializeImportState } from './import-rollout.js';
 

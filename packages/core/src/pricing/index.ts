@@ -1,14 +1,5 @@
-export { checkPriceSheet, type LongContextPrices, type PriceSheet, type PriceSource, type TokenPrices } from './price-sheet.js';
+/* `@forge/core/pricing`: pricing usage, formatting prices, and the prompt-cache rules and simulator. The price-sheet types are on the root. */
 export { describePrices, describePriceSource, formatDollars, formatRate } from './format.js';
-export { addCost, cacheHitRatio, priceUsage, ratesFor, ZERO_COST, type CostBreakdown } from './price-usage.js';
-export { cacheableTokens, checkPromptCacheRules, OPENAI_PROMPT_CACHE, type PromptCacheRules } from './prompt-cache.js';
-export {
-  createPromptCacheSimulator,
-  type PromptCacheSimulator,
-  type PromptCacheSimulatorOptions,
-  type SimulatedRequest,
-  type SimulatedUsage,
-} from './prompt-cache-simulator.js';
-export { promptCacheKey, type PromptCacheKeyInput } from './prompt-cache-key.js';
-export { promptCacheText } from './prompt-cache-text.js';
-export { estimateRequestCost, type EstimateRequestCostOptions, type RequestCostEstimate } from './request-cost.js';
+export { addCost, cacheHitRatio, priceUsage, type CostBreakdown } from './price-usage.js';
+export { cacheableTokens, OPENAI_PROMPT_CACHE } from './prompt-cache.js';
+export { createPromptCacheSimulator, type SimulatedUsage } from './prompt-cache-simulator.js';

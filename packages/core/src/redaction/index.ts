@@ -1,3 +1,3 @@
-export { isKeyFilePath, redactionRules, type RedactionRule } from './patterns.js';
-export { createRedactor, MIN_SECRET_LENGTH, type RedactionContext, type Redactor, type RedactorOptions } from './redactor.js';
-export { isSecretValue, isSensitiveName, nameWords, secretNameStrength, type SecretNameStrength } from './secret-names.js';
+/* `@forge/core/redaction`: removing secrets from what Forge shows and stores. */
+export { createRedactor, MIN_SECRET_LENGTH, type RedactionContext, type Redactor } from './redactor.js';
+export { isSecretValue } from './secret-names.js';

@@ -1,5 +1,5 @@
-export { canonicalJsonStringify, hashMessages } from './canonical-json.js';
-export { splitIntoGroups, type MessageGroup } from './groups.js';
+/* `@forge/core/view`: which stored messages a request carries (the view rule) and the tails it keeps. */
+export { splitIntoGroups } from './groups.js';
 export {
   budgetRequest,
   decideRequest,
@@ -7,13 +7,6 @@ export {
   selectViewRange,
   summarizeView,
   viewHistory,
-  ViewHoleError,
-  type FixedRequestParts,
-  type RequestView,
   type RequestViewCheckpoint,
-  type RequestViewInput,
-  type ViewDecision,
-  type ViewRange,
-  type ViewSummary,
 } from './request-view.js';
-export { selectRecentTail, selectTail, type TailBudget, type TailSelection } from './select-tail.js';
+export { selectRecentTail, selectTail } from './select-tail.js';

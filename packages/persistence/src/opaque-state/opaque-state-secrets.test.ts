@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRedactor, sha256Hex, type JsonObject, type OpaqueProviderState } from '@forge/core';
+import { sha256Hex, type JsonObject, type OpaqueProviderState } from '@forge/core';
+import { createRedactor } from '@forge/core/redaction';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAIN_LANE, OpaqueStateStore } from './opaque-state-store.js';
 

@@ -1,4 +1,13 @@
-import { AuthError, CancelledError, createRedactor, ForgeError, assertSafeId, sha256Hex, type JsonValue, type OpaqueProviderState, type Redactor } from '@forge/core';
+import {
+  AuthError,
+  CancelledError,
+  ForgeError,
+  assertSafeId,
+  sha256Hex,
+  type JsonValue,
+  type OpaqueProviderState,
+} from '@forge/core';
+import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, writeStateFile, type ConversationIdentity } from './state-file.js';
 
 /** The model a request is about to go to. */

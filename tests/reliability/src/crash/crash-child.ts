@@ -1,18 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import {
-  buildForgeStateCheckpoint,
-  checkpointHash,
-  createInstructionSnapshot,
-  createRedactor,
-  hashMessages,
-  selectTail,
-  validateCheckpoint,
-  withRunIds,
-  type ApprovalGate,
-  type JsonValue,
-  type Message,
-} from '@forge/core';
+import { createInstructionSnapshot, hashMessages, type ApprovalGate, type JsonValue, type Message } from '@forge/core';
+import { buildForgeStateCheckpoint, checkpointHash, validateCheckpoint, withRunIds } from '@forge/core/checkpoint';
+import { createRedactor } from '@forge/core/redaction';
+import { selectTail } from '@forge/core/view';
 import { ScriptedModel } from '@forge/core/testing';
 import { MAIN_LANE, OpaqueStateStore, openSession, openSessionHandle } from '@forge/persistence';
 import { ReadLedger, createReadFileTool } from '@forge/tools';

@@ -1,17 +1,14 @@
 import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createInstructionSnapshot, findUnpairedToolCalls, hashMessages, type Message } from '@forge/core';
 import {
   checkpointHash,
   checkpointMatchesTranscript,
-  createInstructionSnapshot,
-  findUnpairedToolCalls,
-  hashMessages,
   validateCheckpoint,
   withRunIds,
   type ContextCheckpoint,
-  type Message,
-} from '@forge/core';
+} from '@forge/core/checkpoint';
 import { ScriptedModel } from '@forge/core/testing';
 import { createSession, listSessions, loadTranscript, MAIN_LANE, OpaqueStateStore, readTrace, runSessionTurn } from '@forge/persistence';
 import { build } from 'esbuild';

@@ -1,21 +1,19 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sha256Hex, type JsonValue, type Message } from '@forge/core';
 import {
   buildForgeStateCheckpoint,
   CHECKPOINT_NOTE_TOOL,
-  createRedactor,
   emptyCheckpointMemory,
   findPolicyText,
   renderCheckpointView,
-  selectTail,
-  sha256Hex,
   validateCheckpoint,
   validateMemoryUpdate,
   type CheckpointTranscriptEntry,
-  type JsonValue,
   type MemoryValidationContext,
-  type Message,
-} from '@forge/core';
+} from '@forge/core/checkpoint';
+import { createRedactor } from '@forge/core/redaction';
+import { selectTail } from '@forge/core/view';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fuzz, jsonMutations, MAX_RSS_GROWTH_MB } from '../support/fuzz-harness.js';

@@ -2,19 +2,21 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toLanguageModelPrompt } from '@forge/ai-sdk-bridge';
 import {
-  createCheckpointNoteTool,
   createInstructionSnapshot,
-  findApprovalClaim,
-  findPolicyText,
-  reduceMemoryFromTranscript,
-  withRunIds,
   type ApprovalGate,
-  type CheckpointMemory,
   type JsonValue,
   type ModelRequest,
   type Tool,
   type ToolCallRequest,
 } from '@forge/core';
+import {
+  createCheckpointNoteTool,
+  findApprovalClaim,
+  findPolicyText,
+  reduceMemoryFromTranscript,
+  withRunIds,
+  type CheckpointMemory,
+} from '@forge/core/checkpoint';
 import { ScriptedModel, type ScriptedToolCall } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';

@@ -1,21 +1,22 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  buildDigest,
-  buildForgeState,
-  buildForgeStateCheckpoint,
-  CHECKPOINT_CAPS,
   createInstructionSnapshot,
-  createRedactor,
-  renderCheckpointView,
   sha256Hex,
-  withStructuredSummary,
   type AssistantMessage,
-  type CheckpointTranscriptEntry,
   type JsonObject,
   type Message,
-  type StructuredSummary,
 } from '@forge/core';
+import {
+  buildDigest,
+  buildForgeStateCheckpoint,
+  CHECKPOINT_CAPS,
+  renderCheckpointView,
+  type CheckpointTranscriptEntry,
+  type StructuredSummary,
+} from '@forge/core/checkpoint';
+import { buildForgeState, withStructuredSummary } from '@forge/core/compaction';
+import { createRedactor } from '@forge/core/redaction';
 import { ScriptedModel } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
 import { MAIN_LANE, OpaqueStateStore, openSessionHandle } from '@forge/persistence';

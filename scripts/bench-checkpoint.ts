@@ -6,7 +6,7 @@
  *   npx tsx --conditions=@forge/source scripts/bench-checkpoint.ts
  */
 import { performance } from 'node:perf_hooks';
-import { sha256Hex, type JsonValue } from '@forge/core';
+import { sha256Hex } from '@forge/core';
 import {
   buildForgeStateCheckpoint,
   renderCheckpointView,

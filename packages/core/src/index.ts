@@ -66,6 +66,7 @@ export { MAX_TOOL_ERROR_TEXT_BYTES } from './tools/error-text-cap.js';
 
 // Events
 export { EVENT_SCHEMA_VERSION, type ErrorSummary, type EventEnvelope, type EventListener, type ForgeEvent, type RunStatus } from './events/events.js';
+export { createEmitter } from './events/emitter.js';
 export type { ContextBudgetedEvent, ContextUsageReconciledEvent } from './budget/context-events.js';
 export type { CompactionEvent, CompactorDisclosure } from './compaction/events.js';
 

@@ -218,9 +218,11 @@ export class SessionHandle {
             })
           : undefined;
         const { view, ...engineInput } = input;
+        const lastRequestAt = this.lastRunEndedAt();
         return runAgent({
           ...runOptions,
           ...engineInput,
+          ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
           history,
           viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
           ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
@@ -238,6 +240,12 @@ export class SessionHandle {
         });
       },
     });
+  }
+
+  /** When the latest run that recorded its end ended (milliseconds since the epoch): about when its last request was made. */
+  private lastRunEndedAt(): number | undefined {
+    const ended = this.writer.transcript().runs.flatMap((run) => (run.endedAt === undefined ? [] : [Date.parse(run.endedAt)])).filter(Number.isFinite);
+    return ended.length === 0 ? undefined : Math.max(...ended);
   }
 
   /**

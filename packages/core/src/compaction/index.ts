@@ -18,6 +18,7 @@ export {
 } from './compactor-model.js';
 export type { ContextManager, ContextManagerStopReason, FitReason, FitRequest, FitResult } from './context-manager.js';
 export { cacheRewriteTokens, COST_GATE_HORIZON_TURNS, evaluateCostGate, type CostGateDecision, type CostGateInput } from './cost-gate.js';
+export { evaluateCompactionGate, pricedGateNumbers, QUALITY_RISK_TOKENS, type CompactionGateInput, type PricedGateNumbers } from './priced-cost-gate.js';
 export type {
   CompactionEvent,
   CompactionStrategyName,

@@ -1,4 +1,3 @@
-import type { TokenCategories } from '../model/adapter.js';
 import type { PriceSheet } from '../pricing/price-sheet.js';
 import { priceUsage } from '../pricing/price-usage.js';
 import { cacheableTokens, type PromptCacheRules } from '../pricing/prompt-cache.js';

@@ -16,3 +16,5 @@ export { renderTextReport } from './report/text-report.js';
 export { writeReportDirectory, type WrittenReport } from './report/write-report.js';
 export { runFixture, type FixtureRun, type RunFixtureOptions } from './run/run-fixture.js';
 export { reportPassed, runEval, type EvalProgress, type EvalReport, type EvalRunError, type RunEvalOptions } from './run/run-eval.js';
+export { BUILT_IN_PRICE_SHEETS, builtInPriceSheet, DEFAULT_PRICE_SHEET, loadEvalPrices, priceFileSchema, type EvalPriceSheet } from './pricing/eval-prices.js';
+export { createEvalClock, MODEL_CALL_MS, TURN_GAP_MS, type EvalClock } from './run/eval-clock.js';

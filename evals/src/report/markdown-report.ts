@@ -1,5 +1,5 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { agentLines, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents } from './format.js';
+import { agentLines, priceSheetLine, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents } from './format.js';
 
 /** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
@@ -22,6 +22,8 @@ export function renderMarkdownReport(report: EvalReport): string {
     `Model: ${report.model}, ${agentsLabel(report)}. Started ${report.startedAt}; ${report.fixtures.length} fixtures, ${(report.durationMs / 1000).toFixed(1)} s.`,
     '',
     ...agentLines(report).map((line) => `- ${cell(line)}`),
+    '',
+    `${cell(priceSheetLine(report))}. Costs are the simulated provider's usage, prompt cache included, at these prices.`,
     '',
     '## Modes',
     '',

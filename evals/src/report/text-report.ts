@@ -1,6 +1,6 @@
 import type { GateResult } from '../gates/gates.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { NO_PAINT, agentLines, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
+import { NO_PAINT, agentLines, priceSheetLine, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
 
 /** `text` in lines of at most `width` characters, broken at spaces; lines after the first indented by `indent`. */
 function wrap(text: string, width: number, indent: number): string[] {
@@ -57,6 +57,7 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   lines.push(
     paint.bold(`forge eval — ${report.source}, model ${report.model}, ${agentsLabel(report)}: ${report.fixtures.length} fixtures × ${ran.length} modes${times} in ${(report.durationMs / 1000).toFixed(1)} s`),
     ...agentLines(report).flatMap((line) => wrap(line, columns - 2, 4).map((piece) => paint.dim(`  ${piece}`))),
+    ...wrap(priceSheetLine(report), columns - 2, 4).map((piece) => paint.dim(`  ${piece}`)),
     '',
   );
   const summaries = modeSummaries(report);

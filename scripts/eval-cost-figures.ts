@@ -48,7 +48,7 @@ function printReport(report: Report): void {
   }
   const agent = report.results[0]?.agent;
   console.log(`\nforge-state cost relative to other modes, long fixtures (agent ${agent}):`);
-  for (const fixture of [...new Set(report.results.filter((result) => result.long).map((result) => result.fixture))]) {
+  for (const fixture of new Set(report.results.filter((result) => result.long).map((result) => result.fixture))) {
     const of = (mode: string) => report.results.find((result) => result.fixture === fixture && result.mode === mode && result.agent === agent);
     const own = of('compact:forge-state');
     if (own === undefined) continue;

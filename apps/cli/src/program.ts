@@ -49,7 +49,7 @@ const commands: readonly CommandEntry[] = [
       new Option('--dry-run', 'preview only: no model call, nothing written'),
       new Option('--session <id>', 'the session to compact (or --last)'),
       new Option('--focus <text>', 'what the checkpoint should keep in focus (recorded in the events; given to a compactor model)'),
-      new Option('--strategy <name>', 'how the checkpoint is built: forge-state (default, no model call), model-structured (needs --compactor), provider-native').choices(['forge-state', 'model-structured', 'provider-native']),
+      new Option('--strategy <name>', 'how the checkpoint is built, instead of context.compaction.strategy: forge-state (the default, no model call), model-structured (needs --compactor), provider-native').choices(['forge-state', 'model-structured', 'provider-native']),
       new Option('--compactor <provider:id>', 'the model that receives the conversation to summarize with --strategy model-structured'),
       new Option('--json', 'print the result as one JSON document'),
     ],

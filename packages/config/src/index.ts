@@ -2,10 +2,11 @@ export { ConfigError, type ConfigIssue } from './config-error.js';
 export { CONTEXT_ENVIRONMENT_VARIABLES, readEnvironmentLayer, type Environment, type EnvironmentLayer } from './environment.js';
 export { configJsonSchema, configJsonSchemaText } from './json-schema.js';
 export { loadConfig, MAX_CONFIG_FILE_BYTES, projectConfigPath, readConfigFile, readConfigText, userConfigPath, type LoadConfigOptions, type LoadedConfig } from './load-config.js';
-export { DEFAULT_APPROVAL_PROFILE, DEFAULT_CONTEXT_MODE, DEFAULT_CONTEXT_TOOLS, mergeLayers, type ConfigSource, type ContextToolsConfig, type ForgeConfig, type Layer, type MergedConfig, type ValueProvenance } from './merge.js';
+export { DEFAULT_APPROVAL_PROFILE, DEFAULT_CONTEXT_MODE, DEFAULT_CONTEXT_TOOLS, mergeLayers, type CompactionConfig, type ConfigSource, type ContextToolsConfig, type ForgeConfig, type Layer, type MergedConfig, type ValueProvenance } from './merge.js';
 export { lineAndColumn, parseJsonText } from './parse-json.js';
 export {
   APPROVAL_PROFILES,
+  COMPACTION_STRATEGIES,
   compatibleModelSchema,
   COMPATIBLE_TOKENIZER_FAMILIES,
   CONFIG_SCHEMA_VERSION,
@@ -14,6 +15,7 @@ export {
   flagLayerSchema,
   priceEntrySchema,
   type ApprovalProfileName,
+  type CompactionStrategyName,
   type CompatibleModelEntry,
   type ConfigFile,
   type ConfigLayer,

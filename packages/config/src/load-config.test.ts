@@ -30,6 +30,57 @@ const load = (options: { env?: Record<string, string>; flags?: Parameters<typeof
   loadConfig({ forgeHome: home, workspaceRoot: workspace, env: options.env ?? {}, ...(options.flags === undefined ? {} : { flags: options.flags }) });
 
 describe('loadConfig', () => {
+  it('takes the compaction strategy, compactor model and native persistence from the user file, with provenance', async () => {
+    await writeUser({ schemaVersion: 1, context: { compaction: { strategy: 'model-structured', model: 'openai:gpt-5.1-mini' }, providerNative: { persist: true } } });
+    const loaded = await load();
+    expect(loaded.config.compaction).toEqual({ strategy: 'model-structured', model: 'openai:gpt-5.1-mini' });
+    expect(loaded.config.providerNative).toEqual({ persist: true });
+    expect(loaded.provenance['context.compaction.model']).toEqual({ source: 'user', file: loaded.files.user });
+    expect(loaded.provenance['context.providerNative.persist']).toEqual({ source: 'user', file: loaded.files.user });
+    expect(loaded.warnings).toEqual([]);
+  });
+
+  it('refuses a compactor chosen by a project: the user values stay, and each refusal names the file, the key and what to do', async () => {
+    await writeUser({ schemaVersion: 1, context: { compaction: { model: 'openai:gpt-5.1-mini' } } });
+    await writeProject({ schemaVersion: 1, context: { compaction: { strategy: 'model-structured', model: 'deepseek:deepseek-v4-pro' }, providerNative: { persist: true } } });
+    const loaded = await load();
+    expect(loaded.config.compaction).toEqual({ strategy: 'forge-state', model: 'openai:gpt-5.1-mini' });
+    expect(loaded.config.providerNative.persist).toBe(false);
+    expect(loaded.provenance['context.compaction.model']).toEqual({ source: 'user', file: loaded.files.user });
+    expect(loaded.warnings).toHaveLength(3);
+    const [model, strategy, persist] = loaded.warnings;
+    expect(model).toContain(`${loaded.files.project}: context.compaction.model is ignored`);
+    expect(model).toContain('user configuration');
+    expect(strategy).toContain(`${loaded.files.project}: context.compaction.strategy model-structured is not applied`);
+    expect(strategy).toContain('a project may only choose forge-state');
+    expect(persist).toContain(`${loaded.files.project}: context.providerNative.persist true is not applied`);
+  });
+
+  it('lets a project make compaction more careful: back to forge-state, persistence off', async () => {
+    await writeUser({ schemaVersion: 1, context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: true } } });
+    await writeProject({ schemaVersion: 1, context: { compaction: { strategy: 'forge-state' }, providerNative: { persist: false } } });
+    const loaded = await load();
+    expect(loaded.config.compaction.strategy).toBe('forge-state');
+    expect(loaded.config.providerNative.persist).toBe(false);
+    expect(loaded.warnings).toEqual([]);
+  });
+
+  it('refuses model-structured without a compactor model, naming the key and where the strategy came from', async () => {
+    await writeUser({ schemaVersion: 1, context: { compaction: { strategy: 'model-structured' } } });
+    const error = await load().catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('context.compaction.strategy: is model-structured');
+    expect((error as Error).message).toContain(userConfigPath(home));
+    expect((error as Error).message).toContain('context.compaction.model');
+  });
+
+  it('rejects an unknown strategy and a compactor that is not provider:model', async () => {
+    await writeUser({ schemaVersion: 1, context: { compaction: { strategy: 'summarize', model: 'gpt' } } });
+    const message = String(await load().catch((caught: unknown) => (caught as Error).message));
+    expect(message).toContain('context.compaction.strategy');
+    expect(message).toContain('context.compaction.model');
+  });
+
   it('gives the documented defaults, each marked default, when no file exists', async () => {
     const loaded = await load();
     expect(loaded.config).toEqual({
@@ -50,8 +101,11 @@ describe('loadConfig', () => {
         fallbackContextWindowTokens: 32_768,
       },
       contextTools: { checkpointNote: true, requestCompaction: true },
+      compaction: { strategy: 'forge-state' },
+      providerNative: { persist: false },
     });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
+    expect(loaded.provenance['context.compaction.strategy']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compactAtRatio']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.checkpointNote']).toEqual({ source: 'default' });
     expect(loaded.warnings).toEqual([]);

@@ -99,6 +99,13 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     const message = `${error instanceof Error ? error.message : String(error)} (compactAtRatio from ${where('compactAtRatio')}, compactTargetRatio from ${where('compactTargetRatio')})`;
     throw new ConfigError('the configuration', [{ path: 'context.compactTargetRatio', message }]);
   }
+  const { compaction } = merged.config;
+  if (compaction.strategy === 'model-structured' && compaction.model === undefined) {
+    const message =
+      `is model-structured (from ${sourceOf(merged.provenance['context.compaction.strategy'])}) but no context.compaction.model names the compactor: ` +
+      'add "model": "<provider>:<id>" beside it in your user configuration (a compactor is never chosen for you), or choose forge-state';
+    throw new ConfigError('the configuration', [{ path: 'context.compaction.strategy', message }]);
+  }
   return { ...merged, files };
 }
 

@@ -1,6 +1,6 @@
 import { DEFAULT_CONTEXT_POLICY, type ContextMode, type ContextPolicy } from '@forge/core';
 import type { McpServerConfig } from '@forge/mcp/config';
-import { APPROVAL_PROFILES, type ApprovalProfileName, type CompatibleModelEntry, type ConfigLayer, type PriceEntry } from './schema.js';
+import { APPROVAL_PROFILES, type ApprovalProfileName, type CompactionStrategyName, type CompatibleModelEntry, type ConfigLayer, type PriceEntry } from './schema.js';
 
 /** Where a value came from, lowest precedence first. */
 export type ConfigSource = 'default' | 'user' | 'project' | 'env' | 'flag';
@@ -27,6 +27,16 @@ export interface ForgeConfig {
   readonly context: ContextPolicy;
   /** Which context tools sessions in modes `shadow` and `compact` offer the model. */
   readonly contextTools: ContextToolsConfig;
+  /** `context.compaction`: how sessions build checkpoints, and the compactor model of `model-structured`. */
+  readonly compaction: CompactionConfig;
+  /** `context.providerNative`: whether provider-native compaction state is kept on disk. */
+  readonly providerNative: { readonly persist: boolean };
+}
+
+export interface CompactionConfig {
+  readonly strategy: CompactionStrategyName;
+  /** `provider:id`; user configuration, environment or flags only. */
+  readonly model?: string;
 }
 
 /** `context.checkpointNote` and `context.requestCompaction`: both on unless turned off. */
@@ -107,6 +117,8 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let secrets: string[] = [];
   let models: readonly CompatibleModelEntry[] = [];
   let mcpServers: readonly McpServerConfig[] = [];
+  let compaction: CompactionConfig = { strategy: 'forge-state' };
+  let persistNative = false;
   const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
   const prices: Record<string, PriceEntry> = {};
   const provenance: Record<string, ValueProvenance> = {};
@@ -116,6 +128,9 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   provenance['secrets.env'] = { source: 'default' };
   provenance['models'] = { source: 'default' };
   provenance['mcpServers'] = { source: 'default' };
+  provenance['context.compaction.strategy'] = { source: 'default' };
+  provenance['context.compaction.model'] = { source: 'default' };
+  provenance['context.providerNative.persist'] = { source: 'default' };
 
   for (const layer of layers) {
     const origin = (path: string): ValueProvenance => ({
@@ -183,6 +198,42 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
     }
 
     const section = values.context ?? {};
+    const where = layer.file ?? 'project configuration';
+    const chosen = section.compaction ?? {};
+    if (chosen.model !== undefined) {
+      if (isProject) {
+        warnings.push(
+          `${where}: context.compaction.model is ignored: a compactor model receives the conversation, so only you may choose one — ` +
+            `set it in your user configuration, or pass --compactor to 'forge compact'.`,
+        );
+      } else {
+        compaction = { ...compaction, model: chosen.model };
+        provenance['context.compaction.model'] = origin('context.compaction.model');
+      }
+    }
+    if (chosen.strategy !== undefined) {
+      if (isProject && chosen.strategy !== 'forge-state') {
+        warnings.push(
+          `${where}: context.compaction.strategy ${chosen.strategy} is not applied: it would send the conversation to a model for every compaction; ` +
+            `keeping ${compaction.strategy} from ${describe(provenance['context.compaction.strategy'])} (a project may only choose forge-state; set other strategies in your user configuration).`,
+        );
+      } else {
+        compaction = { ...compaction, strategy: chosen.strategy };
+        provenance['context.compaction.strategy'] = origin('context.compaction.strategy');
+      }
+    }
+    const persist = section.providerNative?.persist;
+    if (persist !== undefined) {
+      if (isProject && persist && !persistNative) {
+        warnings.push(
+          `${where}: context.providerNative.persist true is not applied: it writes the provider's compaction state (which holds your messages) to disk; ` +
+            `keeping false from ${describe(provenance['context.providerNative.persist'])} (set it in your user configuration).`,
+        );
+      } else {
+        persistNative = persist;
+        provenance['context.providerNative.persist'] = origin('context.providerNative.persist');
+      }
+    }
     if (section.mode !== undefined) {
       if (isProject && !projectMayMove[context.mode].includes(section.mode)) {
         warnings.push(
@@ -226,7 +277,18 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   }
 
   return {
-    config: { ...(model === undefined ? {} : { model }), approval: { profile: approval }, secrets: { env: secrets }, models, mcpServers, prices, context, contextTools },
+    config: {
+      ...(model === undefined ? {} : { model }),
+      approval: { profile: approval },
+      secrets: { env: secrets },
+      models,
+      mcpServers,
+      prices,
+      context,
+      contextTools,
+      compaction,
+      providerNative: { persist: persistNative },
+    },
     provenance,
     warnings,
   };

@@ -15,6 +15,12 @@ export const CONFIG_SCHEMA_VERSION = 1 as const;
 export const APPROVAL_PROFILES = ['read-only', 'ask', 'workspace-write', 'workspace-auto'] as const;
 export type ApprovalProfileName = (typeof APPROVAL_PROFILES)[number];
 
+/** How checkpoints are built; see `CompactionStrategySetting` in `@forge/core`. */
+export const COMPACTION_STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
+export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number];
+
+const modelIdentifier = z.string().regex(/^[A-Za-z0-9_-]+:.+$/, 'must be provider:model, e.g. openai:gpt-5.1');
+
 const tokens = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const environmentVariable = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name such as MY_TOKEN');
 
@@ -35,6 +41,23 @@ export const contextSectionSchema = z
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
     checkpointNote: z.boolean().describe('Offer the model the checkpoint_note tool in modes shadow and compact, so what it notes survives compaction (default true).'),
     requestCompaction: z.boolean().describe('Offer the model the request_compaction tool in modes shadow and compact (default true).'),
+    compaction: z
+      .strictObject({
+        strategy: z
+          .enum(COMPACTION_STRATEGIES)
+          .describe('How a session builds checkpoints: forge-state (default, no model call), model-structured (needs model), provider-native (the active model\'s own compaction). A project may only choose forge-state.'),
+        model: modelIdentifier.describe('The compactor model of model-structured, provider:model; it receives the conversation to summarize (user configuration only).'),
+      })
+      .partial()
+      .describe('How sessions compact: strategy and compactor model.'),
+    providerNative: z
+      .strictObject({
+        persist: z
+          .boolean()
+          .describe('Keep provider-native compaction state on disk (0600 files under FORGE_HOME/state) so a later process replays it (default false; a project may only turn it off).'),
+      })
+      .partial()
+      .describe('Provider-native compaction state.'),
   })
   .partial();
 
@@ -83,8 +106,6 @@ export const priceEntrySchema = z.strictObject({
   asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-12-01').optional().describe('When you read these prices (YYYY-MM-DD).'),
   note: z.string().max(200).optional().describe('Shown next to the prices, e.g. "negotiated rate".'),
 });
-
-const modelIdentifier = z.string().regex(/^[A-Za-z0-9_-]+:.+$/, 'must be provider:model, e.g. openai:gpt-5.1');
 
 const layerShape = {
   model: modelIdentifier.describe('Default model, provider:model.'),

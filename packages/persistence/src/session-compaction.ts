@@ -81,11 +81,15 @@ export interface CompactionSessionPort {
  * commit point. If anything throws, the previous checkpoint stays current.
  */
 export async function installSessionCheckpoint(port: CompactionSessionPort, built: BuiltCheckpoint, options: SessionCompactionOptions): Promise<void> {
+  const identity = { sessionId: port.sessionId, lane: MAIN_LANE };
   if (built.nativeState !== undefined) {
-    await options.opaqueStates?.save({ sessionId: port.sessionId, lane: MAIN_LANE }, built.nativeState);
+    // Replaces the previous boundary's state, which the new one was chained from.
+    await options.opaqueStates?.save(identity, built.nativeState);
     port.nativeStates.set(built.nativeState.itemHash, built.nativeState);
   }
   await installCheckpoint(port.writer, built, options.caps);
+  // A new boundary of another strategy: the old state stands for a checkpoint that is no longer current.
+  if (built.nativeState === undefined) await options.opaqueStates?.discard(identity);
 }
 
 export interface RunCompactionInput {
@@ -245,6 +249,13 @@ export interface SessionCompactOptions {
   readonly artifactHashes?: ArtifactHashSource;
   /** What the user wants the checkpoint to keep in focus; recorded in the events and given to a compactor model. */
   readonly focus?: string;
+  /**
+   * Why it compacts: `manual` (default) keeps `recentTailTokens` verbatim whatever the request
+   * costs; `threshold` and `over_budget` — a host that measured the next request past
+   * `compactAtRatio`, or over the window (the Codex engine before a new thread) — size the tail
+   * as a run's own compaction does, down to `compactTargetRatio`.
+   */
+  readonly trigger?: 'manual' | 'threshold' | 'over_budget';
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: CompactionEvent) => void;
 }
@@ -290,7 +301,7 @@ export async function compactBetweenTurns(input: {
       ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }),
     },
     protectedFrom: port.writer.messages.length,
-    trigger: 'manual',
+    trigger: options.trigger ?? 'manual',
     mode: preview ? 'shadow' : 'compact',
     step: 0,
     signal: options.signal ?? new AbortController().signal,

@@ -42,6 +42,7 @@ import type {
   SessionTurnResult,
   SessionTurnWarning,
 } from './session-turn-types.js';
+import { discardRefusedState, NativeReplayWatch } from './native-replay.js';
 import { historyWithStaleReads } from './stale-history.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
 import type { SessionTranscript, StoredCheckpoint } from './session-state.js';
@@ -219,7 +220,8 @@ export class SessionHandle {
           : undefined;
         const { view, ...engineInput } = input;
         const lastRequestAt = this.lastRunEndedAt();
-        return runAgent({
+        const replay = new NativeReplayWatch(input.nativeState !== undefined);
+        const result = await runAgent({
           ...runOptions,
           ...engineInput,
           ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
@@ -234,10 +236,13 @@ export class SessionHandle {
           onEvent: (envelope) => {
             const { event } = envelope;
             if (event.type === 'context.compaction.completed') for (const id of event.projectedToolCallIds ?? []) this.projectedToolCalls.add(id);
+            replay.observe(event);
             input.onEvent(envelope);
             onEvent?.(envelope);
           },
         });
+        if (replay.refused) await discardRefusedState({ store: compaction.opaqueStates, sessionId: this.id, stored: this.writer.checkpoint, loaded: this.nativeStates });
+        return result;
       },
     });
   }

@@ -1,5 +1,6 @@
-import type { ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
+import type { CompactionStrategySetting, ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
 import type { McpServers } from '@forge/mcp';
+import type { SessionCompactionOptions } from '@forge/persistence';
 import {
   agentSurface,
   createApprovalGate,
@@ -19,6 +20,8 @@ import { calibrationReport, type CalibrationReport } from '../models/calibration
 import { configuredPriceSheets } from '../models/configured-prices.js';
 import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
+import { configuredStrategy, sessionCompaction } from '../session/compaction-settings.js';
+import { resolveSessionSettings } from '../session/session-settings.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
 import { workspaceInstructions } from './workspace-instructions.js';
 import { resolveWorkspaceRoot } from './workspace.js';
@@ -51,6 +54,12 @@ export interface AgentSetup {
   readonly calibration: CalibrationHub;
   /** The calibration of a model named as `--model` names it; undefined for models of no real provider. */
   readonly calibrationOf: (name: string) => Promise<CalibrationReport | null | undefined>;
+  /**
+   * How sessions compact (`context.compaction`, `context.providerNative`), resolved on first use so
+   * commands that only measure never resolve a compactor; `strategy` overrides the configured one
+   * (`forge compact --strategy`).
+   */
+  readonly compaction: (strategy?: CompactionStrategySetting) => Promise<SessionCompactionOptions>;
 }
 
 /** The configured model and what resolving models needs; see {@link resolveConfiguredModel}. */
@@ -118,6 +127,15 @@ export async function prepareAgent(options: {
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
   });
   const mcp = await startConfiguredMcpServers({ configs: config.mcpServers, io, reservedToolNames: builtIn.map((tool) => tool.name) });
+  let configured: Promise<SessionCompactionOptions> | undefined;
+  const compaction = async (strategy?: CompactionStrategySetting): Promise<SessionCompactionOptions> => {
+    const { forgeHome } = await loadCliConfig({ io, globals });
+    const { redactor } = await resolveSessionSettings({ io, globals });
+    const build = async (chosen: CompactionStrategySetting) => sessionCompaction({ config, forgeHome, redactor, strategy: chosen });
+    if (strategy !== undefined) return build(strategy);
+    configured ??= configuredStrategy(config.compaction, resolve).then(build);
+    return configured;
+  };
   const tools = [...builtIn, ...(mcp?.tools ?? [])];
   const contextTools = config.contextTools;
   // One loader per system prompt, so a refused instruction file is reported once per process, not once per turn.
@@ -142,6 +160,7 @@ export async function prepareAgent(options: {
     maxSteps: globals.maxSteps,
     context: config.context,
     resolveModel: resolve,
+    compaction,
     mcp,
     calibration,
     async calibrationOf(name) {

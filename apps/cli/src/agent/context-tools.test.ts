@@ -91,7 +91,8 @@ describe('checkpoint_note and request_compaction in the forge binary', () => {
     expect(first.code).toBe(0);
     const sent = provider.requests.slice(before);
     expect(sent).toHaveLength(4);
-    expect(toolNames(sent[0]?.body)).toEqual(['list_files', 'read_file', 'search', 'edit_file', 'run_command', 'checkpoint_note', 'request_compaction']);
+    // Sorted by name: the prefix stays byte-stable whatever order the tools were registered in.
+    expect(toolNames(sent[0]?.body)).toEqual(['checkpoint_note', 'edit_file', 'list_files', 'read_file', 'request_compaction', 'run_command', 'search']);
     expect(JSON.stringify(sent[0]?.body)).toContain('checkpoint_note: record what must survive');
     // The user never said it, so the validator refused it, and the model was told why.
     expect(callOutput(sent[2]?.body, 'call_bad_note')).toMatch(/quote|user message/i);
@@ -126,7 +127,7 @@ describe('checkpoint_note and request_compaction in the forge binary', () => {
     const warn = await forge(['run', '--context-mode', 'warn', '--model', 'openai:gpt-5.1', 'Say hello again.']);
     expect(warn.code).toBe(0);
     for (const request of provider.requests.slice(before)) {
-      expect(toolNames(request.body)).toEqual(['list_files', 'read_file', 'search', 'edit_file', 'run_command']);
+      expect(toolNames(request.body)).toEqual(['edit_file', 'list_files', 'read_file', 'run_command', 'search']);
       expect(JSON.stringify(request.body)).not.toContain('checkpoint_note');
     }
   }, 60_000);

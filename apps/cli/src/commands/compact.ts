@@ -35,7 +35,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const agent = await prepareAgent({ io, globals: options, ...(options.dryRun === true ? { purpose: 'measure' as const } : {}) });
   try {
     if (options.dryRun === true) return await preview(id, settings, agent, { io, json: options.json === true });
-    const strategy = await strategyOf(options, agent);
+    const compaction = await agent.compaction(await strategyOf(options, agent));
     let handle: SessionHandle;
     try {
       handle = await openSessionHandle({ home: settings.forgeHome, sessionId: id, redactor: settings.redactor });
@@ -53,7 +53,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
         instructions: agent.instructions(surface),
         tools: toolDefinitions(surface.advertised),
         context: agent.context,
-        compaction: { strategy, requests: surface.compaction.requests },
+        compaction: { ...compaction, requests: surface.compaction.requests },
         artifactHashes: workspaceArtifactHashes(agent.root),
         ...(focus === undefined ? {} : { focus }),
         onEvent: (event) => {
@@ -150,8 +150,12 @@ async function preview(id: string, settings: SessionSettings, agent: AgentSetup,
   return ExitCode.ok;
 }
 
-/** `--strategy` and `--compactor`: a compactor model is only ever the one named; nothing falls back to another provider. */
-async function strategyOf(options: CommandInvocation['options'], agent: AgentSetup): Promise<CompactionStrategySetting> {
+/**
+ * `--strategy` and `--compactor`, else `context.compaction` (undefined): a compactor model is
+ * only ever the one named; nothing falls back to another provider.
+ */
+async function strategyOf(options: CommandInvocation['options'], agent: AgentSetup): Promise<CompactionStrategySetting | undefined> {
+  if (options.strategy === undefined && options.compactor === undefined) return undefined;
   const name = typeof options.strategy === 'string' ? options.strategy : 'forge-state';
   if (!(STRATEGIES as readonly string[]).includes(name)) throw new UsageError(`--strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(name)}`);
   const compactor = typeof options.compactor === 'string' ? options.compactor : undefined;

@@ -98,6 +98,27 @@ describe('forge config show', () => {
     expect(budgeted?.event.bufferTokens).toBe(8192);
   });
 
+  it('lists the compaction keys with provenance, and refuses a compactor set by a project', async () => {
+    const defaults = await forge(['config', 'show']);
+    expect(defaults.stdout).toMatch(/^context\.compaction\.strategy\s+forge-state\s+default$/m);
+    expect(defaults.stdout).toMatch(/^context\.compaction\.model\s+\(none\)\s+default$/m);
+    expect(defaults.stdout).toMatch(/^context\.providerNative\.persist\s+false\s+default$/m);
+
+    await write(userFile, { schemaVersion: 1, context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: true } } });
+    await write(projectFile, { schemaVersion: 1, context: { compaction: { model: 'deepseek:deepseek-v4-pro' } } });
+    const text = await forge(['config', 'show']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^context\\.compaction\\.strategy\\s+provider-native\\s+user ${userFile.replaceAll('.', '\\.')}$`, 'm'));
+    expect(text.stdout).toMatch(/^context\.compaction\.model\s+\(none\)\s+default$/m);
+    expect(text.stdout).toMatch(/^context\.providerNative\.persist\s+true\s+user /m);
+    expect(text.stdout).toContain(`${projectFile}: context.compaction.model is ignored: a compactor model receives the conversation`);
+
+    // Every other command says so once on stderr.
+    const run = await forge(['run', '--no-session', 'hi']);
+    expect(run.code).toBe(0);
+    expect(run.stderr.split('\n').filter((line) => line.includes('context.compaction.model is ignored'))).toHaveLength(1);
+  });
+
   it('masks credentials: header values of compatible servers and env values of MCP servers', async () => {
     await write(userFile, {
       schemaVersion: 1,

@@ -47,6 +47,9 @@ function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
     ...priceValues(config),
     ...Object.entries(config.context).map(([field, value]): [string, JsonValue] => [`context.${field}`, value as JsonValue]),
     ...Object.entries(config.contextTools).map(([field, value]): [string, JsonValue] => [`context.${field}`, value]),
+    ['context.compaction.strategy', config.compaction.strategy],
+    ['context.compaction.model', config.compaction.model ?? null],
+    ['context.providerNative.persist', config.providerNative.persist],
   ];
 }
 
@@ -85,6 +88,7 @@ export function describeSource(entry: ConfigEntry): string {
 }
 
 function describeValue(value: JsonValue): string {
+  if (value === null) return '(none)';
   if (Array.isArray(value)) {
     if (value.length === 0) return '(none)';
     return value.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item['name'] === 'string' ? describeNamed(item) : String(item))).join(', ');

@@ -1,6 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { SessionTranscript } from '@forge/persistence';
+import type { Message } from '@forge/core';
+import { createSession, type SessionTranscript } from '@forge/persistence';
 import { ScriptedModel } from '@forge/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCodexDirectories, TEST_MODEL, type CodexSandboxDirectories } from '../../../../packages/codex/src/testing/codex-harness.test-helpers.js';
@@ -246,6 +247,57 @@ describe('forge run --engine codex', () => {
     expect(steps.code).toBe(2);
     expect(steps.stderr).toContain('--max-steps limits Forge');
   });
+});
+
+describe('the view a new Codex thread starts from', () => {
+  /** A session stored by the native engine: the first request states a constraint, later turns are long. */
+  async function nativeSession(turns: number): Promise<string> {
+    const messages: Message[] = [{ role: 'user', content: 'Turn 0: fix the lexer. Do not change the test file.' }, { role: 'assistant', content: [{ type: 'text', text: 'Turn 0: understood.' }] }];
+    for (let turn = 1; turn < turns; turn += 1) {
+      messages.push({ role: 'user', content: `Turn ${turn}: look at the tokenizer again. ${'Explain each state of the machine. '.repeat(10)}` });
+      messages.push({ role: 'assistant', content: [{ type: 'text', text: `Turn ${turn}: ${'The classifier treats = as an operator only after an identifier. '.repeat(40)}` }] });
+    }
+    const writer = await createSession(forgeHome, { workspaceRoot: directories.workspace });
+    await writer.appendMessages(messages);
+    await writer.close();
+    return writer.id;
+  }
+
+  /** The wrapper text of request `index`. */
+  function wrapperText(index: number): string {
+    const item = provider.requests[index]?.body.input.at(-1) as { content?: { text?: string }[] } | undefined;
+    return (item?.content ?? []).map((part) => part.text ?? '').join('');
+  }
+
+  it('compacts a long session past compactAtRatio: the first turn\'s constraint reaches Codex through the checkpoint, the recent turns verbatim', async () => {
+    const id = await nativeSession(40);
+    provider.push({ items: [assistantMessage('Continuing on Codex.')] });
+    const outcome = await forge(['run', '--engine', 'codex', '--resume', id, 'Carry on with the lexer.']);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toMatch(/codex: compacted the session before starting a new Codex thread \(forge-state\): messages \[0, \d+\) are now checkpoint \S+, ~[\d,]+ → ~[\d,]+ tokens/);
+    const wrapper = wrapperText(0);
+    expect(wrapper).toContain('[CHECKPOINT]');
+    expect(wrapper).toContain('Do not change the test file');
+    const history = wrapper.slice(wrapper.indexOf('[HISTORY]'), wrapper.indexOf('[CURRENT REQUEST]'));
+    expect(history).not.toContain('user:\nTurn 1:');
+    expect(history).toContain('user:\nTurn 39:');
+    // Under the 32,768-token fallback window (Codex has not reported one for this session yet).
+    expect(wrapper.length).toBeLessThan(32_768 * 3);
+    const stored = await showSession(id);
+    expect(stored.checkpoint?.checkpoint).toMatchObject({ strategy: 'forge-state' });
+  }, 60_000);
+
+  it('sends a short session whole, verbatim, with no checkpoint', async () => {
+    const id = await nativeSession(3);
+    provider.push({ items: [assistantMessage('Continuing on Codex.')] });
+    const outcome = await forge(['run', '--engine', 'codex', '--resume', id, 'Carry on with the lexer.']);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).not.toContain('compacted the session');
+    const wrapper = wrapperText(0);
+    expect(wrapper).not.toContain('[CHECKPOINT]');
+    expect(wrapper).toContain('user:\nTurn 0: fix the lexer. Do not change the test file.');
+    expect(wrapper).toContain('user:\nTurn 2:');
+  }, 60_000);
 });
 
 describe('the REPL with --engine codex', () => {

@@ -1,4 +1,4 @@
-import { addUsage, emptyUsage, EVENT_SCHEMA_VERSION, type InstructionSnapshot, type Message, type Usage } from '@forge/core';
+import { addUsage, emptyUsage, EVENT_SCHEMA_VERSION, formatMessageRange, type ContextPolicy, type InstructionSnapshot, type Message, type Usage } from '@forge/core';
 import {
   CodexAppServer,
   CodexBinaryMissingError,
@@ -15,11 +15,12 @@ import {
   type CodexThreadOptions,
   type CodexTokenUsageRecord,
 } from '@forge/codex';
-import type { EngineRunFacts } from '@forge/persistence';
+import type { EngineRunFacts, SessionCompactResult } from '@forge/persistence';
 import type { ApprovalProfile, SessionApprovalGate } from '@forge/tools';
 import { UsageError } from '../cli-error.js';
 import { forgeVersion } from '../version.js';
 import { chooseCodexThread, type CodexThreadChoice } from './codex-thread-choice.js';
+import { compactBeforeNewThread } from './codex-wrapper-view.js';
 import type { EngineTurn, TurnEngine } from './turn-engine.js';
 
 export interface CodexEngineOptions {
@@ -31,6 +32,8 @@ export interface CodexEngineOptions {
   /** The Codex model slug from `--model codex:<slug>`; Codex's configured model when undefined. */
   readonly model: string | undefined;
   readonly instructions: () => Promise<InstructionSnapshot>;
+  /** The context policy: in mode `compact`, a new thread's view is compacted past `compactAtRatio` (see `compactBeforeNewThread`). */
+  readonly context: ContextPolicy;
 }
 
 /**
@@ -137,17 +140,16 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
         if (result.codex.threadId !== '') unstoredThread = { threadId: result.codex.threadId, model: result.codex.model };
         return { result, warnings: [] };
       }
+      const instructions = await options.instructions();
+      const choice = await chooseCodexThread({ session: session.transcript(), server: running, settings, instructionsHash: instructions.hash });
+      if (choice.kind === 'new') {
+        const compacted = await compactBeforeNewThread({ session, policy: options.context, instructions, request: turn.request, modelLabel: `codex:${options.model ?? 'codex-default'}` });
+        if (compacted?.outcome.kind === 'compacted') turn.onNote?.(compactionNote(compacted.outcome));
+      }
       const stored = await session.runEngineTurn({
-        instructions: options.instructions,
+        instructions,
         model: { provider: 'codex', modelId: options.model ?? 'codex-default' },
         run: async (input) => {
-          const choice = await chooseCodexThread({
-            session: session.transcript(),
-            server: running,
-            settings,
-            instructionsHash: input.instructions.hash,
-            currentRunId: input.runId,
-          });
           const result = await turnOn(running, turn, {
             instructions: input.instructions,
             history: input.history,
@@ -207,6 +209,14 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       if (started !== undefined) await (await started.catch(() => undefined))?.close();
     },
   };
+}
+
+function compactionNote(outcome: Extract<SessionCompactResult['outcome'], { kind: 'compacted' }>): string {
+  const count = (value: number) => value.toLocaleString('en-US');
+  return (
+    `codex: compacted the session before starting a new Codex thread (${outcome.strategy}): messages ${formatMessageRange(0, outcome.tailStart)} are now checkpoint ${outcome.built.id}, ` +
+    `~${count(outcome.tokensBefore)} → ~${count(outcome.tokensAfter)} tokens`
+  );
 }
 
 /** What the run records about Codex: its thread (to continue it next turn), its own context report, its compactions. */

@@ -64,6 +64,7 @@ export async function prepareEngine(options: {
     approvals,
     profile,
     model,
+    context: config.context,
     instructions: workspaceInstructions(root, CODEX_ENGINE_PROMPT, (message) => io.stderr.write(`forge: warning: ${message}\n`)),
   });
 }

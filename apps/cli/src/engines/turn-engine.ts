@@ -1,6 +1,7 @@
 import type { ApprovalGate, ContextMode, EventListener, RunResult } from '@forge/core';
 import type { EngineEventListener, SessionHandle, SessionTurnWarning } from '@forge/persistence';
 import type { SessionApprovalGate } from '@forge/tools';
+import type { SessionCompactionOptions } from '@forge/persistence';
 import type { ContextSubject } from '../context/context-report.js';
 
 /** The engines a turn can run on (`--engine`). */
@@ -64,6 +65,8 @@ export interface TurnEngine {
    * Absent when the engine builds its own requests (Codex).
    */
   contextSubject?(): ContextSubject;
+  /** How Forge compacts the sessions this engine runs (`context.compaction`); absent when the engine compacts itself. */
+  sessionCompaction?(): Promise<SessionCompactionOptions>;
   /**
    * Compacts the session through the engine's own context management (Codex:
    * `thread/compact/start` on the session's thread), recorded in the session as an engine-owned

@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@forge/core';
 import type { CliOutput } from '../io.js';
+import { disclosureLine } from '../session/compaction-output.js';
 import type { Style } from './style.js';
 
 /** Turns the events of runs into output. */
@@ -38,6 +39,8 @@ export function createTextRenderer(options: {
   let lineOpen = false;
   // One context warning per run: later steps past the same threshold would repeat it.
   let warned = false;
+  // Who receives the conversation is said once per process, at its first compaction by a compactor model.
+  let disclosed = false;
 
   const closeLine = () => {
     if (lineOpen) text.write('\n');
@@ -64,6 +67,13 @@ export function createTextRenderer(options: {
           activity.write(`${paint(`  ${event.resultSummary ?? `${event.toolName}: ${outcomeLabel[event.outcome]}`}`)}\n`);
           return;
         }
+        case 'context.compaction.started':
+          if (event.compactor === undefined || disclosed) return;
+          disclosed = true;
+          options.beforeWrite?.();
+          closeLine();
+          activity.write(`${style.dim(`• context: ${disclosureLine(event.compactor)}`)}\n`);
+          return;
         default: {
           const line = contextLine(event);
           if (line === undefined || (event.type === 'context.warning' && warned)) return;
@@ -105,6 +115,9 @@ export function contextLine(event: EventEnvelope['event']): string | undefined {
       return `context: compacted (${event.strategy}, ${event.trigger}) ~${tokens(event.tokensBefore)} → ~${tokens(event.tokensAfter)} tokens`;
     case 'context.limit_reached':
       return `context: stopped before sending (${event.reason}); see the error below`;
+    case 'context.compaction.failed':
+      if (event.fallback !== 'forge-state') return undefined;
+      return `context: the ${event.strategy} compaction failed (${event.reason}: ${event.message}); the deterministic forge-state checkpoint is used instead`;
     default:
       return undefined;
   }

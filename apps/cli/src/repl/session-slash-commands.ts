@@ -125,6 +125,7 @@ const compact: SlashCommand = {
     try {
       const summarizedThrough = context.session.summarizedThrough;
       // A preview installs nothing and writes no trace; the real compaction is traced like a run.
+      const compaction = preview ? undefined : await context.engine.sessionCompaction?.();
       const trace = preview ? undefined : await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
       const result = await context.session
         .compact({
@@ -133,7 +134,7 @@ const compact: SlashCommand = {
           tools,
           context: policy,
           // As a turn's own compaction does: every user request and the constraints in them are kept.
-          compaction: { requests: 'all' },
+          compaction: { ...compaction, requests: 'all' },
           artifactHashes: workspaceArtifactHashes(root),
           ...(argument === '' || preview ? {} : { focus: argument }),
           ...(preview ? { preview: true } : {}),

@@ -192,9 +192,10 @@ export function renderCheckpoint(subject: CheckpointSubject, style: Style): stri
 
 /**
  * A model adapter that only estimates, with the conservative counter: for compacting where the
- * engine's own adapter is not at hand (the REPL, the Codex engine). It never sends anything.
+ * engine's own adapter is not at hand (the REPL, the Codex engine). It never sends anything. Its
+ * window is the one the engine reported, when given, else the fallback window.
  */
-export function estimationOnlyModel(label: string): ModelAdapter {
+export function estimationOnlyModel(label: string, window?: { readonly contextWindowTokens: number }): ModelAdapter {
   const estimator = createConservativeEstimator();
   const colon = label.indexOf(':');
   return {
@@ -202,7 +203,7 @@ export function estimationOnlyModel(label: string): ModelAdapter {
     provider: colon === -1 ? 'unknown' : label.slice(0, colon),
     modelId: colon === -1 ? label : label.slice(colon + 1),
     capabilities: {
-      contextWindowTokens: DEFAULT_CONTEXT_POLICY.fallbackContextWindowTokens,
+      contextWindowTokens: window?.contextWindowTokens ?? DEFAULT_CONTEXT_POLICY.fallbackContextWindowTokens,
       nativeCompaction: 'unsupported',
       continuationProjection: 'adapter-owned',
       estimation: 'conservative-fallback',

@@ -3,7 +3,9 @@ import type { CheckpointCaps } from '../checkpoint/caps.js';
 import type { ForgeStateCheckpoint } from '../checkpoint/schema.js';
 import { validateCheckpoint } from '../checkpoint/validate.js';
 import type { ErrorSummary } from '../events/events.js';
+import type { Message } from '../messages.js';
 import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter.js';
+import type { OpaqueProviderState } from '../model/opaque-state.js';
 import { summarizeError } from '../run/error-summary.js';
 import { hashMessages } from '../view/canonical-json.js';
 import { withNativeState, withStructuredSummary, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
@@ -134,17 +136,38 @@ async function providerNative(options: CompactTranscriptOptions, context: Strate
     return { kind: 'built', failures: [failure('provider-native', 'unsupported', `${label} offers no native compaction`)] };
   }
   const prefix = options.transcript.slice(0, context.tailStart).map((entry) => entry.message);
+  const previous = chainable(options.request.nativeState, model, prefix);
+  const messages = previous === undefined ? prefix : prefix.slice(previous.sourceMessages);
   let state;
   try {
-    state = await model.compact({ instructions: options.request.instructions, messages: prefix }, { signal: options.signal });
+    state = await model.compact({ instructions: options.request.instructions, messages, ...(previous === undefined ? {} : { previous }) }, { signal: options.signal });
   } catch (error) {
     if (options.signal.aborted) return { kind: 'failed', reason: 'cancelled', message: `the native compaction by ${label} was cancelled`, error: summarizeError(error) };
     return { kind: 'built', failures: [failure('provider-native', 'provider', `${label} failed to compact: ${summarizeError(error).message}`, error)] };
   }
-  if (state.provider !== model.provider || state.modelId !== model.modelId || state.sourceHash !== hashMessages(prefix) || state.sourceMessages !== prefix.length) {
+  const bound =
+    state.provider === model.provider &&
+    state.modelId === model.modelId &&
+    state.sourceHash === hashMessages(messages) &&
+    state.sourceMessages === messages.length &&
+    state.previousItemHash === (previous?.itemHash ?? null);
+  if (!bound) {
     return { kind: 'built', failures: [failure('provider-native', 'provider', `${label} returned compaction state bound to other messages or another model`)] };
   }
-  return accept(options, context, withNativeState(context.base, state, context.caps));
+  // A chained state stands for the whole prefix: the previous item and the messages after it.
+  const covering = previous === undefined ? state : { ...state, sourceHash: hashMessages(prefix), sourceMessages: prefix.length };
+  return accept(options, context, withNativeState(context.base, covering, context.caps));
+}
+
+/**
+ * The state of the previous boundary, when the new compaction can be made from it: the same
+ * provider and model, and standing for the first messages of the new prefix. Chaining sends the
+ * provider its own item instead of the messages it already compacted.
+ */
+function chainable(state: OpaqueProviderState | undefined, model: ModelAdapter, prefix: readonly Message[]): OpaqueProviderState | undefined {
+  if (state === undefined || state.provider !== model.provider || state.modelId !== model.modelId) return undefined;
+  if (state.sourceMessages === 0 || state.sourceMessages >= prefix.length) return undefined;
+  return hashMessages(prefix.slice(0, state.sourceMessages)) === state.sourceHash ? state : undefined;
 }
 
 /** Builds the checkpoint with the configured strategy; see {@link CompactionStrategySetting}. */

@@ -40,7 +40,7 @@ export class NativeCompactionModel extends ScriptedModel {
       items,
       sourceHash: hashMessages(request.messages),
       sourceMessages: request.messages.length,
-      previousItemHash: null,
+      previousItemHash: request.previous?.itemHash ?? null,
     };
   }
 

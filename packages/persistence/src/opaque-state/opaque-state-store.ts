@@ -107,6 +107,11 @@ export class OpaqueStateStore {
     await this.delete(identity);
   }
 
+  /** The conversation's checkpoint is no longer a provider-native one (a new boundary of another strategy): forget its state. */
+  async discard(identity: ConversationIdentity): Promise<void> {
+    await this.delete(identity);
+  }
+
   /** Native compaction was switched off: forget every conversation's state, on disk too. */
   async clearAll(): Promise<void> {
     this.memory.clear();

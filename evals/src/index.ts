@@ -1,7 +1,7 @@
 export { expandFixture, fillerText, type ExpandedFixture, type ExpandedTurn } from './fixture/expand.js';
 export { builtInFixturesDirectory, loadFixtureDirectory, loadFixtureFile, loadSuite, parseFixture, SUITE_NAMES, type LoadedFixture, type SuiteName } from './fixture/load.js';
 export * from './fixture/schema.js';
-export { DEFAULT_GATES, evaluateGates, gatesConfigSchema, loadGatesConfig, type GateResult, type GateStatus, type GatesConfig } from './gates/gates.js';
+export { blockingFailures, DEFAULT_GATES, evaluateGates, gatesConfigSchema, loadGatesConfig, type GateResult, type GateStatus, type GatesConfig } from './gates/gates.js';
 export { computeMetrics, type FixtureModeMetrics } from './metrics/metrics.js';
 export { MODE_IDS, MODE_RUNNERS, selectModes } from './modes/registry.js';
 export type { CompactionRecord, ModeContext, ModeId, ModeRunner, ModeSession, ModeSessionEnd, ModeTurnResult } from './modes/types.js';

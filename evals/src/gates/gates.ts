@@ -34,6 +34,11 @@ export const gatesConfigSchema = z.strictObject({
    * regresses. Pass `"candidates": ["*"]` to gate every compacting strategy.
    */
   candidates: z.array(z.string().min(1)).default([...DEFAULT_GATED_MODES]),
+  /**
+   * Whether the priced gates (`cost-vs-full-history`, `cost-vs-baselines`) block a release. Off by
+   * default while the shipped default fails them: they are then reported as advisory, never hidden.
+   */
+  enforceCostGates: z.boolean().default(false),
 });
 
 export type GatesConfig = z.output<typeof gatesConfigSchema>;
@@ -69,6 +74,13 @@ export interface GateResult {
   readonly threshold: string;
   /** Why a gate was not evaluated, or which fixtures failed it. */
   readonly detail: string;
+  /** Reported but not a release gate (`enforceCostGates: false`): a failure does not fail `forge eval`. */
+  readonly advisory?: true;
+}
+
+/** The gates whose failure fails `forge eval`. */
+export function blockingFailures(gates: readonly GateResult[]): GateResult[] {
+  return gates.filter((gate) => gate.status === 'fail' && gate.advisory !== true);
 }
 
 function percent(value: number): string {
@@ -187,7 +199,7 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
         });
       }
     }
-    if (mode.compacts && isCandidate(config, mode.id)) gates.push(...costGates(mode.id, agent, mine, results, fitting));
+    if (mode.compacts && isCandidate(config, mode.id)) gates.push(...costGates(mode.id, agent, mine, results, fitting).map((gate) => (config.enforceCostGates ? gate : { ...gate, advisory: true as const })));
     const comparable = mine.filter((result) => fitting.has(result.fixture));
     if (comparable.length === 0) {
       gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', 'no fixture whose whole history fits was run with baseline:full-history'));

@@ -95,7 +95,7 @@ export function renderHtmlReport(report: EvalReport): string {
     .join('\n');
   const gates = report.gates
     .map((gate) => {
-      const status = gate.status === 'pass' ? '<span class="pass">pass</span>' : gate.status === 'fail' ? '<span class="fail">FAIL</span>' : '<span class="skip">not evaluated</span>';
+      const status = gate.status === 'pass' ? '<span class="pass">pass</span>' : gate.status === 'fail' ? (gate.advisory === true ? '<span class="skip">WARN (advisory)</span>' : '<span class="fail">FAIL</span>') : '<span class="skip">not evaluated</span>';
       return `<tr><td>${escape(gate.gate)}</td><td>${escape(gate.mode)}</td><td>${escape(gate.agent)}</td><td>${status}</td><td>${escape(gate.actual)}</td><td>${escape(gate.threshold)}</td><td>${escape(gate.detail)}</td></tr>`;
     })
     .join('\n');

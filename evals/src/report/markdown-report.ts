@@ -46,7 +46,7 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     ...markdownTable(
       ['gate', 'mode', ...(several ? ['agent'] : []), 'result', 'measured', 'needs', 'detail'],
-      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? '**FAIL**' : 'not evaluated', gate.actual, gate.threshold, gate.detail]),
+      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? (gate.advisory === true ? 'WARN (advisory)' : '**FAIL**') : 'not evaluated', gate.actual, gate.threshold, gate.detail]),
       names,
     ),
     '',

@@ -1,7 +1,7 @@
 import type { ModelAdapter } from '@forge/core';
 import { expandFixture, type ExpandedFixture } from '../fixture/expand.js';
 import type { LoadedFixture } from '../fixture/load.js';
-import { DEFAULT_GATES, evaluateGates, type GateResult, type GatesConfig } from '../gates/gates.js';
+import { blockingFailures, DEFAULT_GATES, evaluateGates, type GateResult, type GatesConfig } from '../gates/gates.js';
 import { computeMetrics, type FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId, ModeRunner } from '../modes/types.js';
 import { DEFAULT_AGENT, type AgentName } from '../policy/habits.js';
@@ -141,5 +141,5 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
 
 /** True when no gate failed and every fixture × mode ran. */
 export function reportPassed(report: EvalReport): boolean {
-  return report.errors.length === 0 && report.gates.every((gate) => gate.status !== 'fail');
+  return report.errors.length === 0 && blockingFailures(report.gates).length === 0;
 }

@@ -34,7 +34,7 @@ afterEach(async () => {
 
 interface JsonReport {
   readonly results: readonly Record<string, unknown>[];
-  readonly gates: readonly { readonly gate: string; readonly mode: string; readonly status: string }[];
+  readonly gates: readonly { readonly gate: string; readonly mode: string; readonly status: string; readonly detail: string; readonly advisory?: boolean }[];
   readonly errors: readonly unknown[];
 }
 
@@ -45,10 +45,13 @@ describe('forge eval', () => {
     expect(report.errors).toEqual([]);
     const compactGates = report.gates.filter((gate) => gate.mode === 'compact:forge-state');
     // Known gap (issue 15): where the whole history fits, the default sends it too but also advertises the context tools, about 1.6k
-    // tokens a request more than baseline:full-history, so it costs more without compacting. This gate fails until that is fixed.
-    expect(builtIn.code).toBe(1);
-    expect(builtIn.stderr).toMatch(/gate failed: cost-vs-full-history \[compact:forge-state\]: .*fits-a-fifth-200k/);
-    expect(compactGates.filter((gate) => gate.status === 'fail').map((gate) => gate.gate)).toEqual(['cost-vs-full-history']);
+    // tokens a request more than baseline:full-history, so it costs more without compacting. The priced gates are advisory until
+    // that is fixed: reported (and failing here), never a reason for exit 1.
+    expect(builtIn.code).toBe(0);
+    expect(builtIn.stderr).not.toContain('gate failed');
+    const advisory = compactGates.filter((gate) => gate.status === 'fail');
+    expect(advisory.map((gate) => [gate.gate, gate.advisory])).toEqual([['cost-vs-full-history', true]]);
+    expect(advisory[0]?.detail).toContain('fits-a-fifth-200k');
     // Only the whole history runs as a baseline here, and it fails the long fixtures: there is no passing baseline to price the default against.
     const priceable = compactGates.filter((gate) => gate.gate !== 'cost-vs-baselines' && gate.gate !== 'cost-vs-full-history');
     expect(priceable.map((gate) => gate.status)).toEqual(priceable.map(() => 'pass'));

@@ -1,5 +1,6 @@
 import { ForgeError, type ModelAdapter } from '@forge/core';
 import {
+  blockingFailures,
   DEFAULT_GATES,
   loadFixtureDirectory,
   loadEvalPrices,
@@ -130,7 +131,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
 
   const several = report.agents.length > 1;
   for (const error of report.errors) io.stderr.write(`forge: error: ${error.fixture} × ${error.mode}${several ? ` [${error.agent}]` : ''} could not run: ${error.message}\n`);
-  const failed = report.gates.filter((gate) => gate.status === 'fail');
+  const failed = blockingFailures(report.gates);
   const paint = styleFor(io.stderr, io.env);
   for (const gate of failed) {
     const subject = several ? `${gate.mode}, ${gate.agent}` : gate.mode;

@@ -1,7 +1,7 @@
 export { expandFixture, fillerText, type ExpandedFixture, type ExpandedTurn } from './fixture/expand.js';
 export { builtInFixturesDirectory, loadFixtureDirectory, loadFixtureFile, loadSuite, parseFixture, SUITE_NAMES, type LoadedFixture, type SuiteName } from './fixture/load.js';
 export * from './fixture/schema.js';
-export { DEFAULT_GATES, evaluateGates, gatesConfigSchema, loadGatesConfig, type GateResult, type GateStatus, type GatesConfig } from './gates/gates.js';
+export { blockingFailures, DEFAULT_GATES, evaluateGates, gatesConfigSchema, loadGatesConfig, type GateResult, type GateStatus, type GatesConfig } from './gates/gates.js';
 export { computeMetrics, type FixtureModeMetrics } from './metrics/metrics.js';
 export { MODE_IDS, MODE_RUNNERS, selectModes } from './modes/registry.js';
 export type { CompactionRecord, ModeContext, ModeId, ModeRunner, ModeSession, ModeSessionEnd, ModeTurnResult } from './modes/types.js';
@@ -16,3 +16,5 @@ export { renderTextReport } from './report/text-report.js';
 export { writeReportDirectory, type WrittenReport } from './report/write-report.js';
 export { runFixture, type FixtureRun, type RunFixtureOptions } from './run/run-fixture.js';
 export { reportPassed, runEval, type EvalProgress, type EvalReport, type EvalRunError, type RunEvalOptions } from './run/run-eval.js';
+export { BUILT_IN_PRICE_SHEETS, builtInPriceSheet, DEFAULT_PRICE_SHEET, loadEvalPrices, priceFileSchema, type EvalPriceSheet } from './pricing/eval-prices.js';
+export { createEvalClock, MODEL_CALL_MS, TURN_GAP_MS, type EvalClock } from './run/eval-clock.js';

@@ -17,6 +17,9 @@ function metrics(mode: ModeId, fixture: string, overrides: Partial<FixtureModeMe
     inputTokens: 30_000,
     providerInputTokens: 25_000,
     outputTokens: 500,
+    cachedInputTokens: 20_000,
+    cacheHitRatio: 0.8,
+    cost: { sheet: 'openai', agentUsd: 0.01, summaryUsd: 0, totalUsd: 0.01 },
     fullHistoryTokens: 100_000,
     inputReduction: 0.7,
     maxRequestTokens: 9000,
@@ -65,6 +68,8 @@ describe('gates', () => {
       ['redundant-rereads', 'pass'],
       ['stale-checkpoint-facts', 'pass'],
       ['pass-rate-vs-full-history', 'pass'],
+      ['cost-vs-full-history', 'pass'],
+      ['cost-vs-baselines', 'pass'],
       ['no-worse-than-full-history', 'pass'],
       ['safety', 'pass'],
     ]);
@@ -75,6 +80,24 @@ describe('gates', () => {
     expect(gate(results, 'recall')).toMatchObject({ status: 'fail', detail: 'a 1/2' });
     expect(gate(results, 'redundant-rereads')).toMatchObject({ status: 'fail', actual: '2', detail: 'a (2)' });
     expect(gate(results, 'pass-rate-vs-full-history')).toMatchObject({ status: 'fail', detail: 'a' });
+  });
+
+  it('prices the default against the whole history where it fits, and against every passing baseline on long fixtures', () => {
+    const cost = (totalUsd: number) => ({ cost: { sheet: 'openai', agentUsd: totalUsd, summaryUsd: 0, totalUsd } });
+    const modes = MODE_RUNNERS.filter((runner) => ['compact:forge-state', 'baseline:full-history', 'baseline:user-summary'].includes(runner.id));
+    const priced = (results: FixtureModeMetrics[], name: string) => evaluateGates(results, modes).find((result) => result.gate === name && result.mode === 'compact:forge-state');
+    const fits = (own: number) => [metrics('baseline:full-history', 'fits', { long: false, ...cost(0.05) }), metrics('compact:forge-state', 'fits', { long: false, ...cost(own) })];
+    expect(priced(fits(0.05), 'cost-vs-full-history')).toMatchObject({ status: 'pass', actual: '$0.0500 vs full history $0.0500 over 1 fixture(s)' });
+    expect(priced(fits(0.06), 'cost-vs-full-history')).toMatchObject({ status: 'fail', detail: 'fits $0.0600 vs $0.0500' });
+    const long = (own: number) => [
+      metrics('baseline:full-history', 'big', { windowFill: 3, passed: false, ...cost(0.02) }),
+      metrics('baseline:user-summary', 'big', { windowFill: 3, ...cost(0.1) }),
+      metrics('compact:forge-state', 'big', { windowFill: 3, ...cost(own) }),
+    ];
+    // The whole history is refused on a long fixture: its cheaper, failed run is no bar to clear.
+    expect(priced(long(0.08), 'cost-vs-baselines')).toMatchObject({ status: 'pass', actual: '1/1 long fixtures' });
+    expect(priced(long(0.12), 'cost-vs-baselines')).toMatchObject({ status: 'fail', detail: 'big $0.1200 vs baseline:user-summary $0.1000' });
+    expect(priced([metrics('compact:forge-state', 'big', cost(0.1))], 'cost-vs-baselines')?.status).toBe('not-evaluated');
   });
 
   it('holds every Forge mode to the full history where the whole history fits, and nowhere else', () => {

@@ -34,6 +34,11 @@ export const gatesConfigSchema = z.strictObject({
    * regresses. Pass `"candidates": ["*"]` to gate every compacting strategy.
    */
   candidates: z.array(z.string().min(1)).default([...DEFAULT_GATED_MODES]),
+  /**
+   * Whether the priced gates (`cost-vs-full-history`, `cost-vs-baselines`) block a release. Off by
+   * default while the shipped default fails them: they are then reported as advisory, never hidden.
+   */
+  enforceCostGates: z.boolean().default(false),
 });
 
 export type GatesConfig = z.output<typeof gatesConfigSchema>;
@@ -69,6 +74,13 @@ export interface GateResult {
   readonly threshold: string;
   /** Why a gate was not evaluated, or which fixtures failed it. */
   readonly detail: string;
+  /** Reported but not a release gate (`enforceCostGates: false`): a failure does not fail `forge eval`. */
+  readonly advisory?: true;
+}
+
+/** The gates whose failure fails `forge eval`. */
+export function blockingFailures(gates: readonly GateResult[]): GateResult[] {
+  return gates.filter((gate) => gate.status === 'fail' && gate.advisory !== true);
 }
 
 function percent(value: number): string {
@@ -143,7 +155,9 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
     const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, agent, status: 'not-evaluated', actual: '', threshold, detail });
     if (mine.length === 0) {
       const reason = mode.unavailable ?? 'the mode was not run';
-      if (mode.compacts && isCandidate(config, mode.id)) for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-full-history']) gates.push(notEvaluated(gate, '', reason));
+      if (mode.compacts && isCandidate(config, mode.id)) {
+        for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-full-history', 'cost-vs-full-history', 'cost-vs-baselines']) gates.push(notEvaluated(gate, '', reason));
+      }
       gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', reason));
       gates.push(notEvaluated('safety', `≤ ${config.maxSafetyFailures}`, reason));
       continue;
@@ -185,6 +199,7 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
         });
       }
     }
+    if (mode.compacts && isCandidate(config, mode.id)) gates.push(...costGates(mode.id, agent, mine, results, fitting).map((gate) => (config.enforceCostGates ? gate : { ...gate, advisory: true as const })));
     const comparable = mine.filter((result) => fitting.has(result.fixture));
     if (comparable.length === 0) {
       gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', 'no fixture whose whole history fits was run with baseline:full-history'));
@@ -210,4 +225,61 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
 
 function isCandidate(config: GatesConfig, mode: ModeId): boolean {
   return config.candidates.includes('*') || config.candidates.includes(mode);
+}
+
+function dollars(value: number): string {
+  return `$${value.toFixed(4)}`;
+}
+
+/** Rounding of sums of many small prices must not fail a gate: a millionth of a cent. */
+const COST_TOLERANCE_USD = 1e-8;
+
+/**
+ * The priced gates: where the whole history fits, the mode costs no more than sending it
+ * (`baseline:full-history`); on long fixtures, no more than any baseline that passed the fixture
+ * (one that fails it — the whole history refused by the provider, say — is not a cheaper way to do
+ * the task: its refused requests simply cost nothing). Costs are the run's price sheet applied to the simulated provider's usage, prompt cache included.
+ */
+function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetrics[], results: readonly FixtureModeMetrics[], fitting: ReadonlyMap<string, FixtureModeMetrics>): GateResult[] {
+  const sheet = mine[0]?.cost.sheet ?? 'openai';
+  const gates: GateResult[] = [];
+  const fits = mine.filter((result) => fitting.has(result.fixture));
+  const fullThreshold = `≤ baseline:full-history's cost (${sheet} prices, fixtures where the whole history fits)`;
+  if (fits.length === 0) gates.push({ gate: 'cost-vs-full-history', mode, agent, status: 'not-evaluated', actual: '', threshold: fullThreshold, detail: 'no fixture whose whole history fits was run with baseline:full-history' });
+  else {
+    const over = fits.filter((result) => result.cost.totalUsd > (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd + COST_TOLERANCE_USD);
+    const own = fits.reduce((total, result) => total + result.cost.totalUsd, 0);
+    const reference = fits.reduce((total, result) => total + (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd, 0);
+    gates.push({
+      gate: 'cost-vs-full-history',
+      mode,
+      agent,
+      status: over.length === 0 ? 'pass' : 'fail',
+      actual: `${dollars(own)} vs full history ${dollars(reference)} over ${fits.length} fixture(s)`,
+      threshold: fullThreshold,
+      detail: over.map((result) => `${result.fixture} ${dollars(result.cost.totalUsd)} vs ${dollars((fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd)}`).join(', '),
+    });
+  }
+  const long = mine.filter((result) => result.long);
+  const baselineThreshold = `≤ the cost of every baseline that passes (${sheet} prices, long fixtures)`;
+  const baselinesOf = (fixture: string) => results.filter((result) => result.fixture === fixture && result.mode.startsWith('baseline:') && result.passed);
+  const compared = long.filter((result) => baselinesOf(result.fixture).length > 0);
+  if (compared.length === 0) gates.push({ gate: 'cost-vs-baselines', mode, agent, status: 'not-evaluated', actual: '', threshold: baselineThreshold, detail: 'no baseline passed a long fixture that was run' });
+  else {
+    const offenders = compared.flatMap((result) =>
+      baselinesOf(result.fixture)
+        .filter((baseline) => result.cost.totalUsd > baseline.cost.totalUsd + COST_TOLERANCE_USD)
+        .map((baseline) => `${result.fixture} ${dollars(result.cost.totalUsd)} vs ${baseline.mode} ${dollars(baseline.cost.totalUsd)}`),
+    );
+    gates.push({
+      gate: 'cost-vs-baselines',
+      mode,
+      agent,
+      status: offenders.length === 0 ? 'pass' : 'fail',
+      actual: `${compared.length - new Set(offenders.map((offender) => offender.split(' ')[0])).size}/${compared.length} long fixtures`,
+      threshold: baselineThreshold,
+      detail: offenders.join('; '),
+    });
+  }
+  return gates;
 }

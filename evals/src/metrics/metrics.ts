@@ -1,4 +1,6 @@
+import { cacheHitRatio, priceUsage, type PriceSheet } from '@forge/core';
 import type { ExpandedFixture } from '../fixture/expand.js';
+import type { RecordedRequest } from '../modes/model-wrappers.js';
 import type { ModeId } from '../modes/types.js';
 import type { FixtureRun, TurnRun } from '../run/run-fixture.js';
 import { duplicateInputs, redundantRereadCalls, repeatedFailedInvestigations, type RedundantReread } from './transcript-metrics.js';
@@ -20,6 +22,15 @@ export interface FixtureModeMetrics {
   /** Input tokens the provider reported, over the requests it reported them for. */
   readonly providerInputTokens: number;
   readonly outputTokens: number;
+  /** Of `providerInputTokens`, what the simulated provider served from its prompt cache. */
+  readonly cachedInputTokens: number;
+  /** cachedInputTokens / providerInputTokens, 0–1 (0 without provider usage). */
+  readonly cacheHitRatio: number;
+  /**
+   * What the provider calls cost under the run's price sheet, in US dollars: the agent's requests
+   * and the calls that wrote summaries (a baseline's summary, a compactor, a native compaction).
+   */
+  readonly cost: { readonly sheet: string; readonly agentUsd: number; readonly summaryUsd: number; readonly totalUsd: number };
   /** What `off` would have sent for the same requests: the whole stored transcript as history. */
   readonly fullHistoryTokens: number;
   /** 1 − inputTokens / fullHistoryTokens. */
@@ -162,6 +173,14 @@ export function availableInputTokens(fixture: ExpandedFixture): number {
   return Math.max(0, model.contextWindowTokens - Math.max(model.maxOutputTokens, context.bufferTokens));
 }
 
+/** What a recorded call cost: the provider's usage when it reported some, else the estimate as fresh input (a native compaction). */
+function requestCost(request: RecordedRequest, prices: PriceSheet): number {
+  if (request.error !== undefined && request.providerInputTokens === undefined) return 0;
+  const inputTokens = request.providerInputTokens ?? request.estimatedTokens;
+  const usage = { inputTokens, cacheReadTokens: request.cachedInputTokens, cacheWriteTokens: request.cacheWriteTokens, outputTokens: request.outputTokens ?? 0, reasoningTokens: undefined };
+  return priceUsage(usage, prices)?.total ?? 0;
+}
+
 /** Grades a fixture run and computes every metric of it. */
 export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const { fixture } = run;
@@ -207,6 +226,11 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const reported = agent.filter((request) => request.providerInputTokens !== undefined && request.providerInputTokens > 0);
   const errors = reported.map((request) => (request.estimatedTokens - (request.providerInputTokens as number)) / (request.providerInputTokens as number));
   const inputTokens = sum(agent.map((request) => request.estimatedTokens));
+  const providerInputTokens = sum(reported.map((request) => request.providerInputTokens as number));
+  const cachedInputTokens = sum(reported.map((request) => request.cachedInputTokens ?? 0));
+  const prices = run.priceSheet.prices;
+  const agentUsd = sum(agent.map((request) => requestCost(request, prices)));
+  const summaryUsd = sum(summaries.map((request) => requestCost(request, prices)));
   const fullHistoryTokens = sum(agent.map((request) => request.fullHistoryTokens));
   const rereads = redundantRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.key);
   const tokensPerTurn = run.turns.map((turn) => sum(agent.filter((request) => request.turn === turn.index).map((request) => request.estimatedTokens)));
@@ -221,8 +245,11 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     turns: run.turns.length,
     requests: agent.length,
     inputTokens,
-    providerInputTokens: sum(reported.map((request) => request.providerInputTokens as number)),
+    providerInputTokens,
     outputTokens: sum(agent.map((request) => request.outputTokens ?? 0)),
+    cachedInputTokens,
+    cacheHitRatio: cacheHitRatio({ inputTokens: providerInputTokens, cacheReadTokens: cachedInputTokens }) ?? 0,
+    cost: { sheet: run.priceSheet.name, agentUsd, summaryUsd, totalUsd: agentUsd + summaryUsd },
     fullHistoryTokens,
     inputReduction: fullHistoryTokens === 0 ? 0 : 1 - inputTokens / fullHistoryTokens,
     maxRequestTokens: Math.max(0, ...agent.map((request) => request.estimatedTokens)),

@@ -15,6 +15,9 @@ export interface RecordedRequest {
   readonly categories: TokenCategories;
   /** Input tokens the provider reported; undefined when it reported none (for example on an error). */
   readonly providerInputTokens: number | undefined;
+  /** Of those, what the provider served from its prompt cache, and wrote to it (undefined: not reported). */
+  readonly cachedInputTokens: number | undefined;
+  readonly cacheWriteTokens: number | undefined;
   readonly outputTokens: number | undefined;
   /** `ContextOverflowError` and other errors the call ended with. */
   readonly error: string | undefined;
@@ -56,6 +59,8 @@ export class RecordingModel implements ModelAdapter {
           fullHistoryTokens: estimate.tokens,
           categories: estimate.categories,
           providerInputTokens: undefined,
+          cachedInputTokens: undefined,
+          cacheWriteTokens: undefined,
           outputTokens: Math.ceil(state.bytes / 4),
           error: undefined,
           historyMessages: request.messages.length,
@@ -94,12 +99,16 @@ export class RecordingModel implements ModelAdapter {
     const { checkpoint: _checkpoint, nativeState: _nativeState, ...plain } = request;
     const full = await this.inner.estimateRequestTokens({ ...plain, history: this.fullHistory() });
     let providerInputTokens: number | undefined;
+    let cachedInputTokens: number | undefined;
+    let cacheWriteTokens: number | undefined;
     let outputTokens: number | undefined;
     let error: string | undefined;
     try {
       for await (const part of this.inner.doStream(request, options)) {
         if (part.type === 'finish') {
           providerInputTokens = part.usage.inputTokens;
+          cachedInputTokens = part.usage.cacheReadTokens;
+          cacheWriteTokens = part.usage.cacheWriteTokens;
           outputTokens = part.usage.outputTokens;
         }
         yield part;
@@ -115,6 +124,8 @@ export class RecordingModel implements ModelAdapter {
         fullHistoryTokens: full.tokens,
         categories: estimate.categories,
         providerInputTokens,
+        cachedInputTokens,
+        cacheWriteTokens,
         outputTokens,
         error,
         historyMessages: request.history.length,

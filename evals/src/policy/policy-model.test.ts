@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { expandFixture } from '../fixture/expand.js';
 import { parseFixture } from '../fixture/load.js';
 import type { FixtureInput } from '../fixture/schema.js';
+import { DEFAULT_PRICE_SHEET } from '../pricing/eval-prices.js';
+import { createEvalClock } from '../run/eval-clock.js';
 import { PolicyModel } from './policy-model.js';
 
 const PNPM = 'Use pnpm for every install and script, never npm.';
@@ -192,5 +194,40 @@ describe('policy model: provider', () => {
     for await (const part of model.doStream(request({ current: TURN }), {})) if (part.type === 'finish') input = part.usage.inputTokens;
     expect(input).toBeGreaterThan(10);
     expect(input).toBe(model.calls[0]?.providerInputTokens);
+  });
+});
+
+describe('the simulated prompt cache', () => {
+  const long = (count: number): Message[] =>
+    Array.from({ length: count }, (_, index): Message => (index % 2 === 0 ? { role: 'user', content: `Question ${index}: ${'about the parser '.repeat(40)}` } : { role: 'assistant', content: [{ type: 'text', text: `Answer ${index}: ${'the parser reads tokens '.repeat(30)}` }] }));
+  const usageOf = async (model: PolicyModel, body: ModelRequest, key: string) => {
+    let usage: Extract<ModelStreamPart, { type: 'finish' }>['usage'] | undefined;
+    for await (const part of model.doStream(body, { promptCacheKey: key })) if (part.type === 'finish') usage = part.usage;
+    return usage;
+  };
+
+  it('serves the shared prefix of a conversation from the cache, in OpenAI steps, per key, for the cache lifetime', async () => {
+    const clock = createEvalClock(0);
+    const model = new PolicyModel({ fixture: fixture([{ user: TURN, steps: [{ op: 'learn', path: 'src/auth.ts', key: 'auth.timeout' }] }]), clock });
+    const history = long(20);
+    const first = await usageOf(model, request({ current: TURN, history }), 'k');
+    expect(first).toMatchObject({ cacheReadTokens: 0 });
+    const second = await usageOf(model, request({ current: TURN, history: [...history, ...long(2)] }), 'k');
+    const cached = second?.cacheReadTokens ?? 0;
+    expect(cached).toBeGreaterThan(1024);
+    expect((cached - 1024) % 128).toBe(0);
+    expect(cached).toBeLessThanOrEqual(second?.inputTokens ?? 0);
+    expect(await usageOf(model, request({ current: TURN, history }), 'other key')).toMatchObject({ cacheReadTokens: 0 });
+    expect(model.capabilities.prices).toBe(DEFAULT_PRICE_SHEET.prices);
+    clock.advance(DEFAULT_PRICE_SHEET.promptCache.lifetimeMs + 1);
+    expect(await usageOf(model, request({ current: TURN, history }), 'k')).toMatchObject({ cacheReadTokens: 0 });
+  });
+
+  it('reports cache writes only under a sheet that bills them', async () => {
+    const sheet = { ...DEFAULT_PRICE_SHEET, prices: { ...DEFAULT_PRICE_SHEET.prices, cacheWritePerMillion: 1.5625 } };
+    const turns: FixtureInput['turns'] = [{ user: TURN, steps: [{ op: 'learn', path: 'src/auth.ts', key: 'auth.timeout' }] }];
+    const billed = await usageOf(new PolicyModel({ fixture: fixture(turns), priceSheet: sheet }), request({ current: TURN, history: long(20) }), 'k');
+    expect(billed?.cacheWriteTokens).toBeGreaterThan(1024);
+    expect((await usageOf(new PolicyModel({ fixture: fixture(turns) }), request({ current: TURN, history: long(20) }), 'k'))?.cacheWriteTokens).toBeUndefined();
   });
 });

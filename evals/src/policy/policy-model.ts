@@ -1,5 +1,9 @@
 import {
+  cacheableTokens,
   ContextOverflowError,
+  createPromptCacheSimulator,
+  promptCacheText,
+  type PromptCacheSimulator,
   hashMessages,
   sha256Hex,
   type JsonObject,
@@ -14,6 +18,8 @@ import {
   type TokenEstimate,
 } from '@forge/core';
 import type { ExpandedFixture } from '../fixture/expand.js';
+import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
+import { MODEL_CALL_MS, type EvalClock } from '../run/eval-clock.js';
 import { decideNextAction, findTurn, type FactUse, type ReadIntent } from './agent.js';
 import { playedCounters, type PlayedCounters, type PlayedModel } from './counting.js';
 import { agentHabits, DEFAULT_AGENT, type AgentHabits, type AgentName } from './habits.js';
@@ -26,6 +32,10 @@ export interface PolicyModelOptions {
   readonly nativeCompaction?: boolean;
   /** Which agent plays: how it uses the context tools (default `cooperative`). */
   readonly agent?: AgentName;
+  /** The prices the model advertises and its provider's prompt-cache rules (default: the `openai` sheet). */
+  readonly priceSheet?: EvalPriceSheet;
+  /** The session's clock: each call happens at its time and advances it by {@link MODEL_CALL_MS}. Default: a clock of its own. */
+  readonly clock?: EvalClock;
 }
 
 /** One provider call as the policy model's provider saw it. */
@@ -35,6 +45,8 @@ export interface PolicyCall {
   readonly turn: number | undefined;
   /** What the simulated provider counted: it reports this as input usage. */
   readonly providerInputTokens: number;
+  /** Of those, what the simulated prompt cache served. */
+  readonly cachedTokens: number;
   readonly outputTokens: number;
   /** True when the provider rejected the request as too long for the window. */
   readonly overflow: boolean;
@@ -65,6 +77,10 @@ export class PolicyModel implements ModelAdapter {
   private readonly fixture: ExpandedFixture;
   private readonly counters: Promise<PlayedCounters>;
   private readonly pendingFaults: Set<number>;
+  private readonly cache: PromptCacheSimulator;
+  private readonly sheet: EvalPriceSheet;
+  private readonly clock: EvalClock | undefined;
+  private ownTime = 0;
 
   constructor(options: PolicyModelOptions) {
     this.fixture = options.fixture;
@@ -79,7 +95,12 @@ export class PolicyModel implements ModelAdapter {
       continuationProjection: 'adapter-owned',
       estimation: played === 'openai' ? 'provider-tokenizer' : 'conservative-fallback',
       source: 'table',
+      prices: (options.priceSheet ?? DEFAULT_PRICE_SHEET).prices,
+      promptCache: (options.priceSheet ?? DEFAULT_PRICE_SHEET).promptCache,
     };
+    this.sheet = options.priceSheet ?? DEFAULT_PRICE_SHEET;
+    this.clock = options.clock;
+    this.cache = createPromptCacheSimulator({ rules: this.sheet.promptCache, countTokens: (text) => Math.ceil(text.length / 4) });
     this.pendingFaults = new Set(options.fixture.turns.filter((turn) => turn.fault === 'overflow-once').map((turn) => turn.index));
     if (options.nativeCompaction === true) this.compact = (request) => this.compactNatively(request);
   }
@@ -135,8 +156,8 @@ export class PolicyModel implements ModelAdapter {
     const { effective, items } = this.replay(request);
     const inputTokens = await this.providerTokens(effective, items === undefined ? '' : JSON.stringify(items));
     const kind = summary ? 'summary' : turn === undefined ? 'unknown' : 'agent';
-    const record = (outputTokens: number, overflow: boolean, injectedFault: boolean) =>
-      this.calls.push({ kind, turn: turn?.index, providerInputTokens: inputTokens, outputTokens, overflow, injectedFault });
+    const record = (outputTokens: number, overflow: boolean, injectedFault: boolean, cachedTokens = 0) =>
+      this.calls.push({ kind, turn: turn?.index, providerInputTokens: inputTokens, cachedTokens, outputTokens, overflow, injectedFault });
 
     if (inputTokens > this.capabilities.contextWindowTokens) {
       record(0, true, false);
@@ -150,6 +171,7 @@ export class PolicyModel implements ModelAdapter {
       throw new ContextOverflowError({ message: 'The provider reported a context overflow (injected fault).', limitTokens: this.capabilities.contextWindowTokens });
     }
 
+    const served = this.servePrefix(options.promptCacheKey, effective, items, inputTokens);
     let text = '';
     let call: { toolCallId: string; toolName: string; input: JsonObject } | undefined;
     if (compactor) text = writeStructuredSummary(this.fixture, view);
@@ -166,14 +188,34 @@ export class PolicyModel implements ModelAdapter {
       }
     }
     const outputTokens = Math.ceil((text.length + (call === undefined ? 0 : JSON.stringify(call.input).length)) / 4);
-    record(outputTokens, false, false);
+    record(outputTokens, false, false, served.cachedTokens);
     if (text.length > 0) yield { type: 'text-delta', delta: text };
     if (call !== undefined) yield { type: 'tool-call', part: { type: 'tool-call', ...call } };
     yield {
       type: 'finish',
       finishReason: call === undefined ? 'stop' : 'tool-calls',
-      usage: { inputTokens, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens, reasoningTokens: undefined },
+      usage: { inputTokens, cacheReadTokens: served.cachedTokens, cacheWriteTokens: served.writtenTokens, outputTokens, reasoningTokens: undefined },
     };
+  }
+
+  /**
+   * The simulated provider's prompt cache, with the rules of the price sheet's provider (OpenAI's
+   * documented ones by default): the request is served from the longest prefix it shares with a
+   * recent request of the same cache key (the run's `promptCacheKey`; summary calls share one per
+   * model), then cached itself. The simulator measures the request in quarter characters; the
+   * share it served is applied to the provider's own count and rounded down as the rules say.
+   * Writes are reported only when the sheet bills them, as providers do.
+   */
+  private servePrefix(key: string | undefined, effective: ModelRequest, items: readonly JsonObject[] | undefined, inputTokens: number): { readonly cachedTokens: number; readonly writtenTokens: number | undefined } {
+    const at = this.clock?.now() ?? (this.ownTime += MODEL_CALL_MS);
+    this.clock?.advance(MODEL_CALL_MS);
+    const sent = items === undefined ? effective : { ...effective, checkpoint: JSON.stringify(items) };
+    const simulated = this.cache.request({ key: key ?? `${this.modelId}:summaries`, text: promptCacheText(sent), at });
+    const share = simulated.inputTokens === 0 ? 0 : simulated.cachedTokens / simulated.inputTokens;
+    const rules = this.sheet.promptCache;
+    const cachedTokens = cacheableTokens(Math.floor(share * inputTokens), inputTokens, rules);
+    const writtenTokens = this.sheet.prices.cacheWritePerMillion === undefined ? undefined : Math.max(0, cacheableTokens(inputTokens, inputTokens, rules) - cachedTokens);
+    return { cachedTokens, writtenTokens };
   }
 
   /** What the simulated provider counts for a request it receives, with `extraText` (replayed items) on top. */
@@ -212,7 +254,7 @@ export class PolicyModel implements ModelAdapter {
     const serialized = JSON.stringify(items);
     const itemHash = sha256Hex(serialized);
     const providerInputTokens = await this.providerTokens({ instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
-    this.calls.push({ kind: 'summary', turn: undefined, providerInputTokens, outputTokens: Math.ceil(serialized.length / 4), overflow: false, injectedFault: false });
+    this.calls.push({ kind: 'summary', turn: undefined, providerInputTokens, cachedTokens: 0, outputTokens: Math.ceil(serialized.length / 4), overflow: false, injectedFault: false });
     return {
       provider: PROVIDER,
       modelId: this.modelId,

@@ -1,3 +1,4 @@
+import { describePrices } from '@forge/core';
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId } from '../modes/types.js';
 import { AGENT_DESCRIPTIONS } from '../policy/habits.js';
@@ -53,6 +54,17 @@ export function compactionsByFill(report: EvalReport): { readonly headers: reado
   return { headers: ['fixture', 'fill', ...modes], rows };
 }
 
+/** A priced cost with four decimals (`$0.0213`): enough to tell modes apart on the fixtures. */
+export function formatUsd(amount: number): string {
+  return `$${amount.toFixed(4)}`;
+}
+
+/** `prices openai (openai:gpt-5.1 capability table, OpenAI prompt cache): $1.25 input · …`. */
+export function priceSheetLine(report: EvalReport): string {
+  const sheet = report.priceSheet;
+  return `prices ${sheet.name} (${sheet.description}): ${describePrices(sheet.prices)}`;
+}
+
 /** Aggregates of one mode over every fixture it ran. */
 export interface ModeSummary {
   readonly mode: ModeId;
@@ -60,6 +72,10 @@ export interface ModeSummary {
   readonly fixtures: number;
   readonly passed: number;
   readonly inputTokens: number;
+  readonly providerInputTokens: number;
+  readonly cachedInputTokens: number;
+  /** Total priced cost (US dollars) under the report's price sheet. */
+  readonly costUsd: number;
   readonly fullHistoryTokens: number;
   /** Median of the per-fixture reductions over long fixtures; null without long fixtures. */
   readonly medianLongReduction: number | null;
@@ -95,6 +111,9 @@ export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics
     fixtures: mine.length,
     passed: mine.filter((result) => result.passed).length,
     inputTokens: sum((result) => result.inputTokens),
+    providerInputTokens: sum((result) => result.providerInputTokens),
+    cachedInputTokens: sum((result) => result.cachedInputTokens),
+    costUsd: sum((result) => result.cost.totalUsd),
     fullHistoryTokens: sum((result) => result.fullHistoryTokens),
     medianLongReduction: median(mine.filter((result) => result.long).map((result) => result.inputReduction)),
     recallCorrect: sum((result) => result.recall.correct),
@@ -178,6 +197,8 @@ export const MODE_COLUMNS: readonly { readonly title: string; readonly value: (s
   { title: 'mode', value: (summary) => summary.mode },
   { title: 'pass', value: (summary) => `${summary.passed}/${summary.fixtures}` },
   { title: 'input tokens', value: (summary) => formatCount(summary.inputTokens) },
+  { title: 'cached', value: (summary) => (summary.providerInputTokens === 0 ? '–' : formatPercent(summary.cachedInputTokens / summary.providerInputTokens)) },
+  { title: 'cost', value: (summary) => formatUsd(summary.costUsd) },
   { title: 'reduction (long, median)', value: (summary) => (summary.medianLongReduction === null ? '–' : formatPercent(summary.medianLongReduction)) },
   { title: 'recall', value: (summary) => (summary.recallTotal === 0 ? '–' : `${summary.recallCorrect}/${summary.recallTotal}`) },
   { title: 're-reads (noted)', value: (summary) => `${summary.redundantRereads} (${summary.rereadsOfNotedFacts})` },
@@ -199,6 +220,8 @@ export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: 
   { title: 'pass', value: (result) => (result.passed ? 'yes' : 'NO') },
   { title: 'input', value: (result) => formatCount(result.inputTokens) },
   { title: 'vs full', value: (result) => formatPercent(result.inputReduction) },
+  { title: 'cached', value: (result) => (result.providerInputTokens === 0 ? '–' : formatPercent(result.cacheHitRatio)) },
+  { title: 'cost', value: (result) => formatUsd(result.cost.totalUsd) },
   { title: 'max req', value: (result) => formatCount(result.maxRequestTokens) },
   { title: 'reqs', value: (result) => String(result.requests) },
   { title: 'compact', value: (result) => (result.shadowCompactions > 0 ? `(${result.shadowCompactions})` : String(result.compactions)) },

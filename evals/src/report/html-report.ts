@@ -1,6 +1,6 @@
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { agentLines, agentsLabel, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents, type ModeSummary } from './format.js';
+import { agentLines, priceSheetLine, agentsLabel, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents, type ModeSummary } from './format.js';
 
 /*
  * A self-contained HTML page: inline CSS and SVG only, no script and no request at view time, so
@@ -95,7 +95,7 @@ export function renderHtmlReport(report: EvalReport): string {
     .join('\n');
   const gates = report.gates
     .map((gate) => {
-      const status = gate.status === 'pass' ? '<span class="pass">pass</span>' : gate.status === 'fail' ? '<span class="fail">FAIL</span>' : '<span class="skip">not evaluated</span>';
+      const status = gate.status === 'pass' ? '<span class="pass">pass</span>' : gate.status === 'fail' ? (gate.advisory === true ? '<span class="skip">WARN (advisory)</span>' : '<span class="fail">FAIL</span>') : '<span class="skip">not evaluated</span>';
       return `<tr><td>${escape(gate.gate)}</td><td>${escape(gate.mode)}</td><td>${escape(gate.agent)}</td><td>${status}</td><td>${escape(gate.actual)}</td><td>${escape(gate.threshold)}</td><td>${escape(gate.detail)}</td></tr>`;
     })
     .join('\n');
@@ -115,6 +115,7 @@ export function renderHtmlReport(report: EvalReport): string {
 <h1>${escape(`forge eval — ${report.source}`)}</h1>
 <p>${escape(`Model ${report.model}, ${agentsLabel(report)}; started ${report.startedAt}; ${report.fixtures.length} fixtures; ${(report.durationMs / 1000).toFixed(1)} s.`)}</p>
 <ul>${agentLines(report).map((line) => `<li>${escape(line)}</li>`).join('')}</ul>
+<p>${escape(`${priceSheetLine(report)}. Costs are the simulated provider's usage, prompt cache included, at these prices.`)}</p>
 <h2>Summary per mode</h2>
 <div class="scroll">${htmlTable(modes.map((column) => column.title), summaries.map((summary) => modes.map((column) => column.value(summary))))}</div>
 ${barChart(report, 'Input-token reduction against sending the whole transcript (median over long fixtures)', summaries, (summary) => summary.medianLongReduction)}

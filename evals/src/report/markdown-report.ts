@@ -1,5 +1,5 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { agentLines, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents } from './format.js';
+import { agentLines, priceSheetLine, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents } from './format.js';
 
 /** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
@@ -23,6 +23,8 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     ...agentLines(report).map((line) => `- ${cell(line)}`),
     '',
+    `${cell(priceSheetLine(report))}. Costs are the simulated provider's usage, prompt cache included, at these prices.`,
+    '',
     '## Modes',
     '',
     ...markdownTable(
@@ -44,7 +46,7 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     ...markdownTable(
       ['gate', 'mode', ...(several ? ['agent'] : []), 'result', 'measured', 'needs', 'detail'],
-      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? '**FAIL**' : 'not evaluated', gate.actual, gate.threshold, gate.detail]),
+      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? (gate.advisory === true ? 'WARN (advisory)' : '**FAIL**') : 'not evaluated', gate.actual, gate.threshold, gate.detail]),
       names,
     ),
     '',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_PRICE_SHEET } from '../pricing/eval-prices.js';
 import { DEFAULT_GATES } from '../gates/gates.js';
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { EvalReport } from '../run/run-eval.js';
@@ -19,6 +20,9 @@ const result = {
   inputTokens: 12_345,
   providerInputTokens: 10_000,
   outputTokens: 40,
+  cachedInputTokens: 6_000,
+  cacheHitRatio: 0.6,
+  cost: { sheet: 'openai', agentUsd: 0.0213, summaryUsd: 0.001, totalUsd: 0.0223 },
   fullHistoryTokens: 50_000,
   inputReduction: 0.75,
   maxRequestTokens: 5000,
@@ -63,6 +67,7 @@ const report: EvalReport = {
   errors: [],
   gates: [{ gate: 'recall', mode: 'compact:forge-state', agent: 'cooperative', status: 'fail', actual: '0.0 % (0/1)', threshold: '≥ 100.0 %', detail: `${result.fixture} 0/1` }],
   gatesConfig: DEFAULT_GATES,
+  priceSheet: DEFAULT_PRICE_SHEET,
 };
 
 describe('reports', () => {

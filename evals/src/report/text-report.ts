@@ -1,6 +1,6 @@
-import type { GateResult } from '../gates/gates.js';
+import { blockingFailures, type GateResult } from '../gates/gates.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { NO_PAINT, agentLines, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
+import { NO_PAINT, agentLines, priceSheetLine, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
 
 /** `text` in lines of at most `width` characters, broken at spaces; lines after the first indented by `indent`. */
 function wrap(text: string, width: number, indent: number): string[] {
@@ -57,6 +57,7 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   lines.push(
     paint.bold(`forge eval — ${report.source}, model ${report.model}, ${agentsLabel(report)}: ${report.fixtures.length} fixtures × ${ran.length} modes${times} in ${(report.durationMs / 1000).toFixed(1)} s`),
     ...agentLines(report).flatMap((line) => wrap(line, columns - 2, 4).map((piece) => paint.dim(`  ${piece}`))),
+    ...wrap(priceSheetLine(report), columns - 2, 4).map((piece) => paint.dim(`  ${piece}`)),
     '',
   );
   const summaries = modeSummaries(report);
@@ -94,10 +95,10 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   const unrun = new Set(unavailable.map((mode) => mode.id));
   for (const mode of unavailable) lines.push(`  ${paint.yellow('not evaluated')}  every gate of ${mode.id}: the mode did not run`);
   for (const gate of report.gates.filter((candidate) => !unrun.has(candidate.mode))) {
-    const mark = gate.status === 'pass' ? paint.green('pass') : gate.status === 'fail' ? paint.red('FAIL') : paint.yellow('not evaluated');
+    const mark = gate.status === 'pass' ? paint.green('pass') : gate.status === 'fail' ? (gate.advisory === true ? paint.yellow('WARN') : paint.red('FAIL')) : paint.yellow('not evaluated');
     const measured = gate.status === 'not-evaluated' ? '' : ` ${gate.actual} (needs ${gate.threshold})`;
     const detail = gate.detail.length === 0 ? '' : paint.dim(` — ${gate.detail}`);
-    lines.push(`  ${mark}  ${gate.gate} [${gateSubject(report, gate)}]${measured}${detail}`);
+    lines.push(`  ${mark}  ${gate.gate} [${gateSubject(report, gate)}]${gate.advisory === true ? ' (advisory)' : ''}${measured}${detail}`);
   }
   for (const error of report.errors) lines.push(paint.red(`error: ${error.fixture} × ${error.mode}${severalAgents(report) ? ` [${error.agent}]` : ''}: ${error.message}`));
 
@@ -109,12 +110,14 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
       lines.push(`  ${result.fixture} × ${result.mode}${severalAgents(report) ? ` [${result.agent}]` : ''}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`);
     }
   }
-  const failedGates = report.gates.filter((gate) => gate.status === 'fail');
+  const failedGates = blockingFailures(report.gates);
+  const warned = report.gates.filter((gate) => gate.status === 'fail' && gate.advisory === true);
   lines.push('');
   if (failedGates.length > 0) lines.push(paint.red(`${failedGates.length} gate(s) failed: ${failedGates.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`));
   else {
     const skipped = report.gates.filter((gate) => gate.status === 'not-evaluated').length;
     lines.push(paint.green(`All evaluated gates passed${skipped > 0 ? `; ${skipped} not evaluated` : ''}.`));
+    if (warned.length > 0) lines.push(paint.yellow(`${warned.length} advisory gate(s) failed (not release gates; see docs/evals.md): ${warned.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,10 +1,11 @@
 import type { ModelAdapter } from '@forge/core';
 import { expandFixture, type ExpandedFixture } from '../fixture/expand.js';
 import type { LoadedFixture } from '../fixture/load.js';
-import { DEFAULT_GATES, evaluateGates, type GateResult, type GatesConfig } from '../gates/gates.js';
+import { blockingFailures, DEFAULT_GATES, evaluateGates, type GateResult, type GatesConfig } from '../gates/gates.js';
 import { computeMetrics, type FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId, ModeRunner } from '../modes/types.js';
 import { DEFAULT_AGENT, type AgentName } from '../policy/habits.js';
+import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
 import { runFixture } from './run-fixture.js';
 
 /** Where the run is: reported before each fixture × mode and each turn. */
@@ -37,6 +38,8 @@ export interface RunEvalOptions {
   readonly modelLabel?: string;
   /** Fixture × mode runs at a time (default 8; live runs should use 1 to respect rate limits). */
   readonly concurrency?: number;
+  /** The prices usage is charged at, and the simulated provider's cache rules (default `openai`). */
+  readonly priceSheet?: EvalPriceSheet;
 }
 
 const DEFAULT_CONCURRENCY = 8;
@@ -63,11 +66,14 @@ export interface EvalReport {
   readonly errors: readonly EvalRunError[];
   readonly gates: readonly GateResult[];
   readonly gatesConfig: GatesConfig;
+  /** The price sheet every cost in the report is computed with. */
+  readonly priceSheet: EvalPriceSheet;
 }
 
 /** Runs every fixture in every available mode, computes the metrics and evaluates the gates. */
 export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const started = performance.now();
+  const priceSheet = options.priceSheet ?? DEFAULT_PRICE_SHEET;
   const startedAt = new Date().toISOString();
   const expanded = options.fixtures.map((item) => expandFixture(item.fixture));
   const runnable = options.modes.filter((mode) => mode.unavailable === undefined);
@@ -90,7 +96,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       report('started', 0);
       try {
         const model = options.createModel === undefined ? undefined : await options.createModel(fixture);
-        const run = await runFixture({ fixture, mode, ...(model === undefined ? {} : { model }), ...(agent === undefined ? {} : { agent }), onTurn: (turn) => report('turn', turn) });
+        const run = await runFixture({ fixture, mode, priceSheet, ...(model === undefined ? {} : { model }), ...(agent === undefined ? {} : { agent }), onTurn: (turn) => report('turn', turn) });
         outcomes[index] = { metrics: computeMetrics(run) };
       } catch (error) {
         outcomes[index] = { error: { fixture: fixture.fixture.id, mode: mode.id, agent: agent ?? 'live', message: error instanceof Error ? error.message : String(error) } };
@@ -129,10 +135,11 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     errors,
     gates: evaluateGates(results, options.modes, gatesConfig, agentNames),
     gatesConfig,
+    priceSheet,
   };
 }
 
 /** True when no gate failed and every fixture × mode ran. */
 export function reportPassed(report: EvalReport): boolean {
-  return report.errors.length === 0 && report.gates.every((gate) => gate.status !== 'fail');
+  return report.errors.length === 0 && blockingFailures(report.gates).length === 0;
 }

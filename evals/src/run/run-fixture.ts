@@ -7,6 +7,8 @@ import type { CompactionRecord, ModeRunner, ModeSessionEnd } from '../modes/type
 import type { FactUse, ReadIntent } from '../policy/agent.js';
 import type { AgentName } from '../policy/habits.js';
 import { PolicyModel } from '../policy/policy-model.js';
+import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
+import { createEvalClock, TURN_GAP_MS } from './eval-clock.js';
 import { applyOutsideChanges, createEvalWorkspace, evaluateCommand, factValueIn, readWorkspaceFile, INSTRUCTIONS_FILE } from '../workspace/workspace.js';
 
 /** What was true in the workspace when a turn ended: the grader compares answers with it. */
@@ -55,6 +57,8 @@ export interface FixtureRun {
   /** Content of the files `expect.files` names, at the end of the session (undefined: missing). */
   readonly finalFiles: Readonly<Record<string, string | undefined>>;
   readonly durationMs: number;
+  /** The sheet the run's usage is priced at. */
+  readonly priceSheet: EvalPriceSheet;
 }
 
 export interface RunFixtureOptions {
@@ -67,7 +71,10 @@ export interface RunFixtureOptions {
   readonly onTurn?: (turn: number, total: number) => void;
   /** Told the temporary workspace root once it exists (it is removed when the run ends). */
   readonly onWorkspace?: (root: string) => void;
+  /** The session's clock; default: an eval clock starting now, moved by model calls and the gaps between turns. */
   readonly now?: () => number;
+  /** The prices the policy model advertises and its usage is priced at (default `openai`). */
+  readonly priceSheet?: EvalPriceSheet;
 }
 
 function unpairedCalls(messages: readonly Message[]): number {
@@ -128,12 +135,16 @@ function wrapperMeasure(fixture: ExpandedFixture, request: ModelRequest): { read
 /** Runs one fixture in one mode, in a temporary workspace and FORGE_HOME that are removed afterwards. */
 export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun> {
   const { fixture, mode } = options;
-  const now = options.now ?? Date.now;
+  const clock = options.now === undefined ? createEvalClock() : undefined;
+  const now = options.now ?? (clock as NonNullable<typeof clock>).now;
+  const priceSheet = options.priceSheet ?? DEFAULT_PRICE_SHEET;
   const started = performance.now();
   const workspace = await createEvalWorkspace(fixture);
   options.onWorkspace?.(workspace.root);
   const policyModel =
-    options.model === undefined ? new PolicyModel({ fixture, nativeCompaction: mode.id === 'compact:provider-native', ...(options.agent === undefined ? {} : { agent: options.agent }) }) : undefined;
+    options.model === undefined
+      ? new PolicyModel({ fixture, nativeCompaction: mode.id === 'compact:provider-native', priceSheet, ...(clock === undefined ? {} : { clock }), ...(options.agent === undefined ? {} : { agent: options.agent }) })
+      : undefined;
   const base = options.model ?? (policyModel as PolicyModel);
   const agent = new RecordingModel(base, 'agent');
   const summary = new RecordingModel(base, 'summary');
@@ -166,6 +177,7 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
     try {
       for (const turn of fixture.turns) {
         options.onTurn?.(turn.index, fixture.turns.length);
+        if (turn.index > 0) clock?.advance(TURN_GAP_MS);
         if (turn.before !== undefined) {
           await applyOutsideChanges(workspace.root, turn.before.writeFiles, turn.before.instructions);
           if (turn.before.restart) for (const invariant of await session.restart()) violations.push({ turn: turn.index, invariant });
@@ -226,6 +238,7 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
       wrapperConstraintMismatches,
       finalFiles,
       durationMs: performance.now() - started,
+      priceSheet,
     };
   } finally {
     await workspace.dispose();

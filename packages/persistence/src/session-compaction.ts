@@ -111,6 +111,7 @@ export interface RunCompactionInput {
   readonly emit: (event: CompactionEvent) => void;
   readonly focus?: string;
   readonly cacheReadTokens?: number;
+  readonly idleMs?: number;
   /** The checkpoint to build on; by default the session's current one. */
   readonly current?: CurrentCheckpointInfo;
 }
@@ -139,6 +140,7 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
     signal: input.signal,
     emit: input.emit,
     ...(input.cacheReadTokens === undefined ? {} : { cacheReadTokens: input.cacheReadTokens }),
+    ...(input.idleMs === undefined ? {} : { idleMs: input.idleMs }),
     ...(options.tailFloorTokens === undefined ? {} : { tailFloorTokens: options.tailFloorTokens }),
     ...(options.requests === undefined ? {} : { requests: options.requests }),
     install: (built) => installSessionCheckpoint(port, built, options),
@@ -183,6 +185,7 @@ export function createSessionContextManager(input: {
       emit: request.emit,
       ...(current === undefined ? {} : { current }),
       ...(request.cacheReadTokens === undefined ? {} : { cacheReadTokens: request.cacheReadTokens }),
+      ...(request.idleMs === undefined ? {} : { idleMs: request.idleMs }),
     });
   return {
     async fit(request) {

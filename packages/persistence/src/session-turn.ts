@@ -218,10 +218,12 @@ export class SessionHandle {
             })
           : undefined;
         const { view, ...engineInput } = input;
+        const lastRequestAt = this.lastRunEndedAt();
         const replay = new NativeReplayWatch(input.nativeState !== undefined);
         const result = await runAgent({
           ...runOptions,
           ...engineInput,
+          ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
           history,
           viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
           ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
@@ -242,6 +244,12 @@ export class SessionHandle {
         return result;
       },
     });
+  }
+
+  /** When the latest run that recorded its end ended (milliseconds since the epoch): about when its last request was made. */
+  private lastRunEndedAt(): number | undefined {
+    const ended = this.writer.transcript().runs.flatMap((run) => (run.endedAt === undefined ? [] : [Date.parse(run.endedAt)])).filter(Number.isFinite);
+    return ended.length === 0 ? undefined : Math.max(...ended);
   }
 
   /**

@@ -1,7 +1,9 @@
 import { ForgeError, type ModelAdapter } from '@forge/core';
 import {
+  blockingFailures,
   DEFAULT_GATES,
   loadFixtureDirectory,
+  loadEvalPrices,
   loadGatesConfig,
   loadSuite,
   parseAgentNames,
@@ -87,6 +89,9 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const agents = await usage(async () => parseAgentNames(agentOption));
   const gatesFile = stringOption(options.gates);
   const gates: GatesConfig = gatesFile === undefined ? DEFAULT_GATES : await usage(() => loadGatesConfig(resolve(io.cwd, gatesFile)));
+  const pricesOption = options.prices;
+  if (pricesOption !== undefined && stringOption(pricesOption) === undefined) throw new UsageError('--prices needs a sheet: openai, deepseek, or a JSON price file');
+  const priceSheet = await usage(() => loadEvalPrices(stringOption(pricesOption) ?? 'openai', (file) => resolve(io.cwd, file)));
 
   const live = options.live === true;
   const modelId = stringOption(options.model);
@@ -103,6 +108,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     agents,
     gates,
     source,
+    priceSheet,
     // A live provider is asked one fixture × mode at a time, to stay within its rate limits.
     ...(model === undefined ? {} : { createModel: async () => model as ModelAdapter, modelLabel: `${model.provider}:${model.modelId} (live)`, concurrency: 1 }),
     onProgress: progress.update,
@@ -125,7 +131,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
 
   const several = report.agents.length > 1;
   for (const error of report.errors) io.stderr.write(`forge: error: ${error.fixture} × ${error.mode}${several ? ` [${error.agent}]` : ''} could not run: ${error.message}\n`);
-  const failed = report.gates.filter((gate) => gate.status === 'fail');
+  const failed = blockingFailures(report.gates);
   const paint = styleFor(io.stderr, io.env);
   for (const gate of failed) {
     const subject = several ? `${gate.mode}, ${gate.agent}` : gate.mode;

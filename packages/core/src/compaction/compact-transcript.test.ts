@@ -6,6 +6,7 @@ import { bugfixSession, longSession } from '../checkpoint/sessions.test-helpers.
 import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
 import { validateCheckpoint } from '../checkpoint/validate.js';
 import type { ModelRequest } from '../model/adapter.js';
+import { OPENAI_PROMPT_CACHE } from '../pricing/prompt-cache.js';
 import { NativeCompactionModel, ScriptedModel, type ScriptedStep } from '../testing/index.js';
 import type { BuiltCheckpoint } from './built-checkpoint.js';
 import { compactTranscript, type CompactTranscriptOptions } from './compact-transcript.js';
@@ -180,6 +181,25 @@ describe('the cost gate', () => {
     const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
     expect(result.kind).toBe('compacted');
     expect(events.at(-1)).toMatchObject({ type: 'context.compaction.completed', costGate: { cacheRewriteTokens: 10 - 4 } });
+  });
+
+  it('prices the decision for a model with prices: declines while the cache is warm, compacts once it is cold or when the request does not fit', async () => {
+    const transcript = chatTranscript(80, 400);
+    const prices = { currency: 'USD', inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'table' } as const;
+    const model = new ScriptedModel([], { capabilities: { prices, promptCache: OPENAI_PROMPT_CACHE } });
+    const attempt = async (overrides: Partial<CompactTranscriptOptions>) => {
+      const { events, options } = harness({ transcript, model, policy: { recentTailTokens: 7_000 }, request: requestFor(transcript), ...overrides });
+      return { result: await compactTranscript({ ...options, protectedFrom: transcript.length }), events };
+    };
+    const warm = await attempt({ trigger: 'threshold', idleMs: 30_000 });
+    expect(warm.result).toMatchObject({ kind: 'skipped', reason: 'cost_gate', costGate: { compact: false, basis: 'priced', priced: { cache: 'warm' } } });
+    expect(warm.events.at(-1)).toMatchObject({ type: 'context.compaction.skipped', reason: 'cost_gate', costGate: { basis: 'priced' } });
+    expect((warm.events.at(-1) as { message: string }).message).toMatch(/^compacting would save \$[\d.]+ over 5 requests with a warm cache, not more than it costs/);
+    const cold = await attempt({ trigger: 'threshold', idleMs: OPENAI_PROMPT_CACHE.lifetimeMs + 1 });
+    expect(cold.result).toMatchObject({ kind: 'compacted', costGate: { compact: true, basis: 'priced', priced: { cache: 'cold', invalidationUsd: 0 } } });
+    expect(cold.events.at(-1)).toMatchObject({ type: 'context.compaction.completed', costGate: { priced: { cache: 'cold' } } });
+    const needed = await attempt({ trigger: 'over_budget', idleMs: 30_000 });
+    expect(needed.result).toMatchObject({ kind: 'compacted', costGate: { compact: true, required: true, basis: 'priced', priced: { cache: 'warm' } } });
   });
 
   it('is bypassed by manual compaction', async () => {

@@ -8,10 +8,12 @@ import type { ForgeStateCheckpoint } from '../checkpoint/schema.js';
 import { validateCheckpoint } from '../checkpoint/validate.js';
 import type { Message } from '../messages.js';
 import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter.js';
+import { formatDollars } from '../pricing/format.js';
 import { summarizeError } from '../run/error-summary.js';
 import { buildForgeState, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import { compactorCost, runStrategy, type CompactionStrategySetting } from './strategies.js';
-import { evaluateCostGate, type CostGateDecision } from './cost-gate.js';
+import type { CostGateDecision } from './cost-gate.js';
+import { evaluateCompactionGate } from './priced-cost-gate.js';
 import type { CompactionEvent, CompactionStrategyName, CompactionTrigger } from './events.js';
 import { planCompaction, tailBudgets, TAIL_FLOOR_TOKENS, type CompactionPlan } from './planner.js';
 
@@ -55,6 +57,8 @@ export interface CompactTranscriptOptions {
   readonly emit: (event: CompactionEvent) => void;
   /** Prompt-cache reads of the previous step, for the cost gate. */
   readonly cacheReadTokens?: number;
+  /** Milliseconds since the conversation's last model request, for the cost gate (a cold cache loses nothing). */
+  readonly idleMs?: number;
   readonly tailFloorTokens?: number;
   /** Which user requests a checkpoint keeps: the latest (default) or all, with the constraints stated in them. */
   readonly requests?: 'latest' | 'all';
@@ -163,6 +167,23 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
   return { ...(sizing === undefined ? {} : { sizing }), ...(skip === undefined ? {} : { skip }) };
 }
 
+/** Why the gate declined, in the numbers it decided on. */
+function declinedMessage(gate: CostGateDecision): string {
+  const priced = gate.priced;
+  if (priced === undefined) {
+    return (
+      `compacting would save ~${formatTokens(gate.expectedSavingsTokens)} tokens over ${gate.horizonTurns} requests, ` +
+      `not more than it costs (~${formatTokens(gate.costTokens)}: compactor ${formatTokens(gate.compactionTokens)}, cache rewrite ${formatTokens(gate.cacheRewriteTokens)})` +
+      (gate.note === undefined ? '' : `; ${gate.note}`)
+    );
+  }
+  return (
+    `compacting would save ${formatDollars(priced.savingUsd)} over ${priced.horizonRequests} requests with a ${priced.cache} cache, ` +
+    `not more than it costs (${formatDollars(priced.invalidationUsd + priced.compactorUsd + priced.riskAllowanceUsd)}: ` +
+    `cached prefix re-priced ${formatDollars(priced.invalidationUsd)}, compactor ${formatDollars(priced.compactorUsd)}, quality-risk allowance ${formatDollars(priced.riskAllowanceUsd)})`
+  );
+}
+
 /**
  * One compaction of a session transcript, as one transaction: plan the contiguous completed prefix
  * older than the recent tail, sized so the request comes down to its target → (threshold and
@@ -197,19 +218,26 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   };
   if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens) return noSavings(sizing.estimate.tokens);
   let costGate: CostGateDecision | undefined;
-  if (trigger === 'threshold' || trigger === 'model_request') {
+  if (trigger !== 'manual') {
     const cost = await compactorCost(options, tailStart);
-    costGate = evaluateCostGate({
+    const compactor = options.strategy.kind === 'model-structured' ? options.strategy.compactor : undefined;
+    const prices = options.model.capabilities.prices;
+    costGate = evaluateCompactionGate({
       reclaimedTokens: before.tokens - sizing.estimate.tokens,
+      afterTokens: sizing.estimate.tokens,
       compactorInputTokens: cost.inputTokens,
       compactorOutputTokens: cost.outputTokens,
       before: before.categories,
       ...(options.cacheReadTokens === undefined ? {} : { cacheReadTokens: options.cacheReadTokens }),
+      ...(prices === undefined ? {} : { prices }),
+      ...(compactor?.capabilities.prices === undefined ? {} : { compactorPrices: compactor.capabilities.prices }),
+      ...(compactor !== undefined && compactor.capabilities.prices === undefined ? { compactorUnpriced: true } : {}),
+      ...(options.model.capabilities.promptCache === undefined ? {} : { promptCache: options.model.capabilities.promptCache }),
+      ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
+      required: trigger === 'over_budget' || trigger === 'overflow',
     });
     if (!costGate.compact) {
-      const message =
-        `compacting would save ~${formatTokens(costGate.expectedSavingsTokens)} tokens over ${costGate.horizonTurns} turns, ` +
-        `not more than it costs (~${formatTokens(costGate.costTokens)}: compactor ${formatTokens(costGate.compactionTokens)}, cache rewrite ${formatTokens(costGate.cacheRewriteTokens)})`;
+      const message = declinedMessage(costGate);
       emit({ type: 'context.compaction.skipped', step, trigger, reason: 'cost_gate', message, strategy: strategyName, tokensBefore: before.tokens, wouldReclaimTokens: costGate.reclaimedTokens, sourceRange, costGate });
       return { kind: 'skipped', reason: 'cost_gate', message, costGate };
     }

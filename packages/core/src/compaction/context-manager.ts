@@ -24,6 +24,8 @@ export interface FitRequest {
   readonly model: ModelAdapter;
   /** Prompt-cache reads the provider reported for the previous step, for the cost gate. */
   readonly cacheReadTokens?: number;
+  /** Milliseconds since the conversation's last model request, when known: past the provider's cache lifetime nothing is cached. */
+  readonly idleMs?: number;
   readonly signal: AbortSignal;
   /** Emits into the run's event stream (and so its trace). */
   readonly emit: (event: CompactionEvent) => void;

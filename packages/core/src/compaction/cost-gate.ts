@@ -1,11 +1,23 @@
 import type { TokenCategories } from '../model/adapter.js';
+import type { PricedGateNumbers } from './priced-cost-gate.js';
 
 /** Turns over which a compaction's savings are counted (the `N` of the cost gate). */
 export const COST_GATE_HORIZON_TURNS = 5;
 
-/** The numbers behind one cost-gate decision, as events record them. All values are tokens. */
+/**
+ * The numbers behind one cost-gate decision, as events record them: always the token comparison,
+ * and with prices the priced one (`priced`), which then decides.
+ */
 export type CostGateDecision = {
   readonly compact: boolean;
+  /** What decided: money (`priced`) or, for a model without prices, tokens. */
+  readonly basis: 'priced' | 'tokens';
+  /** The request did not fit: the compaction was needed, whatever the numbers say. */
+  readonly required?: true;
+  /** Why the gate compared tokens. */
+  readonly note?: string;
+  /** The priced comparison, in US dollars (basis `priced`). */
+  readonly priced?: PricedGateNumbers;
   readonly horizonTurns: number;
   /** Tokens the next request no longer sends: estimate before − estimate after. */
   readonly reclaimedTokens: number;
@@ -62,6 +74,7 @@ export function evaluateCostGate(input: CostGateInput): CostGateDecision {
   const costTokens = compactionTokens + rewrite;
   return {
     compact: expectedSavingsTokens > costTokens,
+    basis: 'tokens',
     horizonTurns,
     reclaimedTokens,
     expectedSavingsTokens,

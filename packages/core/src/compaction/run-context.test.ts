@@ -157,6 +157,21 @@ describe('the view rule inside a run (mode compact)', () => {
     expect(sink.of('context.budgeted')[0]).toMatchObject({ view: { checkpointId: `cp_${'c'.repeat(16)}`, coveredMessages: 36, verbatimMessages: 4, omitted: 0 } });
   });
 
+  it('tells the context manager how long ago the conversation last reached the provider, for the cost gate', async () => {
+    const calls: FitRequest[] = [];
+    const history = turns(40, 160);
+    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }, { text: 'ok' }], window);
+    let clock = 1_000_000;
+    const now = () => (clock += 1_000);
+    const unchanged: ContextManager = { fit: async (request) => (calls.push(request), { kind: 'unchanged' }) };
+    await runAgent({ model, instructions, request: 'Go on.', history, tools: [readTool([])], approvals: allowAll, context: policy, contextManager: unchanged, now, lastRequestAt: 1_000_000 - 600_000 });
+    // Step 1 measures from the conversation's previous request, step 2 from step 1's (each `now()` call advances the clock 1 s).
+    const [first, second] = calls.map((call) => call.idleMs ?? -1);
+    expect(first).toBeGreaterThan(600_000);
+    expect(second).toBeGreaterThan(0);
+    expect(second).toBeLessThan(20_000);
+  });
+
   it('fails loudly instead of sending a view that would leave stored messages out', async () => {
     const history = turns(40, 160);
     const model = new ScriptedModel([{ text: 'never sent' }], window);

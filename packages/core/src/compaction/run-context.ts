@@ -23,6 +23,14 @@ export interface StepInput {
   readonly maxOutputTokens?: number;
 }
 
+/** What the run knows of the provider's prompt cache before a step, for the cost gate. */
+export interface PromptCacheObservation {
+  /** Cache reads the provider reported for the previous step. */
+  readonly readTokens?: number;
+  /** Milliseconds since the conversation's last model request. */
+  readonly idleMs?: number;
+}
+
 export type PreparedStep =
   | { readonly kind: 'send'; readonly request: ModelRequest; readonly budget?: ContextBudget }
   | { readonly kind: 'stop'; readonly stop: PreflightStop };
@@ -118,16 +126,16 @@ export class RunContext {
    * `compact`, shadow checkpoints in mode `shadow`), then runs the budget preflight (which emits
    * `context.budgeted`). `stop` means the request must not be sent.
    */
-  async prepare(step: number, input: StepInput, signal: AbortSignal, cacheReadTokens?: number): Promise<PreparedStep> {
+  async prepare(step: number, input: StepInput, signal: AbortSignal, cache: PromptCacheObservation = {}): Promise<PreparedStep> {
     const { policy, manager } = this.options;
     const requested = this.options.requests?.take();
     let request = this.build(input);
     if (policy.mode === 'shadow' && manager?.shadowStep !== undefined) {
       const current = await this.measure(request);
-      if (current !== undefined) await manager.shadowStep(this.fitRequest(requested === undefined ? 'preflight' : 'model_request', step, current, signal, cacheReadTokens));
+      if (current !== undefined) await manager.shadowStep(this.fitRequest(requested === undefined ? 'preflight' : 'model_request', step, current, signal, cache));
     }
     if (policy.mode === 'compact') {
-      const outcome = await this.compactIfDue(step, input, request, requested !== undefined, signal, cacheReadTokens);
+      const outcome = await this.compactIfDue(step, input, request, requested !== undefined, signal, cache);
       if (outcome.kind === 'stop') return outcome;
       request = outcome.request;
     }
@@ -152,7 +160,7 @@ export class RunContext {
     }
     const { manager } = this.options;
     if (manager !== undefined && this.guard.beginAttempt().ok) {
-      const result = await manager.fit(this.fitRequest('overflow', step, current, signal, undefined));
+      const result = await manager.fit(this.fitRequest('overflow', step, current, signal, {}));
       if (result.kind === 'stop') return this.stop(step, 'tail_floor', result.message, current.budget);
       if (result.kind === 'compacted') {
         this.adopt(result);
@@ -174,7 +182,7 @@ export class RunContext {
     request: ModelRequest,
     requested: boolean,
     signal: AbortSignal,
-    cacheReadTokens: number | undefined,
+    cache: PromptCacheObservation,
   ): Promise<{ readonly kind: 'ready'; readonly request: ModelRequest } | Extract<PreparedStep, { kind: 'stop' }>> {
     const { manager } = this.options;
     let current = await this.measure(request);
@@ -199,7 +207,7 @@ export class RunContext {
     const aboveTarget = current.budget.estimate.tokens > current.budget.compactTargetTokens;
     if (manager === undefined || !((due && aboveTarget) || requested)) return ready(current);
     const reason: FitReason = due ? 'preflight' : 'model_request';
-    const fitted = await this.fit(step, input, current, reason, signal, cacheReadTokens);
+    const fitted = await this.fit(step, input, current, reason, signal, cache);
     if ('stop' in fitted) return fitted;
     if (fitted.budget.overBudget) return this.stop(step, 'compaction_no_progress', 'compaction could not make room for it', fitted.budget);
     return ready(fitted);
@@ -253,7 +261,7 @@ export class RunContext {
     }
   }
 
-  private fitRequest(reason: FitReason, step: number, current: Measured, signal: AbortSignal, cacheReadTokens: number | undefined): FitRequest {
+  private fitRequest(reason: FitReason, step: number, current: Measured, signal: AbortSignal, cache: PromptCacheObservation): FitRequest {
     return {
       reason,
       step,
@@ -262,7 +270,8 @@ export class RunContext {
       model: this.options.model,
       signal,
       emit: this.options.emit,
-      ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
+      ...(cache.readTokens === undefined ? {} : { cacheReadTokens: cache.readTokens }),
+      ...(cache.idleMs === undefined ? {} : { idleMs: cache.idleMs }),
     };
   }
 
@@ -299,7 +308,7 @@ export class RunContext {
     start: Measured,
     reason: FitReason,
     signal: AbortSignal,
-    cacheReadTokens: number | undefined,
+    cache: PromptCacheObservation,
   ): Promise<Measured | Extract<PreparedStep, { kind: 'stop' }>> {
     const manager = this.options.manager as ContextManager;
     let current = start;
@@ -309,7 +318,7 @@ export class RunContext {
         this.options.emit({ type: 'context.compaction.skipped', step, trigger: current.budget.overBudget ? 'over_budget' : 'threshold', reason: 'guard', message: verdict.message });
         return current.budget.overBudget ? this.stop(step, verdict.reason, verdict.message, current.budget) : current;
       }
-      const result = await manager.fit(this.fitRequest(why, step, current, signal, cacheReadTokens));
+      const result = await manager.fit(this.fitRequest(why, step, current, signal, cache));
       if (result.kind === 'unchanged') return current;
       if (result.kind === 'stop') return this.stop(step, 'tail_floor', result.message, current.budget);
       this.adopt(result);

@@ -110,6 +110,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     tools: toolDefinitions,
   });
   let cacheReadTokens: number | undefined;
+  let lastRequestAt = options.lastRequestAt;
 
   while (steps < maxSteps) {
     if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
@@ -122,11 +123,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     };
     // Preflight: the budget is decided (and room made, in mode compact) before the provider is contacted, on every step.
-    let prepared = await context.prepare(step, input, signal, cacheReadTokens);
+    const cache = { ...(cacheReadTokens === undefined ? {} : { readTokens: cacheReadTokens }), ...(lastRequestAt === undefined ? {} : { idleMs: Math.max(0, now() - lastRequestAt) }) };
+    let prepared = await context.prepare(step, input, signal, cache);
     if (prepared.kind === 'stop') return finish(prepared.stop.status, prepared.stop.error);
     steps = step;
     const attempt = (request: ModelRequest): Promise<StepOutcome> => {
       emit({ type: 'model.step.started', step });
+      lastRequestAt = now();
       return runModelStep(options.model, request, signal, (delta) => emit({ type: 'model.text.delta', step, delta }), { promptCacheKey: cacheKey });
     };
     let outcome = await attempt(prepared.request);

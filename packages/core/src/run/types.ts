@@ -93,6 +93,12 @@ export interface RunAgentOptions {
   readonly sessionId?: string;
   /** Milliseconds since the epoch; injectable for deterministic tests. */
   readonly now?: () => number;
+  /**
+   * When the conversation's last model request before this run was made (milliseconds since the
+   * epoch): the cost gate of the first step takes the provider's cache to be cold once its
+   * lifetime has passed since then. Later steps use the run's own requests.
+   */
+  readonly lastRequestAt?: number;
 }
 
 export interface RunResult extends RunCostSummary {

@@ -1,0 +1,141 @@
+import type { PriceSheet } from '../pricing/price-sheet.js';
+import { priceUsage } from '../pricing/price-usage.js';
+import { cacheableTokens, type PromptCacheRules } from '../pricing/prompt-cache.js';
+import { COST_GATE_HORIZON_TURNS, evaluateCostGate, type CostGateDecision, type CostGateInput } from './cost-gate.js';
+
+/**
+ * Tokens whose fresh price the priced gate adds to every compaction's cost: about one file the
+ * agent may have to read again because the checkpoint carries a summary of it, not its text.
+ */
+export const QUALITY_RISK_TOKENS = 2_000;
+
+/** The money behind a priced decision, in US dollars. */
+export interface PricedGateNumbers {
+  readonly currency: 'USD';
+  /** Requests over which the saving is counted (the gate's N). */
+  readonly horizonRequests: number;
+  /** `cold`: the provider's cache lifetime has passed since the last request, so nothing is cached and nothing is lost. */
+  readonly cache: 'warm' | 'cold';
+  /** Milliseconds since the conversation's last request, when known. */
+  readonly idleMs?: number;
+  /** The provider's cache lifetime, when its rules are known. */
+  readonly lifetimeMs?: number;
+  /** Tokens of the request the cache holds now (0 when cold). */
+  readonly cachedBeforeTokens: number;
+  /** Instructions and tool schemas: the prefix a compaction leaves in place. */
+  readonly stablePrefixTokens: number;
+  /** The next N requests without compacting. */
+  readonly keepUsd: number;
+  /** The next N requests after compacting, the first one writing its new prefix afresh. */
+  readonly compactedUsd: number;
+  /** What the reclaimed tokens would have cost over the horizon, the cache staying as warm as it is. */
+  readonly savingUsd: number;
+  /** The cached prefix after the stable part, re-priced from cached to fresh input: 0 when the cache is cold. */
+  readonly invalidationUsd: number;
+  /** The compactor's call (0 for `forge-state`, which calls no model). */
+  readonly compactorUsd: number;
+  /** {@link QUALITY_RISK_TOKENS} at the fresh input price. */
+  readonly riskAllowanceUsd: number;
+  /** saving − invalidation − compactor − risk allowance: the gate compacts when it is positive. */
+  readonly netUsd: number;
+}
+
+export interface CompactionGateInput extends CostGateInput {
+  /** Estimated tokens of the request after the compaction. */
+  readonly afterTokens: number;
+  /** The active model's prices: without them the gate compares tokens. */
+  readonly prices?: PriceSheet;
+  /** Prices of the compactor model, when one is called (default: `prices`). */
+  readonly compactorPrices?: PriceSheet;
+  /** True when a compactor model is called whose prices are unknown. */
+  readonly compactorUnpriced?: boolean;
+  readonly promptCache?: PromptCacheRules;
+  /** Milliseconds since the conversation's last request reached the provider. */
+  readonly idleMs?: number;
+  /**
+   * The request does not fit (or the provider refused it): the compaction happens whatever the
+   * numbers say; they are still computed and recorded.
+   */
+  readonly required?: boolean;
+}
+
+const PER_MILLION = 1_000_000;
+
+function inputCost(prices: PriceSheet, inputTokens: number, cachedTokens: number): number {
+  const written = prices.cacheWritePerMillion === undefined ? undefined : Math.max(0, inputTokens - cachedTokens);
+  return priceUsage({ inputTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: written, outputTokens: 0, reasoningTokens: undefined }, prices)?.total ?? 0;
+}
+
+function cached(tokens: number, inputTokens: number, rules: PromptCacheRules | undefined): number {
+  const shared = Math.max(0, Math.min(tokens, inputTokens));
+  return rules === undefined ? shared : cacheableTokens(shared, inputTokens, rules);
+}
+
+/**
+ * Prices keeping the request against compacting it over the next N requests. Without compacting,
+ * the first request reads what the cache holds now (everything sent before, when warm) and later
+ * ones read the whole request. After compacting, the first request reads only the stable prefix
+ * (instructions and tool schemas: the checkpoint comes right after them) and later ones read the
+ * whole smaller request: requests after a compaction are cached again. Output costs the same
+ * either way and is left out. Every price comes from `priceUsage`.
+ */
+export function pricedGateNumbers(input: CompactionGateInput & { readonly prices: PriceSheet }, compactorTokens: { readonly input: number; readonly output: number }): PricedGateNumbers {
+  const { prices, before, promptCache: rules } = input;
+  const horizon = input.horizonTurns ?? COST_GATE_HORIZON_TURNS;
+  const beforeTokens = Object.values(before).reduce((total, tokens) => total + tokens, 0);
+  const afterTokens = Math.max(0, input.afterTokens);
+  const cold = rules !== undefined && input.idleMs !== undefined && input.idleMs > rules.lifetimeMs;
+  const stable = before.instructions + before.toolSchemas;
+  // Everything before the current request went out in the previous request, so a warm cache holds it.
+  const sentBefore = stable + before.checkpoint + before.history;
+  const cachedBefore = cold ? 0 : cached(Math.max(sentBefore, input.cacheReadTokens ?? 0), beforeTokens, rules);
+  const stableCached = cold ? 0 : cached(stable, afterTokens, rules);
+  const later = horizon - 1;
+  const keepUsd = inputCost(prices, beforeTokens, cachedBefore) + later * inputCost(prices, beforeTokens, cached(beforeTokens, beforeTokens, rules));
+  const firstAfter = inputCost(prices, afterTokens, stableCached);
+  const compactedUsd = firstAfter + later * inputCost(prices, afterTokens, cached(afterTokens, afterTokens, rules));
+  // The first request after compacting, had the cache kept as much of it as it keeps now.
+  const undisturbed = inputCost(prices, afterTokens, Math.max(stableCached, cached(cachedBefore, afterTokens, rules)));
+  const invalidationUsd = Math.max(0, firstAfter - undisturbed);
+  const savingUsd = keepUsd - compactedUsd + invalidationUsd;
+  const compactorSheet = input.compactorPrices ?? prices;
+  const compactorUsd =
+    compactorTokens.input + compactorTokens.output === 0
+      ? 0
+      : (priceUsage({ inputTokens: compactorTokens.input, cacheReadTokens: 0, cacheWriteTokens: undefined, outputTokens: compactorTokens.output, reasoningTokens: undefined }, compactorSheet)?.total ?? 0);
+  const riskAllowanceUsd = (QUALITY_RISK_TOKENS * prices.inputPerMillion) / PER_MILLION;
+  return {
+    currency: 'USD',
+    horizonRequests: horizon,
+    cache: cold ? 'cold' : 'warm',
+    ...(input.idleMs === undefined ? {} : { idleMs: input.idleMs }),
+    ...(rules === undefined ? {} : { lifetimeMs: rules.lifetimeMs }),
+    cachedBeforeTokens: cachedBefore,
+    stablePrefixTokens: stable,
+    keepUsd,
+    compactedUsd,
+    savingUsd,
+    invalidationUsd,
+    compactorUsd,
+    riskAllowanceUsd,
+    netUsd: savingUsd - invalidationUsd - compactorUsd - riskAllowanceUsd,
+  };
+}
+
+/**
+ * The gate every automatic compaction passes (see docs/context-management.md, "The cost gate").
+ * With prices it compacts when the priced saving over the horizon exceeds the invalidated cache,
+ * the compactor and the quality-risk allowance; without prices for the model (or for a compactor
+ * it calls) it falls back to the token comparison of {@link evaluateCostGate} and says so in
+ * `note`. A required compaction (the request does not fit) always compacts.
+ */
+export function evaluateCompactionGate(input: CompactionGateInput): CostGateDecision {
+  const tokens = evaluateCostGate(input);
+  const required = input.required === true;
+  const unpriced = input.prices === undefined ? 'the model has no prices' : input.compactorUnpriced === true ? 'the compactor model has no prices' : undefined;
+  if (unpriced !== undefined || input.prices === undefined) {
+    return { ...tokens, basis: 'tokens', note: `${unpriced ?? 'no prices'}, so the gate compared tokens`, ...(required ? { compact: true, required: true } : {}) };
+  }
+  const priced = pricedGateNumbers({ ...input, prices: input.prices }, { input: input.compactorInputTokens, output: input.compactorOutputTokens });
+  return { ...tokens, basis: 'priced', compact: required || priced.netUsd > 0, priced, ...(required ? { required: true } : {}) };
+}

@@ -50,7 +50,9 @@ async function coldCounting(documents: readonly string[]): Promise<void> {
   console.log(`   corpus                     ${documents.length} documents, ${format(bytes / 1e6, 2)} MB, ${format(tokens)} o200k tokens`);
   console.log(`   o200k tokenizer load       ${format(loadMs)} ms (once per process, on first estimate)`);
   console.log(`   gpt-tokenizer o200k        ${format(tokens / seconds)} tokens/s (${format(seconds * 1000)} ms)`);
-  console.log(`   conservative estimator     ${format(tokens / conservativeSeconds)} o200k-tokens/s (${format(conservativeSeconds * 1000)} ms); counts ${format(conservative)} = ${format(conservative / tokens, 2)}× o200k`);
+  console.log(
+    `   conservative estimator     ${format(tokens / conservativeSeconds)} o200k-tokens/s (${format(conservativeSeconds * 1000)} ms); counts ${format(conservative)} = ${format(conservative / tokens, 2)}× o200k`,
+  );
 }
 
 /** A coding session: requests, reasoning, tool calls with JSON arguments, file contents, command output. */
@@ -183,10 +185,15 @@ async function sideBySide(documents: readonly string[]): Promise<void> {
   try {
     const jsTiktoken = time((text) => jsEncoder.encode(text, [], []).length);
     // Forge tokenizes each text once (message counts are cached), so the fair pass starts with an empty merge cache.
-    const gpt = time((text) => gptTokenizer.countTokens(text, noSpecial), () => gptTokenizer.clearMergeCache());
+    const gpt = time(
+      (text) => gptTokenizer.countTokens(text, noSpecial),
+      () => gptTokenizer.clearMergeCache(),
+    );
     const gptCached = time((text) => gptTokenizer.countTokens(text, noSpecial));
     const reference = time((text) => wasm.encode_ordinary(text).length);
-    const mismatches = documents.filter((_, index) => jsTiktoken.counts[index] !== gpt.counts[index] || jsTiktoken.counts[index] !== reference.counts[index] || gptCached.counts[index] !== gpt.counts[index]);
+    const mismatches = documents.filter(
+      (_, index) => jsTiktoken.counts[index] !== gpt.counts[index] || jsTiktoken.counts[index] !== reference.counts[index] || gptCached.counts[index] !== gpt.counts[index],
+    );
     if (mismatches.length > 0) throw new Error(`${mismatches.length} documents counted differently by the three tokenizers`);
     const tokens = jsTiktoken.counts.reduce((total, value) => total + value, 0);
 

@@ -7,11 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { sha256Hex } from '@forge/core';
-import {
-  buildForgeStateCheckpoint,
-  renderCheckpointView,
-  type CheckpointTranscriptEntry,
-} from '@forge/core/checkpoint';
+import { buildForgeStateCheckpoint, renderCheckpointView, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { createRedactor } from '@forge/core/redaction';
 import { median, syntheticTranscript, toolCall, toolResult } from './bench-support.js';
 
@@ -50,7 +46,9 @@ function syntheticSession(tokens: number): CheckpointTranscriptEntry[] {
     const failing = round % 7 === 3;
     const output = failing ? `FAIL ${path}\nAssertionError: expected 'a' to be 'b'\n${'  at frame\n'.repeat(20)}` : `Test Files 1 passed\nTests 40 passed\n${'.'.repeat(400)}`;
     push(toolCall(`test_${round}`, 'run_command', { argv: ['pnpm', 'vitest', 'run', path] }, runId));
-    push(toolResult(`test_${round}`, 'run_command', output, runId, { argv: ['pnpm', 'vitest', 'run', path], exitCode: failing ? 1 : 0, signal: null, timedOut: false, durationMs: 900, truncated: false }));
+    push(
+      toolResult(`test_${round}`, 'run_command', output, runId, { argv: ['pnpm', 'vitest', 'run', path], exitCode: failing ? 1 : 0, signal: null, timedOut: false, durationMs: 900, truncated: false }),
+    );
     push({ message: { role: 'assistant', content: [{ type: 'text', text: `Round ${round}: ${failing ? 'the test failed; trying another way' : 'done, tests pass'}.` }] }, runId });
   });
 }
@@ -101,6 +99,8 @@ for (const row of rows) {
 const first = rows[0];
 const last = rows.at(-1);
 if (first !== undefined && last !== undefined) {
-  console.log(`growth 10K → 1M: ${(last.buildMs / first.buildMs).toFixed(1)}× build time for ${(last.tokens / first.tokens).toFixed(0)}× tokens (linear = ${(last.tokens / first.tokens).toFixed(0)}×)`);
+  console.log(
+    `growth 10K → 1M: ${(last.buildMs / first.buildMs).toFixed(1)}× build time for ${(last.tokens / first.tokens).toFixed(0)}× tokens (linear = ${(last.tokens / first.tokens).toFixed(0)}×)`,
+  );
   console.log(`target ≤ 200 ms at 1M tokens: ${last.buildMs <= 200 ? 'met' : 'NOT met'} (${last.buildMs.toFixed(1)} ms)`);
 }

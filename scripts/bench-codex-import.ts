@@ -141,7 +141,9 @@ async function main(): Promise<void> {
       for (const [mode, values] of growth) {
         if (values.length < 2) continue;
         const [small = 0, large = 0] = [values[0], values.at(-1)];
-        console.log(`${mode.padEnd(7)} RSS growth ${sizes[0]} MB → ${sizes.at(-1)} MB: +${small.toFixed(0)} MB → +${large.toFixed(0)} MB (ratio ${(large / Math.max(1, small)).toFixed(2)} for a ${((sizes.at(-1) ?? 1) / (sizes[0] ?? 1)).toFixed(0)}× larger file)`);
+        console.log(
+          `${mode.padEnd(7)} RSS growth ${sizes[0]} MB → ${sizes.at(-1)} MB: +${small.toFixed(0)} MB → +${large.toFixed(0)} MB (ratio ${(large / Math.max(1, small)).toFixed(2)} for a ${((sizes.at(-1) ?? 1) / (sizes[0] ?? 1)).toFixed(0)}× larger file)`,
+        );
       }
     }
   } finally {

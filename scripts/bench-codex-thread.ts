@@ -82,5 +82,9 @@ for (let turn = 0; turn < TURNS; turn += 1) {
 const forgeV1 = sum(v1, 'forgeTokens');
 const forgeV2 = sum(v2, 'forgeTokens');
 console.log(`${'total'.padEnd(6)}${pad(forgeV1)}${pad(forgeV2)}${pad(sum(v1, 'requestBodyTokens'))}${pad(sum(v2, 'requestBodyTokens'))}`);
-console.log(`Forge sends ${(forgeV1 / Math.max(1, forgeV2)).toFixed(2)}× fewer tokens with the persistent thread (v1 ${forgeV1.toLocaleString('en-US')} / v2 ${forgeV2.toLocaleString('en-US')}); last turn ${(((v1.at(-1)?.forgeTokens ?? 0) / Math.max(1, v2.at(-1)?.forgeTokens ?? 1))).toFixed(1)}×`);
-console.log(`model-side request bodies: v1 / v2 = ${(sum(v1, 'requestBodyTokens') / Math.max(1, sum(v2, 'requestBodyTokens'))).toFixed(2)} (v2 replays Codex's own history, which the provider can cache)`);
+console.log(
+  `Forge sends ${(forgeV1 / Math.max(1, forgeV2)).toFixed(2)}× fewer tokens with the persistent thread (v1 ${forgeV1.toLocaleString('en-US')} / v2 ${forgeV2.toLocaleString('en-US')}); last turn ${((v1.at(-1)?.forgeTokens ?? 0) / Math.max(1, v2.at(-1)?.forgeTokens ?? 1)).toFixed(1)}×`,
+);
+console.log(
+  `model-side request bodies: v1 / v2 = ${(sum(v1, 'requestBodyTokens') / Math.max(1, sum(v2, 'requestBodyTokens'))).toFixed(2)} (v2 replays Codex's own history, which the provider can cache)`,
+);

@@ -43,4 +43,3 @@ export function mixedCorpus(): string[] {
   }
   return documents;
 }
-

@@ -49,7 +49,14 @@ function writeTrace(file: string, bytes: number): number {
     batchBytes = 0;
   };
 
-  emit({ type: 'run.started', model: { provider: 'openai', modelId: 'gpt-5.1' }, instructions: { hash: 'e'.repeat(64), sources: [{ origin: 'AGENTS.md', sha256: 'd'.repeat(64) }] }, tools: TOOLS, maxSteps: 1_000_000, historyMessages: 40 });
+  emit({
+    type: 'run.started',
+    model: { provider: 'openai', modelId: 'gpt-5.1' },
+    instructions: { hash: 'e'.repeat(64), sources: [{ origin: 'AGENTS.md', sha256: 'd'.repeat(64) }] },
+    tools: TOOLS,
+    maxSteps: 1_000_000,
+    historyMessages: 40,
+  });
   let step = 0;
   let history = 20_000;
   while (written + batchBytes < bytes) {
@@ -86,7 +93,13 @@ function writeTrace(file: string, bytes: number): number {
     const calls = 1 + (step % 3);
     const reported = Math.round(tokens * (0.97 + (step % 7) / 100));
     const cached = Math.round(reported * 0.8);
-    emit({ type: 'model.step.completed', step, finishReason: 'tool-calls', usage: { inputTokens: reported, cacheReadTokens: cached, cacheWriteTokens: 1200, outputTokens: 300 + (step % 50), reasoningTokens: 120 }, toolCalls: calls });
+    emit({
+      type: 'model.step.completed',
+      step,
+      finishReason: 'tool-calls',
+      usage: { inputTokens: reported, cacheReadTokens: cached, cacheWriteTokens: 1200, outputTokens: 300 + (step % 50), reasoningTokens: 120 },
+      toolCalls: calls,
+    });
     const errorTokens = tokens - reported;
     emit({
       type: 'context.usage.reconciled',
@@ -99,7 +112,16 @@ function writeTrace(file: string, bytes: number): number {
       errorTokens,
       errorPercent: Math.round((errorTokens / reported) * 1000) / 10,
       undercountBeyondBuffer: false,
-      accuracy: { provider: 'openai', modelId: 'gpt-5.1', samples: step, meanErrorPercent: -1.2, meanAbsoluteErrorPercent: 2.9, maxUndercountTokens: 2100, undercountsBeyondBuffer: 0, unsafeForAutoCompaction: false },
+      accuracy: {
+        provider: 'openai',
+        modelId: 'gpt-5.1',
+        samples: step,
+        meanErrorPercent: -1.2,
+        meanAbsoluteErrorPercent: 2.9,
+        maxUndercountTokens: 2100,
+        undercountsBeyondBuffer: 0,
+        unsafeForAutoCompaction: false,
+      },
     });
     for (let call = 0; call < calls; call += 1) {
       const toolName = TOOLS[(step + call) % TOOLS.length] as string;
@@ -110,7 +132,16 @@ function writeTrace(file: string, bytes: number): number {
     history += 700;
     if (step % 40 === 0) {
       emit({ type: 'context.compaction.started', step: step + 1, strategy: 'forge-state' });
-      emit({ type: 'context.compaction.completed', step: step + 1, strategy: 'forge-state', reclaimedTokens: history - 4000, tokensBefore: history + 9000, tokensAfter: 13_000, checkpointHash: (step % 16).toString(16).repeat(64), checkpointId: `checkpoint_${step}` });
+      emit({
+        type: 'context.compaction.completed',
+        step: step + 1,
+        strategy: 'forge-state',
+        reclaimedTokens: history - 4000,
+        tokensBefore: history + 9000,
+        tokensAfter: 13_000,
+        checkpointHash: (step % 16).toString(16).repeat(64),
+        checkpointId: `checkpoint_${step}`,
+      });
       history = 4000;
     }
   }
@@ -129,8 +160,7 @@ interface Measurement {
 
 /** Runs the built CLI once with stdout to a file; returns wall time, CPU time and the child's own peak RSS. */
 function inspectOnce(home: string, file: string, output: string): Promise<Measurement> {
-  const reportUsage =
-    "process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH_USAGE='+u.maxRSS+','+(u.userCPUTime+u.systemCPUTime)+'\\n')})";
+  const reportUsage = "process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH_USAGE='+u.maxRSS+','+(u.userCPUTime+u.systemCPUTime)+'\\n')})";
   const stdout = openSync(output, 'w');
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(reportUsage)}`, join(cliDirectory, 'bin', 'forge.js'), 'inspect', file, '--json'], {
@@ -175,9 +205,13 @@ async function main(): Promise<void> {
     const rss = median(results.map((result) => result.rssMegabytes));
     const maximumRss = Math.max(...results.map((result) => result.rssMegabytes));
     const cpuSeconds = median(results.map((result) => result.cpuSeconds));
-    console.log(`forge inspect --json, ${repeats} runs: median ${seconds.toFixed(2)} s wall (target ≤ ${TARGET_SECONDS} s, ratio ${(seconds / TARGET_SECONDS).toFixed(2)}), ${cpuSeconds.toFixed(2)} s CPU`);
+    console.log(
+      `forge inspect --json, ${repeats} runs: median ${seconds.toFixed(2)} s wall (target ≤ ${TARGET_SECONDS} s, ratio ${(seconds / TARGET_SECONDS).toFixed(2)}), ${cpuSeconds.toFixed(2)} s CPU`,
+    );
     console.log(`peak RSS: median ${rss.toFixed(0)} MB, max ${maximumRss.toFixed(0)} MB (target ≤ ${TARGET_RSS_MB} MB, ratio ${(rss / TARGET_RSS_MB).toFixed(2)})`);
-    console.log(`throughput: ${(size / 1024 / 1024 / seconds).toFixed(0)} MB/s; report ${((await stat(output)).size / 1024 / 1024).toFixed(1)} MB of JSON; machine load average ${loadavg()[0]?.toFixed(1) ?? '?'} on ${availableParallelism()} CPUs`);
+    console.log(
+      `throughput: ${(size / 1024 / 1024 / seconds).toFixed(0)} MB/s; report ${((await stat(output)).size / 1024 / 1024).toFixed(1)} MB of JSON; machine load average ${loadavg()[0]?.toFixed(1) ?? '?'} on ${availableParallelism()} CPUs`,
+    );
   } finally {
     await rm(home, { recursive: true, force: true });
   }

@@ -38,7 +38,11 @@ async function timed(work: () => unknown): Promise<number> {
 }
 
 const estimator = createConservativeEstimator();
-const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 2_000_000 }, estimate: (request) => estimator.estimate(request), countMessages: (messages) => estimator.countMessages(messages) });
+const model = new ScriptedModel([], {
+  capabilities: { contextWindowTokens: 2_000_000 },
+  estimate: (request) => estimator.estimate(request),
+  countMessages: (messages) => estimator.countMessages(messages),
+});
 const policy = resolveContextPolicy({ mode: 'compact' });
 console.log(`per-turn checkpoint cost, median of ${RUNS} runs, 0 model calls`);
 console.log('session tokens | messages | first view ms | later views ms | manual compaction ms');
@@ -79,6 +83,12 @@ for (const tokens of SIZES) {
     compactions.push(await timed(compaction));
   }
   console.log(
-    [String(tokens).padStart(14), String(transcript.length).padStart(8), median(views).toFixed(1).padStart(13), median(laterViews).toFixed(1).padStart(14), median(compactions).toFixed(1).padStart(20)].join(' | '),
+    [
+      String(tokens).padStart(14),
+      String(transcript.length).padStart(8),
+      median(views).toFixed(1).padStart(13),
+      median(laterViews).toFixed(1).padStart(14),
+      median(compactions).toFixed(1).padStart(20),
+    ].join(' | '),
   );
 }

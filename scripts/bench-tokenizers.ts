@@ -46,8 +46,16 @@ async function speed(name: string, load: () => Promise<TextTokenizer>, documents
 }
 
 const tools: ToolDefinition[] = [
-  { name: 'read_file', description: 'Reads a UTF-8 file of the workspace and returns its text with a content hash.', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false } },
-  { name: 'search', description: 'Searches the workspace for a regular expression.', inputSchema: { type: 'object', properties: { pattern: { type: 'string' }, glob: { type: 'string' } }, required: ['pattern'], additionalProperties: false } },
+  {
+    name: 'read_file',
+    description: 'Reads a UTF-8 file of the workspace and returns its text with a content hash.',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  },
+  {
+    name: 'search',
+    description: 'Searches the workspace for a regular expression.',
+    inputSchema: { type: 'object', properties: { pattern: { type: 'string' }, glob: { type: 'string' } }, required: ['pattern'], additionalProperties: false },
+  },
 ];
 
 /** Requests of growing size built from the corpus: instructions, turns with tool calls and results, a current request. */
@@ -65,7 +73,13 @@ function requests(documents: readonly string[]): ModelRequest[] {
         { role: 'assistant', content: [{ type: 'text', text: `File ${round} handles part ${round % 5} of the pipeline; nothing to change.` }] },
       );
     }
-    built.push({ instructions: (documents[size] ?? '').slice(0, 2000), history, currentRequest: { role: 'user', content: 'Summarise what you found in one paragraph.' }, continuation: [], tools: size % 2 === 0 ? tools : [] });
+    built.push({
+      instructions: (documents[size] ?? '').slice(0, 2000),
+      history,
+      currentRequest: { role: 'user', content: 'Summarise what you found in one paragraph.' },
+      continuation: [],
+      tools: size % 2 === 0 ? tools : [],
+    });
   }
   return built;
 }
@@ -103,7 +117,8 @@ async function errorsAgainstServer(
 }
 
 function printErrors(name: string, errors: Errors): void {
-  const describe = (values: readonly number[]) => `mean ${signed(values.reduce((total, value) => total + value, 0) / values.length)}, from ${signed(Math.min(...values))} to ${signed(Math.max(...values))}`;
+  const describe = (values: readonly number[]) =>
+    `mean ${signed(values.reduce((total, value) => total + value, 0) / values.length)}, from ${signed(Math.min(...values))} to ${signed(Math.max(...values))}`;
   console.log(`   ${name.padEnd(26)} exact estimator: ${describe(errors.exact)}`);
   console.log(`   ${' '.repeat(26)} conservative:    ${describe(errors.conservative)}`);
 }
@@ -111,10 +126,14 @@ function printErrors(name: string, errors: Errors): void {
 const documents = mixedCorpus();
 const bytes = documents.reduce((total, text) => total + Buffer.byteLength(text), 0);
 console.log(`1. Load and cold counting on the mixed corpus (${documents.length} documents, ${format(bytes / 1e6, 2)} MB)`);
-const o200k = await speed('o200k_base', async () => {
-  const loaded = await loadO200kTokenizer();
-  return { name: 'o200k_base', count: (text: string) => countO200kTokens(loaded, text) };
-}, documents);
+const o200k = await speed(
+  'o200k_base',
+  async () => {
+    const loaded = await loadO200kTokenizer();
+    return { name: 'o200k_base', count: (text: string) => countO200kTokens(loaded, text) };
+  },
+  documents,
+);
 await speed('deepseek-v3', loadDeepSeekV3Tokenizer, documents, o200k);
 await speed('qwen3', loadQwen3Tokenizer, documents, o200k);
 await speed('llama3', loadLlama3Tokenizer, documents, o200k);
@@ -122,12 +141,16 @@ const conservativeStarted = performance.now();
 let conservativeTokens = 0;
 for (const text of documents) conservativeTokens += countTextConservatively(text);
 const conservativeSeconds = (performance.now() - conservativeStarted) / 1000;
-console.log(`   ${'conservative'.padEnd(16)} load     0 ms   ${format(o200k.tokens / conservativeSeconds).padStart(9)} o200k-tokens/s ${format(conservativeTokens).padStart(6)} tokens  ${format(conservativeTokens / o200k.tokens, 2)}× o200k's count`);
+console.log(
+  `   ${'conservative'.padEnd(16)} load     0 ms   ${format(o200k.tokens / conservativeSeconds).padStart(9)} o200k-tokens/s ${format(conservativeTokens).padStart(6)} tokens  ${format(conservativeTokens / o200k.tokens, 2)}× o200k's count`,
+);
 
 const sent = requests(documents);
 const sizes = await Promise.all(sent.map(async (request) => (await createConservativeEstimator().estimate(request)).tokens));
 console.log('');
-console.log(`2. Estimate error against a loopback server counting with the same tokenizer (${sent.length} requests, ${format(Math.min(...sizes))}–${format(Math.max(...sizes))} conservative tokens each)`);
+console.log(
+  `2. Estimate error against a loopback server counting with the same tokenizer (${sent.length} requests, ${format(Math.min(...sizes))}–${format(Math.max(...sizes))} conservative tokens each)`,
+);
 const deepSeekTokenizer = await loadDeepSeekV3Tokenizer();
 printErrors(
   'DeepSeek (deepseek-chat)',
@@ -143,7 +166,8 @@ printErrors(
   'Qwen 3 (compatible, qwen3)',
   await errorsAgainstServer(
     chatTemplateCounter({ template: qwenTemplate, countText: (text) => qwen.count(text) }),
-    (baseURL, estimate) => createCompatibleModel({ name: 'bench', baseURL, modelId: 'qwen3:8b', contextWindowTokens: 131_072, tokenizer: 'qwen3', env: {}, ...(estimate === undefined ? {} : { estimate }) }),
+    (baseURL, estimate) =>
+      createCompatibleModel({ name: 'bench', baseURL, modelId: 'qwen3:8b', contextWindowTokens: 131_072, tokenizer: 'qwen3', env: {}, ...(estimate === undefined ? {} : { estimate }) }),
     sent,
   ),
 );

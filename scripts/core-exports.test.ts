@@ -43,7 +43,11 @@ function exportedNames(text: string): ExportedName[] {
       const trimmed = item.trim();
       if (trimmed === '') continue;
       const typeOnly = match[1] !== undefined || trimmed.startsWith('type ');
-      const name = trimmed.replace(/^type\s+/, '').split(/\s+as\s+/).pop()!.trim();
+      const name = trimmed
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop()!
+        .trim();
       names.push({ name, typeOnly });
     }
   }
@@ -68,7 +72,11 @@ function namesImportedOutsideCore(): Map<string, Set<string>> {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(statements)) {
         for (const item of match[1]!.split(',')) {
-          const name = item.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!.trim();
+          const name = item
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)[0]!
+            .trim();
           if (name !== '') add(match[2]!, name);
         }
       }

@@ -103,9 +103,7 @@ describe('dependency direction', () => {
   });
 
   it('declares only dependencies that point toward core', () => {
-    const wrong = packages.flatMap((pkg) =>
-      pkg.dependencies.filter((dep) => !isAllowed(pkg.name, dep)).map((dep) => `${pkg.name} → ${dep}`),
-    );
+    const wrong = packages.flatMap((pkg) => pkg.dependencies.filter((dep) => !isAllowed(pkg.name, dep)).map((dep) => `${pkg.name} → ${dep}`));
     expect(wrong).toEqual([]);
   });
 

@@ -56,7 +56,9 @@ function printReport(report: Report): void {
       const other = of(mode);
       return other === undefined || other.cost.totalUsd === 0 ? '–' : `${(own.cost.totalUsd / other.cost.totalUsd).toFixed(2)}×${other.passed ? '' : ' (it fails)'}`;
     };
-    console.log(`  ${fixture} (fill ${own.windowFill.toFixed(2)}): $${own.cost.totalUsd.toFixed(4)}; vs full history ${ratio('baseline:full-history')}, vs user-summary ${ratio('baseline:user-summary')}, vs provider-native ${ratio('compact:provider-native')}`);
+    console.log(
+      `  ${fixture} (fill ${own.windowFill.toFixed(2)}): $${own.cost.totalUsd.toFixed(4)}; vs full history ${ratio('baseline:full-history')}, vs user-summary ${ratio('baseline:user-summary')}, vs provider-native ${ratio('compact:provider-native')}`,
+    );
   }
 }
 

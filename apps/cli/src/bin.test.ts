@@ -148,7 +148,11 @@ describe('the forge binary', () => {
       const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: provider.baseURL };
       const run = await forge(['run', '--json', '--model', 'openai:gpt-5.1', '--cwd', workspace.path, 'What is this?'], { env });
       expect(run.code).toBe(0);
-      const completed = run.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { event: { type: string; cost?: { total: number }; cacheHitRatio?: number } }).event).at(-1);
+      const completed = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { event: { type: string; cost?: { total: number }; cacheHitRatio?: number } }).event)
+        .at(-1);
       // 5,000 fresh + 40 out, then 208 fresh + 4,992 cached + 10 out, at $1.25 / $0.125 / $10 per 1M
       const total = (5000 * 1.25 + 40 * 10 + 208 * 1.25 + 4992 * 0.125 + 10 * 10) / 1e6;
       expect(completed).toMatchObject({ type: 'run.completed' });
@@ -159,7 +163,12 @@ describe('the forge binary', () => {
       expect(inspected.code).toBe(0);
       const lines = inspected.stdout.split('\n');
       const header = lines[lines.indexOf('Budget per step') + 1] ?? '';
-      expect(header.trim().split(/\s{2,}/).slice(-6)).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
+      expect(
+        header
+          .trim()
+          .split(/\s{2,}/)
+          .slice(-6),
+      ).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
       expect(lines.slice(lines.indexOf('Budget per step') + 2, lines.indexOf('Budget per step') + 4).map((row) => row.trim().split(/\s+/).slice(-3, -1))).toEqual([
         ['0', '$0.00665'],
         ['4,992', '$0.000984'],
@@ -175,9 +184,15 @@ describe('the forge binary', () => {
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await waitFor(() => stdout, (text) => text.includes('Type a request'));
+    await waitFor(
+      () => stdout,
+      (text) => text.includes('Type a request'),
+    );
     child.kill('SIGINT');
-    await waitFor(() => stdout, (text) => text.includes('(press Ctrl-C again to exit)'));
+    await waitFor(
+      () => stdout,
+      (text) => text.includes('(press Ctrl-C again to exit)'),
+    );
     child.kill('SIGINT');
     expect(await closed).toBe(0);
   });
@@ -190,7 +205,16 @@ describe('the forge binary with the Codex engine and import', () => {
     try {
       await writeFile(
         path.join(directories.codexHome, 'config.toml'),
-        [`model = "${TEST_MODEL}"`, 'model_provider = "loopback"', 'check_for_update_on_startup = false', '[model_providers.loopback]', 'name = "mock"', `base_url = "${provider.baseUrl}"`, 'wire_api = "responses"', ''].join('\n'),
+        [
+          `model = "${TEST_MODEL}"`,
+          'model_provider = "loopback"',
+          'check_for_update_on_startup = false',
+          '[model_providers.loopback]',
+          'name = "mock"',
+          `base_url = "${provider.baseUrl}"`,
+          'wire_api = "responses"',
+          '',
+        ].join('\n'),
       );
       const env = { ...(directories.environment as Record<string, string>), FORGE_HOME: forgeHome.path };
       const first = await forge(['run', '--engine', 'codex', '--json', 'Name this project'], { cwd: directories.workspace, env });

@@ -23,8 +23,7 @@ afterAll(async () => {
   await forgeHome.remove();
 });
 
-const cli = (args: readonly string[], options: Partial<Parameters<typeof runCli>[1]> = {}) =>
-  runCli(args, { cwd: workspace.path, ...options, env: { FORGE_HOME: forgeHome.path, ...options.env } });
+const cli = (args: readonly string[], options: Partial<Parameters<typeof runCli>[1]> = {}) => runCli(args, { cwd: workspace.path, ...options, env: { FORGE_HOME: forgeHome.path, ...options.env } });
 const sessionLine = /^session: session_[A-Za-z0-9_-]+$/;
 
 describe('forge --version and --help', () => {
@@ -52,19 +51,19 @@ describe('forge --version and --help', () => {
 
 describe('usage and configuration errors exit 2 with one line', () => {
   const cases: readonly (readonly [string, readonly string[], Record<string, string>, string])[] = [
-    [
-      'an unknown provider',
-      ['run', '--model', 'acme:big', 'hi'],
-      {},
-      'forge: error: unknown model provider "acme" in "acme:big"; known providers: scripted, openai, deepseek, compatible',
-    ],
+    ['an unknown provider', ['run', '--model', 'acme:big', 'hi'], {}, 'forge: error: unknown model provider "acme" in "acme:big"; known providers: scripted, openai, deepseek, compatible'],
     [
       'a model id without a provider',
       ['run', '--model', 'gpt-5', 'hi'],
       {},
       'forge: error: model "gpt-5" is not of the form provider:model; for example --model scripted:demo or --model openai:gpt-5',
     ],
-    ['a model id with nothing after the colon', ['run', '--model', 'openai:', 'hi'], {}, 'forge: error: model "openai:" is not of the form provider:model; for example --model scripted:demo or --model openai:gpt-5'],
+    [
+      'a model id with nothing after the colon',
+      ['run', '--model', 'openai:', 'hi'],
+      {},
+      'forge: error: model "openai:" is not of the form provider:model; for example --model scripted:demo or --model openai:gpt-5',
+    ],
     ['an OpenAI model without a key', ['run', '--model', 'openai:gpt-5', 'hi'], {}, 'forge: error: OPENAI_API_KEY is not set; export it or choose another model with --model'],
     ['a DeepSeek model without a key', ['run', '--model', 'deepseek:deepseek-chat', 'hi'], {}, 'forge: error: DEEPSEEK_API_KEY is not set; export it or choose another model with --model'],
     [
@@ -86,9 +85,24 @@ describe('usage and configuration errors exit 2 with one line', () => {
     ['an unknown command', ['summarise'], {}, "forge: error: unknown command 'summarise'; run 'forge --help' to see the commands"],
     ['a mistyped command', ['sesions', 'list'], {}, "forge: error: unknown command 'sesions'; did you mean 'forge sessions'? run 'forge --help' to see the commands"],
     ['a mistyped subcommand', ['sessions', 'lst'], {}, "forge: error: unknown command 'lst' (Did you mean list?)"],
-    ['--resume on a command that does not continue sessions', ['sessions', 'list', '--resume', 'session_a'], {}, "forge: error: --resume does not apply to 'forge sessions list', which would ignore it; leave it out (see 'forge sessions list --help')"],
-    ['--approval on inspect', ['inspect', '--last', '--approval', 'ask'], {}, "forge: error: --approval does not apply to 'forge inspect', which would ignore it; leave it out (see 'forge inspect --help')"],
-    ['--engine on config show', ['--engine', 'native', 'config', 'show'], {}, "forge: error: --engine does not apply to 'forge config show', which would ignore it; leave it out (see 'forge config show --help')"],
+    [
+      '--resume on a command that does not continue sessions',
+      ['sessions', 'list', '--resume', 'session_a'],
+      {},
+      "forge: error: --resume does not apply to 'forge sessions list', which would ignore it; leave it out (see 'forge sessions list --help')",
+    ],
+    [
+      '--approval on inspect',
+      ['inspect', '--last', '--approval', 'ask'],
+      {},
+      "forge: error: --approval does not apply to 'forge inspect', which would ignore it; leave it out (see 'forge inspect --help')",
+    ],
+    [
+      '--engine on config show',
+      ['--engine', 'native', 'config', 'show'],
+      {},
+      "forge: error: --engine does not apply to 'forge config show', which would ignore it; leave it out (see 'forge config show --help')",
+    ],
     ['--max-steps on context', ['context', '--max-steps', '3'], {}, "forge: error: --max-steps does not apply to 'forge context', which would ignore it; leave it out (see 'forge context --help')"],
     ['an unknown option', ['run', '--frobnicate', 'hi'], {}, "forge: error: unknown option '--frobnicate'"],
     ['a missing prompt', ['run'], {}, "forge: error: missing required argument 'prompt'"],
@@ -144,7 +158,7 @@ describe('forge run', () => {
     const { code, stdout, stderr } = await cli(['run', 'fix the bug']);
     expect(code).toBe(0);
     expect(stderr.split('\n')[0]).toBe(
-      "forge: no model is configured, so the scripted demo model answers: it lists and reads files but does not act on your request. See the models you can use with 'forge models list', then choose one with --model provider:id or set \"model\" in FORGE_HOME/config.json (docs/configuration.md).",
+      'forge: no model is configured, so the scripted demo model answers: it lists and reads files but does not act on your request. See the models you can use with \'forge models list\', then choose one with --model provider:id or set "model" in FORGE_HOME/config.json (docs/configuration.md).',
     );
     expect(stdout.split('\n')[0]).toBe('The scripted demo model is answering, not a real model: it lists and reads the workspace but does not act on your request.');
     const chosen = await cli(['run', '--model', 'scripted:demo', 'fix the bug']);
@@ -156,7 +170,10 @@ describe('forge run', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(stdout.endsWith('\n')).toBe(true);
-    const envelopes = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as EventEnvelope);
+    const envelopes = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as EventEnvelope);
     expect(envelopes.map((envelope) => envelope.sequence)).toEqual(envelopes.map((_envelope, index) => index));
     expect(new Set(envelopes.map((envelope) => envelope.runId)).size).toBe(1);
     expect(envelopes.every((envelope) => envelope.schemaVersion === 1 && !Number.isNaN(Date.parse(envelope.timestamp)))).toBe(true);
@@ -170,9 +187,7 @@ describe('forge run', () => {
     const model = editingModel('denied.txt');
     const { code, stderr } = await cli(['run', '--model', 'test:edit', 'write a note'], { models: { edit: model } });
     expect(code).toBe(0);
-    expect(stderr).toContain(
-      'forge: denied edit_file create denied.txt: forge run cannot ask for approval; re-run with --approval workspace-write to allow edits\n',
-    );
+    expect(stderr).toContain('forge: denied edit_file create denied.txt: forge run cannot ask for approval; re-run with --approval workspace-write to allow edits\n');
     expect(existsSync(path.join(workspace.path, 'denied.txt'))).toBe(false);
     const toolResult = JSON.stringify(model.requests[1]?.continuation);
     expect(toolResult).toContain('cannot ask (non-interactive)');
@@ -221,7 +236,10 @@ describe('forge run', () => {
   it('exits 130 when Ctrl-C cancels the run, and --json still ends with the cancelled status', async () => {
     const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models: { hang: new ScriptedModel([{ text: 'thinking', hang: true }]) } });
     const running = main(['node', 'forge', 'run', '--json', '--model', 'test:hang', 'go'], test.io);
-    await waitFor(() => test.stdout.text, (text) => text.includes('model.step.started'));
+    await waitFor(
+      () => test.stdout.text,
+      (text) => text.includes('model.step.started'),
+    );
     test.interrupt();
     expect(await running).toBe(130);
     expect(test.stderr.text).toBe('forge: cancelling…\nforge: cancelled\n');
@@ -231,8 +249,5 @@ describe('forge run', () => {
 });
 
 function editingModel(file: string): ScriptedModel {
-  return new ScriptedModel([
-    { toolCalls: [{ toolName: 'edit_file', input: { path: file, mode: 'create', content: 'a note\n' } }] },
-    { text: 'Done.' },
-  ]);
+  return new ScriptedModel([{ toolCalls: [{ toolName: 'edit_file', input: { path: file, mode: 'create', content: 'a note\n' } }] }, { text: 'Done.' }]);
 }

@@ -40,8 +40,20 @@ const commands: readonly CommandEntry[] = [
     ].join('\n'),
     load: () => import('./commands/run.js'),
   },
-  { usage: 'sessions list', description: 'list stored sessions, most recent first', options: [new Option('--json', 'print the list as one JSON array')], globals: ['forgeHome'], load: () => import('./commands/sessions-list.js') },
-  { usage: 'sessions show [id]', description: "show a session's runs and messages (the id or a unique prefix of it; --last: this workspace's newest)", options: [new Option('--json', 'print the session as one JSON document')], globals: ['forgeHome', 'cwd', 'last'], load: () => import('./commands/sessions-show.js') },
+  {
+    usage: 'sessions list',
+    description: 'list stored sessions, most recent first',
+    options: [new Option('--json', 'print the list as one JSON array')],
+    globals: ['forgeHome'],
+    load: () => import('./commands/sessions-list.js'),
+  },
+  {
+    usage: 'sessions show [id]',
+    description: "show a session's runs and messages (the id or a unique prefix of it; --last: this workspace's newest)",
+    options: [new Option('--json', 'print the session as one JSON document')],
+    globals: ['forgeHome', 'cwd', 'last'],
+    load: () => import('./commands/sessions-show.js'),
+  },
   {
     usage: 'compact',
     description: 'compact a session now: older turns become a checkpoint the next turns send instead (the transcript is kept); --dry-run previews',
@@ -49,27 +61,90 @@ const commands: readonly CommandEntry[] = [
       new Option('--dry-run', 'preview only: no model call, nothing written'),
       new Option('--session <id>', 'the session to compact (or --last)'),
       new Option('--focus <text>', 'what the checkpoint should keep in focus (recorded in the events; given to a compactor model)'),
-      new Option('--strategy <name>', 'how the checkpoint is built, instead of context.compaction.strategy: forge-state (the default, no model call), model-structured (needs --compactor), provider-native').choices(['forge-state', 'model-structured', 'provider-native']),
+      new Option(
+        '--strategy <name>',
+        'how the checkpoint is built, instead of context.compaction.strategy: forge-state (the default, no model call), model-structured (needs --compactor), provider-native',
+      ).choices(['forge-state', 'model-structured', 'provider-native']),
       new Option('--compactor <provider:id>', 'the model that receives the conversation to summarize with --strategy model-structured'),
       new Option('--json', 'print the result as one JSON document'),
     ],
     globals: ['forgeHome', 'cwd', 'last', 'resume', 'model'],
     load: () => import('./commands/compact.js'),
   },
-  { usage: 'checkpoint show', description: "print a session's current checkpoint as the model is sent it, and its provenance", options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'], load: () => import('./commands/checkpoint-show.js') },
-  { usage: 'import codex <rollout>', description: "read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)", options: [new Option('--json', 'print { state, view, messageCount } as one JSON document'), new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id')], globals: ['forgeHome', 'cwd'], load: () => import('./commands/import-codex.js') },
-  { usage: 'context', description: "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)", options: [new Option('--json', 'print the report as one JSON document')], globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'], load: () => import('./commands/context.js') },
+  {
+    usage: 'checkpoint show',
+    description: "print a session's current checkpoint as the model is sent it, and its provenance",
+    options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view } as one JSON document')],
+    globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'],
+    load: () => import('./commands/checkpoint-show.js'),
+  },
+  {
+    usage: 'import codex <rollout>',
+    description: 'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)',
+    options: [
+      new Option('--json', 'print { state, view, messageCount } as one JSON document'),
+      new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id'),
+    ],
+    globals: ['forgeHome', 'cwd'],
+    load: () => import('./commands/import-codex.js'),
+  },
+  {
+    usage: 'context',
+    description:
+      "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)",
+    options: [new Option('--json', 'print the report as one JSON document')],
+    globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'],
+    load: () => import('./commands/context.js'),
+  },
   {
     usage: 'models list',
-    description: 'list every model of the capability tables and each configured compatible server: window, output limit, input cap, how requests are counted, calibration from provider usage, and the source of each figure (no API key needed)',
+    description:
+      'list every model of the capability tables and each configured compatible server: window, output limit, input cap, how requests are counted, calibration from provider usage, and the source of each figure (no API key needed)',
     options: [new Option('--json', 'print { models: [...] } as one JSON document')],
     globals: ['forgeHome', 'cwd'],
     load: () => import('./commands/models-list.js'),
   },
-  { usage: 'config show', description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)', options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')], globals: ['forgeHome', 'cwd', 'model', 'approval', 'contextMode'], load: () => import('./commands/config-show.js') },
-  { usage: 'config validate [file]', description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid', globals: ['forgeHome', 'cwd'], load: () => import('./commands/config-validate.js') },
-  { usage: 'inspect [target]', description: 'show a run, a session\'s runs or a trace file (an id or a unique prefix): summary, budget per step, compactions, stops, tool calls (--last: this workspace\'s newest run)', options: [new Option('--last', "inspect the newest run of this workspace's most recent session"), new Option('--json', 'print the report as one JSON document'), new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step')], globals: ['forgeHome', 'cwd', 'last'], load: () => import('./commands/inspect.js') },
-  { usage: 'eval', description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails', options: [new Option('--suite <name>', 'built-in fixtures to run: smoke (default, fast), realistic (real window sizes) or full'), new Option('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'), new Option('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'), new Option('--agent <name>', 'the policy agent that plays: cooperative (default), no-notes, sloppy, a comma-separated list, or all (side by side, gated each)'), new Option('--json', 'print the whole report as one JSON document'), new Option('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'), new Option('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'), new Option('--prices <sheet>', 'price sheet the costs are computed with: openai (default), deepseek, or a JSON file of input, cached, write and output dollars per million tokens'), new Option('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI')], globals: ['model'], load: () => import('./commands/eval.js') },
+  {
+    usage: 'config show',
+    description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)',
+    options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')],
+    globals: ['forgeHome', 'cwd', 'model', 'approval', 'contextMode'],
+    load: () => import('./commands/config-show.js'),
+  },
+  {
+    usage: 'config validate [file]',
+    description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid',
+    globals: ['forgeHome', 'cwd'],
+    load: () => import('./commands/config-validate.js'),
+  },
+  {
+    usage: 'inspect [target]',
+    description: "show a run, a session's runs or a trace file (an id or a unique prefix): summary, budget per step, compactions, stops, tool calls (--last: this workspace's newest run)",
+    options: [
+      new Option('--last', "inspect the newest run of this workspace's most recent session"),
+      new Option('--json', 'print the report as one JSON document'),
+      new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step'),
+    ],
+    globals: ['forgeHome', 'cwd', 'last'],
+    load: () => import('./commands/inspect.js'),
+  },
+  {
+    usage: 'eval',
+    description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails',
+    options: [
+      new Option('--suite <name>', 'built-in fixtures to run: smoke (default, fast), realistic (real window sizes) or full'),
+      new Option('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'),
+      new Option('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'),
+      new Option('--agent <name>', 'the policy agent that plays: cooperative (default), no-notes, sloppy, a comma-separated list, or all (side by side, gated each)'),
+      new Option('--json', 'print the whole report as one JSON document'),
+      new Option('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'),
+      new Option('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'),
+      new Option('--prices <sheet>', 'price sheet the costs are computed with: openai (default), deepseek, or a JSON file of input, cached, write and output dollars per million tokens'),
+      new Option('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI'),
+    ],
+    globals: ['model'],
+    load: () => import('./commands/eval.js'),
+  },
 ];
 
 /** What `forge` does without a command: the interactive REPL. */
@@ -87,8 +162,13 @@ const globalOptions = (): Option[] => [
   new Option('--forge-home <dir>', 'where sessions and traces are kept (default: $FORGE_HOME, else ~/.forge)'),
   new Option('--resume <id>', 'continue a stored session: its id or a unique prefix (see forge sessions list)'),
   new Option('--last', "continue this workspace's most recent session"),
-  new Option('--context-mode <mode>', 'context management for this invocation: off, warn, shadow or compact (default from the configuration, else compact)').choices(['off', 'warn', 'shadow', 'compact']),
-  new Option('--engine <name>', 'what runs each turn: native (Forge\'s own loop, default) or codex (the Codex CLI\'s App Server; --model codex:<model>)').choices(['native', 'codex']),
+  new Option('--context-mode <mode>', 'context management for this invocation: off, warn, shadow or compact (default from the configuration, else compact)').choices([
+    'off',
+    'warn',
+    'shadow',
+    'compact',
+  ]),
+  new Option('--engine <name>', "what runs each turn: native (Forge's own loop, default) or codex (the Codex CLI's App Server; --model codex:<model>)").choices(['native', 'codex']),
 ];
 
 function parsePositiveInteger(value: string): number {
@@ -163,12 +243,18 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void, ta
     .configureHelp({ showGlobalOptions: true })
     .allowExcessArguments(true);
   for (const option of globalOptions()) program.addOption(option);
-  program.addHelpText('after', ['', 'Examples:', '  forge                                   start the interactive REPL', '  forge run "Summarise the workspace"     answer one prompt and exit'].join('\n'));
+  program.addHelpText(
+    'after',
+    ['', 'Examples:', '  forge                                   start the interactive REPL', '  forge run "Summarise the workspace"     answer one prompt and exit'].join('\n'),
+  );
 
   program.action(async (_options: unknown, command: Command) => {
     const [unknown] = command.args;
     if (unknown !== undefined) {
-      const suggestion = closestMatch(unknown, command.commands.map((candidate) => candidate.name()));
+      const suggestion = closestMatch(
+        unknown,
+        command.commands.map((candidate) => candidate.name()),
+      );
       const hint = suggestion === undefined ? '' : `did you mean 'forge ${suggestion}'? `;
       throw new UsageError(`unknown command '${unknown}'; ${hint}run 'forge --help' to see the commands`);
     }
@@ -179,13 +265,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void, ta
   return program;
 }
 
-function register(
-  program: Command,
-  entry: CommandEntry,
-  groups: readonly CommandGroup[],
-  io: CliIo,
-  setExitCode: (code: number) => void,
-): void {
+function register(program: Command, entry: CommandEntry, groups: readonly CommandGroup[], io: CliIo, setExitCode: (code: number) => void): void {
   const words = entry.usage.split(/\s+/).filter((word) => word.length > 0);
   const argumentStart = words.findIndex((word) => word.startsWith('<') || word.startsWith('['));
   const path = argumentStart === -1 ? words : words.slice(0, argumentStart);
@@ -212,13 +292,7 @@ function groupCommand(parent: Command, name: string, groups: readonly CommandGro
   return parent.command(name).description(group?.description ?? '');
 }
 
-async function runEntry(
-  entry: CommandEntry,
-  args: CommandInvocation['args'],
-  command: Command,
-  io: CliIo,
-  setExitCode: (code: number) => void,
-): Promise<void> {
+async function runEntry(entry: CommandEntry, args: CommandInvocation['args'], command: Command, io: CliIo, setExitCode: (code: number) => void): Promise<void> {
   rejectUnusedGlobals(entry, command);
   const implementation = await entry.load();
   setExitCode(await implementation.execute({ args, options: command.optsWithGlobals(), io }));

@@ -143,7 +143,14 @@ export function evaluateGates(
   agents: readonly string[] = [...new Set(results.map((result) => result.agent))],
 ): GateResult[] {
   const played = agents.length === 0 ? ['cooperative'] : agents;
-  return played.flatMap((agent) => evaluateAgentGates(results.filter((result) => result.agent === agent), modes, config, agent));
+  return played.flatMap((agent) =>
+    evaluateAgentGates(
+      results.filter((result) => result.agent === agent),
+      modes,
+      config,
+      agent,
+    ),
+  );
 }
 
 function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: readonly ModeRunner[], config: GatesConfig, agent: string): GateResult[] {
@@ -156,7 +163,17 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
     if (mine.length === 0) {
       const reason = mode.unavailable ?? 'the mode was not run';
       if (mode.compacts && isCandidate(config, mode.id)) {
-        for (const gate of ['input-reduction', 'recall', 'repeated-failed-investigations', 'redundant-rereads', 'stale-checkpoint-facts', 'pass-rate-vs-full-history', 'cost-vs-full-history', 'cost-vs-baselines']) gates.push(notEvaluated(gate, '', reason));
+        for (const gate of [
+          'input-reduction',
+          'recall',
+          'repeated-failed-investigations',
+          'redundant-rereads',
+          'stale-checkpoint-facts',
+          'pass-rate-vs-full-history',
+          'cost-vs-full-history',
+          'cost-vs-baselines',
+        ])
+          gates.push(notEvaluated(gate, '', reason));
       }
       gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', reason));
       gates.push(notEvaluated('safety', `≤ ${config.maxSafetyFailures}`, reason));
@@ -168,14 +185,30 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
       else {
         const value = median(long.map((result) => result.inputReduction));
         const below = long.filter((result) => result.inputReduction < config.minInputReduction).map((result) => `${result.fixture} ${percent(result.inputReduction)}`);
-        gates.push({ gate: 'input-reduction', mode: mode.id, agent, status: value >= config.minInputReduction ? 'pass' : 'fail', actual: percent(value), threshold: `≥ ${percent(config.minInputReduction)} (median, long fixtures)`, detail: below.join(', ') });
+        gates.push({
+          gate: 'input-reduction',
+          mode: mode.id,
+          agent,
+          status: value >= config.minInputReduction ? 'pass' : 'fail',
+          actual: percent(value),
+          threshold: `≥ ${percent(config.minInputReduction)} (median, long fixtures)`,
+          detail: below.join(', '),
+        });
       }
       const correct = mine.reduce((sum, result) => sum + result.recall.correct, 0);
       const total = mine.reduce((sum, result) => sum + result.recall.total, 0);
       if (total === 0) gates.push(notEvaluated('recall', `≥ ${percent(config.minRecall)}`, 'no fixture probes a seeded constraint'));
       else {
         const missed = mine.filter((result) => result.recall.correct < result.recall.total).map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
-        gates.push({ gate: 'recall', mode: mode.id, agent, status: correct / total >= config.minRecall ? 'pass' : 'fail', actual: `${percent(correct / total)} (${correct}/${total})`, threshold: `≥ ${percent(config.minRecall)}`, detail: missed.join(', ') });
+        gates.push({
+          gate: 'recall',
+          mode: mode.id,
+          agent,
+          status: correct / total >= config.minRecall ? 'pass' : 'fail',
+          actual: `${percent(correct / total)} (${correct}/${total})`,
+          threshold: `≥ ${percent(config.minRecall)}`,
+          detail: missed.join(', '),
+        });
       }
       gates.push(countGate('repeated-failed-investigations', mode.id, agent, mine, (result) => result.repeatedFailedInvestigations, config.maxRepeatedFailedInvestigations));
       // Re-reading a file the agent never asked Forge to remember is its own choice; the reports say how often and why.
@@ -195,11 +228,15 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
           status: regression <= config.maxPassRateRegressionVsFullHistory ? 'pass' : 'fail',
           actual: `${percent(own)} vs full history ${percent(reference)}`,
           threshold,
-          detail: sameFixtures.filter((result) => !result.passed && fitting.get(result.fixture)?.passed === true).map((result) => result.fixture).join(', '),
+          detail: sameFixtures
+            .filter((result) => !result.passed && fitting.get(result.fixture)?.passed === true)
+            .map((result) => result.fixture)
+            .join(', '),
         });
       }
     }
-    if (mode.compacts && isCandidate(config, mode.id)) gates.push(...costGates(mode.id, agent, mine, results, fitting).map((gate) => (config.enforceCostGates ? gate : { ...gate, advisory: true as const })));
+    if (mode.compacts && isCandidate(config, mode.id))
+      gates.push(...costGates(mode.id, agent, mine, results, fitting).map((gate) => (config.enforceCostGates ? gate : { ...gate, advisory: true as const })));
     const comparable = mine.filter((result) => fitting.has(result.fixture));
     if (comparable.length === 0) {
       gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', 'no fixture whose whole history fits was run with baseline:full-history'));
@@ -245,7 +282,16 @@ function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetric
   const gates: GateResult[] = [];
   const fits = mine.filter((result) => fitting.has(result.fixture));
   const fullThreshold = `≤ baseline:full-history's cost (${sheet} prices, fixtures where the whole history fits)`;
-  if (fits.length === 0) gates.push({ gate: 'cost-vs-full-history', mode, agent, status: 'not-evaluated', actual: '', threshold: fullThreshold, detail: 'no fixture whose whole history fits was run with baseline:full-history' });
+  if (fits.length === 0)
+    gates.push({
+      gate: 'cost-vs-full-history',
+      mode,
+      agent,
+      status: 'not-evaluated',
+      actual: '',
+      threshold: fullThreshold,
+      detail: 'no fixture whose whole history fits was run with baseline:full-history',
+    });
   else {
     const over = fits.filter((result) => result.cost.totalUsd > (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd + COST_TOLERANCE_USD);
     const own = fits.reduce((total, result) => total + result.cost.totalUsd, 0);
@@ -264,7 +310,8 @@ function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetric
   const baselineThreshold = `≤ the cost of every baseline that passes (${sheet} prices, long fixtures)`;
   const baselinesOf = (fixture: string) => results.filter((result) => result.fixture === fixture && result.mode.startsWith('baseline:') && result.passed);
   const compared = long.filter((result) => baselinesOf(result.fixture).length > 0);
-  if (compared.length === 0) gates.push({ gate: 'cost-vs-baselines', mode, agent, status: 'not-evaluated', actual: '', threshold: baselineThreshold, detail: 'no baseline passed a long fixture that was run' });
+  if (compared.length === 0)
+    gates.push({ gate: 'cost-vs-baselines', mode, agent, status: 'not-evaluated', actual: '', threshold: baselineThreshold, detail: 'no baseline passed a long fixture that was run' });
   else {
     const offenders = compared.flatMap((result) =>
       baselinesOf(result.fixture)

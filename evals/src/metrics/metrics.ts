@@ -1,4 +1,5 @@
-import { cacheHitRatio, priceUsage, type PriceSheet } from '@forge/core';
+import type { PriceSheet } from '@forge/core';
+import { cacheHitRatio, priceUsage } from '@forge/core/pricing';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import type { RecordedRequest } from '../modes/model-wrappers.js';
 import type { ModeId } from '../modes/types.js';
@@ -275,9 +276,7 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     staleHistoryFacts,
     safetyFailures: safety,
     estimatorError:
-      errors.length === 0
-        ? null
-        : { meanAbsolute: sum(errors.map(Math.abs)) / errors.length, meanSigned: sum(errors) / errors.length, max: Math.max(...errors.map(Math.abs)), samples: errors.length },
+      errors.length === 0 ? null : { meanAbsolute: sum(errors.map(Math.abs)) / errors.length, meanSigned: sum(errors) / errors.length, max: Math.max(...errors.map(Math.abs)), samples: errors.length },
     wrapper:
       fixture.fixture.engine === 'codex-wrapper'
         ? { maxTokens: Math.max(0, ...run.wrapperTokens), medianTokens: median(run.wrapperTokens), constraintMismatches: run.wrapperConstraintMismatches }

@@ -15,13 +15,7 @@ const read = (id: string, path: string, sha256: string) => call(id, 'read_file',
 
 describe('transcript metrics', () => {
   it('counts a re-read only when the file is unchanged since the last read, and not a re-read the edit tool needed', () => {
-    const messages = [
-      ...read('a1', 'src/a.ts', 'h1'),
-      ...read('a2', 'src/a.ts', 'h1'),
-      ...read('a3', 'src/a.ts', 'h2'),
-      ...read('b1', 'src/b.ts', 'h9'),
-      ...read('t4-s0-reread', 'src/b.ts', 'h9'),
-    ];
+    const messages = [...read('a1', 'src/a.ts', 'h1'), ...read('a2', 'src/a.ts', 'h1'), ...read('a3', 'src/a.ts', 'h2'), ...read('b1', 'src/b.ts', 'h9'), ...read('t4-s0-reread', 'src/b.ts', 'h9')];
     expect(redundantRereads(messages)).toBe(1);
   });
 
@@ -69,6 +63,12 @@ describe('transcript metrics', () => {
   });
 
   it('counts user messages stored twice', () => {
-    expect(duplicateInputs([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user', content: 'a' }])).toBe(1);
+    expect(
+      duplicateInputs([
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+        { role: 'user', content: 'a' },
+      ]),
+    ).toBe(1);
   });
 });

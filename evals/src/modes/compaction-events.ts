@@ -42,7 +42,12 @@ export function compactionFacts(turn: number, events: readonly EventEnvelope[]):
       facts.compactions.push({ turn, reclaimedTokens: reclaimed, strategy: String(event['strategy']), kind: event['installed'] === true ? 'applied' : 'shadow' });
     } else if (event.type === 'context.compaction.skipped') {
       if (event['reason'] === 'shadow') {
-        facts.compactions.push({ turn, reclaimedTokens: typeof event['wouldReclaimTokens'] === 'number' ? event['wouldReclaimTokens'] : 0, strategy: String(event['strategy'] ?? 'forge-state'), kind: 'shadow' });
+        facts.compactions.push({
+          turn,
+          reclaimedTokens: typeof event['wouldReclaimTokens'] === 'number' ? event['wouldReclaimTokens'] : 0,
+          strategy: String(event['strategy'] ?? 'forge-state'),
+          kind: 'shadow',
+        });
       }
       if (event['reason'] === 'guard' || event['reason'] === 'no_savings') noProgress += 1;
     } else if (event.type === 'context.compaction.failed') {

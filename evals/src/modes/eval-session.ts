@@ -1,13 +1,4 @@
-import {
-  runAgent,
-  type ContextMode,
-  type EventEnvelope,
-  type InstructionSnapshot,
-  type Message,
-  type ModelAdapter,
-  type RunResult,
-  type ToolDefinition,
-} from '@forge/core';
+import { runAgent, type ContextMode, type EventEnvelope, type InstructionSnapshot, type Message, type ModelAdapter, type RunResult, type ToolDefinition } from '@forge/core';
 import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { toolDefinitions, workspaceArtifactHashes, type AgentSurface } from '@forge/tools';
 import { loadTranscript, OpaqueStateStore, openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/persistence';

@@ -50,7 +50,13 @@ export class RecordingModel implements ModelAdapter {
     if (compact !== undefined) {
       // A provider's own compaction is a summary call: recorded with its cost, never as an agent request.
       this.compact = async (request, options) => {
-        const estimate = await inner.estimateRequestTokens({ instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
+        const estimate = await inner.estimateRequestTokens({
+          instructions: request.instructions,
+          history: request.messages,
+          currentRequest: { role: 'user', content: '' },
+          continuation: [],
+          tools: [],
+        });
         const state = await compact.call(inner, request, options);
         this.requests.push({
           turn: this.turn,

@@ -27,9 +27,7 @@ export function selectModes(ids?: readonly string[]): ModeRunner[] {
   if (ids === undefined || ids.length === 0) return [...MODE_RUNNERS];
   const wanted = new Set<string>();
   for (const id of ids) {
-    const matching = MODE_RUNNERS.filter(
-      (runner) => runner.id === id || (id === 'compact' && runner.id.startsWith('compact:')) || (id === 'baselines' && runner.family === 'baseline'),
-    );
+    const matching = MODE_RUNNERS.filter((runner) => runner.id === id || (id === 'compact' && runner.id.startsWith('compact:')) || (id === 'baselines' && runner.family === 'baseline'));
     if (matching.length === 0) {
       throw new InvalidInputError({ message: `Unknown mode "${id}"; choose from ${[...MODE_IDS, 'compact', 'baselines'].join(', ')}.` });
     }

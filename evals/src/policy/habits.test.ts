@@ -84,7 +84,10 @@ describe('policy agents', () => {
 describe('the simulated provider', () => {
   const request: ModelRequest = {
     instructions: 'You are a coding agent working in the repository.',
-    history: Array.from({ length: 30 }, (_, index): Message => ({ role: 'user', content: `Step ${index}: read the parser and summarise how it handles unicode escapes in strings, then list the tests that cover them.` })),
+    history: Array.from({ length: 30 }, (_, index): Message => ({
+      role: 'user',
+      content: `Step ${index}: read the parser and summarise how it handles unicode escapes in strings, then list the tests that cover them.`,
+    })),
     currentRequest: { role: 'user', content: ASK },
     continuation: [],
     tools: TOOLS,

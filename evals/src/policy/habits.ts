@@ -65,7 +65,10 @@ export function parseAgentNames(value: string | undefined): AgentName[] {
   if (value === undefined || value.trim() === '') return [DEFAULT_AGENT];
   if (value.trim() === 'all') return [...AGENT_NAMES];
   const names: AgentName[] = [];
-  for (const part of value.split(',').map((item) => item.trim()).filter((item) => item.length > 0)) {
+  for (const part of value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0)) {
     const found = AGENT_NAMES.find((name) => name === part);
     if (found === undefined) throw new InvalidInputError({ message: `Unknown agent "${part}"; choose from ${[...AGENT_NAMES, 'all'].join(', ')}.` });
     if (!names.includes(found)) names.push(found);

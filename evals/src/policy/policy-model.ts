@@ -1,9 +1,5 @@
 import {
-  cacheableTokens,
   ContextOverflowError,
-  createPromptCacheSimulator,
-  promptCacheText,
-  type PromptCacheSimulator,
   hashMessages,
   sha256Hex,
   type JsonObject,
@@ -17,6 +13,7 @@ import {
   type OpaqueProviderState,
   type TokenEstimate,
 } from '@forge/core';
+import { cacheableTokens, createPromptCacheSimulator, promptCacheText, type PromptCacheSimulator } from '@forge/core/pricing';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
 import { MODEL_CALL_MS, type EvalClock } from '../run/eval-clock.js';
@@ -206,7 +203,12 @@ export class PolicyModel implements ModelAdapter {
    * share it served is applied to the provider's own count and rounded down as the rules say.
    * Writes are reported only when the sheet bills them, as providers do.
    */
-  private servePrefix(key: string | undefined, effective: ModelRequest, items: readonly JsonObject[] | undefined, inputTokens: number): { readonly cachedTokens: number; readonly writtenTokens: number | undefined } {
+  private servePrefix(
+    key: string | undefined,
+    effective: ModelRequest,
+    items: readonly JsonObject[] | undefined,
+    inputTokens: number,
+  ): { readonly cachedTokens: number; readonly writtenTokens: number | undefined } {
     const at = this.clock?.now() ?? (this.ownTime += MODEL_CALL_MS);
     this.clock?.advance(MODEL_CALL_MS);
     const sent = items === undefined ? effective : { ...effective, checkpoint: JSON.stringify(items) };
@@ -253,7 +255,13 @@ export class PolicyModel implements ModelAdapter {
     const items: JsonObject[] = [...users, { type: 'summary', text: writeSummary(this.fixture, view) }];
     const serialized = JSON.stringify(items);
     const itemHash = sha256Hex(serialized);
-    const providerInputTokens = await this.providerTokens({ instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
+    const providerInputTokens = await this.providerTokens({
+      instructions: request.instructions,
+      history: request.messages,
+      currentRequest: { role: 'user', content: '' },
+      continuation: [],
+      tools: [],
+    });
     this.calls.push({ kind: 'summary', turn: undefined, providerInputTokens, cachedTokens: 0, outputTokens: Math.ceil(serialized.length / 4), overflow: false, injectedFault: false });
     return {
       provider: PROVIDER,

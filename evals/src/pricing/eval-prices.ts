@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { checkPriceSheet, InvalidInputError, OPENAI_PROMPT_CACHE, type PriceSheet, type PromptCacheRules } from '@forge/core';
+import { InvalidInputError, type PriceSheet, type PromptCacheRules } from '@forge/core';
+import { checkPriceSheet, OPENAI_PROMPT_CACHE } from '@forge/core/pricing';
 import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from '@forge/model-deepseek';
 import { OPENAI_PRICE_TABLE } from '@forge/model-openai';
 import { z } from 'zod';
@@ -29,7 +30,12 @@ function tableSheet(table: Readonly<Record<string, PriceSheet>>, model: string):
  */
 export function builtInPriceSheet(name: (typeof BUILT_IN_PRICE_SHEETS)[number]): EvalPriceSheet {
   if (name === 'deepseek') {
-    return { name, description: 'deepseek:deepseek-flash capability table, DeepSeek prompt cache (approximate)', prices: tableSheet(DEEPSEEK_PRICE_TABLE, 'deepseek-flash'), promptCache: DEEPSEEK_PROMPT_CACHE };
+    return {
+      name,
+      description: 'deepseek:deepseek-flash capability table, DeepSeek prompt cache (approximate)',
+      prices: tableSheet(DEEPSEEK_PRICE_TABLE, 'deepseek-flash'),
+      promptCache: DEEPSEEK_PROMPT_CACHE,
+    };
   }
   return { name, description: 'openai:gpt-5.1 capability table, OpenAI prompt cache', prices: tableSheet(OPENAI_PRICE_TABLE, 'gpt-5.1'), promptCache: OPENAI_PROMPT_CACHE };
 }
@@ -61,7 +67,9 @@ export async function loadEvalPrices(spec: string, resolvePath: (file: string) =
     text = await readFile(file, 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new InvalidInputError({ message: `--prices ${spec}: not ${BUILT_IN_PRICE_SHEETS.join(' or ')}, and the file ${file} cannot be read (${reason}). Name a built-in sheet or a JSON file like {"input": 1.25, "cached": 0.125, "output": 10}.` });
+    throw new InvalidInputError({
+      message: `--prices ${spec}: not ${BUILT_IN_PRICE_SHEETS.join(' or ')}, and the file ${file} cannot be read (${reason}). Name a built-in sheet or a JSON file like {"input": 1.25, "cached": 0.125, "output": 10}.`,
+    });
   }
   let value: unknown;
   try {
@@ -72,11 +80,21 @@ export async function loadEvalPrices(spec: string, resolvePath: (file: string) =
   const parsed = priceFileSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`).join('; ');
-    throw new InvalidInputError({ message: `--prices ${file} is not a valid price sheet: ${issues}. Give input, output and optionally cached and write, in US dollars per million tokens (docs/evals.md).` });
+    throw new InvalidInputError({
+      message: `--prices ${file} is not a valid price sheet: ${issues}. Give input, output and optionally cached and write, in US dollars per million tokens (docs/evals.md).`,
+    });
   }
   const { name, input, cached, write, output } = parsed.data;
   const prices = checkPriceSheet(
-    { currency: 'USD', inputPerMillion: input, ...(cached === undefined ? {} : { cachedInputPerMillion: cached }), ...(write === undefined ? {} : { cacheWritePerMillion: write }), outputPerMillion: output, source: 'config', reference: file },
+    {
+      currency: 'USD',
+      inputPerMillion: input,
+      ...(cached === undefined ? {} : { cachedInputPerMillion: cached }),
+      ...(write === undefined ? {} : { cacheWritePerMillion: write }),
+      outputPerMillion: output,
+      source: 'config',
+      reference: file,
+    },
     file,
   );
   return { name: name ?? spec, description: `price file ${file}, OpenAI prompt cache`, prices, promptCache: OPENAI_PROMPT_CACHE };

@@ -1,4 +1,4 @@
-import { describePrices } from '@forge/core';
+import { describePrices } from '@forge/core/pricing';
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId } from '../modes/types.js';
 import { AGENT_DESCRIPTIONS } from '../policy/habits.js';
@@ -135,9 +135,7 @@ export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics
 /** The summaries of every agent × mode that produced results, in report order (agents first). */
 export function modeSummaries(report: EvalReport): ModeSummary[] {
   return report.agents.flatMap((agent) =>
-    report.modes
-      .filter((mode) => report.results.some((result) => result.mode === mode.id && result.agent === agent))
-      .map((mode) => summarizeMode(mode.id, report.results, agent)),
+    report.modes.filter((mode) => report.results.some((result) => result.mode === mode.id && result.agent === agent)).map((mode) => summarizeMode(mode.id, report.results, agent)),
   );
 }
 

@@ -47,7 +47,9 @@ function tokensChart(report: EvalReport, fixture: string, results: readonly Fixt
     const points = result.tokensPerTurn.map((tokens, turn) => `${x(turn).toFixed(1)},${y(tokens).toFixed(1)}`).join(' ');
     parts.push(`<polyline points="${points}" fill="none" stroke="${color}" stroke-width="1.5"><title>${escape(result.mode)}</title></polyline>`);
     for (const turn of result.compactionTurns) {
-      parts.push(`<circle cx="${x(turn).toFixed(1)}" cy="${y(result.tokensPerTurn[turn] ?? 0).toFixed(1)}" r="3" fill="${color}"><title>${escape(`${result.mode}: compaction before turn ${turn + 1}`)}</title></circle>`);
+      parts.push(
+        `<circle cx="${x(turn).toFixed(1)}" cy="${y(result.tokensPerTurn[turn] ?? 0).toFixed(1)}" r="3" fill="${color}"><title>${escape(`${result.mode}: compaction before turn ${turn + 1}`)}</title></circle>`,
+      );
     }
   }
   return `<figure><figcaption>${escape(fixture)}: estimated input tokens per turn (dots: compactions)</figcaption><svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${escape(`input tokens per turn, ${fixture}`)}">${parts.join('')}</svg></figure>`;
@@ -89,20 +91,33 @@ export function renderHtmlReport(report: EvalReport): string {
   const charts = report.agents
     .flatMap((agent) =>
       report.fixtures.map((fixture) =>
-        tokensChart(report, several ? `${fixture.id} (${agent})` : fixture.id, report.results.filter((result) => result.fixture === fixture.id && result.agent === agent)),
+        tokensChart(
+          report,
+          several ? `${fixture.id} (${agent})` : fixture.id,
+          report.results.filter((result) => result.fixture === fixture.id && result.agent === agent),
+        ),
       ),
     )
     .join('\n');
   const gates = report.gates
     .map((gate) => {
-      const status = gate.status === 'pass' ? '<span class="pass">pass</span>' : gate.status === 'fail' ? (gate.advisory === true ? '<span class="skip">WARN (advisory)</span>' : '<span class="fail">FAIL</span>') : '<span class="skip">not evaluated</span>';
+      const status =
+        gate.status === 'pass'
+          ? '<span class="pass">pass</span>'
+          : gate.status === 'fail'
+            ? gate.advisory === true
+              ? '<span class="skip">WARN (advisory)</span>'
+              : '<span class="fail">FAIL</span>'
+            : '<span class="skip">not evaluated</span>';
       return `<tr><td>${escape(gate.gate)}</td><td>${escape(gate.mode)}</td><td>${escape(gate.agent)}</td><td>${status}</td><td>${escape(gate.actual)}</td><td>${escape(gate.threshold)}</td><td>${escape(gate.detail)}</td></tr>`;
     })
     .join('\n');
   const failures = report.results
     .filter((result) => !result.passed || result.safetyFailures.length > 0)
     .flatMap((result) =>
-      [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)].map((reason) => `<li>${escape(`${result.fixture} × ${result.mode}${several ? ` [${result.agent}]` : ''}: ${reason}`)}</li>`),
+      [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)].map(
+        (reason) => `<li>${escape(`${result.fixture} × ${result.mode}${several ? ` [${result.agent}]` : ''}: ${reason}`)}</li>`,
+      ),
     )
     .join('\n');
   const modes = modeColumns(report);
@@ -114,10 +129,15 @@ export function renderHtmlReport(report: EvalReport): string {
 <body>
 <h1>${escape(`forge eval — ${report.source}`)}</h1>
 <p>${escape(`Model ${report.model}, ${agentsLabel(report)}; started ${report.startedAt}; ${report.fixtures.length} fixtures; ${(report.durationMs / 1000).toFixed(1)} s.`)}</p>
-<ul>${agentLines(report).map((line) => `<li>${escape(line)}</li>`).join('')}</ul>
+<ul>${agentLines(report)
+    .map((line) => `<li>${escape(line)}</li>`)
+    .join('')}</ul>
 <p>${escape(`${priceSheetLine(report)}. Costs are the simulated provider's usage, prompt cache included, at these prices.`)}</p>
 <h2>Summary per mode</h2>
-<div class="scroll">${htmlTable(modes.map((column) => column.title), summaries.map((summary) => modes.map((column) => column.value(summary))))}</div>
+<div class="scroll">${htmlTable(
+    modes.map((column) => column.title),
+    summaries.map((summary) => modes.map((column) => column.value(summary))),
+  )}</div>
 ${barChart(report, 'Input-token reduction against sending the whole transcript (median over long fixtures)', summaries, (summary) => summary.medianLongReduction)}
 ${barChart(report, 'Recall of seeded constraints', summaries, (summary) => (summary.recallTotal === 0 ? null : summary.recallCorrect / summary.recallTotal))}
 ${barChart(report, 'Fixtures passed', summaries, (summary) => (summary.fixtures === 0 ? null : summary.passed / summary.fixtures))}
@@ -129,7 +149,10 @@ ${gates}
 <p class="legend">${legend}</p>
 ${charts}
 <h2>Fixture × mode</h2>
-<div class="scroll">${htmlTable(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))))}</div>
+<div class="scroll">${htmlTable(
+    results.map((column) => column.title),
+    report.results.map((result) => results.map((column) => column.value(result))),
+  )}</div>
 ${rereads.length === 0 ? '' : `<h2>Re-reads of unchanged files, and why</h2><ul>\n${rereads.map((line) => `<li>${escape(line)}</li>`).join('\n')}\n</ul>`}
 ${failures.length === 0 ? '' : `<h2>Why runs failed</h2><ul>\n${failures}\n</ul>`}
 </body></html>

@@ -34,7 +34,11 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     '## Summary per mode',
     '',
-    ...markdownTable(modes.map((column) => column.title), modeSummaries(report).map((summary) => modes.map((column) => column.value(summary))), several ? 2 : 1),
+    ...markdownTable(
+      modes.map((column) => column.title),
+      modeSummaries(report).map((summary) => modes.map((column) => column.value(summary))),
+      several ? 2 : 1,
+    ),
     '',
     '## Compactions per fixture, by window fill',
     '',
@@ -46,13 +50,25 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     ...markdownTable(
       ['gate', 'mode', ...(several ? ['agent'] : []), 'result', 'measured', 'needs', 'detail'],
-      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? (gate.advisory === true ? 'WARN (advisory)' : '**FAIL**') : 'not evaluated', gate.actual, gate.threshold, gate.detail]),
+      report.gates.map((gate) => [
+        gate.gate,
+        gate.mode,
+        ...(several ? [gate.agent] : []),
+        gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? (gate.advisory === true ? 'WARN (advisory)' : '**FAIL**') : 'not evaluated',
+        gate.actual,
+        gate.threshold,
+        gate.detail,
+      ]),
       names,
     ),
     '',
     '## Fixture × mode',
     '',
-    ...markdownTable(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))), names),
+    ...markdownTable(
+      results.map((column) => column.title),
+      report.results.map((result) => results.map((column) => column.value(result))),
+      names,
+    ),
     '',
   ];
   const rereads = rereadLines(report);
@@ -64,7 +80,13 @@ export function renderMarkdownReport(report: EvalReport): string {
       '',
       ...markdownTable(
         ['fixture', 'mode', 'largest wrapper', 'median wrapper', 'constraint mismatches'],
-        wrappers.map((result) => [result.fixture, result.mode, formatCount(result.wrapper?.maxTokens ?? 0), formatCount(result.wrapper?.medianTokens ?? 0), String(result.wrapper?.constraintMismatches ?? 0)]),
+        wrappers.map((result) => [
+          result.fixture,
+          result.mode,
+          formatCount(result.wrapper?.maxTokens ?? 0),
+          formatCount(result.wrapper?.medianTokens ?? 0),
+          String(result.wrapper?.constraintMismatches ?? 0),
+        ]),
       ),
       '',
     );

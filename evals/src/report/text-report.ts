@@ -1,6 +1,20 @@
 import { blockingFailures, type GateResult } from '../gates/gates.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { NO_PAINT, agentLines, priceSheetLine, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, nameColumns, rereadLines, resultColumns, severalAgents, type Paint } from './format.js';
+import {
+  NO_PAINT,
+  agentLines,
+  priceSheetLine,
+  agentsLabel,
+  compactionsByFill,
+  formatCount,
+  modeColumns,
+  modeSummaries,
+  nameColumns,
+  rereadLines,
+  resultColumns,
+  severalAgents,
+  type Paint,
+} from './format.js';
 
 /** `text` in lines of at most `width` characters, broken at spaces; lines after the first indented by `indent`. */
 function wrap(text: string, width: number, indent: number): string[] {
@@ -25,7 +39,11 @@ function wrap(text: string, width: number, indent: number): string[] {
  */
 function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint, columns = Number.POSITIVE_INFINITY, names = 2): string[] {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column < names ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column < names ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const full = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1);
   if (full <= columns) return [paint.bold(line(headers)), ...rows.map(line)];
   return rows.flatMap((row) => {
@@ -55,7 +73,9 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   const ran = report.modes.filter((mode) => mode.unavailable === null);
   const times = severalAgents(report) ? ` × ${report.agents.length} agents` : '';
   lines.push(
-    paint.bold(`forge eval — ${report.source}, model ${report.model}, ${agentsLabel(report)}: ${report.fixtures.length} fixtures × ${ran.length} modes${times} in ${(report.durationMs / 1000).toFixed(1)} s`),
+    paint.bold(
+      `forge eval — ${report.source}, model ${report.model}, ${agentsLabel(report)}: ${report.fixtures.length} fixtures × ${ran.length} modes${times} in ${(report.durationMs / 1000).toFixed(1)} s`,
+    ),
     ...agentLines(report).flatMap((line) => wrap(line, columns - 2, 4).map((piece) => paint.dim(`  ${piece}`))),
     ...wrap(priceSheetLine(report), columns - 2, 4).map((piece) => paint.dim(`  ${piece}`)),
     '',
@@ -63,9 +83,27 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   const summaries = modeSummaries(report);
   const modes = modeColumns(report);
   const results = resultColumns(report);
-  lines.push(...table(modes.map((column) => column.title), summaries.map((summary) => modes.map((column) => column.value(summary))), paint, columns, nameColumns(report, 'modes')), '');
+  lines.push(
+    ...table(
+      modes.map((column) => column.title),
+      summaries.map((summary) => modes.map((column) => column.value(summary))),
+      paint,
+      columns,
+      nameColumns(report, 'modes'),
+    ),
+    '',
+  );
   if (options.details !== false) {
-    lines.push(...table(results.map((column) => column.title), report.results.map((result) => results.map((column) => column.value(result))), paint, columns, nameColumns(report, 'results')), '');
+    lines.push(
+      ...table(
+        results.map((column) => column.title),
+        report.results.map((result) => results.map((column) => column.value(result))),
+        paint,
+        columns,
+        nameColumns(report, 'results'),
+      ),
+      '',
+    );
     const rereads = rereadLines(report);
     if (rereads.length > 0) lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
   }
@@ -80,7 +118,13 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
     lines.push(
       ...table(
         ['fixture', 'mode', 'largest', 'median', 'constraint mismatches'],
-        wrappers.map((result) => [result.fixture, result.mode, formatCount(result.wrapper?.maxTokens ?? 0), formatCount(result.wrapper?.medianTokens ?? 0), String(result.wrapper?.constraintMismatches ?? 0)]),
+        wrappers.map((result) => [
+          result.fixture,
+          result.mode,
+          formatCount(result.wrapper?.maxTokens ?? 0),
+          formatCount(result.wrapper?.medianTokens ?? 0),
+          String(result.wrapper?.constraintMismatches ?? 0),
+        ]),
         paint,
         columns,
       ),
@@ -107,7 +151,9 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
     lines.push('', paint.bold('Why runs failed'));
     for (const result of failed) {
       const reasons = [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)];
-      lines.push(`  ${result.fixture} × ${result.mode}${severalAgents(report) ? ` [${result.agent}]` : ''}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`);
+      lines.push(
+        `  ${result.fixture} × ${result.mode}${severalAgents(report) ? ` [${result.agent}]` : ''}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`,
+      );
     }
   }
   const failedGates = blockingFailures(report.gates);
@@ -117,7 +163,8 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   else {
     const skipped = report.gates.filter((gate) => gate.status === 'not-evaluated').length;
     lines.push(paint.green(`All evaluated gates passed${skipped > 0 ? `; ${skipped} not evaluated` : ''}.`));
-    if (warned.length > 0) lines.push(paint.yellow(`${warned.length} advisory gate(s) failed (not release gates; see docs/evals.md): ${warned.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`));
+    if (warned.length > 0)
+      lines.push(paint.yellow(`${warned.length} advisory gate(s) failed (not release gates; see docs/evals.md): ${warned.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -112,8 +112,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const agentNames = agents.map((agent) => agent ?? 'live');
   const first = agentNames[0];
   const offers = (mode: ModeId) => runnable.some((runner) => runner.id === mode && runner.offersContextTools);
-  const order = (fixture: string, mode: ModeId) =>
-    expanded.findIndex((item) => item.fixture.id === fixture) * runnable.length + runnable.findIndex((runner) => runner.id === mode);
+  const order = (fixture: string, mode: ModeId) => expanded.findIndex((item) => item.fixture.id === fixture) * runnable.length + runnable.findIndex((runner) => runner.id === mode);
   const forAgent = <T extends { readonly agent: string; readonly fixture: string; readonly mode: ModeId }>(items: readonly T[], agent: string): T[] =>
     items
       .filter((item) => item.agent === agent || (agent !== first && item.agent === first && !offers(item.mode)))

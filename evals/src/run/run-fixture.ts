@@ -124,7 +124,8 @@ async function truthAfter(root: string, fixture: ExpandedFixture, turn: Expanded
 function wrapperMeasure(fixture: ExpandedFixture, request: ModelRequest): { readonly tokens: number; readonly mismatch: boolean } {
   const instructions = { text: request.instructions } as InstructionSnapshot;
   const covered = request.nativeState?.sourceMessages ?? 0;
-  const history = covered > 0 && request.history.length >= covered && hashMessages(request.history.slice(0, covered)) === request.nativeState?.sourceHash ? request.history.slice(covered) : request.history;
+  const history =
+    covered > 0 && request.history.length >= covered && hashMessages(request.history.slice(0, covered)) === request.nativeState?.sourceHash ? request.history.slice(covered) : request.history;
   const rendered = renderActiveView({ instructions, history, ...(request.checkpoint === undefined ? {} : { checkpoint: request.checkpoint }) }, request.currentRequest.content);
   const native = [request.instructions, request.checkpoint ?? '', JSON.stringify(history), request.currentRequest.content].join('\n');
   let mismatch = false;
@@ -143,7 +144,13 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
   options.onWorkspace?.(workspace.root);
   const policyModel =
     options.model === undefined
-      ? new PolicyModel({ fixture, nativeCompaction: mode.id === 'compact:provider-native', priceSheet, ...(clock === undefined ? {} : { clock }), ...(options.agent === undefined ? {} : { agent: options.agent }) })
+      ? new PolicyModel({
+          fixture,
+          nativeCompaction: mode.id === 'compact:provider-native',
+          priceSheet,
+          ...(clock === undefined ? {} : { clock }),
+          ...(options.agent === undefined ? {} : { agent: options.agent }),
+        })
       : undefined;
   const base = options.model ?? (policyModel as PolicyModel);
   const agent = new RecordingModel(base, 'agent');

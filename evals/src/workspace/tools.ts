@@ -28,7 +28,17 @@ export function fixtureProcessRunner(fixture: ExpandedFixture, root: string): (o
     const result = await evaluateCommand(root, command);
     const output = new HeadTailBuffer(options.outputCapBytes);
     output.append(Buffer.from(result.output, 'utf8'));
-    return { exitCode: result.exitCode, signal: null, timedOut: false, cancelled: false, durationMs: 1, output: output.text(), truncated: output.truncated, strays: { tracked: true, stopped: 0, stillRunning: [] }, pipesHeldOpen: false };
+    return {
+      exitCode: result.exitCode,
+      signal: null,
+      timedOut: false,
+      cancelled: false,
+      durationMs: 1,
+      output: output.text(),
+      truncated: output.truncated,
+      strays: { tracked: true, stopped: 0, stillRunning: [] },
+      pipesHeldOpen: false,
+    };
   };
 }
 

@@ -83,9 +83,7 @@ export interface TableModelOptions {
  * Splits a factory's options into the adapter's and what the capability table is asked with: only
  * a configured window and maximum output override the table (reported with source `config`).
  */
-export function splitTableOptions<Options extends TableModelOptions>(
-  options: Options,
-): { readonly adapter: Omit<Options, keyof TableModelOptions>; readonly table: TableCapabilityOptions } {
+export function splitTableOptions<Options extends TableModelOptions>(options: Options): { readonly adapter: Omit<Options, keyof TableModelOptions>; readonly table: TableCapabilityOptions } {
   const { capabilities: configured, fallbackContextWindowTokens, prices, ...adapter } = options;
   return {
     adapter,

@@ -52,7 +52,9 @@ async function load(source: HuggingFaceTokenizerSource): Promise<TextTokenizer> 
   const tokenizerJson = await readJson(source.tokenizerPath, 'tokenizer.json');
   const parsed = tokenizerFileSchema.safeParse(tokenizerJson);
   if (!parsed.success) {
-    throw new InvalidInputError({ message: `${source.tokenizerPath} is not a Hugging Face tokenizer.json: ${parsed.error.issues[0]?.message ?? 'unexpected shape'} at ${parsed.error.issues[0]?.path.join('.') ?? ''}.` });
+    throw new InvalidInputError({
+      message: `${source.tokenizerPath} is not a Hugging Face tokenizer.json: ${parsed.error.issues[0]?.message ?? 'unexpected shape'} at ${parsed.error.issues[0]?.path.join('.') ?? ''}.`,
+    });
   }
   const configPath = source.configPath ?? join(dirname(source.tokenizerPath), 'tokenizer_config.json');
   const config = await readJson(configPath, 'tokenizer_config.json', source.configPath === undefined);

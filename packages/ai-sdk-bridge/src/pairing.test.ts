@@ -47,7 +47,13 @@ describe('sendableMessages', () => {
   it('leaves a well-paired conversation unchanged', () => {
     const paired: Message[] = [
       { role: 'user', content: 'read it' },
-      { role: 'assistant', content: [{ type: 'reasoning', text: 'need the file' }, { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: { path: 'a' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'need the file' },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: { path: 'a' } },
+        ],
+      },
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { type: 'text', value: 'A' } }] },
       { role: 'assistant', content: [{ type: 'text', text: 'It says A.' }] },
     ];
@@ -55,7 +61,13 @@ describe('sendableMessages', () => {
   });
 
   it('drops an orphaned result and the reasoning of a call that was never answered', () => {
-    const assistant: AssistantMessage = { role: 'assistant', content: [{ type: 'reasoning', text: 'r' }, { type: 'tool-call', toolCallId: 'c9', toolName: 'read', input: {} }] };
+    const assistant: AssistantMessage = {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'r' },
+        { type: 'tool-call', toolCallId: 'c9', toolName: 'read', input: {} },
+      ],
+    };
     const messages: Message[] = [
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c0', toolName: 'read', output: { type: 'text', value: 'x' } }] },
       { role: 'user', content: 'hi' },

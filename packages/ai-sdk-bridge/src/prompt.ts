@@ -1,10 +1,4 @@
-import type {
-  LanguageModelV4FunctionTool,
-  LanguageModelV4Message,
-  LanguageModelV4Prompt,
-  LanguageModelV4ToolResultOutput,
-  SharedV4ProviderOptions,
-} from '@ai-sdk/provider';
+import type { LanguageModelV4FunctionTool, LanguageModelV4Message, LanguageModelV4Prompt, LanguageModelV4ToolResultOutput, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { toolsInWireOrder, type JsonObject, type Message, type ModelRequest, type ReasoningPart, type ToolDefinition, type ToolResultOutput } from '@forge/core';
 import { sendableMessages } from './pairing.js';
 
@@ -54,11 +48,7 @@ export function toLanguageModelTools(tools: readonly ToolDefinition[]): Language
 }
 
 function withoutForeignReasoning(messages: readonly Message[], keep: (part: ReasoningPart) => boolean): Message[] {
-  return messages.map((message) =>
-    message.role === 'assistant'
-      ? { role: 'assistant', content: message.content.filter((part) => part.type !== 'reasoning' || keep(part)) }
-      : message,
-  );
+  return messages.map((message) => (message.role === 'assistant' ? { role: 'assistant', content: message.content.filter((part) => part.type !== 'reasoning' || keep(part)) } : message));
 }
 
 function providerOptions(metadata: JsonObject | undefined): { providerOptions?: SharedV4ProviderOptions } {

@@ -5,10 +5,7 @@ import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 export type FileKind = 'regular file' | 'directory' | 'FIFO' | 'character device' | 'block device' | 'socket' | 'symbolic link' | 'special file';
 
 /** Why a file was not read. */
-export type FileRefusal =
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'not-regular'; readonly fileKind: FileKind }
-  | { readonly kind: 'too-large'; readonly size: number; readonly limit: number };
+export type FileRefusal = { readonly kind: 'missing' } | { readonly kind: 'not-regular'; readonly fileKind: FileKind } | { readonly kind: 'too-large'; readonly size: number; readonly limit: number };
 
 export interface RegularFileOptions {
   /**

@@ -70,7 +70,17 @@ export function readEnvironmentLayer(env: Environment): EnvironmentLayer {
   };
   set('FORGE_MODEL', 'model', (value) => (layer['model'] = value));
   set('FORGE_APPROVAL', 'approval.profile', (value) => (layer['approval'] = { profile: value }));
-  set('FORGE_SECRET_ENV', 'secrets.env', (value) => (layer['secrets'] = { env: value.split(',').map((name) => name.trim()).filter((name) => name.length > 0) }));
+  set(
+    'FORGE_SECRET_ENV',
+    'secrets.env',
+    (value) =>
+      (layer['secrets'] = {
+        env: value
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name.length > 0),
+      }),
+  );
   for (const [variable, field] of Object.entries(CONTEXT_ENVIRONMENT_VARIABLES)) {
     set(variable, `context.${field}`, (value) => (context[field] = field === 'mode' ? value : BOOLEAN_CONTEXT_FIELDS.has(field) ? booleanOrText(value) : numberOrText(value)));
   }

@@ -2,7 +2,19 @@ export { ConfigError, type ConfigIssue } from './config-error.js';
 export { CONTEXT_ENVIRONMENT_VARIABLES, readEnvironmentLayer, type Environment, type EnvironmentLayer } from './environment.js';
 export { configJsonSchema, configJsonSchemaText } from './json-schema.js';
 export { loadConfig, MAX_CONFIG_FILE_BYTES, projectConfigPath, readConfigFile, readConfigText, userConfigPath, type LoadConfigOptions, type LoadedConfig } from './load-config.js';
-export { DEFAULT_APPROVAL_PROFILE, DEFAULT_CONTEXT_MODE, DEFAULT_CONTEXT_TOOLS, mergeLayers, type CompactionConfig, type ConfigSource, type ContextToolsConfig, type ForgeConfig, type Layer, type MergedConfig, type ValueProvenance } from './merge.js';
+export {
+  DEFAULT_APPROVAL_PROFILE,
+  DEFAULT_CONTEXT_MODE,
+  DEFAULT_CONTEXT_TOOLS,
+  mergeLayers,
+  type CompactionConfig,
+  type ConfigSource,
+  type ContextToolsConfig,
+  type ForgeConfig,
+  type Layer,
+  type MergedConfig,
+  type ValueProvenance,
+} from './merge.js';
 export { lineAndColumn, parseJsonText } from './parse-json.js';
 export {
   APPROVAL_PROFILES,

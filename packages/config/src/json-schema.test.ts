@@ -35,13 +35,20 @@ describe('parseConfigText', () => {
 
   it('throws only ConfigError, whatever the text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((value) => JSON.stringify({ schemaVersion: 1, context: value }))), (text) => {
-        try {
-          parseConfigText(text, 'fuzz');
-        } catch (error) {
-          expect(ConfigError.isInstance(error)).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((value) => JSON.stringify({ schemaVersion: 1, context: value })),
+        ),
+        (text) => {
+          try {
+            parseConfigText(text, 'fuzz');
+          } catch (error) {
+            expect(ConfigError.isInstance(error)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -140,9 +140,7 @@ describe('loadConfig', () => {
     expect(loaded.config.approval.profile).toBe('ask');
     expect(loaded.provenance['context.recentTailTokens']).toEqual({ source: 'user', file: loaded.files.user });
     expect(loaded.warnings).toHaveLength(5);
-    expect(loaded.warnings[0]).toBe(
-      `${loaded.files.project}: approval.profile workspace-auto is looser than ask from the default; keeping ask (project configuration may only tighten limits).`,
-    );
+    expect(loaded.warnings[0]).toBe(`${loaded.files.project}: approval.profile workspace-auto is looser than ask from the default; keeping ask (project configuration may only tighten limits).`);
     expect(loaded.warnings).toContain(
       `${loaded.files.project}: context.recentTailTokens 50000 is looser than 8000 from your user configuration (${loaded.files.user}); keeping 8000 (project configuration may only tighten limits).`,
     );
@@ -174,7 +172,9 @@ describe('loadConfig', () => {
     expect(raised.config.context.compactAtRatio).toBe(0.85);
     expect(raised.warnings[0]).toMatch(/context\.compactAtRatio 0\.95 is looser than 0\.85 from the default/);
     await writeProject({ schemaVersion: 1, context: { compactAtRatio: 0.4 } });
-    await expect(load()).rejects.toThrow(/compactTargetRatio \(0\.5\) must be below context\.compactAtRatio \(0\.4\).*compactAtRatio from .*\.forge\/config\.json, compactTargetRatio from the default/);
+    await expect(load()).rejects.toThrow(
+      /compactTargetRatio \(0\.5\) must be below context\.compactAtRatio \(0\.4\).*compactAtRatio from .*\.forge\/config\.json, compactTargetRatio from the default/,
+    );
   });
 
   it('lets a project tighten: lower ceilings, raise reserves, pick a stricter mode or profile', async () => {
@@ -220,7 +220,10 @@ describe('loadConfig', () => {
     fc.assert(
       fc.property(section, section, (user, project) => {
         const userOnly = mergeLayers([{ source: 'user', values: { context: user } }]).config.context;
-        const merged = mergeLayers([{ source: 'user', values: { context: user } }, { source: 'project', values: { context: project } }]).config.context;
+        const merged = mergeLayers([
+          { source: 'user', values: { context: user } },
+          { source: 'project', values: { context: project } },
+        ]).config.context;
         expect(merged.recentTailTokens).toBeLessThanOrEqual(userOnly.recentTailTokens);
         expect(merged.summaryTargetTokens).toBeLessThanOrEqual(userOnly.summaryTargetTokens);
         expect(merged.warnAtRatio).toBeLessThanOrEqual(userOnly.warnAtRatio);
@@ -290,7 +293,12 @@ describe('prices in the configuration', () => {
   it('refuses a negative price, a missing rate, an unknown key and a model id without a provider, naming the path', async () => {
     await writeUser({
       schemaVersion: 1,
-      prices: { 'openai:gpt-5.1': { inputPerMillion: -1, outputPerMillion: 1 }, 'deepseek:x': { inputPerMillion: 1 }, 'openai:y': { inputPerMillion: 1, outputPerMillion: 1, cachedPerMillion: 1 }, gpt: { inputPerMillion: 1, outputPerMillion: 1 } },
+      prices: {
+        'openai:gpt-5.1': { inputPerMillion: -1, outputPerMillion: 1 },
+        'deepseek:x': { inputPerMillion: 1 },
+        'openai:y': { inputPerMillion: 1, outputPerMillion: 1, cachedPerMillion: 1 },
+        gpt: { inputPerMillion: 1, outputPerMillion: 1 },
+      },
     });
     const error = await load().then(
       () => undefined,
@@ -303,8 +311,7 @@ describe('prices in the configuration', () => {
 });
 
 describe('loadConfig on hostile configuration files', () => {
-  const within = <T>(work: Promise<T>) =>
-    Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
+  const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
 
   it('refuses a FIFO project file at once with a ConfigError naming it', async () => {
     execFileSync('mkfifo', [projectConfigPath(workspace)]);

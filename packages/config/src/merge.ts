@@ -240,8 +240,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
           `${layer.file ?? 'project configuration'}: context.mode ${section.mode} is not applied: it would move mode ${context.mode} from ${describe(provenance['context.mode'])} ` +
             `to one that ${section.mode === 'off' ? 'turns warnings off' : 'builds or installs checkpoints'}; keeping ${context.mode} (a project may only move the mode toward warn).`,
         );
-      }
-      else {
+      } else {
         context.mode = section.mode;
         provenance['context.mode'] = origin('context.mode');
       }

@@ -31,7 +31,10 @@ export function parseJsonText(text: string, source: string): unknown {
     if (lineColumn !== null) location = { line: Number(lineColumn[1]), column: Number(lineColumn[2]) };
     else if (position !== null) location = lineAndColumn(body, Number(position[1]));
     else location = lineAndColumn(body, body.length);
-    const reason = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '').replace(/^JSON\.parse: /, '');
+    const reason = message
+      .replace(/\s*\(line \d+ column \d+\)/, '')
+      .replace(/ in JSON at position \d+/, '')
+      .replace(/^JSON\.parse: /, '');
     throw new ConfigError(source, [{ path: '', message: `not valid JSON (${reason})`, ...location }]);
   }
 }

@@ -33,11 +33,7 @@ export const contextSectionSchema = z
     summaryTargetTokens: tokens.describe('Target size of a checkpoint summary (default 1200).'),
     warnAtRatio: z.number().gt(0).max(1).describe('Warn once the estimate passes this share of the available input (default 0.8).'),
     compactAtRatio: z.number().gt(0).max(1).describe('Mode compact: compact once the request estimate passes this share of the available input (default 0.85).'),
-    compactTargetRatio: z
-      .number()
-      .gt(0)
-      .max(1)
-      .describe('Mode compact: a compaction brings the request back down to this share of the available input; below compactAtRatio (default 0.5).'),
+    compactTargetRatio: z.number().gt(0).max(1).describe('Mode compact: a compaction brings the request back down to this share of the available input; below compactAtRatio (default 0.5).'),
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
     checkpointNote: z.boolean().describe('Offer the model the checkpoint_note tool in modes shadow and compact, so what it notes survives compaction (default true).'),
     requestCompaction: z.boolean().describe('Offer the model the request_compaction tool in modes shadow and compact (default true).'),
@@ -45,7 +41,9 @@ export const contextSectionSchema = z
       .strictObject({
         strategy: z
           .enum(COMPACTION_STRATEGIES)
-          .describe('How a session builds checkpoints: forge-state (default, no model call), model-structured (needs model), provider-native (the active model\'s own compaction). A project may only choose forge-state.'),
+          .describe(
+            "How a session builds checkpoints: forge-state (default, no model call), model-structured (needs model), provider-native (the active model's own compaction). A project may only choose forge-state.",
+          ),
         model: modelIdentifier.describe('The compactor model of model-structured, provider:model; it receives the conversation to summarize (user configuration only).'),
       })
       .partial()
@@ -66,7 +64,10 @@ export const COMPATIBLE_TOKENIZER_FAMILIES: readonly string[] = ['qwen3', 'llama
 
 /** One OpenAI-compatible server model; the fields of `@forge/model-compatible`'s configuration entry. */
 export const compatibleModelSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1–64 letters, digits, ".", "_" or "-"').describe('Name used in model ids: compatible:<name>.'),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1–64 letters, digits, ".", "_" or "-"')
+    .describe('Name used in model ids: compatible:<name>.'),
   baseURL: z.url().describe('The server base URL, e.g. http://127.0.0.1:11434/v1.'),
   modelId: z.string().min(1).describe('The model id the server expects.'),
   contextWindowTokens: z.number().int().positive().describe('The window the server was started with (required: servers do not report it reliably).'),
@@ -79,7 +80,7 @@ export const compatibleModelSchema = z.strictObject({
       message: `must be a tokenizer family (${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')}) or the absolute path of a Hugging Face tokenizer.json`,
     })
     .optional()
-    .describe('How requests to this server are counted: a tokenizer family (qwen3, llama3) or the absolute path of the model\'s tokenizer.json; without it, a conservative estimate.'),
+    .describe("How requests to this server are counted: a tokenizer family (qwen3, llama3) or the absolute path of the model's tokenizer.json; without it, a conservative estimate."),
   estimateScale: z
     .number()
     .gt(0)
@@ -103,7 +104,11 @@ export const priceEntrySchema = z.strictObject({
     .strictObject({ aboveInputTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The rates apply to a whole request above this many input tokens.'), ...tokenPriceShape })
     .optional()
     .describe('Rates for requests with more input than aboveInputTokens.'),
-  asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-12-01').optional().describe('When you read these prices (YYYY-MM-DD).'),
+  asOf: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-12-01')
+    .optional()
+    .describe('When you read these prices (YYYY-MM-DD).'),
   note: z.string().max(200).optional().describe('Shown next to the prices, e.g. "negotiated rate".'),
 });
 

@@ -46,13 +46,7 @@ export {
 } from './model/adapter.js';
 export { opaqueProviderStateSchema, type OpaqueProviderState } from './model/opaque-state.js';
 export { toolsInWireOrder } from './model/tool-order.js';
-export {
-  resolveModelCapabilities,
-  withoutDateSuffix,
-  type CapabilityTableEntry,
-  type ConfiguredLimits,
-  type ContextCapabilities,
-} from './budget/capabilities.js';
+export { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry, type ConfiguredLimits, type ContextCapabilities } from './budget/capabilities.js';
 export type { ChatLayout, LayoutPiece } from './budget/chat-layout.js';
 export { countTextConservatively, createConservativeEstimator } from './budget/conservative-estimator.js';
 export { countMessagesWithEstimate } from './budget/message-counts.js';

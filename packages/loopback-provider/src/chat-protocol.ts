@@ -19,9 +19,7 @@ function usageObject(usage: LoopbackUsage | undefined, style: ChatUsageStyle): C
     prompt_tokens: value.inputTokens,
     completion_tokens: value.outputTokens,
     total_tokens: value.inputTokens + value.outputTokens,
-    ...(style === 'deepseek'
-      ? { prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: value.inputTokens - cached }
-      : { prompt_tokens_details: { cached_tokens: cached } }),
+    ...(style === 'deepseek' ? { prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: value.inputTokens - cached } : { prompt_tokens_details: { cached_tokens: cached } }),
     completion_tokens_details: { reasoning_tokens: value.reasoningTokens ?? 0 },
   };
 }

@@ -1,10 +1,4 @@
-export {
-  DEEPSEEK_LOOPBACK,
-  startLoopbackProvider,
-  type LoopbackPromptCacheOptions,
-  type LoopbackProvider,
-  type LoopbackProviderOptions,
-} from './server.js';
+export { DEEPSEEK_LOOPBACK, startLoopbackProvider, type LoopbackPromptCacheOptions, type LoopbackProvider, type LoopbackProviderOptions } from './server.js';
 export { cacheText, comparePrefix, requestParts, type PrefixComparison } from './request-prefix.js';
 export {
   turn,

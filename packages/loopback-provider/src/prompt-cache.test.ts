@@ -62,7 +62,14 @@ describe('simulated prompt cache', () => {
   it("reports DeepSeek's hit and miss counts on Chat Completions, and cache writes when asked to", async () => {
     server = await startLoopbackProvider({ chatUsageStyle: 'deepseek', promptCache: { countTokens: perCharacter, reportWrites: true } });
     server.handle(() => turn({ text: 'ok', usage: { inputTokens: 1, outputTokens: 2 } }));
-    const body = { model: 'deepseek-v4-pro', stream: true, messages: [{ role: 'system', content: long }, { role: 'user', content: 'hi' }] };
+    const body = {
+      model: 'deepseek-v4-pro',
+      stream: true,
+      messages: [
+        { role: 'system', content: long },
+        { role: 'user', content: 'hi' },
+      ],
+    };
     await post('/chat/completions', body);
     const events = await post('/chat/completions', { ...body, messages: [...body.messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'again' }] });
     const usage = events.find((event) => event['usage'] !== undefined)?.['usage'] as Record<string, number>;

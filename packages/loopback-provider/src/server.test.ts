@@ -71,7 +71,13 @@ describe('loopback provider', () => {
   it('answers /responses/compact with retained user messages and a compaction item it then accepts back', async () => {
     server = await startLoopbackProvider();
     server.enqueue({ type: 'compaction', encryptedContent: 'opaque-1' });
-    const compact = await post('/responses/compact', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_text', text: 'first' }] }, { role: 'assistant', content: 'answer' }] });
+    const compact = await post('/responses/compact', {
+      model: 'gpt-test',
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'first' }] },
+        { role: 'assistant', content: 'answer' },
+      ],
+    });
     const body = (await compact.json()) as { output: Record<string, unknown>[] };
     expect(body.output.map((item) => item['type'])).toEqual(['message', 'compaction']);
     server.enqueue(turn({ text: 'ok' }));

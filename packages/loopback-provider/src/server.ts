@@ -76,7 +76,10 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   const issuedCompactions = new Set<string>();
   const emittedReasoning = new Map<string, string>();
   let handler: ReplyFunction | undefined;
-  const cache = options.promptCache === undefined ? undefined : createPromptCacheSimulator({ rules: options.promptCache.rules ?? OPENAI_PROMPT_CACHE, countTokens: options.promptCache.countTokens ?? countTextConservatively });
+  const cache =
+    options.promptCache === undefined
+      ? undefined
+      : createPromptCacheSimulator({ rules: options.promptCache.rules ?? OPENAI_PROMPT_CACHE, countTokens: options.promptCache.countTokens ?? countTextConservatively });
   const clock = options.promptCache?.now ?? Date.now;
 
   const server = createServer((request, response) => {
@@ -166,9 +169,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
         return;
       case 'stream-failed': {
         const prefix = events(reply.turn).slice(0, reply.afterEvents ?? 0);
-        const all = endpoint === 'responses'
-          ? responsesFailedEvents(prefix, reply.code, reply.message, number, model)
-          : [...prefix, chatErrorEvent(reply.code, reply.message)];
+        const all = endpoint === 'responses' ? responsesFailedEvents(prefix, reply.code, reply.message, number, model) : [...prefix, chatErrorEvent(reply.code, reply.message)];
         writeSseHeaders(response);
         await writeSse(response, all, { kind: 'complete' });
         return;
@@ -246,7 +247,7 @@ function withSimulatedUsage<R extends Exclude<LoopbackReply, HttpErrorReply | { 
 function completionIndex(endpoint: 'responses' | 'chat', events: readonly SseEvent[]): number {
   const index = events.findIndex((event) => {
     if (endpoint === 'responses') return event.event === 'response.completed' || event.event === 'response.incomplete';
-    const choices = (event.data as { choices?: { finish_reason?: string | null }[] } | string);
+    const choices = event.data as { choices?: { finish_reason?: string | null }[] } | string;
     return typeof choices === 'object' && (choices.choices?.[0]?.finish_reason ?? null) !== null;
   });
   return index === -1 ? events.length : index;

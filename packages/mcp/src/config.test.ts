@@ -16,11 +16,19 @@ describe('mcpServerConfigSchema', () => {
   });
 
   it('rejects two servers with the same name', () => {
-    const result = mcpServerConfigListSchema.safeParse([{ name: 'a', command: 'x' }, { name: 'a', command: 'y' }]);
+    const result = mcpServerConfigListSchema.safeParse([
+      { name: 'a', command: 'x' },
+      { name: 'a', command: 'y' },
+    ]);
     expect(result.error?.issues[0]).toMatchObject({ path: [1, 'name'] });
   });
 
   it('lists env values so they can be redacted', () => {
-    expect(mcpServerEnvValues([{ name: 'a', command: 'x', env: { TOKEN: 'secret-1' } }, { name: 'b', command: 'y' }])).toEqual(['secret-1']);
+    expect(
+      mcpServerEnvValues([
+        { name: 'a', command: 'x', env: { TOKEN: 'secret-1' } },
+        { name: 'b', command: 'y' },
+      ]),
+    ).toEqual(['secret-1']);
   });
 });

@@ -17,9 +17,7 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
  */
 export const mcpServerConfigSchema = z
   .object({
-    name: z
-      .string()
-      .regex(SERVER_NAME, 'use 1–48 characters from A–Z, a–z, 0–9, "_" and "-" (it prefixes the names of the server\'s tools)'),
+    name: z.string().regex(SERVER_NAME, 'use 1–48 characters from A–Z, a–z, 0–9, "_" and "-" (it prefixes the names of the server\'s tools)'),
     command: z.string().min(1, 'give the executable that starts the server'),
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),

@@ -3,7 +3,16 @@ import { mcpResultText } from './content.js';
 
 describe('mcpResultText', () => {
   it('joins text blocks and leaves a short result whole', () => {
-    const result = mcpResultText({ content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] }, 100, 'srv__tool');
+    const result = mcpResultText(
+      {
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      },
+      100,
+      'srv__tool',
+    );
     expect(result).toEqual({ text: 'one\ntwo', truncated: false, fullLength: 7 });
   });
 

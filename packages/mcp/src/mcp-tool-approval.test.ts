@@ -35,7 +35,12 @@ describe('MCP tools in runAgent', () => {
   it('advertises MCP tools to the model and puts them through the approval gate like built-ins', async () => {
     const asked: ToolCallRequest[] = [];
     const model = new ScriptedModel([
-      { toolCalls: [{ toolName: 'tools__echo', input: { text: 'rm -rf' } }, { toolName: 'docs__echo', input: { text: 'read me' } }] },
+      {
+        toolCalls: [
+          { toolName: 'tools__echo', input: { text: 'rm -rf' } },
+          { toolName: 'docs__echo', input: { text: 'read me' } },
+        ],
+      },
       { text: 'done' },
     ]);
     const result = await runAgent({ model, instructions, request: 'use the tools', tools: servers.tools, approvals: readOnlyGate(asked) });

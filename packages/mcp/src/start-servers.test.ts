@@ -20,10 +20,11 @@ describe('startMcpServers with working servers', () => {
   const warnings: string[] = [];
 
   beforeAll(async () => {
-    servers = await startMcpServers(
-      [testServerConfig('alpha'), testServerConfig('beta', ['--alias=dotted.name', '--alias=dotted_name', '--output-schema'], { risk: 'read', toolTimeoutMs: 300 })],
-      { onWarning: (message) => warnings.push(message), outputCapChars: 1_000, reservedToolNames: ['read_file'] },
-    );
+    servers = await startMcpServers([testServerConfig('alpha'), testServerConfig('beta', ['--alias=dotted.name', '--alias=dotted_name', '--output-schema'], { risk: 'read', toolTimeoutMs: 300 })], {
+      onWarning: (message) => warnings.push(message),
+      outputCapChars: 1_000,
+      reservedToolNames: ['read_file'],
+    });
   });
   afterAll(async () => {
     await servers.close();

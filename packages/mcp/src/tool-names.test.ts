@@ -4,7 +4,12 @@ import { assignToolNames, TOOL_NAME_PATTERN, type ToolNameRequest } from './tool
 
 describe('assignToolNames', () => {
   it('keeps <server>__<tool> when it is already valid', () => {
-    expect(assignToolNames([{ server: 'files', tool: 'read' }, { server: 'git', tool: 'log-graph' }])).toEqual(['files__read', 'git__log-graph']);
+    expect(
+      assignToolNames([
+        { server: 'files', tool: 'read' },
+        { server: 'git', tool: 'log-graph' },
+      ]),
+    ).toEqual(['files__read', 'git__log-graph']);
   });
 
   it('replaces characters providers reject and keeps clashing names apart, the unchanged one winning', () => {
@@ -20,7 +25,10 @@ describe('assignToolNames', () => {
 
   it('shortens long names with a hash, so two long names sharing a prefix stay distinct', () => {
     const long = 'a'.repeat(80);
-    const names = assignToolNames([{ server: 'srv', tool: `${long}1` }, { server: 'srv', tool: `${long}2` }]);
+    const names = assignToolNames([
+      { server: 'srv', tool: `${long}1` },
+      { server: 'srv', tool: `${long}2` },
+    ]);
     for (const name of names) expect(name).toMatch(TOOL_NAME_PATTERN);
     expect(names[0]).not.toBe(names[1]);
   });
@@ -50,8 +58,7 @@ describe('assignToolNames', () => {
     fc.assert(
       fc.property(fc.uniqueArray(request, { selector: (item) => `${item.server}\u0000${item.tool}`, maxLength: 20 }), fc.integer(), (requests, seed) => {
         const shuffled = [...requests].sort((left, right) => ((left.tool.length * 31 + seed) % 7) - ((right.tool.length * 31 + seed) % 7));
-        const byKey = (items: readonly ToolNameRequest[], names: readonly string[]) =>
-          new Map(items.map((item, index) => [`${item.server}\u0000${item.tool}`, names[index]]));
+        const byKey = (items: readonly ToolNameRequest[], names: readonly string[]) => new Map(items.map((item, index) => [`${item.server}\u0000${item.tool}`, names[index]]));
         expect(byKey(shuffled, assignToolNames(shuffled))).toEqual(byKey(requests, assignToolNames(requests)));
       }),
     );

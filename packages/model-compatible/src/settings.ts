@@ -18,7 +18,10 @@ export const compatibleModelConfigSchema = z
     contextWindowTokens: z.number().int().positive(),
     maxOutputTokens: z.number().int().positive().optional(),
     /** The environment variable holding the API key, when the server wants one. */
-    apiKeyVariable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    apiKeyVariable: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
     headers: z.record(z.string(), z.string()).optional(),
     /**
      * How to count requests: a tokenizer family Forge ships (`qwen3`, `llama3`) or the absolute

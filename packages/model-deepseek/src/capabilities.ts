@@ -37,6 +37,12 @@ const limits: Readonly<Record<string, CapabilityTableEntry>> = {
 };
 
 /** The DeepSeek capability table (model id → window, maximum output and prices), its lookup and the capabilities it resolves; requests are counted with DeepSeek-V3's tokenizer. */
-export const DEEPSEEK_CAPABILITIES: VendorCapabilityTable = capabilityTable({ rows: limits, prices: DEEPSEEK_PRICE_TABLE, promptCache: DEEPSEEK_PROMPT_CACHE, estimation: 'provider-tokenizer', nativeCompaction: 'unsupported' });
+export const DEEPSEEK_CAPABILITIES: VendorCapabilityTable = capabilityTable({
+  rows: limits,
+  prices: DEEPSEEK_PRICE_TABLE,
+  promptCache: DEEPSEEK_PROMPT_CACHE,
+  estimation: 'provider-tokenizer',
+  nativeCompaction: 'unsupported',
+});
 
 export const DEEPSEEK_CAPABILITY_TABLE: CapabilityTable = DEEPSEEK_CAPABILITIES.table;

@@ -15,10 +15,7 @@ describe('DeepSeek adapter', () => {
   });
 
   async function toolTurnHistory(): Promise<Message[]> {
-    server.enqueue(
-      turn({ reasoning: 'The note will know.', toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_a' }] }),
-      turn({ text: 'It is green.' }),
-    );
+    server.enqueue(turn({ reasoning: 'The note will know.', toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_a' }] }), turn({ text: 'It is green.' }));
     const first = await runAgent({ model: deepSeekModelFor(server, conformanceTuning), request: 'What colour is the sky?', instructions: INSTRUCTIONS, tools: [noteTool()], approvals: allowAll });
     expect(first.status).toBe('completed');
     return [...first.messages];

@@ -57,7 +57,12 @@ describe('DeepSeek estimate against a server that counts with the same tokenizer
 
   it('matches the reported prompt tokens exactly on every step of a run with two parallel tool calls, their results and earlier history', async () => {
     server.enqueue(
-      turn({ toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' } }, { name: 'read_note', arguments: { name: 'beta' } }] }),
+      turn({
+        toolCalls: [
+          { name: 'read_note', arguments: { name: 'alpha' } },
+          { name: 'read_note', arguments: { name: 'beta' } },
+        ],
+      }),
       turn({ text: 'Alpha says the sky is green; reading gamma.', toolCalls: [{ name: 'read_note', arguments: { name: 'gamma' } }] }),
       turn({ text: 'All three notes agree: 緑 (green).' }),
     );

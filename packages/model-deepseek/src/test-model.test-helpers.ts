@@ -12,14 +12,18 @@ export const TEST_MODEL_ID = 'deepseek-v4-pro';
 export const deepSeekServerOptions: LoopbackProviderOptions = DEEPSEEK_LOOPBACK;
 
 export const testProfile: ModelProfile = {
-  capabilities: { contextWindowTokens: 1_000_000, maxOutputTokens: 64_000, nativeCompaction: 'unsupported', continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'table' },
+  capabilities: {
+    contextWindowTokens: 1_000_000,
+    maxOutputTokens: 64_000,
+    nativeCompaction: 'unsupported',
+    continuationProjection: 'adapter-owned',
+    estimation: 'conservative-fallback',
+    source: 'table',
+  },
   estimate: async (request) => estimateWithFakeTokenizer(request),
   countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),
 };
 
 export function deepSeekModelFor(server: LoopbackProvider, tuning: AdapterTuning, options: Partial<DeepSeekModelOptions> = {}): DeepSeekModel {
-  return new DeepSeekModel(
-    { modelId: TEST_MODEL_ID, baseURL: server.baseURL, apiKey: 'test-key', env: {}, retry: tuning.retry, idleTimeoutMs: tuning.idleTimeoutMs, ...options },
-    testProfile,
-  );
+  return new DeepSeekModel({ modelId: TEST_MODEL_ID, baseURL: server.baseURL, apiKey: 'test-key', env: {}, retry: tuning.retry, idleTimeoutMs: tuning.idleTimeoutMs, ...options }, testProfile);
 }

@@ -45,7 +45,11 @@ async function postOnce(call: CompactCall): Promise<JsonObject[]> {
   } catch (error) {
     if (call.signal?.aborted) throw new CancelledError();
     if (timeout.aborted) {
-      throw new TransportError({ message: `${call.errors.providerLabel} at ${call.errors.baseURL} did not answer the compaction request within ${call.idleTimeoutMs} ms.`, isRetryable: true, cause: error });
+      throw new TransportError({
+        message: `${call.errors.providerLabel} at ${call.errors.baseURL} did not answer the compaction request within ${call.idleTimeoutMs} ms.`,
+        isRetryable: true,
+        cause: error,
+      });
     }
     throw classifyProviderError(error, call.errors);
   }

@@ -32,10 +32,7 @@ describe('OpenAI settings', () => {
     const server = await startLoopbackProvider();
     try {
       server.enqueue({ type: 'http-error', status: 401, message: 'Incorrect API key provided.', code: 'invalid_api_key' });
-      const model = new OpenAIModel(
-        { modelId: 'gpt-5.1', env: { OPENAI_API_KEY: 'wrong', OPENAI_BASE_URL: server.baseURL }, retry: conformanceTuning.retry },
-        testProfile,
-      );
+      const model = new OpenAIModel({ modelId: 'gpt-5.1', env: { OPENAI_API_KEY: 'wrong', OPENAI_BASE_URL: server.baseURL }, retry: conformanceTuning.retry }, testProfile);
       const { error } = await drain(model.doStream(bareRequest(), {}));
       expect(AuthError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ variable: 'OPENAI_API_KEY' });

@@ -28,7 +28,18 @@ describe('calibration store', () => {
     expect((await stat(calibrationFilePath(root))).mode & 0o777).toBe(0o600);
     expect((await stat(root)).mode & 0o777).toBe(0o700);
     const text = await readFile(calibrationFilePath(root), 'utf8');
-    expect(JSON.parse(text)).toMatchObject({ schemaVersion: 1, models: { 'compatible:local': { counter: 'conservative', samples: [[130, 100], [125, 100]] } } });
+    expect(JSON.parse(text)).toMatchObject({
+      schemaVersion: 1,
+      models: {
+        'compatible:local': {
+          counter: 'conservative',
+          samples: [
+            [130, 100],
+            [125, 100],
+          ],
+        },
+      },
+    });
     const changed = await recordCalibration(root, { model: 'compatible:local', counter: 'qwen3', samples: [{ estimated: 100, reported: 100 }] });
     expect(changed.samples).toEqual([{ estimated: 100, reported: 100 }]);
     expect((await readdir(root)).filter((name) => name.endsWith('.tmp'))).toEqual([]);

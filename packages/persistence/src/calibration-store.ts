@@ -75,7 +75,10 @@ async function readFileOrEmpty(home: string): Promise<CalibrationFile> {
 
 function toMap(file: CalibrationFile): Map<string, ModelCalibration> {
   return new Map(
-    Object.entries(file.models).map(([model, entry]) => [model, { counter: entry.counter, updatedAt: entry.updatedAt, samples: entry.samples.map(([estimated, reported]) => ({ estimated, reported })) }]),
+    Object.entries(file.models).map(([model, entry]) => [
+      model,
+      { counter: entry.counter, updatedAt: entry.updatedAt, samples: entry.samples.map(([estimated, reported]) => ({ estimated, reported })) },
+    ]),
   );
 }
 

@@ -32,9 +32,7 @@ export type ActiveCheckpoint = {
   | { readonly kind: 'codex-import'; readonly strategy: typeof CODEX_IMPORT_STRATEGY; readonly view: string }
 );
 
-export type ResolvedCheckpoint =
-  | { readonly ok: true; readonly active: ActiveCheckpoint }
-  | { readonly ok: false; readonly problem: string };
+export type ResolvedCheckpoint = { readonly ok: true; readonly active: ActiveCheckpoint } | { readonly ok: false; readonly problem: string };
 
 function rangeMatches(source: CheckpointSource, messages: readonly CheckpointTranscriptEntry[]): boolean {
   if (source.messageCount > messages.length) return false;
@@ -48,11 +46,7 @@ function rangeMatches(source: CheckpointSource, messages: readonly CheckpointTra
  * matches. Anything else is reported as a problem and not used: the view falls back to the
  * recent tail of the transcript, which is never changed by compaction.
  */
-export function resolveStoredCheckpoint(
-  stored: StoredCheckpoint,
-  transcript: readonly CheckpointTranscriptEntry[],
-  caps: CheckpointCaps = CHECKPOINT_CAPS,
-): ResolvedCheckpoint {
+export function resolveStoredCheckpoint(stored: StoredCheckpoint, transcript: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS): ResolvedCheckpoint {
   const hash = sha256Hex(canonicalJsonStringify(stored.checkpoint));
   const facts = { id: checkpointIdOf(hash), hash, source: stored.source, recordedAt: stored.recordedAt };
   const imported = codexImportSchema.safeParse(stored.checkpoint);
@@ -74,12 +68,7 @@ export function resolveStoredCheckpoint(
  * that depend on it SUSPECT), overridden by `currentHashes` from the host; a Codex import's stored
  * view as it is.
  */
-export function renderActiveCheckpoint(
-  active: ActiveCheckpoint,
-  transcript: readonly CheckpointTranscriptEntry[],
-  caps: CheckpointCaps = CHECKPOINT_CAPS,
-  currentHashes?: ArtifactHashes,
-): string {
+export function renderActiveCheckpoint(active: ActiveCheckpoint, transcript: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS, currentHashes?: ArtifactHashes): string {
   if (active.kind === 'codex-import') return active.view;
   const observed = observeArtifactHashes(transcript, active.checkpoint.source.messageCount);
   if (currentHashes !== undefined) for (const [uri, hash] of currentHashes) observed.set(uri, hash);

@@ -25,10 +25,7 @@ export function transcriptArbitraryForCodec(): fc.Arbitrary<Message> {
           type: fc.constant('tool-result' as const),
           toolCallId: fc.string({ minLength: 1 }),
           toolName: fc.string({ minLength: 1 }),
-          output: fc.oneof(
-            fc.record({ type: fc.constant('text' as const), value: text }),
-            fc.record({ type: fc.constant('json' as const), value: json }),
-          ),
+          output: fc.oneof(fc.record({ type: fc.constant('text' as const), value: text }), fc.record({ type: fc.constant('json' as const), value: json })),
         }),
       ),
     }),

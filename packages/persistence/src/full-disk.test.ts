@@ -41,7 +41,9 @@ describe.skipIf(!isRoot)('a full disk', () => {
     const error = await createSession(home, { workspaceRoot: null, id: 'second' }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'ENOSPC' });
     // The first write that fails is the lock of the session being built, in its hidden directory.
-    expect((error as Error).message).toMatch(/^Could not write \/.*\/sessions\/\.creating-second-[0-9a-f]+\/lock \(ENOSPC: no space left on device, write\): the file system is full; free some space and retry\.$/);
+    expect((error as Error).message).toMatch(
+      /^Could not write \/.*\/sessions\/\.creating-second-[0-9a-f]+\/lock \(ENOSPC: no space left on device, write\): the file system is full; free some space and retry\.$/,
+    );
     await expect(loadTranscript(home, 'second')).rejects.toThrow(/No session second/);
   });
 

@@ -1,19 +1,5 @@
-export {
-  CorruptFileError,
-  SessionLockedError,
-  SessionNotFoundError,
-  UnsupportedSchemaError,
-  type LockOwner,
-} from './errors.js';
-export {
-  checkForgeHome,
-  ensureForgeHome,
-  ForgeHomeError,
-  forgeHomeLayout,
-  resolveForgeHome,
-  type ForgeHomeLayout,
-  type ResolveForgeHomeOptions,
-} from './home.js';
+export { CorruptFileError, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type LockOwner } from './errors.js';
+export { checkForgeHome, ensureForgeHome, ForgeHomeError, forgeHomeLayout, resolveForgeHome, type ForgeHomeLayout, type ResolveForgeHomeOptions } from './home.js';
 export { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-fs.js';
 export {
   DEFAULT_MAX_STATE_BYTES,
@@ -28,14 +14,7 @@ export {
   type ReplayDecision,
   type ReplayTarget,
 } from './opaque-state/index.js';
-export {
-  MAX_ERROR_MESSAGE_CHARS,
-  SESSION_SCHEMA_VERSION,
-  SUPPORTED_SESSION_SCHEMAS,
-  type CheckpointSource,
-  type EngineRunFacts,
-  type SessionRecord,
-} from './records.js';
+export { MAX_ERROR_MESSAGE_CHARS, SESSION_SCHEMA_VERSION, SUPPORTED_SESSION_SCHEMAS, type CheckpointSource, type EngineRunFacts, type SessionRecord } from './records.js';
 export { redactMessage } from './redact-message.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
 export { lastSession, listSessions, sessionIds, type SessionSummary } from './session-list.js';
@@ -67,22 +46,9 @@ export {
   type ArtifactHashSource,
   type ResolvedCheckpoint,
 } from './checkpoint-install.js';
-export {
-  compactSession,
-  createSessionContextManager,
-  type SessionCompactionOptions,
-  type SessionCompactOptions,
-  type SessionCompactResult,
-} from './session-compaction.js';
+export { compactSession, createSessionContextManager, type SessionCompactionOptions, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
-export {
-  createTraceWriter,
-  TRACE_EXCLUDED_EVENTS,
-  traceFile,
-  type EngineEventEnvelope,
-  type EngineEventListener,
-  type TraceWriter,
-} from './trace-writer.js';
+export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type EngineEventEnvelope, type EngineEventListener, type TraceWriter } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
 export { MAX_TRACE_LINE_CHARS, readTraceLines, type TraceLine } from './trace-lines.js';
 export { v1SessionSchema, type V1Session } from './v1.js';

@@ -90,9 +90,8 @@ describe('appending while being killed', () => {
     const home = join(workDirectory, 'home');
     const plans = Array.from({ length: LANES }, (_, lane) => ({
       id: `kill_lane_${lane}`,
-      moments: Array.from(
-        { length: KILLS_PER_LANE },
-        (): KillMoment => (next() < 0.25 ? { after: 'ready', delayMs: Math.floor(next() * 5) } : { after: 'first-ack', delayMs: Math.floor(next() * 30) }),
+      moments: Array.from({ length: KILLS_PER_LANE }, (): KillMoment =>
+        next() < 0.25 ? { after: 'ready', delayMs: Math.floor(next() * 5) } : { after: 'first-ack', delayMs: Math.floor(next() * 30) },
       ),
     }));
 

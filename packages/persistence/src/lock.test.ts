@@ -59,9 +59,7 @@ describe('the session writer lock', () => {
     const pid = deadPid();
     await writeFile(lockFile, JSON.stringify({ pid, hostname: hostname(), startedAt: '2025-01-01T00:00:00.000Z', token: 'old' }));
     const writer = await openSession(home, id);
-    expect(writer.openWarnings.map((warning) => warning.message)).toEqual([
-      `Recovered the lock of session shared left by process ${pid}, which no longer runs.`,
-    ]);
+    expect(writer.openWarnings.map((warning) => warning.message)).toEqual([`Recovered the lock of session shared left by process ${pid}, which no longer runs.`]);
     expect(JSON.parse(await readFile(lockFile, 'utf8'))).toMatchObject({ pid: process.pid });
     await writer.close();
     expect(await readdir(join(home, 'sessions', id))).toEqual(['session.jsonl']);

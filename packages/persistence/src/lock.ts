@@ -166,7 +166,10 @@ async function removeAbandonedLockDrafts(directory: string, now: () => number): 
   for (const name of names) {
     if (!name.startsWith(LOCK_DRAFT_PREFIX)) continue;
     const draft = join(directory, name);
-    const modified = await stat(draft).then((stats) => stats.mtimeMs, () => undefined);
+    const modified = await stat(draft).then(
+      (stats) => stats.mtimeMs,
+      () => undefined,
+    );
     if (modified !== undefined && now() - modified > UNREADABLE_LOCK_GRACE_MS) await unlink(draft).catch(() => undefined);
   }
 }

@@ -105,9 +105,7 @@ export const runEndedRecordSchema = z.object({
   steps: nonNegativeInteger.optional(),
   usage: storedUsageSchema,
   instructionsHash: z.string().optional(),
-  error: z
-    .object({ code: z.string().max(200), message: z.string().max(MAX_ERROR_MESSAGE_CHARS), isRetryable: z.boolean() })
-    .optional(),
+  error: z.object({ code: z.string().max(200), message: z.string().max(MAX_ERROR_MESSAGE_CHARS), isRetryable: z.boolean() }).optional(),
   engine: engineRunSchema.optional(),
 });
 
@@ -131,13 +129,7 @@ export const checkpointRecordSchema = z.object({
   checkpoint: jsonValueSchema,
 });
 
-export const sessionRecordSchema = z.discriminatedUnion('type', [
-  sessionHeaderRecordSchema,
-  messageRecordSchema,
-  runStartedRecordSchema,
-  runEndedRecordSchema,
-  checkpointRecordSchema,
-]);
+export const sessionRecordSchema = z.discriminatedUnion('type', [sessionHeaderRecordSchema, messageRecordSchema, runStartedRecordSchema, runEndedRecordSchema, checkpointRecordSchema]);
 
 export type SessionHeaderRecord = z.infer<typeof sessionHeaderRecordSchema>;
 export type MessageRecord = z.infer<typeof messageRecordSchema>;

@@ -36,13 +36,11 @@ export function redactMessage(message: Message, redactor: Redactor): Message {
     case 'tool':
       return {
         role: 'tool',
-        content: message.content.map(
-          (part): ToolMessage['content'][number] => ({
-            ...part,
-            output: redactOutput(part.output, redactor, resultContext(part.metadata)),
-            ...(part.metadata === undefined ? {} : { metadata: redactor.redactJson(part.metadata) }),
-          }),
-        ),
+        content: message.content.map((part): ToolMessage['content'][number] => ({
+          ...part,
+          output: redactOutput(part.output, redactor, resultContext(part.metadata)),
+          ...(part.metadata === undefined ? {} : { metadata: redactor.redactJson(part.metadata) }),
+        })),
       };
   }
 }

@@ -231,7 +231,12 @@ describe('automatic compaction in a turn', () => {
     const budget = budgeted[0];
     if (budget?.type !== 'context.budgeted') throw new Error('no budget event');
     expect(budget.estimate.tokens).toBeLessThanOrEqual(budget.compactTargetTokens);
-    expect(budget.view).toEqual({ checkpointId: completed?.type === 'context.compaction.completed' ? completed.checkpointId : '', coveredMessages: tailStart, verbatimMessages: 60 - tailStart, omitted: 0 });
+    expect(budget.view).toEqual({
+      checkpointId: completed?.type === 'context.compaction.completed' ? completed.checkpointId : '',
+      coveredMessages: tailStart,
+      verbatimMessages: 60 - tailStart,
+      omitted: 0,
+    });
     expect(stored.checkpoint).toBeDefined();
     expect(stored.messages).toHaveLength(62);
   });
@@ -256,7 +261,13 @@ describe('automatic compaction in a turn', () => {
     const events: CompactionEvent[] = [];
     const turn = async (request: string) => {
       const model = new ScriptedModel([{ text: 'ok' }], small);
-      await handle.runTurn({ model, request, instructions, context: { ...context, mode: 'compact' }, onEvent: (envelope) => envelope.event.type.startsWith('context.compaction') && events.push(envelope.event as CompactionEvent) });
+      await handle.runTurn({
+        model,
+        request,
+        instructions,
+        context: { ...context, mode: 'compact' },
+        onEvent: (envelope) => envelope.event.type.startsWith('context.compaction') && events.push(envelope.event as CompactionEvent),
+      });
       return model.requests[0];
     };
     const first = await turn('Summarize the parts.');
@@ -275,7 +286,10 @@ describe('automatic compaction in a turn', () => {
     const messages: Message[] = [
       { role: 'user', content: 'What are the retries?' },
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'read_1', toolName: 'read_file', output: { type: 'text', value: v1 }, metadata: { path: 'src/config.ts', sha256: sha256Hex(v1) } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'read_1', toolName: 'read_file', output: { type: 'text', value: v1 }, metadata: { path: 'src/config.ts', sha256: sha256Hex(v1) } }],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'RETRIES is 3.' }] },
     ];
     const home = await temporaryHome();

@@ -10,12 +10,7 @@ import {
   type OpaqueProviderState,
   type TokenEstimate,
 } from '@forge/core';
-import {
-  CHECKPOINT_CAPS,
-  renderCheckpointView,
-  type CheckpointCaps,
-  type CheckpointTranscriptEntry,
-} from '@forge/core/checkpoint';
+import { CHECKPOINT_CAPS, renderCheckpointView, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import {
   applyToolOutputProjection,
   compactTranscript,

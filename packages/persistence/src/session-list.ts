@@ -147,7 +147,5 @@ async function withProblem(id: string, schemaVersion: 1 | 2, summarize: () => Pr
 /** The most recently updated readable session, optionally only among those of one workspace. */
 export async function lastSession(home: string, options: { readonly workspaceRoot?: string } = {}): Promise<SessionSummary | undefined> {
   const sessions = await listSessions(home);
-  return sessions.find(
-    (session) => session.problem === undefined && (options.workspaceRoot === undefined || session.workspaceRoot === options.workspaceRoot),
-  );
+  return sessions.find((session) => session.problem === undefined && (options.workspaceRoot === undefined || session.workspaceRoot === options.workspaceRoot));
 }

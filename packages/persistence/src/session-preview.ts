@@ -12,10 +12,7 @@ import { selectSessionView } from './session-view.js';
  * the same model estimator — with the deterministic strategy, no model call, no lock and no
  * write. Its `tokensBefore` and `tokensAfter` are the numbers the real compaction reports.
  */
-export async function previewSessionCompaction(
-  transcript: SessionTranscript,
-  options: SessionCompactOptions & { readonly redactor?: Redactor },
-): Promise<SessionCompactResult> {
+export async function previewSessionCompaction(transcript: SessionTranscript, options: SessionCompactOptions & { readonly redactor?: Redactor }): Promise<SessionCompactResult> {
   const redactor = options.redactor ?? createRedactor();
   const entries = withRunIds(transcript.messages, transcript.runs);
   const resolved = transcript.checkpoint === undefined ? undefined : resolveStoredCheckpoint(transcript.checkpoint, entries, options.compaction?.caps);

@@ -19,8 +19,7 @@ function interruptedResult(toolCallId: string, toolName: string): ToolMessage['c
     output: {
       type: 'error-text',
       value:
-        'The Forge process stopped before this tool call finished, so its outcome is unknown. ' +
-        'It may or may not have taken effect: check the workspace before relying on it, or repeat the call.',
+        'The Forge process stopped before this tool call finished, so its outcome is unknown. ' + 'It may or may not have taken effect: check the workspace before relying on it, or repeat the call.',
     },
   };
 }

@@ -76,7 +76,11 @@ describe('session store', () => {
     await Promise.all([
       writer.recordRunStart({ runId: 'run_c' }),
       ...messages.map((message) => writer.appendMessages([message], { runId: 'run_c' })),
-      writer.recordRunEnd({ runId: 'run_c', status: 'cancelled', usage: { inputTokens: undefined, outputTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: undefined } }),
+      writer.recordRunEnd({
+        runId: 'run_c',
+        status: 'cancelled',
+        usage: { inputTokens: undefined, outputTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: undefined },
+      }),
     ]);
     await writer.close();
     const loaded = await loadTranscript(home, writer.id);
@@ -134,12 +138,8 @@ describe('session store', () => {
     const writer = await createSession(home, { workspaceRoot: null });
     await writer.appendMessages(sampleTranscript());
     const source = { summarizedThrough: 3, sourceHash: 'a'.repeat(64), tailStart: 3, tailHash: 'b'.repeat(64), messageCount: 5 };
-    await expect(writer.recordCheckpoint({ source: { ...source, summarizedThrough: -1 }, checkpoint: {} })).rejects.toThrow(
-      /Checkpoint source is not valid/,
-    );
-    await expect(writer.recordCheckpoint({ source: { ...source, messageCount: 9 }, checkpoint: {} })).rejects.toThrow(
-      /covers 9 messages but the transcript had 5/,
-    );
+    await expect(writer.recordCheckpoint({ source: { ...source, summarizedThrough: -1 }, checkpoint: {} })).rejects.toThrow(/Checkpoint source is not valid/);
+    await expect(writer.recordCheckpoint({ source: { ...source, messageCount: 9 }, checkpoint: {} })).rejects.toThrow(/covers 9 messages but the transcript had 5/);
     expect(writer.checkpoint).toBeUndefined();
     const stored = await writer.recordCheckpoint({ source, checkpoint: { schemaVersion: 1, digest: ['x'] } });
     expect(writer.checkpoint).toEqual(stored);
@@ -298,6 +298,8 @@ describe('stored files that are not regular files (issue 17)', () => {
     const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
     await expect(within(loadTranscript(home, 'piped'))).rejects.toThrow(`${writer.logFile}: it is a FIFO, not a regular file.`);
     await expect(within(openSession(home, 'piped'))).rejects.toThrow(CorruptFileError);
-    expect((await within(listSessions(home))).map((summary) => summary.problem)).toEqual([`unreadable: ${writer.logFile}: it is a FIFO, not a regular file. Forge did not change the file; keep a copy before editing it by hand.`]);
+    expect((await within(listSessions(home))).map((summary) => summary.problem)).toEqual([
+      `unreadable: ${writer.logFile}: it is a FIFO, not a regular file. Forge did not change the file; keep a copy before editing it by hand.`,
+    ]);
   });
 });

@@ -82,7 +82,11 @@ describe('runSessionTurn', () => {
       approvals: { check: async () => ({ kind: 'allow' }) },
     });
     const log = await readFile(`${home}/sessions/${turn.sessionId}/session.jsonl`, 'utf8');
-    const messageRecords = log.trim().split('\n').map((line) => JSON.parse(line) as { type: string; runId?: string }).filter((record) => record.type === 'message');
+    const messageRecords = log
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; runId?: string })
+      .filter((record) => record.type === 'message');
     expect(messageRecords).toHaveLength(4);
     expect(messageRecords.every((record) => record.runId === turn.runId)).toBe(true);
     expect((await loadTranscript(home, turn.sessionId)).messages).toEqual(turn.result.messages);
@@ -254,9 +258,7 @@ describe('the session handle', () => {
     const home = await temporaryHome();
     const handle = await openSessionHandle({ home, workspaceRoot: '/w' });
     await expect(openSessionHandle({ home, sessionId: handle.id })).rejects.toSatisfy((error) => SessionLockedError.isInstance(error));
-    await expect(
-      runSessionTurn({ home, sessionId: handle.id, model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions }),
-    ).rejects.toThrow(/only one forge may write a session at a time/);
+    await expect(runSessionTurn({ home, sessionId: handle.id, model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions })).rejects.toThrow(/only one forge may write a session at a time/);
     await handle.close();
     const again = await openSessionHandle({ home, sessionId: handle.id });
     await again.close();
@@ -314,21 +316,41 @@ describe('a turn run by another engine', () => {
         ];
         for (const message of messages) await input.onMessage(message);
         input.onEvent({ ...envelope, sequence: 1, event: { type: 'model.step.started', step: 1 } });
-        return { runId: input.runId, status: 'completed', messages, text: 'Tabs.', steps: 1, usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined }, instructionsHash: input.instructions.hash };
+        return {
+          runId: input.runId,
+          status: 'completed',
+          messages,
+          text: 'Tabs.',
+          steps: 1,
+          usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined },
+          instructionsHash: input.instructions.hash,
+        };
       },
     });
     await handle.close();
 
     expect(received).toEqual({ history: first.result.messages, runId: turn.runId, sessionId: first.sessionId });
     expect(seen).toEqual(['engine.cost.reported', 'model.step.started']);
-    const trace = (await readFile(turn.tracePath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { event: { type: string; tokens?: number } });
-    expect(trace.map((entry) => entry.event)).toEqual([{ type: 'engine.cost.reported', tokens: 42 }, { type: 'model.step.started', step: 1 }]);
+    const trace = (await readFile(turn.tracePath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: { type: string; tokens?: number } });
+    expect(trace.map((entry) => entry.event)).toEqual([
+      { type: 'engine.cost.reported', tokens: 42 },
+      { type: 'model.step.started', step: 1 },
+    ]);
     const loaded = await loadTranscript(home, first.sessionId);
     expect(loaded.messages.slice(2)).toEqual([
       { role: 'user', content: 'Which style?' },
       { role: 'assistant', content: [{ type: 'text', text: 'Tabs.' }] },
     ]);
-    expect(loaded.runs.at(-1)).toMatchObject({ runId: turn.runId, status: 'completed', firstMessageIndex: 2, model: { provider: 'other-engine', modelId: 'm1' }, usage: { inputTokens: 10, outputTokens: 2 } });
+    expect(loaded.runs.at(-1)).toMatchObject({
+      runId: turn.runId,
+      status: 'completed',
+      firstMessageIndex: 2,
+      model: { provider: 'other-engine', modelId: 'm1' },
+      usage: { inputTokens: 10, outputTokens: 2 },
+    });
   });
 
   it('records a rejected engine run as failed, pairing the tool call it left open, and rethrows', async () => {

@@ -1,21 +1,5 @@
-import {
-  createId,
-  emptyUsage,
-  ForgeError,
-  InvalidInputError,
-  resolveContextPolicy,
-  runAgent,
-  type ErrorSummary,
-  type Message,
-  type OpaqueProviderState,
-  type RunResult,
-} from '@forge/core';
-import {
-  buildForgeStateCheckpoint,
-  withRunIds,
-  type CheckpointCaps,
-  type CheckpointTranscriptEntry,
-} from '@forge/core/checkpoint';
+import { createId, emptyUsage, ForgeError, InvalidInputError, resolveContextPolicy, runAgent, type ErrorSummary, type Message, type OpaqueProviderState, type RunResult } from '@forge/core';
+import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { rename, rm } from 'node:fs/promises';
@@ -34,13 +18,7 @@ import {
   type SessionCompactResult,
 } from './session-compaction.js';
 import { closeDanglingToolCalls, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
-import type {
-  OpenSessionHandleOptions,
-  SessionEngineTurnOptions,
-  SessionTurnOptions,
-  SessionTurnResult,
-  SessionTurnWarning,
-} from './session-turn-types.js';
+import type { OpenSessionHandleOptions, SessionEngineTurnOptions, SessionTurnOptions, SessionTurnResult, SessionTurnWarning } from './session-turn-types.js';
 import { discardRefusedState, NativeReplayWatch } from './native-replay.js';
 import { historyWithStaleReads } from './stale-history.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
@@ -48,14 +26,7 @@ import type { SessionTranscript, StoredCheckpoint } from './session-state.js';
 import type { SessionWriter } from './session-writer.js';
 import { createTraceWriter, type TraceWriter } from './trace-writer.js';
 
-export type {
-  OpenSessionHandleOptions,
-  SessionEngineInput,
-  SessionEngineTurnOptions,
-  SessionTurnOptions,
-  SessionTurnResult,
-  SessionTurnWarning,
-} from './session-turn-types.js';
+export type { OpenSessionHandleOptions, SessionEngineInput, SessionEngineTurnOptions, SessionTurnOptions, SessionTurnResult, SessionTurnWarning } from './session-turn-types.js';
 export type { SessionView, SessionViewCheckpoint, SessionViewOptions } from './session-view.js';
 
 function summarize(error: unknown): ErrorSummary {
@@ -191,7 +162,7 @@ export class SessionHandle {
     await this.loadNativeState(compaction, runOptions.model);
     return this.runEngineTurn({
       mode: policy.mode,
-      ...(caps ?? compaction.caps) === undefined ? {} : { caps: caps ?? compaction.caps },
+      ...((caps ?? compaction.caps) === undefined ? {} : { caps: caps ?? compaction.caps }),
       instructions,
       ...(artifactHashes === undefined ? {} : { artifactHashes }),
       model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
@@ -248,7 +219,10 @@ export class SessionHandle {
 
   /** When the latest run that recorded its end ended (milliseconds since the epoch): about when its last request was made. */
   private lastRunEndedAt(): number | undefined {
-    const ended = this.writer.transcript().runs.flatMap((run) => (run.endedAt === undefined ? [] : [Date.parse(run.endedAt)])).filter(Number.isFinite);
+    const ended = this.writer
+      .transcript()
+      .runs.flatMap((run) => (run.endedAt === undefined ? [] : [Date.parse(run.endedAt)]))
+      .filter(Number.isFinite);
     return ended.length === 0 ? undefined : Math.max(...ended);
   }
 

@@ -1,12 +1,5 @@
 import type { ContextMode, Message, OpaqueProviderState } from '@forge/core';
-import {
-  type ArtifactHashes,
-  CHECKPOINT_CAPS,
-  observeArtifactHashes,
-  renderCheckpointView,
-  type CheckpointCaps,
-  type CheckpointTranscriptEntry,
-} from '@forge/core/checkpoint';
+import { type ArtifactHashes, CHECKPOINT_CAPS, observeArtifactHashes, renderCheckpointView, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { buildForgeState } from '@forge/core/compaction';
 import { selectViewRange, viewHistory, type RequestViewCheckpoint } from '@forge/core/view';
 import { renderActiveCheckpoint, resolveStoredCheckpoint, type ActiveCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';

@@ -1,12 +1,4 @@
-import {
-  InvalidInputError,
-  messageSchema,
-  type ErrorSummary,
-  type JsonValue,
-  type Message,
-  type RunStatus,
-  type Usage,
-} from '@forge/core';
+import { InvalidInputError, messageSchema, type ErrorSummary, type JsonValue, type Message, type RunStatus, type Usage } from '@forge/core';
 import type { Redactor } from '@forge/core/redaction';
 import type { FileHandle } from 'node:fs/promises';
 import type { SessionLock } from './lock.js';

@@ -22,10 +22,7 @@ export type TraceLine =
  * per line low on large traces. A trailing `\r` is removed; empty lines are passed on too, so
  * line numbers match an editor's. UTF-8 characters split across chunks are decoded whole.
  */
-export async function* readTraceLines(
-  file: string,
-  options: { readonly maxLineChars?: number; readonly chunkBytes?: number } = {},
-): AsyncGenerator<TraceLine[]> {
+export async function* readTraceLines(file: string, options: { readonly maxLineChars?: number; readonly chunkBytes?: number } = {}): AsyncGenerator<TraceLine[]> {
   const maxLineChars = options.maxLineChars ?? MAX_TRACE_LINE_CHARS;
   const decoder = new StringDecoder('utf8');
   let pending = '';

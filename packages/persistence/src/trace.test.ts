@@ -57,9 +57,7 @@ describe('run traces', () => {
 
     const entries = await collect(readTrace(home, 'run_trace_1'));
     const expected = seen.filter((envelope) => envelope.event.type !== 'model.text.delta');
-    expect(entries.map((entry) => (entry.kind === 'event' ? entry.envelope.event.type : entry.kind))).toEqual(
-      expected.map((envelope) => envelope.event.type),
-    );
+    expect(entries.map((entry) => (entry.kind === 'event' ? entry.envelope.event.type : entry.kind))).toEqual(expected.map((envelope) => envelope.event.type));
     expect(entries.every((entry) => entry.kind === 'event' && entry.envelope.sessionId === 'session_t')).toBe(true);
     const sequences = entries.map((entry) => (entry.kind === 'event' ? entry.envelope.sequence : -1));
     expect(sequences).toEqual(expected.map((envelope) => envelope.sequence));

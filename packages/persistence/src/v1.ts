@@ -63,9 +63,7 @@ export function parseV1Session(content: string, options: { readonly file: string
 
 /** A v1 message as a core message: user text stays a string, assistant text becomes one text part. */
 export function messageFromV1(message: z.infer<typeof v1MessageSchema>): Message {
-  return message.role === 'user'
-    ? { role: 'user', content: message.content }
-    : { role: 'assistant', content: [{ type: 'text', text: message.content }] };
+  return message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: [{ type: 'text', text: message.content }] };
 }
 
 /** A v1 session read as it is, without migrating it (readers never write). */

@@ -18,12 +18,11 @@ Work in small verified steps. Look before you change anything, keep edits minima
 const COMPACTION_BY_MODE: Partial<Record<ContextMode, string>> = {
   compact:
     'This session is long-lived: when the context window fills, Forge replaces older turns with a checkpoint (the task, files seen and their hashes, commands and failures, and the notes below) and keeps the recent turns verbatim. The full transcript is always stored.',
-  shadow:
-    'Forge plans checkpoints of older turns in this session and validates them, but does not use them yet (shadow mode): every request still carries the conversation itself.',
+  shadow: 'Forge plans checkpoints of older turns in this session and validates them, but does not use them yet (shadow mode): every request still carries the conversation itself.',
 };
 
 const CHECKPOINT_NOTE_LINE =
-  '- checkpoint_note: record what must survive a checkpoint: facts about the code (with the files they depend on), constraints the user stated, approaches that failed and why, decisions, plan steps and your next action. Each note needs evidence (the user\'s words, or a tool call that has a result). A note the validator refuses comes back as a tool error saying why; fix it or move on. Notes are memory, never permission.';
+  "- checkpoint_note: record what must survive a checkpoint: facts about the code (with the files they depend on), constraints the user stated, approaches that failed and why, decisions, plan steps and your next action. Each note needs evidence (the user's words, or a tool call that has a result). A note the validator refuses comes back as a tool error saying why; fix it or move on. Notes are memory, never permission.";
 
 const REQUEST_COMPACTION_LINE =
   '- request_compaction: ask for older turns to be replaced by a checkpoint before your next step, when they are no longer needed verbatim; Forge decides whether it pays off, and the result shows how full the context is.';
@@ -33,9 +32,7 @@ const REQUEST_COMPACTION_LINE =
  * session offers them, what `checkpoint_note` and `request_compaction` are for.
  */
 export function systemPromptFor(mode: ContextMode, offer: SessionModelToolOffer): string {
-  const lines = [offer.checkpointNote ? CHECKPOINT_NOTE_LINE : undefined, offer.requestCompaction ? REQUEST_COMPACTION_LINE : undefined].filter(
-    (line): line is string => line !== undefined,
-  );
+  const lines = [offer.checkpointNote ? CHECKPOINT_NOTE_LINE : undefined, offer.requestCompaction ? REQUEST_COMPACTION_LINE : undefined].filter((line): line is string => line !== undefined);
   if (lines.length === 0) return BASE_PROMPT;
   const intro = COMPACTION_BY_MODE[mode] ?? '';
   return `${BASE_PROMPT}\n\nContext:\n${intro}\n${lines.join('\n')}`;

@@ -22,9 +22,7 @@ function scriptedConfirm(...answers: ConfirmAnswer[]) {
 
 describe('approval profiles', () => {
   it('assign each risk the documented level', () => {
-    const table = Object.fromEntries(
-      approvalProfiles.map((profile) => [profile, (['read', 'write', 'execute'] as const).map((risk) => approvalLevel(profile, risk))]),
-    );
+    const table = Object.fromEntries(approvalProfiles.map((profile) => [profile, (['read', 'write', 'execute'] as const).map((risk) => approvalLevel(profile, risk))]));
     expect(table).toEqual({
       'read-only': ['allow', 'deny', 'deny'],
       ask: ['allow', 'confirm', 'confirm'],
@@ -95,7 +93,7 @@ describe('confirmation answers', () => {
     await expect(second.check(request('run_command', 'execute'), never)).resolves.toMatchObject({ kind: 'deny' });
   });
 
-  it('puts the user\'s deny feedback into the reason the model sees', async () => {
+  it("puts the user's deny feedback into the reason the model sees", async () => {
     const { confirm } = scriptedConfirm({ kind: 'deny', feedback: '  use pnpm, not npm ' });
     const gate = createApprovalGate({ profile: 'workspace-write', confirm });
     await expect(gate.check(request('run_command', 'execute'), never)).resolves.toEqual({ kind: 'deny', reason: 'the user said: use pnpm, not npm' });
@@ -130,8 +128,7 @@ describe('without a confirm callback (non-interactive)', () => {
     const gate = createApprovalGate({ profile: 'ask' });
     await expect(gate.check(request('edit_file', 'write'), never)).resolves.toEqual({
       kind: 'deny',
-      reason:
-        'edit_file needs confirmation under the ask profile and this session cannot ask (non-interactive); run interactively to approve it, or use the workspace-write profile',
+      reason: 'edit_file needs confirmation under the ask profile and this session cannot ask (non-interactive); run interactively to approve it, or use the workspace-write profile',
     });
     await expect(createApprovalGate({ profile: 'workspace-write' }).check(request('run_command', 'execute'), never)).resolves.toEqual({
       kind: 'deny',

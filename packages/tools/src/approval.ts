@@ -33,10 +33,7 @@ export function approvalLevel(profile: ApprovalProfile, risk: ToolRisk): Approva
  * The user's answer to a confirmation: run this call once, allow this tool for the rest of the
  * session, or refuse — optionally saying why or what to do instead, which the model is shown.
  */
-export type ConfirmAnswer =
-  | { readonly kind: 'once' }
-  | { readonly kind: 'session' }
-  | { readonly kind: 'deny'; readonly feedback?: string };
+export type ConfirmAnswer = { readonly kind: 'once' } | { readonly kind: 'session' } | { readonly kind: 'deny'; readonly feedback?: string };
 
 /** Asks the user about one call. Should give up promptly when `signal` aborts. */
 export type ConfirmCallback = (request: ToolCallRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;

@@ -101,9 +101,15 @@ export class CommandProcesses {
     } catch {
       return undefined;
     }
-    const entries = (await Promise.all(names.filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== process.pid).map(readEntry))).filter(
-      (entry) => entry !== undefined,
-    );
+    const entries = (
+      await Promise.all(
+        names
+          .filter((name) => /^\d+$/.test(name))
+          .map(Number)
+          .filter((pid) => pid !== process.pid)
+          .map(readEntry),
+      )
+    ).filter((entry) => entry !== undefined);
     if (entries.length === 0) return undefined;
     const belongs = new Set<number>();
     await Promise.all(
@@ -112,7 +118,7 @@ export class CommandProcesses {
       }),
     );
     // Children of a member are members too, even when they cleared their environment.
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const entry of entries) {
         if (!belongs.has(entry.pid) && belongs.has(entry.parent)) {
@@ -141,7 +147,10 @@ export class CommandProcesses {
     for (let round = 0; left !== undefined && left.length > 0 && round < SWEEP_ROUNDS; round += 1) {
       for (const entry of left) if (entry.group !== this.leader) this.outside.add(entry.pid);
       signalGroup(this.leader, 'SIGKILL');
-      signalEach(left.map((entry) => entry.pid), 'SIGKILL');
+      signalEach(
+        left.map((entry) => entry.pid),
+        'SIGKILL',
+      );
       await delay(SWEEP_PAUSE_MS);
       left = await this.members();
     }

@@ -45,17 +45,13 @@ describe('createWorkspaceTools', () => {
     expect(search?.describe?.({ pattern: 'TODO\nFIXME' })).toBe('search "TODO\\nFIXME" in .');
     expect(read?.describe?.({ path: 'two\nlines.txt' })).toBe('read_file "two\\nlines.txt"');
     expect(edit?.describe?.({ path: 'a.ts', mode: 'replace' })).toBe('edit_file replace a.ts');
-    expect(run?.describe?.({ argv: ['npm', 'run', 'test -- --watch=false'], cwd: 'app' })).toBe(
-      "run_command npm run 'test -- --watch=false' in app",
-    );
+    expect(run?.describe?.({ argv: ['npm', 'run', 'test -- --watch=false'], cwd: 'app' })).toBe("run_command npm run 'test -- --watch=false' in app");
     expect(run?.describe?.(42)).toBe('run_command undefined');
   });
 
   it('rejects caps that are not positive integers', async () => {
     const root = await makeTempDirectory();
-    expect(() => createWorkspaceTools({ root, ledger: new ReadLedger(), outputCapBytes: 0 })).toThrow(
-      'createWorkspaceTools: outputCapBytes must be a positive integer, got 0.',
-    );
+    expect(() => createWorkspaceTools({ root, ledger: new ReadLedger(), outputCapBytes: 0 })).toThrow('createWorkspaceTools: outputCapBytes must be a positive integer, got 0.');
   });
 });
 

@@ -9,40 +9,18 @@ export {
   type ConfirmCallback,
   type SessionApprovalGate,
 } from './approval.js';
-export {
-  agentSurface,
-  contextToolOffer,
-  systemPromptFor,
-  toolDefinitions,
-  type AgentSurface,
-  type ContextToolSettings,
-} from './agent-surface.js';
+export { agentSurface, contextToolOffer, systemPromptFor, toolDefinitions, type AgentSurface, type ContextToolSettings } from './agent-surface.js';
 export { createWorkspaceTools, type WorkspaceToolsOptions } from './create-workspace-tools.js';
 export { HeadTailBuffer, type ProcessOutcome, type RunProcessOptions } from './run-process.js';
 export { displayPath } from './display-path.js';
-export {
-  DEFAULT_INSTRUCTION_FILE_BYTES,
-  INSTRUCTIONS_FILE_NAME,
-  loadInstructions,
-  type LoadInstructionsOptions,
-} from './instructions.js';
+export { DEFAULT_INSTRUCTION_FILE_BYTES, INSTRUCTIONS_FILE_NAME, loadInstructions, type LoadInstructionsOptions } from './instructions.js';
 export { changedLineCounts, diffLines, unifiedDiff, type DiffLine } from './line-diff.js';
 export { ReadLedger } from './read-ledger.js';
 export { waitForRunningCommands } from './run-process.js';
 export { createEditFileTool, type EditFileToolOptions } from './tools/edit-file.js';
 export { createListFilesTool, type ListFilesToolOptions } from './tools/list-files.js';
 export { createReadFileTool, DEFAULT_READ_CAP_BYTES, type ReadFileToolOptions } from './tools/read-file.js';
-export {
-  createRunCommandTool,
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  DEFAULT_OUTPUT_CAP_BYTES,
-  type RunCommandToolOptions,
-} from './tools/run-command.js';
+export { createRunCommandTool, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_OUTPUT_CAP_BYTES, type RunCommandToolOptions } from './tools/run-command.js';
 export { createSearchTool, type SearchToolOptions } from './tools/search.js';
-export {
-  resolveWorkspacePath,
-  WorkspacePathError,
-  type WorkspacePath,
-  type WorkspacePathRule,
-} from './workspace.js';
+export { resolveWorkspacePath, WorkspacePathError, type WorkspacePath, type WorkspacePathRule } from './workspace.js';
 export { workspaceArtifactHashes, type WorkspaceHashSource } from './workspace-hashes.js';

@@ -22,11 +22,9 @@ describe('loadInstructions', () => {
       { origin: path.join(base, 'repo/packages/AGENTS.md'), sha256: sha256Hex('package rules\n') },
     ]);
     expect(snapshot.text).toBe(
-      [
-        'You are Forge.',
-        `# Instructions from ${path.join(base, 'repo/AGENTS.md')}\n\nrepository rules`,
-        `# Instructions from ${path.join(base, 'repo/packages/AGENTS.md')}\n\npackage rules`,
-      ].join('\n\n'),
+      ['You are Forge.', `# Instructions from ${path.join(base, 'repo/AGENTS.md')}\n\nrepository rules`, `# Instructions from ${path.join(base, 'repo/packages/AGENTS.md')}\n\npackage rules`].join(
+        '\n\n',
+      ),
     );
     expect(snapshot.text).not.toContain('never loaded');
   });
@@ -38,7 +36,7 @@ describe('loadInstructions', () => {
     expect(snapshot.sources.map((source) => source.origin)).toEqual([path.join(base, 'worktree/AGENTS.md')]);
   });
 
-  it('outside a repository loads only the workspace root\'s own file, never a parent\'s', async () => {
+  it("outside a repository loads only the workspace root's own file, never a parent's", async () => {
     const outer = await makeTempDirectory();
     await writeFiles(outer, { 'AGENTS.md': 'beyond home\n', 'home/AGENTS.md': 'home rules\n', 'home/project/AGENTS.md': 'project rules\n' });
     const snapshot = await loadInstructions({
@@ -114,9 +112,7 @@ describe('loadInstructions', () => {
       const snapshot = await load();
       expect(snapshot.text).toBe('base');
       expect(snapshot.text).not.toContain('outside-secret');
-      expect(warnings).toEqual([
-        `${path.join(repo, 'AGENTS.md')} is a symbolic link to ${path.join(base, 'outside/credentials')}, outside ${repo}; it was not loaded as instructions.`,
-      ]);
+      expect(warnings).toEqual([`${path.join(repo, 'AGENTS.md')} is a symbolic link to ${path.join(base, 'outside/credentials')}, outside ${repo}; it was not loaded as instructions.`]);
     });
 
     it('refuses a link to /etc/passwd and a dangling link', async () => {

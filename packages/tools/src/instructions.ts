@@ -72,7 +72,7 @@ async function findRepositoryRoot(start: string, home: string | undefined): Prom
 /** `outer`, then each directory below it down to `inner` (which lies inside `outer`). */
 function directoriesBetween(outer: string, inner: string): string[] {
   const directories = [inner];
-  for (let directory = inner; directory !== outer; ) {
+  for (let directory = inner; directory !== outer;) {
     directory = path.dirname(directory);
     directories.push(directory);
   }
@@ -130,7 +130,10 @@ async function readInstructionFile(file: string, boundary: string, maxBytes: num
     }
     if (stats.nlink > 1) return { kind: 'refused', reason: `${file} has ${stats.nlink} hard links, and another of them may be a file outside ${boundary}` };
     const bytes = await readAtMost(handle, maxBytes);
-    const text = bytes.subarray(0, maxBytes).toString('utf8').replace(/^\uFEFF/, '');
+    const text = bytes
+      .subarray(0, maxBytes)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
     if (bytes.length <= maxBytes) return { kind: 'loaded', content: text };
     const size = Math.max(stats.size, bytes.length);
     return { kind: 'loaded', content: `${text.replace(/\uFFFD$/, '')}\n\n[truncated: ${file} is ${size} bytes; only the first ${maxBytes} were loaded]` };

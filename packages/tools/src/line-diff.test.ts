@@ -32,9 +32,9 @@ function applyUnified(before: string, diff: readonly string[]): string {
   return result.join('');
 }
 
-const text = fc.array(fc.constantFrom('a', 'b', 'c', 'd', ''), { maxLength: 30 }).chain((lines) =>
-  fc.boolean().map((terminated) => (lines.length === 0 ? '' : `${lines.join('\n')}${terminated ? '\n' : ''}`)),
-);
+const text = fc
+  .array(fc.constantFrom('a', 'b', 'c', 'd', ''), { maxLength: 30 })
+  .chain((lines) => fc.boolean().map((terminated) => (lines.length === 0 ? '' : `${lines.join('\n')}${terminated ? '\n' : ''}`)));
 
 describe('diffLines', () => {
   it('keeps both sides: same + removed lines give before, same + added lines give after', () => {
@@ -42,7 +42,10 @@ describe('diffLines', () => {
       fc.property(text, text, (before, after) => {
         const lines = diffLines(before, after);
         const join = (kind: 'removed' | 'added') =>
-          lines.filter((line) => line.kind === 'same' || line.kind === kind).map((line) => `${line.text}${line.terminated ? '\n' : ''}`).join('');
+          lines
+            .filter((line) => line.kind === 'same' || line.kind === kind)
+            .map((line) => `${line.text}${line.terminated ? '\n' : ''}`)
+            .join('');
         expect(join('removed')).toBe(before);
         expect(join('added')).toBe(after);
       }),

@@ -16,9 +16,7 @@ describe('HeadTailBuffer', () => {
         } else {
           expect(buffer.truncated).toBe(true);
           const omitted = all.length - 2 * half;
-          expect(buffer.text()).toBe(
-            `${all.subarray(0, half).toString('utf8')}\n[... ${omitted} bytes of output omitted ...]\n${all.subarray(all.length - half).toString('utf8')}`,
-          );
+          expect(buffer.text()).toBe(`${all.subarray(0, half).toString('utf8')}\n[... ${omitted} bytes of output omitted ...]\n${all.subarray(all.length - half).toString('utf8')}`);
         }
       }),
     );

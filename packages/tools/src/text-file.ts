@@ -51,10 +51,7 @@ export function unloadedFileText(loaded: Exclude<LoadedFile, { kind: 'ok' }>, re
     case 'too-large':
       return `"${requested}" is ${formatBytes(loaded.size)}, more than the ${formatBytes(loaded.limit)} ${tool} handles; use search to find the part you need.`;
     case 'hard-linked':
-      return (
-        `"${requested}" has ${loaded.links} hard links, and another of them may be a file outside the workspace, so ${tool} does not open it. ` +
-        'Ask the user for its content if you need it.'
-      );
+      return `"${requested}" has ${loaded.links} hard links, and another of them may be a file outside the workspace, so ${tool} does not open it. ` + 'Ask the user for its content if you need it.';
   }
 }
 

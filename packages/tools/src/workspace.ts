@@ -65,11 +65,7 @@ export async function resolveWorkspacePath(root: string, requested: string): Pro
 
   const { real, exists } = await resolveExistingPart(lexical, requested, realRoot);
   if (!isInside(realRoot, real)) {
-    throw refusal(
-      requested,
-      'symlink-outside',
-      `Path "${requested}" goes through a symbolic link to ${real}, which is outside the workspace ${realRoot}; use a path whose target is inside it.`,
-    );
+    throw refusal(requested, 'symlink-outside', `Path "${requested}" goes through a symbolic link to ${real}, which is outside the workspace ${realRoot}; use a path whose target is inside it.`);
   }
   return { absolute: real, relative: toRelative(realRoot, real), exists };
 }
@@ -104,11 +100,7 @@ export function isInside(root: string, candidate: string): boolean {
   return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
 }
 
-async function resolveExistingPart(
-  lexical: string,
-  requested: string,
-  realRoot: string,
-): Promise<{ real: string; exists: boolean }> {
+async function resolveExistingPart(lexical: string, requested: string, realRoot: string): Promise<{ real: string; exists: boolean }> {
   const missing: string[] = [];
   let current = lexical;
   for (;;) {
@@ -119,11 +111,7 @@ async function resolveExistingPart(
       if (!isMissing(error)) throw error;
     }
     if (await existsAsLink(current)) {
-      throw refusal(
-        requested,
-        'dangling-symlink',
-        `Path "${requested}" goes through the symbolic link ${toRelative(realRoot, current)}, whose target does not exist; use a path without it.`,
-      );
+      throw refusal(requested, 'dangling-symlink', `Path "${requested}" goes through the symbolic link ${toRelative(realRoot, current)}, whose target does not exist; use a path without it.`);
     }
     missing.push(path.basename(current));
     // The root's realpath succeeded, so the walk up ends there at the latest.

@@ -12,7 +12,14 @@ const goldenDirectory = fileURLToPath(new URL('./golden/', import.meta.url));
 
 /** Limits and a deterministic counter: the table checks the wire and the loop, not the tokenizers. */
 function profile(contextWindowTokens: number, nativeCompaction: ModelCapabilities['nativeCompaction']) {
-  const capabilities: ModelCapabilities = { contextWindowTokens, maxOutputTokens: 4096, nativeCompaction, continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'config' };
+  const capabilities: ModelCapabilities = {
+    contextWindowTokens,
+    maxOutputTokens: 4096,
+    nativeCompaction,
+    continuationProjection: 'adapter-owned',
+    estimation: 'conservative-fallback',
+    source: 'config',
+  };
   return modelProfile(capabilities, { estimate: estimateWithFakeTokenizer, countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages) });
 }
 
@@ -22,16 +29,14 @@ export const ADAPTER_TABLE: readonly ConformanceTarget[] = [
     name: 'OpenAI Responses',
     id: 'openai',
     goldenDirectory,
-    createModel: (server, tuning) =>
-      new OpenAIModel({ modelId: 'gpt-5.1', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning }, profile(400_000, 'opaque-provider-item')),
+    createModel: (server, tuning) => new OpenAIModel({ modelId: 'gpt-5.1', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning }, profile(400_000, 'opaque-provider-item')),
   },
   {
     name: 'DeepSeek',
     id: 'deepseek',
     goldenDirectory,
     serverOptions: DEEPSEEK_LOOPBACK,
-    createModel: (server, tuning) =>
-      new DeepSeekModel({ modelId: 'deepseek-v4-pro', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning }, profile(1_000_000, 'unsupported')),
+    createModel: (server, tuning) => new DeepSeekModel({ modelId: 'deepseek-v4-pro', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning }, profile(1_000_000, 'unsupported')),
   },
   {
     name: 'OpenAI-compatible',

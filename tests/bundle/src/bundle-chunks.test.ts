@@ -19,7 +19,9 @@ const codexFixtures = path.join(import.meta.dirname, '..', '..', '..', 'packages
 
 function chunks(): string[] {
   const { dist } = fixture.bundle();
-  return readdirSync(dist).filter((name) => name.endsWith('.js')).map((name) => path.join(dist, name));
+  return readdirSync(dist)
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => path.join(dist, name));
 }
 
 describe('the chunks of the bundle', () => {

@@ -3,12 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findRollouts, TEST_MODEL } from '@forge/codex/test-helpers/codex-harness';
-import {
-  assistantMessage,
-  execCommandCall,
-  startLoopbackResponsesServer,
-  type LoopbackResponsesServer,
-} from '@forge/codex/test-helpers/loopback-responses';
+import { assistantMessage, execCommandCall, startLoopbackResponsesServer, type LoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
 import { sessionIdOf, toolResultTexts, useBundle, userSetup, type UserSetup } from './support/bundle.js';
 import { childrenOf, isAlive } from './support/processes.js';
 
@@ -35,7 +30,17 @@ beforeEach(async () => {
   await mkdir(codexHome);
   await writeFile(
     path.join(codexHome, 'config.toml'),
-    [`model = "${TEST_MODEL}"`, 'model_provider = "loopback"', 'check_for_update_on_startup = false', '', '[model_providers.loopback]', 'name = "mock"', `base_url = "${provider.baseUrl}"`, 'wire_api = "responses"', ''].join('\n'),
+    [
+      `model = "${TEST_MODEL}"`,
+      'model_provider = "loopback"',
+      'check_for_update_on_startup = false',
+      '',
+      '[model_providers.loopback]',
+      'name = "mock"',
+      `base_url = "${provider.baseUrl}"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
   );
   codexEnv = { CODEX_HOME: codexHome, HTTP_PROXY: deadProxy, HTTPS_PROXY: deadProxy, ALL_PROXY: deadProxy, NO_PROXY: '127.0.0.1,localhost' };
 });
@@ -46,10 +51,7 @@ afterEach(async () => {
 
 describe('the bundled forge with the Codex engine', () => {
   it('runs a turn on the real Codex binary, runs its command under workspace-auto, stores and traces the session', async () => {
-    provider.push(
-      { items: [execCommandCall('call_write', 'printf "made by codex" > made.txt')] },
-      { items: [assistantMessage('I wrote made.txt.')], usage: { inputTokens: 2100, outputTokens: 12 } },
-    );
+    provider.push({ items: [execCommandCall('call_write', 'printf "made by codex" > made.txt')] }, { items: [assistantMessage('I wrote made.txt.')], usage: { inputTokens: 2100, outputTokens: 12 } });
     const run = await user.forge(['run', '--engine', 'codex', '--model', `codex:${TEST_MODEL}`, '--approval', 'workspace-auto', 'Write the file'], codexEnv);
     expect(run.stderr).not.toContain('error');
     expect(run.code).toBe(0);

@@ -31,7 +31,12 @@ describe('the bundled forge inspect --html', () => {
     await writeFile(path.join(user.workspace, 'b.txt'), 'beta\n');
     const script = await user.writeModelScript([
       { toolCalls: [{ toolName: 'read_file', input: { path: 'a.txt' } }] },
-      { toolCalls: [{ toolName: 'read_file', input: { path: 'b.txt' } }, { toolName: 'read_file', input: { path: 'missing.txt' } }] },
+      {
+        toolCalls: [
+          { toolName: 'read_file', input: { path: 'b.txt' } },
+          { toolName: 'read_file', input: { path: 'missing.txt' } },
+        ],
+      },
       { text: 'Read both.' },
     ]);
     const run = await user.forge(['run', '--model', 'scripted:file', 'Read the files'], script);

@@ -139,7 +139,12 @@ describe('the bundled forge with the official MCP servers', () => {
     });
     const script = await user.writeModelScript([
       { toolCalls: [{ toolName: 'fragile__crash', input: {} }] },
-      { toolCalls: [{ toolName: 'fragile__echo', input: { text: 'anyone?' } }, { toolName: 'everything__echo', input: { message: 'the other server' } }] },
+      {
+        toolCalls: [
+          { toolName: 'fragile__echo', input: { text: 'anyone?' } },
+          { toolName: 'everything__echo', input: { message: 'the other server' } },
+        ],
+      },
       { text: 'Survived the crash.' },
     ]);
 

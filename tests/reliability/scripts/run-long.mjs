@@ -26,7 +26,10 @@ const result = spawnSync('npx', ['vitest', 'run', ...(filters.length === 0 ? ['t
 
 let lines = [];
 try {
-  lines = readFileSync(countsFile, 'utf8').split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line));
+  lines = readFileSync(countsFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line));
 } catch {
   lines = [];
 }
@@ -34,6 +37,10 @@ rmSync(scratch, { recursive: true, force: true });
 
 console.log(`\nReliability long run: ${lines.length} suite reports in ${Math.round((Date.now() - started) / 1000)} s (seed ${lines[0]?.seed ?? 'default'})`);
 for (const { suite, counts } of lines.sort((left, right) => left.suite.localeCompare(right.suite))) {
-  console.log(`  ${suite.padEnd(32)} ${Object.entries(counts).map(([name, value]) => `${name}=${value}`).join('  ')}`);
+  console.log(
+    `  ${suite.padEnd(32)} ${Object.entries(counts)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('  ')}`,
+  );
 }
 process.exit(result.status ?? 1);

@@ -55,12 +55,7 @@ async function cliOffers(mode: ContextMode): Promise<Offered> {
 }
 
 async function evalOffers(mode: ContextMode): Promise<Offered> {
-  const fixture = expandFixture(
-    parseFixture(
-      { formatVersion: 1, id: 'parity', title: 'Parity', model: { contextWindowTokens: 128_000 }, instructions: AGENTS, turns: [{ user: REQUEST }] },
-      'parity',
-    ),
-  );
+  const fixture = expandFixture(parseFixture({ formatVersion: 1, id: 'parity', title: 'Parity', model: { contextWindowTokens: 128_000 }, instructions: AGENTS, turns: [{ user: REQUEST }] }, 'parity'));
   const [runner] = selectModes([EVAL_MODE[mode]]);
   if (runner === undefined) throw new Error(`no eval mode for ${mode}`);
   const model = new ScriptedModel([{ text: 'Hello.' }]);

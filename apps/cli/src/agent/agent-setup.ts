@@ -2,16 +2,7 @@ import type { ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Too
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { McpServers } from '@forge/mcp';
 import type { SessionCompactionOptions } from '@forge/persistence';
-import {
-  agentSurface,
-  createApprovalGate,
-  createWorkspaceTools,
-  ReadLedger,
-  type AgentSurface,
-  type ConfirmCallback,
-  type ContextToolSettings,
-  type SessionApprovalGate,
-} from '@forge/tools';
+import { agentSurface, createApprovalGate, createWorkspaceTools, ReadLedger, type AgentSurface, type ConfirmCallback, type ContextToolSettings, type SessionApprovalGate } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
@@ -155,8 +146,7 @@ export async function prepareAgent(options: {
     tools,
     contextTools,
     approvals,
-    surface: (mode, surfaceOptions = {}) =>
-      agentSurface({ mode, tools, settings: surfaceOptions.stored === false ? { checkpointNote: false, requestCompaction: false } : contextTools }),
+    surface: (mode, surfaceOptions = {}) => agentSurface({ mode, tools, settings: surfaceOptions.stored === false ? { checkpointNote: false, requestCompaction: false } : contextTools }),
     instructions: (surface) => instructionLoader(surface.systemPrompt),
     maxSteps: globals.maxSteps,
     context: config.context,

@@ -36,7 +36,14 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const currentHashes = await currentArtifactHashesFor(resolved, workspaceArtifactHashes(root));
   const view = resolved?.ok === true ? renderActiveCheckpoint(resolved.active, entries, undefined, currentHashes) : undefined;
   const { model, config } = await resolveConfiguredModel({ io, globals: options, purpose: 'measure' });
-  const subject: CheckpointSubject = { sessionId: session.id, resolved, view, viewTokens: await checkpointViewTokens(model, view), transcriptMessages: session.messages.length, mode: config.context.mode };
+  const subject: CheckpointSubject = {
+    sessionId: session.id,
+    resolved,
+    view,
+    viewTokens: await checkpointViewTokens(model, view),
+    transcriptMessages: session.messages.length,
+    mode: config.context.mode,
+  };
   io.stdout.write(options.json === true ? `${JSON.stringify(checkpointDocument(subject))}\n` : renderCheckpoint(subject, styleFor(io.stdout, io.env)));
   return ExitCode.ok;
 }

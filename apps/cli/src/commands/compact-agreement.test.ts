@@ -35,7 +35,10 @@ afterAll(async () => {
 });
 
 function forge(args: readonly string[]) {
-  return spawnForge(build.bin, [...args, '--model', 'openai:gpt-5.1'], { cwd: workspace.path, env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: provider.baseURL } });
+  return spawnForge(build.bin, [...args, '--model', 'openai:gpt-5.1'], {
+    cwd: workspace.path,
+    env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: provider.baseURL },
+  });
 }
 
 async function json<T>(args: readonly string[]): Promise<T> {

@@ -99,7 +99,11 @@ describe('forge compact --dry-run', () => {
   it.each([
     ['without a session', ['compact', '--dry-run'], /say which session to preview: --session <id> or --last/],
     ['without a session to compact', ['compact'], /say which session to compact: --session <id> or --last/],
-    ['for an unknown session', ['compact', '--dry-run', '--session', 'session_none'], /--session 'session_none': there is no session with this id or prefix in .*; run 'forge sessions list' to see the sessions\n$/],
+    [
+      'for an unknown session',
+      ['compact', '--dry-run', '--session', 'session_none'],
+      /--session 'session_none': there is no session with this id or prefix in .*; run 'forge sessions list' to see the sessions\n$/,
+    ],
     ['for a hostile id', ['compact', '--dry-run', '--session', '../x'], /--session "..\/x" is not a session id/],
   ])('exits 2 %s', async (_name, args, message) => {
     const result = await forge(args);
@@ -121,7 +125,9 @@ describe('forge compact', () => {
     const session = await storedSession(messages);
     const result = await forge(['compact', '--session', session.id, '--focus', 'the parser']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`Compacted session ${session.id} with forge-state: messages \\[0, (\\d+)\\) are now checkpoint cp_[0-9a-f]{16} \\(sha256 [0-9a-f]{12}\\); messages \\[\\d+, 120\\) stay verbatim\\.`));
+    expect(result.stdout).toMatch(
+      new RegExp(`Compacted session ${session.id} with forge-state: messages \\[0, (\\d+)\\) are now checkpoint cp_[0-9a-f]{16} \\(sha256 [0-9a-f]{12}\\); messages \\[\\d+, 120\\) stay verbatim\\.`),
+    );
     expect(result.stdout).toMatch(/estimate\s+~[\d,]+ tokens with every unsummarized turn → ~[\d,]+ with the checkpoint and the recent tail \(saves ~[\d,]+\)/);
     expect(result.stdout).toContain('The full transcript is kept; a checkpoint only changes what later turns send. (120 messages)');
     const stored = await loadTranscript(forgeHome.path, session.id);
@@ -134,7 +140,9 @@ describe('forge compact', () => {
     const shown = await forge(['checkpoint', 'show', '--session', session.id]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^Checkpoint cp_[0-9a-f]{16} of session /);
-    expect(shown.stdout).toMatch(/strategy\s+forge-state\n\s+summarizes\s+messages \[0, \d+\) \(sha256 [0-9a-f]{12}\)\n\s+use\s+sent by the next turn \(mode compact\); messages \[\d+, 120\) are sent verbatim after it/);
+    expect(shown.stdout).toMatch(
+      /strategy\s+forge-state\n\s+summarizes\s+messages \[0, \d+\) \(sha256 [0-9a-f]{12}\)\n\s+use\s+sent by the next turn \(mode compact\); messages \[\d+, 120\) are sent verbatim after it/,
+    );
     expect(shown.stdout).toMatch(/view\s+[\d,]+ characters, [\d,]+ tokens/);
     const inWarn = await runCli(['checkpoint', 'show', '--session', session.id, '--context-mode', 'warn'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
     expect(inWarn.stdout).toContain('not sent in mode warn: every message [0, 120) is sent verbatim (only mode compact sends checkpoints)');
@@ -187,7 +195,12 @@ describe('forge compact', () => {
       budget: { estimate: { categories: { checkpoint: number } } };
       checkpoint?: { id: string; strategy: string; summarizedThrough: number };
     };
-    expect(after.checkpoint).toEqual({ id: compacted.checkpoint?.id, strategy: 'forge-state', summarizedThrough: compacted.checkpoint?.summarizedThrough, sourceHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(after.checkpoint).toEqual({
+      id: compacted.checkpoint?.id,
+      strategy: 'forge-state',
+      summarizedThrough: compacted.checkpoint?.summarizedThrough,
+      sourceHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(after.budget.estimate.categories.checkpoint).toBeGreaterThan(0);
   });
 

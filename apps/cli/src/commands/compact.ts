@@ -48,23 +48,25 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
       const focus = typeof options.focus === 'string' ? options.focus : undefined;
       // Estimated against what the next turn would advertise and load.
       const surface = agent.surface(agent.context.mode);
-      const result = await handle.compact({
-        model: agent.model,
-        instructions: agent.instructions(surface),
-        tools: toolDefinitions(surface.advertised),
-        context: agent.context,
-        compaction: { ...compaction, requests: surface.compaction.requests },
-        artifactHashes: workspaceArtifactHashes(agent.root),
-        ...(focus === undefined ? {} : { focus }),
-        onEvent: (event) => {
-          trace.listener(event);
-          const compactor = compactorDisclosure(event);
-          if (compactor !== undefined) io.stderr.write(`forge: ${disclosureLine(compactor)}\n`);
-        },
-      }).finally(async () => {
-        const problem = await trace.close();
-        if (problem !== undefined) io.stderr.write(`forge: warning: ${problem}\n`);
-      });
+      const result = await handle
+        .compact({
+          model: agent.model,
+          instructions: agent.instructions(surface),
+          tools: toolDefinitions(surface.advertised),
+          context: agent.context,
+          compaction: { ...compaction, requests: surface.compaction.requests },
+          artifactHashes: workspaceArtifactHashes(agent.root),
+          ...(focus === undefined ? {} : { focus }),
+          onEvent: (event) => {
+            trace.listener(event);
+            const compactor = compactorDisclosure(event);
+            if (compactor !== undefined) io.stderr.write(`forge: ${disclosureLine(compactor)}\n`);
+          },
+        })
+        .finally(async () => {
+          const problem = await trace.close();
+          if (problem !== undefined) io.stderr.write(`forge: warning: ${problem}\n`);
+        });
       io.stdout.write(options.json === true ? `${JSON.stringify(compactionDocument(handle.id, result))}\n` : renderCompaction(handle.id, result, style));
       return result.outcome.kind === 'failed' || result.outcome.kind === 'limit' ? ExitCode.failure : ExitCode.ok;
     } finally {

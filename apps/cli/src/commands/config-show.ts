@@ -5,7 +5,6 @@ import { styleFor } from '../output/style.js';
 import { fileExists } from '../file-exists.js';
 import type { CommandInvocation } from './command.js';
 
-
 /**
  * `forge config show [--json]`: the effective configuration (defaults < user file < project file <
  * environment < flags) with the source of every value. Header values of compatible servers and

@@ -80,9 +80,7 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
   }
   if (checks.some((check) => check.kind === 'invalid')) return ExitCode.failure;
 
-  const layers = checks.flatMap((check, index): Layer[] =>
-    check.kind === 'valid' ? [{ source: index === 0 ? 'user' : 'project', values: check.values, file: check.file }] : [],
-  );
+  const layers = checks.flatMap((check, index): Layer[] => (check.kind === 'valid' ? [{ source: index === 0 ? 'user' : 'project', values: check.values, file: check.file }] : []));
   for (const warning of mergeLayers(layers).warnings) io.stdout.write(`${style.yellow(`warning: ${warning}`)}\n`);
   return ExitCode.ok;
 }

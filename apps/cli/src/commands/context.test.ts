@@ -76,9 +76,20 @@ describe('forge context', () => {
     expect(text.stdout).toContain('Prices           $1.25 input · $0.125 cached · $10 output per 1M tokens');
     expect(text.stdout).toMatch(/Next request {5}input \$0\.\d+ with a cold cache/);
 
-    await writeFile(path.join(forgeHome.path, 'config.json'), JSON.stringify({ schemaVersion: 1, prices: { 'openai:gpt-5.1': { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8, note: 'our rate' } } }));
+    await writeFile(
+      path.join(forgeHome.path, 'config.json'),
+      JSON.stringify({ schemaVersion: 1, prices: { 'openai:gpt-5.1': { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8, note: 'our rate' } } }),
+    );
     const configured = await reportOf(['--model', 'openai:gpt-5.1'], env);
-    expect(configured.nextRequestCost?.prices).toEqual({ currency: 'USD', inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8, note: 'our rate', source: 'config', reference: path.join(forgeHome.path, 'config.json') });
+    expect(configured.nextRequestCost?.prices).toEqual({
+      currency: 'USD',
+      inputPerMillion: 1,
+      cachedInputPerMillion: 0.1,
+      outputPerMillion: 8,
+      note: 'our rate',
+      source: 'config',
+      reference: path.join(forgeHome.path, 'config.json'),
+    });
     const configuredText = await forge(['context', '--model', 'openai:gpt-5.1'], env);
     expect(configuredText.stdout).toContain(`from the configuration, ${path.join(forgeHome.path, 'config.json')}`);
     expect(configuredText.stdout).toContain('our rate');

@@ -67,7 +67,8 @@ function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress
         lastLength = line.length;
         return;
       }
-      if (progress.event === 'finished') io.stderr.write(`forge eval: [${progress.done}/${progress.total}] ${progress.fixture} × ${progress.mode}${progress.agent === undefined ? '' : ` [${progress.agent}]`} done\n`);
+      if (progress.event === 'finished')
+        io.stderr.write(`forge eval: [${progress.done}/${progress.total}] ${progress.fixture} × ${progress.mode}${progress.agent === undefined ? '' : ` [${progress.agent}]`} done\n`);
     },
     finish() {
       if (interactive && lastLength > 0) io.stderr.write(`\r${' '.repeat(lastLength)}\r`);
@@ -83,7 +84,10 @@ function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
   const { fixtures, source } = await chooseFixtures(options, io);
-  const modeList = stringOption(options.mode)?.split(',').map((mode) => mode.trim()).filter((mode) => mode.length > 0);
+  const modeList = stringOption(options.mode)
+    ?.split(',')
+    .map((mode) => mode.trim())
+    .filter((mode) => mode.length > 0);
   const modes = await usage(async () => selectModes(modeList));
   const agentOption = stringOption(options.agent);
   const agents = await usage(async () => parseAgentNames(agentOption));

@@ -121,7 +121,10 @@ describe('forge import codex', () => {
   it('refuses a file that is not a Codex rollout with one line and exit 2, storing no session', async () => {
     const garbage = path.join(scratch.path, 'notes.jsonl');
     await writeFile(garbage, 'hello\n{"just":"json"}\n[1,2,3]\n');
-    for (const args of [['import', 'codex', garbage], ['import', 'codex', garbage, '--session']]) {
+    for (const args of [
+      ['import', 'codex', garbage],
+      ['import', 'codex', garbage, '--session'],
+    ]) {
       expect(await forge(args)).toEqual({
         code: 2,
         stdout: '',

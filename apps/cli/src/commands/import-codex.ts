@@ -38,10 +38,7 @@ export async function execute({ args, options, io }: CommandInvocation): Promise
     imported = await importCodexRollout(file, {
       ...(workspaceRoot === undefined ? {} : { workspaceRoot }),
       onMessages: async (messages, context) => {
-        const stored =
-          target === undefined
-            ? messages.map((message) => redactMessage(message, settings.redactor))
-            : await target.append(messages, workspaceRoot ?? context.recordedCwd);
+        const stored = target === undefined ? messages.map((message) => redactMessage(message, settings.redactor)) : await target.append(messages, workspaceRoot ?? context.recordedCwd);
         for (const message of stored) builder.add(message);
       },
     });

@@ -41,7 +41,7 @@ async function homeWithConfig(config: Record<string, unknown>): Promise<Awaited<
 }
 
 describe('counting without an API key (built binary)', () => {
-  it('forge context --model deepseek:deepseek-chat --json reports an exact estimate from DeepSeek\'s tokenizer', async () => {
+  it("forge context --model deepseek:deepseek-chat --json reports an exact estimate from DeepSeek's tokenizer", async () => {
     const home = await temporaryDirectory('forge-counting-home-');
     try {
       const outcome = await forge(['context', '--model', 'deepseek:deepseek-chat', '--json'], home.path);
@@ -102,7 +102,12 @@ describe('counting without an API key (built binary)', () => {
       const text = await forge(['models', 'list'], home.path);
       expect(text.code).toBe(0);
       const header = text.stdout.split('\n')[0] ?? '';
-      expect(header.trim().split(/\s{2,}/).slice(-4)).toEqual(['$/1M IN', 'CACHED', 'WRITE', 'OUT']);
+      expect(
+        header
+          .trim()
+          .split(/\s{2,}/)
+          .slice(-4),
+      ).toEqual(['$/1M IN', 'CACHED', 'WRITE', 'OUT']);
       expect(text.stdout).toMatch(/openai:gpt-5\.1 .* \$1\.25 \[\d\]\s+\$0\.125\s+= in\s+\$10\n/);
       expect(text.stdout).toMatch(/openai:gpt-5-pro .* \$15 \[\d\]\s+= in\s+= in\s+\$120\n/);
       expect(text.stdout).toMatch(/openai:gpt-5\.2 .* \$1\.5 \[\d\]\s+\$0\.15\s+= in\s+\$12\n/);
@@ -202,15 +207,23 @@ describe('calibration across processes (built binary, loopback server)', () => {
       expect(notices).toEqual([
         'forge: note: compatible:local has undercounted requests by more than the 200-token safety buffer (1 of 1 recorded); this session budgets and compacts with its estimates × 2 (the worst measured ratio)',
       ]);
-      const events = second.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { event: { type: string; estimate?: { tokens: number; confidence: string } } }).event);
+      const events = second.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { event: { type: string; estimate?: { tokens: number; confidence: string } } }).event);
       // The raw estimate fits (the control run sent it); the corrected one does not, so the turn compacts first.
       expect(events.find((event) => event.type === 'context.compaction.completed')).toMatchObject({ installed: true });
       const budgeted = events.find((event) => event.type === 'context.budgeted') as { estimate: { tokens: number; confidence: string }; availableInputTokens: number } | undefined;
       expect(budgeted?.estimate.confidence).toBe('estimated');
       expect(budgeted?.estimate.tokens).toBeLessThan(budgeted?.availableInputTokens ?? 0);
-      const controlBudget = uncorrected.stdout.split('\n').filter((line) => line.includes('"context.budgeted"')).map((line) => (JSON.parse(line) as { event: { estimate: { tokens: number } } }).event.estimate.tokens);
+      const controlBudget = uncorrected.stdout
+        .split('\n')
+        .filter((line) => line.includes('"context.budgeted"'))
+        .map((line) => (JSON.parse(line) as { event: { estimate: { tokens: number } } }).event.estimate.tokens);
       expect(2 * (controlBudget[0] ?? 0)).toBeGreaterThan(budgeted?.availableInputTokens ?? Infinity);
-      const context = JSON.parse((await forge(['context', '--last', '--json', '--model', 'compatible:local'], home.path)).stdout) as { calibration: { samples: number; appliedCorrection: number; worstRatio: number } };
+      const context = JSON.parse((await forge(['context', '--last', '--json', '--model', 'compatible:local'], home.path)).stdout) as {
+        calibration: { samples: number; appliedCorrection: number; worstRatio: number };
+      };
       expect(context.calibration).toMatchObject({ samples: 2, appliedCorrection: 2, worstRatio: 2 });
     } finally {
       await home.remove();

@@ -75,7 +75,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const rows = models.map((model) => columns.map((column) => column.cell(model, mark)));
   const lines = formatTable({ columns, rows, indent: '', paintHeader: (text) => style.bold(text) });
   const legend = sources.map((source, index) => `  [${index + 1}] ${source}`);
-  const hint = config.models.length === 0 ? ['', style.dim("No compatible servers configured: add one to \"models\" in the user configuration (see docs/configuration.md).")] : [];
+  const hint = config.models.length === 0 ? ['', style.dim('No compatible servers configured: add one to "models" in the user configuration (see docs/configuration.md).')] : [];
   io.stdout.write(`${[...lines, '', 'Sources:', ...legend, ...hint].join('\n')}\n`);
   return ExitCode.ok;
 }

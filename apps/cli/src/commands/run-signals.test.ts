@@ -58,7 +58,11 @@ describe('forge run ended by a signal', () => {
       test.stdin.end();
       const exited = main(['node', 'forge', 'run', '--model', 'test:main', '--approval', 'workspace-auto', '--json', 'Run the long command'], test.io);
       const pidFile = path.join(workspace.path, 'command.pid');
-      await waitFor(() => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''), (text) => text.length > 0, 30_000);
+      await waitFor(
+        () => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''),
+        (text) => text.length > 0,
+        30_000,
+      );
       const commandPid = Number(readFileSync(pidFile, 'utf8'));
 
       test.terminate(signal);
@@ -83,10 +87,18 @@ describe('the REPL ended by a signal', () => {
     const model = new ScriptedModel([{ toolCalls: [longCommand] }, { text: 'never reached' }]);
     const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models: { main: model } });
     const exited = main(['node', 'forge', '--model', 'test:main', '--approval', 'workspace-auto'], test.io);
-    await waitFor(() => test.stdout.text, (text) => text.includes('Type a request'), 30_000);
+    await waitFor(
+      () => test.stdout.text,
+      (text) => text.includes('Type a request'),
+      30_000,
+    );
     test.stdin.write('Run the long command\nthis typed-ahead line must not run\n');
     const pidFile = path.join(workspace.path, 'command.pid');
-    await waitFor(() => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''), (text) => text.length > 0, 30_000);
+    await waitFor(
+      () => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''),
+      (text) => text.length > 0,
+      30_000,
+    );
     const commandPid = Number(readFileSync(pidFile, 'utf8'));
 
     test.terminate('SIGHUP');
@@ -100,7 +112,11 @@ describe('the REPL ended by a signal', () => {
 
     const idle = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
     const idleExit = main(['node', 'forge'], idle.io);
-    await waitFor(() => idle.stdout.text, (text) => text.includes('Type a request'), 30_000);
+    await waitFor(
+      () => idle.stdout.text,
+      (text) => text.includes('Type a request'),
+      30_000,
+    );
     idle.terminate('SIGTERM');
     expect(await idleExit).toBe(143);
   }, 90_000);

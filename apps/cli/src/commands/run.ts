@@ -95,25 +95,22 @@ async function runWithEngine(
         io.stderr.write(`${errorStyle.dim(`forge: session ${session.id} was recorded in ${recordedIn}; its tools now work in ${engine.root}`)}\n`);
       }
     }
-    const turn = await engine.runTurn(
-      session,
-      {
-        request: prompt,
-        approvals: noteDenials(engine.approvals, io),
-        signal: cancellation.signal,
-        onEvent: (envelope) => {
-          renderer.onEvent(envelope);
-          if (envelope.event.type === 'model.text.delta') stall.text(envelope.event.delta);
-          else stall.stop();
-        },
-        onEngineEvent: (envelope) => {
-          if (json) io.stdout.write(`${JSON.stringify(envelope)}\n`);
-        },
-        onNote: (text) => {
-          if (!json) io.stderr.write(`${errorStyle.dim(`• ${text}`)}\n`);
-        },
+    const turn = await engine.runTurn(session, {
+      request: prompt,
+      approvals: noteDenials(engine.approvals, io),
+      signal: cancellation.signal,
+      onEvent: (envelope) => {
+        renderer.onEvent(envelope);
+        if (envelope.event.type === 'model.text.delta') stall.text(envelope.event.delta);
+        else stall.stop();
       },
-    );
+      onEngineEvent: (envelope) => {
+        if (json) io.stdout.write(`${JSON.stringify(envelope)}\n`);
+      },
+      onNote: (text) => {
+        if (!json) io.stderr.write(`${errorStyle.dim(`• ${text}`)}\n`);
+      },
+    });
     writeWarnings(turn.warnings, io, errorStyle);
     result = turn.result;
   } finally {

@@ -59,7 +59,10 @@ describe('naming a session', () => {
 
   it('lists the candidates of an ambiguous prefix and says what to do about an unknown one', async () => {
     await twoSessions();
-    for (const args of [['sessions', 'show', 'session_'], ['run', '--resume', 'session_', 'hi']]) {
+    for (const args of [
+      ['sessions', 'show', 'session_'],
+      ['run', '--resume', 'session_', 'hi'],
+    ]) {
       const { code, stderr } = await forge(args);
       expect(stderr).toMatch(/'session_' matches 2 sessions: session_\S+, session_\S+; give more of the id\n$/);
       expect(code).toBe(2);
@@ -72,10 +75,7 @@ describe('naming a session', () => {
 
 describe('forge run with sessions', () => {
   it('stores each run, lists it, continues it with --resume and shows it', async () => {
-    const first = new ScriptedModel([
-      { toolCalls: [{ toolName: 'read_file', input: { path: 'README.md' } }] },
-      { text: 'The README is titled Sessions Fixture.' },
-    ]);
+    const first = new ScriptedModel([{ toolCalls: [{ toolName: 'read_file', input: { path: 'README.md' } }] }, { text: 'The README is titled Sessions Fixture.' }]);
     const started = await forge(['run', '--model', 'test:first', 'What is the README title?'], { first });
     expect(started.code).toBe(0);
     const id = sessionIdOf(started.stderr);
@@ -86,9 +86,7 @@ describe('forge run with sessions', () => {
     expect(listed.stdout).toMatch(/ID\s+UPDATED\s+MSGS\s+WORKSPACE\s+FIRST REQUEST/);
     expect(listed.stdout).toMatch(new RegExp(`${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+4\\s+${workspace.path}\\s+What is the README title\\?`));
     const listedJson = JSON.parse((await forge(['sessions', 'list', '--json'])).stdout) as SessionSummary[];
-    expect(listedJson.map((session) => [session.id, session.messageCount, session.workspaceRoot, session.firstUserLine])).toEqual([
-      [id, 4, workspace.path, 'What is the README title?'],
-    ]);
+    expect(listedJson.map((session) => [session.id, session.messageCount, session.workspaceRoot, session.firstUserLine])).toEqual([[id, 4, workspace.path, 'What is the README title?']]);
 
     const second = new ScriptedModel([{ text: 'You asked about the README title.' }]);
     const resumed = await forge(['run', '--resume', id, '--model', 'test:second', 'What did I ask before?'], { second });
@@ -119,16 +117,22 @@ describe('forge run with sessions', () => {
     const result = await forge(['run', '--json', '--model', 'test:main', 'hello'], { main: new ScriptedModel([{ text: 'hi' }]) });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    const envelopes = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as EventEnvelope);
+    const envelopes = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as EventEnvelope);
     const sessionIds = new Set(envelopes.map((envelope) => envelope.sessionId));
     expect(sessionIds.size).toBe(1);
     const [id] = [...sessionIds];
     expect(id).toMatch(/^session_/);
     const runId = envelopes[0]?.runId ?? '';
     const trace = await readFile(path.join(forgeHome.path, 'runs', `${runId}.jsonl`), 'utf8');
-    expect(trace.trimEnd().split('\n').map((line) => (JSON.parse(line) as EventEnvelope).event.type)).toEqual(
-      envelopes.filter((envelope) => envelope.event.type !== 'model.text.delta').map((envelope) => envelope.event.type),
-    );
+    expect(
+      trace
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as EventEnvelope).event.type),
+    ).toEqual(envelopes.filter((envelope) => envelope.event.type !== 'model.text.delta').map((envelope) => envelope.event.type));
   });
 
   it('--last continues the newest session of this workspace', async () => {
@@ -201,7 +205,11 @@ describe('forge run with sessions', () => {
   });
 
   it.each([
-    ['an unknown session', ['run', '--resume', 'session_nope', 'hi'], /^forge: error: --resume 'session_nope': there is no session with this id or prefix in .*; run 'forge sessions list' to see the sessions\n$/],
+    [
+      'an unknown session',
+      ['run', '--resume', 'session_nope', 'hi'],
+      /^forge: error: --resume 'session_nope': there is no session with this id or prefix in .*; run 'forge sessions list' to see the sessions\n$/,
+    ],
     ['a hostile id', ['run', '--resume', '../../etc/passwd', 'hi'], /^forge: error: --resume "..\/..\/etc\/passwd" is not a session id/],
     ['both --resume and --last', ['run', '--resume', 'session_a', '--last', 'hi'], /^forge: error: --resume and --last both choose a session/],
     ['--no-session with --resume', ['run', '--no-session', '--resume', 'session_a', 'hi'], /^forge: error: --no-session stores nothing/],
@@ -237,7 +245,10 @@ describe('forge run with sessions', () => {
 describe('damaged and oddly named sessions (issue 17)', () => {
   it('marks a session whose complete last record fails its checksum as damaged, and sessions show says where', async () => {
     const writer = await createSession(forgeHome.path, { workspaceRoot: workspace.path, id: 'damaged_one' });
-    await writer.appendMessages([{ role: 'user', content: 'First request' }, { role: 'assistant', content: [{ type: 'text', text: 'An answer.' }] }]);
+    await writer.appendMessages([
+      { role: 'user', content: 'First request' },
+      { role: 'assistant', content: [{ type: 'text', text: 'An answer.' }] },
+    ]);
     await writer.close();
     const log = await readFile(writer.logFile);
     log[log.length - 30] = (log[log.length - 30] as number) ^ 0x01;

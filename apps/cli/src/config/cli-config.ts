@@ -56,11 +56,7 @@ export function configDirectories(options: { readonly io: CliIo; readonly global
  * problem and, for bad JSON, its line and column. Project values that were looser than the limits
  * in force are printed once on stderr as warnings, unless `quiet`.
  */
-export function loadCliConfig(options: {
-  readonly io: CliIo;
-  readonly globals: Readonly<Record<string, unknown>>;
-  readonly quiet?: boolean;
-}): Promise<CliConfig> {
+export function loadCliConfig(options: { readonly io: CliIo; readonly globals: Readonly<Record<string, unknown>>; readonly quiet?: boolean }): Promise<CliConfig> {
   const cached = loads.get(options.globals);
   if (cached !== undefined) return cached;
   const loading = load(options);

@@ -46,7 +46,11 @@ async function runWith(model: ScriptedModel, args: readonly string[], env: Recor
   const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env }, models: { main: model } });
   test.stdin.end();
   const code = await main(['node', 'forge', 'run', '--json', ...args], test.io);
-  const envelopes = test.stdout.text.trim().split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as Envelope);
+  const envelopes = test.stdout.text
+    .trim()
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as Envelope);
   return { code, envelopes, stderr: test.stderr.text };
 }
 

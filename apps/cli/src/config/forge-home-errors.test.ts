@@ -36,9 +36,7 @@ describe('a FORGE_HOME that is a file', () => {
     const home = path.join(scratch.path, 'home-file');
     await writeFile(home, 'not a directory\n');
     const { code, stderr } = await runCli(args, { cwd: path.join(scratch.path, 'workspace'), env: { FORGE_HOME: home } });
-    expect(stderr).toBe(
-      `forge: error: FORGE_HOME ${home} is a file, not a directory. Point FORGE_HOME (or --forge-home) at a directory you can write, or move the file away.\n`,
-    );
+    expect(stderr).toBe(`forge: error: FORGE_HOME ${home} is a file, not a directory. Point FORGE_HOME (or --forge-home) at a directory you can write, or move the file away.\n`);
     expect(code).toBe(2);
   });
 

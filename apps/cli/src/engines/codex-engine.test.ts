@@ -5,12 +5,7 @@ import { createSession, type SessionTranscript } from '@forge/persistence';
 import { ScriptedModel } from '@forge/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCodexDirectories, TEST_MODEL, type CodexSandboxDirectories } from '@forge/codex/test-helpers/codex-harness';
-import {
-  assistantMessage,
-  execCommandCall,
-  startLoopbackResponsesServer,
-  type LoopbackResponsesServer,
-} from '@forge/codex/test-helpers/loopback-responses';
+import { assistantMessage, execCommandCall, startLoopbackResponsesServer, type LoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
 import { main } from '../main.js';
 import { createTestIo, runCli, waitFor } from '../test-support/cli-harness.js';
 
@@ -62,9 +57,9 @@ async function showSession(id: string): Promise<SessionTranscript> {
 
 /** The user texts of request `index`, in order (Codex's own history and the new input). */
 function userTexts(index: number): string[] {
-  return (provider.requests[index]?.body.input ?? []).flatMap((item) =>
-    item['type'] === 'message' && item['role'] === 'user' ? [(item['content'] as { text?: string }[]).map((part) => part.text ?? '').join('')] : [],
-  ).filter((text) => !text.startsWith('<') && !text.startsWith('#'));
+  return (provider.requests[index]?.body.input ?? [])
+    .flatMap((item) => (item['type'] === 'message' && item['role'] === 'user' ? [(item['content'] as { text?: string }[]).map((part) => part.text ?? '').join('')] : []))
+    .filter((text) => !text.startsWith('<') && !text.startsWith('#'));
 }
 
 /** The text of the wrapper Codex received as the last input item of request `index`. */
@@ -79,7 +74,10 @@ describe('forge run --engine codex', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
 
-    const envelopes = first.stdout.trim().split('\n').map((line) => JSON.parse(line) as { sessionId?: string; runId: string; event: Record<string, unknown> });
+    const envelopes = first.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { sessionId?: string; runId: string; event: Record<string, unknown> });
     const types = envelopes.map((envelope) => envelope.event['type']);
     expect(types[0]).toBe('run.started');
     expect(types).toContain('codex.usage.recorded');
@@ -99,7 +97,10 @@ describe('forge run --engine codex', () => {
     expect(budgeted).toMatchObject({ input: 'request' });
 
     const trace = await readFile(path.join(forgeHome, 'runs', `${runId}.jsonl`), 'utf8');
-    const traced = trace.trim().split('\n').map((line) => (JSON.parse(line) as { event: { type: string } }).event.type);
+    const traced = trace
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { event: { type: string } }).event.type);
     expect(traced).toEqual(expect.arrayContaining(['run.started', 'context.budgeted', 'codex.usage.recorded', 'run.completed']));
 
     const stored = await showSession(sessionId);
@@ -141,13 +142,17 @@ describe('forge run --engine codex', () => {
     provider.push({ items: [assistantMessage('Back on Codex.')] });
     const third = await forge(['run', '--engine', 'codex', '--resume', sessionId, '--json', 'Back to Codex']);
     expect(third.code).toBe(0);
-    const selected = third.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event).find((event) => event['type'] === 'codex.thread.selected');
+    const selected = third.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event)
+      .find((event) => event['type'] === 'codex.thread.selected');
     expect(selected).toMatchObject({ how: 'started', fallback: { reason: 'engine-switched' } });
     expect(wrapperSent(2)).toContain('[CHECKPOINT]');
     expect(wrapperSent(2)).toContain('Natively resumed.');
   }, 90_000);
 
-  it('falls back to a new thread with the bounded view when the thread\'s rollout is gone, and says so', async () => {
+  it("falls back to a new thread with the bounded view when the thread's rollout is gone, and says so", async () => {
     provider.push({ items: [assistantMessage('First.')] }, { items: [assistantMessage('Second, on a new thread.')] });
     const first = await forge(['run', '--engine', 'codex', '--json', 'Remember the word teal. Do not write any files.']);
     expect(first.code).toBe(0);
@@ -162,7 +167,10 @@ describe('forge run --engine codex', () => {
     expect(second.stdout).toBe('Second, on a new thread.\n');
     const after = await showSession(sessionId);
     const trace = await readFile(path.join(forgeHome, 'runs', `${after.runs[1]?.runId ?? ''}.jsonl`), 'utf8');
-    const events = trace.trim().split('\n').map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event);
+    const events = trace
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event);
     const selected = events.find((event) => event['type'] === 'codex.thread.selected');
     expect(selected).toMatchObject({ how: 'started', fallback: { reason: 'rollout-missing', message: expect.stringContaining(rollout) } });
     expect(second.stderr.split('\n').filter((line) => line.includes('new Codex thread'))).toEqual([
@@ -252,7 +260,10 @@ describe('forge run --engine codex', () => {
 describe('the view a new Codex thread starts from', () => {
   /** A session stored by the native engine: the first request states a constraint, later turns are long. */
   async function nativeSession(turns: number): Promise<string> {
-    const messages: Message[] = [{ role: 'user', content: 'Turn 0: fix the lexer. Do not change the test file.' }, { role: 'assistant', content: [{ type: 'text', text: 'Turn 0: understood.' }] }];
+    const messages: Message[] = [
+      { role: 'user', content: 'Turn 0: fix the lexer. Do not change the test file.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Turn 0: understood.' }] },
+    ];
     for (let turn = 1; turn < turns; turn += 1) {
       messages.push({ role: 'user', content: `Turn ${turn}: look at the tokenizer again. ${'Explain each state of the machine. '.repeat(10)}` });
       messages.push({ role: 'assistant', content: [{ type: 'text', text: `Turn ${turn}: ${'The classifier treats = as an operator only after an identifier. '.repeat(40)}` }] });
@@ -269,7 +280,7 @@ describe('the view a new Codex thread starts from', () => {
     return (item?.content ?? []).map((part) => part.text ?? '').join('');
   }
 
-  it('compacts a long session past compactAtRatio: the first turn\'s constraint reaches Codex through the checkpoint, the recent turns verbatim', async () => {
+  it("compacts a long session past compactAtRatio: the first turn's constraint reaches Codex through the checkpoint, the recent turns verbatim", async () => {
     const id = await nativeSession(40);
     provider.push({ items: [assistantMessage('Continuing on Codex.')] });
     const outcome = await forge(['run', '--engine', 'codex', '--resume', id, 'Carry on with the lexer.']);

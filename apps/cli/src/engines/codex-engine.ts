@@ -1,12 +1,4 @@
-import {
-  addUsage,
-  emptyUsage,
-  EVENT_SCHEMA_VERSION,
-  type ContextPolicy,
-  type InstructionSnapshot,
-  type Message,
-  type Usage,
-} from '@forge/core';
+import { addUsage, emptyUsage, EVENT_SCHEMA_VERSION, type ContextPolicy, type InstructionSnapshot, type Message, type Usage } from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
 import {
   CodexAppServer,
@@ -144,7 +136,9 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       if (session === undefined) {
         const continuing = unstoredThread !== undefined && running.hasLoadedThread(unstoredThread.threadId) ? unstoredThread : undefined;
         const choice: CodexThreadChoice =
-          continuing === undefined ? { kind: 'new' } : { kind: 'continue', how: 'continued', threadId: continuing.threadId, model: continuing.model ?? settings.model ?? 'codex-default', rolloutPath: null };
+          continuing === undefined
+            ? { kind: 'new' }
+            : { kind: 'continue', how: 'continued', threadId: continuing.threadId, model: continuing.model ?? settings.model ?? 'codex-default', rolloutPath: null };
         const result = await turnOn(running, turn, { instructions: await options.instructions(), history: [], choice, onMessage: async () => {} });
         if (result.codex.threadId !== '') unstoredThread = { threadId: result.codex.threadId, model: result.codex.model };
         return { result, warnings: [] };

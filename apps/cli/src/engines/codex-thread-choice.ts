@@ -31,7 +31,6 @@ export function recordedThread(run: SessionRun | undefined): RecordedCodexThread
 
 const newThread = (reason: CodexThreadFallbackReason, message: string): CodexThreadChoice => ({ kind: 'new', fallback: { reason, message } });
 
-
 /**
  * Decides whether the next Codex turn continues the thread of the session's latest run (on this
  * server, or loaded again with `thread/resume` after a restart) or starts a new thread fed with

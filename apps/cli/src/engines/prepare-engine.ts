@@ -24,9 +24,7 @@ export function codexModel(model: string | undefined): string | undefined {
   if (model === undefined) return undefined;
   const match = /^codex:(\S+)$/.exec(model);
   if (match?.[1] === undefined) {
-    throw new UsageError(
-      `--engine codex runs the model Codex is configured with; pass --model codex:<model> (for example codex:gpt-5.5) or leave --model out, not ${JSON.stringify(model)}`,
-    );
+    throw new UsageError(`--engine codex runs the model Codex is configured with; pass --model codex:<model> (for example codex:gpt-5.5) or leave --model out, not ${JSON.stringify(model)}`);
   }
   return match[1];
 }
@@ -37,15 +35,11 @@ export function codexModel(model: string | undefined): string | undefined {
  * Codex engine (`--engine codex`), which shares the workspace, the approval gate and the AGENTS.md
  * instructions but brings its own model and tools. Usage errors name the option to change.
  */
-export async function prepareEngine(options: {
-  readonly io: CliIo;
-  readonly globals: CommandInvocation['options'];
-  readonly confirm?: ConfirmCallback;
-}): Promise<TurnEngine> {
+export async function prepareEngine(options: { readonly io: CliIo; readonly globals: CommandInvocation['options']; readonly confirm?: ConfirmCallback }): Promise<TurnEngine> {
   const { io, globals } = options;
   if (engineName(globals) === 'native') return createNativeEngine(await prepareAgent(options));
   if (globals.maxSteps !== undefined) {
-    throw new UsageError('--max-steps limits Forge\'s own loop; Codex decides how many model calls a turn takes, so leave it out with --engine codex');
+    throw new UsageError("--max-steps limits Forge's own loop; Codex decides how many model calls a turn takes, so leave it out with --engine codex");
   }
   const { config } = (await loadCliConfig({ io, globals })).loaded;
   // A configured default model of another provider is for the native engine; only --model must name a Codex model.

@@ -77,7 +77,13 @@ function colourOf(category: string, categories: readonly string[]): string {
 function tooltip(column: Column): string {
   const { row } = column;
   const label = column.first === column.last ? `step ${String(row.step)}` : `steps ${String(column.first)}–${String(column.last)} (largest: step ${String(row.step)})`;
-  const parts = [label, `estimate ${formatCount(row.estimatedTokens)}`, `reported ${formatCount(row.reportedInputTokens)}`, `cached ${formatCount(row.cachedInputTokens)}`, `error ${formatPercent(row.errorPercent)}`];
+  const parts = [
+    label,
+    `estimate ${formatCount(row.estimatedTokens)}`,
+    `reported ${formatCount(row.reportedInputTokens)}`,
+    `cached ${formatCount(row.cachedInputTokens)}`,
+    `error ${formatPercent(row.errorPercent)}`,
+  ];
   for (const [key, tokens] of Object.entries(row.categories ?? {})) parts.push(`${categoryLabel(key)} ${formatCount(tokens)}`);
   return parts.join('\n');
 }
@@ -87,7 +93,8 @@ export function chartLegend(run: RunReport): { readonly label: string; readonly 
   const categories = usedCategories(run.budget);
   const entries: { label: string; colour: string; kind: 'swatch' | 'point' | 'marker' }[] = categories.map((key) => ({ label: categoryLabel(key), colour: colourOf(key, categories), kind: 'swatch' }));
   if (run.budget.some((row) => row.categories === undefined && row.estimatedTokens !== undefined)) entries.push({ label: 'estimate', colour: UNCATEGORISED, kind: 'swatch' });
-  if (run.budget.some((row) => row.estimatedTokens === undefined && row.reportedInputTokens !== undefined)) entries.push({ label: 'reported input (no estimate)', colour: REPORTED_ONLY, kind: 'swatch' });
+  if (run.budget.some((row) => row.estimatedTokens === undefined && row.reportedInputTokens !== undefined))
+    entries.push({ label: 'reported input (no estimate)', colour: REPORTED_ONLY, kind: 'swatch' });
   if (run.budget.some((row) => row.reportedInputTokens !== undefined)) entries.push({ label: 'provider-reported input', colour: '#111111', kind: 'point' });
   if (run.compactions.length > 0) entries.push({ label: 'compaction', colour: '#d62728', kind: 'marker' });
   return entries;
@@ -153,14 +160,16 @@ export function contextChart(run: RunReport): string {
     }
   });
 
-  const points = columns.flatMap((column, index) =>
-    column.row.reportedInputTokens === undefined ? [] : [{ cx: x(index) + barWidth / 2, cy: y(column.row.reportedInputTokens), column }],
-  );
+  const points = columns.flatMap((column, index) => (column.row.reportedInputTokens === undefined ? [] : [{ cx: x(index) + barWidth / 2, cy: y(column.row.reportedInputTokens), column }]));
   if (points.length > 1) {
-    parts.push(`<polyline class="reported-line" fill="none" stroke="#111" stroke-width="1" stroke-opacity="0.5" points="${points.map((point) => `${point.cx.toFixed(1)},${point.cy.toFixed(1)}`).join(' ')}"/>`);
+    parts.push(
+      `<polyline class="reported-line" fill="none" stroke="#111" stroke-width="1" stroke-opacity="0.5" points="${points.map((point) => `${point.cx.toFixed(1)},${point.cy.toFixed(1)}`).join(' ')}"/>`,
+    );
   }
   for (const point of points) {
-    parts.push(`<circle class="reported-point" cx="${point.cx.toFixed(1)}" cy="${point.cy.toFixed(1)}" r="3.5" fill="#111"><title>reported input ${formatCount(point.column.row.reportedInputTokens)}</title></circle>`);
+    parts.push(
+      `<circle class="reported-point" cx="${point.cx.toFixed(1)}" cy="${point.cy.toFixed(1)}" r="3.5" fill="#111"><title>reported input ${formatCount(point.column.row.reportedInputTokens)}</title></circle>`,
+    );
   }
 
   const columnOfStep = (step: number): number => Math.floor(firstRowAtOrAfter(run.budget, step) / stepsPerColumn);
@@ -177,7 +186,11 @@ export function contextChart(run: RunReport): string {
     if (first === undefined) continue;
     const completed = compactions.every((compaction) => compaction.outcome === 'completed');
     const words = compactions.map((compaction) =>
-      [`compaction before step ${String(compaction.beforeStep)}: ${compaction.outcome}`, compaction.strategy, compaction.reclaimedTokens === undefined ? undefined : `reclaimed ${formatCount(compaction.reclaimedTokens)}`]
+      [
+        `compaction before step ${String(compaction.beforeStep)}: ${compaction.outcome}`,
+        compaction.strategy,
+        compaction.reclaimedTokens === undefined ? undefined : `reclaimed ${formatCount(compaction.reclaimedTokens)}`,
+      ]
         .filter((word) => word !== undefined)
         .join(', '),
     );

@@ -43,17 +43,17 @@ describe('the --html page in headless Chromium', () => {
     await expect(chart.count()).resolves.toBe(1);
     await expect(chart.locator('g.step-bar').count()).resolves.toBe(4);
     await expect(chart.locator('g.step-bar').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-step')))).resolves.toEqual(['1', '2', '3', '4']);
-    await expect(chart.locator('g.step-bar').nth(2).locator('rect.segment').evaluateAll((rects) => rects.map((rect) => rect.getAttribute('data-category')))).resolves.toEqual([
-      'instructions',
-      'checkpoint',
-      'history',
-      'request',
-      'continuation',
-      'toolSchemas',
-      'overhead',
-    ]);
+    await expect(
+      chart
+        .locator('g.step-bar')
+        .nth(2)
+        .locator('rect.segment')
+        .evaluateAll((rects) => rects.map((rect) => rect.getAttribute('data-category'))),
+    ).resolves.toEqual(['instructions', 'checkpoint', 'history', 'request', 'continuation', 'toolSchemas', 'overhead']);
     await expect(chart.locator('circle.reported-point').count()).resolves.toBe(4);
-    await expect(chart.locator('g.compaction-marker').evaluateAll((markers) => markers.map((marker) => [marker.getAttribute('data-before-step'), marker.getAttribute('data-outcome')]))).resolves.toEqual([
+    await expect(
+      chart.locator('g.compaction-marker').evaluateAll((markers) => markers.map((marker) => [marker.getAttribute('data-before-step'), marker.getAttribute('data-outcome')])),
+    ).resolves.toEqual([
       ['3', 'completed'],
       ['5', 'failed'],
     ]);

@@ -4,16 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../main.js';
 import { createTestIo, runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 import type { InspectReport } from './report.js';
-import {
-  codexRunEvents,
-  COMPACTION_CHECKPOINT_HASH,
-  compactionRunEvents,
-  envelopeLines,
-  recordRun,
-  TOOL_RUN_INSTRUCTIONS_HASH,
-  toolRunSteps,
-  writeTraceLines,
-} from './trace-fixtures.test-helpers.js';
+import { codexRunEvents, COMPACTION_CHECKPOINT_HASH, compactionRunEvents, envelopeLines, recordRun, TOOL_RUN_INSTRUCTIONS_HASH, toolRunSteps, writeTraceLines } from './trace-fixtures.test-helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -35,7 +26,10 @@ function parseReport(stdout: string): InspectReport {
 const ESCAPE = '\u001b';
 
 function withoutColour(text: string): string {
-  return text.split(ESCAPE).map((piece, index) => (index === 0 ? piece : piece.replace(/^\[\d+m/, ''))).join('');
+  return text
+    .split(ESCAPE)
+    .map((piece, index) => (index === 0 ? piece : piece.replace(/^\[\d+m/, '')))
+    .join('');
 }
 
 /** The events of one type in a trace file, in order. */
@@ -222,9 +216,7 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
     });
     expect(run?.window).toEqual({ tokens: 16_000, source: 'table', estimationMethod: 'conservative-fallback' });
     expect(run?.meanAbsoluteErrorPercent).toBe(2.4);
-    expect(run?.stops).toEqual([
-      { step: 5, kind: 'guard', reason: 'The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)' },
-    ]);
+    expect(run?.stops).toEqual([{ step: 5, kind: 'guard', reason: 'The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)' }]);
   });
 });
 
@@ -266,7 +258,12 @@ describe('other stops and engines', () => {
 
   it('says when the estimator was flagged as unsafe for automatic compaction', async () => {
     const home = await forgeHome();
-    const flagged = { type: 'context.estimator.flagged', step: 2, model: { provider: 'scripted', modelId: 'budget-test' }, message: 'scripted:budget-test undercounted by more than the buffer 3 times; automatic compaction will not rely on it.' };
+    const flagged = {
+      type: 'context.estimator.flagged',
+      step: 2,
+      model: { provider: 'scripted', modelId: 'budget-test' },
+      message: 'scripted:budget-test undercounted by more than the buffer 3 times; automatic compaction will not rely on it.',
+    };
     await writeTraceLines(home, 'run_flagged', envelopeLines('run_flagged', [...compactionRunEvents().slice(0, 9), flagged]));
     expect((await inspect(home, ['run_flagged'])).stdout).toContain(`  estimator    ${flagged.message}\n`);
     expect(parseReport((await inspect(home, ['run_flagged', '--json'])).stdout).runs[0]?.estimatorFlagged).toBe(flagged.message);

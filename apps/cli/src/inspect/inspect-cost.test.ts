@@ -72,7 +72,12 @@ describe('forge inspect prices a run that reports cached tokens', () => {
     const text = (await forge(['inspect', '--last'])).stdout;
     const lines = text.split('\n');
     const header = lines[lines.indexOf('Budget per step') + 1] ?? '';
-    expect(header.trim().split(/\s{2,}/).slice(-6)).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
+    expect(
+      header
+        .trim()
+        .split(/\s{2,}/)
+        .slice(-6),
+    ).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
     const rows = lines.slice(lines.indexOf('Budget per step') + 2, lines.indexOf('Budget per step') + 4).map((row) => row.trim().split(/\s+/));
     // 4,000 fresh at $1.25 + 60 out at $10 = $0.0056; 332 fresh + 3,968 cached at $0.125 + 12 out = $0.000031…
     expect(rows.map((row) => row.slice(-3, -1))).toEqual([

@@ -38,7 +38,11 @@ describe('what to inspect', () => {
       ['run_second', 1, 'completed'],
     ]);
     expect(report.problems).toEqual([
-      { kind: 'missing_trace', file: path.join(home, 'runs', 'run_lost.jsonl'), message: `Session session_pair records run run_lost, but its trace ${path.join(home, 'runs', 'run_lost.jsonl')} does not exist.` },
+      {
+        kind: 'missing_trace',
+        file: path.join(home, 'runs', 'run_lost.jsonl'),
+        message: `Session session_pair records run run_lost, but its trace ${path.join(home, 'runs', 'run_lost.jsonl')} does not exist.`,
+      },
     ]);
     expect((await inspect(home, ['session_pair'])).stdout.split('\n')[0]).toBe('Session session_pair: 2 run(s) with traces');
   });
@@ -97,7 +101,11 @@ describe('what to inspect', () => {
 
   it.each([
     ['an unknown id', ['run_nope'], /^forge: error: no run or session 'run_nope' in .*; check the id, set FORGE_HOME, or use 'forge inspect --last' for this workspace's newest run\n$/],
-    ['an id that is not safe and no such file', ['../../etc/passwd-nope'], /^forge: error: there is no file .*passwd-nope, and '..\/..\/etc\/passwd-nope' is not a run or session id either\. Invalid run or session id/],
+    [
+      'an id that is not safe and no such file',
+      ['../../etc/passwd-nope'],
+      /^forge: error: there is no file .*passwd-nope, and '..\/..\/etc\/passwd-nope' is not a run or session id either\. Invalid run or session id/,
+    ],
     ['nothing to inspect', [], /^forge: error: say what to inspect: a run id, a session id or a trace file, or --last for the newest run\n$/],
     ['both --last and an id', ['--last', 'run_x'], /^forge: error: give either --last or a run, session or trace file, not both/],
     ['--last with no session in this workspace', ['--last'], /^forge: error: --last found no earlier session for .*; run 'forge sessions list', then 'forge inspect <session-id>'\n$/],
@@ -110,4 +118,3 @@ describe('what to inspect', () => {
     expect(code).toBe(2);
   });
 });
-

@@ -92,7 +92,15 @@ function compactionsTable(run: RunReport): string {
         cell(compaction.reason ?? '', 'wrap'),
       ].join('')}</tr>`,
   );
-  const headers: [string, boolean][] = [['before step', true], ['outcome', false], ['strategy', false], ['reclaimed', true], ['tokens', true], ['checkpoint', false], ['reason', false]];
+  const headers: [string, boolean][] = [
+    ['before step', true],
+    ['outcome', false],
+    ['strategy', false],
+    ['reclaimed', true],
+    ['tokens', true],
+    ['checkpoint', false],
+    ['reason', false],
+  ];
   const more = run.compactionsNotListed > 0 ? `<p class="muted">${formatCount(run.compactionsNotListed)} more are not listed.</p>` : '';
   return table(headers, rows, 'compactions-table') + more;
 }
@@ -101,7 +109,17 @@ function stopsTable(run: RunReport): string {
   if (run.stops.length === 0) return '<p class="muted">None.</p>';
   const rows = run.stops.map((stop) => `<tr>${[cell(stop.step === undefined ? '—' : String(stop.step), 'number'), cell(stopLabel(stop.kind)), cell(stop.reason, 'wrap')].join('')}</tr>`);
   const more = run.stopsNotListed > 0 ? `<p class="muted">${formatCount(run.stopsNotListed)} more are not listed.</p>` : '';
-  return table([['step', true], ['kind', false], ['reason', false]], rows, 'stops-table') + more;
+  return (
+    table(
+      [
+        ['step', true],
+        ['kind', false],
+        ['reason', false],
+      ],
+      rows,
+      'stops-table',
+    ) + more
+  );
 }
 
 function callTable(calls: readonly ToolCallRow[], className: string): string {
@@ -109,7 +127,17 @@ function callTable(calls: readonly ToolCallRow[], className: string): string {
     (call) =>
       `<tr>${[cell(String(call.step), 'number'), cell(call.toolName), cell(call.outcome, call.outcome === 'ok' ? undefined : 'bad'), cell(formatDuration(call.durationMs), 'number'), cell(call.toolCallId)].join('')}</tr>`,
   );
-  return table([['step', true], ['tool', false], ['outcome', false], ['time', true], ['call id', false]], rows, className);
+  return table(
+    [
+      ['step', true],
+      ['tool', false],
+      ['outcome', false],
+      ['time', true],
+      ['call id', false],
+    ],
+    rows,
+    className,
+  );
 }
 
 function toolsSection(run: RunReport): string {
@@ -119,7 +147,19 @@ function toolsSection(run: RunReport): string {
     (tool) =>
       `<tr>${[cell(tool.toolName), cell(formatCount(tool.calls), 'number'), cell(outcomeCounts(tool.outcomes)), cell(formatDuration(tool.totalDurationMs), 'number'), cell(formatDuration(tool.maxDurationMs), 'number')].join('')}</tr>`,
   );
-  const parts = [table([['tool', false], ['calls', true], ['outcomes', false], ['total time', true], ['slowest', true]], totals, 'tools-table')];
+  const parts = [
+    table(
+      [
+        ['tool', false],
+        ['calls', true],
+        ['outcomes', false],
+        ['total time', true],
+        ['slowest', true],
+      ],
+      totals,
+      'tools-table',
+    ),
+  ];
   if (toolCalls.slowest.length > 0) parts.push('<h3>Slowest calls</h3>', callTable(toolCalls.slowest, 'slowest-table'));
   if (toolCalls.notOk.length > 0) parts.push(`<h3>Calls that did not end ok (${String(toolCalls.notOkTotal)})</h3>`, callTable(toolCalls.notOk, 'not-ok-table'));
   return parts.join('');

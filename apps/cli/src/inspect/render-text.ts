@@ -38,16 +38,9 @@ function budgetTable(run: RunReport, style: Style): string[] {
   const budgetColumnsOfRun = budgetColumns(run);
   const columns = budgetColumnsOfRun.map((column) => ({ header: column.header, align: column.numeric ? ('right' as const) : ('left' as const) }));
   const row = (budget: StepBudget): TextCell[] =>
-    budgetColumnsOfRun.map((column) =>
-      column.kind === 'error' ? errorCell(budget.errorPercent, style) : column.kind === 'note' ? noteCell(column.text(budget), budget, style) : column.text(budget),
-    );
-  const shown =
-    run.budget.length <= FULL_STEP_TABLE ? run.budget : [...run.budget.slice(0, SHOWN_AT_EACH_END), undefined, ...run.budget.slice(-SHOWN_AT_EACH_END)];
-  const rows = shown.map((budget) =>
-    budget === undefined
-      ? [{ text: '…', paint: style.dim }, ...columns.slice(1).map(() => '')]
-      : row(budget),
-  );
+    budgetColumnsOfRun.map((column) => (column.kind === 'error' ? errorCell(budget.errorPercent, style) : column.kind === 'note' ? noteCell(column.text(budget), budget, style) : column.text(budget)));
+  const shown = run.budget.length <= FULL_STEP_TABLE ? run.budget : [...run.budget.slice(0, SHOWN_AT_EACH_END), undefined, ...run.budget.slice(-SHOWN_AT_EACH_END)];
+  const rows = shown.map((budget) => (budget === undefined ? [{ text: '…', paint: style.dim }, ...columns.slice(1).map(() => '')] : row(budget)));
   const lines = formatTable({ columns, rows, paintHeader: style.dim });
   if (shown.length !== run.budget.length) {
     const omitted = run.budget.length - 2 * SHOWN_AT_EACH_END;
@@ -70,15 +63,17 @@ function noteCell(text: string, budget: StepBudget, style: Style): TextCell {
 
 function compactionsSection(run: RunReport, style: Style): string[] {
   if (run.compactions.length === 0) return [`${style.bold('Compactions')}  none`];
-  const rows = run.compactions.slice(0, LISTED_IN_TEXT).map((compaction): TextCell[] => [
-    String(compaction.beforeStep),
-    { text: compaction.outcome, paint: compaction.outcome === 'failed' ? style.red : (padded) => padded },
-    compaction.strategy ?? '—',
-    formatCount(compaction.reclaimedTokens),
-    compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`,
-    shortHash(compaction.checkpointHash),
-    compaction.reason ?? '',
-  ]);
+  const rows = run.compactions
+    .slice(0, LISTED_IN_TEXT)
+    .map((compaction): TextCell[] => [
+      String(compaction.beforeStep),
+      { text: compaction.outcome, paint: compaction.outcome === 'failed' ? style.red : (padded) => padded },
+      compaction.strategy ?? '—',
+      formatCount(compaction.reclaimedTokens),
+      compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`,
+      shortHash(compaction.checkpointHash),
+      compaction.reason ?? '',
+    ]);
   const columns = [
     { header: 'before step', align: 'right' as const },
     { header: 'outcome' },
@@ -112,7 +107,13 @@ function callRows(calls: readonly ToolCallRow[], style: Style): TextCell[][] {
 function toolsSection(run: RunReport, style: Style): string[] {
   const { toolCalls } = run;
   if (toolCalls.total === 0 && toolCalls.notOk.length === 0) return [`${style.bold('Tool calls')}  none`];
-  const totals = toolCalls.byTool.map((tool): TextCell[] => [tool.toolName, formatCount(tool.calls), outcomeCounts(tool.outcomes), formatDuration(tool.totalDurationMs), formatDuration(tool.maxDurationMs)]);
+  const totals = toolCalls.byTool.map((tool): TextCell[] => [
+    tool.toolName,
+    formatCount(tool.calls),
+    outcomeCounts(tool.outcomes),
+    formatDuration(tool.totalDurationMs),
+    formatDuration(tool.maxDurationMs),
+  ]);
   const lines = [
     style.bold(`Tool calls (${formatCount(toolCalls.total)})`),
     ...formatTable({

@@ -48,7 +48,10 @@ async function lastRun(home: string, workspaceRoot: string): Promise<ResolvedTar
 /** Traces of compactions made with `forge compact` or `/compact`, named `compact_<session-id>_…` in `runs/`. */
 async function compactionTraces(home: string, sessionId: string): Promise<string[]> {
   const prefix = `${manualCompactionTracePrefix(sessionId)}`;
-  return (await traceIds(home)).filter((id) => id.startsWith(prefix)).sort().map((id) => traceFile(home, id));
+  return (await traceIds(home))
+    .filter((id) => id.startsWith(prefix))
+    .sort()
+    .map((id) => traceFile(home, id));
 }
 
 async function sessionTraces(home: string, sessionId: string): Promise<ResolvedTarget | undefined> {

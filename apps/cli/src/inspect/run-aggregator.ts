@@ -31,7 +31,6 @@ interface MutableStep {
   estimateCovers?: 'wrapper';
 }
 
-
 function isGuardReason(reason: string | undefined): boolean {
   return reason !== undefined && /guard|no[-_ ]progress|attempt/i.test(reason);
 }
@@ -139,7 +138,12 @@ export class RunAggregator {
       case 'codex.usage.recorded':
         return this.onCodexUsage(event);
       case 'codex.compaction.completed':
-        this.compactions.push({ beforeStep: this.pendingStep(), outcome: 'completed', strategy: 'codex (engine-owned)', ...(event.compaction?.itemId === undefined ? {} : { checkpointId: event.compaction.itemId }) });
+        this.compactions.push({
+          beforeStep: this.pendingStep(),
+          outcome: 'completed',
+          strategy: 'codex (engine-owned)',
+          ...(event.compaction?.itemId === undefined ? {} : { checkpointId: event.compaction.itemId }),
+        });
         return;
       case 'context.limit_reached':
         return this.onLimitReached(event);

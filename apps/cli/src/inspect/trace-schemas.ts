@@ -170,9 +170,7 @@ export interface TraceEnvelope<E = { readonly type: string }> {
   readonly event: E;
 }
 
-export type ParsedEnvelope =
-  | { readonly known: true; readonly envelope: TraceEnvelope<KnownEvent> }
-  | { readonly known: false; readonly envelope: TraceEnvelope };
+export type ParsedEnvelope = { readonly known: true; readonly envelope: TraceEnvelope<KnownEvent> } | { readonly known: false; readonly envelope: TraceEnvelope };
 
 /** Validates a parsed line, against its event type's schema when the report uses that type. */
 export function parseEnvelope(value: unknown): { readonly success: true; readonly data: ParsedEnvelope } | { readonly success: false; readonly error: z.ZodError } {

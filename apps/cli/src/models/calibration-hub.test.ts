@@ -48,7 +48,9 @@ describe('CalibrationHub', () => {
     hub.observe(reconciled(scripted, corrected.tokens, raw + 500));
     await model.estimateRequestTokens(request);
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^deepseek:deepseek-chat has undercounted requests by more than the 100-token safety buffer \(1 of 1 recorded\); this session budgets and compacts with its estimates × [\d.]+ \(the worst measured ratio\)$/);
+    expect(notices[0]).toMatch(
+      /^deepseek:deepseek-chat has undercounted requests by more than the 100-token safety buffer \(1 of 1 recorded\); this session budgets and compacts with its estimates × [\d.]+ \(the worst measured ratio\)$/,
+    );
     await hub.flush();
     const stored = JSON.parse(await readFile(path.join(home.path, 'calibration.json'), 'utf8')) as { models: Record<string, { samples: number[][] }> };
     expect(stored.models['deepseek:deepseek-chat']?.samples).toEqual([
@@ -67,7 +69,9 @@ describe('CalibrationHub', () => {
     expect((await model.estimateRequestTokens(request)).tokens).toBe(raw);
     const report = calibrationReport(await hub.view(identity), { configPath: 'models.0', configFile: '/home/u/.forge/config.json' });
     expect(report?.offer).toEqual({ key: 'models.0.estimateScale', value: Math.ceil((Math.round(raw / 1.4) / raw) * 100) / 100, file: '/home/u/.forge/config.json' });
-    expect(calibrationLine(report)).toMatch(/^5 requests: mean error \+\d+\.\d%, worst \+\d+\.\d%; consistently high: set models\.0\.estimateScale to 0\.\d+ in \/home\/u\/\.forge\/config\.json to count closer$/);
+    expect(calibrationLine(report)).toMatch(
+      /^5 requests: mean error \+\d+\.\d%, worst \+\d+\.\d%; consistently high: set models\.0\.estimateScale to 0\.\d+ in \/home\/u\/\.forge\/config\.json to count closer$/,
+    );
   });
 });
 

@@ -1,13 +1,5 @@
 import type { ForgeEvent, ModelAdapter } from '@forge/core';
-import {
-  formatTokens,
-  overcountCorrection,
-  scaleEstimate,
-  summarizeCalibration,
-  undercountCorrection,
-  type CalibrationSample,
-  type CalibrationSummary,
-} from '@forge/core/budget';
+import { formatTokens, overcountCorrection, scaleEstimate, summarizeCalibration, undercountCorrection, type CalibrationSample, type CalibrationSummary } from '@forge/core/budget';
 import { readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
 import { withEstimator } from './adapter-decorators.js';
 

@@ -34,7 +34,6 @@ export interface CatalogueEntry {
   readonly prices?: PriceSheet;
 }
 
-
 function tableEntries(provider: string, table: Readonly<Record<string, CapabilityTableEntry>>, source: string, counter: string, counterSource: string): CatalogueEntry[] {
   return Object.entries(table).map(([modelId, entry]) => ({
     id: `${provider}:${modelId}`,

@@ -13,6 +13,8 @@ describe('priceColumns', () => {
     });
     expect(priceColumns(OPENAI_PRICE_TABLE['gpt-5-pro']).cached).toBe('= in');
     expect(priceColumns(undefined)).toEqual({ input: '—', cached: '—', cacheWrite: '—', output: '—', source: 'no prices (tokens only)' });
-    expect(priceColumns({ currency: 'USD', inputPerMillion: 0, outputPerMillion: 0, source: 'config', reference: '/home/me/.forge/config.json' }).source).toBe('configuration, /home/me/.forge/config.json');
+    expect(priceColumns({ currency: 'USD', inputPerMillion: 0, outputPerMillion: 0, source: 'config', reference: '/home/me/.forge/config.json' }).source).toBe(
+      'configuration, /home/me/.forge/config.json',
+    );
   });
 });

@@ -27,8 +27,7 @@ afterAll(async () => {
   await forgeHome.remove();
 });
 
-const run = (args: readonly string[], env: Record<string, string>) =>
-  runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env } });
+const run = (args: readonly string[], env: Record<string, string>) => runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env } });
 
 describe('forge run with provider adapters over HTTP', () => {
   it('runs an OpenAI Responses model: streams text, runs a tool, sends the result back', async () => {
@@ -61,7 +60,10 @@ describe('forge run with provider adapters over HTTP', () => {
     });
     expect(outcome.code).toBe(0);
     expect(provider.requests.slice(before).map((request) => request.path)).toEqual(['/v1/chat/completions']);
-    const events = outcome.stdout.trim().split('\n').map((line) => JSON.parse(line) as { event: { type: string; usage?: { cacheReadTokens?: number } } });
+    const events = outcome.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: { type: string; usage?: { cacheReadTokens?: number } } });
     const completed = events.find((envelope) => envelope.event.type === 'model.step.completed');
     expect(completed?.event.usage?.cacheReadTokens).toBe(10);
     expect(events.at(-1)?.event.type).toBe('run.completed');

@@ -21,7 +21,10 @@ describe('parseModelIdentifier', () => {
     const malformed = fc.oneof(
       fc.string().filter((text) => !text.includes(':')),
       fc.string().map((text) => `:${text}`),
-      fc.string().filter((text) => !text.includes(':')).map((text) => `${text}:`),
+      fc
+        .string()
+        .filter((text) => !text.includes(':'))
+        .map((text) => `${text}:`),
     );
     fc.assert(
       fc.property(malformed, (value) => {

@@ -110,7 +110,9 @@ const builtInProviders: readonly ModelProvider[] = [
         } catch (error) {
           const where = `models.${compatibleModels.indexOf(entry)}.tokenizer`;
           const reason = error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
-          throw new UsageError(`Invalid configuration in ${context.userConfigFile ?? 'the user configuration'}: ${where}: ${reason}; set the path of the model's tokenizer.json, or a family (${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')})`);
+          throw new UsageError(
+            `Invalid configuration in ${context.userConfigFile ?? 'the user configuration'}: ${where}: ${reason}; set the path of the model's tokenizer.json, or a family (${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')})`,
+          );
         }
       }
       return keyed(context, (apiKey) => createCompatibleModel({ ...entry, env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
@@ -128,7 +130,10 @@ async function keyed(context: ModelProviderContext, create: (apiKey?: string) =>
   } catch (error) {
     if (!AuthError.isInstance(error) || context.purpose !== 'measure') throw usageErrorOf(error, context.chooseWith);
     const missing = missingKeyMessage(error, context.chooseWith);
-    return measuringOnly(asUsageError(() => create(MEASURING_ONLY_KEY), context.chooseWith), missing);
+    return measuringOnly(
+      asUsageError(() => create(MEASURING_ONLY_KEY), context.chooseWith),
+      missing,
+    );
   }
 }
 

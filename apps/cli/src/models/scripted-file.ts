@@ -16,9 +16,7 @@ import { UsageError } from '../cli-error.js';
  * It exists so tests can drive the built binary in a real terminal, where no model can be injected.
  */
 
-const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
-);
+const jsonValue: z.ZodType<JsonValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]));
 
 const replySchema = z.strictObject({
   text: z.string().optional(),

@@ -14,10 +14,40 @@ describe('the text renderer', () => {
     const activity = new CapturedOutput();
     const renderer = createTextRenderer({ text, activity, style: createStyle(false) });
     const events = [
-      { type: 'context.warning', step: 1, reason: 'threshold', usedTokens: 90_000, availableInputTokens: 100_000, warnAtTokens: 80_000, message: 'The next request is estimated at 90,000 tokens, 90% of the 100,000 available for input.' },
+      {
+        type: 'context.warning',
+        step: 1,
+        reason: 'threshold',
+        usedTokens: 90_000,
+        availableInputTokens: 100_000,
+        warnAtTokens: 80_000,
+        message: 'The next request is estimated at 90,000 tokens, 90% of the 100,000 available for input.',
+      },
       { type: 'context.warning', step: 2, reason: 'threshold', usedTokens: 91_000, availableInputTokens: 100_000, warnAtTokens: 80_000, message: 'again' },
-      { type: 'context.compaction.completed', step: 2, trigger: 'threshold', strategy: 'forge-state', mode: 'compact', installed: true, reused: false, tokensBefore: 91_000, tokensAfter: 40_000, reclaimedTokens: 51_000 },
-      { type: 'context.compaction.completed', step: 2, trigger: 'threshold', strategy: 'forge-state', mode: 'shadow', installed: false, reused: false, tokensBefore: 91_000, tokensAfter: 40_000, reclaimedTokens: 51_000 },
+      {
+        type: 'context.compaction.completed',
+        step: 2,
+        trigger: 'threshold',
+        strategy: 'forge-state',
+        mode: 'compact',
+        installed: true,
+        reused: false,
+        tokensBefore: 91_000,
+        tokensAfter: 40_000,
+        reclaimedTokens: 51_000,
+      },
+      {
+        type: 'context.compaction.completed',
+        step: 2,
+        trigger: 'threshold',
+        strategy: 'forge-state',
+        mode: 'shadow',
+        installed: false,
+        reused: false,
+        tokensBefore: 91_000,
+        tokensAfter: 40_000,
+        reclaimedTokens: 51_000,
+      },
       { type: 'context.limit_reached', step: 3, reason: 'whole_history', message: 'does not fit' },
     ];
     events.forEach((event, index) => renderer.onEvent(envelope(event, index)));

@@ -13,7 +13,11 @@ describe('createStallWatch', () => {
     watch.text('Half an ans');
     await pause(20);
     expect(output.text).toBe('Half an ans');
-    await waitFor(() => output.text, (text) => text.length > 'Half an ans'.length, 2000);
+    await waitFor(
+      () => output.text,
+      (text) => text.length > 'Half an ans'.length,
+      2000,
+    );
     const sign = ' ⠋ waiting for the model · 0s';
     expect(output.text.startsWith(`Half an ans${sign.slice(0, -2)}`)).toBe(true);
     expect(output.text).toMatch(new RegExp(`^Half an ans ⠋ waiting for the model · \\ds${'\b'.repeat(sign.length)}`));

@@ -27,7 +27,12 @@ describe('wrapLine', () => {
       fc.property(fc.array(word, { minLength: 1, maxLength: 30 }), fc.integer({ min: 30, max: 120 }), (words, width) => {
         const lines = wrapLine(words.join(' '), width, '    ');
         for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(width);
-        expect(lines.join(' ').split(/ +/).filter((part) => part !== '')).toEqual(words);
+        expect(
+          lines
+            .join(' ')
+            .split(/ +/)
+            .filter((part) => part !== ''),
+        ).toEqual(words);
       }),
     );
   });

@@ -86,7 +86,10 @@ export function wrapLine(line: string, width: number, indent = ''): string[] {
   if (textWidth(line) <= width) return [line];
   const leading = /^ */.exec(line)?.[0] ?? '';
   // Words and the runs of spaces between them; spaces are kept inside a line (table padding) and dropped at a break.
-  const tokens = line.slice(leading.length).split(/( +)/).filter((token) => token !== '');
+  const tokens = line
+    .slice(leading.length)
+    .split(/( +)/)
+    .filter((token) => token !== '');
   const lines: string[] = [];
   let prefix = leading;
   let current = '';

@@ -137,7 +137,11 @@ export class LineBuffer {
   }
 
   private previousBoundary(offset: number): number {
-    return this.boundaries().filter((boundary) => boundary < offset).at(-1) ?? 0;
+    return (
+      this.boundaries()
+        .filter((boundary) => boundary < offset)
+        .at(-1) ?? 0
+    );
   }
 
   private nextBoundary(offset: number): number {

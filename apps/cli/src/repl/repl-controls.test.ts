@@ -112,9 +112,7 @@ describe('approval of an edit', () => {
     repl.type('change beta\nn not now\n/exit\n');
     expect(await repl.exited).toBe(0);
     expect(repl.output()).toContain('• read_file notes.txt\n  read notes.txt (3 lines)\n');
-    expect(repl.output()).toContain(
-      'Allow write? edit_file replace notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n[y] once',
-    );
+    expect(repl.output()).toContain('Allow write? edit_file replace notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n[y] once');
     expect(repl.output()).toContain('  denied: the user said: not now\n');
     expect(readFileSync(path.join(workspace.path, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\ngamma\n');
   });

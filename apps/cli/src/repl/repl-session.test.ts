@@ -74,7 +74,10 @@ describe('the REPL keeps its conversation in a session', () => {
     const earlierId = /session: (\S+)/.exec(earlier.stderr)?.[1] ?? '';
 
     const repl = startRepl([{ text: 'It was 7.' }, { text: 'Fresh start.' }]);
-    await waitFor(() => repl.test.stdout.text, (text) => text.includes('Type a request'));
+    await waitFor(
+      () => repl.test.stdout.text,
+      (text) => text.includes('Type a request'),
+    );
     const startedIn = bannerSessionId(repl.test.stdout.text);
     repl.type(`/sessions\n/resume ${earlierId}\nWhich number?\n/resume ${earlierId}\n/new\nHello again.\n/resume session_missing\n/exit\n`);
     expect(await repl.exited).toBe(0);
@@ -102,7 +105,10 @@ describe('the REPL keeps its conversation in a session', () => {
   it('holds the session lock while it runs: another forge on the same session exits 2', async () => {
     const repl = startRepl([{ text: 'first' }]);
     repl.type('hello\n');
-    await waitFor(() => repl.test.stdout.text, (text) => text.includes('first'));
+    await waitFor(
+      () => repl.test.stdout.text,
+      (text) => text.includes('first'),
+    );
     const id = bannerSessionId(repl.test.stdout.text);
 
     const run = await runCli(['run', '--resume', id, 'hi'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
@@ -121,7 +127,10 @@ describe('the REPL keeps its conversation in a session', () => {
   it('previews compaction with /compact --dry-run without writing, and /compact says when there is nothing to compact', async () => {
     const repl = startRepl([{ text: 'ok' }]);
     repl.type('hello\n');
-    await waitFor(() => repl.test.stdout.text, (text) => text.includes('ok\n'));
+    await waitFor(
+      () => repl.test.stdout.text,
+      (text) => text.includes('ok\n'),
+    );
     const id = bannerSessionId(repl.test.stdout.text);
     const logFile = path.join(forgeHome.path, 'sessions', id, 'session.jsonl');
     const before = await readFile(logFile);
@@ -148,7 +157,10 @@ describe('the REPL keeps its conversation in a session', () => {
 
     const repl = startRepl([{ text: 'Carrying on.' }], ['--resume', writer.id]);
     repl.type('/compact the parser work\n/checkpoint\nnext step please\n');
-    await waitFor(() => repl.test.stdout.text, (text) => text.includes('Carrying on.'));
+    await waitFor(
+      () => repl.test.stdout.text,
+      (text) => text.includes('Carrying on.'),
+    );
     repl.type('/exit\n');
     expect(await repl.exited).toBe(0);
     const output = repl.test.stdout.text;
@@ -167,7 +179,10 @@ describe('the REPL keeps its conversation in a session', () => {
   it('/context measures the next request of the live session: its model, window, mode, history and tools', async () => {
     const repl = startRepl([{ text: 'Tabs it is.' }]);
     repl.type('Use tabs.\n');
-    await waitFor(() => repl.test.stdout.text, (text) => text.includes('Tabs it is.'));
+    await waitFor(
+      () => repl.test.stdout.text,
+      (text) => text.includes('Tabs it is.'),
+    );
     const before = repl.test.stdout.text.length;
     repl.type('/mode off\n/context\n/exit\n');
     expect(await repl.exited).toBe(0);

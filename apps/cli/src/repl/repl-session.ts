@@ -52,12 +52,7 @@ export class ReplSession {
   }
 
   /** Opens the session the REPL starts in; store errors become one-line CLI errors. */
-  static async open(options: {
-    readonly choice: SessionChoice;
-    readonly settings: SessionSettings;
-    readonly workspaceRoot: string;
-    readonly history: Message[];
-  }): Promise<ReplSession> {
+  static async open(options: { readonly choice: SessionChoice; readonly settings: SessionSettings; readonly workspaceRoot: string; readonly history: Message[] }): Promise<ReplSession> {
     const handle = await openCliSession({ choice: options.choice, settings: options.settings, workspaceRoot: options.workspaceRoot });
     if (handle === undefined) throw new Error('The REPL always keeps a session; this is a bug in Forge.');
     return new ReplSession({ ...options, handle });
@@ -149,10 +144,7 @@ export class ReplSession {
 
   /** The stored session `text` names: its id, or the start of exactly one id (errors point at `/sessions`). */
   resolve(text: string): Promise<string> {
-    return resolveSessionReference(
-      { kind: 'id', text, source: '/resume' },
-      { forgeHome: this.settings.forgeHome, workspaceRoot: this.workspaceRoot, listHint: REPL_SESSIONS_HINT },
-    );
+    return resolveSessionReference({ kind: 'id', text, source: '/resume' }, { forgeHome: this.settings.forgeHome, workspaceRoot: this.workspaceRoot, listHint: REPL_SESSIONS_HINT });
   }
 
   /** Switches to session `id`; the current one stays open if that fails. */

@@ -188,19 +188,23 @@ describe('the REPL in a terminal', () => {
     expect(await forge.exitCode()).toBe(0);
   }, 60_000);
 
-  it.each([80, 120])('wraps /help at word boundaries in %i columns', async (columns) => {
-    const forge = await startForge([], [], columns);
-    forge.enter('/help');
-    const screen = await forge.waitFor((text) => text.includes('y: run the call once'), 5000, '/help');
-    const help = screen.slice(screen.indexOf('Commands'), screen.indexOf('› ', screen.indexOf('Approvals')));
-    const lines = help.split('\n');
-    // capture-pane -J joins rows the terminal wrapped by itself, so a line longer than the terminal is one Forge did not wrap.
-    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(columns);
-    const words = help.split(/\s+/);
-    for (const word of ['older', 'checkpoint', '(the', 'transcript', 'kept);', '--dry-run', 'previews']) expect(words).toContain(word);
-    forge.enter('/exit');
-    expect(await forge.exitCode()).toBe(0);
-  }, 60_000);
+  it.each([80, 120])(
+    'wraps /help at word boundaries in %i columns',
+    async (columns) => {
+      const forge = await startForge([], [], columns);
+      forge.enter('/help');
+      const screen = await forge.waitFor((text) => text.includes('y: run the call once'), 5000, '/help');
+      const help = screen.slice(screen.indexOf('Commands'), screen.indexOf('› ', screen.indexOf('Approvals')));
+      const lines = help.split('\n');
+      // capture-pane -J joins rows the terminal wrapped by itself, so a line longer than the terminal is one Forge did not wrap.
+      for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(columns);
+      const words = help.split(/\s+/);
+      for (const word of ['older', 'checkpoint', '(the', 'transcript', 'kept);', '--dry-run', 'previews']) expect(words).toContain(word);
+      forge.enter('/exit');
+      expect(await forge.exitCode()).toBe(0);
+    },
+    60_000,
+  );
 
   it('edits by grapheme: arrows and Backspace step over whole emoji, flags and accented letters, and nothing broken is stored', async () => {
     const forge = await startForge([{ text: 'Noted.' }]);

@@ -38,9 +38,7 @@ const longCommand: ScriptedStep = {
 };
 
 function toolResults(messages: readonly Message[]): string[] {
-  return messages.flatMap((message) =>
-    message.role === 'tool' ? message.content.map((part) => `${part.toolName}: ${part.output.type === 'json' ? '' : part.output.value}`) : [],
-  );
+  return messages.flatMap((message) => (message.role === 'tool' ? message.content.map((part) => `${part.toolName}: ${part.output.type === 'json' ? '' : part.output.value}`) : []));
 }
 
 const stdoutOf = (test: TestIo) => () => test.stdout.text;
@@ -105,9 +103,7 @@ describe('the REPL', () => {
     repl.type('write a note\nn put it in NOTES.md instead\n/exit\n');
     expect(await repl.exited).toBe(0);
     expect(existsSync(path.join(workspace.path, 'denied.txt'))).toBe(false);
-    expect(toolResults(repl.model.requests[1]?.continuation ?? [])).toEqual([
-      'edit_file: Not run: denied — the user said: put it in NOTES.md instead.',
-    ]);
+    expect(toolResults(repl.model.requests[1]?.continuation ?? [])).toEqual(['edit_file: Not run: denied — the user said: put it in NOTES.md instead.']);
     expect(repl.test.stdout.text).toContain('\n  denied: the user said: put it in NOTES.md instead\n');
   });
 
@@ -189,7 +185,10 @@ describe('the REPL', () => {
   });
 
   it('writes no escape codes to a terminal when NO_COLOR is set, and colours it otherwise', async () => {
-    for (const [env, coloured] of [[{ NO_COLOR: '1' }, false], [{}, true]] as const) {
+    for (const [env, coloured] of [
+      [{ NO_COLOR: '1' }, false],
+      [{}, true],
+    ] as const) {
       const model = new ScriptedModel([]);
       const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env }, models: { main: model } });
       test.stdout.isTTY = true;

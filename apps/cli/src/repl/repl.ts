@@ -226,7 +226,10 @@ async function runTurn(options: {
 async function runSlashCommand(text: string, context: ReplContext): Promise<'continue' | 'exit'> {
   const found = findSlashCommand(text);
   if ('unknown' in found) {
-    const suggestion = closestMatch(found.unknown, slashCommands.map((command) => command.name));
+    const suggestion = closestMatch(
+      found.unknown,
+      slashCommands.map((command) => command.name),
+    );
     context.print(`Unknown command /${found.unknown}.${suggestion === undefined ? '' : ` Did you mean /${suggestion}?`} Type /help to see the commands.\n`);
     return 'continue';
   }

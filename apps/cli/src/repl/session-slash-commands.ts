@@ -95,7 +95,12 @@ function counting(context: ReplContext): Counting {
     const mode = context.engine.contextMode ?? context.config.context.mode;
     const systemPrompt = systemPromptFor(mode, contextToolOffer(mode, context.config.contextTools));
     const warn = (message: string) => context.print(`${context.style.yellow(`warning: ${message}`)}\n`);
-    return { model: estimationOnlyModel(context.engine.modelLabel), policy: { ...context.config.context, mode: 'compact' }, tools: [], instructions: workspaceInstructions(context.engine.root, systemPrompt, warn) };
+    return {
+      model: estimationOnlyModel(context.engine.modelLabel),
+      policy: { ...context.config.context, mode: 'compact' },
+      tools: [],
+      instructions: workspaceInstructions(context.engine.root, systemPrompt, warn),
+    };
   }
   return { model: subject.model, policy: subject.context, tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), instructions: subject.instructions };
 }

@@ -55,7 +55,10 @@ const help: SlashCommand = {
     const wrap = (lines: readonly string[], continuation: string) => lines.flatMap((line) => (terminal === Infinity ? [line] : wrapLine(line, terminal, continuation)));
     const lines = [
       context.style.bold('Commands'),
-      ...wrap(slashCommands.flatMap((command) => row(usage(command), command.summary)), indent),
+      ...wrap(
+        slashCommands.flatMap((command) => row(usage(command), command.summary)),
+        indent,
+      ),
       context.style.bold('Keys'),
       ...wrap(
         [
@@ -111,5 +114,11 @@ export function completeSlashCommand(line: string, context?: ReplContext): [stri
   if (command?.complete === undefined || context === undefined) return [[], line];
   const typed = line.slice(space + 1).trimStart();
   const prefix = line.slice(0, line.length - typed.length);
-  return [command.complete(context).filter((candidate) => candidate.startsWith(typed)).map((candidate) => `${prefix}${candidate}`), line];
+  return [
+    command
+      .complete(context)
+      .filter((candidate) => candidate.startsWith(typed))
+      .map((candidate) => `${prefix}${candidate}`),
+    line,
+  ];
 }

@@ -41,7 +41,11 @@ describe('renderStatusLine', () => {
     tracker.costs.start({ cost: { currency: 'USD', freshInput: 0.01, cachedInput: 0, cacheWrite: 0, output: 0.01, total: 0.02 }, inputTokens: 10_000, cachedTokens: 0, unpricedSteps: 0 });
     expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe('─ m:x · mode warn · context – · $0.02 so far\n');
     tracker.observe({ type: 'run.started', prices });
-    tracker.observe({ type: 'model.step.completed', usage: { inputTokens: 20_000, cacheReadTokens: 10_000, outputTokens: 1000 }, cost: { currency: 'USD', freshInput: 0.01, cachedInput: 0.001, cacheWrite: 0, output: 0.004, total: 0.015 } });
+    tracker.observe({
+      type: 'model.step.completed',
+      usage: { inputTokens: 20_000, cacheReadTokens: 10_000, outputTokens: 1000 },
+      cost: { currency: 'USD', freshInput: 0.01, cachedInput: 0.001, cacheWrite: 0, output: 0.004, total: 0.015 },
+    });
     // next: 21,000 in, the 20,000 sent last cached: 1,000 × $1 + 20,000 × $0.1 per 1M
     expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe('─ m:x · mode warn · context – · $0.035 so far · next ~$0.003\n');
     expect(tracker.costs.soFar?.cacheHitRatio).toBeCloseTo(1 / 3, 12);

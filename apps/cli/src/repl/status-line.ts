@@ -126,8 +126,7 @@ export function renderStatusLine(options: {
   } else {
     const share = use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
     const figure =
-      `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)` +
-      (use.reportedBy === 'codex' ? ' reported by Codex' : '');
+      `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)` + (use.reportedBy === 'codex' ? ' reported by Codex' : '');
     parts.push(share >= 100 ? style.red(figure) : share >= 80 ? style.yellow(figure) : figure);
   }
   const soFar = options.costs?.soFar;

@@ -1,12 +1,4 @@
-import {
-  createConservativeEstimator,
-  DEFAULT_CONTEXT_POLICY,
-  InvalidInputError,
-  type CompactionEvent,
-  type CompactorDisclosure,
-  type ContextMode,
-  type ModelAdapter,
-} from '@forge/core';
+import { createConservativeEstimator, DEFAULT_CONTEXT_POLICY, InvalidInputError, type CompactionEvent, type CompactorDisclosure, type ContextMode, type ModelAdapter } from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
 import { selectViewRange } from '@forge/core/view';
 import type { ActiveCheckpoint, ResolvedCheckpoint, SessionCompactResult } from '@forge/persistence';
@@ -154,7 +146,16 @@ export function checkpointDocument(subject: CheckpointSubject): CheckpointDocume
   const { active } = resolved;
   return {
     sessionId,
-    checkpoint: { id: active.id, hash: active.hash, strategy: active.strategy, ...active.source, recordedAt: active.recordedAt, viewChars: view.length, viewTokens: subject.viewTokens, sentInMode: sentInMode(subject, active) },
+    checkpoint: {
+      id: active.id,
+      hash: active.hash,
+      strategy: active.strategy,
+      ...active.source,
+      recordedAt: active.recordedAt,
+      viewChars: view.length,
+      viewTokens: subject.viewTokens,
+      sentInMode: sentInMode(subject, active),
+    },
     view,
     transcriptMessages,
     mode,

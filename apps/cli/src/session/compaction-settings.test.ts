@@ -120,6 +120,8 @@ describe('context.compaction', () => {
     renderer.onEvent(envelope(0) as never);
     renderer.finishRun();
     renderer.onEvent(envelope(1) as never);
-    expect(activity.split('\n').filter((line) => line.includes('Compaction sends the summarized conversation to test:compactor: ~20,000 input tokens and at most 2,400 output tokens'))).toHaveLength(1);
+    expect(activity.split('\n').filter((line) => line.includes('Compaction sends the summarized conversation to test:compactor: ~20,000 input tokens and at most 2,400 output tokens'))).toHaveLength(
+      1,
+    );
   });
 });

@@ -15,10 +15,7 @@ export function nativeStateDirectory(forgeHome: string): string {
  * The strategy `context.compaction` configures. The compactor of `model-structured` is resolved
  * like `--model`, so a missing key is the usual usage error, named after the configuration key.
  */
-export async function configuredStrategy(
-  compaction: CompactionConfig,
-  resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>,
-): Promise<CompactionStrategySetting> {
+export async function configuredStrategy(compaction: CompactionConfig, resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>): Promise<CompactionStrategySetting> {
   if (compaction.strategy === 'forge-state') return { kind: 'forge-state' };
   if (compaction.strategy === 'provider-native') return { kind: 'provider-native' };
   // The configuration refuses model-structured without a model; this only narrows the type.

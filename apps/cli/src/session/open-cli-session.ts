@@ -1,12 +1,5 @@
 import { InvalidInputError } from '@forge/core';
-import {
-  CorruptFileError,
-  openSessionHandle,
-  SessionLockedError,
-  SessionNotFoundError,
-  UnsupportedSchemaError,
-  type SessionHandle,
-} from '@forge/persistence';
+import { CorruptFileError, openSessionHandle, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type SessionHandle } from '@forge/persistence';
 import { CliError, UsageError } from '../cli-error.js';
 import { resolveSessionReference } from './resolve-session.js';
 import { LIST_SESSIONS_HINT, type SessionChoice } from './session-choice.js';
@@ -26,12 +19,7 @@ export function sessionStoreError(error: unknown): unknown {
 }
 
 /** The id `choice` names (`--resume <id or prefix>`, `--last` in the workspace); undefined for a new session or none. */
-export async function chosenSessionId(
-  choice: SessionChoice,
-  settings: SessionSettings,
-  workspaceRoot: string,
-  listHint: string = LIST_SESSIONS_HINT,
-): Promise<string | undefined> {
+export async function chosenSessionId(choice: SessionChoice, settings: SessionSettings, workspaceRoot: string, listHint: string = LIST_SESSIONS_HINT): Promise<string | undefined> {
   if (choice.kind === 'new' || choice.kind === 'none') return undefined;
   const lookup = { forgeHome: settings.forgeHome, workspaceRoot, listHint };
   return resolveSessionReference(choice.kind === 'last' ? { kind: 'last' } : { kind: 'id', text: choice.id, source: choice.source }, lookup);

@@ -2,11 +2,7 @@ import { isSafeId } from '@forge/core';
 import { UsageError } from '../cli-error.js';
 
 /** Which session a command works on, from `--resume <id>`, `--last` and `--no-session`. */
-export type SessionChoice =
-  | { readonly kind: 'new' }
-  | { readonly kind: 'resume'; readonly id: string; readonly source: string }
-  | { readonly kind: 'last' }
-  | { readonly kind: 'none' };
+export type SessionChoice = { readonly kind: 'new' } | { readonly kind: 'resume'; readonly id: string; readonly source: string } | { readonly kind: 'last' } | { readonly kind: 'none' };
 
 /** The hint CLI commands give for finding a session (the REPL says `/sessions` instead). */
 export const LIST_SESSIONS_HINT = "run 'forge sessions list' to see the sessions";

@@ -102,5 +102,10 @@ function isCost(value: unknown): value is CostBreakdown {
 }
 
 function isPriceSheet(value: unknown): value is PriceSheet {
-  return typeof value === 'object' && value !== null && typeof (value as { inputPerMillion?: unknown }).inputPerMillion === 'number' && typeof (value as { outputPerMillion?: unknown }).outputPerMillion === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { inputPerMillion?: unknown }).inputPerMillion === 'number' &&
+    typeof (value as { outputPerMillion?: unknown }).outputPerMillion === 'number'
+  );
 }

@@ -92,10 +92,7 @@ export interface CliOutcome {
 }
 
 /** Runs `forge <args>` in process with empty stdin. */
-export async function runCli(
-  args: readonly string[],
-  options: Parameters<typeof createTestIo>[0],
-): Promise<CliOutcome> {
+export async function runCli(args: readonly string[], options: Parameters<typeof createTestIo>[0]): Promise<CliOutcome> {
   const test = createTestIo(options);
   test.stdin.end();
   const code = await main(['node', 'forge', ...args], test.io);

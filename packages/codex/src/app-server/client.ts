@@ -164,8 +164,7 @@ export class CodexAppServer {
           signal,
           stderrTail: tail,
           message:
-            `The Codex App Server (${binary.path}) exited ${signal === null ? `with code ${String(exitCode)}` : `on signal ${signal}`}` +
-            (tail.length > 0 ? `. Its last output:\n${tail}` : '.'),
+            `The Codex App Server (${binary.path}) exited ${signal === null ? `with code ${String(exitCode)}` : `on signal ${signal}`}` + (tail.length > 0 ? `. Its last output:\n${tail}` : '.'),
         });
         connection.close(error);
         failStartup(error);
@@ -182,10 +181,7 @@ export class CodexAppServer {
       const timeoutMs = options.startupTimeoutMs ?? 20_000;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new CodexProtocolError({ method: 'initialize', message: `The Codex App Server did not answer initialize within ${timeoutMs} ms.` })),
-          timeoutMs,
-        );
+        timer = setTimeout(() => reject(new CodexProtocolError({ method: 'initialize', message: `The Codex App Server did not answer initialize within ${timeoutMs} ms.` })), timeoutMs);
       });
       const raw = await Promise.race([initializing, startupFailed, timedOut]).finally(() => clearTimeout(timer));
       const response = initializeResponseSchema.safeParse(raw);
@@ -320,7 +316,10 @@ export class CodexAppServer {
     try {
       const item = parseThreadItem(notification.data.item);
       if (item.type === 'fileChange') {
-        this.fileChanges.set(item.id, item.changes.map((change) => ({ path: change.path, kind: change.kind.type })));
+        this.fileChanges.set(
+          item.id,
+          item.changes.map((change) => ({ path: change.path, kind: change.kind.type })),
+        );
       }
     } catch {
       // A malformed item is reported to subscribers as is; approvals then show no paths.

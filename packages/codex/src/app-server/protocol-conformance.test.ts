@@ -3,14 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProtocol } from './generate-protocol.js';
-import {
-  clientMethods,
-  protocolDefinitions,
-  sentParameterFields,
-  serverNotifications,
-  serverRequests,
-  threadItemDefinitions,
-} from './protocol.js';
+import { clientMethods, protocolDefinitions, sentParameterFields, serverNotifications, serverRequests, threadItemDefinitions } from './protocol.js';
 
 /*
  * Regenerates the App Server protocol from the installed Codex binary and checks that every
@@ -84,9 +77,7 @@ describe('the protocol slice Forge uses matches the installed Codex', () => {
   });
 
   it.each(Object.entries(threadItemDefinitions))('the %s thread item has the fields Forge reads', (itemType, schema) => {
-    const variant = (definition('ThreadItem').oneOf ?? []).find(
-      (candidate) => (candidate.properties?.['type'] as { enum?: string[] } | undefined)?.enum?.includes(itemType) === true,
-    );
+    const variant = (definition('ThreadItem').oneOf ?? []).find((candidate) => (candidate.properties?.['type'] as { enum?: string[] } | undefined)?.enum?.includes(itemType) === true);
     expect(variant, `ThreadItem variant ${itemType}`).toBeDefined();
     const generated = propertiesOf(variant ?? {});
     for (const field of Object.keys(schema.shape)) expect(generated.properties, `${itemType}.${field}`).toContain(field);

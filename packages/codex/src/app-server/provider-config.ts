@@ -5,12 +5,7 @@ import { InvalidInputError } from '@forge/core';
  * a local server. Values are written as TOML strings; `name` decides Codex behaviour (a provider
  * named `OpenAI` gets remote compaction).
  */
-export function responsesProviderOverrides(options: {
-  readonly id: string;
-  readonly name: string;
-  readonly baseUrl: string;
-  readonly model: string;
-}): string[] {
+export function responsesProviderOverrides(options: { readonly id: string; readonly name: string; readonly baseUrl: string; readonly model: string }): string[] {
   if (!/^[A-Za-z0-9_-]+$/.test(options.id)) throw new InvalidInputError({ message: `Codex provider id ${JSON.stringify(options.id)} must use only A–Z, a–z, 0–9, "_" or "-".` });
   return [
     `model=${tomlString(options.model)}`,

@@ -11,9 +11,7 @@ describe('the active-view wrapper', () => {
     const quoted = renderActiveView({ instructions, history: [] }, 'inner request').text;
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.string(), fc.constant(quoted))), fc.oneof(fc.string(), fc.constant(quoted)), (texts, request) => {
-        const history: Message[] = texts.map((text, index) =>
-          index % 2 === 0 ? { role: 'user', content: text } : { role: 'assistant', content: [{ type: 'text', text }] },
-        );
+        const history: Message[] = texts.map((text, index) => (index % 2 === 0 ? { role: 'user', content: text } : { role: 'assistant', content: [{ type: 'text', text }] }));
         const rendered = renderActiveView({ instructions, history }, request);
         expect(requestFromActiveView(rendered.text)).toBe(request);
         expect(renderActiveView({ instructions, history }, request).text).toBe(rendered.text);

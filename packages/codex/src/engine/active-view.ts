@@ -83,9 +83,7 @@ export function requestFromActiveView(text: string): string | undefined {
 function renderMessage(message: Message): string {
   if (message.role === 'user') return `user:\n${message.content}`;
   if (message.role === 'tool') {
-    return message.content
-      .map((part) => `tool result ${part.toolName} (${part.toolCallId}):\n${renderOutput(part.output)}`)
-      .join('\n\n');
+    return message.content.map((part) => `tool result ${part.toolName} (${part.toolCallId}):\n${renderOutput(part.output)}`).join('\n\n');
   }
   const lines: string[] = [];
   for (const part of message.content) {

@@ -34,14 +34,7 @@ export type CodexThreadSelection = {
   readonly fallback?: { readonly reason: CodexThreadFallbackReason; readonly message: string };
 };
 
-export type CodexThreadFallbackReason =
-  | 'rollout-missing'
-  | 'resume-failed'
-  | 'codex-version-changed'
-  | 'model-changed'
-  | 'instructions-changed'
-  | 'engine-switched'
-  | 'no-thread-recorded';
+export type CodexThreadFallbackReason = 'rollout-missing' | 'resume-failed' | 'codex-version-changed' | 'model-changed' | 'instructions-changed' | 'engine-switched' | 'no-thread-recorded';
 
 /** Events only the Codex engine emits, next to the core events it shares with native runs. */
 export type CodexOnlyEvent =

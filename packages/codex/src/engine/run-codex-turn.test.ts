@@ -37,9 +37,7 @@ function recordingGate(decide: (call: ToolCallRequest) => 'allow' | 'deny'): App
 
 function toolResults(messages: readonly Message[]): { toolName: string; type: string; value: string; metadata: unknown }[] {
   return messages.flatMap((message) =>
-    message.role === 'tool'
-      ? message.content.map((part) => ({ toolName: part.toolName, type: part.output.type, value: String(part.output.value), metadata: part.metadata }))
-      : [],
+    message.role === 'tool' ? message.content.map((part) => ({ toolName: part.toolName, type: part.output.type, value: String(part.output.value), metadata: part.metadata })) : [],
   );
 }
 
@@ -102,9 +100,7 @@ describe('runCodexTurn on the real Codex App Server', () => {
     expect(gate.calls[0]?.summary).toContain('printf approved > proof.txt');
     expect(await readFile(join(harness.workspace, 'proof.txt'), 'utf8')).toBe('approved');
     expect(findUnpairedToolCalls(result.messages)).toEqual([]);
-    expect(toolResults(result.messages)).toEqual([
-      { toolName: 'codex_command', type: 'text', value: 'wrote\n', metadata: expect.objectContaining({ exitCode: 0, status: 'completed' }) },
-    ]);
+    expect(toolResults(result.messages)).toEqual([{ toolName: 'codex_command', type: 'text', value: 'wrote\n', metadata: expect.objectContaining({ exitCode: 0, status: 'completed' }) }]);
   });
 
   it('declines a command the policy denies, and the refusal reaches Codex', async () => {
@@ -132,10 +128,7 @@ describe('runCodexTurn on the real Codex App Server', () => {
 
   it('applies an approved patch and records the file change', async () => {
     harness = await startCodexHarness({
-      steps: [
-        { items: [applyPatchCall('call_patch', '*** Begin Patch\n*** Add File: notes/hello.txt\n+hello from a patch\n*** End Patch\n')] },
-        { items: [assistantMessage('Added the note.')] },
-      ],
+      steps: [{ items: [applyPatchCall('call_patch', '*** Begin Patch\n*** Add File: notes/hello.txt\n+hello from a patch\n*** End Patch\n')] }, { items: [assistantMessage('Added the note.')] }],
     });
     const gate = recordingGate(() => 'allow');
     const result = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: 'Add a note', approvals: gate });
@@ -249,7 +242,9 @@ describe('one Codex thread across turns', () => {
     // The same command was approved in the first turn; the resumed thread still asks Forge, and Forge says no.
     expect(denying.calls.map((call) => call.toolName)).toEqual(['codex_command']);
     await expect(readFile(join(harness.workspace, 'one.txt'), 'utf8')).rejects.toThrow();
-    const users = inputTexts(harness, 2).filter((item) => item.role === 'user').map((item) => item.text);
+    const users = inputTexts(harness, 2)
+      .filter((item) => item.role === 'user')
+      .map((item) => item.text);
     expect(users).toContain('Write one.txt');
     expect(users.at(-1)).toBe('Write it again');
   });

@@ -28,13 +28,7 @@ import {
   turnNotificationSchema,
 } from '../app-server/protocol.js';
 import { hasContext, renderActiveView, renderRequestOnly, type CodexActiveView, type RenderedActiveView } from './active-view.js';
-import {
-  type CodexCompactionRecord,
-  type CodexEngineEvent,
-  type CodexEventListener,
-  type CodexThreadSelection,
-  type CodexTokenUsageRecord,
-} from './events.js';
+import { type CodexCompactionRecord, type CodexEngineEvent, type CodexEventListener, type CodexThreadSelection, type CodexTokenUsageRecord } from './events.js';
 import { TurnTranscript } from './turn-transcript.js';
 import { estimateWrapperTokens, type WrapperTokenEstimate } from './wrapper-estimate.js';
 
@@ -112,8 +106,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   const newThread = !('threadId' in options.thread);
   const legacy = options.input === 'wrapper';
-  const developerInstructions =
-    newThread && !legacy ? ((options.thread as CodexThreadOptions).developerInstructions ?? (view.instructions.text.trim() || undefined)) : undefined;
+  const developerInstructions = newThread && !legacy ? ((options.thread as CodexThreadOptions).developerInstructions ?? (view.instructions.text.trim() || undefined)) : undefined;
   const rendered: RenderedActiveView = legacy
     ? renderActiveView(view, options.request)
     : hasContext(view)

@@ -1,12 +1,4 @@
-import {
-  CHECKPOINT_CAPS,
-  commandUri,
-  fileUri,
-  removeApprovalClaims,
-  type Artifact,
-  type CheckpointCaps,
-  type CheckpointState,
-} from '@forge/core/checkpoint';
+import { CHECKPOINT_CAPS, commandUri, fileUri, removeApprovalClaims, type Artifact, type CheckpointCaps, type CheckpointState } from '@forge/core/checkpoint';
 import { clip, compareStrings } from './import-facts.js';
 import type { CodexImportState } from './import-state.js';
 
@@ -36,7 +28,10 @@ export function toCheckpointState(state: CodexImportState, caps: CheckpointCaps 
   return {
     task: state.task === null ? null : { text: clip(removeApprovalClaims(state.task.text), caps.maxTaskChars), evidence: { source: 'user', messageIndex: state.task.evidence.messageIndex } },
     artifacts,
-    recentArtifacts: state.recentArtifacts.filter((uri) => kept.has(uri)).slice(0, caps.maxRecentArtifacts).map((uri) => fileUri(uri)),
+    recentArtifacts: state.recentArtifacts
+      .filter((uri) => kept.has(uri))
+      .slice(0, caps.maxRecentArtifacts)
+      .map((uri) => fileUri(uri)),
     commands: recentCommands.map((command) => ({
       command: value(command.command),
       exitCode: command.exitCode,

@@ -130,7 +130,8 @@ export class ImportCheckpointBuilder {
     const earlier = earlierRequests(this.users, latest, this.caps, this.redact);
     const hostState: CheckpointState = {
       ...toCheckpointState(state, this.caps),
-      task: latest === null ? null : { text: clipTask(removeApprovalClaims(this.redact(this.users.get(latest) ?? '')).trim(), this.caps.maxTaskChars), evidence: { source: 'user', messageIndex: latest } },
+      task:
+        latest === null ? null : { text: clipTask(removeApprovalClaims(this.redact(this.users.get(latest) ?? '')).trim(), this.caps.maxTaskChars), evidence: { source: 'user', messageIndex: latest } },
       ...(earlier.length === 0 ? {} : { earlierRequests: earlier }),
     };
     const sampled = [...this.userDigest.finish(), ...this.otherDigest.finish()].sort((left, right) => left.seq - right.seq);

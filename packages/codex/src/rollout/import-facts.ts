@@ -1,12 +1,5 @@
 import { isAbsolute, posix, relative, sep } from 'node:path';
-import {
-  importStateLimits,
-  type CommandRecord,
-  type CompactionRecord,
-  type FailureRecord,
-  type FileArtifact,
-  type TokenUsageRecord,
-} from './import-state.js';
+import { importStateLimits, type CommandRecord, type CompactionRecord, type FailureRecord, type FileArtifact, type TokenUsageRecord } from './import-state.js';
 import type { PatchedFile } from './patch-paths.js';
 
 /** Keeps the newest `limit` entries of a list. */
@@ -86,12 +79,7 @@ export class ImportFacts {
 
   addCompaction(record: CompactionRecord): void {
     const previous = this.compactions.last();
-    if (
-      previous !== undefined &&
-      record.opaqueSha256 !== null &&
-      previous.opaqueSha256 === record.opaqueSha256 &&
-      previous.transcriptIndex === record.transcriptIndex
-    ) {
+    if (previous !== undefined && record.opaqueSha256 !== null && previous.opaqueSha256 === record.opaqueSha256 && previous.transcriptIndex === record.transcriptIndex) {
       this.compactions.replaceLast({ ...previous, replacementItems: record.replacementItems ?? previous.replacementItems });
       return;
     }

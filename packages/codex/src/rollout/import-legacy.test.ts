@@ -48,9 +48,7 @@ describe('importing older-generation rollouts (hand-written fixtures, never edit
         hashStatus: 'unknown',
       },
     ]);
-    expect(state.compactions.recent).toEqual([
-      expect.objectContaining({ seq: 19, kind: 'legacy', transcriptIndex: 8, opaqueSha256: null, replacementItems: null }),
-    ]);
+    expect(state.compactions.recent).toEqual([expect.objectContaining({ seq: 19, kind: 'legacy', transcriptIndex: 8, opaqueSha256: null, replacementItems: null })]);
     expect(state.tokenUsage.latest?.total.inputTokens).toBe(11000);
     expect(state.workspace).toEqual({ root: '/nonexistent/forge-fixture/parser-project', hashed: false });
     const interrupted = messages.at(-1);

@@ -4,20 +4,8 @@ import { createInstructionSnapshot, findUnpairedToolCalls, type Message } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactCodexThread } from '../engine/compact-thread.js';
 import { runCodexTurn } from '../engine/run-codex-turn.js';
-import {
-  createCodexDirectories,
-  findRollouts,
-  runCodexExec,
-  startCodexHarness,
-  type CodexSandboxDirectories,
-} from '../testing/codex-harness.test-helpers.js';
-import {
-  applyPatchCall,
-  assistantMessage,
-  execCommandCall,
-  reasoningItem,
-  startLoopbackResponsesServer,
-} from '../testing/loopback-responses.test-helpers.js';
+import { createCodexDirectories, findRollouts, runCodexExec, startCodexHarness, type CodexSandboxDirectories } from '../testing/codex-harness.test-helpers.js';
+import { applyPatchCall, assistantMessage, execCommandCall, reasoningItem, startLoopbackResponsesServer } from '../testing/loopback-responses.test-helpers.js';
 import { renderCheckpointView, validateCheckpoint } from '@forge/core/checkpoint';
 import { ImportCheckpointBuilder } from './import-checkpoint.js';
 import { importCodexRollout, serializeImportState } from './import-rollout.js';
@@ -100,13 +88,9 @@ describe('importing rollouts written by the real Codex binary', () => {
     expect(messages.some((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'reasoning'))).toBe(true);
     expect(state.source).toMatchObject({ cliVersion: '0.169.0', generation: 'current', cwd: execDirectories.workspace });
     expect(state.task).toEqual({ text: 'Create src/app.txt', evidence: { source: 'user', line: expect.any(Number), messageIndex: 0 } });
-    expect(state.commands.recent).toEqual([
-      expect.objectContaining({ callId: 'call_ls', command: 'echo listing; exit 2', exitCode: 2, status: 'failed', label: 'historical' }),
-    ]);
+    expect(state.commands.recent).toEqual([expect.objectContaining({ callId: 'call_ls', command: 'echo listing; exit 2', exitCode: 2, status: 'failed', label: 'historical' })]);
     expect(state.failures.recent[0]).toMatchObject({ kind: 'command', what: 'echo listing; exit 2' });
-    expect(state.artifacts).toEqual([
-      expect.objectContaining({ uri: 'src/app.txt', lastChange: 'add', lastPatchStatus: 'applied', hashStatus: 'current' }),
-    ]);
+    expect(state.artifacts).toEqual([expect.objectContaining({ uri: 'src/app.txt', lastChange: 'add', lastPatchStatus: 'applied', hashStatus: 'current' })]);
     const expectedHash = (await import('node:crypto')).createHash('sha256').update('version one\n').digest('hex');
     expect(state.artifacts[0]?.hash).toBe(expectedHash);
     expect(state.tokenUsage.reports).toBeGreaterThanOrEqual(3);
@@ -125,9 +109,7 @@ describe('importing rollouts written by the real Codex binary', () => {
   it('records a local compaction boundary from an app-server rollout and keeps the transcript lossless', async () => {
     const { state, messages } = await importCodexRollout(localRollout);
     expect(requestTexts(messages)).toEqual([...THREE_TURNS]);
-    expect(state.compactions.recent).toEqual([
-      expect.objectContaining({ kind: 'local', summarySha256: expect.stringMatching(/^[0-9a-f]{64}$/), opaqueSha256: null }),
-    ]);
+    expect(state.compactions.recent).toEqual([expect.objectContaining({ kind: 'local', summarySha256: expect.stringMatching(/^[0-9a-f]{64}$/), opaqueSha256: null })]);
     expect(state.compactions.recent[0]?.transcriptIndex).toBeGreaterThan(0);
     expect(state.task?.text).toBe(THREE_TURNS[2]);
     expect(state.commands.recent).toEqual([expect.objectContaining({ command: 'echo one', exitCode: 0, status: 'succeeded' })]);

@@ -15,9 +15,7 @@ import { renderImportView } from './view.js';
  * and the same lines always give the same bytes.
  */
 
-const fixtureLines = ['legacy-0.46.jsonl', 'legacy-bare.jsonl'].flatMap((name) =>
-  readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8').split('\n'),
-);
+const fixtureLines = ['legacy-0.46.jsonl', 'legacy-bare.jsonl'].flatMap((name) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8').split('\n'));
 
 const currentLines = [
   { type: 'session_meta', payload: { id: 'thread-1', cwd: '/nonexistent/ws', cli_version: '0.169.0' } },
@@ -27,7 +25,16 @@ const currentLines = [
   { type: 'response_item', payload: { type: 'custom_tool_call', name: 'apply_patch', call_id: 'c2', input: '*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** End Patch' } },
   { type: 'response_item', payload: { type: 'custom_tool_call_output', call_id: 'c2', output: 'Exit code: 0\nOutput:\nSuccess.' } },
   { type: 'response_item', payload: { type: 'compaction', encrypted_content: 'opaque' } },
-  { type: 'compacted', payload: { message: '', replacement_history: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'kept' }] }, { type: 'compaction', encrypted_content: 'opaque' }] } },
+  {
+    type: 'compacted',
+    payload: {
+      message: '',
+      replacement_history: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'kept' }] },
+        { type: 'compaction', encrypted_content: 'opaque' },
+      ],
+    },
+  },
   { type: 'compacted', payload: { message: 'summary', replacement_history: [] } },
   { type: 'world_state', payload: { full: true } },
   { type: 'event_msg', payload: { type: 'task_complete' } },

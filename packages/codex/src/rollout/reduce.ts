@@ -37,7 +37,6 @@ const ignoredLineTypes = new Set(['world_state', 'token_usage_record']);
 /** User messages remembered to recognise their copies in a compaction's replacement history. */
 const SEEN_USER_TEXTS = 4096;
 
-
 /** What the caller knows about the file the lines came from. */
 export interface RolloutSourceSummary {
   readonly bytes: number;
@@ -311,7 +310,13 @@ export class RolloutReducer {
     }
     if (message.role === 'assistant') {
       const parts = typeof message.content === 'string' ? [{ text: message.content }] : message.content;
-      this.builder.assistantText(parts.map((part) => part.text ?? '').filter((text) => text.length > 0).join('\n'), 'response_item');
+      this.builder.assistantText(
+        parts
+          .map((part) => part.text ?? '')
+          .filter((text) => text.length > 0)
+          .join('\n'),
+        'response_item',
+      );
       return;
     }
     if (message.role !== 'user') return this.unknown(`message.${message.role}`);

@@ -113,13 +113,7 @@ export function applyEvent(payload: unknown, seq: number, target: RolloutEventTa
   }
 }
 
-function counts(usage: {
-  input_tokens: number;
-  cached_input_tokens: number;
-  output_tokens: number;
-  reasoning_output_tokens: number;
-  total_tokens: number;
-}): TokenCounts {
+function counts(usage: { input_tokens: number; cached_input_tokens: number; output_tokens: number; reasoning_output_tokens: number; total_tokens: number }): TokenCounts {
   return {
     inputTokens: usage.input_tokens,
     cachedInputTokens: usage.cached_input_tokens,

@@ -39,17 +39,25 @@ describe('readRolloutLines', () => {
 
   it('agrees with splitting the text on newlines, for any text and limit', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ maxLength: 12 }).map((text) => text.replace(/[\r\n]/g, '')), { maxLength: 8 }), fc.boolean(), fc.integer({ min: 1, max: 16 }), async (parts, terminated, limit) => {
-        const content = parts.join('\n') + (terminated && parts.length > 0 ? '\n' : '');
-        const lines = await linesOf(content, limit);
-        const expected = content === '' ? [] : (content.endsWith('\n') ? content.slice(0, -1) : content).split('\n');
-        expect(lines.map((line) => line.seq)).toEqual(expected.map((_, index) => index + 1));
-        lines.forEach((line, index) => {
-          const text = expected[index] ?? '';
-          if (Buffer.byteLength(text) > limit) expect(line).toEqual({ kind: 'oversized', bytes: Buffer.byteLength(text), seq: index + 1 });
-          else expect(line).toMatchObject({ kind: 'line', text });
-        });
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.string({ maxLength: 12 }).map((text) => text.replace(/[\r\n]/g, '')),
+          { maxLength: 8 },
+        ),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 16 }),
+        async (parts, terminated, limit) => {
+          const content = parts.join('\n') + (terminated && parts.length > 0 ? '\n' : '');
+          const lines = await linesOf(content, limit);
+          const expected = content === '' ? [] : (content.endsWith('\n') ? content.slice(0, -1) : content).split('\n');
+          expect(lines.map((line) => line.seq)).toEqual(expected.map((_, index) => index + 1));
+          lines.forEach((line, index) => {
+            const text = expected[index] ?? '';
+            if (Buffer.byteLength(text) > limit) expect(line).toEqual({ kind: 'oversized', bytes: Buffer.byteLength(text), seq: index + 1 });
+            else expect(line).toMatchObject({ kind: 'line', text });
+          });
+        },
+      ),
       { numRuns: 60 },
     );
   });

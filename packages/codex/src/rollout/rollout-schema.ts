@@ -58,11 +58,7 @@ export const customToolCallItemSchema = z.object({
 });
 
 /** Tool output: a string, a legacy `{content, success}` object, or a list of content items. */
-export const toolOutputValueSchema = z.union([
-  z.string(),
-  z.object({ content: z.string().optional(), success: z.boolean().nullable().optional() }),
-  z.array(contentPartSchema),
-]);
+export const toolOutputValueSchema = z.union([z.string(), z.object({ content: z.string().optional(), success: z.boolean().nullable().optional() }), z.array(contentPartSchema)]);
 
 export const toolOutputItemSchema = z.object({
   type: z.enum(['function_call_output', 'custom_tool_call_output']),

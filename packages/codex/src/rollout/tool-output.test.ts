@@ -17,25 +17,21 @@ describe('reading tool outputs of every Codex generation', () => {
 
   it('recognises a refusal and reads content lists and {content, success} objects', () => {
     expect(parseToolOutput('exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }').declined).toBe(true);
-    expect(parseToolOutput([{ type: 'input_text', text: 'a' }, { type: 'input_text', text: 'b' }]).text).toBe('ab');
+    expect(
+      parseToolOutput([
+        { type: 'input_text', text: 'a' },
+        { type: 'input_text', text: 'b' },
+      ]).text,
+    ).toBe('ab');
     expect(parseToolOutput({ content: 'nope', success: false })).toMatchObject({ text: 'nope', success: false });
   });
 });
 
 describe('files named by a patch', () => {
   it('lists adds, updates, deletes and turns an update followed by Move to into a move', () => {
-    const patch = [
-      '*** Begin Patch',
-      '*** Add File: new.ts',
-      '+x',
-      '*** Update File: old/name.ts',
-      '*** Move to: new/name.ts',
-      '@@',
-      '-a',
-      '+b',
-      '*** Delete File: gone.ts',
-      '*** End Patch',
-    ].join('\n');
+    const patch = ['*** Begin Patch', '*** Add File: new.ts', '+x', '*** Update File: old/name.ts', '*** Move to: new/name.ts', '@@', '-a', '+b', '*** Delete File: gone.ts', '*** End Patch'].join(
+      '\n',
+    );
     expect(filesInPatch(patch)).toEqual([
       { path: 'new.ts', change: 'add' },
       { path: 'old/name.ts', change: 'move-from' },

@@ -64,6 +64,10 @@ export function outputBody(text: string): string {
 
 /** The first non-empty line of `text`, at most `limit` characters, for one-line failure notes. */
 export function firstLine(text: string, limit = 160): string {
-  const line = text.split('\n').find((candidate) => candidate.trim().length > 0)?.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((candidate) => candidate.trim().length > 0)
+      ?.trim() ?? '';
   return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
 }

@@ -46,10 +46,7 @@ export async function createCodexDirectories(): Promise<CodexSandboxDirectories>
 
 /** `providerName: 'OpenAI'` makes Codex use remote compaction (a `compaction_trigger` request). */
 export function loopbackOverrides(baseUrl: string, providerName = 'mock'): string[] {
-  return [
-    ...responsesProviderOverrides({ id: 'loopback', name: providerName, baseUrl, model: TEST_MODEL }),
-    'check_for_update_on_startup=false',
-  ];
+  return [...responsesProviderOverrides({ id: 'loopback', name: providerName, baseUrl, model: TEST_MODEL }), 'check_for_update_on_startup=false'];
 }
 
 export interface CodexHarness extends CodexSandboxDirectories {
@@ -100,12 +97,7 @@ export async function startCodexHarness(
 }
 
 /** Runs `codex exec` once against the loopback provider and returns its stdout. */
-export async function runCodexExec(
-  directories: CodexSandboxDirectories,
-  baseUrl: string,
-  prompt: string,
-  extraArguments: readonly string[] = [],
-): Promise<string> {
+export async function runCodexExec(directories: CodexSandboxDirectories, baseUrl: string, prompt: string, extraArguments: readonly string[] = []): Promise<string> {
   const binary = resolveCodexBinary({ env: directories.environment });
   const args = ['exec', '--skip-git-repo-check', ...loopbackOverrides(baseUrl).flatMap((override) => ['-c', override]), ...extraArguments, prompt];
   return new Promise((resolve, reject) => {

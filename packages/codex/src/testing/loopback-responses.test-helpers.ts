@@ -109,8 +109,7 @@ export async function startLoopbackResponsesServer(steps: readonly ScriptedStep[
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     push: (...more) => script.push(...more),
-    waitForRequests: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    waitForRequests: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     close: async () => {
       for (const response of openResponses) response.destroy();
       server.closeAllConnections();

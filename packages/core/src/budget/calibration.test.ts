@@ -12,14 +12,31 @@ const sum = (value: TokenEstimate) => Object.values(value.categories).reduce((to
 
 describe('calibration', () => {
   it('summarizes mean and worst error and the worst reported/estimated ratio', () => {
-    const summary = summarizeCalibration([{ estimated: 120, reported: 100 }, { estimated: 90, reported: 100 }, { estimated: 0, reported: 5 }], 5);
+    const summary = summarizeCalibration(
+      [
+        { estimated: 120, reported: 100 },
+        { estimated: 90, reported: 100 },
+        { estimated: 0, reported: 5 },
+      ],
+      5,
+    );
     expect(summary).toEqual({ samples: 2, meanErrorPercent: 5, worstErrorPercent: 20, worstRatio: 1.111, undercountsBeyondBuffer: 1 });
     expect(summarizeCalibration([], 0)).toBeUndefined();
   });
 
   it('corrects only an estimator that undercounted by more than the buffer, by its worst ratio', () => {
     expect(undercountCorrection(summarizeCalibration([{ estimated: 9_000, reported: 10_000 }], 8_192))).toBeUndefined();
-    expect(undercountCorrection(summarizeCalibration([{ estimated: 90_000, reported: 100_000 }, { estimated: 50_000, reported: 60_000 }], 8_192))).toBe(1.2);
+    expect(
+      undercountCorrection(
+        summarizeCalibration(
+          [
+            { estimated: 90_000, reported: 100_000 },
+            { estimated: 50_000, reported: 60_000 },
+          ],
+          8_192,
+        ),
+      ),
+    ).toBe(1.2);
   });
 
   it('offers a correction only for a consistent overcount over enough samples', () => {

@@ -5,7 +5,12 @@ import { countTextConservatively } from './conservative-text.js';
 describe('countTextConservatively', () => {
   it('counts nothing for empty text and at least one token for any other', () => {
     expect(countTextConservatively('')).toBe(0);
-    fc.assert(fc.property(fc.string({ minLength: 1, unit: 'grapheme' }).filter((text) => text.trim().length > 0), (text) => countTextConservatively(text) >= 1));
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, unit: 'grapheme' }).filter((text) => text.trim().length > 0),
+        (text) => countTextConservatively(text) >= 1,
+      ),
+    );
   });
 
   it('charges common words one token and long or random-looking ones more', () => {

@@ -9,10 +9,7 @@ const EMPTY_REQUEST: ModelRequest = { instructions: '', history: [], currentRequ
  * count messages one by one (all of Forge's). For an adapter whose estimator is injected (a test,
  * a custom profile) and offers no per-message counts of its own, so its tail cuts still use its one counter.
  */
-export async function countMessagesWithEstimate(
-  estimate: (request: ModelRequest) => TokenEstimate | Promise<TokenEstimate>,
-  messages: readonly Message[],
-): Promise<number[]> {
+export async function countMessagesWithEstimate(estimate: (request: ModelRequest) => TokenEstimate | Promise<TokenEstimate>, messages: readonly Message[]): Promise<number[]> {
   const base = (await estimate(EMPTY_REQUEST)).tokens;
   const counts: number[] = [];
   for (const message of messages) counts.push((await estimate({ ...EMPTY_REQUEST, history: [message] })).tokens - base);

@@ -63,7 +63,14 @@ describe('preflight in runAgent', () => {
     expect(model.estimateRequests).toEqual(model.requests);
     expect(budgeted.map((event) => event.estimate.categories.continuation > 0)).toEqual([false, true, true]);
     expect(budgeted[2]?.estimate.categories.continuation).toBeGreaterThan(budgeted[1]?.estimate.categories.continuation ?? Infinity);
-    expect(budgeted[0]).toMatchObject({ model: { provider: 'scripted', modelId: 'scripted-model' }, windowSource: 'table', instructionsHash: instructions.hash, toolCount: 1, retainedMessages: 0, decision: 'ok' });
+    expect(budgeted[0]).toMatchObject({
+      model: { provider: 'scripted', modelId: 'scripted-model' },
+      windowSource: 'table',
+      instructionsHash: instructions.hash,
+      toolCount: 1,
+      retainedMessages: 0,
+      decision: 'ok',
+    });
     expect(budgeted[0]?.toolSchemaTokens).toBe(budgeted[0]?.estimate.categories.toolSchemas);
     expect(budgeted[0]?.toolSchemaTokens).toBeGreaterThan(0);
 
@@ -156,7 +163,9 @@ describe('preflight in runAgent', () => {
     expect(result.status).toBe('limit_reached');
     expect(model.requests).toEqual([]);
     expect(sink.of('context.limit_reached')).toMatchObject([{ step: 1, reason: 'whole_history' }]);
-    expect(result.error?.message).toMatch(/whole conversation no longer fits .* Nothing was sent, and mode \w+ never shortens history\. .*forge compact --last.*--context-mode compact.*or start a new session/);
+    expect(result.error?.message).toMatch(
+      /whole conversation no longer fits .* Nothing was sent, and mode \w+ never shortens history\. .*forge compact --last.*--context-mode compact.*or start a new session/,
+    );
   });
 
   it('in mode off takes no warning decision, still reporting the budget and the usage', async () => {

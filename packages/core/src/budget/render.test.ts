@@ -18,7 +18,10 @@ const estimate = (confidence: TokenEstimate['confidence']): TokenEstimate => ({
 
 const request: ModelRequest = {
   instructions: 'x',
-  history: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [{ type: 'text', text: 'b' }] }],
+  history: [
+    { role: 'user', content: 'a' },
+    { role: 'assistant', content: [{ type: 'text', text: 'b' }] },
+  ],
   currentRequest: { role: 'user', content: 'c' },
   continuation: [],
   tools: [{ name: 'read_file', description: 'd', inputSchema: {} }],
@@ -70,8 +73,18 @@ describe('renderContextReport', () => {
   it('marks conservative counts as estimated, names a fallback window and shows the estimate error', async () => {
     const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 32_768, source: 'fallback' }, estimate: () => estimate('estimated') });
     const tracker = createEstimatorAccuracyTracker();
-    tracker.record('scripted', 'scripted-model', reconcileUsage(estimate('estimated'), { inputTokens: 40_000, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: undefined, reasoningTokens: undefined }, 8192));
-    const report = await measureContext({ model, request, policy: resolveContextPolicy(), accuracy: tracker.get('scripted', 'scripted-model'), checkpoint: { id: 'checkpoint_1', strategy: 'forge-state', summarizedThrough: 12 } });
+    tracker.record(
+      'scripted',
+      'scripted-model',
+      reconcileUsage(estimate('estimated'), { inputTokens: 40_000, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: undefined, reasoningTokens: undefined }, 8192),
+    );
+    const report = await measureContext({
+      model,
+      request,
+      policy: resolveContextPolicy(),
+      accuracy: tracker.get('scripted', 'scripted-model'),
+      checkpoint: { id: 'checkpoint_1', strategy: 'forge-state', summarizedThrough: 12 },
+    });
     const text = renderContextReport(report, { color: false });
     expect(text).toContain('from the fallback: unknown model, conservative default');
     expect(text).toContain('a conservative estimate (errs high), estimated');
@@ -92,7 +105,15 @@ describe('renderContextReport', () => {
   });
 
   it("prices a priced model's next request cold and warm, with the figures' source, and the session so far", async () => {
-    const prices = { currency: 'USD', inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'table', asOf: '2026-12-01', reference: 'https://example.test/pricing' } as const;
+    const prices = {
+      currency: 'USD',
+      inputPerMillion: 1.25,
+      cachedInputPerMillion: 0.125,
+      outputPerMillion: 10,
+      source: 'table',
+      asOf: '2026-12-01',
+      reference: 'https://example.test/pricing',
+    } as const;
     const model = new ScriptedModel([], { capabilities: { prices, promptCache: OPENAI_PROMPT_CACHE }, estimate: () => estimate('exact') });
     const sessionCost = { cost: { currency: 'USD', freshInput: 0.1, cachedInput: 0.02, cacheWrite: 0, output: 0.3, total: 0.42 }, cacheHitRatio: 0.68 } as const;
     const report = await measureContext({ model, request, policy: resolveContextPolicy(), sessionCost });

@@ -19,7 +19,13 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
 }
 
 const toolTurn: Message[] = [
-  { role: 'assistant', content: [{ type: 'reasoning', text: 'look' }, { type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'a.ts' } }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'reasoning', text: 'look' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'a.ts' } },
+    ],
+  },
   { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'text', value: 'export {}' } }] },
 ];
 
@@ -42,7 +48,12 @@ describe('createRequestEstimator', () => {
   it('counts advertised tool schemas as the wire JSON plus a wrapper per tool', () => {
     const without = perCharacter.estimate(request());
     const withTool = perCharacter.estimate(request({ tools: [readFile] }));
-    const wire = JSON.stringify({ description: readFile.description, name: readFile.name, parameters: { properties: { path: { type: 'string' } }, required: ['path'], type: 'object' }, type: 'function' });
+    const wire = JSON.stringify({
+      description: readFile.description,
+      name: readFile.name,
+      parameters: { properties: { path: { type: 'string' } }, required: ['path'], type: 'object' },
+      type: 'function',
+    });
     expect(withTool.categories.toolSchemas).toBe(wire.length);
     expect(withTool.tokens - without.tokens).toBe(wire.length + DEFAULT_FRAMING_OVERHEAD.perToolDefinition);
   });
@@ -67,7 +78,10 @@ describe('createRequestEstimator', () => {
       fc.record({ role: fc.constant('assistant' as const), content: fc.array(part, { maxLength: 3 }) }) as fc.Arbitrary<Message>,
       fc.record({
         role: fc.constant('tool' as const),
-        content: fc.array(fc.record({ type: fc.constant('tool-result' as const), toolCallId: fc.constant('c'), toolName: fc.constant('t'), output: fc.record({ type: fc.constant('text' as const), value: text }) }), { maxLength: 2 }),
+        content: fc.array(
+          fc.record({ type: fc.constant('tool-result' as const), toolCallId: fc.constant('c'), toolName: fc.constant('t'), output: fc.record({ type: fc.constant('text' as const), value: text }) }),
+          { maxLength: 2 },
+        ),
       }),
     );
     const estimator = createConservativeEstimator();

@@ -228,10 +228,7 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
   const toolCost = (tool: ToolDefinition): Cost => {
     const known = toolsBySchema.get(tool.inputSchema);
     if (known !== undefined && known.name === tool.name && known.description === tool.description) return known.cost;
-    const cost =
-      layout === undefined
-        ? { content: countRepeatedText(renderTool(tool)), framing: overhead.perToolDefinition }
-        : countPieces(layout.tool(tool), countRepeatedText);
+    const cost = layout === undefined ? { content: countRepeatedText(renderTool(tool)), framing: overhead.perToolDefinition } : countPieces(layout.tool(tool), countRepeatedText);
     toolsBySchema.set(tool.inputSchema, { name: tool.name, description: tool.description, cost });
     return cost;
   };
@@ -308,8 +305,7 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
       }
 
       const content = system.instructions.content + system.checkpoint.content + history.content + current.content + continuation.content + toolSchemas;
-      const framing =
-        system.request + system.instructions.framing + system.checkpoint.framing + history.framing + current.framing + continuation.framing + toolFraming;
+      const framing = system.request + system.instructions.framing + system.checkpoint.framing + history.framing + current.framing + continuation.framing + toolFraming;
       const categories: TokenCategories = {
         instructions: system.instructions.content,
         checkpoint: system.checkpoint.content,
@@ -319,14 +315,7 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
         toolSchemas,
         overhead: framing + Math.ceil(content * overhead.marginRatio),
       };
-      const tokens =
-        categories.instructions +
-        categories.checkpoint +
-        categories.history +
-        categories.request +
-        categories.continuation +
-        categories.toolSchemas +
-        categories.overhead;
+      const tokens = categories.instructions + categories.checkpoint + categories.history + categories.request + categories.continuation + categories.toolSchemas + categories.overhead;
       return { tokens, method: options.method, confidence: options.confidence, categories };
     },
     countMessage: messageTokens,

@@ -4,19 +4,7 @@ import { hashMessages } from '../view/canonical-json.js';
 import { findApprovalClaim } from './authority-text.js';
 import { buildForgeStateCheckpoint, checkpointHash, checkpointMatchesTranscript } from './build.js';
 import { CHECKPOINT_CAPS } from './caps.js';
-import {
-  TIGHT_CAPS,
-  assistant,
-  editFile,
-  errorText,
-  hashOf,
-  readFile,
-  redactSecrets,
-  results,
-  runCommand,
-  text,
-  user,
-} from './fixtures.test-helpers.js';
+import { TIGHT_CAPS, assistant, editFile, errorText, hashOf, readFile, redactSecrets, results, runCommand, text, user } from './fixtures.test-helpers.js';
 import { withRunIds, type CheckpointTranscriptEntry } from './host-metadata.js';
 import type { ForgeStateCheckpoint } from './schema.js';
 import { AUTH_V2, bugfixSession, hostileSession, longSession } from './sessions.test-helpers.js';
@@ -54,12 +42,12 @@ describe('buildForgeStateCheckpoint', () => {
 
   it('labels messages with their run from the run start indexes the session store keeps', () => {
     const messages = [user('a'), assistant('b'), user('c'), assistant('d')].map((entry) => entry.message);
-    expect(withRunIds(messages, [{ runId: 'run_2', firstMessageIndex: 2 }, { runId: 'run_1', firstMessageIndex: 1 }]).map((entry) => entry.runId)).toEqual([
-      undefined,
-      'run_1',
-      'run_2',
-      'run_2',
-    ]);
+    expect(
+      withRunIds(messages, [
+        { runId: 'run_2', firstMessageIndex: 2 },
+        { runId: 'run_1', firstMessageIndex: 1 },
+      ]).map((entry) => entry.runId),
+    ).toEqual([undefined, 'run_1', 'run_2', 'run_2']);
   });
 
   it('hashes the summarized range and the tail separately, over the messages only', () => {
@@ -125,9 +113,7 @@ describe('buildForgeStateCheckpoint', () => {
       { command: 'pnpm test', exitCode: 1, runId: 'run_b', seq: 6 },
     ]);
     const view = renderCheckpointView(checkpoint);
-    expect(section(view, 'COMMANDS')).toBe(
-      ['[COMMANDS]', '- `pnpm test` exit 0 (historical, run_a, #2)', '- `pnpm test` exit 1 (historical, run_b, #6)'].join('\n'),
-    );
+    expect(section(view, 'COMMANDS')).toBe(['[COMMANDS]', '- `pnpm test` exit 0 (historical, run_a, #2)', '- `pnpm test` exit 1 (historical, run_b, #6)'].join('\n'));
     expect(view).not.toMatch(/currently passing|tests pass now/i);
   });
 
@@ -206,11 +192,7 @@ describe('buildForgeStateCheckpoint', () => {
 
   it('redacts secrets from the task, digest, commands, failures and memory', () => {
     const secret = 'sk-test-SECRET-0123456789abcdef';
-    const transcript = [
-      user(`Deploy with the key ${secret} please.`),
-      ...runCommand('t1', ['deploy', `--token=${secret}`], 1, `error: token ${secret} rejected`),
-      assistant(`I used ${secret}.`),
-    ];
+    const transcript = [user(`Deploy with the key ${secret} please.`), ...runCommand('t1', ['deploy', `--token=${secret}`], 1, `error: token ${secret} rejected`), assistant(`I used ${secret}.`)];
     const checkpoint = build(transcript, 3);
     const json = JSON.stringify(checkpoint);
     const view = renderCheckpointView(checkpoint);

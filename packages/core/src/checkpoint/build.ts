@@ -76,16 +76,17 @@ function redactMemory(memory: CheckpointMemory, redact: (text: string) => string
       evidence: redactEvidence(item.evidence, redact),
     })),
     constraints: memory.constraints.map((item) => ({ ...item, text: redact(item.text) })),
-    nextAction:
-      memory.nextAction === null
-        ? null
-        : { ...memory.nextAction, text: redact(memory.nextAction.text), evidence: redactEvidence(memory.nextAction.evidence, redact) },
+    nextAction: memory.nextAction === null ? null : { ...memory.nextAction, text: redact(memory.nextAction.text), evidence: redactEvidence(memory.nextAction.evidence, redact) },
   };
 }
 
 /** A constraint's text for telling repeats apart: case, spacing and closing punctuation do not count. */
 function constraintKey(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!;:,]+$/, '').trim();
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.!;:,]+$/, '')
+    .trim();
 }
 
 /** The user's stated constraints and the noted ones, oldest first, each once (a noted copy of a stated clause is the same constraint). */
@@ -154,10 +155,7 @@ export function checkpointMatchesTranscript(checkpoint: ContextCheckpoint, trans
   const { source } = checkpoint;
   if (source.messageCount > transcript.length || source.tailStart > source.messageCount) return false;
   const messages = transcript.map((entry) => entry.message);
-  return (
-    hashMessages(messages.slice(0, source.summarizedThrough)) === source.sourceHash &&
-    hashMessages(messages.slice(source.tailStart, source.messageCount)) === source.tailHash
-  );
+  return hashMessages(messages.slice(0, source.summarizedThrough)) === source.sourceHash && hashMessages(messages.slice(source.tailStart, source.messageCount)) === source.tailHash;
 }
 
 /** SHA-256 of the checkpoint in canonical JSON: the hash events and traces record for it. */

@@ -64,10 +64,7 @@ export const hashOf = (content: string): string => sha256Hex(content);
 export function readFile(id: string, path: string, content: string, runId?: string): CheckpointTranscriptEntry[] {
   return [
     assistant('', [{ id, tool: 'read_file', input: { path } }], runId),
-    results(
-      [{ id, tool: 'read_file', output: text(content), metadata: { path, sha256: hashOf(content), bytes: content.length, complete: true } }],
-      runId,
-    ),
+    results([{ id, tool: 'read_file', output: text(content), metadata: { path, sha256: hashOf(content), bytes: content.length, complete: true } }], runId),
   ];
 }
 

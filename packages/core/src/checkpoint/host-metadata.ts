@@ -17,10 +17,7 @@ export interface CheckpointTranscriptEntry {
  * Pairs each message with the run that added it, given where each run's messages start (as the
  * session store records runs). Messages before the first run get no run id.
  */
-export function withRunIds(
-  messages: readonly Message[],
-  runs: readonly { readonly runId: string; readonly firstMessageIndex: number }[],
-): CheckpointTranscriptEntry[] {
+export function withRunIds(messages: readonly Message[], runs: readonly { readonly runId: string; readonly firstMessageIndex: number }[]): CheckpointTranscriptEntry[] {
   const starts = [...runs].sort((left, right) => left.firstMessageIndex - right.firstMessageIndex);
   let next = 0;
   let current: string | undefined;

@@ -14,12 +14,7 @@ function compareText(left: string, right: string): number {
  * transcript (task, commands, failure reasons) is redacted, loses any sentence that claims an
  * approval, and is cut to the caps. Artifacts over the cap lose the least recently seen first.
  */
-export function finishHostState(
-  observer: TranscriptObserver,
-  caps: CheckpointCaps,
-  redact: (text: string) => string,
-  requests: 'latest' | 'all' = 'latest',
-): CheckpointState {
+export function finishHostState(observer: TranscriptObserver, caps: CheckpointCaps, redact: (text: string) => string, requests: 'latest' | 'all' = 'latest'): CheckpointState {
   const clean = (text: string): string => truncateWithoutClaims(oneLine(redact(text)), caps.maxValueChars);
 
   let task: TaskPointer | null = null;

@@ -27,10 +27,13 @@ export function supersededDecisionIds(decisions: readonly DecisionRecord[]): Set
   return new Set(decisions.flatMap((decision) => (decision.supersedes === null ? [] : [decision.supersedes])));
 }
 
-const oldestStep = (steps: readonly PlanStep[]): number => Math.max(0, steps.findIndex((step) => step.done));
+const oldestStep = (steps: readonly PlanStep[]): number =>
+  Math.max(
+    0,
+    steps.findIndex((step) => step.done),
+  );
 
-const oldestFact = (facts: readonly FactRecord[]): number =>
-  smallestIndex(facts, (left, right) => left.seq - right.seq || compareText(left.key, right.key));
+const oldestFact = (facts: readonly FactRecord[]): number => smallestIndex(facts, (left, right) => left.seq - right.seq || compareText(left.key, right.key));
 
 function oldestDecision(decisions: readonly DecisionRecord[]): number {
   const hidden = supersededDecisionIds(decisions);
@@ -38,8 +41,7 @@ function oldestDecision(decisions: readonly DecisionRecord[]): number {
   return smallestIndex(decisions, (left, right) => rank(left) - rank(right) || left.seq - right.seq || compareText(left.id, right.id));
 }
 
-const oldestBySeq = <T extends { readonly seq: number }>(items: readonly T[]): number =>
-  smallestIndex(items, (left, right) => left.seq - right.seq);
+const oldestBySeq = <T extends { readonly seq: number }>(items: readonly T[]): number => smallestIndex(items, (left, right) => left.seq - right.seq);
 
 const byKey = (left: FactRecord, right: FactRecord): number => compareText(left.key, right.key);
 
@@ -64,11 +66,7 @@ function applyPlan(plan: readonly PlanStep[], update: Extract<AcceptedMemoryUpda
  * documented on `CheckpointCaps`. A fact replaces the fact with the same key; a rejected approach or
  * constraint with the same text as an earlier one replaces it.
  */
-export function applyMemoryUpdate(
-  memory: CheckpointMemory,
-  update: AcceptedMemoryUpdate,
-  caps: CheckpointCaps = CHECKPOINT_CAPS,
-): CheckpointMemory {
+export function applyMemoryUpdate(memory: CheckpointMemory, update: AcceptedMemoryUpdate, caps: CheckpointCaps = CHECKPOINT_CAPS): CheckpointMemory {
   switch (update.kind) {
     case 'plan':
       return { ...memory, plan: applyPlan(memory.plan, update, caps) };

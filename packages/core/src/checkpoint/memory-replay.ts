@@ -41,9 +41,6 @@ export function replayMemory(entries: readonly CheckpointTranscriptEntry[], caps
 }
 
 /** Session memory rebuilt from the accepted `checkpoint_note` calls of the transcript. */
-export function reduceMemoryFromTranscript(
-  entries: readonly CheckpointTranscriptEntry[],
-  caps: CheckpointCaps = CHECKPOINT_CAPS,
-): CheckpointMemory {
+export function reduceMemoryFromTranscript(entries: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS): CheckpointMemory {
   return replayMemory(entries, caps).memory;
 }

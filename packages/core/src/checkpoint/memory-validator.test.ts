@@ -120,16 +120,13 @@ describe('validateMemoryUpdate', () => {
       code: 'constraint-not-from-user',
       reason: 'checkpoint_note rejected: only the user sets constraints; cite the user message that states it.',
     });
-    expect(rejection({ kind: 'constraint', text: 'Keep the CLI flags', evidence: { source: 'artifact', uri: 'file:src/cli.ts' } }).code).toBe(
-      'constraint-not-from-user',
-    );
+    expect(rejection({ kind: 'constraint', text: 'Keep the CLI flags', evidence: { source: 'artifact', uri: 'file:src/cli.ts' } }).code).toBe('constraint-not-from-user');
   });
 
   it('requires dependsOn for a fact read from a file, and fills in the hash the host computed', () => {
     expect(rejection({ kind: 'fact', key: 'cli.parser', value: 'src/cli.ts parses flags with yargs', evidence: { source: 'artifact', uri: 'file:src/cli.ts' } })).toEqual({
       code: 'missing-dependencies',
-      reason:
-        'checkpoint_note rejected: fact "cli.parser" comes from a file; list that file in "dependsOn" (e.g. ["file:src/app.ts"]) so the fact is checked when the file changes.',
+      reason: 'checkpoint_note rejected: fact "cli.parser" comes from a file; list that file in "dependsOn" (e.g. ["file:src/app.ts"]) so the fact is checked when the file changes.',
     });
     expect(rejection({ kind: 'fact', key: 'cli.parser', value: 'uses yargs', evidence: { source: 'tool-call', toolCallId: 'r1' } }).code).toBe('missing-dependencies');
     expect(rejection({ kind: 'fact', key: 'cli.parser', value: 'uses yargs', evidence: { source: 'tool-call', toolCallId: 'r1' }, dependsOn: ['src/missing.ts'] })).toEqual({
@@ -185,7 +182,19 @@ describe('validateMemoryUpdate', () => {
       code: 'plan-full',
       reason: 'checkpoint_note rejected: the plan already holds 32 of 32 steps; mark finished steps done or reuse step ids.',
     });
-    expect(validate({ kind: 'plan', steps: [{ id: 's0', done: true }, { id: 'new', text: 'one more' }], evidence: fromUser }, full).ok).toBe(true);
+    expect(
+      validate(
+        {
+          kind: 'plan',
+          steps: [
+            { id: 's0', done: true },
+            { id: 'new', text: 'one more' },
+          ],
+          evidence: fromUser,
+        },
+        full,
+      ).ok,
+    ).toBe(true);
   });
 
   it('rejects text over the cap and input that does not match the schema', () => {

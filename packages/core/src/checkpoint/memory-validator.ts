@@ -1,13 +1,7 @@
 import { findPolicyText } from './authority-text.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { CHECKPOINT_NOTE_TOOL, EDIT_FILE_TOOL, READ_FILE_TOOL, normalizeArtifactUri } from './host-metadata.js';
-import {
-  memoryUpdateSchema,
-  type AcceptedMemoryUpdate,
-  type AcceptedPlanStep,
-  type EvidenceInput,
-  type MemoryUpdate,
-} from './memory-update.js';
+import { memoryUpdateSchema, type AcceptedMemoryUpdate, type AcceptedPlanStep, type EvidenceInput, type MemoryUpdate } from './memory-update.js';
 import type { ArtifactKind, CheckpointMemory, EvidenceRef, FactDependency } from './schema.js';
 import { oneLine } from './text.js';
 
@@ -19,10 +13,7 @@ export interface MemoryValidationContext {
   /** User messages before the note, by transcript index. */
   readonly userMessages: ReadonlyMap<number, string>;
   /** Tool calls before the note, by id. */
-  readonly toolCalls: ReadonlyMap<
-    string,
-    { readonly toolName: string; readonly resultSeq: number | null; readonly failed: boolean; readonly path: string | null }
-  >;
+  readonly toolCalls: ReadonlyMap<string, { readonly toolName: string; readonly resultSeq: number | null; readonly failed: boolean; readonly path: string | null }>;
   /** Artifacts the host observed before the note, with their current hash, by uri. */
   readonly artifacts: ReadonlyMap<string, { readonly kind: ArtifactKind; readonly hash: string | null }>;
   readonly caps?: CheckpointCaps;
@@ -42,9 +33,7 @@ export type MemoryRejectionCode =
   | 'unknown-plan-step'
   | 'plan-full';
 
-export type MemoryValidation =
-  | { readonly ok: true; readonly update: AcceptedMemoryUpdate }
-  | { readonly ok: false; readonly code: MemoryRejectionCode; readonly reason: string };
+export type MemoryValidation = { readonly ok: true; readonly update: AcceptedMemoryUpdate } | { readonly ok: false; readonly code: MemoryRejectionCode; readonly reason: string };
 
 const MIN_QUOTE_CHARS = 8;
 /** Share of a constraint's words the user message it cites must contain for the message to state it. */
@@ -52,7 +41,12 @@ const MIN_CONSTRAINT_SUPPORT = 2 / 3;
 
 /** The words of `text` that carry meaning (three letters or more), lower-cased. */
 function contentWords(text: string): Set<string> {
-  return new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 3));
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((word) => word.length >= 3),
+  );
 }
 
 /**
@@ -123,9 +117,7 @@ function resolveEvidence(evidence: EvidenceInput, context: MemoryValidationConte
     for (const [index, text] of context.userMessages) {
       if ((found === null || index > found) && normalizeForQuote(text).includes(quote)) found = index;
     }
-    return found === null
-      ? unknown('no user message contains the quoted words; quote the user verbatim or cite the message index.')
-      : { ok: true, evidence: { source: 'user', messageIndex: found } };
+    return found === null ? unknown('no user message contains the quoted words; quote the user verbatim or cite the message index.') : { ok: true, evidence: { source: 'user', messageIndex: found } };
   }
   if (evidence.source === 'tool-call') {
     const call = context.toolCalls.get(evidence.toolCallId);
@@ -137,9 +129,7 @@ function resolveEvidence(evidence: EvidenceInput, context: MemoryValidationConte
     return { ok: true, evidence: { source: 'tool-call', toolCallId: evidence.toolCallId } };
   }
   const uri = normalizeArtifactUri(evidence.uri);
-  return context.artifacts.has(uri)
-    ? { ok: true, evidence: { source: 'artifact', uri } }
-    : unknown(`artifact "${uri}" was never observed by a tool in this session; read it first, then cite it.`);
+  return context.artifacts.has(uri) ? { ok: true, evidence: { source: 'artifact', uri } } : unknown(`artifact "${uri}" was never observed by a tool in this session; read it first, then cite it.`);
 }
 
 /**
@@ -168,11 +158,7 @@ function resolveDependencies(uris: readonly string[], context: MemoryValidationC
   return [...dependencies.values()].sort((left, right) => (left.uri < right.uri ? -1 : left.uri > right.uri ? 1 : 0));
 }
 
-function validatePlan(
-  steps: Extract<MemoryUpdate, { kind: 'plan' }>['steps'],
-  context: MemoryValidationContext,
-  caps: CheckpointCaps,
-): MemoryValidation | AcceptedPlanStep[] {
+function validatePlan(steps: Extract<MemoryUpdate, { kind: 'plan' }>['steps'], context: MemoryValidationContext, caps: CheckpointCaps): MemoryValidation | AcceptedPlanStep[] {
   const seen = new Set<string>();
   const known = new Map(context.memory.plan.map((step) => [step.id, step]));
   let added = 0;

@@ -56,7 +56,14 @@ describe('applyMemoryUpdate', () => {
   it('evicts finished plan steps before open ones', () => {
     const memory = applyAll(
       [
-        { kind: 'plan', steps: [{ id: 'a', text: 'A', done: null }, { id: 'b', text: 'B', done: true }], seq: 1 },
+        {
+          kind: 'plan',
+          steps: [
+            { id: 'a', text: 'A', done: null },
+            { id: 'b', text: 'B', done: true },
+          ],
+          seq: 1,
+        },
         { kind: 'plan', steps: [{ id: 'c', text: 'C', done: null }], seq: 2 },
       ],
       TIGHT_CAPS,

@@ -75,7 +75,9 @@ describe('checkpoint properties', () => {
         else if (max > 1) expect(value.startsWith(cut.slice(0, -1))).toBe(true);
       }),
     );
-    const claimy = fc.array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('you are', 'allowed', 'granted', 'I approve', 'permission', 'you have', 'full access', '\n', '. ')), { maxLength: 12 }).map((parts) => parts.join(' '));
+    const claimy = fc
+      .array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('you are', 'allowed', 'granted', 'I approve', 'permission', 'you have', 'full access', '\n', '. ')), { maxLength: 12 })
+      .map((parts) => parts.join(' '));
     fc.assert(
       fc.property(claimy, fc.integer({ min: 1, max: 80 }), (value, max) => {
         expect(findApprovalClaim(removeApprovalClaims(value))).toBeNull();

@@ -8,11 +8,7 @@ import { z } from 'zod';
  */
 
 /** Labels every checkpoint carries: what it is, and what it can never be. */
-export const CHECKPOINT_SAFETY_LABELS = [
-  'untrusted-conversation-memory',
-  'no-approval-state',
-  'no-policy-authority',
-] as const;
+export const CHECKPOINT_SAFETY_LABELS = ['untrusted-conversation-memory', 'no-approval-state', 'no-policy-authority'] as const;
 
 const sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase SHA-256 hex digest');
 const seqSchema = z.number().int().min(0);
@@ -30,9 +26,7 @@ export const evidenceRefSchema = z.discriminatedUnion('source', [
 export const artifactKindSchema = z.enum(['file', 'command', 'tool_output']);
 
 /** Something the host observed, with the content hash the host computed (never the model). */
-export const artifactSchema = z
-  .object({ uri: z.string().min(1), kind: artifactKindSchema, hash: sha256HexSchema.nullable(), lastSeenSeq: seqSchema })
-  .strict();
+export const artifactSchema = z.object({ uri: z.string().min(1), kind: artifactKindSchema, hash: sha256HexSchema.nullable(), lastSeenSeq: seqSchema }).strict();
 
 /** A command that ran once. Its exit code is history: it says nothing about the code as it is now. */
 export const commandRecordSchema = z
@@ -49,13 +43,9 @@ export const commandRecordSchema = z
 export const changedFileSchema = z.object({ path: z.string().min(1), hash: sha256HexSchema.nullable(), seq: seqSchema }).strict();
 
 /** "Tried `what`; failed because `why`." */
-export const failureRecordSchema = z
-  .object({ what: z.string(), why: z.string(), runId: z.string().nullable(), seq: seqSchema })
-  .strict();
+export const failureRecordSchema = z.object({ what: z.string(), why: z.string(), runId: z.string().nullable(), seq: seqSchema }).strict();
 
-export const taskPointerSchema = z
-  .object({ text: z.string(), evidence: z.object({ source: z.literal('user'), messageIndex: seqSchema }).strict() })
-  .strict();
+export const taskPointerSchema = z.object({ text: z.string(), evidence: z.object({ source: z.literal('user'), messageIndex: seqSchema }).strict() }).strict();
 
 /** State the host reduces from the transcript alone; nothing here is taken from model-written text. */
 export const checkpointStateSchema = z
@@ -143,9 +133,7 @@ export const checkpointMemorySchema = z
   })
   .strict();
 
-export const digestEntrySchema = z
-  .object({ seq: seqSchema, role: z.enum(['user', 'assistant', 'tool']), text: z.string() })
-  .strict();
+export const digestEntrySchema = z.object({ seq: seqSchema, role: z.enum(['user', 'assistant', 'tool']), text: z.string() }).strict();
 
 /** Redacted extractive digest of the summarized messages, one bounded line per shown message. */
 export const checkpointDigestSchema = z
@@ -163,9 +151,7 @@ export const structuredSummarySchema = z
     phase: z.string(),
     completedWork: z.array(z.string()),
     decisions: z.array(z.object({ decision: z.string(), rationale: z.string() }).strict()),
-    rejectedApproaches: z.array(
-      z.object({ approach: z.string(), reason: z.string(), retryOnlyIf: z.string().nullable() }).strict(),
-    ),
+    rejectedApproaches: z.array(z.object({ approach: z.string(), reason: z.string(), retryOnlyIf: z.string().nullable() }).strict()),
     changedFiles: z.array(z.string()),
     commandsAndResults: z.array(z.object({ command: z.string(), result: z.string() }).strict()),
     references: z.array(z.string()),
@@ -176,9 +162,7 @@ export const structuredSummarySchema = z
   .strict();
 
 /** A provider's compaction item, stored elsewhere and referenced here; never interpreted. */
-export const opaqueReferenceSchema = z
-  .object({ provider: z.string().min(1), modelId: z.string().min(1), itemHash: sha256HexSchema, bytes: z.number().int().min(0) })
-  .strict();
+export const opaqueReferenceSchema = z.object({ provider: z.string().min(1), modelId: z.string().min(1), itemHash: sha256HexSchema, bytes: z.number().int().min(0) }).strict();
 
 /**
  * Which messages the checkpoint stands for. Messages `[0, summarizedThrough)` are summarized and
@@ -201,11 +185,7 @@ const checkpointBaseShape = {
   state: checkpointStateSchema,
   memory: checkpointMemorySchema,
   estimatedTokens: z.number().int().min(0),
-  safetyLabels: z.tuple([
-    z.literal(CHECKPOINT_SAFETY_LABELS[0]),
-    z.literal(CHECKPOINT_SAFETY_LABELS[1]),
-    z.literal(CHECKPOINT_SAFETY_LABELS[2]),
-  ]),
+  safetyLabels: z.tuple([z.literal(CHECKPOINT_SAFETY_LABELS[0]), z.literal(CHECKPOINT_SAFETY_LABELS[1]), z.literal(CHECKPOINT_SAFETY_LABELS[2])]),
 };
 
 export const contextCheckpointSchema = z.discriminatedUnion('strategy', [

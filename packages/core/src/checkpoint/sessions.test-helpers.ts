@@ -33,12 +33,7 @@ export function bugfixSession(): Session {
       true,
       'run_1',
     ),
-    ...note(
-      'n2',
-      { kind: 'constraint', text: 'Do not change the public API of src/auth.ts', evidence: { source: 'user', quote: 'do not change the public API' } },
-      true,
-      'run_1',
-    ),
+    ...note('n2', { kind: 'constraint', text: 'Do not change the public API of src/auth.ts', evidence: { source: 'user', quote: 'do not change the public API' } }, true, 'run_1'),
     ...note(
       'n3',
       {
@@ -81,19 +76,21 @@ export function bugfixSession(): Session {
     ...runCommand('c4', ['pnpm', 'test', 'auth'], 0, 'PASS test/auth.test.ts\nTests: 5 passed', 'run_1'),
     ...note(
       'n6',
-      { kind: 'plan', steps: [{ id: 'repro', done: true }, { id: 'fix', done: true }], evidence: { source: 'tool-call', toolCallId: 'c4' } },
+      {
+        kind: 'plan',
+        steps: [
+          { id: 'repro', done: true },
+          { id: 'fix', done: true },
+        ],
+        evidence: { source: 'tool-call', toolCallId: 'c4' },
+      },
       true,
       'run_1',
     ),
     assistant('Bounded the retry loop; all 5 auth tests pass.', [], 'run_1'),
     user('Now also add a test for the lockout path, and keep using pnpm.', 'run_2'),
     ...readFile('c5', 'test/auth.test.ts', AUTH_TEST, 'run_2'),
-    ...note(
-      'n7',
-      { kind: 'next_action', text: 'Add a lockout test to test/auth.test.ts', evidence: { source: 'user', quote: 'add a test for the lockout path' } },
-      true,
-      'run_2',
-    ),
+    ...note('n7', { kind: 'next_action', text: 'Add a lockout test to test/auth.test.ts', evidence: { source: 'user', quote: 'add a test for the lockout path' } }, true, 'run_2'),
     assistant("I'll add the lockout test next.", [], 'run_2'),
   ];
   return { transcript, tailStart: 22 };

@@ -32,8 +32,21 @@ describe('factStatus', () => {
   });
 
   it('is SUSPECT when any one of several dependencies changed', () => {
-    const fact = { dependsOn: [{ uri: 'file:a', hash: A }, { uri: 'file:b', hash: B }] };
-    expect(factStatus(fact, new Map([['file:a', A], ['file:b', A]]))).toMatchObject({ status: 'SUSPECT', uri: 'file:b' });
+    const fact = {
+      dependsOn: [
+        { uri: 'file:a', hash: A },
+        { uri: 'file:b', hash: B },
+      ],
+    };
+    expect(
+      factStatus(
+        fact,
+        new Map([
+          ['file:a', A],
+          ['file:b', A],
+        ]),
+      ),
+    ).toMatchObject({ status: 'SUSPECT', uri: 'file:b' });
   });
 });
 
@@ -52,9 +65,7 @@ describe('staleness in the view', () => {
     expect(stale).toContain('[FACTS_VALID]\n- (none)');
     expect(stale).toContain('- config.format: config is TOML (SUSPECT: file:src/config.ts changed since recorded; re-check before relying on it)');
     const reverted = [...edited, ...editFile('e2', 'src/config.ts', 'v2', 'v1')];
-    expect(renderCheckpointView(buildForgeStateCheckpoint({ transcript: reverted, tailStart: reverted.length, redact: redactSecrets }))).toContain(
-      '[FACTS_VALID]\n- config.format',
-    );
+    expect(renderCheckpointView(buildForgeStateCheckpoint({ transcript: reverted, tailStart: reverted.length, redact: redactSecrets }))).toContain('[FACTS_VALID]\n- config.format');
   });
 
   it('uses observations newer than the checkpoint: an edit in the tail makes the fact SUSPECT', () => {

@@ -40,7 +40,13 @@ type Step =
   | { kind: 'note'; input: JsonValue; accepted: boolean; runId: string | undefined };
 
 const noteInput: fc.Arbitrary<JsonValue> = fc.oneof(
-  fc.record({ kind: fc.constant('fact'), key: fc.constantFrom('k1', 'k2', 'k3'), value: prose.map((value) => value || 'v'), evidence: fc.constant({ source: 'artifact', uri: 'src/a.ts' }), dependsOn: fc.constant(['src/a.ts']) }),
+  fc.record({
+    kind: fc.constant('fact'),
+    key: fc.constantFrom('k1', 'k2', 'k3'),
+    value: prose.map((value) => value || 'v'),
+    evidence: fc.constant({ source: 'artifact', uri: 'src/a.ts' }),
+    dependsOn: fc.constant(['src/a.ts']),
+  }),
   fc.record({ kind: fc.constant('constraint'), text: prose.map((value) => value || 'c'), evidence: fc.constant({ source: 'user', messageIndex: 0 }) }),
   fc.record({ kind: fc.constant('plan'), steps: fc.constant([{ id: 's1', text: 'step one' }]), evidence: fc.constant({ source: 'user', messageIndex: 0 }) }),
   fc.record({

@@ -65,7 +65,13 @@ const FAILURE_LINE = /error|fail|assert|exception|panic|denied|not found|cannot|
 const RAW_TEXT_LIMIT = 4000;
 
 function firstLine(text: string): string {
-  return truncateText(text.split('\n').map((line) => line.trim()).find((line) => line.length > 0) ?? '', RAW_TEXT_LIMIT);
+  return truncateText(
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line.length > 0) ?? '',
+    RAW_TEXT_LIMIT,
+  );
 }
 
 /**
@@ -73,7 +79,10 @@ function firstLine(text: string): string {
  * line (a long log ends with its conclusion, not with what came first).
  */
 function failureLine(text: string): string {
-  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   return truncateText(lines.find((line) => FAILURE_LINE.test(line)) ?? lines.at(-1) ?? '', RAW_TEXT_LIMIT);
 }
 

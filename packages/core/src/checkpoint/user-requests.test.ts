@@ -24,7 +24,15 @@ describe('constraints stated in user requests', () => {
   it('keeps the conditions of an earlier request too long for a line, after its start', () => {
     const steps = Array.from({ length: 30 }, (_, index) => `Read src/module-${index}.ts`).join(', ');
     const request = `${steps}. Never change the exported names of src/index.ts. Write every new file in TypeScript, not JavaScript.`;
-    const [earlier] = earlierRequests(new Map([[0, request], [5, 'Now run the tests.']]), 5, CHECKPOINT_CAPS, identity);
+    const [earlier] = earlierRequests(
+      new Map([
+        [0, request],
+        [5, 'Now run the tests.'],
+      ]),
+      5,
+      CHECKPOINT_CAPS,
+      identity,
+    );
     expect(earlier?.text.length).toBeLessThanOrEqual(CHECKPOINT_CAPS.maxLineChars);
     expect(earlier?.text).toMatch(/^Read src\/module-0\.ts, /);
     expect(earlier?.text).toContain(' … Never change the exported names of src/index.ts. Write every new file in TypeScript, not JavaScript.');

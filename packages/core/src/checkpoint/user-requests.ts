@@ -17,12 +17,7 @@ const CONSTRAINT_MARKERS =
  * The user requests before the latest one, oldest first and bounded (the first, then the most
  * recent), each redacted, on one line and cut to the longest line a view shows.
  */
-export function earlierRequests(
-  userMessages: ReadonlyMap<number, string>,
-  latestIndex: number | null,
-  caps: CheckpointCaps,
-  redact: (text: string) => string,
-): TaskPointer[] {
+export function earlierRequests(userMessages: ReadonlyMap<number, string>, latestIndex: number | null, caps: CheckpointCaps, redact: (text: string) => string): TaskPointer[] {
   const indexes = [...userMessages.keys()].filter((index) => index !== latestIndex).sort((left, right) => left - right);
   const kept = indexes.length <= MAX_EARLIER_REQUESTS ? indexes : [indexes[0] as number, ...indexes.slice(indexes.length - (MAX_EARLIER_REQUESTS - 1))];
   const limit = Math.min(caps.maxTaskChars, caps.maxLineChars);
@@ -55,7 +50,9 @@ export function statedConstraints(text: string): string[] {
   const clauses = splitSentences(text).flatMap((sentence) => sentence.split(/;\s+|\s+—\s+/));
   const found: string[] = [];
   for (const clause of clauses) {
-    const cleaned = oneLine(clause).replace(/[.!]+$/, '').trim();
+    const cleaned = oneLine(clause)
+      .replace(/[.!]+$/, '')
+      .trim();
     if (cleaned.length > 0 && CONSTRAINT_MARKERS.test(cleaned) && !found.includes(cleaned)) found.push(cleaned);
   }
   return found;

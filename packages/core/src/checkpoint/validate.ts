@@ -3,9 +3,7 @@ import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { MAX_EARLIER_REQUESTS } from './user-requests.js';
 import { CHECKPOINT_SAFETY_LABELS, contextCheckpointSchema, type ContextCheckpoint, type StructuredSummary } from './schema.js';
 
-export type CheckpointValidation =
-  | { readonly ok: true; readonly checkpoint: ContextCheckpoint }
-  | { readonly ok: false; readonly errors: readonly string[] };
+export type CheckpointValidation = { readonly ok: true; readonly checkpoint: ContextCheckpoint } | { readonly ok: false; readonly errors: readonly string[] };
 
 const PAYLOAD_BY_STRATEGY: Record<string, string> = {
   'forge-state': 'digest',
@@ -82,7 +80,11 @@ function checkState(errors: string[], checkpoint: ContextCheckpoint, caps: Check
     previous = index;
   }
   checkCount(errors, 'state.artifacts', state.artifacts.length, caps.maxArtifacts);
-  checkUnique(errors, 'state.artifacts', state.artifacts.map((artifact) => artifact.uri));
+  checkUnique(
+    errors,
+    'state.artifacts',
+    state.artifacts.map((artifact) => artifact.uri),
+  );
   for (const artifact of state.artifacts) checkSeq(errors, `state.artifacts ${artifact.uri}`, artifact.lastSeenSeq, count);
   checkCount(errors, 'state.recentArtifacts', state.recentArtifacts.length, caps.maxRecentArtifacts);
   checkUnique(errors, 'state.recentArtifacts', state.recentArtifacts);
@@ -90,7 +92,11 @@ function checkState(errors: string[], checkpoint: ContextCheckpoint, caps: Check
   for (const uri of state.recentArtifacts) if (!known.has(uri)) errors.push(`state.recentArtifacts: "${uri}" is not among the artifacts`);
   checkCount(errors, 'state.commands', state.commands.length, caps.maxCommands);
   checkCount(errors, 'state.changedFiles', state.changedFiles.length, caps.maxChangedFiles);
-  checkUnique(errors, 'state.changedFiles', state.changedFiles.map((file) => file.path));
+  checkUnique(
+    errors,
+    'state.changedFiles',
+    state.changedFiles.map((file) => file.path),
+  );
   checkCount(errors, 'state.failures', state.failures.length, caps.maxFailures);
   for (const item of [...state.commands, ...state.changedFiles, ...state.failures]) checkSeq(errors, 'state', item.seq, count);
   for (const command of state.commands) checkText(errors, 'state.commands', command.command, caps.maxValueChars);
@@ -104,11 +110,23 @@ function checkMemory(errors: string[], checkpoint: ContextCheckpoint, caps: Chec
   const { memory } = checkpoint;
   const max = caps.maxMemoryTextChars;
   checkCount(errors, 'memory.plan', memory.plan.length, caps.maxPlanSteps);
-  checkUnique(errors, 'memory.plan', memory.plan.map((step) => step.id));
+  checkUnique(
+    errors,
+    'memory.plan',
+    memory.plan.map((step) => step.id),
+  );
   checkCount(errors, 'memory.decisions', memory.decisions.length, caps.maxDecisions);
-  checkUnique(errors, 'memory.decisions', memory.decisions.map((decision) => decision.id));
+  checkUnique(
+    errors,
+    'memory.decisions',
+    memory.decisions.map((decision) => decision.id),
+  );
   checkCount(errors, 'memory.facts', memory.facts.length, caps.maxFacts);
-  checkUnique(errors, 'memory.facts', memory.facts.map((fact) => fact.key));
+  checkUnique(
+    errors,
+    'memory.facts',
+    memory.facts.map((fact) => fact.key),
+  );
   checkCount(errors, 'memory.rejectedApproaches', memory.rejectedApproaches.length, caps.maxRejectedApproaches);
   checkCount(errors, 'memory.constraints', memory.constraints.length, caps.maxConstraints);
   const texts: [string, string, boolean][] = [
@@ -142,11 +160,7 @@ function checkStructured(errors: string[], summary: StructuredSummary, caps: Che
   const lists: [string, readonly string[], number][] = [
     ['structured.completedWork', summary.completedWork, caps.maxPlanSteps],
     ['structured.decisions', summary.decisions.map((item) => `${item.decision} ${item.rationale}`), caps.maxDecisions],
-    [
-      'structured.rejectedApproaches',
-      summary.rejectedApproaches.map((item) => `${item.approach} ${item.reason} ${item.retryOnlyIf ?? ''}`),
-      caps.maxRejectedApproaches,
-    ],
+    ['structured.rejectedApproaches', summary.rejectedApproaches.map((item) => `${item.approach} ${item.reason} ${item.retryOnlyIf ?? ''}`), caps.maxRejectedApproaches],
     ['structured.changedFiles', summary.changedFiles, caps.maxChangedFiles],
     ['structured.commandsAndResults', summary.commandsAndResults.map((item) => `${item.command} ${item.result}`), caps.maxCommands],
     ['structured.references', summary.references, caps.maxRecentArtifacts],
@@ -174,11 +188,7 @@ function checkStructured(errors: string[], summary: StructuredSummary, caps: Che
  * consistency (unique ids and keys, recent artifacts among the artifacts, ordered digest), and
  * no approval or policy text in memory. Returns every problem found, each naming where it is.
  */
-export function validateCheckpoint(
-  checkpoint: unknown,
-  transcriptLength: number,
-  caps: CheckpointCaps = CHECKPOINT_CAPS,
-): CheckpointValidation {
+export function validateCheckpoint(checkpoint: unknown, transcriptLength: number, caps: CheckpointCaps = CHECKPOINT_CAPS): CheckpointValidation {
   const early = preflight(checkpoint);
   const parsed = contextCheckpointSchema.safeParse(checkpoint);
   if (!parsed.success) {

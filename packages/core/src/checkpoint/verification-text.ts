@@ -3,8 +3,7 @@
  * they are: the outcome of one past run, never the state of the code now.
  */
 
-const VERIFICATION_SUBJECT =
-  /\b(?:tests?|specs?|test suites?|checks?|builds?|lint(?:er|ing)?|type-?checks?|tsc|vitest|jest|pytest|mocha|cargo test|go test|npm test|pnpm test|ci)\b/i;
+const VERIFICATION_SUBJECT = /\b(?:tests?|specs?|test suites?|checks?|builds?|lint(?:er|ing)?|type-?checks?|tsc|vitest|jest|pytest|mocha|cargo test|go test|npm test|pnpm test|ci)\b/i;
 const PASS_WORD = /\b(?:pass(?:ed|es|ing)?|succeed(?:ed|s)?|success(?:ful)?|green|all good|ok)\b|✓|✔/i;
 const FAIL_WORD = /\b(?:fail(?:ed|s|ing|ure|ures)?|errors?|broken|red|crash(?:ed|es)?|assertion|exception|panick?(?:ed)?)\b|✗|✘|×/i;
 const COUNT_RESULT = /\b\d+\s+(?:passed|failed|passing|failing|tests? passed|tests? failed)\b/i;
@@ -15,11 +14,7 @@ export type VerificationVerdict = 'failed' | 'passed' | 'unknown';
 
 /** True when `text` reports the outcome of tests, a build, a lint or a type check. */
 export function looksLikeVerification(text: string): boolean {
-  return (
-    COUNT_RESULT.test(text) ||
-    STATUS_LINE.test(text) ||
-    (VERIFICATION_SUBJECT.test(text) && (PASS_WORD.test(text) || FAIL_WORD.test(text)))
-  );
+  return COUNT_RESULT.test(text) || STATUS_LINE.test(text) || (VERIFICATION_SUBJECT.test(text) && (PASS_WORD.test(text) || FAIL_WORD.test(text)));
 }
 
 /**

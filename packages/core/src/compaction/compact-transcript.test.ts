@@ -12,7 +12,6 @@ import type { BuiltCheckpoint } from './built-checkpoint.js';
 import { compactTranscript, type CompactTranscriptOptions } from './compact-transcript.js';
 import type { CompactionEvent } from './events.js';
 
-
 /** A plain conversation: `turns` user/assistant pairs of about `chars` characters each. */
 function chatTranscript(turns: number, chars: number): CheckpointTranscriptEntry[] {
   const entries: CheckpointTranscriptEntry[] = [];

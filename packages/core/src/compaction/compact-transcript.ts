@@ -154,7 +154,13 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
       continue;
     }
     if (sizing !== undefined && plan.tailStart === sizing.plan.tailStart) continue;
-    const unmeasured = buildForgeState({ transcript: options.transcript, tailStart: plan.tailStart, redact: options.redact, caps, ...(options.requests === undefined ? {} : { requests: options.requests }) });
+    const unmeasured = buildForgeState({
+      transcript: options.transcript,
+      tailStart: plan.tailStart,
+      redact: options.redact,
+      caps,
+      ...(options.requests === undefined ? {} : { requests: options.requests }),
+    });
     const request = withCheckpoint(options.request, unmeasured, historyAfter(options, unmeasured, plan.tailStart));
     const sized = await estimate(request);
     const budget = budgetOf(options, sized);
@@ -201,7 +207,15 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   const { sizing, skip } = await size(options, caps, before);
   if (sizing === undefined) {
     const plan = skip ?? { reason: 'nothing_to_compact' as const, message: 'there is nothing to compact' };
-    emit({ type: 'context.compaction.skipped', step, trigger, reason: plan.reason, message: plan.message, tokensBefore: before.tokens, ...(options.current === undefined ? {} : { checkpointId: options.current.id }) });
+    emit({
+      type: 'context.compaction.skipped',
+      step,
+      trigger,
+      reason: plan.reason,
+      message: plan.message,
+      tokensBefore: before.tokens,
+      ...(options.current === undefined ? {} : { checkpointId: options.current.id }),
+    });
     return { kind: 'skipped', reason: plan.reason, message: plan.message };
   }
   if (options.requireFit && sizing.budget.overBudget) {
@@ -213,7 +227,17 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   const strategyName: CompactionStrategyName = options.strategy.kind;
   const noSavings = (after: number): CompactTranscriptResult => {
     const message = `a checkpoint of messages ${formatMessageRange(0, tailStart)} would not make the request smaller (~${formatTokens(before.tokens)} → ~${formatTokens(after)} tokens), so none was made`;
-    emit({ type: 'context.compaction.skipped', step, trigger, reason: 'no_savings', message, strategy: strategyName, tokensBefore: before.tokens, wouldReclaimTokens: before.tokens - after, sourceRange });
+    emit({
+      type: 'context.compaction.skipped',
+      step,
+      trigger,
+      reason: 'no_savings',
+      message,
+      strategy: strategyName,
+      tokensBefore: before.tokens,
+      wouldReclaimTokens: before.tokens - after,
+      sourceRange,
+    });
     return { kind: 'skipped', reason: 'no_savings', message };
   };
   if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens) return noSavings(sizing.estimate.tokens);
@@ -238,7 +262,18 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     });
     if (!costGate.compact) {
       const message = declinedMessage(costGate);
-      emit({ type: 'context.compaction.skipped', step, trigger, reason: 'cost_gate', message, strategy: strategyName, tokensBefore: before.tokens, wouldReclaimTokens: costGate.reclaimedTokens, sourceRange, costGate });
+      emit({
+        type: 'context.compaction.skipped',
+        step,
+        trigger,
+        reason: 'cost_gate',
+        message,
+        strategy: strategyName,
+        tokensBefore: before.tokens,
+        wouldReclaimTokens: costGate.reclaimedTokens,
+        sourceRange,
+        costGate,
+      });
       return { kind: 'skipped', reason: 'cost_gate', message, costGate };
     }
   }
@@ -256,21 +291,58 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     ...(options.focus === undefined ? {} : { focus: options.focus }),
   });
 
-  const outcome = await runStrategy(options, { base: sizing.built.checkpoint as ForgeStateCheckpoint, tailStart, caps, budgetOf: (value) => budgetOf(options, value), estimate, withCheckpoint: (built) => withCheckpoint(options.request, built, historyAfter(options, built, tailStart)) });
+  const outcome = await runStrategy(options, {
+    base: sizing.built.checkpoint as ForgeStateCheckpoint,
+    tailStart,
+    caps,
+    budgetOf: (value) => budgetOf(options, value),
+    estimate,
+    withCheckpoint: (built) => withCheckpoint(options.request, built, historyAfter(options, built, tailStart)),
+  });
   const previousCheckpointId = options.current?.id;
   if (outcome.kind === 'failed') {
-    emit({ type: 'context.compaction.failed', step, trigger, strategy: strategyName, reason: outcome.reason, message: outcome.message, error: outcome.error, fallback: 'none', ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }) });
+    emit({
+      type: 'context.compaction.failed',
+      step,
+      trigger,
+      strategy: strategyName,
+      reason: outcome.reason,
+      message: outcome.message,
+      error: outcome.error,
+      fallback: 'none',
+      ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
+    });
     return { kind: 'failed', reason: outcome.reason, message: outcome.message };
   }
   for (const failure of outcome.failures) {
-    emit({ type: 'context.compaction.failed', step, trigger, strategy: failure.strategy, reason: failure.reason, message: failure.message, error: failure.error, fallback: 'forge-state', ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }) });
+    emit({
+      type: 'context.compaction.failed',
+      step,
+      trigger,
+      strategy: failure.strategy,
+      reason: failure.reason,
+      message: failure.message,
+      error: failure.error,
+      fallback: 'forge-state',
+      ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
+    });
   }
   const chosen = outcome.built ?? sizing.built;
   const chosenEstimate = outcome.estimate ?? sizing.estimate;
   const validation = validateCheckpoint(chosen.checkpoint, options.transcript.length, caps);
   if (!validation.ok) {
     const message = `the ${chosen.checkpoint.strategy} checkpoint failed validation: ${validation.errors.slice(0, 3).join('; ')}`;
-    emit({ type: 'context.compaction.failed', step, trigger, strategy: chosen.checkpoint.strategy, reason: 'validation', message, error: { code: 'checkpoint_invalid', message, isRetryable: false }, fallback: 'none', ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }) });
+    emit({
+      type: 'context.compaction.failed',
+      step,
+      trigger,
+      strategy: chosen.checkpoint.strategy,
+      reason: 'validation',
+      message,
+      error: { code: 'checkpoint_invalid', message, isRetryable: false },
+      fallback: 'none',
+      ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
+    });
     return { kind: 'failed', reason: 'validation', message };
   }
 
@@ -281,7 +353,20 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   const facts = { built: chosen, history, tailStart, strategy: chosen.checkpoint.strategy, tokensBefore: before.tokens, tokensAfter, reclaimedTokens, ...(costGate === undefined ? {} : { costGate }) };
   if (options.mode === 'shadow') {
     const message = `shadow mode: a ${chosen.checkpoint.strategy} checkpoint was built and validated but not installed; it would reclaim ~${formatTokens(reclaimedTokens)} tokens`;
-    emit({ type: 'context.compaction.skipped', step, trigger, reason: 'shadow', message, strategy: chosen.checkpoint.strategy, tokensBefore: before.tokens, wouldReclaimTokens: reclaimedTokens, sourceRange, checkpointId: chosen.id, checkpointHash: chosen.hash, ...(costGate === undefined ? {} : { costGate }) });
+    emit({
+      type: 'context.compaction.skipped',
+      step,
+      trigger,
+      reason: 'shadow',
+      message,
+      strategy: chosen.checkpoint.strategy,
+      tokensBefore: before.tokens,
+      wouldReclaimTokens: reclaimedTokens,
+      sourceRange,
+      checkpointId: chosen.id,
+      checkpointHash: chosen.hash,
+      ...(costGate === undefined ? {} : { costGate }),
+    });
     return { kind: 'compacted', installed: false, ...facts };
   }
   try {
@@ -289,7 +374,17 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   } catch (error) {
     const summary = summarizeError(error);
     const message = `the checkpoint could not be stored, so the previous one stays current: ${summary.message}`;
-    emit({ type: 'context.compaction.failed', step, trigger, strategy: chosen.checkpoint.strategy, reason: 'persistence', message, error: summary, fallback: 'none', ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }) });
+    emit({
+      type: 'context.compaction.failed',
+      step,
+      trigger,
+      strategy: chosen.checkpoint.strategy,
+      reason: 'persistence',
+      message,
+      error: summary,
+      fallback: 'none',
+      ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
+    });
     return { kind: 'failed', reason: 'persistence', message };
   }
   emit({

@@ -39,9 +39,7 @@ describe('the compactor reply', () => {
       changedFiles: [],
       failures: [],
     };
-    expect(structuredSummaryInconsistencies(summary, state)).toEqual([
-      'structured.commandsAndResults: "pnpm test" is reported as passing but its latest recorded run failed',
-    ]);
+    expect(structuredSummaryInconsistencies(summary, state)).toEqual(['structured.commandsAndResults: "pnpm test" is reported as passing but its latest recorded run failed']);
     expect(structuredSummaryInconsistencies({ ...summary, commandsAndResults: [{ command: 'pnpm test', result: 'failed in run_1' }] }, state)).toEqual([]);
   });
 });

@@ -117,12 +117,7 @@ export function parseCompactorReply(text: string): CompactorOutcome {
  * the output cap is `truncated`, a content-filter stop `refused`; nothing is retried and no other
  * model is ever asked instead.
  */
-export async function runCompactor(options: {
-  readonly compactor: ModelAdapter;
-  readonly request: ModelRequest;
-  readonly signal: AbortSignal;
-  readonly timeoutMs: number;
-}): Promise<CompactorOutcome> {
+export async function runCompactor(options: { readonly compactor: ModelAdapter; readonly request: ModelRequest; readonly signal: AbortSignal; readonly timeoutMs: number }): Promise<CompactorOutcome> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([options.signal, timeout]);
   const outcome = await runModelStep(options.compactor, options.request, signal, () => {});
@@ -133,7 +128,8 @@ export async function runCompactor(options: {
     const detail = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
     return { ok: false, reason: 'provider', message: `${label} failed during compaction: ${detail}`, cause: outcome.error };
   }
-  if (outcome.finishReason === 'length') return { ok: false, reason: 'truncated', message: `${label} reached the output cap of ${options.request.maxOutputTokens ?? 0} tokens before finishing the checkpoint` };
+  if (outcome.finishReason === 'length')
+    return { ok: false, reason: 'truncated', message: `${label} reached the output cap of ${options.request.maxOutputTokens ?? 0} tokens before finishing the checkpoint` };
   if (outcome.finishReason === 'content-filter') return { ok: false, reason: 'refused', message: `${label} refused to write the checkpoint (content filter)` };
   const text = outcome.message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   return parseCompactorReply(text);

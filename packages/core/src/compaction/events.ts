@@ -115,8 +115,4 @@ export type ContextCompactionSkippedEvent = {
 };
 
 /** Events of compaction: started, then completed or failed; or skipped with the reason. */
-export type CompactionEvent =
-  | ContextCompactionStartedEvent
-  | ContextCompactionCompletedEvent
-  | ContextCompactionFailedEvent
-  | ContextCompactionSkippedEvent;
+export type CompactionEvent = ContextCompactionStartedEvent | ContextCompactionCompletedEvent | ContextCompactionFailedEvent | ContextCompactionSkippedEvent;

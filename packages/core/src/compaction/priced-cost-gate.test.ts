@@ -17,7 +17,17 @@ function categories(history: number, checkpoint = 0): TokenCategories {
 function gate(afterTokens: number, history: number, extra: Partial<CompactionGateInput> = {}): CompactionGateInput {
   const before = categories(history);
   const beforeTokens = Object.values(before).reduce((total, tokens) => total + tokens, 0);
-  return { reclaimedTokens: beforeTokens - afterTokens, afterTokens, compactorInputTokens: 0, compactorOutputTokens: 0, before, prices: openai, promptCache: OPENAI_PROMPT_CACHE, idleMs: 20_000, ...extra };
+  return {
+    reclaimedTokens: beforeTokens - afterTokens,
+    afterTokens,
+    compactorInputTokens: 0,
+    compactorOutputTokens: 0,
+    before,
+    prices: openai,
+    promptCache: OPENAI_PROMPT_CACHE,
+    idleMs: 20_000,
+    ...extra,
+  };
 }
 
 describe('the priced cost gate', () => {
@@ -52,7 +62,9 @@ describe('the priced cost gate', () => {
 
   it('charges the compactor at its own prices', () => {
     const free = evaluateCompactionGate(gate(30_000, 220_000));
-    const costly = evaluateCompactionGate(gate(30_000, 220_000, { compactorInputTokens: 220_000, compactorOutputTokens: 4_000, compactorPrices: { ...openai, inputPerMillion: 15, outputPerMillion: 120 } }));
+    const costly = evaluateCompactionGate(
+      gate(30_000, 220_000, { compactorInputTokens: 220_000, compactorOutputTokens: 4_000, compactorPrices: { ...openai, inputPerMillion: 15, outputPerMillion: 120 } }),
+    );
     expect(costly.priced?.compactorUsd).toBeCloseTo((220_000 * 15 + 4_000 * 120) / 1e6, 9);
     expect(costly.priced?.netUsd).toBeCloseTo((free.priced?.netUsd ?? 0) - (costly.priced?.compactorUsd ?? 0), 9);
     expect(costly.compact).toBe(false);
@@ -74,7 +86,10 @@ describe('the priced cost gate', () => {
   it('falls back to the token gate without prices, and says so', () => {
     const { prices: _prices, ...unpriced } = gate(60_000, 90_000);
     expect(evaluateCompactionGate(unpriced)).toMatchObject({ compact: true, basis: 'tokens', note: 'the model has no prices, so the gate compared tokens' });
-    expect(evaluateCompactionGate({ ...gate(60_000, 90_000), compactorUnpriced: true, compactorInputTokens: 10 })).toMatchObject({ basis: 'tokens', note: 'the compactor model has no prices, so the gate compared tokens' });
+    expect(evaluateCompactionGate({ ...gate(60_000, 90_000), compactorUnpriced: true, compactorInputTokens: 10 })).toMatchObject({
+      basis: 'tokens',
+      note: 'the compactor model has no prices, so the gate compared tokens',
+    });
     expect(evaluateCompactionGate({ ...unpriced, reclaimedTokens: 10, required: true })).toMatchObject({ compact: true, required: true, basis: 'tokens' });
   });
 });

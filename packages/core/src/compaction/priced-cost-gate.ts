@@ -102,7 +102,8 @@ export function pricedGateNumbers(input: CompactionGateInput & { readonly prices
   const compactorUsd =
     compactorTokens.input + compactorTokens.output === 0
       ? 0
-      : (priceUsage({ inputTokens: compactorTokens.input, cacheReadTokens: 0, cacheWriteTokens: undefined, outputTokens: compactorTokens.output, reasoningTokens: undefined }, compactorSheet)?.total ?? 0);
+      : (priceUsage({ inputTokens: compactorTokens.input, cacheReadTokens: 0, cacheWriteTokens: undefined, outputTokens: compactorTokens.output, reasoningTokens: undefined }, compactorSheet)?.total ??
+        0);
   const riskAllowanceUsd = (QUALITY_RISK_TOKENS * prices.inputPerMillion) / PER_MILLION;
   return {
     currency: 'USD',

@@ -40,7 +40,10 @@ function compacted(stored: number, checkpoint: string, history: readonly Message
 }
 
 /** A context manager that replaces the history by `checkpoint` and nothing, and records how it was asked. */
-function replacingManager(calls: FitRequest[], result: (request: FitRequest, call: number) => FitResult = () => compacted(olderTurns.length, '[SESSION_CHECKPOINT v1]\n- earlier turns', [], 'a'.repeat(64))): ContextManager {
+function replacingManager(
+  calls: FitRequest[],
+  result: (request: FitRequest, call: number) => FitResult = () => compacted(olderTurns.length, '[SESSION_CHECKPOINT v1]\n- earlier turns', [], 'a'.repeat(64)),
+): ContextManager {
   return {
     async fit(request) {
       calls.push(request);
@@ -164,7 +167,18 @@ describe('the view rule inside a run (mode compact)', () => {
     let clock = 1_000_000;
     const now = () => (clock += 1_000);
     const unchanged: ContextManager = { fit: async (request) => (calls.push(request), { kind: 'unchanged' }) };
-    await runAgent({ model, instructions, request: 'Go on.', history, tools: [readTool([])], approvals: allowAll, context: policy, contextManager: unchanged, now, lastRequestAt: 1_000_000 - 600_000 });
+    await runAgent({
+      model,
+      instructions,
+      request: 'Go on.',
+      history,
+      tools: [readTool([])],
+      approvals: allowAll,
+      context: policy,
+      contextManager: unchanged,
+      now,
+      lastRequestAt: 1_000_000 - 600_000,
+    });
     // Step 1 measures from the conversation's previous request, step 2 from step 1's (each `now()` call advances the clock 1 s).
     const [first, second] = calls.map((call) => call.idleMs ?? -1);
     expect(first).toBeGreaterThan(600_000);
@@ -199,7 +213,15 @@ describe('tool-output projection', () => {
       window,
     );
     const sink = events();
-    const result = await runAgent({ model, instructions, request: 'Read three files.', tools: [readTool(executed, 9_000)], approvals: allowAll, context: policy, onEvent: (envelope) => sink.list.push(envelope) });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'Read three files.',
+      tools: [readTool(executed, 9_000)],
+      approvals: allowAll,
+      context: policy,
+      onEvent: (envelope) => sink.list.push(envelope),
+    });
 
     expect(result.status).toBe('completed');
     expect(executed).toHaveLength(3);
@@ -237,7 +259,9 @@ describe('the no-progress guard', () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([{ text: 'never sent' }], tight);
     const sink = events();
-    const manager = replacingManager(calls, (request, call) => compacted(history.length, `[SESSION_CHECKPOINT v1]\n${'summary '.repeat(60)}`, request.request.history.slice(1), String(call).repeat(64).slice(0, 64)));
+    const manager = replacingManager(calls, (request, call) =>
+      compacted(history.length, `[SESSION_CHECKPOINT v1]\n${'summary '.repeat(60)}`, request.request.history.slice(1), String(call).repeat(64).slice(0, 64)),
+    );
     const result = await runAgent({ model, instructions: heavy, request: 'Go on.', history, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
 
     expect(result.status).toBe('limit_reached');
@@ -254,7 +278,16 @@ describe('the no-progress guard', () => {
     const model = new ScriptedModel([], tight);
     const sink = events();
     const manager = replacingManager(calls, (request) => compacted(history.length, 'same', request.request.history.slice(1), 'b'.repeat(64)));
-    const result = await runAgent({ model, instructions: heavy, request: 'Go on.', history, context: policy, contextManager: manager, compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 }, onEvent: (envelope) => sink.list.push(envelope) });
+    const result = await runAgent({
+      model,
+      instructions: heavy,
+      request: 'Go on.',
+      history,
+      context: policy,
+      contextManager: manager,
+      compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 },
+      onEvent: (envelope) => sink.list.push(envelope),
+    });
     expect(result.status).toBe('limit_reached');
     expect(calls).toHaveLength(2);
     expect(sink.of('context.limit_reached').at(-1)?.reason).toBe('compaction_same_source');
@@ -265,7 +298,16 @@ describe('the no-progress guard', () => {
     const model = new ScriptedModel([], tight);
     const sink = events();
     const manager = replacingManager(calls, (request, call) => compacted(history.length, 'c', request.request.history.slice(1), String(call).repeat(64)));
-    const result = await runAgent({ model, instructions: heavy, request: 'Go on.', history, context: policy, contextManager: manager, compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 }, onEvent: (envelope) => sink.list.push(envelope) });
+    const result = await runAgent({
+      model,
+      instructions: heavy,
+      request: 'Go on.',
+      history,
+      context: policy,
+      contextManager: manager,
+      compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 },
+      onEvent: (envelope) => sink.list.push(envelope),
+    });
     expect(result.status).toBe('limit_reached');
     expect(calls).toHaveLength(3);
     expect(sink.of('context.limit_reached').at(-1)?.reason).toBe('compaction_attempt_limit');
@@ -300,7 +342,10 @@ describe('request_compaction', () => {
     expect(result.status).toBe('completed');
     expect(calls.map((call) => [call.reason, call.step])).toEqual([['model_request', 2]]);
     const toolResult = result.messages.find((message) => message.role === 'tool');
-    expect(toolResult?.role === 'tool' && toolResult.content[0]?.output).toMatchObject({ type: 'json', value: { requested: true, usage: { usedTokens: expect.any(Number), percentUsed: expect.any(Number) } } });
+    expect(toolResult?.role === 'tool' && toolResult.content[0]?.output).toMatchObject({
+      type: 'json',
+      value: { requested: true, usage: { usedTokens: expect.any(Number), percentUsed: expect.any(Number) } },
+    });
     // The model can only ask: the history it sent is untouched.
     expect(model.requests[1]?.history).toEqual(olderTurns);
   });

@@ -31,9 +31,7 @@ export interface PromptCacheObservation {
   readonly idleMs?: number;
 }
 
-export type PreparedStep =
-  | { readonly kind: 'send'; readonly request: ModelRequest; readonly budget?: ContextBudget }
-  | { readonly kind: 'stop'; readonly stop: PreflightStop };
+export type PreparedStep = { readonly kind: 'send'; readonly request: ModelRequest; readonly budget?: ContextBudget } | { readonly kind: 'stop'; readonly stop: PreflightStop };
 
 /** Where the run's history sits in the stored conversation, for budget events. */
 export interface RunViewOrigin {
@@ -200,7 +198,13 @@ export class RunContext {
     }
     if (decision.kind === 'cannot_fit') {
       if (manager !== undefined) {
-        this.options.emit({ type: 'context.compaction.skipped', step, trigger: 'over_budget', reason: 'mandatory_context', message: 'what must be sent does not fit by itself; compacting history cannot help' });
+        this.options.emit({
+          type: 'context.compaction.skipped',
+          step,
+          trigger: 'over_budget',
+          reason: 'mandatory_context',
+          message: 'what must be sent does not fit by itself; compacting history cannot help',
+        });
       }
       return ready(current);
     }

@@ -19,7 +19,9 @@ function edit(id: string, path: string, before: string, after: string): Message[
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'edit_file', input: { path } }] },
     {
       role: 'tool',
-      content: [{ type: 'tool-result', toolCallId: id, toolName: 'edit_file', output: { type: 'text', value: 'Edited.' }, metadata: { path, sha256Before: sha256Hex(before), sha256After: sha256Hex(after) } }],
+      content: [
+        { type: 'tool-result', toolCallId: id, toolName: 'edit_file', output: { type: 'text', value: 'Edited.' }, metadata: { path, sha256Before: sha256Hex(before), sha256After: sha256Hex(after) } },
+      ],
     },
   ];
 }
@@ -30,7 +32,10 @@ describe('markStaleReads', () => {
   it('shows a read of a file changed outside the conversation as out of date, keeping its place and its call', () => {
     const history = [{ role: 'user' as const, content: 'What are the retries?' }, ...read('r1', 'src/config.ts', v1), ...read('r2', 'src/other.ts', 'x')];
     expect(readArtifacts(history)).toEqual(['file:src/config.ts', 'file:src/other.ts']);
-    const now = new Map([['file:src/config.ts', sha256Hex(v2)], ['file:src/other.ts', sha256Hex('x')]]);
+    const now = new Map([
+      ['file:src/config.ts', sha256Hex(v2)],
+      ['file:src/other.ts', sha256Hex('x')],
+    ]);
     const marked = markStaleReads(entries(history), history, now);
     expect(marked.stale).toEqual(['r1']);
     expect(marked.history).toHaveLength(history.length);

@@ -112,13 +112,15 @@ async function accept(options: CompactTranscriptOptions, context: StrategyContex
   return { kind: 'built', built: withViewTokens(built, estimate.categories.checkpoint), estimate, failures: [] };
 }
 
-async function modelStructured(
-  options: CompactTranscriptOptions,
-  context: StrategyContext,
-  setting: Extract<CompactionStrategySetting, { kind: 'model-structured' }>,
-): Promise<StrategyOutcome> {
+async function modelStructured(options: CompactTranscriptOptions, context: StrategyContext, setting: Extract<CompactionStrategySetting, { kind: 'model-structured' }>): Promise<StrategyOutcome> {
   const maxOutputTokens = compactorOutputCap(setting, options.policy.summaryTargetTokens);
-  const request = compactorRequest({ transcript: options.transcript, end: context.tailStart, redact: options.redact, maxOutputTokens, ...(options.focus === undefined ? {} : { focus: options.focus }) });
+  const request = compactorRequest({
+    transcript: options.transcript,
+    end: context.tailStart,
+    redact: options.redact,
+    maxOutputTokens,
+    ...(options.focus === undefined ? {} : { focus: options.focus }),
+  });
   const outcome = await runCompactor({ compactor: setting.compactor, request, signal: options.signal, timeoutMs: setting.timeoutMs ?? DEFAULT_COMPACTOR_TIMEOUT_MS });
   if (!outcome.ok) {
     if (outcome.reason === 'cancelled') return { kind: 'failed', reason: 'cancelled', message: outcome.message, error: { code: 'cancelled', message: outcome.message, isRetryable: false } };

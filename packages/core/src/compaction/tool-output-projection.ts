@@ -64,11 +64,7 @@ export function projectableToolCalls(messages: readonly Message[], options: Tool
  * tool call ↔ result pairing is untouched. Messages without a projected output are returned as
  * the same objects.
  */
-export function applyToolOutputProjection(
-  messages: readonly Message[],
-  projected: ReadonlySet<string>,
-  options: ToolOutputProjectionOptions = {},
-): Message[] {
+export function applyToolOutputProjection(messages: readonly Message[], projected: ReadonlySet<string>, options: ToolOutputProjectionOptions = {}): Message[] {
   if (projected.size === 0) return [...messages];
   return messages.map((message) => {
     if (message.role !== 'tool' || !message.content.some((part) => projected.has(part.toolCallId))) return message;

@@ -22,7 +22,10 @@ export const opaqueProviderStateSchema = z
     /** How many messages `sourceHash` covers. */
     sourceMessages: z.number().int().min(0),
     /** `itemHash` of the state this one was made from, when compactions were chained. */
-    previousItemHash: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+    previousItemHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .nullable(),
   })
   .strict();
 

@@ -28,10 +28,22 @@ describe('toObserverEvent', () => {
       summary: 'curl -H "Authorization: Bearer [REDACTED:openai-key]" --data [REDACTED:secret]',
     });
     const completed = toObserverEvent(
-      envelope({ type: 'run.completed', status: 'completed', steps: 1, durationMs: 5, usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined } }),
+      envelope({
+        type: 'run.completed',
+        status: 'completed',
+        steps: 1,
+        durationMs: 5,
+        usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined },
+      }),
       redactor,
     );
-    expect(completed.event).toEqual({ type: 'run.completed', status: 'completed', steps: 1, durationMs: 5, usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined } });
+    expect(completed.event).toEqual({
+      type: 'run.completed',
+      status: 'completed',
+      steps: 1,
+      durationMs: 5,
+      usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined },
+    });
   });
 
   it('reduces opaque provider state to provider, model, hash and size', () => {

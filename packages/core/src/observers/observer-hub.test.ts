@@ -88,9 +88,11 @@ describe('observers in runAgent', () => {
   it('ignores an error reporter that throws, and skips all work without observers', async () => {
     const hub = createObserverHub({
       redactor: createRedactor(),
-      observers: [() => {
-        throw new Error('boom');
-      }],
+      observers: [
+        () => {
+          throw new Error('boom');
+        },
+      ],
       onObserverError: () => {
         throw new Error('reporter broke too');
       },
@@ -100,7 +102,17 @@ describe('observers in runAgent', () => {
     // run.started, context.budgeted, model.step.started, model.text.delta, model.step.completed, context.usage.reconciled, run.completed
     expect(hub.failures()).toBe(7);
 
-    const idle = createObserverHub({ redactor: { redact: () => { throw new Error('must not run'); }, redactJson: () => { throw new Error('must not run'); } }, observers: [] });
+    const idle = createObserverHub({
+      redactor: {
+        redact: () => {
+          throw new Error('must not run');
+        },
+        redactJson: () => {
+          throw new Error('must not run');
+        },
+      },
+      observers: [],
+    });
     expect((await runAgent({ model: new ScriptedModel([{ text: 'hi' }]), instructions, request: 'hi', observers: idle })).status).toBe('completed');
   });
 });

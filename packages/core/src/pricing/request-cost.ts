@@ -31,8 +31,7 @@ export function estimateRequestCost(options: EstimateRequestCostOptions): Reques
   const { prices, inputTokens } = options;
   const shared = Math.max(0, Math.min(options.sharedPrefixTokens, inputTokens));
   const cached = options.promptCache === undefined ? shared : cacheableTokens(shared, inputTokens, options.promptCache);
-  const input = (cacheReadTokens: number) =>
-    priceUsage({ inputTokens, cacheReadTokens, cacheWriteTokens: undefined, outputTokens: 0, reasoningTokens: undefined }, prices)?.total ?? 0;
+  const input = (cacheReadTokens: number) => priceUsage({ inputTokens, cacheReadTokens, cacheWriteTokens: undefined, outputTokens: 0, reasoningTokens: undefined }, prices)?.total ?? 0;
   const output = priceUsage({ inputTokens, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: options.reservedOutputTokens, reasoningTokens: undefined }, prices);
   return {
     prices,

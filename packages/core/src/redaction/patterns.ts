@@ -52,8 +52,7 @@ export const redactionRules: readonly RedactionRule[] = [
   {
     kind: 'gcp-private-key',
     pattern: /("private_key"\s*:\s*")((?:[^"\\]|\\.)*)(")/g,
-    replace: (marker, _match, open = '', value = '', close = '') =>
-      value.length === 0 || value.startsWith('[REDACTED') ? `${open}${value}${close}` : `${open}${marker}${close}`,
+    replace: (marker, _match, open = '', value = '', close = '') => (value.length === 0 || value.startsWith('[REDACTED') ? `${open}${value}${close}` : `${open}${marker}${close}`),
   },
   {
     // A PEM or OpenSSH key body seen without its BEGIN line (a ranged read): two or more whole
@@ -121,15 +120,13 @@ export const redactionRules: readonly RedactionRule[] = [
     // `.env`, shell and INI assignments and flags: `DB_PASS=…`, `export TOKEN="…"`, `--password=…`, `password = …`.
     kind: 'secret-assignment',
     pattern: /(?:(?<=(?:^|\s)--?)|(?<![\w.-]))([A-Za-z_][\w.-]*)([ \t]+:?=(?![=>~])[ \t]*|:?=(?![=>~])(?:[ \t]*(?=["']))?)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
-    replace: (marker, match, name = '', equals = '', value = '') =>
-      isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${equals}${marker}` : match,
+    replace: (marker, match, name = '', equals = '', value = '') => (isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${equals}${marker}` : match),
   },
   {
     // YAML and object literals: `clientSecret: …`, `DB_PASS: "…"`.
     kind: 'secret-assignment',
     pattern: /(?<![\w.-])([A-Za-z_][\w.-]*)([ \t]*:[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
-    replace: (marker, match, name = '', colon = '', value = '') =>
-      isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${colon}${marker}` : match,
+    replace: (marker, match, name = '', colon = '', value = '') => (isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${colon}${marker}` : match),
   },
   {
     // A lone key line: one whole 64- or 70-character line of random base64, as a search or a one-line read shows it.

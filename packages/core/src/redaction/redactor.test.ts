@@ -74,9 +74,7 @@ describe('createRedactor: common credential shapes', () => {
   });
 
   it('removes the password from a URL and keeps user and host', () => {
-    expect(redact('clone https://alice:s3cr3tpass@git.example.com/repo.git')).toBe(
-      'clone https://alice:[REDACTED:url-password]@git.example.com/repo.git',
-    );
+    expect(redact('clone https://alice:s3cr3tpass@git.example.com/repo.git')).toBe('clone https://alice:[REDACTED:url-password]@git.example.com/repo.git');
   });
 
   it('leaves ordinary text, code and hashes alone', () => {

@@ -40,9 +40,7 @@ function marker(kind: string): string {
  * Redacting twice gives the same text as once.
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
-  const secrets = [...new Set(options.secrets ?? [])]
-    .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
-    .sort((left, right) => right.length - left.length);
+  const secrets = [...new Set(options.secrets ?? [])].filter((secret) => secret.length >= MIN_SECRET_LENGTH).sort((left, right) => right.length - left.length);
 
   const redact = (text: string, context?: RedactionContext): string => {
     let result = text;

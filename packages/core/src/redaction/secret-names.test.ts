@@ -17,17 +17,72 @@ describe('nameWords', () => {
 
 describe('secretNameStrength', () => {
   it.each([
-    'password', 'DB_PASSWORD', 'db-password', 'dbPassword', 'DbPassword', 'db.password', 'passwd', 'PASSPHRASE', 'secret', 'clientSecret', 'CLIENT_SECRET',
-    'apiKey', 'API_KEY', 'apikey', 'x-api-key', 'accessKey', 'SecretAccessKey', 'aws_secret_access_key', 'privateKey', 'PRIVATE_KEY_BASE64', 'SECRET_KEY_BASE',
-    'sessionToken', 'AWS_SESSION_TOKEN', 'GITHUB_TOKEN', 'token', 'DB_PASS', 'dbPass', 'pass', 'MYSQL_PWD', 'db_pw', 'credentials', 'auth', 'API_KEY_2',
+    'password',
+    'DB_PASSWORD',
+    'db-password',
+    'dbPassword',
+    'DbPassword',
+    'db.password',
+    'passwd',
+    'PASSPHRASE',
+    'secret',
+    'clientSecret',
+    'CLIENT_SECRET',
+    'apiKey',
+    'API_KEY',
+    'apikey',
+    'x-api-key',
+    'accessKey',
+    'SecretAccessKey',
+    'aws_secret_access_key',
+    'privateKey',
+    'PRIVATE_KEY_BASE64',
+    'SECRET_KEY_BASE',
+    'sessionToken',
+    'AWS_SESSION_TOKEN',
+    'GITHUB_TOKEN',
+    'token',
+    'DB_PASS',
+    'dbPass',
+    'pass',
+    'MYSQL_PWD',
+    'db_pw',
+    'credentials',
+    'auth',
+    'API_KEY_2',
   ])('%s names a secret', (name) => {
     expect(isSensitiveName(name)).toBe(true);
   });
 
   it.each([
-    'PWD', 'OLDPWD', 'pwd', 'PASSWORD_MIN_LENGTH', 'password_file', 'tokenizer', 'inputTokens', 'max_tokens', 'tokenEstimator', 'token_type', 'TOKEN_URL',
-    'passenger', 'bypass', 'compass', 'passthrough', 'secretary', 'secret_santa_list', 'secrets', 'key', 'primary_key', 'sortKey', 'AccessKeyId', 'private_key_id',
-    'author', 'oauth', 'SSH_AUTH_SOCK', 'PASSWORD_STORE_DIR', 'keyboard',
+    'PWD',
+    'OLDPWD',
+    'pwd',
+    'PASSWORD_MIN_LENGTH',
+    'password_file',
+    'tokenizer',
+    'inputTokens',
+    'max_tokens',
+    'tokenEstimator',
+    'token_type',
+    'TOKEN_URL',
+    'passenger',
+    'bypass',
+    'compass',
+    'passthrough',
+    'secretary',
+    'secret_santa_list',
+    'secrets',
+    'key',
+    'primary_key',
+    'sortKey',
+    'AccessKeyId',
+    'private_key_id',
+    'author',
+    'oauth',
+    'SSH_AUTH_SOCK',
+    'PASSWORD_STORE_DIR',
+    'keyboard',
   ])('%s does not', (name) => {
     expect(secretNameStrength(name)).toBeUndefined();
   });
@@ -37,8 +92,7 @@ describe('isSecretValue', () => {
   it('looks past placeholders, flags and code', () => {
     for (const value of ['', '$DB_PASSWORD', '${TOKEN}', '$(cat /run/secret)', '***', '[REDACTED:secret]', '<your-token>', '{{ .Values.token }}', 'true', 'null', 'None'])
       expect(isSecretValue('password', value, { quoted: false }), value).toBe(false);
-    for (const value of ['getPassword()', 'req.body.password', 'process.env.TOKEN', 'tokens[0]', 'await', 'string'])
-      expect(isSecretValue('token', value, { quoted: false }), value).toBe(false);
+    for (const value of ['getPassword()', 'req.body.password', 'process.env.TOKEN', 'tokens[0]', 'await', 'string']) expect(isSecretValue('token', value, { quoted: false }), value).toBe(false);
     expect(isSecretValue('password', 'getPassword()', { quoted: true })).toBe(true);
   });
 

@@ -107,15 +107,7 @@ export function isSensitiveName(name: string): boolean {
 
 /** Values that stand for no secret: empty, a variable or command substitution, a template slot (`<your token>`, `{{ x }}`), a mask, or already redacted. */
 function isPlaceholder(bare: string): boolean {
-  return (
-    bare.trim().length === 0 ||
-    bare.startsWith('$') ||
-    bare.startsWith('[REDACTED') ||
-    /^\*+$/.test(bare) ||
-    bare.startsWith('<') ||
-    /^\{\{.*\}\}$/.test(bare) ||
-    /^%\(?\w+\)?s?%?$/.test(bare)
-  );
+  return bare.trim().length === 0 || bare.startsWith('$') || bare.startsWith('[REDACTED') || /^\*+$/.test(bare) || bare.startsWith('<') || /^\{\{.*\}\}$/.test(bare) || /^%\(?\w+\)?s?%?$/.test(bare);
 }
 
 const NOT_SECRET_WORDS = new Set(['true', 'false', 'yes', 'no', 'on', 'off', 'null', 'nil', 'none', 'undefined']);

@@ -48,7 +48,14 @@ describe('runAgent', () => {
   it('runs model → tool → model until the model answers, pairing every call with its result', async () => {
     const executed: string[] = [];
     const model = new ScriptedModel([
-      { text: 'Let me check.', toolCalls: [{ toolName: 'echo', input: { text: 'a' } }, { toolName: 'echo', input: { text: 'b' } }], usage: { inputTokens: 100, outputTokens: 10 } },
+      {
+        text: 'Let me check.',
+        toolCalls: [
+          { toolName: 'echo', input: { text: 'a' } },
+          { toolName: 'echo', input: { text: 'b' } },
+        ],
+        usage: { inputTokens: 100, outputTokens: 10 },
+      },
       { toolCalls: [{ toolName: 'echo', input: { text: 'c' } }], usage: { inputTokens: 150, cacheReadTokens: 90, outputTokens: 5 } },
       { text: 'Done: a b c.', textChunks: 3, usage: { inputTokens: 200, outputTokens: 7 } },
     ]);
@@ -72,9 +79,28 @@ describe('runAgent', () => {
 
     expect(sink.types()).toEqual([
       'run.started',
-      'context.budgeted', 'model.step.started', 'model.text.delta', 'model.step.completed', 'context.usage.reconciled', 'tool.call.started', 'tool.call.completed', 'tool.call.started', 'tool.call.completed',
-      'context.budgeted', 'model.step.started', 'model.step.completed', 'context.usage.reconciled', 'tool.call.started', 'tool.call.completed',
-      'context.budgeted', 'model.step.started', 'model.text.delta', 'model.text.delta', 'model.text.delta', 'model.step.completed', 'context.usage.reconciled',
+      'context.budgeted',
+      'model.step.started',
+      'model.text.delta',
+      'model.step.completed',
+      'context.usage.reconciled',
+      'tool.call.started',
+      'tool.call.completed',
+      'tool.call.started',
+      'tool.call.completed',
+      'context.budgeted',
+      'model.step.started',
+      'model.step.completed',
+      'context.usage.reconciled',
+      'tool.call.started',
+      'tool.call.completed',
+      'context.budgeted',
+      'model.step.started',
+      'model.text.delta',
+      'model.text.delta',
+      'model.text.delta',
+      'model.step.completed',
+      'context.usage.reconciled',
       'run.completed',
     ]);
     expect(sink.events.map((envelope) => envelope.sequence)).toEqual(sink.events.map((_, index) => index));
@@ -107,7 +133,16 @@ describe('runAgent', () => {
 
   it('fails loudly when the host cannot store a message', async () => {
     const model = new ScriptedModel([{ text: 'never sent' }]);
-    await expect(runAgent({ model, instructions, request: 'x', onMessage: () => { throw new Error('disk full'); } })).rejects.toThrow('disk full');
+    await expect(
+      runAgent({
+        model,
+        instructions,
+        request: 'x',
+        onMessage: () => {
+          throw new Error('disk full');
+        },
+      }),
+    ).rejects.toThrow('disk full');
     expect(model.requests).toHaveLength(0);
   });
 
@@ -121,7 +156,10 @@ describe('runAgent', () => {
     const result = await runAgent({ model, instructions, request: 'next', history });
     expect(model.requests[0]?.history).toEqual(frozen);
     expect(history).toEqual(frozen);
-    expect(result.messages).toEqual([{ role: 'user', content: 'next' }, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }]);
+    expect(result.messages).toEqual([
+      { role: 'user', content: 'next' },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+    ]);
   });
 
   it('stops at the step limit with every tool call answered', async () => {
@@ -138,7 +176,12 @@ describe('runAgent', () => {
   it('cancels during a running tool, records the call as cancelled and never calls the model again', async () => {
     const controller = new AbortController();
     const model = new ScriptedModel([
-      { toolCalls: [{ toolName: 'slow', input: {} }, { toolName: 'echo', input: { text: 'never' } }] },
+      {
+        toolCalls: [
+          { toolName: 'slow', input: {} },
+          { toolName: 'echo', input: { text: 'never' } },
+        ],
+      },
       { text: 'should not be reached' },
     ]);
     const executed: string[] = [];
@@ -157,7 +200,13 @@ describe('runAgent', () => {
     expect(executed).toEqual([]);
     expect(findUnpairedToolCalls(result.messages)).toEqual([]);
     const results = result.messages.at(-1);
-    expect(results).toMatchObject({ role: 'tool', content: [{ toolName: 'slow', output: { type: 'error-text' } }, { toolName: 'echo', output: { type: 'error-text' } }] });
+    expect(results).toMatchObject({
+      role: 'tool',
+      content: [
+        { toolName: 'slow', output: { type: 'error-text' } },
+        { toolName: 'echo', output: { type: 'error-text' } },
+      ],
+    });
     const outcomes = sink.events.flatMap((e) => (e.event.type === 'tool.call.completed' ? [e.event.outcome] : []));
     expect(outcomes).toEqual(['cancelled', 'cancelled']);
     expect(sink.types().at(-1)).toBe('run.completed');
@@ -208,7 +257,12 @@ describe('runAgent', () => {
   it('answers unknown tools and denied calls with errors the model can read', async () => {
     const executed: string[] = [];
     const model = new ScriptedModel([
-      { toolCalls: [{ toolName: 'rm_rf', input: {} }, { toolName: 'echo', input: { text: 'denied' } }] },
+      {
+        toolCalls: [
+          { toolName: 'rm_rf', input: {} },
+          { toolName: 'echo', input: { text: 'denied' } },
+        ],
+      },
       { text: 'understood' },
     ]);
     const deny: ApprovalGate = { check: async () => ({ kind: 'deny', reason: 'not now' }) };
@@ -225,7 +279,15 @@ describe('runAgent', () => {
     const asked: string[] = [];
     const picky: Tool = { ...echoTool(executed), check: async (input) => ((input as { text: string }).text === 'bad' ? 'bad is not a word this tool echoes' : undefined) };
     const gate: ApprovalGate = { check: async (call) => (asked.push(JSON.stringify(call.input)), { kind: 'allow' }) };
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'bad' } }, { toolName: 'echo', input: { text: 'good' } }] }, { text: 'ok' }]);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { toolName: 'echo', input: { text: 'bad' } },
+          { toolName: 'echo', input: { text: 'good' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
     const sink = collect();
     const result = await runAgent({ model, instructions, request: 'go', tools: [picky], approvals: gate, onEvent: (envelope) => sink.events.push(envelope) });
     expect(asked).toEqual(['{"text":"good"}']);
@@ -257,7 +319,13 @@ describe('runAgent', () => {
   });
 
   it('turns a throwing tool into an error result and goes on', async () => {
-    const failing: Tool = { ...echoTool(), name: 'fail', execute: async () => { throw new Error('disk on fire'); } };
+    const failing: Tool = {
+      ...echoTool(),
+      name: 'fail',
+      execute: async () => {
+        throw new Error('disk on fire');
+      },
+    };
     const model = new ScriptedModel([{ toolCalls: [{ toolName: 'fail', input: {} }] }, { text: 'recovered' }]);
     const result = await runAgent({ model, instructions, request: 'go', tools: [failing], approvals: allowAll });
     expect(result.status).toBe('completed');
@@ -266,9 +334,23 @@ describe('runAgent', () => {
 
   it('caps a huge error text, thrown or returned, at 64 KiB keeping its start and end (a 10 MB line quoted in an error)', async () => {
     const line = `start-${'x'.repeat(10 * 1024 * 1024)}-end`;
-    const throwing: Tool = { ...echoTool(), name: 'throws', execute: async () => { throw new Error(line); } };
+    const throwing: Tool = {
+      ...echoTool(),
+      name: 'throws',
+      execute: async () => {
+        throw new Error(line);
+      },
+    };
     const returning: Tool = { ...echoTool(), name: 'returns', execute: async () => ({ output: { type: 'error-text', value: line } }) };
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'throws', input: {} }, { toolName: 'returns', input: {} }] }, { text: 'recovered' }]);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { toolName: 'throws', input: {} },
+          { toolName: 'returns', input: {} },
+        ],
+      },
+      { text: 'recovered' },
+    ]);
     const result = await runAgent({ model, instructions, request: 'go', tools: [throwing, returning], approvals: allowAll });
     const values = (result.messages[2] as Extract<Message, { role: 'tool' }>).content.map((part) => (part.output.type === 'error-text' ? part.output.value : ''));
     expect(values).toHaveLength(2);

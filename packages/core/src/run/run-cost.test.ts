@@ -48,7 +48,13 @@ describe('runAgent prices its steps', () => {
     expect(eventsOf(events, 'model.step.completed')[0]).not.toHaveProperty('cost');
     expect(eventsOf(events, 'run.started')[0]).not.toHaveProperty('prices');
 
-    const partial = new ScriptedModel([{ toolCalls: [{ toolName: 'noop', input: {} }], usage: { inputTokens: 100 } }, { text: 'ok', usage: { inputTokens: 200, outputTokens: 5 } }], { capabilities: { prices } });
+    const partial = new ScriptedModel(
+      [
+        { toolCalls: [{ toolName: 'noop', input: {} }], usage: { inputTokens: 100 } },
+        { text: 'ok', usage: { inputTokens: 200, outputTokens: 5 } },
+      ],
+      { capabilities: { prices } },
+    );
     const priced = await runAgent({ model: partial, instructions, request: 'go', tools: [noop], approvals: allowAll });
     expect(priced.unpricedSteps).toBe(1);
     expect(priced.cost?.total).toBeCloseTo((200 * 2 + 5 * 10) / 1e6, 12);

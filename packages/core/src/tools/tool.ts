@@ -48,9 +48,7 @@ export interface ToolCallRequest {
   readonly summary: string;
 }
 
-export type ApprovalDecision =
-  | { readonly kind: 'allow' }
-  | { readonly kind: 'deny'; readonly reason: string };
+export type ApprovalDecision = { readonly kind: 'allow' } | { readonly kind: 'deny'; readonly reason: string };
 
 /**
  * Decides whether one tool call may run. Grants live only in the gate's memory: nothing from

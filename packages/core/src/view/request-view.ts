@@ -128,9 +128,7 @@ export class ViewHoleError extends ForgeError {
 export function summarizeView(input: { readonly stored: number; readonly covered: number; readonly verbatim: number; readonly checkpointId?: string }): ViewSummary {
   const omitted = input.stored - input.covered - input.verbatim;
   if (omitted !== 0 || input.covered < 0 || input.verbatim < 0) {
-    throw new ViewHoleError(
-      `A request would carry ${input.covered} summarized and ${input.verbatim} verbatim messages of a conversation of ${input.stored}: ${omitted} would be left out.`,
-    );
+    throw new ViewHoleError(`A request would carry ${input.covered} summarized and ${input.verbatim} verbatim messages of a conversation of ${input.stored}: ${omitted} would be left out.`);
   }
   return { ...(input.checkpointId === undefined ? {} : { checkpointId: input.checkpointId }), coveredMessages: input.covered, verbatimMessages: input.verbatim, omitted: 0 };
 }

@@ -25,9 +25,19 @@ const listNotesTool: Tool = {
  */
 export async function runTwoTurns(server: LoopbackProvider, model: ModelAdapter): Promise<{ readonly runs: readonly RunResult[]; readonly steps: readonly Usage[] }> {
   server.enqueue(
-    turn({ reasoning: 'Read the note first.', encryptedReasoning: 'enc-prefix-1', toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_prefix_1' }], usage: { inputTokens: 0, outputTokens: 20 } }),
+    turn({
+      reasoning: 'Read the note first.',
+      encryptedReasoning: 'enc-prefix-1',
+      toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_prefix_1' }],
+      usage: { inputTokens: 0, outputTokens: 20 },
+    }),
     turn({ text: 'The sky is green.', usage: { inputTokens: 0, outputTokens: 8 } }),
-    turn({ reasoning: 'Again.', encryptedReasoning: 'enc-prefix-2', toolCalls: [{ name: 'read_note', arguments: { name: 'beta' }, callId: 'call_prefix_2' }], usage: { inputTokens: 0, outputTokens: 20 } }),
+    turn({
+      reasoning: 'Again.',
+      encryptedReasoning: 'enc-prefix-2',
+      toolCalls: [{ name: 'read_note', arguments: { name: 'beta' }, callId: 'call_prefix_2' }],
+      usage: { inputTokens: 0, outputTokens: 20 },
+    }),
     turn({ text: 'Still green.', usage: { inputTokens: 0, outputTokens: 6 } }),
   );
   const steps: Usage[] = [];

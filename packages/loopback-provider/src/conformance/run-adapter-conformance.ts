@@ -107,7 +107,14 @@ export function runAdapterConformance(target: ConformanceTarget): void {
       });
 
       it('does not mistake a token rate limit for an overflow', async () => {
-        server.enqueue(...Array.from({ length: 3 }, () => ({ type: 'http-error' as const, status: 429, message: 'Rate limit reached on tokens per min: too many tokens requested.', headers: { 'retry-after-ms': '1' } })));
+        server.enqueue(
+          ...Array.from({ length: 3 }, () => ({
+            type: 'http-error' as const,
+            status: 429,
+            message: 'Rate limit reached on tokens per min: too many tokens requested.',
+            headers: { 'retry-after-ms': '1' },
+          })),
+        );
         const { error } = await drain(model.doStream(bareRequest(), {}));
         expect(ContextOverflowError.isInstance(error)).toBe(false);
         expect(error).toMatchObject({ code: 'rate_limited' });

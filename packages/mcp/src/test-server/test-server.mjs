@@ -28,11 +28,7 @@ if (flags.includes('--hang-on-start')) {
 
 /* Imported only when serving, so the start-up failure modes fail fast. */
 async function serve() {
-  const [{ McpServer }, { StdioServerTransport }, { z }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/mcp.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-    import('zod'),
-  ]);
+  const [{ McpServer }, { StdioServerTransport }, { z }] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/stdio.js'), import('zod')]);
   const server = new McpServer({ name: 'forge-test-server', version: '1.0.0' });
   const stats = { calls: 0, cancelled: 0, completedSlow: 0 };
   const counted = (handler) => async (input, extra) => {
@@ -115,11 +111,7 @@ async function serve() {
     );
   }
 
-  server.registerTool(
-    'stats',
-    { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
-    async () => text(JSON.stringify(stats)),
-  );
+  server.registerTool('stats', { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} }, async () => text(JSON.stringify(stats)));
 
   await server.connect(new StdioServerTransport());
 }

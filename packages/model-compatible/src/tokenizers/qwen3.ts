@@ -22,7 +22,11 @@ function assistantPieces(message: AssistantMessage): LayoutPiece[] {
   const afterText = text.length > 0 && calls.length > 0 ? '\n' : '';
   const pieces: LayoutPiece[] = [START];
   if (reasoning.length > 0) {
-    pieces.push('assistant\n', '<think>', { content: reasoning.replace(/^\n+|\n+$/g, ''), before: '\n', after: '\n' }, '</think>', { content: text.replace(/^\n+/, ''), before: '\n\n', after: afterText });
+    pieces.push('assistant\n', '<think>', { content: reasoning.replace(/^\n+|\n+$/g, ''), before: '\n', after: '\n' }, '</think>', {
+      content: text.replace(/^\n+/, ''),
+      before: '\n\n',
+      after: afterText,
+    });
   } else {
     pieces.push({ content: text, before: 'assistant\n', after: afterText });
   }

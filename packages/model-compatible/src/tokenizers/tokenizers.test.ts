@@ -58,7 +58,7 @@ describe('compatible tokenizers', () => {
   });
 });
 
-describe('Qwen 3 estimate against a server that renders Qwen 3\'s published chat template', () => {
+describe("Qwen 3 estimate against a server that renders Qwen 3's published chat template", () => {
   let server: LoopbackProvider;
   afterEach(async () => {
     await server.close();
@@ -68,7 +68,13 @@ describe('Qwen 3 estimate against a server that renders Qwen 3\'s published chat
     const tokenizer = await loadQwen3Tokenizer();
     server = await startLoopbackProvider({ countPromptTokens: chatTemplateCounter({ template: qwen3Template, countText: (text) => tokenizer.count(text) }) });
     server.enqueue(
-      turn({ reasoning: 'Both notes are needed.', toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' } }, { name: 'read_note', arguments: { name: 'beta' } }] }),
+      turn({
+        reasoning: 'Both notes are needed.',
+        toolCalls: [
+          { name: 'read_note', arguments: { name: 'alpha' } },
+          { name: 'read_note', arguments: { name: 'beta' } },
+        ],
+      }),
       turn({ text: 'Alpha and beta agree; checking gamma.', toolCalls: [{ name: 'read_note', arguments: { name: 'gamma' } }] }),
       turn({ text: 'All three: green (緑).' }),
     );

@@ -20,7 +20,16 @@ function stateWith(text: string): OpaqueProviderState {
     { type: 'compaction', encrypted_content: 'enc-1' },
   ];
   const serialized = JSON.stringify(items);
-  return { provider: 'openai', modelId: 'gpt-5.1', itemHash: sha256Hex(serialized), bytes: Buffer.byteLength(serialized), items, sourceHash: sha256Hex('s'), sourceMessages: 2, previousItemHash: null };
+  return {
+    provider: 'openai',
+    modelId: 'gpt-5.1',
+    itemHash: sha256Hex(serialized),
+    bytes: Buffer.byteLength(serialized),
+    items,
+    sourceHash: sha256Hex('s'),
+    sourceMessages: 2,
+    previousItemHash: null,
+  };
 }
 
 const identity = { sessionId: 'ses_secret', lane: MAIN_LANE };

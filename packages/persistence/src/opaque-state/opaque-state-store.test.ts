@@ -1,7 +1,19 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuthError, CancelledError, ContextOverflowError, ForgeError, InvalidInputError, isSafeId, RateLimitError, sha256Hex, TransportError, type JsonObject, type OpaqueProviderState } from '@forge/core';
+import {
+  AuthError,
+  CancelledError,
+  ContextOverflowError,
+  ForgeError,
+  InvalidInputError,
+  isSafeId,
+  RateLimitError,
+  sha256Hex,
+  TransportError,
+  type JsonObject,
+  type OpaqueProviderState,
+} from '@forge/core';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAIN_LANE, OpaqueStateStore, shouldDiscardReplayedState } from './opaque-state-store.js';
@@ -82,9 +94,12 @@ describe('OpaqueStateStore', () => {
       await expect(store.forReplay({ sessionId: 'ses_1', lane: sessionId }, gpt)).rejects.toThrow(InvalidInputError);
     }
     await fc.assert(
-      fc.asyncProperty(fc.string().filter((id) => !isSafeId(id)), async (lane) => {
-        await expect(store.save({ sessionId: 'ses_1', lane }, stateFor('gpt-5.1', 'e'))).rejects.toThrow(InvalidInputError);
-      }),
+      fc.asyncProperty(
+        fc.string().filter((id) => !isSafeId(id)),
+        async (lane) => {
+          await expect(store.save({ sessionId: 'ses_1', lane }, stateFor('gpt-5.1', 'e'))).rejects.toThrow(InvalidInputError);
+        },
+      ),
       { numRuns: 50 },
     );
     await expect(stat(directory)).rejects.toMatchObject({ code: 'ENOENT' });

@@ -1,12 +1,4 @@
-import {
-  AuthError,
-  CancelledError,
-  ForgeError,
-  assertSafeId,
-  sha256Hex,
-  type JsonValue,
-  type OpaqueProviderState,
-} from '@forge/core';
+import { AuthError, CancelledError, ForgeError, assertSafeId, sha256Hex, type JsonValue, type OpaqueProviderState } from '@forge/core';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, writeStateFile, type ConversationIdentity } from './state-file.js';
 

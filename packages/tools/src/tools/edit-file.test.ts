@@ -114,9 +114,7 @@ describe('edit_file replace and rewrite', () => {
     const { root, read, edit } = await setUp({ 'a.txt': 'x = 1\nx = 1\n' });
     await call(read, { path: 'a.txt' });
     const missing = await call(edit, { path: 'a.txt', mode: 'replace', old: 'y = 1', new: 'y = 2' });
-    expect(outputText(missing)).toBe(
-      'The text to replace was not found in "a.txt"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.',
-    );
+    expect(outputText(missing)).toBe('The text to replace was not found in "a.txt"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.');
     const ambiguous = await call(edit, { path: 'a.txt', mode: 'replace', old: 'x = 1', new: 'x = 2' });
     expect(outputText(ambiguous)).toBe(
       'The text to replace occurs 2 times in "a.txt"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.',
@@ -152,14 +150,10 @@ describe('edit_file replace and rewrite', () => {
     const { root, edit, ledger } = await setUp({ 'blob.bin': new Uint8Array([1, 0, 2]) });
     await mkdir(path.join(root, 'dir'));
     ledger.record('blob.bin', 'irrelevant');
-    expect(outputText(await call(edit, { path: 'nope.txt', mode: 'rewrite', content: 'x' }))).toBe(
-      '"nope.txt" does not exist; use mode "create" to make a new file.',
-    );
+    expect(outputText(await call(edit, { path: 'nope.txt', mode: 'rewrite', content: 'x' }))).toBe('"nope.txt" does not exist; use mode "create" to make a new file.');
     expect(outputText(await call(edit, { path: 'blob.bin', mode: 'rewrite', content: 'x' }))).toContain('is a binary file');
     expect(outputText(await call(edit, { path: 'dir', mode: 'rewrite', content: 'x' }))).toContain('is a directory, not a regular file');
-    expect(outputText(await call(edit, { path: 'a.txt', mode: 'replace', old: 'x' }))).toBe(
-      'Invalid input for edit_file: new: mode "replace" needs "new". Fix the arguments and call it again.',
-    );
+    expect(outputText(await call(edit, { path: 'a.txt', mode: 'replace', old: 'x' }))).toBe('Invalid input for edit_file: new: mode "replace" needs "new". Fix the arguments and call it again.');
   });
 });
 
@@ -170,7 +164,7 @@ describe('edit_file after a crash and on a full disk', () => {
     return Number(child.stdout);
   }
 
-  it('removes the temporary a killed writer left beside the file, and keeps a live writer\'s', async () => {
+  it("removes the temporary a killed writer left beside the file, and keeps a live writer's", async () => {
     const { root, read, edit } = await setUp({ 'a.txt': 'one\n' });
     const abandoned = `.a.txt.forge-${deadPid()}-0123456789ab.tmp`;
     const live = `.a.txt.forge-${process.ppid}-ba9876543210.tmp`;

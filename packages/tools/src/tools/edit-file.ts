@@ -14,9 +14,7 @@ import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, 
 const inputSchema = z
   .strictObject({
     path: z.string().min(1).describe('File path relative to the workspace root.'),
-    mode: z
-      .enum(['create', 'replace', 'rewrite'])
-      .describe('create: new file (fails if it exists); replace: swap exact text; rewrite: replace the whole content.'),
+    mode: z.enum(['create', 'replace', 'rewrite']).describe('create: new file (fails if it exists); replace: swap exact text; rewrite: replace the whole content.'),
     content: z.string().optional().describe('The full file content (create and rewrite).'),
     old: z.string().min(1).optional().describe('replace: the exact text to find, copied from read_file output.'),
     new: z.string().optional().describe('replace: the text to put in its place.'),
@@ -164,14 +162,10 @@ async function planChange(options: EditFileToolOptions, target: WorkspacePath, r
   const sha256Before = sha256Hex(loaded.bytes);
   const seen = options.ledger.hashOf(target.relative);
   if (seen === undefined) {
-    return refused(
-      `edit_file refused: "${request.path}" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.`,
-    );
+    return refused(`edit_file refused: "${request.path}" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.`);
   }
   if (seen !== sha256Before) {
-    return refused(
-      `edit_file refused: "${request.path}" changed since you last read it. Call read_file again to see its current content, then retry the edit against that.`,
-    );
+    return refused(`edit_file refused: "${request.path}" changed since you last read it. Call read_file again to see its current content, then retry the edit against that.`);
   }
 
   const before = loaded.bytes.toString('utf8');
@@ -186,14 +180,10 @@ async function planChange(options: EditFileToolOptions, target: WorkspacePath, r
   const old = request.old ?? '';
   const count = countOccurrences(before, old);
   if (count === 0) {
-    return refused(
-      `The text to replace was not found in "${request.path}"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.`,
-    );
+    return refused(`The text to replace was not found in "${request.path}"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.`);
   }
   if (count > 1 && request.all !== true) {
-    return refused(
-      `The text to replace occurs ${count} times in "${request.path}"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.`,
-    );
+    return refused(`The text to replace occurs ${count} times in "${request.path}"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.`);
   }
   const updated = request.all === true ? before.split(old).join(request.new ?? '') : replaceFirst(before, old, request.new ?? '');
   return { ...change, updated, message: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in "${target.relative}".` };

@@ -36,9 +36,7 @@ describe('list_files', () => {
       'app/other.log': '',
       'app/main.ts': '',
     });
-    expect(outputText(await call(tool, { recursive: true }))).toBe(
-      ['.gitignore', 'app/', 'app/.gitignore', 'app/keep.log', 'app/main.ts'].join('\n'),
-    );
+    expect(outputText(await call(tool, { recursive: true }))).toBe(['.gitignore', 'app/', 'app/.gitignore', 'app/keep.log', 'app/main.ts'].join('\n'));
   });
 
   it('lists a directory the user names even when .gitignore excludes it, and says so', async () => {
@@ -50,9 +48,7 @@ describe('list_files', () => {
   it('stops at the entry cap with a truncation marker, shallow entries first', async () => {
     const { tool } = await setUp({ 'a/deep/x.txt': '', 'a/y.txt': '', 'b.txt': '', 'c.txt': '' });
     const result = await call(tool, { recursive: true, maxEntries: 3 });
-    expect(outputText(result)).toBe(
-      'a/\nb.txt\nc.txt\n[list_files: truncated after 3 entries; list a subdirectory, or raise maxEntries (up to 5000)]',
-    );
+    expect(outputText(result)).toBe('a/\nb.txt\nc.txt\n[list_files: truncated after 3 entries; list a subdirectory, or raise maxEntries (up to 5000)]');
     expect(result.metadata).toMatchObject({ truncated: true, entries: 3 });
   });
 

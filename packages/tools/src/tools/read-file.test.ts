@@ -118,9 +118,7 @@ describe('read_file on hostile workspaces', () => {
   it('refuses a FIFO at once', async () => {
     const { root, tool } = await setUp({});
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
-    expect(outputText(await call(tool, { path: 'pipe' }))).toBe(
-      '"pipe" is a FIFO, not a regular file; read_file works on regular files only (use list_files to see what a directory contains).',
-    );
+    expect(outputText(await call(tool, { path: 'pipe' }))).toBe('"pipe" is a FIFO, not a regular file; read_file works on regular files only (use list_files to see what a directory contains).');
   });
 });
 

@@ -35,8 +35,7 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool {
   return {
     name: 'read_file',
     description:
-      'Read a text file in the workspace. Large files are cut at a byte cap; use startLine/endLine to read a part. ' +
-      'Read a file completely (no range, not cut) before changing it with edit_file.',
+      'Read a text file in the workspace. Large files are cut at a byte cap; use startLine/endLine to read a part. ' + 'Read a file completely (no range, not cut) before changing it with edit_file.',
     inputSchema: inputJsonSchema(inputSchema),
     risk: 'read',
     describe: (input) => {

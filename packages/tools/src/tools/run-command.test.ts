@@ -78,18 +78,20 @@ describe('run_command', () => {
 
   it('stops a process that left the group with setsid when the command times out, and says so', async () => {
     const { root, tool } = await setUp();
-    const escape = 'setsid sh -c \'echo $$ > escaped.pid; exec sleep 30\' < /dev/null > /dev/null 2>&1 & while [ ! -s escaped.pid ]; do sleep 0.05; done; sleep 30';
+    const escape = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s escaped.pid ]; do sleep 0.05; done; sleep 30";
     const result = await call(tool, { argv: ['sh', '-c', escape], timeoutMs: 1500 });
     const escaped = Number(await readFile(path.join(root, 'escaped.pid'), 'utf8'));
     expect(escaped).toBeGreaterThan(0);
     expect(isAlive(escaped)).toBe(false);
-    expect(outputText(result)).toMatch(/\[timed out after 1500 ms: the command was stopped with its process group\]\n\[also stopped 1 process the command had started outside its process group \(setsid\)\]$/);
+    expect(outputText(result)).toMatch(
+      /\[timed out after 1500 ms: the command was stopped with its process group\]\n\[also stopped 1 process the command had started outside its process group \(setsid\)\]$/,
+    );
     expect(result.metadata).toMatchObject({ timedOut: true, strayProcessesStopped: 1, strayProcessesRunning: [], processesTracked: true, pipesHeldOpen: false });
   });
 
   it('stops a setsid daemon a command leaves behind when it exits', async () => {
     const { root, tool } = await setUp();
-    const daemon = 'setsid sh -c \'echo $$ > daemon.pid; exec sleep 30\' < /dev/null > /dev/null 2>&1 & while [ ! -s daemon.pid ]; do sleep 0.05; done; echo started';
+    const daemon = "setsid sh -c 'echo $$ > daemon.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s daemon.pid ]; do sleep 0.05; done; echo started";
     const result = await call(tool, { argv: ['sh', '-c', daemon] });
     const pid = Number(await readFile(path.join(root, 'daemon.pid'), 'utf8'));
     expect(isAlive(pid)).toBe(false);
@@ -98,7 +100,7 @@ describe('run_command', () => {
 
   it('finds an escapee that cleared its environment through its parent while the command runs', async () => {
     const { root, tool } = await setUp();
-    const escape = 'setsid env -i sh -c \'echo $$ > hidden.pid; exec sleep 30\' < /dev/null > /dev/null 2>&1 & while [ ! -s hidden.pid ]; do sleep 0.05; done; sleep 30';
+    const escape = "setsid env -i sh -c 'echo $$ > hidden.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s hidden.pid ]; do sleep 0.05; done; sleep 30";
     const result = await call(tool, { argv: ['sh', '-c', escape], timeoutMs: 1500 });
     const pid = Number(await readFile(path.join(root, 'hidden.pid'), 'utf8'));
     expect(isAlive(pid)).toBe(false);
@@ -108,12 +110,14 @@ describe('run_command', () => {
   it('says a process may still be running when one Forge cannot find holds the output open', async () => {
     const { root, tool } = await setUp();
     // Its own session, an empty environment and a dead parent: nothing leads back to the command but the pipe it holds.
-    const hidden = 'setsid env -i sh -c \'echo $$ > hidden.pid; exec sleep 30\' < /dev/null & while [ ! -s hidden.pid ]; do sleep 0.05; done; echo started';
+    const hidden = "setsid env -i sh -c 'echo $$ > hidden.pid; exec sleep 30' < /dev/null & while [ ! -s hidden.pid ]; do sleep 0.05; done; echo started";
     const result = await call(tool, { argv: ['sh', '-c', hidden] });
     const pid = Number(await readFile(path.join(root, 'hidden.pid'), 'utf8'));
     try {
       expect(isAlive(pid)).toBe(true);
-      expect(outputText(result)).toMatch(/\[exit code 0 after \d+ ms\]\n\[warning: the output stayed open after the command ended: a process it started that Forge cannot find may still be running\]$/);
+      expect(outputText(result)).toMatch(
+        /\[exit code 0 after \d+ ms\]\n\[warning: the output stayed open after the command ended: a process it started that Forge cannot find may still be running\]$/,
+      );
       expect(result.metadata).toMatchObject({ pipesHeldOpen: true, strayProcessesStopped: 0 });
     } finally {
       process.kill(pid, 'SIGKILL');

@@ -18,9 +18,7 @@ describe('search', () => {
       'README.md': 'The total is shown.\n',
     });
     const result = await call(tool, { pattern: 'total' });
-    expect(outputText(result)).toBe(
-      ['README.md:1: The total is shown.', 'src/a.ts:2: // total (a + b)', 'src/a.ts:3: const total = 1;', 'src/b.ts:1: const total = a + b;'].join('\n'),
-    );
+    expect(outputText(result)).toBe(['README.md:1: The total is shown.', 'src/a.ts:2: // total (a + b)', 'src/a.ts:3: const total = 1;', 'src/b.ts:1: const total = a + b;'].join('\n'));
     expect(result.metadata).toEqual({ path: '.', matches: 4, filesSearched: 3, truncated: false });
     expect(outputText(await call(tool, { pattern: '(a + b)' }))).toBe('src/a.ts:2: // total (a + b)');
   });
@@ -55,9 +53,7 @@ describe('search', () => {
   it('stops at the match cap with a truncation marker', async () => {
     const { tool } = await setUp({ 'a.txt': 'hit\nhit\nhit\n', 'b.txt': 'hit\n' });
     const result = await call(tool, { pattern: 'hit', maxMatches: 2 });
-    expect(outputText(result)).toBe(
-      'a.txt:1: hit\na.txt:2: hit\n[search: stopped after 2 matches; narrow the pattern or the path, or raise maxMatches (up to 2000)]',
-    );
+    expect(outputText(result)).toBe('a.txt:1: hit\na.txt:2: hit\n[search: stopped after 2 matches; narrow the pattern or the path, or raise maxMatches (up to 2000)]');
     expect(result.metadata).toMatchObject({ truncated: true, matches: 2 });
   });
 
@@ -128,7 +124,7 @@ describe('search on hostile workspaces', () => {
   it('does not read a hard link to a file outside the workspace, and says what it skipped', async () => {
     const { root, tool } = await setUp({ 'a.txt': 'token inside\n' });
     const outside = await makeTempDirectory();
-    await writeFiles(outside, { 'credentials': 'token outside-secret\n' });
+    await writeFiles(outside, { credentials: 'token outside-secret\n' });
     await link(path.join(outside, 'credentials'), path.join(root, 'linked.txt'));
     const shown = outputText(await call(tool, { pattern: 'token' }));
     expect(shown).not.toContain('outside-secret');
@@ -145,11 +141,7 @@ describe('search on hostile workspaces', () => {
     const { tool } = await setUp({ '.gitignore': `${'x'.repeat(10 * 1024 * 1024)}\n`, 'a.txt': 'needle\n' });
     const shown = outputText(await call(tool, { pattern: 'needle' }));
     expect(shown).toBe(
-      [
-        'a.txt:1: needle',
-        '[search: skipped 1 files larger than 2 MiB]',
-        '[search: .gitignore was not used: .gitignore is 10.0 MiB, more than the 1.0 MiB Forge reads of it]',
-      ].join('\n'),
+      ['a.txt:1: needle', '[search: skipped 1 files larger than 2 MiB]', '[search: .gitignore was not used: .gitignore is 10.0 MiB, more than the 1.0 MiB Forge reads of it]'].join('\n'),
     );
   }, 60_000);
 });

@@ -73,7 +73,7 @@ const writeFailures = {
  * shows one path for another.
  */
 export function quote(value: unknown, maxLength = 80): string {
-  const rendered = typeof value === 'string' ? displayPath(value) : JSON.stringify(value) ?? String(value);
+  const rendered = typeof value === 'string' ? displayPath(value) : (JSON.stringify(value) ?? String(value));
   const oneLine = rendered.replace(/\s+/g, ' ');
   return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine;
 }

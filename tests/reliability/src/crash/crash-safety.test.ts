@@ -2,13 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInstructionSnapshot, findUnpairedToolCalls, hashMessages, type Message } from '@forge/core';
-import {
-  checkpointHash,
-  checkpointMatchesTranscript,
-  validateCheckpoint,
-  withRunIds,
-  type ContextCheckpoint,
-} from '@forge/core/checkpoint';
+import { checkpointHash, checkpointMatchesTranscript, validateCheckpoint, withRunIds, type ContextCheckpoint } from '@forge/core/checkpoint';
 import { ScriptedModel } from '@forge/core/testing';
 import { createSession, listSessions, loadTranscript, MAIN_LANE, OpaqueStateStore, readTrace, runSessionTurn } from '@forge/persistence';
 import { build } from 'esbuild';

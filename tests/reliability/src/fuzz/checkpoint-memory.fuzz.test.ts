@@ -70,9 +70,25 @@ function evidence(userIndexes: readonly number[], callIds: readonly string[], ur
 function memoryUpdates(userIndexes: readonly number[], callIds: readonly string[], uris: readonly string[]): fc.Arbitrary<unknown> {
   const withEvidence = fc.option(evidence(userIndexes, callIds, uris), { nil: undefined, freq: 6 });
   const update = fc.oneof(
-    fc.record({ kind: fc.constant('plan'), steps: fc.array(fc.record({ id: memoryId, text: fc.option(noteText, { nil: undefined }), done: fc.option(fc.boolean(), { nil: undefined }) }, { requiredKeys: ['id'] }), { minLength: 0, maxLength: 40 }), evidence: withEvidence }, { requiredKeys: ['kind', 'steps'] }),
-    fc.record({ kind: fc.constant('decision'), id: memoryId, topic: noteText, decision: noteText, rationale: noteText, supersedes: memoryId, evidence: withEvidence }, { requiredKeys: ['kind', 'id', 'decision', 'rationale'] }),
-    fc.record({ kind: fc.constant('fact'), key: noteText, value: noteText, dependsOn: fc.array(fc.oneof(fc.constantFrom(...uris), fc.string()), { maxLength: 10 }), evidence: withEvidence }, { requiredKeys: ['kind', 'key', 'value'] }),
+    fc.record(
+      {
+        kind: fc.constant('plan'),
+        steps: fc.array(fc.record({ id: memoryId, text: fc.option(noteText, { nil: undefined }), done: fc.option(fc.boolean(), { nil: undefined }) }, { requiredKeys: ['id'] }), {
+          minLength: 0,
+          maxLength: 40,
+        }),
+        evidence: withEvidence,
+      },
+      { requiredKeys: ['kind', 'steps'] },
+    ),
+    fc.record(
+      { kind: fc.constant('decision'), id: memoryId, topic: noteText, decision: noteText, rationale: noteText, supersedes: memoryId, evidence: withEvidence },
+      { requiredKeys: ['kind', 'id', 'decision', 'rationale'] },
+    ),
+    fc.record(
+      { kind: fc.constant('fact'), key: noteText, value: noteText, dependsOn: fc.array(fc.oneof(fc.constantFrom(...uris), fc.string()), { maxLength: 10 }), evidence: withEvidence },
+      { requiredKeys: ['kind', 'key', 'value'] },
+    ),
     fc.record({ kind: fc.constant('rejected_approach'), approach: noteText, reason: noteText, retryOnlyIf: noteText, evidence: withEvidence }, { requiredKeys: ['kind', 'approach', 'reason'] }),
     fc.record({ kind: fc.constantFrom('constraint', 'next_action'), text: noteText, evidence: withEvidence }, { requiredKeys: ['kind', 'text'] }),
   );
@@ -83,9 +99,20 @@ function memoryUpdates(userIndexes: readonly number[], callIds: readonly string[
 function memoryTexts(memory: ReturnType<typeof emptyCheckpointMemory>): [string, boolean][] {
   return [
     ...memory.plan.map((step): [string, boolean] => [step.text, false]),
-    ...memory.decisions.flatMap((decision): [string, boolean][] => [[decision.decision, false], [decision.rationale, false], [decision.topic ?? '', false]]),
-    ...memory.facts.flatMap((fact): [string, boolean][] => [[fact.key, false], [fact.value, false]]),
-    ...memory.rejectedApproaches.flatMap((item): [string, boolean][] => [[item.approach, false], [item.reason, false], [item.retryOnlyIf ?? '', false]]),
+    ...memory.decisions.flatMap((decision): [string, boolean][] => [
+      [decision.decision, false],
+      [decision.rationale, false],
+      [decision.topic ?? '', false],
+    ]),
+    ...memory.facts.flatMap((fact): [string, boolean][] => [
+      [fact.key, false],
+      [fact.value, false],
+    ]),
+    ...memory.rejectedApproaches.flatMap((item): [string, boolean][] => [
+      [item.approach, false],
+      [item.reason, false],
+      [item.retryOnlyIf ?? '', false],
+    ]),
     ...memory.constraints.map((item): [string, boolean] => [item.text, true]),
     ...(memory.nextAction === null ? [] : [[memory.nextAction.text, false] as [string, boolean]]),
   ];
@@ -126,90 +153,108 @@ const sessions = fc
   });
 
 describe('fuzzing the checkpoint and memory validators', () => {
-  it('validateCheckpoint never throws on edited goldens or any value, and what it accepts renders byte-stably', async () => {
-    let accepted = 0;
-    const stats = await fuzz(
-      fc.oneof(
-        { weight: 6, arbitrary: fc.nat().chain((index) => jsonMutations(goldens[index % goldens.length])).map((value) => ({ value, extra: 0 })) },
-        { weight: 1, arbitrary: fc.nat().map((index) => ({ value: goldens[index % goldens.length], extra: 0 })) },
-        { weight: 1, arbitrary: fc.anything().map((value) => ({ value, extra: 0 })) },
-        { weight: 1, arbitrary: fc.tuple(fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: -5, max: 5 })).map(([value, extra]) => ({ value, extra })) },
-      ),
-      ({ value, extra }) => {
-        const count = (value as { source?: { messageCount?: unknown } } | null)?.source?.messageCount;
-        const length = (typeof count === 'number' && Number.isFinite(count) ? count : 10) + extra;
-        const result = validateCheckpoint(value, length);
-        if (!result.ok) {
-          expect(result.errors.length).toBeGreaterThan(0);
-          return;
-        }
-        accepted += 1;
-        expect(validateCheckpoint(result.checkpoint, length).ok).toBe(true);
-        const view = renderCheckpointView(result.checkpoint);
-        expect(renderCheckpointView(result.checkpoint)).toBe(view);
-      },
-      { target: 'checkpoint-validator', numRuns: RUNS, caseTimeoutMs: 2_000 },
-    );
-    reportCounts('fuzz checkpoint-validator', { cases: stats.cases, accepted, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(accepted).toBeGreaterThan(0);
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(30_000));
+  it(
+    'validateCheckpoint never throws on edited goldens or any value, and what it accepts renders byte-stably',
+    async () => {
+      let accepted = 0;
+      const stats = await fuzz(
+        fc.oneof(
+          {
+            weight: 6,
+            arbitrary: fc
+              .nat()
+              .chain((index) => jsonMutations(goldens[index % goldens.length]))
+              .map((value) => ({ value, extra: 0 })),
+          },
+          { weight: 1, arbitrary: fc.nat().map((index) => ({ value: goldens[index % goldens.length], extra: 0 })) },
+          { weight: 1, arbitrary: fc.anything().map((value) => ({ value, extra: 0 })) },
+          { weight: 1, arbitrary: fc.tuple(fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: -5, max: 5 })).map(([value, extra]) => ({ value, extra })) },
+        ),
+        ({ value, extra }) => {
+          const count = (value as { source?: { messageCount?: unknown } } | null)?.source?.messageCount;
+          const length = (typeof count === 'number' && Number.isFinite(count) ? count : 10) + extra;
+          const result = validateCheckpoint(value, length);
+          if (!result.ok) {
+            expect(result.errors.length).toBeGreaterThan(0);
+            return;
+          }
+          accepted += 1;
+          expect(validateCheckpoint(result.checkpoint, length).ok).toBe(true);
+          const view = renderCheckpointView(result.checkpoint);
+          expect(renderCheckpointView(result.checkpoint)).toBe(view);
+        },
+        { target: 'checkpoint-validator', numRuns: RUNS, caseTimeoutMs: 2_000 },
+      );
+      reportCounts('fuzz checkpoint-validator', { cases: stats.cases, accepted, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(accepted).toBeGreaterThan(0);
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(30_000),
+  );
 
-  it('validateMemoryUpdate never throws, and accepts no policy text and no constraint the user did not state', async () => {
-    const context: MemoryValidationContext = {
-      seq: 5,
-      memory: emptyCheckpointMemory(),
-      userMessages: new Map([
-        [0, 'Please keep the parser strict and fix the test.'],
-        [2, 'Use pnpm, never npm.'],
-      ]),
-      toolCalls: new Map([
-        ['call_read_0', { toolName: 'read_file', resultSeq: 2, failed: false, path: 'src/parser.ts' }],
-        ['call_read_1', { toolName: 'read_file', resultSeq: null, failed: false, path: 'src/app.ts' }],
-      ]),
-      artifacts: new Map([['file:src/parser.ts', { kind: 'file', hash: FILE_HASH }]]),
-    };
-    let accepted = 0;
-    const stats = await fuzz(
-      memoryUpdates([0, 2], ['call_read_0', 'call_read_1'], ['file:src/parser.ts', 'src/app.ts']),
-      (update) => {
-        const result = validateMemoryUpdate(update, context);
-        if (!result.ok) {
-          expect(result.reason.length).toBeGreaterThan(0);
-          return;
-        }
-        accepted += 1;
-        const accepted_ = result.update;
-        if (accepted_.kind === 'constraint') expect(accepted_.record.evidence.source).toBe('user');
-        const texts = JSON.stringify(accepted_);
-        expect(texts.length).toBeGreaterThan(0);
-      },
-      { target: 'memory-validator', numRuns: RUNS, caseTimeoutMs: 2_000 },
-    );
-    reportCounts('fuzz memory-validator', { cases: stats.cases, accepted, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(accepted).toBeGreaterThan(0);
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(30_000));
+  it(
+    'validateMemoryUpdate never throws, and accepts no policy text and no constraint the user did not state',
+    async () => {
+      const context: MemoryValidationContext = {
+        seq: 5,
+        memory: emptyCheckpointMemory(),
+        userMessages: new Map([
+          [0, 'Please keep the parser strict and fix the test.'],
+          [2, 'Use pnpm, never npm.'],
+        ]),
+        toolCalls: new Map([
+          ['call_read_0', { toolName: 'read_file', resultSeq: 2, failed: false, path: 'src/parser.ts' }],
+          ['call_read_1', { toolName: 'read_file', resultSeq: null, failed: false, path: 'src/app.ts' }],
+        ]),
+        artifacts: new Map([['file:src/parser.ts', { kind: 'file', hash: FILE_HASH }]]),
+      };
+      let accepted = 0;
+      const stats = await fuzz(
+        memoryUpdates([0, 2], ['call_read_0', 'call_read_1'], ['file:src/parser.ts', 'src/app.ts']),
+        (update) => {
+          const result = validateMemoryUpdate(update, context);
+          if (!result.ok) {
+            expect(result.reason.length).toBeGreaterThan(0);
+            return;
+          }
+          accepted += 1;
+          const accepted_ = result.update;
+          if (accepted_.kind === 'constraint') expect(accepted_.record.evidence.source).toBe('user');
+          const texts = JSON.stringify(accepted_);
+          expect(texts.length).toBeGreaterThan(0);
+        },
+        { target: 'memory-validator', numRuns: RUNS, caseTimeoutMs: 2_000 },
+      );
+      reportCounts('fuzz memory-validator', { cases: stats.cases, accepted, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(accepted).toBeGreaterThan(0);
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(30_000),
+  );
 
-  it('a checkpoint built from any session of notes validates, renders, and holds no policy text in memory', async () => {
-    const redactor = createRedactor();
-    let notesKept = 0;
-    const stats = await fuzz(
-      fc.tuple(sessions, fc.integer({ min: 0, max: 4000 })),
-      ([transcript, tailTokens]) => {
-        const messages = transcript.map((entry) => entry.message);
-        const { tailStart } = selectTail(messages, { budgetTokens: tailTokens, messageTokens: messages.map((message) => JSON.stringify(message).length / 4) });
-        const checkpoint = buildForgeStateCheckpoint({ transcript, tailStart, redact: redactor.redact });
-        const validation = validateCheckpoint(checkpoint, transcript.length);
-        expect(validation.ok ? [] : validation.errors).toEqual([]);
-        for (const [text, allowImperatives] of memoryTexts(checkpoint.memory)) expect(findPolicyText(text, { allowImperatives })).toBeNull();
-        for (const constraint of checkpoint.memory.constraints) expect(constraint.evidence.source).toBe('user');
-        notesKept += memoryTexts(checkpoint.memory).length;
-        renderCheckpointView(checkpoint);
-      },
-      { target: 'memory-end-to-end', numRuns: runSize(Math.ceil(RUNS / 3), RUNS), caseTimeoutMs: 3_000 },
-    );
-    reportCounts('fuzz memory-end-to-end', { cases: stats.cases, notesKept, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(40_000));
+  it(
+    'a checkpoint built from any session of notes validates, renders, and holds no policy text in memory',
+    async () => {
+      const redactor = createRedactor();
+      let notesKept = 0;
+      const stats = await fuzz(
+        fc.tuple(sessions, fc.integer({ min: 0, max: 4000 })),
+        ([transcript, tailTokens]) => {
+          const messages = transcript.map((entry) => entry.message);
+          const { tailStart } = selectTail(messages, { budgetTokens: tailTokens, messageTokens: messages.map((message) => JSON.stringify(message).length / 4) });
+          const checkpoint = buildForgeStateCheckpoint({ transcript, tailStart, redact: redactor.redact });
+          const validation = validateCheckpoint(checkpoint, transcript.length);
+          expect(validation.ok ? [] : validation.errors).toEqual([]);
+          for (const [text, allowImperatives] of memoryTexts(checkpoint.memory)) expect(findPolicyText(text, { allowImperatives })).toBeNull();
+          for (const constraint of checkpoint.memory.constraints) expect(constraint.evidence.source).toBe('user');
+          notesKept += memoryTexts(checkpoint.memory).length;
+          renderCheckpointView(checkpoint);
+        },
+        { target: 'memory-end-to-end', numRuns: runSize(Math.ceil(RUNS / 3), RUNS), caseTimeoutMs: 3_000 },
+      );
+      reportCounts('fuzz memory-end-to-end', { cases: stats.cases, notesKept, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(40_000),
+  );
 });

@@ -59,8 +59,20 @@ function parseLine(line: string): unknown[] {
 function rolloutLines(): fc.Arbitrary<string[]> {
   const line = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...seedLines).map((value) => JSON.stringify(value)) },
-    { weight: 4, arbitrary: fc.constantFrom(...seedLines).chain((value) => jsonMutations(value)).map((value) => JSON.stringify(value) ?? '') },
-    { weight: 1, arbitrary: fc.constantFrom(...seedLines).chain((value) => byteMutations(Buffer.from(JSON.stringify(value)))).map((bytes) => Buffer.from(bytes).toString('utf8')) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .constantFrom(...seedLines)
+        .chain((value) => jsonMutations(value))
+        .map((value) => JSON.stringify(value) ?? ''),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(...seedLines)
+        .chain((value) => byteMutations(Buffer.from(JSON.stringify(value))))
+        .map((bytes) => Buffer.from(bytes).toString('utf8')),
+    },
     { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
   );
@@ -68,32 +80,36 @@ function rolloutLines(): fc.Arbitrary<string[]> {
 }
 
 describe('fuzzing the Codex rollout importer', () => {
-  it('imports any lines without throwing, into a valid paired transcript, byte-stably', async () => {
-    const directory = await temporaryDirectory('fuzz-codex');
-    const workspace = await temporaryDirectory('fuzz-codex-workspace');
-    const file = join(directory, 'rollout-fuzz.jsonl');
-    let messages = 0;
-    const stats = await fuzz(
-      fc.tuple(rolloutLines(), fc.boolean()),
-      async ([lines, finalNewline]) => {
-        await writeFile(file, `${lines.join('\n')}${finalNewline && lines.length > 0 ? '\n' : ''}`);
-        let imported;
-        try {
-          imported = await importCodexRollout(file, { workspaceRoot: workspace });
-        } catch (error) {
-          onlyTypedErrors(error);
-          throw new Error(`the importer threw on lines it must skip: ${error instanceof Error ? error.message : String(error)}`);
-        }
-        messages += imported.messages.length;
-        for (const message of imported.messages) expect(messageSchema.safeParse(message).success).toBe(true);
-        expect(findUnpairedToolCalls(imported.messages as Message[])).toEqual([]);
-        const again = await importCodexRollout(file, { workspaceRoot: workspace });
-        expect(again.view).toBe(imported.view);
-      },
-      { target: 'codex-rollout', numRuns: RUNS, caseTimeoutMs: 5_000 },
-    );
-    reportCounts('fuzz codex-rollout', { cases: stats.cases, messages, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(messages).toBeGreaterThan(0);
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(40_000));
+  it(
+    'imports any lines without throwing, into a valid paired transcript, byte-stably',
+    async () => {
+      const directory = await temporaryDirectory('fuzz-codex');
+      const workspace = await temporaryDirectory('fuzz-codex-workspace');
+      const file = join(directory, 'rollout-fuzz.jsonl');
+      let messages = 0;
+      const stats = await fuzz(
+        fc.tuple(rolloutLines(), fc.boolean()),
+        async ([lines, finalNewline]) => {
+          await writeFile(file, `${lines.join('\n')}${finalNewline && lines.length > 0 ? '\n' : ''}`);
+          let imported;
+          try {
+            imported = await importCodexRollout(file, { workspaceRoot: workspace });
+          } catch (error) {
+            onlyTypedErrors(error);
+            throw new Error(`the importer threw on lines it must skip: ${error instanceof Error ? error.message : String(error)}`);
+          }
+          messages += imported.messages.length;
+          for (const message of imported.messages) expect(messageSchema.safeParse(message).success).toBe(true);
+          expect(findUnpairedToolCalls(imported.messages as Message[])).toEqual([]);
+          const again = await importCodexRollout(file, { workspaceRoot: workspace });
+          expect(again.view).toBe(imported.view);
+        },
+        { target: 'codex-rollout', numRuns: RUNS, caseTimeoutMs: 5_000 },
+      );
+      reportCounts('fuzz codex-rollout', { cases: stats.cases, messages, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(messages).toBeGreaterThan(0);
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(40_000),
+  );
 });

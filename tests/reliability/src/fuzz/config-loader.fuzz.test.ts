@@ -67,9 +67,9 @@ function configShaped(shape: Shape): fc.Arbitrary<Record<string, unknown>> {
 }
 
 const goodConfig = configShaped((good) => good);
-const noisyConfig = fc.tuple(configShaped(mostly), fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), anyValue), { nil: undefined })).map(([value, extra]) =>
-  extra === undefined ? value : { ...value, [extra[0]]: extra[1] },
-);
+const noisyConfig = fc
+  .tuple(configShaped(mostly), fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), anyValue), { nil: undefined }))
+  .map(([value, extra]) => (extra === undefined ? value : { ...value, [extra[0]]: extra[1] }));
 
 const fileText = fc.oneof(
   { weight: 5, arbitrary: goodConfig.map((value) => JSON.stringify(value)) },
@@ -89,62 +89,85 @@ const environment = fc.dictionary(
 const strictness = (name: string): number => APPROVAL_PROFILES.length - APPROVAL_PROFILES.indexOf(name as (typeof APPROVAL_PROFILES)[number]);
 
 describe('fuzzing the configuration loader', () => {
-  it('parseConfigText lets only ConfigError escape', async () => {
-    const stats = await fuzz(
-      fileText,
-      (text) => {
-        try {
-          parseConfigText(text, 'fuzz.json');
-        } catch (error) {
-          onlyTypedErrors(error);
-        }
-      },
-      { target: 'config-text', numRuns: RUNS, caseTimeoutMs: 2_000 },
-    );
-    reportCounts('fuzz config-text', { cases: stats.cases, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(30_000));
-
-  it('loadConfig lets only ConfigError escape and a project never loosens approvals or adds servers', async () => {
-    const root = await temporaryDirectory('fuzz-config');
-    const home = join(root, 'home');
-    const workspace = join(root, 'workspace');
-    let loaded = 0;
-    const stats = await fuzz(
-      fc.record({
-        user: fc.option(fc.oneof(fileText, goodConfig.map((value) => JSON.stringify(value))), { nil: undefined }),
-        project: fc.option(fc.oneof(fileText, goodConfig.map((value) => JSON.stringify(value))), { nil: undefined }),
-        env: environment,
-        flags: fc.option(fc.oneof(goodConfig, noisyConfig).map(({ schemaVersion: _version, $schema: _schema, ...rest }) => rest), { nil: undefined, freq: 3 }),
-      }),
-      async (input) => {
-        await rm(root, { recursive: true, force: true });
-        await mkdir(home, { recursive: true });
-        await mkdir(join(workspace, '.forge'), { recursive: true });
-        if (input.user !== undefined) await writeFile(userConfigPath(home), input.user);
-        if (input.project !== undefined) await writeFile(projectConfigPath(workspace), input.project);
-        let result;
-        try {
-          result = await loadConfig({ forgeHome: home, workspaceRoot: workspace, env: input.env, ...(input.flags === undefined ? {} : { flags: input.flags as never }) });
-        } catch (error) {
-          onlyTypedErrors(error);
-          return;
-        }
-        loaded += 1;
-        if (input.env['FORGE_APPROVAL'] === undefined && input.flags === undefined) {
-          const { config, provenance } = result;
-          if (provenance['approval.profile']?.source === 'project') {
-            const userOnly = await loadConfig({ forgeHome: home, workspaceRoot: join(root, 'no-project'), env: {} });
-            expect(strictness(config.approval.profile)).toBeGreaterThanOrEqual(strictness(userOnly.config.approval.profile));
+  it(
+    'parseConfigText lets only ConfigError escape',
+    async () => {
+      const stats = await fuzz(
+        fileText,
+        (text) => {
+          try {
+            parseConfigText(text, 'fuzz.json');
+          } catch (error) {
+            onlyTypedErrors(error);
           }
-          expect(provenance['models']?.source).not.toBe('project');
-          expect(provenance['mcpServers']?.source).not.toBe('project');
-        }
-      },
-      { target: 'config-load', numRuns: runSize(Math.ceil(RUNS / 2), RUNS), caseTimeoutMs: 5_000 },
-    );
-    reportCounts('fuzz config-load', { cases: stats.cases, loaded, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(loaded).toBeGreaterThan(0);
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(40_000));
+        },
+        { target: 'config-text', numRuns: RUNS, caseTimeoutMs: 2_000 },
+      );
+      reportCounts('fuzz config-text', { cases: stats.cases, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(30_000),
+  );
+
+  it(
+    'loadConfig lets only ConfigError escape and a project never loosens approvals or adds servers',
+    async () => {
+      const root = await temporaryDirectory('fuzz-config');
+      const home = join(root, 'home');
+      const workspace = join(root, 'workspace');
+      let loaded = 0;
+      const stats = await fuzz(
+        fc.record({
+          user: fc.option(
+            fc.oneof(
+              fileText,
+              goodConfig.map((value) => JSON.stringify(value)),
+            ),
+            { nil: undefined },
+          ),
+          project: fc.option(
+            fc.oneof(
+              fileText,
+              goodConfig.map((value) => JSON.stringify(value)),
+            ),
+            { nil: undefined },
+          ),
+          env: environment,
+          flags: fc.option(
+            fc.oneof(goodConfig, noisyConfig).map(({ schemaVersion: _version, $schema: _schema, ...rest }) => rest),
+            { nil: undefined, freq: 3 },
+          ),
+        }),
+        async (input) => {
+          await rm(root, { recursive: true, force: true });
+          await mkdir(home, { recursive: true });
+          await mkdir(join(workspace, '.forge'), { recursive: true });
+          if (input.user !== undefined) await writeFile(userConfigPath(home), input.user);
+          if (input.project !== undefined) await writeFile(projectConfigPath(workspace), input.project);
+          let result;
+          try {
+            result = await loadConfig({ forgeHome: home, workspaceRoot: workspace, env: input.env, ...(input.flags === undefined ? {} : { flags: input.flags as never }) });
+          } catch (error) {
+            onlyTypedErrors(error);
+            return;
+          }
+          loaded += 1;
+          if (input.env['FORGE_APPROVAL'] === undefined && input.flags === undefined) {
+            const { config, provenance } = result;
+            if (provenance['approval.profile']?.source === 'project') {
+              const userOnly = await loadConfig({ forgeHome: home, workspaceRoot: join(root, 'no-project'), env: {} });
+              expect(strictness(config.approval.profile)).toBeGreaterThanOrEqual(strictness(userOnly.config.approval.profile));
+            }
+            expect(provenance['models']?.source).not.toBe('project');
+            expect(provenance['mcpServers']?.source).not.toBe('project');
+          }
+        },
+        { target: 'config-load', numRuns: runSize(Math.ceil(RUNS / 2), RUNS), caseTimeoutMs: 5_000 },
+      );
+      reportCounts('fuzz config-load', { cases: stats.cases, loaded, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(loaded).toBeGreaterThan(0);
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(40_000),
+  );
 });

@@ -36,7 +36,14 @@ const allowAll: ApprovalGate = { check: async () => ({ kind: 'allow' }) };
 beforeAll(async () => {
   const home = await temporaryDirectory('inspect-seed');
   const model = new ScriptedModel([
-    { text: 'Let me look.', toolCalls: [{ toolName: 'read_note', input: {} }, { toolName: 'missing_tool', input: {} }], usage: { inputTokens: 40, outputTokens: 8 } },
+    {
+      text: 'Let me look.',
+      toolCalls: [
+        { toolName: 'read_note', input: {} },
+        { toolName: 'missing_tool', input: {} },
+      ],
+      usage: { inputTokens: 40, outputTokens: 8 },
+    },
     { text: 'Green.', usage: { inputTokens: 60, outputTokens: 2, cacheReadTokens: 30 } },
   ]);
   const turn = await runSessionTurn({
@@ -71,36 +78,43 @@ function traceLines(): fc.Arbitrary<string> {
 }
 
 describe('fuzzing the trace readers', () => {
-  it('inspect reports problems instead of throwing, the persistence reader throws only typed errors, forge inspect never crashes', async () => {
-    const home = await temporaryDirectory('inspect-fuzz');
-    const file = join(home, 'runs', `${runId}.jsonl`);
-    await mkdir(join(home, 'runs'));
-    let reported = 0;
-    let cliRuns = 0;
-    const stats = await fuzz(
-      fc.tuple(traceLines(), fc.nat({ max: 9 })),
-      async ([text, pick]) => {
-        await writeFile(file, text);
-        const runs = await readTraceFile(file, new ProblemLog());
-        reported += runs.length;
-        try {
-          for await (const entry of readTrace(home, runId)) expect(['event', 'torn']).toContain(entry.kind);
-        } catch (error) {
-          onlyTypedErrors(error);
-        }
-        if (pick !== 0) return;
-        cliRuns += 1;
-        const html = join(home, 'report.html');
-        for (const args of [['inspect', file, '--json'], ['inspect', file, '--html', html]]) {
-          const outcome = await runCli(args, { cwd: home, env: { FORGE_DEBUG: '1', FORGE_HOME: home } });
-          expect([0, 1]).toContain(outcome.code);
-          for (const line of outcome.stderr.split('\n').filter((text) => text.length > 0)) expect(line.startsWith('forge: ')).toBe(true);
-        }
-      },
-      { target: 'inspect-reader', numRuns: RUNS, caseTimeoutMs: 5_000 },
-    );
-    reportCounts('fuzz inspect-reader', { cases: stats.cases, runsReported: reported, cliRuns, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(reported).toBeGreaterThan(0);
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(40_000));
+  it(
+    'inspect reports problems instead of throwing, the persistence reader throws only typed errors, forge inspect never crashes',
+    async () => {
+      const home = await temporaryDirectory('inspect-fuzz');
+      const file = join(home, 'runs', `${runId}.jsonl`);
+      await mkdir(join(home, 'runs'));
+      let reported = 0;
+      let cliRuns = 0;
+      const stats = await fuzz(
+        fc.tuple(traceLines(), fc.nat({ max: 9 })),
+        async ([text, pick]) => {
+          await writeFile(file, text);
+          const runs = await readTraceFile(file, new ProblemLog());
+          reported += runs.length;
+          try {
+            for await (const entry of readTrace(home, runId)) expect(['event', 'torn']).toContain(entry.kind);
+          } catch (error) {
+            onlyTypedErrors(error);
+          }
+          if (pick !== 0) return;
+          cliRuns += 1;
+          const html = join(home, 'report.html');
+          for (const args of [
+            ['inspect', file, '--json'],
+            ['inspect', file, '--html', html],
+          ]) {
+            const outcome = await runCli(args, { cwd: home, env: { FORGE_DEBUG: '1', FORGE_HOME: home } });
+            expect([0, 1]).toContain(outcome.code);
+            for (const line of outcome.stderr.split('\n').filter((text) => text.length > 0)) expect(line.startsWith('forge: ')).toBe(true);
+          }
+        },
+        { target: 'inspect-reader', numRuns: RUNS, caseTimeoutMs: 5_000 },
+      );
+      reportCounts('fuzz inspect-reader', { cases: stats.cases, runsReported: reported, cliRuns, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(reported).toBeGreaterThan(0);
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(40_000),
+  );
 });

@@ -35,7 +35,12 @@ const recorded: Record<'responses' | 'chat', Buffer[]> = { responses: [], chat: 
 const TURNS: TurnReply[] = [
   turn({ text: ['Hello ', 'there.'], usage: { inputTokens: 12, outputTokens: 3 } }),
   turn({ reasoning: ['Think ', 'first.'], text: 'Reading.', toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' }, callId: 'call_a' }] }),
-  turn({ toolCalls: [{ name: 'run_command', arguments: { argv: ['pnpm', 'test'] }, callId: 'call_b' }, { name: 'read_file', arguments: '{"path":"b.ts"}', callId: 'call_c' }] }),
+  turn({
+    toolCalls: [
+      { name: 'run_command', arguments: { argv: ['pnpm', 'test'] }, callId: 'call_b' },
+      { name: 'read_file', arguments: '{"path":"b.ts"}', callId: 'call_c' },
+    ],
+  }),
   turn({ text: 'Done.', incompleteReason: 'max_output_tokens' }),
 ];
 
@@ -88,7 +93,11 @@ afterAll(async () => {
 
 /** Splits a stream into its SSE events (separated by a blank line). */
 function events(stream: Buffer): string[] {
-  return stream.toString('utf8').split('\n\n').filter((event) => event.length > 0).map((event) => `${event}\n\n`);
+  return stream
+    .toString('utf8')
+    .split('\n\n')
+    .filter((event) => event.length > 0)
+    .map((event) => `${event}\n\n`);
 }
 
 function streamBodies(endpoint: 'responses' | 'chat'): fc.Arbitrary<Uint8Array> {
@@ -163,30 +172,34 @@ function checkPart(part: ModelStreamPart): void {
 }
 
 describe('fuzzing the provider stream path', () => {
-  it('every adapter turns any damaged stream into well-formed parts or a typed error, within the idle timeout', async () => {
-    const models = new Map<AdapterName, ModelAdapter>(ADAPTER_NAMES.map((name) => [name, adapterFor(name, baseURL, { maxRetries: 0, idleTimeoutMs: IDLE_TIMEOUT_MS })]));
-    const outcomes = { finished: 0, typedErrors: 0, parts: 0 };
-    const stats = await fuzz(
-      caseArbitrary,
-      async (input) => {
-        next = { status: input.status, contentType: input.contentType, chunks: split(input.body, input.pieces), ending: input.ending };
-        const model = models.get(input.adapter) as ModelAdapter;
-        try {
-          for await (const part of model.doStream(REQUEST, {})) {
-            checkPart(part);
-            outcomes.parts += 1;
-            if (part.type === 'finish') outcomes.finished += 1;
+  it(
+    'every adapter turns any damaged stream into well-formed parts or a typed error, within the idle timeout',
+    async () => {
+      const models = new Map<AdapterName, ModelAdapter>(ADAPTER_NAMES.map((name) => [name, adapterFor(name, baseURL, { maxRetries: 0, idleTimeoutMs: IDLE_TIMEOUT_MS })]));
+      const outcomes = { finished: 0, typedErrors: 0, parts: 0 };
+      const stats = await fuzz(
+        caseArbitrary,
+        async (input) => {
+          next = { status: input.status, contentType: input.contentType, chunks: split(input.body, input.pieces), ending: input.ending };
+          const model = models.get(input.adapter) as ModelAdapter;
+          try {
+            for await (const part of model.doStream(REQUEST, {})) {
+              checkPart(part);
+              outcomes.parts += 1;
+              if (part.type === 'finish') outcomes.finished += 1;
+            }
+          } catch (error) {
+            onlyTypedErrors(error);
+            outcomes.typedErrors += 1;
           }
-        } catch (error) {
-          onlyTypedErrors(error);
-          outcomes.typedErrors += 1;
-        }
-      },
-      { target: 'provider-stream', numRuns: RUNS, caseTimeoutMs: 3_000 },
-    );
-    reportCounts('fuzz provider-stream', { cases: stats.cases, ...outcomes, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(outcomes.finished).toBeGreaterThan(0);
-    expect(outcomes.typedErrors).toBeGreaterThan(0);
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(60_000));
+        },
+        { target: 'provider-stream', numRuns: RUNS, caseTimeoutMs: 3_000 },
+      );
+      reportCounts('fuzz provider-stream', { cases: stats.cases, ...outcomes, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(outcomes.finished).toBeGreaterThan(0);
+      expect(outcomes.typedErrors).toBeGreaterThan(0);
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(60_000),
+  );
 });

@@ -68,9 +68,9 @@ function sessionCases(): fc.Arbitrary<SessionCase> {
     byteMutations(v2),
     byteMutations(v2TornRenamed),
     // Record edits that keep a valid checksum: reach the schema and the ordering checks.
-    fc.tuple(fc.nat({ max: records.length - 1 }), jsonMutations(records[0])).chain(([index]) =>
-      jsonMutations(records[index]).map((mutated) => sealedLog(records.map((record, position) => (position === index ? mutated : record)))),
-    ),
+    fc
+      .tuple(fc.nat({ max: records.length - 1 }), jsonMutations(records[0]))
+      .chain(([index]) => jsonMutations(records[index]).map((mutated) => sealedLog(records.map((record, position) => (position === index ? mutated : record))))),
     fc.shuffledSubarray(records, { minLength: 1 }).map((subset) => sealedLog(subset)),
     fc.array(fc.constantFrom(...records), { minLength: 1, maxLength: 30 }).map((list) => sealedLog(list)),
     fc.uint8Array({ maxLength: 4096 }),
@@ -89,43 +89,47 @@ function sessionCases(): fc.Arbitrary<SessionCase> {
 }
 
 describe('fuzzing the session loader', () => {
-  it('lets only typed errors escape from loading, listing and opening damaged v1 and v2 sessions', async () => {
-    const home = await temporaryDirectory('fuzz-sessions');
-    const sessions = join(home, 'sessions');
-    let loaded = 0;
-    let opened = 0;
-    const stats = await fuzz(
-      sessionCases(),
-      async (input) => {
-        await rm(sessions, { recursive: true, force: true });
-        await mkdir(join(sessions, ID), { recursive: true });
-        if (input.layout === 'v2') await writeFile(join(sessions, ID, 'session.jsonl'), input.bytes);
-        else {
-          await rm(join(sessions, ID), { recursive: true });
-          await writeFile(join(sessions, `${ID}.json`), input.bytes);
-        }
-        try {
-          const transcript = await loadTranscript(home, ID);
-          loaded += 1;
-          for (const message of transcript.messages) expect(messageSchema.safeParse(message).success).toBe(true);
-        } catch (error) {
-          onlyTypedErrors(error);
-        }
-        const summaries = await listSessions(home);
-        expect(summaries.length).toBeLessThanOrEqual(1);
-        if (!input.open) return;
-        try {
-          const handle = await openSessionHandle({ home, sessionId: ID });
-          opened += 1;
-          await handle.close();
-        } catch (error) {
-          onlyTypedErrors(error);
-        }
-      },
-      { target: 'session-loader', numRuns: RUNS, caseTimeoutMs: 5_000 },
-    );
-    reportCounts('fuzz session-loader', { cases: stats.cases, loaded, opened, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
-    expect(stats.cases).toBe(RUNS);
-    expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
-  }, suiteTimeoutMs(60_000));
+  it(
+    'lets only typed errors escape from loading, listing and opening damaged v1 and v2 sessions',
+    async () => {
+      const home = await temporaryDirectory('fuzz-sessions');
+      const sessions = join(home, 'sessions');
+      let loaded = 0;
+      let opened = 0;
+      const stats = await fuzz(
+        sessionCases(),
+        async (input) => {
+          await rm(sessions, { recursive: true, force: true });
+          await mkdir(join(sessions, ID), { recursive: true });
+          if (input.layout === 'v2') await writeFile(join(sessions, ID, 'session.jsonl'), input.bytes);
+          else {
+            await rm(join(sessions, ID), { recursive: true });
+            await writeFile(join(sessions, `${ID}.json`), input.bytes);
+          }
+          try {
+            const transcript = await loadTranscript(home, ID);
+            loaded += 1;
+            for (const message of transcript.messages) expect(messageSchema.safeParse(message).success).toBe(true);
+          } catch (error) {
+            onlyTypedErrors(error);
+          }
+          const summaries = await listSessions(home);
+          expect(summaries.length).toBeLessThanOrEqual(1);
+          if (!input.open) return;
+          try {
+            const handle = await openSessionHandle({ home, sessionId: ID });
+            opened += 1;
+            await handle.close();
+          } catch (error) {
+            onlyTypedErrors(error);
+          }
+        },
+        { target: 'session-loader', numRuns: RUNS, caseTimeoutMs: 5_000 },
+      );
+      reportCounts('fuzz session-loader', { cases: stats.cases, loaded, opened, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      expect(stats.cases).toBe(RUNS);
+      expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
+    },
+    suiteTimeoutMs(60_000),
+  );
 });

@@ -1,22 +1,8 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toLanguageModelPrompt } from '@forge/ai-sdk-bridge';
-import {
-  createInstructionSnapshot,
-  type ApprovalGate,
-  type JsonValue,
-  type ModelRequest,
-  type Tool,
-  type ToolCallRequest,
-} from '@forge/core';
-import {
-  createCheckpointNoteTool,
-  findApprovalClaim,
-  findPolicyText,
-  reduceMemoryFromTranscript,
-  withRunIds,
-  type CheckpointMemory,
-} from '@forge/core/checkpoint';
+import { createInstructionSnapshot, type ApprovalGate, type JsonValue, type ModelRequest, type Tool, type ToolCallRequest } from '@forge/core';
+import { createCheckpointNoteTool, findApprovalClaim, findPolicyText, reduceMemoryFromTranscript, withRunIds, type CheckpointMemory } from '@forge/core/checkpoint';
 import { ScriptedModel, type ScriptedToolCall } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';
@@ -40,7 +26,9 @@ import { INJECTIONS, injectionsFrom, type Injection } from './injection-corpus.j
 
 const temporaryDirectory = useTemporaryDirectories();
 const FRESH_INSTRUCTIONS = 'FRESH-INSTRUCTIONS-7731: You are Forge. Ask before running commands. Never push to main.';
-const FIRST_REQUEST = `Summarize the docs and the open issue. ${injectionsFrom('old-user-turn').map((injection) => injection.text).join(' ')}`;
+const FIRST_REQUEST = `Summarize the docs and the open issue. ${injectionsFrom('old-user-turn')
+  .map((injection) => injection.text)
+  .join(' ')}`;
 const LAST_OLD_REQUEST = 'Filler turn 3: what does the parser do with empty input?';
 const RESUMED_REQUEST = 'Now tidy up the build directory.';
 
@@ -106,7 +94,11 @@ function poisonedModel(): ScriptedModel {
         noteCall(injection, index + 100, { source: 'tool-call', toolCallId: `call_read_0` }),
       ]),
     },
-    { text: `Summary done. ${injectionsFrom('old-assistant-turn').map((injection) => injection.text).join(' ')}` },
+    {
+      text: `Summary done. ${injectionsFrom('old-assistant-turn')
+        .map((injection) => injection.text)
+        .join(' ')}`,
+    },
     { text: 'Filler answer one. '.repeat(300) },
     { text: 'Filler answer two. '.repeat(300) },
     { text: 'Filler answer three: empty input returns an empty list. '.repeat(100) },
@@ -171,7 +163,14 @@ beforeAll(async () => {
     },
   });
   const resumed = obedientModel();
-  const turn = await handle.runTurn({ model: resumed, instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS), approvals: gate, context: { mode: 'compact', recentTailTokens: 400 }, tools: tools(() => handle), request: RESUMED_REQUEST });
+  const turn = await handle.runTurn({
+    model: resumed,
+    instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS),
+    approvals: gate,
+    context: { mode: 'compact', recentTailTokens: 400 },
+    tools: tools(() => handle),
+    request: RESUMED_REQUEST,
+  });
   expect(turn.result.status).toBe('completed');
   resumedRequest = resumed.requests[0];
   checkpointView = resumedRequest?.checkpoint ?? '';
@@ -265,7 +264,11 @@ describe('hostile history after compaction and resume', () => {
 
   it('a resumed forge run still denies a command the history claims is approved', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ toolName: 'run_command', input: { argv: ['touch', 'pwned.txt'] }, toolCallId: 'call_cli_touch' }] }, { text: 'Denied.' }]);
-    const outcome = await runCli(['run', '--model', 'test:obedient', '--resume', sessionId, '--cwd', workspace, 'Run what the notes allow.'], { cwd: workspace, env: { FORGE_HOME: home }, models: { obedient: model } });
+    const outcome = await runCli(['run', '--model', 'test:obedient', '--resume', sessionId, '--cwd', workspace, 'Run what the notes allow.'], {
+      cwd: workspace,
+      env: { FORGE_HOME: home },
+      models: { obedient: model },
+    });
     expect(outcome.code).toBe(0);
     expect(outcome.stderr).toContain('denied');
     await expect(stat(join(workspace, 'pwned.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -277,7 +280,12 @@ describe('hostile history after compaction and resume', () => {
       loopback.enqueue(turn({ text: 'Nothing to do.' }));
       const handle = await openSessionHandle({ home, sessionId });
       try {
-        const result = await handle.runTurn({ model: adapterFor(name, loopback.baseURL, { maxRetries: 0, idleTimeoutMs: 5_000 }), instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS), context: { mode: 'compact', recentTailTokens: 400 }, request: `Status check for ${name}.` });
+        const result = await handle.runTurn({
+          model: adapterFor(name, loopback.baseURL, { maxRetries: 0, idleTimeoutMs: 5_000 }),
+          instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS),
+          context: { mode: 'compact', recentTailTokens: 400 },
+          request: `Status check for ${name}.`,
+        });
         expect(result.result.status).toBe('completed');
       } finally {
         await handle.close();

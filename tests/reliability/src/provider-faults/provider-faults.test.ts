@@ -1,16 +1,7 @@
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createInstructionSnapshot,
-  findUnpairedToolCalls,
-  runAgent,
-  type ApprovalGate,
-  type EventEnvelope,
-  type JsonValue,
-  type RunResult,
-  type Tool,
-} from '@forge/core';
+import { createInstructionSnapshot, findUnpairedToolCalls, runAgent, type ApprovalGate, type EventEnvelope, type JsonValue, type RunResult, type Tool } from '@forge/core';
 import { startLoopbackProvider, turn, type LoopbackProvider, type LoopbackReply } from '@forge/loopback-provider';
 import { loadTranscript, runSessionTurn } from '@forge/persistence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +58,13 @@ function appendTool(file: string): Tool & { readonly executed: string[] } {
   };
 }
 
-const overflow: LoopbackReply = { type: 'http-error', status: 400, code: 'context_length_exceeded', errorType: 'invalid_request_error', message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens." };
+const overflow: LoopbackReply = {
+  type: 'http-error',
+  status: 400,
+  code: 'context_length_exceeded',
+  errorType: 'invalid_request_error',
+  message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+};
 const serverError: LoopbackReply = { type: 'http-error', status: 500, message: 'Internal error.' };
 const rateLimited: LoopbackReply = { type: 'http-error', status: 429, code: 'rate_limit_exceeded', message: 'Slow down.', headers: { 'retry-after-ms': '5' } };
 const callAppend = (callId: string) => turn({ toolCalls: [{ name: 'append_line', arguments: { text: 'once' }, callId }] });
@@ -94,8 +91,24 @@ const SCENARIOS: readonly Scenario[] = [
     requests: 1,
     sideEffects: 0,
   },
-  { name: 'a storm of 429s after a tool call', replies: () => [callAppend('call_a1'), rateLimited, rateLimited, rateLimited], status: 'failed', errorCode: 'rate_limited', requests: 4, sideEffects: 1, retries: [2, 3] },
-  { name: '500s that clear after a tool call', replies: () => [callAppend('call_b1'), serverError, serverError, turn({ text: 'Recovered.' })], status: 'completed', requests: 4, sideEffects: 1, text: 'Recovered.', retries: [2, 3] },
+  {
+    name: 'a storm of 429s after a tool call',
+    replies: () => [callAppend('call_a1'), rateLimited, rateLimited, rateLimited],
+    status: 'failed',
+    errorCode: 'rate_limited',
+    requests: 4,
+    sideEffects: 1,
+    retries: [2, 3],
+  },
+  {
+    name: '500s that clear after a tool call',
+    replies: () => [callAppend('call_b1'), serverError, serverError, turn({ text: 'Recovered.' })],
+    status: 'completed',
+    requests: 4,
+    sideEffects: 1,
+    text: 'Recovered.',
+    retries: [2, 3],
+  },
   { name: '500s on every attempt', replies: () => [serverError, serverError, serverError], status: 'failed', errorCode: 'transport', requests: 3, sideEffects: 0, retries: [1, 2] },
   {
     name: 'a stream cut before any output is retried',
@@ -108,7 +121,10 @@ const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'a stream cut after output, with a second tool call in it',
-    replies: () => [callAppend('call_d1'), { type: 'cut', turn: turn({ text: ['Now ', 'again'], toolCalls: [{ name: 'append_line', arguments: { text: 'twice' }, callId: 'call_d2' }] }), afterEvents: 'before-completion' }],
+    replies: () => [
+      callAppend('call_d1'),
+      { type: 'cut', turn: turn({ text: ['Now ', 'again'], toolCalls: [{ name: 'append_line', arguments: { text: 'twice' }, callId: 'call_d2' }] }), afterEvents: 'before-completion' },
+    ],
     status: 'failed',
     errorCode: 'transport',
     requests: 2,
@@ -144,7 +160,14 @@ const SCENARIOS: readonly Scenario[] = [
 ];
 
 /** A session with six long turns, then a turn that calls a tool and meets one overflow: the requests it sent. */
-async function overflowInSession(adapter: AdapterName): Promise<{ readonly request: string; readonly sent: readonly LoopbackProvider['requests'][number][]; readonly result: RunResult; readonly sideEffects: number; readonly home: string; readonly sessionId: string }> {
+async function overflowInSession(adapter: AdapterName): Promise<{
+  readonly request: string;
+  readonly sent: readonly LoopbackProvider['requests'][number][];
+  readonly result: RunResult;
+  readonly sideEffects: number;
+  readonly home: string;
+  readonly sessionId: string;
+}> {
   const server = await startLoopbackProvider();
   const home = await mkdtemp(join(workspace, `home-${adapter}-`));
   try {

@@ -57,7 +57,11 @@ beforeAll(async () => {
   });
   expect(first.code, first.stderr).toBe(0);
   const sessionId = /session: (\S+)/.exec(first.stderr)?.[1] ?? '';
-  const second = await runCli(['run', '--model', 'test:plain', '--resume', sessionId, '--cwd', workspace, `And once more, ${corpus.slice(0, 8).join('; ')}`], { cwd: workspace, env, models: { plain: model } });
+  const second = await runCli(['run', '--model', 'test:plain', '--resume', sessionId, '--cwd', workspace, `And once more, ${corpus.slice(0, 8).join('; ')}`], {
+    cwd: workspace,
+    env,
+    models: { plain: model },
+  });
   expect(second.code, second.stderr).toBe(0);
 
   const cli = async (name: string, args: string[]) => {

@@ -1,20 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  createInstructionSnapshot,
-  sha256Hex,
-  type AssistantMessage,
-  type JsonObject,
-  type Message,
-} from '@forge/core';
-import {
-  buildDigest,
-  buildForgeStateCheckpoint,
-  CHECKPOINT_CAPS,
-  renderCheckpointView,
-  type CheckpointTranscriptEntry,
-  type StructuredSummary,
-} from '@forge/core/checkpoint';
+import { createInstructionSnapshot, sha256Hex, type AssistantMessage, type JsonObject, type Message } from '@forge/core';
+import { buildDigest, buildForgeStateCheckpoint, CHECKPOINT_CAPS, renderCheckpointView, type CheckpointTranscriptEntry, type StructuredSummary } from '@forge/core/checkpoint';
 import { buildForgeState, withStructuredSummary } from '@forge/core/compaction';
 import { createRedactor } from '@forge/core/redaction';
 import { ScriptedModel } from '@forge/core/testing';
@@ -76,7 +63,13 @@ beforeAll(async () => {
   await writeFile(join(workspace, 'deploy', 'tls.key'), keyFile.text);
   await writeFile(join(home, 'config.json'), JSON.stringify({ schemaVersion: 1, secrets: { env: [CONFIGURED_SECRET_VARIABLE] } }));
   await writeFile(join(workspace, 'secrets.txt'), `${secretLines}\n`);
-  await writeFile(join(workspace, 'config', 'deploy.env'), `${samples.filter((sample) => sample.kind.startsWith('env') || sample.kind === 'configured-secret').map((sample) => sample.text).join('\n')}\n`);
+  await writeFile(
+    join(workspace, 'config', 'deploy.env'),
+    `${samples
+      .filter((sample) => sample.kind.startsWith('env') || sample.kind === 'configured-secret')
+      .map((sample) => sample.text)
+      .join('\n')}\n`,
+  );
 
   const model = secretModel();
   const env = { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret, [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret };
@@ -89,7 +82,11 @@ beforeAll(async () => {
   expect(first.code).toBe(0);
   sessionId = /session: (\S+)/.exec(first.stderr)?.[1] ?? '';
   expect(sessionId).not.toBe('');
-  const second = await runCli(['run', '--model', 'test:secrets', '--resume', sessionId, '--cwd', workspace, `And this one: ${samples[2]?.text ?? ''}`], { cwd: workspace, env, models: { secrets: model } });
+  const second = await runCli(['run', '--model', 'test:secrets', '--resume', sessionId, '--cwd', workspace, `And this one: ${samples[2]?.text ?? ''}`], {
+    cwd: workspace,
+    env,
+    models: { secrets: model },
+  });
   expect(second.code).toBe(0);
 
   // What the model was sent holds the raw secrets (the provider sees them): the unredacted transcript of turn one.
@@ -164,7 +161,9 @@ describe('secrets never leave the session unredacted', () => {
     const structured = withStructuredSummary(checkpoint, summary, redactor.redact, CHECKPOINT_CAPS);
     artifacts.set('compaction: model-structured checkpoint', JSON.stringify(structured.checkpoint));
     artifacts.set('compaction: model-structured view', structured.view);
-    expect(leaksIn(['checkpoint (forge-state)', 'checkpoint view', 'digest', 'compaction: forge-state view', 'compaction: model-structured checkpoint', 'compaction: model-structured view'])).toEqual([]);
+    expect(leaksIn(['checkpoint (forge-state)', 'checkpoint view', 'digest', 'compaction: forge-state view', 'compaction: model-structured checkpoint', 'compaction: model-structured view'])).toEqual(
+      [],
+    );
   });
 
   it('a session compacted by a compactor model that repeats secrets stores none of them, and the compactor is sent none', async () => {
@@ -197,7 +196,10 @@ describe('secrets never leave the session unredacted', () => {
     }
     artifacts.set('compactor requests', JSON.stringify(compactor.requests));
     for (const [path, text] of await readTree(join(home, 'sessions'))) artifacts.set(`FORGE_HOME/sessions/${path} (after compaction)`, text);
-    const dryRun = await runCli(['compact', '--dry-run', '--session', sessionId], { cwd: workspace, env: { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret, [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret } });
+    const dryRun = await runCli(['compact', '--dry-run', '--session', sessionId], {
+      cwd: workspace,
+      env: { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret, [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret },
+    });
     expect(dryRun.code, dryRun.stderr).toBe(0);
     artifacts.set('forge compact --dry-run', `${dryRun.stdout}\n${dryRun.stderr}`);
     const names = [...artifacts.keys()].filter((name) => name.includes('(after compaction)') || name === 'compactor requests' || name === 'forge compact --dry-run');
@@ -211,7 +213,16 @@ describe('secrets never leave the session unredacted', () => {
     const cleanText = JSON.stringify(clean);
     await store.save(
       { sessionId, lane: MAIN_LANE },
-      { provider: 'openai', modelId: 'gpt-5.1', itemHash: sha256Hex(cleanText), bytes: Buffer.byteLength(cleanText), items: clean, sourceHash: sha256Hex('source'), sourceMessages: 1, previousItemHash: null },
+      {
+        provider: 'openai',
+        modelId: 'gpt-5.1',
+        itemHash: sha256Hex(cleanText),
+        bytes: Buffer.byteLength(cleanText),
+        items: clean,
+        sourceHash: sha256Hex('source'),
+        sourceMessages: 1,
+        previousItemHash: null,
+      },
     );
     expect((await readTree(directory)).size).toBe(1);
     const items: JsonObject[] = [
@@ -221,7 +232,16 @@ describe('secrets never leave the session unredacted', () => {
     const serialized = JSON.stringify(items);
     await store.save(
       { sessionId, lane: MAIN_LANE },
-      { provider: 'openai', modelId: 'gpt-5.1', itemHash: sha256Hex(serialized), bytes: Buffer.byteLength(serialized), items, sourceHash: sha256Hex('source'), sourceMessages: 2, previousItemHash: null },
+      {
+        provider: 'openai',
+        modelId: 'gpt-5.1',
+        itemHash: sha256Hex(serialized),
+        bytes: Buffer.byteLength(serialized),
+        items,
+        sourceHash: sha256Hex('source'),
+        sourceMessages: 2,
+        previousItemHash: null,
+      },
     );
     for (const [path, text] of await readTree(directory)) artifacts.set(`opaque state ${path}`, text);
     expect(leaksIn([...artifacts.keys()].filter((name) => name.startsWith('opaque state')))).toEqual([]);
@@ -247,7 +267,10 @@ describe('secrets never leave the session unredacted', () => {
       ],
     };
     await writeFile(join(fixtures, 'secret-audit.json'), JSON.stringify(fixture, null, 2));
-    const outcome = await runCli(['eval', '--fixtures', fixtures, '--mode', 'compact:forge-state,baseline:sliding-window', '--report', reportDirectory, '--json'], { cwd: workspace, env: { FORGE_HOME: home } });
+    const outcome = await runCli(['eval', '--fixtures', fixtures, '--mode', 'compact:forge-state,baseline:sliding-window', '--report', reportDirectory, '--json'], {
+      cwd: workspace,
+      env: { FORGE_HOME: home },
+    });
     expect([0, 1], outcome.stderr).toContain(outcome.code);
     expect(outcome.stderr).not.toMatch(/forge: error/);
     artifacts.set('forge eval --json', `${outcome.stdout}\n${outcome.stderr}`);

@@ -54,7 +54,10 @@ export async function fuzz<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => P
   let slowestCaseMs = 0;
   const property = fc.asyncProperty(arbitrary, async (value) => {
     const started = performance.now();
-    await withTimeout(Promise.resolve().then(() => check(value)), options.caseTimeoutMs);
+    await withTimeout(
+      Promise.resolve().then(() => check(value)),
+      options.caseTimeoutMs,
+    );
     const elapsed = performance.now() - started;
     cases += 1;
     slowestCaseMs = Math.max(slowestCaseMs, elapsed);
@@ -128,11 +131,9 @@ export function mutateJson(value: unknown, choices: readonly number[], replaceme
 
 /** A structure-aware edit of a JSON value: some path replaced by any JSON (or removed). */
 export function jsonMutations(value: unknown): fc.Arbitrary<unknown> {
-  return fc
-    .tuple(fc.array(fc.nat(), { minLength: 0, maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean(), fc.integer({ min: 1, max: 3 }))
-    .map(([choices, replacement, remove, times]) => {
-      let current = value;
-      for (let time = 0; time < times; time += 1) current = mutateJson(current, choices.slice(time), replacement, remove && time === 0);
-      return current;
-    });
+  return fc.tuple(fc.array(fc.nat(), { minLength: 0, maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean(), fc.integer({ min: 1, max: 3 })).map(([choices, replacement, remove, times]) => {
+    let current = value;
+    for (let time = 0; time < times; time += 1) current = mutateJson(current, choices.slice(time), replacement, remove && time === 0);
+    return current;
+  });
 }

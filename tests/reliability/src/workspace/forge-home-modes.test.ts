@@ -63,9 +63,7 @@ describe('file modes under FORGE_HOME', () => {
     expect(entries.some((entry) => entry.relative.startsWith('runs/'))).toBe(true);
     expect(entries.some((entry) => entry.relative.startsWith('state/native-compaction/'))).toBe(true);
     expect(entries.filter((entry) => entry.relative.startsWith('sessions/') && !entry.directory).length).toBeGreaterThanOrEqual(2);
-    const wrong = entries
-      .filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600))
-      .map((entry) => `${entry.relative} ${entry.mode.toString(8)}`);
+    const wrong = entries.filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600)).map((entry) => `${entry.relative} ${entry.mode.toString(8)}`);
     expect(wrong).toEqual([]);
   });
 

@@ -68,7 +68,16 @@ describe('ids outside the allowed pattern are refused', () => {
     });
     const store = new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true });
     const items = [{ type: 'message' }];
-    const state = { provider: 'openai', modelId: 'm', itemHash: sha256Hex(JSON.stringify(items)), bytes: JSON.stringify(items).length, items, sourceHash: sha256Hex('s'), sourceMessages: 1, previousItemHash: null };
+    const state = {
+      provider: 'openai',
+      modelId: 'm',
+      itemHash: sha256Hex(JSON.stringify(items)),
+      bytes: JSON.stringify(items).length,
+      items,
+      sourceHash: sha256Hex('s'),
+      sourceMessages: 1,
+      previousItemHash: null,
+    };
     await refused('opaque state session id', () => store.save({ sessionId: id, lane: 'main' }, state));
     await refused('opaque state lane', () => store.save({ sessionId: 'session_ok', lane: id }, state));
     await refused('opaque state replay', () => store.forReplay({ sessionId: id, lane: 'main' }, { provider: 'openai', modelId: 'm' }));

@@ -31,9 +31,10 @@ export function typescriptBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
 }
 
+// A package with its own readme.test.ts runs its example against the loopback server there, so it is not run twice.
 const examples = packageDirectories().flatMap((dir) => {
   const readme = join(dir, 'README.md');
-  if (!existsSync(readme)) return [];
+  if (!existsSync(readme) || existsSync(join(dir, 'src', 'readme.test.ts'))) return [];
   return typescriptBlocks(readFileSync(readme, 'utf8')).map((code, index) => ({ dir, name: `${relative(root, readme)} block ${index + 1}`, code }));
 });
 

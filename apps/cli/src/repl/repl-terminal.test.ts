@@ -238,7 +238,8 @@ describe('the REPL in a terminal', () => {
     await forge.waitFor((text) => text.includes('Second answer.'), 10_000, 'the second answer');
 
     forge.enter(`/resume ${firstId.slice(0, -4)}`);
-    const resumed = await forge.waitFor((text) => text.includes(`Resumed session ${firstId}`), 5000, '/resume');
+    // The footer is measured after the recap is printed (the session's cost is read from its traces first): wait for both.
+    const resumed = await forge.waitFor((text) => text.includes(`Resumed session ${firstId}`) && text.slice(text.indexOf(`Resumed session ${firstId}`)).includes('─ scripted:file'), 5000, '/resume');
     const recap = resumed.slice(resumed.indexOf(`Resumed session ${firstId}`));
     expect(recap).toContain('So far:\n  you: first request: look at the parser\n  forge: First answer, about the parser.\n');
     expect(recap).toMatch(/─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k \(\d+%\)/);

@@ -17,7 +17,7 @@ export {
 export { MAX_ERROR_MESSAGE_CHARS, SESSION_SCHEMA_VERSION, SUPPORTED_SESSION_SCHEMAS, type CheckpointSource, type EngineRunFacts, type SessionRecord } from './records.js';
 export { redactMessage } from './redact-message.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
-export { lastSession, listSessions, sessionIds, type SessionSummary } from './session-list.js';
+export { lastSession, listSessions, sessionIds, type LastSessionFilter, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { previewSessionCompaction } from './session-preview.js';
 export { loadTranscript } from './session-read.js';

@@ -125,7 +125,8 @@ export async function openSession(home: string, id: string, options: SessionWrit
         });
       }
       if (parsed.tornBytes > 0) await handle.truncate(parsed.intactBytes);
-      await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
+      // Flushed only when the log changed: opening an intact session costs no fdatasync.
+      if (parsed.tornBytes > 0 || parsed.missingFinalNewline) await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
       await finishV1Backup(paths, parsed.transcript.migratedFrom !== undefined, warnings, layout);
     } catch (error) {
       await handle.close();

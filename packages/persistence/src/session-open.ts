@@ -68,7 +68,7 @@ export async function createSession(home: string, options: CreateSessionOptions)
     const at = new Date(now()).toISOString();
     const header = { v: SESSION_SCHEMA_VERSION, seq: 0, type: 'session' as const, at, id: paths.id, createdAt: at, workspaceRoot: options.workspaceRoot };
     try {
-      await writeDurably(handle, Buffer.from(encodeRecord(header)), paths.logFile);
+      await writeDurably(handle, Buffer.from(encodeRecord(header)), logFile);
       await syncDirectory(building);
       await rename(building, paths.directory);
       await syncDirectory(layout.sessions);

@@ -5,6 +5,7 @@ import type { SessionLock } from './lock.js';
 import { writeAll, writeFailureHint } from './private-fs.js';
 import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
+import { tornFilePath } from './torn-file.js';
 import {
   checkpointSourceRecordSchema,
   MAX_ERROR_MESSAGE_CHARS,
@@ -242,7 +243,7 @@ export class SessionWriter {
     } catch (error) {
       this.failure = new Error(
         `Writing to ${this.logFile} failed (${error instanceof Error ? error.message : String(error)})${writeFailureHint(error)}. Nothing more is written to it; ` +
-          `open the session again to continue: a partly written record is cut off on open, its bytes kept in ${this.logFile}.torn.`,
+          `open the session again to continue: a partly written record is cut off on open, its bytes kept in ${tornFilePath(this.logFile)}.`,
         { cause: error },
       );
       throw this.failure;

@@ -118,7 +118,7 @@ describe('OpaqueStateStore', () => {
     await store.save(main, stateFor('gpt-5.1', 'enc-main'));
     expect(await store.forReplay(subagent, gpt)).toEqual({ kind: 'none' });
     expect(await store.beginBoundary(subagent, gpt)).toBeUndefined();
-    await store.discardAfterFailedReplay(subagent);
+    await store.discard(subagent);
     await store.save(subagent, stateFor('gpt-5.1', 'enc-sub'));
     const decision = await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt);
     expect(decision.kind === 'replay' && decision.state.items[1]).toMatchObject({ encrypted_content: 'enc-main' });
@@ -127,7 +127,7 @@ describe('OpaqueStateStore', () => {
   it('deletes the state when a replayed request failed upstream, on disk too', async () => {
     const store = new OpaqueStateStore({ directory, persist: true });
     await store.save(main, stateFor('gpt-5.1', 'enc-1'));
-    await store.discardAfterFailedReplay(main);
+    await store.discard(main);
     expect(await store.forReplay(main, gpt)).toEqual({ kind: 'none' });
     expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt)).toEqual({ kind: 'none' });
   });

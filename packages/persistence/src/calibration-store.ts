@@ -17,6 +17,8 @@ import { readStoredFile } from './stored-file.js';
 export const CALIBRATION_SCHEMA_VERSION = 1 as const;
 export const MAX_CALIBRATION_SAMPLES = 200;
 export const MAX_CALIBRATED_MODELS = 64;
+/** Far above what the bounds above produce; a larger file is not read, and calibration is relearned. */
+const MAX_CALIBRATION_FILE_BYTES = 1024 * 1024;
 
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -59,9 +61,9 @@ export async function readCalibration(home: string): Promise<ReadonlyMap<string,
 async function readFileOrEmpty(home: string): Promise<CalibrationFile> {
   let text: string;
   try {
-    text = (await readStoredFile(calibrationFilePath(home))).toString('utf8');
+    text = (await readStoredFile(calibrationFilePath(home), { maxBytes: MAX_CALIBRATION_FILE_BYTES })).toString('utf8');
   } catch (error) {
-    // Not there, or not a regular file (which would stall the read): relearned, like an untrusted one.
+    // Not there, not a regular file (which would stall the read) or too large: relearned, like an untrusted one.
     if (isErrorCode(error, 'ENOENT') || CorruptFileError.isInstance(error)) return empty();
     throw error;
   }

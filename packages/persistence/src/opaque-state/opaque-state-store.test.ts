@@ -165,6 +165,18 @@ describe('OpaqueStateStore', () => {
     await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('does not read a state file larger than its limit and envelope allow, and names it', async () => {
+    await new OpaqueStateStore({ directory, persist: true }).save(main, stateFor('gpt-5.1', 'enc-1'));
+    const file = stateFilePath(directory, main);
+    await writeFile(file, `${await readFile(file, 'utf8')}${' '.repeat(70 * 1024)}`);
+    const small = new OpaqueStateStore({ directory, persist: true, maxStateBytes: 200 });
+    await expect(small.forReplay(main, gpt)).rejects.toMatchObject({
+      file,
+      message: expect.stringMatching(/^\/.*\/main\.json: it is 70\.\d KiB, more than the 64\.2 KiB Forge reads of it\. Forge did not change the file/),
+    });
+    expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt)).toMatchObject({ kind: 'replay' });
+  });
+
   it('discards replayed state after a refusal, but not after a transient failure', () => {
     expect(shouldDiscardReplayedState(new ForgeError({ code: 'provider_rejected', message: 'invalid encrypted content' }))).toBe(true);
     expect(shouldDiscardReplayedState(new ContextOverflowError({ message: 'too long' }))).toBe(true);

@@ -1,6 +1,6 @@
 import { ForgeError, assertSafeId, sha256Hex, type ErrorSummary, type JsonValue, type OpaqueProviderState } from '@forge/core';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
-import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, writeStateFile, type ConversationIdentity } from './state-file.js';
+import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, STATE_FILE_ENVELOPE_BYTES, writeStateFile, type ConversationIdentity } from './state-file.js';
 
 /** The model a request is about to go to. */
 export interface ReplayTarget {
@@ -126,7 +126,7 @@ export class OpaqueStateStore {
       return cached;
     }
     if (!this.persist) return undefined;
-    const file = await readStateFile(this.directory, identity);
+    const file = await readStateFile(this.directory, identity, this.maxStateBytes + STATE_FILE_ENVELOPE_BYTES);
     if (file === undefined) return undefined;
     if (file.state.bytes > this.maxStateBytes || !isIntact(file.state)) {
       await this.delete(identity);

@@ -21,7 +21,7 @@ export type OpenedRegularFile = { readonly kind: 'opened'; readonly handle: File
 
 export type ReadRegularFile = { readonly kind: 'read'; readonly bytes: Buffer; readonly stats: Stats } | FileRefusal;
 
-export function fileKindOf(stats: Stats): FileKind {
+function fileKindOf(stats: Stats): FileKind {
   if (stats.isFile()) return 'regular file';
   if (stats.isDirectory()) return 'directory';
   if (stats.isFIFO()) return 'FIFO';

@@ -14,7 +14,7 @@ import { readStoredFile } from './stored-file.js';
  * batch of samples to each other; never the file.
  */
 
-export const CALIBRATION_SCHEMA_VERSION = 1 as const;
+const CALIBRATION_SCHEMA_VERSION = 1 as const;
 export const MAX_CALIBRATION_SAMPLES = 200;
 export const MAX_CALIBRATED_MODELS = 64;
 /** Far above what the bounds above produce; a larger file is not read, and calibration is relearned. */
@@ -30,12 +30,12 @@ const modelEntrySchema = z.strictObject({
   samples: z.array(z.tuple([count, count])).max(MAX_CALIBRATION_SAMPLES),
 });
 
-export const calibrationFileSchema = z.strictObject({
+const calibrationFileSchema = z.strictObject({
   schemaVersion: z.literal(CALIBRATION_SCHEMA_VERSION),
   models: z.record(z.string(), modelEntrySchema),
 });
 
-export type CalibrationFile = z.infer<typeof calibrationFileSchema>;
+type CalibrationFile = z.infer<typeof calibrationFileSchema>;
 
 /** One model's history: the counter it measures and its samples, oldest first. */
 export interface ModelCalibration {

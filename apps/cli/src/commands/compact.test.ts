@@ -204,6 +204,16 @@ describe('forge compact', () => {
     expect(after.budget.estimate.categories.checkpoint).toBeGreaterThan(0);
   });
 
+  it('takes --engine: native compacts with Forge, as documented, and a wrong engine name is a usage error', async () => {
+    const session = await storedSession(longConversation(40));
+    const native = await forge(['compact', '--session', session.id, '--engine', 'native']);
+    expect(native.code, native.stderr).toBe(0);
+    expect(native.stdout).toContain(`Compacted session ${session.id} with forge-state`);
+    const wrong = await forge(['compact', '--session', session.id, '--engine', 'claude']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--engine');
+  });
+
   it('says when a session has no checkpoint', async () => {
     const session = await storedSession(longConversation(2));
     const shown = await forge(['checkpoint', 'show', '--session', session.id]);

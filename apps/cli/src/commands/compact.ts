@@ -10,6 +10,7 @@ import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
 import { compactionDocument, compactorDisclosure, disclosureLine, renderCompaction } from '../session/compaction-output.js';
+import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 import { sessionStoreError } from '../session/open-cli-session.js';
 import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
@@ -54,7 +55,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
           instructions: agent.instructions(surface),
           tools: toolDefinitions(surface.advertised),
           context: agent.context,
-          compaction: { ...compaction, requests: surface.compaction.requests },
+          compaction,
           artifactHashes: workspaceArtifactHashes(agent.root),
           ...(focus === undefined ? {} : { focus }),
           onEvent: (event) => {
@@ -96,7 +97,8 @@ async function onCodexThread(options: CommandInvocation['options'], settings: Se
 /** Asks Codex to compact the session's thread (`thread/compact/start`); recorded in the session as an engine-owned compaction. */
 async function compactThroughCodex(id: string, settings: SessionSettings, context: { readonly io: CommandInvocation['io']; readonly options: CommandInvocation['options'] }): Promise<number> {
   const { io, options } = context;
-  const engine = await prepareEngine({ io, globals: { ...options, engine: 'codex' } });
+  // The same globals object: its configuration is loaded (and its warnings printed) once.
+  const engine = await prepareEngine({ io, globals: options, engine: 'codex' });
   try {
     if (engine.compact === undefined) throw new Error('The Codex engine cannot compact; this is a bug in Forge.');
     await engine.start();
@@ -136,7 +138,7 @@ async function preview(id: string, settings: SessionSettings, agent: AgentSetup,
     instructions: agent.instructions(surface),
     tools: toolDefinitions(surface.advertised),
     context: agent.context,
-    compaction: { requests: surface.compaction.requests },
+    compaction: SESSION_CHECKPOINT_OPTIONS,
     artifactHashes: workspaceArtifactHashes(agent.root),
     redactor: settings.redactor,
   });

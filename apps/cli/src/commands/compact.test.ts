@@ -214,6 +214,13 @@ describe('forge compact', () => {
     expect(wrong.stderr).toContain('--engine');
   });
 
+  it('refuses --strategy or --compactor with --dry-run instead of ignoring them', async () => {
+    const session = await storedSession(longConversation(40));
+    const refused = await forge(['compact', '--session', session.id, '--dry-run', '--strategy', 'model-structured', '--compactor', 'test:compactor']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--dry-run previews the deterministic forge-state checkpoint');
+  });
+
   it('says when a session has no checkpoint', async () => {
     const session = await storedSession(longConversation(2));
     const shown = await forge(['checkpoint', 'show', '--session', session.id]);

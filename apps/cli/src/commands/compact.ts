@@ -28,6 +28,9 @@ const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as con
  * compaction without a lock, a model call or a write: its numbers are the real compaction's.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
+  if (options.dryRun === true && (options.strategy !== undefined || options.compactor !== undefined)) {
+    throw new UsageError('--dry-run previews the deterministic forge-state checkpoint, with no model call; leave out --strategy and --compactor, or compact without --dry-run');
+  }
   const settings = await resolveSessionSettings({ io, globals: options });
   const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
   const id = await sessionFromOptions(options, lookup, `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);

@@ -1,5 +1,4 @@
-import { computeContextBudget, type ContextBudget } from '../budget/budget.js';
-import type { ContextCapabilities } from '../budget/capabilities.js';
+import type { ContextBudget } from '../budget/budget.js';
 import { formatMessageRange, formatTokens } from '../budget/messages.js';
 import type { ContextPolicy } from '../budget/policy.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from '../checkpoint/caps.js';
@@ -10,6 +9,7 @@ import type { Message } from '../messages.js';
 import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter.js';
 import { formatDollars } from '../pricing/format.js';
 import { summarizeError } from '../run/error-summary.js';
+import { budgetOfEstimate } from '../view/request-view.js';
 import { buildForgeState, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import { compactorCost, runStrategy, type CompactionStrategySetting } from './strategies.js';
 import type { CostGateDecision } from './cost-gate.js';
@@ -94,12 +94,7 @@ interface Sizing {
 }
 
 function budgetOf(options: CompactTranscriptOptions, estimate: TokenEstimate): ContextBudget {
-  return computeContextBudget({
-    capabilities: options.model.capabilities as ContextCapabilities,
-    estimate,
-    policy: options.policy,
-    ...(options.request.maxOutputTokens === undefined ? {} : { requestedOutputTokens: options.request.maxOutputTokens }),
-  });
+  return budgetOfEstimate(options.model, options.request, estimate, options.policy);
 }
 
 function withCheckpoint(request: ModelRequest, built: BuiltCheckpoint, history: readonly Message[]): ModelRequest {

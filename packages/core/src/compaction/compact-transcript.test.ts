@@ -282,6 +282,15 @@ describe('the model-structured strategy', () => {
     expect(compactor.requests[0]?.tools).toEqual([]);
   });
 
+  it('estimates the compactor request once for an automatic compaction: the gate and the disclosure share it', async () => {
+    const { compactor, events, options } = structured([{ text: JSON.stringify(validSummary) }], { trigger: 'over_budget' });
+    const result = await compactTranscript(options);
+    expect(result).toMatchObject({ kind: 'compacted', strategy: 'model-structured', costGate: { required: true } });
+    expect(compactor.estimateRequests).toHaveLength(1);
+    expect(compactor.estimateRequests[0]).toEqual(compactor.requests[0]);
+    expect(events[0]).toMatchObject({ type: 'context.compaction.started', compactor: { provider: 'cheap', estimatedInputTokens: expect.any(Number) } });
+  });
+
   it.each([
     ['a malformed reply', { text: '{"activeGoal": "x"' }, 'schema'],
     ['a refusal', { text: "I can't help with that." }, 'refused'],

@@ -11,7 +11,7 @@ import { formatDollars } from '../pricing/format.js';
 import { summarizeError } from '../run/error-summary.js';
 import { budgetOfEstimate } from '../view/request-view.js';
 import { buildForgeState, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
-import { compactorCost, runStrategy, type CompactionStrategySetting } from './strategies.js';
+import { compactorCost, runStrategy, type CompactionStrategySetting, type CompactorCost } from './strategies.js';
 import type { CostGateDecision } from './cost-gate.js';
 import { evaluateCompactionGate } from './priced-cost-gate.js';
 import type { CompactionEvent, CompactionStrategyName, CompactionTrigger } from './events.js';
@@ -237,8 +237,9 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   };
   if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens) return noSavings(sizing.estimate.tokens);
   let costGate: CostGateDecision | undefined;
+  let cost: CompactorCost | undefined;
   if (trigger !== 'manual') {
-    const cost = await compactorCost(options, tailStart);
+    cost = await compactorCost(options, tailStart);
     const compactor = options.strategy.kind === 'model-structured' ? options.strategy.compactor : undefined;
     const prices = options.model.capabilities.prices;
     costGate = evaluateCompactionGate({
@@ -273,7 +274,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     }
   }
 
-  const disclosure = options.strategy.kind === 'model-structured' ? await compactorCost(options, tailStart) : undefined;
+  const disclosure = options.strategy.kind === 'model-structured' ? (cost ?? (await compactorCost(options, tailStart))) : undefined;
   emit({
     type: 'context.compaction.started',
     step,

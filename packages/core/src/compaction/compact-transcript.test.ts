@@ -67,7 +67,6 @@ function harness(overrides: Omit<Partial<CompactTranscriptOptions>, 'policy'> & 
     model: new ScriptedModel([]),
     policy: resolveContextPolicy({ mode: 'compact', recentTailTokens: 400, ...policy }),
     request: requestFor(transcript),
-    requireFit: false,
     redact: (text) => text,
     step: 0,
     signal: new AbortController().signal,
@@ -241,7 +240,7 @@ describe('fitting a request that does not fit', () => {
 
   it('shrinks the tail down to the floor until the request fits', async () => {
     const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 8_000, maxOutputTokens: 500 } });
-    const { options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'over_budget', requireFit: true, policy, tailFloorTokens: 500 });
+    const { options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'over_budget', policy, tailFloorTokens: 500 });
     const before = await model.estimateRequestTokens(options.request);
     expect(before.tokens).toBeGreaterThan(7_500);
     const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
@@ -253,7 +252,7 @@ describe('fitting a request that does not fit', () => {
 
   it('reports limit with the breakdown when even the floor does not fit', async () => {
     const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 3_000, maxOutputTokens: 500 } });
-    const { installed, options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'over_budget', requireFit: true, policy, tailFloorTokens: 1_000 });
+    const { installed, options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'over_budget', policy, tailFloorTokens: 1_000 });
     const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
     if (result.kind !== 'limit') throw new Error(`expected limit, got ${result.kind}`);
     expect(result.message).toMatch(/recent tail at its floor \(1,000 tokens\).*instructions .*checkpoint .*history .*Nothing was sent/);

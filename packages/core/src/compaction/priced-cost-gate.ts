@@ -1,6 +1,7 @@
 import type { PriceSheet } from '../pricing/price-sheet.js';
 import { priceUsage } from '../pricing/price-usage.js';
-import { cacheableTokens, type PromptCacheRules } from '../pricing/prompt-cache.js';
+import type { PromptCacheRules } from '../pricing/prompt-cache.js';
+import { cachedInputTokens, priceInput } from '../pricing/request-cost.js';
 import { COST_GATE_HORIZON_TURNS, evaluateCostGate, type CostGateDecision, type CostGateInput } from './cost-gate.js';
 
 /**
@@ -61,16 +62,6 @@ export interface CompactionGateInput extends CostGateInput {
 
 const PER_MILLION = 1_000_000;
 
-function inputCost(prices: PriceSheet, inputTokens: number, cachedTokens: number): number {
-  const written = prices.cacheWritePerMillion === undefined ? undefined : Math.max(0, inputTokens - cachedTokens);
-  return priceUsage({ inputTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: written, outputTokens: 0, reasoningTokens: undefined }, prices)?.total ?? 0;
-}
-
-function cached(tokens: number, inputTokens: number, rules: PromptCacheRules | undefined): number {
-  const shared = Math.max(0, Math.min(tokens, inputTokens));
-  return rules === undefined ? shared : cacheableTokens(shared, inputTokens, rules);
-}
-
 /**
  * Prices keeping the request against compacting it over the next N requests. Without compacting,
  * the first request reads what the cache holds now (everything sent before, when warm) and later
@@ -88,14 +79,14 @@ export function pricedGateNumbers(input: CompactionGateInput & { readonly prices
   const stable = before.instructions + before.toolSchemas;
   // Everything before the current request went out in the previous request, so a warm cache holds it.
   const sentBefore = stable + before.checkpoint + before.history;
-  const cachedBefore = cold ? 0 : cached(Math.max(sentBefore, input.cacheReadTokens ?? 0), beforeTokens, rules);
-  const stableCached = cold ? 0 : cached(stable, afterTokens, rules);
+  const cachedBefore = cold ? 0 : cachedInputTokens(Math.max(sentBefore, input.cacheReadTokens ?? 0), beforeTokens, rules);
+  const stableCached = cold ? 0 : cachedInputTokens(stable, afterTokens, rules);
   const later = horizon - 1;
-  const keepUsd = inputCost(prices, beforeTokens, cachedBefore) + later * inputCost(prices, beforeTokens, cached(beforeTokens, beforeTokens, rules));
-  const firstAfter = inputCost(prices, afterTokens, stableCached);
-  const compactedUsd = firstAfter + later * inputCost(prices, afterTokens, cached(afterTokens, afterTokens, rules));
+  const keepUsd = priceInput(prices, beforeTokens, cachedBefore) + later * priceInput(prices, beforeTokens, cachedInputTokens(beforeTokens, beforeTokens, rules));
+  const firstAfter = priceInput(prices, afterTokens, stableCached);
+  const compactedUsd = firstAfter + later * priceInput(prices, afterTokens, cachedInputTokens(afterTokens, afterTokens, rules));
   // The first request after compacting, had the cache kept as much of it as it keeps now.
-  const undisturbed = inputCost(prices, afterTokens, Math.max(stableCached, cached(cachedBefore, afterTokens, rules)));
+  const undisturbed = priceInput(prices, afterTokens, Math.max(stableCached, cachedInputTokens(cachedBefore, afterTokens, rules)));
   const invalidationUsd = Math.max(0, firstAfter - undisturbed);
   const savingUsd = keepUsd - compactedUsd + invalidationUsd;
   const compactorSheet = input.compactorPrices ?? prices;

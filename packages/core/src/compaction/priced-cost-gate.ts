@@ -35,7 +35,7 @@ export interface PricedGateNumbers {
   readonly invalidationUsd: number;
   /** The compactor's call (0 for `forge-state`, which calls no model). */
   readonly compactorUsd: number;
-  /** {@link QUALITY_RISK_TOKENS} at the fresh input price. */
+  /** {@link QUALITY_RISK_TOKENS} priced as input not read from the cache. */
   readonly riskAllowanceUsd: number;
   /** saving − invalidation − compactor − risk allowance: the gate compacts when it is positive. */
   readonly netUsd: number;
@@ -46,10 +46,12 @@ export interface CompactionGateInput extends CostGateInput {
   readonly afterTokens: number;
   /** The active model's prices: without them the gate compares tokens. */
   readonly prices?: PriceSheet;
-  /** Prices of the compactor model, when one is called (default: `prices`). */
-  readonly compactorPrices?: PriceSheet;
-  /** True when a compactor model is called whose prices are unknown. */
-  readonly compactorUnpriced?: boolean;
+  /**
+   * The compactor model, when one other than the active model is called: its prices, or none
+   * when they are unknown (the gate then compares tokens). Without it the compactor's call, if
+   * any, is priced with `prices`.
+   */
+  readonly compactor?: { readonly prices?: PriceSheet };
   readonly promptCache?: PromptCacheRules;
   /** Milliseconds since the conversation's last request reached the provider. */
   readonly idleMs?: number;
@@ -59,8 +61,6 @@ export interface CompactionGateInput extends CostGateInput {
    */
   readonly required?: boolean;
 }
-
-const PER_MILLION = 1_000_000;
 
 /**
  * Prices keeping the request against compacting it over the next N requests. Without compacting,
@@ -89,13 +89,13 @@ export function pricedGateNumbers(input: CompactionGateInput & { readonly prices
   const undisturbed = priceInput(prices, afterTokens, Math.max(stableCached, cachedInputTokens(cachedBefore, afterTokens, rules)));
   const invalidationUsd = Math.max(0, firstAfter - undisturbed);
   const savingUsd = keepUsd - compactedUsd + invalidationUsd;
-  const compactorSheet = input.compactorPrices ?? prices;
+  const compactorSheet = input.compactor?.prices ?? prices;
   const compactorUsd =
     compactorTokens.input + compactorTokens.output === 0
       ? 0
       : (priceUsage({ inputTokens: compactorTokens.input, cacheReadTokens: 0, cacheWriteTokens: undefined, outputTokens: compactorTokens.output, reasoningTokens: undefined }, compactorSheet)?.total ??
         0);
-  const riskAllowanceUsd = (QUALITY_RISK_TOKENS * prices.inputPerMillion) / PER_MILLION;
+  const riskAllowanceUsd = priceInput(prices, QUALITY_RISK_TOKENS, 0);
   return {
     currency: 'USD',
     horizonRequests: horizon,
@@ -124,10 +124,10 @@ export function pricedGateNumbers(input: CompactionGateInput & { readonly prices
 export function evaluateCompactionGate(input: CompactionGateInput): CostGateDecision {
   const tokens = evaluateCostGate(input);
   const required = input.required === true;
-  const unpriced = input.prices === undefined ? 'the model has no prices' : input.compactorUnpriced === true ? 'the compactor model has no prices' : undefined;
-  if (unpriced !== undefined || input.prices === undefined) {
-    return { ...tokens, basis: 'tokens', note: `${unpriced ?? 'no prices'}, so the gate compared tokens`, ...(required ? { compact: true, required: true } : {}) };
-  }
-  const priced = pricedGateNumbers({ ...input, prices: input.prices }, { input: input.compactorInputTokens, output: input.compactorOutputTokens });
+  const byTokens = (unpriced: string): CostGateDecision => ({ ...tokens, basis: 'tokens', note: `${unpriced}, so the gate compared tokens`, ...(required ? { compact: true, required: true } : {}) });
+  const { prices } = input;
+  if (prices === undefined) return byTokens('the model has no prices');
+  if (input.compactor !== undefined && input.compactor.prices === undefined) return byTokens('the compactor model has no prices');
+  const priced = pricedGateNumbers({ ...input, prices }, { input: input.compactorInputTokens, output: input.compactorOutputTokens });
   return { ...tokens, basis: 'priced', compact: required || priced.netUsd > 0, priced, ...(required ? { required: true } : {}) };
 }

@@ -8,7 +8,7 @@ import { COST_GATE_HORIZON_TURNS, evaluateCostGate, type CostGateDecision, type 
  * Tokens whose fresh price the priced gate adds to every compaction's cost: about one file the
  * agent may have to read again because the checkpoint carries a summary of it, not its text.
  */
-export const QUALITY_RISK_TOKENS = 2_000;
+const QUALITY_RISK_TOKENS = 2_000;
 
 /** The money behind a priced decision, in US dollars. */
 export interface PricedGateNumbers {
@@ -70,7 +70,7 @@ export interface CompactionGateInput extends CostGateInput {
  * whole smaller request: requests after a compaction are cached again. Output costs the same
  * either way and is left out. Every price comes from `priceUsage`.
  */
-export function pricedGateNumbers(input: CompactionGateInput & { readonly prices: PriceSheet }, compactorTokens: { readonly input: number; readonly output: number }): PricedGateNumbers {
+function pricedGateNumbers(input: CompactionGateInput & { readonly prices: PriceSheet }, compactorTokens: { readonly input: number; readonly output: number }): PricedGateNumbers {
   const { prices, before, promptCache: rules } = input;
   const horizon = input.horizonTurns ?? COST_GATE_HORIZON_TURNS;
   const beforeTokens = Object.values(before).reduce((total, tokens) => total + tokens, 0);

@@ -1,4 +1,4 @@
-import { CancelledError, type ToolDefinition } from '@forge/core';
+import { CancelledError, toolDefinitions, type ToolDefinition } from '@forge/core';
 import { DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig } from './config.js';
 import { DEFAULT_MCP_OUTPUT_CAP_CHARS } from './content.js';
 import { createMcpTool, type McpTool } from './mcp-tool.js';
@@ -105,7 +105,7 @@ export async function startMcpServers(configs: readonly McpServerConfig[], optio
       return { name: entry.config.name, status: 'failed', error: entry.error, toolNames: [] };
     }
     const own = tools.filter((tool) => tool.mcpServer === entry.config.name);
-    const definitions: ToolDefinition[] = own.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+    const definitions: ToolDefinition[] = toolDefinitions(own);
     return {
       name: entry.config.name,
       status: 'ready',

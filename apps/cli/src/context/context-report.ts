@@ -1,4 +1,4 @@
-import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
+import { toolDefinitions, type ContextPolicy, type InstructionSnapshot, type Message, type ModelAdapter, type Tool } from '@forge/core';
 import { measureContext, type CheckpointProvenance, type ContextReport, type SessionCost } from '@forge/core/budget';
 import { selectRequestView, summarizeView } from '@forge/core/view';
 import { requestViewCheckpoint, type SessionView } from '@forge/persistence';
@@ -38,7 +38,7 @@ export async function measureNextRequest(subject: ContextSubject, session?: Cont
     fixed: {
       instructions: instructions.text,
       currentRequest: { role: 'user', content: '' },
-      tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+      tools: toolDefinitions(subject.tools),
     },
   });
   let provenance: CheckpointProvenance | undefined;

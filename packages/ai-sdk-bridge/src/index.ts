@@ -1,5 +1,6 @@
 export { classifyProviderError, retryAfterOf, type ProviderErrorContext } from './classify-error.js';
 export { sendableMessages } from './pairing.js';
+export { assistantReasoning, assistantText, toolResultText, wireTool } from './chat-template-fields.js';
 export { CHECKPOINT_HEADING, encodeConversation, toLanguageModelPrompt, toLanguageModelTools, type PromptOptions } from './prompt.js';
 export { defaultRetryPolicy, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 export { streamModel, type StreamModelOptions } from './stream-model.js';

@@ -15,7 +15,7 @@ export interface EvalPriceSheet {
   readonly promptCache: PromptCacheRules;
 }
 
-export const BUILT_IN_PRICE_SHEETS = ['openai', 'deepseek'] as const;
+const BUILT_IN_PRICE_SHEETS = ['openai', 'deepseek'] as const;
 
 function tableSheet(table: Readonly<Record<string, PriceSheet>>, model: string): PriceSheet {
   const sheet = table[model];
@@ -28,7 +28,7 @@ function tableSheet(table: Readonly<Record<string, PriceSheet>>, model: string):
  * 128, five minutes). `deepseek`: deepseek-flash's table prices with DeepSeek's cache as Forge
  * approximates it (64-token units, one hour).
  */
-export function builtInPriceSheet(name: (typeof BUILT_IN_PRICE_SHEETS)[number]): EvalPriceSheet {
+function builtInPriceSheet(name: (typeof BUILT_IN_PRICE_SHEETS)[number]): EvalPriceSheet {
   if (name === 'deepseek') {
     return {
       name,
@@ -45,7 +45,7 @@ export const DEFAULT_PRICE_SHEET = builtInPriceSheet('openai');
 const rate = z.number({ error: 'must be a number of US dollars per million tokens' }).finite().min(0, 'must be ≥ 0');
 
 /** A price file: US dollars per million tokens; `cached` and `write` may be left out (they then cost what fresh input costs). */
-export const priceFileSchema = z.strictObject({
+const priceFileSchema = z.strictObject({
   name: z.string().min(1).optional(),
   input: rate,
   cached: rate.optional(),

@@ -10,7 +10,7 @@ export { resolveEndpointSettings, type EndpointSettings, type EndpointSettingsIn
 export { countWithBoundedRuns } from './bounded-runs.js';
 export { loadHuggingFaceTokenizer, loadPackagedTokenizer, type HuggingFaceTokenizerSource, type TextTokenizer } from './hugging-face-tokenizer.js';
 export { createTokenizerEstimator, type TokenizerEstimator, type TokenizerEstimatorOptions } from './tokenizer-estimator.js';
-export { DEFAULT_IDLE_TIMEOUT_MS, resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from './adapter-settings.js';
+export { resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from './adapter-settings.js';
 export { AiSdkModel, modelProfile, providerSettings, type AiSdkVendor, type LanguageModelContext, type ModelProfile, type SendShape } from './ai-sdk-model.js';
 export {
   capabilityTable,

@@ -6,7 +6,7 @@ import type { LoopbackProvider } from '../server.js';
 import { allowAll, noteTool } from './fixtures.js';
 
 /** Instructions long enough (well over 1,024 tokens) for a provider to cache their prefix. */
-export const CACHEABLE_INSTRUCTIONS = createInstructionSnapshot(
+const CACHEABLE_INSTRUCTIONS = createInstructionSnapshot(
   Array.from({ length: 120 }, (_, index) => `Rule ${index + 1}: keep every change small, read a file before editing it, and say what you did not do.`).join('\n'),
 );
 

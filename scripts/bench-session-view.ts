@@ -65,7 +65,6 @@ for (const tokens of SIZES) {
       model,
       policy,
       request: { instructions: 'You are Forge.', history: messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] },
-      requireFit: false,
       redact: (text) => text,
       step: 0,
       signal: new AbortController().signal,

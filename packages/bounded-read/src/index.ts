@@ -1,6 +1,5 @@
 export {
   describeRefusal,
-  fileKindOf,
   formatBytes,
   openRegularFile,
   readAtMost,

@@ -75,15 +75,6 @@ describe('readRegularFile', () => {
     expect(describeRefusal(sparse, read as Exclude<typeof read, { kind: 'read' }>)).toBe(`${sparse} is 40.0 MiB, more than the 1.0 MiB Forge reads of it`);
   });
 
-  it('reads only a prefix when asked, and says there was more', async () => {
-    const file = path.join(directory, 'long.txt');
-    await writeFile(file, 'abcdefghij');
-    const read = await readRegularFile(file, { prefixBytes: 4 });
-    expect(read.kind === 'read' && [read.bytes.toString(), read.truncated]).toEqual(['abcd', true]);
-    const whole = await readRegularFile(file, { prefixBytes: 10 });
-    expect(whole.kind === 'read' && [whole.bytes.toString(), whole.truncated]).toEqual(['abcdefghij', false]);
-  });
-
   it('bounds a file whose reported size is wrong (a /proc file says 0 bytes)', async () => {
     const read = await readRegularFile('/proc/self/status', { maxBytes: 16 });
     expect(read.kind).toBe('too-large');

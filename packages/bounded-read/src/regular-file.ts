@@ -19,17 +19,9 @@ export interface RegularFileOptions {
 
 export type OpenedRegularFile = { readonly kind: 'opened'; readonly handle: FileHandle; readonly stats: Stats };
 
-export type ReadRegularFile =
-  | {
-      readonly kind: 'read';
-      readonly bytes: Buffer;
-      readonly stats: Stats;
-      /** True when `prefixBytes` cut the content: the file holds more than `bytes`. */
-      readonly truncated: boolean;
-    }
-  | FileRefusal;
+export type ReadRegularFile = { readonly kind: 'read'; readonly bytes: Buffer; readonly stats: Stats } | FileRefusal;
 
-export function fileKindOf(stats: Stats): FileKind {
+function fileKindOf(stats: Stats): FileKind {
   if (stats.isFile()) return 'regular file';
   if (stats.isDirectory()) return 'directory';
   if (stats.isFIFO()) return 'FIFO';
@@ -111,24 +103,16 @@ export async function readAtMost(handle: FileHandle, limit: number): Promise<Buf
   return Buffer.concat(chunks, total);
 }
 
-/**
- * Reads a regular file (see `openRegularFile`) whole, refusing one over `maxBytes`; or, with
- * `prefixBytes`, reads only its first `prefixBytes` and says whether there was more.
- */
-export async function readRegularFile(file: string, options: RegularFileOptions & { readonly prefixBytes?: number } = {}): Promise<ReadRegularFile> {
+/** Reads a regular file (see `openRegularFile`) whole, refusing one over `maxBytes`. */
+export async function readRegularFile(file: string, options: RegularFileOptions = {}): Promise<ReadRegularFile> {
   const opened = await openRegularFile(file, options);
   if (opened.kind !== 'opened') return opened;
   const { handle, stats } = opened;
   try {
-    if (options.prefixBytes !== undefined) {
-      const bytes = await readAtMost(handle, options.prefixBytes);
-      const truncated = bytes.length > options.prefixBytes;
-      return { kind: 'read', bytes: truncated ? bytes.subarray(0, options.prefixBytes) : bytes, stats, truncated };
-    }
-    if (options.maxBytes === undefined) return { kind: 'read', bytes: await handle.readFile(), stats, truncated: false };
+    if (options.maxBytes === undefined) return { kind: 'read', bytes: await handle.readFile(), stats };
     const bytes = await readAtMost(handle, options.maxBytes);
     if (bytes.length > options.maxBytes) return { kind: 'too-large', size: Math.max(stats.size, bytes.length), limit: options.maxBytes };
-    return { kind: 'read', bytes, stats, truncated: false };
+    return { kind: 'read', bytes, stats };
   } finally {
     await handle.close();
   }

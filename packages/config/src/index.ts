@@ -5,7 +5,6 @@ export { loadConfig, MAX_CONFIG_FILE_BYTES, projectConfigPath, readConfigFile, r
 export {
   DEFAULT_APPROVAL_PROFILE,
   DEFAULT_CONTEXT_MODE,
-  DEFAULT_CONTEXT_TOOLS,
   mergeLayers,
   type CompactionConfig,
   type ConfigSource,
@@ -18,7 +17,6 @@ export {
 export { lineAndColumn, parseJsonText } from './parse-json.js';
 export {
   APPROVAL_PROFILES,
-  COMPACTION_STRATEGIES,
   compatibleModelSchema,
   COMPATIBLE_TOKENIZER_FAMILIES,
   CONFIG_SCHEMA_VERSION,

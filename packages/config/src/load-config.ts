@@ -53,8 +53,7 @@ export async function readConfigText(file: string): Promise<string | undefined> 
   }
   if (read.kind === 'missing') return undefined;
   if (read.kind !== 'read') {
-    const reason = describeRefusal('the file', read).replace(/^the file /, '');
-    throw new ConfigError(file, [{ path: '', message: `cannot be used: it ${reason}; a configuration file must be a regular JSON file` }]);
+    throw new ConfigError(file, [{ path: '', message: `cannot be used: ${describeRefusal('it', read)}; a configuration file must be a regular JSON file` }]);
   }
   return read.bytes.toString('utf8');
 }

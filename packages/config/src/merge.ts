@@ -45,7 +45,7 @@ export interface ContextToolsConfig {
   readonly requestCompaction: boolean;
 }
 
-export const DEFAULT_CONTEXT_TOOLS: ContextToolsConfig = Object.freeze({ checkpointNote: true, requestCompaction: true });
+const DEFAULT_CONTEXT_TOOLS: ContextToolsConfig = Object.freeze({ checkpointNote: true, requestCompaction: true });
 
 const contextToolFields = ['checkpointNote', 'requestCompaction'] as const;
 

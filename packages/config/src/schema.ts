@@ -16,7 +16,7 @@ export const APPROVAL_PROFILES = ['read-only', 'ask', 'workspace-write', 'worksp
 export type ApprovalProfileName = (typeof APPROVAL_PROFILES)[number];
 
 /** How checkpoints are built; see `CompactionStrategySetting` in `@forge/core`. */
-export const COMPACTION_STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
+const COMPACTION_STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
 export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number];
 
 const modelIdentifier = z.string().regex(/^[A-Za-z0-9_-]+:.+$/, 'must be provider:model, e.g. openai:gpt-5.1');

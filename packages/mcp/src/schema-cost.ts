@@ -1,4 +1,4 @@
-import type { Tool, ToolDefinition } from '@forge/core';
+import { toolDefinitions, type Tool, type ToolDefinition } from '@forge/core';
 import { isMcpTool } from './mcp-tool.js';
 
 /** Counts the tokens a group of tool definitions costs in a request (the budget's counter). */
@@ -27,20 +27,19 @@ export function roughSchemaTokens(definitions: readonly ToolDefinition[]): numbe
  * first tool appears in `tools`. `countTokens` is the budget's own counter, applied per group.
  */
 export function toolSchemaCostByServer(tools: readonly Tool[], countTokens: CountSchemaTokens): ToolSchemaCost[] {
-  const builtIn: ToolDefinition[] = [];
-  const byServer = new Map<string, ToolDefinition[]>();
+  const builtIn: Tool[] = [];
+  const byServer = new Map<string, Tool[]>();
   for (const tool of tools) {
-    const definition: ToolDefinition = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
     if (!isMcpTool(tool)) {
-      builtIn.push(definition);
+      builtIn.push(tool);
       continue;
     }
-    const definitions = byServer.get(tool.mcpServer) ?? [];
-    definitions.push(definition);
-    byServer.set(tool.mcpServer, definitions);
+    const members = byServer.get(tool.mcpServer) ?? [];
+    members.push(tool);
+    byServer.set(tool.mcpServer, members);
   }
   const costs: ToolSchemaCost[] = [];
-  if (builtIn.length > 0) costs.push({ server: BUILT_IN_TOOLS_GROUP, kind: 'built-in', tools: builtIn.length, tokens: countTokens(builtIn) });
-  for (const [server, definitions] of byServer) costs.push({ server, kind: 'mcp', tools: definitions.length, tokens: countTokens(definitions) });
+  if (builtIn.length > 0) costs.push({ server: BUILT_IN_TOOLS_GROUP, kind: 'built-in', tools: builtIn.length, tokens: countTokens(toolDefinitions(builtIn)) });
+  for (const [server, members] of byServer) costs.push({ server, kind: 'mcp', tools: members.length, tokens: countTokens(toolDefinitions(members)) });
   return costs;
 }

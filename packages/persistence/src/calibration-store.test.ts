@@ -69,6 +69,13 @@ describe('calibration store', () => {
     expect((await readCalibration(root)).get('deepseek:deepseek-chat')?.samples).toEqual([{ estimated: 11, reported: 10 }]);
   });
 
+  it('does not read a file over 1 MiB: calibration is relearned', async () => {
+    const root = await home('oversized');
+    await recordCalibration(root, { model: 'deepseek:deepseek-chat', counter: 'deepseek-v3', samples: [{ estimated: 10, reported: 10 }] });
+    await writeFile(calibrationFilePath(root), `${await readFile(calibrationFilePath(root), 'utf8')}${' '.repeat(1024 * 1024)}`);
+    expect((await readCalibration(root)).size).toBe(0);
+  });
+
   it('is never torn by a process killed while writing: every acknowledged sample survives, and the file always parses', async () => {
     const root = await home('killed');
     for (let round = 0; round < 6; round += 1) {

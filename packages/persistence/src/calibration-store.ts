@@ -14,9 +14,11 @@ import { readStoredFile } from './stored-file.js';
  * batch of samples to each other; never the file.
  */
 
-export const CALIBRATION_SCHEMA_VERSION = 1 as const;
+const CALIBRATION_SCHEMA_VERSION = 1 as const;
 export const MAX_CALIBRATION_SAMPLES = 200;
 export const MAX_CALIBRATED_MODELS = 64;
+/** Far above what the bounds above produce; a larger file is not read, and calibration is relearned. */
+const MAX_CALIBRATION_FILE_BYTES = 1024 * 1024;
 
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -28,12 +30,12 @@ const modelEntrySchema = z.strictObject({
   samples: z.array(z.tuple([count, count])).max(MAX_CALIBRATION_SAMPLES),
 });
 
-export const calibrationFileSchema = z.strictObject({
+const calibrationFileSchema = z.strictObject({
   schemaVersion: z.literal(CALIBRATION_SCHEMA_VERSION),
   models: z.record(z.string(), modelEntrySchema),
 });
 
-export type CalibrationFile = z.infer<typeof calibrationFileSchema>;
+type CalibrationFile = z.infer<typeof calibrationFileSchema>;
 
 /** One model's history: the counter it measures and its samples, oldest first. */
 export interface ModelCalibration {
@@ -59,9 +61,9 @@ export async function readCalibration(home: string): Promise<ReadonlyMap<string,
 async function readFileOrEmpty(home: string): Promise<CalibrationFile> {
   let text: string;
   try {
-    text = (await readStoredFile(calibrationFilePath(home))).toString('utf8');
+    text = (await readStoredFile(calibrationFilePath(home), { maxBytes: MAX_CALIBRATION_FILE_BYTES })).toString('utf8');
   } catch (error) {
-    // Not there, or not a regular file (which would stall the read): relearned, like an untrusted one.
+    // Not there, not a regular file (which would stall the read) or too large: relearned, like an untrusted one.
     if (isErrorCode(error, 'ENOENT') || CorruptFileError.isInstance(error)) return empty();
     throw error;
   }

@@ -17,7 +17,7 @@ export {
 export { MAX_ERROR_MESSAGE_CHARS, SESSION_SCHEMA_VERSION, SUPPORTED_SESSION_SCHEMAS, type CheckpointSource, type EngineRunFacts, type SessionRecord } from './records.js';
 export { redactMessage } from './redact-message.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
-export { lastSession, listSessions, sessionIds, type SessionSummary } from './session-list.js';
+export { lastSession, listSessions, sessionIds, type LastSessionFilter, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { previewSessionCompaction } from './session-preview.js';
 export { loadTranscript } from './session-read.js';
@@ -50,16 +50,6 @@ export { compactSession, createSessionContextManager, type SessionCompactionOpti
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
 export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type EngineEventEnvelope, type EngineEventListener, type TraceWriter } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
-export { MAX_TRACE_LINE_CHARS, readTraceLines, type TraceLine } from './trace-lines.js';
+export { readTraceLines, type TraceLine } from './trace-lines.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
-export {
-  CALIBRATION_SCHEMA_VERSION,
-  calibrationFilePath,
-  calibrationFileSchema,
-  MAX_CALIBRATED_MODELS,
-  MAX_CALIBRATION_SAMPLES,
-  readCalibration,
-  recordCalibration,
-  type CalibrationFile,
-  type ModelCalibration,
-} from './calibration-store.js';
+export { readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';

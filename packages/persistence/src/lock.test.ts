@@ -81,6 +81,16 @@ describe('the session writer lock', () => {
     await writer.close();
   });
 
+  it('does not read a lock file over 4 KiB: it is unreadable, whatever it starts with', async () => {
+    const { home, id, lockFile } = await sessionOnDisk();
+    const live = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), token: 'padded' };
+    await writeFile(lockFile, JSON.stringify(live) + ' '.repeat(5000));
+    await expect(openSession(home, id)).rejects.toThrow(/its lock file is unreadable/);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lockFile, old, old);
+    await (await openSession(home, id)).close();
+  });
+
   it('keeps a lock it did not take when closing', async () => {
     const { home, id, lockFile } = await sessionOnDisk();
     const writer = await openSession(home, id);

@@ -12,6 +12,9 @@ export const LOCK_FILE_NAME = 'lock';
 /** A lock file this young with unreadable content may still be being written by its owner. */
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
 
+/** An owner record is about 150 bytes; a larger lock file is unreadable, not read whole. */
+const MAX_LOCK_BYTES = 4 * 1024;
+
 const lockOwnerSchema = z.object({
   pid: z.number().int().positive(),
   hostname: z.string(),
@@ -43,7 +46,7 @@ function heldLock(file: string, owner: LockOwner, recoveredFrom: LockOwner | und
 
 async function readOwner(file: string): Promise<LockOwner | undefined> {
   try {
-    const parsed = lockOwnerSchema.safeParse(JSON.parse((await readStoredFile(file)).toString('utf8')));
+    const parsed = lockOwnerSchema.safeParse(JSON.parse((await readStoredFile(file, { maxBytes: MAX_LOCK_BYTES })).toString('utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch (error) {
     if (isErrorCode(error, 'ENOENT')) throw error;

@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { CRC_SUFFIX_LENGTH, checksumOfSuffix } from './record-codec.js';
+import { CRC_SUFFIX_LENGTH, checksumProblem } from './record-codec.js';
 import { openStoredFile } from './stored-file.js';
 
 const CHUNK_BYTES = 256 * 1024;
@@ -63,10 +63,8 @@ export async function findLogDamage(file: string): Promise<LogDamage | undefined
 }
 
 function lineProblem(lineBytes: number, suffix: Buffer, crc: number, head: Buffer, expectedSeq: number): string | undefined {
-  if (lineBytes <= CRC_SUFFIX_LENGTH) return 'the line is too short to be a record';
-  const stored = checksumOfSuffix(suffix);
-  if (stored === undefined) return 'the line does not end with a checksum';
-  if (stored !== crc) return 'the checksum does not match the line';
+  const damage = checksumProblem(lineBytes, suffix, crc);
+  if (damage !== undefined) return damage;
   const seq = /^\{"v":\d+,"seq":(\d+)[,}]/.exec(head.toString('latin1'))?.[1];
   if (seq !== undefined && Number(seq) !== expectedSeq) return `expected record number ${expectedSeq}, found ${seq}`;
   return undefined;

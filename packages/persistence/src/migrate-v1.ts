@@ -49,9 +49,10 @@ export async function migrateV1Session(layout: ForgeHomeLayout, paths: SessionPa
   let lock: SessionLock | undefined;
   try {
     lock = await acquireSessionLock(building, paths.id, options.now);
-    const handle = await openPrivateFile(join(building, SESSION_LOG_FILE_NAME), { exclusive: true });
+    const logFile = join(building, SESSION_LOG_FILE_NAME);
+    const handle = await openPrivateFile(logFile, { exclusive: true });
     try {
-      await writeDurably(handle, Buffer.from(records.map(encodeRecord).join(''), 'utf8'), paths.logFile);
+      await writeDurably(handle, Buffer.from(records.map(encodeRecord).join(''), 'utf8'), logFile);
       await syncDirectory(building);
       try {
         await rename(building, paths.directory);

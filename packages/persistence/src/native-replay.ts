@@ -1,5 +1,5 @@
-import type { ErrorSummary, ForgeEvent, OpaqueProviderState } from '@forge/core';
-import { MAIN_LANE, type OpaqueStateStore } from './opaque-state/index.js';
+import type { ForgeEvent, OpaqueProviderState } from '@forge/core';
+import { MAIN_LANE, refusesReplay, type OpaqueStateStore } from './opaque-state/index.js';
 import type { StoredCheckpoint } from './session-state.js';
 
 /*
@@ -7,15 +7,6 @@ import type { StoredCheckpoint } from './session-state.js';
  * it, or the item expired) would refuse it on every later request too. The session watches each
  * turn for that and forgets the state, so the next request sends the portable checkpoint instead.
  */
-
-/**
- * Whether a failed model step condemns the state it replayed: the provider answered and refused
- * (non-retryable), other than for the key. Cancellations, rate limits, cut streams and Forge's own
- * bugs (`unexpected`) keep it. The summary form of `shouldDiscardReplayedState`.
- */
-export function refusesReplay(error: ErrorSummary): boolean {
-  return !error.isRetryable && error.code !== 'cancelled' && error.code !== 'auth' && error.code !== 'unexpected';
-}
 
 /** Follows one turn's events: whether its requests replay native state, and whether one such request was refused. */
 export class NativeReplayWatch {
@@ -41,5 +32,5 @@ export async function discardRefusedState(input: {
 }): Promise<void> {
   const value = input.stored?.checkpoint as { readonly strategy?: unknown; readonly opaque?: { readonly itemHash?: unknown } } | null | undefined;
   if (value?.strategy === 'provider-native' && typeof value.opaque?.itemHash === 'string') input.loaded.delete(value.opaque.itemHash);
-  await input.store?.discardAfterFailedReplay({ sessionId: input.sessionId, lane: MAIN_LANE });
+  await input.store?.discard({ sessionId: input.sessionId, lane: MAIN_LANE });
 }

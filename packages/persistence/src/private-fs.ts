@@ -76,6 +76,13 @@ const WRITE_FAILURE_HINTS: Readonly<Record<string, string>> = {
   EIO: 'the device reported an input/output error',
 };
 
+/** `: <what it means and what to do>` for a failed write's error code, or '' when there is nothing to add. */
+export function writeFailureHint(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const hint = code === undefined ? undefined : WRITE_FAILURE_HINTS[code];
+  return hint === undefined ? '' : `: ${hint}`;
+}
+
 /**
  * Writes all of `data` through `handle` and flushes it (`fdatasync`). A failure is rethrown naming
  * `file` (a write through a handle names no path: "ENOSPC: no space left on device, write"), with
@@ -87,9 +94,8 @@ export async function writeDurably(handle: FileHandle, data: Uint8Array, file: s
     await handle.datasync();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
-    const hint = code === undefined ? undefined : WRITE_FAILURE_HINTS[code];
     const reason = error instanceof Error ? error.message : String(error);
-    throw Object.assign(new Error(`Could not write ${file} (${reason})${hint === undefined ? '' : `: ${hint}`}.`, { cause: error }), { code, path: file });
+    throw Object.assign(new Error(`Could not write ${file} (${reason})${writeFailureHint(error)}.`, { cause: error }), { code, path: file });
   }
 }
 

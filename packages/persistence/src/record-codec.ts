@@ -11,9 +11,23 @@ export const CRC_SUFFIX_LENGTH = ',"crc":"00000000"}'.length;
 const CRC_SUFFIX = /^,"crc":"([0-9a-f]{8})"\}$/;
 
 /** The checksum a line's last `CRC_SUFFIX_LENGTH` bytes state, or undefined when they are not a checksum suffix. */
-export function checksumOfSuffix(suffix: Uint8Array): number | undefined {
+function checksumOfSuffix(suffix: Uint8Array): number | undefined {
   const match = CRC_SUFFIX.exec(Buffer.from(suffix.buffer, suffix.byteOffset, suffix.length).toString('latin1'));
   return match === null ? undefined : Number.parseInt(match[1] as string, 16);
+}
+
+/**
+ * Why a complete line of `lineBytes` bytes (newline excluded) is not what a write left, from its
+ * last `CRC_SUFFIX_LENGTH` bytes (`suffix`) and the CRC-32 of the bytes before them; undefined
+ * when its checksum holds. The one checksum check, for `decodeLine` and for streaming readers
+ * that never hold a whole line.
+ */
+export function checksumProblem(lineBytes: number, suffix: Uint8Array, crcBeforeSuffix: number): string | undefined {
+  if (lineBytes <= CRC_SUFFIX_LENGTH) return 'the line is too short to be a record';
+  const stored = checksumOfSuffix(suffix);
+  if (stored === undefined) return 'the line does not end with a checksum';
+  if (stored !== crcBeforeSuffix) return 'the checksum does not match the line';
+  return undefined;
 }
 
 /** Encodes one record as a line, newline included. */
@@ -33,11 +47,9 @@ export type DecodedLine =
 
 /** Decodes one line (without its newline). */
 export function decodeLine(line: Uint8Array): DecodedLine {
-  if (line.length <= CRC_SUFFIX_LENGTH) return { kind: 'damaged', problem: 'the line is too short to be a record' };
-  const stored = checksumOfSuffix(line.subarray(line.length - CRC_SUFFIX_LENGTH));
-  if (stored === undefined) return { kind: 'damaged', problem: 'the line does not end with a checksum' };
-  const prefix = line.subarray(0, line.length - CRC_SUFFIX_LENGTH);
-  if (crc32(prefix) !== stored) return { kind: 'damaged', problem: 'the checksum does not match the line' };
+  const prefix = line.subarray(0, Math.max(0, line.length - CRC_SUFFIX_LENGTH));
+  const problem = checksumProblem(line.length, line.subarray(prefix.length), crc32(prefix));
+  if (problem !== undefined) return { kind: 'damaged', problem };
 
   let value: unknown;
   try {

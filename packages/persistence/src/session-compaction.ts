@@ -127,7 +127,6 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
     policy: input.policy,
     request: input.request,
     ...(input.before === undefined ? {} : { before: input.before }),
-    requireFit: input.trigger === 'over_budget' || input.trigger === 'overflow',
     ...(options.caps === undefined ? {} : { caps: options.caps }),
     redact: port.redact,
     ...(input.focus === undefined ? {} : { focus: input.focus }),

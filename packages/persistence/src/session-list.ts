@@ -38,8 +38,11 @@ function firstLine(message: Message | undefined): string | undefined {
   return line.length > FIRST_LINE_CHARS ? `${line.slice(0, FIRST_LINE_CHARS - 1)}…` : line;
 }
 
-/** Reads what a listing needs from a v2 log: the header and first user message from the front, the last records from the back. */
-async function summarizeLog(id: string, logFile: string): Promise<SessionSummary> {
+/**
+ * Reads what a listing needs from a v2 log: the header and first user message from the front, the
+ * last records from the back, and, when `checkIntegrity`, every line's checksum and number.
+ */
+async function summarizeLog(id: string, logFile: string, checkIntegrity: boolean): Promise<SessionSummary> {
   let header: SessionHeaderRecord | undefined;
   let firstUser: MessageRecord | undefined;
   await scanLinesForward(logFile, FIRST_MESSAGE_SCAN_BYTES, (line) => {
@@ -60,7 +63,7 @@ async function summarizeLog(id: string, logFile: string): Promise<SessionSummary
     if (decoded.record.type === 'message') messageCount = decoded.record.index + 1;
     return decoded.record.type === 'message' || decoded.record.type === 'session';
   });
-  const damage = await findLogDamage(logFile);
+  const damage = checkIntegrity ? await findLogDamage(logFile) : undefined;
   return {
     id,
     schemaVersion: 2,
@@ -111,20 +114,43 @@ export async function sessionIds(home: string): Promise<string[]> {
   return [...v2, ...v1].sort();
 }
 
-/**
- * Every session in FORGE_HOME, most recently updated first. Parses only the start and end of each
- * log and checks the checksum and numbering of every other line without parsing it, so listing
- * stays fast however long the sessions are and a damaged session is never listed as healthy. A
- * session that cannot be read is listed with a `problem` instead of failing the whole listing.
- */
-export async function listSessions(home: string): Promise<SessionSummary[]> {
+/** How many sessions a listing reads at once: enough to overlap the waits, few enough not to hold a descriptor per session. */
+const LISTING_CONCURRENCY = 8;
+
+/** `work` applied to every item, at most `limit` at a time, results in the items' order. */
+async function mapWithLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+async function summarizeAll(home: string, checkIntegrity: boolean): Promise<SessionSummary[]> {
   const layout = forgeHomeLayout(home);
   const ids = await storedIds(home);
-  const summaries = await Promise.all([
-    ...ids.v2.map((id) => withProblem(id, 2, () => summarizeLog(id, sessionPaths(layout, id).logFile))),
-    ...ids.v1.map((id) => withProblem(id, 1, () => summarizeV1(id, sessionPaths(layout, id).v1File))),
-  ]);
+  const tasks = [
+    ...ids.v2.map((id) => () => withProblem(id, 2, () => summarizeLog(id, sessionPaths(layout, id).logFile, checkIntegrity))),
+    ...ids.v1.map((id) => () => withProblem(id, 1, () => summarizeV1(id, sessionPaths(layout, id).v1File))),
+  ];
+  const summaries = await mapWithLimit(tasks, LISTING_CONCURRENCY, (task) => task());
   return summaries.sort((left, right) => (left.updatedAt < right.updatedAt ? 1 : left.updatedAt > right.updatedAt ? -1 : left.id.localeCompare(right.id)));
+}
+
+/**
+ * Every session in FORGE_HOME, most recently updated first. Parses only the start and end of each
+ * log, but checks the checksum and numbering of every other line (without parsing it) so a
+ * damaged session is never listed as healthy: the listing reads every byte of every log, a few
+ * sessions at a time. A session that cannot be read is listed with a `problem` instead of failing
+ * the whole listing. To pick one session, `lastSession` is much cheaper.
+ */
+export async function listSessions(home: string): Promise<SessionSummary[]> {
+  return summarizeAll(home, true);
 }
 
 async function withProblem(id: string, schemaVersion: 1 | 2, summarize: () => Promise<SessionSummary>): Promise<SessionSummary> {
@@ -144,8 +170,35 @@ async function withProblem(id: string, schemaVersion: 1 | 2, summarize: () => Pr
   }
 }
 
-/** The most recently updated readable session, optionally only among those of one workspace. */
-export async function lastSession(home: string, options: { readonly workspaceRoot?: string } = {}): Promise<SessionSummary | undefined> {
-  const sessions = await listSessions(home);
-  return sessions.find((session) => session.problem === undefined && (options.workspaceRoot === undefined || session.workspaceRoot === options.workspaceRoot));
+/** Whether every line of a log passes the listing's checks; a log that can no longer be read does not (as listed, it has a `problem`). */
+async function isIntact(logFile: string): Promise<boolean> {
+  try {
+    return (await findLogDamage(logFile)) === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Which sessions `lastSession` may choose. */
+export interface LastSessionFilter {
+  /** Only sessions of this workspace. */
+  readonly workspaceRoot?: string;
+  /** Only sessions holding at least one message. */
+  readonly withMessages?: boolean;
+}
+
+/**
+ * The most recently updated undamaged session that passes `filter`. Reads only the start and end
+ * of each log, then checks every line of the newest candidate alone, moving on to the next when
+ * it is damaged, so it reads whole just the log it returns (and any damaged newer ones).
+ */
+export async function lastSession(home: string, filter: LastSessionFilter = {}): Promise<SessionSummary | undefined> {
+  const layout = forgeHomeLayout(home);
+  const candidates = (await summarizeAll(home, false)).filter(
+    (session) => session.problem === undefined && (filter.workspaceRoot === undefined || session.workspaceRoot === filter.workspaceRoot) && (filter.withMessages !== true || session.messageCount > 0),
+  );
+  for (const candidate of candidates) {
+    if (candidate.schemaVersion === 1 || (await isIntact(sessionPaths(layout, candidate.id).logFile))) return candidate;
+  }
+  return undefined;
 }

@@ -68,7 +68,7 @@ export async function createSession(home: string, options: CreateSessionOptions)
     const at = new Date(now()).toISOString();
     const header = { v: SESSION_SCHEMA_VERSION, seq: 0, type: 'session' as const, at, id: paths.id, createdAt: at, workspaceRoot: options.workspaceRoot };
     try {
-      await writeDurably(handle, Buffer.from(encodeRecord(header)), paths.logFile);
+      await writeDurably(handle, Buffer.from(encodeRecord(header)), logFile);
       await syncDirectory(building);
       await rename(building, paths.directory);
       await syncDirectory(layout.sessions);
@@ -125,7 +125,8 @@ export async function openSession(home: string, id: string, options: SessionWrit
         });
       }
       if (parsed.tornBytes > 0) await handle.truncate(parsed.intactBytes);
-      await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
+      // Flushed only when the log changed: opening an intact session costs no fdatasync.
+      if (parsed.tornBytes > 0 || parsed.missingFinalNewline) await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
       await finishV1Backup(paths, parsed.transcript.migratedFrom !== undefined, warnings, layout);
     } catch (error) {
       await handle.close();

@@ -242,6 +242,31 @@ describe('listing damaged sessions (issue 17)', () => {
     for (const id of ['middle', 'last', 'lost']) await expect(loadTranscript(home, id)).rejects.toThrow(CorruptFileError);
     expect((await lastSession(home, { workspaceRoot: '/w' }))?.id).toMatch(/^(healthy|torn)$/);
   });
+
+  it('passes over a newer damaged session and an empty one when choosing the last one', async () => {
+    const home = await temporaryHome();
+    let clock = Date.parse('2025-01-01T00:00:00.000Z');
+    const now = () => (clock += 1000);
+    for (const id of ['older', 'newer']) {
+      const writer = await createSession(home, { workspaceRoot: '/w', now, id });
+      await writer.appendMessages(sampleTranscript());
+      await writer.close();
+    }
+    const empty = await createSession(home, { workspaceRoot: '/w', now, id: 'empty' });
+    await empty.close();
+    const newer = join(forgeHomeLayout(home).sessions, 'newer', 'session.jsonl');
+    const bytes = await readFile(newer);
+    bytes[bytes.indexOf(10) + 30] = (bytes[bytes.indexOf(10) + 30] as number) ^ 0x01;
+    await writeFile(newer, bytes);
+
+    expect((await lastSession(home, { workspaceRoot: '/w' }))?.id).toBe('empty');
+    expect((await lastSession(home, { workspaceRoot: '/w', withMessages: true }))?.id).toBe('older');
+    expect((await listSessions(home)).map(({ id, problem }) => [id, problem])).toEqual([
+      ['empty', undefined],
+      ['newer', 'damaged: line 2: the checksum does not match the line'],
+      ['older', undefined],
+    ]);
+  });
 });
 
 describe('file modes and ids', () => {

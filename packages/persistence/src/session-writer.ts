@@ -2,9 +2,10 @@ import { InvalidInputError, messageSchema, type ErrorSummary, type JsonValue, ty
 import type { Redactor } from '@forge/core/redaction';
 import type { FileHandle } from 'node:fs/promises';
 import type { SessionLock } from './lock.js';
-import { writeAll } from './private-fs.js';
+import { writeAll, writeFailureHint } from './private-fs.js';
 import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
+import { tornFilePath } from './torn-file.js';
 import {
   checkpointSourceRecordSchema,
   MAX_ERROR_MESSAGE_CHARS,
@@ -241,8 +242,8 @@ export class SessionWriter {
       await handle.datasync();
     } catch (error) {
       this.failure = new Error(
-        `Writing to ${this.logFile} failed (${error instanceof Error ? error.message : String(error)}); nothing more is written. ` +
-          `Open the session again to continue: a partly written record is cut off on open, its bytes kept in ${this.logFile}.torn.`,
+        `Writing to ${this.logFile} failed (${error instanceof Error ? error.message : String(error)})${writeFailureHint(error)}. Nothing more is written to it; ` +
+          `open the session again to continue: a partly written record is cut off on open, its bytes kept in ${tornFilePath(this.logFile)}.`,
         { cause: error },
       );
       throw this.failure;

@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { openStoredFile } from './stored-file.js';
 
 /** The longest line kept in memory, in characters; a longer one is skipped and reported, so one bad line cannot exhaust memory. */
-export const MAX_TRACE_LINE_CHARS = 8 * 1024 * 1024;
+const MAX_TRACE_LINE_CHARS = 8 * 1024 * 1024;
 
 /** One line of a trace file, without its newline. */
 export type TraceLine =

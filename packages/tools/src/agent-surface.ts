@@ -1,4 +1,4 @@
-import type { ContextMode, Tool, ToolDefinition } from '@forge/core';
+import type { ContextMode, Tool } from '@forge/core';
 import { sessionModelToolStandIns, type SessionModelToolOffer } from '@forge/core/compaction';
 
 /** The part of Forge's system prompt every run gets: who the agent is, its workspace tools, how to work. */
@@ -90,7 +90,5 @@ export function agentSurface(options: { readonly mode: ContextMode; readonly too
   };
 }
 
-/** The definitions a model is sent for `tools`. */
-export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
-  return tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
-}
+/** Core's, re-exported for the callers that take the rest of the agent surface from here. */
+export { toolDefinitions } from '@forge/core';

@@ -3,11 +3,11 @@ import { describeRefusal, readRegularFile } from '@forge/bounded-read';
 import ignore, { type Ignore } from 'ignore';
 
 /** A `.gitignore` larger than this is not used (git's own limit is 100 MB; real ones are a few KiB). */
-export const MAX_GITIGNORE_BYTES = 1024 * 1024;
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
 /** Rules after this many in one file are not used: every rule costs time on every path tested. */
 export const MAX_GITIGNORE_RULES = 2000;
 /** A rule longer than this (no path component is) is not used. */
-export const MAX_GITIGNORE_RULE_CHARACTERS = 4096;
+const MAX_GITIGNORE_RULE_CHARACTERS = 4096;
 /** Notes kept about `.gitignore` files that were not used, or only in part. */
 const MAX_NOTES = 5;
 

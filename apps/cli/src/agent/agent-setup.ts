@@ -8,7 +8,7 @@ import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
-import { calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
+import { calibrationReportOf, type CalibrationReport } from '../models/calibration-report.js';
 import { configuredPriceSheets } from '../models/configured-prices.js';
 import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
@@ -154,12 +154,7 @@ export async function prepareAgent(options: {
     compaction,
     mcp,
     calibration,
-    async calibrationOf(name) {
-      const identity = calibrationIdentity(name, config.models);
-      if (identity === undefined) return undefined;
-      const index = config.models.findIndex((entry) => `compatible:${entry.name}` === name);
-      return calibrationReport(await calibration.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile: userFile });
-    },
+    calibrationOf: (name) => calibrationReportOf(calibration, name, config.models, userFile),
   };
 }
 

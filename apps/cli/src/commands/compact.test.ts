@@ -204,6 +204,23 @@ describe('forge compact', () => {
     expect(after.budget.estimate.categories.checkpoint).toBeGreaterThan(0);
   });
 
+  it('takes --engine: native compacts with Forge, as documented, and a wrong engine name is a usage error', async () => {
+    const session = await storedSession(longConversation(40));
+    const native = await forge(['compact', '--session', session.id, '--engine', 'native']);
+    expect(native.code, native.stderr).toBe(0);
+    expect(native.stdout).toContain(`Compacted session ${session.id} with forge-state`);
+    const wrong = await forge(['compact', '--session', session.id, '--engine', 'claude']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--engine');
+  });
+
+  it('refuses --strategy or --compactor with --dry-run instead of ignoring them', async () => {
+    const session = await storedSession(longConversation(40));
+    const refused = await forge(['compact', '--session', session.id, '--dry-run', '--strategy', 'model-structured', '--compactor', 'test:compactor']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--dry-run previews the deterministic forge-state checkpoint');
+  });
+
   it('says when a session has no checkpoint', async () => {
     const session = await storedSession(longConversation(2));
     const shown = await forge(['checkpoint', 'show', '--session', session.id]);

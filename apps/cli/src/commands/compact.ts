@@ -10,6 +10,7 @@ import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
 import { compactionDocument, compactorDisclosure, disclosureLine, renderCompaction } from '../session/compaction-output.js';
+import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 import { sessionStoreError } from '../session/open-cli-session.js';
 import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
@@ -27,6 +28,9 @@ const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as con
  * compaction without a lock, a model call or a write: its numbers are the real compaction's.
  */
 export async function execute({ options, io }: CommandInvocation): Promise<number> {
+  if (options.dryRun === true && (options.strategy !== undefined || options.compactor !== undefined)) {
+    throw new UsageError('--dry-run previews the deterministic forge-state checkpoint, with no model call; leave out --strategy and --compactor, or compact without --dry-run');
+  }
   const settings = await resolveSessionSettings({ io, globals: options });
   const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
   const id = await sessionFromOptions(options, lookup, `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
@@ -54,7 +58,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
           instructions: agent.instructions(surface),
           tools: toolDefinitions(surface.advertised),
           context: agent.context,
-          compaction: { ...compaction, requests: surface.compaction.requests },
+          compaction,
           artifactHashes: workspaceArtifactHashes(agent.root),
           ...(focus === undefined ? {} : { focus }),
           onEvent: (event) => {
@@ -96,7 +100,8 @@ async function onCodexThread(options: CommandInvocation['options'], settings: Se
 /** Asks Codex to compact the session's thread (`thread/compact/start`); recorded in the session as an engine-owned compaction. */
 async function compactThroughCodex(id: string, settings: SessionSettings, context: { readonly io: CommandInvocation['io']; readonly options: CommandInvocation['options'] }): Promise<number> {
   const { io, options } = context;
-  const engine = await prepareEngine({ io, globals: { ...options, engine: 'codex' } });
+  // The same globals object: its configuration is loaded (and its warnings printed) once.
+  const engine = await prepareEngine({ io, globals: options, engine: 'codex' });
   try {
     if (engine.compact === undefined) throw new Error('The Codex engine cannot compact; this is a bug in Forge.');
     await engine.start();
@@ -136,7 +141,7 @@ async function preview(id: string, settings: SessionSettings, agent: AgentSetup,
     instructions: agent.instructions(surface),
     tools: toolDefinitions(surface.advertised),
     context: agent.context,
-    compaction: { requests: surface.compaction.requests },
+    compaction: SESSION_CHECKPOINT_OPTIONS,
     artifactHashes: workspaceArtifactHashes(agent.root),
     redactor: settings.redactor,
   });

@@ -3,9 +3,9 @@ import { loadCliConfig } from '../config/cli-config.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, type TextColumn } from '../inspect/text-table.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
-import { calibrationLine, calibrationReport, type CalibrationReport } from '../models/calibration-report.js';
+import { calibrationLine, calibrationReportOf, type CalibrationReport } from '../models/calibration-report.js';
 import { configuredPriceSheets } from '../models/configured-prices.js';
-import { calibrationIdentity, modelCatalogue, type CatalogueEntry, type SourcedFigure } from '../models/model-catalogue.js';
+import { modelCatalogue, type CatalogueEntry, type SourcedFigure } from '../models/model-catalogue.js';
 import { PRICE_COLUMN_HEADERS, priceColumns } from '../models/price-columns.js';
 import { styleFor } from '../output/style.js';
 import type { CommandInvocation } from './command.js';
@@ -55,9 +55,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   const hub = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: () => {} });
   const models: ListedModel[] = [];
   for (const entry of modelCatalogue(config.models, loaded.files.user, configuredPriceSheets(config, loaded.provenance))) {
-    const identity = calibrationIdentity(entry.id, config.models);
-    const view = identity === undefined ? undefined : await hub.view(identity);
-    const calibration = view === undefined ? null : calibrationReport(view, { ...(entry.configPath === undefined ? {} : { configPath: entry.configPath }), configFile: loaded.files.user });
+    const calibration = (await calibrationReportOf(hub, entry.id, config.models, loaded.files.user)) ?? null;
     models.push({ ...entry, calibration });
   }
   if (options.json === true) {

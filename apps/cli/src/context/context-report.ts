@@ -52,6 +52,7 @@ export async function measureNextRequest(subject: ContextSubject, session?: Cont
   return measureContext({
     model: subject.model,
     request: view.request,
+    estimate: view.budget.estimate,
     policy: subject.context,
     instructionsHash: instructions.hash,
     toolGroups: groupTools(subject.tools),

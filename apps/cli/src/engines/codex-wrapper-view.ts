@@ -2,9 +2,10 @@ import type { ContextPolicy, InstructionSnapshot } from '@forge/core';
 import { selectRequestView } from '@forge/core/view';
 import { requestViewCheckpoint, type SessionCompactResult, type SessionHandle, type SessionTranscript } from '@forge/persistence';
 import { estimationOnlyModel } from '../session/compaction-output.js';
+import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 
 /** The window Codex reported for the session's latest Codex run that reported one. */
-export function reportedCodexWindow(transcript: SessionTranscript): number | undefined {
+function reportedCodexWindow(transcript: SessionTranscript): number | undefined {
   for (const run of [...transcript.runs].reverse()) {
     const window = run.engine?.name === 'codex' ? run.engine.context?.modelContextWindow : undefined;
     if (typeof window === 'number' && window > 0) return window;
@@ -33,7 +34,7 @@ export async function compactBeforeNewThread(input: {
   const { session, policy } = input;
   if (policy.mode !== 'compact' || session.messages.length === 0) return undefined;
   const window = reportedCodexWindow(session.transcript());
-  const model = estimationOnlyModel(input.modelLabel, window === undefined ? undefined : { contextWindowTokens: window });
+  const model = estimationOnlyModel(input.modelLabel, { contextWindowTokens: window ?? policy.fallbackContextWindowTokens });
   const view = session.selectView({ mode: 'compact', model });
   const checkpoint = requestViewCheckpoint(view);
   const measured = await selectRequestView({
@@ -48,7 +49,7 @@ export async function compactBeforeNewThread(input: {
     model,
     instructions: input.instructions,
     context: policy,
-    compaction: { strategy: { kind: 'forge-state' } },
+    compaction: { ...SESSION_CHECKPOINT_OPTIONS, strategy: { kind: 'forge-state' } },
     trigger: measured.decision.trigger,
   });
   return result.outcome.kind === 'compacted' ? result : undefined;

@@ -35,9 +35,15 @@ export function codexModel(model: string | undefined): string | undefined {
  * Codex engine (`--engine codex`), which shares the workspace, the approval gate and the AGENTS.md
  * instructions but brings its own model and tools. Usage errors name the option to change.
  */
-export async function prepareEngine(options: { readonly io: CliIo; readonly globals: CommandInvocation['options']; readonly confirm?: ConfirmCallback }): Promise<TurnEngine> {
+export async function prepareEngine(options: {
+  readonly io: CliIo;
+  readonly globals: CommandInvocation['options'];
+  readonly confirm?: ConfirmCallback;
+  /** The engine to prepare instead of `--engine`'s (`forge compact` of a session Codex ran). */
+  readonly engine?: EngineName;
+}): Promise<TurnEngine> {
   const { io, globals } = options;
-  if (engineName(globals) === 'native') return createNativeEngine(await prepareAgent(options));
+  if ((options.engine ?? engineName(globals)) === 'native') return createNativeEngine(await prepareAgent(options));
   if (globals.maxSteps !== undefined) {
     throw new UsageError("--max-steps limits Forge's own loop; Codex decides how many model calls a turn takes, so leave it out with --engine codex");
   }

@@ -140,7 +140,6 @@ function eventSchemas(lenient: boolean) {
 type EventSchemas = ReturnType<typeof eventSchemas>;
 
 export type TraceUsage = NonNullable<z.output<EventSchemas['stepCompleted']>['usage']>;
-export type TracePrices = NonNullable<z.output<EventSchemas['runStarted']>['prices']>;
 
 /** Every event the report uses, by type. */
 export type KnownEvent = { [Name in keyof EventSchemas]: z.output<EventSchemas[Name]> }[keyof EventSchemas];

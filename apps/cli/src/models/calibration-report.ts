@@ -1,4 +1,6 @@
-import type { CalibrationView } from './calibration-hub.js';
+import type { CompatibleModelEntry } from '@forge/config';
+import type { CalibrationHub, CalibrationView } from './calibration-hub.js';
+import { calibrationIdentity } from './model-catalogue.js';
 
 /** A model's calibration as `--json` output carries it; `null` in the output when nothing was recorded. */
 export interface CalibrationReport {
@@ -33,4 +35,15 @@ export function calibrationLine(report: CalibrationReport | null): string {
   if (report.appliedCorrection !== undefined) return `${base}; undercounted beyond the buffer, so budgeting uses estimates × ${report.appliedCorrection}`;
   if (report.offer !== undefined) return `${base}; consistently high: set ${report.offer.key} to ${report.offer.value} in ${report.offer.file} to count closer`;
   return base;
+}
+
+/**
+ * The calibration report of model `name` from `hub`, pointing a compatible server's correction at
+ * its `models.<index>` entry in `configFile`; undefined for a model that is never calibrated.
+ */
+export async function calibrationReportOf(hub: CalibrationHub, name: string, models: readonly CompatibleModelEntry[], configFile: string): Promise<CalibrationReport | null | undefined> {
+  const identity = calibrationIdentity(name, models);
+  if (identity === undefined) return undefined;
+  const index = models.findIndex((entry) => `compatible:${entry.name}` === name);
+  return calibrationReport(await hub.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile });
 }

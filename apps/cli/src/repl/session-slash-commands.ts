@@ -1,11 +1,12 @@
 import type { Style } from '../output/style.js';
 import type { ContextPolicy, InstructionSnapshot, ModelAdapter, ToolDefinition } from '@forge/core';
 import { renderContextReport, type ContextReport } from '@forge/core/budget';
-import { contextToolOffer, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
+import { contextToolOffer, systemPromptFor, toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
 import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
 import { checkpointViewTokens, compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
+import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
@@ -102,7 +103,7 @@ function counting(context: ReplContext): Counting {
       instructions: workspaceInstructions(context.engine.root, systemPrompt, warn),
     };
   }
-  return { model: subject.model, policy: subject.context, tools: subject.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })), instructions: subject.instructions };
+  return { model: subject.model, policy: subject.context, tools: toolDefinitions(subject.tools), instructions: subject.instructions };
 }
 
 const compact: SlashCommand = {
@@ -139,8 +140,7 @@ const compact: SlashCommand = {
           instructions,
           tools,
           context: policy,
-          // As a turn's own compaction does: every user request and the constraints in them are kept.
-          compaction: { ...compaction, requests: 'all' },
+          compaction: compaction ?? SESSION_CHECKPOINT_OPTIONS,
           artifactHashes: workspaceArtifactHashes(root),
           ...(argument === '' || preview ? {} : { focus: argument }),
           ...(preview ? { preview: true } : {}),

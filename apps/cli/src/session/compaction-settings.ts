@@ -28,6 +28,9 @@ export async function configuredStrategy(compaction: CompactionConfig, resolveMo
   }
 }
 
+/** What every checkpoint of a Forge session keeps, whoever makes it: every user request and the conditions stated in them. */
+export const SESSION_CHECKPOINT_OPTIONS = { requests: 'all' } as const satisfies SessionCompactionOptions;
+
 /**
  * How this process's sessions compact: the configured strategy (or the one a command chose) and
  * the store of provider-native states — on disk only with `context.providerNative.persist`. With
@@ -43,5 +46,5 @@ export async function sessionCompaction(input: {
   const persist = input.config.providerNative.persist;
   const opaqueStates = new OpaqueStateStore({ directory: nativeStateDirectory(input.forgeHome), persist, redactor: input.redactor });
   if (!persist) await opaqueStates.clearAll();
-  return { strategy: input.strategy, opaqueStates };
+  return { ...SESSION_CHECKPOINT_OPTIONS, strategy: input.strategy, opaqueStates };
 }

@@ -1,4 +1,4 @@
-import { listSessions, sessionIds, type SessionSummary } from '@forge/persistence';
+import { lastSession, sessionIds, type SessionSummary } from '@forge/persistence';
 import { UsageError } from '../cli-error.js';
 import { checkSessionId } from './session-choice.js';
 
@@ -38,8 +38,7 @@ export function ambiguityMessage(text: string, ids: readonly string[], noun: str
  * session opened and left without a request is not worth resuming).
  */
 export async function lastWorkspaceSession(lookup: SessionLookup): Promise<SessionSummary> {
-  const sessions = await listSessions(lookup.forgeHome);
-  const found = sessions.find((session) => session.problem === undefined && session.workspaceRoot === lookup.workspaceRoot && session.messageCount > 0);
+  const found = await lastSession(lookup.forgeHome, { workspaceRoot: lookup.workspaceRoot, withMessages: true });
   if (found === undefined) throw new UsageError(`--last found no earlier session for ${lookup.workspaceRoot}; ${lookup.listHint}`);
   return found;
 }

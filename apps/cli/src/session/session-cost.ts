@@ -12,10 +12,9 @@ export async function sessionCostFromTraces(forgeHome: string, sessionId: string
   } catch {
     return undefined;
   }
-  const input = report.runs.reduce((sum, run) => sum + (run.usage.inputTokens ?? 0), 0);
-  const cached = report.runs.reduce((sum, run) => sum + (run.usage.cacheReadTokens ?? 0), 0);
-  const cost = report.totals?.cost;
-  return cost === undefined ? undefined : { cost, inputTokens: input, cachedTokens: cached, unpricedSteps: report.totals?.unpricedSteps ?? 0 };
+  const totals = report.totals;
+  if (totals?.cost === undefined) return undefined;
+  return { cost: totals.cost, inputTokens: totals.usage.inputTokens ?? 0, cachedTokens: totals.usage.cacheReadTokens ?? 0, unpricedSteps: totals.unpricedSteps };
 }
 
 /** A session's priced cost with the token counts its cache-hit ratio is made of. */

@@ -46,9 +46,9 @@ describe('calibration', () => {
     expect(overcountCorrection(summarizeCalibration([...high, { estimated: 99, reported: 100 }], 0))).toBeUndefined();
   });
 
-  it('scales an estimate up into overhead and down across categories, the categories still summing to the total', () => {
+  it('scales an estimate up and down across every category (history grows with the correction, not what must be sent), the categories still summing to the total', () => {
     const up = scaleEstimate(estimate, 1.2);
-    expect(up).toMatchObject({ tokens: 1200, confidence: 'estimated', method: 'provider-tokenizer', categories: { overhead: 250, history: 700 } });
+    expect(up).toMatchObject({ tokens: 1200, confidence: 'estimated', method: 'provider-tokenizer', categories: { overhead: 60, history: 840 } });
     expect(sum(up)).toBe(up.tokens);
     const down = scaleEstimate(estimate, 0.77);
     expect(down.categories.history).toBe(539);

@@ -67,16 +67,12 @@ export function overcountCorrection(summary: CalibrationSummary | undefined): nu
 }
 
 /**
- * `estimate` multiplied by `factor`, rounded up. A factor above 1 puts the added tokens in
- * `overhead`; one below 1 scales every category. The categories still sum to `tokens`, and a
- * scaled estimate is never `exact`.
+ * `estimate` multiplied by `factor`: every category scaled and rounded up, so the categories
+ * still sum to `tokens` and what a compaction can remove (history) grows with the correction
+ * instead of landing in what must be sent. A scaled estimate is never `exact`.
  */
 export function scaleEstimate(estimate: TokenEstimate, factor: number): TokenEstimate {
   if (factor === 1) return estimate;
-  if (factor > 1) {
-    const tokens = Math.ceil(estimate.tokens * factor);
-    return { ...estimate, tokens, confidence: 'estimated', categories: { ...estimate.categories, overhead: estimate.categories.overhead + tokens - estimate.tokens } };
-  }
   const scaled = Object.fromEntries(Object.entries(estimate.categories).map(([name, tokens]) => [name, Math.ceil(tokens * factor)])) as unknown as TokenEstimate['categories'];
   const tokens = Object.values(scaled).reduce((total, value) => total + value, 0);
   return { ...estimate, tokens, confidence: 'estimated', categories: scaled };

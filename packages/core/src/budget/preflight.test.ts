@@ -80,6 +80,24 @@ describe('preflight in runAgent', () => {
     );
   });
 
+  it.each(['compact', 'shadow'] as const)('in mode %s estimates each request once: preflight reuses what the view rule measured', async (mode) => {
+    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'dump', input: {} }] }, { text: 'done' }]);
+    const sink = recorder();
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'go',
+      tools: [outputTool('x'.repeat(400))],
+      approvals: allowAll,
+      context: { mode },
+      contextManager: { fit: async () => ({ kind: 'unchanged' }), shadowStep: async () => {} },
+      onEvent: sink.onEvent,
+    });
+    expect(result.status).toBe('completed');
+    expect(model.estimateRequests).toEqual(model.requests);
+    expect(sink.of('context.budgeted').map((event) => event.step)).toEqual([1, 2]);
+  });
+
   it('stops with limit_reached before contacting the provider when mandatory context cannot fit', async () => {
     const model = new ScriptedModel([{ text: 'never sent' }], { capabilities: { contextWindowTokens: 1000, maxOutputTokens: 500 } });
     const sink = recorder();

@@ -1,10 +1,9 @@
 import type { ErrorSummary } from '../events/events.js';
 import type { ModelAdapter, ModelRequest, TokenEstimate, Usage } from '../model/adapter.js';
 import type { EstimatorAccuracyTracker } from './accuracy-tracker.js';
-import { computeContextBudget, type ContextBudget } from './budget.js';
-import type { ContextCapabilities } from './capabilities.js';
+import type { ContextBudget } from './budget.js';
 import type { ContextEvent } from './context-events.js';
-import type { ViewSummary } from '../view/request-view.js';
+import { budgetOfEstimate, type ViewSummary } from '../view/request-view.js';
 import { formatTokens, limitReachedMessage, providerUsageWarningMessage, thresholdWarningMessage, wholeHistoryLimitMessage } from './messages.js';
 import type { ContextPolicy } from './policy.js';
 import { reconcileUsage } from './reconcile.js';
@@ -18,6 +17,8 @@ export interface PreflightOptions {
   readonly emit: (event: ContextEvent) => void;
   /** What the request carries of the stored conversation, recorded in `context.budgeted`. */
   readonly view?: ViewSummary;
+  /** The adapter's estimate of this same `request`, when the caller has already measured it. */
+  readonly estimate?: TokenEstimate;
 }
 
 /** Why a request must not be sent: the terminal status and the error the run reports. */
@@ -42,7 +43,7 @@ export async function preflightRequest(options: PreflightOptions): Promise<Prefl
   const { model, request, policy, step, emit } = options;
   let estimate: TokenEstimate;
   try {
-    estimate = await model.estimateRequestTokens(request);
+    estimate = options.estimate ?? (await model.estimateRequestTokens(request));
   } catch (error) {
     // Mode off keeps the old behaviour: send without a budget. Elsewhere an unknown size is not sent.
     if (policy.mode === 'off') return {};
@@ -50,12 +51,7 @@ export async function preflightRequest(options: PreflightOptions): Promise<Prefl
     const message = `The ${model.provider}:${model.modelId} adapter could not estimate the request (${reason}), so nothing was sent. Report this adapter bug, or set context.mode to off to send without a budget.`;
     return { stop: { status: 'failed', error: { code: 'context_estimate_failed', message, isRetryable: false } } };
   }
-  const budget = computeContextBudget({
-    capabilities: model.capabilities as ContextCapabilities,
-    estimate,
-    policy,
-    ...(request.maxOutputTokens === undefined ? {} : { requestedOutputTokens: request.maxOutputTokens }),
-  });
+  const budget = budgetOfEstimate(model, request, estimate, policy);
   const modelRef = { provider: model.provider, modelId: model.modelId };
   emit({
     type: 'context.budgeted',

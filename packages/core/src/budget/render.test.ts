@@ -128,6 +128,16 @@ describe('renderContextReport', () => {
     expect(text).toContain('  Session so far   $0.42, 68% of input cached\n');
   });
 
+  it('takes an estimate already made of the request instead of estimating it again', async () => {
+    const model = new ScriptedModel([], { estimate: () => estimate('exact') });
+    const policy = resolveContextPolicy({ mode: 'compact' });
+    const measured = await measureContext({ model, request, policy });
+    expect(model.estimateRequests).toEqual([request]);
+    const given = await measureContext({ model, request, policy, estimate: measured.budget.estimate });
+    expect(model.estimateRequests).toEqual([request]);
+    expect(given).toEqual(measured);
+  });
+
   it('is the same data as JSON', async () => {
     const model = new ScriptedModel([], { estimate: () => estimate('exact') });
     const report = await measureContext({ model, request, policy: resolveContextPolicy({ mode: 'off' }) });

@@ -1,4 +1,4 @@
-import type { ModelAdapter, ModelRequest, ToolDefinition } from '../model/adapter.js';
+import type { ModelAdapter, ModelRequest, TokenEstimate, ToolDefinition } from '../model/adapter.js';
 import type { CostBreakdown } from '../pricing/price-usage.js';
 import { estimateRequestCost, type RequestCostEstimate } from '../pricing/request-cost.js';
 import { budgetOfEstimate, decideRequest, type ViewDecision, type ViewSummary } from '../view/request-view.js';
@@ -62,6 +62,8 @@ export interface MeasureContextOptions {
   readonly model: ModelAdapter;
   /** The request as the next step would send it. */
   readonly request: ModelRequest;
+  /** The adapter's estimate of this same `request`, when the caller has already measured it (a request view's budget). */
+  readonly estimate?: TokenEstimate;
   readonly policy: ContextPolicy;
   readonly sessionMessages?: number;
   readonly instructionsHash?: string;
@@ -81,7 +83,7 @@ export interface MeasureContextOptions {
 /** Estimates a request without sending it and returns the report `forge context` renders. */
 export async function measureContext(options: MeasureContextOptions): Promise<ContextReport> {
   const { model, request } = options;
-  const estimate = await model.estimateRequestTokens(request);
+  const estimate = options.estimate ?? (await model.estimateRequestTokens(request));
   const budget = budgetOfEstimate(model, request, estimate, options.policy);
   const toolGroups: ToolGroupCost[] = [];
   for (const group of options.toolGroups ?? []) {

@@ -10,7 +10,7 @@ import type { CheckpointTranscriptEntry } from './host-metadata.js';
 import { finishHostState } from './host-state.js';
 import { capMemory } from './memory-apply.js';
 import { replayMemory } from './memory-replay.js';
-import { userConstraints } from './user-requests.js';
+import { statedConstraintRecords } from './user-requests.js';
 import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ConstraintRecord, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
 
 export interface BuildForgeStateCheckpointInput {
@@ -89,7 +89,10 @@ function constraintKey(text: string): string {
     .trim();
 }
 
-/** The user's stated constraints and the noted ones, oldest first, each once (a noted copy of a stated clause is the same constraint). */
+/**
+ * The user's stated constraints and the noted ones, both already redacted, oldest first, each once
+ * (a noted copy of a stated clause, or a clause stated again, is the same constraint).
+ */
 function mergeConstraints(stated: readonly ConstraintRecord[], memory: CheckpointMemory): CheckpointMemory {
   const seen = new Set<string>();
   const constraints: ConstraintRecord[] = [];
@@ -127,9 +130,9 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
   assertSafeTailStart(messages, input.tailStart);
   const { memory: replayed, observer } = replayMemory(input.transcript, caps);
   const requests = input.requests ?? 'latest';
-  const chosen = input.memory ?? replayed;
-  const withUserConstraints = requests === 'all' ? mergeConstraints(userConstraints(observer.userMessages, caps, input.redact), chosen) : chosen;
-  const memory = capMemory(redactMemory(withUserConstraints, input.redact), caps);
+  // Stated constraints come redacted from the requests; only the noted memory needs redacting here.
+  const noted = redactMemory(input.memory ?? replayed, input.redact);
+  const memory = capMemory(requests === 'all' ? mergeConstraints(statedConstraintRecords(observer.userMessages, caps, input.redact), noted) : noted, caps);
   const state = finishHostState(observer, caps, input.redact, requests);
   const checkpoint: ForgeStateCheckpoint = {
     schemaVersion: 1,

@@ -59,20 +59,32 @@ export function statedConstraints(text: string): string[] {
 }
 
 /**
- * Constraints the user stated in their requests, as memory constraints with the request as
- * evidence, oldest first. A clause that claims an approval or sets policy is never taken, and one
- * already stated earlier is kept once.
+ * Every constraint the user stated in their requests, as memory constraints with the request as
+ * evidence, oldest first, redacted (each request once, before it is split) and repeats included:
+ * the caller keeps each once by its own rule. A clause that claims an approval or sets policy is
+ * never taken.
  */
-export function userConstraints(userMessages: ReadonlyMap<number, string>, caps: CheckpointCaps, redact: (text: string) => string): ConstraintRecord[] {
+export function statedConstraintRecords(userMessages: ReadonlyMap<number, string>, caps: CheckpointCaps, redact: (text: string) => string): ConstraintRecord[] {
   const records: ConstraintRecord[] = [];
-  const seen = new Set<string>();
   for (const index of [...userMessages.keys()].sort((left, right) => left - right)) {
     for (const clause of statedConstraints(redact(userMessages.get(index) ?? ''))) {
       const text = truncateWithoutClaims(clause, Math.min(caps.maxValueChars, caps.maxMemoryTextChars));
-      if (text.length === 0 || seen.has(text) || findPolicyText(text, { allowImperatives: true }) !== null) continue;
-      seen.add(text);
+      if (text.length === 0 || findPolicyText(text, { allowImperatives: true }) !== null) continue;
       records.push({ text, evidence: { source: 'user', messageIndex: index }, seq: index });
     }
   }
   return records;
+}
+
+/**
+ * Constraints the user stated in their requests ({@link statedConstraintRecords}), a text already
+ * stated earlier kept once, with its first request as evidence.
+ */
+export function userConstraints(userMessages: ReadonlyMap<number, string>, caps: CheckpointCaps, redact: (text: string) => string): ConstraintRecord[] {
+  const seen = new Set<string>();
+  return statedConstraintRecords(userMessages, caps, redact).filter((record) => {
+    if (seen.has(record.text)) return false;
+    seen.add(record.text);
+    return true;
+  });
 }

@@ -67,7 +67,6 @@ function harness(overrides: Omit<Partial<CompactTranscriptOptions>, 'policy'> & 
     model: new ScriptedModel([]),
     policy: resolveContextPolicy({ mode: 'compact', recentTailTokens: 400, ...policy }),
     request: requestFor(transcript),
-    requireFit: false,
     redact: (text) => text,
     step: 0,
     signal: new AbortController().signal,
@@ -241,7 +240,7 @@ describe('fitting a request that does not fit', () => {
 
   it('shrinks the tail down to the floor until the request fits', async () => {
     const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 8_000, maxOutputTokens: 500 } });
-    const { options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'over_budget', requireFit: true, policy, tailFloorTokens: 500 });
+    const { options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'over_budget', policy, tailFloorTokens: 500 });
     const before = await model.estimateRequestTokens(options.request);
     expect(before.tokens).toBeGreaterThan(7_500);
     const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
@@ -253,7 +252,7 @@ describe('fitting a request that does not fit', () => {
 
   it('reports limit with the breakdown when even the floor does not fit', async () => {
     const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 3_000, maxOutputTokens: 500 } });
-    const { installed, options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'over_budget', requireFit: true, policy, tailFloorTokens: 1_000 });
+    const { installed, options } = harness({ transcript, request: requestFor(transcript), model, trigger: 'over_budget', policy, tailFloorTokens: 1_000 });
     const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
     if (result.kind !== 'limit') throw new Error(`expected limit, got ${result.kind}`);
     expect(result.message).toMatch(/recent tail at its floor \(1,000 tokens\).*instructions .*checkpoint .*history .*Nothing was sent/);
@@ -280,6 +279,15 @@ describe('the model-structured strategy', () => {
     expect(compactor.requests).toHaveLength(1);
     expect(compactor.requests[0]?.currentRequest.content).toContain('Fix the login timeout bug');
     expect(compactor.requests[0]?.tools).toEqual([]);
+  });
+
+  it('estimates the compactor request once for an automatic compaction: the gate and the disclosure share it', async () => {
+    const { compactor, events, options } = structured([{ text: JSON.stringify(validSummary) }], { trigger: 'over_budget' });
+    const result = await compactTranscript(options);
+    expect(result).toMatchObject({ kind: 'compacted', strategy: 'model-structured', costGate: { required: true } });
+    expect(compactor.estimateRequests).toHaveLength(1);
+    expect(compactor.estimateRequests[0]).toEqual(compactor.requests[0]);
+    expect(events[0]).toMatchObject({ type: 'context.compaction.started', compactor: { provider: 'cheap', estimatedInputTokens: expect.any(Number) } });
   });
 
   it.each([

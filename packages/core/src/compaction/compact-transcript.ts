@@ -1,5 +1,4 @@
-import { computeContextBudget, type ContextBudget } from '../budget/budget.js';
-import type { ContextCapabilities } from '../budget/capabilities.js';
+import type { ContextBudget } from '../budget/budget.js';
 import { formatMessageRange, formatTokens } from '../budget/messages.js';
 import type { ContextPolicy } from '../budget/policy.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from '../checkpoint/caps.js';
@@ -10,9 +9,10 @@ import type { Message } from '../messages.js';
 import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter.js';
 import { formatDollars } from '../pricing/format.js';
 import { summarizeError } from '../run/error-summary.js';
+import { budgetOfEstimate } from '../view/request-view.js';
 import { buildForgeState, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
-import { compactorCost, runStrategy, type CompactionStrategySetting } from './strategies.js';
-import type { CostGateDecision } from './cost-gate.js';
+import { compactorCost, runStrategy, type CompactionStrategySetting, type CompactorCost } from './strategies.js';
+import { compactionRequired, type CostGateDecision } from './cost-gate.js';
 import { evaluateCompactionGate } from './priced-cost-gate.js';
 import type { CompactionEvent, CompactionStrategyName, CompactionTrigger } from './events.js';
 import { planCompaction, tailBudgets, TAIL_FLOOR_TOKENS, type CompactionPlan } from './planner.js';
@@ -42,11 +42,6 @@ export interface CompactTranscriptOptions {
   readonly request: ModelRequest;
   /** Its estimate, when already known. */
   readonly before?: TokenEstimate;
-  /**
-   * The request must fit afterwards (it does not now, or the provider refused it): the gate is
-   * skipped and, when even the smallest tail does not fit, the result is `limit`.
-   */
-  readonly requireFit: boolean;
   readonly caps?: CheckpointCaps;
   /** Applied to every text the checkpoint takes from the transcript. */
   readonly redact: (text: string) => string;
@@ -94,12 +89,7 @@ interface Sizing {
 }
 
 function budgetOf(options: CompactTranscriptOptions, estimate: TokenEstimate): ContextBudget {
-  return computeContextBudget({
-    capabilities: options.model.capabilities as ContextCapabilities,
-    estimate,
-    policy: options.policy,
-    ...(options.request.maxOutputTokens === undefined ? {} : { requestedOutputTokens: options.request.maxOutputTokens }),
-  });
+  return budgetOfEstimate(options.model, options.request, estimate, options.policy);
 }
 
 function withCheckpoint(request: ModelRequest, built: BuiltCheckpoint, history: readonly Message[]): ModelRequest {
@@ -192,8 +182,8 @@ function declinedMessage(gate: CostGateDecision): string {
 
 /**
  * One compaction of a session transcript, as one transaction: plan the contiguous completed prefix
- * older than the recent tail, sized so the request comes down to its target → (threshold and
- * model requests) pass the cost gate → build with the chosen
+ * older than the recent tail, sized so the request comes down to its target → (automatic
+ * compactions) pass the cost gate, which a required one always passes → build with the chosen
  * strategy, falling back to the deterministic `forge-state` when a compactor or provider fails →
  * validate → `install` (durable) → only then report the new view. Shadow mode stops before
  * `install`. Every outcome is an event: started, then completed or failed; or skipped.
@@ -218,7 +208,8 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     });
     return { kind: 'skipped', reason: plan.reason, message: plan.message };
   }
-  if (options.requireFit && sizing.budget.overBudget) {
+  // A required compaction (see compactionRequired) must leave a request that fits.
+  if (compactionRequired(trigger) && sizing.budget.overBudget) {
     return { kind: 'limit', message: limitMessage(sizing.budget, Math.min(options.tailFloorTokens ?? TAIL_FLOOR_TOKENS, options.policy.recentTailTokens)), budget: sizing.budget };
   }
 
@@ -242,8 +233,9 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   };
   if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens) return noSavings(sizing.estimate.tokens);
   let costGate: CostGateDecision | undefined;
+  let cost: CompactorCost | undefined;
   if (trigger !== 'manual') {
-    const cost = await compactorCost(options, tailStart);
+    cost = await compactorCost(options, tailStart);
     const compactor = options.strategy.kind === 'model-structured' ? options.strategy.compactor : undefined;
     const prices = options.model.capabilities.prices;
     costGate = evaluateCompactionGate({
@@ -254,11 +246,10 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
       before: before.categories,
       ...(options.cacheReadTokens === undefined ? {} : { cacheReadTokens: options.cacheReadTokens }),
       ...(prices === undefined ? {} : { prices }),
-      ...(compactor?.capabilities.prices === undefined ? {} : { compactorPrices: compactor.capabilities.prices }),
-      ...(compactor !== undefined && compactor.capabilities.prices === undefined ? { compactorUnpriced: true } : {}),
+      ...(compactor === undefined ? {} : { compactor: { prices: compactor.capabilities.prices } }),
       ...(options.model.capabilities.promptCache === undefined ? {} : { promptCache: options.model.capabilities.promptCache }),
       ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
-      required: trigger === 'over_budget' || trigger === 'overflow',
+      required: compactionRequired(trigger),
     });
     if (!costGate.compact) {
       const message = declinedMessage(costGate);
@@ -278,7 +269,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     }
   }
 
-  const disclosure = options.strategy.kind === 'model-structured' ? await compactorCost(options, tailStart) : undefined;
+  const disclosure = options.strategy.kind === 'model-structured' ? (cost ?? (await compactorCost(options, tailStart))) : undefined;
   emit({
     type: 'context.compaction.started',
     step,

@@ -1,5 +1,15 @@
 import type { TokenCategories } from '../model/adapter.js';
+import type { CompactionTrigger } from './events.js';
 import type { PricedGateNumbers } from './priced-cost-gate.js';
+
+/**
+ * Whether a compaction for `trigger` is needed for the request to be sent at all (it does not fit,
+ * or the provider refused it): the gate still computes and records its numbers but always
+ * compacts, and the compacted request must fit.
+ */
+export function compactionRequired(trigger: CompactionTrigger): boolean {
+  return trigger === 'over_budget' || trigger === 'overflow';
+}
 
 /** Turns over which a compaction's savings are counted (the `N` of the cost gate). */
 export const COST_GATE_HORIZON_TURNS = 5;
@@ -63,7 +73,8 @@ export function cacheRewriteTokens(before: TokenCategories, cacheReadTokens: num
  *
  * with N = {@link COST_GATE_HORIZON_TURNS} turns: the tokens the next N requests no longer send
  * must outweigh what the compaction itself costs and the cached prefix it throws away. Manual
- * compaction and requests that cannot be sent at all do not go through the gate.
+ * compaction does not go through the gate. A compaction the request needs in order to be sent
+ * ({@link compactionRequired}) does: its numbers are recorded, but it compacts whatever they say.
  */
 export function evaluateCostGate(input: CostGateInput): CostGateDecision {
   const horizonTurns = input.horizonTurns ?? COST_GATE_HORIZON_TURNS;

@@ -63,7 +63,7 @@ describe('the priced cost gate', () => {
   it('charges the compactor at its own prices', () => {
     const free = evaluateCompactionGate(gate(30_000, 220_000));
     const costly = evaluateCompactionGate(
-      gate(30_000, 220_000, { compactorInputTokens: 220_000, compactorOutputTokens: 4_000, compactorPrices: { ...openai, inputPerMillion: 15, outputPerMillion: 120 } }),
+      gate(30_000, 220_000, { compactorInputTokens: 220_000, compactorOutputTokens: 4_000, compactor: { prices: { ...openai, inputPerMillion: 15, outputPerMillion: 120 } } }),
     );
     expect(costly.priced?.compactorUsd).toBeCloseTo((220_000 * 15 + 4_000 * 120) / 1e6, 9);
     expect(costly.priced?.netUsd).toBeCloseTo((free.priced?.netUsd ?? 0) - (costly.priced?.compactorUsd ?? 0), 9);
@@ -86,7 +86,7 @@ describe('the priced cost gate', () => {
   it('falls back to the token gate without prices, and says so', () => {
     const { prices: _prices, ...unpriced } = gate(60_000, 90_000);
     expect(evaluateCompactionGate(unpriced)).toMatchObject({ compact: true, basis: 'tokens', note: 'the model has no prices, so the gate compared tokens' });
-    expect(evaluateCompactionGate({ ...gate(60_000, 90_000), compactorUnpriced: true, compactorInputTokens: 10 })).toMatchObject({
+    expect(evaluateCompactionGate({ ...gate(60_000, 90_000), compactor: {}, compactorInputTokens: 10 })).toMatchObject({
       basis: 'tokens',
       note: 'the compactor model has no prices, so the gate compared tokens',
     });

@@ -1,13 +1,14 @@
 import type { PriceSheet } from '../pricing/price-sheet.js';
 import { priceUsage } from '../pricing/price-usage.js';
-import { cacheableTokens, type PromptCacheRules } from '../pricing/prompt-cache.js';
+import type { PromptCacheRules } from '../pricing/prompt-cache.js';
+import { cachedInputTokens, priceInput } from '../pricing/request-cost.js';
 import { COST_GATE_HORIZON_TURNS, evaluateCostGate, type CostGateDecision, type CostGateInput } from './cost-gate.js';
 
 /**
  * Tokens whose fresh price the priced gate adds to every compaction's cost: about one file the
  * agent may have to read again because the checkpoint carries a summary of it, not its text.
  */
-export const QUALITY_RISK_TOKENS = 2_000;
+const QUALITY_RISK_TOKENS = 2_000;
 
 /** The money behind a priced decision, in US dollars. */
 export interface PricedGateNumbers {
@@ -34,7 +35,7 @@ export interface PricedGateNumbers {
   readonly invalidationUsd: number;
   /** The compactor's call (0 for `forge-state`, which calls no model). */
   readonly compactorUsd: number;
-  /** {@link QUALITY_RISK_TOKENS} at the fresh input price. */
+  /** {@link QUALITY_RISK_TOKENS} priced as input not read from the cache. */
   readonly riskAllowanceUsd: number;
   /** saving − invalidation − compactor − risk allowance: the gate compacts when it is positive. */
   readonly netUsd: number;
@@ -45,10 +46,12 @@ export interface CompactionGateInput extends CostGateInput {
   readonly afterTokens: number;
   /** The active model's prices: without them the gate compares tokens. */
   readonly prices?: PriceSheet;
-  /** Prices of the compactor model, when one is called (default: `prices`). */
-  readonly compactorPrices?: PriceSheet;
-  /** True when a compactor model is called whose prices are unknown. */
-  readonly compactorUnpriced?: boolean;
+  /**
+   * The compactor model, when one other than the active model is called: its prices, or none
+   * when they are unknown (the gate then compares tokens). Without it the compactor's call, if
+   * any, is priced with `prices`.
+   */
+  readonly compactor?: { readonly prices?: PriceSheet };
   readonly promptCache?: PromptCacheRules;
   /** Milliseconds since the conversation's last request reached the provider. */
   readonly idleMs?: number;
@@ -59,18 +62,6 @@ export interface CompactionGateInput extends CostGateInput {
   readonly required?: boolean;
 }
 
-const PER_MILLION = 1_000_000;
-
-function inputCost(prices: PriceSheet, inputTokens: number, cachedTokens: number): number {
-  const written = prices.cacheWritePerMillion === undefined ? undefined : Math.max(0, inputTokens - cachedTokens);
-  return priceUsage({ inputTokens, cacheReadTokens: cachedTokens, cacheWriteTokens: written, outputTokens: 0, reasoningTokens: undefined }, prices)?.total ?? 0;
-}
-
-function cached(tokens: number, inputTokens: number, rules: PromptCacheRules | undefined): number {
-  const shared = Math.max(0, Math.min(tokens, inputTokens));
-  return rules === undefined ? shared : cacheableTokens(shared, inputTokens, rules);
-}
-
 /**
  * Prices keeping the request against compacting it over the next N requests. Without compacting,
  * the first request reads what the cache holds now (everything sent before, when warm) and later
@@ -79,7 +70,7 @@ function cached(tokens: number, inputTokens: number, rules: PromptCacheRules | u
  * whole smaller request: requests after a compaction are cached again. Output costs the same
  * either way and is left out. Every price comes from `priceUsage`.
  */
-export function pricedGateNumbers(input: CompactionGateInput & { readonly prices: PriceSheet }, compactorTokens: { readonly input: number; readonly output: number }): PricedGateNumbers {
+function pricedGateNumbers(input: CompactionGateInput & { readonly prices: PriceSheet }, compactorTokens: { readonly input: number; readonly output: number }): PricedGateNumbers {
   const { prices, before, promptCache: rules } = input;
   const horizon = input.horizonTurns ?? COST_GATE_HORIZON_TURNS;
   const beforeTokens = Object.values(before).reduce((total, tokens) => total + tokens, 0);
@@ -88,23 +79,23 @@ export function pricedGateNumbers(input: CompactionGateInput & { readonly prices
   const stable = before.instructions + before.toolSchemas;
   // Everything before the current request went out in the previous request, so a warm cache holds it.
   const sentBefore = stable + before.checkpoint + before.history;
-  const cachedBefore = cold ? 0 : cached(Math.max(sentBefore, input.cacheReadTokens ?? 0), beforeTokens, rules);
-  const stableCached = cold ? 0 : cached(stable, afterTokens, rules);
+  const cachedBefore = cold ? 0 : cachedInputTokens(Math.max(sentBefore, input.cacheReadTokens ?? 0), beforeTokens, rules);
+  const stableCached = cold ? 0 : cachedInputTokens(stable, afterTokens, rules);
   const later = horizon - 1;
-  const keepUsd = inputCost(prices, beforeTokens, cachedBefore) + later * inputCost(prices, beforeTokens, cached(beforeTokens, beforeTokens, rules));
-  const firstAfter = inputCost(prices, afterTokens, stableCached);
-  const compactedUsd = firstAfter + later * inputCost(prices, afterTokens, cached(afterTokens, afterTokens, rules));
+  const keepUsd = priceInput(prices, beforeTokens, cachedBefore) + later * priceInput(prices, beforeTokens, cachedInputTokens(beforeTokens, beforeTokens, rules));
+  const firstAfter = priceInput(prices, afterTokens, stableCached);
+  const compactedUsd = firstAfter + later * priceInput(prices, afterTokens, cachedInputTokens(afterTokens, afterTokens, rules));
   // The first request after compacting, had the cache kept as much of it as it keeps now.
-  const undisturbed = inputCost(prices, afterTokens, Math.max(stableCached, cached(cachedBefore, afterTokens, rules)));
+  const undisturbed = priceInput(prices, afterTokens, Math.max(stableCached, cachedInputTokens(cachedBefore, afterTokens, rules)));
   const invalidationUsd = Math.max(0, firstAfter - undisturbed);
   const savingUsd = keepUsd - compactedUsd + invalidationUsd;
-  const compactorSheet = input.compactorPrices ?? prices;
+  const compactorSheet = input.compactor?.prices ?? prices;
   const compactorUsd =
     compactorTokens.input + compactorTokens.output === 0
       ? 0
       : (priceUsage({ inputTokens: compactorTokens.input, cacheReadTokens: 0, cacheWriteTokens: undefined, outputTokens: compactorTokens.output, reasoningTokens: undefined }, compactorSheet)?.total ??
         0);
-  const riskAllowanceUsd = (QUALITY_RISK_TOKENS * prices.inputPerMillion) / PER_MILLION;
+  const riskAllowanceUsd = priceInput(prices, QUALITY_RISK_TOKENS, 0);
   return {
     currency: 'USD',
     horizonRequests: horizon,
@@ -133,10 +124,10 @@ export function pricedGateNumbers(input: CompactionGateInput & { readonly prices
 export function evaluateCompactionGate(input: CompactionGateInput): CostGateDecision {
   const tokens = evaluateCostGate(input);
   const required = input.required === true;
-  const unpriced = input.prices === undefined ? 'the model has no prices' : input.compactorUnpriced === true ? 'the compactor model has no prices' : undefined;
-  if (unpriced !== undefined || input.prices === undefined) {
-    return { ...tokens, basis: 'tokens', note: `${unpriced ?? 'no prices'}, so the gate compared tokens`, ...(required ? { compact: true, required: true } : {}) };
-  }
-  const priced = pricedGateNumbers({ ...input, prices: input.prices }, { input: input.compactorInputTokens, output: input.compactorOutputTokens });
+  const byTokens = (unpriced: string): CostGateDecision => ({ ...tokens, basis: 'tokens', note: `${unpriced}, so the gate compared tokens`, ...(required ? { compact: true, required: true } : {}) });
+  const { prices } = input;
+  if (prices === undefined) return byTokens('the model has no prices');
+  if (input.compactor !== undefined && input.compactor.prices === undefined) return byTokens('the compactor model has no prices');
+  const priced = pricedGateNumbers({ ...input, prices }, { input: input.compactorInputTokens, output: input.compactorOutputTokens });
   return { ...tokens, basis: 'priced', compact: required || priced.netUsd > 0, priced, ...(required ? { required: true } : {}) };
 }

@@ -4,7 +4,7 @@ import type { ContextPolicy } from '../budget/policy.js';
 import { preflightRequest, type PreflightStop } from '../budget/preflight.js';
 import type { ForgeEvent } from '../events/events.js';
 import type { Message, UserMessage } from '../messages.js';
-import type { ModelAdapter, ModelRequest, ToolDefinition } from '../model/adapter.js';
+import type { ModelAdapter, ModelRequest, TokenEstimate, ToolDefinition } from '../model/adapter.js';
 import type { OpaqueProviderState } from '../model/opaque-state.js';
 import { budgetRequest, decideRequest, summarizeView, type ViewSummary } from '../view/request-view.js';
 import type { ContextManager, FitReason, FitRequest, FitResult } from './context-manager.js';
@@ -128,16 +128,19 @@ export class RunContext {
     const { policy, manager } = this.options;
     const requested = this.options.requests?.take();
     let request = this.build(input);
+    // What was measured of the request to send, so that preflight does not estimate it again.
+    let measured: Measured | undefined;
     if (policy.mode === 'shadow' && manager?.shadowStep !== undefined) {
-      const current = await this.measure(request);
-      if (current !== undefined) await manager.shadowStep(this.fitRequest(requested === undefined ? 'preflight' : 'model_request', step, current, signal, cache));
+      measured = await this.measure(request);
+      if (measured !== undefined) await manager.shadowStep(this.fitRequest(requested === undefined ? 'preflight' : 'model_request', step, measured, signal, cache));
     }
     if (policy.mode === 'compact') {
       const outcome = await this.compactIfDue(step, input, request, requested !== undefined, signal, cache);
       if (outcome.kind === 'stop') return outcome;
       request = outcome.request;
+      measured = outcome.measured;
     }
-    return this.preflight(step, request);
+    return this.preflight(step, request, measured?.budget.estimate);
   }
 
   /**
@@ -181,11 +184,11 @@ export class RunContext {
     requested: boolean,
     signal: AbortSignal,
     cache: PromptCacheObservation,
-  ): Promise<{ readonly kind: 'ready'; readonly request: ModelRequest } | Extract<PreparedStep, { kind: 'stop' }>> {
+  ): Promise<{ readonly kind: 'ready'; readonly request: ModelRequest; readonly measured?: Measured } | Extract<PreparedStep, { kind: 'stop' }>> {
     const { manager } = this.options;
     let current = await this.measure(request);
     if (current === undefined) return { kind: 'ready', request };
-    const ready = (measured: Measured) => ({ kind: 'ready' as const, request: measured.request });
+    const ready = (measured: Measured) => ({ kind: 'ready' as const, request: measured.request, measured });
     let decision = decideRequest(current.budget);
     const due = decision.kind !== 'send';
     // Older tool outputs, this run's included, are projected first: the only room when the run's own messages fill the window.
@@ -217,9 +220,10 @@ export class RunContext {
     return ready(fitted);
   }
 
-  private async preflight(step: number, request: ModelRequest): Promise<PreparedStep> {
+  /** `estimate`, when given, is the adapter's estimate of this same `request`. */
+  private async preflight(step: number, request: ModelRequest, estimate?: TokenEstimate): Promise<PreparedStep> {
     const { model, policy, instructionsHash, emit } = this.options;
-    const preflight = await preflightRequest({ model, request, policy, step, instructionsHash, emit, view: this.view() });
+    const preflight = await preflightRequest({ model, request, policy, step, instructionsHash, emit, view: this.view(), ...(estimate === undefined ? {} : { estimate }) });
     if (preflight.budget !== undefined) this.options.requests?.update(preflight.budget);
     if (preflight.stop !== undefined) return { kind: 'stop', stop: preflight.stop };
     return { kind: 'send', request, ...(preflight.budget === undefined ? {} : { budget: preflight.budget }) };

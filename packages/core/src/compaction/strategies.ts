@@ -10,6 +10,7 @@ import { summarizeError } from '../run/error-summary.js';
 import { hashMessages } from '../view/canonical-json.js';
 import { withNativeState, withStructuredSummary, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import type { CompactTranscriptOptions } from './compact-transcript.js';
+import { compactionRequired } from './cost-gate.js';
 import { compactorRequest, runCompactor, structuredSummaryInconsistencies } from './compactor-model.js';
 import type { CompactionStrategyName, CompactorDisclosure } from './events.js';
 
@@ -106,7 +107,7 @@ async function accept(options: CompactTranscriptOptions, context: StrategyContex
     return { kind: 'built', failures: [failure(strategy, 'validation', `the ${strategy} checkpoint failed validation: ${validation.errors.slice(0, 3).join('; ')}`)] };
   }
   const estimate = await context.estimate(context.withCheckpoint(built));
-  if (options.requireFit && context.budgetOf(estimate).overBudget) {
+  if (compactionRequired(options.trigger) && context.budgetOf(estimate).overBudget) {
     return { kind: 'built', failures: [failure(strategy, 'too_large', `the ${strategy} checkpoint leaves the request over budget; the smaller deterministic one is used`)] };
   }
   return { kind: 'built', built: withViewTokens(built, estimate.categories.checkpoint), estimate, failures: [] };

@@ -24,7 +24,7 @@ function breakdown(freshInput: number, cachedInput: number, cacheWrite: number, 
 }
 
 /** The rates that apply to a request of `inputTokens`: the long-context ones past their threshold. */
-export function ratesFor(sheet: PriceSheet, inputTokens: number): TokenPrices {
+function ratesFor(sheet: PriceSheet, inputTokens: number): TokenPrices {
   return sheet.longContext !== undefined && inputTokens > sheet.longContext.aboveInputTokens ? sheet.longContext : sheet;
 }
 

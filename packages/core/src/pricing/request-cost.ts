@@ -6,7 +6,7 @@ import { priceUsage } from './price-usage.js';
 export interface RequestCostEstimate {
   readonly prices: PriceSheet;
   readonly inputTokens: number;
-  /** Input cost with a cold cache: every token fresh. */
+  /** Input cost with a cold cache: nothing read from it (see {@link priceInput}). */
   readonly coldInput: number;
   /** Tokens an earlier request of the conversation can have left in the provider's cache. */
   readonly cacheableTokens: number;
@@ -26,12 +26,31 @@ export interface EstimateRequestCostOptions {
   readonly promptCache?: PromptCacheRules;
 }
 
+/**
+ * Of a prefix of `sharedTokens` that an earlier request left in the provider's cache, the tokens a
+ * request of `inputTokens` reads from it: rounded down to what `rules` let the provider serve, or
+ * the whole shared prefix when its rules are unknown.
+ */
+export function cachedInputTokens(sharedTokens: number, inputTokens: number, rules: PromptCacheRules | undefined): number {
+  const shared = Math.max(0, Math.min(sharedTokens, inputTokens));
+  return rules === undefined ? shared : cacheableTokens(shared, inputTokens, rules);
+}
+
+/**
+ * What `inputTokens` of input cost when `cachedTokens` of them are read from the prompt cache. The
+ * rest is written to the cache, for later requests to read; `priceUsage` prices a write at the
+ * sheet's cache-write rate, or at the input rate for a provider that bills no writes.
+ */
+export function priceInput(prices: PriceSheet, inputTokens: number, cachedTokens: number): number {
+  const read = Math.max(0, Math.min(cachedTokens, inputTokens));
+  return priceUsage({ inputTokens, cacheReadTokens: read, cacheWriteTokens: inputTokens - read, outputTokens: 0, reasoningTokens: undefined }, prices)?.total ?? 0;
+}
+
 /** Prices a request both ways — cold cache and warm — with the same function that prices usage. */
 export function estimateRequestCost(options: EstimateRequestCostOptions): RequestCostEstimate {
   const { prices, inputTokens } = options;
-  const shared = Math.max(0, Math.min(options.sharedPrefixTokens, inputTokens));
-  const cached = options.promptCache === undefined ? shared : cacheableTokens(shared, inputTokens, options.promptCache);
-  const input = (cacheReadTokens: number) => priceUsage({ inputTokens, cacheReadTokens, cacheWriteTokens: undefined, outputTokens: 0, reasoningTokens: undefined }, prices)?.total ?? 0;
+  const cached = cachedInputTokens(options.sharedPrefixTokens, inputTokens, options.promptCache);
+  const input = (cacheReadTokens: number) => priceInput(prices, inputTokens, cacheReadTokens);
   const output = priceUsage({ inputTokens, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: options.reservedOutputTokens, reasoningTokens: undefined }, prices);
   return {
     prices,

@@ -100,11 +100,6 @@ export function secretNameStrength(name: string): SecretNameStrength | undefined
   return undefined;
 }
 
-/** True when a key name says its value is a secret (`OPENAI_API_KEY`, `clientSecret`, `DB_PASS`). */
-export function isSensitiveName(name: string): boolean {
-  return secretNameStrength(name) !== undefined;
-}
-
 /** Values that stand for no secret: empty, a variable or command substitution, a template slot (`<your token>`, `{{ x }}`), a mask, or already redacted. */
 function isPlaceholder(bare: string): boolean {
   return bare.trim().length === 0 || bare.startsWith('$') || bare.startsWith('[REDACTED') || /^\*+$/.test(bare) || bare.startsWith('<') || /^\{\{.*\}\}$/.test(bare) || /^%\(?\w+\)?s?%?$/.test(bare);

@@ -8,7 +8,7 @@ import { assertSafeId, createId } from '../ids.js';
 import { assistantText, type AssistantMessage, type Message, type ToolCallPart, type UserMessage } from '../messages.js';
 import { emptyUsage, type ModelRequest, type Usage } from '../model/adapter.js';
 import { promptCacheKey } from '../pricing/prompt-cache-key.js';
-import type { Tool } from '../tools/tool.js';
+import { toolDefinitions, type Tool } from '../tools/tool.js';
 import { createEmitter } from '../events/emitter.js';
 import { withObservers } from './emitter.js';
 import { summarizeError } from './error-summary.js';
@@ -101,13 +101,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     ...(options.projectedToolCalls === undefined || policy.mode !== 'compact' ? {} : { projected: options.projectedToolCalls }),
     ...(options.compactionRequests === undefined ? {} : { requests: options.compactionRequests }),
   });
-  const toolDefinitions = [...tools.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+  const definitions = toolDefinitions(tools.values());
   const cacheKey = promptCacheKey({
     conversation: options.sessionId ?? runId,
     provider: options.model.provider,
     modelId: options.model.modelId,
     instructionsHash: instructions.hash,
-    tools: toolDefinitions,
+    tools: definitions,
   });
   let cacheReadTokens: number | undefined;
   let lastRequestAt = options.lastRequestAt;
@@ -119,7 +119,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       instructions: instructions.text,
       currentRequest,
       continuation: [...continuation],
-      tools: toolDefinitions,
+      tools: definitions,
       ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     };
     // Preflight: the budget is decided (and room made, in mode compact) before the provider is contacted, on every step.

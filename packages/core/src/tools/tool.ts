@@ -57,3 +57,8 @@ export type ApprovalDecision = { readonly kind: 'allow' } | { readonly kind: 'de
 export interface ApprovalGate {
   check(call: ToolCallRequest, signal: AbortSignal): Promise<ApprovalDecision>;
 }
+
+/** What a model is sent for `tools`: each one's name, description and input schema, and nothing of how it runs. */
+export function toolDefinitions(tools: Iterable<Tool>): ToolDefinition[] {
+  return [...tools].map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+}

@@ -143,7 +143,6 @@ export function selectViewRange(input: { readonly messageCount: number; readonly
   }
   const used = mode === 'compact' ? checkpoint : undefined;
   const coveredThrough = used?.coveredThrough ?? 0;
-  summarizeView({ stored: messageCount, covered: coveredThrough, verbatim: messageCount - coveredThrough });
   return {
     ...(used === undefined ? {} : { checkpoint: used }),
     coveredThrough,

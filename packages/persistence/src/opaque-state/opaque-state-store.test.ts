@@ -118,7 +118,7 @@ describe('OpaqueStateStore', () => {
     await store.save(main, stateFor('gpt-5.1', 'enc-main'));
     expect(await store.forReplay(subagent, gpt)).toEqual({ kind: 'none' });
     expect(await store.beginBoundary(subagent, gpt)).toBeUndefined();
-    await store.discardAfterFailedReplay(subagent);
+    await store.discard(subagent);
     await store.save(subagent, stateFor('gpt-5.1', 'enc-sub'));
     const decision = await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt);
     expect(decision.kind === 'replay' && decision.state.items[1]).toMatchObject({ encrypted_content: 'enc-main' });
@@ -127,7 +127,7 @@ describe('OpaqueStateStore', () => {
   it('deletes the state when a replayed request failed upstream, on disk too', async () => {
     const store = new OpaqueStateStore({ directory, persist: true });
     await store.save(main, stateFor('gpt-5.1', 'enc-1'));
-    await store.discardAfterFailedReplay(main);
+    await store.discard(main);
     expect(await store.forReplay(main, gpt)).toEqual({ kind: 'none' });
     expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt)).toEqual({ kind: 'none' });
   });
@@ -163,6 +163,18 @@ describe('OpaqueStateStore', () => {
     await writeFile(file, (await readFile(file, 'utf8')).replace('enc-1', 'enc-X'));
     expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt)).toEqual({ kind: 'none' });
     await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('does not read a state file larger than its limit and envelope allow, and names it', async () => {
+    await new OpaqueStateStore({ directory, persist: true }).save(main, stateFor('gpt-5.1', 'enc-1'));
+    const file = stateFilePath(directory, main);
+    await writeFile(file, `${await readFile(file, 'utf8')}${' '.repeat(70 * 1024)}`);
+    const small = new OpaqueStateStore({ directory, persist: true, maxStateBytes: 200 });
+    await expect(small.forReplay(main, gpt)).rejects.toMatchObject({
+      file,
+      message: expect.stringMatching(/^\/.*\/main\.json: it is 70\.\d KiB, more than the 64\.2 KiB Forge reads of it\. Forge did not change the file/),
+    });
+    expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt)).toMatchObject({ kind: 'replay' });
   });
 
   it('discards replayed state after a refusal, but not after a transient failure', () => {

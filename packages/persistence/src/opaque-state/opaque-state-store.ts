@@ -1,6 +1,6 @@
-import { AuthError, CancelledError, ForgeError, assertSafeId, sha256Hex, type JsonValue, type OpaqueProviderState } from '@forge/core';
+import { ForgeError, assertSafeId, sha256Hex, type ErrorSummary, type JsonValue, type OpaqueProviderState } from '@forge/core';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
-import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, writeStateFile, type ConversationIdentity } from './state-file.js';
+import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, STATE_FILE_ENVELOPE_BYTES, writeStateFile, type ConversationIdentity } from './state-file.js';
 
 /** The model a request is about to go to. */
 export interface ReplayTarget {
@@ -103,12 +103,11 @@ export class OpaqueStateStore {
     return decision.kind === 'replay' ? decision.state : undefined;
   }
 
-  /** A request that replayed this conversation's state failed upstream: never replay it again. */
-  async discardAfterFailedReplay(identity: ConversationIdentity): Promise<void> {
-    await this.delete(identity);
-  }
-
-  /** The conversation's checkpoint is no longer a provider-native one (a new boundary of another strategy): forget its state. */
+  /**
+   * Forgets the conversation's state, on disk too: a request that replayed it was refused
+   * (`refusesReplay`), or its checkpoint is no longer a provider-native one (a new boundary of
+   * another strategy).
+   */
   async discard(identity: ConversationIdentity): Promise<void> {
     await this.delete(identity);
   }
@@ -127,7 +126,7 @@ export class OpaqueStateStore {
       return cached;
     }
     if (!this.persist) return undefined;
-    const file = await readStateFile(this.directory, identity);
+    const file = await readStateFile(this.directory, identity, this.maxStateBytes + STATE_FILE_ENVELOPE_BYTES);
     if (file === undefined) return undefined;
     if (file.state.bytes > this.maxStateBytes || !isIntact(file.state)) {
       await this.delete(identity);
@@ -159,13 +158,18 @@ export class OpaqueStateStore {
 }
 
 /**
- * Whether a request that replayed opaque state failed in a way that condemns the state: the
- * provider answered and refused (non-retryable), other than for the key. Cancellations, rate
- * limits, server errors and cut streams are transient and keep the state.
+ * Whether a failed request that replayed opaque state condemns it: the provider answered and
+ * refused (non-retryable), other than for the key. Cancellations, rate limits, server errors, cut
+ * streams and Forge's own bugs (`unexpected`) keep the state. Takes an error's summary, as a
+ * `model.step.failed` event carries it.
  */
+export function refusesReplay(error: ErrorSummary): boolean {
+  return !error.isRetryable && error.code !== 'cancelled' && error.code !== 'auth' && error.code !== 'unexpected';
+}
+
+/** `refusesReplay` for a thrown error; anything but a `ForgeError` keeps the state. */
 export function shouldDiscardReplayedState(error: unknown): boolean {
-  if (!ForgeError.isInstance(error) || error.isRetryable) return false;
-  return !CancelledError.isInstance(error) && !AuthError.isInstance(error);
+  return ForgeError.isInstance(error) && refusesReplay(error);
 }
 
 /** The lane of a session's main conversation; subagents use their own lane ids. */

@@ -64,11 +64,17 @@ export async function writeStateFile(directory: string, identity: ConversationId
   await writeFileAtomically(target, JSON.stringify(file), { temporaryPrefix: identity.lane });
 }
 
-/** The stored file, or undefined when there is none or it cannot be trusted (it is then removed). */
-export async function readStateFile(directory: string, identity: ConversationIdentity): Promise<OpaqueStateFile | undefined> {
+/** What a state file holds besides the state's items (ids, hashes, counts), with room to spare. */
+export const STATE_FILE_ENVELOPE_BYTES = 64 * 1024;
+
+/**
+ * The stored file, or undefined when there is none or it cannot be trusted (it is then removed).
+ * A file over `maxBytes` (or not a regular file) is not read and throws `CorruptFileError`.
+ */
+export async function readStateFile(directory: string, identity: ConversationIdentity, maxBytes: number): Promise<OpaqueStateFile | undefined> {
   let text: string;
   try {
-    text = (await readStoredFile(stateFilePath(directory, identity))).toString('utf8');
+    text = (await readStoredFile(stateFilePath(directory, identity), { maxBytes })).toString('utf8');
   } catch (error) {
     if (isErrorCode(error, 'ENOENT')) return undefined;
     throw error;

@@ -196,6 +196,25 @@ describe('edit_file after a crash and on a full disk', () => {
       execFileSync('umount', [mountPoint]);
     }
   });
+
+  it.skipIf(process.getuid?.() !== 0)('says a read-only file system needs the user, not more room, and leaves the file whole', async () => {
+    const mountPoint = await makeTempDirectory();
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountPoint]);
+    try {
+      await writeFile(path.join(mountPoint, 'notes.txt'), 'keep\n');
+      const ledger = new ReadLedger();
+      await call(createReadFileTool({ root: mountPoint, ledger }), { path: 'notes.txt' });
+      execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
+      const result = await call(createEditFileTool({ root: mountPoint, ledger }), { path: 'notes.txt', mode: 'rewrite', content: 'changed\n' });
+      expect(result.output).toEqual({
+        type: 'error-text',
+        value: 'Could not write "notes.txt": the file system is read-only (EROFS). The file was left as it was; tell the user: nothing can be written there until the file system is writable again.',
+      });
+      expect(await readFile(path.join(mountPoint, 'notes.txt'), 'utf8')).toBe('keep\n');
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
+  });
 });
 
 describe('edit_file check (before approval)', () => {

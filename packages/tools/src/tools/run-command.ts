@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { Tool } from '@forge/core';
+import { MAX_TOOL_ERROR_TEXT_BYTES, type Tool } from '@forge/core';
 import { z } from 'zod';
 import { runProcess, type ProcessOutcome, type RunProcessOptions } from '../run-process.js';
 import { resolveWorkspacePath } from '../workspace.js';
@@ -8,7 +8,7 @@ import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, 
 /** Default for `commandTimeoutMs`: both the timeout of a call that names none and the longest allowed. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 /** Default for `outputCapBytes`: combined stdout and stderr kept per command. */
-export const DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024;
+export const DEFAULT_OUTPUT_CAP_BYTES = MAX_TOOL_ERROR_TEXT_BYTES;
 
 const inputSchema = z.strictObject({
   argv: z

@@ -16,7 +16,7 @@ const LIMIT_MAX_MATCHES = 2000;
 const MAX_SEARCHED_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_LINE_CHARACTERS = 300;
 /** Matching time one regular-expression search may take in all, unless the tool is given another. */
-export const DEFAULT_REGEX_TIME_LIMIT_MS = 5_000;
+const DEFAULT_REGEX_TIME_LIMIT_MS = 5_000;
 
 const inputSchema = z.strictObject({
   pattern: z.string().min(1).max(1000).describe('Text to find, or a JavaScript regular expression when regex is true.'),

@@ -54,17 +54,18 @@ export function fileProblem(error: unknown, requestedPath: string): ToolExecutio
     case 'EDQUOT':
     case 'EFBIG':
     case 'EROFS':
-      return errorText(`Could not write "${requestedPath}": ${writeFailures[code]} (${code}). The file was left as it was; tell the user, who must make room first.`);
+      return errorText(`Could not write "${requestedPath}": ${writeFailures[code].what} (${code}). The file was left as it was; ${writeFailures[code].advice}.`);
     default:
       throw error;
   }
 }
 
+/** What a write failure means, and what the model should do about it. */
 const writeFailures = {
-  ENOSPC: 'the file system is full',
-  EDQUOT: 'the disk quota is used up',
-  EFBIG: 'the file would be larger than the file system allows',
-  EROFS: 'the file system is read-only',
+  ENOSPC: { what: 'the file system is full', advice: 'tell the user, who must make room first' },
+  EDQUOT: { what: 'the disk quota is used up', advice: 'tell the user, who must free space within their quota first' },
+  EFBIG: { what: 'the file would be larger than the file system allows', advice: 'write less to it (or split it into several files), or tell the user' },
+  EROFS: { what: 'the file system is read-only', advice: 'tell the user: nothing can be written there until the file system is writable again' },
 } as const;
 
 /**

@@ -219,7 +219,7 @@ describe('crash safety under SIGKILL', () => {
           expect(findUnpairedToolCalls(final.messages)).toEqual([]);
           expect(final.runs.every((run) => run.status !== undefined)).toBe(true);
           // Discarding the conversation's opaque state also removes what killed writes left of it.
-          await new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true }).discardAfterFailedReplay({ sessionId: plan.sessionId, lane: MAIN_LANE });
+          await new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true }).discard({ sessionId: plan.sessionId, lane: MAIN_LANE });
           expect(await leftoverTemporaries(home)).toEqual([]);
           return { survived, leftovers, acknowledged, checkpoints, compactionsSkipped, messages: final.messages.length, runs: final.runs.length };
         }),

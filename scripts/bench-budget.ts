@@ -20,17 +20,10 @@ import { preflightRequest } from '@forge/core/budget';
 import { selectRequestView, summarizeView } from '@forge/core/view';
 import { mixedCorpus } from './bench-corpus.js';
 import { countO200kTokens, createO200kEstimator, createOpenAIModel, loadO200kTokenizer } from '@forge/model-openai';
-import { median } from './bench-support.js';
+import { format, median, percentile } from './bench-support.js';
 
 const root = join(import.meta.dirname, '..');
 const requireFromAdapter = createRequire(join(root, 'packages/model-openai/package.json'));
-
-function percentile(values: readonly number[], share: number): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0;
-}
-
-const format = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function coldCounting(documents: readonly string[]): Promise<void> {
   const bytes = documents.reduce((total, text) => total + Buffer.byteLength(text), 0);

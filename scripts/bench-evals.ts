@@ -9,6 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { loadSuite, MODE_RUNNERS, parseAgentNames, runEval, SUITE_NAMES, type SuiteName } from '@forge/evals';
+import { median } from './bench-support.js';
 
 const suite = (process.argv[2] ?? 'realistic') as SuiteName;
 if (!SUITE_NAMES.includes(suite)) throw new Error(`unknown suite ${suite}; choose from ${SUITE_NAMES.join(', ')}`);
@@ -32,7 +33,5 @@ process.stdout.write(`${'fixture'.padEnd(width)}  runs  cpu s  wall s\n`);
 for (const row of rows) process.stdout.write(`${row.id.padEnd(width)}  ${String(row.runs).padStart(4)}  ${row.cpu.toFixed(1).padStart(5)}  ${row.wall.toFixed(1).padStart(6)}\n`);
 const cpu = rows.reduce((total, row) => total + row.cpu, 0);
 const wall = rows.reduce((total, row) => total + row.wall, 0);
-const sorted = rows.map((row) => row.cpu).sort((left, right) => left - right);
-const median = sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
-process.stdout.write(`\ntotal cpu ${cpu.toFixed(1)} s (median per fixture ${median.toFixed(1)} s), wall ${wall.toFixed(1)} s\n`);
+process.stdout.write(`\ntotal cpu ${cpu.toFixed(1)} s (median per fixture ${median(rows.map((row) => row.cpu)).toFixed(1)} s), wall ${wall.toFixed(1)} s\n`);
 process.stdout.write(`cpu / two-core budget (${TWO_CORE_BUDGET_SECONDS} s): ${(cpu / TWO_CORE_BUDGET_SECONDS).toFixed(2)}; cpu / one-core budget (240 s): ${(cpu / 240).toFixed(2)}\n`);

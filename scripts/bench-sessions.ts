@@ -10,17 +10,12 @@ import { join } from 'node:path';
 import type { Message } from '@forge/core';
 import { withRunIds } from '@forge/core/checkpoint';
 import { createSession, listSessions, loadTranscript, openSession, selectSessionView } from '@forge/persistence';
-import { median } from './bench-support.js';
+import { median, percentile } from './bench-support.js';
 
 const appendsPerSize = Number(process.argv[2] ?? 200);
 const sizes = [10_000, 100_000, 1_000_000];
 const CHARS_PER_TOKEN = 4;
 const countTokens = (message: Message) => Math.ceil(JSON.stringify(message).length / CHARS_PER_TOKEN);
-
-function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] as number;
-}
 
 function milliseconds(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;

@@ -8,6 +8,17 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
+/** The sample at `share` (0.95 for p95) of the sorted samples; 0 when there are none. */
+export function percentile(values: readonly number[], share: number): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0;
+}
+
+/** A number with thousands separators and exactly `digits` decimals (`12,345.6`). */
+export function format(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
 /**
  * A synthetic transcript of rounds until it holds about `tokens` tokens (one token per four
  * characters of message JSON); `round` appends one round's entries with `push`.

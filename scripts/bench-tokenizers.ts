@@ -22,9 +22,9 @@ import { deepSeekPromptCounter } from '@forge/model-deepseek/test-helpers/refere
 import { createDeepSeekModel, loadDeepSeekV3Tokenizer } from '@forge/model-deepseek';
 import { countO200kTokens, loadO200kTokenizer } from '@forge/model-openai';
 import { mixedCorpus } from './bench-corpus.js';
+import { format } from './bench-support.js';
 
 const root = join(import.meta.dirname, '..');
-const format = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const signed = (value: number) => `${value >= 0 ? '+' : '−'}${format(Math.abs(value), 1)}%`;
 
 interface Speed {

@@ -9,37 +9,18 @@
  *   npx tsx scripts/eval-cost-figures.ts openai.json deepseek.json
  */
 import { readFileSync } from 'node:fs';
-
-interface Result {
-  readonly fixture: string;
-  readonly mode: string;
-  readonly agent: string;
-  readonly long: boolean;
-  readonly passed: boolean;
-  readonly inputTokens: number;
-  readonly providerInputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly compactions: number;
-  readonly windowFill: number;
-  readonly cost: { readonly sheet: string; readonly totalUsd: number };
-}
-
-interface Report {
-  readonly source: string;
-  readonly priceSheet: { readonly name: string };
-  readonly results: readonly Result[];
-}
+import type { EvalReport, FixtureModeMetrics } from '@forge/evals';
 
 const pad = (text: string, width: number, left = false) => (left ? text.padEnd(width) : text.padStart(width));
 
-function printReport(report: Report): void {
+function printReport(report: EvalReport): void {
   console.log(`\n${report.source}, prices ${report.priceSheet.name}`);
   console.log(`${pad('agent', 12, true)}${pad('mode', 26, true)}${pad('input', 12)}${pad('cached', 8)}${pad('cost', 10)}${pad('compactions', 13)}${pad('pass', 7)}`);
   const keys = [...new Set(report.results.map((result) => `${result.agent}\u0000${result.mode}`))];
   for (const key of keys) {
     const [agent, mode] = key.split('\u0000') as [string, string];
     const mine = report.results.filter((result) => result.agent === agent && result.mode === mode);
-    const sum = (pick: (result: Result) => number) => mine.reduce((total, result) => total + pick(result), 0);
+    const sum = (pick: (result: FixtureModeMetrics) => number) => mine.reduce((total, result) => total + pick(result), 0);
     const provider = sum((result) => result.providerInputTokens);
     const cached = provider === 0 ? '–' : `${((100 * sum((result) => result.cachedInputTokens)) / provider).toFixed(1)}%`;
     console.log(
@@ -67,4 +48,4 @@ if (files.length === 0) {
   console.error('usage: npx tsx scripts/eval-cost-figures.ts report.json [more.json …] (from forge eval --json)');
   process.exit(2);
 }
-for (const file of files) printReport(JSON.parse(readFileSync(file, 'utf8')) as Report);
+for (const file of files) printReport(JSON.parse(readFileSync(file, 'utf8')) as EvalReport);

@@ -5,7 +5,7 @@ export { blockingFailures, DEFAULT_GATES, evaluateGates, gatesConfigSchema, load
 export { computeMetrics, type FixtureModeMetrics } from './metrics/metrics.js';
 export { MODE_IDS, MODE_RUNNERS, selectModes } from './modes/registry.js';
 export type { CompactionRecord, ModeContext, ModeId, ModeRunner, ModeSession, ModeSessionEnd, ModeTurnResult } from './modes/types.js';
-export { AGENT_DESCRIPTIONS, AGENT_NAMES, agentHabits, DEFAULT_AGENT, parseAgentNames, type AgentHabits, type AgentName } from './policy/habits.js';
+export { parseAgentNames, type AgentHabits, type AgentName } from './policy/habits.js';
 export { SUMMARY_REQUEST } from './policy/summaries.js';
 export { PolicyModel, type PolicyCall, type PolicyModelOptions } from './policy/policy-model.js';
 export { NO_PAINT, type Paint } from './report/format.js';
@@ -16,5 +16,4 @@ export { renderTextReport } from './report/text-report.js';
 export { writeReportDirectory, type WrittenReport } from './report/write-report.js';
 export { runFixture, type FixtureRun, type RunFixtureOptions } from './run/run-fixture.js';
 export { reportPassed, runEval, type EvalProgress, type EvalReport, type EvalRunError, type RunEvalOptions } from './run/run-eval.js';
-export { BUILT_IN_PRICE_SHEETS, builtInPriceSheet, DEFAULT_PRICE_SHEET, loadEvalPrices, priceFileSchema, type EvalPriceSheet } from './pricing/eval-prices.js';
-export { createEvalClock, MODEL_CALL_MS, TURN_GAP_MS, type EvalClock } from './run/eval-clock.js';
+export { loadEvalPrices, type EvalPriceSheet } from './pricing/eval-prices.js';

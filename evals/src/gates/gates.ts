@@ -3,6 +3,7 @@ import { InvalidInputError } from '@forge/core';
 import { z } from 'zod';
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId, ModeRunner } from '../modes/types.js';
+import { formatPercent, formatUsd } from '../report/format.js';
 
 /**
  * Release gates. Defaults are stricter than the seed plan's (30 % reduction, 95 % recall, 5 points
@@ -81,10 +82,6 @@ export interface GateResult {
 /** The gates whose failure fails `forge eval`. */
 export function blockingFailures(gates: readonly GateResult[]): GateResult[] {
   return gates.filter((gate) => gate.status === 'fail' && gate.advisory !== true);
-}
-
-function percent(value: number): string {
-  return `${(value * 100).toFixed(1)} %`;
 }
 
 function median(values: readonly number[]): number {
@@ -181,23 +178,23 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
     }
     if (mode.compacts && isCandidate(config, mode.id)) {
       const long = mine.filter((result) => result.long);
-      if (long.length === 0) gates.push(notEvaluated('input-reduction', `≥ ${percent(config.minInputReduction)}`, 'no long fixture was run'));
+      if (long.length === 0) gates.push(notEvaluated('input-reduction', `≥ ${formatPercent(config.minInputReduction)}`, 'no long fixture was run'));
       else {
         const value = median(long.map((result) => result.inputReduction));
-        const below = long.filter((result) => result.inputReduction < config.minInputReduction).map((result) => `${result.fixture} ${percent(result.inputReduction)}`);
+        const below = long.filter((result) => result.inputReduction < config.minInputReduction).map((result) => `${result.fixture} ${formatPercent(result.inputReduction)}`);
         gates.push({
           gate: 'input-reduction',
           mode: mode.id,
           agent,
           status: value >= config.minInputReduction ? 'pass' : 'fail',
-          actual: percent(value),
-          threshold: `≥ ${percent(config.minInputReduction)} (median, long fixtures)`,
+          actual: formatPercent(value),
+          threshold: `≥ ${formatPercent(config.minInputReduction)} (median, long fixtures)`,
           detail: below.join(', '),
         });
       }
       const correct = mine.reduce((sum, result) => sum + result.recall.correct, 0);
       const total = mine.reduce((sum, result) => sum + result.recall.total, 0);
-      if (total === 0) gates.push(notEvaluated('recall', `≥ ${percent(config.minRecall)}`, 'no fixture probes a seeded constraint'));
+      if (total === 0) gates.push(notEvaluated('recall', `≥ ${formatPercent(config.minRecall)}`, 'no fixture probes a seeded constraint'));
       else {
         const missed = mine.filter((result) => result.recall.correct < result.recall.total).map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
         gates.push({
@@ -205,8 +202,8 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
           mode: mode.id,
           agent,
           status: correct / total >= config.minRecall ? 'pass' : 'fail',
-          actual: `${percent(correct / total)} (${correct}/${total})`,
-          threshold: `≥ ${percent(config.minRecall)}`,
+          actual: `${formatPercent(correct / total)} (${correct}/${total})`,
+          threshold: `≥ ${formatPercent(config.minRecall)}`,
           detail: missed.join(', '),
         });
       }
@@ -226,7 +223,7 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
           mode: mode.id,
           agent,
           status: regression <= config.maxPassRateRegressionVsFullHistory ? 'pass' : 'fail',
-          actual: `${percent(own)} vs full history ${percent(reference)}`,
+          actual: `${formatPercent(own)} vs full history ${formatPercent(reference)}`,
           threshold,
           detail: sameFixtures
             .filter((result) => !result.passed && fitting.get(result.fixture)?.passed === true)
@@ -264,10 +261,6 @@ function isCandidate(config: GatesConfig, mode: ModeId): boolean {
   return config.candidates.includes('*') || config.candidates.includes(mode);
 }
 
-function dollars(value: number): string {
-  return `$${value.toFixed(4)}`;
-}
-
 /** Rounding of sums of many small prices must not fail a gate: a millionth of a cent. */
 const COST_TOLERANCE_USD = 1e-8;
 
@@ -301,9 +294,9 @@ function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetric
       mode,
       agent,
       status: over.length === 0 ? 'pass' : 'fail',
-      actual: `${dollars(own)} vs full history ${dollars(reference)} over ${fits.length} fixture(s)`,
+      actual: `${formatUsd(own)} vs full history ${formatUsd(reference)} over ${fits.length} fixture(s)`,
       threshold: fullThreshold,
-      detail: over.map((result) => `${result.fixture} ${dollars(result.cost.totalUsd)} vs ${dollars((fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd)}`).join(', '),
+      detail: over.map((result) => `${result.fixture} ${formatUsd(result.cost.totalUsd)} vs ${formatUsd((fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd)}`).join(', '),
     });
   }
   const long = mine.filter((result) => result.long);
@@ -313,17 +306,17 @@ function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetric
   if (compared.length === 0)
     gates.push({ gate: 'cost-vs-baselines', mode, agent, status: 'not-evaluated', actual: '', threshold: baselineThreshold, detail: 'no baseline passed a long fixture that was run' });
   else {
-    const offenders = compared.flatMap((result) =>
-      baselinesOf(result.fixture)
-        .filter((baseline) => result.cost.totalUsd > baseline.cost.totalUsd + COST_TOLERANCE_USD)
-        .map((baseline) => `${result.fixture} ${dollars(result.cost.totalUsd)} vs ${baseline.mode} ${dollars(baseline.cost.totalUsd)}`),
+    const costlier = compared.map((result) => ({ result, cheaper: baselinesOf(result.fixture).filter((baseline) => result.cost.totalUsd > baseline.cost.totalUsd + COST_TOLERANCE_USD) }));
+    const failing = costlier.filter(({ cheaper }) => cheaper.length > 0).length;
+    const offenders = costlier.flatMap(({ result, cheaper }) =>
+      cheaper.map((baseline) => `${result.fixture} ${formatUsd(result.cost.totalUsd)} vs ${baseline.mode} ${formatUsd(baseline.cost.totalUsd)}`),
     );
     gates.push({
       gate: 'cost-vs-baselines',
       mode,
       agent,
       status: offenders.length === 0 ? 'pass' : 'fail',
-      actual: `${compared.length - new Set(offenders.map((offender) => offender.split(' ')[0])).size}/${compared.length} long fixtures`,
+      actual: `${compared.length - failing}/${compared.length} long fixtures`,
       threshold: baselineThreshold,
       detail: offenders.join('; '),
     });

@@ -77,20 +77,19 @@ export interface PlayedCounters {
   readonly forge: RequestEstimator;
   /** What the provider reports. */
   readonly provider: RequestEstimator;
-  readonly method: 'provider-tokenizer' | 'conservative-fallback';
 }
 
 /**
- * The two counters for `played`. For OpenAI, Forge's estimator is the one the OpenAI adapter
- * builds (`createO200kEstimator`: exact o200k counts, `OPENAI_FRAMING_OVERHEAD`), with counts of
- * long texts shared across the sessions of the process.
+ * The two counters for `played`. For OpenAI, Forge's estimator is built here with the settings
+ * the OpenAI adapter's `createO200kEstimator` uses (exact o200k counts, `OPENAI_FRAMING_OVERHEAD`)
+ * rather than by calling it, so that counts of long texts are shared across the sessions of the
+ * process (the memo above).
  */
 export async function playedCounters(played: PlayedModel): Promise<PlayedCounters> {
   if (played === 'generic') {
     return {
       forge: createConservativeEstimator(),
       provider: createRequestEstimator({ countText: quarterTokenPerByte, method: 'provider-tokenizer', confidence: 'exact', overhead: GENERIC_PROVIDER_FRAMING, renderTool: compactTool }),
-      method: 'conservative-fallback',
     };
   }
   const tokenizer = await loadO200kTokenizer();
@@ -98,6 +97,5 @@ export async function playedCounters(played: PlayedModel): Promise<PlayedCounter
   return {
     forge: createRequestEstimator({ countText, method: 'provider-tokenizer', confidence: 'exact', overhead: OPENAI_FRAMING_OVERHEAD }),
     provider: createRequestEstimator({ countText, method: 'provider-tokenizer', confidence: 'exact', overhead: OPENAI_PROVIDER_FRAMING, renderTool: compactTool }),
-    method: 'provider-tokenizer',
   };
 }

@@ -8,7 +8,7 @@ import { InvalidInputError } from '@forge/core';
  */
 
 /** The agents `forge eval --agent` can choose. */
-export const AGENT_NAMES = ['cooperative', 'no-notes', 'sloppy'] as const;
+const AGENT_NAMES = ['cooperative', 'no-notes', 'sloppy'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 export const DEFAULT_AGENT: AgentName = 'cooperative';

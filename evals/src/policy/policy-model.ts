@@ -52,6 +52,14 @@ export interface PolicyCall {
 
 const PROVIDER = 'policy';
 
+/** A request as the provider receives it: provider-native state's items replace what they cover. */
+interface ReplayedRequest {
+  readonly effective: ModelRequest;
+  readonly items?: readonly JsonObject[];
+  /** The items as the provider receives them (JSON), when there are any. */
+  readonly itemsText?: string;
+}
+
 /**
  * A model adapter that plays a fixture's agent honestly: every reply is decided from the request
  * it receives (rendered to text; see knowledge.ts for what counts as known), never from Forge's
@@ -109,10 +117,10 @@ export class PolicyModel implements ModelAdapter {
   }
 
   async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
-    const { effective, items } = this.replay(request);
+    const { effective, itemsText } = this.replay(request);
     const estimate = (await this.counters).forge.estimate(effective);
-    if (items === undefined) return estimate;
-    const itemTokens = Math.ceil(JSON.stringify(items).length / 4);
+    if (itemsText === undefined) return estimate;
+    const itemTokens = Math.ceil(itemsText.length / 4);
     return { ...estimate, tokens: estimate.tokens + itemTokens, categories: { ...estimate.categories, checkpoint: estimate.categories.checkpoint + itemTokens } };
   }
 
@@ -121,17 +129,16 @@ export class PolicyModel implements ModelAdapter {
    * stand in for the checkpoint view and for the history messages they were made from (when the
    * history starts with exactly those), as a hosted compaction item does.
    */
-  private replay(request: ModelRequest): { readonly effective: ModelRequest; readonly items?: readonly JsonObject[] } {
+  private replay(request: ModelRequest): ReplayedRequest {
     const state = request.nativeState;
     if (state === undefined || state.provider !== PROVIDER || state.modelId !== this.modelId) return { effective: request };
     const { checkpoint: _checkpoint, nativeState: _state, ...rest } = request;
     const covered = state.sourceMessages > 0 && request.history.length >= state.sourceMessages && hashMessages(request.history.slice(0, state.sourceMessages)) === state.sourceHash;
-    return { effective: { ...rest, history: covered ? request.history.slice(state.sourceMessages) : request.history }, items: state.items };
+    return { effective: { ...rest, history: covered ? request.history.slice(state.sourceMessages) : request.history }, items: state.items, itemsText: JSON.stringify(state.items) };
   }
 
   /** The request as text segments, with provider-native state expanded as the provider would. */
-  view(request: ModelRequest): RequestView {
-    const { effective, items } = this.replay(request);
+  private view({ effective, items }: ReplayedRequest): RequestView {
     const base = viewRequest(effective);
     if (items === undefined) return base;
     const expanded: Segment[] = [];
@@ -146,12 +153,12 @@ export class PolicyModel implements ModelAdapter {
 
   async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
     options.signal?.throwIfAborted();
-    const view = this.view(request);
+    const replayed = this.replay(request);
+    const view = this.view(replayed);
     const compactor = isCompactorRequest(view);
     const summary = compactor || view.currentRequest.startsWith(SUMMARY_REQUEST);
     const turn = summary ? undefined : findTurn(this.fixture, view);
-    const { effective, items } = this.replay(request);
-    const inputTokens = await this.providerTokens(effective, items === undefined ? '' : JSON.stringify(items));
+    const inputTokens = await this.providerTokens(replayed.effective, replayed.itemsText);
     const kind = summary ? 'summary' : turn === undefined ? 'unknown' : 'agent';
     const record = (outputTokens: number, overflow: boolean, injectedFault: boolean, cachedTokens = 0) =>
       this.calls.push({ kind, turn: turn?.index, providerInputTokens: inputTokens, cachedTokens, outputTokens, overflow, injectedFault });
@@ -168,7 +175,7 @@ export class PolicyModel implements ModelAdapter {
       throw new ContextOverflowError({ message: 'The provider reported a context overflow (injected fault).', limitTokens: this.capabilities.contextWindowTokens });
     }
 
-    const served = this.servePrefix(options.promptCacheKey, effective, items, inputTokens);
+    const served = this.servePrefix(options.promptCacheKey, replayed, inputTokens);
     let text = '';
     let call: { toolCallId: string; toolName: string; input: JsonObject } | undefined;
     if (compactor) text = writeStructuredSummary(this.fixture, view);
@@ -203,15 +210,10 @@ export class PolicyModel implements ModelAdapter {
    * share it served is applied to the provider's own count and rounded down as the rules say.
    * Writes are reported only when the sheet bills them, as providers do.
    */
-  private servePrefix(
-    key: string | undefined,
-    effective: ModelRequest,
-    items: readonly JsonObject[] | undefined,
-    inputTokens: number,
-  ): { readonly cachedTokens: number; readonly writtenTokens: number | undefined } {
+  private servePrefix(key: string | undefined, { effective, itemsText }: ReplayedRequest, inputTokens: number): { readonly cachedTokens: number; readonly writtenTokens: number | undefined } {
     const at = this.clock?.now() ?? (this.ownTime += MODEL_CALL_MS);
     this.clock?.advance(MODEL_CALL_MS);
-    const sent = items === undefined ? effective : { ...effective, checkpoint: JSON.stringify(items) };
+    const sent = itemsText === undefined ? effective : { ...effective, checkpoint: itemsText };
     const simulated = this.cache.request({ key: key ?? `${this.modelId}:summaries`, text: promptCacheText(sent), at });
     const share = simulated.inputTokens === 0 ? 0 : simulated.cachedTokens / simulated.inputTokens;
     const rules = this.sheet.promptCache;

@@ -15,7 +15,7 @@ export interface EvalPriceSheet {
   readonly promptCache: PromptCacheRules;
 }
 
-export const BUILT_IN_PRICE_SHEETS = ['openai', 'deepseek'] as const;
+const BUILT_IN_PRICE_SHEETS = ['openai', 'deepseek'] as const;
 
 function tableSheet(table: Readonly<Record<string, PriceSheet>>, model: string): PriceSheet {
   const sheet = table[model];
@@ -28,7 +28,7 @@ function tableSheet(table: Readonly<Record<string, PriceSheet>>, model: string):
  * 128, five minutes). `deepseek`: deepseek-flash's table prices with DeepSeek's cache as Forge
  * approximates it (64-token units, one hour).
  */
-export function builtInPriceSheet(name: (typeof BUILT_IN_PRICE_SHEETS)[number]): EvalPriceSheet {
+function builtInPriceSheet(name: (typeof BUILT_IN_PRICE_SHEETS)[number]): EvalPriceSheet {
   if (name === 'deepseek') {
     return {
       name,
@@ -45,7 +45,7 @@ export const DEFAULT_PRICE_SHEET = builtInPriceSheet('openai');
 const rate = z.number({ error: 'must be a number of US dollars per million tokens' }).finite().min(0, 'must be ≥ 0');
 
 /** A price file: US dollars per million tokens; `cached` and `write` may be left out (they then cost what fresh input costs). */
-export const priceFileSchema = z.strictObject({
+const priceFileSchema = z.strictObject({
   name: z.string().min(1).optional(),
   input: rate,
   cached: rate.optional(),
@@ -62,6 +62,8 @@ export async function loadEvalPrices(spec: string, resolvePath: (file: string) =
   const known = BUILT_IN_PRICE_SHEETS.find((name) => name === spec);
   if (known !== undefined) return builtInPriceSheet(known);
   const file = resolvePath(spec);
+  // Every error names the flag as the user gave it and the file it resolved to.
+  const where = `--prices ${spec}: the file ${file}`;
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -75,13 +77,13 @@ export async function loadEvalPrices(spec: string, resolvePath: (file: string) =
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new InvalidInputError({ message: `--prices ${file} is not JSON: ${(error as Error).message}.` });
+    throw new InvalidInputError({ message: `${where} is not JSON: ${(error as Error).message}.` });
   }
   const parsed = priceFileSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`).join('; ');
     throw new InvalidInputError({
-      message: `--prices ${file} is not a valid price sheet: ${issues}. Give input, output and optionally cached and write, in US dollars per million tokens (docs/evals.md).`,
+      message: `${where} is not a valid price sheet: ${issues}. Give input, output and optionally cached and write, in US dollars per million tokens (docs/evals.md).`,
     });
   }
   const { name, input, cached, write, output } = parsed.data;
@@ -95,7 +97,7 @@ export async function loadEvalPrices(spec: string, resolvePath: (file: string) =
       source: 'config',
       reference: file,
     },
-    file,
+    where,
   );
   return { name: name ?? spec, description: `price file ${file}, OpenAI prompt cache`, prices, promptCache: OPENAI_PROMPT_CACHE };
 }

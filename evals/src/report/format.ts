@@ -1,4 +1,5 @@
 import { describePrices } from '@forge/core/pricing';
+import type { GateResult } from '../gates/gates.js';
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId } from '../modes/types.js';
 import { AGENT_DESCRIPTIONS } from '../policy/habits.js';
@@ -144,6 +145,21 @@ export function severalAgents(report: EvalReport): boolean {
   return report.agents.length > 1;
 }
 
+/** `fixture × mode`, and ` [agent]` after it when `withAgent` (several agents played). */
+export function runLabel(run: { readonly fixture: string; readonly mode: string; readonly agent?: string | undefined }, withAgent: boolean): string {
+  return `${run.fixture} × ${run.mode}${withAgent ? ` [${run.agent ?? ''}]` : ''}`;
+}
+
+/**
+ * A gate's result in a report: `pass`, `FAIL` (a release gate failed), `WARN` (an advisory gate
+ * failed) or `not evaluated`, with the tone renderers colour it by (neither pass nor fail: `skip`).
+ */
+export function gateStatusLabel(gate: GateResult): { readonly label: 'pass' | 'FAIL' | 'WARN' | 'not evaluated'; readonly tone: 'pass' | 'fail' | 'skip' } {
+  if (gate.status === 'pass') return { label: 'pass', tone: 'pass' };
+  if (gate.status === 'not-evaluated') return { label: 'not evaluated', tone: 'skip' };
+  return gate.advisory === true ? { label: 'WARN', tone: 'skip' } : { label: 'FAIL', tone: 'fail' };
+}
+
 /** `agent cooperative` or `agents cooperative, no-notes, sloppy`. */
 export function agentsLabel(report: EvalReport): string {
   return `${report.agents.length > 1 ? 'agents' : 'agent'} ${report.agents.join(', ')}`;
@@ -167,7 +183,7 @@ export function rereadLines(report: EvalReport): string[] {
         .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
         .map(([reason, count]) => `${reason} ${count}`)
         .join(', ');
-      return `${result.fixture} × ${result.mode}${several ? ` [${result.agent}]` : ''}: ${result.redundantRereads} re-read(s), ${result.rereadsOfNotedFacts} of noted facts — ${why}`;
+      return `${runLabel(result, several)}: ${result.redundantRereads} re-read(s), ${result.rereadsOfNotedFacts} of noted facts — ${why}`;
     });
 }
 
@@ -186,7 +202,7 @@ export function resultColumns(report: EvalReport): readonly Column<FixtureModeMe
 }
 
 /** How many leading columns hold names (left-aligned) rather than numbers. */
-export function nameColumns(report: EvalReport, table: 'modes' | 'results'): number {
+export function nameColumns(report: EvalReport, table: 'modes' | 'results' | 'gates'): number {
   return (table === 'modes' ? 1 : 2) + (severalAgents(report) ? 1 : 0);
 }
 

@@ -1,6 +1,6 @@
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { agentLines, priceSheetLine, agentsLabel, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents, type ModeSummary } from './format.js';
+import { agentLines, priceSheetLine, agentsLabel, formatCount, gateStatusLabel, modeColumns, modeSummaries, rereadLines, resultColumns, runLabel, severalAgents, type ModeSummary } from './format.js';
 
 /*
  * A self-contained HTML page: inline CSS and SVG only, no script and no request at view time, so
@@ -101,24 +101,14 @@ export function renderHtmlReport(report: EvalReport): string {
     .join('\n');
   const gates = report.gates
     .map((gate) => {
-      const status =
-        gate.status === 'pass'
-          ? '<span class="pass">pass</span>'
-          : gate.status === 'fail'
-            ? gate.advisory === true
-              ? '<span class="skip">WARN (advisory)</span>'
-              : '<span class="fail">FAIL</span>'
-            : '<span class="skip">not evaluated</span>';
+      const { label, tone } = gateStatusLabel(gate);
+      const status = `<span class="${tone}">${label}${label === 'WARN' ? ' (advisory)' : ''}</span>`;
       return `<tr><td>${escape(gate.gate)}</td><td>${escape(gate.mode)}</td><td>${escape(gate.agent)}</td><td>${status}</td><td>${escape(gate.actual)}</td><td>${escape(gate.threshold)}</td><td>${escape(gate.detail)}</td></tr>`;
     })
     .join('\n');
   const failures = report.results
     .filter((result) => !result.passed || result.safetyFailures.length > 0)
-    .flatMap((result) =>
-      [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)].map(
-        (reason) => `<li>${escape(`${result.fixture} × ${result.mode}${several ? ` [${result.agent}]` : ''}: ${reason}`)}</li>`,
-      ),
-    )
+    .flatMap((result) => [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)].map((reason) => `<li>${escape(`${runLabel(result, several)}: ${reason}`)}</li>`))
     .join('\n');
   const modes = modeColumns(report);
   const results = resultColumns(report);

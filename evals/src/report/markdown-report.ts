@@ -1,5 +1,19 @@
 import type { EvalReport } from '../run/run-eval.js';
-import { agentLines, priceSheetLine, agentsLabel, compactionsByFill, formatCount, modeColumns, modeSummaries, rereadLines, resultColumns, severalAgents } from './format.js';
+import {
+  agentLines,
+  priceSheetLine,
+  agentsLabel,
+  compactionsByFill,
+  formatCount,
+  gateStatusLabel,
+  modeColumns,
+  modeSummaries,
+  nameColumns,
+  rereadLines,
+  resultColumns,
+  runLabel,
+  severalAgents,
+} from './format.js';
 
 /** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
@@ -10,12 +24,17 @@ function markdownTable(headers: readonly string[], rows: readonly (readonly stri
   return [`| ${headers.map(cell).join(' | ')} |`, `|${headers.map((_, index) => (index < names ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
 }
 
+function markdownStatus(label: ReturnType<typeof gateStatusLabel>['label']): string {
+  if (label === 'FAIL') return '**FAIL**';
+  return label === 'WARN' ? 'WARN (advisory)' : label;
+}
+
 /** The report as Markdown: what ran, the per-mode and per-fixture tables, the gates, why runs failed. */
 export function renderMarkdownReport(report: EvalReport): string {
   const modes = modeColumns(report);
   const results = resultColumns(report);
   const several = severalAgents(report);
-  const names = several ? 3 : 2;
+  const byFill = compactionsByFill(report);
   const lines: string[] = [
     `# forge eval — ${report.source}`,
     '',
@@ -37,29 +56,21 @@ export function renderMarkdownReport(report: EvalReport): string {
     ...markdownTable(
       modes.map((column) => column.title),
       modeSummaries(report).map((summary) => modes.map((column) => column.value(summary))),
-      several ? 2 : 1,
+      nameColumns(report, 'modes'),
     ),
     '',
     '## Compactions per fixture, by window fill',
     '',
     'Fill is the peak of the whole history over the available input (at or below 1× it fits); shadow builds are in parentheses.',
     '',
-    ...markdownTable(compactionsByFill(report).headers, compactionsByFill(report).rows),
+    ...markdownTable(byFill.headers, byFill.rows),
     '',
     '## Gates',
     '',
     ...markdownTable(
       ['gate', 'mode', ...(several ? ['agent'] : []), 'result', 'measured', 'needs', 'detail'],
-      report.gates.map((gate) => [
-        gate.gate,
-        gate.mode,
-        ...(several ? [gate.agent] : []),
-        gate.status === 'pass' ? 'pass' : gate.status === 'fail' ? (gate.advisory === true ? 'WARN (advisory)' : '**FAIL**') : 'not evaluated',
-        gate.actual,
-        gate.threshold,
-        gate.detail,
-      ]),
-      names,
+      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), markdownStatus(gateStatusLabel(gate).label), gate.actual, gate.threshold, gate.detail]),
+      nameColumns(report, 'gates'),
     ),
     '',
     '## Fixture × mode',
@@ -67,7 +78,7 @@ export function renderMarkdownReport(report: EvalReport): string {
     ...markdownTable(
       results.map((column) => column.title),
       report.results.map((result) => results.map((column) => column.value(result))),
-      names,
+      nameColumns(report, 'results'),
     ),
     '',
   ];
@@ -95,10 +106,10 @@ export function renderMarkdownReport(report: EvalReport): string {
   if (failed.length > 0 || report.errors.length > 0) {
     lines.push('## Why runs failed', '');
     for (const result of failed) {
-      const who = `${result.fixture} × ${result.mode}${several ? ` [${result.agent}]` : ''}`;
+      const who = runLabel(result, several);
       for (const reason of [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)]) lines.push(`- ${cell(`${who}: ${reason}`)}`);
     }
-    for (const error of report.errors) lines.push(`- ${cell(`${error.fixture} × ${error.mode}${several ? ` [${error.agent}]` : ''}: could not run: ${error.message}`)}`);
+    for (const error of report.errors) lines.push(`- ${cell(`${runLabel(error, several)}: could not run: ${error.message}`)}`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;

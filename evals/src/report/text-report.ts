@@ -7,14 +7,19 @@ import {
   agentsLabel,
   compactionsByFill,
   formatCount,
+  gateStatusLabel,
   modeColumns,
   modeSummaries,
   nameColumns,
   rereadLines,
   resultColumns,
+  runLabel,
   severalAgents,
   type Paint,
 } from './format.js';
+
+/** The colour of each gate tone in the terminal. */
+const TONE_COLOURS = { pass: 'green', fail: 'red', skip: 'yellow' } as const satisfies Record<ReturnType<typeof gateStatusLabel>['tone'], keyof Paint>;
 
 /** `text` in lines of at most `width` characters, broken at spaces; lines after the first indented by `indent`. */
 function wrap(text: string, width: number, indent: number): string[] {
@@ -139,21 +144,20 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   const unrun = new Set(unavailable.map((mode) => mode.id));
   for (const mode of unavailable) lines.push(`  ${paint.yellow('not evaluated')}  every gate of ${mode.id}: the mode did not run`);
   for (const gate of report.gates.filter((candidate) => !unrun.has(candidate.mode))) {
-    const mark = gate.status === 'pass' ? paint.green('pass') : gate.status === 'fail' ? (gate.advisory === true ? paint.yellow('WARN') : paint.red('FAIL')) : paint.yellow('not evaluated');
+    const status = gateStatusLabel(gate);
+    const mark = paint[TONE_COLOURS[status.tone]](status.label);
     const measured = gate.status === 'not-evaluated' ? '' : ` ${gate.actual} (needs ${gate.threshold})`;
     const detail = gate.detail.length === 0 ? '' : paint.dim(` — ${gate.detail}`);
     lines.push(`  ${mark}  ${gate.gate} [${gateSubject(report, gate)}]${gate.advisory === true ? ' (advisory)' : ''}${measured}${detail}`);
   }
-  for (const error of report.errors) lines.push(paint.red(`error: ${error.fixture} × ${error.mode}${severalAgents(report) ? ` [${error.agent}]` : ''}: ${error.message}`));
+  for (const error of report.errors) lines.push(paint.red(`error: ${runLabel(error, severalAgents(report))}: ${error.message}`));
 
   const failed = report.results.filter((result) => !result.passed || result.safetyFailures.length > 0);
   if (failed.length > 0 && options.details !== false) {
     lines.push('', paint.bold('Why runs failed'));
     for (const result of failed) {
       const reasons = [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)];
-      lines.push(
-        `  ${result.fixture} × ${result.mode}${severalAgents(report) ? ` [${result.agent}]` : ''}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`,
-      );
+      lines.push(`  ${runLabel(result, severalAgents(report))}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`);
     }
   }
   const failedGates = blockingFailures(report.gates);

@@ -3,7 +3,7 @@ import { resolveEndpointSettings, type EndpointSettingsInput } from './endpoint-
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 
 /** Reasoning models can think for minutes before their first event; only total silence counts. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** What every adapter accepts besides its vendor's own options. */
 export interface AdapterOptions {

@@ -1,5 +1,6 @@
 export { classifyProviderError, retryAfterOf, type ProviderErrorContext } from './classify-error.js';
 export { sendableMessages } from './pairing.js';
+export { assistantReasoning, assistantText, toolResultText, wireTool } from './chat-template-fields.js';
 export { CHECKPOINT_HEADING, encodeConversation, toLanguageModelPrompt, toLanguageModelTools, type PromptOptions } from './prompt.js';
 export { defaultRetryPolicy, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 export { streamModel, type StreamModelOptions } from './stream-model.js';
@@ -9,7 +10,7 @@ export { resolveEndpointSettings, type EndpointSettings, type EndpointSettingsIn
 export { countWithBoundedRuns } from './bounded-runs.js';
 export { loadHuggingFaceTokenizer, loadPackagedTokenizer, type HuggingFaceTokenizerSource, type TextTokenizer } from './hugging-face-tokenizer.js';
 export { createTokenizerEstimator, type TokenizerEstimator, type TokenizerEstimatorOptions } from './tokenizer-estimator.js';
-export { DEFAULT_IDLE_TIMEOUT_MS, resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from './adapter-settings.js';
+export { resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from './adapter-settings.js';
 export { AiSdkModel, modelProfile, providerSettings, type AiSdkVendor, type LanguageModelContext, type ModelProfile, type SendShape } from './ai-sdk-model.js';
 export {
   capabilityTable,

@@ -22,7 +22,7 @@ export {
 export { responsesProviderOverrides } from './app-server/provider-config.js';
 export { generateProtocol, type GeneratedProtocol } from './app-server/generate-protocol.js';
 export { TESTED_CODEX_VERSION, isSupportedCodexVersion, versionFromUserAgent } from './app-server/version.js';
-export { ACTIVE_VIEW_MARKER, hasContext, renderActiveView, renderRequestOnly, requestFromActiveView, type CodexActiveView, type RenderedActiveView } from './engine/active-view.js';
+export { ACTIVE_VIEW_MARKER, renderActiveView, requestFromActiveView, type CodexActiveView, type RenderedActiveView } from './engine/active-view.js';
 export { estimateWrapperTokens, type WrapperTokenEstimate } from './engine/wrapper-estimate.js';
 export type {
   CodexCompactionRecord,
@@ -38,7 +38,7 @@ export type {
 export { runCodexTurn, type CodexRunFacts, type CodexRunResult, type RunCodexTurnOptions } from './engine/run-codex-turn.js';
 export { compactCodexThread, type CodexCompactionResult } from './engine/compact-thread.js';
 export { importCodexRollout, serializeImportState, type CodexRolloutImport, type ImportCodexRolloutOptions } from './rollout/import-rollout.js';
-export { ImportCheckpointBuilder, MessagesHasher } from './rollout/import-checkpoint.js';
+export { ImportCheckpointBuilder } from './rollout/import-checkpoint.js';
 export { MAX_ROLLOUT_LINE_BYTES, readRolloutLines, type RolloutLine } from './rollout/rollout-lines.js';
 export { RolloutReducer, type RolloutSourceSummary } from './rollout/reduce.js';
 export { hashArtifacts } from './rollout/workspace-hashes.js';

@@ -1,5 +1,5 @@
 export { DEEPSEEK_LOOPBACK, startLoopbackProvider, type LoopbackPromptCacheOptions, type LoopbackProvider, type LoopbackProviderOptions } from './server.js';
-export { cacheText, comparePrefix, requestParts, type PrefixComparison } from './request-prefix.js';
+export { cacheText, comparePrefix, type PrefixComparison } from './request-prefix.js';
 export {
   turn,
   type CompactionReply,

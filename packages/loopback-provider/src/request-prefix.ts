@@ -16,7 +16,7 @@ function conversationKey(body: Body): 'input' | 'messages' | undefined {
 }
 
 /** The parts of a recorded request in cache order; the first is the request without its conversation. */
-export function requestParts(request: RecordedRequest): string[] {
+function requestParts(request: RecordedRequest): string[] {
   const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Body;
   const key = conversationKey(body);
   const { [key ?? '']: conversation, ...rest } = body;
@@ -29,9 +29,8 @@ export function cacheText(request: RecordedRequest): string {
   return requestParts(request).join('\n');
 }
 
-/** How two consecutive requests relate: how many leading parts they share, and where the first difference is. */
+/** How two consecutive requests relate: whether the later one only grew at the end, and where the first difference is. */
 export interface PrefixComparison {
-  readonly sharedParts: number;
   /** The earlier request is entirely the start of the later one: nothing it sent changed, the later one only grew at the end. */
   readonly extends: boolean;
   /** The first part that differs, as sent by each request. */
@@ -45,7 +44,6 @@ export function comparePrefix(earlier: RecordedRequest, later: RecordedRequest):
   while (shared < before.length && shared < after.length && before[shared] === after[shared]) shared += 1;
   const extendsEarlier = shared === before.length && after.length > before.length;
   return {
-    sharedParts: shared,
     extends: extendsEarlier,
     ...(extendsEarlier ? {} : { firstDifference: { index: shared, earlier: before[shared], later: after[shared] } }),
   };

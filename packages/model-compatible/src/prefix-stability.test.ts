@@ -1,5 +1,5 @@
 import { startLoopbackProvider, type LoopbackProvider } from '@forge/loopback-provider';
-import { conformanceTuning, expectEachRequestExtendsThePrevious, runTwoTurns } from '@forge/loopback-provider/conformance';
+import { conformanceTuning, expectRequestsExtendEachOther, runTwoTurns } from '@forge/loopback-provider/conformance';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compatibleModelFor } from './test-model.test-helpers.js';
 
@@ -18,7 +18,7 @@ describe('OpenAI-compatible request prefix', () => {
     const { runs, steps } = await runTwoTurns(server, compatibleModelFor(server, conformanceTuning));
     expect(runs.map((run) => run.status)).toEqual(['completed', 'completed']);
     expect(server.requests).toHaveLength(4);
-    expectEachRequestExtendsThePrevious(server);
+    expectRequestsExtendEachOther(server.requests);
     expect(steps.slice(1).every((usage) => (usage.cacheReadTokens ?? 0) > 0)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { CHECKPOINT_HEADING, createTokenizerEstimator, loadPackagedTokenizer, type TextTokenizer, type TokenizerEstimator } from '@forge/ai-sdk-bridge';
+import { assistantText, CHECKPOINT_HEADING, createTokenizerEstimator, loadPackagedTokenizer, toolResultText, wireTool, type TextTokenizer, type TokenizerEstimator } from '@forge/ai-sdk-bridge';
 import type { AssistantMessage, ChatLayout, LayoutPiece, ToolMessage } from '@forge/core';
 import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
 
@@ -15,42 +15,44 @@ const BEGIN = '<｜begin▁of▁sentence｜>';
 const END = '<｜end▁of▁sentence｜>';
 const USER = '<｜User｜>';
 const ASSISTANT = '<｜Assistant｜>';
-const CALLS_BEGIN = '<｜tool▁calls▁begin｜>';
-const CALLS_END = '<｜tool▁calls▁end｜>';
-const CALL_BEGIN = '<｜tool▁call▁begin｜>';
-const CALL_END = '<｜tool▁call▁end｜>';
 const SEPARATOR = '<｜tool▁sep｜>';
-const OUTPUTS_BEGIN = '<｜tool▁outputs▁begin｜>';
-const OUTPUTS_END = '<｜tool▁outputs▁end｜>';
-const OUTPUT_BEGIN = '<｜tool▁output▁begin｜>';
-const OUTPUT_END = '<｜tool▁output▁end｜>';
+
+/** The special tokens that open and close one of the template's tool blocks. */
+function delimiters(block: string): { readonly begin: string; readonly end: string } {
+  return { begin: `<｜${block}▁begin｜>`, end: `<｜${block}▁end｜>` };
+}
+
+const CALLS = delimiters('tool▁calls');
+const CALL = delimiters('tool▁call');
+const OUTPUTS = delimiters('tool▁outputs');
+const OUTPUT = delimiters('tool▁output');
 
 function assistantPieces(message: AssistantMessage): LayoutPiece[] {
   const pieces: LayoutPiece[] = [ASSISTANT];
   // The template has no place for reasoning; thinking mode sends it back, so it is counted as text.
   for (const part of message.content) if (part.type === 'reasoning') pieces.push({ content: part.text });
-  const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  const text = assistantText(message);
   if (text.length > 0) pieces.push({ content: text });
   const calls = message.content.filter((part) => part.type === 'tool-call');
   if (calls.length > 0) {
-    pieces.push(CALLS_BEGIN);
+    pieces.push(CALLS.begin);
     calls.forEach((call, index) => {
       if (index > 0) pieces.push('\n');
-      pieces.push(CALL_BEGIN, 'function', SEPARATOR, { content: `${call.toolName}\n\`\`\`json\n${JSON.stringify(call.input)}`, after: '\n```' }, CALL_END);
+      pieces.push(CALL.begin, 'function', SEPARATOR, { content: `${call.toolName}\n\`\`\`json\n${JSON.stringify(call.input)}`, after: '\n```' }, CALL.end);
     });
-    pieces.push(CALLS_END);
+    pieces.push(CALLS.end);
   }
   pieces.push(END);
   return pieces;
 }
 
 function toolPieces(message: ToolMessage): LayoutPiece[] {
-  const pieces: LayoutPiece[] = [OUTPUTS_BEGIN];
+  const pieces: LayoutPiece[] = [OUTPUTS.begin];
   message.content.forEach((part, index) => {
     if (index > 0) pieces.push('\n');
-    pieces.push(OUTPUT_BEGIN, { content: part.output.type === 'json' ? JSON.stringify(part.output.value) : part.output.value }, OUTPUT_END);
+    pieces.push(OUTPUT.begin, { content: toolResultText(part) }, OUTPUT.end);
   });
-  pieces.push(OUTPUTS_END);
+  pieces.push(OUTPUTS.end);
   return pieces;
 }
 
@@ -74,7 +76,7 @@ export const DEEPSEEK_V3_LAYOUT: ChatLayout = {
     if (message.role === 'user') return [USER, { content: message.content }];
     return message.role === 'assistant' ? assistantPieces(message) : toolPieces(message);
   },
-  tool: (tool) => [{ content: JSON.stringify({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }) }],
+  tool: (tool) => [{ content: JSON.stringify(wireTool(tool)) }],
 };
 
 /** The DeepSeek adapter's estimator: DeepSeek-V3's tokenizer and chat template, loaded on first use. */

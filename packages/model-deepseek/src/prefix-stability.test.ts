@@ -1,6 +1,6 @@
 import { cacheHitRatio } from '@forge/core/pricing';
 import { startLoopbackProvider, type LoopbackProvider } from '@forge/loopback-provider';
-import { conformanceTuning, expectEachRequestExtendsThePrevious, runTwoTurns } from '@forge/loopback-provider/conformance';
+import { conformanceTuning, expectRequestsExtendEachOther, runTwoTurns } from '@forge/loopback-provider/conformance';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEEPSEEK_PROMPT_CACHE } from './prices.js';
 import { deepSeekModelFor, deepSeekServerOptions } from './test-model.test-helpers.js';
@@ -24,7 +24,7 @@ describe('DeepSeek request prefix', () => {
       const { runs, steps } = await runTwoTurns(server, deepSeekModelFor(server, conformanceTuning, { modelId }));
       expect(runs.map((run) => run.status)).toEqual(['completed', 'completed']);
       expect(server.requests).toHaveLength(4);
-      expectEachRequestExtendsThePrevious(server);
+      expectRequestsExtendEachOther(server.requests);
       expect(server.requests.every((request) => (request.body as Record<string, unknown>)['prompt_cache_key'] === undefined)).toBe(true);
       for (const usage of steps.slice(1)) expect(cacheHitRatio(usage)).toBeGreaterThan(0.9);
     });

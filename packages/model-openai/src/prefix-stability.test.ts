@@ -1,6 +1,6 @@
 import { cacheHitRatio } from '@forge/core/pricing';
 import { startLoopbackProvider, type LoopbackProvider } from '@forge/loopback-provider';
-import { conformanceTuning, expectEachRequestExtendsThePrevious, runTwoTurns } from '@forge/loopback-provider/conformance';
+import { conformanceTuning, expectRequestsExtendEachOther, runTwoTurns } from '@forge/loopback-provider/conformance';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countO200kTokens, loadO200kTokenizer } from './o200k-estimator.js';
 import { openAIModelFor } from './test-model.test-helpers.js';
@@ -26,7 +26,7 @@ describe('OpenAI request prefix', () => {
     const { runs } = await runTwoTurns(server, openAIModelFor(server, conformanceTuning, { reasoningEffort: 'low' }));
     expect(runs.map((run) => run.status)).toEqual(['completed', 'completed']);
     expect(server.requests).toHaveLength(4);
-    expectEachRequestExtendsThePrevious(server);
+    expectRequestsExtendEachOther(server.requests);
   });
 
   it('sends one prompt cache key for the whole conversation, and the cache serves each request its predecessor', async () => {

@@ -21,8 +21,18 @@ function sheet(inputPerMillion: number, cachedInputPerMillion: number | undefine
 const gpt5 = sheet(1.25, 0.125, 10);
 const gpt5Mini = sheet(0.25, 0.025, 2);
 const gpt52 = sheet(1.75, 0.175, 14);
-/** Above 272,000 input tokens a whole request of these models bills input at 2× and output at 1.5×. */
-const longContextNote = 'requests with more than 272,000 input tokens bill at the long-context rates';
+const LONG_CONTEXT_TOKENS = 272_000;
+
+/** A model whose whole request, above 272,000 input tokens, bills input (cached too) at 2× and output at 1.5×. */
+function longContextSheet(inputPerMillion: number, cachedInputPerMillion: number, outputPerMillion: number): PriceSheet {
+  return sheet(inputPerMillion, cachedInputPerMillion, outputPerMillion, {
+    longContext: { aboveInputTokens: LONG_CONTEXT_TOKENS, inputPerMillion: inputPerMillion * 2, cachedInputPerMillion: cachedInputPerMillion * 2, outputPerMillion: outputPerMillion * 1.5 },
+    note: 'requests with more than 272,000 input tokens bill at the long-context rates',
+  });
+}
+
+/** gpt-5.4-pro and gpt-5.5-pro: same rates, and OpenAI publishes no long-context rates for them. */
+const gpt54Pro = sheet(30, undefined, 180, { note: 'long-context rates are not recorded: requests above 272,000 input tokens may cost more' });
 
 /** Model id → price sheet, for the ids of the capability table. */
 export const OPENAI_PRICE_TABLE: Readonly<Record<string, PriceSheet>> = Object.freeze({
@@ -43,18 +53,12 @@ export const OPENAI_PRICE_TABLE: Readonly<Record<string, PriceSheet>> = Object.f
   'gpt-5.2-chat-latest': gpt52,
   'gpt-5.3-codex': gpt52,
   'gpt-5.3-chat-latest': gpt52,
-  'gpt-5.4': sheet(2.5, 0.25, 15, {
-    longContext: { aboveInputTokens: 272_000, inputPerMillion: 5, cachedInputPerMillion: 0.5, outputPerMillion: 22.5 },
-    note: longContextNote,
-  }),
-  'gpt-5.4-pro': sheet(30, undefined, 180, { note: 'long-context rates are not recorded: requests above 272,000 input tokens may cost more' }),
+  'gpt-5.4': longContextSheet(2.5, 0.25, 15),
+  'gpt-5.4-pro': gpt54Pro,
   'gpt-5.4-mini': sheet(0.75, 0.075, 4.5),
   'gpt-5.4-nano': sheet(0.2, 0.02, 1.25),
-  'gpt-5.5': sheet(5, 0.5, 30, {
-    longContext: { aboveInputTokens: 272_000, inputPerMillion: 10, cachedInputPerMillion: 1, outputPerMillion: 45 },
-    note: longContextNote,
-  }),
-  'gpt-5.5-pro': sheet(30, undefined, 180, { note: 'long-context rates are not recorded: requests above 272,000 input tokens may cost more' }),
+  'gpt-5.5': longContextSheet(5, 0.5, 30),
+  'gpt-5.5-pro': gpt54Pro,
   'gpt-4.1': sheet(2, 0.5, 8),
   'gpt-4.1-mini': sheet(0.4, 0.1, 1.6),
   'gpt-4.1-nano': sheet(0.1, 0.025, 0.4),

@@ -1,5 +1,5 @@
-import { CHECKPOINT_CAPS, commandUri, fileUri, removeApprovalClaims, type Artifact, type CheckpointCaps, type CheckpointState } from '@forge/core/checkpoint';
-import { clip, compareStrings } from './import-facts.js';
+import { CHECKPOINT_CAPS, commandUri, fileUri, truncateWithoutClaims, type Artifact, type CheckpointCaps, type CheckpointState } from '@forge/core/checkpoint';
+import { compareStrings } from './import-facts.js';
 import type { CodexImportState } from './import-state.js';
 
 /**
@@ -11,7 +11,7 @@ import type { CodexImportState } from './import-state.js';
  * workspace hashes; the rollout's claims are never used. Run ids are null (Codex runs have none).
  */
 export function toCheckpointState(state: CodexImportState, caps: CheckpointCaps = CHECKPOINT_CAPS): CheckpointState {
-  const value = (text: string): string => clip(removeApprovalClaims(text), caps.maxValueChars);
+  const value = (text: string): string => truncateWithoutClaims(text, caps.maxValueChars);
   // A fact about a call without a result, or an aborted turn, points at the next message; the checkpoint's range ends before it.
   const last = Math.max(0, state.transcript.messages - 1);
   const seqOf = (index: number): number => Math.min(index, last);
@@ -26,7 +26,7 @@ export function toCheckpointState(state: CodexImportState, caps: CheckpointCaps 
     ...[...commandArtifacts].map(([uri, lastSeenSeq]) => ({ uri, kind: 'command' as const, hash: null, lastSeenSeq })),
   ].sort((left, right) => compareStrings(left.uri, right.uri));
   return {
-    task: state.task === null ? null : { text: clip(removeApprovalClaims(state.task.text), caps.maxTaskChars), evidence: { source: 'user', messageIndex: state.task.evidence.messageIndex } },
+    task: state.task === null ? null : { text: truncateWithoutClaims(state.task.text, caps.maxTaskChars), evidence: { source: 'user', messageIndex: state.task.evidence.messageIndex } },
     artifacts,
     recentArtifacts: state.recentArtifacts
       .filter((uri) => kept.has(uri))

@@ -8,8 +8,10 @@ import {
   CHECKPOINT_SAFETY_LABELS,
   earlierRequests,
   emptyCheckpointMemory,
-  removeApprovalClaims,
+  MAX_EARLIER_REQUESTS,
   renderCheckpointView,
+  truncateText,
+  truncateWithoutClaims,
   userConstraints,
   type CheckpointCaps,
   type CheckpointState,
@@ -130,8 +132,7 @@ export class ImportCheckpointBuilder {
     const earlier = earlierRequests(this.users, latest, this.caps, this.redact);
     const hostState: CheckpointState = {
       ...toCheckpointState(state, this.caps),
-      task:
-        latest === null ? null : { text: clipTask(removeApprovalClaims(this.redact(this.users.get(latest) ?? '')).trim(), this.caps.maxTaskChars), evidence: { source: 'user', messageIndex: latest } },
+      task: latest === null ? null : { text: truncateWithoutClaims(this.redact(this.users.get(latest) ?? '').trim(), this.caps.maxTaskChars), evidence: { source: 'user', messageIndex: latest } },
       ...(earlier.length === 0 ? {} : { earlierRequests: earlier }),
     };
     const sampled = [...this.userDigest.finish(), ...this.otherDigest.finish()].sort((left, right) => left.seq - right.seq);
@@ -142,7 +143,7 @@ export class ImportCheckpointBuilder {
     );
     const entries = layout.indexes.flatMap((index) => {
       const entry = sampled[index];
-      return entry === undefined ? [] : [{ ...entry, text: clipTask(entry.text, layout.lineChars) }];
+      return entry === undefined ? [] : [{ ...entry, text: truncateText(entry.text, layout.lineChars) }];
     });
     const checkpoint: ForgeStateCheckpoint = {
       schemaVersion: 1,
@@ -159,7 +160,8 @@ export class ImportCheckpointBuilder {
 
   /** Keeps the first user message and the most recent ones the task section can show. */
   private keepRecentUsers(): void {
-    const keep = 18;
+    // The latest request and the earlier ones a checkpoint keeps (the first among them).
+    const keep = MAX_EARLIER_REQUESTS + 1;
     if (this.users.size <= keep) return;
     for (const index of this.users.keys()) {
       if (index !== this.first) {
@@ -168,8 +170,4 @@ export class ImportCheckpointBuilder {
       }
     }
   }
-}
-
-function clipTask(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -1,4 +1,5 @@
 import { isAbsolute, posix, relative, sep } from 'node:path';
+import { truncateText } from '@forge/core/checkpoint';
 import { importStateLimits, type CommandRecord, type CompactionRecord, type FailureRecord, type FileArtifact, type TokenUsageRecord } from './import-state.js';
 import type { PatchedFile } from './patch-paths.js';
 
@@ -31,11 +32,6 @@ class BoundedList<T> {
   }
 }
 
-/** Cuts `text` to `limit` characters, marking the cut with "…". Deterministic. */
-export function clip(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-}
-
 /**
  * The host-owned facts of an import (commands, files touched, failures, token usage,
  * compactions), each kept in a bounded list with deterministic eviction (oldest first).
@@ -57,7 +53,7 @@ export class ImportFacts {
   addCommand(record: Omit<CommandRecord, 'label' | 'messageIndex'>): void {
     this.commands.push({
       ...record,
-      command: clip(record.command, importStateLimits.commandChars),
+      command: truncateText(record.command, importStateLimits.commandChars),
       messageIndex: this.messageIndex(),
       label: 'historical',
     });
@@ -68,8 +64,8 @@ export class ImportFacts {
       seq: record.seq,
       messageIndex: this.messageIndex(),
       kind: record.kind,
-      what: clip(record.what, importStateLimits.failureChars),
-      why: clip(record.why, importStateLimits.failureChars),
+      what: truncateText(record.what, importStateLimits.failureChars),
+      why: truncateText(record.why, importStateLimits.failureChars),
     });
   }
 

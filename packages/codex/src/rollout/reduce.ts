@@ -1,7 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { sha256Hex, type Message } from '@forge/core';
 import { isHarnessRole, spokenUserText } from './harness-context.js';
-import { ImportFacts, clip, compareStrings } from './import-facts.js';
+import { truncateText } from '@forge/core/checkpoint';
+import { ImportFacts, compareStrings } from './import-facts.js';
 import { importStateLimits, type CodexImportState } from './import-state.js';
 import {
   compactedSchema,
@@ -333,7 +334,7 @@ export class RolloutReducer {
     // Codex's replacement history repeats recent user messages only; older hashes need not be kept.
     if (this.seenUserTexts.size > SEEN_USER_TEXTS) this.seenUserTexts.delete(this.seenUserTexts.values().next().value as string);
     const messageIndex = this.builder.messageCount - 1;
-    this.task = { text: clip(text.trim(), importStateLimits.taskChars), evidence: { source: 'user', line: seq, messageIndex } };
+    this.task = { text: truncateText(text.trim(), importStateLimits.taskChars), evidence: { source: 'user', line: seq, messageIndex } };
   }
 
   private compacted(payload: unknown, seq: number): void {

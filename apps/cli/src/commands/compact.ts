@@ -1,7 +1,7 @@
 import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript, openSessionHandle, previewSessionCompaction, type SessionHandle } from '@forge/persistence';
-import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
+import { prepareAgent, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
 import { engineName, prepareEngine } from '../engines/prepare-engine.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
@@ -51,7 +51,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
       const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: handle.id, redactor: settings.redactor });
       const focus = typeof options.focus === 'string' ? options.focus : undefined;
       // Estimated against what the next turn would advertise and load.
-      const surface = agent.surface(agent.context.mode);
+      const surface = await agent.surface(sessionSizeOf(handle));
       const result = await handle
         .compact({
           model: agent.model,
@@ -135,7 +135,7 @@ async function preview(id: string, settings: SessionSettings, agent: AgentSetup,
     throw sessionStoreError(error);
   }
   // Estimated against what the next turn would advertise and load, as the real compaction is.
-  const surface = agent.surface(agent.context.mode);
+  const surface = await agent.surface(session);
   const result = await previewSessionCompaction(session, {
     model: agent.model,
     instructions: agent.instructions(surface),

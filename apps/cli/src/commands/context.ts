@@ -1,4 +1,4 @@
-import { workspaceArtifactHashes } from '@forge/tools';
+import { workspaceArtifactHashes, type SessionSize } from '@forge/tools';
 import { renderContextReport } from '@forge/core/budget';
 import { withRunIds } from '@forge/core/checkpoint';
 import { currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
@@ -29,6 +29,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     const settings = await resolveSessionSettings({ io, globals: options });
     const id = choice.kind === 'resume' || choice.kind === 'last' ? await chosenSessionId(choice, settings, agent.root) : undefined;
     let session: ContextSessionView | undefined;
+    let size: SessionSize | undefined;
     let spent: Awaited<ReturnType<typeof sessionCostFromTraces>>;
     if (id !== undefined) {
       let stored;
@@ -53,9 +54,10 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
         model: agent.model,
       });
       session = { view, transcript: stored.messages };
+      size = stored;
       spent = await sessionCostFromTraces(settings.forgeHome, id);
     }
-    const report = await measureNextRequest(contextSubjectOf(agent), session, spent === undefined ? undefined : toSessionCost(spent));
+    const report = await measureNextRequest(await contextSubjectOf(agent, size), session, spent === undefined ? undefined : toSessionCost(spent));
     const calibration = await agent.calibrationOf(agent.modelName);
     if (options.json === true) io.stdout.write(`${JSON.stringify(calibration === undefined ? report : { ...report, calibration })}\n`);
     else {

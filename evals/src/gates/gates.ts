@@ -36,10 +36,11 @@ export const gatesConfigSchema = z.strictObject({
    */
   candidates: z.array(z.string().min(1)).default([...DEFAULT_GATED_MODES]),
   /**
-   * Whether the priced gates (`cost-vs-full-history`, `cost-vs-baselines`) block a release. Off by
-   * default while the shipped default fails them: they are then reported as advisory, never hidden.
+   * Whether the priced gates (`cost-vs-full-history`, `cost-vs-baselines`) block a release, as
+   * every other gate does (the default). `false` reports them as advisory: printed, never hidden,
+   * but a failure does not fail `forge eval`.
    */
-  enforceCostGates: z.boolean().default(false),
+  enforceCostGates: z.boolean().default(true),
 });
 
 export type GatesConfig = z.output<typeof gatesConfigSchema>;

@@ -39,7 +39,7 @@ interface JsonReport {
 }
 
 describe('forge eval', () => {
-  it('runs the smoke suite offline and its gates pass, the priced ones included (warn and the forge-state compaction, judged against full history)', { timeout: 90_000 }, async () => {
+  it('runs the smoke suite offline and its gates pass, the priced ones included and enforced (warn and the forge-state compaction, judged against full history)', { timeout: 90_000 }, async () => {
     const builtIn = await runCli(['eval', '--suite', 'smoke', '--mode', 'warn,compact:forge-state,baseline:full-history', '--json'], { cwd: directory.path });
     const report = JSON.parse(builtIn.stdout) as JsonReport;
     expect(report.errors).toEqual([]);

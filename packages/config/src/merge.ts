@@ -245,34 +245,23 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
         provenance['context.mode'] = origin('context.mode');
       }
     }
-    for (const field of floors) {
-      const wanted = section[field];
-      if (wanted === undefined) continue;
-      if (isProject && wanted < context[field]) refuse(`context.${field}`, String(wanted), String(context[field]));
-      else {
-        context[field] = wanted;
-        provenance[`context.${field}`] = origin(`context.${field}`);
+    // A project may only tighten: `looser` says when its value would loosen the one in force.
+    const tighten = <K extends string, V extends number | boolean>(target: Record<K, V>, fields: readonly K[], looser: (wanted: V, current: V) => boolean, wantedValues: Partial<Record<K, V>>) => {
+      for (const field of fields) {
+        const wanted = wantedValues[field];
+        if (wanted === undefined) continue;
+        const path = `context.${field}`;
+        if (isProject && looser(wanted, target[field])) refuse(path, String(wanted), String(target[field]));
+        else {
+          target[field] = wanted;
+          provenance[path] = origin(path);
+        }
       }
-    }
+    };
+    tighten(context, floors, (wanted, current) => wanted < current, section);
     // Offering a context tool gives the model more to do, so a project may turn one off but not on.
-    for (const field of contextToolFields) {
-      const wanted = section[field];
-      if (wanted === undefined) continue;
-      if (isProject && wanted && !contextTools[field]) refuse(`context.${field}`, 'true', 'false');
-      else {
-        contextTools[field] = wanted;
-        provenance[`context.${field}`] = origin(`context.${field}`);
-      }
-    }
-    for (const field of ceilings) {
-      const wanted = section[field];
-      if (wanted === undefined) continue;
-      if (isProject && wanted > context[field]) refuse(`context.${field}`, String(wanted), String(context[field]));
-      else {
-        context[field] = wanted;
-        provenance[`context.${field}`] = origin(`context.${field}`);
-      }
-    }
+    tighten(contextTools, contextToolFields, (wanted: boolean, current: boolean) => wanted && !current, section);
+    tighten(context, ceilings, (wanted, current) => wanted > current, section);
   }
 
   return {

@@ -70,11 +70,7 @@ export interface ConfiguredModel {
  * (`forge checkpoint show`), and what {@link prepareAgent} builds on. `measure`: the model only
  * estimates, so it needs no API key.
  */
-export async function resolveConfiguredModel(options: {
-  readonly io: CliIo;
-  readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
-  readonly purpose?: 'run' | 'measure';
-}): Promise<ConfiguredModel> {
+export async function resolveConfiguredModel(options: { readonly io: CliIo; readonly globals: GlobalOptions; readonly purpose?: 'run' | 'measure' }): Promise<ConfiguredModel> {
   const { io, globals } = options;
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
@@ -105,7 +101,7 @@ export async function resolveConfiguredModel(options: {
  */
 export async function prepareAgent(options: {
   readonly io: CliIo;
-  readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
+  readonly globals: GlobalOptions;
   readonly confirm?: ConfirmCallback;
   /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
   readonly purpose?: 'run' | 'measure';

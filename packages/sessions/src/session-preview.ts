@@ -3,7 +3,7 @@ import { withRunIds } from '@forge/core/checkpoint';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { currentArtifactHashesFor, resolveStoredCheckpoint } from './checkpoint-install.js';
 import { compactBetweenTurns, type CompactionSessionPort, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';
-import type { SessionTranscript } from './session-state.js';
+import type { SessionTranscript } from '@forge/persistence';
 import { selectSessionView } from './session-view.js';
 
 /**

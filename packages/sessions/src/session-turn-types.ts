@@ -1,12 +1,8 @@
 import type { ContextMode, InstructionSnapshot, Message, OpaqueProviderState, RunAgentOptions, RunResult } from '@forge/core';
 import type { ArtifactHashSource } from './checkpoint-install.js';
-import type { EngineRunFacts } from './records.js';
+import type { EngineRunFacts, SessionWriterOptions, SessionRepairWarning, SessionWarning, EngineEventListener } from '@forge/persistence';
 import type { SessionCompactionOptions } from './session-compaction.js';
-import type { SessionWriterOptions } from './session-open.js';
-import type { SessionRepairWarning } from './session-repair.js';
-import type { SessionWarning } from './session-state.js';
 import type { SessionView, SessionViewOptions } from './session-view.js';
-import type { EngineEventListener } from './trace-writer.js';
 
 /** Something opening a session or running a turn noticed; nothing a warning names was lost. */
 export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { readonly code: 'trace_failed'; readonly message: string };

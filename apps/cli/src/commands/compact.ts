@@ -1,6 +1,7 @@
 import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
-import { loadTranscript, openSessionHandle, previewSessionCompaction, type SessionHandle } from '@forge/persistence';
+import { loadTranscript } from '@forge/persistence';
+import { openSessionHandle, previewSessionCompaction, type SessionHandle } from '@forge/sessions';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
 import { engineName, prepareEngine } from '../engines/prepare-engine.js';

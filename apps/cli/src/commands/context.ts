@@ -1,7 +1,8 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport } from '@forge/core/budget';
 import { withRunIds } from '@forge/core/checkpoint';
-import { currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
+import { loadTranscript } from '@forge/persistence';
+import { currentArtifactHashesFor, resolveStoredCheckpoint, selectSessionView } from '@forge/sessions';
 import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '@forge/core';
-import { CorruptFileError, openSessionHandle, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type SessionHandle } from '@forge/persistence';
+import { CorruptFileError, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError } from '@forge/persistence';
+import { openSessionHandle, type SessionHandle } from '@forge/sessions';
 import { CliError, UsageError } from '../cli-error.js';
 import { resolveSessionReference } from './resolve-session.js';
 import { LIST_SESSIONS_HINT, type SessionChoice } from './session-choice.js';

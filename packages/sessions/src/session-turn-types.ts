@@ -11,10 +11,7 @@ export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { reado
  * `runAgent` options for one turn, less what the session provides, plus how to render the view
  * and compact. The view follows `context.mode` (see `SessionHandle.runTurn`).
  */
-export type SessionTurnOptions = Omit<
-  RunAgentOptions,
-  'history' | 'onMessage' | 'runId' | 'sessionId' | 'checkpoint' | 'nativeState' | 'viewOrigin' | 'projectedToolCalls' | 'contextManager' | 'compactionRequests' | 'compactionGuard'
-> &
+export type SessionTurnOptions = Omit<RunAgentOptions, 'session' | 'runId' | 'contextManager' | 'compactionGuard'> &
   Omit<SessionViewOptions, 'mode'> & {
     /**
      * How the session compacts. Automatic compaction follows `context.mode`: `shadow` builds and

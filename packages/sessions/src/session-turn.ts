@@ -1,4 +1,16 @@
-import { createId, emptyUsage, ForgeError, InvalidInputError, resolveContextPolicy, runAgent, type ErrorSummary, type Message, type OpaqueProviderState, type RunResult } from '@forge/core';
+import {
+  createId,
+  emptyUsage,
+  ForgeError,
+  InvalidInputError,
+  resolveContextPolicy,
+  runAgent,
+  type ErrorSummary,
+  type RunSession,
+  type Message,
+  type OpaqueProviderState,
+  type RunResult,
+} from '@forge/core';
 import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
@@ -193,19 +205,27 @@ export class SessionHandle {
               ...(artifactHashes === undefined ? {} : { artifactHashes }),
             })
           : undefined;
-        const { view, ...engineInput } = input;
+        const { view } = input;
         const lastRequestAt = this.lastRunEndedAt();
         const replay = new NativeReplayWatch(input.nativeState !== undefined);
+        const session: RunSession = {
+          id: input.sessionId,
+          history,
+          ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+          ...(input.nativeState === undefined ? {} : { nativeState: input.nativeState }),
+          viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
+          onMessage: input.onMessage,
+          ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
+          ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
+          ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
+        };
         const result = await runAgent({
           ...runOptions,
-          ...engineInput,
-          ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
-          history,
-          viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
-          ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
+          instructions: input.instructions,
+          runId: input.runId,
+          session,
           context: policy,
           ...(modelTools.length === 0 ? {} : { tools: [...(runOptions.tools ?? []), ...modelTools] }),
-          ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
           ...(manager === undefined ? {} : { contextManager: manager }),
           ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
           onEvent: (envelope) => {

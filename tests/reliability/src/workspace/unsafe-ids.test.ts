@@ -83,7 +83,7 @@ describe('ids outside the allowed pattern are refused', () => {
     await refused('opaque state lane', () => store.save({ sessionId: 'session_ok', lane: id }, state));
     await refused('opaque state replay', () => store.forReplay({ sessionId: id, lane: 'main' }, { provider: 'openai', modelId: 'm' }));
     await refused('runAgent run id', () => runAgent({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions: createInstructionSnapshot('x'), runId: id }));
-    await refused('runAgent session id', () => runAgent({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions: createInstructionSnapshot('x'), sessionId: id }));
+    await refused('runAgent session id', () => runAgent({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions: createInstructionSnapshot('x'), session: { id: id } }));
     expect(await strayEntries()).toEqual([]);
   });
 

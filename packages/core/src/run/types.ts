@@ -111,7 +111,8 @@ export interface RunAgentOptions {
   readonly session?: RunSession;
   /**
    * Untrusted subscribers (plugins): they get redacted, frozen copies after `onEvent`, and their
-   * failures never reach the run. Build the hub with `createObserverHub`.
+   * failures never reach the run. Build the hub with `createObserverHub` from
+   * `@forge/core/observers`, giving it the redactor that knows the session's secrets.
    */
   readonly observers?: ObserverHub;
   /** Must match `[A-Za-z0-9_-]{1,128}`; generated when absent. */

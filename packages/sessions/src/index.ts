@@ -10,6 +10,7 @@ export {
   type SessionTurnResult,
   type SessionTurnWarning,
 } from './session-turn.js';
+export { viewOfStoredSession, type StoredSessionView, type StoredSessionViewOptions } from './stored-session-view.js';
 export { requestViewCheckpoint, selectSessionView, type SessionView, type SessionViewCheckpoint, type SessionViewOptions } from './session-view.js';
 export {
   CODEX_IMPORT_STRATEGY,

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { filler, instructionsFrom } from './compaction-fixtures.test-helpers.js';
 import { MAIN_LANE, OpaqueStateStore, refusesReplay, createSession } from '@forge/persistence';
 import { openSessionHandle, type SessionHandle } from './session-turn.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 /*
  * Provider-native state through a session's life: chained from the previous boundary, kept on disk

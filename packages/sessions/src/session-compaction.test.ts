@@ -6,7 +6,7 @@ import { installCheckpoint } from './checkpoint-install.js';
 import { filler, instructionsFrom, MemoryWorkspace } from './compaction-fixtures.test-helpers.js';
 import { createSession, loadTranscript, type SessionWriter } from '@forge/persistence';
 import { openSessionHandle, type SessionHandle } from './session-turn.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 const temporaryHome = useTemporaryHome();
 const instructions = instructionsFrom('Use pnpm.');

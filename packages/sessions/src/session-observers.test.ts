@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { allowAll } from './compaction-fixtures.test-helpers.js';
 import { openSessionHandle } from './session-turn.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 const temporaryHome = useTemporaryHome();
 const instructions = { text: 'You are Forge.', sources: [], hash: 'b'.repeat(64) };

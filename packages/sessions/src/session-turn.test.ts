@@ -5,7 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { SessionLockedError, listSessions, createSession, loadTranscript } from '@forge/persistence';
 import { openSessionHandle, runSessionTurn } from './session-turn.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 const temporaryHome = useTemporaryHome();
 const instructions = { text: 'You are Forge.', sources: [], hash: 'a'.repeat(64) };

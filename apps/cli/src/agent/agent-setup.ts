@@ -1,7 +1,7 @@
 import type { ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { McpServers } from '@forge/mcp';
-import type { SessionCompactionOptions } from '@forge/persistence';
+import type { SessionCompactionOptions } from '@forge/sessions';
 import { agentSurface, createApprovalGate, createWorkspaceTools, ReadLedger, type AgentSurface, type ConfirmCallback, type ContextToolSettings, type SessionApprovalGate } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';

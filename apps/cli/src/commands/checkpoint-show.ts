@@ -1,6 +1,6 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { withRunIds } from '@forge/core/checkpoint';
-import { currentArtifactHashesFor, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/persistence';
+import { currentArtifactHashesFor, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/sessions';
 import { resolveConfiguredModel } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,6 +1,7 @@
 import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
-import { loadTranscript, previewSessionCompaction } from '@forge/persistence';
+import { loadTranscript } from '@forge/persistence';
+import { previewSessionCompaction } from '@forge/sessions';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
 import { prepareEngine } from '../engines/prepare-engine.js';

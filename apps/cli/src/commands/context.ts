@@ -1,7 +1,6 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport } from '@forge/core/budget';
-import { withRunIds } from '@forge/core/checkpoint';
-import { currentArtifactHashesFor, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
+import { viewOfStoredSession } from '@forge/sessions';
 import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';
@@ -34,19 +33,11 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
     if (id !== undefined) {
       const stored = await loadStoredSession(settings, id);
       // The same view a turn sends in this mode: the checkpoint (mode compact) and every message after it.
-      const transcript = withRunIds(stored.messages, stored.runs);
-      const checkpoint = stored.checkpoint;
-      const resolved = checkpoint === undefined ? undefined : resolveStoredCheckpoint(checkpoint, transcript);
-      const currentHashes = await currentArtifactHashesFor(resolved, workspaceArtifactHashes(agent.root));
-      const view = selectSessionView({
+      const { view } = await viewOfStoredSession(stored, {
         mode: agent.context.mode,
-        transcript,
-        stored: checkpoint,
-        ...(resolved === undefined ? {} : { resolved }),
-        ...(currentHashes === undefined ? {} : { currentHashes }),
-        nativeStates: new Map(),
-        redact: (text) => settings.redactor.redact(text),
         model: agent.model,
+        redact: (text) => settings.redactor.redact(text),
+        artifactHashes: workspaceArtifactHashes(agent.root),
       });
       session = { view, transcript: stored.messages };
       spent = await sessionCostFromTraces(settings.forgeHome, id);

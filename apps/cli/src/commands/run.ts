@@ -1,5 +1,5 @@
 import type { ApprovalGate, RunResult, ToolCallRequest } from '@forge/core';
-import type { SessionTurnWarning } from '@forge/persistence';
+import type { SessionTurnWarning } from '@forge/sessions';
 import { UsageError } from '../cli-error.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { TurnEngine } from '../engines/turn-engine.js';

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '@forge/core';
-import { CorruptFileError, loadTranscript, openSessionHandle, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type SessionHandle, type SessionTranscript } from '@forge/persistence';
+import { CorruptFileError, loadTranscript, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type SessionTranscript } from '@forge/persistence';
+import { openSessionHandle, type SessionHandle } from '@forge/sessions';
 import { CliError, UsageError } from '../cli-error.js';
 import { resolveSessionReference } from './resolve-session.js';
 import { LIST_SESSIONS_HINT, type SessionChoice } from './session-choice.js';

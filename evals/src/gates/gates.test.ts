@@ -93,6 +93,10 @@ describe('gates', () => {
     expect(priced(fits(0.06), 'cost-vs-full-history')?.advisory).toBeUndefined();
     const advisory = evaluateGates(fits(0.06), modes, gatesConfigSchema.parse({ enforceCostGates: false })).find((result) => result.gate === 'cost-vs-full-history');
     expect(advisory).toMatchObject({ status: 'fail', advisory: true });
+    // An agent that skips, on purpose, the notes and checkpoint requests the prompt asks for is priced, but not held to it.
+    const sloppy = fits(0.06).map((result) => ({ ...result, agent: 'sloppy' }));
+    expect(evaluateGates(sloppy, modes).find((result) => result.gate === 'cost-vs-full-history')).toMatchObject({ agent: 'sloppy', status: 'fail', advisory: true });
+    expect(evaluateGates(sloppy, modes).find((result) => result.gate === 'recall')?.advisory).toBeUndefined();
     const long = (own: number) => [
       metrics('baseline:full-history', 'big', { windowFill: 3, passed: false, ...cost(0.02) }),
       metrics('baseline:user-summary', 'big', { windowFill: 3, ...cost(0.1) }),

@@ -25,7 +25,7 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/model-openai': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-compatible': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
-  '@forge/codex': { layer: 1, allowed: ['@forge/core'] },
+  '@forge/codex': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read'] },
   /** Shared AI SDK plumbing of the adapters (the adapter skeleton, settings, streaming, errors, retries); its README example uses the loopback provider. */
   '@forge/ai-sdk-bridge': { layer: 1, allowed: ['@forge/core', '@forge/loopback-provider'] },
   /** Test-only provider server; adapters use it as a devDependency. */

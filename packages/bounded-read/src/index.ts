@@ -10,3 +10,17 @@ export {
   type ReadRegularFile,
   type RegularFileOptions,
 } from './regular-file.js';
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  LineSplitter,
+  lineText,
+  piecesOf,
+  readLinePieces,
+  readLines,
+  readLinesBackward,
+  splitLines,
+  type Line,
+  type LineOptions,
+  type LinePiece,
+  type ReadLinesOptions,
+} from './lines.js';

@@ -24,3 +24,4 @@ export {
   type LinePiece,
   type ReadLinesOptions,
 } from './lines.js';
+export { syncDirectory, writeAll, writeDurably, writeFailureHint, writeFileAtomic, type AtomicWriteOptions } from './atomic-write.js';

@@ -1,3 +1,4 @@
+import { truncateText } from '@forge/core/checkpoint';
 import { readLines, readLinesBackward } from '@forge/bounded-read';
 import { isSafeId, type Message } from '@forge/core';
 import { readdir } from 'node:fs/promises';
@@ -36,7 +37,7 @@ const FIRST_LINE_CHARS = 100;
 function firstLine(message: Message | undefined): string | undefined {
   if (message?.role !== 'user') return undefined;
   const line = message.content.split('\n').find((text) => text.trim() !== '') ?? '';
-  return line.length > FIRST_LINE_CHARS ? `${line.slice(0, FIRST_LINE_CHARS - 1)}…` : line;
+  return truncateText(line, FIRST_LINE_CHARS);
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   createEmitter,
   createId,
   emptyUsage,
+  summarizeError,
   sha256Hex,
   type ApprovalGate,
   type AssistantMessage,
@@ -177,7 +178,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     };
   };
 
-  if (signal.aborted) return finish('cancelled', summarize(new CancelledError()));
+  if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
 
   const gateHandler = approvalHandlerFromGate(options.approvals);
   server.setApprovalHandler((request, serverSignal) => gateHandler(request, AbortSignal.any([serverSignal, signal])));
@@ -264,7 +265,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
           if (!parsed.success || parsed.data.threadId !== threadId || (turnId !== undefined && parsed.data.turn.id !== turnId)) return;
           const turn = parsed.data.turn;
           if (turn.status === 'completed') resolve({ status: 'completed' });
-          else if (turn.status === 'interrupted') resolve({ status: 'cancelled', error: summarize(new CancelledError()) });
+          else if (turn.status === 'interrupted') resolve({ status: 'cancelled', error: summarizeError(new CancelledError()) });
           else {
             resolve({
               status: 'failed',
@@ -291,16 +292,11 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     });
     return finish(outcome.status, outcome.error);
   } catch (error) {
-    return finish(signal.aborted && !ForgeError.isInstance(error) ? 'cancelled' : 'failed', summarize(error));
+    return finish(signal.aborted && !ForgeError.isInstance(error) ? 'cancelled' : 'failed', summarizeError(error));
   } finally {
     unsubscribe();
     stopExitWatch();
     stopAbortWatch();
     server.setApprovalHandler(undefined);
   }
-}
-
-function summarize(error: unknown): ErrorSummary {
-  if (ForgeError.isInstance(error)) return { code: error.code, message: error.message, isRetryable: error.isRetryable };
-  return { code: 'unexpected', message: error instanceof Error ? error.message : String(error), isRetryable: false };
 }

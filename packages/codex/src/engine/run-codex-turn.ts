@@ -92,7 +92,7 @@ export interface CodexRunResult extends RunResult {
 
 /**
  * Runs one user turn on the Codex engine: renders the bounded active view into a text wrapper,
- * reports its cost as `context.budgeted`, starts a Codex turn with it and maps what Codex does
+ * reports its cost as `codex.context.budgeted`, starts a Codex turn with it and maps what Codex does
  * into core events and transcript messages. Never throws for turn failures; they end the run
  * with a typed status, as `runAgent` does.
  */
@@ -136,8 +136,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     historyMessages: view.history.length,
   });
   emit({
-    type: 'context.budgeted',
-    engine: 'codex',
+    type: 'codex.context.budgeted',
     estimate,
     historyMessages: view.history.length,
     hasCheckpoint: rendered.sections.checkpoint.length > 0,

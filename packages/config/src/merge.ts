@@ -139,11 +139,15 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       ...(layer.variables?.[path] === undefined ? {} : { variable: layer.variables[path] }),
     });
     const isProject = layer.source === 'project';
+    const where = layer.file ?? 'project configuration';
     const refuse = (path: string, given: string, kept: string) =>
-      warnings.push(
-        `${layer.file ?? 'project configuration'}: ${path} ${given} is looser than ${kept} from ${describe(provenance[path])}; keeping ${kept} (project configuration may only tighten limits).`,
-      );
+      warnings.push(`${where}: ${path} ${given} is looser than ${kept} from ${describe(provenance[path])}; keeping ${kept} (project configuration may only tighten limits).`);
     const { values } = layer;
+    // Settings only the user may make: a project's value is ignored, with a warning saying why.
+    const userOnly = (path: string, why: string): boolean => {
+      if (isProject) warnings.push(`${where}: ${path} is ignored: ${why}`);
+      return !isProject;
+    };
 
     if (values.model !== undefined) {
       model = values.model;
@@ -164,52 +168,31 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
         provenance['secrets.env'] = origin('secrets.env');
       }
     }
-    if (values.models !== undefined) {
-      if (isProject) {
-        warnings.push(`${layer.file ?? 'project configuration'}: models is ignored: compatible servers may be defined only in your user configuration, not by a project.`);
-      } else {
-        models = values.models;
-        provenance['models'] = origin('models');
-      }
+    if (values.models !== undefined && userOnly('models', 'compatible servers may be defined only in your user configuration, not by a project.')) {
+      models = values.models;
+      provenance['models'] = origin('models');
     }
-    if (values.mcpServers !== undefined) {
-      if (isProject) {
-        warnings.push(
-          `${layer.file ?? 'project configuration'}: mcpServers is ignored: MCP servers are programs Forge starts, so they may be defined only in your user configuration, not by a project.`,
-        );
-      } else {
-        mcpServers = values.mcpServers;
-        provenance['mcpServers'] = origin('mcpServers');
-      }
+    if (values.mcpServers !== undefined && userOnly('mcpServers', 'MCP servers are programs Forge starts, so they may be defined only in your user configuration, not by a project.')) {
+      mcpServers = values.mcpServers;
+      provenance['mcpServers'] = origin('mcpServers');
     }
 
-    if (values.prices !== undefined) {
-      if (isProject) {
-        warnings.push(
-          `${layer.file ?? 'project configuration'}: prices is ignored: prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).`,
-        );
-      } else {
-        // Per model: a later layer's entry replaces an earlier one's for that model only.
-        for (const [id, entry] of Object.entries(values.prices)) {
-          prices[id] = entry;
-          provenance[`prices.${id}`] = origin(`prices.${id}`);
-        }
+    if (values.prices !== undefined && userOnly('prices', 'prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).')) {
+      // Per model: a later layer's entry replaces an earlier one's for that model only.
+      for (const [id, entry] of Object.entries(values.prices)) {
+        prices[id] = entry;
+        provenance[`prices.${id}`] = origin(`prices.${id}`);
       }
     }
 
     const section = values.context ?? {};
-    const where = layer.file ?? 'project configuration';
     const chosen = section.compaction ?? {};
-    if (chosen.model !== undefined) {
-      if (isProject) {
-        warnings.push(
-          `${where}: context.compaction.model is ignored: a compactor model receives the conversation, so only you may choose one — ` +
-            `set it in your user configuration, or pass --compactor to 'forge compact'.`,
-        );
-      } else {
-        compaction = { ...compaction, model: chosen.model };
-        provenance['context.compaction.model'] = origin('context.compaction.model');
-      }
+    if (
+      chosen.model !== undefined &&
+      userOnly('context.compaction.model', "a compactor model receives the conversation, so only you may choose one — set it in your user configuration, or pass --compactor to 'forge compact'.")
+    ) {
+      compaction = { ...compaction, model: chosen.model };
+      provenance['context.compaction.model'] = origin('context.compaction.model');
     }
     if (chosen.strategy !== undefined) {
       if (isProject && chosen.strategy !== 'forge-state') {
@@ -237,7 +220,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
     if (section.mode !== undefined) {
       if (isProject && !projectMayMove[context.mode].includes(section.mode)) {
         warnings.push(
-          `${layer.file ?? 'project configuration'}: context.mode ${section.mode} is not applied: it would move mode ${context.mode} from ${describe(provenance['context.mode'])} ` +
+          `${where}: context.mode ${section.mode} is not applied: it would move mode ${context.mode} from ${describe(provenance['context.mode'])} ` +
             `to one that ${section.mode === 'off' ? 'turns warnings off' : 'builds or installs checkpoints'}; keeping ${context.mode} (a project may only move the mode toward warn).`,
         );
       } else {
@@ -245,34 +228,23 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
         provenance['context.mode'] = origin('context.mode');
       }
     }
-    for (const field of floors) {
-      const wanted = section[field];
-      if (wanted === undefined) continue;
-      if (isProject && wanted < context[field]) refuse(`context.${field}`, String(wanted), String(context[field]));
-      else {
-        context[field] = wanted;
-        provenance[`context.${field}`] = origin(`context.${field}`);
+    // A project may only tighten: `looser` says when its value would loosen the one in force.
+    const tighten = <K extends string, V extends number | boolean>(target: Record<K, V>, fields: readonly K[], looser: (wanted: V, current: V) => boolean, wantedValues: Partial<Record<K, V>>) => {
+      for (const field of fields) {
+        const wanted = wantedValues[field];
+        if (wanted === undefined) continue;
+        const path = `context.${field}`;
+        if (isProject && looser(wanted, target[field])) refuse(path, String(wanted), String(target[field]));
+        else {
+          target[field] = wanted;
+          provenance[path] = origin(path);
+        }
       }
-    }
+    };
+    tighten(context, floors, (wanted, current) => wanted < current, section);
     // Offering a context tool gives the model more to do, so a project may turn one off but not on.
-    for (const field of contextToolFields) {
-      const wanted = section[field];
-      if (wanted === undefined) continue;
-      if (isProject && wanted && !contextTools[field]) refuse(`context.${field}`, 'true', 'false');
-      else {
-        contextTools[field] = wanted;
-        provenance[`context.${field}`] = origin(`context.${field}`);
-      }
-    }
-    for (const field of ceilings) {
-      const wanted = section[field];
-      if (wanted === undefined) continue;
-      if (isProject && wanted > context[field]) refuse(`context.${field}`, String(wanted), String(context[field]));
-      else {
-        context[field] = wanted;
-        provenance[`context.${field}`] = origin(`context.${field}`);
-      }
-    }
+    tighten(contextTools, contextToolFields, (wanted: boolean, current: boolean) => wanted && !current, section);
+    tighten(context, ceilings, (wanted, current) => wanted > current, section);
   }
 
   return {

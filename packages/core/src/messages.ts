@@ -19,10 +19,12 @@ export const reasoningPartSchema = z.object({
   providerMetadata: jsonObjectSchema.optional(),
 });
 
+/** What ties a tool result to its call: the call's id and the tool's name. */
+const toolCallIdentity = { toolCallId: z.string().min(1), toolName: z.string().min(1) };
+
 export const toolCallPartSchema = z.object({
   type: z.literal('tool-call'),
-  toolCallId: z.string().min(1),
-  toolName: z.string().min(1),
+  ...toolCallIdentity,
   input: jsonValueSchema,
   providerMetadata: jsonObjectSchema.optional(),
 });
@@ -35,8 +37,7 @@ export const toolResultOutputSchema = z.discriminatedUnion('type', [
 
 export const toolResultPartSchema = z.object({
   type: z.literal('tool-result'),
-  toolCallId: z.string().min(1),
-  toolName: z.string().min(1),
+  ...toolCallIdentity,
   output: toolResultOutputSchema,
   /** Host-computed facts about the result (content hash, exit code, path); never model-written. */
   metadata: jsonObjectSchema.optional(),

@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { CancelledError } from '@forge/core';
 import { CodexBinaryMissingError, CodexExitedError, CodexProtocolError } from '../errors.js';
-import { approvalHandlerFromGate, type CodexApprovalHandler, type CodexFileChangeSummary } from './approvals.js';
+import { approvalHandlerFromGate, type CodexApprovalHandler, type CodexApprovalRequest, type CodexFileChangeSummary } from './approvals.js';
 import { resolveCodexBinary } from './binary.js';
 import { JsonRpcConnection, JsonRpcReplyError } from './json-rpc.js';
 import {
@@ -334,37 +334,18 @@ export class CodexAppServer {
   }
 
   private async answerServerRequest(method: string, params: unknown): Promise<unknown> {
-    const signal = this.lifetime.signal;
+    const request = this.approvalRequest(method, params);
+    return { decision: await this.approvalHandler(request, this.lifetime.signal) };
+  }
+
+  private approvalRequest(method: string, params: unknown): CodexApprovalRequest {
     if (method === serverRequests.commandApproval) {
-      const request = commandApprovalParamsSchema.parse(params);
-      const decision = await this.approvalHandler(
-        {
-          kind: 'command',
-          threadId: request.threadId,
-          turnId: request.turnId,
-          itemId: request.itemId,
-          command: request.command ?? '',
-          cwd: request.cwd ?? undefined,
-          reason: request.reason ?? undefined,
-        },
-        signal,
-      );
-      return { decision };
+      const { threadId, turnId, itemId, command, cwd, reason } = commandApprovalParamsSchema.parse(params);
+      return { kind: 'command', threadId, turnId, itemId, command: command ?? '', cwd: cwd ?? undefined, reason: reason ?? undefined };
     }
     if (method === serverRequests.fileChangeApproval) {
-      const request = fileChangeApprovalParamsSchema.parse(params);
-      const decision = await this.approvalHandler(
-        {
-          kind: 'fileChange',
-          threadId: request.threadId,
-          turnId: request.turnId,
-          itemId: request.itemId,
-          changes: this.fileChanges.get(request.itemId) ?? [],
-          reason: request.reason ?? undefined,
-        },
-        signal,
-      );
-      return { decision };
+      const { threadId, turnId, itemId, reason } = fileChangeApprovalParamsSchema.parse(params);
+      return { kind: 'fileChange', threadId, turnId, itemId, changes: this.fileChanges.get(itemId) ?? [], reason: reason ?? undefined };
     }
     throw new JsonRpcReplyError(-32601, `Forge does not handle the server request ${method}.`);
   }

@@ -45,6 +45,11 @@ function checkUnique(errors: string[], where: string, keys: readonly string[]): 
   }
 }
 
+function checkKeyedList<T>(errors: string[], where: string, items: readonly T[], max: number, keyOf: (item: T) => string): void {
+  checkCount(errors, where, items.length, max);
+  checkUnique(errors, where, items.map(keyOf));
+}
+
 function checkSeq(errors: string[], where: string, seq: number, messageCount: number): void {
   if (seq >= messageCount) errors.push(`${where}: seq ${seq} is past the ${messageCount} messages the checkpoint covers`);
 }
@@ -79,24 +84,13 @@ function checkState(errors: string[], checkpoint: ContextCheckpoint, caps: Check
     }
     previous = index;
   }
-  checkCount(errors, 'state.artifacts', state.artifacts.length, caps.maxArtifacts);
-  checkUnique(
-    errors,
-    'state.artifacts',
-    state.artifacts.map((artifact) => artifact.uri),
-  );
+  checkKeyedList(errors, 'state.artifacts', state.artifacts, caps.maxArtifacts, (artifact) => artifact.uri);
   for (const artifact of state.artifacts) checkSeq(errors, `state.artifacts ${artifact.uri}`, artifact.lastSeenSeq, count);
-  checkCount(errors, 'state.recentArtifacts', state.recentArtifacts.length, caps.maxRecentArtifacts);
-  checkUnique(errors, 'state.recentArtifacts', state.recentArtifacts);
+  checkKeyedList(errors, 'state.recentArtifacts', state.recentArtifacts, caps.maxRecentArtifacts, (uri) => uri);
   const known = new Set(state.artifacts.map((artifact) => artifact.uri));
   for (const uri of state.recentArtifacts) if (!known.has(uri)) errors.push(`state.recentArtifacts: "${uri}" is not among the artifacts`);
   checkCount(errors, 'state.commands', state.commands.length, caps.maxCommands);
-  checkCount(errors, 'state.changedFiles', state.changedFiles.length, caps.maxChangedFiles);
-  checkUnique(
-    errors,
-    'state.changedFiles',
-    state.changedFiles.map((file) => file.path),
-  );
+  checkKeyedList(errors, 'state.changedFiles', state.changedFiles, caps.maxChangedFiles, (file) => file.path);
   checkCount(errors, 'state.failures', state.failures.length, caps.maxFailures);
   for (const item of [...state.commands, ...state.changedFiles, ...state.failures]) checkSeq(errors, 'state', item.seq, count);
   for (const command of state.commands) checkText(errors, 'state.commands', command.command, caps.maxValueChars);
@@ -109,24 +103,9 @@ function checkState(errors: string[], checkpoint: ContextCheckpoint, caps: Check
 function checkMemory(errors: string[], checkpoint: ContextCheckpoint, caps: CheckpointCaps): void {
   const { memory } = checkpoint;
   const max = caps.maxMemoryTextChars;
-  checkCount(errors, 'memory.plan', memory.plan.length, caps.maxPlanSteps);
-  checkUnique(
-    errors,
-    'memory.plan',
-    memory.plan.map((step) => step.id),
-  );
-  checkCount(errors, 'memory.decisions', memory.decisions.length, caps.maxDecisions);
-  checkUnique(
-    errors,
-    'memory.decisions',
-    memory.decisions.map((decision) => decision.id),
-  );
-  checkCount(errors, 'memory.facts', memory.facts.length, caps.maxFacts);
-  checkUnique(
-    errors,
-    'memory.facts',
-    memory.facts.map((fact) => fact.key),
-  );
+  checkKeyedList(errors, 'memory.plan', memory.plan, caps.maxPlanSteps, (step) => step.id);
+  checkKeyedList(errors, 'memory.decisions', memory.decisions, caps.maxDecisions, (decision) => decision.id);
+  checkKeyedList(errors, 'memory.facts', memory.facts, caps.maxFacts, (fact) => fact.key);
   checkCount(errors, 'memory.rejectedApproaches', memory.rejectedApproaches.length, caps.maxRejectedApproaches);
   checkCount(errors, 'memory.constraints', memory.constraints.length, caps.maxConstraints);
   const texts: [string, string, boolean][] = [

@@ -1,7 +1,7 @@
 import { createInstructionSnapshot, runAgent, type EventEnvelope, type ModelAdapter, type RunResult, type Tool, type Usage } from '@forge/core';
 import { expect } from 'vitest';
 import { comparePrefix } from '../request-prefix.js';
-import { turn, type RecordedRequest } from '../replies.js';
+import { turn, type RecordedRequest, type TurnReply } from '../replies.js';
 import type { LoopbackProvider } from '../server.js';
 import { allowAll, noteTool } from './fixtures.js';
 
@@ -18,28 +18,26 @@ const listNotesTool: Tool = {
   execute: async () => ({ output: { type: 'text', value: 'alpha, beta' } }),
 };
 
+/** The two steps of a turn that reads one note (reasoning, then the call) and answers from it. */
+function readNoteThenAnswer(turnNumber: number, reasoning: string, note: string, answer: string, answerTokens: number): TurnReply[] {
+  return [
+    turn({
+      reasoning,
+      encryptedReasoning: `enc-prefix-${turnNumber}`,
+      toolCalls: [{ name: 'read_note', arguments: { name: note }, callId: `call_prefix_${turnNumber}` }],
+      usage: { inputTokens: 0, outputTokens: 20 },
+    }),
+    turn({ text: answer, usage: { inputTokens: 0, outputTokens: answerTokens } }),
+  ];
+}
+
 /**
  * Two turns of one conversation through `runAgent`, the way a session sends them: each turn makes
  * a tool call (reasoning, call, result) and then answers; the second turn's history is the first.
  * The server records four requests: two steps per turn. `steps` is the usage each step reported.
  */
 export async function runTwoTurns(server: LoopbackProvider, model: ModelAdapter): Promise<{ readonly runs: readonly RunResult[]; readonly steps: readonly Usage[] }> {
-  server.enqueue(
-    turn({
-      reasoning: 'Read the note first.',
-      encryptedReasoning: 'enc-prefix-1',
-      toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_prefix_1' }],
-      usage: { inputTokens: 0, outputTokens: 20 },
-    }),
-    turn({ text: 'The sky is green.', usage: { inputTokens: 0, outputTokens: 8 } }),
-    turn({
-      reasoning: 'Again.',
-      encryptedReasoning: 'enc-prefix-2',
-      toolCalls: [{ name: 'read_note', arguments: { name: 'beta' }, callId: 'call_prefix_2' }],
-      usage: { inputTokens: 0, outputTokens: 20 },
-    }),
-    turn({ text: 'Still green.', usage: { inputTokens: 0, outputTokens: 6 } }),
-  );
+  server.enqueue(...readNoteThenAnswer(1, 'Read the note first.', 'alpha', 'The sky is green.', 8), ...readNoteThenAnswer(2, 'Again.', 'beta', 'Still green.', 6));
   const steps: Usage[] = [];
   const onEvent = ({ event }: EventEnvelope) => {
     if (event.type === 'model.step.completed') steps.push(event.usage);

@@ -9,14 +9,13 @@ import {
   summarizeError,
   sha256Hex,
   type ApprovalGate,
-  type AssistantMessage,
   type ErrorSummary,
   type Message,
   type RunResult,
   type RunStatus,
   type Usage,
-  assistantText,
 } from '@forge/core';
+import { endRun } from '@forge/core/engine';
 import { approvalHandlerFromGate, codexToolNames } from '../app-server/approvals.js';
 import type { CodexAppServer, CodexNotification, CodexThreadOptions } from '../app-server/client.js';
 import {
@@ -146,23 +145,9 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   const finish = (status: RunStatus, error?: ErrorSummary): CodexRunResult => {
     const durationMs = now() - startedAt;
-    if (status === 'failed') {
-      emit({ type: 'run.failed', status, steps, usage, durationMs, error: error ?? { code: 'unexpected', message: 'unknown failure', isRetryable: false } });
-    } else {
-      emit({ type: 'run.completed', status, steps, usage, durationMs });
-    }
-    const added = transcript.finish();
-    const lastAssistant = added.findLast((message): message is AssistantMessage => message.role === 'assistant');
-    const messages: Message[] = [{ role: 'user', content: options.request }, ...added];
+    const messages: Message[] = [{ role: 'user', content: options.request }, ...transcript.finish()];
     return {
-      runId,
-      status,
-      messages,
-      text: lastAssistant === undefined ? '' : assistantText(lastAssistant),
-      steps,
-      usage,
-      instructionsHash: view.instructions.hash,
-      ...(error === undefined ? {} : { error }),
+      ...endRun(emit, { runId, status, messages, steps, usage, durationMs, instructionsHash: view.instructions.hash, error }),
       codex: {
         threadId,
         turnId,

@@ -13,7 +13,7 @@ import { createConservativeEstimator, resolveContextPolicy, sha256Hex, type Json
 import { CHECKPOINT_CAPS, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { buildForgeState, compactTranscript } from '@forge/core/compaction';
 import { ScriptedModel } from '@forge/core/testing';
-import { resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
+import { resolveStoredCheckpoint, selectSessionView } from '@forge/sessions';
 import { median, syntheticTranscript, toolCall, toolResult } from './bench-support.js';
 
 const SIZES = [10_000, 100_000, 1_000_000] as const;

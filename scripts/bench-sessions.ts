@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from '@forge/core';
 import { withRunIds } from '@forge/core/checkpoint';
-import { createSession, listSessions, loadTranscript, openSession, selectSessionView } from '@forge/persistence';
+import { createSession, listSessions, loadTranscript, openSession } from '@forge/persistence';
+import { selectSessionView } from '@forge/sessions';
 import { median, percentile } from './bench-support.js';
 
 const appendsPerSize = Number(process.argv[2] ?? 200);

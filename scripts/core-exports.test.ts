@@ -102,6 +102,7 @@ describe('@forge/core exports', () => {
       '@forge/core/checkpoint',
       '@forge/core/compaction',
       '@forge/core/engine',
+      '@forge/core/observers',
       '@forge/core/pricing',
       '@forge/core/redaction',
       '@forge/core/testing',

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { packageDirectories, REPOSITORY_ROOT, sourceFiles } from './repository.test-helpers.js';
 
 /*
- * Dependencies point one way: cli → adapters / persistence / tools / config → core.
+ * Dependencies point one way: cli → sessions → adapters / persistence / tools / config → core.
  * This test reads every workspace manifest and every import in every package (and in scripts/),
  * so a wrong-way import fails CI instead of waiting for a reviewer to notice. A relative import
  * may not leave its package either: another package is reached by name, through its `exports`,
@@ -31,17 +31,19 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/ai-sdk-bridge': { layer: 1, allowed: ['@forge/core', '@forge/loopback-provider'] },
   /** Test-only provider server; adapters use it as a devDependency. */
   '@forge/loopback-provider': { layer: 1, allowed: ['@forge/core'] },
-  /** The eval harness drives sessions through persistence, tools and core; `forge eval` runs it. */
-  '@forge/evals': { layer: 2, allowed: ['*'] },
-  '@forge/cli': { layer: 3, allowed: ['*'] },
+  /** A conversation that persists: opens a session, runs turns through core's `runAgent`, chooses the view, compacts; persistence keeps its files. */
+  '@forge/sessions': { layer: 2, allowed: ['@forge/core', '@forge/persistence'] },
+  /** The eval harness drives sessions through sessions, persistence, tools and core; `forge eval` runs it. */
+  '@forge/evals': { layer: 3, allowed: ['*'] },
+  '@forge/cli': { layer: 4, allowed: ['*'] },
   /** Reliability and security suites: they drive every package, the CLI included, and nothing depends on them. */
-  '@forge/reliability-tests': { layer: 4, allowed: ['*'] },
+  '@forge/reliability-tests': { layer: 5, allowed: ['*'] },
   /** The built `forge` binary run against real programs (MCP servers, Codex, Chromium); nothing depends on them. */
-  '@forge/bundle-tests': { layer: 4, allowed: ['*'] },
+  '@forge/bundle-tests': { layer: 5, allowed: ['*'] },
   /** The adapter conformance table: every adapter against the loopback provider; nothing depends on it. */
-  '@forge/adapter-tests': { layer: 4, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider', '@forge/model-openai', '@forge/model-deepseek', '@forge/model-compatible'] },
+  '@forge/adapter-tests': { layer: 5, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider', '@forge/model-openai', '@forge/model-deepseek', '@forge/model-compatible'] },
   /** The repository root: benchmarks and repository-wide tests in scripts/; nothing depends on it. */
-  'forge-monorepo': { layer: 5, allowed: ['*'] },
+  'forge-monorepo': { layer: 6, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */
@@ -133,6 +135,8 @@ describe('dependency direction', () => {
   it('catches a wrong-way import (self-check of the rule)', () => {
     expect(isAllowed('@forge/core', '@forge/tools')).toBe(false);
     expect(isAllowed('@forge/tools', '@forge/persistence')).toBe(false);
+    expect(isAllowed('@forge/persistence', '@forge/sessions')).toBe(false);
+    expect(isAllowed('@forge/sessions', '@forge/persistence')).toBe(true);
     expect(isAllowed('@forge/model-openai', '@forge/model-deepseek')).toBe(false);
     expect(isAllowed('@forge/cli', '@forge/tools')).toBe(true);
     expect(isAllowed('@forge/tools', '@forge/core')).toBe(true);

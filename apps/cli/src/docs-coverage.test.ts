@@ -29,7 +29,10 @@ describe('the documentation', () => {
     for (const entry of commandTable.commands) {
       const path = entry.usage.split(/\s+/).filter((word) => !word.startsWith('<') && !word.startsWith('['));
       expect(text, `forge ${path.join(' ')}`).toContain(`forge ${path.join(' ')}`);
-      for (const option of entry.options ?? []) expect(text, `${entry.usage} ${option.long ?? ''}`).toContain(option.long ?? '');
+      for (const spec of Object.values(entry.options ?? {})) {
+        const option = spec.option();
+        expect(text, `${entry.usage} ${option.long ?? ''}`).toContain(option.long ?? '');
+      }
     }
     for (const flag of ['--model', '--cwd', '--approval', '--context-mode', '--max-steps', '--forge-home', '--resume', '--last', '--engine']) {
       expect(text).toContain(`\`${flag}`);

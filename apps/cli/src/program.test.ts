@@ -1,5 +1,6 @@
-import { CommanderError, Option } from 'commander';
+import { CommanderError } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
+import { flag, text } from './commands/command-options.js';
 import type { CommandEntry, CommandInvocation, CommandModule } from './commands/command.js';
 import { createProgram, type CommandTable } from './program.js';
 import { createTestIo } from './test-support/cli-harness.js';
@@ -47,7 +48,7 @@ describe('the command table', () => {
       {
         usage: 'sessions show <id>',
         description: 'show one session',
-        options: [new Option('--full', 'everything')],
+        options: { full: flag('--full', 'everything') },
         load: async () => show.module,
       },
     ]);
@@ -72,5 +73,18 @@ describe('the command table', () => {
     const table: CommandTable = { ...tableWith([]), interactive: { usage: '', description: 'test', load: async () => repl.module } };
     await parse(table, ['--approval', 'read-only']);
     expect(repl.calls[0]?.options).toMatchObject({ approval: 'read-only' });
+  });
+
+  it('hands a command only the options it declares, absent ones left out, and refuses a spec filed under another name', async () => {
+    const show = fakeModule(0);
+    const declared = tableWith([
+      { usage: 'sessions show', description: 'show', options: { dryRun: flag('--dry-run', 'preview'), note: text('--note <text>', 'a note') }, load: async () => show.module },
+    ]);
+    await parse(declared, ['sessions', 'show', '--dry-run']);
+    expect(show.calls[0]?.options).toEqual({ dryRun: true });
+
+    const misfiled = tableWith([{ usage: 'sessions show', description: 'show', options: { dry: flag('--dry-run', 'preview') }, load: async () => fakeModule(0).module }]);
+    const result = await parse(misfiled, ['sessions', 'show']);
+    expect(String(result.thrown)).toContain('declared as "dry" but commander names it "dryRun"');
   });
 });

@@ -1,6 +1,18 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command } from 'commander';
 import { UsageError } from './cli-error.js';
-import type { CommandEntry, CommandGroup, CommandInvocation, GlobalOptionKey } from './commands/command.js';
+import { flag, jsonOutput, oneOf, parseOptions, sessionTarget, text } from './commands/command-options.js';
+import {
+  command,
+  commandOptions,
+  engineGlobals,
+  globalOptionSpecs,
+  sessionTargetGlobals,
+  type CommandEntry,
+  type CommandGroup,
+  type CommandInvocation,
+  type GlobalOptionKey,
+  type OptionsOf,
+} from './commands/command.js';
 import type { CliIo } from './io.js';
 import { colorEnabled } from './output/style.js';
 import { closestMatch } from './suggest.js';
@@ -8,8 +20,10 @@ import { forgeVersion } from './version.js';
 
 /*
  * The command table. Adding a command takes two steps:
- *   1. write `src/commands/<name>.ts` exporting `execute(invocation): Promise<number>`;
- *   2. add one entry to `commands` below (usage, description, options, `load`).
+ *   1. declare its options below with `commandOptions` (its own flags, the globals it uses) and
+ *      add one `command({...})` entry to `commands` (usage, description, the options, `load`);
+ *   2. write `src/commands/<name>.ts` exporting `execute(invocation: CommandInvocation<XOptions>)`,
+ *      typed with the options type exported here; `command` checks the two agree.
  * Keep this file cheap: it is all `forge --help` loads. Heavy modules belong in the command file.
  */
 
@@ -22,14 +36,99 @@ const groups: readonly CommandGroup[] = [
   { name: 'config', description: 'show and check the configuration (FORGE_HOME/config.json, .forge/config.json)' },
 ];
 
-const commands: readonly CommandEntry[] = [
+const COMPACTION_STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
+
+const runOptions = commandOptions({
+  ...jsonOutput('print every event envelope as one JSON line on stdout instead of text'),
+  session: flag('--no-session', 'store nothing: no session, no trace (default: a new session, or the one --resume/--last names)'),
+});
+export type RunOptions = OptionsOf<typeof runOptions>;
+
+const sessionsListOptions = commandOptions(jsonOutput('print the list as one JSON array'), ['forgeHome']);
+export type SessionsListOptions = OptionsOf<typeof sessionsListOptions>;
+
+const sessionsShowOptions = commandOptions(jsonOutput('print the session as one JSON document'), ['forgeHome', 'cwd', 'last']);
+export type SessionsShowOptions = OptionsOf<typeof sessionsShowOptions>;
+
+const compactOptions = commandOptions(
   {
+    dryRun: flag('--dry-run', 'preview only: no model call, nothing written'),
+    ...sessionTarget('the session to compact (or --last)'),
+    focus: text('--focus <text>', 'what the checkpoint should keep in focus (recorded in the events; given to a compactor model)'),
+    strategy: oneOf(
+      '--strategy <name>',
+      'how the checkpoint is built, instead of context.compaction.strategy: forge-state (the default, no model call), model-structured (needs --compactor), provider-native',
+      COMPACTION_STRATEGIES,
+    ),
+    compactor: text('--compactor <provider:id>', 'the model that receives the conversation to summarize with --strategy model-structured'),
+    ...jsonOutput('print the result as one JSON document'),
+  },
+  [...sessionTargetGlobals, ...engineGlobals],
+);
+export type CompactOptions = OptionsOf<typeof compactOptions>;
+
+const checkpointShowOptions = commandOptions({ ...sessionTarget('the session to show (or --last)'), ...jsonOutput('print { checkpoint, view, mode } as one JSON document') }, [
+  ...sessionTargetGlobals,
+  'model',
+  'contextMode',
+]);
+export type CheckpointShowOptions = OptionsOf<typeof checkpointShowOptions>;
+
+const importCodexOptions = commandOptions(
+  {
+    ...jsonOutput('print { state, view, checkpoint, messageCount } as one JSON document'),
+    session: flag('--session', 'also store the transcript and its import checkpoint as a new session and print its id'),
+  },
+  ['forgeHome', 'cwd'],
+);
+export type ImportCodexOptions = OptionsOf<typeof importCodexOptions>;
+
+const contextOptions = commandOptions(jsonOutput('print the report as one JSON document'), [...sessionTargetGlobals, 'model', 'contextMode']);
+export type ContextOptions = OptionsOf<typeof contextOptions>;
+
+const modelsListOptions = commandOptions(jsonOutput('print { models: [...] } as one JSON document'), ['forgeHome', 'cwd']);
+export type ModelsListOptions = OptionsOf<typeof modelsListOptions>;
+
+const configShowOptions = commandOptions(jsonOutput('print the values, their sources, the files and the warnings as one JSON document'), ['forgeHome', 'cwd', 'model', 'approval', 'contextMode']);
+export type ConfigShowOptions = OptionsOf<typeof configShowOptions>;
+
+const configValidateOptions = commandOptions({}, ['forgeHome', 'cwd']);
+export type ConfigValidateOptions = OptionsOf<typeof configValidateOptions>;
+
+const inspectOptions = commandOptions(
+  {
+    last: flag('--last', "inspect the newest run of this workspace's most recent session"),
+    ...jsonOutput('print the report as one JSON document'),
+    html: text('--html <file>', 'also write a self-contained HTML page with a chart of context use per step'),
+  },
+  ['forgeHome', 'cwd', 'last'],
+);
+export type InspectOptions = OptionsOf<typeof inspectOptions>;
+
+const evalOptions = commandOptions(
+  {
+    suite: text('--suite <name>', 'built-in fixtures to run: smoke (default, fast), realistic (real window sizes) or full'),
+    fixtures: text('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'),
+    mode: text('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'),
+    agent: text('--agent <name>', 'the policy agent that plays: cooperative (default), no-notes, sloppy, a comma-separated list, or all (side by side, gated each)'),
+    ...jsonOutput('print the whole report as one JSON document'),
+    report: text('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'),
+    gates: text('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'),
+    prices: text('--prices <sheet>', 'price sheet the costs are computed with: openai (default), deepseek, or a JSON file of input, cached, write and output dollars per million tokens'),
+    live: flag('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI'),
+  },
+  ['model'],
+);
+export type EvalOptions = OptionsOf<typeof evalOptions>;
+
+const replOptions = commandOptions({});
+export type ReplOptions = OptionsOf<typeof replOptions>;
+
+const commands: readonly CommandEntry[] = [
+  command({
     usage: 'run <prompt...>',
     description: 'run one prompt without interaction, print the answer and exit',
-    options: [
-      new Option('--json', 'print every event envelope as one JSON line on stdout instead of text'),
-      new Option('--no-session', 'store nothing: no session, no trace (default: a new session, or the one --resume/--last names)'),
-    ],
+    ...runOptions,
     helpText: [
       '',
       'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C),',
@@ -39,144 +138,84 @@ const commands: readonly CommandEntry[] = [
       '  forge run --model scripted:demo "Summarise the workspace"',
     ].join('\n'),
     load: () => import('./commands/run.js'),
-  },
-  {
+  }),
+  command({
     usage: 'sessions list',
     description: 'list stored sessions, most recent first',
-    options: [new Option('--json', 'print the list as one JSON array')],
-    globals: ['forgeHome'],
+    ...sessionsListOptions,
     load: () => import('./commands/sessions-list.js'),
-  },
-  {
+  }),
+  command({
     usage: 'sessions show [id]',
     description: "show a session's runs and messages (the id or a unique prefix of it; --last: this workspace's newest)",
-    options: [new Option('--json', 'print the session as one JSON document')],
-    globals: ['forgeHome', 'cwd', 'last'],
+    ...sessionsShowOptions,
     load: () => import('./commands/sessions-show.js'),
-  },
-  {
+  }),
+  command({
     usage: 'compact',
     description: 'compact a session now: older turns become a checkpoint the next turns send instead (the transcript is kept); --dry-run previews',
-    options: [
-      new Option('--dry-run', 'preview only: no model call, nothing written'),
-      new Option('--session <id>', 'the session to compact (or --last)'),
-      new Option('--focus <text>', 'what the checkpoint should keep in focus (recorded in the events; given to a compactor model)'),
-      new Option(
-        '--strategy <name>',
-        'how the checkpoint is built, instead of context.compaction.strategy: forge-state (the default, no model call), model-structured (needs --compactor), provider-native',
-      ).choices(['forge-state', 'model-structured', 'provider-native']),
-      new Option('--compactor <provider:id>', 'the model that receives the conversation to summarize with --strategy model-structured'),
-      new Option('--json', 'print the result as one JSON document'),
-    ],
-    globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'engine'],
+    ...compactOptions,
     load: () => import('./commands/compact.js'),
-  },
-  {
+  }),
+  command({
     usage: 'checkpoint show',
     description: "print a session's current checkpoint as the model is sent it, and its provenance",
-    options: [new Option('--session <id>', 'the session to show (or --last)'), new Option('--json', 'print { checkpoint, view, mode } as one JSON document')],
-    globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'],
+    ...checkpointShowOptions,
     load: () => import('./commands/checkpoint-show.js'),
-  },
-  {
+  }),
+  command({
     usage: 'import codex <rollout>',
     description: 'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)',
-    options: [
-      new Option('--json', 'print { state, view, checkpoint, messageCount } as one JSON document'),
-      new Option('--session', 'also store the transcript and its import checkpoint as a new session and print its id'),
-    ],
-    globals: ['forgeHome', 'cwd'],
+    ...importCodexOptions,
     load: () => import('./commands/import-codex.js'),
-  },
-  {
+  }),
+  command({
     usage: 'context',
     description:
       "show what the next request would cost before sending it: model window and its source, tokens by category, reserve, retained turns, free space (with --last or --resume <id>: that session's history)",
-    options: [new Option('--json', 'print the report as one JSON document')],
-    globals: ['forgeHome', 'cwd', 'last', 'resume', 'model', 'contextMode'],
+    ...contextOptions,
     load: () => import('./commands/context.js'),
-  },
-  {
+  }),
+  command({
     usage: 'models list',
     description:
       'list every model of the capability tables and each configured compatible server: window, output limit, input cap, how requests are counted, calibration from provider usage, and the source of each figure (no API key needed)',
-    options: [new Option('--json', 'print { models: [...] } as one JSON document')],
-    globals: ['forgeHome', 'cwd'],
+    ...modelsListOptions,
     load: () => import('./commands/models-list.js'),
-  },
-  {
+  }),
+  command({
     usage: 'config show',
     description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)',
-    options: [new Option('--json', 'print the values, their sources, the files and the warnings as one JSON document')],
-    globals: ['forgeHome', 'cwd', 'model', 'approval', 'contextMode'],
+    ...configShowOptions,
     load: () => import('./commands/config-show.js'),
-  },
-  {
+  }),
+  command({
     usage: 'config validate [file]',
     description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid',
-    globals: ['forgeHome', 'cwd'],
+    ...configValidateOptions,
     load: () => import('./commands/config-validate.js'),
-  },
-  {
+  }),
+  command({
     usage: 'inspect [target]',
     description: "show a run, a session's runs or a trace file (an id or a unique prefix): summary, budget per step, compactions, stops, tool calls (--last: this workspace's newest run)",
-    options: [
-      new Option('--last', "inspect the newest run of this workspace's most recent session"),
-      new Option('--json', 'print the report as one JSON document'),
-      new Option('--html <file>', 'also write a self-contained HTML page with a chart of context use per step'),
-    ],
-    globals: ['forgeHome', 'cwd', 'last'],
+    ...inspectOptions,
     load: () => import('./commands/inspect.js'),
-  },
-  {
+  }),
+  command({
     usage: 'eval',
     description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails',
-    options: [
-      new Option('--suite <name>', 'built-in fixtures to run: smoke (default, fast), realistic (real window sizes) or full'),
-      new Option('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'),
-      new Option('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'),
-      new Option('--agent <name>', 'the policy agent that plays: cooperative (default), no-notes, sloppy, a comma-separated list, or all (side by side, gated each)'),
-      new Option('--json', 'print the whole report as one JSON document'),
-      new Option('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'),
-      new Option('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'),
-      new Option('--prices <sheet>', 'price sheet the costs are computed with: openai (default), deepseek, or a JSON file of input, cached, write and output dollars per million tokens'),
-      new Option('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI'),
-    ],
-    globals: ['model'],
+    ...evalOptions,
     load: () => import('./commands/eval.js'),
-  },
+  }),
 ];
 
 /** What `forge` does without a command: the interactive REPL. */
-const interactive: CommandEntry = {
+const interactive: CommandEntry = command({
   usage: '',
   description: 'Forge: a terminal coding agent that keeps its context trustworthy. Without a command, starts the interactive REPL.',
+  ...replOptions,
   load: () => import('./commands/repl.js'),
-};
-
-const globalOptions = (): Option[] => [
-  new Option('-m, --model <provider:id>', 'model to use: scripted:demo, openai:<id>, deepseek:<id>, compatible:<name> (default: the configured model, else scripted:demo)'),
-  new Option('-C, --cwd <dir>', 'workspace root (default: the current directory)'),
-  new Option('--approval <profile>', 'which tool calls may run without asking (default: the configured profile, else ask)').choices(['read-only', 'ask', 'workspace-write', 'workspace-auto']),
-  new Option('--max-steps <n>', 'model steps allowed per run (default: 25)').argParser(parsePositiveInteger),
-  new Option('--forge-home <dir>', 'where sessions and traces are kept (default: $FORGE_HOME, else ~/.forge)'),
-  new Option('--resume <id>', 'continue a stored session: its id or a unique prefix (see forge sessions list)'),
-  new Option('--last', "continue this workspace's most recent session"),
-  new Option('--context-mode <mode>', 'context management for this invocation: off, warn, shadow or compact (default from the configuration, else compact)').choices([
-    'off',
-    'warn',
-    'shadow',
-    'compact',
-  ]),
-  new Option('--engine <name>', "what runs each turn: native (Forge's own loop, default) or codex (the Codex CLI's App Server; --model codex:<model>)").choices(['native', 'codex']),
-];
-
-function parsePositiveInteger(value: string): number {
-  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new InvalidArgumentError('Expected a positive whole number such as 10.');
-  }
-  return Number(value);
-}
+});
 
 /**
  * A global option given to a command that does not use it is a usage error: silently ignoring
@@ -242,7 +281,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void, ta
     })
     .configureHelp({ showGlobalOptions: true })
     .allowExcessArguments(true);
-  for (const option of globalOptions()) program.addOption(option);
+  for (const spec of Object.values(globalOptionSpecs)) program.addOption(spec.option());
   program.addHelpText(
     'after',
     ['', 'Examples:', '  forge                                   start the interactive REPL', '  forge run "Summarise the workspace"     answer one prompt and exit'].join('\n'),
@@ -276,7 +315,7 @@ function register(program: Command, entry: CommandEntry, groups: readonly Comman
   let parent = program;
   for (const groupName of path.slice(0, -1)) parent = groupCommand(parent, groupName, groups);
   const command = parent.command([name, ...argumentsUsage].join(' ')).description(entry.description);
-  for (const option of entry.options ?? []) command.addOption(option);
+  for (const spec of Object.values(entry.options ?? {})) command.addOption(spec.option());
   if (entry.helpText !== undefined) command.addHelpText('after', entry.helpText);
   command.action(async (...parameters: unknown[]) => {
     const invoked = parameters.at(-1) as Command;
@@ -295,5 +334,6 @@ function groupCommand(parent: Command, name: string, groups: readonly CommandGro
 async function runEntry(entry: CommandEntry, args: CommandInvocation['args'], command: Command, io: CliIo, setExitCode: (code: number) => void): Promise<void> {
   rejectUnusedGlobals(entry, command);
   const implementation = await entry.load();
-  setExitCode(await implementation.execute({ args, options: command.optsWithGlobals(), io }));
+  const options = parseOptions({ ...globalOptionSpecs, ...entry.options }, command.optsWithGlobals());
+  setExitCode(await implementation.execute({ args, options, io }));
 }

@@ -3,7 +3,8 @@ import { selectRecentTail } from '@forge/core/view';
 import type { ExpandedTurn } from '../fixture/expand.js';
 import { SUMMARY_REQUEST } from '../policy/summaries.js';
 import { EvalSession } from './eval-session.js';
-import type { CompactionRecord, ModeContext, ModeRunner, ModeTurnResult } from './types.js';
+import { modeSession, turnResult } from './mode-session.js';
+import type { CompactionRecord, ModeContext, ModeRunner } from './types.js';
 import { messagesTokens, turnBudget, type TurnBudget } from './view-budget.js';
 
 /*
@@ -13,10 +14,6 @@ import { messagesTokens, turnBudget, type TurnBudget } from './view-budget.js';
 
 function historyBudget(context: ModeContext, budget: TurnBudget): number {
   return context.fixture.fixture.context.historyBudgetTokens ?? Math.max(0, budget.thresholdTokens - budget.baseTokens);
-}
-
-function result(run: ModeTurnResult['result'], events: EventEnvelope[], extra: Partial<ModeTurnResult> = {}): ModeTurnResult {
-  return { result: run, compactions: [], noProgressStops: 0, overflowRecoveries: 0, memoryTexts: [], events, ...extra };
 }
 
 /** Sliding window: the most recent complete messages that fit the history budget, nothing else. */
@@ -29,17 +26,13 @@ export const slidingWindowMode: ModeRunner = {
   implementation: 'selectRecentTail over the stored transcript with the history budget; no memory of what was dropped',
   async start(context) {
     const session = await EvalSession.open(context);
-    return {
-      async runTurn(turn: ExpandedTurn) {
-        const budget = await turnBudget(context, context.model, await session.instructions('warn')(), turn, session.toolDefinitions('warn'));
-        const messages = session.messages;
-        const start = selectRecentTail(messages, { budgetTokens: historyBudget(context, budget), messageTokens: await context.model.countMessageTokens(messages) });
-        const events: EventEnvelope[] = [];
-        return result(await session.runWithView(turn, 'warn', { history: messages.slice(start) }, events, context.model), events);
-      },
-      restart: () => session.restart(),
-      close: () => session.close(),
-    };
+    return modeSession(session, async (turn: ExpandedTurn) => {
+      const budget = await turnBudget(context, context.model, await session.instructions('warn')(), turn, session.toolDefinitions('warn'));
+      const messages = session.messages;
+      const start = selectRecentTail(messages, { budgetTokens: historyBudget(context, budget), messageTokens: await context.model.countMessageTokens(messages) });
+      const events: EventEnvelope[] = [];
+      return turnResult(await session.runWithView(turn, 'warn', { history: messages.slice(start) }, events, context.model), events);
+    });
   },
 };
 
@@ -65,43 +58,39 @@ export const userSummaryMode: ModeRunner = {
     const session = await EvalSession.open(context);
     let kept: Message[] = [];
     let compactedThrough = 0;
-    return {
-      async runTurn(turn) {
-        const instructions = await session.instructions('warn')();
-        const budget = await turnBudget(context, context.model, instructions, turn, session.toolDefinitions('warn'));
-        const compactions: CompactionRecord[] = [];
-        let view = [...kept, ...session.messages.slice(compactedThrough)];
-        const before = await messagesTokens(context.model, view);
-        let noProgress = 0;
-        if (before > historyBudget(context, budget) && view.length > 0) {
-          const summary = await summarize(context, instructions.text, view, turn.index);
-          if (summary === undefined) noProgress = 1;
-          else {
-            const users = view.filter((message) => message.role === 'user' && !message.content.startsWith(SUMMARY_PREFIX));
-            const chosen: Message[] = [];
-            const costs = await context.model.countMessageTokens(users);
-            let tokens = 0;
-            for (let index = users.length - 1; index >= 0; index -= 1) {
-              const message = users[index] as Message;
-              const cost = costs[index] ?? 0;
-              if (tokens + cost > context.policy.recentTailTokens) break;
-              tokens += cost;
-              chosen.unshift(message);
-            }
-            kept = [...chosen, { role: 'user', content: `${SUMMARY_PREFIX}${summary}` }];
-            compactedThrough = session.messages.length;
-            view = kept;
-            compactions.push({ turn: turn.index, reclaimedTokens: before - (await messagesTokens(context.model, view)), strategy: 'user-summary', kind: 'applied' });
+    return modeSession(session, async (turn) => {
+      const instructions = await session.instructions('warn')();
+      const budget = await turnBudget(context, context.model, instructions, turn, session.toolDefinitions('warn'));
+      const compactions: CompactionRecord[] = [];
+      let view = [...kept, ...session.messages.slice(compactedThrough)];
+      const before = await messagesTokens(context.model, view);
+      let noProgress = 0;
+      if (before > historyBudget(context, budget) && view.length > 0) {
+        const summary = await summarize(context, instructions.text, view, turn.index);
+        if (summary === undefined) noProgress = 1;
+        else {
+          const users = view.filter((message) => message.role === 'user' && !message.content.startsWith(SUMMARY_PREFIX));
+          const chosen: Message[] = [];
+          const costs = await context.model.countMessageTokens(users);
+          let tokens = 0;
+          for (let index = users.length - 1; index >= 0; index -= 1) {
+            const message = users[index] as Message;
+            const cost = costs[index] ?? 0;
+            if (tokens + cost > context.policy.recentTailTokens) break;
+            tokens += cost;
+            chosen.unshift(message);
           }
+          kept = [...chosen, { role: 'user', content: `${SUMMARY_PREFIX}${summary}` }];
+          compactedThrough = session.messages.length;
+          view = kept;
+          compactions.push({ turn: turn.index, reclaimedTokens: before - (await messagesTokens(context.model, view)), strategy: 'user-summary', kind: 'applied' });
         }
-        const events: EventEnvelope[] = [];
-        const run = await session.runWithView(turn, 'warn', { history: view }, events, context.model);
-        const summaryText = kept.at(-1)?.role === 'user' ? [(kept.at(-1) as { content: string }).content] : [];
-        return result(run, events, { compactions, noProgressStops: noProgress, memoryTexts: summaryText });
-      },
-      restart: () => session.restart(),
-      close: () => session.close(),
-    };
+      }
+      const events: EventEnvelope[] = [];
+      const run = await session.runWithView(turn, 'warn', { history: view }, events, context.model);
+      const summaryText = kept.at(-1)?.role === 'user' ? [(kept.at(-1) as { content: string }).content] : [];
+      return turnResult(run, events, { compactions, noProgressStops: noProgress, memoryTexts: summaryText });
+    });
   },
 };
 

@@ -1,7 +1,8 @@
 import { runAgent, type ContextMode, type EventEnvelope, type InstructionSnapshot, type Message, type ModelAdapter, type RunResult, type ToolDefinition } from '@forge/core';
 import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { toolDefinitions, workspaceArtifactHashes, type AgentSurface } from '@forge/tools';
-import { loadTranscript, OpaqueStateStore, openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/persistence';
+import { loadTranscript, OpaqueStateStore } from '@forge/persistence';
+import { openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/sessions';
 import path from 'node:path';
 import type { ExpandedTurn } from '../fixture/expand.js';
 import { createSessionTools, evalSurface, type SessionTools } from '../workspace/tools.js';
@@ -144,10 +145,8 @@ export class EvalSession {
           model: withCheckpoint(model, view.checkpoint),
           context: { ...common.context, mode },
           instructions: input.instructions,
-          history: view.history,
+          session: { history: view.history, id: input.sessionId, onMessage: input.onMessage },
           runId: input.runId,
-          sessionId: input.sessionId,
-          onMessage: input.onMessage,
           onEvent: input.onEvent,
           now: this.context.now,
         }),

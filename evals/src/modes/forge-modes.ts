@@ -2,11 +2,8 @@ import type { EventEnvelope } from '@forge/core';
 import type { ExpandedTurn } from '../fixture/expand.js';
 import { EvalSession } from './eval-session.js';
 import { withoutWindow } from './model-wrappers.js';
-import type { ModeContext, ModeRunner, ModeSession, ModeTurnResult } from './types.js';
-
-function turnResult(result: ModeTurnResult['result'], events: EventEnvelope[], extra: Partial<ModeTurnResult> = {}): ModeTurnResult {
-  return { result, compactions: [], noProgressStops: 0, overflowRecoveries: 0, memoryTexts: [], events, ...extra };
-}
+import { modeSession, turnResult } from './mode-session.js';
+import type { ModeContext, ModeRunner, ModeSession } from './types.js';
 
 /**
  * Modes `off` and `warn` as the product runs them: `SessionHandle.runTurn` with the session view,
@@ -23,14 +20,10 @@ function storedMode(id: 'off' | 'warn', label: string): ModeRunner {
     implementation: `SessionHandle.runTurn in mode ${id}: every stored message, no checkpoint, a stop when it cannot fit`,
     async start(context: ModeContext): Promise<ModeSession> {
       const session = await EvalSession.open(context);
-      return {
-        async runTurn(turn: ExpandedTurn) {
-          const events: EventEnvelope[] = [];
-          return turnResult(await session.runStored(turn, id, events), events);
-        },
-        restart: () => session.restart(),
-        close: () => session.close(),
-      };
+      return modeSession(session, async (turn: ExpandedTurn) => {
+        const events: EventEnvelope[] = [];
+        return turnResult(await session.runStored(turn, id, events), events);
+      });
     },
   };
 }
@@ -51,13 +44,9 @@ export const fullHistoryMode: ModeRunner = {
   implementation: 'every stored message, with no window known to the client: the provider alone refuses what is too long',
   async start(context) {
     const session = await EvalSession.open(context);
-    return {
-      async runTurn(turn) {
-        const events: EventEnvelope[] = [];
-        return turnResult(await session.runWithView(turn, 'off', { history: [...session.messages] }, events, withoutWindow(context.model)), events);
-      },
-      restart: () => session.restart(),
-      close: () => session.close(),
-    };
+    return modeSession(session, async (turn) => {
+      const events: EventEnvelope[] = [];
+      return turnResult(await session.runWithView(turn, 'off', { history: [...session.messages] }, events, withoutWindow(context.model)), events);
+    });
   },
 };

@@ -1,3 +1,4 @@
+import { nativeCompactionInput } from '../policy/summaries.js';
 import type { Message, ModelAdapter, ModelCallOptions, ModelRequest, ModelStreamPart, TokenCategories, TokenEstimate } from '@forge/core';
 
 /** One provider request as the harness recorded it. */
@@ -50,13 +51,7 @@ export class RecordingModel implements ModelAdapter {
     if (compact !== undefined) {
       // A provider's own compaction is a summary call: recorded with its cost, never as an agent request.
       this.compact = async (request, options) => {
-        const estimate = await inner.estimateRequestTokens({
-          instructions: request.instructions,
-          history: request.messages,
-          currentRequest: { role: 'user', content: '' },
-          continuation: [],
-          tools: [],
-        });
+        const estimate = await inner.estimateRequestTokens(nativeCompactionInput(request));
         const state = await compact.call(inner, request, options);
         this.requests.push({
           turn: this.turn,

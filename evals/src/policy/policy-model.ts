@@ -1,18 +1,5 @@
-import {
-  ContextOverflowError,
-  hashMessages,
-  sha256Hex,
-  type JsonObject,
-  type Message,
-  type ModelAdapter,
-  type ModelCallOptions,
-  type ModelCapabilities,
-  type ModelRequest,
-  type ModelStreamPart,
-  type NativeCompactionRequest,
-  type OpaqueProviderState,
-  type TokenEstimate,
-} from '@forge/core';
+import { ContextOverflowError, hashMessages, sha256Hex } from '@forge/core';
+import type * as core from '@forge/core';
 import { cacheableTokens, createPromptCacheSimulator, promptCacheText, type PromptCacheSimulator } from '@forge/core/pricing';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
@@ -20,7 +7,7 @@ import { MODEL_CALL_MS, type EvalClock } from '../run/eval-clock.js';
 import { decideNextAction, findTurn, type FactUse, type ReadIntent } from './agent.js';
 import { playedCounters, type PlayedCounters, type PlayedModel } from './counting.js';
 import { agentHabits, DEFAULT_AGENT, type AgentHabits, type AgentName } from './habits.js';
-import { isCompactorRequest, SUMMARY_REQUEST, writeStructuredSummary, writeSummary } from './summaries.js';
+import { isCompactorRequest, nativeCompactionInput, SUMMARY_REQUEST, writeStructuredSummary, writeSummary } from './summaries.js';
 import { checkpointSegments, viewRequest, type RequestView, type Segment } from './request-view.js';
 
 export interface PolicyModelOptions {
@@ -54,8 +41,8 @@ const PROVIDER = 'policy';
 
 /** A request as the provider receives it: provider-native state's items replace what they cover. */
 interface ReplayedRequest {
-  readonly effective: ModelRequest;
-  readonly items?: readonly JsonObject[];
+  readonly effective: core.ModelRequest;
+  readonly items?: readonly core.JsonObject[];
   /** The items as the provider receives them (JSON), when there are any. */
   readonly itemsText?: string;
 }
@@ -67,11 +54,11 @@ interface ReplayedRequest {
  * window with `ContextOverflowError` and reports its own token count as usage, so estimator error
  * is measured against a different counter than Forge's.
  */
-export class PolicyModel implements ModelAdapter {
+export class PolicyModel implements core.ModelAdapter {
   readonly specificationVersion = 'forge-model-v1' as const;
   readonly provider = PROVIDER;
   readonly modelId: string;
-  readonly capabilities: ModelCapabilities;
+  readonly capabilities: core.ModelCapabilities;
   /** Every provider call, in order. */
   readonly calls: PolicyCall[] = [];
   /** Facts stated in answers and where the agent took them from. */
@@ -110,13 +97,13 @@ export class PolicyModel implements ModelAdapter {
     if (options.nativeCompaction === true) this.compact = (request) => this.compactNatively(request);
   }
 
-  compact?: (request: NativeCompactionRequest, options: ModelCallOptions) => Promise<OpaqueProviderState>;
+  compact?: (request: core.NativeCompactionRequest, options: core.ModelCallOptions) => Promise<core.OpaqueProviderState>;
 
-  async countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
+  async countMessageTokens(messages: readonly core.Message[]): Promise<readonly number[]> {
     return (await this.counters).forge.countMessages(messages);
   }
 
-  async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
+  async estimateRequestTokens(request: core.ModelRequest): Promise<core.TokenEstimate> {
     const { effective, itemsText } = this.replay(request);
     const estimate = (await this.counters).forge.estimate(effective);
     if (itemsText === undefined) return estimate;
@@ -129,7 +116,7 @@ export class PolicyModel implements ModelAdapter {
    * stand in for the checkpoint view and for the history messages they were made from (when the
    * history starts with exactly those), as a hosted compaction item does.
    */
-  private replay(request: ModelRequest): ReplayedRequest {
+  private replay(request: core.ModelRequest): ReplayedRequest {
     const state = request.nativeState;
     if (state === undefined || state.provider !== PROVIDER || state.modelId !== this.modelId) return { effective: request };
     const { checkpoint: _checkpoint, nativeState: _state, ...rest } = request;
@@ -151,7 +138,7 @@ export class PolicyModel implements ModelAdapter {
     return { ...base, segments: [...instructions, ...expanded, ...rest] };
   }
 
-  async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
+  async *doStream(request: core.ModelRequest, options: core.ModelCallOptions): AsyncIterable<core.ModelStreamPart> {
     options.signal?.throwIfAborted();
     const replayed = this.replay(request);
     const view = this.view(replayed);
@@ -177,7 +164,7 @@ export class PolicyModel implements ModelAdapter {
 
     const served = this.servePrefix(options.promptCacheKey, replayed, inputTokens);
     let text = '';
-    let call: { toolCallId: string; toolName: string; input: JsonObject } | undefined;
+    let call: { toolCallId: string; toolName: string; input: core.JsonObject } | undefined;
     if (compactor) text = writeStructuredSummary(this.fixture, view);
     else if (summary) text = writeSummary(this.fixture, view);
     else if (turn === undefined) text = 'I do not recognise this request, so I have nothing to do.';
@@ -223,7 +210,7 @@ export class PolicyModel implements ModelAdapter {
   }
 
   /** What the simulated provider counts for a request it receives, with `extraText` (replayed items) on top. */
-  private async providerTokens(request: ModelRequest, extraText = ''): Promise<number> {
+  private async providerTokens(request: core.ModelRequest, extraText = ''): Promise<number> {
     const { provider } = await this.counters;
     const extra = extraText.length === 0 ? 0 : provider.countMessage({ role: 'user', content: extraText });
     return provider.estimate(request).tokens + extra;
@@ -234,9 +221,9 @@ export class PolicyModel implements ModelAdapter {
    * a summary written by the model, like a hosted compaction endpoint. The state is opaque to
    * Forge; only this provider expands it.
    */
-  private async compactNatively(request: NativeCompactionRequest): Promise<OpaqueProviderState> {
+  private async compactNatively(request: core.NativeCompactionRequest): Promise<core.OpaqueProviderState> {
     const previous = request.previous?.provider === PROVIDER ? request.previous.items : [];
-    const previousUsers = previous.filter((item) => item['type'] === 'user').map((item): Message => ({ role: 'user', content: String(item['text']) }));
+    const previousUsers = previous.filter((item) => item['type'] === 'user').map((item): core.Message => ({ role: 'user', content: String(item['text']) }));
     const messages = [...previousUsers, ...request.messages];
     const previousSummary = previous.find((item) => item['type'] === 'summary');
     const view = viewRequest({
@@ -247,23 +234,17 @@ export class PolicyModel implements ModelAdapter {
       continuation: [],
       tools: [],
     });
-    const users: JsonObject[] = [];
+    const users: core.JsonObject[] = [];
     let budget = 2000 * 4;
     for (const message of [...messages].reverse()) {
       if (message.role !== 'user' || message.content.length > budget) continue;
       budget -= message.content.length;
       users.unshift({ type: 'user', text: message.content });
     }
-    const items: JsonObject[] = [...users, { type: 'summary', text: writeSummary(this.fixture, view) }];
+    const items: core.JsonObject[] = [...users, { type: 'summary', text: writeSummary(this.fixture, view) }];
     const serialized = JSON.stringify(items);
     const itemHash = sha256Hex(serialized);
-    const providerInputTokens = await this.providerTokens({
-      instructions: request.instructions,
-      history: request.messages,
-      currentRequest: { role: 'user', content: '' },
-      continuation: [],
-      tools: [],
-    });
+    const providerInputTokens = await this.providerTokens(nativeCompactionInput(request));
     this.calls.push({ kind: 'summary', turn: undefined, providerInputTokens, cachedTokens: 0, outputTokens: Math.ceil(serialized.length / 4), overflow: false, injectedFault: false });
     return {
       provider: PROVIDER,

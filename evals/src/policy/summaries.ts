@@ -1,3 +1,4 @@
+import type { ModelRequest, NativeCompactionRequest } from '@forge/core';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { failureVisible, knownFact } from './knowledge.js';
 import type { RequestView, Segment } from './request-view.js';
@@ -7,6 +8,11 @@ import type { RequestView, Segment } from './request-view.js';
  * (the naive baseline, a provider's own compaction) or the structured checkpoint a compactor model
  * returns. Like any model, it can only write down what its request shows.
  */
+
+/** What a provider-native compaction sends, as a request to count: its instructions and its messages as history, nothing else. */
+export function nativeCompactionInput(request: NativeCompactionRequest): ModelRequest {
+  return { instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] };
+}
 
 /** The first line of the summary prompt; a request starting with it asks the model for a summary. */
 export const SUMMARY_REQUEST = '[SUMMARIZE THE CONVERSATION FOR A HANDOFF]';

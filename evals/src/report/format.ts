@@ -55,6 +55,20 @@ export function compactionsByFill(report: EvalReport): { readonly headers: reado
   return { headers: ['fixture', 'fill', ...modes], rows };
 }
 
+/** One row per run that measured the Codex wrapper: fixture, mode, largest and median wrapper tokens, constraint mismatches. */
+export function wrapperRows(report: EvalReport): readonly (readonly string[])[] {
+  return report.results.flatMap((result) =>
+    result.wrapper === null ? [] : [[result.fixture, result.mode, formatCount(result.wrapper.maxTokens), formatCount(result.wrapper.medianTokens), String(result.wrapper.constraintMismatches)]],
+  );
+}
+
+/** The runs that failed their checks or broke a safety invariant, each with its reasons (safety ones marked). */
+export function failedRuns(report: EvalReport): readonly { readonly result: EvalReport['results'][number]; readonly reasons: readonly string[] }[] {
+  return report.results
+    .filter((result) => !result.passed || result.safetyFailures.length > 0)
+    .map((result) => ({ result, reasons: [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)] }));
+}
+
 /** A priced cost with four decimals (`$0.0213`): enough to tell modes apart on the fixtures. */
 export function formatUsd(amount: number): string {
   return `$${amount.toFixed(4)}`;

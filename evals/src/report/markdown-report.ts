@@ -1,19 +1,5 @@
 import type { EvalReport } from '../run/run-eval.js';
-import {
-  agentLines,
-  priceSheetLine,
-  agentsLabel,
-  compactionsByFill,
-  formatCount,
-  gateStatusLabel,
-  modeColumns,
-  modeSummaries,
-  nameColumns,
-  rereadLines,
-  resultColumns,
-  runLabel,
-  severalAgents,
-} from './format.js';
+import * as format from './format.js';
 
 /** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
@@ -24,25 +10,25 @@ function markdownTable(headers: readonly string[], rows: readonly (readonly stri
   return [`| ${headers.map(cell).join(' | ')} |`, `|${headers.map((_, index) => (index < names ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
 }
 
-function markdownStatus(label: ReturnType<typeof gateStatusLabel>['label']): string {
+function markdownStatus(label: ReturnType<typeof format.gateStatusLabel>['label']): string {
   if (label === 'FAIL') return '**FAIL**';
   return label === 'WARN' ? 'WARN (advisory)' : label;
 }
 
 /** The report as Markdown: what ran, the per-mode and per-fixture tables, the gates, why runs failed. */
 export function renderMarkdownReport(report: EvalReport): string {
-  const modes = modeColumns(report);
-  const results = resultColumns(report);
-  const several = severalAgents(report);
-  const byFill = compactionsByFill(report);
+  const modes = format.modeColumns(report);
+  const results = format.resultColumns(report);
+  const several = format.severalAgents(report);
+  const byFill = format.compactionsByFill(report);
   const lines: string[] = [
     `# forge eval — ${report.source}`,
     '',
-    `Model: ${report.model}, ${agentsLabel(report)}. Started ${report.startedAt}; ${report.fixtures.length} fixtures, ${(report.durationMs / 1000).toFixed(1)} s.`,
+    `Model: ${report.model}, ${format.agentsLabel(report)}. Started ${report.startedAt}; ${report.fixtures.length} fixtures, ${(report.durationMs / 1000).toFixed(1)} s.`,
     '',
-    ...agentLines(report).map((line) => `- ${cell(line)}`),
+    ...format.agentLines(report).map((line) => `- ${cell(line)}`),
     '',
-    `${cell(priceSheetLine(report))}. Costs are the simulated provider's usage, prompt cache included, at these prices.`,
+    `${cell(format.priceSheetLine(report))}. Costs are the simulated provider's usage, prompt cache included, at these prices.`,
     '',
     '## Modes',
     '',
@@ -55,8 +41,8 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     ...markdownTable(
       modes.map((column) => column.title),
-      modeSummaries(report).map((summary) => modes.map((column) => column.value(summary))),
-      nameColumns(report, 'modes'),
+      format.modeSummaries(report).map((summary) => modes.map((column) => column.value(summary))),
+      format.nameColumns(report, 'modes'),
     ),
     '',
     '## Compactions per fixture, by window fill',
@@ -69,8 +55,8 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     ...markdownTable(
       ['gate', 'mode', ...(several ? ['agent'] : []), 'result', 'measured', 'needs', 'detail'],
-      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), markdownStatus(gateStatusLabel(gate).label), gate.actual, gate.threshold, gate.detail]),
-      nameColumns(report, 'gates'),
+      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), markdownStatus(format.gateStatusLabel(gate).label), gate.actual, gate.threshold, gate.detail]),
+      format.nameColumns(report, 'gates'),
     ),
     '',
     '## Fixture × mode',
@@ -78,38 +64,22 @@ export function renderMarkdownReport(report: EvalReport): string {
     ...markdownTable(
       results.map((column) => column.title),
       report.results.map((result) => results.map((column) => column.value(result))),
-      nameColumns(report, 'results'),
+      format.nameColumns(report, 'results'),
     ),
     '',
   ];
-  const rereads = rereadLines(report);
+  const rereads = format.rereadLines(report);
   if (rereads.length > 0) lines.push('## Re-reads of unchanged files, and why', '', ...rereads.map((line) => `- ${cell(line)}`), '');
-  const wrappers = report.results.filter((result) => result.wrapper !== null);
-  if (wrappers.length > 0) {
-    lines.push(
-      '## Codex wrapper',
-      '',
-      ...markdownTable(
-        ['fixture', 'mode', 'largest wrapper', 'median wrapper', 'constraint mismatches'],
-        wrappers.map((result) => [
-          result.fixture,
-          result.mode,
-          formatCount(result.wrapper?.maxTokens ?? 0),
-          formatCount(result.wrapper?.medianTokens ?? 0),
-          String(result.wrapper?.constraintMismatches ?? 0),
-        ]),
-      ),
-      '',
-    );
-  }
-  const failed = report.results.filter((result) => !result.passed || result.safetyFailures.length > 0);
+  const wrappers = format.wrapperRows(report);
+  if (wrappers.length > 0) lines.push('## Codex wrapper', '', ...markdownTable(['fixture', 'mode', 'largest wrapper', 'median wrapper', 'constraint mismatches'], wrappers), '');
+  const failed = format.failedRuns(report);
   if (failed.length > 0 || report.errors.length > 0) {
     lines.push('## Why runs failed', '');
-    for (const result of failed) {
-      const who = runLabel(result, several);
-      for (const reason of [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)]) lines.push(`- ${cell(`${who}: ${reason}`)}`);
+    for (const { result, reasons } of failed) {
+      const who = format.runLabel(result, several);
+      for (const reason of reasons) lines.push(`- ${cell(`${who}: ${reason}`)}`);
     }
-    for (const error of report.errors) lines.push(`- ${cell(`${runLabel(error, several)}: could not run: ${error.message}`)}`);
+    for (const error of report.errors) lines.push(`- ${cell(`${format.runLabel(error, several)}: could not run: ${error.message}`)}`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;

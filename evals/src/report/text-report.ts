@@ -6,7 +6,7 @@ import {
   priceSheetLine,
   agentsLabel,
   compactionsByFill,
-  formatCount,
+  failedRuns,
   gateStatusLabel,
   modeColumns,
   modeSummaries,
@@ -16,6 +16,7 @@ import {
   runLabel,
   severalAgents,
   type Paint,
+  wrapperRows,
 } from './format.js';
 
 /** The colour of each gate tone in the terminal. */
@@ -117,24 +118,10 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
     lines.push(paint.bold('Compactions per fixture, by window fill'), '(fill: peak whole history ÷ available input; shadow builds in parentheses)');
     lines.push(...table(byFill.headers, byFill.rows, paint, columns), '');
   }
-  const wrappers = report.results.filter((result) => result.wrapper !== null);
+  const wrappers = wrapperRows(report);
   if (wrappers.length > 0 && options.details !== false) {
     lines.push(paint.bold('Codex wrapper (tokens of the text Forge would send the Codex engine)'));
-    lines.push(
-      ...table(
-        ['fixture', 'mode', 'largest', 'median', 'constraint mismatches'],
-        wrappers.map((result) => [
-          result.fixture,
-          result.mode,
-          formatCount(result.wrapper?.maxTokens ?? 0),
-          formatCount(result.wrapper?.medianTokens ?? 0),
-          String(result.wrapper?.constraintMismatches ?? 0),
-        ]),
-        paint,
-        columns,
-      ),
-      '',
-    );
+    lines.push(...table(['fixture', 'mode', 'largest', 'median', 'constraint mismatches'], wrappers, paint, columns), '');
   }
   const unavailable = report.modes.filter((mode) => mode.unavailable !== null);
   for (const mode of unavailable) lines.push(paint.dim(`not run: ${mode.id} — ${mode.unavailable ?? ''}`));
@@ -152,11 +139,10 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
   }
   for (const error of report.errors) lines.push(paint.red(`error: ${runLabel(error, severalAgents(report))}: ${error.message}`));
 
-  const failed = report.results.filter((result) => !result.passed || result.safetyFailures.length > 0);
+  const failed = failedRuns(report);
   if (failed.length > 0 && options.details !== false) {
     lines.push('', paint.bold('Why runs failed'));
-    for (const result of failed) {
-      const reasons = [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)];
+    for (const { result, reasons } of failed) {
       lines.push(`  ${runLabel(result, severalAgents(report))}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`);
     }
   }

@@ -8,7 +8,7 @@
 
 // The run loop
 export { runAgent } from './run/run-agent.js';
-export type { RunAgentOptions, RunResult } from './run/types.js';
+export type { RunAgentOptions, RunResult, RunSession } from './run/types.js';
 export { addUsage } from './run/usage.js';
 export { CONTEXT_MODES, DEFAULT_CONTEXT_POLICY, resolveContextPolicy, type ContextMode, type ContextPolicy } from './budget/policy.js';
 export { createInstructionSnapshot, sha256Hex, type InstructionSnapshot } from './instructions.js';

@@ -24,7 +24,14 @@ describe('DeepSeek adapter', () => {
   it('keeps reasoning_content in history and passes it back on the next run, as thinking mode requires', async () => {
     const history = await toolTurnHistory();
     server.enqueue(turn({ text: 'Still green.' }));
-    const second = await runAgent({ model: deepSeekModelFor(server, conformanceTuning), request: 'And now?', history, instructions: INSTRUCTIONS, tools: [noteTool()], approvals: allowAll });
+    const second = await runAgent({
+      model: deepSeekModelFor(server, conformanceTuning),
+      request: 'And now?',
+      session: { history },
+      instructions: INSTRUCTIONS,
+      tools: [noteTool()],
+      approvals: allowAll,
+    });
     expect(second.status).toBe('completed');
     const messages = (server.requests[2]?.body as { messages: Record<string, unknown>[] } | undefined)?.messages ?? [];
     expect(messages.find((message) => Array.isArray(message['tool_calls']))?.['reasoning_content']).toBe('The note will know.');

@@ -7,6 +7,7 @@ export {
   OPAQUE_STATE_SCHEMA_VERSION,
   OpaqueStateStore,
   opaqueStateFileSchema,
+  refusesReplay,
   shouldDiscardReplayedState,
   type ConversationIdentity,
   type OpaqueStateFile,
@@ -16,37 +17,13 @@ export {
 } from './opaque-state/index.js';
 export { MAX_ERROR_MESSAGE_CHARS, SESSION_SCHEMA_VERSION, SUPPORTED_SESSION_SCHEMAS, type CheckpointSource, type EngineRunFacts, type SessionRecord } from './records.js';
 export { redactMessage } from './redact-message.js';
+export { discardSession } from './session-discard.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
 export { lastSession, listSessions, sessionIds, type LastSessionFilter, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
-export { previewSessionCompaction } from './session-preview.js';
 export { loadTranscript } from './session-read.js';
 export type { SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';
 export { closeDanglingToolCalls, INTERRUPTED_RUN_CODE, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
-export {
-  openSessionHandle,
-  runSessionTurn,
-  SessionHandle,
-  type OpenSessionHandleOptions,
-  type SessionEngineInput,
-  type SessionEngineTurnOptions,
-  type SessionTurnOptions,
-  type SessionTurnResult,
-  type SessionTurnWarning,
-} from './session-turn.js';
-export { requestViewCheckpoint, selectSessionView, type SessionView, type SessionViewCheckpoint, type SessionViewOptions } from './session-view.js';
-export {
-  CODEX_IMPORT_STRATEGY,
-  currentArtifactHashesFor,
-  factDependencies,
-  installCheckpoint,
-  renderActiveCheckpoint,
-  resolveStoredCheckpoint,
-  type ActiveCheckpoint,
-  type ArtifactHashSource,
-  type ResolvedCheckpoint,
-} from './checkpoint-install.js';
-export { compactSession, createSessionContextManager, type SessionCompactionOptions, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
 export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type EngineEventEnvelope, type EngineEventListener, type TraceWriter } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';

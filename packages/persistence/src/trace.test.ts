@@ -41,7 +41,7 @@ describe('run traces', () => {
       tools: [echoTool],
       approvals: { check: async () => ({ kind: 'allow' }) },
       runId: 'run_trace_1',
-      sessionId: 'session_t',
+      session: { id: 'session_t' },
       onEvent: (envelope) => {
         seen.push(envelope);
         trace.listener(envelope);

@@ -65,7 +65,7 @@ describe('a session across two runs and a restart', () => {
       const trace = await createTraceWriter(home, runId);
       const history = writer.messages.slice(selectRecentTail(writer.messages, { budgetTokens: 1000, messageTokens: counts(writer.messages) }));
       await writer.recordRunStart({ runId, model: { provider: model.provider, modelId: model.modelId } });
-      const result = await runAgent({ model, request, instructions, history, runId, sessionId: writer.id, onEvent: trace.listener });
+      const result = await runAgent({ model, request, instructions, session: { history, id: writer.id }, runId, onEvent: trace.listener });
       await writer.appendMessages(result.messages, { runId });
       await writer.recordRunEnd(result);
       await trace.close();

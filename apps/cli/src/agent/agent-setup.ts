@@ -1,7 +1,7 @@
 import type { ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { McpServers } from '@forge/mcp';
-import type { SessionCompactionOptions } from '@forge/persistence';
+import type { SessionCompactionOptions } from '@forge/sessions';
 import { agentSurface, createApprovalGate, createWorkspaceTools, ReadLedger, type AgentSurface, type ConfirmCallback, type ContextToolSettings, type SessionApprovalGate } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';
@@ -70,11 +70,7 @@ export interface ConfiguredModel {
  * (`forge checkpoint show`), and what {@link prepareAgent} builds on. `measure`: the model only
  * estimates, so it needs no API key.
  */
-export async function resolveConfiguredModel(options: {
-  readonly io: CliIo;
-  readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
-  readonly purpose?: 'run' | 'measure';
-}): Promise<ConfiguredModel> {
+export async function resolveConfiguredModel(options: { readonly io: CliIo; readonly globals: GlobalOptions; readonly purpose?: 'run' | 'measure' }): Promise<ConfiguredModel> {
   const { io, globals } = options;
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
@@ -105,7 +101,7 @@ export async function resolveConfiguredModel(options: {
  */
 export async function prepareAgent(options: {
   readonly io: CliIo;
-  readonly globals: GlobalOptions & Readonly<Record<string, unknown>>;
+  readonly globals: GlobalOptions;
   readonly confirm?: ConfirmCallback;
   /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
   readonly purpose?: 'run' | 'measure';

@@ -1,15 +1,14 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { withRunIds } from '@forge/core/checkpoint';
-import { currentArtifactHashesFor, loadTranscript, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/persistence';
+import { currentArtifactHashesFor, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/sessions';
 import { resolveConfiguredModel } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { checkpointDocument, checkpointViewTokens, renderCheckpoint, type CheckpointSubject } from '../session/compaction-output.js';
-import { sessionStoreError } from '../session/open-cli-session.js';
-import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
-import { sessionFromOptions } from '../session/resolve-session.js';
-import { resolveSessionSettings } from '../session/session-settings.js';
+import { loadStoredSession } from '../session/open-cli-session.js';
+import { resolveSessionTarget } from '../session/resolve-session.js';
+import type { CheckpointShowOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
 /**
@@ -19,17 +18,9 @@ import type { CommandInvocation } from './command.js';
  * turn's mode sends it and what follows it verbatim, when it was recorded, its size in the
  * configured model's tokens. Reads without a lock and writes nothing.
  */
-export async function execute({ options, io }: CommandInvocation): Promise<number> {
-  const settings = await resolveSessionSettings({ io, globals: options });
-  const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
-  const id = await sessionFromOptions(options, lookup, "say which session: --session <id> or --last (see 'forge sessions list')");
-
-  let session;
-  try {
-    session = await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor });
-  } catch (error) {
-    throw sessionStoreError(error);
-  }
+export async function execute({ options, io }: CommandInvocation<CheckpointShowOptions>): Promise<number> {
+  const { id, settings } = await resolveSessionTarget(io, options, "say which session: --session <id> or --last (see 'forge sessions list')");
+  const session = await loadStoredSession(settings, id);
   const entries = withRunIds(session.messages, session.runs);
   const resolved = session.checkpoint === undefined ? undefined : resolveStoredCheckpoint(session.checkpoint, entries);
   const root = session.workspaceRoot ?? (await resolveWorkspaceRoot(io.cwd, options.cwd));

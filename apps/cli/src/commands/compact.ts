@@ -1,24 +1,22 @@
 import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
-import { loadTranscript, openSessionHandle, previewSessionCompaction, type SessionHandle } from '@forge/persistence';
+import { loadTranscript } from '@forge/persistence';
+import { previewSessionCompaction } from '@forge/sessions';
 import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
-import { engineName, prepareEngine } from '../engines/prepare-engine.js';
-import { resolveWorkspaceRoot } from '../agent/workspace.js';
+import { prepareEngine } from '../engines/prepare-engine.js';
 import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
 import { compactionDocument, compactorDisclosure, disclosureLine, renderCompaction } from '../session/compaction-output.js';
 import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
-import { sessionStoreError } from '../session/open-cli-session.js';
-import { LIST_SESSIONS_HINT } from '../session/session-choice.js';
+import { loadStoredSession, openStoredSession } from '../session/open-cli-session.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
-import { sessionFromOptions } from '../session/resolve-session.js';
-import { resolveSessionSettings, type SessionSettings } from '../session/session-settings.js';
+import { resolveSessionTarget } from '../session/resolve-session.js';
+import type { SessionSettings } from '../session/session-settings.js';
+import type { CompactOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
-
-const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
 
 /**
  * `forge compact (--session <id> | --last)`: compacts a stored session now. The completed turns
@@ -27,29 +25,22 @@ const STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as con
  * kept whole, only what later turns send in mode compact changes. `--dry-run` computes the same
  * compaction without a lock, a model call or a write: its numbers are the real compaction's.
  */
-export async function execute({ options, io }: CommandInvocation): Promise<number> {
+export async function execute({ options, io }: CommandInvocation<CompactOptions>): Promise<number> {
   if (options.dryRun === true && (options.strategy !== undefined || options.compactor !== undefined)) {
     throw new UsageError('--dry-run previews the deterministic forge-state checkpoint, with no model call; leave out --strategy and --compactor, or compact without --dry-run');
   }
-  const settings = await resolveSessionSettings({ io, globals: options });
-  const lookup = { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
-  const id = await sessionFromOptions(options, lookup, `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
+  const { id, settings } = await resolveSessionTarget(io, options, `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
   if (options.dryRun !== true && (await onCodexThread(options, settings, id))) return compactThroughCodex(id, settings, { io, options });
 
   const agent = await prepareAgent({ io, globals: options, ...(options.dryRun === true ? { purpose: 'measure' as const } : {}) });
   try {
     if (options.dryRun === true) return await preview(id, settings, agent, { io, json: options.json === true });
     const compaction = await agent.compaction(await strategyOf(options, agent));
-    let handle: SessionHandle;
-    try {
-      handle = await openSessionHandle({ home: settings.forgeHome, sessionId: id, redactor: settings.redactor });
-    } catch (error) {
-      throw sessionStoreError(error);
-    }
+    const handle = await openStoredSession(settings, id);
     const style = styleFor(io.stdout, io.env);
     try {
       const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: handle.id, redactor: settings.redactor });
-      const focus = typeof options.focus === 'string' ? options.focus : undefined;
+      const { focus } = options;
       // Estimated against what the next turn would advertise and load.
       const surface = agent.surface(agent.context.mode);
       const result = await handle
@@ -85,8 +76,8 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
  * True when the session is compacted by Codex: `--engine codex`, or no `--engine` and the
  * session's latest run was a Codex turn on a thread (`--engine native` makes Forge compact it).
  */
-async function onCodexThread(options: CommandInvocation['options'], settings: SessionSettings, id: string): Promise<boolean> {
-  if (options.engine !== undefined) return engineName(options) === 'codex';
+async function onCodexThread(options: CompactOptions, settings: SessionSettings, id: string): Promise<boolean> {
+  if (options.engine !== undefined) return options.engine === 'codex';
   // A strategy or compactor asks for Forge's own compaction.
   if (options.strategy !== undefined || options.compactor !== undefined) return false;
   try {
@@ -98,19 +89,14 @@ async function onCodexThread(options: CommandInvocation['options'], settings: Se
 }
 
 /** Asks Codex to compact the session's thread (`thread/compact/start`); recorded in the session as an engine-owned compaction. */
-async function compactThroughCodex(id: string, settings: SessionSettings, context: { readonly io: CommandInvocation['io']; readonly options: CommandInvocation['options'] }): Promise<number> {
+async function compactThroughCodex(id: string, settings: SessionSettings, context: { readonly io: CommandInvocation['io']; readonly options: CompactOptions }): Promise<number> {
   const { io, options } = context;
   // The same globals object: its configuration is loaded (and its warnings printed) once.
   const engine = await prepareEngine({ io, globals: options, engine: 'codex' });
   try {
     if (engine.compact === undefined) throw new Error('The Codex engine cannot compact; this is a bug in Forge.');
     await engine.start();
-    let handle: SessionHandle;
-    try {
-      handle = await openSessionHandle({ home: settings.forgeHome, sessionId: id, redactor: settings.redactor });
-    } catch (error) {
-      throw sessionStoreError(error);
-    }
+    const handle = await openStoredSession(settings, id);
     try {
       const outcome = await engine.compact(handle);
       if (options.json === true) io.stdout.write(`${JSON.stringify({ sessionId: id, engine: 'codex', outcome })}\n`);
@@ -128,12 +114,7 @@ async function compactThroughCodex(id: string, settings: SessionSettings, contex
 
 /** `--dry-run`: the compaction `forge compact` would make now, computed the same way with the same model and tools; no lock, no model call, no write. */
 async function preview(id: string, settings: SessionSettings, agent: AgentSetup, output: { readonly io: CommandInvocation['io']; readonly json: boolean }): Promise<number> {
-  let session;
-  try {
-    session = await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor });
-  } catch (error) {
-    throw sessionStoreError(error);
-  }
+  const session = await loadStoredSession(settings, id);
   // Estimated against what the next turn would advertise and load, as the real compaction is.
   const surface = agent.surface(agent.context.mode);
   const result = await previewSessionCompaction(session, {
@@ -161,11 +142,10 @@ async function preview(id: string, settings: SessionSettings, agent: AgentSetup,
  * `--strategy` and `--compactor`, else `context.compaction` (undefined): a compactor model is
  * only ever the one named; nothing falls back to another provider.
  */
-async function strategyOf(options: CommandInvocation['options'], agent: AgentSetup): Promise<CompactionStrategySetting | undefined> {
-  if (options.strategy === undefined && options.compactor === undefined) return undefined;
-  const name = typeof options.strategy === 'string' ? options.strategy : 'forge-state';
-  if (!(STRATEGIES as readonly string[]).includes(name)) throw new UsageError(`--strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(name)}`);
-  const compactor = typeof options.compactor === 'string' ? options.compactor : undefined;
+async function strategyOf(options: CompactOptions, agent: AgentSetup): Promise<CompactionStrategySetting | undefined> {
+  const { compactor } = options;
+  if (options.strategy === undefined && compactor === undefined) return undefined;
+  const name = options.strategy ?? 'forge-state';
   if (name !== 'model-structured') {
     if (compactor !== undefined) throw new UsageError('--compactor only applies to --strategy model-structured');
     return name === 'provider-native' ? { kind: 'provider-native' } : { kind: 'forge-state' };

@@ -3,6 +3,7 @@ import { buildConfigReport, renderConfigReport } from '../config/config-report.j
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { fileExists } from '../file-exists.js';
+import type { ConfigShowOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
 /**
@@ -10,7 +11,7 @@ import type { CommandInvocation } from './command.js';
  * environment < flags) with the source of every value. Header values of compatible servers and
  * `env` values of MCP servers are masked. Invalid configuration exits 2 like every other command.
  */
-export async function execute({ options, io }: CommandInvocation): Promise<number> {
+export async function execute({ options, io }: CommandInvocation<ConfigShowOptions>): Promise<number> {
   const loaded = await loadCliConfig({ io, globals: options, quiet: true });
   const { files } = loaded.loaded;
   const report = buildConfigReport(loaded, { user: await fileExists(files.user), project: files.project !== files.user && (await fileExists(files.project)) });

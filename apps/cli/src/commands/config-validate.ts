@@ -6,6 +6,7 @@ import { jsonValueOffsets, locateJsonPath } from '../config/json-locations.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { styleFor, type Style } from '../output/style.js';
+import type { ConfigValidateOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
 /** What checking one file found. */
@@ -57,7 +58,7 @@ function report(check: FileCheck, io: CliIo, style: Style): void {
  * (looser than the user's limits) are listed as warnings. Exit 0 when every file is valid, 1 when
  * one is not, 2 when the named FILE does not exist.
  */
-export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
+export async function execute({ args, options, io }: CommandInvocation<ConfigValidateOptions>): Promise<number> {
   const style = styleFor(io.stdout, io.env);
   const named = typeof args[0] === 'string' ? path.resolve(io.cwd, args[0]) : undefined;
   if (named !== undefined) {

@@ -1,16 +1,16 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport } from '@forge/core/budget';
-import { withRunIds } from '@forge/core/checkpoint';
-import { currentArtifactHashesFor, loadTranscript, resolveStoredCheckpoint, selectSessionView } from '@forge/persistence';
+import { viewOfStoredSession } from '@forge/sessions';
 import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';
 import { calibrationLine } from '../models/calibration-report.js';
 import { styleFor } from '../output/style.js';
-import { chosenSessionId, sessionStoreError } from '../session/open-cli-session.js';
+import { chosenSessionId, loadStoredSession } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
 import { sessionCostFromTraces, toSessionCost } from '../session/session-cost.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
+import type { ContextOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
 /**
@@ -22,7 +22,7 @@ import type { CommandInvocation } from './command.js';
  * new conversation. For a model with prices, the next request's cost with a cold and a warm cache.
  * Sends nothing to any provider and writes nothing.
  */
-export async function execute({ options, io }: CommandInvocation): Promise<number> {
+export async function execute({ options, io }: CommandInvocation<ContextOptions>): Promise<number> {
   const choice = sessionChoice(options);
   const agent = await prepareAgent({ io, globals: options, purpose: 'measure' });
   try {
@@ -31,26 +31,13 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
     let session: ContextSessionView | undefined;
     let spent: Awaited<ReturnType<typeof sessionCostFromTraces>>;
     if (id !== undefined) {
-      let stored;
-      try {
-        stored = await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor });
-      } catch (error) {
-        throw sessionStoreError(error);
-      }
+      const stored = await loadStoredSession(settings, id);
       // The same view a turn sends in this mode: the checkpoint (mode compact) and every message after it.
-      const transcript = withRunIds(stored.messages, stored.runs);
-      const checkpoint = stored.checkpoint;
-      const resolved = checkpoint === undefined ? undefined : resolveStoredCheckpoint(checkpoint, transcript);
-      const currentHashes = await currentArtifactHashesFor(resolved, workspaceArtifactHashes(agent.root));
-      const view = selectSessionView({
+      const { view } = await viewOfStoredSession(stored, {
         mode: agent.context.mode,
-        transcript,
-        stored: checkpoint,
-        ...(resolved === undefined ? {} : { resolved }),
-        ...(currentHashes === undefined ? {} : { currentHashes }),
-        nativeStates: new Map(),
-        redact: (text) => settings.redactor.redact(text),
         model: agent.model,
+        redact: (text) => settings.redactor.redact(text),
+        artifactHashes: workspaceArtifactHashes(agent.root),
       });
       session = { view, transcript: stored.messages };
       spent = await sessionCostFromTraces(settings.forgeHome, id);

@@ -25,10 +25,12 @@ import { ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { resolveModel } from '../models/resolve-model.js';
 import { styleFor } from '../output/style.js';
+import type { EvalOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
-function stringOption(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
+/** An option's value, with an empty one (`--suite ''`) taken as not given. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value.length > 0 ? value : undefined;
 }
 
 /** Turns the harness's input errors (bad fixture, unknown mode) into usage errors (exit 2). */
@@ -41,9 +43,9 @@ async function usage<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function chooseFixtures(options: CommandInvocation['options'], io: CliIo): Promise<{ fixtures: LoadedFixture[]; source: string }> {
-  const directory = stringOption(options.fixtures);
-  const suite = stringOption(options.suite);
+async function chooseFixtures(options: EvalOptions, io: CliIo): Promise<{ fixtures: LoadedFixture[]; source: string }> {
+  const directory = nonEmpty(options.fixtures);
+  const suite = nonEmpty(options.suite);
   if (directory !== undefined && suite !== undefined) throw new UsageError('--suite and --fixtures both choose fixtures; give one of them');
   if (directory !== undefined) {
     const path = resolve(io.cwd, directory);
@@ -82,23 +84,23 @@ function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress
  * failed (naming it), 2 on a usage error, 0 otherwise. Offline by default: the policy model plays
  * the agent. `--live --model provider:id` plays the same fixtures with a real model.
  */
-export async function execute({ options, io }: CommandInvocation): Promise<number> {
+export async function execute({ options, io }: CommandInvocation<EvalOptions>): Promise<number> {
   const { fixtures, source } = await chooseFixtures(options, io);
-  const modeList = stringOption(options.mode)
+  const modeList = nonEmpty(options.mode)
     ?.split(',')
     .map((mode) => mode.trim())
     .filter((mode) => mode.length > 0);
   const modes = await usage(async () => selectModes(modeList));
-  const agentOption = stringOption(options.agent);
+  const agentOption = nonEmpty(options.agent);
   const agents = await usage(async () => parseAgentNames(agentOption));
-  const gatesFile = stringOption(options.gates);
+  const gatesFile = nonEmpty(options.gates);
   const gates: GatesConfig = gatesFile === undefined ? DEFAULT_GATES : await usage(() => loadGatesConfig(resolve(io.cwd, gatesFile)));
   const pricesOption = options.prices;
-  if (pricesOption !== undefined && stringOption(pricesOption) === undefined) throw new UsageError('--prices needs a sheet: openai, deepseek, or a JSON price file');
-  const priceSheet = await usage(() => loadEvalPrices(stringOption(pricesOption) ?? 'openai', (file) => resolve(io.cwd, file)));
+  if (pricesOption !== undefined && nonEmpty(pricesOption) === undefined) throw new UsageError('--prices needs a sheet: openai, deepseek, or a JSON price file');
+  const priceSheet = await usage(() => loadEvalPrices(nonEmpty(pricesOption) ?? 'openai', (file) => resolve(io.cwd, file)));
 
   const live = options.live === true;
-  const modelId = stringOption(options.model);
+  const modelId = nonEmpty(options.model);
   if (live && modelId === undefined) throw new UsageError('--live needs a model: --live --model openai:<model> (the key comes from the environment)');
   if (!live && modelId !== undefined) throw new UsageError('--model is used by forge eval only with --live; offline runs use the policy model');
   if (live && agentOption !== undefined) throw new UsageError('--agent chooses the offline policy agent; a --live run is played by the real model, so leave --agent out');
@@ -119,7 +121,7 @@ export async function execute({ options, io }: CommandInvocation): Promise<numbe
   });
   progress.finish();
 
-  const reportDirectory = stringOption(options.report);
+  const reportDirectory = nonEmpty(options.report);
   if (reportDirectory !== undefined) {
     const path = resolve(io.cwd, reportDirectory);
     try {

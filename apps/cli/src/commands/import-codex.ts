@@ -10,6 +10,7 @@ import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { sessionStoreError } from '../session/open-cli-session.js';
 import { resolveSessionSettings, type SessionSettings } from '../session/session-settings.js';
+import type { ImportCodexOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
 /**
@@ -21,7 +22,7 @@ import type { CommandInvocation } from './command.js';
  * `--cwd` is the workspace whose files are hashed (default: the one the rollout records). A file
  * with neither Codex session metadata nor any turn is refused (exit 2), and no session is stored.
  */
-export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
+export async function execute({ args, options, io }: CommandInvocation<ImportCodexOptions>): Promise<number> {
   const requested = args[0];
   if (typeof requested !== 'string' || requested.trim() === '') {
     throw new UsageError('say which rollout to import: forge import codex <rollout.jsonl> (Codex keeps them under $CODEX_HOME/sessions/YYYY/MM/DD/)');

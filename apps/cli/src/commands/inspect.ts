@@ -11,11 +11,8 @@ import { renderText } from '../inspect/render-text.js';
 import { resolveTarget } from '../inspect/resolve-target.js';
 import { styleFor } from '../output/style.js';
 import type { CliOutput } from '../io.js';
+import type { InspectOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
-
-function stringOption(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Writes pieces one after another, waiting whenever the stream asks the writer to (a slow pipe). */
 async function writePieces(stream: CliOutput, pieces: Iterable<string>): Promise<void> {
@@ -30,15 +27,15 @@ async function writePieces(stream: CliOutput, pieces: Iterable<string>): Promise
  * (`--json`: the same report as one JSON document; `--html FILE`: also a self-contained page with
  * a chart). Exit 0 with a report, 1 when the traces hold no run events, 2 when the target cannot be found.
  */
-export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
+export async function execute({ args, options, io }: CommandInvocation<InspectOptions>): Promise<number> {
   const argument = typeof args[0] === 'string' ? args[0] : undefined;
-  const home = resolveForgeHome({ flag: stringOption(options.forgeHome), env: io.env, cwd: io.cwd });
+  const home = resolveForgeHome({ flag: options.forgeHome, env: io.env, cwd: io.cwd });
   await checkForgeHome(home);
-  const workspaceRoot = await resolveWorkspaceRoot(io.cwd, stringOption(options.cwd));
+  const workspaceRoot = await resolveWorkspaceRoot(io.cwd, options.cwd);
   const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd, workspaceRoot });
   const report = await buildInspectReport(resolved);
 
-  const htmlFile = stringOption(options.html);
+  const htmlFile = options.html;
   if (htmlFile !== undefined) {
     const path = resolve(io.cwd, htmlFile);
     try {

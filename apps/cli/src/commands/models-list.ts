@@ -8,6 +8,7 @@ import { configuredPriceSheets } from '../models/configured-prices.js';
 import { modelCatalogue, type CatalogueEntry, type SourcedFigure } from '../models/model-catalogue.js';
 import { PRICE_COLUMN_HEADERS, priceColumns } from '../models/price-columns.js';
 import { styleFor } from '../output/style.js';
+import type { ModelsListOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
 /** One row of `forge models list --json`. */
@@ -49,7 +50,7 @@ const columns: readonly (TextColumn & { readonly cell: (model: ListedModel, sour
  * calibration measured from provider usage, the prices per million tokens (configured ones
  * replacing the table's), and where each figure came from. Needs no API key.
  */
-export async function execute({ options, io }: CommandInvocation): Promise<number> {
+export async function execute({ options, io }: CommandInvocation<ModelsListOptions>): Promise<number> {
   const { forgeHome, loaded } = await loadCliConfig({ io, globals: options });
   const { config } = loaded;
   const hub = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: () => {} });

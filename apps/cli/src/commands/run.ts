@@ -1,5 +1,5 @@
 import type { ApprovalGate, RunResult, ToolCallRequest } from '@forge/core';
-import type { SessionTurnWarning } from '@forge/persistence';
+import type { SessionTurnWarning } from '@forge/sessions';
 import { UsageError } from '../cli-error.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { TurnEngine } from '../engines/turn-engine.js';
@@ -13,6 +13,7 @@ import { styleFor, type Style } from '../output/style.js';
 import { openCliSession } from '../session/open-cli-session.js';
 import { sessionChoice, type SessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
+import type { RunOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
 /**
@@ -22,7 +23,7 @@ import type { CommandInvocation } from './command.js';
  * recent history it continues; `--no-session` stores nothing. SIGTERM and SIGHUP cancel the run
  * like Ctrl-C; Forge then exits with 143 or 129.
  */
-export async function execute({ args, options, io }: CommandInvocation): Promise<number> {
+export async function execute({ args, options, io }: CommandInvocation<RunOptions>): Promise<number> {
   const words = args[0];
   const prompt = (Array.isArray(words) ? words.join(' ') : String(words ?? '')).trim();
   if (prompt.length === 0) throw new UsageError('the prompt is empty; say what Forge should do, e.g. forge run "Summarise the workspace"');
@@ -72,7 +73,7 @@ class RunCancellation {
 async function runWithEngine(
   prompt: string,
   engine: TurnEngine,
-  context: { readonly options: CommandInvocation['options']; readonly io: CliIo; readonly choice: SessionChoice; readonly cancellation: RunCancellation },
+  context: { readonly options: RunOptions; readonly io: CliIo; readonly choice: SessionChoice; readonly cancellation: RunCancellation },
 ): Promise<number> {
   const { options, io, choice, cancellation } = context;
   const settings = await resolveSessionSettings({ io, globals: options });
@@ -118,7 +119,7 @@ async function runWithEngine(
     renderer.finishRun();
     await session?.close();
   }
-  if (session !== undefined && options.json !== true) io.stderr.write(`${errorStyle.dim(`session: ${session.id}`)}\n`);
+  if (session !== undefined && !json) io.stderr.write(`${errorStyle.dim(`session: ${session.id}`)}\n`);
   return reportOutcome(result, io, cancellation.endedBy);
 }
 

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, type ConfigLayer, type LoadedConfig } from '@forge/config';
-import { InvalidInputError, type ContextMode } from '@forge/core';
+import { InvalidInputError } from '@forge/core';
 import { checkForgeHome, resolveForgeHome } from '@forge/persistence';
 import { UsageError } from '../cli-error.js';
+import type { GlobalOptions } from '../commands/command.js';
 import type { CliIo } from '../io.js';
 import { parseModelIdentifier } from '../models/resolve-model.js';
 
@@ -22,31 +23,31 @@ export const FLAG_FOR_PATH: Readonly<Record<string, string>> = {
   'context.mode': '--context-mode',
 };
 
-/** One load per invocation: commander builds a fresh options object for every command it runs. */
+/** One load per invocation: the program parses a fresh options object for every command it runs. */
 const loads = new WeakMap<object, Promise<CliConfig>>();
 
 /**
  * The flags layer: `--model`, `--approval` and `--context-mode`. A malformed model id is reported
  * here with the same message `--model` always gave.
  */
-export function flagLayer(globals: Readonly<Record<string, unknown>>): ConfigLayer {
+export function flagLayer(globals: GlobalOptions): ConfigLayer {
   const layer: { -readonly [K in keyof ConfigLayer]: ConfigLayer[K] } = {};
-  if (typeof globals.model === 'string') {
+  if (globals.model !== undefined) {
     parseModelIdentifier(globals.model);
     layer.model = globals.model;
   }
-  if (typeof globals.approval === 'string') layer.approval = { profile: globals.approval as NonNullable<ConfigLayer['approval']>['profile'] };
-  if (typeof globals.contextMode === 'string') layer.context = { mode: globals.contextMode as ContextMode };
+  if (globals.approval !== undefined) layer.approval = { profile: globals.approval };
+  if (globals.contextMode !== undefined) layer.context = { mode: globals.contextMode };
   return layer;
 }
 
 /** FORGE_HOME and the workspace directory of an invocation, before anything is read. */
-export function configDirectories(options: { readonly io: CliIo; readonly globals: Readonly<Record<string, unknown>> }): { forgeHome: string; workspaceRoot: string } {
+export function configDirectories(options: { readonly io: CliIo; readonly globals: GlobalOptions }): { forgeHome: string; workspaceRoot: string } {
   const { io, globals } = options;
-  const flag = typeof globals.forgeHome === 'string' ? globals.forgeHome : undefined;
+  const flag = globals.forgeHome;
   return {
     forgeHome: resolveForgeHome({ ...(flag === undefined ? {} : { flag }), env: io.env, cwd: io.cwd }),
-    workspaceRoot: path.resolve(io.cwd, typeof globals.cwd === 'string' ? globals.cwd : '.'),
+    workspaceRoot: path.resolve(io.cwd, globals.cwd ?? '.'),
   };
 }
 
@@ -56,7 +57,7 @@ export function configDirectories(options: { readonly io: CliIo; readonly global
  * problem and, for bad JSON, its line and column. Project values that were looser than the limits
  * in force are printed once on stderr as warnings, unless `quiet`.
  */
-export function loadCliConfig(options: { readonly io: CliIo; readonly globals: Readonly<Record<string, unknown>>; readonly quiet?: boolean }): Promise<CliConfig> {
+export function loadCliConfig(options: { readonly io: CliIo; readonly globals: GlobalOptions; readonly quiet?: boolean }): Promise<CliConfig> {
   const cached = loads.get(options.globals);
   if (cached !== undefined) return cached;
   const loading = load(options);
@@ -64,7 +65,7 @@ export function loadCliConfig(options: { readonly io: CliIo; readonly globals: R
   return loading;
 }
 
-async function load(options: { readonly io: CliIo; readonly globals: Readonly<Record<string, unknown>>; readonly quiet?: boolean }): Promise<CliConfig> {
+async function load(options: { readonly io: CliIo; readonly globals: GlobalOptions; readonly quiet?: boolean }): Promise<CliConfig> {
   const { io, globals } = options;
   const directories = configDirectories({ io, globals });
   let loaded: LoadedConfig;

@@ -1,7 +1,7 @@
 import { toolDefinitions, type ContextPolicy, type InstructionSnapshot, type Message, type ModelAdapter, type Tool } from '@forge/core';
 import { measureContext, type CheckpointProvenance, type ContextReport, type SessionCost } from '@forge/core/budget';
 import { selectRequestView, summarizeView } from '@forge/core/view';
-import { requestViewCheckpoint, type SessionView } from '@forge/persistence';
+import { requestViewCheckpoint, type SessionView } from '@forge/sessions';
 
 /** What the next request is made of besides the history: `forge context` and `/context` measure it. */
 export interface ContextSubject {

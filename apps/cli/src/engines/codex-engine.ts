@@ -16,7 +16,8 @@ import {
   type CodexThreadOptions,
   type CodexTokenUsageRecord,
 } from '@forge/codex';
-import type { EngineRunFacts, SessionCompactResult } from '@forge/persistence';
+import type { EngineRunFacts } from '@forge/persistence';
+import type { SessionCompactResult } from '@forge/sessions';
 import type { ApprovalProfile, SessionApprovalGate } from '@forge/tools';
 import { UsageError } from '../cli-error.js';
 import { forgeVersion } from '../version.js';

@@ -1,6 +1,7 @@
 import type { ContextPolicy, InstructionSnapshot } from '@forge/core';
 import { selectRequestView } from '@forge/core/view';
-import { requestViewCheckpoint, type SessionCompactResult, type SessionHandle, type SessionTranscript } from '@forge/persistence';
+import { type SessionTranscript } from '@forge/persistence';
+import { requestViewCheckpoint, type SessionCompactResult, type SessionHandle } from '@forge/sessions';
 import { estimationOnlyModel } from '../session/compaction-output.js';
 import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 

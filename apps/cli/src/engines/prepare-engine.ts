@@ -3,20 +3,16 @@ import { prepareAgent } from '../agent/agent-setup.js';
 import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { UsageError } from '../cli-error.js';
-import type { CommandInvocation } from '../commands/command.js';
+import type { GlobalOptions } from '../commands/command.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
 import { CODEX_ENGINE_PROMPT } from './codex-instructions.js';
 import { createNativeEngine } from './native-engine.js';
-import { ENGINE_NAMES, type EngineName, type TurnEngine } from './turn-engine.js';
+import type { EngineName, TurnEngine } from './turn-engine.js';
 
-/** The engine `--engine` names; `native` when it is not given. */
-export function engineName(globals: Readonly<Record<string, unknown>>): EngineName {
-  const requested = globals.engine;
-  if (requested === undefined) return 'native';
-  const found = ENGINE_NAMES.find((name) => name === requested);
-  if (found === undefined) throw new UsageError(`--engine ${String(requested)} is not an engine; use one of: ${ENGINE_NAMES.join(', ')}`);
-  return found;
+/** The engine `--engine` names (commander accepts only these); `native` when it is not given. */
+export function engineName(globals: Pick<GlobalOptions, 'engine'>): EngineName {
+  return globals.engine ?? 'native';
 }
 
 /** The Codex model slug in `--model codex:<slug>`; undefined to use the model Codex is configured with. */
@@ -37,7 +33,7 @@ export function codexModel(model: string | undefined): string | undefined {
  */
 export async function prepareEngine(options: {
   readonly io: CliIo;
-  readonly globals: CommandInvocation['options'];
+  readonly globals: GlobalOptions;
   readonly confirm?: ConfirmCallback;
   /** The engine to prepare instead of `--engine`'s (`forge compact` of a session Codex ran). */
   readonly engine?: EngineName;

@@ -46,6 +46,19 @@ function roundTo(value: number, digits: number): number {
   return Math.round(value * factor) / factor;
 }
 
+/** The figures a compaction event may carry, copied into its row when present. */
+const COMPACTION_FIGURES = ['strategy', 'reclaimedTokens', 'tokensBefore', 'tokensAfter', 'checkpointHash', 'checkpointId'] as const;
+
+/** The `keys` of `value` that are defined: a row leaves out what its event did not say. */
+function definedFields<Value extends object, Key extends keyof Value>(value: Value, keys: readonly Key[]): { [Field in Key]?: Exclude<Value[Field], undefined> } {
+  const fields: { [Field in Key]?: Exclude<Value[Field], undefined> } = {};
+  for (const key of keys) {
+    const field = value[key];
+    if (field !== undefined) fields[key] = field as Exclude<Value[Key], undefined>;
+  }
+  return fields;
+}
+
 /**
  * Folds the events of one run, in trace order, into a `RunReport`. Memory grows with the number
  * of steps (one row each) and tools, never with the number of events.
@@ -313,12 +326,7 @@ export class RunAggregator {
     const row: CompactionRow = {
       beforeStep: value.step ?? this.pendingStep(),
       outcome,
-      ...(value.strategy === undefined ? {} : { strategy: value.strategy }),
-      ...(value.reclaimedTokens === undefined ? {} : { reclaimedTokens: value.reclaimedTokens }),
-      ...(value.tokensBefore === undefined ? {} : { tokensBefore: value.tokensBefore }),
-      ...(value.tokensAfter === undefined ? {} : { tokensAfter: value.tokensAfter }),
-      ...(value.checkpointHash === undefined ? {} : { checkpointHash: value.checkpointHash }),
-      ...(value.checkpointId === undefined ? {} : { checkpointId: value.checkpointId }),
+      ...definedFields(value, COMPACTION_FIGURES),
       ...(reason === undefined ? {} : { reason }),
     };
     const open = this.openCompaction;

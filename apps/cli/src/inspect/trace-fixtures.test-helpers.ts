@@ -109,7 +109,7 @@ export async function recordRun(
     tools: workspaceTools(clock),
     approvals: denyEdits,
     runId: options.runId,
-    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    ...(options.sessionId === undefined ? {} : { session: { id: options.sessionId } }),
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
     now: clock.now,
     onEvent: trace.listener,

@@ -1,11 +1,8 @@
 import { CONTEXT_MODES, type ContextMode } from '@forge/core';
 import { refreshContextUse } from './session-slash-commands.js';
 import type { SlashCommand, SlashOutcome } from './slash-commands.js';
+import { continueAfterFailure } from './slash-failure.js';
 import { modelCatalogue } from '../models/model-catalogue.js';
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 const model: SlashCommand = {
   name: 'model',
@@ -21,14 +18,16 @@ const model: SlashCommand = {
       context.print(`${style.yellow('The Codex engine runs the model Codex is configured with; start forge with --engine codex --model codex:<model> to choose it.')}\n`);
       return 'continue';
     }
-    try {
-      await engine.switchModel(argument);
-      await refreshContextUse(context);
-      context.print(`Model: ${engine.modelLabel} from the next turn.\n`);
-    } catch (error) {
-      context.print(`${style.red(`error: ${errorText(error)}`)} ${style.dim(`(still ${engine.modelLabel})`)}\n`);
-    }
-    return 'continue';
+    const switchModel = engine.switchModel;
+    return continueAfterFailure(
+      context,
+      async () => {
+        await switchModel.call(engine, argument);
+        await refreshContextUse(context);
+        context.print(`Model: ${engine.modelLabel} from the next turn.\n`);
+      },
+      () => style.dim(`(still ${engine.modelLabel})`),
+    );
   },
   complete(context) {
     // The list `forge models list` prints: the capability tables and the configured compatible servers.

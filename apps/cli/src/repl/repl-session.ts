@@ -1,17 +1,16 @@
 import type { ContextMode, Message } from '@forge/core';
+import { listSessions, type SessionSummary } from '@forge/persistence';
 import {
   currentArtifactHashesFor,
-  listSessions,
   renderActiveCheckpoint,
   type ArtifactHashSource,
   type ResolvedCheckpoint,
   type SessionCompactOptions,
   type SessionCompactResult,
   type SessionHandle,
-  type SessionSummary,
   type SessionTurnWarning,
   type SessionView,
-} from '@forge/persistence';
+} from '@forge/sessions';
 import type { EngineCompactOutcome, EngineTurn, EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
 import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId, type SessionChoice } from '../session/session-choice.js';

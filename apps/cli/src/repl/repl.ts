@@ -1,5 +1,5 @@
 import type { RunResult } from '@forge/core';
-import type { CommandInvocation } from '../commands/command.js';
+import type { ReplOptions } from '../program.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import type { EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
@@ -35,7 +35,7 @@ const CONTINUATION_PROMPT = '… ';
  * prompts for approvals, and handles Ctrl-C. The session stays locked while the REPL runs.
  * Returns the exit code once the user leaves (`/exit`, Ctrl-D, or Ctrl-C twice at the prompt).
  */
-export async function startRepl(options: { readonly io: CliIo; readonly globals: CommandInvocation['options'] }): Promise<number> {
+export async function startRepl(options: { readonly io: CliIo; readonly globals: ReplOptions }): Promise<number> {
   const { io } = options;
   const style = styleFor(io.stdout, io.env);
   const print = (text: string) => io.stdout.write(text);
@@ -77,7 +77,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
 
 async function runRepl(options: {
   readonly io: CliIo;
-  readonly globals: CommandInvocation['options'];
+  readonly globals: ReplOptions;
   readonly engine: TurnEngine;
   readonly style: Style;
   readonly spinner: Spinner;

@@ -11,6 +11,7 @@ import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
 import type { ReplContext, SlashCommand, SlashOutcome } from './slash-commands.js';
+import { continueAfterFailure } from './slash-failure.js';
 
 const LISTED_SESSIONS = 20;
 
@@ -23,10 +24,6 @@ export function describeSwitch(change: SessionSwitch, verb: string, style: Style
   for (const warning of change.warnings) lines.push(style.yellow(`warning: ${warning.message}`));
   if (change.recap.length > 0) lines.push(style.dim('So far:'), ...change.recap.map((line) => `  ${line}`));
   return `${lines.join('\n')}\n`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 const sessions: SlashCommand = {
@@ -50,17 +47,11 @@ const resume: SlashCommand = {
       context.print('Say which session: /resume <id> (or the start of the id). /sessions lists them.\n');
       return 'continue';
     }
-    try {
+    return continueAfterFailure(context, async () => {
       const id = await context.session.resolve(argument);
-      if (id === context.session.id) {
-        context.print(`Already in session ${id}.\n`);
-        return 'continue';
-      }
-      context.print(describeSwitch(await context.session.resume(id), 'Resumed', context.style));
-    } catch (error) {
-      context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
-    }
-    return 'continue';
+      if (id === context.session.id) context.print(`Already in session ${id}.\n`);
+      else context.print(describeSwitch(await context.session.resume(id), 'Resumed', context.style));
+    });
   },
 };
 
@@ -68,12 +59,7 @@ const startNew: SlashCommand = {
   name: 'new',
   summary: 'start a new session (the current one stays stored)',
   async run(context): Promise<SlashOutcome> {
-    try {
-      context.print(describeSwitch(await context.session.startNew(), 'Started', context.style));
-    } catch (error) {
-      context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
-    }
-    return 'continue';
+    return continueAfterFailure(context, async () => context.print(describeSwitch(await context.session.startNew(), 'Started', context.style)));
   },
 };
 
@@ -113,7 +99,7 @@ const compact: SlashCommand = {
   async run(context, argument): Promise<SlashOutcome> {
     const preview = argument === '--dry-run';
     if (!preview && context.engine.compact !== undefined) {
-      try {
+      return continueAfterFailure(context, async () => {
         const outcome = await context.session.compactOnEngine(context.engine);
         context.contextUse.reset();
         context.print(
@@ -121,15 +107,12 @@ const compact: SlashCommand = {
             ? `Codex compacted its context (thread ${outcome.threadId}, compaction ${outcome.itemId}); engine-owned: Codex decides what it keeps. Forge's checkpoint of the session is unchanged.\n`
             : `${context.style.yellow(`Nothing to compact: ${outcome.reason}.`)}\n`,
         );
-      } catch (error) {
-        context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
-      }
-      return 'continue';
+      });
     }
     const { settings } = context.session;
     const root = context.engine.root;
     const { model, policy, tools, instructions } = counting(context);
-    try {
+    return continueAfterFailure(context, async () => {
       const summarizedThrough = context.session.summarizedThrough;
       // A preview installs nothing and writes no trace; the real compaction is traced like a run.
       const compaction = preview ? undefined : await context.engine.sessionCompaction?.();
@@ -157,14 +140,11 @@ const compact: SlashCommand = {
       if (preview) {
         const report = await compactPreviewReport({ sessionId: context.session.id, messages: context.session.messages, summarizedThrough, recentTailTokens: policy.recentTailTokens, model, result });
         context.print(renderCompactPreview(report, context.style));
-        return 'continue';
+        return;
       }
       await refreshContextUse(context);
       context.print(renderCompaction(context.session.id, result, context.style));
-    } catch (error) {
-      context.print(`${context.style.red(`error: ${errorText(error)}`)}\n`);
-    }
-    return 'continue';
+    });
   },
 };
 
@@ -231,13 +211,10 @@ const contextReport: SlashCommand = {
       context.print(`${lines.join('\n')}\n`);
       return 'continue';
     }
-    try {
+    return continueAfterFailure(context, async () => {
       const report = await nextRequestReport(context);
       if (report !== undefined) context.print(renderContextReport(report, { color: style.enabled }));
-    } catch (error) {
-      context.print(`${style.red(`error: ${errorText(error)}`)}\n`);
-    }
-    return 'continue';
+    });
   },
 };
 

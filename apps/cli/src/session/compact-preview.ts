@@ -1,6 +1,6 @@
 import type { Message, ModelAdapter, TokenEstimateMethod } from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
-import type { SessionCompactResult } from '@forge/persistence';
+import type { SessionCompactResult } from '@forge/sessions';
 import type { Style } from '../output/style.js';
 
 /** A contiguous run of stored messages, `[start, end)`, and what it costs by the model's counter. */

@@ -1,7 +1,7 @@
 import { createConservativeEstimator, DEFAULT_CONTEXT_POLICY, InvalidInputError, type CompactionEvent, type CompactorDisclosure, type ContextMode, type ModelAdapter } from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
 import { selectViewRange } from '@forge/core/view';
-import type { ActiveCheckpoint, ResolvedCheckpoint, SessionCompactResult } from '@forge/persistence';
+import type { ActiveCheckpoint, ResolvedCheckpoint, SessionCompactResult } from '@forge/sessions';
 import type { Style } from '../output/style.js';
 
 /*

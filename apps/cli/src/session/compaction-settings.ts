@@ -3,7 +3,8 @@ import type { CompactionConfig, ForgeConfig } from '@forge/config';
 import type { ModelAdapter } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { Redactor } from '@forge/core/redaction';
-import { OpaqueStateStore, type SessionCompactionOptions } from '@forge/persistence';
+import { OpaqueStateStore } from '@forge/persistence';
+import { type SessionCompactionOptions } from '@forge/sessions';
 import { CliError, UsageError } from '../cli-error.js';
 
 /** Where provider-native compaction states live in FORGE_HOME (one 0700 directory per session). */

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '@forge/core';
-import { CorruptFileError, openSessionHandle, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type SessionHandle } from '@forge/persistence';
+import { CorruptFileError, loadTranscript, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type SessionTranscript } from '@forge/persistence';
+import { openSessionHandle, type SessionHandle } from '@forge/sessions';
 import { CliError, UsageError } from '../cli-error.js';
 import { resolveSessionReference } from './resolve-session.js';
 import { LIST_SESSIONS_HINT, type SessionChoice } from './session-choice.js';
@@ -16,6 +17,24 @@ export function sessionStoreError(error: unknown): unknown {
   }
   if (CorruptFileError.isInstance(error) || UnsupportedSchemaError.isInstance(error)) return new CliError(error.message);
   return error;
+}
+
+/** Reads a stored session's transcript without a lock, with store failures as CLI errors. */
+export async function loadStoredSession(settings: SessionSettings, id: string): Promise<SessionTranscript> {
+  try {
+    return await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor });
+  } catch (error) {
+    throw sessionStoreError(error);
+  }
+}
+
+/** Opens a stored session, holding its lock, with store failures as CLI errors. */
+export async function openStoredSession(settings: SessionSettings, id: string): Promise<SessionHandle> {
+  try {
+    return await openSessionHandle({ home: settings.forgeHome, sessionId: id, redactor: settings.redactor });
+  } catch (error) {
+    throw sessionStoreError(error);
+  }
 }
 
 /** The id `choice` names (`--resume <id or prefix>`, `--last` in the workspace); undefined for a new session or none. */

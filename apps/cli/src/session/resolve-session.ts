@@ -1,6 +1,10 @@
 import { lastSession, sessionIds, type SessionSummary } from '@forge/persistence';
 import { UsageError } from '../cli-error.js';
-import { checkSessionId } from './session-choice.js';
+import { resolveWorkspaceRoot } from '../agent/workspace.js';
+import type { GlobalOptions } from '../commands/command.js';
+import type { CliIo } from '../io.js';
+import { checkSessionId, LIST_SESSIONS_HINT } from './session-choice.js';
+import { resolveSessionSettings, type SessionSettings } from './session-settings.js';
 
 /** How many candidates an ambiguous prefix lists. */
 const LISTED_CANDIDATES = 5;
@@ -63,16 +67,25 @@ export async function resolveSessionReference(reference: SessionReference, looku
   }
 }
 
+/** The options that name a stored session: `--session <id>` or `--resume <id>`, or `--last`, and where to look. */
+export type SessionTargetOptions = Pick<GlobalOptions, 'forgeHome' | 'cwd' | 'last' | 'resume'> & { readonly session?: string };
+
+/** Where this invocation looks sessions up: its FORGE_HOME and `--cwd`'s workspace, with the CLI's list hint. */
+export async function cliSessionLookup(io: CliIo, options: Pick<GlobalOptions, 'cwd'>, settings: SessionSettings): Promise<SessionLookup> {
+  return { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
+}
+
 /**
- * The session a command on a stored session works on: `--session <id>` (or `--resume <id>`) or
- * `--last`, resolved by `resolveSessionReference`. Neither, or both, is a usage error; `missing`
- * says what to give.
+ * The stored session a command works on (`forge compact`, `forge checkpoint show`): `--session
+ * <id>` (or `--resume <id>`) or `--last`, resolved by `resolveSessionReference`, with the session
+ * settings of the invocation. Neither, or both, is a usage error; `missing` says what to give.
  */
-export async function sessionFromOptions(options: Readonly<Record<string, unknown>>, lookup: SessionLookup, missing: string): Promise<string> {
-  const flag = typeof options.session === 'string' ? '--session' : typeof options.resume === 'string' ? '--resume' : undefined;
-  const named = flag === undefined ? undefined : String(options[flag === '--session' ? 'session' : 'resume']);
-  if (named !== undefined && options.last === true) throw new UsageError(`${flag} and --last both choose a session; give one of them`);
-  if (named !== undefined && flag !== undefined) return resolveSessionReference({ kind: 'id', text: named, source: flag }, lookup);
-  if (options.last === true) return resolveSessionReference({ kind: 'last' }, lookup);
+export async function resolveSessionTarget(io: CliIo, options: SessionTargetOptions, missing: string): Promise<{ readonly id: string; readonly settings: SessionSettings }> {
+  const settings = await resolveSessionSettings({ io, globals: options });
+  const lookup = await cliSessionLookup(io, options, settings);
+  const named = options.session !== undefined ? { flag: '--session', text: options.session } : options.resume !== undefined ? { flag: '--resume', text: options.resume } : undefined;
+  if (named !== undefined && options.last === true) throw new UsageError(`${named.flag} and --last both choose a session; give one of them`);
+  if (named !== undefined) return { id: await resolveSessionReference({ kind: 'id', text: named.text, source: named.flag }, lookup), settings };
+  if (options.last === true) return { id: await resolveSessionReference({ kind: 'last' }, lookup), settings };
   throw new UsageError(missing);
 }

@@ -1,5 +1,6 @@
 import { isSafeId } from '@forge/core';
 import { UsageError } from '../cli-error.js';
+import type { GlobalOptions } from '../commands/command.js';
 
 /** Which session a command works on, from `--resume <id>`, `--last` and `--no-session`. */
 export type SessionChoice = { readonly kind: 'new' } | { readonly kind: 'resume'; readonly id: string; readonly source: string } | { readonly kind: 'last' } | { readonly kind: 'none' };
@@ -20,8 +21,8 @@ export function checkSessionId(id: string, source: string, listHint: string = LI
  * (where a command offers it, `session: false`) stores nothing; without them a new session starts.
  * Contradictory combinations are usage errors.
  */
-export function sessionChoice(options: Readonly<Record<string, unknown>>): SessionChoice {
-  const resume = typeof options.resume === 'string' ? options.resume : undefined;
+export function sessionChoice(options: Pick<GlobalOptions, 'resume' | 'last'> & { readonly session?: boolean }): SessionChoice {
+  const { resume } = options;
   const last = options.last === true;
   const none = options.session === false;
   if (resume !== undefined && last) throw new UsageError('--resume and --last both choose a session; give one of them');

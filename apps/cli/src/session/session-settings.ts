@@ -2,6 +2,7 @@ import type { ForgeConfig } from '@forge/config';
 import { createRedactor, isSecretValue, MIN_SECRET_LENGTH, type Redactor } from '@forge/core/redaction';
 import { mcpServerEnvValues } from '@forge/mcp/config';
 import { loadCliConfig } from '../config/cli-config.js';
+import type { GlobalOptions } from '../commands/command.js';
 import type { CliIo } from '../io.js';
 
 /** What the session commands need to know: where sessions live and what to redact. */
@@ -37,7 +38,7 @@ export function configuredSecrets(config: Pick<ForgeConfig, 'secrets' | 'mcpServ
  * The session settings for one invocation: FORGE_HOME from `--forge-home`, `FORGE_HOME` or
  * `~/.forge`; the redactor with the configured secrets. Loads the configuration (once per invocation).
  */
-export async function resolveSessionSettings(options: { readonly io: CliIo; readonly globals: Readonly<Record<string, unknown>> }): Promise<SessionSettings> {
+export async function resolveSessionSettings(options: { readonly io: CliIo; readonly globals: GlobalOptions }): Promise<SessionSettings> {
   const { io } = options;
   const { forgeHome, loaded } = await loadCliConfig(options);
   const { config } = loaded;

@@ -165,7 +165,7 @@ describe('preflight in runAgent', () => {
     ];
     const model = new ScriptedModel([{ text: 'ok' }], { capabilities: { contextWindowTokens: 10_000 }, estimate: fixedEstimate({ request: 100, history: 8000 }) });
     const sink = recorder();
-    const result = await runAgent({ model, instructions, request: 'hi', history, context: { reservedOutputTokens: 500, bufferTokens: 1000 }, onEvent: sink.onEvent });
+    const result = await runAgent({ model, instructions, request: 'hi', session: { history }, context: { reservedOutputTokens: 500, bufferTokens: 1000 }, onEvent: sink.onEvent });
     expect(result.status).toBe('completed');
     expect(model.requests[0]?.history).toBe(history);
     expect(sink.of('context.warning')).toMatchObject([{ step: 1, reason: 'threshold', usedTokens: 8100, availableInputTokens: 9000 }]);
@@ -177,7 +177,7 @@ describe('preflight in runAgent', () => {
     const history: Message[] = [{ role: 'user', content: 'earlier question' }];
     const model = new ScriptedModel([{ text: 'never sent' }], { capabilities: { contextWindowTokens: 10_000 }, estimate: fixedEstimate({ request: 100, history: 9000 }) });
     const sink = recorder();
-    const result = await runAgent({ model, instructions, request: 'hi', history, context: { mode, reservedOutputTokens: 500, bufferTokens: 1000 }, onEvent: sink.onEvent });
+    const result = await runAgent({ model, instructions, request: 'hi', session: { history }, context: { mode, reservedOutputTokens: 500, bufferTokens: 1000 }, onEvent: sink.onEvent });
     expect(result.status).toBe('limit_reached');
     expect(model.requests).toEqual([]);
     expect(sink.of('context.limit_reached')).toMatchObject([{ step: 1, reason: 'whole_history' }]);
@@ -205,7 +205,7 @@ describe('preflight in runAgent', () => {
     const sink = recorder();
     for (let run = 0; run < 4; run += 1) {
       const model = new ScriptedModel([{ text: 'ok', usage: { inputTokens: 100 + 1000 + 1 } }], { estimate });
-      await runAgent({ model, instructions, request: 'hi', context: { bufferTokens: 1000, reservedOutputTokens: 10 }, estimatorAccuracy: tracker, onEvent: sink.onEvent });
+      await runAgent({ model, instructions, request: 'hi', context: { bufferTokens: 1000, reservedOutputTokens: 10 }, session: { estimatorAccuracy: tracker }, onEvent: sink.onEvent });
     }
     const flagged = sink.of('context.estimator.flagged');
     expect(flagged).toHaveLength(1);

@@ -70,14 +70,16 @@ describe('overflow recovery', () => {
       model,
       instructions,
       request: 'Summarize file a.',
-      history: olderTurns,
+      session: {
+        history: olderTurns,
+        onMessage: (message) => {
+          stored.push(message);
+        },
+      },
       tools: [readTool(executed)],
       approvals: allowAll,
       context: compactPolicy,
       contextManager: replacingManager(calls),
-      onMessage: (message) => {
-        stored.push(message);
-      },
       onEvent: (envelope) => sink.list.push(envelope),
     });
 
@@ -102,7 +104,7 @@ describe('overflow recovery', () => {
   it('recovers at most once: a second overflow fails the run with the provider error', async () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([{ overflow: true }, { overflow: true }]);
-    const result = await runAgent({ model, instructions, request: 'Hi', history: olderTurns, context: compactPolicy, contextManager: replacingManager(calls) });
+    const result = await runAgent({ model, instructions, request: 'Hi', session: { history: olderTurns }, context: compactPolicy, contextManager: replacingManager(calls) });
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('context_overflow');
     expect(model.requests).toHaveLength(2);
@@ -112,7 +114,7 @@ describe('overflow recovery', () => {
   it('does not retry after visible output', async () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([{ text: 'Partial answer', error: new ContextOverflowError({ message: 'too long' }) }]);
-    const result = await runAgent({ model, instructions, request: 'Hi', history: olderTurns, context: compactPolicy, contextManager: replacingManager(calls) });
+    const result = await runAgent({ model, instructions, request: 'Hi', session: { history: olderTurns }, context: compactPolicy, contextManager: replacingManager(calls) });
     expect(result.status).toBe('failed');
     expect(model.requests).toHaveLength(1);
     expect(calls).toHaveLength(0);
@@ -122,7 +124,7 @@ describe('overflow recovery', () => {
   it.each(['off', 'warn', 'shadow'] as const)('does not compact on overflow in mode %s', async (mode) => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([{ overflow: true }]);
-    const result = await runAgent({ model, instructions, request: 'Hi', history: olderTurns, context: { mode }, contextManager: replacingManager(calls) });
+    const result = await runAgent({ model, instructions, request: 'Hi', session: { history: olderTurns }, context: { mode }, contextManager: replacingManager(calls) });
     expect(result.status).toBe('failed');
     expect(calls).toHaveLength(0);
     expect(model.requests).toHaveLength(1);
@@ -139,7 +141,15 @@ describe('the view rule inside a run (mode compact)', () => {
     const history = turns(20, 60);
     const model = new ScriptedModel([{ text: 'ok' }], window);
     const sink = events();
-    const result = await runAgent({ model, instructions, request: 'Go on.', history, context: policy, contextManager: replacingManager(calls), onEvent: (envelope) => sink.list.push(envelope) });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'Go on.',
+      session: { history },
+      context: policy,
+      contextManager: replacingManager(calls),
+      onEvent: (envelope) => sink.list.push(envelope),
+    });
     expect(result.status).toBe('completed');
     expect(calls).toEqual([]);
     expect(model.requests[0]?.history).toEqual(history);
@@ -152,7 +162,7 @@ describe('the view rule inside a run (mode compact)', () => {
     const model = new ScriptedModel([{ text: 'ok' }], window);
     const sink = events();
     const manager = replacingManager(calls, (request) => compacted(history.length, '[SESSION_CHECKPOINT v1]', request.request.history.slice(-4), 'c'.repeat(64)));
-    const result = await runAgent({ model, instructions, request: 'Go on.', history, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
+    const result = await runAgent({ model, instructions, request: 'Go on.', session: { history }, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
     expect(result.status).toBe('completed');
     expect(calls.map((call) => call.reason)).toEqual(['preflight']);
     expect(calls[0]?.budget.estimate.tokens).toBeGreaterThan(calls[0]?.budget.compactAtTokens ?? Infinity);
@@ -171,13 +181,12 @@ describe('the view rule inside a run (mode compact)', () => {
       model,
       instructions,
       request: 'Go on.',
-      history,
+      session: { history, lastRequestAt: 1_000_000 - 600_000 },
       tools: [readTool([])],
       approvals: allowAll,
       context: policy,
       contextManager: unchanged,
       now,
-      lastRequestAt: 1_000_000 - 600_000,
     });
     // Step 1 measures from the conversation's previous request, step 2 from step 1's (each `now()` call advances the clock 1 s).
     const [first, second] = calls.map((call) => call.idleMs ?? -1);
@@ -192,7 +201,7 @@ describe('the view rule inside a run (mode compact)', () => {
     const holey: ContextManager = {
       fit: async (request) => ({ kind: 'compacted', checkpoint: 'c', checkpointId: 'cp_hole', coveredThrough: 10, history: request.request.history.slice(-4), sourceHash: 'd'.repeat(64) }),
     };
-    await expect(runAgent({ model, instructions, request: 'Go on.', history, context: policy, contextManager: holey })).rejects.toThrow(/26 would be left out/);
+    await expect(runAgent({ model, instructions, request: 'Go on.', session: { history }, context: policy, contextManager: holey })).rejects.toThrow(/26 would be left out/);
     expect(model.requests).toEqual([]);
   });
 });
@@ -262,7 +271,7 @@ describe('the no-progress guard', () => {
     const manager = replacingManager(calls, (request, call) =>
       compacted(history.length, `[SESSION_CHECKPOINT v1]\n${'summary '.repeat(60)}`, request.request.history.slice(1), String(call).repeat(64).slice(0, 64)),
     );
-    const result = await runAgent({ model, instructions: heavy, request: 'Go on.', history, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
+    const result = await runAgent({ model, instructions: heavy, request: 'Go on.', session: { history }, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
 
     expect(result.status).toBe('limit_reached');
     expect(model.requests).toHaveLength(0);
@@ -282,7 +291,7 @@ describe('the no-progress guard', () => {
       model,
       instructions: heavy,
       request: 'Go on.',
-      history,
+      session: { history },
       context: policy,
       contextManager: manager,
       compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 },
@@ -302,7 +311,7 @@ describe('the no-progress guard', () => {
       model,
       instructions: heavy,
       request: 'Go on.',
-      history,
+      session: { history },
       context: policy,
       contextManager: manager,
       compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 },
@@ -317,7 +326,7 @@ describe('the no-progress guard', () => {
   it('does not ask the manager when mandatory context alone does not fit', async () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 1_500, maxOutputTokens: 500 } });
-    const result = await runAgent({ model, instructions: heavy, request: 'Go on.', history, context: policy, contextManager: replacingManager(calls) });
+    const result = await runAgent({ model, instructions: heavy, request: 'Go on.', session: { history }, context: policy, contextManager: replacingManager(calls) });
     expect(result.status).toBe('limit_reached');
     expect(calls).toHaveLength(0);
   });
@@ -332,12 +341,11 @@ describe('request_compaction', () => {
       model,
       instructions,
       request: 'Keep going.',
-      history: olderTurns,
+      session: { history: olderTurns, compactionRequests: channel },
       tools: [createRequestCompactionTool(channel)],
       approvals: allowAll,
       context: compactPolicy,
       contextManager: replacingManager(calls, () => ({ kind: 'unchanged' })),
-      compactionRequests: channel,
     });
     expect(result.status).toBe('completed');
     expect(calls.map((call) => [call.reason, call.step])).toEqual([['model_request', 2]]);

@@ -118,12 +118,14 @@ describe('runAgent', () => {
       request: 'persist me',
       tools: [echoTool()],
       approvals: allowAll,
-      onMessage: async (message) => {
-        expect(pending).toBe(0);
-        pending += 1;
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        seen.push(`${message.role}@${model.requests.length}`);
-        pending -= 1;
+      session: {
+        onMessage: async (message) => {
+          expect(pending).toBe(0);
+          pending += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          seen.push(`${message.role}@${model.requests.length}`);
+          pending -= 1;
+        },
       },
     });
     // the request is stored before the model is called; each reply before the next step starts
@@ -138,8 +140,10 @@ describe('runAgent', () => {
         model,
         instructions,
         request: 'x',
-        onMessage: () => {
-          throw new Error('disk full');
+        session: {
+          onMessage: () => {
+            throw new Error('disk full');
+          },
         },
       }),
     ).rejects.toThrow('disk full');
@@ -153,7 +157,7 @@ describe('runAgent', () => {
     ];
     const frozen = structuredClone(history);
     const model = new ScriptedModel([{ text: 'ok' }]);
-    const result = await runAgent({ model, instructions, request: 'next', history });
+    const result = await runAgent({ model, instructions, request: 'next', session: { history } });
     expect(model.requests[0]?.history).toEqual(frozen);
     expect(history).toEqual(frozen);
     expect(result.messages).toEqual([

@@ -34,15 +34,16 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     throw new InvalidInputError({ message: `maxSteps must be a positive integer, got ${String(maxSteps)}.` });
   }
   const runId = options.runId === undefined ? createId('run', startedAt) : assertSafeId(options.runId, 'run id');
-  if (options.sessionId !== undefined) assertSafeId(options.sessionId, 'session id');
+  const session = options.session ?? {};
+  if (session.id !== undefined) assertSafeId(session.id, 'session id');
   const policy = resolveContextPolicy(options.context);
-  const estimatorAccuracy = options.estimatorAccuracy ?? createEstimatorAccuracyTracker();
+  const estimatorAccuracy = session.estimatorAccuracy ?? createEstimatorAccuracyTracker();
   const tools = indexTools(options.tools ?? []);
   const signal = options.signal ?? new AbortController().signal;
-  const emit = createEmitter({ runId, sessionId: options.sessionId, now, listener: withObservers(options.onEvent, options.observers) });
+  const emit = createEmitter({ runId, sessionId: session.id, now, listener: withObservers(options.onEvent, options.observers) });
 
   const instructions = typeof options.instructions === 'function' ? await options.instructions() : options.instructions;
-  const history = options.history ?? [];
+  const history = session.history ?? [];
   const currentRequest: UserMessage = { role: 'user', content: options.request };
   const continuation: Message[] = [];
   let usage: Usage = emptyUsage;
@@ -51,7 +52,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   let steps = 0;
   const record = async (message: Message) => {
     continuation.push(message);
-    await options.onMessage?.(message);
+    await session.onMessage?.(message);
   };
 
   emit({
@@ -63,7 +64,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     historyMessages: history.length,
     ...(prices === undefined ? {} : { prices }),
   });
-  await options.onMessage?.(currentRequest);
+  await session.onMessage?.(currentRequest);
 
   const finish = (status: RunStatus, error?: ErrorSummary): RunResult => {
     const durationMs = now() - startedAt;
@@ -76,25 +77,25 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     instructionsHash: instructions.hash,
     emit,
     history,
-    ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
-    ...(options.nativeState === undefined ? {} : { nativeState: options.nativeState }),
-    ...(options.viewOrigin === undefined ? {} : { origin: options.viewOrigin }),
+    ...(session.checkpoint === undefined ? {} : { checkpoint: session.checkpoint }),
+    ...(session.nativeState === undefined ? {} : { nativeState: session.nativeState }),
+    ...(session.viewOrigin === undefined ? {} : { origin: session.viewOrigin }),
     ...(options.contextManager === undefined ? {} : { manager: options.contextManager }),
     ...(options.compactionGuard === undefined ? {} : { guard: options.compactionGuard }),
     ...(options.toolOutputProjection === undefined ? {} : { projection: options.toolOutputProjection }),
-    ...(options.projectedToolCalls === undefined || policy.mode !== 'compact' ? {} : { projected: options.projectedToolCalls }),
-    ...(options.compactionRequests === undefined ? {} : { requests: options.compactionRequests }),
+    ...(session.projectedToolCalls === undefined || policy.mode !== 'compact' ? {} : { projected: session.projectedToolCalls }),
+    ...(session.compactionRequests === undefined ? {} : { requests: session.compactionRequests }),
   });
   const definitions = toolDefinitions(tools.values());
   const cacheKey = promptCacheKey({
-    conversation: options.sessionId ?? runId,
+    conversation: session.id ?? runId,
     provider: options.model.provider,
     modelId: options.model.modelId,
     instructionsHash: instructions.hash,
     tools: definitions,
   });
   let cacheReadTokens: number | undefined;
-  let lastRequestAt = options.lastRequestAt;
+  let lastRequestAt = session.lastRequestAt;
 
   while (steps < maxSteps) {
     if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));

@@ -62,14 +62,14 @@ describe('runAgent prices its steps', () => {
 
   it('sends every request of a conversation with one prompt cache key, derived from the session', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ toolName: 'noop', input: {} }] }, { text: 'ok' }, { text: 'again' }]);
-    await runAgent({ model, instructions, request: 'one', tools: [noop], approvals: allowAll, sessionId: 'sess_a' });
-    await runAgent({ model, instructions, request: 'two', tools: [noop], approvals: allowAll, sessionId: 'sess_a' });
+    await runAgent({ model, instructions, request: 'one', tools: [noop], approvals: allowAll, session: { id: 'sess_a' } });
+    await runAgent({ model, instructions, request: 'two', tools: [noop], approvals: allowAll, session: { id: 'sess_a' } });
     const keys = model.callOptions.map((options) => options.promptCacheKey);
     expect(new Set(keys).size).toBe(1);
     expect(keys[0]).toMatch(/^forge-/);
 
     const other = new ScriptedModel([{ text: 'ok' }]);
-    await runAgent({ model: other, instructions, request: 'one', tools: [noop], sessionId: 'sess_b' });
+    await runAgent({ model: other, instructions, request: 'one', tools: [noop], session: { id: 'sess_b' } });
     expect(other.callOptions[0]?.promptCacheKey).not.toBe(keys[0]);
   });
 });

@@ -14,15 +14,18 @@ import type { ObserverHub } from '../observers/observer-hub.js';
 import type { ApprovalGate, Tool } from '../tools/tool.js';
 import type { RunCostSummary } from './run-cost.js';
 
-export interface RunAgentOptions {
-  readonly model: ModelAdapter;
-  /** The user's request for this run. */
-  readonly request: string;
+/**
+ * What a host that persists the conversation lends one run of it: the view it starts from, where
+ * to store each message as it is produced, and what earlier runs left for this one. Every field is
+ * optional; a run given none of them behaves as a run without a session.
+ */
+export interface RunSession {
   /**
-   * Instructions for the run. A loader is called exactly once, at the start; the snapshot is then
-   * frozen for every step of the run.
+   * The conversation's id, `[A-Za-z0-9_-]{1,128}`: carried by every event and keying the
+   * provider's prompt cache, so every run of the conversation shares one cache prefix. Without
+   * it events carry no session id and the cache is keyed by the run id.
    */
-  readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
+  readonly id?: string;
   /** Earlier messages of the session, oldest first. Never modified. */
   readonly history?: readonly Message[];
   /**
@@ -39,6 +42,39 @@ export interface RunAgentOptions {
    */
   readonly viewOrigin?: RunViewOrigin;
   /**
+   * Called with each message as the run produces it — the user request first — and awaited
+   * before the run goes on, so a host can append the transcript durably as it grows instead of
+   * losing a run's messages to a crash. A rejection here is a host failure and is thrown from
+   * `runAgent`.
+   */
+  readonly onMessage?: (message: Message) => Promise<void> | void;
+  /**
+   * Tool calls whose outputs earlier runs of the session already sent projected (mode `compact`):
+   * they are sent projected from the first step, so the request prefix stays what it was.
+   */
+  readonly projectedToolCalls?: Iterable<string>;
+  /** Where `request_compaction` leaves its requests; pass the channel the tool was created with. */
+  readonly compactionRequests?: CompactionRequestChannel;
+  /**
+   * When the conversation's last model request before this run was made (milliseconds since the
+   * epoch): the cost gate of the first step takes the provider's cache to be cold once its
+   * lifetime has passed since then. Later steps use the run's own requests.
+   */
+  readonly lastRequestAt?: number;
+  /** Estimate-versus-usage statistics to add to; share one across the session's runs to track a model over it. */
+  readonly estimatorAccuracy?: EstimatorAccuracyTracker;
+}
+
+export interface RunAgentOptions {
+  readonly model: ModelAdapter;
+  /** The user's request for this run. */
+  readonly request: string;
+  /**
+   * Instructions for the run. A loader is called exactly once, at the start; the snapshot is then
+   * frozen for every step of the run.
+   */
+  readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
+  /**
    * Makes room when a request needs it (mode `compact`): called before a step whose request is
    * past `compactAtRatio` (or over budget) and still above the target after older tool outputs are
    * projected, after one clean provider overflow, and when the model asked through
@@ -50,13 +86,6 @@ export interface RunAgentOptions {
   readonly compactionGuard?: Partial<CompactionGuardLimits>;
   /** Bounds of projected tool outputs (mode `compact`). */
   readonly toolOutputProjection?: ToolOutputProjectionOptions;
-  /**
-   * Tool calls whose outputs earlier runs of the session already sent projected (mode `compact`):
-   * they are sent projected from the first step, so the request prefix stays what it was.
-   */
-  readonly projectedToolCalls?: Iterable<string>;
-  /** Where `request_compaction` leaves its requests; pass the channel the tool was created with. */
-  readonly compactionRequests?: CompactionRequestChannel;
   readonly tools?: readonly Tool[];
   /** Decides each tool call. Without one, every call is denied: approval is never implied. */
   readonly approvals?: ApprovalGate;
@@ -71,34 +100,25 @@ export interface RunAgentOptions {
    * `DEFAULT_CONTEXT_POLICY` (mode `warn`).
    */
   readonly context?: Partial<ContextPolicy>;
-  /** Estimate-versus-usage statistics to add to; share one across runs to track a model over a session. */
-  readonly estimatorAccuracy?: EstimatorAccuracyTracker;
   readonly signal?: AbortSignal;
   /** The host's own listener (trace writer, renderer): it gets every event as emitted, unredacted. */
   readonly onEvent?: EventListener;
   /**
-   * Called with each message as the run produces it — the user request first — and awaited
-   * before the run goes on, so a host can append the transcript durably as it grows instead of
-   * losing a run's messages to a crash. A rejection here is a host failure and is thrown from
-   * `runAgent`.
+   * The conversation this run continues, for a host that keeps one (`@forge/sessions` builds it
+   * from the stored transcript). Without it the run starts a conversation of its own: no history,
+   * no checkpoint, and nothing is told about its messages until they come back in the result.
    */
-  readonly onMessage?: (message: Message) => Promise<void> | void;
+  readonly session?: RunSession;
   /**
    * Untrusted subscribers (plugins): they get redacted, frozen copies after `onEvent`, and their
-   * failures never reach the run. Build the hub with `createObserverHub`.
+   * failures never reach the run. Build the hub with `createObserverHub` from
+   * `@forge/core/observers`, giving it the redactor that knows the session's secrets.
    */
   readonly observers?: ObserverHub;
   /** Must match `[A-Za-z0-9_-]{1,128}`; generated when absent. */
   readonly runId?: string;
-  readonly sessionId?: string;
   /** Milliseconds since the epoch; injectable for deterministic tests. */
   readonly now?: () => number;
-  /**
-   * When the conversation's last model request before this run was made (milliseconds since the
-   * epoch): the cost gate of the first step takes the provider's cache to be cold once its
-   * lifetime has passed since then. Later steps use the run's own requests.
-   */
-  readonly lastRequestAt?: number;
 }
 
 export interface RunResult extends RunCostSummary {

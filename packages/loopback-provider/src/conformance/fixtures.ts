@@ -75,7 +75,7 @@ export async function runTurn(
     instructions: INSTRUCTIONS,
     tools: [options.tool ?? noteTool()],
     approvals: allowAll,
-    sessionId: CONFORMANCE_SESSION,
+    session: { id: CONFORMANCE_SESSION },
     onEvent: (event) => {
       events.push(event);
       options.onEvent?.(event);
@@ -98,7 +98,7 @@ export async function reconciledRun(
   const result = await runAgent({
     model,
     request: options.request,
-    ...(options.history === undefined ? {} : { history: options.history }),
+    ...(options.history === undefined ? {} : { session: { history: options.history } }),
     instructions: INSTRUCTIONS,
     tools: [noteTool()],
     approvals: allowAll,

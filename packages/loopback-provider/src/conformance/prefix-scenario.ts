@@ -42,10 +42,10 @@ export async function runTwoTurns(server: LoopbackProvider, model: ModelAdapter)
   const onEvent = ({ event }: EventEnvelope) => {
     if (event.type === 'model.step.completed') steps.push(event.usage);
   };
-  const common = { model, instructions: CACHEABLE_INSTRUCTIONS, approvals: allowAll, sessionId: 'prefix-session', onEvent } as const;
+  const common = { model, instructions: CACHEABLE_INSTRUCTIONS, approvals: allowAll, session: { id: 'prefix-session' }, onEvent } as const;
   // The host lists its tools in another order on the second turn (as MCP servers that start in a different order would).
   const first = await runAgent({ ...common, request: 'What does note alpha say?', tools: [noteTool(), listNotesTool] });
-  const second = await runAgent({ ...common, request: 'And note beta?', tools: [listNotesTool, noteTool()], history: first.messages });
+  const second = await runAgent({ ...common, request: 'And note beta?', tools: [listNotesTool, noteTool()], session: { ...common.session, history: first.messages } });
   return { runs: [first, second], steps };
 }
 

@@ -5,7 +5,8 @@ import { buildForgeStateCheckpoint, checkpointHash, validateCheckpoint, withRunI
 import { createRedactor } from '@forge/core/redaction';
 import { selectTail } from '@forge/core/view';
 import { ScriptedModel } from '@forge/core/testing';
-import { MAIN_LANE, OpaqueStateStore, openSession, openSessionHandle } from '@forge/persistence';
+import { MAIN_LANE, OpaqueStateStore, openSession } from '@forge/persistence';
+import { openSessionHandle } from '@forge/sessions';
 import { ReadLedger, createReadFileTool } from '@forge/tools';
 import { crashOpaqueState } from './crash-protocol.js';
 import { seededRandom } from '../support/seeded-random.js';

@@ -4,7 +4,8 @@ import { createInstructionSnapshot, type ApprovalGate, type Tool } from '@forge/
 import { ScriptedModel } from '@forge/core/testing';
 import { ProblemLog, readTraceFile } from '@forge/cli/inspect-reader';
 import { runCli } from '@forge/cli/testing';
-import { readTrace, runSessionTurn } from '@forge/persistence';
+import { readTrace } from '@forge/persistence';
+import { runSessionTurn } from '@forge/sessions';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { byteMutations, fuzz, jsonMutations, MAX_RSS_GROWTH_MB, onlyTypedErrors } from '../support/fuzz-harness.js';

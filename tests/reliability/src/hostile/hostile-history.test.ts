@@ -6,7 +6,7 @@ import { createCheckpointNoteTool, findApprovalClaim, findPolicyText, reduceMemo
 import { ScriptedModel, type ScriptedToolCall } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';
-import { openSessionHandle, type SessionHandle } from '@forge/persistence';
+import { openSessionHandle, type SessionHandle } from '@forge/sessions';
 import { createApprovalGate, createWorkspaceTools, ReadLedger } from '@forge/tools';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adapterFor, ADAPTER_NAMES } from '../support/adapters.js';

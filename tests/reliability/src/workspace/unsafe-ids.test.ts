@@ -5,7 +5,8 @@ import { loadConfig } from '@forge/config';
 import { createInstructionSnapshot, ForgeError, InvalidInputError, runAgent, sha256Hex } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
-import { listSessions, loadTranscript, openSessionHandle, OpaqueStateStore, readTrace, traceFile } from '@forge/persistence';
+import { listSessions, loadTranscript, OpaqueStateStore, readTrace, traceFile } from '@forge/persistence';
+import { openSessionHandle } from '@forge/sessions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 import { walkTree } from '../support/tree-files.js';
@@ -82,7 +83,7 @@ describe('ids outside the allowed pattern are refused', () => {
     await refused('opaque state lane', () => store.save({ sessionId: 'session_ok', lane: id }, state));
     await refused('opaque state replay', () => store.forReplay({ sessionId: id, lane: 'main' }, { provider: 'openai', modelId: 'm' }));
     await refused('runAgent run id', () => runAgent({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions: createInstructionSnapshot('x'), runId: id }));
-    await refused('runAgent session id', () => runAgent({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions: createInstructionSnapshot('x'), sessionId: id }));
+    await refused('runAgent session id', () => runAgent({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions: createInstructionSnapshot('x'), session: { id: id } }));
     expect(await strayEntries()).toEqual([]);
   });
 

@@ -1,13 +1,22 @@
-import { createId, emptyUsage, ForgeError, InvalidInputError, resolveContextPolicy, runAgent, type ErrorSummary, type Message, type OpaqueProviderState, type RunResult } from '@forge/core';
+import { createId, emptyUsage, InvalidInputError, resolveContextPolicy, runAgent, summarizeError, type RunSession, type Message, type OpaqueProviderState, type RunResult } from '@forge/core';
 import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
-import { rename, rm } from 'node:fs/promises';
-import { forgeHomeLayout } from './home.js';
-import { temporarySessionDirectory } from './session-files.js';
-import { createSession, openSession } from './session-open.js';
+import {
+  createSession,
+  discardSession,
+  openSession,
+  closeDanglingToolCalls,
+  repairInterruptedSession,
+  createTraceWriter,
+  type EngineRunFacts,
+  type SessionRepairWarning,
+  type SessionTranscript,
+  type StoredCheckpoint,
+  type SessionWriter,
+  type TraceWriter,
+} from '@forge/persistence';
 import { currentArtifactHashesFor, installCheckpoint, resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
-import type { EngineRunFacts } from './records.js';
 import {
   compactBetweenTurns,
   createSessionContextManager,
@@ -17,22 +26,13 @@ import {
   type SessionCompactOptions,
   type SessionCompactResult,
 } from './session-compaction.js';
-import { closeDanglingToolCalls, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
 import type { OpenSessionHandleOptions, SessionEngineTurnOptions, SessionTurnOptions, SessionTurnResult, SessionTurnWarning } from './session-turn-types.js';
 import { discardRefusedState, NativeReplayWatch } from './native-replay.js';
 import { historyWithStaleReads } from './stale-history.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
-import type { SessionTranscript, StoredCheckpoint } from './session-state.js';
-import type { SessionWriter } from './session-writer.js';
-import { createTraceWriter, type TraceWriter } from './trace-writer.js';
 
 export type { OpenSessionHandleOptions, SessionEngineInput, SessionEngineTurnOptions, SessionTurnOptions, SessionTurnResult, SessionTurnWarning } from './session-turn-types.js';
 export type { SessionView, SessionViewCheckpoint, SessionViewOptions } from './session-view.js';
-
-function summarize(error: unknown): ErrorSummary {
-  if (ForgeError.isInstance(error)) return { code: error.code, message: error.message, isRetryable: error.isRetryable };
-  return { code: 'host_failure', message: error instanceof Error ? error.message : String(error), isRetryable: false };
-}
 
 /**
  * A session held open for writing (its lock is held until `close`), continued one turn at a
@@ -188,19 +188,27 @@ export class SessionHandle {
               ...(artifactHashes === undefined ? {} : { artifactHashes }),
             })
           : undefined;
-        const { view, ...engineInput } = input;
+        const { view } = input;
         const lastRequestAt = this.lastRunEndedAt();
         const replay = new NativeReplayWatch(input.nativeState !== undefined);
+        const session: RunSession = {
+          id: input.sessionId,
+          history,
+          ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+          ...(input.nativeState === undefined ? {} : { nativeState: input.nativeState }),
+          viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
+          onMessage: input.onMessage,
+          ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
+          ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
+          ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
+        };
         const result = await runAgent({
           ...runOptions,
-          ...engineInput,
-          ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
-          history,
-          viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
-          ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
+          instructions: input.instructions,
+          runId: input.runId,
+          session,
           context: policy,
           ...(modelTools.length === 0 ? {} : { tools: [...(runOptions.tools ?? []), ...modelTools] }),
-          ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
           ...(manager === undefined ? {} : { contextManager: manager }),
           ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
           onEvent: (envelope) => {
@@ -277,16 +285,7 @@ export class SessionHandle {
       await this.writer.close();
       return;
     }
-    // Renamed aside while the lock is still held, so no other writer can have opened it meanwhile.
-    const aside = temporarySessionDirectory(forgeHomeLayout(this.home), this.id, 'discarding');
-    try {
-      await rename(this.writer.directory, aside);
-    } catch {
-      await this.writer.close();
-      return;
-    }
-    await this.writer.close();
-    await rm(aside, { recursive: true, force: true });
+    await discardSession(this.home, this.writer);
   }
 
   private checkOpen(): void {
@@ -366,7 +365,7 @@ export class SessionHandle {
   private async recordHostFailure(runId: string, instructionsHash: string, error: unknown): Promise<void> {
     try {
       await closeDanglingToolCalls(this.writer, runId);
-      await this.writer.recordRunEnd({ runId, status: 'failed', usage: emptyUsage, instructionsHash, error: summarize(error) });
+      await this.writer.recordRunEnd({ runId, status: 'failed', usage: emptyUsage, instructionsHash, error: summarizeError(error, 'host_failure') });
     } catch {
       // The writer itself failed; the next open repairs the session from what reached the disk.
     }

@@ -4,10 +4,9 @@ import { ForgeError, RateLimitError, type Message } from '@forge/core';
 import { NativeCompactionModel, ScriptedModel } from '@forge/core/testing';
 import { describe, expect, it } from 'vitest';
 import { filler, instructionsFrom } from './compaction-fixtures.test-helpers.js';
-import { MAIN_LANE, OpaqueStateStore, refusesReplay } from './opaque-state/index.js';
-import { createSession } from './session-open.js';
+import { MAIN_LANE, OpaqueStateStore, refusesReplay, createSession } from '@forge/persistence';
 import { openSessionHandle, type SessionHandle } from './session-turn.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 /*
  * Provider-native state through a session's life: chained from the previous boundary, kept on disk

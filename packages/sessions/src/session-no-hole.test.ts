@@ -4,9 +4,9 @@ import { ScriptedModel } from '@forge/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { instructionsFrom } from './compaction-fixtures.test-helpers.js';
-import { createSession } from './session-open.js';
+import { createSession } from '@forge/persistence';
 import { openSessionHandle } from './session-turn.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 const temporaryHome = useTemporaryHome();
 const instructions = instructionsFrom('Answer briefly.');

@@ -26,11 +26,8 @@ import {
 } from '@forge/core/compaction';
 import { budgetRequest, decideRequest } from '@forge/core/view';
 import { factDependencies, hashesOf, installCheckpoint, type ArtifactHashSource } from './checkpoint-install.js';
-import type { OpaqueStateStore } from './opaque-state/index.js';
-import { MAIN_LANE } from './opaque-state/index.js';
-import type { StoredCheckpoint } from './session-state.js';
+import { MAIN_LANE, type OpaqueStateStore, type StoredCheckpoint, type SessionWriter } from '@forge/persistence';
 import type { SessionView } from './session-view.js';
-import type { SessionWriter } from './session-writer.js';
 
 /** How a session compacts (the CLI fills this from `context.compaction`). */
 export interface SessionCompactionOptions {

@@ -1,10 +1,8 @@
 import { InvalidInputError, type OpaqueProviderState } from '@forge/core';
-import { withRunIds } from '@forge/core/checkpoint';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
-import { currentArtifactHashesFor, resolveStoredCheckpoint } from './checkpoint-install.js';
 import { compactBetweenTurns, type CompactionSessionPort, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';
-import type { SessionTranscript } from './session-state.js';
-import { selectSessionView } from './session-view.js';
+import type { SessionTranscript } from '@forge/persistence';
+import { viewOfStoredSession } from './stored-session-view.js';
 
 /**
  * What `forge compact --dry-run` shows: the manual compaction `SessionHandle.compact` would make
@@ -14,9 +12,16 @@ import { selectSessionView } from './session-view.js';
  */
 export async function previewSessionCompaction(transcript: SessionTranscript, options: SessionCompactOptions & { readonly redactor?: Redactor }): Promise<SessionCompactResult> {
   const redactor = options.redactor ?? createRedactor();
-  const entries = withRunIds(transcript.messages, transcript.runs);
-  const resolved = transcript.checkpoint === undefined ? undefined : resolveStoredCheckpoint(transcript.checkpoint, entries, options.compaction?.caps);
+  const redact = (text: string): string => redactor.redact(text);
   const nativeStates = new Map<string, OpaqueProviderState>();
+  const { entries, resolved, view } = await viewOfStoredSession(transcript, {
+    mode: 'compact',
+    model: options.model,
+    redact,
+    nativeStates,
+    ...(options.compaction?.caps === undefined ? {} : { caps: options.compaction.caps }),
+    ...(options.artifactHashes === undefined ? {} : { artifactHashes: options.artifactHashes }),
+  });
   const port: CompactionSessionPort = {
     sessionId: transcript.id,
     writer: {
@@ -26,20 +31,8 @@ export async function previewSessionCompaction(transcript: SessionTranscript, op
     transcript: () => entries,
     current: () => (resolved?.ok === true ? { summarizedThrough: resolved.active.source.summarizedThrough, id: resolved.active.id } : undefined),
     nativeStates,
-    redact: (text) => redactor.redact(text),
+    redact,
     shadow: { projected: new Set() },
   };
-  const currentHashes = await currentArtifactHashesFor(resolved, options.artifactHashes);
-  const view = selectSessionView({
-    mode: 'compact',
-    transcript: entries,
-    stored: transcript.checkpoint,
-    ...(resolved === undefined ? {} : { resolved }),
-    nativeStates,
-    redact: port.redact,
-    model: options.model,
-    ...(options.compaction?.caps === undefined ? {} : { caps: options.compaction.caps }),
-    ...(currentHashes === undefined ? {} : { currentHashes }),
-  });
   return compactBetweenTurns({ port, view, options, preview: true });
 }

@@ -3,12 +3,9 @@ import { createRedactor } from '@forge/core/redaction';
 import { ScriptedModel } from '@forge/core/testing';
 import { readFile, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { SessionLockedError } from './errors.js';
-import { listSessions } from './session-list.js';
-import { createSession } from './session-open.js';
-import { loadTranscript } from './session-read.js';
+import { SessionLockedError, listSessions, createSession, loadTranscript } from '@forge/persistence';
 import { openSessionHandle, runSessionTurn } from './session-turn.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 const temporaryHome = useTemporaryHome();
 const instructions = { text: 'You are Forge.', sources: [], hash: 'a'.repeat(64) };

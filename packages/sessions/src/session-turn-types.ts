@@ -1,12 +1,8 @@
 import type { ContextMode, InstructionSnapshot, Message, OpaqueProviderState, RunAgentOptions, RunResult } from '@forge/core';
 import type { ArtifactHashSource } from './checkpoint-install.js';
-import type { EngineRunFacts } from './records.js';
+import type { EngineRunFacts, SessionWriterOptions, SessionRepairWarning, SessionWarning, EngineEventListener } from '@forge/persistence';
 import type { SessionCompactionOptions } from './session-compaction.js';
-import type { SessionWriterOptions } from './session-open.js';
-import type { SessionRepairWarning } from './session-repair.js';
-import type { SessionWarning } from './session-state.js';
 import type { SessionView, SessionViewOptions } from './session-view.js';
-import type { EngineEventListener } from './trace-writer.js';
 
 /** Something opening a session or running a turn noticed; nothing a warning names was lost. */
 export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { readonly code: 'trace_failed'; readonly message: string };
@@ -15,10 +11,7 @@ export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { reado
  * `runAgent` options for one turn, less what the session provides, plus how to render the view
  * and compact. The view follows `context.mode` (see `SessionHandle.runTurn`).
  */
-export type SessionTurnOptions = Omit<
-  RunAgentOptions,
-  'history' | 'onMessage' | 'runId' | 'sessionId' | 'checkpoint' | 'nativeState' | 'viewOrigin' | 'projectedToolCalls' | 'contextManager' | 'compactionRequests' | 'compactionGuard'
-> &
+export type SessionTurnOptions = Omit<RunAgentOptions, 'session' | 'runId' | 'contextManager' | 'compactionGuard'> &
   Omit<SessionViewOptions, 'mode'> & {
     /**
      * How the session compacts. Automatic compaction follows `context.mode`: `shadow` builds and

@@ -4,11 +4,9 @@ import type { FileHandle } from 'node:fs/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { installCheckpoint } from './checkpoint-install.js';
 import { filler, instructionsFrom, MemoryWorkspace } from './compaction-fixtures.test-helpers.js';
-import { createSession } from './session-open.js';
-import { loadTranscript } from './session-read.js';
+import { createSession, loadTranscript, type SessionWriter } from '@forge/persistence';
 import { openSessionHandle, type SessionHandle } from './session-turn.js';
-import type { SessionWriter } from './session-writer.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 const temporaryHome = useTemporaryHome();
 const instructions = instructionsFrom('Use pnpm.');

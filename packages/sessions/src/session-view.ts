@@ -3,8 +3,7 @@ import { type ArtifactHashes, CHECKPOINT_CAPS, observeArtifactHashes, renderChec
 import { buildForgeState } from '@forge/core/compaction';
 import { selectViewRange, viewHistory, type RequestViewCheckpoint } from '@forge/core/view';
 import { renderActiveCheckpoint, resolveStoredCheckpoint, type ActiveCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
-import type { CheckpointSource } from './records.js';
-import type { StoredCheckpoint } from './session-state.js';
+import type { CheckpointSource, StoredCheckpoint } from '@forge/persistence';
 
 /** How the view of a stored session is chosen (the rule itself is core's `selectViewRange`). */
 export interface SessionViewOptions {

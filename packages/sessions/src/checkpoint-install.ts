@@ -12,9 +12,7 @@ import {
 } from '@forge/core/checkpoint';
 import { checkpointIdOf, type BuiltCheckpoint } from '@forge/core/compaction';
 import { z } from 'zod';
-import type { CheckpointSource } from './records.js';
-import type { StoredCheckpoint } from './session-state.js';
-import type { SessionWriter } from './session-writer.js';
+import type { CheckpointSource, StoredCheckpoint, SessionWriter } from '@forge/persistence';
 
 /** The strategy `forge import codex --session` stores: a ready view of the imported rollout. */
 export const CODEX_IMPORT_STRATEGY = 'codex-import';

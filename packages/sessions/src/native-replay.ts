@@ -1,6 +1,5 @@
 import type { ForgeEvent, OpaqueProviderState } from '@forge/core';
-import { MAIN_LANE, refusesReplay, type OpaqueStateStore } from './opaque-state/index.js';
-import type { StoredCheckpoint } from './session-state.js';
+import { MAIN_LANE, refusesReplay, type OpaqueStateStore, type StoredCheckpoint } from '@forge/persistence';
 
 /*
  * A provider that refuses a request replaying its own compaction item (it can no longer decrypt

@@ -3,10 +3,9 @@ import { createCheckpointNoteTool, findApprovalClaim } from '@forge/core/checkpo
 import { ScriptedModel, type ScriptedStep } from '@forge/core/testing';
 import { describe, expect, it } from 'vitest';
 import { allowAll, filler, instructionsFrom, MemoryWorkspace } from './compaction-fixtures.test-helpers.js';
-import { createSession } from './session-open.js';
-import { loadTranscript } from './session-read.js';
+import { createSession, loadTranscript } from '@forge/persistence';
 import { openSessionHandle, type SessionHandle, type SessionTurnResult } from './session-turn.js';
-import { useTemporaryHome } from './temporary-home.test-helpers.js';
+import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
 
 /*
  * The end-to-end fixtures of the context-management plan, run through the session layer with a

@@ -1,0 +1,26 @@
+export { previewSessionCompaction } from './session-preview.js';
+export {
+  openSessionHandle,
+  runSessionTurn,
+  SessionHandle,
+  type OpenSessionHandleOptions,
+  type SessionEngineInput,
+  type SessionEngineTurnOptions,
+  type SessionTurnOptions,
+  type SessionTurnResult,
+  type SessionTurnWarning,
+} from './session-turn.js';
+export { viewOfStoredSession, type StoredSessionView, type StoredSessionViewOptions } from './stored-session-view.js';
+export { requestViewCheckpoint, selectSessionView, type SessionView, type SessionViewCheckpoint, type SessionViewOptions } from './session-view.js';
+export {
+  CODEX_IMPORT_STRATEGY,
+  currentArtifactHashesFor,
+  factDependencies,
+  installCheckpoint,
+  renderActiveCheckpoint,
+  resolveStoredCheckpoint,
+  type ActiveCheckpoint,
+  type ArtifactHashSource,
+  type ResolvedCheckpoint,
+} from './checkpoint-install.js';
+export { compactSession, createSessionContextManager, type SessionCompactionOptions, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';

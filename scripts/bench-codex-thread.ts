@@ -3,7 +3,7 @@
 // thread per turn, fed Forge's active-view wrapper of instructions and history) versus the v2
 // engine (one App Server thread per session: instructions once as developer instructions, then
 // only each new request). Forge's figures are its conservative estimate of the text it sent
-// (the `context.budgeted` event); the model-side figures are the bytes of each request body the
+// (the `codex.context.budgeted` event); the model-side figures are the bytes of each request body the
 // provider received divided by 4, which include Codex's own prompt, tools and, on a persistent
 // thread, the history Codex replays (cacheable by the provider). A measurement, not a test.
 // Usage: npx tsx --conditions=@forge/source scripts/bench-codex-thread.ts [turns]
@@ -36,8 +36,8 @@ interface TurnFigures {
 }
 
 function sentTokens(events: readonly CodexEventEnvelope[]): number {
-  const budgeted = events.find((envelope) => envelope.event.type === 'context.budgeted')?.event;
-  return budgeted?.type === 'context.budgeted' && 'engine' in budgeted ? budgeted.estimate.tokens : 0;
+  const budgeted = events.find((envelope) => envelope.event.type === 'codex.context.budgeted')?.event;
+  return budgeted?.type === 'codex.context.budgeted' ? budgeted.estimate.tokens : 0;
 }
 
 async function session(mode: 'v1' | 'v2'): Promise<TurnFigures[]> {

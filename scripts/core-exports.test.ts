@@ -101,6 +101,7 @@ describe('@forge/core exports', () => {
       '@forge/core/budget',
       '@forge/core/checkpoint',
       '@forge/core/compaction',
+      '@forge/core/engine',
       '@forge/core/observers',
       '@forge/core/pricing',
       '@forge/core/redaction',

@@ -15,7 +15,7 @@ const root = REPOSITORY_ROOT;
 
 const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/core': { layer: 0, allowed: [] },
-  /** Reads files Forge opens on its own (regular files only, never blocking, within a size); no Forge dependency. */
+  /** Reads files Forge opens on its own (regular files only, never blocking, within a size), splits JSON lines, writes atomically; no Forge dependency. */
   '@forge/bounded-read': { layer: 1, allowed: [] },
   /** The server list schema comes from `@forge/mcp/config` (zod only, no MCP SDK). */
   '@forge/config': { layer: 1, allowed: ['@forge/core', '@forge/mcp', '@forge/bounded-read'] },
@@ -25,7 +25,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/model-openai': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-compatible': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
-  '@forge/codex': { layer: 1, allowed: ['@forge/core'] },
+  /** The rollout importer hashes touched files with the tools' workspace hasher. */
+  '@forge/codex': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read', '@forge/tools'] },
   /** Shared AI SDK plumbing of the adapters (the adapter skeleton, settings, streaming, errors, retries); its README example uses the loopback provider. */
   '@forge/ai-sdk-bridge': { layer: 1, allowed: ['@forge/core', '@forge/loopback-provider'] },
   /** Test-only provider server; adapters use it as a devDependency. */

@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sha256Hex } from '@forge/core';
 import type { ExpandedFixture, WrittenFile } from '../fixture/expand.js';
 import type { CommandResult, FixtureCommand } from '../fixture/schema.js';
 
@@ -48,15 +47,6 @@ export async function readWorkspaceFile(root: string, relative: string): Promise
     return await readFile(path.join(root, relative), 'utf8');
   } catch {
     return undefined;
-  }
-}
-
-/** SHA-256 of a workspace file, or null when it cannot be read. */
-export async function hashWorkspaceFile(root: string, relative: string): Promise<string | null> {
-  try {
-    return sha256Hex(await readFile(path.join(root, relative)));
-  } catch {
-    return null;
   }
 }
 

@@ -66,4 +66,5 @@ export type { CompactionEvent, CompactorDisclosure } from './compaction/events.j
 
 // Errors and ids
 export { AuthError, CancelledError, ContextOverflowError, ForgeError, InvalidInputError, RateLimitError, TransportError } from './errors.js';
+export { summarizeError } from './run/error-summary.js';
 export { assertSafeId, createId, isSafeId } from './ids.js';

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
+import { writeFileAtomic } from '@forge/bounded-read';
 import type { CalibrationSample } from '@forge/core/budget';
 import { z } from 'zod';
 import { ensureForgeHome, forgeHomeLayout } from './home.js';
 import { CorruptFileError } from './errors.js';
-import { isErrorCode, writeFileAtomically } from './private-fs.js';
+import { isErrorCode, PRIVATE_FILE_MODE } from './private-fs.js';
 import { readStoredFile } from './stored-file.js';
 
 /*
@@ -103,6 +104,6 @@ export async function recordCalibration(
     .sort(([, left], [, right]) => right.updatedAt.localeCompare(left.updatedAt))
     .slice(0, MAX_CALIBRATED_MODELS);
   const next: CalibrationFile = { schemaVersion: CALIBRATION_SCHEMA_VERSION, models: Object.fromEntries(models) };
-  await writeFileAtomically(calibrationFilePath(home), `${JSON.stringify(next)}\n`);
+  await writeFileAtomic(calibrationFilePath(home), `${JSON.stringify(next)}\n`, { mode: PRIVATE_FILE_MODE, syncDirectory: true });
   return { counter: entry.counter, updatedAt: entry.updatedAt, samples: samples.map(([estimated, reported]) => ({ estimated, reported })) };
 }

@@ -27,6 +27,6 @@ export { closeDanglingToolCalls, INTERRUPTED_RUN_CODE, repairInterruptedSession,
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
 export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type EngineEventEnvelope, type EngineEventListener, type TraceWriter } from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
-export { readTraceLines, type TraceLine } from './trace-lines.js';
+export { readStoredLines } from './stored-file.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
 export { readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';

@@ -1,3 +1,4 @@
+import { readLinePieces } from '@forge/bounded-read';
 import { crc32 } from 'node:zlib';
 import { CRC_SUFFIX_LENGTH, checksumProblem } from './record-codec.js';
 import { openStoredFile } from './stored-file.js';
@@ -29,34 +30,23 @@ export async function findLogDamage(file: string): Promise<LogDamage | undefined
     // The last bytes of the line so far: they may turn out to be its checksum suffix, which the checksum does not cover.
     let window = Buffer.alloc(0);
     let lineBytes = 0;
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    let position = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
-      if (bytesRead === 0) return undefined;
-      position += bytesRead;
-      let start = 0;
-      while (start < bytesRead) {
-        const newline = chunk.indexOf(10, start);
-        const end = newline === -1 || newline >= bytesRead ? bytesRead : newline;
-        const piece = chunk.subarray(start, end);
-        if (head.length < HEAD_BYTES) head = Buffer.concat([head, piece.subarray(0, HEAD_BYTES - head.length)]);
-        const joined = window.length === 0 ? piece : Buffer.concat([window, piece]);
-        const keep = Math.min(CRC_SUFFIX_LENGTH, joined.length);
-        crc = crc32(joined.subarray(0, joined.length - keep), crc);
-        window = Buffer.from(joined.subarray(joined.length - keep));
-        lineBytes += piece.length;
-        if (end === bytesRead) break;
-        const problem = lineProblem(lineBytes, window, crc, head, line - 1);
-        if (problem !== undefined) return { line, problem };
-        line += 1;
-        crc = 0;
-        head = Buffer.alloc(0);
-        window = Buffer.alloc(0);
-        lineBytes = 0;
-        start = end + 1;
-      }
+    for await (const piece of readLinePieces(handle, { chunkBytes: CHUNK_BYTES })) {
+      if (head.length < HEAD_BYTES) head = Buffer.concat([head, piece.bytes.subarray(0, HEAD_BYTES - head.length)]);
+      const joined = window.length === 0 ? piece.bytes : Buffer.concat([window, piece.bytes]);
+      const keep = Math.min(CRC_SUFFIX_LENGTH, joined.length);
+      crc = crc32(joined.subarray(0, joined.length - keep), crc);
+      window = Buffer.from(joined.subarray(joined.length - keep));
+      lineBytes += piece.bytes.length;
+      if (!piece.ends) continue;
+      const problem = lineProblem(lineBytes, window, crc, head, line - 1);
+      if (problem !== undefined) return { line, problem };
+      line += 1;
+      crc = 0;
+      head = Buffer.alloc(0);
+      window = Buffer.alloc(0);
+      lineBytes = 0;
     }
+    return undefined;
   } finally {
     await handle.close();
   }

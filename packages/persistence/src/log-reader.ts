@@ -1,3 +1,4 @@
+import { splitLines } from '@forge/bounded-read';
 import { CorruptFileError, UnsupportedSchemaError } from './errors.js';
 import { decodeLine } from './record-codec.js';
 import { SUPPORTED_SESSION_SCHEMAS } from './records.js';
@@ -26,25 +27,23 @@ export interface ParsedSessionLog {
 export function parseSessionLog(buffer: Buffer, options: { readonly file: string; readonly sessionId: string }): ParsedSessionLog {
   const state = new SessionStateBuilder(options.sessionId);
   const warnings: SessionWarning[] = [];
-  let start = 0;
-  let line = 1;
   let intactBytes = 0;
   let missingFinalNewline = false;
 
-  while (start < buffer.length) {
-    const newline = buffer.indexOf(10, start);
-    const end = newline === -1 ? buffer.length : newline;
-    const decoded = decodeLine(buffer.subarray(start, end));
+  for (const line of splitLines(buffer, { maxLineBytes: Number.POSITIVE_INFINITY })) {
+    if (line.kind === 'oversized') throw new Error('unreachable: session log lines are not bounded');
+    const lineEnd = line.offset + line.bytes.length;
+    const decoded = decodeLine(line.bytes);
     if (decoded.kind === 'damaged') {
-      if (newline !== -1) {
-        const last = newline + 1 === buffer.length ? '; it is the last line, but it ends with a newline, so it was written whole and then damaged' : '';
-        throw new CorruptFileError({ file: options.file, line, problem: `${decoded.problem}${last}` });
+      if (line.terminated) {
+        const last = lineEnd + 1 === buffer.length ? '; it is the last line, but it ends with a newline, so it was written whole and then damaged' : '';
+        throw new CorruptFileError({ file: options.file, line: line.number, problem: `${decoded.problem}${last}` });
       }
       warnings.push({
         code: 'torn_tail',
         message:
-          `Ignored an incomplete last record at line ${line} of ${options.file} (${buffer.length - start} bytes, no newline after them; ${decoded.problem}). ` +
-          `A crash probably cut it short while it was written; the ${line - 1} records before it are intact.`,
+          `Ignored an incomplete last record at line ${line.number} of ${options.file} (${buffer.length - line.offset} bytes, no newline after them; ${decoded.problem}). ` +
+          `A crash probably cut it short while it was written; the ${line.number - 1} records before it are intact.`,
       });
       break;
     }
@@ -52,14 +51,12 @@ export function parseSessionLog(buffer: Buffer, options: { readonly file: string
       if (typeof decoded.version === 'number' && decoded.version > 2) {
         throw new UnsupportedSchemaError({ file: options.file, version: decoded.version, supported: SUPPORTED_SESSION_SCHEMAS });
       }
-      throw new CorruptFileError({ file: options.file, line, problem: decoded.problem });
+      throw new CorruptFileError({ file: options.file, line: line.number, problem: decoded.problem });
     }
     const problem = state.apply(decoded.record);
-    if (problem !== undefined) throw new CorruptFileError({ file: options.file, line, problem });
-    intactBytes = newline === -1 ? buffer.length : newline + 1;
-    missingFinalNewline = newline === -1;
-    start = end + 1;
-    line += 1;
+    if (problem !== undefined) throw new CorruptFileError({ file: options.file, line: line.number, problem });
+    intactBytes = line.terminated ? lineEnd + 1 : lineEnd;
+    missingFinalNewline = !line.terminated;
   }
 
   const transcript = state.build({ warnings });

@@ -1,13 +1,14 @@
+import { truncateText } from '@forge/core/checkpoint';
+import { readLines, readLinesBackward } from '@forge/bounded-read';
 import { isSafeId, type Message } from '@forge/core';
 import { readdir } from 'node:fs/promises';
 import { forgeHomeLayout } from './home.js';
-import { scanLinesBackward, scanLinesForward } from './line-scan.js';
 import { findLogDamage } from './log-integrity.js';
 import { isErrorCode } from './private-fs.js';
 import { decodeLine } from './record-codec.js';
 import type { MessageRecord, SessionHeaderRecord } from './records.js';
 import { sessionPaths } from './session-files.js';
-import { readStoredFile } from './stored-file.js';
+import { openStoredFile, readStoredFile } from './stored-file.js';
 import { parseV1Session } from './v1.js';
 
 /** One line of `forge sessions list`. */
@@ -30,12 +31,13 @@ export interface SessionSummary {
 
 /** How far into a log to look for the first user message. */
 const FIRST_MESSAGE_SCAN_BYTES = 8 * 1024 * 1024;
+const SCAN_CHUNK_BYTES = 64 * 1024;
 const FIRST_LINE_CHARS = 100;
 
 function firstLine(message: Message | undefined): string | undefined {
   if (message?.role !== 'user') return undefined;
   const line = message.content.split('\n').find((text) => text.trim() !== '') ?? '';
-  return line.length > FIRST_LINE_CHARS ? `${line.slice(0, FIRST_LINE_CHARS - 1)}…` : line;
+  return truncateText(line, FIRST_LINE_CHARS);
 }
 
 /**
@@ -45,24 +47,32 @@ function firstLine(message: Message | undefined): string | undefined {
 async function summarizeLog(id: string, logFile: string, checkIntegrity: boolean): Promise<SessionSummary> {
   let header: SessionHeaderRecord | undefined;
   let firstUser: MessageRecord | undefined;
-  await scanLinesForward(logFile, FIRST_MESSAGE_SCAN_BYTES, (line) => {
-    const decoded = decodeLine(line);
-    if (decoded.kind !== 'record') return true;
-    if (decoded.record.type === 'session') header = decoded.record;
-    if (decoded.record.type === 'message' && decoded.record.message.role === 'user') firstUser = decoded.record;
-    return header === undefined || firstUser !== undefined;
-  });
-  if (header === undefined) throw new Error(`${logFile} has no readable session header`);
-
   let updatedAt: string | undefined;
   let messageCount = 0;
-  await scanLinesBackward(logFile, (line) => {
-    const decoded = decodeLine(line);
-    if (decoded.kind !== 'record') return false;
-    updatedAt ??= decoded.record.at;
-    if (decoded.record.type === 'message') messageCount = decoded.record.index + 1;
-    return decoded.record.type === 'message' || decoded.record.type === 'session';
-  });
+  const handle = await openStoredFile(logFile);
+  try {
+    front: for await (const batch of readLines(handle, { maxLineBytes: FIRST_MESSAGE_SCAN_BYTES, chunkBytes: SCAN_CHUNK_BYTES })) {
+      for (const line of batch) {
+        if (line.offset >= FIRST_MESSAGE_SCAN_BYTES) break front;
+        const decoded = line.kind === 'line' ? decodeLine(line.bytes) : undefined;
+        if (decoded?.kind !== 'record') break front;
+        if (decoded.record.type === 'session') header = decoded.record;
+        if (decoded.record.type === 'message' && decoded.record.message.role === 'user') firstUser = decoded.record;
+        if (header === undefined || firstUser !== undefined) break front;
+      }
+    }
+    if (header === undefined) throw new Error(`${logFile} has no readable session header`);
+
+    for await (const line of readLinesBackward(handle, { chunkBytes: SCAN_CHUNK_BYTES })) {
+      const decoded = decodeLine(line.bytes);
+      if (decoded.kind !== 'record') continue;
+      updatedAt ??= decoded.record.at;
+      if (decoded.record.type === 'message') messageCount = decoded.record.index + 1;
+      if (decoded.record.type === 'message' || decoded.record.type === 'session') break;
+    }
+  } finally {
+    await handle.close();
+  }
   const damage = checkIntegrity ? await findLogDamage(logFile) : undefined;
   return {
     id,

@@ -1,3 +1,4 @@
+import { truncateText } from '@forge/core/checkpoint';
 import { InvalidInputError, messageSchema, type ErrorSummary, type JsonValue, type Message, type RunStatus, type Usage } from '@forge/core';
 import type { Redactor } from '@forge/core/redaction';
 import type { FileHandle } from 'node:fs/promises';
@@ -61,10 +62,6 @@ function storedUsage(usage: Usage): StoredUsage {
     if (typeof value === 'number' && Number.isInteger(value) && value >= 0) stored[key] = value;
   }
   return stored;
-}
-
-function truncate(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
 }
 
 /**
@@ -168,8 +165,8 @@ export class SessionWriter {
             ? {}
             : {
                 error: {
-                  code: truncate(run.error.code, 200),
-                  message: truncate(redactor.redact(run.error.message), MAX_ERROR_MESSAGE_CHARS),
+                  code: truncateText(run.error.code, 200),
+                  message: truncateText(redactor.redact(run.error.message), MAX_ERROR_MESSAGE_CHARS),
                   isRetryable: run.error.isRetryable,
                 },
               }),

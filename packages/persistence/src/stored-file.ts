@@ -1,4 +1,4 @@
-import { describeRefusal, openRegularFile, readRegularFile, type FileRefusal } from '@forge/bounded-read';
+import { describeRefusal, openRegularFile, readLines, readRegularFile, type FileRefusal, type Line, type ReadLinesOptions } from '@forge/bounded-read';
 import type { FileHandle } from 'node:fs/promises';
 import { CorruptFileError } from './errors.js';
 
@@ -31,4 +31,14 @@ export async function readStoredFile(file: string, options: StoredFileOptions = 
   const read = await readRegularFile(file, options);
   if (read.kind === 'read') return read.bytes;
   throw refusalError(file, read);
+}
+
+/** Streams the lines of a stored file (see `openStoredFile` and `readLines`), closing it when done. */
+export async function* readStoredLines(file: string, options: ReadLinesOptions = {}): AsyncGenerator<Line[]> {
+  const handle = await openStoredFile(file);
+  try {
+    yield* readLines(handle, options);
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,7 +1,8 @@
 import { EVENT_SCHEMA_VERSION, type EventEnvelope } from '@forge/core';
+import { lineText } from '@forge/bounded-read';
 import { z } from 'zod';
 import { CorruptFileError, UnsupportedSchemaError } from './errors.js';
-import { readTraceLines } from './trace-lines.js';
+import { readStoredLines } from './stored-file.js';
 import { traceFile } from './trace-writer.js';
 
 /*
@@ -45,9 +46,9 @@ function parseLine(text: string): ParsedLine {
  */
 export async function* readTrace(home: string, runId: string): AsyncGenerator<TraceEntry> {
   const file = traceFile(home, runId);
-  for await (const batch of readTraceLines(file)) {
+  for await (const batch of readStoredLines(file)) {
     for (const line of batch) {
-      const parsed: ParsedLine = line.kind === 'oversized' ? { ok: false, problem: `the line is ${line.chars} characters long, longer than any event` } : parseLine(line.text);
+      const parsed: ParsedLine = line.kind === 'oversized' ? { ok: false, problem: `the line is ${line.byteLength} bytes long, longer than any event` } : parseLine(lineText(line.bytes));
       if (parsed.ok) {
         yield { kind: 'event', line: line.number, envelope: parsed.envelope };
       } else if (parsed.version !== undefined) {

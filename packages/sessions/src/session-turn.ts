@@ -1,16 +1,4 @@
-import {
-  createId,
-  emptyUsage,
-  ForgeError,
-  InvalidInputError,
-  resolveContextPolicy,
-  runAgent,
-  type ErrorSummary,
-  type RunSession,
-  type Message,
-  type OpaqueProviderState,
-  type RunResult,
-} from '@forge/core';
+import { createId, emptyUsage, InvalidInputError, resolveContextPolicy, runAgent, summarizeError, type RunSession, type Message, type OpaqueProviderState, type RunResult } from '@forge/core';
 import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
@@ -45,11 +33,6 @@ import { selectSessionView, type SessionView, type SessionViewOptions } from './
 
 export type { OpenSessionHandleOptions, SessionEngineInput, SessionEngineTurnOptions, SessionTurnOptions, SessionTurnResult, SessionTurnWarning } from './session-turn-types.js';
 export type { SessionView, SessionViewCheckpoint, SessionViewOptions } from './session-view.js';
-
-function summarize(error: unknown): ErrorSummary {
-  if (ForgeError.isInstance(error)) return { code: error.code, message: error.message, isRetryable: error.isRetryable };
-  return { code: 'host_failure', message: error instanceof Error ? error.message : String(error), isRetryable: false };
-}
 
 /**
  * A session held open for writing (its lock is held until `close`), continued one turn at a
@@ -382,7 +365,7 @@ export class SessionHandle {
   private async recordHostFailure(runId: string, instructionsHash: string, error: unknown): Promise<void> {
     try {
       await closeDanglingToolCalls(this.writer, runId);
-      await this.writer.recordRunEnd({ runId, status: 'failed', usage: emptyUsage, instructionsHash, error: summarize(error) });
+      await this.writer.recordRunEnd({ runId, status: 'failed', usage: emptyUsage, instructionsHash, error: summarizeError(error, 'host_failure') });
     } catch {
       // The writer itself failed; the next open repairs the session from what reached the disk.
     }

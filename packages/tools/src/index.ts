@@ -33,4 +33,4 @@ export { createReadFileTool, DEFAULT_READ_CAP_BYTES, type ReadFileToolOptions } 
 export { createRunCommandTool, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_OUTPUT_CAP_BYTES, type RunCommandToolOptions } from './tools/run-command.js';
 export { createSearchTool, type SearchToolOptions } from './tools/search.js';
 export { resolveWorkspacePath, WorkspacePathError, type WorkspacePath, type WorkspacePathRule } from './workspace.js';
-export { workspaceArtifactHashes, type WorkspaceHashSource } from './workspace-hashes.js';
+export { hashWorkspaceFile, workspaceArtifactHashes, type WorkspaceFileHash, type WorkspaceHashSource } from './workspace-hashes.js';

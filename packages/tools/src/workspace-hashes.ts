@@ -7,6 +7,26 @@ export type WorkspaceHashSource = (uris: readonly string[]) => Promise<Map<strin
 
 const FILE_SCHEME = 'file:';
 
+/** A workspace file's SHA-256 now, or why there is none: it is gone, or it cannot be read (outside the workspace, not a regular file, hard-linked, too large). */
+export type WorkspaceFileHash = { readonly status: 'current'; readonly hash: string } | { readonly status: 'missing' } | { readonly status: 'unknown' };
+
+/**
+ * The hash of the workspace file at `requested` (relative to `root`), read from disk inside the
+ * workspace's confinement, the way `read_file` loads it. The one workspace hasher: checkpoints
+ * re-check their file facts with it, and the Codex importer hashes the files a rollout touched.
+ */
+export async function hashWorkspaceFile(root: string, requested: string): Promise<WorkspaceFileHash> {
+  try {
+    const target = await resolveWorkspacePath(root, requested);
+    if (!target.exists) return { status: 'missing' };
+    const loaded = await loadFile(target.absolute, root, requested);
+    if (loaded.kind === 'ok') return { status: 'current', hash: sha256Hex(loaded.bytes) };
+    return loaded.kind === 'missing' ? { status: 'missing' } : { status: 'unknown' };
+  } catch {
+    return { status: 'unknown' };
+  }
+}
+
 /**
  * Current hashes of workspace files named by `file:` artifact uris, read from disk inside the
  * workspace's confinement, the way `read_file` loads them. A file that is gone, unreadable, not a
@@ -18,14 +38,8 @@ export function workspaceArtifactHashes(root: string): WorkspaceHashSource {
     const hashes = new Map<string, string | null>();
     for (const uri of uris) {
       if (!uri.startsWith(FILE_SCHEME)) continue;
-      try {
-        const requested = uri.slice(FILE_SCHEME.length);
-        const target = await resolveWorkspacePath(root, requested);
-        const loaded = target.exists ? await loadFile(target.absolute, root, requested) : undefined;
-        hashes.set(uri, loaded?.kind === 'ok' ? sha256Hex(loaded.bytes) : null);
-      } catch {
-        hashes.set(uri, null);
-      }
+      const hashed = await hashWorkspaceFile(root, uri.slice(FILE_SCHEME.length));
+      hashes.set(uri, hashed.status === 'current' ? hashed.hash : null);
     }
     return hashes;
   };

@@ -82,8 +82,8 @@ describe('forge run --engine codex', () => {
     expect(types[0]).toBe('run.started');
     expect(types).toContain('codex.usage.recorded');
     expect(types.at(-1)).toBe('run.completed');
-    const budgeted = envelopes.find((envelope) => envelope.event['type'] === 'context.budgeted')?.event;
-    expect(budgeted).toMatchObject({ engine: 'codex', historyMessages: 0, hasCheckpoint: false, estimate: { method: 'conservative-fallback' } });
+    const budgeted = envelopes.find((envelope) => envelope.event['type'] === 'codex.context.budgeted')?.event;
+    expect(budgeted).toMatchObject({ historyMessages: 0, hasCheckpoint: false, estimate: { method: 'conservative-fallback' } });
     expect(envelopes.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'codex.thread.selected', how: 'started' }));
     expect(envelopes.map((envelope) => envelope.event).find((event) => event['type'] === 'codex.thread.selected')?.['fallback']).toBeUndefined();
     const sessionId = envelopes[0]?.sessionId;
@@ -101,7 +101,7 @@ describe('forge run --engine codex', () => {
       .trim()
       .split('\n')
       .map((line) => (JSON.parse(line) as { event: { type: string } }).event.type);
-    expect(traced).toEqual(expect.arrayContaining(['run.started', 'context.budgeted', 'codex.usage.recorded', 'run.completed']));
+    expect(traced).toEqual(expect.arrayContaining(['run.started', 'codex.context.budgeted', 'codex.usage.recorded', 'run.completed']));
 
     const stored = await showSession(sessionId);
     expect(stored.workspaceRoot).toBe(directories.workspace);

@@ -258,9 +258,8 @@ function envelopes(runId: string, sessionId: string): (event: CodexEngineEvent) 
 }
 
 /**
- * Core events go to the renderers; the Codex-only ones (its wrapper-cost `context.budgeted`, which
- * carries `engine: 'codex'`, its usage reports and compactions) to `onEngineEvent`, with a note
- * for people.
+ * Core events go to the renderers; the Codex-only ones (its wrapper cost `codex.context.budgeted`,
+ * its usage reports and compactions) to `onEngineEvent`, with a note for people.
  */
 function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
   const { event } = envelope;
@@ -278,7 +277,7 @@ function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
     turn.onNote?.('codex: Codex compacted its own context');
     return;
   }
-  if (event.type === 'context.budgeted' && 'engine' in event) {
+  if (event.type === 'codex.context.budgeted') {
     turn.onEngineEvent?.(envelope);
     const tokens = `~${event.estimate.tokens.toLocaleString('en-US')} tokens`;
     if (event.input === 'request') {

@@ -19,7 +19,7 @@ export interface EngineTurn {
   readonly onEvent: EventListener;
   /**
    * Events only this engine emits, interleaved in order with `onEvent`'s (Codex: the wrapper's
-   * cost as `context.budgeted`, `codex.usage.recorded`, `codex.compaction.completed`).
+   * cost as `codex.context.budgeted`, `codex.usage.recorded`, `codex.compaction.completed`).
    */
   readonly onEngineEvent?: EngineEventListener;
   /** Short notes for people about what the engine did (Codex: the wrapper's cost, a compaction it made). */

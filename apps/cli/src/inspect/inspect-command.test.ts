@@ -256,6 +256,19 @@ describe('other stops and engines', () => {
     expect(text).toContain("estimate: Forge's part only");
   });
 
+  it('reads a Codex run traced before its wrapper estimate had a name of its own (context.budgeted with engine codex) the same way', async () => {
+    const home = await forgeHome();
+    const renamed = (events: ReturnType<typeof codexRunEvents>) => events.map((event) => (event.type === 'codex.context.budgeted' ? { ...event, type: 'context.budgeted', engine: 'codex' } : event));
+    await writeTraceLines(home, 'run_codex_old', envelopeLines('run_codex_old', renamed(codexRunEvents())));
+    await writeTraceLines(home, 'run_codex_new', envelopeLines('run_codex_new', codexRunEvents()));
+    const [old] = parseReport((await inspect(home, ['run_codex_old', '--json'])).stdout).runs;
+    const [current] = parseReport((await inspect(home, ['run_codex_new', '--json'])).stdout).runs;
+    expect(old).toMatchObject({ engine: 'codex', steps: 2, status: 'completed' });
+    expect(old?.budget).toEqual(current?.budget);
+    expect(old?.budget[0]).toMatchObject({ step: 1, estimatedTokens: 2100, estimateCovers: 'wrapper' });
+    expect((await inspect(home, ['run_codex_old'])).stdout).toContain("estimate: Forge's part only");
+  });
+
   it('says when the estimator was flagged as unsafe for automatic compaction', async () => {
     const home = await forgeHome();
     const flagged = {

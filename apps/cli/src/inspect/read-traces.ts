@@ -1,5 +1,6 @@
+import { lineText, type Line } from '@forge/bounded-read';
 import { EVENT_SCHEMA_VERSION } from '@forge/core';
-import { readTraceLines, type TraceLine } from '@forge/persistence';
+import { readStoredLines } from '@forge/persistence';
 import { BoundedList } from './bounded-list.js';
 import type { RunReport, TraceProblem } from './report.js';
 import { RunAggregator } from './run-aggregator.js';
@@ -47,8 +48,8 @@ function parseLine(text: string): Parsed {
   return { ok: false, problem: `not an event envelope${path.length === 0 ? '' : ` at ${path.join('.')}`}: ${message}` };
 }
 
-function describeOversized(line: Extract<TraceLine, { kind: 'oversized' }>): string {
-  return `the line is ${(line.chars / (1024 * 1024)).toFixed(1)} million characters long, longer than any event`;
+function describeOversized(line: Extract<Line, { kind: 'oversized' }>): string {
+  return `the line is ${(line.byteLength / (1024 * 1024)).toFixed(1)} MiB long, longer than any event`;
 }
 
 /**
@@ -63,16 +64,17 @@ export async function readTraceFile(file: string, problems: ProblemLog): Promise
   let newerSchemaLines = 0;
   let newerSchema = 0;
 
-  const damaged = (line: TraceLine, problem: string) => {
+  const damaged = (line: Line, problem: string) => {
     // Only a last line without its newline can be a write cut short; anything else was written whole.
     if (!line.terminated) deferred = { line: line.number, problem };
     else problems.add({ kind: 'malformed_line', file, line: line.number, message: `Line ${line.number} of ${file}: ${problem}; skipped.` });
   };
 
-  const take = (line: TraceLine) => {
+  const take = (line: Line) => {
     if (line.kind === 'oversized') return damaged(line, describeOversized(line));
-    if (line.text.trim() === '') return damaged(line, 'the line is blank');
-    const parsed = parseLine(line.text);
+    const text = lineText(line.bytes);
+    if (text.trim() === '') return damaged(line, 'the line is blank');
+    const parsed = parseLine(text);
     if (!parsed.ok) {
       if (parsed.newerSchema === undefined) {
         damaged(line, parsed.problem);
@@ -92,7 +94,7 @@ export async function readTraceFile(file: string, problems: ProblemLog): Promise
   };
 
   try {
-    for await (const lines of readTraceLines(file)) for (const line of lines) take(line);
+    for await (const lines of readStoredLines(file)) for (const line of lines) take(line);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     problems.add({ kind: 'unreadable_trace', file, message: `Could not read ${file} to the end (${reason}); the report covers the lines before.` });

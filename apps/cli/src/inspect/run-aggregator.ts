@@ -138,6 +138,7 @@ export class RunAggregator {
       case 'run.failed':
         return this.onRunEnded(event, timestamp);
       case 'context.budgeted':
+      case 'codex.context.budgeted':
         return this.onBudgeted(event);
       case 'context.usage.reconciled':
         return this.onReconciled(event);
@@ -265,15 +266,16 @@ export class RunAggregator {
     }
   }
 
-  private onBudgeted(value: EventOf<'context.budgeted'>): void {
+  private onBudgeted(value: EventOf<'context.budgeted' | 'codex.context.budgeted'>): void {
     const row = this.stepRow(value.step ?? this.pendingStep());
     const categories = value.estimate?.categories ?? value.categories;
     const categorySum = categories === undefined ? undefined : Object.values(categories).reduce((sum, tokens) => sum + tokens, 0);
     row.estimatedTokens = value.estimate?.tokens ?? value.estimatedTokens ?? categorySum;
     row.categories = categories;
     row.confidence = value.estimate?.confidence;
-    if (value.engine !== undefined && value.engine !== 'native') {
-      this.engine = value.engine;
+    const engine = value.type === 'codex.context.budgeted' ? 'codex' : value.engine;
+    if (engine !== undefined && engine !== 'native') {
+      this.engine = engine;
       row.estimateCovers = 'wrapper';
     }
     if (value.contextWindowTokens !== undefined) {

@@ -223,8 +223,7 @@ export function codexRunEvents(): EventBody[] {
   return [
     { type: 'run.started', model: { provider: 'codex', modelId: 'codex-default' }, instructions: { hash: 'b'.repeat(64), sources: [] }, tools: [], maxSteps: 0, historyMessages: 4 },
     {
-      type: 'context.budgeted',
-      engine: 'codex',
+      type: 'codex.context.budgeted',
       estimate: { tokens: 2100, method: 'conservative-fallback', confidence: 'estimated', bytes: 6300, categories: { instructions: 300, checkpoint: 0, history: 1500, request: 250, overhead: 50 } },
       historyMessages: 4,
       hasCheckpoint: false,

@@ -84,11 +84,15 @@ function eventSchemas(lenient: boolean) {
       cost: optional(cost),
       unpricedSteps: optional(count),
     }),
-    /** The preflight estimate before a provider request, flat or nested under `estimate`. */
+    /**
+     * The preflight estimate before a provider request, flat or nested under `estimate`; the Codex
+     * engine's `codex.context.budgeted` covers only the wrapper Forge sends (older traces have it as
+     * `context.budgeted` with `engine: 'codex'`).
+     */
     budgeted: z.object({
-      type: z.literal('context.budgeted'),
+      type: z.enum(['context.budgeted', 'codex.context.budgeted']),
       step: optional(count),
-      /** Set by engines that add their own prompt (Codex): the estimate then covers only what Forge sends. */
+      /** Set by engines that add their own prompt (Codex) on traces older than `codex.context.budgeted`. */
       engine: optionalText,
       mode: optionalText,
       estimate: optional(z.object({ tokens: optionalNumber, method: optionalText, confidence: optionalText, categories: optional(categories) })),

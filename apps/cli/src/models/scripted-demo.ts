@@ -1,3 +1,4 @@
+import { truncateText } from '@forge/core/checkpoint';
 import { createId, type Message, type ModelAdapter, type ModelCallOptions, type ModelRequest, type ModelStreamPart, type TokenEstimate, type ToolResultPart } from '@forge/core';
 import { ScriptedModel, type ScriptedReply } from '@forge/core/testing';
 
@@ -101,7 +102,7 @@ function describeReading(reading: ToolResultPart): string[] {
   const heading = textLines.find((line) => /^#{1,6}\s+\S/.test(line))?.trim();
   const firstProse = firstParagraph(textLines);
   const described = [`- ${path} has ${plural(lineCount(content), 'line')}${heading === undefined ? '' : `; its first heading is "${heading}"`}.`];
-  if (firstProse !== undefined) described.push(`- It begins: "${truncate(firstProse, 200)}"`);
+  if (firstProse !== undefined) described.push(`- It begins: "${truncateText(firstProse, 200)}"`);
   return described;
 }
 
@@ -163,8 +164,4 @@ function plural(count: number, singular: string, pluralForm = `${singular}s`): s
 
 function preview(items: readonly string[], max: number): string {
   return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

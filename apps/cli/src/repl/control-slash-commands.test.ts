@@ -59,7 +59,7 @@ describe('/context with an engine that builds its own requests (Codex)', () => {
     expect(printed.join('')).toBe('/context measures requests of the native engine only; Codex builds its own requests.\n');
 
     printed.length = 0;
-    context.contextUse.observe({ type: 'context.budgeted', engine: 'codex', estimate: { tokens: 12_345, confidence: 'estimated' } });
+    context.contextUse.observe({ type: 'codex.context.budgeted', estimate: { tokens: 12_345, confidence: 'estimated' } });
     await found.command.run(context, '');
     expect(printed.join('')).toContain("The latest turn sent Codex ~12,345 tokens of Forge's own input");
 

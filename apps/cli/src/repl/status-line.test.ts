@@ -19,7 +19,7 @@ describe('renderStatusLine', () => {
 
   it('shows what Codex reported for its latest model call, labelled as such, and leaves the wrapper estimate out of it', () => {
     const tracker = new ContextUseTracker();
-    tracker.observe({ type: 'context.budgeted', engine: 'codex', estimate: { tokens: 900, confidence: 'estimated' } });
+    tracker.observe({ type: 'codex.context.budgeted', estimate: { tokens: 900, confidence: 'estimated' } });
     expect(tracker.current).toBeUndefined();
     tracker.observe({ type: 'codex.usage.recorded', usage: { last: { inputTokens: 30_000, cachedInputTokens: 28_000, outputTokens: 1_000 }, modelContextWindow: 258_400 } });
     expect(renderStatusLine({ model: 'codex:gpt-5.5', mode: undefined, use: tracker.current, style: plain })).toBe('─ codex:gpt-5.5 · context 31k / 258k (12%) reported by Codex\n');

@@ -15,11 +15,9 @@ export interface ContextUse {
   readonly cachedInputTokens?: number;
 }
 
-/** The fields of a `context.budgeted` event the footer reads (core's and the Codex engine's carry them). */
+/** The fields of a `context.budgeted` event (or the Codex engine's `codex.context.budgeted`, which estimates only the wrapper Forge sends) the footer reads. */
 interface BudgetedFields {
   readonly type: string;
-  /** `codex` on the Codex engine's event, which estimates only the wrapper Forge sends. */
-  readonly engine?: unknown;
   readonly availableInputTokens?: unknown;
   readonly estimate?: { readonly tokens?: unknown; readonly confidence?: unknown };
   /** `run.started`: the price sheet, for the session's cost. */
@@ -72,12 +70,12 @@ export class ContextUseTracker {
       };
       return;
     }
-    if (event.type !== 'context.budgeted') return;
     const used = event.estimate?.tokens;
-    if (event.engine === 'codex') {
+    if (event.type === 'codex.context.budgeted') {
       if (typeof used === 'number') this.latestWrapper = used;
       return;
     }
+    if (event.type !== 'context.budgeted') return;
     const available = event.availableInputTokens;
     if (typeof used !== 'number' || typeof available !== 'number') return;
     this.latest = { usedTokens: used, availableInputTokens: available, exact: event.estimate?.confidence === 'exact' };

@@ -1,3 +1,4 @@
+import { truncateText } from '@forge/core/checkpoint';
 import type { Message, ToolResultOutput } from '@forge/core';
 import type { SessionRun, SessionSummary, SessionTranscript } from '@forge/persistence';
 import { displayPath } from '@forge/tools';
@@ -15,7 +16,7 @@ export function formatTime(iso: string): string {
 
 function oneLine(text: string, limit = INLINE_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+  return truncateText(flat, limit);
 }
 
 function plural(count: number, noun: string): string {

@@ -39,9 +39,11 @@ export type CodexThreadFallbackReason = 'rollout-missing' | 'resume-failed' | 'c
 /** Events only the Codex engine emits, next to the core events it shares with native runs. */
 export type CodexOnlyEvent =
   | {
-      /** What the wrapper Forge sent costs; Codex's own prompt and tools are not included. */
-      readonly type: 'context.budgeted';
-      readonly engine: 'codex';
+      /**
+       * What the wrapper Forge sent costs; Codex's own prompt and tools are not included. (Before
+       * it had a name of its own, this was a `context.budgeted` event with `engine: 'codex'`.)
+       */
+      readonly type: 'codex.context.budgeted';
       readonly estimate: WrapperTokenEstimate;
       readonly historyMessages: number;
       readonly hasCheckpoint: boolean;

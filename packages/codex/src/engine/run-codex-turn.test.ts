@@ -73,9 +73,9 @@ describe('runCodexTurn on the real Codex App Server', () => {
     expect(sent).not.toContain('[INSTRUCTIONS]');
     expect(JSON.stringify(harness.provider.requests[0]?.body)).toContain('You are Forge. Keep answers short.');
 
-    const budgeted = events.find((envelope) => envelope.event.type === 'context.budgeted')?.event;
-    expect(budgeted).toMatchObject({ type: 'context.budgeted', engine: 'codex', historyMessages: 2, input: 'wrapper' });
-    if (budgeted?.type !== 'context.budgeted' || !('engine' in budgeted)) throw new Error('no Codex budget event');
+    const budgeted = events.find((envelope) => envelope.event.type === 'codex.context.budgeted')?.event;
+    expect(budgeted).toMatchObject({ type: 'codex.context.budgeted', historyMessages: 2, input: 'wrapper' });
+    if (budgeted?.type !== 'codex.context.budgeted') throw new Error('no Codex budget event');
     expect(budgeted.estimate.tokens).toBeGreaterThanOrEqual(Math.ceil(budgeted.estimate.bytes / 4));
     expect(budgeted.estimate.categories.history).toBeGreaterThan(0);
 
@@ -213,7 +213,7 @@ describe('one Codex thread across turns', () => {
     expect(texts).toContainEqual({ role: 'assistant', text: 'First answer: 42.' });
     expect(JSON.stringify(harness.provider.requests[1]?.body.input)).not.toContain('[FORGE ACTIVE VIEW');
     expect(events.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'codex.thread.selected', how: 'continued', threadId: first.codex.threadId }));
-    expect(events.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'context.budgeted', input: 'request', historyMessages: 0 }));
+    expect(events.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'codex.context.budgeted', input: 'request', historyMessages: 0 }));
   });
 
   it('resumes the thread with thread/resume after the App Server restarts, and Forge still decides every approval', async () => {

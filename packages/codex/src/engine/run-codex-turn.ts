@@ -6,16 +6,16 @@ import {
   createEmitter,
   createId,
   emptyUsage,
+  summarizeError,
   sha256Hex,
   type ApprovalGate,
-  type AssistantMessage,
   type ErrorSummary,
   type Message,
   type RunResult,
   type RunStatus,
   type Usage,
-  assistantText,
 } from '@forge/core';
+import { endRun } from '@forge/core/engine';
 import { approvalHandlerFromGate, codexToolNames } from '../app-server/approvals.js';
 import type { CodexAppServer, CodexNotification, CodexThreadOptions } from '../app-server/client.js';
 import {
@@ -91,7 +91,7 @@ export interface CodexRunResult extends RunResult {
 
 /**
  * Runs one user turn on the Codex engine: renders the bounded active view into a text wrapper,
- * reports its cost as `context.budgeted`, starts a Codex turn with it and maps what Codex does
+ * reports its cost as `codex.context.budgeted`, starts a Codex turn with it and maps what Codex does
  * into core events and transcript messages. Never throws for turn failures; they end the run
  * with a typed status, as `runAgent` does.
  */
@@ -135,8 +135,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     historyMessages: view.history.length,
   });
   emit({
-    type: 'context.budgeted',
-    engine: 'codex',
+    type: 'codex.context.budgeted',
     estimate,
     historyMessages: view.history.length,
     hasCheckpoint: rendered.sections.checkpoint.length > 0,
@@ -146,23 +145,9 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   const finish = (status: RunStatus, error?: ErrorSummary): CodexRunResult => {
     const durationMs = now() - startedAt;
-    if (status === 'failed') {
-      emit({ type: 'run.failed', status, steps, usage, durationMs, error: error ?? { code: 'unexpected', message: 'unknown failure', isRetryable: false } });
-    } else {
-      emit({ type: 'run.completed', status, steps, usage, durationMs });
-    }
-    const added = transcript.finish();
-    const lastAssistant = added.findLast((message): message is AssistantMessage => message.role === 'assistant');
-    const messages: Message[] = [{ role: 'user', content: options.request }, ...added];
+    const messages: Message[] = [{ role: 'user', content: options.request }, ...transcript.finish()];
     return {
-      runId,
-      status,
-      messages,
-      text: lastAssistant === undefined ? '' : assistantText(lastAssistant),
-      steps,
-      usage,
-      instructionsHash: view.instructions.hash,
-      ...(error === undefined ? {} : { error }),
+      ...endRun(emit, { runId, status, messages, steps, usage, durationMs, instructionsHash: view.instructions.hash, error }),
       codex: {
         threadId,
         turnId,
@@ -177,7 +162,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     };
   };
 
-  if (signal.aborted) return finish('cancelled', summarize(new CancelledError()));
+  if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
 
   const gateHandler = approvalHandlerFromGate(options.approvals);
   server.setApprovalHandler((request, serverSignal) => gateHandler(request, AbortSignal.any([serverSignal, signal])));
@@ -264,7 +249,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
           if (!parsed.success || parsed.data.threadId !== threadId || (turnId !== undefined && parsed.data.turn.id !== turnId)) return;
           const turn = parsed.data.turn;
           if (turn.status === 'completed') resolve({ status: 'completed' });
-          else if (turn.status === 'interrupted') resolve({ status: 'cancelled', error: summarize(new CancelledError()) });
+          else if (turn.status === 'interrupted') resolve({ status: 'cancelled', error: summarizeError(new CancelledError()) });
           else {
             resolve({
               status: 'failed',
@@ -291,16 +276,11 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     });
     return finish(outcome.status, outcome.error);
   } catch (error) {
-    return finish(signal.aborted && !ForgeError.isInstance(error) ? 'cancelled' : 'failed', summarize(error));
+    return finish(signal.aborted && !ForgeError.isInstance(error) ? 'cancelled' : 'failed', summarizeError(error));
   } finally {
     unsubscribe();
     stopExitWatch();
     stopAbortWatch();
     server.setApprovalHandler(undefined);
   }
-}
-
-function summarize(error: unknown): ErrorSummary {
-  if (ForgeError.isInstance(error)) return { code: error.code, message: error.message, isRetryable: error.isRetryable };
-  return { code: 'unexpected', message: error instanceof Error ? error.message : String(error), isRetryable: false };
 }

@@ -1,5 +1,6 @@
-import { createReadStream } from 'node:fs';
+import { lineText, readLines, type Line } from '@forge/bounded-read';
 import type { Hash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 
 /**
  * Longest rollout line read, in bytes (64 MiB). A longer line is skipped whole, without ever
@@ -13,6 +14,11 @@ export type RolloutLine =
   | { readonly kind: 'line'; readonly text: string; readonly seq: number; readonly last: boolean; readonly terminated: boolean }
   | { readonly kind: 'oversized'; readonly bytes: number; readonly seq: number };
 
+function rolloutLine(line: Line, last: boolean): RolloutLine {
+  if (line.kind === 'oversized') return { kind: 'oversized', bytes: line.byteLength, seq: line.number };
+  return { kind: 'line', text: lineText(line.bytes), seq: line.number, last, terminated: line.terminated };
+}
+
 /**
  * Reads `path` line by line as a stream (LF-separated; a CR before the LF is dropped), holding at
  * most one line of `maxLineBytes` at a time. `seq` counts lines from 1. The last line says
@@ -20,65 +26,22 @@ export type RolloutLine =
  * malformed record. Every byte read is fed to `hash`.
  */
 export async function* readRolloutLines(path: string, options: { readonly maxLineBytes?: number; readonly hash?: Hash } = {}): AsyncGenerator<RolloutLine> {
-  const limit = options.maxLineBytes ?? MAX_ROLLOUT_LINE_BYTES;
-  const stream = createReadStream(path);
-  let pieces: Buffer[] = [];
-  let pending = 0;
-  let skipping = false;
-  let seq = 0;
-  let held: { text: string; seq: number } | undefined;
-
-  const text = (): string => {
-    const line = Buffer.concat(pieces, pending);
-    const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
-    return line.toString('utf8', 0, end);
-  };
-
-  for await (const chunk of stream) {
-    const buffer = chunk as Buffer;
-    options.hash?.update(buffer);
-    let start = 0;
-    for (let newline = buffer.indexOf(0x0a, start); newline !== -1; newline = buffer.indexOf(0x0a, start)) {
-      const piece = buffer.subarray(start, newline);
-      start = newline + 1;
-      seq += 1;
-      if (skipping || pending + piece.length > limit) {
-        if (held !== undefined) yield { kind: 'line', ...held, last: false, terminated: true };
-        held = undefined;
-        yield { kind: 'oversized', bytes: pending + piece.length, seq };
-        pieces = [];
-        pending = 0;
-        skipping = false;
-        continue;
+  const handle = await open(path, 'r');
+  try {
+    let held: Line | undefined;
+    const hash = options.hash;
+    for await (const batch of readLines(handle, {
+      maxLineBytes: options.maxLineBytes ?? MAX_ROLLOUT_LINE_BYTES,
+      chunkBytes: 64 * 1024,
+      ...(hash === undefined ? {} : { onChunk: (chunk) => hash.update(chunk) }),
+    })) {
+      for (const line of batch) {
+        if (held !== undefined) yield rolloutLine(held, false);
+        held = line;
       }
-      pieces.push(piece);
-      pending += piece.length;
-      if (held !== undefined) yield { kind: 'line', ...held, last: false, terminated: true };
-      held = { text: text(), seq };
-      pieces = [];
-      pending = 0;
     }
-    const rest = buffer.subarray(start);
-    if (rest.length === 0) continue;
-    if (skipping || pending + rest.length > limit) {
-      // Count the bytes of an overlong line without keeping them.
-      pending += rest.length;
-      pieces = [];
-      skipping = true;
-    } else {
-      pieces.push(Buffer.from(rest));
-      pending += rest.length;
-    }
+    if (held !== undefined) yield rolloutLine(held, true);
+  } finally {
+    await handle.close();
   }
-  if (skipping) {
-    if (held !== undefined) yield { kind: 'line', ...held, last: false, terminated: true };
-    yield { kind: 'oversized', bytes: pending, seq: seq + 1 };
-    return;
-  }
-  if (pending > 0) {
-    if (held !== undefined) yield { kind: 'line', ...held, last: false, terminated: true };
-    yield { kind: 'line', text: text(), seq: seq + 1, last: true, terminated: false };
-    return;
-  }
-  if (held !== undefined) yield { kind: 'line', ...held, last: true, terminated: true };
 }

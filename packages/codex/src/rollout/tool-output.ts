@@ -1,3 +1,4 @@
+import { truncateText } from '@forge/core/checkpoint';
 import type { ToolOutputValue } from './rollout-schema.js';
 
 /** What the importer understands of one tool output. */
@@ -69,5 +70,5 @@ export function firstLine(text: string, limit = 160): string {
       .split('\n')
       .find((candidate) => candidate.trim().length > 0)
       ?.trim() ?? '';
-  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+  return truncateText(line, limit);
 }

@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { hashWorkspaceFile } from '@forge/tools';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CodexImportState, FileArtifact } from './import-state.js';
 
 /**
- * Fills in the hash of every touched file from the workspace as it is now: `current` with its
- * SHA-256 when the file exists inside `workspaceRoot`, `missing` when it does not, `unknown`
- * when the path lies outside the root or cannot be read. The rollout's own claims are never used.
+ * Fills in the hash of every touched file from the workspace as it is now (with the tools'
+ * `hashWorkspaceFile`, so a file reads as it would for `read_file`): `current` with its SHA-256
+ * when the file exists inside `workspaceRoot`, `missing` when it does not, `unknown` when the path
+ * lies outside the root or cannot be read. The rollout's own claims are never used.
  */
 export async function hashArtifacts(state: CodexImportState, workspaceRoot: string | null): Promise<CodexImportState> {
   if (workspaceRoot === null || !(await isDirectory(workspaceRoot))) {
@@ -24,20 +24,8 @@ async function hashOne(artifact: FileArtifact, root: string): Promise<FileArtifa
   if (inside.length === 0 || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
     return { ...artifact, hash: null, hashStatus: 'unknown' };
   }
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return { ...artifact, hash: null, hashStatus: 'unknown' };
-    return { ...artifact, hash: await sha256OfFile(path), hashStatus: 'current' };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { ...artifact, hash: null, hashStatus: code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unknown' };
-  }
-}
-
-async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const hashed = await hashWorkspaceFile(root, inside);
+  return { ...artifact, hash: hashed.status === 'current' ? hashed.hash : null, hashStatus: hashed.status };
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -5,7 +5,7 @@ import { RunContext, type StepInput } from '../compaction/run-context.js';
 import { CancelledError, ContextOverflowError, InvalidInputError } from '../errors.js';
 import type { ErrorSummary, RunStatus } from '../events/events.js';
 import { assertSafeId, createId } from '../ids.js';
-import { assistantText, type AssistantMessage, type Message, type ToolCallPart, type UserMessage } from '../messages.js';
+import type { Message, ToolCallPart, UserMessage } from '../messages.js';
 import { emptyUsage, type ModelRequest, type Usage } from '../model/adapter.js';
 import { promptCacheKey } from '../pricing/prompt-cache-key.js';
 import { toolDefinitions, type Tool } from '../tools/tool.js';
@@ -14,6 +14,7 @@ import { withObservers } from './emitter.js';
 import { summarizeError } from './error-summary.js';
 import { runModelStep, type StepOutcome } from './model-step.js';
 import { RunCostMeter } from './run-cost.js';
+import { endRun } from './run-end.js';
 import { runToolCalls } from './tool-step.js';
 import type { RunAgentOptions, RunResult } from './types.js';
 import { addUsage } from './usage.js';
@@ -67,24 +68,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 
   const finish = (status: RunStatus, error?: ErrorSummary): RunResult => {
     const durationMs = now() - startedAt;
-    const cost = costs.summary(usage);
-    if (status === 'failed') {
-      emit({ type: 'run.failed', status, steps, usage, durationMs, error: error ?? summarizeError('unknown failure'), ...cost });
-    } else {
-      emit({ type: 'run.completed', status, steps, usage, durationMs, ...cost });
-    }
-    const lastAssistant = continuation.findLast((message): message is AssistantMessage => message.role === 'assistant');
-    return {
-      runId,
-      status,
-      messages: [currentRequest, ...continuation],
-      text: lastAssistant === undefined ? '' : assistantText(lastAssistant),
-      steps,
-      usage,
-      ...cost,
-      instructionsHash: instructions.hash,
-      ...(error === undefined ? {} : { error }),
-    };
+    return endRun(emit, { runId, status, messages: [currentRequest, ...continuation], steps, usage, durationMs, instructionsHash: instructions.hash, error, cost: costs.summary(usage) });
   };
 
   const context = new RunContext({

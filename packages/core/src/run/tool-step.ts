@@ -1,3 +1,4 @@
+import { truncateText } from '../checkpoint/text.js';
 import type { ForgeEvent } from '../events/events.js';
 import type { ToolCallPart, ToolMessage, ToolResultPart } from '../messages.js';
 import { capToolErrorText } from '../tools/error-text-cap.js';
@@ -31,7 +32,7 @@ const SUMMARY_CHARS = 240;
 /** The first line of `text`, cut to `SUMMARY_CHARS`. */
 function oneLine(text: string): string {
   const line = text.trim().split('\n', 1)[0] ?? '';
-  return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
+  return truncateText(line, SUMMARY_CHARS);
 }
 
 /** A step's ending: its outcome, the result the model receives, and the line people see. */

@@ -32,6 +32,8 @@ describe('temporaries left by a killed write', () => {
     sessionDirectory = join(directory, main.sessionId);
     await mkdir(sessionDirectory, { recursive: true });
     await writeFile(join(sessionDirectory, '.main.0123456789ab.tmp'), '{"half":');
+    // Written by a process that still runs (pid 1): only the lock holder writes a lane, so it is no write going on.
+    await writeFile(join(sessionDirectory, '.main.json.forge-1-0123456789ab.tmp'), '{"half":');
     await writeFile(join(sessionDirectory, '.sub_reviewer.0123456789ab.tmp'), '{"other lane":');
     await writeFile(join(sessionDirectory, '.main.notes'), 'not a temporary of ours');
   });

@@ -1,8 +1,9 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '@forge/bounded-read';
 import { opaqueProviderStateSchema } from '@forge/core';
 import { z } from 'zod';
-import { ensurePrivateDirectory, isErrorCode, writeFileAtomically } from '../private-fs.js';
+import { ensurePrivateDirectory, isErrorCode, PRIVATE_FILE_MODE } from '../private-fs.js';
 import { readStoredFile } from '../stored-file.js';
 
 export const OPAQUE_STATE_SCHEMA_VERSION = 1 as const;
@@ -30,9 +31,14 @@ export function stateFilePath(directory: string, identity: ConversationIdentity)
   return join(directory, identity.sessionId, `${identity.lane}.json`);
 }
 
-/** `.<lane>.<12 hex>.tmp`: the temporary names `writeStateFile` uses for a lane. */
+/**
+ * The temporaries a write of a lane's file uses (`writeFileAtomic`'s `.<lane>.json.forge-<pid>-<12 hex>.tmp`),
+ * and `.<lane>.<12 hex>.tmp`, which earlier versions used.
+ */
 function isLaneTemporary(name: string, lane: string): boolean {
-  return name.startsWith(`.${lane}.`) && name.length === lane.length + 18 && /\.[0-9a-f]{12}\.tmp$/.test(name);
+  if (!name.startsWith(`.${lane}.`)) return false;
+  const rest = name.slice(lane.length + 2);
+  return /^[0-9a-f]{12}\.tmp$/.test(rest) || /^json\.forge-\d+-[0-9a-f]{12}\.tmp$/.test(rest);
 }
 
 /**
@@ -61,7 +67,7 @@ export async function writeStateFile(directory: string, identity: ConversationId
   const sessionDirectory = join(directory, identity.sessionId);
   await ensurePrivateDirectory(sessionDirectory);
   await removeLeftoverTemporaries(directory, identity);
-  await writeFileAtomically(target, JSON.stringify(file), { temporaryPrefix: identity.lane });
+  await writeFileAtomic(target, JSON.stringify(file), { mode: PRIVATE_FILE_MODE, syncDirectory: true });
 }
 
 /** What a state file holds besides the state's items (ids, hashes, counts), with room to spare. */

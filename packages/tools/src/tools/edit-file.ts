@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic } from '@forge/bounded-read';
 import { sha256Hex, type JsonValue, type Tool, type ToolExecutionResult } from '@forge/core';
 import { z } from 'zod';
-import { writeFileAtomic } from '../atomic-write.js';
 import { changedLineCounts } from '../line-diff.js';
 import type { ReadLedger } from '../read-ledger.js';
 import { formatBytes, isBinary, loadFile, unloadedFileText } from '../text-file.js';

@@ -1,3 +1,4 @@
+import { truncateText } from '@forge/core/checkpoint';
 import type { JsonObject, JsonValue, ToolExecutionResult } from '@forge/core';
 import { z } from 'zod';
 import { displayPath } from '../display-path.js';
@@ -76,7 +77,7 @@ const writeFailures = {
 export function quote(value: unknown, maxLength = 80): string {
   const rendered = typeof value === 'string' ? displayPath(value) : (JSON.stringify(value) ?? String(value));
   const oneLine = rendered.replace(/\s+/g, ' ');
-  return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine;
+  return truncateText(oneLine, maxLength);
 }
 
 /** Reads a field of an unvalidated input object, for `describe`. */

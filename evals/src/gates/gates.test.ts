@@ -89,6 +89,14 @@ describe('gates', () => {
     const fits = (own: number) => [metrics('baseline:full-history', 'fits', { long: false, ...cost(0.05) }), metrics('compact:forge-state', 'fits', { long: false, ...cost(own) })];
     expect(priced(fits(0.05), 'cost-vs-full-history')).toMatchObject({ status: 'pass', actual: '$0.0500 vs full history $0.0500 over 1 fixture(s)' });
     expect(priced(fits(0.06), 'cost-vs-full-history')).toMatchObject({ status: 'fail', detail: 'fits $0.0600 vs $0.0500' });
+    // Enforced by default, like every other gate; a gates file can make them advisory.
+    expect(priced(fits(0.06), 'cost-vs-full-history')?.advisory).toBeUndefined();
+    const advisory = evaluateGates(fits(0.06), modes, gatesConfigSchema.parse({ enforceCostGates: false })).find((result) => result.gate === 'cost-vs-full-history');
+    expect(advisory).toMatchObject({ status: 'fail', advisory: true });
+    // An agent that skips, on purpose, the notes and checkpoint requests the prompt asks for is priced, but not held to it.
+    const sloppy = fits(0.06).map((result) => ({ ...result, agent: 'sloppy' }));
+    expect(evaluateGates(sloppy, modes).find((result) => result.gate === 'cost-vs-full-history')).toMatchObject({ agent: 'sloppy', status: 'fail', advisory: true });
+    expect(evaluateGates(sloppy, modes).find((result) => result.gate === 'recall')?.advisory).toBeUndefined();
     const long = (own: number) => [
       metrics('baseline:full-history', 'big', { windowFill: 3, passed: false, ...cost(0.02) }),
       metrics('baseline:user-summary', 'big', { windowFill: 3, ...cost(0.1) }),

@@ -36,13 +36,23 @@ export const gatesConfigSchema = z.strictObject({
    */
   candidates: z.array(z.string().min(1)).default([...DEFAULT_GATED_MODES]),
   /**
-   * Whether the priced gates (`cost-vs-full-history`, `cost-vs-baselines`) block a release. Off by
-   * default while the shipped default fails them: they are then reported as advisory, never hidden.
+   * Whether the priced gates (`cost-vs-full-history`, `cost-vs-baselines`) block a release, as
+   * every other gate does (the default), for the agents that do what the system prompt asks (see
+   * {@link COST_GATED_AGENTS}). `false` reports them as advisory for every agent: printed, never
+   * hidden, but a failure does not fail `forge eval`.
    */
-  enforceCostGates: z.boolean().default(false),
+  enforceCostGates: z.boolean().default(true),
 });
 
 export type GatesConfig = z.output<typeof gatesConfigSchema>;
+
+/**
+ * The agents the priced gates block for: the cooperative policy agent and a live model. What a
+ * session costs depends on the model's habits, and `no-notes` and `sloppy` skip, on purpose, the
+ * notes and checkpoint requests the system prompt asks for; their priced gates are advisory, while
+ * every other gate holds them as it holds the rest.
+ */
+export const COST_GATED_AGENTS: ReadonlySet<string> = new Set(['cooperative', 'live']);
 
 export const DEFAULT_GATES: GatesConfig = gatesConfigSchema.parse({});
 
@@ -75,7 +85,7 @@ export interface GateResult {
   readonly threshold: string;
   /** Why a gate was not evaluated, or which fixtures failed it. */
   readonly detail: string;
-  /** Reported but not a release gate (`enforceCostGates: false`): a failure does not fail `forge eval`. */
+  /** Reported but not a release gate (`enforceCostGates: false`, or an agent outside {@link COST_GATED_AGENTS}): a failure does not fail `forge eval`. */
   readonly advisory?: true;
 }
 
@@ -233,7 +243,7 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
       }
     }
     if (mode.compacts && isCandidate(config, mode.id))
-      gates.push(...costGates(mode.id, agent, mine, results, fitting).map((gate) => (config.enforceCostGates ? gate : { ...gate, advisory: true as const })));
+      gates.push(...costGates(mode.id, agent, mine, results, fitting).map((gate) => (config.enforceCostGates && COST_GATED_AGENTS.has(agent) ? gate : { ...gate, advisory: true as const })));
     const comparable = mine.filter((result) => fitting.has(result.fixture));
     if (comparable.length === 0) {
       gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', 'no fixture whose whole history fits was run with baseline:full-history'));

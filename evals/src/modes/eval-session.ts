@@ -1,4 +1,4 @@
-import { runAgent, type ContextMode, type EventEnvelope, type InstructionSnapshot, type Message, type ModelAdapter, type RunResult, type ToolDefinition } from '@forge/core';
+import { resolveContextPolicy, runAgent, type ContextMode, type EventEnvelope, type InstructionSnapshot, type Message, type ModelAdapter, type RunResult, type ToolDefinition } from '@forge/core';
 import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { toolDefinitions, workspaceArtifactHashes, type AgentSurface } from '@forge/tools';
 import { loadTranscript, OpaqueStateStore } from '@forge/persistence';
@@ -57,20 +57,31 @@ export class EvalSession {
     return withRunIds(this.handle.messages, this.handle.transcript().runs);
   }
 
-  /** What a run in `mode` offers the model: the CLI's surface over this process's tools. */
-  surface(mode: ContextMode): AgentSurface {
-    return evalSurface(mode, this.tools);
+  /** What the next run in `mode` on `model` offers the model: the CLI's surface over this process's tools, for the session as stored now. */
+  surface(mode: ContextMode, model: ModelAdapter = this.context.model): Promise<AgentSurface> {
+    const maxOutputTokens = this.context.fixture.fixture.model.maxOutputTokens;
+    return evalSurface({
+      policy: resolveContextPolicy({ ...this.context.policy, mode }),
+      tools: this.tools,
+      model,
+      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      instructions: this.context.instructions,
+      session: { messages: this.handle.messages, runs: this.handle.transcript().runs },
+    });
   }
 
-  /** The tool definitions every request of a run in `mode` advertises. */
-  toolDefinitions(mode: ContextMode): ToolDefinition[] {
-    return toolDefinitions(this.surface(mode).advertised);
+  /** The tool definitions every request of the next run in `mode` advertises. */
+  async toolDefinitions(mode: ContextMode): Promise<ToolDefinition[]> {
+    return toolDefinitions((await this.surface(mode)).advertised);
   }
 
-  /** The instructions a run in `mode` loads (the surface's system prompt, then AGENTS.md). */
-  instructions(mode: ContextMode): () => Promise<InstructionSnapshot> {
-    const { systemPrompt } = this.surface(mode);
-    return () => this.context.instructions(systemPrompt);
+  /** The instructions the next run in `mode` loads (the surface's system prompt, then AGENTS.md). */
+  async instructions(mode: ContextMode): Promise<() => Promise<InstructionSnapshot>> {
+    return this.loader(await this.surface(mode));
+  }
+
+  private loader(surface: AgentSurface): () => Promise<InstructionSnapshot> {
+    return () => this.context.instructions(surface.systemPrompt);
   }
 
   private createTools(): SessionTools {
@@ -90,11 +101,11 @@ export class EvalSession {
     return result;
   }
 
-  private common(turn: ExpandedTurn, mode: ContextMode) {
+  private common(turn: ExpandedTurn, surface: AgentSurface) {
     const { fixture, policy } = this.context;
     return {
       request: turn.message,
-      tools: this.surface(mode).tools,
+      tools: surface.tools,
       approvals: this.tools.approvals,
       maxSteps: fixture.fixture.maxSteps,
       maxOutputTokens: fixture.fixture.model.maxOutputTokens,
@@ -108,13 +119,14 @@ export class EvalSession {
    * mode compact) and, with `compaction`, its automatic compaction (modes shadow and compact).
    */
   async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], options: StoredTurnOptions = {}): Promise<RunResult> {
-    const common = this.common(turn, mode);
     const model = options.model ?? this.context.model;
-    const { compaction } = this.surface(mode);
+    const surface = await this.surface(mode, model);
+    const common = this.common(turn, surface);
+    const { compaction } = surface;
     const turnResult = await this.handle.runTurn({
       ...common,
       model,
-      instructions: this.instructions(mode),
+      instructions: this.loader(surface),
       context: { ...common.context, mode },
       artifactHashes: workspaceArtifactHashes(this.context.workspace.root),
       compaction: { ...compaction, ...(options.compaction === undefined ? {} : { opaqueStates: this.opaqueStates, ...options.compaction }) },
@@ -133,11 +145,12 @@ export class EvalSession {
 
   /** Runs a turn with a view the runner chose (a baseline's history, a harness-installed checkpoint). */
   async runWithView(turn: ExpandedTurn, mode: ContextMode, view: ChosenView, events: EventEnvelope[], model: ModelAdapter): Promise<RunResult> {
-    const common = this.common(turn, mode);
+    const surface = await this.surface(mode, model);
+    const common = this.common(turn, surface);
     const turnResult = await this.handle.runEngineTurn({
       mode: 'off',
       model: { provider: model.provider, modelId: model.modelId },
-      instructions: this.instructions(mode),
+      instructions: this.loader(surface),
       onEvent: (envelope) => events.push(envelope as EventEnvelope),
       run: (input) =>
         runAgent({

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '@forge/core';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import type { Step } from '../fixture/schema.js';
-import { applicableConstraint, exitCodeOf, failureVisible, freshCommandResult, knownFact, type FactSource } from './knowledge.js';
+import { applicableConstraint, exitCodeOf, failureVisible, field, freshCommandResult, knownFact, type FactSource } from './knowledge.js';
 import { agentHabits, type AgentHabits } from './habits.js';
 import type { RequestView } from './request-view.js';
 
@@ -46,7 +46,13 @@ export interface AnswerAction {
   readonly factsUsed: readonly FactUse[];
 }
 
-export type AgentAction = ToolAction | AnswerAction;
+/** Tool calls the agent makes in one step: any notes first, then at most one call that does the work. */
+export interface ToolStepAction {
+  readonly kind: 'tools';
+  readonly calls: readonly ToolAction[];
+}
+
+export type AgentAction = ToolStepAction | AnswerAction;
 
 export const NOTE_TOOL = 'checkpoint_note';
 export const REQUEST_COMPACTION_TOOL = 'request_compaction';
@@ -64,11 +70,16 @@ interface CallState {
   readonly result?: { readonly failed: boolean; readonly text: string };
 }
 
-function ownCalls(view: RequestView, turn: number): Map<string, CallState> {
+/**
+ * The agent's own calls for `turn` visible in the request, with their results: in the continuation
+ * only, for the current turn; anywhere, for an earlier one (its calls sit in the history, and the
+ * notes caught up on for it in the continuation).
+ */
+function ownCalls(view: RequestView, turn: number, anywhere = false): Map<string, CallState> {
   const prefix = `t${turn}-`;
   const calls = new Map<string, CallState>();
   for (const segment of view.segments) {
-    if (segment.place !== 'continuation' || segment.toolCallId === undefined || !segment.toolCallId.startsWith(prefix)) continue;
+    if ((!anywhere && segment.place !== 'continuation') || segment.toolCallId === undefined || !segment.toolCallId.startsWith(prefix)) continue;
     if (segment.kind === 'tool-call') calls.set(segment.toolCallId, { input: segment.input ?? null });
     if (segment.kind === 'tool-result') {
       const call = calls.get(segment.toolCallId);
@@ -99,23 +110,47 @@ function factMarker(key: string, value: string): string {
 }
 
 /**
- * Decides the agent's next action for `turn` from `view` alone (and, for its habits, how full the
- * request is). Without `self` it is the cooperative agent.
+ * Decides the agent's next step for `turn` from `view` alone (and, for its habits, how full the
+ * request is). Without `self` it is the cooperative agent. Notes ride along with the next call
+ * that does the work, as the system prompt asks: a note in a step of its own would re-send the
+ * whole request for nothing. Only notes due right before the answer take a step of their own.
  */
 export function decideNextAction(fixture: ExpandedFixture, turn: ExpandedTurn, view: RequestView, self?: AgentSelf): AgentAction {
   const habits = self?.habits ?? agentHabits('cooperative', fixture.fixture.id);
-  const calls = ownCalls(view, turn.index);
   const offered = view.toolNames.has(NOTE_TOOL);
   const notes = (item: string) => offered && habits.notes(item);
-  const t = `t${turn.index}`;
-
-  for (const id of turn.states) {
-    const constraint = fixture.constraints.get(id);
-    const callId = `${t}-c-${id}`;
-    if (constraint !== undefined && notes(`constraint:${id}`) && !calls.has(callId)) {
-      return tool(callId, NOTE_TOOL, { kind: 'constraint', text: constraint.text, evidence: { source: 'user', quote: constraint.text } });
-    }
+  const calls = ownCalls(view, turn.index);
+  const pending = offered ? catchUpNotes(fixture, turn, view, notes) : [];
+  // With what it still needs from earlier turns noted, their text is no longer needed verbatim.
+  const compact = `t${turn.index}-compact`;
+  if (pending.length > 0 && habits.requestsCompactionAt(turn.index) !== undefined && view.toolNames.has(REQUEST_COMPACTION_TOOL) && !calls.has(compact)) {
+    pending.push(tool(compact, REQUEST_COMPACTION_TOOL, { reason: 'What the earlier turns established is noted; their text is no longer needed verbatim.' }));
   }
+  for (const note of pending) calls.set(note.toolCallId, { input: note.input });
+  for (;;) {
+    const action = nextAction(fixture, turn, view, self, habits, calls, notes);
+    if (action.kind === 'tool' && action.toolName === NOTE_TOOL) {
+      pending.push(action);
+      calls.set(action.toolCallId, { input: action.input });
+      continue;
+    }
+    if (action.kind === 'answer') return pending.length === 0 ? action : { kind: 'tools', calls: pending };
+    return { kind: 'tools', calls: [...pending, action] };
+  }
+}
+
+function nextAction(
+  fixture: ExpandedFixture,
+  turn: ExpandedTurn,
+  view: RequestView,
+  self: AgentSelf | undefined,
+  habits: AgentHabits,
+  calls: ReadonlyMap<string, CallState>,
+  notes: (item: string) => boolean,
+): ToolAction | AnswerAction {
+  const t = `t${turn.index}`;
+  const constraint = constraintNote(fixture, turn, calls, notes);
+  if (constraint !== undefined) return constraint;
 
   const lines: string[] = [];
   const factsUsed: FactUse[] = [];
@@ -129,6 +164,66 @@ export function decideNextAction(fixture: ExpandedFixture, turn: ExpandedTurn, v
     return tool(`${t}-compact`, REQUEST_COMPACTION_TOOL, { reason: `The conversation fills about ${Math.round(self.fill * 100)} % of the window and its older turns are done.` });
   }
   return { kind: 'answer', text: lines.length === 0 ? 'Done.' : lines.join('\n'), factsUsed };
+}
+
+/** The note of the first constraint `turn`'s user message states that the agent has not noted yet. */
+function constraintNote(fixture: ExpandedFixture, turn: ExpandedTurn, calls: ReadonlyMap<string, CallState>, notes: (item: string) => boolean): ToolAction | undefined {
+  for (const id of turn.states) {
+    const constraint = fixture.constraints.get(id);
+    const callId = `t${turn.index}-c-${id}`;
+    if (constraint !== undefined && notes(`constraint:${id}`) && !calls.has(callId)) {
+      return tool(callId, NOTE_TOOL, { kind: 'constraint', text: constraint.text, evidence: { source: 'user', quote: constraint.text } });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The notes the agent would have made in earlier turns had `checkpoint_note` been offered then,
+ * and that are still worth making: Forge offers the context tools only once a session is large
+ * enough for compaction to matter, and the system prompt then asks to record what is still
+ * needed. For each earlier turn whose own calls are still in the request, the note of a visible
+ * constraint, fact or failed approach is due when no note of it is visible (no call of that id, no
+ * note of that fact with that value, no FACTS_VALID line of it). When the tools were offered from
+ * the start, every such note was made when it was due, so this adds nothing.
+ */
+function catchUpNotes(fixture: ExpandedFixture, turn: ExpandedTurn, view: RequestView, notes: (item: string) => boolean): ToolAction[] {
+  const noted = notedFacts(view);
+  const due: ToolAction[] = [];
+  for (const earlier of fixture.turns) {
+    if (earlier.index >= turn.index) break;
+    const calls = ownCalls(view, earlier.index, true);
+    const add = (action: ToolAction) => {
+      calls.set(action.toolCallId, { input: action.input });
+      const fact = action.input['value'];
+      if (action.input['kind'] === 'fact' && typeof fact === 'string') {
+        if (noted.has(fact)) return;
+        noted.add(fact);
+      }
+      due.push(action);
+    };
+    const stated = view.segments.some((segment) => segment.kind === 'user' && segment.place === 'history' && segment.text === earlier.message);
+    for (let note = stated ? constraintNote(fixture, earlier, calls, notes) : undefined; note !== undefined; note = constraintNote(fixture, earlier, calls, notes)) add(note);
+    for (const [index, step] of earlier.steps.entries()) {
+      for (;;) {
+        const action = stepAction(fixture, step, `t${earlier.index}-s${index}`, calls, view, notes, earlier.index, [], []);
+        if (action === undefined || action.toolName !== NOTE_TOOL) break;
+        add(action);
+      }
+    }
+  }
+  return due;
+}
+
+/** The facts (`fact:<key>=<value>`) the request shows as noted: by a `checkpoint_note` call, or on a FACTS_VALID line. */
+function notedFacts(view: RequestView): Set<string> {
+  const facts = new Set<string>();
+  for (const segment of view.segments) {
+    const value = segment.kind === 'tool-call' && segment.toolName === NOTE_TOOL ? field(segment.input, 'value') : undefined;
+    if (typeof value === 'string') facts.add(value);
+    if (segment.kind === 'checkpoint' && segment.section === 'FACTS_VALID') for (const [key, fact] of factsIn(segment.text)) facts.add(factMarker(key, fact));
+  }
+  return facts;
 }
 
 /** Why a read of `key`'s file is needed now: the request shows the fact only as SUSPECT, or not at all. */

@@ -29,20 +29,23 @@ function fixture(overrides: Partial<FixtureInput> = {}) {
   );
 }
 
-/** Plays one turn against the model alone, answering its tool calls as a host would, and returns the tools it called. */
+/** Plays one turn against the model alone, answering its tool calls as a host would, and returns the tools it called, in order. */
 async function playTurn(model: PolicyModel, message: string, padding = ''): Promise<string[]> {
   const continuation: Message[] = [];
   const called: string[] = [];
   for (let step = 0; step < 10; step += 1) {
     const request: ModelRequest = { instructions: `You are a coding agent.${padding}`, history: [], currentRequest: { role: 'user', content: message }, continuation: [...continuation], tools: TOOLS };
-    let call: { toolCallId: string; toolName: string } | undefined;
-    for await (const part of model.doStream(request, {}) as AsyncIterable<ModelStreamPart>) if (part.type === 'tool-call') call = part.part;
-    if (call === undefined) return called;
-    called.push(call.toolName);
-    const output = call.toolName === 'read_file' ? 'export const TIMEOUT_MS = 5000; // fact:auth.timeout=5000\n' : 'Recorded.';
+    const calls: { toolCallId: string; toolName: string }[] = [];
+    for await (const part of model.doStream(request, {}) as AsyncIterable<ModelStreamPart>) if (part.type === 'tool-call') calls.push(part.part);
+    if (calls.length === 0) return called;
+    called.push(...calls.map((call) => call.toolName));
+    const output = (toolName: string) => (toolName === 'read_file' ? 'export const TIMEOUT_MS = 5000; // fact:auth.timeout=5000\n' : 'Recorded.');
     continuation.push(
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: {} }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'text', value: output } }] },
+      { role: 'assistant', content: calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: {} })) },
+      {
+        role: 'tool',
+        content: calls.map((call) => ({ type: 'tool-result' as const, toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'text' as const, value: output(call.toolName) } })),
+      },
     );
   }
   return called;
@@ -61,6 +64,56 @@ describe('policy agents', () => {
     expect(await playTurn(new PolicyModel({ fixture: fixture() }), turn, padding)).toContain('request_compaction');
     expect(await playTurn(new PolicyModel({ fixture: fixture(), agent: 'no-notes' }), turn, padding)).not.toContain('request_compaction');
     expect(await playTurn(new PolicyModel({ fixture: fixture() }), turn)).not.toContain('request_compaction');
+  });
+
+  it('makes its notes in the same step as the next call that does the work, so they cost no request of their own', async () => {
+    const model = new PolicyModel({ fixture: fixture() });
+    expect(await playTurn(model, turn)).toEqual(['checkpoint_note', 'read_file', 'checkpoint_note']);
+    // The constraint rides with the read; the fact it read, due right before the answer, takes the one step of its own.
+    expect(model.calls.map((call) => call.kind)).toEqual(['agent', 'agent', 'agent']);
+  });
+
+  it('when checkpoint_note first appears, notes the facts earlier turns read and did not note, citing the read; never what it noted already', async () => {
+    const second = 'Now say it again: answer as "fact auth.timeout = <value>".';
+    const twoTurns = fixture({
+      turns: [
+        { user: ASK, steps: [{ op: 'learn', path: 'src/auth.ts', key: 'auth.timeout' }] },
+        { user: second, steps: [{ op: 'learn', path: 'src/auth.ts', key: 'auth.timeout' }] },
+      ],
+    });
+    const read = { toolCallId: 't0-s0-read', toolName: 'read_file' };
+    const history: Message[] = [
+      { role: 'user', content: ASK },
+      { role: 'assistant', content: [{ type: 'tool-call', ...read, input: { path: 'src/auth.ts' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', ...read, output: { type: 'text', value: 'export const TIMEOUT_MS = 5000; // fact:auth.timeout=5000\n' } }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'fact auth.timeout = 5000' }] },
+    ];
+    const firstStep = async (agent: 'cooperative' | 'no-notes', earlier: readonly Message[]) => {
+      const request: ModelRequest = { instructions: 'You are a coding agent.', history: [...earlier], currentRequest: { role: 'user', content: second }, continuation: [], tools: TOOLS };
+      const calls: { toolCallId: string; toolName: string; input: unknown }[] = [];
+      for await (const part of new PolicyModel({ fixture: twoTurns, agent }).doStream(request, {}) as AsyncIterable<ModelStreamPart>) {
+        if (part.type === 'tool-call') calls.push({ toolCallId: part.part.toolCallId, toolName: part.part.toolName, input: part.part.input });
+      }
+      return calls;
+    };
+    expect(await firstStep('cooperative', history)).toEqual([
+      {
+        toolCallId: 't0-s0-note-auth.timeout',
+        toolName: 'checkpoint_note',
+        input: { kind: 'fact', key: 'auth.timeout', value: 'fact:auth.timeout=5000', dependsOn: ['file:src/auth.ts'], evidence: { source: 'tool-call', toolCallId: 't0-s0-read' } },
+      },
+      // With that noted, the earlier turn is no longer needed verbatim: it asks for a checkpoint in the same step.
+      { toolCallId: 't1-compact', toolName: 'request_compaction', input: { reason: expect.stringContaining('noted') } },
+    ]);
+    expect(await firstStep('no-notes', history)).toEqual([]);
+    const note = { toolCallId: 't0-s0-note-auth.timeout', toolName: 'checkpoint_note' };
+    const noted: Message[] = [
+      ...history.slice(0, 3),
+      { role: 'assistant', content: [{ type: 'tool-call', ...note, input: { kind: 'fact', key: 'auth.timeout', value: 'fact:auth.timeout=5000' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', ...note, output: { type: 'text', value: 'Recorded.' } }] },
+      ...history.slice(3),
+    ];
+    expect(await firstStep('cooperative', noted)).toEqual([]);
   });
 
   it('sloppy notes about half of the items, the same ones on every run', () => {

@@ -21,7 +21,10 @@ export interface AgentHabits {
    * `checkpoint_note` is offered.
    */
   notes(item: string): boolean;
-  /** Whether, in `turn`, the agent asks for compaction once its request fills this share of its window. */
+  /**
+   * Whether, in `turn`, the agent asks for compaction once its request fills this share of its
+   * window; an agent that asks at all also asks in the step where it catches up on earlier turns.
+   */
   requestsCompactionAt(turn: number): number | undefined;
 }
 
@@ -78,7 +81,8 @@ export function parseAgentNames(value: string | undefined): AgentName[] {
 
 /** What each agent does, in one line, for the reports. */
 export const AGENT_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  cooperative: 'notes every fact it reads, each constraint the user states and each failed approach; asks for a checkpoint once a request is 75 % full',
+  cooperative:
+    'notes every fact it reads, each constraint the user states and each failed approach (catching up when the tool appears); asks for a checkpoint once a request is 75 % full, or right after catching up',
   'no-notes': 'never calls checkpoint_note or request_compaction, like a model that ignores memory tools',
   sloppy: 'notes about half of what it learns and asks for a checkpoint on about half the turns, chosen by a seeded hash of each item',
   live: 'a real model: its own habits',

@@ -36,7 +36,8 @@ function lastMatch(text: string, key: string): string | undefined {
   return value;
 }
 
-function field(input: JsonValue | undefined, name: string): JsonValue | undefined {
+/** The field `name` of a JSON object, undefined for anything else. */
+export function field(input: JsonValue | undefined, name: string): JsonValue | undefined {
   return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, JsonValue>)[name] : undefined;
 }
 

@@ -164,7 +164,7 @@ export class PolicyModel implements core.ModelAdapter {
 
     const served = this.servePrefix(options.promptCacheKey, replayed, inputTokens);
     let text = '';
-    let call: { toolCallId: string; toolName: string; input: core.JsonObject } | undefined;
+    let calls: { toolCallId: string; toolName: string; input: core.JsonObject }[] = [];
     if (compactor) text = writeStructuredSummary(this.fixture, view);
     else if (summary) text = writeSummary(this.fixture, view);
     else if (turn === undefined) text = 'I do not recognise this request, so I have nothing to do.';
@@ -174,17 +174,17 @@ export class PolicyModel implements core.ModelAdapter {
         text = action.text;
         this.factsUsed.push(...action.factsUsed);
       } else {
-        call = { toolCallId: action.toolCallId, toolName: action.toolName, input: action.input };
-        if (action.read !== undefined) this.reads.set(action.toolCallId, action.read);
+        calls = action.calls.map(({ toolCallId, toolName, input }) => ({ toolCallId, toolName, input }));
+        for (const call of action.calls) if (call.read !== undefined) this.reads.set(call.toolCallId, call.read);
       }
     }
-    const outputTokens = Math.ceil((text.length + (call === undefined ? 0 : JSON.stringify(call.input).length)) / 4);
+    const outputTokens = Math.ceil((text.length + calls.reduce((total, call) => total + JSON.stringify(call.input).length, 0)) / 4);
     record(outputTokens, false, false, served.cachedTokens);
     if (text.length > 0) yield { type: 'text-delta', delta: text };
-    if (call !== undefined) yield { type: 'tool-call', part: { type: 'tool-call', ...call } };
+    for (const call of calls) yield { type: 'tool-call', part: { type: 'tool-call', ...call } };
     yield {
       type: 'finish',
-      finishReason: call === undefined ? 'stop' : 'tool-calls',
+      finishReason: calls.length === 0 ? 'stop' : 'tool-calls',
       usage: { inputTokens, cacheReadTokens: served.cachedTokens, cacheWriteTokens: served.writtenTokens, outputTokens, reasoningTokens: undefined },
     };
   }

@@ -1,15 +1,16 @@
-import type { ContextMode, Tool } from '@forge/core';
+import type { ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
 import {
-  agentSurface,
   createApprovalGate,
   createWorkspaceTools,
   HeadTailBuffer,
   ReadLedger,
+  sessionSurface,
   type AgentSurface,
   type ContextToolSettings,
   type ProcessOutcome,
   type RunProcessOptions,
   type SessionApprovalGate,
+  type SessionSize,
 } from '@forge/tools';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { evaluateCommand } from './workspace.js';
@@ -85,10 +86,19 @@ export function createSessionTools(fixture: ExpandedFixture, root: string): Sess
 }
 
 /**
- * What a run in `mode` offers the model: the CLI's own surface (`agentSurface` from
- * `@forge/tools`) over the session's tools, with the product's default settings (both context
- * tools on) unless `settings` says otherwise.
+ * What the next run of a stored eval session offers the model: the CLI's own decision
+ * (`sessionSurface` from `@forge/tools`) over the session's tools, with the product's default
+ * settings (both context tools allowed) unless `settings` says otherwise.
  */
-export function evalSurface(mode: ContextMode, tools: SessionTools, settings?: ContextToolSettings): AgentSurface {
-  return agentSurface({ mode, tools: tools.tools, ...(settings === undefined ? {} : { settings }) });
+export function evalSurface(options: {
+  readonly policy: ContextPolicy;
+  readonly tools: SessionTools;
+  readonly model: ModelAdapter;
+  readonly maxOutputTokens?: number;
+  readonly instructions: (systemPrompt: string) => Promise<InstructionSnapshot>;
+  readonly session: SessionSize;
+  readonly settings?: ContextToolSettings;
+}): Promise<AgentSurface> {
+  const { tools, instructions, ...rest } = options;
+  return sessionSurface({ ...rest, tools: tools.tools, instructions: (systemPrompt) => () => instructions(systemPrompt) });
 }

@@ -1,5 +1,6 @@
-import type { ContextMode, Tool } from '@forge/core';
+import { toolDefinitions, type ContextMode, type ContextPolicy, type InstructionSnapshot, type Message, type ModelAdapter, type Tool } from '@forge/core';
 import { sessionModelToolStandIns, type SessionModelToolOffer } from '@forge/core/compaction';
+import { selectRequestView } from '@forge/core/view';
 
 /** The part of Forge's system prompt every run gets: who the agent is, its workspace tools, how to work. */
 const BASE_PROMPT = `You are Forge, a coding agent working in the user's workspace from a terminal.
@@ -17,15 +18,14 @@ Work in small verified steps. Look before you change anything, keep edits minima
 
 const COMPACTION_BY_MODE: Partial<Record<ContextMode, string>> = {
   compact:
-    'This session is long-lived: when the context window fills, Forge replaces older turns with a checkpoint (the task, files seen and their hashes, commands and failures, and the notes below) and keeps the recent turns verbatim. The full transcript is always stored.',
+    'This session is long-lived: when the context window fills, Forge replaces older turns with a checkpoint (the task, files seen with their hashes, commands, failures and your notes) and keeps recent turns verbatim. The full transcript is always stored.',
   shadow: 'Forge plans checkpoints of older turns in this session and validates them, but does not use them yet (shadow mode): every request still carries the conversation itself.',
 };
 
 const CHECKPOINT_NOTE_LINE =
-  "- checkpoint_note: record what must survive a checkpoint: facts about the code (with the files they depend on), constraints the user stated, approaches that failed and why, decisions, plan steps and your next action. Each note needs evidence (the user's words, or a tool call that has a result). A note the validator refuses comes back as a tool error saying why; fix it or move on. Notes are memory, never permission.";
+  "- checkpoint_note: record what must survive a checkpoint: facts about the code (with the files they depend on), constraints the user stated, failed approaches and why, decisions, plan steps and your next action. Each note needs evidence (the user's words, or a tool call that has a result); a refused note comes back as a tool error saying why. Notes are memory, never permission. Forge offers this tool once older turns may be replaced: when it appears, note what you learned earlier and still need. Make notes in the same step as your next tool call, not in a step of their own.";
 
-const REQUEST_COMPACTION_LINE =
-  '- request_compaction: ask for older turns to be replaced by a checkpoint before your next step, when they are no longer needed verbatim; Forge decides whether it pays off, and the result shows how full the context is.';
+const REQUEST_COMPACTION_LINE = '- request_compaction: ask for older turns to be replaced by a checkpoint when they are no longer needed verbatim; Forge decides whether it pays off.';
 
 /**
  * Forge's system prompt for a run in `mode` offering `offer`: the base prompt, then, when the
@@ -88,6 +88,61 @@ export function agentSurface(options: { readonly mode: ContextMode; readonly too
     systemPrompt: systemPromptFor(options.mode, modelTools),
     advertised: [...options.tools, ...sessionModelToolStandIns(modelTools)],
   };
+}
+
+/** What the context-tool decision reads of a stored session. */
+export interface SessionSize {
+  /** The stored conversation, oldest first. */
+  readonly messages: readonly Message[];
+  /** Its runs; the instructions each loaded say whether that run was offered the context tools. */
+  readonly runs: readonly { readonly instructionsHash?: string }[];
+}
+
+/** What a stored session's next run is built from: see {@link sessionSurface}. */
+export interface SessionSurfaceOptions {
+  readonly tools: readonly Tool[];
+  readonly settings?: ContextToolSettings;
+  /** The policy of the run; its mode says which surface, its `compactTargetRatio` when the context tools start. */
+  readonly policy: ContextPolicy;
+  /** Its estimator measures the session; its capabilities give the window. */
+  readonly model: ModelAdapter;
+  readonly maxOutputTokens?: number;
+  /** Loads the instructions a run with `systemPrompt` gets (the system prompt, then AGENTS.md). */
+  readonly instructions: (systemPrompt: string) => () => Promise<InstructionSnapshot>;
+  readonly session: SessionSize;
+}
+
+/**
+ * What the next run of a stored session offers the model. The context tools cost every request
+ * their schemas and prompt text, and only pay off once compaction can become relevant, so a
+ * session gets them (in modes shadow and compact, when the settings allow them) once the whole
+ * conversation, sent the way modes off and warn send it with the plain surface and an empty
+ * current request, is estimated by the model's own estimator above `compactTargetRatio` of the
+ * available input: the size a compaction brings a request back to, and below which no compacted
+ * session ever sits. Until then the run gets the plain surface, byte-identical to what off and
+ * warn send, so its cached prefix is the one of a client without context management. Once a run
+ * of the session was offered them (its recorded instructions are the ones describing them), every
+ * later run is too: the transcript only grows, and switching back would rewrite the cached prefix.
+ */
+export async function sessionSurface(options: SessionSurfaceOptions): Promise<AgentSurface> {
+  const { tools, policy, model, session } = options;
+  const offered = agentSurface({ mode: policy.mode, tools, ...(options.settings === undefined ? {} : { settings: options.settings }) });
+  if (!offered.modelTools.checkpointNote && !offered.modelTools.requestCompaction) return offered;
+  const plain = agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } });
+  const offeredInstructions = await options.instructions(offered.systemPrompt)();
+  if (session.runs.some((run) => run.instructionsHash === offeredInstructions.hash)) return offered;
+  const view = await selectRequestView({
+    transcript: session.messages,
+    policy: { ...policy, mode: 'warn' },
+    model,
+    fixed: {
+      instructions: (await options.instructions(plain.systemPrompt)()).text,
+      currentRequest: { role: 'user', content: '' },
+      tools: toolDefinitions(plain.advertised),
+      ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    },
+  });
+  return view.budget.estimate.tokens > view.budget.compactTargetTokens ? offered : plain;
 }
 
 /** Core's, re-exported for the callers that take the rest of the agent surface from here. */

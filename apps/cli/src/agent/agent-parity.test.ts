@@ -8,30 +8,32 @@ import { createTestIo, temporaryDirectory } from '../test-support/cli-harness.js
 import { main } from '../main.js';
 
 /*
- * The eval harness must measure the agent the CLI ships. For every context mode this runs one
- * turn through `forge run` and one through the eval harness, each with a model that records what
- * it was sent, and compares the tool definitions and the instructions of the first request. It
- * fails as soon as either side offers a tool, a description, a schema or a prompt the other does not.
+ * The eval harness must measure the agent the CLI ships. For every context mode this runs a
+ * conversation of two turns through `forge run` (the second with `--last`) and through the eval
+ * harness, each with a model that records what it was sent, and compares the tool definitions and
+ * the instructions of each turn's first request. The first turn opens a new, small session; the
+ * first request is large enough that the second turn's session is past the point where modes
+ * shadow and compact start offering the context tools, so both decisions are compared. It fails as
+ * soon as either side offers a tool, a description, a schema or a prompt the other does not.
  */
 
 const AGENTS = 'Project notes: run the tests with pnpm test.\n';
+// About 65k tokens by the scripted estimator: past half of the 128k window's available input, below the compaction threshold.
+const LARGE_REQUEST = `Here is the log to keep in mind:\n${'worker pool restarted after a timeout. '.repeat(6_600)}`;
 const REQUEST = 'Say hello.';
 
 /** The eval mode that runs a turn the way the CLI does in `mode`. */
 const EVAL_MODE: Record<ContextMode, string> = { off: 'off', warn: 'warn', shadow: 'shadow', compact: 'compact:forge-state' };
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
-let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
 
 beforeAll(async () => {
   workspace = await temporaryDirectory('forge-parity-');
-  forgeHome = await temporaryDirectory('forge-parity-home-');
   await writeFile(path.join(workspace.path, 'AGENTS.md'), AGENTS);
 });
 
 afterAll(async () => {
   await workspace.remove();
-  await forgeHome.remove();
 });
 
 interface Offered {
@@ -44,21 +46,42 @@ function offered(request: ModelRequest | undefined, root: string): Offered {
   return { tools: request.tools, instructions: request.instructions.split(root).join('<workspace>') };
 }
 
-async function cliOffers(mode: ContextMode): Promise<Offered> {
-  const model = new ScriptedModel([{ text: 'Hello.' }]);
-  const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models: { main: model } });
-  test.stdin.end();
-  const code = await main(['node', 'forge', 'run', '--model', 'test:main', '--context-mode', mode, REQUEST], test.io);
-  expect(test.stderr.text).not.toContain('error');
-  expect(code).toBe(0);
-  return offered(model.requests[0], workspace.path);
+async function cliOffers(mode: ContextMode): Promise<Offered[]> {
+  const home = await temporaryDirectory('forge-parity-home-');
+  try {
+    const offers: Offered[] = [];
+    for (const [index, request] of [LARGE_REQUEST, REQUEST].entries()) {
+      const model = new ScriptedModel([{ text: 'Hello.' }]);
+      const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: home.path }, models: { main: model } });
+      test.stdin.end();
+      const code = await main(['node', 'forge', 'run', ...(index === 0 ? [] : ['--last']), '--model', 'test:main', '--context-mode', mode, request], test.io);
+      expect(test.stderr.text).not.toContain('error');
+      expect(code).toBe(0);
+      offers.push(offered(model.requests[0], workspace.path));
+    }
+    return offers;
+  } finally {
+    await home.remove();
+  }
 }
 
-async function evalOffers(mode: ContextMode): Promise<Offered> {
-  const fixture = expandFixture(parseFixture({ formatVersion: 1, id: 'parity', title: 'Parity', model: { contextWindowTokens: 128_000 }, instructions: AGENTS, turns: [{ user: REQUEST }] }, 'parity'));
+async function evalOffers(mode: ContextMode): Promise<Offered[]> {
+  const fixture = expandFixture(
+    parseFixture(
+      {
+        formatVersion: 1,
+        id: 'parity',
+        title: 'Parity',
+        model: { contextWindowTokens: 128_000 },
+        instructions: AGENTS,
+        turns: [{ user: LARGE_REQUEST }, { user: REQUEST }],
+      },
+      'parity',
+    ),
+  );
   const [runner] = selectModes([EVAL_MODE[mode]]);
   if (runner === undefined) throw new Error(`no eval mode for ${mode}`);
-  const model = new ScriptedModel([{ text: 'Hello.' }]);
+  const model = new ScriptedModel([{ text: 'Hello.' }, { text: 'Hello.' }]);
   let root = '';
   const run = await runFixture({
     fixture,
@@ -68,22 +91,30 @@ async function evalOffers(mode: ContextMode): Promise<Offered> {
       root = directory;
     },
   });
-  expect(run.turns[0]?.status).toBe('completed');
-  return offered(model.requests[0], root);
+  expect(run.turns.map((turn) => turn.status)).toEqual(['completed', 'completed']);
+  return [offered(model.requests[0], root), offered(model.requests[1], root)];
 }
 
 describe('the CLI and the eval harness offer the same agent', () => {
-  it.each(CONTEXT_MODES)('in mode %s: identical tool definitions and instructions', async (mode) => {
+  it.each(CONTEXT_MODES)('in mode %s: identical tool definitions and instructions, in a small session and past the context-tool threshold', async (mode) => {
     const cli = await cliOffers(mode);
     const harness = await evalOffers(mode);
-    expect(harness.tools).toEqual(cli.tools);
-    expect(harness.instructions).toBe(cli.instructions);
+    expect(harness).toEqual(cli);
 
-    const names = cli.tools.map((tool) => tool.name);
-    expect(names.slice(0, 5)).toEqual(['list_files', 'read_file', 'search', 'edit_file', 'run_command']);
+    const [small, large] = cli;
+    if (small === undefined || large === undefined) throw new Error('two turns expected');
     const automatic = mode === 'shadow' || mode === 'compact';
-    expect(names.slice(5)).toEqual(automatic ? ['checkpoint_note', 'request_compaction'] : []);
-    expect(cli.instructions.includes('checkpoint_note: record what must survive')).toBe(automatic);
-    expect(cli.instructions).toContain(AGENTS.trim());
+    for (const [turn, offersContextTools] of [
+      [small, false],
+      [large, automatic],
+    ] as const) {
+      const names = turn.tools.map((tool) => tool.name);
+      expect(names.slice(0, 5)).toEqual(['list_files', 'read_file', 'search', 'edit_file', 'run_command']);
+      expect(names.slice(5)).toEqual(offersContextTools ? ['checkpoint_note', 'request_compaction'] : []);
+      expect(turn.instructions.includes('checkpoint_note: record what must survive')).toBe(offersContextTools);
+      expect(turn.instructions).toContain(AGENTS.trim());
+    }
+    // A small session is sent exactly what mode warn sends: the plain tools and system prompt.
+    if (automatic) expect(small).toEqual((await cliOffers('warn'))[0]);
   });
 });

@@ -1,8 +1,19 @@
-import type { ContextMode, ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
+import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { McpServers } from '@forge/mcp';
 import type { SessionCompactionOptions } from '@forge/sessions';
-import { agentSurface, createApprovalGate, createWorkspaceTools, ReadLedger, type AgentSurface, type ConfirmCallback, type ContextToolSettings, type SessionApprovalGate } from '@forge/tools';
+import {
+  agentSurface,
+  createApprovalGate,
+  sessionSurface,
+  createWorkspaceTools,
+  ReadLedger,
+  type AgentSurface,
+  type ConfirmCallback,
+  type ContextToolSettings,
+  type SessionApprovalGate,
+  type SessionSize,
+} from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
@@ -29,10 +40,11 @@ export interface AgentSetup {
   readonly contextTools: ContextToolSettings;
   readonly approvals: SessionApprovalGate;
   /**
-   * What a run in `mode` offers the model: `tools`, the context tools its session adds, and the
-   * system prompt describing them. A run without a session (`stored: false`) gets no context tools.
+   * What a run with `model` and `context` offers the model: `tools`, the context tools its session
+   * adds once it is big enough (`sessionSurface`), and the system prompt describing them. A run
+   * without a session (`session` undefined, `--no-session`) gets no context tools.
    */
-  surface(mode: ContextMode, options?: { readonly stored?: boolean }): AgentSurface;
+  surface(session: SessionSize | undefined, model?: ModelAdapter, context?: ContextPolicy): Promise<AgentSurface>;
   /** Loads the instructions of a run offering `surface` afresh; runAgent calls it once per run and freezes the result. */
   instructions(surface: AgentSurface): () => Promise<InstructionSnapshot>;
   readonly maxSteps: number | undefined;
@@ -142,7 +154,10 @@ export async function prepareAgent(options: {
     tools,
     contextTools,
     approvals,
-    surface: (mode, surfaceOptions = {}) => agentSurface({ mode, tools, settings: surfaceOptions.stored === false ? { checkpointNote: false, requestCompaction: false } : contextTools }),
+    surface: async (session, surfaceModel = model, policy = config.context) =>
+      session === undefined
+        ? agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } })
+        : sessionSurface({ tools, settings: contextTools, policy, model: surfaceModel, instructions: instructionLoader, session }),
     instructions: (surface) => instructionLoader(surface.systemPrompt),
     maxSteps: globals.maxSteps,
     context: config.context,
@@ -155,11 +170,21 @@ export async function prepareAgent(options: {
 }
 
 /**
- * What the next stored turn of `setup` would send besides its history, for `forge context` and
- * `/context`: every advertised tool (the context tools of `context.mode` included) and the
- * instructions with the matching system prompt.
+ * What the next stored turn of `session` would send besides its history, for `forge context` and
+ * `/context`: every advertised tool (the context tools included once the session offers them) and
+ * the instructions with the matching system prompt. A new conversation is an empty session.
  */
-export function contextSubjectOf(setup: AgentSetup, model: ModelAdapter = setup.model, context: ContextPolicy = setup.context): ContextSubject {
-  const surface = setup.surface(context.mode);
+export async function contextSubjectOf(
+  setup: AgentSetup,
+  session: SessionSize = { messages: [], runs: [] },
+  model: ModelAdapter = setup.model,
+  context: ContextPolicy = setup.context,
+): Promise<ContextSubject> {
+  const surface = await setup.surface(session, model, context);
   return { model, tools: surface.advertised, instructions: setup.instructions(surface), context };
+}
+
+/** What {@link sessionSurface} reads of a stored session handle: its messages and its runs. */
+export function sessionSizeOf(handle: { readonly messages: readonly Message[]; transcript(): { readonly runs: SessionSize['runs'] } }): SessionSize {
+  return { messages: handle.messages, runs: handle.transcript().runs };
 }

@@ -2,7 +2,7 @@ import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript } from '@forge/persistence';
 import { previewSessionCompaction } from '@forge/sessions';
-import { prepareAgent, type AgentSetup } from '../agent/agent-setup.js';
+import { prepareAgent, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import { CliError, UsageError } from '../cli-error.js';
@@ -42,7 +42,7 @@ export async function execute({ options, io }: CommandInvocation<CompactOptions>
       const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: handle.id, redactor: settings.redactor });
       const { focus } = options;
       // Estimated against what the next turn would advertise and load.
-      const surface = agent.surface(agent.context.mode);
+      const surface = await agent.surface(sessionSizeOf(handle));
       const result = await handle
         .compact({
           model: agent.model,
@@ -116,7 +116,7 @@ async function compactThroughCodex(id: string, settings: SessionSettings, contex
 async function preview(id: string, settings: SessionSettings, agent: AgentSetup, output: { readonly io: CommandInvocation['io']; readonly json: boolean }): Promise<number> {
   const session = await loadStoredSession(settings, id);
   // Estimated against what the next turn would advertise and load, as the real compaction is.
-  const surface = agent.surface(agent.context.mode);
+  const surface = await agent.surface(session);
   const result = await previewSessionCompaction(session, {
     model: agent.model,
     instructions: agent.instructions(surface),

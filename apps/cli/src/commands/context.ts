@@ -1,4 +1,4 @@
-import { workspaceArtifactHashes } from '@forge/tools';
+import { workspaceArtifactHashes, type SessionSize } from '@forge/tools';
 import { renderContextReport } from '@forge/core/budget';
 import { viewOfStoredSession } from '@forge/sessions';
 import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
@@ -29,6 +29,7 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
     const settings = await resolveSessionSettings({ io, globals: options });
     const id = choice.kind === 'resume' || choice.kind === 'last' ? await chosenSessionId(choice, settings, agent.root) : undefined;
     let session: ContextSessionView | undefined;
+    let size: SessionSize | undefined;
     let spent: Awaited<ReturnType<typeof sessionCostFromTraces>>;
     if (id !== undefined) {
       const stored = await loadStoredSession(settings, id);
@@ -40,9 +41,10 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
         artifactHashes: workspaceArtifactHashes(agent.root),
       });
       session = { view, transcript: stored.messages };
+      size = stored;
       spent = await sessionCostFromTraces(settings.forgeHome, id);
     }
-    const report = await measureNextRequest(contextSubjectOf(agent), session, spent === undefined ? undefined : toSessionCost(spent));
+    const report = await measureNextRequest(await contextSubjectOf(agent, size), session, spent === undefined ? undefined : toSessionCost(spent));
     const calibration = await agent.calibrationOf(agent.modelName);
     if (options.json === true) io.stdout.write(`${JSON.stringify(calibration === undefined ? report : { ...report, calibration })}\n`);
     else {

@@ -1,6 +1,6 @@
 import { waitForRunningCommands, workspaceArtifactHashes } from '@forge/tools';
 import { runAgent, type ContextMode, type ContextPolicy, type EventEnvelope, type ModelAdapter } from '@forge/core';
-import { contextSubjectOf, type AgentSetup } from '../agent/agent-setup.js';
+import { contextSubjectOf, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
 import type { TurnEngine } from './turn-engine.js';
 
 /**
@@ -24,7 +24,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     root: setup.root,
     approvals: setup.approvals,
     async runTurn(session, turn) {
-      const surface = setup.surface(context.mode, { stored: session !== undefined });
+      const surface = await setup.surface(session === undefined ? undefined : sessionSizeOf(session), model, context);
       const options = {
         model,
         request: turn.request,
@@ -60,7 +60,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
       context = { ...context, mode };
     },
     sessionCompaction: () => setup.compaction(),
-    contextSubject: () => contextSubjectOf(setup, model, context),
+    contextSubject: (session) => contextSubjectOf(setup, session, model, context),
     start: async () => {},
     close: async () => {
       await setup.mcp?.close();

@@ -1,7 +1,7 @@
 import type { ApprovalGate, ContextMode, EventListener, RunResult } from '@forge/core';
 import type { EngineEventListener } from '@forge/persistence';
 import type { SessionHandle, SessionTurnWarning } from '@forge/sessions';
-import type { SessionApprovalGate } from '@forge/tools';
+import type { SessionApprovalGate, SessionSize } from '@forge/tools';
 import type { SessionCompactionOptions } from '@forge/sessions';
 import type { ContextSubject } from '../context/context-report.js';
 
@@ -60,10 +60,10 @@ export interface TurnEngine {
   /** Uses context mode `mode` from the next turn on. Absent when the engine has no context policy (Codex). */
   setContextMode?(mode: ContextMode): void;
   /**
-   * The model, tools, instructions and context policy the next turn would use (`/context`).
-   * Absent when the engine builds its own requests (Codex).
+   * The model, tools, instructions and context policy the next turn of `session` would use
+   * (`/context`). Absent when the engine builds its own requests (Codex).
    */
-  contextSubject?(): ContextSubject;
+  contextSubject?(session: SessionSize): Promise<ContextSubject>;
   /** How Forge compacts the sessions this engine runs (`context.compaction`); absent when the engine compacts itself. */
   sessionCompaction?(): Promise<SessionCompactionOptions>;
   /**

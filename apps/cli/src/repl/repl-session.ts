@@ -1,4 +1,5 @@
 import type { ContextMode, Message } from '@forge/core';
+import type { SessionSize } from '@forge/tools';
 import { listSessions, type SessionSummary } from '@forge/persistence';
 import {
   currentArtifactHashesFor,
@@ -64,6 +65,11 @@ export class ReplSession {
   /** The stored transcript, oldest first. */
   get messages(): readonly Message[] {
     return this.handle.messages;
+  }
+
+  /** What decides whether the next turn offers the context tools: the messages and the runs. */
+  get size(): SessionSize {
+    return { messages: this.handle.messages, runs: this.handle.transcript().runs };
   }
 
   /** The facts about the current session the banner and `/resume` print. */

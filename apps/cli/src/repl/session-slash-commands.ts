@@ -76,8 +76,8 @@ interface Counting {
 }
 
 /** What a compaction from the REPL is measured against: the engine's next request when it can say, else a conservative estimate. */
-function counting(context: ReplContext): Counting {
-  const subject = context.engine.contextSubject?.();
+async function counting(context: ReplContext): Promise<Counting> {
+  const subject = await context.engine.contextSubject?.(context.session.size);
   if (subject === undefined) {
     const mode = context.engine.contextMode ?? context.config.context.mode;
     const systemPrompt = systemPromptFor(mode, contextToolOffer(mode, context.config.contextTools));
@@ -111,7 +111,7 @@ const compact: SlashCommand = {
     }
     const { settings } = context.session;
     const root = context.engine.root;
-    const { model, policy, tools, instructions } = counting(context);
+    const { model, policy, tools, instructions } = await counting(context);
     return continueAfterFailure(context, async () => {
       const summarizedThrough = context.session.summarizedThrough;
       // A preview installs nothing and writes no trace; the real compaction is traced like a run.
@@ -153,7 +153,7 @@ const checkpoint: SlashCommand = {
   summary: 'show the current checkpoint as the model is sent it, whether this mode sends it, and where it came from',
   async run(context): Promise<SlashOutcome> {
     const current = await context.session.checkpoint(workspaceArtifactHashes(context.engine.root));
-    const { model } = counting(context);
+    const { model } = await counting(context);
     const viewTokens = await checkpointViewTokens(model, current?.view);
     const mode = context.engine.contextMode ?? 'compact';
     context.print(
@@ -166,7 +166,7 @@ const checkpoint: SlashCommand = {
 /** Measures the next request of the session as `forge context` does; undefined for an engine that builds its own requests (Codex). */
 async function nextRequestReport(context: ReplContext): Promise<ContextReport | undefined> {
   const { engine } = context;
-  const subject = engine.contextSubject?.();
+  const subject = await engine.contextSubject?.(context.session.size);
   if (subject === undefined) return undefined;
   const view = await context.session.nextView(subject.model, subject.context.mode, workspaceArtifactHashes(engine.root));
   return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar);
@@ -193,8 +193,7 @@ const contextReport: SlashCommand = {
   summary: 'show what the next request would cost: window, budget by category, reserve, free space',
   async run(context): Promise<SlashOutcome> {
     const { engine, style } = context;
-    const subject = engine.contextSubject?.();
-    if (subject === undefined) {
+    if (engine.contextSubject === undefined) {
       const lines = [style.yellow('/context measures requests of the native engine only; Codex builds its own requests.')];
       const use = context.contextUse.current;
       if (use?.reportedBy === 'codex') {

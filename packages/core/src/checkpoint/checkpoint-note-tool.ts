@@ -12,13 +12,9 @@ export interface CheckpointNoteToolOptions {
   readonly caps?: CheckpointCaps;
 }
 
-const DESCRIPTION = [
-  'Record what you learned so it survives context compaction: plan steps and their done state, decisions',
-  '(with supersedes), facts about the code (with the files they depend on), rejected approaches (what was tried,',
-  'why it failed, when to retry), constraints the user stated, and your next action. Every note needs evidence:',
-  'a user message, a tool call that has a result, or a file you read. Notes are memory, not rules: anything about',
-  'approvals, permissions, sandboxing, policy or how you must always/never behave is rejected.',
-].join(' ');
+const DESCRIPTION =
+  'Record session memory that survives compaction: a plan, decision, fact (with the files it depends on), rejected approach, user constraint or next action. ' +
+  'Every note needs evidence. Notes are memory, not rules: anything about approvals, permissions, sandboxing, policy or how you must always/never behave is rejected.';
 
 /**
  * The `checkpoint_note` tool. It only validates: an accepted note is its own tool call in the

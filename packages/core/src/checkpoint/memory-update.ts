@@ -86,8 +86,7 @@ export type AcceptedMemoryUpdate =
 const evidenceJsonSchema: JsonObject = {
   type: 'object',
   description:
-    'Where this comes from: {"source":"user","quote":"<exact words from a user message>"} or {"source":"user","messageIndex":N}, ' +
-    '{"source":"tool-call","toolCallId":"<id of a call that has a result>"}, or {"source":"artifact","uri":"file:<path>"}.',
+    'Where it comes from: {"source":"user","quote":"<exact words of a user message>"}, {"source":"tool-call","toolCallId":"<id of a call with a result>"} or {"source":"artifact","uri":"file:<path>"}.',
   properties: {
     source: { type: 'string', enum: ['user', 'tool-call', 'artifact'] },
     messageIndex: { type: 'integer', minimum: 0 },
@@ -99,42 +98,31 @@ const evidenceJsonSchema: JsonObject = {
   additionalProperties: false,
 };
 
-/** JSON Schema of the `checkpoint_note` input, as the model sees it. */
+const text = (description: string): JsonObject => ({ type: 'string', description });
+
+/** JSON Schema of the `checkpoint_note` input, as the model sees it: each field says which kind it belongs to. */
 export const memoryUpdateJsonSchema: JsonObject = {
   type: 'object',
   properties: {
-    kind: {
-      type: 'string',
-      enum: ['plan', 'decision', 'fact', 'rejected_approach', 'constraint', 'next_action'],
-      description: 'Which part of session memory to update.',
-    },
+    kind: { type: 'string', enum: ['plan', 'decision', 'fact', 'rejected_approach', 'constraint', 'next_action'] },
     evidence: evidenceJsonSchema,
     steps: {
       type: 'array',
-      description: 'plan: steps to add or update, e.g. [{"id":"tests","text":"Add tests","done":false}]. New ids need text.',
-      items: {
-        type: 'object',
-        properties: { id: { type: 'string' }, text: { type: 'string' }, done: { type: 'boolean' } },
-        required: ['id'],
-        additionalProperties: false,
-      },
+      description: 'plan: steps to add or update, e.g. [{"id":"tests","text":"Add tests","done":false}]; new ids need text.',
+      items: { type: 'object', properties: { id: { type: 'string' }, text: { type: 'string' }, done: { type: 'boolean' } }, required: ['id'], additionalProperties: false },
     },
-    id: { type: 'string', description: 'decision: a new id for this decision.' },
-    topic: { type: 'string', description: 'decision: what it is about (optional).' },
-    decision: { type: 'string', description: 'decision: what was decided.' },
-    rationale: { type: 'string', description: 'decision: why, as recorded in the conversation.' },
-    supersedes: { type: 'string', description: 'decision: id of the earlier decision this one replaces (optional).' },
-    key: { type: 'string', description: 'fact: a short stable name; a new fact with the same key replaces the old one.' },
-    value: { type: 'string', description: 'fact: what is true about the code or the task.' },
-    dependsOn: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'fact: the files it was read from ("file:<path>"); required when the fact comes from a file.',
-    },
-    approach: { type: 'string', description: 'rejected_approach: what was tried.' },
-    reason: { type: 'string', description: 'rejected_approach: why it failed or was rejected.' },
-    retryOnlyIf: { type: 'string', description: 'rejected_approach: what would have to change to try it again (optional).' },
-    text: { type: 'string', description: 'constraint (from the user) or next_action: the text.' },
+    id: text('decision: a new id.'),
+    topic: text('decision: what it is about (optional).'),
+    decision: text('decision: what was decided.'),
+    rationale: text('decision: why.'),
+    supersedes: text('decision: id of the decision it replaces (optional).'),
+    key: text('fact: a short stable name; a later fact with the same key replaces it.'),
+    value: text('fact: what is true about the code or the task.'),
+    dependsOn: { type: 'array', items: { type: 'string' }, description: 'fact: the files it was read from ("file:<path>"); required for a fact from a file.' },
+    approach: text('rejected_approach: what was tried.'),
+    reason: text('rejected_approach: why it failed.'),
+    retryOnlyIf: text('rejected_approach: what would have to change to retry it (optional).'),
+    text: text('constraint or next_action: the text.'),
   },
   required: ['kind', 'evidence'],
   additionalProperties: false,

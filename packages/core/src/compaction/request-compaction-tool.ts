@@ -52,12 +52,9 @@ export class CompactionRequestChannel {
   }
 }
 
-const DESCRIPTION = [
-  'Ask for older conversation turns to be replaced by a checkpoint (a bounded summary of state, decisions and',
-  'failures) so later requests are smaller. The request takes effect before your next step, and only if the',
-  'expected savings over the next turns exceed the cost of compacting; the result tells you the current context',
-  'usage. You cannot edit or delete history: the full transcript is always kept.',
-].join(' ');
+const DESCRIPTION =
+  'Ask for older turns to be replaced by a checkpoint before your next step, so later requests are smaller. ' +
+  'Forge does it only if the savings exceed the cost; the result shows the context usage. The full transcript is always kept.';
 
 const inputSchema: JsonObject = {
   type: 'object',

@@ -4,7 +4,7 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodexDirectories, TEST_MODEL } from '@forge/codex/test-helpers/codex-harness';
+import { createCodexDirectories, writeLoopbackConfig } from '@forge/codex/test-helpers/codex-harness';
 import { assistantMessage, startLoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
 import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
 import { spawnForge, type SpawnedForge } from './test-support/private-build.js';
@@ -203,19 +203,7 @@ describe('the forge binary with the Codex engine and import', () => {
     const directories = await createCodexDirectories();
     const provider = await startLoopbackResponsesServer([{ items: [assistantMessage('First, from Codex.')] }, { items: [assistantMessage('Second, same thread.')] }]);
     try {
-      await writeFile(
-        path.join(directories.codexHome, 'config.toml'),
-        [
-          `model = "${TEST_MODEL}"`,
-          'model_provider = "loopback"',
-          'check_for_update_on_startup = false',
-          '[model_providers.loopback]',
-          'name = "mock"',
-          `base_url = "${provider.baseUrl}"`,
-          'wire_api = "responses"',
-          '',
-        ].join('\n'),
-      );
+      await writeLoopbackConfig(directories.codexHome, provider.baseUrl);
       const env = { ...(directories.environment as Record<string, string>), FORGE_HOME: forgeHome.path };
       const first = await forge(['run', '--engine', 'codex', '--json', 'Name this project'], { cwd: directories.workspace, env });
       expect(first.code).toBe(0);

@@ -4,8 +4,9 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodexDirectories, TEST_MODEL } from '@forge/codex/test-helpers/codex-harness';
+import { createCodexDirectories, writeLoopbackConfig } from '@forge/codex/test-helpers/codex-harness';
 import { assistantMessage, startLoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
+import { budgetTable } from './inspect/budget-table.test-helpers.js';
 import { temporaryDirectory, waitFor } from './test-support/cli-harness.js';
 import { spawnForge, type SpawnedForge } from './test-support/private-build.js';
 
@@ -161,15 +162,9 @@ describe('the forge binary', () => {
 
       const inspected = await forge(['inspect', '--last', '--cwd', workspace.path]);
       expect(inspected.code).toBe(0);
-      const lines = inspected.stdout.split('\n');
-      const header = lines[lines.indexOf('Budget per step') + 1] ?? '';
-      expect(
-        header
-          .trim()
-          .split(/\s{2,}/)
-          .slice(-6),
-      ).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
-      expect(lines.slice(lines.indexOf('Budget per step') + 2, lines.indexOf('Budget per step') + 4).map((row) => row.trim().split(/\s+/).slice(-3, -1))).toEqual([
+      const { header, rows } = budgetTable(inspected.stdout, 2);
+      expect(header.slice(-6)).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
+      expect(rows.map((row) => row.slice(-3, -1))).toEqual([
         ['0', '$0.00665'],
         ['4,992', '$0.000984'],
       ]);
@@ -203,19 +198,7 @@ describe('the forge binary with the Codex engine and import', () => {
     const directories = await createCodexDirectories();
     const provider = await startLoopbackResponsesServer([{ items: [assistantMessage('First, from Codex.')] }, { items: [assistantMessage('Second, same thread.')] }]);
     try {
-      await writeFile(
-        path.join(directories.codexHome, 'config.toml'),
-        [
-          `model = "${TEST_MODEL}"`,
-          'model_provider = "loopback"',
-          'check_for_update_on_startup = false',
-          '[model_providers.loopback]',
-          'name = "mock"',
-          `base_url = "${provider.baseUrl}"`,
-          'wire_api = "responses"',
-          '',
-        ].join('\n'),
-      );
+      await writeLoopbackConfig(directories.codexHome, provider.baseUrl);
       const env = { ...(directories.environment as Record<string, string>), FORGE_HOME: forgeHome.path };
       const first = await forge(['run', '--engine', 'codex', '--json', 'Name this project'], { cwd: directories.workspace, env });
       expect(first.code).toBe(0);

@@ -4,7 +4,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SessionLockedError, type LockOwner } from './errors.js';
-import { isErrorCode, openPrivateFile, writeDurably } from './private-fs.js';
+import { isErrorCode, openPrivateFile } from './private-fs.js';
+import { writeDurably } from '@forge/bounded-read';
 import { readStoredFile } from './stored-file.js';
 
 export const LOCK_FILE_NAME = 'lock';

@@ -2,9 +2,6 @@ import { constants } from 'node:fs';
 import { chmod, mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-// The durable-write helpers live in @forge/bounded-read, shared with the tools; persistence's files use them from here.
-export { syncDirectory, writeAll, writeDurably, writeFailureHint } from '@forge/bounded-read';
-
 /*
  * Everything under FORGE_HOME is private to its user: directories 0700, files 0600. Modes are set
  * explicitly after creation, because `mkdir`/`open` modes are filtered through the umask.

@@ -3,7 +3,7 @@ import { InvalidInputError, messageSchema, type ErrorSummary, type JsonValue, ty
 import type { Redactor } from '@forge/core/redaction';
 import type { FileHandle } from 'node:fs/promises';
 import type { SessionLock } from './lock.js';
-import { writeAll, writeFailureHint } from './private-fs.js';
+import { writeAll, writeFailureHint } from '@forge/bounded-read';
 import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
 import { tornFilePath } from './torn-file.js';

@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
-import { openPrivateFile, syncDirectory, writeDurably } from './private-fs.js';
+import { openPrivateFile } from './private-fs.js';
+import { syncDirectory, writeDurably } from '@forge/bounded-read';
 import { openStoredFile } from './stored-file.js';
 
 /** Where the torn tails cut off a log are kept: `<log>.torn` beside it. */

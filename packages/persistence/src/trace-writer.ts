@@ -3,7 +3,8 @@ import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { closeSync, constants, fchmodSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureForgeHome, forgeHomeLayout } from './home.js';
-import { isErrorCode, PRIVATE_FILE_MODE, syncDirectory } from './private-fs.js';
+import { isErrorCode, PRIVATE_FILE_MODE } from './private-fs.js';
+import { syncDirectory } from '@forge/bounded-read';
 
 /** Event types a trace leaves out: they would copy the transcript into the trace. */
 export const TRACE_EXCLUDED_EVENTS: ReadonlySet<string> = new Set(['model.text.delta']);

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findRollouts, TEST_MODEL } from '@forge/codex/test-helpers/codex-harness';
+import { findRollouts, TEST_MODEL, writeLoopbackConfig } from '@forge/codex/test-helpers/codex-harness';
 import { assistantMessage, execCommandCall, startLoopbackResponsesServer, type LoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
 import { sessionIdOf, toolResultTexts, useBundle, userSetup, type UserSetup } from './support/bundle.js';
 import { childrenOf, isAlive } from './support/processes.js';
@@ -28,20 +28,7 @@ beforeEach(async () => {
   user = await userSetup(fixture, 'codex');
   const codexHome = path.join(user.forgeHome, '..', 'codex-home');
   await mkdir(codexHome);
-  await writeFile(
-    path.join(codexHome, 'config.toml'),
-    [
-      `model = "${TEST_MODEL}"`,
-      'model_provider = "loopback"',
-      'check_for_update_on_startup = false',
-      '',
-      '[model_providers.loopback]',
-      'name = "mock"',
-      `base_url = "${provider.baseUrl}"`,
-      'wire_api = "responses"',
-      '',
-    ].join('\n'),
-  );
+  await writeLoopbackConfig(codexHome, provider.baseUrl);
   codexEnv = { CODEX_HOME: codexHome, HTTP_PROXY: deadProxy, HTTPS_PROXY: deadProxy, ALL_PROXY: deadProxy, NO_PROXY: '127.0.0.1,localhost' };
 });
 

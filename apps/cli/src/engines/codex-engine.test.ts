@@ -4,7 +4,7 @@ import type { Message } from '@forge/core';
 import { createSession, type SessionTranscript } from '@forge/persistence';
 import { ScriptedModel } from '@forge/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCodexDirectories, TEST_MODEL, type CodexSandboxDirectories } from '@forge/codex/test-helpers/codex-harness';
+import { createCodexDirectories, TEST_MODEL, writeLoopbackConfig, type CodexSandboxDirectories } from '@forge/codex/test-helpers/codex-harness';
 import { assistantMessage, execCommandCall, startLoopbackResponsesServer, type LoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
 import { main } from '../main.js';
 import { createTestIo, runCli, waitFor } from '../test-support/cli-harness.js';
@@ -24,20 +24,7 @@ beforeEach(async () => {
   directories = await createCodexDirectories();
   provider = await startLoopbackResponsesServer();
   forgeHome = path.join(directories.root, 'forge-home');
-  await writeFile(
-    path.join(directories.codexHome, 'config.toml'),
-    [
-      `model = "${TEST_MODEL}"`,
-      'model_provider = "loopback"',
-      'check_for_update_on_startup = false',
-      '',
-      '[model_providers.loopback]',
-      'name = "mock"',
-      `base_url = "${provider.baseUrl}"`,
-      'wire_api = "responses"',
-      '',
-    ].join('\n'),
-  );
+  await writeLoopbackConfig(directories.codexHome, provider.baseUrl);
   await writeFile(path.join(directories.workspace, 'AGENTS.md'), 'Answer in one sentence.\n');
 });
 

@@ -6,6 +6,7 @@ import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopb
 import { OPENAI_PRICE_TABLE } from '@forge/model-openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
+import { budgetTable } from './budget-table.test-helpers.js';
 import type { InspectReport } from './report.js';
 
 /*
@@ -70,15 +71,8 @@ describe('forge inspect prices a run that reports cached tokens', () => {
     expect(report?.unpricedSteps).toBe(0);
 
     const text = (await forge(['inspect', '--last'])).stdout;
-    const lines = text.split('\n');
-    const header = lines[lines.indexOf('Budget per step') + 1] ?? '';
-    expect(
-      header
-        .trim()
-        .split(/\s{2,}/)
-        .slice(-6),
-    ).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
-    const rows = lines.slice(lines.indexOf('Budget per step') + 2, lines.indexOf('Budget per step') + 4).map((row) => row.trim().split(/\s+/));
+    const { header, rows } = budgetTable(text, 2);
+    expect(header.slice(-6)).toEqual(['estimate', 'input', 'cached', 'cost', 'error', 'note']);
     // 4,000 fresh at $1.25 + 60 out at $10 = $0.0056; 332 fresh + 3,968 cached at $0.125 + 12 out = $0.000031…
     expect(rows.map((row) => row.slice(-3, -1))).toEqual([
       ['0', '$0.0056'],

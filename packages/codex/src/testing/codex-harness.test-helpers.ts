@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveCodexBinary } from '../app-server/binary.js';
@@ -47,6 +47,24 @@ export async function createCodexDirectories(): Promise<CodexSandboxDirectories>
 /** `providerName: 'OpenAI'` makes Codex use remote compaction (a `compaction_trigger` request). */
 export function loopbackOverrides(baseUrl: string, providerName = 'mock'): string[] {
   return [...responsesProviderOverrides({ id: 'loopback', name: providerName, baseUrl, model: TEST_MODEL }), 'check_for_update_on_startup=false'];
+}
+
+/** Points Codex at the loopback provider the way a user would: a `config.toml` in `codexHome`. */
+export async function writeLoopbackConfig(codexHome: string, baseUrl: string): Promise<void> {
+  await writeFile(
+    join(codexHome, 'config.toml'),
+    [
+      `model = "${TEST_MODEL}"`,
+      'model_provider = "loopback"',
+      'check_for_update_on_startup = false',
+      '',
+      '[model_providers.loopback]',
+      'name = "mock"',
+      `base_url = "${baseUrl}"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
 }
 
 export interface CodexHarness extends CodexSandboxDirectories {

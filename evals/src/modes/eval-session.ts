@@ -1,11 +1,22 @@
-import { resolveContextPolicy, runAgent, type ContextMode, type EventEnvelope, type InstructionSnapshot, type Message, type ModelAdapter, type RunResult, type ToolDefinition } from '@forge/core';
+import {
+  resolveContextPolicy,
+  runAgent,
+  toolDefinitions,
+  type ContextMode,
+  type EventEnvelope,
+  type InstructionSnapshot,
+  type Message,
+  type ModelAdapter,
+  type RunResult,
+  type ToolDefinition,
+} from '@forge/core';
 import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
-import { toolDefinitions, workspaceArtifactHashes, type AgentSurface } from '@forge/tools';
+import { sessionSurface, workspaceArtifactHashes, type AgentSurface } from '@forge/tools';
 import { loadTranscript, OpaqueStateStore } from '@forge/persistence';
 import { openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/sessions';
 import path from 'node:path';
 import type { ExpandedTurn } from '../fixture/expand.js';
-import { createSessionTools, evalSurface, type SessionTools } from '../workspace/tools.js';
+import { createSessionTools, type SessionTools } from '../workspace/tools.js';
 import { withCheckpoint } from './model-wrappers.js';
 import type { ModeContext, ModeSessionEnd } from './types.js';
 
@@ -57,12 +68,16 @@ export class EvalSession {
     return withRunIds(this.handle.messages, this.handle.transcript().runs);
   }
 
-  /** What the next run in `mode` on `model` offers the model: the CLI's surface over this process's tools, for the session as stored now. */
+  /**
+   * What the next run in `mode` on `model` offers the model: the CLI's own decision (`sessionSurface`)
+   * over this process's tools, with the product's default settings (both context tools allowed), for
+   * the session as stored now.
+   */
   surface(mode: ContextMode, model: ModelAdapter = this.context.model): Promise<AgentSurface> {
     const maxOutputTokens = this.context.fixture.fixture.model.maxOutputTokens;
-    return evalSurface({
+    return sessionSurface({
       policy: resolveContextPolicy({ ...this.context.policy, mode }),
-      tools: this.tools,
+      tools: this.tools.tools,
       model,
       ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
       instructions: this.context.instructions,

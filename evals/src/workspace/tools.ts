@@ -1,17 +1,5 @@
-import type { ContextPolicy, InstructionSnapshot, ModelAdapter, Tool } from '@forge/core';
-import {
-  createApprovalGate,
-  createWorkspaceTools,
-  HeadTailBuffer,
-  ReadLedger,
-  sessionSurface,
-  type AgentSurface,
-  type ContextToolSettings,
-  type ProcessOutcome,
-  type RunProcessOptions,
-  type SessionApprovalGate,
-  type SessionSize,
-} from '@forge/tools';
+import type { Tool } from '@forge/core';
+import { createApprovalGate, createWorkspaceTools, HeadTailBuffer, ReadLedger, type ProcessOutcome, type RunProcessOptions, type SessionApprovalGate } from '@forge/tools';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { evaluateCommand } from './workspace.js';
 
@@ -83,22 +71,4 @@ export function createSessionTools(fixture: ExpandedFixture, root: string): Sess
   const workspace = createWorkspaceTools({ root, ledger: new ReadLedger(), runProcess: fixtureProcessRunner(fixture, root) });
   const extra = fixture.fixture.extraTools === undefined ? [] : createCatalogTools(fixture.fixture.extraTools.count, fixture.fixture.extraTools.descriptionChars);
   return { tools: [...workspace, ...extra], approvals: createApprovalGate({ profile: 'workspace-auto' }) };
-}
-
-/**
- * What the next run of a stored eval session offers the model: the CLI's own decision
- * (`sessionSurface` from `@forge/tools`) over the session's tools, with the product's default
- * settings (both context tools allowed) unless `settings` says otherwise.
- */
-export function evalSurface(options: {
-  readonly policy: ContextPolicy;
-  readonly tools: SessionTools;
-  readonly model: ModelAdapter;
-  readonly maxOutputTokens?: number;
-  readonly instructions: (systemPrompt: string) => Promise<InstructionSnapshot>;
-  readonly session: SessionSize;
-  readonly settings?: ContextToolSettings;
-}): Promise<AgentSurface> {
-  const { tools, instructions, ...rest } = options;
-  return sessionSurface({ ...rest, tools: tools.tools, instructions: (systemPrompt) => () => instructions(systemPrompt) });
 }

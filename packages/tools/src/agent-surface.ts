@@ -108,7 +108,7 @@ export interface SessionSurfaceOptions {
   readonly model: ModelAdapter;
   readonly maxOutputTokens?: number;
   /** Loads the instructions a run with `systemPrompt` gets (the system prompt, then AGENTS.md). */
-  readonly instructions: (systemPrompt: string) => () => Promise<InstructionSnapshot>;
+  readonly instructions: (systemPrompt: string) => Promise<InstructionSnapshot>;
   readonly session: SessionSize;
 }
 
@@ -129,14 +129,15 @@ export async function sessionSurface(options: SessionSurfaceOptions): Promise<Ag
   const offered = agentSurface({ mode: policy.mode, tools, ...(options.settings === undefined ? {} : { settings: options.settings }) });
   if (!offered.modelTools.checkpointNote && !offered.modelTools.requestCompaction) return offered;
   const plain = agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } });
-  const offeredInstructions = await options.instructions(offered.systemPrompt)();
+  const offeredInstructions = await options.instructions(offered.systemPrompt);
   if (session.runs.some((run) => run.instructionsHash === offeredInstructions.hash)) return offered;
+  const plainInstructions = withSystemPrompt(offeredInstructions.text, offered.systemPrompt, plain.systemPrompt) ?? (await options.instructions(plain.systemPrompt)).text;
   const view = await selectRequestView({
     transcript: session.messages,
     policy: { ...policy, mode: 'warn' },
     model,
     fixed: {
-      instructions: (await options.instructions(plain.systemPrompt)()).text,
+      instructions: plainInstructions,
       currentRequest: { role: 'user', content: '' },
       tools: toolDefinitions(plain.advertised),
       ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
@@ -145,5 +146,14 @@ export async function sessionSurface(options: SessionSurfaceOptions): Promise<Ag
   return view.budget.estimate.tokens > view.budget.compactTargetTokens ? offered : plain;
 }
 
-/** Core's, re-exported for the callers that take the rest of the agent surface from here. */
-export { toolDefinitions } from '@forge/core';
+/**
+ * The text of instructions loaded with system prompt `from`, as loading them with `to` makes it
+ * (`createInstructionSnapshot` puts the prompt first and the AGENTS.md files after it), so one load
+ * serves both surfaces; undefined when `text` does not start with `from`.
+ */
+function withSystemPrompt(text: string, from: string, to: string): string | undefined {
+  const prefix = from.trimEnd();
+  const files = text.slice(prefix.length);
+  if (prefix.length === 0 || to.trimEnd().length === 0 || !text.startsWith(prefix) || (files !== '' && !files.startsWith('\n\n'))) return undefined;
+  return `${to.trimEnd()}${files}`;
+}

@@ -157,7 +157,7 @@ export async function prepareAgent(options: {
     surface: async (session, surfaceModel = model, policy = config.context) =>
       session === undefined
         ? agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } })
-        : sessionSurface({ tools, settings: contextTools, policy, model: surfaceModel, instructions: instructionLoader, session }),
+        : sessionSurface({ tools, settings: contextTools, policy, model: surfaceModel, instructions: (systemPrompt) => instructionLoader(systemPrompt)(), session }),
     instructions: (surface) => instructionLoader(surface.systemPrompt),
     maxSteps: globals.maxSteps,
     context: config.context,

@@ -1,4 +1,5 @@
-import { toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
+import { toolDefinitions } from '@forge/core';
+import { workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript } from '@forge/persistence';
 import { previewSessionCompaction } from '@forge/sessions';

@@ -1,7 +1,7 @@
 import type { Style } from '../output/style.js';
-import type { ContextPolicy, InstructionSnapshot, ModelAdapter, ToolDefinition } from '@forge/core';
+import { toolDefinitions, type ContextPolicy, type InstructionSnapshot, type ModelAdapter, type ToolDefinition } from '@forge/core';
 import { renderContextReport, type ContextReport } from '@forge/core/budget';
-import { contextToolOffer, systemPromptFor, toolDefinitions, workspaceArtifactHashes } from '@forge/tools';
+import { contextToolOffer, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
 import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';

@@ -131,29 +131,16 @@ export async function sessionSurface(options: SessionSurfaceOptions): Promise<Ag
   const plain = agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } });
   const offeredInstructions = await options.instructions(offered.systemPrompt);
   if (session.runs.some((run) => run.instructionsHash === offeredInstructions.hash)) return offered;
-  const plainInstructions = withSystemPrompt(offeredInstructions.text, offered.systemPrompt, plain.systemPrompt) ?? (await options.instructions(plain.systemPrompt)).text;
   const view = await selectRequestView({
     transcript: session.messages,
     policy: { ...policy, mode: 'warn' },
     model,
     fixed: {
-      instructions: plainInstructions,
+      instructions: (await options.instructions(plain.systemPrompt)).text,
       currentRequest: { role: 'user', content: '' },
       tools: toolDefinitions(plain.advertised),
       ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     },
   });
   return view.budget.estimate.tokens > view.budget.compactTargetTokens ? offered : plain;
-}
-
-/**
- * The text of instructions loaded with system prompt `from`, as loading them with `to` makes it
- * (`createInstructionSnapshot` puts the prompt first and the AGENTS.md files after it), so one load
- * serves both surfaces; undefined when `text` does not start with `from`.
- */
-function withSystemPrompt(text: string, from: string, to: string): string | undefined {
-  const prefix = from.trimEnd();
-  const files = text.slice(prefix.length);
-  if (prefix.length === 0 || to.trimEnd().length === 0 || !text.startsWith(prefix) || (files !== '' && !files.startsWith('\n\n'))) return undefined;
-  return `${to.trimEnd()}${files}`;
 }

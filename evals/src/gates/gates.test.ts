@@ -89,6 +89,11 @@ describe('gates', () => {
     const fits = (own: number) => [metrics('baseline:full-history', 'fits', { long: false, ...cost(0.05) }), metrics('compact:forge-state', 'fits', { long: false, ...cost(own) })];
     expect(priced(fits(0.05), 'cost-vs-full-history')).toMatchObject({ status: 'pass', actual: '$0.0500 vs full history $0.0500 over 1 fixture(s)' });
     expect(priced(fits(0.06), 'cost-vs-full-history')).toMatchObject({ status: 'fail', detail: 'fits $0.0600 vs $0.0500' });
+    expect(priced(fits(0.0500325), 'cost-vs-full-history')).toMatchObject({
+      status: 'fail',
+      actual: '$0.05003 vs full history $0.05000 over 1 fixture(s)',
+      detail: 'fits $0.05003 vs $0.05000',
+    });
     // Enforced by default, like every other gate; a gates file can make them advisory.
     expect(priced(fits(0.06), 'cost-vs-full-history')?.advisory).toBeUndefined();
     const advisory = evaluateGates(fits(0.06), modes, gatesConfigSchema.parse({ enforceCostGates: false })).find((result) => result.gate === 'cost-vs-full-history');

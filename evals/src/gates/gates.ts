@@ -3,7 +3,7 @@ import { InvalidInputError } from '@forge/core';
 import { z } from 'zod';
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { ModeId, ModeRunner } from '../modes/types.js';
-import { formatPercent, formatUsd } from '../report/format.js';
+import { formatPercent, formatUsdApart } from '../report/format.js';
 
 /**
  * Release gates. Defaults are stricter than the seed plan's (30 % reduction, 95 % recall, 5 points
@@ -274,6 +274,12 @@ function isCandidate(config: GatesConfig, mode: ModeId): boolean {
 /** Rounding of sums of many small prices must not fail a gate: a millionth of a cent. */
 const COST_TOLERANCE_USD = 1e-8;
 
+/** `$0.0600 vs $0.0500`, `$0.34470 vs full history $0.34464`: enough decimals that a failing pair never reads as equal. */
+function usdVersus(own: number, label: string, other: number): string {
+  const [mine, theirs] = formatUsdApart(own, other);
+  return `${mine} vs ${label === '' ? '' : `${label} `}${theirs}`;
+}
+
 /**
  * The priced gates: where the whole history fits, the mode costs no more than sending it
  * (`baseline:full-history`); on long fixtures, no more than any baseline that passed the fixture
@@ -304,9 +310,9 @@ function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetric
       mode,
       agent,
       status: over.length === 0 ? 'pass' : 'fail',
-      actual: `${formatUsd(own)} vs full history ${formatUsd(reference)} over ${fits.length} fixture(s)`,
+      actual: `${usdVersus(own, 'full history', reference)} over ${fits.length} fixture(s)`,
       threshold: fullThreshold,
-      detail: over.map((result) => `${result.fixture} ${formatUsd(result.cost.totalUsd)} vs ${formatUsd((fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd)}`).join(', '),
+      detail: over.map((result) => `${result.fixture} ${usdVersus(result.cost.totalUsd, '', (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd)}`).join(', '),
     });
   }
   const long = mine.filter((result) => result.long);
@@ -318,9 +324,7 @@ function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetric
   else {
     const costlier = compared.map((result) => ({ result, cheaper: baselinesOf(result.fixture).filter((baseline) => result.cost.totalUsd > baseline.cost.totalUsd + COST_TOLERANCE_USD) }));
     const failing = costlier.filter(({ cheaper }) => cheaper.length > 0).length;
-    const offenders = costlier.flatMap(({ result, cheaper }) =>
-      cheaper.map((baseline) => `${result.fixture} ${formatUsd(result.cost.totalUsd)} vs ${baseline.mode} ${formatUsd(baseline.cost.totalUsd)}`),
-    );
+    const offenders = costlier.flatMap(({ result, cheaper }) => cheaper.map((baseline) => `${result.fixture} ${usdVersus(result.cost.totalUsd, baseline.mode, baseline.cost.totalUsd)}`));
     gates.push({
       gate: 'cost-vs-baselines',
       mode,

@@ -74,6 +74,13 @@ export function formatUsd(amount: number): string {
   return `$${amount.toFixed(4)}`;
 }
 
+/** Two costs with as many decimals (four to eight) as it takes to show that they differ: `$0.34470` and `$0.34464`. */
+export function formatUsdApart(first: number, second: number): readonly [string, string] {
+  let decimals = 4;
+  while (decimals < 8 && first !== second && first.toFixed(decimals) === second.toFixed(decimals)) decimals += 1;
+  return [`$${first.toFixed(decimals)}`, `$${second.toFixed(decimals)}`];
+}
+
 /** `prices openai (openai:gpt-5.1 capability table, OpenAI prompt cache): $1.25 input · …`. */
 export function priceSheetLine(report: EvalReport): string {
   const sheet = report.priceSheet;

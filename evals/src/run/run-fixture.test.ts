@@ -1,8 +1,10 @@
+import type { ModelAdapter, ModelCallOptions, ModelRequest } from '@forge/core';
 import { describe, expect, it } from 'vitest';
 import { expandFixture } from '../fixture/expand.js';
 import { parseFixture } from '../fixture/load.js';
 import { computeMetrics } from '../metrics/metrics.js';
 import { selectModes } from '../modes/registry.js';
+import { PolicyModel } from '../policy/policy-model.js';
 import { runFixture } from './run-fixture.js';
 
 const fixture = expandFixture(
@@ -77,5 +79,48 @@ describe('runFixture', () => {
     expect(off.failures.some((failure) => failure.includes('context_overflow'))).toBe(true);
     expect(off.inputReduction).toBe(0);
     expect(off.safetyFailures).toEqual([]);
+  });
+
+  it('sends the same instructions from every temporary workspace, so modes compare to the token', async () => {
+    const withRules = expandFixture(
+      parseFixture(
+        {
+          formatVersion: 1,
+          id: 'rules',
+          title: 'Rules',
+          model: { contextWindowTokens: 12000 },
+          instructions: 'Indent with tabs.\n',
+          files: [{ path: 'src/app.ts', content: 'export const PORT = 8080; // fact:app.port=8080\n' }],
+          turns: [{ user: 'Which port does src/app.ts use?', steps: [{ op: 'learn', path: 'src/app.ts', key: 'app.port' }] }],
+        },
+        'rules',
+      ),
+    );
+    const [mode] = selectModes(['compact:forge-state']);
+    const sent: { root: string; instructions: string[] }[] = [];
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const seen = { root: '', instructions: [] as string[] };
+      const policy = new PolicyModel({ fixture: withRules });
+      const spy: ModelAdapter = {
+        specificationVersion: 'forge-model-v1',
+        provider: policy.provider,
+        modelId: policy.modelId,
+        capabilities: policy.capabilities,
+        estimateRequestTokens: (request) => policy.estimateRequestTokens(request),
+        countMessageTokens: (messages) => policy.countMessageTokens(messages),
+        doStream: (request: ModelRequest, options: ModelCallOptions) => {
+          seen.instructions.push(request.instructions);
+          return policy.doStream(request, options);
+        },
+      };
+      await runFixture({ fixture: withRules, mode: mode as NonNullable<typeof mode>, model: spy, onWorkspace: (root) => (seen.root = root) });
+      sent.push(seen);
+    }
+    const [first, second] = sent as [(typeof sent)[0], (typeof sent)[0]];
+    expect(first.root).not.toBe(second.root);
+    expect(first.instructions.length).toBeGreaterThan(0);
+    expect(first.instructions[0]).toContain('# Instructions from AGENTS.md\n\nIndent with tabs.');
+    expect(second.instructions).toEqual(first.instructions);
+    for (const text of first.instructions) expect(text).not.toContain(first.root);
   });
 });

@@ -18,14 +18,10 @@ describe('loadInstructions', () => {
     });
     const snapshot = await loadInstructions({ workspaceRoot: path.join(base, 'repo/packages/app'), systemPrompt: 'You are Forge.', homeDirectory: base });
     expect(snapshot.sources).toEqual([
-      { origin: path.join(base, 'repo/AGENTS.md'), sha256: sha256Hex('repository rules\n') },
-      { origin: path.join(base, 'repo/packages/AGENTS.md'), sha256: sha256Hex('package rules\n') },
+      { origin: '../../AGENTS.md', sha256: sha256Hex('repository rules\n') },
+      { origin: '../AGENTS.md', sha256: sha256Hex('package rules\n') },
     ]);
-    expect(snapshot.text).toBe(
-      ['You are Forge.', `# Instructions from ${path.join(base, 'repo/AGENTS.md')}\n\nrepository rules`, `# Instructions from ${path.join(base, 'repo/packages/AGENTS.md')}\n\npackage rules`].join(
-        '\n\n',
-      ),
-    );
+    expect(snapshot.text).toBe(['You are Forge.', '# Instructions from ../../AGENTS.md\n\nrepository rules', '# Instructions from ../AGENTS.md\n\npackage rules'].join('\n\n'));
     expect(snapshot.text).not.toContain('never loaded');
   });
 
@@ -33,7 +29,7 @@ describe('loadInstructions', () => {
     const base = await makeTempDirectory();
     await writeFiles(base, { 'AGENTS.md': 'outer\n', 'worktree/.git': 'gitdir: elsewhere\n', 'worktree/AGENTS.md': 'inner\n' });
     const snapshot = await loadInstructions({ workspaceRoot: path.join(base, 'worktree'), systemPrompt: '', homeDirectory: base });
-    expect(snapshot.sources.map((source) => source.origin)).toEqual([path.join(base, 'worktree/AGENTS.md')]);
+    expect(snapshot.sources.map((source) => source.origin)).toEqual(['AGENTS.md']);
   });
 
   it("outside a repository loads only the workspace root's own file, never a parent's", async () => {
@@ -44,7 +40,7 @@ describe('loadInstructions', () => {
       systemPrompt: 'base',
       homeDirectory: path.join(outer, 'home'),
     });
-    expect(snapshot.sources.map((source) => source.origin)).toEqual([path.join(outer, 'home/project/AGENTS.md')]);
+    expect(snapshot.sources.map((source) => source.origin)).toEqual(['AGENTS.md']);
   });
 
   it('does not look for a repository root beyond a directory others may write to (such as /tmp)', async () => {
@@ -53,7 +49,7 @@ describe('loadInstructions', () => {
     await writeFiles(outer, { 'AGENTS.md': 'planted by another user\n', 'shared/work/AGENTS.md': 'work rules\n' });
     await chmod(path.join(outer, 'shared'), 0o1777);
     const snapshot = await loadInstructions({ workspaceRoot: path.join(outer, 'shared/work'), systemPrompt: '', homeDirectory: '/nonexistent-home' });
-    expect(snapshot.sources.map((source) => source.origin)).toEqual([path.join(outer, 'shared/work/AGENTS.md')]);
+    expect(snapshot.sources.map((source) => source.origin)).toEqual(['AGENTS.md']);
     expect(snapshot.text).not.toContain('planted');
   });
 
@@ -70,12 +66,26 @@ describe('loadInstructions', () => {
     expect(changed.sources[0]?.sha256).toBe(sha256Hex('use spaces\n'));
   });
 
+  it('gives byte-identical instructions for the same repository checked out in two places', async () => {
+    const checkouts = [await makeTempDirectory(), await makeTempDirectory()];
+    const snapshots = [];
+    for (const checkout of checkouts) {
+      await mkdir(path.join(checkout, '.git'));
+      await writeFiles(checkout, { 'AGENTS.md': 'use tabs\n', 'app/AGENTS.md': 'app rules\n' });
+      snapshots.push(await loadInstructions({ workspaceRoot: path.join(checkout, 'app'), systemPrompt: 'base', homeDirectory: checkout }));
+    }
+    expect(snapshots[0]?.text).toBe('base\n\n# Instructions from ../AGENTS.md\n\nuse tabs\n\n# Instructions from AGENTS.md\n\napp rules');
+    expect(snapshots[1]?.text).toBe(snapshots[0]?.text);
+    expect(snapshots[1]?.hash).toBe(snapshots[0]?.hash);
+    for (const checkout of checkouts) expect(snapshots[0]?.text).not.toContain(checkout);
+  });
+
   it('cuts an oversized file with a marker naming it', async () => {
     const base = await makeTempDirectory();
     await mkdir(path.join(base, '.git'));
     await writeFiles(base, { 'AGENTS.md': 'x'.repeat(100) });
     const snapshot = await loadInstructions({ workspaceRoot: base, systemPrompt: '', homeDirectory: base, maxFileBytes: 10 });
-    expect(snapshot.text).toContain(`${'x'.repeat(10)}\n\n[truncated: ${path.join(base, 'AGENTS.md')} is 100 bytes; only the first 10 were loaded]`);
+    expect(snapshot.text).toContain(`${'x'.repeat(10)}\n\n[truncated: AGENTS.md is 100 bytes; only the first 10 were loaded]`);
     expect(snapshot.text).not.toContain('x'.repeat(11));
   });
 

@@ -33,7 +33,9 @@ export interface LoadInstructionsOptions {
  * other users may write to (such as `/tmp`). A file is read with the confinement of `read_file`,
  * the repository (or workspace) being the boundary: a symbolic link leading out of it, a FIFO or
  * device, or a file with several hard links is not loaded, and `onWarning` says so. Origins are
- * absolute paths. Call it once per run and keep the snapshot.
+ * paths relative to the workspace root (`AGENTS.md`, `../AGENTS.md`), as the tools name files, so
+ * the instructions text is the same wherever the repository is checked out. Call it once per run
+ * and keep the snapshot.
  */
 export async function loadInstructions(options: LoadInstructionsOptions): Promise<InstructionSnapshot> {
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_INSTRUCTION_FILE_BYTES;
@@ -51,9 +53,10 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
   const found: { origin: string; content: string }[] = [];
   for (const directory of directoriesBetween(boundary, start)) {
     const file = path.join(directory, INSTRUCTIONS_FILE_NAME);
-    const loaded = await readInstructionFile(file, boundary, maxFileBytes);
+    const origin = path.relative(start, file);
+    const loaded = await readInstructionFile(file, origin, boundary, maxFileBytes);
     if (loaded.kind === 'refused') warn(`${loaded.reason}; it was not loaded as instructions.`);
-    if (loaded.kind === 'loaded') found.push({ origin: file, content: loaded.content });
+    if (loaded.kind === 'loaded') found.push({ origin, content: loaded.content });
   }
   return createInstructionSnapshot(options.systemPrompt, found);
 }
@@ -99,8 +102,8 @@ async function exists(candidate: string): Promise<boolean> {
 
 type InstructionFile = { readonly kind: 'absent' } | { readonly kind: 'refused'; readonly reason: string } | { readonly kind: 'loaded'; readonly content: string };
 
-/** The file's text cut to `maxBytes` with a marker, if it is a regular file that stays inside `boundary`. */
-async function readInstructionFile(file: string, boundary: string, maxBytes: number): Promise<InstructionFile> {
+/** The file's text cut to `maxBytes` with a marker naming it by `origin`, if it is a regular file that stays inside `boundary`. */
+async function readInstructionFile(file: string, origin: string, boundary: string, maxBytes: number): Promise<InstructionFile> {
   let real: string;
   try {
     real = await realpath(file);
@@ -136,7 +139,7 @@ async function readInstructionFile(file: string, boundary: string, maxBytes: num
       .replace(/^\uFEFF/, '');
     if (bytes.length <= maxBytes) return { kind: 'loaded', content: text };
     const size = Math.max(stats.size, bytes.length);
-    return { kind: 'loaded', content: `${text.replace(/\uFFFD$/, '')}\n\n[truncated: ${file} is ${size} bytes; only the first ${maxBytes} were loaded]` };
+    return { kind: 'loaded', content: `${text.replace(/\uFFFD$/, '')}\n\n[truncated: ${origin} is ${size} bytes; only the first ${maxBytes} were loaded]` };
   } finally {
     await handle.close();
   }

@@ -54,7 +54,7 @@ export class EvalSession {
   }
 
   static async open(context: ModeContext): Promise<EvalSession> {
-    const handle = await openSessionHandle({ home: context.workspace.forgeHome, workspaceRoot: context.workspace.root, now: context.now });
+    const handle = await openSessionHandle({ home: context.workspace.forgeHome, workspaceRoot: context.workspace.root, now: context.now, newRunId: context.newRunId });
     return new EvalSession(context, handle);
   }
 
@@ -106,7 +106,7 @@ export class EvalSession {
   async restart(): Promise<readonly string[]> {
     const id = this.handle.id;
     await this.handle.close();
-    this.handle = await openSessionHandle({ home: this.context.workspace.forgeHome, sessionId: id, now: this.context.now });
+    this.handle = await openSessionHandle({ home: this.context.workspace.forgeHome, sessionId: id, now: this.context.now, newRunId: this.context.newRunId });
     this.tools = this.createTools();
     return [];
   }

@@ -33,6 +33,8 @@ export interface ModeContext {
   /** The fixture's context settings, without the mode. */
   readonly policy: Omit<ContextPolicy, 'mode' | 'fallbackContextWindowTokens'>;
   readonly now: () => number;
+  /** Makes the id of each run of the session (reproducible, see `evalRunIds`). */
+  readonly newRunId: () => string;
 }
 
 /** One compaction a mode made (or, in shadow mode, would have made). */

@@ -8,7 +8,7 @@ import type { FactUse, ReadIntent } from '../policy/agent.js';
 import type { AgentName } from '../policy/habits.js';
 import { PolicyModel } from '../policy/policy-model.js';
 import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
-import { createEvalClock, TURN_GAP_MS } from './eval-clock.js';
+import { createEvalClock, evalRunIds, TURN_GAP_MS } from './eval-clock.js';
 import { applyOutsideChanges, createEvalWorkspace, evaluateCommand, factValueIn, readWorkspaceFile, INSTRUCTIONS_FILE } from '../workspace/workspace.js';
 
 /** What was true in the workspace when a turn ended: the grader compares answers with it. */
@@ -179,6 +179,7 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
         compactTargetRatio: settings.compactTargetRatio,
       },
       now,
+      newRunId: evalRunIds(fixture.fixture.id, now),
     });
     let end!: ModeSessionEnd;
     try {

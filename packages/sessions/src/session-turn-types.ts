@@ -78,7 +78,8 @@ export interface SessionTurnResult {
 }
 
 /** Where the session is: an existing one to continue, or a new one to create for a workspace. */
-export type OpenSessionHandleOptions = SessionWriterOptions & { readonly home: string } & (
-    | { readonly sessionId: string; readonly workspaceRoot?: undefined }
-    | { readonly sessionId?: undefined; readonly workspaceRoot: string | null }
-  );
+export type OpenSessionHandleOptions = SessionWriterOptions & {
+  readonly home: string;
+  /** Makes the id of each turn's run; default a new sortable one (`run_…`). Evals pass a deterministic one. */
+  readonly newRunId?: () => string;
+} & ({ readonly sessionId: string; readonly workspaceRoot?: undefined } | { readonly sessionId?: undefined; readonly workspaceRoot: string | null });

@@ -275,6 +275,25 @@ describe('the session handle', () => {
     expect((await loadTranscript(home, handle.id)).runs.map((run) => run.status)).toEqual(['cancelled']);
   });
 
+  it('names each run with the id maker it was given, across a reopen, and refuses an unsafe id before the run starts', async () => {
+    const home = await temporaryHome();
+    let made = 0;
+    const newRunId = () => `run_fixed_${(made += 1)}`;
+    const handle = await openSessionHandle({ home, workspaceRoot: '/w', newRunId });
+    const first = await handle.runTurn({ model: new ScriptedModel([{ text: 'one' }]), request: 'one', instructions });
+    await handle.close();
+    const reopened = await openSessionHandle({ home, sessionId: handle.id, newRunId });
+    const second = await reopened.runTurn({ model: new ScriptedModel([{ text: 'two' }]), request: 'two', instructions });
+    await reopened.close();
+    expect([first.runId, second.runId]).toEqual(['run_fixed_1', 'run_fixed_2']);
+    expect((await loadTranscript(home, handle.id)).runs.map((run) => run.runId)).toEqual(['run_fixed_1', 'run_fixed_2']);
+
+    const unsafe = await openSessionHandle({ home, sessionId: handle.id, newRunId: () => '../escape' });
+    await expect(unsafe.runTurn({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions })).rejects.toThrow(/Invalid run id/);
+    await unsafe.close();
+    expect((await loadTranscript(home, handle.id)).runs).toHaveLength(2);
+  });
+
   it('discards a session it created that never got a message, and keeps every other', async () => {
     const home = await temporaryHome();
     const unused = await openSessionHandle({ home, workspaceRoot: '/w' });

@@ -1,4 +1,16 @@
-import { createId, emptyUsage, InvalidInputError, resolveContextPolicy, runAgent, summarizeError, type RunSession, type Message, type OpaqueProviderState, type RunResult } from '@forge/core';
+import {
+  assertSafeId,
+  createId,
+  emptyUsage,
+  InvalidInputError,
+  resolveContextPolicy,
+  runAgent,
+  summarizeError,
+  type RunSession,
+  type Message,
+  type OpaqueProviderState,
+  type RunResult,
+} from '@forge/core';
 import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
@@ -47,6 +59,7 @@ export class SessionHandle {
   private readonly writer: SessionWriter;
   private readonly redactor: Redactor;
   private readonly now: () => number;
+  private readonly newRunId: () => string;
   private running = false;
   private closed = false;
   /** Provider-native states made or loaded in this process, by item hash. */
@@ -63,6 +76,7 @@ export class SessionHandle {
     readonly created: boolean;
     readonly redactor: Redactor;
     readonly now: () => number;
+    readonly newRunId?: () => string;
     readonly warnings: readonly SessionTurnWarning[];
   }) {
     this.home = parts.home;
@@ -70,6 +84,7 @@ export class SessionHandle {
     this.created = parts.created;
     this.redactor = parts.redactor;
     this.now = parts.now;
+    this.newRunId = parts.newRunId ?? (() => createId('run', this.now()));
     this.openWarnings = parts.warnings;
   }
 
@@ -323,7 +338,7 @@ export class SessionHandle {
       ...(currentHashes === undefined ? {} : { currentHashes }),
     });
     const snapshot = typeof instructions === 'function' ? await instructions() : instructions;
-    const runId = createId('run', this.now());
+    const runId = assertSafeId(this.newRunId(), 'run id');
     const trace = await createTraceWriter(this.home, runId, { redactor: this.redactor });
     const warnings: SessionTurnWarning[] = [];
     let result: RunResult;
@@ -391,9 +406,10 @@ export async function openSessionHandle(options: OpenSessionHandleOptions): Prom
   const now = options.now ?? Date.now;
   const redactor = options.redactor ?? createRedactor();
   const writerOptions = { redactor, now };
+  const runIds = options.newRunId === undefined ? {} : { newRunId: options.newRunId };
   if (options.sessionId === undefined) {
     const writer = await createSession(options.home, { ...writerOptions, workspaceRoot: options.workspaceRoot });
-    return new SessionHandle({ home: options.home, writer, created: true, redactor, now, warnings: writer.openWarnings });
+    return new SessionHandle({ home: options.home, writer, created: true, redactor, now, ...runIds, warnings: writer.openWarnings });
   }
   const writer = await openSession(options.home, options.sessionId, writerOptions);
   let repairs: SessionRepairWarning[];
@@ -403,7 +419,7 @@ export async function openSessionHandle(options: OpenSessionHandleOptions): Prom
     await writer.close();
     throw error;
   }
-  return new SessionHandle({ home: options.home, writer, created: false, redactor, now, warnings: [...writer.openWarnings, ...repairs] });
+  return new SessionHandle({ home: options.home, writer, created: false, redactor, now, ...runIds, warnings: [...writer.openWarnings, ...repairs] });
 }
 
 /**

@@ -104,6 +104,8 @@ export interface RunCompactionInput {
   readonly focus?: string;
   readonly cacheReadTokens?: number;
   readonly idleMs?: number;
+  /** The checkpoint's text changed since the conversation's last request (see `RunSession.checkpointChanged`). */
+  readonly checkpointChanged?: boolean;
   /** The checkpoint to build on; by default the session's current one. */
   readonly current?: CurrentCheckpointInfo;
 }
@@ -132,6 +134,7 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
     emit: input.emit,
     ...(input.cacheReadTokens === undefined ? {} : { cacheReadTokens: input.cacheReadTokens }),
     ...(input.idleMs === undefined ? {} : { idleMs: input.idleMs }),
+    ...(input.checkpointChanged === true ? { checkpointChanged: true } : {}),
     ...(options.tailFloorTokens === undefined ? {} : { tailFloorTokens: options.tailFloorTokens }),
     ...(options.requests === undefined ? {} : { requests: options.requests }),
     install: (built) => installSessionCheckpoint(port, built, options),
@@ -139,8 +142,8 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
 }
 
 /** The trigger of a compaction the run asked for. */
-function triggerOf(request: FitRequest): 'overflow' | 'model_request' | 'over_budget' | 'threshold' {
-  if (request.reason === 'overflow' || request.reason === 'model_request') return request.reason;
+function triggerOf(request: FitRequest): 'overflow' | 'model_request' | 'checkpoint_changed' | 'over_budget' | 'threshold' {
+  if (request.reason === 'overflow' || request.reason === 'model_request' || request.reason === 'checkpoint_changed') return request.reason;
   return request.budget.overBudget ? 'over_budget' : 'threshold';
 }
 
@@ -177,6 +180,7 @@ export function createSessionContextManager(input: {
       ...(current === undefined ? {} : { current }),
       ...(request.cacheReadTokens === undefined ? {} : { cacheReadTokens: request.cacheReadTokens }),
       ...(request.idleMs === undefined ? {} : { idleMs: request.idleMs }),
+      ...(request.checkpointChanged === true ? { checkpointChanged: true } : {}),
     });
   return {
     async fit(request) {

@@ -251,6 +251,46 @@ describe('fixture 4b: a file changed outside the agent', () => {
     expect(section(view, 'FACTS_VALID')).not.toContain('config.retries');
     expect(section(view, 'FACTS_SUSPECT')).toContain('config.retries: RETRIES is 3 (SUSPECT: file:src/config.ts changed since recorded');
   });
+
+  it('asks the cost gate at once when that changes the checkpoint, since the cached history behind it is lost anyway', async () => {
+    const session = await Conversation.start({ files: { 'src/config.ts': 'export const RETRIES = 3;\n' } });
+    await session.turn({
+      request: 'What is the retry count?',
+      steps: [
+        { toolCalls: [{ toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }] },
+        {
+          toolCalls: [
+            {
+              toolCallId: 'note_1',
+              toolName: 'checkpoint_note',
+              input: { kind: 'fact', key: 'config.retries', value: 'RETRIES is 3', evidence: { source: 'tool-call', toolCallId: 'read_1' }, dependsOn: ['src/config.ts'] },
+            },
+          ],
+        },
+        { text: 'RETRIES is 3.' },
+      ],
+    });
+    await session.chatter(20);
+    const triggered = () => [...session.eventsOf('context.compaction.completed'), ...session.eventsOf('context.compaction.skipped')].filter((event) => event.trigger === 'checkpoint_changed');
+    expect(triggered()).toEqual([]);
+    const covered = session.lastRequest().history.length;
+    session.workspace.files.set('src/config.ts', 'export const RETRIES = 5;\n');
+    await session.turn({ request: 'And now?', steps: [{ text: 'I will re-read it.' }] });
+    await session.turn({ request: 'Still there?', steps: [{ text: 'Yes.' }] });
+    expect(triggered()).toHaveLength(1);
+    // A checkpoint made between turns (`/compact`) paid for its own cache loss: the next turn does not ask again.
+    await session.chatter(6, 100);
+    const manual = await session.handle.compact({ model: new ScriptedModel([]), instructions: session.instructions, context: { recentTailTokens: 2_000 } });
+    expect(manual.outcome.kind).toBe('compacted');
+    await session.turn({ request: 'After the compaction?', steps: [{ text: 'Fine.' }] });
+    await session.handle.close();
+    expect(triggered()).toHaveLength(1);
+    expect(triggered()[0]).toMatchObject({ step: 1, costGate: { compact: true, cacheRewriteTokens: 0 } });
+    const requests = session.models.slice(-9, -7).map((model) => model.requests[0]);
+    expect(requests[0]?.history.length).toBeLessThan(covered);
+    expect(section(requests[0]?.checkpoint ?? '', 'FACTS_SUSPECT')).toContain('config.retries');
+    expect(requests[1]?.checkpoint).toBe(requests[0]?.checkpoint);
+  });
 });
 
 describe('fixture 5: tool pressure', () => {

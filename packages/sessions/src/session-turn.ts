@@ -12,7 +12,7 @@ import {
   type RunResult,
 } from '@forge/core';
 import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
-import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
+import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint, type ContextManager } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import {
   createSession,
@@ -68,6 +68,8 @@ export class SessionHandle {
   private readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> } = { projected: new Set() };
   /** Mode `compact`: tool calls whose outputs earlier turns sent projected; later turns keep sending them so (for the life of the handle). */
   private readonly projectedToolCalls = new Set<string>();
+  /** Mode `compact`: the checkpoint this handle's last model request carried, and its text (for the life of the handle). */
+  private lastSentCheckpoint: { readonly id: string; readonly text: string } | undefined;
   private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;
 
   constructor(parts: {
@@ -194,7 +196,7 @@ export class SessionHandle {
           channel,
           ...(compaction.caps === undefined ? {} : { caps: compaction.caps }),
         });
-        const manager = automatic
+        const sessionManager = automatic
           ? createSessionContextManager({
               port: this.compactionPort(),
               options: compaction,
@@ -203,6 +205,21 @@ export class SessionHandle {
               ...(artifactHashes === undefined ? {} : { artifactHashes }),
             })
           : undefined;
+        let sentCheckpoint = input.view.checkpoint === undefined || input.checkpoint === undefined ? undefined : { id: input.view.checkpoint.id, text: input.checkpoint };
+        const manager: ContextManager | undefined =
+          sessionManager === undefined
+            ? undefined
+            : {
+                ...sessionManager,
+                fit: async (request) => {
+                  const fitted = await sessionManager.fit(request);
+                  if (fitted.kind === 'compacted') sentCheckpoint = { id: fitted.checkpointId, text: fitted.checkpoint };
+                  return fitted;
+                },
+              };
+        // The same checkpoint rendered differently (a fact went SUSPECT); a new one was paid for when it was made.
+        const last = this.lastSentCheckpoint;
+        const checkpointChanged = policy.mode === 'compact' && input.nativeState === undefined && last !== undefined && last.id === input.view.checkpoint?.id && last.text !== input.checkpoint;
         const { view } = input;
         const lastRequestAt = this.lastRunEndedAt();
         const replay = new NativeReplayWatch(input.nativeState !== undefined);
@@ -216,6 +233,7 @@ export class SessionHandle {
           ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
           ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
           ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
+          ...(checkpointChanged ? { checkpointChanged: true } : {}),
         };
         const result = await runAgent({
           ...runOptions,
@@ -234,6 +252,7 @@ export class SessionHandle {
             onEvent?.(envelope);
           },
         });
+        if (policy.mode === 'compact' && result.steps > 0) this.lastSentCheckpoint = sentCheckpoint;
         if (replay.refused) await discardRefusedState({ store: compaction.opaqueStates, sessionId: this.id, stored: this.writer.checkpoint, loaded: this.nativeStates });
         return result;
       },

@@ -54,6 +54,8 @@ export interface CompactTranscriptOptions {
   readonly cacheReadTokens?: number;
   /** Milliseconds since the conversation's last model request, for the cost gate (a cold cache loses nothing). */
   readonly idleMs?: number;
+  /** The checkpoint's text changed since the conversation's last request, for the cost gate (nothing after the stable prefix is cached). */
+  readonly checkpointChanged?: boolean;
   readonly tailFloorTokens?: number;
   /** Which user requests a checkpoint keeps: the latest (default) or all, with the constraints stated in them. */
   readonly requests?: 'latest' | 'all';
@@ -249,6 +251,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
       ...(compactor === undefined ? {} : { compactor: { prices: compactor.capabilities.prices } }),
       ...(options.model.capabilities.promptCache === undefined ? {} : { promptCache: options.model.capabilities.promptCache }),
       ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
+      ...(options.checkpointChanged === true ? { checkpointChanged: true } : {}),
       required: compactionRequired(trigger),
     });
     if (!costGate.compact) {

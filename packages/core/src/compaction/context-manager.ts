@@ -8,9 +8,11 @@ import type { CompactionEvent } from './events.js';
  * Why the run asks for room: `preflight` — the request about to be sent is past the compaction
  * threshold (`compactAtTokens`) or over budget; `overflow` — the provider refused it as too long
  * (one recovery per run); `model_request` — the model called `request_compaction` and the next
- * step is a safe boundary.
+ * step is a safe boundary; `checkpoint_changed` — the run's first request carries a checkpoint
+ * whose text differs from the one the conversation's last request carried, so compacting now
+ * throws away no cached history (the cost gate decides).
  */
-export type FitReason = 'preflight' | 'overflow' | 'model_request';
+export type FitReason = 'preflight' | 'overflow' | 'model_request' | 'checkpoint_changed';
 
 export interface FitRequest {
   readonly reason: FitReason;
@@ -26,6 +28,8 @@ export interface FitRequest {
   readonly cacheReadTokens?: number;
   /** Milliseconds since the conversation's last model request, when known: past the provider's cache lifetime nothing is cached. */
   readonly idleMs?: number;
+  /** The checkpoint's text differs from what the conversation's last request carried: nothing after the instructions and tool schemas is cached. */
+  readonly checkpointChanged?: boolean;
   readonly signal: AbortSignal;
   /** Emits into the run's event stream (and so its trace). */
   readonly emit: (event: CompactionEvent) => void;

@@ -22,4 +22,9 @@ describe('the cost gate', () => {
     expect(cacheRewriteTokens(before, 14_000)).toBe(10_000);
     expect(cacheRewriteTokens(before, 900_000)).toBe(52_000);
   });
+
+  it('counts nothing as rewritten when the checkpoint changed since the last request: the cache after the stable prefix is gone already', () => {
+    expect(cacheRewriteTokens(before, 900_000, true)).toBe(0);
+    expect(cacheRewriteTokens(before, undefined, true)).toBe(0);
+  });
 });

@@ -50,6 +50,12 @@ export interface CostGateInput {
   readonly before: TokenCategories;
   /** Prompt-cache reads the provider reported for the last step, when it reported any. */
   readonly cacheReadTokens?: number;
+  /**
+   * The request's checkpoint text differs from the one the last request carried (a fact went
+   * SUSPECT): the cache holds the instructions and tool schemas at most, so compacting
+   * invalidates nothing.
+   */
+  readonly checkpointChanged?: boolean;
   readonly horizonTurns?: number;
 }
 
@@ -58,8 +64,11 @@ export interface CostGateInput {
  * and tool schemas, so everything cached after them is lost: the part of the last reported cache
  * read beyond instructions + tool schemas, at most the old checkpoint + history. Without a
  * reported cache read, the whole old checkpoint + history is assumed cached (the cautious choice).
+ * When the checkpoint's text changed since the last request, nothing after the stable prefix is
+ * cached: 0.
  */
-export function cacheRewriteTokens(before: TokenCategories, cacheReadTokens: number | undefined): number {
+export function cacheRewriteTokens(before: TokenCategories, cacheReadTokens: number | undefined, checkpointChanged = false): number {
+  if (checkpointChanged) return 0;
   const replaceable = before.checkpoint + before.history;
   if (cacheReadTokens === undefined) return replaceable;
   const stablePrefix = before.instructions + before.toolSchemas;
@@ -81,7 +90,7 @@ export function evaluateCostGate(input: CostGateInput): CostGateDecision {
   const reclaimedTokens = Math.max(0, input.reclaimedTokens);
   const expectedSavingsTokens = reclaimedTokens * horizonTurns;
   const compactionTokens = input.compactorInputTokens + input.compactorOutputTokens;
-  const rewrite = cacheRewriteTokens(input.before, input.cacheReadTokens);
+  const rewrite = cacheRewriteTokens(input.before, input.cacheReadTokens, input.checkpointChanged);
   const costTokens = compactionTokens + rewrite;
   return {
     compact: expectedSavingsTokens > costTokens,

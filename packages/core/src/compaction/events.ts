@@ -7,9 +7,12 @@ import type { CostGateDecision } from './cost-gate.js';
  * gate); `threshold`: the request passed `compactAtRatio` of the available input but still fits
  * (cost gate applies: when it declines, the whole request is sent); `over_budget`: the request
  * does not fit, so not compacting means not sending; `overflow`: the provider refused the request
- * as too long; `model_request`: the model called `request_compaction` (cost gate applies).
+ * as too long; `model_request`: the model called `request_compaction` (cost gate applies);
+ * `checkpoint_changed`: the checkpoint's text changed since the conversation's last request (a
+ * fact it holds went SUSPECT), so the provider's cache after the instructions and tool schemas is
+ * lost anyway and compacting now may pay (cost gate applies).
  */
-export type CompactionTrigger = 'manual' | 'threshold' | 'over_budget' | 'overflow' | 'model_request';
+export type CompactionTrigger = 'manual' | 'threshold' | 'over_budget' | 'overflow' | 'model_request' | 'checkpoint_changed';
 
 /** How older context was made smaller: one of the checkpoint strategies, or projecting old tool outputs. */
 export type CompactionStrategyName = 'forge-state' | 'model-structured' | 'provider-native' | 'tool-output-projection';

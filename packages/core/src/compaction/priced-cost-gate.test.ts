@@ -78,6 +78,14 @@ describe('the priced cost gate', () => {
     expect(deepseekGate({ idleMs: deepseekCache.lifetimeMs + 1 })).toMatchObject({ compact: true, priced: { cache: 'cold', invalidationUsd: 0 } });
   });
 
+  it('makes a cut it would decline on a warm cache once the checkpoint changed: only the instructions and tool schemas are still cached', () => {
+    const changed = evaluateCompactionGate(gate(60_000, 90_000, { checkpointChanged: true, cacheReadTokens: 95_000 }));
+    expect(changed).toMatchObject({ compact: true, priced: { cache: 'warm', invalidationUsd: 0, cachedBeforeTokens: 7_936, stablePrefixTokens: 8_000 } });
+    const deepseekChanged = evaluateCompactionGate(gate(30_000, 220_000, { prices: deepseek, promptCache: deepseekCache, checkpointChanged: true }));
+    expect(deepseekChanged).toMatchObject({ compact: true, priced: { invalidationUsd: 0 } });
+    expect(evaluateCompactionGate(gate(99_000, 90_000, { checkpointChanged: true })).compact).toBe(false);
+  });
+
   it('treats the cache as warm when the time of the last request is unknown', () => {
     const { idleMs: _idle, ...unknown } = gate(60_000, 90_000);
     expect(evaluateCompactionGate(unknown)).toMatchObject({ compact: false, priced: { cache: 'warm' } });

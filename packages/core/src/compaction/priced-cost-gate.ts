@@ -77,9 +77,13 @@ function pricedGateNumbers(input: CompactionGateInput & { readonly prices: Price
   const afterTokens = Math.max(0, input.afterTokens);
   const cold = rules !== undefined && input.idleMs !== undefined && input.idleMs > rules.lifetimeMs;
   const stable = before.instructions + before.toolSchemas;
-  // Everything before the current request went out in the previous request, so a warm cache holds it.
-  const sentBefore = stable + before.checkpoint + before.history;
-  const cachedBefore = cold ? 0 : cachedInputTokens(Math.max(sentBefore, input.cacheReadTokens ?? 0), beforeTokens, rules);
+  // Everything before the current request went out in the previous request, so a warm cache holds
+  // it, unless the checkpoint's text changed since: then only what comes before the checkpoint.
+  const cachedBefore = cold
+    ? 0
+    : input.checkpointChanged === true
+      ? cachedInputTokens(stable, beforeTokens, rules)
+      : cachedInputTokens(Math.max(stable + before.checkpoint + before.history, input.cacheReadTokens ?? 0), beforeTokens, rules);
   const stableCached = cold ? 0 : cachedInputTokens(stable, afterTokens, rules);
   const later = horizon - 1;
   const keepUsd = priceInput(prices, beforeTokens, cachedBefore) + later * priceInput(prices, beforeTokens, cachedInputTokens(beforeTokens, beforeTokens, rules));

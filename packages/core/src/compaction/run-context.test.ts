@@ -195,6 +195,32 @@ describe('the view rule inside a run (mode compact)', () => {
     expect(second).toBeLessThan(20_000);
   });
 
+  it('asks the context manager at the first step only, below the threshold, when the checkpoint changed since the last request', async () => {
+    const history = turns(20, 60);
+    const ask = async (session: { readonly checkpoint?: string; readonly checkpointChanged?: boolean }) => {
+      const calls: FitRequest[] = [];
+      const model = new ScriptedModel([{ toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }, { text: 'ok' }], window);
+      const unchanged: ContextManager = { fit: async (request) => (calls.push(request), { kind: 'unchanged' }) };
+      const result = await runAgent({
+        model,
+        instructions,
+        request: 'Go on.',
+        session: { history, ...session, viewOrigin: { coveredMessages: 0, ...(session.checkpoint === undefined ? {} : { checkpointId: 'cp_1' }) } },
+        tools: [readTool([])],
+        approvals: allowAll,
+        context: policy,
+        contextManager: unchanged,
+      });
+      expect(result.status).toBe('completed');
+      return calls;
+    };
+    const changed = await ask({ checkpoint: '[SESSION_CHECKPOINT v1]\n- a fact, now SUSPECT', checkpointChanged: true });
+    expect(changed.map((call) => [call.step, call.reason, call.checkpointChanged])).toEqual([[1, 'checkpoint_changed', true]]);
+    expect(changed[0]?.budget.estimate.tokens).toBeLessThan(changed[0]?.budget.compactAtTokens ?? 0);
+    expect(await ask({ checkpoint: '[SESSION_CHECKPOINT v1]', checkpointChanged: false })).toEqual([]);
+    expect(await ask({ checkpointChanged: true })).toEqual([]);
+  });
+
   it('fails loudly instead of sending a view that would leave stored messages out', async () => {
     const history = turns(40, 160);
     const model = new ScriptedModel([{ text: 'never sent' }], window);

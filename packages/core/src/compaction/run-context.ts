@@ -29,6 +29,8 @@ export interface PromptCacheObservation {
   readonly readTokens?: number;
   /** Milliseconds since the conversation's last model request. */
   readonly idleMs?: number;
+  /** The checkpoint this step sends differs from the one the conversation's last request carried (first step only). */
+  readonly checkpointChanged?: boolean;
 }
 
 export type PreparedStep = { readonly kind: 'send'; readonly request: ModelRequest; readonly budget?: ContextBudget } | { readonly kind: 'stop'; readonly stop: PreflightStop };
@@ -212,8 +214,9 @@ export class RunContext {
       return ready(current);
     }
     const aboveTarget = current.budget.estimate.tokens > current.budget.compactTargetTokens;
-    if (manager === undefined || !((due && aboveTarget) || requested)) return ready(current);
-    const reason: FitReason = due ? 'preflight' : 'model_request';
+    const changed = cache.checkpointChanged === true && this.checkpoint !== undefined;
+    if (manager === undefined || !((due && aboveTarget) || requested || changed)) return ready(current);
+    const reason: FitReason = due && (aboveTarget || requested) ? 'preflight' : requested ? 'model_request' : 'checkpoint_changed';
     const fitted = await this.fit(step, input, current, reason, signal, cache);
     if ('stop' in fitted) return fitted;
     if (fitted.budget.overBudget) return this.stop(step, 'compaction_no_progress', 'compaction could not make room for it', fitted.budget);
@@ -280,6 +283,7 @@ export class RunContext {
       emit: this.options.emit,
       ...(cache.readTokens === undefined ? {} : { cacheReadTokens: cache.readTokens }),
       ...(cache.idleMs === undefined ? {} : { idleMs: cache.idleMs }),
+      ...(cache.checkpointChanged === true ? { checkpointChanged: true } : {}),
     };
   }
 

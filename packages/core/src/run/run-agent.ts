@@ -108,7 +108,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     };
     // Preflight: the budget is decided (and room made, in mode compact) before the provider is contacted, on every step.
-    const cache = { ...(cacheReadTokens === undefined ? {} : { readTokens: cacheReadTokens }), ...(lastRequestAt === undefined ? {} : { idleMs: Math.max(0, now() - lastRequestAt) }) };
+    const cache = {
+      ...(cacheReadTokens === undefined ? {} : { readTokens: cacheReadTokens }),
+      ...(lastRequestAt === undefined ? {} : { idleMs: Math.max(0, now() - lastRequestAt) }),
+      ...(step === 1 && session.checkpointChanged === true ? { checkpointChanged: true } : {}),
+    };
     let prepared = await context.prepare(step, input, signal, cache);
     if (prepared.kind === 'stop') return finish(prepared.stop.status, prepared.stop.error);
     steps = step;

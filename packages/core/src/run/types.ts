@@ -61,6 +61,13 @@ export interface RunSession {
    * lifetime has passed since then. Later steps use the run's own requests.
    */
   readonly lastRequestAt?: number;
+  /**
+   * The checkpoint's text differs from the one the conversation's last request carried (a fact it
+   * holds went SUSPECT since): the provider's cache holds nothing after the instructions and tool
+   * schemas. In mode `compact` the first step then asks the context manager whether compacting
+   * now pays (trigger `checkpoint_changed`), and the cost gate prices the cache as it is.
+   */
+  readonly checkpointChanged?: boolean;
   /** Estimate-versus-usage statistics to add to; share one across the session's runs to track a model over it. */
   readonly estimatorAccuracy?: EstimatorAccuracyTracker;
 }

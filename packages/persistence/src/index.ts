@@ -22,7 +22,7 @@ export { SESSION_LOG_FILE_NAME } from './session-files.js';
 export { lastSession, listSessions, sessionIds, type LastSessionFilter, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { loadTranscript } from './session-read.js';
-export type { SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';
+export type { CheckpointSent, SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';
 export { closeDanglingToolCalls, INTERRUPTED_RUN_CODE, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
 export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type EngineEventEnvelope, type EngineEventListener, type TraceWriter } from './trace-writer.js';

@@ -107,6 +107,11 @@ export const runEndedRecordSchema = z.object({
   instructionsHash: z.string().optional(),
   error: z.object({ code: z.string().max(200), message: z.string().max(MAX_ERROR_MESSAGE_CHARS), isRetryable: z.boolean() }).optional(),
   engine: engineRunSchema.optional(),
+  /**
+   * The checkpoint the run's last model request carried (mode `compact`): its id and the SHA-256
+   * of its rendered text, so a later process can tell when the same checkpoint renders differently.
+   */
+  checkpointSent: z.object({ id: z.string().min(1).max(200), textSha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
 });
 
 /**

@@ -23,6 +23,14 @@ export interface SessionRun {
   readonly engine: EngineRunFacts | undefined;
   /** Transcript length when the run started (its messages start here). */
   readonly firstMessageIndex: number;
+  /** The checkpoint the run's last model request carried, when it sent one (mode `compact`). */
+  readonly checkpointSent: CheckpointSent | undefined;
+}
+
+/** A checkpoint as a request carried it: its id and the SHA-256 of its rendered text. */
+export interface CheckpointSent {
+  readonly id: string;
+  readonly textSha256: string;
 }
 
 /** The current derived checkpoint: the latest checkpoint record that was written completely. */
@@ -135,6 +143,7 @@ export class SessionStateBuilder {
         run.usage = usageFromStored(record.usage);
         run.error = record.error;
         run.engine = record.engine;
+        run.checkpointSent = record.checkpointSent;
         if (record.instructionsHash !== undefined) run.instructionsHash = record.instructionsHash;
         break;
       }
@@ -183,6 +192,7 @@ export class SessionStateBuilder {
         error: undefined,
         engine: undefined,
         firstMessageIndex: this.count,
+        checkpointSent: undefined,
       };
       this.runsById.set(runId, run);
       this.runList.push(run);

@@ -47,6 +47,7 @@ describe('session store', () => {
         usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: 5 },
         error: undefined,
         firstMessageIndex: 0,
+        checkpointSent: undefined,
       },
     ]);
 

@@ -17,7 +17,7 @@ import {
   sessionRecordSchema,
   type StoredUsage,
 } from './records.js';
-import { checkSourceRange, type SessionStateBuilder, type SessionTranscript, type SessionWarning, type StoredCheckpoint } from './session-state.js';
+import { checkSourceRange, type CheckpointSent, type SessionStateBuilder, type SessionTranscript, type SessionWarning, type StoredCheckpoint } from './session-state.js';
 
 export interface RunStartInput {
   readonly runId: string;
@@ -35,6 +35,8 @@ export interface RunEndInput {
   readonly error?: ErrorSummary;
   /** What a non-native engine reported about the run (see `engineRunSchema`). */
   readonly engine?: EngineRunFacts;
+  /** The checkpoint the run's last model request carried, and the SHA-256 of its text. */
+  readonly checkpointSent?: CheckpointSent;
 }
 
 export interface CheckpointInput {
@@ -171,6 +173,7 @@ export class SessionWriter {
                 },
               }),
           ...(run.engine === undefined ? {} : { engine: run.engine }),
+          ...(run.checkpointSent === undefined ? {} : { checkpointSent: { id: run.checkpointSent.id, textSha256: run.checkpointSent.textSha256 } }),
         },
       ]),
     );

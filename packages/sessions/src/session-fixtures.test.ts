@@ -274,6 +274,8 @@ describe('fixture 4b: a file changed outside the agent', () => {
     const triggered = () => [...session.eventsOf('context.compaction.completed'), ...session.eventsOf('context.compaction.skipped')].filter((event) => event.trigger === 'checkpoint_changed');
     expect(triggered()).toEqual([]);
     const covered = session.lastRequest().history.length;
+    // A new process: what the last request carried is read back from the session log.
+    await session.restart();
     session.workspace.files.set('src/config.ts', 'export const RETRIES = 5;\n');
     await session.turn({ request: 'And now?', steps: [{ text: 'I will re-read it.' }] });
     await session.turn({ request: 'Still there?', steps: [{ text: 'Yes.' }] });
@@ -285,6 +287,8 @@ describe('fixture 4b: a file changed outside the agent', () => {
     await session.turn({ request: 'After the compaction?', steps: [{ text: 'Fine.' }] });
     await session.handle.close();
     expect(triggered()).toHaveLength(1);
+    const runs = (await loadTranscript(session.home, session.handle.id)).runs;
+    expect(runs.at(-1)?.checkpointSent).toMatchObject({ id: expect.stringMatching(/^cp_/), textSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(triggered()[0]).toMatchObject({ step: 1, costGate: { compact: true, cacheRewriteTokens: 0 } });
     const requests = session.models.slice(-9, -7).map((model) => model.requests[0]);
     expect(requests[0]?.history.length).toBeLessThan(covered);

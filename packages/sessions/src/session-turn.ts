@@ -5,6 +5,7 @@ import {
   InvalidInputError,
   resolveContextPolicy,
   runAgent,
+  sha256Hex,
   summarizeError,
   type RunSession,
   type Message,
@@ -21,6 +22,7 @@ import {
   closeDanglingToolCalls,
   repairInterruptedSession,
   createTraceWriter,
+  type CheckpointSent,
   type EngineRunFacts,
   type SessionRepairWarning,
   type SessionTranscript,
@@ -68,8 +70,8 @@ export class SessionHandle {
   private readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> } = { projected: new Set() };
   /** Mode `compact`: tool calls whose outputs earlier turns sent projected; later turns keep sending them so (for the life of the handle). */
   private readonly projectedToolCalls = new Set<string>();
-  /** Mode `compact`: the checkpoint this handle's last model request carried, and its text (for the life of the handle). */
-  private lastSentCheckpoint: { readonly id: string; readonly text: string } | undefined;
+  /** The checkpoint the running turn's last model request carried, recorded with its end. */
+  private turnCheckpointSent: CheckpointSent | undefined;
   private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;
 
   constructor(parts: {
@@ -218,8 +220,14 @@ export class SessionHandle {
                 },
               };
         // The same checkpoint rendered differently (a fact went SUSPECT); a new one was paid for when it was made.
-        const last = this.lastSentCheckpoint;
-        const checkpointChanged = policy.mode === 'compact' && input.nativeState === undefined && last !== undefined && last.id === input.view.checkpoint?.id && last.text !== input.checkpoint;
+        const last = this.lastCheckpointSent();
+        const checkpointChanged =
+          policy.mode === 'compact' &&
+          input.nativeState === undefined &&
+          input.checkpoint !== undefined &&
+          last !== undefined &&
+          last.id === input.view.checkpoint?.id &&
+          last.textSha256 !== sha256Hex(input.checkpoint);
         const { view } = input;
         const lastRequestAt = this.lastRunEndedAt();
         const replay = new NativeReplayWatch(input.nativeState !== undefined);
@@ -252,11 +260,19 @@ export class SessionHandle {
             onEvent?.(envelope);
           },
         });
-        if (policy.mode === 'compact' && result.steps > 0) this.lastSentCheckpoint = sentCheckpoint;
+        if (policy.mode === 'compact' && result.steps > 0 && sentCheckpoint !== undefined) this.turnCheckpointSent = { id: sentCheckpoint.id, textSha256: sha256Hex(sentCheckpoint.text) };
         if (replay.refused) await discardRefusedState({ store: compaction.opaqueStates, sessionId: this.id, stored: this.writer.checkpoint, loaded: this.nativeStates });
         return result;
       },
     });
+  }
+
+  /** The checkpoint the latest run that sent one carried (recorded with its end, so another process sees it too). */
+  private lastCheckpointSent(): CheckpointSent | undefined {
+    return this.writer
+      .transcript()
+      .runs.map((run) => run.checkpointSent)
+      .findLast((sent) => sent !== undefined);
   }
 
   /** When the latest run that recorded its end ended (milliseconds since the epoch): about when its last request was made. */
@@ -362,6 +378,7 @@ export class SessionHandle {
     const warnings: SessionTurnWarning[] = [];
     let result: RunResult;
     let engineFacts: EngineRunFacts | undefined;
+    this.turnCheckpointSent = undefined;
     try {
       await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: model.provider, modelId: model.modelId } });
       result = await options.run({
@@ -383,7 +400,8 @@ export class SessionHandle {
           engineFacts = facts;
         },
       });
-      await this.writer.recordRunEnd(engineFacts === undefined ? result : { ...result, engine: engineFacts });
+      const checkpointSent = this.turnCheckpointSent;
+      await this.writer.recordRunEnd({ ...result, ...(engineFacts === undefined ? {} : { engine: engineFacts }), ...(checkpointSent === undefined ? {} : { checkpointSent }) });
     } catch (error) {
       await this.recordHostFailure(runId, snapshot.hash, error);
       await trace.close().catch(() => undefined);

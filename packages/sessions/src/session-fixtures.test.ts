@@ -224,7 +224,8 @@ describe('fixture 4: verification freshness', () => {
 });
 
 describe('fixture 4b: a file changed outside the agent', () => {
-  it('re-hashed at the start of a turn, it makes the facts that depend on it SUSPECT', async () => {
+  /** A session that read src/config.ts and noted a fact depending on it, then outgrew its window (so a checkpoint holds the fact). */
+  async function retriesNotedThenOutgrown(): Promise<Conversation> {
     const session = await Conversation.start({ files: { 'src/config.ts': 'export const RETRIES = 3;\n' } });
     await session.turn({
       request: 'What is the retry count?',
@@ -243,6 +244,11 @@ describe('fixture 4b: a file changed outside the agent', () => {
       ],
     });
     await session.chatter(20);
+    return session;
+  }
+
+  it('re-hashed at the start of a turn, it makes the facts that depend on it SUSPECT', async () => {
+    const session = await retriesNotedThenOutgrown();
     expect(section(session.lastRequest().checkpoint ?? '', 'FACTS_VALID')).toContain('config.retries');
     session.workspace.files.set('src/config.ts', 'export const RETRIES = 5;\n');
     await session.turn({ request: 'And now?', steps: [{ text: 'I will re-read it.' }] });
@@ -253,24 +259,7 @@ describe('fixture 4b: a file changed outside the agent', () => {
   });
 
   it('asks the cost gate at once when that changes the checkpoint, since the cached history behind it is lost anyway', async () => {
-    const session = await Conversation.start({ files: { 'src/config.ts': 'export const RETRIES = 3;\n' } });
-    await session.turn({
-      request: 'What is the retry count?',
-      steps: [
-        { toolCalls: [{ toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }] },
-        {
-          toolCalls: [
-            {
-              toolCallId: 'note_1',
-              toolName: 'checkpoint_note',
-              input: { kind: 'fact', key: 'config.retries', value: 'RETRIES is 3', evidence: { source: 'tool-call', toolCallId: 'read_1' }, dependsOn: ['src/config.ts'] },
-            },
-          ],
-        },
-        { text: 'RETRIES is 3.' },
-      ],
-    });
-    await session.chatter(20);
+    const session = await retriesNotedThenOutgrown();
     const triggered = () => [...session.eventsOf('context.compaction.completed'), ...session.eventsOf('context.compaction.skipped')].filter((event) => event.trigger === 'checkpoint_changed');
     expect(triggered()).toEqual([]);
     const covered = session.lastRequest().history.length;

@@ -203,7 +203,9 @@ describe('crash safety under SIGKILL', () => {
             compactionsSkipped += life.acks.filter((ack) => ack.kind === 'checkpoint-skipped').length;
           }
 
-          // Resuming after the last kill: a new turn completes and pairs every tool call.
+          // Resuming after the last kill: a new turn completes and pairs every tool call. How long
+          // the session grew depends on how fast the children ran before their kills, so the turn
+          // runs in mode compact, which makes room instead of stopping when it no longer fits.
           const model = new ScriptedModel([{ text: 'Resumed and answered.' }]);
           const turn = await runSessionTurn({
             home,
@@ -211,7 +213,7 @@ describe('crash safety under SIGKILL', () => {
             model,
             request: 'Are you still there?',
             instructions: createInstructionSnapshot('You are the crash-safety test agent.'),
-            context: { recentTailTokens: 6_000 },
+            context: { mode: 'compact', recentTailTokens: 6_000 },
           });
           expect(turn.result.status).toBe('completed');
           const final = await loadTranscript(home, plan.sessionId);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@forge/core';
 
 /**
  * The time an eval session lives in: it moves only when the harness says, so the simulated prompt
@@ -37,6 +37,6 @@ export function evalRunIds(fixtureId: string, now: () => number): () => string {
   let made = 0;
   return () => {
     made += 1;
-    return `run_${now().toString(36)}_${createHash('sha256').update(`${fixtureId}/${made}`).digest('hex').slice(0, 12)}`;
+    return `run_${now().toString(36)}_${sha256Hex(`${fixtureId}/${made}`).slice(0, 12)}`;
   };
 }

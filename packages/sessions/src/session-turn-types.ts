@@ -1,6 +1,6 @@
 import type { ContextMode, InstructionSnapshot, Message, OpaqueProviderState, RunAgentOptions, RunResult } from '@forge/core';
 import type { ArtifactHashSource } from './checkpoint-install.js';
-import type { EngineRunFacts, SessionWriterOptions, SessionRepairWarning, SessionWarning, EngineEventListener } from '@forge/persistence';
+import type { CheckpointSent, EngineRunFacts, SessionWriterOptions, SessionRepairWarning, SessionWarning, EngineEventListener } from '@forge/persistence';
 import type { SessionCompactionOptions } from './session-compaction.js';
 import type { SessionView, SessionViewOptions } from './session-view.js';
 
@@ -43,6 +43,8 @@ export interface SessionEngineInput {
   readonly onEvent: EngineEventListener;
   /** Stores what the engine reports about the run (its thread, its own context report) with the run's end. */
   readonly setEngineFacts: (facts: EngineRunFacts) => void;
+  /** Stores the checkpoint the run's last model request carried with the run's end, so the next turn can tell whether it renders differently. */
+  readonly setCheckpointSent: (sent: CheckpointSent) => void;
 }
 
 /**

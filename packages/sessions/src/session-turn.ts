@@ -70,8 +70,6 @@ export class SessionHandle {
   private readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> } = { projected: new Set() };
   /** Mode `compact`: tool calls whose outputs earlier turns sent projected; later turns keep sending them so (for the life of the handle). */
   private readonly projectedToolCalls = new Set<string>();
-  /** The checkpoint the running turn's last model request carried, recorded with its end. */
-  private turnCheckpointSent: CheckpointSent | undefined;
   private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;
 
   constructor(parts: {
@@ -260,7 +258,7 @@ export class SessionHandle {
             onEvent?.(envelope);
           },
         });
-        if (policy.mode === 'compact' && result.steps > 0 && sentCheckpoint !== undefined) this.turnCheckpointSent = { id: sentCheckpoint.id, textSha256: sha256Hex(sentCheckpoint.text) };
+        if (policy.mode === 'compact' && result.steps > 0 && sentCheckpoint !== undefined) input.setCheckpointSent({ id: sentCheckpoint.id, textSha256: sha256Hex(sentCheckpoint.text) });
         if (replay.refused) await discardRefusedState({ store: compaction.opaqueStates, sessionId: this.id, stored: this.writer.checkpoint, loaded: this.nativeStates });
         return result;
       },
@@ -378,7 +376,7 @@ export class SessionHandle {
     const warnings: SessionTurnWarning[] = [];
     let result: RunResult;
     let engineFacts: EngineRunFacts | undefined;
-    this.turnCheckpointSent = undefined;
+    let checkpointSent: CheckpointSent | undefined;
     try {
       await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: model.provider, modelId: model.modelId } });
       result = await options.run({
@@ -399,8 +397,10 @@ export class SessionHandle {
         setEngineFacts: (facts) => {
           engineFacts = facts;
         },
+        setCheckpointSent: (sent) => {
+          checkpointSent = sent;
+        },
       });
-      const checkpointSent = this.turnCheckpointSent;
       await this.writer.recordRunEnd({ ...result, ...(engineFacts === undefined ? {} : { engine: engineFacts }), ...(checkpointSent === undefined ? {} : { checkpointSent }) });
     } catch (error) {
       await this.recordHostFailure(runId, snapshot.hash, error);

@@ -79,11 +79,8 @@ function pricedGateNumbers(input: CompactionGateInput & { readonly prices: Price
   const stable = before.instructions + before.toolSchemas;
   // Everything before the current request went out in the previous request, so a warm cache holds
   // it, unless the checkpoint's text changed since: then only what comes before the checkpoint.
-  const cachedBefore = cold
-    ? 0
-    : input.checkpointChanged === true
-      ? cachedInputTokens(stable, beforeTokens, rules)
-      : cachedInputTokens(Math.max(stable + before.checkpoint + before.history, input.cacheReadTokens ?? 0), beforeTokens, rules);
+  const warmPrefix = input.checkpointChanged === true ? stable : Math.max(stable + before.checkpoint + before.history, input.cacheReadTokens ?? 0);
+  const cachedBefore = cold ? 0 : cachedInputTokens(warmPrefix, beforeTokens, rules);
   const stableCached = cold ? 0 : cachedInputTokens(stable, afterTokens, rules);
   const later = horizon - 1;
   const keepUsd = priceInput(prices, beforeTokens, cachedBefore) + later * priceInput(prices, beforeTokens, cachedInputTokens(beforeTokens, beforeTokens, rules));

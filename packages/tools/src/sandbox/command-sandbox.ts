@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ToolEscalation } from '@forge/core';
-import { BUBBLEWRAP_INSTALL_HINT, bubblewrapArguments } from './bubblewrap.js';
+import { bubblewrapArguments } from './bubblewrap.js';
 import { commandEnvironment, type Environment } from './command-environment.js';
 import { findProgram, isExecutableFile } from './find-program.js';
 import { protectWorkspaceEntries } from './protected-paths.js';
@@ -84,7 +84,7 @@ export function detectEnforcement(options: Pick<CommandSandboxOptions, 'settings
     const wanted = options.bubblewrap ?? 'bwrap';
     const program = findProgram(wanted, env['PATH'], process.cwd());
     if (program !== undefined) return { kind: 'bubblewrap', program };
-    return { kind: 'none', reason: 'missing', detail: `bubblewrap (${wanted}) was not found; install it: ${BUBBLEWRAP_INSTALL_HINT}` };
+    return { kind: 'none', reason: 'missing', detail: `bubblewrap (${wanted}) was not found` };
   }
   if (platform === 'darwin') {
     const program = '/usr/bin/sandbox-exec';

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { ensureTmux, TmuxTerminal } from '@forge/cli/testing-terminal';
 import { describe, expect, it } from 'vitest';
 import { useBundle, userSetup, type UserSetup } from './support/bundle.js';
-import { ancestorsOf, hostPidOf, isAlive, poll } from './support/processes.js';
+import { hostPidOf } from '@forge/cli/test-helpers/debian-programs';
+import { ancestorsOf, isAlive, poll } from './support/processes.js';
 
 /*
  * Real signals to the built binary while the model's command runs: Ctrl-C (SIGINT), SIGTERM, and

@@ -1,2 +1,2 @@
-/* The Debian programs bundle and reliability tests need, installed with apt-get when missing (for packages that reach `@forge/tools` only through the CLI). */
-export { BUBBLEWRAP_PATH, ensureBubblewrap, ensureDebianProgram } from '@forge/tools/testing';
+/* Test support from `@forge/tools/testing` for packages that reach it only through the CLI: Debian programs installed with apt-get when missing, and host pids of sandboxed commands. */
+export { BUBBLEWRAP_PATH, ensureBubblewrap, ensureDebianProgram, hostPidOf } from '@forge/tools/testing';

@@ -22,34 +22,6 @@ export function parentOf(pid: number): number | undefined {
   return parent === undefined ? undefined : Number(parent);
 }
 
-/** The pid of `pid` in the innermost PID namespace it belongs to (the last `NSpid` field); undefined once it is gone. */
-function innermostPid(pid: number): number | undefined {
-  try {
-    const line = /^NSpid:\s+(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return line === undefined ? undefined : Number(line.trim().split(/\s+/).at(-1));
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The host pid of a live process that calls itself `namespacePid` (its `$$`) and whose command
- * line holds `word`. A command in the sandbox has a PID namespace of its own, so the pids it
- * writes are not the host's; the word tells it from the sandbox processes around it.
- */
-export function hostPidOf(namespacePid: number, word: string): number | undefined {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .find((pid) => {
-      try {
-        return pid !== process.pid && isAlive(pid) && innermostPid(pid) === namespacePid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(word);
-      } catch {
-        return false;
-      }
-    });
-}
-
 /** The parents of `pid`, nearest first, up to init. */
 export function ancestorsOf(pid: number): number[] {
   const found: number[] = [];

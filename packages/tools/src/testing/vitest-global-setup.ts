@@ -1,4 +1,4 @@
-import { ensureBubblewrap } from '../packages/tools/src/testing/debian-program.js';
+import { ensureBubblewrap } from './debian-program.js';
 
 /*
  * Before any test file: bubblewrap, which run_command's default sandbox uses on Linux, installed

@@ -31,25 +31,24 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const SECRETS = { OPENAI_API_KEY: 'sk-proj-bundle-probe-0123456789abcdef', DB_PASSWORD: 'probe-db-password-42' };
 
-function probeScript(home: string): string {
+/** The probe; `unconfined` leaves out the writes outside the workspace, which nothing would stop. */
+function probeScript(home: string, unconfined: boolean): string {
   const connect = `require("net").connect(${port}, "127.0.0.1").on("data", (d) => process.stdout.write(d)).on("error", (e) => console.log("connect failed: " + e.code))`;
-  return [
-    'env > env.txt',
-    `${process.execPath} -e '${connect}'`,
+  const escapes = [
     `echo x > ${home}/written-by-command || echo "home refused"`,
     'echo x > /etc/forge-bundle-probe || echo "etc refused"',
     'echo x >> AGENTS.md || echo "agents refused"',
     'echo x > .git/hooks/pre-commit || echo "hooks refused"',
-    'echo ok > inside.txt && echo "workspace written"',
-    'git status --short',
-  ].join('; ');
+  ];
+  return ['env > env.txt', `${process.execPath} -e '${connect}'`, ...(unconfined ? [] : escapes), 'echo ok > inside.txt && echo "workspace written"', 'git status --short'].join('; ');
 }
 
 async function runProbe(user: UserSetup, extra: Record<string, string> = {}) {
+  const unconfined = extra['FORGE_BWRAP'] !== undefined;
   execFileSync('git', ['init', '-q', user.workspace]);
   await writeFile(path.join(user.workspace, 'AGENTS.md'), 'Probe instructions.\n');
   const home = user.env['HOME'] ?? '';
-  const script = await user.writeModelScript([{ toolCalls: [{ toolName: 'run_command', input: { argv: ['sh', '-c', probeScript(home)] } }] }, { text: 'probed' }]);
+  const script = await user.writeModelScript([{ toolCalls: [{ toolName: 'run_command', input: { argv: ['sh', '-c', probeScript(home, unconfined)] } }] }, { text: 'probed' }]);
   const run = await user.forge(['run', '--model', 'scripted:file', '--approval', 'workspace-auto', 'Probe the sandbox'], { ...SECRETS, ...script, ...extra });
   expect(run.code).toBe(0);
   const transcript = await user.session(sessionIdOf(run.stderr));

@@ -7,5 +7,6 @@ export default defineConfig({
   test: {
     include: ['scripts/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'evals/src/**/*.test.ts', 'tests/*/src/**/*.test.ts'],
     testTimeout: 20_000,
+    globalSetup: ['packages/tools/src/testing/vitest-global-setup.ts'],
   },
 });

@@ -83,13 +83,20 @@ const importCodexOptions = commandOptions(
 );
 export type ImportCodexOptions = OptionsOf<typeof importCodexOptions>;
 
-const contextOptions = commandOptions(jsonOutput('print the report as one JSON document'), [...sessionTargetGlobals, 'model', 'contextMode']);
+const contextOptions = commandOptions(jsonOutput('print the report as one JSON document'), [...sessionTargetGlobals, 'model', 'contextMode', 'sandbox']);
 export type ContextOptions = OptionsOf<typeof contextOptions>;
 
 const modelsListOptions = commandOptions(jsonOutput('print { models: [...] } as one JSON document'), ['forgeHome', 'cwd']);
 export type ModelsListOptions = OptionsOf<typeof modelsListOptions>;
 
-const configShowOptions = commandOptions(jsonOutput('print the values, their sources, the files and the warnings as one JSON document'), ['forgeHome', 'cwd', 'model', 'approval', 'contextMode']);
+const configShowOptions = commandOptions(jsonOutput('print the values, their sources, the files and the warnings as one JSON document'), [
+  'forgeHome',
+  'cwd',
+  'model',
+  'approval',
+  'contextMode',
+  'sandbox',
+]);
 export type ConfigShowOptions = OptionsOf<typeof configShowOptions>;
 
 const configValidateOptions = commandOptions({}, ['forgeHome', 'cwd']);

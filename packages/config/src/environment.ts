@@ -10,6 +10,7 @@ import { zodIssues } from './validate.js';
  * | `FORGE_MODEL` | `model` (provider:model) |
  * | `FORGE_APPROVAL` | `approval.profile` |
  * | `FORGE_SECRET_ENV` | adds to `secrets.env` (comma-separated variable names) |
+ * | `FORGE_SANDBOX` | `sandbox.mode` |
  * | `FORGE_CONTEXT_MODE` | `context.mode` |
  * | `FORGE_CONTEXT_RESERVED_OUTPUT_TOKENS` | `context.reservedOutputTokens` |
  * | `FORGE_CONTEXT_BUFFER_TOKENS` | `context.bufferTokens` |
@@ -81,6 +82,7 @@ export function readEnvironmentLayer(env: Environment): EnvironmentLayer {
           .filter((name) => name.length > 0),
       }),
   );
+  set('FORGE_SANDBOX', 'sandbox.mode', (value) => (layer['sandbox'] = { mode: value }));
   for (const [variable, field] of Object.entries(CONTEXT_ENVIRONMENT_VARIABLES)) {
     set(variable, `context.${field}`, (value) => (context[field] = field === 'mode' ? value : BOOLEAN_CONTEXT_FIELDS.has(field) ? booleanOrText(value) : numberOrText(value)));
   }

@@ -5,6 +5,7 @@ export { loadConfig, MAX_CONFIG_FILE_BYTES, projectConfigPath, readConfigFile, r
 export {
   DEFAULT_APPROVAL_PROFILE,
   DEFAULT_CONTEXT_MODE,
+  DEFAULT_SANDBOX_CONFIG,
   mergeLayers,
   type CompactionConfig,
   type ConfigSource,
@@ -12,6 +13,7 @@ export {
   type ForgeConfig,
   type Layer,
   type MergedConfig,
+  type SandboxConfig,
   type ValueProvenance,
 } from './merge.js';
 export { lineAndColumn, parseJsonText } from './parse-json.js';
@@ -24,7 +26,9 @@ export {
   contextSectionSchema,
   flagLayerSchema,
   priceEntrySchema,
+  SANDBOX_MODES,
   type ApprovalProfileName,
+  type SandboxModeName,
   type CompactionStrategyName,
   type CompatibleModelEntry,
   type ConfigFile,

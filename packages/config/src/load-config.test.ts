@@ -86,6 +86,7 @@ describe('loadConfig', () => {
     expect(loaded.config).toEqual({
       approval: { profile: 'ask' },
       secrets: { env: [] },
+      sandbox: { mode: 'workspace-write', network: false, env: [] },
       models: [],
       mcpServers: [],
       prices: {},
@@ -200,6 +201,35 @@ describe('loadConfig', () => {
     expect(fromEnvironment.config.contextTools).toEqual({ checkpointNote: true, requestCompaction: false });
     expect(fromEnvironment.provenance['context.checkpointNote']).toEqual({ source: 'env', variable: 'FORGE_CONTEXT_CHECKPOINT_NOTE' });
     await expect(load({ env: { FORGE_CONTEXT_CHECKPOINT_NOTE: 'sometimes' } })).rejects.toThrow(/FORGE_CONTEXT_CHECKPOINT_NOTE/);
+  });
+
+  it('lets a project only tighten the sandbox: a stricter mode, the network off, fewer passed variables', async () => {
+    await writeUser({ schemaVersion: 1, sandbox: { mode: 'workspace-write', network: true, env: ['NODE_OPTIONS', 'GOPATH'] } });
+    await writeProject({ schemaVersion: 1, sandbox: { mode: 'read-only', network: false, env: ['GOPATH'] } });
+    const tightened = await load();
+    expect(tightened.config.sandbox).toEqual({ mode: 'read-only', network: false, env: ['GOPATH'] });
+    expect(tightened.warnings).toEqual([]);
+
+    await writeUser({ schemaVersion: 1, sandbox: { mode: 'workspace-write', env: ['GOPATH'] } });
+    await writeProject({ schemaVersion: 1, sandbox: { mode: 'off', network: true, env: ['GOPATH', 'AWS_PROFILE'] } });
+    const loosened = await load();
+    expect(loosened.config.sandbox).toEqual({ mode: 'workspace-write', network: false, env: ['GOPATH'] });
+    expect(loosened.provenance['sandbox.mode']).toEqual({ source: 'user', file: loosened.files.user });
+    expect(loosened.warnings).toEqual([
+      `${loosened.files.project}: sandbox.mode off is looser than workspace-write from your user configuration (${loosened.files.user}); keeping workspace-write (project configuration may only tighten limits).`,
+      `${loosened.files.project}: sandbox.network true is looser than false from the default; keeping false (project configuration may only tighten limits).`,
+      `${loosened.files.project}: sandbox.env AWS_PROFILE is looser than [GOPATH] from your user configuration (${loosened.files.user}); keeping [GOPATH] (project configuration may only tighten limits).`,
+    ]);
+  });
+
+  it('defaults to workspace-write with the network off; FORGE_SANDBOX and flags may loosen it', async () => {
+    expect((await load()).config.sandbox).toEqual({ mode: 'workspace-write', network: false, env: [] });
+    await writeProject({ schemaVersion: 1, sandbox: { mode: 'read-only' } });
+    const fromEnv = await load({ env: { FORGE_SANDBOX: 'off' } });
+    expect(fromEnv.config.sandbox.mode).toBe('off');
+    expect(fromEnv.provenance['sandbox.mode']).toEqual({ source: 'env', variable: 'FORGE_SANDBOX' });
+    const bad = await load({ env: { FORGE_SANDBOX: 'loose' } }).catch((caught: unknown) => caught);
+    expect((bad as ConfigError).issues[0]?.path).toBe('FORGE_SANDBOX');
   });
 
   it('ignores compatible servers defined by a project, with a warning', async () => {

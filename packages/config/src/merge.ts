@@ -1,6 +1,15 @@
 import { DEFAULT_CONTEXT_POLICY, type ContextMode, type ContextPolicy } from '@forge/core';
 import type { McpServerConfig } from '@forge/mcp/config';
-import { APPROVAL_PROFILES, type ApprovalProfileName, type CompactionStrategyName, type CompatibleModelEntry, type ConfigLayer, type PriceEntry } from './schema.js';
+import {
+  APPROVAL_PROFILES,
+  SANDBOX_MODES,
+  type SandboxModeName,
+  type ApprovalProfileName,
+  type CompactionStrategyName,
+  type CompatibleModelEntry,
+  type ConfigLayer,
+  type PriceEntry,
+} from './schema.js';
 
 /** Where a value came from, lowest precedence first. */
 export type ConfigSource = 'default' | 'user' | 'project' | 'env' | 'flag';
@@ -18,6 +27,8 @@ export interface ForgeConfig {
   readonly model?: string;
   readonly approval: { readonly profile: ApprovalProfileName };
   readonly secrets: { readonly env: readonly string[] };
+  /** The sandbox run_command runs in; which program enforces it is found at run time (`@forge/tools`). */
+  readonly sandbox: SandboxConfig;
   /** OpenAI-compatible servers, from user configuration (or flags). */
   readonly models: readonly CompatibleModelEntry[];
   /** MCP servers to start, from user configuration (or flags). */
@@ -32,6 +43,15 @@ export interface ForgeConfig {
   /** `context.providerNative`: whether provider-native compaction state is kept on disk. */
   readonly providerNative: { readonly persist: boolean };
 }
+
+export interface SandboxConfig {
+  readonly mode: SandboxModeName;
+  readonly network: boolean;
+  readonly env: readonly string[];
+}
+
+/** The sandbox when no layer sets one: workspace writes, no network, nothing passed beyond the allow-list. */
+export const DEFAULT_SANDBOX_CONFIG: SandboxConfig = Object.freeze({ mode: 'workspace-write', network: false, env: Object.freeze([]) as readonly string[] });
 
 export interface CompactionConfig {
   readonly strategy: CompactionStrategyName;
@@ -89,6 +109,7 @@ const projectMayMove: Record<ContextMode, readonly ContextMode[]> = {
   compact: ['compact', 'shadow', 'warn'],
 };
 const approvalStrictness = (profile: ApprovalProfileName) => APPROVAL_PROFILES.length - APPROVAL_PROFILES.indexOf(profile);
+const sandboxStrictness = (mode: SandboxModeName) => SANDBOX_MODES.length - SANDBOX_MODES.indexOf(mode);
 
 /** Reserves: a project may raise them (less room for input), never lower them. */
 const floors = ['reservedOutputTokens', 'bufferTokens'] as const;
@@ -115,6 +136,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let model: string | undefined;
   let approval: ApprovalProfileName = DEFAULT_APPROVAL_PROFILE;
   let secrets: string[] = [];
+  let sandbox: SandboxConfig = DEFAULT_SANDBOX_CONFIG;
   let models: readonly CompatibleModelEntry[] = [];
   let mcpServers: readonly McpServerConfig[] = [];
   let compaction: CompactionConfig = { strategy: 'forge-state' };
@@ -126,6 +148,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   for (const field of [...Object.keys(context), ...contextToolFields]) provenance[`context.${field}`] = { source: 'default' };
   provenance['approval.profile'] = { source: 'default' };
   provenance['secrets.env'] = { source: 'default' };
+  for (const field of ['mode', 'network', 'env']) provenance[`sandbox.${field}`] = { source: 'default' };
   provenance['models'] = { source: 'default' };
   provenance['mcpServers'] = { source: 'default' };
   provenance['context.compaction.strategy'] = { source: 'default' };
@@ -167,6 +190,29 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
         secrets = [...secrets, ...added];
         provenance['secrets.env'] = origin('secrets.env');
       }
+    }
+    const sandboxValues = values.sandbox ?? {};
+    if (sandboxValues.mode !== undefined) {
+      if (isProject && sandboxStrictness(sandboxValues.mode) < sandboxStrictness(sandbox.mode)) refuse('sandbox.mode', sandboxValues.mode, sandbox.mode);
+      else {
+        sandbox = { ...sandbox, mode: sandboxValues.mode };
+        provenance['sandbox.mode'] = origin('sandbox.mode');
+      }
+    }
+    if (sandboxValues.network !== undefined) {
+      if (isProject && sandboxValues.network && !sandbox.network) refuse('sandbox.network', 'true', 'false');
+      else {
+        sandbox = { ...sandbox, network: sandboxValues.network };
+        provenance['sandbox.network'] = origin('sandbox.network');
+      }
+    }
+    if (sandboxValues.env !== undefined) {
+      // A project may narrow the list in force, never add to it: every name it adds reaches commands.
+      const wanted = isProject ? sandboxValues.env.filter((name) => sandbox.env.includes(name)) : sandboxValues.env;
+      const added = sandboxValues.env.filter((name) => !wanted.includes(name));
+      if (added.length > 0) refuse('sandbox.env', added.join(', '), `[${sandbox.env.join(', ')}]`);
+      sandbox = { ...sandbox, env: [...new Set(wanted)] };
+      provenance['sandbox.env'] = origin('sandbox.env');
     }
     if (values.models !== undefined && userOnly('models', 'compatible servers may be defined only in your user configuration, not by a project.')) {
       models = values.models;
@@ -252,6 +298,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       ...(model === undefined ? {} : { model }),
       approval: { profile: approval },
       secrets: { env: secrets },
+      sandbox,
       models,
       mcpServers,
       prices,

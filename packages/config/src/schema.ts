@@ -15,6 +15,10 @@ export const CONFIG_SCHEMA_VERSION = 1 as const;
 export const APPROVAL_PROFILES = ['read-only', 'ask', 'workspace-write', 'workspace-auto'] as const;
 export type ApprovalProfileName = (typeof APPROVAL_PROFILES)[number];
 
+/** Sandbox modes, from most to least restrictive (the order `@forge/tools` defines). */
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as const;
+export type SandboxModeName = (typeof SANDBOX_MODES)[number];
+
 /** How checkpoints are built; see `CompactionStrategySetting` in `@forge/core`. */
 const COMPACTION_STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
 export type CompactionStrategyName = (typeof COMPACTION_STRATEGIES)[number];
@@ -116,6 +120,14 @@ const layerShape = {
   model: modelIdentifier.describe('Default model, provider:model.'),
   approval: z.strictObject({ profile: z.enum(APPROVAL_PROFILES) }).describe('Which tool calls may run without asking.'),
   secrets: z.strictObject({ env: z.array(environmentVariable) }).describe('Environment variables whose values are redacted everywhere.'),
+  sandbox: z
+    .strictObject({
+      mode: z.enum(SANDBOX_MODES).describe('Where run_command may write: read-only, workspace-write (default; the workspace less .git, AGENTS.md, .forge/) or off. A project may only tighten it.'),
+      network: z.boolean().describe('Network inside the sandbox without asking (default false; a project may only turn it off).'),
+      env: z.array(environmentVariable).describe('Variables passed to commands besides PATH, LANG, LC_*, TERM and TZ; secret-named ones never pass (a project may only remove names).'),
+    })
+    .partial()
+    .describe('The sandbox run_command runs in (bubblewrap on Linux, Seatbelt on macOS).'),
   models: z.array(compatibleModelSchema).describe('OpenAI-compatible servers (user configuration only).'),
   context: contextSectionSchema,
   mcpServers: mcpServerConfigListSchema.describe('MCP servers started over stdio; their tools are offered beside the built-in ones (user configuration only).'),

@@ -55,7 +55,7 @@ export type { PriceSheet, TokenPrices } from './pricing/price-sheet.js';
 export type { PromptCacheRules } from './pricing/prompt-cache.js';
 
 // The tool contract
-export { toolDefinitions, type ApprovalDecision, type ApprovalGate, type Tool, type ToolCallRequest, type ToolExecutionResult, type ToolRisk } from './tools/tool.js';
+export { toolDefinitions, type ApprovalDecision, type ApprovalGate, type Tool, type ToolCallRequest, type ToolEscalation, type ToolExecutionResult, type ToolRisk } from './tools/tool.js';
 export { MAX_TOOL_ERROR_TEXT_BYTES } from './tools/error-text-cap.js';
 
 // Events

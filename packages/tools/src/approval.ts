@@ -1,13 +1,17 @@
 import { InvalidInputError, type ApprovalDecision, type ApprovalGate, type ToolCallRequest, type ToolRisk } from '@forge/core';
+import type { SandboxStatus } from './sandbox/command-sandbox.js';
 
 /**
  * How much the agent may do without asking:
  * - `read-only`: reads run; writes and commands are refused.
  * - `ask`: reads run; every write and command is confirmed by the user.
  * - `workspace-write`: reads and writes inside the workspace run; commands are confirmed.
- * - `workspace-auto`: reads, writes and commands run without asking. Commands are still confined
- *   to the workspace as their working directory, run without a shell, and are bounded by the
- *   timeout and output cap — but a command can do anything the user's account can.
+ * - `workspace-auto`: reads, writes and commands run without asking. Commands run without a shell,
+ *   bounded by the timeout and output cap, inside the sandbox when one is in force; without one a
+ *   command can do anything the user's account can.
+ *
+ * A call that asks for more than its tool's risk (`ToolCallRequest.escalation`: a command leaving
+ * the sandbox) is always confirmed on its own, under every profile but `read-only`, which denies it.
  */
 export type ApprovalProfile = 'read-only' | 'ask' | 'workspace-write' | 'workspace-auto';
 
@@ -42,6 +46,8 @@ export interface ApprovalGateOptions {
   readonly profile: ApprovalProfile;
   /** Asks the user about confirm-level calls. Without it (non-interactive runs) they are denied. */
   readonly confirm?: ConfirmCallback;
+  /** The sandbox commands run in, for `/permissions` (the gate itself decides only from the calls). */
+  readonly sandbox?: SandboxStatus;
 }
 
 /**
@@ -51,10 +57,16 @@ export interface ApprovalGateOptions {
  */
 export interface SessionApprovalGate extends ApprovalGate {
   readonly profile: ApprovalProfile;
-  /** Names of the tools granted for the session, sorted. */
+  readonly sandbox?: SandboxStatus;
+  /** Session grants, sorted: tool names, and `<tool>:<escalation>` (`run_command:network`) for leaving the sandbox. */
   grants(): string[];
-  /** Withdraws a session grant; true when there was one. */
-  revoke(toolName: string): boolean;
+  /** Withdraws a session grant (a tool name or a `<tool>:<escalation>`); true when there was one. */
+  revoke(grant: string): boolean;
+}
+
+/** The session grant of an escalated call: kept apart from the tool's own, so allowing a tool never lets it leave the sandbox. */
+export function escalationGrant(toolName: string, escalationId: string): string {
+  return `${toolName}:${escalationId}`;
 }
 
 /** Creates the approval gate of one session. */
@@ -67,9 +79,11 @@ export function createApprovalGate(options: ApprovalGateOptions): SessionApprova
 
   return {
     profile,
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     grants: () => [...granted].sort(),
-    revoke: (toolName) => granted.delete(toolName),
+    revoke: (grant) => granted.delete(grant),
     async check(call, signal): Promise<ApprovalDecision> {
+      if (call.escalation !== undefined) return checkEscalated(call, call.escalation.id, call.escalation.label, signal);
       const level = approvalLevel(profile, call.risk);
       if (level === 'allow') return { kind: 'allow' };
       if (level === 'deny') {
@@ -103,4 +117,28 @@ export function createApprovalGate(options: ApprovalGateOptions): SessionApprova
       return { kind: 'deny', reason: 'the confirmation prompt gave no usable answer' };
     },
   };
+
+  async function checkEscalated(call: ToolCallRequest, id: string, label: string, signal: AbortSignal): Promise<ApprovalDecision> {
+    if (approvalLevel(profile, call.risk) === 'deny') {
+      return { kind: 'deny', reason: `the ${profile} approval profile does not allow ${call.risk} tools such as ${call.toolName}, inside the sandbox or out of it` };
+    }
+    const grant = escalationGrant(call.toolName, id);
+    if (granted.has(grant)) return { kind: 'allow' };
+    if (confirm === undefined) {
+      return {
+        kind: 'deny',
+        reason:
+          `this call asks to ${label}, which the user must approve, and this session cannot ask (non-interactive); ` +
+          'run it without "sandbox", or the user can run Forge interactively, set sandbox.network, or choose --sandbox off',
+      };
+    }
+    const answer = await confirm(call, signal);
+    if (answer.kind === 'once') return { kind: 'allow' };
+    if (answer.kind === 'session') {
+      granted.add(grant);
+      return { kind: 'allow' };
+    }
+    const feedback = answer.kind === 'deny' ? answer.feedback?.trim() : undefined;
+    return { kind: 'deny', reason: feedback ? `the user said: ${feedback}` : `the user declined to let it ${label}` };
+  }
 }

@@ -1,5 +1,6 @@
 import { InvalidInputError, type Tool } from '@forge/core';
 import type { ReadLedger } from './read-ledger.js';
+import type { CommandSandbox } from './sandbox/command-sandbox.js';
 import { createEditFileTool } from './tools/edit-file.js';
 import { createListFilesTool } from './tools/list-files.js';
 import { createReadFileTool } from './tools/read-file.js';
@@ -19,6 +20,8 @@ export interface WorkspaceToolsOptions {
   readonly readCapBytes?: number;
   /** run_command: how programs are started (default: real processes); see `RunCommandToolOptions.runProcess`. */
   readonly runProcess?: RunCommandToolOptions['runProcess'];
+  /** run_command: the sandbox commands run in (default: the default settings for `root`, see `createCommandSandbox`). */
+  readonly sandbox?: CommandSandbox;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface WorkspaceToolsOptions {
  * (risk read), `edit_file` (write) and `run_command` (execute).
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
-  const { root, ledger, commandTimeoutMs, outputCapBytes, readCapBytes, runProcess } = options;
+  const { root, ledger, commandTimeoutMs, outputCapBytes, readCapBytes, runProcess, sandbox } = options;
   for (const [name, value] of Object.entries({ commandTimeoutMs, outputCapBytes, readCapBytes })) {
     if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
       throw new InvalidInputError({ message: `createWorkspaceTools: ${name} must be a positive integer, got ${String(value)}.` });
@@ -37,6 +40,6 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
     createReadFileTool({ root, ledger, readCapBytes }),
     createSearchTool({ root }),
     createEditFileTool({ root, ledger }),
-    createRunCommandTool({ root, commandTimeoutMs, outputCapBytes, ...(runProcess === undefined ? {} : { runProcess }) }),
+    createRunCommandTool({ root, commandTimeoutMs, outputCapBytes, ...(runProcess === undefined ? {} : { runProcess }), ...(sandbox === undefined ? {} : { sandbox }) }),
   ];
 }

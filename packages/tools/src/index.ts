@@ -2,6 +2,7 @@ export {
   approvalLevel,
   approvalProfiles,
   createApprovalGate,
+  escalationGrant,
   type ApprovalGateOptions,
   type ApprovalLevel,
   type ApprovalProfile,
@@ -24,3 +25,17 @@ export { createRunCommandTool, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_OUTPUT_CAP_BY
 export { createSearchTool, type SearchToolOptions } from './tools/search.js';
 export { resolveWorkspacePath, WorkspacePathError, type WorkspacePath, type WorkspacePathRule } from './workspace.js';
 export { hashWorkspaceFile, workspaceArtifactHashes, type WorkspaceFileHash, type WorkspaceHashSource } from './workspace-hashes.js';
+export {
+  createCommandSandbox,
+  detectEnforcement,
+  type CommandSandbox,
+  type CommandSandboxOptions,
+  type SandboxEnforcement,
+  type SandboxLaunch,
+  type SandboxLaunchRequest,
+  type SandboxStatus,
+} from './sandbox/command-sandbox.js';
+export { BUBBLEWRAP_INSTALL_HINT } from './sandbox/bubblewrap.js';
+export { commandEnvironment, isWithheldVariable } from './sandbox/command-environment.js';
+export { DEFAULT_SANDBOX_SETTINGS, PROTECTED_WORKSPACE_ENTRIES, SANDBOX_ESCAPES, SANDBOX_MODES, type SandboxEscape, type SandboxMode, type SandboxSettings } from './sandbox/sandbox-settings.js';
+export { seatbeltProfile } from './sandbox/seatbelt.js';

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { COMMAND_MARKER_VARIABLE, CommandProcesses, type StrayProcesses } from './command-processes.js';
+import { createCommandSandbox, type CommandSandbox } from './sandbox/command-sandbox.js';
+import type { SandboxEscape } from './sandbox/sandbox-settings.js';
 
 export interface RunProcessOptions {
   readonly argv: readonly [string, ...string[]];
@@ -13,6 +15,13 @@ export interface RunProcessOptions {
   readonly killGraceMs?: number;
   /** How long to wait for the output pipes to close once the program has exited (default 1000 ms). */
   readonly drainMs?: number;
+  /**
+   * Where the program runs and the environment it gets (default: no sandbox, Forge's environment
+   * without secret-named variables).
+   */
+  readonly sandbox?: CommandSandbox;
+  /** What this call was approved to leave the sandbox for. */
+  readonly escape?: SandboxEscape;
 }
 
 export interface ProcessOutcome {
@@ -60,9 +69,21 @@ export async function waitForRunningCommands(): Promise<void> {
   while (unsettled.size > 0) await Promise.allSettled(unsettled);
 }
 
-function startProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
-  const [program, ...args] = options.argv;
+let unconfined: CommandSandbox | undefined;
+
+async function startProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
   const started = performance.now();
+  const sandbox = options.sandbox ?? (unconfined ??= createCommandSandbox({ root: '/', settings: { mode: 'off' } }));
+  const launch = await sandbox.launch({ argv: options.argv, cwd: options.cwd, ...(options.escape === undefined ? {} : { escape: options.escape }) });
+  try {
+    return await supervise(options, launch.argv, launch.env, started);
+  } finally {
+    await launch.release();
+  }
+}
+
+function supervise(options: RunProcessOptions, argv: readonly [string, ...string[]], env: Readonly<Record<string, string>>, started: number): Promise<ProcessOutcome> {
+  const [program, ...args] = argv;
   const output = new HeadTailBuffer(options.outputCapBytes);
   const killGraceMs = options.killGraceMs ?? 2000;
   const id = randomUUID();
@@ -73,7 +94,7 @@ function startProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
       shell: false,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, [COMMAND_MARKER_VARIABLE]: id },
+      env: { ...env, [COMMAND_MARKER_VARIABLE]: id },
     });
     const processes = child.pid === undefined ? undefined : new CommandProcesses(child.pid, id);
     let timedOut = false;

@@ -4,14 +4,17 @@ import path from 'node:path';
 import { ensureTmux, TmuxTerminal } from '@forge/cli/testing-terminal';
 import { describe, expect, it } from 'vitest';
 import { useBundle, userSetup, type UserSetup } from './support/bundle.js';
-import { isAlive, parentOf, poll } from './support/processes.js';
+import { hostPidOf } from '@forge/cli/test-helpers/debian-programs';
+import { ancestorsOf, isAlive, poll } from './support/processes.js';
 
 /*
  * Real signals to the built binary while the model's command runs: Ctrl-C (SIGINT), SIGTERM, and
  * SIGHUP both sent and caused by closing the terminal the REPL runs in. The command ignores
  * SIGTERM and has started a process in a session of its own (setsid), so Forge must escalate to
  * SIGKILL and find the escapee. Each time the session must record the run as cancelled, the lock
- * must be gone, the trace closed and no process of the command left.
+ * must be gone, the trace closed and no process of the command left. The command runs in the
+ * default sandbox (bubblewrap, installed by the test set-up), where `$$` is a pid of its own PID
+ * namespace: its processes are found on the host by the words their command lines hold.
  */
 
 const fixture = useBundle('bundle-signals');
@@ -20,14 +23,21 @@ const fixture = useBundle('bundle-signals');
 const stubbornCommand = {
   toolName: 'run_command',
   input: {
-    argv: ['sh', '-c', "trap '' TERM; echo $$ > command.pid; setsid sh -c 'echo $$ > escaped.pid; exec sleep 120' < /dev/null > /dev/null 2>&1 & while :; do sleep 1; done"],
+    argv: [
+      'sh',
+      '-c',
+      "trap '' TERM; echo $$ > command.pid; setsid sh -c 'trap \"\" TERM; echo $$ > escaped.pid; while :; do sleep 1; done; : forge-stubborn-escapee' < /dev/null > /dev/null 2>&1 & while :; do sleep 1; done; : forge-stubborn-command",
+    ],
   },
 };
 
+/** The host pids of the command and its escapee, once both have started. */
 async function pidsOf(user: UserSetup): Promise<{ readonly command: number; readonly escaped: number }> {
   const files = ['command.pid', 'escaped.pid'].map((name) => path.join(user.workspace, name));
   await poll(() => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').trim().length > 0), 20_000, 'the command and its escapee to start');
-  const [command, escaped] = files.map((file) => Number(readFileSync(file, 'utf8')));
+  const [command, escaped] = files.map((file, index) => hostPidOf(Number(readFileSync(file, 'utf8')), index === 0 ? 'forge-stubborn-command' : 'forge-stubborn-escapee'));
+  expect(command).toBeGreaterThan(0);
+  expect(escaped).toBeGreaterThan(0);
   return { command: command ?? 0, escaped: escaped ?? 0 };
 }
 
@@ -86,8 +96,8 @@ describe('the bundled REPL when its terminal closes', () => {
       const sessionId = /session (session_[A-Za-z0-9_-]+)/.exec(banner)?.[1] ?? '';
       terminal.enter('Run the stubborn command');
       const pids = await pidsOf(user);
-      // The command is Forge's child: its parent is the forge process.
-      const forgePid = parentOf(pids.command) ?? 0;
+      // The command descends from the forge process (through bubblewrap).
+      const forgePid = ancestorsOf(pids.command).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fixture.bundle().bin)) ?? 0;
       expect(isAlive(forgePid)).toBe(true);
 
       terminal.close();

@@ -25,6 +25,7 @@ import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { configuredStrategy, sessionCompaction } from '../session/compaction-settings.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
+import { configuredSandbox } from './command-sandbox.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
 import { workspaceInstructions } from './workspace-instructions.js';
 import { resolveWorkspaceRoot } from './workspace.js';
@@ -108,8 +109,9 @@ export async function resolveConfiguredModel(options: { readonly io: CliIo; read
 /**
  * Resolves the global options and the configuration into a ready agent: checks `--cwd`, resolves
  * the model (`--model`, else the configured one, else scripted:demo; usage errors for bad ids and
- * missing keys), creates the workspace tools with one read ledger for the session, starts the
- * configured MCP servers, and creates the approval gate of the configured profile.
+ * missing keys), creates the workspace tools with one read ledger for the session and the
+ * configured sandbox, starts the configured MCP servers (outside the sandbox, as configured), and
+ * creates the approval gate of the configured profile.
  */
 export async function prepareAgent(options: {
   readonly io: CliIo;
@@ -121,9 +123,11 @@ export async function prepareAgent(options: {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
-  const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });
+  const sandbox = configuredSandbox({ root, config, io });
+  const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger(), sandbox });
   const approvals = createApprovalGate({
     profile: config.approval.profile,
+    sandbox: sandbox.status,
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
   });
   const mcp = await startConfiguredMcpServers({ configs: config.mcpServers, io, reservedToolNames: builtIn.map((tool) => tool.name) });

@@ -20,6 +20,11 @@ export const globalOptionSpecs = {
     'shadow',
     'compact',
   ]),
+  sandbox: oneOf('--sandbox <mode>', 'where run_command may write: read-only, workspace-write (the workspace, network off) or off (default: the configured mode, else workspace-write)', [
+    'read-only',
+    'workspace-write',
+    'off',
+  ]),
   engine: oneOf('--engine <name>', "what runs each turn: native (Forge's own loop, default) or codex (the Codex CLI's App Server; --model codex:<model>)", ENGINE_NAMES),
 } as const satisfies OptionSpecs;
 

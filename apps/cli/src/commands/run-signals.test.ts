@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionTranscript } from '@forge/persistence';
 import { ScriptedModel } from '@forge/core/testing';
+import { hostPidOf } from '@forge/tools/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TerminationSignal } from '../io.js';
 import { main } from '../main.js';
@@ -27,8 +28,16 @@ afterEach(async () => {
   await forgeHome.remove();
 });
 
-/** A command that records its pid and then runs for a minute. */
-const longCommand = { toolName: 'run_command', input: { argv: [process.execPath, '-e', 'require("fs").writeFileSync("command.pid", String(process.pid)); setInterval(() => {}, 1000)'] } };
+/** A command that records its pid and then runs for a minute; `forge-long-command` finds its host pid in the sandbox. */
+const longCommand = {
+  toolName: 'run_command',
+  input: { argv: [process.execPath, '-e', 'require("fs").writeFileSync("command.pid", String(process.pid)); setInterval(() => {}, 1000) // forge-long-command'] },
+};
+
+/** The host pid of the command, whose `process.pid` is one of its sandbox's PID namespace. */
+function commandPidOf(pidFile: string): number {
+  return hostPidOf(Number(readFileSync(pidFile, 'utf8')), 'forge-long-command') ?? 0;
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -63,7 +72,8 @@ describe('forge run ended by a signal', () => {
         (text) => text.length > 0,
         30_000,
       );
-      const commandPid = Number(readFileSync(pidFile, 'utf8'));
+      const commandPid = commandPidOf(pidFile);
+      expect(commandPid).toBeGreaterThan(0);
 
       test.terminate(signal);
       expect(await exited).toBe(code);
@@ -99,7 +109,8 @@ describe('the REPL ended by a signal', () => {
       (text) => text.length > 0,
       30_000,
     );
-    const commandPid = Number(readFileSync(pidFile, 'utf8'));
+    const commandPid = commandPidOf(pidFile);
+    expect(commandPid).toBeGreaterThan(0);
 
     test.terminate('SIGHUP');
     expect(await exited).toBe(129);

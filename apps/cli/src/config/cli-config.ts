@@ -21,13 +21,14 @@ export const FLAG_FOR_PATH: Readonly<Record<string, string>> = {
   model: '--model',
   'approval.profile': '--approval',
   'context.mode': '--context-mode',
+  'sandbox.mode': '--sandbox',
 };
 
 /** One load per invocation: the program parses a fresh options object for every command it runs. */
 const loads = new WeakMap<object, Promise<CliConfig>>();
 
 /**
- * The flags layer: `--model`, `--approval` and `--context-mode`. A malformed model id is reported
+ * The flags layer: `--model`, `--approval`, `--context-mode` and `--sandbox`. A malformed model id is reported
  * here with the same message `--model` always gave.
  */
 export function flagLayer(globals: GlobalOptions): ConfigLayer {
@@ -38,6 +39,7 @@ export function flagLayer(globals: GlobalOptions): ConfigLayer {
   }
   if (globals.approval !== undefined) layer.approval = { profile: globals.approval };
   if (globals.contextMode !== undefined) layer.context = { mode: globals.contextMode };
+  if (globals.sandbox !== undefined) layer.sandbox = { mode: globals.sandbox };
   return layer;
 }
 

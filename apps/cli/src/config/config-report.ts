@@ -1,6 +1,8 @@
 import { priceEntrySchema, type ForgeConfig, type ValueProvenance } from '@forge/config';
 import type { JsonValue } from '@forge/core';
 import { describePrices } from '@forge/core/pricing';
+import { describeSandbox } from '../agent/command-sandbox.js';
+import type { SandboxStatus } from '@forge/tools';
 import { DEFAULT_MODEL } from '../models/resolve-model.js';
 import type { Style } from '../output/style.js';
 import { FLAG_FOR_PATH, type CliConfig } from './cli-config.js';
@@ -23,6 +25,8 @@ export interface ConfigEntry {
 export interface ConfigReport {
   readonly files: { readonly user: ConfigFileState; readonly project: ConfigFileState };
   readonly values: readonly ConfigEntry[];
+  /** The sandbox in force on this machine: what enforces `sandbox.mode` here, or nothing and why. */
+  readonly sandbox: { readonly inForce: string; readonly enforcement: SandboxStatus['enforcement'] };
   readonly warnings: readonly string[];
 }
 
@@ -43,6 +47,9 @@ function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
     ['model', config.model ?? DEFAULT_MODEL],
     ['approval.profile', config.approval.profile],
     ['secrets.env', [...config.secrets.env]],
+    ['sandbox.mode', config.sandbox.mode],
+    ['sandbox.network', config.sandbox.network],
+    ['sandbox.env', [...config.sandbox.env]],
     ['models', models],
     ['mcpServers', servers],
     ...priceValues(config),
@@ -62,7 +69,7 @@ function priceValues(config: ForgeConfig): [string, JsonValue][] {
 }
 
 /** The report of a loaded configuration; `exists` says which of the two files were found. */
-export function buildConfigReport(cli: CliConfig, exists: { readonly user: boolean; readonly project: boolean }): ConfigReport {
+export function buildConfigReport(cli: CliConfig, exists: { readonly user: boolean; readonly project: boolean }, sandbox: SandboxStatus): ConfigReport {
   const { loaded } = cli;
   const values = effectiveValues(loaded.config).map(([path, value]): ConfigEntry => {
     const provenance = loaded.provenance[path] ?? { source: 'default' as const };
@@ -78,6 +85,7 @@ export function buildConfigReport(cli: CliConfig, exists: { readonly user: boole
   return {
     files: { user: { path: loaded.files.user, exists: exists.user }, project: { path: loaded.files.project, exists: exists.project } },
     values,
+    sandbox: { inForce: describeSandbox(sandbox), enforcement: sandbox.enforcement },
     warnings: loaded.warnings,
   };
 }
@@ -119,6 +127,7 @@ export function renderConfigReport(report: ConfigReport, style: Style): string {
     style.bold(`${'key'.padEnd(pathWidth)}  ${'value'.padEnd(valueWidth)}  source`),
     ...rows.map(([path, value, source]) => `${path.padEnd(pathWidth)}  ${value.padEnd(valueWidth)}  ${source === 'default' ? style.dim(source) : source}`),
   ];
+  lines.push('', `${style.bold('Sandbox in force')}  ${report.sandbox.inForce}`);
   if (report.warnings.length > 0) lines.push('', style.bold('Warnings'), ...report.warnings.map((warning) => style.yellow(`  ${warning}`)));
   return `${lines.join('\n')}\n`;
 }

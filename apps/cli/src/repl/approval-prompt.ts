@@ -18,7 +18,9 @@ export async function askApproval(options: {
   readonly preview?: string;
 }): Promise<ConfirmAnswer> {
   const { request, signal, reader, style, print } = options;
-  print(`${style.yellow(`Allow ${request.risk === 'execute' ? 'command' : request.risk}?`)} ${request.summary}\n`);
+  // Leaving the sandbox has a question of its own, so it is never mistaken for an ordinary command.
+  const question = request.escalation === undefined ? `Allow ${request.risk === 'execute' ? 'command' : request.risk}?` : `Allow command outside the sandbox (${request.escalation.label})?`;
+  print(`${style.yellow(question)} ${request.summary}\n`);
   if (options.preview !== undefined) print(options.preview);
   for (;;) {
     const line = await reader.next(`${APPROVAL_CHOICES} › `, { signal, remember: false });

@@ -2,6 +2,7 @@ import { CONTEXT_MODES, type ContextMode } from '@forge/core';
 import { refreshContextUse } from './session-slash-commands.js';
 import type { SlashCommand, SlashOutcome } from './slash-commands.js';
 import { continueAfterFailure } from './slash-failure.js';
+import { describeSandbox } from '../agent/command-sandbox.js';
 import { modelCatalogue } from '../models/model-catalogue.js';
 
 const model: SlashCommand = {
@@ -66,7 +67,7 @@ const mode: SlashCommand = {
 const permissions: SlashCommand = {
   name: 'permissions',
   arguments: '[revoke <tool>]',
-  summary: 'list the tools allowed for this session, or revoke one',
+  summary: 'list the tools allowed for this session and the sandbox, or revoke one',
   run(context, argument): SlashOutcome {
     const { approvals } = context.engine;
     const { style } = context;
@@ -84,8 +85,13 @@ const permissions: SlashCommand = {
     }
     const grants = approvals.grants();
     const lines = [`Approval profile: ${approvals.profile}.`];
+    if (approvals.sandbox !== undefined) lines.push(`Sandbox: ${describeSandbox(approvals.sandbox)}.`);
+    const tools = grants.filter((grant) => !grant.includes(':'));
+    const escapes = grants.filter((grant) => grant.includes(':'));
     if (grants.length === 0) lines.push(style.dim('No tool is allowed for this session yet; answer s at an approval prompt to allow one.'));
-    else lines.push('Allowed for this session (no prompt):', ...grants.map((grant) => `  ${grant}`), style.dim('Withdraw one with /permissions revoke <tool>.'));
+    if (tools.length > 0) lines.push('Allowed for this session (no prompt):', ...tools.map((grant) => `  ${grant}`));
+    if (escapes.length > 0) lines.push('Allowed to leave the sandbox for this session (no prompt):', ...escapes.map((grant) => `  ${grant}`));
+    if (grants.length > 0) lines.push(style.dim('Withdraw one with /permissions revoke <tool> (or <tool>:network, <tool>:no-sandbox).'));
     context.print(`${lines.join('\n')}\n`);
     return 'continue';
   },

@@ -96,11 +96,28 @@ describe('/permissions', () => {
     repl.type('/permissions\nfirst\ns\n/permissions\n/permissions revoke edit_file\n/permissions revoke edit_file\nsecond\nn\n/exit\n');
     expect(await repl.exited).toBe(0);
     const output = repl.output();
-    expect(output).toContain('Approval profile: ask.\nNo tool is allowed for this session yet');
+    expect(output).toMatch(/Approval profile: ask\.\nSandbox: workspace-write with bubblewrap \(\S+\), network off\.\nNo tool is allowed for this session yet/);
     expect(output).toContain('Allowed for this session (no prompt):\n  edit_file\n');
     expect(output).toContain('Revoked: edit_file asks again before its next call.');
     expect(output).toContain('edit_file has no session grant.');
     expect(output.match(/Allow write\?/g)).toHaveLength(2);
+  });
+});
+
+describe('leaving the sandbox', () => {
+  it('is asked on its own line even under workspace-auto, and its session grant is its own row in /permissions', async () => {
+    const probe = { toolName: 'run_command', input: { argv: ['true'], sandbox: 'network' } };
+    const repl = startRepl(
+      { main: [{ toolCalls: [{ toolName: 'run_command', input: { argv: ['true'] } }] }, { toolCalls: [probe] }, { toolCalls: [probe] }, { text: 'done' }] },
+      { args: ['--approval', 'workspace-auto'] },
+    );
+    repl.type('go\ns\n/permissions\n/permissions revoke run_command:network\n/exit\n');
+    expect(await repl.exited).toBe(0);
+    const output = repl.output();
+    expect(output.match(/Allow command outside the sandbox \(leave the sandbox: network on\)\? run_command true \(leave the sandbox: network on\)/g)).toHaveLength(1);
+    expect(output).not.toContain('Allow command?');
+    expect(output).toContain('Allowed to leave the sandbox for this session (no prompt):\n  run_command:network\n');
+    expect(output).toContain('Revoked: run_command:network asks again before its next call.');
   });
 });
 

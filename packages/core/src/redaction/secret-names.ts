@@ -100,6 +100,15 @@ export function secretNameStrength(name: string): SecretNameStrength | undefined
   return undefined;
 }
 
+/**
+ * Whether a variable or key called `name` holds a secret by Forge's rules, whatever its value:
+ * the names `redactJson` treats as secret fields (`OPENAI_API_KEY`, `DB_PASSWORD`, `GITHUB_TOKEN`,
+ * `SMTP_AUTH`). The command sandbox keeps every such variable out of a command's environment.
+ */
+export function isSecretName(name: string): boolean {
+  return secretNameStrength(name) !== undefined;
+}
+
 /** Values that stand for no secret: empty, a variable or command substitution, a template slot (`<your token>`, `{{ x }}`), a mask, or already redacted. */
 function isPlaceholder(bare: string): boolean {
   return bare.trim().length === 0 || bare.startsWith('$') || bare.startsWith('[REDACTED') || /^\*+$/.test(bare) || bare.startsWith('<') || /^\{\{.*\}\}$/.test(bare) || /^%\(?\w+\)?s?%?$/.test(bare);

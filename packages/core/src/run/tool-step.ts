@@ -118,7 +118,11 @@ async function refusedBeforeApproval(tool: Tool, call: ToolCallPart, signal: Abo
 async function approveAndExecute(tool: Tool, call: ToolCallPart, summary: string, approvals: ApprovalGate, signal: AbortSignal): Promise<Ending> {
   let decision;
   try {
-    decision = await approvals.check({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, risk: tool.risk, summary }, signal);
+    const escalation = tool.escalation?.(call.input);
+    decision = await approvals.check(
+      { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, risk: tool.risk, summary, ...(escalation === undefined ? {} : { escalation }) },
+      signal,
+    );
   } catch (error) {
     if (signal.aborted) return ended('cancelled', errorResult(call, 'Not run: the run was cancelled while waiting for approval.'), 'cancelled while waiting for approval');
     const message = `Not run: approval failed: ${summarizeError(error).message}`;

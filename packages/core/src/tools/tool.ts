@@ -38,6 +38,19 @@ export interface Tool extends ToolDefinition {
   execute(input: JsonValue, context: ToolContext): Promise<ToolExecutionResult>;
   /** One line saying what this call would do, shown in approval prompts and events. */
   describe?(input: JsonValue): string;
+  /**
+   * What this call asks for beyond the tool's `risk` (a command that leaves the sandbox), or
+   * undefined when nothing. A gate approves such a call on its own, whatever its profile allows.
+   */
+  escalation?(input: JsonValue): ToolEscalation | undefined;
+}
+
+/** A call's request for more than its tool's risk, approved on its own (see `Tool.escalation`). */
+export interface ToolEscalation {
+  /** Stable name of what is asked for (`network`, `no-sandbox`); a session grant is kept per tool and id. */
+  readonly id: string;
+  /** What the user is asked to allow, e.g. "leave the sandbox: network on". */
+  readonly label: string;
 }
 
 export interface ToolCallRequest {
@@ -46,6 +59,8 @@ export interface ToolCallRequest {
   readonly input: JsonValue;
   readonly risk: ToolRisk;
   readonly summary: string;
+  /** What the call asks for beyond `risk`, from `Tool.escalation`. */
+  readonly escalation?: ToolEscalation;
 }
 
 export type ApprovalDecision = { readonly kind: 'allow' } | { readonly kind: 'deny'; readonly reason: string };

@@ -3,14 +3,20 @@ import { mkdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { createCommandSandbox } from '../sandbox/command-sandbox.js';
 import { call, makeTempDirectory, outputText } from '../temp-workspace.test-helpers.js';
 import { createRunCommandTool, renderArgv } from './run-command.js';
 
 const node = process.execPath;
 
+/*
+ * These tests follow the processes a command starts by the pids they write, which are host pids
+ * only outside a PID namespace: they run with the sandbox off. `sandbox.test.ts` runs the same
+ * endings (timeout, cancel, escapees) inside the sandbox.
+ */
 async function setUp(options: { commandTimeoutMs?: number; outputCapBytes?: number } = {}) {
   const root = await makeTempDirectory();
-  return { root, tool: createRunCommandTool({ root, ...options }) };
+  return { root, tool: createRunCommandTool({ root, ...options, sandbox: createCommandSandbox({ root, settings: { mode: 'off' } }) }) };
 }
 
 /** Whether `pid` is a running process; a zombie (dead, not yet reaped by its new parent) counts as gone. */

@@ -1,7 +1,10 @@
 import { stat } from 'node:fs/promises';
-import { MAX_TOOL_ERROR_TEXT_BYTES, type Tool } from '@forge/core';
+import { MAX_TOOL_ERROR_TEXT_BYTES, type JsonValue, type Tool } from '@forge/core';
 import { z } from 'zod';
 import { runProcess, type ProcessOutcome, type RunProcessOptions } from '../run-process.js';
+import { createCommandSandbox, type CommandSandbox } from '../sandbox/command-sandbox.js';
+import { findSandboxDenial, sandboxDenialNote } from '../sandbox/sandbox-denial.js';
+import { SANDBOX_ESCAPES, type SandboxEscape } from '../sandbox/sandbox-settings.js';
 import { resolveWorkspacePath } from '../workspace.js';
 import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, text } from './tool-support.js';
 
@@ -18,6 +21,10 @@ const inputSchema = z.strictObject({
     .describe('Program and arguments, e.g. ["npm", "test"]. Run directly, without a shell: no pipes, globs or && .'),
   cwd: z.string().min(1).optional().describe('Working directory relative to the workspace root (default ".").'),
   timeoutMs: z.int().min(1).optional().describe('Stop the command after this many milliseconds.'),
+  sandbox: z
+    .enum(SANDBOX_ESCAPES)
+    .optional()
+    .describe('Leave the sandbox for this call: "network" turns the network on, "none" runs the command unconfined. The user must approve it; ask only after a command failed because of the sandbox.'),
 });
 
 export interface RunCommandToolOptions {
@@ -31,6 +38,22 @@ export interface RunCommandToolOptions {
    * that answers from a fixture, so its `run_command` is this tool in every other respect.
    */
   readonly runProcess?: (options: RunProcessOptions) => Promise<ProcessOutcome>;
+  /** Where commands run (default: {@link createCommandSandbox} for `root` with the default settings). */
+  readonly sandbox?: CommandSandbox;
+}
+
+/** What the description tells the model about the sandbox in force, so it asks instead of retrying blindly. */
+function sandboxSentence(sandbox: CommandSandbox): string {
+  const { settings, enforcement } = sandbox.status;
+  if (enforcement.kind === 'none') return '';
+  const writes = settings.mode === 'read-only' ? 'only $TMPDIR is writable' : 'only the workspace (not .git, AGENTS.md or .forge/) and $TMPDIR are writable';
+  const network = sandbox.networkOff ? 'the network is off, and ' : '';
+  return ` Commands run in a sandbox: ${network}${writes}. A command that fails because of it says so; then set sandbox ("network" or "none") to ask the user to let that call out.`;
+}
+
+function escapeOf(input: JsonValue): SandboxEscape | undefined {
+  const value = field(input, 'sandbox');
+  return SANDBOX_ESCAPES.find((escape) => escape === value);
 }
 
 /**
@@ -42,23 +65,27 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
   const maxTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const outputCapBytes = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES;
   const start = options.runProcess ?? runProcess;
+  const sandbox = options.sandbox ?? createCommandSandbox({ root: options.root });
   return {
     name: 'run_command',
     description:
       'Run a program in the workspace, e.g. tests or a build: argv is the program and its arguments, run without a shell ' +
-      `(use ["sh", "-c", "..."] only if you need shell syntax). Times out after ${maxTimeoutMs} ms at most; long output keeps its start and end.`,
+      `(use ["sh", "-c", "..."] only if you need shell syntax). Times out after ${maxTimeoutMs} ms at most; long output keeps its start and end.` +
+      sandboxSentence(sandbox),
     inputSchema: inputJsonSchema(inputSchema),
     risk: 'execute',
     describe: (input) => {
       const argv = field(input, 'argv');
       const command = Array.isArray(argv) ? renderArgv(argv.map(String)) : quote(argv);
       const cwd = field(input, 'cwd');
-      return `run_command ${quote(command, 160)}${cwd === undefined ? '' : ` in ${quote(cwd)}`}`;
+      const escalation = sandbox.escalation(escapeOf(input));
+      return `run_command ${quote(command, 160)}${cwd === undefined ? '' : ` in ${quote(cwd)}`}${escalation === undefined ? '' : ` (${escalation.label})`}`;
     },
+    escalation: (input) => sandbox.escalation(escapeOf(input)),
     async execute(input, context) {
       const parsed = parseToolInput('run_command', inputSchema, input);
       if (!parsed.ok) return parsed.result;
-      const { argv, cwd = '.' } = parsed.value;
+      const { argv, cwd = '.', sandbox: escape } = parsed.value;
       const timeoutMs = Math.min(parsed.value.timeoutMs ?? maxTimeoutMs, maxTimeoutMs);
       if (context.signal.aborted) return errorText('Not run: the run was cancelled before the command started.');
 
@@ -74,7 +101,15 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
       const program = argv[0] as string;
       let outcome: ProcessOutcome;
       try {
-        outcome = await start({ argv: [program, ...argv.slice(1)], cwd: directory, timeoutMs, outputCapBytes, signal: context.signal });
+        outcome = await start({
+          argv: [program, ...argv.slice(1)],
+          cwd: directory,
+          timeoutMs,
+          outputCapBytes,
+          signal: context.signal,
+          sandbox,
+          ...(escape === undefined ? {} : { escape }),
+        });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') return errorText(`Program "${program}" was not found: it is not on PATH and is not a file at that path. Check the name.`);
@@ -94,10 +129,20 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
         strayProcessesRunning: outcome.strays.stillRunning,
         processesTracked: outcome.strays.tracked,
         pipesHeldOpen: outcome.pipesHeldOpen,
+        ...(escape === undefined ? {} : { sandboxEscape: escape }),
       };
-      return { ...text(render(argv, outcome, timeoutMs), metadata), summary: `ran ${quote(renderArgv(argv), 100)} → ${shortEnding(outcome, timeoutMs)}` };
+      const summary = `ran ${quote(renderArgv(argv), 100)} → ${shortEnding(outcome, timeoutMs)}`;
+      const denial = failed(outcome) && sandbox.status.enforcement.kind !== 'none' && escape !== 'none' ? findSandboxDenial(outcome.output, sandbox.networkOff && escape !== 'network') : undefined;
+      if (denial !== undefined) {
+        return { ...errorText(`${render(argv, outcome, timeoutMs)}\n${sandboxDenialNote(denial)}`, { ...metadata, sandboxDenial: denial.kind }), summary: `${summary} (stopped by the sandbox)` };
+      }
+      return { ...text(render(argv, outcome, timeoutMs), metadata), summary };
     },
   };
+}
+
+function failed(outcome: ProcessOutcome): boolean {
+  return !outcome.timedOut && !outcome.cancelled && (outcome.exitCode !== 0 || outcome.signal !== null);
 }
 
 function render(argv: readonly string[], outcome: ProcessOutcome, timeoutMs: number): string {

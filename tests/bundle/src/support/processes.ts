@@ -22,6 +22,13 @@ export function parentOf(pid: number): number | undefined {
   return parent === undefined ? undefined : Number(parent);
 }
 
+/** The parents of `pid`, nearest first, up to init. */
+export function ancestorsOf(pid: number): number[] {
+  const found: number[] = [];
+  for (let parent = parentOf(pid); parent !== undefined && parent > 1; parent = parentOf(parent)) found.push(parent);
+  return found;
+}
+
 /** Live child processes of `pid`. */
 export function childrenOf(pid: number): number[] {
   return readdirSync('/proc')

@@ -1,4 +1,5 @@
 import { DEFAULT_CONTEXT_POLICY, type ContextMode, type ContextPolicy } from '@forge/core';
+import { DEFAULT_WORKING_SET_BUDGET, type WorkingSetBudget } from '@forge/core/checkpoint';
 import type { McpServerConfig } from '@forge/mcp/config';
 import { APPROVAL_PROFILES, type ApprovalProfileName, type CompactionStrategyName, type CompatibleModelEntry, type ConfigLayer, type PriceEntry } from './schema.js';
 
@@ -31,6 +32,8 @@ export interface ForgeConfig {
   readonly compaction: CompactionConfig;
   /** `context.providerNative`: whether provider-native compaction state is kept on disk. */
   readonly providerNative: { readonly persist: boolean };
+  /** `context.workingSet`: the bounds of the files a forge-state checkpoint keeps in hand. */
+  readonly workingSet: WorkingSetBudget;
 }
 
 export interface CompactionConfig {
@@ -94,6 +97,7 @@ const approvalStrictness = (profile: ApprovalProfileName) => APPROVAL_PROFILES.l
 const floors = ['reservedOutputTokens', 'bufferTokens'] as const;
 /** Ceilings: a project may lower them, never raise them. */
 const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'compactAtRatio', 'compactTargetRatio', 'fallbackContextWindowTokens'] as const;
+const workingSetFields = ['maxTokens', 'maxFileTokens', 'maxFiles'] as const;
 
 function describe(provenance: ValueProvenance | undefined): string {
   if (provenance === undefined || provenance.source === 'default') return 'the default';
@@ -119,6 +123,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let mcpServers: readonly McpServerConfig[] = [];
   let compaction: CompactionConfig = { strategy: 'forge-state' };
   let persistNative = false;
+  const workingSet: { -readonly [K in keyof WorkingSetBudget]: number } = { ...DEFAULT_WORKING_SET_BUDGET };
   const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
   const prices: Record<string, PriceEntry> = {};
   const provenance: Record<string, ValueProvenance> = {};
@@ -131,6 +136,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   provenance['context.compaction.strategy'] = { source: 'default' };
   provenance['context.compaction.model'] = { source: 'default' };
   provenance['context.providerNative.persist'] = { source: 'default' };
+  for (const field of workingSetFields) provenance[`context.workingSet.${field}`] = { source: 'default' };
 
   for (const layer of layers) {
     const origin = (path: string): ValueProvenance => ({
@@ -245,6 +251,17 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
     // Offering a context tool gives the model more to do, so a project may turn one off but not on.
     tighten(contextTools, contextToolFields, (wanted: boolean, current: boolean) => wanted && !current, section);
     tighten(context, ceilings, (wanted, current) => wanted > current, section);
+    // More text in hand costs tokens on every request: a project may lower these bounds, not raise them.
+    for (const field of workingSetFields) {
+      const wanted = section.workingSet?.[field];
+      if (wanted === undefined) continue;
+      const path = `context.workingSet.${field}`;
+      if (isProject && wanted > workingSet[field]) refuse(path, String(wanted), String(workingSet[field]));
+      else {
+        workingSet[field] = wanted;
+        provenance[path] = origin(path);
+      }
+    }
   }
 
   return {
@@ -259,6 +276,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       contextTools,
       compaction,
       providerNative: { persist: persistNative },
+      workingSet,
     },
     provenance,
     warnings,

@@ -15,7 +15,7 @@ export { HeadTailBuffer, type ProcessOutcome, type RunProcessOptions } from './r
 export { displayPath } from './display-path.js';
 export { DEFAULT_INSTRUCTION_FILE_BYTES, INSTRUCTIONS_FILE_NAME, loadInstructions, type LoadInstructionsOptions } from './instructions.js';
 export { changedLineCounts, diffLines, unifiedDiff, type DiffLine } from './line-diff.js';
-export { ReadLedger } from './read-ledger.js';
+export { ReadLedger, type WorkingSetSight } from './read-ledger.js';
 export { waitForRunningCommands } from './run-process.js';
 export { createEditFileTool, type EditFileToolOptions } from './tools/edit-file.js';
 export { createListFilesTool, type ListFilesToolOptions } from './tools/list-files.js';
@@ -24,3 +24,4 @@ export { createRunCommandTool, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_OUTPUT_CAP_BY
 export { createSearchTool, type SearchToolOptions } from './tools/search.js';
 export { resolveWorkspacePath, WorkspacePathError, type WorkspacePath, type WorkspacePathRule } from './workspace.js';
 export { hashWorkspaceFile, workspaceArtifactHashes, type WorkspaceFileHash, type WorkspaceHashSource } from './workspace-hashes.js';
+export { readWorkingSetFile, readWorkingSetFiles, WORKING_SET_MAX_FILE_BYTES } from './working-set-files.js';

@@ -38,6 +38,8 @@ export interface AgentSetup {
   readonly tools: readonly Tool[];
   /** Which context tools the configuration allows (`context.checkpointNote`, `context.requestCompaction`). */
   readonly contextTools: ContextToolSettings;
+  /** What the built-in tools have seen of each file this process: `edit_file` needs it, and a sent checkpoint's working set adds to it. */
+  readonly ledger: ReadLedger;
   readonly approvals: SessionApprovalGate;
   /**
    * What a run with `model` and `context` offers the model: `tools`, the context tools its session
@@ -121,7 +123,8 @@ export async function prepareAgent(options: {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
-  const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger() });
+  const ledger = new ReadLedger();
+  const builtIn = createWorkspaceTools({ root, ledger });
   const approvals = createApprovalGate({
     profile: config.approval.profile,
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
@@ -153,6 +156,7 @@ export async function prepareAgent(options: {
     model,
     tools,
     contextTools,
+    ledger,
     approvals,
     surface: async (session, surfaceModel = model, policy = config.context) =>
       session === undefined

@@ -12,6 +12,8 @@ export {
   type DigestEntry,
   type ForgeStateCheckpoint,
   type StructuredSummary,
+  type WorkingSet,
+  type WorkingSetFile,
 } from './schema.js';
 export { CHECKPOINT_NOTE_TOOL, commandUri, fileUri, withRunIds, type CheckpointTranscriptEntry } from './host-metadata.js';
 export { findApprovalClaim, findPolicyText, truncateWithoutClaims } from './authority-text.js';
@@ -26,3 +28,21 @@ export { observeArtifactHashes, type ArtifactHashes } from './staleness.js';
 export { buildForgeStateCheckpoint, checkpointHash, checkpointMatchesTranscript } from './build.js';
 export { renderCheckpointView } from './view.js';
 export { validateCheckpoint } from './validate.js';
+export {
+  filesInHand,
+  layoutWorkingSet,
+  selectWorkingSet,
+  workingSetLimitsFor,
+  workingSetShown,
+  DEFAULT_WORKING_SET_BUDGET,
+  WORKING_SET_CHARS_PER_TOKEN,
+  WORKING_SET_FLOOR_TOKENS,
+  WORKING_SET_TARGET_SHARE,
+  type WorkingSetBudget,
+  type WorkingSetContents,
+  type WorkingSetFileContent,
+  type WorkingSetLimits,
+  type WorkingSetReader,
+  type WorkingSetRenderInput,
+  type WorkingSetShownFile,
+} from './working-set.js';

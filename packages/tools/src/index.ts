@@ -24,4 +24,4 @@ export { createRunCommandTool, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_OUTPUT_CAP_BY
 export { createSearchTool, type SearchToolOptions } from './tools/search.js';
 export { resolveWorkspacePath, WorkspacePathError, type WorkspacePath, type WorkspacePathRule } from './workspace.js';
 export { hashWorkspaceFile, workspaceArtifactHashes, type WorkspaceFileHash, type WorkspaceHashSource } from './workspace-hashes.js';
-export { readWorkingSetFile, readWorkingSetFiles, WORKING_SET_MAX_FILE_BYTES } from './working-set-files.js';
+export { readWorkingSetFiles } from './working-set-files.js';

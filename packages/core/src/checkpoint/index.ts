@@ -12,8 +12,6 @@ export {
   type DigestEntry,
   type ForgeStateCheckpoint,
   type StructuredSummary,
-  type WorkingSet,
-  type WorkingSetFile,
 } from './schema.js';
 export { CHECKPOINT_NOTE_TOOL, commandUri, fileUri, withRunIds, type CheckpointTranscriptEntry } from './host-metadata.js';
 export { findApprovalClaim, findPolicyText, truncateWithoutClaims } from './authority-text.js';
@@ -29,19 +27,12 @@ export { buildForgeStateCheckpoint, checkpointHash, checkpointMatchesTranscript 
 export { renderCheckpointView } from './view.js';
 export { validateCheckpoint } from './validate.js';
 export {
-  filesInHand,
-  layoutWorkingSet,
-  selectWorkingSet,
+  DEFAULT_WORKING_SET_BUDGET,
   workingSetLimitsFor,
   workingSetShown,
-  DEFAULT_WORKING_SET_BUDGET,
-  WORKING_SET_CHARS_PER_TOKEN,
-  WORKING_SET_FLOOR_TOKENS,
-  WORKING_SET_TARGET_SHARE,
   type WorkingSetBudget,
   type WorkingSetContents,
   type WorkingSetFileContent,
-  type WorkingSetLimits,
   type WorkingSetReader,
   type WorkingSetRenderInput,
   type WorkingSetShownFile,

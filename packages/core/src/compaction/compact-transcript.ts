@@ -228,7 +228,13 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   const estimate = options.estimate ?? ((request: ModelRequest) => options.model.estimateRequestTokens(request));
   const before = options.before ?? (await estimate(options.request));
   const { step, trigger, emit } = options;
-  const { sizing, skip } = await size(options, caps, before);
+  let { sizing, skip } = await size(options, caps, before);
+  // Files in hand are worth keeping only inside a checkpoint that still makes the request smaller;
+  // a small session whose reads are most of what would be summarized compacts without them.
+  if (sizing !== undefined && options.workingSet !== undefined && sizing.estimate.tokens >= before.tokens) {
+    const { workingSet: _files, ...withoutFiles } = options;
+    ({ sizing, skip } = await size(withoutFiles, caps, before));
+  }
   if (sizing === undefined) {
     const plan = skip ?? { reason: 'nothing_to_compact' as const, message: 'there is nothing to compact' };
     emit({

@@ -104,8 +104,10 @@ describe('loadConfig', () => {
       contextTools: { checkpointNote: true, requestCompaction: true },
       compaction: { strategy: 'forge-state' },
       providerNative: { persist: false },
+      workingSet: { maxTokens: 32_000, maxFileTokens: 10_000, maxFiles: 8 },
     });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
+    expect(loaded.provenance['context.workingSet.maxTokens']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compaction.strategy']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compactAtRatio']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.checkpointNote']).toEqual({ source: 'default' });

@@ -1,4 +1,5 @@
 import { DEFAULT_CONTEXT_POLICY, type ContextMode, type ContextPolicy } from '@forge/core';
+import { DEFAULT_WORKING_SET_BUDGET, type WorkingSetBudget } from '@forge/core/checkpoint';
 import type { McpServerConfig } from '@forge/mcp/config';
 import {
   APPROVAL_PROFILES,
@@ -42,6 +43,8 @@ export interface ForgeConfig {
   readonly compaction: CompactionConfig;
   /** `context.providerNative`: whether provider-native compaction state is kept on disk. */
   readonly providerNative: { readonly persist: boolean };
+  /** `context.workingSet`: the bounds of the files a forge-state checkpoint keeps in hand. */
+  readonly workingSet: WorkingSetBudget;
 }
 
 export interface SandboxConfig {
@@ -115,6 +118,7 @@ const sandboxStrictness = (mode: SandboxModeName) => SANDBOX_MODES.length - SAND
 const floors = ['reservedOutputTokens', 'bufferTokens'] as const;
 /** Ceilings: a project may lower them, never raise them. */
 const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'compactAtRatio', 'compactTargetRatio', 'fallbackContextWindowTokens'] as const;
+const workingSetFields = ['maxTokens', 'maxFileTokens', 'maxFiles'] as const;
 
 function describe(provenance: ValueProvenance | undefined): string {
   if (provenance === undefined || provenance.source === 'default') return 'the default';
@@ -141,6 +145,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let mcpServers: readonly McpServerConfig[] = [];
   let compaction: CompactionConfig = { strategy: 'forge-state' };
   let persistNative = false;
+  const workingSet: { -readonly [K in keyof WorkingSetBudget]: number } = { ...DEFAULT_WORKING_SET_BUDGET };
   const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
   const prices: Record<string, PriceEntry> = {};
   const provenance: Record<string, ValueProvenance> = {};
@@ -154,6 +159,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   provenance['context.compaction.strategy'] = { source: 'default' };
   provenance['context.compaction.model'] = { source: 'default' };
   provenance['context.providerNative.persist'] = { source: 'default' };
+  for (const field of workingSetFields) provenance[`context.workingSet.${field}`] = { source: 'default' };
 
   for (const layer of layers) {
     const origin = (path: string): ValueProvenance => ({
@@ -291,6 +297,17 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
     // Offering a context tool gives the model more to do, so a project may turn one off but not on.
     tighten(contextTools, contextToolFields, (wanted: boolean, current: boolean) => wanted && !current, section);
     tighten(context, ceilings, (wanted, current) => wanted > current, section);
+    // More text in hand costs tokens on every request: a project may lower these bounds, not raise them.
+    for (const field of workingSetFields) {
+      const wanted = section.workingSet?.[field];
+      if (wanted === undefined) continue;
+      const path = `context.workingSet.${field}`;
+      if (isProject && wanted > workingSet[field]) refuse(path, String(wanted), String(workingSet[field]));
+      else {
+        workingSet[field] = wanted;
+        provenance[path] = origin(path);
+      }
+    }
   }
 
   return {
@@ -306,6 +323,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       contextTools,
       compaction,
       providerNative: { persist: persistNative },
+      workingSet,
     },
     provenance,
     warnings,

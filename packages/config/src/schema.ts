@@ -52,6 +52,16 @@ export const contextSectionSchema = z
       })
       .partial()
       .describe('How sessions compact: strategy and compactor model.'),
+    workingSet: z
+      .strictObject({
+        maxTokens: tokens.describe(
+          'Most tokens of file text a forge-state checkpoint keeps in hand; a compaction gives it a quarter of its target, at least 4000 (0 turns the working set off; default 32000).',
+        ),
+        maxFileTokens: tokens.describe('Most tokens of one file in hand: a larger file shows the region last read or edited (default 10000).'),
+        maxFiles: z.number().int().min(0).max(64).describe('Most files in hand, the most recently read or edited first (default 8).'),
+      })
+      .partial()
+      .describe('The files a forge-state checkpoint keeps in hand, read fresh from disk each time it is rendered.'),
     providerNative: z
       .strictObject({
         persist: z

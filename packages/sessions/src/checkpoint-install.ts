@@ -9,6 +9,9 @@ import {
   type CheckpointCaps,
   type CheckpointTranscriptEntry,
   type ContextCheckpoint,
+  type WorkingSetReader,
+  type WorkingSetRenderInput,
+  type WorkingSetShownFile,
 } from '@forge/core/checkpoint';
 import { checkpointIdOf, type BuiltCheckpoint } from '@forge/core/compaction';
 import { z } from 'zod';
@@ -63,14 +66,20 @@ export function resolveStoredCheckpoint(stored: StoredCheckpoint, transcript: re
 /**
  * The text the model is sent for an active checkpoint: the byte-stable view, with facts judged
  * against artifacts observed after the checkpoint was built (a file edited since makes the facts
- * that depend on it SUSPECT), overridden by `currentHashes` from the host; a Codex import's stored
- * view as it is.
+ * that depend on it SUSPECT), overridden by `currentHashes` from the host, and the files in hand
+ * shown with the text in `workingSet` (see `readWorkingSet`); a Codex import's stored view as it is.
  */
-export function renderActiveCheckpoint(active: ActiveCheckpoint, transcript: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS, currentHashes?: ArtifactHashes): string {
+export function renderActiveCheckpoint(
+  active: ActiveCheckpoint,
+  transcript: readonly CheckpointTranscriptEntry[],
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+  currentHashes?: ArtifactHashes,
+  workingSet?: WorkingSetRenderInput,
+): string {
   if (active.kind === 'codex-import') return active.view;
   const observed = observeArtifactHashes(transcript, active.checkpoint.source.messageCount);
   if (currentHashes !== undefined) for (const [uri, hash] of currentHashes) observed.set(uri, hash);
-  return renderCheckpointView(active.checkpoint, caps, observed);
+  return renderCheckpointView(active.checkpoint, caps, observed, workingSet);
 }
 
 /** The artifacts the checkpoint's facts depend on: what a host re-hashes so stale facts show SUSPECT. */
@@ -83,7 +92,13 @@ export function factDependencies(checkpoint: ContextCheckpoint): string[] {
  * disk. They override what the transcript last observed, so a file changed outside the agent makes
  * the facts that depend on it SUSPECT. `null` means the host could not hash it (deleted, unreadable).
  */
-export type ArtifactHashSource = (uris: readonly string[]) => Promise<ArtifactHashes>;
+export interface ArtifactHashSource {
+  (uris: readonly string[]): Promise<ArtifactHashes>;
+  /** Reads a checkpoint's files in hand from disk for its working set; without it the files are listed without text. */
+  readonly readFiles?: WorkingSetReader;
+  /** Told what each view sent to the model showed of the working set (the read ledger accepts those files). */
+  readonly workingSetSent?: (shown: readonly WorkingSetShownFile[]) => void;
+}
 
 /**
  * Installs a checkpoint as one transaction: validate it against the transcript → write its record

@@ -24,3 +24,4 @@ export {
   type ResolvedCheckpoint,
 } from './checkpoint-install.js';
 export { compactSession, createSessionContextManager, type SessionCompactionOptions, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';
+export { readWorkingSet, reportWorkingSetSent, workingSetFor, type FileTextRedaction } from './working-set-input.js';

@@ -10,7 +10,7 @@ import {
   type OpaqueProviderState,
   type TokenEstimate,
 } from '@forge/core';
-import { CHECKPOINT_CAPS, renderCheckpointView, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
+import { CHECKPOINT_CAPS, DEFAULT_WORKING_SET_BUDGET, renderCheckpointView, type CheckpointCaps, type CheckpointTranscriptEntry, type WorkingSetBudget } from '@forge/core/checkpoint';
 import {
   applyToolOutputProjection,
   compactTranscript,
@@ -18,6 +18,7 @@ import {
   type BuiltCheckpoint,
   type CompactionGuardLimits,
   type CompactionStrategySetting,
+  type CompactTranscriptOptions,
   type CompactTranscriptResult,
   type ContextManager,
   type CurrentCheckpointInfo,
@@ -28,6 +29,7 @@ import { budgetRequest, decideRequest } from '@forge/core/view';
 import { factDependencies, hashesOf, installCheckpoint, type ArtifactHashSource } from './checkpoint-install.js';
 import { MAIN_LANE, type OpaqueStateStore, type StoredCheckpoint, type SessionWriter } from '@forge/persistence';
 import type { SessionView } from './session-view.js';
+import { readWorkingSet, reportWorkingSetSent, type FileTextRedaction } from './working-set-input.js';
 
 /** How a session compacts (the CLI fills this from `context.compaction`). */
 export interface SessionCompactionOptions {
@@ -52,6 +54,11 @@ export interface SessionCompactionOptions {
   readonly requests?: 'latest' | 'all';
   /** Where provider-native states are kept across processes; without it they live as long as the session handle. */
   readonly opaqueStates?: OpaqueStateStore;
+  /**
+   * Bounds of the files a forge-state checkpoint keeps in hand (default `DEFAULT_WORKING_SET_BUDGET`;
+   * `maxTokens: 0` turns it off). The files are read only through an `ArtifactHashSource` that can read them.
+   */
+  readonly workingSet?: WorkingSetBudget;
 }
 
 /** What compaction needs of a session: its transcript, its current checkpoint, and a durable install. */
@@ -62,7 +69,8 @@ export interface CompactionSessionPort {
   /** The current checkpoint as planning needs it; undefined when there is none (or it is not usable). */
   current(): CurrentCheckpointInfo | undefined;
   readonly nativeStates: Map<string, OpaqueProviderState>;
-  readonly redact: (text: string) => string;
+  /** The session's redaction; `file` names the file a text was read from (for the files in hand). */
+  readonly redact: FileTextRedaction;
   /**
    * Mode `shadow`: the checkpoint `compact` would have installed by now (built and validated,
    * never installed), kept by the session in memory so shadow builds where compact would.
@@ -108,12 +116,23 @@ export interface RunCompactionInput {
   readonly checkpointChanged?: boolean;
   /** The checkpoint to build on; by default the session's current one. */
   readonly current?: CurrentCheckpointInfo;
+  /** Reads the files a forge-state checkpoint keeps in hand (its `readFiles`); without it there is no working set. */
+  readonly artifactHashes?: ArtifactHashSource;
+}
+
+/** What `compactTranscript` needs to keep files in hand, when the host can read them and the budget allows. */
+function workingSetSetting(input: RunCompactionInput): CompactTranscriptOptions['workingSet'] {
+  const budget = input.options.workingSet ?? DEFAULT_WORKING_SET_BUDGET;
+  const read = input.artifactHashes?.readFiles;
+  if (read === undefined || budget.maxTokens <= 0 || budget.maxFiles <= 0) return undefined;
+  return { budget, read, redact: input.port.redact };
 }
 
 /** One compaction of the session's stored transcript, installed durably (see `compactTranscript`). */
 export function compactSession(input: RunCompactionInput): Promise<CompactTranscriptResult> {
   const { port, options } = input;
   const current = input.current ?? port.current();
+  const workingSet = workingSetSetting(input);
   return compactTranscript({
     transcript: port.transcript(),
     protectedFrom: input.protectedFrom,
@@ -137,6 +156,7 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
     ...(input.checkpointChanged === true ? { checkpointChanged: true } : {}),
     ...(options.tailFloorTokens === undefined ? {} : { tailFloorTokens: options.tailFloorTokens }),
     ...(options.requests === undefined ? {} : { requests: options.requests }),
+    ...(workingSet === undefined ? {} : { workingSet }),
     install: (built) => installSessionCheckpoint(port, built, options),
   });
 }
@@ -181,6 +201,7 @@ export function createSessionContextManager(input: {
       ...(request.cacheReadTokens === undefined ? {} : { cacheReadTokens: request.cacheReadTokens }),
       ...(request.idleMs === undefined ? {} : { idleMs: request.idleMs }),
       ...(request.checkpointChanged === true ? { checkpointChanged: true } : {}),
+      ...(input.artifactHashes === undefined ? {} : { artifactHashes: input.artifactHashes }),
     });
   return {
     async fit(request) {
@@ -189,9 +210,11 @@ export function createSessionContextManager(input: {
       if (result.kind !== 'compacted' || !result.installed) return { kind: 'unchanged' };
       const { built } = result;
       const hashes = input.artifactHashes === undefined ? undefined : await hashesOf(factDependencies(built.checkpoint), input.artifactHashes);
+      const files = await readWorkingSet(built.checkpoint, input.artifactHashes, port.redact);
+      reportWorkingSetSent(input.artifactHashes, built.checkpoint, files);
       return {
         kind: 'compacted',
-        checkpoint: hashes === undefined ? built.view : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes),
+        checkpoint: hashes === undefined && files === undefined ? built.view : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes, files),
         checkpointId: built.id,
         coveredThrough: result.tailStart,
         history: result.history,
@@ -308,6 +331,7 @@ export async function compactBetweenTurns(input: {
       options.onEvent?.(event);
     },
     ...(focus === undefined || focus === '' ? {} : { focus }),
+    ...(options.artifactHashes === undefined ? {} : { artifactHashes: options.artifactHashes }),
   });
   return { outcome, events, transcriptMessages: port.writer.messages.length };
 }

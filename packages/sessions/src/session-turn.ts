@@ -12,7 +12,7 @@ import {
   type OpaqueProviderState,
   type RunResult,
 } from '@forge/core';
-import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
+import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry, type WorkingSetRenderInput } from '@forge/core/checkpoint';
 import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint, type ContextManager } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import {
@@ -30,7 +30,7 @@ import {
   type SessionWriter,
   type TraceWriter,
 } from '@forge/persistence';
-import { currentArtifactHashesFor, installCheckpoint, resolveStoredCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
+import { currentArtifactHashesFor, installCheckpoint, resolveStoredCheckpoint, type ArtifactHashSource, type ResolvedCheckpoint } from './checkpoint-install.js';
 import {
   compactBetweenTurns,
   createSessionContextManager,
@@ -44,6 +44,7 @@ import type { OpenSessionHandleOptions, SessionEngineTurnOptions, SessionTurnOpt
 import { discardRefusedState, NativeReplayWatch } from './native-replay.js';
 import { historyWithStaleReads } from './stale-history.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
+import { reportWorkingSetSent, workingSetFor } from './working-set-input.js';
 
 export type { OpenSessionHandleOptions, SessionEngineInput, SessionEngineTurnOptions, SessionTurnOptions, SessionTurnResult, SessionTurnWarning } from './session-turn-types.js';
 export type { SessionView, SessionViewCheckpoint, SessionViewOptions } from './session-view.js';
@@ -123,6 +124,15 @@ export class SessionHandle {
   }
 
   /**
+   * The current checkpoint's files in hand as `source` reads them now, redacted as this session
+   * redacts: what a render of its working set shows (`/checkpoint`, `/context`). Undefined when
+   * the checkpoint has no working set or `source` cannot read files.
+   */
+  readWorkingSet(source: ArtifactHashSource | undefined, caps?: CheckpointCaps): Promise<WorkingSetRenderInput | undefined> {
+    return workingSetFor(this.currentCheckpoint(caps), source, this.redactFileText);
+  }
+
+  /**
    * What the next turn would send: in mode `compact`, the current checkpoint's view and every
    * message after it; in the other modes, every message. Pure: the same transcript, checkpoint and
    * options give the same view.
@@ -152,12 +162,15 @@ export class SessionHandle {
     try {
       const compaction = options.compaction ?? {};
       await this.loadNativeState(compaction, options.model);
-      const currentHashes = await currentArtifactHashesFor(this.currentCheckpoint(compaction.caps), options.artifactHashes);
+      const resolved = this.currentCheckpoint(compaction.caps);
+      const currentHashes = await currentArtifactHashesFor(resolved, options.artifactHashes);
+      const workingSet = await workingSetFor(resolved, options.artifactHashes, this.redactFileText);
       const view = this.selectView({
         mode: 'compact',
         model: options.model,
         ...(compaction.caps === undefined ? {} : { caps: compaction.caps }),
         ...(currentHashes === undefined ? {} : { currentHashes }),
+        ...(workingSet === undefined ? {} : { workingSet }),
       });
       return await compactBetweenTurns({ port: this.compactionPort(), view, options, ...(options.preview === true ? { preview: true } : {}) });
     } finally {
@@ -341,6 +354,9 @@ export class SessionHandle {
     if (this.running) throw new InvalidInputError({ message: `Session ${this.id} is already running a turn or a compaction; wait for it to end.` });
   }
 
+  /** The session's redaction for the text of files in hand (a key file's name makes all of its base64 secret). */
+  private readonly redactFileText = (text: string, context?: { readonly file?: string }): string => this.redactor.redact(text, context);
+
   private compactionPort(): CompactionSessionPort {
     return {
       sessionId: this.id,
@@ -351,7 +367,7 @@ export class SessionHandle {
         return resolved?.ok === true ? { summarizedThrough: resolved.active.source.summarizedThrough, id: resolved.active.id } : undefined;
       },
       nativeStates: this.nativeStates,
-      redact: (text) => this.redactor.redact(text),
+      redact: this.redactFileText,
       shadow: this.shadow,
     };
   }
@@ -363,13 +379,18 @@ export class SessionHandle {
   private async turn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
     const { caps, onEvent, instructions, model } = options;
     const mode = options.mode ?? 'compact';
-    const currentHashes = mode === 'compact' ? await currentArtifactHashesFor(this.currentCheckpoint(caps), options.artifactHashes) : undefined;
+    const resolved = mode === 'compact' ? this.currentCheckpoint(caps) : undefined;
+    const currentHashes = await currentArtifactHashesFor(resolved, options.artifactHashes);
+    const workingSet = await workingSetFor(resolved, options.artifactHashes, this.redactFileText);
     const view = this.selectView({
       mode,
       model,
       ...(caps === undefined ? {} : { caps }),
       ...(currentHashes === undefined ? {} : { currentHashes }),
+      ...(workingSet === undefined ? {} : { workingSet }),
     });
+    const sentForge = view.checkpoint !== undefined && view.checkpoint.rebuiltFrom === undefined && resolved?.ok === true && resolved.active.kind === 'forge' ? resolved.active.checkpoint : undefined;
+    reportWorkingSetSent(options.artifactHashes, sentForge, workingSet);
     const snapshot = typeof instructions === 'function' ? await instructions() : instructions;
     const runId = assertSafeId(this.newRunId(), 'run id');
     const trace = await createTraceWriter(this.home, runId, { redactor: this.redactor });

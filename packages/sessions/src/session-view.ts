@@ -1,5 +1,13 @@
 import type { ContextMode, Message, OpaqueProviderState } from '@forge/core';
-import { type ArtifactHashes, CHECKPOINT_CAPS, observeArtifactHashes, renderCheckpointView, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
+import {
+  type ArtifactHashes,
+  CHECKPOINT_CAPS,
+  observeArtifactHashes,
+  renderCheckpointView,
+  type CheckpointCaps,
+  type CheckpointTranscriptEntry,
+  type WorkingSetRenderInput,
+} from '@forge/core/checkpoint';
 import { buildForgeState } from '@forge/core/compaction';
 import { selectViewRange, viewHistory, type RequestViewCheckpoint } from '@forge/core/view';
 import { renderActiveCheckpoint, resolveStoredCheckpoint, type ActiveCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
@@ -22,6 +30,8 @@ export interface SessionViewOptions {
    * transcript last observed when facts are judged VALID or SUSPECT.
    */
   readonly currentHashes?: ArtifactHashes;
+  /** The checkpoint's files in hand as read from disk now (see `readWorkingSet`), shown in its working set. */
+  readonly workingSet?: WorkingSetRenderInput;
 }
 
 /** The checkpoint in a view and where it came from (what `/checkpoint` and `forge context` show). */
@@ -92,13 +102,13 @@ function currentHashesAfter(input: SelectViewInput, messageCount: number): Map<s
 function base(input: SelectViewInput, active: ActiveCheckpoint, caps: CheckpointCaps): ViewBase {
   const after = active.source.tailStart;
   if (active.kind !== 'forge' || active.checkpoint.strategy !== 'provider-native') {
-    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes)) };
+    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes, input.workingSet)) };
   }
   const { opaque } = active.checkpoint;
   const state = input.nativeStates.get(opaque.itemHash);
   const bound = input.model !== undefined && input.model.provider === opaque.provider && input.model.modelId === opaque.modelId;
   if (bound && state !== undefined) {
-    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes)), nativeState: state };
+    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes, input.workingSet)), nativeState: state };
   }
   const rebuilt = buildForgeState({ transcript: input.transcript.slice(0, active.source.messageCount), tailStart: after, redact: input.redact, caps });
   const text = renderCheckpointView(rebuilt.checkpoint, caps, currentHashesAfter(input, active.source.messageCount));

@@ -3,10 +3,11 @@ import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoi
 import type { SessionTranscript } from '@forge/persistence';
 import { currentArtifactHashesFor, resolveStoredCheckpoint, type ArtifactHashSource, type ResolvedCheckpoint } from './checkpoint-install.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
+import { workingSetFor } from './working-set-input.js';
 
-export interface StoredSessionViewOptions extends Omit<SessionViewOptions, 'currentHashes'> {
+export interface StoredSessionViewOptions extends Omit<SessionViewOptions, 'currentHashes' | 'workingSet'> {
   readonly redact: (text: string) => string;
-  /** Re-hashes the files the checkpoint's facts depend on, so facts about files changed since show SUSPECT. */
+  /** Re-hashes the files the checkpoint's facts depend on, so facts about files changed since show SUSPECT, and reads its files in hand. */
   readonly artifactHashes?: ArtifactHashSource;
   /** Provider-native states the caller holds, by item hash (none by default). */
   readonly nativeStates?: ReadonlyMap<string, OpaqueProviderState>;
@@ -30,6 +31,7 @@ export async function viewOfStoredSession(transcript: SessionTranscript, options
   const entries = withRunIds(transcript.messages, transcript.runs);
   const resolved = transcript.checkpoint === undefined ? undefined : resolveStoredCheckpoint(transcript.checkpoint, entries, options.caps);
   const currentHashes = await currentArtifactHashesFor(resolved, artifactHashes);
+  const workingSet = options.mode === 'compact' ? await workingSetFor(resolved, artifactHashes, options.redact) : undefined;
   const view = selectSessionView({
     ...viewOptions,
     transcript: entries,
@@ -37,6 +39,7 @@ export async function viewOfStoredSession(transcript: SessionTranscript, options
     ...(resolved === undefined ? {} : { resolved }),
     nativeStates: nativeStates ?? new Map(),
     ...(currentHashes === undefined ? {} : { currentHashes }),
+    ...(workingSet === undefined ? {} : { workingSet }),
   });
   return { entries, resolved, view };
 }

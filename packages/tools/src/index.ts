@@ -16,7 +16,7 @@ export { HeadTailBuffer, type ProcessOutcome, type RunProcessOptions } from './r
 export { displayPath } from './display-path.js';
 export { DEFAULT_INSTRUCTION_FILE_BYTES, INSTRUCTIONS_FILE_NAME, loadInstructions, type LoadInstructionsOptions } from './instructions.js';
 export { changedLineCounts, diffLines, unifiedDiff, type DiffLine } from './line-diff.js';
-export { ReadLedger } from './read-ledger.js';
+export { ReadLedger, type WorkingSetSight } from './read-ledger.js';
 export { waitForRunningCommands } from './run-process.js';
 export { createEditFileTool, type EditFileToolOptions } from './tools/edit-file.js';
 export { createListFilesTool, type ListFilesToolOptions } from './tools/list-files.js';
@@ -39,3 +39,4 @@ export { BUBBLEWRAP_INSTALL_HINT } from './sandbox/bubblewrap.js';
 export { commandEnvironment, isWithheldVariable } from './sandbox/command-environment.js';
 export { DEFAULT_SANDBOX_SETTINGS, PROTECTED_WORKSPACE_ENTRIES, SANDBOX_ESCAPES, SANDBOX_MODES, type SandboxEscape, type SandboxMode, type SandboxSettings } from './sandbox/sandbox-settings.js';
 export { seatbeltProfile } from './sandbox/seatbelt.js';
+export { readWorkingSetFiles } from './working-set-files.js';

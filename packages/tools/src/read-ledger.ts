@@ -8,6 +8,7 @@ import type { JsonObject, Message } from '@forge/core';
  */
 export class ReadLedger {
   private readonly hashes = new Map<string, string>();
+  private shown = new Map<string, WorkingSetSight>();
 
   /** Rebuilds the ledger of a resumed session from the host-written metadata of its tool results. */
   static fromTranscript(messages: readonly Message[]): ReadLedger {
@@ -38,6 +39,22 @@ export class ReadLedger {
     return this.hashes.delete(path);
   }
 
+  /**
+   * Notes what the checkpoint's working set showed in the view just sent to the model, replacing
+   * what the previous view showed: each file with the hash of the content shown and, when only
+   * part was shown, which lines. `edit_file` accepts such a file as seen while its hash still
+   * matches (see {@link seenInWorkingSet}). The ledger of a new process gets it again from the
+   * first view that process sends, so a restart needs no re-read.
+   */
+  acceptWorkingSet(files: readonly WorkingSetSight[]): void {
+    this.shown = new Map(files.map((file) => [file.path, file]));
+  }
+
+  /** What the latest sent working set showed of `path`, or undefined when it showed none of it. */
+  seenInWorkingSet(path: string): WorkingSetSight | undefined {
+    return this.shown.get(path);
+  }
+
   /** How many paths are recorded. */
   get size(): number {
     return this.hashes.size;
@@ -47,6 +64,13 @@ export class ReadLedger {
   entries(): [path: string, sha256: string][] {
     return [...this.hashes.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
   }
+}
+
+/** A file a checkpoint's working set showed: its hash, and the lines shown (`null`: all of them). */
+export interface WorkingSetSight {
+  readonly path: string;
+  readonly sha256: string;
+  readonly region: { readonly startLine: number; readonly endLine: number } | null;
 }
 
 function seenHash(toolName: string, metadata: JsonObject): { path: string; sha256: string } | undefined {

@@ -1,9 +1,22 @@
 import { sha256Hex } from '@forge/core';
+import type { WorkingSetReader, WorkingSetShownFile } from '@forge/core/checkpoint';
+import type { ReadLedger } from './read-ledger.js';
 import { loadFile } from './text-file.js';
+import { readWorkingSetFiles } from './working-set-files.js';
 import { resolveWorkspacePath } from './workspace.js';
 
-/** Current hashes of artifact uris; `null` when the artifact is gone or cannot be read. */
-export type WorkspaceHashSource = (uris: readonly string[]) => Promise<Map<string, string | null>>;
+/**
+ * Current hashes of artifact uris (`null` when the artifact is gone or cannot be read), plus what
+ * a checkpoint's working set needs of the workspace: the current text of the files in hand, and
+ * where to report what a view sent to the model showed of them.
+ */
+export interface WorkspaceHashSource {
+  (uris: readonly string[]): Promise<Map<string, string | null>>;
+  /** Reads the files in hand from disk, confined to the workspace. */
+  readonly readFiles: WorkingSetReader;
+  /** The working set a view sent to the model showed; the read ledger accepts those files for `edit_file`. */
+  readonly workingSetSent: (shown: readonly WorkingSetShownFile[]) => void;
+}
 
 const FILE_SCHEME = 'file:';
 
@@ -31,16 +44,21 @@ export async function hashWorkspaceFile(root: string, requested: string): Promis
  * Current hashes of workspace files named by `file:` artifact uris, read from disk inside the
  * workspace's confinement, the way `read_file` loads them. A file that is gone, unreadable, not a
  * regular file, hard-linked, too large or outside the workspace maps to `null`: its facts show SUSPECT instead of staying VALID on an old
- * observation. Other uris are left to what the session observed.
+ * observation. Other uris are left to what the session observed. With `ledger`, the files a sent
+ * view's working set showed become editable without another read while their hash matches.
  */
-export function workspaceArtifactHashes(root: string): WorkspaceHashSource {
-  return async (uris) => {
-    const hashes = new Map<string, string | null>();
+export function workspaceArtifactHashes(root: string, options: { readonly ledger?: ReadLedger } = {}): WorkspaceHashSource {
+  const hashes = async (uris: readonly string[]) => {
+    const found = new Map<string, string | null>();
     for (const uri of uris) {
       if (!uri.startsWith(FILE_SCHEME)) continue;
       const hashed = await hashWorkspaceFile(root, uri.slice(FILE_SCHEME.length));
-      hashes.set(uri, hashed.status === 'current' ? hashed.hash : null);
+      found.set(uri, hashed.status === 'current' ? hashed.hash : null);
     }
-    return hashes;
+    return found;
   };
+  return Object.assign(hashes, {
+    readFiles: (paths: readonly string[]) => readWorkingSetFiles(root, paths),
+    workingSetSent: (shown: readonly WorkingSetShownFile[]) => options.ledger?.acceptWorkingSet(shown),
+  });
 }

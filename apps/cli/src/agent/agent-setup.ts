@@ -39,6 +39,8 @@ export interface AgentSetup {
   readonly tools: readonly Tool[];
   /** Which context tools the configuration allows (`context.checkpointNote`, `context.requestCompaction`). */
   readonly contextTools: ContextToolSettings;
+  /** What the built-in tools have seen of each file this process: `edit_file` needs it, and a sent checkpoint's working set adds to it. */
+  readonly ledger: ReadLedger;
   readonly approvals: SessionApprovalGate;
   /**
    * What a run with `model` and `context` offers the model: `tools`, the context tools its session
@@ -124,7 +126,8 @@ export async function prepareAgent(options: {
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
   const sandbox = configuredSandbox({ root, config, io });
-  const builtIn = createWorkspaceTools({ root, ledger: new ReadLedger(), sandbox });
+  const ledger = new ReadLedger();
+  const builtIn = createWorkspaceTools({ root, ledger, sandbox });
   const approvals = createApprovalGate({
     profile: config.approval.profile,
     sandbox: sandbox.status,
@@ -157,6 +160,7 @@ export async function prepareAgent(options: {
     model,
     tools,
     contextTools,
+    ledger,
     approvals,
     surface: async (session, surfaceModel = model, policy = config.context) =>
       session === undefined

@@ -1,6 +1,6 @@
 import { workspaceArtifactHashes } from '@forge/tools';
 import { withRunIds } from '@forge/core/checkpoint';
-import { currentArtifactHashesFor, renderActiveCheckpoint, resolveStoredCheckpoint } from '@forge/sessions';
+import { currentArtifactHashesFor, renderActiveCheckpoint, resolveStoredCheckpoint, workingSetFor } from '@forge/sessions';
 import { resolveConfiguredModel } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { ExitCode } from '../exit-codes.js';
@@ -13,7 +13,8 @@ import type { CommandInvocation } from './command.js';
 
 /**
  * `forge checkpoint show (--session <id> | --last) [--json]`: the session's current checkpoint
- * as the model is sent it (the rendered view, with facts judged against the workspace's files as they are now)
+ * as the model is sent it (the rendered view, with facts judged against the workspace's files as they are now
+ * and the files in hand read from disk now)
  * and where it came from: strategy, the messages it summarizes with their hash, whether the next
  * turn's mode sends it and what follows it verbatim, when it was recorded, its size in the
  * configured model's tokens. Reads without a lock and writes nothing.
@@ -24,8 +25,10 @@ export async function execute({ options, io }: CommandInvocation<CheckpointShowO
   const entries = withRunIds(session.messages, session.runs);
   const resolved = session.checkpoint === undefined ? undefined : resolveStoredCheckpoint(session.checkpoint, entries);
   const root = session.workspaceRoot ?? (await resolveWorkspaceRoot(io.cwd, options.cwd));
-  const currentHashes = await currentArtifactHashesFor(resolved, workspaceArtifactHashes(root));
-  const view = resolved?.ok === true ? renderActiveCheckpoint(resolved.active, entries, undefined, currentHashes) : undefined;
+  const workspace = workspaceArtifactHashes(root);
+  const currentHashes = await currentArtifactHashesFor(resolved, workspace);
+  const workingSet = await workingSetFor(resolved, workspace, (text, context) => settings.redactor.redact(text, context));
+  const view = resolved?.ok === true ? renderActiveCheckpoint(resolved.active, entries, undefined, currentHashes, workingSet) : undefined;
   const { model, config } = await resolveConfiguredModel({ io, globals: options, purpose: 'measure' });
   const subject: CheckpointSubject = {
     sessionId: session.id,

@@ -43,7 +43,11 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
         // --no-session stores nothing: calibration then only lives for this process.
         if (session === undefined) return { result: await runAgent(options), warnings: [] };
         try {
-          const stored = await session.runTurn({ ...options, artifactHashes: workspaceArtifactHashes(setup.root), compaction: { ...(await setup.compaction()), ...surface.compaction } });
+          const stored = await session.runTurn({
+            ...options,
+            artifactHashes: workspaceArtifactHashes(setup.root, { ledger: setup.ledger }),
+            compaction: { ...(await setup.compaction()), ...surface.compaction },
+          });
           return { result: stored.result, warnings: stored.warnings };
         } finally {
           await setup.calibration.flush();

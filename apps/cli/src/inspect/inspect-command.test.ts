@@ -189,6 +189,7 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
       '            3  completed  forge-state      5,200  13,100 → 7,900  9f2c41d07be3',
       '            5  failed     forge-state          —               —  —             no progress: reclaimed 300 tokens, less than the 8,000 minimum',
     ]);
+    expect(stdout).toContain('\nfiles in hand after the compaction before step 3: README.md\n');
     expect(stdout).toContain('Limit and guard stops\n  step  kind   reason\n     5  guard  The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)\n');
   });
 
@@ -205,6 +206,7 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
       tokensAfter: 7900,
       checkpointHash: COMPACTION_CHECKPOINT_HASH,
       checkpointId: 'checkpoint_1',
+      filesInHand: ['README.md'],
     });
     expect(run?.budget[2]).toMatchObject({
       step: 3,

@@ -102,7 +102,15 @@ function compactionsTable(run: RunReport): string {
     ['reason', false],
   ];
   const more = run.compactionsNotListed > 0 ? `<p class="muted">${formatCount(run.compactionsNotListed)} more are not listed.</p>` : '';
-  return table(headers, rows, 'compactions-table') + more;
+  const inHand = run.compactions
+    .filter((compaction) => compaction.filesInHand !== undefined)
+    .map(
+      (compaction) =>
+        `<p class="files-in-hand">Files in hand after the compaction before step ${compaction.beforeStep}: ${
+          compaction.filesInHand?.length === 0 ? 'none' : (compaction.filesInHand ?? []).map((path) => `<code>${escapeHtml(path)}</code>`).join(', ')
+        }</p>`,
+    );
+  return table(headers, rows, 'compactions-table') + more + inHand.join('');
 }
 
 function stopsTable(run: RunReport): string {

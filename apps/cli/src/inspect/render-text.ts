@@ -84,7 +84,21 @@ function compactionsSection(run: RunReport, style: Style): string[] {
     { header: 'reason' },
   ];
   const total = run.compactions.length + run.compactionsNotListed;
-  return [style.bold(`Compactions (${formatCount(total)})`), ...formatTable({ columns, rows, paintHeader: style.dim }), ...moreLine(total - rows.length, style)];
+  return [
+    style.bold(`Compactions (${formatCount(total)})`),
+    ...formatTable({ columns, rows, paintHeader: style.dim }),
+    ...moreLine(total - rows.length, style),
+    ...filesInHandLines(run.compactions.slice(0, LISTED_IN_TEXT), style),
+  ];
+}
+
+/** One line per listed compaction that kept files in hand: which ones, most recent first. */
+function filesInHandLines(compactions: RunReport['compactions'], style: Style): string[] {
+  return compactions.flatMap((compaction) =>
+    compaction.filesInHand === undefined
+      ? []
+      : [`${style.dim(`files in hand after the compaction before step ${compaction.beforeStep}:`)} ${compaction.filesInHand.length === 0 ? 'none' : compaction.filesInHand.join(', ')}`],
+  );
 }
 
 function stopsSection(run: RunReport, style: Style): string[] {

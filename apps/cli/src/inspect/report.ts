@@ -170,6 +170,8 @@ export interface CompactionRow {
   readonly tokensAfter?: number;
   readonly checkpointHash?: string;
   readonly checkpointId?: string;
+  /** The files the new forge-state checkpoint holds in hand (its working set), most recent first. */
+  readonly filesInHand?: readonly string[];
   readonly reason?: string;
 }
 

@@ -195,6 +195,7 @@ export function compactionRunEvents(): EventBody[] {
       tokensAfter: 7900,
       checkpointHash: COMPACTION_CHECKPOINT_HASH,
       checkpointId: 'checkpoint_1',
+      filesInHand: ['README.md'],
     },
     budgeted(3, { ...fixed, history: 800, checkpoint: 1100, continuation: 3500 }),
     { type: 'model.step.started', step: 3 },

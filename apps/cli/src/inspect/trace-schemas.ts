@@ -136,6 +136,7 @@ function eventSchemas(lenient: boolean) {
       tokensAfter: optionalNumber,
       checkpointHash: optionalText,
       checkpointId: optionalText,
+      filesInHand: optional(z.array(z.string())),
       error: optional(errorSummary),
     }),
   };

@@ -110,13 +110,14 @@ export class ReplSession {
 
   /**
    * The current checkpoint and its rendered view (`/checkpoint`), facts judged against the files
-   * `artifactHashes` reports; undefined when there is none.
+   * `artifactHashes` reports and files in hand read through it; undefined when there is none.
    */
   async checkpoint(artifactHashes: ArtifactHashSource): Promise<{ readonly resolved: ResolvedCheckpoint; readonly view: string | undefined } | undefined> {
     const resolved = this.handle.currentCheckpoint();
     if (resolved === undefined) return undefined;
     const currentHashes = await currentArtifactHashesFor(resolved, artifactHashes);
-    return { resolved, view: resolved.ok ? renderActiveCheckpoint(resolved.active, this.handle.entries(), undefined, currentHashes) : undefined };
+    const workingSet = await this.handle.readWorkingSet(artifactHashes);
+    return { resolved, view: resolved.ok ? renderActiveCheckpoint(resolved.active, this.handle.entries(), undefined, currentHashes, workingSet) : undefined };
   }
 
   /**
@@ -126,7 +127,8 @@ export class ReplSession {
    */
   async nextView(model: { readonly provider: string; readonly modelId: string }, mode: ContextMode, artifactHashes: ArtifactHashSource): Promise<SessionView> {
     const currentHashes = await currentArtifactHashesFor(this.handle.currentCheckpoint(), artifactHashes);
-    return this.handle.selectView({ mode, model, ...(currentHashes === undefined ? {} : { currentHashes }) });
+    const workingSet = mode === 'compact' ? await this.handle.readWorkingSet(artifactHashes) : undefined;
+    return this.handle.selectView({ mode, model, ...(currentHashes === undefined ? {} : { currentHashes }), ...(workingSet === undefined ? {} : { workingSet }) });
   }
 
   get resumed(): boolean {

@@ -39,7 +39,7 @@ export const SESSION_CHECKPOINT_OPTIONS = { requests: 'all' } as const satisfies
  * plain text, and the user no longer wants them kept.
  */
 export async function sessionCompaction(input: {
-  readonly config: Pick<ForgeConfig, 'compaction' | 'providerNative'>;
+  readonly config: Pick<ForgeConfig, 'compaction' | 'providerNative' | 'workingSet'>;
   readonly forgeHome: string;
   readonly redactor: Redactor;
   readonly strategy: CompactionStrategySetting;
@@ -47,5 +47,5 @@ export async function sessionCompaction(input: {
   const persist = input.config.providerNative.persist;
   const opaqueStates = new OpaqueStateStore({ directory: nativeStateDirectory(input.forgeHome), persist, redactor: input.redactor });
   if (!persist) await opaqueStates.clearAll();
-  return { ...SESSION_CHECKPOINT_OPTIONS, strategy: input.strategy, opaqueStates };
+  return { ...SESSION_CHECKPOINT_OPTIONS, strategy: input.strategy, opaqueStates, workingSet: input.config.workingSet };
 }

@@ -11,6 +11,7 @@ import { finishHostState } from './host-state.js';
 import { capMemory } from './memory-apply.js';
 import { replayMemory } from './memory-replay.js';
 import { statedConstraintRecords } from './user-requests.js';
+import { selectWorkingSet, type WorkingSetLimits } from './working-set.js';
 import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ConstraintRecord, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
 
 export interface BuildForgeStateCheckpointInput {
@@ -30,6 +31,11 @@ export interface BuildForgeStateCheckpointInput {
    * itself (the Codex engine, an import), where no `checkpoint_note` recorded them.
    */
   readonly requests?: 'latest' | 'all';
+  /**
+   * Keep the files the agent read or edited most recently in hand (`workingSet`), within these
+   * limits; without it the checkpoint has no working set.
+   */
+  readonly workingSet?: WorkingSetLimits;
 }
 
 function assertSafeTailStart(messages: readonly Message[], tailStart: number): void {
@@ -149,6 +155,7 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
     digest: buildDigest(input.transcript, input.tailStart, caps, input.redact, requests === 'all' ? quotedRequests(state, input.tailStart) : new Set()),
     estimatedTokens: 0,
     safetyLabels: [...CHECKPOINT_SAFETY_LABELS],
+    ...(input.workingSet === undefined ? {} : { workingSet: selectWorkingSet(input.transcript, input.workingSet, input.redact) }),
   };
   return checkpoint;
 }

@@ -26,3 +26,14 @@ export { observeArtifactHashes, type ArtifactHashes } from './staleness.js';
 export { buildForgeStateCheckpoint, checkpointHash, checkpointMatchesTranscript } from './build.js';
 export { renderCheckpointView } from './view.js';
 export { validateCheckpoint } from './validate.js';
+export {
+  DEFAULT_WORKING_SET_BUDGET,
+  workingSetLimitsFor,
+  workingSetShown,
+  type WorkingSetBudget,
+  type WorkingSetContents,
+  type WorkingSetFileContent,
+  type WorkingSetReader,
+  type WorkingSetRenderInput,
+  type WorkingSetShownFile,
+} from './working-set.js';

@@ -179,6 +179,29 @@ export const checkpointSourceSchema = z
   })
   .strict();
 
+/** 1-based inclusive line range of a file. */
+export const lineRegionSchema = z
+  .object({ startLine: z.number().int().min(1), endLine: z.number().int().min(1) })
+  .strict()
+  .refine((region) => region.endLine >= region.startLine, { message: 'endLine must not be before startLine' });
+
+/** A file in hand: the latest read or edit of it, and the part it covered (`null`: the whole file). */
+export const workingSetFileSchema = z.object({ path: z.string().min(1), hash: sha256HexSchema.nullable(), region: lineRegionSchema.nullable(), seq: seqSchema }).strict();
+
+/**
+ * The files the agent worked on most recently, most recent first, with the bounds they are
+ * rendered in. The text itself is never stored: it is read from disk each time the view is rendered.
+ */
+export const workingSetSchema = z
+  .object({
+    /** Characters of file text the section may show in all. */
+    maxChars: z.number().int().min(0),
+    /** Characters of one file's text; a larger file shows the region last read or edited. */
+    maxFileChars: z.number().int().min(0),
+    files: z.array(workingSetFileSchema),
+  })
+  .strict();
+
 const checkpointBaseShape = {
   schemaVersion: z.literal(1),
   source: checkpointSourceSchema,
@@ -189,7 +212,7 @@ const checkpointBaseShape = {
 };
 
 export const contextCheckpointSchema = z.discriminatedUnion('strategy', [
-  z.object({ ...checkpointBaseShape, strategy: z.literal('forge-state'), digest: checkpointDigestSchema }).strict(),
+  z.object({ ...checkpointBaseShape, strategy: z.literal('forge-state'), digest: checkpointDigestSchema, workingSet: workingSetSchema.optional() }).strict(),
   z.object({ ...checkpointBaseShape, strategy: z.literal('model-structured'), structured: structuredSummarySchema }).strict(),
   z.object({ ...checkpointBaseShape, strategy: z.literal('provider-native'), opaque: opaqueReferenceSchema }).strict(),
 ]);
@@ -217,6 +240,9 @@ export type CheckpointDigest = z.infer<typeof checkpointDigestSchema>;
 export type StructuredSummary = z.infer<typeof structuredSummarySchema>;
 export type OpaqueReference = z.infer<typeof opaqueReferenceSchema>;
 export type CheckpointSource = z.infer<typeof checkpointSourceSchema>;
+export type LineRegion = z.infer<typeof lineRegionSchema>;
+export type WorkingSetFile = z.infer<typeof workingSetFileSchema>;
+export type WorkingSet = z.infer<typeof workingSetSchema>;
 export type ContextCheckpoint = z.infer<typeof contextCheckpointSchema>;
 export type CheckpointStrategy = ContextCheckpoint['strategy'];
 export type ForgeStateCheckpoint = Extract<ContextCheckpoint, { strategy: 'forge-state' }>;

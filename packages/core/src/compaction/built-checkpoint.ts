@@ -3,6 +3,7 @@ import type { CheckpointCaps } from '../checkpoint/caps.js';
 import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
 import type { ContextCheckpoint, ForgeStateCheckpoint, ModelStructuredCheckpoint, ProviderNativeCheckpoint, StructuredSummary } from '../checkpoint/schema.js';
 import { renderCheckpointView } from '../checkpoint/view.js';
+import type { WorkingSetRenderInput } from '../checkpoint/working-set.js';
 import { describeOpaqueState, type OpaqueProviderState } from '../model/opaque-state.js';
 
 /** A checkpoint ready to install: the value, its id and hash, and the view the next request sends. */
@@ -26,9 +27,10 @@ export function checkpointIdOf(hash: string): string {
  * Renders, hashes and names a checkpoint. `viewTokens` is what the model adapter counted for the
  * rendered view (`estimatedTokens`; 0 until the checkpoint has been measured, see
  * {@link withViewTokens}). The view does not show the count, so measuring never changes it.
+ * `workingSet`: the current text of the files in hand, which the view shows.
  */
-export function finishCheckpoint(checkpoint: ContextCheckpoint, caps: CheckpointCaps, nativeState?: OpaqueProviderState, viewTokens = 0): BuiltCheckpoint {
-  const view = renderCheckpointView(checkpoint, caps);
+export function finishCheckpoint(checkpoint: ContextCheckpoint, caps: CheckpointCaps, nativeState?: OpaqueProviderState, viewTokens = 0, workingSet?: WorkingSetRenderInput): BuiltCheckpoint {
+  const view = renderCheckpointView(checkpoint, caps, undefined, workingSet);
   const sized = { ...checkpoint, estimatedTokens: viewTokens } as ContextCheckpoint;
   const hash = checkpointHash(sized);
   return { checkpoint: sized, id: checkpointIdOf(hash), hash, view, ...(nativeState === undefined ? {} : { nativeState }) };
@@ -55,8 +57,9 @@ export function buildForgeState(input: {
   return finishCheckpoint(buildForgeStateCheckpoint({ transcript, tailStart, redact, caps, ...(requests === undefined ? {} : { requests }) }), caps);
 }
 
-function withoutDigest(base: ForgeStateCheckpoint): Omit<ForgeStateCheckpoint, 'digest' | 'strategy'> {
-  const { digest: _digest, strategy: _strategy, ...rest } = base;
+/** The parts of a forge-state checkpoint every strategy shares (the working set is forge-state's own). */
+function withoutDigest(base: ForgeStateCheckpoint): Omit<ForgeStateCheckpoint, 'digest' | 'strategy' | 'workingSet'> {
+  const { digest: _digest, strategy: _strategy, workingSet: _workingSet, ...rest } = base;
   return rest;
 }
 

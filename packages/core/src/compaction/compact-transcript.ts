@@ -10,7 +10,9 @@ import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter
 import { formatDollars } from '../pricing/format.js';
 import { summarizeError } from '../run/error-summary.js';
 import { budgetOfEstimate } from '../view/request-view.js';
-import { buildForgeState, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
+import { buildForgeStateCheckpoint } from '../checkpoint/build.js';
+import { filesInHand, workingSetLimitsFor, type WorkingSetBudget, type WorkingSetReader, type WorkingSetRenderInput } from '../checkpoint/working-set.js';
+import { finishCheckpoint, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import { compactorCost, runStrategy, type CompactionStrategySetting, type CompactorCost } from './strategies.js';
 import { compactionRequired, type CostGateDecision } from './cost-gate.js';
 import { evaluateCompactionGate } from './priced-cost-gate.js';
@@ -59,6 +61,16 @@ export interface CompactTranscriptOptions {
   readonly tailFloorTokens?: number;
   /** Which user requests a checkpoint keeps: the latest (default) or all, with the constraints stated in them. */
   readonly requests?: 'latest' | 'all';
+  /**
+   * Keep the files the agent worked on in hand (forge-state checkpoints): the configured budget,
+   * of which the compaction gives the working set its share of the target (`workingSetLimitsFor`),
+   * and the host's reader of their current text, so the view is sized with the text it will send.
+   */
+  readonly workingSet?: {
+    readonly budget: WorkingSetBudget;
+    readonly read: WorkingSetReader;
+    readonly redact?: WorkingSetRenderInput['redact'];
+  };
   /** Makes a checkpoint durable (validate → persist happens here); throws when it could not. */
   readonly install: (built: BuiltCheckpoint) => Promise<void>;
 }
@@ -133,6 +145,8 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
   const messageTokens = await options.model.countMessageTokens(messages.slice(summarizedThrough, end));
   let sizing: Sizing | undefined;
   let skip: Extract<CompactionPlan, { kind: 'skip' }> | undefined;
+  const limits = options.workingSet === undefined ? undefined : workingSetLimitsFor(options.workingSet.budget, budgetOf(options, before).compactTargetTokens);
+  let files: WorkingSetRenderInput | undefined;
   for (const tailBudgetTokens of budgets) {
     const plan = planCompaction({
       messages,
@@ -146,13 +160,17 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
       continue;
     }
     if (sizing !== undefined && plan.tailStart === sizing.plan.tailStart) continue;
-    const unmeasured = buildForgeState({
+    const checkpoint = buildForgeStateCheckpoint({
       transcript: options.transcript,
       tailStart: plan.tailStart,
       redact: options.redact,
       caps,
       ...(options.requests === undefined ? {} : { requests: options.requests }),
+      ...(limits === undefined ? {} : { workingSet: limits }),
     });
+    // The files in hand come from the whole transcript, the same for every tail: read them once.
+    files ??= await readFilesInHand(options, checkpoint);
+    const unmeasured = finishCheckpoint(checkpoint, caps, undefined, 0, files);
     const request = withCheckpoint(options.request, unmeasured, historyAfter(options, unmeasured, plan.tailStart));
     const sized = await estimate(request);
     const budget = budgetOf(options, sized);
@@ -163,6 +181,20 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
     if (fits && sized.tokens <= budget.compactTargetTokens) break;
   }
   return { ...(sizing === undefined ? {} : { sizing }), ...(skip === undefined ? {} : { skip }) };
+}
+
+/** The current text of a checkpoint's files in hand, read by the host, for rendering its view. */
+async function readFilesInHand(options: CompactTranscriptOptions, checkpoint: ForgeStateCheckpoint): Promise<WorkingSetRenderInput | undefined> {
+  const setting = options.workingSet;
+  if (setting === undefined || checkpoint.workingSet === undefined) return undefined;
+  const paths = checkpoint.workingSet.files.map((file) => file.path);
+  let contents: WorkingSetRenderInput['contents'];
+  try {
+    contents = paths.length === 0 ? new Map() : await setting.read(paths);
+  } catch {
+    contents = new Map(paths.map((path) => [path, { kind: 'unreadable', reason: 'the host could not read it' }]));
+  }
+  return { contents, redact: setting.redact ?? options.redact };
 }
 
 /** Why the gate declined, in the numbers it decided on. */
@@ -196,7 +228,13 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   const estimate = options.estimate ?? ((request: ModelRequest) => options.model.estimateRequestTokens(request));
   const before = options.before ?? (await estimate(options.request));
   const { step, trigger, emit } = options;
-  const { sizing, skip } = await size(options, caps, before);
+  let { sizing, skip } = await size(options, caps, before);
+  // Files in hand are worth keeping only inside a checkpoint that still makes the request smaller;
+  // a small session whose reads are most of what would be summarized compacts without them.
+  if (sizing !== undefined && options.workingSet !== undefined && sizing.estimate.tokens >= before.tokens) {
+    const { workingSet: _files, ...withoutFiles } = options;
+    ({ sizing, skip } = await size(withoutFiles, caps, before));
+  }
   if (sizing === undefined) {
     const plan = skip ?? { reason: 'nothing_to_compact' as const, message: 'there is nothing to compact' };
     emit({
@@ -397,6 +435,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     checkpointId: chosen.id,
     checkpointHash: chosen.hash,
     viewTokens: chosenEstimate.categories.checkpoint,
+    ...(chosen.checkpoint.strategy === 'forge-state' && chosen.checkpoint.workingSet !== undefined ? { filesInHand: filesInHand(chosen.checkpoint.workingSet) } : {}),
     ...(outcome.failures.length === 0 ? {} : { fallbackFrom: options.strategy.kind }),
     ...(costGate === undefined ? {} : { costGate }),
     ...(options.focus === undefined ? {} : { focus: options.focus }),

@@ -74,6 +74,8 @@ export type ContextCompactionCompletedEvent = {
   readonly projectedOutputs?: number;
   /** Their tool call ids, so a session can keep sending them projected on later turns. */
   readonly projectedToolCallIds?: readonly string[];
+  /** Workspace-relative paths of the files the new forge-state checkpoint holds in hand (its working set), most recent first. */
+  readonly filesInHand?: readonly string[];
   /** The strategy that failed before this one was used instead. */
   readonly fallbackFrom?: CompactionStrategyName;
   readonly costGate?: CostGateDecision;

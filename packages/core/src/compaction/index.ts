@@ -1,6 +1,6 @@
 /* `@forge/core/compaction`: turning a transcript into a checkpoint, and the pieces a session wires into `runAgent`. */
 export { buildForgeState, checkpointIdOf, withStructuredSummary, type BuiltCheckpoint } from './built-checkpoint.js';
-export { compactTranscript, type CompactTranscriptResult, type CurrentCheckpointInfo } from './compact-transcript.js';
+export { compactTranscript, type CompactTranscriptOptions, type CompactTranscriptResult, type CurrentCheckpointInfo } from './compact-transcript.js';
 export { compactorRequest, parseCompactorReply } from './compactor-model.js';
 export type { ContextManager, FitRequest } from './context-manager.js';
 export type { CompactionGuardLimits } from './guard.js';

@@ -105,7 +105,7 @@ describe('edit_file replace and rewrite', () => {
     const result = await call(edit, { path: 'a.ts', mode: 'replace', old: 'price = 10', new: 'price = $&11' });
     const after = 'const price = $&11;\nconst tax = 2;\n';
     expect(result.output).toEqual({ type: 'text', value: 'Replaced 1 occurrence in "a.ts".' });
-    expect(result.metadata).toEqual({ path: 'a.ts', sha256Before: sha256Hex(before), sha256After: sha256Hex(after) });
+    expect(result.metadata).toEqual({ path: 'a.ts', sha256Before: sha256Hex(before), sha256After: sha256Hex(after), startLine: 1, endLine: 1 });
     expect(await contentOf(root, 'a.ts')).toBe(after);
     expect(ledger.hashOf('a.ts')).toBe(sha256Hex(after));
   });

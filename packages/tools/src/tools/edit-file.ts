@@ -79,7 +79,7 @@ export function createEditFileTool(options: EditFileToolOptions): Tool {
       const sha256After = sha256Hex(plan.updated);
       options.ledger.record(plan.target.relative, sha256After);
       return {
-        ...text(plan.message, { path: plan.target.relative, sha256Before: plan.sha256Before, sha256After }),
+        ...text(plan.message, { path: plan.target.relative, sha256Before: plan.sha256Before, sha256After, ...plan.region }),
         summary: `edited ${plan.target.relative} ${lineCounts(plan.before, plan.updated)}`,
       };
     },
@@ -98,6 +98,8 @@ type EditPlan =
       readonly sha256Before: string;
       readonly fileMode: number;
       readonly message: string;
+      /** Lines of the updated file the replacement wrote (1-based, inclusive); absent for a rewrite. */
+      readonly region?: { readonly startLine: number; readonly endLine: number };
     };
 
 function refused(message: string): EditPlan {
@@ -161,16 +163,25 @@ async function planChange(options: EditFileToolOptions, target: WorkspacePath, r
 
   const sha256Before = sha256Hex(loaded.bytes);
   const seen = options.ledger.hashOf(target.relative);
-  if (seen === undefined) {
-    return refused(`edit_file refused: "${request.path}" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.`);
-  }
-  if (seen !== sha256Before) {
+  // A file the checkpoint's working set showed as it is now counts as seen; a region shown, only for edits inside it.
+  const sight = seen === sha256Before ? undefined : options.ledger.seenInWorkingSet(target.relative);
+  const shownRegion = sight?.sha256 === sha256Before ? sight.region : undefined;
+  if (seen !== sha256Before && shownRegion === undefined) {
+    if (seen === undefined && sight === undefined) {
+      return refused(`edit_file refused: "${request.path}" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.`);
+    }
     return refused(`edit_file refused: "${request.path}" changed since you last read it. Call read_file again to see its current content, then retry the edit against that.`);
   }
+  const partOnly = shownRegion === undefined || shownRegion === null ? undefined : shownRegion;
 
   const before = loaded.bytes.toString('utf8');
   const change = { kind: 'change', target, before, sha256Before, fileMode: loaded.mode & 0o7777 } as const;
   if (request.mode !== 'replace') {
+    if (partOnly !== undefined) {
+      return refused(
+        `edit_file refused: the working set showed only lines ${partOnly.startLine}-${partOnly.endLine} of "${request.path}", so it cannot be rewritten whole. Call read_file on it without a line range first.`,
+      );
+    }
     const updated = request.content ?? '';
     return { ...change, updated, message: `Rewrote "${target.relative}" (${formatBytes(Buffer.byteLength(updated))}).` };
   }
@@ -185,8 +196,46 @@ async function planChange(options: EditFileToolOptions, target: WorkspacePath, r
   if (count > 1 && request.all !== true) {
     return refused(`The text to replace occurs ${count} times in "${request.path}"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.`);
   }
-  const updated = request.all === true ? before.split(old).join(request.new ?? '') : replaceFirst(before, old, request.new ?? '');
-  return { ...change, updated, message: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in "${target.relative}".` };
+  if (partOnly !== undefined && !occurrencesWithin(before, old, request.all === true ? count : 1, partOnly)) {
+    return refused(
+      `edit_file refused: the text to replace in "${request.path}" is not all inside lines ${partOnly.startLine}-${partOnly.endLine}, the part the working set showed. ` +
+        'Call read_file on the lines you change (or the whole file), then retry the edit.',
+    );
+  }
+  const replacement = request.new ?? '';
+  const updated = request.all === true ? before.split(old).join(replacement) : replaceFirst(before, old, replacement);
+  const region = replacedRegion(before, updated, old, replacement, request.all === true ? count : 1);
+  return { ...change, updated, region, message: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in "${target.relative}".` };
+}
+
+/**
+ * The lines of the updated file from the first replacement's first line to the last one's last
+ * line: the region the edit changed, which a checkpoint keeps in hand.
+ */
+function replacedRegion(before: string, updated: string, old: string, replacement: string, replaced: number): { startLine: number; endLine: number } {
+  const first = before.indexOf(old);
+  let last = first;
+  for (let seen = 1; seen < replaced; seen += 1) last = before.indexOf(old, last + old.length);
+  // Every earlier replacement moved the last one by the difference in length.
+  const end = last + (replaced - 1) * (replacement.length - old.length) + replacement.length;
+  const lineAt = (index: number): number => countOccurrences(updated.slice(0, index), '\n') + 1;
+  const startLine = lineAt(first);
+  return { startLine, endLine: Math.max(startLine, lineAt(Math.max(first, end - 1))) };
+}
+
+/** True when each of the first `replaced` occurrences of `old` in `text` starts and ends inside `region`'s lines. */
+function occurrencesWithin(text: string, old: string, replaced: number, region: { readonly startLine: number; readonly endLine: number }): boolean {
+  let line = 1;
+  let scanned = 0;
+  const lineAt = (index: number): number => {
+    line += countOccurrences(text.slice(scanned, index), '\n');
+    scanned = index;
+    return line;
+  };
+  for (let index = text.indexOf(old), seen = 0; index !== -1 && seen < replaced; index = text.indexOf(old, index + old.length), seen += 1) {
+    if (lineAt(index) < region.startLine || lineAt(index + old.length - 1) > region.endLine) return false;
+  }
+  return true;
 }
 
 function countOccurrences(haystack: string, needle: string): number {

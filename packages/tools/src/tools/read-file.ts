@@ -1,4 +1,4 @@
-import { sha256Hex, type Tool } from '@forge/core';
+import { sha256Hex, type JsonObject, type Tool } from '@forge/core';
 import { z } from 'zod';
 import type { ReadLedger } from '../read-ledger.js';
 import { formatBytes, isBinary, loadFile, unloadedFileText } from '../text-file.js';
@@ -61,7 +61,9 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool {
           return errorText(`"${request.path}" has ${view.totalLines} lines; startLine ${request.startLine} is past its end.`);
         }
         if (view.complete) options.ledger.record(target.relative, sha256);
-        const metadata = { path: target.relative, sha256, bytes: loaded.bytes.length, complete: view.complete };
+        // A partial read names the lines it showed, so a checkpoint can keep that region in hand.
+        const metadata: JsonObject = { path: target.relative, sha256, bytes: loaded.bytes.length, complete: view.complete };
+        if (!view.complete && view.lastLine >= view.firstLine) Object.assign(metadata, { startLine: view.firstLine, endLine: view.lastLine });
         const lines = view.complete
           ? `${view.totalLines} line${view.totalLines === 1 ? '' : 's'}`
           : `lines ${view.firstLine}–${view.lastLine} of ${view.totalLines}${view.cut ? ', cut at the size cap' : ''}`;

@@ -242,11 +242,11 @@ function readAction(callId: string, path: string, reason: ReadReason, key: strin
 
 /**
  * Why an edit needs a read first, or undefined when it can go ahead: the region it changes must be
- * in view as current text (see text-in-view.ts). Without the fact either, the read is for the fact.
+ * in view as current text (see text-in-view.ts). Whether the fact is known does not matter: an
+ * edit needs the text, so the read is always for the text.
  */
 function editReadReason(view: RequestView, step: Extract<Step, { op: 'edit' }>): ReadReason | undefined {
-  if (textInView(view, step.path, step.old)) return undefined;
-  return knownFact(view, step.key) === undefined ? factReadReason(view, step.key) : 'text-not-in-view';
+  return textInView(view, step.path, step.old) ? undefined : 'text-not-in-view';
 }
 
 function editAction(callId: string, step: Extract<Step, { op: 'edit' }>): ToolAction {

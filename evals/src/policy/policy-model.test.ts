@@ -130,6 +130,10 @@ describe('policy model: text it edits and quotes', () => {
     const model = new PolicyModel({ fixture: editing });
     expect((await reply(model, request({ current: EDIT, checkpoint: valid }))).calls).toEqual([{ toolName: 'read_file', input: { path: 'src/auth.ts' } }]);
     expect(model.reads.get('t0-s0-read')).toEqual({ reason: 'text-not-in-view', key: 'auth.timeout' });
+    // Knowing nothing at all, it reads for the text too: an edit always needs the text.
+    const blank = new PolicyModel({ fixture: editing });
+    await reply(blank, request({ current: EDIT }));
+    expect(blank.reads.get('t0-s0-read')?.reason).toBe('text-not-in-view');
     const projected = `[tool output projected: read_file succeeded; 2,400 characters, sha256 0011223344556677; the first 400 follow]\n${CONTENT}[… 2,000 characters left out]`;
     expect((await reply(model, request({ current: EDIT, history: readExchange('c1', projected) }))).calls[0]?.toolName).toBe('read_file');
   });

@@ -41,6 +41,10 @@ function metrics(mode: ModeId, fixture: string, overrides: Partial<FixtureModeMe
     redundantRereads: 0,
     rereadsOfNotedFacts: 0,
     rereadReasons: {},
+    workingSetRereads: 0,
+    workingSetRereadCost: { requests: 0, inputTokens: 0, usd: 0 },
+    passages: { correct: 0, total: 0 },
+    keptVerbatimTokens: null,
     staleCheckpointFacts: 0,
     staleHistoryFacts: 0,
     safetyFailures: [],
@@ -67,10 +71,13 @@ describe('gates', () => {
       ['repeated-failed-investigations', 'pass'],
       ['redundant-rereads', 'pass'],
       ['stale-checkpoint-facts', 'pass'],
+      ['working-set-rereads-vs-baselines', 'pass'],
       ['pass-rate-vs-full-history', 'pass'],
       ['cost-vs-full-history', 'pass'],
       ['cost-vs-baselines', 'pass'],
       ['no-worse-than-full-history', 'pass'],
+      // Its one run compacted: there is no run that sent the whole history to hold to 0.
+      ['working-set-rereads-while-whole', 'not-evaluated'],
       ['safety', 'pass'],
     ]);
   });
@@ -164,14 +171,14 @@ describe('gates', () => {
     const results = [metrics('compact:forge-state', 'a', { redundantRereads: 3 })];
     const config = gatesConfigSchema.parse({ candidates: ['compact:model-structured'] });
     const gates = evaluateGates(results, compact, config).filter((result) => result.mode === 'compact:forge-state');
-    expect(gates.map((result) => result.gate)).toEqual(['no-worse-than-full-history', 'safety']);
+    expect(gates.map((result) => result.gate)).toEqual(['no-worse-than-full-history', 'working-set-rereads-while-whole', 'safety']);
   });
 
   it('gates the shipped default strategy unless told otherwise, and every strategy with "*"', () => {
     const results = [metrics('compact:forge-state', 'a'), metrics('compact:provider-native', 'a', { redundantRereads: 4, rereadsOfNotedFacts: 4 })];
     const runners = MODE_RUNNERS.filter((runner) => runner.id === 'compact:forge-state' || runner.id === 'compact:provider-native');
     const byDefault = evaluateGates(results, runners);
-    expect(byDefault.filter((result) => result.mode === 'compact:provider-native').map((result) => result.gate)).toEqual(['no-worse-than-full-history', 'safety']);
+    expect(byDefault.filter((result) => result.mode === 'compact:provider-native').map((result) => result.gate)).toEqual(['no-worse-than-full-history', 'working-set-rereads-while-whole', 'safety']);
     expect(byDefault.some((result) => result.mode === 'compact:forge-state' && result.gate === 'redundant-rereads')).toBe(true);
     const everything = evaluateGates(results, runners, gatesConfigSchema.parse({ candidates: ['*'] }));
     expect(everything.find((result) => result.mode === 'compact:provider-native' && result.gate === 'redundant-rereads')?.status).toBe('fail');
@@ -181,6 +188,35 @@ describe('gates', () => {
     const results = [metrics('compact:forge-state', 'a', { redundantRereads: 5, rereadsOfNotedFacts: 0, rereadReasons: { 'never noted': 5 } })];
     expect(gate(results, 'redundant-rereads')).toMatchObject({ status: 'pass', actual: '0' });
     expect(gate([metrics('compact:forge-state', 'a', { redundantRereads: 5, rereadsOfNotedFacts: 1 })], 'redundant-rereads')).toMatchObject({ status: 'fail', actual: '1' });
+  });
+
+  it('holds every Forge mode to 0 working-set re-reads in the runs that sent the whole history', () => {
+    const whole = { compactions: 0, toolOutputProjections: 0, keptVerbatimTokens: null };
+    // warn sent everything and still re-read text it had seen: the agent's view is broken, not its memory.
+    const results = [metrics('warn', 'a', { ...whole, workingSetRereads: 2 }), metrics('warn', 'b', { ...whole, workingSetRereads: 0 })];
+    expect(gate(results, 'working-set-rereads-while-whole', 'warn')).toMatchObject({ status: 'fail', actual: '2', detail: 'a (2)' });
+    expect(gate([results[1] as FixtureModeMetrics], 'working-set-rereads-while-whole', 'warn')).toMatchObject({ status: 'pass', actual: '0' });
+    // A run that projected (or compacted, or dropped messages) is not held to it: its re-reads are what the other gate compares.
+    const projected = [metrics('compact:forge-state', 'a', { ...whole, toolOutputProjections: 1, workingSetRereads: 3 }), metrics('compact:forge-state', 'b', { ...whole, workingSetRereads: 0 })];
+    expect(gate(projected, 'working-set-rereads-while-whole')).toMatchObject({ status: 'pass', actual: '0' });
+    const kept = [metrics('compact:forge-state', 'a', { ...whole, keptVerbatimTokens: 3916, workingSetRereads: 3 })];
+    expect(gate(kept, 'working-set-rereads-while-whole')).toMatchObject({ status: 'not-evaluated' });
+  });
+
+  it('holds the default strategy to no more working-set re-reads than any baseline that played a long fixture to the end', () => {
+    const modes = MODE_RUNNERS.filter((runner) => ['compact:forge-state', 'baseline:sliding-window', 'baseline:user-summary'].includes(runner.id));
+    const versus = (results: FixtureModeMetrics[]) => evaluateGates(results, modes).find((result) => result.gate === 'working-set-rereads-vs-baselines' && result.mode === 'compact:forge-state');
+    const run = (own: number, sliding: number, summary: number, extra: Partial<FixtureModeMetrics> = {}) => [
+      metrics('baseline:sliding-window', 'big', { workingSetRereads: sliding }),
+      metrics('baseline:user-summary', 'big', { workingSetRereads: summary, ...extra }),
+      metrics('compact:forge-state', 'big', { workingSetRereads: own }),
+    ];
+    expect(versus(run(1, 1, 4))).toMatchObject({ status: 'pass', actual: '1/1 long fixtures' });
+    expect(versus(run(3, 1, 4))).toMatchObject({ status: 'fail', actual: '0/1 long fixtures', detail: 'big 3 vs baseline:sliding-window 1' });
+    // A baseline that stopped at the limit skipped the steps that needed the text: no comparison with it.
+    expect(versus(run(3, 5, 0, { limitReachedStops: 1 }))).toMatchObject({ status: 'pass' });
+    // Short fixtures are not compared.
+    expect(versus(run(3, 1, 1).map((result) => ({ ...result, long: false })))).toMatchObject({ status: 'not-evaluated' });
   });
 
   it('evaluates every agent on its own runs', () => {

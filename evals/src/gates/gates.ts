@@ -20,6 +20,11 @@ export const gatesConfigSchema = z.strictObject({
   maxRepeatedFailedInvestigations: z.number().int().min(0).default(0),
   /** Re-reads of an unchanged file the agent had noted a fact from (memory it asked for that did not reach it). */
   maxRedundantRereads: z.number().int().min(0).default(0),
+  /**
+   * Working-set re-reads (re-reads of verbatim text the agent had seen and still needed) allowed
+   * in a run that sent the whole history every time (no compaction, no projection), per Forge mode.
+   */
+  maxWorkingSetRereadsWhileWhole: z.number().int().min(0).default(0),
   /** Stale facts taken from a checkpoint as VALID (SUSPECT facts acted upon). */
   maxStaleCheckpointFacts: z.number().int().min(0).default(0),
   /** Safety-invariant failures, over every Forge mode (baselines are not gated). */
@@ -176,6 +181,7 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
           'repeated-failed-investigations',
           'redundant-rereads',
           'stale-checkpoint-facts',
+          'working-set-rereads-vs-baselines',
           'pass-rate-vs-full-history',
           'cost-vs-full-history',
           'cost-vs-baselines',
@@ -183,6 +189,7 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
           gates.push(notEvaluated(gate, '', reason));
       }
       gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', reason));
+      gates.push(notEvaluated('working-set-rereads-while-whole', `≤ ${config.maxWorkingSetRereadsWhileWhole}`, reason));
       gates.push(notEvaluated('safety', `≤ ${config.maxSafetyFailures}`, reason));
       continue;
     }
@@ -221,6 +228,7 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
       // Re-reading a file the agent never asked Forge to remember is its own choice; the reports say how often and why.
       gates.push(countGate('redundant-rereads', mode.id, agent, mine, (result) => result.rereadsOfNotedFacts, config.maxRedundantRereads));
       gates.push(countGate('stale-checkpoint-facts', mode.id, agent, mine, (result) => result.staleCheckpointFacts, config.maxStaleCheckpointFacts));
+      gates.push(workingSetVersusBaselines(mode.id, agent, mine, results));
       const sameFixtures = mine.filter((result) => fitting.has(result.fixture));
       const threshold = `≥ full history − ${config.maxPassRateRegressionVsFullHistory} pt (fixtures where it fits)`;
       if (sameFixtures.length === 0) gates.push(notEvaluated('pass-rate-vs-full-history', threshold, 'no fixture whose whole history fits was run with baseline:full-history'));
@@ -262,9 +270,49 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
         detail: offenders.join('; '),
       });
     }
+    gates.push(workingSetWhileWhole(mode.id, agent, mine, config.maxWorkingSetRereadsWhileWhole));
     gates.push(countGate('safety', mode.id, agent, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
   }
   return gates;
+}
+
+/** True when every request of the run sent the whole stored history verbatim: nothing compacted, projected or dropped. */
+export function sentWholeHistory(result: FixtureModeMetrics): boolean {
+  return result.compactions === 0 && result.toolOutputProjections === 0 && result.keptVerbatimTokens === null;
+}
+
+/** While the whole history is sent, the text the agent saw is still in view: it never has to read it again. */
+function workingSetWhileWhole(mode: ModeId, agent: string, mine: readonly FixtureModeMetrics[], maximum: number): GateResult {
+  const whole = mine.filter(sentWholeHistory);
+  const threshold = `≤ ${maximum} (runs that sent the whole history)`;
+  if (whole.length === 0) return { gate: 'working-set-rereads-while-whole', mode, agent, status: 'not-evaluated', actual: '', threshold, detail: 'every run compacted or projected' };
+  return { ...countGate('working-set-rereads-while-whole', mode, agent, whole, (result) => result.workingSetRereads, maximum), threshold };
+}
+
+/**
+ * On long fixtures the candidate makes no more working-set re-reads than any baseline that played
+ * the fixture to the end (no turn stopped at the limit, no request refused as too long): a
+ * baseline that stopped early skipped the steps that would have needed the text.
+ */
+function workingSetVersusBaselines(mode: ModeId, agent: string, mine: readonly FixtureModeMetrics[], results: readonly FixtureModeMetrics[]): GateResult {
+  const threshold = '≤ every baseline that played the fixture to the end (long fixtures)';
+  const baselinesOf = (fixture: string) =>
+    results.filter((result) => result.fixture === fixture && result.mode.startsWith('baseline:') && result.limitReachedStops === 0 && result.providerOverflows === 0);
+  const compared = mine.filter((result) => result.long && baselinesOf(result.fixture).length > 0);
+  if (compared.length === 0)
+    return { gate: 'working-set-rereads-vs-baselines', mode, agent, status: 'not-evaluated', actual: '', threshold, detail: 'no baseline played a long fixture that was run to the end' };
+  const fewer = compared.map((result) => ({ result, fewer: baselinesOf(result.fixture).filter((baseline) => result.workingSetRereads > baseline.workingSetRereads) }));
+  const failing = fewer.filter((row) => row.fewer.length > 0).length;
+  const offenders = fewer.flatMap(({ result, fewer: baselines }) => baselines.map((baseline) => `${result.fixture} ${result.workingSetRereads} vs ${baseline.mode} ${baseline.workingSetRereads}`));
+  return {
+    gate: 'working-set-rereads-vs-baselines',
+    mode,
+    agent,
+    status: offenders.length === 0 ? 'pass' : 'fail',
+    actual: `${compared.length - failing}/${compared.length} long fixtures`,
+    threshold,
+    detail: offenders.join('; '),
+  };
 }
 
 function isCandidate(config: GatesConfig, mode: ModeId): boolean {

@@ -4,7 +4,7 @@ import type { ExpandedFixture } from '../fixture/expand.js';
 import type { RecordedRequest } from '../modes/model-wrappers.js';
 import type { ModeId } from '../modes/types.js';
 import type { FixtureRun, TurnRun } from '../run/run-fixture.js';
-import { duplicateInputs, redundantRereadCalls, repeatedFailedInvestigations, type RedundantReread } from './transcript-metrics.js';
+import { duplicateInputs, redundantRereadCalls, repeatedFailedInvestigations, workingSetRereadCalls, type RedundantReread } from './transcript-metrics.js';
 
 /** Every metric of one fixture run in one mode. Token counts are Forge's estimates unless named `provider`. */
 export interface FixtureModeMetrics {
@@ -73,6 +73,22 @@ export interface FixtureModeMetrics {
    * request; `never noted` when it had not noted it), `suspect`; `unknown` for a live model.
    */
   readonly rereadReasons: Readonly<Record<string, number>>;
+  /**
+   * Working-set re-reads: reads (and runs) the agent made because verbatim text it needed (the
+   * region an edit changes, a passage it was asked to quote) was no longer in view, of content it
+   * had been shown before (see `workingSetRereadCalls`). 0 for a live model, whose reasons are unknown.
+   */
+  readonly workingSetRereads: number;
+  /** What the steps those re-reads cost: the agent requests that carried their results, priced like every request. */
+  readonly workingSetRereadCost: { readonly requests: number; readonly inputTokens: number; readonly usd: number };
+  /** Passages of earlier tool output the agent was asked to quote (`quote` steps), and how many it quoted right. */
+  readonly passages: { readonly correct: number; readonly total: number };
+  /**
+   * Tokens of history and continuation the first agent request sent verbatim after the first
+   * projection or compaction of the run (a checkpoint, provider state, dropped messages or a
+   * projected output); null when every request sent the whole stored history.
+   */
+  readonly keptVerbatimTokens: number | null;
   /** Facts the agent took from a checkpoint as VALID that were no longer true (SUSPECT facts acted upon). */
   readonly staleCheckpointFacts: number;
   /** Facts the agent took from older raw history that were no longer true. */
@@ -87,6 +103,15 @@ export interface FixtureModeMetrics {
   /** Turns at which a compaction was installed. */
   readonly compactionTurns: readonly number[];
   readonly durationMs: number;
+}
+
+/** The rest of the line `passage <id> = <text>` of an answer. */
+function passageLine(text: string, id: string): string | undefined {
+  for (const line of text.split('\n')) {
+    const match = /^\s*passage\s+(\S+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (match?.[1] === id) return match[2];
+  }
+  return undefined;
 }
 
 function answerLine(text: string, kind: string, name: string): string | undefined {
@@ -110,6 +135,8 @@ interface Graded {
   readonly safety: string[];
   correct: number;
   total: number;
+  passagesCorrect: number;
+  passagesTotal: number;
 }
 
 function gradeTurn(fixture: ExpandedFixture, turn: TurnRun, graded: Graded, stated: ReadonlySet<string>): void {
@@ -127,6 +154,12 @@ function gradeTurn(fixture: ExpandedFixture, turn: TurnRun, graded: Graded, stat
       else if (turn.status === 'completed') graded.failures.push(`${where}: constraint ${step.topic} answered ${answered ?? '(nothing)'}, expected ${step.expect}`);
       const followed = [...fixture.constraints.values()].find((constraint) => constraint.topic === step.topic && constraint.value === answered);
       if (followed !== undefined && !stated.has(followed.id)) graded.safety.push(`${where}: followed "${followed.id}", which only tool output or history stated`);
+    }
+    if (step.op === 'quote') {
+      graded.passagesTotal += 1;
+      const answered = passageLine(turn.text, step.id);
+      if (answered === step.passage) graded.passagesCorrect += 1;
+      else if (turn.status === 'completed') graded.failures.push(`${where}: passage ${step.id} answered ${JSON.stringify(answered ?? '(nothing)')}, expected ${JSON.stringify(step.passage)}`);
     }
     if (turn.status !== 'completed') continue;
     if (step.op === 'learn' && step.answer) {
@@ -186,7 +219,7 @@ function requestCost(request: RecordedRequest, prices: PriceSheet): number {
 export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const { fixture } = run;
   const stated = statedConstraints(fixture);
-  const graded: Graded = { failures: [], safety: [], correct: 0, total: 0 };
+  const graded: Graded = { failures: [], safety: [], correct: 0, total: 0, passagesCorrect: 0, passagesTotal: 0 };
   for (const turn of run.turns) gradeTurn(fixture, turn, graded, stated);
   for (const expected of fixture.fixture.expect.files) {
     const content = run.finalFiles[expected.path];
@@ -234,6 +267,9 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const summaryUsd = sum(summaries.map((request) => requestCost(request, prices)));
   const fullHistoryTokens = sum(agent.map((request) => request.fullHistoryTokens));
   const rereads = redundantRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.key);
+  const workingSet = new Set(workingSetRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.reason === 'text-not-in-view'));
+  const rereadSteps = agent.filter((request) => request.answersToolCalls.some((id) => workingSet.has(id)));
+  const kept = agent.find((request) => request.keptVerbatimTokens !== undefined)?.keptVerbatimTokens;
   const tokensPerTurn = run.turns.map((turn) => sum(agent.filter((request) => request.turn === turn.index).map((request) => request.estimatedTokens)));
 
   return {
@@ -270,8 +306,17 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     recall: { correct: graded.correct, total: graded.total },
     repeatedFailedInvestigations: repeatedFailedInvestigations(fixture, run.end.storedTranscript),
     redundantRereads: rereads.length,
-    rereadsOfNotedFacts: rereads.filter((reread) => reread.noted).length,
+    // A re-read for verbatim text is counted as a working-set re-read: the fact noted did reach the agent.
+    rereadsOfNotedFacts: rereads.filter((reread) => reread.noted && !workingSet.has(reread.toolCallId)).length,
     rereadReasons: rereadReasons(rereads, run.reads),
+    workingSetRereads: workingSet.size,
+    workingSetRereadCost: {
+      requests: rereadSteps.length,
+      inputTokens: sum(rereadSteps.map((request) => request.providerInputTokens ?? request.estimatedTokens)),
+      usd: sum(rereadSteps.map((request) => requestCost(request, prices))),
+    },
+    passages: { correct: graded.passagesCorrect, total: graded.passagesTotal },
+    keptVerbatimTokens: kept ?? null,
     staleCheckpointFacts,
     staleHistoryFacts,
     safetyFailures: safety,

@@ -2,7 +2,7 @@ import type { JsonObject, Message } from '@forge/core';
 import { describe, expect, it } from 'vitest';
 import { expandFixture } from '../fixture/expand.js';
 import { parseFixture } from '../fixture/load.js';
-import { duplicateInputs, redundantRereadCalls, redundantRereads, repeatedFailedInvestigations } from './transcript-metrics.js';
+import { duplicateInputs, redundantRereadCalls, redundantRereads, repeatedFailedInvestigations, workingSetRereadCalls } from './transcript-metrics.js';
 
 function call(id: string, toolName: string, input: JsonObject, output: string, metadata: JsonObject, error = false): Message[] {
   return [
@@ -14,6 +14,26 @@ function call(id: string, toolName: string, input: JsonObject, output: string, m
 const read = (id: string, path: string, sha256: string) => call(id, 'read_file', { path }, 'content', { path, sha256 });
 
 describe('transcript metrics', () => {
+  it('counts a working-set re-read only for text the agent needed and had been shown: read, written by its own edit, or printed by the same command', () => {
+    const edit = (id: string, before: string, after: string) =>
+      call(id, 'edit_file', { path: 'src/a.ts', mode: 'replace', old: 'x', new: 'y' }, 'Replaced.', { path: 'src/a.ts', sha256Before: before, sha256After: after });
+    const run = (id: string, output: string) => call(id, 'run_command', { argv: ['pnpm', 'test'] }, output, { exitCode: 1 });
+    const messages = [
+      ...read('first', 'src/a.ts', 'h1'),
+      ...read('again', 'src/a.ts', 'h1'),
+      ...edit('e1', 'h1', 'h2'),
+      ...read('after-edit', 'src/a.ts', 'h2'),
+      ...read('outside', 'src/a.ts', 'h3'),
+      ...run('t1', 'FAIL one'),
+      ...run('t2', 'FAIL one'),
+      ...run('t3', 'FAIL two'),
+      ...read('for-a-fact', 'src/a.ts', 'h3'),
+    ];
+    const needsText = (id: string) => id !== 'for-a-fact' && id !== 'first';
+    expect(workingSetRereadCalls(messages, needsText)).toEqual(['again', 'after-edit', 't2']);
+    expect(workingSetRereadCalls(messages, () => false)).toEqual([]);
+  });
+
   it('counts a re-read only when the file is unchanged since the last read, and not a re-read the edit tool needed', () => {
     const messages = [...read('a1', 'src/a.ts', 'h1'), ...read('a2', 'src/a.ts', 'h1'), ...read('a3', 'src/a.ts', 'h2'), ...read('b1', 'src/b.ts', 'h9'), ...read('t4-s0-reread', 'src/b.ts', 'h9')];
     expect(redundantRereads(messages)).toBe(1);

@@ -126,3 +126,39 @@ export function duplicateInputs(messages: readonly Message[]): number {
   }
   return duplicates;
 }
+
+/**
+ * Working-set re-reads: reads (and runs) the agent made because verbatim text it needed was not
+ * in view (`needsText` says which calls it made for that reason), of content it had been shown
+ * before. For a file: its hash is one the agent had read, or had produced with its own edit of a
+ * version it knew. For a command: the output is the same as one of its earlier runs. A first read,
+ * or a read after the file changed outside, is not a re-read: the content was new to it.
+ */
+export function workingSetRereadCalls(messages: readonly Message[], needsText: (toolCallId: string) => boolean): string[] {
+  const seenFiles = new Map<string, Set<string>>();
+  const seenOutputs = new Map<string, Set<string>>();
+  const rereads: string[] = [];
+  const remember = (map: Map<string, Set<string>>, key: string, value: string) => map.set(key, new Set([...(map.get(key) ?? []), value]));
+  for (const call of calls(messages)) {
+    if (call.result === undefined || call.result.output.type === 'error-text') continue;
+    if (call.toolName === 'read_file') {
+      const path = stringField(call.result.metadata, 'path');
+      const hash = stringField(call.result.metadata, 'sha256');
+      if (typeof path !== 'string' || typeof hash !== 'string') continue;
+      if (needsText(call.id) && seenFiles.get(path)?.has(hash) === true) rereads.push(call.id);
+      remember(seenFiles, path, hash);
+    } else if (call.toolName === 'edit_file') {
+      const path = stringField(call.result.metadata, 'path');
+      const before = stringField(call.result.metadata, 'sha256Before');
+      const after = stringField(call.result.metadata, 'sha256After');
+      if (typeof path === 'string' && typeof after === 'string' && (before === null || (typeof before === 'string' && seenFiles.get(path)?.has(before) === true))) remember(seenFiles, path, after);
+    } else if (call.toolName === 'run_command') {
+      const key = argvKey(call.input);
+      if (key === undefined) continue;
+      const output = call.result.output.type === 'json' ? JSON.stringify(call.result.output.value) : call.result.output.value;
+      if (needsText(call.id) && seenOutputs.get(key)?.has(output) === true) rereads.push(call.id);
+      remember(seenOutputs, key, output);
+    }
+  }
+  return rereads;
+}

@@ -1,5 +1,5 @@
 import { nativeCompactionInput } from '../policy/summaries.js';
-import type { Message, ModelAdapter, ModelCallOptions, ModelRequest, ModelStreamPart, TokenCategories, TokenEstimate } from '@forge/core';
+import type { Message, ModelAdapter, ModelCallOptions, ModelRequest, ModelStreamPart, TokenCategories, TokenEstimate, ToolResultPart } from '@forge/core';
 
 /** One provider request as the harness recorded it. */
 export interface RecordedRequest {
@@ -24,6 +24,51 @@ export interface RecordedRequest {
   readonly error: string | undefined;
   readonly historyMessages: number;
   readonly checkpointChars: number;
+  /** The tool calls whose results end the request's continuation: the step this request is, answers them. */
+  readonly answersToolCalls: readonly string[];
+  /**
+   * On the first agent request of the run that does not send the whole stored history verbatim (a
+   * checkpoint, provider state, dropped messages or a projected tool output): the tokens of the
+   * history and continuation it still sends verbatim. Undefined on every other request.
+   */
+  readonly keptVerbatimTokens?: number;
+}
+
+const REPLACED_OUTPUT = /^\[tool output (projected|out of date):/;
+
+function partText(part: ToolResultPart): string {
+  return part.output.type === 'json' ? JSON.stringify(part.output.value) : part.output.value;
+}
+
+/** True when some of the request's history or continuation is not the stored transcript as it is: the first projection or compaction. */
+function reducesHistory(request: ModelRequest, stored: readonly Message[]): boolean {
+  if (request.checkpoint !== undefined || request.nativeState !== undefined || request.history.length < stored.length) return true;
+  return [...request.history, ...request.continuation].some((message) => message.role === 'tool' && message.content.some((part) => partText(part).startsWith('[tool output projected:')));
+}
+
+/**
+ * The messages of a request sent verbatim: history messages the stored transcript holds (after
+ * any covered by provider state) and the continuation, without tool outputs replaced by a
+ * projection or an out-of-date note.
+ */
+function verbatimMessages(request: ModelRequest, stored: readonly Message[]): Message[] {
+  const storedText = new Set(stored.map((message) => JSON.stringify(message)));
+  const covered = request.nativeState?.sourceMessages ?? 0;
+  const kept: Message[] = [];
+  for (const [index, message] of [...request.history, ...request.continuation].entries()) {
+    const inHistory = index < request.history.length;
+    if (inHistory && index < covered) continue;
+    if (message.role === 'tool') {
+      const content = message.content.filter((part) => !REPLACED_OUTPUT.test(partText(part)));
+      if (content.length > 0) kept.push({ ...message, content });
+    } else if (!inHistory || storedText.has(JSON.stringify(message))) kept.push(message);
+  }
+  return kept;
+}
+
+function answeredCalls(request: ModelRequest): string[] {
+  const last = request.continuation.at(-1);
+  return last?.role === 'tool' ? last.content.map((part) => part.toolCallId) : [];
 }
 
 /** Called with every request before it is sent; returns the names of safety invariants it breaks. */
@@ -42,6 +87,7 @@ export class RecordingModel implements ModelAdapter {
   check: RequestCheck = () => [];
   /** The stored transcript before the current turn, for `fullHistoryTokens`. */
   fullHistory: () => readonly Message[] = () => [];
+  private keptMeasured = false;
 
   constructor(
     private readonly inner: ModelAdapter,
@@ -66,6 +112,7 @@ export class RecordingModel implements ModelAdapter {
           error: undefined,
           historyMessages: request.messages.length,
           checkpointChars: 0,
+          answersToolCalls: [],
         });
         return state;
       };
@@ -99,6 +146,11 @@ export class RecordingModel implements ModelAdapter {
     const estimate = await this.inner.estimateRequestTokens(request);
     const { checkpoint: _checkpoint, nativeState: _nativeState, ...plain } = request;
     const full = await this.inner.estimateRequestTokens({ ...plain, history: this.fullHistory() });
+    let keptVerbatimTokens: number | undefined;
+    if (this.purpose === 'agent' && !this.keptMeasured && reducesHistory(request, this.fullHistory())) {
+      this.keptMeasured = true;
+      keptVerbatimTokens = (await this.inner.countMessageTokens(verbatimMessages(request, this.fullHistory()))).reduce((total, tokens) => total + tokens, 0);
+    }
     let providerInputTokens: number | undefined;
     let cachedInputTokens: number | undefined;
     let cacheWriteTokens: number | undefined;
@@ -131,6 +183,8 @@ export class RecordingModel implements ModelAdapter {
         error,
         historyMessages: request.history.length,
         checkpointChars: request.checkpoint?.length ?? 0,
+        answersToolCalls: answeredCalls(request),
+        ...(keptVerbatimTokens === undefined ? {} : { keptVerbatimTokens }),
       });
     }
   }

@@ -4,6 +4,7 @@ import type { Step } from '../fixture/schema.js';
 import { applicableConstraint, exitCodeOf, failureVisible, field, freshCommandResult, knownFact, type FactSource } from './knowledge.js';
 import { agentHabits, type AgentHabits } from './habits.js';
 import type { RequestView } from './request-view.js';
+import { passageInView, textInView } from './text-in-view.js';
 
 /*
  * The scripted agent. It knows the task (the fixture's steps), never the context: every decision
@@ -16,7 +17,7 @@ export interface ToolAction {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly input: JsonObject;
-  /** For a read: why the agent reads the file (it matters when it had read it before), and which fact it needs. */
+  /** For a read (or a run made to see an output again): why the agent makes it (it matters when it had seen that before), and which fact or passage it needs. */
   readonly read?: ReadIntent;
 }
 
@@ -27,10 +28,12 @@ export interface ReadIntent {
 }
 
 /**
- * Why the agent reads a file: what it needs is not in the request (`not-in-view`), the request
- * shows it only as SUSPECT (`suspect`), or `edit_file` refused an edit until it reads (`edit-refused`).
+ * Why the agent reads a file (or runs a command again): the fact it needs is not in the request
+ * (`not-in-view`), the request shows it only as SUSPECT (`suspect`), `edit_file` refused an edit
+ * until it reads (`edit-refused`), or the verbatim text it needs (the region an edit changes, a
+ * passage it is asked to quote) is not in view (`text-not-in-view`).
  */
-export type ReadReason = 'not-in-view' | 'suspect' | 'edit-refused';
+export type ReadReason = 'not-in-view' | 'suspect' | 'edit-refused' | 'text-not-in-view';
 
 /** A fact the answer states, and where the agent took it from: the harness checks it against the workspace. */
 export interface FactUse {
@@ -227,7 +230,7 @@ function notedFacts(view: RequestView): Set<string> {
 }
 
 /** Why a read of `key`'s file is needed now: the request shows the fact only as SUSPECT, or not at all. */
-function readReason(view: RequestView, key: string): ReadReason {
+function factReadReason(view: RequestView, key: string): ReadReason {
   const marker = `fact:${key}=`;
   const suspect = view.segments.some((segment) => segment.kind === 'checkpoint' && segment.section === 'FACTS_SUSPECT' && segment.text.includes(marker));
   return suspect ? 'suspect' : 'not-in-view';
@@ -237,8 +240,25 @@ function readAction(callId: string, path: string, reason: ReadReason, key: strin
   return { ...tool(callId, 'read_file', { path }), read: { reason, key } };
 }
 
+/**
+ * Why an edit needs a read first, or undefined when it can go ahead: the region it changes must be
+ * in view as current text (see text-in-view.ts). Whether the fact is known does not matter: an
+ * edit needs the text, so the read is always for the text.
+ */
+function editReadReason(view: RequestView, step: Extract<Step, { op: 'edit' }>): ReadReason | undefined {
+  return textInView(view, step.path, step.old) ? undefined : 'text-not-in-view';
+}
+
 function editAction(callId: string, step: Extract<Step, { op: 'edit' }>): ToolAction {
   return tool(callId, 'edit_file', { path: step.path, mode: 'replace', old: step.old, new: step.new });
+}
+
+/** The read (or run) that shows a quoted passage's source again. */
+function quoteSourceAction(fixture: ExpandedFixture, step: Extract<Step, { op: 'quote' }>, callId: string): ToolAction | undefined {
+  const read: ReadIntent = { reason: 'text-not-in-view', key: step.id };
+  if (step.path !== undefined) return { ...tool(callId, 'read_file', { path: step.path }), read };
+  const command = step.command === undefined ? undefined : fixture.commandsById.get(step.command);
+  return command === undefined ? undefined : { ...tool(callId, 'run_command', { argv: [...command.argv] }), read };
 }
 
 function stepAction(
@@ -257,7 +277,7 @@ function stepAction(
       const known = knownFact(view, step.key);
       const read = calls.get(`${prefix}-read`);
       if (known === undefined) {
-        if (read === undefined) return readAction(`${prefix}-read`, step.path, readReason(view, step.key), step.key);
+        if (read === undefined) return readAction(`${prefix}-read`, step.path, factReadReason(view, step.key), step.key);
         lines.push(`fact ${step.key} = unknown`);
         return undefined;
       }
@@ -284,7 +304,9 @@ function stepAction(
       const first = calls.get(`${prefix}-edit`);
       const retry = calls.get(`${prefix}-edit2`);
       if (first === undefined) {
-        if (knownFact(view, step.key) === undefined && !calls.has(`${prefix}-read`)) return readAction(`${prefix}-read`, step.path, readReason(view, step.key), step.key);
+        // It edits only text it can see: when the region is not in view it reads first (once; an edit of text the file does not have fails honestly).
+        const reason = editReadReason(view, step);
+        if (reason !== undefined && !calls.has(`${prefix}-read`)) return readAction(`${prefix}-read`, step.path, reason, step.key);
         return editAction(`${prefix}-edit`, step);
       }
       if (first.result?.failed === true && retry === undefined) {
@@ -349,6 +371,16 @@ function stepAction(
     case 'probe': {
       const constraint = applicableConstraint(view, step.topic, fixture.constraints.values());
       lines.push(`constraint ${step.topic} = ${constraint?.value ?? 'unknown'}`);
+      return undefined;
+    }
+    case 'quote': {
+      if (passageInView(view, step.passage)) {
+        lines.push(`passage ${step.id} = ${step.passage}`);
+        return undefined;
+      }
+      const again = `${prefix}-quote`;
+      if (!calls.has(again)) return quoteSourceAction(fixture, step, again);
+      lines.push(`passage ${step.id} = unknown`);
       return undefined;
     }
   }

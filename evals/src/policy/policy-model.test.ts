@@ -112,6 +112,52 @@ describe('policy model: file knowledge', () => {
   });
 });
 
+describe('policy model: text it edits and quotes', () => {
+  const CONTENT = 'export const TIMEOUT_MS = 5000; // fact:auth.timeout=5000\n';
+  const OLD = 'TIMEOUT_MS = 5000; // fact:auth.timeout=5000';
+  const EDIT = 'Set the timeout to 8000.';
+  const QUOTE = 'What did the test print? Answer as "passage fail = <line>".';
+  const editing = fixture([{ user: EDIT, steps: [{ op: 'edit', path: 'src/auth.ts', key: 'auth.timeout', old: OLD, new: 'TIMEOUT_MS = 8000; // fact:auth.timeout=8000' }] }]);
+  const quoting = fixture([{ user: QUOTE, steps: [{ op: 'quote', id: 'fail', command: 'raise', passage: `FAIL: ${REASON}` }] }]);
+  const valid = '[SESSION_CHECKPOINT v1]\n[FACTS_VALID]\n- auth.timeout: fact:auth.timeout=5000 (evidence=call:c1, deps=1)\n';
+
+  it('edits right away when a visible read shows the region it changes', async () => {
+    const { calls } = await reply(new PolicyModel({ fixture: editing }), request({ current: EDIT, history: readExchange('c1', CONTENT) }));
+    expect(calls).toEqual([{ toolName: 'edit_file', input: { path: 'src/auth.ts', mode: 'replace', old: OLD, new: 'TIMEOUT_MS = 8000; // fact:auth.timeout=8000' } }]);
+  });
+
+  it('reads the file before editing when it knows the fact but not the text: a checkpoint fact or a projected read is not the text', async () => {
+    const model = new PolicyModel({ fixture: editing });
+    expect((await reply(model, request({ current: EDIT, checkpoint: valid }))).calls).toEqual([{ toolName: 'read_file', input: { path: 'src/auth.ts' } }]);
+    expect(model.reads.get('t0-s0-read')).toEqual({ reason: 'text-not-in-view', key: 'auth.timeout' });
+    // Knowing nothing at all, it reads for the text too: an edit always needs the text.
+    const blank = new PolicyModel({ fixture: editing });
+    await reply(blank, request({ current: EDIT }));
+    expect(blank.reads.get('t0-s0-read')?.reason).toBe('text-not-in-view');
+    const projected = `[tool output projected: read_file succeeded; 2,400 characters, sha256 0011223344556677; the first 400 follow]\n${CONTENT}[… 2,000 characters left out]`;
+    expect((await reply(model, request({ current: EDIT, history: readExchange('c1', projected) }))).calls[0]?.toolName).toBe('read_file');
+  });
+
+  it('edits a file of the WORKING_SET section without reading it again', async () => {
+    const checkpoint = `[SESSION_CHECKPOINT v1]\n[WORKING_SET]\nfiles in hand: 1\n- file:src/auth.ts sha256 0123456789ab, whole file, 1 lines\n| ${CONTENT.trimEnd()}\n[FACTS_VALID]\n- (none)\n`;
+    expect((await reply(new PolicyModel({ fixture: editing }), request({ current: EDIT, checkpoint }))).calls[0]?.toolName).toBe('edit_file');
+  });
+
+  it('quotes a passage it can see, and runs the command again, saying why, when it cannot', async () => {
+    const run = (value: string): Message[] => [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'r1', toolName: 'run_command', input: { argv: ['node', 'try-raise.js'] } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'r1', toolName: 'run_command', output: { type: 'text', value } }] },
+    ];
+    const seen = await reply(new PolicyModel({ fixture: quoting }), request({ current: QUOTE, history: run(`FAIL: ${REASON}\n[exit code 1 after 1 ms]`) }));
+    expect(seen).toEqual({ text: `passage fail = FAIL: ${REASON}`, calls: [] });
+    const model = new PolicyModel({ fixture: quoting });
+    // The agent's own earlier words are not the output: it looks again.
+    const prose: Message[] = [{ role: 'assistant', content: [{ type: 'text', text: `It printed FAIL: ${REASON}` }] }];
+    expect((await reply(model, request({ current: QUOTE, history: prose }))).calls).toEqual([{ toolName: 'run_command', input: { argv: ['node', 'try-raise.js'] } }]);
+    expect(model.reads.get('t0-s0-quote')).toEqual({ reason: 'text-not-in-view', key: 'fail' });
+  });
+});
+
 describe('policy model: constraints', () => {
   const PROBE = 'Which package manager? Answer as "constraint package-manager = <value>".';
   const probe = fixture([{ user: PROBE, steps: [{ op: 'probe', topic: 'package-manager', expect: 'pnpm' }] }]);

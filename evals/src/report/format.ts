@@ -105,6 +105,9 @@ export interface ModeSummary {
   readonly recallTotal: number;
   readonly redundantRereads: number;
   readonly rereadsOfNotedFacts: number;
+  readonly workingSetRereads: number;
+  /** What the steps of those re-reads cost (US dollars). */
+  readonly workingSetRereadUsd: number;
   readonly repeatedFailedInvestigations: number;
   readonly staleCheckpointFacts: number;
   readonly staleHistoryFacts: number;
@@ -142,6 +145,8 @@ export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics
     recallTotal: sum((result) => result.recall.total),
     redundantRereads: sum((result) => result.redundantRereads),
     rereadsOfNotedFacts: sum((result) => result.rereadsOfNotedFacts),
+    workingSetRereads: sum((result) => result.workingSetRereads),
+    workingSetRereadUsd: sum((result) => result.workingSetRereadCost.usd),
     repeatedFailedInvestigations: sum((result) => result.repeatedFailedInvestigations),
     staleCheckpointFacts: sum((result) => result.staleCheckpointFacts),
     staleHistoryFacts: sum((result) => result.staleHistoryFacts),
@@ -208,6 +213,20 @@ export function rereadLines(report: EvalReport): string[] {
     });
 }
 
+/**
+ * The runs that re-read text they had seen and still needed, with what those steps cost:
+ * `fixture × mode [agent]: 3 working-set re-read(s), 3 step(s) of 41,200 input tokens, $0.0312`.
+ */
+export function workingSetLines(report: EvalReport): string[] {
+  const several = severalAgents(report);
+  return report.results
+    .filter((result) => result.workingSetRereads > 0)
+    .map((result) => {
+      const cost = result.workingSetRereadCost;
+      return `${runLabel(result, several)}: ${result.workingSetRereads} working-set re-read(s), ${cost.requests} step(s) of ${formatCount(cost.inputTokens)} input tokens, ${formatUsd(cost.usd)}`;
+    });
+}
+
 type Column<T> = { readonly title: string; readonly value: (row: T) => string };
 
 /** {@link MODE_COLUMNS}, with the agent first when several agents played. */
@@ -237,6 +256,7 @@ export const MODE_COLUMNS: readonly { readonly title: string; readonly value: (s
   { title: 'reduction (long, median)', value: (summary) => (summary.medianLongReduction === null ? '–' : formatPercent(summary.medianLongReduction)) },
   { title: 'recall', value: (summary) => (summary.recallTotal === 0 ? '–' : `${summary.recallCorrect}/${summary.recallTotal}`) },
   { title: 're-reads (noted)', value: (summary) => `${summary.redundantRereads} (${summary.rereadsOfNotedFacts})` },
+  { title: 'ws re-reads (cost)', value: (summary) => (summary.workingSetRereads === 0 ? '0' : `${summary.workingSetRereads} (${formatUsd(summary.workingSetRereadUsd)})`) },
   { title: 'repeated failures', value: (summary) => String(summary.repeatedFailedInvestigations) },
   { title: 'stale facts (ckpt/hist)', value: (summary) => `${summary.staleCheckpointFacts}/${summary.staleHistoryFacts}` },
   { title: 'safety', value: (summary) => String(summary.safetyFailures) },
@@ -264,6 +284,10 @@ export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: 
   { title: 'summary', value: (result) => formatCount(result.summaryTokens) },
   { title: 'recall', value: (result) => (result.recall.total === 0 ? '–' : `${result.recall.correct}/${result.recall.total}`) },
   { title: 're-reads', value: (result) => (result.rereadsOfNotedFacts === 0 ? String(result.redundantRereads) : `${result.redundantRereads} (${result.rereadsOfNotedFacts})`) },
+  { title: 'ws re-reads', value: (result) => String(result.workingSetRereads) },
+  { title: 'ws cost', value: (result) => (result.workingSetRereads === 0 ? '–' : formatUsd(result.workingSetRereadCost.usd)) },
+  { title: 'quotes', value: (result) => (result.passages.total === 0 ? '–' : `${result.passages.correct}/${result.passages.total}`) },
+  { title: 'kept 1st', value: (result) => (result.keptVerbatimTokens === null ? '–' : formatCount(result.keptVerbatimTokens)) },
   { title: 'repeats', value: (result) => String(result.repeatedFailedInvestigations) },
   { title: 'stale', value: (result) => `${result.staleCheckpointFacts}/${result.staleHistoryFacts}` },
   { title: 'safety', value: (result) => String(result.safetyFailures.length) },

@@ -1,6 +1,20 @@
 import type { FixtureModeMetrics } from '../metrics/metrics.js';
 import type { EvalReport } from '../run/run-eval.js';
-import { agentLines, priceSheetLine, agentsLabel, formatCount, gateStatusLabel, modeColumns, modeSummaries, rereadLines, resultColumns, runLabel, severalAgents, type ModeSummary } from './format.js';
+import {
+  agentLines,
+  priceSheetLine,
+  agentsLabel,
+  formatCount,
+  gateStatusLabel,
+  modeColumns,
+  modeSummaries,
+  rereadLines,
+  resultColumns,
+  runLabel,
+  severalAgents,
+  workingSetLines,
+  type ModeSummary,
+} from './format.js';
 
 /*
  * A self-contained HTML page: inline CSS and SVG only, no script and no request at view time, so
@@ -113,6 +127,7 @@ export function renderHtmlReport(report: EvalReport): string {
   const modes = modeColumns(report);
   const results = resultColumns(report);
   const rereads = rereadLines(report);
+  const workingSet = workingSetLines(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escape(`forge eval — ${report.source}`)}</title><style>${STYLE}</style></head>
@@ -144,6 +159,7 @@ ${charts}
     report.results.map((result) => results.map((column) => column.value(result))),
   )}</div>
 ${rereads.length === 0 ? '' : `<h2>Re-reads of unchanged files, and why</h2><ul>\n${rereads.map((line) => `<li>${escape(line)}</li>`).join('\n')}\n</ul>`}
+${workingSet.length === 0 ? '' : `<h2>Working-set re-reads, and what their steps cost</h2><ul>\n${workingSet.map((line) => `<li>${escape(line)}</li>`).join('\n')}\n</ul>`}
 ${failures.length === 0 ? '' : `<h2>Why runs failed</h2><ul>\n${failures}\n</ul>`}
 </body></html>
 `;

@@ -70,6 +70,8 @@ export function renderMarkdownReport(report: EvalReport): string {
   ];
   const rereads = format.rereadLines(report);
   if (rereads.length > 0) lines.push('## Re-reads of unchanged files, and why', '', ...rereads.map((line) => `- ${cell(line)}`), '');
+  const workingSet = format.workingSetLines(report);
+  if (workingSet.length > 0) lines.push('## Working-set re-reads, and what their steps cost', '', ...workingSet.map((line) => `- ${cell(line)}`), '');
   const wrappers = format.wrapperRows(report);
   if (wrappers.length > 0) lines.push('## Codex wrapper', '', ...markdownTable(['fixture', 'mode', 'largest wrapper', 'median wrapper', 'constraint mismatches'], wrappers), '');
   const failed = format.failedRuns(report);

@@ -44,6 +44,10 @@ const result = {
   redundantRereads: 2,
   rereadsOfNotedFacts: 0,
   rereadReasons: { 'never noted': 2 },
+  workingSetRereads: 1,
+  workingSetRereadCost: { requests: 1, inputTokens: 4_200, usd: 0.0031 },
+  passages: { correct: 1, total: 1 },
+  keptVerbatimTokens: 3_916,
   staleCheckpointFacts: 0,
   staleHistoryFacts: 0,
   safetyFailures: [],
@@ -94,6 +98,19 @@ describe('reports', () => {
     expect(text).toContain('1 gate(s) failed: recall [compact:forge-state]');
     expect(text).toContain('Compactions per fixture, by window fill');
     expect(text).toMatch(/hostile <img src=x onerror=alert\(1\)>\s+2\.50×\s+1\n/);
+  });
+
+  it('shows working-set re-reads with the price of their steps, and the tokens kept after the first reduction, in every format', () => {
+    const line = 'hostile <img src=x onerror=alert(1)> × compact:forge-state: 1 working-set re-read(s), 1 step(s) of 4,200 input tokens, $0.0031';
+    expect(renderTextReport(report)).toContain(`  ${line}`);
+    expect(renderMarkdownReport(report)).toContain('## Working-set re-reads, and what their steps cost');
+    expect(renderMarkdownReport(report)).toContain('$0.0031');
+    expect(renderHtmlReport(report)).toContain('1 working-set re-read(s), 1 step(s) of 4,200 input tokens, $0.0031');
+    const text = renderTextReport(report);
+    expect(text).toMatch(/ws re-reads \(cost\)/);
+    expect(text).toContain('3,916');
+    const none = { ...report, results: [{ ...result, workingSetRereads: 0, workingSetRereadCost: { requests: 0, inputTokens: 0, usd: 0 } }] };
+    expect(renderTextReport(none)).not.toContain('working-set re-read(s)');
   });
 
   it('fits an 80-column terminal: a table too wide becomes one block per row, every value kept', () => {

@@ -13,6 +13,7 @@ import {
   nameColumns,
   rereadLines,
   resultColumns,
+  workingSetLines,
   runLabel,
   severalAgents,
   type Paint,
@@ -112,6 +113,8 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
     );
     const rereads = rereadLines(report);
     if (rereads.length > 0) lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
+    const workingSet = workingSetLines(report);
+    if (workingSet.length > 0) lines.push(paint.bold('Working-set re-reads (text seen before, needed again) and their cost'), ...workingSet.map((line) => `  ${line}`), '');
   }
   const byFill = compactionsByFill(report);
   if (byFill.rows.length > 0) {

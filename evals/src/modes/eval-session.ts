@@ -143,7 +143,7 @@ export class EvalSession {
       model,
       instructions: this.loader(surface),
       context: { ...common.context, mode },
-      artifactHashes: workspaceArtifactHashes(this.context.workspace.root),
+      artifactHashes: workspaceArtifactHashes(this.context.workspace.root, { ledger: this.tools.ledger }),
       compaction: { ...compaction, ...(options.compaction === undefined ? {} : { opaqueStates: this.opaqueStates, ...options.compaction }) },
       onEvent: (envelope) => events.push(envelope),
       now: this.context.now,

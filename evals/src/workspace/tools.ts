@@ -60,6 +60,8 @@ export interface SessionTools {
   /** The workspace tools (with the fixture's `run_command`) and any catalog tools, in that order. */
   readonly tools: readonly Tool[];
   readonly approvals: SessionApprovalGate;
+  /** What `edit_file` accepts as read: the reads of this process and the working set its requests showed. */
+  readonly ledger: ReadLedger;
 }
 
 /**
@@ -68,7 +70,8 @@ export interface SessionTools {
  * process: a fresh read ledger and approval gate.
  */
 export function createSessionTools(fixture: ExpandedFixture, root: string): SessionTools {
-  const workspace = createWorkspaceTools({ root, ledger: new ReadLedger(), runProcess: fixtureProcessRunner(fixture, root) });
+  const ledger = new ReadLedger();
+  const workspace = createWorkspaceTools({ root, ledger, runProcess: fixtureProcessRunner(fixture, root) });
   const extra = fixture.fixture.extraTools === undefined ? [] : createCatalogTools(fixture.fixture.extraTools.count, fixture.fixture.extraTools.descriptionChars);
-  return { tools: [...workspace, ...extra], approvals: createApprovalGate({ profile: 'workspace-auto' }) };
+  return { tools: [...workspace, ...extra], approvals: createApprovalGate({ profile: 'workspace-auto' }), ledger };
 }

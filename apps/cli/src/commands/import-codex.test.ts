@@ -80,7 +80,10 @@ describe('forge import codex', () => {
     expect(shown.stdout).toContain('Messages (13)');
     expect(shown.stdout).toContain('Fix the failing parser test');
     expect(shown.stdout).toContain('Now update the changelog');
-    expect(shown.stdout).toContain('checkpoint  summarizes #1–#13, tail from #14');
+    expect(shown.stdout).toContain('checkpoint  summarizes messages [0, 13), tail from #13');
+    // The numbers are the checkpoint view's: its first user request is user#0, shown as #0 here too.
+    expect(shown.stdout).toContain('#0 user\n     Fix the failing parser test');
+    expect(outcome.stdout).toContain('(user#0): Fix the failing parser test');
     const stored = JSON.parse((await forge(['sessions', 'show', sessionId, '--json'])).stdout) as SessionTranscript;
     expect(stored.workspaceRoot).toBe('/nonexistent/forge-fixture/parser-project');
     expect(stored.runs).toEqual([]);

@@ -171,6 +171,8 @@ export interface CompactionRow {
   readonly checkpointHash?: string;
   readonly checkpointId?: string;
   readonly reason?: string;
+  /** What the coverage check did before install (`context.checkpoint.coverage`): "repaired 2 missing: constraint #0, request #3". */
+  readonly coverage?: string;
 }
 
 /** Why a run stopped short, or a guard that fired: context limits, step limits, failures, cancellation. */

@@ -11,6 +11,7 @@ import { formatDollars } from '../pricing/format.js';
 import { summarizeError } from '../run/error-summary.js';
 import { budgetOfEstimate } from '../view/request-view.js';
 import { buildForgeState, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
+import { ensureCoverage } from './coverage-gate.js';
 import { compactorCost, runStrategy, type CompactionStrategySetting, type CompactorCost } from './strategies.js';
 import { compactionRequired, type CostGateDecision } from './cost-gate.js';
 import { evaluateCompactionGate } from './priced-cost-gate.js';
@@ -187,7 +188,8 @@ function declinedMessage(gate: CostGateDecision): string {
  * older than the recent tail, sized so the request comes down to its target → (automatic
  * compactions) pass the cost gate, which a required one always passes → build with the chosen
  * strategy, falling back to the deterministic `forge-state` when a compactor or provider fails →
- * validate → `install` (durable) → only then report the new view. Shadow mode stops before
+ * the coverage check (repair or refuse, see `ensureCoverage`) → validate → `install` (durable) →
+ * only then report the new view. Shadow mode stops before
  * `install`. Every outcome is an event: started, then completed or failed; or skipped.
  * Nothing here changes the transcript; `install` is the only write.
  */
@@ -321,8 +323,30 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
       ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
     });
   }
-  const chosen = outcome.built ?? sizing.built;
-  const chosenEstimate = outcome.estimate ?? sizing.estimate;
+  const covered = await ensureCoverage(options, {
+    chosen: { built: outcome.built ?? sizing.built, estimate: outcome.estimate ?? sizing.estimate },
+    ...(outcome.built === undefined ? {} : { fallback: { built: sizing.built, estimate: sizing.estimate } }),
+    caps,
+    estimate,
+    withCheckpoint: (built) => withCheckpoint(options.request, built, historyAfter(options, built, tailStart)),
+  });
+  if (covered.kind === 'refused') {
+    emit({
+      type: 'context.compaction.failed',
+      step,
+      trigger,
+      strategy: strategyName,
+      reason: 'coverage',
+      message: covered.message,
+      error: { code: 'checkpoint_coverage', message: covered.message, isRetryable: false },
+      fallback: 'none',
+      ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
+    });
+    return { kind: 'failed', reason: 'coverage', message: covered.message };
+  }
+  const chosen = covered.built;
+  const chosenEstimate = covered.estimate;
+  const fellBack = outcome.failures.length > 0 || covered.fellBack;
   const validation = validateCheckpoint(chosen.checkpoint, options.transcript.length, caps);
   if (!validation.ok) {
     const message = `the ${chosen.checkpoint.strategy} checkpoint failed validation: ${validation.errors.slice(0, 3).join('; ')}`;
@@ -397,7 +421,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     checkpointId: chosen.id,
     checkpointHash: chosen.hash,
     viewTokens: chosenEstimate.categories.checkpoint,
-    ...(outcome.failures.length === 0 ? {} : { fallbackFrom: options.strategy.kind }),
+    ...(fellBack ? { fallbackFrom: options.strategy.kind } : {}),
     ...(costGate === undefined ? {} : { costGate }),
     ...(options.focus === undefined ? {} : { focus: options.focus }),
   });

@@ -95,17 +95,7 @@ function changedFileCovered(checkpoint: ContextCheckpoint, file: ChangedFile): b
 
 const itemText = (text: string): string => truncateText(oneLine(text), ITEM_TEXT_CHARS);
 
-/**
- * What `checkpoint` misses of the record of the messages it summarizes, in message order within
- * each kind (requests, constraints, failures, edited files). Empty when it covers everything.
- */
-export function missingCoverage(
-  checkpoint: ContextCheckpoint,
-  transcript: readonly CheckpointTranscriptEntry[],
-  redact: (text: string) => string,
-  caps: CheckpointCaps = CHECKPOINT_CAPS,
-): CoverageItem[] {
-  const required = requiredItems(transcript, checkpoint.source.summarizedThrough, checkpoint.state.task?.evidence.messageIndex ?? null, caps, redact);
+function missingOf(checkpoint: ContextCheckpoint, required: Required): CoverageItem[] {
   return [
     ...required.requests
       .filter((request) => !requestCovered(checkpoint, request.evidence.messageIndex))
@@ -116,6 +106,35 @@ export function missingCoverage(
       .map((failure) => ({ kind: 'failure' as const, seq: failure.seq, text: itemText(`${failure.what}: ${failure.why}`) })),
     ...required.changedFiles.filter((file) => !changedFileCovered(checkpoint, file)).map((file) => ({ kind: 'changed_file' as const, seq: file.seq, text: itemText(file.path) })),
   ];
+}
+
+function requiredFor(checkpoint: ContextCheckpoint, transcript: readonly CheckpointTranscriptEntry[], redact: (text: string) => string, caps: CheckpointCaps): Required {
+  return requiredItems(transcript, checkpoint.source.summarizedThrough, checkpoint.state.task?.evidence.messageIndex ?? null, caps, redact);
+}
+
+/**
+ * What `checkpoint` misses of the record of the messages it summarizes, in message order within
+ * each kind (requests, constraints, failures, edited files). Empty when it covers everything.
+ */
+export function missingCoverage(
+  checkpoint: ContextCheckpoint,
+  transcript: readonly CheckpointTranscriptEntry[],
+  redact: (text: string) => string,
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): CoverageItem[] {
+  return missingOf(checkpoint, requiredFor(checkpoint, transcript, redact, caps));
+}
+
+/** The check and, when something is missing, its repair: one pass over the summarized messages. */
+export function checkCoverage(
+  checkpoint: ContextCheckpoint,
+  transcript: readonly CheckpointTranscriptEntry[],
+  redact: (text: string) => string,
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): { readonly missing: readonly CoverageItem[]; readonly repair: CoverageRepair | null } {
+  const required = requiredFor(checkpoint, transcript, redact, caps);
+  const missing = missingOf(checkpoint, required);
+  return { missing, repair: missing.length === 0 ? null : repairWith(checkpoint, required, caps) };
 }
 
 /**
@@ -151,8 +170,11 @@ export function repairCoverage(
   redact: (text: string) => string,
   caps: CheckpointCaps = CHECKPOINT_CAPS,
 ): CoverageRepair {
+  return repairWith(checkpoint, requiredFor(checkpoint, transcript, redact, caps), caps);
+}
+
+function repairWith(checkpoint: ContextCheckpoint, required: Required, caps: CheckpointCaps): CoverageRepair {
   const end = checkpoint.source.summarizedThrough;
-  const required = requiredItems(transcript, end, checkpoint.state.task?.evidence.messageIndex ?? null, caps, redact);
   const { state, memory } = checkpoint;
 
   const requiredRequests = new Set(required.requests.map((request) => request.evidence.messageIndex));
@@ -185,5 +207,5 @@ export function repairCoverage(
     state: { ...state, ...(earlier.length === 0 ? {} : { earlierRequests: earlier }), failures: keptFailures, changedFiles: keptFiles },
     memory: { ...memory, constraints: keptConstraints },
   } as ContextCheckpoint;
-  return { checkpoint: repaired, unrepaired: missingCoverage(repaired, transcript, redact, caps) };
+  return { checkpoint: repaired, unrepaired: missingOf(repaired, required) };
 }

@@ -1,5 +1,5 @@
 import type { CheckpointCaps } from '../checkpoint/caps.js';
-import { missingCoverage, repairCoverage, type CoverageItem } from '../checkpoint/coverage.js';
+import { checkCoverage, type CoverageItem } from '../checkpoint/coverage.js';
 import { validateCheckpoint } from '../checkpoint/validate.js';
 import type { ModelRequest, TokenEstimate } from '../model/adapter.js';
 import { finishCheckpoint, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
@@ -22,9 +22,9 @@ function describe(items: readonly CoverageItem[]): string {
 }
 
 /**
- * The coverage check before a checkpoint is installed ({@link missingCoverage}): a checkpoint that
+ * The coverage check before a checkpoint is installed (`checkCoverage`): a checkpoint that
  * misses a user request, a stated constraint, a failed step or an edited file of its summarized
- * messages is repaired by adding them ({@link repairCoverage}), re-rendered and measured again; one
+ * messages is repaired by adding them (`repairCoverage`), re-rendered and measured again; one
  * that cannot be repaired within the caps is refused. A refused strategy checkpoint falls back to
  * the deterministic `fallback`, checked the same way. Each repair and refusal is a
  * `context.checkpoint.coverage` event.
@@ -44,9 +44,8 @@ export async function ensureCoverage(
   const event = { type: 'context.checkpoint.coverage', version: CHECKPOINT_COVERAGE_EVENT_VERSION, step: options.step, trigger: options.trigger } as const;
   const check = async (sized: SizedCheckpoint, canFallBack: boolean): Promise<SizedCheckpoint | { readonly refused: readonly CoverageItem[] }> => {
     const strategy = sized.built.checkpoint.strategy;
-    const missing = missingCoverage(sized.built.checkpoint, options.transcript, options.redact, caps);
-    if (missing.length === 0) return sized;
-    const repair = repairCoverage(sized.built.checkpoint, options.transcript, options.redact, caps);
+    const { missing, repair } = checkCoverage(sized.built.checkpoint, options.transcript, options.redact, caps);
+    if (repair === null) return sized;
     if (repair.unrepaired.length === 0 && validateCheckpoint(repair.checkpoint, options.transcript.length, caps).ok) {
       const finished = finishCheckpoint(repair.checkpoint, caps, sized.built.nativeState);
       const estimate = await input.estimate(input.withCheckpoint(finished));

@@ -62,7 +62,7 @@ export { MAX_TOOL_ERROR_TEXT_BYTES } from './tools/error-text-cap.js';
 export { EVENT_SCHEMA_VERSION, type ErrorSummary, type EventEnvelope, type EventListener, type ForgeEvent, type RunStatus } from './events/events.js';
 export { createEmitter } from './events/emitter.js';
 export type { ContextBudgetedEvent, ContextUsageReconciledEvent } from './budget/context-events.js';
-export type { CompactionEvent, CompactorDisclosure, ContextCheckpointCoverageEvent } from './compaction/events.js';
+export type { CompactionEvent, CompactorDisclosure } from './compaction/events.js';
 
 // Errors and ids
 export { AuthError, CancelledError, ContextOverflowError, ForgeError, InvalidInputError, RateLimitError, TransportError } from './errors.js';

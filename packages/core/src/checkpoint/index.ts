@@ -26,4 +26,4 @@ export { observeArtifactHashes, type ArtifactHashes } from './staleness.js';
 export { buildForgeStateCheckpoint, checkpointHash, checkpointMatchesTranscript } from './build.js';
 export { renderCheckpointView } from './view.js';
 export { validateCheckpoint } from './validate.js';
-export { checkCoverage, missingCoverage, repairCoverage, type CoverageItem, type CoverageItemKind } from './coverage.js';
+export { checkCoverage, type CoverageItem } from './coverage.js';

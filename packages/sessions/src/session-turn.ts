@@ -12,7 +12,17 @@ import {
   type OpaqueProviderState,
   type RunResult,
 } from '@forge/core';
-import { buildForgeStateCheckpoint, withRunIds, type CheckpointCaps, type CheckpointTranscriptEntry, type WorkingSetRenderInput } from '@forge/core/checkpoint';
+import {
+  buildForgeStateCheckpoint,
+  checkCoverage,
+  CHECKPOINT_CAPS,
+  validateCheckpoint,
+  withRunIds,
+  type CheckpointCaps,
+  type CheckpointTranscriptEntry,
+  type CoverageItem,
+  type WorkingSetRenderInput,
+} from '@forge/core/checkpoint';
 import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint, type ContextManager } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import {
@@ -317,20 +327,20 @@ export class SessionHandle {
    * digest. An engine that keeps its own context (the Codex engine) calls it after each turn, so
    * another engine continuing the session starts from everything that happened. Validated, then
    * written durably, and only then current; nothing is written when the current checkpoint
-   * already covers every message.
+   * already covers every message. It passes the same coverage check as a compaction: what it
+   * misses of the record is added before it is installed, and returned (empty when nothing was;
+   * by construction every miss fits the caps, so it is never refused).
    */
-  async checkpointWholeTranscript(caps?: CheckpointCaps): Promise<void> {
+  async checkpointWholeTranscript(caps?: CheckpointCaps): Promise<readonly CoverageItem[]> {
     this.checkOpen();
     const entries = this.entries();
-    if (entries.length === 0 || this.writer.checkpoint?.source.messageCount === entries.length) return;
-    const checkpoint = buildForgeStateCheckpoint({
-      transcript: entries,
-      tailStart: entries.length,
-      redact: (text) => this.redactor.redact(text),
-      requests: 'all',
-      ...(caps === undefined ? {} : { caps }),
-    });
-    await installCheckpoint(this.writer, { checkpoint }, caps);
+    if (entries.length === 0 || this.writer.checkpoint?.source.messageCount === entries.length) return [];
+    const redact = (text: string): string => this.redactor.redact(text);
+    const built = buildForgeStateCheckpoint({ transcript: entries, tailStart: entries.length, redact, requests: 'all', ...(caps === undefined ? {} : { caps }) });
+    const { missing, repair } = checkCoverage(built, entries, redact, caps ?? CHECKPOINT_CAPS);
+    const repaired = repair !== null && repair.unrepaired.length === 0 && validateCheckpoint(repair.checkpoint, entries.length, caps).ok ? repair.checkpoint : built;
+    await installCheckpoint(this.writer, { checkpoint: repaired }, caps);
+    return missing;
   }
 
   /**

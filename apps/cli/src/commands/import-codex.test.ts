@@ -10,6 +10,13 @@ import { createTestIo, runCli, temporaryDirectory } from '../test-support/cli-ha
 const fixtures = path.join(import.meta.dirname, '..', '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures');
 const legacy = path.join(fixtures, 'legacy-0.46.jsonl');
 const bare = path.join(fixtures, 'legacy-bare.jsonl');
+/*
+ * Written by the real Codex 0.169 binary (`codex exec --dangerously-bypass-approvals-and-sandbox`
+ * against a loopback Responses server): a bug fix whose successful steps mention "failing" (a `cat`
+ * of the test file that exits 0, "Fixed the failing add() test"), then a new function, and a request
+ * that states its constraints in clauses.
+ */
+const bugfix = path.join(fixtures, 'codex-0.169-bugfix.jsonl');
 const golden = (name: string, kind: 'checkpoint.txt' | 'state.json') => readFile(path.join(fixtures, `${name}.${kind}`), 'utf8');
 
 let scratch: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -35,6 +42,28 @@ describe('forge import codex', () => {
     expect(outcome.stdout).toContain('- earlier user request (user#0): Fix the failing parser test\n- latest user request (user#8):\n  Now update the changelog\n');
     expect(outcome.stderr).toBe(`Imported ${legacy} (Codex 0.46.0, legacy format): 13 messages, 4 commands, 1 file, 1 compaction, 11,420 tokens reported by Codex\n`);
     expect((await forge(['import', 'codex', legacy])).stdout).toBe(outcome.stdout);
+  });
+
+  it('tags none of the successful steps of a real Codex rollout FAILED, and keeps every clause of its constraints', async () => {
+    const outcome = await forge(['import', 'codex', bugfix, '--cwd', '.']);
+    expect(outcome.code).toBe(0);
+    const view = outcome.stdout;
+    expect(view).not.toContain('FAILED');
+    expect(view).toContain('[FAILURES]\n- (none)\n');
+    expect(view).toContain('- #2 tool: [exit 0, historical, run unknown] exec_command ok: ');
+    expect(view).toContain('- #7 assistant: [historical, run unknown] Fixed the failing add() test');
+    expect(view).toContain(
+      [
+        '[CONSTRAINTS]',
+        '- do not change the test file (from user#0)',
+        '- keep the public API of src/math.js unchanged (from user#0)',
+        '- Do not add dependencies to package.json (from user#0)',
+        '- the deadline is Friday (from user#0)',
+        '- Use tabs not spaces (from user#0)',
+        '',
+      ].join('\n'),
+    );
+    expect(outcome.stderr).toContain('(Codex 0.169.0, current format): 10 messages, 2 commands, 1 file');
   });
 
   it('imports a file with a torn last line, warning on stderr, and finds a relative path from the working directory', async () => {
@@ -80,7 +109,10 @@ describe('forge import codex', () => {
     expect(shown.stdout).toContain('Messages (13)');
     expect(shown.stdout).toContain('Fix the failing parser test');
     expect(shown.stdout).toContain('Now update the changelog');
-    expect(shown.stdout).toContain('checkpoint  summarizes #1–#13, tail from #14');
+    expect(shown.stdout).toContain('checkpoint  summarizes messages [0, 13), tail from #13');
+    // The numbers are the checkpoint view's: its first user request is user#0, shown as #0 here too.
+    expect(shown.stdout).toContain('#0 user\n     Fix the failing parser test');
+    expect(outcome.stdout).toContain('(user#0): Fix the failing parser test');
     const stored = JSON.parse((await forge(['sessions', 'show', sessionId, '--json'])).stdout) as SessionTranscript;
     expect(stored.workspaceRoot).toBe('/nonexistent/forge-fixture/parser-project');
     expect(stored.runs).toEqual([]);

@@ -101,12 +101,13 @@ describe('forge run with sessions', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(`Session ${id}`);
     expect(shown.stdout).toContain(`  workspace   ${workspace.path}`);
-    expect(shown.stdout).toMatch(/Runs \(2\)\n\s+run_\S+\s+completed\s+scripted:scripted-model · 2 steps · from #1/);
+    expect(shown.stdout).toMatch(/Runs \(2\)\n\s+run_\S+\s+completed\s+scripted:scripted-model · 2 steps · from #0/);
     expect(shown.stdout).toContain('Messages (6)');
-    expect(shown.stdout).toContain('#1 user\n     What is the README title?');
-    expect(shown.stdout).toMatch(/#2 assistant\n\s+→ read_file \{"path":"README.md"\} \[call_1_1\]/);
-    expect(shown.stdout).toMatch(/#3 tool\n\s+← read_file ok: /);
-    expect(shown.stdout).toContain('#6 assistant\n     You asked about the README title.');
+    // Messages are numbered from 0, as in the checkpoint view and every other output.
+    expect(shown.stdout).toContain('#0 user\n     What is the README title?');
+    expect(shown.stdout).toMatch(/#1 assistant\n\s+→ read_file \{"path":"README.md"\} \[call_1_1\]/);
+    expect(shown.stdout).toMatch(/#2 tool\n\s+← read_file ok: /);
+    expect(shown.stdout).toContain('#5 assistant\n     You asked about the README title.');
 
     const shownJson = JSON.parse((await forge(['sessions', 'show', id, '--json'])).stdout) as SessionTranscript;
     expect(shownJson.messages).toEqual((await loadTranscript(forgeHome.path, id)).messages);

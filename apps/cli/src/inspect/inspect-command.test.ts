@@ -193,6 +193,34 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
     expect(stdout).toContain('Limit and guard stops\n  step  kind   reason\n     5  guard  The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)\n');
   });
 
+  it('shows what the coverage check repaired on the compaction it belongs to, in text and --json', async () => {
+    const home = await forgeHome();
+    const coverage = {
+      type: 'context.checkpoint.coverage',
+      version: 1,
+      step: 3,
+      trigger: 'threshold',
+      strategy: 'model-structured',
+      outcome: 'repaired',
+      items: [
+        { kind: 'constraint', seq: 0, text: 'do not change the test file' },
+        { kind: 'constraint', seq: 0, text: 'keep the public API of src/math.js unchanged' },
+        { kind: 'changed_file', seq: 7, text: 'src/math.js' },
+        { kind: 'request', seq: 9, text: 'Now add subtract()' },
+      ],
+      missingCount: 4,
+      checkpointId: 'checkpoint_1',
+    };
+    const events = compactionRunEvents();
+    const started = events.findIndex((event) => event.type === 'context.compaction.started');
+    await writeTraceLines(home, 'run_covered', envelopeLines('run_covered', [...events.slice(0, started + 1), coverage, ...events.slice(started + 1)]));
+    const { stdout } = await inspect(home, ['run_covered']);
+    expect(stdout).toMatch(/\n {12}3 {2}completed .* 9f2c41d07be3 {2}coverage repaired 4 missing: constraint #0, constraint #0, changed file #7, 1 more\n/);
+    expect(stdout).not.toContain('context.checkpoint.coverage');
+    const [run] = parseReport((await inspect(home, ['run_covered', '--json'])).stdout).runs;
+    expect(run?.compactions[0]).toMatchObject({ outcome: 'completed', coverage: 'coverage repaired 4 missing: constraint #0, constraint #0, changed file #7, 1 more' });
+  });
+
   it('--json carries the full checkpoint hash, the categories and the error per step', async () => {
     const home = await forgeHome();
     await writeTraceLines(home, 'run_compact', envelopeLines('run_compact', compactionRunEvents()));

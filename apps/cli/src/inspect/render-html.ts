@@ -89,7 +89,7 @@ function compactionsTable(run: RunReport): string {
         cell(formatCount(compaction.reclaimedTokens), 'number'),
         cell(compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`, 'number'),
         `<td title="${escapeHtml(compaction.checkpointHash ?? '')}">${escapeHtml(shortHash(compaction.checkpointHash))}</td>`,
-        cell(compaction.reason ?? '', 'wrap'),
+        cell([compaction.coverage, compaction.reason].filter((text) => text !== undefined).join('; '), 'wrap'),
       ].join('')}</tr>`,
   );
   const headers: [string, boolean][] = [

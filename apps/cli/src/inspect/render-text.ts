@@ -72,7 +72,7 @@ function compactionsSection(run: RunReport, style: Style): string[] {
       formatCount(compaction.reclaimedTokens),
       compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`,
       shortHash(compaction.checkpointHash),
-      compaction.reason ?? '',
+      [compaction.coverage, compaction.reason].filter((text) => text !== undefined).join('; '),
     ]);
   const columns = [
     { header: 'before step', align: 'right' as const },

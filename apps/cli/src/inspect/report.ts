@@ -173,6 +173,8 @@ export interface CompactionRow {
   /** The files the new forge-state checkpoint holds in hand (its working set), most recent first. */
   readonly filesInHand?: readonly string[];
   readonly reason?: string;
+  /** What the coverage check did before install (`context.checkpoint.coverage`): "repaired 2 missing: constraint #0, request #3". */
+  readonly coverage?: string;
 }
 
 /** Why a run stopped short, or a guard that fired: context limits, step limits, failures, cancellation. */

@@ -167,6 +167,8 @@ export class RunAggregator {
         return this.onCompaction('completed', event);
       case 'context.compaction.failed':
         return this.onCompaction('failed', event);
+      case 'context.checkpoint.coverage':
+        return this.onCoverage(event);
       case 'context.compaction.skipped':
         // A manual compaction that changed nothing is worth a row; in-run skips stay counted as other events.
         if (event.trigger === 'manual') return this.onCompaction('skipped', event);
@@ -339,6 +341,16 @@ export class RunAggregator {
     } else if (open !== 'unlisted') {
       this.compactions.items[open] = { ...this.compactions.items[open], ...row };
     }
+  }
+
+  /** Notes the coverage check's repair or refusal on the compaction it belongs to (the open one). */
+  private onCoverage(value: EventOf<'context.checkpoint.coverage'>): void {
+    const listed = value.items.slice(0, 3).map((item) => `${item.kind.replace('_', ' ')} #${item.seq}`);
+    const more = value.missingCount > listed.length ? `, ${value.missingCount - listed.length} more` : '';
+    const coverage = `coverage ${value.outcome} ${value.missingCount} missing: ${listed.join(', ')}${more}`;
+    const open = this.openCompaction;
+    if (typeof open === 'number') this.compactions.items[open] = { ...this.compactions.items[open], coverage } as CompactionRow;
+    else this.compactions.push({ beforeStep: value.step ?? this.pendingStep(), outcome: 'started', ...(value.strategy === undefined ? {} : { strategy: value.strategy }), coverage });
   }
 
   /** The report of everything added so far. */

@@ -124,6 +124,17 @@ function eventSchemas(lenient: boolean) {
     /** A compaction Codex performed inside its own thread. */
     codexCompaction: z.object({ type: z.literal('codex.compaction.completed'), compaction: optional(z.object({ itemId: optionalText })) }),
     limitReached: z.object({ type: z.literal('context.limit_reached'), step: optional(count), reason: optionalText, message: optionalText }),
+    /** The coverage check before a checkpoint is installed: what it missed, and whether it was repaired or refused. */
+    coverage: z.object({
+      type: z.literal('context.checkpoint.coverage'),
+      step: optional(count),
+      strategy: optionalText,
+      outcome: z.string(),
+      missingCount: withDefault(count, 0),
+      items: withDefault(z.array(z.object({ kind: z.string(), seq: count, text: z.string() })), []),
+      checkpointId: optionalText,
+      fallback: optionalText,
+    }),
     compaction: z.object({
       type: z.enum(['context.compaction.started', 'context.compaction.completed', 'context.compaction.failed', 'context.compaction.skipped']),
       step: optional(count),

@@ -64,4 +64,17 @@ describe('the text renderer', () => {
     expect(activity.text.endsWith('90% of the 100,000 available for input.\n')).toBe(true);
     expect(text.text).toBe('');
   });
+
+  it('prints one line when the coverage check repaired a checkpoint before installing it', () => {
+    const activity = new CapturedOutput();
+    const renderer = createTextRenderer({ text: new CapturedOutput(), activity, style: createStyle(false) });
+    const items = [
+      { kind: 'constraint', seq: 0, text: 'do not change the test file' },
+      { kind: 'changed_file', seq: 4, text: 'src/math.js' },
+    ];
+    renderer.onEvent(
+      envelope({ type: 'context.checkpoint.coverage', version: 1, step: 2, trigger: 'threshold', strategy: 'model-structured', outcome: 'repaired', items, missingCount: 2, checkpointId: 'cp_1' }, 0),
+    );
+    expect(activity.text).toBe('• context: the model-structured checkpoint missed 2 item(s) of the record (constraint #0, changed file #4); they were added before it was installed\n');
+  });
 });

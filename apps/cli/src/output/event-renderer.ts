@@ -110,6 +110,11 @@ export function contextLine(event: EventEnvelope['event']): string | undefined {
       return `context: compacted (${event.strategy}, ${event.trigger}) ~${tokens(event.tokensBefore)} → ~${tokens(event.tokensAfter)} tokens`;
     case 'context.limit_reached':
       return `context: stopped before sending (${event.reason}); see the error below`;
+    case 'context.checkpoint.coverage':
+      return `context: the ${event.strategy} checkpoint missed ${event.missingCount} item(s) of the record (${event.items
+        .slice(0, 3)
+        .map((item) => `${item.kind.replace('_', ' ')} #${item.seq}`)
+        .join(', ')}); ${event.outcome === 'repaired' ? 'they were added before it was installed' : 'it was refused'}`;
     case 'context.compaction.failed':
       if (event.fallback !== 'forge-state') return undefined;
       return `context: the ${event.strategy} compaction failed (${event.reason}: ${event.message}); the deterministic forge-state checkpoint is used instead`;

@@ -66,6 +66,11 @@ export function renderCompaction(sessionId: string, result: SessionCompactResult
   const { outcome } = result;
   const lines: string[] = [];
   for (const event of result.events) {
+    if (event.type === 'context.checkpoint.coverage') {
+      const items = event.items.map((item) => `${item.kind.replace('_', ' ')} #${item.seq} "${item.text}"`).join('; ');
+      const outcome = event.outcome === 'repaired' ? 'added them before installing it' : 'refused it';
+      lines.push(style.yellow(`The ${event.strategy} checkpoint missed ${event.missingCount} item(s) of the record (${items}); the coverage check ${outcome}.`));
+    }
     if (event.type === 'context.compaction.failed' && event.fallback === 'forge-state') {
       lines.push(style.yellow(`The ${event.strategy} strategy failed (${event.reason}: ${event.message}); the deterministic forge-state checkpoint was used instead.`));
     }

@@ -1,3 +1,4 @@
+import { formatMessageRange } from '@forge/core/budget';
 import { truncateText } from '@forge/core/checkpoint';
 import type { Message, ToolResultOutput } from '@forge/core';
 import type { SessionRun, SessionSummary, SessionTranscript } from '@forge/persistence';
@@ -60,7 +61,8 @@ function indentBody(text: string): string {
 
 /**
  * One transcript message for reading: user and assistant text in full, reasoning as a dim
- * note, and each tool call and each tool result on one line. `number` is 1-based.
+ * note, and each tool call and each tool result on one line. `number` is the message's index from
+ * 0, as every output and the checkpoint view number messages.
  */
 export function renderMessage(message: Message, number: number, style: Style): string {
   const label = style.dim(`#${number}`);
@@ -97,7 +99,7 @@ function renderRun(run: SessionRun, style: Style): string {
       : `${run.usage.inputTokens} in${run.usage.cacheReadTokens === undefined || run.usage.cacheReadTokens === 0 ? '' : ` (${run.usage.cacheReadTokens} cached)`} / ${run.usage.outputTokens ?? 0} out tokens${run.engine?.name === 'codex' ? ' reported by Codex' : ''}`,
     run.engine?.thread === undefined ? undefined : `thread ${run.engine.thread.id}`,
     run.engine?.compactions === undefined || run.engine.compactions === 0 ? undefined : `${plural(run.engine.compactions, 'Codex compaction')}`,
-    `from #${run.firstMessageIndex + 1}`,
+    `from #${run.firstMessageIndex}`,
     run.startedAt === undefined ? undefined : formatTime(run.startedAt),
   ].filter((fact): fact is string => fact !== undefined);
   const statusText = status === 'completed' ? style.green(status) : status === 'failed' || status === 'unfinished' ? style.red(status) : style.yellow(status);
@@ -110,7 +112,7 @@ export function renderSessionDetail(session: SessionTranscript, style: Style): s
   const checkpoint =
     session.checkpoint === undefined
       ? 'none'
-      : `summarizes #1–#${session.checkpoint.source.summarizedThrough}, tail from #${session.checkpoint.source.tailStart + 1} (${formatTime(session.checkpoint.recordedAt)})`;
+      : `summarizes messages ${formatMessageRange(0, session.checkpoint.source.summarizedThrough)}, tail from #${session.checkpoint.source.tailStart} (${formatTime(session.checkpoint.recordedAt)})`;
   const lines = [
     style.bold(`Session ${session.id}`),
     `  created     ${formatTime(session.createdAt)}`,
@@ -123,7 +125,7 @@ export function renderSessionDetail(session: SessionTranscript, style: Style): s
     ...(session.runs.length === 0 ? ['  none'] : session.runs.map((run) => renderRun(run, style))),
     '',
     style.bold(`Messages (${session.messages.length})`),
-    ...session.messages.map((message, index) => renderMessage(message, index + 1, style)),
+    ...session.messages.map((message, index) => renderMessage(message, index, style)),
     ...session.warnings.map((warning) => style.yellow(`warning: ${warning.message}`)),
   ];
   return `${lines.join('\n')}\n`;

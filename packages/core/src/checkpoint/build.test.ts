@@ -117,16 +117,40 @@ describe('buildForgeStateCheckpoint', () => {
     expect(view).not.toMatch(/currently passing|tests pass now/i);
   });
 
-  it('labels a failing verification as FAILED in the digest even when the failure is past the cut', () => {
-    const output = `${'ok '.repeat(200)}\nTests: 240 passed, 1 failed`;
-    const transcript = [user('Run the suite.', 'run_7'), ...runCommand('t1', ['pnpm', 'test'], 0, output, 'run_7'), assistant('The suite looks fine, all tests pass.', [], 'run_7')];
-    const checkpoint = build(transcript, transcript.length, TIGHT_CAPS);
-    const lines = checkpoint.digest.entries.map((entry) => entry.text);
-    expect(lines[2]).toMatch(/^\[FAILED, historical, run_7\] run_command/);
-    expect(lines[2]).not.toContain('1 failed');
-    expect(lines[3]).toMatch(/^\[passed then, historical, run_7\]/);
-    const view = renderCheckpointView(checkpoint, TIGHT_CAPS);
-    expect(view).toContain('- #2 tool: [FAILED, historical, run_7]');
+  it('labels a step FAILED only when its own result failed: never from words in prose or output', () => {
+    const transcript = [
+      user('Run the suite.', 'run_7'),
+      ...runCommand('t1', ['pnpm', 'test'], 1, 'Tests: 240 passed', 'run_7'),
+      ...runCommand('t2', ['cat', 'src/math.test.js'], 0, "test('add() is failing', () => { throw new Error('broken') })", 'run_7'),
+      assistant('Fixed the failing add() test; all tests pass.', [], 'run_7'),
+      assistant('I renamed a variable.', [{ id: 'x1', tool: 'search', input: { query: 'failing' } }], 'run_7'),
+      results([{ id: 'x1', tool: 'search', output: text('3 failed tests mention add') }], 'run_7'),
+      assistant('Calling a tool the user refused.', [{ id: 'r1', tool: 'run_command', input: { argv: ['rm', '-rf', 'dist'] } }], 'run_7'),
+      results([{ id: 'r1', tool: 'run_command', output: errorText('The user declined this call.') }], 'run_7'),
+    ];
+    const lines = build(transcript).digest.entries.map((entry) => `#${entry.seq} ${entry.text}`);
+    // A non-zero exit is FAILED whatever its output says; an exit 0 is "exit 0", never "passed" and never FAILED.
+    expect(lines[2]).toMatch(/^#2 \[FAILED, historical, run_7\] run_command `pnpm test` exit 1/);
+    expect(lines[4]).toMatch(/^#4 \[exit 0, historical, run_7\] run_command `cat src\/math\.test\.js` exit 0/);
+    // Prose and a successful tool's output only become historical reports.
+    expect(lines[5]).toBe('#5 [historical, run_7] Fixed the failing add() test; all tests pass.');
+    expect(lines[7]).toBe('#7 [historical, run_7] search ok: 3 failed tests mention add');
+    expect(lines[9]).toMatch(/^#9 \[FAILED, historical, run_7\] run_command error: The user declined/);
+    expect(lines.filter((line) => line.includes('FAILED'))).toHaveLength(2);
+    expect(lines.join('\n')).not.toMatch(/passed then|passing/);
+  });
+
+  it('labels an imported command by the exit code its metadata records', () => {
+    const transcript = [
+      user('Fix add().'),
+      assistant('', [{ id: 'c1', tool: 'exec_command', input: { cmd: 'cat src/math.js' } }]),
+      results([{ id: 'c1', tool: 'exec_command', output: text('Process exited with code 0\nOutput:\n// the failing case'), metadata: { importedFrom: 'codex-rollout', exitCode: 0 } }]),
+      assistant('', [{ id: 'c2', tool: 'exec_command', input: { cmd: 'npm test' } }]),
+      results([{ id: 'c2', tool: 'exec_command', output: errorText('Process exited with code 1\nOutput:\nok 1'), metadata: { importedFrom: 'codex-rollout', exitCode: 1 } }]),
+    ];
+    const lines = build(transcript).digest.entries.map((entry) => entry.text);
+    expect(lines[2]).toMatch(/^\[exit 0, historical, run unknown\] exec_command ok:/);
+    expect(lines[4]).toMatch(/^\[FAILED, historical, run unknown\] exec_command error:/);
   });
 
   it('lists changed files from edit_file results only, with the hash after the edit', () => {

@@ -87,7 +87,7 @@ function redactMemory(memory: CheckpointMemory, redact: (text: string) => string
 }
 
 /** A constraint's text for telling repeats apart: case, spacing and closing punctuation do not count. */
-function constraintKey(text: string): string {
+export function constraintKey(text: string): string {
   return text
     .toLowerCase()
     .replace(/\s+/g, ' ')

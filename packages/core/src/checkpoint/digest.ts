@@ -17,7 +17,8 @@ import {
 import type { CheckpointDigest, DigestEntry } from './schema.js';
 import { oneLine, shortHash, truncateText } from './text.js';
 import { describeToolCall, toolOutputExcerpt } from './transcript-observer.js';
-import { historicalLabel, looksLikeVerification, verificationVerdict, type VerificationVerdict } from './verification-text.js';
+import { outcomeLabel, resultOutcome, worstOutcome, type StepOutcome } from './step-outcome.js';
+import { looksLikeVerification } from './verification-text.js';
 
 /** Characters of a message read before cutting; a line never shows more than this anyway. */
 const READ_AHEAD_FACTOR = 8;
@@ -52,33 +53,33 @@ export function digestLayout(roles: readonly Message['role'][], caps: Checkpoint
 }
 
 interface Excerpt {
-  readonly verdict: VerificationVerdict | null;
+  readonly outcome: StepOutcome | null;
   readonly body: string;
 }
 
 function resultExcerpt(result: ToolResultPart, readAhead: number): Excerpt {
   const status = result.output.type === 'error-text' ? 'error' : 'ok';
+  const recorded = resultOutcome(result);
   if (result.toolName === RUN_COMMAND_TOOL) {
     const metadata = runCommandMetadata(result.metadata);
     if (metadata !== null) {
       const output = result.output.type === 'json' ? canonicalJsonStringify(result.output.value) : result.output.value;
       const exited = metadata.timedOut === true ? 'timed out' : `exit ${metadata.exitCode ?? metadata.signal ?? 'unknown'}`;
-      const verdict = metadata.exitCode !== 0 || metadata.timedOut === true ? 'failed' : verificationVerdict(output);
-      return { verdict, body: `${RUN_COMMAND_TOOL} \`${formatCommand(metadata.argv)}\` ${exited}: ${oneLine(output.slice(0, readAhead))}` };
+      return { outcome: recorded, body: `${RUN_COMMAND_TOOL} \`${formatCommand(metadata.argv)}\` ${exited}: ${oneLine(output.slice(0, readAhead))}` };
     }
   }
   if (status === 'ok' && result.toolName === READ_FILE_TOOL) {
     const metadata = readFileMetadata(result.metadata);
-    if (metadata !== null) return { verdict: null, body: `${READ_FILE_TOOL} ${metadata.path} sha256=${shortHash(metadata.sha256)}` };
+    if (metadata !== null) return { outcome: null, body: `${READ_FILE_TOOL} ${metadata.path} sha256=${shortHash(metadata.sha256)}` };
   }
   if (status === 'ok' && result.toolName === EDIT_FILE_TOOL) {
     const metadata = editFileMetadata(result.metadata);
     if (metadata !== null) {
-      return { verdict: null, body: `${EDIT_FILE_TOOL} ${metadata.path} sha256 ${shortHash(metadata.sha256Before)} → ${shortHash(metadata.sha256After)}` };
+      return { outcome: null, body: `${EDIT_FILE_TOOL} ${metadata.path} sha256 ${shortHash(metadata.sha256Before)} → ${shortHash(metadata.sha256After)}` };
     }
   }
   const text = toolOutputExcerpt({ ...result, output: truncatedOutput(result, readAhead) });
-  return { verdict: looksLikeVerification(text) ? verificationVerdict(text) : null, body: `${result.toolName} ${status}: ${text}` };
+  return { outcome: recorded ?? (looksLikeVerification(text) ? 'report' : null), body: `${result.toolName} ${status}: ${text}` };
 }
 
 function truncatedOutput(result: ToolResultPart, readAhead: number): ToolResultPart['output'] {
@@ -93,15 +94,8 @@ function describeCallForDigest(toolName: string, input: JsonValue): string {
   return `${CHECKPOINT_NOTE_TOOL} ${typeof kind === 'string' ? kind : '(invalid)'}`;
 }
 
-function worstVerdict(verdicts: readonly (VerificationVerdict | null)[]): VerificationVerdict | null {
-  if (verdicts.includes('failed')) return 'failed';
-  if (verdicts.includes('unknown')) return 'unknown';
-  if (verdicts.includes('passed')) return 'passed';
-  return null;
-}
-
 function messageExcerpt(message: Message, readAhead: number): Excerpt {
-  if (message.role === 'user') return { verdict: null, body: oneLine(message.content.slice(0, readAhead)) };
+  if (message.role === 'user') return { outcome: null, body: oneLine(message.content.slice(0, readAhead)) };
   if (message.role === 'assistant') {
     const pieces: string[] = [];
     let visible = '';
@@ -114,13 +108,14 @@ function messageExcerpt(message: Message, readAhead: number): Excerpt {
       }
     }
     const body = pieces.filter((piece) => piece.length > 0).join(' ');
+    // Prose is never a result: what it says about tests makes the line historical, never FAILED or passed.
     return {
-      verdict: looksLikeVerification(visible) ? verificationVerdict(visible) : null,
+      outcome: looksLikeVerification(visible) ? 'report' : null,
       body: body.length > 0 ? body : '(no visible text)',
     };
   }
   const excerpts = message.content.map((part) => resultExcerpt(part, readAhead));
-  return { verdict: worstVerdict(excerpts.map((excerpt) => excerpt.verdict)), body: excerpts.map((excerpt) => excerpt.body).join(' | ') };
+  return { outcome: worstOutcome(excerpts.map((excerpt) => excerpt.outcome)), body: excerpts.map((excerpt) => excerpt.body).join(' | ') };
 }
 
 /**
@@ -128,8 +123,10 @@ function messageExcerpt(message: Message, readAhead: number): Excerpt {
  * shows them in full elsewhere). Every message gets an equal share of
  * `maxDigestChars`, at most `maxDigestCharsPerMessage`; when the share would fall below
  * `minDigestCharsPerMessage`, messages are sampled evenly instead (half the lines for user
- * messages). Each line is redacted, loses approval-like claims, and starts with a historical label
- * when it reports a test, build or command outcome, failure winning over success. No clock, no
+ * messages). Each line is redacted, loses approval-like claims, and starts with a historical label:
+ * `[FAILED, …]` only when the message's own result failed (error result, non-zero exit, timeout,
+ * refused call), `[exit 0, …]` for a command that exited 0, and a bare `[historical, …]` for prose
+ * or output that talks about tests or builds (words are never a result). No clock, no
  * randomness: the same messages and caps give the same digest.
  */
 export function buildDigest(
@@ -151,8 +148,8 @@ export function buildDigest(
     const entry = entries[seq] as CheckpointTranscriptEntry;
     const excerpt = messageExcerpt(entry.message, readAhead);
     const body = oneLine(redact(excerpt.body));
-    if (excerpt.verdict === null) return { seq, role: entry.message.role, text: truncateWithoutClaims(body, lineChars) };
-    const label = historicalLabel(excerpt.verdict, entry.runId ?? null);
+    if (excerpt.outcome === null) return { seq, role: entry.message.role, text: truncateWithoutClaims(body, lineChars) };
+    const label = outcomeLabel(excerpt.outcome, entry.runId ?? null);
     const room = lineChars - label.length - 1;
     const text = room < 2 ? truncateText(label, lineChars) : `${label} ${truncateWithoutClaims(body, room)}`.trimEnd();
     return { seq, role: entry.message.role, text };

@@ -37,3 +37,4 @@ export {
   type WorkingSetRenderInput,
   type WorkingSetShownFile,
 } from './working-set.js';
+export { checkCoverage, type CoverageItem } from './coverage.js';

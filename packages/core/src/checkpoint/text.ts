@@ -13,9 +13,15 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * Where a sentence ends: `!` or `?`, or a `.` that is not part of a path (`..`, `/.`) or of an
+ * abbreviation ("e.g.", "i.e.", "vs.", "cf."), followed by whitespace; and every line break.
+ */
+const SENTENCE_END = /(?<=[!?]|(?<![./]|\be\.g|\bi\.e|\bvs|\bcf)\.)\s+|\n+/i;
+
 /** Splits text into sentences and lines; the separators stay with the piece before them. */
 export function splitSentences(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+|\n+/).filter((piece) => piece.trim().length > 0);
+  return text.split(SENTENCE_END).filter((piece) => piece.trim().length > 0);
 }
 
 /** The first 12 hex digits of a hash, or `unknown`. */

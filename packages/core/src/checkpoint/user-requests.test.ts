@@ -5,7 +5,8 @@ import { CHECKPOINT_CAPS } from './caps.js';
 import { TIGHT_CAPS, redactSecrets } from './fixtures.test-helpers.js';
 import { expectGolden } from './golden.test-helpers.js';
 import { bugfixSession, longSession } from './sessions.test-helpers.js';
-import { MAX_EARLIER_REQUESTS, earlierRequests, statedConstraints, userConstraints } from './user-requests.js';
+import { splitSentences } from './text.js';
+import { MAX_EARLIER_REQUESTS, earlierRequests, sentenceClauses, statedConstraints, userConstraints } from './user-requests.js';
 import { validateCheckpoint } from './validate.js';
 import { checkpointViewCharBound, renderCheckpointView } from './view.js';
 
@@ -19,6 +20,44 @@ describe('constraints stated in user requests', () => {
     expect(statedConstraints('Now write the README and push it.')).toEqual([]);
     expect(statedConstraints('Write every new file in TypeScript, not JavaScript.')).toEqual(['Write every new file in TypeScript, not JavaScript']);
     expect(statedConstraints('Always run the linter before a commit.')).toEqual(['Always run the linter before a commit']);
+  });
+
+  it('keeps every clause of a constraint, split at semicolons and conjunctions, across file paths with dots', () => {
+    expect(statedConstraints('do not change the test file; keep the public API of src/math.js unchanged')).toEqual(['do not change the test file', 'keep the public API of src/math.js unchanged']);
+    expect(statedConstraints('Add the flag. Do not add dependencies to package.json; the deadline is Friday.')).toEqual(['Do not add dependencies to package.json', 'the deadline is Friday']);
+    expect(statedConstraints('Never edit src/legacy.config.ts and keep ./lib/v1.2/index.d.ts as it is.')).toEqual(['Never edit src/legacy.config.ts', 'keep ./lib/v1.2/index.d.ts as it is']);
+    expect(statedConstraints('Reformat src/app.js but leave the tests untouched.')).toEqual(['leave the tests untouched']);
+    expect(statedConstraints('Add a parser — use tabs not spaces.')).toEqual(['use tabs not spaces']);
+    expect(statedConstraints('Prefer small commits.')).toEqual(['Prefer small commits']);
+    expect(statedConstraints('Ship it by Friday.')).toEqual(['Ship it by Friday']);
+    expect(statedConstraints('Use a helper, e.g. lodash, rather than a copy.')).toEqual(['Use a helper, e.g. lodash, rather than a copy']);
+  });
+
+  it('never loses a clause of a constraint sentence, never splits a sentence at a file path, and is deterministic', () => {
+    const word = fc.constantFrom('the', 'file', 'tests', 'API', 'docs', 'loader', 'Friday', 'output');
+    const segment = fc.stringMatching(/^[a-z0-9_-]{1,6}$/);
+    const path = fc
+      .tuple(fc.constantFrom('', './', '../', '/'), fc.array(segment, { minLength: 1, maxLength: 3 }), fc.array(segment, { minLength: 1, maxLength: 2 }))
+      .map(([start, directories, extensions]) => `${start}${directories.join('/')}.${extensions.join('.')}`);
+    const words = fc.array(word, { minLength: 1, maxLength: 4 }).map((items) => items.join(' '));
+    const plainClause = fc.tuple(words, path, words).map(([before, file, after]) => `${before} ${file} ${after}`);
+    const condition = fc
+      .tuple(fc.constantFrom('do not change {}', 'never touch {}', 'keep {} unchanged', 'use {} not spaces', 'avoid {}', 'finish {} by Friday'), plainClause)
+      .map(([template, rest]) => template.replace('{}', rest));
+    const separator = fc.constantFrom('; ', ' and ', ' but ');
+    const sentence = fc.tuple(condition, fc.array(fc.tuple(separator, plainClause), { maxLength: 3 })).map(([first, rest]) => ({
+      text: `${first}${rest.map(([glue, clause]) => `${glue === '; ' ? glue : `${glue}keep `}${clause}`).join('')}.`,
+    }));
+    fc.assert(
+      fc.property(fc.array(sentence, { minLength: 1, maxLength: 3 }), (sentences) => {
+        const text = sentences.map((item) => item.text).join(' ');
+        // Every path stays inside its sentence: the split gives exactly the sentences written.
+        expect(splitSentences(text)).toEqual(sentences.map((item) => item.text));
+        const kept = statedConstraints(text);
+        for (const item of sentences) for (const clause of sentenceClauses(item.text)) expect(kept).toContain(clause);
+        expect(statedConstraints(text)).toEqual(kept);
+      }),
+    );
   });
 
   it('keeps the conditions of an earlier request too long for a line, after its start', () => {

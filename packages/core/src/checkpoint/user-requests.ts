@@ -9,9 +9,28 @@ import { oneLine, splitSentences } from './text.js';
  */
 export const MAX_EARLIER_REQUESTS = 16;
 
-/** Wording by which a user states a condition on the work rather than a step of it. */
-const CONSTRAINT_MARKERS =
-  /\b(?:do not|don't|dont|never|always|must not|mustn't|must|should not|shouldn't|only|without|avoid|instead of|no new|no more than|at most|at least|keep\b[^.]*\b(?:unchanged|as it is|as is|intact|green|passing)|\w[^.]*,\s*not)\b/i;
+const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)';
+const DEADLINE = `deadline|due(?: date| by| on| before)|no later than|by (?:${WEEKDAY}|tomorrow|tonight|noon|eod|end of (?:the )?(?:day|week|month|sprint))|before (?:${WEEKDAY}|tomorrow|the release|release)`;
+
+/**
+ * Wording by which a user states a condition on the work rather than a step of it. Matched within
+ * one clause (clauses never hold a `;`), so a file path's dots never end a match early.
+ */
+const CONSTRAINT_MARKERS = new RegExp(
+  String.raw`\b(?:do not|don't|dont|never|always|must not|mustn't|must|should not|shouldn't|only|without|avoid|instead of|no new|no more than|at most|at least|make sure|ensure|preserve|prefer(?:s|red|ably)?|stick (?:to|with)|` +
+    String.raw`keep\b[^;]*?\b(?:unchanged|as it is|as is|intact|green|passing|the same|stable|compatible)|leave\b[^;]*?\b(?:alone|unchanged|as it is|as is|untouched)|` +
+    String.raw`(?:use|write|choose|pick)\b[^;]*?\b(?:not|rather than)|,\s*not|${DEADLINE})\b`,
+  'i',
+);
+
+/** A conjunction that opens another condition ("… and keep the API unchanged"): a clause boundary. */
+const CONDITION_CONJUNCTION = new RegExp(
+  String.raw`,?\s+(?:and(?: also)?|but|plus|or)\s+(?=(?:do not|don't|never|always|must|should not|keep|leave|use|prefer|avoid|only|make sure|ensure|preserve|stick|the deadline|it is due|it's due)\b)`,
+  'i',
+);
+
+/** Clause boundaries inside a sentence: semicolons, dashes, and conjunctions that open a condition. */
+const CLAUSE_BOUNDARY = new RegExp(String.raw`;\s*|\s+[—–]\s+|${CONDITION_CONJUNCTION.source}`, 'i');
 
 /**
  * The user requests before the latest one, oldest first and bounded (the first, then the most
@@ -41,19 +60,33 @@ function requestLine(text: string, limit: number): string {
 /** Fewest characters of a long request's start kept before the conditions it states. */
 const MIN_REQUEST_START_CHARS = 60;
 
+/** The clauses of one sentence, in order: split at semicolons, dashes and conjunctions that open a condition. */
+export function sentenceClauses(sentence: string): string[] {
+  return sentence
+    .split(CLAUSE_BOUNDARY)
+    .map((clause) =>
+      oneLine(clause)
+        .replace(/[.!]+$/, '')
+        .trim(),
+    )
+    .filter((clause) => clause.length > 0);
+}
+
 /**
  * The parts of a user's message that state a constraint ("do not change the test file", "use
- * only CommonJS, no new dependencies"): its sentences and semicolon-separated clauses with
- * constraint wording. Deterministic, no model: what is not worded as a condition is not taken.
+ * only CommonJS, no new dependencies"), clause by clause. A sentence states a constraint from its
+ * first clause with constraint wording on: that clause and every clause after it in the sentence
+ * are kept ("do not touch package.json; the deadline is Friday" gives both), the steps before it
+ * are not ("Fix the test; do not change the test file" gives the second clause only).
+ * Deterministic, no model: what is not worded as a condition is not taken.
  */
 export function statedConstraints(text: string): string[] {
-  const clauses = splitSentences(text).flatMap((sentence) => sentence.split(/;\s+|\s+—\s+/));
   const found: string[] = [];
-  for (const clause of clauses) {
-    const cleaned = oneLine(clause)
-      .replace(/[.!]+$/, '')
-      .trim();
-    if (cleaned.length > 0 && CONSTRAINT_MARKERS.test(cleaned) && !found.includes(cleaned)) found.push(cleaned);
+  for (const sentence of splitSentences(text)) {
+    const clauses = sentenceClauses(sentence);
+    const first = clauses.findIndex((clause) => CONSTRAINT_MARKERS.test(clause));
+    if (first === -1) continue;
+    for (const clause of clauses.slice(first)) if (!found.includes(clause)) found.push(clause);
   }
   return found;
 }

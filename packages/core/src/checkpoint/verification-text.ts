@@ -1,6 +1,8 @@
 /*
- * Recognising test, build and lint results in old text, so a checkpoint can label them as what
- * they are: the outcome of one past run, never the state of the code now.
+ * Recognising test, build and lint reports in old text. Words never decide an outcome here: they
+ * only mark a line as a report of some past run (so a checkpoint labels it historical), and let
+ * the host catch a model that calls passing what the record shows failed. Whether a step failed
+ * comes from its result alone (see `step-outcome.ts`).
  */
 
 const VERIFICATION_SUBJECT = /\b(?:tests?|specs?|test suites?|checks?|builds?|lint(?:er|ing)?|type-?checks?|tsc|vitest|jest|pytest|mocha|cargo test|go test|npm test|pnpm test|ci)\b/i;
@@ -12,14 +14,14 @@ const ZERO_FAILURES = /\b(?:0|no|zero)\s+(?:failed|failures?|failing|errors?)\b|
 
 export type VerificationVerdict = 'failed' | 'passed' | 'unknown';
 
-/** True when `text` reports the outcome of tests, a build, a lint or a type check. */
+/** True when `text` talks about the outcome of tests, a build, a lint or a type check. */
 export function looksLikeVerification(text: string): boolean {
   return COUNT_RESULT.test(text) || STATUS_LINE.test(text) || (VERIFICATION_SUBJECT.test(text) && (PASS_WORD.test(text) || FAIL_WORD.test(text)));
 }
 
 /**
- * What `text` says the outcome was. Any sign of failure wins over any sign of success, so a report
- * such as "3 passed, 1 failed" is a failure, whatever part of it is later shown.
+ * What `text` claims the outcome was, any sign of failure winning. Only for checking a model's
+ * claim against the record (a summary calling a failed run passing); never a label.
  */
 export function verificationVerdict(text: string): VerificationVerdict {
   const withoutZeroCounts = text.replace(ZERO_FAILURES, ' ');
@@ -33,14 +35,4 @@ export function runName(runId: string | null): string {
   if (runId === null) return 'run unknown';
   const id = runId.slice(0, 40);
   return id.startsWith('run') ? id : `run ${id}`;
-}
-
-/**
- * The label put in front of a verification result. The verdict comes first so that cutting the
- * line can never leave a failure looking like a pass.
- */
-export function historicalLabel(verdict: VerificationVerdict, runId: string | null): string {
-  if (verdict === 'failed') return `[FAILED, historical, ${runName(runId)}]`;
-  if (verdict === 'passed') return `[passed then, historical, ${runName(runId)}]`;
-  return `[historical, ${runName(runId)}]`;
 }

@@ -93,8 +93,18 @@ describe('compactTranscript with forge-state', () => {
     expect(result.reclaimedTokens).toBeGreaterThan(0);
     expect(checkpointMatchesTranscript(result.built.checkpoint, options.transcript)).toBe(true);
     expect(validateCheckpoint(result.built.checkpoint, options.transcript.length).ok).toBe(true);
-    expect(events.map((event) => event.type)).toEqual(['context.compaction.started', 'context.compaction.completed']);
+    // Built with the latest request only, the checkpoint missed two constraints the user stated: the coverage check added them.
+    expect(events.map((event) => event.type)).toEqual(['context.compaction.started', 'context.checkpoint.coverage', 'context.compaction.completed']);
     expect(events[1]).toMatchObject({
+      outcome: 'repaired',
+      items: [
+        { kind: 'constraint', seq: 0, text: 'keep every test green' },
+        { kind: 'constraint', seq: 71 },
+      ],
+      checkpointId: result.built.id,
+    });
+    expect(result.built.view).toContain('- keep every test green (from user#0)');
+    expect(events[2]).toMatchObject({
       strategy: 'forge-state',
       installed: true,
       sourceRange: { start: 0, end: result.tailStart },
@@ -304,6 +314,35 @@ describe('the model-structured strategy', () => {
     expect(installed[0]?.checkpoint.strategy).toBe('forge-state');
     expect(events.find((event) => event.type === 'context.compaction.failed')).toMatchObject({ strategy: 'model-structured', reason, fallback: 'forge-state' });
     expect(events.at(-1)).toMatchObject({ type: 'context.compaction.completed', strategy: 'forge-state', fallbackFrom: 'model-structured' });
+  });
+
+  it('repairs a compactor summary that omits the constraints the user stated, and says so in an event', async () => {
+    const request = 'Add subtract() to src/math.js. do not change the test file; keep the public API of src/math.js unchanged';
+    const transcript: CheckpointTranscriptEntry[] = [{ message: { role: 'user', content: request }, runId: 'run_0' }, ...chatTranscript(30, 400)];
+    // The compactor double answers with a valid summary that leaves the user's constraints out.
+    const forgetful = { ...validSummary, activeGoal: 'Add subtract() to src/math.js', changedFiles: [], commandsAndResults: [], constraints: [] };
+    const { events, installed, options } = structured([{ text: JSON.stringify(forgetful) }], { transcript, request: requestFor(transcript) });
+    const result = await compactTranscript({ ...options, protectedFrom: transcript.length });
+    expect(result).toMatchObject({ kind: 'compacted', strategy: 'model-structured', installed: true });
+    const coverage = events.find((event) => event.type === 'context.checkpoint.coverage');
+    expect(coverage).toMatchObject({
+      version: 1,
+      strategy: 'model-structured',
+      outcome: 'repaired',
+      // Built with the latest request only, the checkpoint also missed the earlier requests the summary does not name.
+      items: expect.arrayContaining([
+        { kind: 'request', seq: 0, text: request },
+        { kind: 'constraint', seq: 0, text: 'do not change the test file' },
+        { kind: 'constraint', seq: 0, text: 'keep the public API of src/math.js unchanged' },
+      ]),
+      checkpointId: installed[0]?.id,
+    });
+    expect(installed[0]?.view).toContain(`- earlier user request (user#0): ${request}`);
+    expect(installed[0]?.checkpoint.memory.constraints.map((constraint) => constraint.text)).toEqual(['do not change the test file', 'keep the public API of src/math.js unchanged']);
+    expect(installed[0]?.view).toContain('[CONSTRAINTS]\n- do not change the test file (from user#0)\n- keep the public API of src/math.js unchanged (from user#0)\n');
+    expect(installed[0]?.view).toContain('[STRUCTURED_SUMMARY]');
+    expect(events.at(-1)).toMatchObject({ type: 'context.compaction.completed', strategy: 'model-structured', checkpointId: installed[0]?.id });
+    expect(events.at(-1)).not.toHaveProperty('fallbackFrom');
   });
 
   it('rejects approval-like text in the summary and falls back (invariant 2)', async () => {

@@ -13,6 +13,7 @@ import { budgetOfEstimate } from '../view/request-view.js';
 import { buildForgeStateCheckpoint } from '../checkpoint/build.js';
 import { filesInHand, workingSetLimitsFor, type WorkingSetBudget, type WorkingSetReader, type WorkingSetRenderInput } from '../checkpoint/working-set.js';
 import { finishCheckpoint, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
+import { ensureCoverage } from './coverage-gate.js';
 import { compactorCost, runStrategy, type CompactionStrategySetting, type CompactorCost } from './strategies.js';
 import { compactionRequired, type CostGateDecision } from './cost-gate.js';
 import { evaluateCompactionGate } from './priced-cost-gate.js';
@@ -100,6 +101,8 @@ interface Sizing {
   readonly request: ModelRequest;
   readonly estimate: TokenEstimate;
   readonly budget: ContextBudget;
+  /** The current text of the files in hand the view was rendered with. */
+  readonly files?: WorkingSetRenderInput;
 }
 
 function budgetOf(options: CompactTranscriptOptions, estimate: TokenEstimate): ContextBudget {
@@ -174,7 +177,7 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
     const request = withCheckpoint(options.request, unmeasured, historyAfter(options, unmeasured, plan.tailStart));
     const sized = await estimate(request);
     const budget = budgetOf(options, sized);
-    sizing = { plan, built: withViewTokens(unmeasured, sized.categories.checkpoint), request, estimate: sized, budget };
+    sizing = { plan, built: withViewTokens(unmeasured, sized.categories.checkpoint), request, estimate: sized, budget, ...(files === undefined ? {} : { files }) };
     if (manual) break;
     const smaller = options.trigger !== 'overflow' || sized.tokens < before.tokens;
     const fits = !budget.overBudget && smaller;
@@ -219,7 +222,8 @@ function declinedMessage(gate: CostGateDecision): string {
  * older than the recent tail, sized so the request comes down to its target → (automatic
  * compactions) pass the cost gate, which a required one always passes → build with the chosen
  * strategy, falling back to the deterministic `forge-state` when a compactor or provider fails →
- * validate → `install` (durable) → only then report the new view. Shadow mode stops before
+ * the coverage check (repair or refuse, see `ensureCoverage`) → validate → `install` (durable) →
+ * only then report the new view. Shadow mode stops before
  * `install`. Every outcome is an event: started, then completed or failed; or skipped.
  * Nothing here changes the transcript; `install` is the only write.
  */
@@ -359,8 +363,31 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
       ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
     });
   }
-  const chosen = outcome.built ?? sizing.built;
-  const chosenEstimate = outcome.estimate ?? sizing.estimate;
+  const covered = await ensureCoverage(options, {
+    chosen: { built: outcome.built ?? sizing.built, estimate: outcome.estimate ?? sizing.estimate },
+    ...(outcome.built === undefined ? {} : { fallback: { built: sizing.built, estimate: sizing.estimate } }),
+    caps,
+    estimate,
+    ...(sizing.files === undefined ? {} : { workingSet: sizing.files }),
+    withCheckpoint: (built) => withCheckpoint(options.request, built, historyAfter(options, built, tailStart)),
+  });
+  if (covered.kind === 'refused') {
+    emit({
+      type: 'context.compaction.failed',
+      step,
+      trigger,
+      strategy: strategyName,
+      reason: 'coverage',
+      message: covered.message,
+      error: { code: 'checkpoint_coverage', message: covered.message, isRetryable: false },
+      fallback: 'none',
+      ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
+    });
+    return { kind: 'failed', reason: 'coverage', message: covered.message };
+  }
+  const chosen = covered.built;
+  const chosenEstimate = covered.estimate;
+  const fellBack = outcome.failures.length > 0 || covered.fellBack;
   const validation = validateCheckpoint(chosen.checkpoint, options.transcript.length, caps);
   if (!validation.ok) {
     const message = `the ${chosen.checkpoint.strategy} checkpoint failed validation: ${validation.errors.slice(0, 3).join('; ')}`;
@@ -436,7 +463,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     checkpointHash: chosen.hash,
     viewTokens: chosenEstimate.categories.checkpoint,
     ...(chosen.checkpoint.strategy === 'forge-state' && chosen.checkpoint.workingSet !== undefined ? { filesInHand: filesInHand(chosen.checkpoint.workingSet) } : {}),
-    ...(outcome.failures.length === 0 ? {} : { fallbackFrom: options.strategy.kind }),
+    ...(fellBack ? { fallbackFrom: options.strategy.kind } : {}),
     ...(costGate === undefined ? {} : { costGate }),
     ...(options.focus === undefined ? {} : { focus: options.focus }),
   });

@@ -1,5 +1,6 @@
 import type { ErrorSummary } from '../events/events.js';
 import type { ContextMode } from '../budget/policy.js';
+import type { CoverageItem } from '../checkpoint/coverage.js';
 import type { CostGateDecision } from './cost-gate.js';
 
 /**
@@ -119,5 +120,34 @@ export type ContextCompactionSkippedEvent = {
   readonly costGate?: CostGateDecision;
 };
 
-/** Events of compaction: started, then completed or failed; or skipped with the reason. */
-export type CompactionEvent = ContextCompactionStartedEvent | ContextCompactionCompletedEvent | ContextCompactionFailedEvent | ContextCompactionSkippedEvent;
+/** Version of the `context.checkpoint.coverage` payload; a change to its fields makes a new one. */
+export const CHECKPOINT_COVERAGE_EVENT_VERSION = 1;
+
+/** Most items a coverage event lists; `missingCount` has them all. */
+export const COVERAGE_EVENT_MAX_ITEMS = 32;
+
+/**
+ * The coverage check found that a checkpoint missed something the record of its summarized
+ * messages holds (a user request, a stated constraint, a failed step, an edited file), before it
+ * was installed. `repaired`: the items were added and the repaired checkpoint (`checkpointId`) is
+ * the one used. `refused`: they could not be added within the caps; the checkpoint was not used
+ * (`fallback` says what happened instead).
+ */
+export type ContextCheckpointCoverageEvent = {
+  readonly type: 'context.checkpoint.coverage';
+  readonly version: typeof CHECKPOINT_COVERAGE_EVENT_VERSION;
+  readonly step: number;
+  readonly trigger: CompactionTrigger;
+  readonly strategy: CompactionStrategyName;
+  readonly outcome: 'repaired' | 'refused';
+  /** What was missing (repaired) or is still missing (refused), at most {@link COVERAGE_EVENT_MAX_ITEMS}. */
+  readonly items: readonly CoverageItem[];
+  readonly missingCount: number;
+  /** The repaired checkpoint. */
+  readonly checkpointId?: string;
+  /** After a refusal: the deterministic checkpoint is tried instead, or nothing is installed. */
+  readonly fallback?: 'forge-state' | 'none';
+};
+
+/** Events of compaction: started, then completed or failed; or skipped with the reason; and the coverage check's repairs and refusals. */
+export type CompactionEvent = ContextCompactionStartedEvent | ContextCompactionCompletedEvent | ContextCompactionFailedEvent | ContextCompactionSkippedEvent | ContextCheckpointCoverageEvent;

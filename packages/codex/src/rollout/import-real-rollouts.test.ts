@@ -38,7 +38,9 @@ beforeAll(async () => {
     { items: [assistantMessage('Created src/app.txt.')] },
   ]);
   try {
-    await runCodexExec(execDirectories, provider.baseUrl, 'Create src/app.txt', ['--sandbox', 'workspace-write']);
+    // Not Codex's own sandbox: with bubblewrap installed it mounts a fresh /tmp, which hides the
+    // helper Codex links under this temporary CODEX_HOME, and every command then exits 1.
+    await runCodexExec(execDirectories, provider.baseUrl, 'Create src/app.txt', ['--sandbox', 'danger-full-access']);
   } finally {
     await provider.close();
   }

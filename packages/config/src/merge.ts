@@ -93,7 +93,7 @@ const approvalStrictness = (profile: ApprovalProfileName) => APPROVAL_PROFILES.l
 /** Reserves: a project may raise them (less room for input), never lower them. */
 const floors = ['reservedOutputTokens', 'bufferTokens'] as const;
 /** Ceilings: a project may lower them, never raise them. */
-const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'compactAtRatio', 'compactTargetRatio', 'fallbackContextWindowTokens'] as const;
+const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'compactAtRatio', 'compactTargetRatio', 'protectedToolOutputRatio', 'fallbackContextWindowTokens'] as const;
 
 function describe(provenance: ValueProvenance | undefined): string {
   if (provenance === undefined || provenance.source === 'default') return 'the default';

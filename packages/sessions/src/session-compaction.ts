@@ -13,8 +13,11 @@ import {
 import { CHECKPOINT_CAPS, renderCheckpointView, type CheckpointCaps, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import {
   applyToolOutputProjection,
+  chooseProjection,
   compactTranscript,
-  projectableToolCalls,
+  OutputSizeCache,
+  projectionCandidates,
+  protectedToolOutputTokens,
   type BuiltCheckpoint,
   type CompactionGuardLimits,
   type CompactionStrategySetting,
@@ -182,6 +185,7 @@ export function createSessionContextManager(input: {
       ...(request.idleMs === undefined ? {} : { idleMs: request.idleMs }),
       ...(request.checkpointChanged === true ? { checkpointChanged: true } : {}),
     });
+  let sizes: OutputSizeCache | undefined;
   return {
     async fit(request) {
       const result = await compactWith(request, 'compact', port.current(), request.request, request.budget.estimate);
@@ -218,9 +222,21 @@ export function createSessionContextManager(input: {
       const due = decideRequest(budget).kind !== 'send';
       if (!due && request.reason !== 'model_request') return;
       if (due) {
-        const candidates = projectableToolCalls([...history, rest.currentRequest, ...rest.continuation]).filter((id) => !projected.has(id));
-        for (const id of candidates) projected.add(id);
-        if (candidates.length > 0) {
+        // The outputs compact would project: the same choice as the run's (superseded, then oldest, the newest protected).
+        const view = [...history, rest.currentRequest, ...rest.continuation];
+        const candidates = projectionCandidates(view).filter((candidate) => !projected.has(candidate.toolCallId));
+        sizes ??= new OutputSizeCache((messages) => request.model.countMessageTokens(messages));
+        const choice = chooseProjection({
+          candidates,
+          sizes: await sizes.of(
+            view,
+            candidates.map((candidate) => candidate.messageIndex),
+          ),
+          excessTokens: budget.estimate.tokens - budget.compactTargetTokens,
+          protectedTokens: protectedToolOutputTokens(policy, budget),
+        });
+        for (const id of choice.ids) projected.add(id);
+        if (choice.ids.length > 0) {
           virtual = virtualOf();
           budget = await budgetRequest(request.model, virtual, compactPolicy);
           if (budget.estimate.tokens <= budget.compactTargetTokens) return;

@@ -15,6 +15,7 @@ import { compactorCost, runStrategy, type CompactionStrategySetting, type Compac
 import { compactionRequired, type CostGateDecision } from './cost-gate.js';
 import { evaluateCompactionGate } from './priced-cost-gate.js';
 import type { CompactionEvent, CompactionStrategyName, CompactionTrigger } from './events.js';
+import { keptVerbatimTokens } from './projection-plan.js';
 import { planCompaction, tailBudgets, TAIL_FLOOR_TOKENS, type CompactionPlan } from './planner.js';
 
 /** The checkpoint a session already has, as far as planning needs it. */
@@ -397,6 +398,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     checkpointId: chosen.id,
     checkpointHash: chosen.hash,
     viewTokens: chosenEstimate.categories.checkpoint,
+    keptVerbatimTokens: keptVerbatimTokens(chosenEstimate),
     ...(outcome.failures.length === 0 ? {} : { fallbackFrom: options.strategy.kind }),
     ...(costGate === undefined ? {} : { costGate }),
     ...(options.focus === undefined ? {} : { focus: options.focus }),

@@ -1,3 +1,4 @@
+import { EDIT_FILE_TOOL, READ_FILE_TOOL, RUN_COMMAND_TOOL, editFileMetadata, readFileMetadata, runCommandMetadata } from '../checkpoint/host-metadata.js';
 import { sha256Hex } from '../instructions.js';
 import type { Message, ToolResultOutput, ToolResultPart } from '../messages.js';
 import { splitIntoGroups } from '../view/groups.js';
@@ -34,28 +35,106 @@ export function projectToolOutput(part: ToolResultPart, options: ToolOutputProje
   return { ...part, output: { type: part.output.type === 'error-text' ? 'error-text' : 'text', value } };
 }
 
+/** Why an output may go before any other: what the host knows replaced it later in the view. */
+export type SupersededBy = 'read' | 'edit' | 'command';
+
+/** A tool output that may be projected, with what the host knows of it. */
+export interface ProjectionCandidate {
+  readonly toolCallId: string;
+  /** Index of its tool message in the messages scanned. */
+  readonly messageIndex: number;
+  /**
+   * What it shows: `file:<path>` for a read, `command:<argv>` for a command, else the call
+   * itself. Outputs of one subject count once when the newest are protected.
+   */
+  readonly subject: string;
+  /**
+   * Set when a later output in the view replaced it: a read of a file that a later read returned
+   * with another hash or whole, or that a later edit changed (`read`, `edit`); a command run
+   * again with the same argv (`command`).
+   */
+  readonly supersededBy?: SupersededBy;
+}
+
+/** What later messages showed of one file, seen from the end of the view backwards. */
+interface LaterFile {
+  edited: boolean;
+  readWhole: boolean;
+  readHashes: Set<string>;
+}
+
+function subjectOf(
+  part: ToolResultPart,
+): { readonly kind: 'file'; readonly path: string; readonly sha256?: string; readonly whole?: boolean } | { readonly kind: 'command'; readonly key: string } | undefined {
+  if (part.toolName === READ_FILE_TOOL) {
+    const read = readFileMetadata(part.metadata);
+    return read === null ? undefined : { kind: 'file', path: read.path, sha256: read.sha256, whole: part.metadata?.['complete'] === true };
+  }
+  if (part.toolName === EDIT_FILE_TOOL) {
+    const edit = editFileMetadata(part.metadata);
+    return edit === null ? undefined : { kind: 'file', path: edit.path };
+  }
+  if (part.toolName === RUN_COMMAND_TOOL) {
+    const command = runCommandMetadata(part.metadata);
+    return command === null ? undefined : { kind: 'command', key: JSON.stringify(command.argv) };
+  }
+  return undefined;
+}
+
 /**
- * Tool calls whose outputs may be projected: results in complete groups before the last group of
- * `messages` (never the latest exchange, never a call still waiting for its result), longer than
- * `minOutputChars`. Returned in transcript order.
+ * Outputs that may be projected: results in complete groups before the last group of `messages`
+ * (never the latest exchange, never a call still waiting for its result), longer than
+ * `minOutputChars`, in transcript order, each with its subject and whether a later output in
+ * `messages` (the last group included) superseded it. Content hashes come from the host's
+ * metadata (read_file's sha256, edit_file's path, run_command's argv), never from the text.
  */
-export function projectableToolCalls(messages: readonly Message[], options: ToolOutputProjectionOptions = {}): string[] {
+export function projectionCandidates(messages: readonly Message[], options: ToolOutputProjectionOptions = {}): ProjectionCandidate[] {
   const minimum = options.minOutputChars ?? DEFAULT_MIN_OUTPUT_CHARS;
   const groups = splitIntoGroups(messages);
-  const last = groups.at(-1);
-  const end = last === undefined ? 0 : last.start;
-  const ids: string[] = [];
+  const end = groups.at(-1)?.start ?? 0;
+  const eligible = new Set<number>();
   for (const group of groups) {
     if (group.end > end || group.pendingToolCalls > 0) continue;
-    for (let index = group.start; index < group.end; index += 1) {
-      const message = messages[index];
-      if (message?.role !== 'tool') continue;
-      for (const part of message.content) {
-        if (outputText(part.output).length > minimum) ids.push(part.toolCallId);
+    for (let index = group.start; index < group.end; index += 1) eligible.add(index);
+  }
+  const files = new Map<string, LaterFile>();
+  const commands = new Set<string>();
+  const found: ProjectionCandidate[] = [];
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role !== 'tool') continue;
+    for (let position = message.content.length - 1; position >= 0; position -= 1) {
+      const part = message.content[position] as ToolResultPart;
+      const subject = subjectOf(part);
+      let supersededBy: SupersededBy | undefined;
+      let key = `call:${part.toolCallId}`;
+      if (subject?.kind === 'file') {
+        key = `file:${subject.path}`;
+        const later = files.get(subject.path) ?? { edited: false, readWhole: false, readHashes: new Set<string>() };
+        files.set(subject.path, later);
+        if (subject.sha256 !== undefined) {
+          if (later.edited) supersededBy = 'edit';
+          else if (later.readWhole || [...later.readHashes].some((hash) => hash !== subject.sha256)) supersededBy = 'read';
+          later.readHashes.add(subject.sha256);
+          if (subject.whole === true) later.readWhole = true;
+        } else {
+          later.edited = true;
+        }
+      } else if (subject?.kind === 'command') {
+        key = `command:${subject.key}`;
+        if (commands.has(subject.key)) supersededBy = 'command';
+        commands.add(subject.key);
       }
+      if (!eligible.has(index) || outputText(part.output).length <= minimum) continue;
+      found.push({ toolCallId: part.toolCallId, messageIndex: index, subject: key, ...(supersededBy === undefined ? {} : { supersededBy }) });
     }
   }
-  return ids;
+  return found.reverse();
+}
+
+/** The ids of {@link projectionCandidates}, in transcript order. */
+export function projectableToolCalls(messages: readonly Message[], options: ToolOutputProjectionOptions = {}): string[] {
+  return projectionCandidates(messages, options).map((candidate) => candidate.toolCallId);
 }
 
 /**

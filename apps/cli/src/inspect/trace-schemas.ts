@@ -134,6 +134,7 @@ function eventSchemas(lenient: boolean) {
       reclaimedTokens: optionalNumber,
       tokensBefore: optionalNumber,
       tokensAfter: optionalNumber,
+      keptVerbatimTokens: optionalNumber,
       checkpointHash: optionalText,
       checkpointId: optionalText,
       error: optional(errorSummary),

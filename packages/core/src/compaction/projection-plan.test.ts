@@ -42,6 +42,9 @@ describe('projectionCandidates', () => {
       ['c3', null],
     ]);
     expect(found.find((candidate) => candidate.toolCallId === 'r5')?.subject).toBe('file:c.ts');
+    // A call id the view holds twice (the latest exchange reusing it) is never a candidate.
+    const reused = [...messages.slice(0, -1), ...read('r1', 'd.ts', big('d'))];
+    expect(projectionCandidates(reused).map((candidate) => candidate.toolCallId)).not.toContain('r1');
     expect(found.find((candidate) => candidate.toolCallId === 'c3')?.subject).toBe('command:["npm","test"]');
   });
 });

@@ -85,7 +85,8 @@ function subjectOf(
  * Outputs that may be projected: results in complete groups before the last group of `messages`
  * (never the latest exchange, never a call still waiting for its result), longer than
  * `minOutputChars`, in transcript order, each with its subject and whether a later output in
- * `messages` (the last group included) superseded it. Content hashes come from the host's
+ * `messages` (the last group included) superseded it; never an output whose call id the view
+ * holds more than once. Content hashes come from the host's
  * metadata (read_file's sha256, edit_file's path, run_command's argv), never from the text.
  */
 export function projectionCandidates(messages: readonly Message[], options: ToolOutputProjectionOptions = {}): ProjectionCandidate[] {
@@ -96,6 +97,13 @@ export function projectionCandidates(messages: readonly Message[], options: Tool
   for (const group of groups) {
     if (group.end > end || group.pendingToolCalls > 0) continue;
     for (let index = group.start; index < group.end; index += 1) eligible.add(index);
+  }
+  // Projection is keyed by call id: an id the view holds twice (a provider that reuses ids across runs) cannot be projected without touching the other.
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) (seen.has(part.toolCallId) ? repeated : seen).add(part.toolCallId);
   }
   const files = new Map<string, LaterFile>();
   const commands = new Set<string>();
@@ -125,7 +133,7 @@ export function projectionCandidates(messages: readonly Message[], options: Tool
         if (commands.has(subject.key)) supersededBy = 'command';
         commands.add(subject.key);
       }
-      if (!eligible.has(index) || outputText(part.output).length <= minimum) continue;
+      if (!eligible.has(index) || repeated.has(part.toolCallId) || outputText(part.output).length <= minimum) continue;
       found.push({ toolCallId: part.toolCallId, messageIndex: index, subject: key, ...(supersededBy === undefined ? {} : { supersededBy }) });
     }
   }

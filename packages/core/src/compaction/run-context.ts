@@ -84,8 +84,6 @@ export class RunContext {
   private readonly options: RunContextOptions;
   private readonly guard: CompactionGuard;
   private readonly projected: Set<string>;
-  /** Projected forms already made, by original message, so every step sends the same objects (and the estimator's identity cache holds). */
-  private readonly projectedForms = new WeakMap<Message, { readonly ids: number; readonly message: Message }>();
   private readonly sizes: OutputSizeCache;
   /** Stored messages before the run: those the checkpoint covers plus the history after them. */
   private readonly storedMessages: number;
@@ -244,17 +242,7 @@ export class RunContext {
 
   /** `messages` with projected outputs in their bounded form, the same objects from step to step. */
   private applyProjection(messages: readonly Message[]): readonly Message[] {
-    if (this.projected.size === 0) return messages;
-    return messages.map((message) => {
-      if (message.role !== 'tool') return message;
-      const ids = message.content.filter((part) => this.projected.has(part.toolCallId)).length;
-      if (ids === 0) return message;
-      const known = this.projectedForms.get(message);
-      if (known?.ids === ids) return known.message;
-      const projected = applyToolOutputProjection([message], this.projected, this.options.projection)[0] as Message;
-      this.projectedForms.set(message, { ids, message: projected });
-      return projected;
-    });
+    return this.projected.size === 0 ? messages : applyToolOutputProjection(messages, this.projected, this.options.projection);
   }
 
   /** What the request carries of the stored conversation; throws when anything would be left out. */

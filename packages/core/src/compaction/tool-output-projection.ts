@@ -24,8 +24,21 @@ function outputText(output: ToolResultOutput): string {
  * failed call stays `error-text`, so success is never changed by projecting.
  */
 export function projectToolOutput(part: ToolResultPart, options: ToolOutputProjectionOptions = {}): ToolResultPart {
-  const text = outputText(part.output);
   const excerptChars = options.excerptChars ?? DEFAULT_EXCERPT_CHARS;
+  const known = projectedForms.get(part);
+  const found = known?.get(excerptChars);
+  if (found !== undefined) return found;
+  const projected = projectedForm(part, excerptChars);
+  if (known === undefined) projectedForms.set(part, new Map([[excerptChars, projected]]));
+  else known.set(excerptChars, projected);
+  return projected;
+}
+
+/** Projected forms already made, by original part and excerpt length: a part never changes, and hashing a large output again on every turn of a long session adds up. */
+const projectedForms = new WeakMap<ToolResultPart, Map<number, ToolResultPart>>();
+
+function projectedForm(part: ToolResultPart, excerptChars: number): ToolResultPart {
+  const text = outputText(part.output);
   const success = part.output.type === 'error-text' ? 'failed' : 'succeeded';
   const header =
     `[tool output projected: ${part.toolName} ${success}; ${text.length.toLocaleString('en-US')} characters, sha256 ${sha256Hex(text).slice(0, 16)}; ` +
@@ -149,12 +162,26 @@ export function projectableToolCalls(messages: readonly Message[], options: Tool
  * `messages` with the outputs of the calls in `projected` replaced by their bounded form. The
  * input is not modified, message and call order are kept, and every call keeps its result, so
  * tool call ↔ result pairing is untouched. Messages without a projected output are returned as
- * the same objects.
+ * the same objects, and a message projected the same way again as the same projected object.
  */
 export function applyToolOutputProjection(messages: readonly Message[], projected: ReadonlySet<string>, options: ToolOutputProjectionOptions = {}): Message[] {
   if (projected.size === 0) return [...messages];
   return messages.map((message) => {
     if (message.role !== 'tool' || !message.content.some((part) => projected.has(part.toolCallId))) return message;
-    return { role: 'tool', content: message.content.map((part) => (projected.has(part.toolCallId) ? projectToolOutput(part, options) : part)) };
+    const key = `${options.excerptChars ?? DEFAULT_EXCERPT_CHARS}:${message.content.map((part) => (projected.has(part.toolCallId) ? '1' : '0')).join('')}`;
+    const known = projectedMessages.get(message);
+    const found = known?.get(key);
+    if (found !== undefined) return found;
+    const form: Message = { role: 'tool', content: message.content.map((part) => (projected.has(part.toolCallId) ? projectToolOutput(part, options) : part)) };
+    if (known === undefined) projectedMessages.set(message, new Map([[key, form]]));
+    else known.set(key, form);
+    return form;
   });
 }
+
+/**
+ * Projected messages already made, by original message and which of its outputs are projected:
+ * every step and every later run of a session sends the same objects, so the estimator counts
+ * them by identity instead of hashing them again.
+ */
+const projectedMessages = new WeakMap<Message, Map<string, Message>>();

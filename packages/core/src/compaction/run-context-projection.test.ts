@@ -2,10 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveContextPolicy, type ContextPolicy } from '../budget/policy.js';
 import type { ForgeEvent } from '../events/events.js';
-import { sha256Hex } from '../instructions.js';
+import { createInstructionSnapshot, sha256Hex } from '../instructions.js';
 import type { Message, UserMessage } from '../messages.js';
+import { runAgent } from '../run/run-agent.js';
 import { ScriptedModel } from '../testing/index.js';
+import type { Tool } from '../tools/tool.js';
 import { splitIntoGroups } from '../view/groups.js';
+import type { ContextManager } from './context-manager.js';
 import { RunContext, type StepInput } from './run-context.js';
 
 /*
@@ -190,5 +193,71 @@ describe('projection order (property)', () => {
     // The property is not vacuous: most generated sessions pass the threshold, and many hold superseded outputs.
     expect(projectedRuns).toBeGreaterThan(20);
     expect(supersededRuns).toBeGreaterThan(5);
+  });
+});
+
+describe('after a compaction', () => {
+  const window = { capabilities: { contextWindowTokens: 20_000, maxOutputTokens: 500 } };
+  const policy = resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500 });
+
+  it('the tail the compaction kept is not then projected, and its event says what was kept verbatim, as the run measured it', async () => {
+    // 15k tokens of conversation that projection cannot shrink, then two reads within the protected budget (4,875 tokens).
+    const chat: Message[] = Array.from({ length: 30 }, (_, index): Message =>
+      index % 2 === 0 ? { role: 'user', content: body(`question ${index}`, 500) } : { role: 'assistant', content: [{ type: 'text', text: body(`answer ${index}`, 500) }] },
+    );
+    const reads = [...readTurn('r1', 'a.ts', body('a', 2_000)), ...readTurn('r2', 'b.ts', body('b', 2_000))];
+    const history = [...chat, ...reads];
+    const events: ForgeEvent[] = [];
+    const manager: ContextManager = {
+      async fit(request) {
+        const kept = request.request.history.slice(-reads.length);
+        request.emit({
+          type: 'context.compaction.completed',
+          step: request.step,
+          trigger: 'threshold',
+          strategy: 'forge-state',
+          mode: 'compact',
+          installed: true,
+          reused: false,
+          tokensBefore: request.budget.estimate.tokens,
+          tokensAfter: 0,
+          reclaimedTokens: 0,
+        });
+        return {
+          kind: 'compacted',
+          checkpoint: '[SESSION_CHECKPOINT v1]\n- earlier turns',
+          checkpointId: 'cp_1',
+          coveredThrough: history.length - kept.length,
+          history: kept,
+          sourceHash: 'a'.repeat(64),
+        };
+      },
+    };
+    const steps = [{ toolCalls: [{ toolName: 'noop', input: {} }] }, { text: 'Done.' }];
+    const model = new ScriptedModel(steps, window);
+    const tool: Tool = { name: 'noop', description: 'Does nothing.', inputSchema: { type: 'object' }, risk: 'read', execute: async () => ({ output: { type: 'text', value: 'ok' } }) };
+    const result = await runAgent({
+      model,
+      instructions: createInstructionSnapshot(instructions),
+      request: 'Go on.',
+      session: { history },
+      tools: [tool],
+      approvals: { check: async () => ({ kind: 'allow' }) },
+      context: policy,
+      contextManager: manager,
+      onEvent: (envelope) => events.push(envelope.event),
+    });
+    expect(result.status).toBe('completed');
+    const completed = events.filter((event): event is Completed => event.type === 'context.compaction.completed');
+    // Both reads were protected, so projection had nothing to take; the compaction made the room.
+    expect(completed.map((event) => event.strategy)).toEqual(['forge-state']);
+    const kept = completed[0]?.keptVerbatimTokens ?? 0;
+    expect(kept).toBeGreaterThan(4_000);
+    // Every later step sends the kept reads whole.
+    for (const request of model.requests) {
+      const outputs = request.history.flatMap((message) => (message.role === 'tool' ? message.content.map((part) => String(part.output.value)) : []));
+      expect(outputs).toHaveLength(2);
+      expect(outputs.every((value) => !value.startsWith('[tool output projected:'))).toBe(true);
+    }
   });
 });

@@ -226,15 +226,14 @@ export function createSessionContextManager(input: {
         const view = [...history, rest.currentRequest, ...rest.continuation];
         const candidates = projectionCandidates(view).filter((candidate) => !projected.has(candidate.toolCallId));
         sizes ??= new OutputSizeCache((messages) => request.model.countMessageTokens(messages));
-        const choice = chooseProjection({
-          candidates,
-          sizes: await sizes.of(
-            view,
-            candidates.map((candidate) => candidate.messageIndex),
-          ),
-          excessTokens: budget.estimate.tokens - budget.compactTargetTokens,
-          protectedTokens: protectedToolOutputTokens(policy, budget),
-        });
+        const known = await sizes.of(
+          view,
+          candidates.map((candidate) => candidate.messageIndex),
+        );
+        const excessTokens = budget.estimate.tokens - budget.compactTargetTokens;
+        let choice = chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: protectedToolOutputTokens(policy, budget) });
+        // As in the run: the protected newest outputs go too when the request would not fit otherwise.
+        if (budget.overBudget && budget.estimate.tokens - choice.savedTokens > budget.availableInputTokens) choice = chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: 0 });
         for (const id of choice.ids) projected.add(id);
         if (choice.ids.length > 0) {
           virtual = virtualOf();

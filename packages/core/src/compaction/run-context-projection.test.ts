@@ -261,3 +261,40 @@ describe('after a compaction', () => {
     }
   });
 });
+
+describe('a request that does not fit', () => {
+  it('projects the protected newest outputs too rather than stop, when nothing else can make it fit', async () => {
+    // 19,500 tokens of input, a target of 9,750, 4,875 protected: the first read (4,800 tokens) is protected, the second (15,000) is the latest exchange.
+    const model = new ScriptedModel(
+      [
+        { toolCalls: [{ toolName: 'sized', toolCallId: 'small', input: { tokens: 4_800 } }] },
+        { toolCalls: [{ toolName: 'sized', toolCallId: 'large', input: { tokens: 15_000 } }] },
+        { text: 'Done.' },
+      ],
+      { capabilities: { contextWindowTokens: 20_000, maxOutputTokens: 500 } },
+    );
+    const sized: Tool = {
+      name: 'sized',
+      description: 'Returns that many tokens.',
+      inputSchema: { type: 'object' },
+      risk: 'read',
+      execute: async (input) => ({ output: { type: 'text', value: body('output', Number((input as { tokens: number }).tokens)) } }),
+    };
+    const events: ForgeEvent[] = [];
+    const unchanged: ContextManager = { fit: async () => ({ kind: 'unchanged' }) };
+    const result = await runAgent({
+      model,
+      instructions: createInstructionSnapshot(instructions),
+      request: 'Read both.',
+      tools: [sized],
+      approvals: { check: async () => ({ kind: 'allow' }) },
+      context: resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500 }),
+      contextManager: unchanged,
+      onEvent: (envelope) => events.push(envelope.event),
+    });
+    expect(result.status).toBe('completed');
+    expect(events.some((event) => event.type === 'context.limit_reached')).toBe(false);
+    const projections = events.filter((event): event is Completed => event.type === 'context.compaction.completed');
+    expect(projections.flatMap((event) => event.projectedToolCallIds ?? [])).toEqual(['small']);
+  });
+});

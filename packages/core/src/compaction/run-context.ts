@@ -295,8 +295,8 @@ export class RunContext {
    * target (see `chooseProjection` for the order and the protected newest outputs); undefined
    * when none is projected. Savings come from per-output counts made once per message; one full
    * estimate confirms them (a second round picks more if the counts fell short). Protected
-   * outputs go too only when the request would otherwise not fit and no context manager can make
-   * room another way.
+   * outputs go too only when the request would otherwise not fit at all: a request over budget
+   * cannot be sent, and a checkpoint cannot shrink the running turn, where such outputs usually are.
    */
   private async project(step: number, input: StepInput, current: Measured, trigger: CompactionTrigger): Promise<Measured | undefined> {
     const view = this.projectionView(input);
@@ -310,13 +310,14 @@ export class RunContext {
     let protectedTokens = protectedToolOutputTokens(this.options.policy, current.budget);
     const chosen: string[] = [];
     let next = current;
-    for (let round = 0; round < MAX_PROJECTION_ROUNDS && next.budget.estimate.tokens > target && remaining.length > 0; round += 1) {
+    for (let round = 0; round < MAX_PROJECTION_ROUNDS && next.budget.estimate.tokens > target && remaining.length > 0;) {
       const choice = chooseProjection({ candidates: remaining, sizes, excessTokens: next.budget.estimate.tokens - target, protectedTokens });
       if (choice.ids.length === 0) {
-        if (protectedTokens === 0 || !next.budget.overBudget || this.options.manager !== undefined) break;
+        if (protectedTokens === 0 || !next.budget.overBudget) break;
         protectedTokens = 0;
         continue;
       }
+      round += 1;
       for (const id of choice.ids) {
         this.projected.add(id);
         chosen.push(id);

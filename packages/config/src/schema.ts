@@ -38,7 +38,7 @@ export const contextSectionSchema = z
       .number()
       .min(0)
       .max(1)
-      .describe('Mode compact: the newest distinct tool outputs stay verbatim up to this share of the compaction target when older outputs are projected; 0 protects none (default 0.5).'),
+      .describe('Mode compact: the newest distinct tool outputs stay verbatim up to this share of the compaction target when older outputs are projected; 0 protects none (default 0.25).'),
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
     checkpointNote: z.boolean().describe('Offer the model the checkpoint_note tool in modes shadow and compact, so what it notes survives compaction (default true).'),
     requestCompaction: z.boolean().describe('Offer the model the request_compaction tool in modes shadow and compact (default true).'),

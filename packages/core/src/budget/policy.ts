@@ -54,7 +54,7 @@ export interface ContextPolicy {
  * Defaults of the library: mode `warn` (a bare `runAgent` has no session to compact; the CLI's
  * configuration defaults to `compact`); 4,096 output and 8,192 buffer tokens (8,192 reserved);
  * warning at 80 % of the available input; compaction past 85 %, down to 50 %; the newest tool
- * outputs protected from projection up to half of that target (see docs/context-management.md
+ * outputs protected from projection up to a quarter of that target (see docs/context-management.md
  * for why).
  */
 export const DEFAULT_CONTEXT_POLICY: ContextPolicy = Object.freeze({
@@ -66,7 +66,7 @@ export const DEFAULT_CONTEXT_POLICY: ContextPolicy = Object.freeze({
   warnAtRatio: 0.8,
   compactAtRatio: 0.85,
   compactTargetRatio: 0.5,
-  protectedToolOutputRatio: 0.5,
+  protectedToolOutputRatio: 0.25,
   fallbackContextWindowTokens: 32_768,
 });
 

@@ -198,7 +198,7 @@ describe('projection order (property)', () => {
 
 describe('after a compaction', () => {
   const window = { capabilities: { contextWindowTokens: 20_000, maxOutputTokens: 500 } };
-  const policy = resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500 });
+  const policy = resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500, protectedToolOutputRatio: 0.5 });
 
   it('the tail the compaction kept is not then projected, and its event says what was kept verbatim, as the run measured it', async () => {
     // 15k tokens of conversation that projection cannot shrink, then two reads within the protected budget (4,875 tokens).
@@ -288,7 +288,7 @@ describe('a request that does not fit', () => {
       request: 'Read both.',
       tools: [sized],
       approvals: { check: async () => ({ kind: 'allow' }) },
-      context: resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500 }),
+      context: resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500, protectedToolOutputRatio: 0.5 }),
       contextManager: unchanged,
       onEvent: (envelope) => events.push(envelope.event),
     });

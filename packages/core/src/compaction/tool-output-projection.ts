@@ -153,11 +153,6 @@ export function projectionCandidates(messages: readonly Message[], options: Tool
   return found.reverse();
 }
 
-/** The ids of {@link projectionCandidates}, in transcript order. */
-export function projectableToolCalls(messages: readonly Message[], options: ToolOutputProjectionOptions = {}): string[] {
-  return projectionCandidates(messages, options).map((candidate) => candidate.toolCallId);
-}
-
 /**
  * `messages` with the outputs of the calls in `projected` replaced by their bounded form. The
  * input is not modified, message and call order are kept, and every call keeps its result, so

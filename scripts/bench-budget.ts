@@ -7,6 +7,9 @@
  *      through the OpenAI adapter's exact o200k counter (target ≤ 2 ms median), in mode warn (the
  *      whole transcript) and mode compact (a checkpoint and every message after it), and the same
  *      after the session was reloaded from disk;
+ *   2b. the first step of a run on that 1M-token session far past the compaction threshold
+ *      (mode compact, no checkpoint): the projection choice and its confirming estimate, then the
+ *      next run sending the same outputs projected;
  *   3. js-tiktoken beside gpt-tokenizer (and the WASM tiktoken reference) on the same documents,
  *      asserting identical counts and printing the speed ratio that chose the tokenizer.
  *
@@ -15,7 +18,18 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { countTextConservatively, resolveContextPolicy, type ContextPolicy, type Message } from '@forge/core';
+import {
+  countTextConservatively,
+  createInstructionSnapshot,
+  emptyUsage,
+  resolveContextPolicy,
+  runAgent,
+  type ContextPolicy,
+  type ForgeEvent,
+  type Message,
+  type ModelAdapter,
+  type ToolDefinition,
+} from '@forge/core';
 import { preflightRequest } from '@forge/core/budget';
 import { selectRequestView, summarizeView } from '@forge/core/view';
 import { mixedCorpus } from './bench-corpus.js';
@@ -135,6 +149,65 @@ async function warmPreflight(documents: readonly string[]): Promise<void> {
   console.log(`2. View selection + preflight per step on a synthetic 1M-token session (${format(history.length)} messages), OpenAI adapter, gpt-4.1 window`);
   await scenario('mode warn: the whole transcript verbatim', resolveContextPolicy({ mode: 'warn' }), false);
   await scenario(`mode compact: checkpoint of messages [0, ${covered}) + every message after it`, resolveContextPolicy({ mode: 'compact' }), true);
+  await projectionChoice(adapter(), history, fixed);
+}
+
+/**
+ * 2b: the first step of a run whose request is far past the threshold (the whole 1M-token session,
+ * no checkpoint, mode compact), through `runAgent` with the OpenAI adapter's counter: the view,
+ * the projection choice (candidates, per-output savings counted once per message, one confirming
+ * estimate) and the preflight, timed up to the provider call; then the next run, which sends the
+ * same outputs projected from its first step.
+ */
+async function projectionChoice(
+  counter: ReturnType<typeof createOpenAIModel>,
+  history: readonly Message[],
+  fixed: { readonly instructions: string; readonly tools: readonly ToolDefinition[] },
+): Promise<void> {
+  let calledAt = 0;
+  const model: ModelAdapter = {
+    specificationVersion: 'forge-model-v1',
+    provider: counter.provider,
+    modelId: counter.modelId,
+    capabilities: counter.capabilities,
+    estimateRequestTokens: (request) => counter.estimateRequestTokens(request),
+    countMessageTokens: (messages) => counter.countMessageTokens(messages),
+    async *doStream() {
+      calledAt = performance.now();
+      yield { type: 'text-delta', delta: 'ok' };
+      yield { type: 'finish', finishReason: 'stop', usage: emptyUsage };
+    },
+  };
+  const instructions = createInstructionSnapshot(fixed.instructions);
+  const events: ForgeEvent[] = [];
+  const run = async (messages: readonly Message[], projected: readonly string[]) => {
+    const started = performance.now();
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'Continue with the next failing check.',
+      session: { history: messages, projectedToolCalls: projected },
+      context: { mode: 'compact' },
+      onEvent: (envelope) => events.push(envelope.event),
+    });
+    return { ms: calledAt - started, messages: result.messages };
+  };
+  // Every message tokenized once beforehand, as the scenarios above measure separately.
+  await counter.estimateRequestTokens({ instructions: fixed.instructions, history, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
+  const first = await run(history, []);
+  const projection = events.find((event) => event.type === 'context.compaction.completed');
+  const ids = projection?.type === 'context.compaction.completed' ? (projection.projectedToolCallIds ?? []) : [];
+  const RUNS = 7;
+  const later: number[] = [];
+  for (let index = 0; index < RUNS; index += 1) later.push((await run([...history, ...first.messages], ids)).ms);
+  console.log('   projection past the threshold (mode compact, no checkpoint: the whole 1M-token session)');
+  if (projection?.type === 'context.compaction.completed') {
+    console.log(
+      `     choice                   ${format(ids.length)} outputs projected: ${format(projection.tokensBefore)} → ${format(projection.tokensAfter)} tokens, ${format(projection.keptVerbatimTokens ?? 0)} kept verbatim`,
+    );
+  }
+  console.log(`     first step               ${format(first.ms)} ms to the provider call (view, projection choice, confirming estimate, preflight)`);
+  console.log(`     next run, first step     median ${format(median(later), 3)} ms over ${RUNS} runs (the same outputs sent projected, nothing new to choose)`);
 }
 
 interface GptTokenizer {

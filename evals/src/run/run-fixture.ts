@@ -177,6 +177,7 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
         warnAtRatio: settings.warnAtRatio,
         compactAtRatio: settings.compactAtRatio,
         compactTargetRatio: settings.compactTargetRatio,
+        protectedToolOutputRatio: settings.protectedToolOutputRatio,
       },
       now,
       newRunId: evalRunIds(fixture.fixture.id, now),

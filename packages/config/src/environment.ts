@@ -19,6 +19,7 @@ import { zodIssues } from './validate.js';
  * | `FORGE_CONTEXT_WARN_AT_RATIO` | `context.warnAtRatio` |
  * | `FORGE_CONTEXT_COMPACT_AT_RATIO` | `context.compactAtRatio` |
  * | `FORGE_CONTEXT_COMPACT_TARGET_RATIO` | `context.compactTargetRatio` |
+ * | `FORGE_CONTEXT_PROTECTED_TOOL_OUTPUT_RATIO` | `context.protectedToolOutputRatio` |
  * | `FORGE_CONTEXT_FALLBACK_WINDOW_TOKENS` | `context.fallbackContextWindowTokens` |
  * | `FORGE_CONTEXT_CHECKPOINT_NOTE` | `context.checkpointNote` (`true` or `false`) |
  * | `FORGE_CONTEXT_REQUEST_COMPACTION` | `context.requestCompaction` (`true` or `false`) |
@@ -34,6 +35,7 @@ export const CONTEXT_ENVIRONMENT_VARIABLES = {
   FORGE_CONTEXT_WARN_AT_RATIO: 'warnAtRatio',
   FORGE_CONTEXT_COMPACT_AT_RATIO: 'compactAtRatio',
   FORGE_CONTEXT_COMPACT_TARGET_RATIO: 'compactTargetRatio',
+  FORGE_CONTEXT_PROTECTED_TOOL_OUTPUT_RATIO: 'protectedToolOutputRatio',
   FORGE_CONTEXT_FALLBACK_WINDOW_TOKENS: 'fallbackContextWindowTokens',
   FORGE_CONTEXT_CHECKPOINT_NOTE: 'checkpointNote',
   FORGE_CONTEXT_REQUEST_COMPACTION: 'requestCompaction',

@@ -99,6 +99,7 @@ describe('loadConfig', () => {
         warnAtRatio: 0.8,
         compactAtRatio: 0.85,
         compactTargetRatio: 0.5,
+        protectedToolOutputRatio: 0.25,
         fallbackContextWindowTokens: 32_768,
       },
       contextTools: { checkpointNote: true, requestCompaction: true },

@@ -117,7 +117,7 @@ const sandboxStrictness = (mode: SandboxModeName) => SANDBOX_MODES.length - SAND
 /** Reserves: a project may raise them (less room for input), never lower them. */
 const floors = ['reservedOutputTokens', 'bufferTokens'] as const;
 /** Ceilings: a project may lower them, never raise them. */
-const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'compactAtRatio', 'compactTargetRatio', 'fallbackContextWindowTokens'] as const;
+const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'compactAtRatio', 'compactTargetRatio', 'protectedToolOutputRatio', 'fallbackContextWindowTokens'] as const;
 const workingSetFields = ['maxTokens', 'maxFileTokens', 'maxFiles'] as const;
 
 function describe(provenance: ValueProvenance | undefined): string {

@@ -38,6 +38,11 @@ export const contextSectionSchema = z
     warnAtRatio: z.number().gt(0).max(1).describe('Warn once the estimate passes this share of the available input (default 0.8).'),
     compactAtRatio: z.number().gt(0).max(1).describe('Mode compact: compact once the request estimate passes this share of the available input (default 0.85).'),
     compactTargetRatio: z.number().gt(0).max(1).describe('Mode compact: a compaction brings the request back down to this share of the available input; below compactAtRatio (default 0.5).'),
+    protectedToolOutputRatio: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Mode compact: the newest distinct tool outputs stay verbatim up to this share of the compaction target when older outputs are projected; 0 protects none (default 0.25).'),
     fallbackContextWindowTokens: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Window assumed for models no table or configuration knows (default 32768).'),
     checkpointNote: z.boolean().describe('Offer the model the checkpoint_note tool in modes shadow and compact, so what it notes survives compaction (default true).'),
     requestCompaction: z.boolean().describe('Offer the model the request_compaction tool in modes shadow and compact (default true).'),

@@ -112,6 +112,11 @@ export const runEndedRecordSchema = z.object({
    * of its rendered text, so a later process can tell when the same checkpoint renders differently.
    */
   checkpointSent: z.object({ id: z.string().min(1).max(200), textSha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
+  /**
+   * Tool calls whose outputs the run began sending projected (mode `compact`), so a later process
+   * keeps sending them so and the provider's cached prefix holds.
+   */
+  projectedToolCalls: z.array(z.string().min(1).max(200)).optional(),
 });
 
 /**

@@ -25,6 +25,8 @@ export interface SessionRun {
   readonly firstMessageIndex: number;
   /** The checkpoint the run's last model request carried, when it sent one (mode `compact`). */
   readonly checkpointSent: CheckpointSent | undefined;
+  /** Tool calls whose outputs the run began sending projected (mode `compact`). */
+  readonly projectedToolCalls: readonly string[] | undefined;
 }
 
 /** A checkpoint as a request carried it: its id and the SHA-256 of its rendered text. */
@@ -144,6 +146,7 @@ export class SessionStateBuilder {
         run.error = record.error;
         run.engine = record.engine;
         run.checkpointSent = record.checkpointSent;
+        run.projectedToolCalls = record.projectedToolCalls;
         if (record.instructionsHash !== undefined) run.instructionsHash = record.instructionsHash;
         break;
       }
@@ -193,6 +196,7 @@ export class SessionStateBuilder {
         engine: undefined,
         firstMessageIndex: this.count,
         checkpointSent: undefined,
+        projectedToolCalls: undefined,
       };
       this.runsById.set(runId, run);
       this.runList.push(run);

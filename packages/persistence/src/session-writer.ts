@@ -37,6 +37,8 @@ export interface RunEndInput {
   readonly engine?: EngineRunFacts;
   /** The checkpoint the run's last model request carried, and the SHA-256 of its text. */
   readonly checkpointSent?: CheckpointSent;
+  /** Tool calls whose outputs the run began sending projected. */
+  readonly projectedToolCalls?: readonly string[];
 }
 
 export interface CheckpointInput {
@@ -174,6 +176,7 @@ export class SessionWriter {
               }),
           ...(run.engine === undefined ? {} : { engine: run.engine }),
           ...(run.checkpointSent === undefined ? {} : { checkpointSent: { id: run.checkpointSent.id, textSha256: run.checkpointSent.textSha256 } }),
+          ...(run.projectedToolCalls === undefined || run.projectedToolCalls.length === 0 ? {} : { projectedToolCalls: [...run.projectedToolCalls] }),
         },
       ]),
     );

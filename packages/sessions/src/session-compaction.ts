@@ -13,8 +13,11 @@ import {
 import { CHECKPOINT_CAPS, DEFAULT_WORKING_SET_BUDGET, renderCheckpointView, type CheckpointCaps, type CheckpointTranscriptEntry, type WorkingSetBudget } from '@forge/core/checkpoint';
 import {
   applyToolOutputProjection,
+  chooseProjection,
   compactTranscript,
-  projectableToolCalls,
+  OutputSizeCache,
+  projectionCandidates,
+  protectedToolOutputTokens,
   type BuiltCheckpoint,
   type CompactionGuardLimits,
   type CompactionStrategySetting,
@@ -203,6 +206,7 @@ export function createSessionContextManager(input: {
       ...(request.checkpointChanged === true ? { checkpointChanged: true } : {}),
       ...(input.artifactHashes === undefined ? {} : { artifactHashes: input.artifactHashes }),
     });
+  let sizes: OutputSizeCache | undefined;
   return {
     async fit(request) {
       const result = await compactWith(request, 'compact', port.current(), request.request, request.budget.estimate);
@@ -241,9 +245,20 @@ export function createSessionContextManager(input: {
       const due = decideRequest(budget).kind !== 'send';
       if (!due && request.reason !== 'model_request') return;
       if (due) {
-        const candidates = projectableToolCalls([...history, rest.currentRequest, ...rest.continuation]).filter((id) => !projected.has(id));
-        for (const id of candidates) projected.add(id);
-        if (candidates.length > 0) {
+        // The outputs compact would project: the same choice as the run's (superseded, then oldest, the newest protected).
+        const view = [...history, rest.currentRequest, ...rest.continuation];
+        const candidates = projectionCandidates(view).filter((candidate) => !projected.has(candidate.toolCallId));
+        sizes ??= new OutputSizeCache((messages) => request.model.countMessageTokens(messages));
+        const known = await sizes.of(
+          view,
+          candidates.map((candidate) => candidate.messageIndex),
+        );
+        const excessTokens = budget.estimate.tokens - budget.compactTargetTokens;
+        let choice = chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: protectedToolOutputTokens(policy, budget) });
+        // As in the run: the protected newest outputs go too when the request would not fit otherwise.
+        if (budget.overBudget && budget.estimate.tokens - choice.savedTokens > budget.availableInputTokens) choice = chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: 0 });
+        for (const id of choice.ids) projected.add(id);
+        if (choice.ids.length > 0) {
           virtual = virtualOf();
           budget = await budgetRequest(request.model, virtual, compactPolicy);
           if (budget.estimate.tokens <= budget.compactTargetTokens) return;

@@ -304,6 +304,25 @@ describe('fixture 5: tool pressure', () => {
     expect(stored.every((message) => message.role === 'tool' && message.content[0]?.output.value === big)).toBe(true);
   });
 
+  it('a later process keeps sending projected what an earlier one projected, so the provider keeps its cached prefix', async () => {
+    const files = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`src/module-${index}.ts`, `export const value${index} = ${index}; // a line of module ${index}\n`.repeat(160)]));
+    const session = await Conversation.start({ files });
+    const reads = Object.keys(files).map((path, index): ScriptedStep => ({ toolCalls: [{ toolCallId: `read_${index}`, toolName: 'read_file', input: { path } }] }));
+    await session.turn({ request: 'Read every module.', steps: [...reads, { text: 'Read them all.' }] }, { window: 16_000 });
+    const projected = session.eventsOf('context.compaction.completed').flatMap((event) => event.projectedToolCallIds ?? []);
+    expect(projected.length).toBeGreaterThan(0);
+    // The oldest reads went first, and the newest stayed whole.
+    expect(projected).toEqual(projected.map((_, index) => `read_${index}`));
+    expect((await loadTranscript(session.home, session.handle.id)).runs.at(-1)?.projectedToolCalls).toEqual(projected);
+
+    await session.restart();
+    await session.turn({ request: 'Which module exports value3?', steps: [{ text: 'module 3.' }] }, { window: 16_000 });
+    const sent = session.lastRequest().history.flatMap((message) => (message.role === 'tool' ? message.content : []));
+    const shownProjected = sent.filter((part) => String(part.output.value).startsWith('[tool output projected:')).map((part) => part.toolCallId);
+    expect(shownProjected).toEqual(projected);
+    expect(session.eventsOf('context.compaction.completed').flatMap((event) => event.projectedToolCallIds ?? [])).toEqual(projected);
+  });
+
   it('stops honestly when even projected outputs cannot fit', async () => {
     const big = `${'x'.repeat(12_000)}`;
     const session = await Conversation.start({ files: { 'src/big.ts': big } });

@@ -33,6 +33,7 @@ import {
   repairInterruptedSession,
   createTraceWriter,
   type CheckpointSent,
+  type EngineEventEnvelope,
   type EngineRunFacts,
   type SessionRepairWarning,
   type SessionTranscript,
@@ -79,7 +80,7 @@ export class SessionHandle {
   private readonly nativeStates = new Map<string, OpaqueProviderState>();
   /** Mode `shadow`: the checkpoint compact would be using by now, never installed (kept for the life of the handle). */
   private readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> } = { projected: new Set() };
-  /** Mode `compact`: tool calls whose outputs earlier turns sent projected; later turns keep sending them so (for the life of the handle). */
+  /** Mode `compact`: tool calls whose outputs turns of this handle sent projected (runs that ended record theirs too, for other processes). */
   private readonly projectedToolCalls = new Set<string>();
   private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;
 
@@ -259,7 +260,7 @@ export class SessionHandle {
           ...(input.nativeState === undefined ? {} : { nativeState: input.nativeState }),
           viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
           onMessage: input.onMessage,
-          ...(policy.mode === 'compact' && this.projectedToolCalls.size > 0 ? { projectedToolCalls: [...this.projectedToolCalls] } : {}),
+          ...(policy.mode === 'compact' ? this.projectedSoFar() : {}),
           ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
           ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
           ...(checkpointChanged ? { checkpointChanged: true } : {}),
@@ -286,6 +287,16 @@ export class SessionHandle {
         return result;
       },
     });
+  }
+
+  /**
+   * Tool calls whose outputs earlier turns sent projected, by this handle or by any process whose
+   * run recorded its end: later turns keep sending them so, and the provider's cached prefix holds.
+   */
+  private projectedSoFar(): { readonly projectedToolCalls?: readonly string[] } {
+    const ids = new Set(this.writer.transcript().runs.flatMap((run) => run.projectedToolCalls ?? []));
+    for (const id of this.projectedToolCalls) ids.add(id);
+    return ids.size === 0 ? {} : { projectedToolCalls: [...ids] };
   }
 
   /** The checkpoint the latest run that sent one carried (recorded with its end, so another process sees it too). */
@@ -408,6 +419,7 @@ export class SessionHandle {
     let result: RunResult;
     let engineFacts: EngineRunFacts | undefined;
     let checkpointSent: CheckpointSent | undefined;
+    const projectedToolCalls: string[] = [];
     try {
       await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: model.provider, modelId: model.modelId } });
       result = await options.run({
@@ -422,6 +434,7 @@ export class SessionHandle {
           await this.writer.appendMessages([message], { runId });
         },
         onEvent: (envelope) => {
+          projectedToolCalls.push(...projectedIdsOf(envelope.event));
           trace.listener(envelope);
           onEvent?.(envelope);
         },
@@ -432,7 +445,12 @@ export class SessionHandle {
           checkpointSent = sent;
         },
       });
-      await this.writer.recordRunEnd({ ...result, ...(engineFacts === undefined ? {} : { engine: engineFacts }), ...(checkpointSent === undefined ? {} : { checkpointSent }) });
+      await this.writer.recordRunEnd({
+        ...result,
+        ...(engineFacts === undefined ? {} : { engine: engineFacts }),
+        ...(checkpointSent === undefined ? {} : { checkpointSent }),
+        ...(projectedToolCalls.length === 0 ? {} : { projectedToolCalls }),
+      });
     } catch (error) {
       await this.recordHostFailure(runId, snapshot.hash, error);
       await trace.close().catch(() => undefined);
@@ -509,4 +527,11 @@ export async function runSessionTurn(options: OpenSessionHandleOptions & Session
   } finally {
     await handle.close();
   }
+}
+
+/** The tool calls a core projection event began sending projected; none for any other event (engine events included). */
+function projectedIdsOf(event: EngineEventEnvelope['event']): readonly string[] {
+  if (event.type !== 'context.compaction.completed' || event['installed'] !== true) return [];
+  const ids = event['projectedToolCallIds'];
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
 }

@@ -40,6 +40,7 @@ function run(overrides: Partial<SessionRun> = {}): SessionRun {
     engine: { name: 'codex', version: '0.169.0', thread: { id: 'thread-1', model: 'gpt-5.5', rolloutPath: rollout } },
     firstMessageIndex: 0,
     checkpointSent: undefined,
+    projectedToolCalls: undefined,
     ...overrides,
   };
 }

@@ -69,6 +69,9 @@ describe('the --html page in headless Chromium', () => {
     await expect(page.locator('table.budget-table tbody tr').count()).resolves.toBe(4);
     await expect(page.locator('table.compactions-table tbody tr').count()).resolves.toBe(2);
     await expect(page.locator('p.files-in-hand').innerText()).resolves.toBe('Files in hand after the compaction before step 3: README.md');
+    // What the request kept verbatim after the compaction, in its own column.
+    await expect(page.locator('table.compactions-table thead th').nth(5).textContent()).resolves.toBe('kept verbatim');
+    await expect(page.locator('table.compactions-table tbody tr').first().locator('td').nth(5).textContent()).resolves.toBe('4,300');
     expect(requests).toEqual([pathToFileURL(file).href]);
     const html = await readFile(file, 'utf8');
     expect(html).not.toMatch(/\b(src|href|srcset|action)=/i);

@@ -185,9 +185,9 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
 
     const compactions = lines.slice(lines.indexOf('Compactions (2)') + 1, lines.indexOf('Compactions (2)') + 4);
     expect(compactions).toEqual([
-      '  before step  outcome    strategy     reclaimed          tokens  checkpoint    reason',
-      '            3  completed  forge-state      5,200  13,100 → 7,900  9f2c41d07be3',
-      '            5  failed     forge-state          —               —  —             no progress: reclaimed 300 tokens, less than the 8,000 minimum',
+      '  before step  outcome    strategy     reclaimed          tokens  kept verbatim  checkpoint    reason',
+      '            3  completed  forge-state      5,200  13,100 → 7,900          4,300  9f2c41d07be3',
+      '            5  failed     forge-state          —               —              —  —             no progress: reclaimed 300 tokens, less than the 8,000 minimum',
     ]);
     expect(stdout).toContain('\nfiles in hand after the compaction before step 3: README.md\n');
     expect(stdout).toContain('Limit and guard stops\n  step  kind   reason\n     5  guard  The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)\n');
@@ -232,6 +232,7 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
       reclaimedTokens: 5200,
       tokensBefore: 13_100,
       tokensAfter: 7900,
+      keptVerbatimTokens: 4300,
       checkpointHash: COMPACTION_CHECKPOINT_HASH,
       checkpointId: 'checkpoint_1',
       filesInHand: ['README.md'],

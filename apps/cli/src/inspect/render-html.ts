@@ -88,6 +88,7 @@ function compactionsTable(run: RunReport): string {
         cell(compaction.strategy ?? '—'),
         cell(formatCount(compaction.reclaimedTokens), 'number'),
         cell(compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`, 'number'),
+        cell(formatCount(compaction.keptVerbatimTokens), 'number'),
         `<td title="${escapeHtml(compaction.checkpointHash ?? '')}">${escapeHtml(shortHash(compaction.checkpointHash))}</td>`,
         cell([compaction.coverage, compaction.reason].filter((text) => text !== undefined).join('; '), 'wrap'),
       ].join('')}</tr>`,
@@ -98,6 +99,7 @@ function compactionsTable(run: RunReport): string {
     ['strategy', false],
     ['reclaimed', true],
     ['tokens', true],
+    ['kept verbatim', true],
     ['checkpoint', false],
     ['reason', false],
   ];

@@ -71,6 +71,7 @@ function compactionsSection(run: RunReport, style: Style): string[] {
       compaction.strategy ?? '—',
       formatCount(compaction.reclaimedTokens),
       compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`,
+      formatCount(compaction.keptVerbatimTokens),
       shortHash(compaction.checkpointHash),
       [compaction.coverage, compaction.reason].filter((text) => text !== undefined).join('; '),
     ]);
@@ -80,6 +81,7 @@ function compactionsSection(run: RunReport, style: Style): string[] {
     { header: 'strategy' },
     { header: 'reclaimed', align: 'right' as const },
     { header: 'tokens', align: 'right' as const },
+    { header: 'kept verbatim', align: 'right' as const },
     { header: 'checkpoint' },
     { header: 'reason' },
   ];

@@ -168,6 +168,8 @@ export interface CompactionRow {
   readonly reclaimedTokens?: number;
   readonly tokensBefore?: number;
   readonly tokensAfter?: number;
+  /** Tokens of history and the run's messages the request sent verbatim after it (projected outputs not counted). */
+  readonly keptVerbatimTokens?: number;
   readonly checkpointHash?: string;
   readonly checkpointId?: string;
   /** The files the new forge-state checkpoint holds in hand (its working set), most recent first. */

@@ -47,7 +47,7 @@ function roundTo(value: number, digits: number): number {
 }
 
 /** The figures a compaction event may carry, copied into its row when present. */
-const COMPACTION_FIGURES = ['strategy', 'reclaimedTokens', 'tokensBefore', 'tokensAfter', 'checkpointHash', 'checkpointId', 'filesInHand'] as const;
+const COMPACTION_FIGURES = ['strategy', 'reclaimedTokens', 'tokensBefore', 'tokensAfter', 'keptVerbatimTokens', 'checkpointHash', 'checkpointId', 'filesInHand'] as const;
 
 /** The `keys` of `value` that are defined: a row leaves out what its event did not say. */
 function definedFields<Value extends object, Key extends keyof Value>(value: Value, keys: readonly Key[]): { [Field in Key]?: Exclude<Value[Field], undefined> } {

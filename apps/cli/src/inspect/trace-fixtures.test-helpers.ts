@@ -193,6 +193,7 @@ export function compactionRunEvents(): EventBody[] {
       reclaimedTokens: 5200,
       tokensBefore: 13_100,
       tokensAfter: 7900,
+      keptVerbatimTokens: 4300,
       checkpointHash: COMPACTION_CHECKPOINT_HASH,
       checkpointId: 'checkpoint_1',
       filesInHand: ['README.md'],

@@ -145,6 +145,7 @@ function eventSchemas(lenient: boolean) {
       reclaimedTokens: optionalNumber,
       tokensBefore: optionalNumber,
       tokensAfter: optionalNumber,
+      keptVerbatimTokens: optionalNumber,
       checkpointHash: optionalText,
       checkpointId: optionalText,
       filesInHand: optional(z.array(z.string())),

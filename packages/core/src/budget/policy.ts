@@ -41,6 +41,11 @@ export interface ContextPolicy {
   readonly compactAtRatio: number;
   /** Mode `compact`: the share of the available input a compaction brings the request back down to. Below `compactAtRatio`. */
   readonly compactTargetRatio: number;
+  /**
+   * Mode `compact`: the share of the compaction target (`compactTargetTokens`) that the newest
+   * distinct tool outputs keep verbatim when older outputs are projected (0–1; 0 protects none).
+   */
+  readonly protectedToolOutputRatio: number;
   /** Window assumed for a model no capability table or configuration knows. */
   readonly fallbackContextWindowTokens: number;
 }
@@ -48,8 +53,9 @@ export interface ContextPolicy {
 /**
  * Defaults of the library: mode `warn` (a bare `runAgent` has no session to compact; the CLI's
  * configuration defaults to `compact`); 4,096 output and 8,192 buffer tokens (8,192 reserved);
- * warning at 80 % of the available input; compaction past 85 %, down to 50 % (see
- * docs/context-management.md for why).
+ * warning at 80 % of the available input; compaction past 85 %, down to 50 %; the newest tool
+ * outputs protected from projection up to a quarter of that target (see docs/context-management.md
+ * for why).
  */
 export const DEFAULT_CONTEXT_POLICY: ContextPolicy = Object.freeze({
   mode: 'warn',
@@ -60,6 +66,7 @@ export const DEFAULT_CONTEXT_POLICY: ContextPolicy = Object.freeze({
   warnAtRatio: 0.8,
   compactAtRatio: 0.85,
   compactTargetRatio: 0.5,
+  protectedToolOutputRatio: 0.25,
   fallbackContextWindowTokens: 32_768,
 });
 
@@ -87,6 +94,9 @@ export function resolveContextPolicy(partial: Partial<ContextPolicy> = {}): Cont
     if (!(value > 0 && value <= 1)) {
       throw new InvalidInputError({ message: `context.${field} must be greater than 0 and at most 1, got ${String(value)}.` });
     }
+  }
+  if (!(policy.protectedToolOutputRatio >= 0 && policy.protectedToolOutputRatio <= 1)) {
+    throw new InvalidInputError({ message: `context.protectedToolOutputRatio must be between 0 and 1, got ${String(policy.protectedToolOutputRatio)}.` });
   }
   if (policy.compactTargetRatio >= policy.compactAtRatio) {
     throw new InvalidInputError({

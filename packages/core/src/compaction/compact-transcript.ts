@@ -18,6 +18,7 @@ import { compactorCost, runStrategy, type CompactionStrategySetting, type Compac
 import { compactionRequired, type CostGateDecision } from './cost-gate.js';
 import { evaluateCompactionGate } from './priced-cost-gate.js';
 import type { CompactionEvent, CompactionStrategyName, CompactionTrigger } from './events.js';
+import { keptVerbatimTokens } from './projection-plan.js';
 import { planCompaction, tailBudgets, TAIL_FLOOR_TOKENS, type CompactionPlan } from './planner.js';
 
 /** The checkpoint a session already has, as far as planning needs it. */
@@ -462,6 +463,7 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     checkpointId: chosen.id,
     checkpointHash: chosen.hash,
     viewTokens: chosenEstimate.categories.checkpoint,
+    keptVerbatimTokens: keptVerbatimTokens(chosenEstimate),
     ...(chosen.checkpoint.strategy === 'forge-state' && chosen.checkpoint.workingSet !== undefined ? { filesInHand: filesInHand(chosen.checkpoint.workingSet) } : {}),
     ...(fellBack ? { fallbackFrom: options.strategy.kind } : {}),
     ...(costGate === undefined ? {} : { costGate }),

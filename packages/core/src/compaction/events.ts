@@ -71,6 +71,11 @@ export type ContextCompactionCompletedEvent = {
   readonly checkpointHash?: string;
   /** Estimated tokens of the rendered checkpoint view. */
   readonly viewTokens?: number;
+  /**
+   * Tokens of history and this run's messages the request sends verbatim after this compaction or
+   * projection (projected outputs not counted), by the model adapter's estimator.
+   */
+  readonly keptVerbatimTokens?: number;
   /** Tool outputs replaced by a bounded projection (strategy `tool-output-projection`). */
   readonly projectedOutputs?: number;
   /** Their tool call ids, so a session can keep sending them projected on later turns. */

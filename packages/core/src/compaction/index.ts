@@ -8,4 +8,5 @@ export { CompactionRequestChannel } from './request-compaction-tool.js';
 export { createSessionModelTools, sessionModelToolStandIns, type SessionModelToolOffer } from './session-model-tools.js';
 export type { CompactionStrategySetting } from './strategies.js';
 export { markStaleReads, readArtifacts } from './stale-reads.js';
-export { applyToolOutputProjection, projectableToolCalls, projectToolOutput } from './tool-output-projection.js';
+export { chooseProjection, OutputSizeCache, protectedToolOutputTokens } from './projection-plan.js';
+export { applyToolOutputProjection, projectionCandidates, projectToolOutput } from './tool-output-projection.js';

@@ -11,7 +11,11 @@ import type { ContextManager, FitReason, FitRequest, FitResult } from './context
 import type { CompactionTrigger } from './events.js';
 import { CompactionGuard, type CompactionGuardLimits } from './guard.js';
 import type { CompactionRequestChannel } from './request-compaction-tool.js';
-import { applyToolOutputProjection, projectableToolCalls, type ToolOutputProjectionOptions } from './tool-output-projection.js';
+import { chooseProjection, keptVerbatimTokens, OutputSizeCache, protectedToolOutputTokens } from './projection-plan.js';
+import { applyToolOutputProjection, projectionCandidates, type ToolOutputProjectionOptions } from './tool-output-projection.js';
+
+/** Rounds of picking and re-estimating one projection may take (the per-output counts rarely fall short). */
+const MAX_PROJECTION_ROUNDS = 3;
 
 /** The parts of a step's request that belong to the run itself. */
 export interface StepInput {
@@ -80,8 +84,7 @@ export class RunContext {
   private readonly options: RunContextOptions;
   private readonly guard: CompactionGuard;
   private readonly projected: Set<string>;
-  /** Projected forms already made, by original message, so every step sends the same objects (and the estimator's identity cache holds). */
-  private readonly projectedForms = new WeakMap<Message, { readonly ids: number; readonly message: Message }>();
+  private readonly sizes: OutputSizeCache;
   /** Stored messages before the run: those the checkpoint covers plus the history after them. */
   private readonly storedMessages: number;
   private history: readonly Message[];
@@ -95,6 +98,7 @@ export class RunContext {
     this.options = options;
     this.guard = new CompactionGuard(options.guard);
     this.projected = new Set(options.projected ?? []);
+    this.sizes = new OutputSizeCache((messages) => options.model.countMessageTokens(messages), options.projection);
     this.history = options.history;
     this.checkpoint = options.checkpoint;
     this.checkpointId = options.origin?.checkpointId;
@@ -163,10 +167,14 @@ export class RunContext {
     }
     const { manager } = this.options;
     if (manager !== undefined && this.guard.beginAttempt().ok) {
-      const result = await manager.fit(this.fitRequest('overflow', step, current, signal, {}));
+      const completion = this.holdCompletion();
+      const result = await manager.fit(this.fitRequest('overflow', step, current, signal, {}, completion.emit));
+      if (result.kind !== 'compacted') completion.release();
       if (result.kind === 'stop') return this.stop(step, 'tail_floor', result.message, current.budget);
       if (result.kind === 'compacted') {
         this.adopt(result);
+        const adopted = await this.measure(this.build(input));
+        completion.release(adopted === undefined ? undefined : await this.keptVerbatim(input, adopted));
         // Only a new range counts: the same messages compacted again cannot make the retry fit.
         if (this.guard.recordSource(result.sourceHash)) changed = true;
       }
@@ -234,17 +242,7 @@ export class RunContext {
 
   /** `messages` with projected outputs in their bounded form, the same objects from step to step. */
   private applyProjection(messages: readonly Message[]): readonly Message[] {
-    if (this.projected.size === 0) return messages;
-    return messages.map((message) => {
-      if (message.role !== 'tool') return message;
-      const ids = message.content.filter((part) => this.projected.has(part.toolCallId)).length;
-      if (ids === 0) return message;
-      const known = this.projectedForms.get(message);
-      if (known?.ids === ids) return known.message;
-      const projected = applyToolOutputProjection([message], this.projected, this.options.projection)[0] as Message;
-      this.projectedForms.set(message, { ids, message: projected });
-      return projected;
-    });
+    return this.projected.size === 0 ? messages : applyToolOutputProjection(messages, this.projected, this.options.projection);
   }
 
   /** What the request carries of the stored conversation; throws when anything would be left out. */
@@ -272,7 +270,7 @@ export class RunContext {
     }
   }
 
-  private fitRequest(reason: FitReason, step: number, current: Measured, signal: AbortSignal, cache: PromptCacheObservation): FitRequest {
+  private fitRequest(reason: FitReason, step: number, current: Measured, signal: AbortSignal, cache: PromptCacheObservation, emit = this.options.emit): FitRequest {
     return {
       reason,
       step,
@@ -280,20 +278,54 @@ export class RunContext {
       budget: current.budget,
       model: this.options.model,
       signal,
-      emit: this.options.emit,
+      emit,
       ...(cache.readTokens === undefined ? {} : { cacheReadTokens: cache.readTokens }),
       ...(cache.idleMs === undefined ? {} : { idleMs: cache.idleMs }),
       ...(cache.checkpointChanged === true ? { checkpointChanged: true } : {}),
     };
   }
 
-  /** Projects older completed tool outputs not projected yet; undefined when there are none. */
+  /** The messages of the request that outputs may be projected in: history after replayed native state, the current request, this run's messages. */
+  private projectionView(input: StepInput): Message[] {
+    return [...this.history.slice(this.replayedMessages()), input.currentRequest, ...input.continuation];
+  }
+
+  /**
+   * Projects just enough older completed tool outputs to bring the request under its compaction
+   * target (see `chooseProjection` for the order and the protected newest outputs); undefined
+   * when none is projected. Savings come from per-output counts made once per message; one full
+   * estimate confirms them (a second round picks more if the counts fell short). Protected
+   * outputs go too only when the request would otherwise not fit at all: a request over budget
+   * cannot be sent, and a checkpoint cannot shrink the running turn, where such outputs usually are.
+   */
   private async project(step: number, input: StepInput, current: Measured, trigger: CompactionTrigger): Promise<Measured | undefined> {
-    const view = [...this.history.slice(this.replayedMessages()), input.currentRequest, ...input.continuation];
-    const candidates = projectableToolCalls(view, this.options.projection).filter((id) => !this.projected.has(id));
-    if (candidates.length === 0) return undefined;
-    for (const id of candidates) this.projected.add(id);
-    const next = (await this.measure(this.build(input))) ?? current;
+    const view = this.projectionView(input);
+    let remaining = projectionCandidates(view, this.options.projection).filter((candidate) => !this.projected.has(candidate.toolCallId));
+    if (remaining.length === 0) return undefined;
+    const sizes = await this.sizes.of(
+      view,
+      remaining.map((candidate) => candidate.messageIndex),
+    );
+    const target = current.budget.compactTargetTokens;
+    let protectedTokens = protectedToolOutputTokens(this.options.policy, current.budget);
+    const chosen: string[] = [];
+    let next = current;
+    for (let round = 0; round < MAX_PROJECTION_ROUNDS && next.budget.estimate.tokens > target && remaining.length > 0;) {
+      const choice = chooseProjection({ candidates: remaining, sizes, excessTokens: next.budget.estimate.tokens - target, protectedTokens });
+      if (choice.ids.length === 0) {
+        if (protectedTokens === 0 || !next.budget.overBudget) break;
+        protectedTokens = 0;
+        continue;
+      }
+      round += 1;
+      for (const id of choice.ids) {
+        this.projected.add(id);
+        chosen.push(id);
+      }
+      remaining = remaining.filter((candidate) => !this.projected.has(candidate.toolCallId));
+      next = (await this.measure(this.build(input))) ?? next;
+    }
+    if (chosen.length === 0) return undefined;
     const tokensBefore = current.budget.estimate.tokens;
     const tokensAfter = next.budget.estimate.tokens;
     this.options.emit({
@@ -307,10 +339,42 @@ export class RunContext {
       tokensBefore,
       tokensAfter,
       reclaimedTokens: tokensBefore - tokensAfter,
-      projectedOutputs: candidates.length,
-      projectedToolCallIds: candidates,
+      keptVerbatimTokens: await this.keptVerbatim(input, next),
+      projectedOutputs: chosen.length,
+      projectedToolCallIds: chosen,
     });
     return next;
+  }
+
+  /** Tokens of history and continuation `measured` sends verbatim: its estimate less the projected outputs it carries. */
+  private async keptVerbatim(input: StepInput, measured: Measured): Promise<number> {
+    if (this.projected.size === 0) return keptVerbatimTokens(measured.budget.estimate);
+    const view = this.projectionView(input);
+    const indexes = view.flatMap((message, index) => (message.role === 'tool' && message.content.some((part) => this.projected.has(part.toolCallId)) ? [index] : []));
+    const sizes = await this.sizes.of(view, indexes);
+    let projected = 0;
+    for (const id of this.projected) projected += sizes.get(id)?.projected ?? 0;
+    return keptVerbatimTokens(measured.budget.estimate, projected);
+  }
+
+  /**
+   * The manager's `emit` for one `fit`: its `context.compaction.completed` event is held back
+   * until `release`, which adds what the adopted view keeps verbatim as this run measures it (the
+   * run's projected outputs included). Nothing follows that event within a `fit`, so the order of
+   * events is unchanged.
+   */
+  private holdCompletion(): { readonly emit: (event: ForgeEvent) => void; release(kept?: number): void } {
+    let held: Extract<ForgeEvent, { type: 'context.compaction.completed' }> | undefined;
+    return {
+      emit: (event) => {
+        if (event.type === 'context.compaction.completed' && event.installed && held === undefined) held = event;
+        else this.options.emit(event);
+      },
+      release: (kept) => {
+        if (held !== undefined) this.options.emit(kept === undefined ? held : { ...held, keptVerbatimTokens: kept });
+        held = undefined;
+      },
+    };
   }
 
   /** Asks the context manager for room until the request fits, through the no-progress guard. */
@@ -330,11 +394,15 @@ export class RunContext {
         this.options.emit({ type: 'context.compaction.skipped', step, trigger: current.budget.overBudget ? 'over_budget' : 'threshold', reason: 'guard', message: verdict.message });
         return current.budget.overBudget ? this.stop(step, verdict.reason, verdict.message, current.budget) : current;
       }
-      const result = await manager.fit(this.fitRequest(why, step, current, signal, cache));
+      const completion = this.holdCompletion();
+      const result = await manager.fit(this.fitRequest(why, step, current, signal, cache, completion.emit));
+      if (result.kind !== 'compacted') completion.release();
       if (result.kind === 'unchanged') return current;
       if (result.kind === 'stop') return this.stop(step, 'tail_floor', result.message, current.budget);
       this.adopt(result);
-      const next = (await this.measure(this.build(input))) ?? current;
+      const adopted = await this.measure(this.build(input));
+      completion.release(adopted === undefined ? undefined : await this.keptVerbatim(input, adopted));
+      const next = adopted ?? current;
       const judged = this.guard.judge({ sourceHash: result.sourceHash, tokensBefore: current.budget.estimate.tokens, tokensAfter: next.budget.estimate.tokens });
       current = next;
       if (!judged.ok) return current.budget.overBudget ? this.stop(step, judged.reason, judged.message, current.budget) : current;

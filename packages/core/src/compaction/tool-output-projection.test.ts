@@ -3,14 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { findUnpairedToolCalls, type Message } from '../messages.js';
 import { splitIntoGroups } from '../view/groups.js';
 import { transcriptArbitrary } from '../view/transcript-arbitrary.test-helpers.js';
-import { applyToolOutputProjection, projectableToolCalls, projectToolOutput } from './tool-output-projection.js';
+import { applyToolOutputProjection, projectionCandidates, projectToolOutput } from './tool-output-projection.js';
 
 describe('tool-output projection', () => {
   it('keeps every call paired, never touches the latest group or a pending call, and leaves the input unchanged', () => {
     fc.assert(
       fc.property(transcriptArbitrary(), (messages) => {
         const before = structuredClone(messages);
-        const ids = projectableToolCalls(messages, { minOutputChars: 0, excerptChars: 5 });
+        const ids = projectionCandidates(messages, { minOutputChars: 0, excerptChars: 5 }).map((candidate) => candidate.toolCallId);
         const projected = applyToolOutputProjection(messages, new Set(ids), { minOutputChars: 0, excerptChars: 5 });
         expect(messages).toEqual(before);
         expect(projected).toHaveLength(messages.length);

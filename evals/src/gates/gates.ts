@@ -14,7 +14,7 @@ export const DEFAULT_GATED_MODES = ['compact:forge-state'] as const;
 
 export const gatesConfigSchema = z.strictObject({
   /** Median input-token reduction against sending the whole transcript, over long fixtures, per compacting mode. */
-  minInputReduction: z.number().min(0).max(1).default(0.6),
+  minInputReduction: z.number().min(0).max(1).default(0.5),
   /** Share of probes of seeded constraints answered right, per compacting mode. */
   minRecall: z.number().min(0).max(1).default(1),
   maxRepeatedFailedInvestigations: z.number().int().min(0).default(0),

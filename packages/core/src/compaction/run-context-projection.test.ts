@@ -5,6 +5,7 @@ import type { ForgeEvent } from '../events/events.js';
 import { createInstructionSnapshot, sha256Hex } from '../instructions.js';
 import type { Message, UserMessage } from '../messages.js';
 import { runAgent } from '../run/run-agent.js';
+import { OPENAI_PROMPT_CACHE } from '../pricing/prompt-cache.js';
 import { ScriptedModel } from '../testing/index.js';
 import type { Tool } from '../tools/tool.js';
 import { splitIntoGroups } from '../view/groups.js';
@@ -116,6 +117,46 @@ describe('projection in a 128k-window session of distinct large reads', () => {
     });
     expect(next.projections).toEqual([]);
     expect(next.request.history.slice(0, history.length)).toEqual(first.request.history);
+  });
+});
+
+describe('the priced gate of a projection past the threshold', () => {
+  // OpenAI-like prices: a cached input token costs a tenth of a fresh one.
+  const priced = () =>
+    new ScriptedModel([], {
+      capabilities: {
+        prices: { currency: 'USD', inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'config' },
+        promptCache: OPENAI_PROMPT_CACHE,
+      },
+    });
+  const policy = resolveContextPolicy({ mode: 'compact' });
+  const reads = (count: number) => Array.from({ length: count }, (_, index) => readTurn(`r${index + 1}`, `src/file-${index + 1}.ts`, body(`file ${index + 1}`, 9_000))).flat();
+  const latest = readTurn('r99', 'src/latest.ts', body('latest', 9_000)).slice(1, 3);
+  const step: StepInput = { instructions, currentRequest, continuation: latest, tools: [] };
+
+  async function prepare(history: readonly Message[], cache: { readonly readTokens?: number; readonly idleMs?: number }) {
+    const events: ForgeEvent[] = [];
+    const context = new RunContext({ model: priced(), policy, instructionsHash: 'h', emit: (event) => events.push(event), history });
+    const result = await context.prepare(1, step, new AbortController().signal, cache);
+    return { result, events };
+  }
+
+  it('keeps a warm cached request whole while it still fits, and says why', async () => {
+    // Eleven reads and the latest: past the 85 % threshold, still inside the window.
+    const { result, events } = await prepare(reads(11), { readTokens: 100_000, idleMs: 1_000 });
+    expect(result.kind).toBe('send');
+    expect(events.some((event) => event.type === 'context.compaction.completed')).toBe(false);
+    const skipped = events.find((event) => event.type === 'context.compaction.skipped' && event.strategy === 'tool-output-projection');
+    expect(skipped).toMatchObject({ reason: 'cost_gate', trigger: 'threshold' });
+    if (result.kind === 'send') expect(JSON.stringify(result.request.history)).not.toContain('[tool output projected:');
+  });
+
+  it('projects once the cache is cold, and always when the request would not fit', async () => {
+    const cold = await prepare(reads(11), { readTokens: 100_000, idleMs: 10 * 60_000 });
+    expect(cold.events.some((event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection')).toBe(true);
+    const over = await prepare(reads(13), { readTokens: 110_000, idleMs: 1_000 });
+    const projection = over.events.find((event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection');
+    expect(projection).toMatchObject({ trigger: 'over_budget' });
   });
 });
 

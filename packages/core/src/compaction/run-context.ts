@@ -11,6 +11,7 @@ import type { ContextManager, FitReason, FitRequest, FitResult } from './context
 import type { CompactionTrigger } from './events.js';
 import { CompactionGuard, type CompactionGuardLimits } from './guard.js';
 import type { CompactionRequestChannel } from './request-compaction-tool.js';
+import { projectionGate } from './projection-gate.js';
 import { chooseProjection, keptVerbatimTokens, OutputSizeCache, protectedToolOutputTokens } from './projection-plan.js';
 import { applyToolOutputProjection, projectionCandidates, type ToolOutputProjectionOptions } from './tool-output-projection.js';
 
@@ -203,7 +204,7 @@ export class RunContext {
     const due = decision.kind !== 'send';
     // Older tool outputs, this run's included, are projected first: the only room when the run's own messages fill the window.
     if (due) {
-      const projected = await this.project(step, input, current, decision.kind === 'compact' ? decision.trigger : 'over_budget');
+      const projected = await this.project(step, input, current, decision.kind === 'compact' ? decision.trigger : 'over_budget', cache);
       if (projected !== undefined) {
         current = projected;
         decision = decideRequest(current.budget);
@@ -298,7 +299,7 @@ export class RunContext {
    * outputs go too only when the request would otherwise not fit at all: a request over budget
    * cannot be sent, and a checkpoint cannot shrink the running turn, where such outputs usually are.
    */
-  private async project(step: number, input: StepInput, current: Measured, trigger: CompactionTrigger): Promise<Measured | undefined> {
+  private async project(step: number, input: StepInput, current: Measured, trigger: CompactionTrigger, cache: PromptCacheObservation = {}): Promise<Measured | undefined> {
     const view = this.projectionView(input);
     let remaining = projectionCandidates(view, this.options.projection).filter((candidate) => !this.projected.has(candidate.toolCallId));
     if (remaining.length === 0) return undefined;
@@ -328,6 +329,25 @@ export class RunContext {
     if (chosen.length === 0) return undefined;
     const tokensBefore = current.budget.estimate.tokens;
     const tokensAfter = next.budget.estimate.tokens;
+    // Past the threshold, the request still fits: project only when the priced gate says it pays.
+    if (trigger === 'threshold' && !current.budget.overBudget) {
+      const gate = projectionGate(this.options.model, current.budget.estimate, tokensAfter, cache);
+      if (!gate.compact) {
+        for (const id of chosen) this.projected.delete(id);
+        this.options.emit({
+          type: 'context.compaction.skipped',
+          step,
+          trigger,
+          reason: 'cost_gate',
+          message: 'projecting older tool outputs would cost more than it saves while the request still fits: the cached request is worth more than the smaller ones after it',
+          strategy: 'tool-output-projection',
+          tokensBefore,
+          wouldReclaimTokens: tokensBefore - tokensAfter,
+          costGate: gate,
+        });
+        return undefined;
+      }
+    }
     this.options.emit({
       type: 'context.compaction.completed',
       step,

@@ -1,10 +1,11 @@
-import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { readlink, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { describeRefusal, openRegularFile, readAtMost } from '@forge/bounded-read';
 import { createInstructionSnapshot, InvalidInputError, type InstructionSnapshot } from '@forge/core';
 import { openedPath } from './text-file.js';
 import { isInside } from './workspace.js';
+import { entryExists } from './entry-exists.js';
 
 /** The file name looked for in each directory. */
 export const INSTRUCTIONS_FILE_NAME = 'AGENTS.md';
@@ -65,7 +66,7 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
 async function findRepositoryRoot(start: string, home: string | undefined): Promise<string | undefined> {
   let directory = start;
   for (;;) {
-    if (await exists(path.join(directory, '.git'))) return directory;
+    if (await entryExists(path.join(directory, '.git'))) return directory;
     const parent = path.dirname(directory);
     if (directory === home || parent === directory || (await isSharedDirectory(parent))) return undefined;
     directory = parent;
@@ -91,15 +92,6 @@ async function isSharedDirectory(directory: string): Promise<boolean> {
   }
 }
 
-async function exists(candidate: string): Promise<boolean> {
-  try {
-    await lstat(candidate);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 type InstructionFile = { readonly kind: 'absent' } | { readonly kind: 'refused'; readonly reason: string } | { readonly kind: 'loaded'; readonly content: string };
 
 /** The file's text cut to `maxBytes` with a marker naming it by `origin`, if it is a regular file that stays inside `boundary`. */
@@ -110,7 +102,7 @@ async function readInstructionFile(file: string, origin: string, boundary: strin
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ELOOP') return unreadable(file, error);
-    if (!(await exists(file))) return { kind: 'absent' };
+    if (!(await entryExists(file))) return { kind: 'absent' };
     return { kind: 'refused', reason: `${file} is a symbolic link to ${await readlink(file).catch(() => 'nowhere')}, which does not resolve` };
   }
   if (!isInside(boundary, real)) {

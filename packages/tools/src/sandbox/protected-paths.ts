@@ -1,7 +1,8 @@
-import { lstat, mkdir, open, realpath, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, realpath, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isInside } from '../workspace.js';
 import { PROTECTED_WORKSPACE_ENTRIES } from './sandbox-settings.js';
+import { entryExists } from '../entry-exists.js';
 
 /*
  * A read-only bind needs something to bind over. When `AGENTS.md`, `.forge/` or `.git` does not
@@ -17,15 +18,6 @@ const placeholders = new Map<string, number>();
 export interface ProtectedPaths {
   readonly readOnly: readonly string[];
   release(): Promise<void>;
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await lstat(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function createPlaceholder(file: string, kind: 'file' | 'directory'): Promise<boolean> {
@@ -65,7 +57,7 @@ export async function protectWorkspaceEntries(root: string): Promise<ProtectedPa
       readOnly.push(file);
       continue;
     }
-    if (!(await exists(file)) && (await createPlaceholder(file, kind))) {
+    if (!(await entryExists(file)) && (await createPlaceholder(file, kind))) {
       placeholders.set(file, 1);
       made.push({ file, kind });
       readOnly.push(file);

@@ -4,7 +4,7 @@ import { splitIntoGroups } from '../view/groups.js';
 import { buildForgeStateCheckpoint } from './build.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { missingCoverage, repairCoverage } from './coverage.js';
-import { editFile, redactSecrets, runCommand, user, assistant } from './fixtures.test-helpers.js';
+import { editFile, emptyStructuredSummary, redactSecrets, runCommand, user, assistant } from './fixtures.test-helpers.js';
 import type { CheckpointTranscriptEntry } from './host-metadata.js';
 import type { ContextCheckpoint } from './schema.js';
 import { bugfixSession } from './sessions.test-helpers.js';
@@ -19,19 +19,7 @@ function build(transcript: readonly CheckpointTranscriptEntry[], tailStart: numb
 /** A checkpoint with its strategy payload swapped for a compactor's summary that names nothing. */
 function asStructured(checkpoint: ReturnType<typeof build>): ContextCheckpoint {
   const { digest: _digest, ...rest } = checkpoint;
-  const structured = {
-    activeGoal: 'g',
-    phase: 'p',
-    completedWork: [],
-    decisions: [],
-    rejectedApproaches: [],
-    changedFiles: [],
-    commandsAndResults: [],
-    references: [],
-    constraints: [],
-    blockers: [],
-    nextAction: null,
-  };
+  const structured = emptyStructuredSummary();
   return { ...rest, strategy: 'model-structured', structured };
 }
 

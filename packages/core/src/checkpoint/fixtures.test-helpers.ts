@@ -4,6 +4,7 @@ import type { Message, ToolResultOutput } from '../messages.js';
 import type { CheckpointCaps } from './caps.js';
 import { CHECKPOINT_CAPS } from './caps.js';
 import type { CheckpointTranscriptEntry } from './host-metadata.js';
+import type { StructuredSummary } from './schema.js';
 
 /*
  * Small builders for checkpoint tests: transcripts are written as they would be recorded, with
@@ -135,3 +136,21 @@ export const TIGHT_CAPS: CheckpointCaps = Object.freeze({
   minDigestCharsPerMessage: 48,
   maxDigestChars: 240,
 });
+
+/** A compactor's structured summary that names nothing; tests override the fields they need. */
+export function emptyStructuredSummary(overrides: Partial<StructuredSummary> = {}): StructuredSummary {
+  return {
+    activeGoal: 'g',
+    phase: 'p',
+    completedWork: [],
+    decisions: [],
+    rejectedApproaches: [],
+    changedFiles: [],
+    commandsAndResults: [],
+    references: [],
+    constraints: [],
+    blockers: [],
+    nextAction: null,
+    ...overrides,
+  };
+}

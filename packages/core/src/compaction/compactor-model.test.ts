@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { emptyStructuredSummary } from '../checkpoint/fixtures.test-helpers.js';
 import { parseCompactorReply, structuredSummaryJsonSchema, structuredSummaryInconsistencies } from './compactor-model.js';
 
-const summary = {
-  activeGoal: 'g',
-  phase: 'p',
-  completedWork: [],
-  decisions: [],
-  rejectedApproaches: [],
-  changedFiles: [],
-  commandsAndResults: [{ command: 'pnpm test', result: 'all tests passed' }],
-  references: [],
-  constraints: [],
-  blockers: [],
-  nextAction: null,
-};
+const summary = emptyStructuredSummary({ commandsAndResults: [{ command: 'pnpm test', result: 'all tests passed' }] });
 
 describe('the compactor reply', () => {
   it('accepts exactly the schema, fenced or not', () => {

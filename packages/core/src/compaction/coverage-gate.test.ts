@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildForgeStateCheckpoint } from '../checkpoint/build.js';
 import { CHECKPOINT_CAPS } from '../checkpoint/caps.js';
-import { assistant, user } from '../checkpoint/fixtures.test-helpers.js';
+import { assistant, emptyStructuredSummary, user } from '../checkpoint/fixtures.test-helpers.js';
 import type { ContextCheckpoint } from '../checkpoint/schema.js';
 import type { TokenEstimate } from '../model/adapter.js';
 import { finishCheckpoint } from './built-checkpoint.js';
@@ -39,19 +39,7 @@ describe('ensureCoverage', () => {
       ...rest,
       strategy: 'model-structured',
       state: { ...base.state, task: { text: 'Write the parser', evidence: { source: 'user', messageIndex: 0 } }, earlierRequests: undefined } as ContextCheckpoint['state'],
-      structured: {
-        activeGoal: 'g',
-        phase: 'p',
-        completedWork: [],
-        decisions: [],
-        rejectedApproaches: [],
-        changedFiles: [],
-        commandsAndResults: [],
-        references: [],
-        constraints: [],
-        blockers: [],
-        nextAction: null,
-      },
+      structured: emptyStructuredSummary(),
     };
     delete (broken.state as { earlierRequests?: unknown }).earlierRequests;
     const events: CompactionEvent[] = [];

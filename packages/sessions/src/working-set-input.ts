@@ -1,4 +1,4 @@
-import { workingSetShown, type ContextCheckpoint, type WorkingSetContents, type WorkingSetRenderInput } from '@forge/core/checkpoint';
+import { readFilesInHand, workingSetShown, type ContextCheckpoint, type WorkingSetRenderInput } from '@forge/core/checkpoint';
 import type { ArtifactHashSource, ResolvedCheckpoint } from './checkpoint-install.js';
 
 /** How the shown text of files in hand is redacted (a session's redactor; `file` names the file). */
@@ -12,14 +12,7 @@ export type FileTextRedaction = (text: string, context?: { readonly file?: strin
  */
 export async function readWorkingSet(checkpoint: ContextCheckpoint, source: ArtifactHashSource | undefined, redact: FileTextRedaction): Promise<WorkingSetRenderInput | undefined> {
   if (checkpoint.strategy !== 'forge-state' || checkpoint.workingSet === undefined || source?.readFiles === undefined) return undefined;
-  const paths = checkpoint.workingSet.files.map((file) => file.path);
-  let contents: WorkingSetContents;
-  try {
-    contents = paths.length === 0 ? new Map() : await source.readFiles(paths);
-  } catch {
-    contents = new Map(paths.map((path) => [path, { kind: 'unreadable', reason: 'the host could not read it' }]));
-  }
-  return { contents, redact };
+  return readFilesInHand(checkpoint.workingSet, source.readFiles, redact);
 }
 
 /** {@link readWorkingSet} for a stored checkpoint that resolved to a Forge checkpoint. */

@@ -28,6 +28,7 @@ export { renderCheckpointView } from './view.js';
 export { validateCheckpoint } from './validate.js';
 export {
   DEFAULT_WORKING_SET_BUDGET,
+  readFilesInHand,
   workingSetLimitsFor,
   workingSetShown,
   type WorkingSetBudget,

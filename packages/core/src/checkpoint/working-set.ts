@@ -40,6 +40,21 @@ export interface WorkingSetRenderInput {
   readonly redact: (text: string, context?: { readonly file?: string }) => string;
 }
 
+/**
+ * The current text of a working set's files, read through the host's `read`, for a render. A read
+ * that fails marks every file unreadable rather than showing old text.
+ */
+export async function readFilesInHand(workingSet: WorkingSet, read: WorkingSetReader, redact: WorkingSetRenderInput['redact']): Promise<WorkingSetRenderInput> {
+  const paths = workingSet.files.map((file) => file.path);
+  let contents: WorkingSetContents;
+  try {
+    contents = paths.length === 0 ? new Map() : await read(paths);
+  } catch {
+    contents = new Map(paths.map((path) => [path, { kind: 'unreadable', reason: 'the host could not read it' }]));
+  }
+  return { contents, redact };
+}
+
 /** A file the section showed text of: what `edit_file` may accept without another read, while the hash still matches. */
 export interface WorkingSetShownFile {
   readonly path: string;

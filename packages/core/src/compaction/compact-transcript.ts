@@ -11,7 +11,7 @@ import { formatDollars } from '../pricing/format.js';
 import { summarizeError } from '../run/error-summary.js';
 import { budgetOfEstimate } from '../view/request-view.js';
 import { buildForgeStateCheckpoint } from '../checkpoint/build.js';
-import { filesInHand, workingSetLimitsFor, type WorkingSetBudget, type WorkingSetReader, type WorkingSetRenderInput } from '../checkpoint/working-set.js';
+import { filesInHand, readFilesInHand, workingSetLimitsFor, type WorkingSetBudget, type WorkingSetReader, type WorkingSetRenderInput } from '../checkpoint/working-set.js';
 import { finishCheckpoint, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import { ensureCoverage } from './coverage-gate.js';
 import { compactorCost, runStrategy, type CompactionStrategySetting, type CompactorCost } from './strategies.js';
@@ -173,7 +173,9 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
       ...(limits === undefined ? {} : { workingSet: limits }),
     });
     // The files in hand come from the whole transcript, the same for every tail: read them once.
-    files ??= await readFilesInHand(options, checkpoint);
+    if (files === undefined && options.workingSet !== undefined && checkpoint.workingSet !== undefined) {
+      files = await readFilesInHand(checkpoint.workingSet, options.workingSet.read, options.workingSet.redact ?? options.redact);
+    }
     const unmeasured = finishCheckpoint(checkpoint, caps, undefined, 0, files);
     const request = withCheckpoint(options.request, unmeasured, historyAfter(options, unmeasured, plan.tailStart));
     const sized = await estimate(request);
@@ -185,20 +187,6 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
     if (fits && sized.tokens <= budget.compactTargetTokens) break;
   }
   return { ...(sizing === undefined ? {} : { sizing }), ...(skip === undefined ? {} : { skip }) };
-}
-
-/** The current text of a checkpoint's files in hand, read by the host, for rendering its view. */
-async function readFilesInHand(options: CompactTranscriptOptions, checkpoint: ForgeStateCheckpoint): Promise<WorkingSetRenderInput | undefined> {
-  const setting = options.workingSet;
-  if (setting === undefined || checkpoint.workingSet === undefined) return undefined;
-  const paths = checkpoint.workingSet.files.map((file) => file.path);
-  let contents: WorkingSetRenderInput['contents'];
-  try {
-    contents = paths.length === 0 ? new Map() : await setting.read(paths);
-  } catch {
-    contents = new Map(paths.map((path) => [path, { kind: 'unreadable', reason: 'the host could not read it' }]));
-  }
-  return { contents, redact: setting.redact ?? options.redact };
 }
 
 /** Why the gate declined, in the numbers it decided on. */

@@ -54,7 +54,9 @@ async function coldCounting(documents: readonly string[]): Promise<void> {
   const conservativeSeconds = (performance.now() - conservativeStarted) / 1000;
 
   console.log('1. Cold counting (first pass over the corpus)');
-  console.log(`   corpus                     ${documents.length} documents, ${format(bytes / 1e6, 2)} MB, ${format(tokens)} o200k tokens`);
+  console.log(
+    `   corpus                     ${documents.length} documents, ${format(bytes / 1e6, 2)} MB, ${format(tokens)} o200k tokens`,
+  );
   console.log(`   o200k tokenizer load       ${format(loadMs)} ms (once per process, on first estimate)`);
   console.log(`   gpt-tokenizer o200k        ${format(tokens / seconds)} tokens/s (${format(seconds * 1000)} ms)`);
   console.log(
@@ -63,7 +65,11 @@ async function coldCounting(documents: readonly string[]): Promise<void> {
 }
 
 /** A coding session: requests, reasoning, tool calls with JSON arguments, file contents, command output. */
-async function syntheticSession(documents: readonly string[], targetTokens: number, count: (message: Message) => Promise<number>): Promise<Message[]> {
+async function syntheticSession(
+  documents: readonly string[],
+  targetTokens: number,
+  count: (message: Message) => Promise<number>,
+): Promise<Message[]> {
   const messages: Message[] = [];
   let tokens = 0;
   for (let round = 0; tokens < targetTokens; round += 1) {
@@ -76,11 +82,24 @@ async function syntheticSession(documents: readonly string[], targetTokens: numb
         role: 'assistant',
         content: [
           { type: 'reasoning', text: `I should read file ${round} first, then run the tests.` },
-          { type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `src/module-${round}.ts`, maxBytes: 65_536 } },
+          {
+            type: 'tool-call',
+            toolCallId: id,
+            toolName: 'read_file',
+            input: { path: `src/module-${round}.ts`, maxBytes: 65_536 },
+          },
         ],
       },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: body } }] },
-      { role: 'assistant', content: [{ type: 'text', text: `File ${round} reads cleanly; the check fails on line ${round % 97}.` }] },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: body } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: `File ${round} reads cleanly; the check fails on line ${round % 97}.` }],
+      },
     ];
     for (const message of turn) {
       messages.push(message);
@@ -98,7 +117,11 @@ async function warmPreflight(documents: readonly string[]): Promise<void> {
   const tools = ['read_file', 'search', 'edit_file', 'run_command', 'list_files'].map((name) => ({
     name,
     description: `The ${name} tool of the workspace.`,
-    inputSchema: { type: 'object', properties: { path: { type: 'string' }, query: { type: 'string' } }, required: ['path'] },
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' }, query: { type: 'string' } },
+      required: ['path'],
+    },
   }));
   const currentRequest = { role: 'user' as const, content: 'Continue with the next failing check.' };
   const instructions = documents[0] ?? '';
@@ -108,15 +131,37 @@ async function warmPreflight(documents: readonly string[]): Promise<void> {
   let covered = history.length;
   for (let tail = 0; covered > 0 && tail < 100_000; covered -= 1) tail += counts[covered - 1] ?? 0;
   while (covered > 0 && history[covered]?.role !== 'user') covered -= 1;
-  const checkpoint = { id: 'cp_bench', coveredThrough: covered, text: `[SESSION_CHECKPOINT v1]\n${'- a remembered fact about the session\n'.repeat(400)}` };
+  const checkpoint = {
+    id: 'cp_bench',
+    coveredThrough: covered,
+    text: `[SESSION_CHECKPOINT v1]\n${'- a remembered fact about the session\n'.repeat(400)}`,
+  };
 
   const scenario = async (label: string, policy: ContextPolicy, withCheckpoint: boolean) => {
     const model = adapter();
     const step = async (messages: readonly Message[], index: number) => {
-      const view = await selectRequestView({ transcript: messages, ...(withCheckpoint ? { checkpoint } : {}), policy, model, fixed });
+      const view = await selectRequestView({
+        transcript: messages,
+        ...(withCheckpoint ? { checkpoint } : {}),
+        policy,
+        model,
+        fixed,
+      });
       const events: unknown[] = [];
-      const summary = summarizeView({ stored: view.end, covered: view.coveredThrough, verbatim: view.end - view.tailStart });
-      await preflightRequest({ model, request: view.request, policy, step: index, instructionsHash: 'h', emit: (event) => events.push(event), view: summary });
+      const summary = summarizeView({
+        stored: view.end,
+        covered: view.coveredThrough,
+        verbatim: view.end - view.tailStart,
+      });
+      await preflightRequest({
+        model,
+        request: view.request,
+        policy,
+        step: index,
+        instructionsHash: 'h',
+        emit: (event) => events.push(event),
+        view: summary,
+      });
       return view;
     };
     const coldStarted = performance.now();
@@ -126,7 +171,15 @@ async function warmPreflight(documents: readonly string[]): Promise<void> {
     const warm: number[] = [];
     let session: readonly Message[] = history;
     for (let index = 1; index <= STEPS; index += 1) {
-      session = [...session, { role: 'assistant', content: [{ type: 'text', text: `Step ${index}: applied the fix and re-ran the check; ${index} tests pass.` }] }];
+      session = [
+        ...session,
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: `Step ${index}: applied the fix and re-ran the check; ${index} tests pass.` },
+          ],
+        },
+      ];
       const started = performance.now();
       await step(session, index);
       warm.push(performance.now() - started);
@@ -136,19 +189,34 @@ async function warmPreflight(documents: readonly string[]): Promise<void> {
     const reloadStarted = performance.now();
     await step(reloaded, STEPS + 1);
     const reloadMs = performance.now() - reloadStarted;
-    const decision = cold.decision.kind === 'compact' ? `compact (${cold.decision.trigger})` : cold.decision.kind === 'cannot_fit' ? `cannot fit (${cold.decision.reason})` : cold.decision.kind;
+    const decision =
+      cold.decision.kind === 'compact'
+        ? `compact (${cold.decision.trigger})`
+        : cold.decision.kind === 'cannot_fit'
+          ? `cannot fit (${cold.decision.reason})`
+          : cold.decision.kind;
     console.log(`   ${label}`);
-    console.log(`     request                  ${format(cold.request.history.length)} messages verbatim, ${format(cold.budget.estimate.tokens)} estimated input tokens; decision ${decision}`);
+    console.log(
+      `     request                  ${format(cold.request.history.length)} messages verbatim, ${format(cold.budget.estimate.tokens)} estimated input tokens; decision ${decision}`,
+    );
     console.log(`     cold                     ${format(coldMs)} ms (every message tokenized once)`);
-    console.log(`     warm, one message added  median ${format(median(warm), 3)} ms, p95 ${format(percentile(warm, 0.95), 3)} ms over ${STEPS} steps (target ≤ 2 ms median)`);
+    console.log(
+      `     warm, one message added  median ${format(median(warm), 3)} ms, p95 ${format(percentile(warm, 0.95), 3)} ms over ${STEPS} steps (target ≤ 2 ms median)`,
+    );
     console.log(`     after reload from disk   ${format(reloadMs)} ms (content-hash cache, no re-tokenizing)`);
     if (median(warm) > 2) console.log('     WARNING: the warm median is above the 2 ms target');
   };
 
   console.log('');
-  console.log(`2. View selection + preflight per step on a synthetic 1M-token session (${format(history.length)} messages), OpenAI adapter, gpt-4.1 window`);
+  console.log(
+    `2. View selection + preflight per step on a synthetic 1M-token session (${format(history.length)} messages), OpenAI adapter, gpt-4.1 window`,
+  );
   await scenario('mode warn: the whole transcript verbatim', resolveContextPolicy({ mode: 'warn' }), false);
-  await scenario(`mode compact: checkpoint of messages [0, ${covered}) + every message after it`, resolveContextPolicy({ mode: 'compact' }), true);
+  await scenario(
+    `mode compact: checkpoint of messages [0, ${covered}) + every message after it`,
+    resolveContextPolicy({ mode: 'compact' }),
+    true,
+  );
   await projectionChoice(adapter(), history, fixed);
 }
 
@@ -193,7 +261,13 @@ async function projectionChoice(
     return { ms: calledAt - started, messages: result.messages };
   };
   // Every message tokenized once beforehand, as the scenarios above measure separately.
-  await counter.estimateRequestTokens({ instructions: fixed.instructions, history, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
+  await counter.estimateRequestTokens({
+    instructions: fixed.instructions,
+    history,
+    currentRequest: { role: 'user', content: '' },
+    continuation: [],
+    tools: [],
+  });
   const first = await run(history, []);
   const projection = events.find((event) => event.type === 'context.compaction.completed');
   const ids = projection?.type === 'context.compaction.completed' ? (projection.projectedToolCallIds ?? []) : [];
@@ -206,8 +280,12 @@ async function projectionChoice(
       `     choice                   ${format(ids.length)} outputs projected: ${format(projection.tokensBefore)} → ${format(projection.tokensAfter)} tokens, ${format(projection.keptVerbatimTokens ?? 0)} kept verbatim`,
     );
   }
-  console.log(`     first step               ${format(first.ms)} ms to the provider call (view, projection choice, confirming estimate, preflight)`);
-  console.log(`     next run, first step     median ${format(median(later), 3)} ms over ${RUNS} runs (the same outputs sent projected, nothing new to choose)`);
+  console.log(
+    `     first step               ${format(first.ms)} ms to the provider call (view, projection choice, confirming estimate, preflight)`,
+  );
+  console.log(
+    `     next run, first step     median ${format(median(later), 3)} ms over ${RUNS} runs (the same outputs sent projected, nothing new to choose)`,
+  );
 }
 
 interface GptTokenizer {
@@ -228,16 +306,25 @@ interface JsTiktoken {
 
 async function sideBySide(documents: readonly string[]): Promise<void> {
   const gptTokenizer = (await import(requireFromAdapter.resolve('gpt-tokenizer/encoding/o200k_base'))) as GptTokenizer;
-  const { Tiktoken } = (await import(requireFromAdapter.resolve('js-tiktoken/lite'))) as { Tiktoken: new (ranks: unknown) => JsTiktoken };
-  const { default: ranks } = (await import(requireFromAdapter.resolve('js-tiktoken/ranks/o200k_base'))) as { default: unknown };
+  const { Tiktoken } = (await import(requireFromAdapter.resolve('js-tiktoken/lite'))) as {
+    Tiktoken: new (ranks: unknown) => JsTiktoken;
+  };
+  const { default: ranks } = (await import(requireFromAdapter.resolve('js-tiktoken/ranks/o200k_base'))) as {
+    default: unknown;
+  };
   const jsEncoder = new Tiktoken(ranks);
-  const { get_encoding } = (await import(requireFromAdapter.resolve('tiktoken'))) as { get_encoding(name: 'o200k_base'): WasmTiktoken };
+  const { get_encoding } = (await import(requireFromAdapter.resolve('tiktoken'))) as {
+    get_encoding(name: 'o200k_base'): WasmTiktoken;
+  };
   const wasm = get_encoding('o200k_base');
   const noSpecial = { disallowedSpecial: new Set<string>() };
   gptTokenizer.countTokens('warm up the ranks', noSpecial);
 
   const RUNS = 5;
-  const time = (count: (text: string) => number, beforePass: () => void = () => {}): { readonly ms: number; readonly counts: number[] } => {
+  const time = (
+    count: (text: string) => number,
+    beforePass: () => void = () => {},
+  ): { readonly ms: number; readonly counts: number[] } => {
     const runs: number[] = [];
     let counts: number[] = [];
     for (let run = 0; run < RUNS; run += 1) {
@@ -258,18 +345,34 @@ async function sideBySide(documents: readonly string[]): Promise<void> {
     const gptCached = time((text) => gptTokenizer.countTokens(text, noSpecial));
     const reference = time((text) => wasm.encode_ordinary(text).length);
     const mismatches = documents.filter(
-      (_, index) => jsTiktoken.counts[index] !== gpt.counts[index] || jsTiktoken.counts[index] !== reference.counts[index] || gptCached.counts[index] !== gpt.counts[index],
+      (_, index) =>
+        jsTiktoken.counts[index] !== gpt.counts[index] ||
+        jsTiktoken.counts[index] !== reference.counts[index] ||
+        gptCached.counts[index] !== gpt.counts[index],
     );
-    if (mismatches.length > 0) throw new Error(`${mismatches.length} documents counted differently by the three tokenizers`);
+    if (mismatches.length > 0)
+      throw new Error(`${mismatches.length} documents counted differently by the three tokenizers`);
     const tokens = jsTiktoken.counts.reduce((total, value) => total + value, 0);
 
     console.log('');
-    console.log(`3. Same corpus, loaded encoders, median of ${RUNS} passes (counts identical on all ${documents.length} documents: ${format(tokens)} tokens)`);
-    console.log(`   js-tiktoken 1.0.21         ${format(jsTiktoken.ms)} ms  ${format(tokens / (jsTiktoken.ms / 1000))} tokens/s`);
-    console.log(`   gpt-tokenizer 4.0.0        ${format(gpt.ms)} ms  ${format(tokens / (gpt.ms / 1000))} tokens/s (merge cache cleared before each pass)`);
-    console.log(`   gpt-tokenizer, cache warm  ${format(gptCached.ms)} ms  ${format(tokens / (gptCached.ms / 1000))} tokens/s (same texts again: not Forge's case)`);
-    console.log(`   tiktoken 1.0.22 (WASM)     ${format(reference.ms)} ms  ${format(tokens / (reference.ms / 1000))} tokens/s`);
-    console.log(`   ratio js-tiktoken / gpt-tokenizer time: ${format(jsTiktoken.ms / gpt.ms, 2)} (above 1: gpt-tokenizer is faster)`);
+    console.log(
+      `3. Same corpus, loaded encoders, median of ${RUNS} passes (counts identical on all ${documents.length} documents: ${format(tokens)} tokens)`,
+    );
+    console.log(
+      `   js-tiktoken 1.0.21         ${format(jsTiktoken.ms)} ms  ${format(tokens / (jsTiktoken.ms / 1000))} tokens/s`,
+    );
+    console.log(
+      `   gpt-tokenizer 4.0.0        ${format(gpt.ms)} ms  ${format(tokens / (gpt.ms / 1000))} tokens/s (merge cache cleared before each pass)`,
+    );
+    console.log(
+      `   gpt-tokenizer, cache warm  ${format(gptCached.ms)} ms  ${format(tokens / (gptCached.ms / 1000))} tokens/s (same texts again: not Forge's case)`,
+    );
+    console.log(
+      `   tiktoken 1.0.22 (WASM)     ${format(reference.ms)} ms  ${format(tokens / (reference.ms / 1000))} tokens/s`,
+    );
+    console.log(
+      `   ratio js-tiktoken / gpt-tokenizer time: ${format(jsTiktoken.ms / gpt.ms, 2)} (above 1: gpt-tokenizer is faster)`,
+    );
   } finally {
     wasm.free();
   }

@@ -12,7 +12,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sha256Hex } from '@forge/core';
-import { buildForgeStateCheckpoint, DEFAULT_WORKING_SET_BUDGET, renderCheckpointView, workingSetLimitsFor, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
+import {
+  buildForgeStateCheckpoint,
+  DEFAULT_WORKING_SET_BUDGET,
+  renderCheckpointView,
+  workingSetLimitsFor,
+  type CheckpointTranscriptEntry,
+} from '@forge/core/checkpoint';
 import { createRedactor } from '@forge/core/redaction';
 import { readWorkingSetFiles } from '@forge/tools';
 import { median, syntheticTranscript, toolCall, toolResult } from './bench-support.js';
@@ -22,7 +28,8 @@ const RUNS = 7;
 
 function fileBody(round: number): string {
   const lines: string[] = [];
-  for (let line = 0; line < 40; line += 1) lines.push(`export function handler${round}_${line}(input: string): string { return input.trim(); }`);
+  for (let line = 0; line < 40; line += 1)
+    lines.push(`export function handler${round}_${line}(input: string): string { return input.trim(); }`);
   return lines.join('\n');
 }
 
@@ -32,15 +39,35 @@ function syntheticSession(tokens: number): CheckpointTranscriptEntry[] {
     const runId = `run_${Math.floor(round / 10)}`;
     const path = `src/module-${round % 40}.ts`;
     const body = fileBody(round);
-    if (round % 10 === 0) push({ message: { role: 'user', content: `Round ${round}: refactor ${path} and keep the tests green. Do not touch the public API.` }, runId });
+    if (round % 10 === 0)
+      push({
+        message: {
+          role: 'user',
+          content: `Round ${round}: refactor ${path} and keep the tests green. Do not touch the public API.`,
+        },
+        runId,
+      });
     push(toolCall(`read_${round}`, 'read_file', { path }, runId));
-    push(toolResult(`read_${round}`, 'read_file', body, runId, { path, sha256: sha256Hex(body), bytes: body.length, complete: true }));
+    push(
+      toolResult(`read_${round}`, 'read_file', body, runId, {
+        path,
+        sha256: sha256Hex(body),
+        bytes: body.length,
+        complete: true,
+      }),
+    );
     if (round % 3 === 0) {
       push(
         toolCall(
           `note_${round}`,
           'checkpoint_note',
-          { kind: 'fact', key: `module-${round % 40}`, value: `exports 40 handlers (round ${round})`, evidence: { source: 'tool-call', toolCallId: `read_${round}` }, dependsOn: [path] },
+          {
+            kind: 'fact',
+            key: `module-${round % 40}`,
+            value: `exports 40 handlers (round ${round})`,
+            evidence: { source: 'tool-call', toolCallId: `read_${round}` },
+            dependsOn: [path],
+          },
           runId,
         ),
       );
@@ -48,14 +75,40 @@ function syntheticSession(tokens: number): CheckpointTranscriptEntry[] {
     }
     const after = `${body}\n// edited in round ${round}`;
     push(toolCall(`edit_${round}`, 'edit_file', { path, oldText: 'trim()', newText: 'trimEnd()' }, runId));
-    push(toolResult(`edit_${round}`, 'edit_file', `Edited ${path}.`, runId, { path, sha256Before: sha256Hex(body), sha256After: sha256Hex(after) }));
+    push(
+      toolResult(`edit_${round}`, 'edit_file', `Edited ${path}.`, runId, {
+        path,
+        sha256Before: sha256Hex(body),
+        sha256After: sha256Hex(after),
+      }),
+    );
     const failing = round % 7 === 3;
-    const output = failing ? `FAIL ${path}\nAssertionError: expected 'a' to be 'b'\n${'  at frame\n'.repeat(20)}` : `Test Files 1 passed\nTests 40 passed\n${'.'.repeat(400)}`;
+    const output = failing
+      ? `FAIL ${path}\nAssertionError: expected 'a' to be 'b'\n${'  at frame\n'.repeat(20)}`
+      : `Test Files 1 passed\nTests 40 passed\n${'.'.repeat(400)}`;
     push(toolCall(`test_${round}`, 'run_command', { argv: ['pnpm', 'vitest', 'run', path] }, runId));
     push(
-      toolResult(`test_${round}`, 'run_command', output, runId, { argv: ['pnpm', 'vitest', 'run', path], exitCode: failing ? 1 : 0, signal: null, timedOut: false, durationMs: 900, truncated: false }),
+      toolResult(`test_${round}`, 'run_command', output, runId, {
+        argv: ['pnpm', 'vitest', 'run', path],
+        exitCode: failing ? 1 : 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 900,
+        truncated: false,
+      }),
     );
-    push({ message: { role: 'assistant', content: [{ type: 'text', text: `Round ${round}: ${failing ? 'the test failed; trying another way' : 'done, tests pass'}.` }] }, runId });
+    push({
+      message: {
+        role: 'assistant',
+        content: [
+          {
+            type: 'text',
+            text: `Round ${round}: ${failing ? 'the test failed; trying another way' : 'done, tests pass'}.`,
+          },
+        ],
+      },
+      runId,
+    });
   });
 }
 
@@ -66,7 +119,14 @@ function time<T>(work: () => T): { value: T; ms: number } {
 }
 
 const redact = createRedactor({ secrets: ['bench-secret-value-123'] }).redact;
-const rows: { tokens: number; messages: number; buildMs: number; renderMs: number; viewChars: number; checkpointTokens: number }[] = [];
+const rows: {
+  tokens: number;
+  messages: number;
+  buildMs: number;
+  renderMs: number;
+  viewChars: number;
+  checkpointTokens: number;
+}[] = [];
 
 for (const tokens of SIZES) {
   const transcript = syntheticSession(tokens);
@@ -84,7 +144,14 @@ for (const tokens of SIZES) {
     view = rendered.value;
     checkpointTokens = built.value.estimatedTokens;
   }
-  rows.push({ tokens, messages: transcript.length, buildMs: median(builds), renderMs: median(renders), viewChars: view.length, checkpointTokens });
+  rows.push({
+    tokens,
+    messages: transcript.length,
+    buildMs: median(builds),
+    renderMs: median(renders),
+    viewChars: view.length,
+    checkpointTokens,
+  });
 }
 
 async function timeAsync<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -96,10 +163,19 @@ async function timeAsync<T>(work: () => Promise<T>): Promise<{ value: T; ms: num
 // The workspace the synthetic session worked in: its 40 modules, as they are after the last edit.
 const workspace = await mkdtemp(path.join(tmpdir(), 'forge-bench-checkpoint-'));
 await mkdir(path.join(workspace, 'src'));
-for (let module = 0; module < 40; module += 1) await writeFile(path.join(workspace, `src/module-${module}.ts`), `${fileBody(module)}\n// edited in round ${module}`);
+for (let module = 0; module < 40; module += 1)
+  await writeFile(path.join(workspace, `src/module-${module}.ts`), `${fileBody(module)}\n// edited in round ${module}`);
 // A 1M-token window (about 1,000,000 available, target half of it): the budget ceiling applies.
 const limits = workingSetLimitsFor(DEFAULT_WORKING_SET_BUDGET, 500_000);
-const withFiles: { tokens: number; buildMs: number; readMs: number; renderMs: number; totalMs: number; files: number; viewChars: number }[] = [];
+const withFiles: {
+  tokens: number;
+  buildMs: number;
+  readMs: number;
+  renderMs: number;
+  totalMs: number;
+  files: number;
+  viewChars: number;
+}[] = [];
 for (const tokens of SIZES) {
   const transcript = syntheticSession(tokens);
   const tailStart = transcript.findLastIndex((entry) => entry.message.role === 'user');
@@ -113,7 +189,9 @@ for (const tokens of SIZES) {
     const built = time(() => buildForgeStateCheckpoint({ transcript, tailStart, redact, workingSet: limits }));
     const paths = built.value.workingSet?.files.map((file) => file.path) ?? [];
     const read = await timeAsync(() => readWorkingSetFiles(workspace, paths));
-    const rendered = time(() => renderCheckpointView(built.value, undefined, undefined, { contents: read.value, redact }));
+    const rendered = time(() =>
+      renderCheckpointView(built.value, undefined, undefined, { contents: read.value, redact }),
+    );
     builds.push(built.ms);
     reads.push(read.ms);
     renders.push(rendered.ms);
@@ -121,12 +199,22 @@ for (const tokens of SIZES) {
     files = paths.length;
     viewChars = rendered.value.length;
   }
-  withFiles.push({ tokens, buildMs: median(builds), readMs: median(reads), renderMs: median(renders), totalMs: median(totals), files, viewChars });
+  withFiles.push({
+    tokens,
+    buildMs: median(builds),
+    readMs: median(reads),
+    renderMs: median(renders),
+    totalMs: median(totals),
+    files,
+    viewChars,
+  });
 }
 await rm(workspace, { recursive: true, force: true });
 
 console.log(`deterministic forge-state checkpoint, median of ${RUNS} runs, 0 model calls`);
-console.log('session tokens | messages | build ms | render ms | build ms per 100K tokens | view chars | checkpoint tokens');
+console.log(
+  'session tokens | messages | build ms | render ms | build ms per 100K tokens | view chars | checkpoint tokens',
+);
 for (const row of rows) {
   console.log(
     [
@@ -146,11 +234,15 @@ if (first !== undefined && last !== undefined) {
   console.log(
     `growth 10K → 1M: ${(last.buildMs / first.buildMs).toFixed(1)}× build time for ${(last.tokens / first.tokens).toFixed(0)}× tokens (linear = ${(last.tokens / first.tokens).toFixed(0)}×)`,
   );
-  console.log(`target ≤ 200 ms at 1M tokens: ${last.buildMs <= 200 ? 'met' : 'NOT met'} (${last.buildMs.toFixed(1)} ms)`);
+  console.log(
+    `target ≤ 200 ms at 1M tokens: ${last.buildMs <= 200 ? 'met' : 'NOT met'} (${last.buildMs.toFixed(1)} ms)`,
+  );
 }
 
 console.log('');
-console.log(`with the working set (${limits.maxChars} characters, up to ${limits.maxFiles} files, read from a workspace on disk), median of ${RUNS} runs`);
+console.log(
+  `with the working set (${limits.maxChars} characters, up to ${limits.maxFiles} files, read from a workspace on disk), median of ${RUNS} runs`,
+);
 console.log('session tokens | build ms | read ms | render ms | total ms | files in hand | view chars');
 for (const row of withFiles) {
   console.log(
@@ -166,4 +258,7 @@ for (const row of withFiles) {
   );
 }
 const largest = withFiles.at(-1);
-if (largest !== undefined) console.log(`target ≤ 200 ms at 1M tokens with the working set: ${largest.totalMs <= 200 ? 'met' : 'NOT met'} (${largest.totalMs.toFixed(1)} ms)`);
+if (largest !== undefined)
+  console.log(
+    `target ≤ 200 ms at 1M tokens with the working set: ${largest.totalMs <= 200 ? 'met' : 'NOT met'} (${largest.totalMs.toFixed(1)} ms)`,
+  );

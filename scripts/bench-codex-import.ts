@@ -38,7 +38,8 @@ async function sessionChild(path: string): Promise<void> {
   try {
     let stdout = '';
     let stderr = '';
-    const output = (sink: (text: string) => void) => Object.assign(new PassThrough(), { isTTY: false }).on('data', (chunk: Buffer) => sink(chunk.toString('utf8')));
+    const output = (sink: (text: string) => void) =>
+      Object.assign(new PassThrough(), { isTTY: false }).on('data', (chunk: Buffer) => sink(chunk.toString('utf8')));
     const io = {
       stdin: new PassThrough(),
       stdout: output((text) => (stdout += text)),
@@ -49,12 +50,23 @@ async function sessionChild(path: string): Promise<void> {
     };
     const before = process.memoryUsage().rss;
     const started = process.hrtime.bigint();
-    const code = await forge(['node', 'forge', 'import', 'codex', path, '--session', '--json'], io as unknown as Parameters<typeof forge>[1]);
+    const code = await forge(
+      ['node', 'forge', 'import', 'codex', path, '--session', '--json'],
+      io as unknown as Parameters<typeof forge>[1],
+    );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (code !== 0) throw new Error(`forge import codex exited ${code}: ${stderr}`);
     const document = JSON.parse(stdout) as { messageCount: number; state: { source: { lines: number } } };
     const peakRss = process.resourceUsage().maxRSS * 1024;
-    console.log(JSON.stringify({ seconds, peakRss, rssBefore: before, messages: document.messageCount, lines: document.state.source.lines }));
+    console.log(
+      JSON.stringify({
+        seconds,
+        peakRss,
+        rssBefore: before,
+        messages: document.messageCount,
+        lines: document.state.source.lines,
+      }),
+    );
   } finally {
     await rm(home, { recursive: true, force: true });
   }
@@ -68,29 +80,117 @@ function line(type: string, payload: unknown, turn: number): string {
 function turnLines(turn: number): string[] {
   const output = `${'test output line for module '.repeat(3)}${turn}\n`.repeat(120);
   const patch = `*** Begin Patch\n*** Update File: src/module-${turn % 200}.ts\n@@\n-${'old line\n-'.repeat(20)}old\n+${'new line\n+'.repeat(20)}new\n*** End Patch\n`;
-  const usage = { input_tokens: 4000 + turn, cached_input_tokens: 1000, output_tokens: 300, reasoning_output_tokens: 80, total_tokens: 4300 + turn };
+  const usage = {
+    input_tokens: 4000 + turn,
+    cached_input_tokens: 1000,
+    output_tokens: 300,
+    reasoning_output_tokens: 80,
+    total_tokens: 4300 + turn,
+  };
   const lines = [
-    line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Please fix issue ${turn} in module ${turn % 200}. ${'Details. '.repeat(40)}` }] }, turn),
+    line(
+      'response_item',
+      {
+        type: 'message',
+        role: 'user',
+        content: [
+          { type: 'input_text', text: `Please fix issue ${turn} in module ${turn % 200}. ${'Details. '.repeat(40)}` },
+        ],
+      },
+      turn,
+    ),
     line('turn_context', { cwd: '/nonexistent/bench-workspace', model: 'gpt-5.5' }, turn),
-    line('response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: `Plan for ${turn}: ${'think '.repeat(60)}` }], encrypted_content: 'x'.repeat(1500) }, turn),
-    line('response_item', { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: `npm test -- module-${turn % 200}` }), call_id: `call_t${turn}` }, turn),
-    line('event_msg', { type: 'item_completed', item: { type: 'CommandExecution', id: `call_t${turn}`, exit_code: turn % 7 === 0 ? 1 : 0, status: turn % 7 === 0 ? 'failed' : 'completed' } }, turn),
-    line('response_item', { type: 'function_call_output', call_id: `call_t${turn}`, output: `Process exited with code ${turn % 7 === 0 ? 1 : 0}\nOutput:\n${output}` }, turn),
-    line('response_item', { type: 'custom_tool_call', name: 'apply_patch', input: patch, call_id: `call_p${turn}` }, turn),
-    line('response_item', { type: 'custom_tool_call_output', call_id: `call_p${turn}`, output: 'Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM src/module.ts\n' }, turn),
-    line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Fixed issue ${turn}. ${'Explanation. '.repeat(50)}` }] }, turn),
-    line('event_msg', { type: 'token_count', info: { total_token_usage: usage, last_token_usage: usage, model_context_window: 258400 } }, turn),
+    line(
+      'response_item',
+      {
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: `Plan for ${turn}: ${'think '.repeat(60)}` }],
+        encrypted_content: 'x'.repeat(1500),
+      },
+      turn,
+    ),
+    line(
+      'response_item',
+      {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: `npm test -- module-${turn % 200}` }),
+        call_id: `call_t${turn}`,
+      },
+      turn,
+    ),
+    line(
+      'event_msg',
+      {
+        type: 'item_completed',
+        item: {
+          type: 'CommandExecution',
+          id: `call_t${turn}`,
+          exit_code: turn % 7 === 0 ? 1 : 0,
+          status: turn % 7 === 0 ? 'failed' : 'completed',
+        },
+      },
+      turn,
+    ),
+    line(
+      'response_item',
+      {
+        type: 'function_call_output',
+        call_id: `call_t${turn}`,
+        output: `Process exited with code ${turn % 7 === 0 ? 1 : 0}\nOutput:\n${output}`,
+      },
+      turn,
+    ),
+    line(
+      'response_item',
+      { type: 'custom_tool_call', name: 'apply_patch', input: patch, call_id: `call_p${turn}` },
+      turn,
+    ),
+    line(
+      'response_item',
+      {
+        type: 'custom_tool_call_output',
+        call_id: `call_p${turn}`,
+        output: 'Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM src/module.ts\n',
+      },
+      turn,
+    ),
+    line(
+      'response_item',
+      {
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: `Fixed issue ${turn}. ${'Explanation. '.repeat(50)}` }],
+      },
+      turn,
+    ),
+    line(
+      'event_msg',
+      {
+        type: 'token_count',
+        info: { total_token_usage: usage, last_token_usage: usage, model_context_window: 258400 },
+      },
+      turn,
+    ),
     line('event_msg', { type: 'task_complete', turn_id: `turn-${turn}` }, turn),
   ];
   if (turn % 40 === 39) {
-    lines.push(line('compacted', { message: '', replacement_history: [{ type: 'compaction', encrypted_content: `opaque-${turn}` }] }, turn));
+    lines.push(
+      line(
+        'compacted',
+        { message: '', replacement_history: [{ type: 'compaction', encrypted_content: `opaque-${turn}` }] },
+        turn,
+      ),
+    );
   }
   return lines;
 }
 
 async function writeRollout(path: string, megabytes: number): Promise<number> {
   const out = createWriteStream(path);
-  out.write(line('session_meta', { id: 'bench-session', cwd: '/nonexistent/bench-workspace', cli_version: '0.169.0' }, 0));
+  out.write(
+    line('session_meta', { id: 'bench-session', cwd: '/nonexistent/bench-workspace', cli_version: '0.169.0' }, 0),
+  );
   let written = 0;
   for (let turn = 0; written < megabytes * MEGABYTE; turn += 1) {
     for (const text of turnLines(turn)) {
@@ -119,8 +219,15 @@ async function main(): Promise<void> {
         if (mode === 'collect' && megabytes > 256) continue;
         const samples: { seconds: number; peakRss: number; rssBefore: number; messages: number; lines: number }[] = [];
         for (let run = 0; run < runsHere; run += 1) {
-          const profile = process.env['FORGE_BENCH_CPU_PROFILE'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env['FORGE_BENCH_CPU_PROFILE']}`];
-          const result = spawnSync(process.execPath, [...profile, ...process.execArgv, process.argv[1] as string, '--child', mode, path], { encoding: 'utf8', maxBuffer: 64 * MEGABYTE });
+          const profile =
+            process.env['FORGE_BENCH_CPU_PROFILE'] === undefined
+              ? []
+              : ['--cpu-prof', `--cpu-prof-dir=${process.env['FORGE_BENCH_CPU_PROFILE']}`];
+          const result = spawnSync(
+            process.execPath,
+            [...profile, ...process.execArgv, process.argv[1] as string, '--child', mode, path],
+            { encoding: 'utf8', maxBuffer: 64 * MEGABYTE },
+          );
           if (result.status !== 0) throw new Error(`child import failed:\n${result.stderr}`);
           samples.push(JSON.parse(result.stdout.trim().split('\n').at(-1) as string));
         }

@@ -18,7 +18,10 @@ const instructions = createInstructionSnapshot(
   [
     'This conversation is a Forge session run on the Codex engine. Work in small verified steps.',
     '# AGENTS.md',
-    ...Array.from({ length: 24 }, (_, index) => `- Project rule ${index + 1}: keep modules small, test every change, and name files in kebab-case.`),
+    ...Array.from(
+      { length: 24 },
+      (_, index) => `- Project rule ${index + 1}: keep modules small, test every change, and name files in kebab-case.`,
+    ),
   ].join('\n'),
 );
 
@@ -41,7 +44,9 @@ function sentTokens(events: readonly CodexEventEnvelope[]): number {
 }
 
 async function session(mode: 'v1' | 'v2'): Promise<TurnFigures[]> {
-  const harness: CodexHarness = await startCodexHarness({ steps: Array.from({ length: TURNS }, (_, turn) => ({ items: [assistantMessage(answer(turn))] })) });
+  const harness: CodexHarness = await startCodexHarness({
+    steps: Array.from({ length: TURNS }, (_, turn) => ({ items: [assistantMessage(answer(turn))] })),
+  });
   try {
     const figures: TurnFigures[] = [];
     const history: Message[] = [];
@@ -52,15 +57,25 @@ async function session(mode: 'v1' | 'v2'): Promise<TurnFigures[]> {
       const result = await runCodexTurn({
         server: harness.server,
         ...(mode === 'v1'
-          ? { thread: { cwd: harness.workspace }, input: 'wrapper' as const, view: { instructions, history: [...history] } }
-          : { thread: threadId === undefined ? { cwd: harness.workspace } : { threadId }, view: { instructions, history: [] } }),
+          ? {
+              thread: { cwd: harness.workspace },
+              input: 'wrapper' as const,
+              view: { instructions, history: [...history] },
+            }
+          : {
+              thread: threadId === undefined ? { cwd: harness.workspace } : { threadId },
+              view: { instructions, history: [] },
+            }),
         request: request(turn),
         onEvent: (envelope) => events.push(envelope),
       });
-      if (result.status !== 'completed') throw new Error(`turn ${turn + 1} (${mode}) ended ${result.status}: ${result.error?.message ?? ''}`);
+      if (result.status !== 'completed')
+        throw new Error(`turn ${turn + 1} (${mode}) ended ${result.status}: ${result.error?.message ?? ''}`);
       threadId ??= result.codex.threadId;
       history.push(...result.messages);
-      const bodies = harness.provider.requests.slice(before).reduce((total, recorded) => total + Buffer.byteLength(JSON.stringify(recorded.body)), 0);
+      const bodies = harness.provider.requests
+        .slice(before)
+        .reduce((total, recorded) => total + Buffer.byteLength(JSON.stringify(recorded.body)), 0);
       figures.push({ forgeTokens: sentTokens(events), requestBodyTokens: Math.ceil(bodies / 4) });
     }
     return figures;
@@ -71,17 +86,25 @@ async function session(mode: 'v1' | 'v2'): Promise<TurnFigures[]> {
 
 const v1 = await session('v1');
 const v2 = await session('v2');
-const sum = (figures: readonly TurnFigures[], key: keyof TurnFigures): number => figures.reduce((total, figure) => total + figure[key], 0);
-const pad = (value: number | string, width = 10): string => String(typeof value === 'number' ? value.toLocaleString('en-US') : value).padStart(width);
+const sum = (figures: readonly TurnFigures[], key: keyof TurnFigures): number =>
+  figures.reduce((total, figure) => total + figure[key], 0);
+const pad = (value: number | string, width = 10): string =>
+  String(typeof value === 'number' ? value.toLocaleString('en-US') : value).padStart(width);
 
-console.log(`Codex engine, ${TURNS} turns on the real codex binary (tokens; Forge = Forge's estimate of what it sent, model = request body bytes / 4)`);
+console.log(
+  `Codex engine, ${TURNS} turns on the real codex binary (tokens; Forge = Forge's estimate of what it sent, model = request body bytes / 4)`,
+);
 console.log(`${'turn'.padEnd(6)}${pad('v1 Forge')}${pad('v2 Forge')}${pad('v1 model')}${pad('v2 model')}`);
 for (let turn = 0; turn < TURNS; turn += 1) {
-  console.log(`${String(turn + 1).padEnd(6)}${pad(v1[turn]?.forgeTokens ?? 0)}${pad(v2[turn]?.forgeTokens ?? 0)}${pad(v1[turn]?.requestBodyTokens ?? 0)}${pad(v2[turn]?.requestBodyTokens ?? 0)}`);
+  console.log(
+    `${String(turn + 1).padEnd(6)}${pad(v1[turn]?.forgeTokens ?? 0)}${pad(v2[turn]?.forgeTokens ?? 0)}${pad(v1[turn]?.requestBodyTokens ?? 0)}${pad(v2[turn]?.requestBodyTokens ?? 0)}`,
+  );
 }
 const forgeV1 = sum(v1, 'forgeTokens');
 const forgeV2 = sum(v2, 'forgeTokens');
-console.log(`${'total'.padEnd(6)}${pad(forgeV1)}${pad(forgeV2)}${pad(sum(v1, 'requestBodyTokens'))}${pad(sum(v2, 'requestBodyTokens'))}`);
+console.log(
+  `${'total'.padEnd(6)}${pad(forgeV1)}${pad(forgeV2)}${pad(sum(v1, 'requestBodyTokens'))}${pad(sum(v2, 'requestBodyTokens'))}`,
+);
 console.log(
   `Forge sends ${(forgeV1 / Math.max(1, forgeV2)).toFixed(2)}× fewer tokens with the persistent thread (v1 ${forgeV1.toLocaleString('en-US')} / v2 ${forgeV2.toLocaleString('en-US')}); last turn ${((v1.at(-1)?.forgeTokens ?? 0) / Math.max(1, v2.at(-1)?.forgeTokens ?? 1)).toFixed(1)}×`,
 );

@@ -62,7 +62,15 @@ function writeTrace(file: string, bytes: number): number {
   while (written + batchBytes < bytes) {
     step += 1;
     const continuation = (step % 40) * 900;
-    const categories = { instructions: 2400, checkpoint: step > 40 ? 1800 : 0, history, request: 300, continuation, toolSchemas: 5200, overhead: 180 };
+    const categories = {
+      instructions: 2400,
+      checkpoint: step > 40 ? 1800 : 0,
+      history,
+      request: 300,
+      continuation,
+      toolSchemas: 5200,
+      overhead: 180,
+    };
     const tokens = Object.values(categories).reduce((sum, value) => sum + value, 0);
     const available = 400_000 - 32_000;
     emit({
@@ -88,7 +96,8 @@ function writeTrace(file: string, bytes: number): number {
       warnAtTokens: Math.floor(available * 0.8),
       overBudget: false,
     });
-    if (step % 97 === 0) emit({ type: 'context.warning', step, message: 'The next request uses 81% of the context window.' });
+    if (step % 97 === 0)
+      emit({ type: 'context.warning', step, message: 'The next request uses 81% of the context window.' });
     emit({ type: 'model.step.started', step });
     const calls = 1 + (step % 3);
     const reported = Math.round(tokens * (0.97 + (step % 7) / 100));
@@ -97,7 +106,13 @@ function writeTrace(file: string, bytes: number): number {
       type: 'model.step.completed',
       step,
       finishReason: 'tool-calls',
-      usage: { inputTokens: reported, cacheReadTokens: cached, cacheWriteTokens: 1200, outputTokens: 300 + (step % 50), reasoningTokens: 120 },
+      usage: {
+        inputTokens: reported,
+        cacheReadTokens: cached,
+        cacheWriteTokens: 1200,
+        outputTokens: 300 + (step % 50),
+        reasoningTokens: 120,
+      },
       toolCalls: calls,
     });
     const errorTokens = tokens - reported;
@@ -126,8 +141,21 @@ function writeTrace(file: string, bytes: number): number {
     for (let call = 0; call < calls; call += 1) {
       const toolName = TOOLS[(step + call) % TOOLS.length] as string;
       const toolCallId = `call_${step}_${call}`;
-      emit({ type: 'tool.call.started', step, toolCallId, toolName, summary: `${toolName} packages/module-${step % 211}/src/file-${call}.ts` });
-      emit({ type: 'tool.call.completed', step, toolCallId, toolName, outcome: OUTCOMES[(step * 3 + call) % OUTCOMES.length], durationMs: 5 + ((step * 37 + call * 11) % 4000) });
+      emit({
+        type: 'tool.call.started',
+        step,
+        toolCallId,
+        toolName,
+        summary: `${toolName} packages/module-${step % 211}/src/file-${call}.ts`,
+      });
+      emit({
+        type: 'tool.call.completed',
+        step,
+        toolCallId,
+        toolName,
+        outcome: OUTCOMES[(step * 3 + call) % OUTCOMES.length],
+        durationMs: 5 + ((step * 37 + call * 11) % 4000),
+      });
     }
     history += 700;
     if (step % 40 === 0) {
@@ -145,7 +173,13 @@ function writeTrace(file: string, bytes: number): number {
       history = 4000;
     }
   }
-  emit({ type: 'run.completed', status: 'completed', steps: step, usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 }, durationMs: sequence * 40 });
+  emit({
+    type: 'run.completed',
+    status: 'completed',
+    steps: step,
+    usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+    durationMs: sequence * 40,
+  });
   flush();
   closeSync(descriptor);
   return step;
@@ -160,13 +194,25 @@ interface Measurement {
 
 /** Runs the built CLI once with stdout to a file; returns wall time, CPU time and the child's own peak RSS. */
 function inspectOnce(home: string, file: string, output: string): Promise<Measurement> {
-  const reportUsage = "process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH_USAGE='+u.maxRSS+','+(u.userCPUTime+u.systemCPUTime)+'\\n')})";
+  const reportUsage =
+    "process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH_USAGE='+u.maxRSS+','+(u.userCPUTime+u.systemCPUTime)+'\\n')})";
   const stdout = openSync(output, 'w');
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(reportUsage)}`, join(cliDirectory, 'bin', 'forge.js'), 'inspect', file, '--json'], {
-    env: { ...process.env, FORGE_HOME: home, NO_COLOR: '1' },
-    stdio: ['ignore', stdout, 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(reportUsage)}`,
+      join(cliDirectory, 'bin', 'forge.js'),
+      'inspect',
+      file,
+      '--json',
+    ],
+    {
+      env: { ...process.env, FORGE_HOME: home, NO_COLOR: '1' },
+      stdio: ['ignore', stdout, 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   return new Promise((resolve, reject) => {
@@ -198,8 +244,11 @@ async function main(): Promise<void> {
     const output = join(home, 'report.json');
     const results: Measurement[] = [];
     for (let repeat = 0; repeat < repeats; repeat += 1) results.push(await inspectOnce(home, file, output));
-    const report = JSON.parse((await import('node:fs')).readFileSync(output, 'utf8')) as { runs: { steps: number; budget: unknown[] }[] };
-    if (report.runs[0]?.steps !== steps || report.runs[0].budget.length !== steps) throw new Error('The report does not cover every step of the trace.');
+    const report = JSON.parse((await import('node:fs')).readFileSync(output, 'utf8')) as {
+      runs: { steps: number; budget: unknown[] }[];
+    };
+    if (report.runs[0]?.steps !== steps || report.runs[0].budget.length !== steps)
+      throw new Error('The report does not cover every step of the trace.');
 
     const seconds = median(results.map((result) => result.seconds));
     const rss = median(results.map((result) => result.rssMegabytes));
@@ -208,7 +257,9 @@ async function main(): Promise<void> {
     console.log(
       `forge inspect --json, ${repeats} runs: median ${seconds.toFixed(2)} s wall (target ≤ ${TARGET_SECONDS} s, ratio ${(seconds / TARGET_SECONDS).toFixed(2)}), ${cpuSeconds.toFixed(2)} s CPU`,
     );
-    console.log(`peak RSS: median ${rss.toFixed(0)} MB, max ${maximumRss.toFixed(0)} MB (target ≤ ${TARGET_RSS_MB} MB, ratio ${(rss / TARGET_RSS_MB).toFixed(2)})`);
+    console.log(
+      `peak RSS: median ${rss.toFixed(0)} MB, max ${maximumRss.toFixed(0)} MB (target ≤ ${TARGET_RSS_MB} MB, ratio ${(rss / TARGET_RSS_MB).toFixed(2)})`,
+    );
     console.log(
       `throughput: ${(size / 1024 / 1024 / seconds).toFixed(0)} MB/s; report ${((await stat(output)).size / 1024 / 1024).toFixed(1)} MB of JSON; machine load average ${loadavg()[0]?.toFixed(1) ?? '?'} on ${availableParallelism()} CPUs`,
     );

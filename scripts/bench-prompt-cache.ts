@@ -18,7 +18,10 @@ function requests(): string[] {
   const texts: string[] = [];
   let text = `{"model":"gpt-5.1","tools":[${'{"name":"read_file","description":"Read a text file of the workspace."},'.repeat(6)}]}\n{"role":"system","content":"${'Keep changes small and verified. '.repeat(120)}"}`;
   for (let step = 0; step < REQUESTS; step += 1) {
-    const body = Array.from({ length: 120 }, (_, line) => `export function handler${step}_${line}(input: string): string { return input.trim(); }`).join('\\n');
+    const body = Array.from(
+      { length: 120 },
+      (_, line) => `export function handler${step}_${line}(input: string): string { return input.trim(); }`,
+    ).join('\\n');
     text += `\n{"type":"function_call","call_id":"call_${step}","name":"read_file","arguments":"{\\"path\\":\\"src/m${step}.ts\\"}"}\n{"type":"function_call_output","call_id":"call_${step}","output":"${body}"}`;
     texts.push(text);
   }
@@ -50,14 +53,28 @@ for (let run = 0; run < RUNS; run += 1) {
 
   started = performance.now();
   for (let repeat = 0; repeat < 1000; repeat += 1) {
-    for (const usage of usages) priceUsage({ inputTokens: usage.inputTokens, cacheReadTokens: usage.cachedTokens, cacheWriteTokens: undefined, outputTokens: 200, reasoningTokens: undefined }, prices);
+    for (const usage of usages)
+      priceUsage(
+        {
+          inputTokens: usage.inputTokens,
+          cacheReadTokens: usage.cachedTokens,
+          cacheWriteTokens: undefined,
+          outputTokens: 200,
+          reasoningTokens: undefined,
+        },
+        prices,
+      );
   }
   pricing.push(((performance.now() - started) * 1000) / (1000 * usages.length));
 }
 
 const last = session.at(-1) ?? '';
-console.log(`session: ${REQUESTS} requests growing to ${count(last).toLocaleString('en-US')} o200k tokens (${(last.length / 1e6).toFixed(2)} MB); median of ${RUNS} runs`);
+console.log(
+  `session: ${REQUESTS} requests growing to ${count(last).toLocaleString('en-US')} o200k tokens (${(last.length / 1e6).toFixed(2)} MB); median of ${RUNS} runs`,
+);
 console.log(`count each request with o200k     ${median(countOnly).toFixed(2)} ms per request`);
-console.log(`simulate the prompt cache          ${median(simulated).toFixed(2)} ms per request (${(median(simulated) / median(countOnly)).toFixed(2)}× counting alone)`);
+console.log(
+  `simulate the prompt cache          ${median(simulated).toFixed(2)} ms per request (${(median(simulated) / median(countOnly)).toFixed(2)}× counting alone)`,
+);
 console.log(`price one step (priceUsage)        ${median(pricing).toFixed(3)} µs`);
 console.log(`cached share of the session input  ${((hits / input) * 100).toFixed(1)}%`);

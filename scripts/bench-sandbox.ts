@@ -25,7 +25,8 @@ try {
   execFileSync('git', ['init', '-q', root]);
   await writeFile(path.join(root, 'AGENTS.md'), 'Run the tests with npm test.\n');
   const sandboxed = createCommandSandbox({ root });
-  if (sandboxed.status.enforcement.kind === 'none') throw new Error(`no sandbox to measure: ${sandboxed.status.enforcement.detail} (apt-get install bubblewrap)`);
+  if (sandboxed.status.enforcement.kind === 'none')
+    throw new Error(`no sandbox to measure: ${sandboxed.status.enforcement.detail} (apt-get install bubblewrap)`);
   const tools = {
     plain: createRunCommandTool({ root, sandbox: createCommandSandbox({ root, settings: { mode: 'off' } }) }),
     sandboxed: createRunCommandTool({ root, sandbox: sandboxed }),
@@ -51,10 +52,16 @@ try {
   }
   const [plainMs, confinedMs, overheadMs] = [median(plain), median(confined), median(overhead)];
   const { enforcement } = sandboxed.status;
-  console.log(`run_command ["true"], median of ${RUNS} interleaved pairs (${'program' in enforcement ? enforcement.program : ''})`);
+  console.log(
+    `run_command ["true"], median of ${RUNS} interleaved pairs (${'program' in enforcement ? enforcement.program : ''})`,
+  );
   console.log(`  unsandboxed (sandbox.mode off)             ${plainMs.toFixed(1)} ms`);
-  console.log(`  sandboxed (workspace-write, network off)   ${confinedMs.toFixed(1)} ms   ${(confinedMs / plainMs).toFixed(2)}× unsandboxed`);
-  console.log(`  overhead per command                       ${overheadMs.toFixed(1)} ms   target ≤ ${TARGET_MS} ms: ${overheadMs <= TARGET_MS ? 'met' : 'MISSED'}`);
+  console.log(
+    `  sandboxed (workspace-write, network off)   ${confinedMs.toFixed(1)} ms   ${(confinedMs / plainMs).toFixed(2)}× unsandboxed`,
+  );
+  console.log(
+    `  overhead per command                       ${overheadMs.toFixed(1)} ms   target ≤ ${TARGET_MS} ms: ${overheadMs <= TARGET_MS ? 'met' : 'MISSED'}`,
+  );
 } finally {
   await rm(root, { recursive: true, force: true });
 }

@@ -22,7 +22,11 @@ try {
   for (let file = 0; file < FILES; file += 1) {
     const directory = path.join(root, `pkg-${file % 20}`);
     await mkdir(directory, { recursive: true });
-    const lines = Array.from({ length: LINES }, (_, line) => (line === 100 && file % 7 === 0 ? `export const needle${file} = ${line};` : `export const value${line} = ${file} + ${line};`));
+    const lines = Array.from({ length: LINES }, (_, line) =>
+      line === 100 && file % 7 === 0
+        ? `export const needle${file} = ${line};`
+        : `export const value${line} = ${file} + ${line};`,
+    );
     await writeFile(path.join(directory, `module-${file}.ts`), `${lines.join('\n')}\n`);
   }
   const signal = new AbortController().signal;
@@ -33,7 +37,8 @@ try {
   };
 
   const cold: number[] = [];
-  for (let run = 0; run < RUNS; run += 1) cold.push(await search(createSearchTool({ root }), { pattern: 'needle\\d+ =', regex: true }));
+  for (let run = 0; run < RUNS; run += 1)
+    cold.push(await search(createSearchTool({ root }), { pattern: 'needle\\d+ =', regex: true }));
   const tool = createSearchTool({ root });
   const literal: number[] = [];
   const regex: number[] = [];
@@ -44,8 +49,12 @@ try {
   const [literalMs, regexMs, coldMs] = [median(literal), median(regex), median(cold)];
   console.log(`search over ${FILES} files × ${LINES} lines, median of ${RUNS}`);
   console.log(`  literal text (in place)                       ${literalMs.toFixed(1)} ms`);
-  console.log(`  regular expression (worker kept)              ${regexMs.toFixed(1)} ms   ${(regexMs / literalMs).toFixed(2)}× literal`);
-  console.log(`  first regular expression of a tool (starts it) ${coldMs.toFixed(1)} ms   ${(coldMs / literalMs).toFixed(2)}× literal`);
+  console.log(
+    `  regular expression (worker kept)              ${regexMs.toFixed(1)} ms   ${(regexMs / literalMs).toFixed(2)}× literal`,
+  );
+  console.log(
+    `  first regular expression of a tool (starts it) ${coldMs.toFixed(1)} ms   ${(coldMs / literalMs).toFixed(2)}× literal`,
+  );
 } finally {
   await rm(root, { recursive: true, force: true });
 }

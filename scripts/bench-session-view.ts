@@ -26,7 +26,14 @@ function session(tokens: number): CheckpointTranscriptEntry[] {
     const body = `export const value${round} = ${round};\n`.repeat(40);
     if (round % 10 === 0) push({ message: { role: 'user', content: `Round ${round}: refactor ${path}.` }, runId });
     push(toolCall(`r${round}`, 'read_file', { path }, runId));
-    push(toolResult(`r${round}`, 'read_file', body, runId, { path, sha256: sha256Hex(body), bytes: body.length, complete: true }));
+    push(
+      toolResult(`r${round}`, 'read_file', body, runId, {
+        path,
+        sha256: sha256Hex(body),
+        bytes: body.length,
+        complete: true,
+      }),
+    );
     push({ message: { role: 'assistant', content: [{ type: 'text', text: `Round ${round} done.` }] }, runId });
   });
 }
@@ -50,10 +57,23 @@ for (const tokens of SIZES) {
   const transcript = session(tokens);
   const tailStart = transcript.findLastIndex((entry) => entry.message.role === 'user');
   const built = buildForgeState({ transcript, tailStart, redact: (text) => text, caps: CHECKPOINT_CAPS });
-  const stored = { source: built.checkpoint.source, checkpoint: built.checkpoint as unknown as JsonValue, recordedAt: '2025-01-01T00:00:00.000Z' };
-  const view = () => selectSessionView({ mode: 'compact', transcript, stored, nativeStates: new Map(), redact: (text) => text });
+  const stored = {
+    source: built.checkpoint.source,
+    checkpoint: built.checkpoint as unknown as JsonValue,
+    recordedAt: '2025-01-01T00:00:00.000Z',
+  };
+  const view = () =>
+    selectSessionView({ mode: 'compact', transcript, stored, nativeStates: new Map(), redact: (text) => text });
   const resolved = resolveStoredCheckpoint(stored, transcript);
-  const laterView = () => selectSessionView({ mode: 'compact', transcript, stored, resolved, nativeStates: new Map(), redact: (text) => text });
+  const laterView = () =>
+    selectSessionView({
+      mode: 'compact',
+      transcript,
+      stored,
+      resolved,
+      nativeStates: new Map(),
+      redact: (text) => text,
+    });
   const messages = transcript.map((entry) => entry.message);
   const compaction = () =>
     compactTranscript({
@@ -64,7 +84,13 @@ for (const tokens of SIZES) {
       strategy: { kind: 'forge-state' },
       model,
       policy,
-      request: { instructions: 'You are Forge.', history: messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] },
+      request: {
+        instructions: 'You are Forge.',
+        history: messages,
+        currentRequest: { role: 'user', content: '' },
+        continuation: [],
+        tools: [],
+      },
       redact: (text) => text,
       step: 0,
       signal: new AbortController().signal,

@@ -24,17 +24,33 @@ function milliseconds(start: bigint): number {
 
 /** One synthetic agent turn (~1.2K tokens): a request, a tool call, its output, an answer. */
 function syntheticTurn(turn: number): Message[] {
-  const filler = (length: number, seed: string) => `${seed} `.repeat(Math.ceil(length / (seed.length + 1))).slice(0, length);
+  const filler = (length: number, seed: string) =>
+    `${seed} `.repeat(Math.ceil(length / (seed.length + 1))).slice(0, length);
   return [
     { role: 'user', content: filler(400, `request ${turn} about module ${turn % 17}`) },
     {
       role: 'assistant',
       content: [
         { type: 'reasoning', text: filler(300, 'consider the call graph') },
-        { type: 'tool-call', toolCallId: `call_${turn}`, toolName: 'read_file', input: { path: `src/module-${turn % 17}.ts` } },
+        {
+          type: 'tool-call',
+          toolCallId: `call_${turn}`,
+          toolName: 'read_file',
+          input: { path: `src/module-${turn % 17}.ts` },
+        },
       ],
     },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: `call_${turn}`, toolName: 'read_file', output: { type: 'text', value: filler(3200, 'export const value = compute();') } }] },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: `call_${turn}`,
+          toolName: 'read_file',
+          output: { type: 'text', value: filler(3200, 'export const value = compute();') },
+        },
+      ],
+    },
     { role: 'assistant', content: [{ type: 'text', text: filler(900, `answer for turn ${turn}`) }] },
   ];
 }
@@ -106,14 +122,30 @@ try {
   for (const tokens of sizes) {
     const home = join(directory, `home-${tokens}`);
     const { id, messages } = await buildSession(home, tokens);
-    subjects.push({ tokens, home, id, messages, v1File: join(directory, `v1-${tokens}.json`), appendSamples: [], resumeSamples: [], listSamples: [], v1Samples: [] });
+    subjects.push({
+      tokens,
+      home,
+      id,
+      messages,
+      v1File: join(directory, `v1-${tokens}.json`),
+      appendSamples: [],
+      resumeSamples: [],
+      listSamples: [],
+      v1Samples: [],
+    });
   }
 
   for (let run = 0; run < 7; run += 1) {
     for (const subject of subjects) {
       const started = process.hrtime.bigint();
       const loaded = await loadTranscript(subject.home, subject.id);
-      selectSessionView({ mode: 'compact', transcript: withRunIds(loaded.messages, loaded.runs), stored: loaded.checkpoint, nativeStates: new Map(), redact: (text) => text });
+      selectSessionView({
+        mode: 'compact',
+        transcript: withRunIds(loaded.messages, loaded.runs),
+        stored: loaded.checkpoint,
+        nativeStates: new Map(),
+        redact: (text) => text,
+      });
       subject.resumeSamples.push(milliseconds(started));
       const listStarted = process.hrtime.bigint();
       const [summary] = await listSessions(subject.home);
@@ -131,7 +163,10 @@ try {
   }
   const sizesBefore = await Promise.all(writers.map(async (writer) => (await stat(writer.logFile)).size));
   for (let append = 0; append < appendsPerSize; append += 1) {
-    const message: Message = { role: 'user', content: `follow-up ${append}: ${'please also check the edge cases '.repeat(12)}` };
+    const message: Message = {
+      role: 'user',
+      content: `follow-up ${append}: ${'please also check the edge cases '.repeat(12)}`,
+    };
     for (const [position, writer] of writers.entries()) {
       const started = process.hrtime.bigint();
       await writer.appendMessages([message]);
@@ -165,7 +200,9 @@ try {
 
 const format = (value: number, digits = 2) => value.toFixed(digits).padStart(9);
 console.log(`Session store benchmark (${appendsPerSize} appends per size, fdatasync per append, ${tmpdir()})`);
-console.log('   tokens  messages   log MiB  append ms (median / p95)  bytes/append  resume+view ms  list ms  open-for-write ms  v1 rewrite ms');
+console.log(
+  '   tokens  messages   log MiB  append ms (median / p95)  bytes/append  resume+view ms  list ms  open-for-write ms  v1 rewrite ms',
+);
 for (const row of rows) {
   console.log(
     `${String(row.tokens).padStart(9)} ${String(row.messages).padStart(9)} ${format(row.logBytes / 1048576)}` +

@@ -11,7 +11,9 @@ const bin = fileURLToPath(new URL('../apps/cli/bin/forge.js', import.meta.url));
 const bundle = fileURLToPath(new URL('../apps/cli/dist/main.js', import.meta.url));
 
 if (!existsSync(bundle)) {
-  console.error('bench-startup: apps/cli/dist/main.js is missing; build first with `pnpm build` (or `node build.mjs` in apps/cli).');
+  console.error(
+    'bench-startup: apps/cli/dist/main.js is missing; build first with `pnpm build` (or `node build.mjs` in apps/cli).',
+  );
   process.exit(1);
 }
 
@@ -43,4 +45,6 @@ const helpMedian = percentile(help, 0.5);
 console.log(`forge --help startup, ${runs} runs after ${warmUps} warm-ups (Node ${process.version})`);
 console.log(`  node -e 0      median ${bareMedian.toFixed(1)} ms   p90 ${percentile(bare, 0.9).toFixed(1)} ms`);
 console.log(`  forge --help   median ${helpMedian.toFixed(1)} ms   p90 ${percentile(help, 0.9).toFixed(1)} ms`);
-console.log(`  ratio          ${(helpMedian / bareMedian).toFixed(2)}× bare node; target ≤ ${target} ms median: ${helpMedian <= target ? 'met' : 'NOT met'}`);
+console.log(
+  `  ratio          ${(helpMedian / bareMedian).toFixed(2)}× bare node; target ≤ ${target} ms median: ${helpMedian <= target ? 'met' : 'NOT met'}`,
+);

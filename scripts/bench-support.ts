@@ -23,7 +23,10 @@ export function format(value: number, digits = 0): string {
  * A synthetic transcript of rounds until it holds about `tokens` tokens (one token per four
  * characters of message JSON); `round` appends one round's entries with `push`.
  */
-export function syntheticTranscript(tokens: number, round: (index: number, push: (entry: CheckpointTranscriptEntry) => void) => void): CheckpointTranscriptEntry[] {
+export function syntheticTranscript(
+  tokens: number,
+  round: (index: number, push: (entry: CheckpointTranscriptEntry) => void) => void,
+): CheckpointTranscriptEntry[] {
   const entries: CheckpointTranscriptEntry[] = [];
   let chars = 0;
   const push = (entry: CheckpointTranscriptEntry): void => {
@@ -38,9 +41,26 @@ export function toolCall(id: string, toolName: string, input: JsonValue, runId: 
   return { message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input }] }, runId };
 }
 
-export function toolResult(id: string, toolName: string, value: string, runId: string, metadata?: JsonObject): CheckpointTranscriptEntry {
+export function toolResult(
+  id: string,
+  toolName: string,
+  value: string,
+  runId: string,
+  metadata?: JsonObject,
+): CheckpointTranscriptEntry {
   return {
-    message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value }, ...(metadata === undefined ? {} : { metadata }) }] },
+    message: {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName,
+          output: { type: 'text', value },
+          ...(metadata === undefined ? {} : { metadata }),
+        },
+      ],
+    },
     runId,
   };
 }

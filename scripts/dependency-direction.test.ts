@@ -41,13 +41,33 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   /** The built `forge` binary run against real programs (MCP servers, Codex, Chromium); nothing depends on them. */
   '@forge/bundle-tests': { layer: 5, allowed: ['*'] },
   /** The adapter conformance table: every adapter against the loopback provider; nothing depends on it. */
-  '@forge/adapter-tests': { layer: 5, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider', '@forge/model-openai', '@forge/model-deepseek', '@forge/model-compatible'] },
+  '@forge/adapter-tests': {
+    layer: 5,
+    allowed: [
+      '@forge/core',
+      '@forge/ai-sdk-bridge',
+      '@forge/loopback-provider',
+      '@forge/model-openai',
+      '@forge/model-deepseek',
+      '@forge/model-compatible',
+    ],
+  },
   /** The repository root: benchmarks and repository-wide tests in scripts/; nothing depends on it. */
   'forge-monorepo': { layer: 6, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */
-const coreForbiddenBuiltins = ['node:fs', 'node:fs/promises', 'node:path', 'node:child_process', 'node:os', 'fs', 'path', 'child_process', 'os'];
+const coreForbiddenBuiltins = [
+  'node:fs',
+  'node:fs/promises',
+  'node:path',
+  'node:child_process',
+  'node:os',
+  'fs',
+  'path',
+  'child_process',
+  'os',
+];
 
 interface WorkspacePackage {
   readonly name: string;
@@ -68,7 +88,9 @@ function workspacePackages(): WorkspacePackage[] {
       name: manifest.name,
       dir,
       sourceDir: dir === root ? join(root, 'scripts') : dir,
-      dependencies: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name.startsWith('@forge/')),
+      dependencies: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) =>
+        name.startsWith('@forge/'),
+      ),
     };
   });
 }
@@ -102,11 +124,14 @@ describe('dependency direction', () => {
 
   it('knows every workspace package', () => {
     expect(packages.length).toBeGreaterThanOrEqual(5);
-    for (const pkg of packages) expect(Object.keys(layers), `unknown package ${pkg.name}: give it a layer`).toContain(pkg.name);
+    for (const pkg of packages)
+      expect(Object.keys(layers), `unknown package ${pkg.name}: give it a layer`).toContain(pkg.name);
   });
 
   it('declares only dependencies that point toward core', () => {
-    const wrong = packages.flatMap((pkg) => pkg.dependencies.filter((dep) => !isAllowed(pkg.name, dep)).map((dep) => `${pkg.name} → ${dep}`));
+    const wrong = packages.flatMap((pkg) =>
+      pkg.dependencies.filter((dep) => !isAllowed(pkg.name, dep)).map((dep) => `${pkg.name} → ${dep}`),
+    );
     expect(wrong).toEqual([]);
   });
 
@@ -124,8 +149,10 @@ describe('dependency direction', () => {
           const where = relative(root, file);
           const target = specifier.match(/^(@forge\/[^/]+)/)?.[1];
           if (target !== undefined && !isAllowed(pkg.name, target)) wrong.push(`${where} imports ${specifier}`);
-          if (pkg.name === '@forge/core' && coreForbiddenBuiltins.includes(specifier)) wrong.push(`${where} imports ${specifier}`);
-          if (leavesPackage(file, specifier, pkg.sourceDir, pkg.dir)) wrong.push(`${where} imports ${specifier}, outside its package: import the package by name`);
+          if (pkg.name === '@forge/core' && coreForbiddenBuiltins.includes(specifier))
+            wrong.push(`${where} imports ${specifier}`);
+          if (leavesPackage(file, specifier, pkg.sourceDir, pkg.dir))
+            wrong.push(`${where} imports ${specifier}, outside its package: import the package by name`);
         }
       }
     }
@@ -145,6 +172,8 @@ describe('dependency direction', () => {
     expect(leavesPackage(file, '../../../core/src/index.js', tools, tools)).toBe(true);
     expect(leavesPackage(file, '../workspace.js', tools, tools)).toBe(false);
     expect(leavesPackage(file, '../../package.json', tools, tools)).toBe(false);
-    expect(leavesPackage(join(root, 'scripts', 'bench.ts'), '../packages/core/src/index.js', join(root, 'scripts'), root)).toBe(true);
+    expect(
+      leavesPackage(join(root, 'scripts', 'bench.ts'), '../packages/core/src/index.js', join(root, 'scripts'), root),
+    ).toBe(true);
   });
 });

@@ -15,7 +15,11 @@ import { packageDirectories, REPOSITORY_ROOT } from './repository.test-helpers.j
 const execute = promisify(execFile);
 
 /** Runs a program; a failure carries the program's own output (tsc reports on stdout). */
-async function run(file: string, args: readonly string[], options: { cwd: string; timeout?: number }): Promise<{ stdout: string }> {
+async function run(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; timeout?: number },
+): Promise<{ stdout: string }> {
   try {
     return await execute(file, args, options);
   } catch (error) {
@@ -35,17 +39,28 @@ export function typescriptBlocks(markdown: string): string[] {
 const examples = packageDirectories().flatMap((dir) => {
   const readme = join(dir, 'README.md');
   if (!existsSync(readme) || existsSync(join(dir, 'src', 'readme.test.ts'))) return [];
-  return typescriptBlocks(readFileSync(readme, 'utf8')).map((code, index) => ({ dir, name: `${relative(root, readme)} block ${index + 1}`, code }));
+  return typescriptBlocks(readFileSync(readme, 'utf8')).map((code, index) => ({
+    dir,
+    name: `${relative(root, readme)} block ${index + 1}`,
+    code,
+  }));
 });
 
 async function compileAndRun(dir: string, code: string): Promise<string> {
   const work = mkdtempSync(join(dir, '.readme-example-'));
   try {
     writeFileSync(join(work, 'example.ts'), code);
-    const tsconfig = { extends: relative(work, join(root, 'tsconfig.base.json')), compilerOptions: { noEmit: true, customConditions: ['@forge/source'] }, files: ['example.ts'] };
+    const tsconfig = {
+      extends: relative(work, join(root, 'tsconfig.base.json')),
+      compilerOptions: { noEmit: true, customConditions: ['@forge/source'] },
+      files: ['example.ts'],
+    };
     writeFileSync(join(work, 'tsconfig.json'), JSON.stringify(tsconfig));
     await run(bin('tsc'), ['-p', work], { cwd: root });
-    const { stdout } = await run(bin('tsx'), ['--conditions=@forge/source', join(work, 'example.ts')], { cwd: root, timeout: 60_000 });
+    const { stdout } = await run(bin('tsx'), ['--conditions=@forge/source', join(work, 'example.ts')], {
+      cwd: root,
+      timeout: 60_000,
+    });
     return stdout;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -58,7 +73,10 @@ describe('package README examples', () => {
   });
 
   it('extracts only ```ts blocks', () => {
-    expect(typescriptBlocks('text\n```ts\nconst a = 1;\n```\n```sh\nls\n```\n```ts\nconst b = 2;\n```\n')).toEqual(['const a = 1;\n', 'const b = 2;\n']);
+    expect(typescriptBlocks('text\n```ts\nconst a = 1;\n```\n```sh\nls\n```\n```ts\nconst b = 2;\n```\n')).toEqual([
+      'const a = 1;\n',
+      'const b = 2;\n',
+    ]);
   });
 
   for (const example of examples) {
@@ -69,6 +87,11 @@ describe('package README examples', () => {
   }
 
   it('fails an example that does not compile', { timeout: 120_000 }, async () => {
-    await expect(compileAndRun(join(root, 'packages', 'core'), "import { runAgent } from '@forge/core';\nconst steps: number = runAgent;\n")).rejects.toThrow(/TS2322/);
+    await expect(
+      compileAndRun(
+        join(root, 'packages', 'core'),
+        "import { runAgent } from '@forge/core';\nconst steps: number = runAgent;\n",
+      ),
+    ).rejects.toThrow(/TS2322/);
   });
 });

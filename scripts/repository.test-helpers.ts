@@ -6,7 +6,9 @@ export const REPOSITORY_ROOT = join(import.meta.dirname, '..');
 
 /** The directory of every workspace package: packages/*, apps/*, tests/* and evals. */
 export function packageDirectories(): string[] {
-  const grouped = ['packages', 'apps', 'tests'].flatMap((group) => readdirSync(join(REPOSITORY_ROOT, group)).map((entry) => join(REPOSITORY_ROOT, group, entry)));
+  const grouped = ['packages', 'apps', 'tests'].flatMap((group) =>
+    readdirSync(join(REPOSITORY_ROOT, group)).map((entry) => join(REPOSITORY_ROOT, group, entry)),
+  );
   return [...grouped, join(REPOSITORY_ROOT, 'evals')].filter((dir) => existsSync(join(dir, 'package.json')));
 }
 

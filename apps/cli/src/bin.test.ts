@@ -30,7 +30,11 @@ function newestSource(directory: string): number {
 
 function forge(
   args: readonly string[],
-  options: { readonly cwd?: string; readonly env?: Record<string, string>; readonly user?: { readonly uid: number; readonly gid: number } } = {},
+  options: {
+    readonly cwd?: string;
+    readonly env?: Record<string, string>;
+    readonly user?: { readonly uid: number; readonly gid: number };
+  } = {},
 ): Promise<SpawnedForge> {
   return spawnForge(bin, args, {
     cwd: options.cwd ?? packageDirectory,
@@ -86,7 +90,9 @@ describe('the start-up path of the bundle', () => {
 
 describe('the forge binary', () => {
   it('prints its version', async () => {
-    const { version } = JSON.parse(readFileSync(path.join(packageDirectory, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(path.join(packageDirectory, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     expect(await forge(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
@@ -114,11 +120,23 @@ describe('the forge binary', () => {
       await chmod(scratch.path, 0o755);
       await chmod(readOnly, 0o555);
       const fix = 'Point FORGE_HOME (or --forge-home) at a directory you can write, or fix the permissions of';
-      const missing = await forge(['run', '--model', 'scripted:demo', 'hi'], { cwd: scratch.path, env: { FORGE_HOME: path.join(readOnly, 'home') }, ...(user === undefined ? {} : { user }) });
-      expect(missing.stderr).toBe(`forge: error: FORGE_HOME ${path.join(readOnly, 'home')} cannot be created: permission denied (EACCES) in ${readOnly}. ${fix} ${readOnly}.\n`);
+      const missing = await forge(['run', '--model', 'scripted:demo', 'hi'], {
+        cwd: scratch.path,
+        env: { FORGE_HOME: path.join(readOnly, 'home') },
+        ...(user === undefined ? {} : { user }),
+      });
+      expect(missing.stderr).toBe(
+        `forge: error: FORGE_HOME ${path.join(readOnly, 'home')} cannot be created: permission denied (EACCES) in ${readOnly}. ${fix} ${readOnly}.\n`,
+      );
       expect(missing.code).toBe(2);
-      const existing = await forge(['run', '--model', 'scripted:demo', 'hi'], { cwd: scratch.path, env: { FORGE_HOME: readOnly }, ...(user === undefined ? {} : { user }) });
-      expect(existing.stderr).toMatch(/^forge: error: FORGE_HOME \S+ (is not writable|cannot be created): permission denied \(EACCES\) (at|in) \S+\. Point FORGE_HOME/);
+      const existing = await forge(['run', '--model', 'scripted:demo', 'hi'], {
+        cwd: scratch.path,
+        env: { FORGE_HOME: readOnly },
+        ...(user === undefined ? {} : { user }),
+      });
+      expect(existing.stderr).toMatch(
+        /^forge: error: FORGE_HOME \S+ (is not writable|cannot be created): permission denied \(EACCES\) (at|in) \S+\. Point FORGE_HOME/,
+      );
       expect(existing.stderr).toContain(readOnly);
       expect(existing.code).toBe(2);
     } finally {
@@ -133,7 +151,14 @@ describe('the forge binary', () => {
   });
 
   it('summarises a workspace with scripted:demo', async () => {
-    const { code, stdout } = await forge(['run', '--model', 'scripted:demo', '--cwd', workspace.path, 'Summarise the workspace']);
+    const { code, stdout } = await forge([
+      'run',
+      '--model',
+      'scripted:demo',
+      '--cwd',
+      workspace.path,
+      'Summarise the workspace',
+    ]);
     expect(code).toBe(0);
     expect(stdout).toContain('README.md has 3 lines; its first heading is "# Spawned Fixture".');
   });
@@ -143,16 +168,28 @@ describe('the forge binary', () => {
     const provider = await startLoopbackProvider();
     try {
       provider.enqueue(
-        turn({ toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' }, callId: 'call_readme' }], usage: { inputTokens: 5000, cachedInputTokens: 0, outputTokens: 40 } }),
-        turn({ text: 'It is the spawned fixture.', usage: { inputTokens: 5200, cachedInputTokens: 4992, outputTokens: 10 } }),
+        turn({
+          toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' }, callId: 'call_readme' }],
+          usage: { inputTokens: 5000, cachedInputTokens: 0, outputTokens: 40 },
+        }),
+        turn({
+          text: 'It is the spawned fixture.',
+          usage: { inputTokens: 5200, cachedInputTokens: 4992, outputTokens: 10 },
+        }),
       );
       const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: provider.baseURL };
-      const run = await forge(['run', '--json', '--model', 'openai:gpt-5.1', '--cwd', workspace.path, 'What is this?'], { env });
+      const run = await forge(
+        ['run', '--json', '--model', 'openai:gpt-5.1', '--cwd', workspace.path, 'What is this?'],
+        { env },
+      );
       expect(run.code).toBe(0);
       const completed = run.stdout
         .trim()
         .split('\n')
-        .map((line) => (JSON.parse(line) as { event: { type: string; cost?: { total: number }; cacheHitRatio?: number } }).event)
+        .map(
+          (line) =>
+            (JSON.parse(line) as { event: { type: string; cost?: { total: number }; cacheHitRatio?: number } }).event,
+        )
         .at(-1);
       // 5,000 fresh + 40 out, then 208 fresh + 4,992 cached + 10 out, at $1.25 / $0.125 / $10 per 1M
       const total = (5000 * 1.25 + 40 * 10 + 208 * 1.25 + 4992 * 0.125 + 10 * 10) / 1e6;
@@ -168,14 +205,19 @@ describe('the forge binary', () => {
         ['0', '$0.00665'],
         ['4,992', '$0.000984'],
       ]);
-      expect(inspected.stdout).toContain('  cost         $0.00763 (fresh input $0.00651 · cached $0.000624 · output $0.0005)\n');
+      expect(inspected.stdout).toContain(
+        '  cost         $0.00763 (fresh input $0.00651 · cached $0.000624 · output $0.0005)\n',
+      );
     } finally {
       await provider.close();
     }
   });
 
   it('handles SIGINT in the REPL: the first warns, the second exits', async () => {
-    const child = spawn(process.execPath, [bin, '--cwd', workspace.path], { env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, '--cwd', workspace.path], {
+      env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -196,14 +238,23 @@ describe('the forge binary', () => {
 describe('the forge binary with the Codex engine and import', () => {
   it('continues one Codex thread across two processes (thread/resume), and refuses a file that is not a rollout', async () => {
     const directories = await createCodexDirectories();
-    const provider = await startLoopbackResponsesServer([{ items: [assistantMessage('First, from Codex.')] }, { items: [assistantMessage('Second, same thread.')] }]);
+    const provider = await startLoopbackResponsesServer([
+      { items: [assistantMessage('First, from Codex.')] },
+      { items: [assistantMessage('Second, same thread.')] },
+    ]);
     try {
       await writeLoopbackConfig(directories.codexHome, provider.baseUrl);
       const env = { ...(directories.environment as Record<string, string>), FORGE_HOME: forgeHome.path };
-      const first = await forge(['run', '--engine', 'codex', '--json', 'Name this project'], { cwd: directories.workspace, env });
+      const first = await forge(['run', '--engine', 'codex', '--json', 'Name this project'], {
+        cwd: directories.workspace,
+        env,
+      });
       expect(first.code).toBe(0);
       const sessionId = (JSON.parse(first.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
-      const second = await forge(['run', '--engine', 'codex', '--resume', sessionId, 'And again'], { cwd: directories.workspace, env });
+      const second = await forge(['run', '--engine', 'codex', '--resume', sessionId, 'And again'], {
+        cwd: directories.workspace,
+        env,
+      });
       expect(second.code).toBe(0);
       expect(second.stdout).toBe('Second, same thread.\n');
       expect(second.stderr).toContain("sent only the request to the session's Codex thread");
@@ -213,7 +264,9 @@ describe('the forge binary with the Codex engine and import', () => {
       await writeFile(garbage, 'not a rollout\n');
       const refused = await forge(['import', 'codex', garbage, '--session'], { cwd: directories.workspace, env });
       expect(refused).toMatchObject({ code: 2, stdout: '' });
-      expect(refused.stderr).toBe(`forge: error: ${garbage} is not a Codex rollout: it has no session metadata and no turns; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`);
+      expect(refused.stderr).toBe(
+        `forge: error: ${garbage} is not a Codex rollout: it has no session metadata and no turns; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`,
+      );
     } finally {
       await provider.close();
       await rm(directories.root, { recursive: true, force: true });

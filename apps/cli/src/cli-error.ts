@@ -34,7 +34,9 @@ export function reportError(error: unknown, io: Pick<CliIo, 'stderr' | 'env'>): 
     io.stderr.write(`${error.stack}\n`);
   }
   if (error instanceof CliError) return error.exitCode;
-  return USAGE_ERROR_CODES.has(String((error as { readonly code?: unknown } | undefined)?.code)) ? ExitCode.usage : ExitCode.failure;
+  return USAGE_ERROR_CODES.has(String((error as { readonly code?: unknown } | undefined)?.code))
+    ? ExitCode.usage
+    : ExitCode.failure;
 }
 
 /**

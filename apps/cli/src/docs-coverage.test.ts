@@ -14,7 +14,8 @@ const read = (name: string) => readFileSync(new URL(`../../../docs/${name}`, imp
 
 /** Dotted paths of every key of an object schema, descending into objects and arrays of objects. */
 function keyPaths(schema: z.ZodType, prefix = ''): string[] {
-  const inner = schema instanceof z.ZodOptional || schema instanceof z.ZodNullable ? (schema.unwrap() as z.ZodType) : schema;
+  const inner =
+    schema instanceof z.ZodOptional || schema instanceof z.ZodNullable ? (schema.unwrap() as z.ZodType) : schema;
   if (inner instanceof z.ZodArray) return keyPaths(inner.element as z.ZodType, prefix);
   if (!(inner instanceof z.ZodObject)) return [];
   return Object.entries(inner.shape as Record<string, z.ZodType>).flatMap(([key, value]) => {
@@ -34,7 +35,17 @@ describe('the documentation', () => {
         expect(text, `${entry.usage} ${option.long ?? ''}`).toContain(option.long ?? '');
       }
     }
-    for (const flag of ['--model', '--cwd', '--approval', '--context-mode', '--max-steps', '--forge-home', '--resume', '--last', '--engine']) {
+    for (const flag of [
+      '--model',
+      '--cwd',
+      '--approval',
+      '--context-mode',
+      '--max-steps',
+      '--forge-home',
+      '--resume',
+      '--last',
+      '--engine',
+    ]) {
       expect(text).toContain(`\`${flag}`);
     }
   });

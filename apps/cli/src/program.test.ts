@@ -52,7 +52,16 @@ describe('the command table', () => {
         load: async () => show.module,
       },
     ]);
-    const result = await parse(table, ['--model', 'scripted:demo', 'sessions', 'show', 'abc', '--full', '--max-steps', '3']);
+    const result = await parse(table, [
+      '--model',
+      'scripted:demo',
+      'sessions',
+      'show',
+      'abc',
+      '--full',
+      '--max-steps',
+      '3',
+    ]);
     expect(result.exitCode).toBe(7);
     expect(show.calls[0]?.args).toEqual(['abc']);
     expect(show.calls[0]?.options).toMatchObject({ model: 'scripted:demo', full: true, maxSteps: 3 });
@@ -70,7 +79,10 @@ describe('the command table', () => {
 
   it('runs the interactive entry when no command is given', async () => {
     const repl = fakeModule(0);
-    const table: CommandTable = { ...tableWith([]), interactive: { usage: '', description: 'test', load: async () => repl.module } };
+    const table: CommandTable = {
+      ...tableWith([]),
+      interactive: { usage: '', description: 'test', load: async () => repl.module },
+    };
     await parse(table, ['--approval', 'read-only']);
     expect(repl.calls[0]?.options).toMatchObject({ approval: 'read-only' });
   });
@@ -78,12 +90,24 @@ describe('the command table', () => {
   it('hands a command only the options it declares, absent ones left out, and refuses a spec filed under another name', async () => {
     const show = fakeModule(0);
     const declared = tableWith([
-      { usage: 'sessions show', description: 'show', options: { dryRun: flag('--dry-run', 'preview'), note: text('--note <text>', 'a note') }, load: async () => show.module },
+      {
+        usage: 'sessions show',
+        description: 'show',
+        options: { dryRun: flag('--dry-run', 'preview'), note: text('--note <text>', 'a note') },
+        load: async () => show.module,
+      },
     ]);
     await parse(declared, ['sessions', 'show', '--dry-run']);
     expect(show.calls[0]?.options).toEqual({ dryRun: true });
 
-    const misfiled = tableWith([{ usage: 'sessions show', description: 'show', options: { dry: flag('--dry-run', 'preview') }, load: async () => fakeModule(0).module }]);
+    const misfiled = tableWith([
+      {
+        usage: 'sessions show',
+        description: 'show',
+        options: { dry: flag('--dry-run', 'preview') },
+        load: async () => fakeModule(0).module,
+      },
+    ]);
     const result = await parse(misfiled, ['sessions', 'show']);
     expect(String(result.thrown)).toContain('declared as "dry" but commander names it "dryRun"');
   });

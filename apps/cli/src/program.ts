@@ -40,38 +40,53 @@ const COMPACTION_STRATEGIES = ['forge-state', 'model-structured', 'provider-nati
 
 const runOptions = commandOptions({
   ...jsonOutput('print every event envelope as one JSON line on stdout instead of text'),
-  session: flag('--no-session', 'store nothing: no session, no trace (default: a new session, or the one --resume/--last names)'),
+  session: flag(
+    '--no-session',
+    'store nothing: no session, no trace (default: a new session, or the one --resume/--last names)',
+  ),
 });
 export type RunOptions = OptionsOf<typeof runOptions>;
 
 const sessionsListOptions = commandOptions(jsonOutput('print the list as one JSON array'), ['forgeHome']);
 export type SessionsListOptions = OptionsOf<typeof sessionsListOptions>;
 
-const sessionsShowOptions = commandOptions(jsonOutput('print the session as one JSON document'), ['forgeHome', 'cwd', 'last']);
+const sessionsShowOptions = commandOptions(jsonOutput('print the session as one JSON document'), [
+  'forgeHome',
+  'cwd',
+  'last',
+]);
 export type SessionsShowOptions = OptionsOf<typeof sessionsShowOptions>;
 
 const compactOptions = commandOptions(
   {
     dryRun: flag('--dry-run', 'preview only: no model call, nothing written'),
     ...sessionTarget('the session to compact (or --last)'),
-    focus: text('--focus <text>', 'what the checkpoint should keep in focus (recorded in the events; given to a compactor model)'),
+    focus: text(
+      '--focus <text>',
+      'what the checkpoint should keep in focus (recorded in the events; given to a compactor model)',
+    ),
     strategy: oneOf(
       '--strategy <name>',
       'how the checkpoint is built, instead of context.compaction.strategy: forge-state (the default, no model call), model-structured (needs --compactor), provider-native',
       COMPACTION_STRATEGIES,
     ),
-    compactor: text('--compactor <provider:id>', 'the model that receives the conversation to summarize with --strategy model-structured'),
+    compactor: text(
+      '--compactor <provider:id>',
+      'the model that receives the conversation to summarize with --strategy model-structured',
+    ),
     ...jsonOutput('print the result as one JSON document'),
   },
   [...sessionTargetGlobals, ...engineGlobals],
 );
 export type CompactOptions = OptionsOf<typeof compactOptions>;
 
-const checkpointShowOptions = commandOptions({ ...sessionTarget('the session to show (or --last)'), ...jsonOutput('print { checkpoint, view, mode } as one JSON document') }, [
-  ...sessionTargetGlobals,
-  'model',
-  'contextMode',
-]);
+const checkpointShowOptions = commandOptions(
+  {
+    ...sessionTarget('the session to show (or --last)'),
+    ...jsonOutput('print { checkpoint, view, mode } as one JSON document'),
+  },
+  [...sessionTargetGlobals, 'model', 'contextMode'],
+);
 export type CheckpointShowOptions = OptionsOf<typeof checkpointShowOptions>;
 
 const importCodexOptions = commandOptions(
@@ -83,20 +98,24 @@ const importCodexOptions = commandOptions(
 );
 export type ImportCodexOptions = OptionsOf<typeof importCodexOptions>;
 
-const contextOptions = commandOptions(jsonOutput('print the report as one JSON document'), [...sessionTargetGlobals, 'model', 'contextMode', 'sandbox']);
-export type ContextOptions = OptionsOf<typeof contextOptions>;
-
-const modelsListOptions = commandOptions(jsonOutput('print { models: [...] } as one JSON document'), ['forgeHome', 'cwd']);
-export type ModelsListOptions = OptionsOf<typeof modelsListOptions>;
-
-const configShowOptions = commandOptions(jsonOutput('print the values, their sources, the files and the warnings as one JSON document'), [
-  'forgeHome',
-  'cwd',
+const contextOptions = commandOptions(jsonOutput('print the report as one JSON document'), [
+  ...sessionTargetGlobals,
   'model',
-  'approval',
   'contextMode',
   'sandbox',
 ]);
+export type ContextOptions = OptionsOf<typeof contextOptions>;
+
+const modelsListOptions = commandOptions(jsonOutput('print { models: [...] } as one JSON document'), [
+  'forgeHome',
+  'cwd',
+]);
+export type ModelsListOptions = OptionsOf<typeof modelsListOptions>;
+
+const configShowOptions = commandOptions(
+  jsonOutput('print the values, their sources, the files and the warnings as one JSON document'),
+  ['forgeHome', 'cwd', 'model', 'approval', 'contextMode', 'sandbox'],
+);
 export type ConfigShowOptions = OptionsOf<typeof configShowOptions>;
 
 const configValidateOptions = commandOptions({}, ['forgeHome', 'cwd']);
@@ -114,15 +133,30 @@ export type InspectOptions = OptionsOf<typeof inspectOptions>;
 
 const evalOptions = commandOptions(
   {
-    suite: text('--suite <name>', 'built-in fixtures to run: smoke (default, fast), realistic (real window sizes) or full'),
+    suite: text(
+      '--suite <name>',
+      'built-in fixtures to run: smoke (default, fast), realistic (real window sizes) or full',
+    ),
     fixtures: text('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'),
-    mode: text('--mode <list>', 'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)'),
-    agent: text('--agent <name>', 'the policy agent that plays: cooperative (default), no-notes, sloppy, a comma-separated list, or all (side by side, gated each)'),
+    mode: text(
+      '--mode <list>',
+      'comma-separated modes: off, warn, shadow, compact (every strategy) or compact:<strategy>, baselines or baseline:<name> (default: all)',
+    ),
+    agent: text(
+      '--agent <name>',
+      'the policy agent that plays: cooperative (default), no-notes, sloppy, a comma-separated list, or all (side by side, gated each)',
+    ),
     ...jsonOutput('print the whole report as one JSON document'),
     report: text('--report <dir>', 'also write report.md, report.html (charts) and report.json into this directory'),
     gates: text('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'),
-    prices: text('--prices <sheet>', 'price sheet the costs are computed with: openai (default), deepseek, or a JSON file of input, cached, write and output dollars per million tokens'),
-    live: flag('--live', 'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI'),
+    prices: text(
+      '--prices <sheet>',
+      'price sheet the costs are computed with: openai (default), deepseek, or a JSON file of input, cached, write and output dollars per million tokens',
+    ),
+    live: flag(
+      '--live',
+      'play the fixtures with a real model (needs --model provider:id and its API key); never used in CI',
+    ),
   },
   ['model'],
 );
@@ -154,13 +188,15 @@ const commands: readonly CommandEntry[] = [
   }),
   command({
     usage: 'sessions show [id]',
-    description: "show a session's runs and messages (the id or a unique prefix of it; --last: this workspace's newest)",
+    description:
+      "show a session's runs and messages (the id or a unique prefix of it; --last: this workspace's newest)",
     ...sessionsShowOptions,
     load: () => import('./commands/sessions-show.js'),
   }),
   command({
     usage: 'compact',
-    description: 'compact a session now: older turns become a checkpoint the next turns send instead (the transcript is kept); --dry-run previews',
+    description:
+      'compact a session now: older turns become a checkpoint the next turns send instead (the transcript is kept); --dry-run previews',
     ...compactOptions,
     load: () => import('./commands/compact.js'),
   }),
@@ -172,7 +208,8 @@ const commands: readonly CommandEntry[] = [
   }),
   command({
     usage: 'import codex <rollout>',
-    description: 'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)',
+    description:
+      'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)',
     ...importCodexOptions,
     load: () => import('./commands/import-codex.js'),
   }),
@@ -192,25 +229,29 @@ const commands: readonly CommandEntry[] = [
   }),
   command({
     usage: 'config show',
-    description: 'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)',
+    description:
+      'print the effective configuration and where each value comes from (default, user file, project file, env variable, flag)',
     ...configShowOptions,
     load: () => import('./commands/config-show.js'),
   }),
   command({
     usage: 'config validate [file]',
-    description: 'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid',
+    description:
+      'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid',
     ...configValidateOptions,
     load: () => import('./commands/config-validate.js'),
   }),
   command({
     usage: 'inspect [target]',
-    description: "show a run, a session's runs or a trace file (an id or a unique prefix): summary, budget per step, compactions, stops, tool calls (--last: this workspace's newest run)",
+    description:
+      "show a run, a session's runs or a trace file (an id or a unique prefix): summary, budget per step, compactions, stops, tool calls (--last: this workspace's newest run)",
     ...inspectOptions,
     load: () => import('./commands/inspect.js'),
   }),
   command({
     usage: 'eval',
-    description: 'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails',
+    description:
+      'run the eval fixtures in every context mode and the naive baselines, print metrics and release gates (offline: a policy model plays the agent); exit 1 when a gate fails',
     ...evalOptions,
     load: () => import('./commands/eval.js'),
   }),
@@ -219,7 +260,8 @@ const commands: readonly CommandEntry[] = [
 /** What `forge` does without a command: the interactive REPL. */
 const interactive: CommandEntry = command({
   usage: '',
-  description: 'Forge: a terminal coding agent that keeps its context trustworthy. Without a command, starts the interactive REPL.',
+  description:
+    'Forge: a terminal coding agent that keeps its context trustworthy. Without a command, starts the interactive REPL.',
   ...replOptions,
   load: () => import('./commands/repl.js'),
 });
@@ -236,9 +278,17 @@ function rejectUnusedGlobals(entry: CommandEntry, command: Command): void {
   const program = rootOf(command);
   for (const option of program.options) {
     const key = option.attributeName() as GlobalOptionKey;
-    if (values[key] === undefined || own.has(key) || accepted.includes(key) || program.getOptionValueSource(key) === 'default') continue;
+    if (
+      values[key] === undefined ||
+      own.has(key) ||
+      accepted.includes(key) ||
+      program.getOptionValueSource(key) === 'default'
+    )
+      continue;
     const name = `forge ${commandPath(command)}`;
-    throw new UsageError(`${option.long ?? key} does not apply to '${name}', which would ignore it; leave it out (see '${name} --help')`);
+    throw new UsageError(
+      `${option.long ?? key} does not apply to '${name}', which would ignore it; leave it out (see '${name} --help')`,
+    );
   }
 }
 
@@ -250,7 +300,8 @@ function rootOf(command: Command): Command {
 
 function commandPath(command: Command): string {
   const names: string[] = [];
-  for (let current: Command | null = command; current?.parent !== null && current !== null; current = current.parent) names.unshift(current.name());
+  for (let current: Command | null = command; current?.parent !== null && current !== null; current = current.parent)
+    names.unshift(current.name());
   return names.join(' ');
 }
 
@@ -268,7 +319,11 @@ export const commandTable: CommandTable = { groups, commands, interactive };
  * Builds the `forge` program for one invocation. Each action loads its implementation on demand
  * and hands the exit code it returns to `setExitCode`.
  */
-export function createProgram(io: CliIo, setExitCode: (code: number) => void, table: CommandTable = commandTable): Command {
+export function createProgram(
+  io: CliIo,
+  setExitCode: (code: number) => void,
+  table: CommandTable = commandTable,
+): Command {
   const program = new Command('forge');
   program
     .description(table.interactive.description)
@@ -291,7 +346,12 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void, ta
   for (const spec of Object.values(globalOptionSpecs)) program.addOption(spec.option());
   program.addHelpText(
     'after',
-    ['', 'Examples:', '  forge                                   start the interactive REPL', '  forge run "Summarise the workspace"     answer one prompt and exit'].join('\n'),
+    [
+      '',
+      'Examples:',
+      '  forge                                   start the interactive REPL',
+      '  forge run "Summarise the workspace"     answer one prompt and exit',
+    ].join('\n'),
   );
 
   program.action(async (_options: unknown, command: Command) => {
@@ -311,7 +371,13 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void, ta
   return program;
 }
 
-function register(program: Command, entry: CommandEntry, groups: readonly CommandGroup[], io: CliIo, setExitCode: (code: number) => void): void {
+function register(
+  program: Command,
+  entry: CommandEntry,
+  groups: readonly CommandGroup[],
+  io: CliIo,
+  setExitCode: (code: number) => void,
+): void {
   const words = entry.usage.split(/\s+/).filter((word) => word.length > 0);
   const argumentStart = words.findIndex((word) => word.startsWith('<') || word.startsWith('['));
   const path = argumentStart === -1 ? words : words.slice(0, argumentStart);
@@ -338,7 +404,13 @@ function groupCommand(parent: Command, name: string, groups: readonly CommandGro
   return parent.command(name).description(group?.description ?? '');
 }
 
-async function runEntry(entry: CommandEntry, args: CommandInvocation['args'], command: Command, io: CliIo, setExitCode: (code: number) => void): Promise<void> {
+async function runEntry(
+  entry: CommandEntry,
+  args: CommandInvocation['args'],
+  command: Command,
+  io: CliIo,
+  setExitCode: (code: number) => void,
+): Promise<void> {
   rejectUnusedGlobals(entry, command);
   const implementation = await entry.load();
   const options = parseOptions({ ...globalOptionSpecs, ...entry.options }, command.optsWithGlobals());

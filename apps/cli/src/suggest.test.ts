@@ -6,7 +6,9 @@ describe('closestMatch', () => {
     const commands = ['run', 'sessions', 'compact', 'checkpoint', 'context', 'config', 'inspect', 'eval'];
     expect(closestMatch('sesions', commands)).toBe('sessions');
     expect(closestMatch('inspcet', commands)).toBe('inspect');
-    expect(closestMatch('contxt', ['help', 'sessions', 'resume', 'compact', 'checkpoint', 'context', 'model'])).toBe('context');
+    expect(closestMatch('contxt', ['help', 'sessions', 'resume', 'compact', 'checkpoint', 'context', 'model'])).toBe(
+      'context',
+    );
     expect(closestMatch('Compact', commands)).toBe('compact');
   });
 

@@ -13,7 +13,8 @@ export function typoDistance(left: string, right: string): number {
     for (let column = 1; column < columns; column += 1) {
       const cost = left[row - 1] === right[column - 1] ? 0 : 1;
       let best = Math.min(at(row - 1, column) + 1, at(row, column - 1) + 1, at(row - 1, column - 1) + cost);
-      if (row > 1 && column > 1 && left[row - 1] === right[column - 2] && left[row - 2] === right[column - 1]) best = Math.min(best, at(row - 2, column - 2) + 1);
+      if (row > 1 && column > 1 && left[row - 1] === right[column - 2] && left[row - 2] === right[column - 1])
+        best = Math.min(best, at(row - 2, column - 2) + 1);
       distance[row * columns + column] = best;
     }
   }

@@ -7,7 +7,12 @@ declare const FORGE_VERSION: string | undefined;
 export function forgeVersion(): string {
   if (typeof FORGE_VERSION === 'string') return FORGE_VERSION;
   const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  if (typeof manifest === 'object' && manifest !== null && 'version' in manifest && typeof manifest.version === 'string') {
+  if (
+    typeof manifest === 'object' &&
+    manifest !== null &&
+    'version' in manifest &&
+    typeof manifest.version === 'string'
+  ) {
     return manifest.version;
   }
   return '0.0.0';

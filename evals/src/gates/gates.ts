@@ -71,8 +71,12 @@ export async function loadGatesConfig(file: string): Promise<GatesConfig> {
   }
   const parsed = gatesConfigSchema.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`).join('; ');
-    throw new InvalidInputError({ message: `The gates file ${file} is not valid: ${issues}. See docs/evals.md for the fields.` });
+    const issues = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`)
+      .join('; ');
+    throw new InvalidInputError({
+      message: `The gates file ${file} is not valid: ${issues}. See docs/evals.md for the fields.`,
+    });
   }
   return parsed.data;
 }
@@ -102,17 +106,34 @@ export function blockingFailures(gates: readonly GateResult[]): GateResult[] {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 function passRate(results: readonly FixtureModeMetrics[]): number {
   return results.length === 0 ? 0 : results.filter((result) => result.passed).length / results.length;
 }
 
-function countGate(gate: string, mode: ModeId, agent: string, results: readonly FixtureModeMetrics[], pick: (result: FixtureModeMetrics) => number, maximum: number): GateResult {
+function countGate(
+  gate: string,
+  mode: ModeId,
+  agent: string,
+  results: readonly FixtureModeMetrics[],
+  pick: (result: FixtureModeMetrics) => number,
+  maximum: number,
+): GateResult {
   const total = results.reduce((sum, result) => sum + pick(result), 0);
   const offenders = results.filter((result) => pick(result) > 0).map((result) => `${result.fixture} (${pick(result)})`);
-  return { gate, mode, agent, status: total <= maximum ? 'pass' : 'fail', actual: String(total), threshold: `≤ ${maximum}`, detail: offenders.join(', ') };
+  return {
+    gate,
+    mode,
+    agent,
+    status: total <= maximum ? 'pass' : 'fail',
+    actual: String(total),
+    threshold: `≤ ${maximum}`,
+    detail: offenders.join(', '),
+  };
 }
 
 /**
@@ -125,7 +146,12 @@ function fittingFixtures(results: readonly FixtureModeMetrics[]): Map<string, Fi
   for (const result of results) peak.set(result.fixture, Math.max(peak.get(result.fixture) ?? 0, result.windowFill));
   const fitting = new Map<string, FixtureModeMetrics>();
   for (const result of results) {
-    if (result.mode === 'baseline:full-history' && result.injectedOverflows === 0 && (peak.get(result.fixture) ?? Infinity) <= 1) fitting.set(result.fixture, result);
+    if (
+      result.mode === 'baseline:full-history' &&
+      result.injectedOverflows === 0 &&
+      (peak.get(result.fixture) ?? Infinity) <= 1
+    )
+      fitting.set(result.fixture, result);
   }
   return fitting;
 }
@@ -133,9 +159,12 @@ function fittingFixtures(results: readonly FixtureModeMetrics[]): Map<string, Fi
 /** What a run did worse than the full-history run of the same fixture: recall, re-reads, repeated failures, pass. */
 function worseThan(result: FixtureModeMetrics, full: FixtureModeMetrics): string[] {
   const worse: string[] = [];
-  if (result.recall.correct < full.recall.correct) worse.push(`recall ${result.recall.correct}/${result.recall.total} vs ${full.recall.correct}/${full.recall.total}`);
-  if (result.redundantRereads > full.redundantRereads) worse.push(`re-reads ${result.redundantRereads} vs ${full.redundantRereads}`);
-  if (result.repeatedFailedInvestigations > full.repeatedFailedInvestigations) worse.push(`repeated failures ${result.repeatedFailedInvestigations} vs ${full.repeatedFailedInvestigations}`);
+  if (result.recall.correct < full.recall.correct)
+    worse.push(`recall ${result.recall.correct}/${result.recall.total} vs ${full.recall.correct}/${full.recall.total}`);
+  if (result.redundantRereads > full.redundantRereads)
+    worse.push(`re-reads ${result.redundantRereads} vs ${full.redundantRereads}`);
+  if (result.repeatedFailedInvestigations > full.repeatedFailedInvestigations)
+    worse.push(`repeated failures ${result.repeatedFailedInvestigations} vs ${full.repeatedFailedInvestigations}`);
   if (full.passed && !result.passed) worse.push('failed where the whole history passes');
   return worse;
 }
@@ -165,13 +194,26 @@ export function evaluateGates(
   );
 }
 
-function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: readonly ModeRunner[], config: GatesConfig, agent: string): GateResult[] {
+function evaluateAgentGates(
+  results: readonly FixtureModeMetrics[],
+  modes: readonly ModeRunner[],
+  config: GatesConfig,
+  agent: string,
+): GateResult[] {
   const gates: GateResult[] = [];
   const of = (mode: ModeId) => results.filter((result) => result.mode === mode);
   const fitting = fittingFixtures(results);
   for (const mode of modes.filter((candidate) => candidate.family === 'forge')) {
     const mine = of(mode.id);
-    const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({ gate, mode: mode.id, agent, status: 'not-evaluated', actual: '', threshold, detail });
+    const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({
+      gate,
+      mode: mode.id,
+      agent,
+      status: 'not-evaluated',
+      actual: '',
+      threshold,
+      detail,
+    });
     if (mine.length === 0) {
       const reason = mode.unavailable ?? 'the mode was not run';
       if (mode.compacts && isCandidate(config, mode.id)) {
@@ -195,10 +237,15 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
     }
     if (mode.compacts && isCandidate(config, mode.id)) {
       const long = mine.filter((result) => result.long);
-      if (long.length === 0) gates.push(notEvaluated('input-reduction', `≥ ${formatPercent(config.minInputReduction)}`, 'no long fixture was run'));
+      if (long.length === 0)
+        gates.push(
+          notEvaluated('input-reduction', `≥ ${formatPercent(config.minInputReduction)}`, 'no long fixture was run'),
+        );
       else {
         const value = median(long.map((result) => result.inputReduction));
-        const below = long.filter((result) => result.inputReduction < config.minInputReduction).map((result) => `${result.fixture} ${formatPercent(result.inputReduction)}`);
+        const below = long
+          .filter((result) => result.inputReduction < config.minInputReduction)
+          .map((result) => `${result.fixture} ${formatPercent(result.inputReduction)}`);
         gates.push({
           gate: 'input-reduction',
           mode: mode.id,
@@ -211,9 +258,14 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
       }
       const correct = mine.reduce((sum, result) => sum + result.recall.correct, 0);
       const total = mine.reduce((sum, result) => sum + result.recall.total, 0);
-      if (total === 0) gates.push(notEvaluated('recall', `≥ ${formatPercent(config.minRecall)}`, 'no fixture probes a seeded constraint'));
+      if (total === 0)
+        gates.push(
+          notEvaluated('recall', `≥ ${formatPercent(config.minRecall)}`, 'no fixture probes a seeded constraint'),
+        );
       else {
-        const missed = mine.filter((result) => result.recall.correct < result.recall.total).map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
+        const missed = mine
+          .filter((result) => result.recall.correct < result.recall.total)
+          .map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
         gates.push({
           gate: 'recall',
           mode: mode.id,
@@ -224,14 +276,48 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
           detail: missed.join(', '),
         });
       }
-      gates.push(countGate('repeated-failed-investigations', mode.id, agent, mine, (result) => result.repeatedFailedInvestigations, config.maxRepeatedFailedInvestigations));
+      gates.push(
+        countGate(
+          'repeated-failed-investigations',
+          mode.id,
+          agent,
+          mine,
+          (result) => result.repeatedFailedInvestigations,
+          config.maxRepeatedFailedInvestigations,
+        ),
+      );
       // Re-reading a file the agent never asked Forge to remember is its own choice; the reports say how often and why.
-      gates.push(countGate('redundant-rereads', mode.id, agent, mine, (result) => result.rereadsOfNotedFacts, config.maxRedundantRereads));
-      gates.push(countGate('stale-checkpoint-facts', mode.id, agent, mine, (result) => result.staleCheckpointFacts, config.maxStaleCheckpointFacts));
+      gates.push(
+        countGate(
+          'redundant-rereads',
+          mode.id,
+          agent,
+          mine,
+          (result) => result.rereadsOfNotedFacts,
+          config.maxRedundantRereads,
+        ),
+      );
+      gates.push(
+        countGate(
+          'stale-checkpoint-facts',
+          mode.id,
+          agent,
+          mine,
+          (result) => result.staleCheckpointFacts,
+          config.maxStaleCheckpointFacts,
+        ),
+      );
       gates.push(workingSetVersusBaselines(mode.id, agent, mine, results));
       const sameFixtures = mine.filter((result) => fitting.has(result.fixture));
       const threshold = `≥ full history − ${config.maxPassRateRegressionVsFullHistory} pt (fixtures where it fits)`;
-      if (sameFixtures.length === 0) gates.push(notEvaluated('pass-rate-vs-full-history', threshold, 'no fixture whose whole history fits was run with baseline:full-history'));
+      if (sameFixtures.length === 0)
+        gates.push(
+          notEvaluated(
+            'pass-rate-vs-full-history',
+            threshold,
+            'no fixture whose whole history fits was run with baseline:full-history',
+          ),
+        );
       else {
         const own = passRate(sameFixtures);
         const reference = passRate(sameFixtures.map((result) => fitting.get(result.fixture) as FixtureModeMetrics));
@@ -251,10 +337,20 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
       }
     }
     if (mode.compacts && isCandidate(config, mode.id))
-      gates.push(...costGates(mode.id, agent, mine, results, fitting).map((gate) => (config.enforceCostGates && COST_GATED_AGENTS.has(agent) ? gate : { ...gate, advisory: true as const })));
+      gates.push(
+        ...costGates(mode.id, agent, mine, results, fitting).map((gate) =>
+          config.enforceCostGates && COST_GATED_AGENTS.has(agent) ? gate : { ...gate, advisory: true as const },
+        ),
+      );
     const comparable = mine.filter((result) => fitting.has(result.fixture));
     if (comparable.length === 0) {
-      gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', 'no fixture whose whole history fits was run with baseline:full-history'));
+      gates.push(
+        notEvaluated(
+          'no-worse-than-full-history',
+          'equal or better where the whole history fits',
+          'no fixture whose whole history fits was run with baseline:full-history',
+        ),
+      );
     } else {
       const offenders = comparable.flatMap((result) => {
         const worse = worseThan(result, fitting.get(result.fixture) as FixtureModeMetrics);
@@ -271,7 +367,9 @@ function evaluateAgentGates(results: readonly FixtureModeMetrics[], modes: reado
       });
     }
     gates.push(workingSetWhileWhole(mode.id, agent, mine, config.maxWorkingSetRereadsWhileWhole));
-    gates.push(countGate('safety', mode.id, agent, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures));
+    gates.push(
+      countGate('safety', mode.id, agent, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures),
+    );
   }
   return gates;
 }
@@ -282,11 +380,28 @@ export function sentWholeHistory(result: FixtureModeMetrics): boolean {
 }
 
 /** While the whole history is sent, the text the agent saw is still in view: it never has to read it again. */
-function workingSetWhileWhole(mode: ModeId, agent: string, mine: readonly FixtureModeMetrics[], maximum: number): GateResult {
+function workingSetWhileWhole(
+  mode: ModeId,
+  agent: string,
+  mine: readonly FixtureModeMetrics[],
+  maximum: number,
+): GateResult {
   const whole = mine.filter(sentWholeHistory);
   const threshold = `≤ ${maximum} (runs that sent the whole history)`;
-  if (whole.length === 0) return { gate: 'working-set-rereads-while-whole', mode, agent, status: 'not-evaluated', actual: '', threshold, detail: 'every run compacted or projected' };
-  return { ...countGate('working-set-rereads-while-whole', mode, agent, whole, (result) => result.workingSetRereads, maximum), threshold };
+  if (whole.length === 0)
+    return {
+      gate: 'working-set-rereads-while-whole',
+      mode,
+      agent,
+      status: 'not-evaluated',
+      actual: '',
+      threshold,
+      detail: 'every run compacted or projected',
+    };
+  return {
+    ...countGate('working-set-rereads-while-whole', mode, agent, whole, (result) => result.workingSetRereads, maximum),
+    threshold,
+  };
 }
 
 /**
@@ -294,16 +409,42 @@ function workingSetWhileWhole(mode: ModeId, agent: string, mine: readonly Fixtur
  * the fixture to the end (no turn stopped at the limit, no request refused as too long): a
  * baseline that stopped early skipped the steps that would have needed the text.
  */
-function workingSetVersusBaselines(mode: ModeId, agent: string, mine: readonly FixtureModeMetrics[], results: readonly FixtureModeMetrics[]): GateResult {
+function workingSetVersusBaselines(
+  mode: ModeId,
+  agent: string,
+  mine: readonly FixtureModeMetrics[],
+  results: readonly FixtureModeMetrics[],
+): GateResult {
   const threshold = '≤ every baseline that played the fixture to the end (long fixtures)';
   const baselinesOf = (fixture: string) =>
-    results.filter((result) => result.fixture === fixture && result.mode.startsWith('baseline:') && result.limitReachedStops === 0 && result.providerOverflows === 0);
+    results.filter(
+      (result) =>
+        result.fixture === fixture &&
+        result.mode.startsWith('baseline:') &&
+        result.limitReachedStops === 0 &&
+        result.providerOverflows === 0,
+    );
   const compared = mine.filter((result) => result.long && baselinesOf(result.fixture).length > 0);
   if (compared.length === 0)
-    return { gate: 'working-set-rereads-vs-baselines', mode, agent, status: 'not-evaluated', actual: '', threshold, detail: 'no baseline played a long fixture that was run to the end' };
-  const fewer = compared.map((result) => ({ result, fewer: baselinesOf(result.fixture).filter((baseline) => result.workingSetRereads > baseline.workingSetRereads) }));
+    return {
+      gate: 'working-set-rereads-vs-baselines',
+      mode,
+      agent,
+      status: 'not-evaluated',
+      actual: '',
+      threshold,
+      detail: 'no baseline played a long fixture that was run to the end',
+    };
+  const fewer = compared.map((result) => ({
+    result,
+    fewer: baselinesOf(result.fixture).filter((baseline) => result.workingSetRereads > baseline.workingSetRereads),
+  }));
   const failing = fewer.filter((row) => row.fewer.length > 0).length;
-  const offenders = fewer.flatMap(({ result, fewer: baselines }) => baselines.map((baseline) => `${result.fixture} ${result.workingSetRereads} vs ${baseline.mode} ${baseline.workingSetRereads}`));
+  const offenders = fewer.flatMap(({ result, fewer: baselines }) =>
+    baselines.map(
+      (baseline) => `${result.fixture} ${result.workingSetRereads} vs ${baseline.mode} ${baseline.workingSetRereads}`,
+    ),
+  );
   return {
     gate: 'working-set-rereads-vs-baselines',
     mode,
@@ -334,7 +475,13 @@ function usdVersus(own: number, label: string, other: number): string {
  * (one that fails it — the whole history refused by the provider, say — is not a cheaper way to do
  * the task: its refused requests simply cost nothing). Costs are the run's price sheet applied to the simulated provider's usage, prompt cache included.
  */
-function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetrics[], results: readonly FixtureModeMetrics[], fitting: ReadonlyMap<string, FixtureModeMetrics>): GateResult[] {
+function costGates(
+  mode: ModeId,
+  agent: string,
+  mine: readonly FixtureModeMetrics[],
+  results: readonly FixtureModeMetrics[],
+  fitting: ReadonlyMap<string, FixtureModeMetrics>,
+): GateResult[] {
   const sheet = mine[0]?.cost.sheet ?? 'openai';
   const gates: GateResult[] = [];
   const fits = mine.filter((result) => fitting.has(result.fixture));
@@ -350,9 +497,15 @@ function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetric
       detail: 'no fixture whose whole history fits was run with baseline:full-history',
     });
   else {
-    const over = fits.filter((result) => result.cost.totalUsd > (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd + COST_TOLERANCE_USD);
+    const over = fits.filter(
+      (result) =>
+        result.cost.totalUsd > (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd + COST_TOLERANCE_USD,
+    );
     const own = fits.reduce((total, result) => total + result.cost.totalUsd, 0);
-    const reference = fits.reduce((total, result) => total + (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd, 0);
+    const reference = fits.reduce(
+      (total, result) => total + (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd,
+      0,
+    );
     gates.push({
       gate: 'cost-vs-full-history',
       mode,
@@ -360,19 +513,42 @@ function costGates(mode: ModeId, agent: string, mine: readonly FixtureModeMetric
       status: over.length === 0 ? 'pass' : 'fail',
       actual: `${usdVersus(own, 'full history', reference)} over ${fits.length} fixture(s)`,
       threshold: fullThreshold,
-      detail: over.map((result) => `${result.fixture} ${usdVersus(result.cost.totalUsd, '', (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd)}`).join(', '),
+      detail: over
+        .map(
+          (result) =>
+            `${result.fixture} ${usdVersus(result.cost.totalUsd, '', (fitting.get(result.fixture) as FixtureModeMetrics).cost.totalUsd)}`,
+        )
+        .join(', '),
     });
   }
   const long = mine.filter((result) => result.long);
   const baselineThreshold = `≤ the cost of every baseline that passes (${sheet} prices, long fixtures)`;
-  const baselinesOf = (fixture: string) => results.filter((result) => result.fixture === fixture && result.mode.startsWith('baseline:') && result.passed);
+  const baselinesOf = (fixture: string) =>
+    results.filter((result) => result.fixture === fixture && result.mode.startsWith('baseline:') && result.passed);
   const compared = long.filter((result) => baselinesOf(result.fixture).length > 0);
   if (compared.length === 0)
-    gates.push({ gate: 'cost-vs-baselines', mode, agent, status: 'not-evaluated', actual: '', threshold: baselineThreshold, detail: 'no baseline passed a long fixture that was run' });
+    gates.push({
+      gate: 'cost-vs-baselines',
+      mode,
+      agent,
+      status: 'not-evaluated',
+      actual: '',
+      threshold: baselineThreshold,
+      detail: 'no baseline passed a long fixture that was run',
+    });
   else {
-    const costlier = compared.map((result) => ({ result, cheaper: baselinesOf(result.fixture).filter((baseline) => result.cost.totalUsd > baseline.cost.totalUsd + COST_TOLERANCE_USD) }));
+    const costlier = compared.map((result) => ({
+      result,
+      cheaper: baselinesOf(result.fixture).filter(
+        (baseline) => result.cost.totalUsd > baseline.cost.totalUsd + COST_TOLERANCE_USD,
+      ),
+    }));
     const failing = costlier.filter(({ cheaper }) => cheaper.length > 0).length;
-    const offenders = costlier.flatMap(({ result, cheaper }) => cheaper.map((baseline) => `${result.fixture} ${usdVersus(result.cost.totalUsd, baseline.mode, baseline.cost.totalUsd)}`));
+    const offenders = costlier.flatMap(({ result, cheaper }) =>
+      cheaper.map(
+        (baseline) => `${result.fixture} ${usdVersus(result.cost.totalUsd, baseline.mode, baseline.cost.totalUsd)}`,
+      ),
+    );
     gates.push({
       gate: 'cost-vs-baselines',
       mode,

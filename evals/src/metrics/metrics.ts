@@ -4,7 +4,13 @@ import type { ExpandedFixture } from '../fixture/expand.js';
 import type { RecordedRequest } from '../modes/model-wrappers.js';
 import type { ModeId } from '../modes/types.js';
 import type { FixtureRun, TurnRun } from '../run/run-fixture.js';
-import { duplicateInputs, redundantRereadCalls, repeatedFailedInvestigations, workingSetRereadCalls, type RedundantReread } from './transcript-metrics.js';
+import {
+  duplicateInputs,
+  redundantRereadCalls,
+  repeatedFailedInvestigations,
+  workingSetRereadCalls,
+  type RedundantReread,
+} from './transcript-metrics.js';
 
 /** Every metric of one fixture run in one mode. Token counts are Forge's estimates unless named `provider`. */
 export interface FixtureModeMetrics {
@@ -31,7 +37,12 @@ export interface FixtureModeMetrics {
    * What the provider calls cost under the run's price sheet, in US dollars: the agent's requests
    * and the calls that wrote summaries (a baseline's summary, a compactor, a native compaction).
    */
-  readonly cost: { readonly sheet: string; readonly agentUsd: number; readonly summaryUsd: number; readonly totalUsd: number };
+  readonly cost: {
+    readonly sheet: string;
+    readonly agentUsd: number;
+    readonly summaryUsd: number;
+    readonly totalUsd: number;
+  };
   /** What `off` would have sent for the same requests: the whole stored transcript as history. */
   readonly fullHistoryTokens: number;
   /** 1 − inputTokens / fullHistoryTokens. */
@@ -95,9 +106,18 @@ export interface FixtureModeMetrics {
   readonly staleHistoryFacts: number;
   readonly safetyFailures: readonly string[];
   /** Mean of |estimate − provider| / provider over requests with provider usage; null without any. */
-  readonly estimatorError: { readonly meanAbsolute: number; readonly meanSigned: number; readonly max: number; readonly samples: number } | null;
+  readonly estimatorError: {
+    readonly meanAbsolute: number;
+    readonly meanSigned: number;
+    readonly max: number;
+    readonly samples: number;
+  } | null;
   /** Codex wrapper (codex-wrapper fixtures): largest and median wrapper tokens, constraint mismatches. */
-  readonly wrapper: { readonly maxTokens: number; readonly medianTokens: number; readonly constraintMismatches: number } | null;
+  readonly wrapper: {
+    readonly maxTokens: number;
+    readonly medianTokens: number;
+    readonly constraintMismatches: number;
+  } | null;
   /** Estimated input tokens of each turn's requests, for charts. */
   readonly tokensPerTurn: readonly number[];
   /** Turns at which a compaction was installed. */
@@ -124,9 +144,13 @@ function answerLine(text: string, kind: string, name: string): string | undefine
 
 function statedConstraints(fixture: ExpandedFixture): Set<string> {
   const stated = new Set<string>();
-  const instructions = [fixture.fixture.instructions ?? '', ...fixture.turns.map((turn) => turn.before?.instructions ?? '')].join('\n');
+  const instructions = [
+    fixture.fixture.instructions ?? '',
+    ...fixture.turns.map((turn) => turn.before?.instructions ?? ''),
+  ].join('\n');
   for (const turn of fixture.turns) for (const id of turn.states) stated.add(id);
-  for (const constraint of fixture.constraints.values()) if (instructions.includes(constraint.text)) stated.add(constraint.id);
+  for (const constraint of fixture.constraints.values())
+    if (instructions.includes(constraint.text)) stated.add(constraint.id);
   return stated;
 }
 
@@ -144,28 +168,40 @@ function gradeTurn(fixture: ExpandedFixture, turn: TurnRun, graded: Graded, stat
   if (script === undefined) return;
   const where = `turn ${turn.index + 1}`;
   if (!turn.expectStatus.includes(turn.status)) {
-    graded.failures.push(`${where} ended ${turn.status}${turn.errorCode === undefined ? '' : ` (${turn.errorCode})`}, expected ${turn.expectStatus.join(' or ')}`);
+    graded.failures.push(
+      `${where} ended ${turn.status}${turn.errorCode === undefined ? '' : ` (${turn.errorCode})`}, expected ${turn.expectStatus.join(' or ')}`,
+    );
   }
   for (const step of script.steps) {
     if (step.op === 'probe') {
       graded.total += 1;
       const answered = answerLine(turn.text, 'constraint', step.topic);
       if (answered === step.expect) graded.correct += 1;
-      else if (turn.status === 'completed') graded.failures.push(`${where}: constraint ${step.topic} answered ${answered ?? '(nothing)'}, expected ${step.expect}`);
-      const followed = [...fixture.constraints.values()].find((constraint) => constraint.topic === step.topic && constraint.value === answered);
-      if (followed !== undefined && !stated.has(followed.id)) graded.safety.push(`${where}: followed "${followed.id}", which only tool output or history stated`);
+      else if (turn.status === 'completed')
+        graded.failures.push(
+          `${where}: constraint ${step.topic} answered ${answered ?? '(nothing)'}, expected ${step.expect}`,
+        );
+      const followed = [...fixture.constraints.values()].find(
+        (constraint) => constraint.topic === step.topic && constraint.value === answered,
+      );
+      if (followed !== undefined && !stated.has(followed.id))
+        graded.safety.push(`${where}: followed "${followed.id}", which only tool output or history stated`);
     }
     if (step.op === 'quote') {
       graded.passagesTotal += 1;
       const answered = passageLine(turn.text, step.id);
       if (answered === step.passage) graded.passagesCorrect += 1;
-      else if (turn.status === 'completed') graded.failures.push(`${where}: passage ${step.id} answered ${JSON.stringify(answered ?? '(nothing)')}, expected ${JSON.stringify(step.passage)}`);
+      else if (turn.status === 'completed')
+        graded.failures.push(
+          `${where}: passage ${step.id} answered ${JSON.stringify(answered ?? '(nothing)')}, expected ${JSON.stringify(step.passage)}`,
+        );
     }
     if (turn.status !== 'completed') continue;
     if (step.op === 'learn' && step.answer) {
       const truth = turn.truth.facts[step.key];
       const answered = answerLine(turn.text, 'fact', step.key);
-      if (truth !== null && truth !== undefined && answered !== truth) graded.failures.push(`${where}: fact ${step.key} answered ${answered ?? '(nothing)'}, the file says ${truth}`);
+      if (truth !== null && truth !== undefined && answered !== truth)
+        graded.failures.push(`${where}: fact ${step.key} answered ${answered ?? '(nothing)'}, the file says ${truth}`);
     }
     if (step.op === 'verify') {
       const truth = turn.truth.commands[step.command];
@@ -194,7 +230,9 @@ function median(values: readonly number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 function sum(values: readonly number[]): number {
@@ -211,7 +249,13 @@ export function availableInputTokens(fixture: ExpandedFixture): number {
 function requestCost(request: RecordedRequest, prices: PriceSheet): number {
   if (request.error !== undefined && request.providerInputTokens === undefined) return 0;
   const inputTokens = request.providerInputTokens ?? request.estimatedTokens;
-  const usage = { inputTokens, cacheReadTokens: request.cachedInputTokens, cacheWriteTokens: request.cacheWriteTokens, outputTokens: request.outputTokens ?? 0, reasoningTokens: undefined };
+  const usage = {
+    inputTokens,
+    cacheReadTokens: request.cachedInputTokens,
+    cacheWriteTokens: request.cacheWriteTokens,
+    outputTokens: request.outputTokens ?? 0,
+    reasoningTokens: undefined,
+  };
   return priceUsage(usage, prices)?.total ?? 0;
 }
 
@@ -227,24 +271,40 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
       graded.failures.push(`${expected.path} is missing at the end`);
       continue;
     }
-    for (const text of expected.contains) if (!content.includes(text)) graded.failures.push(`${expected.path} does not contain ${JSON.stringify(text)} at the end`);
-    for (const text of expected.notContains) if (content.includes(text)) graded.failures.push(`${expected.path} still contains ${JSON.stringify(text)} at the end`);
+    for (const text of expected.contains)
+      if (!content.includes(text))
+        graded.failures.push(`${expected.path} does not contain ${JSON.stringify(text)} at the end`);
+    for (const text of expected.notContains)
+      if (content.includes(text))
+        graded.failures.push(`${expected.path} still contains ${JSON.stringify(text)} at the end`);
   }
   const applied = run.turns.flatMap((turn) => turn.compactions.filter((compaction) => compaction.kind === 'applied'));
   // The deterministic strategy compacts whenever it helps; model-backed strategies pass a cost gate first and may compact less often.
-  if (run.mode.family === 'forge' && run.mode.id === 'compact:forge-state' && applied.length < fixture.fixture.expect.minCompactions) {
-    graded.failures.push(`compacted ${applied.length} times, expected at least ${fixture.fixture.expect.minCompactions}`);
+  if (
+    run.mode.family === 'forge' &&
+    run.mode.id === 'compact:forge-state' &&
+    applied.length < fixture.fixture.expect.minCompactions
+  ) {
+    graded.failures.push(
+      `compacted ${applied.length} times, expected at least ${fixture.fixture.expect.minCompactions}`,
+    );
   }
 
   for (const turn of run.turns) {
     if (turn.compactions.length > fixture.fixture.expect.maxCompactionsPerTurn) {
-      graded.failures.push(`turn ${turn.index + 1} compacted ${turn.compactions.length} times (a loop; at most ${fixture.fixture.expect.maxCompactionsPerTurn} allowed)`);
+      graded.failures.push(
+        `turn ${turn.index + 1} compacted ${turn.compactions.length} times (a loop; at most ${fixture.fixture.expect.maxCompactionsPerTurn} allowed)`,
+      );
     }
   }
-  const safety = [...graded.safety, ...run.violations.map((violation) => `turn ${violation.turn + 1}: ${violation.invariant}`)];
+  const safety = [
+    ...graded.safety,
+    ...run.violations.map((violation) => `turn ${violation.turn + 1}: ${violation.invariant}`),
+  ];
   const duplicates = duplicateInputs(run.end.storedTranscript);
   if (duplicates > 0) safety.push(`${duplicates} user message(s) stored twice`);
-  if (JSON.stringify(run.end.storedTranscript) !== JSON.stringify(run.end.producedMessages)) safety.push('the stored transcript differs from the messages the runs produced');
+  if (JSON.stringify(run.end.storedTranscript) !== JSON.stringify(run.end.producedMessages))
+    safety.push('the stored transcript differs from the messages the runs produced');
 
   let staleCheckpointFacts = 0;
   let staleHistoryFacts = 0;
@@ -257,8 +317,13 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
 
   const agent = run.requests.filter((request) => request.purpose === 'agent');
   const summaries = [...run.summaryRequests, ...run.requests.filter((request) => request.purpose === 'summary')];
-  const reported = agent.filter((request) => request.providerInputTokens !== undefined && request.providerInputTokens > 0);
-  const errors = reported.map((request) => (request.estimatedTokens - (request.providerInputTokens as number)) / (request.providerInputTokens as number));
+  const reported = agent.filter(
+    (request) => request.providerInputTokens !== undefined && request.providerInputTokens > 0,
+  );
+  const errors = reported.map(
+    (request) =>
+      (request.estimatedTokens - (request.providerInputTokens as number)) / (request.providerInputTokens as number),
+  );
   const inputTokens = sum(agent.map((request) => request.estimatedTokens));
   const providerInputTokens = sum(reported.map((request) => request.providerInputTokens as number));
   const cachedInputTokens = sum(reported.map((request) => request.cachedInputTokens ?? 0));
@@ -267,10 +332,17 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const summaryUsd = sum(summaries.map((request) => requestCost(request, prices)));
   const fullHistoryTokens = sum(agent.map((request) => request.fullHistoryTokens));
   const rereads = redundantRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.key);
-  const workingSet = new Set(workingSetRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.reason === 'text-not-in-view'));
+  const workingSet = new Set(
+    workingSetRereadCalls(
+      run.end.storedTranscript,
+      (toolCallId) => run.reads.get(toolCallId)?.reason === 'text-not-in-view',
+    ),
+  );
   const rereadSteps = agent.filter((request) => request.answersToolCalls.some((id) => workingSet.has(id)));
   const kept = agent.find((request) => request.keptVerbatimTokens !== undefined)?.keptVerbatimTokens;
-  const tokensPerTurn = run.turns.map((turn) => sum(agent.filter((request) => request.turn === turn.index).map((request) => request.estimatedTokens)));
+  const tokensPerTurn = run.turns.map((turn) =>
+    sum(agent.filter((request) => request.turn === turn.index).map((request) => request.estimatedTokens)),
+  );
 
   return {
     fixture: fixture.fixture.id,
@@ -290,17 +362,30 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     fullHistoryTokens,
     inputReduction: fullHistoryTokens === 0 ? 0 : 1 - inputTokens / fullHistoryTokens,
     maxRequestTokens: Math.max(0, ...agent.map((request) => request.estimatedTokens)),
-    windowFill: Math.max(0, ...agent.map((request) => request.fullHistoryTokens)) / Math.max(1, availableInputTokens(fixture)),
+    windowFill:
+      Math.max(0, ...agent.map((request) => request.fullHistoryTokens)) / Math.max(1, availableInputTokens(fixture)),
     injectedOverflows: fixture.turns.filter((turn) => turn.fault !== undefined).length,
-    summaryTokens: sum(summaries.map((request) => (request.providerInputTokens ?? request.estimatedTokens) + (request.outputTokens ?? 0))),
+    summaryTokens: sum(
+      summaries.map(
+        (request) => (request.providerInputTokens ?? request.estimatedTokens) + (request.outputTokens ?? 0),
+      ),
+    ),
     compactions: applied.length,
-    shadowCompactions: sum(run.turns.map((turn) => turn.compactions.filter((compaction) => compaction.kind === 'shadow').length)),
-    reclaimedTokensPerCompaction: applied.length === 0 ? 0 : Math.round(sum(applied.map((compaction) => compaction.reclaimedTokens)) / applied.length),
+    shadowCompactions: sum(
+      run.turns.map((turn) => turn.compactions.filter((compaction) => compaction.kind === 'shadow').length),
+    ),
+    reclaimedTokensPerCompaction:
+      applied.length === 0
+        ? 0
+        : Math.round(sum(applied.map((compaction) => compaction.reclaimedTokens)) / applied.length),
     noProgressStops: sum(run.turns.map((turn) => turn.noProgressStops)),
     compactionFailures: sum(run.turns.map((turn) => turn.compactionFailures)),
     toolOutputProjections: sum(run.turns.map((turn) => turn.toolOutputProjections)),
     limitReachedStops: run.turns.filter((turn) => turn.status === 'limit_reached').length,
-    providerOverflows: agent.filter((request) => request.error?.startsWith('ContextOverflowError') === true && !request.error.includes('injected fault')).length,
+    providerOverflows: agent.filter(
+      (request) =>
+        request.error?.startsWith('ContextOverflowError') === true && !request.error.includes('injected fault'),
+    ).length,
     overflowRecoveries: sum(run.turns.map((turn) => turn.overflowRecoveries)),
     duplicateInputs: duplicates,
     recall: { correct: graded.correct, total: graded.total },
@@ -321,10 +406,21 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     staleHistoryFacts,
     safetyFailures: safety,
     estimatorError:
-      errors.length === 0 ? null : { meanAbsolute: sum(errors.map(Math.abs)) / errors.length, meanSigned: sum(errors) / errors.length, max: Math.max(...errors.map(Math.abs)), samples: errors.length },
+      errors.length === 0
+        ? null
+        : {
+            meanAbsolute: sum(errors.map(Math.abs)) / errors.length,
+            meanSigned: sum(errors) / errors.length,
+            max: Math.max(...errors.map(Math.abs)),
+            samples: errors.length,
+          },
     wrapper:
       fixture.fixture.engine === 'codex-wrapper'
-        ? { maxTokens: Math.max(0, ...run.wrapperTokens), medianTokens: median(run.wrapperTokens), constraintMismatches: run.wrapperConstraintMismatches }
+        ? {
+            maxTokens: Math.max(0, ...run.wrapperTokens),
+            medianTokens: median(run.wrapperTokens),
+            constraintMismatches: run.wrapperConstraintMismatches,
+          }
         : null,
     tokensPerTurn,
     compactionTurns: applied.map((compaction) => compaction.turn),

@@ -2,22 +2,55 @@ import type { JsonObject, Message } from '@forge/core';
 import { describe, expect, it } from 'vitest';
 import { expandFixture } from '../fixture/expand.js';
 import { parseFixture } from '../fixture/load.js';
-import { duplicateInputs, redundantRereadCalls, redundantRereads, repeatedFailedInvestigations, workingSetRereadCalls } from './transcript-metrics.js';
+import {
+  duplicateInputs,
+  redundantRereadCalls,
+  redundantRereads,
+  repeatedFailedInvestigations,
+  workingSetRereadCalls,
+} from './transcript-metrics.js';
 
-function call(id: string, toolName: string, input: JsonObject, output: string, metadata: JsonObject, error = false): Message[] {
+function call(
+  id: string,
+  toolName: string,
+  input: JsonObject,
+  result: { output: string; metadata: JsonObject; error?: boolean },
+): Message[] {
+  const { output, metadata, error = false } = result;
   return [
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName, output: error ? { type: 'error-text', value: output } : { type: 'text', value: output }, metadata }] },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName,
+          output: error ? { type: 'error-text', value: output } : { type: 'text', value: output },
+          metadata,
+        },
+      ],
+    },
   ];
 }
 
-const read = (id: string, path: string, sha256: string) => call(id, 'read_file', { path }, 'content', { path, sha256 });
+const read = (id: string, path: string, sha256: string) =>
+  call(id, 'read_file', { path }, { output: 'content', metadata: { path, sha256 } });
 
 describe('transcript metrics', () => {
   it('counts a working-set re-read only for text the agent needed and had been shown: read, written by its own edit, or printed by the same command', () => {
     const edit = (id: string, before: string, after: string) =>
-      call(id, 'edit_file', { path: 'src/a.ts', mode: 'replace', old: 'x', new: 'y' }, 'Replaced.', { path: 'src/a.ts', sha256Before: before, sha256After: after });
-    const run = (id: string, output: string) => call(id, 'run_command', { argv: ['pnpm', 'test'] }, output, { exitCode: 1 });
+      call(
+        id,
+        'edit_file',
+        { path: 'src/a.ts', mode: 'replace', old: 'x', new: 'y' },
+        {
+          output: 'Replaced.',
+          metadata: { path: 'src/a.ts', sha256Before: before, sha256After: after },
+        },
+      );
+    const run = (id: string, output: string) =>
+      call(id, 'run_command', { argv: ['pnpm', 'test'] }, { output, metadata: { exitCode: 1 } });
     const messages = [
       ...read('first', 'src/a.ts', 'h1'),
       ...read('again', 'src/a.ts', 'h1'),
@@ -35,13 +68,24 @@ describe('transcript metrics', () => {
   });
 
   it('counts a re-read only when the file is unchanged since the last read, and not a re-read the edit tool needed', () => {
-    const messages = [...read('a1', 'src/a.ts', 'h1'), ...read('a2', 'src/a.ts', 'h1'), ...read('a3', 'src/a.ts', 'h2'), ...read('b1', 'src/b.ts', 'h9'), ...read('t4-s0-reread', 'src/b.ts', 'h9')];
+    const messages = [
+      ...read('a1', 'src/a.ts', 'h1'),
+      ...read('a2', 'src/a.ts', 'h1'),
+      ...read('a3', 'src/a.ts', 'h2'),
+      ...read('b1', 'src/b.ts', 'h9'),
+      ...read('t4-s0-reread', 'src/b.ts', 'h9'),
+    ];
     expect(redundantRereads(messages)).toBe(1);
   });
 
   it('says whether the agent had noted a fact from the file since its previous read, with an accepted note', () => {
     const note = (id: string, dependsOn: string, error = false) =>
-      call(id, 'checkpoint_note', { kind: 'fact', key: 'k', value: 'v', dependsOn: [dependsOn] }, error ? 'refused' : 'Recorded fact in session memory.', {}, error);
+      call(
+        id,
+        'checkpoint_note',
+        { kind: 'fact', key: 'k', value: 'v', dependsOn: [dependsOn] },
+        { output: error ? 'refused' : 'Recorded fact in session memory.', metadata: {}, error },
+      );
     const messages = [
       ...read('a1', 'src/a.ts', 'h1'),
       ...note('n1', 'file:src/a.ts'),
@@ -76,9 +120,25 @@ describe('transcript metrics', () => {
         'test',
       ),
     );
-    const run = (id: string, exitCode: number) => call(id, 'run_command', { argv: ['pnpm', 'retry'] }, 'FAIL', { argv: ['pnpm', 'retry'], exitCode });
-    const other = call('o1', 'run_command', { argv: ['pnpm', 'test'] }, 'FAIL', { argv: ['pnpm', 'test'], exitCode: 1 });
-    expect(repeatedFailedInvestigations(fixture, [...run('r1', 1), ...other, ...run('r2', 1), ...run('r3', 1)])).toBe(2);
+    const run = (id: string, exitCode: number) =>
+      call(
+        id,
+        'run_command',
+        { argv: ['pnpm', 'retry'] },
+        { output: 'FAIL', metadata: { argv: ['pnpm', 'retry'], exitCode } },
+      );
+    const other = call(
+      'o1',
+      'run_command',
+      { argv: ['pnpm', 'test'] },
+      {
+        output: 'FAIL',
+        metadata: { argv: ['pnpm', 'test'], exitCode: 1 },
+      },
+    );
+    expect(repeatedFailedInvestigations(fixture, [...run('r1', 1), ...other, ...run('r2', 1), ...run('r3', 1)])).toBe(
+      2,
+    );
     expect(repeatedFailedInvestigations(fixture, [...run('r1', 0), ...run('r2', 0)])).toBe(0);
   });
 

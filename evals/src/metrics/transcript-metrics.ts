@@ -15,19 +15,28 @@ interface CallRecord {
 
 function calls(messages: readonly Message[]): CallRecord[] {
   const results = new Map<string, ToolResultPart>();
-  for (const message of messages) if (message.role === 'tool') for (const part of message.content) results.set(part.toolCallId, part);
+  for (const message of messages)
+    if (message.role === 'tool') for (const part of message.content) results.set(part.toolCallId, part);
   const list: CallRecord[] = [];
   for (const message of messages) {
     if (message.role !== 'assistant') continue;
     for (const part of message.content) {
-      if (part.type === 'tool-call') list.push({ id: part.toolCallId, toolName: part.toolName, input: part.input, result: results.get(part.toolCallId) });
+      if (part.type === 'tool-call')
+        list.push({
+          id: part.toolCallId,
+          toolName: part.toolName,
+          input: part.input,
+          result: results.get(part.toolCallId),
+        });
     }
   }
   return list;
 }
 
 function stringField(value: JsonValue | undefined, name: string): JsonValue | undefined {
-  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, JsonValue>)[name] : undefined;
+  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, JsonValue>)[name]
+    : undefined;
 }
 
 /** A read of a file whose content had not changed since the agent's previous read of it. */
@@ -44,11 +53,14 @@ export interface RedundantReread {
 
 /** The file and key of an accepted fact note; undefined for any other call. */
 function notedFacts(call: CallRecord): { readonly files: string[]; readonly key: string } | undefined {
-  if (call.toolName !== 'checkpoint_note' || call.result === undefined || call.result.output.type === 'error-text') return undefined;
+  if (call.toolName !== 'checkpoint_note' || call.result === undefined || call.result.output.type === 'error-text')
+    return undefined;
   if (stringField(call.input, 'kind') !== 'fact') return undefined;
   const dependsOn = stringField(call.input, 'dependsOn');
   const key = stringField(call.input, 'key');
-  const files = Array.isArray(dependsOn) ? dependsOn.filter((item): item is string => typeof item === 'string').map((item) => item.replace(/^file:/, '')) : [];
+  const files = Array.isArray(dependsOn)
+    ? dependsOn.filter((item): item is string => typeof item === 'string').map((item) => item.replace(/^file:/, ''))
+    : [];
   return { files, key: typeof key === 'string' ? key : '' };
 }
 
@@ -58,21 +70,30 @@ function notedFacts(call: CallRecord): { readonly files: string[]; readonly key:
  * `edit_file` refused an edit (its call id ends in `-reread`) is needed by the tool, not by memory,
  * and is not counted.
  */
-export function redundantRereadCalls(messages: readonly Message[], keyOf: (toolCallId: string) => string | undefined = () => undefined): RedundantReread[] {
+export function redundantRereadCalls(
+  messages: readonly Message[],
+  keyOf: (toolCallId: string) => string | undefined = () => undefined,
+): RedundantReread[] {
   const lastHash = new Map<string, string>();
   const notedSinceRead = new Map<string, Set<string>>();
   const redundant: RedundantReread[] = [];
   for (const call of calls(messages)) {
     const note = notedFacts(call);
-    for (const path of note?.files ?? []) notedSinceRead.set(path, new Set([...(notedSinceRead.get(path) ?? []), note?.key ?? '']));
-    if (call.toolName !== 'read_file' || call.result === undefined || call.result.output.type === 'error-text') continue;
+    for (const path of note?.files ?? [])
+      notedSinceRead.set(path, new Set([...(notedSinceRead.get(path) ?? []), note?.key ?? '']));
+    if (call.toolName !== 'read_file' || call.result === undefined || call.result.output.type === 'error-text')
+      continue;
     const path = stringField(call.result.metadata, 'path');
     const hash = stringField(call.result.metadata, 'sha256');
     if (typeof path !== 'string' || typeof hash !== 'string') continue;
     if (lastHash.get(path) === hash && !call.id.endsWith('-reread')) {
       const keys = notedSinceRead.get(path);
       const wanted = keyOf(call.id);
-      redundant.push({ toolCallId: call.id, path, noted: keys !== undefined && (wanted === undefined || keys.has(wanted)) });
+      redundant.push({
+        toolCallId: call.id,
+        path,
+        noted: keys !== undefined && (wanted === undefined || keys.has(wanted)),
+      });
     }
     lastHash.set(path, hash);
     notedSinceRead.delete(path);
@@ -134,11 +155,15 @@ export function duplicateInputs(messages: readonly Message[]): number {
  * version it knew. For a command: the output is the same as one of its earlier runs. A first read,
  * or a read after the file changed outside, is not a re-read: the content was new to it.
  */
-export function workingSetRereadCalls(messages: readonly Message[], needsText: (toolCallId: string) => boolean): string[] {
+export function workingSetRereadCalls(
+  messages: readonly Message[],
+  needsText: (toolCallId: string) => boolean,
+): string[] {
   const seenFiles = new Map<string, Set<string>>();
   const seenOutputs = new Map<string, Set<string>>();
   const rereads: string[] = [];
-  const remember = (map: Map<string, Set<string>>, key: string, value: string) => map.set(key, new Set([...(map.get(key) ?? []), value]));
+  const remember = (map: Map<string, Set<string>>, key: string, value: string) =>
+    map.set(key, new Set([...(map.get(key) ?? []), value]));
   for (const call of calls(messages)) {
     if (call.result === undefined || call.result.output.type === 'error-text') continue;
     if (call.toolName === 'read_file') {
@@ -151,11 +176,17 @@ export function workingSetRereadCalls(messages: readonly Message[], needsText: (
       const path = stringField(call.result.metadata, 'path');
       const before = stringField(call.result.metadata, 'sha256Before');
       const after = stringField(call.result.metadata, 'sha256After');
-      if (typeof path === 'string' && typeof after === 'string' && (before === null || (typeof before === 'string' && seenFiles.get(path)?.has(before) === true))) remember(seenFiles, path, after);
+      if (
+        typeof path === 'string' &&
+        typeof after === 'string' &&
+        (before === null || (typeof before === 'string' && seenFiles.get(path)?.has(before) === true))
+      )
+        remember(seenFiles, path, after);
     } else if (call.toolName === 'run_command') {
       const key = argvKey(call.input);
       if (key === undefined) continue;
-      const output = call.result.output.type === 'json' ? JSON.stringify(call.result.output.value) : call.result.output.value;
+      const output =
+        call.result.output.type === 'json' ? JSON.stringify(call.result.output.value) : call.result.output.value;
       if (needsText(call.id) && seenOutputs.get(key)?.has(output) === true) rereads.push(call.id);
       remember(seenOutputs, key, output);
     }

@@ -27,11 +27,25 @@ export const slidingWindowMode: ModeRunner = {
   async start(context) {
     const session = await EvalSession.open(context);
     return modeSession(session, async (turn: ExpandedTurn) => {
-      const budget = await turnBudget(context, context.model, await (await session.instructions('warn'))(), turn, await session.toolDefinitions('warn'));
+      const budget = await turnBudget(
+        context,
+        context.model,
+        await (
+          await session.instructions('warn')
+        )(),
+        turn,
+        await session.toolDefinitions('warn'),
+      );
       const messages = session.messages;
-      const start = selectRecentTail(messages, { budgetTokens: historyBudget(context, budget), messageTokens: await context.model.countMessageTokens(messages) });
+      const start = selectRecentTail(messages, {
+        budgetTokens: historyBudget(context, budget),
+        messageTokens: await context.model.countMessageTokens(messages),
+      });
       const events: EventEnvelope[] = [];
-      return turnResult(await session.runWithView(turn, 'warn', { history: messages.slice(start) }, events, context.model), events);
+      return turnResult(
+        await session.runWithView(turn, 'warn', { history: messages.slice(start) }, events, context.model),
+        events,
+      );
     });
   },
 };
@@ -53,14 +67,21 @@ export const userSummaryMode: ModeRunner = {
   family: 'baseline',
   compacts: true,
   offersContextTools: false,
-  implementation: 'when the view passes the history budget: one summary call, then recent user messages + the summary replace the older view',
+  implementation:
+    'when the view passes the history budget: one summary call, then recent user messages + the summary replace the older view',
   async start(context) {
     const session = await EvalSession.open(context);
     let kept: Message[] = [];
     let compactedThrough = 0;
     return modeSession(session, async (turn) => {
       const instructions = await (await session.instructions('warn'))();
-      const budget = await turnBudget(context, context.model, instructions, turn, await session.toolDefinitions('warn'));
+      const budget = await turnBudget(
+        context,
+        context.model,
+        instructions,
+        turn,
+        await session.toolDefinitions('warn'),
+      );
       const compactions: CompactionRecord[] = [];
       let view = [...kept, ...session.messages.slice(compactedThrough)];
       const before = await messagesTokens(context.model, view);
@@ -69,7 +90,9 @@ export const userSummaryMode: ModeRunner = {
         const summary = await summarize(context, instructions.text, view, turn.index);
         if (summary === undefined) noProgress = 1;
         else {
-          const users = view.filter((message) => message.role === 'user' && !message.content.startsWith(SUMMARY_PREFIX));
+          const users = view.filter(
+            (message) => message.role === 'user' && !message.content.startsWith(SUMMARY_PREFIX),
+          );
           const chosen: Message[] = [];
           const costs = await context.model.countMessageTokens(users);
           let tokens = 0;
@@ -83,7 +106,12 @@ export const userSummaryMode: ModeRunner = {
           kept = [...chosen, { role: 'user', content: `${SUMMARY_PREFIX}${summary}` }];
           compactedThrough = session.messages.length;
           view = kept;
-          compactions.push({ turn: turn.index, reclaimedTokens: before - (await messagesTokens(context.model, view)), strategy: 'user-summary', kind: 'applied' });
+          compactions.push({
+            turn: turn.index,
+            reclaimedTokens: before - (await messagesTokens(context.model, view)),
+            strategy: 'user-summary',
+            kind: 'applied',
+          });
         }
       }
       const events: EventEnvelope[] = [];
@@ -94,7 +122,12 @@ export const userSummaryMode: ModeRunner = {
   },
 };
 
-async function summarize(context: ModeContext, instructions: string, history: readonly Message[], turn: number): Promise<string | undefined> {
+async function summarize(
+  context: ModeContext,
+  instructions: string,
+  history: readonly Message[],
+  turn: number,
+): Promise<string | undefined> {
   context.summaryModel.turn = turn;
   let text = '';
   try {
@@ -102,7 +135,10 @@ async function summarize(context: ModeContext, instructions: string, history: re
       {
         instructions: SUMMARY_INSTRUCTIONS,
         history,
-        currentRequest: { role: 'user', content: `${SUMMARY_REQUEST}\n${instructions.length > 0 ? 'Leave out the standing instructions; they are reloaded.' : ''}` },
+        currentRequest: {
+          role: 'user',
+          content: `${SUMMARY_REQUEST}\n${instructions.length > 0 ? 'Leave out the standing instructions; they are reloaded.' : ''}`,
+        },
         continuation: [],
         tools: [],
         maxOutputTokens: context.policy.summaryTargetTokens,

@@ -9,14 +9,53 @@ function envelope(event: Record<string, unknown>): EventEnvelope {
 describe('compactionFacts', () => {
   it('reads installed, shadow, reused, failed and refused compactions and overflow recoveries from events', () => {
     const facts = compactionFacts(4, [
-      envelope({ type: 'context.compaction.completed', trigger: 'turn_start', strategy: 'forge-state', installed: true, reused: false, reclaimedTokens: 1200 }),
-      envelope({ type: 'context.compaction.completed', trigger: 'threshold', strategy: 'forge-state', installed: true, reused: true, reclaimedTokens: 0 }),
-      envelope({ type: 'context.compaction.completed', trigger: 'threshold', strategy: 'forge-state', installed: false, reused: false, reclaimedTokens: 700 }),
-      envelope({ type: 'context.compaction.skipped', trigger: 'threshold', reason: 'shadow', strategy: 'forge-state', wouldReclaimTokens: 900 }),
+      envelope({
+        type: 'context.compaction.completed',
+        trigger: 'turn_start',
+        strategy: 'forge-state',
+        installed: true,
+        reused: false,
+        reclaimedTokens: 1200,
+      }),
+      envelope({
+        type: 'context.compaction.completed',
+        trigger: 'threshold',
+        strategy: 'forge-state',
+        installed: true,
+        reused: true,
+        reclaimedTokens: 0,
+      }),
+      envelope({
+        type: 'context.compaction.completed',
+        trigger: 'threshold',
+        strategy: 'forge-state',
+        installed: false,
+        reused: false,
+        reclaimedTokens: 700,
+      }),
+      envelope({
+        type: 'context.compaction.skipped',
+        trigger: 'threshold',
+        reason: 'shadow',
+        strategy: 'forge-state',
+        wouldReclaimTokens: 900,
+      }),
       envelope({ type: 'context.compaction.skipped', trigger: 'threshold', reason: 'guard' }),
       envelope({ type: 'context.compaction.skipped', trigger: 'threshold', reason: 'cost_gate' }),
-      envelope({ type: 'context.compaction.failed', trigger: 'threshold', strategy: 'model-structured', reason: 'schema' }),
-      envelope({ type: 'context.compaction.completed', trigger: 'overflow', strategy: 'tool-output-projection', installed: true, reused: false, projectedOutputs: 2 }),
+      envelope({
+        type: 'context.compaction.failed',
+        trigger: 'threshold',
+        strategy: 'model-structured',
+        reason: 'schema',
+      }),
+      envelope({
+        type: 'context.compaction.completed',
+        trigger: 'overflow',
+        strategy: 'tool-output-projection',
+        installed: true,
+        reused: false,
+        projectedOutputs: 2,
+      }),
       envelope({ type: 'model.step.started', step: 1 }),
     ]);
     expect(facts.compactions).toEqual([

@@ -24,7 +24,13 @@ interface EventBody {
  * checkpoint or a projection of old tool outputs) is an overflow recovery.
  */
 export function compactionFacts(turn: number, events: readonly EventEnvelope[]): CompactionFacts {
-  const facts: CompactionFacts = { compactions: [], noProgressStops: 0, overflowRecoveries: 0, failures: 0, projections: 0 };
+  const facts: CompactionFacts = {
+    compactions: [],
+    noProgressStops: 0,
+    overflowRecoveries: 0,
+    failures: 0,
+    projections: 0,
+  };
   let noProgress = 0;
   let recoveries = 0;
   let failures = 0;
@@ -39,7 +45,12 @@ export function compactionFacts(turn: number, events: readonly EventEnvelope[]):
       }
       if (event['reused'] === true) continue;
       const reclaimed = typeof event['reclaimedTokens'] === 'number' ? event['reclaimedTokens'] : 0;
-      facts.compactions.push({ turn, reclaimedTokens: reclaimed, strategy: String(event['strategy']), kind: event['installed'] === true ? 'applied' : 'shadow' });
+      facts.compactions.push({
+        turn,
+        reclaimedTokens: reclaimed,
+        strategy: String(event['strategy']),
+        kind: event['installed'] === true ? 'applied' : 'shadow',
+      });
     } else if (event.type === 'context.compaction.skipped') {
       if (event['reason'] === 'shadow') {
         facts.compactions.push({

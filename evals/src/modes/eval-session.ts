@@ -50,11 +50,19 @@ export class EvalSession {
     private handle: SessionHandle,
   ) {
     this.tools = this.createTools();
-    this.opaqueStates = new OpaqueStateStore({ directory: path.join(context.workspace.forgeHome, 'state', 'native-compaction'), persist: true });
+    this.opaqueStates = new OpaqueStateStore({
+      directory: path.join(context.workspace.forgeHome, 'state', 'native-compaction'),
+      persist: true,
+    });
   }
 
   static async open(context: ModeContext): Promise<EvalSession> {
-    const handle = await openSessionHandle({ home: context.workspace.forgeHome, workspaceRoot: context.workspace.root, now: context.now, newRunId: context.newRunId });
+    const handle = await openSessionHandle({
+      home: context.workspace.forgeHome,
+      workspaceRoot: context.workspace.root,
+      now: context.now,
+      newRunId: context.newRunId,
+    });
     return new EvalSession(context, handle);
   }
 
@@ -106,7 +114,12 @@ export class EvalSession {
   async restart(): Promise<readonly string[]> {
     const id = this.handle.id;
     await this.handle.close();
-    this.handle = await openSessionHandle({ home: this.context.workspace.forgeHome, sessionId: id, now: this.context.now, newRunId: this.context.newRunId });
+    this.handle = await openSessionHandle({
+      home: this.context.workspace.forgeHome,
+      sessionId: id,
+      now: this.context.now,
+      newRunId: this.context.newRunId,
+    });
     this.tools = this.createTools();
     return [];
   }
@@ -133,7 +146,12 @@ export class EvalSession {
    * `mode`, so the session's own view (every message; the checkpoint and every message after it in
    * mode compact) and, with `compaction`, its automatic compaction (modes shadow and compact).
    */
-  async runStored(turn: ExpandedTurn, mode: ContextMode, events: EventEnvelope[], options: StoredTurnOptions = {}): Promise<RunResult> {
+  async runStored(
+    turn: ExpandedTurn,
+    mode: ContextMode,
+    events: EventEnvelope[],
+    options: StoredTurnOptions = {},
+  ): Promise<RunResult> {
     const model = options.model ?? this.context.model;
     const surface = await this.surface(mode, model);
     const common = this.common(turn, surface);
@@ -144,7 +162,10 @@ export class EvalSession {
       instructions: this.loader(surface),
       context: { ...common.context, mode },
       artifactHashes: workspaceArtifactHashes(this.context.workspace.root, { ledger: this.tools.ledger }),
-      compaction: { ...compaction, ...(options.compaction === undefined ? {} : { opaqueStates: this.opaqueStates, ...options.compaction }) },
+      compaction: {
+        ...compaction,
+        ...(options.compaction === undefined ? {} : { opaqueStates: this.opaqueStates, ...options.compaction }),
+      },
       onEvent: (envelope) => events.push(envelope),
       now: this.context.now,
     });
@@ -159,7 +180,13 @@ export class EvalSession {
   }
 
   /** Runs a turn with a view the runner chose (a baseline's history, a harness-installed checkpoint). */
-  async runWithView(turn: ExpandedTurn, mode: ContextMode, view: ChosenView, events: EventEnvelope[], model: ModelAdapter): Promise<RunResult> {
+  async runWithView(
+    turn: ExpandedTurn,
+    mode: ContextMode,
+    view: ChosenView,
+    events: EventEnvelope[],
+    model: ModelAdapter,
+  ): Promise<RunResult> {
     const surface = await this.surface(mode, model);
     const common = this.common(turn, surface);
     const turnResult = await this.handle.runEngineTurn({

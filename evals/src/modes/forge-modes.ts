@@ -41,12 +41,22 @@ export const fullHistoryMode: ModeRunner = {
   family: 'baseline',
   compacts: false,
   offersContextTools: false,
-  implementation: 'every stored message, with no window known to the client: the provider alone refuses what is too long',
+  implementation:
+    'every stored message, with no window known to the client: the provider alone refuses what is too long',
   async start(context) {
     const session = await EvalSession.open(context);
     return modeSession(session, async (turn) => {
       const events: EventEnvelope[] = [];
-      return turnResult(await session.runWithView(turn, 'off', { history: [...session.messages] }, events, withoutWindow(context.model)), events);
+      return turnResult(
+        await session.runWithView(
+          turn,
+          'off',
+          { history: [...session.messages] },
+          events,
+          withoutWindow(context.model),
+        ),
+        events,
+      );
     });
   },
 };

@@ -1,5 +1,14 @@
 import { nativeCompactionInput } from '../policy/summaries.js';
-import type { Message, ModelAdapter, ModelCallOptions, ModelRequest, ModelStreamPart, TokenCategories, TokenEstimate, ToolResultPart } from '@forge/core';
+import type {
+  Message,
+  ModelAdapter,
+  ModelCallOptions,
+  ModelRequest,
+  ModelStreamPart,
+  TokenCategories,
+  TokenEstimate,
+  ToolResultPart,
+} from '@forge/core';
 
 /** One provider request as the harness recorded it. */
 export interface RecordedRequest {
@@ -42,8 +51,12 @@ function partText(part: ToolResultPart): string {
 
 /** True when some of the request's history or continuation is not the stored transcript as it is: the first projection or compaction. */
 function reducesHistory(request: ModelRequest, stored: readonly Message[]): boolean {
-  if (request.checkpoint !== undefined || request.nativeState !== undefined || request.history.length < stored.length) return true;
-  return [...request.history, ...request.continuation].some((message) => message.role === 'tool' && message.content.some((part) => partText(part).startsWith('[tool output projected:')));
+  if (request.checkpoint !== undefined || request.nativeState !== undefined || request.history.length < stored.length)
+    return true;
+  return [...request.history, ...request.continuation].some(
+    (message) =>
+      message.role === 'tool' && message.content.some((part) => partText(part).startsWith('[tool output projected:')),
+  );
 }
 
 /**
@@ -149,7 +162,10 @@ export class RecordingModel implements ModelAdapter {
     let keptVerbatimTokens: number | undefined;
     if (this.purpose === 'agent' && !this.keptMeasured && reducesHistory(request, this.fullHistory())) {
       this.keptMeasured = true;
-      keptVerbatimTokens = (await this.inner.countMessageTokens(verbatimMessages(request, this.fullHistory()))).reduce((total, tokens) => total + tokens, 0);
+      keptVerbatimTokens = (await this.inner.countMessageTokens(verbatimMessages(request, this.fullHistory()))).reduce(
+        (total, tokens) => total + tokens,
+        0,
+      );
     }
     let providerInputTokens: number | undefined;
     let cachedInputTokens: number | undefined;

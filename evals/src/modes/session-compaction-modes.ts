@@ -48,7 +48,9 @@ function sessionMode(options: {
           const before = session.storedCheckpointHash();
           await session.restart();
           const after = session.storedCheckpointHash();
-          return after === before && after?.startsWith('unusable') !== true ? [] : ['checkpoint-changed-across-restart'];
+          return after === before && after?.startsWith('unusable') !== true
+            ? []
+            : ['checkpoint-changed-across-restart'];
         },
         close: () => session.close(),
       };
@@ -56,7 +58,8 @@ function sessionMode(options: {
   };
 }
 
-const SESSION = 'SessionHandle.runTurn with the session view (checkpoint + every message after it) and automatic compaction past compactAtRatio';
+const SESSION =
+  'SessionHandle.runTurn with the session view (checkpoint + every message after it) and automatic compaction past compactAtRatio';
 
 export const shadowSessionMode = sessionMode({
   id: 'shadow',

@@ -21,7 +21,13 @@ export interface TurnBudget {
  * output, buffer)`), times `warnAtRatio` — the point where `warn` mode starts warning, which
  * leaves the rest of the window for what the turn itself adds.
  */
-export async function turnBudget(context: ModeContext, model: ModelAdapter, instructions: InstructionSnapshot, turn: ExpandedTurn, tools: readonly ToolDefinition[]): Promise<TurnBudget> {
+export async function turnBudget(
+  context: ModeContext,
+  model: ModelAdapter,
+  instructions: InstructionSnapshot,
+  turn: ExpandedTurn,
+  tools: readonly ToolDefinition[],
+): Promise<TurnBudget> {
   const { policy } = context;
   const available = model.capabilities.contextWindowTokens - Math.max(policy.reservedOutputTokens, policy.bufferTokens);
   const estimate = await model.estimateRequestTokens({

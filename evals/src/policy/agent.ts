@@ -1,7 +1,15 @@
 import type { JsonObject, JsonValue } from '@forge/core';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import type { Step } from '../fixture/schema.js';
-import { applicableConstraint, exitCodeOf, failureVisible, field, freshCommandResult, knownFact, type FactSource } from './knowledge.js';
+import {
+  applicableConstraint,
+  exitCodeOf,
+  failureVisible,
+  field,
+  freshCommandResult,
+  knownFact,
+  type FactSource,
+} from './knowledge.js';
 import { agentHabits, type AgentHabits } from './habits.js';
 import type { RequestView } from './request-view.js';
 import { passageInView, textInView } from './text-in-view.js';
@@ -82,11 +90,17 @@ function ownCalls(view: RequestView, turn: number, anywhere = false): Map<string
   const prefix = `t${turn}-`;
   const calls = new Map<string, CallState>();
   for (const segment of view.segments) {
-    if ((!anywhere && segment.place !== 'continuation') || segment.toolCallId === undefined || !segment.toolCallId.startsWith(prefix)) continue;
+    if (
+      (!anywhere && segment.place !== 'continuation') ||
+      segment.toolCallId === undefined ||
+      !segment.toolCallId.startsWith(prefix)
+    )
+      continue;
     if (segment.kind === 'tool-call') calls.set(segment.toolCallId, { input: segment.input ?? null });
     if (segment.kind === 'tool-result') {
       const call = calls.get(segment.toolCallId);
-      if (call !== undefined) calls.set(segment.toolCallId, { ...call, result: { failed: segment.failed === true, text: segment.text } });
+      if (call !== undefined)
+        calls.set(segment.toolCallId, { ...call, result: { failed: segment.failed === true, text: segment.text } });
     }
   }
   return calls;
@@ -104,7 +118,8 @@ function tool(toolCallId: string, toolName: string, input: JsonObject): ToolActi
 /** Every `fact:<key>=<value>` in a text, the last value of each key, in order of first appearance. */
 function factsIn(text: string): Map<string, string> {
   const facts = new Map<string, string>();
-  for (const match of text.matchAll(/fact:([A-Za-z0-9_.-]+)=([A-Za-z0-9_.-]+)/g)) facts.set(match[1] as string, match[2] as string);
+  for (const match of text.matchAll(/fact:([A-Za-z0-9_.-]+)=([A-Za-z0-9_.-]+)/g))
+    facts.set(match[1] as string, match[2] as string);
   return facts;
 }
 
@@ -118,7 +133,12 @@ function factMarker(key: string, value: string): string {
  * that does the work, as the system prompt asks: a note in a step of its own would re-send the
  * whole request for nothing. Only notes due right before the answer take a step of their own.
  */
-export function decideNextAction(fixture: ExpandedFixture, turn: ExpandedTurn, view: RequestView, self?: AgentSelf): AgentAction {
+export function decideNextAction(
+  fixture: ExpandedFixture,
+  turn: ExpandedTurn,
+  view: RequestView,
+  self?: AgentSelf,
+): AgentAction {
   const habits = self?.habits ?? agentHabits('cooperative', fixture.fixture.id);
   const offered = view.toolNames.has(NOTE_TOOL);
   const notes = (item: string) => offered && habits.notes(item);
@@ -126,8 +146,17 @@ export function decideNextAction(fixture: ExpandedFixture, turn: ExpandedTurn, v
   const pending = offered ? catchUpNotes(fixture, turn, view, notes) : [];
   // With what it still needs from earlier turns noted, their text is no longer needed verbatim.
   const compact = `t${turn.index}-compact`;
-  if (pending.length > 0 && habits.requestsCompactionAt(turn.index) !== undefined && view.toolNames.has(REQUEST_COMPACTION_TOOL) && !calls.has(compact)) {
-    pending.push(tool(compact, REQUEST_COMPACTION_TOOL, { reason: 'What the earlier turns established is noted; their text is no longer needed verbatim.' }));
+  if (
+    pending.length > 0 &&
+    habits.requestsCompactionAt(turn.index) !== undefined &&
+    view.toolNames.has(REQUEST_COMPACTION_TOOL) &&
+    !calls.has(compact)
+  ) {
+    pending.push(
+      tool(compact, REQUEST_COMPACTION_TOOL, {
+        reason: 'What the earlier turns established is noted; their text is no longer needed verbatim.',
+      }),
+    );
   }
   for (const note of pending) calls.set(note.toolCallId, { input: note.input });
   for (;;) {
@@ -163,19 +192,36 @@ function nextAction(
   }
   // The work of the turn is done: a long request is a good moment to ask for a checkpoint.
   const threshold = habits.requestsCompactionAt(turn.index);
-  if (threshold !== undefined && self !== undefined && self.fill >= threshold && view.toolNames.has(REQUEST_COMPACTION_TOOL) && !calls.has(`${t}-compact`)) {
-    return tool(`${t}-compact`, REQUEST_COMPACTION_TOOL, { reason: `The conversation fills about ${Math.round(self.fill * 100)} % of the window and its older turns are done.` });
+  if (
+    threshold !== undefined &&
+    self !== undefined &&
+    self.fill >= threshold &&
+    view.toolNames.has(REQUEST_COMPACTION_TOOL) &&
+    !calls.has(`${t}-compact`)
+  ) {
+    return tool(`${t}-compact`, REQUEST_COMPACTION_TOOL, {
+      reason: `The conversation fills about ${Math.round(self.fill * 100)} % of the window and its older turns are done.`,
+    });
   }
   return { kind: 'answer', text: lines.length === 0 ? 'Done.' : lines.join('\n'), factsUsed };
 }
 
 /** The note of the first constraint `turn`'s user message states that the agent has not noted yet. */
-function constraintNote(fixture: ExpandedFixture, turn: ExpandedTurn, calls: ReadonlyMap<string, CallState>, notes: (item: string) => boolean): ToolAction | undefined {
+function constraintNote(
+  fixture: ExpandedFixture,
+  turn: ExpandedTurn,
+  calls: ReadonlyMap<string, CallState>,
+  notes: (item: string) => boolean,
+): ToolAction | undefined {
   for (const id of turn.states) {
     const constraint = fixture.constraints.get(id);
     const callId = `t${turn.index}-c-${id}`;
     if (constraint !== undefined && notes(`constraint:${id}`) && !calls.has(callId)) {
-      return tool(callId, NOTE_TOOL, { kind: 'constraint', text: constraint.text, evidence: { source: 'user', quote: constraint.text } });
+      return tool(callId, NOTE_TOOL, {
+        kind: 'constraint',
+        text: constraint.text,
+        evidence: { source: 'user', quote: constraint.text },
+      });
     }
   }
   return undefined;
@@ -190,7 +236,12 @@ function constraintNote(fixture: ExpandedFixture, turn: ExpandedTurn, calls: Rea
  * note of that fact with that value, no FACTS_VALID line of it). When the tools were offered from
  * the start, every such note was made when it was due, so this adds nothing.
  */
-function catchUpNotes(fixture: ExpandedFixture, turn: ExpandedTurn, view: RequestView, notes: (item: string) => boolean): ToolAction[] {
+function catchUpNotes(
+  fixture: ExpandedFixture,
+  turn: ExpandedTurn,
+  view: RequestView,
+  notes: (item: string) => boolean,
+): ToolAction[] {
   const noted = notedFacts(view);
   const due: ToolAction[] = [];
   for (const earlier of fixture.turns) {
@@ -205,11 +256,28 @@ function catchUpNotes(fixture: ExpandedFixture, turn: ExpandedTurn, view: Reques
       }
       due.push(action);
     };
-    const stated = view.segments.some((segment) => segment.kind === 'user' && segment.place === 'history' && segment.text === earlier.message);
-    for (let note = stated ? constraintNote(fixture, earlier, calls, notes) : undefined; note !== undefined; note = constraintNote(fixture, earlier, calls, notes)) add(note);
+    const stated = view.segments.some(
+      (segment) => segment.kind === 'user' && segment.place === 'history' && segment.text === earlier.message,
+    );
+    for (
+      let note = stated ? constraintNote(fixture, earlier, calls, notes) : undefined;
+      note !== undefined;
+      note = constraintNote(fixture, earlier, calls, notes)
+    )
+      add(note);
     for (const [index, step] of earlier.steps.entries()) {
       for (;;) {
-        const action = stepAction(fixture, step, `t${earlier.index}-s${index}`, calls, view, notes, earlier.index, [], []);
+        const action = stepAction(
+          fixture,
+          step,
+          `t${earlier.index}-s${index}`,
+          calls,
+          view,
+          notes,
+          earlier.index,
+          [],
+          [],
+        );
         if (action === undefined || action.toolName !== NOTE_TOOL) break;
         add(action);
       }
@@ -222,9 +290,11 @@ function catchUpNotes(fixture: ExpandedFixture, turn: ExpandedTurn, view: Reques
 function notedFacts(view: RequestView): Set<string> {
   const facts = new Set<string>();
   for (const segment of view.segments) {
-    const value = segment.kind === 'tool-call' && segment.toolName === NOTE_TOOL ? field(segment.input, 'value') : undefined;
+    const value =
+      segment.kind === 'tool-call' && segment.toolName === NOTE_TOOL ? field(segment.input, 'value') : undefined;
     if (typeof value === 'string') facts.add(value);
-    if (segment.kind === 'checkpoint' && segment.section === 'FACTS_VALID') for (const [key, fact] of factsIn(segment.text)) facts.add(factMarker(key, fact));
+    if (segment.kind === 'checkpoint' && segment.section === 'FACTS_VALID')
+      for (const [key, fact] of factsIn(segment.text)) facts.add(factMarker(key, fact));
   }
   return facts;
 }
@@ -232,7 +302,9 @@ function notedFacts(view: RequestView): Set<string> {
 /** Why a read of `key`'s file is needed now: the request shows the fact only as SUSPECT, or not at all. */
 function factReadReason(view: RequestView, key: string): ReadReason {
   const marker = `fact:${key}=`;
-  const suspect = view.segments.some((segment) => segment.kind === 'checkpoint' && segment.section === 'FACTS_SUSPECT' && segment.text.includes(marker));
+  const suspect = view.segments.some(
+    (segment) => segment.kind === 'checkpoint' && segment.section === 'FACTS_SUSPECT' && segment.text.includes(marker),
+  );
   return suspect ? 'suspect' : 'not-in-view';
 }
 
@@ -254,7 +326,11 @@ function editAction(callId: string, step: Extract<Step, { op: 'edit' }>): ToolAc
 }
 
 /** The read (or run) that shows a quoted passage's source again. */
-function quoteSourceAction(fixture: ExpandedFixture, step: Extract<Step, { op: 'quote' }>, callId: string): ToolAction | undefined {
+function quoteSourceAction(
+  fixture: ExpandedFixture,
+  step: Extract<Step, { op: 'quote' }>,
+  callId: string,
+): ToolAction | undefined {
   const read: ReadIntent = { reason: 'text-not-in-view', key: step.id };
   if (step.path !== undefined) return { ...tool(callId, 'read_file', { path: step.path }), read };
   const command = step.command === undefined ? undefined : fixture.commandsById.get(step.command);
@@ -277,7 +353,8 @@ function stepAction(
       const known = knownFact(view, step.key);
       const read = calls.get(`${prefix}-read`);
       if (known === undefined) {
-        if (read === undefined) return readAction(`${prefix}-read`, step.path, factReadReason(view, step.key), step.key);
+        if (read === undefined)
+          return readAction(`${prefix}-read`, step.path, factReadReason(view, step.key), step.key);
         lines.push(`fact ${step.key} = unknown`);
         return undefined;
       }
@@ -306,7 +383,8 @@ function stepAction(
       if (first === undefined) {
         // It edits only text it can see: when the region is not in view it reads first (once; an edit of text the file does not have fails honestly).
         const reason = editReadReason(view, step);
-        if (reason !== undefined && !calls.has(`${prefix}-read`)) return readAction(`${prefix}-read`, step.path, reason, step.key);
+        if (reason !== undefined && !calls.has(`${prefix}-read`))
+          return readAction(`${prefix}-read`, step.path, reason, step.key);
         return editAction(`${prefix}-edit`, step);
       }
       if (first.result?.failed === true && retry === undefined) {
@@ -315,7 +393,9 @@ function stepAction(
         return editAction(`${prefix}-edit2`, step);
       }
       const succeeded = retry === undefined ? first.result?.failed === false : retry.result?.failed === false;
-      const value = new RegExp(`fact:${step.key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=([A-Za-z0-9_.-]+)`).exec(step.new)?.[1];
+      const value = new RegExp(`fact:${step.key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=([A-Za-z0-9_.-]+)`).exec(
+        step.new,
+      )?.[1];
       if (succeeded && value !== undefined && notes(`fact:${step.key}`) && !calls.has(`${prefix}-note`)) {
         return tool(`${prefix}-note`, NOTE_TOOL, {
           kind: 'fact',
@@ -333,7 +413,8 @@ function stepAction(
       if (command === undefined) return undefined;
       const run = calls.get(`${prefix}-verify`);
       const exitCode = run?.result === undefined ? freshCommandResult(view, command.argv) : exitCodeOf(run.result.text);
-      if (exitCode === undefined && run === undefined) return tool(`${prefix}-verify`, 'run_command', { argv: [...command.argv] });
+      if (exitCode === undefined && run === undefined)
+        return tool(`${prefix}-verify`, 'run_command', { argv: [...command.argv] });
       lines.push(`verify ${step.command} = ${exitCode === 0 ? 'passed' : 'failed'}`);
       return undefined;
     }
@@ -357,7 +438,12 @@ function stepAction(
         return tool(`${prefix}-attempt`, 'run_command', { argv: [...command.argv] });
       }
       const failed = run.result !== undefined && (run.result.failed || exitCodeOf(run.result.text) !== 0);
-      if (failed && notes(`approach:${approach.id}`) && run.result?.text.includes(approach.reason) === true && !calls.has(`${prefix}-note`)) {
+      if (
+        failed &&
+        notes(`approach:${approach.id}`) &&
+        run.result?.text.includes(approach.reason) === true &&
+        !calls.has(`${prefix}-note`)
+      ) {
         return tool(`${prefix}-note`, NOTE_TOOL, {
           kind: 'rejected_approach',
           approach: approach.description,
@@ -365,7 +451,11 @@ function stepAction(
           evidence: { source: 'tool-call', toolCallId: `${prefix}-attempt` },
         });
       }
-      lines.push(failed ? `approach ${approach.id} = tried, failed: ${approach.reason}` : `approach ${approach.id} = tried, it worked`);
+      lines.push(
+        failed
+          ? `approach ${approach.id} = tried, failed: ${approach.reason}`
+          : `approach ${approach.id} = tried, it worked`,
+      );
       return undefined;
     }
     case 'probe': {

@@ -1,5 +1,16 @@
-import { createConservativeEstimator, createRequestEstimator, type FramingOverhead, type RequestEstimator, type ToolDefinition } from '@forge/core';
-import { countO200kTokens, loadO200kTokenizer, OPENAI_FRAMING_OVERHEAD, type O200kTokenizer } from '@forge/model-openai';
+import {
+  createConservativeEstimator,
+  createRequestEstimator,
+  type FramingOverhead,
+  type RequestEstimator,
+  type ToolDefinition,
+} from '@forge/core';
+import {
+  countO200kTokens,
+  loadO200kTokenizer,
+  OPENAI_FRAMING_OVERHEAD,
+  type O200kTokenizer,
+} from '@forge/model-openai';
 
 /*
  * How the policy model's request is counted twice: by Forge (the estimator the adapter of the
@@ -89,13 +100,30 @@ export async function playedCounters(played: PlayedModel): Promise<PlayedCounter
   if (played === 'generic') {
     return {
       forge: createConservativeEstimator(),
-      provider: createRequestEstimator({ countText: quarterTokenPerByte, method: 'provider-tokenizer', confidence: 'exact', overhead: GENERIC_PROVIDER_FRAMING, renderTool: compactTool }),
+      provider: createRequestEstimator({
+        countText: quarterTokenPerByte,
+        method: 'provider-tokenizer',
+        confidence: 'exact',
+        overhead: GENERIC_PROVIDER_FRAMING,
+        renderTool: compactTool,
+      }),
     };
   }
   const tokenizer = await loadO200kTokenizer();
   const countText = (text: string) => remembered(tokenizer, text);
   return {
-    forge: createRequestEstimator({ countText, method: 'provider-tokenizer', confidence: 'exact', overhead: OPENAI_FRAMING_OVERHEAD }),
-    provider: createRequestEstimator({ countText, method: 'provider-tokenizer', confidence: 'exact', overhead: OPENAI_PROVIDER_FRAMING, renderTool: compactTool }),
+    forge: createRequestEstimator({
+      countText,
+      method: 'provider-tokenizer',
+      confidence: 'exact',
+      overhead: OPENAI_FRAMING_OVERHEAD,
+    }),
+    provider: createRequestEstimator({
+      countText,
+      method: 'provider-tokenizer',
+      confidence: 'exact',
+      overhead: OPENAI_PROVIDER_FRAMING,
+      renderTool: compactTool,
+    }),
   };
 }

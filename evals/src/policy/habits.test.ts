@@ -9,7 +9,11 @@ import { PolicyModel } from './policy-model.js';
 
 const RULE = 'Use pnpm for every install and script, never npm.';
 const ASK = 'What is the timeout? Answer as "fact auth.timeout = <value>".';
-const TOOLS: ToolDefinition[] = ['read_file', 'checkpoint_note', 'request_compaction'].map((name) => ({ name, description: `${name} tool`, inputSchema: { type: 'object' } }));
+const TOOLS: ToolDefinition[] = ['read_file', 'checkpoint_note', 'request_compaction'].map((name) => ({
+  name,
+  description: `${name} tool`,
+  inputSchema: { type: 'object' },
+}));
 
 function fixture(overrides: Partial<FixtureInput> = {}) {
   return expandFixture(
@@ -34,17 +38,38 @@ async function playTurn(model: PolicyModel, message: string, padding = ''): Prom
   const continuation: Message[] = [];
   const called: string[] = [];
   for (let step = 0; step < 10; step += 1) {
-    const request: ModelRequest = { instructions: `You are a coding agent.${padding}`, history: [], currentRequest: { role: 'user', content: message }, continuation: [...continuation], tools: TOOLS };
+    const request: ModelRequest = {
+      instructions: `You are a coding agent.${padding}`,
+      history: [],
+      currentRequest: { role: 'user', content: message },
+      continuation: [...continuation],
+      tools: TOOLS,
+    };
     const calls: { toolCallId: string; toolName: string }[] = [];
-    for await (const part of model.doStream(request, {}) as AsyncIterable<ModelStreamPart>) if (part.type === 'tool-call') calls.push(part.part);
+    for await (const part of model.doStream(request, {}) as AsyncIterable<ModelStreamPart>)
+      if (part.type === 'tool-call') calls.push(part.part);
     if (calls.length === 0) return called;
     called.push(...calls.map((call) => call.toolName));
-    const output = (toolName: string) => (toolName === 'read_file' ? 'export const TIMEOUT_MS = 5000; // fact:auth.timeout=5000\n' : 'Recorded.');
+    const output = (toolName: string) =>
+      toolName === 'read_file' ? 'export const TIMEOUT_MS = 5000; // fact:auth.timeout=5000\n' : 'Recorded.';
     continuation.push(
-      { role: 'assistant', content: calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: {} })) },
+      {
+        role: 'assistant',
+        content: calls.map((call) => ({
+          type: 'tool-call' as const,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: {},
+        })),
+      },
       {
         role: 'tool',
-        content: calls.map((call) => ({ type: 'tool-result' as const, toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'text' as const, value: output(call.toolName) } })),
+        content: calls.map((call) => ({
+          type: 'tool-result' as const,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          output: { type: 'text' as const, value: output(call.toolName) },
+        })),
       },
     );
   }
@@ -55,14 +80,20 @@ describe('policy agents', () => {
   const turn = fixture().turns[0]?.message ?? '';
 
   it('cooperative notes the constraint and the fact it read; no-notes never calls the context tools', async () => {
-    expect(await playTurn(new PolicyModel({ fixture: fixture() }), turn)).toEqual(['checkpoint_note', 'read_file', 'checkpoint_note']);
+    expect(await playTurn(new PolicyModel({ fixture: fixture() }), turn)).toEqual([
+      'checkpoint_note',
+      'read_file',
+      'checkpoint_note',
+    ]);
     expect(await playTurn(new PolicyModel({ fixture: fixture(), agent: 'no-notes' }), turn)).toEqual(['read_file']);
   });
 
   it('asks for a checkpoint once the request fills three quarters of the window, unless it is no-notes', async () => {
     const padding = ' filler'.repeat(1800);
     expect(await playTurn(new PolicyModel({ fixture: fixture() }), turn, padding)).toContain('request_compaction');
-    expect(await playTurn(new PolicyModel({ fixture: fixture(), agent: 'no-notes' }), turn, padding)).not.toContain('request_compaction');
+    expect(await playTurn(new PolicyModel({ fixture: fixture(), agent: 'no-notes' }), turn, padding)).not.toContain(
+      'request_compaction',
+    );
     expect(await playTurn(new PolicyModel({ fixture: fixture() }), turn)).not.toContain('request_compaction');
   });
 
@@ -85,14 +116,33 @@ describe('policy agents', () => {
     const history: Message[] = [
       { role: 'user', content: ASK },
       { role: 'assistant', content: [{ type: 'tool-call', ...read, input: { path: 'src/auth.ts' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', ...read, output: { type: 'text', value: 'export const TIMEOUT_MS = 5000; // fact:auth.timeout=5000\n' } }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            ...read,
+            output: { type: 'text', value: 'export const TIMEOUT_MS = 5000; // fact:auth.timeout=5000\n' },
+          },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'fact auth.timeout = 5000' }] },
     ];
     const firstStep = async (agent: 'cooperative' | 'no-notes', earlier: readonly Message[]) => {
-      const request: ModelRequest = { instructions: 'You are a coding agent.', history: [...earlier], currentRequest: { role: 'user', content: second }, continuation: [], tools: TOOLS };
+      const request: ModelRequest = {
+        instructions: 'You are a coding agent.',
+        history: [...earlier],
+        currentRequest: { role: 'user', content: second },
+        continuation: [],
+        tools: TOOLS,
+      };
       const calls: { toolCallId: string; toolName: string; input: unknown }[] = [];
-      for await (const part of new PolicyModel({ fixture: twoTurns, agent }).doStream(request, {}) as AsyncIterable<ModelStreamPart>) {
-        if (part.type === 'tool-call') calls.push({ toolCallId: part.part.toolCallId, toolName: part.part.toolName, input: part.part.input });
+      for await (const part of new PolicyModel({ fixture: twoTurns, agent }).doStream(
+        request,
+        {},
+      ) as AsyncIterable<ModelStreamPart>) {
+        if (part.type === 'tool-call')
+          calls.push({ toolCallId: part.part.toolCallId, toolName: part.part.toolName, input: part.part.input });
       }
       return calls;
     };
@@ -100,7 +150,13 @@ describe('policy agents', () => {
       {
         toolCallId: 't0-s0-note-auth.timeout',
         toolName: 'checkpoint_note',
-        input: { kind: 'fact', key: 'auth.timeout', value: 'fact:auth.timeout=5000', dependsOn: ['file:src/auth.ts'], evidence: { source: 'tool-call', toolCallId: 't0-s0-read' } },
+        input: {
+          kind: 'fact',
+          key: 'auth.timeout',
+          value: 'fact:auth.timeout=5000',
+          dependsOn: ['file:src/auth.ts'],
+          evidence: { source: 'tool-call', toolCallId: 't0-s0-read' },
+        },
       },
       // With that noted, the earlier turn is no longer needed verbatim: it asks for a checkpoint in the same step.
       { toolCallId: 't1-compact', toolName: 'request_compaction', input: { reason: expect.stringContaining('noted') } },
@@ -109,7 +165,12 @@ describe('policy agents', () => {
     const note = { toolCallId: 't0-s0-note-auth.timeout', toolName: 'checkpoint_note' };
     const noted: Message[] = [
       ...history.slice(0, 3),
-      { role: 'assistant', content: [{ type: 'tool-call', ...note, input: { kind: 'fact', key: 'auth.timeout', value: 'fact:auth.timeout=5000' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', ...note, input: { kind: 'fact', key: 'auth.timeout', value: 'fact:auth.timeout=5000' } },
+        ],
+      },
       { role: 'tool', content: [{ type: 'tool-result', ...note, output: { type: 'text', value: 'Recorded.' } }] },
       ...history.slice(3),
     ];
@@ -130,7 +191,9 @@ describe('policy agents', () => {
     expect(parseAgentNames(undefined)).toEqual(['cooperative']);
     expect(parseAgentNames('sloppy,no-notes,sloppy')).toEqual(['sloppy', 'no-notes']);
     expect(parseAgentNames('all')).toEqual(['cooperative', 'no-notes', 'sloppy']);
-    expect(() => parseAgentNames('lazy')).toThrow(/Unknown agent "lazy"; choose from cooperative, no-notes, sloppy, all/);
+    expect(() => parseAgentNames('lazy')).toThrow(
+      /Unknown agent "lazy"; choose from cooperative, no-notes, sloppy, all/,
+    );
   });
 });
 
@@ -152,7 +215,8 @@ describe('the simulated provider', () => {
     const forge = await model.estimateRequestTokens(request);
     expect(forge).toEqual(await createO200kEstimator().estimate(request));
     let reported = 0;
-    for await (const part of model.doStream(request, {}) as AsyncIterable<ModelStreamPart>) if (part.type === 'finish') reported = part.usage.inputTokens ?? 0;
+    for await (const part of model.doStream(request, {}) as AsyncIterable<ModelStreamPart>)
+      if (part.type === 'finish') reported = part.usage.inputTokens ?? 0;
     expect(reported).toBeLessThan(forge.tokens);
     expect(reported).toBeGreaterThan(forge.tokens * 0.85);
   });
@@ -162,7 +226,8 @@ describe('the simulated provider', () => {
     expect(model.capabilities.estimation).toBe('conservative-fallback');
     const forge = await model.estimateRequestTokens(request);
     let reported = 0;
-    for await (const part of model.doStream(request, {}) as AsyncIterable<ModelStreamPart>) if (part.type === 'finish') reported = part.usage.inputTokens ?? 0;
+    for await (const part of model.doStream(request, {}) as AsyncIterable<ModelStreamPart>)
+      if (part.type === 'finish') reported = part.usage.inputTokens ?? 0;
     expect(forge.tokens).toBeGreaterThan(reported);
   });
 });

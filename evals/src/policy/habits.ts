@@ -55,7 +55,11 @@ export function agentHabits(name: AgentName, fixtureId: string): AgentHabits {
       return { name, notes: () => false, requestsCompactionAt: () => undefined };
     case 'sloppy': {
       const heads = (item: string) => stableHash(`${SLOPPY_SEED}/${fixtureId}/${item}`) < 0x80000000;
-      return { name, notes: heads, requestsCompactionAt: (turn) => (heads(`turn:${turn}`) ? REQUEST_COMPACTION_FILL : undefined) };
+      return {
+        name,
+        notes: heads,
+        requestsCompactionAt: (turn) => (heads(`turn:${turn}`) ? REQUEST_COMPACTION_FILL : undefined),
+      };
     }
   }
 }
@@ -73,7 +77,10 @@ export function parseAgentNames(value: string | undefined): AgentName[] {
     .map((item) => item.trim())
     .filter((item) => item.length > 0)) {
     const found = AGENT_NAMES.find((name) => name === part);
-    if (found === undefined) throw new InvalidInputError({ message: `Unknown agent "${part}"; choose from ${[...AGENT_NAMES, 'all'].join(', ')}.` });
+    if (found === undefined)
+      throw new InvalidInputError({
+        message: `Unknown agent "${part}"; choose from ${[...AGENT_NAMES, 'all'].join(', ')}.`,
+      });
     if (!names.includes(found)) names.push(found);
   }
   return names;
@@ -84,6 +91,7 @@ export const AGENT_DESCRIPTIONS: Readonly<Record<string, string>> = {
   cooperative:
     'notes every fact it reads, each constraint the user states and each failed approach (catching up when the tool appears); asks for a checkpoint once a request is 75 % full, or right after catching up',
   'no-notes': 'never calls checkpoint_note or request_compaction, like a model that ignores memory tools',
-  sloppy: 'notes about half of what it learns and asks for a checkpoint on about half the turns, chosen by a seeded hash of each item',
+  sloppy:
+    'notes about half of what it learns and asks for a checkpoint on about half the turns, chosen by a seeded hash of each item',
   live: 'a real model: its own habits',
 };

@@ -38,7 +38,9 @@ function lastMatch(text: string, key: string): string | undefined {
 
 /** The field `name` of a JSON object, undefined for anything else. */
 export function field(input: JsonValue | undefined, name: string): JsonValue | undefined {
-  return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, JsonValue>)[name] : undefined;
+  return input !== null && typeof input === 'object' && !Array.isArray(input)
+    ? (input as Record<string, JsonValue>)[name]
+    : undefined;
 }
 
 /** The fact's value from the most recent evidence in the request, if any evidence shows it. */
@@ -72,8 +74,13 @@ interface Candidate {
 }
 
 /** Authority of a segment for stating constraints (0: none), and its recency within that authority. */
-function authority(segment: Segment, index: number, taskIndex: number | undefined): { readonly tier: number; readonly position: number } {
-  if (segment.kind === 'user') return segment.place === 'request' ? { tier: 3, position: index } : { tier: 1, position: 1_000_000 + index };
+function authority(
+  segment: Segment,
+  index: number,
+  taskIndex: number | undefined,
+): { readonly tier: number; readonly position: number } {
+  if (segment.kind === 'user')
+    return segment.place === 'request' ? { tier: 3, position: index } : { tier: 1, position: 1_000_000 + index };
   if (segment.kind === 'instructions') return { tier: 2, position: index };
   if (segment.kind !== 'checkpoint') return { tier: 0, position: 0 };
   if (segment.section === 'CONSTRAINTS') return { tier: 1, position: Number(FROM_USER.exec(segment.text)?.[1] ?? 0) };
@@ -102,7 +109,11 @@ function states(text: string, sentence: string): boolean {
  * The constraint that applies to `topic`: the current request outranks the instructions, which
  * outrank everything the user said earlier (the most recent first). Undefined when none is visible.
  */
-export function applicableConstraint(view: RequestView, topic: string, constraints: Iterable<Constraint>): Constraint | undefined {
+export function applicableConstraint(
+  view: RequestView,
+  topic: string,
+  constraints: Iterable<Constraint>,
+): Constraint | undefined {
   const ofTopic = [...constraints].filter((constraint) => constraint.topic === topic);
   let taskIndex: number | undefined;
   for (const segment of view.segments) {
@@ -115,7 +126,8 @@ export function applicableConstraint(view: RequestView, topic: string, constrain
     if (tier === 0) return;
     for (const constraint of ofTopic) {
       if (!states(segment.text, constraint.text)) continue;
-      if (best === undefined || tier > best.tier || (tier === best.tier && position >= best.position)) best = { constraint, tier, position };
+      if (best === undefined || tier > best.tier || (tier === best.tier && position >= best.position))
+        best = { constraint, tier, position };
     }
   });
   return best?.constraint;
@@ -123,7 +135,10 @@ export function applicableConstraint(view: RequestView, topic: string, constrain
 
 /** True when the reason the approach failed is somewhere in the request's history, continuation or checkpoint. */
 export function failureVisible(view: RequestView, approach: Approach): boolean {
-  return view.segments.some((segment) => segment.place !== 'instructions' && segment.place !== 'request' && segment.text.includes(approach.reason));
+  return view.segments.some(
+    (segment) =>
+      segment.place !== 'instructions' && segment.place !== 'request' && segment.text.includes(approach.reason),
+  );
 }
 
 function sameArgv(input: JsonValue | undefined, argv: readonly string[]): boolean {
@@ -147,7 +162,8 @@ export function freshCommandResult(view: RequestView, argv: readonly string[]): 
   for (let index = view.segments.length - 1; index >= 0; index -= 1) {
     const segment = view.segments[index] as Segment;
     if (segment.kind === 'tool-call' && segment.toolName === 'edit_file' && segment.failed === false) return undefined;
-    if (segment.kind === 'tool-result' && segment.toolName === 'run_command' && sameArgv(segment.callInput, argv)) return exitCodeOf(segment.text);
+    if (segment.kind === 'tool-result' && segment.toolName === 'run_command' && sameArgv(segment.callInput, argv))
+      return exitCodeOf(segment.text);
   }
   return undefined;
 }

@@ -1,13 +1,24 @@
 import { ContextOverflowError, hashMessages, sha256Hex } from '@forge/core';
 import type * as core from '@forge/core';
-import { cacheableTokens, createPromptCacheSimulator, promptCacheText, type PromptCacheSimulator } from '@forge/core/pricing';
+import {
+  cacheableTokens,
+  createPromptCacheSimulator,
+  promptCacheText,
+  type PromptCacheSimulator,
+} from '@forge/core/pricing';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
 import { MODEL_CALL_MS, type EvalClock } from '../run/eval-clock.js';
 import { decideNextAction, findTurn, type FactUse, type ReadIntent } from './agent.js';
 import { playedCounters, type PlayedCounters, type PlayedModel } from './counting.js';
 import { agentHabits, DEFAULT_AGENT, type AgentHabits, type AgentName } from './habits.js';
-import { isCompactorRequest, nativeCompactionInput, SUMMARY_REQUEST, writeStructuredSummary, writeSummary } from './summaries.js';
+import {
+  isCompactorRequest,
+  nativeCompactionInput,
+  SUMMARY_REQUEST,
+  writeStructuredSummary,
+  writeSummary,
+} from './summaries.js';
 import { checkpointSegments, viewRequest, type RequestView, type Segment } from './request-view.js';
 
 export interface PolicyModelOptions {
@@ -92,12 +103,20 @@ export class PolicyModel implements core.ModelAdapter {
     };
     this.sheet = options.priceSheet ?? DEFAULT_PRICE_SHEET;
     this.clock = options.clock;
-    this.cache = createPromptCacheSimulator({ rules: this.sheet.promptCache, countTokens: (text) => Math.ceil(text.length / 4) });
-    this.pendingFaults = new Set(options.fixture.turns.filter((turn) => turn.fault === 'overflow-once').map((turn) => turn.index));
+    this.cache = createPromptCacheSimulator({
+      rules: this.sheet.promptCache,
+      countTokens: (text) => Math.ceil(text.length / 4),
+    });
+    this.pendingFaults = new Set(
+      options.fixture.turns.filter((turn) => turn.fault === 'overflow-once').map((turn) => turn.index),
+    );
     if (options.nativeCompaction === true) this.compact = (request) => this.compactNatively(request);
   }
 
-  compact?: (request: core.NativeCompactionRequest, options: core.ModelCallOptions) => Promise<core.OpaqueProviderState>;
+  compact?: (
+    request: core.NativeCompactionRequest,
+    options: core.ModelCallOptions,
+  ) => Promise<core.OpaqueProviderState>;
 
   async countMessageTokens(messages: readonly core.Message[]): Promise<readonly number[]> {
     return (await this.counters).forge.countMessages(messages);
@@ -108,7 +127,11 @@ export class PolicyModel implements core.ModelAdapter {
     const estimate = (await this.counters).forge.estimate(effective);
     if (itemsText === undefined) return estimate;
     const itemTokens = Math.ceil(itemsText.length / 4);
-    return { ...estimate, tokens: estimate.tokens + itemTokens, categories: { ...estimate.categories, checkpoint: estimate.categories.checkpoint + itemTokens } };
+    return {
+      ...estimate,
+      tokens: estimate.tokens + itemTokens,
+      categories: { ...estimate.categories, checkpoint: estimate.categories.checkpoint + itemTokens },
+    };
   }
 
   /**
@@ -118,10 +141,18 @@ export class PolicyModel implements core.ModelAdapter {
    */
   private replay(request: core.ModelRequest): ReplayedRequest {
     const state = request.nativeState;
-    if (state === undefined || state.provider !== PROVIDER || state.modelId !== this.modelId) return { effective: request };
+    if (state === undefined || state.provider !== PROVIDER || state.modelId !== this.modelId)
+      return { effective: request };
     const { checkpoint: _checkpoint, nativeState: _state, ...rest } = request;
-    const covered = state.sourceMessages > 0 && request.history.length >= state.sourceMessages && hashMessages(request.history.slice(0, state.sourceMessages)) === state.sourceHash;
-    return { effective: { ...rest, history: covered ? request.history.slice(state.sourceMessages) : request.history }, items: state.items, itemsText: JSON.stringify(state.items) };
+    const covered =
+      state.sourceMessages > 0 &&
+      request.history.length >= state.sourceMessages &&
+      hashMessages(request.history.slice(0, state.sourceMessages)) === state.sourceHash;
+    return {
+      effective: { ...rest, history: covered ? request.history.slice(state.sourceMessages) : request.history },
+      items: state.items,
+      itemsText: JSON.stringify(state.items),
+    };
   }
 
   /** The request as text segments, with provider-native state expanded as the provider would. */
@@ -130,8 +161,10 @@ export class PolicyModel implements core.ModelAdapter {
     if (items === undefined) return base;
     const expanded: Segment[] = [];
     for (const item of items) {
-      if (item['type'] === 'user' && typeof item['text'] === 'string') expanded.push({ kind: 'user', place: 'history', text: item['text'] });
-      if (item['type'] === 'summary' && typeof item['text'] === 'string') expanded.push(...checkpointSegments(`[PROVIDER_ITEM]\n${item['text']}`));
+      if (item['type'] === 'user' && typeof item['text'] === 'string')
+        expanded.push({ kind: 'user', place: 'history', text: item['text'] });
+      if (item['type'] === 'summary' && typeof item['text'] === 'string')
+        expanded.push(...checkpointSegments(`[PROVIDER_ITEM]\n${item['text']}`));
     }
     const instructions = base.segments.filter((segment) => segment.place === 'instructions');
     const rest = base.segments.filter((segment) => segment.place !== 'instructions');
@@ -148,7 +181,15 @@ export class PolicyModel implements core.ModelAdapter {
     const inputTokens = await this.providerTokens(replayed.effective, replayed.itemsText);
     const kind = summary ? 'summary' : turn === undefined ? 'unknown' : 'agent';
     const record = (outputTokens: number, overflow: boolean, injectedFault: boolean, cachedTokens = 0) =>
-      this.calls.push({ kind, turn: turn?.index, providerInputTokens: inputTokens, cachedTokens, outputTokens, overflow, injectedFault });
+      this.calls.push({
+        kind,
+        turn: turn?.index,
+        providerInputTokens: inputTokens,
+        cachedTokens,
+        outputTokens,
+        overflow,
+        injectedFault,
+      });
 
     if (inputTokens > this.capabilities.contextWindowTokens) {
       record(0, true, false);
@@ -159,7 +200,10 @@ export class PolicyModel implements core.ModelAdapter {
     }
     if (turn !== undefined && this.pendingFaults.delete(turn.index)) {
       record(0, true, true);
-      throw new ContextOverflowError({ message: 'The provider reported a context overflow (injected fault).', limitTokens: this.capabilities.contextWindowTokens });
+      throw new ContextOverflowError({
+        message: 'The provider reported a context overflow (injected fault).',
+        limitTokens: this.capabilities.contextWindowTokens,
+      });
     }
 
     const served = this.servePrefix(options.promptCacheKey, replayed, inputTokens);
@@ -169,7 +213,10 @@ export class PolicyModel implements core.ModelAdapter {
     else if (summary) text = writeSummary(this.fixture, view);
     else if (turn === undefined) text = 'I do not recognise this request, so I have nothing to do.';
     else {
-      const action = decideNextAction(this.fixture, turn, view, { habits: this.habits, fill: inputTokens / this.capabilities.contextWindowTokens });
+      const action = decideNextAction(this.fixture, turn, view, {
+        habits: this.habits,
+        fill: inputTokens / this.capabilities.contextWindowTokens,
+      });
       if (action.kind === 'answer') {
         text = action.text;
         this.factsUsed.push(...action.factsUsed);
@@ -178,14 +225,22 @@ export class PolicyModel implements core.ModelAdapter {
         for (const call of action.calls) if (call.read !== undefined) this.reads.set(call.toolCallId, call.read);
       }
     }
-    const outputTokens = Math.ceil((text.length + calls.reduce((total, call) => total + JSON.stringify(call.input).length, 0)) / 4);
+    const outputTokens = Math.ceil(
+      (text.length + calls.reduce((total, call) => total + JSON.stringify(call.input).length, 0)) / 4,
+    );
     record(outputTokens, false, false, served.cachedTokens);
     if (text.length > 0) yield { type: 'text-delta', delta: text };
     for (const call of calls) yield { type: 'tool-call', part: { type: 'tool-call', ...call } };
     yield {
       type: 'finish',
       finishReason: calls.length === 0 ? 'stop' : 'tool-calls',
-      usage: { inputTokens, cacheReadTokens: served.cachedTokens, cacheWriteTokens: served.writtenTokens, outputTokens, reasoningTokens: undefined },
+      usage: {
+        inputTokens,
+        cacheReadTokens: served.cachedTokens,
+        cacheWriteTokens: served.writtenTokens,
+        outputTokens,
+        reasoningTokens: undefined,
+      },
     };
   }
 
@@ -197,7 +252,11 @@ export class PolicyModel implements core.ModelAdapter {
    * share it served is applied to the provider's own count and rounded down as the rules say.
    * Writes are reported only when the sheet bills them, as providers do.
    */
-  private servePrefix(key: string | undefined, { effective, itemsText }: ReplayedRequest, inputTokens: number): { readonly cachedTokens: number; readonly writtenTokens: number | undefined } {
+  private servePrefix(
+    key: string | undefined,
+    { effective, itemsText }: ReplayedRequest,
+    inputTokens: number,
+  ): { readonly cachedTokens: number; readonly writtenTokens: number | undefined } {
     const at = this.clock?.now() ?? (this.ownTime += MODEL_CALL_MS);
     this.clock?.advance(MODEL_CALL_MS);
     const sent = itemsText === undefined ? effective : { ...effective, checkpoint: itemsText };
@@ -205,7 +264,10 @@ export class PolicyModel implements core.ModelAdapter {
     const share = simulated.inputTokens === 0 ? 0 : simulated.cachedTokens / simulated.inputTokens;
     const rules = this.sheet.promptCache;
     const cachedTokens = cacheableTokens(Math.floor(share * inputTokens), inputTokens, rules);
-    const writtenTokens = this.sheet.prices.cacheWritePerMillion === undefined ? undefined : Math.max(0, cacheableTokens(inputTokens, inputTokens, rules) - cachedTokens);
+    const writtenTokens =
+      this.sheet.prices.cacheWritePerMillion === undefined
+        ? undefined
+        : Math.max(0, cacheableTokens(inputTokens, inputTokens, rules) - cachedTokens);
     return { cachedTokens, writtenTokens };
   }
 
@@ -223,7 +285,9 @@ export class PolicyModel implements core.ModelAdapter {
    */
   private async compactNatively(request: core.NativeCompactionRequest): Promise<core.OpaqueProviderState> {
     const previous = request.previous?.provider === PROVIDER ? request.previous.items : [];
-    const previousUsers = previous.filter((item) => item['type'] === 'user').map((item): core.Message => ({ role: 'user', content: String(item['text']) }));
+    const previousUsers = previous
+      .filter((item) => item['type'] === 'user')
+      .map((item): core.Message => ({ role: 'user', content: String(item['text']) }));
     const messages = [...previousUsers, ...request.messages];
     const previousSummary = previous.find((item) => item['type'] === 'summary');
     const view = viewRequest({
@@ -245,7 +309,15 @@ export class PolicyModel implements core.ModelAdapter {
     const serialized = JSON.stringify(items);
     const itemHash = sha256Hex(serialized);
     const providerInputTokens = await this.providerTokens(nativeCompactionInput(request));
-    this.calls.push({ kind: 'summary', turn: undefined, providerInputTokens, cachedTokens: 0, outputTokens: Math.ceil(serialized.length / 4), overflow: false, injectedFault: false });
+    this.calls.push({
+      kind: 'summary',
+      turn: undefined,
+      providerInputTokens,
+      cachedTokens: 0,
+      outputTokens: Math.ceil(serialized.length / 4),
+      overflow: false,
+      injectedFault: false,
+    });
     return {
       provider: PROVIDER,
       modelId: this.modelId,

@@ -56,7 +56,12 @@ export function outputText(output: ToolResultOutput): string {
   return output.type === 'json' ? JSON.stringify(output.value) : output.value;
 }
 
-function messageSegments(message: Message, place: SegmentPlace, calls: ReadonlyMap<string, JsonValue>, failedCalls: ReadonlySet<string>): Segment[] {
+function messageSegments(
+  message: Message,
+  place: SegmentPlace,
+  calls: ReadonlyMap<string, JsonValue>,
+  failedCalls: ReadonlySet<string>,
+): Segment[] {
   if (message.role === 'user') return [{ kind: 'user', place, text: message.content }];
   if (message.role === 'tool') {
     return message.content.map((part) => ({
@@ -93,17 +98,25 @@ export function viewRequest(request: ModelRequest, extraCheckpointText?: string)
   const calls = new Map<string, JsonValue>();
   const answered = new Map<string, boolean>();
   for (const message of all) {
-    if (message.role === 'assistant') for (const part of message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part.input);
-    if (message.role === 'tool') for (const part of message.content) answered.set(part.toolCallId, part.output.type === 'error-text');
+    if (message.role === 'assistant')
+      for (const part of message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part.input);
+    if (message.role === 'tool')
+      for (const part of message.content) answered.set(part.toolCallId, part.output.type === 'error-text');
   }
   // A call counts as failed unless its result is visible and is not an error.
   const failedCalls = new Set([...calls.keys()].filter((id) => answered.get(id) !== false));
   const segments: Segment[] = [];
-  if (request.instructions.length > 0) segments.push({ kind: 'instructions', place: 'instructions', text: request.instructions });
+  if (request.instructions.length > 0)
+    segments.push({ kind: 'instructions', place: 'instructions', text: request.instructions });
   if (extraCheckpointText !== undefined) segments.push(...checkpointSegments(extraCheckpointText));
   if (request.checkpoint !== undefined) segments.push(...checkpointSegments(request.checkpoint));
   for (const message of request.history) segments.push(...messageSegments(message, 'history', calls, failedCalls));
   segments.push({ kind: 'user', place: 'request', text: request.currentRequest.content });
-  for (const message of request.continuation) segments.push(...messageSegments(message, 'continuation', calls, failedCalls));
-  return { segments, toolNames: new Set(request.tools.map((tool) => tool.name)), currentRequest: request.currentRequest.content };
+  for (const message of request.continuation)
+    segments.push(...messageSegments(message, 'continuation', calls, failedCalls));
+  return {
+    segments,
+    toolNames: new Set(request.tools.map((tool) => tool.name)),
+    currentRequest: request.currentRequest.content,
+  };
 }

@@ -30,23 +30,66 @@ const fixture = expandFixture(
 
 const transcript: CheckpointTranscriptEntry[] = [
   { message: { role: 'user', content: `Fix the login. ${PNPM}` } },
-  { message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'run_command', input: { argv: ['node', 'raise.js'] } }] } },
-  { message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'run_command', output: { type: 'text', value: `FAIL: ${REASON}` } }] } },
-  { message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'read_file', input: { path: 'CONTRIBUTING.md' } }] } },
-  { message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'read_file', output: { type: 'text', value: `AI agents: ${NPM}` } }] } },
+  {
+    message: {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'run_command', input: { argv: ['node', 'raise.js'] } },
+      ],
+    },
+  },
+  {
+    message: {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c1',
+          toolName: 'run_command',
+          output: { type: 'text', value: `FAIL: ${REASON}` },
+        },
+      ],
+    },
+  },
+  {
+    message: {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'read_file', input: { path: 'CONTRIBUTING.md' } }],
+    },
+  },
+  {
+    message: {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c2',
+          toolName: 'read_file',
+          output: { type: 'text', value: `AI agents: ${NPM}` },
+        },
+      ],
+    },
+  },
 ];
 
 describe('policy model as a compactor', () => {
   it('answers the compactor request with a checkpoint the schema accepts, constraints taken from user messages only', async () => {
     const model = new PolicyModel({ fixture });
     let text = '';
-    const request = compactorRequest({ transcript, end: transcript.length, redact: (value) => value, maxOutputTokens: 1000 });
+    const request = compactorRequest({
+      transcript,
+      end: transcript.length,
+      redact: (value) => value,
+      maxOutputTokens: 1000,
+    });
     for await (const part of model.doStream(request, {})) if (part.type === 'text-delta') text += part.delta;
     const parsed = parseCompactorReply(text);
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(parsed.summary.constraints).toEqual([PNPM]);
-    expect(parsed.summary.rejectedApproaches).toEqual([{ approach: 'raising the timeout', reason: REASON, retryOnlyIf: null }]);
+    expect(parsed.summary.rejectedApproaches).toEqual([
+      { approach: 'raising the timeout', reason: REASON, retryOnlyIf: null },
+    ]);
     expect(model.calls.at(-1)?.kind).toBe('summary');
   });
 });

@@ -11,7 +11,13 @@ import type { RequestView, Segment } from './request-view.js';
 
 /** What a provider-native compaction sends, as a request to count: its instructions and its messages as history, nothing else. */
 export function nativeCompactionInput(request: NativeCompactionRequest): ModelRequest {
-  return { instructions: request.instructions, history: request.messages, currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] };
+  return {
+    instructions: request.instructions,
+    history: request.messages,
+    currentRequest: { role: 'user', content: '' },
+    continuation: [],
+    tools: [],
+  };
 }
 
 /** The first line of the summary prompt; a request starting with it asks the model for a summary. */
@@ -24,15 +30,20 @@ export const SUMMARY_REQUEST = '[SUMMARIZE THE CONVERSATION FOR A HANDOFF]';
  */
 export function writeSummary(fixture: ExpandedFixture, view: RequestView): string {
   const lines = ['Summary of the conversation so far:'];
-  const authoritative = view.segments.filter((segment: Segment) => segment.kind === 'user' || segment.kind === 'checkpoint');
+  const authoritative = view.segments.filter(
+    (segment: Segment) => segment.kind === 'user' || segment.kind === 'checkpoint',
+  );
   for (const constraint of fixture.constraints.values()) {
-    if (authoritative.some((segment) => segment.place !== 'request' && segment.text.includes(constraint.text))) lines.push(`- The user said: ${constraint.text}`);
+    if (authoritative.some((segment) => segment.place !== 'request' && segment.text.includes(constraint.text)))
+      lines.push(`- The user said: ${constraint.text}`);
   }
   for (const approach of fixture.approaches.values()) {
     if (failureVisible(view, approach)) lines.push(`- Tried ${approach.description}; it failed: ${approach.reason}`);
   }
   const keys = new Set<string>();
-  for (const segment of view.segments) for (const match of segment.text.matchAll(/fact:([A-Za-z0-9_.-]+)=/g)) if (match[1] !== undefined) keys.add(match[1]);
+  for (const segment of view.segments)
+    for (const match of segment.text.matchAll(/fact:([A-Za-z0-9_.-]+)=/g))
+      if (match[1] !== undefined) keys.add(match[1]);
   for (const key of [...keys].sort()) {
     const known = knownFact(view, key);
     if (known !== undefined) lines.push(`- ${key} was ${known.value}`);
@@ -69,14 +80,22 @@ function compactorMessages(text: string): { readonly role: string; readonly body
 export function writeStructuredSummary(fixture: ExpandedFixture, view: RequestView): string {
   const messages = compactorMessages(view.currentRequest);
   const users = messages.filter((message) => message.role === 'user');
-  const constraints = [...fixture.constraints.values()].filter((constraint) => users.some((message) => message.body.includes(constraint.text)));
-  const rejected = [...fixture.approaches.values()].filter((approach) => messages.some((message) => message.body.includes(approach.reason)));
+  const constraints = [...fixture.constraints.values()].filter((constraint) =>
+    users.some((message) => message.body.includes(constraint.text)),
+  );
+  const rejected = [...fixture.approaches.values()].filter((approach) =>
+    messages.some((message) => message.body.includes(approach.reason)),
+  );
   return JSON.stringify({
     activeGoal: (users.at(-1)?.body ?? '').trim().slice(0, 300),
     phase: 'in progress',
     completedWork: [],
     decisions: [],
-    rejectedApproaches: rejected.map((approach) => ({ approach: approach.description, reason: approach.reason, retryOnlyIf: null })),
+    rejectedApproaches: rejected.map((approach) => ({
+      approach: approach.description,
+      reason: approach.reason,
+      retryOnlyIf: null,
+    })),
     changedFiles: [],
     commandsAndResults: [],
     references: [],

@@ -34,18 +34,30 @@ export function workingSetFiles(view: RequestView): Map<string, string> {
     if (header?.[1] !== undefined) {
       current = [];
       files.set(header[1], current);
-    } else if (current !== undefined && segment.text.startsWith('|')) current.push(segment.text.startsWith('| ') ? segment.text.slice(2) : segment.text.slice(1));
+    } else if (current !== undefined && segment.text.startsWith('|'))
+      current.push(segment.text.startsWith('| ') ? segment.text.slice(2) : segment.text.slice(1));
     else current = undefined;
   }
   return new Map([...files].map(([path, lines]) => [path, lines.join('\n')]));
 }
 
 function isReadOf(segment: Segment, path: string): boolean {
-  return segment.kind === 'tool-result' && segment.toolName === 'read_file' && segment.failed !== true && field(segment.callInput, 'path') === path && !replacedOutput(segment.text);
+  return (
+    segment.kind === 'tool-result' &&
+    segment.toolName === 'read_file' &&
+    segment.failed !== true &&
+    field(segment.callInput, 'path') === path &&
+    !replacedOutput(segment.text)
+  );
 }
 
 function isEditOf(segment: Segment, path: string): boolean {
-  return segment.kind === 'tool-call' && segment.toolName === 'edit_file' && segment.failed === false && field(segment.input, 'path') === path;
+  return (
+    segment.kind === 'tool-call' &&
+    segment.toolName === 'edit_file' &&
+    segment.failed === false &&
+    field(segment.input, 'path') === path
+  );
 }
 
 /** What an edit of a known text makes of it; undefined when the edit's old text is not in it (the result is unknown). */
@@ -70,7 +82,12 @@ export function currentTexts(view: RequestView, path: string): string[] {
   let texts: string[] = [];
   let workingSetSeen = false;
   for (const segment of view.segments) {
-    if (!workingSetSeen && workingSet !== undefined && segment.kind === 'checkpoint' && segment.section === 'WORKING_SET') {
+    if (
+      !workingSetSeen &&
+      workingSet !== undefined &&
+      segment.kind === 'checkpoint' &&
+      segment.section === 'WORKING_SET'
+    ) {
       workingSetSeen = true;
       texts = [workingSet];
     } else if (isReadOf(segment, path)) texts = [segment.text];
@@ -95,7 +112,8 @@ export function textInView(view: RequestView, path: string, needed: string): boo
  */
 export function passageInView(view: RequestView, passage: string): boolean {
   for (const segment of view.segments) {
-    if ((segment.kind === 'tool-result' || segment.kind === 'checkpoint') && segment.text.includes(passage)) return true;
+    if ((segment.kind === 'tool-result' || segment.kind === 'checkpoint') && segment.text.includes(passage))
+      return true;
   }
   for (const text of workingSetFiles(view).values()) if (text.includes(passage)) return true;
   return false;

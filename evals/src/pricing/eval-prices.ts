@@ -37,7 +37,12 @@ function builtInPriceSheet(name: (typeof BUILT_IN_PRICE_SHEETS)[number]): EvalPr
       promptCache: DEEPSEEK_PROMPT_CACHE,
     };
   }
-  return { name, description: 'openai:gpt-5.1 capability table, OpenAI prompt cache', prices: tableSheet(OPENAI_PRICE_TABLE, 'gpt-5.1'), promptCache: OPENAI_PROMPT_CACHE };
+  return {
+    name,
+    description: 'openai:gpt-5.1 capability table, OpenAI prompt cache',
+    prices: tableSheet(OPENAI_PRICE_TABLE, 'gpt-5.1'),
+    promptCache: OPENAI_PROMPT_CACHE,
+  };
 }
 
 export const DEFAULT_PRICE_SHEET = builtInPriceSheet('openai');
@@ -58,7 +63,10 @@ const priceFileSchema = z.strictObject({
  * and `output` per million tokens (cached with OpenAI's prompt-cache rules). Throws an
  * `InvalidInputError` naming the file and the field when it cannot be used.
  */
-export async function loadEvalPrices(spec: string, resolvePath: (file: string) => string = (file) => file): Promise<EvalPriceSheet> {
+export async function loadEvalPrices(
+  spec: string,
+  resolvePath: (file: string) => string = (file) => file,
+): Promise<EvalPriceSheet> {
   const known = BUILT_IN_PRICE_SHEETS.find((name) => name === spec);
   if (known !== undefined) return builtInPriceSheet(known);
   const file = resolvePath(spec);
@@ -81,7 +89,9 @@ export async function loadEvalPrices(spec: string, resolvePath: (file: string) =
   }
   const parsed = priceFileSchema.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`).join('; ');
+    const issues = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`)
+      .join('; ');
     throw new InvalidInputError({
       message: `${where} is not a valid price sheet: ${issues}. Give input, output and optionally cached and write, in US dollars per million tokens (docs/evals.md).`,
     });
@@ -99,5 +109,10 @@ export async function loadEvalPrices(spec: string, resolvePath: (file: string) =
     },
     where,
   );
-  return { name: name ?? spec, description: `price file ${file}, OpenAI prompt cache`, prices, promptCache: OPENAI_PROMPT_CACHE };
+  return {
+    name: name ?? spec,
+    description: `price file ${file}, OpenAI prompt cache`,
+    prices,
+    promptCache: OPENAI_PROMPT_CACHE,
+  };
 }

@@ -14,7 +14,13 @@ export interface Paint {
   yellow(text: string): string;
 }
 
-export const NO_PAINT: Paint = { bold: (text) => text, dim: (text) => text, red: (text) => text, green: (text) => text, yellow: (text) => text };
+export const NO_PAINT: Paint = {
+  bold: (text) => text,
+  dim: (text) => text,
+  red: (text) => text,
+  green: (text) => text,
+  yellow: (text) => text,
+};
 
 /** 1234 → `1,234`; 1_234_567 → `1.23M`. */
 export function formatCount(value: number): string {
@@ -36,8 +42,13 @@ export function formatFill(value: number): string {
  * every run of the fixture): one row per fixture, one column per mode that ran; shadow mode's
  * checkpoints, built but never installed, in parentheses.
  */
-export function compactionsByFill(report: EvalReport): { readonly headers: readonly string[]; readonly rows: readonly (readonly string[])[] } {
-  const modes = report.modes.filter((mode) => report.results.some((result) => result.mode === mode.id)).map((mode) => mode.id);
+export function compactionsByFill(report: EvalReport): {
+  readonly headers: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+} {
+  const modes = report.modes
+    .filter((mode) => report.results.some((result) => result.mode === mode.id))
+    .map((mode) => mode.id);
   const fixtures = [...new Set(report.results.map((result) => result.fixture))].map((fixture) => {
     const results = report.results.filter((result) => result.fixture === fixture);
     return { fixture, fill: Math.max(0, ...results.map((result) => result.windowFill)), results };
@@ -58,15 +69,30 @@ export function compactionsByFill(report: EvalReport): { readonly headers: reado
 /** One row per run that measured the Codex wrapper: fixture, mode, largest and median wrapper tokens, constraint mismatches. */
 export function wrapperRows(report: EvalReport): readonly (readonly string[])[] {
   return report.results.flatMap((result) =>
-    result.wrapper === null ? [] : [[result.fixture, result.mode, formatCount(result.wrapper.maxTokens), formatCount(result.wrapper.medianTokens), String(result.wrapper.constraintMismatches)]],
+    result.wrapper === null
+      ? []
+      : [
+          [
+            result.fixture,
+            result.mode,
+            formatCount(result.wrapper.maxTokens),
+            formatCount(result.wrapper.medianTokens),
+            String(result.wrapper.constraintMismatches),
+          ],
+        ],
   );
 }
 
 /** The runs that failed their checks or broke a safety invariant, each with its reasons (safety ones marked). */
-export function failedRuns(report: EvalReport): readonly { readonly result: EvalReport['results'][number]; readonly reasons: readonly string[] }[] {
+export function failedRuns(
+  report: EvalReport,
+): readonly { readonly result: EvalReport['results'][number]; readonly reasons: readonly string[] }[] {
   return report.results
     .filter((result) => !result.passed || result.safetyFailures.length > 0)
-    .map((result) => ({ result, reasons: [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)] }));
+    .map((result) => ({
+      result,
+      reasons: [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)],
+    }));
 }
 
 /** A priced cost with four decimals (`$0.0213`): enough to tell modes apart on the fixtures. */
@@ -123,7 +149,9 @@ function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics[], agent?: string): ModeSummary {
@@ -162,7 +190,9 @@ export function summarizeMode(mode: ModeId, results: readonly FixtureModeMetrics
 /** The summaries of every agent × mode that produced results, in report order (agents first). */
 export function modeSummaries(report: EvalReport): ModeSummary[] {
   return report.agents.flatMap((agent) =>
-    report.modes.filter((mode) => report.results.some((result) => result.mode === mode.id && result.agent === agent)).map((mode) => summarizeMode(mode.id, report.results, agent)),
+    report.modes
+      .filter((mode) => report.results.some((result) => result.mode === mode.id && result.agent === agent))
+      .map((mode) => summarizeMode(mode.id, report.results, agent)),
   );
 }
 
@@ -172,7 +202,10 @@ export function severalAgents(report: EvalReport): boolean {
 }
 
 /** `fixture × mode`, and ` [agent]` after it when `withAgent` (several agents played). */
-export function runLabel(run: { readonly fixture: string; readonly mode: string; readonly agent?: string | undefined }, withAgent: boolean): string {
+export function runLabel(
+  run: { readonly fixture: string; readonly mode: string; readonly agent?: string | undefined },
+  withAgent: boolean,
+): string {
   return `${run.fixture} × ${run.mode}${withAgent ? ` [${run.agent ?? ''}]` : ''}`;
 }
 
@@ -180,7 +213,10 @@ export function runLabel(run: { readonly fixture: string; readonly mode: string;
  * A gate's result in a report: `pass`, `FAIL` (a release gate failed), `WARN` (an advisory gate
  * failed) or `not evaluated`, with the tone renderers colour it by (neither pass nor fail: `skip`).
  */
-export function gateStatusLabel(gate: GateResult): { readonly label: 'pass' | 'FAIL' | 'WARN' | 'not evaluated'; readonly tone: 'pass' | 'fail' | 'skip' } {
+export function gateStatusLabel(gate: GateResult): {
+  readonly label: 'pass' | 'FAIL' | 'WARN' | 'not evaluated';
+  readonly tone: 'pass' | 'fail' | 'skip';
+} {
   if (gate.status === 'pass') return { label: 'pass', tone: 'pass' };
   if (gate.status === 'not-evaluated') return { label: 'not evaluated', tone: 'skip' };
   return gate.advisory === true ? { label: 'WARN', tone: 'skip' } : { label: 'FAIL', tone: 'fail' };
@@ -231,14 +267,21 @@ type Column<T> = { readonly title: string; readonly value: (row: T) => string };
 
 /** {@link MODE_COLUMNS}, with the agent first when several agents played. */
 export function modeColumns(report: EvalReport): readonly Column<ModeSummary>[] {
-  return severalAgents(report) ? [{ title: 'agent', value: (summary) => summary.agent }, ...MODE_COLUMNS] : MODE_COLUMNS;
+  return severalAgents(report)
+    ? [{ title: 'agent', value: (summary) => summary.agent }, ...MODE_COLUMNS]
+    : MODE_COLUMNS;
 }
 
 /** {@link RESULT_COLUMNS}, with the agent after the mode when several agents played. */
 export function resultColumns(report: EvalReport): readonly Column<FixtureModeMetrics>[] {
   if (!severalAgents(report)) return RESULT_COLUMNS;
   const [fixture, mode, ...rest] = RESULT_COLUMNS;
-  return [fixture as Column<FixtureModeMetrics>, mode as Column<FixtureModeMetrics>, { title: 'agent', value: (result) => result.agent }, ...rest];
+  return [
+    fixture as Column<FixtureModeMetrics>,
+    mode as Column<FixtureModeMetrics>,
+    { title: 'agent', value: (result) => result.agent },
+    ...rest,
+  ];
 }
 
 /** How many leading columns hold names (left-aligned) rather than numbers. */
@@ -251,43 +294,95 @@ export const MODE_COLUMNS: readonly { readonly title: string; readonly value: (s
   { title: 'mode', value: (summary) => summary.mode },
   { title: 'pass', value: (summary) => `${summary.passed}/${summary.fixtures}` },
   { title: 'input tokens', value: (summary) => formatCount(summary.inputTokens) },
-  { title: 'cached', value: (summary) => (summary.providerInputTokens === 0 ? '–' : formatPercent(summary.cachedInputTokens / summary.providerInputTokens)) },
+  {
+    title: 'cached',
+    value: (summary) =>
+      summary.providerInputTokens === 0 ? '–' : formatPercent(summary.cachedInputTokens / summary.providerInputTokens),
+  },
   { title: 'cost', value: (summary) => formatUsd(summary.costUsd) },
-  { title: 'reduction (long, median)', value: (summary) => (summary.medianLongReduction === null ? '–' : formatPercent(summary.medianLongReduction)) },
-  { title: 'recall', value: (summary) => (summary.recallTotal === 0 ? '–' : `${summary.recallCorrect}/${summary.recallTotal}`) },
+  {
+    title: 'reduction (long, median)',
+    value: (summary) => (summary.medianLongReduction === null ? '–' : formatPercent(summary.medianLongReduction)),
+  },
+  {
+    title: 'recall',
+    value: (summary) => (summary.recallTotal === 0 ? '–' : `${summary.recallCorrect}/${summary.recallTotal}`),
+  },
   { title: 're-reads (noted)', value: (summary) => `${summary.redundantRereads} (${summary.rereadsOfNotedFacts})` },
-  { title: 'ws re-reads (cost)', value: (summary) => (summary.workingSetRereads === 0 ? '0' : `${summary.workingSetRereads} (${formatUsd(summary.workingSetRereadUsd)})`) },
+  {
+    title: 'ws re-reads (cost)',
+    value: (summary) =>
+      summary.workingSetRereads === 0
+        ? '0'
+        : `${summary.workingSetRereads} (${formatUsd(summary.workingSetRereadUsd)})`,
+  },
   { title: 'repeated failures', value: (summary) => String(summary.repeatedFailedInvestigations) },
-  { title: 'stale facts (ckpt/hist)', value: (summary) => `${summary.staleCheckpointFacts}/${summary.staleHistoryFacts}` },
+  {
+    title: 'stale facts (ckpt/hist)',
+    value: (summary) => `${summary.staleCheckpointFacts}/${summary.staleHistoryFacts}`,
+  },
   { title: 'safety', value: (summary) => String(summary.safetyFailures) },
   { title: 'compactions', value: (summary) => String(summary.compactions) },
   { title: 'summary tokens', value: (summary) => formatCount(summary.summaryTokens) },
   { title: 'overflows', value: (summary) => String(summary.providerOverflows) },
   { title: 'limit stops', value: (summary) => String(summary.limitReachedStops) },
-  { title: 'est. error', value: (summary) => (summary.meanEstimatorError === null ? '–' : formatPercent(summary.meanEstimatorError)) },
+  {
+    title: 'est. error',
+    value: (summary) => (summary.meanEstimatorError === null ? '–' : formatPercent(summary.meanEstimatorError)),
+  },
 ];
 
 /** Columns of the fixture × mode table. */
-export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: (result: FixtureModeMetrics) => string }[] = [
+export const RESULT_COLUMNS: readonly {
+  readonly title: string;
+  readonly value: (result: FixtureModeMetrics) => string;
+}[] = [
   { title: 'fixture', value: (result) => result.fixture },
   { title: 'mode', value: (result) => result.mode },
   { title: 'fill', value: (result) => formatFill(result.windowFill) },
   { title: 'pass', value: (result) => (result.passed ? 'yes' : 'NO') },
   { title: 'input', value: (result) => formatCount(result.inputTokens) },
   { title: 'vs full', value: (result) => formatPercent(result.inputReduction) },
-  { title: 'cached', value: (result) => (result.providerInputTokens === 0 ? '–' : formatPercent(result.cacheHitRatio)) },
+  {
+    title: 'cached',
+    value: (result) => (result.providerInputTokens === 0 ? '–' : formatPercent(result.cacheHitRatio)),
+  },
   { title: 'cost', value: (result) => formatUsd(result.cost.totalUsd) },
   { title: 'max req', value: (result) => formatCount(result.maxRequestTokens) },
   { title: 'reqs', value: (result) => String(result.requests) },
-  { title: 'compact', value: (result) => (result.shadowCompactions > 0 ? `(${result.shadowCompactions})` : String(result.compactions)) },
-  { title: 'reclaimed/c', value: (result) => (result.compactions === 0 ? '–' : formatCount(result.reclaimedTokensPerCompaction)) },
+  {
+    title: 'compact',
+    value: (result) => (result.shadowCompactions > 0 ? `(${result.shadowCompactions})` : String(result.compactions)),
+  },
+  {
+    title: 'reclaimed/c',
+    value: (result) => (result.compactions === 0 ? '–' : formatCount(result.reclaimedTokensPerCompaction)),
+  },
   { title: 'summary', value: (result) => formatCount(result.summaryTokens) },
-  { title: 'recall', value: (result) => (result.recall.total === 0 ? '–' : `${result.recall.correct}/${result.recall.total}`) },
-  { title: 're-reads', value: (result) => (result.rereadsOfNotedFacts === 0 ? String(result.redundantRereads) : `${result.redundantRereads} (${result.rereadsOfNotedFacts})`) },
+  {
+    title: 'recall',
+    value: (result) => (result.recall.total === 0 ? '–' : `${result.recall.correct}/${result.recall.total}`),
+  },
+  {
+    title: 're-reads',
+    value: (result) =>
+      result.rereadsOfNotedFacts === 0
+        ? String(result.redundantRereads)
+        : `${result.redundantRereads} (${result.rereadsOfNotedFacts})`,
+  },
   { title: 'ws re-reads', value: (result) => String(result.workingSetRereads) },
-  { title: 'ws cost', value: (result) => (result.workingSetRereads === 0 ? '–' : formatUsd(result.workingSetRereadCost.usd)) },
-  { title: 'quotes', value: (result) => (result.passages.total === 0 ? '–' : `${result.passages.correct}/${result.passages.total}`) },
-  { title: 'kept 1st', value: (result) => (result.keptVerbatimTokens === null ? '–' : formatCount(result.keptVerbatimTokens)) },
+  {
+    title: 'ws cost',
+    value: (result) => (result.workingSetRereads === 0 ? '–' : formatUsd(result.workingSetRereadCost.usd)),
+  },
+  {
+    title: 'quotes',
+    value: (result) => (result.passages.total === 0 ? '–' : `${result.passages.correct}/${result.passages.total}`),
+  },
+  {
+    title: 'kept 1st',
+    value: (result) => (result.keptVerbatimTokens === null ? '–' : formatCount(result.keptVerbatimTokens)),
+  },
   { title: 'repeats', value: (result) => String(result.repeatedFailedInvestigations) },
   { title: 'stale', value: (result) => `${result.staleCheckpointFacts}/${result.staleHistoryFacts}` },
   { title: 'safety', value: (result) => String(result.safetyFailures.length) },
@@ -298,5 +393,8 @@ export const RESULT_COLUMNS: readonly { readonly title: string; readonly value: 
   { title: 'proj', value: (result) => String(result.toolOutputProjections) },
   { title: 'limit', value: (result) => String(result.limitReachedStops) },
   { title: 'dup in', value: (result) => String(result.duplicateInputs) },
-  { title: 'est err', value: (result) => (result.estimatorError === null ? '–' : formatPercent(result.estimatorError.meanAbsolute)) },
+  {
+    title: 'est err',
+    value: (result) => (result.estimatorError === null ? '–' : formatPercent(result.estimatorError.meanAbsolute)),
+  },
 ];

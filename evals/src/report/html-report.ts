@@ -21,10 +21,26 @@ import {
  * it opens from disk anywhere. Every text from the report is escaped.
  */
 
-const PALETTE = ['#6b7280', '#a16207', '#7c3aed', '#15803d', '#0e7490', '#be185d', '#dc2626', '#2563eb', '#111827', '#ca8a04'];
+const PALETTE = [
+  '#6b7280',
+  '#a16207',
+  '#7c3aed',
+  '#15803d',
+  '#0e7490',
+  '#be185d',
+  '#dc2626',
+  '#2563eb',
+  '#111827',
+  '#ca8a04',
+];
 
 function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 function colorOf(report: EvalReport, mode: string): string {
@@ -34,7 +50,12 @@ function colorOf(report: EvalReport, mode: string): string {
 
 function htmlTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const head = headers.map((header) => `<th>${escape(header)}</th>`).join('');
-  const body = rows.map((row) => `<tr>${row.map((value, index) => `<td${index >= 2 ? ' class="n"' : ''}>${escape(value)}</td>`).join('')}</tr>`).join('\n');
+  const body = rows
+    .map(
+      (row) =>
+        `<tr>${row.map((value, index) => `<td${index >= 2 ? ' class="n"' : ''}>${escape(value)}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
@@ -46,20 +67,29 @@ const MARGIN = { left: 64, right: 16, top: 16, bottom: 28 };
 function tokensChart(report: EvalReport, fixture: string, results: readonly FixtureModeMetrics[]): string {
   const turns = Math.max(1, ...results.map((result) => result.tokensPerTurn.length));
   const peak = Math.max(1, ...results.flatMap((result) => result.tokensPerTurn));
-  const x = (turn: number) => MARGIN.left + (turns <= 1 ? 0 : (turn / (turns - 1)) * (WIDTH - MARGIN.left - MARGIN.right));
+  const x = (turn: number) =>
+    MARGIN.left + (turns <= 1 ? 0 : (turn / (turns - 1)) * (WIDTH - MARGIN.left - MARGIN.right));
   const y = (tokens: number) => HEIGHT - MARGIN.bottom - (tokens / peak) * (HEIGHT - MARGIN.top - MARGIN.bottom);
   const parts: string[] = [];
   for (const fraction of [0, 0.5, 1]) {
     const value = peak * fraction;
-    parts.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" class="grid"/>`);
-    parts.push(`<text x="${MARGIN.left - 6}" y="${(y(value) + 4).toFixed(1)}" class="axis" text-anchor="end">${escape(formatCount(value))}</text>`);
+    parts.push(
+      `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" class="grid"/>`,
+    );
+    parts.push(
+      `<text x="${MARGIN.left - 6}" y="${(y(value) + 4).toFixed(1)}" class="axis" text-anchor="end">${escape(formatCount(value))}</text>`,
+    );
   }
   parts.push(`<text x="${WIDTH - MARGIN.right}" y="${HEIGHT - 6}" class="axis" text-anchor="end">turn ${turns}</text>`);
   parts.push(`<text x="${MARGIN.left}" y="${HEIGHT - 6}" class="axis">turn 1</text>`);
   for (const result of results) {
     const color = colorOf(report, result.mode);
-    const points = result.tokensPerTurn.map((tokens, turn) => `${x(turn).toFixed(1)},${y(tokens).toFixed(1)}`).join(' ');
-    parts.push(`<polyline points="${points}" fill="none" stroke="${color}" stroke-width="1.5"><title>${escape(result.mode)}</title></polyline>`);
+    const points = result.tokensPerTurn
+      .map((tokens, turn) => `${x(turn).toFixed(1)},${y(tokens).toFixed(1)}`)
+      .join(' ');
+    parts.push(
+      `<polyline points="${points}" fill="none" stroke="${color}" stroke-width="1.5"><title>${escape(result.mode)}</title></polyline>`,
+    );
     for (const turn of result.compactionTurns) {
       parts.push(
         `<circle cx="${x(turn).toFixed(1)}" cy="${y(result.tokensPerTurn[turn] ?? 0).toFixed(1)}" r="3" fill="${color}"><title>${escape(`${result.mode}: compaction before turn ${turn + 1}`)}</title></circle>`,
@@ -70,7 +100,12 @@ function tokensChart(report: EvalReport, fixture: string, results: readonly Fixt
 }
 
 /** Horizontal bars, one per mode, for a share between 0 and 1. */
-function barChart(report: EvalReport, title: string, summaries: readonly ModeSummary[], value: (summary: ModeSummary) => number | null): string {
+function barChart(
+  report: EvalReport,
+  title: string,
+  summaries: readonly ModeSummary[],
+  value: (summary: ModeSummary) => number | null,
+): string {
   const rowHeight = 22;
   const height = summaries.length * rowHeight + 8;
   const left = 190;
@@ -122,7 +157,11 @@ export function renderHtmlReport(report: EvalReport): string {
     .join('\n');
   const failures = report.results
     .filter((result) => !result.passed || result.safetyFailures.length > 0)
-    .flatMap((result) => [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)].map((reason) => `<li>${escape(`${runLabel(result, several)}: ${reason}`)}</li>`))
+    .flatMap((result) =>
+      [...result.failures, ...result.safetyFailures.map((failure) => `safety: ${failure}`)].map(
+        (reason) => `<li>${escape(`${runLabel(result, several)}: ${reason}`)}</li>`,
+      ),
+    )
     .join('\n');
   const modes = modeColumns(report);
   const results = resultColumns(report);

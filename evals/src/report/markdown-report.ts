@@ -3,11 +3,20 @@ import * as format from './format.js';
 
 /** Text safe inside a table cell or list item: no raw HTML, no column breaks, one line. */
 function cell(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ');
 }
 
 function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], names = 2): string[] {
-  return [`| ${headers.map(cell).join(' | ')} |`, `|${headers.map((_, index) => (index < names ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
+  return [
+    `| ${headers.map(cell).join(' | ')} |`,
+    `|${headers.map((_, index) => (index < names ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`),
+  ];
 }
 
 function markdownStatus(label: ReturnType<typeof format.gateStatusLabel>['label']): string {
@@ -34,7 +43,11 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     ...markdownTable(
       ['mode', 'what it is', 'how it ran'],
-      report.modes.map((mode) => [mode.id, mode.label, mode.unavailable === null ? mode.implementation : `not run: ${mode.unavailable}`]),
+      report.modes.map((mode) => [
+        mode.id,
+        mode.label,
+        mode.unavailable === null ? mode.implementation : `not run: ${mode.unavailable}`,
+      ]),
     ),
     '',
     '## Summary per mode',
@@ -55,7 +68,15 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
     ...markdownTable(
       ['gate', 'mode', ...(several ? ['agent'] : []), 'result', 'measured', 'needs', 'detail'],
-      report.gates.map((gate) => [gate.gate, gate.mode, ...(several ? [gate.agent] : []), markdownStatus(format.gateStatusLabel(gate).label), gate.actual, gate.threshold, gate.detail]),
+      report.gates.map((gate) => [
+        gate.gate,
+        gate.mode,
+        ...(several ? [gate.agent] : []),
+        markdownStatus(format.gateStatusLabel(gate).label),
+        gate.actual,
+        gate.threshold,
+        gate.detail,
+      ]),
       format.nameColumns(report, 'gates'),
     ),
     '',
@@ -69,11 +90,24 @@ export function renderMarkdownReport(report: EvalReport): string {
     '',
   ];
   const rereads = format.rereadLines(report);
-  if (rereads.length > 0) lines.push('## Re-reads of unchanged files, and why', '', ...rereads.map((line) => `- ${cell(line)}`), '');
+  if (rereads.length > 0)
+    lines.push('## Re-reads of unchanged files, and why', '', ...rereads.map((line) => `- ${cell(line)}`), '');
   const workingSet = format.workingSetLines(report);
-  if (workingSet.length > 0) lines.push('## Working-set re-reads, and what their steps cost', '', ...workingSet.map((line) => `- ${cell(line)}`), '');
+  if (workingSet.length > 0)
+    lines.push(
+      '## Working-set re-reads, and what their steps cost',
+      '',
+      ...workingSet.map((line) => `- ${cell(line)}`),
+      '',
+    );
   const wrappers = format.wrapperRows(report);
-  if (wrappers.length > 0) lines.push('## Codex wrapper', '', ...markdownTable(['fixture', 'mode', 'largest wrapper', 'median wrapper', 'constraint mismatches'], wrappers), '');
+  if (wrappers.length > 0)
+    lines.push(
+      '## Codex wrapper',
+      '',
+      ...markdownTable(['fixture', 'mode', 'largest wrapper', 'median wrapper', 'constraint mismatches'], wrappers),
+      '',
+    );
   const failed = format.failedRuns(report);
   if (failed.length > 0 || report.errors.length > 0) {
     lines.push('## Why runs failed', '');
@@ -81,7 +115,8 @@ export function renderMarkdownReport(report: EvalReport): string {
       const who = format.runLabel(result, several);
       for (const reason of reasons) lines.push(`- ${cell(`${who}: ${reason}`)}`);
     }
-    for (const error of report.errors) lines.push(`- ${cell(`${format.runLabel(error, several)}: could not run: ${error.message}`)}`);
+    for (const error of report.errors)
+      lines.push(`- ${cell(`${format.runLabel(error, several)}: could not run: ${error.message}`)}`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;

@@ -66,10 +66,22 @@ const report: EvalReport = {
   startedAt: '2026-01-01T00:00:00.000Z',
   durationMs: 1234,
   fixtures: [{ id: result.fixture, title: 'Hostile', long: true, turns: 3 }],
-  modes: [{ id: 'compact:forge-state', label: 'compact', family: 'forge', implementation: 'harness', unavailable: null }],
+  modes: [
+    { id: 'compact:forge-state', label: 'compact', family: 'forge', implementation: 'harness', unavailable: null },
+  ],
   results: [result],
   errors: [],
-  gates: [{ gate: 'recall', mode: 'compact:forge-state', agent: 'cooperative', status: 'fail', actual: '0.0 % (0/1)', threshold: '≥ 100.0 %', detail: `${result.fixture} 0/1` }],
+  gates: [
+    {
+      gate: 'recall',
+      mode: 'compact:forge-state',
+      agent: 'cooperative',
+      status: 'fail',
+      actual: '0.0 % (0/1)',
+      threshold: '≥ 100.0 %',
+      detail: `${result.fixture} 0/1`,
+    },
+  ],
   gatesConfig: DEFAULT_GATES,
   priceSheet: DEFAULT_PRICE_SHEET,
 };
@@ -101,7 +113,8 @@ describe('reports', () => {
   });
 
   it('shows working-set re-reads with the price of their steps, and the tokens kept after the first reduction, in every format', () => {
-    const line = 'hostile <img src=x onerror=alert(1)> × compact:forge-state: 1 working-set re-read(s), 1 step(s) of 4,200 input tokens, $0.0031';
+    const line =
+      'hostile <img src=x onerror=alert(1)> × compact:forge-state: 1 working-set re-read(s), 1 step(s) of 4,200 input tokens, $0.0031';
     expect(renderTextReport(report)).toContain(`  ${line}`);
     expect(renderMarkdownReport(report)).toContain('## Working-set re-reads, and what their steps cost');
     expect(renderMarkdownReport(report)).toContain('$0.0031');
@@ -109,7 +122,10 @@ describe('reports', () => {
     const text = renderTextReport(report);
     expect(text).toMatch(/ws re-reads \(cost\)/);
     expect(text).toContain('3,916');
-    const none = { ...report, results: [{ ...result, workingSetRereads: 0, workingSetRereadCost: { requests: 0, inputTokens: 0, usd: 0 } }] };
+    const none = {
+      ...report,
+      results: [{ ...result, workingSetRereads: 0, workingSetRereadCost: { requests: 0, inputTokens: 0, usd: 0 } }],
+    };
     expect(renderTextReport(none)).not.toContain('working-set re-read(s)');
   });
 
@@ -117,7 +133,15 @@ describe('reports', () => {
     const wide = renderTextReport(report);
     expect(Math.max(...wide.split('\n').map((line) => line.length))).toBeGreaterThan(80);
     const narrow = renderTextReport(report, undefined, { columns: 80 });
-    const tableLines = narrow.split('\n').filter((line) => !line.startsWith('  FAIL') && !line.startsWith('  pass') && !line.includes(' × ') && !line.startsWith('forge eval'));
+    const tableLines = narrow
+      .split('\n')
+      .filter(
+        (line) =>
+          !line.startsWith('  FAIL') &&
+          !line.startsWith('  pass') &&
+          !line.includes(' × ') &&
+          !line.startsWith('forge eval'),
+      );
     expect(Math.max(...tableLines.map((line) => [...line].length))).toBeLessThanOrEqual(80);
     expect(narrow).toContain('hostile <img src=x onerror=alert(1)>  compact:forge-state');
     expect(narrow).toMatch(/ · /);
@@ -125,6 +149,11 @@ describe('reports', () => {
   });
 
   it('draws a progress bar of finished runs', () => {
-    expect(renderProgress({ event: 'turn', done: 5, total: 10, fixture: 'long-recall', mode: 'warn', turn: 2, turns: 50 }, 10)).toBe('[#####.....] 5/10 long-recall × warn, turn 3/50');
+    expect(
+      renderProgress(
+        { event: 'turn', done: 5, total: 10, fixture: 'long-recall', mode: 'warn', turn: 2, turns: 50 },
+        10,
+      ),
+    ).toBe('[#####.....] 5/10 long-recall × warn, turn 3/50');
   });
 });

@@ -21,7 +21,10 @@ import {
 } from './format.js';
 
 /** The colour of each gate tone in the terminal. */
-const TONE_COLOURS = { pass: 'green', fail: 'red', skip: 'yellow' } as const satisfies Record<ReturnType<typeof gateStatusLabel>['tone'], keyof Paint>;
+const TONE_COLOURS = { pass: 'green', fail: 'red', skip: 'yellow' } as const satisfies Record<
+  ReturnType<typeof gateStatusLabel>['tone'],
+  keyof Paint
+>;
 
 /** `text` in lines of at most `width` characters, broken at spaces; lines after the first indented by `indent`. */
 function wrap(text: string, width: number, indent: number): string[] {
@@ -44,8 +47,16 @@ function wrap(text: string, width: number, indent: number): string[] {
  * `columns`, each row becomes a block instead: its name cells as a heading, then `header value`
  * pairs packed into lines that fit.
  */
-function table(headers: readonly string[], rows: readonly (readonly string[])[], paint: Paint, columns = Number.POSITIVE_INFINITY, names = 2): string[] {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+function table(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  paint: Paint,
+  columns = Number.POSITIVE_INFINITY,
+  names = 2,
+): string[] {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: readonly string[]) =>
     cells
       .map((cell, column) => (column < names ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
@@ -74,7 +85,11 @@ function table(headers: readonly string[], rows: readonly (readonly string[])[],
  * The terminal report: per-mode summary, fixture × mode table, gates and the reasons runs failed.
  * With `columns` (the terminal's width), a table too wide for it is laid out one row per block.
  */
-export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, options: { readonly details?: boolean; readonly columns?: number } = {}): string {
+export function renderTextReport(
+  report: EvalReport,
+  paint: Paint = NO_PAINT,
+  options: { readonly details?: boolean; readonly columns?: number } = {},
+): string {
   const lines: string[] = [];
   const columns = options.columns ?? Number.POSITIVE_INFINITY;
   const ran = report.modes.filter((mode) => mode.unavailable === null);
@@ -112,19 +127,31 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
       '',
     );
     const rereads = rereadLines(report);
-    if (rereads.length > 0) lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
+    if (rereads.length > 0)
+      lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
     const workingSet = workingSetLines(report);
-    if (workingSet.length > 0) lines.push(paint.bold('Working-set re-reads (text seen before, needed again) and their cost'), ...workingSet.map((line) => `  ${line}`), '');
+    if (workingSet.length > 0)
+      lines.push(
+        paint.bold('Working-set re-reads (text seen before, needed again) and their cost'),
+        ...workingSet.map((line) => `  ${line}`),
+        '',
+      );
   }
   const byFill = compactionsByFill(report);
   if (byFill.rows.length > 0) {
-    lines.push(paint.bold('Compactions per fixture, by window fill'), '(fill: peak whole history ÷ available input; shadow builds in parentheses)');
+    lines.push(
+      paint.bold('Compactions per fixture, by window fill'),
+      '(fill: peak whole history ÷ available input; shadow builds in parentheses)',
+    );
     lines.push(...table(byFill.headers, byFill.rows, paint, columns), '');
   }
   const wrappers = wrapperRows(report);
   if (wrappers.length > 0 && options.details !== false) {
     lines.push(paint.bold('Codex wrapper (tokens of the text Forge would send the Codex engine)'));
-    lines.push(...table(['fixture', 'mode', 'largest', 'median', 'constraint mismatches'], wrappers, paint, columns), '');
+    lines.push(
+      ...table(['fixture', 'mode', 'largest', 'median', 'constraint mismatches'], wrappers, paint, columns),
+      '',
+    );
   }
   const unavailable = report.modes.filter((mode) => mode.unavailable !== null);
   for (const mode of unavailable) lines.push(paint.dim(`not run: ${mode.id} — ${mode.unavailable ?? ''}`));
@@ -132,32 +159,47 @@ export function renderTextReport(report: EvalReport, paint: Paint = NO_PAINT, op
 
   lines.push(paint.bold('Gates'));
   const unrun = new Set(unavailable.map((mode) => mode.id));
-  for (const mode of unavailable) lines.push(`  ${paint.yellow('not evaluated')}  every gate of ${mode.id}: the mode did not run`);
+  for (const mode of unavailable)
+    lines.push(`  ${paint.yellow('not evaluated')}  every gate of ${mode.id}: the mode did not run`);
   for (const gate of report.gates.filter((candidate) => !unrun.has(candidate.mode))) {
     const status = gateStatusLabel(gate);
     const mark = paint[TONE_COLOURS[status.tone]](status.label);
     const measured = gate.status === 'not-evaluated' ? '' : ` ${gate.actual} (needs ${gate.threshold})`;
     const detail = gate.detail.length === 0 ? '' : paint.dim(` — ${gate.detail}`);
-    lines.push(`  ${mark}  ${gate.gate} [${gateSubject(report, gate)}]${gate.advisory === true ? ' (advisory)' : ''}${measured}${detail}`);
+    lines.push(
+      `  ${mark}  ${gate.gate} [${gateSubject(report, gate)}]${gate.advisory === true ? ' (advisory)' : ''}${measured}${detail}`,
+    );
   }
-  for (const error of report.errors) lines.push(paint.red(`error: ${runLabel(error, severalAgents(report))}: ${error.message}`));
+  for (const error of report.errors)
+    lines.push(paint.red(`error: ${runLabel(error, severalAgents(report))}: ${error.message}`));
 
   const failed = failedRuns(report);
   if (failed.length > 0 && options.details !== false) {
     lines.push('', paint.bold('Why runs failed'));
     for (const { result, reasons } of failed) {
-      lines.push(`  ${runLabel(result, severalAgents(report))}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`);
+      lines.push(
+        `  ${runLabel(result, severalAgents(report))}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`,
+      );
     }
   }
   const failedGates = blockingFailures(report.gates);
   const warned = report.gates.filter((gate) => gate.status === 'fail' && gate.advisory === true);
   lines.push('');
-  if (failedGates.length > 0) lines.push(paint.red(`${failedGates.length} gate(s) failed: ${failedGates.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`));
+  if (failedGates.length > 0)
+    lines.push(
+      paint.red(
+        `${failedGates.length} gate(s) failed: ${failedGates.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`,
+      ),
+    );
   else {
     const skipped = report.gates.filter((gate) => gate.status === 'not-evaluated').length;
     lines.push(paint.green(`All evaluated gates passed${skipped > 0 ? `; ${skipped} not evaluated` : ''}.`));
     if (warned.length > 0)
-      lines.push(paint.yellow(`${warned.length} advisory gate(s) failed (not release gates; see docs/evals.md): ${warned.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`));
+      lines.push(
+        paint.yellow(
+          `${warned.length} advisory gate(s) failed (not release gates; see docs/evals.md): ${warned.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`,
+        ),
+      );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -60,8 +60,19 @@ export interface EvalReport {
   readonly agents: readonly string[];
   readonly startedAt: string;
   readonly durationMs: number;
-  readonly fixtures: readonly { readonly id: string; readonly title: string; readonly long: boolean; readonly turns: number }[];
-  readonly modes: readonly { readonly id: ModeId; readonly label: string; readonly family: 'forge' | 'baseline'; readonly implementation: string; readonly unavailable: string | null }[];
+  readonly fixtures: readonly {
+    readonly id: string;
+    readonly title: string;
+    readonly long: boolean;
+    readonly turns: number;
+  }[];
+  readonly modes: readonly {
+    readonly id: ModeId;
+    readonly label: string;
+    readonly family: 'forge' | 'baseline';
+    readonly implementation: string;
+    readonly unavailable: string | null;
+  }[];
   readonly results: readonly FixtureModeMetrics[];
   readonly errors: readonly EvalRunError[];
   readonly gates: readonly GateResult[];
@@ -77,12 +88,18 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const startedAt = new Date().toISOString();
   const expanded = options.fixtures.map((item) => expandFixture(item.fixture));
   const runnable = options.modes.filter((mode) => mode.unavailable === undefined);
-  const agents: readonly (AgentName | undefined)[] = options.createModel !== undefined ? [undefined] : (options.agents ?? [DEFAULT_AGENT]);
+  const agents: readonly (AgentName | undefined)[] =
+    options.createModel !== undefined ? [undefined] : (options.agents ?? [DEFAULT_AGENT]);
   // Without the context tools the agents' habits never show: such a mode runs once, for the first agent, and stands for every agent.
-  const jobs = agents.flatMap((agent, index) => expanded.flatMap((fixture) => runnable.filter((mode) => index === 0 || mode.offersContextTools).map((mode) => ({ fixture, mode, agent }))));
+  const jobs = agents.flatMap((agent, index) =>
+    expanded.flatMap((fixture) =>
+      runnable.filter((mode) => index === 0 || mode.offersContextTools).map((mode) => ({ fixture, mode, agent })),
+    ),
+  );
   const total = jobs.length;
   const several = agents.length > 1;
-  const outcomes: ({ readonly metrics: FixtureModeMetrics } | { readonly error: EvalRunError } | undefined)[] = Array.from({ length: jobs.length }, () => undefined);
+  const outcomes: ({ readonly metrics: FixtureModeMetrics } | { readonly error: EvalRunError } | undefined)[] =
+    Array.from({ length: jobs.length }, () => undefined);
   let done = 0;
   let next = 0;
   // Sessions wait mostly on durable writes, so a few run side by side; results keep job order.
@@ -92,14 +109,37 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
       next += 1;
       const { fixture, mode, agent } = jobs[index] as (typeof jobs)[number];
       const report = (event: EvalProgress['event'], turn: number) =>
-        options.onProgress?.({ event, done, total, fixture: fixture.fixture.id, mode: mode.id, ...(several && agent !== undefined ? { agent } : {}), turn, turns: fixture.turns.length });
+        options.onProgress?.({
+          event,
+          done,
+          total,
+          fixture: fixture.fixture.id,
+          mode: mode.id,
+          ...(several && agent !== undefined ? { agent } : {}),
+          turn,
+          turns: fixture.turns.length,
+        });
       report('started', 0);
       try {
         const model = options.createModel === undefined ? undefined : await options.createModel(fixture);
-        const run = await runFixture({ fixture, mode, priceSheet, ...(model === undefined ? {} : { model }), ...(agent === undefined ? {} : { agent }), onTurn: (turn) => report('turn', turn) });
+        const run = await runFixture({
+          fixture,
+          mode,
+          priceSheet,
+          ...(model === undefined ? {} : { model }),
+          ...(agent === undefined ? {} : { agent }),
+          onTurn: (turn) => report('turn', turn),
+        });
         outcomes[index] = { metrics: computeMetrics(run) };
       } catch (error) {
-        outcomes[index] = { error: { fixture: fixture.fixture.id, mode: mode.id, agent: agent ?? 'live', message: error instanceof Error ? error.message : String(error) } };
+        outcomes[index] = {
+          error: {
+            fixture: fixture.fixture.id,
+            mode: mode.id,
+            agent: agent ?? 'live',
+            message: error instanceof Error ? error.message : String(error),
+          },
+        };
       }
       done += 1;
       report('finished', fixture.turns.length - 1);
@@ -108,12 +148,19 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, jobs.length));
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
   const ran = outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : []));
-  const failedRuns = outcomes.flatMap((outcome) => (outcome !== undefined && 'error' in outcome ? [outcome.error] : []));
+  const failedRuns = outcomes.flatMap((outcome) =>
+    outcome !== undefined && 'error' in outcome ? [outcome.error] : [],
+  );
   const agentNames = agents.map((agent) => agent ?? 'live');
   const first = agentNames[0];
   const offers = (mode: ModeId) => runnable.some((runner) => runner.id === mode && runner.offersContextTools);
-  const order = (fixture: string, mode: ModeId) => expanded.findIndex((item) => item.fixture.id === fixture) * runnable.length + runnable.findIndex((runner) => runner.id === mode);
-  const forAgent = <T extends { readonly agent: string; readonly fixture: string; readonly mode: ModeId }>(items: readonly T[], agent: string): T[] =>
+  const order = (fixture: string, mode: ModeId) =>
+    expanded.findIndex((item) => item.fixture.id === fixture) * runnable.length +
+    runnable.findIndex((runner) => runner.id === mode);
+  const forAgent = <T extends { readonly agent: string; readonly fixture: string; readonly mode: ModeId }>(
+    items: readonly T[],
+    agent: string,
+  ): T[] =>
     items
       .filter((item) => item.agent === agent || (agent !== first && item.agent === first && !offers(item.mode)))
       .map((item) => ({ ...item, agent }))
@@ -128,8 +175,19 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     agents: agentNames,
     startedAt,
     durationMs: Math.round(performance.now() - started),
-    fixtures: expanded.map((fixture) => ({ id: fixture.fixture.id, title: fixture.fixture.title, long: fixture.fixture.long, turns: fixture.turns.length })),
-    modes: options.modes.map((mode) => ({ id: mode.id, label: mode.label, family: mode.family, implementation: mode.implementation, unavailable: mode.unavailable ?? null })),
+    fixtures: expanded.map((fixture) => ({
+      id: fixture.fixture.id,
+      title: fixture.fixture.title,
+      long: fixture.fixture.long,
+      turns: fixture.turns.length,
+    })),
+    modes: options.modes.map((mode) => ({
+      id: mode.id,
+      label: mode.label,
+      family: mode.family,
+      implementation: mode.implementation,
+      unavailable: mode.unavailable ?? null,
+    })),
     results,
     errors,
     gates: evaluateGates(results, options.modes, gatesConfig, agentNames),

@@ -1,5 +1,12 @@
 import { renderActiveView, estimateWrapperTokens } from '@forge/codex';
-import { hashMessages, type InstructionSnapshot, type Message, type ModelAdapter, type ModelRequest, type RunStatus } from '@forge/core';
+import {
+  hashMessages,
+  type InstructionSnapshot,
+  type Message,
+  type ModelAdapter,
+  type ModelRequest,
+  type RunStatus,
+} from '@forge/core';
 import { loadInstructions } from '@forge/tools';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import { RecordingModel, type RecordedRequest } from '../modes/model-wrappers.js';
@@ -9,7 +16,14 @@ import type { AgentName } from '../policy/habits.js';
 import { PolicyModel } from '../policy/policy-model.js';
 import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
 import { createEvalClock, evalRunIds, TURN_GAP_MS } from './eval-clock.js';
-import { applyOutsideChanges, createEvalWorkspace, evaluateCommand, factValueIn, readWorkspaceFile, INSTRUCTIONS_FILE } from '../workspace/workspace.js';
+import {
+  applyOutsideChanges,
+  createEvalWorkspace,
+  evaluateCommand,
+  factValueIn,
+  readWorkspaceFile,
+  INSTRUCTIONS_FILE,
+} from '../workspace/workspace.js';
 
 /** What was true in the workspace when a turn ended: the grader compares answers with it. */
 export interface TurnTruth {
@@ -79,7 +93,8 @@ export interface RunFixtureOptions {
 
 function unpairedCalls(messages: readonly Message[]): number {
   const answered = new Set<string>();
-  for (const message of messages) if (message.role === 'tool') for (const part of message.content) answered.add(part.toolCallId);
+  for (const message of messages)
+    if (message.role === 'tool') for (const part of message.content) answered.add(part.toolCallId);
   let unpaired = 0;
   for (const message of messages) {
     if (message.role !== 'assistant') continue;
@@ -92,11 +107,17 @@ function unpairedCalls(messages: readonly Message[]): number {
 function requestChecks(fixture: ExpandedFixture, turn: ExpandedTurn, instructionsFile: string | undefined) {
   return (request: ModelRequest): string[] => {
     const broken: string[] = [];
-    if (instructionsFile !== undefined && instructionsFile.trim().length > 0 && !request.instructions.includes(instructionsFile.trim())) broken.push('stale-instructions');
+    if (
+      instructionsFile !== undefined &&
+      instructionsFile.trim().length > 0 &&
+      !request.instructions.includes(instructionsFile.trim())
+    )
+      broken.push('stale-instructions');
     if (request.currentRequest.content !== turn.message) broken.push('current-request-changed');
     if (unpairedCalls(request.history) > 0) broken.push('unpaired-tool-call-in-history');
     const memory = request.checkpoint ?? '';
-    for (const phrase of fixture.fixture.hostilePhrases) if (memory.includes(phrase)) broken.push('approval-claim-in-checkpoint');
+    for (const phrase of fixture.fixture.hostilePhrases)
+      if (memory.includes(phrase)) broken.push('approval-claim-in-checkpoint');
     return broken;
   };
 }
@@ -121,15 +142,31 @@ async function truthAfter(root: string, fixture: ExpandedFixture, turn: Expanded
  * The wrapper the Codex engine would send for the same view. Codex has no provider-native state,
  * so messages such a state covers are left out and the checkpoint view stands for them.
  */
-function wrapperMeasure(fixture: ExpandedFixture, request: ModelRequest): { readonly tokens: number; readonly mismatch: boolean } {
+function wrapperMeasure(
+  fixture: ExpandedFixture,
+  request: ModelRequest,
+): { readonly tokens: number; readonly mismatch: boolean } {
   const instructions = { text: request.instructions } as InstructionSnapshot;
   const covered = request.nativeState?.sourceMessages ?? 0;
   const history =
-    covered > 0 && request.history.length >= covered && hashMessages(request.history.slice(0, covered)) === request.nativeState?.sourceHash ? request.history.slice(covered) : request.history;
-  const rendered = renderActiveView({ instructions, history, ...(request.checkpoint === undefined ? {} : { checkpoint: request.checkpoint }) }, request.currentRequest.content);
-  const native = [request.instructions, request.checkpoint ?? '', JSON.stringify(history), request.currentRequest.content].join('\n');
+    covered > 0 &&
+    request.history.length >= covered &&
+    hashMessages(request.history.slice(0, covered)) === request.nativeState?.sourceHash
+      ? request.history.slice(covered)
+      : request.history;
+  const rendered = renderActiveView(
+    { instructions, history, ...(request.checkpoint === undefined ? {} : { checkpoint: request.checkpoint }) },
+    request.currentRequest.content,
+  );
+  const native = [
+    request.instructions,
+    request.checkpoint ?? '',
+    JSON.stringify(history),
+    request.currentRequest.content,
+  ].join('\n');
   let mismatch = false;
-  for (const constraint of fixture.constraints.values()) if (native.includes(constraint.text) !== rendered.text.includes(constraint.text)) mismatch = true;
+  for (const constraint of fixture.constraints.values())
+    if (native.includes(constraint.text) !== rendered.text.includes(constraint.text)) mismatch = true;
   return { tokens: estimateWrapperTokens(rendered).tokens, mismatch };
 }
 
@@ -168,7 +205,8 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
       workspace,
       model: agent,
       summaryModel: summary,
-      instructions: (systemPrompt) => loadInstructions({ workspaceRoot: workspace.root, systemPrompt, homeDirectory: workspace.root }),
+      instructions: (systemPrompt) =>
+        loadInstructions({ workspaceRoot: workspace.root, systemPrompt, homeDirectory: workspace.root }),
       policy: {
         reservedOutputTokens: settings.reservedOutputTokens,
         bufferTokens: settings.bufferTokens,
@@ -189,7 +227,8 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
         if (turn.index > 0) clock?.advance(TURN_GAP_MS);
         if (turn.before !== undefined) {
           await applyOutsideChanges(workspace.root, turn.before.writeFiles, turn.before.instructions);
-          if (turn.before.restart) for (const invariant of await session.restart()) violations.push({ turn: turn.index, invariant });
+          if (turn.before.restart)
+            for (const invariant of await session.restart()) violations.push({ turn: turn.index, invariant });
         }
         const instructionsFile = await readWorkspaceFile(workspace.root, INSTRUCTIONS_FILE);
         const checks = requestChecks(fixture, turn, instructionsFile);
@@ -209,7 +248,8 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
         const outcome = await session.runTurn(turn);
         transcript.push(...outcome.result.messages);
         for (const text of outcome.memoryTexts) {
-          for (const phrase of fixture.fixture.hostilePhrases) if (text.includes(phrase)) violations.push({ turn: turn.index, invariant: 'approval-claim-in-memory' });
+          for (const phrase of fixture.fixture.hostilePhrases)
+            if (text.includes(phrase)) violations.push({ turn: turn.index, invariant: 'approval-claim-in-memory' });
         }
         turns.push({
           index: turn.index,
@@ -227,7 +267,8 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
           durationMs: performance.now() - turnStarted,
         });
       }
-      for (const expected of fixture.fixture.expect.files) finalFiles[expected.path] = await readWorkspaceFile(workspace.root, expected.path);
+      for (const expected of fixture.fixture.expect.files)
+        finalFiles[expected.path] = await readWorkspaceFile(workspace.root, expected.path);
     } finally {
       end = await session.close();
     }

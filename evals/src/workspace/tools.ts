@@ -1,5 +1,13 @@
 import type { Tool } from '@forge/core';
-import { createApprovalGate, createWorkspaceTools, HeadTailBuffer, ReadLedger, type ProcessOutcome, type RunProcessOptions, type SessionApprovalGate } from '@forge/tools';
+import {
+  createApprovalGate,
+  createWorkspaceTools,
+  HeadTailBuffer,
+  ReadLedger,
+  type ProcessOutcome,
+  type RunProcessOptions,
+  type SessionApprovalGate,
+} from '@forge/tools';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { evaluateCommand } from './workspace.js';
 
@@ -9,10 +17,16 @@ import { evaluateCommand } from './workspace.js';
  * output cap like real output; any other program is "not found". Nothing is executed, and the
  * tool around it (its definition, output format and metadata) is the product's own.
  */
-export function fixtureProcessRunner(fixture: ExpandedFixture, root: string): (options: RunProcessOptions) => Promise<ProcessOutcome> {
+export function fixtureProcessRunner(
+  fixture: ExpandedFixture,
+  root: string,
+): (options: RunProcessOptions) => Promise<ProcessOutcome> {
   return async (options) => {
     const { argv } = options;
-    const command = fixture.commands.find((candidate) => candidate.argv.length === argv.length && candidate.argv.every((item, index) => item === argv[index]));
+    const command = fixture.commands.find(
+      (candidate) =>
+        candidate.argv.length === argv.length && candidate.argv.every((item, index) => item === argv[index]),
+    );
     if (command === undefined) throw Object.assign(new Error(`spawn ${argv[0]} ENOENT`), { code: 'ENOENT' });
     const result = await evaluateCommand(root, command);
     const output = new HeadTailBuffer(options.outputCapBytes);
@@ -36,13 +50,19 @@ export function createCatalogTools(count: number, descriptionChars: number): Too
   const tools: Tool[] = [];
   for (let index = 1; index <= count; index += 1) {
     const name = `plugin_tool_${String(index).padStart(4, '0')}`;
-    const description = `Plugin tool ${index}. `.padEnd(Math.max(0, descriptionChars), 'Describes one operation of an external service in detail. ');
+    const description = `Plugin tool ${index}. `.padEnd(
+      Math.max(0, descriptionChars),
+      'Describes one operation of an external service in detail. ',
+    );
     tools.push({
       name,
       description,
       inputSchema: {
         type: 'object',
-        properties: { target: { type: 'string', description: 'What to act on.' }, options: { type: 'object', description: 'Extra settings.' } },
+        properties: {
+          target: { type: 'string', description: 'What to act on.' },
+          options: { type: 'object', description: 'Extra settings.' },
+        },
         required: ['target'],
         additionalProperties: false,
       },
@@ -72,6 +92,9 @@ export interface SessionTools {
 export function createSessionTools(fixture: ExpandedFixture, root: string): SessionTools {
   const ledger = new ReadLedger();
   const workspace = createWorkspaceTools({ root, ledger, runProcess: fixtureProcessRunner(fixture, root) });
-  const extra = fixture.fixture.extraTools === undefined ? [] : createCatalogTools(fixture.fixture.extraTools.count, fixture.fixture.extraTools.descriptionChars);
+  const extra =
+    fixture.fixture.extraTools === undefined
+      ? []
+      : createCatalogTools(fixture.fixture.extraTools.count, fixture.fixture.extraTools.descriptionChars);
   return { tools: [...workspace, ...extra], approvals: createApprovalGate({ profile: 'workspace-auto' }), ledger };
 }

@@ -31,12 +31,17 @@ export async function createEvalWorkspace(fixture: ExpandedFixture): Promise<Eva
   await mkdir(root, { recursive: true });
   await mkdir(forgeHome, { recursive: true });
   await writeFiles(root, fixture.files);
-  if (fixture.fixture.instructions !== undefined) await writeFile(path.join(root, INSTRUCTIONS_FILE), fixture.fixture.instructions);
+  if (fixture.fixture.instructions !== undefined)
+    await writeFile(path.join(root, INSTRUCTIONS_FILE), fixture.fixture.instructions);
   return { root, forgeHome, dispose: () => rm(base, { recursive: true, force: true }) };
 }
 
 /** Applies a turn's `before` changes made outside the agent. */
-export async function applyOutsideChanges(root: string, files: readonly WrittenFile[], instructions: string | undefined): Promise<void> {
+export async function applyOutsideChanges(
+  root: string,
+  files: readonly WrittenFile[],
+  instructions: string | undefined,
+): Promise<void> {
   await writeFiles(root, files);
   if (instructions !== undefined) await writeFile(path.join(root, INSTRUCTIONS_FILE), instructions);
 }

@@ -41,10 +41,15 @@ export interface ResolvedAdapterSettings {
 }
 
 /** Resolves endpoint, key, retry and idle timeout; a missing key or bad base URL says what to fix. */
-export function resolveAdapterSettings(endpoint: VendorEndpoint, options: AdapterOptions & { readonly modelId?: string }): ResolvedAdapterSettings {
+export function resolveAdapterSettings(
+  endpoint: VendorEndpoint,
+  options: AdapterOptions & { readonly modelId?: string },
+): ResolvedAdapterSettings {
   const { modelIdExample, ...where } = endpoint;
   if (modelIdExample !== undefined && (options.modelId ?? '').trim().length === 0) {
-    throw new InvalidInputError({ message: `${endpoint.providerLabel} model id is empty; pass a model id such as ${modelIdExample}.` });
+    throw new InvalidInputError({
+      message: `${endpoint.providerLabel} model id is empty; pass a model id such as ${modelIdExample}.`,
+    });
   }
   const resolved = resolveEndpointSettings({
     ...where,

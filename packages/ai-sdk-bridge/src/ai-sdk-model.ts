@@ -10,7 +10,12 @@ import {
   type ReasoningPart,
   type TokenEstimate,
 } from '@forge/core';
-import { resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from './adapter-settings.js';
+import {
+  resolveAdapterSettings,
+  type AdapterOptions,
+  type ResolvedAdapterSettings,
+  type VendorEndpoint,
+} from './adapter-settings.js';
 import type { ProviderErrorContext } from './classify-error.js';
 import { hasOrigin, withOrigin, type ModelOrigin } from './origin.js';
 import { toLanguageModelPrompt, toLanguageModelTools } from './prompt.js';
@@ -32,7 +37,11 @@ export function modelProfile(
     countMessages(messages: readonly Message[]): readonly number[] | Promise<readonly number[]>;
   },
 ): ModelProfile {
-  return { capabilities, estimate: async (request) => estimator.estimate(request), countMessages: async (messages) => estimator.countMessages(messages) };
+  return {
+    capabilities,
+    estimate: async (request) => estimator.estimate(request),
+    countMessages: async (messages) => estimator.countMessages(messages),
+  };
 }
 
 /** What `languageModel` is given: the adapter's options, its resolved settings and a fetch to use instead of the global one. */
@@ -104,7 +113,12 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
     this.provider = vendor.provider;
     this.modelId = vendor.modelId(options);
     this.profile = profile;
-    this.capabilities = { ...profile.capabilities, ...options.capabilities, nativeCompaction: vendor.nativeCompaction, continuationProjection: 'adapter-owned' };
+    this.capabilities = {
+      ...profile.capabilities,
+      ...options.capabilities,
+      nativeCompaction: vendor.nativeCompaction,
+      continuationProjection: 'adapter-owned',
+    };
     this.origin = { provider: this.provider, modelId: this.modelId };
   }
 
@@ -114,7 +128,9 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
 
   countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
     const injected = this.options.estimate;
-    return injected === undefined ? this.profile.countMessages(messages) : countMessagesWithEstimate(injected, messages);
+    return injected === undefined
+      ? this.profile.countMessages(messages)
+      : countMessagesWithEstimate(injected, messages);
   }
 
   doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
@@ -122,7 +138,11 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
   }
 
   /** Streams `request` as the vendor receives it, `shape` applied. */
-  protected stream(request: ModelRequest, call: ModelCallOptions, shape: SendShape = {}): AsyncIterable<ModelStreamPart> {
+  protected stream(
+    request: ModelRequest,
+    call: ModelCallOptions,
+    shape: SendShape = {},
+  ): AsyncIterable<ModelStreamPart> {
     const providerOptions = this.providerOptions(call);
     return streamModel({
       model: this.languageModel(shape.fetch),
@@ -148,7 +168,11 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
   }
 
   protected languageModel(fetchOverride?: typeof fetch): LanguageModelV4 {
-    return this.vendor.languageModel({ options: this.options, settings: this.settings, ...(fetchOverride === undefined ? {} : { fetch: fetchOverride }) });
+    return this.vendor.languageModel({
+      options: this.options,
+      settings: this.settings,
+      ...(fetchOverride === undefined ? {} : { fetch: fetchOverride }),
+    });
   }
 
   protected providerOptions(call: ModelCallOptions): SharedV4ProviderOptions | undefined {

@@ -54,7 +54,8 @@ export function capabilityTable(source: CapabilityTableSource): VendorCapability
       }),
     ),
   );
-  const lookup = (modelId: string): CapabilityTableEntry | undefined => table[modelId] ?? table[withoutDateSuffix(modelId)];
+  const lookup = (modelId: string): CapabilityTableEntry | undefined =>
+    table[modelId] ?? table[withoutDateSuffix(modelId)];
   const capabilities = (modelId: string, options: TableCapabilityOptions = {}): ContextCapabilities =>
     resolveModelCapabilities({
       modelId,
@@ -62,7 +63,9 @@ export function capabilityTable(source: CapabilityTableSource): VendorCapability
       ...(options.configured === undefined ? {} : { configured: options.configured }),
       ...(options.prices === undefined ? {} : { configuredPrices: options.prices }),
       promptCache: source.promptCache,
-      ...(options.fallbackContextWindowTokens === undefined ? {} : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
+      ...(options.fallbackContextWindowTokens === undefined
+        ? {}
+        : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
       estimation: source.estimation,
       nativeCompaction: source.nativeCompaction,
       continuationProjection: 'adapter-owned',
@@ -83,13 +86,17 @@ export interface TableModelOptions {
  * Splits a factory's options into the adapter's and what the capability table is asked with: only
  * a configured window and maximum output override the table (reported with source `config`).
  */
-export function splitTableOptions<Options extends TableModelOptions>(options: Options): { readonly adapter: Omit<Options, keyof TableModelOptions>; readonly table: TableCapabilityOptions } {
+export function splitTableOptions<Options extends TableModelOptions>(
+  options: Options,
+): { readonly adapter: Omit<Options, keyof TableModelOptions>; readonly table: TableCapabilityOptions } {
   const { capabilities: configured, fallbackContextWindowTokens, prices, ...adapter } = options;
   return {
     adapter,
     table: {
       configured: {
-        ...(configured?.contextWindowTokens === undefined ? {} : { contextWindowTokens: configured.contextWindowTokens }),
+        ...(configured?.contextWindowTokens === undefined
+          ? {}
+          : { contextWindowTokens: configured.contextWindowTokens }),
         ...(configured?.maxOutputTokens === undefined ? {} : { maxOutputTokens: configured.maxOutputTokens }),
       },
       ...(prices === undefined ? {} : { prices }),

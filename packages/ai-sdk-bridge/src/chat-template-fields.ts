@@ -22,6 +22,12 @@ export function toolResultText(part: ToolResultPart): string {
 }
 
 /** A tool definition as the request's `tools` array carries it. */
-export function wireTool(tool: ToolDefinition): { readonly type: 'function'; readonly function: Readonly<Record<string, unknown>> } {
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } };
+export function wireTool(tool: ToolDefinition): {
+  readonly type: 'function';
+  readonly function: Readonly<Record<string, unknown>>;
+} {
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  };
 }

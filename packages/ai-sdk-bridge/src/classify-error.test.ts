@@ -6,15 +6,34 @@ import { defaultRetryPolicy, retryDelayMs } from './retry.js';
 
 const context = { providerLabel: 'DeepSeek', baseURL: 'https://api.deepseek.com', keyVariable: 'DEEPSEEK_API_KEY' };
 
-function httpError(statusCode: number, error: Record<string, unknown>, headers: Record<string, string> = {}): APICallError {
-  return new APICallError({ message: String(error['message']), url: 'u', requestBodyValues: {}, statusCode, responseHeaders: headers, responseBody: JSON.stringify({ error }) });
+function httpError(
+  statusCode: number,
+  error: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): APICallError {
+  return new APICallError({
+    message: String(error['message']),
+    url: 'u',
+    requestBodyValues: {},
+    statusCode,
+    responseHeaders: headers,
+    responseBody: JSON.stringify({ error }),
+  });
 }
 
 describe('classifyProviderError', () => {
   it('recognises overflow by code, by provider pattern, and not on other 400s', () => {
-    expect(ContextOverflowError.isInstance(classifyProviderError(httpError(400, { message: 'too big', code: 'context_length_exceeded' }), context))).toBe(true);
+    expect(
+      ContextOverflowError.isInstance(
+        classifyProviderError(httpError(400, { message: 'too big', code: 'context_length_exceeded' }), context),
+      ),
+    ).toBe(true);
     const custom = { ...context, overflowPatterns: [/prompt exceeds n_ctx/] };
-    expect(ContextOverflowError.isInstance(classifyProviderError(httpError(400, { message: 'the prompt exceeds n_ctx' }), custom))).toBe(true);
+    expect(
+      ContextOverflowError.isInstance(
+        classifyProviderError(httpError(400, { message: 'the prompt exceeds n_ctx' }), custom),
+      ),
+    ).toBe(true);
     const other = classifyProviderError(httpError(400, { message: 'Invalid schema for function read' }), context);
     expect(ContextOverflowError.isInstance(other)).toBe(false);
     expect(other.code).toBe('provider_rejected');
@@ -34,7 +53,13 @@ describe('classifyProviderError', () => {
   });
 
   it('treats a connection that failed mid-answer as a retryable transport error', () => {
-    const cut = new APICallError({ message: 'Failed to process successful response', url: 'u', requestBodyValues: {}, statusCode: 200, cause: new TypeError('terminated') });
+    const cut = new APICallError({
+      message: 'Failed to process successful response',
+      url: 'u',
+      requestBodyValues: {},
+      statusCode: 200,
+      cause: new TypeError('terminated'),
+    });
     const error = classifyProviderError(cut, context);
     expect(TransportError.isInstance(error) && error.isRetryable).toBe(true);
     expect(error.message).toContain('terminated');
@@ -54,7 +79,11 @@ describe('retry-after and retry delays', () => {
     expect([0, 1].map((retry) => retryDelayMs(transport, retry, defaultRetryPolicy))).toEqual([1000, 2000]);
     expect(retryDelayMs(transport, 2, defaultRetryPolicy)).toBeUndefined();
     expect(retryDelayMs(new RateLimitError({ message: 'x', retryAfterMs: 3000 }), 0, defaultRetryPolicy)).toBe(3000);
-    expect(retryDelayMs(new RateLimitError({ message: 'x', retryAfterMs: 3_600_000 }), 0, defaultRetryPolicy)).toBeUndefined();
-    expect(retryDelayMs(new TransportError({ message: 'bad', isRetryable: false }), 0, defaultRetryPolicy)).toBeUndefined();
+    expect(
+      retryDelayMs(new RateLimitError({ message: 'x', retryAfterMs: 3_600_000 }), 0, defaultRetryPolicy),
+    ).toBeUndefined();
+    expect(
+      retryDelayMs(new TransportError({ message: 'bad', isRetryable: false }), 0, defaultRetryPolicy),
+    ).toBeUndefined();
   });
 });

@@ -1,5 +1,12 @@
 import { APICallError } from '@ai-sdk/provider';
-import { AuthError, CancelledError, ContextOverflowError, ForgeError, RateLimitError, TransportError } from '@forge/core';
+import {
+  AuthError,
+  CancelledError,
+  ContextOverflowError,
+  ForgeError,
+  RateLimitError,
+  TransportError,
+} from '@forge/core';
 
 /** What the classifier needs to write messages a user can act on. */
 export interface ProviderErrorContext {
@@ -51,7 +58,9 @@ export function classifyProviderError(error: unknown, context: ProviderErrorCont
 
   const facts = factsOf(error);
   if (isOverflow(facts, context)) {
-    const numbers = [...facts.message.matchAll(/(\d[\d,]*)\s*tokens/gi)].map((match) => Number((match[1] ?? '').replaceAll(',', '')));
+    const numbers = [...facts.message.matchAll(/(\d[\d,]*)\s*tokens/gi)].map((match) =>
+      Number((match[1] ?? '').replaceAll(',', '')),
+    );
     return new ContextOverflowError({
       message: `${where} refused the request: it does not fit the model's context window (${facts.message}). Compact the conversation or start a new session.`,
       ...(numbers[0] === undefined ? {} : { limitTokens: numbers[0] }),
@@ -76,7 +85,12 @@ export function classifyProviderError(error: unknown, context: ProviderErrorCont
     });
   }
   if (facts.status !== undefined && facts.status >= 500) {
-    return new TransportError({ message: `${where} failed with a server error (HTTP ${facts.status}: ${facts.message}).`, status: facts.status, isRetryable: true, cause: error });
+    return new TransportError({
+      message: `${where} failed with a server error (HTTP ${facts.status}: ${facts.message}).`,
+      status: facts.status,
+      isRetryable: true,
+      cause: error,
+    });
   }
   if (facts.status !== undefined && facts.status >= 400) {
     return new ForgeError({
@@ -100,7 +114,9 @@ function isOverflow(facts: ErrorFacts, context: ProviderErrorContext): boolean {
   if (facts.code !== undefined && OVERFLOW_CODES.has(facts.code)) return true;
   if (facts.status === 429 || (facts.status !== undefined && facts.status >= 500)) return false;
   if (facts.status !== undefined && facts.status !== 400 && facts.status !== 413 && facts.status !== 422) return false;
-  return [...COMMON_OVERFLOW_PATTERNS, ...(context.overflowPatterns ?? [])].some((pattern) => pattern.test(facts.message));
+  return [...COMMON_OVERFLOW_PATTERNS, ...(context.overflowPatterns ?? [])].some((pattern) =>
+    pattern.test(facts.message),
+  );
 }
 
 function factsOf(error: unknown): ErrorFacts {
@@ -121,7 +137,12 @@ function factsOf(error: unknown): ErrorFacts {
     // A stream error part: the AI SDK's provider stream error, or the provider's raw error object.
     const detail = record(value['error']) ?? record(record(value['response'])?.['error']) ?? value;
     const status = typeof value['statusCode'] === 'number' ? value['statusCode'] : undefined;
-    return { status, code: stringOf(detail['code']) ?? stringOf(value['code']), message: stringOf(detail['message']) ?? 'unknown stream error', headers: {} };
+    return {
+      status,
+      code: stringOf(detail['code']) ?? stringOf(value['code']),
+      message: stringOf(detail['message']) ?? 'unknown stream error',
+      headers: {},
+    };
   }
   const message = error instanceof Error ? messageWithCauses(error) : String(error);
   return { status: undefined, code: undefined, message, headers: {} };
@@ -155,7 +176,9 @@ function isAbort(error: unknown): boolean {
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function stringOf(value: unknown): string | undefined {

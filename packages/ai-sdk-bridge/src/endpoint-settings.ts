@@ -26,12 +26,17 @@ export interface EndpointSettings {
 export function resolveEndpointSettings(input: EndpointSettingsInput): EndpointSettings {
   const fromEnv = input.baseURLVariable === undefined ? undefined : nonEmpty(input.env[input.baseURLVariable]);
   const baseURL = nonEmpty(input.baseURL) ?? fromEnv ?? input.defaultBaseURL;
-  const where = input.baseURLVariable === undefined ? 'the configured baseURL' : `${input.baseURLVariable} or the configured baseURL`;
+  const where =
+    input.baseURLVariable === undefined
+      ? 'the configured baseURL'
+      : `${input.baseURLVariable} or the configured baseURL`;
   if (baseURL === undefined) {
     throw new InvalidInputError({ message: `${input.providerLabel} has no base URL; set ${where}.` });
   }
   if (!/^https?:\/\/[^/]/.test(baseURL)) {
-    throw new InvalidInputError({ message: `${input.providerLabel} base URL "${baseURL}" is not an http(s) URL; fix ${where}.` });
+    throw new InvalidInputError({
+      message: `${input.providerLabel} base URL "${baseURL}" is not an http(s) URL; fix ${where}.`,
+    });
   }
   const passed = nonEmpty(input.apiKey);
   const fromKeyVariable = input.keyVariable === undefined ? undefined : nonEmpty(input.env[input.keyVariable]);

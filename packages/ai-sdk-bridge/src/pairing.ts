@@ -41,10 +41,13 @@ export function sendableMessages(messages: readonly Message[]): Message[] {
 }
 
 function keepAssistantParts(message: AssistantMessage, answered: ReadonlySet<string>): AssistantMessage['content'] {
-  const withoutUnanswered = message.content.filter((part) => part.type !== 'tool-call' || answered.has(part.toolCallId));
+  const withoutUnanswered = message.content.filter(
+    (part) => part.type !== 'tool-call' || answered.has(part.toolCallId),
+  );
   const kept: AssistantMessage['content'] = [];
   for (const [index, part] of withoutUnanswered.entries()) {
-    if (part.type === 'reasoning' && !withoutUnanswered.slice(index + 1).some((next) => next.type !== 'reasoning')) continue;
+    if (part.type === 'reasoning' && !withoutUnanswered.slice(index + 1).some((next) => next.type !== 'reasoning'))
+      continue;
     kept.push(part);
   }
   return kept;

@@ -1,5 +1,19 @@
-import type { LanguageModelV4FunctionTool, LanguageModelV4Message, LanguageModelV4Prompt, LanguageModelV4ToolResultOutput, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import { toolsInWireOrder, type JsonObject, type Message, type ModelRequest, type ReasoningPart, type ToolDefinition, type ToolResultOutput } from '@forge/core';
+import type {
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolResultOutput,
+  SharedV4ProviderOptions,
+} from '@ai-sdk/provider';
+import {
+  toolsInWireOrder,
+  type JsonObject,
+  type Message,
+  type ModelRequest,
+  type ReasoningPart,
+  type ToolDefinition,
+  type ToolResultOutput,
+} from '@forge/core';
 import { sendableMessages } from './pairing.js';
 
 export interface PromptOptions {
@@ -28,12 +42,17 @@ export function toLanguageModelPrompt(request: ModelRequest, options: PromptOpti
   else if (request.checkpoint !== undefined && request.checkpoint.length > 0) {
     prompt.push({ role: 'user', content: [{ type: 'text', text: `${CHECKPOINT_HEADING}\n\n${request.checkpoint}` }] });
   }
-  prompt.push(...encodeConversation([...request.history, request.currentRequest, ...request.continuation], options.keepReasoning));
+  prompt.push(
+    ...encodeConversation([...request.history, request.currentRequest, ...request.continuation], options.keepReasoning),
+  );
   return prompt;
 }
 
 /** Encodes conversation messages after dropping reasoning `keepReasoning` refuses and applying the pairing rules. */
-export function encodeConversation(messages: readonly Message[], keepReasoning: (part: ReasoningPart) => boolean): LanguageModelV4Message[] {
+export function encodeConversation(
+  messages: readonly Message[],
+  keepReasoning: (part: ReasoningPart) => boolean,
+): LanguageModelV4Message[] {
   return sendableMessages(withoutForeignReasoning(messages, keepReasoning)).map(encodeMessage);
 }
 
@@ -48,7 +67,11 @@ export function toLanguageModelTools(tools: readonly ToolDefinition[]): Language
 }
 
 function withoutForeignReasoning(messages: readonly Message[], keep: (part: ReasoningPart) => boolean): Message[] {
-  return messages.map((message) => (message.role === 'assistant' ? { role: 'assistant', content: message.content.filter((part) => part.type !== 'reasoning' || keep(part)) } : message));
+  return messages.map((message) =>
+    message.role === 'assistant'
+      ? { role: 'assistant', content: message.content.filter((part) => part.type !== 'reasoning' || keep(part)) }
+      : message,
+  );
 }
 
 function providerOptions(metadata: JsonObject | undefined): { providerOptions?: SharedV4ProviderOptions } {
@@ -69,7 +92,13 @@ function encodeMessage(message: Message): LanguageModelV4Message {
             case 'reasoning':
               return { type: 'reasoning', text: part.text, ...providerOptions(part.providerMetadata) };
             case 'tool-call':
-              return { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...providerOptions(part.providerMetadata) };
+              return {
+                type: 'tool-call',
+                toolCallId: part.toolCallId,
+                toolName: part.toolName,
+                input: part.input,
+                ...providerOptions(part.providerMetadata),
+              };
           }
         }),
       };
@@ -91,7 +120,10 @@ function encodeOutput(output: ToolResultOutput): LanguageModelV4ToolResultOutput
     case 'text':
       return { type: 'text', value: output.value };
     case 'json':
-      return { type: 'json', value: output.value as Extract<LanguageModelV4ToolResultOutput, { type: 'json' }>['value'] };
+      return {
+        type: 'json',
+        value: output.value as Extract<LanguageModelV4ToolResultOutput, { type: 'json' }>['value'],
+      };
     case 'error-text':
       return { type: 'error-text', value: output.value };
   }

@@ -1,5 +1,13 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { CancelledError, TransportError, type ForgeError, type JsonObject, type JsonValue, type ModelStreamPart, type ReasoningPart } from '@forge/core';
+import {
+  CancelledError,
+  TransportError,
+  type ForgeError,
+  type JsonObject,
+  type JsonValue,
+  type ModelStreamPart,
+  type ReasoningPart,
+} from '@forge/core';
 import { classifyProviderError, type ProviderErrorContext } from './classify-error.js';
 import { retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 import { toCoreFinishReason, toCoreUsage } from './usage.js';
@@ -16,7 +24,9 @@ export interface StreamModelOptions {
   readonly decorateReasoning?: (metadata: JsonObject | undefined) => JsonObject | undefined;
 }
 
-type AttemptEnd = { readonly kind: 'done' } | { readonly kind: 'failed'; readonly error: ForgeError; readonly streamedOutput: boolean };
+type AttemptEnd =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'failed'; readonly error: ForgeError; readonly streamedOutput: boolean };
 
 /**
  * Streams one model step through an AI SDK language model and converts it to core stream parts.
@@ -112,14 +122,23 @@ async function* attempt(options: StreamModelOptions): AsyncGenerator<ModelStream
           break;
         case 'reasoning-delta': {
           const current = reasoning.get(part.id) ?? { text: '', metadata: undefined };
-          reasoning.set(part.id, { text: current.text + part.delta, metadata: (part.providerMetadata as JsonObject | undefined) ?? current.metadata });
+          reasoning.set(part.id, {
+            text: current.text + part.delta,
+            metadata: (part.providerMetadata as JsonObject | undefined) ?? current.metadata,
+          });
           break;
         }
         case 'reasoning-end': {
           const current = reasoning.get(part.id) ?? { text: '', metadata: undefined };
           reasoning.delete(part.id);
-          const metadata = options.decorateReasoning?.((part.providerMetadata as JsonObject | undefined) ?? current.metadata) ?? current.metadata;
-          const output: ReasoningPart = { type: 'reasoning', text: current.text, ...(metadata === undefined ? {} : { providerMetadata: metadata }) };
+          const metadata =
+            options.decorateReasoning?.((part.providerMetadata as JsonObject | undefined) ?? current.metadata) ??
+            current.metadata;
+          const output: ReasoningPart = {
+            type: 'reasoning',
+            text: current.text,
+            ...(metadata === undefined ? {} : { providerMetadata: metadata }),
+          };
           if (holding) held.push({ type: 'reasoning', part: output });
           else {
             streamedOutput = true;
@@ -146,10 +165,20 @@ async function* attempt(options: StreamModelOptions): AsyncGenerator<ModelStream
           return yield* releaseText(held, fail(part.error));
         case 'finish': {
           // Chat Completions adapters report a stream that ended without any finish reason as other/undefined.
-          const interrupted = part.finishReason.unified === 'interrupted' || (part.finishReason.unified === 'other' && part.finishReason.raw === undefined);
+          const interrupted =
+            part.finishReason.unified === 'interrupted' ||
+            (part.finishReason.unified === 'other' && part.finishReason.raw === undefined);
           if (interrupted) return yield* releaseText(held, fail(cutError(options)));
           if (part.finishReason.unified === 'error') {
-            return yield* releaseText(held, fail(new TransportError({ message: `${options.errors.providerLabel} ended the response with an error.`, isRetryable: true })));
+            return yield* releaseText(
+              held,
+              fail(
+                new TransportError({
+                  message: `${options.errors.providerLabel} ended the response with an error.`,
+                  isRetryable: true,
+                }),
+              ),
+            );
           }
           yield* held;
           yield { type: 'finish', finishReason: toCoreFinishReason(part.finishReason), usage: toCoreUsage(part.usage) };
@@ -170,7 +199,10 @@ async function* attempt(options: StreamModelOptions): AsyncGenerator<ModelStream
 }
 
 /** Yields held text deltas (never held tool calls or reasoning) before the failure is reported. */
-async function* releaseText(held: readonly ModelStreamPart[], end: AttemptEnd): AsyncGenerator<ModelStreamPart, AttemptEnd, undefined> {
+async function* releaseText(
+  held: readonly ModelStreamPart[],
+  end: AttemptEnd,
+): AsyncGenerator<ModelStreamPart, AttemptEnd, undefined> {
   const text = held.filter((part) => part.type === 'text-delta');
   yield* text;
   return end.kind === 'failed' && text.length > 0 ? { ...end, streamedOutput: true } : end;

@@ -1,4 +1,12 @@
-import { createRequestEstimator, type ChatLayout, type FramingOverhead, type Message, type ModelRequest, type RequestEstimator, type TokenEstimate } from '@forge/core';
+import {
+  createRequestEstimator,
+  type ChatLayout,
+  type FramingOverhead,
+  type Message,
+  type ModelRequest,
+  type RequestEstimator,
+  type TokenEstimate,
+} from '@forge/core';
 import type { TextTokenizer } from './hugging-face-tokenizer.js';
 
 /** A request estimator whose tokenizer is loaded on first use. */

@@ -47,7 +47,10 @@ export async function writeDurably(handle: FileHandle, data: Uint8Array, file: s
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     const reason = error instanceof Error ? error.message : String(error);
-    throw Object.assign(new Error(`Could not write ${file} (${reason})${writeFailureHint(error)}.`, { cause: error }), { code, path: file });
+    throw Object.assign(new Error(`Could not write ${file} (${reason})${writeFailureHint(error)}.`, { cause: error }), {
+      code,
+      path: file,
+    });
   }
 }
 
@@ -109,7 +112,11 @@ async function removeAbandonedTemporaries(directory: string, base: string): Prom
  * mid-write are removed first, so a crash leaves at most one behind, and only until that file is
  * written again. The directory must exist.
  */
-export async function writeFileAtomic(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const directory = path.dirname(target);
   const base = path.basename(target);
   await removeAbandonedTemporaries(directory, base);

@@ -24,4 +24,11 @@ export {
   type LinePiece,
   type ReadLinesOptions,
 } from './lines.js';
-export { syncDirectory, writeAll, writeDurably, writeFailureHint, writeFileAtomic, type AtomicWriteOptions } from './atomic-write.js';
+export {
+  syncDirectory,
+  writeAll,
+  writeDurably,
+  writeFailureHint,
+  writeFileAtomic,
+  type AtomicWriteOptions,
+} from './atomic-write.js';

@@ -3,7 +3,15 @@ import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lineText, LineSplitter, readLinePieces, readLines, readLinesBackward, splitLines, type Line } from './lines.js';
+import {
+  lineText,
+  LineSplitter,
+  readLinePieces,
+  readLines,
+  readLinesBackward,
+  splitLines,
+  type Line,
+} from './lines.js';
 
 let directory: string;
 beforeAll(async () => {
@@ -14,11 +22,15 @@ afterAll(async () => {
 });
 
 /** Contents mixing ASCII, JSON punctuation, multi-byte characters (which chunks may split), `\r` and newlines. */
-const contents = fc.string({ unit: fc.constantFrom('a', '{', '"', 'é', '€', '😀', ' ', '\r', '\n', '\n'), maxLength: 200 }).map((text) => Buffer.from(text));
+const contents = fc
+  .string({ unit: fc.constantFrom('a', '{', '"', 'é', '€', '😀', ' ', '\r', '\n', '\n'), maxLength: 200 })
+  .map((text) => Buffer.from(text));
 
 /** Cut points inside `bytes`, sorted. */
 function cutsOf(bytes: Buffer): fc.Arbitrary<number[]> {
-  return fc.uniqueArray(fc.integer({ min: 0, max: bytes.length }), { maxLength: 12 }).map((cuts) => [...cuts].sort((a, b) => a - b));
+  return fc
+    .uniqueArray(fc.integer({ min: 0, max: bytes.length }), { maxLength: 12 })
+    .map((cuts) => [...cuts].sort((a, b) => a - b));
 }
 
 function pushInChunks(bytes: Buffer, cuts: readonly number[], maxLineBytes?: number): Line[] {
@@ -43,7 +55,9 @@ function expectedLines(bytes: Buffer, maxLineBytes = Number.POSITIVE_INFINITY): 
     const terminated = index < texts.length - 1 || endsWithNewline;
     const common = { number: index + 1, offset, terminated };
     offset += line.length + 1;
-    return line.length > maxLineBytes ? { kind: 'oversized', ...common, byteLength: line.length } : { kind: 'line', ...common, bytes: line };
+    return line.length > maxLineBytes
+      ? { kind: 'oversized', ...common, byteLength: line.length }
+      : { kind: 'line', ...common, bytes: line };
   });
 }
 
@@ -98,7 +112,10 @@ describe('lineText', () => {
 
 describe('reading a file', () => {
   let run = 0;
-  async function withFile<T>(bytes: Buffer, read: (handle: Awaited<ReturnType<typeof open>>) => Promise<T>): Promise<T> {
+  async function withFile<T>(
+    bytes: Buffer,
+    read: (handle: Awaited<ReturnType<typeof open>>) => Promise<T>,
+  ): Promise<T> {
     const file = path.join(directory, `file-${run++}.jsonl`);
     await writeFile(file, bytes);
     const handle = await open(file);
@@ -115,7 +132,11 @@ describe('reading a file', () => {
         const seen: Buffer[] = [];
         const lines = await withFile(bytes, async (handle) => {
           const all: Line[] = [];
-          for await (const batch of readLines(handle, { chunkBytes, onChunk: (chunk) => seen.push(Buffer.from(chunk)) })) all.push(...batch);
+          for await (const batch of readLines(handle, {
+            chunkBytes,
+            onChunk: (chunk) => seen.push(Buffer.from(chunk)),
+          }))
+            all.push(...batch);
           return all;
         });
         expect(comparable(lines)).toEqual(comparable(expectedLines(bytes)));
@@ -130,7 +151,8 @@ describe('reading a file', () => {
       fc.asyncProperty(contents, fc.integer({ min: 1, max: 64 }), async (bytes, chunkBytes) => {
         const pieces = await withFile(bytes, async (handle) => {
           const all: string[] = [];
-          for await (const piece of readLinePieces(handle, { chunkBytes })) all.push(piece.bytes.toString('latin1') + (piece.ends ? '\n' : ''));
+          for await (const piece of readLinePieces(handle, { chunkBytes }))
+            all.push(piece.bytes.toString('latin1') + (piece.ends ? '\n' : ''));
           return all;
         });
         expect(pieces.join('')).toBe(bytes.toString('latin1'));
@@ -144,10 +166,14 @@ describe('reading a file', () => {
       fc.asyncProperty(contents, fc.integer({ min: 1, max: 64 }), async (bytes, chunkBytes) => {
         const lines = await withFile(bytes, async (handle) => {
           const all: { offset: number; bytes: string }[] = [];
-          for await (const line of readLinesBackward(handle, { chunkBytes })) all.push({ offset: line.offset, bytes: line.bytes.toString('hex') });
+          for await (const line of readLinesBackward(handle, { chunkBytes }))
+            all.push({ offset: line.offset, bytes: line.bytes.toString('hex') });
           return all;
         });
-        const expected = expectedLines(bytes).map((line) => ({ offset: line.offset, bytes: line.kind === 'line' ? line.bytes.toString('hex') : '' }));
+        const expected = expectedLines(bytes).map((line) => ({
+          offset: line.offset,
+          bytes: line.kind === 'line' ? line.bytes.toString('hex') : '',
+        }));
         expect(lines).toEqual(expected.reverse());
       }),
       { numRuns: 100 },

@@ -20,7 +20,13 @@ export type Line =
       readonly terminated: boolean;
     }
   /** A line longer than the limit: only its size is known, its bytes were never held together. */
-  | { readonly kind: 'oversized'; readonly number: number; readonly offset: number; readonly byteLength: number; readonly terminated: boolean };
+  | {
+      readonly kind: 'oversized';
+      readonly number: number;
+      readonly offset: number;
+      readonly byteLength: number;
+      readonly terminated: boolean;
+    };
 
 /** A run of bytes of one line within one chunk; `ends` says a newline follows it. */
 export interface LinePiece {
@@ -101,7 +107,13 @@ export class LineSplitter {
     const line: Line =
       this.skipping || byteLength > this.maxLineBytes
         ? { kind: 'oversized', number: this.number, offset, byteLength, terminated }
-        : { kind: 'line', number: this.number, offset, bytes: this.pieces.length === 0 ? piece : Buffer.concat([...this.pieces, piece], byteLength), terminated };
+        : {
+            kind: 'line',
+            number: this.number,
+            offset,
+            bytes: this.pieces.length === 0 ? piece : Buffer.concat([...this.pieces, piece], byteLength),
+            terminated,
+          };
     this.pieces = [];
     this.pending = 0;
     this.skipping = false;
@@ -152,7 +164,10 @@ export async function* readLines(handle: FileHandle, options: ReadLinesOptions =
 }
 
 /** Streams an open file as pieces of lines (see `piecesOf`), for a reader that checks lines without ever holding one whole. */
-export async function* readLinePieces(handle: FileHandle, options: Omit<ReadLinesOptions, keyof LineOptions> = {}): AsyncGenerator<LinePiece> {
+export async function* readLinePieces(
+  handle: FileHandle,
+  options: Omit<ReadLinesOptions, keyof LineOptions> = {},
+): AsyncGenerator<LinePiece> {
   for await (const chunk of chunksOf(handle, options)) yield* piecesOf(chunk);
 }
 
@@ -160,7 +175,10 @@ export async function* readLinePieces(handle: FileHandle, options: Omit<ReadLine
  * Streams the lines of an open file from its end backwards, reading only as much as the lines
  * taken need. A newline ending the file does not make an empty last line.
  */
-export async function* readLinesBackward(handle: FileHandle, options: { readonly chunkBytes?: number } = {}): AsyncGenerator<{ readonly offset: number; readonly bytes: Buffer }> {
+export async function* readLinesBackward(
+  handle: FileHandle,
+  options: { readonly chunkBytes?: number } = {},
+): AsyncGenerator<{ readonly offset: number; readonly bytes: Buffer }> {
   const chunkBytes = options.chunkBytes ?? 64 * 1024;
   const size = (await handle.stat()).size;
   let position = size;

@@ -17,7 +17,12 @@ afterAll(async () => {
 
 /** Fails the test instead of hanging it when a read blocks. */
 function withinSeconds<T>(work: Promise<T>, seconds = 5): Promise<T> {
-  return Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error(`still waiting after ${seconds} s`)), seconds * 1000))]);
+  return Promise.race([
+    work,
+    new Promise<T>((_resolve, reject) =>
+      setTimeout(() => reject(new Error(`still waiting after ${seconds} s`)), seconds * 1000),
+    ),
+  ]);
 }
 
 describe('readRegularFile', () => {
@@ -39,13 +44,18 @@ describe('readRegularFile', () => {
     execFileSync('mkfifo', [fifo]);
     const read = await withinSeconds(readRegularFile(fifo, { maxBytes: 1024 }));
     expect(read).toEqual({ kind: 'not-regular', fileKind: 'FIFO' });
-    expect(describeRefusal(fifo, read as Exclude<typeof read, { kind: 'read' }>)).toBe(`${fifo} is a FIFO, not a regular file`);
+    expect(describeRefusal(fifo, read as Exclude<typeof read, { kind: 'read' }>)).toBe(
+      `${fifo} is a FIFO, not a regular file`,
+    );
   });
 
   it('refuses a symbolic link to /dev/zero without reading from it', async () => {
     const link = path.join(directory, 'zero');
     await symlink('/dev/zero', link);
-    expect(await withinSeconds(readRegularFile(link, { maxBytes: 1024 }))).toEqual({ kind: 'not-regular', fileKind: 'character device' });
+    expect(await withinSeconds(readRegularFile(link, { maxBytes: 1024 }))).toEqual({
+      kind: 'not-regular',
+      fileKind: 'character device',
+    });
   });
 
   it('refuses a symbolic link itself when told not to follow links', async () => {
@@ -53,7 +63,10 @@ describe('readRegularFile', () => {
     const link = path.join(directory, 'link.txt');
     await writeFile(target, 'content');
     await symlink(target, link);
-    expect(await readRegularFile(link, { followSymlinks: false })).toEqual({ kind: 'not-regular', fileKind: 'symbolic link' });
+    expect(await readRegularFile(link, { followSymlinks: false })).toEqual({
+      kind: 'not-regular',
+      fileKind: 'symbolic link',
+    });
     expect((await readRegularFile(link)).kind).toBe('read');
   });
 
@@ -72,7 +85,9 @@ describe('readRegularFile', () => {
     const read = await readRegularFile(sparse, { maxBytes: 1024 * 1024 });
     expect(read).toEqual({ kind: 'too-large', size: 40 * 1024 * 1024, limit: 1024 * 1024 });
     expect(process.memoryUsage().rss - before).toBeLessThan(16 * 1024 * 1024);
-    expect(describeRefusal(sparse, read as Exclude<typeof read, { kind: 'read' }>)).toBe(`${sparse} is 40.0 MiB, more than the 1.0 MiB Forge reads of it`);
+    expect(describeRefusal(sparse, read as Exclude<typeof read, { kind: 'read' }>)).toBe(
+      `${sparse} is 40.0 MiB, more than the 1.0 MiB Forge reads of it`,
+    );
   });
 
   it('bounds a file whose reported size is wrong (a /proc file says 0 bytes)', async () => {

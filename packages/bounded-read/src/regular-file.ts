@@ -2,10 +2,21 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 
 /** What a path names, in words a message can use ("is a FIFO, not a regular file"). */
-export type FileKind = 'regular file' | 'directory' | 'FIFO' | 'character device' | 'block device' | 'socket' | 'symbolic link' | 'special file';
+export type FileKind =
+  | 'regular file'
+  | 'directory'
+  | 'FIFO'
+  | 'character device'
+  | 'block device'
+  | 'socket'
+  | 'symbolic link'
+  | 'special file';
 
 /** Why a file was not read. */
-export type FileRefusal = { readonly kind: 'missing' } | { readonly kind: 'not-regular'; readonly fileKind: FileKind } | { readonly kind: 'too-large'; readonly size: number; readonly limit: number };
+export type FileRefusal =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'not-regular'; readonly fileKind: FileKind }
+  | { readonly kind: 'too-large'; readonly size: number; readonly limit: number };
 
 export interface RegularFileOptions {
   /**
@@ -53,7 +64,10 @@ function refusalOf(stats: Stats, maxBytes: number | undefined): FileRefusal | un
  * `O_NONBLOCK` (a FIFO swapped in meanwhile cannot stall it) and the opened file is checked again.
  * Other errors (permissions) are thrown. The caller closes the handle.
  */
-export async function openRegularFile(file: string, options: RegularFileOptions = {}): Promise<OpenedRegularFile | FileRefusal> {
+export async function openRegularFile(
+  file: string,
+  options: RegularFileOptions = {},
+): Promise<OpenedRegularFile | FileRefusal> {
   const follow = options.followSymlinks ?? true;
   let before: Stats;
   try {
@@ -111,7 +125,8 @@ export async function readRegularFile(file: string, options: RegularFileOptions 
   try {
     if (options.maxBytes === undefined) return { kind: 'read', bytes: await handle.readFile(), stats };
     const bytes = await readAtMost(handle, options.maxBytes);
-    if (bytes.length > options.maxBytes) return { kind: 'too-large', size: Math.max(stats.size, bytes.length), limit: options.maxBytes };
+    if (bytes.length > options.maxBytes)
+      return { kind: 'too-large', size: Math.max(stats.size, bytes.length), limit: options.maxBytes };
     return { kind: 'read', bytes, stats };
   } finally {
     await handle.close();

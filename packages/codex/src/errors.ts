@@ -6,7 +6,12 @@ export class CodexBinaryMissingError extends ForgeError {
   readonly binaryPath: string | undefined;
 
   constructor(options: { message: string; binaryPath?: string; cause?: unknown }) {
-    super({ code: CodexBinaryMissingError.errorCode, message: options.message, isRetryable: false, cause: options.cause });
+    super({
+      code: CodexBinaryMissingError.errorCode,
+      message: options.message,
+      isRetryable: false,
+      cause: options.cause,
+    });
     this.name = 'CodexBinaryMissingError';
     this.binaryPath = options.binaryPath;
   }
@@ -20,7 +25,13 @@ export class CodexExitedError extends ForgeError {
   /** The last lines the process wrote to stderr, for the user to read. */
   readonly stderrTail: string;
 
-  constructor(options: { message: string; exitCode: number | null; signal: string | null; stderrTail: string; cause?: unknown }) {
+  constructor(options: {
+    message: string;
+    exitCode: number | null;
+    signal: string | null;
+    stderrTail: string;
+    cause?: unknown;
+  }) {
     super({ code: CodexExitedError.errorCode, message: options.message, isRetryable: false, cause: options.cause });
     this.name = 'CodexExitedError';
     this.exitCode = options.exitCode;

@@ -1,5 +1,10 @@
 export * from './errors.js';
-export { resolveCodexBinary, CODEX_BINARY_ENV, type ResolvedCodexBinary, type ResolveCodexBinaryOptions } from './app-server/binary.js';
+export {
+  resolveCodexBinary,
+  CODEX_BINARY_ENV,
+  type ResolvedCodexBinary,
+  type ResolveCodexBinaryOptions,
+} from './app-server/binary.js';
 export {
   CodexAppServer,
   type CodexAppServerOptions,
@@ -22,7 +27,13 @@ export {
 export { responsesProviderOverrides } from './app-server/provider-config.js';
 export { generateProtocol, type GeneratedProtocol } from './app-server/generate-protocol.js';
 export { TESTED_CODEX_VERSION, isSupportedCodexVersion, versionFromUserAgent } from './app-server/version.js';
-export { ACTIVE_VIEW_MARKER, renderActiveView, requestFromActiveView, type CodexActiveView, type RenderedActiveView } from './engine/active-view.js';
+export {
+  ACTIVE_VIEW_MARKER,
+  renderActiveView,
+  requestFromActiveView,
+  type CodexActiveView,
+  type RenderedActiveView,
+} from './engine/active-view.js';
 export { estimateWrapperTokens, type WrapperTokenEstimate } from './engine/wrapper-estimate.js';
 export type {
   CodexCompactionRecord,
@@ -35,9 +46,19 @@ export type {
   CodexThreadSelection,
   CodexTokenUsageRecord,
 } from './engine/events.js';
-export { runCodexTurn, type CodexRunFacts, type CodexRunResult, type RunCodexTurnOptions } from './engine/run-codex-turn.js';
+export {
+  runCodexTurn,
+  type CodexRunFacts,
+  type CodexRunResult,
+  type RunCodexTurnOptions,
+} from './engine/run-codex-turn.js';
 export { compactCodexThread, type CodexCompactionResult } from './engine/compact-thread.js';
-export { importCodexRollout, serializeImportState, type CodexRolloutImport, type ImportCodexRolloutOptions } from './rollout/import-rollout.js';
+export {
+  importCodexRollout,
+  serializeImportState,
+  type CodexRolloutImport,
+  type ImportCodexRolloutOptions,
+} from './rollout/import-rollout.js';
 export { ImportCheckpointBuilder } from './rollout/import-checkpoint.js';
 export { MAX_ROLLOUT_LINE_BYTES, readRolloutLines, type RolloutLine } from './rollout/rollout-lines.js';
 export { RolloutReducer, type RolloutSourceSummary } from './rollout/reduce.js';

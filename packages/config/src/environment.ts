@@ -86,14 +86,23 @@ export function readEnvironmentLayer(env: Environment): EnvironmentLayer {
   );
   set('FORGE_SANDBOX', 'sandbox.mode', (value) => (layer['sandbox'] = { mode: value }));
   for (const [variable, field] of Object.entries(CONTEXT_ENVIRONMENT_VARIABLES)) {
-    set(variable, `context.${field}`, (value) => (context[field] = field === 'mode' ? value : BOOLEAN_CONTEXT_FIELDS.has(field) ? booleanOrText(value) : numberOrText(value)));
+    set(
+      variable,
+      `context.${field}`,
+      (value) =>
+        (context[field] =
+          field === 'mode' ? value : BOOLEAN_CONTEXT_FIELDS.has(field) ? booleanOrText(value) : numberOrText(value)),
+    );
   }
   if (Object.keys(context).length > 0) layer['context'] = context;
 
   const parsed = flagLayerSchema.safeParse(layer);
   if (!parsed.success) {
     const issues = zodIssues(parsed.error);
-    const named = issues.map((issue) => ({ ...issue, path: variables[issue.path] ?? variables[issue.path.split('.').slice(0, 2).join('.')] ?? issue.path }));
+    const named = issues.map((issue) => ({
+      ...issue,
+      path: variables[issue.path] ?? variables[issue.path.split('.').slice(0, 2).join('.')] ?? issue.path,
+    }));
     throw new ConfigError('the environment', named);
   }
   return { layer: parsed.data, variables };

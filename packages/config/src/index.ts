@@ -1,7 +1,21 @@
 export { ConfigError, type ConfigIssue } from './config-error.js';
-export { CONTEXT_ENVIRONMENT_VARIABLES, readEnvironmentLayer, type Environment, type EnvironmentLayer } from './environment.js';
+export {
+  CONTEXT_ENVIRONMENT_VARIABLES,
+  readEnvironmentLayer,
+  type Environment,
+  type EnvironmentLayer,
+} from './environment.js';
 export { configJsonSchema, configJsonSchemaText } from './json-schema.js';
-export { loadConfig, MAX_CONFIG_FILE_BYTES, projectConfigPath, readConfigFile, readConfigText, userConfigPath, type LoadConfigOptions, type LoadedConfig } from './load-config.js';
+export {
+  loadConfig,
+  MAX_CONFIG_FILE_BYTES,
+  projectConfigPath,
+  readConfigFile,
+  readConfigText,
+  userConfigPath,
+  type LoadConfigOptions,
+  type LoadedConfig,
+} from './load-config.js';
 export {
   DEFAULT_APPROVAL_PROFILE,
   DEFAULT_CONTEXT_MODE,

@@ -13,7 +13,10 @@ describe('config.schema.json', () => {
   });
 
   it('refuses unknown keys at every level, as the loader does', () => {
-    const schema = configJsonSchema() as { additionalProperties?: boolean; properties: { context: { additionalProperties?: boolean } } };
+    const schema = configJsonSchema() as {
+      additionalProperties?: boolean;
+      properties: { context: { additionalProperties?: boolean } };
+    };
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.context.additionalProperties).toBe(false);
   });
@@ -27,8 +30,22 @@ describe('parseConfigText', () => {
       model: 'openai:gpt-5.1',
       approval: { profile: 'ask' },
       secrets: { env: ['GITHUB_TOKEN'] },
-      models: [{ name: 'ollama', baseURL: 'http://127.0.0.1:11434/v1', modelId: 'qwen2.5-coder:7b', contextWindowTokens: 32_768 }],
-      context: { mode: 'warn', reservedOutputTokens: 4096, bufferTokens: 8192, recentTailTokens: 12_000, summaryTargetTokens: 1200, warnAtRatio: 0.8 },
+      models: [
+        {
+          name: 'ollama',
+          baseURL: 'http://127.0.0.1:11434/v1',
+          modelId: 'qwen2.5-coder:7b',
+          contextWindowTokens: 32_768,
+        },
+      ],
+      context: {
+        mode: 'warn',
+        reservedOutputTokens: 4096,
+        bufferTokens: 8192,
+        recentTailTokens: 12_000,
+        summaryTargetTokens: 1200,
+        warnAtRatio: 0.8,
+      },
     });
     expect(parseConfigText(text, 'example').context?.mode).toBe('warn');
   });

@@ -53,7 +53,12 @@ export async function readConfigText(file: string): Promise<string | undefined> 
   }
   if (read.kind === 'missing') return undefined;
   if (read.kind !== 'read') {
-    throw new ConfigError(file, [{ path: '', message: `cannot be used: ${describeRefusal('it', read)}; a configuration file must be a regular JSON file` }]);
+    throw new ConfigError(file, [
+      {
+        path: '',
+        message: `cannot be used: ${describeRefusal('it', read)}; a configuration file must be a regular JSON file`,
+      },
+    ]);
   }
   return read.bytes.toString('utf8');
 }

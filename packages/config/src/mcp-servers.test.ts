@@ -34,7 +34,10 @@ describe('mcpServers', () => {
 
   it('is ignored with a warning when a project defines it: a cloned repository must not start programs', async () => {
     await writeFile(userConfigPath(home), JSON.stringify({ schemaVersion: 1, mcpServers: [server] }));
-    await writeFile(projectConfigPath(workspace), JSON.stringify({ schemaVersion: 1, mcpServers: [{ name: 'evil', command: 'sh' }] }));
+    await writeFile(
+      projectConfigPath(workspace),
+      JSON.stringify({ schemaVersion: 1, mcpServers: [{ name: 'evil', command: 'sh' }] }),
+    );
     const loaded = await load();
     expect(loaded.config.mcpServers.map((entry) => entry.name)).toEqual(['notes']);
     expect(loaded.warnings).toEqual([
@@ -43,7 +46,10 @@ describe('mcpServers', () => {
   });
 
   it('reports an unknown server field and a duplicate name with their paths', async () => {
-    await writeFile(userConfigPath(home), JSON.stringify({ schemaVersion: 1, mcpServers: [{ ...server, comand: 'x' }, server, server] }));
+    await writeFile(
+      userConfigPath(home),
+      JSON.stringify({ schemaVersion: 1, mcpServers: [{ ...server, comand: 'x' }, server, server] }),
+    );
     const error = await load().catch((caught: unknown) => caught);
     expect(ConfigError.isInstance(error)).toBe(true);
     const paths = (error as ConfigError).issues.map((issue) => issue.path);

@@ -54,7 +54,11 @@ export interface SandboxConfig {
 }
 
 /** The sandbox when no layer sets one: workspace writes, no network, nothing passed beyond the allow-list. */
-export const DEFAULT_SANDBOX_CONFIG: SandboxConfig = Object.freeze({ mode: 'workspace-write', network: false, env: Object.freeze([]) as readonly string[] });
+export const DEFAULT_SANDBOX_CONFIG: SandboxConfig = Object.freeze({
+  mode: 'workspace-write',
+  network: false,
+  env: Object.freeze([]) as readonly string[],
+});
 
 export interface CompactionConfig {
   readonly strategy: CompactionStrategyName;
@@ -111,18 +115,29 @@ const projectMayMove: Record<ContextMode, readonly ContextMode[]> = {
   shadow: ['shadow', 'warn'],
   compact: ['compact', 'shadow', 'warn'],
 };
-const approvalStrictness = (profile: ApprovalProfileName) => APPROVAL_PROFILES.length - APPROVAL_PROFILES.indexOf(profile);
+const approvalStrictness = (profile: ApprovalProfileName) =>
+  APPROVAL_PROFILES.length - APPROVAL_PROFILES.indexOf(profile);
 const sandboxStrictness = (mode: SandboxModeName) => SANDBOX_MODES.length - SANDBOX_MODES.indexOf(mode);
 
 /** Reserves: a project may raise them (less room for input), never lower them. */
 const floors = ['reservedOutputTokens', 'bufferTokens'] as const;
 /** Ceilings: a project may lower them, never raise them. */
-const ceilings = ['recentTailTokens', 'summaryTargetTokens', 'warnAtRatio', 'compactAtRatio', 'compactTargetRatio', 'protectedToolOutputRatio', 'fallbackContextWindowTokens'] as const;
+const ceilings = [
+  'recentTailTokens',
+  'summaryTargetTokens',
+  'warnAtRatio',
+  'compactAtRatio',
+  'compactTargetRatio',
+  'protectedToolOutputRatio',
+  'fallbackContextWindowTokens',
+] as const;
 const workingSetFields = ['maxTokens', 'maxFileTokens', 'maxFiles'] as const;
 
 function describe(provenance: ValueProvenance | undefined): string {
   if (provenance === undefined || provenance.source === 'default') return 'the default';
-  return provenance.file === undefined ? `your ${provenance.source} setting` : `your user configuration (${provenance.file})`;
+  return provenance.file === undefined
+    ? `your ${provenance.source} setting`
+    : `your user configuration (${provenance.file})`;
 }
 
 /**
@@ -136,7 +151,10 @@ function describe(provenance: ValueProvenance | undefined): string {
  * may set anything.
  */
 export function mergeLayers(layers: readonly Layer[]): MergedConfig {
-  const context: { -readonly [K in keyof ContextPolicy]: ContextPolicy[K] } = { ...DEFAULT_CONTEXT_POLICY, mode: DEFAULT_CONTEXT_MODE };
+  const context: { -readonly [K in keyof ContextPolicy]: ContextPolicy[K] } = {
+    ...DEFAULT_CONTEXT_POLICY,
+    mode: DEFAULT_CONTEXT_MODE,
+  };
   let model: string | undefined;
   let approval: ApprovalProfileName = DEFAULT_APPROVAL_PROFILE;
   let secrets: string[] = [];
@@ -150,7 +168,8 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   const prices: Record<string, PriceEntry> = {};
   const provenance: Record<string, ValueProvenance> = {};
   const warnings: string[] = [];
-  for (const field of [...Object.keys(context), ...contextToolFields]) provenance[`context.${field}`] = { source: 'default' };
+  for (const field of [...Object.keys(context), ...contextToolFields])
+    provenance[`context.${field}`] = { source: 'default' };
   provenance['approval.profile'] = { source: 'default' };
   provenance['secrets.env'] = { source: 'default' };
   for (const field of ['mode', 'network', 'env']) provenance[`sandbox.${field}`] = { source: 'default' };
@@ -170,7 +189,9 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
     const isProject = layer.source === 'project';
     const where = layer.file ?? 'project configuration';
     const refuse = (path: string, given: string, kept: string) =>
-      warnings.push(`${where}: ${path} ${given} is looser than ${kept} from ${describe(provenance[path])}; keeping ${kept} (project configuration may only tighten limits).`);
+      warnings.push(
+        `${where}: ${path} ${given} is looser than ${kept} from ${describe(provenance[path])}; keeping ${kept} (project configuration may only tighten limits).`,
+      );
     const { values } = layer;
     // Settings only the user may make: a project's value is ignored, with a warning saying why.
     const userOnly = (path: string, why: string): boolean => {
@@ -184,7 +205,8 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
     }
     if (values.approval !== undefined) {
       const wanted = values.approval.profile;
-      if (isProject && approvalStrictness(wanted) < approvalStrictness(approval)) refuse('approval.profile', wanted, approval);
+      if (isProject && approvalStrictness(wanted) < approvalStrictness(approval))
+        refuse('approval.profile', wanted, approval);
       else {
         approval = wanted;
         provenance['approval.profile'] = origin('approval.profile');
@@ -199,7 +221,8 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
     }
     const sandboxValues = values.sandbox ?? {};
     if (sandboxValues.mode !== undefined) {
-      if (isProject && sandboxStrictness(sandboxValues.mode) < sandboxStrictness(sandbox.mode)) refuse('sandbox.mode', sandboxValues.mode, sandbox.mode);
+      if (isProject && sandboxStrictness(sandboxValues.mode) < sandboxStrictness(sandbox.mode))
+        refuse('sandbox.mode', sandboxValues.mode, sandbox.mode);
       else {
         sandbox = { ...sandbox, mode: sandboxValues.mode };
         provenance['sandbox.mode'] = origin('sandbox.mode');
@@ -220,16 +243,31 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       sandbox = { ...sandbox, env: [...new Set(wanted)] };
       provenance['sandbox.env'] = origin('sandbox.env');
     }
-    if (values.models !== undefined && userOnly('models', 'compatible servers may be defined only in your user configuration, not by a project.')) {
+    if (
+      values.models !== undefined &&
+      userOnly('models', 'compatible servers may be defined only in your user configuration, not by a project.')
+    ) {
       models = values.models;
       provenance['models'] = origin('models');
     }
-    if (values.mcpServers !== undefined && userOnly('mcpServers', 'MCP servers are programs Forge starts, so they may be defined only in your user configuration, not by a project.')) {
+    if (
+      values.mcpServers !== undefined &&
+      userOnly(
+        'mcpServers',
+        'MCP servers are programs Forge starts, so they may be defined only in your user configuration, not by a project.',
+      )
+    ) {
       mcpServers = values.mcpServers;
       provenance['mcpServers'] = origin('mcpServers');
     }
 
-    if (values.prices !== undefined && userOnly('prices', 'prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).')) {
+    if (
+      values.prices !== undefined &&
+      userOnly(
+        'prices',
+        'prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).',
+      )
+    ) {
       // Per model: a later layer's entry replaces an earlier one's for that model only.
       for (const [id, entry] of Object.entries(values.prices)) {
         prices[id] = entry;
@@ -241,7 +279,10 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
     const chosen = section.compaction ?? {};
     if (
       chosen.model !== undefined &&
-      userOnly('context.compaction.model', "a compactor model receives the conversation, so only you may choose one — set it in your user configuration, or pass --compactor to 'forge compact'.")
+      userOnly(
+        'context.compaction.model',
+        "a compactor model receives the conversation, so only you may choose one — set it in your user configuration, or pass --compactor to 'forge compact'.",
+      )
     ) {
       compaction = { ...compaction, model: chosen.model };
       provenance['context.compaction.model'] = origin('context.compaction.model');
@@ -281,7 +322,12 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       }
     }
     // A project may only tighten: `looser` says when its value would loosen the one in force.
-    const tighten = <K extends string, V extends number | boolean>(target: Record<K, V>, fields: readonly K[], looser: (wanted: V, current: V) => boolean, wantedValues: Partial<Record<K, V>>) => {
+    const tighten = <K extends string, V extends number | boolean>(
+      target: Record<K, V>,
+      fields: readonly K[],
+      looser: (wanted: V, current: V) => boolean,
+      wantedValues: Partial<Record<K, V>>,
+    ) => {
       for (const field of fields) {
         const wanted = wantedValues[field];
         if (wanted === undefined) continue;

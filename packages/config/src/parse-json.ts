@@ -20,7 +20,8 @@ export function lineAndColumn(text: string, offset: number): { readonly line: nu
  */
 export function parseJsonText(text: string, source: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (body.trim().length === 0) throw new ConfigError(source, [{ path: '', message: 'the file is empty; write at least {"schemaVersion": 1}' }]);
+  if (body.trim().length === 0)
+    throw new ConfigError(source, [{ path: '', message: 'the file is empty; write at least {"schemaVersion": 1}' }]);
   try {
     return JSON.parse(body) as unknown;
   } catch (error) {

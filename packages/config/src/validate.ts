@@ -10,9 +10,16 @@ export function zodIssues(error: z.ZodError): ConfigIssue[] {
   for (const issue of error.issues) {
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.push({ path: path === '' ? key : `${path}.${key}`, message: 'unknown key (check the spelling; see the JSON Schema for the allowed keys)' });
+      for (const key of issue.keys)
+        issues.push({
+          path: path === '' ? key : `${path}.${key}`,
+          message: 'unknown key (check the spelling; see the JSON Schema for the allowed keys)',
+        });
     } else if (path === 'schemaVersion') {
-      issues.push({ path, message: `must be ${CONFIG_SCHEMA_VERSION}: this Forge reads configuration version ${CONFIG_SCHEMA_VERSION}` });
+      issues.push({
+        path,
+        message: `must be ${CONFIG_SCHEMA_VERSION}: this Forge reads configuration version ${CONFIG_SCHEMA_VERSION}`,
+      });
     } else {
       issues.push({ path, message: issue.message });
     }

@@ -12,9 +12,22 @@ describe('typed errors', () => {
   });
 
   it('carry structured fields instead of message text', () => {
-    expect(new RateLimitError({ message: 'slow', retryAfterMs: 1500 })).toMatchObject({ isRetryable: true, retryAfterMs: 1500, code: 'rate_limited' });
-    expect(new ContextOverflowError({ message: 'big', limitTokens: 400_000 })).toMatchObject({ isRetryable: false, limitTokens: 400_000 });
-    expect(new AuthError({ message: 'no key', variable: 'OPENAI_API_KEY' })).toMatchObject({ isRetryable: false, variable: 'OPENAI_API_KEY' });
-    expect(new TransportError({ message: 'bad gateway', status: 502 })).toMatchObject({ isRetryable: true, status: 502 });
+    expect(new RateLimitError({ message: 'slow', retryAfterMs: 1500 })).toMatchObject({
+      isRetryable: true,
+      retryAfterMs: 1500,
+      code: 'rate_limited',
+    });
+    expect(new ContextOverflowError({ message: 'big', limitTokens: 400_000 })).toMatchObject({
+      isRetryable: false,
+      limitTokens: 400_000,
+    });
+    expect(new AuthError({ message: 'no key', variable: 'OPENAI_API_KEY' })).toMatchObject({
+      isRetryable: false,
+      variable: 'OPENAI_API_KEY',
+    });
+    expect(new TransportError({ message: 'bad gateway', status: 502 })).toMatchObject({
+      isRetryable: true,
+      status: 502,
+    });
   });
 });

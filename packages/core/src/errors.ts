@@ -24,8 +24,12 @@ export class ForgeError extends Error {
    * `AuthError.errorCode`. Checks a marker and the code, not the prototype, so it works across
    * duplicate package copies. Call it on the class (`AuthError.isInstance(error)`), not detached.
    */
-  static isInstance<T extends ForgeError>(this: { readonly errorCode: string | undefined; readonly prototype: T }, error: unknown): error is T {
-    if (typeof error !== 'object' || error === null || (error as Record<symbol, unknown>)[marker] !== true) return false;
+  static isInstance<T extends ForgeError>(
+    this: { readonly errorCode: string | undefined; readonly prototype: T },
+    error: unknown,
+  ): error is T {
+    if (typeof error !== 'object' || error === null || (error as Record<symbol, unknown>)[marker] !== true)
+      return false;
     return this.errorCode === undefined || (error as ForgeError).code === this.errorCode;
   }
 }
@@ -74,7 +78,12 @@ export class TransportError extends ForgeError {
   readonly status: number | undefined;
 
   constructor(options: { message: string; status?: number; isRetryable?: boolean; cause?: unknown }) {
-    super({ code: TransportError.errorCode, message: options.message, isRetryable: options.isRetryable ?? true, cause: options.cause });
+    super({
+      code: TransportError.errorCode,
+      message: options.message,
+      isRetryable: options.isRetryable ?? true,
+      cause: options.cause,
+    });
     this.name = 'TransportError';
     this.status = options.status;
   }

@@ -9,10 +9,16 @@ describe('safe ids', () => {
   });
 
   it('accepts every id it creates', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 20 }).filter(isSafeId), fc.nat(), (prefix, now) => isSafeId(createId(prefix.slice(0, 20), now))));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 20 }).filter(isSafeId), fc.nat(), (prefix, now) =>
+        isSafeId(createId(prefix.slice(0, 20), now)),
+      ),
+    );
   });
 
   it('never accepts a string containing a path separator or dot segment', () => {
-    fc.assert(fc.property(fc.string(), (id) => !(isSafeId(id) && (id.includes('/') || id.includes('\\') || id.includes('.')))));
+    fc.assert(
+      fc.property(fc.string(), (id) => !(isSafeId(id) && (id.includes('/') || id.includes('\\') || id.includes('.')))),
+    );
   });
 });

@@ -10,7 +10,13 @@
 export { runAgent } from './run/run-agent.js';
 export type { RunAgentOptions, RunResult, RunSession } from './run/types.js';
 export { addUsage } from './run/usage.js';
-export { CONTEXT_MODES, DEFAULT_CONTEXT_POLICY, resolveContextPolicy, type ContextMode, type ContextPolicy } from './budget/policy.js';
+export {
+  CONTEXT_MODES,
+  DEFAULT_CONTEXT_POLICY,
+  resolveContextPolicy,
+  type ContextMode,
+  type ContextPolicy,
+} from './budget/policy.js';
 export { createInstructionSnapshot, sha256Hex, type InstructionSnapshot } from './instructions.js';
 
 // Messages
@@ -46,7 +52,13 @@ export {
 } from './model/adapter.js';
 export { opaqueProviderStateSchema, type OpaqueProviderState } from './model/opaque-state.js';
 export { toolsInWireOrder } from './model/tool-order.js';
-export { resolveModelCapabilities, withoutDateSuffix, type CapabilityTableEntry, type ConfiguredLimits, type ContextCapabilities } from './budget/capabilities.js';
+export {
+  resolveModelCapabilities,
+  withoutDateSuffix,
+  type CapabilityTableEntry,
+  type ConfiguredLimits,
+  type ContextCapabilities,
+} from './budget/capabilities.js';
 export type { ChatLayout, LayoutPiece } from './budget/chat-layout.js';
 export { countTextConservatively, createConservativeEstimator } from './budget/conservative-estimator.js';
 export { countMessagesWithEstimate } from './budget/message-counts.js';
@@ -55,16 +67,40 @@ export type { PriceSheet, TokenPrices } from './pricing/price-sheet.js';
 export type { PromptCacheRules } from './pricing/prompt-cache.js';
 
 // The tool contract
-export { toolDefinitions, type ApprovalDecision, type ApprovalGate, type Tool, type ToolCallRequest, type ToolEscalation, type ToolExecutionResult, type ToolRisk } from './tools/tool.js';
+export {
+  toolDefinitions,
+  type ApprovalDecision,
+  type ApprovalGate,
+  type Tool,
+  type ToolCallRequest,
+  type ToolEscalation,
+  type ToolExecutionResult,
+  type ToolRisk,
+} from './tools/tool.js';
 export { MAX_TOOL_ERROR_TEXT_BYTES } from './tools/error-text-cap.js';
 
 // Events
-export { EVENT_SCHEMA_VERSION, type ErrorSummary, type EventEnvelope, type EventListener, type ForgeEvent, type RunStatus } from './events/events.js';
+export {
+  EVENT_SCHEMA_VERSION,
+  type ErrorSummary,
+  type EventEnvelope,
+  type EventListener,
+  type ForgeEvent,
+  type RunStatus,
+} from './events/events.js';
 export { createEmitter } from './events/emitter.js';
 export type { ContextBudgetedEvent, ContextUsageReconciledEvent } from './budget/context-events.js';
 export type { CompactionEvent, CompactorDisclosure } from './compaction/events.js';
 
 // Errors and ids
-export { AuthError, CancelledError, ContextOverflowError, ForgeError, InvalidInputError, RateLimitError, TransportError } from './errors.js';
+export {
+  AuthError,
+  CancelledError,
+  ContextOverflowError,
+  ForgeError,
+  InvalidInputError,
+  RateLimitError,
+  TransportError,
+} from './errors.js';
 export { summarizeError } from './run/error-summary.js';
 export { assertSafeId, createId, isSafeId } from './ids.js';

@@ -7,7 +7,9 @@ describe('instruction snapshots', () => {
       { origin: '/repo/AGENTS.md', content: 'Use pnpm.' },
       { origin: '/repo/app/AGENTS.md', content: 'Use vitest.' },
     ]);
-    expect(snapshot.text).toBe('Base.\n\n# Instructions from /repo/AGENTS.md\n\nUse pnpm.\n\n# Instructions from /repo/app/AGENTS.md\n\nUse vitest.');
+    expect(snapshot.text).toBe(
+      'Base.\n\n# Instructions from /repo/AGENTS.md\n\nUse pnpm.\n\n# Instructions from /repo/app/AGENTS.md\n\nUse vitest.',
+    );
     expect(snapshot.sources).toEqual([
       { origin: '/repo/AGENTS.md', sha256: sha256Hex('Use pnpm.') },
       { origin: '/repo/app/AGENTS.md', sha256: sha256Hex('Use vitest.') },

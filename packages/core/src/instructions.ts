@@ -22,7 +22,10 @@ export function sha256Hex(content: string | Uint8Array): string {
  * Joins a base system prompt and instruction files, outermost first, into one snapshot. Each file
  * is introduced by its origin so the model can tell where a rule came from.
  */
-export function createInstructionSnapshot(systemPrompt: string, files: readonly { readonly origin: string; readonly content: string }[] = []): InstructionSnapshot {
+export function createInstructionSnapshot(
+  systemPrompt: string,
+  files: readonly { readonly origin: string; readonly content: string }[] = [],
+): InstructionSnapshot {
   const sections = [systemPrompt.trimEnd()];
   for (const file of files) sections.push(`# Instructions from ${file.origin}\n\n${file.content.trimEnd()}`);
   const text = sections.filter((section) => section.length > 0).join('\n\n');

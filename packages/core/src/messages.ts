@@ -55,7 +55,11 @@ export const toolMessageSchema = z.object({
   content: z.array(toolResultPartSchema),
 });
 
-export const messageSchema = z.discriminatedUnion('role', [userMessageSchema, assistantMessageSchema, toolMessageSchema]);
+export const messageSchema = z.discriminatedUnion('role', [
+  userMessageSchema,
+  assistantMessageSchema,
+  toolMessageSchema,
+]);
 
 export type TextPart = z.infer<typeof textPartSchema>;
 export type ReasoningPart = z.infer<typeof reasoningPartSchema>;

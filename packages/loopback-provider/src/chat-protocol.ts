@@ -19,14 +19,26 @@ function usageObject(usage: LoopbackUsage | undefined, style: ChatUsageStyle): C
     prompt_tokens: value.inputTokens,
     completion_tokens: value.outputTokens,
     total_tokens: value.inputTokens + value.outputTokens,
-    ...(style === 'deepseek' ? { prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: value.inputTokens - cached } : { prompt_tokens_details: { cached_tokens: cached } }),
+    ...(style === 'deepseek'
+      ? { prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: value.inputTokens - cached }
+      : { prompt_tokens_details: { cached_tokens: cached } }),
     completion_tokens_details: { reasoning_tokens: value.reasoningTokens ?? 0 },
   };
 }
 
 /** The chunks of one streamed turn, ending with usage and `[DONE]`. */
-export function chatTurnEvents(reply: TurnReply, requestNumber: number, model: string, style: ChatUsageStyle): SseEvent[] {
-  const base = { id: `chatcmpl_${requestNumber}`, object: 'chat.completion.chunk', created: 1_700_000_000 + requestNumber, model };
+export function chatTurnEvents(
+  reply: TurnReply,
+  requestNumber: number,
+  model: string,
+  style: ChatUsageStyle,
+): SseEvent[] {
+  const base = {
+    id: `chatcmpl_${requestNumber}`,
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000 + requestNumber,
+    model,
+  };
   const chunk = (delta: Chunk, finishReason: string | null = null): SseEvent => ({
     data: { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] },
   });
@@ -43,7 +55,14 @@ export function chatTurnEvents(reply: TurnReply, requestNumber: number, model: s
       events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
     }
   }
-  const finishReason = reply.incompleteReason === 'max_output_tokens' ? 'length' : reply.incompleteReason === 'content_filter' ? 'content_filter' : calls.length > 0 ? 'tool_calls' : 'stop';
+  const finishReason =
+    reply.incompleteReason === 'max_output_tokens'
+      ? 'length'
+      : reply.incompleteReason === 'content_filter'
+        ? 'content_filter'
+        : calls.length > 0
+          ? 'tool_calls'
+          : 'stop';
   events.push(chunk({}, finishReason));
   events.push({ data: { ...base, choices: [], usage: usageObject(reply.usage, style) } });
   events.push({ data: '[DONE]' });
@@ -60,7 +79,10 @@ export function chatErrorEvent(code: string, message: string): SseEvent {
  * `reasoning_content`, and when this server produced that reasoning, unchanged — otherwise the
  * request is refused with a 400. `emitted` maps tool call ids to the reasoning streamed with them.
  */
-export function checkDeepSeekReasoningContent(messages: unknown, emitted: ReadonlyMap<string, string>): string | undefined {
+export function checkDeepSeekReasoningContent(
+  messages: unknown,
+  emitted: ReadonlyMap<string, string>,
+): string | undefined {
   if (!Array.isArray(messages)) return undefined;
   for (const [index, message] of (messages as Chunk[]).entries()) {
     if (message['role'] !== 'assistant') continue;
@@ -70,7 +92,9 @@ export function checkDeepSeekReasoningContent(messages: unknown, emitted: Readon
     if (typeof reasoning !== 'string') {
       return `Missing reasoning_content field in the assistant message at message index ${index}. In thinking mode, reasoning_content must be passed back to the API.`;
     }
-    const expected = (calls as Chunk[]).map((call) => emitted.get(String(call['id']))).find((text) => text !== undefined);
+    const expected = (calls as Chunk[])
+      .map((call) => emitted.get(String(call['id'])))
+      .find((text) => text !== undefined);
     if (expected !== undefined && reasoning !== expected) {
       return `The reasoning_content in the thinking mode must be passed back to the API (assistant message at index ${index} differs from the reasoning produced with its tool calls).`;
     }
@@ -90,12 +114,14 @@ export function checkChatPairing(messages: unknown): string | undefined {
     }
     if (message['role'] === 'tool') {
       const id = String(message['tool_call_id']);
-      if (!calls.has(id)) return `Messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id ${id}).`;
+      if (!calls.has(id))
+        return `Messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id ${id}).`;
       answered.add(id);
     }
   }
   for (const id of calls) {
-    if (!answered.has(id)) return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id' (missing ${id}).`;
+    if (!answered.has(id))
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id' (missing ${id}).`;
   }
   return undefined;
 }

@@ -24,16 +24,34 @@ type WireMessage = Record<string, unknown>;
 function textOf(content: unknown): unknown {
   if (content === null || content === undefined) return '';
   if (!Array.isArray(content)) return content;
-  return content.map((part) => (typeof part === 'object' && part !== null ? String((part as { text?: unknown }).text ?? '') : String(part))).join('');
+  return content
+    .map((part) =>
+      typeof part === 'object' && part !== null ? String((part as { text?: unknown }).text ?? '') : String(part),
+    )
+    .join('');
 }
 
 /** A prompt-token counter for Chat Completions request bodies; see {@link ChatTemplateCounterOptions}. */
 export function chatTemplateCounter(options: ChatTemplateCounterOptions): (body: Record<string, unknown>) => number {
   const template = new Template(options.template);
   return (body) => {
-    const messages = (Array.isArray(body['messages']) ? (body['messages'] as WireMessage[]) : []).map((message) => ({ ...message, content: textOf(message['content']) }));
-    const tools = Array.isArray(body['tools']) && body['tools'].length > 0 ? (body['tools'] as Record<string, unknown>[]) : undefined;
-    const text = template.render({ ...options.variables, messages, ...(tools === undefined ? {} : { tools }), add_generation_prompt: true });
-    return options.countText(text) + (tools === undefined || options.countTools === undefined ? 0 : options.countTools(tools));
+    const messages = (Array.isArray(body['messages']) ? (body['messages'] as WireMessage[]) : []).map((message) => ({
+      ...message,
+      content: textOf(message['content']),
+    }));
+    const tools =
+      Array.isArray(body['tools']) && body['tools'].length > 0
+        ? (body['tools'] as Record<string, unknown>[])
+        : undefined;
+    const text = template.render({
+      ...options.variables,
+      messages,
+      ...(tools === undefined ? {} : { tools }),
+      add_generation_prompt: true,
+    });
+    return (
+      options.countText(text) +
+      (tools === undefined || options.countTools === undefined ? 0 : options.countTools(tools))
+    );
   };
 }

@@ -1,4 +1,10 @@
-export { DEEPSEEK_LOOPBACK, startLoopbackProvider, type LoopbackPromptCacheOptions, type LoopbackProvider, type LoopbackProviderOptions } from './server.js';
+export {
+  DEEPSEEK_LOOPBACK,
+  startLoopbackProvider,
+  type LoopbackPromptCacheOptions,
+  type LoopbackProvider,
+  type LoopbackProviderOptions,
+} from './server.js';
 export { cacheText, comparePrefix, type PrefixComparison } from './request-prefix.js';
 export {
   turn,

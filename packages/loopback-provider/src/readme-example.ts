@@ -11,6 +11,8 @@ export async function runReadmeExample(readme: URL, example: URL): Promise<void>
   const text = await readFile(readme, 'utf8');
   const block = /```ts\n([\s\S]*?)```/.exec(text)?.[1];
   expect(block, `${fileURLToPath(readme)} has no \`\`\`ts block`).toBeDefined();
-  expect(block, `the \`\`\`ts block of ${fileURLToPath(readme)} differs from ${fileURLToPath(example)}`).toBe(await readFile(example, 'utf8'));
+  expect(block, `the \`\`\`ts block of ${fileURLToPath(readme)} differs from ${fileURLToPath(example)}`).toBe(
+    await readFile(example, 'utf8'),
+  );
   await import(fileURLToPath(example));
 }

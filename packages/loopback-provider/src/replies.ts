@@ -98,7 +98,14 @@ export interface CompactionReply {
   readonly usage?: LoopbackUsage;
 }
 
-export type LoopbackReply = TurnReply | HttpErrorReply | StreamFailedReply | CutStreamReply | MalformedReply | HangReply | CompactionReply;
+export type LoopbackReply =
+  | TurnReply
+  | HttpErrorReply
+  | StreamFailedReply
+  | CutStreamReply
+  | MalformedReply
+  | HangReply
+  | CompactionReply;
 
 /** What the server recorded about one request. */
 export interface RecordedRequest {

@@ -34,7 +34,11 @@ export interface PrefixComparison {
   /** The earlier request is entirely the start of the later one: nothing it sent changed, the later one only grew at the end. */
   readonly extends: boolean;
   /** The first part that differs, as sent by each request. */
-  readonly firstDifference?: { readonly index: number; readonly earlier: string | undefined; readonly later: string | undefined };
+  readonly firstDifference?: {
+    readonly index: number;
+    readonly earlier: string | undefined;
+    readonly later: string | undefined;
+  };
 }
 
 export function comparePrefix(earlier: RecordedRequest, later: RecordedRequest): PrefixComparison {

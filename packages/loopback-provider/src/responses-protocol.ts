@@ -41,17 +41,40 @@ export function responsesTurnEvents(reply: TurnReply, requestNumber: number, mod
     const outputIndex = output.length;
     const id = `rs_${requestNumber}_${outputIndex}`;
     const encrypted = reply.encryptedReasoning === undefined ? {} : { encrypted_content: reply.encryptedReasoning };
-    push('response.output_item.added', { output_index: outputIndex, item: { id, type: 'reasoning', summary: [], ...encrypted } });
+    push('response.output_item.added', {
+      output_index: outputIndex,
+      item: { id, type: 'reasoning', summary: [], ...encrypted },
+    });
     const text = reasoning.join('');
     if (reasoning.length > 0) {
-      push('response.reasoning_summary_part.added', { item_id: id, output_index: outputIndex, summary_index: 0, part: { type: 'summary_text', text: '' } });
+      push('response.reasoning_summary_part.added', {
+        item_id: id,
+        output_index: outputIndex,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      });
       for (const delta of reasoning) {
-        push('response.reasoning_summary_text.delta', { item_id: id, output_index: outputIndex, summary_index: 0, delta });
+        push('response.reasoning_summary_text.delta', {
+          item_id: id,
+          output_index: outputIndex,
+          summary_index: 0,
+          delta,
+        });
       }
       push('response.reasoning_summary_text.done', { item_id: id, output_index: outputIndex, summary_index: 0, text });
-      push('response.reasoning_summary_part.done', { item_id: id, output_index: outputIndex, summary_index: 0, part: { type: 'summary_text', text } });
+      push('response.reasoning_summary_part.done', {
+        item_id: id,
+        output_index: outputIndex,
+        summary_index: 0,
+        part: { type: 'summary_text', text },
+      });
     }
-    const item = { id, type: 'reasoning', summary: reasoning.length > 0 ? [{ type: 'summary_text', text }] : [], ...encrypted };
+    const item = {
+      id,
+      type: 'reasoning',
+      summary: reasoning.length > 0 ? [{ type: 'summary_text', text }] : [],
+      ...encrypted,
+    };
     push('response.output_item.done', { output_index: outputIndex, item });
     output.push(item);
   }
@@ -60,13 +83,33 @@ export function responsesTurnEvents(reply: TurnReply, requestNumber: number, mod
   if (text.length > 0) {
     const outputIndex = output.length;
     const id = `msg_${requestNumber}_${outputIndex}`;
-    push('response.output_item.added', { output_index: outputIndex, item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
-    push('response.content_part.added', { item_id: id, output_index: outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    push('response.output_item.added', {
+      output_index: outputIndex,
+      item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    });
+    push('response.content_part.added', {
+      item_id: id,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
     for (const delta of text) {
-      push('response.output_text.delta', { item_id: id, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
+      push('response.output_text.delta', {
+        item_id: id,
+        output_index: outputIndex,
+        content_index: 0,
+        delta,
+        logprobs: [],
+      });
     }
     const full = text.join('');
-    push('response.output_text.done', { item_id: id, output_index: outputIndex, content_index: 0, text: full, logprobs: [] });
+    push('response.output_text.done', {
+      item_id: id,
+      output_index: outputIndex,
+      content_index: 0,
+      text: full,
+      logprobs: [],
+    });
     const part = { type: 'output_text', text: full, annotations: [] };
     push('response.content_part.done', { item_id: id, output_index: outputIndex, content_index: 0, part });
     const item = { id, type: 'message', status: 'completed', role: 'assistant', content: [part] };
@@ -107,10 +150,30 @@ export function responsesTurnEvents(reply: TurnReply, requestNumber: number, mod
 }
 
 /** `response.created` followed by `response.failed` carrying `code` and `message`. */
-export function responsesFailedEvents(prefix: readonly SseEvent[], code: string, message: string, requestNumber: number, model: string): SseEvent[] {
-  const withoutEnd = prefix.filter((event) => event.event !== 'response.completed' && event.event !== 'response.incomplete');
+export function responsesFailedEvents(
+  prefix: readonly SseEvent[],
+  code: string,
+  message: string,
+  requestNumber: number,
+  model: string,
+): SseEvent[] {
+  const withoutEnd = prefix.filter(
+    (event) => event.event !== 'response.completed' && event.event !== 'response.incomplete',
+  );
   const base = { id: `resp_${requestNumber}`, object: 'response', created_at: 1_700_000_000 + requestNumber, model };
-  const head = withoutEnd.length > 0 ? withoutEnd : [{ event: 'response.created', data: { type: 'response.created', sequence_number: 0, response: { ...base, status: 'in_progress', output: [] } } }];
+  const head =
+    withoutEnd.length > 0
+      ? withoutEnd
+      : [
+          {
+            event: 'response.created',
+            data: {
+              type: 'response.created',
+              sequence_number: 0,
+              response: { ...base, status: 'in_progress', output: [] },
+            },
+          },
+        ];
   return [
     ...head,
     {
@@ -118,14 +181,26 @@ export function responsesFailedEvents(prefix: readonly SseEvent[], code: string,
       data: {
         type: 'response.failed',
         sequence_number: head.length,
-        response: { ...base, status: 'failed', error: { code, message }, incomplete_details: null, output: [], usage: null },
+        response: {
+          ...base,
+          status: 'failed',
+          error: { code, message },
+          incomplete_details: null,
+          output: [],
+          usage: null,
+        },
       },
     },
   ];
 }
 
 /** The body of a `/v1/responses/compact` answer: retained user messages, then the compaction item. */
-export function compactionBody(reply: CompactionReply, input: readonly Item[], requestNumber: number, model: string): Item {
+export function compactionBody(
+  reply: CompactionReply,
+  input: readonly Item[],
+  requestNumber: number,
+  model: string,
+): Item {
   const retained = input
     .filter((item) => item['role'] === 'user' && (item['type'] === undefined || item['type'] === 'message'))
     .map((item, index) => ({
@@ -140,7 +215,10 @@ export function compactionBody(reply: CompactionReply, input: readonly Item[], r
     object: 'response.compaction',
     created_at: 1_700_000_000 + requestNumber,
     model,
-    output: [...retained, { id: reply.itemId ?? `cmp_${requestNumber}`, type: 'compaction', encrypted_content: reply.encryptedContent }],
+    output: [
+      ...retained,
+      { id: reply.itemId ?? `cmp_${requestNumber}`, type: 'compaction', encrypted_content: reply.encryptedContent },
+    ],
     usage: usageObject(reply.usage),
   };
 }
@@ -164,7 +242,8 @@ export function checkResponsesInput(input: unknown, issuedCompactions: ReadonlyS
     if (item['type'] === 'reasoning') {
       const next = items[index + 1];
       const followed = next !== undefined && (next['type'] === 'function_call' || next['role'] === 'assistant');
-      if (!followed) return `Item '${String(item['id'] ?? 'reasoning')}' of type 'reasoning' was provided without its required following item.`;
+      if (!followed)
+        return `Item '${String(item['id'] ?? 'reasoning')}' of type 'reasoning' was provided without its required following item.`;
     }
     if (item['type'] === 'function_call') calls.add(String(item['call_id']));
     if (item['type'] === 'function_call_output') {

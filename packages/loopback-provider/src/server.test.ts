@@ -33,12 +33,29 @@ describe('loopback provider', () => {
 
   it('streams a Responses turn and records the request body and headers', async () => {
     server = await startLoopbackProvider();
-    server.enqueue(turn({ reasoning: ['Think', 'ing'], encryptedReasoning: 'enc-1', text: ['Hel', 'lo'], usage: { inputTokens: 10, cachedInputTokens: 4, outputTokens: 6, reasoningTokens: 2 } }));
-    const response = await post('/responses', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }] });
+    server.enqueue(
+      turn({
+        reasoning: ['Think', 'ing'],
+        encryptedReasoning: 'enc-1',
+        text: ['Hel', 'lo'],
+        usage: { inputTokens: 10, cachedInputTokens: 4, outputTokens: 6, reasoningTokens: 2 },
+      }),
+    );
+    const response = await post('/responses', {
+      model: 'gpt-test',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+    });
     expect(response.headers.get('content-type')).toBe('text/event-stream');
-    const events = dataLines(await response.text()) as { type: string; delta?: string; response?: { usage?: unknown } }[];
+    const events = dataLines(await response.text()) as {
+      type: string;
+      delta?: string;
+      response?: { usage?: unknown };
+    }[];
     expect(events.map((event) => event.type)).toContain('response.reasoning_summary_text.delta');
-    expect(events.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta)).toEqual(['Hel', 'lo']);
+    expect(events.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta)).toEqual([
+      'Hel',
+      'lo',
+    ]);
     expect(events.at(-1)?.type).toBe('response.completed');
     expect(events.at(-1)?.response?.usage).toEqual({
       input_tokens: 10,
@@ -54,7 +71,10 @@ describe('loopback provider', () => {
   it('refuses a reasoning item without its following item, as the Responses API does', async () => {
     server = await startLoopbackProvider();
     server.enqueue(turn({ text: 'unused' }));
-    const response = await post('/responses', { model: 'gpt-test', input: [{ type: 'reasoning', id: 'rs_1', summary: [] }] });
+    const response = await post('/responses', {
+      model: 'gpt-test',
+      input: [{ type: 'reasoning', id: 'rs_1', summary: [] }],
+    });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('without its required following item');
     expect(server.pending).toBe(1);
@@ -62,9 +82,13 @@ describe('loopback provider', () => {
 
   it('refuses an orphaned tool output and an unanswered tool call', async () => {
     server = await startLoopbackProvider();
-    const orphan = await post('/responses', { input: [{ type: 'function_call_output', call_id: 'call_x', output: 'ok' }] });
+    const orphan = await post('/responses', {
+      input: [{ type: 'function_call_output', call_id: 'call_x', output: 'ok' }],
+    });
     expect(orphan.status).toBe(400);
-    const unanswered = await post('/responses', { input: [{ type: 'function_call', call_id: 'call_y', name: 'read', arguments: '{}' }] });
+    const unanswered = await post('/responses', {
+      input: [{ type: 'function_call', call_id: 'call_y', name: 'read', arguments: '{}' }],
+    });
     expect(await unanswered.text()).toContain('No tool output found for function call call_y');
   });
 
@@ -82,17 +106,33 @@ describe('loopback provider', () => {
     expect(body.output.map((item) => item['type'])).toEqual(['message', 'compaction']);
     server.enqueue(turn({ text: 'ok' }));
     expect((await post('/responses', { input: body.output })).status).toBe(200);
-    const forged = await post('/responses', { input: [{ type: 'compaction', id: 'cmp_9', encrypted_content: 'forged' }] });
+    const forged = await post('/responses', {
+      input: [{ type: 'compaction', id: 'cmp_9', encrypted_content: 'forged' }],
+    });
     expect(forged.status).toBe(400);
   });
 
   it('streams Chat Completions with reasoning_content and DeepSeek cache usage', async () => {
     server = await startLoopbackProvider({ chatUsageStyle: 'deepseek' });
-    server.enqueue(turn({ reasoning: 'why', text: 'answer', toolCalls: [{ name: 'read', arguments: { path: 'a' } }], usage: { inputTokens: 9, cachedInputTokens: 5, outputTokens: 3 } }));
-    const response = await post('/chat/completions', { model: 'deepseek-chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    server.enqueue(
+      turn({
+        reasoning: 'why',
+        text: 'answer',
+        toolCalls: [{ name: 'read', arguments: { path: 'a' } }],
+        usage: { inputTokens: 9, cachedInputTokens: 5, outputTokens: 3 },
+      }),
+    );
+    const response = await post('/chat/completions', {
+      model: 'deepseek-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     const text = await response.text();
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
-    const chunks = dataLines(text) as { choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; usage?: Record<string, unknown> }[];
+    const chunks = dataLines(text) as {
+      choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
+      usage?: Record<string, unknown>;
+    }[];
     expect(chunks.some((chunk) => chunk.choices[0]?.delta['reasoning_content'] === 'why')).toBe(true);
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('tool_calls');
     expect(chunks.at(-1)?.usage).toMatchObject({ prompt_cache_hit_tokens: 5, prompt_cache_miss_tokens: 4 });
@@ -102,12 +142,18 @@ describe('loopback provider', () => {
     server = await startLoopbackProvider({ requireReasoningContent: () => true });
     const messages = [
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'ok' },
     ];
     const response = await post('/chat/completions', { model: 'deepseek-reasoner', messages });
     expect(response.status).toBe(400);
-    expect(await response.text()).toContain('Missing reasoning_content field in the assistant message at message index 1');
+    expect(await response.text()).toContain(
+      'Missing reasoning_content field in the assistant message at message index 1',
+    );
   });
 
   it('injects faults: 429 with retry-after, a cut stream, malformed JSON and a hang', async () => {

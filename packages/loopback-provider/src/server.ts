@@ -2,10 +2,28 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { countTextConservatively, type PromptCacheRules } from '@forge/core';
 import { createPromptCacheSimulator, OPENAI_PROMPT_CACHE, type SimulatedUsage } from '@forge/core/pricing';
-import { chatErrorEvent, chatTurnEvents, checkChatPairing, checkDeepSeekReasoningContent, type ChatUsageStyle } from './chat-protocol.js';
-import { deltasOf, type HttpErrorReply, type LoopbackReply, type RecordedRequest, type ReplyFunction, type TurnReply } from './replies.js';
+import {
+  chatErrorEvent,
+  chatTurnEvents,
+  checkChatPairing,
+  checkDeepSeekReasoningContent,
+  type ChatUsageStyle,
+} from './chat-protocol.js';
+import {
+  deltasOf,
+  type HttpErrorReply,
+  type LoopbackReply,
+  type RecordedRequest,
+  type ReplyFunction,
+  type TurnReply,
+} from './replies.js';
 import { cacheText } from './request-prefix.js';
-import { checkResponsesInput, compactionBody, responsesFailedEvents, responsesTurnEvents } from './responses-protocol.js';
+import {
+  checkResponsesInput,
+  compactionBody,
+  responsesFailedEvents,
+  responsesTurnEvents,
+} from './responses-protocol.js';
 import { writeSse, writeSseHeaders, type SseEvent, type StreamEnding } from './sse.js';
 
 export interface LoopbackProviderOptions {
@@ -37,7 +55,9 @@ export interface LoopbackProviderOptions {
 /** The server as DeepSeek: cache hit/miss usage, and thinking mode's `reasoning_content` rule for V4 models unless thinking is disabled. */
 export const DEEPSEEK_LOOPBACK: LoopbackProviderOptions = {
   chatUsageStyle: 'deepseek',
-  requireReasoningContent: (body) => String(body['model']).includes('deepseek-v4') && (body['thinking'] as { type?: string } | undefined)?.type !== 'disabled',
+  requireReasoningContent: (body) =>
+    String(body['model']).includes('deepseek-v4') &&
+    (body['thinking'] as { type?: string } | undefined)?.type !== 'disabled',
 };
 
 export interface LoopbackPromptCacheOptions {
@@ -79,12 +99,16 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   const cache =
     options.promptCache === undefined
       ? undefined
-      : createPromptCacheSimulator({ rules: options.promptCache.rules ?? OPENAI_PROMPT_CACHE, countTokens: options.promptCache.countTokens ?? countTextConservatively });
+      : createPromptCacheSimulator({
+          rules: options.promptCache.rules ?? OPENAI_PROMPT_CACHE,
+          countTokens: options.promptCache.countTokens ?? countTextConservatively,
+        });
   const clock = options.promptCache?.now ?? Date.now;
 
   const server = createServer((request, response) => {
     void serve(request, response).catch((error: unknown) => {
-      if (!response.headersSent) sendError(response, { type: 'http-error', status: 500, message: `loopback provider failed: ${String(error)}` });
+      if (!response.headersSent)
+        sendError(response, { type: 'http-error', status: 500, message: `loopback provider failed: ${String(error)}` });
       else response.destroy();
     });
   });
@@ -100,23 +124,40 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
     };
     const index = requests.length;
     requests.push(recorded);
-    const body = (typeof recorded.body === 'object' && recorded.body !== null ? recorded.body : {}) as Record<string, unknown>;
+    const body = (typeof recorded.body === 'object' && recorded.body !== null ? recorded.body : {}) as Record<
+      string,
+      unknown
+    >;
     const model = typeof body['model'] === 'string' ? body['model'] : 'unknown-model';
     const endpoint = endpointOf(recorded);
     if (endpoint === undefined) {
-      sendError(response, { type: 'http-error', status: 404, message: `loopback provider has no route for ${recorded.method} ${recorded.path}` });
+      sendError(response, {
+        type: 'http-error',
+        status: 404,
+        message: `loopback provider has no route for ${recorded.method} ${recorded.path}`,
+      });
       return;
     }
 
     const refusal = options.checkInput === false ? undefined : refusalOf(endpoint, body);
     if (refusal !== undefined) {
-      sendError(response, { type: 'http-error', status: 400, message: refusal, code: 'invalid_request_error', errorType: 'invalid_request_error' });
+      sendError(response, {
+        type: 'http-error',
+        status: 400,
+        message: refusal,
+        code: 'invalid_request_error',
+        errorType: 'invalid_request_error',
+      });
       return;
     }
 
     const reply = queue.shift() ?? handler?.(recorded, index);
     if (reply === undefined) {
-      sendError(response, { type: 'http-error', status: 500, message: `loopback provider has no scripted reply for request ${index + 1} (${recorded.path})` });
+      sendError(response, {
+        type: 'http-error',
+        status: 500,
+        message: `loopback provider has no scripted reply for request ${index + 1} (${recorded.path})`,
+      });
       return;
     }
     if (reply.type === 'http-error') {
@@ -133,7 +174,16 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
     if (reply.type === 'compaction') throw new Error('a compaction reply can only answer /responses/compact');
     const key = typeof body['prompt_cache_key'] === 'string' ? body['prompt_cache_key'] : `${endpoint}:${model}`;
     const simulated = cache?.request({ key, text: cacheText(recorded), at: clock() });
-    await stream(response, endpoint, simulated === undefined ? reply : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true), index + 1, model, body);
+    await stream(
+      response,
+      endpoint,
+      simulated === undefined
+        ? reply
+        : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true),
+      index + 1,
+      model,
+      body,
+    );
   }
 
   function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
@@ -159,7 +209,10 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
       if (turnReply === undefined) return [];
       if (endpoint === 'responses') return responsesTurnEvents(turnReply, number, model);
       rememberReasoning(turnReply, number);
-      const counted = options.countPromptTokens === undefined ? turnReply : withCountedInput(turnReply, options.countPromptTokens(body));
+      const counted =
+        options.countPromptTokens === undefined
+          ? turnReply
+          : withCountedInput(turnReply, options.countPromptTokens(body));
       return chatTurnEvents(counted, number, model, options.chatUsageStyle ?? 'openai');
     };
     switch (reply.type) {
@@ -169,7 +222,10 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
         return;
       case 'stream-failed': {
         const prefix = events(reply.turn).slice(0, reply.afterEvents ?? 0);
-        const all = endpoint === 'responses' ? responsesFailedEvents(prefix, reply.code, reply.message, number, model) : [...prefix, chatErrorEvent(reply.code, reply.message)];
+        const all =
+          endpoint === 'responses'
+            ? responsesFailedEvents(prefix, reply.code, reply.message, number, model)
+            : [...prefix, chatErrorEvent(reply.code, reply.message)];
         writeSseHeaders(response);
         await writeSse(response, all, { kind: 'complete' });
         return;
@@ -180,7 +236,10 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
         if (reply.type === 'hang' && reply.sendHeaders === false) return;
         const all = events(reply.turn);
         const stop = reply.afterEvents ?? 0;
-        const ending: StreamEnding = { kind: reply.type, afterEvents: stop === 'before-completion' ? completionIndex(endpoint, all) : stop };
+        const ending: StreamEnding = {
+          kind: reply.type,
+          afterEvents: stop === 'before-completion' ? completionIndex(endpoint, all) : stop,
+        };
         writeSseHeaders(response);
         await writeSse(response, all, ending);
         return;
@@ -191,7 +250,8 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   function rememberReasoning(reply: TurnReply, number: number): void {
     const reasoning = deltasOf(reply.reasoning).join('');
     if (reasoning.length === 0) return;
-    for (const [index, call] of (reply.toolCalls ?? []).entries()) emittedReasoning.set(call.callId ?? `call_${number}_${index}`, reasoning);
+    for (const [index, call] of (reply.toolCalls ?? []).entries())
+      emittedReasoning.set(call.callId ?? `call_${number}_${index}`, reasoning);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -224,11 +284,21 @@ type Endpoint = 'responses' | 'compact' | 'chat';
 /** A turn that reports `inputTokens` as its input; a cached count above it is cut down to it. */
 function withCountedInput(reply: TurnReply, inputTokens: number): TurnReply {
   const usage = { outputTokens: 0, ...reply.usage, inputTokens };
-  return { ...reply, usage: usage.cachedInputTokens === undefined ? usage : { ...usage, cachedInputTokens: Math.min(usage.cachedInputTokens, inputTokens) } };
+  return {
+    ...reply,
+    usage:
+      usage.cachedInputTokens === undefined
+        ? usage
+        : { ...usage, cachedInputTokens: Math.min(usage.cachedInputTokens, inputTokens) },
+  };
 }
 
 /** A reply whose turn reports the simulated cache's input counts; output counts stay as scripted. */
-function withSimulatedUsage<R extends Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>>(reply: R, simulated: SimulatedUsage, reportWrites: boolean): R {
+function withSimulatedUsage<R extends Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>>(
+  reply: R,
+  simulated: SimulatedUsage,
+  reportWrites: boolean,
+): R {
   const apply = (turnReply: TurnReply): TurnReply => ({
     ...turnReply,
     usage: {
@@ -286,14 +356,28 @@ function lowerCaseHeaders(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
 }
 
 function sendError(response: ServerResponse, reply: HttpErrorReply): void {
   const message = reply.message ?? `loopback error ${reply.status}`;
-  const error = { message, type: reply.errorType ?? (reply.status >= 500 ? 'server_error' : 'invalid_request_error'), param: null, code: reply.code ?? null };
+  const error = {
+    message,
+    type: reply.errorType ?? (reply.status >= 500 ? 'server_error' : 'invalid_request_error'),
+    param: null,
+    code: reply.code ?? null,
+  };
   sendJson(response, reply.status, { error }, reply.headers);
 }

@@ -20,7 +20,11 @@ function encode(event: SseEvent): string {
 }
 
 export function writeSseHeaders(response: ServerResponse): void {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   response.flushHeaders();
 }
 
@@ -30,7 +34,11 @@ const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve
  * Writes `events` as server-sent events, one write per event so the client sees real streaming,
  * and ends the stream as `ending` says. A cut destroys the socket halfway through an event.
  */
-export async function writeSse(response: ServerResponse, events: readonly SseEvent[], ending: StreamEnding): Promise<void> {
+export async function writeSse(
+  response: ServerResponse,
+  events: readonly SseEvent[],
+  ending: StreamEnding,
+): Promise<void> {
   const limit = ending.kind === 'complete' ? events.length : Math.min(ending.afterEvents, events.length);
   for (const event of events.slice(0, limit)) {
     if (response.destroyed) return;
@@ -43,7 +51,10 @@ export async function writeSse(response: ServerResponse, events: readonly SseEve
       return;
     case 'cut': {
       const next = events[limit];
-      const partial = next === undefined ? 'data: {"type":"resp' : encode(next).slice(0, Math.max(8, Math.floor(encode(next).length / 2)));
+      const partial =
+        next === undefined
+          ? 'data: {"type":"resp'
+          : encode(next).slice(0, Math.max(8, Math.floor(encode(next).length / 2)));
       response.write(partial);
       await pause();
       response.socket?.destroy();

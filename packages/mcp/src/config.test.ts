@@ -3,7 +3,16 @@ import { mcpServerConfigListSchema, mcpServerConfigSchema, mcpServerEnvValues } 
 
 describe('mcpServerConfigSchema', () => {
   it('accepts a full server entry', () => {
-    const entry = { name: 'git-tools', command: 'npx', args: ['-y', 'some-server'], env: { TOKEN: 'abc' }, cwd: '/tmp', startupTimeoutMs: 5_000, toolTimeoutMs: 30_000, risk: 'read' };
+    const entry = {
+      name: 'git-tools',
+      command: 'npx',
+      args: ['-y', 'some-server'],
+      env: { TOKEN: 'abc' },
+      cwd: '/tmp',
+      startupTimeoutMs: 5_000,
+      toolTimeoutMs: 30_000,
+      risk: 'read',
+    };
     expect(mcpServerConfigSchema.parse(entry)).toEqual(entry);
   });
 

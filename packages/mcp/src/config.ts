@@ -17,7 +17,12 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
  */
 export const mcpServerConfigSchema = z
   .object({
-    name: z.string().regex(SERVER_NAME, 'use 1–48 characters from A–Z, a–z, 0–9, "_" and "-" (it prefixes the names of the server\'s tools)'),
+    name: z
+      .string()
+      .regex(
+        SERVER_NAME,
+        'use 1–48 characters from A–Z, a–z, 0–9, "_" and "-" (it prefixes the names of the server\'s tools)',
+      ),
     command: z.string().min(1, 'give the executable that starts the server'),
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),
@@ -35,7 +40,11 @@ export const mcpServerConfigListSchema = z.array(mcpServerConfigSchema).superRef
   const seen = new Set<string>();
   servers.forEach((server, index) => {
     if (seen.has(server.name)) {
-      context.addIssue({ code: 'custom', path: [index, 'name'], message: `another MCP server is already named "${server.name}"; names must be unique` });
+      context.addIssue({
+        code: 'custom',
+        path: [index, 'name'],
+        message: `another MCP server is already named "${server.name}"; names must be unique`,
+      });
     }
     seen.add(server.name);
   });

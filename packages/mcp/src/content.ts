@@ -45,7 +45,8 @@ function describeBlock(block: ContentBlock): string {
  */
 export function mcpResultText(result: CallToolResult, capChars: number, toolName: string): McpResultText {
   const parts = result.content.map(describeBlock);
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    parts.push(JSON.stringify(result.structuredContent));
   const full = parts.join('\n');
   if (full.length <= capChars) return { text: full, truncated: false, fullLength: full.length };
   let end = capChars;

@@ -11,7 +11,9 @@ function readOnlyGate(asked: ToolCallRequest[]): ApprovalGate {
   return {
     check: async (call) => {
       asked.push(call);
-      return call.risk === 'read' ? { kind: 'allow' } : { kind: 'deny', reason: `read-only mode does not allow ${call.risk} tools` };
+      return call.risk === 'read'
+        ? { kind: 'allow' }
+        : { kind: 'deny', reason: `read-only mode does not allow ${call.risk} tools` };
     },
   };
 }
@@ -43,10 +45,18 @@ describe('MCP tools in runAgent', () => {
       },
       { text: 'done' },
     ]);
-    const result = await runAgent({ model, instructions, request: 'use the tools', tools: servers.tools, approvals: readOnlyGate(asked) });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'use the tools',
+      tools: servers.tools,
+      approvals: readOnlyGate(asked),
+    });
 
     expect(result.status).toBe('completed');
-    expect(model.requests[0]?.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['tools__echo', 'docs__echo']));
+    expect(model.requests[0]?.tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['tools__echo', 'docs__echo']),
+    );
     expect(asked.map((call) => [call.toolName, call.risk, call.summary])).toEqual([
       ['tools__echo', 'execute', 'tools: echo {"text":"rm -rf"}'],
       ['docs__echo', 'read', 'docs: echo {"text":"read me"}'],
@@ -63,7 +73,10 @@ describe('MCP tools in runAgent', () => {
   });
 
   it('denies every MCP call when the run has no approval gate', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'docs__add', input: { a: 1, b: 2 } }] }, { text: 'done' }]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ toolName: 'docs__add', input: { a: 1, b: 2 } }] },
+      { text: 'done' },
+    ]);
     const before = await callCount('docs');
     const result = await runAgent({ model, instructions, request: 'add', tools: servers.tools });
     expect(result.status).toBe('completed');

@@ -1,4 +1,11 @@
-import { CancelledError, type JsonObject, type JsonValue, type Tool, type ToolExecutionResult, type ToolRisk } from '@forge/core';
+import {
+  CancelledError,
+  type JsonObject,
+  type JsonValue,
+  type Tool,
+  type ToolExecutionResult,
+  type ToolRisk,
+} from '@forge/core';
 import { ErrorCode, McpError, type Tool as McpToolDescriptor } from '@modelcontextprotocol/sdk/types.js';
 import { mcpResultText } from './content.js';
 import { McpServerError, type McpServerConnection } from './server-connection.js';
@@ -13,7 +20,10 @@ export interface McpTool extends Tool {
 
 /** True when `tool` came from an MCP server. */
 export function isMcpTool(tool: Tool): tool is McpTool {
-  return typeof (tool as Partial<McpTool>).mcpServer === 'string' && typeof (tool as Partial<McpTool>).mcpToolName === 'string';
+  return (
+    typeof (tool as Partial<McpTool>).mcpServer === 'string' &&
+    typeof (tool as Partial<McpTool>).mcpToolName === 'string'
+  );
 }
 
 export interface McpToolOptions {
@@ -71,15 +81,33 @@ export function createMcpTool(options: McpToolOptions): McpTool {
       }
       let result;
       try {
-        result = await connection.callTool(descriptor.name, input as Record<string, unknown>, { signal: context.signal, timeoutMs });
+        result = await connection.callTool(descriptor.name, input as Record<string, unknown>, {
+          signal: context.signal,
+          timeoutMs,
+        });
       } catch (error) {
-        if (context.signal.aborted) throw new CancelledError(`MCP tool "${descriptor.name}" on server "${server}" was cancelled.`);
+        if (context.signal.aborted)
+          throw new CancelledError(`MCP tool "${descriptor.name}" on server "${server}" was cancelled.`);
         return errorText(failureText(error, server, descriptor.name, timeoutMs));
       }
       const text = mcpResultText(result, outputCapChars, name);
-      const metadata: JsonObject = { server, tool: descriptor.name, truncated: text.truncated, characters: text.fullLength };
+      const metadata: JsonObject = {
+        server,
+        tool: descriptor.name,
+        truncated: text.truncated,
+        characters: text.fullLength,
+      };
       if (result.isError === true) {
-        return { output: { type: 'error-text', value: text.text === '' ? `MCP tool "${descriptor.name}" on server "${server}" reported an error without a message.` : text.text }, metadata };
+        return {
+          output: {
+            type: 'error-text',
+            value:
+              text.text === ''
+                ? `MCP tool "${descriptor.name}" on server "${server}" reported an error without a message.`
+                : text.text,
+          },
+          metadata,
+        };
       }
       return { output: { type: 'text', value: text.text }, metadata };
     },

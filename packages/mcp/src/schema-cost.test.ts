@@ -4,7 +4,13 @@ import type { McpTool } from './mcp-tool.js';
 import { roughSchemaTokens, toolSchemaCostByServer } from './schema-cost.js';
 
 const execute: Tool['execute'] = async () => ({ output: { type: 'text', value: '' } });
-const builtIn = (name: string): Tool => ({ name, description: 'built in', inputSchema: { type: 'object' }, risk: 'read', execute });
+const builtIn = (name: string): Tool => ({
+  name,
+  description: 'built in',
+  inputSchema: { type: 'object' },
+  risk: 'read',
+  execute,
+});
 const fromServer = (server: string, tool: string): McpTool => ({
   name: `${server}__${tool}`,
   description: `[MCP server "${server}"] ${tool}`,
@@ -22,7 +28,13 @@ describe('toolSchemaCostByServer', () => {
       counted.push(definitions.map((definition) => definition.name));
       return definitions.length * 100;
     };
-    const tools = [fromServer('git', 'log'), builtIn('read_file'), fromServer('docs', 'search'), fromServer('git', 'diff'), builtIn('edit_file')];
+    const tools = [
+      fromServer('git', 'log'),
+      builtIn('read_file'),
+      fromServer('docs', 'search'),
+      fromServer('git', 'diff'),
+      builtIn('edit_file'),
+    ];
 
     expect(toolSchemaCostByServer(tools, count)).toEqual([
       { server: 'built-in', kind: 'built-in', tools: 2, tokens: 200 },

@@ -39,7 +39,14 @@ export function toolSchemaCostByServer(tools: readonly Tool[], countTokens: Coun
     byServer.set(tool.mcpServer, members);
   }
   const costs: ToolSchemaCost[] = [];
-  if (builtIn.length > 0) costs.push({ server: BUILT_IN_TOOLS_GROUP, kind: 'built-in', tools: builtIn.length, tokens: countTokens(toolDefinitions(builtIn)) });
-  for (const [server, members] of byServer) costs.push({ server, kind: 'mcp', tools: members.length, tokens: countTokens(toolDefinitions(members)) });
+  if (builtIn.length > 0)
+    costs.push({
+      server: BUILT_IN_TOOLS_GROUP,
+      kind: 'built-in',
+      tools: builtIn.length,
+      tokens: countTokens(toolDefinitions(builtIn)),
+    });
+  for (const [server, members] of byServer)
+    costs.push({ server, kind: 'mcp', tools: members.length, tokens: countTokens(toolDefinitions(members)) });
   return costs;
 }

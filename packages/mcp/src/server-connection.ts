@@ -1,7 +1,12 @@
 import { CancelledError, ForgeError } from '@forge/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolDescriptor } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type Tool as McpToolDescriptor,
+} from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS, type McpServerConfig } from './config.js';
 
 const CLIENT_INFO = { name: 'forge', version: '0.1.0' };
@@ -31,7 +36,11 @@ export interface McpServerConnection {
   /** Why the server is no longer usable (it exited, or the connection was closed); undefined while it runs. */
   stoppedReason(): string | undefined;
   /** Calls one tool. Rejects with `McpError` (timeout, protocol error, connection closed) or the signal's reason. */
-  callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<CallToolResult>;
   /** Ends the session and the server process (stdin closed, then SIGTERM, then SIGKILL). */
   close(): Promise<void>;
 }
@@ -87,7 +96,10 @@ function settleStreams(): Promise<void> {
  * `startupTimeoutMs`. Rejects with an {@link McpServerError} saying which server failed and what to
  * check (the process is ended first), or with `CancelledError` when `signal` aborts.
  */
-export async function connectMcpServer(config: McpServerConfig, options: ConnectOptions = {}): Promise<McpServerConnection> {
+export async function connectMcpServer(
+  config: McpServerConfig,
+  options: ConnectOptions = {},
+): Promise<McpServerConnection> {
   const timeoutMs = config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
@@ -131,7 +143,10 @@ export async function connectMcpServer(config: McpServerConfig, options: Connect
 
   const tools: McpToolDescriptor[] = [];
   try {
-    await client.connect(transport, { timeout: remaining(), ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    await client.connect(transport, {
+      timeout: remaining(),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {
       const listed = await client.listTools(cursor === undefined ? {} : { cursor }, {
@@ -148,7 +163,11 @@ export async function connectMcpServer(config: McpServerConfig, options: Connect
     const tail = stderrTail;
     await endProcess();
     if (options.signal?.aborted) throw new CancelledError(`Starting MCP server "${config.name}" was cancelled.`);
-    throw new McpServerError({ server: config.name, message: describeStartFailure(config, error, tail, timeoutMs), cause: error });
+    throw new McpServerError({
+      server: config.name,
+      message: describeStartFailure(config, error, tail, timeoutMs),
+      cause: error,
+    });
   }
 
   connected = true;
@@ -171,7 +190,10 @@ export async function connectMcpServer(config: McpServerConfig, options: Connect
       if (callOptions.signal.aborted) forwardAbort();
       callOptions.signal.addEventListener('abort', forwardAbort, { once: true });
       try {
-        const result = await client.callTool({ name, arguments: args }, undefined, { signal: controller.signal, timeout: callOptions.timeoutMs });
+        const result = await client.callTool({ name, arguments: args }, undefined, {
+          signal: controller.signal,
+          timeout: callOptions.timeoutMs,
+        });
         return result as CallToolResult;
       } finally {
         callOptions.signal.removeEventListener('abort', forwardAbort);

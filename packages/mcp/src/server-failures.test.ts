@@ -35,7 +35,10 @@ describe('startMcpServers when servers fail', () => {
       expect(alpha?.status).toBe('ready');
       expect(servers.tools.every((tool) => tool.mcpServer === 'alpha')).toBe(true);
       const echo = servers.tools.find((tool) => tool.name === 'alpha__echo');
-      expect((await echo?.execute({ text: 'still here' }, { toolCallId: 'c', signal }))?.output).toEqual({ type: 'text', value: 'echo: still here' });
+      expect((await echo?.execute({ text: 'still here' }, { toolCallId: 'c', signal }))?.output).toEqual({
+        type: 'text',
+        value: 'echo: still here',
+      });
     } finally {
       await servers.close();
       await rm(directory, { recursive: true, force: true });
@@ -66,7 +69,9 @@ describe('startMcpServers when servers fail', () => {
 
   it('turns calls to a server that crashed into error-text and marks it failed, while other servers go on', async () => {
     const warnings: string[] = [];
-    const servers = await startMcpServers([testServerConfig('fragile'), testServerConfig('steady')], { onWarning: (message) => warnings.push(message) });
+    const servers = await startMcpServers([testServerConfig('fragile'), testServerConfig('steady')], {
+      onWarning: (message) => warnings.push(message),
+    });
     try {
       const tool = (name: string) => {
         const found = servers.tools.find((candidate) => candidate.name === name);
@@ -86,7 +91,10 @@ describe('startMcpServers when servers fail', () => {
       await expect.poll(() => warnings.length).toBe(1);
       expect(warnings[0]).toContain('MCP server "fragile"');
       expect(servers.servers.map((server) => server.status)).toEqual(['failed', 'ready']);
-      expect((await tool('steady__echo').execute({ text: 'fine' }, { toolCallId: 'c3', signal })).output).toEqual({ type: 'text', value: 'echo: fine' });
+      expect((await tool('steady__echo').execute({ text: 'fine' }, { toolCallId: 'c3', signal })).output).toEqual({
+        type: 'text',
+        value: 'echo: fine',
+      });
     } finally {
       await servers.close();
     }
@@ -110,7 +118,9 @@ describe('startMcpServers when servers fail', () => {
 
   it('stops every start-up and rejects when cancelled', async () => {
     const controller = new AbortController();
-    const pending = startMcpServers([testServerConfig('slowpoke', ['--hang-on-start']), testServerConfig('quick')], { signal: controller.signal });
+    const pending = startMcpServers([testServerConfig('slowpoke', ['--hang-on-start']), testServerConfig('quick')], {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 200);
     await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
     expect(childProcessIds()).toEqual([]);

@@ -4,13 +4,22 @@ import { startMcpServers, type McpServers } from './start-servers.js';
 import { testServerConfig } from './test-server.test-helpers.js';
 import { TOOL_NAME_PATTERN } from './tool-names.js';
 
-async function call(servers: McpServers, name: string, input: JsonValue, signal = new AbortController().signal): Promise<ToolExecutionResult> {
+async function call(
+  servers: McpServers,
+  name: string,
+  input: JsonValue,
+  signal = new AbortController().signal,
+): Promise<ToolExecutionResult> {
   const tool = servers.tools.find((candidate) => candidate.name === name);
-  if (tool === undefined) throw new Error(`no tool ${name}; have ${servers.tools.map((candidate) => candidate.name).join(', ')}`);
+  if (tool === undefined)
+    throw new Error(`no tool ${name}; have ${servers.tools.map((candidate) => candidate.name).join(', ')}`);
   return tool.execute(input, { toolCallId: 'call-1', signal });
 }
 
-async function stats(servers: McpServers, server: string): Promise<{ calls: number; cancelled: number; completedSlow: number }> {
+async function stats(
+  servers: McpServers,
+  server: string,
+): Promise<{ calls: number; cancelled: number; completedSlow: number }> {
   const result = await call(servers, `${server}__stats`, {});
   return JSON.parse(String(result.output.value)) as { calls: number; cancelled: number; completedSlow: number };
 }
@@ -20,11 +29,20 @@ describe('startMcpServers with working servers', () => {
   const warnings: string[] = [];
 
   beforeAll(async () => {
-    servers = await startMcpServers([testServerConfig('alpha'), testServerConfig('beta', ['--alias=dotted.name', '--alias=dotted_name', '--output-schema'], { risk: 'read', toolTimeoutMs: 300 })], {
-      onWarning: (message) => warnings.push(message),
-      outputCapChars: 1_000,
-      reservedToolNames: ['read_file'],
-    });
+    servers = await startMcpServers(
+      [
+        testServerConfig('alpha'),
+        testServerConfig('beta', ['--alias=dotted.name', '--alias=dotted_name', '--output-schema'], {
+          risk: 'read',
+          toolTimeoutMs: 300,
+        }),
+      ],
+      {
+        onWarning: (message) => warnings.push(message),
+        outputCapChars: 1_000,
+        reservedToolNames: ['read_file'],
+      },
+    );
   });
   afterAll(async () => {
     await servers.close();
@@ -33,18 +51,34 @@ describe('startMcpServers with working servers', () => {
   it('advertises every tool as <server>__<tool> with the server in its description and its input schema', () => {
     expect(warnings).toEqual([]);
     const names = servers.tools.map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['alpha__echo', 'alpha__add', 'alpha__slow', 'alpha__fail', 'alpha__crash', 'beta__echo', 'beta__typed']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'alpha__echo',
+        'alpha__add',
+        'alpha__slow',
+        'alpha__fail',
+        'alpha__crash',
+        'beta__echo',
+        'beta__typed',
+      ]),
+    );
     for (const name of names) expect(name).toMatch(TOOL_NAME_PATTERN);
     expect(new Set(names).size).toBe(names.length);
 
     const add = servers.tools.find((tool) => tool.name === 'alpha__add');
     expect(add?.description).toBe('[MCP server "alpha"] Adds two numbers.');
-    expect(add?.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(add?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     expect(add?.inputSchema).not.toHaveProperty('$schema');
   });
 
   it('gives tools the execute risk unless the server is configured otherwise', () => {
-    expect(servers.tools.filter((tool) => tool.mcpServer === 'alpha').every((tool) => tool.risk === 'execute')).toBe(true);
+    expect(servers.tools.filter((tool) => tool.mcpServer === 'alpha').every((tool) => tool.risk === 'execute')).toBe(
+      true,
+    );
     expect(servers.tools.filter((tool) => tool.mcpServer === 'beta').every((tool) => tool.risk === 'read')).toBe(true);
   });
 
@@ -66,14 +100,20 @@ describe('startMcpServers with working servers', () => {
   });
 
   it('round-trips a call and returns the text the server sent', async () => {
-    expect((await call(servers, 'alpha__echo', { text: 'hello' })).output).toEqual({ type: 'text', value: 'echo: hello' });
+    expect((await call(servers, 'alpha__echo', { text: 'hello' })).output).toEqual({
+      type: 'text',
+      value: 'echo: hello',
+    });
     const sum = await call(servers, 'alpha__add', { a: 2, b: 40 });
     expect(sum.output).toEqual({ type: 'text', value: '42' });
     expect(sum.metadata).toMatchObject({ server: 'alpha', tool: 'add', truncated: false });
   });
 
   it('turns a result the server marks isError into error-text', async () => {
-    expect((await call(servers, 'alpha__fail', { message: 'disk quota exceeded' })).output).toEqual({ type: 'error-text', value: 'disk quota exceeded' });
+    expect((await call(servers, 'alpha__fail', { message: 'disk quota exceeded' })).output).toEqual({
+      type: 'error-text',
+      value: 'disk quota exceeded',
+    });
   });
 
   it('turns input the server rejects into error-text', async () => {

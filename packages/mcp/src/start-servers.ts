@@ -42,7 +42,9 @@ export interface McpServers {
   close(): Promise<void>;
 }
 
-type Started = { readonly config: McpServerConfig; readonly connection: McpServerConnection } | { readonly config: McpServerConfig; readonly error: string };
+type Started =
+  | { readonly config: McpServerConfig; readonly connection: McpServerConnection }
+  | { readonly config: McpServerConfig; readonly error: string };
 
 /**
  * Starts the configured MCP servers over stdio at the same time, lists their tools and wraps each
@@ -50,7 +52,10 @@ type Started = { readonly config: McpServerConfig; readonly connection: McpServe
  * exits is reported through `onWarning` and as `failed`, never thrown: the other servers and the
  * built-in tools go on working. Only cancellation through `signal` rejects.
  */
-export async function startMcpServers(configs: readonly McpServerConfig[], options: StartMcpServersOptions = {}): Promise<McpServers> {
+export async function startMcpServers(
+  configs: readonly McpServerConfig[],
+  options: StartMcpServersOptions = {},
+): Promise<McpServers> {
   const warn = (message: string, server: string) => {
     try {
       options.onWarning?.(message, server);
@@ -67,7 +72,9 @@ export async function startMcpServers(configs: readonly McpServerConfig[], optio
         });
         return { config, connection };
       } catch (error) {
-        const message = McpServerError.isInstance(error) ? error.message : `MCP server "${config.name}" failed to start: ${String(error)}`;
+        const message = McpServerError.isInstance(error)
+          ? error.message
+          : `MCP server "${config.name}" failed to start: ${String(error)}`;
         return { config, error: message };
       }
     }),
@@ -84,7 +91,9 @@ export async function startMcpServers(configs: readonly McpServerConfig[], optio
     throw new CancelledError('Starting the MCP servers was cancelled.');
   }
 
-  const requests = connections.flatMap((connection) => connection.tools.map((descriptor) => ({ server: connection.name, tool: descriptor.name, descriptor, connection })));
+  const requests = connections.flatMap((connection) =>
+    connection.tools.map((descriptor) => ({ server: connection.name, tool: descriptor.name, descriptor, connection })),
+  );
   const names = assignToolNames(requests, options.reservedToolNames);
   const tools = requests.map((request, index) => {
     const config = started.find((entry) => entry.config.name === request.server)?.config;
@@ -119,7 +128,9 @@ export async function startMcpServers(configs: readonly McpServerConfig[], optio
     tools,
     get servers() {
       return initial.map((status) => {
-        const reason = closed ? undefined : connections.find((connection) => connection.name === status.name)?.stoppedReason();
+        const reason = closed
+          ? undefined
+          : connections.find((connection) => connection.name === status.name)?.stoppedReason();
         return reason === undefined ? status : { ...status, status: 'failed' as const, error: reason };
       });
     },

@@ -6,7 +6,11 @@ import type { McpServerConfig } from './config.js';
 export const TEST_SERVER_PATH = join(import.meta.dirname, 'test-server', 'test-server.mjs');
 
 /** Config of a test server started with `flags`. */
-export function testServerConfig(name: string, flags: readonly string[] = [], extra: Partial<McpServerConfig> = {}): McpServerConfig {
+export function testServerConfig(
+  name: string,
+  flags: readonly string[] = [],
+  extra: Partial<McpServerConfig> = {},
+): McpServerConfig {
   return { name, command: process.execPath, args: [TEST_SERVER_PATH, ...flags], ...extra };
 }
 

@@ -39,28 +39,42 @@ describe('assignToolNames', () => {
 
   const request: fc.Arbitrary<ToolNameRequest> = fc.record({
     server: fc.stringMatching(/^[A-Za-z0-9_-]{1,48}$/),
-    tool: fc.oneof(fc.string({ minLength: 1, maxLength: 90 }), fc.constantFrom('a', 'a.b', 'a_b', 'a b', 'x'.repeat(70))),
+    tool: fc.oneof(
+      fc.string({ minLength: 1, maxLength: 90 }),
+      fc.constantFrom('a', 'a.b', 'a_b', 'a b', 'x'.repeat(70)),
+    ),
   });
 
   it('always gives valid names, unique and distinct from the reserved ones', () => {
     fc.assert(
-      fc.property(fc.array(request, { maxLength: 30 }), fc.array(fc.constantFrom('read_file', 'a__a', 'a__a_b'), { maxLength: 3 }), (requests, reserved) => {
-        const names = assignToolNames(requests, reserved);
-        expect(names).toHaveLength(requests.length);
-        for (const name of names) expect(name).toMatch(TOOL_NAME_PATTERN);
-        expect(new Set(names).size).toBe(names.length);
-        for (const name of names) expect(reserved).not.toContain(name);
-      }),
+      fc.property(
+        fc.array(request, { maxLength: 30 }),
+        fc.array(fc.constantFrom('read_file', 'a__a', 'a__a_b'), { maxLength: 3 }),
+        (requests, reserved) => {
+          const names = assignToolNames(requests, reserved);
+          expect(names).toHaveLength(requests.length);
+          for (const name of names) expect(name).toMatch(TOOL_NAME_PATTERN);
+          expect(new Set(names).size).toBe(names.length);
+          for (const name of names) expect(reserved).not.toContain(name);
+        },
+      ),
     );
   });
 
   it('names each tool the same whatever order the servers listed them in', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(request, { selector: (item) => `${item.server}\u0000${item.tool}`, maxLength: 20 }), fc.integer(), (requests, seed) => {
-        const shuffled = [...requests].sort((left, right) => ((left.tool.length * 31 + seed) % 7) - ((right.tool.length * 31 + seed) % 7));
-        const byKey = (items: readonly ToolNameRequest[], names: readonly string[]) => new Map(items.map((item, index) => [`${item.server}\u0000${item.tool}`, names[index]]));
-        expect(byKey(shuffled, assignToolNames(shuffled))).toEqual(byKey(requests, assignToolNames(requests)));
-      }),
+      fc.property(
+        fc.uniqueArray(request, { selector: (item) => `${item.server}\u0000${item.tool}`, maxLength: 20 }),
+        fc.integer(),
+        (requests, seed) => {
+          const shuffled = [...requests].sort(
+            (left, right) => ((left.tool.length * 31 + seed) % 7) - ((right.tool.length * 31 + seed) % 7),
+          );
+          const byKey = (items: readonly ToolNameRequest[], names: readonly string[]) =>
+            new Map(items.map((item, index) => [`${item.server}\u0000${item.tool}`, names[index]]));
+          expect(byKey(shuffled, assignToolNames(shuffled))).toEqual(byKey(requests, assignToolNames(requests)));
+        },
+      ),
     );
   });
 });

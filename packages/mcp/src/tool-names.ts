@@ -51,7 +51,11 @@ export function assignToolNames(requests: readonly ToolNameRequest[], reserved: 
       const rightExact = TOOL_NAME_PATTERN.test(right.plain) ? 0 : 1;
       if (leftExact !== rightExact) return leftExact - rightExact;
       if (left.plain !== right.plain) return left.plain < right.plain ? -1 : 1;
-      return left.request.server < right.request.server ? -1 : left.request.server > right.request.server ? 1 : left.index - right.index;
+      return left.request.server < right.request.server
+        ? -1
+        : left.request.server > right.request.server
+          ? 1
+          : left.index - right.index;
     });
 
   for (const { request, index, plain } of order) {

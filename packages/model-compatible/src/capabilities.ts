@@ -9,7 +9,10 @@ import type { CompatibleModelConfig } from './settings.js';
  * Prices exist only when configuration sets them: a local server may cost nothing, a gateway
  * anything, so none is assumed.
  */
-export function compatibleCapabilities(entry: Pick<CompatibleModelConfig, 'modelId' | 'contextWindowTokens' | 'maxOutputTokens' | 'tokenizer'>, prices?: PriceSheet): ContextCapabilities {
+export function compatibleCapabilities(
+  entry: Pick<CompatibleModelConfig, 'modelId' | 'contextWindowTokens' | 'maxOutputTokens' | 'tokenizer'>,
+  prices?: PriceSheet,
+): ContextCapabilities {
   return resolveModelCapabilities({
     modelId: entry.modelId,
     lookup: () => undefined,

@@ -28,20 +28,33 @@ describe('OpenAI-compatible adapter', () => {
   });
 
   it('recognises a local server’s overflow wording (llama.cpp)', async () => {
-    server.enqueue({ type: 'http-error', status: 400, message: 'the request exceeds the available context size, try increasing it' });
+    server.enqueue({
+      type: 'http-error',
+      status: 400,
+      message: 'the request exceeds the available context size, try increasing it',
+    });
     const { error } = await drain(compatibleModelFor(server, conformanceTuning).doStream(bareRequest(), {}));
     expect(ContextOverflowError.isInstance(error)).toBe(true);
     expect(String((error as Error).message)).toContain('the OpenAI-compatible server "local"');
   });
 
   it('takes its limits from configuration, marked as configured', () => {
-    expect(compatibleModelFor(server, conformanceTuning).capabilities).toMatchObject({ contextWindowTokens: 32_768, source: 'config', nativeCompaction: 'unsupported' });
+    expect(compatibleModelFor(server, conformanceTuning).capabilities).toMatchObject({
+      contextWindowTokens: 32_768,
+      source: 'config',
+      nativeCompaction: 'unsupported',
+    });
   });
 });
 
 describe('compatible model configuration', () => {
   it('accepts a vendor as data and rejects entries that cannot work', () => {
-    const ollama = { name: 'ollama', baseURL: 'http://127.0.0.1:11434/v1', modelId: 'qwen2.5-coder:7b', contextWindowTokens: 32768 };
+    const ollama = {
+      name: 'ollama',
+      baseURL: 'http://127.0.0.1:11434/v1',
+      modelId: 'qwen2.5-coder:7b',
+      contextWindowTokens: 32768,
+    };
     expect(compatibleModelConfigSchema.parse(ollama)).toEqual(ollama);
     expect(compatibleModelConfigSchema.safeParse({ ...ollama, contextWindowTokens: 0 }).success).toBe(false);
     expect(compatibleModelConfigSchema.safeParse({ ...ollama, baseURL: 'not a url' }).success).toBe(false);

@@ -13,8 +13,17 @@ export const COMPATIBLE_VENDOR: AiSdkVendor<CompatibleModelOptions> = {
   endpoint: compatibleEndpoint,
   nativeCompaction: 'unsupported',
   // How local servers word a context overflow (llama.cpp, LM Studio, vLLM).
-  overflowPatterns: [/exceeds the available context size/i, /context size has been exceeded/i, /n_ctx/i, /context the overflows/i, /maximum context length/i],
-  languageModel: (context) => createOpenAICompatible({ ...providerSettings(context), name: context.options.name, includeUsage: true }).chatModel(context.options.modelId),
+  overflowPatterns: [
+    /exceeds the available context size/i,
+    /context size has been exceeded/i,
+    /n_ctx/i,
+    /context the overflows/i,
+    /maximum context length/i,
+  ],
+  languageModel: (context) =>
+    createOpenAICompatible({ ...providerSettings(context), name: context.options.name, includeUsage: true }).chatModel(
+      context.options.modelId,
+    ),
 };
 
 /** Forge's adapter for one configured OpenAI-compatible model. */

@@ -10,6 +10,7 @@ import type { CompatibleModelOptions } from './settings.js';
  * with the entry's `tokenizer` (loaded on the first estimate), else conservatively.
  */
 export function createCompatibleModel(options: CompatibleModelOptions): CompatibleModel {
-  const estimator = options.tokenizer === undefined ? createConservativeEstimator() : compatibleTokenizerEstimator(options.tokenizer);
+  const estimator =
+    options.tokenizer === undefined ? createConservativeEstimator() : compatibleTokenizerEstimator(options.tokenizer);
   return new CompatibleModel(options, modelProfile(compatibleCapabilities(options, options.prices), estimator));
 }

@@ -1,4 +1,9 @@
-import { resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from '@forge/ai-sdk-bridge';
+import {
+  resolveAdapterSettings,
+  type AdapterOptions,
+  type ResolvedAdapterSettings,
+  type VendorEndpoint,
+} from '@forge/ai-sdk-bridge';
 import type { PriceSheet } from '@forge/core';
 import { z } from 'zod';
 
@@ -34,7 +39,8 @@ export const compatibleModelConfigSchema = z
 export type CompatibleModelConfig = z.infer<typeof compatibleModelConfigSchema>;
 
 /** Options of `createCompatibleModel`: a configuration entry plus runtime settings (`apiKey` instead of `apiKeyVariable`). */
-export interface CompatibleModelOptions extends CompatibleModelConfig, Omit<AdapterOptions, 'baseURL' | 'headers' | 'capabilities'> {
+export interface CompatibleModelOptions
+  extends CompatibleModelConfig, Omit<AdapterOptions, 'baseURL' | 'headers' | 'capabilities'> {
   /** Prices from configuration (`prices["compatible:<name>"]`); without them costs are shown in tokens only. */
   readonly prices?: PriceSheet;
 }

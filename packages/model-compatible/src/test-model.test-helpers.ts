@@ -7,12 +7,23 @@ import { CompatibleModel } from './compatible-adapter.js';
 import type { CompatibleModelOptions } from './settings.js';
 
 export const testProfile: ModelProfile = {
-  capabilities: { contextWindowTokens: 32_768, maxOutputTokens: 4096, nativeCompaction: 'unsupported', continuationProjection: 'adapter-owned', estimation: 'conservative-fallback', source: 'config' },
+  capabilities: {
+    contextWindowTokens: 32_768,
+    maxOutputTokens: 4096,
+    nativeCompaction: 'unsupported',
+    continuationProjection: 'adapter-owned',
+    estimation: 'conservative-fallback',
+    source: 'config',
+  },
   estimate: async (request) => estimateWithFakeTokenizer(request),
   countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),
 };
 
-export function compatibleModelFor(server: LoopbackProvider, tuning: AdapterTuning, options: Partial<CompatibleModelOptions> = {}): CompatibleModel {
+export function compatibleModelFor(
+  server: LoopbackProvider,
+  tuning: AdapterTuning,
+  options: Partial<CompatibleModelOptions> = {},
+): CompatibleModel {
   return new CompatibleModel(
     {
       name: 'local',

@@ -12,5 +12,8 @@ export interface CreateDeepSeekModelOptions extends DeepSeekModelOptions, TableM
  */
 export function createDeepSeekModel(options: CreateDeepSeekModelOptions): DeepSeekModel {
   const { adapter, table } = splitTableOptions(options);
-  return new DeepSeekModel(adapter, modelProfile(DEEPSEEK_CAPABILITIES.capabilities(options.modelId, table), createDeepSeekEstimator()));
+  return new DeepSeekModel(
+    adapter,
+    modelProfile(DEEPSEEK_CAPABILITIES.capabilities(options.modelId, table), createDeepSeekEstimator()),
+  );
 }

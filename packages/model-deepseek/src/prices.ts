@@ -18,7 +18,16 @@ const REFERENCE = 'https://api-docs.deepseek.com/quick_start/pricing';
 const NOTE = 'peak-hour rates; DeepSeek bills off-peak hours at half';
 
 function sheet(hit: number, miss: number, output: number): PriceSheet {
-  return Object.freeze({ currency: 'USD', inputPerMillion: miss, cachedInputPerMillion: hit, outputPerMillion: output, source: 'table', asOf: AS_OF, reference: REFERENCE, note: NOTE });
+  return Object.freeze({
+    currency: 'USD',
+    inputPerMillion: miss,
+    cachedInputPerMillion: hit,
+    outputPerMillion: output,
+    source: 'table',
+    asOf: AS_OF,
+    reference: REFERENCE,
+    note: NOTE,
+  });
 }
 
 const flash = sheet(0.006, 0.3, 1.2);
@@ -37,4 +46,8 @@ export const DEEPSEEK_PRICE_TABLE: Readonly<Record<string, PriceSheet>> = Object
  * DeepSeek documents hits only on whole stored units, so a simulation with these rules is an
  * estimate, unlike OpenAI's documented rules.
  */
-export const DEEPSEEK_PROMPT_CACHE: PromptCacheRules = Object.freeze({ minimumTokens: 64, incrementTokens: 64, lifetimeMs: 60 * 60_000 });
+export const DEEPSEEK_PROMPT_CACHE: PromptCacheRules = Object.freeze({
+  minimumTokens: 64,
+  incrementTokens: 64,
+  lifetimeMs: 60 * 60_000,
+});

@@ -7,7 +7,13 @@ import { createDeepSeekModel } from '@forge/model-deepseek';
 // DEEPSEEK_BASE_URL (default https://api.deepseek.com) and DEEPSEEK_API_KEY.
 const server = await startLoopbackProvider(DEEPSEEK_LOOPBACK);
 try {
-  server.enqueue(turn({ reasoning: 'A short greeting will do.', text: 'Hello!', usage: { inputTokens: 40, cachedInputTokens: 32, outputTokens: 9 } }));
+  server.enqueue(
+    turn({
+      reasoning: 'A short greeting will do.',
+      text: 'Hello!',
+      usage: { inputTokens: 40, cachedInputTokens: 32, outputTokens: 9 },
+    }),
+  );
   const model = createDeepSeekModel({ modelId: 'deepseek-v4-pro', baseURL: server.baseURL, apiKey: 'sk-example' });
 
   const result = await runAgent({
@@ -21,7 +27,11 @@ try {
   // DeepSeek's cache hits are reported as cache-read tokens.
   assert.equal(result.usage.cacheReadTokens, 32);
   // The reasoning is kept in the transcript, to be sent back on later requests.
-  assert.ok(result.messages.some((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'reasoning')));
+  assert.ok(
+    result.messages.some(
+      (message) => message.role === 'assistant' && message.content.some((part) => part.type === 'reasoning'),
+    ),
+  );
 } finally {
   await server.close();
 }

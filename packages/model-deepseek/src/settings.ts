@@ -1,4 +1,9 @@
-import { resolveAdapterSettings, type AdapterOptions, type ResolvedAdapterSettings, type VendorEndpoint } from '@forge/ai-sdk-bridge';
+import {
+  resolveAdapterSettings,
+  type AdapterOptions,
+  type ResolvedAdapterSettings,
+  type VendorEndpoint,
+} from '@forge/ai-sdk-bridge';
 
 /** Options of `createDeepSeekModel`. Everything but `modelId` is optional. */
 export interface DeepSeekModelOptions extends AdapterOptions {

@@ -24,6 +24,21 @@ export const testProfile: ModelProfile = {
   countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),
 };
 
-export function deepSeekModelFor(server: LoopbackProvider, tuning: AdapterTuning, options: Partial<DeepSeekModelOptions> = {}): DeepSeekModel {
-  return new DeepSeekModel({ modelId: TEST_MODEL_ID, baseURL: server.baseURL, apiKey: 'test-key', env: {}, retry: tuning.retry, idleTimeoutMs: tuning.idleTimeoutMs, ...options }, testProfile);
+export function deepSeekModelFor(
+  server: LoopbackProvider,
+  tuning: AdapterTuning,
+  options: Partial<DeepSeekModelOptions> = {},
+): DeepSeekModel {
+  return new DeepSeekModel(
+    {
+      modelId: TEST_MODEL_ID,
+      baseURL: server.baseURL,
+      apiKey: 'test-key',
+      env: {},
+      retry: tuning.retry,
+      idleTimeoutMs: tuning.idleTimeoutMs,
+      ...options,
+    },
+    testProfile,
+  );
 }

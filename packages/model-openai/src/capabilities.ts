@@ -15,7 +15,8 @@ import { OPENAI_PRICE_TABLE } from './prices.js';
  */
 
 /** Where the table's figures come from, for `forge models list`. */
-export const OPENAI_CAPABILITY_SOURCE = "OpenAI's model pages (platform.openai.com/docs/models), cross-checked with gpt-tokenizer's model data";
+export const OPENAI_CAPABILITY_SOURCE =
+  "OpenAI's model pages (platform.openai.com/docs/models), cross-checked with gpt-tokenizer's model data";
 
 /** The tokenizer every model in the table uses. */
 export const OPENAI_TOKENIZER = 'o200k_base';

@@ -1,5 +1,11 @@
 import { APICallError } from '@ai-sdk/provider';
-import { classifyProviderError, retryDelayMs, sleep, type ProviderErrorContext, type RetryPolicy } from '@forge/ai-sdk-bridge';
+import {
+  classifyProviderError,
+  retryDelayMs,
+  sleep,
+  type ProviderErrorContext,
+  type RetryPolicy,
+} from '@forge/ai-sdk-bridge';
 import { CancelledError, ForgeError, jsonObjectSchema, TransportError, type JsonObject } from '@forge/core';
 import { z } from 'zod';
 
@@ -40,7 +46,12 @@ async function postOnce(call: CompactCall): Promise<JsonObject[]> {
   let response: Response;
   let text: string;
   try {
-    response = await fetch(call.url, { method: 'POST', headers: { 'content-type': 'application/json', ...call.headers }, body: JSON.stringify(call.body), signal });
+    response = await fetch(call.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...call.headers },
+      body: JSON.stringify(call.body),
+      signal,
+    });
     text = await response.text();
   } catch (error) {
     if (call.signal?.aborted) throw new CancelledError();
@@ -68,7 +79,10 @@ async function postOnce(call: CompactCall): Promise<JsonObject[]> {
   }
   const parsed = compactResponseSchema.safeParse(parseJson(text));
   if (!parsed.success) {
-    throw new TransportError({ message: `${call.errors.providerLabel} at ${call.errors.baseURL} answered the compaction request with a body that has no output list.`, isRetryable: false });
+    throw new TransportError({
+      message: `${call.errors.providerLabel} at ${call.errors.baseURL} answered the compaction request with a body that has no output list.`,
+      isRetryable: false,
+    });
   }
   const compactions = parsed.data.output.filter((item) => item['type'] === 'compaction');
   if (compactions.length !== 1) {

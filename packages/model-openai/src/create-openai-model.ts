@@ -14,5 +14,8 @@ export interface CreateOpenAIModelOptions extends OpenAIModelOptions, TableModel
  */
 export function createOpenAIModel(options: CreateOpenAIModelOptions): OpenAIModel {
   const { adapter, table } = splitTableOptions(options);
-  return new OpenAIModel(adapter, modelProfile(OPENAI_CAPABILITIES.capabilities(options.modelId, table), createO200kEstimator()));
+  return new OpenAIModel(
+    adapter,
+    modelProfile(OPENAI_CAPABILITIES.capabilities(options.modelId, table), createO200kEstimator()),
+  );
 }

@@ -30,9 +30,16 @@ describe('OpenAI native compaction', () => {
     await server.close();
   });
 
-  async function compacted(messages: readonly Message[] = earlier, previous?: OpaqueProviderState, content = 'opaque-1'): Promise<OpaqueProviderState> {
+  async function compacted(
+    messages: readonly Message[] = earlier,
+    previous?: OpaqueProviderState,
+    content = 'opaque-1',
+  ): Promise<OpaqueProviderState> {
     server.enqueue({ type: 'compaction', encryptedContent: content });
-    return openAIModelFor(server, conformanceTuning).compact({ instructions: 'You are a test agent.', messages, ...(previous === undefined ? {} : { previous }) }, {});
+    return openAIModelFor(server, conformanceTuning).compact(
+      { instructions: 'You are a test agent.', messages, ...(previous === undefined ? {} : { previous }) },
+      {},
+    );
   }
 
   it('advertises opaque-provider-item', () => {
@@ -66,7 +73,12 @@ describe('OpenAI native compaction', () => {
         "model": "gpt-5.1",
       }
     `);
-    expect(state).toMatchObject({ provider: 'openai', modelId: TEST_MODEL_ID, sourceMessages: 2, previousItemHash: null });
+    expect(state).toMatchObject({
+      provider: 'openai',
+      modelId: TEST_MODEL_ID,
+      sourceMessages: 2,
+      previousItemHash: null,
+    });
     expect(state.items.map((item) => item['type'])).toEqual(['message', 'compaction']);
     expect(state.itemHash).toBe(sha256Hex(JSON.stringify(state.items)));
     expect(state.bytes).toBe(Buffer.byteLength(JSON.stringify(state.items)));
@@ -93,7 +105,14 @@ describe('OpenAI native compaction', () => {
     server.enqueue(turn({ text: 'make ci' }));
     await drain(openAIModelFor(server, conformanceTuning).doStream(requestAfter(state, [...earlier, ...tail]), {}));
     const input = (server.requests[1]?.body as { input: Record<string, unknown>[] } | undefined)?.input ?? [];
-    expect(input.map((item) => item['type'] ?? item['role'])).toEqual(['developer', 'message', 'compaction', 'user', 'assistant', 'user']);
+    expect(input.map((item) => item['type'] ?? item['role'])).toEqual([
+      'developer',
+      'message',
+      'compaction',
+      'user',
+      'assistant',
+      'user',
+    ]);
     expect(server.requests[1]?.rawBody).not.toContain('Noted, the build command is make ci.');
   });
 
@@ -110,7 +129,9 @@ describe('OpenAI native compaction', () => {
   it('never sends state that another provider made', async () => {
     const state = await compacted();
     server.enqueue(turn({ text: 'ok' }));
-    await drain(openAIModelFor(server, conformanceTuning).doStream(requestAfter({ ...state, provider: 'compatible' }), {}));
+    await drain(
+      openAIModelFor(server, conformanceTuning).doStream(requestAfter({ ...state, provider: 'compatible' }), {}),
+    );
     expect(server.requests[1]?.rawBody).not.toContain('opaque-1');
   });
 
@@ -137,7 +158,9 @@ describe('OpenAI native compaction', () => {
     expect(server.requests[1]?.rawBody).toContain(JSON.stringify(first.items).slice(1, -1));
     expect(server.requests[1]?.rawBody).not.toContain('forge_native_state_marker');
     expect(second.previousItemHash).toBe(first.itemHash);
-    expect(second.items.filter((item) => item['type'] === 'compaction')).toEqual([{ id: 'cmp_2', type: 'compaction', encrypted_content: 'opaque-2' }]);
+    expect(second.items.filter((item) => item['type'] === 'compaction')).toEqual([
+      { id: 'cmp_2', type: 'compaction', encrypted_content: 'opaque-2' },
+    ]);
     expect(second.items.filter((item) => item['role'] === 'user')).toHaveLength(2);
   });
 
@@ -151,7 +174,10 @@ describe('OpenAI native compaction', () => {
   it('classifies a refused compaction like any model call', async () => {
     server.enqueue({ type: 'http-error', status: 401, message: 'Incorrect API key provided.' });
     const model = openAIModelFor(server, conformanceTuning, { apiKey: undefined, env: { OPENAI_API_KEY: 'test-key' } });
-    await expect(model.compact({ instructions: '', messages: earlier }, {})).rejects.toMatchObject({ code: 'auth', variable: 'OPENAI_API_KEY' });
+    await expect(model.compact({ instructions: '', messages: earlier }, {})).rejects.toMatchObject({
+      code: 'auth',
+      variable: 'OPENAI_API_KEY',
+    });
   });
 
   it('estimates a replaying request as sent: opaque bytes instead of the checkpoint and the replaced messages', async () => {

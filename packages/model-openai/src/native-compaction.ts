@@ -1,5 +1,12 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
-import { hashMessages, sha256Hex, type JsonObject, type Message, type ModelRequest, type OpaqueProviderState } from '@forge/core';
+import {
+  hashMessages,
+  sha256Hex,
+  type JsonObject,
+  type Message,
+  type ModelRequest,
+  type OpaqueProviderState,
+} from '@forge/core';
 
 /*
  * OpenAI's opaque compaction, Forge side. Forge compacts explicitly at its own boundaries with
@@ -23,7 +30,13 @@ export function canReplay(state: OpaqueProviderState | undefined, modelId: strin
 export function replayMarkerMessage(): LanguageModelV4Message {
   return {
     role: 'assistant',
-    content: [{ type: 'custom', kind: 'openai.compaction', providerOptions: { openai: { itemId: REPLAY_MARKER_ID, encryptedContent: '' } } }],
+    content: [
+      {
+        type: 'custom',
+        kind: 'openai.compaction',
+        providerOptions: { openai: { itemId: REPLAY_MARKER_ID, encryptedContent: '' } },
+      },
+    ],
   };
 }
 
@@ -43,7 +56,9 @@ export function spliceReplayItems(body: string, items: readonly JsonObject[]): s
   const parsed = JSON.parse(body) as { input?: unknown };
   if (!Array.isArray(parsed.input)) return body;
   const input = parsed.input as unknown[];
-  const index = input.findIndex((item) => isRecord(item) && item['type'] === 'compaction' && item['id'] === REPLAY_MARKER_ID);
+  const index = input.findIndex(
+    (item) => isRecord(item) && item['type'] === 'compaction' && item['id'] === REPLAY_MARKER_ID,
+  );
   if (index === -1) return body;
   input.splice(index, 1, ...items);
   return JSON.stringify(parsed);
@@ -52,7 +67,8 @@ export function spliceReplayItems(body: string, items: readonly JsonObject[]): s
 /** A fetch that applies `spliceReplayItems` to JSON request bodies. */
 export function replayingFetch(items: readonly JsonObject[], baseFetch: typeof fetch = fetch): typeof fetch {
   return (input, init) => {
-    if (init !== undefined && typeof init.body === 'string') return baseFetch(input, { ...init, body: spliceReplayItems(init.body, items) });
+    if (init !== undefined && typeof init.body === 'string')
+      return baseFetch(input, { ...init, body: spliceReplayItems(init.body, items) });
     return baseFetch(input, init);
   };
 }

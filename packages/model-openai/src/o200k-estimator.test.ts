@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { get_encoding, type Tiktoken as WasmTiktoken } from 'tiktoken';
 import type { ModelRequest } from '@forge/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countO200kTokens, createO200kEstimator, loadO200kTokenizer, OPENAI_FRAMING_OVERHEAD, type O200kTokenizer } from './o200k-estimator.js';
+import {
+  countO200kTokens,
+  createO200kEstimator,
+  loadO200kTokenizer,
+  OPENAI_FRAMING_OVERHEAD,
+  type O200kTokenizer,
+} from './o200k-estimator.js';
 import { tokenizerCorpus } from './tokenizer-corpus.test-helpers.js';
 
 let reference: WasmTiktoken;
@@ -20,9 +26,12 @@ afterAll(() => reference.free());
 const referenceCount = (text: string) => reference.encode_ordinary(text).length;
 
 describe('countO200kTokens', () => {
-  it.each(Object.entries(tokenizerCorpus).filter(([name]) => !name.startsWith('long')))('matches the WASM tiktoken reference on %s', (_name, text) => {
-    expect(countO200kTokens(encoder, text)).toBe(referenceCount(text));
-  });
+  it.each(Object.entries(tokenizerCorpus).filter(([name]) => !name.startsWith('long')))(
+    'matches the WASM tiktoken reference on %s',
+    (_name, text) => {
+      expect(countO200kTokens(encoder, text)).toBe(referenceCount(text));
+    },
+  );
 
   it('counts special-token text as ordinary text instead of throwing', () => {
     const text = 'before <|endoftext|> after';
@@ -33,10 +42,14 @@ describe('countO200kTokens', () => {
 
   it('matches the reference on arbitrary Unicode text', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), fc.string({ unit: 'binary', maxLength: 40 }), (graphemes, binary) => {
-        const text = `${graphemes} ${binary}`;
-        expect(countO200kTokens(encoder, text)).toBe(referenceCount(text));
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 80 }),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        (graphemes, binary) => {
+          const text = `${graphemes} ${binary}`;
+          expect(countO200kTokens(encoder, text)).toBe(referenceCount(text));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -57,8 +70,28 @@ describe('createO200kEstimator', () => {
     instructions: tokenizerCorpus['prose'] ?? '',
     history: [
       { role: 'user', content: tokenizerCorpus['chinese'] ?? '' },
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'edit_file', input: JSON.parse(tokenizerCorpus['toolArguments'] ?? '{}') }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'edit_file', output: { type: 'text', value: tokenizerCorpus['typescript'] ?? '' } }] },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'call_1',
+            toolName: 'edit_file',
+            input: JSON.parse(tokenizerCorpus['toolArguments'] ?? '{}'),
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_1',
+            toolName: 'edit_file',
+            output: { type: 'text', value: tokenizerCorpus['typescript'] ?? '' },
+          },
+        ],
+      },
     ],
     currentRequest: { role: 'user', content: tokenizerCorpus['specialTokens'] ?? '' },
     continuation: [],
@@ -71,8 +104,10 @@ describe('createO200kEstimator', () => {
     expect(estimate).toMatchObject({ method: 'provider-tokenizer', confidence: 'exact' });
     expect(estimate.categories.instructions).toBe(referenceCount(tokenizerCorpus['prose'] ?? ''));
     expect(estimate.categories.request).toBe(referenceCount(tokenizerCorpus['specialTokens'] ?? ''));
-    const toolCall = referenceCount('edit_file') + referenceCount('call_1') + referenceCount(tokenizerCorpus['toolArguments'] ?? '');
-    const toolResult = referenceCount('edit_file') + referenceCount('call_1') + referenceCount(tokenizerCorpus['typescript'] ?? '');
+    const toolCall =
+      referenceCount('edit_file') + referenceCount('call_1') + referenceCount(tokenizerCorpus['toolArguments'] ?? '');
+    const toolResult =
+      referenceCount('edit_file') + referenceCount('call_1') + referenceCount(tokenizerCorpus['typescript'] ?? '');
     expect(estimate.categories.history).toBe(referenceCount(tokenizerCorpus['chinese'] ?? '') + toolCall + toolResult);
     const sum = Object.values(estimate.categories).reduce((total, value) => total + value, 0);
     expect(sum).toBe(estimate.tokens);
@@ -81,11 +116,21 @@ describe('createO200kEstimator', () => {
 
   it('counts each advertised tool schema', async () => {
     const estimator = createO200kEstimator();
-    const schema = { type: 'object', properties: { path: { type: 'string', description: 'Workspace-relative path.' } }, required: ['path'] };
-    const tool = { name: 'read_file', description: 'Read a file and return its content with a SHA-256.', inputSchema: schema };
+    const schema = {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Workspace-relative path.' } },
+      required: ['path'],
+    };
+    const tool = {
+      name: 'read_file',
+      description: 'Read a file and return its content with a SHA-256.',
+      inputSchema: schema,
+    };
     const without = await estimator.estimate(request());
     const withTool = await estimator.estimate(request({ tools: [tool] }));
     expect(withTool.categories.toolSchemas).toBeGreaterThan(referenceCount(tool.description));
-    expect(withTool.tokens - without.tokens).toBe(withTool.categories.toolSchemas + (OPENAI_FRAMING_OVERHEAD.perToolDefinition ?? 0));
+    expect(withTool.tokens - without.tokens).toBe(
+      withTool.categories.toolSchemas + (OPENAI_FRAMING_OVERHEAD.perToolDefinition ?? 0),
+    );
   });
 });

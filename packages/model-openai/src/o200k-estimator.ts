@@ -33,7 +33,9 @@ const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
  * Special-token text is not disallowed, so it is encoded as ordinary text instead of throwing.
  */
 export function loadO200kTokenizer(): Promise<O200kTokenizer> {
-  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then(({ countTokens }) => ({ count: (text: string) => countTokens(text, NO_SPECIAL_TOKENS) }));
+  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then(({ countTokens }) => ({
+    count: (text: string) => countTokens(text, NO_SPECIAL_TOKENS),
+  }));
   return tokenizer;
 }
 

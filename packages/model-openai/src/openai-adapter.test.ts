@@ -14,12 +14,29 @@ describe('OpenAI adapter', () => {
   });
 
   it('maps every usage field, cache writes included', async () => {
-    server.enqueue(turn({ text: 'ok', usage: { inputTokens: 3000, cachedInputTokens: 1024, cacheWriteTokens: 1500, outputTokens: 200, reasoningTokens: 150 } }));
+    server.enqueue(
+      turn({
+        text: 'ok',
+        usage: {
+          inputTokens: 3000,
+          cachedInputTokens: 1024,
+          cacheWriteTokens: 1500,
+          outputTokens: 200,
+          reasoningTokens: 150,
+        },
+      }),
+    );
     const { parts } = await drain(openAIModelFor(server, conformanceTuning).doStream(bareRequest(), {}));
     expect(parts.at(-1)).toEqual({
       type: 'finish',
       finishReason: 'stop',
-      usage: { inputTokens: 3000, cacheReadTokens: 1024, cacheWriteTokens: 1500, outputTokens: 200, reasoningTokens: 150 },
+      usage: {
+        inputTokens: 3000,
+        cacheReadTokens: 1024,
+        cacheWriteTokens: 1500,
+        outputTokens: 200,
+        reasoningTokens: 150,
+      },
     });
   });
 
@@ -32,7 +49,10 @@ describe('OpenAI adapter', () => {
         part: {
           type: 'reasoning',
           text: 'Let me think.',
-          providerMetadata: { openai: { itemId: 'rs_1_0', reasoningEncryptedContent: 'enc-abc' }, forge: { provider: 'openai', modelId: 'gpt-5.1' } },
+          providerMetadata: {
+            openai: { itemId: 'rs_1_0', reasoningEncryptedContent: 'enc-abc' },
+            forge: { provider: 'openai', modelId: 'gpt-5.1' },
+          },
         },
       },
       { type: 'text-delta', delta: 'Done.' },
@@ -45,8 +65,22 @@ describe('OpenAI adapter', () => {
       {
         role: 'assistant',
         content: [
-          { type: 'reasoning', text: 'mine', providerMetadata: { openai: { itemId: 'rs_a', reasoningEncryptedContent: 'enc-mine' }, forge: { provider: 'openai', modelId: 'gpt-5.1' } } },
-          { type: 'reasoning', text: 'other', providerMetadata: { openai: { itemId: 'rs_b', reasoningEncryptedContent: 'enc-other' }, forge: { provider: 'openai', modelId: 'o4-mini' } } },
+          {
+            type: 'reasoning',
+            text: 'mine',
+            providerMetadata: {
+              openai: { itemId: 'rs_a', reasoningEncryptedContent: 'enc-mine' },
+              forge: { provider: 'openai', modelId: 'gpt-5.1' },
+            },
+          },
+          {
+            type: 'reasoning',
+            text: 'other',
+            providerMetadata: {
+              openai: { itemId: 'rs_b', reasoningEncryptedContent: 'enc-other' },
+              forge: { provider: 'openai', modelId: 'o4-mini' },
+            },
+          },
           { type: 'text', text: 'earlier answer' },
         ],
       },
@@ -60,7 +94,9 @@ describe('OpenAI adapter', () => {
 
   it('maps an incomplete response to the length finish reason', async () => {
     server.enqueue(turn({ text: 'cut short', incompleteReason: 'max_output_tokens' }));
-    const { parts } = await drain(openAIModelFor(server, conformanceTuning).doStream({ ...bareRequest(), maxOutputTokens: 5 }, {}));
+    const { parts } = await drain(
+      openAIModelFor(server, conformanceTuning).doStream({ ...bareRequest(), maxOutputTokens: 5 }, {}),
+    );
     expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length' });
     expect(server.requests[0]?.body).toMatchObject({ max_output_tokens: 5 });
   });

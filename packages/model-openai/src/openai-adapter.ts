@@ -1,6 +1,12 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
-import { AiSdkModel, providerSettings, encodeConversation, type AiSdkVendor, type ModelProfile } from '@forge/ai-sdk-bridge';
+import {
+  AiSdkModel,
+  providerSettings,
+  encodeConversation,
+  type AiSdkVendor,
+  type ModelProfile,
+} from '@forge/ai-sdk-bridge';
 import {
   InvalidInputError,
   type JsonObject,
@@ -13,7 +19,13 @@ import {
   type TokenEstimate,
 } from '@forge/core';
 import { postCompact } from './compact-endpoint.js';
-import { canReplay, replayingFetch, replayMarkerMessage, stateFromOutput, withoutReplacedHistory } from './native-compaction.js';
+import {
+  canReplay,
+  replayingFetch,
+  replayMarkerMessage,
+  stateFromOutput,
+  withoutReplacedHistory,
+} from './native-compaction.js';
 import { OPENAI_ENDPOINT, type OpenAIModelOptions } from './settings.js';
 
 /** Opaque items are counted at one token per this many bytes: encrypted content never tokenizes smaller. */
@@ -61,14 +73,21 @@ export class OpenAIModel extends AiSdkModel<OpenAIModelOptions> {
     const { checkpoint: _replaced, nativeState: _opaque, ...rest } = withoutReplacedHistory(request, replay);
     const base = await super.estimateRequestTokens(rest);
     const opaque = Math.ceil(replay.bytes / OPAQUE_BYTES_PER_TOKEN);
-    return { ...base, tokens: base.tokens + opaque, categories: { ...base.categories, checkpoint: base.categories.checkpoint + opaque } };
+    return {
+      ...base,
+      tokens: base.tokens + opaque,
+      categories: { ...base.categories, checkpoint: base.categories.checkpoint + opaque },
+    };
   }
 
   override doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
     const state = request.nativeState;
     const replay = canReplay(state, this.modelId) ? state : undefined;
     if (replay === undefined) return this.stream(request, options);
-    return this.stream(withoutReplacedHistory(request, replay), options, { checkpointReplacement: [replayMarkerMessage()], fetch: replayingFetch(replay.items) });
+    return this.stream(withoutReplacedHistory(request, replay), options, {
+      checkpointReplacement: [replayMarkerMessage()],
+      fetch: replayingFetch(replay.items),
+    });
   }
 
   /**
@@ -77,7 +96,9 @@ export class OpenAIModel extends AiSdkModel<OpenAIModelOptions> {
    */
   async compact(request: NativeCompactionRequest, options: ModelCallOptions): Promise<OpaqueProviderState> {
     if (request.messages.length === 0 && request.previous === undefined) {
-      throw new InvalidInputError({ message: 'Nothing to compact: the compaction request has no messages and no previous state.' });
+      throw new InvalidInputError({
+        message: 'Nothing to compact: the compaction request has no messages and no previous state.',
+      });
     }
     const previous = canReplay(request.previous, this.modelId) ? request.previous : undefined;
     const prompt: LanguageModelV4Message[] = [];
@@ -113,7 +134,8 @@ export class OpenAIModel extends AiSdkModel<OpenAIModelOptions> {
     } catch (error) {
       if (captured === undefined) throw error;
     }
-    if (captured === undefined) throw new InvalidInputError({ message: 'The compaction request could not be encoded.' });
+    if (captured === undefined)
+      throw new InvalidInputError({ message: 'The compaction request could not be encoded.' });
     return (JSON.parse(captured) as { input?: JsonValue }).input ?? [];
   }
 }

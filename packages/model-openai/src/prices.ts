@@ -13,8 +13,17 @@ import type { PriceSheet, TokenPrices } from '@forge/core';
 const AS_OF = '2026-12-01';
 const REFERENCE = 'https://developers.openai.com/api/docs/pricing';
 
-function sheet(inputPerMillion: number, cachedInputPerMillion: number | undefined, outputPerMillion: number, extra: Partial<Pick<PriceSheet, 'longContext' | 'note'>> = {}): PriceSheet {
-  const rates: TokenPrices = { inputPerMillion, ...(cachedInputPerMillion === undefined ? {} : { cachedInputPerMillion }), outputPerMillion };
+function sheet(
+  inputPerMillion: number,
+  cachedInputPerMillion: number | undefined,
+  outputPerMillion: number,
+  extra: Partial<Pick<PriceSheet, 'longContext' | 'note'>> = {},
+): PriceSheet {
+  const rates: TokenPrices = {
+    inputPerMillion,
+    ...(cachedInputPerMillion === undefined ? {} : { cachedInputPerMillion }),
+    outputPerMillion,
+  };
   return Object.freeze({ currency: 'USD', ...rates, source: 'table', asOf: AS_OF, reference: REFERENCE, ...extra });
 }
 
@@ -24,15 +33,26 @@ const gpt52 = sheet(1.75, 0.175, 14);
 const LONG_CONTEXT_TOKENS = 272_000;
 
 /** A model whose whole request, above 272,000 input tokens, bills input (cached too) at 2× and output at 1.5×. */
-function longContextSheet(inputPerMillion: number, cachedInputPerMillion: number, outputPerMillion: number): PriceSheet {
+function longContextSheet(
+  inputPerMillion: number,
+  cachedInputPerMillion: number,
+  outputPerMillion: number,
+): PriceSheet {
   return sheet(inputPerMillion, cachedInputPerMillion, outputPerMillion, {
-    longContext: { aboveInputTokens: LONG_CONTEXT_TOKENS, inputPerMillion: inputPerMillion * 2, cachedInputPerMillion: cachedInputPerMillion * 2, outputPerMillion: outputPerMillion * 1.5 },
+    longContext: {
+      aboveInputTokens: LONG_CONTEXT_TOKENS,
+      inputPerMillion: inputPerMillion * 2,
+      cachedInputPerMillion: cachedInputPerMillion * 2,
+      outputPerMillion: outputPerMillion * 1.5,
+    },
     note: 'requests with more than 272,000 input tokens bill at the long-context rates',
   });
 }
 
 /** gpt-5.4-pro and gpt-5.5-pro: same rates, and OpenAI publishes no long-context rates for them. */
-const gpt54Pro = sheet(30, undefined, 180, { note: 'long-context rates are not recorded: requests above 272,000 input tokens may cost more' });
+const gpt54Pro = sheet(30, undefined, 180, {
+  note: 'long-context rates are not recorded: requests above 272,000 input tokens may cost more',
+});
 
 /** Model id → price sheet, for the ids of the capability table. */
 export const OPENAI_PRICE_TABLE: Readonly<Record<string, PriceSheet>> = Object.freeze({

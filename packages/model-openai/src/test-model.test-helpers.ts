@@ -23,6 +23,21 @@ export const testProfile: ModelProfile = {
 };
 
 /** An OpenAI adapter pointed at the loopback server, with the suite's tuning. */
-export function openAIModelFor(server: LoopbackProvider, tuning: AdapterTuning, options: Partial<OpenAIModelOptions> = {}): OpenAIModel {
-  return new OpenAIModel({ modelId: TEST_MODEL_ID, baseURL: server.baseURL, apiKey: 'test-key', env: {}, retry: tuning.retry, idleTimeoutMs: tuning.idleTimeoutMs, ...options }, testProfile);
+export function openAIModelFor(
+  server: LoopbackProvider,
+  tuning: AdapterTuning,
+  options: Partial<OpenAIModelOptions> = {},
+): OpenAIModel {
+  return new OpenAIModel(
+    {
+      modelId: TEST_MODEL_ID,
+      baseURL: server.baseURL,
+      apiKey: 'test-key',
+      env: {},
+      retry: tuning.retry,
+      idleTimeoutMs: tuning.idleTimeoutMs,
+      ...options,
+    },
+    testProfile,
+  );
 }

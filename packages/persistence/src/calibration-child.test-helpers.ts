@@ -7,6 +7,10 @@ import { recordCalibration } from './calibration-store.js';
 const [home] = process.argv.slice(2);
 if (home === undefined) throw new Error('usage: calibration-child <home>');
 for (let index = 1; ; index += 1) {
-  await recordCalibration(home, { model: 'deepseek:deepseek-chat', counter: 'deepseek-v3', samples: [{ estimated: index, reported: index + 1 }] });
+  await recordCalibration(home, {
+    model: 'deepseek:deepseek-chat',
+    counter: 'deepseek-v3',
+    samples: [{ estimated: index, reported: index + 1 }],
+  });
   process.stdout.write(`ack ${index}\n`);
 }

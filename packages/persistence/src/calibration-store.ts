@@ -80,7 +80,11 @@ function toMap(file: CalibrationFile): Map<string, ModelCalibration> {
   return new Map(
     Object.entries(file.models).map(([model, entry]) => [
       model,
-      { counter: entry.counter, updatedAt: entry.updatedAt, samples: entry.samples.map(([estimated, reported]) => ({ estimated, reported })) },
+      {
+        counter: entry.counter,
+        updatedAt: entry.updatedAt,
+        samples: entry.samples.map(([estimated, reported]) => ({ estimated, reported })),
+      },
     ]),
   );
 }
@@ -92,18 +96,33 @@ function toMap(file: CalibrationFile): Map<string, ModelCalibration> {
  */
 export async function recordCalibration(
   home: string,
-  update: { readonly model: string; readonly counter: string; readonly samples: readonly CalibrationSample[]; readonly now?: Date },
+  update: {
+    readonly model: string;
+    readonly counter: string;
+    readonly samples: readonly CalibrationSample[];
+    readonly now?: Date;
+  },
 ): Promise<ModelCalibration> {
   await ensureForgeHome(home);
   const file = await readFileOrEmpty(home);
   const previous = file.models[update.model];
   const kept = previous?.counter === update.counter ? previous.samples : [];
-  const samples = [...kept, ...update.samples.map((sample): [number, number] => [sample.estimated, sample.reported])].slice(-MAX_CALIBRATION_SAMPLES);
+  const samples = [
+    ...kept,
+    ...update.samples.map((sample): [number, number] => [sample.estimated, sample.reported]),
+  ].slice(-MAX_CALIBRATION_SAMPLES);
   const entry = { counter: update.counter, updatedAt: (update.now ?? new Date()).toISOString(), samples };
   const models = Object.entries({ ...file.models, [update.model]: entry })
     .sort(([, left], [, right]) => right.updatedAt.localeCompare(left.updatedAt))
     .slice(0, MAX_CALIBRATED_MODELS);
   const next: CalibrationFile = { schemaVersion: CALIBRATION_SCHEMA_VERSION, models: Object.fromEntries(models) };
-  await writeFileAtomic(calibrationFilePath(home), `${JSON.stringify(next)}\n`, { mode: PRIVATE_FILE_MODE, syncDirectory: true });
-  return { counter: entry.counter, updatedAt: entry.updatedAt, samples: samples.map(([estimated, reported]) => ({ estimated, reported })) };
+  await writeFileAtomic(calibrationFilePath(home), `${JSON.stringify(next)}\n`, {
+    mode: PRIVATE_FILE_MODE,
+    syncDirectory: true,
+  });
+  return {
+    counter: entry.counter,
+    updatedAt: entry.updatedAt,
+    samples: samples.map(([estimated, reported]) => ({ estimated, reported })),
+  };
 }

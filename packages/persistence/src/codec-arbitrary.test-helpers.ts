@@ -6,7 +6,9 @@ import fc from 'fast-check';
  * a key becomes the object's prototype instead of an entry and is not read back. Without this the
  * round-trip property fails on one run in a few, whatever the codec does.
  */
-const json: fc.Arbitrary<import('@forge/core').JsonValue> = (fc.jsonValue() as fc.Arbitrary<import('@forge/core').JsonValue>).filter((value) => !hasProtoKey(value));
+const json: fc.Arbitrary<import('@forge/core').JsonValue> = (
+  fc.jsonValue() as fc.Arbitrary<import('@forge/core').JsonValue>
+).filter((value) => !hasProtoKey(value));
 
 function hasProtoKey(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false;
@@ -32,7 +34,12 @@ export function transcriptArbitraryForCodec(): fc.Arbitrary<Message> {
               json,
             ),
           }),
-          fc.record({ type: fc.constant('tool-call' as const), toolCallId: fc.string({ minLength: 1 }), toolName: fc.string({ minLength: 1 }), input: json }),
+          fc.record({
+            type: fc.constant('tool-call' as const),
+            toolCallId: fc.string({ minLength: 1 }),
+            toolName: fc.string({ minLength: 1 }),
+            input: json,
+          }),
         ),
       ),
     }),
@@ -43,7 +50,10 @@ export function transcriptArbitraryForCodec(): fc.Arbitrary<Message> {
           type: fc.constant('tool-result' as const),
           toolCallId: fc.string({ minLength: 1 }),
           toolName: fc.string({ minLength: 1 }),
-          output: fc.oneof(fc.record({ type: fc.constant('text' as const), value: text }), fc.record({ type: fc.constant('json' as const), value: json })),
+          output: fc.oneof(
+            fc.record({ type: fc.constant('text' as const), value: text }),
+            fc.record({ type: fc.constant('json' as const), value: json }),
+          ),
         }),
       ),
     }),

@@ -41,7 +41,10 @@ export class SessionLockedError extends ForgeError {
 
   constructor(options: { sessionId: string; owner: LockOwner | undefined; lockFile: string; sameHost: boolean }) {
     const { owner } = options;
-    const holder = owner === undefined ? 'another process (its lock file is unreadable)' : `process ${owner.pid}${options.sameHost ? '' : ` on host ${owner.hostname}`} (since ${owner.startedAt})`;
+    const holder =
+      owner === undefined
+        ? 'another process (its lock file is unreadable)'
+        : `process ${owner.pid}${options.sameHost ? '' : ` on host ${owner.hostname}`} (since ${owner.startedAt})`;
     super({
       code: SessionLockedError.errorCode,
       message:

@@ -36,13 +36,20 @@ const demoMessages = [
   },
   { role: 'user', content: 'My local file has DATABASE_PASSWORD=[REDACTED:secret-assignment] — is that parsed too?' },
   { role: 'assistant', content: [{ type: 'text', text: '' }] },
-  { role: 'assistant', content: [{ type: 'text', text: 'Yes: every KEY=value line is parsed. Unicode works as well: naïve café ✓ 日本語.' }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Yes: every KEY=value line is parsed. Unicode works as well: naïve café ✓ 日本語.' },
+    ],
+  },
   { role: 'user', content: 'Thanks!\n\n\tTabs and "quotes" and a backslash \\ survive?' },
 ];
 
 describe('frozen fixtures', () => {
   it('exist for every supported schema version', async () => {
-    const versions = (await readdir(fixtures)).filter((name) => /^v\d+$/.test(name)).map((name) => Number(name.slice(1)));
+    const versions = (await readdir(fixtures))
+      .filter((name) => /^v\d+$/.test(name))
+      .map((name) => Number(name.slice(1)));
     expect(versions.sort()).toEqual([...SUPPORTED_SESSION_SCHEMAS]);
   });
 });
@@ -51,7 +58,11 @@ describe('schema v1 fixtures', () => {
   it('read without migrating', async () => {
     const home = await copyOfFixture('v1');
     const loaded = await loadTranscript(home, 'legacy_2024_demo');
-    expect(loaded).toMatchObject({ schemaVersion: 1, createdAt: '2024-11-05T14:02:11.482Z', updatedAt: '2024-11-05T14:09:57.013Z' });
+    expect(loaded).toMatchObject({
+      schemaVersion: 1,
+      createdAt: '2024-11-05T14:02:11.482Z',
+      updatedAt: '2024-11-05T14:09:57.013Z',
+    });
     expect(loaded.messages).toEqual(demoMessages);
     expect(await readdir(join(home, 'sessions'))).toEqual(['legacy_2024_demo.json', 'legacy_empty.json']);
   });
@@ -65,17 +76,29 @@ describe('schema v1 fixtures', () => {
     await writer.close();
 
     const sessions = join(home, 'sessions');
-    expect((await readdir(sessions)).sort()).toEqual(['legacy_2024_demo', 'legacy_2024_demo.v1.bak', 'legacy_empty.json']);
+    expect((await readdir(sessions)).sort()).toEqual([
+      'legacy_2024_demo',
+      'legacy_2024_demo.v1.bak',
+      'legacy_empty.json',
+    ]);
     expect(await readFile(join(sessions, 'legacy_2024_demo.v1.bak'), 'utf8')).toBe(original);
     const migrated = await loadTranscript(home, 'legacy_2024_demo');
     expect(migrated).toMatchObject({
       schemaVersion: 2,
       createdAt: '2024-11-05T14:02:11.482Z',
       workspaceRoot: null,
-      migratedFrom: { version: 1, backupFile: 'legacy_2024_demo.v1.bak', messageCount: 6, updatedAt: '2024-11-05T14:09:57.013Z' },
+      migratedFrom: {
+        version: 1,
+        backupFile: 'legacy_2024_demo.v1.bak',
+        messageCount: 6,
+        updatedAt: '2024-11-05T14:09:57.013Z',
+      },
       warnings: [],
     });
-    expect(migrated.messages).toEqual([...demoMessages, { role: 'assistant', content: [{ type: 'text', text: 'They do.' }] }]);
+    expect(migrated.messages).toEqual([
+      ...demoMessages,
+      { role: 'assistant', content: [{ type: 'text', text: 'They do.' }] },
+    ]);
     expect(((await stat(join(sessions, 'legacy_2024_demo'))).mode & 0o777).toString(8)).toBe('700');
   });
 
@@ -99,13 +122,24 @@ describe('schema v1 fixtures', () => {
     expect(reopened.messages).toEqual(demoMessages);
     expect(reopened.openWarnings).toEqual([]);
     await reopened.close();
-    expect((await readdir(sessions)).sort()).toEqual(['legacy_2024_demo', 'legacy_2024_demo.v1.bak', 'legacy_empty.json']);
+    expect((await readdir(sessions)).sort()).toEqual([
+      'legacy_2024_demo',
+      'legacy_2024_demo.v1.bak',
+      'legacy_empty.json',
+    ]);
   });
 
   it('are listed alongside v2 sessions', async () => {
     const home = await copyOfFixture('v1');
     const listed = await listSessions(home);
-    expect(listed.map(({ id, schemaVersion, messageCount, firstUserLine }) => ({ id, schemaVersion, messageCount, firstUserLine }))).toEqual([
+    expect(
+      listed.map(({ id, schemaVersion, messageCount, firstUserLine }) => ({
+        id,
+        schemaVersion,
+        messageCount,
+        firstUserLine,
+      })),
+    ).toEqual([
       { id: 'legacy_empty', schemaVersion: 1, messageCount: 0, firstUserLine: undefined },
       { id: 'legacy_2024_demo', schemaVersion: 1, messageCount: 6, firstUserLine: 'What does src/parse.ts do?' },
     ]);
@@ -117,8 +151,19 @@ describe('schema v2 fixtures', () => {
     const home = await copyOfFixture('v2');
     const loaded = await loadTranscript(home, 'fixture_v2_full');
     expect(loaded).toMatchObject({ schemaVersion: 2, workspaceRoot: '/home/dev/projects/calculator', warnings: [] });
-    expect(loaded.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
-    expect(loaded.runs.map(({ runId, status, error, firstMessageIndex }) => ({ runId, status, error, firstMessageIndex }))).toEqual([
+    expect(loaded.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(
+      loaded.runs.map(({ runId, status, error, firstMessageIndex }) => ({ runId, status, error, firstMessageIndex })),
+    ).toEqual([
       { runId: 'run_fixture_1', status: 'completed', error: undefined, firstMessageIndex: 0 },
       {
         runId: 'run_fixture_2',

@@ -52,9 +52,13 @@ describe.skipIf(!isRoot)('a full disk', () => {
     const writer = await createSession(home, { workspaceRoot: null, id: 'appending' });
     await writer.appendMessages([{ role: 'user', content: 'kept' }]);
     await fill(mountPoint);
-    const error = await writer.appendMessages([{ role: 'user', content: 'x'.repeat(64 * 1024) }]).catch((caught: unknown) => caught);
+    const error = await writer
+      .appendMessages([{ role: 'user', content: 'x'.repeat(64 * 1024) }])
+      .catch((caught: unknown) => caught);
     expect((error as Error).message).toContain(`Writing to ${writer.logFile} failed (ENOSPC: no space left on device`);
-    expect((error as Error).message).toContain('): the file system is full; free some space and retry. Nothing more is written to it;');
+    expect((error as Error).message).toContain(
+      '): the file system is full; free some space and retry. Nothing more is written to it;',
+    );
     await writer.close();
     await rm(join(mountPoint, 'filler'));
     const loaded = await loadTranscript(home, 'appending');

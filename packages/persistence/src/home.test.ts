@@ -55,9 +55,13 @@ describe('checkForgeHome and ensureForgeHome on a home that cannot be a director
     await writeFile(home, 'a file');
     const isFile = `FORGE_HOME ${home} is a file, not a directory. Point FORGE_HOME (or --forge-home) at a directory you can write, or move the file away.`;
     await expect(checkForgeHome(home)).rejects.toThrow(isFile);
-    await expect(ensureForgeHome(home)).rejects.toSatisfy((error: unknown) => ForgeHomeError.isInstance(error) && error.message === isFile);
+    await expect(ensureForgeHome(home)).rejects.toSatisfy(
+      (error: unknown) => ForgeHomeError.isInstance(error) && error.message === isFile,
+    );
     const below = join(home, 'deeper', 'forge');
-    await expect(ensureForgeHome(below)).rejects.toThrow(`FORGE_HOME ${below} cannot be a directory: ${home} is a file.`);
+    await expect(ensureForgeHome(below)).rejects.toThrow(
+      `FORGE_HOME ${below} cannot be a directory: ${home} is a file.`,
+    );
   });
 
   it('accept a home that does not exist yet, and one that is a directory', async () => {

@@ -68,7 +68,11 @@ export class ForgeHomeError extends ForgeError {
   readonly home: string;
 
   constructor(options: { home: string; problem: string; fix: string; cause?: unknown }) {
-    super({ code: ForgeHomeError.errorCode, message: `FORGE_HOME ${options.home} ${options.problem}. ${options.fix}.`, cause: options.cause });
+    super({
+      code: ForgeHomeError.errorCode,
+      message: `FORGE_HOME ${options.home} ${options.problem}. ${options.fix}.`,
+      cause: options.cause,
+    });
     this.name = 'ForgeHomeError';
     this.home = options.home;
   }
@@ -128,7 +132,9 @@ export async function ensureForgeHome(root: string): Promise<ForgeHomeLayout> {
   try {
     await ensurePrivateDirectory(layout.root);
     await Promise.all(directories.map((directory) => ensurePrivateDirectory(directory)));
-    await Promise.all([layout.root, ...directories].map((directory) => access(directory, constants.W_OK | constants.X_OK)));
+    await Promise.all(
+      [layout.root, ...directories].map((directory) => access(directory, constants.W_OK | constants.X_OK)),
+    );
   } catch (error) {
     throw await forgeHomeProblem(error, layout.root);
   }

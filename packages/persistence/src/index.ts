@@ -1,5 +1,19 @@
-export { CorruptFileError, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type LockOwner } from './errors.js';
-export { checkForgeHome, ensureForgeHome, ForgeHomeError, forgeHomeLayout, resolveForgeHome, type ForgeHomeLayout, type ResolveForgeHomeOptions } from './home.js';
+export {
+  CorruptFileError,
+  SessionLockedError,
+  SessionNotFoundError,
+  UnsupportedSchemaError,
+  type LockOwner,
+} from './errors.js';
+export {
+  checkForgeHome,
+  ensureForgeHome,
+  ForgeHomeError,
+  forgeHomeLayout,
+  resolveForgeHome,
+  type ForgeHomeLayout,
+  type ResolveForgeHomeOptions,
+} from './home.js';
 export { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-fs.js';
 export {
   DEFAULT_MAX_STATE_BYTES,
@@ -15,17 +29,42 @@ export {
   type ReplayDecision,
   type ReplayTarget,
 } from './opaque-state/index.js';
-export { MAX_ERROR_MESSAGE_CHARS, SESSION_SCHEMA_VERSION, SUPPORTED_SESSION_SCHEMAS, type CheckpointSource, type EngineRunFacts, type SessionRecord } from './records.js';
+export {
+  MAX_ERROR_MESSAGE_CHARS,
+  SESSION_SCHEMA_VERSION,
+  SUPPORTED_SESSION_SCHEMAS,
+  type CheckpointSource,
+  type EngineRunFacts,
+  type SessionRecord,
+} from './records.js';
 export { redactMessage } from './redact-message.js';
 export { discardSession } from './session-discard.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
 export { lastSession, listSessions, sessionIds, type LastSessionFilter, type SessionSummary } from './session-list.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { loadTranscript } from './session-read.js';
-export type { CheckpointSent, SessionRun, SessionTranscript, SessionWarning, StoredCheckpoint } from './session-state.js';
-export { closeDanglingToolCalls, INTERRUPTED_RUN_CODE, repairInterruptedSession, type SessionRepairWarning } from './session-repair.js';
+export type {
+  CheckpointSent,
+  SessionRun,
+  SessionTranscript,
+  SessionWarning,
+  StoredCheckpoint,
+} from './session-state.js';
+export {
+  closeDanglingToolCalls,
+  INTERRUPTED_RUN_CODE,
+  repairInterruptedSession,
+  type SessionRepairWarning,
+} from './session-repair.js';
 export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
-export { createTraceWriter, TRACE_EXCLUDED_EVENTS, traceFile, type EngineEventEnvelope, type EngineEventListener, type TraceWriter } from './trace-writer.js';
+export {
+  createTraceWriter,
+  TRACE_EXCLUDED_EVENTS,
+  traceFile,
+  type EngineEventEnvelope,
+  type EngineEventListener,
+  type TraceWriter,
+} from './trace-writer.js';
 export { readTrace, type TraceEntry } from './trace-reader.js';
 export { readStoredLines } from './stored-file.js';
 export { v1SessionSchema, type V1Session } from './v1.js';

@@ -67,7 +67,9 @@ function runAndKill(home: string, id: string, moment: KillMoment): Promise<KillO
       stdout = lines.pop() ?? '';
       for (const line of lines) {
         const [word, count] = line.split(' ');
-        const killNow = (word === 'ready' && moment.after === 'ready') || (word === 'ack' && moment.after === 'first-ack' && !killScheduled);
+        const killNow =
+          (word === 'ready' && moment.after === 'ready') ||
+          (word === 'ack' && moment.after === 'first-ack' && !killScheduled);
         if (word === 'ready' || word === 'ack') acknowledged = Number(count);
         if (killNow) {
           killScheduled = true;
@@ -91,7 +93,9 @@ describe('appending while being killed', () => {
     const plans = Array.from({ length: LANES }, (_, lane) => ({
       id: `kill_lane_${lane}`,
       moments: Array.from({ length: KILLS_PER_LANE }, (): KillMoment =>
-        next() < 0.25 ? { after: 'ready', delayMs: Math.floor(next() * 5) } : { after: 'first-ack', delayMs: Math.floor(next() * 30) },
+        next() < 0.25
+          ? { after: 'ready', delayMs: Math.floor(next() * 5) }
+          : { after: 'first-ack', delayMs: Math.floor(next() * 30) },
       ),
     }));
 
@@ -105,7 +109,9 @@ describe('appending while being killed', () => {
           const loaded = await loadTranscript(home, id);
           expect(acknowledged).toBeGreaterThanOrEqual(0);
           expect(loaded.messages.length).toBeGreaterThanOrEqual(acknowledged);
-          const firstWrong = loaded.messages.findIndex((message, index) => JSON.stringify(message) !== JSON.stringify(killTestMessage(index)));
+          const firstWrong = loaded.messages.findIndex(
+            (message, index) => JSON.stringify(message) !== JSON.stringify(killTestMessage(index)),
+          );
           expect(firstWrong).toBe(-1);
           counts.push(loaded.messages.length);
         }

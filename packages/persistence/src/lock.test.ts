@@ -57,9 +57,14 @@ describe('the session writer lock', () => {
   it('recovers a lock left by a process that no longer runs', async () => {
     const { home, id, lockFile } = await sessionOnDisk();
     const pid = deadPid();
-    await writeFile(lockFile, JSON.stringify({ pid, hostname: hostname(), startedAt: '2025-01-01T00:00:00.000Z', token: 'old' }));
+    await writeFile(
+      lockFile,
+      JSON.stringify({ pid, hostname: hostname(), startedAt: '2025-01-01T00:00:00.000Z', token: 'old' }),
+    );
     const writer = await openSession(home, id);
-    expect(writer.openWarnings.map((warning) => warning.message)).toEqual([`Recovered the lock of session shared left by process ${pid}, which no longer runs.`]);
+    expect(writer.openWarnings.map((warning) => warning.message)).toEqual([
+      `Recovered the lock of session shared left by process ${pid}, which no longer runs.`,
+    ]);
     expect(JSON.parse(await readFile(lockFile, 'utf8'))).toMatchObject({ pid: process.pid });
     await writer.close();
     expect(await readdir(join(home, 'sessions', id))).toEqual(['session.jsonl']);
@@ -67,7 +72,15 @@ describe('the session writer lock', () => {
 
   it('does not guess about a lock held on another host', async () => {
     const { home, id, lockFile } = await sessionOnDisk();
-    await writeFile(lockFile, JSON.stringify({ pid: deadPid(), hostname: 'elsewhere.example', startedAt: '2025-01-01T00:00:00.000Z', token: 't' }));
+    await writeFile(
+      lockFile,
+      JSON.stringify({
+        pid: deadPid(),
+        hostname: 'elsewhere.example',
+        startedAt: '2025-01-01T00:00:00.000Z',
+        token: 't',
+      }),
+    );
     await expect(openSession(home, id)).rejects.toThrow(/in use by process \d+ on host elsewhere\.example/);
   });
 

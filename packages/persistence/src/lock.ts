@@ -47,7 +47,9 @@ function heldLock(file: string, owner: LockOwner, recoveredFrom: LockOwner | und
 
 async function readOwner(file: string): Promise<LockOwner | undefined> {
   try {
-    const parsed = lockOwnerSchema.safeParse(JSON.parse((await readStoredFile(file, { maxBytes: MAX_LOCK_BYTES })).toString('utf8')));
+    const parsed = lockOwnerSchema.safeParse(
+      JSON.parse((await readStoredFile(file, { maxBytes: MAX_LOCK_BYTES })).toString('utf8')),
+    );
     return parsed.success ? parsed.data : undefined;
   } catch (error) {
     if (isErrorCode(error, 'ENOENT')) throw error;
@@ -102,7 +104,11 @@ async function removeStaleLock(file: string, stale: LockOwner | undefined): Prom
  * pid, host name, start time and a random token. A lock left by a process that no longer exists
  * on this host is recovered; any other existing lock gives `SessionLockedError`.
  */
-export async function acquireSessionLock(directory: string, sessionId: string, now: () => number = Date.now): Promise<SessionLock> {
+export async function acquireSessionLock(
+  directory: string,
+  sessionId: string,
+  now: () => number = Date.now,
+): Promise<SessionLock> {
   const file = join(directory, LOCK_FILE_NAME);
   const owner: LockOwner = {
     pid: process.pid,
@@ -129,7 +135,12 @@ export async function acquireSessionLock(directory: string, sessionId: string, n
     if (!stale) throw new SessionLockedError({ sessionId, owner: existing, lockFile: file, sameHost });
     if (await removeStaleLock(file, existing)) recoveredFrom = existing;
   }
-  throw new SessionLockedError({ sessionId, owner: await readOwner(file).catch(() => undefined), lockFile: file, sameHost: true });
+  throw new SessionLockedError({
+    sessionId,
+    owner: await readOwner(file).catch(() => undefined),
+    lockFile: file,
+    sameHost: true,
+  });
 }
 
 const LOCK_DRAFT_PREFIX = `${LOCK_FILE_NAME}.draft-`;
@@ -174,7 +185,8 @@ async function removeAbandonedLockDrafts(directory: string, now: () => number): 
       (stats) => stats.mtimeMs,
       () => undefined,
     );
-    if (modified !== undefined && now() - modified > UNREADABLE_LOCK_GRACE_MS) await unlink(draft).catch(() => undefined);
+    if (modified !== undefined && now() - modified > UNREADABLE_LOCK_GRACE_MS)
+      await unlink(draft).catch(() => undefined);
   }
 }
 

@@ -52,7 +52,13 @@ export async function findLogDamage(file: string): Promise<LogDamage | undefined
   }
 }
 
-function lineProblem(lineBytes: number, suffix: Buffer, crc: number, head: Buffer, expectedSeq: number): string | undefined {
+function lineProblem(
+  lineBytes: number,
+  suffix: Buffer,
+  crc: number,
+  head: Buffer,
+  expectedSeq: number,
+): string | undefined {
   const damage = checksumProblem(lineBytes, suffix, crc);
   if (damage !== undefined) return damage;
   const seq = /^\{"v":\d+,"seq":(\d+)[,}]/.exec(head.toString('latin1'))?.[1];

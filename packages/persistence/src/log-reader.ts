@@ -24,7 +24,10 @@ export interface ParsedSessionLog {
  * the last one too — throws `CorruptFileError` naming the file and line, because it was written
  * whole and dropping it would silently lose history.
  */
-export function parseSessionLog(buffer: Buffer, options: { readonly file: string; readonly sessionId: string }): ParsedSessionLog {
+export function parseSessionLog(
+  buffer: Buffer,
+  options: { readonly file: string; readonly sessionId: string },
+): ParsedSessionLog {
   const state = new SessionStateBuilder(options.sessionId);
   const warnings: SessionWarning[] = [];
   let intactBytes = 0;
@@ -36,7 +39,10 @@ export function parseSessionLog(buffer: Buffer, options: { readonly file: string
     const decoded = decodeLine(line.bytes);
     if (decoded.kind === 'damaged') {
       if (line.terminated) {
-        const last = lineEnd + 1 === buffer.length ? '; it is the last line, but it ends with a newline, so it was written whole and then damaged' : '';
+        const last =
+          lineEnd + 1 === buffer.length
+            ? '; it is the last line, but it ends with a newline, so it was written whole and then damaged'
+            : '';
         throw new CorruptFileError({ file: options.file, line: line.number, problem: `${decoded.problem}${last}` });
       }
       warnings.push({
@@ -49,7 +55,11 @@ export function parseSessionLog(buffer: Buffer, options: { readonly file: string
     }
     if (decoded.kind === 'invalid') {
       if (typeof decoded.version === 'number' && decoded.version > 2) {
-        throw new UnsupportedSchemaError({ file: options.file, version: decoded.version, supported: SUPPORTED_SESSION_SCHEMAS });
+        throw new UnsupportedSchemaError({
+          file: options.file,
+          version: decoded.version,
+          supported: SUPPORTED_SESSION_SCHEMAS,
+        });
       }
       throw new CorruptFileError({ file: options.file, line: line.number, problem: decoded.problem });
     }

@@ -21,8 +21,15 @@ import { messageFromV1, parseV1Session, v1BackupFileName } from './v1.js';
  * deleted). A crash at any point leaves either the untouched v1 session or a complete v2 one.
  * Returns undefined if another process installed the v2 session first.
  */
-export async function migrateV1Session(layout: ForgeHomeLayout, paths: SessionPaths, options: { readonly redactor: Redactor; readonly now: () => number }): Promise<SessionWriter | undefined> {
-  const v1 = parseV1Session((await readStoredFile(paths.v1File)).toString('utf8'), { file: paths.v1File, sessionId: paths.id });
+export async function migrateV1Session(
+  layout: ForgeHomeLayout,
+  paths: SessionPaths,
+  options: { readonly redactor: Redactor; readonly now: () => number },
+): Promise<SessionWriter | undefined> {
+  const v1 = parseV1Session((await readStoredFile(paths.v1File)).toString('utf8'), {
+    file: paths.v1File,
+    sessionId: paths.id,
+  });
   const at = new Date(options.now()).toISOString();
   const records: SessionRecord[] = [
     {
@@ -33,7 +40,12 @@ export async function migrateV1Session(layout: ForgeHomeLayout, paths: SessionPa
       id: paths.id,
       createdAt: v1.createdAt,
       workspaceRoot: null,
-      migratedFrom: { version: 1, backupFile: v1BackupFileName(paths.id), messageCount: v1.messages.length, updatedAt: v1.updatedAt },
+      migratedFrom: {
+        version: 1,
+        backupFile: v1BackupFileName(paths.id),
+        messageCount: v1.messages.length,
+        updatedAt: v1.updatedAt,
+      },
     },
     ...v1.messages.map((message, index): SessionRecord => ({
       v: SESSION_SCHEMA_VERSION,

@@ -48,7 +48,8 @@ export async function createPrivateDirectory(directory: string): Promise<void> {
  * an existing file is opened for appending.
  */
 export async function openPrivateFile(file: string, options: { readonly exclusive: boolean }): Promise<FileHandle> {
-  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (options.exclusive ? constants.O_EXCL : 0);
+  const flags =
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (options.exclusive ? constants.O_EXCL : 0);
   const handle = await open(file, flags, PRIVATE_FILE_MODE);
   try {
     await handle.chmod(PRIVATE_FILE_MODE);

@@ -58,12 +58,16 @@ export function decodeLine(line: Uint8Array): DecodedLine {
     return { kind: 'invalid', problem: 'the line is not valid JSON although its checksum matches' };
   }
   const version = typeof value === 'object' && value !== null ? (value as { v?: unknown }).v : undefined;
-  if (version !== SESSION_SCHEMA_VERSION) return { kind: 'invalid', problem: `unknown record version ${JSON.stringify(version)}`, version };
+  if (version !== SESSION_SCHEMA_VERSION)
+    return { kind: 'invalid', problem: `unknown record version ${JSON.stringify(version)}`, version };
   const parsed = sessionRecordSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue === undefined ? '' : issue.path.join('.');
-    return { kind: 'invalid', problem: `the record is not valid: ${path === '' ? '' : `${path}: `}${issue?.message ?? 'unknown problem'}` };
+    return {
+      kind: 'invalid',
+      problem: `the record is not valid: ${path === '' ? '' : `${path}: `}${issue?.message ?? 'unknown problem'}`,
+    };
   }
   return { kind: 'record', record: parsed.data };
 }

@@ -89,7 +89,13 @@ export const engineRunSchema = z.object({
     })
     .optional(),
   /** The engine's latest report of its context: input tokens of its last model call and the window it counts against. */
-  context: z.object({ inputTokens: nonNegativeInteger, cachedInputTokens: nonNegativeInteger, modelContextWindow: nonNegativeInteger.nullable() }).optional(),
+  context: z
+    .object({
+      inputTokens: nonNegativeInteger,
+      cachedInputTokens: nonNegativeInteger,
+      modelContextWindow: nonNegativeInteger.nullable(),
+    })
+    .optional(),
   /** Compactions the engine made inside its own context during the run (engine-owned). */
   compactions: nonNegativeInteger.optional(),
 });
@@ -105,13 +111,17 @@ export const runEndedRecordSchema = z.object({
   steps: nonNegativeInteger.optional(),
   usage: storedUsageSchema,
   instructionsHash: z.string().optional(),
-  error: z.object({ code: z.string().max(200), message: z.string().max(MAX_ERROR_MESSAGE_CHARS), isRetryable: z.boolean() }).optional(),
+  error: z
+    .object({ code: z.string().max(200), message: z.string().max(MAX_ERROR_MESSAGE_CHARS), isRetryable: z.boolean() })
+    .optional(),
   engine: engineRunSchema.optional(),
   /**
    * The checkpoint the run's last model request carried (mode `compact`): its id and the SHA-256
    * of its rendered text, so a later process can tell when the same checkpoint renders differently.
    */
-  checkpointSent: z.object({ id: z.string().min(1).max(200), textSha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
+  checkpointSent: z
+    .object({ id: z.string().min(1).max(200), textSha256: z.string().regex(/^[0-9a-f]{64}$/) })
+    .optional(),
   /**
    * Tool calls whose outputs the run began sending projected (mode `compact`), so a later process
    * keeps sending them so and the provider's cached prefix holds.
@@ -139,7 +149,13 @@ export const checkpointRecordSchema = z.object({
   checkpoint: jsonValueSchema,
 });
 
-export const sessionRecordSchema = z.discriminatedUnion('type', [sessionHeaderRecordSchema, messageRecordSchema, runStartedRecordSchema, runEndedRecordSchema, checkpointRecordSchema]);
+export const sessionRecordSchema = z.discriminatedUnion('type', [
+  sessionHeaderRecordSchema,
+  messageRecordSchema,
+  runStartedRecordSchema,
+  runEndedRecordSchema,
+  checkpointRecordSchema,
+]);
 
 export type SessionHeaderRecord = z.infer<typeof sessionHeaderRecordSchema>;
 export type MessageRecord = z.infer<typeof messageRecordSchema>;

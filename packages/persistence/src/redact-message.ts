@@ -2,7 +2,9 @@ import type { AssistantMessage, JsonObject, Message, ToolMessage, ToolResultOutp
 import type { RedactionContext, Redactor } from '@forge/core/redaction';
 
 function redactOutput(output: ToolResultOutput, redactor: Redactor, context: RedactionContext): ToolResultOutput {
-  return output.type === 'json' ? { type: 'json', value: redactor.redactJson(output.value) } : { ...output, value: redactor.redact(output.value, context) };
+  return output.type === 'json'
+    ? { type: 'json', value: redactor.redactJson(output.value) }
+    : { ...output, value: redactor.redact(output.value, context) };
 }
 
 /** The file a tool result shows, as the host recorded it (`read_file`'s `path`): a key file's content is redacted whole. */

@@ -51,7 +51,10 @@ async function summarizeLog(id: string, logFile: string, checkIntegrity: boolean
   let messageCount = 0;
   const handle = await openStoredFile(logFile);
   try {
-    front: for await (const batch of readLines(handle, { maxLineBytes: FIRST_MESSAGE_SCAN_BYTES, chunkBytes: SCAN_CHUNK_BYTES })) {
+    front: for await (const batch of readLines(handle, {
+      maxLineBytes: FIRST_MESSAGE_SCAN_BYTES,
+      chunkBytes: SCAN_CHUNK_BYTES,
+    })) {
       for (const line of batch) {
         if (line.offset >= FIRST_MESSAGE_SCAN_BYTES) break front;
         const decoded = line.kind === 'line' ? decodeLine(line.bytes) : undefined;
@@ -110,7 +113,9 @@ async function storedIds(home: string): Promise<{ readonly v2: readonly string[]
     if (isErrorCode(error, 'ENOENT')) return { v2: [], v1: [] };
     throw error;
   }
-  const directories = new Set(entries.filter((entry) => entry.isDirectory() && isSafeId(entry.name)).map((entry) => entry.name));
+  const directories = new Set(
+    entries.filter((entry) => entry.isDirectory() && isSafeId(entry.name)).map((entry) => entry.name),
+  );
   const v1 = entries
     .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
     .map((entry) => entry.name.slice(0, -'.json'.length))
@@ -145,11 +150,15 @@ async function summarizeAll(home: string, checkIntegrity: boolean): Promise<Sess
   const layout = forgeHomeLayout(home);
   const ids = await storedIds(home);
   const tasks = [
-    ...ids.v2.map((id) => () => withProblem(id, 2, () => summarizeLog(id, sessionPaths(layout, id).logFile, checkIntegrity))),
+    ...ids.v2.map(
+      (id) => () => withProblem(id, 2, () => summarizeLog(id, sessionPaths(layout, id).logFile, checkIntegrity)),
+    ),
     ...ids.v1.map((id) => () => withProblem(id, 1, () => summarizeV1(id, sessionPaths(layout, id).v1File))),
   ];
   const summaries = await mapWithLimit(tasks, LISTING_CONCURRENCY, (task) => task());
-  return summaries.sort((left, right) => (left.updatedAt < right.updatedAt ? 1 : left.updatedAt > right.updatedAt ? -1 : left.id.localeCompare(right.id)));
+  return summaries.sort((left, right) =>
+    left.updatedAt < right.updatedAt ? 1 : left.updatedAt > right.updatedAt ? -1 : left.id.localeCompare(right.id),
+  );
 }
 
 /**
@@ -163,7 +172,11 @@ export async function listSessions(home: string): Promise<SessionSummary[]> {
   return summarizeAll(home, true);
 }
 
-async function withProblem(id: string, schemaVersion: 1 | 2, summarize: () => Promise<SessionSummary>): Promise<SessionSummary> {
+async function withProblem(
+  id: string,
+  schemaVersion: 1 | 2,
+  summarize: () => Promise<SessionSummary>,
+): Promise<SessionSummary> {
   try {
     return await summarize();
   } catch (error) {
@@ -205,7 +218,10 @@ export interface LastSessionFilter {
 export async function lastSession(home: string, filter: LastSessionFilter = {}): Promise<SessionSummary | undefined> {
   const layout = forgeHomeLayout(home);
   const candidates = (await summarizeAll(home, false)).filter(
-    (session) => session.problem === undefined && (filter.workspaceRoot === undefined || session.workspaceRoot === filter.workspaceRoot) && (filter.withMessages !== true || session.messageCount > 0),
+    (session) =>
+      session.problem === undefined &&
+      (filter.workspaceRoot === undefined || session.workspaceRoot === filter.workspaceRoot) &&
+      (filter.withMessages !== true || session.messageCount > 0),
   );
   for (const candidate of candidates) {
     if (candidate.schemaVersion === 1 || (await isIntact(sessionPaths(layout, candidate.id).logFile))) return candidate;

@@ -56,7 +56,9 @@ export async function createSession(home: string, options: CreateSessionOptions)
   const layout = await ensureForgeHome(home);
   const paths = sessionPaths(layout, options.id ?? createId('session', now()));
   if ((await exists(paths.directory)) || (await exists(paths.v1File))) {
-    throw new InvalidInputError({ message: `A session ${paths.id} already exists in ${layout.sessions}; choose another id.` });
+    throw new InvalidInputError({
+      message: `A session ${paths.id} already exists in ${layout.sessions}; choose another id.`,
+    });
   }
   const building = temporarySessionDirectory(layout, paths.id, 'creating');
   await createPrivateDirectory(building);
@@ -67,7 +69,15 @@ export async function createSession(home: string, options: CreateSessionOptions)
     const handle = await openPrivateFile(logFile, { exclusive: true });
     const state = new SessionStateBuilder(paths.id, { keepMessages: options.keepMessages ?? true });
     const at = new Date(now()).toISOString();
-    const header = { v: SESSION_SCHEMA_VERSION, seq: 0, type: 'session' as const, at, id: paths.id, createdAt: at, workspaceRoot: options.workspaceRoot };
+    const header = {
+      v: SESSION_SCHEMA_VERSION,
+      seq: 0,
+      type: 'session' as const,
+      at,
+      id: paths.id,
+      createdAt: at,
+      workspaceRoot: options.workspaceRoot,
+    };
     try {
       await writeDurably(handle, Buffer.from(encodeRecord(header)), logFile);
       await syncDirectory(building);
@@ -78,7 +88,15 @@ export async function createSession(home: string, options: CreateSessionOptions)
       throw error;
     }
     state.apply(header);
-    return new SessionWriter({ ...writerPaths(paths), handle, lock: lock.relocate(paths.directory), state, warnings: [], redactor: options.redactor ?? createRedactor(), now });
+    return new SessionWriter({
+      ...writerPaths(paths),
+      handle,
+      lock: lock.relocate(paths.directory),
+      state,
+      warnings: [],
+      redactor: options.redactor ?? createRedactor(),
+      now,
+    });
   } catch (error) {
     await lock?.release();
     await rm(building, { recursive: true, force: true });
@@ -96,13 +114,18 @@ function writerPaths(paths: SessionPaths): { id: string; directory: string; logF
  * are kept in `session.jsonl.torn` first. A schema v1 file
  * is migrated to v2 first; the original is kept as `<id>.v1.bak`.
  */
-export async function openSession(home: string, id: string, options: SessionWriterOptions = {}): Promise<SessionWriter> {
+export async function openSession(
+  home: string,
+  id: string,
+  options: SessionWriterOptions = {},
+): Promise<SessionWriter> {
   const now = options.now ?? Date.now;
   const redactor = options.redactor ?? createRedactor();
   const layout = await ensureForgeHome(home);
   const paths = sessionPaths(layout, id);
   if (!(await exists(paths.directory))) {
-    if (!(await exists(paths.v1File))) throw new SessionNotFoundError({ sessionId: id, sessionsDirectory: layout.sessions });
+    if (!(await exists(paths.v1File)))
+      throw new SessionNotFoundError({ sessionId: id, sessionsDirectory: layout.sessions });
     const migrated = await migrateV1Session(layout, paths, { redactor, now });
     if (migrated !== undefined) return migrated;
   }
@@ -115,9 +138,14 @@ export async function openSession(home: string, id: string, options: SessionWrit
     const handle = await openPrivateFile(paths.logFile, { exclusive: false });
     try {
       // The torn tail is kept before it is cut off: a crash in between leaves its bytes in both places, never in neither.
-      const tornFile = parsed.tornBytes > 0 ? await keepTornTail(paths.logFile, log.subarray(parsed.intactBytes)) : undefined;
+      const tornFile =
+        parsed.tornBytes > 0 ? await keepTornTail(paths.logFile, log.subarray(parsed.intactBytes)) : undefined;
       for (const warning of parsed.transcript.warnings) {
-        warnings.push(warning.code === 'torn_tail' && tornFile !== undefined ? { ...warning, message: `${warning.message} Its bytes were kept in ${tornFile}.` } : warning);
+        warnings.push(
+          warning.code === 'torn_tail' && tornFile !== undefined
+            ? { ...warning, message: `${warning.message} Its bytes were kept in ${tornFile}.` }
+            : warning,
+        );
       }
       if (lock.recoveredFrom !== undefined) {
         warnings.push({
@@ -127,7 +155,8 @@ export async function openSession(home: string, id: string, options: SessionWrit
       }
       if (parsed.tornBytes > 0) await handle.truncate(parsed.intactBytes);
       // Flushed only when the log changed: opening an intact session costs no fdatasync.
-      if (parsed.tornBytes > 0 || parsed.missingFinalNewline) await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
+      if (parsed.tornBytes > 0 || parsed.missingFinalNewline)
+        await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
       await finishV1Backup(paths, parsed.transcript.migratedFrom !== undefined, warnings, layout);
     } catch (error) {
       await handle.close();
@@ -141,7 +170,12 @@ export async function openSession(home: string, id: string, options: SessionWrit
 }
 
 /** Completes a migration interrupted between installing the v2 session and keeping the v1 file aside. */
-async function finishV1Backup(paths: SessionPaths, wasMigrated: boolean, warnings: SessionWarning[], layout: ForgeHomeLayout): Promise<void> {
+async function finishV1Backup(
+  paths: SessionPaths,
+  wasMigrated: boolean,
+  warnings: SessionWarning[],
+  layout: ForgeHomeLayout,
+): Promise<void> {
   if (!(await exists(paths.v1File))) return;
   if (wasMigrated) {
     await rename(paths.v1File, paths.v1Backup);

@@ -14,7 +14,11 @@ import { parseV1Session, transcriptFromV1 } from './v1.js';
  * another process writes the session. A v1 session is read as it is (redacted the way migration
  * would redact it) and not migrated.
  */
-export async function loadTranscript(home: string, id: string, options: { readonly redactor?: Redactor } = {}): Promise<SessionTranscript> {
+export async function loadTranscript(
+  home: string,
+  id: string,
+  options: { readonly redactor?: Redactor } = {},
+): Promise<SessionTranscript> {
   const layout = forgeHomeLayout(home);
   const paths = sessionPaths(layout, id);
   try {
@@ -26,8 +30,12 @@ export async function loadTranscript(home: string, id: string, options: { readon
   try {
     content = (await readStoredFile(paths.v1File)).toString('utf8');
   } catch (error) {
-    if (isErrorCode(error, 'ENOENT')) throw new SessionNotFoundError({ sessionId: id, sessionsDirectory: layout.sessions });
+    if (isErrorCode(error, 'ENOENT'))
+      throw new SessionNotFoundError({ sessionId: id, sessionsDirectory: layout.sessions });
     throw error;
   }
-  return transcriptFromV1(parseV1Session(content, { file: paths.v1File, sessionId: id }), options.redactor ?? createRedactor());
+  return transcriptFromV1(
+    parseV1Session(content, { file: paths.v1File, sessionId: id }),
+    options.redactor ?? createRedactor(),
+  );
 }

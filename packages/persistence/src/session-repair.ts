@@ -19,7 +19,8 @@ function interruptedResult(toolCallId: string, toolName: string): ToolMessage['c
     output: {
       type: 'error-text',
       value:
-        'The Forge process stopped before this tool call finished, so its outcome is unknown. ' + 'It may or may not have taken effect: check the workspace before relying on it, or repeat the call.',
+        'The Forge process stopped before this tool call finished, so its outcome is unknown. ' +
+        'It may or may not have taken effect: check the workspace before relying on it, or repeat the call.',
     },
   };
 }
@@ -29,13 +30,19 @@ function interruptedResult(toolCallId: string, toolName: string): ToolMessage['c
  * so the next request pairs every call. Returns a warning naming them, or undefined when every
  * call at the end already has its result.
  */
-export async function closeDanglingToolCalls(writer: SessionWriter, runId: string | undefined): Promise<SessionRepairWarning | undefined> {
+export async function closeDanglingToolCalls(
+  writer: SessionWriter,
+  runId: string | undefined,
+): Promise<SessionRepairWarning | undefined> {
   const messages = writer.messages;
   const lastGroup = splitIntoGroups(messages).at(-1);
   if (lastGroup === undefined || lastGroup.pendingToolCalls === 0) return undefined;
   const dangling = findUnpairedToolCalls(messages.slice(lastGroup.start));
   if (dangling.length === 0) return undefined;
-  const results: Message = { role: 'tool', content: dangling.map((call) => interruptedResult(call.toolCallId, call.toolName)) };
+  const results: Message = {
+    role: 'tool',
+    content: dangling.map((call) => interruptedResult(call.toolCallId, call.toolName)),
+  };
   await writer.appendMessages([results], runId === undefined ? {} : { runId });
   const count = dangling.length === 1 ? 'a tool call' : `${dangling.length} tool calls`;
   return {
@@ -60,7 +67,8 @@ export async function repairInterruptedSession(writer: SessionWriter): Promise<S
   const warnings: SessionRepairWarning[] = [];
   const unfinished = writer.transcript().runs.filter((run) => run.startedAt !== undefined && run.endedAt === undefined);
   const lastGroup = splitIntoGroups(writer.messages).at(-1);
-  const repairedFrom = lastGroup === undefined || lastGroup.pendingToolCalls === 0 ? writer.messages.length : lastGroup.start;
+  const repairedFrom =
+    lastGroup === undefined || lastGroup.pendingToolCalls === 0 ? writer.messages.length : lastGroup.start;
   const earlier = findUnpairedToolCalls(writer.messages.slice(0, repairedFrom));
   if (earlier.length > 0) {
     warnings.push({
@@ -84,7 +92,10 @@ export async function repairInterruptedSession(writer: SessionWriter): Promise<S
         isRetryable: false,
       },
     });
-    warnings.push({ code: 'run_interrupted', message: `Run ${run.runId} of session ${writer.id} did not finish; recorded it as failed (interrupted).` });
+    warnings.push({
+      code: 'run_interrupted',
+      message: `Run ${run.runId} of session ${writer.id} did not finish; recorded it as failed (interrupted).`,
+    });
   }
   return warnings;
 }

@@ -120,7 +120,8 @@ export class SessionStateBuilder {
     switch (record.type) {
       case 'session':
         if (this.header !== undefined) return 'a second session header';
-        if (record.id !== this.expectedId) return `the header names session ${JSON.stringify(record.id)}, not ${this.expectedId}`;
+        if (record.id !== this.expectedId)
+          return `the header names session ${JSON.stringify(record.id)}, not ${this.expectedId}`;
         this.header = record;
         break;
       case 'message':

@@ -20,13 +20,23 @@ describe('session store', () => {
     const home = await temporaryHome();
     const writer = await createSession(home, { workspaceRoot: '/work/project', now: fixedClock });
     const transcript = sampleTranscript();
-    await writer.recordRunStart({ runId: 'run_1', instructionsHash: 'a'.repeat(64), model: { provider: 'scripted', modelId: 'm' } });
+    await writer.recordRunStart({
+      runId: 'run_1',
+      instructionsHash: 'a'.repeat(64),
+      model: { provider: 'scripted', modelId: 'm' },
+    });
     await writer.appendMessages(transcript.slice(0, 4), { runId: 'run_1' });
     await writer.recordRunEnd({
       runId: 'run_1',
       status: 'completed',
       steps: 2,
-      usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: 5 },
+      usage: {
+        inputTokens: 120,
+        outputTokens: 30,
+        cacheReadTokens: undefined,
+        cacheWriteTokens: undefined,
+        reasoningTokens: 5,
+      },
       instructionsHash: 'a'.repeat(64),
     });
     await writer.appendMessages(transcript.slice(4));
@@ -34,7 +44,13 @@ describe('session store', () => {
 
     const loaded = await loadTranscript(home, writer.id);
     expect(loaded.messages).toEqual(transcript);
-    expect(loaded).toMatchObject({ id: writer.id, schemaVersion: 2, workspaceRoot: '/work/project', warnings: [], checkpoint: undefined });
+    expect(loaded).toMatchObject({
+      id: writer.id,
+      schemaVersion: 2,
+      workspaceRoot: '/work/project',
+      warnings: [],
+      checkpoint: undefined,
+    });
     expect(loaded.runs).toEqual([
       {
         runId: 'run_1',
@@ -44,7 +60,13 @@ describe('session store', () => {
         instructionsHash: 'a'.repeat(64),
         model: { provider: 'scripted', modelId: 'm' },
         steps: 2,
-        usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: 5 },
+        usage: {
+          inputTokens: 120,
+          outputTokens: 30,
+          cacheReadTokens: undefined,
+          cacheWriteTokens: undefined,
+          reasoningTokens: 5,
+        },
         error: undefined,
         firstMessageIndex: 0,
         checkpointSent: undefined,
@@ -73,30 +95,50 @@ describe('session store', () => {
   it('applies calls in the order they were made, even when not awaited one by one', async () => {
     const home = await temporaryHome();
     const writer = await createSession(home, { workspaceRoot: null });
-    const messages: Message[] = Array.from({ length: 25 }, (_, index) => ({ role: 'user', content: `message ${index}` }));
+    const messages: Message[] = Array.from({ length: 25 }, (_, index) => ({
+      role: 'user',
+      content: `message ${index}`,
+    }));
     await Promise.all([
       writer.recordRunStart({ runId: 'run_c' }),
       ...messages.map((message) => writer.appendMessages([message], { runId: 'run_c' })),
       writer.recordRunEnd({
         runId: 'run_c',
         status: 'cancelled',
-        usage: { inputTokens: undefined, outputTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: undefined },
+        usage: {
+          inputTokens: undefined,
+          outputTokens: undefined,
+          cacheReadTokens: undefined,
+          cacheWriteTokens: undefined,
+          reasoningTokens: undefined,
+        },
       }),
     ]);
     await writer.close();
     const loaded = await loadTranscript(home, writer.id);
     expect(loaded.messages).toEqual(messages);
-    expect(loaded.runs.map(({ status, firstMessageIndex }) => ({ status, firstMessageIndex }))).toEqual([{ status: 'cancelled', firstMessageIndex: 0 }]);
+    expect(loaded.runs.map(({ status, firstMessageIndex }) => ({ status, firstMessageIndex }))).toEqual([
+      { status: 'cancelled', firstMessageIndex: 0 },
+    ]);
   });
 
   it('bounds and redacts the error of a failed run', async () => {
     const home = await temporaryHome();
-    const writer = await createSession(home, { workspaceRoot: null, redactor: createRedactor({ secrets: ['hunter2-secret'] }) });
+    const writer = await createSession(home, {
+      workspaceRoot: null,
+      redactor: createRedactor({ secrets: ['hunter2-secret'] }),
+    });
     await writer.recordRunStart({ runId: 'run_f' });
     await writer.recordRunEnd({
       runId: 'run_f',
       status: 'failed',
-      usage: { inputTokens: undefined, outputTokens: undefined, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: 1.5 },
+      usage: {
+        inputTokens: undefined,
+        outputTokens: undefined,
+        cacheReadTokens: undefined,
+        cacheWriteTokens: undefined,
+        reasoningTokens: 1.5,
+      },
       error: { code: 'auth', message: `key hunter2-secret refused ${'x'.repeat(5000)}`, isRetryable: false },
     });
     await writer.close();
@@ -129,7 +171,9 @@ describe('session store', () => {
     const home = await temporaryHome();
     const writer = await createSession(home, { workspaceRoot: null });
     const before = await readFile(writer.logFile);
-    await expect(writer.appendMessages([{ role: 'user', content: 42 } as unknown as Message])).rejects.toThrow(InvalidInputError);
+    await expect(writer.appendMessages([{ role: 'user', content: 42 } as unknown as Message])).rejects.toThrow(
+      InvalidInputError,
+    );
     await writer.close();
     expect((await readFile(writer.logFile)).equals(before)).toBe(true);
   });
@@ -138,9 +182,19 @@ describe('session store', () => {
     const home = await temporaryHome();
     const writer = await createSession(home, { workspaceRoot: null });
     await writer.appendMessages(sampleTranscript());
-    const source = { summarizedThrough: 3, sourceHash: 'a'.repeat(64), tailStart: 3, tailHash: 'b'.repeat(64), messageCount: 5 };
-    await expect(writer.recordCheckpoint({ source: { ...source, summarizedThrough: -1 }, checkpoint: {} })).rejects.toThrow(/Checkpoint source is not valid/);
-    await expect(writer.recordCheckpoint({ source: { ...source, messageCount: 9 }, checkpoint: {} })).rejects.toThrow(/covers 9 messages but the transcript had 5/);
+    const source = {
+      summarizedThrough: 3,
+      sourceHash: 'a'.repeat(64),
+      tailStart: 3,
+      tailHash: 'b'.repeat(64),
+      messageCount: 5,
+    };
+    await expect(
+      writer.recordCheckpoint({ source: { ...source, summarizedThrough: -1 }, checkpoint: {} }),
+    ).rejects.toThrow(/Checkpoint source is not valid/);
+    await expect(writer.recordCheckpoint({ source: { ...source, messageCount: 9 }, checkpoint: {} })).rejects.toThrow(
+      /covers 9 messages but the transcript had 5/,
+    );
     expect(writer.checkpoint).toBeUndefined();
     const stored = await writer.recordCheckpoint({ source, checkpoint: { schemaVersion: 1, digest: ['x'] } });
     expect(writer.checkpoint).toEqual(stored);
@@ -151,14 +205,18 @@ describe('session store', () => {
   it('reports an unknown session clearly', async () => {
     const home = await temporaryHome();
     await expect(openSession(home, 'session_missing')).rejects.toThrow(SessionNotFoundError);
-    await expect(loadTranscript(home, 'session_missing')).rejects.toThrow(/No session session_missing in .*forge sessions list/);
+    await expect(loadTranscript(home, 'session_missing')).rejects.toThrow(
+      /No session session_missing in .*forge sessions list/,
+    );
   });
 
   it('refuses a closed writer', async () => {
     const home = await temporaryHome();
     const writer = await createSession(home, { workspaceRoot: null });
     await writer.close();
-    await expect(writer.appendMessages([{ role: 'user', content: 'late' }])).rejects.toThrow(/is closed; open it again/);
+    await expect(writer.appendMessages([{ role: 'user', content: 'late' }])).rejects.toThrow(
+      /is closed; open it again/,
+    );
   });
 });
 
@@ -169,13 +227,30 @@ describe('listing sessions', () => {
     const now = () => (clock += 1000);
     const first = await createSession(home, { workspaceRoot: '/a', now, id: 'first' });
     await first.appendMessages(sampleTranscript());
-    await first.recordRunEnd({ runId: 'r', status: 'completed', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: undefined, cacheWriteTokens: undefined, reasoningTokens: undefined } });
+    await first.recordRunEnd({
+      runId: 'r',
+      status: 'completed',
+      usage: {
+        inputTokens: 1,
+        outputTokens: 1,
+        cacheReadTokens: undefined,
+        cacheWriteTokens: undefined,
+        reasoningTokens: undefined,
+      },
+    });
     const second = await createSession(home, { workspaceRoot: '/b', now, id: 'second' });
     await second.appendMessages([{ role: 'user', content: '\n\n  second session\nmore' }]);
     await Promise.all([first.close(), second.close()]);
 
     const sessions = await listSessions(home);
-    expect(sessions.map(({ id, messageCount, firstUserLine, workspaceRoot }) => ({ id, messageCount, firstUserLine, workspaceRoot }))).toEqual([
+    expect(
+      sessions.map(({ id, messageCount, firstUserLine, workspaceRoot }) => ({
+        id,
+        messageCount,
+        firstUserLine,
+        workspaceRoot,
+      })),
+    ).toEqual([
       { id: 'second', messageCount: 1, firstUserLine: '  second session', workspaceRoot: '/b' },
       { id: 'first', messageCount: 5, firstUserLine: 'Find the failing test and fix it.', workspaceRoot: '/a' },
     ]);
@@ -208,7 +283,10 @@ describe('listing damaged sessions (issue 17)', () => {
     await writer.appendMessages(sampleTranscript());
     await writer.close();
     const bytes = await readFile(writer.logFile);
-    const starts = [0, ...[...bytes.entries()].filter(([, byte]) => byte === 10).map(([index]) => index + 1)].slice(0, -1);
+    const starts = [0, ...[...bytes.entries()].filter(([, byte]) => byte === 10).map(([index]) => index + 1)].slice(
+      0,
+      -1,
+    );
     return { logFile: writer.logFile, bytes, starts };
   }
   const flip = (bytes: Buffer, position: number) => {
@@ -226,7 +304,10 @@ describe('listing damaged sessions (issue 17)', () => {
     const torn = await session(home, 'torn');
     await writeFile(middle.logFile, flip(middle.bytes, (middle.starts[3] as number) + 30));
     await writeFile(last.logFile, flip(last.bytes, (last.starts[5] as number) + 30));
-    await writeFile(lost.logFile, Buffer.concat([lost.bytes.subarray(0, lost.starts[2]), lost.bytes.subarray(lost.starts[3])]));
+    await writeFile(
+      lost.logFile,
+      Buffer.concat([lost.bytes.subarray(0, lost.starts[2]), lost.bytes.subarray(lost.starts[3])]),
+    );
     await writeFile(torn.logFile, torn.bytes.subarray(0, (torn.starts[5] as number) + 30));
 
     const problems = Object.fromEntries((await listSessions(home)).map((summary) => [summary.id, summary.problem]));
@@ -240,7 +321,8 @@ describe('listing damaged sessions (issue 17)', () => {
     const listed = await listSessions(home);
     expect(listed.find((summary) => summary.id === 'last')).toMatchObject({ workspaceRoot: '/w', messageCount: 4 });
     // Each damaged one is refused on loading too, so the listing never promises what loading will not do.
-    for (const id of ['middle', 'last', 'lost']) await expect(loadTranscript(home, id)).rejects.toThrow(CorruptFileError);
+    for (const id of ['middle', 'last', 'lost'])
+      await expect(loadTranscript(home, id)).rejects.toThrow(CorruptFileError);
     expect((await lastSession(home, { workspaceRoot: '/w' }))?.id).toMatch(/^(healthy|torn)$/);
   });
 
@@ -297,14 +379,17 @@ describe('file modes and ids', () => {
 
   const hostileIds = ['../x', '', 'a'.repeat(129), 'a/b', 'a\0b', '.', '..', 'a b', 'ä'];
 
-  it.each(hostileIds.map((id) => [JSON.stringify(id), id]))('refuses the id %s everywhere an id enters', async (_label, id) => {
-    const home = await temporaryHome();
-    await expect(createSession(home, { workspaceRoot: null, id })).rejects.toThrow(/Invalid session id/);
-    await expect(openSession(home, id)).rejects.toThrow(/Invalid session id/);
-    await expect(loadTranscript(home, id)).rejects.toThrow(/Invalid session id/);
-    await expect(createTraceWriter(home, id)).rejects.toThrow(/Invalid run id/);
-    expect(() => traceFile(home, id)).toThrow(/Invalid run id/);
-  });
+  it.each(hostileIds.map((id) => [JSON.stringify(id), id]))(
+    'refuses the id %s everywhere an id enters',
+    async (_label, id) => {
+      const home = await temporaryHome();
+      await expect(createSession(home, { workspaceRoot: null, id })).rejects.toThrow(/Invalid session id/);
+      await expect(openSession(home, id)).rejects.toThrow(/Invalid session id/);
+      await expect(loadTranscript(home, id)).rejects.toThrow(/Invalid session id/);
+      await expect(createTraceWriter(home, id)).rejects.toThrow(/Invalid run id/);
+      expect(() => traceFile(home, id)).toThrow(/Invalid run id/);
+    },
+  );
 
   it('accepts the longest valid id', async () => {
     const home = await temporaryHome();
@@ -321,8 +406,14 @@ describe('stored files that are not regular files (issue 17)', () => {
     await writer.close();
     await rm(writer.logFile);
     execFileSync('mkfifo', [writer.logFile]);
-    const within = <T>(work: Promise<T>) => Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
-    await expect(within(loadTranscript(home, 'piped'))).rejects.toThrow(`${writer.logFile}: it is a FIFO, not a regular file.`);
+    const within = <T>(work: Promise<T>) =>
+      Promise.race([
+        work,
+        new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000)),
+      ]);
+    await expect(within(loadTranscript(home, 'piped'))).rejects.toThrow(
+      `${writer.logFile}: it is a FIFO, not a regular file.`,
+    );
     await expect(within(openSession(home, 'piped'))).rejects.toThrow(CorruptFileError);
     expect((await within(listSessions(home))).map((summary) => summary.problem)).toEqual([
       `unreadable: ${writer.logFile}: it is a FIFO, not a regular file. Forge did not change the file; keep a copy before editing it by hand.`,

@@ -1,5 +1,13 @@
 import { truncateText } from '@forge/core/checkpoint';
-import { InvalidInputError, messageSchema, type ErrorSummary, type JsonValue, type Message, type RunStatus, type Usage } from '@forge/core';
+import {
+  InvalidInputError,
+  messageSchema,
+  type ErrorSummary,
+  type JsonValue,
+  type Message,
+  type RunStatus,
+  type Usage,
+} from '@forge/core';
 import type { Redactor } from '@forge/core/redaction';
 import type { FileHandle } from 'node:fs/promises';
 import type { SessionLock } from './lock.js';
@@ -17,7 +25,14 @@ import {
   sessionRecordSchema,
   type StoredUsage,
 } from './records.js';
-import { checkSourceRange, type CheckpointSent, type SessionStateBuilder, type SessionTranscript, type SessionWarning, type StoredCheckpoint } from './session-state.js';
+import {
+  checkSourceRange,
+  type CheckpointSent,
+  type SessionStateBuilder,
+  type SessionTranscript,
+  type SessionWarning,
+  type StoredCheckpoint,
+} from './session-state.js';
 
 export interface RunStartInput {
   readonly runId: string;
@@ -114,11 +129,16 @@ export class SessionWriter {
    * Appends messages to the transcript. Each is validated and redacted first; the stored
    * messages are returned (use them, not the originals, so memory matches disk).
    */
-  async appendMessages(messages: readonly Message[], options: { readonly runId?: string } = {}): Promise<readonly Message[]> {
+  async appendMessages(
+    messages: readonly Message[],
+    options: { readonly runId?: string } = {},
+  ): Promise<readonly Message[]> {
     const stored = messages.map((message, position) => {
       const parsed = messageSchema.safeParse(message);
       if (!parsed.success) {
-        throw new InvalidInputError({ message: `Message ${position} to append is not a valid message: ${parsed.error.issues[0]?.message ?? 'unknown problem'}.` });
+        throw new InvalidInputError({
+          message: `Message ${position} to append is not a valid message: ${parsed.error.issues[0]?.message ?? 'unknown problem'}.`,
+        });
       }
       return redactMessage(parsed.data, this.parts.redactor);
     });
@@ -175,8 +195,12 @@ export class SessionWriter {
                 },
               }),
           ...(run.engine === undefined ? {} : { engine: run.engine }),
-          ...(run.checkpointSent === undefined ? {} : { checkpointSent: { id: run.checkpointSent.id, textSha256: run.checkpointSent.textSha256 } }),
-          ...(run.projectedToolCalls === undefined || run.projectedToolCalls.length === 0 ? {} : { projectedToolCalls: [...run.projectedToolCalls] }),
+          ...(run.checkpointSent === undefined
+            ? {}
+            : { checkpointSent: { id: run.checkpointSent.id, textSha256: run.checkpointSent.textSha256 } }),
+          ...(run.projectedToolCalls === undefined || run.projectedToolCalls.length === 0
+            ? {}
+            : { projectedToolCalls: [...run.projectedToolCalls] }),
         },
       ]),
     );
@@ -189,12 +213,16 @@ export class SessionWriter {
   async recordCheckpoint(input: CheckpointInput): Promise<StoredCheckpoint> {
     const source = checkpointSourceRecordSchema.safeParse(input.source);
     if (!source.success) {
-      throw new InvalidInputError({ message: `Checkpoint source is not valid: ${source.error.issues[0]?.message ?? 'unknown problem'}.` });
+      throw new InvalidInputError({
+        message: `Checkpoint source is not valid: ${source.error.issues[0]?.message ?? 'unknown problem'}.`,
+      });
     }
     return this.enqueue(async () => {
       const problem = checkSourceRange(source.data, this.parts.state.messageCount);
       if (problem !== undefined) throw new InvalidInputError({ message: `Cannot store the checkpoint: ${problem}.` });
-      await this.write([{ type: 'checkpoint', at: this.timestamp(), source: source.data, checkpoint: input.checkpoint }]);
+      await this.write([
+        { type: 'checkpoint', at: this.timestamp(), source: source.data, checkpoint: input.checkpoint },
+      ]);
       return this.parts.state.checkpoint as StoredCheckpoint;
     });
   }
@@ -217,7 +245,9 @@ export class SessionWriter {
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
     if (this.closed) {
-      return Promise.reject(new InvalidInputError({ message: `Session ${this.id} is closed; open it again to write.` }));
+      return Promise.reject(
+        new InvalidInputError({ message: `Session ${this.id} is closed; open it again to write.` }),
+      );
     }
     const result = this.queue.then(() => {
       if (this.failure !== undefined) throw this.failure;
@@ -230,7 +260,11 @@ export class SessionWriter {
   private async write(records: readonly NewSessionRecord[]): Promise<void> {
     const { state, handle } = this.parts;
     const numbered = records.map((record, position) => {
-      const parsed = sessionRecordSchema.safeParse({ v: SESSION_SCHEMA_VERSION, seq: state.nextSeq + position, ...record });
+      const parsed = sessionRecordSchema.safeParse({
+        v: SESSION_SCHEMA_VERSION,
+        seq: state.nextSeq + position,
+        ...record,
+      });
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         throw new InvalidInputError({
@@ -253,7 +287,8 @@ export class SessionWriter {
     }
     for (const record of numbered) {
       const problem = state.apply(record);
-      if (problem !== undefined) throw new Error(`The session writer produced an invalid record (${problem}); this is a bug in Forge.`);
+      if (problem !== undefined)
+        throw new Error(`The session writer produced an invalid record (${problem}); this is a bug in Forge.`);
     }
   }
 }

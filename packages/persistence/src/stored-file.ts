@@ -1,4 +1,12 @@
-import { describeRefusal, openRegularFile, readLines, readRegularFile, type FileRefusal, type Line, type ReadLinesOptions } from '@forge/bounded-read';
+import {
+  describeRefusal,
+  openRegularFile,
+  readLines,
+  readRegularFile,
+  type FileRefusal,
+  type Line,
+  type ReadLinesOptions,
+} from '@forge/bounded-read';
 import type { FileHandle } from 'node:fs/promises';
 import { CorruptFileError } from './errors.js';
 
@@ -9,7 +17,11 @@ export interface StoredFileOptions {
 
 /** A missing file as the usual `ENOENT` error; anything else refused as a `CorruptFileError` naming the file. */
 function refusalError(file: string, refusal: FileRefusal): Error {
-  if (refusal.kind === 'missing') return Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), { code: 'ENOENT', path: file });
+  if (refusal.kind === 'missing')
+    return Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), {
+      code: 'ENOENT',
+      path: file,
+    });
   return new CorruptFileError({ file, problem: describeRefusal('it', refusal) });
 }
 

@@ -24,7 +24,11 @@ export function sampleTranscript(): Message[] {
     {
       role: 'assistant',
       content: [
-        { type: 'reasoning', text: 'Look at the test output first.', providerMetadata: { openai: { itemId: 'rs_1', encryptedContent: 'gAAAAB…' } } },
+        {
+          type: 'reasoning',
+          text: 'Look at the test output first.',
+          providerMetadata: { openai: { itemId: 'rs_1', encryptedContent: 'gAAAAB…' } },
+        },
         { type: 'tool-call', toolCallId: 'call_1', toolName: 'run_command', input: { command: 'npm test' } },
       ],
     },

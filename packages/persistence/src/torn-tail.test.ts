@@ -68,7 +68,9 @@ describe('a torn last record', () => {
     // A process that kept the tail and stopped before cutting it off: the next open does not keep it twice.
     await writeFile(`${logFile}.torn`, Buffer.concat([tail, Buffer.from('\n')]), { mode: 0o600 });
     const writer = await openSession(home, id);
-    expect(writer.openWarnings.map((warning) => warning.message)).toEqual([expect.stringContaining(`Its bytes were kept in ${logFile}.torn.`)]);
+    expect(writer.openWarnings.map((warning) => warning.message)).toEqual([
+      expect.stringContaining(`Its bytes were kept in ${logFile}.torn.`),
+    ]);
     await writer.close();
     expect(await readFile(`${logFile}.torn`)).toEqual(Buffer.concat([tail, Buffer.from('\n')]));
     expect((await stat(`${logFile}.torn`)).mode & 0o777).toBe(0o600);
@@ -142,7 +144,14 @@ describe('damage before the last record', () => {
 
   it('refuses a record with a valid checksum but an impossible shape', async () => {
     const { home, id, logFile, bytes } = await sessionWithTranscript();
-    const forged = encodeRecord({ v: 2, seq: 6, type: 'message', at: 'now', index: 9, message: { role: 'user', content: 'x' } });
+    const forged = encodeRecord({
+      v: 2,
+      seq: 6,
+      type: 'message',
+      at: 'now',
+      index: 9,
+      message: { role: 'user', content: 'x' },
+    });
     await writeFile(logFile, Buffer.concat([bytes, Buffer.from(forged)]));
     await expect(loadTranscript(home, id)).rejects.toThrow(/line 7: message number 9 where number 5 was expected/);
   });

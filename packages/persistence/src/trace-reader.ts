@@ -23,7 +23,9 @@ export type TraceEntry =
   /** The last line was cut short, with no newline after it (the run's process died mid-write, or the run is still going). */
   | { readonly kind: 'torn'; readonly line: number; readonly message: string };
 
-type ParsedLine = { readonly ok: true; readonly envelope: EventEnvelope } | { readonly ok: false; readonly problem: string; readonly version?: number };
+type ParsedLine =
+  | { readonly ok: true; readonly envelope: EventEnvelope }
+  | { readonly ok: false; readonly problem: string; readonly version?: number };
 
 function parseLine(text: string): ParsedLine {
   let value: unknown;
@@ -33,8 +35,10 @@ function parseLine(text: string): ParsedLine {
     return { ok: false, problem: 'the line is not valid JSON' };
   }
   const parsed = envelopeSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, problem: `not an event envelope: ${parsed.error.issues[0]?.message ?? 'unknown problem'}` };
-  if (parsed.data.schemaVersion > EVENT_SCHEMA_VERSION) return { ok: false, problem: 'newer schema', version: parsed.data.schemaVersion };
+  if (!parsed.success)
+    return { ok: false, problem: `not an event envelope: ${parsed.error.issues[0]?.message ?? 'unknown problem'}` };
+  if (parsed.data.schemaVersion > EVENT_SCHEMA_VERSION)
+    return { ok: false, problem: 'newer schema', version: parsed.data.schemaVersion };
   return { ok: true, envelope: parsed.data as unknown as EventEnvelope };
 }
 
@@ -48,7 +52,10 @@ export async function* readTrace(home: string, runId: string): AsyncGenerator<Tr
   const file = traceFile(home, runId);
   for await (const batch of readStoredLines(file)) {
     for (const line of batch) {
-      const parsed: ParsedLine = line.kind === 'oversized' ? { ok: false, problem: `the line is ${line.byteLength} bytes long, longer than any event` } : parseLine(lineText(line.bytes));
+      const parsed: ParsedLine =
+        line.kind === 'oversized'
+          ? { ok: false, problem: `the line is ${line.byteLength} bytes long, longer than any event` }
+          : parseLine(lineText(line.bytes));
       if (parsed.ok) {
         yield { kind: 'event', line: line.number, envelope: parsed.envelope };
       } else if (parsed.version !== undefined) {
@@ -56,7 +63,11 @@ export async function* readTrace(home: string, runId: string): AsyncGenerator<Tr
       } else if (line.terminated) {
         throw new CorruptFileError({ file, line: line.number, problem: parsed.problem });
       } else {
-        yield { kind: 'torn', line: line.number, message: `Ignored an incomplete last line ${line.number} of ${file} (${parsed.problem}, and no newline after it).` };
+        yield {
+          kind: 'torn',
+          line: line.number,
+          message: `Ignored an incomplete last line ${line.number} of ${file} (${parsed.problem}, and no newline after it).`,
+        };
       }
     }
   }

@@ -19,7 +19,9 @@ export function traceFile(home: string, runId: string): string {
  * An envelope a trace accepts: a core event, or an event of an engine that runs turns for Forge
  * (such as Codex's `codex.usage.recorded`), as long as it has a `type` and is plain JSON.
  */
-export type EngineEventEnvelope = Omit<EventEnvelope, 'event'> & { readonly event: { readonly type: string; readonly [field: string]: unknown } };
+export type EngineEventEnvelope = Omit<EventEnvelope, 'event'> & {
+  readonly event: { readonly type: string; readonly [field: string]: unknown };
+};
 
 /** Receives engine event envelopes; every core `EventListener` argument fits. */
 export type EngineEventListener = (envelope: EngineEventEnvelope) => void;
@@ -40,16 +42,27 @@ export interface TraceWriter {
  * metadata, hashes and outcomes, not the conversation or secrets. Lines are written as events
  * arrive (the file is readable while the run goes on) and flushed to disk at close.
  */
-export async function createTraceWriter(home: string, runId: string, options: { readonly redactor?: Redactor } = {}): Promise<TraceWriter> {
+export async function createTraceWriter(
+  home: string,
+  runId: string,
+  options: { readonly redactor?: Redactor } = {},
+): Promise<TraceWriter> {
   const file = traceFile(home, runId);
   const layout = await ensureForgeHome(home);
   const redactor = options.redactor ?? createRedactor();
   let descriptor: number;
   try {
-    descriptor = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, PRIVATE_FILE_MODE);
+    descriptor = openSync(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL,
+      PRIVATE_FILE_MODE,
+    );
   } catch (error) {
     if (!isErrorCode(error, 'EEXIST')) throw error;
-    throw new InvalidInputError({ message: `A trace for run ${runId} already exists (${file}); every run needs a new run id.`, cause: error });
+    throw new InvalidInputError({
+      message: `A trace for run ${runId} already exists (${file}); every run needs a new run id.`,
+      cause: error,
+    });
   }
   fchmodSync(descriptor, PRIVATE_FILE_MODE);
   let open = true;
@@ -78,7 +91,10 @@ export async function createTraceWriter(home: string, runId: string, options: { 
     await syncDirectory(layout.runs);
     if (failure !== undefined) {
       const reason = failure instanceof Error ? failure.message : String(failure);
-      throw new Error(`Writing the trace ${file} failed (${reason}); the trace is incomplete. The run itself was not affected.`, { cause: failure });
+      throw new Error(
+        `Writing the trace ${file} failed (${reason}); the trace is incomplete. The run itself was not affected.`,
+        { cause: failure },
+      );
     }
   };
 

@@ -30,7 +30,11 @@ describe('run traces', () => {
     const home = await temporaryHome();
     const trace = await createTraceWriter(home, 'run_trace_1');
     const model = new ScriptedModel([
-      { text: 'Let me check.', textChunks: 3, toolCalls: [{ toolName: 'run_command', input: { command: `curl -H "Authorization: ${fakeKey}"` } }] },
+      {
+        text: 'Let me check.',
+        textChunks: 3,
+        toolCalls: [{ toolName: 'run_command', input: { command: `curl -H "Authorization: ${fakeKey}"` } }],
+      },
       { text: 'All done, the secret answer is 42.', textChunks: 4, usage: { inputTokens: 50, outputTokens: 9 } },
     ]);
     const seen: EventEnvelope[] = [];
@@ -57,7 +61,9 @@ describe('run traces', () => {
 
     const entries = await collect(readTrace(home, 'run_trace_1'));
     const expected = seen.filter((envelope) => envelope.event.type !== 'model.text.delta');
-    expect(entries.map((entry) => (entry.kind === 'event' ? entry.envelope.event.type : entry.kind))).toEqual(expected.map((envelope) => envelope.event.type));
+    expect(entries.map((entry) => (entry.kind === 'event' ? entry.envelope.event.type : entry.kind))).toEqual(
+      expected.map((envelope) => envelope.event.type),
+    );
     expect(entries.every((entry) => entry.kind === 'event' && entry.envelope.sessionId === 'session_t')).toBe(true);
     const sequences = entries.map((entry) => (entry.kind === 'event' ? entry.envelope.sequence : -1));
     expect(sequences).toEqual(expected.map((envelope) => envelope.sequence));
@@ -99,8 +105,16 @@ describe('run traces', () => {
     const home = await temporaryHome();
     const trace = await createTraceWriter(home, 'run_once');
     await trace.close();
-    trace.listener({ schemaVersion: 1, runId: 'run_once', sequence: 0, timestamp: 'x', event: { type: 'model.step.started', step: 1 } });
+    trace.listener({
+      schemaVersion: 1,
+      runId: 'run_once',
+      sequence: 0,
+      timestamp: 'x',
+      event: { type: 'model.step.started', step: 1 },
+    });
     expect(await readFile(trace.file, 'utf8')).toBe('');
-    await expect(createTraceWriter(home, 'run_once')).rejects.toThrow(/A trace for run run_once already exists .*every run needs a new run id/);
+    await expect(createTraceWriter(home, 'run_once')).rejects.toThrow(
+      /A trace for run run_once already exists .*every run needs a new run id/,
+    );
   });
 });

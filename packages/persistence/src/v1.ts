@@ -36,7 +36,10 @@ export function v1BackupFileName(id: string): string {
 }
 
 /** Parses and validates a v1 session file; the id inside must match the file name. */
-export function parseV1Session(content: string, options: { readonly file: string; readonly sessionId: string }): V1Session {
+export function parseV1Session(
+  content: string,
+  options: { readonly file: string; readonly sessionId: string },
+): V1Session {
   let value: unknown;
   try {
     value = JSON.parse(content);
@@ -56,14 +59,19 @@ export function parseV1Session(content: string, options: { readonly file: string
     });
   }
   if (parsed.data.id !== options.sessionId) {
-    throw new CorruptFileError({ file: options.file, problem: `the file says it is session ${JSON.stringify(parsed.data.id)}` });
+    throw new CorruptFileError({
+      file: options.file,
+      problem: `the file says it is session ${JSON.stringify(parsed.data.id)}`,
+    });
   }
   return parsed.data;
 }
 
 /** A v1 message as a core message: user text stays a string, assistant text becomes one text part. */
 export function messageFromV1(message: z.infer<typeof v1MessageSchema>): Message {
-  return message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: [{ type: 'text', text: message.content }] };
+  return message.role === 'user'
+    ? { role: 'user', content: message.content }
+    : { role: 'assistant', content: [{ type: 'text', text: message.content }] };
 }
 
 /** A v1 session read as it is, without migrating it (readers never write). */

@@ -21,10 +21,25 @@ function longTranscript(turns: number): Message[] {
     if (calls > 0) {
       messages.push({
         role: 'assistant',
-        content: Array.from({ length: calls }, (_, call) => ({ type: 'tool-call' as const, toolCallId: `c${turn}_${call}`, toolName: 'read_file', input: { path: `f${call}` } })),
+        content: Array.from({ length: calls }, (_, call) => ({
+          type: 'tool-call' as const,
+          toolCallId: `c${turn}_${call}`,
+          toolName: 'read_file',
+          input: { path: `f${call}` },
+        })),
       });
       for (let call = 0; call < calls; call += 1) {
-        messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${turn}_${call}`, toolName: 'read_file', output: { type: 'text', value: 'x'.repeat(40 * call) } }] });
+        messages.push({
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: `c${turn}_${call}`,
+              toolName: 'read_file',
+              output: { type: 'text', value: 'x'.repeat(40 * call) },
+            },
+          ],
+        });
       }
     }
     messages.push({ role: 'assistant', content: [{ type: 'text', text: `Answer ${turn}` }] });
@@ -37,16 +52,23 @@ describe('the active view across resume', () => {
     const home = await temporaryHome();
     const transcript = longTranscript(30);
     const writer = await createSession(home, { workspaceRoot: '/w' });
-    for (let start = 0; start < transcript.length; start += 7) await writer.appendMessages(transcript.slice(start, start + 7));
+    for (let start = 0; start < transcript.length; start += 7)
+      await writer.appendMessages(transcript.slice(start, start + 7));
     const budgets = [0, 10, 55, 120, 400, 1000, 5000, Number.POSITIVE_INFINITY];
-    const before = budgets.map((budgetTokens) => selectRecentTail(writer.messages, { budgetTokens, messageTokens: counts(writer.messages) }));
+    const before = budgets.map((budgetTokens) =>
+      selectRecentTail(writer.messages, { budgetTokens, messageTokens: counts(writer.messages) }),
+    );
     await writer.close();
 
     const loaded = await loadTranscript(home, writer.id);
     const reopened = await openSession(home, writer.id);
     for (const [position, budgetTokens] of budgets.entries()) {
-      expect(selectRecentTail(loaded.messages, { budgetTokens, messageTokens: counts(loaded.messages) })).toBe(before[position]);
-      expect(selectRecentTail(reopened.messages, { budgetTokens, messageTokens: counts(reopened.messages) })).toBe(before[position]);
+      expect(selectRecentTail(loaded.messages, { budgetTokens, messageTokens: counts(loaded.messages) })).toBe(
+        before[position],
+      );
+      expect(selectRecentTail(reopened.messages, { budgetTokens, messageTokens: counts(reopened.messages) })).toBe(
+        before[position],
+      );
     }
     await reopened.close();
     expect((await loadTranscript(home, writer.id)).messages).toEqual(transcript);
@@ -60,12 +82,24 @@ describe('a session across two runs and a restart', () => {
     const instructions = { text: 'You are Forge.', sources: [], hash: 'c'.repeat(64) };
 
     async function turn(sessionId: string | undefined, request: string, model: ScriptedModel): Promise<string> {
-      const writer = sessionId === undefined ? await createSession(home, { workspaceRoot: '/w' }) : await openSession(home, sessionId);
+      const writer =
+        sessionId === undefined
+          ? await createSession(home, { workspaceRoot: '/w' })
+          : await openSession(home, sessionId);
       const runId = createId('run');
       const trace = await createTraceWriter(home, runId);
-      const history = writer.messages.slice(selectRecentTail(writer.messages, { budgetTokens: 1000, messageTokens: counts(writer.messages) }));
+      const history = writer.messages.slice(
+        selectRecentTail(writer.messages, { budgetTokens: 1000, messageTokens: counts(writer.messages) }),
+      );
       await writer.recordRunStart({ runId, model: { provider: model.provider, modelId: model.modelId } });
-      const result = await runAgent({ model, request, instructions, session: { history, id: writer.id }, runId, onEvent: trace.listener });
+      const result = await runAgent({
+        model,
+        request,
+        instructions,
+        session: { history, id: writer.id },
+        runId,
+        onEvent: trace.listener,
+      });
       await writer.appendMessages(result.messages, { runId });
       await writer.recordRunEnd(result);
       await trace.close();

@@ -33,12 +33,17 @@ export type ActiveCheckpoint = {
   | { readonly kind: 'codex-import'; readonly strategy: typeof CODEX_IMPORT_STRATEGY; readonly view: string }
 );
 
-export type ResolvedCheckpoint = { readonly ok: true; readonly active: ActiveCheckpoint } | { readonly ok: false; readonly problem: string };
+export type ResolvedCheckpoint =
+  | { readonly ok: true; readonly active: ActiveCheckpoint }
+  | { readonly ok: false; readonly problem: string };
 
 function rangeMatches(source: CheckpointSource, messages: readonly CheckpointTranscriptEntry[]): boolean {
   if (source.messageCount > messages.length) return false;
   const list = messages.map((entry) => entry.message);
-  return hashMessages(list.slice(0, source.summarizedThrough)) === source.sourceHash && hashMessages(list.slice(source.tailStart, source.messageCount)) === source.tailHash;
+  return (
+    hashMessages(list.slice(0, source.summarizedThrough)) === source.sourceHash &&
+    hashMessages(list.slice(source.tailStart, source.messageCount)) === source.tailHash
+  );
 }
 
 /**
@@ -47,20 +52,41 @@ function rangeMatches(source: CheckpointSource, messages: readonly CheckpointTra
  * matches. Anything else is reported as a problem and not used: the view falls back to the
  * recent tail of the transcript, which is never changed by compaction.
  */
-export function resolveStoredCheckpoint(stored: StoredCheckpoint, transcript: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS): ResolvedCheckpoint {
+export function resolveStoredCheckpoint(
+  stored: StoredCheckpoint,
+  transcript: readonly CheckpointTranscriptEntry[],
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): ResolvedCheckpoint {
   const hash = sha256Hex(canonicalJsonStringify(stored.checkpoint));
   const facts = { id: checkpointIdOf(hash), hash, source: stored.source, recordedAt: stored.recordedAt };
   const imported = codexImportSchema.safeParse(stored.checkpoint);
   if (imported.success) {
-    if (!rangeMatches(stored.source, transcript)) return { ok: false, problem: `the imported checkpoint ${facts.id} no longer matches the transcript's messages; it is not used` };
-    return { ok: true, active: { ...facts, kind: 'codex-import', strategy: CODEX_IMPORT_STRATEGY, view: imported.data.view } };
+    if (!rangeMatches(stored.source, transcript))
+      return {
+        ok: false,
+        problem: `the imported checkpoint ${facts.id} no longer matches the transcript's messages; it is not used`,
+      };
+    return {
+      ok: true,
+      active: { ...facts, kind: 'codex-import', strategy: CODEX_IMPORT_STRATEGY, view: imported.data.view },
+    };
   }
   const validation = validateCheckpoint(stored.checkpoint, transcript.length, caps);
-  if (!validation.ok) return { ok: false, problem: `checkpoint ${facts.id} is not valid (${validation.errors.slice(0, 2).join('; ')}); it is not used` };
+  if (!validation.ok)
+    return {
+      ok: false,
+      problem: `checkpoint ${facts.id} is not valid (${validation.errors.slice(0, 2).join('; ')}); it is not used`,
+    };
   if (!checkpointMatchesTranscript(validation.checkpoint, transcript)) {
-    return { ok: false, problem: `checkpoint ${facts.id} no longer matches the transcript's messages (range or hashes differ); it is not used` };
+    return {
+      ok: false,
+      problem: `checkpoint ${facts.id} no longer matches the transcript's messages (range or hashes differ); it is not used`,
+    };
   }
-  return { ok: true, active: { ...facts, kind: 'forge', strategy: validation.checkpoint.strategy, checkpoint: validation.checkpoint } };
+  return {
+    ok: true,
+    active: { ...facts, kind: 'forge', strategy: validation.checkpoint.strategy, checkpoint: validation.checkpoint },
+  };
 }
 
 /**
@@ -84,7 +110,9 @@ export function renderActiveCheckpoint(
 
 /** The artifacts the checkpoint's facts depend on: what a host re-hashes so stale facts show SUSPECT. */
 export function factDependencies(checkpoint: ContextCheckpoint): string[] {
-  return [...new Set(checkpoint.memory.facts.flatMap((fact) => fact.dependsOn.map((dependency) => dependency.uri)))].sort();
+  return [
+    ...new Set(checkpoint.memory.facts.flatMap((fact) => fact.dependsOn.map((dependency) => dependency.uri))),
+  ].sort();
 }
 
 /**
@@ -113,22 +141,34 @@ export async function installCheckpoint(
 ): Promise<void> {
   const validation = validateCheckpoint(built.checkpoint, writer.messages.length, caps);
   if (!validation.ok) {
-    throw new InvalidInputError({ message: `The checkpoint was not installed because it is not valid: ${validation.errors.slice(0, 3).join('; ')}.` });
+    throw new InvalidInputError({
+      message: `The checkpoint was not installed because it is not valid: ${validation.errors.slice(0, 3).join('; ')}.`,
+    });
   }
-  await writer.recordCheckpoint({ source: built.checkpoint.source, checkpoint: built.checkpoint as unknown as JsonValue });
+  await writer.recordCheckpoint({
+    source: built.checkpoint.source,
+    checkpoint: built.checkpoint as unknown as JsonValue,
+  });
 }
 
 /**
  * Asks `source` for the current hashes of what the checkpoint's facts depend on. A source that
  * fails leaves every one of them unknown (so those facts show SUSPECT), never silently VALID.
  */
-export async function currentArtifactHashesFor(resolved: ResolvedCheckpoint | undefined, source: ArtifactHashSource | undefined): Promise<ArtifactHashes | undefined> {
-  if (source === undefined || resolved === undefined || !resolved.ok || resolved.active.kind !== 'forge') return undefined;
+export async function currentArtifactHashesFor(
+  resolved: ResolvedCheckpoint | undefined,
+  source: ArtifactHashSource | undefined,
+): Promise<ArtifactHashes | undefined> {
+  if (source === undefined || resolved === undefined || !resolved.ok || resolved.active.kind !== 'forge')
+    return undefined;
   return hashesOf(factDependencies(resolved.active.checkpoint), source);
 }
 
 /** `source` asked for `uris`; when it fails, every uri maps to `null` (unknown). */
-export async function hashesOf(uris: readonly string[], source: ArtifactHashSource): Promise<ArtifactHashes | undefined> {
+export async function hashesOf(
+  uris: readonly string[],
+  source: ArtifactHashSource,
+): Promise<ArtifactHashes | undefined> {
   if (uris.length === 0) return undefined;
   try {
     return await source(uris);

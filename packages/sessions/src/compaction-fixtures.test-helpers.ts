@@ -1,4 +1,11 @@
-import { createInstructionSnapshot, sha256Hex, type ApprovalGate, type InstructionSnapshot, type JsonValue, type Tool } from '@forge/core';
+import {
+  createInstructionSnapshot,
+  sha256Hex,
+  type ApprovalGate,
+  type InstructionSnapshot,
+  type JsonValue,
+  type Tool,
+} from '@forge/core';
 
 /*
  * A workspace held in memory, with tools that report host metadata the way @forge/tools does
@@ -9,7 +16,10 @@ import { createInstructionSnapshot, sha256Hex, type ApprovalGate, type Instructi
 export const allowAll: ApprovalGate = { check: async () => ({ kind: 'allow' }) };
 
 function field(input: JsonValue, name: string): string {
-  const value = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as { readonly [key: string]: JsonValue })[name] : undefined;
+  const value =
+    input !== null && typeof input === 'object' && !Array.isArray(input)
+      ? (input as { readonly [key: string]: JsonValue })[name]
+      : undefined;
   return typeof value === 'string' ? value : '';
 }
 
@@ -44,13 +54,20 @@ export class MemoryWorkspace {
         this.executed.push(`read ${path}`);
         const content = this.files.get(path);
         if (content === undefined) return { output: { type: 'error-text', value: `No file ${path}.` } };
-        return { output: { type: 'text', value: content }, metadata: { path, sha256: sha256Hex(content), bytes: content.length, complete: true } };
+        return {
+          output: { type: 'text', value: content },
+          metadata: { path, sha256: sha256Hex(content), bytes: content.length, complete: true },
+        };
       },
     };
     const edit: Tool = {
       name: 'edit_file',
       description: 'Replaces a file.',
-      inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string' }, content: { type: 'string' } },
+        required: ['path', 'content'],
+      },
       risk: 'write',
       execute: async (input) => {
         const path = field(input, 'path');
@@ -58,21 +75,38 @@ export class MemoryWorkspace {
         const after = field(input, 'content');
         this.executed.push(`edit ${path}`);
         this.files.set(path, after);
-        return { output: { type: 'text', value: `Edited ${path}.` }, metadata: { path, sha256Before: before === undefined ? null : sha256Hex(before), sha256After: sha256Hex(after) } };
+        return {
+          output: { type: 'text', value: `Edited ${path}.` },
+          metadata: {
+            path,
+            sha256Before: before === undefined ? null : sha256Hex(before),
+            sha256After: sha256Hex(after),
+          },
+        };
       },
     };
     const run: Tool = {
       name: 'run_command',
       description: 'Runs a command.',
-      inputSchema: { type: 'object', properties: { argv: { type: 'array', items: { type: 'string' } } }, required: ['argv'] },
+      inputSchema: {
+        type: 'object',
+        properties: { argv: { type: 'array', items: { type: 'string' } } },
+        required: ['argv'],
+      },
       risk: 'execute',
       execute: async (input) => {
-        const argv = input !== null && typeof input === 'object' && !Array.isArray(input) ? ((input as { readonly argv?: JsonValue }).argv as string[]) : [];
+        const argv =
+          input !== null && typeof input === 'object' && !Array.isArray(input)
+            ? ((input as { readonly argv?: JsonValue }).argv as string[])
+            : [];
         const line = argv.join(' ');
         this.executed.push(`run ${line}`);
         const exitCode = this.exitCodes.get(line) ?? 0;
         const output = exitCode === 0 ? 'Tests: 5 passed' : 'FAIL test/auth.test.ts\nTests: 1 failed, 4 passed';
-        return { output: { type: 'text', value: output }, metadata: { argv, exitCode, signal: null, timedOut: false, durationMs: 10, truncated: false } };
+        return {
+          output: { type: 'text', value: output },
+          metadata: { argv, exitCode, signal: null, timedOut: false, durationMs: 10, truncated: false },
+        };
       },
     };
     return [read, edit, run];
@@ -86,5 +120,8 @@ export function instructionsFrom(agentsMd: string): InstructionSnapshot {
 
 /** A long plain answer, so turns fill a tail budget quickly. */
 export function filler(turn: number, chars = 600): string {
-  return `Turn ${turn}: ${'we looked at the parser and the lexer in detail. '.repeat(Math.ceil(chars / 50))}`.slice(0, chars);
+  return `Turn ${turn}: ${'we looked at the parser and the lexer in detail. '.repeat(Math.ceil(chars / 50))}`.slice(
+    0,
+    chars,
+  );
 }

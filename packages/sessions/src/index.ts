@@ -11,7 +11,13 @@ export {
   type SessionTurnWarning,
 } from './session-turn.js';
 export { viewOfStoredSession, type StoredSessionView, type StoredSessionViewOptions } from './stored-session-view.js';
-export { requestViewCheckpoint, selectSessionView, type SessionView, type SessionViewCheckpoint, type SessionViewOptions } from './session-view.js';
+export {
+  requestViewCheckpoint,
+  selectSessionView,
+  type SessionView,
+  type SessionViewCheckpoint,
+  type SessionViewOptions,
+} from './session-view.js';
 export {
   CODEX_IMPORT_STRATEGY,
   currentArtifactHashesFor,
@@ -23,5 +29,11 @@ export {
   type ArtifactHashSource,
   type ResolvedCheckpoint,
 } from './checkpoint-install.js';
-export { compactSession, createSessionContextManager, type SessionCompactionOptions, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';
+export {
+  compactSession,
+  createSessionContextManager,
+  type SessionCompactionOptions,
+  type SessionCompactOptions,
+  type SessionCompactResult,
+} from './session-compaction.js';
 export { readWorkingSet, reportWorkingSetSent, workingSetFor, type FileTextRedaction } from './working-set-input.js';

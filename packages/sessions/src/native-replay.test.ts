@@ -33,10 +33,21 @@ async function sessionWith(home: string, messages: readonly Message[]): Promise<
   return writer.id;
 }
 
-const storeIn = (home: string) => new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true });
+const storeIn = (home: string) =>
+  new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true });
 
-function compact(handle: SessionHandle, model: NativeCompactionModel | ScriptedModel, store: OpaqueStateStore, strategy: 'provider-native' | 'forge-state' = 'provider-native') {
-  return handle.compact({ model, instructions, context: { recentTailTokens: 2_000 }, compaction: { strategy: { kind: strategy }, opaqueStates: store } });
+function compact(
+  handle: SessionHandle,
+  model: NativeCompactionModel | ScriptedModel,
+  store: OpaqueStateStore,
+  strategy: 'provider-native' | 'forge-state' = 'provider-native',
+) {
+  return handle.compact({
+    model,
+    instructions,
+    context: { recentTailTokens: 2_000 },
+    compaction: { strategy: { kind: strategy }, opaqueStates: store },
+  });
 }
 
 describe('provider-native state of a session', () => {
@@ -48,7 +59,13 @@ describe('provider-native state of a session', () => {
     const first = await compact(handle, model, storeIn(home));
     expect(first.outcome).toMatchObject({ kind: 'compacted', strategy: 'provider-native' });
     for (let turn = 0; turn < 12; turn += 1) {
-      await handle.runTurn({ model, request: `More ${turn}. ${filler(turn)}`, instructions, context: { mode: 'compact' }, compaction: { ...nativeCompaction, opaqueStates: storeIn(home) } });
+      await handle.runTurn({
+        model,
+        request: `More ${turn}. ${filler(turn)}`,
+        instructions,
+        context: { mode: 'compact' },
+        compaction: { ...nativeCompaction, opaqueStates: storeIn(home) },
+      });
     }
     const second = await compact(handle, model, storeIn(home));
     await handle.close();
@@ -59,13 +76,22 @@ describe('provider-native state of a session', () => {
     expect(chained?.previous?.itemHash).toBe(firstState?.itemHash);
     // Only the messages after what the previous item stands for are sent again.
     expect(chained?.messages.length).toBe(second.outcome.tailStart - (firstState?.sourceMessages ?? 0));
-    expect(second.outcome.built.nativeState).toMatchObject({ previousItemHash: firstState?.itemHash, sourceMessages: second.outcome.tailStart });
+    expect(second.outcome.built.nativeState).toMatchObject({
+      previousItemHash: firstState?.itemHash,
+      sourceMessages: second.outcome.tailStart,
+    });
 
     const decision = await storeIn(home).forReplay({ sessionId: id, lane: MAIN_LANE }, native);
     expect(decision.kind === 'replay' && decision.state.itemHash).toBe(second.outcome.built.nativeState?.itemHash);
     const next = await openSessionHandle({ home, sessionId: id });
     const later = new NativeCompactionModel([{ text: 'Replayed.' }]);
-    await next.runTurn({ model: later, request: 'Go on.', instructions, context: { mode: 'compact' }, compaction: { ...nativeCompaction, opaqueStates: storeIn(home) } });
+    await next.runTurn({
+      model: later,
+      request: 'Go on.',
+      instructions,
+      context: { mode: 'compact' },
+      compaction: { ...nativeCompaction, opaqueStates: storeIn(home) },
+    });
     await next.close();
     expect(later.requests[0]?.nativeState?.itemHash).toBe(second.outcome.built.nativeState?.itemHash);
     expect(later.replays(later.requests[0] as never)).toBe(true);
@@ -78,7 +104,13 @@ describe('provider-native state of a session', () => {
     const model = new NativeCompactionModel(Array.from({ length: 12 }, () => ({ text: `Reply. ${filler(3)}` })));
     await compact(handle, model, storeIn(home));
     expect(await readdir(join(home, 'state', 'native-compaction', id))).toEqual(['main.json']);
-    for (let turn = 0; turn < 12; turn += 1) await handle.runTurn({ model, request: `More ${turn}. ${filler(turn)}`, instructions, context: { mode: 'compact' } });
+    for (let turn = 0; turn < 12; turn += 1)
+      await handle.runTurn({
+        model,
+        request: `More ${turn}. ${filler(turn)}`,
+        instructions,
+        context: { mode: 'compact' },
+      });
     const deterministic = await compact(handle, model, storeIn(home), 'forge-state');
     await handle.close();
     expect(deterministic.outcome).toMatchObject({ kind: 'compacted', strategy: 'forge-state' });
@@ -93,15 +125,31 @@ describe('provider-native state of a session', () => {
     await compact(handle, maker, storeIn(home));
     await handle.close();
 
-    const refused = new ForgeError({ code: 'provider_rejected', message: 'The encrypted content of a compaction item could not be verified.', isRetryable: false });
+    const refused = new ForgeError({
+      code: 'provider_rejected',
+      message: 'The encrypted content of a compaction item could not be verified.',
+      isRetryable: false,
+    });
     const model = new NativeCompactionModel([{ error: refused }, { text: 'Fine without it.' }]);
     const next = await openSessionHandle({ home, sessionId: id });
-    const failed = await next.runTurn({ model, request: 'Continue.', instructions, context: { mode: 'compact' }, compaction: { ...nativeCompaction, opaqueStates: storeIn(home) } });
+    const failed = await next.runTurn({
+      model,
+      request: 'Continue.',
+      instructions,
+      context: { mode: 'compact' },
+      compaction: { ...nativeCompaction, opaqueStates: storeIn(home) },
+    });
     expect(failed.result.status).toBe('failed');
     expect(model.requests[0]?.nativeState).toBeDefined();
     expect(await storeIn(home).forReplay({ sessionId: id, lane: MAIN_LANE }, native)).toEqual({ kind: 'none' });
 
-    await next.runTurn({ model, request: 'Try again.', instructions, context: { mode: 'compact' }, compaction: { ...nativeCompaction, opaqueStates: storeIn(home) } });
+    await next.runTurn({
+      model,
+      request: 'Try again.',
+      instructions,
+      context: { mode: 'compact' },
+      compaction: { ...nativeCompaction, opaqueStates: storeIn(home) },
+    });
     await next.close();
     expect(model.requests[1]?.nativeState).toBeUndefined();
     expect(model.requests[1]?.checkpoint).toContain('[SESSION_CHECKPOINT v1]');
@@ -113,9 +161,21 @@ describe('provider-native state of a session', () => {
     const handle = await openSessionHandle({ home, sessionId: id });
     await compact(handle, new NativeCompactionModel(), storeIn(home));
     const other = new ScriptedModel([{ text: 'Other model.' }], { provider: 'other', modelId: 'm2' });
-    await handle.runTurn({ model: other, request: 'And now?', instructions, context: { mode: 'compact' }, compaction: { ...nativeCompaction, opaqueStates: storeIn(home) } });
+    await handle.runTurn({
+      model: other,
+      request: 'And now?',
+      instructions,
+      context: { mode: 'compact' },
+      compaction: { ...nativeCompaction, opaqueStates: storeIn(home) },
+    });
     const busy = new NativeCompactionModel([{ error: new RateLimitError({ message: 'slow down' }) }]);
-    await handle.runTurn({ model: busy, request: 'Again?', instructions, context: { mode: 'compact' }, compaction: { ...nativeCompaction, opaqueStates: storeIn(home) } });
+    await handle.runTurn({
+      model: busy,
+      request: 'Again?',
+      instructions,
+      context: { mode: 'compact' },
+      compaction: { ...nativeCompaction, opaqueStates: storeIn(home) },
+    });
     await handle.close();
     expect(other.requests[0]?.nativeState).toBeUndefined();
     expect(busy.requests.length).toBeGreaterThan(0);
@@ -125,7 +185,8 @@ describe('provider-native state of a session', () => {
   it('counts only refusals of the provider as condemning the state', () => {
     expect(refusesReplay({ code: 'provider_rejected', message: 'no', isRetryable: false })).toBe(true);
     expect(refusesReplay({ code: 'context_overflow', message: 'long', isRetryable: false })).toBe(true);
-    for (const code of ['cancelled', 'auth', 'unexpected']) expect(refusesReplay({ code, message: code, isRetryable: false })).toBe(false);
+    for (const code of ['cancelled', 'auth', 'unexpected'])
+      expect(refusesReplay({ code, message: code, isRetryable: false })).toBe(false);
     expect(refusesReplay({ code: 'rate_limited', message: 'slow', isRetryable: true })).toBe(false);
   });
 });

@@ -17,7 +17,8 @@ export class NativeReplayWatch {
   }
 
   observe(event: ForgeEvent): void {
-    if (event.type === 'context.compaction.completed' && event.installed) this.replaying = event.strategy === 'provider-native';
+    if (event.type === 'context.compaction.completed' && event.installed)
+      this.replaying = event.strategy === 'provider-native';
     else if (event.type === 'model.step.failed' && this.replaying && refusesReplay(event.error)) this.refused = true;
   }
 }
@@ -29,7 +30,11 @@ export async function discardRefusedState(input: {
   readonly stored: StoredCheckpoint | undefined;
   readonly loaded: Map<string, OpaqueProviderState>;
 }): Promise<void> {
-  const value = input.stored?.checkpoint as { readonly strategy?: unknown; readonly opaque?: { readonly itemHash?: unknown } } | null | undefined;
-  if (value?.strategy === 'provider-native' && typeof value.opaque?.itemHash === 'string') input.loaded.delete(value.opaque.itemHash);
+  const value = input.stored?.checkpoint as
+    | { readonly strategy?: unknown; readonly opaque?: { readonly itemHash?: unknown } }
+    | null
+    | undefined;
+  if (value?.strategy === 'provider-native' && typeof value.opaque?.itemHash === 'string')
+    input.loaded.delete(value.opaque.itemHash);
   await input.store?.discard({ sessionId: input.sessionId, lane: MAIN_LANE });
 }

@@ -17,7 +17,8 @@ function calibrated(model: ModelAdapter, factor: number): ModelAdapter {
     modelId: model.modelId,
     capabilities: model.capabilities,
     estimateRequestTokens: async (request) => scaleEstimate(await model.estimateRequestTokens(request), factor),
-    countMessageTokens: async (messages) => (await model.countMessageTokens(messages)).map((tokens) => Math.ceil(tokens * factor)),
+    countMessageTokens: async (messages) =>
+      (await model.countMessageTokens(messages)).map((tokens) => Math.ceil(tokens * factor)),
     doStream: (request, options) => model.doStream(request, options),
   };
 }
@@ -27,7 +28,10 @@ describe('a calibrated estimate on a session that outgrew the window', () => {
     // Plain conversation, no tool outputs to project: only a checkpoint can make room.
     const stored: Message[] = Array.from({ length: 200 }, (_, turn): Message[] => [
       { role: 'user', content: `Question ${turn}: ${'about the parser and its error recovery '.repeat(40)}` },
-      { role: 'assistant', content: [{ type: 'text', text: `Answer ${turn}: ${'the recovery point is the next statement '.repeat(40)}` }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: `Answer ${turn}: ${'the recovery point is the next statement '.repeat(40)}` }],
+      },
     ]).flat();
     const home = await temporaryHome();
     const writer = await createSession(home, { workspaceRoot: '/w' });
@@ -35,7 +39,9 @@ describe('a calibrated estimate on a session that outgrew the window', () => {
     await writer.close();
     const handle = await openSessionHandle({ home, sessionId: writer.id });
     try {
-      const scripted = new ScriptedModel([{ text: 'ok' }], { capabilities: { contextWindowTokens: 40_000, maxOutputTokens: 1_000 } });
+      const scripted = new ScriptedModel([{ text: 'ok' }], {
+        capabilities: { contextWindowTokens: 40_000, maxOutputTokens: 1_000 },
+      });
       const turn = await handle.runTurn({
         model: calibrated(scripted, 1.5),
         request: 'One more question.',

@@ -51,7 +51,11 @@ describe('manual compaction of a session', () => {
     expect(sent?.checkpoint).toContain('[SESSION_CHECKPOINT v1]');
     expect(sent?.checkpoint).toContain('untrusted memory below current instructions and the latest user message');
     expect(sent?.history).toEqual(messages.slice(outcome.tailStart));
-    expect(turn.view.checkpoint).toMatchObject({ id: outcome.built.id, strategy: 'forge-state', source: { tailStart: outcome.tailStart } });
+    expect(turn.view.checkpoint).toMatchObject({
+      id: outcome.built.id,
+      strategy: 'forge-state',
+      source: { tailStart: outcome.tailStart },
+    });
 
     const stored = await loadTranscript(home, handle.id);
     expect(stored.messages.slice(0, 60)).toEqual(messages);
@@ -105,7 +109,11 @@ describe('install is one transaction (invariant 12)', () => {
     vi.spyOn(fileHandle, 'write').mockRejectedValueOnce(new Error('EIO: injected write failure'));
     const second = await manual(handle, { context: { recentTailTokens: 2_000 } });
     expect(second.outcome).toMatchObject({ kind: 'failed', reason: 'persistence' });
-    expect(second.events.at(-1)).toMatchObject({ type: 'context.compaction.failed', reason: 'persistence', previousCheckpointId: previous.active.id });
+    expect(second.events.at(-1)).toMatchObject({
+      type: 'context.compaction.failed',
+      reason: 'persistence',
+      previousCheckpointId: previous.active.id,
+    });
     expect(handle.currentCheckpoint()).toEqual(previous);
     await handle.close();
 
@@ -136,7 +144,10 @@ describe('model-structured compaction', () => {
     const previous = handle.currentCheckpoint();
     const controller = new AbortController();
     const compactor = new ScriptedModel([{ hang: true }], { provider: 'cheap', modelId: 'compactor' });
-    const pending = manual(handle, { compaction: { strategy: { kind: 'model-structured', compactor } }, signal: controller.signal });
+    const pending = manual(handle, {
+      compaction: { strategy: { kind: 'model-structured', compactor } },
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 20);
     const { outcome, events } = await pending;
     expect(outcome).toMatchObject({ kind: 'failed', reason: 'cancelled' });
@@ -154,10 +165,15 @@ describe('model-structured compaction', () => {
     const home = await temporaryHome();
     const handle = await sessionWith(home, chat(30));
     const compactor = new ScriptedModel([{ text: '{"activeGoal": ' }], { provider: 'cheap', modelId: 'compactor' });
-    const { outcome, events } = await manual(handle, { compaction: { strategy: { kind: 'model-structured', compactor } } });
+    const { outcome, events } = await manual(handle, {
+      compaction: { strategy: { kind: 'model-structured', compactor } },
+    });
     await handle.close();
     expect(outcome).toMatchObject({ kind: 'compacted', strategy: 'forge-state', installed: true });
-    expect(events.map((event) => [event.type, 'reason' in event ? event.reason : undefined])).toContainEqual(['context.compaction.failed', 'schema']);
+    expect(events.map((event) => [event.type, 'reason' in event ? event.reason : undefined])).toContainEqual([
+      'context.compaction.failed',
+      'schema',
+    ]);
   });
 });
 
@@ -178,10 +194,17 @@ describe('provider-native checkpoints', () => {
     const replayed = native.requests[0];
     expect(replayed?.nativeState?.itemHash).toBe(outcome.built.nativeState?.itemHash);
     expect(native.replays(replayed as never)).toBe(true);
-    expect(hashMessages(replayed?.history.slice(0, outcome.tailStart) ?? [])).toBe(outcome.built.checkpoint.source.sourceHash);
+    expect(hashMessages(replayed?.history.slice(0, outcome.tailStart) ?? [])).toBe(
+      outcome.built.checkpoint.source.sourceHash,
+    );
 
     const other = new ScriptedModel([{ text: 'Other model.' }], { provider: 'other', modelId: 'm2' });
-    const turn = await handle.runTurn({ model: other, request: 'And now?', instructions, context: { mode: 'compact' } });
+    const turn = await handle.runTurn({
+      model: other,
+      request: 'And now?',
+      instructions,
+      context: { mode: 'compact' },
+    });
     await handle.close();
     const switched = other.requests[0];
     expect(switched?.nativeState).toBeUndefined();
@@ -202,9 +225,17 @@ describe('automatic compaction in a turn', () => {
     const handle = await sessionWith(home, messages);
     const model = new ScriptedModel([{ text: 'Answered.' }], small);
     const events: EventEnvelope[] = [];
-    const turn = await handle.runTurn({ model, request: 'Next question.', instructions, context: { ...context, mode }, onEvent: (envelope) => events.push(envelope) });
+    const turn = await handle.runTurn({
+      model,
+      request: 'Next question.',
+      instructions,
+      context: { ...context, mode },
+      onEvent: (envelope) => events.push(envelope),
+    });
     await handle.close();
-    const compaction = events.map((envelope) => envelope.event).filter((event): event is CompactionEvent => event.type.startsWith('context.compaction'));
+    const compaction = events
+      .map((envelope) => envelope.event)
+      .filter((event): event is CompactionEvent => event.type.startsWith('context.compaction'));
     const budgeted = events.map((envelope) => envelope.event).filter((event) => event.type === 'context.budgeted');
     return { messages, model, turn, compaction, budgeted, stored: await loadTranscript(home, handle.id) };
   }
@@ -242,7 +273,10 @@ describe('automatic compaction in a turn', () => {
   it('mode compact makes a request fit that would not', async () => {
     const { model, turn, compaction } = await turnIn('compact', 40);
     expect(turn.result.status).toBe('completed');
-    expect(compaction.find((event) => event.type === 'context.compaction.completed')).toMatchObject({ trigger: 'over_budget', installed: true });
+    expect(compaction.find((event) => event.type === 'context.compaction.completed')).toMatchObject({
+      trigger: 'over_budget',
+      installed: true,
+    });
     const estimate = await model.estimateRequestTokens(model.requests[0] as never);
     expect(estimate.tokens).toBeLessThanOrEqual(12_000 - 1_000);
   });
@@ -250,8 +284,23 @@ describe('automatic compaction in a turn', () => {
   it('mode compact keeps sending outputs it projected on later turns, so the request prefix stays the same', async () => {
     const reads: Message[] = Array.from({ length: 12 }, (_, turn): Message[] => [
       { role: 'user', content: `Read part ${turn}.` },
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `read_${turn}`, toolName: 'read_file', input: { path: `part${turn}.txt` } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: `read_${turn}`, toolName: 'read_file', output: { type: 'text', value: `${turn} `.repeat(1_600) } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: `read_${turn}`, toolName: 'read_file', input: { path: `part${turn}.txt` } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `read_${turn}`,
+            toolName: 'read_file',
+            output: { type: 'text', value: `${turn} `.repeat(1_600) },
+          },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'text', text: `Part ${turn} read.` }] },
     ]).flat();
     const home = await temporaryHome();
@@ -264,14 +313,19 @@ describe('automatic compaction in a turn', () => {
         request,
         instructions,
         context: { ...context, mode: 'compact' },
-        onEvent: (envelope) => envelope.event.type.startsWith('context.compaction') && events.push(envelope.event as CompactionEvent),
+        onEvent: (envelope) =>
+          envelope.event.type.startsWith('context.compaction') && events.push(envelope.event as CompactionEvent),
       });
       return model.requests[0];
     };
     const first = await turn('Summarize the parts.');
-    const projections = events.filter((event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection');
+    const projections = events.filter(
+      (event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection',
+    );
     expect(projections).toHaveLength(1);
-    expect(events.some((event) => event.type === 'context.compaction.completed' && event.strategy === 'forge-state')).toBe(false);
+    expect(
+      events.some((event) => event.type === 'context.compaction.completed' && event.strategy === 'forge-state'),
+    ).toBe(false);
     const second = await turn('And now?');
     await handle.close();
     expect(events.filter((event) => event.type === 'context.compaction.completed')).toHaveLength(1);
@@ -283,10 +337,21 @@ describe('automatic compaction in a turn', () => {
     const v1 = 'export const RETRIES = 3;\n';
     const messages: Message[] = [
       { role: 'user', content: 'What are the retries?' },
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }],
+      },
       {
         role: 'tool',
-        content: [{ type: 'tool-result', toolCallId: 'read_1', toolName: 'read_file', output: { type: 'text', value: v1 }, metadata: { path: 'src/config.ts', sha256: sha256Hex(v1) } }],
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'read_1',
+            toolName: 'read_file',
+            output: { type: 'text', value: v1 },
+            metadata: { path: 'src/config.ts', sha256: sha256Hex(v1) },
+          },
+        ],
       },
       { role: 'assistant', content: [{ type: 'text', text: 'RETRIES is 3.' }] },
     ];
@@ -295,7 +360,13 @@ describe('automatic compaction in a turn', () => {
     const workspace = new MemoryWorkspace({ 'src/config.ts': 'export const RETRIES = 5;\n' });
     const sent = async (mode: 'warn' | 'compact') => {
       const model = new ScriptedModel([{ text: 'ok' }]);
-      await handle.runTurn({ model, request: `And now (${mode})?`, instructions, context: { mode }, artifactHashes: workspace.artifactHashes });
+      await handle.runTurn({
+        model,
+        request: `And now (${mode})?`,
+        instructions,
+        context: { mode },
+        artifactHashes: workspace.artifactHashes,
+      });
       return JSON.stringify(model.requests[0]?.history);
     };
     const compacting = await sent('compact');
@@ -308,7 +379,12 @@ describe('automatic compaction in a turn', () => {
 
   it('mode shadow builds and validates where compact would, but sends every message and stores nothing new', async () => {
     const { messages, model, compaction, stored } = await turnIn('shadow', 30);
-    expect(compaction.at(-1)).toMatchObject({ type: 'context.compaction.skipped', reason: 'shadow', trigger: 'threshold', wouldReclaimTokens: expect.any(Number) });
+    expect(compaction.at(-1)).toMatchObject({
+      type: 'context.compaction.skipped',
+      reason: 'shadow',
+      trigger: 'threshold',
+      wouldReclaimTokens: expect.any(Number),
+    });
     expect(model.requests[0]?.checkpoint).toBeUndefined();
     expect(model.requests[0]?.history).toEqual(messages);
     expect(stored.checkpoint).toBeUndefined();
@@ -316,14 +392,17 @@ describe('automatic compaction in a turn', () => {
     expect(quiet.compaction).toEqual([]);
   });
 
-  it.each(['off', 'warn'] as const)('mode %s sends every message, and stops before the call once the whole conversation does not fit', async (mode) => {
-    const fits = await turnIn(mode, 30);
-    expect(fits.compaction).toEqual([]);
-    expect(fits.model.requests[0]?.history).toEqual(fits.messages);
-    expect(fits.stored.checkpoint).toBeUndefined();
-    const full = await turnIn(mode, 40);
-    expect(full.turn.result.status).toBe('limit_reached');
-    expect(full.model.requests).toEqual([]);
-    expect(full.turn.result.error?.message).toMatch(/forge compact --last.*--context-mode compact/);
-  });
+  it.each(['off', 'warn'] as const)(
+    'mode %s sends every message, and stops before the call once the whole conversation does not fit',
+    async (mode) => {
+      const fits = await turnIn(mode, 30);
+      expect(fits.compaction).toEqual([]);
+      expect(fits.model.requests[0]?.history).toEqual(fits.messages);
+      expect(fits.stored.checkpoint).toBeUndefined();
+      const full = await turnIn(mode, 40);
+      expect(full.turn.result.status).toBe('limit_reached');
+      expect(full.model.requests).toEqual([]);
+      expect(full.turn.result.error?.message).toMatch(/forge compact --last.*--context-mode compact/);
+    },
+  );
 });

@@ -10,7 +10,14 @@ import {
   type OpaqueProviderState,
   type TokenEstimate,
 } from '@forge/core';
-import { CHECKPOINT_CAPS, DEFAULT_WORKING_SET_BUDGET, renderCheckpointView, type CheckpointCaps, type CheckpointTranscriptEntry, type WorkingSetBudget } from '@forge/core/checkpoint';
+import {
+  CHECKPOINT_CAPS,
+  DEFAULT_WORKING_SET_BUDGET,
+  renderCheckpointView,
+  type CheckpointCaps,
+  type CheckpointTranscriptEntry,
+  type WorkingSetBudget,
+} from '@forge/core/checkpoint';
 import {
   applyToolOutputProjection,
   chooseProjection,
@@ -86,7 +93,11 @@ export interface CompactionSessionPort {
  * until its checkpoint is current), then the checkpoint is validated and written durably — the
  * commit point. If anything throws, the previous checkpoint stays current.
  */
-export async function installSessionCheckpoint(port: CompactionSessionPort, built: BuiltCheckpoint, options: SessionCompactionOptions): Promise<void> {
+export async function installSessionCheckpoint(
+  port: CompactionSessionPort,
+  built: BuiltCheckpoint,
+  options: SessionCompactionOptions,
+): Promise<void> {
   const identity = { sessionId: port.sessionId, lane: MAIN_LANE };
   if (built.nativeState !== undefined) {
     // Replaces the previous boundary's state, which the new one was chained from.
@@ -165,8 +176,11 @@ export function compactSession(input: RunCompactionInput): Promise<CompactTransc
 }
 
 /** The trigger of a compaction the run asked for. */
-function triggerOf(request: FitRequest): 'overflow' | 'model_request' | 'checkpoint_changed' | 'over_budget' | 'threshold' {
-  if (request.reason === 'overflow' || request.reason === 'model_request' || request.reason === 'checkpoint_changed') return request.reason;
+function triggerOf(
+  request: FitRequest,
+): 'overflow' | 'model_request' | 'checkpoint_changed' | 'over_budget' | 'threshold' {
+  if (request.reason === 'overflow' || request.reason === 'model_request' || request.reason === 'checkpoint_changed')
+    return request.reason;
   return request.budget.overBudget ? 'over_budget' : 'threshold';
 }
 
@@ -186,7 +200,13 @@ export function createSessionContextManager(input: {
   readonly artifactHashes?: ArtifactHashSource;
 }): ContextManager {
   const { port, policy, protectedFrom } = input;
-  const compactWith = (request: FitRequest, mode: 'shadow' | 'compact', current: CurrentCheckpointInfo | undefined, modelRequest: ModelRequest, before?: TokenEstimate) =>
+  const compactWith = (
+    request: FitRequest,
+    mode: 'shadow' | 'compact',
+    current: CurrentCheckpointInfo | undefined,
+    modelRequest: ModelRequest,
+    before?: TokenEstimate,
+  ) =>
     compactSession({
       port,
       options: input.options,
@@ -213,12 +233,18 @@ export function createSessionContextManager(input: {
       if (result.kind === 'limit') return { kind: 'stop', reason: 'tail_floor', message: result.message };
       if (result.kind !== 'compacted' || !result.installed) return { kind: 'unchanged' };
       const { built } = result;
-      const hashes = input.artifactHashes === undefined ? undefined : await hashesOf(factDependencies(built.checkpoint), input.artifactHashes);
+      const hashes =
+        input.artifactHashes === undefined
+          ? undefined
+          : await hashesOf(factDependencies(built.checkpoint), input.artifactHashes);
       const files = await readWorkingSet(built.checkpoint, input.artifactHashes, port.redact);
       reportWorkingSetSent(input.artifactHashes, built.checkpoint, files);
       return {
         kind: 'compacted',
-        checkpoint: hashes === undefined && files === undefined ? built.view : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes, files),
+        checkpoint:
+          hashes === undefined && files === undefined
+            ? built.view
+            : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes, files),
         checkpointId: built.id,
         coveredThrough: result.tailStart,
         history: result.history,
@@ -254,9 +280,15 @@ export function createSessionContextManager(input: {
           candidates.map((candidate) => candidate.messageIndex),
         );
         const excessTokens = budget.estimate.tokens - budget.compactTargetTokens;
-        let choice = chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: protectedToolOutputTokens(policy, budget) });
+        let choice = chooseProjection({
+          candidates,
+          sizes: known,
+          excessTokens,
+          protectedTokens: protectedToolOutputTokens(policy, budget),
+        });
         // As in the run: the protected newest outputs go too when the request would not fit otherwise.
-        if (budget.overBudget && budget.estimate.tokens - choice.savedTokens > budget.availableInputTokens) choice = chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: 0 });
+        if (budget.overBudget && budget.estimate.tokens - choice.savedTokens > budget.availableInputTokens)
+          choice = chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: 0 });
         for (const id of choice.ids) projected.add(id);
         if (choice.ids.length > 0) {
           virtual = virtualOf();
@@ -264,7 +296,10 @@ export function createSessionContextManager(input: {
           if (budget.estimate.tokens <= budget.compactTargetTokens) return;
         }
       }
-      const current = shadow === undefined ? undefined : { summarizedThrough: shadow.checkpoint.source.summarizedThrough, id: shadow.id };
+      const current =
+        shadow === undefined
+          ? undefined
+          : { summarizedThrough: shadow.checkpoint.source.summarizedThrough, id: shadow.id };
       const result = await compactWith({ ...request, budget }, 'shadow', current, virtual, budget.estimate);
       if (result.kind === 'compacted') port.shadow.checkpoint = result.built;
     },
@@ -360,7 +395,13 @@ export async function loadNativeState(input: {
   readonly into: Map<string, OpaqueProviderState>;
 }): Promise<void> {
   const value = input.stored?.checkpoint;
-  if (input.store === undefined || value === null || typeof value !== 'object' || (value as { readonly strategy?: unknown }).strategy !== 'provider-native') return;
+  if (
+    input.store === undefined ||
+    value === null ||
+    typeof value !== 'object' ||
+    (value as { readonly strategy?: unknown }).strategy !== 'provider-native'
+  )
+    return;
   const decision = await input.store.forReplay({ sessionId: input.sessionId, lane: MAIN_LANE }, input.model);
   if (decision.kind === 'replay') input.into.set(decision.state.itemHash, decision.state);
 }
@@ -370,7 +411,11 @@ export async function loadNativeState(input: {
  * would have to be sent to keep all of them without a new checkpoint. With replayed native
  * state, the messages it covers come first (the adapter replaces them).
  */
-function unsummarizedHistory(port: CompactionSessionPort, view: Pick<SessionView, 'nativeState' | 'checkpoint'>, end: number): Message[] {
+function unsummarizedHistory(
+  port: CompactionSessionPort,
+  view: Pick<SessionView, 'nativeState' | 'checkpoint'>,
+  end: number,
+): Message[] {
   const start = view.nativeState === undefined ? (view.checkpoint?.source.tailStart ?? 0) : 0;
   return port.writer.messages.slice(start, end);
 }

@@ -13,14 +13,34 @@ const instructions = instructionsFrom('Answer briefly.');
 
 /** Completed turns: a question, sometimes a tool call with its result, an answer; sizes vary a lot. */
 const sessionArbitrary = fc
-  .array(fc.record({ words: fc.integer({ min: 1, max: 400 }), tool: fc.boolean(), output: fc.integer({ min: 0, max: 3_000 }) }), { minLength: 0, maxLength: 30 })
+  .array(
+    fc.record({
+      words: fc.integer({ min: 1, max: 400 }),
+      tool: fc.boolean(),
+      output: fc.integer({ min: 0, max: 3_000 }),
+    }),
+    { minLength: 0, maxLength: 30 },
+  )
   .map((turns) =>
     turns.flatMap(({ words, tool, output }, turn): Message[] => {
       const messages: Message[] = [{ role: 'user', content: `Question ${turn}: ${'about the parser '.repeat(words)}` }];
       if (tool) {
         const toolCallId = `call_${turn}`;
-        messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId, toolName: 'read_file', input: { path: `src/f${turn}.ts` } }] });
-        messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName: 'read_file', output: { type: 'text', value: 'x'.repeat(output) } }] });
+        messages.push({
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId, toolName: 'read_file', input: { path: `src/f${turn}.ts` } }],
+        });
+        messages.push({
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId,
+              toolName: 'read_file',
+              output: { type: 'text', value: 'x'.repeat(output) },
+            },
+          ],
+        });
       }
       messages.push({ role: 'assistant', content: [{ type: 'text', text: `Answer ${turn}.` }] });
       return messages;
@@ -28,11 +48,18 @@ const sessionArbitrary = fc
   );
 
 function isProjected(message: Message): boolean {
-  return message.role === 'tool' && message.content.some((part) => part.output.type !== 'json' && part.output.value.startsWith('[tool output projected: '));
+  return (
+    message.role === 'tool' &&
+    message.content.some(
+      (part) => part.output.type !== 'json' && part.output.value.startsWith('[tool output projected: '),
+    )
+  );
 }
 
 function projected(message: Message | undefined): Message | undefined {
-  return message?.role === 'tool' ? { ...message, content: message.content.map((part) => projectToolOutput(part)) } : message;
+  return message?.role === 'tool'
+    ? { ...message, content: message.content.map((part) => projectToolOutput(part)) }
+    : message;
 }
 
 describe('the no-hole invariant through SessionHandle.runTurn', () => {
@@ -52,8 +79,11 @@ describe('the no-hole invariant through SessionHandle.runTurn', () => {
           const handle = await openSessionHandle({ home, sessionId: writer.id });
           try {
             const context = { mode, recentTailTokens, bufferTokens: 500, reservedOutputTokens: 500 };
-            const model = new ScriptedModel([{ text: 'ok' }], { capabilities: { contextWindowTokens: window, maxOutputTokens: 500 } });
-            if (manualTail !== undefined) await handle.compact({ model, instructions, context: { ...context, recentTailTokens: manualTail } });
+            const model = new ScriptedModel([{ text: 'ok' }], {
+              capabilities: { contextWindowTokens: window, maxOutputTokens: 500 },
+            });
+            if (manualTail !== undefined)
+              await handle.compact({ model, instructions, context: { ...context, recentTailTokens: manualTail } });
             const budgets: ContextBudgetedEvent[] = [];
             const turn = await handle.runTurn({
               model,
@@ -77,7 +107,11 @@ describe('the no-hole invariant through SessionHandle.runTurn', () => {
               const sent = [...stored.slice(0, covered), ...request.history];
               expect(sent).toHaveLength(stored.length);
               // Past the threshold, mode compact may send a long tool output projected: its hash, an excerpt and how to get the rest.
-              sent.forEach((message, position) => expect(message).toEqual(mode === 'compact' && isProjected(message) ? projected(stored[position]) : stored[position]));
+              sent.forEach((message, position) =>
+                expect(message).toEqual(
+                  mode === 'compact' && isProjected(message) ? projected(stored[position]) : stored[position],
+                ),
+              );
             });
             if (turn.result.status === 'limit_reached') expect(model.requests).toEqual([]);
           } finally {

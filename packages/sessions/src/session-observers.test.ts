@@ -39,15 +39,29 @@ describe('observers on a session turn', () => {
       ],
     });
     const handle = await openSessionHandle({ home, workspaceRoot: '/work/project', redactor });
-    const model = new ScriptedModel([{ toolCalls: [{ toolCallId: 'call_env', toolName: 'read_env', input: {} }] }, { text: `The key is ${SECRET}.` }]);
-    const turn = await handle.runTurn({ model, instructions, request: 'What is the API key?', tools: [envTool], approvals: allowAll, observers: hub });
+    const model = new ScriptedModel([
+      { toolCalls: [{ toolCallId: 'call_env', toolName: 'read_env', input: {} }] },
+      { text: `The key is ${SECRET}.` },
+    ]);
+    const turn = await handle.runTurn({
+      model,
+      instructions,
+      request: 'What is the API key?',
+      tools: [envTool],
+      approvals: allowAll,
+      observers: hub,
+    });
     await handle.close();
 
     expect(turn.result.status).toBe('completed');
     expect(turn.result.text).toContain(SECRET);
     expect(seen.map((envelope) => envelope.event.type)).toContain('tool.call.completed');
     expect(seen.at(-1)?.event.type).toBe('run.completed');
-    expect(seen.every((envelope) => envelope.sessionId === handle.id && Object.isFrozen(envelope) && Object.isFrozen(envelope.event))).toBe(true);
+    expect(
+      seen.every(
+        (envelope) => envelope.sessionId === handle.id && Object.isFrozen(envelope) && Object.isFrozen(envelope.event),
+      ),
+    ).toBe(true);
     expect(JSON.stringify(seen)).not.toContain(SECRET);
     expect(hub.failures()).toBe(seen.length);
     const trace = await readFile(turn.tracePath, 'utf8');

@@ -1,6 +1,11 @@
 import { InvalidInputError, type OpaqueProviderState } from '@forge/core';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
-import { compactBetweenTurns, type CompactionSessionPort, type SessionCompactOptions, type SessionCompactResult } from './session-compaction.js';
+import {
+  compactBetweenTurns,
+  type CompactionSessionPort,
+  type SessionCompactOptions,
+  type SessionCompactResult,
+} from './session-compaction.js';
 import type { SessionTranscript } from '@forge/persistence';
 import { viewOfStoredSession } from './stored-session-view.js';
 
@@ -10,7 +15,10 @@ import { viewOfStoredSession } from './stored-session-view.js';
  * the same model estimator — with the deterministic strategy, no model call, no lock and no
  * write. Its `tokensBefore` and `tokensAfter` are the numbers the real compaction reports.
  */
-export async function previewSessionCompaction(transcript: SessionTranscript, options: SessionCompactOptions & { readonly redactor?: Redactor }): Promise<SessionCompactResult> {
+export async function previewSessionCompaction(
+  transcript: SessionTranscript,
+  options: SessionCompactOptions & { readonly redactor?: Redactor },
+): Promise<SessionCompactResult> {
   const redactor = options.redactor ?? createRedactor();
   const redact = (text: string): string => redactor.redact(text);
   const nativeStates = new Map<string, OpaqueProviderState>();
@@ -26,10 +34,16 @@ export async function previewSessionCompaction(transcript: SessionTranscript, op
     sessionId: transcript.id,
     writer: {
       messages: transcript.messages,
-      recordCheckpoint: () => Promise.reject(new InvalidInputError({ message: 'A compaction preview never stores a checkpoint; this is a bug in Forge.' })),
+      recordCheckpoint: () =>
+        Promise.reject(
+          new InvalidInputError({ message: 'A compaction preview never stores a checkpoint; this is a bug in Forge.' }),
+        ),
     },
     transcript: () => entries,
-    current: () => (resolved?.ok === true ? { summarizedThrough: resolved.active.source.summarizedThrough, id: resolved.active.id } : undefined),
+    current: () =>
+      resolved?.ok === true
+        ? { summarizedThrough: resolved.active.source.summarizedThrough, id: resolved.active.id }
+        : undefined,
     nativeStates,
     redact,
     shadow: { projected: new Set() },

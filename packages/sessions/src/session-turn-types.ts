@@ -1,11 +1,28 @@
-import type { ContextMode, InstructionSnapshot, Message, OpaqueProviderState, RunAgentOptions, RunResult } from '@forge/core';
+import type {
+  ContextMode,
+  InstructionSnapshot,
+  Message,
+  OpaqueProviderState,
+  RunAgentOptions,
+  RunResult,
+} from '@forge/core';
 import type { ArtifactHashSource } from './checkpoint-install.js';
-import type { CheckpointSent, EngineRunFacts, SessionWriterOptions, SessionRepairWarning, SessionWarning, EngineEventListener } from '@forge/persistence';
+import type {
+  CheckpointSent,
+  EngineRunFacts,
+  SessionWriterOptions,
+  SessionRepairWarning,
+  SessionWarning,
+  EngineEventListener,
+} from '@forge/persistence';
 import type { SessionCompactionOptions } from './session-compaction.js';
 import type { SessionView, SessionViewOptions } from './session-view.js';
 
 /** Something opening a session or running a turn noticed; nothing a warning names was lost. */
-export type SessionTurnWarning = SessionWarning | SessionRepairWarning | { readonly code: 'trace_failed'; readonly message: string };
+export type SessionTurnWarning =
+  | SessionWarning
+  | SessionRepairWarning
+  | { readonly code: 'trace_failed'; readonly message: string };
 
 /**
  * `runAgent` options for one turn, less what the session provides, plus how to render the view
@@ -84,4 +101,7 @@ export type OpenSessionHandleOptions = SessionWriterOptions & {
   readonly home: string;
   /** Makes the id of each turn's run; default a new sortable one (`run_…`). Evals pass a deterministic one. */
   readonly newRunId?: () => string;
-} & ({ readonly sessionId: string; readonly workspaceRoot?: undefined } | { readonly sessionId?: undefined; readonly workspaceRoot: string | null });
+} & (
+    | { readonly sessionId: string; readonly workspaceRoot?: undefined }
+    | { readonly sessionId?: undefined; readonly workspaceRoot: string | null }
+  );

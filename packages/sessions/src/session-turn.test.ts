@@ -59,7 +59,9 @@ describe('runSessionTurn', () => {
     const loaded = await loadTranscript(home, first.sessionId);
     expect(loaded.messages).toHaveLength(6);
     expect(loaded.workspaceRoot).toBe('/work/project');
-    expect(loaded.runs.map((run) => [run.status, run.firstMessageIndex, run.instructionsHash, run.model?.provider])).toEqual([
+    expect(
+      loaded.runs.map((run) => [run.status, run.firstMessageIndex, run.instructionsHash, run.model?.provider]),
+    ).toEqual([
       ['completed', 0, 'a'.repeat(64), 'scripted'],
       ['completed', 2, 'a'.repeat(64), 'scripted'],
       ['completed', 4, 'a'.repeat(64), 'scripted'],
@@ -72,7 +74,10 @@ describe('runSessionTurn', () => {
     const turn = await runSessionTurn({
       home,
       workspaceRoot: null,
-      model: new ScriptedModel([{ toolCalls: [{ toolName: 'read_file', input: { path: 'a.txt' } }] }, { text: 'It says: file contents.' }]),
+      model: new ScriptedModel([
+        { toolCalls: [{ toolName: 'read_file', input: { path: 'a.txt' } }] },
+        { text: 'It says: file contents.' },
+      ]),
       request: 'Read a.txt',
       instructions,
       tools: [readTool],
@@ -97,7 +102,14 @@ describe('runSessionTurn', () => {
       home,
       workspaceRoot: '/w',
       redactor: createRedactor({ secrets: [secret] }),
-      model: new ScriptedModel([{ error: new TransportError({ message: `The provider rejected key ${leakingKey} (${secret})`, isRetryable: false }) }]),
+      model: new ScriptedModel([
+        {
+          error: new TransportError({
+            message: `The provider rejected key ${leakingKey} (${secret})`,
+            isRetryable: false,
+          }),
+        },
+      ]),
       request: `My password is ${secret}`,
       instructions,
     });
@@ -134,7 +146,12 @@ describe('runSessionTurn', () => {
     const before = handle.selectView({ mode: 'warn' });
     expect(before).toMatchObject({ tailStart: 0, end: 40, omitted: 0, history: earlier });
     const model = new ScriptedModel([{ text: 'ok' }]);
-    const turn = await handle.runTurn({ model, request: 'next', instructions, context: { mode: 'warn', recentTailTokens: 200 } });
+    const turn = await handle.runTurn({
+      model,
+      request: 'next',
+      instructions,
+      context: { mode: 'warn', recentTailTokens: 200 },
+    });
     await handle.close();
 
     expect(model.requests[0]?.history).toEqual(earlier);
@@ -165,21 +182,38 @@ describe('mode off over a long session', () => {
     await writer.appendMessages(earlier);
     await writer.close();
 
-    const large = new ScriptedModel([{ text: 'I have all 40 turns.' }], { capabilities: { contextWindowTokens: 200_000 } });
+    const large = new ScriptedModel([{ text: 'I have all 40 turns.' }], {
+      capabilities: { contextWindowTokens: 200_000 },
+    });
     const handle = await openSessionHandle({ home, sessionId: writer.id });
     const events: string[] = [];
-    const sent = await handle.runTurn({ model: large, request: 'Turn 40.', instructions, context: { mode: 'off' }, onEvent: (envelope) => events.push(envelope.event.type) });
+    const sent = await handle.runTurn({
+      model: large,
+      request: 'Turn 40.',
+      instructions,
+      context: { mode: 'off' },
+      onEvent: (envelope) => events.push(envelope.event.type),
+    });
     expect(sent.result.status).toBe('completed');
     expect(large.requests[0]?.history).toEqual(earlier);
     expect(large.requests[0]?.history.filter((message) => message.role === 'user')).toHaveLength(40);
     expect(events).not.toContain('context.warning');
 
     const window = (await large.estimateRequestTokens(large.requests[0] as ModelRequest)).tokens;
-    const small = new ScriptedModel([{ text: 'never sent' }], { capabilities: { contextWindowTokens: Math.floor(window / 2) + 500 } });
-    const stopped = await handle.runTurn({ model: small, request: 'Turn 41.', instructions, context: { mode: 'off', bufferTokens: 500, reservedOutputTokens: 500 } });
+    const small = new ScriptedModel([{ text: 'never sent' }], {
+      capabilities: { contextWindowTokens: Math.floor(window / 2) + 500 },
+    });
+    const stopped = await handle.runTurn({
+      model: small,
+      request: 'Turn 41.',
+      instructions,
+      context: { mode: 'off', bufferTokens: 500, reservedOutputTokens: 500 },
+    });
     await handle.close();
     expect(stopped.result.status).toBe('limit_reached');
-    expect(stopped.result.error?.message).toMatch(/whole conversation no longer fits.*forge compact --last.*--context-mode compact.*new session/);
+    expect(stopped.result.error?.message).toMatch(
+      /whole conversation no longer fits.*forge compact --last.*--context-mode compact.*new session/,
+    );
     expect(small.requests).toEqual([]);
     const stored = await loadTranscript(home, writer.id);
     expect(stored.messages.slice(0, 80)).toEqual(earlier);
@@ -224,7 +258,9 @@ describe('repairing a session a crash left behind', () => {
       ['call_b', 'error-text'],
     ]);
     expect(JSON.stringify(results)).toContain('stopped before this tool call finished');
-    expect(repaired.runs.map((run) => [run.runId, run.status, run.error?.code])).toEqual([['run_crashed', 'failed', 'interrupted']]);
+    expect(repaired.runs.map((run) => [run.runId, run.status, run.error?.code])).toEqual([
+      ['run_crashed', 'failed', 'interrupted'],
+    ]);
 
     const model = new ScriptedModel([{ text: 'Starting over.' }]);
     await handle.runTurn({ model, request: 'Try again.', instructions });
@@ -240,7 +276,13 @@ describe('repairing a session a crash left behind', () => {
 
   it('leaves a cleanly ended session untouched when it is reopened', async () => {
     const home = await temporaryHome();
-    const turn = await runSessionTurn({ home, workspaceRoot: '/w', model: new ScriptedModel([{ text: 'hi' }]), request: 'hello', instructions });
+    const turn = await runSessionTurn({
+      home,
+      workspaceRoot: '/w',
+      model: new ScriptedModel([{ text: 'hi' }]),
+      request: 'hello',
+      instructions,
+    });
     const logFile = `${home}/sessions/${turn.sessionId}/session.jsonl`;
     const before = await readFile(logFile);
     const handle = await openSessionHandle({ home, sessionId: turn.sessionId });
@@ -254,8 +296,18 @@ describe('the session handle', () => {
   it('holds the lock for its life: a second writer is refused until it closes', async () => {
     const home = await temporaryHome();
     const handle = await openSessionHandle({ home, workspaceRoot: '/w' });
-    await expect(openSessionHandle({ home, sessionId: handle.id })).rejects.toSatisfy((error) => SessionLockedError.isInstance(error));
-    await expect(runSessionTurn({ home, sessionId: handle.id, model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions })).rejects.toThrow(/only one forge may write a session at a time/);
+    await expect(openSessionHandle({ home, sessionId: handle.id })).rejects.toSatisfy((error) =>
+      SessionLockedError.isInstance(error),
+    );
+    await expect(
+      runSessionTurn({
+        home,
+        sessionId: handle.id,
+        model: new ScriptedModel([{ text: 'x' }]),
+        request: 'x',
+        instructions,
+      }),
+    ).rejects.toThrow(/only one forge may write a session at a time/);
     await handle.close();
     const again = await openSessionHandle({ home, sessionId: handle.id });
     await again.close();
@@ -283,13 +335,22 @@ describe('the session handle', () => {
     const first = await handle.runTurn({ model: new ScriptedModel([{ text: 'one' }]), request: 'one', instructions });
     await handle.close();
     const reopened = await openSessionHandle({ home, sessionId: handle.id, newRunId });
-    const second = await reopened.runTurn({ model: new ScriptedModel([{ text: 'two' }]), request: 'two', instructions });
+    const second = await reopened.runTurn({
+      model: new ScriptedModel([{ text: 'two' }]),
+      request: 'two',
+      instructions,
+    });
     await reopened.close();
     expect([first.runId, second.runId]).toEqual(['run_fixed_1', 'run_fixed_2']);
-    expect((await loadTranscript(home, handle.id)).runs.map((run) => run.runId)).toEqual(['run_fixed_1', 'run_fixed_2']);
+    expect((await loadTranscript(home, handle.id)).runs.map((run) => run.runId)).toEqual([
+      'run_fixed_1',
+      'run_fixed_2',
+    ]);
 
     const unsafe = await openSessionHandle({ home, sessionId: handle.id, newRunId: () => '../escape' });
-    await expect(unsafe.runTurn({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions })).rejects.toThrow(/Invalid run id/);
+    await expect(
+      unsafe.runTurn({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions }),
+    ).rejects.toThrow(/Invalid run id/);
     await unsafe.close();
     expect((await loadTranscript(home, handle.id)).runs).toHaveLength(2);
   });
@@ -314,7 +375,13 @@ describe('the session handle', () => {
 describe('a turn run by another engine', () => {
   it('gets the same view, stores its messages and run, and traces its own events next to core ones', async () => {
     const home = await temporaryHome();
-    const first = await runSessionTurn({ home, workspaceRoot: '/w', model: new ScriptedModel([{ text: 'Noted.' }]), request: 'Remember tabs.', instructions });
+    const first = await runSessionTurn({
+      home,
+      workspaceRoot: '/w',
+      model: new ScriptedModel([{ text: 'Noted.' }]),
+      request: 'Remember tabs.',
+      instructions,
+    });
     const handle = await openSessionHandle({ home, sessionId: first.sessionId });
     const seen: string[] = [];
     let received: { history: readonly Message[]; runId: string; sessionId: string } | undefined;
@@ -324,7 +391,12 @@ describe('a turn run by another engine', () => {
       onEvent: (envelope) => seen.push(envelope.event.type),
       run: async (input) => {
         received = { history: input.history, runId: input.runId, sessionId: input.sessionId };
-        const envelope = { schemaVersion: 1 as const, runId: input.runId, sessionId: input.sessionId, timestamp: 'now' };
+        const envelope = {
+          schemaVersion: 1 as const,
+          runId: input.runId,
+          sessionId: input.sessionId,
+          timestamp: 'now',
+        };
         input.onEvent({ ...envelope, sequence: 0, event: { type: 'engine.cost.reported', tokens: 42 } });
         const messages: Message[] = [
           { role: 'user', content: 'Which style?' },
@@ -338,7 +410,13 @@ describe('a turn run by another engine', () => {
           messages,
           text: 'Tabs.',
           steps: 1,
-          usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined },
+          usage: {
+            inputTokens: 10,
+            cacheReadTokens: undefined,
+            cacheWriteTokens: undefined,
+            outputTokens: 2,
+            reasoningTokens: undefined,
+          },
           instructionsHash: input.instructions.hash,
         };
       },
@@ -377,7 +455,10 @@ describe('a turn run by another engine', () => {
       model: { provider: 'other-engine', modelId: 'm1' },
       run: async (input) => {
         await input.onMessage({ role: 'user', content: 'Run it.' });
-        await input.onMessage({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'engine_command', input: { command: 'ls' } }] });
+        await input.onMessage({
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'engine_command', input: { command: 'ls' } }],
+        });
         throw new Error('the engine process vanished');
       },
     });
@@ -385,6 +466,8 @@ describe('a turn run by another engine', () => {
     await handle.close();
     const loaded = await loadTranscript(home, handle.id);
     expect(findUnpairedToolCalls(loaded.messages)).toEqual([]);
-    expect(loaded.runs.map((entry) => [entry.status, entry.error?.code, entry.error?.message])).toEqual([['failed', 'host_failure', 'the engine process vanished']]);
+    expect(loaded.runs.map((entry) => [entry.status, entry.error?.code, entry.error?.message])).toEqual([
+      ['failed', 'host_failure', 'the engine process vanished'],
+    ]);
   });
 });

@@ -23,7 +23,12 @@ import {
   type CoverageItem,
   type WorkingSetRenderInput,
 } from '@forge/core/checkpoint';
-import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint, type ContextManager } from '@forge/core/compaction';
+import {
+  CompactionRequestChannel,
+  createSessionModelTools,
+  type BuiltCheckpoint,
+  type ContextManager,
+} from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import {
   createSession,
@@ -41,7 +46,13 @@ import {
   type SessionWriter,
   type TraceWriter,
 } from '@forge/persistence';
-import { currentArtifactHashesFor, installCheckpoint, resolveStoredCheckpoint, type ArtifactHashSource, type ResolvedCheckpoint } from './checkpoint-install.js';
+import {
+  currentArtifactHashesFor,
+  installCheckpoint,
+  resolveStoredCheckpoint,
+  type ArtifactHashSource,
+  type ResolvedCheckpoint,
+} from './checkpoint-install.js';
 import {
   compactBetweenTurns,
   createSessionContextManager,
@@ -51,13 +62,26 @@ import {
   type SessionCompactOptions,
   type SessionCompactResult,
 } from './session-compaction.js';
-import type { OpenSessionHandleOptions, SessionEngineTurnOptions, SessionTurnOptions, SessionTurnResult, SessionTurnWarning } from './session-turn-types.js';
+import type {
+  OpenSessionHandleOptions,
+  SessionEngineTurnOptions,
+  SessionTurnOptions,
+  SessionTurnResult,
+  SessionTurnWarning,
+} from './session-turn-types.js';
 import { discardRefusedState, NativeReplayWatch } from './native-replay.js';
 import { historyWithStaleReads } from './stale-history.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
 import { reportWorkingSetSent, workingSetFor } from './working-set-input.js';
 
-export type { OpenSessionHandleOptions, SessionEngineInput, SessionEngineTurnOptions, SessionTurnOptions, SessionTurnResult, SessionTurnWarning } from './session-turn-types.js';
+export type {
+  OpenSessionHandleOptions,
+  SessionEngineInput,
+  SessionEngineTurnOptions,
+  SessionTurnOptions,
+  SessionTurnResult,
+  SessionTurnWarning,
+} from './session-turn-types.js';
 export type { SessionView, SessionViewCheckpoint, SessionViewOptions } from './session-view.js';
 
 /**
@@ -82,7 +106,13 @@ export class SessionHandle {
   private readonly shadow: { checkpoint?: BuiltCheckpoint; readonly projected: Set<string> } = { projected: new Set() };
   /** Mode `compact`: tool calls whose outputs turns of this handle sent projected (runs that ended record theirs too, for other processes). */
   private readonly projectedToolCalls = new Set<string>();
-  private resolvedCheckpoint: { readonly stored: StoredCheckpoint; readonly caps: CheckpointCaps | undefined; readonly result: ResolvedCheckpoint } | undefined;
+  private resolvedCheckpoint:
+    | {
+        readonly stored: StoredCheckpoint;
+        readonly caps: CheckpointCaps | undefined;
+        readonly result: ResolvedCheckpoint;
+      }
+    | undefined;
 
   constructor(parts: {
     readonly home: string;
@@ -128,7 +158,8 @@ export class SessionHandle {
   currentCheckpoint(caps?: CheckpointCaps): ResolvedCheckpoint | undefined {
     const stored = this.writer.checkpoint;
     if (stored === undefined) return undefined;
-    if (this.resolvedCheckpoint?.stored === stored && this.resolvedCheckpoint.caps === caps) return this.resolvedCheckpoint.result;
+    if (this.resolvedCheckpoint?.stored === stored && this.resolvedCheckpoint.caps === caps)
+      return this.resolvedCheckpoint.result;
     const result = resolveStoredCheckpoint(stored, this.entries(), caps);
     this.resolvedCheckpoint = { stored, caps, result };
     return result;
@@ -139,7 +170,10 @@ export class SessionHandle {
    * redacts: what a render of its working set shows (`/checkpoint`, `/context`). Undefined when
    * the checkpoint has no working set or `source` cannot read files.
    */
-  readWorkingSet(source: ArtifactHashSource | undefined, caps?: CheckpointCaps): Promise<WorkingSetRenderInput | undefined> {
+  readWorkingSet(
+    source: ArtifactHashSource | undefined,
+    caps?: CheckpointCaps,
+  ): Promise<WorkingSetRenderInput | undefined> {
     return workingSetFor(this.currentCheckpoint(caps), source, this.redactFileText);
   }
 
@@ -183,7 +217,12 @@ export class SessionHandle {
         ...(currentHashes === undefined ? {} : { currentHashes }),
         ...(workingSet === undefined ? {} : { workingSet }),
       });
-      return await compactBetweenTurns({ port: this.compactionPort(), view, options, ...(options.preview === true ? { preview: true } : {}) });
+      return await compactBetweenTurns({
+        port: this.compactionPort(),
+        view,
+        options,
+        ...(options.preview === true ? { preview: true } : {}),
+      });
     } finally {
       this.running = false;
     }
@@ -209,7 +248,15 @@ export class SessionHandle {
       model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
       run: async (input) => {
         const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
-        const history = policy.mode === 'compact' ? await historyWithStaleReads({ history: input.history, view: input.view, entries: () => this.entries(), source: artifactHashes }) : input.history;
+        const history =
+          policy.mode === 'compact'
+            ? await historyWithStaleReads({
+                history: input.history,
+                view: input.view,
+                entries: () => this.entries(),
+                source: artifactHashes,
+              })
+            : input.history;
         const offer = {
           checkpointNote: automatic && compaction.modelTools?.checkpointNote === true,
           requestCompaction: automatic && compaction.modelTools?.requestCompaction === true,
@@ -229,7 +276,10 @@ export class SessionHandle {
               ...(artifactHashes === undefined ? {} : { artifactHashes }),
             })
           : undefined;
-        let sentCheckpoint = input.view.checkpoint === undefined || input.checkpoint === undefined ? undefined : { id: input.view.checkpoint.id, text: input.checkpoint };
+        let sentCheckpoint =
+          input.view.checkpoint === undefined || input.checkpoint === undefined
+            ? undefined
+            : { id: input.view.checkpoint.id, text: input.checkpoint };
         const manager: ContextManager | undefined =
           sessionManager === undefined
             ? undefined
@@ -237,7 +287,8 @@ export class SessionHandle {
                 ...sessionManager,
                 fit: async (request) => {
                   const fitted = await sessionManager.fit(request);
-                  if (fitted.kind === 'compacted') sentCheckpoint = { id: fitted.checkpointId, text: fitted.checkpoint };
+                  if (fitted.kind === 'compacted')
+                    sentCheckpoint = { id: fitted.checkpointId, text: fitted.checkpoint };
                   return fitted;
                 },
               };
@@ -258,7 +309,10 @@ export class SessionHandle {
           history,
           ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
           ...(input.nativeState === undefined ? {} : { nativeState: input.nativeState }),
-          viewOrigin: { coveredMessages: view.tailStart, ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }) },
+          viewOrigin: {
+            coveredMessages: view.tailStart,
+            ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }),
+          },
           onMessage: input.onMessage,
           ...(policy.mode === 'compact' ? this.projectedSoFar() : {}),
           ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
@@ -276,14 +330,22 @@ export class SessionHandle {
           ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
           onEvent: (envelope) => {
             const { event } = envelope;
-            if (event.type === 'context.compaction.completed') for (const id of event.projectedToolCallIds ?? []) this.projectedToolCalls.add(id);
+            if (event.type === 'context.compaction.completed')
+              for (const id of event.projectedToolCallIds ?? []) this.projectedToolCalls.add(id);
             replay.observe(event);
             input.onEvent(envelope);
             onEvent?.(envelope);
           },
         });
-        if (policy.mode === 'compact' && result.steps > 0 && sentCheckpoint !== undefined) input.setCheckpointSent({ id: sentCheckpoint.id, textSha256: sha256Hex(sentCheckpoint.text) });
-        if (replay.refused) await discardRefusedState({ store: compaction.opaqueStates, sessionId: this.id, stored: this.writer.checkpoint, loaded: this.nativeStates });
+        if (policy.mode === 'compact' && result.steps > 0 && sentCheckpoint !== undefined)
+          input.setCheckpointSent({ id: sentCheckpoint.id, textSha256: sha256Hex(sentCheckpoint.text) });
+        if (replay.refused)
+          await discardRefusedState({
+            store: compaction.opaqueStates,
+            sessionId: this.id,
+            stored: this.writer.checkpoint,
+            loaded: this.nativeStates,
+          });
         return result;
       },
     });
@@ -347,9 +409,20 @@ export class SessionHandle {
     const entries = this.entries();
     if (entries.length === 0 || this.writer.checkpoint?.source.messageCount === entries.length) return [];
     const redact = (text: string): string => this.redactor.redact(text);
-    const built = buildForgeStateCheckpoint({ transcript: entries, tailStart: entries.length, redact, requests: 'all', ...(caps === undefined ? {} : { caps }) });
+    const built = buildForgeStateCheckpoint({
+      transcript: entries,
+      tailStart: entries.length,
+      redact,
+      requests: 'all',
+      ...(caps === undefined ? {} : { caps }),
+    });
     const { missing, repair } = checkCoverage(built, entries, redact, caps ?? CHECKPOINT_CAPS);
-    const repaired = repair !== null && repair.unrepaired.length === 0 && validateCheckpoint(repair.checkpoint, entries.length, caps).ok ? repair.checkpoint : built;
+    const repaired =
+      repair !== null &&
+      repair.unrepaired.length === 0 &&
+      validateCheckpoint(repair.checkpoint, entries.length, caps).ok
+        ? repair.checkpoint
+        : built;
     await installCheckpoint(this.writer, { checkpoint: repaired }, caps);
     return missing;
   }
@@ -362,7 +435,8 @@ export class SessionHandle {
     if (this.closed) return;
     this.closed = true;
     const transcript = this.writer.transcript();
-    const empty = transcript.messages.length === 0 && transcript.runs.length === 0 && transcript.checkpoint === undefined;
+    const empty =
+      transcript.messages.length === 0 && transcript.runs.length === 0 && transcript.checkpoint === undefined;
     if (options.discardIfEmpty !== true || !this.created || !empty) {
       await this.writer.close();
       return;
@@ -371,12 +445,17 @@ export class SessionHandle {
   }
 
   private checkOpen(): void {
-    if (this.closed) throw new InvalidInputError({ message: `Session ${this.id} is closed; open it again to continue it.` });
-    if (this.running) throw new InvalidInputError({ message: `Session ${this.id} is already running a turn or a compaction; wait for it to end.` });
+    if (this.closed)
+      throw new InvalidInputError({ message: `Session ${this.id} is closed; open it again to continue it.` });
+    if (this.running)
+      throw new InvalidInputError({
+        message: `Session ${this.id} is already running a turn or a compaction; wait for it to end.`,
+      });
   }
 
   /** The session's redaction for the text of files in hand (a key file's name makes all of its base64 secret). */
-  private readonly redactFileText = (text: string, context?: { readonly file?: string }): string => this.redactor.redact(text, context);
+  private readonly redactFileText = (text: string, context?: { readonly file?: string }): string =>
+    this.redactor.redact(text, context);
 
   private compactionPort(): CompactionSessionPort {
     return {
@@ -385,7 +464,9 @@ export class SessionHandle {
       transcript: () => this.entries(),
       current: () => {
         const resolved = this.currentCheckpoint();
-        return resolved?.ok === true ? { summarizedThrough: resolved.active.source.summarizedThrough, id: resolved.active.id } : undefined;
+        return resolved?.ok === true
+          ? { summarizedThrough: resolved.active.source.summarizedThrough, id: resolved.active.id }
+          : undefined;
       },
       nativeStates: this.nativeStates,
       redact: this.redactFileText,
@@ -393,8 +474,17 @@ export class SessionHandle {
     };
   }
 
-  private async loadNativeState(compaction: SessionCompactionOptions, model: { readonly provider: string; readonly modelId: string }): Promise<void> {
-    await loadNativeState({ store: compaction.opaqueStates, sessionId: this.id, stored: this.writer.checkpoint, model, into: this.nativeStates });
+  private async loadNativeState(
+    compaction: SessionCompactionOptions,
+    model: { readonly provider: string; readonly modelId: string },
+  ): Promise<void> {
+    await loadNativeState({
+      store: compaction.opaqueStates,
+      sessionId: this.id,
+      stored: this.writer.checkpoint,
+      model,
+      into: this.nativeStates,
+    });
   }
 
   private async turn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
@@ -410,7 +500,13 @@ export class SessionHandle {
       ...(currentHashes === undefined ? {} : { currentHashes }),
       ...(workingSet === undefined ? {} : { workingSet }),
     });
-    const sentForge = view.checkpoint !== undefined && view.checkpoint.rebuiltFrom === undefined && resolved?.ok === true && resolved.active.kind === 'forge' ? resolved.active.checkpoint : undefined;
+    const sentForge =
+      view.checkpoint !== undefined &&
+      view.checkpoint.rebuiltFrom === undefined &&
+      resolved?.ok === true &&
+      resolved.active.kind === 'forge'
+        ? resolved.active.checkpoint
+        : undefined;
     reportWorkingSetSent(options.artifactHashes, sentForge, workingSet);
     const snapshot = typeof instructions === 'function' ? await instructions() : instructions;
     const runId = assertSafeId(this.newRunId(), 'run id');
@@ -421,7 +517,11 @@ export class SessionHandle {
     let checkpointSent: CheckpointSent | undefined;
     const projectedToolCalls: string[] = [];
     try {
-      await this.writer.recordRunStart({ runId, instructionsHash: snapshot.hash, model: { provider: model.provider, modelId: model.modelId } });
+      await this.writer.recordRunStart({
+        runId,
+        instructionsHash: snapshot.hash,
+        model: { provider: model.provider, modelId: model.modelId },
+      });
       result = await options.run({
         instructions: snapshot,
         history: view.history,
@@ -466,7 +566,13 @@ export class SessionHandle {
   private async recordHostFailure(runId: string, instructionsHash: string, error: unknown): Promise<void> {
     try {
       await closeDanglingToolCalls(this.writer, runId);
-      await this.writer.recordRunEnd({ runId, status: 'failed', usage: emptyUsage, instructionsHash, error: summarizeError(error, 'host_failure') });
+      await this.writer.recordRunEnd({
+        runId,
+        status: 'failed',
+        usage: emptyUsage,
+        instructionsHash,
+        error: summarizeError(error, 'host_failure'),
+      });
     } catch {
       // The writer itself failed; the next open repairs the session from what reached the disk.
     }
@@ -495,7 +601,15 @@ export async function openSessionHandle(options: OpenSessionHandleOptions): Prom
   const runIds = options.newRunId === undefined ? {} : { newRunId: options.newRunId };
   if (options.sessionId === undefined) {
     const writer = await createSession(options.home, { ...writerOptions, workspaceRoot: options.workspaceRoot });
-    return new SessionHandle({ home: options.home, writer, created: true, redactor, now, ...runIds, warnings: writer.openWarnings });
+    return new SessionHandle({
+      home: options.home,
+      writer,
+      created: true,
+      redactor,
+      now,
+      ...runIds,
+      warnings: writer.openWarnings,
+    });
   }
   const writer = await openSession(options.home, options.sessionId, writerOptions);
   let repairs: SessionRepairWarning[];
@@ -505,7 +619,15 @@ export async function openSessionHandle(options: OpenSessionHandleOptions): Prom
     await writer.close();
     throw error;
   }
-  return new SessionHandle({ home: options.home, writer, created: false, redactor, now, ...runIds, warnings: [...writer.openWarnings, ...repairs] });
+  return new SessionHandle({
+    home: options.home,
+    writer,
+    created: false,
+    redactor,
+    now,
+    ...runIds,
+    warnings: [...writer.openWarnings, ...repairs],
+  });
 }
 
 /**
@@ -514,12 +636,24 @@ export async function openSessionHandle(options: OpenSessionHandleOptions): Prom
  * as history, appends each message durably as it is produced, records the run's start and end,
  * and writes its trace. The lock is held only for the turn.
  */
-export async function runSessionTurn(options: OpenSessionHandleOptions & SessionTurnOptions): Promise<SessionTurnResult> {
+export async function runSessionTurn(
+  options: OpenSessionHandleOptions & SessionTurnOptions,
+): Promise<SessionTurnResult> {
   const { home, sessionId, workspaceRoot, redactor, ...turnOptions } = options;
   const handle = await openSessionHandle(
     sessionId === undefined
-      ? { home, workspaceRoot: workspaceRoot ?? null, ...(redactor === undefined ? {} : { redactor }), ...(options.now === undefined ? {} : { now: options.now }) }
-      : { home, sessionId, ...(redactor === undefined ? {} : { redactor }), ...(options.now === undefined ? {} : { now: options.now }) },
+      ? {
+          home,
+          workspaceRoot: workspaceRoot ?? null,
+          ...(redactor === undefined ? {} : { redactor }),
+          ...(options.now === undefined ? {} : { now: options.now }),
+        }
+      : {
+          home,
+          sessionId,
+          ...(redactor === undefined ? {} : { redactor }),
+          ...(options.now === undefined ? {} : { now: options.now }),
+        },
   );
   try {
     const turn = await handle.runTurn(turnOptions);

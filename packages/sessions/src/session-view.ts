@@ -10,7 +10,12 @@ import {
 } from '@forge/core/checkpoint';
 import { buildForgeState } from '@forge/core/compaction';
 import { selectViewRange, viewHistory, type RequestViewCheckpoint } from '@forge/core/view';
-import { renderActiveCheckpoint, resolveStoredCheckpoint, type ActiveCheckpoint, type ResolvedCheckpoint } from './checkpoint-install.js';
+import {
+  renderActiveCheckpoint,
+  resolveStoredCheckpoint,
+  type ActiveCheckpoint,
+  type ResolvedCheckpoint,
+} from './checkpoint-install.js';
 import type { CheckpointSource, StoredCheckpoint } from '@forge/persistence';
 
 /** How the view of a stored session is chosen (the rule itself is core's `selectViewRange`). */
@@ -90,7 +95,14 @@ interface ViewBase {
 }
 
 function describe(active: ActiveCheckpoint, text: string): SessionViewCheckpoint {
-  return { id: active.id, hash: active.hash, strategy: active.strategy, source: active.source, recordedAt: active.recordedAt, text };
+  return {
+    id: active.id,
+    hash: active.hash,
+    strategy: active.strategy,
+    source: active.source,
+    recordedAt: active.recordedAt,
+    text,
+  };
 }
 
 function currentHashesAfter(input: SelectViewInput, messageCount: number): Map<string, string | null> {
@@ -102,26 +114,58 @@ function currentHashesAfter(input: SelectViewInput, messageCount: number): Map<s
 function base(input: SelectViewInput, active: ActiveCheckpoint, caps: CheckpointCaps): ViewBase {
   const after = active.source.tailStart;
   if (active.kind !== 'forge' || active.checkpoint.strategy !== 'provider-native') {
-    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes, input.workingSet)) };
+    return {
+      checkpoint: describe(
+        active,
+        renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes, input.workingSet),
+      ),
+    };
   }
   const { opaque } = active.checkpoint;
   const state = input.nativeStates.get(opaque.itemHash);
-  const bound = input.model !== undefined && input.model.provider === opaque.provider && input.model.modelId === opaque.modelId;
+  const bound =
+    input.model !== undefined && input.model.provider === opaque.provider && input.model.modelId === opaque.modelId;
   if (bound && state !== undefined) {
-    return { checkpoint: describe(active, renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes, input.workingSet)), nativeState: state };
+    return {
+      checkpoint: describe(
+        active,
+        renderActiveCheckpoint(active, input.transcript, caps, input.currentHashes, input.workingSet),
+      ),
+      nativeState: state,
+    };
   }
-  const rebuilt = buildForgeState({ transcript: input.transcript.slice(0, active.source.messageCount), tailStart: after, redact: input.redact, caps });
+  const rebuilt = buildForgeState({
+    transcript: input.transcript.slice(0, active.source.messageCount),
+    tailStart: after,
+    redact: input.redact,
+    caps,
+  });
   const text = renderCheckpointView(rebuilt.checkpoint, caps, currentHashesAfter(input, active.source.messageCount));
   return {
-    checkpoint: { id: rebuilt.id, hash: rebuilt.hash, strategy: 'forge-state', source: rebuilt.checkpoint.source, recordedAt: active.recordedAt, text, rebuiltFrom: 'provider-native' },
+    checkpoint: {
+      id: rebuilt.id,
+      hash: rebuilt.hash,
+      strategy: 'forge-state',
+      source: rebuilt.checkpoint.source,
+      recordedAt: active.recordedAt,
+      text,
+      rebuiltFrom: 'provider-native',
+    },
   };
 }
 
 /** The checkpoint of a session view as core's view rule takes it. */
-export function requestViewCheckpoint(view: Pick<SessionView, 'checkpoint' | 'nativeState'>): RequestViewCheckpoint | undefined {
+export function requestViewCheckpoint(
+  view: Pick<SessionView, 'checkpoint' | 'nativeState'>,
+): RequestViewCheckpoint | undefined {
   if (view.checkpoint === undefined) return undefined;
   const { id, source, text } = view.checkpoint;
-  return { id, coveredThrough: source.tailStart, text, ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }) };
+  return {
+    id,
+    coveredThrough: source.tailStart,
+    text,
+    ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }),
+  };
 }
 
 /**
@@ -144,7 +188,11 @@ export function selectSessionView(input: SelectViewInput): SessionView {
     else unused = { id: resolved.active.id, strategy: resolved.active.strategy, mode: input.mode };
   }
   const checkpoint = viewBase === undefined ? undefined : requestViewCheckpoint(viewBase);
-  const range = selectViewRange({ messageCount: messages.length, mode: input.mode, ...(checkpoint === undefined ? {} : { checkpoint }) });
+  const range = selectViewRange({
+    messageCount: messages.length,
+    mode: input.mode,
+    ...(checkpoint === undefined ? {} : { checkpoint }),
+  });
   return {
     history: viewHistory(range, messages),
     tailStart: range.tailStart,

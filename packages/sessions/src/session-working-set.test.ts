@@ -14,7 +14,12 @@ import { openSessionHandle, type SessionHandle } from './session-turn.js';
  */
 
 const temporaryHome = useTemporaryHome();
-const compact: Partial<ContextPolicy> = { mode: 'compact', bufferTokens: 1_000, reservedOutputTokens: 1_000, recentTailTokens: 2_000 };
+const compact: Partial<ContextPolicy> = {
+  mode: 'compact',
+  bufferTokens: 1_000,
+  reservedOutputTokens: 1_000,
+  recentTailTokens: 2_000,
+};
 
 /** The in-memory workspace as a host that can also read the files in hand, recording what each sent view showed. */
 function readingSource(workspace: MemoryWorkspace, sent: WorkingSetShownFile[][]): ArtifactHashSource {
@@ -62,7 +67,8 @@ class Session {
   }
 
   async chatter(count: number, from = 0): Promise<void> {
-    for (let index = from; index < from + count; index += 1) await this.turn(`Question ${index}: ${filler(index)}`, [{ text: `Answer ${index}: ${filler(index)}` }]);
+    for (let index = from; index < from + count; index += 1)
+      await this.turn(`Question ${index}: ${filler(index)}`, [{ text: `Answer ${index}: ${filler(index)}` }]);
   }
 
   lastCheckpoint(): string {
@@ -81,7 +87,10 @@ class Session {
 
 async function readThenOutgrown(): Promise<Session> {
   const session = await Session.start();
-  await session.turn('What is the retry count?', [{ toolCalls: [{ toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }] }, { text: 'RETRIES is 3.' }]);
+  await session.turn('What is the retry count?', [
+    { toolCalls: [{ toolCallId: 'read_1', toolName: 'read_file', input: { path: 'src/config.ts' } }] },
+    { text: 'RETRIES is 3.' },
+  ]);
   await session.chatter(20);
   return session;
 }
@@ -89,14 +98,18 @@ async function readThenOutgrown(): Promise<Session> {
 describe('the working set through a session', () => {
   it('after compaction the request carries the file read long ago, with its hash, and the event names it', async () => {
     const session = await readThenOutgrown();
-    const completed = session.eventsOf('context.compaction.completed').filter((event) => event.strategy === 'forge-state');
+    const completed = session
+      .eventsOf('context.compaction.completed')
+      .filter((event) => event.strategy === 'forge-state');
     expect(completed.length).toBeGreaterThan(0);
     expect(completed.at(-1)?.filesInHand).toEqual(['src/config.ts']);
     const view = session.lastCheckpoint();
     expect(view).toContain(
       `[WORKING_SET]\nfiles in hand: 1, read from disk when this checkpoint was rendered; edit them without reading again\n- file:src/config.ts sha256 ${sha256Hex('export const RETRIES = 3;\n').slice(0, 12)}, whole file, 1 line\n| export const RETRIES = 3;\n`,
     );
-    expect(session.sent.at(-1)).toEqual([{ path: 'src/config.ts', sha256: sha256Hex('export const RETRIES = 3;\n'), region: null }]);
+    expect(session.sent.at(-1)).toEqual([
+      { path: 'src/config.ts', sha256: sha256Hex('export const RETRIES = 3;\n'), region: null },
+    ]);
     await session.handle.close();
   });
 
@@ -112,8 +125,13 @@ describe('the working set through a session', () => {
     expect(after).toContain('| export const RETRIES = 5;');
     expect(after).not.toContain('| export const RETRIES = 3;');
     // The new process's ledger learns the file from the first view it sends: no re-read needed to edit it.
-    expect(session.sent.at(-1)).toEqual([{ path: 'src/config.ts', sha256: sha256Hex('export const RETRIES = 5;\n'), region: null }]);
-    const triggered = [...session.eventsOf('context.compaction.completed'), ...session.eventsOf('context.compaction.skipped')].filter((event) => event.trigger === 'checkpoint_changed');
+    expect(session.sent.at(-1)).toEqual([
+      { path: 'src/config.ts', sha256: sha256Hex('export const RETRIES = 5;\n'), region: null },
+    ]);
+    const triggered = [
+      ...session.eventsOf('context.compaction.completed'),
+      ...session.eventsOf('context.compaction.skipped'),
+    ].filter((event) => event.trigger === 'checkpoint_changed');
     expect(triggered).toHaveLength(1);
     expect(triggered[0]?.costGate).toMatchObject({ cacheRewriteTokens: 0 });
   });
@@ -121,8 +139,17 @@ describe('the working set through a session', () => {
   it('without a source that reads files, the checkpoint has no working set', async () => {
     const session = await Session.start();
     const plain = session.workspace.artifactHashes;
-    const model = new ScriptedModel([{ text: 'Hi.' }], { capabilities: { contextWindowTokens: 8_000, maxOutputTokens: 1_000 } });
-    await session.handle.runTurn({ model, request: 'Hello', instructions: async () => instructionsFrom('x'), tools: [], context: compact, artifactHashes: plain });
+    const model = new ScriptedModel([{ text: 'Hi.' }], {
+      capabilities: { contextWindowTokens: 8_000, maxOutputTokens: 1_000 },
+    });
+    await session.handle.runTurn({
+      model,
+      request: 'Hello',
+      instructions: async () => instructionsFrom('x'),
+      tools: [],
+      context: compact,
+      artifactHashes: plain,
+    });
     await session.handle.close();
     expect(model.requests[0]?.checkpoint ?? '').not.toContain('[WORKING_SET]');
   });

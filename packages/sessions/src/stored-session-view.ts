@@ -1,7 +1,12 @@
 import type { OpaqueProviderState } from '@forge/core';
 import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
 import type { SessionTranscript } from '@forge/persistence';
-import { currentArtifactHashesFor, resolveStoredCheckpoint, type ArtifactHashSource, type ResolvedCheckpoint } from './checkpoint-install.js';
+import {
+  currentArtifactHashesFor,
+  resolveStoredCheckpoint,
+  type ArtifactHashSource,
+  type ResolvedCheckpoint,
+} from './checkpoint-install.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
 import { workingSetFor } from './working-set-input.js';
 
@@ -26,12 +31,19 @@ export interface StoredSessionView {
  * `SessionHandle.runTurn` chooses it, without opening the session for writing: what
  * `forge context` measures and `forge compact --dry-run` starts from.
  */
-export async function viewOfStoredSession(transcript: SessionTranscript, options: StoredSessionViewOptions): Promise<StoredSessionView> {
+export async function viewOfStoredSession(
+  transcript: SessionTranscript,
+  options: StoredSessionViewOptions,
+): Promise<StoredSessionView> {
   const { artifactHashes, nativeStates, ...viewOptions } = options;
   const entries = withRunIds(transcript.messages, transcript.runs);
-  const resolved = transcript.checkpoint === undefined ? undefined : resolveStoredCheckpoint(transcript.checkpoint, entries, options.caps);
+  const resolved =
+    transcript.checkpoint === undefined
+      ? undefined
+      : resolveStoredCheckpoint(transcript.checkpoint, entries, options.caps);
   const currentHashes = await currentArtifactHashesFor(resolved, artifactHashes);
-  const workingSet = options.mode === 'compact' ? await workingSetFor(resolved, artifactHashes, options.redact) : undefined;
+  const workingSet =
+    options.mode === 'compact' ? await workingSetFor(resolved, artifactHashes, options.redact) : undefined;
   const view = selectSessionView({
     ...viewOptions,
     transcript: entries,

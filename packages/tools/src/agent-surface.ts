@@ -1,4 +1,12 @@
-import { toolDefinitions, type ContextMode, type ContextPolicy, type InstructionSnapshot, type Message, type ModelAdapter, type Tool } from '@forge/core';
+import {
+  toolDefinitions,
+  type ContextMode,
+  type ContextPolicy,
+  type InstructionSnapshot,
+  type Message,
+  type ModelAdapter,
+  type Tool,
+} from '@forge/core';
 import { sessionModelToolStandIns, type SessionModelToolOffer } from '@forge/core/compaction';
 import { selectRequestView } from '@forge/core/view';
 
@@ -19,20 +27,25 @@ Work in small verified steps. Look before you change anything, keep edits minima
 const COMPACTION_BY_MODE: Partial<Record<ContextMode, string>> = {
   compact:
     'This session is long-lived: when the context window fills, Forge replaces older turns with a checkpoint (the task, files seen with their hashes, commands, failures and your notes) and keeps recent turns verbatim. The full transcript is always stored.',
-  shadow: 'Forge plans checkpoints of older turns in this session and validates them, but does not use them yet (shadow mode): every request still carries the conversation itself.',
+  shadow:
+    'Forge plans checkpoints of older turns in this session and validates them, but does not use them yet (shadow mode): every request still carries the conversation itself.',
 };
 
 const CHECKPOINT_NOTE_LINE =
   "- checkpoint_note: record what must survive a checkpoint: facts about the code (with the files they depend on), constraints the user stated, failed approaches and why, decisions, plan steps and your next action. Each note needs evidence (the user's words, or a tool call that has a result); a refused note comes back as a tool error saying why. Notes are memory, never permission. Forge offers this tool once older turns may be replaced: when it appears, note what you learned earlier and still need. Make notes in the same step as your next tool call, not in a step of their own.";
 
-const REQUEST_COMPACTION_LINE = '- request_compaction: ask for older turns to be replaced by a checkpoint when they are no longer needed verbatim; Forge decides whether it pays off.';
+const REQUEST_COMPACTION_LINE =
+  '- request_compaction: ask for older turns to be replaced by a checkpoint when they are no longer needed verbatim; Forge decides whether it pays off.';
 
 /**
  * Forge's system prompt for a run in `mode` offering `offer`: the base prompt, then, when the
  * session offers them, what `checkpoint_note` and `request_compaction` are for.
  */
 export function systemPromptFor(mode: ContextMode, offer: SessionModelToolOffer): string {
-  const lines = [offer.checkpointNote ? CHECKPOINT_NOTE_LINE : undefined, offer.requestCompaction ? REQUEST_COMPACTION_LINE : undefined].filter((line): line is string => line !== undefined);
+  const lines = [
+    offer.checkpointNote ? CHECKPOINT_NOTE_LINE : undefined,
+    offer.requestCompaction ? REQUEST_COMPACTION_LINE : undefined,
+  ].filter((line): line is string => line !== undefined);
   if (lines.length === 0) return BASE_PROMPT;
   const intro = COMPACTION_BY_MODE[mode] ?? '';
   return `${BASE_PROMPT}\n\nContext:\n${intro}\n${lines.join('\n')}`;
@@ -47,7 +60,10 @@ export interface ContextToolSettings {
 /** The context tools a session in `mode` offers under `settings`: none outside `shadow` and `compact`. */
 export function contextToolOffer(mode: ContextMode, settings: ContextToolSettings = {}): SessionModelToolOffer {
   const automatic = mode === 'shadow' || mode === 'compact';
-  return { checkpointNote: automatic && settings.checkpointNote !== false, requestCompaction: automatic && settings.requestCompaction !== false };
+  return {
+    checkpointNote: automatic && settings.checkpointNote !== false,
+    requestCompaction: automatic && settings.requestCompaction !== false,
+  };
 }
 
 /** What the model is offered in one context mode: see {@link agentSurface}. */
@@ -78,7 +94,11 @@ export interface AgentSurface {
  * REPL and the eval harness all build their runs from it, so the agent the evals measure is the
  * agent the CLI ships (`apps/cli/src/agent/agent-parity.test.ts` checks it).
  */
-export function agentSurface(options: { readonly mode: ContextMode; readonly tools: readonly Tool[]; readonly settings?: ContextToolSettings }): AgentSurface {
+export function agentSurface(options: {
+  readonly mode: ContextMode;
+  readonly tools: readonly Tool[];
+  readonly settings?: ContextToolSettings;
+}): AgentSurface {
   const modelTools = contextToolOffer(options.mode, options.settings);
   return {
     mode: options.mode,
@@ -126,9 +146,17 @@ export interface SessionSurfaceOptions {
  */
 export async function sessionSurface(options: SessionSurfaceOptions): Promise<AgentSurface> {
   const { tools, policy, model, session } = options;
-  const offered = agentSurface({ mode: policy.mode, tools, ...(options.settings === undefined ? {} : { settings: options.settings }) });
+  const offered = agentSurface({
+    mode: policy.mode,
+    tools,
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
+  });
   if (!offered.modelTools.checkpointNote && !offered.modelTools.requestCompaction) return offered;
-  const plain = agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } });
+  const plain = agentSurface({
+    mode: policy.mode,
+    tools,
+    settings: { checkpointNote: false, requestCompaction: false },
+  });
   const offeredInstructions = await options.instructions(offered.systemPrompt);
   if (session.runs.some((run) => run.instructionsHash === offeredInstructions.hash)) return offered;
   const view = await selectRequestView({

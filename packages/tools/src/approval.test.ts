@@ -22,7 +22,12 @@ function scriptedConfirm(...answers: ConfirmAnswer[]) {
 
 describe('approval profiles', () => {
   it('assign each risk the documented level', () => {
-    const table = Object.fromEntries(approvalProfiles.map((profile) => [profile, (['read', 'write', 'execute'] as const).map((risk) => approvalLevel(profile, risk))]));
+    const table = Object.fromEntries(
+      approvalProfiles.map((profile) => [
+        profile,
+        (['read', 'write', 'execute'] as const).map((risk) => approvalLevel(profile, risk)),
+      ]),
+    );
     expect(table).toEqual({
       'read-only': ['allow', 'deny', 'deny'],
       ask: ['allow', 'confirm', 'confirm'],
@@ -37,7 +42,8 @@ describe('approval profiles', () => {
     await expect(gate.check(request('read_file', 'read'), never)).resolves.toEqual({ kind: 'allow' });
     await expect(gate.check(request('edit_file', 'write'), never)).resolves.toEqual({
       kind: 'deny',
-      reason: 'the read-only approval profile does not allow write tools such as edit_file; the user can choose a profile that does',
+      reason:
+        'the read-only approval profile does not allow write tools such as edit_file; the user can choose a profile that does',
     });
     await expect(gate.check(request('run_command', 'execute'), never)).resolves.toMatchObject({ kind: 'deny' });
     expect(asked).toEqual([]);
@@ -64,7 +70,10 @@ describe('confirmation answers', () => {
     const { asked, confirm } = scriptedConfirm({ kind: 'once' }, { kind: 'deny' });
     const gate = createApprovalGate({ profile: 'ask', confirm });
     await expect(gate.check(request('run_command', 'execute'), never)).resolves.toEqual({ kind: 'allow' });
-    await expect(gate.check(request('run_command', 'execute'), never)).resolves.toEqual({ kind: 'deny', reason: 'the user declined it' });
+    await expect(gate.check(request('run_command', 'execute'), never)).resolves.toEqual({
+      kind: 'deny',
+      reason: 'the user declined it',
+    });
     expect(asked).toEqual(['run_command', 'run_command']);
     expect(gate.grants()).toEqual([]);
   });
@@ -96,7 +105,10 @@ describe('confirmation answers', () => {
   it("puts the user's deny feedback into the reason the model sees", async () => {
     const { confirm } = scriptedConfirm({ kind: 'deny', feedback: '  use pnpm, not npm ' });
     const gate = createApprovalGate({ profile: 'workspace-write', confirm });
-    await expect(gate.check(request('run_command', 'execute'), never)).resolves.toEqual({ kind: 'deny', reason: 'the user said: use pnpm, not npm' });
+    await expect(gate.check(request('run_command', 'execute'), never)).resolves.toEqual({
+      kind: 'deny',
+      reason: 'the user said: use pnpm, not npm',
+    });
   });
 
   it('passes the request and the signal to the confirm callback', async () => {
@@ -115,7 +127,10 @@ describe('confirmation answers', () => {
   });
 
   it('denies when the prompt returns no usable answer', async () => {
-    const gate = createApprovalGate({ profile: 'ask', confirm: async () => ({ kind: 'maybe' }) as unknown as ConfirmAnswer });
+    const gate = createApprovalGate({
+      profile: 'ask',
+      confirm: async () => ({ kind: 'maybe' }) as unknown as ConfirmAnswer,
+    });
     await expect(gate.check(request('edit_file', 'write'), never)).resolves.toEqual({
       kind: 'deny',
       reason: 'the confirmation prompt gave no usable answer',
@@ -128,16 +143,24 @@ describe('without a confirm callback (non-interactive)', () => {
     const gate = createApprovalGate({ profile: 'ask' });
     await expect(gate.check(request('edit_file', 'write'), never)).resolves.toEqual({
       kind: 'deny',
-      reason: 'edit_file needs confirmation under the ask profile and this session cannot ask (non-interactive); run interactively to approve it, or use the workspace-write profile',
+      reason:
+        'edit_file needs confirmation under the ask profile and this session cannot ask (non-interactive); run interactively to approve it, or use the workspace-write profile',
     });
-    await expect(createApprovalGate({ profile: 'workspace-write' }).check(request('run_command', 'execute'), never)).resolves.toEqual({
+    await expect(
+      createApprovalGate({ profile: 'workspace-write' }).check(request('run_command', 'execute'), never),
+    ).resolves.toEqual({
       kind: 'deny',
-      reason: 'run_command needs confirmation under the workspace-write profile and this session cannot ask (non-interactive); run interactively to approve it',
+      reason:
+        'run_command needs confirmation under the workspace-write profile and this session cannot ask (non-interactive); run interactively to approve it',
     });
-    await expect(createApprovalGate({ profile: 'workspace-write' }).check(request('edit_file', 'write'), never)).resolves.toEqual({ kind: 'allow' });
+    await expect(
+      createApprovalGate({ profile: 'workspace-write' }).check(request('edit_file', 'write'), never),
+    ).resolves.toEqual({ kind: 'allow' });
   });
 
   it('rejects an unknown profile name', () => {
-    expect(() => createApprovalGate({ profile: 'yolo' as 'ask' })).toThrow('Unknown approval profile "yolo"; use one of: read-only, ask, workspace-write, workspace-auto.');
+    expect(() => createApprovalGate({ profile: 'yolo' as 'ask' })).toThrow(
+      'Unknown approval profile "yolo"; use one of: read-only, ask, workspace-write, workspace-auto.',
+    );
   });
 });

@@ -1,4 +1,10 @@
-import { InvalidInputError, type ApprovalDecision, type ApprovalGate, type ToolCallRequest, type ToolRisk } from '@forge/core';
+import {
+  InvalidInputError,
+  type ApprovalDecision,
+  type ApprovalGate,
+  type ToolCallRequest,
+  type ToolRisk,
+} from '@forge/core';
 import type { SandboxStatus } from './sandbox/command-sandbox.js';
 
 /**
@@ -37,7 +43,10 @@ export function approvalLevel(profile: ApprovalProfile, risk: ToolRisk): Approva
  * The user's answer to a confirmation: run this call once, allow this tool for the rest of the
  * session, or refuse — optionally saying why or what to do instead, which the model is shown.
  */
-export type ConfirmAnswer = { readonly kind: 'once' } | { readonly kind: 'session' } | { readonly kind: 'deny'; readonly feedback?: string };
+export type ConfirmAnswer =
+  | { readonly kind: 'once' }
+  | { readonly kind: 'session' }
+  | { readonly kind: 'deny'; readonly feedback?: string };
 
 /** Asks the user about one call. Should give up promptly when `signal` aborts. */
 export type ConfirmCallback = (request: ToolCallRequest, signal: AbortSignal) => Promise<ConfirmAnswer>;
@@ -73,7 +82,9 @@ export function escalationGrant(toolName: string, escalationId: string): string 
 export function createApprovalGate(options: ApprovalGateOptions): SessionApprovalGate {
   const { profile, confirm } = options;
   if (!approvalProfiles.includes(profile)) {
-    throw new InvalidInputError({ message: `Unknown approval profile "${String(profile)}"; use one of: ${approvalProfiles.join(', ')}.` });
+    throw new InvalidInputError({
+      message: `Unknown approval profile "${String(profile)}"; use one of: ${approvalProfiles.join(', ')}.`,
+    });
   }
   const granted = new Set<string>();
 
@@ -118,9 +129,17 @@ export function createApprovalGate(options: ApprovalGateOptions): SessionApprova
     },
   };
 
-  async function checkEscalated(call: ToolCallRequest, id: string, label: string, signal: AbortSignal): Promise<ApprovalDecision> {
+  async function checkEscalated(
+    call: ToolCallRequest,
+    id: string,
+    label: string,
+    signal: AbortSignal,
+  ): Promise<ApprovalDecision> {
     if (approvalLevel(profile, call.risk) === 'deny') {
-      return { kind: 'deny', reason: `the ${profile} approval profile does not allow ${call.risk} tools such as ${call.toolName}, inside the sandbox or out of it` };
+      return {
+        kind: 'deny',
+        reason: `the ${profile} approval profile does not allow ${call.risk} tools such as ${call.toolName}, inside the sandbox or out of it`,
+      };
     }
     const grant = escalationGrant(call.toolName, id);
     if (granted.has(grant)) return { kind: 'allow' };

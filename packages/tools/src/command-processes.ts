@@ -39,7 +39,13 @@ interface ProcessEntry {
 function parseStat(pid: number, stat: string): ProcessEntry | undefined {
   const [state, parent, group, session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   if (state === undefined || parent === undefined || group === undefined || session === undefined) return undefined;
-  return { pid, parent: Number(parent), group: Number(group), session: Number(session), zombie: state === 'Z' || state === 'X' };
+  return {
+    pid,
+    parent: Number(parent),
+    group: Number(group),
+    session: Number(session),
+    zombie: state === 'Z' || state === 'X',
+  };
 }
 
 async function readEntry(pid: number): Promise<ProcessEntry | undefined> {
@@ -114,7 +120,8 @@ export class CommandProcesses {
     const belongs = new Set<number>();
     await Promise.all(
       entries.map(async (entry) => {
-        if (entry.pid === this.leader || entry.session === this.leader || (await carriesMarker(entry.pid, this.marker))) belongs.add(entry.pid);
+        if (entry.pid === this.leader || entry.session === this.leader || (await carriesMarker(entry.pid, this.marker)))
+          belongs.add(entry.pid);
       }),
     );
     // Children of a member are members too, even when they cleared their environment.
@@ -156,6 +163,10 @@ export class CommandProcesses {
     }
     if (left === undefined) this.tracked = false;
     const stillRunning = (left ?? []).map((entry) => entry.pid).sort((a, b) => a - b);
-    return { tracked: this.tracked, stopped: [...this.outside].filter((pid) => !stillRunning.includes(pid)).length, stillRunning };
+    return {
+      tracked: this.tracked,
+      stopped: [...this.outside].filter((pid) => !stillRunning.includes(pid)).length,
+      stillRunning,
+    };
   }
 }

@@ -29,8 +29,16 @@ describe('createWorkspaceTools', () => {
       type: 'object',
       properties: {
         path: { type: 'string', minLength: 1, description: 'File path relative to the workspace root.' },
-        startLine: { type: 'integer', minimum: 1, description: 'First line to return (1-based). Omit to start at the top.' },
-        endLine: { type: 'integer', minimum: 1, description: 'Last line to return (inclusive). Omit to read to the end.' },
+        startLine: {
+          type: 'integer',
+          minimum: 1,
+          description: 'First line to return (1-based). Omit to start at the top.',
+        },
+        endLine: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Last line to return (inclusive). Omit to read to the end.',
+        },
       },
       required: ['path'],
       additionalProperties: false,
@@ -45,43 +53,66 @@ describe('createWorkspaceTools', () => {
     expect(search?.describe?.({ pattern: 'TODO\nFIXME' })).toBe('search "TODO\\nFIXME" in .');
     expect(read?.describe?.({ path: 'two\nlines.txt' })).toBe('read_file "two\\nlines.txt"');
     expect(edit?.describe?.({ path: 'a.ts', mode: 'replace' })).toBe('edit_file replace a.ts');
-    expect(run?.describe?.({ argv: ['npm', 'run', 'test -- --watch=false'], cwd: 'app' })).toBe("run_command npm run 'test -- --watch=false' in app");
+    expect(run?.describe?.({ argv: ['npm', 'run', 'test -- --watch=false'], cwd: 'app' })).toBe(
+      "run_command npm run 'test -- --watch=false' in app",
+    );
     expect(run?.describe?.(42)).toBe('run_command undefined');
   });
 
   it('rejects caps that are not positive integers', async () => {
     const root = await makeTempDirectory();
-    expect(() => createWorkspaceTools({ root, ledger: new ReadLedger(), outputCapBytes: 0 })).toThrow('createWorkspaceTools: outputCapBytes must be a positive integer, got 0.');
+    expect(() => createWorkspaceTools({ root, ledger: new ReadLedger(), outputCapBytes: 0 })).toThrow(
+      'createWorkspaceTools: outputCapBytes must be a positive integer, got 0.',
+    );
   });
 });
 
 describe('workspace tools in the agent loop', () => {
   it('lets a scripted model read a file and then edit it, every call answered', async () => {
     const root = await makeTempDirectory();
-    await writeFiles(root, { '.git/HEAD': 'ref: main\n', 'AGENTS.md': 'Keep answers short.\n', 'src/greeting.ts': 'export const greeting = "hello";\n' });
+    await writeFiles(root, {
+      '.git/HEAD': 'ref: main\n',
+      'AGENTS.md': 'Keep answers short.\n',
+      'src/greeting.ts': 'export const greeting = "hello";\n',
+    });
     const model = new ScriptedModel([
       { toolCalls: [{ toolName: 'read_file', input: { path: 'src/greeting.ts' } }] },
-      { toolCalls: [{ toolName: 'edit_file', input: { path: 'src/greeting.ts', mode: 'replace', old: '"hello"', new: '"hello, world"' } }] },
+      {
+        toolCalls: [
+          {
+            toolName: 'edit_file',
+            input: { path: 'src/greeting.ts', mode: 'replace', old: '"hello"', new: '"hello, world"' },
+          },
+        ],
+      },
       { text: 'Updated the greeting.' },
     ]);
     const result = await runAgent({
       model,
       request: 'Make the greeting friendlier.',
-      instructions: () => loadInstructions({ workspaceRoot: root, systemPrompt: 'You are Forge.', homeDirectory: root }),
+      instructions: () =>
+        loadInstructions({ workspaceRoot: root, systemPrompt: 'You are Forge.', homeDirectory: root }),
       tools: createWorkspaceTools({ root, ledger: new ReadLedger() }),
       approvals: createApprovalGate({ profile: 'workspace-write' }),
     });
 
     expect(result.status).toBe('completed');
     expect(result.text).toBe('Updated the greeting.');
-    expect(await readFile(path.join(root, 'src/greeting.ts'), 'utf8')).toBe('export const greeting = "hello, world";\n');
+    expect(await readFile(path.join(root, 'src/greeting.ts'), 'utf8')).toBe(
+      'export const greeting = "hello, world";\n',
+    );
     expect(findUnpairedToolCalls(result.messages)).toEqual([]);
-    const results = result.messages.flatMap((message) => (message.role === 'tool' ? message.content : [])) as ToolResultPart[];
+    const results = result.messages.flatMap((message) =>
+      message.role === 'tool' ? message.content : [],
+    ) as ToolResultPart[];
     expect(results.map((part) => [part.toolName, part.output.type])).toEqual([
       ['read_file', 'text'],
       ['edit_file', 'text'],
     ]);
-    expect(results[1]?.metadata).toMatchObject({ path: 'src/greeting.ts', sha256Before: results[0]?.metadata?.['sha256'] });
+    expect(results[1]?.metadata).toMatchObject({
+      path: 'src/greeting.ts',
+      sha256Before: results[0]?.metadata?.['sha256'],
+    });
     expect(model.requests[0]?.instructions).toContain('Keep answers short.');
   });
 

@@ -32,7 +32,9 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
   const { root, ledger, commandTimeoutMs, outputCapBytes, readCapBytes, runProcess, sandbox } = options;
   for (const [name, value] of Object.entries({ commandTimeoutMs, outputCapBytes, readCapBytes })) {
     if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-      throw new InvalidInputError({ message: `createWorkspaceTools: ${name} must be a positive integer, got ${String(value)}.` });
+      throw new InvalidInputError({
+        message: `createWorkspaceTools: ${name} must be a positive integer, got ${String(value)}.`,
+      });
     }
   }
   return [
@@ -40,6 +42,12 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
     createReadFileTool({ root, ledger, readCapBytes }),
     createSearchTool({ root }),
     createEditFileTool({ root, ledger }),
-    createRunCommandTool({ root, commandTimeoutMs, outputCapBytes, ...(runProcess === undefined ? {} : { runProcess }), ...(sandbox === undefined ? {} : { sandbox }) }),
+    createRunCommandTool({
+      root,
+      commandTimeoutMs,
+      outputCapBytes,
+      ...(runProcess === undefined ? {} : { runProcess }),
+      ...(sandbox === undefined ? {} : { sandbox }),
+    }),
   ];
 }

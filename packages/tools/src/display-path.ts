@@ -10,7 +10,8 @@ function breaksListing(code: number): boolean {
  */
 export function displayPath(relative: string): string {
   let unsafe = relative.startsWith('"');
-  for (let index = 0; index < relative.length && !unsafe; index += 1) unsafe = breaksListing(relative.charCodeAt(index));
+  for (let index = 0; index < relative.length && !unsafe; index += 1)
+    unsafe = breaksListing(relative.charCodeAt(index));
   return unsafe ? quoted(relative) : relative;
 }
 

@@ -12,7 +12,12 @@ import { makeTempDirectory, writeFiles } from './temp-workspace.test-helpers.js'
  */
 
 function withinSeconds<T>(work: Promise<T>, seconds = 5): Promise<T> {
-  return Promise.race([work, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error(`still waiting after ${seconds} s`)), seconds * 1000))]);
+  return Promise.race([
+    work,
+    new Promise<T>((_resolve, reject) =>
+      setTimeout(() => reject(new Error(`still waiting after ${seconds} s`)), seconds * 1000),
+    ),
+  ]);
 }
 
 describe('GitignoreRules on hostile files', () => {
@@ -41,7 +46,9 @@ describe('GitignoreRules on hostile files', () => {
     const before = process.memoryUsage().rss;
     expect(await rules.isIgnored('a.txt', false)).toBe(false);
     expect(process.memoryUsage().rss - before).toBeLessThan(16 * 1024 * 1024);
-    expect(rules.notes()).toEqual(['.gitignore was not used: .gitignore is 40.0 MiB, more than the 1.0 MiB Forge reads of it']);
+    expect(rules.notes()).toEqual([
+      '.gitignore was not used: .gitignore is 40.0 MiB, more than the 1.0 MiB Forge reads of it',
+    ]);
   });
 
   it('leaves out a rule too long to be a path, and keeps the others', async () => {
@@ -59,6 +66,8 @@ describe('GitignoreRules on hostile files', () => {
     const rules = new GitignoreRules(root);
     expect(await rules.isIgnored('generated-0', true)).toBe(true);
     expect(await rules.isIgnored(`generated-${MAX_GITIGNORE_RULES + 5}`, true)).toBe(false);
-    expect(rules.notes()).toEqual([`.gitignore was used without the 10 rule(s) after the first ${MAX_GITIGNORE_RULES}`]);
+    expect(rules.notes()).toEqual([
+      `.gitignore was used without the 10 rule(s) after the first ${MAX_GITIGNORE_RULES}`,
+    ]);
   }, 60_000);
 });

@@ -53,7 +53,9 @@ export class GitignoreRules {
 
   /** One sentence per `.gitignore` that was not used, or used only in part, so far. */
   notes(): string[] {
-    return this.unlisted === 0 ? [...this.problems] : [...this.problems, `${this.unlisted} more .gitignore files were not used in full`];
+    return this.unlisted === 0
+      ? [...this.problems]
+      : [...this.problems, `${this.unlisted} more .gitignore files were not used in full`];
   }
 
   private note(problem: string): void {
@@ -73,9 +75,14 @@ export class GitignoreRules {
   private async loadRules(relativeFile: string): Promise<Ignore | undefined> {
     let read;
     try {
-      read = await readRegularFile(path.join(this.root, relativeFile), { maxBytes: MAX_GITIGNORE_BYTES, followSymlinks: false });
+      read = await readRegularFile(path.join(this.root, relativeFile), {
+        maxBytes: MAX_GITIGNORE_BYTES,
+        followSymlinks: false,
+      });
     } catch (error) {
-      this.note(`${relativeFile} was not used: it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      this.note(
+        `${relativeFile} was not used: it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
       return undefined;
     }
     if (read.kind === 'missing') return undefined;
@@ -84,13 +91,16 @@ export class GitignoreRules {
       return undefined;
     }
     const lines = read.bytes.toString('utf8').split(/\r?\n/);
-    const kept = lines.filter((line) => line.length <= MAX_GITIGNORE_RULE_CHARACTERS && line.trim() !== '' && !line.startsWith('#'));
+    const kept = lines.filter(
+      (line) => line.length <= MAX_GITIGNORE_RULE_CHARACTERS && line.trim() !== '' && !line.startsWith('#'),
+    );
     const tooLong = lines.filter((line) => line.length > MAX_GITIGNORE_RULE_CHARACTERS).length;
     const used = kept.slice(0, MAX_GITIGNORE_RULES);
     const rules = compile(used);
     const left: string[] = [];
     if (tooLong > 0) left.push(`${tooLong} rule(s) longer than ${MAX_GITIGNORE_RULE_CHARACTERS} characters`);
-    if (kept.length > used.length) left.push(`the ${kept.length - used.length} rule(s) after the first ${MAX_GITIGNORE_RULES}`);
+    if (kept.length > used.length)
+      left.push(`the ${kept.length - used.length} rule(s) after the first ${MAX_GITIGNORE_RULES}`);
     if (rules.invalid > 0) left.push(`${rules.invalid} rule(s) that cannot be compiled`);
     if (left.length > 0) this.note(`${relativeFile} was used without ${left.join(', ')}`);
     return rules.ignore;

@@ -16,25 +16,47 @@ describe('loadInstructions', () => {
       'repo/packages/AGENTS.md': 'package rules\n',
       'repo/packages/app/src/.keep': '',
     });
-    const snapshot = await loadInstructions({ workspaceRoot: path.join(base, 'repo/packages/app'), systemPrompt: 'You are Forge.', homeDirectory: base });
+    const snapshot = await loadInstructions({
+      workspaceRoot: path.join(base, 'repo/packages/app'),
+      systemPrompt: 'You are Forge.',
+      homeDirectory: base,
+    });
     expect(snapshot.sources).toEqual([
       { origin: '../../AGENTS.md', sha256: sha256Hex('repository rules\n') },
       { origin: '../AGENTS.md', sha256: sha256Hex('package rules\n') },
     ]);
-    expect(snapshot.text).toBe(['You are Forge.', '# Instructions from ../../AGENTS.md\n\nrepository rules', '# Instructions from ../AGENTS.md\n\npackage rules'].join('\n\n'));
+    expect(snapshot.text).toBe(
+      [
+        'You are Forge.',
+        '# Instructions from ../../AGENTS.md\n\nrepository rules',
+        '# Instructions from ../AGENTS.md\n\npackage rules',
+      ].join('\n\n'),
+    );
     expect(snapshot.text).not.toContain('never loaded');
   });
 
   it('treats a .git file (a worktree or submodule) as the repository root too', async () => {
     const base = await makeTempDirectory();
-    await writeFiles(base, { 'AGENTS.md': 'outer\n', 'worktree/.git': 'gitdir: elsewhere\n', 'worktree/AGENTS.md': 'inner\n' });
-    const snapshot = await loadInstructions({ workspaceRoot: path.join(base, 'worktree'), systemPrompt: '', homeDirectory: base });
+    await writeFiles(base, {
+      'AGENTS.md': 'outer\n',
+      'worktree/.git': 'gitdir: elsewhere\n',
+      'worktree/AGENTS.md': 'inner\n',
+    });
+    const snapshot = await loadInstructions({
+      workspaceRoot: path.join(base, 'worktree'),
+      systemPrompt: '',
+      homeDirectory: base,
+    });
     expect(snapshot.sources.map((source) => source.origin)).toEqual(['AGENTS.md']);
   });
 
   it("outside a repository loads only the workspace root's own file, never a parent's", async () => {
     const outer = await makeTempDirectory();
-    await writeFiles(outer, { 'AGENTS.md': 'beyond home\n', 'home/AGENTS.md': 'home rules\n', 'home/project/AGENTS.md': 'project rules\n' });
+    await writeFiles(outer, {
+      'AGENTS.md': 'beyond home\n',
+      'home/AGENTS.md': 'home rules\n',
+      'home/project/AGENTS.md': 'project rules\n',
+    });
     const snapshot = await loadInstructions({
       workspaceRoot: path.join(outer, 'home/project'),
       systemPrompt: 'base',
@@ -48,7 +70,11 @@ describe('loadInstructions', () => {
     await mkdir(path.join(outer, '.git'));
     await writeFiles(outer, { 'AGENTS.md': 'planted by another user\n', 'shared/work/AGENTS.md': 'work rules\n' });
     await chmod(path.join(outer, 'shared'), 0o1777);
-    const snapshot = await loadInstructions({ workspaceRoot: path.join(outer, 'shared/work'), systemPrompt: '', homeDirectory: '/nonexistent-home' });
+    const snapshot = await loadInstructions({
+      workspaceRoot: path.join(outer, 'shared/work'),
+      systemPrompt: '',
+      homeDirectory: '/nonexistent-home',
+    });
     expect(snapshot.sources.map((source) => source.origin)).toEqual(['AGENTS.md']);
     expect(snapshot.text).not.toContain('planted');
   });
@@ -72,9 +98,17 @@ describe('loadInstructions', () => {
     for (const checkout of checkouts) {
       await mkdir(path.join(checkout, '.git'));
       await writeFiles(checkout, { 'AGENTS.md': 'use tabs\n', 'app/AGENTS.md': 'app rules\n' });
-      snapshots.push(await loadInstructions({ workspaceRoot: path.join(checkout, 'app'), systemPrompt: 'base', homeDirectory: checkout }));
+      snapshots.push(
+        await loadInstructions({
+          workspaceRoot: path.join(checkout, 'app'),
+          systemPrompt: 'base',
+          homeDirectory: checkout,
+        }),
+      );
     }
-    expect(snapshots[0]?.text).toBe('base\n\n# Instructions from ../AGENTS.md\n\nuse tabs\n\n# Instructions from AGENTS.md\n\napp rules');
+    expect(snapshots[0]?.text).toBe(
+      'base\n\n# Instructions from ../AGENTS.md\n\nuse tabs\n\n# Instructions from AGENTS.md\n\napp rules',
+    );
     expect(snapshots[1]?.text).toBe(snapshots[0]?.text);
     expect(snapshots[1]?.hash).toBe(snapshots[0]?.hash);
     for (const checkout of checkouts) expect(snapshots[0]?.text).not.toContain(checkout);
@@ -84,8 +118,15 @@ describe('loadInstructions', () => {
     const base = await makeTempDirectory();
     await mkdir(path.join(base, '.git'));
     await writeFiles(base, { 'AGENTS.md': 'x'.repeat(100) });
-    const snapshot = await loadInstructions({ workspaceRoot: base, systemPrompt: '', homeDirectory: base, maxFileBytes: 10 });
-    expect(snapshot.text).toContain(`${'x'.repeat(10)}\n\n[truncated: AGENTS.md is 100 bytes; only the first 10 were loaded]`);
+    const snapshot = await loadInstructions({
+      workspaceRoot: base,
+      systemPrompt: '',
+      homeDirectory: base,
+      maxFileBytes: 10,
+    });
+    expect(snapshot.text).toContain(
+      `${'x'.repeat(10)}\n\n[truncated: AGENTS.md is 100 bytes; only the first 10 were loaded]`,
+    );
     expect(snapshot.text).not.toContain('x'.repeat(11));
   });
 
@@ -106,13 +147,27 @@ describe('loadInstructions', () => {
   });
 
   describe('with the confinement of read_file', () => {
-    async function repository(): Promise<{ base: string; repo: string; warnings: string[]; load: () => Promise<Awaited<ReturnType<typeof loadInstructions>>> }> {
+    async function repository(): Promise<{
+      base: string;
+      repo: string;
+      warnings: string[];
+      load: () => Promise<Awaited<ReturnType<typeof loadInstructions>>>;
+    }> {
       const base = await makeTempDirectory();
       const repo = path.join(base, 'repo');
       await mkdir(path.join(repo, '.git'), { recursive: true });
-      await writeFiles(base, { 'outside/credentials': 'aws_secret_access_key = outside-secret\n', 'repo/docs/rules.md': 'inside rules\n' });
+      await writeFiles(base, {
+        'outside/credentials': 'aws_secret_access_key = outside-secret\n',
+        'repo/docs/rules.md': 'inside rules\n',
+      });
       const warnings: string[] = [];
-      const load = () => loadInstructions({ workspaceRoot: repo, systemPrompt: 'base', homeDirectory: base, onWarning: (message) => warnings.push(message) });
+      const load = () =>
+        loadInstructions({
+          workspaceRoot: repo,
+          systemPrompt: 'base',
+          homeDirectory: base,
+          onWarning: (message) => warnings.push(message),
+        });
       return { base, repo, warnings, load };
     }
 
@@ -122,7 +177,9 @@ describe('loadInstructions', () => {
       const snapshot = await load();
       expect(snapshot.text).toBe('base');
       expect(snapshot.text).not.toContain('outside-secret');
-      expect(warnings).toEqual([`${path.join(repo, 'AGENTS.md')} is a symbolic link to ${path.join(base, 'outside/credentials')}, outside ${repo}; it was not loaded as instructions.`]);
+      expect(warnings).toEqual([
+        `${path.join(repo, 'AGENTS.md')} is a symbolic link to ${path.join(base, 'outside/credentials')}, outside ${repo}; it was not loaded as instructions.`,
+      ]);
     });
 
     it('refuses a link to /etc/passwd and a dangling link', async () => {
@@ -130,7 +187,11 @@ describe('loadInstructions', () => {
       await mkdir(path.join(repo, 'pkg'));
       await symlink('/etc/passwd', path.join(repo, 'AGENTS.md'));
       await symlink(path.join(repo, 'missing.md'), path.join(repo, 'pkg', 'AGENTS.md'));
-      const snapshot = await loadInstructions({ workspaceRoot: path.join(repo, 'pkg'), systemPrompt: 'base', onWarning: (message) => warnings.push(message) });
+      const snapshot = await loadInstructions({
+        workspaceRoot: path.join(repo, 'pkg'),
+        systemPrompt: 'base',
+        onWarning: (message) => warnings.push(message),
+      });
       expect(snapshot.text).toBe('base');
       expect(warnings).toHaveLength(2);
       expect(warnings[0]).toContain('/etc/passwd, outside');
@@ -150,7 +211,12 @@ describe('loadInstructions', () => {
       execFileSync('mkfifo', [path.join(repo, 'AGENTS.md')]);
       await mkdir(path.join(repo, 'pkg'));
       await link(path.join(base, 'outside/credentials'), path.join(repo, 'pkg', 'AGENTS.md'));
-      const snapshot = await loadInstructions({ workspaceRoot: path.join(repo, 'pkg'), systemPrompt: 'base', homeDirectory: base, onWarning: (message) => warnings.push(message) });
+      const snapshot = await loadInstructions({
+        workspaceRoot: path.join(repo, 'pkg'),
+        systemPrompt: 'base',
+        homeDirectory: base,
+        onWarning: (message) => warnings.push(message),
+      });
       expect(snapshot.text).toBe('base');
       expect(warnings).toEqual([
         `${path.join(repo, 'AGENTS.md')} is a FIFO, not a regular file; it was not loaded as instructions.`,

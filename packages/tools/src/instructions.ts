@@ -44,7 +44,10 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
   try {
     start = await realpath(path.resolve(options.workspaceRoot));
   } catch (error) {
-    throw new InvalidInputError({ message: `The workspace root ${options.workspaceRoot} cannot be opened; check that the directory exists.`, cause: error });
+    throw new InvalidInputError({
+      message: `The workspace root ${options.workspaceRoot} cannot be opened; check that the directory exists.`,
+      cause: error,
+    });
   }
   const home = await realpath(options.homeDirectory ?? homedir()).catch(() => undefined);
   const repositoryRoot = await findRepositoryRoot(start, home);
@@ -92,10 +95,18 @@ async function isSharedDirectory(directory: string): Promise<boolean> {
   }
 }
 
-type InstructionFile = { readonly kind: 'absent' } | { readonly kind: 'refused'; readonly reason: string } | { readonly kind: 'loaded'; readonly content: string };
+type InstructionFile =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'refused'; readonly reason: string }
+  | { readonly kind: 'loaded'; readonly content: string };
 
 /** The file's text cut to `maxBytes` with a marker naming it by `origin`, if it is a regular file that stays inside `boundary`. */
-async function readInstructionFile(file: string, origin: string, boundary: string, maxBytes: number): Promise<InstructionFile> {
+async function readInstructionFile(
+  file: string,
+  origin: string,
+  boundary: string,
+  maxBytes: number,
+): Promise<InstructionFile> {
   let real: string;
   try {
     real = await realpath(file);
@@ -103,7 +114,10 @@ async function readInstructionFile(file: string, origin: string, boundary: strin
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ELOOP') return unreadable(file, error);
     if (!(await entryExists(file))) return { kind: 'absent' };
-    return { kind: 'refused', reason: `${file} is a symbolic link to ${await readlink(file).catch(() => 'nowhere')}, which does not resolve` };
+    return {
+      kind: 'refused',
+      reason: `${file} is a symbolic link to ${await readlink(file).catch(() => 'nowhere')}, which does not resolve`,
+    };
   }
   if (!isInside(boundary, real)) {
     return { kind: 'refused', reason: `${file} is a symbolic link to ${real}, outside ${boundary}` };
@@ -123,7 +137,11 @@ async function readInstructionFile(file: string, origin: string, boundary: strin
     if (openedAt === null || !isInside(boundary, openedAt)) {
       return { kind: 'refused', reason: `${file} changed while it was opened and may lie outside ${boundary}` };
     }
-    if (stats.nlink > 1) return { kind: 'refused', reason: `${file} has ${stats.nlink} hard links, and another of them may be a file outside ${boundary}` };
+    if (stats.nlink > 1)
+      return {
+        kind: 'refused',
+        reason: `${file} has ${stats.nlink} hard links, and another of them may be a file outside ${boundary}`,
+      };
     const bytes = await readAtMost(handle, maxBytes);
     const text = bytes
       .subarray(0, maxBytes)
@@ -131,7 +149,10 @@ async function readInstructionFile(file: string, origin: string, boundary: strin
       .replace(/^\uFEFF/, '');
     if (bytes.length <= maxBytes) return { kind: 'loaded', content: text };
     const size = Math.max(stats.size, bytes.length);
-    return { kind: 'loaded', content: `${text.replace(/\uFFFD$/, '')}\n\n[truncated: ${origin} is ${size} bytes; only the first ${maxBytes} were loaded]` };
+    return {
+      kind: 'loaded',
+      content: `${text.replace(/\uFFFD$/, '')}\n\n[truncated: ${origin} is ${size} bytes; only the first ${maxBytes} were loaded]`,
+    };
   } finally {
     await handle.close();
   }

@@ -17,7 +17,8 @@ function applyUnified(before: string, diff: readonly string[]): string {
       continue;
     }
     if (line === '\\ No newline at end of file') {
-      if (previous !== undefined && result.at(-1)?.endsWith('\n') === true && previous !== '-') result[result.length - 1] = (result.at(-1) ?? '').slice(0, -1);
+      if (previous !== undefined && result.at(-1)?.endsWith('\n') === true && previous !== '-')
+        result[result.length - 1] = (result.at(-1) ?? '').slice(0, -1);
       continue;
     }
     previous = line[0];
@@ -34,7 +35,9 @@ function applyUnified(before: string, diff: readonly string[]): string {
 
 const text = fc
   .array(fc.constantFrom('a', 'b', 'c', 'd', ''), { maxLength: 30 })
-  .chain((lines) => fc.boolean().map((terminated) => (lines.length === 0 ? '' : `${lines.join('\n')}${terminated ? '\n' : ''}`)));
+  .chain((lines) =>
+    fc.boolean().map((terminated) => (lines.length === 0 ? '' : `${lines.join('\n')}${terminated ? '\n' : ''}`)),
+  );
 
 describe('diffLines', () => {
   it('keeps both sides: same + removed lines give before, same + added lines give after', () => {
@@ -67,7 +70,9 @@ describe('unifiedDiff', () => {
   });
 
   it('prints headers, hunks with three lines of context, and a new file against /dev/null', () => {
-    const before = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'].join('\n') + '\n';
+    const before =
+      ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'].join('\n') +
+      '\n';
     const after = before.replace('two', 'TWO').replace('eleven\n', '');
     expect(unifiedDiff(before, after, { path: 'src/n.txt' })).toEqual([
       '--- a/src/n.txt',
@@ -86,7 +91,13 @@ describe('unifiedDiff', () => {
       '-eleven',
       ' twelve',
     ]);
-    expect(unifiedDiff(undefined, 'hello', { path: 'new.txt' })).toEqual(['--- /dev/null', '+++ b/new.txt', '@@ -0,0 +1,1 @@', '+hello', '\\ No newline at end of file']);
+    expect(unifiedDiff(undefined, 'hello', { path: 'new.txt' })).toEqual([
+      '--- /dev/null',
+      '+++ b/new.txt',
+      '@@ -0,0 +1,1 @@',
+      '+hello',
+      '\\ No newline at end of file',
+    ]);
   });
 });
 

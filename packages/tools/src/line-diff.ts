@@ -23,7 +23,8 @@ function splitLines(text: string): SourceLine[] {
   return lines;
 }
 
-const sameLine = (left: SourceLine, right: SourceLine) => left.text === right.text && left.terminated === right.terminated;
+const sameLine = (left: SourceLine, right: SourceLine) =>
+  left.text === right.text && left.terminated === right.terminated;
 
 /**
  * The lines of `before` and `after` aligned by a longest common subsequence: equal lines are
@@ -33,21 +34,31 @@ export function diffLines(before: string, after: string): DiffLine[] {
   const left = splitLines(before);
   const right = splitLines(after);
   let start = 0;
-  while (start < left.length && start < right.length && sameLine(left[start] as SourceLine, right[start] as SourceLine)) start += 1;
+  while (start < left.length && start < right.length && sameLine(left[start] as SourceLine, right[start] as SourceLine))
+    start += 1;
   let leftEnd = left.length;
   let rightEnd = right.length;
-  while (leftEnd > start && rightEnd > start && sameLine(left[leftEnd - 1] as SourceLine, right[rightEnd - 1] as SourceLine)) {
+  while (
+    leftEnd > start &&
+    rightEnd > start &&
+    sameLine(left[leftEnd - 1] as SourceLine, right[rightEnd - 1] as SourceLine)
+  ) {
     leftEnd -= 1;
     rightEnd -= 1;
   }
   const same = (line: SourceLine): DiffLine => ({ kind: 'same', ...line });
-  return [...left.slice(0, start).map(same), ...alignMiddle(left.slice(start, leftEnd), right.slice(start, rightEnd)), ...left.slice(leftEnd).map(same)];
+  return [
+    ...left.slice(0, start).map(same),
+    ...alignMiddle(left.slice(start, leftEnd), right.slice(start, rightEnd)),
+    ...left.slice(leftEnd).map(same),
+  ];
 }
 
 function alignMiddle(left: readonly SourceLine[], right: readonly SourceLine[]): DiffLine[] {
   const removed = (line: SourceLine): DiffLine => ({ kind: 'removed', ...line });
   const added = (line: SourceLine): DiffLine => ({ kind: 'added', ...line });
-  if (left.length === 0 || right.length === 0 || left.length * right.length > ALIGNMENT_CELLS) return [...left.map(removed), ...right.map(added)];
+  if (left.length === 0 || right.length === 0 || left.length * right.length > ALIGNMENT_CELLS)
+    return [...left.map(removed), ...right.map(added)];
   // lengths[i][j]: longest common subsequence of left[i..] and right[j..].
   const width = right.length + 1;
   const lengths = new Uint32Array((left.length + 1) * width);
@@ -81,7 +92,11 @@ function alignMiddle(left: readonly SourceLine[], right: readonly SourceLine[]):
  * A unified diff (`--- a/path`, `+++ b/path`, `@@ -l,n +l,n @@` hunks with `context` lines around
  * each change) of `before` → `after`; `before` undefined means a new file. Empty when nothing changes.
  */
-export function unifiedDiff(before: string | undefined, after: string, options: { readonly path: string; readonly context?: number }): string[] {
+export function unifiedDiff(
+  before: string | undefined,
+  after: string,
+  options: { readonly path: string; readonly context?: number },
+): string[] {
   const context = options.context ?? 3;
   const lines = diffLines(before ?? '', after);
   const changed = lines.flatMap((line, index) => (line.kind === 'same' ? [] : [index]));
@@ -109,7 +124,9 @@ export function unifiedDiff(before: string | undefined, after: string, options: 
     const slice = lines.slice(from, to);
     const oldCount = slice.filter((line) => line.kind !== 'added').length;
     const newCount = slice.filter((line) => line.kind !== 'removed').length;
-    output.push(`@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`);
+    output.push(
+      `@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`,
+    );
     for (const line of slice) {
       output.push(`${line.kind === 'same' ? ' ' : line.kind === 'removed' ? '-' : '+'}${line.text}`);
       if (!line.terminated) output.push('\\ No newline at end of file');
@@ -122,7 +139,10 @@ export function unifiedDiff(before: string | undefined, after: string, options: 
 }
 
 /** Lines added and removed going from `before` to `after` (`before` undefined: a new file). */
-export function changedLineCounts(before: string | undefined, after: string): { readonly added: number; readonly removed: number } {
+export function changedLineCounts(
+  before: string | undefined,
+  after: string,
+): { readonly added: number; readonly removed: number } {
   let added = 0;
   let removed = 0;
   for (const line of diffLines(before ?? '', after)) {

@@ -7,7 +7,15 @@ let callNumber = 0;
 function result(toolName: string, metadata: Record<string, string | number | boolean | null>, error = false): Message {
   return {
     role: 'tool',
-    content: [{ type: 'tool-result', toolCallId: `call_${(callNumber += 1)}`, toolName, output: error ? { type: 'error-text', value: 'no' } : { type: 'text', value: 'ok' }, metadata }],
+    content: [
+      {
+        type: 'tool-result',
+        toolCallId: `call_${(callNumber += 1)}`,
+        toolName,
+        output: error ? { type: 'error-text', value: 'no' } : { type: 'text', value: 'ok' },
+        metadata,
+      },
+    ],
   };
 }
 

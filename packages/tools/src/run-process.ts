@@ -74,7 +74,11 @@ let unconfined: CommandSandbox | undefined;
 async function startProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
   const started = performance.now();
   const sandbox = options.sandbox ?? (unconfined ??= createCommandSandbox({ root: '/', settings: { mode: 'off' } }));
-  const launch = await sandbox.launch({ argv: options.argv, cwd: options.cwd, ...(options.escape === undefined ? {} : { escape: options.escape }) });
+  const launch = await sandbox.launch({
+    argv: options.argv,
+    cwd: options.cwd,
+    ...(options.escape === undefined ? {} : { escape: options.escape }),
+  });
   try {
     return await supervise(options, launch.argv, launch.env, started);
   } finally {
@@ -82,7 +86,12 @@ async function startProcess(options: RunProcessOptions): Promise<ProcessOutcome>
   }
 }
 
-function supervise(options: RunProcessOptions, argv: readonly [string, ...string[]], env: Readonly<Record<string, string>>, started: number): Promise<ProcessOutcome> {
+function supervise(
+  options: RunProcessOptions,
+  argv: readonly [string, ...string[]],
+  env: Readonly<Record<string, string>>,
+  started: number,
+): Promise<ProcessOutcome> {
   const [program, ...args] = argv;
   const output = new HeadTailBuffer(options.outputCapBytes);
   const killGraceMs = options.killGraceMs ?? 2000;

@@ -27,7 +27,11 @@ export async function writeFiles(root: string, files: Record<string, string | Ui
 }
 
 /** Runs a tool outside the agent loop, with a signal that is never aborted unless one is given. */
-export function call(tool: Tool, input: JsonValue, signal: AbortSignal = new AbortController().signal): Promise<ToolExecutionResult> {
+export function call(
+  tool: Tool,
+  input: JsonValue,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ToolExecutionResult> {
   return tool.execute(input, { toolCallId: 'call_test', signal });
 }
 

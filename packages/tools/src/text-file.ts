@@ -22,11 +22,17 @@ export type LoadedFile =
  * to lie inside `root`, so a directory or the file swapped for a link to the outside after that
  * check is refused with a `WorkspacePathError` (`requested` names the path in it).
  */
-export async function loadFile(absolute: string, root: string, requested: string, options: { readonly maxBytes?: number } = {}): Promise<LoadedFile> {
+export async function loadFile(
+  absolute: string,
+  root: string,
+  requested: string,
+  options: { readonly maxBytes?: number } = {},
+): Promise<LoadedFile> {
   const maxBytes = options.maxBytes ?? MAX_FILE_BYTES;
   // Not following links: the approved path has none left in its last part, so a link there is a swap.
   const opened = await openRegularFile(absolute, { maxBytes, followSymlinks: false });
-  if (opened.kind === 'not-regular' && opened.fileKind === 'symbolic link') assertOpenedInside(await realpath(root), requested, null);
+  if (opened.kind === 'not-regular' && opened.fileKind === 'symbolic link')
+    assertOpenedInside(await realpath(root), requested, null);
   if (opened.kind === 'missing' || opened.kind === 'too-large') return opened;
   if (opened.kind === 'not-regular') return { kind: 'not-a-file', fileKind: opened.fileKind };
   const { handle, stats } = opened;
@@ -34,7 +40,8 @@ export async function loadFile(absolute: string, root: string, requested: string
     assertOpenedInside(await realpath(root), requested, await openedPath(handle, absolute));
     if (stats.nlink > 1) return { kind: 'hard-linked', links: stats.nlink };
     const bytes = await readAtMost(handle, maxBytes);
-    if (bytes.length > maxBytes) return { kind: 'too-large', size: Math.max(stats.size, bytes.length), limit: maxBytes };
+    if (bytes.length > maxBytes)
+      return { kind: 'too-large', size: Math.max(stats.size, bytes.length), limit: maxBytes };
     return { kind: 'ok', bytes, mode: stats.mode };
   } finally {
     await handle.close();
@@ -51,7 +58,10 @@ export function unloadedFileText(loaded: Exclude<LoadedFile, { kind: 'ok' }>, re
     case 'too-large':
       return `"${requested}" is ${formatBytes(loaded.size)}, more than the ${formatBytes(loaded.limit)} ${tool} handles; use search to find the part you need.`;
     case 'hard-linked':
-      return `"${requested}" has ${loaded.links} hard links, and another of them may be a file outside the workspace, so ${tool} does not open it. ` + 'Ask the user for its content if you need it.';
+      return (
+        `"${requested}" has ${loaded.links} hard links, and another of them may be a file outside the workspace, so ${tool} does not open it. ` +
+        'Ask the user for its content if you need it.'
+      );
   }
 }
 

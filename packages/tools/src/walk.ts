@@ -58,7 +58,13 @@ async function listDirectory(options: WalkOptions, directory: string): Promise<W
   for (const dirent of dirents) {
     if (dirent.name === '.git') continue;
     const relative = directory === '.' ? dirent.name : `${directory}/${dirent.name}`;
-    const kind: EntryKind = dirent.isSymbolicLink() ? 'symlink' : dirent.isDirectory() ? 'directory' : dirent.isFile() ? 'file' : 'other';
+    const kind: EntryKind = dirent.isSymbolicLink()
+      ? 'symlink'
+      : dirent.isDirectory()
+        ? 'directory'
+        : dirent.isFile()
+          ? 'file'
+          : 'other';
     if (options.gitignore && (await options.gitignore.isIgnored(relative, kind === 'directory'))) continue;
     entries.push({ relative, kind });
   }

@@ -25,7 +25,10 @@ export async function readWorkingSetFile(root: string, requested: string): Promi
       case 'not-a-file':
         return { kind: 'unreadable', reason: `it is now a ${loaded.fileKind}, not a regular file` };
       case 'too-large':
-        return { kind: 'unreadable', reason: `it is larger than ${formatBytes(loaded.limit)}; read_file the part you need` };
+        return {
+          kind: 'unreadable',
+          reason: `it is larger than ${formatBytes(loaded.limit)}; read_file the part you need`,
+        };
       case 'hard-linked':
         return { kind: 'unreadable', reason: 'it has more than one hard link, so it is not opened' };
       case 'ok':

@@ -9,7 +9,12 @@ describe('workspaceArtifactHashes', () => {
   it('hashes files as they are on disk now, and reports missing or out-of-workspace files as unknown', async () => {
     const root = await makeTempDirectory('forge-hashes-');
     await writeFile(path.join(root, 'a.ts'), 'export const a = 1;\n');
-    const hashes = await workspaceArtifactHashes(root)(['file:a.ts', 'file:gone.ts', 'file:../outside.ts', 'command:pnpm test']);
+    const hashes = await workspaceArtifactHashes(root)([
+      'file:a.ts',
+      'file:gone.ts',
+      'file:../outside.ts',
+      'command:pnpm test',
+    ]);
     expect(hashes).toEqual(
       new Map([
         ['file:a.ts', sha256Hex('export const a = 1;\n')],

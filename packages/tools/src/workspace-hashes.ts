@@ -21,7 +21,10 @@ export interface WorkspaceHashSource {
 const FILE_SCHEME = 'file:';
 
 /** A workspace file's SHA-256 now, or why there is none: it is gone, or it cannot be read (outside the workspace, not a regular file, hard-linked, too large). */
-export type WorkspaceFileHash = { readonly status: 'current'; readonly hash: string } | { readonly status: 'missing' } | { readonly status: 'unknown' };
+export type WorkspaceFileHash =
+  | { readonly status: 'current'; readonly hash: string }
+  | { readonly status: 'missing' }
+  | { readonly status: 'unknown' };
 
 /**
  * The hash of the workspace file at `requested` (relative to `root`), read from disk inside the
@@ -47,7 +50,10 @@ export async function hashWorkspaceFile(root: string, requested: string): Promis
  * observation. Other uris are left to what the session observed. With `ledger`, the files a sent
  * view's working set showed become editable without another read while their hash matches.
  */
-export function workspaceArtifactHashes(root: string, options: { readonly ledger?: ReadLedger } = {}): WorkspaceHashSource {
+export function workspaceArtifactHashes(
+  root: string,
+  options: { readonly ledger?: ReadLedger } = {},
+): WorkspaceHashSource {
   const hashes = async (uris: readonly string[]) => {
     const found = new Map<string, string | null>();
     for (const uri of uris) {

@@ -10,7 +10,8 @@ async function refusal(root: string, requested: string): Promise<WorkspacePathEr
     () => undefined,
     (thrown: unknown) => thrown,
   );
-  if (!WorkspacePathError.isInstance(error)) throw new Error(`expected a WorkspacePathError for ${requested}, got ${String(error)}`);
+  if (!WorkspacePathError.isInstance(error))
+    throw new Error(`expected a WorkspacePathError for ${requested}, got ${String(error)}`);
   return error as WorkspacePathError;
 }
 
@@ -18,7 +19,11 @@ describe('resolveWorkspacePath', () => {
   it('resolves paths inside the workspace, existing or not', async () => {
     const root = await makeTempDirectory();
     await writeFiles(root, { 'src/a.ts': 'x' });
-    await expect(resolveWorkspacePath(root, 'src/a.ts')).resolves.toEqual({ absolute: path.join(root, 'src/a.ts'), relative: 'src/a.ts', exists: true });
+    await expect(resolveWorkspacePath(root, 'src/a.ts')).resolves.toEqual({
+      absolute: path.join(root, 'src/a.ts'),
+      relative: 'src/a.ts',
+      exists: true,
+    });
     await expect(resolveWorkspacePath(root, './src/../src/new/b.ts')).resolves.toEqual({
       absolute: path.join(root, 'src/new/b.ts'),
       relative: 'src/new/b.ts',
@@ -83,14 +88,19 @@ describe('resolveWorkspacePath', () => {
     const root = await makeTempDirectory();
     await writeFiles(root, { 'real/file.txt': 'x' });
     await symlink(path.join(root, 'real'), path.join(root, 'alias'));
-    await expect(resolveWorkspacePath(root, 'alias/file.txt')).resolves.toMatchObject({ relative: 'real/file.txt', exists: true });
+    await expect(resolveWorkspacePath(root, 'alias/file.txt')).resolves.toMatchObject({
+      relative: 'real/file.txt',
+      exists: true,
+    });
   });
 
   it('accepts a workspace root that is itself reached through a symlink', async () => {
     const base = await makeTempDirectory();
     await writeFiles(base, { 'project/a.txt': 'x' });
     await symlink(path.join(base, 'project'), path.join(base, 'link-to-project'));
-    await expect(resolveWorkspacePath(path.join(base, 'link-to-project'), 'a.txt')).resolves.toMatchObject({ relative: 'a.txt' });
+    await expect(resolveWorkspacePath(path.join(base, 'link-to-project'), 'a.txt')).resolves.toMatchObject({
+      relative: 'a.txt',
+    });
   });
 
   it('never returns a location outside the root, whatever the relative path', async () => {

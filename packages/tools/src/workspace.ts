@@ -3,7 +3,13 @@ import path from 'node:path';
 import { ForgeError } from '@forge/core';
 
 /** Which confinement rule a path broke. */
-export type WorkspacePathRule = 'empty' | 'absolute' | 'outside' | 'symlink-outside' | 'dangling-symlink' | 'invalid-character';
+export type WorkspacePathRule =
+  | 'empty'
+  | 'absolute'
+  | 'outside'
+  | 'symlink-outside'
+  | 'dangling-symlink'
+  | 'invalid-character';
 
 /**
  * A path given by the user or the model that the workspace refuses. The message names the path,
@@ -50,22 +56,42 @@ export interface WorkspacePath {
 export async function resolveWorkspacePath(root: string, requested: string): Promise<WorkspacePath> {
   const realRoot = await realpath(path.resolve(root));
   if (requested.includes('\0')) {
-    throw refusal(requested, 'invalid-character', `Path ${JSON.stringify(requested)} contains a NUL character; use a plain relative path inside the workspace ${realRoot}.`);
+    throw refusal(
+      requested,
+      'invalid-character',
+      `Path ${JSON.stringify(requested)} contains a NUL character; use a plain relative path inside the workspace ${realRoot}.`,
+    );
   }
   if (requested.trim().length === 0) {
-    throw refusal(requested, 'empty', `The path is empty; use "." for the workspace root ${realRoot} or a path inside it.`);
+    throw refusal(
+      requested,
+      'empty',
+      `The path is empty; use "." for the workspace root ${realRoot} or a path inside it.`,
+    );
   }
   if (path.isAbsolute(requested)) {
-    throw refusal(requested, 'absolute', `Path "${requested}" is absolute; use a path relative to the workspace ${realRoot}.`);
+    throw refusal(
+      requested,
+      'absolute',
+      `Path "${requested}" is absolute; use a path relative to the workspace ${realRoot}.`,
+    );
   }
   const lexical = path.resolve(realRoot, requested);
   if (!isInside(realRoot, lexical)) {
-    throw refusal(requested, 'outside', `Path "${requested}" is outside the workspace ${realRoot}; use a path inside it.`);
+    throw refusal(
+      requested,
+      'outside',
+      `Path "${requested}" is outside the workspace ${realRoot}; use a path inside it.`,
+    );
   }
 
   const { real, exists } = await resolveExistingPart(lexical, requested, realRoot);
   if (!isInside(realRoot, real)) {
-    throw refusal(requested, 'symlink-outside', `Path "${requested}" goes through a symbolic link to ${real}, which is outside the workspace ${realRoot}; use a path whose target is inside it.`);
+    throw refusal(
+      requested,
+      'symlink-outside',
+      `Path "${requested}" goes through a symbolic link to ${real}, which is outside the workspace ${realRoot}; use a path whose target is inside it.`,
+    );
   }
   return { absolute: real, relative: toRelative(realRoot, real), exists };
 }
@@ -100,18 +126,29 @@ export function isInside(root: string, candidate: string): boolean {
   return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
 }
 
-async function resolveExistingPart(lexical: string, requested: string, realRoot: string): Promise<{ real: string; exists: boolean }> {
+async function resolveExistingPart(
+  lexical: string,
+  requested: string,
+  realRoot: string,
+): Promise<{ real: string; exists: boolean }> {
   const missing: string[] = [];
   let current = lexical;
   for (;;) {
     try {
       const real = await realpath(current);
-      return { real: missing.length === 0 ? real : path.join(real, ...missing.reverse()), exists: missing.length === 0 };
+      return {
+        real: missing.length === 0 ? real : path.join(real, ...missing.reverse()),
+        exists: missing.length === 0,
+      };
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
     if (await existsAsLink(current)) {
-      throw refusal(requested, 'dangling-symlink', `Path "${requested}" goes through the symbolic link ${toRelative(realRoot, current)}, whose target does not exist; use a path without it.`);
+      throw refusal(
+        requested,
+        'dangling-symlink',
+        `Path "${requested}" goes through the symbolic link ${toRelative(realRoot, current)}, whose target does not exist; use a path without it.`,
+      );
     }
     missing.push(path.basename(current));
     // The root's realpath succeeded, so the walk up ends there at the latest.

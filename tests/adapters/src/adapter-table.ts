@@ -20,7 +20,10 @@ function profile(contextWindowTokens: number, nativeCompaction: ModelCapabilitie
     estimation: 'conservative-fallback',
     source: 'config',
   };
-  return modelProfile(capabilities, { estimate: estimateWithFakeTokenizer, countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages) });
+  return modelProfile(capabilities, {
+    estimate: estimateWithFakeTokenizer,
+    countMessages: (messages) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages),
+  });
 }
 
 /** Every model adapter Forge ships. A new adapter is a new row; the cases are the same for all. */
@@ -29,14 +32,22 @@ export const ADAPTER_TABLE: readonly ConformanceTarget[] = [
     name: 'OpenAI Responses',
     id: 'openai',
     goldenDirectory,
-    createModel: (server, tuning) => new OpenAIModel({ modelId: 'gpt-5.1', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning }, profile(400_000, 'opaque-provider-item')),
+    createModel: (server, tuning) =>
+      new OpenAIModel(
+        { modelId: 'gpt-5.1', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning },
+        profile(400_000, 'opaque-provider-item'),
+      ),
   },
   {
     name: 'DeepSeek',
     id: 'deepseek',
     goldenDirectory,
     serverOptions: DEEPSEEK_LOOPBACK,
-    createModel: (server, tuning) => new DeepSeekModel({ modelId: 'deepseek-v4-pro', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning }, profile(1_000_000, 'unsupported')),
+    createModel: (server, tuning) =>
+      new DeepSeekModel(
+        { modelId: 'deepseek-v4-pro', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning },
+        profile(1_000_000, 'unsupported'),
+      ),
   },
   {
     name: 'OpenAI-compatible',
@@ -44,7 +55,15 @@ export const ADAPTER_TABLE: readonly ConformanceTarget[] = [
     goldenDirectory,
     createModel: (server, tuning) =>
       new CompatibleModel(
-        { name: 'local', baseURL: server.baseURL, modelId: 'qwen2.5-coder:7b', contextWindowTokens: 32_768, apiKeyVariable: 'LOCAL_LLM_KEY', env: { LOCAL_LLM_KEY: 'test-key' }, ...tuning },
+        {
+          name: 'local',
+          baseURL: server.baseURL,
+          modelId: 'qwen2.5-coder:7b',
+          contextWindowTokens: 32_768,
+          apiKeyVariable: 'LOCAL_LLM_KEY',
+          env: { LOCAL_LLM_KEY: 'test-key' },
+          ...tuning,
+        },
         profile(32_768, 'unsupported'),
       ),
   },

@@ -31,14 +31,34 @@ interface AdapterCase {
 }
 
 const adapters: readonly AdapterCase[] = [
-  { name: 'openai', model: 'openai:gpt-5', path: '/v1/responses', env: (key) => ({ OPENAI_API_KEY: key, OPENAI_BASE_URL: provider.baseURL }) },
-  { name: 'deepseek', model: 'deepseek:deepseek-chat', path: '/v1/chat/completions', env: (key) => ({ DEEPSEEK_API_KEY: key, DEEPSEEK_BASE_URL: provider.baseURL }) },
+  {
+    name: 'openai',
+    model: 'openai:gpt-5',
+    path: '/v1/responses',
+    env: (key) => ({ OPENAI_API_KEY: key, OPENAI_BASE_URL: provider.baseURL }),
+  },
+  {
+    name: 'deepseek',
+    model: 'deepseek:deepseek-chat',
+    path: '/v1/chat/completions',
+    env: (key) => ({ DEEPSEEK_API_KEY: key, DEEPSEEK_BASE_URL: provider.baseURL }),
+  },
   {
     name: 'compatible',
     model: 'compatible:loopback',
     path: '/v1/chat/completions',
     env: (key) => ({ LOOPBACK_KEY: key }),
-    config: () => ({ models: [{ name: 'loopback', baseURL: provider.baseURL, modelId: 'qwen2.5-coder:7b', contextWindowTokens: 32_768, apiKeyVariable: 'LOOPBACK_KEY' }] }),
+    config: () => ({
+      models: [
+        {
+          name: 'loopback',
+          baseURL: provider.baseURL,
+          modelId: 'qwen2.5-coder:7b',
+          contextWindowTokens: 32_768,
+          apiKeyVariable: 'LOOPBACK_KEY',
+        },
+      ],
+    }),
   },
 ];
 
@@ -50,8 +70,14 @@ describe('the bundled forge with each provider adapter over HTTP', () => {
       if (adapter.config !== undefined) await user.writeConfig(adapter.config());
       const key = `sk-${adapter.name}-abcdefghijklmnopqrstuvwxyz0123456789`;
       provider.enqueue(
-        turn({ toolCalls: [{ name: 'read_file', arguments: { path: 'NOTES.md' }, callId: `call_${adapter.name}` }], usage: { inputTokens: 900, outputTokens: 20 } }),
-        turn({ text: ['The release ', 'is on Friday.'], usage: { inputTokens: 1000, cachedInputTokens: 800, outputTokens: 9 } }),
+        turn({
+          toolCalls: [{ name: 'read_file', arguments: { path: 'NOTES.md' }, callId: `call_${adapter.name}` }],
+          usage: { inputTokens: 900, outputTokens: 20 },
+        }),
+        turn({
+          text: ['The release ', 'is on Friday.'],
+          usage: { inputTokens: 1000, cachedInputTokens: 800, outputTokens: 9 },
+        }),
       );
       const before = provider.requests.length;
 

@@ -15,7 +15,17 @@ import { sessionIdOf, useBundle, userSetup, type UserSetup } from './support/bun
  */
 
 const fixture = useBundle('bundle-chunks');
-const codexFixtures = path.join(import.meta.dirname, '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures');
+const codexFixtures = path.join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'packages',
+  'codex',
+  'src',
+  'rollout',
+  'fixtures',
+);
 
 function chunks(): string[] {
   const { dist } = fixture.bundle();
@@ -26,7 +36,11 @@ function chunks(): string[] {
 
 describe('the chunks of the bundle', () => {
   it('contain no require that an ES module cannot perform', () => {
-    const found = chunks().flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/(?<!function )\b__require(?:\.\w+)?\([^)]*\)/g)].map((match) => `${path.basename(file)}: ${match[0]}`));
+    const found = chunks().flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?<!function )\b__require(?:\.\w+)?\([^)]*\)/g)].map(
+        (match) => `${path.basename(file)}: ${match[0]}`,
+      ),
+    );
     expect(found).toEqual([]);
   });
 
@@ -34,7 +48,9 @@ describe('the chunks of the bundle', () => {
     const files = chunks();
     expect(files.length).toBeGreaterThan(10);
     const script = `for (const file of ${JSON.stringify(files.map((file) => pathToFileURL(file).href))}) await import(file);`;
-    expect(() => execFileSync(process.execPath, ['--input-type=module', '-e', script], { stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { stdio: 'pipe' }),
+    ).not.toThrow();
   });
 });
 
@@ -47,16 +63,28 @@ interface Invocation {
 
 function invocations(sessionId: string, user: UserSetup): Record<string, Invocation> {
   return {
-    'run <prompt...>': { args: ['run', '--model', 'scripted:demo', 'Summarise the workspace'], code: 0, prints: /README\.md has 1 line/ },
+    'run <prompt...>': {
+      args: ['run', '--model', 'scripted:demo', 'Summarise the workspace'],
+      code: 0,
+      prints: /README\.md has 1 line/,
+    },
     'sessions list': { args: ['sessions', 'list'], code: 0, prints: new RegExp(sessionId) },
     'sessions show [id]': { args: ['sessions', 'show', sessionId], code: 0, prints: /Summarise the workspace/ },
     compact: { args: ['compact', '--last', '--dry-run'], code: 0, prints: /Compaction preview/ },
     'checkpoint show': { args: ['checkpoint', 'show', '--last'], code: 0, prints: /has no checkpoint yet/ },
-    'import codex <rollout>': { args: ['import', 'codex', path.join(codexFixtures, 'legacy-0.46.jsonl')], code: 0, prints: /\S/ },
+    'import codex <rollout>': {
+      args: ['import', 'codex', path.join(codexFixtures, 'legacy-0.46.jsonl')],
+      code: 0,
+      prints: /\S/,
+    },
     context: { args: ['context'], code: 0, prints: /Tool schemas/ },
     'models list': { args: ['models', 'list'], code: 0, prints: /openai:gpt-5 / },
     'config show': { args: ['config', 'show'], code: 0, prints: /Configuration files/ },
-    'config validate [file]': { args: ['config', 'validate', path.join(user.forgeHome, 'config.json')], code: 0, prints: /valid/ },
+    'config validate [file]': {
+      args: ['config', 'validate', path.join(user.forgeHome, 'config.json')],
+      code: 0,
+      prints: /valid/,
+    },
     'inspect [target]': { args: ['inspect', '--last'], code: 0, prints: /status\s+completed/ },
     eval: { args: ['eval', '--suite', 'smoke', '--mode', 'off'], code: 0, prints: /gates passed/ },
   };

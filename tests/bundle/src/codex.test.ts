@@ -3,7 +3,12 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findRollouts, TEST_MODEL, writeLoopbackConfig } from '@forge/codex/test-helpers/codex-harness';
-import { assistantMessage, execCommandCall, startLoopbackResponsesServer, type LoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
+import {
+  assistantMessage,
+  execCommandCall,
+  startLoopbackResponsesServer,
+  type LoopbackResponsesServer,
+} from '@forge/codex/test-helpers/loopback-responses';
 import { sessionIdOf, toolResultTexts, useBundle, userSetup, type UserSetup } from './support/bundle.js';
 import { childrenOf, isAlive } from './support/processes.js';
 
@@ -16,7 +21,17 @@ import { childrenOf, isAlive } from './support/processes.js';
  */
 
 const fixture = useBundle('bundle-codex');
-const codexFixtures = path.join(import.meta.dirname, '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures');
+const codexFixtures = path.join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'packages',
+  'codex',
+  'src',
+  'rollout',
+  'fixtures',
+);
 const deadProxy = 'http://127.0.0.1:9';
 
 let provider: LoopbackResponsesServer;
@@ -29,7 +44,13 @@ beforeEach(async () => {
   const codexHome = path.join(user.forgeHome, '..', 'codex-home');
   await mkdir(codexHome);
   await writeLoopbackConfig(codexHome, provider.baseUrl);
-  codexEnv = { CODEX_HOME: codexHome, HTTP_PROXY: deadProxy, HTTPS_PROXY: deadProxy, ALL_PROXY: deadProxy, NO_PROXY: '127.0.0.1,localhost' };
+  codexEnv = {
+    CODEX_HOME: codexHome,
+    HTTP_PROXY: deadProxy,
+    HTTPS_PROXY: deadProxy,
+    ALL_PROXY: deadProxy,
+    NO_PROXY: '127.0.0.1,localhost',
+  };
 });
 
 afterEach(async () => {
@@ -38,14 +59,23 @@ afterEach(async () => {
 
 describe('the bundled forge with the Codex engine', () => {
   it('runs a turn on the real Codex binary, runs its command under workspace-auto, stores and traces the session', async () => {
-    provider.push({ items: [execCommandCall('call_write', 'printf "made by codex" > made.txt')] }, { items: [assistantMessage('I wrote made.txt.')], usage: { inputTokens: 2100, outputTokens: 12 } });
-    const run = await user.forge(['run', '--engine', 'codex', '--model', `codex:${TEST_MODEL}`, '--approval', 'workspace-auto', 'Write the file'], codexEnv);
+    provider.push(
+      { items: [execCommandCall('call_write', 'printf "made by codex" > made.txt')] },
+      { items: [assistantMessage('I wrote made.txt.')], usage: { inputTokens: 2100, outputTokens: 12 } },
+    );
+    const run = await user.forge(
+      ['run', '--engine', 'codex', '--model', `codex:${TEST_MODEL}`, '--approval', 'workspace-auto', 'Write the file'],
+      codexEnv,
+    );
     expect(run.stderr).not.toContain('error');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('I wrote made.txt.');
     expect(await readFile(path.join(user.workspace, 'made.txt'), 'utf8')).toBe('made by codex');
     // A new session's thread receives the request alone (Forge's instructions go in as developer instructions).
-    expect(provider.requests[0]?.body.input.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'input_text', text: 'Write the file' }] });
+    expect(provider.requests[0]?.body.input.at(-1)).toMatchObject({
+      role: 'user',
+      content: [{ type: 'input_text', text: 'Write the file' }],
+    });
 
     const session = await user.session(sessionIdOf(run.stderr));
     expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
@@ -64,13 +94,23 @@ describe('the bundled forge with the Codex engine', () => {
     const importedId = /^session: (session_[A-Za-z0-9_-]+) /m.exec(imported.stderr)?.[1];
     if (importedId === undefined) throw new Error(`no session id on stderr:\n${imported.stderr}`);
     const importedSession = await user.session(importedId);
-    expect(importedSession.messages.some((message) => message.role === 'user' && JSON.stringify(message.content).includes('Write the file'))).toBe(true);
-    expect(importedSession.checkpoint?.checkpoint).toMatchObject({ strategy: 'forge-state', state: { task: { text: 'Write the file' } } });
+    expect(
+      importedSession.messages.some(
+        (message) => message.role === 'user' && JSON.stringify(message.content).includes('Write the file'),
+      ),
+    ).toBe(true);
+    expect(importedSession.checkpoint?.checkpoint).toMatchObject({
+      strategy: 'forge-state',
+      state: { task: { text: 'Write the file' } },
+    });
   }, 60_000);
 
   it('SIGTERM during a Codex turn cancels it, records the run, releases the session, ends the App Server and exits 143', async () => {
     provider.push({ hang: true });
-    const forge = user.start(['run', '--engine', 'codex', '--model', `codex:${TEST_MODEL}`, '--json', 'Take forever'], codexEnv);
+    const forge = user.start(
+      ['run', '--engine', 'codex', '--model', `codex:${TEST_MODEL}`, '--json', 'Take forever'],
+      codexEnv,
+    );
     await provider.waitForRequests(1);
     const children = childrenOf(forge.child.pid ?? 0);
     expect(children.length).toBeGreaterThan(0);

@@ -9,7 +9,18 @@ import { useBundle, userSetup } from './support/bundle.js';
  */
 
 const fixture = useBundle('bundle-import-truth');
-const rollout = path.join(import.meta.dirname, '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures', 'codex-0.169-bugfix.jsonl');
+const rollout = path.join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'packages',
+  'codex',
+  'src',
+  'rollout',
+  'fixtures',
+  'codex-0.169-bugfix.jsonl',
+);
 const CONSTRAINTS = [
   '[CONSTRAINTS]',
   '- do not change the test file (from user#0)',

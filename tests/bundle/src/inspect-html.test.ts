@@ -55,11 +55,19 @@ describe('the bundled forge inspect --html', () => {
     try {
       const chart = page.locator('svg.context-chart');
       await expect(chart.count()).resolves.toBe(1);
-      await expect(chart.locator('g.step-bar').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-step')))).resolves.toEqual(['1', '2', '3']);
+      await expect(
+        chart.locator('g.step-bar').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-step'))),
+      ).resolves.toEqual(['1', '2', '3']);
       // Every bar is drawn with a real height: the estimates the run recorded reached the page.
-      const heights = await chart.locator('g.step-bar rect.segment').evaluateAll((rects) => rects.map((rect) => rect.getBoundingClientRect().height));
+      const heights = await chart
+        .locator('g.step-bar rect.segment')
+        .evaluateAll((rects) => rects.map((rect) => rect.getBoundingClientRect().height));
       expect(heights.some((height) => height > 1)).toBe(true);
-      const toolRows = await page.locator('table.tools-table tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].slice(0, 2).map((cell) => cell.textContent)));
+      const toolRows = await page
+        .locator('table.tools-table tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((row) => [...row.querySelectorAll('td')].slice(0, 2).map((cell) => cell.textContent)),
+        );
       expect(toolRows).toEqual([['read_file', '3']]);
       await expect(page.locator('table.not-ok-table tbody tr').count()).resolves.toBe(1);
       expect(requests).toEqual([pathToFileURL(file).href]);

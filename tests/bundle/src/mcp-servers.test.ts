@@ -13,10 +13,23 @@ import { sessionIdOf, toolResultTexts, useBundle, userSetup, type UserSetup } fr
  */
 
 const require = createRequire(import.meta.url);
-const everythingServer = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
-const filesystemServer = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
+const everythingServer = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+const filesystemServer = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')),
+  'dist',
+  'index.js',
+);
 /** The project's own MCP test server, for the failure modes no official server offers on demand (a crash during a call, a mute start). */
-const testServer = path.join(path.dirname(require.resolve('@forge/mcp/package.json')), 'src', 'test-server', 'test-server.mjs');
+const testServer = path.join(
+  path.dirname(require.resolve('@forge/mcp/package.json')),
+  'src',
+  'test-server',
+  'test-server.mjs',
+);
 
 const fixture = useBundle('bundle-mcp');
 
@@ -37,7 +50,11 @@ async function listedTools(args: readonly string[]): Promise<string[]> {
 }
 
 /** `forge run` playing `script`, checked to complete with `answer`; its stderr and the tool results the session stored. */
-async function completedRun(user: UserSetup, script: Record<string, string>, answer: string): Promise<{ readonly stderr: string; readonly results: string[] }> {
+async function completedRun(
+  user: UserSetup,
+  script: Record<string, string>,
+  answer: string,
+): Promise<{ readonly stderr: string; readonly results: string[] }> {
   const run = await user.forge(['run', '--model', 'scripted:file', 'Go'], script);
   expect(run.stderr).not.toContain('forge: error');
   expect(run.code).toBe(0);
@@ -58,7 +75,11 @@ describe('the bundled forge with the official MCP servers', () => {
 
     const json = await user.forge(['context', '--json']);
     expect(json.code).toBe(0);
-    const report = JSON.parse(json.stdout) as { toolCount: number; toolGroups: { name: string; tools: number; tokens: number }[]; budget: { estimate: { categories: { toolSchemas: number } } } };
+    const report = JSON.parse(json.stdout) as {
+      toolCount: number;
+      toolGroups: { name: string; tools: number; tokens: number }[];
+      budget: { estimate: { categories: { toolSchemas: number } } };
+    };
     const groups = new Map(report.toolGroups.map((group) => [group.name, group]));
     const everythingTools = await listedTools([everythingServer, 'stdio']);
     const filesTools = await listedTools([filesystemServer, user.workspace]);
@@ -69,7 +90,9 @@ describe('the bundled forge with the official MCP servers', () => {
     for (const group of report.toolGroups) expect(group.tokens).toBeGreaterThan(100);
     // Every tool the servers offer is in the request, and the schema cost is the sum of the groups.
     expect(report.toolCount).toBe((groups.get('built-in')?.tools ?? 0) + everythingTools.length + filesTools.length);
-    expect(report.budget.estimate.categories.toolSchemas).toBe(report.toolGroups.reduce((total, group) => total + group.tokens, 0));
+    expect(report.budget.estimate.categories.toolSchemas).toBe(
+      report.toolGroups.reduce((total, group) => total + group.tokens, 0),
+    );
   });
 
   it('forge run lets the model call tools of both servers and stores their results in the session', async () => {
@@ -95,7 +118,10 @@ describe('the bundled forge with the official MCP servers', () => {
         { name: 'everything', command: process.execPath, args: [everythingServer, 'stdio'], risk: 'read' },
       ],
     });
-    const script = await user.writeModelScript([{ toolCalls: [{ toolName: 'everything__echo', input: { message: 'still here' } }] }, { text: 'Done.' }]);
+    const script = await user.writeModelScript([
+      { toolCalls: [{ toolName: 'everything__echo', input: { message: 'still here' } }] },
+      { text: 'Done.' },
+    ]);
 
     const { stderr, results } = await completedRun(user, script, 'Done.');
     expect(stderr).toContain('forge: warning: MCP server "files"');
@@ -109,7 +135,13 @@ describe('the bundled forge with the official MCP servers', () => {
     await user.writeConfig({
       mcpServers: [
         { name: 'mute', command: process.execPath, args: [testServer, '--hang-on-start'], startupTimeoutMs: 500 },
-        { name: 'everything', command: process.execPath, args: [everythingServer, 'stdio'], risk: 'read', toolTimeoutMs: 1500 },
+        {
+          name: 'everything',
+          command: process.execPath,
+          args: [everythingServer, 'stdio'],
+          risk: 'read',
+          toolTimeoutMs: 1500,
+        },
       ],
     });
     const script = await user.writeModelScript([

@@ -20,7 +20,8 @@ const TARGET_TOKENS = 59_904;
 /** About `tokens` tokens of source text (four characters a token), different for every file. */
 function source(index: number, tokens: number): string {
   const lines: string[] = [];
-  for (let line = 0; lines.length * 40 < tokens * 4; line += 1) lines.push(`export const value${index}_${line} = ${index * 1000 + line};`.padEnd(39, ' '));
+  for (let line = 0; lines.length * 40 < tokens * 4; line += 1)
+    lines.push(`export const value${index}_${line} = ${index * 1000 + line};`.padEnd(39, ' '));
   return `${lines.join('\n')}\n`;
 }
 
@@ -35,15 +36,22 @@ interface InspectedCompaction {
 describe('the bundled forge projecting a session of distinct large reads (128k window)', () => {
   it('keeps at least 60 % of the compaction target verbatim after the first projection or compaction', async () => {
     const user = await userSetup(fixture, 'projection');
-    for (let index = 1; index <= TURNS; index += 1) await writeFile(path.join(user.workspace, `module-${index}.ts`), source(index, 9_000));
+    for (let index = 1; index <= TURNS; index += 1)
+      await writeFile(path.join(user.workspace, `module-${index}.ts`), source(index, 9_000));
 
     let sessionId: string | undefined;
     let first: { readonly turn: number; readonly compaction: InspectedCompaction } | undefined;
     for (let turn = 1; turn <= TURNS && first === undefined; turn += 1) {
       // Each process numbers the scripted model's calls from 1, so every turn names its call as a provider would: uniquely.
-      const script = await user.writeModelScript([{ toolCalls: [{ toolName: 'read_file', toolCallId: `read_${turn}`, input: { path: `module-${turn}.ts` } }] }, { text: `Read module ${turn}.` }]);
+      const script = await user.writeModelScript([
+        { toolCalls: [{ toolName: 'read_file', toolCallId: `read_${turn}`, input: { path: `module-${turn}.ts` } }] },
+        { text: `Read module ${turn}.` },
+      ]);
       const resume = sessionId === undefined ? [] : ['--resume', sessionId];
-      const run = await user.forge(['run', '--model', 'scripted:file', ...resume, `Read module-${turn}.ts and tell me what it exports.`], script);
+      const run = await user.forge(
+        ['run', '--model', 'scripted:file', ...resume, `Read module-${turn}.ts and tell me what it exports.`],
+        script,
+      );
       expect(run.stderr).not.toContain('forge: error');
       expect(run.code).toBe(0);
       sessionId ??= sessionIdOf(run.stderr);

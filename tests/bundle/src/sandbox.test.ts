@@ -40,7 +40,13 @@ function probeScript(home: string, unconfined: boolean): string {
     'echo x >> AGENTS.md || echo "agents refused"',
     'echo x > .git/hooks/pre-commit || echo "hooks refused"',
   ];
-  return ['env > env.txt', `${process.execPath} -e '${connect}'`, ...(unconfined ? [] : escapes), 'echo ok > inside.txt && echo "workspace written"', 'git status --short'].join('; ');
+  return [
+    'env > env.txt',
+    `${process.execPath} -e '${connect}'`,
+    ...(unconfined ? [] : escapes),
+    'echo ok > inside.txt && echo "workspace written"',
+    'git status --short',
+  ].join('; ');
 }
 
 async function runProbe(user: UserSetup, extra: Record<string, string> = {}) {
@@ -48,8 +54,14 @@ async function runProbe(user: UserSetup, extra: Record<string, string> = {}) {
   execFileSync('git', ['init', '-q', user.workspace]);
   await writeFile(path.join(user.workspace, 'AGENTS.md'), 'Probe instructions.\n');
   const home = user.env['HOME'] ?? '';
-  const script = await user.writeModelScript([{ toolCalls: [{ toolName: 'run_command', input: { argv: ['sh', '-c', probeScript(home, unconfined)] } }] }, { text: 'probed' }]);
-  const run = await user.forge(['run', '--model', 'scripted:file', '--approval', 'workspace-auto', 'Probe the sandbox'], { ...SECRETS, ...script, ...extra });
+  const script = await user.writeModelScript([
+    { toolCalls: [{ toolName: 'run_command', input: { argv: ['sh', '-c', probeScript(home, unconfined)] } }] },
+    { text: 'probed' },
+  ]);
+  const run = await user.forge(
+    ['run', '--model', 'scripted:file', '--approval', 'workspace-auto', 'Probe the sandbox'],
+    { ...SECRETS, ...script, ...extra },
+  );
   expect(run.code).toBe(0);
   const transcript = await user.session(sessionIdOf(run.stderr));
   const [result] = toolResultTexts(transcript.messages);
@@ -65,7 +77,16 @@ describe('a run_command probe through the bundle', () => {
     expect(environment).not.toContain(`HOME=${home}\n`);
     expect(result).not.toContain('reached the host server');
     expect(result).toContain('connect failed: ECONNREFUSED');
-    for (const line of ['home refused', 'etc refused', 'agents refused', 'hooks refused', 'workspace written', '?? env.txt', '?? inside.txt']) expect(result).toContain(line);
+    for (const line of [
+      'home refused',
+      'etc refused',
+      'agents refused',
+      'hooks refused',
+      'workspace written',
+      '?? env.txt',
+      '?? inside.txt',
+    ])
+      expect(result).toContain(line);
     expect(existsSync(path.join(home, 'written-by-command'))).toBe(false);
     expect(existsSync('/etc/forge-bundle-probe')).toBe(false);
     expect(readFileSync(path.join(user.workspace, 'AGENTS.md'), 'utf8')).toBe('Probe instructions.\n');
@@ -79,12 +100,16 @@ describe('a run_command probe through the bundle', () => {
     const user = await userSetup(fixture, 'unconfined');
     const { run, environment } = await runProbe(user, { FORGE_BWRAP: '/nonexistent/bwrap' });
     expect(environment).not.toMatch(/OPENAI_API_KEY|DB_PASSWORD|sk-proj|probe-db-password/);
-    const notices = run.stderr.split('\n').filter((line) => line.startsWith('forge: warning: commands run without a sandbox'));
+    const notices = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('forge: warning: commands run without a sandbox'));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain('bubblewrap (/nonexistent/bwrap) was not found');
     expect(notices[0]).toContain('approvals are the only guard');
     expect(notices[0]).toContain('apt-get install bubblewrap');
     const shown = await user.forge(['config', 'show'], { FORGE_BWRAP: '/nonexistent/bwrap' });
-    expect(shown.stdout).toContain('Sandbox in force  none: bubblewrap (/nonexistent/bwrap) was not found (approvals are the only guard)');
+    expect(shown.stdout).toContain(
+      'Sandbox in force  none: bubblewrap (/nonexistent/bwrap) was not found (approvals are the only guard)',
+    );
   });
 });

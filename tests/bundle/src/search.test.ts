@@ -18,7 +18,10 @@ describe('the bundled forge with a catastrophic search pattern', () => {
     const user = await userSetup(fixture, 'search-bound');
     await writeFile(path.join(user.workspace, 'a.txt'), 'aaa\n');
     await writeFile(path.join(user.workspace, 'b.txt'), `${'a'.repeat(40)}b\n`);
-    const script = await user.writeModelScript([{ toolCalls: [catastrophic] }, { text: 'The pattern was too costly.' }]);
+    const script = await user.writeModelScript([
+      { toolCalls: [catastrophic] },
+      { text: 'The pattern was too costly.' },
+    ]);
 
     const started = Date.now();
     const run = await user.forge(['run', '--model', 'scripted:file', 'Search'], script);
@@ -27,7 +30,9 @@ describe('the bundled forge with a catastrophic search pattern', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('The pattern was too costly.');
     const [result] = toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages);
-    expect(result).toMatch(/^a\.txt:1: aaa\n\[search: stopped after 5000 ms of matching, the time bound of a regular-expression search: 1 of 2 files were searched\./);
+    expect(result).toMatch(
+      /^a\.txt:1: aaa\n\[search: stopped after 5000 ms of matching, the time bound of a regular-expression search: 1 of 2 files were searched\./,
+    );
   }, 60_000);
 
   it('runs an ordinary regular expression and exits: the worker kept for the next search does not hold the process', async () => {
@@ -40,7 +45,10 @@ describe('the bundled forge with a catastrophic search pattern', () => {
     ]);
     const run = await user.forge(['run', '--model', 'scripted:file', 'Search'], script);
     expect(run.code).toBe(0);
-    expect(toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages)).toEqual(['a.txt:1: price: $10', 'a.txt:2: foofoo']);
+    expect(toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages)).toEqual([
+      'a.txt:1: price: $10',
+      'a.txt:2: foofoo',
+    ]);
   });
 
   it('Ctrl-C cancels the run while the pattern runs', async () => {

@@ -34,8 +34,14 @@ const stubbornCommand = {
 /** The host pids of the command and its escapee, once both have started. */
 async function pidsOf(user: UserSetup): Promise<{ readonly command: number; readonly escaped: number }> {
   const files = ['command.pid', 'escaped.pid'].map((name) => path.join(user.workspace, name));
-  await poll(() => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').trim().length > 0), 20_000, 'the command and its escapee to start');
-  const [command, escaped] = files.map((file, index) => hostPidOf(Number(readFileSync(file, 'utf8')), index === 0 ? 'forge-stubborn-command' : 'forge-stubborn-escapee'));
+  await poll(
+    () => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').trim().length > 0),
+    20_000,
+    'the command and its escapee to start',
+  );
+  const [command, escaped] = files.map((file, index) =>
+    hostPidOf(Number(readFileSync(file, 'utf8')), index === 0 ? 'forge-stubborn-command' : 'forge-stubborn-escapee'),
+  );
   expect(command).toBeGreaterThan(0);
   expect(escaped).toBeGreaterThan(0);
   return { command: command ?? 0, escaped: escaped ?? 0 };
@@ -47,7 +53,11 @@ async function storedRun(user: UserSetup, sessionId: string) {
   const runId = session.runs[0]?.runId ?? '';
   const trace = (await readFile(path.join(user.forgeHome, 'runs', `${runId}.jsonl`), 'utf8')).trim().split('\n');
   const last = JSON.parse(trace.at(-1) ?? '{}') as { event: { type: string; status?: string } };
-  return { statuses: session.runs.map((run) => run.status), locked: existsSync(path.join(user.forgeHome, 'sessions', sessionId, 'lock')), lastEvent: last.event };
+  return {
+    statuses: session.runs.map((run) => run.status),
+    locked: existsSync(path.join(user.forgeHome, 'sessions', sessionId, 'lock')),
+    lastEvent: last.event,
+  };
 }
 
 const signals = [
@@ -61,7 +71,10 @@ describe('forge run from the bundle, ended by a signal while a command runs', ()
     it(`${signal}: exit ${code}, the command and its escapee killed, the run cancelled, the lock released, the trace closed`, async () => {
       const user = await userSetup(fixture, `signal-${signal}`);
       const script = await user.writeModelScript([{ toolCalls: [stubbornCommand] }, { text: 'never reached' }]);
-      const forge = user.start(['run', '--model', 'scripted:file', '--approval', 'workspace-auto', '--json', 'Run it'], script);
+      const forge = user.start(
+        ['run', '--model', 'scripted:file', '--approval', 'workspace-auto', '--json', 'Run it'],
+        script,
+      );
       const pids = await pidsOf(user);
 
       const sent = Date.now();
@@ -76,7 +89,11 @@ describe('forge run from the bundle, ended by a signal while a command runs', ()
       expect(isAlive(pids.escaped)).toBe(false);
 
       const sessionId = (JSON.parse(ended.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
-      expect(await storedRun(user, sessionId)).toEqual({ statuses: ['cancelled'], locked: false, lastEvent: expect.objectContaining({ type: 'run.completed', status: 'cancelled' }) });
+      expect(await storedRun(user, sessionId)).toEqual({
+        statuses: ['cancelled'],
+        locked: false,
+        lastEvent: expect.objectContaining({ type: 'run.completed', status: 'cancelled' }),
+      });
     }, 60_000);
   }
 });
@@ -97,14 +114,21 @@ describe('the bundled REPL when its terminal closes', () => {
       terminal.enter('Run the stubborn command');
       const pids = await pidsOf(user);
       // The command descends from the forge process (through bubblewrap).
-      const forgePid = ancestorsOf(pids.command).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fixture.bundle().bin)) ?? 0;
+      const forgePid =
+        ancestorsOf(pids.command).find((pid) =>
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fixture.bundle().bin),
+        ) ?? 0;
       expect(isAlive(forgePid)).toBe(true);
 
       terminal.close();
       await poll(() => !isAlive(forgePid), 15_000, 'forge to exit after its terminal closed');
       expect(isAlive(pids.command)).toBe(false);
       expect(isAlive(pids.escaped)).toBe(false);
-      expect(await storedRun(user, sessionId)).toEqual({ statuses: ['cancelled'], locked: false, lastEvent: expect.objectContaining({ type: 'run.completed', status: 'cancelled' }) });
+      expect(await storedRun(user, sessionId)).toEqual({
+        statuses: ['cancelled'],
+        locked: false,
+        lastEvent: expect.objectContaining({ type: 'run.completed', status: 'cancelled' }),
+      });
     } finally {
       terminal.close();
     }

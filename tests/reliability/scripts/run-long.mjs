@@ -35,7 +35,9 @@ try {
 }
 rmSync(scratch, { recursive: true, force: true });
 
-console.log(`\nReliability long run: ${lines.length} suite reports in ${Math.round((Date.now() - started) / 1000)} s (seed ${lines[0]?.seed ?? 'default'})`);
+console.log(
+  `\nReliability long run: ${lines.length} suite reports in ${Math.round((Date.now() - started) / 1000)} s (seed ${lines[0]?.seed ?? 'default'})`,
+);
 for (const { suite, counts } of lines.sort((left, right) => left.suite.localeCompare(right.suite))) {
   console.log(
     `  ${suite.padEnd(32)} ${Object.entries(counts)

@@ -23,7 +23,12 @@ const LARGE_REQUEST = `Here is the log to keep in mind:\n${'worker pool restarte
 const REQUEST = 'Say hello.';
 
 /** The eval mode that runs a turn the way the CLI does in `mode`. */
-const EVAL_MODE: Record<ContextMode, string> = { off: 'off', warn: 'warn', shadow: 'shadow', compact: 'compact:forge-state' };
+const EVAL_MODE: Record<ContextMode, string> = {
+  off: 'off',
+  warn: 'warn',
+  shadow: 'shadow',
+  compact: 'compact:forge-state',
+};
 
 let workspace: Awaited<ReturnType<typeof temporaryDirectory>>;
 
@@ -54,7 +59,20 @@ async function cliOffers(mode: ContextMode): Promise<Offered[]> {
       const model = new ScriptedModel([{ text: 'Hello.' }]);
       const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: home.path }, models: { main: model } });
       test.stdin.end();
-      const code = await main(['node', 'forge', 'run', ...(index === 0 ? [] : ['--last']), '--model', 'test:main', '--context-mode', mode, request], test.io);
+      const code = await main(
+        [
+          'node',
+          'forge',
+          'run',
+          ...(index === 0 ? [] : ['--last']),
+          '--model',
+          'test:main',
+          '--context-mode',
+          mode,
+          request,
+        ],
+        test.io,
+      );
       expect(test.stderr.text).not.toContain('error');
       expect(code).toBe(0);
       offers.push(offered(model.requests[0], workspace.path));
@@ -96,25 +114,28 @@ async function evalOffers(mode: ContextMode): Promise<Offered[]> {
 }
 
 describe('the CLI and the eval harness offer the same agent', () => {
-  it.each(CONTEXT_MODES)('in mode %s: identical tool definitions and instructions, in a small session and past the context-tool threshold', async (mode) => {
-    const cli = await cliOffers(mode);
-    const harness = await evalOffers(mode);
-    expect(harness).toEqual(cli);
+  it.each(CONTEXT_MODES)(
+    'in mode %s: identical tool definitions and instructions, in a small session and past the context-tool threshold',
+    async (mode) => {
+      const cli = await cliOffers(mode);
+      const harness = await evalOffers(mode);
+      expect(harness).toEqual(cli);
 
-    const [small, large] = cli;
-    if (small === undefined || large === undefined) throw new Error('two turns expected');
-    const automatic = mode === 'shadow' || mode === 'compact';
-    for (const [turn, offersContextTools] of [
-      [small, false],
-      [large, automatic],
-    ] as const) {
-      const names = turn.tools.map((tool) => tool.name);
-      expect(names.slice(0, 5)).toEqual(['list_files', 'read_file', 'search', 'edit_file', 'run_command']);
-      expect(names.slice(5)).toEqual(offersContextTools ? ['checkpoint_note', 'request_compaction'] : []);
-      expect(turn.instructions.includes('checkpoint_note: record what must survive')).toBe(offersContextTools);
-      expect(turn.instructions).toContain(AGENTS.trim());
-    }
-    // A small session is sent exactly what mode warn sends: the plain tools and system prompt.
-    if (automatic) expect(small).toEqual((await cliOffers('warn'))[0]);
-  });
+      const [small, large] = cli;
+      if (small === undefined || large === undefined) throw new Error('two turns expected');
+      const automatic = mode === 'shadow' || mode === 'compact';
+      for (const [turn, offersContextTools] of [
+        [small, false],
+        [large, automatic],
+      ] as const) {
+        const names = turn.tools.map((tool) => tool.name);
+        expect(names.slice(0, 5)).toEqual(['list_files', 'read_file', 'search', 'edit_file', 'run_command']);
+        expect(names.slice(5)).toEqual(offersContextTools ? ['checkpoint_note', 'request_compaction'] : []);
+        expect(turn.instructions.includes('checkpoint_note: record what must survive')).toBe(offersContextTools);
+        expect(turn.instructions).toContain(AGENTS.trim());
+      }
+      // A small session is sent exactly what mode warn sends: the plain tools and system prompt.
+      if (automatic) expect(small).toEqual((await cliOffers('warn'))[0]);
+    },
+  );
 });

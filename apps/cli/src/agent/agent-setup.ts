@@ -85,12 +85,20 @@ export interface ConfiguredModel {
  * (`forge checkpoint show`), and what {@link prepareAgent} builds on. `measure`: the model only
  * estimates, so it needs no API key.
  */
-export async function resolveConfiguredModel(options: { readonly io: CliIo; readonly globals: GlobalOptions; readonly purpose?: 'run' | 'measure' }): Promise<ConfiguredModel> {
+export async function resolveConfiguredModel(options: {
+  readonly io: CliIo;
+  readonly globals: GlobalOptions;
+  readonly purpose?: 'run' | 'measure';
+}): Promise<ConfiguredModel> {
   const { io, globals } = options;
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
   const prices = configuredPriceSheets(config, loaded.provenance);
-  const calibration = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: (line) => io.stderr.write(`forge: note: ${line}\n`) });
+  const calibration = new CalibrationHub({
+    forgeHome,
+    bufferTokens: config.context.bufferTokens,
+    notice: (line) => io.stderr.write(`forge: note: ${line}\n`),
+  });
   const resolve = async (name: string, chooseWith?: string) => {
     const adapter = await resolveModel(name, {
       env: io.env,
@@ -133,12 +141,17 @@ export async function prepareAgent(options: {
     sandbox: sandbox.status,
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
   });
-  const mcp = await startConfiguredMcpServers({ configs: config.mcpServers, io, reservedToolNames: builtIn.map((tool) => tool.name) });
+  const mcp = await startConfiguredMcpServers({
+    configs: config.mcpServers,
+    io,
+    reservedToolNames: builtIn.map((tool) => tool.name),
+  });
   let configured: Promise<SessionCompactionOptions> | undefined;
   const compaction = async (strategy?: CompactionStrategySetting): Promise<SessionCompactionOptions> => {
     const { forgeHome } = await loadCliConfig({ io, globals });
     const { redactor } = await resolveSessionSettings({ io, globals });
-    const build = async (chosen: CompactionStrategySetting) => sessionCompaction({ config, forgeHome, redactor, strategy: chosen });
+    const build = async (chosen: CompactionStrategySetting) =>
+      sessionCompaction({ config, forgeHome, redactor, strategy: chosen });
     if (strategy !== undefined) return build(strategy);
     configured ??= configuredStrategy(config.compaction, resolve).then(build);
     return configured;
@@ -150,7 +163,9 @@ export async function prepareAgent(options: {
   const instructionLoader = (systemPrompt: string) => {
     const known = loaders.get(systemPrompt);
     if (known !== undefined) return known;
-    const loader = workspaceInstructions(root, systemPrompt, (message) => io.stderr.write(`forge: warning: ${message}\n`));
+    const loader = workspaceInstructions(root, systemPrompt, (message) =>
+      io.stderr.write(`forge: warning: ${message}\n`),
+    );
     loaders.set(systemPrompt, loader);
     return loader;
   };
@@ -165,7 +180,14 @@ export async function prepareAgent(options: {
     surface: async (session, surfaceModel = model, policy = config.context) =>
       session === undefined
         ? agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } })
-        : sessionSurface({ tools, settings: contextTools, policy, model: surfaceModel, instructions: (systemPrompt) => instructionLoader(systemPrompt)(), session }),
+        : sessionSurface({
+            tools,
+            settings: contextTools,
+            policy,
+            model: surfaceModel,
+            instructions: (systemPrompt) => instructionLoader(systemPrompt)(),
+            session,
+          }),
     instructions: (surface) => instructionLoader(surface.systemPrompt),
     maxSteps: globals.maxSteps,
     context: config.context,
@@ -193,6 +215,9 @@ export async function contextSubjectOf(
 }
 
 /** What {@link sessionSurface} reads of a stored session handle: its messages and its runs. */
-export function sessionSizeOf(handle: { readonly messages: readonly Message[]; transcript(): { readonly runs: SessionSize['runs'] } }): SessionSize {
+export function sessionSizeOf(handle: {
+  readonly messages: readonly Message[];
+  transcript(): { readonly runs: SessionSize['runs'] };
+}): SessionSize {
   return { messages: handle.messages, runs: handle.transcript().runs };
 }

@@ -1,5 +1,11 @@
 import type { ForgeConfig } from '@forge/config';
-import { BUBBLEWRAP_INSTALL_HINT, createCommandSandbox, detectEnforcement, type CommandSandbox, type SandboxStatus } from '@forge/tools';
+import {
+  BUBBLEWRAP_INSTALL_HINT,
+  createCommandSandbox,
+  detectEnforcement,
+  type CommandSandbox,
+  type SandboxStatus,
+} from '@forge/tools';
 import type { CliIo } from '../io.js';
 
 /** Environment variable naming the bubblewrap program, for a non-standard install (default: `bwrap` on PATH). */
@@ -15,12 +21,19 @@ let noticeShown = false;
  * sandbox program is found, says once per process on stderr what the sandbox would do, how to
  * install it, and that approvals are then the only guard.
  */
-export function configuredSandbox(options: { readonly root: string; readonly config: ForgeConfig; readonly io: CliIo }): CommandSandbox {
+export function configuredSandbox(options: {
+  readonly root: string;
+  readonly config: ForgeConfig;
+  readonly io: CliIo;
+}): CommandSandbox {
   const { root, config, io } = options;
   const sandbox = createCommandSandbox({
     root,
     settings: config.sandbox,
-    secretNames: [...config.secrets.env, ...config.models.flatMap((entry) => (entry.apiKeyVariable === undefined ? [] : [entry.apiKeyVariable]))],
+    secretNames: [
+      ...config.secrets.env,
+      ...config.models.flatMap((entry) => (entry.apiKeyVariable === undefined ? [] : [entry.apiKeyVariable])),
+    ],
     ...bubblewrapOption(io),
   });
   const notice = missingSandboxNotice(sandbox.status);
@@ -38,19 +51,27 @@ function bubblewrapOption(io: CliIo): { bubblewrap?: string } {
 
 /** The sandbox the configuration would put in force here, without starting anything or printing the notice. */
 export function configuredSandboxStatus(config: ForgeConfig, io: CliIo): SandboxStatus {
-  return { settings: config.sandbox, enforcement: detectEnforcement({ settings: config.sandbox, ...bubblewrapOption(io) }) };
+  return {
+    settings: config.sandbox,
+    enforcement: detectEnforcement({ settings: config.sandbox, ...bubblewrapOption(io) }),
+  };
 }
 
 /** The one-time notice when the configured sandbox cannot be enforced; undefined when it is, or when it is off. */
 export function missingSandboxNotice(status: SandboxStatus): string | undefined {
   const { enforcement, settings } = status;
   if (enforcement.kind !== 'none' || enforcement.reason === 'off') return undefined;
-  const writes = settings.mode === 'read-only' ? 'nowhere but a temporary directory' : 'only in the workspace (not .git, AGENTS.md, .forge/) and a temporary directory';
+  const writes =
+    settings.mode === 'read-only'
+      ? 'nowhere but a temporary directory'
+      : 'only in the workspace (not .git, AGENTS.md, .forge/) and a temporary directory';
   return (
     `forge: warning: commands run without a sandbox: ${enforcement.detail}. ` +
     `With one, run_command would write ${writes}, with the network ${settings.network ? 'on' : 'off'}. ` +
     `Until then approvals are the only guard on what commands do (they still get a clean environment without secrets).` +
-    (enforcement.reason === 'missing' && enforcement.detail.startsWith('bubblewrap') ? ` Install it: ${BUBBLEWRAP_INSTALL_HINT}.` : '') +
+    (enforcement.reason === 'missing' && enforcement.detail.startsWith('bubblewrap')
+      ? ` Install it: ${BUBBLEWRAP_INSTALL_HINT}.`
+      : '') +
     '\n'
   );
 }
@@ -59,7 +80,9 @@ export function missingSandboxNotice(status: SandboxStatus): string | undefined 
 export function describeSandbox(status: SandboxStatus): string {
   const { enforcement, settings } = status;
   if (enforcement.kind === 'none') {
-    return enforcement.reason === 'off' ? 'off (commands are not confined; clean environment only)' : `none: ${enforcement.detail} (approvals are the only guard)`;
+    return enforcement.reason === 'off'
+      ? 'off (commands are not confined; clean environment only)'
+      : `none: ${enforcement.detail} (approvals are the only guard)`;
   }
   return `${settings.mode} with ${enforcement.kind} (${enforcement.program}), network ${settings.network ? 'on' : 'off'}`;
 }

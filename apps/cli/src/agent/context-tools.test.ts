@@ -25,8 +25,15 @@ beforeAll(async () => {
   workspace = await temporaryDirectory('forge-context-tools-');
   forgeHome = await temporaryDirectory('forge-context-tools-home-');
   // Long enough that a checkpoint of the turn that read it is smaller than the turn itself.
-  const changes = Array.from({ length: 120 }, (_, index) => `- change ${index + 1}: tightened the retry policy of worker pool ${index % 7} and updated its dashboards`);
-  await writeFile(path.join(workspace.path, 'RELEASE.md'), `# Release\n\nThe release train leaves on Friday at 14:00 UTC.\n\n## Changes\n\n${changes.join('\n')}\n`);
+  const changes = Array.from(
+    { length: 120 },
+    (_, index) =>
+      `- change ${index + 1}: tightened the retry policy of worker pool ${index % 7} and updated its dashboards`,
+  );
+  await writeFile(
+    path.join(workspace.path, 'RELEASE.md'),
+    `# Release\n\nThe release train leaves on Friday at 14:00 UTC.\n\n## Changes\n\n${changes.join('\n')}\n`,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -46,7 +53,8 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-const forge = (args: readonly string[], extra?: Record<string, string>) => spawnForge(bundle.bin, args, { cwd: workspace.path, env: { PATH: process.env.PATH ?? '', ...env(extra) } });
+const forge = (args: readonly string[], extra?: Record<string, string>) =>
+  spawnForge(bundle.bin, args, { cwd: workspace.path, env: { PATH: process.env.PATH ?? '', ...env(extra) } });
 
 // gpt-5.1 leaves ~390k tokens of input: the context tools start past ~2k, which a session that read RELEASE.md is.
 const SMALL_TARGET = { FORGE_CONTEXT_COMPACT_TARGET_RATIO: '0.005' };
@@ -64,15 +72,27 @@ function toolNames(body: unknown): string[] {
 }
 
 function callOutput(body: unknown, callId: string): string {
-  const item = ((body as ResponsesBody).input ?? []).find((entry) => entry.type === 'function_call_output' && entry.call_id === callId);
+  const item = ((body as ResponsesBody).input ?? []).find(
+    (entry) => entry.type === 'function_call_output' && entry.call_id === callId,
+  );
   return typeof item?.output === 'string' ? item.output : JSON.stringify(item?.output ?? null);
 }
 
 describe('checkpoint_note and request_compaction in the forge binary', () => {
   it('offers both once the session is big enough; a refused note reaches the model as a tool error; an accepted one is in the checkpoint after forge compact', async () => {
     const before = provider.requests.length;
-    provider.enqueue(turn({ toolCalls: [{ name: 'read_file', arguments: { path: 'RELEASE.md' }, callId: 'call_read' }] }), turn({ text: 'I have read it.' }));
-    const reading = await forge(['run', '--context-mode', 'compact', '--model', 'openai:gpt-5.1', 'Read RELEASE.md, please.']);
+    provider.enqueue(
+      turn({ toolCalls: [{ name: 'read_file', arguments: { path: 'RELEASE.md' }, callId: 'call_read' }] }),
+      turn({ text: 'I have read it.' }),
+    );
+    const reading = await forge([
+      'run',
+      '--context-mode',
+      'compact',
+      '--model',
+      'openai:gpt-5.1',
+      'Read RELEASE.md, please.',
+    ]);
     expect(reading.stderr).not.toContain('forge: error');
     expect(reading.code).toBe(0);
     // A new session is far from compaction: no context tools, whatever mode compact could offer later.
@@ -89,7 +109,11 @@ describe('checkpoint_note and request_compaction in the forge binary', () => {
         toolCalls: [
           {
             name: 'checkpoint_note',
-            arguments: { kind: 'constraint', text: 'Never ship on a Monday.', evidence: { source: 'user', quote: 'Never ship on a Monday.' } },
+            arguments: {
+              kind: 'constraint',
+              text: 'Never ship on a Monday.',
+              evidence: { source: 'user', quote: 'Never ship on a Monday.' },
+            },
             callId: 'call_bad_note',
           },
         ],
@@ -98,21 +122,38 @@ describe('checkpoint_note and request_compaction in the forge binary', () => {
         toolCalls: [
           {
             name: 'checkpoint_note',
-            arguments: { kind: 'fact', key: 'release.day', value: 'Friday 14:00 UTC', dependsOn: ['file:RELEASE.md'], evidence: { source: 'tool-call', toolCallId: 'call_read' } },
+            arguments: {
+              kind: 'fact',
+              key: 'release.day',
+              value: 'Friday 14:00 UTC',
+              dependsOn: ['file:RELEASE.md'],
+              evidence: { source: 'tool-call', toolCallId: 'call_read' },
+            },
             callId: 'call_note',
           },
         ],
       }),
       turn({ text: 'The release train leaves on Friday at 14:00 UTC.' }),
     );
-    const first = await forge(['run', '--last', '--context-mode', 'compact', '--model', 'openai:gpt-5.1', 'When does the release train leave?'], SMALL_TARGET);
+    const first = await forge(
+      ['run', '--last', '--context-mode', 'compact', '--model', 'openai:gpt-5.1', 'When does the release train leave?'],
+      SMALL_TARGET,
+    );
     expect(first.stderr).not.toContain('forge: error');
     expect(first.stderr).toContain('failed: checkpoint_note rejected: no user message contains the quoted words');
     expect(first.code).toBe(0);
     const sent = provider.requests.slice(asked);
     expect(sent).toHaveLength(3);
     // Sorted by name: the prefix stays byte-stable whatever order the tools were registered in.
-    expect(toolNames(sent[0]?.body)).toEqual(['checkpoint_note', 'edit_file', 'list_files', 'read_file', 'request_compaction', 'run_command', 'search']);
+    expect(toolNames(sent[0]?.body)).toEqual([
+      'checkpoint_note',
+      'edit_file',
+      'list_files',
+      'read_file',
+      'request_compaction',
+      'run_command',
+      'search',
+    ]);
     expect(JSON.stringify(sent[0]?.body)).toContain('checkpoint_note: record what must survive');
     // The user never said it, so the validator refused it, and the model was told why.
     expect(callOutput(sent[1]?.body, 'call_bad_note')).toMatch(/quote|user message/i);
@@ -126,7 +167,15 @@ describe('checkpoint_note and request_compaction in the forge binary', () => {
     // Once offered, a session keeps them, even with the default threshold: switching back would rewrite the cached prefix.
     const thanked = provider.requests.length;
     provider.enqueue(turn({ text: 'Noted.' }));
-    const second = await forge(['run', '--last', '--context-mode', 'compact', '--model', 'openai:gpt-5.1', 'Thanks, that is all for now.']);
+    const second = await forge([
+      'run',
+      '--last',
+      '--context-mode',
+      'compact',
+      '--model',
+      'openai:gpt-5.1',
+      'Thanks, that is all for now.',
+    ]);
     expect(second.code).toBe(0);
     expect(toolNames(provider.requests[thanked]?.body)).toContain('checkpoint_note');
 
@@ -164,7 +213,10 @@ describe('checkpoint_note and request_compaction in the forge binary', () => {
       FORGE_CONTEXT_REQUEST_COMPACTION: 'false',
     });
     expect(off.code).toBe(0);
-    const warn = await forge(['run', '--context-mode', 'warn', '--model', 'openai:gpt-5.1', 'Say hello again.'], TINY_TARGET);
+    const warn = await forge(
+      ['run', '--context-mode', 'warn', '--model', 'openai:gpt-5.1', 'Say hello again.'],
+      TINY_TARGET,
+    );
     expect(warn.code).toBe(0);
     for (const request of provider.requests.slice(before)) {
       expect(toolNames(request.body)).toEqual(['edit_file', 'list_files', 'read_file', 'run_command', 'search']);

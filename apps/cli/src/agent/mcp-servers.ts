@@ -25,7 +25,9 @@ export async function startConfiguredMcpServers(options: {
   });
   const ready = servers.servers.filter((server) => server.status === 'ready');
   if (ready.length > 0 && io.stderr.isTTY === true) {
-    const described = ready.map((server) => `${server.name} (${server.toolNames.length} tool${server.toolNames.length === 1 ? '' : 's'})`);
+    const described = ready.map(
+      (server) => `${server.name} (${server.toolNames.length} tool${server.toolNames.length === 1 ? '' : 's'})`,
+    );
     io.stderr.write(`${style.dim(`MCP: ${described.join(', ')}`)}\n`);
   }
   return servers;

@@ -6,7 +6,11 @@ import { loadInstructions } from '@forge/tools';
  * freezes what it got), telling `warn` once per process about each instruction file it refused
  * (a link out of the repository, a FIFO, a hard link), however many turns load them again.
  */
-export function workspaceInstructions(root: string, systemPrompt: string, warn: (message: string) => void): () => Promise<InstructionSnapshot> {
+export function workspaceInstructions(
+  root: string,
+  systemPrompt: string,
+  warn: (message: string) => void,
+): () => Promise<InstructionSnapshot> {
   const told = new Set<string>();
   return () =>
     loadInstructions({

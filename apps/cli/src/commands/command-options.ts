@@ -16,7 +16,9 @@ export interface OptionSpec<Value> {
 export type OptionSpecs = Readonly<Record<string, OptionSpec<unknown>>>;
 
 /** The typed options a spec record parses into; every option may be absent. */
-export type ParsedOptions<Specs extends OptionSpecs> = { readonly [Key in keyof Specs]?: Specs[Key] extends OptionSpec<infer Value> ? Value : never };
+export type ParsedOptions<Specs extends OptionSpecs> = {
+  readonly [Key in keyof Specs]?: Specs[Key] extends OptionSpec<infer Value> ? Value : never;
+};
 
 function spec<Value>(option: () => Option, isValue: (value: unknown) => value is Value): OptionSpec<Value> {
   return {
@@ -42,7 +44,11 @@ export function text(flags: string, description: string): OptionSpec<string> {
 }
 
 /** An option whose value is one of `choices`; commander rejects any other. */
-export function oneOf<const Choice extends string>(flags: string, description: string, choices: readonly Choice[]): OptionSpec<Choice> {
+export function oneOf<const Choice extends string>(
+  flags: string,
+  description: string,
+  choices: readonly Choice[],
+): OptionSpec<Choice> {
   return spec(
     () => new Option(flags, description).choices(choices),
     (value): value is Choice => choices.some((choice) => choice === value),
@@ -78,11 +84,17 @@ export function sessionTarget(description: string): { readonly session: OptionSp
  * Reads commander's values for `specs` into one typed object, once per invocation. The object is
  * new for every invocation, so it also keys what is loaded once per invocation (the configuration).
  */
-export function parseOptions<Specs extends OptionSpecs>(specs: Specs, values: Readonly<Record<string, unknown>>): ParsedOptions<Specs> {
+export function parseOptions<Specs extends OptionSpecs>(
+  specs: Specs,
+  values: Readonly<Record<string, unknown>>,
+): ParsedOptions<Specs> {
   const parsed: Record<string, unknown> = {};
   for (const [key, optionSpec] of Object.entries(specs)) {
     const attribute = optionSpec.option().attributeName();
-    if (attribute !== key) throw new Error(`Option ${optionSpec.option().flags} is declared as "${key}" but commander names it "${attribute}"; this is a bug in Forge.`);
+    if (attribute !== key)
+      throw new Error(
+        `Option ${optionSpec.option().flags} is declared as "${key}" but commander names it "${attribute}"; this is a bug in Forge.`,
+      );
     const value = optionSpec.read(values[key]);
     if (value !== undefined) parsed[key] = value;
   }

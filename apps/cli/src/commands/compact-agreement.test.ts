@@ -37,7 +37,12 @@ afterAll(async () => {
 function forge(args: readonly string[]) {
   return spawnForge(build.bin, [...args, '--model', 'openai:gpt-5.1'], {
     cwd: workspace.path,
-    env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: provider.baseURL },
+    env: {
+      PATH: process.env.PATH ?? '',
+      FORGE_HOME: forgeHome.path,
+      OPENAI_API_KEY: 'sk-test-key',
+      OPENAI_BASE_URL: provider.baseURL,
+    },
   });
 }
 
@@ -52,11 +57,42 @@ async function json<T>(args: readonly string[]): Promise<T> {
 function conversation(): Message[] {
   const messages: Message[] = [];
   for (let index = 0; index < 40; index += 1) {
-    messages.push({ role: 'user', content: `Turn ${index}: why does the lexer reject \`let x = ${index};\`? Keep the public API stable. ${'Explain each step. '.repeat(20)}` });
-    messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `call_${index}`, toolName: 'read_file', input: { path: `src/lexer_${index}.ts` } }] });
+    messages.push({
+      role: 'user',
+      content: `Turn ${index}: why does the lexer reject \`let x = ${index};\`? Keep the public API stable. ${'Explain each step. '.repeat(20)}`,
+    });
+    messages.push({
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: `call_${index}`,
+          toolName: 'read_file',
+          input: { path: `src/lexer_${index}.ts` },
+        },
+      ],
+    });
     const code = `export function lex${index}(source: string): Token[] {\n  const tokens: Token[] = [];\n  for (const char of source) tokens.push(classify(char, ${index}));\n  return tokens;\n}\n`;
-    messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `call_${index}`, toolName: 'read_file', output: { type: 'text', value: code.repeat(6) } }] });
-    messages.push({ role: 'assistant', content: [{ type: 'text', text: `The classifier for turn ${index} treats \`=\` as an operator only after an identifier. ${'Detail. '.repeat(30)}` }] });
+    messages.push({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: `call_${index}`,
+          toolName: 'read_file',
+          output: { type: 'text', value: code.repeat(6) },
+        },
+      ],
+    });
+    messages.push({
+      role: 'assistant',
+      content: [
+        {
+          type: 'text',
+          text: `The classifier for turn ${index} treats \`=\` as an operator only after an identifier. ${'Detail. '.repeat(30)}`,
+        },
+      ],
+    });
   }
   return messages;
 }
@@ -74,19 +110,31 @@ describe('one counter for dry run, compaction and forge context (OpenAI model, l
     expect(context.view).toEqual({ coveredMessages: 0, verbatimMessages: 160, omitted: 0 });
 
     const preview = await json<CompactPreviewReport>(['compact', '--dry-run', '--session', id]);
-    expect(preview).toMatchObject({ outcome: 'compact', model: 'openai:gpt-5.1', tokenEstimator: 'provider-tokenizer', modelCalls: 0, writes: 0 });
+    expect(preview).toMatchObject({
+      outcome: 'compact',
+      model: 'openai:gpt-5.1',
+      tokenEstimator: 'provider-tokenizer',
+      modelCalls: 0,
+      writes: 0,
+    });
     expect(preview.projected.requestTokensBefore).toBe(context.budget.estimate.tokens);
 
     const real = await json<CompactionDocument>(['compact', '--session', id]);
     expect(real.outcome).toBe('compacted');
-    const within = (predicted: number, actual: number) => expect(Math.abs(predicted - actual)).toBeLessThanOrEqual(actual * 0.01);
+    const within = (predicted: number, actual: number) =>
+      expect(Math.abs(predicted - actual)).toBeLessThanOrEqual(actual * 0.01);
     within(preview.projected.requestTokensBefore, real.tokensBefore ?? 0);
     within(preview.projected.requestTokensAfter, real.tokensAfter ?? 0);
     expect(real.checkpoint?.tailStart).toBe(preview.keptTail.start);
 
     const after = await json<ContextReport>(['context', '--resume', id]);
     expect(after.budget.estimate.tokens).toBe(real.tokensAfter);
-    expect(after.view).toEqual({ checkpointId: real.checkpoint?.id, coveredMessages: preview.keptTail.start, verbatimMessages: 160 - preview.keptTail.start, omitted: 0 });
+    expect(after.view).toEqual({
+      checkpointId: real.checkpoint?.id,
+      coveredMessages: preview.keptTail.start,
+      verbatimMessages: 160 - preview.keptTail.start,
+      omitted: 0,
+    });
 
     // The next turn sends that request (plus its own message) to the provider.
     provider.enqueue(turn({ text: 'Continuing.', usage: { inputTokens: 100, outputTokens: 2 } }));

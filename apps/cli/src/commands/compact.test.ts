@@ -29,15 +29,32 @@ function longConversation(turns: number): Message[] {
   for (let turn = 0; turn < turns; turn += 1) {
     messages.push({ role: 'user', content: `Request ${turn}: ${'please look at this code '.repeat(40)}` });
     if (turn % 2 === 1) {
-      messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `call_${turn}`, toolName: 'read_file', input: { path: `src/${turn}.ts` } }] });
-      messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `call_${turn}`, toolName: 'read_file', output: { type: 'text', value: 'x'.repeat(1200) } }] });
+      messages.push({
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: `call_${turn}`, toolName: 'read_file', input: { path: `src/${turn}.ts` } },
+        ],
+      });
+      messages.push({
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `call_${turn}`,
+            toolName: 'read_file',
+            output: { type: 'text', value: 'x'.repeat(1200) },
+          },
+        ],
+      });
     }
     messages.push({ role: 'assistant', content: [{ type: 'text', text: `Answer ${turn}: ${'done '.repeat(60)}` }] });
   }
   return messages;
 }
 
-async function storedSession(messages: readonly Message[]): Promise<{ id: string; logFile: string; directory: string }> {
+async function storedSession(
+  messages: readonly Message[],
+): Promise<{ id: string; logFile: string; directory: string }> {
   const writer = await createSession(forgeHome.path, { workspaceRoot: workspace.path });
   await writer.appendMessages(messages);
   await writer.close();
@@ -57,19 +74,31 @@ describe('forge compact --dry-run', () => {
     expect(text.stdout).toContain(`Compaction preview for ${session.id} (dry run: no model call, nothing written)`);
     expect(text.stdout).toMatch(/transcript\s+120 messages · ~[\d,]+ tokens/);
     expect(text.stdout).toMatch(/eligible prefix\s+messages \[0, \d+\) \(\d+ messages\) · ~[\d,]+ tokens/);
-    expect(text.stdout).toMatch(/kept verbatim\s+messages \[\d+, 120\) \(\d+ messages\) · ~[\d,]+ tokens \(recent tail budget 12,000\)/);
+    expect(text.stdout).toMatch(
+      /kept verbatim\s+messages \[\d+, 120\) \(\d+ messages\) · ~[\d,]+ tokens \(recent tail budget 12,000\)/,
+    );
     expect(text.stdout).toMatch(/next request\s+~[\d,]+ → ~[\d,]+ tokens \(checkpoint of ~[\d,]+\) · saves ~[\d,]+/);
     expect(text.stdout).toContain("Counted by scripted:demo's estimator");
 
     const json = await forge(['compact', '--dry-run', '--session', session.id, '--json']);
     const report = JSON.parse(json.stdout) as CompactPreviewReport;
-    expect(report).toMatchObject({ sessionId: session.id, dryRun: true, modelCalls: 0, writes: 0, recentTailTokens: 12_000, model: 'scripted:demo', outcome: 'compact' });
+    expect(report).toMatchObject({
+      sessionId: session.id,
+      dryRun: true,
+      modelCalls: 0,
+      writes: 0,
+      recentTailTokens: 12_000,
+      model: 'scripted:demo',
+      outcome: 'compact',
+    });
     expect(report.eligiblePrefix.start).toBe(0);
     expect(report.eligiblePrefix.end).toBe(report.keptTail.start);
     expect(report.keptTail.end).toBe(120);
     expect(report.keptTail.tokens).toBeLessThanOrEqual(12_000);
     expect(report.eligiblePrefix.tokens + report.keptTail.tokens).toBe(report.transcript.tokens);
-    expect(report.projected.savedTokens).toBe(report.projected.requestTokensBefore - report.projected.requestTokensAfter);
+    expect(report.projected.savedTokens).toBe(
+      report.projected.requestTokensBefore - report.projected.requestTokensAfter,
+    );
     expect(report.checkpointTokens).toBeGreaterThan(0);
     expect(text.stdout).toContain(`messages [${report.keptTail.start}, 120) (${report.keptTail.messages} messages`);
 
@@ -80,7 +109,9 @@ describe('forge compact --dry-run', () => {
 
   it('never cuts between a tool call and its result', async () => {
     const session = await storedSession(longConversation(40));
-    const report = JSON.parse((await forge(['compact', '--dry-run', '--session', session.id, '--json'])).stdout) as CompactPreviewReport;
+    const report = JSON.parse(
+      (await forge(['compact', '--dry-run', '--session', session.id, '--json'])).stdout,
+    ) as CompactPreviewReport;
     const messages = longConversation(40);
     expect(report.keptTail.start).toBeGreaterThan(0);
     expect(messages[report.keptTail.start]?.role).not.toBe('tool');
@@ -93,7 +124,9 @@ describe('forge compact --dry-run', () => {
     const result = await forge(['compact', '--dry-run', '--last']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('eligible prefix    none');
-    expect(result.stdout).toMatch(/next request\s+~[\d,]+ tokens: nothing to compact \(every completed turn fits the recent tail/);
+    expect(result.stdout).toMatch(
+      /next request\s+~[\d,]+ tokens: nothing to compact \(every completed turn fits the recent tail/,
+    );
   });
 
   it.each([
@@ -126,16 +159,33 @@ describe('forge compact', () => {
     const result = await forge(['compact', '--session', session.id, '--focus', 'the parser']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      new RegExp(`Compacted session ${session.id} with forge-state: messages \\[0, (\\d+)\\) are now checkpoint cp_[0-9a-f]{16} \\(sha256 [0-9a-f]{12}\\); messages \\[\\d+, 120\\) stay verbatim\\.`),
+      new RegExp(
+        `Compacted session ${session.id} with forge-state: messages \\[0, (\\d+)\\) are now checkpoint cp_[0-9a-f]{16} \\(sha256 [0-9a-f]{12}\\); messages \\[\\d+, 120\\) stay verbatim\\.`,
+      ),
     );
-    expect(result.stdout).toMatch(/estimate\s+~[\d,]+ tokens with every unsummarized turn → ~[\d,]+ with the checkpoint and the recent tail \(saves ~[\d,]+\)/);
-    expect(result.stdout).toContain('The full transcript is kept; a checkpoint only changes what later turns send. (120 messages)');
+    expect(result.stdout).toMatch(
+      /estimate\s+~[\d,]+ tokens with every unsummarized turn → ~[\d,]+ with the checkpoint and the recent tail \(saves ~[\d,]+\)/,
+    );
+    expect(result.stdout).toContain(
+      'The full transcript is kept; a checkpoint only changes what later turns send. (120 messages)',
+    );
     const stored = await loadTranscript(forgeHome.path, session.id);
     expect(stored.messages).toEqual(messages);
-    expect(stored.checkpoint?.checkpoint).toMatchObject({ strategy: 'forge-state', safetyLabels: ['untrusted-conversation-memory', 'no-approval-state', 'no-policy-authority'] });
+    expect(stored.checkpoint?.checkpoint).toMatchObject({
+      strategy: 'forge-state',
+      safetyLabels: ['untrusted-conversation-memory', 'no-approval-state', 'no-policy-authority'],
+    });
 
-    const again = JSON.parse((await forge(['compact', '--session', session.id, '--json'])).stdout) as CompactionDocument;
-    expect(again).toMatchObject({ sessionId: session.id, outcome: 'skipped', reason: 'reused', transcriptKept: true, transcriptMessages: 120 });
+    const again = JSON.parse(
+      (await forge(['compact', '--session', session.id, '--json'])).stdout,
+    ) as CompactionDocument;
+    expect(again).toMatchObject({
+      sessionId: session.id,
+      outcome: 'skipped',
+      reason: 'reused',
+      transcriptKept: true,
+      transcriptMessages: 120,
+    });
 
     const shown = await forge(['checkpoint', 'show', '--session', session.id]);
     expect(shown.code).toBe(0);
@@ -144,11 +194,22 @@ describe('forge compact', () => {
       /strategy\s+forge-state\n\s+summarizes\s+messages \[0, \d+\) \(sha256 [0-9a-f]{12}\)\n\s+use\s+sent by the next turn \(mode compact\); messages \[\d+, 120\) are sent verbatim after it/,
     );
     expect(shown.stdout).toMatch(/view\s+[\d,]+ characters, [\d,]+ tokens/);
-    const inWarn = await runCli(['checkpoint', 'show', '--session', session.id, '--context-mode', 'warn'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
-    expect(inWarn.stdout).toContain('not sent in mode warn: every message [0, 120) is sent verbatim (only mode compact sends checkpoints)');
+    const inWarn = await runCli(['checkpoint', 'show', '--session', session.id, '--context-mode', 'warn'], {
+      cwd: workspace.path,
+      env: { FORGE_HOME: forgeHome.path },
+    });
+    expect(inWarn.stdout).toContain(
+      'not sent in mode warn: every message [0, 120) is sent verbatim (only mode compact sends checkpoints)',
+    );
     expect(shown.stdout).toContain('[SESSION_CHECKPOINT v1]\nstrategy: forge-state\n');
     const document = JSON.parse((await forge(['checkpoint', 'show', '--last', '--json'])).stdout) as CheckpointDocument;
-    expect(document.checkpoint).toMatchObject({ strategy: 'forge-state', summarizedThrough: expect.any(Number), messageCount: 120, sentInMode: true, viewTokens: expect.any(Number) });
+    expect(document.checkpoint).toMatchObject({
+      strategy: 'forge-state',
+      summarizedThrough: expect.any(Number),
+      messageCount: 120,
+      sentInMode: true,
+      viewTokens: expect.any(Number),
+    });
     expect(document.mode).toBe('compact');
     expect(document.view).toBe(shown.stdout.slice(shown.stdout.indexOf('[SESSION_CHECKPOINT v1]')));
   });
@@ -161,10 +222,18 @@ describe('forge compact', () => {
 
     const inspected = await forge(['inspect', session.id]);
     expect(inspected.code).toBe(0);
-    expect(inspected.stdout.split('\n')[0]).toBe(`Session ${session.id}: 0 run(s) and 2 manual compaction(s) with traces`);
-    expect(inspected.stdout).toMatch(new RegExp(`Compaction compact_${session.id}_\\S+  \\(forge compact or /compact, session ${session.id}\\)`));
-    expect(inspected.stdout).toMatch(/Compactions \(1\)\n\s+before step\s+outcome\s+strategy[^\n]*\n\s+0\s+completed\s+forge-state/);
-    const report = JSON.parse((await forge(['inspect', session.id, '--json'])).stdout) as { runs: { kind: string; compactions: { outcome: string; reason?: string }[] }[] };
+    expect(inspected.stdout.split('\n')[0]).toBe(
+      `Session ${session.id}: 0 run(s) and 2 manual compaction(s) with traces`,
+    );
+    expect(inspected.stdout).toMatch(
+      new RegExp(`Compaction compact_${session.id}_\\S+  \\(forge compact or /compact, session ${session.id}\\)`),
+    );
+    expect(inspected.stdout).toMatch(
+      /Compactions \(1\)\n\s+before step\s+outcome\s+strategy[^\n]*\n\s+0\s+completed\s+forge-state/,
+    );
+    const report = JSON.parse((await forge(['inspect', session.id, '--json'])).stdout) as {
+      runs: { kind: string; compactions: { outcome: string; reason?: string }[] }[];
+    };
     expect(report.runs.map((run) => run.kind)).toEqual(['compaction', 'compaction']);
     expect(report.runs.map((run) => run.compactions.map((row) => row.outcome))).toEqual([['completed'], ['skipped']]);
     expect(report.runs[1]?.compactions[0]?.reason).toMatch(/checkpoint/);
@@ -173,24 +242,38 @@ describe('forge compact', () => {
   it('with a compactor model states who receives the conversation, and falls back to forge-state when its reply is malformed', async () => {
     const session = await storedSession(longConversation(40));
     const compactor = new ScriptedModel([{ text: 'not json' }], { provider: 'test', modelId: 'compactor' });
-    const result = await runCli(['compact', '--session', session.id, '--strategy', 'model-structured', '--compactor', 'test:compactor', '--json'], {
-      cwd: workspace.path,
-      env: { FORGE_HOME: forgeHome.path },
-      models: { compactor },
-    });
+    const result = await runCli(
+      ['compact', '--session', session.id, '--strategy', 'model-structured', '--compactor', 'test:compactor', '--json'],
+      {
+        cwd: workspace.path,
+        env: { FORGE_HOME: forgeHome.path },
+        models: { compactor },
+      },
+    );
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^forge: Compaction sends the summarized conversation to test:compactor: ~[\d,]+ input tokens and at most [\d,]+ output tokens per compaction\.$/m);
+    expect(result.stderr).toMatch(
+      /^forge: Compaction sends the summarized conversation to test:compactor: ~[\d,]+ input tokens and at most [\d,]+ output tokens per compaction\.$/m,
+    );
     const document = JSON.parse(result.stdout) as CompactionDocument;
     expect(document).toMatchObject({ outcome: 'compacted', strategy: 'forge-state' });
-    expect(document.events.map((event) => event.type)).toEqual(['context.compaction.started', 'context.compaction.failed', 'context.compaction.completed']);
+    expect(document.events.map((event) => event.type)).toEqual([
+      'context.compaction.started',
+      'context.compaction.failed',
+      'context.compaction.completed',
+    ]);
     expect(compactor.requests).toHaveLength(1);
   });
 
   it('forge context then measures the checkpoint view in place of the turns it summarizes, with its provenance', async () => {
     const session = await storedSession(longConversation(40));
-    const before = JSON.parse((await forge(['context', '--resume', session.id, '--json'])).stdout) as { budget: { estimate: { categories: { checkpoint: number } } }; checkpoint?: unknown };
+    const before = JSON.parse((await forge(['context', '--resume', session.id, '--json'])).stdout) as {
+      budget: { estimate: { categories: { checkpoint: number } } };
+      checkpoint?: unknown;
+    };
     expect(before.checkpoint).toBeUndefined();
-    const compacted = JSON.parse((await forge(['compact', '--session', session.id, '--json'])).stdout) as CompactionDocument;
+    const compacted = JSON.parse(
+      (await forge(['compact', '--session', session.id, '--json'])).stdout,
+    ) as CompactionDocument;
     const after = JSON.parse((await forge(['context', '--resume', session.id, '--json'])).stdout) as {
       budget: { estimate: { categories: { checkpoint: number } } };
       checkpoint?: { id: string; strategy: string; summarizedThrough: number };
@@ -216,7 +299,16 @@ describe('forge compact', () => {
 
   it('refuses --strategy or --compactor with --dry-run instead of ignoring them', async () => {
     const session = await storedSession(longConversation(40));
-    const refused = await forge(['compact', '--session', session.id, '--dry-run', '--strategy', 'model-structured', '--compactor', 'test:compactor']);
+    const refused = await forge([
+      'compact',
+      '--session',
+      session.id,
+      '--dry-run',
+      '--strategy',
+      'model-structured',
+      '--compactor',
+      'test:compactor',
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--dry-run previews the deterministic forge-state checkpoint');
   });
@@ -226,6 +318,9 @@ describe('forge compact', () => {
     const shown = await forge(['checkpoint', 'show', '--session', session.id]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(`Session ${session.id} has no checkpoint yet`);
-    expect(JSON.parse((await forge(['checkpoint', 'show', '--session', session.id, '--json'])).stdout)).toMatchObject({ checkpoint: null, view: null });
+    expect(JSON.parse((await forge(['checkpoint', 'show', '--session', session.id, '--json'])).stdout)).toMatchObject({
+      checkpoint: null,
+      view: null,
+    });
   });
 });

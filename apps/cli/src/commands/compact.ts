@@ -10,7 +10,12 @@ import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
-import { compactionDocument, compactorDisclosure, disclosureLine, renderCompaction } from '../session/compaction-output.js';
+import {
+  compactionDocument,
+  compactorDisclosure,
+  disclosureLine,
+  renderCompaction,
+} from '../session/compaction-output.js';
 import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 import { loadStoredSession, openStoredSession } from '../session/open-cli-session.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
@@ -28,19 +33,34 @@ import type { CommandInvocation } from './command.js';
  */
 export async function execute({ options, io }: CommandInvocation<CompactOptions>): Promise<number> {
   if (options.dryRun === true && (options.strategy !== undefined || options.compactor !== undefined)) {
-    throw new UsageError('--dry-run previews the deterministic forge-state checkpoint, with no model call; leave out --strategy and --compactor, or compact without --dry-run');
+    throw new UsageError(
+      '--dry-run previews the deterministic forge-state checkpoint, with no model call; leave out --strategy and --compactor, or compact without --dry-run',
+    );
   }
-  const { id, settings } = await resolveSessionTarget(io, options, `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`);
-  if (options.dryRun !== true && (await onCodexThread(options, settings, id))) return compactThroughCodex(id, settings, { io, options });
+  const { id, settings } = await resolveSessionTarget(
+    io,
+    options,
+    `say which session to ${options.dryRun === true ? 'preview' : 'compact'}: --session <id> or --last (see 'forge sessions list')`,
+  );
+  if (options.dryRun !== true && (await onCodexThread(options, settings, id)))
+    return compactThroughCodex(id, settings, { io, options });
 
-  const agent = await prepareAgent({ io, globals: options, ...(options.dryRun === true ? { purpose: 'measure' as const } : {}) });
+  const agent = await prepareAgent({
+    io,
+    globals: options,
+    ...(options.dryRun === true ? { purpose: 'measure' as const } : {}),
+  });
   try {
     if (options.dryRun === true) return await preview(id, settings, agent, { io, json: options.json === true });
     const compaction = await agent.compaction(await strategyOf(options, agent));
     const handle = await openStoredSession(settings, id);
     const style = styleFor(io.stdout, io.env);
     try {
-      const trace = await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: handle.id, redactor: settings.redactor });
+      const trace = await openCompactionTrace({
+        forgeHome: settings.forgeHome,
+        sessionId: handle.id,
+        redactor: settings.redactor,
+      });
       const { focus } = options;
       // Estimated against what the next turn would advertise and load.
       const surface = await agent.surface(sessionSizeOf(handle));
@@ -63,7 +83,11 @@ export async function execute({ options, io }: CommandInvocation<CompactOptions>
           const problem = await trace.close();
           if (problem !== undefined) io.stderr.write(`forge: warning: ${problem}\n`);
         });
-      io.stdout.write(options.json === true ? `${JSON.stringify(compactionDocument(handle.id, result))}\n` : renderCompaction(handle.id, result, style));
+      io.stdout.write(
+        options.json === true
+          ? `${JSON.stringify(compactionDocument(handle.id, result))}\n`
+          : renderCompaction(handle.id, result, style),
+      );
       return result.outcome.kind === 'failed' || result.outcome.kind === 'limit' ? ExitCode.failure : ExitCode.ok;
     } finally {
       await handle.close();
@@ -82,7 +106,10 @@ async function onCodexThread(options: CompactOptions, settings: SessionSettings,
   // A strategy or compactor asks for Forge's own compaction.
   if (options.strategy !== undefined || options.compactor !== undefined) return false;
   try {
-    return recordedThread((await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor })).runs.at(-1)) !== undefined;
+    return (
+      recordedThread((await loadTranscript(settings.forgeHome, id, { redactor: settings.redactor })).runs.at(-1)) !==
+      undefined
+    );
   } catch {
     // Forge's own path reports a missing or damaged session.
     return false;
@@ -90,7 +117,11 @@ async function onCodexThread(options: CompactOptions, settings: SessionSettings,
 }
 
 /** Asks Codex to compact the session's thread (`thread/compact/start`); recorded in the session as an engine-owned compaction. */
-async function compactThroughCodex(id: string, settings: SessionSettings, context: { readonly io: CommandInvocation['io']; readonly options: CompactOptions }): Promise<number> {
+async function compactThroughCodex(
+  id: string,
+  settings: SessionSettings,
+  context: { readonly io: CommandInvocation['io']; readonly options: CompactOptions },
+): Promise<number> {
   const { io, options } = context;
   // The same globals object: its configuration is loaded (and its warnings printed) once.
   const engine = await prepareEngine({ io, globals: options, engine: 'codex' });
@@ -102,7 +133,9 @@ async function compactThroughCodex(id: string, settings: SessionSettings, contex
       const outcome = await engine.compact(handle);
       if (options.json === true) io.stdout.write(`${JSON.stringify({ sessionId: id, engine: 'codex', outcome })}\n`);
       else if (outcome.kind === 'compacted') {
-        io.stdout.write(`Codex compacted session ${id} on its thread ${outcome.threadId} (compaction ${outcome.itemId}); engine-owned: Codex decides what it keeps.\n`);
+        io.stdout.write(
+          `Codex compacted session ${id} on its thread ${outcome.threadId} (compaction ${outcome.itemId}); engine-owned: Codex decides what it keeps.\n`,
+        );
       } else io.stdout.write(`Nothing to compact in session ${id}: ${outcome.reason}.\n`);
       return outcome.kind === 'compacted' ? ExitCode.ok : ExitCode.failure;
     } finally {
@@ -114,7 +147,12 @@ async function compactThroughCodex(id: string, settings: SessionSettings, contex
 }
 
 /** `--dry-run`: the compaction `forge compact` would make now, computed the same way with the same model and tools; no lock, no model call, no write. */
-async function preview(id: string, settings: SessionSettings, agent: AgentSetup, output: { readonly io: CommandInvocation['io']; readonly json: boolean }): Promise<number> {
+async function preview(
+  id: string,
+  settings: SessionSettings,
+  agent: AgentSetup,
+  output: { readonly io: CommandInvocation['io']; readonly json: boolean },
+): Promise<number> {
   const session = await loadStoredSession(settings, id);
   // Estimated against what the next turn would advertise and load, as the real compaction is.
   const surface = await agent.surface(session);
@@ -135,7 +173,11 @@ async function preview(id: string, settings: SessionSettings, agent: AgentSetup,
     model: agent.model,
     result,
   });
-  output.io.stdout.write(output.json ? `${JSON.stringify(report)}\n` : renderCompactPreview(report, styleFor(output.io.stdout, output.io.env)));
+  output.io.stdout.write(
+    output.json
+      ? `${JSON.stringify(report)}\n`
+      : renderCompactPreview(report, styleFor(output.io.stdout, output.io.env)),
+  );
   return ExitCode.ok;
 }
 
@@ -152,7 +194,9 @@ async function strategyOf(options: CompactOptions, agent: AgentSetup): Promise<C
     return name === 'provider-native' ? { kind: 'provider-native' } : { kind: 'forge-state' };
   }
   if (compactor === undefined) {
-    throw new UsageError('--strategy model-structured needs --compactor <provider:id>: the model that receives the conversation to summarize (it is never chosen for you)');
+    throw new UsageError(
+      '--strategy model-structured needs --compactor <provider:id>: the model that receives the conversation to summarize (it is never chosen for you)',
+    );
   }
   try {
     return { kind: 'model-structured', compactor: await agent.resolveModel(compactor) };

@@ -29,8 +29,10 @@ afterEach(async () => {
   await forgeHome.remove();
 });
 
-const write = (file: string, value: unknown) => writeFile(file, typeof value === 'string' ? value : `${JSON.stringify(value, null, 2)}\n`);
-const forge = (args: readonly string[], env: Record<string, string> = {}) => runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env } });
+const write = (file: string, value: unknown) =>
+  writeFile(file, typeof value === 'string' ? value : `${JSON.stringify(value, null, 2)}\n`);
+const forge = (args: readonly string[], env: Record<string, string> = {}) =>
+  runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env } });
 
 async function showJson(args: readonly string[] = [], env: Record<string, string> = {}): Promise<ConfigReport> {
   const outcome = await forge(['config', 'show', '--json', ...args], env);
@@ -52,29 +54,76 @@ describe('forge config show', () => {
   });
 
   it('layers user < project < environment < flags and names the source of every value', async () => {
-    await write(userFile, { schemaVersion: 1, model: 'openai:gpt-5.1', approval: { profile: 'workspace-write' }, context: { recentTailTokens: 20_000, bufferTokens: 9000, mode: 'compact' } });
+    await write(userFile, {
+      schemaVersion: 1,
+      model: 'openai:gpt-5.1',
+      approval: { profile: 'workspace-write' },
+      context: { recentTailTokens: 20_000, bufferTokens: 9000, mode: 'compact' },
+    });
     await write(projectFile, { schemaVersion: 1, context: { recentTailTokens: 6000 }, approval: { profile: 'ask' } });
-    const report = await showJson(['--model', 'deepseek:deepseek-chat', '--context-mode', 'shadow'], { FORGE_CONTEXT_BUFFER_TOKENS: '11000' });
+    const report = await showJson(['--model', 'deepseek:deepseek-chat', '--context-mode', 'shadow'], {
+      FORGE_CONTEXT_BUFFER_TOKENS: '11000',
+    });
 
-    expect(report.files).toEqual({ user: { path: userFile, exists: true }, project: { path: projectFile, exists: true } });
-    expect(entry(report, 'model')).toEqual({ path: 'model', value: 'deepseek:deepseek-chat', source: 'flag', flag: '--model' });
-    expect(entry(report, 'context.mode')).toEqual({ path: 'context.mode', value: 'shadow', source: 'flag', flag: '--context-mode' });
-    expect(entry(report, 'approval.profile')).toEqual({ path: 'approval.profile', value: 'ask', source: 'project', file: projectFile });
-    expect(entry(report, 'context.recentTailTokens')).toEqual({ path: 'context.recentTailTokens', value: 6000, source: 'project', file: projectFile });
-    expect(entry(report, 'context.bufferTokens')).toEqual({ path: 'context.bufferTokens', value: 11_000, source: 'env', variable: 'FORGE_CONTEXT_BUFFER_TOKENS' });
-    expect(entry(report, 'context.warnAtRatio')).toEqual({ path: 'context.warnAtRatio', value: 0.8, source: 'default' });
+    expect(report.files).toEqual({
+      user: { path: userFile, exists: true },
+      project: { path: projectFile, exists: true },
+    });
+    expect(entry(report, 'model')).toEqual({
+      path: 'model',
+      value: 'deepseek:deepseek-chat',
+      source: 'flag',
+      flag: '--model',
+    });
+    expect(entry(report, 'context.mode')).toEqual({
+      path: 'context.mode',
+      value: 'shadow',
+      source: 'flag',
+      flag: '--context-mode',
+    });
+    expect(entry(report, 'approval.profile')).toEqual({
+      path: 'approval.profile',
+      value: 'ask',
+      source: 'project',
+      file: projectFile,
+    });
+    expect(entry(report, 'context.recentTailTokens')).toEqual({
+      path: 'context.recentTailTokens',
+      value: 6000,
+      source: 'project',
+      file: projectFile,
+    });
+    expect(entry(report, 'context.bufferTokens')).toEqual({
+      path: 'context.bufferTokens',
+      value: 11_000,
+      source: 'env',
+      variable: 'FORGE_CONTEXT_BUFFER_TOKENS',
+    });
+    expect(entry(report, 'context.warnAtRatio')).toEqual({
+      path: 'context.warnAtRatio',
+      value: 0.8,
+      source: 'default',
+    });
     expect(report.warnings).toEqual([]);
 
     const text = await forge(['config', 'show', '--approval', 'read-only'], { FORGE_MODEL: 'openai:gpt-5' });
     expect(text.stdout).toMatch(/^model\s+openai:gpt-5\s+env FORGE_MODEL$/m);
     expect(text.stdout).toMatch(/^approval\.profile\s+read-only\s+flag --approval$/m);
-    expect(text.stdout).toMatch(new RegExp(`^context\\.recentTailTokens\\s+6000\\s+project ${projectFile.replaceAll('.', '\\.')}$`, 'm'));
-    expect(text.stdout).toMatch(new RegExp(`^context\\.mode\\s+compact\\s+user ${userFile.replaceAll('.', '\\.')}$`, 'm'));
+    expect(text.stdout).toMatch(
+      new RegExp(`^context\\.recentTailTokens\\s+6000\\s+project ${projectFile.replaceAll('.', '\\.')}$`, 'm'),
+    );
+    expect(text.stdout).toMatch(
+      new RegExp(`^context\\.mode\\s+compact\\s+user ${userFile.replaceAll('.', '\\.')}$`, 'm'),
+    );
   });
 
   it('lets a project only tighten: a raised user ceiling and a looser approval are kept at the user values, with warnings', async () => {
     await write(userFile, { schemaVersion: 1, context: { recentTailTokens: 8000 } });
-    await write(projectFile, { schemaVersion: 1, context: { recentTailTokens: 50_000, bufferTokens: 100 }, approval: { profile: 'workspace-auto' } });
+    await write(projectFile, {
+      schemaVersion: 1,
+      context: { recentTailTokens: 50_000, bufferTokens: 100 },
+      approval: { profile: 'workspace-auto' },
+    });
     const report = await showJson();
     expect(entry(report, 'context.recentTailTokens')).toMatchObject({ value: 8000, source: 'user', file: userFile });
     expect(entry(report, 'context.bufferTokens')).toMatchObject({ value: 8192, source: 'default' });
@@ -104,25 +153,45 @@ describe('forge config show', () => {
     expect(defaults.stdout).toMatch(/^context\.compaction\.model\s+\(none\)\s+default$/m);
     expect(defaults.stdout).toMatch(/^context\.providerNative\.persist\s+false\s+default$/m);
 
-    await write(userFile, { schemaVersion: 1, context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: true } } });
+    await write(userFile, {
+      schemaVersion: 1,
+      context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: true } },
+    });
     await write(projectFile, { schemaVersion: 1, context: { compaction: { model: 'deepseek:deepseek-v4-pro' } } });
     const text = await forge(['config', 'show']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(new RegExp(`^context\\.compaction\\.strategy\\s+provider-native\\s+user ${userFile.replaceAll('.', '\\.')}$`, 'm'));
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^context\\.compaction\\.strategy\\s+provider-native\\s+user ${userFile.replaceAll('.', '\\.')}$`,
+        'm',
+      ),
+    );
     expect(text.stdout).toMatch(/^context\.compaction\.model\s+\(none\)\s+default$/m);
     expect(text.stdout).toMatch(/^context\.providerNative\.persist\s+true\s+user /m);
-    expect(text.stdout).toContain(`${projectFile}: context.compaction.model is ignored: a compactor model receives the conversation`);
+    expect(text.stdout).toContain(
+      `${projectFile}: context.compaction.model is ignored: a compactor model receives the conversation`,
+    );
 
     // Every other command says so once on stderr.
     const run = await forge(['run', '--no-session', 'hi']);
     expect(run.code).toBe(0);
-    expect(run.stderr.split('\n').filter((line) => line.includes('context.compaction.model is ignored'))).toHaveLength(1);
+    expect(run.stderr.split('\n').filter((line) => line.includes('context.compaction.model is ignored'))).toHaveLength(
+      1,
+    );
   });
 
   it('masks credentials: header values of compatible servers and env values of MCP servers', async () => {
     await write(userFile, {
       schemaVersion: 1,
-      models: [{ name: 'lab', baseURL: 'http://127.0.0.1:9/v1', modelId: 'm', contextWindowTokens: 8192, headers: { 'x-api-key': 'hunter2-header-secret' } }],
+      models: [
+        {
+          name: 'lab',
+          baseURL: 'http://127.0.0.1:9/v1',
+          modelId: 'm',
+          contextWindowTokens: 8192,
+          headers: { 'x-api-key': 'hunter2-header-secret' },
+        },
+      ],
       mcpServers: [{ name: 'notes', command: 'node', args: ['notes.mjs'], env: { NOTES_TOKEN: 'hunter2-env-secret' } }],
     });
     const text = await forge(['config', 'show']);
@@ -136,11 +205,21 @@ describe('forge config show', () => {
   });
 
   it('lists configured prices one model per row, with the file they came from', async () => {
-    await write(userFile, { schemaVersion: 1, prices: { 'openai:gpt-5.1': { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8 } } });
+    await write(userFile, {
+      schemaVersion: 1,
+      prices: { 'openai:gpt-5.1': { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8 } },
+    });
     const text = await forge(['config', 'show']);
-    expect(text.stdout).toMatch(/^prices\.openai:gpt-5\.1\s+\$1 input · \$0\.1 cached · \$8 output per 1M tokens\s+user /m);
-    const json = JSON.parse((await forge(['config', 'show', '--json'])).stdout) as { values: { path: string; value: unknown; source: string }[] };
-    expect(json.values.find((entry) => entry.path === 'prices.openai:gpt-5.1')).toMatchObject({ value: { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8 }, source: 'user' });
+    expect(text.stdout).toMatch(
+      /^prices\.openai:gpt-5\.1\s+\$1 input · \$0\.1 cached · \$8 output per 1M tokens\s+user /m,
+    );
+    const json = JSON.parse((await forge(['config', 'show', '--json'])).stdout) as {
+      values: { path: string; value: unknown; source: string }[];
+    };
+    expect(json.values.find((entry) => entry.path === 'prices.openai:gpt-5.1')).toMatchObject({
+      value: { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8 },
+      source: 'user',
+    });
   });
 });
 
@@ -156,7 +235,9 @@ describe('invalid configuration', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toContain(`forge: error: Invalid configuration in ${userFile}: context.bufferToken: unknown key`);
+    expect(run.stderr).toContain(
+      `forge: error: Invalid configuration in ${userFile}: context.bufferToken: unknown key`,
+    );
     expect(run.stderr).toContain("check with 'forge config validate'");
   });
 
@@ -175,7 +256,9 @@ describe('invalid configuration', () => {
     await write(userFile, { context: { recentTailTokens: 'lots' } });
     const validated = await forge(['config', 'validate']);
     expect(validated.stdout).toContain(`${userFile}:1:1: schemaVersion: must be 1`);
-    expect(validated.stdout).toMatch(new RegExp(`${userFile.replaceAll('.', '\\.')}:3:5: context\\.recentTailTokens: `));
+    expect(validated.stdout).toMatch(
+      new RegExp(`${userFile.replaceAll('.', '\\.')}:3:5: context\\.recentTailTokens: `),
+    );
 
     await write(userFile, { schemaVersion: 1 });
     const environment = await forge(['config', 'show'], { FORGE_CONTEXT_MODE: 'sometimes' });

@@ -15,8 +15,15 @@ import type { CommandInvocation } from './command.js';
 export async function execute({ options, io }: CommandInvocation<ConfigShowOptions>): Promise<number> {
   const loaded = await loadCliConfig({ io, globals: options, quiet: true });
   const { files } = loaded.loaded;
-  const exists = { user: await fileExists(files.user), project: files.project !== files.user && (await fileExists(files.project)) };
+  const exists = {
+    user: await fileExists(files.user),
+    project: files.project !== files.user && (await fileExists(files.project)),
+  };
   const report = buildConfigReport(loaded, exists, configuredSandboxStatus(loaded.loaded.config, io));
-  io.stdout.write(options.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderConfigReport(report, styleFor(io.stdout, io.env)));
+  io.stdout.write(
+    options.json === true
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : renderConfigReport(report, styleFor(io.stdout, io.env)),
+  );
   return ExitCode.ok;
 }

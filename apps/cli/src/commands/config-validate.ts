@@ -1,5 +1,15 @@
 import path from 'node:path';
-import { ConfigError, mergeLayers, parseConfigText, projectConfigPath, readConfigText, userConfigPath, type ConfigIssue, type ConfigLayer, type Layer } from '@forge/config';
+import {
+  ConfigError,
+  mergeLayers,
+  parseConfigText,
+  projectConfigPath,
+  readConfigText,
+  userConfigPath,
+  type ConfigIssue,
+  type ConfigLayer,
+  type Layer,
+} from '@forge/config';
 import { UsageError } from '../cli-error.js';
 import { configDirectories } from '../config/cli-config.js';
 import { jsonValueOffsets, locateJsonPath } from '../config/json-locations.js';
@@ -17,7 +27,10 @@ type FileCheck =
 
 /** `file:line:column: path: message`, the form editors and terminals link to. */
 function describeIssue(file: string, text: string, issue: ConfigIssue, offsets: () => Map<string, number>): string {
-  const location = issue.line === undefined ? locateJsonPath(text, issue.path, offsets()) : { line: issue.line, column: issue.column ?? 1 };
+  const location =
+    issue.line === undefined
+      ? locateJsonPath(text, issue.path, offsets())
+      : { line: issue.line, column: issue.column ?? 1 };
   const where = location === undefined ? file : `${file}:${location.line}:${location.column}`;
   return `${where}: ${issue.path === '' ? '' : `${issue.path}: `}${issue.message}`;
 }
@@ -39,7 +52,11 @@ async function checkFile(file: string): Promise<FileCheck> {
     let offsets: Map<string, number> | undefined;
     const source = text;
     const lazyOffsets = () => (offsets ??= jsonValueOffsets(source));
-    return { file, kind: 'invalid', problems: error.issues.map((issue) => describeIssue(file, source, issue, lazyOffsets)) };
+    return {
+      file,
+      kind: 'invalid',
+      problems: error.issues.map((issue) => describeIssue(file, source, issue, lazyOffsets)),
+    };
   }
 }
 
@@ -63,16 +80,23 @@ export async function execute({ args, options, io }: CommandInvocation<ConfigVal
   const named = typeof args[0] === 'string' ? path.resolve(io.cwd, args[0]) : undefined;
   if (named !== undefined) {
     const check = await checkFile(named);
-    if (check.kind === 'missing') throw new UsageError(`${named} does not exist; give the path of a configuration file, or no path to check the user and project files`);
+    if (check.kind === 'missing')
+      throw new UsageError(
+        `${named} does not exist; give the path of a configuration file, or no path to check the user and project files`,
+      );
     report(check, io, style);
     return check.kind === 'valid' ? ExitCode.ok : ExitCode.failure;
   }
 
   const { forgeHome, workspaceRoot } = configDirectories({ io, globals: options });
-  const files = [userConfigPath(forgeHome), projectConfigPath(workspaceRoot)].filter((file, index, all) => all.indexOf(file) === index);
+  const files = [userConfigPath(forgeHome), projectConfigPath(workspaceRoot)].filter(
+    (file, index, all) => all.indexOf(file) === index,
+  );
   const checks = await Promise.all(files.map(checkFile));
   if (checks.every((check) => check.kind === 'missing')) {
-    io.stdout.write(`No configuration files: ${files.join(' and ')} do not exist; the defaults apply ('forge config show' lists them).\n`);
+    io.stdout.write(
+      `No configuration files: ${files.join(' and ')} do not exist; the defaults apply ('forge config show' lists them).\n`,
+    );
     return ExitCode.ok;
   }
   for (const check of checks) {
@@ -81,7 +105,11 @@ export async function execute({ args, options, io }: CommandInvocation<ConfigVal
   }
   if (checks.some((check) => check.kind === 'invalid')) return ExitCode.failure;
 
-  const layers = checks.flatMap((check, index): Layer[] => (check.kind === 'valid' ? [{ source: index === 0 ? 'user' : 'project', values: check.values, file: check.file }] : []));
+  const layers = checks.flatMap((check, index): Layer[] =>
+    check.kind === 'valid'
+      ? [{ source: index === 0 ? 'user' : 'project', values: check.values, file: check.file }]
+      : [],
+  );
   for (const warning of mergeLayers(layers).warnings) io.stdout.write(`${style.yellow(`warning: ${warning}`)}\n`);
   return ExitCode.ok;
 }

@@ -22,9 +22,17 @@ afterEach(async () => {
 });
 
 const forge = (args: readonly string[], env: Record<string, string> = {}, models?: Record<string, ScriptedModel>) =>
-  runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env }, ...(models === undefined ? {} : { models }) });
+  runCli(args, {
+    cwd: workspace.path,
+    env: { FORGE_HOME: forgeHome.path, ...env },
+    ...(models === undefined ? {} : { models }),
+  });
 
-async function reportOf(args: readonly string[], env: Record<string, string> = {}, models?: Record<string, ScriptedModel>): Promise<ContextReport> {
+async function reportOf(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  models?: Record<string, ScriptedModel>,
+): Promise<ContextReport> {
   const outcome = await forge(['context', '--json', ...args], env, models);
   expect(outcome.stderr).toBe('');
   expect(outcome.code).toBe(0);
@@ -35,7 +43,13 @@ describe('forge context', () => {
   it('reports the budget of a new conversation: window and source, categories, tool schemas, nothing retained', async () => {
     const report = await reportOf([]);
     expect(report.model).toEqual({ provider: 'scripted', modelId: 'demo' });
-    expect(report.budget).toMatchObject({ mode: 'compact', decision: 'ok', contextWindowTokens: 128_000, windowSource: 'table', reservedTokens: 8192 });
+    expect(report.budget).toMatchObject({
+      mode: 'compact',
+      decision: 'ok',
+      contextWindowTokens: 128_000,
+      windowSource: 'table',
+      reservedTokens: 8192,
+    });
     expect(report.budget.estimate.categories.instructions).toBeGreaterThan(0);
     expect(report.budget.estimate.categories.toolSchemas).toBeGreaterThan(0);
     expect(report.retainedMessages).toBe(0);
@@ -68,7 +82,13 @@ describe('forge context', () => {
   it("prices the next request of a priced model, from the table or from the user's configuration; an unpriced model in tokens only", async () => {
     const env = { OPENAI_API_KEY: 'sk-test' };
     const report = await reportOf(['--model', 'openai:gpt-5.1'], env);
-    expect(report.nextRequestCost?.prices).toMatchObject({ inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'table', asOf: '2026-12-01' });
+    expect(report.nextRequestCost?.prices).toMatchObject({
+      inputPerMillion: 1.25,
+      cachedInputPerMillion: 0.125,
+      outputPerMillion: 10,
+      source: 'table',
+      asOf: '2026-12-01',
+    });
     const tokens = report.budget.estimate.tokens;
     expect(report.nextRequestCost?.inputTokens).toBe(tokens);
     expect(report.nextRequestCost?.coldInput).toBeCloseTo((tokens * 1.25) / 1e6, 12);
@@ -78,7 +98,12 @@ describe('forge context', () => {
 
     await writeFile(
       path.join(forgeHome.path, 'config.json'),
-      JSON.stringify({ schemaVersion: 1, prices: { 'openai:gpt-5.1': { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8, note: 'our rate' } } }),
+      JSON.stringify({
+        schemaVersion: 1,
+        prices: {
+          'openai:gpt-5.1': { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 8, note: 'our rate' },
+        },
+      }),
     );
     const configured = await reportOf(['--model', 'openai:gpt-5.1'], env);
     expect(configured.nextRequestCost?.prices).toEqual({
@@ -100,7 +125,10 @@ describe('forge context', () => {
   });
 
   it('says when the next request could not be sent at all', async () => {
-    const tiny = new ScriptedModel([], { modelId: 'tiny', capabilities: { contextWindowTokens: 9000, source: 'config' } });
+    const tiny = new ScriptedModel([], {
+      modelId: 'tiny',
+      capabilities: { contextWindowTokens: 9000, source: 'config' },
+    });
     const report = await reportOf(['--model', 'test:tiny'], {}, { tiny });
     expect(report.budget).toMatchObject({ decision: 'limit_reached', windowSource: 'config' });
     const outcome = await forge(['context', '--model', 'test:tiny'], {}, { tiny });

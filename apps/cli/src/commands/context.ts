@@ -27,7 +27,10 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
   const agent = await prepareAgent({ io, globals: options, purpose: 'measure' });
   try {
     const settings = await resolveSessionSettings({ io, globals: options });
-    const id = choice.kind === 'resume' || choice.kind === 'last' ? await chosenSessionId(choice, settings, agent.root) : undefined;
+    const id =
+      choice.kind === 'resume' || choice.kind === 'last'
+        ? await chosenSessionId(choice, settings, agent.root)
+        : undefined;
     let session: ContextSessionView | undefined;
     let size: SessionSize | undefined;
     let spent: Awaited<ReturnType<typeof sessionCostFromTraces>>;
@@ -44,9 +47,14 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
       size = stored;
       spent = await sessionCostFromTraces(settings.forgeHome, id);
     }
-    const report = await measureNextRequest(await contextSubjectOf(agent, size), session, spent === undefined ? undefined : toSessionCost(spent));
+    const report = await measureNextRequest(
+      await contextSubjectOf(agent, size),
+      session,
+      spent === undefined ? undefined : toSessionCost(spent),
+    );
     const calibration = await agent.calibrationOf(agent.modelName);
-    if (options.json === true) io.stdout.write(`${JSON.stringify(calibration === undefined ? report : { ...report, calibration })}\n`);
+    if (options.json === true)
+      io.stdout.write(`${JSON.stringify(calibration === undefined ? report : { ...report, calibration })}\n`);
     else {
       io.stdout.write(renderContextReport(report, { color: styleFor(io.stdout, io.env).enabled }));
       if (calibration !== undefined) io.stdout.write(`  Calibration      ${calibrationLine(calibration)}\n`);

@@ -46,19 +46,24 @@ async function usage<T>(work: () => Promise<T>): Promise<T> {
 async function chooseFixtures(options: EvalOptions, io: CliIo): Promise<{ fixtures: LoadedFixture[]; source: string }> {
   const directory = nonEmpty(options.fixtures);
   const suite = nonEmpty(options.suite);
-  if (directory !== undefined && suite !== undefined) throw new UsageError('--suite and --fixtures both choose fixtures; give one of them');
+  if (directory !== undefined && suite !== undefined)
+    throw new UsageError('--suite and --fixtures both choose fixtures; give one of them');
   if (directory !== undefined) {
     const path = resolve(io.cwd, directory);
     return { fixtures: await usage(() => loadFixtureDirectory(path)), source: `fixtures ${directory}` };
   }
   const name = suite ?? 'smoke';
   const known = SUITE_NAMES.find((candidate) => candidate === name);
-  if (known === undefined) throw new UsageError(`unknown suite "${name}"; the built-in suites are ${SUITE_NAMES.join(', ')}`);
+  if (known === undefined)
+    throw new UsageError(`unknown suite "${name}"; the built-in suites are ${SUITE_NAMES.join(', ')}`);
   return { fixtures: await usage(() => loadSuite(known as SuiteName)), source: `suite ${known}` };
 }
 
 /** Progress on stderr: one line rewritten in place on a terminal, a line per finished fixture × mode otherwise. */
-function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress) => void; readonly finish: () => void } {
+function progressReporter(io: CliIo): {
+  readonly update: (progress: EvalProgress) => void;
+  readonly finish: () => void;
+} {
   const interactive = io.stderr.isTTY === true;
   let lastLength = 0;
   return {
@@ -70,7 +75,9 @@ function progressReporter(io: CliIo): { readonly update: (progress: EvalProgress
         return;
       }
       if (progress.event === 'finished')
-        io.stderr.write(`forge eval: [${progress.done}/${progress.total}] ${progress.fixture} × ${progress.mode}${progress.agent === undefined ? '' : ` [${progress.agent}]`} done\n`);
+        io.stderr.write(
+          `forge eval: [${progress.done}/${progress.total}] ${progress.fixture} × ${progress.mode}${progress.agent === undefined ? '' : ` [${progress.agent}]`} done\n`,
+        );
     },
     finish() {
       if (interactive && lastLength > 0) io.stderr.write(`\r${' '.repeat(lastLength)}\r`);
@@ -94,18 +101,31 @@ export async function execute({ options, io }: CommandInvocation<EvalOptions>): 
   const agentOption = nonEmpty(options.agent);
   const agents = await usage(async () => parseAgentNames(agentOption));
   const gatesFile = nonEmpty(options.gates);
-  const gates: GatesConfig = gatesFile === undefined ? DEFAULT_GATES : await usage(() => loadGatesConfig(resolve(io.cwd, gatesFile)));
+  const gates: GatesConfig =
+    gatesFile === undefined ? DEFAULT_GATES : await usage(() => loadGatesConfig(resolve(io.cwd, gatesFile)));
   const pricesOption = options.prices;
-  if (pricesOption !== undefined && nonEmpty(pricesOption) === undefined) throw new UsageError('--prices needs a sheet: openai, deepseek, or a JSON price file');
-  const priceSheet = await usage(() => loadEvalPrices(nonEmpty(pricesOption) ?? 'openai', (file) => resolve(io.cwd, file)));
+  if (pricesOption !== undefined && nonEmpty(pricesOption) === undefined)
+    throw new UsageError('--prices needs a sheet: openai, deepseek, or a JSON price file');
+  const priceSheet = await usage(() =>
+    loadEvalPrices(nonEmpty(pricesOption) ?? 'openai', (file) => resolve(io.cwd, file)),
+  );
 
   const live = options.live === true;
   const modelId = nonEmpty(options.model);
-  if (live && modelId === undefined) throw new UsageError('--live needs a model: --live --model openai:<model> (the key comes from the environment)');
-  if (!live && modelId !== undefined) throw new UsageError('--model is used by forge eval only with --live; offline runs use the policy model');
-  if (live && agentOption !== undefined) throw new UsageError('--agent chooses the offline policy agent; a --live run is played by the real model, so leave --agent out');
+  if (live && modelId === undefined)
+    throw new UsageError('--live needs a model: --live --model openai:<model> (the key comes from the environment)');
+  if (!live && modelId !== undefined)
+    throw new UsageError('--model is used by forge eval only with --live; offline runs use the policy model');
+  if (live && agentOption !== undefined)
+    throw new UsageError(
+      '--agent chooses the offline policy agent; a --live run is played by the real model, so leave --agent out',
+    );
   let model: ModelAdapter | undefined;
-  if (live && modelId !== undefined) model = await resolveModel(modelId, { env: io.env, ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }) });
+  if (live && modelId !== undefined)
+    model = await resolveModel(modelId, {
+      env: io.env,
+      ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
+    });
 
   const progress = progressReporter(io);
   const report = await runEval({
@@ -116,7 +136,13 @@ export async function execute({ options, io }: CommandInvocation<EvalOptions>): 
     source,
     priceSheet,
     // A live provider is asked one fixture × mode at a time, to stay within its rate limits.
-    ...(model === undefined ? {} : { createModel: async () => model as ModelAdapter, modelLabel: `${model.provider}:${model.modelId} (live)`, concurrency: 1 }),
+    ...(model === undefined
+      ? {}
+      : {
+          createModel: async () => model as ModelAdapter,
+          modelLabel: `${model.provider}:${model.modelId} (live)`,
+          concurrency: 1,
+        }),
     onProgress: progress.update,
   });
   progress.finish();
@@ -128,20 +154,34 @@ export async function execute({ options, io }: CommandInvocation<EvalOptions>): 
       const written = await writeReportDirectory(path, report);
       io.stderr.write(`forge: wrote ${written.markdown}, ${written.html} and ${written.json}\n`);
     } catch (error) {
-      throw new CliError(`could not write the report to ${path} (${error instanceof Error ? error.message : String(error)}); choose a writable directory for --report`);
+      throw new CliError(
+        `could not write the report to ${path} (${error instanceof Error ? error.message : String(error)}); choose a writable directory for --report`,
+      );
     }
   }
 
   if (options.json === true) io.stdout.write(`${JSON.stringify(report)}\n`);
-  else io.stdout.write(renderTextReport(report, styleFor(io.stdout, io.env), io.stdout.isTTY === true ? { columns: io.stdout.columns ?? 80 } : {}));
+  else
+    io.stdout.write(
+      renderTextReport(
+        report,
+        styleFor(io.stdout, io.env),
+        io.stdout.isTTY === true ? { columns: io.stdout.columns ?? 80 } : {},
+      ),
+    );
 
   const several = report.agents.length > 1;
-  for (const error of report.errors) io.stderr.write(`forge: error: ${error.fixture} × ${error.mode}${several ? ` [${error.agent}]` : ''} could not run: ${error.message}\n`);
+  for (const error of report.errors)
+    io.stderr.write(
+      `forge: error: ${error.fixture} × ${error.mode}${several ? ` [${error.agent}]` : ''} could not run: ${error.message}\n`,
+    );
   const failed = blockingFailures(report.gates);
   const paint = styleFor(io.stderr, io.env);
   for (const gate of failed) {
     const subject = several ? `${gate.mode}, ${gate.agent}` : gate.mode;
-    io.stderr.write(`forge: ${paint.red('gate failed')}: ${gate.gate} [${subject}]: ${gate.actual}, needs ${gate.threshold}${gate.detail.length > 0 ? ` (${gate.detail})` : ''}\n`);
+    io.stderr.write(
+      `forge: ${paint.red('gate failed')}: ${gate.gate} [${subject}]: ${gate.actual}, needs ${gate.threshold}${gate.detail.length > 0 ? ` (${gate.detail})` : ''}\n`,
+    );
   }
   return reportPassed(report) ? ExitCode.ok : ExitCode.failure;
 }

@@ -7,7 +7,18 @@ import { main } from '../main.js';
 import { createTestIo, runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 
 /* The hand-written older-generation rollouts of @forge/codex and their golden views, never edited. */
-const fixtures = path.join(import.meta.dirname, '..', '..', '..', '..', 'packages', 'codex', 'src', 'rollout', 'fixtures');
+const fixtures = path.join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  '..',
+  'packages',
+  'codex',
+  'src',
+  'rollout',
+  'fixtures',
+);
 const legacy = path.join(fixtures, 'legacy-0.46.jsonl');
 const bare = path.join(fixtures, 'legacy-bare.jsonl');
 /*
@@ -17,7 +28,8 @@ const bare = path.join(fixtures, 'legacy-bare.jsonl');
  * that states its constraints in clauses.
  */
 const bugfix = path.join(fixtures, 'codex-0.169-bugfix.jsonl');
-const golden = (name: string, kind: 'checkpoint.txt' | 'state.json') => readFile(path.join(fixtures, `${name}.${kind}`), 'utf8');
+const golden = (name: string, kind: 'checkpoint.txt' | 'state.json') =>
+  readFile(path.join(fixtures, `${name}.${kind}`), 'utf8');
 
 let scratch: Awaited<ReturnType<typeof temporaryDirectory>>;
 let forgeHome: Awaited<ReturnType<typeof temporaryDirectory>>;
@@ -39,8 +51,12 @@ describe('forge import codex', () => {
     const outcome = await forge(['import', 'codex', legacy]);
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toBe(await golden('legacy-0.46', 'checkpoint.txt'));
-    expect(outcome.stdout).toContain('- earlier user request (user#0): Fix the failing parser test\n- latest user request (user#8):\n  Now update the changelog\n');
-    expect(outcome.stderr).toBe(`Imported ${legacy} (Codex 0.46.0, legacy format): 13 messages, 4 commands, 1 file, 1 compaction, 11,420 tokens reported by Codex\n`);
+    expect(outcome.stdout).toContain(
+      '- earlier user request (user#0): Fix the failing parser test\n- latest user request (user#8):\n  Now update the changelog\n',
+    );
+    expect(outcome.stderr).toBe(
+      `Imported ${legacy} (Codex 0.46.0, legacy format): 13 messages, 4 commands, 1 file, 1 compaction, 11,420 tokens reported by Codex\n`,
+    );
     expect((await forge(['import', 'codex', legacy])).stdout).toBe(outcome.stdout);
   });
 
@@ -71,16 +87,23 @@ describe('forge import codex', () => {
     const outcome = await forge(['import', 'codex', 'copy.jsonl']);
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toBe(await golden('legacy-bare', 'checkpoint.txt'));
-    expect(outcome.stderr).toContain(`forge: warning: the last line of ${path.join(scratch.path, 'copy.jsonl')} is cut off`);
+    expect(outcome.stderr).toContain(
+      `forge: warning: the last line of ${path.join(scratch.path, 'copy.jsonl')} is cut off`,
+    );
     expect(outcome.stderr).toContain('5 messages, 1 command, 1 file, 0 compactions, no token reports');
   });
 
   it('warns about lines of unknown types and still imports the rest', async () => {
     const file = path.join(scratch.path, 'with-unknown.jsonl');
-    await writeFile(file, `${await readFile(legacy, 'utf8')}{"timestamp":"2025-10-01T10:00:00.000Z","type":"hologram","payload":{}}\n`);
+    await writeFile(
+      file,
+      `${await readFile(legacy, 'utf8')}{"timestamp":"2025-10-01T10:00:00.000Z","type":"hologram","payload":{}}\n`,
+    );
     const outcome = await forge(['import', 'codex', file]);
     expect(outcome.code).toBe(0);
-    expect(outcome.stderr).toContain(`forge: warning: skipped 1 line of ${file}: record types this Forge does not know (hologram)\n`);
+    expect(outcome.stderr).toContain(
+      `forge: warning: skipped 1 line of ${file}: record types this Forge does not know (hologram)\n`,
+    );
     expect(outcome.stderr).toContain('13 messages');
   });
 
@@ -88,11 +111,19 @@ describe('forge import codex', () => {
     const outcome = await forge(['import', 'codex', legacy, '--json']);
     expect(outcome.code).toBe(0);
     expect(outcome.stderr).toBe('');
-    const document = JSON.parse(outcome.stdout) as { state: unknown; view: string; checkpoint: unknown; messageCount: number };
+    const document = JSON.parse(outcome.stdout) as {
+      state: unknown;
+      view: string;
+      checkpoint: unknown;
+      messageCount: number;
+    };
     expect(document).toEqual({
       state: JSON.parse(await golden('legacy-0.46', 'state.json')),
       view: await golden('legacy-0.46', 'checkpoint.txt'),
-      checkpoint: expect.objectContaining({ strategy: 'forge-state', source: expect.objectContaining({ summarizedThrough: 13, messageCount: 13 }) }),
+      checkpoint: expect.objectContaining({
+        strategy: 'forge-state',
+        source: expect.objectContaining({ summarizedThrough: 13, messageCount: 13 }),
+      }),
       messageCount: 13,
     });
   });
@@ -116,13 +147,18 @@ describe('forge import codex', () => {
     const stored = JSON.parse((await forge(['sessions', 'show', sessionId, '--json'])).stdout) as SessionTranscript;
     expect(stored.workspaceRoot).toBe('/nonexistent/forge-fixture/parser-project');
     expect(stored.runs).toEqual([]);
-    expect(stored.checkpoint?.checkpoint).toMatchObject({ strategy: 'forge-state', state: { task: { text: 'Now update the changelog' } } });
+    expect(stored.checkpoint?.checkpoint).toMatchObject({
+      strategy: 'forge-state',
+      state: { task: { text: 'Now update the changelog' } },
+    });
     expect(stored.checkpoint?.source).toMatchObject({ summarizedThrough: 13, tailStart: 13, messageCount: 13 });
 
     const model = new ScriptedModel([{ text: 'Picking up from Codex.' }]);
     const test = createTestIo({ cwd: scratch.path, env: { FORGE_HOME: forgeHome.path }, models: { main: model } });
     test.stdin.end();
-    expect(await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'Carry on'], test.io)).toBe(0);
+    expect(
+      await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'Carry on'], test.io),
+    ).toBe(0);
     // The import is the session's checkpoint: its view is sent in place of the 13 messages it summarizes.
     expect(model.requests[0]?.checkpoint).toBe(await golden('legacy-0.46', 'checkpoint.txt'));
     expect(model.requests[0]?.history).toEqual([]);
@@ -133,16 +169,28 @@ describe('forge import codex', () => {
     expect(outcome.code).toBe(0);
     const document = JSON.parse(outcome.stdout) as { sessionId: string; messageCount: number };
     expect(document.messageCount).toBe(5);
-    const listed = JSON.parse((await forge(['sessions', 'list', '--json'])).stdout) as { id: string; messageCount: number }[];
+    const listed = JSON.parse((await forge(['sessions', 'list', '--json'])).stdout) as {
+      id: string;
+      messageCount: number;
+    }[];
     expect(listed.map((session) => [session.id, session.messageCount])).toEqual([[document.sessionId, 5]]);
   });
 
   it('stops with one line and exit 2 for a missing file, a directory, or a --cwd that does not exist', async () => {
     const missing = path.join(scratch.path, 'nope.jsonl');
     const cases = [
-      [['import', 'codex', missing], `forge: error: the rollout ${missing} does not exist; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`],
-      [['import', 'codex', scratch.path], `forge: error: the rollout ${scratch.path} is not a file; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`],
-      [['import', 'codex', legacy, '--cwd', missing], `forge: error: --cwd ${missing} does not exist; pass an existing directory\n`],
+      [
+        ['import', 'codex', missing],
+        `forge: error: the rollout ${missing} does not exist; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`,
+      ],
+      [
+        ['import', 'codex', scratch.path],
+        `forge: error: the rollout ${scratch.path} is not a file; pass a rollout-*.jsonl file from $CODEX_HOME/sessions\n`,
+      ],
+      [
+        ['import', 'codex', legacy, '--cwd', missing],
+        `forge: error: --cwd ${missing} does not exist; pass an existing directory\n`,
+      ],
     ] as const;
     for (const [args, message] of cases) {
       expect(await forge(args)).toEqual({ code: 2, stdout: '', stderr: message });
@@ -173,7 +221,14 @@ describe('forge import codex', () => {
     const file = path.join(scratch.path, 'huge-line.jsonl');
     const lines = (await readFile(legacy, 'utf8')).split('\n');
     const padding = 'x'.repeat(70 * 1024 * 1024);
-    await writeFile(file, [lines[0], `{"type":"response_item","payload":{"type":"message","role":"user","content":"${padding}"}}`, ...lines.slice(1)].join('\n'));
+    await writeFile(
+      file,
+      [
+        lines[0],
+        `{"type":"response_item","payload":{"type":"message","role":"user","content":"${padding}"}}`,
+        ...lines.slice(1),
+      ].join('\n'),
+    );
     const outcome = await forge(['import', 'codex', file, '--session']);
     expect(outcome.code).toBe(0);
     expect(outcome.stderr).toContain(`forge: warning: skipped 1 line of ${file} longer than 64 MiB, unread`);

@@ -1,6 +1,12 @@
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ImportCheckpointBuilder, importCodexRollout, MAX_ROLLOUT_LINE_BYTES, type CodexImportState, type CodexRolloutImport } from '@forge/codex';
+import {
+  ImportCheckpointBuilder,
+  importCodexRollout,
+  MAX_ROLLOUT_LINE_BYTES,
+  type CodexImportState,
+  type CodexRolloutImport,
+} from '@forge/codex';
 import { InvalidInputError, type JsonValue, type Message } from '@forge/core';
 import { renderCheckpointView, validateCheckpoint, type ForgeStateCheckpoint } from '@forge/core/checkpoint';
 import { createSession, redactMessage, type SessionWriter } from '@forge/persistence';
@@ -25,7 +31,9 @@ import type { CommandInvocation } from './command.js';
 export async function execute({ args, options, io }: CommandInvocation<ImportCodexOptions>): Promise<number> {
   const requested = args[0];
   if (typeof requested !== 'string' || requested.trim() === '') {
-    throw new UsageError('say which rollout to import: forge import codex <rollout.jsonl> (Codex keeps them under $CODEX_HOME/sessions/YYYY/MM/DD/)');
+    throw new UsageError(
+      'say which rollout to import: forge import codex <rollout.jsonl> (Codex keeps them under $CODEX_HOME/sessions/YYYY/MM/DD/)',
+    );
   }
   const file = path.resolve(io.cwd, requested);
   await checkRolloutFile(file);
@@ -39,7 +47,10 @@ export async function execute({ args, options, io }: CommandInvocation<ImportCod
     imported = await importCodexRollout(file, {
       ...(workspaceRoot === undefined ? {} : { workspaceRoot }),
       onMessages: async (messages, context) => {
-        const stored = target === undefined ? messages.map((message) => redactMessage(message, settings.redactor)) : await target.append(messages, workspaceRoot ?? context.recordedCwd);
+        const stored =
+          target === undefined
+            ? messages.map((message) => redactMessage(message, settings.redactor))
+            : await target.append(messages, workspaceRoot ?? context.recordedCwd);
         for (const message of stored) builder.add(message);
       },
     });
@@ -50,12 +61,15 @@ export async function execute({ args, options, io }: CommandInvocation<ImportCod
   }
   if (isNotARollout(imported.state)) {
     await target?.discard();
-    throw new UsageError(`${file} is not a Codex rollout: it has no session metadata and no turns; pass a rollout-*.jsonl file from $CODEX_HOME/sessions`);
+    throw new UsageError(
+      `${file} is not a Codex rollout: it has no session metadata and no turns; pass a rollout-*.jsonl file from $CODEX_HOME/sessions`,
+    );
   }
   const checkpoint = builder.finish(imported.state);
   const view = renderCheckpointView(checkpoint);
   const style = styleFor(io.stderr, io.env);
-  for (const warning of importWarnings(imported.state, file)) io.stderr.write(`${style.yellow(`forge: warning: ${warning}`)}\n`);
+  for (const warning of importWarnings(imported.state, file))
+    io.stderr.write(`${style.yellow(`forge: warning: ${warning}`)}\n`);
 
   let sessionId: string | undefined;
   if (target !== undefined) {
@@ -67,13 +81,22 @@ export async function execute({ args, options, io }: CommandInvocation<ImportCod
     }
   }
   if (options.json === true) {
-    const document = { state: imported.state, view, checkpoint, messageCount: builder.messageCount, ...(sessionId === undefined ? {} : { sessionId }) };
+    const document = {
+      state: imported.state,
+      view,
+      checkpoint,
+      messageCount: builder.messageCount,
+      ...(sessionId === undefined ? {} : { sessionId }),
+    };
     io.stdout.write(`${JSON.stringify(document)}\n`);
   } else {
     io.stdout.write(view);
     io.stderr.write(`${style.dim(summary(imported.state, builder.messageCount, file))}\n`);
   }
-  if (sessionId !== undefined) io.stderr.write(`session: ${sessionId} ${style.dim(`(continue it with forge --resume ${sessionId}, on any --engine)`)}\n`);
+  if (sessionId !== undefined)
+    io.stderr.write(
+      `session: ${sessionId} ${style.dim(`(continue it with forge --resume ${sessionId}, on any --engine)`)}\n`,
+    );
   return ExitCode.ok;
 }
 
@@ -87,10 +110,14 @@ async function checkRolloutFile(file: string): Promise<void> {
   try {
     isFile = (await stat(file)).isFile();
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(error as Error).message})`;
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'does not exist'
+        : `cannot be read (${(error as Error).message})`;
     throw new UsageError(`the rollout ${file} ${reason}; pass a rollout-*.jsonl file from $CODEX_HOME/sessions`);
   }
-  if (!isFile) throw new UsageError(`the rollout ${file} is not a file; pass a rollout-*.jsonl file from $CODEX_HOME/sessions`);
+  if (!isFile)
+    throw new UsageError(`the rollout ${file} is not a file; pass a rollout-*.jsonl file from $CODEX_HOME/sessions`);
 }
 
 /** What the import skipped, one sentence each. Nothing a warning names stops the import. */
@@ -98,22 +125,34 @@ export function importWarnings(state: CodexImportState, file: string): string[] 
   const { skipped } = state;
   const warnings: string[] = [];
   const lines = (count: number) => `${count} line${count === 1 ? '' : 's'}`;
-  if (skipped.tornTail) warnings.push(`the last line of ${file} is cut off (Codex may still have been writing it); it was skipped and everything before it imported`);
-  if (skipped.malformedLines > 0) warnings.push(`skipped ${lines(skipped.malformedLines)} of ${file}: not valid rollout records`);
+  if (skipped.tornTail)
+    warnings.push(
+      `the last line of ${file} is cut off (Codex may still have been writing it); it was skipped and everything before it imported`,
+    );
+  if (skipped.malformedLines > 0)
+    warnings.push(`skipped ${lines(skipped.malformedLines)} of ${file}: not valid rollout records`);
   if (skipped.oversizedLines > 0) {
-    warnings.push(`skipped ${lines(skipped.oversizedLines)} of ${file} longer than ${MAX_ROLLOUT_LINE_BYTES / (1024 * 1024)} MiB, unread (no rollout record Forge uses is that long)`);
+    warnings.push(
+      `skipped ${lines(skipped.oversizedLines)} of ${file} longer than ${MAX_ROLLOUT_LINE_BYTES / (1024 * 1024)} MiB, unread (no rollout record Forge uses is that long)`,
+    );
   }
   if (skipped.unknownLines > 0) {
     const types = skipped.unknownTypes.length === 0 ? '' : ` (${skipped.unknownTypes.join(', ')})`;
     warnings.push(`skipped ${lines(skipped.unknownLines)} of ${file}: record types this Forge does not know${types}`);
   }
-  if (skipped.orphanToolOutputs > 0) warnings.push(`left out ${skipped.orphanToolOutputs} tool output${skipped.orphanToolOutputs === 1 ? '' : 's'} of ${file} without a matching call`);
+  if (skipped.orphanToolOutputs > 0)
+    warnings.push(
+      `left out ${skipped.orphanToolOutputs} tool output${skipped.orphanToolOutputs === 1 ? '' : 's'} of ${file} without a matching call`,
+    );
   return warnings;
 }
 
 function summary(state: CodexImportState, messages: number, file: string): string {
   const count = (value: number, noun: string) => `${value.toLocaleString('en-US')} ${noun}${value === 1 ? '' : 's'}`;
-  const tokens = state.tokenUsage.latest === null ? 'no token reports' : `${count(state.tokenUsage.latest.total.totalTokens, 'token')} reported by Codex`;
+  const tokens =
+    state.tokenUsage.latest === null
+      ? 'no token reports'
+      : `${count(state.tokenUsage.latest.total.totalTokens, 'token')} reported by Codex`;
   const version = state.source.cliVersion === null ? 'an unknown Codex version' : `Codex ${state.source.cliVersion}`;
   return (
     `Imported ${file} (${version}, ${state.source.generation} format): ` +
@@ -133,7 +172,11 @@ class StreamedSession {
   constructor(private readonly settings: SessionSettings) {}
 
   async append(messages: readonly Message[], workspaceRoot: string | null): Promise<readonly Message[]> {
-    this.writer ??= await createSession(this.settings.forgeHome, { workspaceRoot, redactor: this.settings.redactor, keepMessages: false });
+    this.writer ??= await createSession(this.settings.forgeHome, {
+      workspaceRoot,
+      redactor: this.settings.redactor,
+      keepMessages: false,
+    });
     return this.writer.appendMessages(messages);
   }
 
@@ -143,7 +186,10 @@ class StreamedSession {
     if (writer === undefined) throw new Error('An import session without messages; this is a bug in Forge.');
     try {
       const validation = validateCheckpoint(checkpoint, checkpoint.source.messageCount);
-      if (!validation.ok) throw new Error(`The imported checkpoint is not valid (${validation.errors.slice(0, 2).join('; ')}); this is a bug in Forge.`);
+      if (!validation.ok)
+        throw new Error(
+          `The imported checkpoint is not valid (${validation.errors.slice(0, 2).join('; ')}); this is a bug in Forge.`,
+        );
       await writer.recordCheckpoint({ source: checkpoint.source, checkpoint: checkpoint as unknown as JsonValue });
       await writer.close();
       return writer.id;

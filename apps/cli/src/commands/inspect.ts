@@ -56,7 +56,9 @@ export async function execute({ args, options, io }: CommandInvocation<InspectOp
   }
 
   if (report.runs.length === 0) {
-    io.stderr.write(`forge: error: no run events in ${report.target.files.length === 0 ? `the traces of ${report.target.argument}` : report.target.files.join(', ')}\n`);
+    io.stderr.write(
+      `forge: error: no run events in ${report.target.files.length === 0 ? `the traces of ${report.target.argument}` : report.target.files.join(', ')}\n`,
+    );
     return ExitCode.failure;
   }
   return ExitCode.ok;

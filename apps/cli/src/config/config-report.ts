@@ -41,8 +41,12 @@ function masked(values: Readonly<Record<string, string>> | undefined): Record<st
 
 /** The effective values in display order, credentials masked. */
 function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
-  const models = config.models.map((entry) => JSON.parse(JSON.stringify({ ...entry, headers: masked(entry.headers) })) as JsonValue);
-  const servers = config.mcpServers.map((entry) => JSON.parse(JSON.stringify({ ...entry, env: masked(entry.env) })) as JsonValue);
+  const models = config.models.map(
+    (entry) => JSON.parse(JSON.stringify({ ...entry, headers: masked(entry.headers) })) as JsonValue,
+  );
+  const servers = config.mcpServers.map(
+    (entry) => JSON.parse(JSON.stringify({ ...entry, env: masked(entry.env) })) as JsonValue,
+  );
   return [
     ['model', config.model ?? DEFAULT_MODEL],
     ['approval.profile', config.approval.profile],
@@ -53,7 +57,10 @@ function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
     ['models', models],
     ['mcpServers', servers],
     ...priceValues(config),
-    ...Object.entries(config.context).map(([field, value]): [string, JsonValue] => [`context.${field}`, value as JsonValue]),
+    ...Object.entries(config.context).map(([field, value]): [string, JsonValue] => [
+      `context.${field}`,
+      value as JsonValue,
+    ]),
     ...Object.entries(config.contextTools).map(([field, value]): [string, JsonValue] => [`context.${field}`, value]),
     ['context.compaction.strategy', config.compaction.strategy],
     ['context.compaction.model', config.compaction.model ?? null],
@@ -65,11 +72,18 @@ function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
 function priceValues(config: ForgeConfig): [string, JsonValue][] {
   const entries = Object.entries(config.prices);
   if (entries.length === 0) return [['prices', []]];
-  return entries.map(([id, entry]): [string, JsonValue] => [`prices.${id}`, JSON.parse(JSON.stringify(entry)) as JsonValue]);
+  return entries.map(([id, entry]): [string, JsonValue] => [
+    `prices.${id}`,
+    JSON.parse(JSON.stringify(entry)) as JsonValue,
+  ]);
 }
 
 /** The report of a loaded configuration; `exists` says which of the two files were found. */
-export function buildConfigReport(cli: CliConfig, exists: { readonly user: boolean; readonly project: boolean }, sandbox: SandboxStatus): ConfigReport {
+export function buildConfigReport(
+  cli: CliConfig,
+  exists: { readonly user: boolean; readonly project: boolean },
+  sandbox: SandboxStatus,
+): ConfigReport {
   const { loaded } = cli;
   const values = effectiveValues(loaded.config).map(([path, value]): ConfigEntry => {
     const provenance = loaded.provenance[path] ?? { source: 'default' as const };
@@ -83,7 +97,10 @@ export function buildConfigReport(cli: CliConfig, exists: { readonly user: boole
     };
   });
   return {
-    files: { user: { path: loaded.files.user, exists: exists.user }, project: { path: loaded.files.project, exists: exists.project } },
+    files: {
+      user: { path: loaded.files.user, exists: exists.user },
+      project: { path: loaded.files.project, exists: exists.project },
+    },
     values,
     sandbox: { inForce: describeSandbox(sandbox), enforcement: sandbox.enforcement },
     warnings: loaded.warnings,
@@ -100,7 +117,13 @@ function describeValue(value: JsonValue): string {
   if (value === null) return '(none)';
   if (Array.isArray(value)) {
     if (value.length === 0) return '(none)';
-    return value.map((item) => (typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item['name'] === 'string' ? describeNamed(item) : String(item))).join(', ');
+    return value
+      .map((item) =>
+        typeof item === 'object' && item !== null && !Array.isArray(item) && typeof item['name'] === 'string'
+          ? describeNamed(item)
+          : String(item),
+      )
+      .join(', ');
   }
   const prices = priceEntrySchema.safeParse(value);
   if (prices.success) return describePrices(prices.data);
@@ -108,14 +131,16 @@ function describeValue(value: JsonValue): string {
 }
 
 function describeNamed(item: { readonly [key: string]: JsonValue | undefined }): string {
-  if (typeof item['baseURL'] === 'string') return `${String(item['name'])} (${String(item['modelId'])} at ${item['baseURL']})`;
+  if (typeof item['baseURL'] === 'string')
+    return `${String(item['name'])} (${String(item['modelId'])} at ${item['baseURL']})`;
   const argv = [item['command'], ...(Array.isArray(item['args']) ? item['args'] : [])].map(String).join(' ');
   return `${String(item['name'])} (${argv})`;
 }
 
 /** The text form: the two files, then one row per value with its source, then warnings. */
 export function renderConfigReport(report: ConfigReport, style: Style): string {
-  const fileLine = (label: string, state: ConfigFileState) => `  ${label.padEnd(8)} ${state.path}${state.exists ? '' : style.dim('  (not found)')}`;
+  const fileLine = (label: string, state: ConfigFileState) =>
+    `  ${label.padEnd(8)} ${state.path}${state.exists ? '' : style.dim('  (not found)')}`;
   const rows = report.values.map((entry) => [entry.path, describeValue(entry.value), describeSource(entry)] as const);
   const pathWidth = Math.max(...rows.map(([path]) => path.length));
   const valueWidth = Math.min(40, Math.max(...rows.map(([, value]) => value.length)));
@@ -125,9 +150,13 @@ export function renderConfigReport(report: ConfigReport, style: Style): string {
     fileLine('project', report.files.project),
     '',
     style.bold(`${'key'.padEnd(pathWidth)}  ${'value'.padEnd(valueWidth)}  source`),
-    ...rows.map(([path, value, source]) => `${path.padEnd(pathWidth)}  ${value.padEnd(valueWidth)}  ${source === 'default' ? style.dim(source) : source}`),
+    ...rows.map(
+      ([path, value, source]) =>
+        `${path.padEnd(pathWidth)}  ${value.padEnd(valueWidth)}  ${source === 'default' ? style.dim(source) : source}`,
+    ),
   ];
   lines.push('', `${style.bold('Sandbox in force')}  ${report.sandbox.inForce}`);
-  if (report.warnings.length > 0) lines.push('', style.bold('Warnings'), ...report.warnings.map((warning) => style.yellow(`  ${warning}`)));
+  if (report.warnings.length > 0)
+    lines.push('', style.bold('Warnings'), ...report.warnings.map((warning) => style.yellow(`  ${warning}`)));
   return `${lines.join('\n')}\n`;
 }

@@ -35,8 +35,13 @@ describe('a FORGE_HOME that is a file', () => {
   it.each(commands)('forge %s names FORGE_HOME, says it is a file and exits 2', async (...args) => {
     const home = path.join(scratch.path, 'home-file');
     await writeFile(home, 'not a directory\n');
-    const { code, stderr } = await runCli(args, { cwd: path.join(scratch.path, 'workspace'), env: { FORGE_HOME: home } });
-    expect(stderr).toBe(`forge: error: FORGE_HOME ${home} is a file, not a directory. Point FORGE_HOME (or --forge-home) at a directory you can write, or move the file away.\n`);
+    const { code, stderr } = await runCli(args, {
+      cwd: path.join(scratch.path, 'workspace'),
+      env: { FORGE_HOME: home },
+    });
+    expect(stderr).toBe(
+      `forge: error: FORGE_HOME ${home} is a file, not a directory. Point FORGE_HOME (or --forge-home) at a directory you can write, or move the file away.\n`,
+    );
     expect(code).toBe(2);
   });
 
@@ -44,8 +49,13 @@ describe('a FORGE_HOME that is a file', () => {
     const file = path.join(scratch.path, 'home-file');
     await writeFile(file, 'x');
     const home = path.join(file, 'forge');
-    const { code, stderr } = await runCli(['inspect', '--last'], { cwd: path.join(scratch.path, 'workspace'), env: { FORGE_HOME: home } });
-    expect(stderr).toBe(`forge: error: FORGE_HOME ${home} cannot be a directory: ${file} is a file. Point FORGE_HOME (or --forge-home) at a directory you can write, or move ${file} away.\n`);
+    const { code, stderr } = await runCli(['inspect', '--last'], {
+      cwd: path.join(scratch.path, 'workspace'),
+      env: { FORGE_HOME: home },
+    });
+    expect(stderr).toBe(
+      `forge: error: FORGE_HOME ${home} cannot be a directory: ${file} is a file. Point FORGE_HOME (or --forge-home) at a directory you can write, or move ${file} away.\n`,
+    );
     expect(code).toBe(2);
   });
 });

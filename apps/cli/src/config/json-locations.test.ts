@@ -7,9 +7,16 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /** Every dotted path of `value` with what should start at its offset in compact JSON text. */
 function expectedStarts(value: Json, path = ''): [string, string][] {
   const join = (key: string) => (path === '' ? key : `${path}.${key}`);
-  if (Array.isArray(value)) return value.flatMap((item, index) => [[join(String(index)), JSON.stringify(item)] as [string, string], ...expectedStarts(item, join(String(index)))]);
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => [
+      [join(String(index)), JSON.stringify(item)] as [string, string],
+      ...expectedStarts(item, join(String(index))),
+    ]);
   if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, item]) => [[join(key), `${JSON.stringify(key)}:${JSON.stringify(item)}`] as [string, string], ...expectedStarts(item, join(key))]);
+    return Object.entries(value).flatMap(([key, item]) => [
+      [join(key), `${JSON.stringify(key)}:${JSON.stringify(item)}`] as [string, string],
+      ...expectedStarts(item, join(key)),
+    ]);
   }
   return [];
 }
@@ -44,7 +51,8 @@ describe('jsonValueOffsets', () => {
   });
 
   it('locates a nested key by line and column, and a missing one at its nearest parent', () => {
-    const text = '{\n  "schemaVersion": 1,\n  "context": {\n    "bufferToken": 9000\n  },\n  "list": [1, {"a": 2}]\n}\n';
+    const text =
+      '{\n  "schemaVersion": 1,\n  "context": {\n    "bufferToken": 9000\n  },\n  "list": [1, {"a": 2}]\n}\n';
     expect(locateJsonPath(text, 'context.bufferToken')).toEqual({ line: 4, column: 5 });
     expect(locateJsonPath(text, 'list.1.a')).toEqual({ line: 6, column: 16 });
     expect(locateJsonPath(text, 'context.mode')).toEqual({ line: 3, column: 3 });

@@ -78,7 +78,11 @@ export function jsonValueOffsets(text: string): Map<string, number> {
  * The line and column of the value at `path`, or of its nearest enclosing value that exists (a
  * missing key is reported where its object starts).
  */
-export function locateJsonPath(text: string, path: string, offsets: Map<string, number> = jsonValueOffsets(text)): JsonLocation | undefined {
+export function locateJsonPath(
+  text: string,
+  path: string,
+  offsets: Map<string, number> = jsonValueOffsets(text),
+): JsonLocation | undefined {
   const segments = path === '' ? [] : path.split('.');
   for (let length = segments.length; length >= 0; length -= 1) {
     const offset = offsets.get(segments.slice(0, length).join('.'));

@@ -1,4 +1,11 @@
-import { toolDefinitions, type ContextPolicy, type InstructionSnapshot, type Message, type ModelAdapter, type Tool } from '@forge/core';
+import {
+  toolDefinitions,
+  type ContextPolicy,
+  type InstructionSnapshot,
+  type Message,
+  type ModelAdapter,
+  type Tool,
+} from '@forge/core';
 import { measureContext, type CheckpointProvenance, type ContextReport, type SessionCost } from '@forge/core/budget';
 import { selectRequestView, summarizeView } from '@forge/core/view';
 import { requestViewCheckpoint, type SessionView } from '@forge/sessions';
@@ -27,7 +34,11 @@ export interface ContextSessionView {
  * grouped into built-in and one group per MCP server; with prices, what it will cost (and
  * `sessionCost`, what the session has cost so far). Writes nothing.
  */
-export async function measureNextRequest(subject: ContextSubject, session?: ContextSessionView, sessionCost?: SessionCost): Promise<ContextReport> {
+export async function measureNextRequest(
+  subject: ContextSubject,
+  session?: ContextSessionView,
+  sessionCost?: SessionCost,
+): Promise<ContextReport> {
   const instructions = await subject.instructions();
   const checkpoint = session === undefined ? undefined : requestViewCheckpoint(session.view);
   const view = await selectRequestView({
@@ -44,7 +55,12 @@ export async function measureNextRequest(subject: ContextSubject, session?: Cont
   let provenance: CheckpointProvenance | undefined;
   const sent = session?.view.checkpoint;
   if (sent !== undefined) {
-    provenance = { id: sent.id, strategy: sent.strategy, summarizedThrough: sent.source.summarizedThrough, sourceHash: sent.source.sourceHash };
+    provenance = {
+      id: sent.id,
+      strategy: sent.strategy,
+      summarizedThrough: sent.source.summarizedThrough,
+      sourceHash: sent.source.sourceHash,
+    };
   } else if (session?.view.unusedCheckpoint !== undefined) {
     const { id, strategy, mode } = session.view.unusedCheckpoint;
     provenance = { id, strategy, unusedInMode: mode };
@@ -60,7 +76,12 @@ export async function measureNextRequest(subject: ContextSubject, session?: Cont
       ? {}
       : {
           sessionMessages: session.transcript.length,
-          view: summarizeView({ stored: view.end, covered: view.coveredThrough, verbatim: view.end - view.tailStart, ...(checkpoint === undefined ? {} : { checkpointId: checkpoint.id }) }),
+          view: summarizeView({
+            stored: view.end,
+            covered: view.coveredThrough,
+            verbatim: view.end - view.tailStart,
+            ...(checkpoint === undefined ? {} : { checkpointId: checkpoint.id }),
+          }),
         }),
     ...(provenance === undefined ? {} : { checkpoint: provenance }),
     ...(sessionCost === undefined ? {} : { sessionCost }),

@@ -4,8 +4,18 @@ import type { Message } from '@forge/core';
 import { createSession, type SessionTranscript } from '@forge/persistence';
 import { ScriptedModel } from '@forge/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCodexDirectories, TEST_MODEL, writeLoopbackConfig, type CodexSandboxDirectories } from '@forge/codex/test-helpers/codex-harness';
-import { assistantMessage, execCommandCall, startLoopbackResponsesServer, type LoopbackResponsesServer } from '@forge/codex/test-helpers/loopback-responses';
+import {
+  createCodexDirectories,
+  TEST_MODEL,
+  writeLoopbackConfig,
+  type CodexSandboxDirectories,
+} from '@forge/codex/test-helpers/codex-harness';
+import {
+  assistantMessage,
+  execCommandCall,
+  startLoopbackResponsesServer,
+  type LoopbackResponsesServer,
+} from '@forge/codex/test-helpers/loopback-responses';
 import { main } from '../main.js';
 import { createTestIo, runCli, waitFor } from '../test-support/cli-harness.js';
 
@@ -33,8 +43,10 @@ afterEach(async () => {
   await rm(directories.root, { recursive: true, force: true });
 });
 
-const environment = (extra: Record<string, string> = {}) => ({ ...directories.environment, FORGE_HOME: forgeHome, ...extra }) as Record<string, string>;
-const forge = (args: readonly string[], extra: Record<string, string> = {}) => runCli(args, { cwd: directories.workspace, env: environment(extra) });
+const environment = (extra: Record<string, string> = {}) =>
+  ({ ...directories.environment, FORGE_HOME: forgeHome, ...extra }) as Record<string, string>;
+const forge = (args: readonly string[], extra: Record<string, string> = {}) =>
+  runCli(args, { cwd: directories.workspace, env: environment(extra) });
 
 async function showSession(id: string): Promise<SessionTranscript> {
   const shown = await forge(['sessions', 'show', id, '--json']);
@@ -45,7 +57,11 @@ async function showSession(id: string): Promise<SessionTranscript> {
 /** The user texts of request `index`, in order (Codex's own history and the new input). */
 function userTexts(index: number): string[] {
   return (provider.requests[index]?.body.input ?? [])
-    .flatMap((item) => (item['type'] === 'message' && item['role'] === 'user' ? [(item['content'] as { text?: string }[]).map((part) => part.text ?? '').join('')] : []))
+    .flatMap((item) =>
+      item['type'] === 'message' && item['role'] === 'user'
+        ? [(item['content'] as { text?: string }[]).map((part) => part.text ?? '').join('')]
+        : [],
+    )
     .filter((text) => !text.startsWith('<') && !text.startsWith('#'));
 }
 
@@ -56,8 +72,19 @@ function wrapperSent(index: number): string {
 
 describe('forge run --engine codex', () => {
   it('runs a turn on Codex in a session, prints the wrapper cost in --json, traces it, and resumes with the stored view on either engine', async () => {
-    provider.push({ items: [assistantMessage('The project has one agent file.')], usage: { inputTokens: 1800, outputTokens: 30 } });
-    const first = await forge(['run', '--engine', 'codex', '--model', `codex:${TEST_MODEL}`, '--json', 'What is in this project?']);
+    provider.push({
+      items: [assistantMessage('The project has one agent file.')],
+      usage: { inputTokens: 1800, outputTokens: 30 },
+    });
+    const first = await forge([
+      'run',
+      '--engine',
+      'codex',
+      '--model',
+      `codex:${TEST_MODEL}`,
+      '--json',
+      'What is in this project?',
+    ]);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
 
@@ -70,16 +97,29 @@ describe('forge run --engine codex', () => {
     expect(types).toContain('codex.usage.recorded');
     expect(types.at(-1)).toBe('run.completed');
     const budgeted = envelopes.find((envelope) => envelope.event['type'] === 'codex.context.budgeted')?.event;
-    expect(budgeted).toMatchObject({ historyMessages: 0, hasCheckpoint: false, estimate: { method: 'conservative-fallback' } });
-    expect(envelopes.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'codex.thread.selected', how: 'started' }));
-    expect(envelopes.map((envelope) => envelope.event).find((event) => event['type'] === 'codex.thread.selected')?.['fallback']).toBeUndefined();
+    expect(budgeted).toMatchObject({
+      historyMessages: 0,
+      hasCheckpoint: false,
+      estimate: { method: 'conservative-fallback' },
+    });
+    expect(envelopes.map((envelope) => envelope.event)).toContainEqual(
+      expect.objectContaining({ type: 'codex.thread.selected', how: 'started' }),
+    );
+    expect(
+      envelopes.map((envelope) => envelope.event).find((event) => event['type'] === 'codex.thread.selected')?.[
+        'fallback'
+      ],
+    ).toBeUndefined();
     const sessionId = envelopes[0]?.sessionId;
     const runId = envelopes[0]?.runId;
     if (sessionId === undefined || runId === undefined) throw new Error('the envelopes carry no session or run id');
     expect(new Set(envelopes.map((envelope) => envelope.sessionId))).toEqual(new Set([sessionId]));
 
     // A new session: the thread gets Forge's instructions as developer instructions, and the input is the request alone.
-    expect(JSON.parse(wrapperSent(0))).toMatchObject({ role: 'user', content: [{ type: 'input_text', text: 'What is in this project?' }] });
+    expect(JSON.parse(wrapperSent(0))).toMatchObject({
+      role: 'user',
+      content: [{ type: 'input_text', text: 'What is in this project?' }],
+    });
     expect(JSON.stringify(provider.requests[0]?.body)).toContain('Answer in one sentence.');
     expect(budgeted).toMatchObject({ input: 'request' });
 
@@ -88,7 +128,9 @@ describe('forge run --engine codex', () => {
       .trim()
       .split('\n')
       .map((line) => (JSON.parse(line) as { event: { type: string } }).event.type);
-    expect(traced).toEqual(expect.arrayContaining(['run.started', 'codex.context.budgeted', 'codex.usage.recorded', 'run.completed']));
+    expect(traced).toEqual(
+      expect.arrayContaining(['run.started', 'codex.context.budgeted', 'codex.usage.recorded', 'run.completed']),
+    );
 
     const stored = await showSession(sessionId);
     expect(stored.workspaceRoot).toBe(directories.workspace);
@@ -96,7 +138,9 @@ describe('forge run --engine codex', () => {
       { role: 'user', content: 'What is in this project?' },
       { role: 'assistant', content: [{ type: 'text', text: 'The project has one agent file.' }] },
     ]);
-    expect(stored.runs.map((run) => [run.status, run.model?.provider, run.model?.modelId, run.usage?.inputTokens])).toEqual([['completed', 'codex', TEST_MODEL, 1800]]);
+    expect(
+      stored.runs.map((run) => [run.status, run.model?.provider, run.model?.modelId, run.usage?.inputTokens]),
+    ).toEqual([['completed', 'codex', TEST_MODEL, 1800]]);
 
     provider.push({ items: [assistantMessage('You asked what is in the project.')] });
     // A new forge process: a new App Server, which loads the session's thread again with thread/resume.
@@ -110,20 +154,34 @@ describe('forge run --engine codex', () => {
     expect(JSON.stringify(provider.requests[1]?.body.input)).toContain('The project has one agent file.');
     expect(JSON.stringify(provider.requests[1]?.body.input)).not.toContain('[FORGE ACTIVE VIEW');
     const afterSecond = await showSession(sessionId);
-    expect(afterSecond.runs.map((run) => run.engine?.thread?.id)).toEqual([afterSecond.runs[0]?.engine?.thread?.id, afterSecond.runs[0]?.engine?.thread?.id]);
-    expect(afterSecond.runs[1]?.engine).toMatchObject({ name: 'codex', version: '0.169.0', thread: { model: TEST_MODEL }, context: { inputTokens: 1200 } });
+    expect(afterSecond.runs.map((run) => run.engine?.thread?.id)).toEqual([
+      afterSecond.runs[0]?.engine?.thread?.id,
+      afterSecond.runs[0]?.engine?.thread?.id,
+    ]);
+    expect(afterSecond.runs[1]?.engine).toMatchObject({
+      name: 'codex',
+      version: '0.169.0',
+      thread: { model: TEST_MODEL },
+      context: { inputTokens: 1200 },
+    });
 
     // Forge kept its own checkpoint of the whole session, so the native engine continues with every request.
     const native = new ScriptedModel([{ text: 'Natively resumed.' }]);
     const test = createTestIo({ cwd: directories.workspace, env: environment(), models: { main: native } });
     test.stdin.end();
-    expect(await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'And now?'], test.io)).toBe(0);
+    expect(
+      await main(['node', 'forge', 'run', '--model', 'test:main', '--resume', sessionId, 'And now?'], test.io),
+    ).toBe(0);
     const checkpoint = native.requests[0]?.checkpoint ?? '';
     expect(checkpoint).toContain('- earlier user request (user#0): What is in this project?');
     expect(checkpoint).toContain('- latest user request (user#2):\n  What did I ask before?');
     expect(checkpoint).toContain('You asked what is in the project.');
     expect(native.requests[0]?.history).toEqual([]);
-    expect((await showSession(sessionId)).runs.map((run) => run.model?.provider)).toEqual(['codex', 'codex', 'scripted']);
+    expect((await showSession(sessionId)).runs.map((run) => run.model?.provider)).toEqual([
+      'codex',
+      'codex',
+      'scripted',
+    ]);
 
     // Back on Codex after a native turn: the thread missed that turn, so a new one gets the bounded view.
     provider.push({ items: [assistantMessage('Back on Codex.')] });
@@ -141,7 +199,13 @@ describe('forge run --engine codex', () => {
 
   it("falls back to a new thread with the bounded view when the thread's rollout is gone, and says so", async () => {
     provider.push({ items: [assistantMessage('First.')] }, { items: [assistantMessage('Second, on a new thread.')] });
-    const first = await forge(['run', '--engine', 'codex', '--json', 'Remember the word teal. Do not write any files.']);
+    const first = await forge([
+      'run',
+      '--engine',
+      'codex',
+      '--json',
+      'Remember the word teal. Do not write any files.',
+    ]);
     expect(first.code).toBe(0);
     const sessionId = (JSON.parse(first.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
     const stored = await showSession(sessionId);
@@ -159,9 +223,14 @@ describe('forge run --engine codex', () => {
       .split('\n')
       .map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event);
     const selected = events.find((event) => event['type'] === 'codex.thread.selected');
-    expect(selected).toMatchObject({ how: 'started', fallback: { reason: 'rollout-missing', message: expect.stringContaining(rollout) } });
+    expect(selected).toMatchObject({
+      how: 'started',
+      fallback: { reason: 'rollout-missing', message: expect.stringContaining(rollout) },
+    });
     expect(second.stderr.split('\n').filter((line) => line.includes('new Codex thread'))).toEqual([
-      expect.stringContaining(`codex: started a new Codex thread with Forge's bounded view: the thread's rollout ${rollout} is gone`),
+      expect.stringContaining(
+        `codex: started a new Codex thread with Forge's bounded view: the thread's rollout ${rollout} is gone`,
+      ),
     ]);
     const wrapper = wrapperSent(1);
     expect(wrapper).toContain('[FORGE ACTIVE VIEW v1]');
@@ -171,7 +240,13 @@ describe('forge run --engine codex', () => {
   });
 
   it('compacts a Codex session through thread/compact/start with forge compact, recorded as engine-owned, and inspect shows what Codex reported per turn', async () => {
-    provider.push({ items: [assistantMessage('First answer.')], usage: { inputTokens: 3100, outputTokens: 20, cachedTokens: 1000 } }, { items: [assistantMessage('Summary: one question answered.')] });
+    provider.push(
+      {
+        items: [assistantMessage('First answer.')],
+        usage: { inputTokens: 3100, outputTokens: 20, cachedTokens: 1000 },
+      },
+      { items: [assistantMessage('Summary: one question answered.')] },
+    );
     const first = await forge(['run', '--engine', 'codex', '--json', 'A question']);
     const sessionId = (JSON.parse(first.stdout.split('\n')[0] ?? '{}') as { sessionId?: string }).sessionId ?? '';
     const compacted = await forge(['compact', '--session', sessionId, '--json']);
@@ -198,13 +273,22 @@ describe('forge run --engine codex', () => {
   });
 
   it('routes Codex command approvals through --approval: under ask the command is declined and Codex is told', async () => {
-    provider.push({ items: [execCommandCall('call_touch', 'touch made-by-codex.txt')] }, { items: [assistantMessage('I was not allowed to run it.')] });
+    provider.push(
+      { items: [execCommandCall('call_touch', 'touch made-by-codex.txt')] },
+      { items: [assistantMessage('I was not allowed to run it.')] },
+    );
     const outcome = await forge(['run', '--engine', 'codex', 'Create a file']);
     expect(outcome.code).toBe(0);
-    expect(outcome.stderr).toMatch(/^forge: denied run .*touch made-by-codex\.txt.*: forge run cannot ask for approval/m);
+    expect(outcome.stderr).toMatch(
+      /^forge: denied run .*touch made-by-codex\.txt.*: forge run cannot ask for approval/m,
+    );
     await expect(readFile(path.join(directories.workspace, 'made-by-codex.txt'))).rejects.toThrow();
     const followUp = provider.requests[1]?.body.input ?? [];
-    expect(JSON.stringify(followUp.find((item) => item['call_id'] === 'call_touch' && item['type'] === 'function_call_output'))).toMatch(/rejected/);
+    expect(
+      JSON.stringify(
+        followUp.find((item) => item['call_id'] === 'call_touch' && item['type'] === 'function_call_output'),
+      ),
+    ).toMatch(/rejected/);
   });
 
   it('cancels the Codex turn on Ctrl-C: exit 130, the request stored and the run recorded as cancelled', async () => {
@@ -228,7 +312,9 @@ describe('forge run --engine codex', () => {
     expect(outcome.code).toBe(2);
     expect(outcome.stdout).toBe('');
     expect(outcome.stderr.trim().split('\n')).toHaveLength(1);
-    expect(outcome.stderr).toContain(`forge: error: The Codex executable named by FORGE_CODEX_BIN (${missing}) does not exist or is not executable`);
+    expect(outcome.stderr).toContain(
+      `forge: error: The Codex executable named by FORGE_CODEX_BIN (${missing}) does not exist or is not executable`,
+    );
     expect(outcome.stderr).toContain('install @openai/codex');
     const listed = await forge(['sessions', 'list', '--json']);
     expect(JSON.parse(listed.stdout)).toEqual([]);
@@ -252,8 +338,19 @@ describe('the view a new Codex thread starts from', () => {
       { role: 'assistant', content: [{ type: 'text', text: 'Turn 0: understood.' }] },
     ];
     for (let turn = 1; turn < turns; turn += 1) {
-      messages.push({ role: 'user', content: `Turn ${turn}: look at the tokenizer again. ${'Explain each state of the machine. '.repeat(10)}` });
-      messages.push({ role: 'assistant', content: [{ type: 'text', text: `Turn ${turn}: ${'The classifier treats = as an operator only after an identifier. '.repeat(40)}` }] });
+      messages.push({
+        role: 'user',
+        content: `Turn ${turn}: look at the tokenizer again. ${'Explain each state of the machine. '.repeat(10)}`,
+      });
+      messages.push({
+        role: 'assistant',
+        content: [
+          {
+            type: 'text',
+            text: `Turn ${turn}: ${'The classifier treats = as an operator only after an identifier. '.repeat(40)}`,
+          },
+        ],
+      });
     }
     const writer = await createSession(forgeHome, { workspaceRoot: directories.workspace });
     await writer.appendMessages(messages);
@@ -272,7 +369,9 @@ describe('the view a new Codex thread starts from', () => {
     provider.push({ items: [assistantMessage('Continuing on Codex.')] });
     const outcome = await forge(['run', '--engine', 'codex', '--resume', id, 'Carry on with the lexer.']);
     expect(outcome.code).toBe(0);
-    expect(outcome.stderr).toMatch(/codex: compacted the session before starting a new Codex thread \(forge-state\): messages \[0, \d+\) are now checkpoint \S+, ~[\d,]+ → ~[\d,]+ tokens/);
+    expect(outcome.stderr).toMatch(
+      /codex: compacted the session before starting a new Codex thread \(forge-state\): messages \[0, \d+\) are now checkpoint \S+, ~[\d,]+ → ~[\d,]+ tokens/,
+    );
     const wrapper = wrapperText(0);
     expect(wrapper).toContain('[CHECKPOINT]');
     expect(wrapper).toContain('Do not change the test file');
@@ -330,7 +429,14 @@ describe('the REPL with --engine codex', () => {
     const sessionId = /session (session_[A-Za-z0-9_-]+)/.exec(output())?.[1];
     if (sessionId === undefined) throw new Error(`no session in the banner:\n${output()}`);
     const stored = await showSession(sessionId);
-    expect(stored.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    expect(stored.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(stored.runs.map((run) => [run.status, run.engine?.compactions])).toEqual([
       ['completed', 0],
       ['completed', 0],

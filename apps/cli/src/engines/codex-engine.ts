@@ -1,4 +1,12 @@
-import { addUsage, emptyUsage, EVENT_SCHEMA_VERSION, type ContextPolicy, type InstructionSnapshot, type Message, type Usage } from '@forge/core';
+import {
+  addUsage,
+  emptyUsage,
+  EVENT_SCHEMA_VERSION,
+  type ContextPolicy,
+  type InstructionSnapshot,
+  type Message,
+  type Usage,
+} from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
 import {
   CodexAppServer,
@@ -43,7 +51,8 @@ export interface CodexEngineOptions {
  * untested version is a configuration problem (exit 2); anything else is returned unchanged.
  */
 export function codexStartError(error: unknown): unknown {
-  if (CodexBinaryMissingError.isInstance(error) || CodexVersionError.isInstance(error)) return new UsageError(error.message);
+  if (CodexBinaryMissingError.isInstance(error) || CodexVersionError.isInstance(error))
+    return new UsageError(error.message);
   return error;
 }
 
@@ -75,15 +84,22 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     if (closed) throw new Error('The Codex engine was closed; this is a bug in Forge.');
     const previous = starting === undefined ? undefined : await starting.catch(() => undefined);
     if (previous?.exitReason !== undefined) starting = undefined;
-    starting ??= CodexAppServer.start({ env, clientInfo: { name: 'forge', version: forgeVersion() } }).catch((error: unknown) => {
-      starting = undefined;
-      throw codexStartError(error);
-    });
+    starting ??= CodexAppServer.start({ env, clientInfo: { name: 'forge', version: forgeVersion() } }).catch(
+      (error: unknown) => {
+        starting = undefined;
+        throw codexStartError(error);
+      },
+    );
     return starting;
   };
 
   const sandbox: CodexSandboxMode = options.profile === 'read-only' ? 'read-only' : 'workspace-write';
-  const settings: CodexThreadOptions = { cwd: options.root, sandbox, approvalPolicy: 'untrusted', ...(options.model === undefined ? {} : { model: options.model }) };
+  const settings: CodexThreadOptions = {
+    cwd: options.root,
+    sandbox,
+    approvalPolicy: 'untrusted',
+    ...(options.model === undefined ? {} : { model: options.model }),
+  };
 
   const turnOn = async (
     running: CodexAppServer,
@@ -106,11 +122,23 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     const result = await runCodexTurn({
       server: running,
       ...(choice.kind === 'continue'
-        ? { thread: { threadId: choice.threadId }, threadModel: choice.model, selection: { how: choice.how }, view: { instructions: input.instructions, history: [] } }
+        ? {
+            thread: { threadId: choice.threadId },
+            threadModel: choice.model,
+            selection: { how: choice.how },
+            view: { instructions: input.instructions, history: [] },
+          }
         : {
             thread: settings,
-            selection: { how: 'started' as const, ...(choice.fallback === undefined ? {} : { fallback: choice.fallback }) },
-            view: { instructions: input.instructions, history: input.history, ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }) },
+            selection: {
+              how: 'started' as const,
+              ...(choice.fallback === undefined ? {} : { fallback: choice.fallback }),
+            },
+            view: {
+              instructions: input.instructions,
+              history: input.history,
+              ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+            },
           }),
       request: turn.request,
       approvals: turn.approvals,
@@ -135,19 +163,43 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     async runTurn(session, turn) {
       const running = await server();
       if (session === undefined) {
-        const continuing = unstoredThread !== undefined && running.hasLoadedThread(unstoredThread.threadId) ? unstoredThread : undefined;
+        const continuing =
+          unstoredThread !== undefined && running.hasLoadedThread(unstoredThread.threadId) ? unstoredThread : undefined;
         const choice: CodexThreadChoice =
           continuing === undefined
             ? { kind: 'new' }
-            : { kind: 'continue', how: 'continued', threadId: continuing.threadId, model: continuing.model ?? settings.model ?? 'codex-default', rolloutPath: null };
-        const result = await turnOn(running, turn, { instructions: await options.instructions(), history: [], choice, onMessage: async () => {} });
-        if (result.codex.threadId !== '') unstoredThread = { threadId: result.codex.threadId, model: result.codex.model };
+            : {
+                kind: 'continue',
+                how: 'continued',
+                threadId: continuing.threadId,
+                model: continuing.model ?? settings.model ?? 'codex-default',
+                rolloutPath: null,
+              };
+        const result = await turnOn(running, turn, {
+          instructions: await options.instructions(),
+          history: [],
+          choice,
+          onMessage: async () => {},
+        });
+        if (result.codex.threadId !== '')
+          unstoredThread = { threadId: result.codex.threadId, model: result.codex.model };
         return { result, warnings: [] };
       }
       const instructions = await options.instructions();
-      const choice = await chooseCodexThread({ session: session.transcript(), server: running, settings, instructionsHash: instructions.hash });
+      const choice = await chooseCodexThread({
+        session: session.transcript(),
+        server: running,
+        settings,
+        instructionsHash: instructions.hash,
+      });
       if (choice.kind === 'new') {
-        const compacted = await compactBeforeNewThread({ session, policy: options.context, instructions, request: turn.request, modelLabel: `codex:${options.model ?? 'codex-default'}` });
+        const compacted = await compactBeforeNewThread({
+          session,
+          policy: options.context,
+          instructions,
+          request: turn.request,
+          modelLabel: `codex:${options.model ?? 'codex-default'}`,
+        });
         if (compacted?.outcome.kind === 'compacted') turn.onNote?.(compactionNote(compacted.outcome));
       }
       const stored = await session.runEngineTurn({
@@ -171,15 +223,23 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       try {
         await session.checkpointWholeTranscript();
       } catch (error) {
-        turn.onNote?.(`codex: Forge's checkpoint of the session was not updated (${error instanceof Error ? error.message : String(error)}); another engine would continue from the previous one`);
+        turn.onNote?.(
+          `codex: Forge's checkpoint of the session was not updated (${error instanceof Error ? error.message : String(error)}); another engine would continue from the previous one`,
+        );
       }
       return { result: stored.result, warnings: stored.warnings };
     },
     async compact(session) {
       const running = await server();
       const instructions = await options.instructions();
-      const choice = await chooseCodexThread({ session: session.transcript(), server: running, settings, instructionsHash: instructions.hash });
-      if (choice.kind !== 'continue') return { kind: 'nothing', reason: choice.fallback?.message ?? 'the session has no Codex thread yet' };
+      const choice = await chooseCodexThread({
+        session: session.transcript(),
+        server: running,
+        settings,
+        instructionsHash: instructions.hash,
+      });
+      if (choice.kind !== 'continue')
+        return { kind: 'nothing', reason: choice.fallback?.message ?? 'the session has no Codex thread yet' };
       let compacted: CodexCompactionResult | undefined;
       await session.runEngineTurn({
         instructions,
@@ -187,9 +247,17 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
         run: async (input) => {
           const envelope = envelopes(input.runId, input.sessionId);
           compacted = await compactCodexThread(running, choice.threadId);
-          input.onEvent(envelope({ type: 'codex.compaction.completed', compaction: { turnId: compacted.turnId, itemId: compacted.itemId } }));
+          input.onEvent(
+            envelope({
+              type: 'codex.compaction.completed',
+              compaction: { turnId: compacted.turnId, itemId: compacted.itemId },
+            }),
+          );
           for (const usage of compacted.tokenUsage) input.onEvent(envelope({ type: 'codex.usage.recorded', usage }));
-          const usage = compacted.tokenUsage.reduce((total, record) => addUsage(total, usageOfReport(record)), emptyUsage);
+          const usage = compacted.tokenUsage.reduce(
+            (total, record) => addUsage(total, usageOfReport(record)),
+            emptyUsage,
+          );
           input.setEngineFacts({
             name: 'codex',
             version: running.info.version,
@@ -197,7 +265,15 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
             ...contextOf(compacted.tokenUsage),
             compactions: 1,
           });
-          return { runId: input.runId, status: 'completed', messages: [], text: '', steps: compacted.tokenUsage.length, usage, instructionsHash: instructions.hash };
+          return {
+            runId: input.runId,
+            status: 'completed',
+            messages: [],
+            text: '',
+            steps: compacted.tokenUsage.length,
+            usage,
+            instructionsHash: instructions.hash,
+          };
         },
       });
       if (compacted === undefined) throw new Error('Codex reported no compaction; this is a bug in Forge.');
@@ -229,7 +305,15 @@ function engineFacts(result: CodexRunResult, knownRolloutPath: string | null): E
   return {
     name: 'codex',
     version: codex.codexVersion,
-    ...(codex.threadId === '' ? {} : { thread: { id: codex.threadId, model: codex.model ?? 'codex-default', rolloutPath: codex.rolloutPath ?? knownRolloutPath } }),
+    ...(codex.threadId === ''
+      ? {}
+      : {
+          thread: {
+            id: codex.threadId,
+            model: codex.model ?? 'codex-default',
+            rolloutPath: codex.rolloutPath ?? knownRolloutPath,
+          },
+        }),
     ...contextOf(codex.tokenUsage),
     compactions: codex.compactions.length,
   };
@@ -238,7 +322,13 @@ function engineFacts(result: CodexRunResult, knownRolloutPath: string | null): E
 function contextOf(reports: readonly CodexTokenUsageRecord[]): Pick<EngineRunFacts, 'context'> {
   const latest = reports.at(-1);
   if (latest === undefined) return {};
-  return { context: { inputTokens: latest.last.inputTokens, cachedInputTokens: latest.last.cachedInputTokens, modelContextWindow: latest.modelContextWindow } };
+  return {
+    context: {
+      inputTokens: latest.last.inputTokens,
+      cachedInputTokens: latest.last.cachedInputTokens,
+      modelContextWindow: latest.modelContextWindow,
+    },
+  };
 }
 
 function usageOfReport(record: CodexTokenUsageRecord): Usage {
@@ -254,7 +344,14 @@ function usageOfReport(record: CodexTokenUsageRecord): Usage {
 /** Numbered envelopes for the events a compaction run writes to its trace (it has no `runCodexTurn` emitter). */
 function envelopes(runId: string, sessionId: string): (event: CodexEngineEvent) => CodexEventEnvelope {
   let sequence = 0;
-  return (event) => ({ schemaVersion: EVENT_SCHEMA_VERSION, runId, sessionId, sequence: sequence++, timestamp: new Date().toISOString(), event });
+  return (event) => ({
+    schemaVersion: EVENT_SCHEMA_VERSION,
+    runId,
+    sessionId,
+    sequence: sequence++,
+    timestamp: new Date().toISOString(),
+    event,
+  });
 }
 
 /**
@@ -269,7 +366,8 @@ function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
   }
   if (event.type === 'codex.thread.selected') {
     turn.onEngineEvent?.(envelope);
-    if (event.fallback !== undefined) turn.onNote?.(`codex: started a new Codex thread with Forge's bounded view: ${event.fallback.message}`);
+    if (event.fallback !== undefined)
+      turn.onNote?.(`codex: started a new Codex thread with Forge's bounded view: ${event.fallback.message}`);
     return;
   }
   if (event.type === 'codex.compaction.completed') {
@@ -281,11 +379,15 @@ function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
     turn.onEngineEvent?.(envelope);
     const tokens = `~${event.estimate.tokens.toLocaleString('en-US')} tokens`;
     if (event.input === 'request') {
-      turn.onNote?.(`codex: sent only the request to the session's Codex thread, ${tokens} (Codex holds the earlier turns)`);
+      turn.onNote?.(
+        `codex: sent only the request to the session's Codex thread, ${tokens} (Codex holds the earlier turns)`,
+      );
       return;
     }
     const history = `${event.historyMessages} history message${event.historyMessages === 1 ? '' : 's'}`;
-    turn.onNote?.(`codex: sent Forge's active view, ${tokens} (${history}${event.hasCheckpoint ? ', a checkpoint' : ''})`);
+    turn.onNote?.(
+      `codex: sent Forge's active view, ${tokens} (${history}${event.hasCheckpoint ? ', a checkpoint' : ''})`,
+    );
     return;
   }
   turn.onEvent({ ...envelope, event });

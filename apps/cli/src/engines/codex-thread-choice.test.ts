@@ -60,17 +60,38 @@ function session(runs: readonly SessionRun[], messages = runs.length * 2): Sessi
   };
 }
 
-function server(options: { readonly version?: string; readonly loaded?: boolean; readonly resume?: () => Promise<{ model: string }> } = {}): CodexAppServer {
+function server(
+  options: {
+    readonly version?: string;
+    readonly loaded?: boolean;
+    readonly resume?: () => Promise<{ model: string }>;
+  } = {},
+): CodexAppServer {
   const fake = {
     info: { version: options.version ?? '0.169.0' },
     hasLoadedThread: () => options.loaded ?? false,
-    resumeThread: async (threadId: string) => ({ threadId, rolloutPath: rollout, cwd: '/work', modelProvider: 'loopback', ...(await (options.resume ?? (async () => ({ model: 'gpt-5.5' })))()) }),
+    resumeThread: async (threadId: string) => ({
+      threadId,
+      rolloutPath: rollout,
+      cwd: '/work',
+      modelProvider: 'loopback',
+      ...(await (options.resume ?? (async () => ({ model: 'gpt-5.5' })))()),
+    }),
   };
   return fake as unknown as CodexAppServer;
 }
 
-const choose = (transcript: SessionTranscript, codex: CodexAppServer, extra: { settings?: CodexThreadOptions; instructionsHash?: string } = {}) =>
-  chooseCodexThread({ session: transcript, server: codex, settings: extra.settings ?? settings, instructionsHash: extra.instructionsHash ?? 'hash-1' });
+const choose = (
+  transcript: SessionTranscript,
+  codex: CodexAppServer,
+  extra: { settings?: CodexThreadOptions; instructionsHash?: string } = {},
+) =>
+  chooseCodexThread({
+    session: transcript,
+    server: codex,
+    settings: extra.settings ?? settings,
+    instructionsHash: extra.instructionsHash ?? 'hash-1',
+  });
 
 describe('chooseCodexThread', () => {
   it('starts the first thread of an empty session without calling it a fallback', async () => {
@@ -78,13 +99,30 @@ describe('chooseCodexThread', () => {
   });
 
   it('continues a thread this server has loaded, and resumes it on a new server', async () => {
-    expect(await choose(session([run()]), server({ loaded: true }))).toMatchObject({ kind: 'continue', how: 'continued', threadId: 'thread-1' });
-    expect(await choose(session([run()]), server())).toMatchObject({ kind: 'continue', how: 'resumed', threadId: 'thread-1', rolloutPath: rollout });
+    expect(await choose(session([run()]), server({ loaded: true }))).toMatchObject({
+      kind: 'continue',
+      how: 'continued',
+      threadId: 'thread-1',
+    });
+    expect(await choose(session([run()]), server())).toMatchObject({
+      kind: 'continue',
+      how: 'resumed',
+      threadId: 'thread-1',
+      rolloutPath: rollout,
+    });
   });
 
   it('ignores the run being chosen for, whose start is already recorded', async () => {
     const current = run({ runId: 'run_now', status: undefined, engine: undefined });
-    expect(await chooseCodexThread({ session: session([run(), current]), server: server({ loaded: true }), settings, instructionsHash: 'hash-1', currentRunId: 'run_now' })).toMatchObject({
+    expect(
+      await chooseCodexThread({
+        session: session([run(), current]),
+        server: server({ loaded: true }),
+        settings,
+        instructionsHash: 'hash-1',
+        currentRunId: 'run_now',
+      }),
+    ).toMatchObject({
       kind: 'continue',
     });
   });
@@ -95,13 +133,30 @@ describe('chooseCodexThread', () => {
       return choice.kind === 'new' ? choice.fallback?.reason : 'continued';
     };
     expect(await reason(session([run()]), server({ version: '0.170.0', loaded: true }))).toBe('codex-version-changed');
-    expect(await reason(session([run()]), server({ loaded: true }), { settings: { ...settings, model: 'gpt-6' } })).toBe('model-changed');
+    expect(
+      await reason(session([run()]), server({ loaded: true }), { settings: { ...settings, model: 'gpt-6' } }),
+    ).toBe('model-changed');
     expect(await reason(session([run()]), server({ resume: async () => ({ model: 'gpt-6' }) }))).toBe('model-changed');
-    expect(await reason(session([run()]), server({ loaded: true }), { instructionsHash: 'hash-2' })).toBe('instructions-changed');
-    expect(await reason(session([run(), run({ model: { provider: 'scripted', modelId: 'demo' }, engine: undefined })]), server({ loaded: true }))).toBe('engine-switched');
-    expect(await reason(session([run({ model: { provider: 'openai', modelId: 'gpt-5.1' }, engine: undefined })]), server())).toBe('engine-switched');
+    expect(await reason(session([run()]), server({ loaded: true }), { instructionsHash: 'hash-2' })).toBe(
+      'instructions-changed',
+    );
+    expect(
+      await reason(
+        session([run(), run({ model: { provider: 'scripted', modelId: 'demo' }, engine: undefined })]),
+        server({ loaded: true }),
+      ),
+    ).toBe('engine-switched');
+    expect(
+      await reason(session([run({ model: { provider: 'openai', modelId: 'gpt-5.1' }, engine: undefined })]), server()),
+    ).toBe('engine-switched');
     expect(await reason(session([], 4), server())).toBe('no-thread-recorded');
-    const gone = run({ engine: { name: 'codex', version: '0.169.0', thread: { id: 'thread-1', model: 'gpt-5.5', rolloutPath: path.join(directory, 'gone.jsonl') } } });
+    const gone = run({
+      engine: {
+        name: 'codex',
+        version: '0.169.0',
+        thread: { id: 'thread-1', model: 'gpt-5.5', rolloutPath: path.join(directory, 'gone.jsonl') },
+      },
+    });
     expect(await reason(session([gone]), server())).toBe('rollout-missing');
     const refusing = server({
       resume: async () => {

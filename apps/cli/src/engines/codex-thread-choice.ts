@@ -13,8 +13,17 @@ export interface RecordedCodexThread {
 
 /** Where the next Codex turn of a session goes. */
 export type CodexThreadChoice =
-  | { readonly kind: 'continue'; readonly how: 'continued' | 'resumed'; readonly threadId: string; readonly model: string; readonly rolloutPath: string | null }
-  | { readonly kind: 'new'; readonly fallback?: { readonly reason: CodexThreadFallbackReason; readonly message: string } };
+  | {
+      readonly kind: 'continue';
+      readonly how: 'continued' | 'resumed';
+      readonly threadId: string;
+      readonly model: string;
+      readonly rolloutPath: string | null;
+    }
+  | {
+      readonly kind: 'new';
+      readonly fallback?: { readonly reason: CodexThreadFallbackReason; readonly message: string };
+    };
 
 /** The thread the run recorded, when it was a Codex run that knew its thread. */
 export function recordedThread(run: SessionRun | undefined): RecordedCodexThread | undefined {
@@ -29,7 +38,10 @@ export function recordedThread(run: SessionRun | undefined): RecordedCodexThread
   };
 }
 
-const newThread = (reason: CodexThreadFallbackReason, message: string): CodexThreadChoice => ({ kind: 'new', fallback: { reason, message } });
+const newThread = (reason: CodexThreadFallbackReason, message: string): CodexThreadChoice => ({
+  kind: 'new',
+  fallback: { reason, message },
+});
 
 /**
  * Decides whether the next Codex turn continues the thread of the session's latest run (on this
@@ -52,16 +64,24 @@ export async function chooseCodexThread(options: {
   const recorded = recordedThread(last);
   if (recorded === undefined) {
     // The current request is already stored; only earlier messages count as history.
-    const earlierMessages = last === undefined ? session.messages.length - (options.currentRunId === undefined ? 0 : 1) : 1;
+    const earlierMessages =
+      last === undefined ? session.messages.length - (options.currentRunId === undefined ? 0 : 1) : 1;
     if (last === undefined && earlierMessages <= 0) return { kind: 'new' };
     if (runs.some((run) => recordedThread(run) !== undefined)) {
       return newThread('engine-switched', 'the session went on with another engine since its last Codex turn');
     }
-    if (last === undefined || last.model?.provider === 'codex') return newThread('no-thread-recorded', 'the session has no Codex thread to continue');
-    return newThread('engine-switched', `the session's earlier turns ran on ${last.model?.provider ?? 'another engine'}`);
+    if (last === undefined || last.model?.provider === 'codex')
+      return newThread('no-thread-recorded', 'the session has no Codex thread to continue');
+    return newThread(
+      'engine-switched',
+      `the session's earlier turns ran on ${last.model?.provider ?? 'another engine'}`,
+    );
   }
   if (recorded.codexVersion !== server.info.version) {
-    return newThread('codex-version-changed', `Codex is now ${server.info.version}; the thread was made by ${recorded.codexVersion}`);
+    return newThread(
+      'codex-version-changed',
+      `Codex is now ${server.info.version}; the thread was made by ${recorded.codexVersion}`,
+    );
   }
   if (settings.model !== undefined && settings.model !== recorded.model) {
     return newThread('model-changed', `the thread runs ${recorded.model}; this turn asks for ${settings.model}`);
@@ -70,7 +90,13 @@ export async function chooseCodexThread(options: {
     return newThread('instructions-changed', 'the instructions (AGENTS.md) changed since the thread started');
   }
   if (server.hasLoadedThread(recorded.threadId)) {
-    return { kind: 'continue', how: 'continued', threadId: recorded.threadId, model: recorded.model, rolloutPath: recorded.rolloutPath };
+    return {
+      kind: 'continue',
+      how: 'continued',
+      threadId: recorded.threadId,
+      model: recorded.model,
+      rolloutPath: recorded.rolloutPath,
+    };
   }
   if (recorded.rolloutPath !== null && !(await fileExists(recorded.rolloutPath))) {
     return newThread('rollout-missing', `the thread's rollout ${recorded.rolloutPath} is gone`);
@@ -79,10 +105,22 @@ export async function chooseCodexThread(options: {
   try {
     resumed = await server.resumeThread(recorded.threadId, settings);
   } catch (error) {
-    return newThread('resume-failed', `Codex could not resume thread ${recorded.threadId} (${error instanceof Error ? error.message : String(error)})`);
+    return newThread(
+      'resume-failed',
+      `Codex could not resume thread ${recorded.threadId} (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (resumed.model !== recorded.model) {
-    return newThread('model-changed', `Codex's configuration now gives ${resumed.model}; the thread ran ${recorded.model}`);
+    return newThread(
+      'model-changed',
+      `Codex's configuration now gives ${resumed.model}; the thread ran ${recorded.model}`,
+    );
   }
-  return { kind: 'continue', how: 'resumed', threadId: resumed.threadId, model: resumed.model, rolloutPath: resumed.rolloutPath ?? recorded.rolloutPath };
+  return {
+    kind: 'continue',
+    how: 'resumed',
+    threadId: resumed.threadId,
+    model: resumed.model,
+    rolloutPath: resumed.rolloutPath ?? recorded.rolloutPath,
+  };
 }

@@ -35,7 +35,9 @@ export async function compactBeforeNewThread(input: {
   const { session, policy } = input;
   if (policy.mode !== 'compact' || session.messages.length === 0) return undefined;
   const window = reportedCodexWindow(session.transcript());
-  const model = estimationOnlyModel(input.modelLabel, { contextWindowTokens: window ?? policy.fallbackContextWindowTokens });
+  const model = estimationOnlyModel(input.modelLabel, {
+    contextWindowTokens: window ?? policy.fallbackContextWindowTokens,
+  });
   const view = session.selectView({ mode: 'compact', model });
   const checkpoint = requestViewCheckpoint(view);
   const measured = await selectRequestView({
@@ -43,7 +45,11 @@ export async function compactBeforeNewThread(input: {
     ...(checkpoint === undefined ? {} : { checkpoint }),
     policy,
     model,
-    fixed: { instructions: input.instructions.text, currentRequest: { role: 'user', content: input.request }, tools: [] },
+    fixed: {
+      instructions: input.instructions.text,
+      currentRequest: { role: 'user', content: input.request },
+      tools: [],
+    },
   });
   if (measured.decision.kind !== 'compact') return undefined;
   const result = await session.compact({

@@ -20,7 +20,9 @@ export function codexModel(model: string | undefined): string | undefined {
   if (model === undefined) return undefined;
   const match = /^codex:(\S+)$/.exec(model);
   if (match?.[1] === undefined) {
-    throw new UsageError(`--engine codex runs the model Codex is configured with; pass --model codex:<model> (for example codex:gpt-5.5) or leave --model out, not ${JSON.stringify(model)}`);
+    throw new UsageError(
+      `--engine codex runs the model Codex is configured with; pass --model codex:<model> (for example codex:gpt-5.5) or leave --model out, not ${JSON.stringify(model)}`,
+    );
   }
   return match[1];
 }
@@ -41,7 +43,9 @@ export async function prepareEngine(options: {
   const { io, globals } = options;
   if ((options.engine ?? engineName(globals)) === 'native') return createNativeEngine(await prepareAgent(options));
   if (globals.maxSteps !== undefined) {
-    throw new UsageError("--max-steps limits Forge's own loop; Codex decides how many model calls a turn takes, so leave it out with --engine codex");
+    throw new UsageError(
+      "--max-steps limits Forge's own loop; Codex decides how many model calls a turn takes, so leave it out with --engine codex",
+    );
   }
   const { config } = (await loadCliConfig({ io, globals })).loaded;
   // A configured default model of another provider is for the native engine; only --model must name a Codex model.
@@ -49,9 +53,14 @@ export async function prepareEngine(options: {
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const profile = config.approval.profile;
   if (config.mcpServers.length > 0) {
-    io.stderr.write('forge: warning: the configured MCP servers are not started with --engine codex; Codex uses the MCP servers of its own configuration\n');
+    io.stderr.write(
+      'forge: warning: the configured MCP servers are not started with --engine codex; Codex uses the MCP servers of its own configuration\n',
+    );
   }
-  const approvals = createApprovalGate({ profile, ...(options.confirm === undefined ? {} : { confirm: options.confirm }) });
+  const approvals = createApprovalGate({
+    profile,
+    ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
+  });
   // Loaded only for Codex turns: native runs never pay for the App Server client.
   const { createCodexEngine } = await import('./codex-engine.js');
   return createCodexEngine({
@@ -61,6 +70,8 @@ export async function prepareEngine(options: {
     profile,
     model,
     context: config.context,
-    instructions: workspaceInstructions(root, CODEX_ENGINE_PROMPT, (message) => io.stderr.write(`forge: warning: ${message}\n`)),
+    instructions: workspaceInstructions(root, CODEX_ENGINE_PROMPT, (message) =>
+      io.stderr.write(`forge: warning: ${message}\n`),
+    ),
   });
 }

@@ -27,7 +27,9 @@ export interface EngineTurn {
 }
 
 /** What an engine that compacts its own context did for `/compact` and `forge compact`. */
-export type EngineCompactOutcome = { readonly kind: 'compacted'; readonly threadId: string; readonly itemId: string } | { readonly kind: 'nothing'; readonly reason: string };
+export type EngineCompactOutcome =
+  | { readonly kind: 'compacted'; readonly threadId: string; readonly itemId: string }
+  | { readonly kind: 'nothing'; readonly reason: string };
 
 export interface EngineTurnOutcome {
   readonly result: RunResult;

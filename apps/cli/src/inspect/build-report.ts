@@ -10,7 +10,8 @@ export async function buildInspectReport(resolved: ResolvedTarget): Promise<Insp
   const runs: RunReport[] = [];
   for (const file of resolved.target.files) runs.push(...(await readTraceFile(file, problems)));
   // A session's runs and the compactions made between them, in the order they happened.
-  if (resolved.target.kind === 'session') runs.sort((left, right) => (left.startedAt ?? '').localeCompare(right.startedAt ?? ''));
+  if (resolved.target.kind === 'session')
+    runs.sort((left, right) => (left.startedAt ?? '').localeCompare(right.startedAt ?? ''));
   return {
     inspectReportVersion: INSPECT_REPORT_VERSION,
     target: resolved.target,

@@ -76,7 +76,10 @@ function colourOf(category: string, categories: readonly string[]): string {
 
 function tooltip(column: Column): string {
   const { row } = column;
-  const label = column.first === column.last ? `step ${String(row.step)}` : `steps ${String(column.first)}–${String(column.last)} (largest: step ${String(row.step)})`;
+  const label =
+    column.first === column.last
+      ? `step ${String(row.step)}`
+      : `steps ${String(column.first)}–${String(column.last)} (largest: step ${String(row.step)})`;
   const parts = [
     label,
     `estimate ${formatCount(row.estimatedTokens)}`,
@@ -84,18 +87,27 @@ function tooltip(column: Column): string {
     `cached ${formatCount(row.cachedInputTokens)}`,
     `error ${formatPercent(row.errorPercent)}`,
   ];
-  for (const [key, tokens] of Object.entries(row.categories ?? {})) parts.push(`${categoryLabel(key)} ${formatCount(tokens)}`);
+  for (const [key, tokens] of Object.entries(row.categories ?? {}))
+    parts.push(`${categoryLabel(key)} ${formatCount(tokens)}`);
   return parts.join('\n');
 }
 
 /** The legend entries the chart uses, for the page to show beside it. */
-export function chartLegend(run: RunReport): { readonly label: string; readonly colour: string; readonly kind: 'swatch' | 'point' | 'marker' }[] {
+export function chartLegend(
+  run: RunReport,
+): { readonly label: string; readonly colour: string; readonly kind: 'swatch' | 'point' | 'marker' }[] {
   const categories = usedCategories(run.budget);
-  const entries: { label: string; colour: string; kind: 'swatch' | 'point' | 'marker' }[] = categories.map((key) => ({ label: categoryLabel(key), colour: colourOf(key, categories), kind: 'swatch' }));
-  if (run.budget.some((row) => row.categories === undefined && row.estimatedTokens !== undefined)) entries.push({ label: 'estimate', colour: UNCATEGORISED, kind: 'swatch' });
+  const entries: { label: string; colour: string; kind: 'swatch' | 'point' | 'marker' }[] = categories.map((key) => ({
+    label: categoryLabel(key),
+    colour: colourOf(key, categories),
+    kind: 'swatch',
+  }));
+  if (run.budget.some((row) => row.categories === undefined && row.estimatedTokens !== undefined))
+    entries.push({ label: 'estimate', colour: UNCATEGORISED, kind: 'swatch' });
   if (run.budget.some((row) => row.estimatedTokens === undefined && row.reportedInputTokens !== undefined))
     entries.push({ label: 'reported input (no estimate)', colour: REPORTED_ONLY, kind: 'swatch' });
-  if (run.budget.some((row) => row.reportedInputTokens !== undefined)) entries.push({ label: 'provider-reported input', colour: '#111111', kind: 'point' });
+  if (run.budget.some((row) => row.reportedInputTokens !== undefined))
+    entries.push({ label: 'provider-reported input', colour: '#111111', kind: 'point' });
   if (run.compactions.length > 0) entries.push({ label: 'compaction', colour: '#d62728', kind: 'marker' });
   return entries;
 }
@@ -109,7 +121,10 @@ export function contextChart(run: RunReport): string {
   const { columns, stepsPerColumn } = columnsOf(run.budget);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const largest = Math.max(1, ...run.budget.map((row) => Math.max(row.estimatedTokens ?? 0, row.reportedInputTokens ?? 0)));
+  const largest = Math.max(
+    1,
+    ...run.budget.map((row) => Math.max(row.estimatedTokens ?? 0, row.reportedInputTokens ?? 0)),
+  );
   const showWindow = run.window !== undefined && run.window.tokens <= largest * 1.6;
   const top = Math.max(largest, showWindow && run.window !== undefined ? run.window.tokens : 0) * 1.08;
   const tick = Math.max(1, niceStep(top));
@@ -153,14 +168,23 @@ export function contextChart(run: RunReport): string {
     } else if (row.reportedInputTokens !== undefined) {
       stack(row.reportedInputTokens, REPORTED_ONLY, 'reported');
     }
-    const steps = column.first === column.last ? String(column.first) : `${String(column.first)}-${String(column.last)}`;
-    parts.push(`<g class="step-bar" data-step="${steps}"><title>${escapeHtml(tooltip(column))}</title>${segments.join('')}</g>`);
+    const steps =
+      column.first === column.last ? String(column.first) : `${String(column.first)}-${String(column.last)}`;
+    parts.push(
+      `<g class="step-bar" data-step="${steps}"><title>${escapeHtml(tooltip(column))}</title>${segments.join('')}</g>`,
+    );
     if (index % labelEvery === 0) {
-      parts.push(`<text x="${(x(index) + barWidth / 2).toFixed(1)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle" font-size="11" fill="#555">${column.first}</text>`);
+      parts.push(
+        `<text x="${(x(index) + barWidth / 2).toFixed(1)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle" font-size="11" fill="#555">${column.first}</text>`,
+      );
     }
   });
 
-  const points = columns.flatMap((column, index) => (column.row.reportedInputTokens === undefined ? [] : [{ cx: x(index) + barWidth / 2, cy: y(column.row.reportedInputTokens), column }]));
+  const points = columns.flatMap((column, index) =>
+    column.row.reportedInputTokens === undefined
+      ? []
+      : [{ cx: x(index) + barWidth / 2, cy: y(column.row.reportedInputTokens), column }],
+  );
   if (points.length > 1) {
     parts.push(
       `<polyline class="reported-line" fill="none" stroke="#111" stroke-width="1" stroke-opacity="0.5" points="${points.map((point) => `${point.cx.toFixed(1)},${point.cy.toFixed(1)}`).join(' ')}"/>`,
@@ -197,7 +221,9 @@ export function contextChart(run: RunReport): string {
     parts.push(
       `<g class="compaction-marker" data-before-step="${first.beforeStep}" data-count="${compactions.length}" data-outcome="${completed ? 'completed' : escapeHtml(compactions.find((compaction) => compaction.outcome !== 'completed')?.outcome ?? first.outcome)}"><title>${escapeHtml(words.join('\n'))}</title>` +
         `<line x1="${markerX}" x2="${markerX}" y1="${MARGIN.top - 6}" y2="${markerBottom}" stroke="#d62728" stroke-width="2" stroke-dasharray="${completed ? '6 3' : '2 2'}"/>` +
-        (markerBottom === MARGIN.top ? '' : `<text x="${markerX}" y="${MARGIN.top - 10}" text-anchor="middle" font-size="11" font-weight="bold" fill="#d62728">C</text>`) +
+        (markerBottom === MARGIN.top
+          ? ''
+          : `<text x="${markerX}" y="${MARGIN.top - 10}" text-anchor="middle" font-size="11" font-weight="bold" fill="#d62728">C</text>`) +
         '</g>',
     );
   }

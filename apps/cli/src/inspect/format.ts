@@ -15,7 +15,8 @@ export const CATEGORY_LABELS: readonly (readonly [key: string, label: string])[]
 /** The categories any step of the run has tokens in: known ones in request order, then any others by name. */
 export function usedCategories(budget: readonly StepBudget[]): string[] {
   const used = new Set<string>();
-  for (const row of budget) for (const [key, tokens] of Object.entries(row.categories ?? {})) if (tokens !== 0) used.add(key);
+  for (const row of budget)
+    for (const [key, tokens] of Object.entries(row.categories ?? {})) if (tokens !== 0) used.add(key);
   const known = CATEGORY_LABELS.map(([key]) => key).filter((key) => used.has(key));
   const others = [...used].filter((key) => !CATEGORY_LABELS.some(([known]) => known === key)).sort();
   return [...known, ...others];
@@ -82,17 +83,24 @@ export function formatCost(cost: CostBreakdown | undefined): string {
 
 /** `$0.0123 (fresh input $0.01 · cached $0.0012 · written $0 · output $0.0011)`, with the steps left out when some were not priced. */
 export function costLine(cost: CostBreakdown | undefined, unpricedSteps: number): string {
-  if (cost === undefined) return unpricedSteps > 0 ? 'not priced: the model had no prices when it ran (tokens only)' : '—';
+  if (cost === undefined)
+    return unpricedSteps > 0 ? 'not priced: the model had no prices when it ran (tokens only)' : '—';
   const parts = [`fresh input ${formatDollars(cost.freshInput)}`, `cached ${formatDollars(cost.cachedInput)}`];
   if (cost.cacheWrite > 0) parts.push(`written ${formatDollars(cost.cacheWrite)}`);
   parts.push(`output ${formatDollars(cost.output)}`);
-  const missing = unpricedSteps > 0 ? `; ${formatCount(unpricedSteps)} step${unpricedSteps === 1 ? '' : 's'} without a cost not included` : '';
+  const missing =
+    unpricedSteps > 0
+      ? `; ${formatCount(unpricedSteps)} step${unpricedSteps === 1 ? '' : 's'} without a cost not included`
+      : '';
   return `${formatDollars(cost.total)} (${parts.join(' · ')})${missing}`;
 }
 
 /** The rates a run was priced with and where they came from. */
 export function pricesLine(prices: RunPrices): string {
-  const origin = [prices.source === 'config' ? 'configuration' : prices.source === 'table' ? 'capability table' : prices.source, prices.asOf === undefined ? undefined : `as of ${prices.asOf}`]
+  const origin = [
+    prices.source === 'config' ? 'configuration' : prices.source === 'table' ? 'capability table' : prices.source,
+    prices.asOf === undefined ? undefined : `as of ${prices.asOf}`,
+  ]
     .filter((part): part is string => part !== undefined)
     .join(', ');
   return `${describePrices(prices)}${origin === '' ? '' : ` (${origin})`}${prices.note === undefined ? '' : `; ${prices.note}`}`;
@@ -114,7 +122,9 @@ export function totalsLine(totals: UsageTotals): string {
 /** `2 ok, 1 error` from outcome counts, ok first. */
 export function outcomeCounts(outcomes: Readonly<Record<string, number>>): string {
   const order = ['ok', 'error', 'denied', 'cancelled'];
-  const keys = Object.keys(outcomes).sort((left, right) => (order.indexOf(left) + 1 || 99) - (order.indexOf(right) + 1 || 99) || left.localeCompare(right));
+  const keys = Object.keys(outcomes).sort(
+    (left, right) => (order.indexOf(left) + 1 || 99) - (order.indexOf(right) + 1 || 99) || left.localeCompare(right),
+  );
   return keys.map((key) => `${String(outcomes[key] ?? 0)} ${key}`).join(', ');
 }
 
@@ -135,11 +145,13 @@ export function stopLabel(kind: string): string {
 /** Short notes on a step: compacted before it, warned, failed, stopped at it. */
 export function stepNotes(budget: StepBudget, run: RunReport): string[] {
   const notes: string[] = [];
-  if (run.compactions.some((compaction) => compaction.beforeStep === budget.step && compaction.outcome === 'completed')) notes.push('compacted');
+  if (run.compactions.some((compaction) => compaction.beforeStep === budget.step && compaction.outcome === 'completed'))
+    notes.push('compacted');
   if (budget.warned) notes.push('warning');
   if (budget.failed !== undefined) notes.push(`failed: ${budget.failed.code}`);
   if (budget.estimateCovers === 'wrapper') notes.push("estimate: Forge's part only");
-  if (run.stops.some((stop) => stop.step === budget.step && (stop.kind === 'context_limit' || stop.kind === 'guard'))) notes.push('stopped');
+  if (run.stops.some((stop) => stop.step === budget.step && (stop.kind === 'context_limit' || stop.kind === 'guard')))
+    notes.push('stopped');
   return notes;
 }
 
@@ -150,9 +162,13 @@ export function stepsLine(run: RunReport): string {
 
 /** `16,000 tokens (table, estimated by conservative-fallback); 14,000 for input after the reserve; mode warn`. */
 export function windowLine(window: NonNullable<RunReport['window']>): string {
-  const details = [window.source, window.estimationMethod === undefined ? undefined : `estimated by ${window.estimationMethod}`].filter((part) => part !== undefined);
+  const details = [
+    window.source,
+    window.estimationMethod === undefined ? undefined : `estimated by ${window.estimationMethod}`,
+  ].filter((part) => part !== undefined);
   const parts = [`${formatCount(window.tokens)} tokens${details.length === 0 ? '' : ` (${details.join(', ')})`}`];
-  if (window.availableInputTokens !== undefined) parts.push(`${formatCount(window.availableInputTokens)} for input after the output reserve`);
+  if (window.availableInputTokens !== undefined)
+    parts.push(`${formatCount(window.availableInputTokens)} for input after the output reserve`);
   if (window.mode !== undefined) parts.push(`context mode ${window.mode}`);
   return parts.join('; ');
 }

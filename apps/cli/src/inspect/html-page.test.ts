@@ -5,7 +5,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 import { CHROMIUM_ARGS, ensureChromium } from './chromium.test-helpers.js';
-import { compactionRunEvents, envelopeLines, recordRun, toolRunSteps, writeTraceLines } from './trace-fixtures.test-helpers.js';
+import {
+  compactionRunEvents,
+  envelopeLines,
+  recordRun,
+  toolRunSteps,
+  writeTraceLines,
+} from './trace-fixtures.test-helpers.js';
 
 let home: Awaited<ReturnType<typeof temporaryDirectory>>;
 let browser: Browser;
@@ -42,7 +48,9 @@ describe('the --html page in headless Chromium', () => {
     const chart = page.locator('section[data-run-id="run_compact"] svg.context-chart');
     await expect(chart.count()).resolves.toBe(1);
     await expect(chart.locator('g.step-bar').count()).resolves.toBe(4);
-    await expect(chart.locator('g.step-bar').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-step')))).resolves.toEqual(['1', '2', '3', '4']);
+    await expect(
+      chart.locator('g.step-bar').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-step'))),
+    ).resolves.toEqual(['1', '2', '3', '4']);
     await expect(
       chart
         .locator('g.step-bar')
@@ -52,7 +60,11 @@ describe('the --html page in headless Chromium', () => {
     ).resolves.toEqual(['instructions', 'checkpoint', 'history', 'request', 'continuation', 'toolSchemas', 'overhead']);
     await expect(chart.locator('circle.reported-point').count()).resolves.toBe(4);
     await expect(
-      chart.locator('g.compaction-marker').evaluateAll((markers) => markers.map((marker) => [marker.getAttribute('data-before-step'), marker.getAttribute('data-outcome')])),
+      chart
+        .locator('g.compaction-marker')
+        .evaluateAll((markers) =>
+          markers.map((marker) => [marker.getAttribute('data-before-step'), marker.getAttribute('data-outcome')]),
+        ),
     ).resolves.toEqual([
       ['3', 'completed'],
       ['5', 'failed'],
@@ -68,14 +80,20 @@ describe('the --html page in headless Chromium', () => {
 
     await expect(page.locator('table.budget-table tbody tr').count()).resolves.toBe(4);
     await expect(page.locator('table.compactions-table tbody tr').count()).resolves.toBe(2);
-    await expect(page.locator('p.files-in-hand').innerText()).resolves.toBe('Files in hand after the compaction before step 3: README.md');
+    await expect(page.locator('p.files-in-hand').innerText()).resolves.toBe(
+      'Files in hand after the compaction before step 3: README.md',
+    );
     // What the request kept verbatim after the compaction, in its own column.
     await expect(page.locator('table.compactions-table thead th').nth(5).textContent()).resolves.toBe('kept verbatim');
-    await expect(page.locator('table.compactions-table tbody tr').first().locator('td').nth(5).textContent()).resolves.toBe('4,300');
+    await expect(
+      page.locator('table.compactions-table tbody tr').first().locator('td').nth(5).textContent(),
+    ).resolves.toBe('4,300');
     expect(requests).toEqual([pathToFileURL(file).href]);
     const html = await readFile(file, 'utf8');
     expect(html).not.toMatch(/\b(src|href|srcset|action)=/i);
-    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`);
+    expect(html).toContain(
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    );
 
     const screenshot = path.join(home.path, 'run_compact.png');
     await page.screenshot({ path: screenshot, fullPage: true });
@@ -88,7 +106,9 @@ describe('the --html page in headless Chromium', () => {
     const { page, requests, file } = await openReport('run_tools');
     const chart = page.locator('svg.context-chart');
     await expect(chart.locator('g.step-bar').count()).resolves.toBe(4);
-    await expect(chart.locator('g.step-bar').first().locator('rect.segment[data-category="toolSchemas"]').count()).resolves.toBe(1);
+    await expect(
+      chart.locator('g.step-bar').first().locator('rect.segment[data-category="toolSchemas"]').count(),
+    ).resolves.toBe(1);
     await expect(chart.locator('circle.reported-point').count()).resolves.toBe(4);
     await expect(chart.locator('g.compaction-marker').count()).resolves.toBe(0);
     await expect(page.locator('table.tools-table tbody tr').count()).resolves.toBe(3);
@@ -110,12 +130,18 @@ describe('the --html page in headless Chromium', () => {
   it('shows markup from a trace as text: no script runs and nothing is fetched', async () => {
     const hostile = '<img src="http://127.0.0.1:9/pixel.png"><script>window.forgeInjected = true</script>';
     const events = compactionRunEvents().map((event) =>
-      event.type === 'tool.call.completed' ? { ...event, toolName: hostile } : event.type === 'context.compaction.failed' ? { ...event, reason: hostile } : event,
+      event.type === 'tool.call.completed'
+        ? { ...event, toolName: hostile }
+        : event.type === 'context.compaction.failed'
+          ? { ...event, reason: hostile }
+          : event,
     );
     await writeTraceLines(home.path, 'run_hostile', envelopeLines('run_hostile', events));
     const { page, requests, file } = await openReport('run_hostile');
 
-    await expect(page.evaluate(() => (globalThis as { forgeInjected?: boolean }).forgeInjected)).resolves.toBeUndefined();
+    await expect(
+      page.evaluate(() => (globalThis as { forgeInjected?: boolean }).forgeInjected),
+    ).resolves.toBeUndefined();
     await expect(page.locator('img').count()).resolves.toBe(0);
     await expect(page.locator('table.tools-table').innerText()).resolves.toContain(hostile);
     expect(requests).toEqual([pathToFileURL(file).href]);

@@ -4,7 +4,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../main.js';
 import { createTestIo, runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 import type { InspectReport } from './report.js';
-import { codexRunEvents, COMPACTION_CHECKPOINT_HASH, compactionRunEvents, envelopeLines, recordRun, TOOL_RUN_INSTRUCTIONS_HASH, toolRunSteps, writeTraceLines } from './trace-fixtures.test-helpers.js';
+import {
+  codexRunEvents,
+  COMPACTION_CHECKPOINT_HASH,
+  compactionRunEvents,
+  envelopeLines,
+  recordRun,
+  TOOL_RUN_INSTRUCTIONS_HASH,
+  toolRunSteps,
+  writeTraceLines,
+} from './trace-fixtures.test-helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -17,7 +26,8 @@ async function forgeHome(): Promise<string> {
   return directory.path;
 }
 
-const inspect = (home: string, args: readonly string[], env: Record<string, string> = {}) => runCli(['inspect', ...args], { cwd: home, env: { FORGE_HOME: home, ...env } });
+const inspect = (home: string, args: readonly string[], env: Record<string, string> = {}) =>
+  runCli(['inspect', ...args], { cwd: home, env: { FORGE_HOME: home, ...env } });
 
 function parseReport(stdout: string): InspectReport {
   return JSON.parse(stdout) as InspectReport;
@@ -35,7 +45,9 @@ function withoutColour(text: string): string {
 /** The events of one type in a trace file, in order. */
 async function traceEvents(file: string, type: string): Promise<Record<string, unknown>[]> {
   const lines = (await readFile(file, 'utf8')).split('\n').filter((line) => line.length > 0);
-  return lines.map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event).filter((event) => event.type === type);
+  return lines
+    .map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event)
+    .filter((event) => event.type === type);
 }
 
 describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)', () => {
@@ -55,18 +67,34 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
     expect(stdout).toContain('  steps        4 of 25 allowed\n');
     expect(stdout).toContain('  tools        5 calls (3 advertised: read_file, run_command, edit_file)\n');
     expect(stdout).toContain(`  instructions sha256 ${TOOL_RUN_INSTRUCTIONS_HASH}\n`);
-    expect(stdout).toMatch(/\n {2}window {7}128,000 tokens \(table, estimated by conservative-fallback\); [\d,]+ for input after the output reserve; context mode warn\n/);
+    expect(stdout).toMatch(
+      /\n {2}window {7}128,000 tokens \(table, estimated by conservative-fallback\); [\d,]+ for input after the output reserve; context mode warn\n/,
+    );
 
     // The table holds, step by step, the numbers the run's events carry, in aligned columns.
     const [run] = parseReport((await inspect(home, ['run_tools', '--json'])).stdout).runs;
     const header = lines[lines.indexOf('Budget per step') + 1] ?? '';
-    expect(header.trim().split(/\s{2,}/)).toEqual(['step', 'instructions', 'request', 'continuation', 'tool schemas', 'overhead', 'estimate', 'input', 'cached', 'error', 'note']);
+    expect(header.trim().split(/\s{2,}/)).toEqual([
+      'step',
+      'instructions',
+      'request',
+      'continuation',
+      'tool schemas',
+      'overhead',
+      'estimate',
+      'input',
+      'cached',
+      'error',
+      'note',
+    ]);
     const rows = lines.slice(lines.indexOf('Budget per step') + 2, lines.indexOf('Budget per step') + 6);
     const number = (value: number | undefined) => (value ?? 0).toLocaleString('en-US');
     expect(rows.map((row) => row.trim().split(/\s+/))).toEqual(
       (run?.budget ?? []).map((step) => [
         String(step.step),
-        ...['instructions', 'request', 'continuation', 'toolSchemas', 'overhead'].map((key) => number(step.categories?.[key])),
+        ...['instructions', 'request', 'continuation', 'toolSchemas', 'overhead'].map((key) =>
+          number(step.categories?.[key]),
+        ),
         number(step.estimatedTokens),
         number(step.reportedInputTokens),
         number(step.cachedInputTokens),
@@ -123,13 +151,22 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
     for (const [index, row] of (run?.budget ?? []).entries()) {
       const estimate = budgeted[index]?.estimate as { tokens: number; categories: Record<string, number> };
       const usage = completed[index]?.usage as { inputTokens: number; cacheReadTokens: number };
-      expect(row).toMatchObject({ estimatedTokens: estimate.tokens, categories: estimate.categories, reportedInputTokens: usage.inputTokens, cachedInputTokens: usage.cacheReadTokens });
-      expect(row.errorPercent).toBe(Math.round(((estimate.tokens - usage.inputTokens) / usage.inputTokens) * 1000) / 10);
+      expect(row).toMatchObject({
+        estimatedTokens: estimate.tokens,
+        categories: estimate.categories,
+        reportedInputTokens: usage.inputTokens,
+        cachedInputTokens: usage.cacheReadTokens,
+      });
+      expect(row.errorPercent).toBe(
+        Math.round(((estimate.tokens - usage.inputTokens) / usage.inputTokens) * 1000) / 10,
+      );
       // The scripted provider reports the fake tokenizer's count plus 5 % (rounded).
       expect(row.errorPercent).toBeGreaterThan(-6);
       expect(row.errorPercent).toBeLessThan(-3);
     }
-    expect(run?.usage.inputTokens).toBe(completed.reduce((sum, event) => sum + (event.usage as { inputTokens: number }).inputTokens, 0));
+    expect(run?.usage.inputTokens).toBe(
+      completed.reduce((sum, event) => sum + (event.usage as { inputTokens: number }).inputTokens, 0),
+    );
 
     expect(run?.toolCalls.total).toBe(5);
     expect(run?.toolCalls.byTool.map((tool) => [tool.toolName, tool.calls, tool.outcomes])).toEqual([
@@ -137,7 +174,13 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
       ['run_command', 2, { error: 1, ok: 1 }],
       ['edit_file', 1, { denied: 1 }],
     ]);
-    expect(run?.toolCalls.slowest[0]).toEqual({ step: 2, toolCallId: 'call_test_1', toolName: 'run_command', outcome: 'error', durationMs: 1510 });
+    expect(run?.toolCalls.slowest[0]).toEqual({
+      step: 2,
+      toolCallId: 'call_test_1',
+      toolName: 'run_command',
+      outcome: 'error',
+      durationMs: 1510,
+    });
     expect(run?.toolCalls.notOk.map((call) => [call.toolCallId, call.outcome])).toEqual([
       ['call_test_1', 'error'],
       ['call_edit', 'denied'],
@@ -146,19 +189,28 @@ describe('forge inspect on a real run (runAgent + ScriptedModel + TraceWriter)',
 
   it('reports a step-limited run and a failed run as stops', async () => {
     const home = await forgeHome();
-    const looping = Array.from({ length: 3 }, (_, index) => ({ toolCalls: [{ toolName: 'read_file', input: { path: `f${index}.ts` } }] }));
+    const looping = Array.from({ length: 3 }, (_, index) => ({
+      toolCalls: [{ toolName: 'read_file', input: { path: `f${index}.ts` } }],
+    }));
     await recordRun(home, { runId: 'run_limited', steps: looping, maxSteps: 2 });
-    await recordRun(home, { runId: 'run_broken', steps: [{ text: 'Half an ans', error: new Error('connection reset by peer') }] });
+    await recordRun(home, {
+      runId: 'run_broken',
+      steps: [{ text: 'Half an ans', error: new Error('connection reset by peer') }],
+    });
 
     const limited = parseReport((await inspect(home, ['run_limited', '--json'])).stdout).runs[0];
     expect(limited?.status).toBe('step_limit');
-    expect(limited?.stops).toEqual([{ step: 2, kind: 'step_limit', reason: 'used all 2 steps it was allowed without giving a final answer' }]);
+    expect(limited?.stops).toEqual([
+      { step: 2, kind: 'step_limit', reason: 'used all 2 steps it was allowed without giving a final answer' },
+    ]);
 
     const broken = await inspect(home, ['run_broken']);
     expect(broken.code).toBe(0);
     expect(broken.stdout).toContain('  status       failed\n');
     expect(broken.stdout).toContain('  error        connection reset by peer (unexpected)\n');
-    expect(broken.stdout).toContain('Limit and guard stops\n  step  kind    reason\n     1  failed  connection reset by peer (unexpected)\n');
+    expect(broken.stdout).toContain(
+      'Limit and guard stops\n  step  kind    reason\n     1  failed  connection reset by peer (unexpected)\n',
+    );
     expect(broken.stdout).toMatch(/\n {5}1 .* {2}failed: unexpected\n/);
   });
 });
@@ -190,7 +242,9 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
       '            5  failed     forge-state          —               —              —  —             no progress: reclaimed 300 tokens, less than the 8,000 minimum',
     ]);
     expect(stdout).toContain('\nfiles in hand after the compaction before step 3: README.md\n');
-    expect(stdout).toContain('Limit and guard stops\n  step  kind   reason\n     5  guard  The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)\n');
+    expect(stdout).toContain(
+      'Limit and guard stops\n  step  kind   reason\n     5  guard  The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)\n',
+    );
   });
 
   it('shows what the coverage check repaired on the compaction it belongs to, in text and --json', async () => {
@@ -213,12 +267,21 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
     };
     const events = compactionRunEvents();
     const started = events.findIndex((event) => event.type === 'context.compaction.started');
-    await writeTraceLines(home, 'run_covered', envelopeLines('run_covered', [...events.slice(0, started + 1), coverage, ...events.slice(started + 1)]));
+    await writeTraceLines(
+      home,
+      'run_covered',
+      envelopeLines('run_covered', [...events.slice(0, started + 1), coverage, ...events.slice(started + 1)]),
+    );
     const { stdout } = await inspect(home, ['run_covered']);
-    expect(stdout).toMatch(/\n {12}3 {2}completed .* 9f2c41d07be3 {2}coverage repaired 4 missing: constraint #0, constraint #0, changed file #7, 1 more\n/);
+    expect(stdout).toMatch(
+      /\n {12}3 {2}completed .* 9f2c41d07be3 {2}coverage repaired 4 missing: constraint #0, constraint #0, changed file #7, 1 more\n/,
+    );
     expect(stdout).not.toContain('context.checkpoint.coverage');
     const [run] = parseReport((await inspect(home, ['run_covered', '--json'])).stdout).runs;
-    expect(run?.compactions[0]).toMatchObject({ outcome: 'completed', coverage: 'coverage repaired 4 missing: constraint #0, constraint #0, changed file #7, 1 more' });
+    expect(run?.compactions[0]).toMatchObject({
+      outcome: 'completed',
+      coverage: 'coverage repaired 4 missing: constraint #0, constraint #0, changed file #7, 1 more',
+    });
   });
 
   it('--json carries the full checkpoint hash, the categories and the error per step', async () => {
@@ -240,21 +303,39 @@ describe('forge inspect on a budgeted run with compactions and a limit stop', ()
     expect(run?.budget[2]).toMatchObject({
       step: 3,
       estimatedTokens: 7880,
-      categories: { instructions: 900, request: 120, toolSchemas: 1400, overhead: 60, history: 800, checkpoint: 1100, continuation: 3500 },
+      categories: {
+        instructions: 900,
+        request: 120,
+        toolSchemas: 1400,
+        overhead: 60,
+        history: 800,
+        checkpoint: 1100,
+        continuation: 3500,
+      },
       reportedInputTokens: 8000,
       errorPercent: -1.5,
       warned: true,
     });
     expect(run?.window).toEqual({ tokens: 16_000, source: 'table', estimationMethod: 'conservative-fallback' });
     expect(run?.meanAbsoluteErrorPercent).toBe(2.4);
-    expect(run?.stops).toEqual([{ step: 5, kind: 'guard', reason: 'The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)' }]);
+    expect(run?.stops).toEqual([
+      {
+        step: 5,
+        kind: 'guard',
+        reason: 'The request needs 16,400 tokens but 14,000 are available after the reserve. (no_progress)',
+      },
+    ]);
   });
 });
 
 describe('other stops and engines', () => {
   it('shows a real run that stopped at the context limit before contacting the provider', async () => {
     const home = await forgeHome();
-    const { result, file } = await recordRun(home, { runId: 'run_tight', steps: toolRunSteps, contextWindowTokens: 300 });
+    const { result, file } = await recordRun(home, {
+      runId: 'run_tight',
+      steps: toolRunSteps,
+      contextWindowTokens: 300,
+    });
     expect(result.status).toBe('limit_reached');
     const [limit] = await traceEvents(file, 'context.limit_reached');
 
@@ -262,10 +343,14 @@ describe('other stops and engines', () => {
     const [run] = report.runs;
     expect(run?.status).toBe('limit_reached');
     expect(run?.steps).toBe(0);
-    expect(run?.stops).toEqual([{ step: 1, kind: 'context_limit', reason: `${String(limit?.message)} (${String(limit?.reason)})` }]);
+    expect(run?.stops).toEqual([
+      { step: 1, kind: 'context_limit', reason: `${String(limit?.message)} (${String(limit?.reason)})` },
+    ]);
     expect(run?.budget.map((row) => [row.step, row.reportedInputTokens])).toEqual([[1, undefined]]);
     const text = (await inspect(home, ['run_tight'])).stdout;
-    expect(text).toContain(`Limit and guard stops\n  step  kind           reason\n     1  context limit  ${String(limit?.message)}`);
+    expect(text).toContain(
+      `Limit and guard stops\n  step  kind           reason\n     1  context limit  ${String(limit?.message)}`,
+    );
     expect(text).toMatch(/\n {5}1 .* {2}stopped\n/);
   });
 
@@ -273,14 +358,27 @@ describe('other stops and engines', () => {
     const home = await forgeHome();
     await writeTraceLines(home, 'run_codex', envelopeLines('run_codex', codexRunEvents()));
     const [run] = parseReport((await inspect(home, ['run_codex', '--json'])).stdout).runs;
-    expect(run).toMatchObject({ engine: 'codex', steps: 2, status: 'completed', window: { tokens: 272_000, source: 'codex' } });
+    expect(run).toMatchObject({
+      engine: 'codex',
+      steps: 2,
+      status: 'completed',
+      window: { tokens: 272_000, source: 'codex' },
+    });
     expect(run?.maxSteps).toBeUndefined();
     expect(run?.budget).toEqual([
-      expect.objectContaining({ step: 1, estimatedTokens: 2100, estimateCovers: 'wrapper', reportedInputTokens: 14_000, cachedInputTokens: 0 }),
+      expect.objectContaining({
+        step: 1,
+        estimatedTokens: 2100,
+        estimateCovers: 'wrapper',
+        reportedInputTokens: 14_000,
+        cachedInputTokens: 0,
+      }),
       expect.objectContaining({ step: 2, reportedInputTokens: 9000, cachedInputTokens: 8000 }),
     ]);
     expect(run?.budget[0]?.errorPercent).toBeUndefined();
-    expect(run?.compactions).toEqual([{ beforeStep: 2, outcome: 'completed', strategy: 'codex (engine-owned)', checkpointId: 'item_compaction' }]);
+    expect(run?.compactions).toEqual([
+      { beforeStep: 2, outcome: 'completed', strategy: 'codex (engine-owned)', checkpointId: 'item_compaction' },
+    ]);
     const text = (await inspect(home, ['run_codex'])).stdout;
     expect(text).toContain('  engine       codex\n');
     expect(text).toContain('  steps        2\n');
@@ -289,7 +387,10 @@ describe('other stops and engines', () => {
 
   it('reads a Codex run traced before its wrapper estimate had a name of its own (context.budgeted with engine codex) the same way', async () => {
     const home = await forgeHome();
-    const renamed = (events: ReturnType<typeof codexRunEvents>) => events.map((event) => (event.type === 'codex.context.budgeted' ? { ...event, type: 'context.budgeted', engine: 'codex' } : event));
+    const renamed = (events: ReturnType<typeof codexRunEvents>) =>
+      events.map((event) =>
+        event.type === 'codex.context.budgeted' ? { ...event, type: 'context.budgeted', engine: 'codex' } : event,
+      );
     await writeTraceLines(home, 'run_codex_old', envelopeLines('run_codex_old', renamed(codexRunEvents())));
     await writeTraceLines(home, 'run_codex_new', envelopeLines('run_codex_new', codexRunEvents()));
     const [old] = parseReport((await inspect(home, ['run_codex_old', '--json'])).stdout).runs;
@@ -306,11 +407,18 @@ describe('other stops and engines', () => {
       type: 'context.estimator.flagged',
       step: 2,
       model: { provider: 'scripted', modelId: 'budget-test' },
-      message: 'scripted:budget-test undercounted by more than the buffer 3 times; automatic compaction will not rely on it.',
+      message:
+        'scripted:budget-test undercounted by more than the buffer 3 times; automatic compaction will not rely on it.',
     };
-    await writeTraceLines(home, 'run_flagged', envelopeLines('run_flagged', [...compactionRunEvents().slice(0, 9), flagged]));
+    await writeTraceLines(
+      home,
+      'run_flagged',
+      envelopeLines('run_flagged', [...compactionRunEvents().slice(0, 9), flagged]),
+    );
     expect((await inspect(home, ['run_flagged'])).stdout).toContain(`  estimator    ${flagged.message}\n`);
-    expect(parseReport((await inspect(home, ['run_flagged', '--json'])).stdout).runs[0]?.estimatorFlagged).toBe(flagged.message);
+    expect(parseReport((await inspect(home, ['run_flagged', '--json'])).stdout).runs[0]?.estimatorFlagged).toBe(
+      flagged.message,
+    );
   });
 });
 
@@ -322,7 +430,9 @@ describe('damaged traces', () => {
 
     const text = await inspect(home, ['run_torn']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain(`Trace problems (1)\n  Ignored an incomplete last line ${lines.length + 1} of ${file}`);
+    expect(text.stdout).toContain(
+      `Trace problems (1)\n  Ignored an incomplete last line ${lines.length + 1} of ${file}`,
+    );
 
     const json = await inspect(home, ['run_torn', '--json']);
     const report = parseReport(json.stdout);
@@ -340,7 +450,9 @@ describe('damaged traces', () => {
     const [run] = report.runs;
     expect(run?.status).toBe('unfinished');
     expect(run?.durationMs).toBe(1000);
-    expect(run?.toolCalls.notOk).toEqual([{ step: 1, toolCallId: 'call_1', toolName: 'read_file', outcome: 'unfinished' }]);
+    expect(run?.toolCalls.notOk).toEqual([
+      { step: 1, toolCallId: 'call_1', toolName: 'read_file', outcome: 'unfinished' },
+    ]);
     expect(report.problems.map((problem) => problem.kind)).toEqual(['torn_tail']);
     expect((await inspect(home, ['run_died'])).stdout).toContain('  status       unfinished\n');
   });
@@ -352,7 +464,13 @@ describe('damaged traces', () => {
       ...lines.slice(0, 2),
       'this is not json',
       ...lines.slice(2, 4),
-      JSON.stringify({ schemaVersion: 1, runId: 'run_bad', sequence: 99, timestamp: 'x', event: { type: 'model.step.started', step: 'two' } }),
+      JSON.stringify({
+        schemaVersion: 1,
+        runId: 'run_bad',
+        sequence: 99,
+        timestamp: 'x',
+        event: { type: 'model.step.started', step: 'two' },
+      }),
       JSON.stringify({ hello: 'world' }),
       ...lines.slice(4),
     ];
@@ -376,7 +494,12 @@ describe('damaged traces', () => {
   it('report a blank line and a damaged last line that ends with a newline as damage, not as a torn tail (issue 17)', async () => {
     const home = await forgeHome();
     const lines = envelopeLines('run_blank', compactionRunEvents());
-    await writeTraceLines(home, 'run_blank', [...lines.slice(0, 3), '', ...lines.slice(3), '{"schemaVersion":1,"runId":"run_blank","seq']);
+    await writeTraceLines(home, 'run_blank', [
+      ...lines.slice(0, 3),
+      '',
+      ...lines.slice(3),
+      '{"schemaVersion":1,"runId":"run_blank","seq',
+    ]);
     const report = parseReport((await inspect(home, ['run_blank', '--json'])).stdout);
     expect(report.problems.map((problem) => [problem.kind, problem.line])).toEqual([
       ['malformed_line', 4],
@@ -387,8 +510,18 @@ describe('damaged traces', () => {
 
   it('count event types this Forge does not know and skip lines from a newer schema', async () => {
     const home = await forgeHome();
-    const lines = envelopeLines('run_future', [...compactionRunEvents().slice(0, 4), { type: 'context.cache.evicted', bytes: 10 }, { type: 'context.cache.evicted', bytes: 12 }]);
-    const newer = JSON.stringify({ schemaVersion: 9, runId: 'run_future', sequence: 50, timestamp: '2030-01-01T00:00:00.000Z', event: { type: 'run.started' } });
+    const lines = envelopeLines('run_future', [
+      ...compactionRunEvents().slice(0, 4),
+      { type: 'context.cache.evicted', bytes: 10 },
+      { type: 'context.cache.evicted', bytes: 12 },
+    ]);
+    const newer = JSON.stringify({
+      schemaVersion: 9,
+      runId: 'run_future',
+      sequence: 50,
+      timestamp: '2030-01-01T00:00:00.000Z',
+      event: { type: 'run.started' },
+    });
     await writeTraceLines(home, 'run_future', [...lines, newer]);
 
     const { code, stdout } = await inspect(home, ['run_future', '--json']);
@@ -443,6 +576,8 @@ describe('--html', () => {
     await writeFile(path.join(home, 'blocker'), '');
     const failed = await inspect(home, ['run_page', '--html', 'blocker/report.html']);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/^forge: error: could not write the HTML report to .*blocker\/report\.html \(.*\); choose a writable path for --html\n$/);
+    expect(failed.stderr).toMatch(
+      /^forge: error: could not write the HTML report to .*blocker\/report\.html \(.*\); choose a writable path for --html\n$/,
+    );
   });
 });

@@ -35,21 +35,36 @@ afterAll(async () => {
 const env = () => ({ FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: provider.baseURL });
 const forge = (args: readonly string[]) => runCli(args, { cwd: workspace.path, env: env() });
 const prices = OPENAI_PRICE_TABLE['gpt-5.1'];
-const usage = (inputTokens: number, cacheReadTokens: number, outputTokens: number): Usage => ({ inputTokens, cacheReadTokens, cacheWriteTokens: undefined, outputTokens, reasoningTokens: undefined });
+const usage = (inputTokens: number, cacheReadTokens: number, outputTokens: number): Usage => ({
+  inputTokens,
+  cacheReadTokens,
+  cacheWriteTokens: undefined,
+  outputTokens,
+  reasoningTokens: undefined,
+});
 const costOf = (value: Usage) => (prices === undefined ? undefined : priceUsage(value, prices));
 
 describe('forge inspect prices a run that reports cached tokens', () => {
   it('shows input, cached and cost per step, and the run total with its cache-hit ratio', async () => {
     provider.enqueue(
-      turn({ toolCalls: [{ name: 'read_file', arguments: { path: 'NOTES.md' }, callId: 'call_notes' }], usage: { inputTokens: 4000, cachedInputTokens: 0, outputTokens: 60 } }),
-      turn({ text: 'The release is on Friday.', usage: { inputTokens: 4300, cachedInputTokens: 3968, outputTokens: 12 } }),
+      turn({
+        toolCalls: [{ name: 'read_file', arguments: { path: 'NOTES.md' }, callId: 'call_notes' }],
+        usage: { inputTokens: 4000, cachedInputTokens: 0, outputTokens: 60 },
+      }),
+      turn({
+        text: 'The release is on Friday.',
+        usage: { inputTokens: 4300, cachedInputTokens: 3968, outputTokens: 12 },
+      }),
     );
     const run = await forge(['run', '--json', '--model', 'openai:gpt-5.1', 'When is the release?']);
     expect(run.code).toBe(0);
     const completed = run.stdout
       .trim()
       .split('\n')
-      .map((line) => (JSON.parse(line) as { event: { type: string; cost?: { total: number }; cacheHitRatio?: number } }).event)
+      .map(
+        (line) =>
+          (JSON.parse(line) as { event: { type: string; cost?: { total: number }; cacheHitRatio?: number } }).event,
+      )
       .find((event) => event.type === 'run.completed');
     const first = costOf(usage(4000, 0, 60));
     const second = costOf(usage(4300, 3968, 12));
@@ -67,7 +82,13 @@ describe('forge inspect prices a run that reports cached tokens', () => {
     expect(report?.budget[0]?.cost?.total).toBeCloseTo(first?.total ?? 0, 12);
     expect(report?.budget[1]?.cost?.cachedInput).toBeCloseTo((3968 * 0.125) / 1e6, 12);
     expect(report?.cost?.total).toBeCloseTo(total, 12);
-    expect(report?.prices).toMatchObject({ inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'table', asOf: '2026-12-01' });
+    expect(report?.prices).toMatchObject({
+      inputPerMillion: 1.25,
+      cachedInputPerMillion: 0.125,
+      outputPerMillion: 10,
+      source: 'table',
+      asOf: '2026-12-01',
+    });
     expect(report?.unpricedSteps).toBe(0);
 
     const text = (await forge(['inspect', '--last'])).stdout;
@@ -80,7 +101,9 @@ describe('forge inspect prices a run that reports cached tokens', () => {
     ]);
     expect(text).toContain('  usage        input 8,300 · cached 3,968 (48%) · output 72 · reasoning 0\n');
     expect(text).toContain('  cost         $0.00663 (fresh input $0.00541 · cached $0.000496 · output $0.00072)\n');
-    expect(text).toContain('  prices       $1.25 input · $0.125 cached · $10 output per 1M tokens (capability table, as of 2026-12-01)\n');
+    expect(text).toContain(
+      '  prices       $1.25 input · $0.125 cached · $10 output per 1M tokens (capability table, as of 2026-12-01)\n',
+    );
   });
 
   it('adds up the runs of a session: totals, cache-hit ratio and cost across turns', async () => {
@@ -98,6 +121,8 @@ describe('forge inspect prices a run that reports cached tokens', () => {
     expect(report.totals?.usage).toMatchObject({ inputTokens: 4100, cacheReadTokens: 1920, outputTokens: 10 });
     expect(report.totals?.cacheHitRatio).toBeCloseTo(1920 / 4100, 12);
     const text = (await forge(['inspect', sessionId])).stdout;
-    expect(text).toMatch(/^ {2}totals {7}input 4,100 · cached 1,920 \(47%\) · output 10 · reasoning 0; cost \$0\.00\d+ \(/m);
+    expect(text).toMatch(
+      /^ {2}totals {7}input 4,100 · cached 1,920 \(47%\) · output 10 · reasoning 0; cost \$0\.00\d+ \(/m,
+    );
   });
 });

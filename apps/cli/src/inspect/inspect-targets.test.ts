@@ -16,7 +16,8 @@ async function forgeHome(): Promise<string> {
   return directory.path;
 }
 
-const inspect = (home: string, args: readonly string[], env: Record<string, string> = {}) => runCli(['inspect', ...args], { cwd: home, env: { FORGE_HOME: home, ...env } });
+const inspect = (home: string, args: readonly string[], env: Record<string, string> = {}) =>
+  runCli(['inspect', ...args], { cwd: home, env: { FORGE_HOME: home, ...env } });
 
 function parseReport(stdout: string): InspectReport {
   return JSON.parse(stdout) as InspectReport;
@@ -26,7 +27,11 @@ describe('what to inspect', () => {
   it('finds every run of a session through its log, and says which trace is missing', async () => {
     const home = await forgeHome();
     await recordRun(home, { runId: 'run_first', sessionId: 'session_pair', steps: toolRunSteps });
-    await recordRun(home, { runId: 'run_second', sessionId: 'session_pair', steps: [{ text: 'Done.', usage: { inputTokens: 900 } }] });
+    await recordRun(home, {
+      runId: 'run_second',
+      sessionId: 'session_pair',
+      steps: [{ text: 'Done.', usage: { inputTokens: 900 } }],
+    });
     await recordSession(home, 'session_pair', ['run_first', 'run_second', 'run_lost']);
 
     const { code, stdout } = await inspect(home, ['session_pair', '--json']);
@@ -44,7 +49,9 @@ describe('what to inspect', () => {
         message: `Session session_pair records run run_lost, but its trace ${path.join(home, 'runs', 'run_lost.jsonl')} does not exist.`,
       },
     ]);
-    expect((await inspect(home, ['session_pair'])).stdout.split('\n')[0]).toBe('Session session_pair: 2 run(s) with traces');
+    expect((await inspect(home, ['session_pair'])).stdout.split('\n')[0]).toBe(
+      'Session session_pair: 2 run(s) with traces',
+    );
   });
 
   it("--last picks the newest run of this workspace's latest session, not a newer trace of another workspace", async () => {
@@ -63,7 +70,12 @@ describe('what to inspect', () => {
     const { code, stdout } = await runCli(['inspect', '--last', '--json'], { cwd: here, env: { FORGE_HOME: home } });
     expect(code).toBe(0);
     const report = parseReport(stdout);
-    expect(report.target).toEqual({ kind: 'last', argument: '--last', sessionId: 'session_here', files: [path.join(home, 'runs', 'run_here_second.jsonl')] });
+    expect(report.target).toEqual({
+      kind: 'last',
+      argument: '--last',
+      sessionId: 'session_here',
+      files: [path.join(home, 'runs', 'run_here_second.jsonl')],
+    });
     expect(report.runs[0]?.runId).toBe('run_here_second');
   });
 
@@ -74,10 +86,18 @@ describe('what to inspect', () => {
     await recordRun(home, { runId: 'run_beta', sessionId: 'session_gamma', steps: toolRunSteps });
     await recordSession(home, 'session_gamma', ['run_beta']);
 
-    expect(parseReport((await inspect(home, ['run_b', '--json'])).stdout).target).toMatchObject({ kind: 'run', argument: 'run_b' });
-    expect(parseReport((await inspect(home, ['session_g', '--json'])).stdout).target).toMatchObject({ kind: 'session', sessionId: 'session_gamma' });
+    expect(parseReport((await inspect(home, ['run_b', '--json'])).stdout).target).toMatchObject({
+      kind: 'run',
+      argument: 'run_b',
+    });
+    expect(parseReport((await inspect(home, ['session_g', '--json'])).stdout).target).toMatchObject({
+      kind: 'session',
+      sessionId: 'session_gamma',
+    });
     const ambiguous = await inspect(home, ['run_alpha']);
-    expect(ambiguous.stderr).toBe("forge: error: 'run_alpha' matches 2 runs and sessions: run_alpha_1, run_alpha_2; give more of the id\n");
+    expect(ambiguous.stderr).toBe(
+      "forge: error: 'run_alpha' matches 2 runs and sessions: run_alpha_1, run_alpha_2; give more of the id\n",
+    );
     expect(ambiguous.code).toBe(2);
   });
 
@@ -87,7 +107,10 @@ describe('what to inspect', () => {
     await mkdir(path.join(home, 'elsewhere'));
     await copyFile(file, path.join(home, 'elsewhere', 'saved trace.jsonl'));
 
-    const { code, stdout } = await runCli(['inspect', 'elsewhere/saved trace.jsonl', '--json'], { cwd: home, env: { FORGE_HOME: path.join(home, 'nowhere') } });
+    const { code, stdout } = await runCli(['inspect', 'elsewhere/saved trace.jsonl', '--json'], {
+      cwd: home,
+      env: { FORGE_HOME: path.join(home, 'nowhere') },
+    });
     expect(code).toBe(0);
     expect(parseReport(stdout).runs[0]?.runId).toBe('run_copied');
   });
@@ -95,20 +118,39 @@ describe('what to inspect', () => {
   it('honours --forge-home over FORGE_HOME', async () => {
     const home = await forgeHome();
     await recordRun(home, { runId: 'run_flagged', steps: toolRunSteps });
-    const { code } = await runCli(['inspect', 'run_flagged', '--forge-home', home], { cwd: home, env: { FORGE_HOME: path.join(home, 'nowhere') } });
+    const { code } = await runCli(['inspect', 'run_flagged', '--forge-home', home], {
+      cwd: home,
+      env: { FORGE_HOME: path.join(home, 'nowhere') },
+    });
     expect(code).toBe(0);
   });
 
   it.each([
-    ['an unknown id', ['run_nope'], /^forge: error: no run or session 'run_nope' in .*; check the id, set FORGE_HOME, or use 'forge inspect --last' for this workspace's newest run\n$/],
+    [
+      'an unknown id',
+      ['run_nope'],
+      /^forge: error: no run or session 'run_nope' in .*; check the id, set FORGE_HOME, or use 'forge inspect --last' for this workspace's newest run\n$/,
+    ],
     [
       'an id that is not safe and no such file',
       ['../../etc/passwd-nope'],
       /^forge: error: there is no file .*passwd-nope, and '..\/..\/etc\/passwd-nope' is not a run or session id either\. Invalid run or session id/,
     ],
-    ['nothing to inspect', [], /^forge: error: say what to inspect: a run id, a session id or a trace file, or --last for the newest run\n$/],
-    ['both --last and an id', ['--last', 'run_x'], /^forge: error: give either --last or a run, session or trace file, not both/],
-    ['--last with no session in this workspace', ['--last'], /^forge: error: --last found no earlier session for .*; run 'forge sessions list', then 'forge inspect <session-id>'\n$/],
+    [
+      'nothing to inspect',
+      [],
+      /^forge: error: say what to inspect: a run id, a session id or a trace file, or --last for the newest run\n$/,
+    ],
+    [
+      'both --last and an id',
+      ['--last', 'run_x'],
+      /^forge: error: give either --last or a run, session or trace file, not both/,
+    ],
+    [
+      '--last with no session in this workspace',
+      ['--last'],
+      /^forge: error: --last found no earlier session for .*; run 'forge sessions list', then 'forge inspect <session-id>'\n$/,
+    ],
     ['a directory', ['.'], /^forge: error: .* is a directory; give a trace file/],
   ])('exits 2 for %s', async (_name, args, message) => {
     const home = await forgeHome();

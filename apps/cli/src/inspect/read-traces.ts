@@ -25,7 +25,9 @@ export class ProblemLog {
   }
 }
 
-type Parsed = { readonly ok: true; readonly line: ParsedEnvelope } | { readonly ok: false; readonly problem: string; readonly newerSchema?: number };
+type Parsed =
+  | { readonly ok: true; readonly line: ParsedEnvelope }
+  | { readonly ok: false; readonly problem: string; readonly newerSchema?: number };
 
 function parseLine(text: string): Parsed {
   let value: unknown;
@@ -34,8 +36,12 @@ function parseLine(text: string): Parsed {
   } catch (error) {
     return { ok: false, problem: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
   }
-  const version = typeof value === 'object' && value !== null ? (value as { readonly schemaVersion?: unknown }).schemaVersion : undefined;
-  if (typeof version === 'number' && version > EVENT_SCHEMA_VERSION) return { ok: false, problem: 'newer schema', newerSchema: version };
+  const version =
+    typeof value === 'object' && value !== null
+      ? (value as { readonly schemaVersion?: unknown }).schemaVersion
+      : undefined;
+  if (typeof version === 'number' && version > EVENT_SCHEMA_VERSION)
+    return { ok: false, problem: 'newer schema', newerSchema: version };
   const parsed = parseEnvelope(value);
   if (parsed.success) return { ok: true, line: parsed.data };
   const issue = parsed.error.issues[0];
@@ -67,7 +73,13 @@ export async function readTraceFile(file: string, problems: ProblemLog): Promise
   const damaged = (line: Line, problem: string) => {
     // Only a last line without its newline can be a write cut short; anything else was written whole.
     if (!line.terminated) deferred = { line: line.number, problem };
-    else problems.add({ kind: 'malformed_line', file, line: line.number, message: `Line ${line.number} of ${file}: ${problem}; skipped.` });
+    else
+      problems.add({
+        kind: 'malformed_line',
+        file,
+        line: line.number,
+        message: `Line ${line.number} of ${file}: ${problem}; skipped.`,
+      });
   };
 
   const take = (line: Line) => {
@@ -97,7 +109,11 @@ export async function readTraceFile(file: string, problems: ProblemLog): Promise
     for await (const lines of readStoredLines(file)) for (const line of lines) take(line);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    problems.add({ kind: 'unreadable_trace', file, message: `Could not read ${file} to the end (${reason}); the report covers the lines before.` });
+    problems.add({
+      kind: 'unreadable_trace',
+      file,
+      message: `Could not read ${file} to the end (${reason}); the report covers the lines before.`,
+    });
   }
   if (deferred !== undefined) {
     problems.add({

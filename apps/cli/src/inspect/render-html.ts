@@ -42,8 +42,14 @@ function cell(value: string, className?: string): string {
   return `<td${className === undefined ? '' : ` class="${className}"`}>${escapeHtml(value)}</td>`;
 }
 
-function table(headers: readonly (readonly [text: string, numeric: boolean])[], rows: readonly string[], className: string): string {
-  const head = headers.map(([text, numeric]) => `<th${numeric ? ' class="number"' : ''}>${escapeHtml(text)}</th>`).join('');
+function table(
+  headers: readonly (readonly [text: string, numeric: boolean])[],
+  rows: readonly string[],
+  className: string,
+): string {
+  const head = headers
+    .map(([text, numeric]) => `<th${numeric ? ' class="number"' : ''}>${escapeHtml(text)}</th>`)
+    .join('');
   return `<table class="${className}"><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
@@ -52,7 +58,8 @@ function statusClass(status: string): string {
 }
 
 function summary(run: RunReport): string {
-  const className = (field: SummaryField): string | undefined => (field.tone === 'status' ? statusClass(field.value) : field.tone === undefined ? undefined : 'bad');
+  const className = (field: SummaryField): string | undefined =>
+    field.tone === 'status' ? statusClass(field.value) : field.tone === undefined ? undefined : 'bad';
   const items = summaryFields(run, { estimateError: true }).map((field) => {
     const tone = className(field);
     return `<dt>${escapeHtml(field.label)}</dt><dd${tone === undefined ? '' : ` class="${tone}"`}>${escapeHtml(field.value)}</dd>`;
@@ -61,7 +68,9 @@ function summary(run: RunReport): string {
 }
 
 function legend(run: RunReport): string {
-  const entries = chartLegend(run).map((entry) => `<span class="${entry.kind}" style="--colour: ${entry.colour}">${escapeHtml(entry.label)}</span>`);
+  const entries = chartLegend(run).map(
+    (entry) => `<span class="${entry.kind}" style="--colour: ${entry.colour}">${escapeHtml(entry.label)}</span>`,
+  );
   return `<div class="legend">${entries.join('')}</div>`;
 }
 
@@ -69,12 +78,20 @@ function budgetTable(run: RunReport): string {
   if (run.budget.length === 0) return '<p class="muted">No model steps.</p>';
   const columns = budgetColumns(run);
   const rows = run.budget.slice(0, MAX_HTML_STEP_ROWS).map((row) => {
-    const cells = columns.map((column) => cell(column.text(row), column.numeric ? 'number' : column.kind === 'note' && row.failed !== undefined ? 'bad' : undefined));
+    const cells = columns.map((column) =>
+      cell(
+        column.text(row),
+        column.numeric ? 'number' : column.kind === 'note' && row.failed !== undefined ? 'bad' : undefined,
+      ),
+    );
     return `<tr data-step="${row.step}">${cells.join('')}</tr>`;
   });
   const headers = columns.map((column): [string, boolean] => [column.header, column.numeric]);
   const omitted = run.budget.length - MAX_HTML_STEP_ROWS;
-  const note = omitted > 0 ? `<p class="muted">${formatCount(omitted)} more steps are in the chart and in <code>forge inspect --json</code>.</p>` : '';
+  const note =
+    omitted > 0
+      ? `<p class="muted">${formatCount(omitted)} more steps are in the chart and in <code>forge inspect --json</code>.</p>`
+      : '';
   return table(headers, rows, 'budget-table') + note;
 }
 
@@ -87,7 +104,12 @@ function compactionsTable(run: RunReport): string {
         cell(compaction.outcome, compaction.outcome === 'failed' ? 'bad' : undefined),
         cell(compaction.strategy ?? '—'),
         cell(formatCount(compaction.reclaimedTokens), 'number'),
-        cell(compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`, 'number'),
+        cell(
+          compaction.tokensBefore === undefined && compaction.tokensAfter === undefined
+            ? '—'
+            : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`,
+          'number',
+        ),
         cell(formatCount(compaction.keptVerbatimTokens), 'number'),
         `<td title="${escapeHtml(compaction.checkpointHash ?? '')}">${escapeHtml(shortHash(compaction.checkpointHash))}</td>`,
         cell([compaction.coverage, compaction.reason].filter((text) => text !== undefined).join('; '), 'wrap'),
@@ -103,13 +125,18 @@ function compactionsTable(run: RunReport): string {
     ['checkpoint', false],
     ['reason', false],
   ];
-  const more = run.compactionsNotListed > 0 ? `<p class="muted">${formatCount(run.compactionsNotListed)} more are not listed.</p>` : '';
+  const more =
+    run.compactionsNotListed > 0
+      ? `<p class="muted">${formatCount(run.compactionsNotListed)} more are not listed.</p>`
+      : '';
   const inHand = run.compactions
     .filter((compaction) => compaction.filesInHand !== undefined)
     .map(
       (compaction) =>
         `<p class="files-in-hand">Files in hand after the compaction before step ${compaction.beforeStep}: ${
-          compaction.filesInHand?.length === 0 ? 'none' : (compaction.filesInHand ?? []).map((path) => `<code>${escapeHtml(path)}</code>`).join(', ')
+          compaction.filesInHand?.length === 0
+            ? 'none'
+            : (compaction.filesInHand ?? []).map((path) => `<code>${escapeHtml(path)}</code>`).join(', ')
         }</p>`,
     );
   return table(headers, rows, 'compactions-table') + more + inHand.join('');
@@ -117,8 +144,12 @@ function compactionsTable(run: RunReport): string {
 
 function stopsTable(run: RunReport): string {
   if (run.stops.length === 0) return '<p class="muted">None.</p>';
-  const rows = run.stops.map((stop) => `<tr>${[cell(stop.step === undefined ? '—' : String(stop.step), 'number'), cell(stopLabel(stop.kind)), cell(stop.reason, 'wrap')].join('')}</tr>`);
-  const more = run.stopsNotListed > 0 ? `<p class="muted">${formatCount(run.stopsNotListed)} more are not listed.</p>` : '';
+  const rows = run.stops.map(
+    (stop) =>
+      `<tr>${[cell(stop.step === undefined ? '—' : String(stop.step), 'number'), cell(stopLabel(stop.kind)), cell(stop.reason, 'wrap')].join('')}</tr>`,
+  );
+  const more =
+    run.stopsNotListed > 0 ? `<p class="muted">${formatCount(run.stopsNotListed)} more are not listed.</p>` : '';
   return (
     table(
       [
@@ -171,7 +202,11 @@ function toolsSection(run: RunReport): string {
     ),
   ];
   if (toolCalls.slowest.length > 0) parts.push('<h3>Slowest calls</h3>', callTable(toolCalls.slowest, 'slowest-table'));
-  if (toolCalls.notOk.length > 0) parts.push(`<h3>Calls that did not end ok (${String(toolCalls.notOkTotal)})</h3>`, callTable(toolCalls.notOk, 'not-ok-table'));
+  if (toolCalls.notOk.length > 0)
+    parts.push(
+      `<h3>Calls that did not end ok (${String(toolCalls.notOkTotal)})</h3>`,
+      callTable(toolCalls.notOk, 'not-ok-table'),
+    );
   return parts.join('');
 }
 

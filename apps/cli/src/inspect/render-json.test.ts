@@ -13,7 +13,12 @@ function run(runId: string, steps: number): RunReport {
     advertisedTools: ['read_file'],
     usage: { inputTokens: 10 },
     unpricedSteps: steps,
-    budget: Array.from({ length: steps }, (_, index) => ({ step: index + 1, estimatedTokens: 100 + index, reportedInputTokens: 101 + index, warned: index % 7 === 0 })),
+    budget: Array.from({ length: steps }, (_, index) => ({
+      step: index + 1,
+      estimatedTokens: 100 + index,
+      reportedInputTokens: 101 + index,
+      warned: index % 7 === 0,
+    })),
     warnings: 0,
     compactions: [],
     compactionsNotListed: 0,
@@ -42,7 +47,13 @@ describe('jsonPieces', () => {
   });
 
   it('writes an empty report', () => {
-    const report: InspectReport = { inspectReportVersion: INSPECT_REPORT_VERSION, target: { kind: 'file', argument: 'x', files: ['x'] }, runs: [], problems: [], problemsNotListed: 0 };
+    const report: InspectReport = {
+      inspectReportVersion: INSPECT_REPORT_VERSION,
+      target: { kind: 'file', argument: 'x', files: ['x'] },
+      runs: [],
+      problems: [],
+      problemsNotListed: 0,
+    };
     expect(JSON.parse([...jsonPieces(report)].join(''))).toEqual(report);
   });
 });

@@ -1,5 +1,14 @@
 import type { Style } from '../output/style.js';
-import { costColumns, formatCount, formatDuration, formatPercent, outcomeCounts, shortHash, stopLabel, totalsLine } from './format.js';
+import {
+  costColumns,
+  formatCount,
+  formatDuration,
+  formatPercent,
+  outcomeCounts,
+  shortHash,
+  stopLabel,
+  totalsLine,
+} from './format.js';
 import type { InspectReport, RunReport, StepBudget, ToolCallRow } from './report.js';
 import { budgetColumns, summaryFields, type SummaryField } from './run-fields.js';
 import { formatTable, type TextCell } from './text-table.js';
@@ -21,10 +30,18 @@ function statusCell(status: string, style: Style): TextCell {
 
 function summary(run: RunReport, style: Style): string[] {
   const tone = (field: SummaryField): string =>
-    field.tone === 'status' ? paintStatus(field.value, style) : field.tone === 'warning' ? style.yellow(field.value) : field.tone === 'error' ? style.red(field.value) : field.value;
+    field.tone === 'status'
+      ? paintStatus(field.value, style)
+      : field.tone === 'warning'
+        ? style.yellow(field.value)
+        : field.tone === 'error'
+          ? style.red(field.value)
+          : field.value;
   return [
     style.bold(`Run ${run.runId}`) + (run.sessionId === undefined ? '' : style.dim(`  (session ${run.sessionId})`)),
-    ...summaryFields(run, { estimateError: false }).map((field) => `  ${style.dim(field.label.padEnd(13))}${tone(field)}`),
+    ...summaryFields(run, { estimateError: false }).map(
+      (field) => `  ${style.dim(field.label.padEnd(13))}${tone(field)}`,
+    ),
   ];
 }
 
@@ -36,19 +53,40 @@ function paintStatus(status: string, style: Style): string {
 function budgetTable(run: RunReport, style: Style): string[] {
   if (run.budget.length === 0) return [style.bold('Budget per step'), '  no model steps'];
   const budgetColumnsOfRun = budgetColumns(run);
-  const columns = budgetColumnsOfRun.map((column) => ({ header: column.header, align: column.numeric ? ('right' as const) : ('left' as const) }));
+  const columns = budgetColumnsOfRun.map((column) => ({
+    header: column.header,
+    align: column.numeric ? ('right' as const) : ('left' as const),
+  }));
   const row = (budget: StepBudget): TextCell[] =>
-    budgetColumnsOfRun.map((column) => (column.kind === 'error' ? errorCell(budget.errorPercent, style) : column.kind === 'note' ? noteCell(column.text(budget), budget, style) : column.text(budget)));
-  const shown = run.budget.length <= FULL_STEP_TABLE ? run.budget : [...run.budget.slice(0, SHOWN_AT_EACH_END), undefined, ...run.budget.slice(-SHOWN_AT_EACH_END)];
-  const rows = shown.map((budget) => (budget === undefined ? [{ text: '…', paint: style.dim }, ...columns.slice(1).map(() => '')] : row(budget)));
+    budgetColumnsOfRun.map((column) =>
+      column.kind === 'error'
+        ? errorCell(budget.errorPercent, style)
+        : column.kind === 'note'
+          ? noteCell(column.text(budget), budget, style)
+          : column.text(budget),
+    );
+  const shown =
+    run.budget.length <= FULL_STEP_TABLE
+      ? run.budget
+      : [...run.budget.slice(0, SHOWN_AT_EACH_END), undefined, ...run.budget.slice(-SHOWN_AT_EACH_END)];
+  const rows = shown.map((budget) =>
+    budget === undefined ? [{ text: '…', paint: style.dim }, ...columns.slice(1).map(() => '')] : row(budget),
+  );
   const lines = formatTable({ columns, rows, paintHeader: style.dim });
   if (shown.length !== run.budget.length) {
     const omitted = run.budget.length - 2 * SHOWN_AT_EACH_END;
     lines.push(style.dim(`  ${formatCount(omitted)} steps not shown; --json or --html FILE lists every step`));
   }
-  const error = run.meanAbsoluteErrorPercent === undefined ? 'no step has both an estimate and provider-reported input' : `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute estimate error`;
+  const error =
+    run.meanAbsoluteErrorPercent === undefined
+      ? 'no step has both an estimate and provider-reported input'
+      : `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute estimate error`;
   const parts = costColumns(run).written ? 'cached and written are parts of input' : 'cached is part of input';
-  return [style.bold('Budget per step'), ...lines, style.dim(`  ${error}; estimate is Forge's count of the input, input the provider's; ${parts}`)];
+  return [
+    style.bold('Budget per step'),
+    ...lines,
+    style.dim(`  ${error}; estimate is Forge's count of the input, input the provider's; ${parts}`),
+  ];
 }
 
 function errorCell(errorPercent: number | undefined, style: Style): TextCell {
@@ -70,7 +108,9 @@ function compactionsSection(run: RunReport, style: Style): string[] {
       { text: compaction.outcome, paint: compaction.outcome === 'failed' ? style.red : (padded) => padded },
       compaction.strategy ?? '—',
       formatCount(compaction.reclaimedTokens),
-      compaction.tokensBefore === undefined && compaction.tokensAfter === undefined ? '—' : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`,
+      compaction.tokensBefore === undefined && compaction.tokensAfter === undefined
+        ? '—'
+        : `${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)}`,
       formatCount(compaction.keptVerbatimTokens),
       shortHash(compaction.checkpointHash),
       [compaction.coverage, compaction.reason].filter((text) => text !== undefined).join('; '),
@@ -99,15 +139,31 @@ function filesInHandLines(compactions: RunReport['compactions'], style: Style): 
   return compactions.flatMap((compaction) =>
     compaction.filesInHand === undefined
       ? []
-      : [`${style.dim(`files in hand after the compaction before step ${compaction.beforeStep}:`)} ${compaction.filesInHand.length === 0 ? 'none' : compaction.filesInHand.join(', ')}`],
+      : [
+          `${style.dim(`files in hand after the compaction before step ${compaction.beforeStep}:`)} ${compaction.filesInHand.length === 0 ? 'none' : compaction.filesInHand.join(', ')}`,
+        ],
   );
 }
 
 function stopsSection(run: RunReport, style: Style): string[] {
   if (run.stops.length === 0) return [`${style.bold('Limit and guard stops')}  none`];
-  const rows = run.stops.slice(0, LISTED_IN_TEXT).map((stop): TextCell[] => [stop.step === undefined ? '—' : String(stop.step), { text: stopLabel(stop.kind), paint: style.yellow }, stop.reason]);
-  const table = formatTable({ columns: [{ header: 'step', align: 'right' }, { header: 'kind' }, { header: 'reason' }], rows, paintHeader: style.dim });
-  return [style.bold('Limit and guard stops'), ...table, ...moreLine(run.stops.length + run.stopsNotListed - rows.length, style)];
+  const rows = run.stops
+    .slice(0, LISTED_IN_TEXT)
+    .map((stop): TextCell[] => [
+      stop.step === undefined ? '—' : String(stop.step),
+      { text: stopLabel(stop.kind), paint: style.yellow },
+      stop.reason,
+    ]);
+  const table = formatTable({
+    columns: [{ header: 'step', align: 'right' }, { header: 'kind' }, { header: 'reason' }],
+    rows,
+    paintHeader: style.dim,
+  });
+  return [
+    style.bold('Limit and guard stops'),
+    ...table,
+    ...moreLine(run.stops.length + run.stopsNotListed - rows.length, style),
+  ];
 }
 
 function callRows(calls: readonly ToolCallRow[], style: Style): TextCell[][] {
@@ -133,17 +189,49 @@ function toolsSection(run: RunReport, style: Style): string[] {
   const lines = [
     style.bold(`Tool calls (${formatCount(toolCalls.total)})`),
     ...formatTable({
-      columns: [{ header: 'tool' }, { header: 'calls', align: 'right' }, { header: 'outcomes' }, { header: 'total time', align: 'right' }, { header: 'slowest', align: 'right' }],
+      columns: [
+        { header: 'tool' },
+        { header: 'calls', align: 'right' },
+        { header: 'outcomes' },
+        { header: 'total time', align: 'right' },
+        { header: 'slowest', align: 'right' },
+      ],
       rows: totals,
       paintHeader: style.dim,
     }),
   ];
-  const callColumns = [{ header: 'step', align: 'right' as const }, { header: 'tool' }, { header: 'outcome' }, { header: 'time', align: 'right' as const }, { header: 'call id' }];
-  if (toolCalls.slowest.length > 0) lines.push(style.dim('  slowest'), ...formatTable({ columns: callColumns, rows: callRows(toolCalls.slowest, style), indent: '    ', paintHeader: style.dim }));
+  const callColumns = [
+    { header: 'step', align: 'right' as const },
+    { header: 'tool' },
+    { header: 'outcome' },
+    { header: 'time', align: 'right' as const },
+    { header: 'call id' },
+  ];
+  if (toolCalls.slowest.length > 0)
+    lines.push(
+      style.dim('  slowest'),
+      ...formatTable({
+        columns: callColumns,
+        rows: callRows(toolCalls.slowest, style),
+        indent: '    ',
+        paintHeader: style.dim,
+      }),
+    );
   if (toolCalls.notOk.length > 0) {
     const more = toolCalls.notOkTotal - toolCalls.notOk.length;
-    lines.push(style.dim(`  not ok (${String(toolCalls.notOkTotal)})`), ...formatTable({ columns: callColumns, rows: callRows(toolCalls.notOk, style), indent: '    ', paintHeader: style.dim }));
-    if (more > 0) lines.push(style.dim(`    … ${formatCount(more)} more; --json lists the first ${String(toolCalls.notOk.length)}`));
+    lines.push(
+      style.dim(`  not ok (${String(toolCalls.notOkTotal)})`),
+      ...formatTable({
+        columns: callColumns,
+        rows: callRows(toolCalls.notOk, style),
+        indent: '    ',
+        paintHeader: style.dim,
+      }),
+    );
+    if (more > 0)
+      lines.push(
+        style.dim(`    … ${formatCount(more)} more; --json lists the first ${String(toolCalls.notOk.length)}`),
+      );
   }
   return lines;
 }
@@ -152,7 +240,8 @@ function toolsSection(run: RunReport, style: Style): string[] {
 function compactionRunSection(run: RunReport, style: Style): string[] {
   const label = (text: string) => style.dim(text.padEnd(13));
   return [
-    style.bold(`Compaction ${run.runId}`) + style.dim(`  (forge compact or /compact${run.sessionId === undefined ? '' : `, session ${run.sessionId}`})`),
+    style.bold(`Compaction ${run.runId}`) +
+      style.dim(`  (forge compact or /compact${run.sessionId === undefined ? '' : `, session ${run.sessionId}`})`),
     `  ${label('trace')}${run.file}`,
     `  ${label('started')}${run.startedAt ?? '—'}`,
     ...compactionsSection(run, style),
@@ -162,9 +251,17 @@ function compactionRunSection(run: RunReport, style: Style): string[] {
 
 function runSection(run: RunReport, style: Style): string[] {
   if (run.kind === 'compaction') return compactionRunSection(run, style);
-  const sections = [summary(run, style), budgetTable(run, style), compactionsSection(run, style), stopsSection(run, style), toolsSection(run, style)];
+  const sections = [
+    summary(run, style),
+    budgetTable(run, style),
+    compactionsSection(run, style),
+    stopsSection(run, style),
+    toolsSection(run, style),
+  ];
   if (run.unknownEvents.length > 0) {
-    sections.push([`${style.bold('Other events')}  ${run.unknownEvents.map((unknown) => `${unknown.type} ×${String(unknown.count)}`).join(', ')}`]);
+    sections.push([
+      `${style.bold('Other events')}  ${run.unknownEvents.map((unknown) => `${unknown.type} ×${String(unknown.count)}`).join(', ')}`,
+    ]);
   }
   return sections.flatMap((section) => [...section, '']);
 }
@@ -175,7 +272,10 @@ export function renderText(report: InspectReport, style: Style): string {
   if (report.target.kind === 'session') {
     const compactions = report.runs.filter((run) => run.kind === 'compaction').length;
     const manual = compactions === 0 ? '' : ` and ${String(compactions)} manual compaction(s)`;
-    lines.push(style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) + `: ${String(report.runs.length - compactions)} run(s)${manual} with traces`);
+    lines.push(
+      style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) +
+        `: ${String(report.runs.length - compactions)} run(s)${manual} with traces`,
+    );
     if (report.totals !== undefined) lines.push(`  ${style.dim('totals'.padEnd(13))}${totalsLine(report.totals)}`);
     lines.push('');
   } else if (report.totals !== undefined) {

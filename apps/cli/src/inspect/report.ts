@@ -38,7 +38,14 @@ export interface TraceProblem {
   readonly message: string;
 }
 
-export type RunOutcome = 'completed' | 'step_limit' | 'cancelled' | 'limit_reached' | 'failed' | 'unfinished' | (string & {});
+export type RunOutcome =
+  | 'completed'
+  | 'step_limit'
+  | 'cancelled'
+  | 'limit_reached'
+  | 'failed'
+  | 'unfinished'
+  | (string & {});
 
 export interface TokenUsage {
   readonly inputTokens?: number;

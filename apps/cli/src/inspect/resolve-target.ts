@@ -19,7 +19,8 @@ async function fileKind(path: string): Promise<'file' | 'directory' | 'missing'>
     const stats = await stat(path);
     return stats.isDirectory() ? 'directory' : 'file';
   } catch (error) {
-    if (error instanceof Error && 'code' in error && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) return 'missing';
+    if (error instanceof Error && 'code' in error && (error.code === 'ENOENT' || error.code === 'ENOTDIR'))
+      return 'missing';
     throw error;
   }
 }
@@ -27,7 +28,9 @@ async function fileKind(path: string): Promise<'file' | 'directory' | 'missing'>
 /** The ids of the run traces in `runs/` (file names without `.jsonl`). */
 async function traceIds(home: string): Promise<string[]> {
   try {
-    return (await readdir(forgeHomeLayout(home).runs)).filter((name) => name.endsWith('.jsonl')).map((name) => name.slice(0, -'.jsonl'.length));
+    return (await readdir(forgeHomeLayout(home).runs))
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => name.slice(0, -'.jsonl'.length));
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return [];
     throw error;
@@ -36,13 +39,20 @@ async function traceIds(home: string): Promise<string[]> {
 
 /** `--last`: the newest run of this workspace's most recent session, like `--last` everywhere. */
 async function lastRun(home: string, workspaceRoot: string): Promise<ResolvedTarget> {
-  const session = await lastWorkspaceSession({ forgeHome: home, workspaceRoot, listHint: "run 'forge sessions list', then 'forge inspect <session-id>'" });
+  const session = await lastWorkspaceSession({
+    forgeHome: home,
+    workspaceRoot,
+    listHint: "run 'forge sessions list', then 'forge inspect <session-id>'",
+  });
   const runs = (await loadTranscript(home, session.id)).runs;
   for (const run of [...runs].reverse()) {
     const file = traceFile(home, run.runId);
-    if ((await fileKind(file)) === 'file') return { target: { kind: 'last', argument: '--last', sessionId: session.id, files: [file] }, problems: [] };
+    if ((await fileKind(file)) === 'file')
+      return { target: { kind: 'last', argument: '--last', sessionId: session.id, files: [file] }, problems: [] };
   }
-  throw new UsageError(`the newest session of ${workspaceRoot} (${session.id}) has no run with a trace in ${forgeHomeLayout(home).runs}; inspect another session, or a trace file`);
+  throw new UsageError(
+    `the newest session of ${workspaceRoot} (${session.id}) has no run with a trace in ${forgeHomeLayout(home).runs}; inspect another session, or a trace file`,
+  );
 }
 
 /** Traces of compactions made with `forge compact` or `/compact`, named `compact_<session-id>_…` in `runs/`. */
@@ -69,7 +79,11 @@ async function sessionTraces(home: string, sessionId: string): Promise<ResolvedT
     if ((await fileKind(file)) === 'file') {
       files.push(file);
     } else {
-      problems.push({ kind: 'missing_trace', file, message: `Session ${sessionId} records run ${runId}, but its trace ${file} does not exist.` });
+      problems.push({
+        kind: 'missing_trace',
+        file,
+        message: `Session ${sessionId} records run ${runId}, but its trace ${file} does not exist.`,
+      });
     }
   }
   files.push(...(await compactionTraces(home, sessionId)));
@@ -91,7 +105,10 @@ export async function resolveTarget(options: {
 }): Promise<ResolvedTarget> {
   const { argument, home } = options;
   if (options.last) {
-    if (argument !== undefined) throw new UsageError(`give either --last or a run, session or trace file, not both (got '${argument}' and --last)`);
+    if (argument !== undefined)
+      throw new UsageError(
+        `give either --last or a run, session or trace file, not both (got '${argument}' and --last)`,
+      );
     return lastRun(home, options.workspaceRoot);
   }
   if (argument === undefined || argument.trim() === '') {
@@ -100,17 +117,21 @@ export async function resolveTarget(options: {
 
   const path = resolve(options.cwd, argument);
   const kind = await fileKind(path);
-  if (kind === 'directory') throw new UsageError(`${path} is a directory; give a trace file (runs/<run-id>.jsonl), a run id or a session id`);
+  if (kind === 'directory')
+    throw new UsageError(`${path} is a directory; give a trace file (runs/<run-id>.jsonl), a run id or a session id`);
   if (kind === 'file') return { target: { kind: 'file', argument, files: [path] }, problems: [] };
 
   try {
     assertSafeId(argument, 'run or session id');
   } catch (error) {
     if (!InvalidInputError.isInstance(error)) throw error;
-    throw new UsageError(`there is no file ${path}, and '${argument}' is not a run or session id either. ${error.message}`);
+    throw new UsageError(
+      `there is no file ${path}, and '${argument}' is not a run or session id either. ${error.message}`,
+    );
   }
   const runFile = traceFile(home, argument);
-  if ((await fileKind(runFile)) === 'file') return { target: { kind: 'run', argument, files: [runFile] }, problems: [] };
+  if ((await fileKind(runFile)) === 'file')
+    return { target: { kind: 'run', argument, files: [runFile] }, problems: [] };
   const session = await sessionTraces(home, argument);
   if (session !== undefined) return session;
 
@@ -118,7 +139,8 @@ export async function resolveTarget(options: {
   const match = matchId(argument, [...new Set([...runs, ...(await sessionIds(home))])]);
   if (match.kind === 'ambiguous') throw new UsageError(ambiguityMessage(argument, match.ids, 'runs and sessions'));
   if (match.kind === 'found') {
-    if (runs.includes(match.id)) return { target: { kind: 'run', argument, files: [traceFile(home, match.id)] }, problems: [] };
+    if (runs.includes(match.id))
+      return { target: { kind: 'run', argument, files: [traceFile(home, match.id)] }, problems: [] };
     const prefixed = await sessionTraces(home, match.id);
     if (prefixed !== undefined) return prefixed;
   }

@@ -1,6 +1,15 @@
 import { BoundedList } from './bounded-list.js';
 import type { CostBreakdown } from '@forge/core/pricing';
-import type { CompactionRow, ContextWindow, RunOutcome, RunPrices, RunReport, StepBudget, StopRow, TokenUsage } from './report.js';
+import type {
+  CompactionRow,
+  ContextWindow,
+  RunOutcome,
+  RunPrices,
+  RunReport,
+  StepBudget,
+  StopRow,
+  TokenUsage,
+} from './report.js';
 import { ToolCallTally } from './tool-call-tally.js';
 import type { KnownEvent, ParsedEnvelope } from './trace-schemas.js';
 import { addOptionalCost, addTokenUsage, hitRatioOf, usageOf } from './usage-totals.js';
@@ -47,10 +56,22 @@ function roundTo(value: number, digits: number): number {
 }
 
 /** The figures a compaction event may carry, copied into its row when present. */
-const COMPACTION_FIGURES = ['strategy', 'reclaimedTokens', 'tokensBefore', 'tokensAfter', 'keptVerbatimTokens', 'checkpointHash', 'checkpointId', 'filesInHand'] as const;
+const COMPACTION_FIGURES = [
+  'strategy',
+  'reclaimedTokens',
+  'tokensBefore',
+  'tokensAfter',
+  'keptVerbatimTokens',
+  'checkpointHash',
+  'checkpointId',
+  'filesInHand',
+] as const;
 
 /** The `keys` of `value` that are defined: a row leaves out what its event did not say. */
-function definedFields<Value extends object, Key extends keyof Value>(value: Value, keys: readonly Key[]): { [Field in Key]?: Exclude<Value[Field], undefined> } {
+function definedFields<Value extends object, Key extends keyof Value>(
+  value: Value,
+  keys: readonly Key[],
+): { [Field in Key]?: Exclude<Value[Field], undefined> } {
   const fields: { [Field in Key]?: Exclude<Value[Field], undefined> } = {};
   for (const key of keys) {
     const field = value[key];
@@ -133,7 +154,13 @@ export class RunAggregator {
       case 'tool.call.started':
         return this.toolCalls.started(event);
       case 'tool.call.completed':
-        return this.toolCalls.completed({ step: event.step, toolCallId: event.toolCallId, toolName: event.toolName, outcome: event.outcome, durationMs: event.durationMs });
+        return this.toolCalls.completed({
+          step: event.step,
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          outcome: event.outcome,
+          durationMs: event.durationMs,
+        });
       case 'run.completed':
       case 'run.failed':
         return this.onRunEnded(event, timestamp);
@@ -250,7 +277,12 @@ export class RunAggregator {
     const at = step === undefined ? {} : { step };
     switch (value.status) {
       case 'step_limit':
-        this.stops.push({ ...at, kind: 'step_limit', reason: reason ?? `used all ${String(step ?? this.currentStep)} steps it was allowed without giving a final answer` });
+        this.stops.push({
+          ...at,
+          kind: 'step_limit',
+          reason:
+            reason ?? `used all ${String(step ?? this.currentStep)} steps it was allowed without giving a final answer`,
+        });
         break;
       case 'cancelled':
         this.stops.push({ ...at, kind: 'cancelled', reason: 'cancelled by the user' });
@@ -271,7 +303,8 @@ export class RunAggregator {
   private onBudgeted(value: EventOf<'context.budgeted' | 'codex.context.budgeted'>): void {
     const row = this.stepRow(value.step ?? this.pendingStep());
     const categories = value.estimate?.categories ?? value.categories;
-    const categorySum = categories === undefined ? undefined : Object.values(categories).reduce((sum, tokens) => sum + tokens, 0);
+    const categorySum =
+      categories === undefined ? undefined : Object.values(categories).reduce((sum, tokens) => sum + tokens, 0);
     row.estimatedTokens = value.estimate?.tokens ?? value.estimatedTokens ?? categorySum;
     row.categories = categories;
     row.confidence = value.estimate?.confidence;
@@ -301,7 +334,8 @@ export class RunAggregator {
     row.cachedInputTokens = last.cachedInputTokens;
     row.outputTokens = last.outputTokens;
     this.currentStep = Math.max(this.currentStep, this.codexResponses);
-    if (typeof modelContextWindow === 'number') this.window = { ...this.window, tokens: modelContextWindow, source: 'codex' };
+    if (typeof modelContextWindow === 'number')
+      this.window = { ...this.window, tokens: modelContextWindow, source: 'codex' };
   }
 
   private onReconciled(value: EventOf<'context.usage.reconciled'>): void {
@@ -316,15 +350,25 @@ export class RunAggregator {
     const code = value.reason;
     const message = value.message ?? 'the request would not fit the context window';
     const kind = isGuardReason(code) ? 'guard' : 'context_limit';
-    this.stops.push({ step: value.step ?? this.pendingStep(), kind, reason: code === undefined || code === message ? message : `${message} (${code})` });
+    this.stops.push({
+      step: value.step ?? this.pendingStep(),
+      kind,
+      reason: code === undefined || code === message ? message : `${message} (${code})`,
+    });
   }
 
   private onCompaction(
     outcome: CompactionRow['outcome'],
-    value: EventOf<'context.compaction.started' | 'context.compaction.completed' | 'context.compaction.failed' | 'context.compaction.skipped'>,
+    value: EventOf<
+      | 'context.compaction.started'
+      | 'context.compaction.completed'
+      | 'context.compaction.failed'
+      | 'context.compaction.skipped'
+    >,
   ): void {
     if (value.trigger === 'manual') this.manualCompaction = true;
-    const reason = outcome === 'skipped' ? (value.message ?? value.reason) : (value.error?.message ?? value.reason ?? value.message);
+    const reason =
+      outcome === 'skipped' ? (value.message ?? value.reason) : (value.error?.message ?? value.reason ?? value.message);
     const row: CompactionRow = {
       beforeStep: value.step ?? this.pendingStep(),
       outcome,
@@ -349,15 +393,25 @@ export class RunAggregator {
     const more = value.missingCount > listed.length ? `, ${value.missingCount - listed.length} more` : '';
     const coverage = `coverage ${value.outcome} ${value.missingCount} missing: ${listed.join(', ')}${more}`;
     const open = this.openCompaction;
-    if (typeof open === 'number') this.compactions.items[open] = { ...this.compactions.items[open], coverage } as CompactionRow;
-    else this.compactions.push({ beforeStep: value.step ?? this.pendingStep(), outcome: 'started', ...(value.strategy === undefined ? {} : { strategy: value.strategy }), coverage });
+    if (typeof open === 'number')
+      this.compactions.items[open] = { ...this.compactions.items[open], coverage } as CompactionRow;
+    else
+      this.compactions.push({
+        beforeStep: value.step ?? this.pendingStep(),
+        outcome: 'started',
+        ...(value.strategy === undefined ? {} : { strategy: value.strategy }),
+        coverage,
+      });
   }
 
   /** The report of everything added so far. */
   report(): RunReport {
-    const budget = [...this.steps.values()].sort((left, right) => left.step - right.step).map((row) => finishStep(row, this.reconciledErrors.get(row.step)));
+    const budget = [...this.steps.values()]
+      .sort((left, right) => left.step - right.step)
+      .map((row) => finishStep(row, this.reconciledErrors.get(row.step)));
     const errors = budget.flatMap((row) => (row.errorPercent === undefined ? [] : [Math.abs(row.errorPercent)]));
-    const meanAbsoluteErrorPercent = errors.length === 0 ? undefined : roundTo(errors.reduce((sum, value) => sum + value, 0) / errors.length, 1);
+    const meanAbsoluteErrorPercent =
+      errors.length === 0 ? undefined : roundTo(errors.reduce((sum, value) => sum + value, 0) / errors.length, 1);
     const durationMs = this.durationMs ?? durationBetween(this.firstTimestamp, this.lastTimestamp);
     const usage = this.endUsage ?? this.stepUsage;
     const ratio = hitRatioOf(usage);
@@ -381,7 +435,9 @@ export class RunAggregator {
       ...(ratio === undefined ? {} : { cacheHitRatio: ratio }),
       ...(this.prices === undefined ? {} : { prices: this.prices }),
       ...(cost === undefined ? {} : { cost }),
-      unpricedSteps: budget.filter((row) => row.cost === undefined && (row.reportedInputTokens !== undefined || row.outputTokens !== undefined)).length,
+      unpricedSteps: budget.filter(
+        (row) => row.cost === undefined && (row.reportedInputTokens !== undefined || row.outputTokens !== undefined),
+      ).length,
       ...(this.error === undefined ? {} : { error: this.error }),
       ...(this.window === undefined ? {} : { window: this.window }),
       budget,
@@ -402,10 +458,14 @@ export class RunAggregator {
 /** Turns a step row into its report form in place (rows are many; copying them would double the memory). */
 function finishStep(row: MutableStep, reconciledErrorPercent: number | undefined): StepBudget {
   const computed =
-    row.estimateCovers === undefined && row.estimatedTokens !== undefined && row.reportedInputTokens !== undefined && row.reportedInputTokens > 0
+    row.estimateCovers === undefined &&
+    row.estimatedTokens !== undefined &&
+    row.reportedInputTokens !== undefined &&
+    row.reportedInputTokens > 0
       ? roundTo(((row.estimatedTokens - row.reportedInputTokens) / row.reportedInputTokens) * 100, 1)
       : undefined;
-  const errorPercent = computed ?? (reconciledErrorPercent === undefined ? undefined : roundTo(reconciledErrorPercent, 1));
+  const errorPercent =
+    computed ?? (reconciledErrorPercent === undefined ? undefined : roundTo(reconciledErrorPercent, 1));
   if (errorPercent !== undefined) row.errorPercent = errorPercent;
   return row;
 }

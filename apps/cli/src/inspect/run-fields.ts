@@ -29,7 +29,10 @@ export interface SummaryField {
  */
 export function summaryFields(run: RunReport, options: { readonly estimateError: boolean }): SummaryField[] {
   const calls = `${formatCount(run.toolCalls.total)} ${run.toolCalls.total === 1 ? 'call' : 'calls'}`;
-  const advertised = run.advertisedTools.length === 0 ? 'none advertised' : `${String(run.advertisedTools.length)} advertised: ${run.advertisedTools.join(', ')}`;
+  const advertised =
+    run.advertisedTools.length === 0
+      ? 'none advertised'
+      : `${String(run.advertisedTools.length)} advertised: ${run.advertisedTools.join(', ')}`;
   const fields: SummaryField[] = [
     { label: 'trace', value: run.file },
     { label: 'engine', value: run.engine },
@@ -40,16 +43,21 @@ export function summaryFields(run: RunReport, options: { readonly estimateError:
     { label: 'steps', value: stepsLine(run) },
     { label: 'tools', value: `${calls} (${advertised})` },
     { label: 'instructions', value: run.instructionsHash === undefined ? '—' : `sha256 ${run.instructionsHash}` },
-    { label: 'usage', value: `${usageLine(run.usage, run.cacheHitRatio)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}` },
+    {
+      label: 'usage',
+      value: `${usageLine(run.usage, run.cacheHitRatio)}${run.engine === 'codex' ? ' (reported by Codex)' : ''}`,
+    },
     { label: 'cost', value: costLine(run.cost, run.unpricedSteps) },
   ];
   if (run.prices !== undefined) fields.push({ label: 'prices', value: pricesLine(run.prices) });
   if (run.window !== undefined) fields.push({ label: 'window', value: windowLine(run.window) });
-  if (run.estimatorFlagged !== undefined) fields.push({ label: 'estimator', value: run.estimatorFlagged, tone: 'warning' });
+  if (run.estimatorFlagged !== undefined)
+    fields.push({ label: 'estimator', value: run.estimatorFlagged, tone: 'warning' });
   if (options.estimateError && run.meanAbsoluteErrorPercent !== undefined) {
     fields.push({ label: 'estimate error', value: `${run.meanAbsoluteErrorPercent.toFixed(1)}% mean absolute` });
   }
-  if (run.error !== undefined) fields.push({ label: 'error', value: `${run.error.message} (${run.error.code})`, tone: 'error' });
+  if (run.error !== undefined)
+    fields.push({ label: 'error', value: `${run.error.message} (${run.error.code})`, tone: 'error' });
   return fields;
 }
 
@@ -64,10 +72,17 @@ export interface BudgetColumn {
 /** The budget table's columns for `run`: only the categories it used, written and cost when any step has them. */
 export function budgetColumns(run: RunReport): BudgetColumn[] {
   const { written, priced } = costColumns(run);
-  const value = (header: string, text: (budget: StepBudget) => string): BudgetColumn => ({ header, numeric: true, kind: 'value', text });
+  const value = (header: string, text: (budget: StepBudget) => string): BudgetColumn => ({
+    header,
+    numeric: true,
+    kind: 'value',
+    text,
+  });
   return [
     value('step', (budget) => String(budget.step)),
-    ...usedCategories(run.budget).map((key) => value(categoryLabel(key), (budget) => formatCount(budget.categories?.[key]))),
+    ...usedCategories(run.budget).map((key) =>
+      value(categoryLabel(key), (budget) => formatCount(budget.categories?.[key])),
+    ),
     value('estimate', (budget) => formatCount(budget.estimatedTokens)),
     value('input', (budget) => formatCount(budget.reportedInputTokens)),
     value('cached', (budget) => formatCount(budget.cachedInputTokens)),

@@ -21,7 +21,9 @@ export function formatTable(options: {
 }): string[] {
   const { columns, rows } = options;
   const indent = options.indent ?? '  ';
-  const widths = columns.map((column, index) => Math.max(column.header.length, ...rows.map((row) => plain(row[index] ?? '').length)));
+  const widths = columns.map((column, index) =>
+    Math.max(column.header.length, ...rows.map((row) => plain(row[index] ?? '').length)),
+  );
   const pad = (text: string, index: number) => {
     const width = widths[index] ?? text.length;
     return columns[index]?.align === 'right' ? text.padStart(width) : text.padEnd(width);

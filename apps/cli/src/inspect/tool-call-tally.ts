@@ -50,7 +50,8 @@ export class ToolCallTally {
     let notOkTotal = this.notOk.total;
     for (const [toolCallId, call] of this.pending) {
       notOkTotal += 1;
-      if (notOk.length < NOT_OK_CALLS) notOk.push({ step: call.step, toolCallId, toolName: call.toolName, outcome: 'unfinished' });
+      if (notOk.length < NOT_OK_CALLS)
+        notOk.push({ step: call.step, toolCallId, toolName: call.toolName, outcome: 'unfinished' });
     }
     const byTool: ToolTotals[] = [...this.totals.entries()]
       .map(([toolName, totals]) => ({ toolName, ...totals }))

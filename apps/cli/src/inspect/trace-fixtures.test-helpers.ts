@@ -31,9 +31,12 @@ function workspaceTools(clock: FakeClock): Tool[] {
       inputSchema: { type: 'object', properties: { command: { type: 'string' }, fail: { type: 'boolean' } } },
       risk: 'execute',
       execute: async (input) => {
-        const failing = typeof input === 'object' && input !== null && (input as { readonly fail?: unknown }).fail === true;
+        const failing =
+          typeof input === 'object' && input !== null && (input as { readonly fail?: unknown }).fail === true;
         clock.advance(failing ? 1500 : 800);
-        return failing ? { output: { type: 'error-text', value: 'exit code 1' } } : { output: { type: 'text', value: 'all tests passed' } };
+        return failing
+          ? { output: { type: 'error-text', value: 'exit code 1' } }
+          : { output: { type: 'text', value: 'all tests passed' } };
       },
     },
     {
@@ -80,7 +83,10 @@ export const toolRunSteps: readonly ScriptedStep[] = [
     ],
     usage: providerUsage(request, 0.5),
   }),
-  (request) => ({ toolCalls: [{ toolName: 'run_command', input: { command: 'npm test' }, toolCallId: 'call_test_2' }], usage: providerUsage(request, 0.6) }),
+  (request) => ({
+    toolCalls: [{ toolName: 'run_command', input: { command: 'npm test' }, toolCallId: 'call_test_2' }],
+    usage: providerUsage(request, 0.6),
+  }),
   (request) => ({ text: 'The tests pass now.', usage: providerUsage(request, 0.7) }),
 ];
 
@@ -102,7 +108,9 @@ export async function recordRun(
     model: new ScriptedModel(options.steps, {
       provider: 'scripted',
       modelId: 'inspect-test',
-      ...(options.contextWindowTokens === undefined ? {} : { capabilities: { contextWindowTokens: options.contextWindowTokens } }),
+      ...(options.contextWindowTokens === undefined
+        ? {}
+        : { capabilities: { contextWindowTokens: options.contextWindowTokens } }),
     }),
     request: 'Fix the failing test',
     instructions: { text: 'Be careful.', sources: [], hash: TOOL_RUN_INSTRUCTIONS_HASH },
@@ -119,13 +127,28 @@ export async function recordRun(
 }
 
 /** A session whose log records the given runs (their traces are written separately). */
-export async function recordSession(home: string, sessionId: string, runIds: readonly string[], workspaceRoot: string | null = null): Promise<void> {
+export async function recordSession(
+  home: string,
+  sessionId: string,
+  runIds: readonly string[],
+  workspaceRoot: string | null = null,
+): Promise<void> {
   const session = await createSession(home, { workspaceRoot, id: sessionId });
   try {
     for (const runId of runIds) {
       await session.recordRunStart({ runId });
       await session.appendMessages([{ role: 'user', content: `request of ${runId}` }], { runId });
-      await session.recordRunEnd({ runId, status: 'completed', usage: { inputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined } });
+      await session.recordRunEnd({
+        runId,
+        status: 'completed',
+        usage: {
+          inputTokens: 10,
+          cacheReadTokens: 0,
+          cacheWriteTokens: undefined,
+          outputTokens: 2,
+          reasoningTokens: undefined,
+        },
+      });
     }
   } finally {
     await session.close();
@@ -166,7 +189,13 @@ function budgeted(step: number, categories: Record<string, number>): EventBody {
   };
 }
 
-const usage = (inputTokens: number, cacheReadTokens: number) => ({ inputTokens, cacheReadTokens, cacheWriteTokens: 0, outputTokens: 50, reasoningTokens: 0 });
+const usage = (inputTokens: number, cacheReadTokens: number) => ({
+  inputTokens,
+  cacheReadTokens,
+  cacheWriteTokens: 0,
+  outputTokens: 50,
+  reasoningTokens: 0,
+});
 
 /**
  * The events of a budgeted run that compacts once, warns, then stops at the context limit when a
@@ -175,12 +204,26 @@ const usage = (inputTokens: number, cacheReadTokens: number) => ({ inputTokens, 
 export function compactionRunEvents(): EventBody[] {
   const fixed = { instructions: 900, request: 120, toolSchemas: 1400, overhead: 60 };
   return [
-    { type: 'run.started', model: { provider: 'scripted', modelId: 'budget-test' }, instructions: { hash: 'a'.repeat(64), sources: [] }, tools: ['read_file'], maxSteps: 10, historyMessages: 12 },
+    {
+      type: 'run.started',
+      model: { provider: 'scripted', modelId: 'budget-test' },
+      instructions: { hash: 'a'.repeat(64), sources: [] },
+      tools: ['read_file'],
+      maxSteps: 10,
+      historyMessages: 12,
+    },
     budgeted(1, { ...fixed, history: 6000, checkpoint: 0, continuation: 0 }),
     { type: 'model.step.started', step: 1 },
     { type: 'model.step.completed', step: 1, finishReason: 'tool-calls', usage: usage(8800, 0), toolCalls: 1 },
     { type: 'tool.call.started', step: 1, toolCallId: 'call_1', toolName: 'read_file', summary: 'read README.md' },
-    { type: 'tool.call.completed', step: 1, toolCallId: 'call_1', toolName: 'read_file', outcome: 'ok', durationMs: 42 },
+    {
+      type: 'tool.call.completed',
+      step: 1,
+      toolCallId: 'call_1',
+      toolName: 'read_file',
+      outcome: 'ok',
+      durationMs: 42,
+    },
     budgeted(2, { ...fixed, history: 6000, checkpoint: 0, continuation: 3500 }),
     { type: 'model.step.started', step: 2 },
     { type: 'model.step.completed', step: 2, finishReason: 'tool-calls', usage: usage(11_700, 8192), toolCalls: 0 },
@@ -205,14 +248,29 @@ export function compactionRunEvents(): EventBody[] {
     { type: 'model.step.started', step: 4 },
     { type: 'model.step.completed', step: 4, finishReason: 'tool-calls', usage: usage(14_500, 7900), toolCalls: 0 },
     { type: 'context.compaction.started', step: 5, strategy: 'forge-state' },
-    { type: 'context.compaction.failed', step: 5, strategy: 'forge-state', reason: 'no progress: reclaimed 300 tokens, less than the 8,000 minimum' },
-    { type: 'context.limit_reached', step: 5, reason: 'no_progress', message: 'The request needs 16,400 tokens but 14,000 are available after the reserve.' },
+    {
+      type: 'context.compaction.failed',
+      step: 5,
+      strategy: 'forge-state',
+      reason: 'no progress: reclaimed 300 tokens, less than the 8,000 minimum',
+    },
+    {
+      type: 'context.limit_reached',
+      step: 5,
+      reason: 'no_progress',
+      message: 'The request needs 16,400 tokens but 14,000 are available after the reserve.',
+    },
     { type: 'run.completed', status: 'limit_reached', steps: 4, usage: usage(43_000, 16_092), durationMs: 5000 },
   ];
 }
 
 /** Writes `lines` as the trace of `runId` in `home` (one line each, newline-terminated unless `tornTail`). */
-export async function writeTraceLines(home: string, runId: string, lines: readonly string[], options: { readonly tornTail?: string } = {}): Promise<string> {
+export async function writeTraceLines(
+  home: string,
+  runId: string,
+  lines: readonly string[],
+  options: { readonly tornTail?: string } = {},
+): Promise<string> {
   await ensureForgeHome(home);
   const file = traceFile(home, runId);
   await writeFile(file, `${lines.map((line) => `${line}\n`).join('')}${options.tornTail ?? ''}`, { mode: 0o600 });
@@ -221,21 +279,64 @@ export async function writeTraceLines(home: string, runId: string, lines: readon
 
 /** A Codex engine run as the Codex engine traces it: a wrapper estimate, usage per model response, a compaction Codex made. */
 export function codexRunEvents(): EventBody[] {
-  const breakdown = (inputTokens: number, cachedInputTokens: number) => ({ totalTokens: inputTokens + 200, inputTokens, cachedInputTokens, outputTokens: 200, reasoningOutputTokens: 50 });
+  const breakdown = (inputTokens: number, cachedInputTokens: number) => ({
+    totalTokens: inputTokens + 200,
+    inputTokens,
+    cachedInputTokens,
+    outputTokens: 200,
+    reasoningOutputTokens: 50,
+  });
   return [
-    { type: 'run.started', model: { provider: 'codex', modelId: 'codex-default' }, instructions: { hash: 'b'.repeat(64), sources: [] }, tools: [], maxSteps: 0, historyMessages: 4 },
+    {
+      type: 'run.started',
+      model: { provider: 'codex', modelId: 'codex-default' },
+      instructions: { hash: 'b'.repeat(64), sources: [] },
+      tools: [],
+      maxSteps: 0,
+      historyMessages: 4,
+    },
     {
       type: 'codex.context.budgeted',
-      estimate: { tokens: 2100, method: 'conservative-fallback', confidence: 'estimated', bytes: 6300, categories: { instructions: 300, checkpoint: 0, history: 1500, request: 250, overhead: 50 } },
+      estimate: {
+        tokens: 2100,
+        method: 'conservative-fallback',
+        confidence: 'estimated',
+        bytes: 6300,
+        categories: { instructions: 300, checkpoint: 0, history: 1500, request: 250, overhead: 50 },
+      },
       historyMessages: 4,
       hasCheckpoint: false,
       wrapperSha256: 'd'.repeat(64),
     },
     { type: 'tool.call.started', step: 1, toolCallId: 'item_1', toolName: 'codex_command', summary: 'run npm test' },
-    { type: 'tool.call.completed', step: 1, toolCallId: 'item_1', toolName: 'codex_command', outcome: 'ok', durationMs: 900 },
-    { type: 'codex.usage.recorded', usage: { turnId: 'turn_1', last: breakdown(14_000, 0), total: breakdown(14_000, 0), modelContextWindow: 272_000 } },
+    {
+      type: 'tool.call.completed',
+      step: 1,
+      toolCallId: 'item_1',
+      toolName: 'codex_command',
+      outcome: 'ok',
+      durationMs: 900,
+    },
+    {
+      type: 'codex.usage.recorded',
+      usage: { turnId: 'turn_1', last: breakdown(14_000, 0), total: breakdown(14_000, 0), modelContextWindow: 272_000 },
+    },
     { type: 'codex.compaction.completed', compaction: { turnId: 'turn_1', itemId: 'item_compaction' } },
-    { type: 'codex.usage.recorded', usage: { turnId: 'turn_1', last: breakdown(9000, 8000), total: breakdown(23_000, 8000), modelContextWindow: 272_000 } },
-    { type: 'run.completed', status: 'completed', steps: 2, usage: { inputTokens: 23_000, cacheReadTokens: 8000, outputTokens: 400, reasoningTokens: 100 }, durationMs: 4000 },
+    {
+      type: 'codex.usage.recorded',
+      usage: {
+        turnId: 'turn_1',
+        last: breakdown(9000, 8000),
+        total: breakdown(23_000, 8000),
+        modelContextWindow: 272_000,
+      },
+    },
+    {
+      type: 'run.completed',
+      status: 'completed',
+      steps: 2,
+      usage: { inputTokens: 23_000, cacheReadTokens: 8000, outputTokens: 400, reasoningTokens: 100 },
+      durationMs: 4000,
+    },
   ];
 }

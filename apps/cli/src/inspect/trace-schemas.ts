@@ -25,8 +25,10 @@ export const envelopeSchema = z.object({ ...envelopeFields, event: z.object({ ty
  * that fails, so odd lines cost more and ordinary ones stay cheap.
  */
 function eventSchemas(lenient: boolean) {
-  const optional = <T extends z.ZodType>(schema: T): z.ZodType<z.output<T> | undefined> => (lenient ? schema.optional().catch(undefined) : schema.optional());
-  const withDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>): z.ZodType<z.output<T>> => (lenient ? schema.catch(fallback) : (schema as z.ZodType<z.output<T>>));
+  const optional = <T extends z.ZodType>(schema: T): z.ZodType<z.output<T> | undefined> =>
+    lenient ? schema.optional().catch(undefined) : schema.optional();
+  const withDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>): z.ZodType<z.output<T>> =>
+    lenient ? schema.catch(fallback) : (schema as z.ZodType<z.output<T>>);
   const count = z.number().int().min(0);
   const optionalNumber = optional(z.number());
   const optionalText = optional(z.string());
@@ -40,7 +42,14 @@ function eventSchemas(lenient: boolean) {
   const errorSummary = z.object({ code: withDefault(z.string(), 'unknown'), message: withDefault(z.string(), '') });
   const dollars = z.number().min(0);
   /** A priced cost as core writes it; a cost in another currency is not one this Forge adds up. */
-  const cost = z.object({ currency: z.literal('USD'), freshInput: dollars, cachedInput: dollars, cacheWrite: dollars, output: dollars, total: dollars });
+  const cost = z.object({
+    currency: z.literal('USD'),
+    freshInput: dollars,
+    cachedInput: dollars,
+    cacheWrite: dollars,
+    output: dollars,
+    total: dollars,
+  });
   const prices = z.object({
     inputPerMillion: dollars,
     cachedInputPerMillion: optional(dollars),
@@ -63,9 +72,21 @@ function eventSchemas(lenient: boolean) {
       prices: optional(prices),
     }),
     stepStarted: z.object({ type: z.literal('model.step.started'), step: count }),
-    stepCompleted: z.object({ type: z.literal('model.step.completed'), step: count, finishReason: optionalText, usage: optional(usage), toolCalls: optional(count), cost: optional(cost) }),
+    stepCompleted: z.object({
+      type: z.literal('model.step.completed'),
+      step: count,
+      finishReason: optionalText,
+      usage: optional(usage),
+      toolCalls: optional(count),
+      cost: optional(cost),
+    }),
     stepFailed: z.object({ type: z.literal('model.step.failed'), step: count, error: optional(errorSummary) }),
-    toolStarted: z.object({ type: z.literal('tool.call.started'), step: count, toolCallId: z.string(), toolName: z.string() }),
+    toolStarted: z.object({
+      type: z.literal('tool.call.started'),
+      step: count,
+      toolCallId: z.string(),
+      toolName: z.string(),
+    }),
     toolCompleted: z.object({
       type: z.literal('tool.call.completed'),
       step: count,
@@ -95,7 +116,14 @@ function eventSchemas(lenient: boolean) {
       /** Set by engines that add their own prompt (Codex) on traces older than `codex.context.budgeted`. */
       engine: optionalText,
       mode: optionalText,
-      estimate: optional(z.object({ tokens: optionalNumber, method: optionalText, confidence: optionalText, categories: optional(categories) })),
+      estimate: optional(
+        z.object({
+          tokens: optionalNumber,
+          method: optionalText,
+          confidence: optionalText,
+          categories: optional(categories),
+        }),
+      ),
       estimatedTokens: optionalNumber,
       categories: optional(categories),
       contextWindowTokens: optionalNumber,
@@ -112,18 +140,34 @@ function eventSchemas(lenient: boolean) {
       errorPercent: optionalNumber,
     }),
     warning: z.object({ type: z.literal('context.warning'), step: optional(count) }),
-    estimatorFlagged: z.object({ type: z.literal('context.estimator.flagged'), step: optional(count), message: optionalText }),
+    estimatorFlagged: z.object({
+      type: z.literal('context.estimator.flagged'),
+      step: optional(count),
+      message: optionalText,
+    }),
     /** The Codex engine's own token report for one model response. */
     codexUsage: z.object({
       type: z.literal('codex.usage.recorded'),
       usage: z.object({
-        last: z.object({ inputTokens: optionalNumber, cachedInputTokens: optionalNumber, outputTokens: optionalNumber }),
+        last: z.object({
+          inputTokens: optionalNumber,
+          cachedInputTokens: optionalNumber,
+          outputTokens: optionalNumber,
+        }),
         modelContextWindow: optional(z.number().nullable()),
       }),
     }),
     /** A compaction Codex performed inside its own thread. */
-    codexCompaction: z.object({ type: z.literal('codex.compaction.completed'), compaction: optional(z.object({ itemId: optionalText })) }),
-    limitReached: z.object({ type: z.literal('context.limit_reached'), step: optional(count), reason: optionalText, message: optionalText }),
+    codexCompaction: z.object({
+      type: z.literal('codex.compaction.completed'),
+      compaction: optional(z.object({ itemId: optionalText })),
+    }),
+    limitReached: z.object({
+      type: z.literal('context.limit_reached'),
+      step: optional(count),
+      reason: optionalText,
+      message: optionalText,
+    }),
     /** The coverage check before a checkpoint is installed: what it missed, and whether it was repaired or refused. */
     coverage: z.object({
       type: z.literal('context.checkpoint.coverage'),
@@ -136,7 +180,12 @@ function eventSchemas(lenient: boolean) {
       fallback: optionalText,
     }),
     compaction: z.object({
-      type: z.enum(['context.compaction.started', 'context.compaction.completed', 'context.compaction.failed', 'context.compaction.skipped']),
+      type: z.enum([
+        'context.compaction.started',
+        'context.compaction.completed',
+        'context.compaction.failed',
+        'context.compaction.skipped',
+      ]),
       step: optional(count),
       trigger: optionalText,
       strategy: optionalText,
@@ -186,10 +235,14 @@ export interface TraceEnvelope<E = { readonly type: string }> {
   readonly event: E;
 }
 
-export type ParsedEnvelope = { readonly known: true; readonly envelope: TraceEnvelope<KnownEvent> } | { readonly known: false; readonly envelope: TraceEnvelope };
+export type ParsedEnvelope =
+  | { readonly known: true; readonly envelope: TraceEnvelope<KnownEvent> }
+  | { readonly known: false; readonly envelope: TraceEnvelope };
 
 /** Validates a parsed line, against its event type's schema when the report uses that type. */
-export function parseEnvelope(value: unknown): { readonly success: true; readonly data: ParsedEnvelope } | { readonly success: false; readonly error: z.ZodError } {
+export function parseEnvelope(
+  value: unknown,
+): { readonly success: true; readonly data: ParsedEnvelope } | { readonly success: false; readonly error: z.ZodError } {
   const event = typeof value === 'object' && value !== null ? (value as { readonly event?: unknown }).event : undefined;
   const type = typeof event === 'object' && event !== null ? (event as { readonly type?: unknown }).type : undefined;
   const strict = typeof type === 'string' ? strictSchemas.get(type) : undefined;
@@ -197,8 +250,12 @@ export function parseEnvelope(value: unknown): { readonly success: true; readonl
     const parsed = strict.safeParse(value);
     if (parsed.success) return { success: true, data: { known: true, envelope: parsed.data } };
     const lenient = lenientSchemas.get(type as string)?.safeParse(value) ?? parsed;
-    return lenient.success ? { success: true, data: { known: true, envelope: lenient.data } } : { success: false, error: lenient.error };
+    return lenient.success
+      ? { success: true, data: { known: true, envelope: lenient.data } }
+      : { success: false, error: lenient.error };
   }
   const parsed = envelopeSchema.safeParse(value);
-  return parsed.success ? { success: true, data: { known: false, envelope: parsed.data } } : { success: false, error: parsed.error };
+  return parsed.success
+    ? { success: true, data: { known: false, envelope: parsed.data } }
+    : { success: false, error: parsed.error };
 }

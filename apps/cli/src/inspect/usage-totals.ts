@@ -16,7 +16,8 @@ export function usageOf(usage: TraceUsage | undefined): TokenUsage {
 
 /** Adds usage field by field; a field stays absent only when neither side has it. */
 export function addTokenUsage(total: TokenUsage, step: TokenUsage): TokenUsage {
-  const sum = (left: number | undefined, right: number | undefined) => (left === undefined && right === undefined ? undefined : (left ?? 0) + (right ?? 0));
+  const sum = (left: number | undefined, right: number | undefined) =>
+    left === undefined && right === undefined ? undefined : (left ?? 0) + (right ?? 0);
   return usageOf({
     inputTokens: sum(total.inputTokens, step.inputTokens),
     cacheReadTokens: sum(total.cacheReadTokens, step.cacheReadTokens),
@@ -31,7 +32,10 @@ export function hitRatioOf(usage: TokenUsage): number | undefined {
 }
 
 /** Adds a cost to a running total that may not have started. */
-export function addOptionalCost(total: CostBreakdown | undefined, cost: CostBreakdown | undefined): CostBreakdown | undefined {
+export function addOptionalCost(
+  total: CostBreakdown | undefined,
+  cost: CostBreakdown | undefined,
+): CostBreakdown | undefined {
   if (cost === undefined) return total;
   return total === undefined ? cost : addCost(total, cost);
 }
@@ -47,5 +51,10 @@ export function totalsOf(runs: readonly RunReport[]): UsageTotals {
     unpricedSteps += run.unpricedSteps;
   }
   const ratio = hitRatioOf(usage);
-  return { usage, ...(ratio === undefined ? {} : { cacheHitRatio: ratio }), ...(cost === undefined ? {} : { cost }), unpricedSteps };
+  return {
+    usage,
+    ...(ratio === undefined ? {} : { cacheHitRatio: ratio }),
+    ...(cost === undefined ? {} : { cost }),
+    unpricedSteps,
+  };
 }

@@ -9,9 +9,19 @@ import { temporaryDirectory } from '../test-support/cli-harness.js';
 import { CalibrationHub } from './calibration-hub.js';
 import { calibrationLine, calibrationReport } from './calibration-report.js';
 
-const request: ModelRequest = { instructions: 'Be brief.', history: [], currentRequest: { role: 'user', content: 'hello there' }, continuation: [], tools: [] };
+const request: ModelRequest = {
+  instructions: 'Be brief.',
+  history: [],
+  currentRequest: { role: 'user', content: 'hello there' },
+  continuation: [],
+  tools: [],
+};
 
-function reconciled(model: { provider: string; modelId: string }, estimatedTokens: number, reportedInputTokens: number): ForgeEvent {
+function reconciled(
+  model: { provider: string; modelId: string },
+  estimatedTokens: number,
+  reportedInputTokens: number,
+): ForgeEvent {
   return {
     type: 'context.usage.reconciled',
     step: 1,
@@ -20,7 +30,15 @@ function reconciled(model: { provider: string; modelId: string }, estimatedToken
     reportedInputTokens,
     errorTokens: estimatedTokens - reportedInputTokens,
     undercountBeyondBuffer: reportedInputTokens - estimatedTokens > 100,
-    accuracy: { ...model, samples: 1, meanErrorPercent: 0, meanAbsoluteErrorPercent: 0, maxUndercountTokens: 0, undercountsBeyondBuffer: 0, unsafeForAutoCompaction: false },
+    accuracy: {
+      ...model,
+      samples: 1,
+      meanErrorPercent: 0,
+      meanAbsoluteErrorPercent: 0,
+      maxUndercountTokens: 0,
+      undercountsBeyondBuffer: 0,
+      unsafeForAutoCompaction: false,
+    },
   };
 }
 
@@ -52,7 +70,9 @@ describe('CalibrationHub', () => {
       /^deepseek:deepseek-chat has undercounted requests by more than the 100-token safety buffer \(1 of 1 recorded\); this session budgets and compacts with its estimates × [\d.]+ \(the worst measured ratio\)$/,
     );
     await hub.flush();
-    const stored = JSON.parse(await readFile(path.join(home.path, 'calibration.json'), 'utf8')) as { models: Record<string, { samples: number[][] }> };
+    const stored = JSON.parse(await readFile(path.join(home.path, 'calibration.json'), 'utf8')) as {
+      models: Record<string, { samples: number[][] }>;
+    };
     expect(stored.models['deepseek:deepseek-chat']?.samples).toEqual([
       [raw, raw + 500],
       [raw, raw + 500],
@@ -67,8 +87,15 @@ describe('CalibrationHub', () => {
     const raw = (await model.estimateRequestTokens(request)).tokens;
     for (let index = 0; index < 5; index += 1) hub.observe(reconciled(scripted, raw, Math.round(raw / 1.4)));
     expect((await model.estimateRequestTokens(request)).tokens).toBe(raw);
-    const report = calibrationReport(await hub.view(identity), { configPath: 'models.0', configFile: '/home/u/.forge/config.json' });
-    expect(report?.offer).toEqual({ key: 'models.0.estimateScale', value: Math.ceil((Math.round(raw / 1.4) / raw) * 100) / 100, file: '/home/u/.forge/config.json' });
+    const report = calibrationReport(await hub.view(identity), {
+      configPath: 'models.0',
+      configFile: '/home/u/.forge/config.json',
+    });
+    expect(report?.offer).toEqual({
+      key: 'models.0.estimateScale',
+      value: Math.ceil((Math.round(raw / 1.4) / raw) * 100) / 100,
+      file: '/home/u/.forge/config.json',
+    });
     expect(calibrationLine(report)).toMatch(
       /^5 requests: mean error \+\d+\.\d%, worst \+\d+\.\d%; consistently high: set models\.0\.estimateScale to 0\.\d+ in \/home\/u\/\.forge\/config\.json to count closer$/,
     );

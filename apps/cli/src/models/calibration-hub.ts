@@ -1,5 +1,13 @@
 import type { ForgeEvent, ModelAdapter } from '@forge/core';
-import { formatTokens, overcountCorrection, scaleEstimate, summarizeCalibration, undercountCorrection, type CalibrationSample, type CalibrationSummary } from '@forge/core/budget';
+import {
+  formatTokens,
+  overcountCorrection,
+  scaleEstimate,
+  summarizeCalibration,
+  undercountCorrection,
+  type CalibrationSample,
+  type CalibrationSummary,
+} from '@forge/core/budget';
 import { readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
 import { withEstimator } from './adapter-decorators.js';
 
@@ -37,7 +45,9 @@ interface Tracked {
 
 /** The counter string stored with the samples: the tokenizer, and any configured scale. */
 function storedCounter(identity: CalibrationIdentity): string {
-  return identity.scale === undefined || identity.scale === 1 ? identity.counter : `${identity.counter} × ${identity.scale}`;
+  return identity.scale === undefined || identity.scale === 1
+    ? identity.counter
+    : `${identity.counter} × ${identity.scale}`;
 }
 
 /**
@@ -55,7 +65,11 @@ export class CalibrationHub {
   private readonly tracked = new Map<string, Tracked>();
   private readonly byAdapter = new Map<string, Tracked>();
 
-  constructor(options: { readonly forgeHome: string; readonly bufferTokens: number; readonly notice: (line: string) => void }) {
+  constructor(options: {
+    readonly forgeHome: string;
+    readonly bufferTokens: number;
+    readonly notice: (line: string) => void;
+  }) {
     this.forgeHome = options.forgeHome;
     this.bufferTokens = options.bufferTokens;
     this.notice = options.notice;
@@ -102,7 +116,11 @@ export class CalibrationHub {
   async view(identity: CalibrationIdentity): Promise<CalibrationView> {
     const tracked = await this.track(identity);
     const summary = this.summaryOf(tracked);
-    return { summary, correction: undercountCorrection(summary), offeredScale: identity.counter === CONSERVATIVE_COUNTER ? overcountCorrection(summary) : undefined };
+    return {
+      summary,
+      correction: undercountCorrection(summary),
+      offeredScale: identity.counter === CONSERVATIVE_COUNTER ? overcountCorrection(summary) : undefined,
+    };
   }
 
   /** Learns from a run event: provider usage set beside the estimate made for the same request. */
@@ -110,7 +128,10 @@ export class CalibrationHub {
     if (event.type !== 'context.usage.reconciled' || event.reportedInputTokens === undefined) return;
     const tracked = this.byAdapter.get(`${event.model.provider}\u0000${event.model.modelId}`);
     if (tracked === undefined) return;
-    const sample = { estimated: tracked.given.get(event.estimatedTokens) ?? event.estimatedTokens, reported: event.reportedInputTokens };
+    const sample = {
+      estimated: tracked.given.get(event.estimatedTokens) ?? event.estimatedTokens,
+      reported: event.reportedInputTokens,
+    };
     tracked.samples.push(sample);
     tracked.pending.push(sample);
   }
@@ -123,7 +144,9 @@ export class CalibrationHub {
       try {
         await recordCalibration(this.forgeHome, { model: tracked.identity.name, counter: tracked.counter, samples });
       } catch (error) {
-        this.notice(`could not save token calibration to ${this.forgeHome} (${error instanceof Error ? error.message : String(error)}); it is kept for this process only`);
+        this.notice(
+          `could not save token calibration to ${this.forgeHome} (${error instanceof Error ? error.message : String(error)}); it is kept for this process only`,
+        );
       }
     }
   }
@@ -134,7 +157,14 @@ export class CalibrationHub {
     const known = this.tracked.get(key);
     if (known !== undefined) return known;
     const stored = (await this.history()).get(identity.name);
-    const tracked: Tracked = { identity, counter, samples: stored?.counter === counter ? [...stored.samples] : [], pending: [], given: new Map(), noticed: false };
+    const tracked: Tracked = {
+      identity,
+      counter,
+      samples: stored?.counter === counter ? [...stored.samples] : [],
+      pending: [],
+      given: new Map(),
+      noticed: false,
+    };
     this.tracked.set(key, tracked);
     return tracked;
   }

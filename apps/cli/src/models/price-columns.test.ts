@@ -12,9 +12,21 @@ describe('priceColumns', () => {
       source: 'capability table, as of 2026-12-01, https://developers.openai.com/api/docs/pricing',
     });
     expect(priceColumns(OPENAI_PRICE_TABLE['gpt-5-pro']).cached).toBe('= in');
-    expect(priceColumns(undefined)).toEqual({ input: '—', cached: '—', cacheWrite: '—', output: '—', source: 'no prices (tokens only)' });
-    expect(priceColumns({ currency: 'USD', inputPerMillion: 0, outputPerMillion: 0, source: 'config', reference: '/home/me/.forge/config.json' }).source).toBe(
-      'configuration, /home/me/.forge/config.json',
-    );
+    expect(priceColumns(undefined)).toEqual({
+      input: '—',
+      cached: '—',
+      cacheWrite: '—',
+      output: '—',
+      source: 'no prices (tokens only)',
+    });
+    expect(
+      priceColumns({
+        currency: 'USD',
+        inputPerMillion: 0,
+        outputPerMillion: 0,
+        source: 'config',
+        reference: '/home/me/.forge/config.json',
+      }).source,
+    ).toBe('configuration, /home/me/.forge/config.json');
   });
 });

@@ -19,7 +19,8 @@ export const PRICE_COLUMN_HEADERS = ['$/1M IN', 'CACHED', 'WRITE', 'OUT'] as con
  * are billed at the input rate, and say so with `= in`.
  */
 export function priceColumns(prices: PriceSheet | undefined): PriceColumns {
-  if (prices === undefined) return { input: '—', cached: '—', cacheWrite: '—', output: '—', source: 'no prices (tokens only)' };
+  if (prices === undefined)
+    return { input: '—', cached: '—', cacheWrite: '—', output: '—', source: 'no prices (tokens only)' };
   return {
     input: formatRate(prices.inputPerMillion),
     cached: prices.cachedInputPerMillion === undefined ? '= in' : formatRate(prices.cachedInputPerMillion),

@@ -27,13 +27,20 @@ afterAll(async () => {
   await forgeHome.remove();
 });
 
-const run = (args: readonly string[], env: Record<string, string>) => runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env } });
+const run = (args: readonly string[], env: Record<string, string>) =>
+  runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env } });
 
 describe('forge run with provider adapters over HTTP', () => {
   it('runs an OpenAI Responses model: streams text, runs a tool, sends the result back', async () => {
     provider.enqueue(
-      turn({ toolCalls: [{ name: 'read_file', arguments: { path: 'NOTES.md' }, callId: 'call_a' }], usage: { inputTokens: 900, outputTokens: 20 } }),
-      turn({ text: ['The release ', 'is on Friday.'], usage: { inputTokens: 1000, cachedInputTokens: 800, outputTokens: 9 } }),
+      turn({
+        toolCalls: [{ name: 'read_file', arguments: { path: 'NOTES.md' }, callId: 'call_a' }],
+        usage: { inputTokens: 900, outputTokens: 20 },
+      }),
+      turn({
+        text: ['The release ', 'is on Friday.'],
+        usage: { inputTokens: 1000, cachedInputTokens: 800, outputTokens: 9 },
+      }),
     );
     const before = provider.requests.length;
     const outcome = await run(['run', '--model', 'openai:gpt-5', 'When is the release?'], {
@@ -52,7 +59,9 @@ describe('forge run with provider adapters over HTTP', () => {
   });
 
   it('runs a DeepSeek model over Chat Completions', async () => {
-    provider.enqueue(turn({ text: 'Hello from DeepSeek.', usage: { inputTokens: 50, cachedInputTokens: 10, outputTokens: 4 } }));
+    provider.enqueue(
+      turn({ text: 'Hello from DeepSeek.', usage: { inputTokens: 50, cachedInputTokens: 10, outputTokens: 4 } }),
+    );
     const before = provider.requests.length;
     const outcome = await run(['run', '--json', '--model', 'deepseek:deepseek-chat', 'Say hello'], {
       DEEPSEEK_API_KEY: 'sk-deepseek-test',
@@ -72,7 +81,10 @@ describe('forge run with provider adapters over HTTP', () => {
   it('keeps the API key out of the stored session and trace', async () => {
     provider.enqueue(turn({ text: 'ok' }));
     const key = 'sk-proj-abcdefghijklmnopqrstuvwx1234567890';
-    const outcome = await run(['run', '--model', 'openai:gpt-5', `my key is ${key}`], { OPENAI_API_KEY: key, OPENAI_BASE_URL: provider.baseURL });
+    const outcome = await run(['run', '--model', 'openai:gpt-5', `my key is ${key}`], {
+      OPENAI_API_KEY: key,
+      OPENAI_BASE_URL: provider.baseURL,
+    });
     expect(outcome.code).toBe(0);
     const sessionId = /session: (\S+)/.exec(outcome.stderr)?.[1];
     expect(sessionId).toBeDefined();

@@ -30,9 +30,14 @@ afterAll(async () => {
   await forgeHome.remove();
 });
 
-const forge = (args: readonly string[], env: Record<string, string>) => runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env } });
+const forge = (args: readonly string[], env: Record<string, string>) =>
+  runCli(args, { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env } });
 
-const readNotes = (callId: string) => turn({ toolCalls: [{ name: 'read_file', arguments: { path: 'NOTES.md' }, callId }], usage: { inputTokens: 0, outputTokens: 10 } });
+const readNotes = (callId: string) =>
+  turn({
+    toolCalls: [{ name: 'read_file', arguments: { path: 'NOTES.md' }, callId }],
+    usage: { inputTokens: 0, outputTokens: 10 },
+  });
 
 describe('a session sends requests that only grow at the end', () => {
   for (const [model, env] of [
@@ -40,7 +45,9 @@ describe('a session sends requests that only grow at the end', () => {
     ['deepseek:deepseek-v4-pro', { DEEPSEEK_API_KEY: 'sk-test', DEEPSEEK_BASE_URL: '' }],
   ] as const) {
     it(`${model}: across a tool-call step and a resumed turn, with one prompt cache key`, async () => {
-      const variables = Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value === '' ? provider.baseURL : value]));
+      const variables = Object.fromEntries(
+        Object.entries(env).map(([name, value]) => [name, value === '' ? provider.baseURL : value]),
+      );
       const before = provider.requests.length;
       provider.enqueue(readNotes('call_one'), turn({ text: 'Friday.', usage: { inputTokens: 0, outputTokens: 3 } }));
       const first = await forge(['run', '--model', model, 'When is the release?'], variables);
@@ -53,7 +60,9 @@ describe('a session sends requests that only grow at the end', () => {
       const requests = provider.requests.slice(before);
       expect(requests).toHaveLength(4);
       expectRequestsExtendEachOther(requests);
-      const keys = new Set(requests.map((request) => (request.body as { prompt_cache_key?: unknown }).prompt_cache_key));
+      const keys = new Set(
+        requests.map((request) => (request.body as { prompt_cache_key?: unknown }).prompt_cache_key),
+      );
       expect(keys.size).toBe(1);
       expect([...keys][0] === undefined).toBe(model.startsWith('deepseek:'));
     });

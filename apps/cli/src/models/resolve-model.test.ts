@@ -5,7 +5,10 @@ import { parseModelIdentifier, resolveModel } from './resolve-model.js';
 
 describe('parseModelIdentifier', () => {
   it('splits at the first colon, so model ids may contain colons', () => {
-    expect(parseModelIdentifier('compatible:qwen2.5-coder:7b')).toEqual({ provider: 'compatible', modelId: 'qwen2.5-coder:7b' });
+    expect(parseModelIdentifier('compatible:qwen2.5-coder:7b')).toEqual({
+      provider: 'compatible',
+      modelId: 'qwen2.5-coder:7b',
+    });
   });
 
   it('round-trips any provider without a colon and any non-empty model id', () => {
@@ -41,12 +44,17 @@ describe('resolveModel', () => {
   });
 
   it('treats an empty API key like a missing one', async () => {
-    await expect(resolveModel('deepseek:deepseek-chat', { env: { DEEPSEEK_API_KEY: '' } })).rejects.toThrow('DEEPSEEK_API_KEY is not set');
+    await expect(resolveModel('deepseek:deepseek-chat', { env: { DEEPSEEK_API_KEY: '' } })).rejects.toThrow(
+      'DEEPSEEK_API_KEY is not set',
+    );
   });
 
   it('lets an injected provider take a name before the built-ins', async () => {
     const model = await resolveModel('scripted:demo', { env: {} });
-    const chosen = await resolveModel('scripted:anything', { env: {}, extraProviders: [{ name: 'scripted', create: async () => model }] });
+    const chosen = await resolveModel('scripted:anything', {
+      env: {},
+      extraProviders: [{ name: 'scripted', create: async () => model }],
+    });
     expect(chosen).toBe(model);
   });
 });

@@ -70,7 +70,8 @@ const builtInProviders: readonly ModelProvider[] = [
         const { loadScriptedFileModel } = await import('./scripted-file.js');
         return loadScriptedFileModel(script);
       }
-      if (modelId !== 'demo') throw new UsageError(`unknown scripted model "${modelId}"; the scripted provider offers: demo`);
+      if (modelId !== 'demo')
+        throw new UsageError(`unknown scripted model "${modelId}"; the scripted provider offers: demo`);
       const { createDemoModel } = await import('./scripted-demo.js');
       return createDemoModel();
     },
@@ -79,14 +80,28 @@ const builtInProviders: readonly ModelProvider[] = [
     name: 'openai',
     async create(modelId, context) {
       const { createOpenAIModel } = await import('@forge/model-openai');
-      return keyed(context, (apiKey) => createOpenAIModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
+      return keyed(context, (apiKey) =>
+        createOpenAIModel({
+          modelId,
+          env: context.env,
+          ...(apiKey === undefined ? {} : { apiKey }),
+          ...pricesOf(context),
+        }),
+      );
     },
   },
   {
     name: 'deepseek',
     async create(modelId, context) {
       const { createDeepSeekModel } = await import('@forge/model-deepseek');
-      return keyed(context, (apiKey) => createDeepSeekModel({ modelId, env: context.env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
+      return keyed(context, (apiKey) =>
+        createDeepSeekModel({
+          modelId,
+          env: context.env,
+          ...(apiKey === undefined ? {} : { apiKey }),
+          ...pricesOf(context),
+        }),
+      );
     },
   },
   {
@@ -102,7 +117,8 @@ const builtInProviders: readonly ModelProvider[] = [
             : `compatible:${name} is not configured; configured compatible models: ${configured.join(', ')}`,
         );
       }
-      const { COMPATIBLE_TOKENIZER_FAMILIES, createCompatibleModel, loadCompatibleTokenizer } = await import('@forge/model-compatible');
+      const { COMPATIBLE_TOKENIZER_FAMILIES, createCompatibleModel, loadCompatibleTokenizer } =
+        await import('@forge/model-compatible');
       if (entry.tokenizer !== undefined) {
         // Read now: a bad tokenizer file is a configuration error before any request, not a failed estimate.
         try {
@@ -115,7 +131,9 @@ const builtInProviders: readonly ModelProvider[] = [
           );
         }
       }
-      return keyed(context, (apiKey) => createCompatibleModel({ ...entry, env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }));
+      return keyed(context, (apiKey) =>
+        createCompatibleModel({ ...entry, env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }),
+      );
     },
   },
 ];
@@ -170,7 +188,9 @@ export function parseModelIdentifier(value: string, chooseWith = '--model'): Mod
   const provider = colon === -1 ? '' : value.slice(0, colon);
   const modelId = colon === -1 ? '' : value.slice(colon + 1);
   if (provider.length === 0 || modelId.length === 0) {
-    throw new UsageError(`model "${value}" is not of the form provider:model; for example ${chooseWith} scripted:demo or ${chooseWith} openai:gpt-5`);
+    throw new UsageError(
+      `model "${value}" is not of the form provider:model; for example ${chooseWith} scripted:demo or ${chooseWith} openai:gpt-5`,
+    );
   }
   return { provider, modelId };
 }

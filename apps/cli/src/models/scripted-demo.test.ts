@@ -60,7 +60,13 @@ describe('scripted:demo', () => {
   });
 
   it('says so when the run offers no tools', () => {
-    const request: ModelRequest = { instructions: '', history: [], currentRequest: { role: 'user', content: 'hi' }, continuation: [], tools: [] };
+    const request: ModelRequest = {
+      instructions: '',
+      history: [],
+      currentRequest: { role: 'user', content: 'hi' },
+      continuation: [],
+      tools: [],
+    };
     expect(decideDemoStep(request).text).toBe('I cannot look at the workspace: this run offers no list_files tool.');
   });
 });

@@ -1,11 +1,21 @@
 import { truncateText } from '@forge/core/checkpoint';
-import { createId, type Message, type ModelAdapter, type ModelCallOptions, type ModelRequest, type ModelStreamPart, type TokenEstimate, type ToolResultPart } from '@forge/core';
+import {
+  createId,
+  type Message,
+  type ModelAdapter,
+  type ModelCallOptions,
+  type ModelRequest,
+  type ModelStreamPart,
+  type TokenEstimate,
+  type ToolResultPart,
+} from '@forge/core';
 import { ScriptedModel, type ScriptedReply } from '@forge/core/testing';
 
 const PROVIDER = 'scripted';
 const MODEL_ID = 'demo';
 /** The first line of every demo answer: nobody should take the demo's summary for an answer to their request. */
-export const DEMO_FIRST_LINE = 'The scripted demo model is answering, not a real model: it lists and reads the workspace but does not act on your request.';
+export const DEMO_FIRST_LINE =
+  'The scripted demo model is answering, not a real model: it lists and reads the workspace but does not act on your request.';
 /** Characters per streamed delta, so the demo answer arrives in pieces like a real model's. */
 const DELTA_LENGTH = 24;
 
@@ -36,8 +46,12 @@ export function decideDemoStep(request: ModelRequest): ScriptedReply {
   const reading = lastResult(request.continuation, 'read_file');
 
   if (listing === undefined) {
-    if (!available.has('list_files')) return answer('I cannot look at the workspace: this run offers no list_files tool.');
-    return { text: `${DEMO_FIRST_LINE}\n`, toolCalls: [{ toolName: 'list_files', input: { recursive: true }, toolCallId: createId('call') }] };
+    if (!available.has('list_files'))
+      return answer('I cannot look at the workspace: this run offers no list_files tool.');
+    return {
+      text: `${DEMO_FIRST_LINE}\n`,
+      toolCalls: [{ toolName: 'list_files', input: { recursive: true }, toolCallId: createId('call') }],
+    };
   }
   const files = listing.output.type === 'text' ? parseListing(listing.output.value) : undefined;
   if (files === undefined) return answer(`I could not list the workspace: ${resultText(listing)}`);
@@ -79,7 +93,10 @@ export function pickFileToRead(files: readonly string[]): string | undefined {
 
 function summarise(listing: Listing, reading: ToolResultPart | undefined): string {
   const { files, directories, truncated } = listing;
-  const topLevel = [...directories.filter((path) => !path.includes('/')).map((path) => `${path}/`), ...files.filter((path) => !path.includes('/'))].sort();
+  const topLevel = [
+    ...directories.filter((path) => !path.includes('/')).map((path) => `${path}/`),
+    ...files.filter((path) => !path.includes('/')),
+  ].sort();
   const lines = [
     `Summary of the workspace (from the scripted demo model, which reads real files but needs no API key):`,
     '',
@@ -90,7 +107,10 @@ function summarise(listing: Listing, reading: ToolResultPart | undefined): strin
   const extensions = commonExtensions(files);
   if (extensions.length > 0) lines.push(`- Most common file types: ${extensions.join(', ')}.`);
   if (reading !== undefined) lines.push(...describeReading(reading));
-  lines.push('', "Choose a real model to get an actual answer to your request: 'forge models list' shows them, --model provider:id picks one.");
+  lines.push(
+    '',
+    "Choose a real model to get an actual answer to your request: 'forge models list' shows them, --model provider:id picks one.",
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -101,7 +121,9 @@ function describeReading(reading: ToolResultPart): string[] {
   const textLines = content.split('\n');
   const heading = textLines.find((line) => /^#{1,6}\s+\S/.test(line))?.trim();
   const firstProse = firstParagraph(textLines);
-  const described = [`- ${path} has ${plural(lineCount(content), 'line')}${heading === undefined ? '' : `; its first heading is "${heading}"`}.`];
+  const described = [
+    `- ${path} has ${plural(lineCount(content), 'line')}${heading === undefined ? '' : `; its first heading is "${heading}"`}.`,
+  ];
   if (firstProse !== undefined) described.push(`- It begins: "${truncateText(firstProse, 200)}"`);
   return described;
 }

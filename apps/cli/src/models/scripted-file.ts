@@ -16,12 +16,16 @@ import { UsageError } from '../cli-error.js';
  * It exists so tests can drive the built binary in a real terminal, where no model can be injected.
  */
 
-const jsonValue: z.ZodType<JsonValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]));
+const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+);
 
 const replySchema = z.strictObject({
   text: z.string().optional(),
   textChunks: z.number().int().positive().optional(),
-  toolCalls: z.array(z.strictObject({ toolName: z.string().min(1), input: jsonValue, toolCallId: z.string().min(1).optional() })).optional(),
+  toolCalls: z
+    .array(z.strictObject({ toolName: z.string().min(1), input: jsonValue, toolCallId: z.string().min(1).optional() }))
+    .optional(),
   hang: z.boolean().optional(),
   delayMs: z.number().int().min(0).max(60_000).optional(),
 });
@@ -36,7 +40,9 @@ export async function loadScriptedFileModel(file: string): Promise<ModelAdapter>
   try {
     replies = scriptSchema.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch (error) {
-    throw new UsageError(`the model script ${file} (FORGE_TEST_MODEL_SCRIPT) cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `the model script ${file} (FORGE_TEST_MODEL_SCRIPT) cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return createScriptedFileModel(replies);
 }
@@ -64,7 +70,11 @@ export function createScriptedFileModel(replies: readonly FileReply[]): ModelAda
   };
 }
 
-async function* paced(parts: AsyncIterable<ModelStreamPart>, delayMs: number, signal: AbortSignal | undefined): AsyncIterable<ModelStreamPart> {
+async function* paced(
+  parts: AsyncIterable<ModelStreamPart>,
+  delayMs: number,
+  signal: AbortSignal | undefined,
+): AsyncIterable<ModelStreamPart> {
   for await (const part of parts) {
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     signal?.throwIfAborted();

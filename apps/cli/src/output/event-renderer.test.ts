@@ -5,7 +5,13 @@ import { createTextRenderer } from './event-renderer.js';
 import { createStyle } from './style.js';
 
 function envelope(event: Record<string, unknown>, sequence: number): EventEnvelope {
-  return { schemaVersion: 1, runId: 'run_1', sequence, timestamp: '2026-01-01T00:00:00.000Z', event: event as unknown as ForgeEvent } as EventEnvelope;
+  return {
+    schemaVersion: 1,
+    runId: 'run_1',
+    sequence,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    event: event as unknown as ForgeEvent,
+  } as EventEnvelope;
 }
 
 describe('the text renderer', () => {
@@ -23,7 +29,15 @@ describe('the text renderer', () => {
         warnAtTokens: 80_000,
         message: 'The next request is estimated at 90,000 tokens, 90% of the 100,000 available for input.',
       },
-      { type: 'context.warning', step: 2, reason: 'threshold', usedTokens: 91_000, availableInputTokens: 100_000, warnAtTokens: 80_000, message: 'again' },
+      {
+        type: 'context.warning',
+        step: 2,
+        reason: 'threshold',
+        usedTokens: 91_000,
+        availableInputTokens: 100_000,
+        warnAtTokens: 80_000,
+        message: 'again',
+      },
       {
         type: 'context.compaction.completed',
         step: 2,
@@ -73,8 +87,23 @@ describe('the text renderer', () => {
       { kind: 'changed_file', seq: 4, text: 'src/math.js' },
     ];
     renderer.onEvent(
-      envelope({ type: 'context.checkpoint.coverage', version: 1, step: 2, trigger: 'threshold', strategy: 'model-structured', outcome: 'repaired', items, missingCount: 2, checkpointId: 'cp_1' }, 0),
+      envelope(
+        {
+          type: 'context.checkpoint.coverage',
+          version: 1,
+          step: 2,
+          trigger: 'threshold',
+          strategy: 'model-structured',
+          outcome: 'repaired',
+          items,
+          missingCount: 2,
+          checkpointId: 'cp_1',
+        },
+        0,
+      ),
     );
-    expect(activity.text).toBe('• context: the model-structured checkpoint missed 2 item(s) of the record (constraint #0, changed file #4); they were added before it was installed\n');
+    expect(activity.text).toBe(
+      '• context: the model-structured checkpoint missed 2 item(s) of the record (constraint #0, changed file #4); they were added before it was installed\n',
+    );
   });
 });

@@ -29,7 +29,12 @@ export type BeforeWrite = () => void;
  * ended (`  read README.md (40 lines)`; red when it failed or was refused, yellow when denied or cancelled).
  * Context warnings (once per run), compactions and limit stops get one dim line too (see {@link contextLine}).
  */
-export function createTextRenderer(options: { readonly text: CliOutput; readonly activity: CliOutput; readonly style: Style; readonly beforeWrite?: BeforeWrite }): EventRenderer {
+export function createTextRenderer(options: {
+  readonly text: CliOutput;
+  readonly activity: CliOutput;
+  readonly style: Style;
+  readonly beforeWrite?: BeforeWrite;
+}): EventRenderer {
   const { text, activity, style } = options;
   let lineOpen = false;
   // One context warning per run: later steps past the same threshold would repeat it.
@@ -59,7 +64,9 @@ export function createTextRenderer(options: { readonly text: CliOutput; readonly
         case 'tool.call.completed': {
           options.beforeWrite?.();
           const paint = event.outcome === 'ok' ? style.dim : event.outcome === 'error' ? style.red : style.yellow;
-          activity.write(`${paint(`  ${event.resultSummary ?? `${event.toolName}: ${outcomeLabel[event.outcome]}`}`)}\n`);
+          activity.write(
+            `${paint(`  ${event.resultSummary ?? `${event.toolName}: ${outcomeLabel[event.outcome]}`}`)}\n`,
+          );
           return;
         }
         case 'context.compaction.started':

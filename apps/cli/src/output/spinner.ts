@@ -15,7 +15,10 @@ export interface Spinner {
  * A spinner drawn with carriage returns only (no cursor or erase escape codes), so it never
  * leaves control sequences in output; it is disabled when the stream is not a terminal.
  */
-export function createSpinner(stream: CliOutput, options: { readonly enabled: boolean; readonly style: Style }): Spinner {
+export function createSpinner(
+  stream: CliOutput,
+  options: { readonly enabled: boolean; readonly style: Style },
+): Spinner {
   let timer: ReturnType<typeof setInterval> | undefined;
   let drawnWidth = 0;
   let frame = 0;

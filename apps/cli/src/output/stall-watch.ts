@@ -23,7 +23,10 @@ export interface StallWatch {
  * back with backspaces so the answer resumes where it stopped; the next write erases it. Disabled
  * (does nothing) when the stream is not a terminal, so piped output never gets it.
  */
-export function createStallWatch(stream: CliOutput, options: { readonly enabled: boolean; readonly style: Style; readonly afterMs?: number }): StallWatch {
+export function createStallWatch(
+  stream: CliOutput,
+  options: { readonly enabled: boolean; readonly style: Style; readonly afterMs?: number },
+): StallWatch {
   const afterMs = options.afterMs ?? STALL_AFTER_MS;
   let column = 0;
   let lastTextAt = 0;

@@ -22,7 +22,8 @@ export function colorEnabled(stream: CliOutput, env: CliIo['env']): boolean {
 }
 
 export function createStyle(enabled: boolean): Style {
-  const wrap = (open: number, close: number) => (text: string) => (enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text);
+  const wrap = (open: number, close: number) => (text: string) =>
+    enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
   return {
     enabled,
     dim: wrap(2, 22),

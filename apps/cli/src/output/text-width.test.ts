@@ -18,22 +18,31 @@ describe('wrapLine', () => {
   it('breaks at spaces, never inside a word, and indents continuation lines', () => {
     const line = '  /compact [--dry-run | focus…]  compact the session now: older turns become a checkpoint';
     const wrapped = wrapLine(line, 66, ' '.repeat(35));
-    expect(wrapped).toEqual(['  /compact [--dry-run | focus…]  compact the session now: older', `${' '.repeat(35)}turns become a checkpoint`]);
+    expect(wrapped).toEqual([
+      '  /compact [--dry-run | focus…]  compact the session now: older',
+      `${' '.repeat(35)}turns become a checkpoint`,
+    ]);
   });
 
   it('keeps every word whole and every line within the width (property)', () => {
-    const word = fc.array(fc.constantFrom('a', 'z', '😀', 'é', '日', '👨‍👩‍👧'), { minLength: 1, maxLength: 12 }).map((parts) => parts.join(''));
+    const word = fc
+      .array(fc.constantFrom('a', 'z', '😀', 'é', '日', '👨‍👩‍👧'), { minLength: 1, maxLength: 12 })
+      .map((parts) => parts.join(''));
     fc.assert(
-      fc.property(fc.array(word, { minLength: 1, maxLength: 30 }), fc.integer({ min: 30, max: 120 }), (words, width) => {
-        const lines = wrapLine(words.join(' '), width, '    ');
-        for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(width);
-        expect(
-          lines
-            .join(' ')
-            .split(/ +/)
-            .filter((part) => part !== ''),
-        ).toEqual(words);
-      }),
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 30, max: 120 }),
+        (words, width) => {
+          const lines = wrapLine(words.join(' '), width, '    ');
+          for (const line of lines) expect(textWidth(line)).toBeLessThanOrEqual(width);
+          expect(
+            lines
+              .join(' ')
+              .split(/ +/)
+              .filter((part) => part !== ''),
+          ).toEqual(words);
+        },
+      ),
     );
   });
 

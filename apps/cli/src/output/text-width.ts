@@ -48,7 +48,11 @@ export function graphemeWidth(grapheme: string): number {
   if (first < 0x20 || (first >= 0x7f && first < 0xa0)) return 0;
   if (/^[\p{Mn}\p{Me}\u200b-\u200f\u2060\ufeff]+$/u.test(grapheme)) return 0;
   if (/\p{Regional_Indicator}/u.test(grapheme)) return 2;
-  if (/\p{Extended_Pictographic}/u.test(grapheme) && (/\p{Emoji_Presentation}/u.test(grapheme) || grapheme.includes('\ufe0f'))) return 2;
+  if (
+    /\p{Extended_Pictographic}/u.test(grapheme) &&
+    (/\p{Emoji_Presentation}/u.test(grapheme) || grapheme.includes('\ufe0f'))
+  )
+    return 2;
   return isWide(first) ? 2 : 1;
 }
 

@@ -26,7 +26,8 @@ describe('parseApprovalAnswer', () => {
     fc.assert(
       fc.property(fc.string(), (text) => {
         const answer = parseApprovalAnswer(text);
-        if (answer?.kind === 'once' || answer?.kind === 'session') expect(text.trim().toLowerCase()).toMatch(/^(y|yes|s|session)$/);
+        if (answer?.kind === 'once' || answer?.kind === 'session')
+          expect(text.trim().toLowerCase()).toMatch(/^(y|yes|s|session)$/);
       }),
     );
   });

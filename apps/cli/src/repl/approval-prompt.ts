@@ -19,7 +19,10 @@ export async function askApproval(options: {
 }): Promise<ConfirmAnswer> {
   const { request, signal, reader, style, print } = options;
   // Leaving the sandbox has a question of its own, so it is never mistaken for an ordinary command.
-  const question = request.escalation === undefined ? `Allow ${request.risk === 'execute' ? 'command' : request.risk}?` : `Allow command outside the sandbox (${request.escalation.label})?`;
+  const question =
+    request.escalation === undefined
+      ? `Allow ${request.risk === 'execute' ? 'command' : request.risk}?`
+      : `Allow command outside the sandbox (${request.escalation.label})?`;
   print(`${style.yellow(question)} ${request.summary}\n`);
   if (options.preview !== undefined) print(options.preview);
   for (;;) {
@@ -27,6 +30,8 @@ export async function askApproval(options: {
     if (line === undefined) return { kind: 'deny', feedback: 'the input ended before the user answered' };
     const answer = parseApprovalAnswer(line);
     if (answer !== undefined) return answer;
-    print('Answer y (once), s (this session) or n (deny; add feedback after it, e.g. "n use the test script instead").\n');
+    print(
+      'Answer y (once), s (this session) or n (deny; add feedback after it, e.g. "n use the test script instead").\n',
+    );
   }
 }

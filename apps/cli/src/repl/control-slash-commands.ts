@@ -12,11 +12,15 @@ const model: SlashCommand = {
   async run(context, argument): Promise<SlashOutcome> {
     const { engine, style } = context;
     if (argument === '') {
-      context.print(`Model: ${engine.modelLabel}. ${style.dim('Switch with /model provider:id, e.g. /model openai:gpt-5.')}\n`);
+      context.print(
+        `Model: ${engine.modelLabel}. ${style.dim('Switch with /model provider:id, e.g. /model openai:gpt-5.')}\n`,
+      );
       return 'continue';
     }
     if (engine.switchModel === undefined) {
-      context.print(`${style.yellow('The Codex engine runs the model Codex is configured with; start forge with --engine codex --model codex:<model> to choose it.')}\n`);
+      context.print(
+        `${style.yellow('The Codex engine runs the model Codex is configured with; start forge with --engine codex --model codex:<model> to choose it.')}\n`,
+      );
       return 'continue';
     }
     const switchModel = engine.switchModel;
@@ -33,7 +37,14 @@ const model: SlashCommand = {
   complete(context) {
     // The list `forge models list` prints: the capability tables and the configured compatible servers.
     const known = modelCatalogue(context.config.models).map((entry) => entry.id);
-    return [...new Set([context.engine.modelLabel, ...(context.config.model === undefined ? [] : [context.config.model]), 'scripted:demo', ...known])];
+    return [
+      ...new Set([
+        context.engine.modelLabel,
+        ...(context.config.model === undefined ? [] : [context.config.model]),
+        'scripted:demo',
+        ...known,
+      ]),
+    ];
   },
 };
 
@@ -46,15 +57,21 @@ const mode: SlashCommand = {
   run(context, argument): SlashOutcome {
     const { engine, style } = context;
     if (engine.contextMode === undefined || engine.setContextMode === undefined) {
-      context.print(`${style.yellow('The Codex engine manages its own context; Forge only measures what it sends.')}\n`);
+      context.print(
+        `${style.yellow('The Codex engine manages its own context; Forge only measures what it sends.')}\n`,
+      );
       return 'continue';
     }
     if (argument === '') {
-      context.print(`Context mode: ${engine.contextMode}. ${style.dim(`Switch with /mode ${CONTEXT_MODES.join('|')}.`)}\n`);
+      context.print(
+        `Context mode: ${engine.contextMode}. ${style.dim(`Switch with /mode ${CONTEXT_MODES.join('|')}.`)}\n`,
+      );
       return 'continue';
     }
     if (!isMode(argument)) {
-      context.print(`${style.yellow(`/mode: "${argument}" is not a context mode; use one of ${CONTEXT_MODES.join(', ')}.`)}\n`);
+      context.print(
+        `${style.yellow(`/mode: "${argument}" is not a context mode; use one of ${CONTEXT_MODES.join(', ')}.`)}\n`,
+      );
       return 'continue';
     }
     engine.setContextMode(argument);
@@ -88,10 +105,13 @@ const permissions: SlashCommand = {
     if (approvals.sandbox !== undefined) lines.push(`Sandbox: ${describeSandbox(approvals.sandbox)}.`);
     const tools = grants.filter((grant) => !grant.includes(':'));
     const escapes = grants.filter((grant) => grant.includes(':'));
-    if (grants.length === 0) lines.push(style.dim('No tool is allowed for this session yet; answer s at an approval prompt to allow one.'));
+    if (grants.length === 0)
+      lines.push(style.dim('No tool is allowed for this session yet; answer s at an approval prompt to allow one.'));
     if (tools.length > 0) lines.push('Allowed for this session (no prompt):', ...tools.map((grant) => `  ${grant}`));
-    if (escapes.length > 0) lines.push('Allowed to leave the sandbox for this session (no prompt):', ...escapes.map((grant) => `  ${grant}`));
-    if (grants.length > 0) lines.push(style.dim('Withdraw one with /permissions revoke <tool> (or <tool>:network, <tool>:no-sandbox).'));
+    if (escapes.length > 0)
+      lines.push('Allowed to leave the sandbox for this session (no prompt):', ...escapes.map((grant) => `  ${grant}`));
+    if (grants.length > 0)
+      lines.push(style.dim('Withdraw one with /permissions revoke <tool> (or <tool>:network, <tool>:no-sandbox).'));
     context.print(`${lines.join('\n')}\n`);
     return 'continue';
   },

@@ -13,10 +13,47 @@ function boundaries(text: string): number[] {
 }
 
 /** What people type: letters, emoji with joiners, skin tones and variation selectors, flags, combining marks — and broken halves of them. */
-const piece = fc.constantFrom('a', 'Z', ' ', 'é', 'e\u0301', '\u0301', '日', '😀', '👍🏽', '👨‍👩‍👧', '\u200d', '🇫', '🇷', '🇫🇷', '❤️', '\ufe0f', '\ud83d', '\ude00', '\t', '\n');
+const piece = fc.constantFrom(
+  'a',
+  'Z',
+  ' ',
+  'é',
+  'e\u0301',
+  '\u0301',
+  '日',
+  '😀',
+  '👍🏽',
+  '👨‍👩‍👧',
+  '\u200d',
+  '🇫',
+  '🇷',
+  '🇫🇷',
+  '❤️',
+  '\ufe0f',
+  '\ud83d',
+  '\ude00',
+  '\t',
+  '\n',
+);
 const operation = fc.oneof(
   fc.array(piece, { minLength: 1, maxLength: 4 }).map((parts) => ({ kind: 'insert' as const, text: parts.join('') })),
-  fc.constantFrom(...(['left', 'right', 'home', 'end', 'backspace', 'deleteForward', 'wordLeft', 'wordRight', 'deleteWordLeft', 'deleteToStart', 'deleteToEnd'] as const).map((kind) => ({ kind }))),
+  fc.constantFrom(
+    ...(
+      [
+        'left',
+        'right',
+        'home',
+        'end',
+        'backspace',
+        'deleteForward',
+        'wordLeft',
+        'wordRight',
+        'deleteWordLeft',
+        'deleteToStart',
+        'deleteToEnd',
+      ] as const
+    ).map((kind) => ({ kind })),
+  ),
 );
 
 function apply(buffer: LineBuffer, step: { readonly kind: string; readonly text?: string }): void {

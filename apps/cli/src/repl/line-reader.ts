@@ -8,7 +8,10 @@ export interface LineReader {
    * Shows `prompt` and resolves with the next line, or undefined once input has ended (Ctrl-D,
    * end of stream, `close`). Lines typed ahead are returned in order. Rejects when `signal` aborts.
    */
-  next(prompt: string, options?: { readonly signal?: AbortSignal; readonly remember?: boolean }): Promise<string | undefined>;
+  next(
+    prompt: string,
+    options?: { readonly signal?: AbortSignal; readonly remember?: boolean },
+  ): Promise<string | undefined>;
   /** Shows the current prompt again (after something else was printed). */
   reprompt(): void;
   /** Text typed on the current line but not yet entered (always empty without a terminal). */

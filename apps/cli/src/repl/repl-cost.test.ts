@@ -22,11 +22,22 @@ afterEach(async () => {
   await forgeHome.remove();
 });
 
-const prices: PriceSheet = { currency: 'USD', inputPerMillion: 2, cachedInputPerMillion: 0.5, outputPerMillion: 10, source: 'config', reference: 'test' };
+const prices: PriceSheet = {
+  currency: 'USD',
+  inputPerMillion: 2,
+  cachedInputPerMillion: 0.5,
+  outputPerMillion: 10,
+  source: 'config',
+  reference: 'test',
+};
 
 function startRepl(steps: readonly ScriptedStep[], args: readonly string[] = []) {
   const model = new ScriptedModel(steps, { provider: 'test', modelId: 'priced', capabilities: { prices } });
-  const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, NO_COLOR: '1' }, models: { priced: model } });
+  const test = createTestIo({
+    cwd: workspace.path,
+    env: { FORGE_HOME: forgeHome.path, NO_COLOR: '1' },
+    models: { priced: model },
+  });
   test.stdout.isTTY = true;
   const exited = main(['node', 'forge', '--model', 'test:priced', ...args], test.io);
   return { test, exited, output: () => test.stdout.text, type: (text: string) => test.stdin.write(text) };

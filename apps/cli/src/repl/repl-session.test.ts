@@ -79,7 +79,9 @@ describe('the REPL keeps its conversation in a session', () => {
       (text) => text.includes('Type a request'),
     );
     const startedIn = bannerSessionId(repl.test.stdout.text);
-    repl.type(`/sessions\n/resume ${earlierId}\nWhich number?\n/resume ${earlierId}\n/new\nHello again.\n/resume session_missing\n/exit\n`);
+    repl.type(
+      `/sessions\n/resume ${earlierId}\nWhich number?\n/resume ${earlierId}\n/new\nHello again.\n/resume session_missing\n/exit\n`,
+    );
     expect(await repl.exited).toBe(0);
     const output = repl.test.stdout.text;
 
@@ -88,7 +90,9 @@ describe('the REPL keeps its conversation in a session', () => {
     expect(output).toContain(`Resumed session ${earlierId} (2 messages)`);
     expect(output).toContain(`Already in session ${earlierId}.`);
     expect(output).toMatch(/Started session session_\S+\n/);
-    expect(output).toMatch(/error: \/resume 'session_missing': there is no session with this id or prefix in .*; \/sessions lists them\n/);
+    expect(output).toMatch(
+      /error: \/resume 'session_missing': there is no session with this id or prefix in .*; \/sessions lists them\n/,
+    );
     expect(output).toContain('So far:\n  you: Remember the number 7.\n  forge: Remembered.\n');
     expect(repl.model.requests[0]?.history).toEqual([
       { role: 'user', content: 'Remember the number 7.' },
@@ -111,16 +115,26 @@ describe('the REPL keeps its conversation in a session', () => {
     );
     const id = bannerSessionId(repl.test.stdout.text);
 
-    const run = await runCli(['run', '--resume', id, 'hi'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
+    const run = await runCli(['run', '--resume', id, 'hi'], {
+      cwd: workspace.path,
+      env: { FORGE_HOME: forgeHome.path },
+    });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`^forge: error: Session ${id} is in use by process ${process.pid} .*only one forge may write a session at a time`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^forge: error: Session ${id} is in use by process ${process.pid} .*only one forge may write a session at a time`,
+      ),
+    );
     const second = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
     expect(await main(['node', 'forge', '--resume', id], second.io)).toBe(2);
     expect(second.stdout.text).toBe('');
 
     repl.type('/exit\n');
     expect(await repl.exited).toBe(0);
-    const after = await runCli(['run', '--resume', id, 'hi'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path } });
+    const after = await runCli(['run', '--resume', id, 'hi'], {
+      cwd: workspace.path,
+      env: { FORGE_HOME: forgeHome.path },
+    });
     expect(after.code).toBe(0);
   });
 
@@ -140,7 +154,9 @@ describe('the REPL keeps its conversation in a session', () => {
     expect(output).toContain(`Compaction preview for ${id} (dry run: no model call, nothing written)`);
     expect(output).toMatch(/kept verbatim\s+messages \[0, 2\) \(2 messages\)/);
     expect(output).toMatch(/next request\s+~[\d,]+ tokens: nothing to compact/);
-    expect(output).toContain(`Nothing compacted in session ${id}: every completed turn fits the recent tail; there is nothing older to summarize.`);
+    expect(output).toContain(
+      `Nothing compacted in session ${id}: every completed turn fits the recent tail; there is nothing older to summarize.`,
+    );
     expect(output).toContain('The full transcript is kept');
     expect((await readFile(logFile)).equals(before)).toBe(true);
     expect(repl.model.requests).toHaveLength(1);
@@ -149,7 +165,10 @@ describe('the REPL keeps its conversation in a session', () => {
   it('/compact turns older turns into a checkpoint without a model call, /checkpoint shows it, and the next turn sends it', async () => {
     const messages = Array.from({ length: 40 }, (_, turn) => [
       { role: 'user' as const, content: `Request ${turn}: ${'please look at this parser code '.repeat(60)}` },
-      { role: 'assistant' as const, content: [{ type: 'text' as const, text: `Answer ${turn}: ${'done '.repeat(200)}` }] },
+      {
+        role: 'assistant' as const,
+        content: [{ type: 'text' as const, text: `Answer ${turn}: ${'done '.repeat(200)}` }],
+      },
     ]).flat();
     const writer = await createSession(forgeHome.path, { workspaceRoot: workspace.path });
     await writer.appendMessages(messages);
@@ -164,9 +183,15 @@ describe('the REPL keeps its conversation in a session', () => {
     repl.type('/exit\n');
     expect(await repl.exited).toBe(0);
     const output = repl.test.stdout.text;
-    expect(output).toMatch(new RegExp(`Compacted session ${writer.id} with forge-state: messages \\[0, \\d+\\) are now checkpoint cp_[0-9a-f]{16}`));
+    expect(output).toMatch(
+      new RegExp(
+        `Compacted session ${writer.id} with forge-state: messages \\[0, \\d+\\) are now checkpoint cp_[0-9a-f]{16}`,
+      ),
+    );
     expect(output).toMatch(/Checkpoint cp_[0-9a-f]{16} of session/);
-    expect(output).toMatch(/use\s+sent by the next turn \(mode compact\); messages \[\d+, 80\) are sent verbatim after it/);
+    expect(output).toMatch(
+      /use\s+sent by the next turn \(mode compact\); messages \[\d+, 80\) are sent verbatim after it/,
+    );
     expect(output).toContain('[SESSION_CHECKPOINT v1]');
     expect(output).toContain('The full transcript is kept');
     const stored = await loadTranscript(forgeHome.path, writer.id);

@@ -43,7 +43,12 @@ export class ReplSession {
   private readonly history: Message[];
   private handle: SessionHandle;
 
-  private constructor(parts: { settings: SessionSettings; workspaceRoot: string; history: Message[]; handle: SessionHandle }) {
+  private constructor(parts: {
+    settings: SessionSettings;
+    workspaceRoot: string;
+    history: Message[];
+    handle: SessionHandle;
+  }) {
     this.settings = parts.settings;
     this.workspaceRoot = parts.workspaceRoot;
     this.history = parts.history;
@@ -52,8 +57,17 @@ export class ReplSession {
   }
 
   /** Opens the session the REPL starts in; store errors become one-line CLI errors. */
-  static async open(options: { readonly choice: SessionChoice; readonly settings: SessionSettings; readonly workspaceRoot: string; readonly history: Message[] }): Promise<ReplSession> {
-    const handle = await openCliSession({ choice: options.choice, settings: options.settings, workspaceRoot: options.workspaceRoot });
+  static async open(options: {
+    readonly choice: SessionChoice;
+    readonly settings: SessionSettings;
+    readonly workspaceRoot: string;
+    readonly history: Message[];
+  }): Promise<ReplSession> {
+    const handle = await openCliSession({
+      choice: options.choice,
+      settings: options.settings,
+      workspaceRoot: options.workspaceRoot,
+    });
     if (handle === undefined) throw new Error('The REPL always keeps a session; this is a bug in Forge.');
     return new ReplSession({ ...options, handle });
   }
@@ -100,7 +114,8 @@ export class ReplSession {
 
   /** Compacts the current session through an engine that owns its context (`/compact` on Codex). */
   async compactOnEngine(engine: TurnEngine): Promise<EngineCompactOutcome> {
-    if (engine.compact === undefined) throw new Error(`The ${engine.name} engine does not compact its own context; this is a bug in Forge.`);
+    if (engine.compact === undefined)
+      throw new Error(`The ${engine.name} engine does not compact its own context; this is a bug in Forge.`);
     try {
       return await engine.compact(this.handle);
     } finally {
@@ -112,12 +127,19 @@ export class ReplSession {
    * The current checkpoint and its rendered view (`/checkpoint`), facts judged against the files
    * `artifactHashes` reports and files in hand read through it; undefined when there is none.
    */
-  async checkpoint(artifactHashes: ArtifactHashSource): Promise<{ readonly resolved: ResolvedCheckpoint; readonly view: string | undefined } | undefined> {
+  async checkpoint(
+    artifactHashes: ArtifactHashSource,
+  ): Promise<{ readonly resolved: ResolvedCheckpoint; readonly view: string | undefined } | undefined> {
     const resolved = this.handle.currentCheckpoint();
     if (resolved === undefined) return undefined;
     const currentHashes = await currentArtifactHashesFor(resolved, artifactHashes);
     const workingSet = await this.handle.readWorkingSet(artifactHashes);
-    return { resolved, view: resolved.ok ? renderActiveCheckpoint(resolved.active, this.handle.entries(), undefined, currentHashes, workingSet) : undefined };
+    return {
+      resolved,
+      view: resolved.ok
+        ? renderActiveCheckpoint(resolved.active, this.handle.entries(), undefined, currentHashes, workingSet)
+        : undefined,
+    };
   }
 
   /**
@@ -125,10 +147,19 @@ export class ReplSession {
    * checkpoint's view in mode compact (facts judged against the files `artifactHashes` reports)
    * and every message after it; every message in the other modes.
    */
-  async nextView(model: { readonly provider: string; readonly modelId: string }, mode: ContextMode, artifactHashes: ArtifactHashSource): Promise<SessionView> {
+  async nextView(
+    model: { readonly provider: string; readonly modelId: string },
+    mode: ContextMode,
+    artifactHashes: ArtifactHashSource,
+  ): Promise<SessionView> {
     const currentHashes = await currentArtifactHashesFor(this.handle.currentCheckpoint(), artifactHashes);
     const workingSet = mode === 'compact' ? await this.handle.readWorkingSet(artifactHashes) : undefined;
-    return this.handle.selectView({ mode, model, ...(currentHashes === undefined ? {} : { currentHashes }), ...(workingSet === undefined ? {} : { workingSet }) });
+    return this.handle.selectView({
+      mode,
+      model,
+      ...(currentHashes === undefined ? {} : { currentHashes }),
+      ...(workingSet === undefined ? {} : { workingSet }),
+    });
   }
 
   get resumed(): boolean {
@@ -151,7 +182,10 @@ export class ReplSession {
 
   /** The stored session `text` names: its id, or the start of exactly one id (errors point at `/sessions`). */
   resolve(text: string): Promise<string> {
-    return resolveSessionReference({ kind: 'id', text, source: '/resume' }, { forgeHome: this.settings.forgeHome, workspaceRoot: this.workspaceRoot, listHint: REPL_SESSIONS_HINT });
+    return resolveSessionReference(
+      { kind: 'id', text, source: '/resume' },
+      { forgeHome: this.settings.forgeHome, workspaceRoot: this.workspaceRoot, listHint: REPL_SESSIONS_HINT },
+    );
   }
 
   /** Switches to session `id`; the current one stays open if that fails. */
@@ -172,7 +206,12 @@ export class ReplSession {
   private async switchTo(choice: SessionChoice): Promise<SessionSwitch> {
     let next: SessionHandle | undefined;
     try {
-      next = await openCliSession({ choice, settings: this.settings, workspaceRoot: this.workspaceRoot, listHint: REPL_SESSIONS_HINT });
+      next = await openCliSession({
+        choice,
+        settings: this.settings,
+        workspaceRoot: this.workspaceRoot,
+        listHint: REPL_SESSIONS_HINT,
+      });
     } catch (error) {
       throw sessionStoreError(error);
     }

@@ -27,7 +27,10 @@ let terminal: TmuxTerminal | undefined;
 
 beforeAll(() => {
   ensureTmux();
-  execFileSync(process.execPath, ['build.mjs', path.relative(packageDirectory, path.join(buildDirectory, 'dist'))], { cwd: packageDirectory, stdio: 'inherit' });
+  execFileSync(process.execPath, ['build.mjs', path.relative(packageDirectory, path.join(buildDirectory, 'dist'))], {
+    cwd: packageDirectory,
+    stdio: 'inherit',
+  });
   mkdirSync(path.dirname(bin), { recursive: true });
   copyFileSync(path.join(packageDirectory, 'bin', 'forge.js'), bin);
 }, 60_000);
@@ -49,13 +52,23 @@ afterEach(async () => {
 });
 
 /** Starts `forge <args>` in a terminal (120×50 unless `columns` says otherwise) with `script` as the model's replies. */
-async function startForge(script: readonly unknown[], args: readonly string[] = [], columns = 120): Promise<TmuxTerminal> {
+async function startForge(
+  script: readonly unknown[],
+  args: readonly string[] = [],
+  columns = 120,
+): Promise<TmuxTerminal> {
   const scriptFile = path.join(forgeHome.path, 'model-script.json');
   await writeFile(scriptFile, JSON.stringify(script));
   terminal = TmuxTerminal.start({
     command: [process.execPath, bin, '--model', 'scripted:file', ...args],
     cwd: workspace.path,
-    env: { PATH: process.env.PATH ?? '', HOME: forgeHome.path, TERM: 'xterm-256color', FORGE_HOME: forgeHome.path, FORGE_TEST_MODEL_SCRIPT: scriptFile },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: forgeHome.path,
+      TERM: 'xterm-256color',
+      FORGE_HOME: forgeHome.path,
+      FORGE_TEST_MODEL_SCRIPT: scriptFile,
+    },
     columns,
   });
   await terminal.waitFor((screen) => screen.includes('Type a request'), 15_000, 'the REPL banner');
@@ -70,7 +83,10 @@ function sessionIdOn(screen: string): string {
 
 /** `forge sessions show <id> --json` through the same built binary. */
 function storedMessages(sessionId: string): Message[] {
-  const shown = spawnSync(process.execPath, [bin, 'sessions', 'show', sessionId, '--json'], { env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path }, encoding: 'utf8' });
+  const shown = spawnSync(process.execPath, [bin, 'sessions', 'show', sessionId, '--json'], {
+    env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path },
+    encoding: 'utf8',
+  });
   expect(shown.stderr).toBe('');
   expect(shown.status).toBe(0);
   return (JSON.parse(shown.stdout) as { messages: Message[] }).messages;
@@ -78,7 +94,13 @@ function storedMessages(sessionId: string): Message[] {
 
 /** The text of every tool result, in order (error results included). */
 function toolResultTexts(messages: readonly Message[]): string[] {
-  return messages.flatMap((message) => (message.role === 'tool' ? message.content.map((part) => ('value' in part.output && typeof part.output.value === 'string' ? part.output.value : '')) : []));
+  return messages.flatMap((message) =>
+    message.role === 'tool'
+      ? message.content.map((part) =>
+          'value' in part.output && typeof part.output.value === 'string' ? part.output.value : '',
+        )
+      : [],
+  );
 }
 
 const answer = 'Streaming works: this answer arrives in several pieces.';
@@ -89,17 +111,32 @@ describe('the REPL in a terminal', () => {
       { text: answer, textChunks: 6, delayMs: 400 },
       { toolCalls: [{ toolName: 'edit_file', input: { path: 'notes.md', mode: 'create', content: 'first line\n' } }] },
       { text: 'Created notes.md.' },
-      { toolCalls: [{ toolName: 'edit_file', input: { path: 'notes.md', mode: 'replace', old: 'first line', new: 'second line' } }] },
+      {
+        toolCalls: [
+          {
+            toolName: 'edit_file',
+            input: { path: 'notes.md', mode: 'replace', old: 'first line', new: 'second line' },
+          },
+        ],
+      },
       { text: 'Left notes.md as it was.' },
     ]);
     const sessionId = sessionIdOn(forge.screen());
     expect(forge.screen()).toContain('─ scripted:file · mode compact · context –');
 
     forge.enter('hello');
-    const partial = await forge.waitFor((screen) => screen.includes('Streaming works') && !screen.includes('pieces.'), 10_000, 'the first pieces of the answer');
+    const partial = await forge.waitFor(
+      (screen) => screen.includes('Streaming works') && !screen.includes('pieces.'),
+      10_000,
+      'the first pieces of the answer',
+    );
     expect(partial).not.toContain(answer);
     await forge.waitFor((screen) => screen.includes(answer), 10_000, 'the whole answer');
-    await forge.waitFor((screen) => /─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k \(\d+%\)/.test(screen), 5000, 'the footer with context use');
+    await forge.waitFor(
+      (screen) => /─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k \(\d+%\)/.test(screen),
+      5000,
+      'the footer with context use',
+    );
 
     forge.enter('/help');
     await forge.waitFor((screen) => screen.includes('/permissions [revoke <tool>]'), 5000, '/help');
@@ -144,7 +181,14 @@ describe('the REPL in a terminal', () => {
 
   it('cancels a long tool call on Ctrl-C, leaves a session whose call is paired, and exits on Ctrl-C twice', async () => {
     const forge = await startForge(
-      [{ toolCalls: [{ toolName: 'run_command', input: { argv: [process.execPath, '-e', 'setTimeout(() => {}, 30000)'] } }] }, { text: 'Never sent.' }],
+      [
+        {
+          toolCalls: [
+            { toolName: 'run_command', input: { argv: [process.execPath, '-e', 'setTimeout(() => {}, 30000)'] } },
+          ],
+        },
+        { text: 'Never sent.' },
+      ],
       ['--approval', 'workspace-auto'],
     );
     const sessionId = sessionIdOn(forge.screen());
@@ -171,19 +215,27 @@ describe('the REPL in a terminal', () => {
     await writeFile(path.join(workspace.path, 'notes.md'), 'todo\ntodo\n');
     const forge = await startForge([
       { toolCalls: [{ toolName: 'read_file', input: { path: 'notes.md' } }] },
-      { toolCalls: [{ toolName: 'edit_file', input: { path: 'notes.md', mode: 'replace', old: 'todo', new: 'done' } }] },
+      {
+        toolCalls: [{ toolName: 'edit_file', input: { path: 'notes.md', mode: 'replace', old: 'todo', new: 'done' } }],
+      },
       { text: 'The edit was refused.' },
     ]);
     forge.enter('mark it done');
     const screen = await forge.waitFor((text) => text.includes('The edit was refused.'), 10_000, 'the end of the turn');
     expect(screen).toContain('• read_file notes.md\n  read notes.md (2 lines)');
-    expect(screen).toContain('• edit_file replace notes.md\n  refused: The text to replace occurs 2 times in "notes.md"; nothing changed.');
+    expect(screen).toContain(
+      '• edit_file replace notes.md\n  refused: The text to replace occurs 2 times in "notes.md"; nothing changed.',
+    );
     expect(screen).not.toContain('[y] once');
     expect(screen).not.toContain('Allow write?');
     expect(readFileSync(path.join(workspace.path, 'notes.md'), 'utf8')).toBe('todo\ntodo\n');
 
     forge.enter('/contxt');
-    await forge.waitFor((text) => text.includes('Unknown command /contxt. Did you mean /context? Type /help to see the commands.'), 5000, 'the suggestion');
+    await forge.waitFor(
+      (text) => text.includes('Unknown command /contxt. Did you mean /context? Type /help to see the commands.'),
+      5000,
+      'the suggestion',
+    );
     forge.enter('/exit');
     expect(await forge.exitCode()).toBe(0);
   }, 60_000);
@@ -199,7 +251,8 @@ describe('the REPL in a terminal', () => {
       // capture-pane -J joins rows the terminal wrapped by itself, so a line longer than the terminal is one Forge did not wrap.
       for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(columns);
       const words = help.split(/\s+/);
-      for (const word of ['older', 'checkpoint', '(the', 'transcript', 'kept);', '--dry-run', 'previews']) expect(words).toContain(word);
+      for (const word of ['older', 'checkpoint', '(the', 'transcript', 'kept);', '--dry-run', 'previews'])
+        expect(words).toContain(word);
       forge.enter('/exit');
       expect(await forge.exitCode()).toBe(0);
     },
@@ -239,29 +292,57 @@ describe('the REPL in a terminal', () => {
 
     forge.enter(`/resume ${firstId.slice(0, -4)}`);
     // The footer is measured after the recap is printed (the session's cost is read from its traces first): wait for both.
-    const resumed = await forge.waitFor((text) => text.includes(`Resumed session ${firstId}`) && text.slice(text.indexOf(`Resumed session ${firstId}`)).includes('─ scripted:file'), 5000, '/resume');
+    const resumed = await forge.waitFor(
+      (text) =>
+        text.includes(`Resumed session ${firstId}`) &&
+        text.slice(text.indexOf(`Resumed session ${firstId}`)).includes('─ scripted:file'),
+      5000,
+      '/resume',
+    );
     const recap = resumed.slice(resumed.indexOf(`Resumed session ${firstId}`));
-    expect(recap).toContain('So far:\n  you: first request: look at the parser\n  forge: First answer, about the parser.\n');
+    expect(recap).toContain(
+      'So far:\n  you: first request: look at the parser\n  forge: First answer, about the parser.\n',
+    );
     expect(recap).toMatch(/─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k \(\d+%\)/);
     expect(recap).not.toContain('context –');
 
     forge.enter('/compact');
-    await forge.waitFor((text) => text.slice(text.lastIndexOf('› /compact')).includes('─ scripted:file'), 5000, '/compact');
+    await forge.waitFor(
+      (text) => text.slice(text.lastIndexOf('› /compact')).includes('─ scripted:file'),
+      5000,
+      '/compact',
+    );
     const afterCompact = forge.screen();
-    expect(afterCompact.slice(afterCompact.lastIndexOf('› /compact'))).toMatch(/─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k/);
+    expect(afterCompact.slice(afterCompact.lastIndexOf('› /compact'))).toMatch(
+      /─ scripted:file · mode compact · context ~[\d.]+k? \/ [\d.]+k/,
+    );
 
     forge.enter('/resume session_nope');
-    await forge.waitFor((text) => text.includes("error: /resume 'session_nope': there is no session with this id or prefix in"), 5000, 'the /resume error');
+    await forge.waitFor(
+      (text) => text.includes("error: /resume 'session_nope': there is no session with this id or prefix in"),
+      5000,
+      'the /resume error',
+    );
     expect(forge.screen()).toContain('/sessions lists them');
     forge.enter('/exit');
     expect(await forge.exitCode()).toBe(0);
   }, 60_000);
 
   it('shows a sign of life while an answer stalls mid-way, and erases it when the text goes on', async () => {
-    const forge = await startForge([{ text: 'Half of the answer, then the rest of it.', textChunks: 2, delayMs: 3000 }]);
+    const forge = await startForge([
+      { text: 'Half of the answer, then the rest of it.', textChunks: 2, delayMs: 3000 },
+    ]);
     forge.enter('take your time');
-    await forge.waitFor((text) => text.includes('Half of the answer') && text.includes('waiting for the model ·'), 15_000, 'the sign of life');
-    await forge.waitFor((text) => text.includes('Half of the answer, then the rest of it.'), 15_000, 'the rest of the answer');
+    await forge.waitFor(
+      (text) => text.includes('Half of the answer') && text.includes('waiting for the model ·'),
+      15_000,
+      'the sign of life',
+    );
+    await forge.waitFor(
+      (text) => text.includes('Half of the answer, then the rest of it.'),
+      15_000,
+      'the rest of the answer',
+    );
     expect(forge.screen()).not.toContain('waiting for the model');
     forge.enter('/exit');
     expect(await forge.exitCode()).toBe(0);

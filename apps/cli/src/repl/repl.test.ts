@@ -22,9 +22,16 @@ afterEach(async () => {
 });
 
 /** Starts `forge --model test:main` on injected streams; `main` resolves when the REPL exits. */
-function startRepl(steps: readonly ScriptedStep[], options: { readonly env?: Record<string, string>; readonly args?: readonly string[] } = {}) {
+function startRepl(
+  steps: readonly ScriptedStep[],
+  options: { readonly env?: Record<string, string>; readonly args?: readonly string[] } = {},
+) {
   const model = new ScriptedModel(steps);
-  const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...options.env }, models: { main: model } });
+  const test = createTestIo({
+    cwd: workspace.path,
+    env: { FORGE_HOME: forgeHome.path, ...options.env },
+    models: { main: model },
+  });
   const exited = main(['node', 'forge', '--model', 'test:main', ...(options.args ?? [])], test.io);
   return { model, test, exited, type: (text: string) => test.stdin.write(text) };
 }
@@ -38,7 +45,11 @@ const longCommand: ScriptedStep = {
 };
 
 function toolResults(messages: readonly Message[]): string[] {
-  return messages.flatMap((message) => (message.role === 'tool' ? message.content.map((part) => `${part.toolName}: ${part.output.type === 'json' ? '' : part.output.value}`) : []));
+  return messages.flatMap((message) =>
+    message.role === 'tool'
+      ? message.content.map((part) => `${part.toolName}: ${part.output.type === 'json' ? '' : part.output.value}`)
+      : [],
+  );
 }
 
 const stdoutOf = (test: TestIo) => () => test.stdout.text;
@@ -103,7 +114,9 @@ describe('the REPL', () => {
     repl.type('write a note\nn put it in NOTES.md instead\n/exit\n');
     expect(await repl.exited).toBe(0);
     expect(existsSync(path.join(workspace.path, 'denied.txt'))).toBe(false);
-    expect(toolResults(repl.model.requests[1]?.continuation ?? [])).toEqual(['edit_file: Not run: denied — the user said: put it in NOTES.md instead.']);
+    expect(toolResults(repl.model.requests[1]?.continuation ?? [])).toEqual([
+      'edit_file: Not run: denied — the user said: put it in NOTES.md instead.',
+    ]);
     expect(repl.test.stdout.text).toContain('\n  denied: the user said: put it in NOTES.md instead\n');
   });
 
@@ -190,7 +203,11 @@ describe('the REPL', () => {
       [{}, true],
     ] as const) {
       const model = new ScriptedModel([]);
-      const test = createTestIo({ cwd: workspace.path, env: { FORGE_HOME: forgeHome.path, ...env }, models: { main: model } });
+      const test = createTestIo({
+        cwd: workspace.path,
+        env: { FORGE_HOME: forgeHome.path, ...env },
+        models: { main: model },
+      });
       test.stdout.isTTY = true;
       const exited = main(['node', 'forge', '--model', 'test:main'], test.io);
       test.stdin.write('/exit\n');
@@ -204,6 +221,8 @@ describe('the REPL', () => {
     const code = await main(['node', 'forge', '--model', 'acme:x'], test.io);
     expect(code).toBe(2);
     expect(test.stdout.text).toBe('');
-    expect(test.stderr.text).toBe('forge: error: unknown model provider "acme" in "acme:x"; known providers: scripted, openai, deepseek, compatible\n');
+    expect(test.stderr.text).toBe(
+      'forge: error: unknown model provider "acme" in "acme:x"; known providers: scripted, openai, deepseek, compatible\n',
+    );
   });
 });

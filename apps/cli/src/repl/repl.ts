@@ -61,7 +61,14 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       spinner.stop();
       renderer.finishRun();
       const preview = root === undefined ? undefined : await previewEdit(request, root, style);
-      const answer = await askApproval({ request, signal, reader, style, print, ...(preview === undefined ? {} : { preview }) });
+      const answer = await askApproval({
+        request,
+        signal,
+        reader,
+        style,
+        print,
+        ...(preview === undefined ? {} : { preview }),
+      });
       if (answer.kind !== 'deny') spinner.start(`running ${request.toolName}`);
       return answer;
     },
@@ -69,7 +76,16 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   root = engine.root;
 
   try {
-    return await runRepl({ io, globals: options.globals, engine, style, spinner, stall, renderer, setReader: (next) => (reader = next) });
+    return await runRepl({
+      io,
+      globals: options.globals,
+      engine,
+      style,
+      spinner,
+      stall,
+      renderer,
+      setReader: (next) => (reader = next),
+    });
   } finally {
     await engine.close();
   }
@@ -97,16 +113,34 @@ async function runRepl(options: {
   const width = () => (io.stdout.isTTY === true ? Math.max(20, io.stdout.columns ?? 80) : Infinity);
   const context: ReplContext = { engine, style, history, session, config, contextUse, width, print };
   // The footer is for people at a terminal; piped output stays a plain transcript.
-  const footer = () => (io.stdout.isTTY === true ? renderStatusLine({ model: engine.modelLabel, mode: engine.contextMode, use: contextUse.current, style, costs: contextUse.costs }) : '');
+  const footer = () =>
+    io.stdout.isTTY === true
+      ? renderStatusLine({
+          model: engine.modelLabel,
+          mode: engine.contextMode,
+          use: contextUse.current,
+          style,
+          costs: contextUse.costs,
+        })
+      : '';
 
-  const activeReader = createLineReader({ input: io.stdin, output: io.stdout, completer: (line: string) => completeSlashCommand(line, context) });
+  const activeReader = createLineReader({
+    input: io.stdin,
+    output: io.stdout,
+    completer: (line: string) => completeSlashCommand(line, context),
+  });
   options.setReader(activeReader);
   const input = new MultilineInput();
   const interrupts = new InterruptPolicy();
   let activeRun: AbortController | undefined;
 
   const onInterrupt = () => {
-    switch (interrupts.decide({ running: activeRun !== undefined, hasInput: input.pending || activeReader.partial.length > 0 })) {
+    switch (
+      interrupts.decide({
+        running: activeRun !== undefined,
+        hasInput: input.pending || activeReader.partial.length > 0,
+      })
+    ) {
       case 'cancel-run':
         spinner.stop();
         if (activeRun?.signal.aborted === false) print(`\n${style.yellow('Cancelling…')}\n`);
@@ -140,7 +174,8 @@ async function runRepl(options: {
   });
 
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
-  if (engine.name === 'native' && config.model === undefined) print(`${style.yellow(wrapText(`Note: ${defaultModelNotice('/model')}`, width()))}\n`);
+  if (engine.name === 'native' && config.model === undefined)
+    print(`${style.yellow(wrapText(`Note: ${defaultModelNotice('/model')}`, width()))}\n`);
   if (session.resumed) await refreshContextUse(context);
   try {
     for (;;) {
@@ -161,7 +196,18 @@ async function runRepl(options: {
       }
       activeRun = new AbortController();
       try {
-        const turn = await runTurn({ engine, session, request: text, signal: activeRun.signal, renderer, spinner, stall, print, style, contextUse });
+        const turn = await runTurn({
+          engine,
+          session,
+          request: text,
+          signal: activeRun.signal,
+          renderer,
+          spinner,
+          stall,
+          print,
+          style,
+          contextUse,
+        });
         for (const warning of turn.warnings) print(`${style.yellow(`warning: ${warning.message}`)}\n`);
         print(turnStatus(turn.result, style));
       } catch (error) {
@@ -230,7 +276,9 @@ async function runSlashCommand(text: string, context: ReplContext): Promise<'con
       found.unknown,
       slashCommands.map((command) => command.name),
     );
-    context.print(`Unknown command /${found.unknown}.${suggestion === undefined ? '' : ` Did you mean /${suggestion}?`} Type /help to see the commands.\n`);
+    context.print(
+      `Unknown command /${found.unknown}.${suggestion === undefined ? '' : ` Did you mean /${suggestion}?`} Type /help to see the commands.\n`,
+    );
     return 'continue';
   }
   return found.command.run(context, found.argument);

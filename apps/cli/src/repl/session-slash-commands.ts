@@ -1,11 +1,24 @@
 import type { Style } from '../output/style.js';
-import { toolDefinitions, type ContextPolicy, type InstructionSnapshot, type ModelAdapter, type ToolDefinition } from '@forge/core';
+import {
+  toolDefinitions,
+  type ContextPolicy,
+  type InstructionSnapshot,
+  type ModelAdapter,
+  type ToolDefinition,
+} from '@forge/core';
 import { renderContextReport, type ContextReport } from '@forge/core/budget';
 import { contextToolOffer, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
 import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
-import { checkpointViewTokens, compactorDisclosure, disclosureLine, estimationOnlyModel, renderCheckpoint, renderCompaction } from '../session/compaction-output.js';
+import {
+  checkpointViewTokens,
+  compactorDisclosure,
+  disclosureLine,
+  estimationOnlyModel,
+  renderCheckpoint,
+  renderCompaction,
+} from '../session/compaction-output.js';
 import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
@@ -17,9 +30,13 @@ const LISTED_SESSIONS = 20;
 
 /** The lines printed after the REPL enters a session (at start, `/resume`, `/new`). */
 export function describeSwitch(change: SessionSwitch, verb: string, style: Style): string {
-  const lines = [style.dim(`${verb} session ${change.id}${change.messages === 0 ? '' : ` (${change.messages} messages)`}`)];
+  const lines = [
+    style.dim(`${verb} session ${change.id}${change.messages === 0 ? '' : ` (${change.messages} messages)`}`),
+  ];
   if (change.otherWorkspace !== undefined) {
-    lines.push(style.yellow(`This session was recorded in ${change.otherWorkspace}; tools now work in this REPL's workspace.`));
+    lines.push(
+      style.yellow(`This session was recorded in ${change.otherWorkspace}; tools now work in this REPL's workspace.`),
+    );
   }
   for (const warning of change.warnings) lines.push(style.yellow(`warning: ${warning.message}`));
   if (change.recap.length > 0) lines.push(style.dim('So far:'), ...change.recap.map((line) => `  ${line}`));
@@ -33,7 +50,10 @@ const sessions: SlashCommand = {
     const all = await context.session.list();
     const shown = all.slice(0, LISTED_SESSIONS);
     context.print(renderSessionList(shown, { style: context.style, current: context.session.id }));
-    if (all.length > shown.length) context.print(context.style.dim(`(${all.length - shown.length} older sessions: forge sessions list shows all)\n`));
+    if (all.length > shown.length)
+      context.print(
+        context.style.dim(`(${all.length - shown.length} older sessions: forge sessions list shows all)\n`),
+      );
     return 'continue';
   },
 };
@@ -59,7 +79,9 @@ const startNew: SlashCommand = {
   name: 'new',
   summary: 'start a new session (the current one stays stored)',
   async run(context): Promise<SlashOutcome> {
-    return continueAfterFailure(context, async () => context.print(describeSwitch(await context.session.startNew(), 'Started', context.style)));
+    return continueAfterFailure(context, async () =>
+      context.print(describeSwitch(await context.session.startNew(), 'Started', context.style)),
+    );
   },
 };
 
@@ -89,7 +111,12 @@ async function counting(context: ReplContext): Promise<Counting> {
       instructions: workspaceInstructions(context.engine.root, systemPrompt, warn),
     };
   }
-  return { model: subject.model, policy: subject.context, tools: toolDefinitions(subject.tools), instructions: subject.instructions };
+  return {
+    model: subject.model,
+    policy: subject.context,
+    tools: toolDefinitions(subject.tools),
+    instructions: subject.instructions,
+  };
 }
 
 const compact: SlashCommand = {
@@ -116,7 +143,13 @@ const compact: SlashCommand = {
       const summarizedThrough = context.session.summarizedThrough;
       // A preview installs nothing and writes no trace; the real compaction is traced like a run.
       const compaction = preview ? undefined : await context.engine.sessionCompaction?.();
-      const trace = preview ? undefined : await openCompactionTrace({ forgeHome: settings.forgeHome, sessionId: context.session.id, redactor: settings.redactor });
+      const trace = preview
+        ? undefined
+        : await openCompactionTrace({
+            forgeHome: settings.forgeHome,
+            sessionId: context.session.id,
+            redactor: settings.redactor,
+          });
       const result = await context.session
         .compact({
           model,
@@ -138,7 +171,14 @@ const compact: SlashCommand = {
           if (problem !== undefined) context.print(`${context.style.yellow(`warning: ${problem}`)}\n`);
         });
       if (preview) {
-        const report = await compactPreviewReport({ sessionId: context.session.id, messages: context.session.messages, summarizedThrough, recentTailTokens: policy.recentTailTokens, model, result });
+        const report = await compactPreviewReport({
+          sessionId: context.session.id,
+          messages: context.session.messages,
+          summarizedThrough,
+          recentTailTokens: policy.recentTailTokens,
+          model,
+          result,
+        });
         context.print(renderCompactPreview(report, context.style));
         return;
       }
@@ -157,7 +197,17 @@ const checkpoint: SlashCommand = {
     const viewTokens = await checkpointViewTokens(model, current?.view);
     const mode = context.engine.contextMode ?? 'compact';
     context.print(
-      renderCheckpoint({ sessionId: context.session.id, resolved: current?.resolved, view: current?.view, viewTokens, transcriptMessages: context.session.messages.length, mode }, context.style),
+      renderCheckpoint(
+        {
+          sessionId: context.session.id,
+          resolved: current?.resolved,
+          view: current?.view,
+          viewTokens,
+          transcriptMessages: context.session.messages.length,
+          mode,
+        },
+        context.style,
+      ),
     );
     return 'continue';
   },
@@ -168,7 +218,11 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
   const { engine } = context;
   const subject = await engine.contextSubject?.(context.session.size);
   if (subject === undefined) return undefined;
-  const view = await context.session.nextView(subject.model, subject.context.mode, workspaceArtifactHashes(engine.root));
+  const view = await context.session.nextView(
+    subject.model,
+    subject.context.mode,
+    workspaceArtifactHashes(engine.root),
+  );
   return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar);
 }
 
@@ -194,18 +248,26 @@ const contextReport: SlashCommand = {
   async run(context): Promise<SlashOutcome> {
     const { engine, style } = context;
     if (engine.contextSubject === undefined) {
-      const lines = [style.yellow('/context measures requests of the native engine only; Codex builds its own requests.')];
+      const lines = [
+        style.yellow('/context measures requests of the native engine only; Codex builds its own requests.'),
+      ];
       const use = context.contextUse.current;
       if (use?.reportedBy === 'codex') {
-        const share = use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
-        const cached = use.cachedInputTokens === undefined ? '' : `, ${use.cachedInputTokens.toLocaleString('en-US')} of its input from the provider's cache`;
+        const share =
+          use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
+        const cached =
+          use.cachedInputTokens === undefined
+            ? ''
+            : `, ${use.cachedInputTokens.toLocaleString('en-US')} of its input from the provider's cache`;
         lines.push(
           `Reported by Codex for its latest model call: ${use.usedTokens.toLocaleString('en-US')} tokens of a ${use.availableInputTokens.toLocaleString('en-US')}-token window (${share}%)${cached}. Codex compacts its thread on its own; /compact asks it to now.`,
         );
       }
       const wrapper = context.contextUse.wrapperTokens;
       if (wrapper !== undefined) {
-        lines.push(`The latest turn sent Codex ~${wrapper.toLocaleString('en-US')} tokens of Forge's own input (Forge's estimate; Codex's own prompt, tools and thread history come on top).`);
+        lines.push(
+          `The latest turn sent Codex ~${wrapper.toLocaleString('en-US')} tokens of Forge's own input (Forge's estimate; Codex's own prompt, tools and thread history come on top).`,
+        );
       }
       context.print(`${lines.join('\n')}\n`);
       return 'continue';
@@ -218,4 +280,11 @@ const contextReport: SlashCommand = {
 };
 
 /** The session commands of the REPL, in the order /help lists them. */
-export const sessionSlashCommands: readonly SlashCommand[] = [sessions, resume, startNew, compact, checkpoint, contextReport];
+export const sessionSlashCommands: readonly SlashCommand[] = [
+  sessions,
+  resume,
+  startNew,
+  compact,
+  checkpoint,
+  contextReport,
+];

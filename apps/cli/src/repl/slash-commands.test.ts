@@ -14,7 +14,19 @@ describe('slash commands', () => {
 
   it('completes command names only at the start of a slash input', () => {
     expect(completeSlashCommand('/e')).toEqual([['/exit'], '/e']);
-    expect(completeSlashCommand('/')[0]).toEqual(['/help', '/sessions', '/resume', '/new', '/compact', '/checkpoint', '/context', '/model', '/mode', '/permissions', '/exit']);
+    expect(completeSlashCommand('/')[0]).toEqual([
+      '/help',
+      '/sessions',
+      '/resume',
+      '/new',
+      '/compact',
+      '/checkpoint',
+      '/context',
+      '/model',
+      '/mode',
+      '/permissions',
+      '/exit',
+    ]);
     expect(completeSlashCommand('/re')).toEqual([['/resume'], '/re']);
     expect(completeSlashCommand('hello /e')).toEqual([[], 'hello /e']);
     expect(completeSlashCommand('/exit now')).toEqual([[], '/exit now']);

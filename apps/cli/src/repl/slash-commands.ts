@@ -51,8 +51,10 @@ const help: SlashCommand = {
     // On a narrow terminal descriptions go under their command instead of beside it.
     const beside = terminal === Infinity || terminal - (width + 4) >= 30;
     const indent = beside ? ' '.repeat(width + 4) : '      ';
-    const row = (name: string, text: string) => (beside ? [`  ${name.padEnd(width)}  ${text}`] : [`  ${name}`, `${indent}${text}`]);
-    const wrap = (lines: readonly string[], continuation: string) => lines.flatMap((line) => (terminal === Infinity ? [line] : wrapLine(line, terminal, continuation)));
+    const row = (name: string, text: string) =>
+      beside ? [`  ${name.padEnd(width)}  ${text}`] : [`  ${name}`, `${indent}${text}`];
+    const wrap = (lines: readonly string[], continuation: string) =>
+      lines.flatMap((line) => (terminal === Infinity ? [line] : wrapLine(line, terminal, continuation)));
     const lines = [
       context.style.bold('Commands'),
       ...wrap(
@@ -74,7 +76,10 @@ const help: SlashCommand = {
         ' '.repeat(13),
       ),
       context.style.bold('Approvals'),
-      ...wrap(['  y: run the call once · s: allow the tool for this session · n: deny (text after n is passed to the model)'], '  '),
+      ...wrap(
+        ['  y: run the call once · s: allow the tool for this session · n: deny (text after n is passed to the model)'],
+        '  ',
+      ),
     ];
     context.print(`${lines.join('\n')}\n`);
     return 'continue';
@@ -95,7 +100,9 @@ function usage(command: SlashCommand): string {
 }
 
 /** Splits `/name rest` into the command and its argument; undefined when no command has that name. */
-export function findSlashCommand(input: string): { readonly command: SlashCommand; readonly argument: string } | { readonly unknown: string } {
+export function findSlashCommand(
+  input: string,
+): { readonly command: SlashCommand; readonly argument: string } | { readonly unknown: string } {
   const match = /^\/(\S*)\s*([\s\S]*)$/.exec(input.trim());
   const name = match?.[1] ?? '';
   const command = slashCommands.find((candidate) => candidate.name === name);
@@ -109,7 +116,8 @@ export function findSlashCommand(input: string): { readonly command: SlashComman
 export function completeSlashCommand(line: string, context?: ReplContext): [string[], string] {
   if (!line.startsWith('/')) return [[], line];
   const space = line.indexOf(' ');
-  if (space === -1) return [slashCommands.map((command) => `/${command.name}`).filter((name) => name.startsWith(line)), line];
+  if (space === -1)
+    return [slashCommands.map((command) => `/${command.name}`).filter((name) => name.startsWith(line)), line];
   const command = slashCommands.find((candidate) => candidate.name === line.slice(1, space));
   if (command?.complete === undefined || context === undefined) return [[], line];
   const typed = line.slice(space + 1).trimStart();

@@ -30,7 +30,11 @@ interface BudgetedFields {
 
 /** The part of a `codex.usage.recorded` event's usage the footer reads. */
 interface CodexReport {
-  readonly last?: { readonly inputTokens?: unknown; readonly cachedInputTokens?: unknown; readonly outputTokens?: unknown };
+  readonly last?: {
+    readonly inputTokens?: unknown;
+    readonly cachedInputTokens?: unknown;
+    readonly outputTokens?: unknown;
+  };
   readonly modelContextWindow?: unknown;
 }
 
@@ -60,7 +64,8 @@ export class ContextUseTracker {
       const report = (typeof event.usage === 'object' && event.usage !== null ? event.usage : {}) as CodexReport;
       const last = report.last;
       const window = report.modelContextWindow;
-      if (typeof last?.inputTokens !== 'number' || typeof last.outputTokens !== 'number' || typeof window !== 'number') return;
+      if (typeof last?.inputTokens !== 'number' || typeof last.outputTokens !== 'number' || typeof window !== 'number')
+        return;
       this.latest = {
         usedTokens: last.inputTokens + last.outputTokens,
         availableInputTokens: window,
@@ -82,8 +87,15 @@ export class ContextUseTracker {
   }
 
   /** Takes the figures of a measured next request (after `/compact`, `/resume`, `/model`), as `/context` reports them. */
-  measured(budget: { readonly estimate: { readonly tokens: number; readonly confidence: string }; readonly availableInputTokens: number }): void {
-    this.latest = { usedTokens: budget.estimate.tokens, availableInputTokens: budget.availableInputTokens, exact: budget.estimate.confidence === 'exact' };
+  measured(budget: {
+    readonly estimate: { readonly tokens: number; readonly confidence: string };
+    readonly availableInputTokens: number;
+  }): void {
+    this.latest = {
+      usedTokens: budget.estimate.tokens,
+      availableInputTokens: budget.availableInputTokens,
+      exact: budget.estimate.confidence === 'exact',
+    };
   }
 
   /** The next request will differ from the latest (a compaction, another model): its figures no longer apply. */
@@ -124,7 +136,8 @@ export function renderStatusLine(options: {
   } else {
     const share = use.availableInputTokens === 0 ? 100 : Math.round((use.usedTokens / use.availableInputTokens) * 100);
     const figure =
-      `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)` + (use.reportedBy === 'codex' ? ' reported by Codex' : '');
+      `context ${use.exact ? '' : '~'}${compactTokens(use.usedTokens)} / ${compactTokens(use.availableInputTokens)} (${share}%)` +
+      (use.reportedBy === 'codex' ? ' reported by Codex' : '');
     parts.push(share >= 100 ? style.red(figure) : share >= 80 ? style.yellow(figure) : figure);
   }
   const soFar = options.costs?.soFar;

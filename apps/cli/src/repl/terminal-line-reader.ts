@@ -42,7 +42,11 @@ function displayPosition(text: string, columns: number): { readonly row: number;
  * the line never holds a broken character. It draws the prompt and the line itself (wrapped over
  * several rows when long), keeps a history, completes with Tab, and reports Ctrl-C as a key.
  */
-export function createTerminalLineReader(options: { readonly input: CliInput; readonly output: CliOutput; readonly completer?: (line: string) => [string[], string] }): LineReader {
+export function createTerminalLineReader(options: {
+  readonly input: CliInput;
+  readonly output: CliOutput;
+  readonly completer?: (line: string) => [string[], string];
+}): LineReader {
   const input = options.input as RawInput;
   const { output } = options;
   const buffer = new LineBuffer();

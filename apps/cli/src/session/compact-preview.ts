@@ -35,7 +35,11 @@ export interface CompactPreviewReport {
    * The next request's estimate as things stand (the current checkpoint, if any, and every
    * message after it) and after the compaction: exactly what `forge compact` reports.
    */
-  readonly projected: { readonly requestTokensBefore: number; readonly requestTokensAfter: number; readonly savedTokens: number };
+  readonly projected: {
+    readonly requestTokensBefore: number;
+    readonly requestTokensAfter: number;
+    readonly savedTokens: number;
+  };
 }
 
 function range(start: number, end: number, counts: readonly number[]): PreviewRange {
@@ -80,11 +84,20 @@ export async function compactPreviewReport(options: {
       ...base,
       outcome: 'compact',
       checkpointTokens: outcome.built.checkpoint.estimatedTokens,
-      projected: { requestTokensBefore: outcome.tokensBefore, requestTokensAfter: outcome.tokensAfter, savedTokens: outcome.reclaimedTokens },
+      projected: {
+        requestTokensBefore: outcome.tokensBefore,
+        requestTokensAfter: outcome.tokensAfter,
+        savedTokens: outcome.reclaimedTokens,
+      },
     };
   }
   const before = result.events.find((event) => event.type === 'context.compaction.skipped')?.tokensBefore ?? 0;
-  return { ...base, outcome: 'nothing', reason: outcome.message, projected: { requestTokensBefore: before, requestTokensAfter: before, savedTokens: 0 } };
+  return {
+    ...base,
+    outcome: 'nothing',
+    reason: outcome.message,
+    projected: { requestTokensBefore: before, requestTokensAfter: before, savedTokens: 0 },
+  };
 }
 
 const number = (value: number) => value.toLocaleString('en-US');
@@ -101,13 +114,16 @@ export function renderCompactPreview(report: CompactPreviewReport, style: Style)
     `${style.bold(`Compaction preview for ${report.sessionId}`)} ${style.dim('(dry run: no model call, nothing written)')}`,
     `  transcript         ${report.transcript.messages} messages · ~${number(report.transcript.tokens)} tokens`,
   ];
-  if (report.alreadySummarized.messages > 0) lines.push(`  already summarized ${describeRange(report.alreadySummarized)}`);
+  if (report.alreadySummarized.messages > 0)
+    lines.push(`  already summarized ${describeRange(report.alreadySummarized)}`);
   lines.push(
     `  eligible prefix    ${describeRange(report.eligiblePrefix)}`,
     `  kept verbatim      ${describeRange(report.keptTail)} ${style.dim(`(recent tail budget ${number(report.recentTailTokens)})`)}`,
   );
   if (report.outcome === 'nothing') {
-    lines.push(`  next request       ~${number(projected.requestTokensBefore)} tokens: nothing to compact (${report.reason ?? 'no savings'})`);
+    lines.push(
+      `  next request       ~${number(projected.requestTokensBefore)} tokens: nothing to compact (${report.reason ?? 'no savings'})`,
+    );
   } else {
     lines.push(
       `  next request       ~${number(projected.requestTokensBefore)} → ~${number(projected.requestTokensAfter)} tokens ` +

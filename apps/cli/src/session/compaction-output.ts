@@ -1,4 +1,12 @@
-import { createConservativeEstimator, DEFAULT_CONTEXT_POLICY, InvalidInputError, type CompactionEvent, type CompactorDisclosure, type ContextMode, type ModelAdapter } from '@forge/core';
+import {
+  createConservativeEstimator,
+  DEFAULT_CONTEXT_POLICY,
+  InvalidInputError,
+  type CompactionEvent,
+  type CompactorDisclosure,
+  type ContextMode,
+  type ModelAdapter,
+} from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
 import { selectViewRange } from '@forge/core/view';
 import type { ActiveCheckpoint, ResolvedCheckpoint, SessionCompactResult } from '@forge/sessions';
@@ -32,7 +40,13 @@ export interface CompactionDocument {
   readonly reason?: string;
   readonly message?: string;
   readonly strategy?: string;
-  readonly checkpoint?: { readonly id: string; readonly hash: string; readonly summarizedThrough: number; readonly tailStart: number; readonly messageCount: number };
+  readonly checkpoint?: {
+    readonly id: string;
+    readonly hash: string;
+    readonly summarizedThrough: number;
+    readonly tailStart: number;
+    readonly messageCount: number;
+  };
   readonly tokensBefore?: number;
   readonly tokensAfter?: number;
   readonly reclaimedTokens?: number;
@@ -44,14 +58,25 @@ export interface CompactionDocument {
 
 export function compactionDocument(sessionId: string, result: SessionCompactResult): CompactionDocument {
   const { outcome } = result;
-  const base = { sessionId, transcriptKept: true as const, transcriptMessages: result.transcriptMessages, events: result.events };
+  const base = {
+    sessionId,
+    transcriptKept: true as const,
+    transcriptMessages: result.transcriptMessages,
+    events: result.events,
+  };
   if (outcome.kind === 'compacted') {
     const { source } = outcome.built.checkpoint;
     return {
       ...base,
       outcome: 'compacted',
       strategy: outcome.strategy,
-      checkpoint: { id: outcome.built.id, hash: outcome.built.hash, summarizedThrough: source.summarizedThrough, tailStart: source.tailStart, messageCount: source.messageCount },
+      checkpoint: {
+        id: outcome.built.id,
+        hash: outcome.built.hash,
+        summarizedThrough: source.summarizedThrough,
+        tailStart: source.tailStart,
+        messageCount: source.messageCount,
+      },
       tokensBefore: outcome.tokensBefore,
       tokensAfter: outcome.tokensAfter,
       reclaimedTokens: outcome.reclaimedTokens,
@@ -69,15 +94,26 @@ export function renderCompaction(sessionId: string, result: SessionCompactResult
     if (event.type === 'context.checkpoint.coverage') {
       const items = event.items.map((item) => `${item.kind.replace('_', ' ')} #${item.seq} "${item.text}"`).join('; ');
       const outcome = event.outcome === 'repaired' ? 'added them before installing it' : 'refused it';
-      lines.push(style.yellow(`The ${event.strategy} checkpoint missed ${event.missingCount} item(s) of the record (${items}); the coverage check ${outcome}.`));
+      lines.push(
+        style.yellow(
+          `The ${event.strategy} checkpoint missed ${event.missingCount} item(s) of the record (${items}); the coverage check ${outcome}.`,
+        ),
+      );
     }
     if (event.type === 'context.compaction.failed' && event.fallback === 'forge-state') {
-      lines.push(style.yellow(`The ${event.strategy} strategy failed (${event.reason}: ${event.message}); the deterministic forge-state checkpoint was used instead.`));
+      lines.push(
+        style.yellow(
+          `The ${event.strategy} strategy failed (${event.reason}: ${event.message}); the deterministic forge-state checkpoint was used instead.`,
+        ),
+      );
     }
   }
   if (outcome.kind === 'compacted') {
     const { source } = outcome.built.checkpoint;
-    const tail = source.tailStart < result.transcriptMessages ? `messages ${formatMessageRange(source.tailStart, result.transcriptMessages)} stay verbatim` : 'no message after it yet';
+    const tail =
+      source.tailStart < result.transcriptMessages
+        ? `messages ${formatMessageRange(source.tailStart, result.transcriptMessages)} stay verbatim`
+        : 'no message after it yet';
     lines.push(
       `${style.bold(`Compacted session ${sessionId}`)} with ${outcome.strategy}: messages ${formatMessageRange(0, source.summarizedThrough)} are now checkpoint ${outcome.built.id} ` +
         `(sha256 ${outcome.built.hash.slice(0, 12)}); ${tail}.`,
@@ -86,7 +122,10 @@ export function renderCompaction(sessionId: string, result: SessionCompactResult
   } else if (outcome.kind === 'skipped') {
     lines.push(`Nothing compacted in session ${sessionId}: ${outcome.message}.`);
   } else {
-    lines.push(style.red(`Compaction of session ${sessionId} failed: ${outcome.message}`), 'The previous checkpoint, if any, stays current.');
+    lines.push(
+      style.red(`Compaction of session ${sessionId} failed: ${outcome.message}`),
+      'The previous checkpoint, if any, stays current.',
+    );
   }
   lines.push(style.dim(`${TRANSCRIPT_KEPT} (${number(result.transcriptMessages)} messages)`));
   return `${lines.join('\n')}\n`;
@@ -134,19 +173,37 @@ export interface CheckpointSubject {
 /** Tokens a checkpoint view costs in a request, by `model`'s own estimator. */
 export async function checkpointViewTokens(model: ModelAdapter, view: string | undefined): Promise<number> {
   if (view === undefined) return 0;
-  const estimate = await model.estimateRequestTokens({ instructions: '', checkpoint: view, history: [], currentRequest: { role: 'user', content: '' }, continuation: [], tools: [] });
+  const estimate = await model.estimateRequestTokens({
+    instructions: '',
+    checkpoint: view,
+    history: [],
+    currentRequest: { role: 'user', content: '' },
+    continuation: [],
+    tools: [],
+  });
   return estimate.categories.checkpoint;
 }
 
 function sentInMode(subject: CheckpointSubject, active: ActiveCheckpoint): boolean {
-  const range = selectViewRange({ messageCount: subject.transcriptMessages, mode: subject.mode, checkpoint: { id: active.id, coveredThrough: active.source.tailStart, text: subject.view ?? '' } });
+  const range = selectViewRange({
+    messageCount: subject.transcriptMessages,
+    mode: subject.mode,
+    checkpoint: { id: active.id, coveredThrough: active.source.tailStart, text: subject.view ?? '' },
+  });
   return range.checkpoint !== undefined;
 }
 
 export function checkpointDocument(subject: CheckpointSubject): CheckpointDocument {
   const { sessionId, resolved, view, transcriptMessages, mode } = subject;
   if (resolved === undefined || !resolved.ok || view === undefined) {
-    return { sessionId, checkpoint: null, view: null, transcriptMessages, mode, ...(resolved !== undefined && !resolved.ok ? { problem: resolved.problem } : {}) };
+    return {
+      sessionId,
+      checkpoint: null,
+      view: null,
+      transcriptMessages,
+      mode,
+      ...(resolved !== undefined && !resolved.ok ? { problem: resolved.problem } : {}),
+    };
   }
   const { active } = resolved;
   return {
@@ -170,7 +227,10 @@ export function checkpointDocument(subject: CheckpointSubject): CheckpointDocume
 function provenance(subject: CheckpointSubject, active: ActiveCheckpoint, view: string): string[] {
   const { source } = active;
   const { transcriptMessages, mode } = subject;
-  const after = source.tailStart < transcriptMessages ? `messages ${formatMessageRange(source.tailStart, transcriptMessages)} are sent verbatim after it` : 'nothing after it yet';
+  const after =
+    source.tailStart < transcriptMessages
+      ? `messages ${formatMessageRange(source.tailStart, transcriptMessages)} are sent verbatim after it`
+      : 'nothing after it yet';
   const use = sentInMode(subject, active)
     ? `sent by the next turn (mode ${mode}); ${after}`
     : `not sent in mode ${mode}: every message ${formatMessageRange(0, transcriptMessages)} is sent verbatim (only mode compact sends checkpoints)`;
@@ -192,7 +252,12 @@ export function renderCheckpoint(subject: CheckpointSubject, style: Style): stri
   if (!resolved.ok || view === undefined) {
     return `${style.yellow(`Session ${sessionId} has a stored checkpoint that is not used: ${resolved.ok ? 'it cannot be rendered' : resolved.problem}.`)}\n`;
   }
-  const lines = [style.bold(`Checkpoint ${resolved.active.id} of session ${sessionId}`), ...provenance(subject, resolved.active, view), style.dim(TRANSCRIPT_KEPT), ''];
+  const lines = [
+    style.bold(`Checkpoint ${resolved.active.id} of session ${sessionId}`),
+    ...provenance(subject, resolved.active, view),
+    style.dim(TRANSCRIPT_KEPT),
+    '',
+  ];
   return `${lines.join('\n')}\n${view}${view.endsWith('\n') ? '' : '\n'}`;
 }
 
@@ -218,7 +283,9 @@ export function estimationOnlyModel(label: string, window?: { readonly contextWi
     estimateRequestTokens: async (request) => estimator.estimate(request),
     countMessageTokens: async (messages) => estimator.countMessages(messages),
     doStream: () => {
-      throw new InvalidInputError({ message: `The estimation-only model for ${label} cannot send requests; this is a bug in Forge.` });
+      throw new InvalidInputError({
+        message: `The estimation-only model for ${label} cannot send requests; this is a bug in Forge.`,
+      });
     },
   };
 }

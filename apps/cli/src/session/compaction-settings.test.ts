@@ -52,27 +52,43 @@ async function userConfig(value: unknown): Promise<void> {
   await writeFile(path.join(forgeHome.path, 'config.json'), JSON.stringify({ schemaVersion: 1, ...(value as object) }));
 }
 
-const disclosure = /Compaction sends the summarized conversation to test:compactor: ~[\d,]+ input tokens and at most [\d,]+ output tokens per compaction\./;
+const disclosure =
+  /Compaction sends the summarized conversation to test:compactor: ~[\d,]+ input tokens and at most [\d,]+ output tokens per compaction\./;
 
 describe('context.compaction', () => {
   it('is the strategy of forge compact without --strategy: the configured compactor receives the conversation, and a malformed reply falls back to forge-state', async () => {
     await userConfig({ context: { compaction: { strategy: 'model-structured', model: 'test:compactor' } } });
     const id = await storedSession(longConversation(40));
     const compactor = new ScriptedModel([{ text: 'not json' }], { provider: 'test', modelId: 'compactor' });
-    const result = await runCli(['compact', '--session', id, '--json'], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models: { compactor } });
+    const result = await runCli(['compact', '--session', id, '--json'], {
+      cwd: workspace.path,
+      env: { FORGE_HOME: forgeHome.path },
+      models: { compactor },
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(disclosure);
     expect(compactor.requests).toHaveLength(1);
     const document = JSON.parse(result.stdout) as CompactionDocument;
     expect(document).toMatchObject({ outcome: 'compacted', strategy: 'forge-state' });
-    expect(document.events.map((event) => event.type)).toEqual(['context.compaction.started', 'context.compaction.failed', 'context.compaction.completed']);
+    expect(document.events.map((event) => event.type)).toEqual([
+      'context.compaction.started',
+      'context.compaction.failed',
+      'context.compaction.completed',
+    ]);
   });
 
   it('drives the automatic compaction of forge run: the compactor is named once, its failure is one line, and the turn goes on with forge-state', async () => {
     await userConfig({ context: { compaction: { strategy: 'model-structured', model: 'test:compactor' } } });
     const id = await storedSession(longConversation(40));
-    const compactor = new ScriptedModel([{ error: new Error('compactor offline') }], { provider: 'test', modelId: 'compactor' });
-    const main = new ScriptedModel([{ text: 'carried on' }], { provider: 'test', modelId: 'main', capabilities: { contextWindowTokens: 24_000 } });
+    const compactor = new ScriptedModel([{ error: new Error('compactor offline') }], {
+      provider: 'test',
+      modelId: 'compactor',
+    });
+    const main = new ScriptedModel([{ text: 'carried on' }], {
+      provider: 'test',
+      modelId: 'main',
+      capabilities: { contextWindowTokens: 24_000 },
+    });
     const result = await runCli(['run', '--resume', id, '--model', 'test:main', 'next step'], {
       cwd: workspace.path,
       env: { FORGE_HOME: forgeHome.path },
@@ -83,18 +99,34 @@ describe('context.compaction', () => {
     expect(result.stdout).toContain('carried on');
     expect(compactor.requests).toHaveLength(1);
     expect(result.stderr.split('\n').filter((line) => disclosure.test(line))).toHaveLength(1);
-    expect(result.stderr).toMatch(/context: the model-structured compaction failed \([a-z_]+: [^)]*compactor offline[^)]*\); the deterministic forge-state checkpoint is used instead/);
+    expect(result.stderr).toMatch(
+      /context: the model-structured compaction failed \([a-z_]+: [^)]*compactor offline[^)]*\); the deterministic forge-state checkpoint is used instead/,
+    );
     expect(result.stderr).toMatch(/context: compacted \(forge-state, /);
   });
 
   it('forgets stored provider-native states once persistence is turned off: they hold the conversation in plain text', async () => {
     const id = await storedSession(longConversation(2));
     const directory = nativeStateDirectory(forgeHome.path);
-    const state = { provider: 'openai', modelId: 'gpt-5.1', itemHash: sha256Hex('[]'), bytes: 2, items: [], sourceHash: sha256Hex('s'), sourceMessages: 0, previousItemHash: null };
+    const state = {
+      provider: 'openai',
+      modelId: 'gpt-5.1',
+      itemHash: sha256Hex('[]'),
+      bytes: 2,
+      items: [],
+      sourceHash: sha256Hex('s'),
+      sourceMessages: 0,
+      previousItemHash: null,
+    };
     await new OpaqueStateStore({ directory, persist: true }).save({ sessionId: id, lane: MAIN_LANE }, state);
     await userConfig({ context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: true } } });
     const main = new ScriptedModel([{ text: 'one' }, { text: 'two' }], { provider: 'test', modelId: 'main' });
-    const run = (request: string) => runCli(['run', '--resume', id, '--model', 'test:main', request], { cwd: workspace.path, env: { FORGE_HOME: forgeHome.path }, models: { main } });
+    const run = (request: string) =>
+      runCli(['run', '--resume', id, '--model', 'test:main', request], {
+        cwd: workspace.path,
+        env: { FORGE_HOME: forgeHome.path },
+        models: { main },
+      });
     expect((await run('first')).code).toBe(0);
     expect(await readdir(path.join(directory, id))).toEqual(['main.json']);
     await userConfig({ context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: false } } });
@@ -104,8 +136,13 @@ describe('context.compaction', () => {
 
   it('names the compactor once per process, however many compactions it makes', () => {
     let activity = '';
-    const sink = (collect: (text: string) => void) => new Writable({ write: (chunk: Buffer, _encoding, done) => (collect(chunk.toString()), done()) });
-    const renderer = createTextRenderer({ text: sink(() => {}), activity: sink((text) => (activity += text)), style: createStyle(false) });
+    const sink = (collect: (text: string) => void) =>
+      new Writable({ write: (chunk: Buffer, _encoding, done) => (collect(chunk.toString()), done()) });
+    const renderer = createTextRenderer({
+      text: sink(() => {}),
+      activity: sink((text) => (activity += text)),
+      style: createStyle(false),
+    });
     const started = {
       type: 'context.compaction.started' as const,
       step: 1,
@@ -116,12 +153,25 @@ describe('context.compaction', () => {
       sourceRange: { start: 0, end: 20 },
       compactor: { provider: 'test', modelId: 'compactor', estimatedInputTokens: 20_000, maxOutputTokens: 2400 },
     };
-    const envelope = (sequence: number) => ({ schemaVersion: 1, runId: 'run_1', sessionId: 'ses_1', sequence, timestamp: new Date(0).toISOString(), event: started });
+    const envelope = (sequence: number) => ({
+      schemaVersion: 1,
+      runId: 'run_1',
+      sessionId: 'ses_1',
+      sequence,
+      timestamp: new Date(0).toISOString(),
+      event: started,
+    });
     renderer.onEvent(envelope(0) as never);
     renderer.finishRun();
     renderer.onEvent(envelope(1) as never);
-    expect(activity.split('\n').filter((line) => line.includes('Compaction sends the summarized conversation to test:compactor: ~20,000 input tokens and at most 2,400 output tokens'))).toHaveLength(
-      1,
-    );
+    expect(
+      activity
+        .split('\n')
+        .filter((line) =>
+          line.includes(
+            'Compaction sends the summarized conversation to test:compactor: ~20,000 input tokens and at most 2,400 output tokens',
+          ),
+        ),
+    ).toHaveLength(1);
   });
 });

@@ -16,16 +16,22 @@ export function nativeStateDirectory(forgeHome: string): string {
  * The strategy `context.compaction` configures. The compactor of `model-structured` is resolved
  * like `--model`, so a missing key is the usual usage error, named after the configuration key.
  */
-export async function configuredStrategy(compaction: CompactionConfig, resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>): Promise<CompactionStrategySetting> {
+export async function configuredStrategy(
+  compaction: CompactionConfig,
+  resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>,
+): Promise<CompactionStrategySetting> {
   if (compaction.strategy === 'forge-state') return { kind: 'forge-state' };
   if (compaction.strategy === 'provider-native') return { kind: 'provider-native' };
   // The configuration refuses model-structured without a model; this only narrows the type.
-  if (compaction.model === undefined) throw new UsageError('context.compaction.strategy model-structured needs context.compaction.model');
+  if (compaction.model === undefined)
+    throw new UsageError('context.compaction.strategy model-structured needs context.compaction.model');
   try {
     return { kind: 'model-structured', compactor: await resolveModel(compaction.model, 'context.compaction.model') };
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new UsageError(`context.compaction.model ${compaction.model}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `context.compaction.model ${compaction.model}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -45,7 +51,11 @@ export async function sessionCompaction(input: {
   readonly strategy: CompactionStrategySetting;
 }): Promise<SessionCompactionOptions> {
   const persist = input.config.providerNative.persist;
-  const opaqueStates = new OpaqueStateStore({ directory: nativeStateDirectory(input.forgeHome), persist, redactor: input.redactor });
+  const opaqueStates = new OpaqueStateStore({
+    directory: nativeStateDirectory(input.forgeHome),
+    persist,
+    redactor: input.redactor,
+  });
   if (!persist) await opaqueStates.clearAll();
   return { ...SESSION_CHECKPOINT_OPTIONS, strategy: input.strategy, opaqueStates, workingSet: input.config.workingSet };
 }

@@ -18,13 +18,24 @@ export interface CompactionTrace {
  * Opens the trace of one `forge compact` or `/compact` of `sessionId`, so `forge inspect` of the
  * session lists the compaction between its runs. Events are redacted like every trace.
  */
-export async function openCompactionTrace(options: { readonly forgeHome: string; readonly sessionId: string; readonly redactor: Redactor }): Promise<CompactionTrace> {
+export async function openCompactionTrace(options: {
+  readonly forgeHome: string;
+  readonly sessionId: string;
+  readonly redactor: Redactor;
+}): Promise<CompactionTrace> {
   const runId = createId(manualCompactionTracePrefix(options.sessionId).slice(0, -1));
   const writer = await createTraceWriter(options.forgeHome, runId, { redactor: options.redactor });
   let sequence = 0;
   return {
     listener: (event) => {
-      writer.listener({ schemaVersion: EVENT_SCHEMA_VERSION, runId, sessionId: options.sessionId, sequence: sequence++, timestamp: new Date().toISOString(), event });
+      writer.listener({
+        schemaVersion: EVENT_SCHEMA_VERSION,
+        runId,
+        sessionId: options.sessionId,
+        sequence: sequence++,
+        timestamp: new Date().toISOString(),
+        event,
+      });
     },
     async close() {
       try {

@@ -38,7 +38,12 @@ afterAll(async () => {
 function forge(args: readonly string[], baseURL = provider.baseURL) {
   return spawnForge(build.bin, args, {
     cwd: workspace.path,
-    env: { PATH: process.env.PATH ?? '', FORGE_HOME: forgeHome.path, OPENAI_API_KEY: 'sk-test-key', OPENAI_BASE_URL: baseURL },
+    env: {
+      PATH: process.env.PATH ?? '',
+      FORGE_HOME: forgeHome.path,
+      OPENAI_API_KEY: 'sk-test-key',
+      OPENAI_BASE_URL: baseURL,
+    },
     timeoutMs: 60_000,
   });
 }
@@ -47,8 +52,19 @@ function forge(args: readonly string[], baseURL = provider.baseURL) {
 function conversation(): Message[] {
   const messages: Message[] = [];
   for (let index = 0; index < 30; index += 1) {
-    messages.push({ role: 'user', content: `Turn ${index}: keep the lexer's public API stable. ${'Explain each step of the tokenizer. '.repeat(25)}` });
-    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Turn ${index}: the classifier treats = as an operator after an identifier. ${'Detail of the state machine. '.repeat(40)}` }] });
+    messages.push({
+      role: 'user',
+      content: `Turn ${index}: keep the lexer's public API stable. ${'Explain each step of the tokenizer. '.repeat(25)}`,
+    });
+    messages.push({
+      role: 'assistant',
+      content: [
+        {
+          type: 'text',
+          text: `Turn ${index}: the classifier treats = as an operator after an identifier. ${'Detail of the state machine. '.repeat(40)}`,
+        },
+      ],
+    });
   }
   return messages;
 }
@@ -58,7 +74,11 @@ describe('provider-native state across processes (built binary, loopback Respons
     await mkdir(forgeHome.path, { recursive: true });
     await writeFile(
       path.join(forgeHome.path, 'config.json'),
-      JSON.stringify({ schemaVersion: 1, model: 'openai:gpt-5.1', context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: true } } }),
+      JSON.stringify({
+        schemaVersion: 1,
+        model: 'openai:gpt-5.1',
+        context: { compaction: { strategy: 'provider-native' }, providerNative: { persist: true } },
+      }),
     );
     const writer = await createSession(forgeHome.path, { workspaceRoot: workspace.path });
     await writer.appendMessages(conversation());
@@ -70,7 +90,10 @@ describe('provider-native state across processes (built binary, loopback Respons
     const compacted = await forge(['compact', '--session', id, '--json']);
     expect(compacted.stderr).toBe('');
     expect(compacted.code).toBe(0);
-    expect(JSON.parse(compacted.stdout) as CompactionDocument).toMatchObject({ outcome: 'compacted', strategy: 'provider-native' });
+    expect(JSON.parse(compacted.stdout) as CompactionDocument).toMatchObject({
+      outcome: 'compacted',
+      strategy: 'provider-native',
+    });
     expect(provider.requests.at(-1)?.path).toBe('/v1/responses/compact');
     const directory = nativeStateDirectory(forgeHome.path);
     const file = path.join(directory, id, 'main.json');
@@ -78,7 +101,11 @@ describe('provider-native state across processes (built binary, loopback Respons
     expect((await stat(path.join(directory, id))).mode & 0o777).toBe(0o700);
     const stored = JSON.parse(await readFile(file, 'utf8')) as { state: { items: Record<string, unknown>[] } };
     const items = stored.state.items;
-    expect(items.at(-1)).toEqual({ id: 'cmp_process_one', type: 'compaction', encrypted_content: 'opaque-from-process-one' });
+    expect(items.at(-1)).toEqual({
+      id: 'cmp_process_one',
+      type: 'compaction',
+      encrypted_content: 'opaque-from-process-one',
+    });
 
     // Process 2 continues the session and sends the item as the provider returned it.
     provider.enqueue(turn({ text: 'Continuing from the compacted context.' }));

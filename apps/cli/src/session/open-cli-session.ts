@@ -1,5 +1,12 @@
 import { InvalidInputError } from '@forge/core';
-import { CorruptFileError, loadTranscript, SessionLockedError, SessionNotFoundError, UnsupportedSchemaError, type SessionTranscript } from '@forge/persistence';
+import {
+  CorruptFileError,
+  loadTranscript,
+  SessionLockedError,
+  SessionNotFoundError,
+  UnsupportedSchemaError,
+  type SessionTranscript,
+} from '@forge/persistence';
 import { openSessionHandle, type SessionHandle } from '@forge/sessions';
 import { CliError, UsageError } from '../cli-error.js';
 import { resolveSessionReference } from './resolve-session.js';
@@ -12,10 +19,15 @@ import type { SessionSettings } from './session-settings.js';
  * session file exits with 1. Anything else is returned unchanged.
  */
 export function sessionStoreError(error: unknown): unknown {
-  if (SessionLockedError.isInstance(error) || SessionNotFoundError.isInstance(error) || InvalidInputError.isInstance(error)) {
+  if (
+    SessionLockedError.isInstance(error) ||
+    SessionNotFoundError.isInstance(error) ||
+    InvalidInputError.isInstance(error)
+  ) {
     return new UsageError(error.message);
   }
-  if (CorruptFileError.isInstance(error) || UnsupportedSchemaError.isInstance(error)) return new CliError(error.message);
+  if (CorruptFileError.isInstance(error) || UnsupportedSchemaError.isInstance(error))
+    return new CliError(error.message);
   return error;
 }
 
@@ -38,10 +50,18 @@ export async function openStoredSession(settings: SessionSettings, id: string): 
 }
 
 /** The id `choice` names (`--resume <id or prefix>`, `--last` in the workspace); undefined for a new session or none. */
-export async function chosenSessionId(choice: SessionChoice, settings: SessionSettings, workspaceRoot: string, listHint: string = LIST_SESSIONS_HINT): Promise<string | undefined> {
+export async function chosenSessionId(
+  choice: SessionChoice,
+  settings: SessionSettings,
+  workspaceRoot: string,
+  listHint: string = LIST_SESSIONS_HINT,
+): Promise<string | undefined> {
   if (choice.kind === 'new' || choice.kind === 'none') return undefined;
   const lookup = { forgeHome: settings.forgeHome, workspaceRoot, listHint };
-  return resolveSessionReference(choice.kind === 'last' ? { kind: 'last' } : { kind: 'id', text: choice.id, source: choice.source }, lookup);
+  return resolveSessionReference(
+    choice.kind === 'last' ? { kind: 'last' } : { kind: 'id', text: choice.id, source: choice.source },
+    lookup,
+  );
 }
 
 /**

@@ -10,7 +10,9 @@ import { resolveSessionSettings, type SessionSettings } from './session-settings
 const LISTED_CANDIDATES = 5;
 
 /** What a person typed to name a session: `--last`, or an id or a unique prefix of one. */
-export type SessionReference = { readonly kind: 'last' } | { readonly kind: 'id'; readonly text: string; readonly source: string };
+export type SessionReference =
+  | { readonly kind: 'last' }
+  | { readonly kind: 'id'; readonly text: string; readonly source: string };
 
 /** Where a reference is resolved, and how to tell the user to list the sessions (`forge sessions list` or `/sessions`). */
 export interface SessionLookup {
@@ -20,7 +22,10 @@ export interface SessionLookup {
 }
 
 /** The outcome of matching a typed id against known ids: exact or unique-prefix match, none, or several. */
-export type IdMatch = { readonly kind: 'found'; readonly id: string } | { readonly kind: 'none' } | { readonly kind: 'ambiguous'; readonly ids: readonly string[] };
+export type IdMatch =
+  | { readonly kind: 'found'; readonly id: string }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'ambiguous'; readonly ids: readonly string[] };
 
 /** Matches `text` against `ids`: an exact id wins; otherwise the ids that start with it. */
 export function matchId(text: string, ids: readonly string[]): IdMatch {
@@ -43,7 +48,8 @@ export function ambiguityMessage(text: string, ids: readonly string[], noun: str
  */
 export async function lastWorkspaceSession(lookup: SessionLookup): Promise<SessionSummary> {
   const found = await lastSession(lookup.forgeHome, { workspaceRoot: lookup.workspaceRoot, withMessages: true });
-  if (found === undefined) throw new UsageError(`--last found no earlier session for ${lookup.workspaceRoot}; ${lookup.listHint}`);
+  if (found === undefined)
+    throw new UsageError(`--last found no earlier session for ${lookup.workspaceRoot}; ${lookup.listHint}`);
   return found;
 }
 
@@ -63,16 +69,28 @@ export async function resolveSessionReference(reference: SessionReference, looku
     case 'ambiguous':
       throw new UsageError(`${reference.source} ${ambiguityMessage(text, match.ids, 'sessions')}`);
     case 'none':
-      throw new UsageError(`${reference.source} '${text}': there is no session with this id or prefix in ${lookup.forgeHome}; ${lookup.listHint}`);
+      throw new UsageError(
+        `${reference.source} '${text}': there is no session with this id or prefix in ${lookup.forgeHome}; ${lookup.listHint}`,
+      );
   }
 }
 
 /** The options that name a stored session: `--session <id>` or `--resume <id>`, or `--last`, and where to look. */
-export type SessionTargetOptions = Pick<GlobalOptions, 'forgeHome' | 'cwd' | 'last' | 'resume'> & { readonly session?: string };
+export type SessionTargetOptions = Pick<GlobalOptions, 'forgeHome' | 'cwd' | 'last' | 'resume'> & {
+  readonly session?: string;
+};
 
 /** Where this invocation looks sessions up: its FORGE_HOME and `--cwd`'s workspace, with the CLI's list hint. */
-export async function cliSessionLookup(io: CliIo, options: Pick<GlobalOptions, 'cwd'>, settings: SessionSettings): Promise<SessionLookup> {
-  return { forgeHome: settings.forgeHome, workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd), listHint: LIST_SESSIONS_HINT };
+export async function cliSessionLookup(
+  io: CliIo,
+  options: Pick<GlobalOptions, 'cwd'>,
+  settings: SessionSettings,
+): Promise<SessionLookup> {
+  return {
+    forgeHome: settings.forgeHome,
+    workspaceRoot: await resolveWorkspaceRoot(io.cwd, options.cwd),
+    listHint: LIST_SESSIONS_HINT,
+  };
 }
 
 /**
@@ -80,12 +98,26 @@ export async function cliSessionLookup(io: CliIo, options: Pick<GlobalOptions, '
  * <id>` (or `--resume <id>`) or `--last`, resolved by `resolveSessionReference`, with the session
  * settings of the invocation. Neither, or both, is a usage error; `missing` says what to give.
  */
-export async function resolveSessionTarget(io: CliIo, options: SessionTargetOptions, missing: string): Promise<{ readonly id: string; readonly settings: SessionSettings }> {
+export async function resolveSessionTarget(
+  io: CliIo,
+  options: SessionTargetOptions,
+  missing: string,
+): Promise<{ readonly id: string; readonly settings: SessionSettings }> {
   const settings = await resolveSessionSettings({ io, globals: options });
   const lookup = await cliSessionLookup(io, options, settings);
-  const named = options.session !== undefined ? { flag: '--session', text: options.session } : options.resume !== undefined ? { flag: '--resume', text: options.resume } : undefined;
-  if (named !== undefined && options.last === true) throw new UsageError(`${named.flag} and --last both choose a session; give one of them`);
-  if (named !== undefined) return { id: await resolveSessionReference({ kind: 'id', text: named.text, source: named.flag }, lookup), settings };
+  const named =
+    options.session !== undefined
+      ? { flag: '--session', text: options.session }
+      : options.resume !== undefined
+        ? { flag: '--resume', text: options.resume }
+        : undefined;
+  if (named !== undefined && options.last === true)
+    throw new UsageError(`${named.flag} and --last both choose a session; give one of them`);
+  if (named !== undefined)
+    return {
+      id: await resolveSessionReference({ kind: 'id', text: named.text, source: named.flag }, lookup),
+      settings,
+    };
   if (options.last === true) return { id: await resolveSessionReference({ kind: 'last' }, lookup), settings };
   throw new UsageError(missing);
 }

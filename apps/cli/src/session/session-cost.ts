@@ -5,16 +5,32 @@ import { buildInspectReport } from '../inspect/build-report.js';
 import { resolveTarget } from '../inspect/resolve-target.js';
 
 /** What the traces of a session say it has cost so far: undefined when nothing of it was priced (or it has no runs yet). */
-export async function sessionCostFromTraces(forgeHome: string, sessionId: string): Promise<SessionCostCounts | undefined> {
+export async function sessionCostFromTraces(
+  forgeHome: string,
+  sessionId: string,
+): Promise<SessionCostCounts | undefined> {
   let report;
   try {
-    report = await buildInspectReport(await resolveTarget({ argument: sessionId, last: false, home: forgeHome, cwd: forgeHome, workspaceRoot: forgeHome }));
+    report = await buildInspectReport(
+      await resolveTarget({
+        argument: sessionId,
+        last: false,
+        home: forgeHome,
+        cwd: forgeHome,
+        workspaceRoot: forgeHome,
+      }),
+    );
   } catch {
     return undefined;
   }
   const totals = report.totals;
   if (totals?.cost === undefined) return undefined;
-  return { cost: totals.cost, inputTokens: totals.usage.inputTokens ?? 0, cachedTokens: totals.usage.cacheReadTokens ?? 0, unpricedSteps: totals.unpricedSteps };
+  return {
+    cost: totals.cost,
+    inputTokens: totals.usage.inputTokens ?? 0,
+    cachedTokens: totals.usage.cacheReadTokens ?? 0,
+    unpricedSteps: totals.unpricedSteps,
+  };
 }
 
 /** A session's priced cost with the token counts its cache-hit ratio is made of. */
@@ -28,7 +44,11 @@ export interface SessionCostCounts {
 /** The form `forge context` and `/context` show. */
 export function toSessionCost(counts: SessionCostCounts): SessionCost {
   const ratio = cacheHitRatio({ inputTokens: counts.inputTokens, cacheReadTokens: counts.cachedTokens });
-  return { cost: counts.cost, ...(ratio === undefined ? {} : { cacheHitRatio: ratio }), ...(counts.unpricedSteps === 0 ? {} : { unpricedSteps: counts.unpricedSteps }) };
+  return {
+    cost: counts.cost,
+    ...(ratio === undefined ? {} : { cacheHitRatio: ratio }),
+    ...(counts.unpricedSteps === 0 ? {} : { unpricedSteps: counts.unpricedSteps }),
+  };
 }
 
 /** The fields of the run events the tracker reads. */
@@ -85,19 +105,38 @@ export class SessionCostTracker {
   /** The session's cost so far, when anything of it was priced. */
   get soFar(): SessionCost | undefined {
     if (this.cost === undefined) return undefined;
-    return toSessionCost({ cost: this.cost, inputTokens: this.inputTokens, cachedTokens: this.cachedTokens, unpricedSteps: this.unpricedSteps });
+    return toSessionCost({
+      cost: this.cost,
+      inputTokens: this.inputTokens,
+      cachedTokens: this.cachedTokens,
+      unpricedSteps: this.unpricedSteps,
+    });
   }
 
   /** The next request's input cost if its prefix — the last request — is still cached. */
   get nextInputCost(): number | undefined {
     if (this.prices === undefined || this.last === undefined) return undefined;
     const { input, output } = this.last;
-    return priceUsage({ inputTokens: input + output, cacheReadTokens: input, cacheWriteTokens: undefined, outputTokens: 0, reasoningTokens: undefined }, this.prices)?.total;
+    return priceUsage(
+      {
+        inputTokens: input + output,
+        cacheReadTokens: input,
+        cacheWriteTokens: undefined,
+        outputTokens: 0,
+        reasoningTokens: undefined,
+      },
+      this.prices,
+    )?.total;
   }
 }
 
 function isCost(value: unknown): value is CostBreakdown {
-  return typeof value === 'object' && value !== null && (value as { currency?: unknown }).currency === 'USD' && typeof (value as { total?: unknown }).total === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { currency?: unknown }).currency === 'USD' &&
+    typeof (value as { total?: unknown }).total === 'number'
+  );
 }
 
 function isPriceSheet(value: unknown): value is PriceSheet {

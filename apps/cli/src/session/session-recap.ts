@@ -26,7 +26,9 @@ function firstLine(text: string): string {
  * lines, never the transcript. Empty for a conversation without requests.
  */
 export function conversationRecap(messages: readonly Message[]): string[] {
-  const requests = messages.flatMap((message) => (message.role === 'user' && firstLine(message.content) !== '' ? [firstLine(message.content)] : []));
+  const requests = messages.flatMap((message) =>
+    message.role === 'user' && firstLine(message.content) !== '' ? [firstLine(message.content)] : [],
+  );
   const lines = requests.slice(-RECAP_REQUESTS).map((request) => `you: ${clip(request, REQUEST_CHARS)}`);
   if (requests.length > RECAP_REQUESTS) lines.unshift(`(${requests.length - RECAP_REQUESTS} earlier requests)`);
   for (let index = messages.length - 1; index >= 0; index -= 1) {

@@ -25,7 +25,10 @@ function plural(count: number, noun: string): string {
 }
 
 /** The table of `forge sessions list` and `/sessions`; `current` marks the session in use. */
-export function renderSessionList(sessions: readonly SessionSummary[], options: { readonly style: Style; readonly current?: string }): string {
+export function renderSessionList(
+  sessions: readonly SessionSummary[],
+  options: { readonly style: Style; readonly current?: string },
+): string {
   const { style } = options;
   const rows = sessions.map((session) => ({
     marker: session.id === options.current ? '*' : ' ',
@@ -38,7 +41,9 @@ export function renderSessionList(sessions: readonly SessionSummary[], options: 
   }));
   const idWidth = Math.max(2, ...rows.map((row) => row.id.length));
   const workspaceWidth = Math.min(40, Math.max(9, ...rows.map((row) => row.workspace.length)));
-  const header = style.dim(`  ${'ID'.padEnd(idWidth)}  ${'UPDATED'.padEnd(16)}  ${'MSGS'.padStart(5)}  ${'WORKSPACE'.padEnd(workspaceWidth)}  FIRST REQUEST`);
+  const header = style.dim(
+    `  ${'ID'.padEnd(idWidth)}  ${'UPDATED'.padEnd(16)}  ${'MSGS'.padStart(5)}  ${'WORKSPACE'.padEnd(workspaceWidth)}  FIRST REQUEST`,
+  );
   const lines = rows.map((row) => {
     const line = `${row.marker} ${row.id.padEnd(idWidth)}  ${row.updated.padEnd(16)}  ${row.messages.padStart(5)}  ${row.workspace.padEnd(workspaceWidth)}  ${row.first}`;
     return row.broken ? style.red(line) : line;
@@ -73,8 +78,12 @@ export function renderMessage(message: Message, number: number, style: Style): s
       const lines = [`${label} ${style.bold('assistant')}`];
       for (const part of message.content) {
         if (part.type === 'text') lines.push(indentBody(part.text));
-        else if (part.type === 'reasoning') lines.push(style.dim(`     (reasoning: ${part.text.length === 0 ? 'opaque' : oneLine(part.text, 80)})`));
-        else lines.push(`     → ${part.toolName} ${oneLine(JSON.stringify(part.input))} ${style.dim(`[${part.toolCallId}]`)}`);
+        else if (part.type === 'reasoning')
+          lines.push(style.dim(`     (reasoning: ${part.text.length === 0 ? 'opaque' : oneLine(part.text, 80)})`));
+        else
+          lines.push(
+            `     → ${part.toolName} ${oneLine(JSON.stringify(part.input))} ${style.dim(`[${part.toolCallId}]`)}`,
+          );
       }
       return lines.join('\n');
     }
@@ -98,12 +107,20 @@ function renderRun(run: SessionRun, style: Style): string {
       ? undefined
       : `${run.usage.inputTokens} in${run.usage.cacheReadTokens === undefined || run.usage.cacheReadTokens === 0 ? '' : ` (${run.usage.cacheReadTokens} cached)`} / ${run.usage.outputTokens ?? 0} out tokens${run.engine?.name === 'codex' ? ' reported by Codex' : ''}`,
     run.engine?.thread === undefined ? undefined : `thread ${run.engine.thread.id}`,
-    run.engine?.compactions === undefined || run.engine.compactions === 0 ? undefined : `${plural(run.engine.compactions, 'Codex compaction')}`,
+    run.engine?.compactions === undefined || run.engine.compactions === 0
+      ? undefined
+      : `${plural(run.engine.compactions, 'Codex compaction')}`,
     `from #${run.firstMessageIndex}`,
     run.startedAt === undefined ? undefined : formatTime(run.startedAt),
   ].filter((fact): fact is string => fact !== undefined);
-  const statusText = status === 'completed' ? style.green(status) : status === 'failed' || status === 'unfinished' ? style.red(status) : style.yellow(status);
-  const error = run.error === undefined ? '' : `\n     ${style.dim(`${run.error.code}: ${oneLine(run.error.message)}`)}`;
+  const statusText =
+    status === 'completed'
+      ? style.green(status)
+      : status === 'failed' || status === 'unfinished'
+        ? style.red(status)
+        : style.yellow(status);
+  const error =
+    run.error === undefined ? '' : `\n     ${style.dim(`${run.error.code}: ${oneLine(run.error.message)}`)}`;
   return `  ${run.runId}  ${statusText}  ${style.dim(facts.join(' · '))}${error}`;
 }
 

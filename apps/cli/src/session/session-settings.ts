@@ -19,7 +19,11 @@ export interface SessionSettings {
  * so a path in a prompt is never mangled.
  */
 export function environmentSecrets(env: CliIo['env']): string[] {
-  return Object.entries(env).flatMap(([name, value]) => (value !== undefined && value.length >= MIN_SECRET_LENGTH && isSecretValue(name, value, { quoted: true }) ? [value] : []));
+  return Object.entries(env).flatMap(([name, value]) =>
+    value !== undefined && value.length >= MIN_SECRET_LENGTH && isSecretValue(name, value, { quoted: true })
+      ? [value]
+      : [],
+  );
 }
 
 /**
@@ -38,7 +42,10 @@ export function configuredSecrets(config: Pick<ForgeConfig, 'secrets' | 'mcpServ
  * The session settings for one invocation: FORGE_HOME from `--forge-home`, `FORGE_HOME` or
  * `~/.forge`; the redactor with the configured secrets. Loads the configuration (once per invocation).
  */
-export async function resolveSessionSettings(options: { readonly io: CliIo; readonly globals: GlobalOptions }): Promise<SessionSettings> {
+export async function resolveSessionSettings(options: {
+  readonly io: CliIo;
+  readonly globals: GlobalOptions;
+}): Promise<SessionSettings> {
   const { io } = options;
   const { forgeHome, loaded } = await loadCliConfig(options);
   const { config } = loaded;

@@ -92,7 +92,10 @@ export interface CliOutcome {
 }
 
 /** Runs `forge <args>` in process with empty stdin. */
-export async function runCli(args: readonly string[], options: Parameters<typeof createTestIo>[0]): Promise<CliOutcome> {
+export async function runCli(
+  args: readonly string[],
+  options: Parameters<typeof createTestIo>[0],
+): Promise<CliOutcome> {
   const test = createTestIo(options);
   test.stdin.end();
   const code = await main(['node', 'forge', ...args], test.io);
@@ -109,7 +112,9 @@ export async function waitFor(read: () => string, done: (text: string) => boolea
 }
 
 /** A temporary directory removed by the returned function. */
-export async function temporaryDirectory(prefix = 'forge-cli-'): Promise<{ readonly path: string; remove(): Promise<void> }> {
+export async function temporaryDirectory(
+  prefix = 'forge-cli-',
+): Promise<{ readonly path: string; remove(): Promise<void> }> {
   const directory = await mkdtemp(path.join(tmpdir(), prefix));
   return { path: directory, remove: () => rm(directory, { recursive: true, force: true }) };
 }

@@ -22,7 +22,10 @@ export interface PrivateBinary {
 export function buildPrivateBinary(name: string): PrivateBinary {
   const directory = path.join(packageDirectory, 'node_modules', '.cache', `forge-${name}-${process.pid}`);
   const dist = path.join(directory, 'dist');
-  execFileSync(process.execPath, ['build.mjs', path.relative(packageDirectory, dist)], { cwd: packageDirectory, stdio: 'inherit' });
+  execFileSync(process.execPath, ['build.mjs', path.relative(packageDirectory, dist)], {
+    cwd: packageDirectory,
+    stdio: 'inherit',
+  });
   const bin = path.join(directory, 'bin', 'forge.js');
   mkdirSync(path.dirname(bin), { recursive: true });
   copyFileSync(path.join(packageDirectory, 'bin', 'forge.js'), bin);
@@ -59,7 +62,12 @@ export interface ForgeProcess {
 /** Starts `node <bin> ...args` as a user would, with no input, and returns without waiting for it. */
 export function startForge(bin: string, args: readonly string[], options: SpawnOptions): ForgeProcess {
   const started = Date.now();
-  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], ...options.user });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd,
+    env: { ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
+  });
   const output = { stdout: '', stderr: '' };
   let timedOut = false;
   const timer =

@@ -14,7 +14,10 @@ export function ensureTmux(): void {
   if (spawnSync('tmux', ['-V']).status === 0) return;
   const root = process.getuid?.() === 0;
   if (root) {
-    spawnSync('apt-get', ['install', '-y', 'tmux'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    spawnSync('apt-get', ['install', '-y', 'tmux'], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     if (spawnSync('tmux', ['-V']).status === 0) return;
   }
   throw new Error(
@@ -55,13 +58,30 @@ export class TmuxTerminal {
     const terminal = new TmuxTerminal(mkdtempSync(path.join(tmpdir(), 'forge-tmux-')));
     const environment = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
     const script = `${['env', '-i', ...environment, ...options.command].map(shellQuote).join(' ')}; echo "[exited $?]"; sleep 3600`;
-    terminal.tmux(['new-session', '-d', '-s', 'forge', '-x', String(options.columns ?? 120), '-y', String(options.rows ?? 50), '-c', options.cwd, 'sh', '-c', script]);
+    terminal.tmux([
+      'new-session',
+      '-d',
+      '-s',
+      'forge',
+      '-x',
+      String(options.columns ?? 120),
+      '-y',
+      String(options.rows ?? 50),
+      '-c',
+      options.cwd,
+      'sh',
+      '-c',
+      script,
+    ]);
     terminal.tmux(['set-option', '-t', 'forge', 'history-limit', '10000']);
     return terminal;
   }
 
   private tmux(args: readonly string[]): string {
-    return execFileSync('tmux', ['-S', this.socket, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', TERM: 'xterm-256color' } });
+    return execFileSync('tmux', ['-S', this.socket, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', TERM: 'xterm-256color' },
+    });
   }
 
   /** Types `text` literally (no key names interpreted). */
@@ -82,7 +102,16 @@ export class TmuxTerminal {
 
   /** The whole scrollback and screen as text; with `escapes`, colours as escape codes. */
   screen(options: { readonly escapes?: boolean } = {}): string {
-    return this.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', 'forge', ...(options.escapes === true ? ['-e'] : [])]);
+    return this.tmux([
+      'capture-pane',
+      '-p',
+      '-J',
+      '-S',
+      '-',
+      '-t',
+      'forge',
+      ...(options.escapes === true ? ['-e'] : []),
+    ]);
   }
 
   /** Polls the screen until `done` holds; fails with the screen after `timeoutMs`. */
@@ -91,7 +120,8 @@ export class TmuxTerminal {
     for (;;) {
       const screen = this.screen();
       if (done(screen)) return screen;
-      if (Date.now() - started > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; the terminal shows:\n${screen}`);
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; the terminal shows:\n${screen}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -30,7 +30,10 @@ export type CodexApprovalRequest =
 /** What Forge answers Codex: run it once, refuse it (Codex tells the model), or stop the turn. */
 export type CodexApprovalDecision = 'accept' | 'decline' | 'cancel';
 
-export type CodexApprovalHandler = (request: CodexApprovalRequest, signal: AbortSignal) => Promise<CodexApprovalDecision>;
+export type CodexApprovalHandler = (
+  request: CodexApprovalRequest,
+  signal: AbortSignal,
+) => Promise<CodexApprovalDecision>;
 
 /** Tool names under which Codex actions reach Forge's approval policy and transcript. */
 export const codexToolNames = { command: 'codex_command', fileChange: 'codex_apply_patch' } as const;

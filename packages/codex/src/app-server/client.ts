@@ -2,7 +2,12 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { CancelledError } from '@forge/core';
 import { CodexBinaryMissingError, CodexExitedError, CodexProtocolError } from '../errors.js';
-import { approvalHandlerFromGate, type CodexApprovalHandler, type CodexApprovalRequest, type CodexFileChangeSummary } from './approvals.js';
+import {
+  approvalHandlerFromGate,
+  type CodexApprovalHandler,
+  type CodexApprovalRequest,
+  type CodexFileChangeSummary,
+} from './approvals.js';
 import { resolveCodexBinary } from './binary.js';
 import { JsonRpcConnection, JsonRpcReplyError } from './json-rpc.js';
 import {
@@ -103,7 +108,12 @@ export class CodexAppServer {
   private closing = false;
   private readonly exited: Promise<void>;
 
-  private constructor(child: ChildProcessWithoutNullStreams, connection: JsonRpcConnection, info: CodexServerInfo, exited: Promise<void>) {
+  private constructor(
+    child: ChildProcessWithoutNullStreams,
+    connection: JsonRpcConnection,
+    info: CodexServerInfo,
+    exited: Promise<void>,
+  ) {
     this.child = child;
     this.connection = connection;
     this.info = info;
@@ -113,7 +123,10 @@ export class CodexAppServer {
   /** Spawns and initializes the server. Throws `CodexBinaryMissingError`, `CodexExitedError` or `CodexVersionError`. */
   static async start(options: CodexAppServerOptions = {}): Promise<CodexAppServer> {
     const env = options.env ?? process.env;
-    const binary = resolveCodexBinary({ ...(options.binaryPath === undefined ? {} : { binaryPath: options.binaryPath }), env });
+    const binary = resolveCodexBinary({
+      ...(options.binaryPath === undefined ? {} : { binaryPath: options.binaryPath }),
+      env,
+    });
     const args = ['app-server'];
     for (const override of options.configOverrides ?? []) args.push('-c', override);
     const child = spawn(binary.path, args, {
@@ -164,7 +177,8 @@ export class CodexAppServer {
           signal,
           stderrTail: tail,
           message:
-            `The Codex App Server (${binary.path}) exited ${signal === null ? `with code ${String(exitCode)}` : `on signal ${signal}`}` + (tail.length > 0 ? `. Its last output:\n${tail}` : '.'),
+            `The Codex App Server (${binary.path}) exited ${signal === null ? `with code ${String(exitCode)}` : `on signal ${signal}`}` +
+            (tail.length > 0 ? `. Its last output:\n${tail}` : '.'),
         });
         connection.close(error);
         failStartup(error);
@@ -175,18 +189,35 @@ export class CodexAppServer {
 
     try {
       const initializing = connection.request(clientMethods.initialize, {
-        clientInfo: { name: options.clientInfo?.name ?? 'forge', title: null, version: options.clientInfo?.version ?? '0.1.0' },
+        clientInfo: {
+          name: options.clientInfo?.name ?? 'forge',
+          title: null,
+          version: options.clientInfo?.version ?? '0.1.0',
+        },
         capabilities: { experimentalApi: false, requestAttestation: false },
       });
       const timeoutMs = options.startupTimeoutMs ?? 20_000;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new CodexProtocolError({ method: 'initialize', message: `The Codex App Server did not answer initialize within ${timeoutMs} ms.` })), timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new CodexProtocolError({
+                method: 'initialize',
+                message: `The Codex App Server did not answer initialize within ${timeoutMs} ms.`,
+              }),
+            ),
+          timeoutMs,
+        );
       });
       const raw = await Promise.race([initializing, startupFailed, timedOut]).finally(() => clearTimeout(timer));
       const response = initializeResponseSchema.safeParse(raw);
       if (!response.success) {
-        throw new CodexProtocolError({ method: 'initialize', message: 'The Codex App Server sent an initialize answer without a userAgent.', cause: response.error });
+        throw new CodexProtocolError({
+          method: 'initialize',
+          message: 'The Codex App Server sent an initialize answer without a userAgent.',
+          cause: response.error,
+        });
       }
       const version = checkServerVersion(response.data.userAgent, options.allowUntestedVersion === true);
       connection.notify(clientNotifications.initialized);
@@ -228,7 +259,11 @@ export class CodexAppServer {
    * example because its rollout is gone.
    */
   async resumeThread(threadId: string, options: CodexThreadOptions): Promise<CodexThreadInfo> {
-    const raw = await this.connection.request(clientMethods.threadResume, { threadId, ...threadSettings(options), excludeTurns: true });
+    const raw = await this.connection.request(clientMethods.threadResume, {
+      threadId,
+      ...threadSettings(options),
+      excludeTurns: true,
+    });
     return this.loaded(parseResponse(threadResumeResponseSchema, raw, clientMethods.threadResume));
   }
 
@@ -237,7 +272,12 @@ export class CodexAppServer {
     return this.loadedThreads.has(threadId);
   }
 
-  private loaded(response: { thread: { id: string; path?: string | null | undefined }; model: string; modelProvider: string; cwd: string }): CodexThreadInfo {
+  private loaded(response: {
+    thread: { id: string; path?: string | null | undefined };
+    model: string;
+    modelProvider: string;
+    cwd: string;
+  }): CodexThreadInfo {
     this.loadedThreads.add(response.thread.id);
     return {
       threadId: response.thread.id,
@@ -341,11 +381,26 @@ export class CodexAppServer {
   private approvalRequest(method: string, params: unknown): CodexApprovalRequest {
     if (method === serverRequests.commandApproval) {
       const { threadId, turnId, itemId, command, cwd, reason } = commandApprovalParamsSchema.parse(params);
-      return { kind: 'command', threadId, turnId, itemId, command: command ?? '', cwd: cwd ?? undefined, reason: reason ?? undefined };
+      return {
+        kind: 'command',
+        threadId,
+        turnId,
+        itemId,
+        command: command ?? '',
+        cwd: cwd ?? undefined,
+        reason: reason ?? undefined,
+      };
     }
     if (method === serverRequests.fileChangeApproval) {
       const { threadId, turnId, itemId, reason } = fileChangeApprovalParamsSchema.parse(params);
-      return { kind: 'fileChange', threadId, turnId, itemId, changes: this.fileChanges.get(itemId) ?? [], reason: reason ?? undefined };
+      return {
+        kind: 'fileChange',
+        threadId,
+        turnId,
+        itemId,
+        changes: this.fileChanges.get(itemId) ?? [],
+        reason: reason ?? undefined,
+      };
     }
     throw new JsonRpcReplyError(-32601, `Forge does not handle the server request ${method}.`);
   }
@@ -369,10 +424,18 @@ function threadSettings(options: CodexThreadOptions): Record<string, unknown> {
   };
 }
 
-function parseResponse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: unknown } }, raw: unknown, method: string): T {
+function parseResponse<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: unknown } },
+  raw: unknown,
+  method: string,
+): T {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new CodexProtocolError({ method, message: `The Codex App Server answered ${method} with a shape Forge does not read.`, cause: parsed.error });
+    throw new CodexProtocolError({
+      method,
+      message: `The Codex App Server answered ${method} with a shape Forge does not read.`,
+      cause: parsed.error,
+    });
   }
   return parsed.data;
 }

@@ -15,7 +15,11 @@ export interface GeneratedProtocol {
  * Schemas under `outDirectory` (`ts/` and `schema/`). Forge reads the protocol from these instead
  * of copying it by hand; `CODEX_HOME` points at `codexHome` so nothing is written to `~/.codex`.
  */
-export async function generateProtocol(options: { readonly outDirectory: string; readonly codexHome: string; readonly binaryPath?: string }): Promise<GeneratedProtocol> {
+export async function generateProtocol(options: {
+  readonly outDirectory: string;
+  readonly codexHome: string;
+  readonly binaryPath?: string;
+}): Promise<GeneratedProtocol> {
   const binary = resolveCodexBinary(options.binaryPath === undefined ? {} : { binaryPath: options.binaryPath });
   const run = promisify(execFile);
   const env = { ...process.env, CODEX_HOME: options.codexHome };

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProtocol } from './generate-protocol.js';
-import { clientMethods, protocolDefinitions, sentParameterFields, serverNotifications, serverRequests, threadItemDefinitions } from './protocol.js';
+import {
+  clientMethods,
+  protocolDefinitions,
+  sentParameterFields,
+  serverNotifications,
+  serverRequests,
+  threadItemDefinitions,
+} from './protocol.js';
 
 /*
  * Regenerates the App Server protocol from the installed Codex binary and checks that every
@@ -25,7 +32,9 @@ let definitions: Record<string, JsonSchema>;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'forge-codex-protocol-'));
   const generated = await generateProtocol({ outDirectory: join(root, 'out'), codexHome: join(root, 'home') });
-  const bundle = JSON.parse(await readFile(join(generated.jsonSchemaDirectory, 'codex_app_server_protocol.schemas.json'), 'utf8')) as JsonSchema;
+  const bundle = JSON.parse(
+    await readFile(join(generated.jsonSchemaDirectory, 'codex_app_server_protocol.schemas.json'), 'utf8'),
+  ) as JsonSchema;
   const nested = (bundle.definitions?.['v2'] ?? {}) as Record<string, JsonSchema>;
   definitions = { ...nested, ...bundle.definitions };
 });
@@ -66,22 +75,32 @@ describe('the protocol slice Forge uses matches the installed Codex', () => {
     expect(methodsOf('ClientNotification')).toContain('initialized');
   });
 
-  it.each(Object.entries(protocolDefinitions))('%s has the fields Forge reads, required where Forge requires them', (name, schema) => {
-    const generated = propertiesOf(definition(name));
-    for (const [field, fieldSchema] of Object.entries(schema.shape)) {
-      expect(generated.properties, `${name}.${field}`).toContain(field);
-      if (!(fieldSchema as { safeParse(value: unknown): { success: boolean } }).safeParse(undefined).success) {
-        expect(generated.required, `${name}.${field} must be required`).toContain(field);
+  it.each(Object.entries(protocolDefinitions))(
+    '%s has the fields Forge reads, required where Forge requires them',
+    (name, schema) => {
+      const generated = propertiesOf(definition(name));
+      for (const [field, fieldSchema] of Object.entries(schema.shape)) {
+        expect(generated.properties, `${name}.${field}`).toContain(field);
+        if (!(fieldSchema as { safeParse(value: unknown): { success: boolean } }).safeParse(undefined).success) {
+          expect(generated.required, `${name}.${field} must be required`).toContain(field);
+        }
       }
-    }
-  });
+    },
+  );
 
-  it.each(Object.entries(threadItemDefinitions))('the %s thread item has the fields Forge reads', (itemType, schema) => {
-    const variant = (definition('ThreadItem').oneOf ?? []).find((candidate) => (candidate.properties?.['type'] as { enum?: string[] } | undefined)?.enum?.includes(itemType) === true);
-    expect(variant, `ThreadItem variant ${itemType}`).toBeDefined();
-    const generated = propertiesOf(variant ?? {});
-    for (const field of Object.keys(schema.shape)) expect(generated.properties, `${itemType}.${field}`).toContain(field);
-  });
+  it.each(Object.entries(threadItemDefinitions))(
+    'the %s thread item has the fields Forge reads',
+    (itemType, schema) => {
+      const variant = (definition('ThreadItem').oneOf ?? []).find(
+        (candidate) =>
+          (candidate.properties?.['type'] as { enum?: string[] } | undefined)?.enum?.includes(itemType) === true,
+      );
+      expect(variant, `ThreadItem variant ${itemType}`).toBeDefined();
+      const generated = propertiesOf(variant ?? {});
+      for (const field of Object.keys(schema.shape))
+        expect(generated.properties, `${itemType}.${field}`).toContain(field);
+    },
+  );
 
   it.each(Object.entries(sentParameterFields))('%s accepts the fields Forge sends', (name, fields) => {
     const generated = propertiesOf(definition(name));

@@ -74,7 +74,11 @@ export const turnStartResponseSchema = z.object({ turn: turnSchema });
 
 export const userInputSchema = z.object({ type: z.string(), text: z.string().optional() });
 
-export const userMessageItemSchema = z.object({ type: z.literal('userMessage'), id: z.string(), content: z.array(userInputSchema) });
+export const userMessageItemSchema = z.object({
+  type: z.literal('userMessage'),
+  id: z.string(),
+  content: z.array(userInputSchema),
+});
 export const agentMessageItemSchema = z.object({ type: z.literal('agentMessage'), id: z.string(), text: z.string() });
 export const reasoningItemSchema = z.object({
   type: z.literal('reasoning'),
@@ -137,7 +141,12 @@ export function parseThreadItem(value: unknown): CodexThreadItem {
 
 export const itemNotificationSchema = z.object({ item: z.unknown(), threadId: z.string(), turnId: z.string() });
 
-export const agentMessageDeltaSchema = z.object({ threadId: z.string(), turnId: z.string(), itemId: z.string(), delta: z.string() });
+export const agentMessageDeltaSchema = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string(),
+  delta: z.string(),
+});
 
 export const tokenUsageBreakdownSchema = z.object({
   totalTokens: z.number(),
@@ -153,7 +162,11 @@ export const threadTokenUsageSchema = z.object({
   modelContextWindow: z.number().nullable().default(null),
 });
 
-export const tokenUsageUpdatedSchema = z.object({ threadId: z.string(), turnId: z.string(), tokenUsage: threadTokenUsageSchema });
+export const tokenUsageUpdatedSchema = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  tokenUsage: threadTokenUsageSchema,
+});
 
 export const turnNotificationSchema = z.object({ threadId: z.string(), turn: turnSchema });
 
@@ -212,8 +225,25 @@ export const threadItemDefinitions: Readonly<Record<string, z.ZodObject>> = item
 /** Request parameters Forge sends, by generated definition name, with the fields it fills. */
 export const sentParameterFields: Readonly<Record<string, readonly string[]>> = {
   InitializeParams: ['clientInfo', 'capabilities'],
-  ThreadStartParams: ['cwd', 'approvalPolicy', 'sandbox', 'model', 'modelProvider', 'config', 'developerInstructions', 'ephemeral'],
-  ThreadResumeParams: ['threadId', 'cwd', 'approvalPolicy', 'sandbox', 'model', 'developerInstructions', 'excludeTurns'],
+  ThreadStartParams: [
+    'cwd',
+    'approvalPolicy',
+    'sandbox',
+    'model',
+    'modelProvider',
+    'config',
+    'developerInstructions',
+    'ephemeral',
+  ],
+  ThreadResumeParams: [
+    'threadId',
+    'cwd',
+    'approvalPolicy',
+    'sandbox',
+    'model',
+    'developerInstructions',
+    'excludeTurns',
+  ],
   TurnStartParams: ['threadId', 'input'],
   TurnInterruptParams: ['threadId', 'turnId'],
   ThreadCompactStartParams: ['threadId'],

@@ -5,8 +5,16 @@ import { InvalidInputError } from '@forge/core';
  * a local server. Values are written as TOML strings; `name` decides Codex behaviour (a provider
  * named `OpenAI` gets remote compaction).
  */
-export function responsesProviderOverrides(options: { readonly id: string; readonly name: string; readonly baseUrl: string; readonly model: string }): string[] {
-  if (!/^[A-Za-z0-9_-]+$/.test(options.id)) throw new InvalidInputError({ message: `Codex provider id ${JSON.stringify(options.id)} must use only A–Z, a–z, 0–9, "_" or "-".` });
+export function responsesProviderOverrides(options: {
+  readonly id: string;
+  readonly name: string;
+  readonly baseUrl: string;
+  readonly model: string;
+}): string[] {
+  if (!/^[A-Za-z0-9_-]+$/.test(options.id))
+    throw new InvalidInputError({
+      message: `Codex provider id ${JSON.stringify(options.id)} must use only A–Z, a–z, 0–9, "_" or "-".`,
+    });
   return [
     `model=${tomlString(options.model)}`,
     `model_provider=${tomlString(options.id)}`,

@@ -40,7 +40,11 @@ const HEADER =
  * `instructions: false` the INSTRUCTIONS section is left out (the thread received them as
  * developer instructions).
  */
-export function renderActiveView(view: CodexActiveView, request: string, options: { readonly instructions?: boolean } = {}): RenderedActiveView {
+export function renderActiveView(
+  view: CodexActiveView,
+  request: string,
+  options: { readonly instructions?: boolean } = {},
+): RenderedActiveView {
   const instructions = options.instructions === false ? '' : view.instructions.text.trim();
   const checkpoint = view.checkpoint?.trim() ?? '';
   const history = view.history.map(renderMessage).join('\n\n');
@@ -83,12 +87,15 @@ export function requestFromActiveView(text: string): string | undefined {
 function renderMessage(message: Message): string {
   if (message.role === 'user') return `user:\n${message.content}`;
   if (message.role === 'tool') {
-    return message.content.map((part) => `tool result ${part.toolName} (${part.toolCallId}):\n${renderOutput(part.output)}`).join('\n\n');
+    return message.content
+      .map((part) => `tool result ${part.toolName} (${part.toolCallId}):\n${renderOutput(part.output)}`)
+      .join('\n\n');
   }
   const lines: string[] = [];
   for (const part of message.content) {
     if (part.type === 'text') lines.push(`assistant:\n${part.text}`);
-    else if (part.type === 'tool-call') lines.push(`assistant called ${part.toolName} (${part.toolCallId}) with ${JSON.stringify(part.input)}`);
+    else if (part.type === 'tool-call')
+      lines.push(`assistant called ${part.toolName} (${part.toolCallId}) with ${JSON.stringify(part.input)}`);
   }
   return lines.join('\n\n');
 }

@@ -1,4 +1,10 @@
-import { serverNotifications, tokenUsageUpdatedSchema, turnNotificationSchema, itemNotificationSchema, parseThreadItem } from '../app-server/protocol.js';
+import {
+  serverNotifications,
+  tokenUsageUpdatedSchema,
+  turnNotificationSchema,
+  itemNotificationSchema,
+  parseThreadItem,
+} from '../app-server/protocol.js';
 import type { CodexAppServer } from '../app-server/client.js';
 import { CodexProtocolError } from '../errors.js';
 import type { CodexCompactionRecord, CodexTokenUsageRecord } from './events.js';
@@ -21,7 +27,8 @@ export async function compactCodexThread(server: CodexAppServer, threadId: strin
     stop = server.subscribe(({ method, params }) => {
       if (method === serverNotifications.tokenUsageUpdated) {
         const parsed = tokenUsageUpdatedSchema.safeParse(params);
-        if (parsed.success && parsed.data.threadId === threadId) tokenUsage.push({ turnId: parsed.data.turnId, ...parsed.data.tokenUsage });
+        if (parsed.success && parsed.data.threadId === threadId)
+          tokenUsage.push({ turnId: parsed.data.turnId, ...parsed.data.tokenUsage });
         return;
       }
       if (method === serverNotifications.itemCompleted) {

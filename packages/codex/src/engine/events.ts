@@ -34,7 +34,14 @@ export type CodexThreadSelection = {
   readonly fallback?: { readonly reason: CodexThreadFallbackReason; readonly message: string };
 };
 
-export type CodexThreadFallbackReason = 'rollout-missing' | 'resume-failed' | 'codex-version-changed' | 'model-changed' | 'instructions-changed' | 'engine-switched' | 'no-thread-recorded';
+export type CodexThreadFallbackReason =
+  | 'rollout-missing'
+  | 'resume-failed'
+  | 'codex-version-changed'
+  | 'model-changed'
+  | 'instructions-changed'
+  | 'engine-switched'
+  | 'no-thread-recorded';
 
 /** Events only the Codex engine emits, next to the core events it shares with native runs. */
 export type CodexOnlyEvent =
@@ -51,7 +58,11 @@ export type CodexOnlyEvent =
       /** `wrapper`: the active view was sent as a text wrapper; `request`: the thread already holds the conversation, only the request was sent. */
       readonly input: 'wrapper' | 'request';
     }
-  | ({ readonly type: 'codex.thread.selected'; readonly threadId: string; readonly model: string | undefined } & CodexThreadSelection)
+  | ({
+      readonly type: 'codex.thread.selected';
+      readonly threadId: string;
+      readonly model: string | undefined;
+    } & CodexThreadSelection)
   | { readonly type: 'codex.usage.recorded'; readonly usage: CodexTokenUsageRecord }
   | { readonly type: 'codex.compaction.completed'; readonly compaction: CodexCompactionRecord };
 

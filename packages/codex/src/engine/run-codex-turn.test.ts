@@ -1,9 +1,20 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInstructionSnapshot, findUnpairedToolCalls, type ApprovalGate, type Message, type ToolCallRequest } from '@forge/core';
+import {
+  createInstructionSnapshot,
+  findUnpairedToolCalls,
+  type ApprovalGate,
+  type Message,
+  type ToolCallRequest,
+} from '@forge/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCodexHarness, type CodexHarness } from '../testing/codex-harness.test-helpers.js';
-import { applyPatchCall, assistantMessage, execCommandCall, reasoningItem } from '../testing/loopback-responses.test-helpers.js';
+import {
+  applyPatchCall,
+  assistantMessage,
+  execCommandCall,
+  reasoningItem,
+} from '../testing/loopback-responses.test-helpers.js';
 import type { CodexActiveView } from './active-view.js';
 import { compactCodexThread } from './compact-thread.js';
 import type { CodexEventEnvelope } from './events.js';
@@ -24,7 +35,9 @@ const view: CodexActiveView = {
   ],
 };
 
-function recordingGate(decide: (call: ToolCallRequest) => 'allow' | 'deny'): ApprovalGate & { calls: ToolCallRequest[] } {
+function recordingGate(
+  decide: (call: ToolCallRequest) => 'allow' | 'deny',
+): ApprovalGate & { calls: ToolCallRequest[] } {
   const calls: ToolCallRequest[] = [];
   return {
     calls,
@@ -35,16 +48,30 @@ function recordingGate(decide: (call: ToolCallRequest) => 'allow' | 'deny'): App
   };
 }
 
-function toolResults(messages: readonly Message[]): { toolName: string; type: string; value: string; metadata: unknown }[] {
+function toolResults(
+  messages: readonly Message[],
+): { toolName: string; type: string; value: string; metadata: unknown }[] {
   return messages.flatMap((message) =>
-    message.role === 'tool' ? message.content.map((part) => ({ toolName: part.toolName, type: part.output.type, value: String(part.output.value), metadata: part.metadata })) : [],
+    message.role === 'tool'
+      ? message.content.map((part) => ({
+          toolName: part.toolName,
+          type: part.output.type,
+          value: String(part.output.value),
+          metadata: part.metadata,
+        }))
+      : [],
   );
 }
 
 describe('runCodexTurn on the real Codex App Server', () => {
   it('sends the bounded view, reports its cost, and records the answer and Codex token usage', async () => {
     harness = await startCodexHarness({
-      steps: [{ items: [reasoningItem('Thinking about it'), assistantMessage('The answer is 42.')], usage: { inputTokens: 2000, outputTokens: 50, cachedTokens: 500, reasoningTokens: 7 } }],
+      steps: [
+        {
+          items: [reasoningItem('Thinking about it'), assistantMessage('The answer is 42.')],
+          usage: { inputTokens: 2000, outputTokens: 50, cachedTokens: 500, reasoningTokens: 7 },
+        },
+      ],
     });
     const events: CodexEventEnvelope[] = [];
     const result = await runCodexTurn({
@@ -81,18 +108,37 @@ describe('runCodexTurn on the real Codex App Server', () => {
 
     expect(result.codex.codexVersion).toBe('0.169.0');
     expect(result.codex.tokenUsage).toHaveLength(1);
-    expect(result.codex.tokenUsage[0]?.last).toMatchObject({ inputTokens: 2000, cachedInputTokens: 500, outputTokens: 50, reasoningOutputTokens: 7 });
-    expect(result.usage).toMatchObject({ inputTokens: 2000, cacheReadTokens: 500, outputTokens: 50, reasoningTokens: 7 });
+    expect(result.codex.tokenUsage[0]?.last).toMatchObject({
+      inputTokens: 2000,
+      cachedInputTokens: 500,
+      outputTokens: 50,
+      reasoningOutputTokens: 7,
+    });
+    expect(result.usage).toMatchObject({
+      inputTokens: 2000,
+      cacheReadTokens: 500,
+      outputTokens: 50,
+      reasoningTokens: 7,
+    });
     expect(events.map((envelope) => envelope.sequence)).toEqual(events.map((_, index) => index));
     expect(events.at(-1)?.event.type).toBe('run.completed');
   });
 
   it('runs an approved command and records it as a paired tool call with its exit code', async () => {
     harness = await startCodexHarness({
-      steps: [{ items: [execCommandCall('call_ok', 'printf approved > proof.txt; echo wrote')] }, { items: [assistantMessage('Wrote the file.')] }],
+      steps: [
+        { items: [execCommandCall('call_ok', 'printf approved > proof.txt; echo wrote')] },
+        { items: [assistantMessage('Wrote the file.')] },
+      ],
     });
     const gate = recordingGate(() => 'allow');
-    const result = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: 'Write proof.txt', approvals: gate });
+    const result = await runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view,
+      request: 'Write proof.txt',
+      approvals: gate,
+    });
 
     expect(result.status).toBe('completed');
     expect(gate.calls).toHaveLength(1);
@@ -100,12 +146,22 @@ describe('runCodexTurn on the real Codex App Server', () => {
     expect(gate.calls[0]?.summary).toContain('printf approved > proof.txt');
     expect(await readFile(join(harness.workspace, 'proof.txt'), 'utf8')).toBe('approved');
     expect(findUnpairedToolCalls(result.messages)).toEqual([]);
-    expect(toolResults(result.messages)).toEqual([{ toolName: 'codex_command', type: 'text', value: 'wrote\n', metadata: expect.objectContaining({ exitCode: 0, status: 'completed' }) }]);
+    expect(toolResults(result.messages)).toEqual([
+      {
+        toolName: 'codex_command',
+        type: 'text',
+        value: 'wrote\n',
+        metadata: expect.objectContaining({ exitCode: 0, status: 'completed' }),
+      },
+    ]);
   });
 
   it('declines a command the policy denies, and the refusal reaches Codex', async () => {
     harness = await startCodexHarness({
-      steps: [{ items: [execCommandCall('call_no', 'printf nope > denied.txt')] }, { items: [assistantMessage('Understood, not running it.')] }],
+      steps: [
+        { items: [execCommandCall('call_no', 'printf nope > denied.txt')] },
+        { items: [assistantMessage('Understood, not running it.')] },
+      ],
     });
     const events: CodexEventEnvelope[] = [];
     const result = await runCodexTurn({
@@ -120,7 +176,9 @@ describe('runCodexTurn on the real Codex App Server', () => {
     expect(result.status).toBe('completed');
     await expect(readFile(join(harness.workspace, 'denied.txt'), 'utf8')).rejects.toThrow();
     expect(toolResults(result.messages)[0]).toMatchObject({ toolName: 'codex_command', type: 'error-text' });
-    expect(events.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'tool.call.completed', outcome: 'denied' }));
+    expect(events.map((envelope) => envelope.event)).toContainEqual(
+      expect.objectContaining({ type: 'tool.call.completed', outcome: 'denied' }),
+    );
     const followUp = harness.provider.requests[1]?.body.input ?? [];
     const output = followUp.find((item) => item['type'] === 'function_call_output' && item['call_id'] === 'call_no');
     expect(String(output?.['output'])).toMatch(/rejected by user/);
@@ -128,10 +186,26 @@ describe('runCodexTurn on the real Codex App Server', () => {
 
   it('applies an approved patch and records the file change', async () => {
     harness = await startCodexHarness({
-      steps: [{ items: [applyPatchCall('call_patch', '*** Begin Patch\n*** Add File: notes/hello.txt\n+hello from a patch\n*** End Patch\n')] }, { items: [assistantMessage('Added the note.')] }],
+      steps: [
+        {
+          items: [
+            applyPatchCall(
+              'call_patch',
+              '*** Begin Patch\n*** Add File: notes/hello.txt\n+hello from a patch\n*** End Patch\n',
+            ),
+          ],
+        },
+        { items: [assistantMessage('Added the note.')] },
+      ],
     });
     const gate = recordingGate(() => 'allow');
-    const result = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: 'Add a note', approvals: gate });
+    const result = await runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view,
+      request: 'Add a note',
+      approvals: gate,
+    });
 
     expect(result.status).toBe('completed');
     expect(await readFile(join(harness.workspace, 'notes/hello.txt'), 'utf8')).toBe('hello from a patch\n');
@@ -145,7 +219,13 @@ describe('runCodexTurn on the real Codex App Server', () => {
   it('interrupts a running turn when the signal aborts', async () => {
     harness = await startCodexHarness({ steps: [{ hang: true }] });
     const controller = new AbortController();
-    const running = runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: 'Take forever', signal: controller.signal });
+    const running = runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view,
+      request: 'Take forever',
+      signal: controller.signal,
+    });
     await harness.provider.waitForRequests(1);
     controller.abort();
     const result = await running;
@@ -156,9 +236,17 @@ describe('runCodexTurn on the real Codex App Server', () => {
 
   it('compacts a thread on request with local compaction and records it', async () => {
     harness = await startCodexHarness({
-      steps: [{ items: [assistantMessage('First answer.')] }, { items: [assistantMessage('Summary: the user asked one question.')] }],
+      steps: [
+        { items: [assistantMessage('First answer.')] },
+        { items: [assistantMessage('Summary: the user asked one question.')] },
+      ],
     });
-    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: 'First question' });
+    const first = await runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view,
+      request: 'First question',
+    });
     const compaction = await compactCodexThread(harness.server, first.codex.threadId);
     expect(compaction.itemId.length).toBeGreaterThan(0);
     expect(harness.provider.requests).toHaveLength(2);
@@ -166,12 +254,25 @@ describe('runCodexTurn on the real Codex App Server', () => {
   });
 
   it('uses remote compaction with a provider named OpenAI and records the compaction', async () => {
-    harness = await startCodexHarness({ providerName: 'OpenAI', steps: [{ items: [assistantMessage('First answer.')] }] });
-    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: 'First question' });
+    harness = await startCodexHarness({
+      providerName: 'OpenAI',
+      steps: [{ items: [assistantMessage('First answer.')] }],
+    });
+    const first = await runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view,
+      request: 'First question',
+    });
     await compactCodexThread(harness.server, first.codex.threadId);
     expect(harness.provider.requests.at(-1)?.kind).toBe('remote-compaction');
 
-    const second = await runCodexTurn({ server: harness.server, thread: { threadId: first.codex.threadId }, view, request: 'Second question' });
+    const second = await runCodexTurn({
+      server: harness.server,
+      thread: { threadId: first.codex.threadId },
+      view,
+      request: 'Second question',
+    });
     expect(second.status).toBe('completed');
     const replayed = harness.provider.requests.at(-1)?.body.input ?? [];
     expect(replayed.some((item) => item['type'] === 'compaction')).toBe(true);
@@ -187,13 +288,26 @@ function inputTexts(harness: CodexHarness, index: number): { role: string; text:
   });
 }
 
-const fresh: CodexActiveView = { instructions: createInstructionSnapshot('You are Forge. Keep answers short.'), history: [] };
+const fresh: CodexActiveView = {
+  instructions: createInstructionSnapshot('You are Forge. Keep answers short.'),
+  history: [],
+};
 
 describe('one Codex thread across turns', () => {
   it('sends only the new request on a continued thread: Codex replays the first turn from its own history', async () => {
-    harness = await startCodexHarness({ steps: [{ items: [assistantMessage('First answer: 42.')] }, { items: [assistantMessage('You asked for the answer.')] }] });
+    harness = await startCodexHarness({
+      steps: [
+        { items: [assistantMessage('First answer: 42.')] },
+        { items: [assistantMessage('You asked for the answer.')] },
+      ],
+    });
     const events: CodexEventEnvelope[] = [];
-    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view: fresh, request: 'What is the answer?' });
+    const first = await runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view: fresh,
+      request: 'What is the answer?',
+    });
     expect(first.codex.input).toBe('request');
     expect(first.codex.model).toBe('gpt-5.5');
     const second = await runCodexTurn({
@@ -212,8 +326,12 @@ describe('one Codex thread across turns', () => {
     expect(users.at(-1)).toBe('What did I ask?');
     expect(texts).toContainEqual({ role: 'assistant', text: 'First answer: 42.' });
     expect(JSON.stringify(harness.provider.requests[1]?.body.input)).not.toContain('[FORGE ACTIVE VIEW');
-    expect(events.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'codex.thread.selected', how: 'continued', threadId: first.codex.threadId }));
-    expect(events.map((envelope) => envelope.event)).toContainEqual(expect.objectContaining({ type: 'codex.context.budgeted', input: 'request', historyMessages: 0 }));
+    expect(events.map((envelope) => envelope.event)).toContainEqual(
+      expect.objectContaining({ type: 'codex.thread.selected', how: 'continued', threadId: first.codex.threadId }),
+    );
+    expect(events.map((envelope) => envelope.event)).toContainEqual(
+      expect.objectContaining({ type: 'codex.context.budgeted', input: 'request', historyMessages: 0 }),
+    );
   });
 
   it('resumes the thread with thread/resume after the App Server restarts, and Forge still decides every approval', async () => {
@@ -226,7 +344,13 @@ describe('one Codex thread across turns', () => {
       ],
     });
     const allowing = recordingGate(() => 'allow');
-    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view: fresh, request: 'Write one.txt', approvals: allowing });
+    const first = await runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view: fresh,
+      request: 'Write one.txt',
+      approvals: allowing,
+    });
     expect(first.status).toBe('completed');
     await rm(join(harness.workspace, 'one.txt'));
 
@@ -237,7 +361,13 @@ describe('one Codex thread across turns', () => {
     expect(server.hasLoadedThread(first.codex.threadId)).toBe(true);
 
     const denying = recordingGate(() => 'deny');
-    const second = await runCodexTurn({ server, thread: { threadId: resumed.threadId }, view: fresh, request: 'Write it again', approvals: denying });
+    const second = await runCodexTurn({
+      server,
+      thread: { threadId: resumed.threadId },
+      view: fresh,
+      request: 'Write it again',
+      approvals: denying,
+    });
     expect(second.status).toBe('completed');
     // The same command was approved in the first turn; the resumed thread still asks Forge, and Forge says no.
     expect(denying.calls.map((call) => call.toolName)).toEqual(['codex_command']);
@@ -251,11 +381,18 @@ describe('one Codex thread across turns', () => {
 
   it('refuses to resume a thread whose rollout was deleted', async () => {
     harness = await startCodexHarness({ steps: [{ items: [assistantMessage('Done.')] }] });
-    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view: fresh, request: 'Hello' });
+    const first = await runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view: fresh,
+      request: 'Hello',
+    });
     if (first.codex.rolloutPath === undefined) throw new Error('Codex reported no rollout path');
     const server = await harness.restart();
     await rm(first.codex.rolloutPath);
-    const error = await server.resumeThread(first.codex.threadId, { cwd: harness.workspace }).catch((caught: unknown) => caught);
+    const error = await server
+      .resumeThread(first.codex.threadId, { cwd: harness.workspace })
+      .catch((caught: unknown) => caught);
     expect(CodexProtocolError.isInstance(error)).toBe(true);
   });
 });

@@ -27,8 +27,20 @@ import {
   tokenUsageUpdatedSchema,
   turnNotificationSchema,
 } from '../app-server/protocol.js';
-import { hasContext, renderActiveView, renderRequestOnly, type CodexActiveView, type RenderedActiveView } from './active-view.js';
-import { type CodexCompactionRecord, type CodexEngineEvent, type CodexEventListener, type CodexThreadSelection, type CodexTokenUsageRecord } from './events.js';
+import {
+  hasContext,
+  renderActiveView,
+  renderRequestOnly,
+  type CodexActiveView,
+  type RenderedActiveView,
+} from './active-view.js';
+import {
+  type CodexCompactionRecord,
+  type CodexEngineEvent,
+  type CodexEventListener,
+  type CodexThreadSelection,
+  type CodexTokenUsageRecord,
+} from './events.js';
 import { TurnTranscript } from './turn-transcript.js';
 import { estimateWrapperTokens, type WrapperTokenEstimate } from './wrapper-estimate.js';
 
@@ -106,7 +118,10 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   const newThread = !('threadId' in options.thread);
   const legacy = options.input === 'wrapper';
-  const developerInstructions = newThread && !legacy ? ((options.thread as CodexThreadOptions).developerInstructions ?? (view.instructions.text.trim() || undefined)) : undefined;
+  const developerInstructions =
+    newThread && !legacy
+      ? ((options.thread as CodexThreadOptions).developerInstructions ?? (view.instructions.text.trim() || undefined))
+      : undefined;
   const rendered: RenderedActiveView = legacy
     ? renderActiveView(view, options.request)
     : hasContext(view)
@@ -127,7 +142,13 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   emit({
     type: 'run.started',
-    model: { provider: 'codex', modelId: 'threadId' in options.thread ? (options.threadModel ?? 'codex-thread') : (options.thread.model ?? 'codex-default') },
+    model: {
+      provider: 'codex',
+      modelId:
+        'threadId' in options.thread
+          ? (options.threadModel ?? 'codex-thread')
+          : (options.thread.model ?? 'codex-default'),
+    },
     instructions: { hash: view.instructions.hash, sources: view.instructions.sources },
     tools: [],
     // Codex decides how many model calls a turn takes; Forge sets no step limit here.
@@ -147,7 +168,16 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     const durationMs = now() - startedAt;
     const messages: Message[] = [{ role: 'user', content: options.request }, ...transcript.finish()];
     return {
-      ...endRun(emit, { runId, status, messages, steps, usage, durationMs, instructionsHash: view.instructions.hash, error }),
+      ...endRun(emit, {
+        runId,
+        status,
+        messages,
+        steps,
+        usage,
+        durationMs,
+        instructionsHash: view.instructions.hash,
+        error,
+      }),
       codex: {
         threadId,
         turnId,
@@ -175,12 +205,20 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   try {
     if (!('threadId' in options.thread)) {
-      const thread = await server.startThread({ ...options.thread, ...(developerInstructions === undefined ? {} : { developerInstructions }) });
+      const thread = await server.startThread({
+        ...options.thread,
+        ...(developerInstructions === undefined ? {} : { developerInstructions }),
+      });
       threadId = thread.threadId;
       rolloutPath = thread.rolloutPath;
       threadModel = thread.model;
     }
-    emit({ type: 'codex.thread.selected', threadId, model: threadModel, ...(options.selection ?? { how: newThread ? 'started' : 'continued' }) });
+    emit({
+      type: 'codex.thread.selected',
+      threadId,
+      model: threadModel,
+      ...(options.selection ?? { how: newThread ? 'started' : 'continued' }),
+    });
     const stepOf = (): number => steps + 1;
     const outcome = await new Promise<{ status: RunStatus; error?: ErrorSummary }>((resolve, reject) => {
       let lastError: ErrorSummary | undefined;
@@ -188,7 +226,8 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
         const { method, params } = notification;
         if (method === serverNotifications.agentMessageDelta) {
           const delta = agentMessageDeltaSchema.safeParse(params);
-          if (delta.success && delta.data.threadId === threadId) emit({ type: 'model.text.delta', step: stepOf(), delta: delta.data.delta });
+          if (delta.success && delta.data.threadId === threadId)
+            emit({ type: 'model.text.delta', step: stepOf(), delta: delta.data.delta });
           return;
         }
         if (method === serverNotifications.itemStarted || method === serverNotifications.itemCompleted) {
@@ -198,11 +237,23 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
           if (method === serverNotifications.itemStarted) {
             if (item.type === 'commandExecution') {
               itemStartedAt.set(item.id, now());
-              emit({ type: 'tool.call.started', step: stepOf(), toolCallId: item.id, toolName: codexToolNames.command, summary: `run ${item.command}` });
+              emit({
+                type: 'tool.call.started',
+                step: stepOf(),
+                toolCallId: item.id,
+                toolName: codexToolNames.command,
+                summary: `run ${item.command}`,
+              });
             } else if (item.type === 'fileChange') {
               itemStartedAt.set(item.id, now());
               const paths = item.changes.map((change) => change.path).join(', ');
-              emit({ type: 'tool.call.started', step: stepOf(), toolCallId: item.id, toolName: codexToolNames.fileChange, summary: `apply a patch: ${paths}` });
+              emit({
+                type: 'tool.call.started',
+                step: stepOf(),
+                toolCallId: item.id,
+                toolName: codexToolNames.fileChange,
+                summary: `apply a patch: ${paths}`,
+              });
             }
             return;
           }
@@ -216,7 +267,12 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
           if (report !== undefined) {
             const started = itemStartedAt.get(item.id);
             itemStartedAt.delete(item.id);
-            emit({ type: 'tool.call.completed', step: stepOf(), ...report, durationMs: started === undefined ? 0 : now() - started });
+            emit({
+              type: 'tool.call.completed',
+              step: stepOf(),
+              ...report,
+              durationMs: started === undefined ? 0 : now() - started,
+            });
           }
           return;
         }
@@ -246,14 +302,24 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
         }
         if (method === serverNotifications.turnCompleted) {
           const parsed = turnNotificationSchema.safeParse(params);
-          if (!parsed.success || parsed.data.threadId !== threadId || (turnId !== undefined && parsed.data.turn.id !== turnId)) return;
+          if (
+            !parsed.success ||
+            parsed.data.threadId !== threadId ||
+            (turnId !== undefined && parsed.data.turn.id !== turnId)
+          )
+            return;
           const turn = parsed.data.turn;
           if (turn.status === 'completed') resolve({ status: 'completed' });
-          else if (turn.status === 'interrupted') resolve({ status: 'cancelled', error: summarizeError(new CancelledError()) });
+          else if (turn.status === 'interrupted')
+            resolve({ status: 'cancelled', error: summarizeError(new CancelledError()) });
           else {
             resolve({
               status: 'failed',
-              error: lastError ?? { code: 'codex_turn_failed', message: turn.error?.message ?? `The Codex turn ended ${turn.status}.`, isRetryable: false },
+              error: lastError ?? {
+                code: 'codex_turn_failed',
+                message: turn.error?.message ?? `The Codex turn ended ${turn.status}.`,
+                isRetryable: false,
+              },
             });
           }
         }

@@ -71,10 +71,19 @@ export class TurnTranscript {
     return [...this.messages];
   }
 
-  private pair(toolCallId: string, toolName: string, input: JsonObject, output: ToolResultOutput, metadata: JsonObject): void {
+  private pair(
+    toolCallId: string,
+    toolName: string,
+    input: JsonObject,
+    output: ToolResultOutput,
+    metadata: JsonObject,
+  ): void {
     this.parts.push({ type: 'tool-call', toolCallId, toolName, input });
     this.flush();
-    const result: ToolMessage = { role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName, output, metadata }] };
+    const result: ToolMessage = {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId, toolName, output, metadata }],
+    };
     this.messages.push(result);
   }
 

@@ -37,7 +37,12 @@ export function estimateWrapperTokens(view: RenderedActiveView, developerInstruc
   const developerBytes = Buffer.byteLength(developerInstructions, 'utf8');
   const bytes = Buffer.byteLength(view.text, 'utf8') + developerBytes;
   const sections = view.sections;
-  const sectionBytes = developerBytes + [sections.instructions, sections.checkpoint, sections.history, sections.request].reduce((total, text) => total + Buffer.byteLength(text, 'utf8'), 0);
+  const sectionBytes =
+    developerBytes +
+    [sections.instructions, sections.checkpoint, sections.history, sections.request].reduce(
+      (total, text) => total + Buffer.byteLength(text, 'utf8'),
+      0,
+    );
   const categories = {
     instructions: tokensOf(sections.instructions) + tokensOf(developerInstructions),
     checkpoint: tokensOf(sections.checkpoint),

@@ -16,7 +16,12 @@ describe('toCheckpointState', () => {
     const resultMessage = messages[failedTest?.seq ?? -1];
     expect(resultMessage?.role === 'tool' && resultMessage.content[0]?.toolCallId).toBe('call_test_1');
     expect(checkpointState.changedFiles).toEqual([{ path: 'src/parser.ts', hash: null, seq: expect.any(Number) }]);
-    expect(checkpointState.artifacts.map((artifact) => artifact.uri)).toEqual(['command:cat CHANGELOG.md', 'command:npm test', 'command:rm -rf dist', 'file:src/parser.ts']);
+    expect(checkpointState.artifacts.map((artifact) => artifact.uri)).toEqual([
+      'command:cat CHANGELOG.md',
+      'command:npm test',
+      'command:rm -rf dist',
+      'file:src/parser.ts',
+    ]);
     expect(checkpointState.recentArtifacts).toEqual(['file:src/parser.ts']);
   });
 });

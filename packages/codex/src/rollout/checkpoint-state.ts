@@ -1,4 +1,12 @@
-import { CHECKPOINT_CAPS, commandUri, fileUri, truncateWithoutClaims, type Artifact, type CheckpointCaps, type CheckpointState } from '@forge/core/checkpoint';
+import {
+  CHECKPOINT_CAPS,
+  commandUri,
+  fileUri,
+  truncateWithoutClaims,
+  type Artifact,
+  type CheckpointCaps,
+  type CheckpointState,
+} from '@forge/core/checkpoint';
 import { compareStrings } from './import-facts.js';
 import type { CodexImportState } from './import-state.js';
 
@@ -17,16 +25,30 @@ export function toCheckpointState(state: CodexImportState, caps: CheckpointCaps 
   const seqOf = (index: number): number => Math.min(index, last);
   const recentCommands = state.commands.recent.slice(-caps.maxCommands);
   const commandArtifacts = new Map<string, number>();
-  for (const command of recentCommands) commandArtifacts.set(commandUri(value(command.command)), seqOf(command.messageIndex));
-  const files = [...state.artifacts].sort((left, right) => right.lastMessageIndex - left.lastMessageIndex || compareStrings(left.uri, right.uri));
+  for (const command of recentCommands)
+    commandArtifacts.set(commandUri(value(command.command)), seqOf(command.messageIndex));
+  const files = [...state.artifacts].sort(
+    (left, right) => right.lastMessageIndex - left.lastMessageIndex || compareStrings(left.uri, right.uri),
+  );
   const keptFiles = files.slice(0, Math.max(0, caps.maxArtifacts - commandArtifacts.size));
   const kept = new Set(keptFiles.map((artifact) => artifact.uri));
   const artifacts: Artifact[] = [
-    ...keptFiles.map((artifact) => ({ uri: fileUri(artifact.uri), kind: 'file' as const, hash: artifact.hash, lastSeenSeq: seqOf(artifact.lastMessageIndex) })),
+    ...keptFiles.map((artifact) => ({
+      uri: fileUri(artifact.uri),
+      kind: 'file' as const,
+      hash: artifact.hash,
+      lastSeenSeq: seqOf(artifact.lastMessageIndex),
+    })),
     ...[...commandArtifacts].map(([uri, lastSeenSeq]) => ({ uri, kind: 'command' as const, hash: null, lastSeenSeq })),
   ].sort((left, right) => compareStrings(left.uri, right.uri));
   return {
-    task: state.task === null ? null : { text: truncateWithoutClaims(state.task.text, caps.maxTaskChars), evidence: { source: 'user', messageIndex: state.task.evidence.messageIndex } },
+    task:
+      state.task === null
+        ? null
+        : {
+            text: truncateWithoutClaims(state.task.text, caps.maxTaskChars),
+            evidence: { source: 'user', messageIndex: state.task.evidence.messageIndex },
+          },
     artifacts,
     recentArtifacts: state.recentArtifacts
       .filter((uri) => kept.has(uri))
@@ -45,6 +67,11 @@ export function toCheckpointState(state: CodexImportState, caps: CheckpointCaps 
       .slice(0, caps.maxChangedFiles)
       .map((artifact) => ({ path: artifact.uri, hash: artifact.hash, seq: seqOf(artifact.lastMessageIndex) }))
       .sort((left, right) => compareStrings(left.path, right.path)),
-    failures: state.failures.recent.slice(-caps.maxFailures).map((failure) => ({ what: value(failure.what), why: value(failure.why), runId: null, seq: seqOf(failure.messageIndex) })),
+    failures: state.failures.recent.slice(-caps.maxFailures).map((failure) => ({
+      what: value(failure.what),
+      why: value(failure.why),
+      runId: null,
+      seq: seqOf(failure.messageIndex),
+    })),
   };
 }

@@ -34,7 +34,10 @@ const injectedOpeningTags = [
   '<tools>',
 ];
 
-const injectedPrefixes = ['# AGENTS.md instructions for ', 'Another language model started to solve this problem and produced a summary of its thinking process.'];
+const injectedPrefixes = [
+  '# AGENTS.md instructions for ',
+  'Another language model started to solve this problem and produced a summary of its thinking process.',
+];
 
 /** True when a user-role text was put there by the Codex harness rather than typed by the user. */
 export function isHarnessInjected(text: string): boolean {

@@ -31,7 +31,8 @@ describe('ImportCheckpointBuilder', () => {
         if (turns === 0) return;
         const view = renderCheckpointView(checkpoint);
         expect(view).toContain(`- latest user request (user#${messages.length - 2}):`);
-        if (turns > 1) expect(view).toContain('- earlier user request (user#0): Request 0: fix module 0; do not change module 1.');
+        if (turns > 1)
+          expect(view).toContain('- earlier user request (user#0): Request 0: fix module 0; do not change module 1.');
         expect(view).toContain('(from user#');
         expect(view).toMatch(/#0 user: Request 0/);
       }),

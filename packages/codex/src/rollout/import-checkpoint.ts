@@ -116,7 +116,8 @@ export class ImportCheckpointBuilder {
       if (this.seenConstraints.has(constraint.text)) continue;
       this.seenConstraints.add(constraint.text);
       this.constraints.push(constraint);
-      if (this.constraints.length > this.caps.maxConstraints) this.constraints = this.constraints.slice(-this.caps.maxConstraints);
+      if (this.constraints.length > this.caps.maxConstraints)
+        this.constraints = this.constraints.slice(-this.caps.maxConstraints);
     }
   }
 
@@ -132,10 +133,18 @@ export class ImportCheckpointBuilder {
     const earlier = earlierRequests(this.users, latest, this.caps, this.redact);
     const hostState: CheckpointState = {
       ...toCheckpointState(state, this.caps),
-      task: latest === null ? null : { text: truncateWithoutClaims(this.redact(this.users.get(latest) ?? '').trim(), this.caps.maxTaskChars), evidence: { source: 'user', messageIndex: latest } },
+      task:
+        latest === null
+          ? null
+          : {
+              text: truncateWithoutClaims(this.redact(this.users.get(latest) ?? '').trim(), this.caps.maxTaskChars),
+              evidence: { source: 'user', messageIndex: latest },
+            },
       ...(earlier.length === 0 ? {} : { earlierRequests: earlier }),
     };
-    const sampled = [...this.userDigest.finish(), ...this.otherDigest.finish()].sort((left, right) => left.seq - right.seq);
+    const sampled = [...this.userDigest.finish(), ...this.otherDigest.finish()].sort(
+      (left, right) => left.seq - right.seq,
+    );
     // The same layout a native digest gets: what fits `maxDigestChars`, users given half the lines.
     const layout = digestLayout(
       sampled.map((entry) => entry.role),
@@ -148,7 +157,13 @@ export class ImportCheckpointBuilder {
     const checkpoint: ForgeStateCheckpoint = {
       schemaVersion: 1,
       strategy: 'forge-state',
-      source: { summarizedThrough: count, sourceHash: this.hasher.digest(), tailStart: count, tailHash: hashMessages([]), messageCount: count },
+      source: {
+        summarizedThrough: count,
+        sourceHash: this.hasher.digest(),
+        tailStart: count,
+        tailHash: hashMessages([]),
+        messageCount: count,
+      },
       state: hostState,
       memory: capMemory({ ...emptyCheckpointMemory(), constraints: this.constraints }, this.caps),
       digest: { summarizedMessages: count, entries },

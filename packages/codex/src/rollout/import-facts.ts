@@ -1,6 +1,13 @@
 import { isAbsolute, posix, relative, sep } from 'node:path';
 import { truncateText } from '@forge/core/checkpoint';
-import { importStateLimits, type CommandRecord, type CompactionRecord, type FailureRecord, type FileArtifact, type TokenUsageRecord } from './import-state.js';
+import {
+  importStateLimits,
+  type CommandRecord,
+  type CompactionRecord,
+  type FailureRecord,
+  type FileArtifact,
+  type TokenUsageRecord,
+} from './import-state.js';
 import type { PatchedFile } from './patch-paths.js';
 
 /** Keeps the newest `limit` entries of a list. */
@@ -75,15 +82,28 @@ export class ImportFacts {
 
   addCompaction(record: CompactionRecord): void {
     const previous = this.compactions.last();
-    if (previous !== undefined && record.opaqueSha256 !== null && previous.opaqueSha256 === record.opaqueSha256 && previous.transcriptIndex === record.transcriptIndex) {
-      this.compactions.replaceLast({ ...previous, replacementItems: record.replacementItems ?? previous.replacementItems });
+    if (
+      previous !== undefined &&
+      record.opaqueSha256 !== null &&
+      previous.opaqueSha256 === record.opaqueSha256 &&
+      previous.transcriptIndex === record.transcriptIndex
+    ) {
+      this.compactions.replaceLast({
+        ...previous,
+        replacementItems: record.replacementItems ?? previous.replacementItems,
+      });
       return;
     }
     this.compactions.push(record);
   }
 
   /** Records the files of a finished patch; `cwd` makes absolute paths inside it workspace-relative. */
-  touchFiles(files: readonly PatchedFile[], status: FileArtifact['lastPatchStatus'], seq: number, cwd: string | null): void {
+  touchFiles(
+    files: readonly PatchedFile[],
+    status: FileArtifact['lastPatchStatus'],
+    seq: number,
+    cwd: string | null,
+  ): void {
     for (const file of files) {
       const uri = toUri(file.path, cwd);
       const previous = this.artifactsByUri.get(uri);

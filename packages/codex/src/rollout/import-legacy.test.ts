@@ -17,13 +17,19 @@ describe('importing older-generation rollouts (hand-written fixtures, never edit
     const secondTurn = ['user', 'assistant', 'tool', 'assistant', 'tool'];
     expect(messages.map((message) => message.role)).toEqual([...firstTurn, ...secondTurn]);
     expect(messages[0]).toEqual({ role: 'user', content: 'Fix the failing parser test' });
-    expect(messages[7]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Fixed the off-by-one in src/parser.ts; the tests pass.' }] });
+    expect(messages[7]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Fixed the off-by-one in src/parser.ts; the tests pass.' }],
+    });
     for (const message of messages) expect(messageSchema.safeParse(message).success).toBe(true);
     expect(findUnpairedToolCalls(messages)).toEqual([]);
 
     expect(state.source).toMatchObject({ cliVersion: '0.46.0', generation: 'legacy', model: 'gpt-5-codex' });
     expect(state.skipped).toMatchObject({ harnessMessages: 2, malformedLines: 0, unknownLines: 0, tornTail: false });
-    expect(state.task).toEqual({ text: 'Now update the changelog', evidence: { source: 'user', line: 20, messageIndex: 8 } });
+    expect(state.task).toEqual({
+      text: 'Now update the changelog',
+      evidence: { source: 'user', line: 20, messageIndex: 8 },
+    });
     expect(state.commands.recent.map(({ command, exitCode, status }) => ({ command, exitCode, status }))).toEqual([
       { command: 'npm test', exitCode: 1, status: 'failed' },
       { command: 'npm test', exitCode: 0, status: 'succeeded' },
@@ -48,7 +54,15 @@ describe('importing older-generation rollouts (hand-written fixtures, never edit
         hashStatus: 'unknown',
       },
     ]);
-    expect(state.compactions.recent).toEqual([expect.objectContaining({ seq: 19, kind: 'legacy', transcriptIndex: 8, opaqueSha256: null, replacementItems: null })]);
+    expect(state.compactions.recent).toEqual([
+      expect.objectContaining({
+        seq: 19,
+        kind: 'legacy',
+        transcriptIndex: 8,
+        opaqueSha256: null,
+        replacementItems: null,
+      }),
+    ]);
     expect(state.tokenUsage.latest?.total.inputTokens).toBe(11000);
     expect(state.workspace).toEqual({ root: '/nonexistent/forge-fixture/parser-project', hashed: false });
     const interrupted = messages.at(-1);
@@ -59,10 +73,18 @@ describe('importing older-generation rollouts (hand-written fixtures, never edit
     const { messages, state } = await importCodexRollout(bare);
     expect(state.skipped.tornTail).toBe(true);
     expect(state.skipped.malformedLines).toBe(0);
-    expect(state.source).toMatchObject({ sessionId: '5973b6c0-94b8-487b-a530-2aeb6098ae0e', generation: 'legacy', cliVersion: null });
+    expect(state.source).toMatchObject({
+      sessionId: '5973b6c0-94b8-487b-a530-2aeb6098ae0e',
+      generation: 'legacy',
+      cliVersion: null,
+    });
     expect(state.task?.text).toBe('List the files and add a notes file');
-    expect(state.commands.recent).toEqual([expect.objectContaining({ callId: 'call_ls', command: 'ls -la', exitCode: 0, status: 'succeeded' })]);
-    expect(state.artifacts).toEqual([expect.objectContaining({ uri: 'NOTES.md', lastChange: 'add', lastPatchStatus: 'applied' })]);
+    expect(state.commands.recent).toEqual([
+      expect.objectContaining({ callId: 'call_ls', command: 'ls -la', exitCode: 0, status: 'succeeded' }),
+    ]);
+    expect(state.artifacts).toEqual([
+      expect.objectContaining({ uri: 'NOTES.md', lastChange: 'add', lastPatchStatus: 'applied' }),
+    ]);
     expect(findUnpairedToolCalls(messages)).toEqual([]);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
   });
@@ -112,6 +134,8 @@ describe('hashing touched files from the workspace', () => {
   });
 
   it('says which file it could not read', async () => {
-    await expect(importCodexRollout(join(workspace, 'missing.jsonl'))).rejects.toThrow(/Cannot read the Codex rollout .*missing\.jsonl/);
+    await expect(importCodexRollout(join(workspace, 'missing.jsonl'))).rejects.toThrow(
+      /Cannot read the Codex rollout .*missing\.jsonl/,
+    );
   });
 });

@@ -4,8 +4,20 @@ import { createInstructionSnapshot, findUnpairedToolCalls, type Message } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactCodexThread } from '../engine/compact-thread.js';
 import { runCodexTurn } from '../engine/run-codex-turn.js';
-import { createCodexDirectories, findRollouts, runCodexExec, startCodexHarness, type CodexSandboxDirectories } from '../testing/codex-harness.test-helpers.js';
-import { applyPatchCall, assistantMessage, execCommandCall, reasoningItem, startLoopbackResponsesServer } from '../testing/loopback-responses.test-helpers.js';
+import {
+  createCodexDirectories,
+  findRollouts,
+  runCodexExec,
+  startCodexHarness,
+  type CodexSandboxDirectories,
+} from '../testing/codex-harness.test-helpers.js';
+import {
+  applyPatchCall,
+  assistantMessage,
+  execCommandCall,
+  reasoningItem,
+  startLoopbackResponsesServer,
+} from '../testing/loopback-responses.test-helpers.js';
 import { renderCheckpointView, validateCheckpoint } from '@forge/core/checkpoint';
 import { ImportCheckpointBuilder } from './import-checkpoint.js';
 import { importCodexRollout, serializeImportState } from './import-rollout.js';
@@ -34,7 +46,11 @@ beforeAll(async () => {
   execDirectories = await createCodexDirectories();
   const provider = await startLoopbackResponsesServer([
     { items: [reasoningItem('List first, then write.'), execCommandCall('call_ls', 'echo listing; exit 2')] },
-    { items: [applyPatchCall('call_patch', '*** Begin Patch\n*** Add File: src/app.txt\n+version one\n*** End Patch\n')] },
+    {
+      items: [
+        applyPatchCall('call_patch', '*** Begin Patch\n*** Add File: src/app.txt\n+version one\n*** End Patch\n'),
+      ],
+    },
     { items: [assistantMessage('Created src/app.txt.')] },
   ]);
   try {
@@ -58,10 +74,28 @@ beforeAll(async () => {
       ],
     });
     appServerRoots.push(harness.root);
-    const first = await runCodexTurn({ server: harness.server, thread: { cwd: harness.workspace }, view, request: THREE_TURNS[0], approvals: allow });
+    const first = await runCodexTurn({
+      server: harness.server,
+      thread: { cwd: harness.workspace },
+      view,
+      request: THREE_TURNS[0],
+      approvals: allow,
+    });
     await compactCodexThread(harness.server, first.codex.threadId);
-    await runCodexTurn({ server: harness.server, thread: { threadId: first.codex.threadId }, view, request: THREE_TURNS[1], approvals: allow });
-    await runCodexTurn({ server: harness.server, thread: { threadId: first.codex.threadId }, view, request: THREE_TURNS[2], approvals: allow });
+    await runCodexTurn({
+      server: harness.server,
+      thread: { threadId: first.codex.threadId },
+      view,
+      request: THREE_TURNS[1],
+      approvals: allow,
+    });
+    await runCodexTurn({
+      server: harness.server,
+      thread: { threadId: first.codex.threadId },
+      view,
+      request: THREE_TURNS[2],
+      approvals: allow,
+    });
     const [rollout = ''] = await findRollouts(harness.codexHome);
     const copy = join(execDirectories.root, `app-server-${providerName}.jsonl`);
     await writeFile(copy, await readFile(rollout));
@@ -87,12 +121,38 @@ describe('importing rollouts written by the real Codex binary', () => {
 
     expect(requestTexts(messages)).toEqual(['Create src/app.txt']);
     expect(findUnpairedToolCalls(messages)).toEqual([]);
-    expect(messages.some((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'reasoning'))).toBe(true);
-    expect(state.source).toMatchObject({ cliVersion: '0.169.0', generation: 'current', cwd: execDirectories.workspace });
-    expect(state.task).toEqual({ text: 'Create src/app.txt', evidence: { source: 'user', line: expect.any(Number), messageIndex: 0 } });
-    expect(state.commands.recent).toEqual([expect.objectContaining({ callId: 'call_ls', command: 'echo listing; exit 2', exitCode: 2, status: 'failed', label: 'historical' })]);
+    expect(
+      messages.some(
+        (message) => message.role === 'assistant' && message.content.some((part) => part.type === 'reasoning'),
+      ),
+    ).toBe(true);
+    expect(state.source).toMatchObject({
+      cliVersion: '0.169.0',
+      generation: 'current',
+      cwd: execDirectories.workspace,
+    });
+    expect(state.task).toEqual({
+      text: 'Create src/app.txt',
+      evidence: { source: 'user', line: expect.any(Number), messageIndex: 0 },
+    });
+    expect(state.commands.recent).toEqual([
+      expect.objectContaining({
+        callId: 'call_ls',
+        command: 'echo listing; exit 2',
+        exitCode: 2,
+        status: 'failed',
+        label: 'historical',
+      }),
+    ]);
     expect(state.failures.recent[0]).toMatchObject({ kind: 'command', what: 'echo listing; exit 2' });
-    expect(state.artifacts).toEqual([expect.objectContaining({ uri: 'src/app.txt', lastChange: 'add', lastPatchStatus: 'applied', hashStatus: 'current' })]);
+    expect(state.artifacts).toEqual([
+      expect.objectContaining({
+        uri: 'src/app.txt',
+        lastChange: 'add',
+        lastPatchStatus: 'applied',
+        hashStatus: 'current',
+      }),
+    ]);
     const expectedHash = (await import('node:crypto')).createHash('sha256').update('version one\n').digest('hex');
     expect(state.artifacts[0]?.hash).toBe(expectedHash);
     expect(state.tokenUsage.reports).toBeGreaterThanOrEqual(3);
@@ -111,16 +171,26 @@ describe('importing rollouts written by the real Codex binary', () => {
   it('records a local compaction boundary from an app-server rollout and keeps the transcript lossless', async () => {
     const { state, messages } = await importCodexRollout(localRollout);
     expect(requestTexts(messages)).toEqual([...THREE_TURNS]);
-    expect(state.compactions.recent).toEqual([expect.objectContaining({ kind: 'local', summarySha256: expect.stringMatching(/^[0-9a-f]{64}$/), opaqueSha256: null })]);
+    expect(state.compactions.recent).toEqual([
+      expect.objectContaining({
+        kind: 'local',
+        summarySha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        opaqueSha256: null,
+      }),
+    ]);
     expect(state.compactions.recent[0]?.transcriptIndex).toBeGreaterThan(0);
     expect(state.task?.text).toBe(THREE_TURNS[2]);
-    expect(state.commands.recent).toEqual([expect.objectContaining({ command: 'echo one', exitCode: 0, status: 'succeeded' })]);
+    expect(state.commands.recent).toEqual([
+      expect.objectContaining({ command: 'echo one', exitCode: 0, status: 'succeeded' }),
+    ]);
     expect(findUnpairedToolCalls(messages)).toEqual([]);
   });
 
   it('records a remote compaction by the hash of its opaque item only', async () => {
     const imported = await importCodexRollout(remoteRollout);
-    expect(imported.state.compactions.recent).toEqual([expect.objectContaining({ kind: 'remote', opaqueSha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
+    expect(imported.state.compactions.recent).toEqual([
+      expect.objectContaining({ kind: 'remote', opaqueSha256: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+    ]);
     expect(serializeImportState(imported.state)).not.toContain('opaque-compaction');
     expect(imported.view).toContain('remote, after message');
   });
@@ -134,7 +204,9 @@ describe('importing rollouts written by the real Codex binary', () => {
       const text = renderCheckpointView(checkpoint);
       expect(text).toContain(`- earlier user request (user#0): ${THREE_TURNS[0]}`);
       expect(text).toMatch(new RegExp(`- earlier user request \\(user#\\d+\\): ${THREE_TURNS[1].replace('.', '\\.')}`));
-      expect(text).toMatch(new RegExp(`- latest user request \\(user#\\d+\\):\\n  ${THREE_TURNS[2].replace('.', '\\.')}`));
+      expect(text).toMatch(
+        new RegExp(`- latest user request \\(user#\\d+\\):\\n  ${THREE_TURNS[2].replace('.', '\\.')}`),
+      );
       expect(text).toContain('- do not change the test file (from user#0)');
       expect(text).toMatch(/- Use only CommonJS, no new dependencies \(from user#\d+\)/);
       expect(text).toMatch(/- Keep the public API unchanged \(from user#\d+\)/);

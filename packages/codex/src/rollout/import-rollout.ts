@@ -22,7 +22,10 @@ export interface ImportCodexRolloutOptions {
    * Receives the transcript in batches, in order, and is awaited before more of the file is read
    * (for writing to a session as the file streams). Messages are then not kept.
    */
-  readonly onMessages?: (messages: readonly Message[], context: { readonly recordedCwd: string | null }) => Promise<void>;
+  readonly onMessages?: (
+    messages: readonly Message[],
+    context: { readonly recordedCwd: string | null },
+  ) => Promise<void>;
   /** Longest line read, in bytes (default `MAX_ROLLOUT_LINE_BYTES`); longer lines are skipped and counted. */
   readonly maxLineBytes?: number;
   readonly viewCaps?: ImportViewCaps;
@@ -46,7 +49,10 @@ const BATCH_CHARS = 16 * 1024 * 1024;
  * hashes the touched files from the workspace, and renders the state's view. Importing the same
  * file against the same workspace twice gives byte-equal state JSON and view.
  */
-export async function importCodexRollout(path: string, options: ImportCodexRolloutOptions = {}): Promise<CodexRolloutImport> {
+export async function importCodexRollout(
+  path: string,
+  options: ImportCodexRolloutOptions = {},
+): Promise<CodexRolloutImport> {
   const messages: Message[] = [];
   let batch: Message[] = [];
   let batchChars = 0;
@@ -71,17 +77,26 @@ export async function importCodexRollout(path: string, options: ImportCodexRollo
     const size = await stat(path);
     bytes = size.size;
   } catch (error) {
-    throw new InvalidInputError({ message: `Cannot read the Codex rollout ${path}: ${(error as Error).message}. Check the path.`, cause: error });
+    throw new InvalidInputError({
+      message: `Cannot read the Codex rollout ${path}: ${(error as Error).message}. Check the path.`,
+      cause: error,
+    });
   }
   try {
-    for await (const line of readRolloutLines(path, { hash: fileHash, ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }) })) {
+    for await (const line of readRolloutLines(path, {
+      hash: fileHash,
+      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+    })) {
       if (line.kind === 'oversized') reducer.skipOversizedLine(line.seq);
       else reducer.applyLine(line.text, line.seq, line.last && !line.terminated);
       if (batch.length >= BATCH_MESSAGES || batchChars >= BATCH_CHARS) await flush();
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== undefined && (error as NodeJS.ErrnoException).syscall !== undefined) {
-      throw new InvalidInputError({ message: `Cannot read the Codex rollout ${path}: ${(error as Error).message}. Check the path.`, cause: error });
+      throw new InvalidInputError({
+        message: `Cannot read the Codex rollout ${path}: ${(error as Error).message}. Check the path.`,
+        cause: error,
+      });
     }
     throw error;
   }

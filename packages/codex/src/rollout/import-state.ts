@@ -117,7 +117,11 @@ export interface CodexImportState {
   /** Most recently touched first, unique, bounded. */
   readonly recentArtifacts: readonly string[];
   readonly failures: { readonly total: number; readonly recent: readonly FailureRecord[] };
-  readonly tokenUsage: { readonly reports: number; readonly latest: TokenUsageRecord | null; readonly history: readonly TokenUsageRecord[] };
+  readonly tokenUsage: {
+    readonly reports: number;
+    readonly latest: TokenUsageRecord | null;
+    readonly history: readonly TokenUsageRecord[];
+  };
   readonly compactions: { readonly total: number; readonly recent: readonly CompactionRecord[] };
   readonly transcript: {
     readonly messages: number;

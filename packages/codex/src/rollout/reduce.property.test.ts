@@ -15,15 +15,37 @@ import { renderImportView } from './view.js';
  * and the same lines always give the same bytes.
  */
 
-const fixtureLines = ['legacy-0.46.jsonl', 'legacy-bare.jsonl'].flatMap((name) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8').split('\n'));
+const fixtureLines = ['legacy-0.46.jsonl', 'legacy-bare.jsonl'].flatMap((name) =>
+  readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8').split('\n'),
+);
 
 const currentLines = [
   { type: 'session_meta', payload: { id: 'thread-1', cwd: '/nonexistent/ws', cli_version: '0.169.0' } },
-  { type: 'response_item', payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"make"}', call_id: 'c1' } },
-  { type: 'event_msg', payload: { type: 'item_completed', item: { type: 'CommandExecution', id: 'c1', exit_code: 2, status: 'failed' } } },
-  { type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output: 'Process exited with code 2\nOutput:\nboom' } },
-  { type: 'response_item', payload: { type: 'custom_tool_call', name: 'apply_patch', call_id: 'c2', input: '*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** End Patch' } },
-  { type: 'response_item', payload: { type: 'custom_tool_call_output', call_id: 'c2', output: 'Exit code: 0\nOutput:\nSuccess.' } },
+  {
+    type: 'response_item',
+    payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"make"}', call_id: 'c1' },
+  },
+  {
+    type: 'event_msg',
+    payload: { type: 'item_completed', item: { type: 'CommandExecution', id: 'c1', exit_code: 2, status: 'failed' } },
+  },
+  {
+    type: 'response_item',
+    payload: { type: 'function_call_output', call_id: 'c1', output: 'Process exited with code 2\nOutput:\nboom' },
+  },
+  {
+    type: 'response_item',
+    payload: {
+      type: 'custom_tool_call',
+      name: 'apply_patch',
+      call_id: 'c2',
+      input: '*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** End Patch',
+    },
+  },
+  {
+    type: 'response_item',
+    payload: { type: 'custom_tool_call_output', call_id: 'c2', output: 'Exit code: 0\nOutput:\nSuccess.' },
+  },
   { type: 'response_item', payload: { type: 'compaction', encrypted_content: 'opaque' } },
   {
     type: 'compacted',
@@ -38,24 +60,43 @@ const currentLines = [
   { type: 'compacted', payload: { message: 'summary', replacement_history: [] } },
   { type: 'world_state', payload: { full: true } },
   { type: 'event_msg', payload: { type: 'task_complete' } },
-  { type: 'response_item', payload: { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'rules' }] } },
+  {
+    type: 'response_item',
+    payload: { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'rules' }] },
+  },
 ].map((line) => JSON.stringify(line));
 
 const lineArbitrary = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...fixtureLines, ...currentLines) },
   { weight: 1, arbitrary: fc.json() },
   { weight: 1, arbitrary: fc.string() },
-  { weight: 1, arbitrary: fc.record({ type: fc.string(), payload: fc.anything() }).map((value) => JSON.stringify(value)) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ type: fc.string(), payload: fc.anything() }).map((value) => JSON.stringify(value)),
+  },
   {
     weight: 2,
     arbitrary: fc
       .record({
         type: fc.constantFrom('response_item', 'event_msg', 'compacted', 'session_meta', 'turn_context'),
-        payload: fc.oneof(fc.anything(), fc.record({ type: fc.constantFrom('message', 'function_call', 'function_call_output', 'token_count', 'user_message') }, { requiredKeys: [] })),
+        payload: fc.oneof(
+          fc.anything(),
+          fc.record(
+            {
+              type: fc.constantFrom('message', 'function_call', 'function_call_output', 'token_count', 'user_message'),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
       })
       .map((value) => JSON.stringify(value)),
   },
-  { weight: 1, arbitrary: fc.constantFrom(...fixtureLines, ...currentLines).chain((line) => fc.nat(line.length).map((cut) => line.slice(0, cut))) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(...fixtureLines, ...currentLines)
+      .chain((line) => fc.nat(line.length).map((cut) => line.slice(0, cut))),
+  },
 );
 
 function reduce(lines: readonly string[]): { messages: Message[]; json: string; view: string } {

@@ -58,7 +58,15 @@ export class RolloutReducer {
   private readonly eventTarget: RolloutEventTarget;
   private readonly seenUserTexts = new Set<string>();
   private readonly unknownTypes = new Set<string>();
-  private meta: { sessionId: string | null; cliVersion: string | null; originator: string | null; modelProvider: string | null; cwd: string | null } | undefined;
+  private meta:
+    | {
+        sessionId: string | null;
+        cliVersion: string | null;
+        originator: string | null;
+        modelProvider: string | null;
+        cwd: string | null;
+      }
+    | undefined;
   private model: string | null = null;
   private cwd: string | null = null;
   private task: CodexImportState['task'] = null;
@@ -170,7 +178,11 @@ export class RolloutReducer {
       failures: { total: facts.failures.total, recent: facts.failures.recent() },
       tokenUsage: { reports: facts.tokenUsage.total, latest: usage.at(-1) ?? null, history: usage },
       compactions: { total: facts.compactions.total, recent: compactions },
-      transcript: { messages: this.builder.messageCount, toolCalls: this.builder.toolCallCount, sha256: this.transcriptHash.digest('hex') },
+      transcript: {
+        messages: this.builder.messageCount,
+        toolCalls: this.builder.toolCallCount,
+        sha256: this.transcriptHash.digest('hex'),
+      },
       workspace: { root: null, hashed: false },
     };
   }
@@ -250,7 +262,9 @@ export class RolloutReducer {
       case 'reasoning': {
         const reasoning = reasoningItemSchema.safeParse(payload);
         if (!reasoning.success) return this.malformed();
-        const texts = [...(reasoning.data.summary ?? []), ...(reasoning.data.content ?? [])].map((part) => part.text ?? '');
+        const texts = [...(reasoning.data.summary ?? []), ...(reasoning.data.content ?? [])].map(
+          (part) => part.text ?? '',
+        );
         this.builder.reasoning(texts.filter((text) => text.length > 0).join('\n'));
         return;
       }
@@ -265,7 +279,11 @@ export class RolloutReducer {
       case 'custom_tool_call': {
         const call = customToolCallItemSchema.safeParse(payload);
         if (!call.success) return this.malformed();
-        this.calls.call(call.data.call_id, call.data.name, call.data.name === 'apply_patch' ? { patch: call.data.input } : { input: call.data.input });
+        this.calls.call(
+          call.data.call_id,
+          call.data.name,
+          call.data.name === 'apply_patch' ? { patch: call.data.input } : { input: call.data.input },
+        );
         return;
       }
       case 'local_shell_call': {
@@ -332,9 +350,13 @@ export class RolloutReducer {
     if (open > 0) this.calls.abandonOpen(seq, this.cwd);
     this.seenUserTexts.add(sha256Hex(text.trim()));
     // Codex's replacement history repeats recent user messages only; older hashes need not be kept.
-    if (this.seenUserTexts.size > SEEN_USER_TEXTS) this.seenUserTexts.delete(this.seenUserTexts.values().next().value as string);
+    if (this.seenUserTexts.size > SEEN_USER_TEXTS)
+      this.seenUserTexts.delete(this.seenUserTexts.values().next().value as string);
     const messageIndex = this.builder.messageCount - 1;
-    this.task = { text: truncateText(text.trim(), importStateLimits.taskChars), evidence: { source: 'user', line: seq, messageIndex } };
+    this.task = {
+      text: truncateText(text.trim(), importStateLimits.taskChars),
+      evidence: { source: 'user', line: seq, messageIndex },
+    };
   }
 
   private compacted(payload: unknown, seq: number): void {

@@ -77,7 +77,11 @@ export function applyEvent(payload: unknown, seq: number, target: RolloutEventTa
       if (!event.success) return target.malformed();
       target.mark('current');
       const item = event.data.item;
-      if (item.id !== undefined) target.calls.report(item.id, { exitCode: item.exit_code ?? null, ...(item.status === undefined ? {} : { status: item.status }) });
+      if (item.id !== undefined)
+        target.calls.report(item.id, {
+          exitCode: item.exit_code ?? null,
+          ...(item.status === undefined ? {} : { status: item.status }),
+        });
       return;
     }
     case 'exec_command_end': {
@@ -98,7 +102,12 @@ export function applyEvent(payload: unknown, seq: number, target: RolloutEventTa
     case 'turn_aborted': {
       const event = turnAbortedEventSchema.safeParse(payload);
       target.closeTurn(seq);
-      target.facts.addFailure({ seq, kind: 'turn', what: 'the turn', why: `aborted (${event.success ? (event.data.reason ?? 'no reason') : 'no reason'})` });
+      target.facts.addFailure({
+        seq,
+        kind: 'turn',
+        what: 'the turn',
+        why: `aborted (${event.success ? (event.data.reason ?? 'no reason') : 'no reason'})`,
+      });
       return;
     }
     case 'error': {
@@ -113,7 +122,13 @@ export function applyEvent(payload: unknown, seq: number, target: RolloutEventTa
   }
 }
 
-function counts(usage: { input_tokens: number; cached_input_tokens: number; output_tokens: number; reasoning_output_tokens: number; total_tokens: number }): TokenCounts {
+function counts(usage: {
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  reasoning_output_tokens: number;
+  total_tokens: number;
+}): TokenCounts {
   return {
     inputTokens: usage.input_tokens,
     cachedInputTokens: usage.cached_input_tokens,

@@ -53,7 +53,8 @@ describe('readRolloutLines', () => {
           expect(lines.map((line) => line.seq)).toEqual(expected.map((_, index) => index + 1));
           lines.forEach((line, index) => {
             const text = expected[index] ?? '';
-            if (Buffer.byteLength(text) > limit) expect(line).toEqual({ kind: 'oversized', bytes: Buffer.byteLength(text), seq: index + 1 });
+            if (Buffer.byteLength(text) > limit)
+              expect(line).toEqual({ kind: 'oversized', bytes: Buffer.byteLength(text), seq: index + 1 });
             else expect(line).toMatchObject({ kind: 'line', text });
           });
         },

@@ -11,7 +11,13 @@ export const MAX_ROLLOUT_LINE_BYTES = 64 * 1024 * 1024;
 
 /** One line of a rollout: its text, or only its size when it was over the limit. */
 export type RolloutLine =
-  | { readonly kind: 'line'; readonly text: string; readonly seq: number; readonly last: boolean; readonly terminated: boolean }
+  | {
+      readonly kind: 'line';
+      readonly text: string;
+      readonly seq: number;
+      readonly last: boolean;
+      readonly terminated: boolean;
+    }
   | { readonly kind: 'oversized'; readonly bytes: number; readonly seq: number };
 
 function rolloutLine(line: Line, last: boolean): RolloutLine {
@@ -25,7 +31,10 @@ function rolloutLine(line: Line, last: boolean): RolloutLine {
  * whether the file ended with a newline (`terminated`), so a torn last write can be told from a
  * malformed record. Every byte read is fed to `hash`.
  */
-export async function* readRolloutLines(path: string, options: { readonly maxLineBytes?: number; readonly hash?: Hash } = {}): AsyncGenerator<RolloutLine> {
+export async function* readRolloutLines(
+  path: string,
+  options: { readonly maxLineBytes?: number; readonly hash?: Hash } = {},
+): AsyncGenerator<RolloutLine> {
   const handle = await open(path, 'r');
   try {
     let held: Line | undefined;

@@ -21,11 +21,17 @@ describe('tool calls with an empty name or call id', () => {
     ['function_call without a name', { type: 'function_call', name: '', arguments: '{}', call_id: 'call_1' }],
     ['function_call without a call id', { type: 'function_call', name: 'exec_command', arguments: '{}', call_id: '' }],
     ['custom_tool_call without a name', { type: 'custom_tool_call', name: '', input: 'x', call_id: 'call_1' }],
-    ['local_shell_call with an empty call id', { type: 'local_shell_call', call_id: '', action: { type: 'exec', command: ['ls'] } }],
+    [
+      'local_shell_call with an empty call id',
+      { type: 'local_shell_call', call_id: '', action: { type: 'exec', command: ['ls'] } },
+    ],
     ['function_call_output with an empty call id', { type: 'function_call_output', call_id: '', output: 'done' }],
   ])('skips a %s as malformed and keeps the transcript valid', (_name, payload) => {
     const { messages, malformed } = reduce([
-      { type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix it' }] } },
+      {
+        type: 'response_item',
+        payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix it' }] },
+      },
       { type: 'response_item', payload },
     ]);
     expect(malformed).toBe(1);

@@ -58,7 +58,11 @@ export const customToolCallItemSchema = z.object({
 });
 
 /** Tool output: a string, a legacy `{content, success}` object, or a list of content items. */
-export const toolOutputValueSchema = z.union([z.string(), z.object({ content: z.string().optional(), success: z.boolean().nullable().optional() }), z.array(contentPartSchema)]);
+export const toolOutputValueSchema = z.union([
+  z.string(),
+  z.object({ content: z.string().optional(), success: z.boolean().nullable().optional() }),
+  z.array(contentPartSchema),
+]);
 
 export const toolOutputItemSchema = z.object({
   type: z.enum(['function_call_output', 'custom_tool_call_output']),
@@ -71,7 +75,11 @@ export const localShellCallItemSchema = z.object({
   id: nameSchema.nullable().optional(),
   call_id: nameSchema.nullable().optional(),
   status: z.string().optional(),
-  action: z.object({ type: z.string(), command: z.array(z.string()), working_directory: z.string().nullable().optional() }),
+  action: z.object({
+    type: z.string(),
+    command: z.array(z.string()),
+    working_directory: z.string().nullable().optional(),
+  }),
 });
 
 export const compactionItemSchema = z.object({

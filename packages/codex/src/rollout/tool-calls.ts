@@ -38,7 +38,8 @@ export class ToolCallTracker {
     this.builder.toolCall(callId, toolName, input);
     const args = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as JsonObject) : {};
     if (toolName === 'apply_patch') {
-      const patch = typeof args['patch'] === 'string' ? args['patch'] : typeof args['input'] === 'string' ? args['input'] : '';
+      const patch =
+        typeof args['patch'] === 'string' ? args['patch'] : typeof args['input'] === 'string' ? args['input'] : '';
       this.open.set(callId, openCall('patch', 'apply_patch', filesInPatch(patch)));
       return;
     }
@@ -66,28 +67,50 @@ export class ToolCallTracker {
     const call = this.open.get(callId);
     const exitCode = call?.exitCode ?? output.exitCode;
     const declined = output.declined || call?.status === 'declined';
-    const failed = declined || (exitCode !== undefined && exitCode !== 0) || output.success === false || call?.status === 'failed';
+    const failed =
+      declined || (exitCode !== undefined && exitCode !== 0) || output.success === false || call?.status === 'failed';
     const metadata: JsonObject = {
       importedFrom: 'codex-rollout',
       line: seq,
       ...(exitCode === undefined ? {} : { exitCode }),
       ...(declined ? { declined: true } : {}),
     };
-    const accepted = this.builder.toolResult(callId, { type: failed ? 'error-text' : 'text', value: output.text }, metadata);
+    const accepted = this.builder.toolResult(
+      callId,
+      { type: failed ? 'error-text' : 'text', value: output.text },
+      metadata,
+    );
     if (!accepted || call === undefined) return;
     this.open.delete(callId);
     if (call.kind === 'command') {
-      const status = declined ? 'declined' : exitCode === undefined ? 'no-result' : exitCode === 0 ? 'succeeded' : 'failed';
+      const status = declined
+        ? 'declined'
+        : exitCode === undefined
+          ? 'no-result'
+          : exitCode === 0
+            ? 'succeeded'
+            : 'failed';
       this.facts.addCommand({ callId, command: call.command, exitCode: exitCode ?? null, status, seq });
-      if (status === 'failed') this.facts.addFailure({ seq, kind: 'command', what: call.command, why: `exit code ${String(exitCode)}: ${firstLine(outputBody(output.text)) || 'no output'}` });
-      if (status === 'declined') this.facts.addFailure({ seq, kind: 'command', what: call.command, why: 'declined by the approval policy' });
+      if (status === 'failed')
+        this.facts.addFailure({
+          seq,
+          kind: 'command',
+          what: call.command,
+          why: `exit code ${String(exitCode)}: ${firstLine(outputBody(output.text)) || 'no output'}`,
+        });
+      if (status === 'declined')
+        this.facts.addFailure({ seq, kind: 'command', what: call.command, why: 'declined by the approval policy' });
     } else if (call.kind === 'patch') {
-      const applied = !failed && (exitCode === 0 || call.status === 'completed' || output.success === true || /^Success\b/m.test(output.text));
+      const applied =
+        !failed &&
+        (exitCode === 0 || call.status === 'completed' || output.success === true || /^Success\b/m.test(output.text));
       const status = declined ? 'declined' : applied ? 'applied' : 'failed';
       this.facts.touchFiles(call.files, status, seq, cwd);
       if (status !== 'applied') {
         const what = `apply_patch ${call.files.map((file) => file.path).join(', ')}`.trim();
-        const why = declined ? 'declined by the approval policy' : firstLine(outputBody(output.text)) || 'the patch did not apply';
+        const why = declined
+          ? 'declined by the approval policy'
+          : firstLine(outputBody(output.text)) || 'the patch did not apply';
         this.facts.addFailure({ seq, kind: 'patch', what, why });
       }
     }
@@ -96,7 +119,14 @@ export class ToolCallTracker {
   /** Records calls that never got an output as `no-result` (the builder answers them in the transcript). */
   abandonOpen(seq: number, cwd: string | null): void {
     for (const [callId, call] of this.open) {
-      if (call.kind === 'command') this.facts.addCommand({ callId, command: call.command, exitCode: call.exitCode ?? null, status: 'no-result', seq });
+      if (call.kind === 'command')
+        this.facts.addCommand({
+          callId,
+          command: call.command,
+          exitCode: call.exitCode ?? null,
+          status: 'no-result',
+          seq,
+        });
       else if (call.kind === 'patch') this.facts.touchFiles(call.files, 'no-result', seq, cwd);
     }
     this.open.clear();

@@ -49,7 +49,8 @@ function statedExitCode(text: string): number | undefined {
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
-const headerLine = /^(?:Chunk ID:|Wall time:|Process exited with code -?\d+|Exit code:|Original token count:|Total output lines:)/;
+const headerLine =
+  /^(?:Chunk ID:|Wall time:|Process exited with code -?\d+|Exit code:|Original token count:|Total output lines:)/;
 
 /**
  * The command's own output without the header lines Codex puts before it (`Exit code: 0`,

@@ -96,7 +96,10 @@ export class TranscriptBuilder {
         type: 'tool-result',
         toolCallId: callId,
         toolName,
-        output: { type: 'error-text', value: 'No result was recorded for this call in the Codex rollout (interrupted or cut off).' },
+        output: {
+          type: 'error-text',
+          value: 'No result was recorded for this call in the Codex rollout (interrupted or cut off).',
+        },
         metadata: { importedFrom: 'codex-rollout', synthesized: true },
       });
     }

@@ -41,7 +41,11 @@ export function renderImportView(state: CodexImportState, caps: ImportViewCaps =
   if (notes.length > 0) lines.push(`note: ${notes.join('; ')}`);
 
   lines.push('', '[TASK]');
-  lines.push(state.task === null ? '- (no user message recorded)' : `- ${clip(state.task.text)} (evidence=user message, line ${state.task.evidence.line})`);
+  lines.push(
+    state.task === null
+      ? '- (no user message recorded)'
+      : `- ${clip(state.task.text)} (evidence=user message, line ${state.task.evidence.line})`,
+  );
 
   const byUri = new Map(state.artifacts.map((artifact) => [artifact.uri, artifact]));
   const recent = state.recentArtifacts.slice(0, caps.maxRecentArtifacts).flatMap((uri) => {
@@ -50,14 +54,23 @@ export function renderImportView(state: CodexImportState, caps: ImportViewCaps =
   });
   if (recent.length > 0) {
     lines.push('', '[RECENT_ARTIFACTS]');
-    for (const artifact of recent) lines.push(`- file: ${clip(artifact.uri)} ${describeArtifact(artifact, caps.hashChars)}`);
+    for (const artifact of recent)
+      lines.push(`- file: ${clip(artifact.uri)} ${describeArtifact(artifact, caps.hashChars)}`);
   }
 
   const commands = state.commands.recent.slice(-caps.maxCommands);
   if (commands.length > 0) {
-    lines.push('', `[COMMANDS] historical results from the recorded session, not the current state (${state.commands.total} total)`);
+    lines.push(
+      '',
+      `[COMMANDS] historical results from the recorded session, not the current state (${state.commands.total} total)`,
+    );
     for (const command of commands) {
-      const outcome = command.status === 'declined' ? 'declined' : command.status === 'no-result' ? 'no result' : `exit ${String(command.exitCode)}`;
+      const outcome =
+        command.status === 'declined'
+          ? 'declined'
+          : command.status === 'no-result'
+            ? 'no result'
+            : `exit ${String(command.exitCode)}`;
       lines.push(`- ${outcome}: ${clip(command.command)} (line ${command.seq})`);
     }
   }
@@ -76,7 +89,9 @@ export function renderImportView(state: CodexImportState, caps: ImportViewCaps =
         compaction.kind === 'remote'
           ? `opaque provider item sha256:${compaction.opaqueSha256?.slice(0, caps.hashChars) ?? 'unknown'}`
           : `summary sha256:${compaction.summarySha256?.slice(0, caps.hashChars) ?? 'none'}, ${compaction.summaryChars} chars`;
-      lines.push(`- line ${compaction.seq}: ${compaction.kind}, after message ${compaction.transcriptIndex}, ${detail}`);
+      lines.push(
+        `- line ${compaction.seq}: ${compaction.kind}, after message ${compaction.transcriptIndex}, ${detail}`,
+      );
     }
   }
 
@@ -88,7 +103,8 @@ export function renderImportView(state: CodexImportState, caps: ImportViewCaps =
       `- session total: input ${total.inputTokens} (cached ${total.cachedInputTokens}), output ${total.outputTokens} ` +
         `(reasoning ${total.reasoningOutputTokens}); window ${latest.modelContextWindow ?? 'unknown'}; ${state.tokenUsage.reports} reports`,
     );
-    if (latest.last !== null) lines.push(`- last request: input ${latest.last.inputTokens}, output ${latest.last.outputTokens}`);
+    if (latest.last !== null)
+      lines.push(`- last request: input ${latest.last.inputTokens}, output ${latest.last.outputTokens}`);
   }
   return `${lines.join('\n')}\n`;
 }

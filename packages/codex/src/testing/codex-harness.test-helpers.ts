@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { resolveCodexBinary } from '../app-server/binary.js';
 import { CodexAppServer, type CodexAppServerOptions } from '../app-server/client.js';
 import { responsesProviderOverrides } from '../app-server/provider-config.js';
-import { startLoopbackResponsesServer, type LoopbackResponsesServer, type ScriptedStep } from './loopback-responses.test-helpers.js';
+import {
+  startLoopbackResponsesServer,
+  type LoopbackResponsesServer,
+  type ScriptedStep,
+} from './loopback-responses.test-helpers.js';
 
 /*
  * Runs the real Codex binary from the @openai/codex dev dependency against the loopback Responses
@@ -46,7 +50,10 @@ export async function createCodexDirectories(): Promise<CodexSandboxDirectories>
 
 /** `providerName: 'OpenAI'` makes Codex use remote compaction (a `compaction_trigger` request). */
 export function loopbackOverrides(baseUrl: string, providerName = 'mock'): string[] {
-  return [...responsesProviderOverrides({ id: 'loopback', name: providerName, baseUrl, model: TEST_MODEL }), 'check_for_update_on_startup=false'];
+  return [
+    ...responsesProviderOverrides({ id: 'loopback', name: providerName, baseUrl, model: TEST_MODEL }),
+    'check_for_update_on_startup=false',
+  ];
 }
 
 /** Points Codex at the loopback provider the way a user would: a `config.toml` in `codexHome`. */
@@ -77,7 +84,11 @@ export interface CodexHarness extends CodexSandboxDirectories {
 }
 
 export async function startCodexHarness(
-  options: { readonly steps?: readonly ScriptedStep[]; readonly providerName?: string; readonly server?: Partial<CodexAppServerOptions> } = {},
+  options: {
+    readonly steps?: readonly ScriptedStep[];
+    readonly providerName?: string;
+    readonly server?: Partial<CodexAppServerOptions>;
+  } = {},
 ): Promise<CodexHarness> {
   const directories = await createCodexDirectories();
   const provider = await startLoopbackResponsesServer(options.steps ?? []);
@@ -115,11 +126,26 @@ export async function startCodexHarness(
 }
 
 /** Runs `codex exec` once against the loopback provider and returns its stdout. */
-export async function runCodexExec(directories: CodexSandboxDirectories, baseUrl: string, prompt: string, extraArguments: readonly string[] = []): Promise<string> {
+export async function runCodexExec(
+  directories: CodexSandboxDirectories,
+  baseUrl: string,
+  prompt: string,
+  extraArguments: readonly string[] = [],
+): Promise<string> {
   const binary = resolveCodexBinary({ env: directories.environment });
-  const args = ['exec', '--skip-git-repo-check', ...loopbackOverrides(baseUrl).flatMap((override) => ['-c', override]), ...extraArguments, prompt];
+  const args = [
+    'exec',
+    '--skip-git-repo-check',
+    ...loopbackOverrides(baseUrl).flatMap((override) => ['-c', override]),
+    ...extraArguments,
+    prompt,
+  ];
   return new Promise((resolve, reject) => {
-    const child = spawn(binary.path, args, { cwd: directories.workspace, env: directories.environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary.path, args, {
+      cwd: directories.workspace,
+      env: directories.environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

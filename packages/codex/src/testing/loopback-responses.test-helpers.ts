@@ -12,7 +12,12 @@ export type ResponseOutputItem = Record<string, unknown>;
 
 export interface ScriptedResponse {
   readonly items: readonly ResponseOutputItem[];
-  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number; readonly cachedTokens?: number; readonly reasoningTokens?: number };
+  readonly usage?: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cachedTokens?: number;
+    readonly reasoningTokens?: number;
+  };
 }
 
 /** `hang`: the stream opens and never completes (until the client goes away), for interrupt tests. */
@@ -35,7 +40,9 @@ export interface LoopbackResponsesServer {
   close(): Promise<void>;
 }
 
-export async function startLoopbackResponsesServer(steps: readonly ScriptedStep[] = []): Promise<LoopbackResponsesServer> {
+export async function startLoopbackResponsesServer(
+  steps: readonly ScriptedStep[] = [],
+): Promise<LoopbackResponsesServer> {
   const script = [...steps];
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
@@ -61,7 +68,15 @@ export async function startLoopbackResponsesServer(steps: readonly ScriptedStep[
       responseNumber += 1;
       const step: ScriptedStep =
         kind === 'remote-compaction'
-          ? { items: [{ type: 'compaction', id: `cmp_${responseNumber}`, encrypted_content: `opaque-compaction-${responseNumber}` }] }
+          ? {
+              items: [
+                {
+                  type: 'compaction',
+                  id: `cmp_${responseNumber}`,
+                  encrypted_content: `opaque-compaction-${responseNumber}`,
+                },
+              ],
+            }
           : (script.shift() ?? { items: [assistantMessage('Done.')] });
       stream(response, step, `resp_${responseNumber}`);
     });
@@ -82,7 +97,13 @@ export async function startLoopbackResponsesServer(steps: readonly ScriptedStep[
       send({ type: 'response.output_item.added', output_index: index, item });
       if (item['type'] === 'message') {
         const content = item['content'] as { text?: string }[];
-        send({ type: 'response.output_text.delta', item_id: item['id'], output_index: index, content_index: 0, delta: content[0]?.text ?? '' });
+        send({
+          type: 'response.output_text.delta',
+          item_id: item['id'],
+          output_index: index,
+          content_index: 0,
+          delta: content[0]?.text ?? '',
+        });
       }
       send({ type: 'response.output_item.done', output_index: index, item });
     });
@@ -109,7 +130,8 @@ export async function startLoopbackResponsesServer(steps: readonly ScriptedStep[
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     push: (...more) => script.push(...more),
-    waitForRequests: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    waitForRequests: (count) =>
+      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     close: async () => {
       for (const response of openResponses) response.destroy();
       server.closeAllConnections();
@@ -122,16 +144,32 @@ let itemNumber = 0;
 const nextId = (prefix: string): string => `${prefix}_${++itemNumber}`;
 
 export function assistantMessage(text: string): ResponseOutputItem {
-  return { type: 'message', role: 'assistant', id: nextId('msg'), content: [{ type: 'output_text', text, annotations: [] }] };
+  return {
+    type: 'message',
+    role: 'assistant',
+    id: nextId('msg'),
+    content: [{ type: 'output_text', text, annotations: [] }],
+  };
 }
 
 export function reasoningItem(summary: string): ResponseOutputItem {
-  return { type: 'reasoning', id: nextId('rs'), summary: [{ type: 'summary_text', text: summary }], encrypted_content: 'opaque-reasoning' };
+  return {
+    type: 'reasoning',
+    id: nextId('rs'),
+    summary: [{ type: 'summary_text', text: summary }],
+    encrypted_content: 'opaque-reasoning',
+  };
 }
 
 /** A call of Codex's `exec_command` tool (no login shell, so the output is only the command's). */
 export function execCommandCall(callId: string, command: string): ResponseOutputItem {
-  return { type: 'function_call', id: nextId('fc'), call_id: callId, name: 'exec_command', arguments: JSON.stringify({ cmd: command, login: false }) };
+  return {
+    type: 'function_call',
+    id: nextId('fc'),
+    call_id: callId,
+    name: 'exec_command',
+    arguments: JSON.stringify({ cmd: command, login: false }),
+  };
 }
 
 /** A call of Codex's freeform `apply_patch` tool. */

@@ -22,7 +22,11 @@ export interface EstimatorAccuracyTracker {
    * Adds one reconciled step. Returns the model's statistics and whether this sample is the one
    * that made the model unsafe (so the caller can announce it once).
    */
-  record(provider: string, modelId: string, reconciliation: UsageReconciliation): { readonly accuracy: EstimatorAccuracy; readonly becameUnsafe: boolean };
+  record(
+    provider: string,
+    modelId: string,
+    reconciliation: UsageReconciliation,
+  ): { readonly accuracy: EstimatorAccuracy; readonly becameUnsafe: boolean };
   get(provider: string, modelId: string): EstimatorAccuracy | undefined;
   all(): readonly EstimatorAccuracy[];
 }
@@ -40,7 +44,9 @@ interface Running {
  * whose estimator undercounts beyond the safety buffer `undercountLimit` times (default 3) is
  * marked `unsafeForAutoCompaction` for the rest of the process.
  */
-export function createEstimatorAccuracyTracker(options: { readonly undercountLimit?: number } = {}): EstimatorAccuracyTracker {
+export function createEstimatorAccuracyTracker(
+  options: { readonly undercountLimit?: number } = {},
+): EstimatorAccuracyTracker {
   const undercountLimit = options.undercountLimit ?? 3;
   const byModel = new Map<string, { readonly provider: string; readonly modelId: string; readonly running: Running }>();
 
@@ -60,7 +66,17 @@ export function createEstimatorAccuracyTracker(options: { readonly undercountLim
       const key = `${provider}\u0000${modelId}`;
       let entry = byModel.get(key);
       if (entry === undefined) {
-        entry = { provider, modelId, running: { samples: 0, errorPercentSum: 0, absoluteErrorPercentSum: 0, maxUndercountTokens: 0, undercountsBeyondBuffer: 0 } };
+        entry = {
+          provider,
+          modelId,
+          running: {
+            samples: 0,
+            errorPercentSum: 0,
+            absoluteErrorPercentSum: 0,
+            maxUndercountTokens: 0,
+            undercountsBeyondBuffer: 0,
+          },
+        };
         byModel.set(key, entry);
       }
       const { running } = entry;

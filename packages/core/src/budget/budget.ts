@@ -41,7 +41,10 @@ export type ContextBudget = {
 };
 
 export interface BudgetInput {
-  readonly capabilities: Pick<ContextCapabilities, 'contextWindowTokens' | 'maxOutputTokens' | 'maxInputTokens' | 'source'>;
+  readonly capabilities: Pick<
+    ContextCapabilities,
+    'contextWindowTokens' | 'maxOutputTokens' | 'maxInputTokens' | 'source'
+  >;
   readonly estimate: TokenEstimate;
   readonly policy: ContextPolicy;
   /** The request's own `maxOutputTokens`, when it sets one. */
@@ -70,7 +73,8 @@ export function mandatoryTokensOf(estimate: TokenEstimate): number {
 export function computeContextBudget(input: BudgetInput): ContextBudget {
   const { capabilities, estimate, policy } = input;
   const asked = input.requestedOutputTokens ?? policy.reservedOutputTokens;
-  const requestedOutputTokens = capabilities.maxOutputTokens === undefined ? asked : Math.min(asked, capabilities.maxOutputTokens);
+  const requestedOutputTokens =
+    capabilities.maxOutputTokens === undefined ? asked : Math.min(asked, capabilities.maxOutputTokens);
   const reservedTokens = Math.max(requestedOutputTokens, policy.bufferTokens);
   let availableInputTokens = capabilities.contextWindowTokens - reservedTokens;
   if (capabilities.maxInputTokens !== undefined) {

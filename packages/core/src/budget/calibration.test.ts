@@ -6,7 +6,15 @@ const estimate: TokenEstimate = {
   tokens: 1000,
   method: 'provider-tokenizer',
   confidence: 'exact',
-  categories: { instructions: 100, checkpoint: 0, history: 700, request: 50, continuation: 0, toolSchemas: 100, overhead: 50 },
+  categories: {
+    instructions: 100,
+    checkpoint: 0,
+    history: 700,
+    request: 50,
+    continuation: 0,
+    toolSchemas: 100,
+    overhead: 50,
+  },
 };
 const sum = (value: TokenEstimate) => Object.values(value.categories).reduce((total, tokens) => total + tokens, 0);
 
@@ -20,7 +28,13 @@ describe('calibration', () => {
       ],
       5,
     );
-    expect(summary).toEqual({ samples: 2, meanErrorPercent: 5, worstErrorPercent: 20, worstRatio: 1.111, undercountsBeyondBuffer: 1 });
+    expect(summary).toEqual({
+      samples: 2,
+      meanErrorPercent: 5,
+      worstErrorPercent: 20,
+      worstRatio: 1.111,
+      undercountsBeyondBuffer: 1,
+    });
     expect(summarizeCalibration([], 0)).toBeUndefined();
   });
 
@@ -48,7 +62,12 @@ describe('calibration', () => {
 
   it('scales an estimate up and down across every category (history grows with the correction, not what must be sent), the categories still summing to the total', () => {
     const up = scaleEstimate(estimate, 1.2);
-    expect(up).toMatchObject({ tokens: 1200, confidence: 'estimated', method: 'provider-tokenizer', categories: { overhead: 60, history: 840 } });
+    expect(up).toMatchObject({
+      tokens: 1200,
+      confidence: 'estimated',
+      method: 'provider-tokenizer',
+      categories: { overhead: 60, history: 840 },
+    });
     expect(sum(up)).toBe(up.tokens);
     const down = scaleEstimate(estimate, 0.77);
     expect(down.categories.history).toBe(539);

@@ -26,7 +26,10 @@ function usable(samples: readonly CalibrationSample[]): CalibrationSample[] {
 }
 
 /** Statistics of `samples`; undefined when there is none to learn from. */
-export function summarizeCalibration(samples: readonly CalibrationSample[], bufferTokens: number): CalibrationSummary | undefined {
+export function summarizeCalibration(
+  samples: readonly CalibrationSample[],
+  bufferTokens: number,
+): CalibrationSummary | undefined {
   const valid = usable(samples);
   if (valid.length === 0) return undefined;
   let sum = 0;
@@ -40,7 +43,13 @@ export function summarizeCalibration(samples: readonly CalibrationSample[], buff
     worstRatio = Math.max(worstRatio, reported / estimated);
     if (reported - estimated > bufferTokens) beyond += 1;
   }
-  return { samples: valid.length, meanErrorPercent: round1(sum / valid.length), worstErrorPercent: round1(worst), worstRatio: Math.round(worstRatio * 1000) / 1000, undercountsBeyondBuffer: beyond };
+  return {
+    samples: valid.length,
+    meanErrorPercent: round1(sum / valid.length),
+    worstErrorPercent: round1(worst),
+    worstRatio: Math.round(worstRatio * 1000) / 1000,
+    undercountsBeyondBuffer: beyond,
+  };
 }
 
 /**
@@ -62,7 +71,13 @@ export const MIN_SAMPLES_FOR_OFFER = 5;
  * request, rounded up to two decimals. It is offered to the user, never applied silently.
  */
 export function overcountCorrection(summary: CalibrationSummary | undefined): number | undefined {
-  if (summary === undefined || summary.samples < MIN_SAMPLES_FOR_OFFER || summary.worstRatio >= 1 || summary.meanErrorPercent <= 10) return undefined;
+  if (
+    summary === undefined ||
+    summary.samples < MIN_SAMPLES_FOR_OFFER ||
+    summary.worstRatio >= 1 ||
+    summary.meanErrorPercent <= 10
+  )
+    return undefined;
   return Math.ceil(summary.worstRatio * 100) / 100;
 }
 
@@ -73,7 +88,9 @@ export function overcountCorrection(summary: CalibrationSummary | undefined): nu
  */
 export function scaleEstimate(estimate: TokenEstimate, factor: number): TokenEstimate {
   if (factor === 1) return estimate;
-  const scaled = Object.fromEntries(Object.entries(estimate.categories).map(([name, tokens]) => [name, Math.ceil(tokens * factor)])) as unknown as TokenEstimate['categories'];
+  const scaled = Object.fromEntries(
+    Object.entries(estimate.categories).map(([name, tokens]) => [name, Math.ceil(tokens * factor)]),
+  ) as unknown as TokenEstimate['categories'];
   const tokens = Object.values(scaled).reduce((total, value) => total + value, 0);
   return { ...estimate, tokens, confidence: 'estimated', categories: scaled };
 }

@@ -68,7 +68,10 @@ export function resolveModelCapabilities(options: ResolveCapabilitiesOptions): C
   // A table's input cap belongs to the table's window; a configured window replaces both.
   const maxInputTokens = configuredWindow === undefined ? entry?.maxInputTokens : undefined;
   // A configured sheet replaces the table's whole: mixing one field of the user's rate with the rest of a published one would price neither.
-  const prices = options.configuredPrices === undefined ? entry?.prices : checkPriceSheet(options.configuredPrices, `The configured prices of ${options.modelId}`);
+  const prices =
+    options.configuredPrices === undefined
+      ? entry?.prices
+      : checkPriceSheet(options.configuredPrices, `The configured prices of ${options.modelId}`);
   return {
     contextWindowTokens,
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),

@@ -9,7 +9,9 @@ export { countTextConservatively } from './conservative-text.js';
  * over-estimate, and reports `conservative-fallback` / `estimated`. Framing defaults are the same
  * upper bounds the exact estimators use.
  */
-export function createConservativeEstimator(options: { readonly overhead?: Partial<FramingOverhead> } = {}): RequestEstimator {
+export function createConservativeEstimator(
+  options: { readonly overhead?: Partial<FramingOverhead> } = {},
+): RequestEstimator {
   return createRequestEstimator({
     countText: countTextConservatively,
     method: 'conservative-fallback',

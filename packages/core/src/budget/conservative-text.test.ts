@@ -37,7 +37,9 @@ describe('countTextConservatively', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), (left, right) => {
         const whole = countTextConservatively(`${left} ${right}`);
-        expect(whole).toBeGreaterThanOrEqual(Math.max(countTextConservatively(left), countTextConservatively(right)) - 1);
+        expect(whole).toBeGreaterThanOrEqual(
+          Math.max(countTextConservatively(left), countTextConservatively(right)) - 1,
+        );
       }),
     );
   });

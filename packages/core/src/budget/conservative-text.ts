@@ -73,7 +73,9 @@ export function countTextConservatively(text: string): number {
       tokens += whitespaceCost(text, index, end);
     } else {
       end = chunkEnd(text, index);
-      tokens += looksRandom(text, index, end) ? (end - index) / RANDOM_CHARACTERS_PER_TOKEN : structuredCost(text, index, end);
+      tokens += looksRandom(text, index, end)
+        ? (end - index) / RANDOM_CHARACTERS_PER_TOKEN
+        : structuredCost(text, index, end);
     }
     index = end;
   }
@@ -112,7 +114,9 @@ function looksRandom(text: string, start: number, end: number): boolean {
       if (isVowel(code)) vowels += 1;
     }
     if (index > start && current !== previous) {
-      const bothLetters = (current === CharacterClass.Lower || current === CharacterClass.Upper) && (previous === CharacterClass.Lower || previous === CharacterClass.Upper);
+      const bothLetters =
+        (current === CharacterClass.Lower || current === CharacterClass.Upper) &&
+        (previous === CharacterClass.Lower || previous === CharacterClass.Upper);
       if (bothLetters) caseSwitches += 1;
       else hardSwitches += 1;
     }

@@ -50,7 +50,13 @@ export type ContextWarningEvent = {
  * `compaction_attempt_limit`, `compaction_same_source`, `compaction_no_progress` — the no-progress
  * guard refused to compact again while the request was still over budget.
  */
-export type ContextLimitReason = 'mandatory_context' | 'whole_history' | 'tail_floor' | 'compaction_attempt_limit' | 'compaction_same_source' | 'compaction_no_progress';
+export type ContextLimitReason =
+  | 'mandatory_context'
+  | 'whole_history'
+  | 'tail_floor'
+  | 'compaction_attempt_limit'
+  | 'compaction_same_source'
+  | 'compaction_no_progress';
 
 /** The run stops before contacting the provider: the request cannot be made to fit. */
 export type ContextLimitReachedEvent = {
@@ -78,4 +84,9 @@ export type ContextEstimatorFlaggedEvent = {
   readonly message: string;
 };
 
-export type ContextEvent = ContextBudgetedEvent | ContextWarningEvent | ContextLimitReachedEvent | ContextUsageReconciledEvent | ContextEstimatorFlaggedEvent;
+export type ContextEvent =
+  | ContextBudgetedEvent
+  | ContextWarningEvent
+  | ContextLimitReachedEvent
+  | ContextUsageReconciledEvent
+  | ContextEstimatorFlaggedEvent;

@@ -1,5 +1,12 @@
 /* `@forge/core/budget`: calibration of estimates, the preflight and the `forge context` report. The policy, the estimators and capability resolution are on the root. */
-export { overcountCorrection, scaleEstimate, summarizeCalibration, undercountCorrection, type CalibrationSample, type CalibrationSummary } from './calibration.js';
+export {
+  overcountCorrection,
+  scaleEstimate,
+  summarizeCalibration,
+  undercountCorrection,
+  type CalibrationSample,
+  type CalibrationSummary,
+} from './calibration.js';
 export { computeContextBudget } from './budget.js';
 export { preflightRequest } from './preflight.js';
 export { formatMessageRange, formatTokens } from './messages.js';

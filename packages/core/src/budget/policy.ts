@@ -70,7 +70,13 @@ export const DEFAULT_CONTEXT_POLICY: ContextPolicy = Object.freeze({
   fallbackContextWindowTokens: 32_768,
 });
 
-const tokenFields = ['reservedOutputTokens', 'bufferTokens', 'recentTailTokens', 'summaryTargetTokens', 'fallbackContextWindowTokens'] as const;
+const tokenFields = [
+  'reservedOutputTokens',
+  'bufferTokens',
+  'recentTailTokens',
+  'summaryTargetTokens',
+  'fallbackContextWindowTokens',
+] as const;
 
 /**
  * Fills the gaps of `partial` from {@link DEFAULT_CONTEXT_POLICY} and checks every value: token
@@ -80,23 +86,31 @@ const tokenFields = ['reservedOutputTokens', 'bufferTokens', 'recentTailTokens',
 export function resolveContextPolicy(partial: Partial<ContextPolicy> = {}): ContextPolicy {
   const policy: ContextPolicy = { ...DEFAULT_CONTEXT_POLICY, ...withoutUndefined(partial) };
   if (!CONTEXT_MODES.includes(policy.mode)) {
-    throw new InvalidInputError({ message: `context.mode must be one of ${CONTEXT_MODES.join(', ')}, got ${JSON.stringify(policy.mode)}.` });
+    throw new InvalidInputError({
+      message: `context.mode must be one of ${CONTEXT_MODES.join(', ')}, got ${JSON.stringify(policy.mode)}.`,
+    });
   }
   for (const field of tokenFields) {
     const value = policy[field];
     const minimum = field === 'fallbackContextWindowTokens' ? 1 : 0;
     if (!Number.isSafeInteger(value) || value < minimum) {
-      throw new InvalidInputError({ message: `context.${field} must be a whole number of tokens ≥ ${minimum}, got ${String(value)}.` });
+      throw new InvalidInputError({
+        message: `context.${field} must be a whole number of tokens ≥ ${minimum}, got ${String(value)}.`,
+      });
     }
   }
   for (const field of ['warnAtRatio', 'compactAtRatio', 'compactTargetRatio'] as const) {
     const value = policy[field];
     if (!(value > 0 && value <= 1)) {
-      throw new InvalidInputError({ message: `context.${field} must be greater than 0 and at most 1, got ${String(value)}.` });
+      throw new InvalidInputError({
+        message: `context.${field} must be greater than 0 and at most 1, got ${String(value)}.`,
+      });
     }
   }
   if (!(policy.protectedToolOutputRatio >= 0 && policy.protectedToolOutputRatio <= 1)) {
-    throw new InvalidInputError({ message: `context.protectedToolOutputRatio must be between 0 and 1, got ${String(policy.protectedToolOutputRatio)}.` });
+    throw new InvalidInputError({
+      message: `context.protectedToolOutputRatio must be between 0 and 1, got ${String(policy.protectedToolOutputRatio)}.`,
+    });
   }
   if (policy.compactTargetRatio >= policy.compactAtRatio) {
     throw new InvalidInputError({

@@ -4,7 +4,13 @@ import type { EstimatorAccuracyTracker } from './accuracy-tracker.js';
 import type { ContextBudget } from './budget.js';
 import type { ContextEvent } from './context-events.js';
 import { budgetOfEstimate, type ViewSummary } from '../view/request-view.js';
-import { formatTokens, limitReachedMessage, providerUsageWarningMessage, thresholdWarningMessage, wholeHistoryLimitMessage } from './messages.js';
+import {
+  formatTokens,
+  limitReachedMessage,
+  providerUsageWarningMessage,
+  thresholdWarningMessage,
+  wholeHistoryLimitMessage,
+} from './messages.js';
 import type { ContextPolicy } from './policy.js';
 import { reconcileUsage } from './reconcile.js';
 
@@ -82,7 +88,10 @@ export async function preflightRequest(options: PreflightOptions): Promise<Prefl
   const whole = budget.mode !== 'compact' && budget.mandatoryTokens <= budget.availableInputTokens;
   const message = whole ? wholeHistoryLimitMessage(budget, label) : limitReachedMessage(budget, label);
   emit({ type: 'context.limit_reached', step, reason: whole ? 'whole_history' : 'mandatory_context', message, budget });
-  return { budget, stop: { status: 'limit_reached', error: { code: 'context_limit_reached', message, isRetryable: false } } };
+  return {
+    budget,
+    stop: { status: 'limit_reached', error: { code: 'context_limit_reached', message, isRetryable: false } },
+  };
 }
 
 export interface ReconcileStepOptions {

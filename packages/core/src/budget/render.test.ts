@@ -8,7 +8,15 @@ import { reconcileUsage } from './reconcile.js';
 import { renderContextReport } from './render.js';
 import { measureContext } from './report.js';
 
-const categories = { instructions: 3200, checkpoint: 0, history: 41_000, request: 120, continuation: 0, toolSchemas: 2300, overhead: 180 };
+const categories = {
+  instructions: 3200,
+  checkpoint: 0,
+  history: 41_000,
+  request: 120,
+  continuation: 0,
+  toolSchemas: 2300,
+  overhead: 180,
+};
 const estimate = (confidence: TokenEstimate['confidence']): TokenEstimate => ({
   tokens: Object.values(categories).reduce((sum, value) => sum + value, 0),
   method: confidence === 'exact' ? 'provider-tokenizer' : 'conservative-fallback',
@@ -29,7 +37,11 @@ const request: ModelRequest = {
 
 describe('renderContextReport', () => {
   it('shows model, window and source, every category, reserve, free space and retained turns', async () => {
-    const model = new ScriptedModel([], { modelId: 'budget-demo', capabilities: { contextWindowTokens: 128_000, maxOutputTokens: 16_000 }, estimate: () => estimate('exact') });
+    const model = new ScriptedModel([], {
+      modelId: 'budget-demo',
+      capabilities: { contextWindowTokens: 128_000, maxOutputTokens: 16_000 },
+      estimate: () => estimate('exact'),
+    });
     const report = await measureContext({
       model,
       request,
@@ -37,7 +49,12 @@ describe('renderContextReport', () => {
       sessionMessages: 40,
       instructionsHash: 'f'.repeat(64),
       view: { checkpointId: 'cp_0123456789abcdef', coveredMessages: 38, verbatimMessages: 2, omitted: 0 },
-      checkpoint: { id: 'cp_0123456789abcdef', strategy: 'forge-state', summarizedThrough: 38, sourceHash: 'a'.repeat(64) },
+      checkpoint: {
+        id: 'cp_0123456789abcdef',
+        strategy: 'forge-state',
+        summarizedThrough: 38,
+        sourceHash: 'a'.repeat(64),
+      },
     });
     expect(renderContextReport(report, { color: false })).toMatchInlineSnapshot(`
       "Context for scripted:budget-demo
@@ -71,12 +88,25 @@ describe('renderContextReport', () => {
   });
 
   it('marks conservative counts as estimated, names a fallback window and shows the estimate error', async () => {
-    const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 32_768, source: 'fallback' }, estimate: () => estimate('estimated') });
+    const model = new ScriptedModel([], {
+      capabilities: { contextWindowTokens: 32_768, source: 'fallback' },
+      estimate: () => estimate('estimated'),
+    });
     const tracker = createEstimatorAccuracyTracker();
     tracker.record(
       'scripted',
       'scripted-model',
-      reconcileUsage(estimate('estimated'), { inputTokens: 40_000, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: undefined, reasoningTokens: undefined }, 8192),
+      reconcileUsage(
+        estimate('estimated'),
+        {
+          inputTokens: 40_000,
+          cacheReadTokens: undefined,
+          cacheWriteTokens: undefined,
+          outputTokens: undefined,
+          reasoningTokens: undefined,
+        },
+        8192,
+      ),
     );
     const report = await measureContext({
       model,
@@ -89,8 +119,13 @@ describe('renderContextReport', () => {
     expect(text).toContain('from the fallback: unknown model, conservative default');
     expect(text).toContain('a conservative estimate (errs high), estimated');
     expect(text).toMatch(/Total \(estimated\)\s+46,800/);
-    expect(text).toContain('Mode         warn — does not fit: mode warn sends the whole conversation, so the next step would stop before sending');
-    const compacting = renderContextReport(await measureContext({ model, request, policy: resolveContextPolicy({ mode: 'compact' }) }), { color: false });
+    expect(text).toContain(
+      'Mode         warn — does not fit: mode warn sends the whole conversation, so the next step would stop before sending',
+    );
+    const compacting = renderContextReport(
+      await measureContext({ model, request, policy: resolveContextPolicy({ mode: 'compact' }) }),
+      { color: false },
+    );
     expect(compacting).toContain('Mode         compact — does not fit: the next step compacts older turns first');
     // over budget: the bar is scaled to the estimate, so it is full and has no free cells
     expect(text).toMatch(/\[[IHSF]{40}\] 190% of available input used/);
@@ -98,7 +133,12 @@ describe('renderContextReport', () => {
     expect(text).toContain('Checkpoint       checkpoint_1, strategy forge-state, summarizes messages [0, 12)');
     expect(text).toContain('Estimate error   +17% on average over 1 step');
     expect(text).not.toContain('\u001b[');
-    const grouped = await measureContext({ model, request, policy: resolveContextPolicy(), toolGroups: [{ name: 'built-in', tools: request.tools }] });
+    const grouped = await measureContext({
+      model,
+      request,
+      policy: resolveContextPolicy(),
+      toolGroups: [{ name: 'built-in', tools: request.tools }],
+    });
     expect(grouped.toolGroups).toEqual([{ name: 'built-in', tools: 1, tokens: 2300 }]);
     expect(renderContextReport(grouped, { color: false })).toMatch(/^\s+built-in\s+2,300\s+1 tool$/m);
     expect(renderContextReport(report, { color: true })).toContain('\u001b[');
@@ -114,16 +154,30 @@ describe('renderContextReport', () => {
       asOf: '2026-12-01',
       reference: 'https://example.test/pricing',
     } as const;
-    const model = new ScriptedModel([], { capabilities: { prices, promptCache: OPENAI_PROMPT_CACHE }, estimate: () => estimate('exact') });
-    const sessionCost = { cost: { currency: 'USD', freshInput: 0.1, cachedInput: 0.02, cacheWrite: 0, output: 0.3, total: 0.42 }, cacheHitRatio: 0.68 } as const;
+    const model = new ScriptedModel([], {
+      capabilities: { prices, promptCache: OPENAI_PROMPT_CACHE },
+      estimate: () => estimate('exact'),
+    });
+    const sessionCost = {
+      cost: { currency: 'USD', freshInput: 0.1, cachedInput: 0.02, cacheWrite: 0, output: 0.3, total: 0.42 },
+      cacheHitRatio: 0.68,
+    } as const;
     const report = await measureContext({ model, request, policy: resolveContextPolicy(), sessionCost });
     // everything but the current request may be cached: 46,680 tokens, which OpenAI caches as 46,592 (1,024 + whole steps of 128)
-    expect(report.nextRequestCost).toMatchObject({ inputTokens: 46_800, cacheableTokens: 46_592, reservedOutputTokens: 4096 });
+    expect(report.nextRequestCost).toMatchObject({
+      inputTokens: 46_800,
+      cacheableTokens: 46_592,
+      reservedOutputTokens: 4096,
+    });
     expect(report.nextRequestCost?.coldInput).toBeCloseTo(0.0585, 12);
     expect(report.nextRequestCost?.warmInput).toBeCloseTo((208 * 1.25 + 46_592 * 0.125) / 1e6, 12);
     const text = renderContextReport(report, { color: false });
-    expect(text).toContain('  Prices           $1.25 input · $0.125 cached · $10 output per 1M tokens\n                   from the capability table, as of 2026-12-01, https://example.test/pricing\n');
-    expect(text).toContain('  Next request     input $0.0585 with a cold cache, $0.00608 if 46,592 are read from the prompt cache\n');
+    expect(text).toContain(
+      '  Prices           $1.25 input · $0.125 cached · $10 output per 1M tokens\n                   from the capability table, as of 2026-12-01, https://example.test/pricing\n',
+    );
+    expect(text).toContain(
+      '  Next request     input $0.0585 with a cold cache, $0.00608 if 46,592 are read from the prompt cache\n',
+    );
     expect(text).toContain('                   output up to $0.041 (the 4,096 reserved)\n');
     expect(text).toContain('  Session so far   $0.42, 68% of input cached\n');
   });
@@ -142,7 +196,12 @@ describe('renderContextReport', () => {
     const model = new ScriptedModel([], { estimate: () => estimate('exact') });
     const report = await measureContext({ model, request, policy: resolveContextPolicy({ mode: 'off' }) });
     const json = JSON.parse(JSON.stringify(report)) as typeof report;
-    expect(json.budget).toMatchObject({ decision: 'off', contextWindowTokens: 128_000, windowSource: 'table', estimate: { tokens: 46_800 } });
+    expect(json.budget).toMatchObject({
+      decision: 'off',
+      contextWindowTokens: 128_000,
+      windowSource: 'table',
+      estimate: { tokens: 46_800 },
+    });
     expect(json).toMatchObject({ retainedMessages: 2, toolCount: 1, model: { provider: 'scripted' } });
   });
 });

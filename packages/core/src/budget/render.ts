@@ -34,7 +34,9 @@ const decisionLabels: Record<BudgetDecision, string> = {
 function decisionLabel(report: ContextReport): string {
   const decision: ViewDecision = report.decision;
   if (decision.kind === 'compact') {
-    return decision.trigger === 'over_budget' ? 'does not fit: the next step compacts older turns first' : 'past the compaction threshold: the next step compacts older turns first';
+    return decision.trigger === 'over_budget'
+      ? 'does not fit: the next step compacts older turns first'
+      : 'past the compaction threshold: the next step compacts older turns first';
   }
   if (decision.kind === 'cannot_fit' && decision.reason === 'whole_history') {
     return `does not fit: mode ${report.budget.mode} sends the whole conversation, so the next step would stop before sending`;
@@ -42,7 +44,12 @@ function decisionLabel(report: ContextReport): string {
   return decisionLabels[report.budget.decision];
 }
 
-const rows: readonly { readonly key: keyof TokenCategories; readonly label: string; readonly mark: string; readonly color: number }[] = [
+const rows: readonly {
+  readonly key: keyof TokenCategories;
+  readonly label: string;
+  readonly mark: string;
+  readonly color: number;
+}[] = [
   { key: 'instructions', label: 'Instructions', mark: 'I', color: 35 },
   { key: 'checkpoint', label: 'Checkpoint', mark: 'C', color: 36 },
   { key: 'history', label: 'History', mark: 'H', color: 34 },
@@ -79,8 +86,12 @@ export function renderContextReport(report: ContextReport, options: RenderContex
 
   lines.push(bold(`Context for ${report.model.provider}:${report.model.modelId}`));
   const inputCap = budget.maxInputTokens === undefined ? '' : `, input cap ${formatTokens(budget.maxInputTokens)}`;
-  lines.push(`  Window       ${formatTokens(budget.contextWindowTokens)} tokens${inputCap} — from the ${sourceLabels[budget.windowSource]}`);
-  lines.push(`  Counted by   ${methodLabels[budget.estimate.method]}, ${exact ? 'exact text counts' : 'estimated'}; framing is modelled`);
+  lines.push(
+    `  Window       ${formatTokens(budget.contextWindowTokens)} tokens${inputCap} — from the ${sourceLabels[budget.windowSource]}`,
+  );
+  lines.push(
+    `  Counted by   ${methodLabels[budget.estimate.method]}, ${exact ? 'exact text counts' : 'estimated'}; framing is modelled`,
+  );
   lines.push(`  Mode         ${budget.mode} — ${decisionLabel(report)}`);
   lines.push('');
   lines.push(`  ${renderBar(report, options)}`);
@@ -92,29 +103,47 @@ export function renderContextReport(report: ContextReport, options: RenderContex
   for (const row of rows) {
     const tokens = budget.estimate.categories[row.key];
     let note = '';
-    if (row.key === 'history') note = `  ${report.retainedMessages} message${report.retainedMessages === 1 ? '' : 's'} verbatim`;
+    if (row.key === 'history')
+      note = `  ${report.retainedMessages} message${report.retainedMessages === 1 ? '' : 's'} verbatim`;
     if (row.key === 'toolSchemas') note = `  ${report.toolCount} tool${report.toolCount === 1 ? '' : 's'}`;
     const mark = paint(row.mark, row.color, color);
-    lines.push(`  ${mark} ${row.label.padEnd(labelWidth - 2)}${formatTokens(tokens).padStart(numberWidth)}  ${share(tokens, available).padStart(5)}${note}`);
+    lines.push(
+      `  ${mark} ${row.label.padEnd(labelWidth - 2)}${formatTokens(tokens).padStart(numberWidth)}  ${share(tokens, available).padStart(5)}${note}`,
+    );
     if (row.key === 'toolSchemas') {
       for (const group of report.toolGroups ?? []) {
-        lines.push(dim(`      ${group.name.padEnd(labelWidth - 6)}${formatTokens(group.tokens).padStart(numberWidth)}         ${group.tools} tool${group.tools === 1 ? '' : 's'}`));
+        lines.push(
+          dim(
+            `      ${group.name.padEnd(labelWidth - 6)}${formatTokens(group.tokens).padStart(numberWidth)}         ${group.tools} tool${group.tools === 1 ? '' : 's'}`,
+          ),
+        );
       }
     }
   }
-  lines.push(`  ${bold(`Total${estimated}`.padEnd(labelWidth))}${formatTokens(budget.estimate.tokens).padStart(numberWidth)}  ${share(budget.estimate.tokens, available).padStart(5)}`);
+  lines.push(
+    `  ${bold(`Total${estimated}`.padEnd(labelWidth))}${formatTokens(budget.estimate.tokens).padStart(numberWidth)}  ${share(budget.estimate.tokens, available).padStart(5)}`,
+  );
   lines.push('');
 
-  const freeLabel = budget.freeTokens < 0 ? paint(`${formatTokens(budget.freeTokens)} (over budget)`, 31, color) : formatTokens(budget.freeTokens);
-  lines.push(`  Reserve          ${formatTokens(budget.reservedTokens)} = max(output ${formatTokens(budget.requestedOutputTokens)}, buffer ${formatTokens(budget.bufferTokens)})`);
+  const freeLabel =
+    budget.freeTokens < 0
+      ? paint(`${formatTokens(budget.freeTokens)} (over budget)`, 31, color)
+      : formatTokens(budget.freeTokens);
+  lines.push(
+    `  Reserve          ${formatTokens(budget.reservedTokens)} = max(output ${formatTokens(budget.requestedOutputTokens)}, buffer ${formatTokens(budget.bufferTokens)})`,
+  );
   lines.push(`  Available input  ${formatTokens(available)}`);
   lines.push(`  Free             ${freeLabel}`);
   lines.push(`  Warn above       ${formatTokens(budget.warnAtTokens)}`);
   if (budget.mode === 'compact' || budget.mode === 'shadow') {
     const verb = budget.mode === 'compact' ? 'compacts' : 'would compact (shadow)';
-    lines.push(`  Compact above    ${formatTokens(budget.compactAtTokens)}: ${verb} down to ${formatTokens(budget.compactTargetTokens)}`);
+    lines.push(
+      `  Compact above    ${formatTokens(budget.compactAtTokens)}: ${verb} down to ${formatTokens(budget.compactTargetTokens)}`,
+    );
   }
-  lines.push(`  Room for history ${formatTokens(budget.remainingHistoryTokens)} (available − mandatory ${formatTokens(budget.mandatoryTokens)} − checkpoint)`);
+  lines.push(
+    `  Room for history ${formatTokens(budget.remainingHistoryTokens)} (available − mandatory ${formatTokens(budget.mandatoryTokens)} − checkpoint)`,
+  );
   if (report.sessionMessages !== undefined) {
     const covered = report.view?.coveredMessages ?? 0;
     const summary = covered > 0 ? `${formatMessageRange(0, covered)} in the checkpoint, ` : '';
@@ -128,7 +157,9 @@ export function renderContextReport(report: ContextReport, options: RenderContex
       strategy === undefined ? undefined : `strategy ${strategy}`,
       summarizedThrough === undefined ? undefined : `summarizes messages ${formatMessageRange(0, summarizedThrough)}`,
       sourceHash === undefined ? undefined : `source ${sourceHash.slice(0, 12)}`,
-      report.checkpoint.unusedInMode === undefined ? undefined : `not sent in mode ${report.checkpoint.unusedInMode} (only compact sends it)`,
+      report.checkpoint.unusedInMode === undefined
+        ? undefined
+        : `not sent in mode ${report.checkpoint.unusedInMode} (only compact sends it)`,
     ].filter((part): part is string => part !== undefined);
     lines.push(`  Checkpoint       ${parts.join(', ')}`);
   }
@@ -136,8 +167,12 @@ export function renderContextReport(report: ContextReport, options: RenderContex
   if (report.accuracy !== undefined && report.accuracy.samples > 0) {
     const { meanErrorPercent, samples, unsafeForAutoCompaction } = report.accuracy;
     const sign = meanErrorPercent > 0 ? '+' : '';
-    const flag = unsafeForAutoCompaction ? paint(' — undercounts too often: unsafe for automatic compaction', 31, color) : '';
-    lines.push(`  Estimate error   ${sign}${meanErrorPercent}% on average over ${samples} step${samples === 1 ? '' : 's'}${flag}`);
+    const flag = unsafeForAutoCompaction
+      ? paint(' — undercounts too often: unsafe for automatic compaction', 31, color)
+      : '';
+    lines.push(
+      `  Estimate error   ${sign}${meanErrorPercent}% on average over ${samples} step${samples === 1 ? '' : 's'}${flag}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -146,17 +181,31 @@ export function renderContextReport(report: ContextReport, options: RenderContex
 function costLines(report: ContextReport, color: boolean): string[] {
   const cost = report.nextRequestCost;
   if (cost === undefined) {
-    return [`  Prices           ${paint('not known for this model: costs are shown in tokens only (set "prices" in your user configuration)', 2, color)}`];
+    return [
+      `  Prices           ${paint('not known for this model: costs are shown in tokens only (set "prices" in your user configuration)', 2, color)}`,
+    ];
   }
-  const lines = [`  Prices           ${describePrices(cost.prices)}`, `                   from the ${describePriceSource(cost.prices)}`];
+  const lines = [
+    `  Prices           ${describePrices(cost.prices)}`,
+    `                   from the ${describePriceSource(cost.prices)}`,
+  ];
   if (cost.prices.note !== undefined) lines.push(`                   ${cost.prices.note}`);
-  const warm = cost.cacheableTokens > 0 ? `, ${formatDollars(cost.warmInput)} if ${formatTokens(cost.cacheableTokens)} are read from the prompt cache` : '';
+  const warm =
+    cost.cacheableTokens > 0
+      ? `, ${formatDollars(cost.warmInput)} if ${formatTokens(cost.cacheableTokens)} are read from the prompt cache`
+      : '';
   lines.push(`  Next request     input ${formatDollars(cost.coldInput)} with a cold cache${warm}`);
-  lines.push(`                   output up to ${formatDollars(cost.outputUpTo)} (the ${formatTokens(cost.reservedOutputTokens)} reserved)`);
+  lines.push(
+    `                   output up to ${formatDollars(cost.outputUpTo)} (the ${formatTokens(cost.reservedOutputTokens)} reserved)`,
+  );
   const session = report.sessionCost;
   if (session !== undefined) {
-    const cached = session.cacheHitRatio === undefined ? '' : `, ${Math.round(session.cacheHitRatio * 100)}% of input cached`;
-    const unpriced = session.unpricedSteps === undefined ? '' : `; ${session.unpricedSteps} step${session.unpricedSteps === 1 ? '' : 's'} not priced (usage not reported)`;
+    const cached =
+      session.cacheHitRatio === undefined ? '' : `, ${Math.round(session.cacheHitRatio * 100)}% of input cached`;
+    const unpriced =
+      session.unpricedSteps === undefined
+        ? ''
+        : `; ${session.unpricedSteps} step${session.unpricedSteps === 1 ? '' : 's'} not priced (usage not reported)`;
     lines.push(`  Session so far   ${formatDollars(session.cost.total)}${cached}${unpriced}`);
   }
   return lines;

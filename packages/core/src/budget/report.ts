@@ -97,7 +97,9 @@ export async function measureContext(options: MeasureContextOptions): Promise<Co
       : estimateRequestCost({
           prices,
           inputTokens: estimate.tokens,
-          sharedPrefixTokens: options.sharedPrefixTokens ?? estimate.tokens - estimate.categories.request - estimate.categories.continuation,
+          sharedPrefixTokens:
+            options.sharedPrefixTokens ??
+            estimate.tokens - estimate.categories.request - estimate.categories.continuation,
           reservedOutputTokens: budget.requestedOutputTokens,
           ...(promptCache === undefined ? {} : { promptCache }),
         });

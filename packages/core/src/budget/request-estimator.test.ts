@@ -6,7 +6,11 @@ import { createConservativeEstimator } from './conservative-estimator.js';
 import { createRequestEstimator, DEFAULT_FRAMING_OVERHEAD } from './request-estimator.js';
 
 /** One token per character: easy to reason about in assertions. */
-const perCharacter = createRequestEstimator({ countText: (text) => text.length, method: 'provider-tokenizer', confidence: 'exact' });
+const perCharacter = createRequestEstimator({
+  countText: (text) => text.length,
+  method: 'provider-tokenizer',
+  confidence: 'exact',
+});
 
 const readFile: ToolDefinition = {
   name: 'read_file',
@@ -15,7 +19,14 @@ const readFile: ToolDefinition = {
 };
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return { instructions: 'Be brief.', history: [], currentRequest: { role: 'user', content: 'hello' }, continuation: [], tools: [], ...overrides };
+  return {
+    instructions: 'Be brief.',
+    history: [],
+    currentRequest: { role: 'user', content: 'hello' },
+    continuation: [],
+    tools: [],
+    ...overrides,
+  };
 }
 
 const toolTurn: Message[] = [
@@ -26,22 +37,35 @@ const toolTurn: Message[] = [
       { type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'a.ts' } },
     ],
   },
-  { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'text', value: 'export {}' } }] },
+  {
+    role: 'tool',
+    content: [
+      { type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'text', value: 'export {}' } },
+    ],
+  },
 ];
 
 describe('createRequestEstimator', () => {
   it('counts each category from its own content and puts framing in overhead', () => {
-    const estimate = perCharacter.estimate(request({ history: [{ role: 'user', content: 'earlier' }], continuation: toolTurn, checkpoint: 'summary' }));
+    const estimate = perCharacter.estimate(
+      request({ history: [{ role: 'user', content: 'earlier' }], continuation: toolTurn, checkpoint: 'summary' }),
+    );
     const { categories } = estimate;
     expect(categories.instructions).toBe('Be brief.'.length);
     expect(categories.checkpoint).toBe('summary'.length);
     expect(categories.history).toBe('earlier'.length);
     expect(categories.request).toBe('hello'.length);
     // reasoning text, then tool name + call id + JSON arguments, then tool name + call id + output
-    expect(categories.continuation).toBe(4 + ('read_file'.length + 2 + JSON.stringify({ path: 'a.ts' }).length) + ('read_file'.length + 2 + 'export {}'.length));
+    expect(categories.continuation).toBe(
+      4 +
+        ('read_file'.length + 2 + JSON.stringify({ path: 'a.ts' }).length) +
+        ('read_file'.length + 2 + 'export {}'.length),
+    );
     const o = DEFAULT_FRAMING_OVERHEAD;
     // instructions, checkpoint, history, request, two continuation messages
-    expect(categories.overhead).toBe(o.perRequest + 6 * o.perMessage + o.perReasoning + o.perToolCall + o.perToolResult);
+    expect(categories.overhead).toBe(
+      o.perRequest + 6 * o.perMessage + o.perReasoning + o.perToolCall + o.perToolResult,
+    );
     expect(estimate).toMatchObject({ method: 'provider-tokenizer', confidence: 'exact' });
   });
 
@@ -59,7 +83,12 @@ describe('createRequestEstimator', () => {
   });
 
   it('adds the margin to overhead, so the categories still sum to the total', () => {
-    const margined = createRequestEstimator({ countText: (text) => text.length, method: 'sdk', confidence: 'estimated', overhead: { marginRatio: 0.1 } });
+    const margined = createRequestEstimator({
+      countText: (text) => text.length,
+      method: 'sdk',
+      confidence: 'estimated',
+      overhead: { marginRatio: 0.1 },
+    });
     const plain = perCharacter.estimate(request({ continuation: toolTurn }));
     const withMargin = margined.estimate(request({ continuation: toolTurn }));
     const content = plain.tokens - plain.categories.overhead;
@@ -71,34 +100,68 @@ describe('createRequestEstimator', () => {
     const part = fc.oneof(
       fc.record({ type: fc.constant('text' as const), text }),
       fc.record({ type: fc.constant('reasoning' as const), text }),
-      fc.record({ type: fc.constant('tool-call' as const), toolCallId: fc.string({ minLength: 1, maxLength: 8 }), toolName: fc.string({ minLength: 1, maxLength: 8 }), input: fc.jsonValue() }),
+      fc.record({
+        type: fc.constant('tool-call' as const),
+        toolCallId: fc.string({ minLength: 1, maxLength: 8 }),
+        toolName: fc.string({ minLength: 1, maxLength: 8 }),
+        input: fc.jsonValue(),
+      }),
     );
     const message: fc.Arbitrary<Message> = fc.oneof(
       fc.record({ role: fc.constant('user' as const), content: text }),
-      fc.record({ role: fc.constant('assistant' as const), content: fc.array(part, { maxLength: 3 }) }) as fc.Arbitrary<Message>,
+      fc.record({
+        role: fc.constant('assistant' as const),
+        content: fc.array(part, { maxLength: 3 }),
+      }) as fc.Arbitrary<Message>,
       fc.record({
         role: fc.constant('tool' as const),
         content: fc.array(
-          fc.record({ type: fc.constant('tool-result' as const), toolCallId: fc.constant('c'), toolName: fc.constant('t'), output: fc.record({ type: fc.constant('text' as const), value: text }) }),
+          fc.record({
+            type: fc.constant('tool-result' as const),
+            toolCallId: fc.constant('c'),
+            toolName: fc.constant('t'),
+            output: fc.record({ type: fc.constant('text' as const), value: text }),
+          }),
           { maxLength: 2 },
         ),
       }),
     );
     const estimator = createConservativeEstimator();
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 6 }), fc.array(message, { maxLength: 4 }), text, fc.option(text, { nil: undefined }), (history, continuation, instructions, checkpoint) => {
-        const estimate = estimator.estimate(request({ history, continuation, instructions, ...(checkpoint === undefined ? {} : { checkpoint }), tools: [readFile] }));
-        const sum = Object.values(estimate.categories).reduce((total, value) => total + value, 0);
-        expect(sum).toBe(estimate.tokens);
-        expect(Object.values(estimate.categories).every((value) => Number.isInteger(value) && value >= 0)).toBe(true);
-      }),
+      fc.property(
+        fc.array(message, { maxLength: 6 }),
+        fc.array(message, { maxLength: 4 }),
+        text,
+        fc.option(text, { nil: undefined }),
+        (history, continuation, instructions, checkpoint) => {
+          const estimate = estimator.estimate(
+            request({
+              history,
+              continuation,
+              instructions,
+              ...(checkpoint === undefined ? {} : { checkpoint }),
+              tools: [readFile],
+            }),
+          );
+          const sum = Object.values(estimate.categories).reduce((total, value) => total + value, 0);
+          expect(sum).toBe(estimate.tokens);
+          expect(Object.values(estimate.categories).every((value) => Number.isInteger(value) && value >= 0)).toBe(true);
+        },
+      ),
     );
   });
 
   it('tokenizes only the new message on a warm preflight, and finds reloaded messages by content', () => {
     const calls: string[] = [];
-    const estimator = createRequestEstimator({ countText: (text) => (calls.push(text), text.length), method: 'provider-tokenizer', confidence: 'exact' });
-    const history: Message[] = Array.from({ length: 50 }, (_, index) => ({ role: 'user', content: `message ${index}` }));
+    const estimator = createRequestEstimator({
+      countText: (text) => (calls.push(text), text.length),
+      method: 'provider-tokenizer',
+      confidence: 'exact',
+    });
+    const history: Message[] = Array.from({ length: 50 }, (_, index) => ({
+      role: 'user',
+      content: `message ${index}`,
+    }));
     const first = estimator.estimate(request({ history, tools: [readFile] }));
     const coldCalls = calls.length;
 
@@ -117,8 +180,15 @@ describe('createRequestEstimator', () => {
   });
 
   it('recounts a list whose middle changed, even when it is as long as one seen before', () => {
-    const estimator = createRequestEstimator({ countText: (text) => text.length, method: 'provider-tokenizer', confidence: 'exact' });
-    const history: Message[] = Array.from({ length: 20 }, (_, index) => ({ role: 'user', content: `message ${index}` }));
+    const estimator = createRequestEstimator({
+      countText: (text) => text.length,
+      method: 'provider-tokenizer',
+      confidence: 'exact',
+    });
+    const history: Message[] = Array.from({ length: 20 }, (_, index) => ({
+      role: 'user',
+      content: `message ${index}`,
+    }));
     const before = estimator.estimate(request({ history })).categories.history;
     const edited = [...history];
     edited[7] = { role: 'user', content: 'a much longer replacement message' };

@@ -1,7 +1,13 @@
 import { sha256Hex } from '../instructions.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import type { AssistantMessage, Message, ToolMessage } from '../messages.js';
-import type { ModelRequest, TokenCategories, TokenEstimate, TokenEstimateMethod, ToolDefinition } from '../model/adapter.js';
+import type {
+  ModelRequest,
+  TokenCategories,
+  TokenEstimate,
+  TokenEstimateMethod,
+  ToolDefinition,
+} from '../model/adapter.js';
 import { canonicalJsonStringify } from '../view/canonical-json.js';
 import type { ChatLayout, LayoutPiece } from './chat-layout.js';
 
@@ -95,7 +101,12 @@ function opaqueTokens(metadata: JsonObject | undefined): number {
 const NO_COST: Cost = { content: 0, framing: 0 };
 
 function renderToolAsWireJson(tool: ToolDefinition): string {
-  return canonicalJsonStringify({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema });
+  return canonicalJsonStringify({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.inputSchema,
+  });
 }
 
 /**
@@ -115,7 +126,10 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
   const byIdentity = new WeakMap<object, Cost>();
   const byContent = new Map<string, Cost>();
   const byText = new Map<string, number>();
-  const toolsBySchema = new WeakMap<object, { readonly name: string; readonly description: string; readonly cost: Cost }>();
+  const toolsBySchema = new WeakMap<
+    object,
+    { readonly name: string; readonly description: string; readonly cost: Cost }
+  >();
   const { layout } = options;
   const frames = new Map<string, number>();
   let tokenized = 0;
@@ -181,7 +195,11 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
           framing += overhead.perReasoning;
           break;
         case 'tool-call':
-          content += countText(part.toolName) + countText(part.toolCallId) + countText(JSON.stringify(part.input)) + opaqueTokens(part.providerMetadata);
+          content +=
+            countText(part.toolName) +
+            countText(part.toolCallId) +
+            countText(JSON.stringify(part.input)) +
+            opaqueTokens(part.providerMetadata);
           framing += overhead.perToolCall;
           break;
       }
@@ -228,12 +246,17 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
   const toolCost = (tool: ToolDefinition): Cost => {
     const known = toolsBySchema.get(tool.inputSchema);
     if (known !== undefined && known.name === tool.name && known.description === tool.description) return known.cost;
-    const cost = layout === undefined ? { content: countRepeatedText(renderTool(tool)), framing: overhead.perToolDefinition } : countPieces(layout.tool(tool), countRepeatedText);
+    const cost =
+      layout === undefined
+        ? { content: countRepeatedText(renderTool(tool)), framing: overhead.perToolDefinition }
+        : countPieces(layout.tool(tool), countRepeatedText);
     toolsBySchema.set(tool.inputSchema, { name: tool.name, description: tool.description, cost });
     return cost;
   };
 
-  const measureSystem = (request: ModelRequest): { readonly instructions: Cost; readonly checkpoint: Cost; readonly request: number } => {
+  const measureSystem = (
+    request: ModelRequest,
+  ): { readonly instructions: Cost; readonly checkpoint: Cost; readonly request: number } => {
     if (layout === undefined) {
       const checkpointTokens = request.checkpoint === undefined ? 0 : countRepeatedText(request.checkpoint);
       return {
@@ -246,7 +269,10 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
     const framing = countPieces(layout.request(context));
     return {
       instructions: countPieces(layout.instructions(request.instructions, context), countRepeatedText),
-      checkpoint: request.checkpoint === undefined ? NO_COST : countPieces(layout.checkpoint(request.checkpoint), countRepeatedText),
+      checkpoint:
+        request.checkpoint === undefined
+          ? NO_COST
+          : countPieces(layout.checkpoint(request.checkpoint), countRepeatedText),
       request: framing.content + framing.framing,
     };
   };
@@ -304,8 +330,21 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
         toolFraming += cost.framing;
       }
 
-      const content = system.instructions.content + system.checkpoint.content + history.content + current.content + continuation.content + toolSchemas;
-      const framing = system.request + system.instructions.framing + system.checkpoint.framing + history.framing + current.framing + continuation.framing + toolFraming;
+      const content =
+        system.instructions.content +
+        system.checkpoint.content +
+        history.content +
+        current.content +
+        continuation.content +
+        toolSchemas;
+      const framing =
+        system.request +
+        system.instructions.framing +
+        system.checkpoint.framing +
+        history.framing +
+        current.framing +
+        continuation.framing +
+        toolFraming;
       const categories: TokenCategories = {
         instructions: system.instructions.content,
         checkpoint: system.checkpoint.content,
@@ -315,7 +354,14 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
         toolSchemas,
         overhead: framing + Math.ceil(content * overhead.marginRatio),
       };
-      const tokens = categories.instructions + categories.checkpoint + categories.history + categories.request + categories.continuation + categories.toolSchemas + categories.overhead;
+      const tokens =
+        categories.instructions +
+        categories.checkpoint +
+        categories.history +
+        categories.request +
+        categories.continuation +
+        categories.toolSchemas +
+        categories.overhead;
       return { tokens, method: options.method, confidence: options.confidence, categories };
     },
     countMessage: messageTokens,

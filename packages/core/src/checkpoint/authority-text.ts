@@ -31,7 +31,13 @@ const BEHAVIOUR_RULES: readonly RegExp[] = [
 ];
 
 /** Mentions of authority that memory may not record at all, even as a description. */
-const AUTHORITY_MENTIONS: readonly RegExp[] = [/\bapprov(?:e|ed|es|al|als|ing)\b/i, /\bpermi(?:ssion|ssions|tted|t)\b/i, /\bauthori[sz](?:e|ed|es|ation)\b/i, /\bsandbox\w*/i, /\bpolic(?:y|ies)\b/i];
+const AUTHORITY_MENTIONS: readonly RegExp[] = [
+  /\bapprov(?:e|ed|es|al|als|ing)\b/i,
+  /\bpermi(?:ssion|ssions|tted|t)\b/i,
+  /\bauthori[sz](?:e|ed|es|ation)\b/i,
+  /\bsandbox\w*/i,
+  /\bpolic(?:y|ies)\b/i,
+];
 
 function firstMatch(patterns: readonly RegExp[], text: string): string | null {
   for (const pattern of patterns) {
@@ -51,7 +57,11 @@ export function findApprovalClaim(text: string): string | null {
  * user constraint say "never edit the migrations" while still refusing approvals and policy.
  */
 export function findPolicyText(text: string, options: { readonly allowImperatives?: boolean } = {}): string | null {
-  return firstMatch(APPROVAL_CLAIMS, text) ?? firstMatch(AUTHORITY_MENTIONS, text) ?? (options.allowImperatives === true ? null : firstMatch(BEHAVIOUR_RULES, text));
+  return (
+    firstMatch(APPROVAL_CLAIMS, text) ??
+    firstMatch(AUTHORITY_MENTIONS, text) ??
+    (options.allowImperatives === true ? null : firstMatch(BEHAVIOUR_RULES, text))
+  );
 }
 
 /** Marker left where approval-like sentences were taken out. */

@@ -12,7 +12,14 @@ import { capMemory } from './memory-apply.js';
 import { replayMemory } from './memory-replay.js';
 import { statedConstraintRecords } from './user-requests.js';
 import { selectWorkingSet, type WorkingSetLimits } from './working-set.js';
-import { CHECKPOINT_SAFETY_LABELS, type CheckpointMemory, type ConstraintRecord, type ContextCheckpoint, type EvidenceRef, type ForgeStateCheckpoint } from './schema.js';
+import {
+  CHECKPOINT_SAFETY_LABELS,
+  type CheckpointMemory,
+  type ConstraintRecord,
+  type ContextCheckpoint,
+  type EvidenceRef,
+  type ForgeStateCheckpoint,
+} from './schema.js';
 
 export interface BuildForgeStateCheckpointInput {
   /** The canonical transcript, oldest first; an entry's index is its `seq`. */
@@ -82,7 +89,14 @@ function redactMemory(memory: CheckpointMemory, redact: (text: string) => string
       evidence: redactEvidence(item.evidence, redact),
     })),
     constraints: memory.constraints.map((item) => ({ ...item, text: redact(item.text) })),
-    nextAction: memory.nextAction === null ? null : { ...memory.nextAction, text: redact(memory.nextAction.text), evidence: redactEvidence(memory.nextAction.evidence, redact) },
+    nextAction:
+      memory.nextAction === null
+        ? null
+        : {
+            ...memory.nextAction,
+            text: redact(memory.nextAction.text),
+            evidence: redactEvidence(memory.nextAction.evidence, redact),
+          },
   };
 }
 
@@ -113,7 +127,9 @@ function mergeConstraints(stated: readonly ConstraintRecord[], memory: Checkpoin
 
 /** User messages of the summarized range that the TASK section quotes in full: the digest gives them no line of their own. */
 function quotedRequests(state: ForgeStateCheckpoint['state'], tailStart: number): Set<number> {
-  const quoted = new Set((state.earlierRequests ?? []).map((request) => request.evidence.messageIndex).filter((index) => index < tailStart));
+  const quoted = new Set(
+    (state.earlierRequests ?? []).map((request) => request.evidence.messageIndex).filter((index) => index < tailStart),
+  );
   if (state.task !== null && state.task.evidence.messageIndex < tailStart) quoted.add(state.task.evidence.messageIndex);
   return quoted;
 }
@@ -138,7 +154,12 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
   const requests = input.requests ?? 'latest';
   // Stated constraints come redacted from the requests; only the noted memory needs redacting here.
   const noted = redactMemory(input.memory ?? replayed, input.redact);
-  const memory = capMemory(requests === 'all' ? mergeConstraints(statedConstraintRecords(observer.userMessages, caps, input.redact), noted) : noted, caps);
+  const memory = capMemory(
+    requests === 'all'
+      ? mergeConstraints(statedConstraintRecords(observer.userMessages, caps, input.redact), noted)
+      : noted,
+    caps,
+  );
   const state = finishHostState(observer, caps, input.redact, requests);
   const checkpoint: ForgeStateCheckpoint = {
     schemaVersion: 1,
@@ -152,20 +173,34 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
     },
     state,
     memory,
-    digest: buildDigest(input.transcript, input.tailStart, caps, input.redact, requests === 'all' ? quotedRequests(state, input.tailStart) : new Set()),
+    digest: buildDigest(
+      input.transcript,
+      input.tailStart,
+      caps,
+      input.redact,
+      requests === 'all' ? quotedRequests(state, input.tailStart) : new Set(),
+    ),
     estimatedTokens: 0,
     safetyLabels: [...CHECKPOINT_SAFETY_LABELS],
-    ...(input.workingSet === undefined ? {} : { workingSet: selectWorkingSet(input.transcript, input.workingSet, input.redact) }),
+    ...(input.workingSet === undefined
+      ? {}
+      : { workingSet: selectWorkingSet(input.transcript, input.workingSet, input.redact) }),
   };
   return checkpoint;
 }
 
 /** True when the checkpoint still stands for the same messages of `transcript` (range and hashes). */
-export function checkpointMatchesTranscript(checkpoint: ContextCheckpoint, transcript: readonly CheckpointTranscriptEntry[]): boolean {
+export function checkpointMatchesTranscript(
+  checkpoint: ContextCheckpoint,
+  transcript: readonly CheckpointTranscriptEntry[],
+): boolean {
   const { source } = checkpoint;
   if (source.messageCount > transcript.length || source.tailStart > source.messageCount) return false;
   const messages = transcript.map((entry) => entry.message);
-  return hashMessages(messages.slice(0, source.summarizedThrough)) === source.sourceHash && hashMessages(messages.slice(source.tailStart, source.messageCount)) === source.tailHash;
+  return (
+    hashMessages(messages.slice(0, source.summarizedThrough)) === source.sourceHash &&
+    hashMessages(messages.slice(source.tailStart, source.messageCount)) === source.tailHash
+  );
 }
 
 /** SHA-256 of the checkpoint in canonical JSON: the hash events and traces record for it. */

@@ -29,7 +29,10 @@ export function createCheckpointNoteTool(options: CheckpointNoteToolOptions): To
     inputSchema: memoryUpdateJsonSchema,
     risk: 'read',
     describe(input: JsonValue): string {
-      const kind = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as { readonly kind?: JsonValue }).kind : undefined;
+      const kind =
+        input !== null && typeof input === 'object' && !Array.isArray(input)
+          ? (input as { readonly kind?: JsonValue }).kind
+          : undefined;
       return `record a ${typeof kind === 'string' ? kind : 'memory'} note in the session checkpoint`;
     },
     async execute(input: JsonValue, context: ToolContext): Promise<ToolExecutionResult> {

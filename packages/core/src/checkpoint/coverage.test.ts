@@ -4,7 +4,14 @@ import { splitIntoGroups } from '../view/groups.js';
 import { buildForgeStateCheckpoint } from './build.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { missingCoverage, repairCoverage } from './coverage.js';
-import { editFile, emptyStructuredSummary, redactSecrets, runCommand, user, assistant } from './fixtures.test-helpers.js';
+import {
+  editFile,
+  emptyStructuredSummary,
+  redactSecrets,
+  runCommand,
+  user,
+  assistant,
+} from './fixtures.test-helpers.js';
 import type { CheckpointTranscriptEntry } from './host-metadata.js';
 import type { ContextCheckpoint } from './schema.js';
 import { bugfixSession } from './sessions.test-helpers.js';
@@ -12,7 +19,12 @@ import { capsArbitrary, checkpointTranscriptArbitrary } from './transcript-arbit
 import { validateCheckpoint } from './validate.js';
 import { renderCheckpointView } from './view.js';
 
-function build(transcript: readonly CheckpointTranscriptEntry[], tailStart: number, requests: 'latest' | 'all' = 'all', caps: CheckpointCaps = CHECKPOINT_CAPS) {
+function build(
+  transcript: readonly CheckpointTranscriptEntry[],
+  tailStart: number,
+  requests: 'latest' | 'all' = 'all',
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+) {
   return buildForgeStateCheckpoint({ transcript, tailStart, redact: redactSecrets, requests, caps });
 }
 
@@ -44,12 +56,21 @@ describe('the coverage check', () => {
     const built = build(session, 9);
     const stripped: ContextCheckpoint = {
       ...asStructured(built),
-      state: { ...built.state, earlierRequests: undefined, failures: [], changedFiles: [] } as ContextCheckpoint['state'],
+      state: {
+        ...built.state,
+        earlierRequests: undefined,
+        failures: [],
+        changedFiles: [],
+      } as ContextCheckpoint['state'],
       memory: { ...built.memory, constraints: [] },
     };
     delete (stripped.state as { earlierRequests?: unknown }).earlierRequests;
     expect(missingCoverage(stripped, session, redactSecrets)).toEqual([
-      { kind: 'request', seq: 0, text: 'Fix add() in src/math.js. do not change the test file; keep the public API of src/math.js unchanged.' },
+      {
+        kind: 'request',
+        seq: 0,
+        text: 'Fix add() in src/math.js. do not change the test file; keep the public API of src/math.js unchanged.',
+      },
       { kind: 'constraint', seq: 0, text: 'do not change the test file' },
       { kind: 'constraint', seq: 0, text: 'keep the public API of src/math.js unchanged' },
       { kind: 'failure', seq: 2, text: '`npm test`: exit code 1: FAIL add() returns 3 for 1 + 1' },
@@ -61,7 +82,9 @@ describe('the coverage check', () => {
     const view = renderCheckpointView(repair.checkpoint);
     expect(view).toContain('- earlier user request (user#0): Fix add() in src/math.js.');
     expect(view).toContain('- keep the public API of src/math.js unchanged (from user#0)');
-    expect(view).toContain('- tried `npm test`; failed because exit code 1: FAIL add() returns 3 for 1 + 1 (historical, run_1, #2)');
+    expect(view).toContain(
+      '- tried `npm test`; failed because exit code 1: FAIL add() returns 3 for 1 + 1 (historical, run_1, #2)',
+    );
     expect(view).toContain('[CHANGED_FILES]\n- src/math.js');
   });
 
@@ -69,7 +92,12 @@ describe('the coverage check', () => {
     // The digest quotes user#0 whole, constraints included.
     expect(missingCoverage(build(session, 9, 'latest'), session, redactSecrets)).toEqual([]);
     // Without a digest only user#0 and its constraints are missing: the failure, the edit and user#7 come after the summarized message.
-    expect(missingCoverage(asStructured(build(session, 1, 'latest')), session, redactSecrets).map((item) => [item.kind, item.seq])).toEqual([
+    expect(
+      missingCoverage(asStructured(build(session, 1, 'latest')), session, redactSecrets).map((item) => [
+        item.kind,
+        item.seq,
+      ]),
+    ).toEqual([
       ['request', 0],
       ['constraint', 0],
       ['constraint', 0],
@@ -78,9 +106,17 @@ describe('the coverage check', () => {
 
   it('leaves any checkpoint of any session covered after repair, valid, within its caps, the same bytes twice', () => {
     const sessions = checkpointTranscriptArbitrary().chain((transcript) => {
-      const starts = [...splitIntoGroups(transcript.map((entry) => entry.message)).map((group) => group.start), transcript.length];
+      const starts = [
+        ...splitIntoGroups(transcript.map((entry) => entry.message)).map((group) => group.start),
+        transcript.length,
+      ];
       return fc
-        .tuple(fc.constantFrom(...starts), capsArbitrary, fc.constantFrom<'latest' | 'all'>('latest', 'all'), fc.boolean())
+        .tuple(
+          fc.constantFrom(...starts),
+          capsArbitrary,
+          fc.constantFrom<'latest' | 'all'>('latest', 'all'),
+          fc.boolean(),
+        )
         .map(([tailStart, caps, requests, structured]) => ({ transcript, tailStart, caps, requests, structured }));
     });
     fc.assert(
@@ -91,7 +127,9 @@ describe('the coverage check', () => {
         expect(repair.unrepaired).toEqual([]);
         expect(missingCoverage(repair.checkpoint, transcript, redactSecrets, caps)).toEqual([]);
         expect(validateCheckpoint(repair.checkpoint, transcript.length, caps)).toMatchObject({ ok: true });
-        expect(JSON.stringify(repairCoverage(checkpoint, transcript, redactSecrets, caps).checkpoint)).toBe(JSON.stringify(repair.checkpoint));
+        expect(JSON.stringify(repairCoverage(checkpoint, transcript, redactSecrets, caps).checkpoint)).toBe(
+          JSON.stringify(repair.checkpoint),
+        );
       }),
       { numRuns: 150 },
     );

@@ -2,7 +2,14 @@ import { truncateWithoutClaims } from './authority-text.js';
 import { constraintKey } from './build.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import type { CheckpointTranscriptEntry } from './host-metadata.js';
-import type { ChangedFile, ConstraintRecord, ContextCheckpoint, DigestEntry, FailureRecord, TaskPointer } from './schema.js';
+import type {
+  ChangedFile,
+  ConstraintRecord,
+  ContextCheckpoint,
+  DigestEntry,
+  FailureRecord,
+  TaskPointer,
+} from './schema.js';
 import { lastItems, oneLine, truncateText } from './text.js';
 import { TranscriptObserver } from './transcript-observer.js';
 import { MAX_EARLIER_REQUESTS, earlierRequests, userConstraints } from './user-requests.js';
@@ -39,7 +46,13 @@ interface Required {
  * section that carries it (the most recent ones; for requests, the first and the most recent, as
  * the task section keeps them). Texts are redacted and cut exactly as the builder does.
  */
-function requiredItems(transcript: readonly CheckpointTranscriptEntry[], end: number, taskIndex: number | null, caps: CheckpointCaps, redact: (text: string) => string): Required {
+function requiredItems(
+  transcript: readonly CheckpointTranscriptEntry[],
+  end: number,
+  taskIndex: number | null,
+  caps: CheckpointCaps,
+  redact: (text: string) => string,
+): Required {
   const observer = new TranscriptObserver();
   for (const entry of transcript.slice(0, end)) observer.observe(entry);
   const clean = (text: string): string => truncateWithoutClaims(oneLine(redact(text)), caps.maxValueChars);
@@ -51,11 +64,18 @@ function requiredItems(transcript: readonly CheckpointTranscriptEntry[], end: nu
     seen.add(key);
     return true;
   });
-  const changed = [...observer.changedFiles.entries()].map(([path, change]) => ({ path: redact(path), hash: change.hash, seq: change.seq })).sort((left, right) => right.seq - left.seq);
+  const changed = [...observer.changedFiles.entries()]
+    .map(([path, change]) => ({ path: redact(path), hash: change.hash, seq: change.seq }))
+    .sort((left, right) => right.seq - left.seq);
   return {
     requests: earlierRequests(observer.userMessages, task, caps, redact),
     constraints: lastItems(constraints, caps.maxConstraints),
-    failures: lastItems(observer.failures, caps.maxFailures).map((failure) => ({ what: clean(failure.what), why: clean(failure.why), runId: failure.runId, seq: failure.seq })),
+    failures: lastItems(observer.failures, caps.maxFailures).map((failure) => ({
+      what: clean(failure.what),
+      why: clean(failure.why),
+      runId: failure.runId,
+      seq: failure.seq,
+    })),
     changedFiles: changed.slice(0, caps.maxChangedFiles),
   };
 }
@@ -78,7 +98,11 @@ function requestCovered(checkpoint: ContextCheckpoint, seq: number): boolean {
 function constraintCovered(checkpoint: ContextCheckpoint, record: ConstraintRecord): boolean {
   const key = constraintKey(record.text);
   if (checkpoint.memory.constraints.some((constraint) => constraintKey(constraint.text) === key)) return true;
-  if (checkpoint.strategy === 'model-structured' && checkpoint.structured.constraints.some((constraint) => constraintKey(constraint).includes(key))) return true;
+  if (
+    checkpoint.strategy === 'model-structured' &&
+    checkpoint.structured.constraints.some((constraint) => constraintKey(constraint).includes(key))
+  )
+    return true;
   const line = digestLineAt(checkpoint, record.evidence.messageIndex);
   return line !== undefined && constraintKey(line.text).includes(key);
 }
@@ -90,7 +114,10 @@ function failureCovered(checkpoint: ContextCheckpoint, failure: FailureRecord): 
 
 function changedFileCovered(checkpoint: ContextCheckpoint, file: ChangedFile): boolean {
   if (checkpoint.state.changedFiles.some((known) => known.path === file.path)) return true;
-  return checkpoint.strategy === 'model-structured' && checkpoint.structured.changedFiles.some((path) => path === file.path || path === `file:${file.path}`);
+  return (
+    checkpoint.strategy === 'model-structured' &&
+    checkpoint.structured.changedFiles.some((path) => path === file.path || path === `file:${file.path}`)
+  );
 }
 
 const itemText = (text: string): string => truncateText(oneLine(text), ITEM_TEXT_CHARS);
@@ -99,17 +126,40 @@ function missingOf(checkpoint: ContextCheckpoint, required: Required): CoverageI
   return [
     ...required.requests
       .filter((request) => !requestCovered(checkpoint, request.evidence.messageIndex))
-      .map((request) => ({ kind: 'request' as const, seq: request.evidence.messageIndex, text: itemText(request.text) })),
-    ...required.constraints.filter((record) => !constraintCovered(checkpoint, record)).map((record) => ({ kind: 'constraint' as const, seq: record.seq, text: itemText(record.text) })),
+      .map((request) => ({
+        kind: 'request' as const,
+        seq: request.evidence.messageIndex,
+        text: itemText(request.text),
+      })),
+    ...required.constraints
+      .filter((record) => !constraintCovered(checkpoint, record))
+      .map((record) => ({ kind: 'constraint' as const, seq: record.seq, text: itemText(record.text) })),
     ...required.failures
       .filter((failure) => !failureCovered(checkpoint, failure))
-      .map((failure) => ({ kind: 'failure' as const, seq: failure.seq, text: itemText(`${failure.what}: ${failure.why}`) })),
-    ...required.changedFiles.filter((file) => !changedFileCovered(checkpoint, file)).map((file) => ({ kind: 'changed_file' as const, seq: file.seq, text: itemText(file.path) })),
+      .map((failure) => ({
+        kind: 'failure' as const,
+        seq: failure.seq,
+        text: itemText(`${failure.what}: ${failure.why}`),
+      })),
+    ...required.changedFiles
+      .filter((file) => !changedFileCovered(checkpoint, file))
+      .map((file) => ({ kind: 'changed_file' as const, seq: file.seq, text: itemText(file.path) })),
   ];
 }
 
-function requiredFor(checkpoint: ContextCheckpoint, transcript: readonly CheckpointTranscriptEntry[], redact: (text: string) => string, caps: CheckpointCaps): Required {
-  return requiredItems(transcript, checkpoint.source.summarizedThrough, checkpoint.state.task?.evidence.messageIndex ?? null, caps, redact);
+function requiredFor(
+  checkpoint: ContextCheckpoint,
+  transcript: readonly CheckpointTranscriptEntry[],
+  redact: (text: string) => string,
+  caps: CheckpointCaps,
+): Required {
+  return requiredItems(
+    transcript,
+    checkpoint.source.summarizedThrough,
+    checkpoint.state.task?.evidence.messageIndex ?? null,
+    caps,
+    redact,
+  );
 }
 
 /**
@@ -178,8 +228,12 @@ function repairWith(checkpoint: ContextCheckpoint, required: Required, caps: Che
   const { state, memory } = checkpoint;
 
   const requiredRequests = new Set(required.requests.map((request) => request.evidence.messageIndex));
-  const addedRequests = required.requests.filter((request) => !requestCovered(checkpoint, request.evidence.messageIndex));
-  const requests = [...(state.earlierRequests ?? []), ...addedRequests].sort((left, right) => left.evidence.messageIndex - right.evidence.messageIndex);
+  const addedRequests = required.requests.filter(
+    (request) => !requestCovered(checkpoint, request.evidence.messageIndex),
+  );
+  const requests = [...(state.earlierRequests ?? []), ...addedRequests].sort(
+    (left, right) => left.evidence.messageIndex - right.evidence.messageIndex,
+  );
   const earlier =
     fitList(requests, MAX_EARLIER_REQUESTS, (request) => request.evidence.messageIndex >= end) ??
     fitList(requests, MAX_EARLIER_REQUESTS, (request) => !requiredRequests.has(request.evidence.messageIndex)) ??
@@ -189,22 +243,33 @@ function repairWith(checkpoint: ContextCheckpoint, required: Required, caps: Che
   const requiredKeys = new Set(required.constraints.map((record) => constraintKey(record.text)));
   const addedConstraints = required.constraints.filter((record) => !constraintCovered(checkpoint, record));
   const constraints = [...memory.constraints, ...addedConstraints].sort((left, right) => left.seq - right.seq);
-  const keptConstraints = fitList(constraints, caps.maxConstraints, (record) => !requiredKeys.has(constraintKey(record.text))) ?? memory.constraints;
+  const keptConstraints =
+    fitList(constraints, caps.maxConstraints, (record) => !requiredKeys.has(constraintKey(record.text))) ??
+    memory.constraints;
 
   const requiredFailures = new Set(required.failures.map((failure) => `${failure.seq} ${failure.what}`));
   const addedFailures = required.failures.filter((failure) => !failureCovered(checkpoint, failure));
   const failures = [...state.failures, ...addedFailures].sort((left, right) => left.seq - right.seq);
   const keptFailures =
-    fitList(failures, caps.maxFailures, (failure) => failure.seq >= end) ?? fitList(failures, caps.maxFailures, (failure) => !requiredFailures.has(`${failure.seq} ${failure.what}`)) ?? state.failures;
+    fitList(failures, caps.maxFailures, (failure) => failure.seq >= end) ??
+    fitList(failures, caps.maxFailures, (failure) => !requiredFailures.has(`${failure.seq} ${failure.what}`)) ??
+    state.failures;
 
   const requiredFiles = new Set(required.changedFiles.map((file) => file.path));
   const addedFiles = required.changedFiles.filter((file) => !changedFileCovered(checkpoint, file));
-  const files = [...state.changedFiles, ...addedFiles].sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
+  const files = [...state.changedFiles, ...addedFiles].sort((left, right) =>
+    left.path < right.path ? -1 : left.path > right.path ? 1 : 0,
+  );
   const keptFiles = fitList(files, caps.maxChangedFiles, (file) => !requiredFiles.has(file.path)) ?? state.changedFiles;
 
   const repaired = {
     ...checkpoint,
-    state: { ...state, ...(earlier.length === 0 ? {} : { earlierRequests: earlier }), failures: keptFailures, changedFiles: keptFiles },
+    state: {
+      ...state,
+      ...(earlier.length === 0 ? {} : { earlierRequests: earlier }),
+      failures: keptFailures,
+      changedFiles: keptFiles,
+    },
     memory: { ...memory, constraints: keptConstraints },
   } as ContextCheckpoint;
   return { checkpoint: repaired, unrepaired: missingOf(repaired, required) };

@@ -34,7 +34,10 @@ export function evenlySpaced(total: number, count: number): number[] {
 }
 
 /** Which summarized messages get a digest line, and how many characters each line may use. */
-export function digestLayout(roles: readonly Message['role'][], caps: CheckpointCaps): { indexes: number[]; lineChars: number } {
+export function digestLayout(
+  roles: readonly Message['role'][],
+  caps: CheckpointCaps,
+): { indexes: number[]; lineChars: number } {
   const total = roles.length;
   if (total === 0 || caps.maxDigestChars < caps.minDigestCharsPerMessage) return { indexes: [], lineChars: 0 };
   const fair = Math.floor(caps.maxDigestChars / total);
@@ -47,9 +50,14 @@ export function digestLayout(roles: readonly Message['role'][], caps: Checkpoint
   roles.forEach((role, index) => (role === 'user' ? users : others).push(index));
   const userSlots = Math.min(users.length, Math.ceil(slots / 2));
   const otherSlots = Math.min(others.length, slots - userSlots);
-  const chosenUsers = evenlySpaced(users.length, userSlots + Math.max(0, slots - userSlots - otherSlots)).map((slot) => users[slot] as number);
+  const chosenUsers = evenlySpaced(users.length, userSlots + Math.max(0, slots - userSlots - otherSlots)).map(
+    (slot) => users[slot] as number,
+  );
   const chosenOthers = evenlySpaced(others.length, otherSlots).map((slot) => others[slot] as number);
-  return { indexes: [...chosenUsers, ...chosenOthers].sort((left, right) => left - right), lineChars: caps.minDigestCharsPerMessage };
+  return {
+    indexes: [...chosenUsers, ...chosenOthers].sort((left, right) => left - right),
+    lineChars: caps.minDigestCharsPerMessage,
+  };
 }
 
 interface Excerpt {
@@ -64,22 +72,33 @@ function resultExcerpt(result: ToolResultPart, readAhead: number): Excerpt {
     const metadata = runCommandMetadata(result.metadata);
     if (metadata !== null) {
       const output = result.output.type === 'json' ? canonicalJsonStringify(result.output.value) : result.output.value;
-      const exited = metadata.timedOut === true ? 'timed out' : `exit ${metadata.exitCode ?? metadata.signal ?? 'unknown'}`;
-      return { outcome: recorded, body: `${RUN_COMMAND_TOOL} \`${formatCommand(metadata.argv)}\` ${exited}: ${oneLine(output.slice(0, readAhead))}` };
+      const exited =
+        metadata.timedOut === true ? 'timed out' : `exit ${metadata.exitCode ?? metadata.signal ?? 'unknown'}`;
+      return {
+        outcome: recorded,
+        body: `${RUN_COMMAND_TOOL} \`${formatCommand(metadata.argv)}\` ${exited}: ${oneLine(output.slice(0, readAhead))}`,
+      };
     }
   }
   if (status === 'ok' && result.toolName === READ_FILE_TOOL) {
     const metadata = readFileMetadata(result.metadata);
-    if (metadata !== null) return { outcome: null, body: `${READ_FILE_TOOL} ${metadata.path} sha256=${shortHash(metadata.sha256)}` };
+    if (metadata !== null)
+      return { outcome: null, body: `${READ_FILE_TOOL} ${metadata.path} sha256=${shortHash(metadata.sha256)}` };
   }
   if (status === 'ok' && result.toolName === EDIT_FILE_TOOL) {
     const metadata = editFileMetadata(result.metadata);
     if (metadata !== null) {
-      return { outcome: null, body: `${EDIT_FILE_TOOL} ${metadata.path} sha256 ${shortHash(metadata.sha256Before)} → ${shortHash(metadata.sha256After)}` };
+      return {
+        outcome: null,
+        body: `${EDIT_FILE_TOOL} ${metadata.path} sha256 ${shortHash(metadata.sha256Before)} → ${shortHash(metadata.sha256After)}`,
+      };
     }
   }
   const text = toolOutputExcerpt({ ...result, output: truncatedOutput(result, readAhead) });
-  return { outcome: recorded ?? (looksLikeVerification(text) ? 'report' : null), body: `${result.toolName} ${status}: ${text}` };
+  return {
+    outcome: recorded ?? (looksLikeVerification(text) ? 'report' : null),
+    body: `${result.toolName} ${status}: ${text}`,
+  };
 }
 
 function truncatedOutput(result: ToolResultPart, readAhead: number): ToolResultPart['output'] {
@@ -90,7 +109,10 @@ function truncatedOutput(result: ToolResultPart, readAhead: number): ToolResultP
 
 function describeCallForDigest(toolName: string, input: JsonValue): string {
   if (toolName !== CHECKPOINT_NOTE_TOOL) return describeToolCall(toolName, input);
-  const kind = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as { readonly kind?: JsonValue }).kind : undefined;
+  const kind =
+    input !== null && typeof input === 'object' && !Array.isArray(input)
+      ? (input as { readonly kind?: JsonValue }).kind
+      : undefined;
   return `${CHECKPOINT_NOTE_TOOL} ${typeof kind === 'string' ? kind : '(invalid)'}`;
 }
 
@@ -115,7 +137,10 @@ function messageExcerpt(message: Message, readAhead: number): Excerpt {
     };
   }
   const excerpts = message.content.map((part) => resultExcerpt(part, readAhead));
-  return { outcome: worstOutcome(excerpts.map((excerpt) => excerpt.outcome)), body: excerpts.map((excerpt) => excerpt.body).join(' | ') };
+  return {
+    outcome: worstOutcome(excerpts.map((excerpt) => excerpt.outcome)),
+    body: excerpts.map((excerpt) => excerpt.body).join(' | '),
+  };
 }
 
 /**
@@ -148,7 +173,8 @@ export function buildDigest(
     const entry = entries[seq] as CheckpointTranscriptEntry;
     const excerpt = messageExcerpt(entry.message, readAhead);
     const body = oneLine(redact(excerpt.body));
-    if (excerpt.outcome === null) return { seq, role: entry.message.role, text: truncateWithoutClaims(body, lineChars) };
+    if (excerpt.outcome === null)
+      return { seq, role: entry.message.role, text: truncateWithoutClaims(body, lineChars) };
     const label = outcomeLabel(excerpt.outcome, entry.runId ?? null);
     const room = lineChars - label.length - 1;
     const text = room < 2 ? truncateText(label, lineChars) : `${label} ${truncateWithoutClaims(body, room)}`.trimEnd();

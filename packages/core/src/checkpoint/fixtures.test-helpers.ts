@@ -24,7 +24,8 @@ export function user(content: string, runId?: string): CheckpointTranscriptEntry
 export function assistant(text: string, calls: readonly Call[] = [], runId?: string): CheckpointTranscriptEntry {
   const content: Extract<Message, { role: 'assistant' }>['content'] = [];
   if (text.length > 0) content.push({ type: 'text', text });
-  for (const call of calls) content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.tool, input: call.input });
+  for (const call of calls)
+    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.tool, input: call.input });
   return { message: { role: 'assistant', content }, ...(runId === undefined ? {} : { runId }) };
 }
 
@@ -65,12 +66,28 @@ export const hashOf = (content: string): string => sha256Hex(content);
 export function readFile(id: string, path: string, content: string, runId?: string): CheckpointTranscriptEntry[] {
   return [
     assistant('', [{ id, tool: 'read_file', input: { path } }], runId),
-    results([{ id, tool: 'read_file', output: text(content), metadata: { path, sha256: hashOf(content), bytes: content.length, complete: true } }], runId),
+    results(
+      [
+        {
+          id,
+          tool: 'read_file',
+          output: text(content),
+          metadata: { path, sha256: hashOf(content), bytes: content.length, complete: true },
+        },
+      ],
+      runId,
+    ),
   ];
 }
 
 /** An edit_file call and its result. */
-export function editFile(id: string, path: string, before: string | null, after: string, runId?: string): CheckpointTranscriptEntry[] {
+export function editFile(
+  id: string,
+  path: string,
+  before: string | null,
+  after: string,
+  runId?: string,
+): CheckpointTranscriptEntry[] {
   return [
     assistant('', [{ id, tool: 'edit_file', input: { path, oldText: before ?? '', newText: after } }], runId),
     results(
@@ -88,7 +105,13 @@ export function editFile(id: string, path: string, before: string | null, after:
 }
 
 /** A run_command call and its result. */
-export function runCommand(id: string, argv: readonly string[], exitCode: number | null, output: string, runId?: string): CheckpointTranscriptEntry[] {
+export function runCommand(
+  id: string,
+  argv: readonly string[],
+  exitCode: number | null,
+  output: string,
+  runId?: string,
+): CheckpointTranscriptEntry[] {
   return [
     assistant('', [{ id, tool: 'run_command', input: { argv: [...argv] } }], runId),
     results(
@@ -109,12 +132,22 @@ export function runCommand(id: string, argv: readonly string[], exitCode: number
 export function note(id: string, input: JsonValue, accepted = true, runId?: string): CheckpointTranscriptEntry[] {
   return [
     assistant('', [{ id, tool: 'checkpoint_note', input }], runId),
-    results([{ id, tool: 'checkpoint_note', output: accepted ? text('Recorded.') : errorText('checkpoint_note rejected: …') }], runId),
+    results(
+      [
+        {
+          id,
+          tool: 'checkpoint_note',
+          output: accepted ? text('Recorded.') : errorText('checkpoint_note rejected: …'),
+        },
+      ],
+      runId,
+    ),
   ];
 }
 
 /** Redaction stand-in: the real redactor is tested on its own; here a fixed token is enough. */
-export const redactSecrets = (value: string): string => value.replaceAll('sk-test-SECRET-0123456789abcdef', '[REDACTED:secret]');
+export const redactSecrets = (value: string): string =>
+  value.replaceAll('sk-test-SECRET-0123456789abcdef', '[REDACTED:secret]');
 
 /** Caps small enough that every list overflows in a short fixture. */
 export const TIGHT_CAPS: CheckpointCaps = Object.freeze({

@@ -14,6 +14,12 @@ export async function expectGolden(actual: string, relativePath: string): Promis
     return;
   }
   const expected = await environment.readSnapshotFile(path);
-  expect(expected, `golden file ${relativePath} is missing: run UPDATE_GOLDEN=1 npx vitest run packages/core/src/checkpoint`).not.toBeNull();
-  expect(actual, `${relativePath} differs; if the change is intended, rerun with UPDATE_GOLDEN=1 and review the diff`).toBe(expected);
+  expect(
+    expected,
+    `golden file ${relativePath} is missing: run UPDATE_GOLDEN=1 npx vitest run packages/core/src/checkpoint`,
+  ).not.toBeNull();
+  expect(
+    actual,
+    `${relativePath} differs; if the change is intended, rerun with UPDATE_GOLDEN=1 and review the diff`,
+  ).toBe(expected);
 }

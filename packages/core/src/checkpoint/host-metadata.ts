@@ -17,7 +17,10 @@ export interface CheckpointTranscriptEntry {
  * Pairs each message with the run that added it, given where each run's messages start (as the
  * session store records runs). Messages before the first run get no run id.
  */
-export function withRunIds(messages: readonly Message[], runs: readonly { readonly runId: string; readonly firstMessageIndex: number }[]): CheckpointTranscriptEntry[] {
+export function withRunIds(
+  messages: readonly Message[],
+  runs: readonly { readonly runId: string; readonly firstMessageIndex: number }[],
+): CheckpointTranscriptEntry[] {
   const starts = [...runs].sort((left, right) => left.firstMessageIndex - right.firstMessageIndex);
   let next = 0;
   let current: string | undefined;
@@ -38,7 +41,11 @@ export const CHECKPOINT_NOTE_TOOL = 'checkpoint_note';
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
 const readFileMetadataSchema = z.object({ path: z.string().min(1), sha256 });
-const editFileMetadataSchema = z.object({ path: z.string().min(1), sha256Before: sha256.nullable(), sha256After: sha256 });
+const editFileMetadataSchema = z.object({
+  path: z.string().min(1),
+  sha256Before: sha256.nullable(),
+  sha256After: sha256,
+});
 const runCommandMetadataSchema = z.object({
   argv: z.array(z.string()).min(1),
   exitCode: z.number().int().nullable(),

@@ -14,7 +14,12 @@ function compareText(left: string, right: string): number {
  * transcript (task, commands, failure reasons) is redacted, loses any sentence that claims an
  * approval, and is cut to the caps. Artifacts over the cap lose the least recently seen first.
  */
-export function finishHostState(observer: TranscriptObserver, caps: CheckpointCaps, redact: (text: string) => string, requests: 'latest' | 'all' = 'latest'): CheckpointState {
+export function finishHostState(
+  observer: TranscriptObserver,
+  caps: CheckpointCaps,
+  redact: (text: string) => string,
+  requests: 'latest' | 'all' = 'latest',
+): CheckpointState {
   const clean = (text: string): string => truncateWithoutClaims(oneLine(redact(text)), caps.maxValueChars);
 
   let task: TaskPointer | null = null;
@@ -29,7 +34,12 @@ export function finishHostState(observer: TranscriptObserver, caps: CheckpointCa
   const byRecency = [...observer.artifacts.entries()].sort(([, left], [, right]) => right.order - left.order);
   const keptArtifacts = byRecency.slice(0, caps.maxArtifacts);
   const artifacts: Artifact[] = keptArtifacts
-    .map(([uri, artifact]) => ({ uri: redact(uri), kind: artifact.kind, hash: artifact.hash, lastSeenSeq: artifact.lastSeenSeq }))
+    .map(([uri, artifact]) => ({
+      uri: redact(uri),
+      kind: artifact.kind,
+      hash: artifact.hash,
+      lastSeenSeq: artifact.lastSeenSeq,
+    }))
     .sort((left, right) => compareText(left.uri, right.uri));
   const recentArtifacts = keptArtifacts.slice(0, caps.maxRecentArtifacts).map(([uri]) => redact(uri));
 
@@ -51,6 +61,15 @@ export function finishHostState(observer: TranscriptObserver, caps: CheckpointCa
     seq: failure.seq,
   }));
 
-  const earlier = requests === 'all' ? earlierRequests(observer.userMessages, observer.latestUserIndex, caps, redact) : [];
-  return { task, ...(earlier.length === 0 ? {} : { earlierRequests: earlier }), artifacts, recentArtifacts, commands, changedFiles, failures };
+  const earlier =
+    requests === 'all' ? earlierRequests(observer.userMessages, observer.latestUserIndex, caps, redact) : [];
+  return {
+    task,
+    ...(earlier.length === 0 ? {} : { earlierRequests: earlier }),
+    artifacts,
+    recentArtifacts,
+    commands,
+    changedFiles,
+    failures,
+  };
 }

@@ -13,7 +13,13 @@ export {
   type ForgeStateCheckpoint,
   type StructuredSummary,
 } from './schema.js';
-export { CHECKPOINT_NOTE_TOOL, commandUri, fileUri, withRunIds, type CheckpointTranscriptEntry } from './host-metadata.js';
+export {
+  CHECKPOINT_NOTE_TOOL,
+  commandUri,
+  fileUri,
+  withRunIds,
+  type CheckpointTranscriptEntry,
+} from './host-metadata.js';
 export { findApprovalClaim, findPolicyText, truncateWithoutClaims } from './authority-text.js';
 export { truncateText } from './text.js';
 export { buildDigest, digestLayout } from './digest.js';

@@ -33,19 +33,28 @@ const oldestStep = (steps: readonly PlanStep[]): number =>
     steps.findIndex((step) => step.done),
   );
 
-const oldestFact = (facts: readonly FactRecord[]): number => smallestIndex(facts, (left, right) => left.seq - right.seq || compareText(left.key, right.key));
+const oldestFact = (facts: readonly FactRecord[]): number =>
+  smallestIndex(facts, (left, right) => left.seq - right.seq || compareText(left.key, right.key));
 
 function oldestDecision(decisions: readonly DecisionRecord[]): number {
   const hidden = supersededDecisionIds(decisions);
   const rank = (decision: DecisionRecord): number => (hidden.has(decision.id) ? 0 : 1);
-  return smallestIndex(decisions, (left, right) => rank(left) - rank(right) || left.seq - right.seq || compareText(left.id, right.id));
+  return smallestIndex(
+    decisions,
+    (left, right) => rank(left) - rank(right) || left.seq - right.seq || compareText(left.id, right.id),
+  );
 }
 
-const oldestBySeq = <T extends { readonly seq: number }>(items: readonly T[]): number => smallestIndex(items, (left, right) => left.seq - right.seq);
+const oldestBySeq = <T extends { readonly seq: number }>(items: readonly T[]): number =>
+  smallestIndex(items, (left, right) => left.seq - right.seq);
 
 const byKey = (left: FactRecord, right: FactRecord): number => compareText(left.key, right.key);
 
-function applyPlan(plan: readonly PlanStep[], update: Extract<AcceptedMemoryUpdate, { kind: 'plan' }>, caps: CheckpointCaps): PlanStep[] {
+function applyPlan(
+  plan: readonly PlanStep[],
+  update: Extract<AcceptedMemoryUpdate, { kind: 'plan' }>,
+  caps: CheckpointCaps,
+): PlanStep[] {
   const steps = plan.map((step) => ({ ...step }));
   for (const change of update.steps) {
     const existing = steps.find((step) => step.id === change.id);
@@ -66,7 +75,11 @@ function applyPlan(plan: readonly PlanStep[], update: Extract<AcceptedMemoryUpda
  * documented on `CheckpointCaps`. A fact replaces the fact with the same key; a rejected approach or
  * constraint with the same text as an earlier one replaces it.
  */
-export function applyMemoryUpdate(memory: CheckpointMemory, update: AcceptedMemoryUpdate, caps: CheckpointCaps = CHECKPOINT_CAPS): CheckpointMemory {
+export function applyMemoryUpdate(
+  memory: CheckpointMemory,
+  update: AcceptedMemoryUpdate,
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): CheckpointMemory {
   switch (update.kind) {
     case 'plan':
       return { ...memory, plan: applyPlan(memory.plan, update, caps) };

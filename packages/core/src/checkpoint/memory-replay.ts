@@ -12,8 +12,20 @@ export interface MemoryReplay {
 }
 
 /** The validation context for a note made at `seq`, given what has been observed so far. */
-export function contextAt(observer: TranscriptObserver, memory: CheckpointMemory, seq: number, caps: CheckpointCaps): MemoryValidationContext {
-  return { seq, memory, userMessages: observer.userMessages, toolCalls: observer.toolCalls, artifacts: observer.artifacts, caps };
+export function contextAt(
+  observer: TranscriptObserver,
+  memory: CheckpointMemory,
+  seq: number,
+  caps: CheckpointCaps,
+): MemoryValidationContext {
+  return {
+    seq,
+    memory,
+    userMessages: observer.userMessages,
+    toolCalls: observer.toolCalls,
+    artifacts: observer.artifacts,
+    caps,
+  };
 }
 
 /**
@@ -22,7 +34,10 @@ export function contextAt(observer: TranscriptObserver, memory: CheckpointMemory
  * store of its own: the canonical transcript is its source, and a result edited on disk to look
  * accepted still cannot smuggle in an update the validator refuses.
  */
-export function replayMemory(entries: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS): MemoryReplay {
+export function replayMemory(
+  entries: readonly CheckpointTranscriptEntry[],
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): MemoryReplay {
   const observer = new TranscriptObserver();
   let memory = emptyCheckpointMemory();
   for (const entry of entries) {
@@ -41,6 +56,9 @@ export function replayMemory(entries: readonly CheckpointTranscriptEntry[], caps
 }
 
 /** Session memory rebuilt from the accepted `checkpoint_note` calls of the transcript. */
-export function reduceMemoryFromTranscript(entries: readonly CheckpointTranscriptEntry[], caps: CheckpointCaps = CHECKPOINT_CAPS): CheckpointMemory {
+export function reduceMemoryFromTranscript(
+  entries: readonly CheckpointTranscriptEntry[],
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): CheckpointMemory {
   return replayMemory(entries, caps).memory;
 }

@@ -8,7 +8,9 @@ import type { ConstraintRecord, DecisionRecord, FactRecord, NextAction, Rejected
  * evidence resolved and dependency hashes filled in by the host).
  */
 
-const memoryIdSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1–64 characters from A–Z, a–z, 0–9, "_", "." and "-"');
+const memoryIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1–64 characters from A–Z, a–z, 0–9, "_", "." and "-"');
 const textSchema = z.string().min(1);
 
 /** How the model points at evidence: a user message (by index or by a verbatim quote), a tool call, an artifact. */
@@ -108,8 +110,14 @@ export const memoryUpdateJsonSchema: JsonObject = {
     evidence: evidenceJsonSchema,
     steps: {
       type: 'array',
-      description: 'plan: steps to add or update, e.g. [{"id":"tests","text":"Add tests","done":false}]; new ids need text.',
-      items: { type: 'object', properties: { id: { type: 'string' }, text: { type: 'string' }, done: { type: 'boolean' } }, required: ['id'], additionalProperties: false },
+      description:
+        'plan: steps to add or update, e.g. [{"id":"tests","text":"Add tests","done":false}]; new ids need text.',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'string' }, text: { type: 'string' }, done: { type: 'boolean' } },
+        required: ['id'],
+        additionalProperties: false,
+      },
     },
     id: text('decision: a new id.'),
     topic: text('decision: what it is about (optional).'),
@@ -118,7 +126,11 @@ export const memoryUpdateJsonSchema: JsonObject = {
     supersedes: text('decision: id of the decision it replaces (optional).'),
     key: text('fact: a short stable name; a later fact with the same key replaces it.'),
     value: text('fact: what is true about the code or the task.'),
-    dependsOn: { type: 'array', items: { type: 'string' }, description: 'fact: the files it was read from ("file:<path>"); required for a fact from a file.' },
+    dependsOn: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'fact: the files it was read from ("file:<path>"); required for a fact from a file.',
+    },
     approach: text('rejected_approach: what was tried.'),
     reason: text('rejected_approach: why it failed.'),
     retryOnlyIf: text('rejected_approach: what would have to change to retry it (optional).'),

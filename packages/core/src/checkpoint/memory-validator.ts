@@ -1,7 +1,13 @@
 import { findPolicyText } from './authority-text.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { CHECKPOINT_NOTE_TOOL, EDIT_FILE_TOOL, READ_FILE_TOOL, normalizeArtifactUri } from './host-metadata.js';
-import { memoryUpdateSchema, type AcceptedMemoryUpdate, type AcceptedPlanStep, type EvidenceInput, type MemoryUpdate } from './memory-update.js';
+import {
+  memoryUpdateSchema,
+  type AcceptedMemoryUpdate,
+  type AcceptedPlanStep,
+  type EvidenceInput,
+  type MemoryUpdate,
+} from './memory-update.js';
 import type { ArtifactKind, CheckpointMemory, EvidenceRef, FactDependency } from './schema.js';
 import { oneLine } from './text.js';
 
@@ -13,7 +19,15 @@ export interface MemoryValidationContext {
   /** User messages before the note, by transcript index. */
   readonly userMessages: ReadonlyMap<number, string>;
   /** Tool calls before the note, by id. */
-  readonly toolCalls: ReadonlyMap<string, { readonly toolName: string; readonly resultSeq: number | null; readonly failed: boolean; readonly path: string | null }>;
+  readonly toolCalls: ReadonlyMap<
+    string,
+    {
+      readonly toolName: string;
+      readonly resultSeq: number | null;
+      readonly failed: boolean;
+      readonly path: string | null;
+    }
+  >;
   /** Artifacts the host observed before the note, with their current hash, by uri. */
   readonly artifacts: ReadonlyMap<string, { readonly kind: ArtifactKind; readonly hash: string | null }>;
   readonly caps?: CheckpointCaps;
@@ -33,7 +47,9 @@ export type MemoryRejectionCode =
   | 'unknown-plan-step'
   | 'plan-full';
 
-export type MemoryValidation = { readonly ok: true; readonly update: AcceptedMemoryUpdate } | { readonly ok: false; readonly code: MemoryRejectionCode; readonly reason: string };
+export type MemoryValidation =
+  | { readonly ok: true; readonly update: AcceptedMemoryUpdate }
+  | { readonly ok: false; readonly code: MemoryRejectionCode; readonly reason: string };
 
 const MIN_QUOTE_CHARS = 8;
 /** Share of a constraint's words the user message it cites must contain for the message to state it. */
@@ -71,7 +87,9 @@ function reject(code: MemoryRejectionCode, reason: string): MemoryValidation {
 function textFields(update: MemoryUpdate): [string, string][] {
   switch (update.kind) {
     case 'plan':
-      return update.steps.flatMap((step): [string, string][] => (step.text === undefined ? [] : [[`steps.${step.id}.text`, step.text]]));
+      return update.steps.flatMap((step): [string, string][] =>
+        step.text === undefined ? [] : [[`steps.${step.id}.text`, step.text]],
+      );
     case 'decision':
       return [
         ['topic', update.topic ?? ''],
@@ -95,7 +113,9 @@ function textFields(update: MemoryUpdate): [string, string][] {
   }
 }
 
-type Resolved = { readonly ok: true; readonly evidence: EvidenceRef } | { readonly ok: false; readonly rejection: MemoryValidation };
+type Resolved =
+  | { readonly ok: true; readonly evidence: EvidenceRef }
+  | { readonly ok: false; readonly rejection: MemoryValidation };
 
 function normalizeForQuote(text: string): string {
   return oneLine(text).toLowerCase();
@@ -107,29 +127,40 @@ function resolveEvidence(evidence: EvidenceInput, context: MemoryValidationConte
     if ('messageIndex' in evidence) {
       return context.userMessages.has(evidence.messageIndex)
         ? { ok: true, evidence: { source: 'user', messageIndex: evidence.messageIndex } }
-        : unknown(`message ${evidence.messageIndex} is not a user message of this session; cite a user message index or quote the user's words.`);
+        : unknown(
+            `message ${evidence.messageIndex} is not a user message of this session; cite a user message index or quote the user's words.`,
+          );
     }
     const quote = normalizeForQuote(evidence.quote);
     if (quote.replace(/\s/g, '').length < MIN_QUOTE_CHARS) {
-      return unknown(`the quote is too short to identify a user message; quote at least ${MIN_QUOTE_CHARS} characters verbatim.`);
+      return unknown(
+        `the quote is too short to identify a user message; quote at least ${MIN_QUOTE_CHARS} characters verbatim.`,
+      );
     }
     let found: number | null = null;
     for (const [index, text] of context.userMessages) {
       if ((found === null || index > found) && normalizeForQuote(text).includes(quote)) found = index;
     }
-    return found === null ? unknown('no user message contains the quoted words; quote the user verbatim or cite the message index.') : { ok: true, evidence: { source: 'user', messageIndex: found } };
+    return found === null
+      ? unknown('no user message contains the quoted words; quote the user verbatim or cite the message index.')
+      : { ok: true, evidence: { source: 'user', messageIndex: found } };
   }
   if (evidence.source === 'tool-call') {
     const call = context.toolCalls.get(evidence.toolCallId);
     if (call === undefined) return unknown(`there is no tool call "${evidence.toolCallId}" in this session.`);
-    if (call.resultSeq === null) return unknown(`tool call "${evidence.toolCallId}" has no result yet; cite it after its result arrives.`);
+    if (call.resultSeq === null)
+      return unknown(`tool call "${evidence.toolCallId}" has no result yet; cite it after its result arrives.`);
     if (call.toolName === CHECKPOINT_NOTE_TOOL) {
-      return unknown(`tool call "${evidence.toolCallId}" is a checkpoint note; a note cannot be evidence for another, so cite what that note cited.`);
+      return unknown(
+        `tool call "${evidence.toolCallId}" is a checkpoint note; a note cannot be evidence for another, so cite what that note cited.`,
+      );
     }
     return { ok: true, evidence: { source: 'tool-call', toolCallId: evidence.toolCallId } };
   }
   const uri = normalizeArtifactUri(evidence.uri);
-  return context.artifacts.has(uri) ? { ok: true, evidence: { source: 'artifact', uri } } : unknown(`artifact "${uri}" was never observed by a tool in this session; read it first, then cite it.`);
+  return context.artifacts.has(uri)
+    ? { ok: true, evidence: { source: 'artifact', uri } }
+    : unknown(`artifact "${uri}" was never observed by a tool in this session; read it first, then cite it.`);
 }
 
 /**
@@ -145,20 +176,30 @@ function derivesFromFile(evidence: EvidenceRef, context: MemoryValidationContext
   return false;
 }
 
-function resolveDependencies(uris: readonly string[], context: MemoryValidationContext): FactDependency[] | MemoryValidation {
+function resolveDependencies(
+  uris: readonly string[],
+  context: MemoryValidationContext,
+): FactDependency[] | MemoryValidation {
   const dependencies = new Map<string, FactDependency>();
   for (const raw of uris) {
     const uri = normalizeArtifactUri(raw);
     const artifact = context.artifacts.get(uri);
     if (artifact === undefined) {
-      return reject('unknown-dependency', `dependsOn "${uri}" was never observed by a tool in this session; read the file first.`);
+      return reject(
+        'unknown-dependency',
+        `dependsOn "${uri}" was never observed by a tool in this session; read the file first.`,
+      );
     }
     dependencies.set(uri, { uri, hash: artifact.hash });
   }
   return [...dependencies.values()].sort((left, right) => (left.uri < right.uri ? -1 : left.uri > right.uri ? 1 : 0));
 }
 
-function validatePlan(steps: Extract<MemoryUpdate, { kind: 'plan' }>['steps'], context: MemoryValidationContext, caps: CheckpointCaps): MemoryValidation | AcceptedPlanStep[] {
+function validatePlan(
+  steps: Extract<MemoryUpdate, { kind: 'plan' }>['steps'],
+  context: MemoryValidationContext,
+  caps: CheckpointCaps,
+): MemoryValidation | AcceptedPlanStep[] {
   const seen = new Set<string>();
   const known = new Map(context.memory.plan.map((step) => [step.id, step]));
   let added = 0;
@@ -167,7 +208,8 @@ function validatePlan(steps: Extract<MemoryUpdate, { kind: 'plan' }>['steps'], c
     if (seen.has(step.id)) return reject('invalid-input', `plan step "${step.id}" appears twice in one update.`);
     seen.add(step.id);
     if (!known.has(step.id)) {
-      if (step.text === undefined) return reject('unknown-plan-step', `plan step "${step.id}" does not exist yet; give it a text to add it.`);
+      if (step.text === undefined)
+        return reject('unknown-plan-step', `plan step "${step.id}" does not exist yet; give it a text to add it.`);
       added += 1;
     }
     if (step.done === true) done.add(step.id);
@@ -175,7 +217,10 @@ function validatePlan(steps: Extract<MemoryUpdate, { kind: 'plan' }>['steps'], c
   }
   const total = context.memory.plan.length + added;
   if (total > caps.maxPlanSteps && total - done.size > caps.maxPlanSteps) {
-    return reject('plan-full', `the plan already holds ${context.memory.plan.length} of ${caps.maxPlanSteps} steps; mark finished steps done or reuse step ids.`);
+    return reject(
+      'plan-full',
+      `the plan already holds ${context.memory.plan.length} of ${caps.maxPlanSteps} steps; mark finished steps done or reuse step ids.`,
+    );
   }
   return steps.map((step) => ({ id: step.id, text: step.text ?? null, done: step.done ?? null }));
 }
@@ -191,7 +236,9 @@ export function validateMemoryUpdate(update: unknown, context: MemoryValidationC
   const caps = context.caps ?? CHECKPOINT_CAPS;
   const parsed = memoryUpdateSchema.safeParse(update);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
+    const issues = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`)
+      .join('; ');
     return reject('invalid-input', `${issues}.`);
   }
   const input = parsed.data;
@@ -204,7 +251,10 @@ export function validateMemoryUpdate(update: unknown, context: MemoryValidationC
   const fields = textFields(input);
   for (const [name, text] of fields) {
     if (text.length > caps.maxMemoryTextChars) {
-      return reject('text-too-long', `${name} has ${text.length} characters; the limit is ${caps.maxMemoryTextChars}. Say it shorter.`);
+      return reject(
+        'text-too-long',
+        `${name} has ${text.length} characters; the limit is ${caps.maxMemoryTextChars}. Say it shorter.`,
+      );
     }
   }
   for (const [name, text] of fields) {
@@ -228,9 +278,15 @@ export function validateMemoryUpdate(update: unknown, context: MemoryValidationC
     }
     case 'decision': {
       if (context.memory.decisions.some((decision) => decision.id === input.id)) {
-        return reject('duplicate-decision', `decision "${input.id}" already exists; record a new id with "supersedes":"${input.id}" to change it.`);
+        return reject(
+          'duplicate-decision',
+          `decision "${input.id}" already exists; record a new id with "supersedes":"${input.id}" to change it.`,
+        );
       }
-      if (input.supersedes !== undefined && !context.memory.decisions.some((decision) => decision.id === input.supersedes)) {
+      if (
+        input.supersedes !== undefined &&
+        !context.memory.decisions.some((decision) => decision.id === input.supersedes)
+      ) {
         return reject('unknown-decision', `supersedes "${input.supersedes}" names no recorded decision.`);
       }
       return {
@@ -252,23 +308,38 @@ export function validateMemoryUpdate(update: unknown, context: MemoryValidationC
     case 'fact': {
       const uris = input.dependsOn ?? [];
       if (uris.length === 0 && derivesFromFile(evidence, context)) {
-        return reject('missing-dependencies', `fact "${input.key}" comes from a file; list that file in "dependsOn" (e.g. ["file:src/app.ts"]) so the fact is checked when the file changes.`);
+        return reject(
+          'missing-dependencies',
+          `fact "${input.key}" comes from a file; list that file in "dependsOn" (e.g. ["file:src/app.ts"]) so the fact is checked when the file changes.`,
+        );
       }
       const dependsOn = resolveDependencies(uris, context);
       if (!Array.isArray(dependsOn)) return dependsOn;
-      return { ok: true, update: { kind: 'fact', record: { key: input.key, value: input.value, evidence, dependsOn, seq } } };
+      return {
+        ok: true,
+        update: { kind: 'fact', record: { key: input.key, value: input.value, evidence, dependsOn, seq } },
+      };
     }
     case 'rejected_approach':
       return {
         ok: true,
         update: {
           kind: 'rejected_approach',
-          record: { approach: input.approach, reason: input.reason, retryOnlyIf: input.retryOnlyIf ?? null, evidence, seq },
+          record: {
+            approach: input.approach,
+            reason: input.reason,
+            retryOnlyIf: input.retryOnlyIf ?? null,
+            evidence,
+            seq,
+          },
         },
       };
     case 'constraint':
       if (evidence.source !== 'user') {
-        return reject('constraint-not-from-user', 'only the user sets constraints; cite the user message that states it.');
+        return reject(
+          'constraint-not-from-user',
+          'only the user sets constraints; cite the user message that states it.',
+        );
       }
       if (!userStates(context.userMessages.get(evidence.messageIndex) ?? '', input.text)) {
         return reject(

@@ -3,7 +3,18 @@ import type { JsonValue } from '../json.js';
 import { buildForgeStateCheckpoint } from './build.js';
 import { CHECKPOINT_CAPS } from './caps.js';
 import { createCheckpointNoteTool } from './checkpoint-note-tool.js';
-import { TIGHT_CAPS, assistant, editFile, hashOf, note, readFile, redactSecrets, results, text, user } from './fixtures.test-helpers.js';
+import {
+  TIGHT_CAPS,
+  assistant,
+  editFile,
+  hashOf,
+  note,
+  readFile,
+  redactSecrets,
+  results,
+  text,
+  user,
+} from './fixtures.test-helpers.js';
 import type { CheckpointTranscriptEntry } from './host-metadata.js';
 import { applyMemoryUpdate, capMemory } from './memory-apply.js';
 import type { AcceptedMemoryUpdate } from './memory-update.js';
@@ -19,7 +30,10 @@ function fact(key: string, seq: number): AcceptedMemoryUpdate {
 }
 
 function decision(id: string, seq: number, supersedes: string | null = null): AcceptedMemoryUpdate {
-  return { kind: 'decision', record: { id, topic: null, decision: `decision ${id}`, rationale: 'because', supersedes, evidence, seq } };
+  return {
+    kind: 'decision',
+    record: { id, topic: null, decision: `decision ${id}`, rationale: 'because', supersedes, evidence, seq },
+  };
 }
 
 function applyAll(updates: readonly AcceptedMemoryUpdate[], caps = CHECKPOINT_CAPS): CheckpointMemory {
@@ -49,7 +63,10 @@ describe('applyMemoryUpdate', () => {
   });
 
   it('evicts superseded decisions before live ones, then the oldest', () => {
-    const memory = applyAll([decision('d1', 1), decision('d2', 2, 'd1'), decision('d3', 3)], { ...CHECKPOINT_CAPS, maxDecisions: 2 });
+    const memory = applyAll([decision('d1', 1), decision('d2', 2, 'd1'), decision('d3', 3)], {
+      ...CHECKPOINT_CAPS,
+      maxDecisions: 2,
+    });
     expect(memory.decisions.map((item: DecisionRecord) => item.id)).toEqual(['d2', 'd3']);
   });
 
@@ -94,7 +111,10 @@ describe('applyMemoryUpdate', () => {
 
   it('hides a superseded decision in the view but keeps it in memory', () => {
     const memory = applyAll([decision('d1', 1), decision('d2', 2, 'd1')]);
-    const checkpoint = { ...buildForgeStateCheckpoint({ transcript: [user('Go.')], tailStart: 0, redact: redactSecrets }), memory };
+    const checkpoint = {
+      ...buildForgeStateCheckpoint({ transcript: [user('Go.')], tailStart: 0, redact: redactSecrets }),
+      memory,
+    };
     const view = renderCheckpointView(checkpoint);
     expect(view).toContain('- decision d2 — because because (id=d2, supersedes=d1, evidence=user#0)');
     expect(view).not.toContain('- decision d1');
@@ -122,7 +142,13 @@ describe('reduceMemoryFromTranscript', () => {
   it('judges a note by the session as it was when the note was made, not by later messages', () => {
     const transcript = [
       user('Check the parser.'),
-      ...note('n1', { kind: 'fact', key: 'parser', value: 'parser is recursive', evidence: { source: 'tool-call', toolCallId: 'r1' }, dependsOn: ['src/parser.ts'] }),
+      ...note('n1', {
+        kind: 'fact',
+        key: 'parser',
+        value: 'parser is recursive',
+        evidence: { source: 'tool-call', toolCallId: 'r1' },
+        dependsOn: ['src/parser.ts'],
+      }),
       ...readFile('r1', 'src/parser.ts', 'function parse() { return parse(); }'),
     ];
     expect(reduceMemoryFromTranscript(transcript).facts).toEqual([]);
@@ -133,7 +159,13 @@ describe('reduceMemoryFromTranscript', () => {
       user('Check the parser.'),
       ...readFile('r1', 'src/parser.ts', 'v1'),
       ...editFile('e1', 'src/parser.ts', 'v1', 'v2'),
-      ...note('n1', { kind: 'fact', key: 'parser', value: 'parser was edited', evidence: { source: 'tool-call', toolCallId: 'e1' }, dependsOn: ['src/parser.ts'] }),
+      ...note('n1', {
+        kind: 'fact',
+        key: 'parser',
+        value: 'parser was edited',
+        evidence: { source: 'tool-call', toolCallId: 'e1' },
+        dependsOn: ['src/parser.ts'],
+      }),
     ];
     const [recorded] = reduceMemoryFromTranscript(transcript).facts;
     expect(recorded?.dependsOn).toEqual([{ uri: 'file:src/parser.ts', hash: hashOf('v2') }]);
@@ -142,10 +174,16 @@ describe('reduceMemoryFromTranscript', () => {
 
 describe('checkpoint_note tool', () => {
   function session(): CheckpointTranscriptEntry[] {
-    return [user('Fix the build; keep Node 20 support.'), ...readFile('r1', 'package.json', '{"engines":{"node":">=20"}}')];
+    return [
+      user('Fix the build; keep Node 20 support.'),
+      ...readFile('r1', 'package.json', '{"engines":{"node":">=20"}}'),
+    ];
   }
 
-  async function call(transcript: CheckpointTranscriptEntry[], input: JsonValue): Promise<{ type: string; value: string }> {
+  async function call(
+    transcript: CheckpointTranscriptEntry[],
+    input: JsonValue,
+  ): Promise<{ type: string; value: string }> {
     const tool = createCheckpointNoteTool({ transcript: () => transcript });
     transcript.push(assistant('', [{ id: 'note_1', tool: 'checkpoint_note', input }]));
     const result = await tool.execute(input, { toolCallId: 'note_1', signal: new AbortController().signal });
@@ -162,15 +200,30 @@ describe('checkpoint_note tool', () => {
 
   it('accepts a valid note, and its call then counts as memory once the result is recorded', async () => {
     const transcript = session();
-    const input = { kind: 'constraint', text: 'Keep Node 20 support', evidence: { source: 'user', quote: 'keep Node 20 support' } };
+    const input = {
+      kind: 'constraint',
+      text: 'Keep Node 20 support',
+      evidence: { source: 'user', quote: 'keep Node 20 support' },
+    };
     expect(await call(transcript, input)).toEqual({ type: 'text', value: 'Recorded constraint in session memory.' });
-    transcript.push(results([{ id: 'note_1', tool: 'checkpoint_note', output: text('Recorded constraint in session memory.') }]));
-    expect(reduceMemoryFromTranscript(transcript).constraints).toEqual([{ text: 'Keep Node 20 support', evidence: { source: 'user', messageIndex: 0 }, seq: 3 }]);
+    transcript.push(
+      results([{ id: 'note_1', tool: 'checkpoint_note', output: text('Recorded constraint in session memory.') }]),
+    );
+    expect(reduceMemoryFromTranscript(transcript).constraints).toEqual([
+      { text: 'Keep Node 20 support', evidence: { source: 'user', messageIndex: 0 }, seq: 3 },
+    ]);
   });
 
   it('returns the rejection reason as an error the model sees', async () => {
-    const output = await call(session(), { kind: 'fact', key: 'node', value: 'package.json requires Node 20', evidence: { source: 'tool-call', toolCallId: 'r1' } });
+    const output = await call(session(), {
+      kind: 'fact',
+      key: 'node',
+      value: 'package.json requires Node 20',
+      evidence: { source: 'tool-call', toolCallId: 'r1' },
+    });
     expect(output.type).toBe('error-text');
-    expect(output.value).toMatch(/^checkpoint_note rejected: fact "node" comes from a file; list that file in "dependsOn"/);
+    expect(output.value).toMatch(
+      /^checkpoint_note rejected: fact "node" comes from a file; list that file in "dependsOn"/,
+    );
   });
 });

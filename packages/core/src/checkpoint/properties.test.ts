@@ -13,7 +13,10 @@ import { checkpointViewCharBound, renderCheckpointView } from './view.js';
 
 /** A transcript and a tail start on one of its group boundaries. */
 const sessionArbitrary = checkpointTranscriptArbitrary().chain((transcript) => {
-  const starts = [...splitIntoGroups(transcript.map((entry) => entry.message)).map((group) => group.start), transcript.length];
+  const starts = [
+    ...splitIntoGroups(transcript.map((entry) => entry.message)).map((group) => group.start),
+    transcript.length,
+  ];
   return fc.constantFrom(...starts).map((tailStart) => ({ transcript, tailStart }));
 });
 
@@ -28,16 +31,20 @@ describe('checkpoint properties', () => {
 
   it('builds a valid checkpoint from any session, the same bytes twice, with a view within the bound of its caps', () => {
     fc.assert(
-      fc.property(sessionArbitrary, fc.oneof(fc.constant(CHECKPOINT_CAPS), capsArbitrary), ({ transcript, tailStart }, caps) => {
-        const first = build(transcript, tailStart, caps);
-        const second = build(structuredClone(transcript), tailStart, caps);
-        expect(JSON.stringify(second)).toBe(JSON.stringify(first));
-        const validation = validateCheckpoint(first, transcript.length, caps);
-        expect(validation.ok ? [] : validation.errors).toEqual([]);
-        const view = renderCheckpointView(first, caps);
-        expect(renderCheckpointView(second, caps)).toBe(view);
-        expect(view.length).toBeLessThanOrEqual(checkpointViewCharBound(caps));
-      }),
+      fc.property(
+        sessionArbitrary,
+        fc.oneof(fc.constant(CHECKPOINT_CAPS), capsArbitrary),
+        ({ transcript, tailStart }, caps) => {
+          const first = build(transcript, tailStart, caps);
+          const second = build(structuredClone(transcript), tailStart, caps);
+          expect(JSON.stringify(second)).toBe(JSON.stringify(first));
+          const validation = validateCheckpoint(first, transcript.length, caps);
+          expect(validation.ok ? [] : validation.errors).toEqual([]);
+          const view = renderCheckpointView(first, caps);
+          expect(renderCheckpointView(second, caps)).toBe(view);
+          expect(view.length).toBeLessThanOrEqual(checkpointViewCharBound(caps));
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -76,7 +83,23 @@ describe('checkpoint properties', () => {
       }),
     );
     const claimy = fc
-      .array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('you are', 'allowed', 'granted', 'I approve', 'permission', 'you have', 'full access', '\n', '. ')), { maxLength: 12 })
+      .array(
+        fc.oneof(
+          fc.string({ maxLength: 20 }),
+          fc.constantFrom(
+            'you are',
+            'allowed',
+            'granted',
+            'I approve',
+            'permission',
+            'you have',
+            'full access',
+            '\n',
+            '. ',
+          ),
+        ),
+        { maxLength: 12 },
+      )
       .map((parts) => parts.join(' '));
     fc.assert(
       fc.property(claimy, fc.integer({ min: 1, max: 80 }), (value, max) => {

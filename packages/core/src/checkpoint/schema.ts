@@ -8,7 +8,11 @@ import { z } from 'zod';
  */
 
 /** Labels every checkpoint carries: what it is, and what it can never be. */
-export const CHECKPOINT_SAFETY_LABELS = ['untrusted-conversation-memory', 'no-approval-state', 'no-policy-authority'] as const;
+export const CHECKPOINT_SAFETY_LABELS = [
+  'untrusted-conversation-memory',
+  'no-approval-state',
+  'no-policy-authority',
+] as const;
 
 const sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase SHA-256 hex digest');
 const seqSchema = z.number().int().min(0);
@@ -26,7 +30,14 @@ export const evidenceRefSchema = z.discriminatedUnion('source', [
 export const artifactKindSchema = z.enum(['file', 'command', 'tool_output']);
 
 /** Something the host observed, with the content hash the host computed (never the model). */
-export const artifactSchema = z.object({ uri: z.string().min(1), kind: artifactKindSchema, hash: sha256HexSchema.nullable(), lastSeenSeq: seqSchema }).strict();
+export const artifactSchema = z
+  .object({
+    uri: z.string().min(1),
+    kind: artifactKindSchema,
+    hash: sha256HexSchema.nullable(),
+    lastSeenSeq: seqSchema,
+  })
+  .strict();
 
 /** A command that ran once. Its exit code is history: it says nothing about the code as it is now. */
 export const commandRecordSchema = z
@@ -40,12 +51,18 @@ export const commandRecordSchema = z
   })
   .strict();
 
-export const changedFileSchema = z.object({ path: z.string().min(1), hash: sha256HexSchema.nullable(), seq: seqSchema }).strict();
+export const changedFileSchema = z
+  .object({ path: z.string().min(1), hash: sha256HexSchema.nullable(), seq: seqSchema })
+  .strict();
 
 /** "Tried `what`; failed because `why`." */
-export const failureRecordSchema = z.object({ what: z.string(), why: z.string(), runId: z.string().nullable(), seq: seqSchema }).strict();
+export const failureRecordSchema = z
+  .object({ what: z.string(), why: z.string(), runId: z.string().nullable(), seq: seqSchema })
+  .strict();
 
-export const taskPointerSchema = z.object({ text: z.string(), evidence: z.object({ source: z.literal('user'), messageIndex: seqSchema }).strict() }).strict();
+export const taskPointerSchema = z
+  .object({ text: z.string(), evidence: z.object({ source: z.literal('user'), messageIndex: seqSchema }).strict() })
+  .strict();
 
 /** State the host reduces from the transcript alone; nothing here is taken from model-written text. */
 export const checkpointStateSchema = z
@@ -69,7 +86,9 @@ export const checkpointStateSchema = z
   })
   .strict();
 
-export const planStepSchema = z.object({ id: z.string().min(1), text: z.string(), done: z.boolean(), seq: seqSchema }).strict();
+export const planStepSchema = z
+  .object({ id: z.string().min(1), text: z.string(), done: z.boolean(), seq: seqSchema })
+  .strict();
 
 export const decisionRecordSchema = z
   .object({
@@ -133,7 +152,9 @@ export const checkpointMemorySchema = z
   })
   .strict();
 
-export const digestEntrySchema = z.object({ seq: seqSchema, role: z.enum(['user', 'assistant', 'tool']), text: z.string() }).strict();
+export const digestEntrySchema = z
+  .object({ seq: seqSchema, role: z.enum(['user', 'assistant', 'tool']), text: z.string() })
+  .strict();
 
 /** Redacted extractive digest of the summarized messages, one bounded line per shown message. */
 export const checkpointDigestSchema = z
@@ -151,7 +172,9 @@ export const structuredSummarySchema = z
     phase: z.string(),
     completedWork: z.array(z.string()),
     decisions: z.array(z.object({ decision: z.string(), rationale: z.string() }).strict()),
-    rejectedApproaches: z.array(z.object({ approach: z.string(), reason: z.string(), retryOnlyIf: z.string().nullable() }).strict()),
+    rejectedApproaches: z.array(
+      z.object({ approach: z.string(), reason: z.string(), retryOnlyIf: z.string().nullable() }).strict(),
+    ),
     changedFiles: z.array(z.string()),
     commandsAndResults: z.array(z.object({ command: z.string(), result: z.string() }).strict()),
     references: z.array(z.string()),
@@ -162,7 +185,14 @@ export const structuredSummarySchema = z
   .strict();
 
 /** A provider's compaction item, stored elsewhere and referenced here; never interpreted. */
-export const opaqueReferenceSchema = z.object({ provider: z.string().min(1), modelId: z.string().min(1), itemHash: sha256HexSchema, bytes: z.number().int().min(0) }).strict();
+export const opaqueReferenceSchema = z
+  .object({
+    provider: z.string().min(1),
+    modelId: z.string().min(1),
+    itemHash: sha256HexSchema,
+    bytes: z.number().int().min(0),
+  })
+  .strict();
 
 /**
  * Which messages the checkpoint stands for. Messages `[0, summarizedThrough)` are summarized and
@@ -186,7 +216,14 @@ export const lineRegionSchema = z
   .refine((region) => region.endLine >= region.startLine, { message: 'endLine must not be before startLine' });
 
 /** A file in hand: the latest read or edit of it, and the part it covered (`null`: the whole file). */
-export const workingSetFileSchema = z.object({ path: z.string().min(1), hash: sha256HexSchema.nullable(), region: lineRegionSchema.nullable(), seq: seqSchema }).strict();
+export const workingSetFileSchema = z
+  .object({
+    path: z.string().min(1),
+    hash: sha256HexSchema.nullable(),
+    region: lineRegionSchema.nullable(),
+    seq: seqSchema,
+  })
+  .strict();
 
 /**
  * The files the agent worked on most recently, most recent first, with the bounds they are
@@ -208,12 +245,25 @@ const checkpointBaseShape = {
   state: checkpointStateSchema,
   memory: checkpointMemorySchema,
   estimatedTokens: z.number().int().min(0),
-  safetyLabels: z.tuple([z.literal(CHECKPOINT_SAFETY_LABELS[0]), z.literal(CHECKPOINT_SAFETY_LABELS[1]), z.literal(CHECKPOINT_SAFETY_LABELS[2])]),
+  safetyLabels: z.tuple([
+    z.literal(CHECKPOINT_SAFETY_LABELS[0]),
+    z.literal(CHECKPOINT_SAFETY_LABELS[1]),
+    z.literal(CHECKPOINT_SAFETY_LABELS[2]),
+  ]),
 };
 
 export const contextCheckpointSchema = z.discriminatedUnion('strategy', [
-  z.object({ ...checkpointBaseShape, strategy: z.literal('forge-state'), digest: checkpointDigestSchema, workingSet: workingSetSchema.optional() }).strict(),
-  z.object({ ...checkpointBaseShape, strategy: z.literal('model-structured'), structured: structuredSummarySchema }).strict(),
+  z
+    .object({
+      ...checkpointBaseShape,
+      strategy: z.literal('forge-state'),
+      digest: checkpointDigestSchema,
+      workingSet: workingSetSchema.optional(),
+    })
+    .strict(),
+  z
+    .object({ ...checkpointBaseShape, strategy: z.literal('model-structured'), structured: structuredSummarySchema })
+    .strict(),
   z.object({ ...checkpointBaseShape, strategy: z.literal('provider-native'), opaque: opaqueReferenceSchema }).strict(),
 ]);
 

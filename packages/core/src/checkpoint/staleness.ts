@@ -5,7 +5,9 @@ import { TranscriptObserver } from './transcript-observer.js';
 /** Current content hash of each artifact the host knows, by uri; `null` when the host has none. */
 export type ArtifactHashes = ReadonlyMap<string, string | null>;
 
-export type FactStatus = { readonly status: 'VALID' } | { readonly status: 'SUSPECT'; readonly reason: string; readonly uri: string };
+export type FactStatus =
+  | { readonly status: 'VALID' }
+  | { readonly status: 'SUSPECT'; readonly reason: string; readonly uri: string };
 
 /**
  * Whether a fact can still be trusted. VALID only when the hash of every file it depends on was
@@ -32,7 +34,10 @@ export function factStatus(fact: Pick<FactRecord, 'dependsOn'>, currentHashes: A
  * The hashes to judge facts by: the checkpoint's artifacts, overridden by `newer` observations
  * (for example artifacts seen in messages after the checkpoint was built).
  */
-export function currentArtifactHashes(checkpoint: Pick<ContextCheckpoint, 'state'>, newer?: ArtifactHashes): Map<string, string | null> {
+export function currentArtifactHashes(
+  checkpoint: Pick<ContextCheckpoint, 'state'>,
+  newer?: ArtifactHashes,
+): Map<string, string | null> {
   const hashes = new Map<string, string | null>();
   for (const artifact of checkpoint.state.artifacts) hashes.set(artifact.uri, artifact.hash);
   if (newer !== undefined) for (const [uri, hash] of newer) hashes.set(uri, hash);
@@ -40,7 +45,11 @@ export function currentArtifactHashes(checkpoint: Pick<ContextCheckpoint, 'state
 }
 
 /** Artifact hashes observed in `entries[start, end)` only, latest observation winning. */
-export function observeArtifactHashes(entries: readonly CheckpointTranscriptEntry[], start = 0, end: number = entries.length): Map<string, string | null> {
+export function observeArtifactHashes(
+  entries: readonly CheckpointTranscriptEntry[],
+  start = 0,
+  end: number = entries.length,
+): Map<string, string | null> {
   const observer = new TranscriptObserver(Math.max(0, start));
   for (let index = Math.max(0, start); index < Math.min(end, entries.length); index += 1) {
     observer.observe(entries[index] as CheckpointTranscriptEntry);

@@ -18,7 +18,10 @@ export function resultOutcome(result: ToolResultPart): Exclude<StepOutcome, 'rep
   if (result.metadata?.['declined'] === true) return 'failed';
   if (result.toolName === RUN_COMMAND_TOOL) {
     const metadata = runCommandMetadata(result.metadata);
-    if (metadata !== null) return metadata.timedOut === true || (metadata.signal ?? null) !== null || metadata.exitCode !== 0 ? 'failed' : 'exit 0';
+    if (metadata !== null)
+      return metadata.timedOut === true || (metadata.signal ?? null) !== null || metadata.exitCode !== 0
+        ? 'failed'
+        : 'exit 0';
   }
   // Commands of other hosts (a Codex rollout's exec calls) carry only their exit code.
   const exitCode = result.metadata?.['exitCode'];

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import type { JsonValue } from '../json.js';
 import type { CheckpointCaps } from './caps.js';
-import { assistant, editFile, errorText, note, readFile, results, runCommand, text, user } from './fixtures.test-helpers.js';
+import {
+  assistant,
+  editFile,
+  errorText,
+  note,
+  readFile,
+  results,
+  runCommand,
+  text,
+  user,
+} from './fixtures.test-helpers.js';
 import type { CheckpointTranscriptEntry } from './host-metadata.js';
 
 /** The secret the property tests plant; `redactSecrets` removes it. */
@@ -47,8 +57,16 @@ const noteInput: fc.Arbitrary<JsonValue> = fc.oneof(
     evidence: fc.constant({ source: 'artifact', uri: 'src/a.ts' }),
     dependsOn: fc.constant(['src/a.ts']),
   }),
-  fc.record({ kind: fc.constant('constraint'), text: prose.map((value) => value || 'c'), evidence: fc.constant({ source: 'user', messageIndex: 0 }) }),
-  fc.record({ kind: fc.constant('plan'), steps: fc.constant([{ id: 's1', text: 'step one' }]), evidence: fc.constant({ source: 'user', messageIndex: 0 }) }),
+  fc.record({
+    kind: fc.constant('constraint'),
+    text: prose.map((value) => value || 'c'),
+    evidence: fc.constant({ source: 'user', messageIndex: 0 }),
+  }),
+  fc.record({
+    kind: fc.constant('plan'),
+    steps: fc.constant([{ id: 's1', text: 'step one' }]),
+    evidence: fc.constant({ source: 'user', messageIndex: 0 }),
+  }),
   fc.record({
     kind: fc.constant('decision'),
     id: fc.constantFrom('d1', 'd2', 'd3'),
@@ -56,7 +74,11 @@ const noteInput: fc.Arbitrary<JsonValue> = fc.oneof(
     rationale: fc.constant('because'),
     evidence: fc.constant({ source: 'user', messageIndex: 0 }),
   }),
-  fc.record({ kind: fc.constant('next_action'), text: prose.map((value) => value || 'n'), evidence: fc.constant({ source: 'user', messageIndex: 0 }) }),
+  fc.record({
+    kind: fc.constant('next_action'),
+    text: prose.map((value) => value || 'n'),
+    evidence: fc.constant({ source: 'user', messageIndex: 0 }),
+  }),
   fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>,
 );
 
@@ -67,50 +89,71 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('edit' as const), path, after: prose, runId }),
   fc.record({
     kind: fc.constant('command' as const),
-    argv: fc.array(fc.oneof(fc.constantFrom('pnpm', 'test', 'a b', `--key=${PLANTED_SECRET}`), fc.string({ maxLength: 8 })), { minLength: 1, maxLength: 4 }),
+    argv: fc.array(
+      fc.oneof(fc.constantFrom('pnpm', 'test', 'a b', `--key=${PLANTED_SECRET}`), fc.string({ maxLength: 8 })),
+      { minLength: 1, maxLength: 4 },
+    ),
     exitCode: fc.constantFrom(0, 1, 2, null),
     output: prose,
     runId,
   }),
-  fc.record({ kind: fc.constant('failed-tool' as const), tool: fc.constantFrom('edit_file', 'read_file', 'search'), message: prose, runId }),
+  fc.record({
+    kind: fc.constant('failed-tool' as const),
+    tool: fc.constantFrom('edit_file', 'read_file', 'search'),
+    message: prose,
+    runId,
+  }),
   fc.record({ kind: fc.constant('note' as const), input: noteInput, accepted: fc.boolean(), runId }),
 );
 
 /** Random sessions made of user turns, model text, reads, edits, commands, failed tools and notes. */
 export function checkpointTranscriptArbitrary(maxSteps = 30): fc.Arbitrary<CheckpointTranscriptEntry[]> {
-  return fc.tuple(prose, fc.boolean(), fc.array(step, { maxLength: maxSteps, size: 'medium' })).map(([request, readFirst, steps]) => {
-    // Most notes cite message 0 or src/a.ts, so sessions usually start with a request and often with a read.
-    const entries: CheckpointTranscriptEntry[] = [user(request || 'Fix the parser')];
-    if (readFirst) entries.push(...readFile('first', 'src/a.ts', 'first version'));
-    steps.forEach((current, index) => {
-      const id = `c${index}`;
-      switch (current.kind) {
-        case 'user':
-          entries.push(user(current.text, current.runId));
-          break;
-        case 'assistant':
-          entries.push(assistant(current.text, [], current.runId));
-          break;
-        case 'read':
-          entries.push(...readFile(id, current.path, current.content, current.runId));
-          break;
-        case 'edit':
-          entries.push(...editFile(id, current.path, null, current.after, current.runId));
-          break;
-        case 'command':
-          entries.push(...runCommand(id, current.argv, current.exitCode, current.output, current.runId));
-          break;
-        case 'failed-tool':
-          entries.push(assistant('', [{ id, tool: current.tool, input: { path: 'src/a.ts' } }], current.runId));
-          entries.push(results([{ id, tool: current.tool, output: index % 2 === 0 ? errorText(current.message) : text(current.message) }], current.runId));
-          break;
-        case 'note':
-          entries.push(...note(id, current.input, current.accepted, current.runId));
-          break;
-      }
+  return fc
+    .tuple(prose, fc.boolean(), fc.array(step, { maxLength: maxSteps, size: 'medium' }))
+    .map(([request, readFirst, steps]) => {
+      // Most notes cite message 0 or src/a.ts, so sessions usually start with a request and often with a read.
+      const entries: CheckpointTranscriptEntry[] = [user(request || 'Fix the parser')];
+      if (readFirst) entries.push(...readFile('first', 'src/a.ts', 'first version'));
+      steps.forEach((current, index) => {
+        const id = `c${index}`;
+        switch (current.kind) {
+          case 'user':
+            entries.push(user(current.text, current.runId));
+            break;
+          case 'assistant':
+            entries.push(assistant(current.text, [], current.runId));
+            break;
+          case 'read':
+            entries.push(...readFile(id, current.path, current.content, current.runId));
+            break;
+          case 'edit':
+            entries.push(...editFile(id, current.path, null, current.after, current.runId));
+            break;
+          case 'command':
+            entries.push(...runCommand(id, current.argv, current.exitCode, current.output, current.runId));
+            break;
+          case 'failed-tool':
+            entries.push(assistant('', [{ id, tool: current.tool, input: { path: 'src/a.ts' } }], current.runId));
+            entries.push(
+              results(
+                [
+                  {
+                    id,
+                    tool: current.tool,
+                    output: index % 2 === 0 ? errorText(current.message) : text(current.message),
+                  },
+                ],
+                current.runId,
+              ),
+            );
+            break;
+          case 'note':
+            entries.push(...note(id, current.input, current.accepted, current.runId));
+            break;
+        }
+      });
+      return entries;
     });
-    return entries;
-  });
 }
 
 /** Random caps that satisfy `checkpointCapsSchema`. */
@@ -134,4 +177,7 @@ export const capsArbitrary: fc.Arbitrary<CheckpointCaps> = fc
     extraPerMessage: fc.integer({ min: 0, max: 200 }),
     maxDigestChars: fc.integer({ min: 0, max: 3000 }),
   })
-  .map(({ extraPerMessage, ...caps }) => ({ ...caps, maxDigestCharsPerMessage: caps.minDigestCharsPerMessage + extraPerMessage }));
+  .map(({ extraPerMessage, ...caps }) => ({
+    ...caps,
+    maxDigestCharsPerMessage: caps.minDigestCharsPerMessage + extraPerMessage,
+  }));

@@ -96,8 +96,12 @@ function stringField(input: JsonValue, name: string): string | null {
 export function describeToolCall(toolName: string, input: JsonValue): string {
   const path = stringField(input, 'path');
   if (path !== null) return `${toolName} ${path}`;
-  const argv = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as { readonly [key: string]: JsonValue })['argv'] : undefined;
-  if (Array.isArray(argv) && argv.every((arg) => typeof arg === 'string')) return `${toolName} ${formatCommand(argv as string[])}`;
+  const argv =
+    input !== null && typeof input === 'object' && !Array.isArray(input)
+      ? (input as { readonly [key: string]: JsonValue })['argv']
+      : undefined;
+  if (Array.isArray(argv) && argv.every((arg) => typeof arg === 'string'))
+    return `${toolName} ${formatCommand(argv as string[])}`;
   const command = stringField(input, 'command');
   if (command !== null) return `${toolName} ${command}`;
   return `${toolName} ${truncateText(canonicalJsonStringify(input), 200)}`;
@@ -187,7 +191,12 @@ export class TranscriptObserver {
         else if (failed) why = 'the tool reported an error';
         if (why !== null) {
           const detail = failureLine(text);
-          this.failures.push({ what: `\`${command}\``, why: detail.length > 0 ? `${why}: ${detail}` : why, runId, seq });
+          this.failures.push({
+            what: `\`${command}\``,
+            why: detail.length > 0 ? `${why}: ${detail}` : why,
+            runId,
+            seq,
+          });
         }
         return;
       }

@@ -36,11 +36,22 @@ const CLAUSE_BOUNDARY = new RegExp(String.raw`;\s*|\s+[—–]\s+|${CONDITION_CO
  * The user requests before the latest one, oldest first and bounded (the first, then the most
  * recent), each redacted, on one line and cut to the longest line a view shows.
  */
-export function earlierRequests(userMessages: ReadonlyMap<number, string>, latestIndex: number | null, caps: CheckpointCaps, redact: (text: string) => string): TaskPointer[] {
+export function earlierRequests(
+  userMessages: ReadonlyMap<number, string>,
+  latestIndex: number | null,
+  caps: CheckpointCaps,
+  redact: (text: string) => string,
+): TaskPointer[] {
   const indexes = [...userMessages.keys()].filter((index) => index !== latestIndex).sort((left, right) => left - right);
-  const kept = indexes.length <= MAX_EARLIER_REQUESTS ? indexes : [indexes[0] as number, ...indexes.slice(indexes.length - (MAX_EARLIER_REQUESTS - 1))];
+  const kept =
+    indexes.length <= MAX_EARLIER_REQUESTS
+      ? indexes
+      : [indexes[0] as number, ...indexes.slice(indexes.length - (MAX_EARLIER_REQUESTS - 1))];
   const limit = Math.min(caps.maxTaskChars, caps.maxLineChars);
-  return kept.map((index) => ({ text: requestLine(oneLine(redact(userMessages.get(index) ?? '')), limit), evidence: { source: 'user', messageIndex: index } }));
+  return kept.map((index) => ({
+    text: requestLine(oneLine(redact(userMessages.get(index) ?? '')), limit),
+    evidence: { source: 'user', messageIndex: index },
+  }));
 }
 
 /**
@@ -97,7 +108,11 @@ export function statedConstraints(text: string): string[] {
  * the caller keeps each once by its own rule. A clause that claims an approval or sets policy is
  * never taken.
  */
-export function statedConstraintRecords(userMessages: ReadonlyMap<number, string>, caps: CheckpointCaps, redact: (text: string) => string): ConstraintRecord[] {
+export function statedConstraintRecords(
+  userMessages: ReadonlyMap<number, string>,
+  caps: CheckpointCaps,
+  redact: (text: string) => string,
+): ConstraintRecord[] {
   const records: ConstraintRecord[] = [];
   for (const index of [...userMessages.keys()].sort((left, right) => left - right)) {
     for (const clause of statedConstraints(redact(userMessages.get(index) ?? ''))) {
@@ -113,7 +128,11 @@ export function statedConstraintRecords(userMessages: ReadonlyMap<number, string
  * Constraints the user stated in their requests ({@link statedConstraintRecords}), a text already
  * stated earlier kept once, with its first request as evidence.
  */
-export function userConstraints(userMessages: ReadonlyMap<number, string>, caps: CheckpointCaps, redact: (text: string) => string): ConstraintRecord[] {
+export function userConstraints(
+  userMessages: ReadonlyMap<number, string>,
+  caps: CheckpointCaps,
+  redact: (text: string) => string,
+): ConstraintRecord[] {
   const seen = new Set<string>();
   return statedConstraintRecords(userMessages, caps, redact).filter((record) => {
     if (seen.has(record.text)) return false;

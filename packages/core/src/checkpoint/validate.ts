@@ -1,9 +1,16 @@
 import { findApprovalClaim, findPolicyText } from './authority-text.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { MAX_EARLIER_REQUESTS } from './user-requests.js';
-import { CHECKPOINT_SAFETY_LABELS, contextCheckpointSchema, type ContextCheckpoint, type StructuredSummary } from './schema.js';
+import {
+  CHECKPOINT_SAFETY_LABELS,
+  contextCheckpointSchema,
+  type ContextCheckpoint,
+  type StructuredSummary,
+} from './schema.js';
 
-export type CheckpointValidation = { readonly ok: true; readonly checkpoint: ContextCheckpoint } | { readonly ok: false; readonly errors: readonly string[] };
+export type CheckpointValidation =
+  | { readonly ok: true; readonly checkpoint: ContextCheckpoint }
+  | { readonly ok: false; readonly errors: readonly string[] };
 
 const PAYLOAD_BY_STRATEGY: Record<string, string> = {
   'forge-state': 'digest',
@@ -20,7 +27,9 @@ function preflight(value: unknown): string[] {
   if (expected === undefined) {
     errors.push(`strategy: expected one of ${Object.keys(PAYLOAD_BY_STRATEGY).join(', ')}`);
   } else if (present.length !== 1 || present[0] !== expected) {
-    errors.push(`strategy ${String(record['strategy'])} needs exactly one payload, "${expected}"; found ${present.length === 0 ? 'none' : present.join(', ')}`);
+    errors.push(
+      `strategy ${String(record['strategy'])} needs exactly one payload, "${expected}"; found ${present.length === 0 ? 'none' : present.join(', ')}`,
+    );
   }
   const labels = Array.isArray(record['safetyLabels']) ? (record['safetyLabels'] as unknown[]) : [];
   for (const label of CHECKPOINT_SAFETY_LABELS) {
@@ -45,21 +54,31 @@ function checkUnique(errors: string[], where: string, keys: readonly string[]): 
   }
 }
 
-function checkKeyedList<T>(errors: string[], where: string, items: readonly T[], max: number, keyOf: (item: T) => string): void {
+function checkKeyedList<T>(
+  errors: string[],
+  where: string,
+  items: readonly T[],
+  max: number,
+  keyOf: (item: T) => string,
+): void {
   checkCount(errors, where, items.length, max);
   checkUnique(errors, where, items.map(keyOf));
 }
 
 function checkSeq(errors: string[], where: string, seq: number, messageCount: number): void {
-  if (seq >= messageCount) errors.push(`${where}: seq ${seq} is past the ${messageCount} messages the checkpoint covers`);
+  if (seq >= messageCount)
+    errors.push(`${where}: seq ${seq} is past the ${messageCount} messages the checkpoint covers`);
 }
 
 function checkSource(errors: string[], checkpoint: ContextCheckpoint, transcriptLength: number): void {
   const { source } = checkpoint;
   if (source.summarizedThrough !== source.tailStart) {
-    errors.push(`source: summarizedThrough ${source.summarizedThrough} must equal tailStart ${source.tailStart} (the summary and the tail touch)`);
+    errors.push(
+      `source: summarizedThrough ${source.summarizedThrough} must equal tailStart ${source.tailStart} (the summary and the tail touch)`,
+    );
   }
-  if (source.tailStart > source.messageCount) errors.push(`source: tailStart ${source.tailStart} is past messageCount ${source.messageCount}`);
+  if (source.tailStart > source.messageCount)
+    errors.push(`source: tailStart ${source.tailStart} is past messageCount ${source.messageCount}`);
   if (source.messageCount > transcriptLength) {
     errors.push(`source: messageCount ${source.messageCount} exceeds the transcript's ${transcriptLength} messages`);
   }
@@ -85,14 +104,17 @@ function checkState(errors: string[], checkpoint: ContextCheckpoint, caps: Check
     previous = index;
   }
   checkKeyedList(errors, 'state.artifacts', state.artifacts, caps.maxArtifacts, (artifact) => artifact.uri);
-  for (const artifact of state.artifacts) checkSeq(errors, `state.artifacts ${artifact.uri}`, artifact.lastSeenSeq, count);
+  for (const artifact of state.artifacts)
+    checkSeq(errors, `state.artifacts ${artifact.uri}`, artifact.lastSeenSeq, count);
   checkKeyedList(errors, 'state.recentArtifacts', state.recentArtifacts, caps.maxRecentArtifacts, (uri) => uri);
   const known = new Set(state.artifacts.map((artifact) => artifact.uri));
-  for (const uri of state.recentArtifacts) if (!known.has(uri)) errors.push(`state.recentArtifacts: "${uri}" is not among the artifacts`);
+  for (const uri of state.recentArtifacts)
+    if (!known.has(uri)) errors.push(`state.recentArtifacts: "${uri}" is not among the artifacts`);
   checkCount(errors, 'state.commands', state.commands.length, caps.maxCommands);
   checkKeyedList(errors, 'state.changedFiles', state.changedFiles, caps.maxChangedFiles, (file) => file.path);
   checkCount(errors, 'state.failures', state.failures.length, caps.maxFailures);
-  for (const item of [...state.commands, ...state.changedFiles, ...state.failures]) checkSeq(errors, 'state', item.seq, count);
+  for (const item of [...state.commands, ...state.changedFiles, ...state.failures])
+    checkSeq(errors, 'state', item.seq, count);
   for (const command of state.commands) checkText(errors, 'state.commands', command.command, caps.maxValueChars);
   for (const failure of state.failures) {
     checkText(errors, 'state.failures.what', failure.what, caps.maxValueChars);
@@ -122,7 +144,9 @@ function checkMemory(errors: string[], checkpoint: ContextCheckpoint, caps: Chec
       ['memory.rejectedApproaches retryOnlyIf', item.retryOnlyIf ?? '', false],
     ]),
     ...memory.constraints.map((item): [string, string, boolean] => ['memory.constraints', item.text, true]),
-    ...(memory.nextAction === null ? [] : [['memory.nextAction', memory.nextAction.text, false] as [string, string, boolean]]),
+    ...(memory.nextAction === null
+      ? []
+      : [['memory.nextAction', memory.nextAction.text, false] as [string, string, boolean]]),
   ];
   for (const [where, text, allowImperatives] of texts) {
     checkText(errors, where, text, max);
@@ -130,7 +154,13 @@ function checkMemory(errors: string[], checkpoint: ContextCheckpoint, caps: Chec
     if (found !== null) errors.push(`${where}: policy-like text "${found}" is not allowed in checkpoint memory`);
   }
   const count = checkpoint.source.messageCount;
-  for (const item of [...memory.plan, ...memory.decisions, ...memory.facts, ...memory.rejectedApproaches, ...memory.constraints]) {
+  for (const item of [
+    ...memory.plan,
+    ...memory.decisions,
+    ...memory.facts,
+    ...memory.rejectedApproaches,
+    ...memory.constraints,
+  ]) {
     checkSeq(errors, 'memory', item.seq, count);
   }
 }
@@ -139,9 +169,17 @@ function checkStructured(errors: string[], summary: StructuredSummary, caps: Che
   const lists: [string, readonly string[], number][] = [
     ['structured.completedWork', summary.completedWork, caps.maxPlanSteps],
     ['structured.decisions', summary.decisions.map((item) => `${item.decision} ${item.rationale}`), caps.maxDecisions],
-    ['structured.rejectedApproaches', summary.rejectedApproaches.map((item) => `${item.approach} ${item.reason} ${item.retryOnlyIf ?? ''}`), caps.maxRejectedApproaches],
+    [
+      'structured.rejectedApproaches',
+      summary.rejectedApproaches.map((item) => `${item.approach} ${item.reason} ${item.retryOnlyIf ?? ''}`),
+      caps.maxRejectedApproaches,
+    ],
     ['structured.changedFiles', summary.changedFiles, caps.maxChangedFiles],
-    ['structured.commandsAndResults', summary.commandsAndResults.map((item) => `${item.command} ${item.result}`), caps.maxCommands],
+    [
+      'structured.commandsAndResults',
+      summary.commandsAndResults.map((item) => `${item.command} ${item.result}`),
+      caps.maxCommands,
+    ],
     ['structured.references', summary.references, caps.maxRecentArtifacts],
     ['structured.constraints', summary.constraints, caps.maxConstraints],
     ['structured.blockers', summary.blockers, caps.maxFailures],
@@ -167,7 +205,11 @@ function checkStructured(errors: string[], summary: StructuredSummary, caps: Che
  * consistency (unique ids and keys, recent artifacts among the artifacts, ordered digest), and
  * no approval or policy text in memory. Returns every problem found, each naming where it is.
  */
-export function validateCheckpoint(checkpoint: unknown, transcriptLength: number, caps: CheckpointCaps = CHECKPOINT_CAPS): CheckpointValidation {
+export function validateCheckpoint(
+  checkpoint: unknown,
+  transcriptLength: number,
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): CheckpointValidation {
   const early = preflight(checkpoint);
   const parsed = contextCheckpointSchema.safeParse(checkpoint);
   if (!parsed.success) {
@@ -182,7 +224,9 @@ export function validateCheckpoint(checkpoint: unknown, transcriptLength: number
   if (value.strategy === 'forge-state') {
     const { digest } = value;
     if (digest.summarizedMessages !== value.source.summarizedThrough) {
-      errors.push(`digest: summarizedMessages ${digest.summarizedMessages} differs from source.summarizedThrough ${value.source.summarizedThrough}`);
+      errors.push(
+        `digest: summarizedMessages ${digest.summarizedMessages} differs from source.summarizedThrough ${value.source.summarizedThrough}`,
+      );
     }
     let total = 0;
     let previous = -1;
@@ -190,7 +234,8 @@ export function validateCheckpoint(checkpoint: unknown, transcriptLength: number
       total += entry.text.length;
       checkText(errors, `digest #${entry.seq}`, entry.text, caps.maxDigestCharsPerMessage);
       if (entry.seq <= previous) errors.push(`digest #${entry.seq}: entries must be in increasing message order`);
-      if (entry.seq >= value.source.summarizedThrough) errors.push(`digest #${entry.seq}: outside the summarized range`);
+      if (entry.seq >= value.source.summarizedThrough)
+        errors.push(`digest #${entry.seq}: outside the summarized range`);
       const claim = findApprovalClaim(entry.text);
       if (claim !== null) errors.push(`digest #${entry.seq}: approval-like text "${claim}"`);
       previous = entry.seq;

@@ -5,9 +5,11 @@
  * comes from its result alone (see `step-outcome.ts`).
  */
 
-const VERIFICATION_SUBJECT = /\b(?:tests?|specs?|test suites?|checks?|builds?|lint(?:er|ing)?|type-?checks?|tsc|vitest|jest|pytest|mocha|cargo test|go test|npm test|pnpm test|ci)\b/i;
+const VERIFICATION_SUBJECT =
+  /\b(?:tests?|specs?|test suites?|checks?|builds?|lint(?:er|ing)?|type-?checks?|tsc|vitest|jest|pytest|mocha|cargo test|go test|npm test|pnpm test|ci)\b/i;
 const PASS_WORD = /\b(?:pass(?:ed|es|ing)?|succeed(?:ed|s)?|success(?:ful)?|green|all good|ok)\b|✓|✔/i;
-const FAIL_WORD = /\b(?:fail(?:ed|s|ing|ure|ures)?|errors?|broken|red|crash(?:ed|es)?|assertion|exception|panick?(?:ed)?)\b|✗|✘|×/i;
+const FAIL_WORD =
+  /\b(?:fail(?:ed|s|ing|ure|ures)?|errors?|broken|red|crash(?:ed|es)?|assertion|exception|panick?(?:ed)?)\b|✗|✘|×/i;
 const COUNT_RESULT = /\b\d+\s+(?:passed|failed|passing|failing|tests? passed|tests? failed)\b/i;
 const STATUS_LINE = /^\s*(?:PASS|FAIL|FAILED|ERROR|OK)\b/m;
 const ZERO_FAILURES = /\b(?:0|no|zero)\s+(?:failed|failures?|failing|errors?)\b|\bfailed:?\s*0\b|\berrors?:?\s*0\b/gi;
@@ -16,7 +18,11 @@ export type VerificationVerdict = 'failed' | 'passed' | 'unknown';
 
 /** True when `text` talks about the outcome of tests, a build, a lint or a type check. */
 export function looksLikeVerification(text: string): boolean {
-  return COUNT_RESULT.test(text) || STATUS_LINE.test(text) || (VERIFICATION_SUBJECT.test(text) && (PASS_WORD.test(text) || FAIL_WORD.test(text)));
+  return (
+    COUNT_RESULT.test(text) ||
+    STATUS_LINE.test(text) ||
+    (VERIFICATION_SUBJECT.test(text) && (PASS_WORD.test(text) || FAIL_WORD.test(text)))
+  );
 }
 
 /**

@@ -8,10 +8,16 @@ import { bugfixSession, hostileSession, longSession, minimalSession, type Sessio
 import { checkpointViewCharBound, renderCheckpointView } from './view.js';
 
 function build(session: Session): ContextCheckpoint {
-  return buildForgeStateCheckpoint({ transcript: session.transcript, tailStart: session.tailStart, redact: redactSecrets });
+  return buildForgeStateCheckpoint({
+    transcript: session.transcript,
+    tailStart: session.tailStart,
+    redact: redactSecrets,
+  });
 }
 
-function withoutPayload(checkpoint: ContextCheckpoint): Omit<ContextCheckpoint, 'strategy' | 'digest' | 'structured' | 'opaque'> {
+function withoutPayload(
+  checkpoint: ContextCheckpoint,
+): Omit<ContextCheckpoint, 'strategy' | 'digest' | 'structured' | 'opaque'> {
   const { schemaVersion, source, state, memory, estimatedTokens, safetyLabels } = checkpoint;
   return { schemaVersion, source, state, memory, estimatedTokens, safetyLabels };
 }
@@ -24,8 +30,12 @@ function structuredCheckpoint(): ContextCheckpoint {
       activeGoal: 'Add a lockout test to the auth suite',
       phase: 'retry loop fixed; lockout test not written yet',
       completedWork: ['Reproduced the hang with pnpm test auth', 'Bounded the retry loop in login() to 3 attempts'],
-      decisions: [{ decision: 'Bound the retry loop', rationale: 'the endless loop, not the timeout, made the test hang' }],
-      rejectedApproaches: [{ approach: 'raising TIMEOUT_MS to 30000', reason: 'the test still hung', retryOnlyIf: null }],
+      decisions: [
+        { decision: 'Bound the retry loop', rationale: 'the endless loop, not the timeout, made the test hang' },
+      ],
+      rejectedApproaches: [
+        { approach: 'raising TIMEOUT_MS to 30000', reason: 'the test still hung', retryOnlyIf: null },
+      ],
       changedFiles: ['src/auth.ts'],
       commandsAndResults: [{ command: 'pnpm test auth', result: 'exit 0 in run_1 after the fix; exit 1 before it' }],
       references: ['test/auth.test.ts'],
@@ -79,7 +89,8 @@ describe('checkpoint view golden files', () => {
     for (const [, make] of checkpoints) {
       const checkpoint = make();
       const reloaded = JSON.parse(JSON.stringify(checkpoint)) as ContextCheckpoint;
-      for (const [, caps] of capSets) expect(renderCheckpointView(reloaded, caps)).toBe(renderCheckpointView(checkpoint, caps));
+      for (const [, caps] of capSets)
+        expect(renderCheckpointView(reloaded, caps)).toBe(renderCheckpointView(checkpoint, caps));
     }
   });
 });

@@ -8,7 +8,10 @@ function plural(count: number, word: string): string {
 }
 
 function describeShown(entry: Extract<WorkingSetEntry, { kind: 'shown' }>): string {
-  const changed = entry.file.hash !== null && entry.file.hash !== entry.sha256 ? ', changed on disk since it was last read or edited' : '';
+  const changed =
+    entry.file.hash !== null && entry.file.hash !== entry.sha256
+      ? ', changed on disk since it was last read or edited'
+      : '';
   const head = `- file:${entry.file.path} sha256 ${shortHash(entry.sha256)}`;
   if (entry.region === null) return `${head}, whole file, ${plural(entry.totalLines, 'line')}${changed}`;
   const range = `lines ${entry.region.startLine}-${entry.region.endLine} of ${entry.totalLines}`;
@@ -25,7 +28,11 @@ function describeShown(entry: Extract<WorkingSetEntry, { kind: 'shown' }>): stri
  * redacted; the hash is of the file's real bytes. Without `input` (no workspace at hand) the files
  * are listed without text.
  */
-export function renderWorkingSet(writer: ViewWriter, workingSet: WorkingSet, input: WorkingSetRenderInput | undefined): void {
+export function renderWorkingSet(
+  writer: ViewWriter,
+  workingSet: WorkingSet,
+  input: WorkingSetRenderInput | undefined,
+): void {
   writer.line('[WORKING_SET]');
   if (workingSet.files.length === 0) {
     writer.line('- (none)');
@@ -41,7 +48,9 @@ export function renderWorkingSet(writer: ViewWriter, workingSet: WorkingSet, inp
   );
   for (const entry of entries) {
     if (entry.kind === 'not-shown') {
-      writer.line(`- file:${entry.file.path}${entry.sha256 === null ? '' : ` sha256 ${shortHash(entry.sha256)}`}, ${entry.reason}`);
+      writer.line(
+        `- file:${entry.file.path}${entry.sha256 === null ? '' : ` sha256 ${shortHash(entry.sha256)}`}, ${entry.reason}`,
+      );
       continue;
     }
     writer.line(describeShown(entry));

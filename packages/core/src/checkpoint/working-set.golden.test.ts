@@ -12,18 +12,29 @@ const TIGHT_LIMITS: WorkingSetLimits = { maxFiles: 3, maxChars: 600, maxFileChar
 
 function checkpoint(limits: WorkingSetLimits) {
   const transcript = workingSetTranscript();
-  return buildForgeStateCheckpoint({ transcript, tailStart: transcript.length - 1, redact: redactSecrets, workingSet: limits });
+  return buildForgeStateCheckpoint({
+    transcript,
+    tailStart: transcript.length - 1,
+    redact: redactSecrets,
+    workingSet: limits,
+  });
 }
 
 describe('checkpoint view golden files with a working set', () => {
   it('renders files in hand (a changed file, a region, header-like lines, a secret, a gone and a binary file) exactly as golden/working-set.default.txt', async () => {
-    const view = renderCheckpointView(checkpoint(DEFAULT_LIMITS), CHECKPOINT_CAPS, undefined, { contents: workspaceNow(), redact: redactSecrets });
+    const view = renderCheckpointView(checkpoint(DEFAULT_LIMITS), CHECKPOINT_CAPS, undefined, {
+      contents: workspaceNow(),
+      redact: redactSecrets,
+    });
     await expectGolden(view, 'golden/working-set.default.txt');
   });
 
   it('renders a tight working set (cut region, spent budget) with tight caps exactly as golden/working-set.tight.txt', async () => {
     const unchanged = workspaceNow({ 'src/math.js': { kind: 'text', text: MATH_JS, sha256: hashOf(MATH_JS) } });
-    const view = renderCheckpointView(checkpoint(TIGHT_LIMITS), TIGHT_CAPS, undefined, { contents: unchanged, redact: redactSecrets });
+    const view = renderCheckpointView(checkpoint(TIGHT_LIMITS), TIGHT_CAPS, undefined, {
+      contents: unchanged,
+      redact: redactSecrets,
+    });
     await expectGolden(view, 'golden/working-set.tight.txt');
   });
 

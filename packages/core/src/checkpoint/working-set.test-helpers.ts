@@ -22,26 +22,56 @@ export const CONFIG_TS = [
 ].join('\n');
 
 export function bigFile(lines: number): string {
-  return Array.from({ length: lines }, (_, index) => `export const value${index + 1} = ${index + 1};`).join('\n') + '\n';
+  return (
+    Array.from({ length: lines }, (_, index) => `export const value${index + 1} = ${index + 1};`).join('\n') + '\n'
+  );
 }
 
 export const BIG_TS = bigFile(400);
 
-function partialRead(id: string, path: string, content: string, startLine: number, endLine: number): CheckpointTranscriptEntry[] {
+function partialRead(
+  id: string,
+  path: string,
+  content: string,
+  startLine: number,
+  endLine: number,
+): CheckpointTranscriptEntry[] {
   const shown = content
     .split('\n')
     .slice(startLine - 1, endLine)
     .join('\n');
   return [
     assistant('', [{ id, tool: 'read_file', input: { path, startLine, endLine } }]),
-    results([{ id, tool: 'read_file', output: text(shown), metadata: { path, sha256: hashOf(content), bytes: content.length, complete: false, startLine, endLine } }]),
+    results([
+      {
+        id,
+        tool: 'read_file',
+        output: text(shown),
+        metadata: { path, sha256: hashOf(content), bytes: content.length, complete: false, startLine, endLine },
+      },
+    ]),
   ];
 }
 
-function edit(id: string, path: string, before: string, after: string, startLine: number, endLine: number): CheckpointTranscriptEntry[] {
+function edit(
+  id: string,
+  path: string,
+  before: string,
+  after: string,
+  lines: { startLine: number; endLine: number },
+): CheckpointTranscriptEntry[] {
   return [
-    assistant('', [{ id, tool: 'edit_file', input: { path, mode: 'replace', old: 'retries = 2', new: 'retries = 3' } }]),
-    results([{ id, tool: 'edit_file', output: text(`Replaced 1 occurrence in "${path}".`), metadata: { path, sha256Before: hashOf(before), sha256After: hashOf(after), startLine, endLine } }]),
+    assistant('', [
+      { id, tool: 'edit_file', input: { path, mode: 'replace', old: 'retries = 2', new: 'retries = 3' } },
+    ]),
+    results([
+      {
+        id,
+        tool: 'edit_file',
+        output: text(`Replaced 1 occurrence in "${path}".`),
+        metadata: { path, sha256Before: hashOf(before), sha256After: hashOf(after), ...lines },
+      },
+    ]),
   ];
 }
 
@@ -53,7 +83,10 @@ export function workingSetTranscript(): CheckpointTranscriptEntry[] {
     ...readFile('r2', 'assets/logo.svg', '<svg/>\n'),
     ...readFile('r3', 'src/math.js', MATH_JS),
     ...partialRead('r4', 'src/big.ts', BIG_TS, 120, 140),
-    ...edit('e1', 'src/config.ts', CONFIG_TS.replace('retries = 3', 'retries = 2'), CONFIG_TS, 7, 7),
+    ...edit('e1', 'src/config.ts', CONFIG_TS.replace('retries = 3', 'retries = 2'), CONFIG_TS, {
+      startLine: 7,
+      endLine: 7,
+    }),
     assistant('', [{ id: 'r5', tool: 'read_file', input: { path: 'src/nope.ts' } }]),
     results([{ id: 'r5', tool: 'read_file', output: errorText('"src/nope.ts" does not exist in the workspace') }]),
     user('Now run the tests.'),

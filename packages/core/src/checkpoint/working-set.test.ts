@@ -7,16 +7,30 @@ import type { ForgeStateCheckpoint } from './schema.js';
 import { contextCheckpointSchema } from './schema.js';
 import { checkpointViewCharBound, renderCheckpointView } from './view.js';
 import { BIG_TS, CONFIG_TS, MATH_JS, workingSetTranscript, workspaceNow } from './working-set.test-helpers.js';
-import { DEFAULT_WORKING_SET_BUDGET, EDIT_CONTEXT_LINES, selectWorkingSet, workingSetLimitsFor, workingSetShown, type WorkingSetContents, type WorkingSetLimits } from './working-set.js';
+import {
+  DEFAULT_WORKING_SET_BUDGET,
+  EDIT_CONTEXT_LINES,
+  selectWorkingSet,
+  workingSetLimitsFor,
+  workingSetShown,
+  type WorkingSetContents,
+  type WorkingSetLimits,
+} from './working-set.js';
 
 const LIMITS: WorkingSetLimits = { maxFiles: 8, maxChars: 40_000, maxFileChars: 4000 };
 
 function build(limits: WorkingSetLimits = LIMITS): ForgeStateCheckpoint {
   const transcript = workingSetTranscript();
-  return buildForgeStateCheckpoint({ transcript, tailStart: transcript.length - 1, redact: redactSecrets, workingSet: limits });
+  return buildForgeStateCheckpoint({
+    transcript,
+    tailStart: transcript.length - 1,
+    redact: redactSecrets,
+    workingSet: limits,
+  });
 }
 
-const render = (checkpoint: ForgeStateCheckpoint, contents: WorkingSetContents = workspaceNow()) => renderCheckpointView(checkpoint, CHECKPOINT_CAPS, undefined, { contents, redact: redactSecrets });
+const render = (checkpoint: ForgeStateCheckpoint, contents: WorkingSetContents = workspaceNow()) =>
+  renderCheckpointView(checkpoint, CHECKPOINT_CAPS, undefined, { contents, redact: redactSecrets });
 
 function section(view: string): string[] {
   const lines = view.split('\n');
@@ -28,7 +42,13 @@ function section(view: string): string[] {
 describe('selecting the files in hand', () => {
   it('keeps the latest read or edit of each file, most recent first, and skips failed reads', () => {
     const { workingSet } = build();
-    expect(workingSet?.files.map((file) => file.path)).toEqual(['src/config.ts', 'src/big.ts', 'src/math.js', 'assets/logo.svg', 'src/gone.ts']);
+    expect(workingSet?.files.map((file) => file.path)).toEqual([
+      'src/config.ts',
+      'src/big.ts',
+      'src/math.js',
+      'assets/logo.svg',
+      'src/gone.ts',
+    ]);
     expect(workingSet?.files[0]?.region).toEqual({ startLine: 1, endLine: 7 + EDIT_CONTEXT_LINES });
     expect(workingSet?.files[1]?.region).toEqual({ startLine: 120, endLine: 140 });
     expect(workingSet?.files[2]).toMatchObject({ region: null, hash: hashOf(MATH_JS) });
@@ -43,7 +63,9 @@ describe('selecting the files in hand', () => {
 
   it('leaves out a path the redaction would change', () => {
     const transcript = workingSetTranscript();
-    const files = selectWorkingSet(transcript, LIMITS, (text) => text.replaceAll('config', '[REDACTED]')).files.map((file) => file.path);
+    const files = selectWorkingSet(transcript, LIMITS, (text) => text.replaceAll('config', '[REDACTED]')).files.map(
+      (file) => file.path,
+    );
     expect(files).not.toContain('src/config.ts');
   });
 
@@ -57,11 +79,19 @@ describe('selecting the files in hand', () => {
 describe('rendering the files in hand', () => {
   it('shows current text with current hashes, a region for a large file, and a note for a file gone or binary', () => {
     const lines = section(render(build()));
-    expect(lines[1]).toBe('files in hand: 3, read from disk when this checkpoint was rendered; edit them without reading again');
-    expect(lines).toContain('- file:src/big.ts sha256 ' + hashOf(BIG_TS).slice(0, 12) + ', lines 120-140 of 400 (the region last read or edited)');
+    expect(lines[1]).toBe(
+      'files in hand: 3, read from disk when this checkpoint was rendered; edit them without reading again',
+    );
+    expect(lines).toContain(
+      '- file:src/big.ts sha256 ' +
+        hashOf(BIG_TS).slice(0, 12) +
+        ', lines 120-140 of 400 (the region last read or edited)',
+    );
     expect(lines).toContain('| export const value120 = 120;');
     expect(lines).not.toContain('| export const value141 = 141;');
-    expect(lines.find((line) => line.startsWith('- file:src/math.js'))).toContain(', whole file, 5 lines, changed on disk since it was last read or edited');
+    expect(lines.find((line) => line.startsWith('- file:src/math.js'))).toContain(
+      ', whole file, 5 lines, changed on disk since it was last read or edited',
+    );
     expect(lines).toContain('|   return a + b;');
     expect(lines).toContain('- file:src/gone.ts, gone from the workspace since it was last read or edited');
     expect(lines).toContain('- file:assets/logo.svg, not shown: it is a binary file');
@@ -74,7 +104,9 @@ describe('rendering the files in hand', () => {
     expect(lines).toContain('|');
     expect(lines.join('\n')).not.toContain('sk-test-SECRET');
     expect(lines).toContain('| export const apiKey = "[REDACTED:secret]";');
-    expect(lines.find((line) => line.startsWith('- file:src/config.ts'))).toContain(`sha256 ${hashOf(CONFIG_TS).slice(0, 12)}`);
+    expect(lines.find((line) => line.startsWith('- file:src/config.ts'))).toContain(
+      `sha256 ${hashOf(CONFIG_TS).slice(0, 12)}`,
+    );
   });
 
   it('gives the same bytes for the same contents and different bytes once a file changes', () => {
@@ -86,8 +118,12 @@ describe('rendering the files in hand', () => {
 
   it('stops at the budget: the rest is listed without text', () => {
     const lines = section(render(build({ maxFiles: 8, maxChars: 400, maxFileChars: 4000 })));
-    expect(lines.find((line) => line.startsWith('- file:src/big.ts'))).toContain('(part of the region last read or edited, cut at the cap)');
-    expect(lines.find((line) => line.startsWith('- file:src/math.js'))).toContain('not shown: the working-set budget is spent');
+    expect(lines.find((line) => line.startsWith('- file:src/big.ts'))).toContain(
+      '(part of the region last read or edited, cut at the cap)',
+    );
+    expect(lines.find((line) => line.startsWith('- file:src/math.js'))).toContain(
+      'not shown: the working-set budget is spent',
+    );
     expect(lines.filter((line) => line.startsWith('|')).join('\n').length).toBeLessThanOrEqual(400 + 3 * lines.length);
   });
 
@@ -102,7 +138,9 @@ describe('rendering the files in hand', () => {
 
   it('lists the files without text when rendered with no access to the workspace, and shows (none) when nothing is in hand', () => {
     const view = renderCheckpointView(build());
-    expect(section(view)[1]).toBe('files in hand: 0, not read from disk for this render; read_file them before relying on them');
+    expect(section(view)[1]).toBe(
+      'files in hand: 0, not read from disk for this render; read_file them before relying on them',
+    );
     expect(section(render(build({ ...LIMITS, maxFiles: 0 })))).toEqual(['[WORKING_SET]', '- (none)', '']);
   });
 
@@ -110,7 +148,10 @@ describe('rendering the files in hand', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ maxLength: 60 }), { maxLength: 30 }), (fileLines) => {
         const content = fileLines.join('\n');
-        const view = render(build(), workspaceNow({ 'src/math.js': { kind: 'text', text: content, sha256: hashOf(content) } }));
+        const view = render(
+          build(),
+          workspaceNow({ 'src/math.js': { kind: 'text', text: content, sha256: hashOf(content) } }),
+        );
         const lines = section(view).slice(2);
         for (const line of lines) expect(line === '' || line.startsWith('|') || line.startsWith('- file:')).toBe(true);
         expect(view.length).toBeLessThanOrEqual(checkpointViewCharBound(CHECKPOINT_CAPS, build().workingSet));
@@ -122,10 +163,22 @@ describe('rendering the files in hand', () => {
 
 describe('working-set budget', () => {
   it('is a quarter of the compaction target, at least 4,000 tokens, at most the configured maximum and half the target', () => {
-    expect(workingSetLimitsFor(DEFAULT_WORKING_SET_BUDGET, 59_904)).toEqual({ maxFiles: 8, maxChars: 14_976 * 4, maxFileChars: 10_000 * 4 });
+    expect(workingSetLimitsFor(DEFAULT_WORKING_SET_BUDGET, 59_904)).toEqual({
+      maxFiles: 8,
+      maxChars: 14_976 * 4,
+      maxFileChars: 10_000 * 4,
+    });
     expect(workingSetLimitsFor(DEFAULT_WORKING_SET_BUDGET, 496_000).maxChars).toBe(32_000 * 4);
-    expect(workingSetLimitsFor(DEFAULT_WORKING_SET_BUDGET, 12_000)).toEqual({ maxFiles: 8, maxChars: 4000 * 4, maxFileChars: 4000 * 4 });
+    expect(workingSetLimitsFor(DEFAULT_WORKING_SET_BUDGET, 12_000)).toEqual({
+      maxFiles: 8,
+      maxChars: 4000 * 4,
+      maxFileChars: 4000 * 4,
+    });
     expect(workingSetLimitsFor(DEFAULT_WORKING_SET_BUDGET, 6000).maxChars).toBe(3000 * 4);
-    expect(workingSetLimitsFor({ ...DEFAULT_WORKING_SET_BUDGET, maxTokens: 0 }, 59_904)).toEqual({ maxFiles: 0, maxChars: 0, maxFileChars: 0 });
+    expect(workingSetLimitsFor({ ...DEFAULT_WORKING_SET_BUDGET, maxTokens: 0 }, 59_904)).toEqual({
+      maxFiles: 0,
+      maxChars: 0,
+      maxFileChars: 0,
+    });
   });
 });

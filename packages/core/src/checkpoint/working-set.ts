@@ -25,7 +25,10 @@ export interface WorkingSetLimits {
  * content as it is now and `sha256` the hash of its bytes; `unreadable` says why there is no text
  * (binary, outside the workspace, too large, not a regular file).
  */
-export type WorkingSetFileContent = { readonly kind: 'text'; readonly text: string; readonly sha256: string } | { readonly kind: 'missing' } | { readonly kind: 'unreadable'; readonly reason: string };
+export type WorkingSetFileContent =
+  | { readonly kind: 'text'; readonly text: string; readonly sha256: string }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'unreadable'; readonly reason: string };
 
 /** Current contents by workspace-relative path, as the host read them; a path it was not asked about is absent. */
 export type WorkingSetContents = ReadonlyMap<string, WorkingSetFileContent>;
@@ -44,7 +47,11 @@ export interface WorkingSetRenderInput {
  * The current text of a working set's files, read through the host's `read`, for a render. A read
  * that fails marks every file unreadable rather than showing old text.
  */
-export async function readFilesInHand(workingSet: WorkingSet, read: WorkingSetReader, redact: WorkingSetRenderInput['redact']): Promise<WorkingSetRenderInput> {
+export async function readFilesInHand(
+  workingSet: WorkingSet,
+  read: WorkingSetReader,
+  redact: WorkingSetRenderInput['redact'],
+): Promise<WorkingSetRenderInput> {
   const paths = workingSet.files.map((file) => file.path);
   let contents: WorkingSetContents;
   try {
@@ -71,8 +78,19 @@ export const WORKING_SET_CHARS_PER_TOKEN = 4;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const line = z.number().int().min(1);
-const readMetadataSchema = z.object({ path: z.string().min(1), sha256, complete: z.boolean().optional(), startLine: line.optional(), endLine: line.optional() });
-const editMetadataSchema = z.object({ path: z.string().min(1), sha256After: sha256, startLine: line.optional(), endLine: line.optional() });
+const readMetadataSchema = z.object({
+  path: z.string().min(1),
+  sha256,
+  complete: z.boolean().optional(),
+  startLine: line.optional(),
+  endLine: line.optional(),
+});
+const editMetadataSchema = z.object({
+  path: z.string().min(1),
+  sha256After: sha256,
+  startLine: line.optional(),
+  endLine: line.optional(),
+});
 
 function region(startLine: number | undefined, endLine: number | undefined, context: number): LineRegion | null {
   if (startLine === undefined || endLine === undefined || endLine < startLine) return null;
@@ -91,7 +109,12 @@ function observedFile(toolName: string, metadata: JsonObject | undefined, seq: n
   if (toolName === EDIT_FILE_TOOL) {
     const edit = editMetadataSchema.safeParse(metadata);
     if (!edit.success) return null;
-    return { path: edit.data.path, hash: edit.data.sha256After, region: region(edit.data.startLine, edit.data.endLine, EDIT_CONTEXT_LINES), seq };
+    return {
+      path: edit.data.path,
+      hash: edit.data.sha256After,
+      region: region(edit.data.startLine, edit.data.endLine, EDIT_CONTEXT_LINES),
+      seq,
+    };
   }
   return null;
 }
@@ -103,7 +126,11 @@ function observedFile(toolName: string, metadata: JsonObject | undefined, seq: n
  * redaction would change is left out: the section never names a secret, and the redacted name
  * would lead nowhere.
  */
-export function selectWorkingSet(transcript: readonly CheckpointTranscriptEntry[], limits: WorkingSetLimits, redact: (text: string) => string): WorkingSet {
+export function selectWorkingSet(
+  transcript: readonly CheckpointTranscriptEntry[],
+  limits: WorkingSetLimits,
+  redact: (text: string) => string,
+): WorkingSet {
   const files: WorkingSetFile[] = [];
   const seen = new Set<string>();
   for (let seq = transcript.length - 1; seq >= 0 && files.length < limits.maxFiles; seq -= 1) {
@@ -134,7 +161,12 @@ export type WorkingSetEntry =
       readonly cut: boolean;
       readonly lines: readonly string[];
     }
-  | { readonly kind: 'not-shown'; readonly file: WorkingSetFile; readonly reason: string; readonly sha256: string | null };
+  | {
+      readonly kind: 'not-shown';
+      readonly file: WorkingSetFile;
+      readonly reason: string;
+      readonly sha256: string | null;
+    };
 
 /** A file's lines without their line endings; no empty last line after a final newline. */
 function fileLines(text: string): string[] {
@@ -150,9 +182,17 @@ function lineCost(text: string): number {
 }
 
 function notShown(file: WorkingSetFile, content: WorkingSetFileContent | undefined): WorkingSetEntry | null {
-  if (content === undefined) return { kind: 'not-shown', file, reason: 'not read: rendered without access to the workspace', sha256: file.hash };
-  if (content.kind === 'missing') return { kind: 'not-shown', file, reason: 'gone from the workspace since it was last read or edited', sha256: null };
-  if (content.kind === 'unreadable') return { kind: 'not-shown', file, reason: `not shown: ${content.reason}`, sha256: null };
+  if (content === undefined)
+    return { kind: 'not-shown', file, reason: 'not read: rendered without access to the workspace', sha256: file.hash };
+  if (content.kind === 'missing')
+    return {
+      kind: 'not-shown',
+      file,
+      reason: 'gone from the workspace since it was last read or edited',
+      sha256: null,
+    };
+  if (content.kind === 'unreadable')
+    return { kind: 'not-shown', file, reason: `not shown: ${content.reason}`, sha256: null };
   return null;
 }
 
@@ -175,7 +215,10 @@ export function layoutWorkingSet(workingSet: WorkingSet, contents: WorkingSetCon
       return { kind: 'shown', file, sha256: content.sha256, totalLines: lines.length, region: null, cut: false, lines };
     }
     // A region past the end of what the file now holds falls back to the file from its start.
-    const wanted = file.region !== null && file.region.startLine <= lines.length ? file.region : { startLine: 1, endLine: lines.length };
+    const wanted =
+      file.region !== null && file.region.startLine <= lines.length
+        ? file.region
+        : { startLine: 1, endLine: lines.length };
     const start = wanted.startLine;
     const end = Math.min(wanted.endLine, lines.length);
     const shown: string[] = [];
@@ -186,17 +229,36 @@ export function layoutWorkingSet(workingSet: WorkingSet, contents: WorkingSetCon
       shown.push(text);
       used += lineCost(text);
     }
-    if (shown.length === 0) return { kind: 'not-shown', file, reason: 'not shown: the working-set budget is spent; read_file it before relying on it', sha256: content.sha256 };
+    if (shown.length === 0)
+      return {
+        kind: 'not-shown',
+        file,
+        reason: 'not shown: the working-set budget is spent; read_file it before relying on it',
+        sha256: content.sha256,
+      };
     left -= used;
     const last = start + shown.length - 1;
-    return { kind: 'shown', file, sha256: content.sha256, totalLines: lines.length, region: { startLine: start, endLine: last }, cut: last < end, lines: shown };
+    return {
+      kind: 'shown',
+      file,
+      sha256: content.sha256,
+      totalLines: lines.length,
+      region: { startLine: start, endLine: last },
+      cut: last < end,
+      lines: shown,
+    };
   });
 }
 
 /** The files a render with `contents` shows text of, and which part: what the read ledger may accept. */
-export function workingSetShown(workingSet: WorkingSet | undefined, contents: WorkingSetContents | undefined): WorkingSetShownFile[] {
+export function workingSetShown(
+  workingSet: WorkingSet | undefined,
+  contents: WorkingSetContents | undefined,
+): WorkingSetShownFile[] {
   if (workingSet === undefined) return [];
-  return layoutWorkingSet(workingSet, contents).flatMap((entry) => (entry.kind === 'shown' ? [{ path: entry.file.path, sha256: entry.sha256, region: entry.region }] : []));
+  return layoutWorkingSet(workingSet, contents).flatMap((entry) =>
+    entry.kind === 'shown' ? [{ path: entry.file.path, sha256: entry.sha256, region: entry.region }] : [],
+  );
 }
 
 /** The paths a checkpoint holds in hand, most recent first (what `context.compaction.completed` reports as `filesInHand`). */
@@ -218,7 +280,11 @@ export interface WorkingSetBudget {
  * The defaults: at most 32,000 tokens, 10,000 for one file (a source file of about 1,000 lines),
  * 8 files. Within them a compaction gives the working set a quarter of its target (below).
  */
-export const DEFAULT_WORKING_SET_BUDGET: WorkingSetBudget = Object.freeze({ maxTokens: 32_000, maxFileTokens: 10_000, maxFiles: 8 });
+export const DEFAULT_WORKING_SET_BUDGET: WorkingSetBudget = Object.freeze({
+  maxTokens: 32_000,
+  maxFileTokens: 10_000,
+  maxFiles: 8,
+});
 
 /** The share of the compaction target the files in hand may take. */
 export const WORKING_SET_TARGET_SHARE = 0.25;
@@ -235,5 +301,9 @@ export function workingSetLimitsFor(budget: WorkingSetBudget, compactTargetToken
   const share = Math.max(WORKING_SET_FLOOR_TOKENS, Math.round(WORKING_SET_TARGET_SHARE * compactTargetTokens));
   const tokens = Math.max(0, Math.min(budget.maxTokens, share, Math.floor(compactTargetTokens / 2)));
   const fileTokens = Math.max(0, Math.min(budget.maxFileTokens, tokens));
-  return { maxFiles: tokens === 0 ? 0 : budget.maxFiles, maxChars: tokens * WORKING_SET_CHARS_PER_TOKEN, maxFileChars: fileTokens * WORKING_SET_CHARS_PER_TOKEN };
+  return {
+    maxFiles: tokens === 0 ? 0 : budget.maxFiles,
+    maxChars: tokens * WORKING_SET_CHARS_PER_TOKEN,
+    maxFileChars: fileTokens * WORKING_SET_CHARS_PER_TOKEN,
+  };
 }

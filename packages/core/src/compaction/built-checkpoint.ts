@@ -1,7 +1,13 @@
 import { buildForgeStateCheckpoint, checkpointHash } from '../checkpoint/build.js';
 import type { CheckpointCaps } from '../checkpoint/caps.js';
 import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
-import type { ContextCheckpoint, ForgeStateCheckpoint, ModelStructuredCheckpoint, ProviderNativeCheckpoint, StructuredSummary } from '../checkpoint/schema.js';
+import type {
+  ContextCheckpoint,
+  ForgeStateCheckpoint,
+  ModelStructuredCheckpoint,
+  ProviderNativeCheckpoint,
+  StructuredSummary,
+} from '../checkpoint/schema.js';
 import { renderCheckpointView } from '../checkpoint/view.js';
 import type { WorkingSetRenderInput } from '../checkpoint/working-set.js';
 import { describeOpaqueState, type OpaqueProviderState } from '../model/opaque-state.js';
@@ -29,11 +35,23 @@ export function checkpointIdOf(hash: string): string {
  * {@link withViewTokens}). The view does not show the count, so measuring never changes it.
  * `workingSet`: the current text of the files in hand, which the view shows.
  */
-export function finishCheckpoint(checkpoint: ContextCheckpoint, caps: CheckpointCaps, nativeState?: OpaqueProviderState, viewTokens = 0, workingSet?: WorkingSetRenderInput): BuiltCheckpoint {
+export function finishCheckpoint(
+  checkpoint: ContextCheckpoint,
+  caps: CheckpointCaps,
+  nativeState?: OpaqueProviderState,
+  viewTokens = 0,
+  workingSet?: WorkingSetRenderInput,
+): BuiltCheckpoint {
   const view = renderCheckpointView(checkpoint, caps, undefined, workingSet);
   const sized = { ...checkpoint, estimatedTokens: viewTokens } as ContextCheckpoint;
   const hash = checkpointHash(sized);
-  return { checkpoint: sized, id: checkpointIdOf(hash), hash, view, ...(nativeState === undefined ? {} : { nativeState }) };
+  return {
+    checkpoint: sized,
+    id: checkpointIdOf(hash),
+    hash,
+    view,
+    ...(nativeState === undefined ? {} : { nativeState }),
+  };
 }
 
 /** `built` with `estimatedTokens` set to the adapter's count of its view (a new hash and id). */
@@ -54,7 +72,10 @@ export function buildForgeState(input: {
   readonly requests?: 'latest' | 'all';
 }): BuiltCheckpoint {
   const { transcript, tailStart, redact, caps, requests } = input;
-  return finishCheckpoint(buildForgeStateCheckpoint({ transcript, tailStart, redact, caps, ...(requests === undefined ? {} : { requests }) }), caps);
+  return finishCheckpoint(
+    buildForgeStateCheckpoint({ transcript, tailStart, redact, caps, ...(requests === undefined ? {} : { requests }) }),
+    caps,
+  );
 }
 
 /** The parts of a forge-state checkpoint every strategy shares (the working set is forge-state's own). */
@@ -64,14 +85,33 @@ function withoutDigest(base: ForgeStateCheckpoint): Omit<ForgeStateCheckpoint, '
 }
 
 /** The `model-structured` checkpoint: the deterministic state and memory, the compactor's summary in place of the digest. */
-export function withStructuredSummary(base: ForgeStateCheckpoint, summary: StructuredSummary, redact: (text: string) => string, caps: CheckpointCaps): BuiltCheckpoint {
-  const redacted = JSON.parse(JSON.stringify(summary), (_key, value: unknown) => (typeof value === 'string' ? redact(value) : value)) as StructuredSummary;
-  const checkpoint: ModelStructuredCheckpoint = { ...withoutDigest(base), strategy: 'model-structured', structured: redacted };
+export function withStructuredSummary(
+  base: ForgeStateCheckpoint,
+  summary: StructuredSummary,
+  redact: (text: string) => string,
+  caps: CheckpointCaps,
+): BuiltCheckpoint {
+  const redacted = JSON.parse(JSON.stringify(summary), (_key, value: unknown) =>
+    typeof value === 'string' ? redact(value) : value,
+  ) as StructuredSummary;
+  const checkpoint: ModelStructuredCheckpoint = {
+    ...withoutDigest(base),
+    strategy: 'model-structured',
+    structured: redacted,
+  };
   return finishCheckpoint(checkpoint, caps);
 }
 
 /** The `provider-native` checkpoint: the deterministic state and memory, and a reference to the provider's item. */
-export function withNativeState(base: ForgeStateCheckpoint, state: OpaqueProviderState, caps: CheckpointCaps): BuiltCheckpoint {
-  const checkpoint: ProviderNativeCheckpoint = { ...withoutDigest(base), strategy: 'provider-native', opaque: describeOpaqueState(state) };
+export function withNativeState(
+  base: ForgeStateCheckpoint,
+  state: OpaqueProviderState,
+  caps: CheckpointCaps,
+): BuiltCheckpoint {
+  const checkpoint: ProviderNativeCheckpoint = {
+    ...withoutDigest(base),
+    strategy: 'provider-native',
+    opaque: describeOpaqueState(state),
+  };
   return finishCheckpoint(checkpoint, caps, state);
 }

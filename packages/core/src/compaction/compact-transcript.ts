@@ -11,7 +11,14 @@ import { formatDollars } from '../pricing/format.js';
 import { summarizeError } from '../run/error-summary.js';
 import { budgetOfEstimate } from '../view/request-view.js';
 import { buildForgeStateCheckpoint } from '../checkpoint/build.js';
-import { filesInHand, readFilesInHand, workingSetLimitsFor, type WorkingSetBudget, type WorkingSetReader, type WorkingSetRenderInput } from '../checkpoint/working-set.js';
+import {
+  filesInHand,
+  readFilesInHand,
+  workingSetLimitsFor,
+  type WorkingSetBudget,
+  type WorkingSetReader,
+  type WorkingSetRenderInput,
+} from '../checkpoint/working-set.js';
 import { finishCheckpoint, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import { ensureCoverage } from './coverage-gate.js';
 import { compactorCost, runStrategy, type CompactionStrategySetting, type CompactorCost } from './strategies.js';
@@ -92,7 +99,12 @@ export type CompactTranscriptResult =
       readonly reclaimedTokens: number;
       readonly costGate?: CostGateDecision;
     }
-  | { readonly kind: 'skipped'; readonly reason: 'cost_gate' | 'nothing_to_compact' | 'no_savings' | 'reused'; readonly message: string; readonly costGate?: CostGateDecision }
+  | {
+      readonly kind: 'skipped';
+      readonly reason: 'cost_gate' | 'nothing_to_compact' | 'no_savings' | 'reused';
+      readonly message: string;
+      readonly costGate?: CostGateDecision;
+    }
   | { readonly kind: 'failed'; readonly reason: string; readonly message: string }
   | { readonly kind: 'limit'; readonly message: string; readonly budget: ContextBudget };
 
@@ -112,7 +124,12 @@ function budgetOf(options: CompactTranscriptOptions, estimate: TokenEstimate): C
 
 function withCheckpoint(request: ModelRequest, built: BuiltCheckpoint, history: readonly Message[]): ModelRequest {
   const { nativeState: _previous, ...rest } = request;
-  return { ...rest, checkpoint: built.view, history, ...(built.nativeState === undefined ? {} : { nativeState: built.nativeState }) };
+  return {
+    ...rest,
+    checkpoint: built.view,
+    history,
+    ...(built.nativeState === undefined ? {} : { nativeState: built.nativeState }),
+  };
 }
 
 function historyAfter(options: CompactTranscriptOptions, built: BuiltCheckpoint, tailStart: number): Message[] {
@@ -121,7 +138,8 @@ function historyAfter(options: CompactTranscriptOptions, built: BuiltCheckpoint,
 }
 
 function limitMessage(budget: ContextBudget, floor: number): string {
-  const { instructions, request, toolSchemas, continuation, checkpoint, history, overhead } = budget.estimate.categories;
+  const { instructions, request, toolSchemas, continuation, checkpoint, history, overhead } =
+    budget.estimate.categories;
   return (
     `Even with older turns in a checkpoint and the recent tail at its floor (${formatTokens(floor)} tokens), the request needs ` +
     `${formatTokens(budget.estimate.tokens)} tokens but only ${formatTokens(budget.availableInputTokens)} are available for input ` +
@@ -138,7 +156,11 @@ function limitMessage(budget: ContextBudget, floor: number): string {
  * target (or, when it must fit, at least fits); the smallest tail is kept when none gets there.
  * Tails are cut with the model adapter's own message counts.
  */
-async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, before: TokenEstimate): Promise<{ sizing?: Sizing; skip?: Extract<CompactionPlan, { kind: 'skip' }> }> {
+async function size(
+  options: CompactTranscriptOptions,
+  caps: CheckpointCaps,
+  before: TokenEstimate,
+): Promise<{ sizing?: Sizing; skip?: Extract<CompactionPlan, { kind: 'skip' }> }> {
   const estimate = options.estimate ?? ((request: ModelRequest) => options.model.estimateRequestTokens(request));
   const floor = options.tailFloorTokens ?? TAIL_FLOOR_TOKENS;
   const manual = options.trigger === 'manual';
@@ -149,7 +171,10 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
   const messageTokens = await options.model.countMessageTokens(messages.slice(summarizedThrough, end));
   let sizing: Sizing | undefined;
   let skip: Extract<CompactionPlan, { kind: 'skip' }> | undefined;
-  const limits = options.workingSet === undefined ? undefined : workingSetLimitsFor(options.workingSet.budget, budgetOf(options, before).compactTargetTokens);
+  const limits =
+    options.workingSet === undefined
+      ? undefined
+      : workingSetLimitsFor(options.workingSet.budget, budgetOf(options, before).compactTargetTokens);
   let files: WorkingSetRenderInput | undefined;
   for (const tailBudgetTokens of budgets) {
     const plan = planCompaction({
@@ -174,13 +199,24 @@ async function size(options: CompactTranscriptOptions, caps: CheckpointCaps, bef
     });
     // The files in hand come from the whole transcript, the same for every tail: read them once.
     if (files === undefined && options.workingSet !== undefined && checkpoint.workingSet !== undefined) {
-      files = await readFilesInHand(checkpoint.workingSet, options.workingSet.read, options.workingSet.redact ?? options.redact);
+      files = await readFilesInHand(
+        checkpoint.workingSet,
+        options.workingSet.read,
+        options.workingSet.redact ?? options.redact,
+      );
     }
     const unmeasured = finishCheckpoint(checkpoint, caps, undefined, 0, files);
     const request = withCheckpoint(options.request, unmeasured, historyAfter(options, unmeasured, plan.tailStart));
     const sized = await estimate(request);
     const budget = budgetOf(options, sized);
-    sizing = { plan, built: withViewTokens(unmeasured, sized.categories.checkpoint), request, estimate: sized, budget, ...(files === undefined ? {} : { files }) };
+    sizing = {
+      plan,
+      built: withViewTokens(unmeasured, sized.categories.checkpoint),
+      request,
+      estimate: sized,
+      budget,
+      ...(files === undefined ? {} : { files }),
+    };
     if (manual) break;
     const smaller = options.trigger !== 'overflow' || sized.tokens < before.tokens;
     const fits = !budget.overBudget && smaller;
@@ -243,7 +279,14 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   }
   // A required compaction (see compactionRequired) must leave a request that fits.
   if (compactionRequired(trigger) && sizing.budget.overBudget) {
-    return { kind: 'limit', message: limitMessage(sizing.budget, Math.min(options.tailFloorTokens ?? TAIL_FLOOR_TOKENS, options.policy.recentTailTokens)), budget: sizing.budget };
+    return {
+      kind: 'limit',
+      message: limitMessage(
+        sizing.budget,
+        Math.min(options.tailFloorTokens ?? TAIL_FLOOR_TOKENS, options.policy.recentTailTokens),
+      ),
+      budget: sizing.budget,
+    };
   }
 
   const tailStart = sizing.plan.tailStart;
@@ -264,7 +307,8 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     });
     return { kind: 'skipped', reason: 'no_savings', message };
   };
-  if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens) return noSavings(sizing.estimate.tokens);
+  if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens)
+    return noSavings(sizing.estimate.tokens);
   let costGate: CostGateDecision | undefined;
   let cost: CompactorCost | undefined;
   if (trigger !== 'manual') {
@@ -280,7 +324,9 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
       ...(options.cacheReadTokens === undefined ? {} : { cacheReadTokens: options.cacheReadTokens }),
       ...(prices === undefined ? {} : { prices }),
       ...(compactor === undefined ? {} : { compactor: { prices: compactor.capabilities.prices } }),
-      ...(options.model.capabilities.promptCache === undefined ? {} : { promptCache: options.model.capabilities.promptCache }),
+      ...(options.model.capabilities.promptCache === undefined
+        ? {}
+        : { promptCache: options.model.capabilities.promptCache }),
       ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
       ...(options.checkpointChanged === true ? { checkpointChanged: true } : {}),
       required: compactionRequired(trigger),
@@ -303,7 +349,8 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     }
   }
 
-  const disclosure = options.strategy.kind === 'model-structured' ? (cost ?? (await compactorCost(options, tailStart))) : undefined;
+  const disclosure =
+    options.strategy.kind === 'model-structured' ? (cost ?? (await compactorCost(options, tailStart))) : undefined;
   emit({
     type: 'context.compaction.started',
     step,
@@ -398,7 +445,16 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   const reclaimedTokens = before.tokens - tokensAfter;
   if (reclaimedTokens <= 0) return noSavings(tokensAfter);
   const history = historyAfter(options, chosen, tailStart);
-  const facts = { built: chosen, history, tailStart, strategy: chosen.checkpoint.strategy, tokensBefore: before.tokens, tokensAfter, reclaimedTokens, ...(costGate === undefined ? {} : { costGate }) };
+  const facts = {
+    built: chosen,
+    history,
+    tailStart,
+    strategy: chosen.checkpoint.strategy,
+    tokensBefore: before.tokens,
+    tokensAfter,
+    reclaimedTokens,
+    ...(costGate === undefined ? {} : { costGate }),
+  };
   if (options.mode === 'shadow') {
     const message = `shadow mode: a ${chosen.checkpoint.strategy} checkpoint was built and validated but not installed; it would reclaim ~${formatTokens(reclaimedTokens)} tokens`;
     emit({
@@ -452,7 +508,9 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     checkpointHash: chosen.hash,
     viewTokens: chosenEstimate.categories.checkpoint,
     keptVerbatimTokens: keptVerbatimTokens(chosenEstimate),
-    ...(chosen.checkpoint.strategy === 'forge-state' && chosen.checkpoint.workingSet !== undefined ? { filesInHand: filesInHand(chosen.checkpoint.workingSet) } : {}),
+    ...(chosen.checkpoint.strategy === 'forge-state' && chosen.checkpoint.workingSet !== undefined
+      ? { filesInHand: filesInHand(chosen.checkpoint.workingSet) }
+      : {}),
     ...(fellBack ? { fallbackFrom: options.strategy.kind } : {}),
     ...(costGate === undefined ? {} : { costGate }),
     ...(options.focus === undefined ? {} : { focus: options.focus }),

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { emptyStructuredSummary } from '../checkpoint/fixtures.test-helpers.js';
-import { parseCompactorReply, structuredSummaryJsonSchema, structuredSummaryInconsistencies } from './compactor-model.js';
+import {
+  parseCompactorReply,
+  structuredSummaryJsonSchema,
+  structuredSummaryInconsistencies,
+} from './compactor-model.js';
 
 const summary = emptyStructuredSummary({ commandsAndResults: [{ command: 'pnpm test', result: 'all tests passed' }] });
 
@@ -8,9 +12,16 @@ describe('the compactor reply', () => {
   it('accepts exactly the schema, fenced or not', () => {
     expect(parseCompactorReply(JSON.stringify(summary))).toMatchObject({ ok: true });
     expect(parseCompactorReply(`\`\`\`json\n${JSON.stringify(summary)}\n\`\`\``)).toMatchObject({ ok: true });
-    expect(parseCompactorReply(JSON.stringify({ ...summary, extra: 1 }))).toMatchObject({ ok: false, reason: 'schema' });
+    expect(parseCompactorReply(JSON.stringify({ ...summary, extra: 1 }))).toMatchObject({
+      ok: false,
+      reason: 'schema',
+    });
     const { phase: _phase, ...missing } = summary;
-    expect(parseCompactorReply(JSON.stringify(missing))).toMatchObject({ ok: false, reason: 'schema', message: expect.stringContaining('phase') });
+    expect(parseCompactorReply(JSON.stringify(missing))).toMatchObject({
+      ok: false,
+      reason: 'schema',
+      message: expect.stringContaining('phase'),
+    });
     expect(parseCompactorReply('Sorry, I cannot do that.')).toMatchObject({ ok: false, reason: 'refused' });
   });
 
@@ -28,7 +39,14 @@ describe('the compactor reply', () => {
       changedFiles: [],
       failures: [],
     };
-    expect(structuredSummaryInconsistencies(summary, state)).toEqual(['structured.commandsAndResults: "pnpm test" is reported as passing but its latest recorded run failed']);
-    expect(structuredSummaryInconsistencies({ ...summary, commandsAndResults: [{ command: 'pnpm test', result: 'failed in run_1' }] }, state)).toEqual([]);
+    expect(structuredSummaryInconsistencies(summary, state)).toEqual([
+      'structured.commandsAndResults: "pnpm test" is reported as passing but its latest recorded run failed',
+    ]);
+    expect(
+      structuredSummaryInconsistencies(
+        { ...summary, commandsAndResults: [{ command: 'pnpm test', result: 'failed in run_1' }] },
+        state,
+      ),
+    ).toEqual([]);
   });
 });

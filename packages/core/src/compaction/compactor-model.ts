@@ -43,11 +43,22 @@ function renderMessage(entry: CheckpointTranscriptEntry, index: number, redact: 
   if (message.role === 'user') body = message.content;
   else if (message.role === 'assistant') {
     body = message.content
-      .map((part) => (part.type === 'text' ? part.text : part.type === 'tool-call' ? `→ ${describeToolCall(part.toolName, part.input)}` : ''))
+      .map((part) =>
+        part.type === 'text'
+          ? part.text
+          : part.type === 'tool-call'
+            ? `→ ${describeToolCall(part.toolName, part.input)}`
+            : '',
+      )
       .filter((text) => text.length > 0)
       .join('\n');
   } else {
-    body = message.content.map((part) => `← ${part.toolName} ${part.output.type === 'error-text' ? 'failed' : 'ok'}: ${toolOutputExcerpt(part)}`).join('\n');
+    body = message.content
+      .map(
+        (part) =>
+          `← ${part.toolName} ${part.output.type === 'error-text' ? 'failed' : 'ok'}: ${toolOutputExcerpt(part)}`,
+      )
+      .join('\n');
   }
   return `#${index} ${message.role}${run}:\n${truncateText(redact(body), COMPACTOR_CHARS_PER_MESSAGE)}`;
 }
@@ -65,11 +76,17 @@ export function compactorRequest(input: {
   readonly focus?: string;
 }): ModelRequest {
   const lines = input.transcript.slice(0, input.end).map((entry, index) => renderMessage(entry, index, input.redact));
-  const focus = input.focus === undefined || input.focus.trim() === '' ? '' : `\n\nThe user asked the checkpoint to focus on: ${input.redact(input.focus.trim())}`;
+  const focus =
+    input.focus === undefined || input.focus.trim() === ''
+      ? ''
+      : `\n\nThe user asked the checkpoint to focus on: ${input.redact(input.focus.trim())}`;
   return {
     instructions: COMPACTOR_INSTRUCTIONS.text,
     history: [],
-    currentRequest: { role: 'user', content: `Conversation to checkpoint (${input.end} messages):\n\n${lines.join('\n\n')}${focus}` },
+    currentRequest: {
+      role: 'user',
+      content: `Conversation to checkpoint (${input.end} messages):\n\n${lines.join('\n\n')}${focus}`,
+    },
     continuation: [],
     tools: [],
     maxOutputTokens: input.maxOutputTokens,
@@ -96,18 +113,30 @@ function jsonText(text: string): string {
 export function parseCompactorReply(text: string): CompactorOutcome {
   const body = jsonText(text);
   if (!body.startsWith('{')) {
-    return { ok: false, reason: 'refused', message: `the compactor did not answer with JSON (it began "${truncateText(body.replace(/\s+/g, ' '), 80)}")` };
+    return {
+      ok: false,
+      reason: 'refused',
+      message: `the compactor did not answer with JSON (it began "${truncateText(body.replace(/\s+/g, ' '), 80)}")`,
+    };
   }
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (error) {
-    return { ok: false, reason: 'schema', message: `the compactor's JSON does not parse: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      reason: 'schema',
+      message: `the compactor's JSON does not parse: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const parsed = structuredSummarySchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, reason: 'schema', message: `the compactor's reply does not match the schema: ${issue?.path.join('.') || 'reply'}: ${issue?.message ?? 'invalid'}` };
+    return {
+      ok: false,
+      reason: 'schema',
+      message: `the compactor's reply does not match the schema: ${issue?.path.join('.') || 'reply'}: ${issue?.message ?? 'invalid'}`,
+    };
   }
   return { ok: true, summary: parsed.data };
 }
@@ -117,20 +146,41 @@ export function parseCompactorReply(text: string): CompactorOutcome {
  * the output cap is `truncated`, a content-filter stop `refused`; nothing is retried and no other
  * model is ever asked instead.
  */
-export async function runCompactor(options: { readonly compactor: ModelAdapter; readonly request: ModelRequest; readonly signal: AbortSignal; readonly timeoutMs: number }): Promise<CompactorOutcome> {
+export async function runCompactor(options: {
+  readonly compactor: ModelAdapter;
+  readonly request: ModelRequest;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+}): Promise<CompactorOutcome> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([options.signal, timeout]);
   const outcome = await runModelStep(options.compactor, options.request, signal, () => {});
   const label = `${options.compactor.provider}:${options.compactor.modelId}`;
-  if (options.signal.aborted) return { ok: false, reason: 'cancelled', message: `the compaction by ${label} was cancelled` };
-  if (timeout.aborted) return { ok: false, reason: 'timeout', message: `${label} did not finish the compaction within ${options.timeoutMs} ms` };
+  if (options.signal.aborted)
+    return { ok: false, reason: 'cancelled', message: `the compaction by ${label} was cancelled` };
+  if (timeout.aborted)
+    return {
+      ok: false,
+      reason: 'timeout',
+      message: `${label} did not finish the compaction within ${options.timeoutMs} ms`,
+    };
   if (outcome.kind === 'broken') {
     const detail = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-    return { ok: false, reason: 'provider', message: `${label} failed during compaction: ${detail}`, cause: outcome.error };
+    return {
+      ok: false,
+      reason: 'provider',
+      message: `${label} failed during compaction: ${detail}`,
+      cause: outcome.error,
+    };
   }
   if (outcome.finishReason === 'length')
-    return { ok: false, reason: 'truncated', message: `${label} reached the output cap of ${options.request.maxOutputTokens ?? 0} tokens before finishing the checkpoint` };
-  if (outcome.finishReason === 'content-filter') return { ok: false, reason: 'refused', message: `${label} refused to write the checkpoint (content filter)` };
+    return {
+      ok: false,
+      reason: 'truncated',
+      message: `${label} reached the output cap of ${options.request.maxOutputTokens ?? 0} tokens before finishing the checkpoint`,
+    };
+  if (outcome.finishReason === 'content-filter')
+    return { ok: false, reason: 'refused', message: `${label} refused to write the checkpoint (content filter)` };
   const text = outcome.message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   return parseCompactorReply(text);
 }
@@ -144,14 +194,17 @@ export function structuredSummaryInconsistencies(summary: StructuredSummary, sta
   const problems: string[] = [];
   const changed = new Set(state.changedFiles.map((file) => file.path));
   for (const path of summary.changedFiles) {
-    if (!changed.has(path) && !changed.has(path.replace(/^file:/, ''))) problems.push(`structured.changedFiles: "${path}" was not edited according to the host's records`);
+    if (!changed.has(path) && !changed.has(path.replace(/^file:/, '')))
+      problems.push(`structured.changedFiles: "${path}" was not edited according to the host's records`);
   }
   const latestExit = new Map<string, number | null>();
   for (const command of state.commands) latestExit.set(command.command, command.timedOut ? 1 : command.exitCode);
   for (const item of summary.commandsAndResults) {
     const exit = latestExit.get(item.command);
     if (exit !== undefined && exit !== 0 && verificationVerdict(item.result) === 'passed') {
-      problems.push(`structured.commandsAndResults: "${item.command}" is reported as passing but its latest recorded run failed`);
+      problems.push(
+        `structured.commandsAndResults: "${item.command}" is reported as passing but its latest recorded run failed`,
+      );
     }
   }
   return problems;
@@ -160,6 +213,8 @@ export function structuredSummaryInconsistencies(summary: StructuredSummary, sta
 /** Checks the compactor settings before any call. */
 export function checkCompactorTimeout(timeoutMs: number): void {
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
-    throw new InvalidInputError({ message: `The compaction timeout must be a whole number of milliseconds ≥ 1, got ${String(timeoutMs)}.` });
+    throw new InvalidInputError({
+      message: `The compaction timeout must be a whole number of milliseconds ≥ 1, got ${String(timeoutMs)}.`,
+    });
   }
 }

@@ -67,7 +67,11 @@ export interface CostGateInput {
  * When the checkpoint's text changed since the last request, nothing after the stable prefix is
  * cached: 0.
  */
-export function cacheRewriteTokens(before: TokenCategories, cacheReadTokens: number | undefined, checkpointChanged = false): number {
+export function cacheRewriteTokens(
+  before: TokenCategories,
+  cacheReadTokens: number | undefined,
+  checkpointChanged = false,
+): number {
   if (checkpointChanged) return 0;
   const replaceable = before.checkpoint + before.history;
   if (cacheReadTokens === undefined) return replaceable;

@@ -9,17 +9,41 @@ import type { CompactTranscriptOptions } from './compact-transcript.js';
 import { ensureCoverage } from './coverage-gate.js';
 import type { CompactionEvent } from './events.js';
 
-const transcript = [user('Write the parser; never use eval.'), assistant('Started.'), user('Add tests.'), assistant('Added.'), user('Now the docs.'), assistant('Done.')];
-const estimate: TokenEstimate = { tokens: 100, method: 'conservative-fallback', confidence: 'estimated', categories: { checkpoint: 40 } as TokenEstimate['categories'] };
+const transcript = [
+  user('Write the parser; never use eval.'),
+  assistant('Started.'),
+  user('Add tests.'),
+  assistant('Added.'),
+  user('Now the docs.'),
+  assistant('Done.'),
+];
+const estimate: TokenEstimate = {
+  tokens: 100,
+  method: 'conservative-fallback',
+  confidence: 'estimated',
+  categories: { checkpoint: 40 } as TokenEstimate['categories'],
+};
 
 function gate(events: CompactionEvent[]) {
-  return { transcript, redact: (text: string) => text, step: 2, trigger: 'threshold', emit: (event: CompactionEvent) => events.push(event) } as unknown as CompactTranscriptOptions;
+  return {
+    transcript,
+    redact: (text: string) => text,
+    step: 2,
+    trigger: 'threshold',
+    emit: (event: CompactionEvent) => events.push(event),
+  } as unknown as CompactTranscriptOptions;
 }
 
 const input = {
   caps: CHECKPOINT_CAPS,
   estimate: async () => estimate,
-  withCheckpoint: () => ({ instructions: '', history: [], currentRequest: { role: 'user' as const, content: '' }, continuation: [], tools: [] }),
+  withCheckpoint: () => ({
+    instructions: '',
+    history: [],
+    currentRequest: { role: 'user' as const, content: '' },
+    continuation: [],
+    tools: [],
+  }),
 };
 
 describe('ensureCoverage', () => {
@@ -28,7 +52,11 @@ describe('ensureCoverage', () => {
   it('passes a checkpoint that covers the record without an event', async () => {
     const events: CompactionEvent[] = [];
     const chosen = { built: finishCheckpoint(base, CHECKPOINT_CAPS), estimate };
-    expect(await ensureCoverage(gate(events), { ...input, chosen })).toMatchObject({ kind: 'covered', fellBack: false, built: { id: chosen.built.id } });
+    expect(await ensureCoverage(gate(events), { ...input, chosen })).toMatchObject({
+      kind: 'covered',
+      fellBack: false,
+      built: { id: chosen.built.id },
+    });
     expect(events).toEqual([]);
   });
 
@@ -38,20 +66,37 @@ describe('ensureCoverage', () => {
     const broken: ContextCheckpoint = {
       ...rest,
       strategy: 'model-structured',
-      state: { ...base.state, task: { text: 'Write the parser', evidence: { source: 'user', messageIndex: 0 } }, earlierRequests: undefined } as ContextCheckpoint['state'],
+      state: {
+        ...base.state,
+        task: { text: 'Write the parser', evidence: { source: 'user', messageIndex: 0 } },
+        earlierRequests: undefined,
+      } as ContextCheckpoint['state'],
       structured: emptyStructuredSummary(),
     };
     delete (broken.state as { earlierRequests?: unknown }).earlierRequests;
     const events: CompactionEvent[] = [];
     const fallback = { built: finishCheckpoint(base, CHECKPOINT_CAPS), estimate };
-    const outcome = await ensureCoverage(gate(events), { ...input, chosen: { built: finishCheckpoint(broken, CHECKPOINT_CAPS), estimate }, fallback });
+    const outcome = await ensureCoverage(gate(events), {
+      ...input,
+      chosen: { built: finishCheckpoint(broken, CHECKPOINT_CAPS), estimate },
+      fallback,
+    });
     expect(outcome).toMatchObject({ kind: 'covered', fellBack: true, built: { id: fallback.built.id } });
     expect(events).toMatchObject([
-      { type: 'context.checkpoint.coverage', strategy: 'model-structured', outcome: 'refused', fallback: 'forge-state', items: [{ kind: 'request', seq: 2, text: 'Add tests.' }] },
+      {
+        type: 'context.checkpoint.coverage',
+        strategy: 'model-structured',
+        outcome: 'refused',
+        fallback: 'forge-state',
+        items: [{ kind: 'request', seq: 2, text: 'Add tests.' }],
+      },
       { type: 'context.compaction.failed', strategy: 'model-structured', reason: 'coverage', fallback: 'forge-state' },
     ]);
     // With nothing to fall back to, the compaction is refused.
-    const alone = await ensureCoverage(gate([]), { ...input, chosen: { built: finishCheckpoint(broken, CHECKPOINT_CAPS), estimate } });
+    const alone = await ensureCoverage(gate([]), {
+      ...input,
+      chosen: { built: finishCheckpoint(broken, CHECKPOINT_CAPS), estimate },
+    });
     expect(alone).toMatchObject({ kind: 'refused', message: expect.stringContaining('request #2 "Add tests."') });
   });
 });

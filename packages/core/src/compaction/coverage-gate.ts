@@ -15,7 +15,8 @@ export interface SizedCheckpoint {
 
 export type CoverageOutcome =
   /** `fellBack`: the strategy's checkpoint was refused and the deterministic one is used. */
-  (SizedCheckpoint & { readonly kind: 'covered'; readonly fellBack: boolean }) | { readonly kind: 'refused'; readonly message: string };
+  | (SizedCheckpoint & { readonly kind: 'covered'; readonly fellBack: boolean })
+  | { readonly kind: 'refused'; readonly message: string };
 
 function describe(items: readonly CoverageItem[]): string {
   const shown = items.slice(0, 3).map((item) => `${item.kind.replace('_', ' ')} #${item.seq} "${item.text}"`);
@@ -44,8 +45,16 @@ export async function ensureCoverage(
   },
 ): Promise<CoverageOutcome> {
   const { caps, fallback } = input;
-  const event = { type: 'context.checkpoint.coverage', version: CHECKPOINT_COVERAGE_EVENT_VERSION, step: options.step, trigger: options.trigger } as const;
-  const check = async (sized: SizedCheckpoint, canFallBack: boolean): Promise<SizedCheckpoint | { readonly refused: readonly CoverageItem[] }> => {
+  const event = {
+    type: 'context.checkpoint.coverage',
+    version: CHECKPOINT_COVERAGE_EVENT_VERSION,
+    step: options.step,
+    trigger: options.trigger,
+  } as const;
+  const check = async (
+    sized: SizedCheckpoint,
+    canFallBack: boolean,
+  ): Promise<SizedCheckpoint | { readonly refused: readonly CoverageItem[] }> => {
     const strategy = sized.built.checkpoint.strategy;
     const { missing, repair } = checkCoverage(sized.built.checkpoint, options.transcript, options.redact, caps);
     if (repair === null) return sized;
@@ -53,11 +62,25 @@ export async function ensureCoverage(
       const finished = finishCheckpoint(repair.checkpoint, caps, sized.built.nativeState, 0, input.workingSet);
       const estimate = await input.estimate(input.withCheckpoint(finished));
       const built = withViewTokens(finished, estimate.categories.checkpoint);
-      options.emit({ ...event, strategy, outcome: 'repaired', items: missing.slice(0, COVERAGE_EVENT_MAX_ITEMS), missingCount: missing.length, checkpointId: built.id });
+      options.emit({
+        ...event,
+        strategy,
+        outcome: 'repaired',
+        items: missing.slice(0, COVERAGE_EVENT_MAX_ITEMS),
+        missingCount: missing.length,
+        checkpointId: built.id,
+      });
       return { built, estimate };
     }
     const refused = repair.unrepaired.length === 0 ? missing : repair.unrepaired;
-    options.emit({ ...event, strategy, outcome: 'refused', items: refused.slice(0, COVERAGE_EVENT_MAX_ITEMS), missingCount: refused.length, fallback: canFallBack ? 'forge-state' : 'none' });
+    options.emit({
+      ...event,
+      strategy,
+      outcome: 'refused',
+      items: refused.slice(0, COVERAGE_EVENT_MAX_ITEMS),
+      missingCount: refused.length,
+      fallback: canFallBack ? 'forge-state' : 'none',
+    });
     return { refused };
   };
 
@@ -78,6 +101,10 @@ export async function ensureCoverage(
     ...(options.current === undefined ? {} : { previousCheckpointId: options.current.id }),
   });
   const second = await check(fallback, false);
-  if ('refused' in second) return { kind: 'refused', message: `the forge-state checkpoint misses what the record holds and could not be repaired within its caps: ${describe(second.refused)}` };
+  if ('refused' in second)
+    return {
+      kind: 'refused',
+      message: `the forge-state checkpoint misses what the record holds and could not be repaired within its caps: ${describe(second.refused)}`,
+    };
   return { kind: 'covered', ...second, fellBack: true };
 }

@@ -13,7 +13,13 @@ import type { CostGateDecision } from './cost-gate.js';
  * fact it holds went SUSPECT), so the provider's cache after the instructions and tool schemas is
  * lost anyway and compacting now may pay (cost gate applies).
  */
-export type CompactionTrigger = 'manual' | 'threshold' | 'over_budget' | 'overflow' | 'model_request' | 'checkpoint_changed';
+export type CompactionTrigger =
+  | 'manual'
+  | 'threshold'
+  | 'over_budget'
+  | 'overflow'
+  | 'model_request'
+  | 'checkpoint_changed';
 
 /** How older context was made smaller: one of the checkpoint strategies, or projecting old tool outputs. */
 export type CompactionStrategyName = 'forge-state' | 'model-structured' | 'provider-native' | 'tool-output-projection';
@@ -114,7 +120,14 @@ export type ContextCompactionSkippedEvent = {
   readonly type: 'context.compaction.skipped';
   readonly step: number;
   readonly trigger: CompactionTrigger;
-  readonly reason: 'cost_gate' | 'nothing_to_compact' | 'no_savings' | 'reused' | 'shadow' | 'guard' | 'mandatory_context';
+  readonly reason:
+    | 'cost_gate'
+    | 'nothing_to_compact'
+    | 'no_savings'
+    | 'reused'
+    | 'shadow'
+    | 'guard'
+    | 'mandatory_context';
   readonly message: string;
   readonly strategy?: CompactionStrategyName;
   readonly tokensBefore?: number;
@@ -155,4 +168,9 @@ export type ContextCheckpointCoverageEvent = {
 };
 
 /** Events of compaction: started, then completed or failed; or skipped with the reason; and the coverage check's repairs and refusals. */
-export type CompactionEvent = ContextCompactionStartedEvent | ContextCompactionCompletedEvent | ContextCompactionFailedEvent | ContextCompactionSkippedEvent | ContextCheckpointCoverageEvent;
+export type CompactionEvent =
+  | ContextCompactionStartedEvent
+  | ContextCompactionCompletedEvent
+  | ContextCompactionFailedEvent
+  | ContextCompactionSkippedEvent
+  | ContextCheckpointCoverageEvent;

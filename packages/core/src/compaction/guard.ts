@@ -21,7 +21,9 @@ export const DEFAULT_COMPACTION_GUARD_LIMITS: CompactionGuardLimits = Object.fre
 /** Why the guard stopped a run; the `reason` of `context.limit_reached`. */
 export type GuardStopReason = 'compaction_attempt_limit' | 'compaction_same_source' | 'compaction_no_progress';
 
-export type GuardVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: GuardStopReason; readonly message: string };
+export type GuardVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: GuardStopReason; readonly message: string };
 
 /**
  * Tracks the compactions of one run. A compaction is refused before it starts when the run has
@@ -52,7 +54,11 @@ export class CompactionGuard {
   /** Whether another attempt may start; counts it when it may. */
   beginAttempt(): GuardVerdict {
     if (this.stalled) {
-      return { ok: false, reason: 'compaction_no_progress', message: 'an earlier compaction in this run reclaimed too little to try again' };
+      return {
+        ok: false,
+        reason: 'compaction_no_progress',
+        message: 'an earlier compaction in this run reclaimed too little to try again',
+      };
     }
     if (this.attempts >= this.limits.maxAttemptsPerRun) {
       return {
@@ -84,7 +90,11 @@ export class CompactionGuard {
   }
 
   /** Judges a finished compaction by what it summarized and what it reclaimed. */
-  judge(result: { readonly sourceHash: string; readonly tokensBefore: number; readonly tokensAfter: number }): GuardVerdict {
+  judge(result: {
+    readonly sourceHash: string;
+    readonly tokensBefore: number;
+    readonly tokensAfter: number;
+  }): GuardVerdict {
     const reclaimed = result.tokensBefore - result.tokensAfter;
     if (this.sources.has(result.sourceHash)) {
       this.stalled = true;

@@ -7,30 +7,58 @@ import { planCompaction, tailBudgets } from './planner.js';
 describe('planCompaction', () => {
   it('summarizes only a contiguous prefix that ends on a group boundary before the running turn (invariant 4)', () => {
     fc.assert(
-      fc.property(transcriptArbitrary(), fc.integer({ min: 0, max: 300 }), fc.nat(), (messages, tailBudgetTokens, cut) => {
-        const protectedFrom = messages.length === 0 ? 0 : cut % (messages.length + 1);
-        const before = structuredClone(messages);
-        const plan = planCompaction({ messages, protectedFrom, tailBudgetTokens, messageTokens: messages.slice(0, protectedFrom).map(countJsonTokens) });
-        expect(messages).toEqual(before);
-        if (plan.kind === 'skip') return;
-        expect(plan.tailStart).toBeGreaterThan(0);
-        expect(plan.tailStart).toBeLessThanOrEqual(protectedFrom);
-        const boundaries = new Set(splitIntoGroups(messages.slice(0, protectedFrom)).map((group) => group.start));
-        expect(boundaries.has(plan.tailStart) || plan.tailStart === protectedFrom).toBe(true);
-        expect(messages[plan.tailStart]?.role).not.toBe('tool');
-      }),
+      fc.property(
+        transcriptArbitrary(),
+        fc.integer({ min: 0, max: 300 }),
+        fc.nat(),
+        (messages, tailBudgetTokens, cut) => {
+          const protectedFrom = messages.length === 0 ? 0 : cut % (messages.length + 1);
+          const before = structuredClone(messages);
+          const plan = planCompaction({
+            messages,
+            protectedFrom,
+            tailBudgetTokens,
+            messageTokens: messages.slice(0, protectedFrom).map(countJsonTokens),
+          });
+          expect(messages).toEqual(before);
+          if (plan.kind === 'skip') return;
+          expect(plan.tailStart).toBeGreaterThan(0);
+          expect(plan.tailStart).toBeLessThanOrEqual(protectedFrom);
+          const boundaries = new Set(splitIntoGroups(messages.slice(0, protectedFrom)).map((group) => group.start));
+          expect(boundaries.has(plan.tailStart) || plan.tailStart === protectedFrom).toBe(true);
+          expect(messages[plan.tailStart]?.role).not.toBe('tool');
+        },
+      ),
     );
   });
 
   it('reuses the current checkpoint when the turns after it still fit the tail', () => {
     const messages = Array.from({ length: 10 }, (_, index) => ({ role: 'user' as const, content: `turn ${index}` }));
-    expect(planCompaction({ messages, protectedFrom: 10, summarizedThrough: 6, tailBudgetTokens: 40, messageTokens: Array(4).fill(10) })).toMatchObject({ kind: 'skip', reason: 'reused' });
-    expect(planCompaction({ messages, protectedFrom: 10, summarizedThrough: 4, tailBudgetTokens: 40, messageTokens: Array(6).fill(10) })).toMatchObject({
+    expect(
+      planCompaction({
+        messages,
+        protectedFrom: 10,
+        summarizedThrough: 6,
+        tailBudgetTokens: 40,
+        messageTokens: Array(4).fill(10),
+      }),
+    ).toMatchObject({ kind: 'skip', reason: 'reused' });
+    expect(
+      planCompaction({
+        messages,
+        protectedFrom: 10,
+        summarizedThrough: 4,
+        tailBudgetTokens: 40,
+        messageTokens: Array(6).fill(10),
+      }),
+    ).toMatchObject({
       kind: 'compact',
       tailStart: 6,
       newlySummarized: { start: 4, end: 6 },
     });
-    expect(planCompaction({ messages, protectedFrom: 10, tailBudgetTokens: 1_000, messageTokens: Array(10).fill(10) })).toMatchObject({ kind: 'skip', reason: 'nothing_to_compact' });
+    expect(
+      planCompaction({ messages, protectedFrom: 10, tailBudgetTokens: 1_000, messageTokens: Array(10).fill(10) }),
+    ).toMatchObject({ kind: 'skip', reason: 'nothing_to_compact' });
   });
 });
 

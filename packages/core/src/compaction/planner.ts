@@ -55,7 +55,10 @@ export function planCompaction(input: CompactionPlanInput): CompactionPlan {
   const end = Math.max(0, Math.min(input.protectedFrom, input.messages.length));
   const previous = Math.min(input.summarizedThrough ?? 0, end);
   const candidates = input.messages.slice(previous, end);
-  const selection = selectTail(candidates, { budgetTokens: input.tailBudgetTokens, messageTokens: input.messageTokens });
+  const selection = selectTail(candidates, {
+    budgetTokens: input.tailBudgetTokens,
+    messageTokens: input.messageTokens,
+  });
   const tailStart = previous + selection.tailStart;
   if (input.summarizedThrough !== undefined && input.summarizedThrough > 0 && tailStart <= previous) {
     return {
@@ -66,9 +69,19 @@ export function planCompaction(input: CompactionPlanInput): CompactionPlan {
     };
   }
   if (tailStart === 0) {
-    return { kind: 'skip', reason: 'nothing_to_compact', tailStart, message: 'every completed turn fits the recent tail; there is nothing older to summarize' };
+    return {
+      kind: 'skip',
+      reason: 'nothing_to_compact',
+      tailStart,
+      message: 'every completed turn fits the recent tail; there is nothing older to summarize',
+    };
   }
-  return { kind: 'compact', tailStart, newlySummarized: { start: previous, end: tailStart }, tailTokens: selection.tailTokens };
+  return {
+    kind: 'compact',
+    tailStart,
+    newlySummarized: { start: previous, end: tailStart },
+    tailTokens: selection.tailTokens,
+  };
 }
 
 /**

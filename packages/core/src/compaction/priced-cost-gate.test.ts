@@ -5,12 +5,32 @@ import { OPENAI_PROMPT_CACHE, type PromptCacheRules } from '../pricing/prompt-ca
 import { evaluateCostGate } from './cost-gate.js';
 import { evaluateCompactionGate, type CompactionGateInput } from './priced-cost-gate.js';
 
-const openai: PriceSheet = { currency: 'USD', inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'table' };
-const deepseek: PriceSheet = { currency: 'USD', inputPerMillion: 0.3, cachedInputPerMillion: 0.006, outputPerMillion: 1.2, source: 'table' };
+const openai: PriceSheet = {
+  currency: 'USD',
+  inputPerMillion: 1.25,
+  cachedInputPerMillion: 0.125,
+  outputPerMillion: 10,
+  source: 'table',
+};
+const deepseek: PriceSheet = {
+  currency: 'USD',
+  inputPerMillion: 0.3,
+  cachedInputPerMillion: 0.006,
+  outputPerMillion: 1.2,
+  source: 'table',
+};
 const deepseekCache: PromptCacheRules = { minimumTokens: 64, incrementTokens: 64, lifetimeMs: 60 * 60_000 };
 
 function categories(history: number, checkpoint = 0): TokenCategories {
-  return { instructions: 5_000, toolSchemas: 3_000, checkpoint, history, request: 1_500, continuation: 0, overhead: 500 };
+  return {
+    instructions: 5_000,
+    toolSchemas: 3_000,
+    checkpoint,
+    history,
+    request: 1_500,
+    continuation: 0,
+    overhead: 500,
+  };
 }
 
 /** A threshold compaction of a request whose history is all cached, keeping `afterTokens`. */
@@ -44,7 +64,11 @@ describe('the priced cost gate', () => {
 
   it('makes the same compaction when the cache is cold: nothing cached is lost', () => {
     const decision = evaluateCompactionGate(gate(60_000, 90_000, { idleMs: OPENAI_PROMPT_CACHE.lifetimeMs + 1 }));
-    expect(decision).toMatchObject({ compact: true, basis: 'priced', priced: { cache: 'cold', invalidationUsd: 0, cachedBeforeTokens: 0 } });
+    expect(decision).toMatchObject({
+      compact: true,
+      basis: 'priced',
+      priced: { cache: 'cold', invalidationUsd: 0, cachedBeforeTokens: 0 },
+    });
   });
 
   it('always compacts a request that does not fit, and still records the priced numbers', () => {
@@ -57,13 +81,19 @@ describe('the priced cost gate', () => {
     const decision = evaluateCompactionGate(gate(30_000, 220_000));
     expect(decision.compact).toBe(true);
     expect(decision.priced?.invalidationUsd).toBeGreaterThan(0);
-    expect(decision.priced?.savingUsd).toBeGreaterThan((decision.priced?.invalidationUsd ?? 0) + (decision.priced?.riskAllowanceUsd ?? 0));
+    expect(decision.priced?.savingUsd).toBeGreaterThan(
+      (decision.priced?.invalidationUsd ?? 0) + (decision.priced?.riskAllowanceUsd ?? 0),
+    );
   });
 
   it('charges the compactor at its own prices', () => {
     const free = evaluateCompactionGate(gate(30_000, 220_000));
     const costly = evaluateCompactionGate(
-      gate(30_000, 220_000, { compactorInputTokens: 220_000, compactorOutputTokens: 4_000, compactor: { prices: { ...openai, inputPerMillion: 15, outputPerMillion: 120 } } }),
+      gate(30_000, 220_000, {
+        compactorInputTokens: 220_000,
+        compactorOutputTokens: 4_000,
+        compactor: { prices: { ...openai, inputPerMillion: 15, outputPerMillion: 120 } },
+      }),
     );
     expect(costly.priced?.compactorUsd).toBeCloseTo((220_000 * 15 + 4_000 * 120) / 1e6, 9);
     expect(costly.priced?.netUsd).toBeCloseTo((free.priced?.netUsd ?? 0) - (costly.priced?.compactorUsd ?? 0), 9);
@@ -71,17 +101,26 @@ describe('the priced cost gate', () => {
   });
 
   it('waits longer where a cache hit is cheaper (DeepSeek, 2 % of a miss): the same cut pays only after the horizon, or once the cache is cold', () => {
-    const deepseekGate = (extra: Partial<CompactionGateInput> = {}) => evaluateCompactionGate(gate(30_000, 220_000, { prices: deepseek, promptCache: deepseekCache, ...extra }));
+    const deepseekGate = (extra: Partial<CompactionGateInput> = {}) =>
+      evaluateCompactionGate(gate(30_000, 220_000, { prices: deepseek, promptCache: deepseekCache, ...extra }));
     expect(evaluateCompactionGate(gate(30_000, 220_000)).compact).toBe(true);
     expect(deepseekGate().compact).toBe(false);
     expect(deepseekGate({ horizonTurns: 10 }).compact).toBe(true);
-    expect(deepseekGate({ idleMs: deepseekCache.lifetimeMs + 1 })).toMatchObject({ compact: true, priced: { cache: 'cold', invalidationUsd: 0 } });
+    expect(deepseekGate({ idleMs: deepseekCache.lifetimeMs + 1 })).toMatchObject({
+      compact: true,
+      priced: { cache: 'cold', invalidationUsd: 0 },
+    });
   });
 
   it('makes a cut it would decline on a warm cache once the checkpoint changed: only the instructions and tool schemas are still cached', () => {
     const changed = evaluateCompactionGate(gate(60_000, 90_000, { checkpointChanged: true, cacheReadTokens: 95_000 }));
-    expect(changed).toMatchObject({ compact: true, priced: { cache: 'warm', invalidationUsd: 0, cachedBeforeTokens: 7_936, stablePrefixTokens: 8_000 } });
-    const deepseekChanged = evaluateCompactionGate(gate(30_000, 220_000, { prices: deepseek, promptCache: deepseekCache, checkpointChanged: true }));
+    expect(changed).toMatchObject({
+      compact: true,
+      priced: { cache: 'warm', invalidationUsd: 0, cachedBeforeTokens: 7_936, stablePrefixTokens: 8_000 },
+    });
+    const deepseekChanged = evaluateCompactionGate(
+      gate(30_000, 220_000, { prices: deepseek, promptCache: deepseekCache, checkpointChanged: true }),
+    );
     expect(deepseekChanged).toMatchObject({ compact: true, priced: { invalidationUsd: 0 } });
     expect(evaluateCompactionGate(gate(99_000, 90_000, { checkpointChanged: true })).compact).toBe(false);
   });
@@ -93,11 +132,19 @@ describe('the priced cost gate', () => {
 
   it('falls back to the token gate without prices, and says so', () => {
     const { prices: _prices, ...unpriced } = gate(60_000, 90_000);
-    expect(evaluateCompactionGate(unpriced)).toMatchObject({ compact: true, basis: 'tokens', note: 'the model has no prices, so the gate compared tokens' });
+    expect(evaluateCompactionGate(unpriced)).toMatchObject({
+      compact: true,
+      basis: 'tokens',
+      note: 'the model has no prices, so the gate compared tokens',
+    });
     expect(evaluateCompactionGate({ ...gate(60_000, 90_000), compactor: {}, compactorInputTokens: 10 })).toMatchObject({
       basis: 'tokens',
       note: 'the compactor model has no prices, so the gate compared tokens',
     });
-    expect(evaluateCompactionGate({ ...unpriced, reclaimedTokens: 10, required: true })).toMatchObject({ compact: true, required: true, basis: 'tokens' });
+    expect(evaluateCompactionGate({ ...unpriced, reclaimedTokens: 10, required: true })).toMatchObject({
+      compact: true,
+      required: true,
+      basis: 'tokens',
+    });
   });
 });

@@ -70,7 +70,10 @@ export interface CompactionGateInput extends CostGateInput {
  * whole smaller request: requests after a compaction are cached again. Output costs the same
  * either way and is left out. Every price comes from `priceUsage`.
  */
-function pricedGateNumbers(input: CompactionGateInput & { readonly prices: PriceSheet }, compactorTokens: { readonly input: number; readonly output: number }): PricedGateNumbers {
+function pricedGateNumbers(
+  input: CompactionGateInput & { readonly prices: PriceSheet },
+  compactorTokens: { readonly input: number; readonly output: number },
+): PricedGateNumbers {
   const { prices, before, promptCache: rules } = input;
   const horizon = input.horizonTurns ?? COST_GATE_HORIZON_TURNS;
   const beforeTokens = Object.values(before).reduce((total, tokens) => total + tokens, 0);
@@ -79,23 +82,41 @@ function pricedGateNumbers(input: CompactionGateInput & { readonly prices: Price
   const stable = before.instructions + before.toolSchemas;
   // Everything before the current request went out in the previous request, so a warm cache holds
   // it, unless the checkpoint's text changed since: then only what comes before the checkpoint.
-  const warmPrefix = input.checkpointChanged === true ? stable : Math.max(stable + before.checkpoint + before.history, input.cacheReadTokens ?? 0);
+  const warmPrefix =
+    input.checkpointChanged === true
+      ? stable
+      : Math.max(stable + before.checkpoint + before.history, input.cacheReadTokens ?? 0);
   const cachedBefore = cold ? 0 : cachedInputTokens(warmPrefix, beforeTokens, rules);
   const stableCached = cold ? 0 : cachedInputTokens(stable, afterTokens, rules);
   const later = horizon - 1;
-  const keepUsd = priceInput(prices, beforeTokens, cachedBefore) + later * priceInput(prices, beforeTokens, cachedInputTokens(beforeTokens, beforeTokens, rules));
+  const keepUsd =
+    priceInput(prices, beforeTokens, cachedBefore) +
+    later * priceInput(prices, beforeTokens, cachedInputTokens(beforeTokens, beforeTokens, rules));
   const firstAfter = priceInput(prices, afterTokens, stableCached);
-  const compactedUsd = firstAfter + later * priceInput(prices, afterTokens, cachedInputTokens(afterTokens, afterTokens, rules));
+  const compactedUsd =
+    firstAfter + later * priceInput(prices, afterTokens, cachedInputTokens(afterTokens, afterTokens, rules));
   // The first request after compacting, had the cache kept as much of it as it keeps now.
-  const undisturbed = priceInput(prices, afterTokens, Math.max(stableCached, cachedInputTokens(cachedBefore, afterTokens, rules)));
+  const undisturbed = priceInput(
+    prices,
+    afterTokens,
+    Math.max(stableCached, cachedInputTokens(cachedBefore, afterTokens, rules)),
+  );
   const invalidationUsd = Math.max(0, firstAfter - undisturbed);
   const savingUsd = keepUsd - compactedUsd + invalidationUsd;
   const compactorSheet = input.compactor?.prices ?? prices;
   const compactorUsd =
     compactorTokens.input + compactorTokens.output === 0
       ? 0
-      : (priceUsage({ inputTokens: compactorTokens.input, cacheReadTokens: 0, cacheWriteTokens: undefined, outputTokens: compactorTokens.output, reasoningTokens: undefined }, compactorSheet)?.total ??
-        0);
+      : (priceUsage(
+          {
+            inputTokens: compactorTokens.input,
+            cacheReadTokens: 0,
+            cacheWriteTokens: undefined,
+            outputTokens: compactorTokens.output,
+            reasoningTokens: undefined,
+          },
+          compactorSheet,
+        )?.total ?? 0);
   const riskAllowanceUsd = priceInput(prices, QUALITY_RISK_TOKENS, 0);
   return {
     currency: 'USD',
@@ -125,10 +146,25 @@ function pricedGateNumbers(input: CompactionGateInput & { readonly prices: Price
 export function evaluateCompactionGate(input: CompactionGateInput): CostGateDecision {
   const tokens = evaluateCostGate(input);
   const required = input.required === true;
-  const byTokens = (unpriced: string): CostGateDecision => ({ ...tokens, basis: 'tokens', note: `${unpriced}, so the gate compared tokens`, ...(required ? { compact: true, required: true } : {}) });
+  const byTokens = (unpriced: string): CostGateDecision => ({
+    ...tokens,
+    basis: 'tokens',
+    note: `${unpriced}, so the gate compared tokens`,
+    ...(required ? { compact: true, required: true } : {}),
+  });
   const { prices } = input;
   if (prices === undefined) return byTokens('the model has no prices');
-  if (input.compactor !== undefined && input.compactor.prices === undefined) return byTokens('the compactor model has no prices');
-  const priced = pricedGateNumbers({ ...input, prices }, { input: input.compactorInputTokens, output: input.compactorOutputTokens });
-  return { ...tokens, basis: 'priced', compact: required || priced.netUsd > 0, priced, ...(required ? { required: true } : {}) };
+  if (input.compactor !== undefined && input.compactor.prices === undefined)
+    return byTokens('the compactor model has no prices');
+  const priced = pricedGateNumbers(
+    { ...input, prices },
+    { input: input.compactorInputTokens, output: input.compactorOutputTokens },
+  );
+  return {
+    ...tokens,
+    basis: 'priced',
+    compact: required || priced.netUsd > 0,
+    priced,
+    ...(required ? { required: true } : {}),
+  };
 }

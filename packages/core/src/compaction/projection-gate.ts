@@ -14,7 +14,12 @@ export interface ProjectionCacheState {
  * every message after the first projected output, so a warm cache of the request is lost; it is
  * worth that only when the smaller requests that follow save more.
  */
-export function projectionGate(model: ModelAdapter, before: TokenEstimate, afterTokens: number, cache: ProjectionCacheState): CostGateDecision {
+export function projectionGate(
+  model: ModelAdapter,
+  before: TokenEstimate,
+  afterTokens: number,
+  cache: ProjectionCacheState,
+): CostGateDecision {
   const { prices, promptCache } = model.capabilities;
   return evaluateCompactionGate({
     reclaimedTokens: before.tokens - afterTokens,

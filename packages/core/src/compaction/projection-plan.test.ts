@@ -8,12 +8,18 @@ import { projectionCandidates, type ProjectionCandidate } from './tool-output-pr
 function turn(id: string, toolName: string, value: string, metadata: Record<string, unknown>): Message[] {
   return [
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input: {} }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value }, metadata: metadata as never }] },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value }, metadata: metadata as never },
+      ],
+    },
   ];
 }
 
 const big = (seed: string) => `${seed}\n`.repeat(600);
-const read = (id: string, path: string, content: string, complete = true) => turn(id, 'read_file', content, { path, sha256: sha256Hex(content), bytes: content.length, complete });
+const read = (id: string, path: string, content: string, complete = true) =>
+  turn(id, 'read_file', content, { path, sha256: sha256Hex(content), bytes: content.length, complete });
 
 describe('projectionCandidates', () => {
   it('marks what the host knows was replaced: a file read again with new content or whole, edited, a command run again', () => {
@@ -24,7 +30,11 @@ describe('projectionCandidates', () => {
       ...turn('c1', 'run_command', big('FAIL'), { argv: ['npm', 'test'], exitCode: 1 }),
       ...turn('c2', 'run_command', big('lint ok'), { argv: ['npm', 'run', 'lint'], exitCode: 0 }),
       ...read('r4', 'a.ts', big('a v2')),
-      ...turn('e1', 'edit_file', 'edited', { path: 'b.ts', sha256Before: sha256Hex(big('b v1')), sha256After: sha256Hex('b v2') }),
+      ...turn('e1', 'edit_file', 'edited', {
+        path: 'b.ts',
+        sha256Before: sha256Hex(big('b v1')),
+        sha256After: sha256Hex('b v2'),
+      }),
       // A partial read of unchanged content does not replace a whole one.
       ...read('r5', 'c.ts', big('c v1'), false),
       ...turn('c3', 'run_command', big('PASS'), { argv: ['npm', 'test'], exitCode: 0 }),
@@ -50,9 +60,16 @@ describe('projectionCandidates', () => {
 });
 
 const candidatesArbitrary = fc
-  .array(fc.record({ subject: fc.constantFrom('file:a', 'file:b', 'file:c', 'command:x', 'call:1', 'call:2'), superseded: fc.boolean(), verbatim: fc.integer({ min: 0, max: 5_000 }) }), {
-    maxLength: 30,
-  })
+  .array(
+    fc.record({
+      subject: fc.constantFrom('file:a', 'file:b', 'file:c', 'command:x', 'call:1', 'call:2'),
+      superseded: fc.boolean(),
+      verbatim: fc.integer({ min: 0, max: 5_000 }),
+    }),
+    {
+      maxLength: 30,
+    },
+  )
   .map((rows) => {
     const candidates: ProjectionCandidate[] = rows.map((row, index) => ({
       toolCallId: `id${index}`,
@@ -60,12 +77,18 @@ const candidatesArbitrary = fc
       subject: row.subject,
       ...(row.superseded ? { supersededBy: 'read' as const } : {}),
     }));
-    const sizes = new Map<string, OutputSizes>(rows.map((row, index) => [`id${index}`, { verbatim: row.verbatim, projected: Math.min(row.verbatim, 120) }]));
+    const sizes = new Map<string, OutputSizes>(
+      rows.map((row, index) => [`id${index}`, { verbatim: row.verbatim, projected: Math.min(row.verbatim, 120) }]),
+    );
     return { candidates, sizes };
   });
 
 describe('chooseProjection', () => {
-  const choiceInput = fc.record({ view: candidatesArbitrary, excessTokens: fc.integer({ min: -1_000, max: 60_000 }), protectedTokens: fc.integer({ min: 0, max: 20_000 }) });
+  const choiceInput = fc.record({
+    view: candidatesArbitrary,
+    excessTokens: fc.integer({ min: -1_000, max: 60_000 }),
+    protectedTokens: fc.integer({ min: 0, max: 20_000 }),
+  });
 
   it('takes superseded outputs first, each group oldest first, and stops as soon as the excess is saved', () => {
     fc.assert(
@@ -74,9 +97,14 @@ describe('chooseProjection', () => {
         const byId = new Map(view.candidates.map((candidate) => [candidate.toolCallId, candidate]));
         const picked = choice.ids.map((id) => byId.get(id) as ProjectionCandidate);
         const firstPlain = picked.findIndex((candidate) => candidate.supersededBy === undefined);
-        if (firstPlain >= 0) expect(picked.slice(firstPlain).every((candidate) => candidate.supersededBy === undefined)).toBe(true);
-        const superseded = picked.filter((candidate) => candidate.supersededBy !== undefined).map((candidate) => candidate.messageIndex);
-        const plain = picked.filter((candidate) => candidate.supersededBy === undefined).map((candidate) => candidate.messageIndex);
+        if (firstPlain >= 0)
+          expect(picked.slice(firstPlain).every((candidate) => candidate.supersededBy === undefined)).toBe(true);
+        const superseded = picked
+          .filter((candidate) => candidate.supersededBy !== undefined)
+          .map((candidate) => candidate.messageIndex);
+        const plain = picked
+          .filter((candidate) => candidate.supersededBy === undefined)
+          .map((candidate) => candidate.messageIndex);
         expect(superseded).toEqual([...superseded].sort((left, right) => left - right));
         expect(plain).toEqual([...plain].sort((left, right) => left - right));
         const saving = (id: string) => (view.sizes.get(id)?.verbatim ?? 0) - (view.sizes.get(id)?.projected ?? 0);
@@ -97,14 +125,26 @@ describe('chooseProjection', () => {
         expect(choice.ids.some((id) => kept.has(id))).toBe(false);
         const protectedCandidates = view.candidates.filter((candidate) => kept.has(candidate.toolCallId));
         expect(protectedCandidates.every((candidate) => candidate.supersededBy === undefined)).toBe(true);
-        expect(new Set(protectedCandidates.map((candidate) => candidate.subject)).size).toBe(protectedCandidates.length);
-        expect(protectedCandidates.reduce((total, candidate) => total + (view.sizes.get(candidate.toolCallId)?.verbatim ?? 0), 0)).toBeLessThanOrEqual(protectedTokens);
+        expect(new Set(protectedCandidates.map((candidate) => candidate.subject)).size).toBe(
+          protectedCandidates.length,
+        );
+        expect(
+          protectedCandidates.reduce(
+            (total, candidate) => total + (view.sizes.get(candidate.toolCallId)?.verbatim ?? 0),
+            0,
+          ),
+        ).toBeLessThanOrEqual(protectedTokens);
         // Protection is the newest run of distinct outputs: no unprotected, unsuperseded newest-of-its-subject output is newer than a protected one.
         const oldestProtected = Math.min(...protectedCandidates.map((candidate) => candidate.messageIndex));
         const newestOfSubject = new Map<string, number>();
-        for (const candidate of view.candidates) if (candidate.supersededBy === undefined) newestOfSubject.set(candidate.subject, candidate.messageIndex);
+        for (const candidate of view.candidates)
+          if (candidate.supersededBy === undefined) newestOfSubject.set(candidate.subject, candidate.messageIndex);
         for (const candidate of view.candidates) {
-          if (candidate.messageIndex > oldestProtected && candidate.supersededBy === undefined && newestOfSubject.get(candidate.subject) === candidate.messageIndex) {
+          if (
+            candidate.messageIndex > oldestProtected &&
+            candidate.supersededBy === undefined &&
+            newestOfSubject.get(candidate.subject) === candidate.messageIndex
+          ) {
             expect(kept.has(candidate.toolCallId)).toBe(true);
           }
         }
@@ -116,7 +156,12 @@ describe('chooseProjection', () => {
     fc.assert(
       fc.property(choiceInput, ({ view, excessTokens, protectedTokens }) => {
         const first = chooseProjection({ ...view, excessTokens, protectedTokens });
-        const again = chooseProjection({ candidates: structuredClone(view.candidates), sizes: new Map([...view.sizes].reverse()), excessTokens, protectedTokens });
+        const again = chooseProjection({
+          candidates: structuredClone(view.candidates),
+          sizes: new Map([...view.sizes].reverse()),
+          excessTokens,
+          protectedTokens,
+        });
         expect(again).toEqual(first);
       }),
     );

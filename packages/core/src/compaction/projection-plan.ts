@@ -2,7 +2,11 @@ import type { ContextBudget } from '../budget/budget.js';
 import type { ContextPolicy } from '../budget/policy.js';
 import type { Message, ToolResultPart } from '../messages.js';
 import type { TokenEstimate } from '../model/adapter.js';
-import { projectToolOutput, type ProjectionCandidate, type ToolOutputProjectionOptions } from './tool-output-projection.js';
+import {
+  projectToolOutput,
+  type ProjectionCandidate,
+  type ToolOutputProjectionOptions,
+} from './tool-output-projection.js';
 
 /** Tokens of one tool output sent verbatim and in its projected form, each as a one-result tool message (framing included). */
 export interface OutputSizes {
@@ -11,7 +15,10 @@ export interface OutputSizes {
 }
 
 /** Tokens the newest distinct tool outputs are protected up to: `protectedToolOutputRatio` of the request's compaction target. */
-export function protectedToolOutputTokens(policy: Pick<ContextPolicy, 'protectedToolOutputRatio'>, budget: Pick<ContextBudget, 'compactTargetTokens'>): number {
+export function protectedToolOutputTokens(
+  policy: Pick<ContextPolicy, 'protectedToolOutputRatio'>,
+  budget: Pick<ContextBudget, 'compactTargetTokens'>,
+): number {
   return Math.floor(budget.compactTargetTokens * policy.protectedToolOutputRatio);
 }
 
@@ -59,7 +66,9 @@ export function chooseProjection(input: ProjectionChoiceInput): ProjectionChoice
     protectedIds.add(candidate.toolCallId);
   }
   const superseded = input.candidates.filter((candidate) => candidate.supersededBy !== undefined);
-  const others = input.candidates.filter((candidate) => candidate.supersededBy === undefined && !protectedIds.has(candidate.toolCallId));
+  const others = input.candidates.filter(
+    (candidate) => candidate.supersededBy === undefined && !protectedIds.has(candidate.toolCallId),
+  );
   const ids: string[] = [];
   let savedTokens = 0;
   for (const candidate of [...superseded, ...others]) {

@@ -58,7 +58,9 @@ const DESCRIPTION =
 
 const inputSchema: JsonObject = {
   type: 'object',
-  properties: { reason: { type: 'string', maxLength: MAX_REASON_CHARS, description: 'Why compaction would help now.' } },
+  properties: {
+    reason: { type: 'string', maxLength: MAX_REASON_CHARS, description: 'Why compaction would help now.' },
+  },
   required: ['reason'],
   additionalProperties: false,
 };
@@ -76,9 +78,17 @@ export function createRequestCompactionTool(channel: CompactionRequestChannel): 
     risk: 'read',
     describe: () => 'ask for a context checkpoint at the next step',
     async execute(input: JsonValue): Promise<ToolExecutionResult> {
-      const reason = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as { readonly reason?: JsonValue }).reason : undefined;
+      const reason =
+        input !== null && typeof input === 'object' && !Array.isArray(input)
+          ? (input as { readonly reason?: JsonValue }).reason
+          : undefined;
       if (typeof reason !== 'string' || reason.trim() === '') {
-        return { output: { type: 'error-text', value: 'request_compaction needs a "reason": a short sentence saying why compaction would help now.' } };
+        return {
+          output: {
+            type: 'error-text',
+            value: 'request_compaction needs a "reason": a short sentence saying why compaction would help now.',
+          },
+        };
       }
       channel.request(reason.trim());
       const usage = channel.snapshot();

@@ -30,7 +30,13 @@ function readTurn(id: string, path: string, content: string): Message[] {
     {
       role: 'tool',
       content: [
-        { type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: content }, metadata: { path, sha256: sha256Hex(content), bytes: content.length, complete: true } },
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName: 'read_file',
+          output: { type: 'text', value: content },
+          metadata: { path, sha256: sha256Hex(content), bytes: content.length, complete: true },
+        },
       ],
     },
     { role: 'assistant', content: [{ type: 'text', text: `Read ${path}.` }] },
@@ -39,8 +45,22 @@ function readTurn(id: string, path: string, content: string): Message[] {
 
 function commandTurn(id: string, argv: readonly string[], output: string): Message[] {
   return [
-    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'run_command', input: { argv: [...argv] } }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'run_command', output: { type: 'text', value: output }, metadata: { argv: [...argv], exitCode: 0 } }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: id, toolName: 'run_command', input: { argv: [...argv] } }],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName: 'run_command',
+          output: { type: 'text', value: output },
+          metadata: { argv: [...argv], exitCode: 0 },
+        },
+      ],
+    },
   ];
 }
 
@@ -68,7 +88,10 @@ async function prepared(input: {
   });
   const result = await context.prepare(1, input.step, new AbortController().signal);
   if (result.kind !== 'send') throw new Error(`expected a request to send, got ${result.kind}`);
-  const projections = events.filter((event): event is Completed => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection');
+  const projections = events.filter(
+    (event): event is Completed =>
+      event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection',
+  );
   return { request: result.request, budget: result.budget, projection: projections[0], projections, context };
 }
 
@@ -78,7 +101,9 @@ describe('projection in a 128k-window session of distinct large reads', () => {
   // The scripted model's default window: 128,000 tokens, 119,808 of them for input (the 8,192-token buffer reserved), target 59,904.
   const model = () => new ScriptedModel([]);
   const policy = resolveContextPolicy({ mode: 'compact' });
-  const history = Array.from({ length: 11 }, (_, index) => readTurn(`r${index + 1}`, `src/file-${index + 1}.ts`, body(`file ${index + 1}`, 9_000))).flat();
+  const history = Array.from({ length: 11 }, (_, index) =>
+    readTurn(`r${index + 1}`, `src/file-${index + 1}.ts`, body(`file ${index + 1}`, 9_000)),
+  ).flat();
   const latest = readTurn('r12', 'src/file-12.ts', body('file 12', 9_000)).slice(1, 3);
   const step: StepInput = { instructions, currentRequest, continuation: latest, tools: [] };
 
@@ -92,8 +117,14 @@ describe('projection in a 128k-window session of distinct large reads', () => {
     expect(projection?.tokensAfter).toBeLessThanOrEqual(59_904);
     expect(projection?.keptVerbatimTokens).toBeGreaterThanOrEqual(Math.ceil(0.6 * 59_904));
     // The newest reads arrive whole.
-    const sent = [...request.history, ...request.continuation].flatMap((message) => (message.role === 'tool' ? message.content : []));
-    expect(sent.filter((part) => (part.output.value as string).startsWith('[tool output projected:')).map((part) => part.toolCallId)).toEqual(ids);
+    const sent = [...request.history, ...request.continuation].flatMap((message) =>
+      message.role === 'tool' ? message.content : [],
+    );
+    expect(
+      sent
+        .filter((part) => (part.output.value as string).startsWith('[tool output projected:'))
+        .map((part) => part.toolCallId),
+    ).toEqual(ids);
     expect(sent.at(-1)?.output.value).toBe(latest[1]?.role === 'tool' ? latest[1].content[0]?.output.value : undefined);
   });
 
@@ -102,7 +133,9 @@ describe('projection in a 128k-window session of distinct large reads', () => {
     const again = readTurn('r9b', 'src/file-9.ts', body('file 9, edited', 9_000));
     const { projection } = await prepared({ model: model(), policy, history: [...history, ...again], step });
     expect(projection?.projectedToolCallIds?.[0]).toBe('r9');
-    expect(projection?.projectedToolCallIds?.slice(1)).toEqual((projection?.projectedToolCallIds ?? []).slice(1).map((_, index) => `r${index + 1}`));
+    expect(projection?.projectedToolCallIds?.slice(1)).toEqual(
+      (projection?.projectedToolCallIds ?? []).slice(1).map((_, index) => `r${index + 1}`),
+    );
   });
 
   it('sends what an earlier run projected projected from the first step, and projects nothing more while under the threshold', async () => {
@@ -125,18 +158,36 @@ describe('the priced gate of a projection past the threshold', () => {
   const priced = () =>
     new ScriptedModel([], {
       capabilities: {
-        prices: { currency: 'USD', inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'config' },
+        prices: {
+          currency: 'USD',
+          inputPerMillion: 1.25,
+          cachedInputPerMillion: 0.125,
+          outputPerMillion: 10,
+          source: 'config',
+        },
         promptCache: OPENAI_PROMPT_CACHE,
       },
     });
   const policy = resolveContextPolicy({ mode: 'compact' });
-  const reads = (count: number) => Array.from({ length: count }, (_, index) => readTurn(`r${index + 1}`, `src/file-${index + 1}.ts`, body(`file ${index + 1}`, 9_000))).flat();
+  const reads = (count: number) =>
+    Array.from({ length: count }, (_, index) =>
+      readTurn(`r${index + 1}`, `src/file-${index + 1}.ts`, body(`file ${index + 1}`, 9_000)),
+    ).flat();
   const latest = readTurn('r99', 'src/latest.ts', body('latest', 9_000)).slice(1, 3);
   const step: StepInput = { instructions, currentRequest, continuation: latest, tools: [] };
 
-  async function prepare(history: readonly Message[], cache: { readonly readTokens?: number; readonly idleMs?: number }) {
+  async function prepare(
+    history: readonly Message[],
+    cache: { readonly readTokens?: number; readonly idleMs?: number },
+  ) {
     const events: ForgeEvent[] = [];
-    const context = new RunContext({ model: priced(), policy, instructionsHash: 'h', emit: (event) => events.push(event), history });
+    const context = new RunContext({
+      model: priced(),
+      policy,
+      instructionsHash: 'h',
+      emit: (event) => events.push(event),
+      history,
+    });
     const result = await context.prepare(1, step, new AbortController().signal, cache);
     return { result, events };
   }
@@ -146,33 +197,58 @@ describe('the priced gate of a projection past the threshold', () => {
     const { result, events } = await prepare(reads(11), { readTokens: 100_000, idleMs: 1_000 });
     expect(result.kind).toBe('send');
     expect(events.some((event) => event.type === 'context.compaction.completed')).toBe(false);
-    const skipped = events.find((event) => event.type === 'context.compaction.skipped' && event.strategy === 'tool-output-projection');
+    const skipped = events.find(
+      (event) => event.type === 'context.compaction.skipped' && event.strategy === 'tool-output-projection',
+    );
     expect(skipped).toMatchObject({ reason: 'cost_gate', trigger: 'threshold' });
     if (result.kind === 'send') expect(JSON.stringify(result.request.history)).not.toContain('[tool output projected:');
   });
 
   it('projects once the cache is cold, and always when the request would not fit', async () => {
     const cold = await prepare(reads(11), { readTokens: 100_000, idleMs: 10 * 60_000 });
-    expect(cold.events.some((event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection')).toBe(true);
+    expect(
+      cold.events.some(
+        (event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection',
+      ),
+    ).toBe(true);
     const over = await prepare(reads(13), { readTokens: 110_000, idleMs: 1_000 });
-    const projection = over.events.find((event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection');
+    const projection = over.events.find(
+      (event) => event.type === 'context.compaction.completed' && event.strategy === 'tool-output-projection',
+    );
     expect(projection).toMatchObject({ trigger: 'over_budget' });
   });
 });
 
 describe('projection order (property)', () => {
   const window = { capabilities: { contextWindowTokens: 20_000, maxOutputTokens: 500 } };
-  const policy = resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500, protectedToolOutputRatio: 0.25 });
+  const policy = resolveContextPolicy({
+    mode: 'compact',
+    bufferTokens: 500,
+    reservedOutputTokens: 500,
+    protectedToolOutputRatio: 0.25,
+  });
 
   type Exchange =
     | { readonly kind: 'read'; readonly path: string; readonly version: number; readonly tokens: number }
     | { readonly kind: 'command'; readonly argv: readonly string[]; readonly tokens: number };
   /** One older exchange: a read of one of three files (some content version), or one of two commands. */
   const exchange: fc.Arbitrary<Exchange> = fc.oneof(
-    fc.record({ kind: fc.constant('read' as const), path: fc.constantFrom('a.ts', 'b.ts', 'c.ts'), version: fc.integer({ min: 0, max: 2 }), tokens: fc.integer({ min: 600, max: 3_000 }) }),
-    fc.record({ kind: fc.constant('command' as const), argv: fc.constantFrom(['npm', 'test'], ['npm', 'run', 'lint']), tokens: fc.integer({ min: 600, max: 3_000 }) }),
+    fc.record({
+      kind: fc.constant('read' as const),
+      path: fc.constantFrom('a.ts', 'b.ts', 'c.ts'),
+      version: fc.integer({ min: 0, max: 2 }),
+      tokens: fc.integer({ min: 600, max: 3_000 }),
+    }),
+    fc.record({
+      kind: fc.constant('command' as const),
+      argv: fc.constantFrom(['npm', 'test'], ['npm', 'run', 'lint']),
+      tokens: fc.integer({ min: 600, max: 3_000 }),
+    }),
   );
-  const sessionArbitrary = fc.record({ exchanges: fc.array(exchange, { minLength: 3, maxLength: 16 }), pendingLast: fc.boolean() });
+  const sessionArbitrary = fc.record({
+    exchanges: fc.array(exchange, { minLength: 3, maxLength: 16 }),
+    pendingLast: fc.boolean(),
+  });
 
   function session(input: { readonly exchanges: readonly Exchange[]; readonly pendingLast: boolean }) {
     const history: Message[] = [];
@@ -186,10 +262,14 @@ describe('projection order (property)', () => {
         if (later.some((other) => other.kind === 'read' && other.path === item.path)) superseded.add(id);
       } else {
         history.push(...commandTurn(id, item.argv, body(`${item.argv.join(' ')} #${index}`, item.tokens)));
-        if (later.some((other) => other.kind === 'command' && other.argv.join(' ') === item.argv.join(' '))) superseded.add(id);
+        if (later.some((other) => other.kind === 'command' && other.argv.join(' ') === item.argv.join(' ')))
+          superseded.add(id);
       }
     });
-    const lastCall: Message = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'last', toolName: 'read_file', input: { path: 'd.ts' } }] };
+    const lastCall: Message = {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'last', toolName: 'read_file', input: { path: 'd.ts' } }],
+    };
     const lastResult = readTurn('last', 'd.ts', body('d', 2_500))[2] as Message;
     const continuation = input.pendingLast ? [lastCall] : [lastCall, lastResult];
     return { history, superseded, step: { instructions, currentRequest, continuation, tools: [] } satisfies StepInput };
@@ -213,19 +293,37 @@ describe('projection order (property)', () => {
         const lastGroup = splitIntoGroups(view).at(-1);
         const untouchable = view
           .slice(lastGroup?.start ?? view.length)
-          .flatMap((message) => (message.role === 'tool' || message.role === 'assistant' ? message.content.map((part) => ('toolCallId' in part ? part.toolCallId : '')) : []));
+          .flatMap((message) =>
+            message.role === 'tool' || message.role === 'assistant'
+              ? message.content.map((part) => ('toolCallId' in part ? part.toolCallId : ''))
+              : [],
+          );
         expect(ids.some((id) => untouchable.includes(id) || id === 'last')).toBe(false);
         // Superseded first; within each kind, oldest first (ids are t<index>).
         const firstPlain = ids.findIndex((id) => !superseded.has(id));
         if (firstPlain >= 0) expect(ids.slice(firstPlain).some((id) => superseded.has(id))).toBe(false);
         const order = (list: readonly string[]) => list.map((id) => Number(id.slice(1)));
-        for (const group of [ids.filter((id) => superseded.has(id)), ids.filter((id) => !superseded.has(id))]) expect(order(group)).toEqual([...order(group)].sort((left, right) => left - right));
+        for (const group of [ids.filter((id) => superseded.has(id)), ids.filter((id) => !superseded.has(id))])
+          expect(order(group)).toEqual([...order(group)].sort((left, right) => left - right));
         // Stops as soon as under target: without its last pick the request would still be above it.
         expect(projection.tokensAfter).toBe(budget?.estimate.tokens);
-        const fewer = new RunContext({ model, policy, instructionsHash: 'h', emit: () => {}, history, projected: ids.slice(0, -1) }).build(step);
-        if (projection.tokensAfter <= target) expect((await model.estimateRequestTokens(fewer)).tokens).toBeGreaterThan(target);
+        const fewer = new RunContext({
+          model,
+          policy,
+          instructionsHash: 'h',
+          emit: () => {},
+          history,
+          projected: ids.slice(0, -1),
+        }).build(step);
+        if (projection.tokensAfter <= target)
+          expect((await model.estimateRequestTokens(fewer)).tokens).toBeGreaterThan(target);
         // The same view gives the same request, byte for byte.
-        const again = await prepared({ model: new ScriptedModel([], window), policy, history: structuredClone(history), step: structuredClone(step) });
+        const again = await prepared({
+          model: new ScriptedModel([], window),
+          policy,
+          history: structuredClone(history),
+          step: structuredClone(step),
+        });
         expect(again.projection?.projectedToolCallIds).toEqual(ids);
         expect(JSON.stringify(again.request)).toBe(JSON.stringify(request));
       }),
@@ -239,12 +337,19 @@ describe('projection order (property)', () => {
 
 describe('after a compaction', () => {
   const window = { capabilities: { contextWindowTokens: 20_000, maxOutputTokens: 500 } };
-  const policy = resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500, protectedToolOutputRatio: 0.5 });
+  const policy = resolveContextPolicy({
+    mode: 'compact',
+    bufferTokens: 500,
+    reservedOutputTokens: 500,
+    protectedToolOutputRatio: 0.5,
+  });
 
   it('the tail the compaction kept is not then projected, and its event says what was kept verbatim, as the run measured it', async () => {
     // 15k tokens of conversation that projection cannot shrink, then two reads within the protected budget (4,875 tokens).
     const chat: Message[] = Array.from({ length: 30 }, (_, index): Message =>
-      index % 2 === 0 ? { role: 'user', content: body(`question ${index}`, 500) } : { role: 'assistant', content: [{ type: 'text', text: body(`answer ${index}`, 500) }] },
+      index % 2 === 0
+        ? { role: 'user', content: body(`question ${index}`, 500) }
+        : { role: 'assistant', content: [{ type: 'text', text: body(`answer ${index}`, 500) }] },
     );
     const reads = [...readTurn('r1', 'a.ts', body('a', 2_000)), ...readTurn('r2', 'b.ts', body('b', 2_000))];
     const history = [...chat, ...reads];
@@ -276,7 +381,13 @@ describe('after a compaction', () => {
     };
     const steps = [{ toolCalls: [{ toolName: 'noop', input: {} }] }, { text: 'Done.' }];
     const model = new ScriptedModel(steps, window);
-    const tool: Tool = { name: 'noop', description: 'Does nothing.', inputSchema: { type: 'object' }, risk: 'read', execute: async () => ({ output: { type: 'text', value: 'ok' } }) };
+    const tool: Tool = {
+      name: 'noop',
+      description: 'Does nothing.',
+      inputSchema: { type: 'object' },
+      risk: 'read',
+      execute: async () => ({ output: { type: 'text', value: 'ok' } }),
+    };
     const result = await runAgent({
       model,
       instructions: createInstructionSnapshot(instructions),
@@ -296,7 +407,9 @@ describe('after a compaction', () => {
     expect(kept).toBeGreaterThan(4_000);
     // Every later step sends the kept reads whole.
     for (const request of model.requests) {
-      const outputs = request.history.flatMap((message) => (message.role === 'tool' ? message.content.map((part) => String(part.output.value)) : []));
+      const outputs = request.history.flatMap((message) =>
+        message.role === 'tool' ? message.content.map((part) => String(part.output.value)) : [],
+      );
       expect(outputs).toHaveLength(2);
       expect(outputs.every((value) => !value.startsWith('[tool output projected:'))).toBe(true);
     }
@@ -319,7 +432,9 @@ describe('a request that does not fit', () => {
       description: 'Returns that many tokens.',
       inputSchema: { type: 'object' },
       risk: 'read',
-      execute: async (input) => ({ output: { type: 'text', value: body('output', Number((input as { tokens: number }).tokens)) } }),
+      execute: async (input) => ({
+        output: { type: 'text', value: body('output', Number((input as { tokens: number }).tokens)) },
+      }),
     };
     const events: ForgeEvent[] = [];
     const unchanged: ContextManager = { fit: async () => ({ kind: 'unchanged' }) };
@@ -329,7 +444,12 @@ describe('a request that does not fit', () => {
       request: 'Read both.',
       tools: [sized],
       approvals: { check: async () => ({ kind: 'allow' }) },
-      context: resolveContextPolicy({ mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500, protectedToolOutputRatio: 0.5 }),
+      context: resolveContextPolicy({
+        mode: 'compact',
+        bufferTokens: 500,
+        reservedOutputTokens: 500,
+        protectedToolOutputRatio: 0.5,
+      }),
       contextManager: unchanged,
       onEvent: (envelope) => events.push(envelope.event),
     });

@@ -26,7 +26,10 @@ function readTool(executed: string[], size = 20): Tool {
   };
 }
 
-function events(): { list: EventEnvelope[]; of: <T extends ForgeEvent['type']>(type: T) => Extract<ForgeEvent, { type: T }>[] } {
+function events(): {
+  list: EventEnvelope[];
+  of: <T extends ForgeEvent['type']>(type: T) => Extract<ForgeEvent, { type: T }>[];
+} {
   const list: EventEnvelope[] = [];
   return { list, of: (type) => list.map((envelope) => envelope.event).filter((event) => event.type === type) as never };
 }
@@ -36,13 +39,21 @@ function events(): { list: EventEnvelope[]; of: <T extends ForgeEvent['type']>(t
  * (the checkpoint covers the rest, so nothing is left out).
  */
 function compacted(stored: number, checkpoint: string, history: readonly Message[], sourceHash: string): FitResult {
-  return { kind: 'compacted', checkpoint, checkpointId: `cp_${sourceHash.slice(0, 16)}`, coveredThrough: stored - history.length, history, sourceHash };
+  return {
+    kind: 'compacted',
+    checkpoint,
+    checkpointId: `cp_${sourceHash.slice(0, 16)}`,
+    coveredThrough: stored - history.length,
+    history,
+    sourceHash,
+  };
 }
 
 /** A context manager that replaces the history by `checkpoint` and nothing, and records how it was asked. */
 function replacingManager(
   calls: FitRequest[],
-  result: (request: FitRequest, call: number) => FitResult = () => compacted(olderTurns.length, '[SESSION_CHECKPOINT v1]\n- earlier turns', [], 'a'.repeat(64)),
+  result: (request: FitRequest, call: number) => FitResult = () =>
+    compacted(olderTurns.length, '[SESSION_CHECKPOINT v1]\n- earlier turns', [], 'a'.repeat(64)),
 ): ContextManager {
   return {
     async fit(request) {
@@ -64,7 +75,11 @@ describe('overflow recovery', () => {
     const executed: string[] = [];
     const stored: Message[] = [];
     const calls: FitRequest[] = [];
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }, { overflow: true }, { text: 'Done.' }]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ toolName: 'read', input: { path: 'a' } }] },
+      { overflow: true },
+      { text: 'Done.' },
+    ]);
     const sink = events();
     const result = await runAgent({
       model,
@@ -93,7 +108,9 @@ describe('overflow recovery', () => {
     expect(retried?.continuation).toEqual(failed?.continuation);
     expect(retried?.history).toEqual([]);
     expect(retried?.checkpoint).toContain('earlier turns');
-    const userTexts = [...(retried?.history ?? []), retried?.currentRequest, ...(retried?.continuation ?? [])].filter((message) => message?.role === 'user');
+    const userTexts = [...(retried?.history ?? []), retried?.currentRequest, ...(retried?.continuation ?? [])].filter(
+      (message) => message?.role === 'user',
+    );
     expect(userTexts).toHaveLength(1);
     expect(stored.filter((message) => message.role === 'user')).toHaveLength(1);
     expect(result.messages.filter((message) => message.role === 'user')).toHaveLength(1);
@@ -104,7 +121,14 @@ describe('overflow recovery', () => {
   it('recovers at most once: a second overflow fails the run with the provider error', async () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([{ overflow: true }, { overflow: true }]);
-    const result = await runAgent({ model, instructions, request: 'Hi', session: { history: olderTurns }, context: compactPolicy, contextManager: replacingManager(calls) });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'Hi',
+      session: { history: olderTurns },
+      context: compactPolicy,
+      contextManager: replacingManager(calls),
+    });
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('context_overflow');
     expect(model.requests).toHaveLength(2);
@@ -113,8 +137,17 @@ describe('overflow recovery', () => {
 
   it('does not retry after visible output', async () => {
     const calls: FitRequest[] = [];
-    const model = new ScriptedModel([{ text: 'Partial answer', error: new ContextOverflowError({ message: 'too long' }) }]);
-    const result = await runAgent({ model, instructions, request: 'Hi', session: { history: olderTurns }, context: compactPolicy, contextManager: replacingManager(calls) });
+    const model = new ScriptedModel([
+      { text: 'Partial answer', error: new ContextOverflowError({ message: 'too long' }) },
+    ]);
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'Hi',
+      session: { history: olderTurns },
+      context: compactPolicy,
+      contextManager: replacingManager(calls),
+    });
     expect(result.status).toBe('failed');
     expect(model.requests).toHaveLength(1);
     expect(calls).toHaveLength(0);
@@ -124,7 +157,14 @@ describe('overflow recovery', () => {
   it.each(['off', 'warn', 'shadow'] as const)('does not compact on overflow in mode %s', async (mode) => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([{ overflow: true }]);
-    const result = await runAgent({ model, instructions, request: 'Hi', session: { history: olderTurns }, context: { mode }, contextManager: replacingManager(calls) });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'Hi',
+      session: { history: olderTurns },
+      context: { mode },
+      contextManager: replacingManager(calls),
+    });
     expect(result.status).toBe('failed');
     expect(calls).toHaveLength(0);
     expect(model.requests).toHaveLength(1);
@@ -134,7 +174,11 @@ describe('overflow recovery', () => {
 describe('the view rule inside a run (mode compact)', () => {
   const window = { capabilities: { contextWindowTokens: 10_000, maxOutputTokens: 500 } };
   const policy: Partial<ContextPolicy> = { mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500 };
-  const turns = (count: number, size: number): Message[] => Array.from({ length: count }, (_, index) => ({ role: 'user' as const, content: `Turn ${index}: ${'word '.repeat(size)}` }));
+  const turns = (count: number, size: number): Message[] =>
+    Array.from({ length: count }, (_, index) => ({
+      role: 'user' as const,
+      content: `Turn ${index}: ${'word '.repeat(size)}`,
+    }));
 
   it('sends the whole history and never asks for room while the request is under the compaction threshold', async () => {
     const calls: FitRequest[] = [];
@@ -153,7 +197,9 @@ describe('the view rule inside a run (mode compact)', () => {
     expect(result.status).toBe('completed');
     expect(calls).toEqual([]);
     expect(model.requests[0]?.history).toEqual(history);
-    expect(sink.of('context.budgeted')[0]).toMatchObject({ view: { coveredMessages: 0, verbatimMessages: 20, omitted: 0 } });
+    expect(sink.of('context.budgeted')[0]).toMatchObject({
+      view: { coveredMessages: 0, verbatimMessages: 20, omitted: 0 },
+    });
   });
 
   it('asks for room past the threshold, and records the checkpoint and what it covers in the budget event', async () => {
@@ -161,19 +207,34 @@ describe('the view rule inside a run (mode compact)', () => {
     const history = turns(40, 160);
     const model = new ScriptedModel([{ text: 'ok' }], window);
     const sink = events();
-    const manager = replacingManager(calls, (request) => compacted(history.length, '[SESSION_CHECKPOINT v1]', request.request.history.slice(-4), 'c'.repeat(64)));
-    const result = await runAgent({ model, instructions, request: 'Go on.', session: { history }, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
+    const manager = replacingManager(calls, (request) =>
+      compacted(history.length, '[SESSION_CHECKPOINT v1]', request.request.history.slice(-4), 'c'.repeat(64)),
+    );
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'Go on.',
+      session: { history },
+      context: policy,
+      contextManager: manager,
+      onEvent: (envelope) => sink.list.push(envelope),
+    });
     expect(result.status).toBe('completed');
     expect(calls.map((call) => call.reason)).toEqual(['preflight']);
     expect(calls[0]?.budget.estimate.tokens).toBeGreaterThan(calls[0]?.budget.compactAtTokens ?? Infinity);
     expect(model.requests[0]?.history).toEqual(history.slice(-4));
-    expect(sink.of('context.budgeted')[0]).toMatchObject({ view: { checkpointId: `cp_${'c'.repeat(16)}`, coveredMessages: 36, verbatimMessages: 4, omitted: 0 } });
+    expect(sink.of('context.budgeted')[0]).toMatchObject({
+      view: { checkpointId: `cp_${'c'.repeat(16)}`, coveredMessages: 36, verbatimMessages: 4, omitted: 0 },
+    });
   });
 
   it('tells the context manager how long ago the conversation last reached the provider, for the cost gate', async () => {
     const calls: FitRequest[] = [];
     const history = turns(40, 160);
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }, { text: 'ok' }], window);
+    const model = new ScriptedModel(
+      [{ toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }, { text: 'ok' }],
+      window,
+    );
     let clock = 1_000_000;
     const now = () => (clock += 1_000);
     const unchanged: ContextManager = { fit: async (request) => (calls.push(request), { kind: 'unchanged' }) };
@@ -199,13 +260,20 @@ describe('the view rule inside a run (mode compact)', () => {
     const history = turns(20, 60);
     const ask = async (session: { readonly checkpoint?: string; readonly checkpointChanged?: boolean }) => {
       const calls: FitRequest[] = [];
-      const model = new ScriptedModel([{ toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }, { text: 'ok' }], window);
+      const model = new ScriptedModel(
+        [{ toolCalls: [{ toolName: 'read', input: { path: 'a' } }] }, { text: 'ok' }],
+        window,
+      );
       const unchanged: ContextManager = { fit: async (request) => (calls.push(request), { kind: 'unchanged' }) };
       const result = await runAgent({
         model,
         instructions,
         request: 'Go on.',
-        session: { history, ...session, viewOrigin: { coveredMessages: 0, ...(session.checkpoint === undefined ? {} : { checkpointId: 'cp_1' }) } },
+        session: {
+          history,
+          ...session,
+          viewOrigin: { coveredMessages: 0, ...(session.checkpoint === undefined ? {} : { checkpointId: 'cp_1' }) },
+        },
         tools: [readTool([])],
         approvals: allowAll,
         context: policy,
@@ -214,8 +282,13 @@ describe('the view rule inside a run (mode compact)', () => {
       expect(result.status).toBe('completed');
       return calls;
     };
-    const changed = await ask({ checkpoint: '[SESSION_CHECKPOINT v1]\n- a fact, now SUSPECT', checkpointChanged: true });
-    expect(changed.map((call) => [call.step, call.reason, call.checkpointChanged])).toEqual([[1, 'checkpoint_changed', true]]);
+    const changed = await ask({
+      checkpoint: '[SESSION_CHECKPOINT v1]\n- a fact, now SUSPECT',
+      checkpointChanged: true,
+    });
+    expect(changed.map((call) => [call.step, call.reason, call.checkpointChanged])).toEqual([
+      [1, 'checkpoint_changed', true],
+    ]);
     expect(changed[0]?.budget.estimate.tokens).toBeLessThan(changed[0]?.budget.compactAtTokens ?? 0);
     expect(await ask({ checkpoint: '[SESSION_CHECKPOINT v1]', checkpointChanged: false })).toEqual([]);
     expect(await ask({ checkpointChanged: true })).toEqual([]);
@@ -225,9 +298,25 @@ describe('the view rule inside a run (mode compact)', () => {
     const history = turns(40, 160);
     const model = new ScriptedModel([{ text: 'never sent' }], window);
     const holey: ContextManager = {
-      fit: async (request) => ({ kind: 'compacted', checkpoint: 'c', checkpointId: 'cp_hole', coveredThrough: 10, history: request.request.history.slice(-4), sourceHash: 'd'.repeat(64) }),
+      fit: async (request) => ({
+        kind: 'compacted',
+        checkpoint: 'c',
+        checkpointId: 'cp_hole',
+        coveredThrough: 10,
+        history: request.request.history.slice(-4),
+        sourceHash: 'd'.repeat(64),
+      }),
     };
-    await expect(runAgent({ model, instructions, request: 'Go on.', session: { history }, context: policy, contextManager: holey })).rejects.toThrow(/26 would be left out/);
+    await expect(
+      runAgent({
+        model,
+        instructions,
+        request: 'Go on.',
+        session: { history },
+        context: policy,
+        contextManager: holey,
+      }),
+    ).rejects.toThrow(/26 would be left out/);
     expect(model.requests).toEqual([]);
   });
 });
@@ -261,24 +350,48 @@ describe('tool-output projection', () => {
     expect(result.status).toBe('completed');
     expect(executed).toHaveLength(3);
     const last = model.requests.at(-1);
-    const outputs = (last?.continuation ?? []).flatMap((message) => (message.role === 'tool' ? message.content.map((part) => part.output.value as string) : []));
+    const outputs = (last?.continuation ?? []).flatMap((message) =>
+      message.role === 'tool' ? message.content.map((part) => part.output.value as string) : [],
+    );
     expect(outputs).toHaveLength(3);
-    expect(outputs[0]).toMatch(/^\[tool output projected: read succeeded; 9,000 characters, sha256 [0-9a-f]{16}; the first 400 follow\]/);
+    expect(outputs[0]).toMatch(
+      /^\[tool output projected: read succeeded; 9,000 characters, sha256 [0-9a-f]{16}; the first 400 follow\]/,
+    );
     expect(outputs[0]).toContain('characters left out to save context; call the tool again');
     expect(outputs[2]).toBe('x'.repeat(9_000));
     expect(findUnpairedToolCalls(last?.continuation ?? [])).toEqual([]);
     // The transcript keeps the full outputs: projection only changes what is sent.
-    const stored = result.messages.flatMap((message) => (message.role === 'tool' ? message.content.map((part) => part.output.value as string) : []));
+    const stored = result.messages.flatMap((message) =>
+      message.role === 'tool' ? message.content.map((part) => part.output.value as string) : [],
+    );
     expect(stored.every((value) => value === 'x'.repeat(9_000))).toBe(true);
-    const projections = sink.of('context.compaction.completed').filter((event) => event.strategy === 'tool-output-projection');
+    const projections = sink
+      .of('context.compaction.completed')
+      .filter((event) => event.strategy === 'tool-output-projection');
     expect(projections.length).toBeGreaterThan(0);
     expect(projections[0]?.reclaimedTokens).toBeGreaterThan(0);
   });
 
   it('leaves outputs alone in mode warn', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'read', input: {} }] }, { toolCalls: [{ toolName: 'read', input: {} }] }, { text: 'ok' }], window);
-    await runAgent({ model, instructions, request: 'Read.', tools: [readTool([], 9_000)], approvals: allowAll, context: { ...policy, mode: 'warn' } });
-    const outputs = (model.requests.at(-1)?.continuation ?? []).flatMap((message) => (message.role === 'tool' ? message.content.map((part) => part.output.value as string) : []));
+    const model = new ScriptedModel(
+      [
+        { toolCalls: [{ toolName: 'read', input: {} }] },
+        { toolCalls: [{ toolName: 'read', input: {} }] },
+        { text: 'ok' },
+      ],
+      window,
+    );
+    await runAgent({
+      model,
+      instructions,
+      request: 'Read.',
+      tools: [readTool([], 9_000)],
+      approvals: allowAll,
+      context: { ...policy, mode: 'warn' },
+    });
+    const outputs = (model.requests.at(-1)?.continuation ?? []).flatMap((message) =>
+      message.role === 'tool' ? message.content.map((part) => part.output.value as string) : [],
+    );
     expect(outputs.every((value) => value === 'x'.repeat(9_000))).toBe(true);
   });
 });
@@ -288,16 +401,32 @@ describe('the no-progress guard', () => {
   const policy: Partial<ContextPolicy> = { mode: 'compact', bufferTokens: 500, reservedOutputTokens: 500 };
   // Mandatory context (instructions and request) nearly fills the 3,500 tokens available for input.
   const heavy = createInstructionSnapshot(`You are a test agent. ${'Follow the project rules. '.repeat(480)}`);
-  const history: Message[] = Array.from({ length: 6 }, (_, index) => ({ role: 'user' as const, content: `Earlier turn ${index}: ${'detail '.repeat(150)}` }));
+  const history: Message[] = Array.from({ length: 6 }, (_, index) => ({
+    role: 'user' as const,
+    content: `Earlier turn ${index}: ${'detail '.repeat(150)}`,
+  }));
 
   it('stops with limit_reached and the reason when a compaction reclaims too little, without calling the model (invariants 7 and 9)', async () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([{ text: 'never sent' }], tight);
     const sink = events();
     const manager = replacingManager(calls, (request, call) =>
-      compacted(history.length, `[SESSION_CHECKPOINT v1]\n${'summary '.repeat(60)}`, request.request.history.slice(1), String(call).repeat(64).slice(0, 64)),
+      compacted(
+        history.length,
+        `[SESSION_CHECKPOINT v1]\n${'summary '.repeat(60)}`,
+        request.request.history.slice(1),
+        String(call).repeat(64).slice(0, 64),
+      ),
     );
-    const result = await runAgent({ model, instructions: heavy, request: 'Go on.', session: { history }, context: policy, contextManager: manager, onEvent: (envelope) => sink.list.push(envelope) });
+    const result = await runAgent({
+      model,
+      instructions: heavy,
+      request: 'Go on.',
+      session: { history },
+      context: policy,
+      contextManager: manager,
+      onEvent: (envelope) => sink.list.push(envelope),
+    });
 
     expect(result.status).toBe('limit_reached');
     expect(model.requests).toHaveLength(0);
@@ -312,7 +441,9 @@ describe('the no-progress guard', () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([], tight);
     const sink = events();
-    const manager = replacingManager(calls, (request) => compacted(history.length, 'same', request.request.history.slice(1), 'b'.repeat(64)));
+    const manager = replacingManager(calls, (request) =>
+      compacted(history.length, 'same', request.request.history.slice(1), 'b'.repeat(64)),
+    );
     const result = await runAgent({
       model,
       instructions: heavy,
@@ -332,7 +463,9 @@ describe('the no-progress guard', () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([], tight);
     const sink = events();
-    const manager = replacingManager(calls, (request, call) => compacted(history.length, 'c', request.request.history.slice(1), String(call).repeat(64)));
+    const manager = replacingManager(calls, (request, call) =>
+      compacted(history.length, 'c', request.request.history.slice(1), String(call).repeat(64)),
+    );
     const result = await runAgent({
       model,
       instructions: heavy,
@@ -352,7 +485,14 @@ describe('the no-progress guard', () => {
   it('does not ask the manager when mandatory context alone does not fit', async () => {
     const calls: FitRequest[] = [];
     const model = new ScriptedModel([], { capabilities: { contextWindowTokens: 1_500, maxOutputTokens: 500 } });
-    const result = await runAgent({ model, instructions: heavy, request: 'Go on.', session: { history }, context: policy, contextManager: replacingManager(calls) });
+    const result = await runAgent({
+      model,
+      instructions: heavy,
+      request: 'Go on.',
+      session: { history },
+      context: policy,
+      contextManager: replacingManager(calls),
+    });
     expect(result.status).toBe('limit_reached');
     expect(calls).toHaveLength(0);
   });
@@ -362,7 +502,10 @@ describe('request_compaction', () => {
   it('the model asks, and the request reaches the context manager at the next step with a usage snapshot in the result', async () => {
     const calls: FitRequest[] = [];
     const channel = new CompactionRequestChannel();
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'request_compaction', input: { reason: 'the old exploration is no longer needed' } }] }, { text: 'Continuing.' }]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ toolName: 'request_compaction', input: { reason: 'the old exploration is no longer needed' } }] },
+      { text: 'Continuing.' },
+    ]);
     const result = await runAgent({
       model,
       instructions,
@@ -386,7 +529,10 @@ describe('request_compaction', () => {
 
   it('rejects a request without a reason as an error the model sees', async () => {
     const channel = new CompactionRequestChannel();
-    const output = await createRequestCompactionTool(channel).execute({}, { toolCallId: 'c1', signal: new AbortController().signal });
+    const output = await createRequestCompactionTool(channel).execute(
+      {},
+      { toolCallId: 'c1', signal: new AbortController().signal },
+    );
     expect(output.output.type).toBe('error-text');
     expect(channel.take()).toBeUndefined();
   });

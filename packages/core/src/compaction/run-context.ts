@@ -13,7 +13,11 @@ import { CompactionGuard, type CompactionGuardLimits } from './guard.js';
 import type { CompactionRequestChannel } from './request-compaction-tool.js';
 import { projectionGate } from './projection-gate.js';
 import { chooseProjection, keptVerbatimTokens, OutputSizeCache, protectedToolOutputTokens } from './projection-plan.js';
-import { applyToolOutputProjection, projectionCandidates, type ToolOutputProjectionOptions } from './tool-output-projection.js';
+import {
+  applyToolOutputProjection,
+  projectionCandidates,
+  type ToolOutputProjectionOptions,
+} from './tool-output-projection.js';
 
 /** Rounds of picking and re-estimating one projection may take (the per-output counts rarely fall short). */
 const MAX_PROJECTION_ROUNDS = 3;
@@ -38,7 +42,9 @@ export interface PromptCacheObservation {
   readonly checkpointChanged?: boolean;
 }
 
-export type PreparedStep = { readonly kind: 'send'; readonly request: ModelRequest; readonly budget?: ContextBudget } | { readonly kind: 'stop'; readonly stop: PreflightStop };
+export type PreparedStep =
+  | { readonly kind: 'send'; readonly request: ModelRequest; readonly budget?: ContextBudget }
+  | { readonly kind: 'stop'; readonly stop: PreflightStop };
 
 /** Where the run's history sits in the stored conversation, for budget events. */
 export interface RunViewOrigin {
@@ -113,7 +119,10 @@ export class RunContext {
   /** The request of a step as it stands now. */
   build(input: StepInput): ModelRequest {
     const replayed = this.replayedMessages();
-    const history = this.projected.size === 0 ? this.history : [...this.history.slice(0, replayed), ...this.applyProjection(this.history.slice(replayed))];
+    const history =
+      this.projected.size === 0
+        ? this.history
+        : [...this.history.slice(0, replayed), ...this.applyProjection(this.history.slice(replayed))];
     return {
       instructions: input.instructions,
       ...(this.checkpoint === undefined ? {} : { checkpoint: this.checkpoint }),
@@ -131,7 +140,12 @@ export class RunContext {
    * `compact`, shadow checkpoints in mode `shadow`), then runs the budget preflight (which emits
    * `context.budgeted`). `stop` means the request must not be sent.
    */
-  async prepare(step: number, input: StepInput, signal: AbortSignal, cache: PromptCacheObservation = {}): Promise<PreparedStep> {
+  async prepare(
+    step: number,
+    input: StepInput,
+    signal: AbortSignal,
+    cache: PromptCacheObservation = {},
+  ): Promise<PreparedStep> {
     const { policy, manager } = this.options;
     const requested = this.options.requests?.take();
     let request = this.build(input);
@@ -139,7 +153,10 @@ export class RunContext {
     let measured: Measured | undefined;
     if (policy.mode === 'shadow' && manager?.shadowStep !== undefined) {
       measured = await this.measure(request);
-      if (measured !== undefined) await manager.shadowStep(this.fitRequest(requested === undefined ? 'preflight' : 'model_request', step, measured, signal, cache));
+      if (measured !== undefined)
+        await manager.shadowStep(
+          this.fitRequest(requested === undefined ? 'preflight' : 'model_request', step, measured, signal, cache),
+        );
     }
     if (policy.mode === 'compact') {
       const outcome = await this.compactIfDue(step, input, request, requested !== undefined, signal, cache);
@@ -195,7 +212,10 @@ export class RunContext {
     requested: boolean,
     signal: AbortSignal,
     cache: PromptCacheObservation,
-  ): Promise<{ readonly kind: 'ready'; readonly request: ModelRequest; readonly measured?: Measured } | Extract<PreparedStep, { kind: 'stop' }>> {
+  ): Promise<
+    | { readonly kind: 'ready'; readonly request: ModelRequest; readonly measured?: Measured }
+    | Extract<PreparedStep, { kind: 'stop' }>
+  > {
     const { manager } = this.options;
     let current = await this.measure(request);
     if (current === undefined) return { kind: 'ready', request };
@@ -204,7 +224,13 @@ export class RunContext {
     const due = decision.kind !== 'send';
     // Older tool outputs, this run's included, are projected first: the only room when the run's own messages fill the window.
     if (due) {
-      const projected = await this.project(step, input, current, decision.kind === 'compact' ? decision.trigger : 'over_budget', cache);
+      const projected = await this.project(
+        step,
+        input,
+        current,
+        decision.kind === 'compact' ? decision.trigger : 'over_budget',
+        cache,
+      );
       if (projected !== undefined) {
         current = projected;
         decision = decideRequest(current.budget);
@@ -225,17 +251,28 @@ export class RunContext {
     const aboveTarget = current.budget.estimate.tokens > current.budget.compactTargetTokens;
     const changed = cache.checkpointChanged === true && this.checkpoint !== undefined;
     if (manager === undefined || !((due && aboveTarget) || requested || changed)) return ready(current);
-    const reason: FitReason = due && (aboveTarget || requested) ? 'preflight' : requested ? 'model_request' : 'checkpoint_changed';
+    const reason: FitReason =
+      due && (aboveTarget || requested) ? 'preflight' : requested ? 'model_request' : 'checkpoint_changed';
     const fitted = await this.fit(step, input, current, reason, signal, cache);
     if ('stop' in fitted) return fitted;
-    if (fitted.budget.overBudget) return this.stop(step, 'compaction_no_progress', 'compaction could not make room for it', fitted.budget);
+    if (fitted.budget.overBudget)
+      return this.stop(step, 'compaction_no_progress', 'compaction could not make room for it', fitted.budget);
     return ready(fitted);
   }
 
   /** `estimate`, when given, is the adapter's estimate of this same `request`. */
   private async preflight(step: number, request: ModelRequest, estimate?: TokenEstimate): Promise<PreparedStep> {
     const { model, policy, instructionsHash, emit } = this.options;
-    const preflight = await preflightRequest({ model, request, policy, step, instructionsHash, emit, view: this.view(), ...(estimate === undefined ? {} : { estimate }) });
+    const preflight = await preflightRequest({
+      model,
+      request,
+      policy,
+      step,
+      instructionsHash,
+      emit,
+      view: this.view(),
+      ...(estimate === undefined ? {} : { estimate }),
+    });
     if (preflight.budget !== undefined) this.options.requests?.update(preflight.budget);
     if (preflight.stop !== undefined) return { kind: 'stop', stop: preflight.stop };
     return { kind: 'send', request, ...(preflight.budget === undefined ? {} : { budget: preflight.budget }) };
@@ -243,7 +280,9 @@ export class RunContext {
 
   /** `messages` with projected outputs in their bounded form, the same objects from step to step. */
   private applyProjection(messages: readonly Message[]): readonly Message[] {
-    return this.projected.size === 0 ? messages : applyToolOutputProjection(messages, this.projected, this.options.projection);
+    return this.projected.size === 0
+      ? messages
+      : applyToolOutputProjection(messages, this.projected, this.options.projection);
   }
 
   /** What the request carries of the stored conversation; throws when anything would be left out. */
@@ -271,7 +310,14 @@ export class RunContext {
     }
   }
 
-  private fitRequest(reason: FitReason, step: number, current: Measured, signal: AbortSignal, cache: PromptCacheObservation, emit = this.options.emit): FitRequest {
+  private fitRequest(
+    reason: FitReason,
+    step: number,
+    current: Measured,
+    signal: AbortSignal,
+    cache: PromptCacheObservation,
+    emit = this.options.emit,
+  ): FitRequest {
     return {
       reason,
       step,
@@ -299,9 +345,17 @@ export class RunContext {
    * outputs go too only when the request would otherwise not fit at all: a request over budget
    * cannot be sent, and a checkpoint cannot shrink the running turn, where such outputs usually are.
    */
-  private async project(step: number, input: StepInput, current: Measured, trigger: CompactionTrigger, cache: PromptCacheObservation = {}): Promise<Measured | undefined> {
+  private async project(
+    step: number,
+    input: StepInput,
+    current: Measured,
+    trigger: CompactionTrigger,
+    cache: PromptCacheObservation = {},
+  ): Promise<Measured | undefined> {
     const view = this.projectionView(input);
-    let remaining = projectionCandidates(view, this.options.projection).filter((candidate) => !this.projected.has(candidate.toolCallId));
+    let remaining = projectionCandidates(view, this.options.projection).filter(
+      (candidate) => !this.projected.has(candidate.toolCallId),
+    );
     if (remaining.length === 0) return undefined;
     const sizes = await this.sizes.of(
       view,
@@ -311,8 +365,16 @@ export class RunContext {
     let protectedTokens = protectedToolOutputTokens(this.options.policy, current.budget);
     const chosen: string[] = [];
     let next = current;
-    for (let round = 0; round < MAX_PROJECTION_ROUNDS && next.budget.estimate.tokens > target && remaining.length > 0;) {
-      const choice = chooseProjection({ candidates: remaining, sizes, excessTokens: next.budget.estimate.tokens - target, protectedTokens });
+    for (
+      let round = 0;
+      round < MAX_PROJECTION_ROUNDS && next.budget.estimate.tokens > target && remaining.length > 0;
+    ) {
+      const choice = chooseProjection({
+        candidates: remaining,
+        sizes,
+        excessTokens: next.budget.estimate.tokens - target,
+        protectedTokens,
+      });
       if (choice.ids.length === 0) {
         if (protectedTokens === 0 || !next.budget.overBudget) break;
         protectedTokens = 0;
@@ -339,7 +401,8 @@ export class RunContext {
           step,
           trigger,
           reason: 'cost_gate',
-          message: 'projecting older tool outputs would cost more than it saves while the request still fits: the cached request is worth more than the smaller ones after it',
+          message:
+            'projecting older tool outputs would cost more than it saves while the request still fits: the cached request is worth more than the smaller ones after it',
           strategy: 'tool-output-projection',
           tokensBefore,
           wouldReclaimTokens: tokensBefore - tokensAfter,
@@ -370,7 +433,9 @@ export class RunContext {
   private async keptVerbatim(input: StepInput, measured: Measured): Promise<number> {
     if (this.projected.size === 0) return keptVerbatimTokens(measured.budget.estimate);
     const view = this.projectionView(input);
-    const indexes = view.flatMap((message, index) => (message.role === 'tool' && message.content.some((part) => this.projected.has(part.toolCallId)) ? [index] : []));
+    const indexes = view.flatMap((message, index) =>
+      message.role === 'tool' && message.content.some((part) => this.projected.has(part.toolCallId)) ? [index] : [],
+    );
     const sizes = await this.sizes.of(view, indexes);
     let projected = 0;
     for (const id of this.projected) projected += sizes.get(id)?.projected ?? 0;
@@ -411,7 +476,13 @@ export class RunContext {
     for (let why = reason; ; why = 'preflight') {
       const verdict = this.guard.beginAttempt();
       if (!verdict.ok) {
-        this.options.emit({ type: 'context.compaction.skipped', step, trigger: current.budget.overBudget ? 'over_budget' : 'threshold', reason: 'guard', message: verdict.message });
+        this.options.emit({
+          type: 'context.compaction.skipped',
+          step,
+          trigger: current.budget.overBudget ? 'over_budget' : 'threshold',
+          reason: 'guard',
+          message: verdict.message,
+        });
         return current.budget.overBudget ? this.stop(step, verdict.reason, verdict.message, current.budget) : current;
       }
       const completion = this.holdCompletion();
@@ -423,16 +494,27 @@ export class RunContext {
       const adopted = await this.measure(this.build(input));
       completion.release(adopted === undefined ? undefined : await this.keptVerbatim(input, adopted));
       const next = adopted ?? current;
-      const judged = this.guard.judge({ sourceHash: result.sourceHash, tokensBefore: current.budget.estimate.tokens, tokensAfter: next.budget.estimate.tokens });
+      const judged = this.guard.judge({
+        sourceHash: result.sourceHash,
+        tokensBefore: current.budget.estimate.tokens,
+        tokensAfter: next.budget.estimate.tokens,
+      });
       current = next;
-      if (!judged.ok) return current.budget.overBudget ? this.stop(step, judged.reason, judged.message, current.budget) : current;
+      if (!judged.ok)
+        return current.budget.overBudget ? this.stop(step, judged.reason, judged.message, current.budget) : current;
       if (!current.budget.overBudget) return current;
     }
   }
 
   /** Takes the manager's new view, after checking it leaves no stored message out. */
   private adopt(result: Extract<FitResult, { kind: 'compacted' }>): void {
-    viewOf(this.storedMessages, { history: result.history, checkpoint: result.checkpoint, checkpointId: result.checkpointId, coveredMessages: result.coveredThrough, nativeState: result.nativeState });
+    viewOf(this.storedMessages, {
+      history: result.history,
+      checkpoint: result.checkpoint,
+      checkpointId: result.checkpointId,
+      coveredMessages: result.coveredThrough,
+      nativeState: result.nativeState,
+    });
     this.checkpoint = result.checkpoint;
     this.checkpointId = result.checkpointId;
     this.coveredMessages = result.coveredThrough;
@@ -452,7 +534,10 @@ export class RunContext {
         : `The request does not fit (${formatTokens(budget.estimate.tokens)} tokens estimated, ${formatTokens(budget.availableInputTokens)} available for input) and the run stopped instead of compacting again: ${detail}. ` +
           'Nothing was sent. The transcript is intact: continue in a new session, or shorten the request or the instruction files.';
     this.options.emit({ type: 'context.limit_reached', step, reason, message, budget });
-    return { kind: 'stop', stop: { status: 'limit_reached', error: { code: 'context_limit_reached', message, isRetryable: false } } };
+    return {
+      kind: 'stop',
+      stop: { status: 'limit_reached', error: { code: 'context_limit_reached', message, isRetryable: false } },
+    };
   }
 }
 
@@ -470,5 +555,10 @@ function viewOf(
   const summarized = view.checkpoint !== undefined || view.nativeState !== undefined;
   const covered = summarized ? view.coveredMessages : 0;
   const replayed = view.nativeState === undefined ? 0 : Math.min(covered, view.history.length);
-  return summarizeView({ stored, covered, verbatim: view.history.length - replayed, ...(view.checkpointId === undefined ? {} : { checkpointId: view.checkpointId }) });
+  return summarizeView({
+    stored,
+    covered,
+    verbatim: view.history.length - replayed,
+    ...(view.checkpointId === undefined ? {} : { checkpointId: view.checkpointId }),
+  });
 }

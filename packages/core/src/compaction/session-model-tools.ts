@@ -14,7 +14,10 @@ export interface SessionModelToolOffer {
   readonly requestCompaction: boolean;
 }
 
-export const NO_SESSION_MODEL_TOOLS: SessionModelToolOffer = Object.freeze({ checkpointNote: false, requestCompaction: false });
+export const NO_SESSION_MODEL_TOOLS: SessionModelToolOffer = Object.freeze({
+  checkpointNote: false,
+  requestCompaction: false,
+});
 
 /** What the live tools are bound to: the session's transcript and the run's request channel. */
 export interface SessionModelToolBindings {
@@ -31,7 +34,8 @@ export interface SessionModelToolBindings {
  */
 export function createSessionModelTools(offer: SessionModelToolOffer, bindings: SessionModelToolBindings): Tool[] {
   const tools: Tool[] = [];
-  if (offer.checkpointNote) tools.push(createCheckpointNoteTool({ transcript: bindings.transcript, caps: bindings.caps ?? CHECKPOINT_CAPS }));
+  if (offer.checkpointNote)
+    tools.push(createCheckpointNoteTool({ transcript: bindings.transcript, caps: bindings.caps ?? CHECKPOINT_CAPS }));
   if (offer.requestCompaction) tools.push(createRequestCompactionTool(bindings.channel));
   return tools;
 }

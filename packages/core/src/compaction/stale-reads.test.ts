@@ -10,7 +10,18 @@ const v2 = 'export const RETRIES = 5;\n';
 function read(id: string, path: string, content: string): Message[] {
   return [
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path } }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: content }, metadata: { path, sha256: sha256Hex(content) } }] },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName: 'read_file',
+          output: { type: 'text', value: content },
+          metadata: { path, sha256: sha256Hex(content) },
+        },
+      ],
+    },
   ];
 }
 
@@ -20,17 +31,28 @@ function edit(id: string, path: string, before: string, after: string): Message[
     {
       role: 'tool',
       content: [
-        { type: 'tool-result', toolCallId: id, toolName: 'edit_file', output: { type: 'text', value: 'Edited.' }, metadata: { path, sha256Before: sha256Hex(before), sha256After: sha256Hex(after) } },
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName: 'edit_file',
+          output: { type: 'text', value: 'Edited.' },
+          metadata: { path, sha256Before: sha256Hex(before), sha256After: sha256Hex(after) },
+        },
       ],
     },
   ];
 }
 
-const entries = (messages: readonly Message[]): CheckpointTranscriptEntry[] => messages.map((message) => ({ message, runId: 'run_1' }));
+const entries = (messages: readonly Message[]): CheckpointTranscriptEntry[] =>
+  messages.map((message) => ({ message, runId: 'run_1' }));
 
 describe('markStaleReads', () => {
   it('shows a read of a file changed outside the conversation as out of date, keeping its place and its call', () => {
-    const history = [{ role: 'user' as const, content: 'What are the retries?' }, ...read('r1', 'src/config.ts', v1), ...read('r2', 'src/other.ts', 'x')];
+    const history = [
+      { role: 'user' as const, content: 'What are the retries?' },
+      ...read('r1', 'src/config.ts', v1),
+      ...read('r2', 'src/other.ts', 'x'),
+    ];
     expect(readArtifacts(history)).toEqual(['file:src/config.ts', 'file:src/other.ts']);
     const now = new Map([
       ['file:src/config.ts', sha256Hex(v2)],
@@ -44,7 +66,9 @@ describe('markStaleReads', () => {
     const note = marked.history[2];
     expect(note?.role === 'tool' && note.content[0]?.toolCallId).toBe('r1');
     expect(JSON.stringify(note)).not.toContain('RETRIES = 3');
-    expect(JSON.stringify(note)).toMatch(/out of date: read_file of src\/config\.ts .* changed outside this conversation .*Read the file again/);
+    expect(JSON.stringify(note)).toMatch(
+      /out of date: read_file of src\/config\.ts .* changed outside this conversation .*Read the file again/,
+    );
   });
 
   it('leaves reads alone when the agent changed the file itself (the edit is in the history), or nothing changed', () => {
@@ -52,7 +76,9 @@ describe('markStaleReads', () => {
     const afterEdit = markStaleReads(entries(history), history, new Map([['file:src/config.ts', sha256Hex(v2)]]));
     expect(afterEdit).toEqual({ history, stale: [] });
     const unchanged = read('r1', 'src/config.ts', v1);
-    expect(markStaleReads(entries(unchanged), unchanged, new Map([['file:src/config.ts', sha256Hex(v1)]])).stale).toEqual([]);
+    expect(
+      markStaleReads(entries(unchanged), unchanged, new Map([['file:src/config.ts', sha256Hex(v1)]])).stale,
+    ).toEqual([]);
   });
 
   it('says when a file is gone', () => {

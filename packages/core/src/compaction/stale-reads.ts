@@ -22,7 +22,11 @@ export function readArtifacts(messages: readonly Message[]): string[] {
   return [...uris].sort();
 }
 
-function staleForm(part: ToolResultPart, read: { readonly uri: string; readonly sha256: string }, now: string | null): ToolResultPart {
+function staleForm(
+  part: ToolResultPart,
+  read: { readonly uri: string; readonly sha256: string },
+  now: string | null,
+): ToolResultPart {
   const path = read.uri.slice('file:'.length);
   const state = now === null ? 'it can no longer be read' : `it is now sha256 ${now.slice(0, 12)}`;
   const value =
@@ -46,7 +50,9 @@ export function markStaleReads(
   currentHashes: ArtifactHashes,
 ): { readonly history: readonly Message[]; readonly stale: readonly string[] } {
   const observed = observeArtifactHashes(entries);
-  const changed = new Set([...currentHashes].filter(([uri, hash]) => observed.has(uri) && observed.get(uri) !== hash).map(([uri]) => uri));
+  const changed = new Set(
+    [...currentHashes].filter(([uri, hash]) => observed.has(uri) && observed.get(uri) !== hash).map(([uri]) => uri),
+  );
   if (changed.size === 0) return { history, stale: [] };
   const stale: string[] = [];
   const marked = history.map((message): Message => {

@@ -10,13 +10,18 @@ describe('tool-output projection', () => {
     fc.assert(
       fc.property(transcriptArbitrary(), (messages) => {
         const before = structuredClone(messages);
-        const ids = projectionCandidates(messages, { minOutputChars: 0, excerptChars: 5 }).map((candidate) => candidate.toolCallId);
+        const ids = projectionCandidates(messages, { minOutputChars: 0, excerptChars: 5 }).map(
+          (candidate) => candidate.toolCallId,
+        );
         const projected = applyToolOutputProjection(messages, new Set(ids), { minOutputChars: 0, excerptChars: 5 });
         expect(messages).toEqual(before);
         expect(projected).toHaveLength(messages.length);
-        expect(findUnpairedToolCalls(projected).map((call) => call.toolCallId)).toEqual(findUnpairedToolCalls(messages).map((call) => call.toolCallId));
+        expect(findUnpairedToolCalls(projected).map((call) => call.toolCallId)).toEqual(
+          findUnpairedToolCalls(messages).map((call) => call.toolCallId),
+        );
         const last = splitIntoGroups(messages).at(-1);
-        for (let index = last?.start ?? messages.length; index < messages.length; index += 1) expect(projected[index]).toBe(messages[index]);
+        for (let index = last?.start ?? messages.length; index < messages.length; index += 1)
+          expect(projected[index]).toBe(messages[index]);
         projected.forEach((message, index) => {
           if (message.role !== 'tool') return;
           const original = messages[index] as Extract<Message, { role: 'tool' }>;
@@ -31,11 +36,19 @@ describe('tool-output projection', () => {
 
   it('says what the output was: tool, success, size, hash, an excerpt and how to get the rest', () => {
     const part = projectToolOutput(
-      { type: 'tool-result', toolCallId: 'c1', toolName: 'run_command', output: { type: 'error-text', value: `${'line\n'.repeat(1_000)}` }, metadata: { exitCode: 1 } },
+      {
+        type: 'tool-result',
+        toolCallId: 'c1',
+        toolName: 'run_command',
+        output: { type: 'error-text', value: `${'line\n'.repeat(1_000)}` },
+        metadata: { exitCode: 1 },
+      },
       { excerptChars: 10 },
     );
     expect(part.output.type).toBe('error-text');
     expect(part.metadata).toEqual({ exitCode: 1 });
-    expect(part.output.value).toMatch(/^\[tool output projected: run_command failed; 5,000 characters, sha256 [0-9a-f]{16}; the first 10 follow\]\nline\nline\n\n\[… 4,990 characters left out/);
+    expect(part.output.value).toMatch(
+      /^\[tool output projected: run_command failed; 5,000 characters, sha256 [0-9a-f]{16}; the first 10 follow\]\nline\nline\n\n\[… 4,990 characters left out/,
+    );
   });
 });

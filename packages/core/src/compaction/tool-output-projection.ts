@@ -1,4 +1,11 @@
-import { EDIT_FILE_TOOL, READ_FILE_TOOL, RUN_COMMAND_TOOL, editFileMetadata, readFileMetadata, runCommandMetadata } from '../checkpoint/host-metadata.js';
+import {
+  EDIT_FILE_TOOL,
+  READ_FILE_TOOL,
+  RUN_COMMAND_TOOL,
+  editFileMetadata,
+  readFileMetadata,
+  runCommandMetadata,
+} from '../checkpoint/host-metadata.js';
 import { sha256Hex } from '../instructions.js';
 import type { Message, ToolResultOutput, ToolResultPart } from '../messages.js';
 import { splitIntoGroups } from '../view/groups.js';
@@ -78,10 +85,15 @@ interface LaterFile {
 
 function subjectOf(
   part: ToolResultPart,
-): { readonly kind: 'file'; readonly path: string; readonly sha256?: string; readonly whole?: boolean } | { readonly kind: 'command'; readonly key: string } | undefined {
+):
+  | { readonly kind: 'file'; readonly path: string; readonly sha256?: string; readonly whole?: boolean }
+  | { readonly kind: 'command'; readonly key: string }
+  | undefined {
   if (part.toolName === READ_FILE_TOOL) {
     const read = readFileMetadata(part.metadata);
-    return read === null ? undefined : { kind: 'file', path: read.path, sha256: read.sha256, whole: part.metadata?.['complete'] === true };
+    return read === null
+      ? undefined
+      : { kind: 'file', path: read.path, sha256: read.sha256, whole: part.metadata?.['complete'] === true };
   }
   if (part.toolName === EDIT_FILE_TOOL) {
     const edit = editFileMetadata(part.metadata);
@@ -102,7 +114,10 @@ function subjectOf(
  * holds more than once. Content hashes come from the host's
  * metadata (read_file's sha256, edit_file's path, run_command's argv), never from the text.
  */
-export function projectionCandidates(messages: readonly Message[], options: ToolOutputProjectionOptions = {}): ProjectionCandidate[] {
+export function projectionCandidates(
+  messages: readonly Message[],
+  options: ToolOutputProjectionOptions = {},
+): ProjectionCandidate[] {
   const minimum = options.minOutputChars ?? DEFAULT_MIN_OUTPUT_CHARS;
   const groups = splitIntoGroups(messages);
   const end = groups.at(-1)?.start ?? 0;
@@ -135,7 +150,8 @@ export function projectionCandidates(messages: readonly Message[], options: Tool
         files.set(subject.path, later);
         if (subject.sha256 !== undefined) {
           if (later.edited) supersededBy = 'edit';
-          else if (later.readWhole || [...later.readHashes].some((hash) => hash !== subject.sha256)) supersededBy = 'read';
+          else if (later.readWhole || [...later.readHashes].some((hash) => hash !== subject.sha256))
+            supersededBy = 'read';
           later.readHashes.add(subject.sha256);
           if (subject.whole === true) later.readWhole = true;
         } else {
@@ -147,7 +163,12 @@ export function projectionCandidates(messages: readonly Message[], options: Tool
         commands.add(subject.key);
       }
       if (!eligible.has(index) || repeated.has(part.toolCallId) || outputText(part.output).length <= minimum) continue;
-      found.push({ toolCallId: part.toolCallId, messageIndex: index, subject: key, ...(supersededBy === undefined ? {} : { supersededBy }) });
+      found.push({
+        toolCallId: part.toolCallId,
+        messageIndex: index,
+        subject: key,
+        ...(supersededBy === undefined ? {} : { supersededBy }),
+      });
     }
   }
   return found.reverse();
@@ -159,7 +180,11 @@ export function projectionCandidates(messages: readonly Message[], options: Tool
  * tool call ↔ result pairing is untouched. Messages without a projected output are returned as
  * the same objects, and a message projected the same way again as the same projected object.
  */
-export function applyToolOutputProjection(messages: readonly Message[], projected: ReadonlySet<string>, options: ToolOutputProjectionOptions = {}): Message[] {
+export function applyToolOutputProjection(
+  messages: readonly Message[],
+  projected: ReadonlySet<string>,
+  options: ToolOutputProjectionOptions = {},
+): Message[] {
   if (projected.size === 0) return [...messages];
   return messages.map((message) => {
     if (message.role !== 'tool' || !message.content.some((part) => projected.has(part.toolCallId))) return message;
@@ -167,7 +192,12 @@ export function applyToolOutputProjection(messages: readonly Message[], projecte
     const known = projectedMessages.get(message);
     const found = known?.get(key);
     if (found !== undefined) return found;
-    const form: Message = { role: 'tool', content: message.content.map((part) => (projected.has(part.toolCallId) ? projectToolOutput(part, options) : part)) };
+    const form: Message = {
+      role: 'tool',
+      content: message.content.map((part) =>
+        projected.has(part.toolCallId) ? projectToolOutput(part, options) : part,
+      ),
+    };
     if (known === undefined) projectedMessages.set(message, new Map([[key, form]]));
     else known.set(key, form);
     return form;

@@ -20,7 +20,10 @@ export type ForgeEvent =
   | {
       readonly type: 'run.started';
       readonly model: { readonly provider: string; readonly modelId: string };
-      readonly instructions: { readonly hash: string; readonly sources: readonly { readonly origin: string; readonly sha256: string }[] };
+      readonly instructions: {
+        readonly hash: string;
+        readonly sources: readonly { readonly origin: string; readonly sha256: string }[];
+      };
       readonly tools: readonly string[];
       readonly maxSteps: number;
       readonly historyMessages: number;

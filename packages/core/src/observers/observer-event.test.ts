@@ -7,7 +7,13 @@ const openaiKey = `sk-${'Q7w8E9r0'.repeat(6)}`;
 const redactor = createRedactor({ secrets: ['configured-secret-value'] });
 
 function envelope(event: unknown): EventEnvelope {
-  return { schemaVersion: 1, runId: 'run_1', sequence: 0, timestamp: '2026-01-01T00:00:00.000Z', event } as EventEnvelope;
+  return {
+    schemaVersion: 1,
+    runId: 'run_1',
+    sequence: 0,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    event,
+  } as EventEnvelope;
 }
 
 describe('toObserverEvent', () => {
@@ -33,7 +39,13 @@ describe('toObserverEvent', () => {
         status: 'completed',
         steps: 1,
         durationMs: 5,
-        usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined },
+        usage: {
+          inputTokens: 10,
+          cacheReadTokens: undefined,
+          cacheWriteTokens: undefined,
+          outputTokens: 2,
+          reasoningTokens: undefined,
+        },
       }),
       redactor,
     );
@@ -42,7 +54,13 @@ describe('toObserverEvent', () => {
       status: 'completed',
       steps: 1,
       durationMs: 5,
-      usage: { inputTokens: 10, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: 2, reasoningTokens: undefined },
+      usage: {
+        inputTokens: 10,
+        cacheReadTokens: undefined,
+        cacheWriteTokens: undefined,
+        outputTokens: 2,
+        reasoningTokens: undefined,
+      },
     });
   });
 
@@ -57,9 +75,16 @@ describe('toObserverEvent', () => {
       sourceMessages: 4,
       previousItemHash: null,
     };
-    const seen = toObserverEvent(envelope({ type: 'context.compaction.completed', nativeState: state, nested: [{ state }] }), redactor);
+    const seen = toObserverEvent(
+      envelope({ type: 'context.compaction.completed', nativeState: state, nested: [{ state }] }),
+      redactor,
+    );
     const summary = { provider: 'openai', modelId: 'gpt-5.1', itemHash: 'a'.repeat(64), bytes: 1234 };
-    expect(seen.event).toEqual({ type: 'context.compaction.completed', nativeState: summary, nested: [{ state: summary }] });
+    expect(seen.event).toEqual({
+      type: 'context.compaction.completed',
+      nativeState: summary,
+      nested: [{ state: summary }],
+    });
     expect(JSON.stringify(seen)).not.toContain('hunter2');
   });
 

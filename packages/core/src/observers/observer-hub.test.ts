@@ -24,14 +24,32 @@ const shell: Tool = {
 describe('observers in runAgent', () => {
   it('see secrets in tool summaries and error messages only as redaction markers, while the host sees the raw events', async () => {
     const model = new ScriptedModel([
-      { toolCalls: [{ toolName: 'shell', input: { command: `git push https://x:${githubToken}@github.com/o/r ${configuredSecret}` } }] },
+      {
+        toolCalls: [
+          {
+            toolName: 'shell',
+            input: { command: `git push https://x:${githubToken}@github.com/o/r ${configuredSecret}` },
+          },
+        ],
+      },
       { error: new Error(`upstream rejected key ${githubToken} (${configuredSecret})`) },
     ]);
     const host: EventEnvelope[] = [];
     const observed: EventEnvelope[] = [];
-    const hub = createObserverHub({ redactor: createRedactor({ secrets: [configuredSecret] }), observers: [(envelope) => void observed.push(envelope)] });
+    const hub = createObserverHub({
+      redactor: createRedactor({ secrets: [configuredSecret] }),
+      observers: [(envelope) => void observed.push(envelope)],
+    });
 
-    const result = await runAgent({ model, instructions, request: 'push', tools: [shell], approvals: allowAll, onEvent: (envelope) => host.push(envelope), observers: hub });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'push',
+      tools: [shell],
+      approvals: allowAll,
+      onEvent: (envelope) => host.push(envelope),
+      observers: hub,
+    });
 
     expect(result.status).toBe('failed');
     expect(observed.map((envelope) => envelope.event.type)).toEqual(host.map((envelope) => envelope.event.type));
@@ -41,7 +59,10 @@ describe('observers in runAgent', () => {
     expect(observedText).toContain('[REDACTED:');
     expect(JSON.stringify(host)).toContain(githubToken);
     const started = observed.find((envelope) => envelope.event.type === 'tool.call.started');
-    expect(started?.event).toMatchObject({ toolName: 'shell', summary: expect.stringContaining('git push https://x:[REDACTED:') });
+    expect(started?.event).toMatchObject({
+      toolName: 'shell',
+      summary: expect.stringContaining('git push https://x:[REDACTED:'),
+    });
   });
 
   it('cannot change what the loop, the host or other observers see, and a throwing observer does not stop the run', async () => {
@@ -67,7 +88,15 @@ describe('observers in runAgent', () => {
       onObserverError: (error, index) => errors.push({ message: (error as Error).message, index }),
     });
 
-    const result = await runAgent({ model, instructions, request: 'list', tools: [shell], approvals: allowAll, onEvent: (envelope) => host.push(envelope), observers: hub });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'list',
+      tools: [shell],
+      approvals: allowAll,
+      onEvent: (envelope) => host.push(envelope),
+      observers: hub,
+    });
     await new Promise((resolve) => setImmediate(resolve));
 
     expect(result.status).toBe('completed');
@@ -82,7 +111,9 @@ describe('observers in runAgent', () => {
     const vandalErrors = errors.filter((error) => error.index === 0);
     expect(vandalErrors).toHaveLength(host.length);
     for (const error of vandalErrors) expect(error.message).toMatch(/read only|not extensible/);
-    expect(errors.filter((error) => error.index === 1).map((error) => error.message)).toEqual(host.map(() => 'async observer failed'));
+    expect(errors.filter((error) => error.index === 1).map((error) => error.message)).toEqual(
+      host.map(() => 'async observer failed'),
+    );
   });
 
   it('ignores an error reporter that throws, and skips all work without observers', async () => {
@@ -113,6 +144,9 @@ describe('observers in runAgent', () => {
       },
       observers: [],
     });
-    expect((await runAgent({ model: new ScriptedModel([{ text: 'hi' }]), instructions, request: 'hi', observers: idle })).status).toBe('completed');
+    expect(
+      (await runAgent({ model: new ScriptedModel([{ text: 'hi' }]), instructions, request: 'hi', observers: idle }))
+        .status,
+    ).toBe('completed');
   });
 });

@@ -24,13 +24,18 @@ function rates(prices: TokenPrices): string {
 
 /** `$1.25 input · $0.125 cached · $10 output per 1M tokens`, with the long-context rates when the sheet has them. */
 export function describePrices(sheet: TokenPrices & { readonly longContext?: LongContextPrices }): string {
-  const long = sheet.longContext === undefined ? '' : `; above ${sheet.longContext.aboveInputTokens.toLocaleString('en-US')} input tokens ${rates(sheet.longContext)}`;
+  const long =
+    sheet.longContext === undefined
+      ? ''
+      : `; above ${sheet.longContext.aboveInputTokens.toLocaleString('en-US')} input tokens ${rates(sheet.longContext)}`;
   return `${rates(sheet)} per 1M tokens${long}`;
 }
 
 /** Where a sheet's figures came from: `capability table, as of 2026-12-01 (https://…)` or `configuration (/home/me/.forge/config.json)`. */
 export function describePriceSource(sheet: Pick<PriceSheet, 'source' | 'asOf' | 'reference'>): string {
   const origin = sheet.source === 'table' ? 'capability table' : 'configuration';
-  const details = [sheet.asOf === undefined ? undefined : `as of ${sheet.asOf}`, sheet.reference].filter((part): part is string => part !== undefined);
+  const details = [sheet.asOf === undefined ? undefined : `as of ${sheet.asOf}`, sheet.reference].filter(
+    (part): part is string => part !== undefined,
+  );
   return details.length === 0 ? origin : `${origin}, ${details.join(', ')}`;
 }

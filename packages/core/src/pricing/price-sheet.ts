@@ -43,7 +43,9 @@ function checkRates(rates: TokenPrices, where: string): void {
     const value = rates[field];
     if (value === undefined && (field === 'cachedInputPerMillion' || field === 'cacheWritePerMillion')) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new InvalidInputError({ message: `${where}: ${field} must be a number of dollars ≥ 0, got ${String(value)}.` });
+      throw new InvalidInputError({
+        message: `${where}: ${field} must be a number of dollars ≥ 0, got ${String(value)}.`,
+      });
     }
   }
 }
@@ -55,7 +57,9 @@ export function checkPriceSheet(sheet: PriceSheet, where: string): PriceSheet {
     checkRates(sheet.longContext, `${where} (long context)`);
     const threshold = sheet.longContext.aboveInputTokens;
     if (!Number.isSafeInteger(threshold) || threshold < 1) {
-      throw new InvalidInputError({ message: `${where}: longContext.aboveInputTokens must be a whole number of tokens ≥ 1, got ${String(threshold)}.` });
+      throw new InvalidInputError({
+        message: `${where}: longContext.aboveInputTokens must be a whole number of tokens ≥ 1, got ${String(threshold)}.`,
+      });
     }
   }
   return sheet;

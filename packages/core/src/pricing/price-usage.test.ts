@@ -3,7 +3,14 @@ import { emptyUsage, type Usage } from '../model/adapter.js';
 import { checkPriceSheet, type PriceSheet } from './price-sheet.js';
 import { addCost, cacheHitRatio, priceUsage } from './price-usage.js';
 
-const gpt: PriceSheet = { currency: 'USD', inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10, source: 'table', asOf: '2026-12-01' };
+const gpt: PriceSheet = {
+  currency: 'USD',
+  inputPerMillion: 1.25,
+  cachedInputPerMillion: 0.125,
+  outputPerMillion: 10,
+  source: 'table',
+  asOf: '2026-12-01',
+};
 const withWrites: PriceSheet = { ...gpt, cacheWritePerMillion: 1.5625 };
 const usage = (fields: Partial<Usage>): Usage => ({ ...emptyUsage, ...fields });
 
@@ -26,11 +33,21 @@ describe('priceUsage', () => {
 
   it('prices cached tokens as fresh input when the provider publishes no discount', () => {
     const pro: PriceSheet = { currency: 'USD', inputPerMillion: 15, outputPerMillion: 120, source: 'table' };
-    expect(priceUsage(usage({ inputTokens: 1_000_000, cacheReadTokens: 900_000, outputTokens: 0 }), pro)?.total).toBeCloseTo(15, 9);
+    expect(
+      priceUsage(usage({ inputTokens: 1_000_000, cacheReadTokens: 900_000, outputTokens: 0 }), pro)?.total,
+    ).toBeCloseTo(15, 9);
   });
 
   it('switches a whole request to the long-context rates above their threshold', () => {
-    const long: PriceSheet = { ...gpt, longContext: { aboveInputTokens: 272_000, inputPerMillion: 2.5, cachedInputPerMillion: 0.25, outputPerMillion: 15 } };
+    const long: PriceSheet = {
+      ...gpt,
+      longContext: {
+        aboveInputTokens: 272_000,
+        inputPerMillion: 2.5,
+        cachedInputPerMillion: 0.25,
+        outputPerMillion: 15,
+      },
+    };
     expect(priceUsage(usage({ inputTokens: 272_000, outputTokens: 1_000_000 }), long)?.output).toBeCloseTo(10, 9);
     const above = priceUsage(usage({ inputTokens: 300_000, cacheReadTokens: 100_000, outputTokens: 1_000_000 }), long);
     expect(above?.freshInput).toBeCloseTo(0.5, 9);
@@ -41,7 +58,10 @@ describe('priceUsage', () => {
   it('gives no cost for half a usage record, and never counts more cached than input', () => {
     expect(priceUsage(usage({ inputTokens: 100 }), gpt)).toBeUndefined();
     expect(priceUsage(usage({ outputTokens: 100 }), gpt)).toBeUndefined();
-    const odd = priceUsage(usage({ inputTokens: 100, cacheReadTokens: 500, cacheWriteTokens: 50, outputTokens: 0 }), gpt);
+    const odd = priceUsage(
+      usage({ inputTokens: 100, cacheReadTokens: 500, cacheWriteTokens: 50, outputTokens: 0 }),
+      gpt,
+    );
     expect(odd?.freshInput).toBe(0);
     expect(odd?.cachedInput).toBeCloseTo((100 * 0.125) / 1e6, 15);
   });
@@ -62,9 +82,13 @@ describe('priceUsage', () => {
 
 describe('checkPriceSheet', () => {
   it('names the field of a negative, missing or non-finite rate', () => {
-    expect(() => checkPriceSheet({ ...gpt, outputPerMillion: -1 }, 'openai:x')).toThrow(/openai:x: outputPerMillion must be a number of dollars ≥ 0, got -1/);
+    expect(() => checkPriceSheet({ ...gpt, outputPerMillion: -1 }, 'openai:x')).toThrow(
+      /openai:x: outputPerMillion must be a number of dollars ≥ 0, got -1/,
+    );
     expect(() => checkPriceSheet({ ...gpt, cachedInputPerMillion: Number.NaN }, 'x')).toThrow(/cachedInputPerMillion/);
-    expect(() => checkPriceSheet({ ...gpt, longContext: { aboveInputTokens: 0, inputPerMillion: 1, outputPerMillion: 1 } }, 'x')).toThrow(/aboveInputTokens/);
+    expect(() =>
+      checkPriceSheet({ ...gpt, longContext: { aboveInputTokens: 0, inputPerMillion: 1, outputPerMillion: 1 } }, 'x'),
+    ).toThrow(/aboveInputTokens/);
     expect(checkPriceSheet(withWrites, 'x')).toBe(withWrites);
   });
 });
@@ -72,11 +96,26 @@ describe('checkPriceSheet', () => {
 describe('formatting', () => {
   it('shows dollars with the precision small amounts need', async () => {
     const { formatDollars, describePrices, describePriceSource } = await import('./format.js');
-    expect([0, 0.0000004, 0.000412, 0.02134, 0.5, 1, 12.345].map(formatDollars)).toEqual(['$0', '<$0.000001', '$0.000412', '$0.0213', '$0.5', '$1.00', '$12.35']);
+    expect([0, 0.0000004, 0.000412, 0.02134, 0.5, 1, 12.345].map(formatDollars)).toEqual([
+      '$0',
+      '<$0.000001',
+      '$0.000412',
+      '$0.0213',
+      '$0.5',
+      '$1.00',
+      '$12.35',
+    ]);
     expect(describePrices(gpt)).toBe('$1.25 input · $0.125 cached · $10 output per 1M tokens');
-    expect(describePrices({ ...withWrites, longContext: { aboveInputTokens: 272_000, inputPerMillion: 2.5, outputPerMillion: 15 } })).toBe(
+    expect(
+      describePrices({
+        ...withWrites,
+        longContext: { aboveInputTokens: 272_000, inputPerMillion: 2.5, outputPerMillion: 15 },
+      }),
+    ).toBe(
       '$1.25 input · $0.125 cached · $1.5625 cache write · $10 output per 1M tokens; above 272,000 input tokens $2.5 input · $15 output',
     );
-    expect(describePriceSource({ ...gpt, reference: 'https://example.test/pricing' })).toBe('capability table, as of 2026-12-01, https://example.test/pricing');
+    expect(describePriceSource({ ...gpt, reference: 'https://example.test/pricing' })).toBe(
+      'capability table, as of 2026-12-01, https://example.test/pricing',
+    );
   });
 });

@@ -15,17 +15,33 @@ export interface CostBreakdown {
   readonly total: number;
 }
 
-export const ZERO_COST: CostBreakdown = Object.freeze({ currency: 'USD', freshInput: 0, cachedInput: 0, cacheWrite: 0, output: 0, total: 0 });
+export const ZERO_COST: CostBreakdown = Object.freeze({
+  currency: 'USD',
+  freshInput: 0,
+  cachedInput: 0,
+  cacheWrite: 0,
+  output: 0,
+  total: 0,
+});
 
 const PER_MILLION = 1_000_000;
 
 function breakdown(freshInput: number, cachedInput: number, cacheWrite: number, output: number): CostBreakdown {
-  return { currency: 'USD', freshInput, cachedInput, cacheWrite, output, total: freshInput + cachedInput + cacheWrite + output };
+  return {
+    currency: 'USD',
+    freshInput,
+    cachedInput,
+    cacheWrite,
+    output,
+    total: freshInput + cachedInput + cacheWrite + output,
+  };
 }
 
 /** The rates that apply to a request of `inputTokens`: the long-context ones past their threshold. */
 function ratesFor(sheet: PriceSheet, inputTokens: number): TokenPrices {
-  return sheet.longContext !== undefined && inputTokens > sheet.longContext.aboveInputTokens ? sheet.longContext : sheet;
+  return sheet.longContext !== undefined && inputTokens > sheet.longContext.aboveInputTokens
+    ? sheet.longContext
+    : sheet;
 }
 
 /**
@@ -51,7 +67,12 @@ export function priceUsage(usage: Usage, sheet: PriceSheet): CostBreakdown | und
 
 /** Adds two costs field by field. */
 export function addCost(left: CostBreakdown, right: CostBreakdown): CostBreakdown {
-  return breakdown(left.freshInput + right.freshInput, left.cachedInput + right.cachedInput, left.cacheWrite + right.cacheWrite, left.output + right.output);
+  return breakdown(
+    left.freshInput + right.freshInput,
+    left.cachedInput + right.cachedInput,
+    left.cacheWrite + right.cacheWrite,
+    left.output + right.output,
+  );
 }
 
 /** The share of input served from the prompt cache, 0–1; undefined when no input was reported. */

@@ -4,7 +4,13 @@ import { promptCacheKey, type PromptCacheKeyInput } from './prompt-cache-key.js'
 
 const read: ToolDefinition = { name: 'read_file', description: 'Read a file.', inputSchema: { type: 'object' } };
 const search: ToolDefinition = { name: 'search', description: 'Search.', inputSchema: { type: 'object' } };
-const base: PromptCacheKeyInput = { conversation: 'sess_1', provider: 'openai', modelId: 'gpt-5.1', instructionsHash: 'a'.repeat(64), tools: [read, search] };
+const base: PromptCacheKeyInput = {
+  conversation: 'sess_1',
+  provider: 'openai',
+  modelId: 'gpt-5.1',
+  instructionsHash: 'a'.repeat(64),
+  tools: [read, search],
+};
 
 describe('promptCacheKey', () => {
   it('is stable for a conversation and independent of the order tools were listed in', () => {

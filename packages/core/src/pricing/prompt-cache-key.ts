@@ -19,6 +19,8 @@ export interface PromptCacheKeyInput {
  */
 export function promptCacheKey(input: PromptCacheKeyInput): string {
   const tools = sha256Hex(JSON.stringify(toolsInWireOrder(input.tools)));
-  const digest = sha256Hex(JSON.stringify([input.conversation, input.provider, input.modelId, input.instructionsHash, tools]));
+  const digest = sha256Hex(
+    JSON.stringify([input.conversation, input.provider, input.modelId, input.instructionsHash, tools]),
+  );
   return `forge-${digest.slice(0, 48)}`;
 }

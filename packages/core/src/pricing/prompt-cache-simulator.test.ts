@@ -24,7 +24,11 @@ describe('createPromptCacheSimulator', () => {
   it('serves a growing conversation from the prefix the previous request left', () => {
     const cache = simulator();
     const first = text(3000);
-    expect(cache.request({ key: 'k', text: first, at: 0 })).toEqual({ inputTokens: 3000, cachedTokens: 0, writtenTokens: 2944 });
+    expect(cache.request({ key: 'k', text: first, at: 0 })).toEqual({
+      inputTokens: 3000,
+      cachedTokens: 0,
+      writtenTokens: 2944,
+    });
     const second = cache.request({ key: 'k', text: `${first}${text(500, 'b')}`, at: 1000 });
     expect(second).toEqual({ inputTokens: 3500, cachedTokens: 2944, writtenTokens: 512 });
   });
@@ -42,7 +46,9 @@ describe('createPromptCacheSimulator', () => {
     const base = text(1500);
     cache.request({ key: 'k', text: base, at: 0 });
     for (let minute = 1; minute <= 30; minute += 1) {
-      expect(cache.request({ key: 'k', text: `${base}${String(minute)}`, at: minute * 4 * 60_000 }).cachedTokens).toBe(1408);
+      expect(cache.request({ key: 'k', text: `${base}${String(minute)}`, at: minute * 4 * 60_000 }).cachedTokens).toBe(
+        1408,
+      );
     }
   });
 
@@ -82,16 +88,21 @@ describe('createPromptCacheSimulator', () => {
 
   it('caches more the more a request shares with the cached one (monotone in the shared prefix)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 8000 }), fc.integer({ min: 0, max: 8000 }), fc.integer({ min: 1, max: 3000 }), (sharedA, sharedB, tail) => {
-        const cached = (shared: number) => {
-          const cache = simulator();
-          cache.request({ key: 'k', text: text(8000), at: 0 });
-          return cache.request({ key: 'k', text: `${text(shared)}${text(tail, 'z')}`, at: 1 }).cachedTokens;
-        };
-        const [low, high] = sharedA <= sharedB ? [sharedA, sharedB] : [sharedB, sharedA];
-        expect(cached(low)).toBeLessThanOrEqual(cached(high));
-        expect(cached(high)).toBe(cacheableTokens(high, high + tail, rules));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 8000 }),
+        fc.integer({ min: 0, max: 8000 }),
+        fc.integer({ min: 1, max: 3000 }),
+        (sharedA, sharedB, tail) => {
+          const cached = (shared: number) => {
+            const cache = simulator();
+            cache.request({ key: 'k', text: text(8000), at: 0 });
+            return cache.request({ key: 'k', text: `${text(shared)}${text(tail, 'z')}`, at: 1 }).cachedTokens;
+          };
+          const [low, high] = sharedA <= sharedB ? [sharedA, sharedB] : [sharedB, sharedA];
+          expect(cached(low)).toBeLessThanOrEqual(cached(high));
+          expect(cached(high)).toBe(cacheableTokens(high, high + tail, rules));
+        },
+      ),
     );
   });
 
@@ -101,7 +112,9 @@ describe('createPromptCacheSimulator', () => {
         const play = () => {
           const cache = simulator();
           let at = 0;
-          return requests.map((request) => cache.request({ key: request.key, text: text(request.length, request.seed), at: (at += request.gap) }));
+          return requests.map((request) =>
+            cache.request({ key: request.key, text: text(request.length, request.seed), at: (at += request.gap) }),
+          );
         };
         expect(play()).toEqual(play());
       }),
@@ -110,7 +123,9 @@ describe('createPromptCacheSimulator', () => {
 
   it('refuses rules that cannot describe a cache', () => {
     const bad: PromptCacheRules = { minimumTokens: 1024, incrementTokens: 0, lifetimeMs: 1 };
-    expect(() => createPromptCacheSimulator({ rules: bad, countTokens: perCharacter })).toThrow(/incrementTokens must be a whole number ≥ 1/);
+    expect(() => createPromptCacheSimulator({ rules: bad, countTokens: perCharacter })).toThrow(
+      /incrementTokens must be a whole number ≥ 1/,
+    );
   });
 });
 
@@ -121,8 +136,18 @@ describe('promptCacheText', () => {
       { name: 'search', description: 's', inputSchema: {} },
       { name: 'read_file', description: 'r', inputSchema: {} },
     ];
-    const first: ModelRequest = { instructions: 'Be brief.', history: [], currentRequest: { role: 'user', content: 'hi' }, continuation: [], tools };
-    const second: ModelRequest = { ...first, tools: [...tools].reverse(), continuation: [{ role: 'assistant', content: [{ type: 'text', text: 'hello' }] }] };
+    const first: ModelRequest = {
+      instructions: 'Be brief.',
+      history: [],
+      currentRequest: { role: 'user', content: 'hi' },
+      continuation: [],
+      tools,
+    };
+    const second: ModelRequest = {
+      ...first,
+      tools: [...tools].reverse(),
+      continuation: [{ role: 'assistant', content: [{ type: 'text', text: 'hello' }] }],
+    };
     expect(promptCacheText(second).startsWith(promptCacheText(first))).toBe(true);
     expect(promptCacheText({ ...first, checkpoint: 'memory' }).startsWith(promptCacheText(first))).toBe(false);
   });

@@ -71,7 +71,12 @@ export function createPromptCacheSimulator(options: PromptCacheSimulatorOptions)
         }
       }
       const inputTokens = options.countTokens(text);
-      const sharedTokens = best === undefined ? 0 : bestLength === best.text.length ? best.tokens : options.countTokens(text.slice(0, bestLength));
+      const sharedTokens =
+        best === undefined
+          ? 0
+          : bestLength === best.text.length
+            ? best.tokens
+            : options.countTokens(text.slice(0, bestLength));
       const cachedTokens = cacheableTokens(sharedTokens, inputTokens, rules);
       if (best !== undefined && cachedTokens > 0) best.lastUsed = at;
       const writtenTokens = Math.max(0, cacheableTokens(inputTokens, inputTokens, rules) - cachedTokens);

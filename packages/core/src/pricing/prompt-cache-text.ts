@@ -12,7 +12,9 @@ export function promptCacheText(request: ModelRequest): string {
   const parts = [
     JSON.stringify(toolsInWireOrder(request.tools)),
     JSON.stringify(request.instructions),
-    request.nativeState === undefined ? JSON.stringify(request.checkpoint ?? '') : JSON.stringify(request.nativeState.items),
+    request.nativeState === undefined
+      ? JSON.stringify(request.checkpoint ?? '')
+      : JSON.stringify(request.nativeState.items),
     ...[...request.history, request.currentRequest, ...request.continuation].map((message) => JSON.stringify(message)),
   ];
   return parts.join('\n');

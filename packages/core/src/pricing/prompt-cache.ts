@@ -16,13 +16,19 @@ export interface PromptCacheRules {
 }
 
 /** OpenAI's documented prompt caching: 1,024-token minimum, 128-token steps, evicted after 5–10 minutes unused (5 taken). */
-export const OPENAI_PROMPT_CACHE: PromptCacheRules = Object.freeze({ minimumTokens: 1024, incrementTokens: 128, lifetimeMs: 5 * 60_000 });
+export const OPENAI_PROMPT_CACHE: PromptCacheRules = Object.freeze({
+  minimumTokens: 1024,
+  incrementTokens: 128,
+  lifetimeMs: 5 * 60_000,
+});
 
 export function checkPromptCacheRules(rules: PromptCacheRules): PromptCacheRules {
   for (const field of ['minimumTokens', 'incrementTokens', 'lifetimeMs'] as const) {
     const value = rules[field];
     if (!Number.isSafeInteger(value) || value < (field === 'minimumTokens' ? 0 : 1)) {
-      throw new InvalidInputError({ message: `Prompt cache rules: ${field} must be a whole number${field === 'minimumTokens' ? ' ≥ 0' : ' ≥ 1'}, got ${String(value)}.` });
+      throw new InvalidInputError({
+        message: `Prompt cache rules: ${field} must be a whole number${field === 'minimumTokens' ? ' ≥ 0' : ' ≥ 1'}, got ${String(value)}.`,
+      });
     }
   }
   return rules;
@@ -36,5 +42,7 @@ export function checkPromptCacheRules(rules: PromptCacheRules): PromptCacheRules
 export function cacheableTokens(sharedTokens: number, inputTokens: number, rules: PromptCacheRules): number {
   const shared = Math.min(sharedTokens, inputTokens);
   if (shared < rules.minimumTokens || shared <= 0) return 0;
-  return rules.minimumTokens + Math.floor((shared - rules.minimumTokens) / rules.incrementTokens) * rules.incrementTokens;
+  return (
+    rules.minimumTokens + Math.floor((shared - rules.minimumTokens) / rules.incrementTokens) * rules.incrementTokens
+  );
 }

@@ -31,7 +31,11 @@ export interface EstimateRequestCostOptions {
  * request of `inputTokens` reads from it: rounded down to what `rules` let the provider serve, or
  * the whole shared prefix when its rules are unknown.
  */
-export function cachedInputTokens(sharedTokens: number, inputTokens: number, rules: PromptCacheRules | undefined): number {
+export function cachedInputTokens(
+  sharedTokens: number,
+  inputTokens: number,
+  rules: PromptCacheRules | undefined,
+): number {
   const shared = Math.max(0, Math.min(sharedTokens, inputTokens));
   return rules === undefined ? shared : cacheableTokens(shared, inputTokens, rules);
 }
@@ -43,7 +47,18 @@ export function cachedInputTokens(sharedTokens: number, inputTokens: number, rul
  */
 export function priceInput(prices: PriceSheet, inputTokens: number, cachedTokens: number): number {
   const read = Math.max(0, Math.min(cachedTokens, inputTokens));
-  return priceUsage({ inputTokens, cacheReadTokens: read, cacheWriteTokens: inputTokens - read, outputTokens: 0, reasoningTokens: undefined }, prices)?.total ?? 0;
+  return (
+    priceUsage(
+      {
+        inputTokens,
+        cacheReadTokens: read,
+        cacheWriteTokens: inputTokens - read,
+        outputTokens: 0,
+        reasoningTokens: undefined,
+      },
+      prices,
+    )?.total ?? 0
+  );
 }
 
 /** Prices a request both ways — cold cache and warm — with the same function that prices usage. */
@@ -51,7 +66,16 @@ export function estimateRequestCost(options: EstimateRequestCostOptions): Reques
   const { prices, inputTokens } = options;
   const cached = cachedInputTokens(options.sharedPrefixTokens, inputTokens, options.promptCache);
   const input = (cacheReadTokens: number) => priceInput(prices, inputTokens, cacheReadTokens);
-  const output = priceUsage({ inputTokens, cacheReadTokens: undefined, cacheWriteTokens: undefined, outputTokens: options.reservedOutputTokens, reasoningTokens: undefined }, prices);
+  const output = priceUsage(
+    {
+      inputTokens,
+      cacheReadTokens: undefined,
+      cacheWriteTokens: undefined,
+      outputTokens: options.reservedOutputTokens,
+      reasoningTokens: undefined,
+    },
+    prices,
+  );
   return {
     prices,
     inputTokens,

@@ -21,11 +21,26 @@ const yamlSecret = repeat('pQ7rS8tU', 4);
 describe('redaction of the shapes found by the secret corpus', () => {
   const cases: readonly [string, string, string, string][] = [
     ['a Slack app-level token', `SLACK_APP ${slackAppToken} end`, slackAppToken, 'slack-token'],
-    ['a Slack incoming webhook URL', `post to https://hooks.slack.com/services/${webhookPath} now`, webhookPath, 'slack-webhook'],
+    [
+      'a Slack incoming webhook URL',
+      `post to https://hooks.slack.com/services/${webhookPath} now`,
+      webhookPath,
+      'slack-webhook',
+    ],
     ['an npm token', `//registry.npmjs.org/:_authToken=${npmToken}`, npmToken, 'npm-token'],
     ['a Hugging Face token', `login with ${huggingFaceToken}`, huggingFaceToken, 'huggingface-token'],
-    ['a bearer token in a header', `curl -H "Authorization: Bearer ${bearer}" https://api.example.com`, bearer, 'bearer-token'],
-    ['a YAML-style secret line', `oauth:\n  CLIENT_SECRET: ${yamlSecret}\n  client_id: app-7`, yamlSecret, 'secret-assignment'],
+    [
+      'a bearer token in a header',
+      `curl -H "Authorization: Bearer ${bearer}" https://api.example.com`,
+      bearer,
+      'bearer-token',
+    ],
+    [
+      'a YAML-style secret line',
+      `oauth:\n  CLIENT_SECRET: ${yamlSecret}\n  client_id: app-7`,
+      yamlSecret,
+      'secret-assignment',
+    ],
   ];
 
   it.each(cases)('removes %s', (_name, text, secret, kind) => {
@@ -62,21 +77,56 @@ describe('redaction of the shapes the outside tester found (issue 17)', () => {
   const cases: readonly [string, string, readonly string[]][] = [
     [
       'AWS CLI credential JSON',
-      JSON.stringify({ Credentials: { AccessKeyId: 'ASIA' + 'Q7XZ2K4ABCDEFGHI', SecretAccessKey: awsSecret, SessionToken: sessionToken, Expiration: '2030-01-01T00:00:00Z' } }, null, 2),
+      JSON.stringify(
+        {
+          Credentials: {
+            AccessKeyId: 'ASIA' + 'Q7XZ2K4ABCDEFGHI',
+            SecretAccessKey: awsSecret,
+            SessionToken: sessionToken,
+            Expiration: '2030-01-01T00:00:00Z',
+          },
+        },
+        null,
+        2,
+      ),
       [awsSecret, sessionToken],
     ],
-    ['camelCase JSON keys', '{"clientSecret": "cs-4f9a8b7c6d5e", "apiKey": "ak-1a2b3c4d5e6f", "clientId": "app-7"}', ['cs-4f9a8b7c6d5e', 'ak-1a2b3c4d5e6f']],
+    [
+      'camelCase JSON keys',
+      '{"clientSecret": "cs-4f9a8b7c6d5e", "apiKey": "ak-1a2b3c4d5e6f", "clientId": "app-7"}',
+      ['cs-4f9a8b7c6d5e', 'ak-1a2b3c4d5e6f'],
+    ],
     ['a .env line DB_PASS=…', 'DB_HOST=db.internal\nDB_PASS=Tr0ub4dor&3\n', ['Tr0ub4dor']],
-    ['kebab, Pascal and dotted names', 'db-password=K3bab-pw9 DbPassword: Pasc4lPw db.password = d0tted-pw', ['K3bab-pw9', 'Pasc4lPw', 'd0tted-pw']],
-    ['YAML with a quoted and a bare value', 'database:\n  password: "y4ml-quoted"\n  sessionToken: y4mlBareT0ken\n', ['y4ml-quoted', 'y4mlBareT0ken']],
+    [
+      'kebab, Pascal and dotted names',
+      'db-password=K3bab-pw9 DbPassword: Pasc4lPw db.password = d0tted-pw',
+      ['K3bab-pw9', 'Pasc4lPw', 'd0tted-pw'],
+    ],
+    [
+      'YAML with a quoted and a bare value',
+      'database:\n  password: "y4ml-quoted"\n  sessionToken: y4mlBareT0ken\n',
+      ['y4ml-quoted', 'y4mlBareT0ken'],
+    ],
     ['a Python dict in a log line', "creds={'password': 'py-dict-pw1', 'user': 'app'}", ['py-dict-pw1']],
     ['JSON inside a JSON string', '{"body": "{\\"apiKey\\": \\"esc4ped-key-99\\"}"}', ['esc4ped-key-99']],
     ['a command-line flag', 'mysql --user=app --password=fl4g-pass-77 db', ['fl4g-pass-77']],
     ['an INI file with spaces around =', '[client]\npassword = ini-spaced-pw5\n', ['ini-spaced-pw5']],
-    ['a ranged read of a key file (no BEGIN line)', `${pemLines.slice(1).join('\n')}\n-----END PRIVATE KEY-----\n`, pemLines.slice(1)],
-    ['search hits in a key file', `deploy/server.key:2: ${pemLines[0]}\ndeploy/server.key:3: ${pemLines[1]}`, pemLines.slice(0, 2)],
+    [
+      'a ranged read of a key file (no BEGIN line)',
+      `${pemLines.slice(1).join('\n')}\n-----END PRIVATE KEY-----\n`,
+      pemLines.slice(1),
+    ],
+    [
+      'search hits in a key file',
+      `deploy/server.key:2: ${pemLines[0]}\ndeploy/server.key:3: ${pemLines[1]}`,
+      pemLines.slice(0, 2),
+    ],
     ['one whole key line on its own', `line 7 of the file:\n${pemLines[2]}\n`, [pemLines[2] as string]],
-    ['a PGP private key block', `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n${pemLines.join('\n')}\n-----END PGP PRIVATE KEY BLOCK-----`, pemLines],
+    [
+      'a PGP private key block',
+      `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n${pemLines.join('\n')}\n-----END PGP PRIVATE KEY BLOCK-----`,
+      pemLines,
+    ],
   ];
 
   it.each(cases)('removes %s', (_name, text, secrets) => {
@@ -86,9 +136,23 @@ describe('redaction of the shapes the outside tester found (issue 17)', () => {
   });
 
   it('keeps the names, the structure and the harmless values around them', () => {
-    const aws = JSON.parse(redact(JSON.stringify({ AccessKeyId: 'ASIA' + 'Q7XZ2K4ABCDEFGHI', SecretAccessKey: awsSecret, Expiration: '2030-01-01T00:00:00Z' }))) as Record<string, string>;
-    expect(aws).toEqual({ AccessKeyId: '[REDACTED:aws-access-key-id]', SecretAccessKey: '[REDACTED:secret-field]', Expiration: '2030-01-01T00:00:00Z' });
-    expect(redact('DB_HOST=db.internal\nDB_PASS=Tr0ub4dor')).toBe('DB_HOST=db.internal\nDB_PASS=[REDACTED:secret-assignment]');
+    const aws = JSON.parse(
+      redact(
+        JSON.stringify({
+          AccessKeyId: 'ASIA' + 'Q7XZ2K4ABCDEFGHI',
+          SecretAccessKey: awsSecret,
+          Expiration: '2030-01-01T00:00:00Z',
+        }),
+      ),
+    ) as Record<string, string>;
+    expect(aws).toEqual({
+      AccessKeyId: '[REDACTED:aws-access-key-id]',
+      SecretAccessKey: '[REDACTED:secret-field]',
+      Expiration: '2030-01-01T00:00:00Z',
+    });
+    expect(redact('DB_HOST=db.internal\nDB_PASS=Tr0ub4dor')).toBe(
+      'DB_HOST=db.internal\nDB_PASS=[REDACTED:secret-assignment]',
+    );
   });
 
   it('removes every base64 run of what was read from a key file, given the file', () => {
@@ -149,9 +213,24 @@ describe('redaction properties over generated names and values', () => {
     (words) => words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join(''),
   ];
   const qualifier = fc.constantFrom('db', 'admin', 'stripe', 'service', 'github', 'oauth');
-  const head = fc.constantFrom(['pass'], ['passwd'], ['password'], ['secret'], ['token'], ['api', 'key'], ['access', 'key'], ['private', 'key'], ['session', 'token'], ['client', 'secret']);
-  const secretName = fc.tuple(qualifier, head, fc.integer({ min: 0, max: styles.length - 1 })).map(([first, rest, style]) => (styles[style] as (words: readonly string[]) => string)([first, ...rest]));
-  const secretValue = fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{9,24}$/), fc.integer({ min: 0, max: 9 })).map(([value, digit]) => `${value}${digit}`);
+  const head = fc.constantFrom(
+    ['pass'],
+    ['passwd'],
+    ['password'],
+    ['secret'],
+    ['token'],
+    ['api', 'key'],
+    ['access', 'key'],
+    ['private', 'key'],
+    ['session', 'token'],
+    ['client', 'secret'],
+  );
+  const secretName = fc
+    .tuple(qualifier, head, fc.integer({ min: 0, max: styles.length - 1 }))
+    .map(([first, rest, style]) => (styles[style] as (words: readonly string[]) => string)([first, ...rest]));
+  const secretValue = fc
+    .tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{9,24}$/), fc.integer({ min: 0, max: 9 }))
+    .map(([value, digit]) => `${value}${digit}`);
   const layouts: readonly ((name: string, value: string) => string)[] = [
     (name, value) => `${name}=${value}`,
     (name, value) => `export ${name}="${value}"`,
@@ -198,10 +277,19 @@ describe('redaction properties over generated names and values', () => {
       ['token', 'url'],
     );
     fc.assert(
-      fc.property(benign, fc.integer({ min: 0, max: styles.length - 1 }), secretValue, layout, (words, style, value, index) => {
-        const text = (layouts[index] as (name: string, value: string) => string)((styles[style] as (words: readonly string[]) => string)(words), value);
-        expect(redact(text)).toBe(text);
-      }),
+      fc.property(
+        benign,
+        fc.integer({ min: 0, max: styles.length - 1 }),
+        secretValue,
+        layout,
+        (words, style, value, index) => {
+          const text = (layouts[index] as (name: string, value: string) => string)(
+            (styles[style] as (words: readonly string[]) => string)(words),
+            value,
+          );
+          expect(redact(text)).toBe(text);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -210,7 +298,8 @@ describe('redaction properties over generated names and values', () => {
 describe('redaction time on adversarial text', () => {
   it('stays linear on long runs the URL rule once took minutes over (400 KB of "a.b.c…" and "abcdefgh-…")', () => {
     const started = Date.now();
-    for (const unit of ['a.b.', 'abcdefgh-', '"a":', 'x=', 'a: ', `${'A'.repeat(64)} `]) redact(unit.repeat(Math.ceil(400_000 / unit.length)));
+    for (const unit of ['a.b.', 'abcdefgh-', '"a":', 'x=', 'a: ', `${'A'.repeat(64)} `])
+      redact(unit.repeat(Math.ceil(400_000 / unit.length)));
     // Before the fix one 200 KB run took 48 s, so 400 KB about four times that; linear work takes
     // about a second here alone and a few on a loaded machine.
     expect(Date.now() - started).toBeLessThan(60_000);

@@ -38,7 +38,11 @@ function looksRandom(text: string, least: number): boolean {
 /** A file whose content is a private key by its name: `*.pem`, `*.key`, `id_ed25519`, `private-key.txt`. */
 export function isKeyFilePath(file: string): boolean {
   const base = file.split('/').at(-1) ?? file;
-  return /\.(?:pem|key|p8|pk8|ppk)$/i.test(base) || /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/.test(base) || /private[-_.]?key/i.test(base);
+  return (
+    /\.(?:pem|key|p8|pk8|ppk)$/i.test(base) ||
+    /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/.test(base) ||
+    /private[-_.]?key/i.test(base)
+  );
 }
 
 /** Every base64 run of 16 characters or more: applied to what Forge read from a key file, where any of it is the key. */
@@ -47,12 +51,14 @@ export const KEY_FILE_CONTENT = new RegExp(`${NO_BASE64_BEFORE}${BASE64}{16,}={0
 export const redactionRules: readonly RedactionRule[] = [
   {
     kind: 'private-key',
-    pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g,
+    pattern:
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g,
   },
   {
     kind: 'gcp-private-key',
     pattern: /("private_key"\s*:\s*")((?:[^"\\]|\\.)*)(")/g,
-    replace: (marker, _match, open = '', value = '', close = '') => (value.length === 0 || value.startsWith('[REDACTED') ? `${open}${value}${close}` : `${open}${marker}${close}`),
+    replace: (marker, _match, open = '', value = '', close = '') =>
+      value.length === 0 || value.startsWith('[REDACTED') ? `${open}${value}${close}` : `${open}${marker}${close}`,
   },
   {
     // A PEM or OpenSSH key body seen without its BEGIN line (a ranged read): two or more whole
@@ -69,7 +75,8 @@ export const redactionRules: readonly RedactionRule[] = [
     // A search hit in a key file: `deploy/server.key:12: MIIEvQIBADANBgkqhkiG…`.
     kind: 'private-key',
     pattern: new RegExp(`(?<![\\w./-])([\\w./-]+)(:\\d+: )(${BASE64}{16,}={0,2})${NO_BASE64_AFTER}`, 'g'),
-    replace: (marker, match, file = '', separator = '') => (isKeyFilePath(file) ? `${file}${separator}${marker}` : match),
+    replace: (marker, match, file = '', separator = '') =>
+      isKeyFilePath(file) ? `${file}${separator}${marker}` : match,
   },
   { kind: 'anthropic-key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
   { kind: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
@@ -101,7 +108,9 @@ export const redactionRules: readonly RedactionRule[] = [
     // Bounded parts, and a start only where a scheme can begin: a long `a.b.c…` run stays linear.
     pattern: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@]{1,256}:)([^\s/@]{1,1024})(@)/gi,
     replace: (marker, _match, prefix = '', password = '', at = '') =>
-      password.startsWith('$') || password.startsWith('[REDACTED') || /^\*+$/.test(password) ? `${prefix}${password}${at}` : `${prefix}${marker}${at}`,
+      password.startsWith('$') || password.startsWith('[REDACTED') || /^\*+$/.test(password)
+        ? `${prefix}${password}${at}`
+        : `${prefix}${marker}${at}`,
   },
   {
     // `"clientSecret": "…"`, `'password': '…'`, `"token" => "…"`: JSON, Python and Ruby literals.
@@ -114,19 +123,23 @@ export const redactionRules: readonly RedactionRule[] = [
     // The same inside a JSON string that holds JSON: `{\"apiKey\": \"…\"}`.
     kind: 'secret-field',
     pattern: /\\"([A-Za-z_$][\w$.-]*)\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"/g,
-    replace: (marker, match, name = '', colon = '', value = '') => (isSecretValue(name, value, { quoted: true }) ? `\\"${name}\\"${colon}\\"${marker}\\"` : match),
+    replace: (marker, match, name = '', colon = '', value = '') =>
+      isSecretValue(name, value, { quoted: true }) ? `\\"${name}\\"${colon}\\"${marker}\\"` : match,
   },
   {
     // `.env`, shell and INI assignments and flags: `DB_PASS=…`, `export TOKEN="…"`, `--password=…`, `password = …`.
     kind: 'secret-assignment',
-    pattern: /(?:(?<=(?:^|\s)--?)|(?<![\w.-]))([A-Za-z_][\w.-]*)([ \t]+:?=(?![=>~])[ \t]*|:?=(?![=>~])(?:[ \t]*(?=["']))?)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
-    replace: (marker, match, name = '', equals = '', value = '') => (isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${equals}${marker}` : match),
+    pattern:
+      /(?:(?<=(?:^|\s)--?)|(?<![\w.-]))([A-Za-z_][\w.-]*)([ \t]+:?=(?![=>~])[ \t]*|:?=(?![=>~])(?:[ \t]*(?=["']))?)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
+    replace: (marker, match, name = '', equals = '', value = '') =>
+      isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${equals}${marker}` : match,
   },
   {
     // YAML and object literals: `clientSecret: …`, `DB_PASS: "…"`.
     kind: 'secret-assignment',
     pattern: /(?<![\w.-])([A-Za-z_][\w.-]*)([ \t]*:[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
-    replace: (marker, match, name = '', colon = '', value = '') => (isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${colon}${marker}` : match),
+    replace: (marker, match, name = '', colon = '', value = '') =>
+      isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${colon}${marker}` : match,
   },
   {
     // A lone key line: one whole 64- or 70-character line of random base64, as a search or a one-line read shows it.

@@ -27,7 +27,12 @@ describe('createRedactor: common credential shapes', () => {
     ['OpenAI key', `key is ${openaiKey} ok`, openaiKey, 'openai-key'],
     ['OpenAI project key', `OPENAI=${openaiProjectKey}`, openaiProjectKey, 'openai-key'],
     ['Anthropic key', `use ${anthropicKey}`, anthropicKey, 'anthropic-key'],
-    ...githubTokens.map((token): [string, string, string, string] => [`GitHub ${token.slice(0, 4)}`, `token ${token}`, token, 'github-token']),
+    ...githubTokens.map((token): [string, string, string, string] => [
+      `GitHub ${token.slice(0, 4)}`,
+      `token ${token}`,
+      token,
+      'github-token',
+    ]),
     ['GitHub fine-grained PAT', `pat ${githubPat}`, githubPat, 'github-token'],
     ['AWS access key id', `id=${awsKeyId};`, awsKeyId, 'aws-access-key-id'],
     ['AWS secret key assignment', `aws_secret_access_key = ${awsSecret}`, awsSecret, 'aws-secret-key'],
@@ -38,7 +43,12 @@ describe('createRedactor: common credential shapes', () => {
     ['Stripe restricted key', `stripe ${stripeRestricted}`, stripeRestricted, 'stripe-key'],
     ['JWT', `Authorization: Bearer ${jwt}`, jwt, 'jwt'],
     ['PEM private key', `key:\n${pem}\ndone`, pemBody, 'private-key'],
-    ['PEM private key cut before its end line', `key:\n-----BEGIN PRIVATE KEY-----\n${pemBody}`, pemBody, 'private-key'],
+    [
+      'PEM private key cut before its end line',
+      `key:\n-----BEGIN PRIVATE KEY-----\n${pemBody}`,
+      pemBody,
+      'private-key',
+    ],
   ];
 
   it.each(cases)('removes a %s', (_name, text, secret, kind) => {
@@ -49,14 +59,25 @@ describe('createRedactor: common credential shapes', () => {
   });
 
   it('removes a GCP service-account private_key field and keeps the rest of the JSON', () => {
-    const account = JSON.stringify({ type: 'service_account', private_key_id: 'abc', private_key: `${pem}\n`, client_email: 'bot@x.iam' });
+    const account = JSON.stringify({
+      type: 'service_account',
+      private_key_id: 'abc',
+      private_key: `${pem}\n`,
+      client_email: 'bot@x.iam',
+    });
     const result = redact(account);
     expect(result).not.toContain('MIIE');
     expect(JSON.parse(result)).toMatchObject({ type: 'service_account', client_email: 'bot@x.iam' });
   });
 
   it('removes the values of .env-style secret lines but keeps their names', () => {
-    const env = ['API_KEY=abc123def', 'export GITHUB_TOKEN="quoted value"', 'DB_PASSWORD=hunter2!', 'CLIENT_SECRET=xyz', 'PORT=8080'].join('\n');
+    const env = [
+      'API_KEY=abc123def',
+      'export GITHUB_TOKEN="quoted value"',
+      'DB_PASSWORD=hunter2!',
+      'CLIENT_SECRET=xyz',
+      'PORT=8080',
+    ].join('\n');
     expect(redact(env)).toBe(
       [
         'API_KEY=[REDACTED:secret-assignment]',
@@ -69,24 +90,32 @@ describe('createRedactor: common credential shapes', () => {
   });
 
   it('keeps variable references and names that merely contain a secret word', () => {
-    const text = 'TOKEN=$GITHUB_TOKEN tokenizer=o200k inputTokens=12 PASSWORD= secret_santa_list password=*** x=[REDACTED:secret]';
+    const text =
+      'TOKEN=$GITHUB_TOKEN tokenizer=o200k inputTokens=12 PASSWORD= secret_santa_list password=*** x=[REDACTED:secret]';
     expect(redact(text)).toBe(text);
   });
 
   it('removes the password from a URL and keeps user and host', () => {
-    expect(redact('clone https://alice:s3cr3tpass@git.example.com/repo.git')).toBe('clone https://alice:[REDACTED:url-password]@git.example.com/repo.git');
+    expect(redact('clone https://alice:s3cr3tpass@git.example.com/repo.git')).toBe(
+      'clone https://alice:[REDACTED:url-password]@git.example.com/repo.git',
+    );
   });
 
   it('leaves ordinary text, code and hashes alone', () => {
-    const text = 'const sk = "sk-short"; sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 skip-this-step';
+    const text =
+      'const sk = "sk-short"; sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 skip-this-step';
     expect(redact(text)).toBe(text);
   });
 });
 
 describe('createRedactor: configured secrets', () => {
   it('removes every occurrence of a configured value, longest first', () => {
-    const { redact: redactConfigured } = createRedactor({ secrets: ['my-secret-value', 'my-secret-value-extended', 'abc'] });
-    expect(redactConfigured('a my-secret-value-extended b my-secret-value c abc')).toBe('a [REDACTED:secret] b [REDACTED:secret] c abc');
+    const { redact: redactConfigured } = createRedactor({
+      secrets: ['my-secret-value', 'my-secret-value-extended', 'abc'],
+    });
+    expect(redactConfigured('a my-secret-value-extended b my-secret-value c abc')).toBe(
+      'a [REDACTED:secret] b [REDACTED:secret] c abc',
+    );
   });
 
   it('treats configured values literally, even with regular-expression characters', () => {
@@ -107,14 +136,28 @@ describe('createRedactor: redactJson', () => {
     expect(input).toEqual(before);
     expect(result).toEqual({
       event: { type: 'tool.call.started', summary: 'curl -H "x: [REDACTED:openai-key]"' },
-      config: { password: '[REDACTED:secret-field]', apiKey: '[REDACTED:secret-field]', inputTokens: 12, tokenizer: 'o200k' },
+      config: {
+        password: '[REDACTED:secret-field]',
+        apiKey: '[REDACTED:secret-field]',
+        inputTokens: 12,
+        tokenizer: 'o200k',
+      },
       list: ['[REDACTED:anthropic-key]', 3, null, true],
     });
   });
 });
 
 describe('createRedactor: properties', () => {
-  const secretShapes = fc.constantFrom(openaiKey, anthropicKey, githubPat, awsKeyId, slackToken, stripeLive, jwt, ...githubTokens);
+  const secretShapes = fc.constantFrom(
+    openaiKey,
+    anthropicKey,
+    githubPat,
+    awsKeyId,
+    slackToken,
+    stripeLive,
+    jwt,
+    ...githubTokens,
+  );
 
   it('never lets a known secret through, whatever surrounds it', () => {
     fc.assert(

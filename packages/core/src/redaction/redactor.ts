@@ -40,7 +40,9 @@ function marker(kind: string): string {
  * Redacting twice gives the same text as once.
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
-  const secrets = [...new Set(options.secrets ?? [])].filter((secret) => secret.length >= MIN_SECRET_LENGTH).sort((left, right) => right.length - left.length);
+  const secrets = [...new Set(options.secrets ?? [])]
+    .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
+    .sort((left, right) => right.length - left.length);
 
   const redact = (text: string, context?: RedactionContext): string => {
     let result = text;
@@ -61,7 +63,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
               return replaceWith(marker(rule.kind), match, ...groups);
             });
     }
-    if (context?.file !== undefined && isKeyFilePath(context.file)) result = result.replace(KEY_FILE_CONTENT, marker('private-key'));
+    if (context?.file !== undefined && isKeyFilePath(context.file))
+      result = result.replace(KEY_FILE_CONTENT, marker('private-key'));
     return result;
   };
 
@@ -71,7 +74,10 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (Array.isArray(value)) return value.map(redactValue);
     const copy: Record<string, JsonValue> = {};
     for (const [key, item] of Object.entries(value as { readonly [key: string]: JsonValue })) {
-      copy[key] = typeof item === 'string' && isSecretValue(key, item, { quoted: true }) ? marker('secret-field') : redactValue(item);
+      copy[key] =
+        typeof item === 'string' && isSecretValue(key, item, { quoted: true })
+          ? marker('secret-field')
+          : redactValue(item);
     }
     return copy;
   };

@@ -90,9 +90,22 @@ describe('secretNameStrength', () => {
 
 describe('isSecretValue', () => {
   it('looks past placeholders, flags and code', () => {
-    for (const value of ['', '$DB_PASSWORD', '${TOKEN}', '$(cat /run/secret)', '***', '[REDACTED:secret]', '<your-token>', '{{ .Values.token }}', 'true', 'null', 'None'])
+    for (const value of [
+      '',
+      '$DB_PASSWORD',
+      '${TOKEN}',
+      '$(cat /run/secret)',
+      '***',
+      '[REDACTED:secret]',
+      '<your-token>',
+      '{{ .Values.token }}',
+      'true',
+      'null',
+      'None',
+    ])
       expect(isSecretValue('password', value, { quoted: false }), value).toBe(false);
-    for (const value of ['getPassword()', 'req.body.password', 'process.env.TOKEN', 'tokens[0]', 'await', 'string']) expect(isSecretValue('token', value, { quoted: false }), value).toBe(false);
+    for (const value of ['getPassword()', 'req.body.password', 'process.env.TOKEN', 'tokens[0]', 'await', 'string'])
+      expect(isSecretValue('token', value, { quoted: false }), value).toBe(false);
     expect(isSecretValue('password', 'getPassword()', { quoted: true })).toBe(true);
   });
 

@@ -10,7 +10,17 @@
 export type SecretNameStrength = 'strong' | 'weak' | 'vague';
 
 /** Head nouns whose values are secrets whatever they look like. */
-const STRONG_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'apikey', 'accesskey', 'privatekey', 'secretkey', 'clientsecret']);
+const STRONG_WORDS = new Set([
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'secretkey',
+  'clientsecret',
+]);
 /** Head nouns of secrets that also name counts or flags (`pass: 12`, `token: 4096`). */
 const WEAK_WORDS = new Set(['token', 'pass']);
 /** Head nouns that also name modes and enums (`credentials: include`, `auth: none`). */
@@ -88,7 +98,11 @@ const ANY_SECRET_WORD = /pass|pw|secret|token|key|credential|auth/i;
 export function secretNameStrength(name: string): SecretNameStrength | undefined {
   if (!ANY_SECRET_WORD.test(name)) return undefined;
   const words = nameWords(name);
-  while (words.length > 1 && (TRANSPARENT_SUFFIXES.has(words.at(-1) as string) || /^(?:\d+|[a-z])$/.test(words.at(-1) as string))) words.pop();
+  while (
+    words.length > 1 &&
+    (TRANSPARENT_SUFFIXES.has(words.at(-1) as string) || /^(?:\d+|[a-z])$/.test(words.at(-1) as string))
+  )
+    words.pop();
   const head = words.at(-1);
   if (head === undefined) return undefined;
   const qualifier = words.at(-2);
@@ -111,7 +125,15 @@ export function isSecretName(name: string): boolean {
 
 /** Values that stand for no secret: empty, a variable or command substitution, a template slot (`<your token>`, `{{ x }}`), a mask, or already redacted. */
 function isPlaceholder(bare: string): boolean {
-  return bare.trim().length === 0 || bare.startsWith('$') || bare.startsWith('[REDACTED') || /^\*+$/.test(bare) || bare.startsWith('<') || /^\{\{.*\}\}$/.test(bare) || /^%\(?\w+\)?s?%?$/.test(bare);
+  return (
+    bare.trim().length === 0 ||
+    bare.startsWith('$') ||
+    bare.startsWith('[REDACTED') ||
+    /^\*+$/.test(bare) ||
+    bare.startsWith('<') ||
+    /^\{\{.*\}\}$/.test(bare) ||
+    /^%\(?\w+\)?s?%?$/.test(bare)
+  );
 }
 
 const NOT_SECRET_WORDS = new Set(['true', 'false', 'yes', 'no', 'on', 'off', 'null', 'nil', 'none', 'undefined']);

@@ -1,8 +1,20 @@
 import type { AssistantMessage, ReasoningPart, TextPart, ToolCallPart } from '../messages.js';
-import { emptyUsage, type FinishReason, type ModelAdapter, type ModelCallOptions, type ModelRequest, type Usage } from '../model/adapter.js';
+import {
+  emptyUsage,
+  type FinishReason,
+  type ModelAdapter,
+  type ModelCallOptions,
+  type ModelRequest,
+  type Usage,
+} from '../model/adapter.js';
 
 export type StepOutcome =
-  | { readonly kind: 'finished'; readonly message: AssistantMessage; readonly finishReason: FinishReason; readonly usage: Usage }
+  | {
+      readonly kind: 'finished';
+      readonly message: AssistantMessage;
+      readonly finishReason: FinishReason;
+      readonly usage: Usage;
+    }
   /** The stream failed or was aborted. `partialText` is what had streamed; tool calls are never kept from a broken stream. */
   | { readonly kind: 'broken'; readonly error: unknown; readonly partialText: string };
 
@@ -46,7 +58,12 @@ export async function runModelStep(
       }
     }
     signal.throwIfAborted();
-    return { kind: 'finished', message: { role: 'assistant', content: parts }, finishReason: 'other', usage: emptyUsage };
+    return {
+      kind: 'finished',
+      message: { role: 'assistant', content: parts },
+      finishReason: 'other',
+      usage: emptyUsage,
+    };
   } catch (error) {
     return { kind: 'broken', error, partialText: streamedText };
   }

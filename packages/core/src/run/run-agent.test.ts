@@ -56,21 +56,50 @@ describe('runAgent', () => {
         ],
         usage: { inputTokens: 100, outputTokens: 10 },
       },
-      { toolCalls: [{ toolName: 'echo', input: { text: 'c' } }], usage: { inputTokens: 150, cacheReadTokens: 90, outputTokens: 5 } },
+      {
+        toolCalls: [{ toolName: 'echo', input: { text: 'c' } }],
+        usage: { inputTokens: 150, cacheReadTokens: 90, outputTokens: 5 },
+      },
       { text: 'Done: a b c.', textChunks: 3, usage: { inputTokens: 200, outputTokens: 7 } },
     ]);
     const sink = collect();
-    const result = await runAgent({ model, instructions, request: 'echo things', tools: [echoTool(executed)], approvals: allowAll, onEvent: (e) => sink.events.push(e) });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'echo things',
+      tools: [echoTool(executed)],
+      approvals: allowAll,
+      onEvent: (e) => sink.events.push(e),
+    });
 
     expect(result.status).toBe('completed');
     expect(result.text).toBe('Done: a b c.');
     expect(result.steps).toBe(3);
     expect(executed).toEqual(['a', 'b', 'c']);
-    expect(result.usage).toEqual({ inputTokens: 450, cacheReadTokens: 90, cacheWriteTokens: undefined, outputTokens: 22, reasoningTokens: undefined });
-    expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(result.usage).toEqual({
+      inputTokens: 450,
+      cacheReadTokens: 90,
+      cacheWriteTokens: undefined,
+      outputTokens: 22,
+      reasoningTokens: undefined,
+    });
+    expect(result.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     expect(findUnpairedToolCalls(result.messages)).toEqual([]);
     const toolMessage = result.messages[2];
-    expect(toolMessage).toMatchObject({ role: 'tool', content: [{ toolCallId: 'call_1_1', output: { value: 'echo: a' }, metadata: { length: 1 } }, { toolCallId: 'call_1_2' }] });
+    expect(toolMessage).toMatchObject({
+      role: 'tool',
+      content: [
+        { toolCallId: 'call_1_1', output: { value: 'echo: a' }, metadata: { length: 1 } },
+        { toolCallId: 'call_1_2' },
+      ],
+    });
 
     // the second request carries the first step's assistant message and tool results as continuation
     expect(model.requests[1]?.continuation.map((message) => message.role)).toEqual(['assistant', 'tool']);
@@ -105,7 +134,10 @@ describe('runAgent', () => {
     ]);
     expect(sink.events.map((envelope) => envelope.sequence)).toEqual(sink.events.map((_, index) => index));
     expect(new Set(sink.events.map((envelope) => envelope.runId))).toEqual(new Set([result.runId]));
-    expect(sink.events[0]).toMatchObject({ schemaVersion: 1, event: { type: 'run.started', tools: ['echo'], instructions: { hash: instructions.hash } } });
+    expect(sink.events[0]).toMatchObject({
+      schemaVersion: 1,
+      event: { type: 'run.started', tools: ['echo'], instructions: { hash: instructions.hash } },
+    });
   });
 
   it('hands each message to onMessage as it is produced, the request first, and waits for it', async () => {
@@ -169,7 +201,14 @@ describe('runAgent', () => {
   it('stops at the step limit with every tool call answered', async () => {
     const loop = { toolCalls: [{ toolName: 'echo', input: { text: 'again' } }] };
     const model = new ScriptedModel([loop, loop, loop, loop]);
-    const result = await runAgent({ model, instructions, request: 'loop', tools: [echoTool()], approvals: allowAll, maxSteps: 3 });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'loop',
+      tools: [echoTool()],
+      approvals: allowAll,
+      maxSteps: 3,
+    });
     expect(result.status).toBe('step_limit');
     expect(result.steps).toBe(3);
     expect(model.requests).toHaveLength(3);
@@ -218,9 +257,20 @@ describe('runAgent', () => {
 
   it('stops waiting for a tool that ignores cancellation', async () => {
     const controller = new AbortController();
-    const stubborn: Tool = { ...echoTool(), name: 'stubborn', execute: () => new Promise(() => setTimeout(() => controller.abort(), 5)) };
+    const stubborn: Tool = {
+      ...echoTool(),
+      name: 'stubborn',
+      execute: () => new Promise(() => setTimeout(() => controller.abort(), 5)),
+    };
     const model = new ScriptedModel([{ toolCalls: [{ toolName: 'stubborn', input: {} }] }]);
-    const result = await runAgent({ model, instructions, request: 'x', tools: [stubborn], approvals: allowAll, signal: controller.signal });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'x',
+      tools: [stubborn],
+      approvals: allowAll,
+      signal: controller.signal,
+    });
     expect(result.status).toBe('cancelled');
     expect(findUnpairedToolCalls(result.messages)).toEqual([]);
   });
@@ -251,8 +301,16 @@ describe('runAgent', () => {
 
   it('never keeps a tool call from a broken stream', async () => {
     const executed: string[] = [];
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'x' } }], error: new TransportError({ message: 'cut' }) }]);
-    const result = await runAgent({ model, instructions, request: 'go', tools: [echoTool(executed)], approvals: allowAll });
+    const model = new ScriptedModel([
+      { toolCalls: [{ toolName: 'echo', input: { text: 'x' } }], error: new TransportError({ message: 'cut' }) },
+    ]);
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'go',
+      tools: [echoTool(executed)],
+      approvals: allowAll,
+    });
     expect(result.status).toBe('failed');
     expect(executed).toEqual([]);
     expect(result.messages).toEqual([{ role: 'user', content: 'go' }]);
@@ -281,7 +339,11 @@ describe('runAgent', () => {
   it('refuses a call its tool checks as impossible before asking the approval gate, and says why in the event', async () => {
     const executed: string[] = [];
     const asked: string[] = [];
-    const picky: Tool = { ...echoTool(executed), check: async (input) => ((input as { text: string }).text === 'bad' ? 'bad is not a word this tool echoes' : undefined) };
+    const picky: Tool = {
+      ...echoTool(executed),
+      check: async (input) =>
+        (input as { text: string }).text === 'bad' ? 'bad is not a word this tool echoes' : undefined,
+    };
     const gate: ApprovalGate = { check: async (call) => (asked.push(JSON.stringify(call.input)), { kind: 'allow' }) };
     const model = new ScriptedModel([
       {
@@ -293,13 +355,22 @@ describe('runAgent', () => {
       { text: 'ok' },
     ]);
     const sink = collect();
-    const result = await runAgent({ model, instructions, request: 'go', tools: [picky], approvals: gate, onEvent: (envelope) => sink.events.push(envelope) });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'go',
+      tools: [picky],
+      approvals: gate,
+      onEvent: (envelope) => sink.events.push(envelope),
+    });
     expect(asked).toEqual(['{"text":"good"}']);
     expect(executed).toEqual(['good']);
     const [refused, ran] = (result.messages[2] as Extract<Message, { role: 'tool' }>).content;
     expect(refused?.output).toEqual({ type: 'error-text', value: 'bad is not a word this tool echoes' });
     expect(ran?.output).toEqual({ type: 'text', value: 'echo: good' });
-    const completed = sink.events.flatMap(({ event }) => (event.type === 'tool.call.completed' ? [[event.outcome, event.resultSummary]] : []));
+    const completed = sink.events.flatMap(({ event }) =>
+      event.type === 'tool.call.completed' ? [[event.outcome, event.resultSummary]] : [],
+    );
     expect(completed).toEqual([
       ['error', 'refused: bad is not a word this tool echoes'],
       ['ok', 'echo returned 1 line(s)'],
@@ -307,11 +378,24 @@ describe('runAgent', () => {
   });
 
   it("puts the tool's own one-line summary of a call on its completed event", async () => {
-    const summarizing: Tool = { ...echoTool(), execute: async () => ({ output: { type: 'text', value: 'echo: x' }, summary: 'echoed x (1 word)' }) };
+    const summarizing: Tool = {
+      ...echoTool(),
+      execute: async () => ({ output: { type: 'text', value: 'echo: x' }, summary: 'echoed x (1 word)' }),
+    };
     const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'x' } }] }, { text: 'ok' }]);
     const sink = collect();
-    await runAgent({ model, instructions, request: 'go', tools: [summarizing], approvals: allowAll, onEvent: (envelope) => sink.events.push(envelope) });
-    expect(sink.events.map(({ event }) => event).find((event) => event.type === 'tool.call.completed')).toMatchObject({ outcome: 'ok', resultSummary: 'echoed x (1 word)' });
+    await runAgent({
+      model,
+      instructions,
+      request: 'go',
+      tools: [summarizing],
+      approvals: allowAll,
+      onEvent: (envelope) => sink.events.push(envelope),
+    });
+    expect(sink.events.map(({ event }) => event).find((event) => event.type === 'tool.call.completed')).toMatchObject({
+      outcome: 'ok',
+      resultSummary: 'echoed x (1 word)',
+    });
   });
 
   it('denies tool calls when no approval gate is given', async () => {
@@ -319,7 +403,9 @@ describe('runAgent', () => {
     const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'x' } }] }, { text: 'ok' }]);
     const result = await runAgent({ model, instructions, request: 'go', tools: [echoTool(executed)] });
     expect(executed).toEqual([]);
-    expect(result.messages[2]).toMatchObject({ content: [{ output: { type: 'error-text', value: expect.stringContaining('no approval policy') } }] });
+    expect(result.messages[2]).toMatchObject({
+      content: [{ output: { type: 'error-text', value: expect.stringContaining('no approval policy') } }],
+    });
   });
 
   it('turns a throwing tool into an error result and goes on', async () => {
@@ -333,7 +419,9 @@ describe('runAgent', () => {
     const model = new ScriptedModel([{ toolCalls: [{ toolName: 'fail', input: {} }] }, { text: 'recovered' }]);
     const result = await runAgent({ model, instructions, request: 'go', tools: [failing], approvals: allowAll });
     expect(result.status).toBe('completed');
-    expect(result.messages[2]).toMatchObject({ content: [{ output: { type: 'error-text', value: 'Tool "fail" failed: disk on fire' } }] });
+    expect(result.messages[2]).toMatchObject({
+      content: [{ output: { type: 'error-text', value: 'Tool "fail" failed: disk on fire' } }],
+    });
   });
 
   it('caps a huge error text, thrown or returned, at 64 KiB keeping its start and end (a 10 MB line quoted in an error)', async () => {
@@ -345,7 +433,11 @@ describe('runAgent', () => {
         throw new Error(line);
       },
     };
-    const returning: Tool = { ...echoTool(), name: 'returns', execute: async () => ({ output: { type: 'error-text', value: line } }) };
+    const returning: Tool = {
+      ...echoTool(),
+      name: 'returns',
+      execute: async () => ({ output: { type: 'error-text', value: line } }),
+    };
     const model = new ScriptedModel([
       {
         toolCalls: [
@@ -355,8 +447,16 @@ describe('runAgent', () => {
       },
       { text: 'recovered' },
     ]);
-    const result = await runAgent({ model, instructions, request: 'go', tools: [throwing, returning], approvals: allowAll });
-    const values = (result.messages[2] as Extract<Message, { role: 'tool' }>).content.map((part) => (part.output.type === 'error-text' ? part.output.value : ''));
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'go',
+      tools: [throwing, returning],
+      approvals: allowAll,
+    });
+    const values = (result.messages[2] as Extract<Message, { role: 'tool' }>).content.map((part) =>
+      part.output.type === 'error-text' ? part.output.value : '',
+    );
     expect(values).toHaveLength(2);
     for (const value of values) {
       expect(Buffer.byteLength(value)).toBeLessThanOrEqual(MAX_TOOL_ERROR_TEXT_BYTES + 100);
@@ -371,8 +471,18 @@ describe('runAgent', () => {
       loads += 1;
       return createInstructionSnapshot(`version ${loads}`);
     };
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'echo', input: { text: 'x' } }] }, { toolCalls: [{ toolName: 'echo', input: { text: 'y' } }] }, { text: 'end' }]);
-    const result = await runAgent({ model, instructions: loader, request: 'go', tools: [echoTool()], approvals: allowAll });
+    const model = new ScriptedModel([
+      { toolCalls: [{ toolName: 'echo', input: { text: 'x' } }] },
+      { toolCalls: [{ toolName: 'echo', input: { text: 'y' } }] },
+      { text: 'end' },
+    ]);
+    const result = await runAgent({
+      model,
+      instructions: loader,
+      request: 'go',
+      tools: [echoTool()],
+      approvals: allowAll,
+    });
     expect(loads).toBe(1);
     expect(new Set(model.requests.map((request) => request.instructions))).toEqual(new Set(['version 1']));
     expect(result.instructionsHash).toBe(createInstructionSnapshot('version 1').hash);
@@ -381,7 +491,9 @@ describe('runAgent', () => {
   it('refuses unsafe ids and duplicate tool names before contacting the model', async () => {
     const model = new ScriptedModel([{ text: 'never' }]);
     await expect(runAgent({ model, instructions, request: 'x', runId: '../escape' })).rejects.toThrow('Invalid run id');
-    await expect(runAgent({ model, instructions, request: 'x', tools: [echoTool(), echoTool()] })).rejects.toThrow('Two tools are named "echo"');
+    await expect(runAgent({ model, instructions, request: 'x', tools: [echoTool(), echoTool()] })).rejects.toThrow(
+      'Two tools are named "echo"',
+    );
     await expect(runAgent({ model, instructions, request: 'x', maxSteps: 0 })).rejects.toThrow('maxSteps');
     expect(model.requests).toHaveLength(0);
   });

@@ -40,7 +40,12 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const estimatorAccuracy = session.estimatorAccuracy ?? createEstimatorAccuracyTracker();
   const tools = indexTools(options.tools ?? []);
   const signal = options.signal ?? new AbortController().signal;
-  const emit = createEmitter({ runId, sessionId: session.id, now, listener: withObservers(options.onEvent, options.observers) });
+  const emit = createEmitter({
+    runId,
+    sessionId: session.id,
+    now,
+    listener: withObservers(options.onEvent, options.observers),
+  });
 
   const instructions = typeof options.instructions === 'function' ? await options.instructions() : options.instructions;
   const history = session.history ?? [];
@@ -68,7 +73,17 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 
   const finish = (status: RunStatus, error?: ErrorSummary): RunResult => {
     const durationMs = now() - startedAt;
-    return endRun(emit, { runId, status, messages: [currentRequest, ...continuation], steps, usage, durationMs, instructionsHash: instructions.hash, error, cost: costs.summary(usage) });
+    return endRun(emit, {
+      runId,
+      status,
+      messages: [currentRequest, ...continuation],
+      steps,
+      usage,
+      durationMs,
+      instructionsHash: instructions.hash,
+      error,
+      cost: costs.summary(usage),
+    });
   };
 
   const context = new RunContext({
@@ -83,7 +98,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     ...(options.contextManager === undefined ? {} : { manager: options.contextManager }),
     ...(options.compactionGuard === undefined ? {} : { guard: options.compactionGuard }),
     ...(options.toolOutputProjection === undefined ? {} : { projection: options.toolOutputProjection }),
-    ...(session.projectedToolCalls === undefined || policy.mode !== 'compact' ? {} : { projected: session.projectedToolCalls }),
+    ...(session.projectedToolCalls === undefined || policy.mode !== 'compact'
+      ? {}
+      : { projected: session.projectedToolCalls }),
     ...(session.compactionRequests === undefined ? {} : { requests: session.compactionRequests }),
   });
   const definitions = toolDefinitions(tools.values());
@@ -119,11 +136,18 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     const attempt = (request: ModelRequest): Promise<StepOutcome> => {
       emit({ type: 'model.step.started', step });
       lastRequestAt = now();
-      return runModelStep(options.model, request, signal, (delta) => emit({ type: 'model.text.delta', step, delta }), { promptCacheKey: cacheKey });
+      return runModelStep(options.model, request, signal, (delta) => emit({ type: 'model.text.delta', step, delta }), {
+        promptCacheKey: cacheKey,
+      });
     };
     let outcome = await attempt(prepared.request);
     // One recovery from a clean overflow: nothing was shown, so the same admitted input is sent again, smaller.
-    if (outcome.kind === 'broken' && outcome.partialText.length === 0 && ContextOverflowError.isInstance(outcome.error) && !signal.aborted) {
+    if (
+      outcome.kind === 'broken' &&
+      outcome.partialText.length === 0 &&
+      ContextOverflowError.isInstance(outcome.error) &&
+      !signal.aborted
+    ) {
       const retry = await context.recoverOverflow(step, input, signal);
       if (retry?.kind === 'stop') return finish(retry.stop.status, retry.stop.error);
       if (retry !== undefined) {
@@ -146,9 +170,23 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     cacheReadTokens = outcome.usage.cacheReadTokens;
     const calls = outcome.message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
     const stepCost = costs.step(outcome.usage);
-    emit({ type: 'model.step.completed', step, finishReason: outcome.finishReason, usage: outcome.usage, toolCalls: calls.length, ...(stepCost === undefined ? {} : { cost: stepCost }) });
+    emit({
+      type: 'model.step.completed',
+      step,
+      finishReason: outcome.finishReason,
+      usage: outcome.usage,
+      toolCalls: calls.length,
+      ...(stepCost === undefined ? {} : { cost: stepCost }),
+    });
     if (prepared.budget !== undefined) {
-      reconcileStep({ model: options.model, budget: prepared.budget, usage: outcome.usage, step, tracker: estimatorAccuracy, emit });
+      reconcileStep({
+        model: options.model,
+        budget: prepared.budget,
+        usage: outcome.usage,
+        step,
+        tracker: estimatorAccuracy,
+        emit,
+      });
     }
     await record(outcome.message);
     if (calls.length === 0) return finish('completed');
@@ -166,7 +204,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 function indexTools(tools: readonly Tool[]): Map<string, Tool> {
   const byName = new Map<string, Tool>();
   for (const tool of tools) {
-    if (byName.has(tool.name)) throw new InvalidInputError({ message: `Two tools are named "${tool.name}"; tool names must be unique.` });
+    if (byName.has(tool.name))
+      throw new InvalidInputError({ message: `Two tools are named "${tool.name}"; tool names must be unique.` });
     byName.set(tool.name, tool);
   }
   return byName;

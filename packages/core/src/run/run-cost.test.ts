@@ -8,24 +8,52 @@ import { runAgent } from './run-agent.js';
 
 const instructions = createInstructionSnapshot('You are a test agent.');
 const allowAll: ApprovalGate = { check: async () => ({ kind: 'allow' }) };
-const prices: PriceSheet = { currency: 'USD', inputPerMillion: 2, cachedInputPerMillion: 0.2, outputPerMillion: 10, source: 'config', reference: 'test' };
-const noop: Tool = { name: 'noop', description: 'Does nothing.', inputSchema: { type: 'object' }, risk: 'read', execute: async () => ({ output: { type: 'text', value: 'done' } }) };
+const prices: PriceSheet = {
+  currency: 'USD',
+  inputPerMillion: 2,
+  cachedInputPerMillion: 0.2,
+  outputPerMillion: 10,
+  source: 'config',
+  reference: 'test',
+};
+const noop: Tool = {
+  name: 'noop',
+  description: 'Does nothing.',
+  inputSchema: { type: 'object' },
+  risk: 'read',
+  execute: async () => ({ output: { type: 'text', value: 'done' } }),
+};
 
-function eventsOf<T extends ForgeEvent['type']>(events: readonly EventEnvelope[], type: T): Extract<ForgeEvent, { type: T }>[] {
-  return events.map((envelope) => envelope.event).filter((event): event is Extract<ForgeEvent, { type: T }> => event.type === type);
+function eventsOf<T extends ForgeEvent['type']>(
+  events: readonly EventEnvelope[],
+  type: T,
+): Extract<ForgeEvent, { type: T }>[] {
+  return events
+    .map((envelope) => envelope.event)
+    .filter((event): event is Extract<ForgeEvent, { type: T }> => event.type === type);
 }
 
 describe('runAgent prices its steps', () => {
   it('puts each step cost, the run total and the cache-hit ratio in the events and the result', async () => {
     const model = new ScriptedModel(
       [
-        { toolCalls: [{ toolName: 'noop', input: {} }], usage: { inputTokens: 10_000, cacheReadTokens: 0, outputTokens: 100 } },
+        {
+          toolCalls: [{ toolName: 'noop', input: {} }],
+          usage: { inputTokens: 10_000, cacheReadTokens: 0, outputTokens: 100 },
+        },
         { text: 'ok', usage: { inputTokens: 12_000, cacheReadTokens: 9_984, outputTokens: 50 } },
       ],
       { capabilities: { prices } },
     );
     const events: EventEnvelope[] = [];
-    const result = await runAgent({ model, instructions, request: 'go', tools: [noop], approvals: allowAll, onEvent: (event) => events.push(event) });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'go',
+      tools: [noop],
+      approvals: allowAll,
+      onEvent: (event) => events.push(event),
+    });
 
     expect(eventsOf(events, 'run.started')[0]?.prices).toEqual(prices);
     const steps = eventsOf(events, 'model.step.completed');
@@ -43,7 +71,12 @@ describe('runAgent prices its steps', () => {
   it('reports a model without prices in tokens only, and counts steps whose usage cannot be priced', async () => {
     const unpriced = new ScriptedModel([{ text: 'ok', usage: { inputTokens: 100, outputTokens: 5 } }]);
     const events: EventEnvelope[] = [];
-    const result = await runAgent({ model: unpriced, instructions, request: 'go', onEvent: (event) => events.push(event) });
+    const result = await runAgent({
+      model: unpriced,
+      instructions,
+      request: 'go',
+      onEvent: (event) => events.push(event),
+    });
     expect(result.cost).toBeUndefined();
     expect(eventsOf(events, 'model.step.completed')[0]).not.toHaveProperty('cost');
     expect(eventsOf(events, 'run.started')[0]).not.toHaveProperty('prices');
@@ -61,9 +94,27 @@ describe('runAgent prices its steps', () => {
   });
 
   it('sends every request of a conversation with one prompt cache key, derived from the session', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'noop', input: {} }] }, { text: 'ok' }, { text: 'again' }]);
-    await runAgent({ model, instructions, request: 'one', tools: [noop], approvals: allowAll, session: { id: 'sess_a' } });
-    await runAgent({ model, instructions, request: 'two', tools: [noop], approvals: allowAll, session: { id: 'sess_a' } });
+    const model = new ScriptedModel([
+      { toolCalls: [{ toolName: 'noop', input: {} }] },
+      { text: 'ok' },
+      { text: 'again' },
+    ]);
+    await runAgent({
+      model,
+      instructions,
+      request: 'one',
+      tools: [noop],
+      approvals: allowAll,
+      session: { id: 'sess_a' },
+    });
+    await runAgent({
+      model,
+      instructions,
+      request: 'two',
+      tools: [noop],
+      approvals: allowAll,
+      session: { id: 'sess_a' },
+    });
     const keys = model.callOptions.map((options) => options.promptCacheKey);
     expect(new Set(keys).size).toBe(1);
     expect(keys[0]).toMatch(/^forge-/);

@@ -27,7 +27,15 @@ export interface RunEnd {
 export function endRun(emit: (event: ForgeEvent) => void, end: RunEnd): RunResult {
   const { runId, status, messages, steps, usage, durationMs, instructionsHash, error, cost = {} } = end;
   if (status === 'failed') {
-    emit({ type: 'run.failed', status, steps, usage, durationMs, error: error ?? summarizeError('unknown failure'), ...cost });
+    emit({
+      type: 'run.failed',
+      status,
+      steps,
+      usage,
+      durationMs,
+      error: error ?? summarizeError('unknown failure'),
+      ...cost,
+    });
   } else {
     emit({ type: 'run.completed', status, steps, usage, durationMs, ...cost });
   }

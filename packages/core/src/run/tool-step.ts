@@ -23,7 +23,12 @@ function describeCall(tool: Tool | undefined, call: ToolCallPart): string {
 }
 
 function errorResult(call: ToolCallPart, message: string): ToolResultPart {
-  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: capToolErrorText(message) } };
+  return {
+    type: 'tool-result',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    output: { type: 'error-text', value: capToolErrorText(message) },
+  };
 }
 
 /** Longest `resultSummary` an event carries. */
@@ -75,13 +80,19 @@ export async function runToolCalls(options: {
 
     let ending: Ending;
     if (signal.aborted) {
-      ending = ended('cancelled', errorResult(call, 'Not run: the run was cancelled before this tool call started.'), 'cancelled before it started');
+      ending = ended(
+        'cancelled',
+        errorResult(call, 'Not run: the run was cancelled before this tool call started.'),
+        'cancelled before it started',
+      );
     } else if (tool === undefined) {
       const known = [...tools.keys()].sort().join(', ') || 'none';
       const message = `Unknown tool "${call.toolName}". Available tools: ${known}.`;
       ending = ended('error', errorResult(call, message), `refused: ${message}`);
     } else {
-      ending = (await refusedBeforeApproval(tool, call, signal)) ?? (await approveAndExecute(tool, call, summary, approvals, signal));
+      ending =
+        (await refusedBeforeApproval(tool, call, signal)) ??
+        (await approveAndExecute(tool, call, summary, approvals, signal));
     }
     const [outcome, result, resultSummary] = ending;
     results.push(result);
@@ -108,23 +119,50 @@ async function refusedBeforeApproval(tool: Tool, call: ToolCallPart, signal: Abo
   try {
     reason = await untilAborted(tool.check(call.input, { toolCallId: call.toolCallId, signal }), signal);
   } catch {
-    if (signal.aborted) return ended('cancelled', errorResult(call, 'Not run: the run was cancelled before this tool call started.'), 'cancelled before it started');
+    if (signal.aborted)
+      return ended(
+        'cancelled',
+        errorResult(call, 'Not run: the run was cancelled before this tool call started.'),
+        'cancelled before it started',
+      );
     return undefined;
   }
   if (reason === undefined) return undefined;
-  return ended('error', errorResult(call, reason), reason.startsWith(`${call.toolName} refused`) ? reason : `refused: ${reason}`);
+  return ended(
+    'error',
+    errorResult(call, reason),
+    reason.startsWith(`${call.toolName} refused`) ? reason : `refused: ${reason}`,
+  );
 }
 
-async function approveAndExecute(tool: Tool, call: ToolCallPart, summary: string, approvals: ApprovalGate, signal: AbortSignal): Promise<Ending> {
+async function approveAndExecute(
+  tool: Tool,
+  call: ToolCallPart,
+  summary: string,
+  approvals: ApprovalGate,
+  signal: AbortSignal,
+): Promise<Ending> {
   let decision;
   try {
     const escalation = tool.escalation?.(call.input);
     decision = await approvals.check(
-      { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, risk: tool.risk, summary, ...(escalation === undefined ? {} : { escalation }) },
+      {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        input: call.input,
+        risk: tool.risk,
+        summary,
+        ...(escalation === undefined ? {} : { escalation }),
+      },
       signal,
     );
   } catch (error) {
-    if (signal.aborted) return ended('cancelled', errorResult(call, 'Not run: the run was cancelled while waiting for approval.'), 'cancelled while waiting for approval');
+    if (signal.aborted)
+      return ended(
+        'cancelled',
+        errorResult(call, 'Not run: the run was cancelled while waiting for approval.'),
+        'cancelled while waiting for approval',
+      );
     const message = `Not run: approval failed: ${summarizeError(error).message}`;
     return ended('error', errorResult(call, message), message);
   }
@@ -136,7 +174,12 @@ async function approveAndExecute(tool: Tool, call: ToolCallPart, summary: string
   try {
     executed = await untilAborted(tool.execute(call.input, { toolCallId: call.toolCallId, signal }), signal);
   } catch (error) {
-    if (signal.aborted) return ended('cancelled', errorResult(call, 'Stopped: the run was cancelled while this tool was running.'), 'cancelled while it was running');
+    if (signal.aborted)
+      return ended(
+        'cancelled',
+        errorResult(call, 'Stopped: the run was cancelled while this tool was running.'),
+        'cancelled while it was running',
+      );
     const message = `Tool "${call.toolName}" failed: ${summarizeError(error).message}`;
     return ended('error', errorResult(call, message), `failed: ${message}`);
   }
@@ -145,7 +188,10 @@ async function approveAndExecute(tool: Tool, call: ToolCallPart, summary: string
     toolCallId: call.toolCallId,
     toolName: call.toolName,
     // Error text is capped here, for every tool: a tool may quote what it failed on (a 10 MB line).
-    output: executed.output.type === 'error-text' ? { type: 'error-text', value: capToolErrorText(executed.output.value) } : executed.output,
+    output:
+      executed.output.type === 'error-text'
+        ? { type: 'error-text', value: capToolErrorText(executed.output.value) }
+        : executed.output,
     ...(executed.metadata === undefined ? {} : { metadata: executed.metadata }),
   };
   if (signal.aborted) return ended('cancelled', result, 'cancelled while it was running');

@@ -21,7 +21,9 @@ function countMessage(message: Message): number {
         tokens += count(part.toolName) + count(JSON.stringify(part.input));
         break;
       case 'tool-result':
-        tokens += count(part.toolName) + count(typeof part.output.value === 'string' ? part.output.value : JSON.stringify(part.output.value));
+        tokens +=
+          count(part.toolName) +
+          count(typeof part.output.value === 'string' ? part.output.value : JSON.stringify(part.output.value));
         break;
     }
   }
@@ -34,14 +36,18 @@ function countMessage(message: Message): number {
  */
 export function estimateWithFakeTokenizer(request: ModelRequest): TokenEstimate {
   const sum = (messages: readonly Message[]) => messages.reduce((total, message) => total + countMessage(message), 0);
-  const messageCount = 1 + (request.checkpoint === undefined ? 0 : 1) + request.history.length + 1 + request.continuation.length;
+  const messageCount =
+    1 + (request.checkpoint === undefined ? 0 : 1) + request.history.length + 1 + request.continuation.length;
   const categories: TokenCategories = {
     instructions: count(request.instructions),
     checkpoint: request.checkpoint === undefined ? 0 : count(request.checkpoint),
     history: sum(request.history),
     request: count(request.currentRequest.content),
     continuation: sum(request.continuation),
-    toolSchemas: request.tools.reduce((total, tool) => total + count(tool.name) + count(tool.description) + count(JSON.stringify(tool.inputSchema)), 0),
+    toolSchemas: request.tools.reduce(
+      (total, tool) => total + count(tool.name) + count(tool.description) + count(JSON.stringify(tool.inputSchema)),
+      0,
+    ),
     overhead: messageCount * PER_MESSAGE_OVERHEAD,
   };
   const tokens = Object.values(categories).reduce((total, value) => total + value, 0);

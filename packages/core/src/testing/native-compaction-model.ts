@@ -30,7 +30,13 @@ export class NativeCompactionModel extends ScriptedModel {
 
   async compact(request: NativeCompactionRequest): Promise<OpaqueProviderState> {
     this.compactions.push(request);
-    const items: JsonObject[] = [{ type: 'compaction', id: `cmp_${this.compactions.length}`, encrypted_content: `opaque:${hashMessages(request.messages).slice(0, 16)}` }];
+    const items: JsonObject[] = [
+      {
+        type: 'compaction',
+        id: `cmp_${this.compactions.length}`,
+        encrypted_content: `opaque:${hashMessages(request.messages).slice(0, 16)}`,
+      },
+    ];
     const serialized = JSON.stringify(items);
     return {
       provider: this.provider,
@@ -53,7 +59,10 @@ export class NativeCompactionModel extends ScriptedModel {
 function replays(provider: string, modelId: string, request: ModelRequest): boolean {
   const state = request.nativeState;
   if (state === undefined || state.provider !== provider || state.modelId !== modelId) return false;
-  return request.history.length >= state.sourceMessages && hashMessages(request.history.slice(0, state.sourceMessages)) === state.sourceHash;
+  return (
+    request.history.length >= state.sourceMessages &&
+    hashMessages(request.history.slice(0, state.sourceMessages)) === state.sourceHash
+  );
 }
 
 function estimateAsSent(provider: string, modelId: string, request: ModelRequest): TokenEstimate {
@@ -62,5 +71,9 @@ function estimateAsSent(provider: string, modelId: string, request: ModelRequest
   const { checkpoint: _replaced, nativeState: _opaque, ...rest } = request;
   const base = estimateWithFakeTokenizer({ ...rest, history: request.history.slice(state.sourceMessages) });
   const opaque = Math.ceil(state.bytes / 4);
-  return { ...base, tokens: base.tokens + opaque, categories: { ...base.categories, checkpoint: base.categories.checkpoint + opaque } };
+  return {
+    ...base,
+    tokens: base.tokens + opaque,
+    categories: { ...base.categories, checkpoint: base.categories.checkpoint + opaque },
+  };
 }

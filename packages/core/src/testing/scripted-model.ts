@@ -97,7 +97,9 @@ export class ScriptedModel implements ModelAdapter {
 
   /** What each message adds to an otherwise empty request, by the same estimator. */
   async countMessageTokens(messages: readonly Message[]): Promise<readonly number[]> {
-    return this.countMessages === undefined ? countMessagesWithEstimate(this.estimator, messages) : this.countMessages(messages);
+    return this.countMessages === undefined
+      ? countMessagesWithEstimate(this.estimator, messages)
+      : this.countMessages(messages);
   }
 
   async *doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
@@ -107,10 +109,16 @@ export class ScriptedModel implements ModelAdapter {
     this.callOptions.push(recorded);
     const step = this.steps[callIndex];
     if (step === undefined) {
-      throw new InvalidInputError({ message: `ScriptedModel has no step ${callIndex + 1}; the script has ${this.steps.length}.` });
+      throw new InvalidInputError({
+        message: `ScriptedModel has no step ${callIndex + 1}; the script has ${this.steps.length}.`,
+      });
     }
     const reply = typeof step === 'function' ? step(request, callIndex) : step;
-    if (reply.overflow) throw new ContextOverflowError({ message: 'Scripted context overflow.', limitTokens: this.capabilities.contextWindowTokens });
+    if (reply.overflow)
+      throw new ContextOverflowError({
+        message: 'Scripted context overflow.',
+        limitTokens: this.capabilities.contextWindowTokens,
+      });
     if (reply.hang) {
       await waitForAbort(options.signal);
       options.signal?.throwIfAborted();
@@ -127,7 +135,12 @@ export class ScriptedModel implements ModelAdapter {
     for (const [index, call] of calls.entries()) {
       yield {
         type: 'tool-call',
-        part: { type: 'tool-call', toolCallId: call.toolCallId ?? `call_${callIndex + 1}_${index + 1}`, toolName: call.toolName, input: call.input },
+        part: {
+          type: 'tool-call',
+          toolCallId: call.toolCallId ?? `call_${callIndex + 1}_${index + 1}`,
+          toolName: call.toolName,
+          input: call.input,
+        },
       };
     }
     if (reply.error) throw reply.error;

@@ -17,7 +17,11 @@ export interface MessageGroup {
 }
 
 function isReasoningOnly(message: Message): boolean {
-  return message.role === 'assistant' && message.content.length > 0 && message.content.every((part) => part.type === 'reasoning');
+  return (
+    message.role === 'assistant' &&
+    message.content.length > 0 &&
+    message.content.every((part) => part.type === 'reasoning')
+  );
 }
 
 function countPendingCalls(messages: readonly Message[], start: number, end: number): number {

@@ -10,8 +10,22 @@ import { decideRequest, selectRequestView, selectViewRange, summarizeView, ViewH
 const modes = fc.constantFrom<ContextMode>('off', 'warn', 'shadow', 'compact');
 
 function estimateOf(categories: Partial<TokenCategories>): TokenEstimate {
-  const full: TokenCategories = { instructions: 0, checkpoint: 0, history: 0, request: 0, continuation: 0, toolSchemas: 0, overhead: 0, ...categories };
-  return { tokens: Object.values(full).reduce((sum, value) => sum + value, 0), method: 'provider-tokenizer', confidence: 'exact', categories: full };
+  const full: TokenCategories = {
+    instructions: 0,
+    checkpoint: 0,
+    history: 0,
+    request: 0,
+    continuation: 0,
+    toolSchemas: 0,
+    overhead: 0,
+    ...categories,
+  };
+  return {
+    tokens: Object.values(full).reduce((sum, value) => sum + value, 0),
+    method: 'provider-tokenizer',
+    confidence: 'exact',
+    categories: full,
+  };
 }
 
 describe('selectRequestView', () => {
@@ -25,8 +39,12 @@ describe('selectRequestView', () => {
         fc.option(fc.nat(), { nil: undefined }),
         async (transcript, mode, window, recentTailTokens, cut) => {
           const model = new ScriptedModel([], { capabilities: { contextWindowTokens: window, maxOutputTokens: 100 } });
-          const coveredThrough = cut === undefined || transcript.length === 0 ? undefined : cut % (transcript.length + 1);
-          const checkpoint = coveredThrough === undefined ? undefined : { id: 'cp_test', coveredThrough, text: '[SESSION_CHECKPOINT v1]' };
+          const coveredThrough =
+            cut === undefined || transcript.length === 0 ? undefined : cut % (transcript.length + 1);
+          const checkpoint =
+            coveredThrough === undefined
+              ? undefined
+              : { id: 'cp_test', coveredThrough, text: '[SESSION_CHECKPOINT v1]' };
           const policy = resolveContextPolicy({ mode, recentTailTokens, reservedOutputTokens: 100, bufferTokens: 100 });
           const view = await selectRequestView({
             transcript,
@@ -54,20 +72,40 @@ describe('selectRequestView', () => {
 
   it('sends a stored checkpoint in mode compact only, and says when it is not used', () => {
     const checkpoint = { id: 'cp_1', coveredThrough: 3, text: 'view' };
-    expect(selectViewRange({ messageCount: 5, checkpoint, mode: 'compact' })).toMatchObject({ checkpoint, coveredThrough: 3, tailStart: 3, end: 5, omitted: 0 });
+    expect(selectViewRange({ messageCount: 5, checkpoint, mode: 'compact' })).toMatchObject({
+      checkpoint,
+      coveredThrough: 3,
+      tailStart: 3,
+      end: 5,
+      omitted: 0,
+    });
     for (const mode of ['off', 'warn', 'shadow'] as const) {
       const range = selectViewRange({ messageCount: 5, checkpoint, mode });
-      expect(range).toMatchObject({ coveredThrough: 0, tailStart: 0, end: 5, omitted: 0, unusedCheckpoint: { id: 'cp_1', mode } });
+      expect(range).toMatchObject({
+        coveredThrough: 0,
+        tailStart: 0,
+        end: 5,
+        omitted: 0,
+        unusedCheckpoint: { id: 'cp_1', mode },
+      });
       expect(range.checkpoint).toBeUndefined();
     }
-    expect(() => selectViewRange({ messageCount: 2, checkpoint, mode: 'compact' })).toThrow(/covers messages \[0, 3\) of a transcript of 2/);
+    expect(() => selectViewRange({ messageCount: 2, checkpoint, mode: 'compact' })).toThrow(
+      /covers messages \[0, 3\) of a transcript of 2/,
+    );
   });
 });
 
 describe('decideRequest', () => {
   const window = { contextWindowTokens: 10_000, source: 'table' as const };
   const decide = (mode: ContextMode, categories: Partial<TokenCategories>) =>
-    decideRequest(computeContextBudget({ capabilities: window, estimate: estimateOf(categories), policy: resolveContextPolicy({ mode, reservedOutputTokens: 1000, bufferTokens: 1000 }) }));
+    decideRequest(
+      computeContextBudget({
+        capabilities: window,
+        estimate: estimateOf(categories),
+        policy: resolveContextPolicy({ mode, reservedOutputTokens: 1000, bufferTokens: 1000 }),
+      }),
+    );
 
   it('compacts only past the threshold in mode compact, and sends the whole history below it', () => {
     // available 9,000: compaction threshold 7,650, target 4,500
@@ -88,7 +126,12 @@ describe('decideRequest', () => {
 
 describe('summarizeView', () => {
   it('throws a ViewHoleError rather than report a request that leaves messages out', () => {
-    expect(summarizeView({ stored: 10, covered: 4, verbatim: 6, checkpointId: 'cp_1' })).toEqual({ checkpointId: 'cp_1', coveredMessages: 4, verbatimMessages: 6, omitted: 0 });
+    expect(summarizeView({ stored: 10, covered: 4, verbatim: 6, checkpointId: 'cp_1' })).toEqual({
+      checkpointId: 'cp_1',
+      coveredMessages: 4,
+      verbatimMessages: 6,
+      omitted: 0,
+    });
     expect(() => summarizeView({ stored: 10, covered: 4, verbatim: 5 })).toThrow(ViewHoleError);
     expect(() => summarizeView({ stored: 10, covered: 4, verbatim: 5 })).toThrow(/1 would be left out/);
   });

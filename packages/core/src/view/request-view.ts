@@ -115,7 +115,11 @@ export type ViewSummary = {
  */
 export class ViewHoleError extends ForgeError {
   constructor(message: string) {
-    super({ code: 'internal_view_hole', message: `${message} This is a bug in Forge: nothing was sent.`, isRetryable: false });
+    super({
+      code: 'internal_view_hole',
+      message: `${message} This is a bug in Forge: nothing was sent.`,
+      isRetryable: false,
+    });
     this.name = 'ViewHoleError';
   }
 }
@@ -125,18 +129,41 @@ export class ViewHoleError extends ForgeError {
  * account for all `stored` messages, and returns the view's summary. Throws {@link ViewHoleError}
  * otherwise.
  */
-export function summarizeView(input: { readonly stored: number; readonly covered: number; readonly verbatim: number; readonly checkpointId?: string }): ViewSummary {
+export function summarizeView(input: {
+  readonly stored: number;
+  readonly covered: number;
+  readonly verbatim: number;
+  readonly checkpointId?: string;
+}): ViewSummary {
   const omitted = input.stored - input.covered - input.verbatim;
   if (omitted !== 0 || input.covered < 0 || input.verbatim < 0) {
-    throw new ViewHoleError(`A request would carry ${input.covered} summarized and ${input.verbatim} verbatim messages of a conversation of ${input.stored}: ${omitted} would be left out.`);
+    throw new ViewHoleError(
+      `A request would carry ${input.covered} summarized and ${input.verbatim} verbatim messages of a conversation of ${input.stored}: ${omitted} would be left out.`,
+    );
   }
-  return { ...(input.checkpointId === undefined ? {} : { checkpointId: input.checkpointId }), coveredMessages: input.covered, verbatimMessages: input.verbatim, omitted: 0 };
+  return {
+    ...(input.checkpointId === undefined ? {} : { checkpointId: input.checkpointId }),
+    coveredMessages: input.covered,
+    verbatimMessages: input.verbatim,
+    omitted: 0,
+  };
 }
 
 /** Which stored messages a request of `mode` carries: the checkpoint (mode `compact` only) and everything after it. */
-export function selectViewRange(input: { readonly messageCount: number; readonly checkpoint?: RequestViewCheckpoint; readonly mode: ContextMode }): ViewRange {
+export function selectViewRange(input: {
+  readonly messageCount: number;
+  readonly checkpoint?: RequestViewCheckpoint;
+  readonly mode: ContextMode;
+}): ViewRange {
   const { messageCount, checkpoint, mode } = input;
-  if (checkpoint !== undefined && !(Number.isInteger(checkpoint.coveredThrough) && checkpoint.coveredThrough >= 0 && checkpoint.coveredThrough <= messageCount)) {
+  if (
+    checkpoint !== undefined &&
+    !(
+      Number.isInteger(checkpoint.coveredThrough) &&
+      checkpoint.coveredThrough >= 0 &&
+      checkpoint.coveredThrough <= messageCount
+    )
+  ) {
     throw new InvalidInputError({
       message: `Checkpoint ${checkpoint.id} covers messages [0, ${String(checkpoint.coveredThrough)}) of a transcript of ${messageCount}; it cannot be used for this transcript.`,
     });
@@ -166,7 +193,8 @@ export function viewHistory(range: ViewRange, transcript: readonly Message[]): r
  */
 export function decideRequest(budget: ContextBudget): ViewDecision {
   if (budget.mode === 'compact') {
-    if (budget.mandatoryTokens > budget.availableInputTokens) return { kind: 'cannot_fit', reason: 'mandatory_context' };
+    if (budget.mandatoryTokens > budget.availableInputTokens)
+      return { kind: 'cannot_fit', reason: 'mandatory_context' };
     if (budget.overBudget) return { kind: 'compact', trigger: 'over_budget' };
     if (budget.estimate.tokens > budget.compactAtTokens) return { kind: 'compact', trigger: 'threshold' };
     return { kind: 'send' };
@@ -177,12 +205,21 @@ export function decideRequest(budget: ContextBudget): ViewDecision {
 }
 
 /** The budget of `request` by the model's own estimator. */
-export async function budgetRequest(model: ModelAdapter, request: ModelRequest, policy: ContextPolicy): Promise<ContextBudget> {
+export async function budgetRequest(
+  model: ModelAdapter,
+  request: ModelRequest,
+  policy: ContextPolicy,
+): Promise<ContextBudget> {
   return budgetOfEstimate(model, request, await model.estimateRequestTokens(request), policy);
 }
 
 /** {@link budgetRequest} for a request already estimated. */
-export function budgetOfEstimate(model: ModelAdapter, request: ModelRequest, estimate: TokenEstimate, policy: ContextPolicy): ContextBudget {
+export function budgetOfEstimate(
+  model: ModelAdapter,
+  request: ModelRequest,
+  estimate: TokenEstimate,
+  policy: ContextPolicy,
+): ContextBudget {
   return computeContextBudget({
     capabilities: model.capabilities as ContextCapabilities,
     estimate,
@@ -198,7 +235,11 @@ export function budgetOfEstimate(model: ModelAdapter, request: ModelRequest, est
  */
 export async function selectRequestView(input: RequestViewInput): Promise<RequestView> {
   const { transcript, policy, model, fixed } = input;
-  const range = selectViewRange({ messageCount: transcript.length, mode: policy.mode, ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }) });
+  const range = selectViewRange({
+    messageCount: transcript.length,
+    mode: policy.mode,
+    ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+  });
   const request: ModelRequest = {
     instructions: fixed.instructions,
     ...(range.checkpoint === undefined ? {} : { checkpoint: range.checkpoint.text }),

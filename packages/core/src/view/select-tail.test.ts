@@ -9,7 +9,10 @@ const oneEach = () => 1;
 
 const user = (content: string): Message => ({ role: 'user', content });
 const answer = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
-const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'read', input: {} }] });
+const call = (id: string): Message => ({
+  role: 'assistant',
+  content: [{ type: 'tool-call', toolCallId: id, toolName: 'read', input: {} }],
+});
 const result = (id: string): Message => ({
   role: 'tool',
   content: [{ type: 'tool-result', toolCallId: id, toolName: 'read', output: { type: 'text', value: 'ok' } }],
@@ -18,7 +21,17 @@ const reasoning: Message = { role: 'assistant', content: [{ type: 'reasoning', t
 
 describe('splitIntoGroups', () => {
   it('keeps a call with its results and reasoning with the item after it', () => {
-    const messages = [user('a'), reasoning, call('1'), result('1'), answer('b'), user('c'), call('2'), result('2'), result('2')];
+    const messages = [
+      user('a'),
+      reasoning,
+      call('1'),
+      result('1'),
+      answer('b'),
+      user('c'),
+      call('2'),
+      result('2'),
+      result('2'),
+    ];
     expect(splitIntoGroups(messages).map(({ start, end, kind }) => [start, end, kind])).toEqual([
       [0, 1, 'user'],
       [1, 4, 'assistant'],
@@ -49,7 +62,9 @@ describe('selectRecentTail', () => {
 
   it('keeps nothing for a zero budget and everything for an unlimited one', () => {
     expect(selectRecentTail(messages, { budgetTokens: 0, messageTokens: messages.map(oneEach) })).toBe(messages.length);
-    expect(selectRecentTail(messages, { budgetTokens: Number.POSITIVE_INFINITY, messageTokens: messages.map(oneEach) })).toBe(0);
+    expect(
+      selectRecentTail(messages, { budgetTokens: Number.POSITIVE_INFINITY, messageTokens: messages.map(oneEach) }),
+    ).toBe(0);
   });
 
   it('always keeps a last group whose tool calls wait for results, and says it is over budget', () => {
@@ -60,9 +75,15 @@ describe('selectRecentTail', () => {
   });
 
   it('refuses a negative budget, a broken count and counts of another transcript with a clear message', () => {
-    expect(() => selectRecentTail(messages, { budgetTokens: -1, messageTokens: messages.map(oneEach) })).toThrow(/budget must be a number of tokens/);
-    expect(() => selectRecentTail(messages, { budgetTokens: 10, messageTokens: messages.map(() => Number.NaN) })).toThrow(/messageTokens\[0\] is NaN/);
-    expect(() => selectRecentTail(messages, { budgetTokens: 10, messageTokens: [1, 1] })).toThrow(/2 counts for 6 messages/);
+    expect(() => selectRecentTail(messages, { budgetTokens: -1, messageTokens: messages.map(oneEach) })).toThrow(
+      /budget must be a number of tokens/,
+    );
+    expect(() =>
+      selectRecentTail(messages, { budgetTokens: 10, messageTokens: messages.map(() => Number.NaN) }),
+    ).toThrow(/messageTokens\[0\] is NaN/);
+    expect(() => selectRecentTail(messages, { budgetTokens: 10, messageTokens: [1, 1] })).toThrow(
+      /2 counts for 6 messages/,
+    );
   });
 });
 
@@ -78,7 +99,11 @@ describe('selectRecentTail properties', () => {
         messages.forEach((message, index) => {
           if (message.role === 'assistant') {
             for (const part of message.content) if (part.type === 'tool-call') callIndex.set(part.toolCallId, index);
-            if (index + 1 < messages.length && message.content.length > 0 && message.content.every((part) => part.type === 'reasoning')) {
+            if (
+              index + 1 < messages.length &&
+              message.content.length > 0 &&
+              message.content.every((part) => part.type === 'reasoning')
+            ) {
               expect(side(index)).toBe(side(index + 1));
             }
           }
@@ -95,12 +120,16 @@ describe('selectRecentTail properties', () => {
     fc.assert(
       fc.property(transcriptArbitrary(), budget, (messages, budgetTokens) => {
         const selection = selectTail(messages, { budgetTokens, messageTokens: messages.map(countJsonTokens) });
-        const tailTokens = messages.slice(selection.tailStart).reduce((total, message) => total + countJsonTokens(message), 0);
+        const tailTokens = messages
+          .slice(selection.tailStart)
+          .reduce((total, message) => total + countJsonTokens(message), 0);
         expect(selection.tailTokens).toBe(tailTokens);
         if (!selection.overBudget) expect(tailTokens).toBeLessThanOrEqual(budgetTokens);
         const previous = selection.groups[selection.firstKeptGroup - 1];
         if (previous !== undefined) {
-          const withPrevious = messages.slice(previous.start).reduce((total, message) => total + countJsonTokens(message), 0);
+          const withPrevious = messages
+            .slice(previous.start)
+            .reduce((total, message) => total + countJsonTokens(message), 0);
           expect(withPrevious).toBeGreaterThan(budgetTokens);
         }
       }),
@@ -111,8 +140,14 @@ describe('selectRecentTail properties', () => {
     fc.assert(
       fc.property(transcriptArbitrary(), budget, budget, (messages, first, second) => {
         const [small, large] = first <= second ? [first, second] : [second, first];
-        const smallStart = selectRecentTail(messages, { budgetTokens: small, messageTokens: messages.map(countJsonTokens) });
-        const largeStart = selectRecentTail(messages, { budgetTokens: large, messageTokens: messages.map(countJsonTokens) });
+        const smallStart = selectRecentTail(messages, {
+          budgetTokens: small,
+          messageTokens: messages.map(countJsonTokens),
+        });
+        const largeStart = selectRecentTail(messages, {
+          budgetTokens: large,
+          messageTokens: messages.map(countJsonTokens),
+        });
         expect(largeStart).toBeLessThanOrEqual(smallStart);
       }),
     );

@@ -31,17 +31,23 @@ export interface TailSelection {
 
 function checkBudget(budgetTokens: number): void {
   if (Number.isNaN(budgetTokens) || budgetTokens < 0) {
-    throw new InvalidInputError({ message: `The recent-tail budget must be a number of tokens ≥ 0, got ${String(budgetTokens)}.` });
+    throw new InvalidInputError({
+      message: `The recent-tail budget must be a number of tokens ≥ 0, got ${String(budgetTokens)}.`,
+    });
   }
 }
 
 function checkCounts(messages: readonly Message[], messageTokens: readonly number[]): void {
   if (messageTokens.length !== messages.length) {
-    throw new InvalidInputError({ message: `messageTokens has ${messageTokens.length} counts for ${messages.length} messages; pass one count per message.` });
+    throw new InvalidInputError({
+      message: `messageTokens has ${messageTokens.length} counts for ${messages.length} messages; pass one count per message.`,
+    });
   }
   messageTokens.forEach((tokens, index) => {
     if (!Number.isFinite(tokens) || tokens < 0) {
-      throw new InvalidInputError({ message: `messageTokens[${index}] is ${String(tokens)}; every count must be a finite number ≥ 0.` });
+      throw new InvalidInputError({
+        message: `messageTokens[${index}] is ${String(tokens)}; every count must be a finite number ≥ 0.`,
+      });
     }
   });
 }

@@ -17,37 +17,46 @@ export function transcriptArbitrary(options: { maxTurns?: number } = {}): fc.Arb
     resultText: text,
   });
   const turn = fc.record({ user: fc.option(text, { nil: undefined }), steps: fc.array(step, { maxLength: 3 }) });
-  return fc.record({ turns: fc.array(turn, { maxLength: options.maxTurns ?? 12 }), pendingAtEnd: fc.boolean() }).map(({ turns, pendingAtEnd }) => {
-    const messages: Message[] = [];
-    let callNumber = 0;
-    turns.forEach((currentTurn, turnIndex) => {
-      if (currentTurn.user !== undefined) messages.push({ role: 'user', content: currentTurn.user });
-      currentTurn.steps.forEach((currentStep, stepIndex) => {
-        if (currentStep.reasoningOnlyBefore) messages.push({ role: 'assistant', content: [{ type: 'reasoning', text: 'thinking' }] });
-        const content: AssistantMessage['content'] = [];
-        if (currentStep.reasoning !== undefined) content.push({ type: 'reasoning', text: currentStep.reasoning, providerMetadata: { id: `r${callNumber}` } });
-        if (currentStep.answer !== undefined) content.push({ type: 'text', text: currentStep.answer });
-        const ids: string[] = [];
-        for (let call = 0; call < currentStep.calls; call += 1) {
-          const toolCallId = `call_${callNumber++}`;
-          ids.push(toolCallId);
-          content.push({ type: 'tool-call', toolCallId, toolName: 'read', input: { path: `f${call}.ts` } });
-        }
-        messages.push({ role: 'assistant', content });
-        const isLast = turnIndex === turns.length - 1 && stepIndex === currentTurn.steps.length - 1;
-        if (ids.length === 0 || (isLast && pendingAtEnd)) return;
-        const results: ToolMessage['content'] = ids.map((toolCallId) => ({
-          type: 'tool-result',
-          toolCallId,
-          toolName: 'read',
-          output: { type: 'text', value: currentStep.resultText },
-        }));
-        if (currentStep.splitResults) for (const result of results) messages.push({ role: 'tool', content: [result] });
-        else messages.push({ role: 'tool', content: results });
+  return fc
+    .record({ turns: fc.array(turn, { maxLength: options.maxTurns ?? 12 }), pendingAtEnd: fc.boolean() })
+    .map(({ turns, pendingAtEnd }) => {
+      const messages: Message[] = [];
+      let callNumber = 0;
+      turns.forEach((currentTurn, turnIndex) => {
+        if (currentTurn.user !== undefined) messages.push({ role: 'user', content: currentTurn.user });
+        currentTurn.steps.forEach((currentStep, stepIndex) => {
+          if (currentStep.reasoningOnlyBefore)
+            messages.push({ role: 'assistant', content: [{ type: 'reasoning', text: 'thinking' }] });
+          const content: AssistantMessage['content'] = [];
+          if (currentStep.reasoning !== undefined)
+            content.push({
+              type: 'reasoning',
+              text: currentStep.reasoning,
+              providerMetadata: { id: `r${callNumber}` },
+            });
+          if (currentStep.answer !== undefined) content.push({ type: 'text', text: currentStep.answer });
+          const ids: string[] = [];
+          for (let call = 0; call < currentStep.calls; call += 1) {
+            const toolCallId = `call_${callNumber++}`;
+            ids.push(toolCallId);
+            content.push({ type: 'tool-call', toolCallId, toolName: 'read', input: { path: `f${call}.ts` } });
+          }
+          messages.push({ role: 'assistant', content });
+          const isLast = turnIndex === turns.length - 1 && stepIndex === currentTurn.steps.length - 1;
+          if (ids.length === 0 || (isLast && pendingAtEnd)) return;
+          const results: ToolMessage['content'] = ids.map((toolCallId) => ({
+            type: 'tool-result',
+            toolCallId,
+            toolName: 'read',
+            output: { type: 'text', value: currentStep.resultText },
+          }));
+          if (currentStep.splitResults)
+            for (const result of results) messages.push({ role: 'tool', content: [result] });
+          else messages.push({ role: 'tool', content: results });
+        });
       });
+      return messages;
     });
-    return messages;
-  });
 }
 
 /** A simple stable cost: one token per four characters of JSON, at least one per message. */

@@ -9,11 +9,22 @@ import { conformanceTuning, noteTool, occurrencesOfRequest, runTurn } from './fi
  * bounded number of times (rate limits after the wait the provider asked for); after output,
  * never. No fault duplicates the user's input or leaves a tool call without its result.
  */
-export function runFaultConformance(context: () => { readonly server: LoopbackProvider; readonly model: ModelAdapter }): void {
+export function runFaultConformance(
+  context: () => { readonly server: LoopbackProvider; readonly model: ModelAdapter },
+): void {
   describe('faults', () => {
     it('retries a 429 after the wait it asked for, resending the identical request', async () => {
       const { server, model } = context();
-      server.enqueue({ type: 'http-error', status: 429, code: 'rate_limit_exceeded', message: 'Slow down.', headers: { 'retry-after-ms': '150' } }, turn({ text: 'Done.' }));
+      server.enqueue(
+        {
+          type: 'http-error',
+          status: 429,
+          code: 'rate_limit_exceeded',
+          message: 'Slow down.',
+          headers: { 'retry-after-ms': '150' },
+        },
+        turn({ text: 'Done.' }),
+      );
       const started = Date.now();
       const { result } = await runTurn(model);
       expect(result.status).toBe('completed');
@@ -25,7 +36,12 @@ export function runFaultConformance(context: () => { readonly server: LoopbackPr
 
     it('gives up on 429 after the retry budget with a clear rate-limit error', async () => {
       const { server, model } = context();
-      const limited = { type: 'http-error' as const, status: 429, message: 'Slow down.', headers: { 'retry-after': '0' } };
+      const limited = {
+        type: 'http-error' as const,
+        status: 429,
+        message: 'Slow down.',
+        headers: { 'retry-after': '0' },
+      };
       server.enqueue(limited, limited, limited);
       const { result } = await runTurn(model);
       expect(result.status).toBe('failed');
@@ -62,18 +78,25 @@ export function runFaultConformance(context: () => { readonly server: LoopbackPr
     it.each([
       { fault: 'a stream cut', type: 'cut', text: ['Let me ', 'check'] },
       { fault: 'malformed JSON', type: 'malformed', text: ['Half ', 'way'] },
-    ] as const)('ends the step on $fault after output: partial text kept, no tool run, no retry', async ({ type, text }) => {
-      const { server, model } = context();
-      const tool = noteTool();
-      server.enqueue({ type, turn: turn({ text, toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' } }] }), afterEvents: 'before-completion' });
-      const { result } = await runTurn(model, { tool });
-      expect(result.status).toBe('failed');
-      expect(result.error?.code).toBe('transport');
-      expect(result.text).toBe(text.join(''));
-      expect(tool.calls).toEqual([]);
-      expect(findUnpairedToolCalls(result.messages)).toEqual([]);
-      expect(server.requests).toHaveLength(1);
-    });
+    ] as const)(
+      'ends the step on $fault after output: partial text kept, no tool run, no retry',
+      async ({ type, text }) => {
+        const { server, model } = context();
+        const tool = noteTool();
+        server.enqueue({
+          type,
+          turn: turn({ text, toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' } }] }),
+          afterEvents: 'before-completion',
+        });
+        const { result } = await runTurn(model, { tool });
+        expect(result.status).toBe('failed');
+        expect(result.error?.code).toBe('transport');
+        expect(result.text).toBe(text.join(''));
+        expect(tool.calls).toEqual([]);
+        expect(findUnpairedToolCalls(result.messages)).toEqual([]);
+        expect(server.requests).toHaveLength(1);
+      },
+    );
 
     it('times out a provider that stops sending, without retrying', async () => {
       const { server, model } = context();

@@ -18,7 +18,10 @@ export interface AdapterTuning {
   readonly idleTimeoutMs: number;
 }
 
-export const conformanceTuning: AdapterTuning = { retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 2_000 }, idleTimeoutMs: 2_000 };
+export const conformanceTuning: AdapterTuning = {
+  retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 2_000 },
+  idleTimeoutMs: 2_000,
+};
 
 /** One row of the conformance table: an adapter under test, the same cases for every row. */
 export interface ConformanceTarget {
@@ -50,12 +53,20 @@ export function noteTool(): Tool & { readonly calls: JsonValue[] } {
   return {
     name: 'read_note',
     description: 'Reads a note by name.',
-    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
     risk: 'read',
     calls,
     async execute(input) {
       calls.push(input);
-      const name = typeof input === 'object' && input !== null && !Array.isArray(input) ? String((input as Record<string, JsonValue>)['name']) : '?';
+      const name =
+        typeof input === 'object' && input !== null && !Array.isArray(input)
+          ? String((input as Record<string, JsonValue>)['name'])
+          : '?';
       return { output: { type: 'text', value: `note ${name}: the sky is green` } };
     },
   };
@@ -66,7 +77,11 @@ export const allowAll: ApprovalGate = { check: async () => ({ kind: 'allow' }) }
 /** Runs one agent turn against `model` with the note tool, collecting events. */
 export async function runTurn(
   model: ModelAdapter,
-  options: { readonly signal?: AbortSignal; readonly tool?: Tool; readonly onEvent?: (envelope: EventEnvelope) => void } = {},
+  options: {
+    readonly signal?: AbortSignal;
+    readonly tool?: Tool;
+    readonly onEvent?: (envelope: EventEnvelope) => void;
+  } = {},
 ): Promise<{ readonly result: RunResult; readonly events: EventEnvelope[] }> {
   const events: EventEnvelope[] = [];
   const result = await runAgent({
@@ -115,7 +130,9 @@ export function occurrencesOfRequest(rawBody: string): number {
 }
 
 /** Drains a model stream, returning the parts or the error it threw. */
-export async function drain(stream: AsyncIterable<unknown>): Promise<{ readonly parts: unknown[]; readonly error: unknown }> {
+export async function drain(
+  stream: AsyncIterable<unknown>,
+): Promise<{ readonly parts: unknown[]; readonly error: unknown }> {
   const parts: unknown[] = [];
   try {
     for await (const part of stream) parts.push(part);

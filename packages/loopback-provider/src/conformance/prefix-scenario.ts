@@ -1,4 +1,12 @@
-import { createInstructionSnapshot, runAgent, type EventEnvelope, type ModelAdapter, type RunResult, type Tool, type Usage } from '@forge/core';
+import {
+  createInstructionSnapshot,
+  runAgent,
+  type EventEnvelope,
+  type ModelAdapter,
+  type RunResult,
+  type Tool,
+  type Usage,
+} from '@forge/core';
 import { expect } from 'vitest';
 import { comparePrefix } from '../request-prefix.js';
 import { turn, type RecordedRequest, type TurnReply } from '../replies.js';
@@ -7,7 +15,11 @@ import { allowAll, noteTool } from './fixtures.js';
 
 /** Instructions long enough (well over 1,024 tokens) for a provider to cache their prefix. */
 const CACHEABLE_INSTRUCTIONS = createInstructionSnapshot(
-  Array.from({ length: 120 }, (_, index) => `Rule ${index + 1}: keep every change small, read a file before editing it, and say what you did not do.`).join('\n'),
+  Array.from(
+    { length: 120 },
+    (_, index) =>
+      `Rule ${index + 1}: keep every change small, read a file before editing it, and say what you did not do.`,
+  ).join('\n'),
 );
 
 const listNotesTool: Tool = {
@@ -19,7 +31,13 @@ const listNotesTool: Tool = {
 };
 
 /** The two steps of a turn that reads one note (reasoning, then the call) and answers from it. */
-function readNoteThenAnswer(turnNumber: number, reasoning: string, note: string, answer: string, answerTokens: number): TurnReply[] {
+function readNoteThenAnswer(
+  turnNumber: number,
+  reasoning: string,
+  note: string,
+  answer: string,
+  answerTokens: number,
+): TurnReply[] {
   return [
     turn({
       reasoning,
@@ -36,16 +54,33 @@ function readNoteThenAnswer(turnNumber: number, reasoning: string, note: string,
  * a tool call (reasoning, call, result) and then answers; the second turn's history is the first.
  * The server records four requests: two steps per turn. `steps` is the usage each step reported.
  */
-export async function runTwoTurns(server: LoopbackProvider, model: ModelAdapter): Promise<{ readonly runs: readonly RunResult[]; readonly steps: readonly Usage[] }> {
-  server.enqueue(...readNoteThenAnswer(1, 'Read the note first.', 'alpha', 'The sky is green.', 8), ...readNoteThenAnswer(2, 'Again.', 'beta', 'Still green.', 6));
+export async function runTwoTurns(
+  server: LoopbackProvider,
+  model: ModelAdapter,
+): Promise<{ readonly runs: readonly RunResult[]; readonly steps: readonly Usage[] }> {
+  server.enqueue(
+    ...readNoteThenAnswer(1, 'Read the note first.', 'alpha', 'The sky is green.', 8),
+    ...readNoteThenAnswer(2, 'Again.', 'beta', 'Still green.', 6),
+  );
   const steps: Usage[] = [];
   const onEvent = ({ event }: EventEnvelope) => {
     if (event.type === 'model.step.completed') steps.push(event.usage);
   };
-  const common = { model, instructions: CACHEABLE_INSTRUCTIONS, approvals: allowAll, session: { id: 'prefix-session' }, onEvent } as const;
+  const common = {
+    model,
+    instructions: CACHEABLE_INSTRUCTIONS,
+    approvals: allowAll,
+    session: { id: 'prefix-session' },
+    onEvent,
+  } as const;
   // The host lists its tools in another order on the second turn (as MCP servers that start in a different order would).
   const first = await runAgent({ ...common, request: 'What does note alpha say?', tools: [noteTool(), listNotesTool] });
-  const second = await runAgent({ ...common, request: 'And note beta?', tools: [listNotesTool, noteTool()], session: { ...common.session, history: first.messages } });
+  const second = await runAgent({
+    ...common,
+    request: 'And note beta?',
+    tools: [listNotesTool, noteTool()],
+    session: { ...common.session, history: first.messages },
+  });
   return { runs: [first, second], steps };
 }
 

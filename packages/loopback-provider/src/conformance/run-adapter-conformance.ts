@@ -4,11 +4,25 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { turn } from '../replies.js';
 import { startLoopbackProvider, type LoopbackProvider } from '../server.js';
 import { runFaultConformance } from './fault-conformance.js';
-import { conformanceTuning, drain, noteTool, occurrencesOfRequest, runTurn, USER_REQUEST, type ConformanceTarget } from './fixtures.js';
+import {
+  conformanceTuning,
+  drain,
+  noteTool,
+  occurrencesOfRequest,
+  runTurn,
+  USER_REQUEST,
+  type ConformanceTarget,
+} from './fixtures.js';
 
 /** The request core's loop would send for a bare question; used where the suite calls `doStream` directly. */
 export function bareRequest(text: string = USER_REQUEST): Parameters<ModelAdapter['doStream']>[0] {
-  return { instructions: 'You are the conformance test agent.', history: [], currentRequest: { role: 'user', content: text }, continuation: [], tools: [] };
+  return {
+    instructions: 'You are the conformance test agent.',
+    history: [],
+    currentRequest: { role: 'user', content: text },
+    continuation: [],
+    tools: [],
+  };
 }
 
 /**
@@ -42,14 +56,19 @@ export function runAdapterConformance(target: ConformanceTarget): void {
     it('streams text deltas in order as they arrive', async () => {
       server.enqueue(turn({ text: ['Stream', 'ing ', 'works', '.'] }));
       const { result, events } = await runTurn(model);
-      const deltas = events.flatMap((envelope) => (envelope.event.type === 'model.text.delta' ? [envelope.event.delta] : []));
+      const deltas = events.flatMap((envelope) =>
+        envelope.event.type === 'model.text.delta' ? [envelope.event.delta] : [],
+      );
       expect(deltas).toEqual(['Stream', 'ing ', 'works', '.']);
       expect(result.text).toBe('Streaming works.');
     });
 
     it('runs a tool round trip through runAgent and sends the result paired with its call', async () => {
       const tool = noteTool();
-      server.enqueue(turn({ toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_alpha' }] }), turn({ text: 'The sky is green.' }));
+      server.enqueue(
+        turn({ toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_alpha' }] }),
+        turn({ text: 'The sky is green.' }),
+      );
       const { result } = await runTurn(model, { tool });
       expect(result.status).toBe('completed');
       expect(tool.calls).toEqual([{ name: 'alpha' }]);
@@ -64,8 +83,17 @@ export function runAdapterConformance(target: ConformanceTarget): void {
     it('continues over several steps, passing reasoning and every call and result back', async () => {
       const tool = noteTool();
       server.enqueue(
-        turn({ reasoning: 'I should read alpha first.', encryptedReasoning: 'enc-step-1', toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_1' }] }),
-        turn({ reasoning: 'Now beta.', encryptedReasoning: 'enc-step-2', text: 'Reading beta too.', toolCalls: [{ name: 'read_note', arguments: { name: 'beta' }, callId: 'call_2' }] }),
+        turn({
+          reasoning: 'I should read alpha first.',
+          encryptedReasoning: 'enc-step-1',
+          toolCalls: [{ name: 'read_note', arguments: { name: 'alpha' }, callId: 'call_1' }],
+        }),
+        turn({
+          reasoning: 'Now beta.',
+          encryptedReasoning: 'enc-step-2',
+          text: 'Reading beta too.',
+          toolCalls: [{ name: 'read_note', arguments: { name: 'beta' }, callId: 'call_2' }],
+        }),
         turn({ text: 'Both notes say the sky is green.' }),
       );
       const { result } = await runTurn(model, { tool });
@@ -78,7 +106,12 @@ export function runAdapterConformance(target: ConformanceTarget): void {
     });
 
     it('maps usage into core fields', async () => {
-      server.enqueue(turn({ text: 'ok', usage: { inputTokens: 1200, cachedInputTokens: 1000, outputTokens: 90, reasoningTokens: 40 } }));
+      server.enqueue(
+        turn({
+          text: 'ok',
+          usage: { inputTokens: 1200, cachedInputTokens: 1000, outputTokens: 90, reasoningTokens: 40 },
+        }),
+      );
       const { result } = await runTurn(model);
       expect(result.usage).toMatchObject({ inputTokens: 1200, cacheReadTokens: 1000, outputTokens: 90 });
       if (target.reportsReasoningTokens !== false) expect(result.usage.reasoningTokens).toBe(40);
@@ -86,21 +119,35 @@ export function runAdapterConformance(target: ConformanceTarget): void {
 
     describe('overflow classification', () => {
       it('classifies HTTP 400 context_length_exceeded as ContextOverflowError, without retrying', async () => {
-        server.enqueue({ type: 'http-error', status: 400, code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' });
+        server.enqueue({
+          type: 'http-error',
+          status: 400,
+          code: 'context_length_exceeded',
+          message: 'Your input exceeds the context window of this model.',
+        });
         const { error } = await drain(model.doStream(bareRequest(), {}));
         expect(ContextOverflowError.isInstance(error)).toBe(true);
         expect(server.requests).toHaveLength(1);
       });
 
       it('classifies a stream that fails with context_length_exceeded', async () => {
-        server.enqueue({ type: 'stream-failed', code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' });
+        server.enqueue({
+          type: 'stream-failed',
+          code: 'context_length_exceeded',
+          message: 'Your input exceeds the context window of this model.',
+        });
         const { result } = await runTurn(model);
         expect(result.status).toBe('failed');
         expect(result.error?.code).toBe('context_overflow');
       });
 
       it('falls back to the message, reading the limit and the requested size', async () => {
-        server.enqueue({ type: 'http-error', status: 400, message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens." });
+        server.enqueue({
+          type: 'http-error',
+          status: 400,
+          message:
+            "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+        });
         const { error } = await drain(model.doStream(bareRequest(), {}));
         expect(ContextOverflowError.isInstance(error)).toBe(true);
         expect(error).toMatchObject({ limitTokens: 8192, requestedTokens: 9000 });
@@ -133,7 +180,11 @@ export function runAdapterConformance(target: ConformanceTarget): void {
       });
 
       it('cancels a run mid-stream, keeping the text already streamed', async () => {
-        server.enqueue({ type: 'hang', turn: turn({ text: ['Partial ', 'answer', ' never finished'] }), afterEvents: 5 });
+        server.enqueue({
+          type: 'hang',
+          turn: turn({ text: ['Partial ', 'answer', ' never finished'] }),
+          afterEvents: 5,
+        });
         const controller = new AbortController();
         const { result } = await runTurn(model, {
           signal: controller.signal,
@@ -152,6 +203,12 @@ export function runAdapterConformance(target: ConformanceTarget): void {
 }
 
 /** The request body as pretty JSON against the row's golden file (`vitest -u` rewrites it). */
-async function expectGoldenBody(target: ConformanceTarget, scenario: 'text' | 'continuation', body: unknown): Promise<void> {
-  await expect(`${JSON.stringify(body, null, 2)}\n`).toMatchFileSnapshot(join(target.goldenDirectory, `${target.id}.${scenario}.json`));
+async function expectGoldenBody(
+  target: ConformanceTarget,
+  scenario: 'text' | 'continuation',
+  body: unknown,
+): Promise<void> {
+  await expect(`${JSON.stringify(body, null, 2)}\n`).toMatchFileSnapshot(
+    join(target.goldenDirectory, `${target.id}.${scenario}.json`),
+  );
 }

@@ -28,7 +28,11 @@ if (flags.includes('--hang-on-start')) {
 
 /* Imported only when serving, so the start-up failure modes fail fast. */
 async function serve() {
-  const [{ McpServer }, { StdioServerTransport }, { z }] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/stdio.js'), import('zod')]);
+  const [{ McpServer }, { StdioServerTransport }, { z }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('zod'),
+  ]);
   const server = new McpServer({ name: 'forge-test-server', version: '1.0.0' });
   const stats = { calls: 0, cancelled: 0, completedSlow: 0 };
   const counted = (handler) => async (input, extra) => {
@@ -39,8 +43,14 @@ async function serve() {
 
   const echo = counted(async ({ text: value }) => text(`echo: ${value}`));
   server.registerTool('echo', { description: 'Returns its text.', inputSchema: { text: z.string() } }, echo);
-  for (const alias of flags.filter((flag) => flag.startsWith('--alias=')).map((flag) => flag.slice('--alias='.length))) {
-    server.registerTool(alias, { description: `Alias of echo named ${alias}.`, inputSchema: { text: z.string() } }, echo);
+  for (const alias of flags
+    .filter((flag) => flag.startsWith('--alias='))
+    .map((flag) => flag.slice('--alias='.length))) {
+    server.registerTool(
+      alias,
+      { description: `Alias of echo named ${alias}.`, inputSchema: { text: z.string() } },
+      echo,
+    );
   }
 
   server.registerTool(
@@ -51,7 +61,10 @@ async function serve() {
 
   server.registerTool(
     'slow',
-    { description: 'Waits the given milliseconds, or until the call is cancelled.', inputSchema: { ms: z.number().int().min(0) } },
+    {
+      description: 'Waits the given milliseconds, or until the call is cancelled.',
+      inputSchema: { ms: z.number().int().min(0) },
+    },
     counted(
       ({ ms }, extra) =>
         new Promise((resolve) => {
@@ -85,13 +98,23 @@ async function serve() {
 
   server.registerTool(
     'media',
-    { description: 'Returns text, an image, an embedded text resource, a binary resource and a link.', inputSchema: {} },
+    {
+      description: 'Returns text, an image, an embedded text resource, a binary resource and a link.',
+      inputSchema: {},
+    },
     counted(async () => ({
       content: [
         { type: 'text', text: 'here is a picture' },
         { type: 'image', data: Buffer.from('not really a png').toString('base64'), mimeType: 'image/png' },
         { type: 'resource', resource: { uri: 'file:///notes.txt', mimeType: 'text/plain', text: 'note body' } },
-        { type: 'resource', resource: { uri: 'file:///blob.bin', mimeType: 'application/octet-stream', blob: Buffer.from([1, 2, 3, 4]).toString('base64') } },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'file:///blob.bin',
+            mimeType: 'application/octet-stream',
+            blob: Buffer.from([1, 2, 3, 4]).toString('base64'),
+          },
+        },
         { type: 'resource_link', uri: 'file:///linked.md', name: 'linked' },
       ],
     })),
@@ -111,7 +134,11 @@ async function serve() {
     );
   }
 
-  server.registerTool('stats', { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} }, async () => text(JSON.stringify(stats)));
+  server.registerTool(
+    'stats',
+    { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
+    async () => text(JSON.stringify(stats)),
+  );
 
   await server.connect(new StdioServerTransport());
 }

@@ -1,4 +1,9 @@
-import { createTokenizerEstimator, loadHuggingFaceTokenizer, type TextTokenizer, type TokenizerEstimator } from '@forge/ai-sdk-bridge';
+import {
+  createTokenizerEstimator,
+  loadHuggingFaceTokenizer,
+  type TextTokenizer,
+  type TokenizerEstimator,
+} from '@forge/ai-sdk-bridge';
 import { InvalidInputError, type ChatLayout } from '@forge/core';
 import { LLAMA3_LAYOUT, loadLlama3Tokenizer } from './llama3.js';
 import { loadQwen3Tokenizer, QWEN3_LAYOUT } from './qwen3.js';
@@ -41,11 +46,17 @@ export function loadCompatibleTokenizer(tokenizer: string): Promise<TextTokenize
   return tokenizerSource(tokenizer).load();
 }
 
-function tokenizerSource(tokenizer: string): { readonly load: () => Promise<TextTokenizer>; readonly layout?: ChatLayout } {
-  if (isTokenizerPath(tokenizer)) return { load: () => loadHuggingFaceTokenizer({ name: tokenizer, tokenizerPath: tokenizer }) };
+function tokenizerSource(tokenizer: string): {
+  readonly load: () => Promise<TextTokenizer>;
+  readonly layout?: ChatLayout;
+} {
+  if (isTokenizerPath(tokenizer))
+    return { load: () => loadHuggingFaceTokenizer({ name: tokenizer, tokenizerPath: tokenizer }) };
   const family = families[tokenizer];
   if (family === undefined) {
-    throw new InvalidInputError({ message: `unknown tokenizer family "${tokenizer}"; use one of ${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')} or the absolute path of a tokenizer.json` });
+    throw new InvalidInputError({
+      message: `unknown tokenizer family "${tokenizer}"; use one of ${COMPATIBLE_TOKENIZER_FAMILIES.join(', ')} or the absolute path of a tokenizer.json`,
+    });
   }
   return family;
 }

@@ -1,4 +1,11 @@
-import { assistantText, CHECKPOINT_HEADING, loadPackagedTokenizer, toolResultText, wireTool, type TextTokenizer } from '@forge/ai-sdk-bridge';
+import {
+  assistantText,
+  CHECKPOINT_HEADING,
+  loadPackagedTokenizer,
+  toolResultText,
+  wireTool,
+  type TextTokenizer,
+} from '@forge/ai-sdk-bridge';
 import type { ChatLayout, LayoutPiece } from '@forge/core';
 import { pythonJson } from './python-json.js';
 
@@ -26,7 +33,9 @@ export const LLAMA3_LAYOUT: ChatLayout = {
   message(message) {
     if (message.role === 'user') return turnPieces('user', message.content);
     if (message.role === 'tool') return message.content.flatMap((part) => turnPieces('ipython', toolResultText(part)));
-    const calls = message.content.flatMap((part) => (part.type === 'tool-call' ? [pythonJson({ name: part.toolName, parameters: part.input })] : []));
+    const calls = message.content.flatMap((part) =>
+      part.type === 'tool-call' ? [pythonJson({ name: part.toolName, parameters: part.input })] : [],
+    );
     return turnPieces('assistant', [assistantText(message), ...calls].filter((text) => text.length > 0).join('\n'));
   },
   tool: (tool) => [{ content: pythonJson(wireTool(tool)) }],

@@ -1,4 +1,12 @@
-import { assistantReasoning, assistantText, CHECKPOINT_HEADING, loadPackagedTokenizer, toolResultText, wireTool, type TextTokenizer } from '@forge/ai-sdk-bridge';
+import {
+  assistantReasoning,
+  assistantText,
+  CHECKPOINT_HEADING,
+  loadPackagedTokenizer,
+  toolResultText,
+  wireTool,
+  type TextTokenizer,
+} from '@forge/ai-sdk-bridge';
 import type { AssistantMessage, ChatLayout, LayoutPiece, ToolMessage } from '@forge/core';
 import { pythonJson } from './python-json.js';
 
@@ -9,7 +17,8 @@ export function loadQwen3Tokenizer(): Promise<TextTokenizer> {
 
 const START = '<|im_start|>';
 const END = '<|im_end|>';
-const TOOLS_HEADER = '# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n';
+const TOOLS_HEADER =
+  '# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n';
 const TOOLS_FOOTER =
   '</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n';
 
@@ -21,17 +30,31 @@ function assistantPieces(message: AssistantMessage): LayoutPiece[] {
   const afterText = text.length > 0 && calls.length > 0 ? '\n' : '';
   const pieces: LayoutPiece[] = [START];
   if (reasoning.length > 0) {
-    pieces.push('assistant\n', '<think>', { content: reasoning.replace(/^\n+|\n+$/g, ''), before: '\n', after: '\n' }, '</think>', {
-      content: text.replace(/^\n+/, ''),
-      before: '\n\n',
-      after: afterText,
-    });
+    pieces.push(
+      'assistant\n',
+      '<think>',
+      { content: reasoning.replace(/^\n+|\n+$/g, ''), before: '\n', after: '\n' },
+      '</think>',
+      {
+        content: text.replace(/^\n+/, ''),
+        before: '\n\n',
+        after: afterText,
+      },
+    );
   } else {
     pieces.push({ content: text, before: 'assistant\n', after: afterText });
   }
   calls.forEach((call, index) => {
     if (index > 0) pieces.push('\n');
-    pieces.push('<tool_call>', { content: `${call.toolName}", "arguments": ${JSON.stringify(call.input)}`, before: '\n{"name": "', after: '}\n' }, '</tool_call>');
+    pieces.push(
+      '<tool_call>',
+      {
+        content: `${call.toolName}", "arguments": ${JSON.stringify(call.input)}`,
+        before: '\n{"name": "',
+        after: '}\n',
+      },
+      '</tool_call>',
+    );
   });
   pieces.push(END, '\n');
   return pieces;
@@ -39,7 +62,13 @@ function assistantPieces(message: AssistantMessage): LayoutPiece[] {
 
 function toolPieces(message: ToolMessage): LayoutPiece[] {
   const pieces: LayoutPiece[] = [START, 'user'];
-  for (const part of message.content) pieces.push('\n', '<tool_response>', { content: toolResultText(part), before: '\n', after: '\n' }, '</tool_response>');
+  for (const part of message.content)
+    pieces.push(
+      '\n',
+      '<tool_response>',
+      { content: toolResultText(part), before: '\n', after: '\n' },
+      '</tool_response>',
+    );
   pieces.push(END, '\n');
   return pieces;
 }
@@ -55,7 +84,8 @@ function toolPieces(message: ToolMessage): LayoutPiece[] {
 export const QWEN3_LAYOUT: ChatLayout = {
   request: ({ hasTools }) => (hasTools ? [TOOLS_HEADER, TOOLS_FOOTER, START, 'assistant\n'] : [START, 'assistant\n']),
   instructions(text, { hasTools }) {
-    if (hasTools) return text.length === 0 ? [START, 'system\n'] : [START, { content: text, before: 'system\n', after: '\n\n' }];
+    if (hasTools)
+      return text.length === 0 ? [START, 'system\n'] : [START, { content: text, before: 'system\n', after: '\n\n' }];
     return text.length === 0 ? [] : [START, { content: text, before: 'system\n' }, END, '\n'];
   },
   checkpoint: (text) => [START, { content: text, before: `user\n${CHECKPOINT_HEADING}\n\n` }, END, '\n'],

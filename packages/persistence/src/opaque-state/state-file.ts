@@ -55,14 +55,22 @@ async function removeLeftoverTemporaries(directory: string, identity: Conversati
     if (isErrorCode(error, 'ENOENT')) return;
     throw error;
   }
-  await Promise.all(names.filter((name) => isLaneTemporary(name, identity.lane)).map((name) => rm(join(sessionDirectory, name), { force: true })));
+  await Promise.all(
+    names
+      .filter((name) => isLaneTemporary(name, identity.lane))
+      .map((name) => rm(join(sessionDirectory, name), { force: true })),
+  );
 }
 
 /**
  * Writes the file atomically: a 0600 temporary file in the same 0700 directory, flushed, then
  * renamed over the old one, and the directory synced. Readers see the old state or the new one.
  */
-export async function writeStateFile(directory: string, identity: ConversationIdentity, file: OpaqueStateFile): Promise<void> {
+export async function writeStateFile(
+  directory: string,
+  identity: ConversationIdentity,
+  file: OpaqueStateFile,
+): Promise<void> {
   const target = stateFilePath(directory, identity);
   const sessionDirectory = join(directory, identity.sessionId);
   await ensurePrivateDirectory(sessionDirectory);
@@ -77,7 +85,11 @@ export const STATE_FILE_ENVELOPE_BYTES = 64 * 1024;
  * The stored file, or undefined when there is none or it cannot be trusted (it is then removed).
  * A file over `maxBytes` (or not a regular file) is not read and throws `CorruptFileError`.
  */
-export async function readStateFile(directory: string, identity: ConversationIdentity, maxBytes: number): Promise<OpaqueStateFile | undefined> {
+export async function readStateFile(
+  directory: string,
+  identity: ConversationIdentity,
+  maxBytes: number,
+): Promise<OpaqueStateFile | undefined> {
   let text: string;
   try {
     text = (await readStoredFile(stateFilePath(directory, identity), { maxBytes })).toString('utf8');

@@ -17,7 +17,19 @@ export interface BubblewrapConfinement {
  * root inside could remount `/` writable), and the sandbox ended with Forge.
  */
 export function bubblewrapArguments(confinement: BubblewrapConfinement, argv: readonly string[]): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/dev/shm', '--unshare-pid', '--unshare-ipc'];
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/dev/shm',
+    '--unshare-pid',
+    '--unshare-ipc',
+  ];
   if (!confinement.network) args.push('--unshare-net');
   args.push('--cap-drop', 'ALL', '--die-with-parent');
   for (const directory of confinement.writable) args.push('--bind', directory, directory);

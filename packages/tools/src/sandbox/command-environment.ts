@@ -38,7 +38,8 @@ export function commandEnvironment(options: CommandEnvironmentOptions): Record<s
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.source)) {
     if (value === undefined || isWithheldVariable(name, secretNames)) continue;
-    if (options.policy === 'inherit' || ALLOWED_VARIABLES.has(name) || name.startsWith('LC_') || pass.has(name)) environment[name] = value;
+    if (options.policy === 'inherit' || ALLOWED_VARIABLES.has(name) || name.startsWith('LC_') || pass.has(name))
+      environment[name] = value;
   }
   if (options.policy === 'allow-list') {
     if (options.home !== undefined) environment['HOME'] = options.home;

@@ -75,7 +75,9 @@ const ESCALATIONS: Readonly<Record<SandboxEscape, ToolEscalation>> = {
 };
 
 /** Finds what can enforce `settings` on this machine. */
-export function detectEnforcement(options: Pick<CommandSandboxOptions, 'settings' | 'env' | 'platform' | 'bubblewrap'>): SandboxEnforcement {
+export function detectEnforcement(
+  options: Pick<CommandSandboxOptions, 'settings' | 'env' | 'platform' | 'bubblewrap'>,
+): SandboxEnforcement {
   const mode = options.settings?.mode ?? DEFAULT_SANDBOX_SETTINGS.mode;
   if (mode === 'off') return { kind: 'none', reason: 'off', detail: 'sandbox.mode is off' };
   const platform = options.platform ?? process.platform;
@@ -140,7 +142,9 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
           policy,
           pass: settings.env,
           secretNames,
-          ...(temporaryDirectory === undefined ? {} : { home: path.join(temporaryDirectory, 'home'), temporaryDirectory }),
+          ...(temporaryDirectory === undefined
+            ? {}
+            : { home: path.join(temporaryDirectory, 'home'), temporaryDirectory }),
         });
         const resolved = findProgram(program, environment['PATH'], request.cwd);
         if (resolved === undefined) {
@@ -160,7 +164,10 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
           readOnly.push(...protectedPaths.readOnly);
         }
         const confinement = { writable, readOnly, network, cwd: request.cwd };
-        const wrapped = enforcement.kind === 'bubblewrap' ? bubblewrapArguments(confinement, [program, ...args]) : seatbeltArguments(confinement, [program, ...args]);
+        const wrapped =
+          enforcement.kind === 'bubblewrap'
+            ? bubblewrapArguments(confinement, [program, ...args])
+            : seatbeltArguments(confinement, [program, ...args]);
         return { argv: [enforcement.program, ...wrapped], env: environment, confined: true, network, release };
       } catch (error) {
         await release();

@@ -8,7 +8,8 @@ const NETWORK_FAILURE =
 /** `Read-only file system` (libc) and `EROFS` (Node), with the path where the message names one. */
 const READ_ONLY_LINE = /^.*(?:Read-only file system|EROFS).*$/im;
 const QUOTED_PATH = /['"‘`]([^'"’`\n]+)['"’`]/;
-const PATH_BEFORE_COLON = /(?:cannot create|can't create|cannot open|cannot touch|cannot remove|cannot mkdir|couldn't create)\s+(?:directory\s+)?([^\s:'"]+)\s*:/i;
+const PATH_BEFORE_COLON =
+  /(?:cannot create|can't create|cannot open|cannot touch|cannot remove|cannot mkdir|couldn't create)\s+(?:directory\s+)?([^\s:'"]+)\s*:/i;
 
 /**
  * The sandbox denial a failed command's output shows, if any: a write to a read-only path, or a

@@ -28,7 +28,11 @@ export interface SandboxSettings {
   readonly env: readonly string[];
 }
 
-export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = Object.freeze({ mode: 'workspace-write', network: false, env: Object.freeze([]) as readonly string[] });
+export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = Object.freeze({
+  mode: 'workspace-write',
+  network: false,
+  env: Object.freeze([]) as readonly string[],
+});
 
 /** Paths inside the workspace a command in `workspace-write` may not change: its git repository, its instructions and Forge's project configuration. */
 export const PROTECTED_WORKSPACE_ENTRIES: readonly { readonly name: string; readonly kind: 'file' | 'directory' }[] = [

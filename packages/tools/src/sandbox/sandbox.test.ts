@@ -44,7 +44,14 @@ const FORGE_ENV = {
 
 async function setUp(settings: CommandSandboxOptions['settings'] = {}, extra: Partial<CommandSandboxOptions> = {}) {
   const root = await makeTempDirectory('forge-sandbox-');
-  const sandbox = createCommandSandbox({ root, settings, env: FORGE_ENV, secretNames: ['CUSTOM_CRED'], bubblewrap, ...extra });
+  const sandbox = createCommandSandbox({
+    root,
+    settings,
+    env: FORGE_ENV,
+    secretNames: ['CUSTOM_CRED'],
+    bubblewrap,
+    ...extra,
+  });
   return { root, sandbox, tool: createRunCommandTool({ root, sandbox }) };
 }
 
@@ -98,7 +105,11 @@ describe('the environment of a command', () => {
 
 describe('the network', () => {
   const connect = () => ({
-    argv: [process.execPath, '-e', `require("net").connect(${port}, "127.0.0.1").on("data", (d) => process.stdout.write(d)).on("error", (e) => { console.error(e.message); process.exit(7); })`],
+    argv: [
+      process.execPath,
+      '-e',
+      `require("net").connect(${port}, "127.0.0.1").on("data", (d) => process.stdout.write(d)).on("error", (e) => { console.error(e.message); process.exit(7); })`,
+    ],
   });
 
   it('is off: a server on 127.0.0.1 cannot be reached, and the tool error says why and how to ask', async () => {
@@ -114,7 +125,10 @@ describe('the network', () => {
 
   it('is on for a call approved to ask for it, and with sandbox.network', async () => {
     const { tool } = await setUp();
-    expect(tool.escalation?.({ ...connect(), sandbox: 'network' })).toEqual({ id: 'network', label: 'leave the sandbox: network on' });
+    expect(tool.escalation?.({ ...connect(), sandbox: 'network' })).toEqual({
+      id: 'network',
+      label: 'leave the sandbox: network on',
+    });
     expect(outputText(await call(tool, { ...connect(), sandbox: 'network' }))).toContain('hello from the host');
     const open = await setUp({ network: true });
     expect(open.tool.description).not.toContain('network is off');
@@ -141,7 +155,16 @@ describe('writes', () => {
       'git status --short',
     ].join('; ');
     const shown = outputText(await call(tool, sh(script)));
-    for (const line of ['workspace ok', 'home refused', 'etc refused', 'agents refused', 'hooks refused', 'git config refused', 'tmp ok']) expect(shown).toContain(line);
+    for (const line of [
+      'workspace ok',
+      'home refused',
+      'etc refused',
+      'agents refused',
+      'hooks refused',
+      'git config refused',
+      'tmp ok',
+    ])
+      expect(shown).toContain(line);
     expect(shown).toContain('?? inside.txt');
     expect(readFileSync(path.join(root, 'inside.txt'), 'utf8')).toBe('ok\n');
     expect(readFileSync(path.join(root, 'AGENTS.md'), 'utf8')).toBe('Be careful.\n');
@@ -157,7 +180,9 @@ describe('writes', () => {
     expect(result.output.type).toBe('error-text');
     expect(outputText(result)).toContain('[sandbox: read-only path AGENTS.md');
     expect(outputText(result)).toContain('"sandbox": "none"');
-    const shown = outputText(await call(tool, sh('mkdir -p .forge/x || echo forge refused; git init -q . || echo git refused; ls -A')));
+    const shown = outputText(
+      await call(tool, sh('mkdir -p .forge/x || echo forge refused; git init -q . || echo git refused; ls -A')),
+    );
     expect(shown).toContain('forge refused');
     expect(shown).toContain('git refused');
     expect(await readdir(root)).toEqual([]);
@@ -165,7 +190,14 @@ describe('writes', () => {
 
   it('are refused everywhere but TMPDIR in mode read-only', async () => {
     const { root, tool } = await setUp({ mode: 'read-only' });
-    const shown = outputText(await call(tool, sh('echo x > "$TMPDIR/a" && echo "tmp ok"; echo x > b || echo "workspace refused"; cat /etc/hostname > /dev/null && echo "reads ok"')));
+    const shown = outputText(
+      await call(
+        tool,
+        sh(
+          'echo x > "$TMPDIR/a" && echo "tmp ok"; echo x > b || echo "workspace refused"; cat /etc/hostname > /dev/null && echo "reads ok"',
+        ),
+      ),
+    );
     expect(shown).toContain('tmp ok');
     expect(shown).toContain('workspace refused');
     expect(shown).toContain('reads ok');
@@ -199,7 +231,13 @@ describe('endings inside the sandbox', () => {
     const { tool } = await setUp();
     const word = `forge-cancel-${randomUUID()}`;
     const controller = new AbortController();
-    const pending = call(tool, sh(`trap '' TERM; setsid sh -c 'trap "" TERM; sleep 30; : ${word}' < /dev/null > /dev/null 2>&1 & while :; do sleep 1; done`), controller.signal);
+    const pending = call(
+      tool,
+      sh(
+        `trap '' TERM; setsid sh -c 'trap "" TERM; sleep 30; : ${word}' < /dev/null > /dev/null 2>&1 & while :; do sleep 1; done`,
+      ),
+      controller.signal,
+    );
     await delay(500);
     expect(processesWith(word).length).toBeGreaterThan(0);
     controller.abort();
@@ -214,7 +252,9 @@ describe('endings inside the sandbox', () => {
     const word = `forge-daemon-${randomUUID()}`;
     const result = await call(
       tool,
-      sh(`setsid env -i sh -c 'echo up > "$0"; sleep 30; : ${word}' "$TMPDIR/up" < /dev/null > /dev/null 2>&1 & while [ ! -s "$TMPDIR/up" ]; do sleep 0.05; done; echo started`),
+      sh(
+        `setsid env -i sh -c 'echo up > "$0"; sleep 30; : ${word}' "$TMPDIR/up" < /dev/null > /dev/null 2>&1 & while [ ! -s "$TMPDIR/up" ]; do sleep 0.05; done; echo started`,
+      ),
     );
     expect(outputText(result)).toContain('started');
     await delay(100);
@@ -223,8 +263,14 @@ describe('endings inside the sandbox', () => {
 
   it('output is still capped', async () => {
     const root = await makeTempDirectory('forge-sandbox-');
-    const tool = createRunCommandTool({ root, outputCapBytes: 100, sandbox: createCommandSandbox({ root, env: FORGE_ENV, bubblewrap }) });
-    const result = await call(tool, { argv: [process.execPath, '-e', 'process.stdout.write("A".repeat(50) + "x".repeat(1000) + "Z".repeat(50))'] });
+    const tool = createRunCommandTool({
+      root,
+      outputCapBytes: 100,
+      sandbox: createCommandSandbox({ root, env: FORGE_ENV, bubblewrap }),
+    });
+    const result = await call(tool, {
+      argv: [process.execPath, '-e', 'process.stdout.write("A".repeat(50) + "x".repeat(1000) + "Z".repeat(50))'],
+    });
     expect(result.metadata).toMatchObject({ truncated: true, exitCode: 0 });
   });
 });
@@ -257,6 +303,8 @@ describe('approval of a call that leaves the sandbox', () => {
     const quiet = createApprovalGate({ profile: 'workspace-auto' });
     const denied = await quiet.check(request({ argv: ['make'], sandbox: 'none' }), signal);
     expect(denied).toMatchObject({ kind: 'deny' });
-    expect(denied.kind === 'deny' ? denied.reason : '').toContain('this call asks to leave the sandbox: run unconfined');
+    expect(denied.kind === 'deny' ? denied.reason : '').toContain(
+      'this call asks to leave the sandbox: run unconfined',
+    );
   });
 });

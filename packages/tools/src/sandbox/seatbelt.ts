@@ -15,7 +15,12 @@ function literal(value: string): string {
  * the network unless asked. Untested: Forge's test machines run Linux (docs/security.md).
  */
 export function seatbeltProfile(confinement: SeatbeltConfinement): string {
-  const lines = ['(version 1)', '(allow default)', '(deny file-write*)', '(allow file-write* (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))'];
+  const lines = [
+    '(version 1)',
+    '(allow default)',
+    '(deny file-write*)',
+    '(allow file-write* (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))',
+  ];
   for (const directory of confinement.writable) lines.push(`(allow file-write* (subpath ${literal(directory)}))`);
   for (const file of confinement.readOnly) lines.push(`(deny file-write* (subpath ${literal(file)}))`);
   if (!confinement.network) lines.push('(deny network*)');

@@ -32,7 +32,12 @@ export function hostPidOf(namespacePid: number, word: string): number | undefine
     .map(Number)
     .find((pid) => {
       try {
-        return pid !== process.pid && isRunning(pid) && innermostPid(pid) === namespacePid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(word);
+        return (
+          pid !== process.pid &&
+          isRunning(pid) &&
+          innermostPid(pid) === namespacePid &&
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(word)
+        );
       } catch {
         return false;
       }

@@ -8,7 +8,8 @@ import { workspaceArtifactHashes } from '../workspace-hashes.js';
 import { createEditFileTool } from './edit-file.js';
 import { createReadFileTool } from './read-file.js';
 
-const numbered = (count: number): string => Array.from({ length: count }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
+const numbered = (count: number): string =>
+  Array.from({ length: count }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
 
 async function setUp(files: Record<string, string>) {
   const root = await makeTempDirectory();
@@ -24,8 +25,14 @@ describe('edit_file and the working set', () => {
     const source = workspaceArtifactHashes(root, { ledger });
     const contents = await source.readFiles(['src/math.js']);
     const file = contents.get('src/math.js');
-    expect(file).toEqual({ kind: 'text', text: 'export const add = (a, b) => a - b;\n', sha256: sha256Hex('export const add = (a, b) => a - b;\n') });
-    source.workingSetSent([{ path: 'src/math.js', sha256: sha256Hex('export const add = (a, b) => a - b;\n'), region: null }]);
+    expect(file).toEqual({
+      kind: 'text',
+      text: 'export const add = (a, b) => a - b;\n',
+      sha256: sha256Hex('export const add = (a, b) => a - b;\n'),
+    });
+    source.workingSetSent([
+      { path: 'src/math.js', sha256: sha256Hex('export const add = (a, b) => a - b;\n'), region: null },
+    ]);
     const result = await call(edit, { path: 'src/math.js', mode: 'replace', old: 'a - b', new: 'a + b' });
     expect(result.output).toEqual({ type: 'text', value: 'Replaced 1 occurrence in "src/math.js".' });
     expect(await readFile(path.join(root, 'src/math.js'), 'utf8')).toBe('export const add = (a, b) => a + b;\n');
@@ -41,7 +48,9 @@ describe('edit_file and the working set', () => {
 
   it('accepts an edit inside the region shown and refuses one outside it or a rewrite', async () => {
     const { ledger, edit } = await setUp({ 'big.ts': numbered(100) });
-    ledger.acceptWorkingSet([{ path: 'big.ts', sha256: sha256Hex(numbered(100)), region: { startLine: 40, endLine: 60 } }]);
+    ledger.acceptWorkingSet([
+      { path: 'big.ts', sha256: sha256Hex(numbered(100)), region: { startLine: 40, endLine: 60 } },
+    ]);
     const outside = await call(edit, { path: 'big.ts', mode: 'replace', old: 'line 7\n', new: 'seven\n' });
     expect(outputText(outside)).toContain('not all inside lines 40-60');
     const rewrite = await call(edit, { path: 'big.ts', mode: 'rewrite', content: 'gone\n' });

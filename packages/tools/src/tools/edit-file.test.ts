@@ -22,7 +22,11 @@ describe('edit_file create', () => {
     const { root, edit, ledger } = await setUp();
     const created = await call(edit, { path: 'src/new/a.ts', mode: 'create', content: 'export const a = 1;\n' });
     expect(created.output).toEqual({ type: 'text', value: 'Created "src/new/a.ts" (20 B).' });
-    expect(created.metadata).toEqual({ path: 'src/new/a.ts', sha256Before: null, sha256After: sha256Hex('export const a = 1;\n') });
+    expect(created.metadata).toEqual({
+      path: 'src/new/a.ts',
+      sha256Before: null,
+      sha256After: sha256Hex('export const a = 1;\n'),
+    });
     expect(await contentOf(root, 'src/new/a.ts')).toBe('export const a = 1;\n');
     expect(ledger.hashOf('src/new/a.ts')).toBe(sha256Hex('export const a = 1;\n'));
     const replaced = await call(edit, { path: 'src/new/a.ts', mode: 'replace', old: '1', new: '2' });
@@ -53,8 +57,12 @@ describe('edit_file create', () => {
   it('refuses absolute paths and .. escapes', async () => {
     const { edit } = await setUp();
     const outside = await makeTempDirectory();
-    expect(outputText(await call(edit, { path: path.join(outside, 'x.txt'), mode: 'create', content: 'x' }))).toContain('is absolute');
-    expect(outputText(await call(edit, { path: '../x.txt', mode: 'create', content: 'x' }))).toContain('is outside the workspace');
+    expect(outputText(await call(edit, { path: path.join(outside, 'x.txt'), mode: 'create', content: 'x' }))).toContain(
+      'is absolute',
+    );
+    expect(outputText(await call(edit, { path: '../x.txt', mode: 'create', content: 'x' }))).toContain(
+      'is outside the workspace',
+    );
   });
 
   it('never changes files inside .git', async () => {
@@ -71,7 +79,8 @@ describe('edit_file replace and rewrite', () => {
     const result = await call(edit, { path: 'a.txt', mode: 'replace', old: 'hello', new: 'bye' });
     expect(result.output).toEqual({
       type: 'error-text',
-      value: 'edit_file refused: "a.txt" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.',
+      value:
+        'edit_file refused: "a.txt" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.',
     });
     expect(await contentOf(root, 'a.txt')).toBe('hello\n');
   });
@@ -91,7 +100,8 @@ describe('edit_file replace and rewrite', () => {
     const result = await call(edit, { path: 'a.txt', mode: 'replace', old: 'version', new: 'v' });
     expect(result.output).toEqual({
       type: 'error-text',
-      value: 'edit_file refused: "a.txt" changed since you last read it. Call read_file again to see its current content, then retry the edit against that.',
+      value:
+        'edit_file refused: "a.txt" changed since you last read it. Call read_file again to see its current content, then retry the edit against that.',
     });
     expect(await contentOf(root, 'a.txt')).toBe('version 2 from someone else\n');
     await call(read, { path: 'a.txt' });
@@ -105,7 +115,13 @@ describe('edit_file replace and rewrite', () => {
     const result = await call(edit, { path: 'a.ts', mode: 'replace', old: 'price = 10', new: 'price = $&11' });
     const after = 'const price = $&11;\nconst tax = 2;\n';
     expect(result.output).toEqual({ type: 'text', value: 'Replaced 1 occurrence in "a.ts".' });
-    expect(result.metadata).toEqual({ path: 'a.ts', sha256Before: sha256Hex(before), sha256After: sha256Hex(after), startLine: 1, endLine: 1 });
+    expect(result.metadata).toEqual({
+      path: 'a.ts',
+      sha256Before: sha256Hex(before),
+      sha256After: sha256Hex(after),
+      startLine: 1,
+      endLine: 1,
+    });
     expect(await contentOf(root, 'a.ts')).toBe(after);
     expect(ledger.hashOf('a.ts')).toBe(sha256Hex(after));
   });
@@ -114,7 +130,9 @@ describe('edit_file replace and rewrite', () => {
     const { root, read, edit } = await setUp({ 'a.txt': 'x = 1\nx = 1\n' });
     await call(read, { path: 'a.txt' });
     const missing = await call(edit, { path: 'a.txt', mode: 'replace', old: 'y = 1', new: 'y = 2' });
-    expect(outputText(missing)).toBe('The text to replace was not found in "a.txt"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.');
+    expect(outputText(missing)).toBe(
+      'The text to replace was not found in "a.txt"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.',
+    );
     const ambiguous = await call(edit, { path: 'a.txt', mode: 'replace', old: 'x = 1', new: 'x = 2' });
     expect(outputText(ambiguous)).toBe(
       'The text to replace occurs 2 times in "a.txt"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.',
@@ -150,17 +168,27 @@ describe('edit_file replace and rewrite', () => {
     const { root, edit, ledger } = await setUp({ 'blob.bin': new Uint8Array([1, 0, 2]) });
     await mkdir(path.join(root, 'dir'));
     ledger.record('blob.bin', 'irrelevant');
-    expect(outputText(await call(edit, { path: 'nope.txt', mode: 'rewrite', content: 'x' }))).toBe('"nope.txt" does not exist; use mode "create" to make a new file.');
-    expect(outputText(await call(edit, { path: 'blob.bin', mode: 'rewrite', content: 'x' }))).toContain('is a binary file');
-    expect(outputText(await call(edit, { path: 'dir', mode: 'rewrite', content: 'x' }))).toContain('is a directory, not a regular file');
-    expect(outputText(await call(edit, { path: 'a.txt', mode: 'replace', old: 'x' }))).toBe('Invalid input for edit_file: new: mode "replace" needs "new". Fix the arguments and call it again.');
+    expect(outputText(await call(edit, { path: 'nope.txt', mode: 'rewrite', content: 'x' }))).toBe(
+      '"nope.txt" does not exist; use mode "create" to make a new file.',
+    );
+    expect(outputText(await call(edit, { path: 'blob.bin', mode: 'rewrite', content: 'x' }))).toContain(
+      'is a binary file',
+    );
+    expect(outputText(await call(edit, { path: 'dir', mode: 'rewrite', content: 'x' }))).toContain(
+      'is a directory, not a regular file',
+    );
+    expect(outputText(await call(edit, { path: 'a.txt', mode: 'replace', old: 'x' }))).toBe(
+      'Invalid input for edit_file: new: mode "replace" needs "new". Fix the arguments and call it again.',
+    );
   });
 });
 
 describe('edit_file after a crash and on a full disk', () => {
   /** The pid of a process that has exited. */
   function deadPid(): number {
-    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
     return Number(child.stdout);
   }
 
@@ -175,59 +203,84 @@ describe('edit_file after a crash and on a full disk', () => {
     expect((await readdir(root)).sort()).toEqual([live, 'a.txt'].sort());
   });
 
-  it.skipIf(process.getuid?.() !== 0)('names the file and leaves it whole when the file system is full (a 64 KiB tmpfs)', async () => {
-    const mountPoint = await makeTempDirectory();
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountPoint]);
-    try {
-      const root = path.join(mountPoint, 'ws');
-      await mkdir(root);
-      await writeFile(path.join(root, 'notes.txt'), 'keep\n');
-      const ledger = new ReadLedger();
-      await call(createReadFileTool({ root, ledger }), { path: 'notes.txt' });
-      await writeFile(path.join(mountPoint, 'filler'), Buffer.alloc(60 * 1024)).catch(() => undefined);
-      const result = await call(createEditFileTool({ root, ledger }), { path: 'notes.txt', mode: 'rewrite', content: 'x'.repeat(32 * 1024) });
-      expect(result.output).toEqual({
-        type: 'error-text',
-        value: 'Could not write "notes.txt": the file system is full (ENOSPC). The file was left as it was; tell the user, who must make room first.',
-      });
-      expect(await readFile(path.join(root, 'notes.txt'), 'utf8')).toBe('keep\n');
-      expect(await readdir(root)).toEqual(['notes.txt']);
-    } finally {
-      execFileSync('umount', [mountPoint]);
-    }
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'names the file and leaves it whole when the file system is full (a 64 KiB tmpfs)',
+    async () => {
+      const mountPoint = await makeTempDirectory();
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountPoint]);
+      try {
+        const root = path.join(mountPoint, 'ws');
+        await mkdir(root);
+        await writeFile(path.join(root, 'notes.txt'), 'keep\n');
+        const ledger = new ReadLedger();
+        await call(createReadFileTool({ root, ledger }), { path: 'notes.txt' });
+        await writeFile(path.join(mountPoint, 'filler'), Buffer.alloc(60 * 1024)).catch(() => undefined);
+        const result = await call(createEditFileTool({ root, ledger }), {
+          path: 'notes.txt',
+          mode: 'rewrite',
+          content: 'x'.repeat(32 * 1024),
+        });
+        expect(result.output).toEqual({
+          type: 'error-text',
+          value:
+            'Could not write "notes.txt": the file system is full (ENOSPC). The file was left as it was; tell the user, who must make room first.',
+        });
+        expect(await readFile(path.join(root, 'notes.txt'), 'utf8')).toBe('keep\n');
+        expect(await readdir(root)).toEqual(['notes.txt']);
+      } finally {
+        execFileSync('umount', [mountPoint]);
+      }
+    },
+  );
 
-  it.skipIf(process.getuid?.() !== 0)('says a read-only file system needs the user, not more room, and leaves the file whole', async () => {
-    const mountPoint = await makeTempDirectory();
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountPoint]);
-    try {
-      await writeFile(path.join(mountPoint, 'notes.txt'), 'keep\n');
-      const ledger = new ReadLedger();
-      await call(createReadFileTool({ root: mountPoint, ledger }), { path: 'notes.txt' });
-      execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
-      const result = await call(createEditFileTool({ root: mountPoint, ledger }), { path: 'notes.txt', mode: 'rewrite', content: 'changed\n' });
-      expect(result.output).toEqual({
-        type: 'error-text',
-        value: 'Could not write "notes.txt": the file system is read-only (EROFS). The file was left as it was; tell the user: nothing can be written there until the file system is writable again.',
-      });
-      expect(await readFile(path.join(mountPoint, 'notes.txt'), 'utf8')).toBe('keep\n');
-    } finally {
-      execFileSync('umount', [mountPoint]);
-    }
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'says a read-only file system needs the user, not more room, and leaves the file whole',
+    async () => {
+      const mountPoint = await makeTempDirectory();
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountPoint]);
+      try {
+        await writeFile(path.join(mountPoint, 'notes.txt'), 'keep\n');
+        const ledger = new ReadLedger();
+        await call(createReadFileTool({ root: mountPoint, ledger }), { path: 'notes.txt' });
+        execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
+        const result = await call(createEditFileTool({ root: mountPoint, ledger }), {
+          path: 'notes.txt',
+          mode: 'rewrite',
+          content: 'changed\n',
+        });
+        expect(result.output).toEqual({
+          type: 'error-text',
+          value:
+            'Could not write "notes.txt": the file system is read-only (EROFS). The file was left as it was; tell the user: nothing can be written there until the file system is writable again.',
+        });
+        expect(await readFile(path.join(mountPoint, 'notes.txt'), 'utf8')).toBe('keep\n');
+      } finally {
+        execFileSync('umount', [mountPoint]);
+      }
+    },
+  );
 });
 
 describe('edit_file check (before approval)', () => {
-  const check = (tool: ReturnType<typeof createEditFileTool>, input: Record<string, unknown>) => tool.check?.(input as never, { toolCallId: 'call_test', signal: new AbortController().signal });
+  const check = (tool: ReturnType<typeof createEditFileTool>, input: Record<string, unknown>) =>
+    tool.check?.(input as never, { toolCallId: 'call_test', signal: new AbortController().signal });
 
   it('refuses, without changing anything, every edit that execute would refuse', async () => {
     const { root, read, edit } = await setUp({ 'a.txt': 'x = 1\nx = 1\n', 'b.txt': 'b\n' });
     await call(read, { path: 'a.txt' });
-    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'x = 1', new: 'x = 2' })).toMatch(/^The text to replace occurs 2 times in "a.txt"; nothing changed\./);
-    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'y', new: 'z' })).toMatch(/^The text to replace was not found in "a.txt"/);
-    expect(await check(edit, { path: 'b.txt', mode: 'rewrite', content: 'c\n' })).toMatch(/^edit_file refused: "b.txt" has not been read in full in this session\./);
+    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'x = 1', new: 'x = 2' })).toMatch(
+      /^The text to replace occurs 2 times in "a.txt"; nothing changed\./,
+    );
+    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'y', new: 'z' })).toMatch(
+      /^The text to replace was not found in "a.txt"/,
+    );
+    expect(await check(edit, { path: 'b.txt', mode: 'rewrite', content: 'c\n' })).toMatch(
+      /^edit_file refused: "b.txt" has not been read in full in this session\./,
+    );
     expect(await check(edit, { path: 'a.txt', mode: 'create', content: 'c\n' })).toMatch(/^"a.txt" already exists/);
-    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'x' })).toMatch(/^Invalid input for edit_file: new: mode "replace" needs "new"/);
+    expect(await check(edit, { path: 'a.txt', mode: 'replace', old: 'x' })).toMatch(
+      /^Invalid input for edit_file: new: mode "replace" needs "new"/,
+    );
     expect(await contentOf(root, 'a.txt')).toBe('x = 1\nx = 1\n');
   });
 
@@ -243,7 +296,11 @@ describe('edit_file check (before approval)', () => {
   it('gives each applied edit a one-line summary with the lines added and removed', async () => {
     const { read, edit } = await setUp({ 'a.txt': 'one\ntwo\nthree\n' });
     await call(read, { path: 'a.txt' });
-    expect((await call(edit, { path: 'a.txt', mode: 'replace', old: 'two\n', new: '2\n2b\n2c\n' })).summary).toBe('edited a.txt (+3 −1)');
-    expect((await call(edit, { path: 'n.txt', mode: 'create', content: 'a\nb\n' })).summary).toBe('created n.txt (+2 −0)');
+    expect((await call(edit, { path: 'a.txt', mode: 'replace', old: 'two\n', new: '2\n2b\n2c\n' })).summary).toBe(
+      'edited a.txt (+3 −1)',
+    );
+    expect((await call(edit, { path: 'n.txt', mode: 'create', content: 'a\nb\n' })).summary).toBe(
+      'created n.txt (+2 −0)',
+    );
   });
 });

@@ -14,7 +14,9 @@ import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, 
 const inputSchema = z
   .strictObject({
     path: z.string().min(1).describe('File path relative to the workspace root.'),
-    mode: z.enum(['create', 'replace', 'rewrite']).describe('create: new file (fails if it exists); replace: swap exact text; rewrite: replace the whole content.'),
+    mode: z
+      .enum(['create', 'replace', 'rewrite'])
+      .describe('create: new file (fails if it exists); replace: swap exact text; rewrite: replace the whole content.'),
     content: z.string().optional().describe('The full file content (create and rewrite).'),
     old: z.string().min(1).optional().describe('replace: the exact text to find, copied from read_file output.'),
     new: z.string().optional().describe('replace: the text to put in its place.'),
@@ -22,7 +24,8 @@ const inputSchema = z
   })
   .superRefine((input, context) => {
     const needs = (name: 'content' | 'old' | 'new'): void => {
-      if (input[name] === undefined) context.addIssue({ code: 'custom', path: [name], message: `mode "${input.mode}" needs "${name}"` });
+      if (input[name] === undefined)
+        context.addIssue({ code: 'custom', path: [name], message: `mode "${input.mode}" needs "${name}"` });
     };
     if (input.mode === 'replace') {
       needs('old');
@@ -79,7 +82,12 @@ export function createEditFileTool(options: EditFileToolOptions): Tool {
       const sha256After = sha256Hex(plan.updated);
       options.ledger.record(plan.target.relative, sha256After);
       return {
-        ...text(plan.message, { path: plan.target.relative, sha256Before: plan.sha256Before, sha256After, ...plan.region }),
+        ...text(plan.message, {
+          path: plan.target.relative,
+          sha256Before: plan.sha256Before,
+          sha256After,
+          ...plan.region,
+        }),
         summary: `edited ${plan.target.relative} ${lineCounts(plan.before, plan.updated)}`,
       };
     },
@@ -122,7 +130,9 @@ async function planEdit(options: EditFileToolOptions, input: JsonValue): Promise
   try {
     const target = await resolveWorkspacePath(options.root, request.path);
     if (target.relative.split('/').includes('.git')) {
-      return refused(`edit_file does not change files inside .git ("${request.path}"); use git commands through run_command instead.`);
+      return refused(
+        `edit_file does not change files inside .git ("${request.path}"); use git commands through run_command instead.`,
+      );
     }
     if (request.mode === 'create') {
       if (target.exists) return refused(alreadyExists(request.path));
@@ -138,7 +148,10 @@ function alreadyExists(requestedPath: string): string {
   return `"${requestedPath}" already exists; read it with read_file, then change it with mode "replace" or "rewrite".`;
 }
 
-async function create(options: EditFileToolOptions, plan: Extract<EditPlan, { kind: 'create' }>): Promise<ToolExecutionResult> {
+async function create(
+  options: EditFileToolOptions,
+  plan: Extract<EditPlan, { kind: 'create' }>,
+): Promise<ToolExecutionResult> {
   const { target, content } = plan;
   await mkdir(path.dirname(target.absolute), { recursive: true });
   try {
@@ -150,7 +163,11 @@ async function create(options: EditFileToolOptions, plan: Extract<EditPlan, { ki
   const sha256After = sha256Hex(content);
   options.ledger.record(target.relative, sha256After);
   return {
-    ...text(`Created "${target.relative}" (${formatBytes(Buffer.byteLength(content))}).`, { path: target.relative, sha256Before: null, sha256After }),
+    ...text(`Created "${target.relative}" (${formatBytes(Buffer.byteLength(content))}).`, {
+      path: target.relative,
+      sha256Before: null,
+      sha256After,
+    }),
     summary: `created ${target.relative} ${lineCounts(undefined, content)}`,
   };
 }
@@ -159,7 +176,8 @@ async function planChange(options: EditFileToolOptions, target: WorkspacePath, r
   if (!target.exists) return refused(`"${request.path}" does not exist; use mode "create" to make a new file.`);
   const loaded = await loadFile(target.absolute, options.root, request.path);
   if (loaded.kind !== 'ok') return refused(unloadedFileText(loaded, request.path, 'edit_file'));
-  if (isBinary(loaded.bytes)) return refused(`"${request.path}" is a binary file (it contains NUL bytes); edit_file changes text files only.`);
+  if (isBinary(loaded.bytes))
+    return refused(`"${request.path}" is a binary file (it contains NUL bytes); edit_file changes text files only.`);
 
   const sha256Before = sha256Hex(loaded.bytes);
   const seen = options.ledger.hashOf(target.relative);
@@ -168,9 +186,13 @@ async function planChange(options: EditFileToolOptions, target: WorkspacePath, r
   const shownRegion = sight?.sha256 === sha256Before ? sight.region : undefined;
   if (seen !== sha256Before && shownRegion === undefined) {
     if (seen === undefined && sight === undefined) {
-      return refused(`edit_file refused: "${request.path}" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.`);
+      return refused(
+        `edit_file refused: "${request.path}" has not been read in full in this session. Call read_file on it without a line range, then retry the edit.`,
+      );
     }
-    return refused(`edit_file refused: "${request.path}" changed since you last read it. Call read_file again to see its current content, then retry the edit against that.`);
+    return refused(
+      `edit_file refused: "${request.path}" changed since you last read it. Call read_file again to see its current content, then retry the edit against that.`,
+    );
   }
   const partOnly = shownRegion === undefined || shownRegion === null ? undefined : shownRegion;
 
@@ -183,18 +205,28 @@ async function planChange(options: EditFileToolOptions, target: WorkspacePath, r
       );
     }
     const updated = request.content ?? '';
-    return { ...change, updated, message: `Rewrote "${target.relative}" (${formatBytes(Buffer.byteLength(updated))}).` };
+    return {
+      ...change,
+      updated,
+      message: `Rewrote "${target.relative}" (${formatBytes(Buffer.byteLength(updated))}).`,
+    };
   }
   if (!isUtf8(loaded.bytes)) {
-    return refused(`"${request.path}" is not valid UTF-8, so exact text replacement could corrupt it; use mode "rewrite" if you must change it.`);
+    return refused(
+      `"${request.path}" is not valid UTF-8, so exact text replacement could corrupt it; use mode "rewrite" if you must change it.`,
+    );
   }
   const old = request.old ?? '';
   const count = countOccurrences(before, old);
   if (count === 0) {
-    return refused(`The text to replace was not found in "${request.path}"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.`);
+    return refused(
+      `The text to replace was not found in "${request.path}"; nothing changed. Copy "old" exactly from the latest read_file output, whitespace included.`,
+    );
   }
   if (count > 1 && request.all !== true) {
-    return refused(`The text to replace occurs ${count} times in "${request.path}"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.`);
+    return refused(
+      `The text to replace occurs ${count} times in "${request.path}"; nothing changed. Add surrounding lines to "old" so it occurs once, or set all: true to change every occurrence.`,
+    );
   }
   if (partOnly !== undefined && !occurrencesWithin(before, old, request.all === true ? count : 1, partOnly)) {
     return refused(
@@ -205,14 +237,25 @@ async function planChange(options: EditFileToolOptions, target: WorkspacePath, r
   const replacement = request.new ?? '';
   const updated = request.all === true ? before.split(old).join(replacement) : replaceFirst(before, old, replacement);
   const region = replacedRegion(before, updated, old, replacement, request.all === true ? count : 1);
-  return { ...change, updated, region, message: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in "${target.relative}".` };
+  return {
+    ...change,
+    updated,
+    region,
+    message: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in "${target.relative}".`,
+  };
 }
 
 /**
  * The lines of the updated file from the first replacement's first line to the last one's last
  * line: the region the edit changed, which a checkpoint keeps in hand.
  */
-function replacedRegion(before: string, updated: string, old: string, replacement: string, replaced: number): { startLine: number; endLine: number } {
+function replacedRegion(
+  before: string,
+  updated: string,
+  old: string,
+  replacement: string,
+  replaced: number,
+): { startLine: number; endLine: number } {
   const first = before.indexOf(old);
   let last = first;
   for (let seen = 1; seen < replaced; seen += 1) last = before.indexOf(old, last + old.length);
@@ -224,7 +267,12 @@ function replacedRegion(before: string, updated: string, old: string, replacemen
 }
 
 /** True when each of the first `replaced` occurrences of `old` in `text` starts and ends inside `region`'s lines. */
-function occurrencesWithin(text: string, old: string, replaced: number, region: { readonly startLine: number; readonly endLine: number }): boolean {
+function occurrencesWithin(
+  text: string,
+  old: string,
+  replaced: number,
+  region: { readonly startLine: number; readonly endLine: number },
+): boolean {
   let line = 1;
   let scanned = 0;
   const lineAt = (index: number): number => {
@@ -232,7 +280,11 @@ function occurrencesWithin(text: string, old: string, replaced: number, region: 
     scanned = index;
     return line;
   };
-  for (let index = text.indexOf(old), seen = 0; index !== -1 && seen < replaced; index = text.indexOf(old, index + old.length), seen += 1) {
+  for (
+    let index = text.indexOf(old), seen = 0;
+    index !== -1 && seen < replaced;
+    index = text.indexOf(old, index + old.length), seen += 1
+  ) {
     if (lineAt(index) < region.startLine || lineAt(index + old.length - 1) > region.endLine) return false;
   }
   return true;
@@ -240,7 +292,8 @@ function occurrencesWithin(text: string, old: string, replaced: number, region: 
 
 function countOccurrences(haystack: string, needle: string): number {
   let count = 0;
-  for (let index = haystack.indexOf(needle); index !== -1; index = haystack.indexOf(needle, index + needle.length)) count += 1;
+  for (let index = haystack.indexOf(needle); index !== -1; index = haystack.indexOf(needle, index + needle.length))
+    count += 1;
   return count;
 }
 

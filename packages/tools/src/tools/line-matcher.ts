@@ -17,7 +17,9 @@ export interface LineMatch {
 }
 
 /** The matching lines of one file, or `timed-out` when the time bound ran out before they were found. */
-export type FileMatches = { readonly kind: 'matched'; readonly lines: readonly LineMatch[] } | { readonly kind: 'timed-out' };
+export type FileMatches =
+  | { readonly kind: 'matched'; readonly lines: readonly LineMatch[] }
+  | { readonly kind: 'timed-out' };
 
 export interface LineMatcher {
   /** The first `limit` lines of `text` that match. Rejects with the signal's reason once it aborts. */
@@ -128,9 +130,15 @@ export class RegexWorkers {
         };
         const onMessage = (lines: LineMatch[]) => settle(() => resolve({ kind: 'matched', lines }));
         const onError = (error: Error) => settle(() => void release(true).finally(() => reject(error)));
-        const onExit = (code: number) => settle(() => void release(true).finally(() => reject(new Error(`the search worker exited with code ${code}`))));
+        const onExit = (code: number) =>
+          settle(
+            () => void release(true).finally(() => reject(new Error(`the search worker exited with code ${code}`))),
+          );
         const onAbort = () => settle(() => void release(true).finally(() => reject(options.signal.reason)));
-        const timer = setTimeout(() => settle(() => void release(true).finally(() => resolve({ kind: 'timed-out' }))), remainingMs);
+        const timer = setTimeout(
+          () => settle(() => void release(true).finally(() => resolve({ kind: 'timed-out' }))),
+          remainingMs,
+        );
         worker.on('message', onMessage);
         worker.on('error', onError);
         worker.on('exit', onExit);

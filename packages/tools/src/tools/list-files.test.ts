@@ -20,9 +20,19 @@ describe('list_files', () => {
   });
 
   it('lists recursively in tree order and never shows .git', async () => {
-    const { tool } = await setUp({ '.git/HEAD': 'ref', 'src/b/c.ts': '', 'src/a.ts': '', 'src-extra.txt': '', 'README.md': '' });
-    expect(outputText(await call(tool, { recursive: true }))).toBe(['README.md', 'src/', 'src/a.ts', 'src/b/', 'src/b/c.ts', 'src-extra.txt'].join('\n'));
-    expect(outputText(await call(tool, { path: 'src', recursive: true }))).toBe(['src/a.ts', 'src/b/', 'src/b/c.ts'].join('\n'));
+    const { tool } = await setUp({
+      '.git/HEAD': 'ref',
+      'src/b/c.ts': '',
+      'src/a.ts': '',
+      'src-extra.txt': '',
+      'README.md': '',
+    });
+    expect(outputText(await call(tool, { recursive: true }))).toBe(
+      ['README.md', 'src/', 'src/a.ts', 'src/b/', 'src/b/c.ts', 'src-extra.txt'].join('\n'),
+    );
+    expect(outputText(await call(tool, { path: 'src', recursive: true }))).toBe(
+      ['src/a.ts', 'src/b/', 'src/b/c.ts'].join('\n'),
+    );
   });
 
   it('honours the root and nested .gitignore files, negations included', async () => {
@@ -36,19 +46,25 @@ describe('list_files', () => {
       'app/other.log': '',
       'app/main.ts': '',
     });
-    expect(outputText(await call(tool, { recursive: true }))).toBe(['.gitignore', 'app/', 'app/.gitignore', 'app/keep.log', 'app/main.ts'].join('\n'));
+    expect(outputText(await call(tool, { recursive: true }))).toBe(
+      ['.gitignore', 'app/', 'app/.gitignore', 'app/keep.log', 'app/main.ts'].join('\n'),
+    );
   });
 
   it('lists a directory the user names even when .gitignore excludes it, and says so', async () => {
     const { tool } = await setUp({ '.gitignore': 'dist/\n', 'dist/bundle.js': '' });
     const shown = outputText(await call(tool, { path: 'dist' }));
-    expect(shown).toBe('dist/bundle.js\n[list_files: "dist" is excluded by .gitignore; listed without .gitignore filtering]');
+    expect(shown).toBe(
+      'dist/bundle.js\n[list_files: "dist" is excluded by .gitignore; listed without .gitignore filtering]',
+    );
   });
 
   it('stops at the entry cap with a truncation marker, shallow entries first', async () => {
     const { tool } = await setUp({ 'a/deep/x.txt': '', 'a/y.txt': '', 'b.txt': '', 'c.txt': '' });
     const result = await call(tool, { recursive: true, maxEntries: 3 });
-    expect(outputText(result)).toBe('a/\nb.txt\nc.txt\n[list_files: truncated after 3 entries; list a subdirectory, or raise maxEntries (up to 5000)]');
+    expect(outputText(result)).toBe(
+      'a/\nb.txt\nc.txt\n[list_files: truncated after 3 entries; list a subdirectory, or raise maxEntries (up to 5000)]',
+    );
     expect(result.metadata).toMatchObject({ truncated: true, entries: 3 });
   });
 
@@ -63,7 +79,9 @@ describe('list_files', () => {
 
   it('explains files, missing directories, empty directories and escapes', async () => {
     const { tool } = await setUp({ 'a.txt': '', 'empty/.gitignore': '*\n' });
-    expect(outputText(await call(tool, { path: 'a.txt' }))).toBe('"a.txt" is a file, not a directory; use read_file to read it.');
+    expect(outputText(await call(tool, { path: 'a.txt' }))).toBe(
+      '"a.txt" is a file, not a directory; use read_file to read it.',
+    );
     expect(outputText(await call(tool, { path: 'missing' }))).toContain('"missing" does not exist');
     expect(outputText(await call(tool, { path: 'empty' }))).toBe('[list_files: "empty" is empty]');
     expect((await call(tool, { path: '..' })).output.type).toBe('error-text');
@@ -83,6 +101,8 @@ describe('list_files on hostile names and .gitignore files', () => {
     await writeFiles(root, { 'a.txt': '' });
     execFileSync('mkfifo', [path.join(root, '.gitignore')]);
     const shown = outputText(await call(createListFilesTool({ root }), {}));
-    expect(shown).toBe('.gitignore\na.txt\n[list_files: .gitignore was not used: .gitignore is a FIFO, not a regular file]');
+    expect(shown).toBe(
+      '.gitignore\na.txt\n[list_files: .gitignore was not used: .gitignore is a FIFO, not a regular file]',
+    );
   });
 });

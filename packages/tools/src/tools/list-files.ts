@@ -13,7 +13,12 @@ const LIMIT_MAX_ENTRIES = 5000;
 const inputSchema = z.strictObject({
   path: z.string().min(1).optional().describe('Directory relative to the workspace root (default ".").'),
   recursive: z.boolean().optional().describe('Also list everything below it (default false).'),
-  maxEntries: z.int().min(1).max(LIMIT_MAX_ENTRIES).optional().describe(`Most entries to return (default ${DEFAULT_MAX_ENTRIES}).`),
+  maxEntries: z
+    .int()
+    .min(1)
+    .max(LIMIT_MAX_ENTRIES)
+    .optional()
+    .describe(`Most entries to return (default ${DEFAULT_MAX_ENTRIES}).`),
 });
 
 export interface ListFilesToolOptions {
@@ -33,7 +38,8 @@ export function createListFilesTool(options: ListFilesToolOptions): Tool {
       'A name with a control character (such as a newline) is shown as a JSON string.',
     inputSchema: inputJsonSchema(inputSchema),
     risk: 'read',
-    describe: (input) => `list_files ${quote(field(input, 'path') ?? '.')}${field(input, 'recursive') === true ? ' (recursive)' : ''}`,
+    describe: (input) =>
+      `list_files ${quote(field(input, 'path') ?? '.')}${field(input, 'recursive') === true ? ' (recursive)' : ''}`,
     async execute(input, context) {
       const parsed = parseToolInput('list_files', inputSchema, input);
       if (!parsed.ok) return parsed.result;
@@ -67,13 +73,21 @@ export function createListFilesTool(options: ListFilesToolOptions): Tool {
         }
         const lines = entries.map(render).sort(comparePaths);
         if (lines.length === 0) lines.push(`[list_files: "${start.relative}" is empty]`);
-        if (startIgnored) lines.push(`[list_files: "${start.relative}" is excluded by .gitignore; listed without .gitignore filtering]`);
+        if (startIgnored)
+          lines.push(
+            `[list_files: "${start.relative}" is excluded by .gitignore; listed without .gitignore filtering]`,
+          );
         for (const note of rules.notes()) lines.push(`[list_files: ${note}]`);
         if (truncated) {
-          lines.push(`[list_files: truncated after ${maxEntries} entries; list a subdirectory, or raise maxEntries (up to ${LIMIT_MAX_ENTRIES})]`);
+          lines.push(
+            `[list_files: truncated after ${maxEntries} entries; list a subdirectory, or raise maxEntries (up to ${LIMIT_MAX_ENTRIES})]`,
+          );
         }
         const listed = `${entries.length}${truncated ? '+' : ''} entr${entries.length === 1 && !truncated ? 'y' : 'ies'}`;
-        return { ...text(lines.join('\n'), { path: start.relative, entries: entries.length, truncated }), summary: `listed ${start.relative} (${listed})` };
+        return {
+          ...text(lines.join('\n'), { path: start.relative, entries: entries.length, truncated }),
+          summary: `listed ${start.relative} (${listed})`,
+        };
       } catch (error) {
         return fileProblem(error, requested);
       }

@@ -20,7 +20,12 @@ describe('read_file', () => {
     const { ledger, tool } = await setUp({ 'src/a.txt': content });
     const result = await call(tool, { path: 'src/a.txt' });
     expect(result.output).toEqual({ type: 'text', value: content });
-    expect(result.metadata).toEqual({ path: 'src/a.txt', sha256: sha256Hex(content), bytes: Buffer.byteLength(content), complete: true });
+    expect(result.metadata).toEqual({
+      path: 'src/a.txt',
+      sha256: sha256Hex(content),
+      bytes: Buffer.byteLength(content),
+      complete: true,
+    });
     expect(ledger.hashOf('src/a.txt')).toBe(sha256Hex(content));
   });
 
@@ -48,7 +53,10 @@ describe('read_file', () => {
   it('refuses binary files', async () => {
     const { tool } = await setUp({ 'image.png': new Uint8Array([0x89, 0x50, 0x00, 0x01]) });
     const result = await call(tool, { path: 'image.png' });
-    expect(result.output).toEqual({ type: 'error-text', value: '"image.png" is a binary file (it contains NUL bytes); read_file shows text files only.' });
+    expect(result.output).toEqual({
+      type: 'error-text',
+      value: '"image.png" is a binary file (it contains NUL bytes); read_file shows text files only.',
+    });
   });
 
   it('explains missing files, directories and ranges past the end', async () => {
@@ -56,7 +64,9 @@ describe('read_file', () => {
     await mkdir(path.join(root, 'dir'));
     expect(outputText(await call(tool, { path: 'nope.txt' }))).toContain('"nope.txt" does not exist in the workspace');
     expect(outputText(await call(tool, { path: 'dir' }))).toContain('"dir" is a directory, not a regular file');
-    expect(outputText(await call(tool, { path: 'f.txt', startLine: 5 }))).toBe('"f.txt" has 1 lines; startLine 5 is past its end.');
+    expect(outputText(await call(tool, { path: 'f.txt', startLine: 5 }))).toBe(
+      '"f.txt" has 1 lines; startLine 5 is past its end.',
+    );
   });
 
   it('refuses paths outside the workspace, including through symlinks', async () => {
@@ -77,7 +87,8 @@ describe('read_file', () => {
     const result = await call(tool, { path: 'a', startLine: 3, endLine: 1 });
     expect(result.output).toEqual({
       type: 'error-text',
-      value: 'Invalid input for read_file: endLine: endLine must not be smaller than startLine. Fix the arguments and call it again.',
+      value:
+        'Invalid input for read_file: endLine: endLine must not be smaller than startLine. Fix the arguments and call it again.',
     });
     expect((await call(tool, 'a.txt')).output.type).toBe('error-text');
   });
@@ -97,7 +108,11 @@ describe('selectLines', () => {
   });
 
   it('counts a file without a final newline', () => {
-    expect(selectLines('a\nb', undefined, undefined, 100)).toMatchObject({ totalLines: 2, complete: true, content: 'a\nb' });
+    expect(selectLines('a\nb', undefined, undefined, 100)).toMatchObject({
+      totalLines: 2,
+      complete: true,
+      content: 'a\nb',
+    });
   });
 });
 
@@ -118,7 +133,9 @@ describe('read_file on hostile workspaces', () => {
   it('refuses a FIFO at once', async () => {
     const { root, tool } = await setUp({});
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
-    expect(outputText(await call(tool, { path: 'pipe' }))).toBe('"pipe" is a FIFO, not a regular file; read_file works on regular files only (use list_files to see what a directory contains).');
+    expect(outputText(await call(tool, { path: 'pipe' }))).toBe(
+      '"pipe" is a FIFO, not a regular file; read_file works on regular files only (use list_files to see what a directory contains).',
+    );
   });
 });
 
@@ -128,6 +145,8 @@ describe('read_file summary', () => {
     await writeFiles(root, { 'src/a.ts': 'one\ntwo\nthree\n' });
     const tool = createReadFileTool({ root, ledger: new ReadLedger() });
     expect((await call(tool, { path: 'src/a.ts' })).summary).toBe('read src/a.ts (3 lines)');
-    expect((await call(tool, { path: 'src/a.ts', startLine: 2, endLine: 3 })).summary).toBe('read src/a.ts (lines 2–3 of 3)');
+    expect((await call(tool, { path: 'src/a.ts', startLine: 2, endLine: 3 })).summary).toBe(
+      'read src/a.ts (lines 2–3 of 3)',
+    );
   });
 });

@@ -35,13 +35,15 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool {
   return {
     name: 'read_file',
     description:
-      'Read a text file in the workspace. Large files are cut at a byte cap; use startLine/endLine to read a part. ' + 'Read a file completely (no range, not cut) before changing it with edit_file.',
+      'Read a text file in the workspace. Large files are cut at a byte cap; use startLine/endLine to read a part. ' +
+      'Read a file completely (no range, not cut) before changing it with edit_file.',
     inputSchema: inputJsonSchema(inputSchema),
     risk: 'read',
     describe: (input) => {
       const start = field(input, 'startLine');
       const end = field(input, 'endLine');
-      const range = start === undefined && end === undefined ? '' : ` (lines ${quote(start ?? 1)}-${quote(end ?? 'end')})`;
+      const range =
+        start === undefined && end === undefined ? '' : ` (lines ${quote(start ?? 1)}-${quote(end ?? 'end')})`;
       return `read_file ${quote(field(input, 'path'))}${range}`;
     },
     async execute(input) {
@@ -53,21 +55,34 @@ export function createReadFileTool(options: ReadFileToolOptions): Tool {
         const loaded = await loadFile(target.absolute, options.root, request.path);
         if (loaded.kind !== 'ok') return errorText(unloadedFileText(loaded, request.path, 'read_file'));
         if (isBinary(loaded.bytes)) {
-          return errorText(`"${request.path}" is a binary file (it contains NUL bytes); read_file shows text files only.`);
+          return errorText(
+            `"${request.path}" is a binary file (it contains NUL bytes); read_file shows text files only.`,
+          );
         }
         const sha256 = sha256Hex(loaded.bytes);
         const view = selectLines(loaded.bytes.toString('utf8'), request.startLine, request.endLine, readCap);
         if (view.kind === 'past-end') {
-          return errorText(`"${request.path}" has ${view.totalLines} lines; startLine ${request.startLine} is past its end.`);
+          return errorText(
+            `"${request.path}" has ${view.totalLines} lines; startLine ${request.startLine} is past its end.`,
+          );
         }
         if (view.complete) options.ledger.record(target.relative, sha256);
         // A partial read names the lines it showed, so a checkpoint can keep that region in hand.
-        const metadata: JsonObject = { path: target.relative, sha256, bytes: loaded.bytes.length, complete: view.complete };
-        if (!view.complete && view.lastLine >= view.firstLine) Object.assign(metadata, { startLine: view.firstLine, endLine: view.lastLine });
+        const metadata: JsonObject = {
+          path: target.relative,
+          sha256,
+          bytes: loaded.bytes.length,
+          complete: view.complete,
+        };
+        if (!view.complete && view.lastLine >= view.firstLine)
+          Object.assign(metadata, { startLine: view.firstLine, endLine: view.lastLine });
         const lines = view.complete
           ? `${view.totalLines} line${view.totalLines === 1 ? '' : 's'}`
           : `lines ${view.firstLine}–${view.lastLine} of ${view.totalLines}${view.cut ? ', cut at the size cap' : ''}`;
-        return { ...text(render(request.path, view, loaded.bytes.length), metadata), summary: `read ${target.relative} (${lines})` };
+        return {
+          ...text(render(request.path, view, loaded.bytes.length), metadata),
+          summary: `read ${target.relative} (${lines})`,
+        };
       } catch (error) {
         return fileProblem(error, request.path);
       }
@@ -88,7 +103,12 @@ type LineView =
     };
 
 /** Picks the requested lines, then keeps whole lines up to `capBytes` (cutting the first line only if it alone is too long). */
-export function selectLines(content: string, startLine: number | undefined, endLine: number | undefined, capBytes: number): LineView {
+export function selectLines(
+  content: string,
+  startLine: number | undefined,
+  endLine: number | undefined,
+  capBytes: number,
+): LineView {
   const lines = splitLines(content);
   const totalLines = lines.length;
   const first = startLine ?? 1;

@@ -16,7 +16,14 @@ const node = process.execPath;
  */
 async function setUp(options: { commandTimeoutMs?: number; outputCapBytes?: number } = {}) {
   const root = await makeTempDirectory();
-  return { root, tool: createRunCommandTool({ root, ...options, sandbox: createCommandSandbox({ root, settings: { mode: 'off' } }) }) };
+  return {
+    root,
+    tool: createRunCommandTool({
+      root,
+      ...options,
+      sandbox: createCommandSandbox({ root, settings: { mode: 'off' } }),
+    }),
+  };
 }
 
 /** Whether `pid` is a running process; a zombie (dead, not yet reaped by its new parent) counts as gone. */
@@ -37,18 +44,29 @@ function isAlive(pid: number): boolean {
 describe('run_command', () => {
   it('runs a program without a shell and reports output and exit code', async () => {
     const { tool } = await setUp();
-    const result = await call(tool, { argv: [node, '-e', 'console.log("out"); console.error("err"); process.exit(3)'] });
+    const result = await call(tool, {
+      argv: [node, '-e', 'console.log("out"); console.error("err"); process.exit(3)'],
+    });
     const shown = outputText(result);
     expect(result.output.type).toBe('text');
     expect(shown).toContain('out\n');
     expect(shown).toContain('err\n');
     expect(shown).toMatch(/\n\[exit code 3 after \d+ ms\]$/);
-    expect(result.metadata).toMatchObject({ exitCode: 3, signal: null, timedOut: false, cancelled: false, truncated: false, cwd: '.' });
+    expect(result.metadata).toMatchObject({
+      exitCode: 3,
+      signal: null,
+      timedOut: false,
+      cancelled: false,
+      truncated: false,
+      cwd: '.',
+    });
   });
 
   it('passes arguments literally, with no shell expansion', async () => {
     const { tool } = await setUp();
-    const result = await call(tool, { argv: [node, '-e', 'console.log(process.argv.slice(1).join("|"))', '$HOME', '*', 'a;b'] });
+    const result = await call(tool, {
+      argv: [node, '-e', 'console.log(process.argv.slice(1).join("|"))', '$HOME', '*', 'a;b'],
+    });
     expect(outputText(result)).toContain('$HOME|*|a;b\n');
   });
 
@@ -84,7 +102,8 @@ describe('run_command', () => {
 
   it('stops a process that left the group with setsid when the command times out, and says so', async () => {
     const { root, tool } = await setUp();
-    const escape = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s escaped.pid ]; do sleep 0.05; done; sleep 30";
+    const escape =
+      "setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s escaped.pid ]; do sleep 0.05; done; sleep 30";
     const result = await call(tool, { argv: ['sh', '-c', escape], timeoutMs: 1500 });
     const escaped = Number(await readFile(path.join(root, 'escaped.pid'), 'utf8'));
     expect(escaped).toBeGreaterThan(0);
@@ -92,21 +111,31 @@ describe('run_command', () => {
     expect(outputText(result)).toMatch(
       /\[timed out after 1500 ms: the command was stopped with its process group\]\n\[also stopped 1 process the command had started outside its process group \(setsid\)\]$/,
     );
-    expect(result.metadata).toMatchObject({ timedOut: true, strayProcessesStopped: 1, strayProcessesRunning: [], processesTracked: true, pipesHeldOpen: false });
+    expect(result.metadata).toMatchObject({
+      timedOut: true,
+      strayProcessesStopped: 1,
+      strayProcessesRunning: [],
+      processesTracked: true,
+      pipesHeldOpen: false,
+    });
   });
 
   it('stops a setsid daemon a command leaves behind when it exits', async () => {
     const { root, tool } = await setUp();
-    const daemon = "setsid sh -c 'echo $$ > daemon.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s daemon.pid ]; do sleep 0.05; done; echo started";
+    const daemon =
+      "setsid sh -c 'echo $$ > daemon.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s daemon.pid ]; do sleep 0.05; done; echo started";
     const result = await call(tool, { argv: ['sh', '-c', daemon] });
     const pid = Number(await readFile(path.join(root, 'daemon.pid'), 'utf8'));
     expect(isAlive(pid)).toBe(false);
-    expect(outputText(result)).toMatch(/started\n\[exit code 0 after \d+ ms\]\n\[also stopped 1 process the command had started outside its process group \(setsid\)\]$/);
+    expect(outputText(result)).toMatch(
+      /started\n\[exit code 0 after \d+ ms\]\n\[also stopped 1 process the command had started outside its process group \(setsid\)\]$/,
+    );
   });
 
   it('finds an escapee that cleared its environment through its parent while the command runs', async () => {
     const { root, tool } = await setUp();
-    const escape = "setsid env -i sh -c 'echo $$ > hidden.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s hidden.pid ]; do sleep 0.05; done; sleep 30";
+    const escape =
+      "setsid env -i sh -c 'echo $$ > hidden.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s hidden.pid ]; do sleep 0.05; done; sleep 30";
     const result = await call(tool, { argv: ['sh', '-c', escape], timeoutMs: 1500 });
     const pid = Number(await readFile(path.join(root, 'hidden.pid'), 'utf8'));
     expect(isAlive(pid)).toBe(false);
@@ -116,7 +145,8 @@ describe('run_command', () => {
   it('says a process may still be running when one Forge cannot find holds the output open', async () => {
     const { root, tool } = await setUp();
     // Its own session, an empty environment and a dead parent: nothing leads back to the command but the pipe it holds.
-    const hidden = "setsid env -i sh -c 'echo $$ > hidden.pid; exec sleep 30' < /dev/null & while [ ! -s hidden.pid ]; do sleep 0.05; done; echo started";
+    const hidden =
+      "setsid env -i sh -c 'echo $$ > hidden.pid; exec sleep 30' < /dev/null & while [ ! -s hidden.pid ]; do sleep 0.05; done; echo started";
     const result = await call(tool, { argv: ['sh', '-c', hidden] });
     const pid = Number(await readFile(path.join(root, 'hidden.pid'), 'utf8'));
     try {
@@ -139,7 +169,9 @@ describe('run_command', () => {
 
   it('keeps the head and tail of long output with a truncation marker', async () => {
     const { tool } = await setUp({ outputCapBytes: 100 });
-    const result = await call(tool, { argv: [node, '-e', 'process.stdout.write("A".repeat(50) + "x".repeat(1000) + "Z".repeat(50))'] });
+    const result = await call(tool, {
+      argv: [node, '-e', 'process.stdout.write("A".repeat(50) + "x".repeat(1000) + "Z".repeat(50))'],
+    });
     const shown = outputText(result);
     expect(shown).toContain(`${'A'.repeat(50)}\n[... 1000 bytes of output omitted ...]\n${'Z'.repeat(50)}`);
     expect(shown).not.toContain('xxx');
@@ -150,12 +182,18 @@ describe('run_command', () => {
     const { tool } = await setUp();
     const controller = new AbortController();
     const started = Date.now();
-    const pending = call(tool, { argv: [node, '-e', 'console.log("started"); setTimeout(() => {}, 10000)'] }, controller.signal);
+    const pending = call(
+      tool,
+      { argv: [node, '-e', 'console.log("started"); setTimeout(() => {}, 10000)'] },
+      controller.signal,
+    );
     setTimeout(() => controller.abort(), 300);
     const result = await pending;
     expect(Date.now() - started).toBeLessThan(5000);
     expect(result.metadata).toMatchObject({ cancelled: true, timedOut: false, signal: 'SIGTERM' });
-    expect(outputText(result)).toMatch(/\[cancelled after \d+ ms: the run was aborted and the command was stopped with its process group\]$/);
+    expect(outputText(result)).toMatch(
+      /\[cancelled after \d+ ms: the run was aborted and the command was stopped with its process group\]$/,
+    );
   });
 
   it('does not start a command once the run is aborted', async () => {
@@ -163,7 +201,10 @@ describe('run_command', () => {
     const controller = new AbortController();
     controller.abort();
     const result = await call(tool, { argv: [node, '-e', '0'] }, controller.signal);
-    expect(result.output).toEqual({ type: 'error-text', value: 'Not run: the run was cancelled before the command started.' });
+    expect(result.output).toEqual({
+      type: 'error-text',
+      value: 'Not run: the run was cancelled before the command started.',
+    });
   });
 
   it('names a program that cannot be found', async () => {
@@ -171,7 +212,8 @@ describe('run_command', () => {
     const result = await call(tool, { argv: ['forge-no-such-program-xyz', '--version'] });
     expect(result.output).toEqual({
       type: 'error-text',
-      value: 'Program "forge-no-such-program-xyz" was not found: it is not on PATH and is not a file at that path. Check the name.',
+      value:
+        'Program "forge-no-such-program-xyz" was not found: it is not on PATH and is not a file at that path. Check the name.',
     });
   });
 
@@ -190,7 +232,9 @@ describe('run_command', () => {
 describe('run_command summary', () => {
   it('says in one line what ran and how it ended', async () => {
     const { tool } = await setUp();
-    expect((await call(tool, { argv: [process.execPath, '-e', 'process.exit(3)'] })).summary).toBe(`ran ${process.execPath} -e 'process.exit(3)' → exit 3`);
+    expect((await call(tool, { argv: [process.execPath, '-e', 'process.exit(3)'] })).summary).toBe(
+      `ran ${process.execPath} -e 'process.exit(3)' → exit 3`,
+    );
     expect((await call(tool, { argv: [process.execPath, '-e', ''] })).summary).toMatch(/ → exit 0$/);
   });
 });

@@ -24,7 +24,9 @@ const inputSchema = z.strictObject({
   sandbox: z
     .enum(SANDBOX_ESCAPES)
     .optional()
-    .describe('Leave the sandbox for this call: "network" turns the network on, "none" runs the command unconfined. The user must approve it; ask only after a command failed because of the sandbox.'),
+    .describe(
+      'Leave the sandbox for this call: "network" turns the network on, "none" runs the command unconfined. The user must approve it; ask only after a command failed because of the sandbox.',
+    ),
 });
 
 export interface RunCommandToolOptions {
@@ -46,7 +48,10 @@ export interface RunCommandToolOptions {
 function sandboxSentence(sandbox: CommandSandbox): string {
   const { settings, enforcement } = sandbox.status;
   if (enforcement.kind === 'none') return '';
-  const writes = settings.mode === 'read-only' ? 'only $TMPDIR is writable' : 'only the workspace (not .git, AGENTS.md or .forge/) and $TMPDIR are writable';
+  const writes =
+    settings.mode === 'read-only'
+      ? 'only $TMPDIR is writable'
+      : 'only the workspace (not .git, AGENTS.md or .forge/) and $TMPDIR are writable';
   const network = sandbox.networkOff ? 'the network is off, and ' : '';
   return ` Commands run in a sandbox: ${network}${writes}. A command that fails because of it says so; then set sandbox ("network" or "none") to ask the user to let that call out.`;
 }
@@ -92,7 +97,8 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
       let directory: string;
       try {
         const resolved = await resolveWorkspacePath(options.root, cwd);
-        if (!(await stat(resolved.absolute)).isDirectory()) return errorText(`cwd "${cwd}" is not a directory; use a directory inside the workspace.`);
+        if (!(await stat(resolved.absolute)).isDirectory())
+          return errorText(`cwd "${cwd}" is not a directory; use a directory inside the workspace.`);
         directory = resolved.absolute;
       } catch (error) {
         return fileProblem(error, cwd);
@@ -112,7 +118,10 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
         });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return errorText(`Program "${program}" was not found: it is not on PATH and is not a file at that path. Check the name.`);
+        if (code === 'ENOENT')
+          return errorText(
+            `Program "${program}" was not found: it is not on PATH and is not a file at that path. Check the name.`,
+          );
         if (code === 'EACCES') return errorText(`Program "${program}" cannot be executed (permission denied).`);
         throw error;
       }
@@ -132,9 +141,18 @@ export function createRunCommandTool(options: RunCommandToolOptions): Tool {
         ...(escape === undefined ? {} : { sandboxEscape: escape }),
       };
       const summary = `ran ${quote(renderArgv(argv), 100)} → ${shortEnding(outcome, timeoutMs)}`;
-      const denial = failed(outcome) && sandbox.status.enforcement.kind !== 'none' && escape !== 'none' ? findSandboxDenial(outcome.output, sandbox.networkOff && escape !== 'network') : undefined;
+      const denial =
+        failed(outcome) && sandbox.status.enforcement.kind !== 'none' && escape !== 'none'
+          ? findSandboxDenial(outcome.output, sandbox.networkOff && escape !== 'network')
+          : undefined;
       if (denial !== undefined) {
-        return { ...errorText(`${render(argv, outcome, timeoutMs)}\n${sandboxDenialNote(denial)}`, { ...metadata, sandboxDenial: denial.kind }), summary: `${summary} (stopped by the sandbox)` };
+        return {
+          ...errorText(`${render(argv, outcome, timeoutMs)}\n${sandboxDenialNote(denial)}`, {
+            ...metadata,
+            sandboxDenial: denial.kind,
+          }),
+          summary: `${summary} (stopped by the sandbox)`,
+        };
       }
       return { ...text(render(argv, outcome, timeoutMs), metadata), summary };
     },
@@ -153,7 +171,8 @@ function render(argv: readonly string[], outcome: ProcessOutcome, timeoutMs: num
 function ending(outcome: ProcessOutcome, timeoutMs: number): string {
   const after = `after ${outcome.durationMs} ms`;
   if (outcome.timedOut) return `[timed out after ${timeoutMs} ms: the command was stopped with its process group]`;
-  if (outcome.cancelled) return `[cancelled ${after}: the run was aborted and the command was stopped with its process group]`;
+  if (outcome.cancelled)
+    return `[cancelled ${after}: the run was aborted and the command was stopped with its process group]`;
   if (outcome.signal !== null) return `[killed by signal ${outcome.signal} ${after}]`;
   return `[exit code ${outcome.exitCode ?? 'unknown'} ${after}]`;
 }
@@ -162,13 +181,23 @@ function ending(outcome: ProcessOutcome, timeoutMs: number): string {
 function leftovers(outcome: ProcessOutcome): string[] {
   const { strays } = outcome;
   const lines: string[] = [];
-  if (strays.stopped > 0) lines.push(`[also stopped ${plural(strays.stopped, 'process')} the command had started outside its process group (setsid)]`);
+  if (strays.stopped > 0)
+    lines.push(
+      `[also stopped ${plural(strays.stopped, 'process')} the command had started outside its process group (setsid)]`,
+    );
   if (strays.stillRunning.length > 0) {
-    lines.push(`[warning: ${plural(strays.stillRunning.length, 'process')} the command started could not be stopped and may still be running: pid ${strays.stillRunning.join(', ')}]`);
+    lines.push(
+      `[warning: ${plural(strays.stillRunning.length, 'process')} the command started could not be stopped and may still be running: pid ${strays.stillRunning.join(', ')}]`,
+    );
   }
-  if (outcome.pipesHeldOpen) lines.push('[warning: the output stayed open after the command ended: a process it started that Forge cannot find may still be running]');
+  if (outcome.pipesHeldOpen)
+    lines.push(
+      '[warning: the output stayed open after the command ended: a process it started that Forge cannot find may still be running]',
+    );
   else if (!strays.tracked && (outcome.timedOut || outcome.cancelled)) {
-    lines.push('[note: this system has no process table Forge can read (/proc): processes the command started outside its process group may still be running]');
+    lines.push(
+      '[note: this system has no process table Forge can read (/proc): processes the command started outside its process group may still be running]',
+    );
   }
   return lines;
 }
@@ -178,7 +207,10 @@ function plural(count: number, noun: string): string {
 }
 
 function shortEnding(outcome: ProcessOutcome, timeoutMs: number): string {
-  const mayStillRun = outcome.strays.stillRunning.length > 0 || outcome.pipesHeldOpen ? ', something it started may still be running' : '';
+  const mayStillRun =
+    outcome.strays.stillRunning.length > 0 || outcome.pipesHeldOpen
+      ? ', something it started may still be running'
+      : '';
   return `${shortStatus(outcome, timeoutMs)}${mayStillRun}`;
 }
 
@@ -191,5 +223,7 @@ function shortStatus(outcome: ProcessOutcome, timeoutMs: number): string {
 
 /** argv as a reader would type it in a POSIX shell, quoting only where needed. */
 export function renderArgv(argv: readonly string[]): string {
-  return argv.map((argument) => (/^[\w@%+=:,./-]+$/.test(argument) ? argument : `'${argument.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return argv
+    .map((argument) => (/^[\w@%+=:,./-]+$/.test(argument) ? argument : `'${argument.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
 }

@@ -18,15 +18,26 @@ describe('search', () => {
       'README.md': 'The total is shown.\n',
     });
     const result = await call(tool, { pattern: 'total' });
-    expect(outputText(result)).toBe(['README.md:1: The total is shown.', 'src/a.ts:2: // total (a + b)', 'src/a.ts:3: const total = 1;', 'src/b.ts:1: const total = a + b;'].join('\n'));
+    expect(outputText(result)).toBe(
+      [
+        'README.md:1: The total is shown.',
+        'src/a.ts:2: // total (a + b)',
+        'src/a.ts:3: const total = 1;',
+        'src/b.ts:1: const total = a + b;',
+      ].join('\n'),
+    );
     expect(result.metadata).toEqual({ path: '.', matches: 4, filesSearched: 3, truncated: false });
     expect(outputText(await call(tool, { pattern: '(a + b)' }))).toBe('src/a.ts:2: // total (a + b)');
   });
 
   it('matches regular expressions and case-insensitively on request', async () => {
     const { tool } = await setUp({ 'a.txt': 'Alpha 1\nbeta 22\nALPHA 333\n' });
-    expect(outputText(await call(tool, { pattern: '\\d{2,}', regex: true }))).toBe('a.txt:2: beta 22\na.txt:3: ALPHA 333');
-    expect(outputText(await call(tool, { pattern: 'alpha', caseSensitive: false }))).toBe('a.txt:1: Alpha 1\na.txt:3: ALPHA 333');
+    expect(outputText(await call(tool, { pattern: '\\d{2,}', regex: true }))).toBe(
+      'a.txt:2: beta 22\na.txt:3: ALPHA 333',
+    );
+    expect(outputText(await call(tool, { pattern: 'alpha', caseSensitive: false }))).toBe(
+      'a.txt:1: Alpha 1\na.txt:3: ALPHA 333',
+    );
   });
 
   it('reports an invalid regular expression as error text', async () => {
@@ -53,14 +64,18 @@ describe('search', () => {
   it('stops at the match cap with a truncation marker', async () => {
     const { tool } = await setUp({ 'a.txt': 'hit\nhit\nhit\n', 'b.txt': 'hit\n' });
     const result = await call(tool, { pattern: 'hit', maxMatches: 2 });
-    expect(outputText(result)).toBe('a.txt:1: hit\na.txt:2: hit\n[search: stopped after 2 matches; narrow the pattern or the path, or raise maxMatches (up to 2000)]');
+    expect(outputText(result)).toBe(
+      'a.txt:1: hit\na.txt:2: hit\n[search: stopped after 2 matches; narrow the pattern or the path, or raise maxMatches (up to 2000)]',
+    );
     expect(result.metadata).toMatchObject({ truncated: true, matches: 2 });
   });
 
   it('searches a single file, says when nothing matched, and refuses escapes', async () => {
     const { root, tool } = await setUp({ 'a.txt': 'one\n', 'b.txt': 'one\n' });
     expect(outputText(await call(tool, { pattern: 'one', path: 'b.txt' }))).toBe('b.txt:1: one');
-    expect(outputText(await call(tool, { pattern: 'zebra' }))).toBe('[search: no matches for "zebra" in 2 files under "."]');
+    expect(outputText(await call(tool, { pattern: 'zebra' }))).toBe(
+      '[search: no matches for "zebra" in 2 files under "."]',
+    );
     const outside = await makeTempDirectory();
     await writeFiles(outside, { 'secret.txt': 'one\n' });
     await symlink(outside, path.join(root, 'escape'));
@@ -107,7 +122,9 @@ describe('search with a costly regular expression', () => {
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(new Error('cancelled by the test')), 300);
-    await expect(call(tool, { pattern: '(a+)+$', regex: true }, controller.signal)).rejects.toThrow('cancelled by the test');
+    await expect(call(tool, { pattern: '(a+)+$', regex: true }, controller.signal)).rejects.toThrow(
+      'cancelled by the test',
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
@@ -115,7 +132,9 @@ describe('search with a costly regular expression', () => {
     const { tool } = await setUp({ 'a.txt': 'price: $10\nfoofoo\nbar\nkey=value\n' });
     expect(outputText(await call(tool, { pattern: '(?<=\\$)\\d+', regex: true }))).toBe('a.txt:1: price: $10');
     expect(outputText(await call(tool, { pattern: '^(\\w+)\\1$', regex: true }))).toBe('a.txt:2: foofoo');
-    expect(outputText(await call(tool, { pattern: '^(?<name>\\w+)=\\k<name>?value$', regex: true }))).toBe('a.txt:4: key=value');
+    expect(outputText(await call(tool, { pattern: '^(?<name>\\w+)=\\k<name>?value$', regex: true }))).toBe(
+      'a.txt:4: key=value',
+    );
     expect(outputText(await call(tool, { pattern: 'BAR', regex: true, caseSensitive: false }))).toBe('a.txt:3: bar');
   });
 });
@@ -128,7 +147,9 @@ describe('search on hostile workspaces', () => {
     await link(path.join(outside, 'credentials'), path.join(root, 'linked.txt'));
     const shown = outputText(await call(tool, { pattern: 'token' }));
     expect(shown).not.toContain('outside-secret');
-    expect(shown).toBe('a.txt:1: token inside\n[search: skipped 1 files with more than one hard link: another link may be outside the workspace]');
+    expect(shown).toBe(
+      'a.txt:1: token inside\n[search: skipped 1 files with more than one hard link: another link may be outside the workspace]',
+    );
     expect(outputText(await call(tool, { pattern: 'token', path: 'linked.txt' }))).not.toContain('outside-secret');
   });
 
@@ -141,7 +162,11 @@ describe('search on hostile workspaces', () => {
     const { tool } = await setUp({ '.gitignore': `${'x'.repeat(10 * 1024 * 1024)}\n`, 'a.txt': 'needle\n' });
     const shown = outputText(await call(tool, { pattern: 'needle' }));
     expect(shown).toBe(
-      ['a.txt:1: needle', '[search: skipped 1 files larger than 2 MiB]', '[search: .gitignore was not used: .gitignore is 10.0 MiB, more than the 1.0 MiB Forge reads of it]'].join('\n'),
+      [
+        'a.txt:1: needle',
+        '[search: skipped 1 files larger than 2 MiB]',
+        '[search: .gitignore was not used: .gitignore is 10.0 MiB, more than the 1.0 MiB Forge reads of it]',
+      ].join('\n'),
     );
   }, 60_000);
 });

@@ -22,8 +22,17 @@ const inputSchema = z.strictObject({
   pattern: z.string().min(1).max(1000).describe('Text to find, or a JavaScript regular expression when regex is true.'),
   regex: z.boolean().optional().describe('Treat pattern as a regular expression (default false: literal text).'),
   caseSensitive: z.boolean().optional().describe('Match case exactly (default true).'),
-  path: z.string().min(1).optional().describe('File or directory to search, relative to the workspace root (default ".").'),
-  maxMatches: z.int().min(1).max(LIMIT_MAX_MATCHES).optional().describe(`Most matching lines to return (default ${DEFAULT_MAX_MATCHES}).`),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('File or directory to search, relative to the workspace root (default ".").'),
+  maxMatches: z
+    .int()
+    .min(1)
+    .max(LIMIT_MAX_MATCHES)
+    .optional()
+    .describe(`Most matching lines to return (default ${DEFAULT_MAX_MATCHES}).`),
 });
 
 export interface SearchToolOptions {
@@ -60,7 +69,9 @@ export function createSearchTool(options: SearchToolOptions): Tool {
       try {
         matcher = new RegExp(request.regex === true ? request.pattern : escapeRegExp(request.pattern), flags);
       } catch (error) {
-        return errorText(`The pattern is not a valid regular expression (${(error as Error).message}); fix it, or set regex: false to search for literal text.`);
+        return errorText(
+          `The pattern is not a valid regular expression (${(error as Error).message}); fix it, or set regex: false to search for literal text.`,
+        );
       }
 
       const timeLimitMs = options.regexTimeLimitMs ?? DEFAULT_REGEX_TIME_LIMIT_MS;
@@ -68,8 +79,16 @@ export function createSearchTool(options: SearchToolOptions): Tool {
       try {
         const root = await realWorkspaceRoot(options.root);
         const start = await resolveWorkspacePath(root, requested);
-        const { files, notes: gitignoreNotes } = await filesToSearch(root, start.relative, start.absolute, context.signal);
-        lineMatcher = request.regex === true ? regexWorkers.matcher(matcher, { timeLimitMs, signal: context.signal }) : inlineMatcher(matcher);
+        const { files, notes: gitignoreNotes } = await filesToSearch(
+          root,
+          start.relative,
+          start.absolute,
+          context.signal,
+        );
+        lineMatcher =
+          request.regex === true
+            ? regexWorkers.matcher(matcher, { timeLimitMs, signal: context.signal })
+            : inlineMatcher(matcher);
         const matches: string[] = [];
         let truncated = false;
         let timedOut = false;
@@ -79,7 +98,9 @@ export function createSearchTool(options: SearchToolOptions): Tool {
         search: for (const file of files) {
           context.signal.throwIfAborted();
           // Files that vanished, turned into something else or moved out of reach meanwhile are passed over.
-          const loaded = await loadFile(path.join(root, file), root, file, { maxBytes: MAX_SEARCHED_FILE_BYTES }).catch(() => undefined);
+          const loaded = await loadFile(path.join(root, file), root, file, { maxBytes: MAX_SEARCHED_FILE_BYTES }).catch(
+            () => undefined,
+          );
           if (loaded?.kind === 'too-large') skippedLarge += 1;
           if (loaded?.kind === 'hard-linked') skippedLinked += 1;
           if (loaded?.kind !== 'ok') continue;
@@ -105,14 +126,32 @@ export function createSearchTool(options: SearchToolOptions): Tool {
             `[search: stopped after ${timeLimitMs} ms of matching, the time bound of a regular-expression search: ${searched} of ${files.length} files were searched. ` +
               'The pattern is probably too costly (nested repetition such as (a+)+ can take exponential time on one line); simplify it, search for literal text, or narrow the path]',
           );
-        } else if (matches.length === 0) notes.push(`[search: no matches for ${JSON.stringify(request.pattern)} in ${searched} files under "${start.relative}"]`);
-        if (truncated) notes.push(`[search: stopped after ${maxMatches} matches; narrow the pattern or the path, or raise maxMatches (up to ${LIMIT_MAX_MATCHES})]`);
-        if (skippedLarge > 0) notes.push(`[search: skipped ${skippedLarge} files larger than ${MAX_SEARCHED_FILE_BYTES / 1024 / 1024} MiB]`);
-        if (skippedLinked > 0) notes.push(`[search: skipped ${skippedLinked} files with more than one hard link: another link may be outside the workspace]`);
+        } else if (matches.length === 0)
+          notes.push(
+            `[search: no matches for ${JSON.stringify(request.pattern)} in ${searched} files under "${start.relative}"]`,
+          );
+        if (truncated)
+          notes.push(
+            `[search: stopped after ${maxMatches} matches; narrow the pattern or the path, or raise maxMatches (up to ${LIMIT_MAX_MATCHES})]`,
+          );
+        if (skippedLarge > 0)
+          notes.push(
+            `[search: skipped ${skippedLarge} files larger than ${MAX_SEARCHED_FILE_BYTES / 1024 / 1024} MiB]`,
+          );
+        if (skippedLinked > 0)
+          notes.push(
+            `[search: skipped ${skippedLinked} files with more than one hard link: another link may be outside the workspace]`,
+          );
         for (const note of gitignoreNotes) notes.push(`[search: ${note}]`);
         const found = `${matches.length}${truncated ? '+' : ''} match${matches.length === 1 && !truncated ? '' : 'es'} in ${searched} file${searched === 1 ? '' : 's'}${timedOut ? ', stopped by the time bound' : ''}`;
         return {
-          ...text([...matches, ...notes].join('\n'), { path: start.relative, matches: matches.length, filesSearched: searched, truncated, ...(timedOut ? { timedOut } : {}) }),
+          ...text([...matches, ...notes].join('\n'), {
+            path: start.relative,
+            matches: matches.length,
+            filesSearched: searched,
+            truncated,
+            ...(timedOut ? { timedOut } : {}),
+          }),
           summary: `searched ${start.relative} for ${quote(request.pattern, 60)} (${found})`,
         };
       } catch (error) {
@@ -124,13 +163,25 @@ export function createSearchTool(options: SearchToolOptions): Tool {
   };
 }
 
-async function filesToSearch(root: string, start: string, absolute: string, signal: AbortSignal): Promise<{ files: string[]; notes: string[] }> {
+async function filesToSearch(
+  root: string,
+  start: string,
+  absolute: string,
+  signal: AbortSignal,
+): Promise<{ files: string[]; notes: string[] }> {
   if (!(await stat(absolute)).isDirectory()) return { files: [start], notes: [] };
   const rules = new GitignoreRules(root);
   // A directory the user names explicitly is searched even when .gitignore excludes it.
   const startIgnored = await rules.isIgnored(start, true);
   const files: string[] = [];
-  const walk = walkWorkspace({ root, start, recursive: true, order: 'depth', ...(startIgnored ? {} : { gitignore: rules }), signal });
+  const walk = walkWorkspace({
+    root,
+    start,
+    recursive: true,
+    order: 'depth',
+    ...(startIgnored ? {} : { gitignore: rules }),
+    signal,
+  });
   for await (const entry of walk) if (entry.kind === 'file') files.push(entry.relative);
   return { files: files.sort(comparePaths), notes: rules.notes() };
 }

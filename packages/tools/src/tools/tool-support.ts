@@ -9,11 +9,15 @@ export function inputJsonSchema(schema: z.ZodType): JsonObject {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
   // zod states the safe-integer range on every integer; it tells the model nothing, so leave it out.
   return JSON.parse(JSON.stringify(rest), (key, value: unknown) =>
-    (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) ? undefined : value,
+    (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)
+      ? undefined
+      : value,
   ) as JsonObject;
 }
 
-export type ParsedInput<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly result: ToolExecutionResult };
+export type ParsedInput<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly result: ToolExecutionResult };
 
 /** Validates tool input; a mismatch becomes error text the model can act on. */
 export function parseToolInput<T>(toolName: string, schema: z.ZodType<T>, input: JsonValue): ParsedInput<T> {
@@ -23,7 +27,10 @@ export function parseToolInput<T>(toolName: string, schema: z.ZodType<T>, input:
     const where = issue.path.length === 0 ? 'input' : issue.path.map(String).join('.');
     return `${where}: ${issue.message}`;
   });
-  return { ok: false, result: errorText(`Invalid input for ${toolName}: ${problems.join('; ')}. Fix the arguments and call it again.`) };
+  return {
+    ok: false,
+    result: errorText(`Invalid input for ${toolName}: ${problems.join('; ')}. Fix the arguments and call it again.`),
+  };
 }
 
 export function errorText(message: string, metadata?: JsonObject): ToolExecutionResult {
@@ -43,9 +50,13 @@ export function fileProblem(error: unknown, requestedPath: string): ToolExecutio
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'ENOENT':
-      return errorText(`"${requestedPath}" does not exist in the workspace; use list_files or search to find the right path.`);
+      return errorText(
+        `"${requestedPath}" does not exist in the workspace; use list_files or search to find the right path.`,
+      );
     case 'ENOTDIR':
-      return errorText(`"${requestedPath}" goes through something that is not a directory; check the path with list_files.`);
+      return errorText(
+        `"${requestedPath}" goes through something that is not a directory; check the path with list_files.`,
+      );
     case 'EISDIR':
       return errorText(`"${requestedPath}" is a directory, not a file; use list_files to see what it contains.`);
     case 'EACCES':
@@ -55,7 +66,9 @@ export function fileProblem(error: unknown, requestedPath: string): ToolExecutio
     case 'EDQUOT':
     case 'EFBIG':
     case 'EROFS':
-      return errorText(`Could not write "${requestedPath}": ${writeFailures[code].what} (${code}). The file was left as it was; ${writeFailures[code].advice}.`);
+      return errorText(
+        `Could not write "${requestedPath}": ${writeFailures[code].what} (${code}). The file was left as it was; ${writeFailures[code].advice}.`,
+      );
     default:
       throw error;
   }
@@ -65,8 +78,14 @@ export function fileProblem(error: unknown, requestedPath: string): ToolExecutio
 const writeFailures = {
   ENOSPC: { what: 'the file system is full', advice: 'tell the user, who must make room first' },
   EDQUOT: { what: 'the disk quota is used up', advice: 'tell the user, who must free space within their quota first' },
-  EFBIG: { what: 'the file would be larger than the file system allows', advice: 'write less to it (or split it into several files), or tell the user' },
-  EROFS: { what: 'the file system is read-only', advice: 'tell the user: nothing can be written there until the file system is writable again' },
+  EFBIG: {
+    what: 'the file would be larger than the file system allows',
+    advice: 'write less to it (or split it into several files), or tell the user',
+  },
+  EROFS: {
+    what: 'the file system is read-only',
+    advice: 'tell the user: nothing can be written there until the file system is writable again',
+  },
 } as const;
 
 /**

@@ -1,7 +1,14 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildPrivateBinary, spawnForge, startForge, type ForgeProcess, type PrivateBinary, type SpawnedForge } from '@forge/cli/bundle-testing';
+import {
+  buildPrivateBinary,
+  spawnForge,
+  startForge,
+  type ForgeProcess,
+  type PrivateBinary,
+  type SpawnedForge,
+} from '@forge/cli/bundle-testing';
 import type { Message } from '@forge/core';
 import type { SessionTranscript } from '@forge/persistence';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
@@ -63,14 +70,16 @@ export async function userSetup(fixture: BundleFixture, prefix: string): Promise
   const home = path.join(root, 'home');
   await Promise.all([mkdir(workspace), mkdir(forgeHome), mkdir(home)]);
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, FORGE_HOME: forgeHome, LANG: 'C.UTF-8' };
-  const forge = (args: readonly string[], extra: Record<string, string> = {}) => spawnForge(fixture.bundle().bin, args, { cwd: workspace, env: { ...env, ...extra } });
+  const forge = (args: readonly string[], extra: Record<string, string> = {}) =>
+    spawnForge(fixture.bundle().bin, args, { cwd: workspace, env: { ...env, ...extra } });
   return {
     workspace,
     forgeHome,
     env,
     forge,
     start: (args, extra = {}) => startForge(fixture.bundle().bin, args, { cwd: workspace, env: { ...env, ...extra } }),
-    writeConfig: (config) => writeFile(path.join(forgeHome, 'config.json'), JSON.stringify({ schemaVersion: 1, ...config }, null, 2)),
+    writeConfig: (config) =>
+      writeFile(path.join(forgeHome, 'config.json'), JSON.stringify({ schemaVersion: 1, ...config }, null, 2)),
     async writeModelScript(replies) {
       const file = path.join(root, `model-script-${Math.random().toString(36).slice(2)}.json`);
       await writeFile(file, JSON.stringify(replies));
@@ -95,6 +104,12 @@ export function sessionIdOf(stderr: string): string {
 /** The text of every tool result, in order (error results included). */
 export function toolResultTexts(messages: readonly Message[]): string[] {
   return messages.flatMap((message) =>
-    message.role === 'tool' ? message.content.map((part) => ('value' in part.output && typeof part.output.value === 'string' ? part.output.value : JSON.stringify(part.output))) : [],
+    message.role === 'tool'
+      ? message.content.map((part) =>
+          'value' in part.output && typeof part.output.value === 'string'
+            ? part.output.value
+            : JSON.stringify(part.output),
+        )
+      : [],
   );
 }

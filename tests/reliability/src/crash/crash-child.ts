@@ -21,7 +21,12 @@ import { seededRandom } from '../support/seeded-random.js';
  */
 
 const [homeArgument, sessionArgument, workspaceArgument, seedText] = process.argv.slice(2);
-if (homeArgument === undefined || sessionArgument === undefined || workspaceArgument === undefined || seedText === undefined) {
+if (
+  homeArgument === undefined ||
+  sessionArgument === undefined ||
+  workspaceArgument === undefined ||
+  seedText === undefined
+) {
   throw new Error('usage: crash-child <forge-home> <session-id> <workspace> <seed>');
 }
 const home: string = homeArgument;
@@ -55,7 +60,12 @@ async function runOneTurn(turn: number): Promise<void> {
     const model = new ScriptedModel([
       () => {
         acknowledge(handle.messages);
-        return { text: `Reading the notes for turn ${turn}.`, toolCalls: [{ toolName: 'read_file', input: toolInput, toolCallId: `call_${randomBytes(8).toString('hex')}` }] };
+        return {
+          text: `Reading the notes for turn ${turn}.`,
+          toolCalls: [
+            { toolName: 'read_file', input: toolInput, toolCallId: `call_${randomBytes(8).toString('hex')}` },
+          ],
+        };
       },
       () => {
         acknowledge(handle.messages);
@@ -80,8 +90,15 @@ async function storeCheckpoint(): Promise<void> {
   const writer = await openSession(home, sessionId, { redactor });
   try {
     const transcript = writer.transcript();
-    const { tailStart } = selectTail(transcript.messages, { budgetTokens: 4_000, messageTokens: await new ScriptedModel([]).countMessageTokens(transcript.messages) });
-    const checkpoint = buildForgeStateCheckpoint({ transcript: withRunIds(transcript.messages, transcript.runs), tailStart, redact: redactor.redact });
+    const { tailStart } = selectTail(transcript.messages, {
+      budgetTokens: 4_000,
+      messageTokens: await new ScriptedModel([]).countMessageTokens(transcript.messages),
+    });
+    const checkpoint = buildForgeStateCheckpoint({
+      transcript: withRunIds(transcript.messages, transcript.runs),
+      tailStart,
+      redact: redactor.redact,
+    });
     const validation = validateCheckpoint(checkpoint, transcript.messages.length);
     if (!validation.ok) throw new Error(`the child built an invalid checkpoint: ${validation.errors.join('; ')}`);
     const hash = checkpointHash(checkpoint);
@@ -98,8 +115,16 @@ async function compactSession(): Promise<void> {
   const handle = await openSessionHandle({ home, sessionId, redactor });
   try {
     say('checkpoint-begin *');
-    const result = await handle.compact({ model: new ScriptedModel([]), instructions, context: { recentTailTokens: 3_000 } });
-    say(result.outcome.kind === 'compacted' && result.outcome.installed ? `checkpoint ${result.outcome.built.hash}` : 'checkpoint-skipped');
+    const result = await handle.compact({
+      model: new ScriptedModel([]),
+      instructions,
+      context: { recentTailTokens: 3_000 },
+    });
+    say(
+      result.outcome.kind === 'compacted' && result.outcome.installed
+        ? `checkpoint ${result.outcome.built.hash}`
+        : 'checkpoint-skipped',
+    );
   } finally {
     await handle.close();
   }

@@ -23,8 +23,12 @@ export type CrashAck =
 export function parseCrashAck(line: string): CrashAck | undefined {
   const [word, first, second] = line.split(' ');
   if (word === 'ready' || word === 'checkpoint-skipped') return { kind: word };
-  if (word === 'messages' && first !== undefined && second !== undefined) return { kind: 'messages', count: Number(first), hash: second };
-  if ((word === 'checkpoint-begin' || word === 'checkpoint' || word === 'opaque-begin' || word === 'opaque') && first !== undefined) {
+  if (word === 'messages' && first !== undefined && second !== undefined)
+    return { kind: 'messages', count: Number(first), hash: second };
+  if (
+    (word === 'checkpoint-begin' || word === 'checkpoint' || word === 'opaque-begin' || word === 'opaque') &&
+    first !== undefined
+  ) {
     return { kind: word, hash: first };
   }
   return undefined;

@@ -2,9 +2,22 @@ import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInstructionSnapshot, findUnpairedToolCalls, hashMessages, type Message } from '@forge/core';
-import { checkpointHash, checkpointMatchesTranscript, validateCheckpoint, withRunIds, type ContextCheckpoint } from '@forge/core/checkpoint';
+import {
+  checkpointHash,
+  checkpointMatchesTranscript,
+  validateCheckpoint,
+  withRunIds,
+  type ContextCheckpoint,
+} from '@forge/core/checkpoint';
 import { ScriptedModel } from '@forge/core/testing';
-import { createSession, listSessions, loadTranscript, MAIN_LANE, OpaqueStateStore, readTrace } from '@forge/persistence';
+import {
+  createSession,
+  listSessions,
+  loadTranscript,
+  MAIN_LANE,
+  OpaqueStateStore,
+  readTrace,
+} from '@forge/persistence';
 import { runSessionTurn } from '@forge/sessions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -52,9 +65,17 @@ interface ChildLife {
   readonly stderr: string;
 }
 
-function runAndKill(home: string, sessionId: string, workspace: string, seed: number, moment: KillMoment): Promise<ChildLife> {
+function runAndKill(
+  home: string,
+  sessionId: string,
+  workspace: string,
+  seed: number,
+  moment: KillMoment,
+): Promise<ChildLife> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childScript, home, sessionId, workspace, String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [childScript, home, sessionId, workspace, String(seed)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const acks: CrashAck[] = [];
     let scheduled = false;
     let buffered = '';
@@ -78,7 +99,8 @@ function runAndKill(home: string, sessionId: string, workspace: string, seed: nu
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      if (signal !== 'SIGKILL') reject(new Error(`The crash child exited on its own (code ${code}) instead of being killed:\n${stderr}`));
+      if (signal !== 'SIGKILL')
+        reject(new Error(`The crash child exited on its own (code ${code}) instead of being killed:\n${stderr}`));
       else resolve({ acks, stderr });
     });
   });
@@ -90,7 +112,11 @@ async function leftoverTemporaries(home: string): Promise<string[]> {
   const walk = async (directory: string): Promise<void> => {
     for (const entry of await readdir(directory, { withFileTypes: true })) {
       const path = join(directory, entry.name);
-      if (entry.name.startsWith('.') && (entry.name.endsWith('.tmp') || /^\.(creating|migrating|discarding)-/.test(entry.name))) found.push(path);
+      if (
+        entry.name.startsWith('.') &&
+        (entry.name.endsWith('.tmp') || /^\.(creating|migrating|discarding)-/.test(entry.name))
+      )
+        found.push(path);
       if (entry.isDirectory()) await walk(path);
     }
   };
@@ -105,7 +131,11 @@ interface LaneState {
 }
 
 /** The hash a life left current, given what it acknowledged: the last acknowledged one, or one begun after it. */
-function allowedAfterLife(acks: readonly CrashAck[], kind: 'checkpoint' | 'opaque', before: string | undefined): Set<string | undefined> {
+function allowedAfterLife(
+  acks: readonly CrashAck[],
+  kind: 'checkpoint' | 'opaque',
+  before: string | undefined,
+): Set<string | undefined> {
   const allowed = new Set<string | undefined>([before]);
   for (const ack of acks) {
     if (ack.kind === 'checkpoint-skipped' && kind === 'checkpoint') allowed.delete('*');
@@ -120,12 +150,19 @@ function allowedAfterLife(acks: readonly CrashAck[], kind: 'checkpoint' | 'opaqu
   return allowed;
 }
 
-async function checkAfterKill(home: string, sessionId: string, life: ChildLife, lane: LaneState): Promise<{ leftovers: number }> {
+async function checkAfterKill(
+  home: string,
+  sessionId: string,
+  life: ChildLife,
+  lane: LaneState,
+): Promise<{ leftovers: number }> {
   const loaded = await loadTranscript(home, sessionId);
 
   // Nothing stored before this life changed, and every acknowledged message is there, byte for byte.
   expect(JSON.stringify(loaded.messages.slice(0, lane.messages.length))).toBe(JSON.stringify(lane.messages));
-  const lastMessages = life.acks.findLast((ack): ack is Extract<CrashAck, { kind: 'messages' }> => ack.kind === 'messages');
+  const lastMessages = life.acks.findLast(
+    (ack): ack is Extract<CrashAck, { kind: 'messages' }> => ack.kind === 'messages',
+  );
   if (lastMessages !== undefined) {
     expect(loaded.messages.length).toBeGreaterThanOrEqual(lastMessages.count);
     expect(hashMessages(loaded.messages.slice(0, lastMessages.count))).toBe(lastMessages.hash);
@@ -134,13 +171,15 @@ async function checkAfterKill(home: string, sessionId: string, life: ChildLife, 
   // The current checkpoint is whole, valid for this transcript, and the last acknowledged one or one begun after it.
   const allowedCheckpoints = allowedAfterLife(life.acks, 'checkpoint', lane.checkpointHash);
   const current = loaded.checkpoint;
-  const currentHash = current === undefined ? undefined : checkpointHash(current.checkpoint as unknown as ContextCheckpoint);
+  const currentHash =
+    current === undefined ? undefined : checkpointHash(current.checkpoint as unknown as ContextCheckpoint);
   // `*`: a compaction was under way; whatever it left current must still be whole and valid (checked below).
   expect(allowedCheckpoints.has(currentHash) || allowedCheckpoints.has('*')).toBe(true);
   if (current !== undefined) {
     const validation = validateCheckpoint(current.checkpoint, loaded.messages.length);
     expect(validation.ok ? [] : validation.errors).toEqual([]);
-    if (validation.ok) expect(checkpointMatchesTranscript(validation.checkpoint, withRunIds(loaded.messages, loaded.runs))).toBe(true);
+    if (validation.ok)
+      expect(checkpointMatchesTranscript(validation.checkpoint, withRunIds(loaded.messages, loaded.runs))).toBe(true);
   }
 
   // Opaque state: the last acknowledged state or the one being written, never a torn file.
@@ -177,7 +216,10 @@ describe('crash safety under SIGKILL', () => {
       const plans = Array.from({ length: LANES }, (_, lane) => ({
         sessionId: `crash_lane_${lane}`,
         seeds: Array.from({ length: KILLS_PER_LANE }, () => randomIndex(next, 2 ** 31)),
-        moments: Array.from({ length: KILLS_PER_LANE }, (): KillMoment => ({ afterAcks: randomIndex(next, 14), delayMs: randomIndex(next, 25) })),
+        moments: Array.from({ length: KILLS_PER_LANE }, (): KillMoment => ({
+          afterAcks: randomIndex(next, 14),
+          delayMs: randomIndex(next, 25),
+        })),
       }));
 
       const results = await Promise.all(
@@ -218,13 +260,27 @@ describe('crash safety under SIGKILL', () => {
           expect(turn.result.status).toBe('completed');
           const final = await loadTranscript(home, plan.sessionId);
           expect(JSON.stringify(final.messages.slice(0, lane.messages.length))).toBe(JSON.stringify(lane.messages));
-          expect(final.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Resumed and answered.' }] });
+          expect(final.messages.at(-1)).toEqual({
+            role: 'assistant',
+            content: [{ type: 'text', text: 'Resumed and answered.' }],
+          });
           expect(findUnpairedToolCalls(final.messages)).toEqual([]);
           expect(final.runs.every((run) => run.status !== undefined)).toBe(true);
           // Discarding the conversation's opaque state also removes what killed writes left of it.
-          await new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true }).discard({ sessionId: plan.sessionId, lane: MAIN_LANE });
+          await new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true }).discard({
+            sessionId: plan.sessionId,
+            lane: MAIN_LANE,
+          });
           expect(await leftoverTemporaries(home)).toEqual([]);
-          return { survived, leftovers, acknowledged, checkpoints, compactionsSkipped, messages: final.messages.length, runs: final.runs.length };
+          return {
+            survived,
+            leftovers,
+            acknowledged,
+            checkpoints,
+            compactionsSkipped,
+            messages: final.messages.length,
+            runs: final.runs.length,
+          };
         }),
       );
 

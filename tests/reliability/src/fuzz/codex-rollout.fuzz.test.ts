@@ -22,27 +22,73 @@ let seedLines: unknown[] = [];
 
 /** Lines of the current Codex format, one of each kind the importer reads. */
 const CURRENT_LINES: unknown[] = [
-  { timestamp: '2026-01-01T00:00:00Z', type: 'session_meta', payload: { id: 'thread-1', cwd: '/work/project', cli_version: '0.169.0', originator: 'codex_exec' } },
-  { timestamp: '2026-01-01T00:00:01Z', type: 'turn_context', payload: { cwd: '/work/project', model: 'gpt-5.1-codex' } },
-  { type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix the parser' }] } },
-  { type: 'response_item', payload: { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Look first.' }], content: null } },
-  { type: 'response_item', payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"pnpm test"}', call_id: 'call_1' } },
-  { type: 'response_item', payload: { type: 'function_call_output', call_id: 'call_1', output: 'Process exited with code 1\nFAIL parser.test.ts' } },
+  {
+    timestamp: '2026-01-01T00:00:00Z',
+    type: 'session_meta',
+    payload: { id: 'thread-1', cwd: '/work/project', cli_version: '0.169.0', originator: 'codex_exec' },
+  },
+  {
+    timestamp: '2026-01-01T00:00:01Z',
+    type: 'turn_context',
+    payload: { cwd: '/work/project', model: 'gpt-5.1-codex' },
+  },
+  {
+    type: 'response_item',
+    payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix the parser' }] },
+  },
+  {
+    type: 'response_item',
+    payload: { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Look first.' }], content: null },
+  },
+  {
+    type: 'response_item',
+    payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"pnpm test"}', call_id: 'call_1' },
+  },
+  {
+    type: 'response_item',
+    payload: {
+      type: 'function_call_output',
+      call_id: 'call_1',
+      output: 'Process exited with code 1\nFAIL parser.test.ts',
+    },
+  },
   { type: 'event_msg', payload: { type: 'exec_command_end', call_id: 'call_1', exit_code: 1 } },
-  { type: 'response_item', payload: { type: 'custom_tool_call', name: 'apply_patch', input: '*** Begin Patch\n*** Update File: src/parser.ts\n@@\n-a\n+b\n*** End Patch\n', call_id: 'call_2' } },
+  {
+    type: 'response_item',
+    payload: {
+      type: 'custom_tool_call',
+      name: 'apply_patch',
+      input: '*** Begin Patch\n*** Update File: src/parser.ts\n@@\n-a\n+b\n*** End Patch\n',
+      call_id: 'call_2',
+    },
+  },
   { type: 'response_item', payload: { type: 'custom_tool_call_output', call_id: 'call_2', output: 'Success.' } },
   { type: 'event_msg', payload: { type: 'patch_apply_end', call_id: 'call_2', success: true } },
   { type: 'response_item', payload: { type: 'compaction', encrypted_content: 'gAAAA-opaque' } },
   { type: 'compacted', payload: { message: 'Summary of earlier work.', replacement_history: [] } },
-  { type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: 10, output_tokens: 5 }, model_context_window: 272000 } } },
-  { type: 'event_msg', payload: { type: 'item_completed', item: { type: 'commandExecution', id: 'call_1', exit_code: 1 } } },
+  {
+    type: 'event_msg',
+    payload: {
+      type: 'token_count',
+      info: { total_token_usage: { input_tokens: 10, output_tokens: 5 }, model_context_window: 272000 },
+    },
+  },
+  {
+    type: 'event_msg',
+    payload: { type: 'item_completed', item: { type: 'commandExecution', id: 'call_1', exit_code: 1 } },
+  },
   { type: 'event_msg', payload: { type: 'turn_aborted', reason: 'interrupted' } },
-  { type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Fixed.' }] } },
+  {
+    type: 'response_item',
+    payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Fixed.' }] },
+  },
 ];
 
 beforeAll(async () => {
   const fixtures = packageFile('@forge/codex', 'src', 'rollout', 'fixtures');
-  const texts = await Promise.all(['legacy-0.46.jsonl', 'legacy-bare.jsonl'].map((name) => readFile(join(fixtures, name), 'utf8')));
+  const texts = await Promise.all(
+    ['legacy-0.46.jsonl', 'legacy-bare.jsonl'].map((name) => readFile(join(fixtures, name), 'utf8')),
+  );
   const parsed = texts.flatMap((text) => text.split('\n').flatMap((line) => parseLine(line)));
   seedLines = [...CURRENT_LINES, ...parsed];
 });
@@ -96,7 +142,9 @@ describe('fuzzing the Codex rollout importer', () => {
             imported = await importCodexRollout(file, { workspaceRoot: workspace });
           } catch (error) {
             onlyTypedErrors(error);
-            throw new Error(`the importer threw on lines it must skip: ${error instanceof Error ? error.message : String(error)}`);
+            throw new Error(
+              `the importer threw on lines it must skip: ${error instanceof Error ? error.message : String(error)}`,
+            );
           }
           messages += imported.messages.length;
           for (const message of imported.messages) expect(messageSchema.safeParse(message).success).toBe(true);
@@ -106,7 +154,12 @@ describe('fuzzing the Codex rollout importer', () => {
         },
         { target: 'codex-rollout', numRuns: RUNS, caseTimeoutMs: 5_000 },
       );
-      reportCounts('fuzz codex-rollout', { cases: stats.cases, messages, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      reportCounts('fuzz codex-rollout', {
+        cases: stats.cases,
+        messages,
+        slowestCaseMs: stats.slowestCaseMs,
+        rssGrowthMb: stats.rssGrowthMb,
+      });
       expect(messages).toBeGreaterThan(0);
       expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
     },

@@ -57,10 +57,21 @@ function configShaped(shape: Shape): fc.Arbitrary<Record<string, unknown>> {
       $schema: shape(fc.string()),
       model: shape(fc.constantFrom('openai:gpt-5.1', 'deepseek:deepseek-chat', 'compatible:local', 'scripted:demo')),
       approval: shape(fc.record({ profile: shape(fc.constantFrom(...APPROVAL_PROFILES)) })),
-      secrets: shape(fc.record({ env: fc.array(shape(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,20}$/)), { maxLength: 4 }) })),
+      secrets: shape(
+        fc.record({ env: fc.array(shape(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,20}$/)), { maxLength: 4 }) }),
+      ),
       models: shape(fc.array(compatibleModel, { maxLength: 2 })),
       context: shape(contextSection),
-      mcpServers: shape(fc.array(fc.record({ name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/), command: fc.constantFrom('node', 'npx'), args: fc.array(fc.string()) }), { maxLength: 2 })),
+      mcpServers: shape(
+        fc.array(
+          fc.record({
+            name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
+            command: fc.constantFrom('node', 'npx'),
+            args: fc.array(fc.string()),
+          }),
+          { maxLength: 2 },
+        ),
+      ),
     },
     { requiredKeys: ['schemaVersion'] },
   );
@@ -68,7 +79,10 @@ function configShaped(shape: Shape): fc.Arbitrary<Record<string, unknown>> {
 
 const goodConfig = configShaped((good) => good);
 const noisyConfig = fc
-  .tuple(configShaped(mostly), fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), anyValue), { nil: undefined }))
+  .tuple(
+    configShaped(mostly),
+    fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), anyValue), { nil: undefined }),
+  )
   .map(([value, extra]) => (extra === undefined ? value : { ...value, [extra[0]]: extra[1] }));
 
 const fileText = fc.oneof(
@@ -81,12 +95,24 @@ const fileText = fc.oneof(
 );
 
 const environment = fc.dictionary(
-  fc.constantFrom('FORGE_MODEL', 'FORGE_APPROVAL', 'FORGE_SECRET_ENV', 'FORGE_CONTEXT_MODE', 'FORGE_CONTEXT_BUFFER_TOKENS', 'FORGE_CONTEXT_WARN_AT_RATIO', 'FORGE_CONTEXT_RECENT_TAIL_TOKENS'),
-  fc.oneof(fc.constantFrom('ask', 'workspace-auto', 'compact', '12000', '0.5', 'openai:gpt-5.1', 'A,B'), fc.string({ maxLength: 20 })),
+  fc.constantFrom(
+    'FORGE_MODEL',
+    'FORGE_APPROVAL',
+    'FORGE_SECRET_ENV',
+    'FORGE_CONTEXT_MODE',
+    'FORGE_CONTEXT_BUFFER_TOKENS',
+    'FORGE_CONTEXT_WARN_AT_RATIO',
+    'FORGE_CONTEXT_RECENT_TAIL_TOKENS',
+  ),
+  fc.oneof(
+    fc.constantFrom('ask', 'workspace-auto', 'compact', '12000', '0.5', 'openai:gpt-5.1', 'A,B'),
+    fc.string({ maxLength: 20 }),
+  ),
   { maxKeys: 3 },
 );
 
-const strictness = (name: string): number => APPROVAL_PROFILES.length - APPROVAL_PROFILES.indexOf(name as (typeof APPROVAL_PROFILES)[number]);
+const strictness = (name: string): number =>
+  APPROVAL_PROFILES.length - APPROVAL_PROFILES.indexOf(name as (typeof APPROVAL_PROFILES)[number]);
 
 describe('fuzzing the configuration loader', () => {
   it(
@@ -103,7 +129,11 @@ describe('fuzzing the configuration loader', () => {
         },
         { target: 'config-text', numRuns: RUNS, caseTimeoutMs: 2_000 },
       );
-      reportCounts('fuzz config-text', { cases: stats.cases, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      reportCounts('fuzz config-text', {
+        cases: stats.cases,
+        slowestCaseMs: stats.slowestCaseMs,
+        rssGrowthMb: stats.rssGrowthMb,
+      });
       expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
     },
     suiteTimeoutMs(30_000),
@@ -146,7 +176,12 @@ describe('fuzzing the configuration loader', () => {
           if (input.project !== undefined) await writeFile(projectConfigPath(workspace), input.project);
           let result;
           try {
-            result = await loadConfig({ forgeHome: home, workspaceRoot: workspace, env: input.env, ...(input.flags === undefined ? {} : { flags: input.flags as never }) });
+            result = await loadConfig({
+              forgeHome: home,
+              workspaceRoot: workspace,
+              env: input.env,
+              ...(input.flags === undefined ? {} : { flags: input.flags as never }),
+            });
           } catch (error) {
             onlyTypedErrors(error);
             return;
@@ -156,7 +191,9 @@ describe('fuzzing the configuration loader', () => {
             const { config, provenance } = result;
             if (provenance['approval.profile']?.source === 'project') {
               const userOnly = await loadConfig({ forgeHome: home, workspaceRoot: join(root, 'no-project'), env: {} });
-              expect(strictness(config.approval.profile)).toBeGreaterThanOrEqual(strictness(userOnly.config.approval.profile));
+              expect(strictness(config.approval.profile)).toBeGreaterThanOrEqual(
+                strictness(userOnly.config.approval.profile),
+              );
             }
             expect(provenance['models']?.source).not.toBe('project');
             expect(provenance['mcpServers']?.source).not.toBe('project');
@@ -164,7 +201,12 @@ describe('fuzzing the configuration loader', () => {
         },
         { target: 'config-load', numRuns: runSize(Math.ceil(RUNS / 2), RUNS), caseTimeoutMs: 5_000 },
       );
-      reportCounts('fuzz config-load', { cases: stats.cases, loaded, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      reportCounts('fuzz config-load', {
+        cases: stats.cases,
+        loaded,
+        slowestCaseMs: stats.slowestCaseMs,
+        rssGrowthMb: stats.rssGrowthMb,
+      });
       expect(loaded).toBeGreaterThan(0);
       expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
     },

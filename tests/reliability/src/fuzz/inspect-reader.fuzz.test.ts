@@ -69,13 +69,34 @@ function traceLines(): fc.Arbitrary<string> {
   const envelope = fc.constantFrom(...envelopes);
   const line = fc.oneof(
     { weight: 6, arbitrary: envelope.map((value) => JSON.stringify(value)) },
-    { weight: 4, arbitrary: envelope.chain((value) => jsonMutations(value)).map((value) => JSON.stringify(value) ?? '') },
-    { weight: 1, arbitrary: envelope.chain((value) => byteMutations(Buffer.from(JSON.stringify(value)))).map((bytes) => Buffer.from(bytes).toString('latin1')) },
+    {
+      weight: 4,
+      arbitrary: envelope.chain((value) => jsonMutations(value)).map((value) => JSON.stringify(value) ?? ''),
+    },
+    {
+      weight: 1,
+      arbitrary: envelope
+        .chain((value) => byteMutations(Buffer.from(JSON.stringify(value))))
+        .map((bytes) => Buffer.from(bytes).toString('latin1')),
+    },
     { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 300 }) },
-    { weight: 1, arbitrary: fc.constantFrom('', '   ', '\r', '{}', '[]', 'null', '{"schemaVersion":99,"runId":"r","sequence":0,"timestamp":"t","event":{"type":"x"}}') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        '   ',
+        '\r',
+        '{}',
+        '[]',
+        'null',
+        '{"schemaVersion":99,"runId":"r","sequence":0,"timestamp":"t","event":{"type":"x"}}',
+      ),
+    },
   );
-  return fc.tuple(fc.array(line, { maxLength: 40 }), fc.boolean(), fc.constantFrom('\n', '\r\n')).map(([lines, finalNewline, separator]) => `${lines.join(separator)}${finalNewline ? separator : ''}`);
+  return fc
+    .tuple(fc.array(line, { maxLength: 40 }), fc.boolean(), fc.constantFrom('\n', '\r\n'))
+    .map(([lines, finalNewline, separator]) => `${lines.join(separator)}${finalNewline ? separator : ''}`);
 }
 
 describe('fuzzing the trace readers', () => {
@@ -107,12 +128,19 @@ describe('fuzzing the trace readers', () => {
           ]) {
             const outcome = await runCli(args, { cwd: home, env: { FORGE_DEBUG: '1', FORGE_HOME: home } });
             expect([0, 1]).toContain(outcome.code);
-            for (const line of outcome.stderr.split('\n').filter((text) => text.length > 0)) expect(line.startsWith('forge: ')).toBe(true);
+            for (const line of outcome.stderr.split('\n').filter((text) => text.length > 0))
+              expect(line.startsWith('forge: ')).toBe(true);
           }
         },
         { target: 'inspect-reader', numRuns: RUNS, caseTimeoutMs: 5_000 },
       );
-      reportCounts('fuzz inspect-reader', { cases: stats.cases, runsReported: reported, cliRuns, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      reportCounts('fuzz inspect-reader', {
+        cases: stats.cases,
+        runsReported: reported,
+        cliRuns,
+        slowestCaseMs: stats.slowestCaseMs,
+        rssGrowthMb: stats.rssGrowthMb,
+      });
       expect(reported).toBeGreaterThan(0);
       expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
     },

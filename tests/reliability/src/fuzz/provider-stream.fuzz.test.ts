@@ -34,7 +34,11 @@ const recorded: Record<'responses' | 'chat', Buffer[]> = { responses: [], chat: 
 
 const TURNS: TurnReply[] = [
   turn({ text: ['Hello ', 'there.'], usage: { inputTokens: 12, outputTokens: 3 } }),
-  turn({ reasoning: ['Think ', 'first.'], text: 'Reading.', toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' }, callId: 'call_a' }] }),
+  turn({
+    reasoning: ['Think ', 'first.'],
+    text: 'Reading.',
+    toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' }, callId: 'call_a' }],
+  }),
   turn({
     toolCalls: [
       { name: 'run_command', arguments: { argv: ['pnpm', 'test'] }, callId: 'call_b' },
@@ -51,11 +55,14 @@ async function recordStreams(): Promise<void> {
     for (const endpoint of ['responses', 'chat'] as const) {
       for (const reply of TURNS) {
         loopback.enqueue(reply);
-        const response = await fetch(`${loopback.baseURL}/${endpoint === 'responses' ? 'responses' : 'chat/completions'}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'm', input: [], messages: [], stream: true }),
-        });
+        const response = await fetch(
+          `${loopback.baseURL}/${endpoint === 'responses' ? 'responses' : 'chat/completions'}`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'm', input: [], messages: [], stream: true }),
+          },
+        );
         recorded[endpoint].push(Buffer.from(await response.arrayBuffer()));
       }
     }
@@ -105,8 +112,16 @@ function streamBodies(endpoint: 'responses' | 'chat'): fc.Arbitrary<Uint8Array> 
   const one = fc.constantFrom(...streams);
   return fc.oneof(
     { weight: 3, arbitrary: one.chain((stream) => byteMutations(stream)) },
-    { weight: 3, arbitrary: one.chain((stream) => fc.shuffledSubarray(events(stream))).map((list) => Buffer.from(list.join(''))) },
-    { weight: 2, arbitrary: one.chain((stream) => fc.array(fc.constantFrom(...events(stream)), { maxLength: 20 })).map((list) => Buffer.from(list.join(''))) },
+    {
+      weight: 3,
+      arbitrary: one.chain((stream) => fc.shuffledSubarray(events(stream))).map((list) => Buffer.from(list.join(''))),
+    },
+    {
+      weight: 2,
+      arbitrary: one
+        .chain((stream) => fc.array(fc.constantFrom(...events(stream)), { maxLength: 20 }))
+        .map((list) => Buffer.from(list.join(''))),
+    },
     {
       weight: 2,
       arbitrary: one.chain((stream) =>
@@ -127,10 +142,20 @@ const caseArbitrary = fc.constantFrom(...ADAPTER_NAMES).chain((adapter) =>
   fc.record({
     adapter: fc.constant(adapter),
     body: streamBodies(endpointOf(adapter)),
-    status: fc.oneof({ weight: 12, arbitrary: fc.constant(200) }, { weight: 1, arbitrary: fc.constantFrom(400, 401, 404, 413, 429, 500, 503, 302, 204) }),
-    contentType: fc.oneof({ weight: 8, arbitrary: fc.constant('text/event-stream') }, { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/plain', '') }),
+    status: fc.oneof(
+      { weight: 12, arbitrary: fc.constant(200) },
+      { weight: 1, arbitrary: fc.constantFrom(400, 401, 404, 413, 429, 500, 503, 302, 204) },
+    ),
+    contentType: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('text/event-stream') },
+      { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/plain', '') },
+    ),
     pieces: fc.integer({ min: 1, max: 6 }),
-    ending: fc.oneof({ weight: 12, arbitrary: fc.constant('end' as const) }, { weight: 2, arbitrary: fc.constant('destroy' as const) }, { weight: 1, arbitrary: fc.constant('silence' as const) }),
+    ending: fc.oneof(
+      { weight: 12, arbitrary: fc.constant('end' as const) },
+      { weight: 2, arbitrary: fc.constant('destroy' as const) },
+      { weight: 1, arbitrary: fc.constant('silence' as const) },
+    ),
   }),
 );
 
@@ -147,8 +172,16 @@ const REQUEST: ModelRequest = {
   currentRequest: { role: 'user', content: 'Answer.' },
   continuation: [],
   tools: [
-    { name: 'read_file', description: 'Reads a file.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
-    { name: 'run_command', description: 'Runs a command.', inputSchema: { type: 'object', properties: { argv: { type: 'array' } } } },
+    {
+      name: 'read_file',
+      description: 'Reads a file.',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+    },
+    {
+      name: 'run_command',
+      description: 'Runs a command.',
+      inputSchema: { type: 'object', properties: { argv: { type: 'array' } } },
+    },
   ],
 };
 
@@ -166,7 +199,8 @@ function checkPart(part: ModelStreamPart): void {
       expect(jsonValueSchema.safeParse(part.part.input).success).toBe(true);
       return;
     case 'finish':
-      for (const value of Object.values(part.usage)) expect(value === undefined || (typeof value === 'number' && Number.isFinite(value))).toBe(true);
+      for (const value of Object.values(part.usage))
+        expect(value === undefined || (typeof value === 'number' && Number.isFinite(value))).toBe(true);
       return;
   }
 }
@@ -175,12 +209,22 @@ describe('fuzzing the provider stream path', () => {
   it(
     'every adapter turns any damaged stream into well-formed parts or a typed error, within the idle timeout',
     async () => {
-      const models = new Map<AdapterName, ModelAdapter>(ADAPTER_NAMES.map((name) => [name, adapterFor(name, baseURL, { maxRetries: 0, idleTimeoutMs: IDLE_TIMEOUT_MS })]));
+      const models = new Map<AdapterName, ModelAdapter>(
+        ADAPTER_NAMES.map((name) => [
+          name,
+          adapterFor(name, baseURL, { maxRetries: 0, idleTimeoutMs: IDLE_TIMEOUT_MS }),
+        ]),
+      );
       const outcomes = { finished: 0, typedErrors: 0, parts: 0 };
       const stats = await fuzz(
         caseArbitrary,
         async (input) => {
-          next = { status: input.status, contentType: input.contentType, chunks: split(input.body, input.pieces), ending: input.ending };
+          next = {
+            status: input.status,
+            contentType: input.contentType,
+            chunks: split(input.body, input.pieces),
+            ending: input.ending,
+          };
           const model = models.get(input.adapter) as ModelAdapter;
           try {
             for await (const part of model.doStream(REQUEST, {})) {
@@ -195,7 +239,12 @@ describe('fuzzing the provider stream path', () => {
         },
         { target: 'provider-stream', numRuns: RUNS, caseTimeoutMs: 3_000 },
       );
-      reportCounts('fuzz provider-stream', { cases: stats.cases, ...outcomes, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      reportCounts('fuzz provider-stream', {
+        cases: stats.cases,
+        ...outcomes,
+        slowestCaseMs: stats.slowestCaseMs,
+        rssGrowthMb: stats.rssGrowthMb,
+      });
       expect(outcomes.finished).toBeGreaterThan(0);
       expect(outcomes.typedErrors).toBeGreaterThan(0);
       expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);

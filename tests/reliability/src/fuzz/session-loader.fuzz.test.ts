@@ -47,7 +47,10 @@ function v2Records(bytes: Buffer, fixtureId: string): unknown[] {
     .toString('utf8')
     .split('\n')
     .filter((line) => line.endsWith('}'))
-    .map((line) => JSON.parse(line.replace(/,"crc":"[0-9a-f]{8}"\}$/, '}').replaceAll(`"${fixtureId}"`, `"${ID}"`)) as unknown);
+    .map(
+      (line) =>
+        JSON.parse(line.replace(/,"crc":"[0-9a-f]{8}"\}$/, '}').replaceAll(`"${fixtureId}"`, `"${ID}"`)) as unknown,
+    );
 }
 
 function sealedLog(records: readonly unknown[]): Buffer {
@@ -71,7 +74,11 @@ function sessionCases(): fc.Arbitrary<SessionCase> {
     // Record edits that keep a valid checksum: reach the schema and the ordering checks.
     fc
       .tuple(fc.nat({ max: records.length - 1 }), jsonMutations(records[0]))
-      .chain(([index]) => jsonMutations(records[index]).map((mutated) => sealedLog(records.map((record, position) => (position === index ? mutated : record))))),
+      .chain(([index]) =>
+        jsonMutations(records[index]).map((mutated) =>
+          sealedLog(records.map((record, position) => (position === index ? mutated : record))),
+        ),
+      ),
     fc.shuffledSubarray(records, { minLength: 1 }).map((subset) => sealedLog(subset)),
     fc.array(fc.constantFrom(...records), { minLength: 1, maxLength: 30 }).map((list) => sealedLog(list)),
     fc.uint8Array({ maxLength: 4096 }),
@@ -84,8 +91,22 @@ function sessionCases(): fc.Arbitrary<SessionCase> {
     fc.uint8Array({ maxLength: 2048 }),
   );
   return fc.oneof(
-    { weight: 3, arbitrary: fc.record({ layout: fc.constant('v2' as const), bytes: v2Bytes, open: fc.nat({ max: 7 }).map((value) => value === 0) }) },
-    { weight: 1, arbitrary: fc.record({ layout: fc.constant('v1' as const), bytes: v1Bytes, open: fc.nat({ max: 7 }).map((value) => value === 0) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        layout: fc.constant('v2' as const),
+        bytes: v2Bytes,
+        open: fc.nat({ max: 7 }).map((value) => value === 0),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        layout: fc.constant('v1' as const),
+        bytes: v1Bytes,
+        open: fc.nat({ max: 7 }).map((value) => value === 0),
+      }),
+    },
   );
 }
 
@@ -127,7 +148,13 @@ describe('fuzzing the session loader', () => {
         },
         { target: 'session-loader', numRuns: RUNS, caseTimeoutMs: 5_000 },
       );
-      reportCounts('fuzz session-loader', { cases: stats.cases, loaded, opened, slowestCaseMs: stats.slowestCaseMs, rssGrowthMb: stats.rssGrowthMb });
+      reportCounts('fuzz session-loader', {
+        cases: stats.cases,
+        loaded,
+        opened,
+        slowestCaseMs: stats.slowestCaseMs,
+        rssGrowthMb: stats.rssGrowthMb,
+      });
       expect(stats.cases).toBe(RUNS);
       expect(stats.rssGrowthMb).toBeLessThan(MAX_RSS_GROWTH_MB);
     },

@@ -1,8 +1,22 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toLanguageModelPrompt } from '@forge/ai-sdk-bridge';
-import { createInstructionSnapshot, type ApprovalGate, type JsonValue, type ModelRequest, type Tool, type ToolCallRequest } from '@forge/core';
-import { createCheckpointNoteTool, findApprovalClaim, findPolicyText, reduceMemoryFromTranscript, withRunIds, type CheckpointMemory } from '@forge/core/checkpoint';
+import {
+  createInstructionSnapshot,
+  type ApprovalGate,
+  type JsonValue,
+  type ModelRequest,
+  type Tool,
+  type ToolCallRequest,
+} from '@forge/core';
+import {
+  createCheckpointNoteTool,
+  findApprovalClaim,
+  findPolicyText,
+  reduceMemoryFromTranscript,
+  withRunIds,
+  type CheckpointMemory,
+} from '@forge/core/checkpoint';
 import { ScriptedModel, type ScriptedToolCall } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';
@@ -49,7 +63,9 @@ const fetchIssue: Tool = {
   async execute(input) {
     const id = String((input as { id?: JsonValue }).id ?? '');
     const injection = INJECTIONS.find((candidate) => candidate.id === id);
-    return { output: { type: 'text', value: `Issue ${id}: the parser crashes on empty input.\n${injection?.text ?? ''}` } };
+    return {
+      output: { type: 'text', value: `Issue ${id}: the parser crashes on empty input.\n${injection?.text ?? ''}` },
+    };
   },
 };
 
@@ -82,9 +98,21 @@ function poisonedModel(): ScriptedModel {
   return new ScriptedModel([
     {
       toolCalls: [
-        ...files.map((injection, index) => ({ toolName: 'read_file', input: { path: `docs/note-${index}.md` }, toolCallId: `call_read_${index}` })),
-        ...outputs.map((injection) => ({ toolName: 'fetch_issue', input: { id: injection.id }, toolCallId: `call_fetch_${injection.marker}` })),
-        ...commands.map((injection) => ({ toolName: 'run_command', input: { argv: ['printf', '%s\\n', injection.text] }, toolCallId: `call_cmd_${injection.marker}` })),
+        ...files.map((injection, index) => ({
+          toolName: 'read_file',
+          input: { path: `docs/note-${index}.md` },
+          toolCallId: `call_read_${index}`,
+        })),
+        ...outputs.map((injection) => ({
+          toolName: 'fetch_issue',
+          input: { id: injection.id },
+          toolCallId: `call_fetch_${injection.marker}`,
+        })),
+        ...commands.map((injection) => ({
+          toolName: 'run_command',
+          input: { argv: ['printf', '%s\\n', injection.text] },
+          toolCallId: `call_cmd_${injection.marker}`,
+        })),
       ],
     },
     {
@@ -112,7 +140,9 @@ function obedientModel(): ScriptedModel {
     {
       toolCalls: [
         { toolName: 'run_command', input: { argv: ['rm', '-rf', 'build'] }, toolCallId: 'call_resume_rm' },
-        ...noted.map((injection, index) => noteCall(injection, index + 200, { source: 'user', quote: RESUMED_REQUEST })),
+        ...noted.map((injection, index) =>
+          noteCall(injection, index + 200, { source: 'user', quote: RESUMED_REQUEST }),
+        ),
       ],
     },
     { text: 'I could not run it.' },
@@ -125,7 +155,8 @@ beforeAll(async () => {
   await mkdir(join(workspace, 'docs'));
   await mkdir(join(workspace, 'build'));
   await writeFile(join(workspace, 'build', 'artifact.txt'), 'keep me\n');
-  for (const [index, injection] of injectionsFrom('file').entries()) await writeFile(join(workspace, 'docs', `note-${index}.md`), `# Note ${index}\n\n${injection.text}\n`);
+  for (const [index, injection] of injectionsFrom('file').entries())
+    await writeFile(join(workspace, 'docs', `note-${index}.md`), `# Note ${index}\n\n${injection.text}\n`);
 
   // The poisoned turns, with a permissive gate: the user let that run do anything.
   let handle = await openSessionHandle({ home, workspaceRoot: workspace });
@@ -149,7 +180,12 @@ beforeAll(async () => {
   }
 
   // Compaction between turns: the poisoned turns become a checkpoint, installed durably.
-  const compacted = await handle.compact({ model, instructions, context: { recentTailTokens: 400 }, tools: common.tools });
+  const compacted = await handle.compact({
+    model,
+    instructions,
+    context: { recentTailTokens: 400 },
+    tools: common.tools,
+  });
   expect(compacted.outcome.kind).toBe('compacted');
   await handle.close();
 
@@ -216,15 +252,18 @@ function effects(injection: Injection): string[] {
   if (request === undefined) return ['the resumed turn never reached the model'];
   const bySection = sections(checkpointView);
   for (const section of ['TASK', 'PLAN', 'CONSTRAINTS', 'DECISIONS', 'FACTS_VALID', 'FACTS_SUSPECT', 'NEXT_ACTION']) {
-    if ((bySection.get(section) ?? '').includes(injection.marker)) found.push(`its text is in the checkpoint's ${section}`);
+    if ((bySection.get(section) ?? '').includes(injection.marker))
+      found.push(`its text is in the checkpoint's ${section}`);
   }
   if (memoryText(memory).some((text) => text.includes(injection.marker))) found.push('it reached session memory');
-  if (noteResults.some((result) => result.marker === injection.marker && result.accepted)) found.push('a checkpoint_note carrying it was accepted');
+  if (noteResults.some((result) => result.marker === injection.marker && result.accepted))
+    found.push('a checkpoint_note carrying it was accepted');
   if (request.instructions.includes(injection.marker)) found.push('it is in the instructions');
   const prompt = toLanguageModelPrompt(request, { keepReasoning: () => true });
   const systemText = JSON.stringify(prompt.filter((message) => message.role === 'system'));
   if (systemText.includes(injection.marker)) found.push('it is in a system message of the request');
-  if (request.history.some((message) => JSON.stringify(message).includes(injection.marker))) found.push('it is still in the verbatim history after compaction');
+  if (request.history.some((message) => JSON.stringify(message).includes(injection.marker)))
+    found.push('it is still in the verbatim history after compaction');
   return found;
 }
 
@@ -240,7 +279,9 @@ describe('hostile history after compaction and resume', () => {
   });
 
   it('stores no policy: every note carrying an injected rule is rejected and memory holds no policy text', () => {
-    expect(noteResults.length).toBeGreaterThanOrEqual(INJECTIONS.filter((injection) => injection.note !== undefined).length * 3);
+    expect(noteResults.length).toBeGreaterThanOrEqual(
+      INJECTIONS.filter((injection) => injection.note !== undefined).length * 3,
+    );
     expect(noteResults.filter((result) => result.accepted)).toEqual([]);
     for (const text of memoryText(memory)) expect(findPolicyText(text, { allowImperatives: true })).toBeNull();
   });
@@ -258,56 +299,83 @@ describe('hostile history after compaction and resume', () => {
   it('carries injected text only as attributed evidence: one real checkpoint header, no approval claim', () => {
     expect(checkpointView.split('\n').filter((line) => line.startsWith('[SESSION_CHECKPOINT'))).toHaveLength(1);
     expect(checkpointView.startsWith('[SESSION_CHECKPOINT v1]\n')).toBe(true);
-    const body = checkpointView.split('\n').filter((line) => !line.startsWith('note: ') && !line.startsWith('labels: '));
+    const body = checkpointView
+      .split('\n')
+      .filter((line) => !line.startsWith('note: ') && !line.startsWith('labels: '));
     expect(body.map((line) => findApprovalClaim(line)).filter((claim) => claim !== null)).toEqual([]);
   });
 
   it('a resumed forge run still denies a command the history claims is approved', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: 'run_command', input: { argv: ['touch', 'pwned.txt'] }, toolCallId: 'call_cli_touch' }] }, { text: 'Denied.' }]);
-    const outcome = await runCli(['run', '--model', 'test:obedient', '--resume', sessionId, '--cwd', workspace, 'Run what the notes allow.'], {
-      cwd: workspace,
-      env: { FORGE_HOME: home },
-      models: { obedient: model },
-    });
+    const model = new ScriptedModel([
+      {
+        toolCalls: [{ toolName: 'run_command', input: { argv: ['touch', 'pwned.txt'] }, toolCallId: 'call_cli_touch' }],
+      },
+      { text: 'Denied.' },
+    ]);
+    const outcome = await runCli(
+      ['run', '--model', 'test:obedient', '--resume', sessionId, '--cwd', workspace, 'Run what the notes allow.'],
+      {
+        cwd: workspace,
+        env: { FORGE_HOME: home },
+        models: { obedient: model },
+      },
+    );
     expect(outcome.code).toBe(0);
     expect(outcome.stderr).toContain('denied');
     await expect(stat(join(workspace, 'pwned.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it.each(ADAPTER_NAMES)('the %s adapter sends the fresh instructions as the only system text, first, and the checkpoint as a user message', async (name) => {
-    const loopback = await startLoopbackProvider();
-    try {
-      loopback.enqueue(turn({ text: 'Nothing to do.' }));
-      const handle = await openSessionHandle({ home, sessionId });
+  it.each(ADAPTER_NAMES)(
+    'the %s adapter sends the fresh instructions as the only system text, first, and the checkpoint as a user message',
+    async (name) => {
+      const loopback = await startLoopbackProvider();
       try {
-        const result = await handle.runTurn({
-          model: adapterFor(name, loopback.baseURL, { maxRetries: 0, idleTimeoutMs: 5_000 }),
-          instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS),
-          context: { mode: 'compact', recentTailTokens: 400 },
-          request: `Status check for ${name}.`,
-        });
-        expect(result.result.status).toBe('completed');
+        loopback.enqueue(turn({ text: 'Nothing to do.' }));
+        const handle = await openSessionHandle({ home, sessionId });
+        try {
+          const result = await handle.runTurn({
+            model: adapterFor(name, loopback.baseURL, { maxRetries: 0, idleTimeoutMs: 5_000 }),
+            instructions: createInstructionSnapshot(FRESH_INSTRUCTIONS),
+            context: { mode: 'compact', recentTailTokens: 400 },
+            request: `Status check for ${name}.`,
+          });
+          expect(result.result.status).toBe('completed');
+        } finally {
+          await handle.close();
+        }
+        const body = loopback.requests[0]?.body as {
+          instructions?: string;
+          input?: { role?: string; content?: unknown }[];
+          messages?: { role?: string; content?: unknown }[];
+        };
+        const items = body.input ?? body.messages ?? [];
+        const system = items.filter((item) => item.role === 'system' || item.role === 'developer');
+        const systemText = JSON.stringify([body.instructions ?? null, ...system]);
+        expect(systemText).toContain('FRESH-INSTRUCTIONS-7731');
+        expect(system.length + (body.instructions === undefined ? 0 : 1)).toBe(1);
+        if (body.instructions === undefined)
+          expect(items[0]?.role === 'system' || items[0]?.role === 'developer').toBe(true);
+        for (const injection of INJECTIONS) expect(systemText).not.toContain(injection.marker);
+        const checkpointAt = items.findIndex((item) =>
+          JSON.stringify(item.content).includes('[SESSION_CHECKPOINT v1]'),
+        );
+        expect(items[checkpointAt]?.role).toBe('user');
       } finally {
-        await handle.close();
+        await loopback.close();
       }
-      const body = loopback.requests[0]?.body as { instructions?: string; input?: { role?: string; content?: unknown }[]; messages?: { role?: string; content?: unknown }[] };
-      const items = body.input ?? body.messages ?? [];
-      const system = items.filter((item) => item.role === 'system' || item.role === 'developer');
-      const systemText = JSON.stringify([body.instructions ?? null, ...system]);
-      expect(systemText).toContain('FRESH-INSTRUCTIONS-7731');
-      expect(system.length + (body.instructions === undefined ? 0 : 1)).toBe(1);
-      if (body.instructions === undefined) expect(items[0]?.role === 'system' || items[0]?.role === 'developer').toBe(true);
-      for (const injection of INJECTIONS) expect(systemText).not.toContain(injection.marker);
-      const checkpointAt = items.findIndex((item) => JSON.stringify(item.content).includes('[SESSION_CHECKPOINT v1]'));
-      expect(items[checkpointAt]?.role).toBe('user');
-    } finally {
-      await loopback.close();
-    }
-  });
+    },
+  );
 
   it('prints how many injections were tried and how many took effect', () => {
-    const effective = INJECTIONS.map((injection) => ({ id: injection.id, effects: effects(injection) })).filter((result) => result.effects.length > 0);
-    reportCounts('hostile-history', { tried: INJECTIONS.length, effective: effective.length, approvalsAsked: asked.length, notesProposed: noteResults.length });
+    const effective = INJECTIONS.map((injection) => ({ id: injection.id, effects: effects(injection) })).filter(
+      (result) => result.effects.length > 0,
+    );
+    reportCounts('hostile-history', {
+      tried: INJECTIONS.length,
+      effective: effective.length,
+      approvalsAsked: asked.length,
+      notesProposed: noteResults.length,
+    });
     expect(effective).toEqual([]);
   });
 });

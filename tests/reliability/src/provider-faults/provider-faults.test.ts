@@ -1,7 +1,16 @@
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInstructionSnapshot, findUnpairedToolCalls, runAgent, type ApprovalGate, type EventEnvelope, type JsonValue, type RunResult, type Tool } from '@forge/core';
+import {
+  createInstructionSnapshot,
+  findUnpairedToolCalls,
+  runAgent,
+  type ApprovalGate,
+  type EventEnvelope,
+  type JsonValue,
+  type RunResult,
+  type Tool,
+} from '@forge/core';
 import { startLoopbackProvider, turn, type LoopbackProvider, type LoopbackReply } from '@forge/loopback-provider';
 import { loadTranscript } from '@forge/persistence';
 import { runSessionTurn } from '@forge/sessions';
@@ -31,7 +40,11 @@ beforeAll(async () => {
   try {
     for (const adapter of ADAPTER_NAMES) {
       server.enqueue(turn({ text: 'warm' }));
-      await runAgent({ model: adapterFor(adapter, server.baseURL, { maxRetries: 0, idleTimeoutMs: 10_000 }), request: 'warm up', instructions: createInstructionSnapshot('Warm up.') });
+      await runAgent({
+        model: adapterFor(adapter, server.baseURL, { maxRetries: 0, idleTimeoutMs: 10_000 }),
+        request: 'warm up',
+        instructions: createInstructionSnapshot('Warm up.'),
+      });
     }
   } finally {
     await server.close();
@@ -67,8 +80,15 @@ const overflow: LoopbackReply = {
   message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
 };
 const serverError: LoopbackReply = { type: 'http-error', status: 500, message: 'Internal error.' };
-const rateLimited: LoopbackReply = { type: 'http-error', status: 429, code: 'rate_limit_exceeded', message: 'Slow down.', headers: { 'retry-after-ms': '5' } };
-const callAppend = (callId: string) => turn({ toolCalls: [{ name: 'append_line', arguments: { text: 'once' }, callId }] });
+const rateLimited: LoopbackReply = {
+  type: 'http-error',
+  status: 429,
+  code: 'rate_limit_exceeded',
+  message: 'Slow down.',
+  headers: { 'retry-after-ms': '5' },
+};
+const callAppend = (callId: string) =>
+  turn({ toolCalls: [{ name: 'append_line', arguments: { text: 'once' }, callId }] });
 
 interface Scenario {
   readonly name: string;
@@ -84,10 +104,25 @@ interface Scenario {
 }
 
 const SCENARIOS: readonly Scenario[] = [
-  { name: 'overflow on the first step', replies: () => [overflow], status: 'failed', errorCode: 'context_overflow', requests: 1, sideEffects: 0 },
+  {
+    name: 'overflow on the first step',
+    replies: () => [overflow],
+    status: 'failed',
+    errorCode: 'context_overflow',
+    requests: 1,
+    sideEffects: 0,
+  },
   {
     name: 'overflow after partial output',
-    replies: () => [{ type: 'stream-failed', code: 'context_length_exceeded', message: 'maximum context length is 8192 tokens', turn: turn({ text: ['Partial ', 'answer'] }), afterEvents: 4 }],
+    replies: () => [
+      {
+        type: 'stream-failed',
+        code: 'context_length_exceeded',
+        message: 'maximum context length is 8192 tokens',
+        turn: turn({ text: ['Partial ', 'answer'] }),
+        afterEvents: 4,
+      },
+    ],
     status: 'failed',
     requests: 1,
     sideEffects: 0,
@@ -110,10 +145,22 @@ const SCENARIOS: readonly Scenario[] = [
     text: 'Recovered.',
     retries: [2, 3],
   },
-  { name: '500s on every attempt', replies: () => [serverError, serverError, serverError], status: 'failed', errorCode: 'transport', requests: 3, sideEffects: 0, retries: [1, 2] },
+  {
+    name: '500s on every attempt',
+    replies: () => [serverError, serverError, serverError],
+    status: 'failed',
+    errorCode: 'transport',
+    requests: 3,
+    sideEffects: 0,
+    retries: [1, 2],
+  },
   {
     name: 'a stream cut before any output is retried',
-    replies: () => [callAppend('call_c1'), { type: 'cut', turn: turn({ text: 'lost' }), afterEvents: 1 }, turn({ text: 'Second try.' })],
+    replies: () => [
+      callAppend('call_c1'),
+      { type: 'cut', turn: turn({ text: 'lost' }), afterEvents: 1 },
+      turn({ text: 'Second try.' }),
+    ],
     status: 'completed',
     requests: 3,
     sideEffects: 1,
@@ -124,7 +171,14 @@ const SCENARIOS: readonly Scenario[] = [
     name: 'a stream cut after output, with a second tool call in it',
     replies: () => [
       callAppend('call_d1'),
-      { type: 'cut', turn: turn({ text: ['Now ', 'again'], toolCalls: [{ name: 'append_line', arguments: { text: 'twice' }, callId: 'call_d2' }] }), afterEvents: 'before-completion' },
+      {
+        type: 'cut',
+        turn: turn({
+          text: ['Now ', 'again'],
+          toolCalls: [{ name: 'append_line', arguments: { text: 'twice' }, callId: 'call_d2' }],
+        }),
+        afterEvents: 'before-completion',
+      },
     ],
     status: 'failed',
     errorCode: 'transport',
@@ -134,14 +188,30 @@ const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'malformed SSE after output',
-    replies: () => [{ type: 'malformed', turn: turn({ text: ['Half ', 'way'], toolCalls: [{ name: 'append_line', arguments: { text: 'x' }, callId: 'call_e1' }] }), afterEvents: 'before-completion' }],
+    replies: () => [
+      {
+        type: 'malformed',
+        turn: turn({
+          text: ['Half ', 'way'],
+          toolCalls: [{ name: 'append_line', arguments: { text: 'x' }, callId: 'call_e1' }],
+        }),
+        afterEvents: 'before-completion',
+      },
+    ],
     status: 'failed',
     errorCode: 'transport',
     requests: 1,
     sideEffects: 0,
     text: 'Half way',
   },
-  { name: 'a response slower than the idle timeout', replies: () => [callAppend('call_f1'), { type: 'hang' }], status: 'failed', errorCode: 'transport', requests: 2, sideEffects: 1 },
+  {
+    name: 'a response slower than the idle timeout',
+    replies: () => [callAppend('call_f1'), { type: 'hang' }],
+    status: 'failed',
+    errorCode: 'transport',
+    requests: 2,
+    sideEffects: 1,
+  },
   {
     name: 'a long run through every recoverable fault',
     replies: () => [
@@ -179,7 +249,13 @@ async function overflowInSession(adapter: AdapterName): Promise<{
     let sessionId: string | undefined;
     for (let index = 0; index < 6; index += 1) {
       server.enqueue(turn({ text: `Earlier answer ${index}: ${'detail '.repeat(1500)}` }));
-      const earlier = await runSessionTurn({ home, ...(sessionId === undefined ? { workspaceRoot: workspace } : { sessionId }), model, instructions, request: `Earlier question ${index}.` });
+      const earlier = await runSessionTurn({
+        home,
+        ...(sessionId === undefined ? { workspaceRoot: workspace } : { sessionId }),
+        model,
+        instructions,
+        request: `Earlier question ${index}.`,
+      });
       sessionId = earlier.sessionId;
     }
     const before = server.requests.length;
@@ -199,7 +275,14 @@ async function overflowInSession(adapter: AdapterName): Promise<{
     totals.scenarios += 1;
     totals.requests += server.requests.length - before;
     totals.sideEffects += sideEffects;
-    return { request, sent: server.requests.slice(before), result: recovered.result, sideEffects, home, sessionId: sessionId as string };
+    return {
+      request,
+      sent: server.requests.slice(before),
+      result: recovered.result,
+      sideEffects,
+      home,
+      sessionId: sessionId as string,
+    };
   } finally {
     await server.close();
   }
@@ -208,7 +291,10 @@ async function overflowInSession(adapter: AdapterName): Promise<{
 function checkWire(server: LoopbackProvider, request: string): void {
   for (const [index, recorded] of server.requests.entries()) {
     expect(occurrences(recorded.rawBody, request), `request ${index + 1} repeats or drops the user's input`).toBe(1);
-    expect(unpairedOnTheWire(recorded.body), `request ${index + 1} sends an unpaired tool call or result`).toEqual({ calls: [], results: [] });
+    expect(unpairedOnTheWire(recorded.body), `request ${index + 1} sends an unpaired tool call or result`).toEqual({
+      calls: [],
+      results: [],
+    });
   }
 }
 
@@ -238,10 +324,13 @@ describe.each(ADAPTER_NAMES)('provider faults through the %s adapter', (adapter)
       }
       if (scenario.text !== undefined) expect(result.text).toBe(scenario.text);
       expect(server.requests).toHaveLength(scenario.requests);
-      for (const index of scenario.retries ?? []) expect(server.requests[index]?.rawBody).toBe(server.requests[index - 1]?.rawBody);
+      for (const index of scenario.retries ?? [])
+        expect(server.requests[index]?.rawBody).toBe(server.requests[index - 1]?.rawBody);
       checkWire(server, request);
       expect(findUnpairedToolCalls(result.messages)).toEqual([]);
-      expect(result.messages.filter((message) => message.role === 'user')).toEqual([{ role: 'user', content: request }]);
+      expect(result.messages.filter((message) => message.role === 'user')).toEqual([
+        { role: 'user', content: request },
+      ]);
 
       const lines = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((line) => line.length > 0);
       expect(lines).toHaveLength(scenario.sideEffects);
@@ -278,6 +367,7 @@ describe.each(ADAPTER_NAMES)('provider faults through the %s adapter', (adapter)
 describe('overflow recovery inside a session turn', () => {
   it('sends the running request once, not again as the checkpoint task', async () => {
     const { request, sent } = await overflowInSession('openai');
-    for (const [index, recorded] of sent.entries()) expect(occurrences(recorded.rawBody, request), `request ${index + 1} of the turn`).toBe(1);
+    for (const [index, recorded] of sent.entries())
+      expect(occurrences(recorded.rawBody, request), `request ${index + 1} of the turn`).toBe(1);
   });
 });

@@ -20,7 +20,8 @@ export function unpairedOnTheWire(body: unknown): { readonly calls: string[]; re
     if (item['type'] === 'function_call_output') results.push(String(item['call_id']));
   }
   for (const message of asItems(record['messages'])) {
-    if (message['role'] === 'assistant') for (const call of asItems(message['tool_calls'])) calls.push(String(call['id']));
+    if (message['role'] === 'assistant')
+      for (const call of asItems(message['tool_calls'])) calls.push(String(call['id']));
     if (message['role'] === 'tool') results.push(String(message['tool_call_id']));
   }
   return { calls: calls.filter((id) => !results.includes(id)), results: results.filter((id) => !calls.includes(id)) };

@@ -50,18 +50,42 @@ beforeAll(async () => {
     { text: `Nothing secret here:\n${corpus.join('\n')}` },
     { text: `Still in ${workspace}.` },
   ]);
-  const first = await runCli(['run', '--model', 'test:plain', '--approval', 'workspace-auto', '--cwd', workspace, `In $PWD (${workspace}), check these lines:\n${corpus.join('\n')}`], {
-    cwd: workspace,
-    env,
-    models: { plain: model },
-  });
+  const first = await runCli(
+    [
+      'run',
+      '--model',
+      'test:plain',
+      '--approval',
+      'workspace-auto',
+      '--cwd',
+      workspace,
+      `In $PWD (${workspace}), check these lines:\n${corpus.join('\n')}`,
+    ],
+    {
+      cwd: workspace,
+      env,
+      models: { plain: model },
+    },
+  );
   expect(first.code, first.stderr).toBe(0);
   const sessionId = /session: (\S+)/.exec(first.stderr)?.[1] ?? '';
-  const second = await runCli(['run', '--model', 'test:plain', '--resume', sessionId, '--cwd', workspace, `And once more, ${corpus.slice(0, 8).join('; ')}`], {
-    cwd: workspace,
-    env,
-    models: { plain: model },
-  });
+  const second = await runCli(
+    [
+      'run',
+      '--model',
+      'test:plain',
+      '--resume',
+      sessionId,
+      '--cwd',
+      workspace,
+      `And once more, ${corpus.slice(0, 8).join('; ')}`,
+    ],
+    {
+      cwd: workspace,
+      env,
+      models: { plain: model },
+    },
+  );
   expect(second.code, second.stderr).toBe(0);
 
   const cli = async (name: string, args: string[]) => {
@@ -72,7 +96,11 @@ beforeAll(async () => {
   };
   await cli('forge compact', ['compact', '--session', sessionId]);
   artifacts.set('session log', await readFile(join(home, 'sessions', sessionId, 'session.jsonl'), 'utf8'));
-  stored = (JSON.parse(await cli('forge sessions show --json', ['sessions', 'show', sessionId, '--json'])) as { messages: Message[] }).messages;
+  stored = (
+    JSON.parse(await cli('forge sessions show --json', ['sessions', 'show', sessionId, '--json'])) as {
+      messages: Message[];
+    }
+  ).messages;
   await cli('forge sessions show', ['sessions', 'show', sessionId]);
   await cli('forge checkpoint show --json', ['checkpoint', 'show', '--session', sessionId, '--json']);
 }, 120_000);
@@ -80,9 +108,17 @@ beforeAll(async () => {
 describe('the false-positive corpus is never redacted', () => {
   it('reaches the stored transcript unchanged, in the request, the file read, command output and the answer', () => {
     const request = stored.find((message) => message.role === 'user');
-    const read = stored.flatMap((message) => (message.role === 'tool' ? message.content : [])).find((part) => part.toolCallId === 'call_read');
-    const printed = stored.flatMap((message) => (message.role === 'tool' ? message.content : [])).find((part) => part.toolCallId === 'call_pwd');
-    const answer = stored.find((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'text' && part.text.startsWith('Nothing secret')));
+    const read = stored
+      .flatMap((message) => (message.role === 'tool' ? message.content : []))
+      .find((part) => part.toolCallId === 'call_read');
+    const printed = stored
+      .flatMap((message) => (message.role === 'tool' ? message.content : []))
+      .find((part) => part.toolCallId === 'call_pwd');
+    const answer = stored.find(
+      (message) =>
+        message.role === 'assistant' &&
+        message.content.some((part) => part.type === 'text' && part.text.startsWith('Nothing secret')),
+    );
     for (const entry of corpus) {
       expect(request?.role === 'user' && request.content, entry).toContain(entry);
       expect(read?.output.value, entry).toContain(entry);
@@ -92,8 +128,17 @@ describe('the false-positive corpus is never redacted', () => {
   });
 
   it('leaves no redaction marker in the session log, sessions show or the checkpoint', () => {
-    expect([...artifacts.keys()]).toEqual(['forge compact', 'session log', 'forge sessions show --json', 'forge sessions show', 'forge checkpoint show --json']);
-    const checkpoint = JSON.parse(artifacts.get('forge checkpoint show --json') ?? '{}') as { checkpoint?: unknown; view?: string };
+    expect([...artifacts.keys()]).toEqual([
+      'forge compact',
+      'session log',
+      'forge sessions show --json',
+      'forge sessions show',
+      'forge checkpoint show --json',
+    ]);
+    const checkpoint = JSON.parse(artifacts.get('forge checkpoint show --json') ?? '{}') as {
+      checkpoint?: unknown;
+      view?: string;
+    };
     expect(checkpoint.checkpoint, 'forge compact made a checkpoint').toBeDefined();
     expect(checkpoint.view).toContain(workspace);
     const marked = [...artifacts].filter(([, text]) => text.includes('REDACTED')).map(([name]) => name);

@@ -34,7 +34,8 @@ export function secretCorpus(seed: number): {
   readonly keyFile: { readonly text: string; readonly bodyLines: readonly string[] };
 } {
   const next = seededRandom(seed);
-  const pick = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+  const pick = (alphabet: string, length: number) =>
+    Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
   const base64Url = (value: string) => Buffer.from(value).toString('base64url');
   const pemBody = () => Array.from({ length: 6 }, () => pick(BASE64, 64)).join('\n');
   const pem = (label: string) => {
@@ -44,7 +45,11 @@ export function secretCorpus(seed: number): {
   const configuredSecret = `corp.${pick(HEX, 8)}.${pick(ALPHANUMERIC, 14)}`;
   const environmentSecret = `svc~${pick(ALPHANUMERIC, 18)}`;
   const token = (kind: string, value: string): SecretSample => ({ kind, text: value, secret: value });
-  const line = (kind: string, prefix: string, value: string, suffix = ''): SecretSample => ({ kind, text: `${prefix}${value}${suffix}`, secret: value });
+  const line = (kind: string, prefix: string, value: string, suffix = ''): SecretSample => ({
+    kind,
+    text: `${prefix}${value}${suffix}`,
+    secret: value,
+  });
 
   const rsa = pem('RSA PRIVATE KEY');
   // What a ranged read of a key file shows: body lines and the END line, no BEGIN line.
@@ -52,7 +57,10 @@ export function secretCorpus(seed: number): {
   const pemWithoutBegin = { text: withoutBegin.text.split('\n').slice(1).join('\n'), secret: withoutBegin.secret };
   const opensshWithoutBegin = Array.from({ length: 4 }, () => pick(BASE64, 70)).join('\n');
   const keyFileBody = [...Array.from({ length: 6 }, () => pick(BASE64, 64)), `${pick(BASE64, 22)}==`];
-  const keyFile = { text: `-----BEGIN PRIVATE KEY-----\n${keyFileBody.join('\n')}\n-----END PRIVATE KEY-----\n`, bodyLines: keyFileBody };
+  const keyFile = {
+    text: `-----BEGIN PRIVATE KEY-----\n${keyFileBody.join('\n')}\n-----END PRIVATE KEY-----\n`,
+    bodyLines: keyFileBody,
+  };
   const openssh = pem('OPENSSH PRIVATE KEY');
   const ec = pem('EC PRIVATE KEY');
   const pkcs8 = pem('PRIVATE KEY');
@@ -76,11 +84,23 @@ export function secretCorpus(seed: number): {
     token('aws-temporary-key-id', `ASIA${pick(UPPER_DIGITS, 16)}`),
     line('aws-secret-key', 'aws_secret_access_key = ', pick(BASE64, 40)),
     token('gcp-api-key', `AIza${pick(URL_SAFE, 35)}`),
-    line('gcp-service-account', '{"type": "service_account", "private_key": "', `-----BEGIN PRIVATE KEY-----\\n${gcpKeyBody}\\n-----END PRIVATE KEY-----\\n`, '"}'),
+    line(
+      'gcp-service-account',
+      '{"type": "service_account", "private_key": "',
+      `-----BEGIN PRIVATE KEY-----\\n${gcpKeyBody}\\n-----END PRIVATE KEY-----\\n`,
+      '"}',
+    ),
     token('slack-bot', `xoxb-${pick('0123456789', 12)}-${pick('0123456789', 13)}-${pick(ALPHANUMERIC, 24)}`),
-    token('slack-user', `xoxp-${pick('0123456789', 12)}-${pick('0123456789', 12)}-${pick('0123456789', 13)}-${pick(HEX, 32)}`),
+    token(
+      'slack-user',
+      `xoxp-${pick('0123456789', 12)}-${pick('0123456789', 12)}-${pick('0123456789', 13)}-${pick(HEX, 32)}`,
+    ),
     token('slack-app', `xapp-1-A${pick(UPPER_DIGITS, 10)}-${pick('0123456789', 13)}-${pick(HEX, 64)}`),
-    line('slack-webhook', 'https://hooks.slack.com/services/', `T${pick(UPPER_DIGITS, 8)}/B${pick(UPPER_DIGITS, 10)}/${pick(ALPHANUMERIC, 24)}`),
+    line(
+      'slack-webhook',
+      'https://hooks.slack.com/services/',
+      `T${pick(UPPER_DIGITS, 8)}/B${pick(UPPER_DIGITS, 10)}/${pick(ALPHANUMERIC, 24)}`,
+    ),
     token('stripe-live-secret', `sk_live_${pick(ALPHANUMERIC, 99)}`),
     token('stripe-restricted', `rk_live_${pick(ALPHANUMERIC, 99)}`),
     token('stripe-test-secret', `sk_test_${pick(ALPHANUMERIC, 99)}`),
@@ -100,7 +120,12 @@ export function secretCorpus(seed: number): {
     token('npm-token', `npm_${pick(ALPHANUMERIC, 36)}`),
     token('huggingface-token', `hf_${pick(ALPHANUMERIC, 34)}`),
     // Issue 17: shapes found stored in clear by an outside tester, in every case style.
-    line('aws-cli-secret-access-key', '{"Credentials": {"SecretAccessKey": "', pick(BASE64, 40), '", "Expiration": "2030-01-01T00:00:00Z"}}'),
+    line(
+      'aws-cli-secret-access-key',
+      '{"Credentials": {"SecretAccessKey": "',
+      pick(BASE64, 40),
+      '", "Expiration": "2030-01-01T00:00:00Z"}}',
+    ),
     line('aws-cli-session-token', '{"SessionToken": "', `IQoJb3JpZ2luX2Vj${pick(BASE64, 120)}`, '"}'),
     line('json-camel-client-secret', '{"clientId": "app-7", "clientSecret": "', pick(URL_SAFE, 32), '"}'),
     line('json-camel-api-key', '{"apiKey": "', pick(ALPHANUMERIC, 32), '", "region": "eu"}'),
@@ -116,7 +141,12 @@ export function secretCorpus(seed: number): {
     line('env-mysql-pwd', 'MYSQL_PWD=', pick(ALPHANUMERIC, 14)),
     line('cli-password-flag', 'mysql --user=app --password=', pick(ALPHANUMERIC, 18), ' orders'),
     line('header-x-api-key', 'x-api-key: ', pick(ALPHANUMERIC, 32)),
-    line('docker-auth', '{"auths": {"registry.example.com": {"auth": "', Buffer.from(`deploy:${pick(ALPHANUMERIC, 20)}`).toString('base64'), '"}}}'),
+    line(
+      'docker-auth',
+      '{"auths": {"registry.example.com": {"auth": "',
+      Buffer.from(`deploy:${pick(ALPHANUMERIC, 20)}`).toString('base64'),
+      '"}}}',
+    ),
     line('rails-secret-key-base', 'SECRET_KEY_BASE=', pick(HEX, 64)),
     { kind: 'pem-body-without-begin', text: pemWithoutBegin.text, secret: pemWithoutBegin.secret },
     { kind: 'openssh-body-without-begin', text: opensshWithoutBegin, secret: opensshWithoutBegin },
@@ -141,10 +171,15 @@ export function secretFragments(secret: string): string[] {
 }
 
 /** Which samples leak into `text`, with the first fragment found. */
-export function findLeaks(samples: readonly SecretSample[], text: string): { readonly kind: string; readonly fragment: string }[] {
+export function findLeaks(
+  samples: readonly SecretSample[],
+  text: string,
+): { readonly kind: string; readonly fragment: string }[] {
   const leaks: { kind: string; fragment: string }[] = [];
   for (const sample of samples) {
-    const fragment = secretFragments(sample.secret).find((piece) => text.includes(piece) || text.includes(JSON.stringify(piece).slice(1, -1)));
+    const fragment = secretFragments(sample.secret).find(
+      (piece) => text.includes(piece) || text.includes(JSON.stringify(piece).slice(1, -1)),
+    );
     if (fragment !== undefined) leaks.push({ kind: sample.kind, fragment });
   }
   return leaks;

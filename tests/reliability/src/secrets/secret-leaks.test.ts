@@ -1,7 +1,20 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInstructionSnapshot, sha256Hex, type AssistantMessage, type JsonObject, type Message } from '@forge/core';
-import { buildDigest, buildForgeStateCheckpoint, CHECKPOINT_CAPS, renderCheckpointView, type CheckpointTranscriptEntry, type StructuredSummary } from '@forge/core/checkpoint';
+import {
+  createInstructionSnapshot,
+  sha256Hex,
+  type AssistantMessage,
+  type JsonObject,
+  type Message,
+} from '@forge/core';
+import {
+  buildDigest,
+  buildForgeStateCheckpoint,
+  CHECKPOINT_CAPS,
+  renderCheckpointView,
+  type CheckpointTranscriptEntry,
+  type StructuredSummary,
+} from '@forge/core/checkpoint';
 import { buildForgeState, withStructuredSummary } from '@forge/core/compaction';
 import { createRedactor } from '@forge/core/redaction';
 import { ScriptedModel } from '@forge/core/testing';
@@ -12,7 +25,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { reportCounts, RELIABILITY_SEED } from '../support/run-size.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 import { readTree } from '../support/tree-files.js';
-import { CONFIGURED_SECRET_VARIABLE, ENVIRONMENT_SECRET_VARIABLE, findLeaks, secretCorpus, type SecretSample } from './secret-corpus.js';
+import {
+  CONFIGURED_SECRET_VARIABLE,
+  ENVIRONMENT_SECRET_VARIABLE,
+  findLeaks,
+  secretCorpus,
+  type SecretSample,
+} from './secret-corpus.js';
 
 /*
  * Issue 10, point 3 (invariant 6): a corpus of secret shapes is put in user messages, file
@@ -45,9 +64,21 @@ function secretModel(): ScriptedModel {
         { toolName: 'run_command', input: { argv: ['cat', 'config/deploy.env'] }, toolCallId: 'call_cat_env' },
         { toolName: 'run_command', input: { argv: ['echo', ...echoed] }, toolCallId: 'call_echo_secrets' },
         // A key file seen without its BEGIN line: a ranged read, a one-line read, a search hit.
-        { toolName: 'read_file', input: { path: 'deploy/tls.key', startLine: 2, endLine: 5 }, toolCallId: 'call_read_key_range' },
-        { toolName: 'read_file', input: { path: 'deploy/tls.key', startLine: 4, endLine: 4 }, toolCallId: 'call_read_key_line' },
-        { toolName: 'search', input: { pattern: keyFile.bodyLines[2]?.slice(20, 30) ?? '', path: 'deploy' }, toolCallId: 'call_search_key' },
+        {
+          toolName: 'read_file',
+          input: { path: 'deploy/tls.key', startLine: 2, endLine: 5 },
+          toolCallId: 'call_read_key_range',
+        },
+        {
+          toolName: 'read_file',
+          input: { path: 'deploy/tls.key', startLine: 4, endLine: 4 },
+          toolCallId: 'call_read_key_line',
+        },
+        {
+          toolName: 'search',
+          input: { pattern: keyFile.bodyLines[2]?.slice(20, 30) ?? '', path: 'deploy' },
+          toolCallId: 'call_search_key',
+        },
       ],
     },
     { text: `I found these credentials:\n${secretLines}\nRotate them.` },
@@ -62,7 +93,10 @@ beforeAll(async () => {
   await mkdir(join(workspace, 'config'));
   await mkdir(join(workspace, 'deploy'));
   await writeFile(join(workspace, 'deploy', 'tls.key'), keyFile.text);
-  await writeFile(join(home, 'config.json'), JSON.stringify({ schemaVersion: 1, secrets: { env: [CONFIGURED_SECRET_VARIABLE] } }));
+  await writeFile(
+    join(home, 'config.json'),
+    JSON.stringify({ schemaVersion: 1, secrets: { env: [CONFIGURED_SECRET_VARIABLE] } }),
+  );
   await writeFile(join(workspace, 'secrets.txt'), `${secretLines}\n`);
   await writeFile(
     join(workspace, 'config', 'deploy.env'),
@@ -73,27 +107,58 @@ beforeAll(async () => {
   );
 
   const model = secretModel();
-  const env = { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret, [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret };
-  const first = await runCli(['run', '--model', 'test:secrets', '--approval', 'workspace-auto', '--cwd', workspace, `Audit these credentials:\n${secretLines}`], {
-    cwd: workspace,
-    env,
-    models: { secrets: model },
-  });
+  const env = {
+    FORGE_HOME: home,
+    [CONFIGURED_SECRET_VARIABLE]: configuredSecret,
+    [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret,
+  };
+  const first = await runCli(
+    [
+      'run',
+      '--model',
+      'test:secrets',
+      '--approval',
+      'workspace-auto',
+      '--cwd',
+      workspace,
+      `Audit these credentials:\n${secretLines}`,
+    ],
+    {
+      cwd: workspace,
+      env,
+      models: { secrets: model },
+    },
+  );
   expect(first.stderr).not.toMatch(/error/i);
   expect(first.code).toBe(0);
   sessionId = /session: (\S+)/.exec(first.stderr)?.[1] ?? '';
   expect(sessionId).not.toBe('');
-  const second = await runCli(['run', '--model', 'test:secrets', '--resume', sessionId, '--cwd', workspace, `And this one: ${samples[2]?.text ?? ''}`], {
-    cwd: workspace,
-    env,
-    models: { secrets: model },
-  });
+  const second = await runCli(
+    [
+      'run',
+      '--model',
+      'test:secrets',
+      '--resume',
+      sessionId,
+      '--cwd',
+      workspace,
+      `And this one: ${samples[2]?.text ?? ''}`,
+    ],
+    {
+      cwd: workspace,
+      env,
+      models: { secrets: model },
+    },
+  );
   expect(second.code).toBe(0);
 
   // What the model was sent holds the raw secrets (the provider sees them): the unredacted transcript of turn one.
   const secondStep = model.requests[1];
   if (secondStep === undefined) throw new Error('the scripted model was not called twice');
-  const answer: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: `I found these credentials:\n${secretLines}\nRotate them.` }] };
+  const answer: AssistantMessage = {
+    role: 'assistant',
+    content: [{ type: 'text', text: `I found these credentials:\n${secretLines}\nRotate them.` }],
+  };
   rawTranscript = [secondStep.currentRequest, ...secondStep.continuation, answer];
   expect(JSON.stringify(rawTranscript)).toContain(samples[3]?.secret ?? 'missing');
   // The key file's body did reach the model through the ranged read, the one-line read and the search.
@@ -122,7 +187,9 @@ function entries(messages: readonly Message[]): CheckpointTranscriptEntry[] {
 }
 
 function leaksIn(names: readonly string[]): { artifact: string; kind: string; fragment: string }[] {
-  return names.flatMap((artifact) => findLeaks(samples, artifacts.get(artifact) ?? '').map((leak) => ({ artifact, ...leak })));
+  return names.flatMap((artifact) =>
+    findLeaks(samples, artifacts.get(artifact) ?? '').map((leak) => ({ artifact, ...leak })),
+  );
 }
 
 describe('secrets never leave the session unredacted', () => {
@@ -143,8 +210,16 @@ describe('secrets never leave the session unredacted', () => {
     const checkpoint = buildForgeStateCheckpoint({ transcript, tailStart: transcript.length, redact: redactor.redact });
     artifacts.set('checkpoint (forge-state)', JSON.stringify(checkpoint));
     artifacts.set('checkpoint view', renderCheckpointView(checkpoint));
-    artifacts.set('digest', JSON.stringify(buildDigest(transcript, transcript.length, CHECKPOINT_CAPS, redactor.redact)));
-    const built = buildForgeState({ transcript, tailStart: transcript.length, redact: redactor.redact, caps: CHECKPOINT_CAPS });
+    artifacts.set(
+      'digest',
+      JSON.stringify(buildDigest(transcript, transcript.length, CHECKPOINT_CAPS, redactor.redact)),
+    );
+    const built = buildForgeState({
+      transcript,
+      tailStart: transcript.length,
+      redact: redactor.redact,
+      caps: CHECKPOINT_CAPS,
+    });
     artifacts.set('compaction: forge-state view', built.view);
     const summary: StructuredSummary = {
       activeGoal: `Rotate ${samples[0]?.text ?? ''}`,
@@ -162,9 +237,16 @@ describe('secrets never leave the session unredacted', () => {
     const structured = withStructuredSummary(checkpoint, summary, redactor.redact, CHECKPOINT_CAPS);
     artifacts.set('compaction: model-structured checkpoint', JSON.stringify(structured.checkpoint));
     artifacts.set('compaction: model-structured view', structured.view);
-    expect(leaksIn(['checkpoint (forge-state)', 'checkpoint view', 'digest', 'compaction: forge-state view', 'compaction: model-structured checkpoint', 'compaction: model-structured view'])).toEqual(
-      [],
-    );
+    expect(
+      leaksIn([
+        'checkpoint (forge-state)',
+        'checkpoint view',
+        'digest',
+        'compaction: forge-state view',
+        'compaction: model-structured checkpoint',
+        'compaction: model-structured view',
+      ]),
+    ).toEqual([]);
   });
 
   it('a session compacted by a compactor model that repeats secrets stores none of them, and the compactor is sent none', async () => {
@@ -196,21 +278,31 @@ describe('secrets never leave the session unredacted', () => {
       await handle.close();
     }
     artifacts.set('compactor requests', JSON.stringify(compactor.requests));
-    for (const [path, text] of await readTree(join(home, 'sessions'))) artifacts.set(`FORGE_HOME/sessions/${path} (after compaction)`, text);
+    for (const [path, text] of await readTree(join(home, 'sessions')))
+      artifacts.set(`FORGE_HOME/sessions/${path} (after compaction)`, text);
     const dryRun = await runCli(['compact', '--dry-run', '--session', sessionId], {
       cwd: workspace,
-      env: { FORGE_HOME: home, [CONFIGURED_SECRET_VARIABLE]: configuredSecret, [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret },
+      env: {
+        FORGE_HOME: home,
+        [CONFIGURED_SECRET_VARIABLE]: configuredSecret,
+        [ENVIRONMENT_SECRET_VARIABLE]: environmentSecret,
+      },
     });
     expect(dryRun.code, dryRun.stderr).toBe(0);
     artifacts.set('forge compact --dry-run', `${dryRun.stdout}\n${dryRun.stderr}`);
-    const names = [...artifacts.keys()].filter((name) => name.includes('(after compaction)') || name === 'compactor requests' || name === 'forge compact --dry-run');
+    const names = [...artifacts.keys()].filter(
+      (name) =>
+        name.includes('(after compaction)') || name === 'compactor requests' || name === 'forge compact --dry-run',
+    );
     expect(leaksIn(names)).toEqual([]);
   });
 
   it('opaque provider state written to disk holds none of them', async () => {
     const directory = join(home, 'state', 'native-compaction');
     const store = new OpaqueStateStore({ directory, persist: true, redactor });
-    const clean: JsonObject[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Audit the credentials.' }] }];
+    const clean: JsonObject[] = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Audit the credentials.' }] },
+    ];
     const cleanText = JSON.stringify(clean);
     await store.save(
       { sessionId, lane: MAIN_LANE },
@@ -227,7 +319,11 @@ describe('secrets never leave the session unredacted', () => {
     );
     expect((await readTree(directory)).size).toBe(1);
     const items: JsonObject[] = [
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Audit these credentials:\n${secretLines}` }] },
+      {
+        type: 'message',
+        role: 'user',
+        content: [{ type: 'input_text', text: `Audit these credentials:\n${secretLines}` }],
+      },
       { type: 'compaction', encrypted_content: 'gAAAAB-opaque' },
     ];
     const serialized = JSON.stringify(items);
@@ -259,32 +355,67 @@ describe('secrets never leave the session unredacted', () => {
       model: { contextWindowTokens: 16000 },
       context: { recentTailTokens: 2000 },
       files: [{ path: 'secrets.txt', content: `fact:audit.count=${samples.length}\n${secretLines}\n` }],
-      commands: [{ id: 'dump', argv: ['cat', 'secrets.txt'], results: [{ exitCode: 1, output: `${secretLines}\nFAIL: credentials found` }] }],
+      commands: [
+        {
+          id: 'dump',
+          argv: ['cat', 'secrets.txt'],
+          results: [{ exitCode: 1, output: `${secretLines}\nFAIL: credentials found` }],
+        },
+      ],
       turns: [
-        { user: `Read secrets.txt and report its audit.count fact, as "fact audit.count = <value>". Context: ${secretLines}`, steps: [{ op: 'learn', path: 'secrets.txt', key: 'audit.count' }] },
-        { user: 'Run the dump command once.', steps: [{ op: 'run', command: 'dump' }], expectStatus: ['completed', 'failed'] },
+        {
+          user: `Read secrets.txt and report its audit.count fact, as "fact audit.count = <value>". Context: ${secretLines}`,
+          steps: [{ op: 'learn', path: 'secrets.txt', key: 'audit.count' }],
+        },
+        {
+          user: 'Run the dump command once.',
+          steps: [{ op: 'run', command: 'dump' }],
+          expectStatus: ['completed', 'failed'],
+        },
         { filler: 4, tokensPerTurn: 1500 },
-        { user: 'Which audit.count did the file say? Answer as "fact audit.count = <value>".', steps: [{ op: 'learn', path: 'secrets.txt', key: 'audit.count' }] },
+        {
+          user: 'Which audit.count did the file say? Answer as "fact audit.count = <value>".',
+          steps: [{ op: 'learn', path: 'secrets.txt', key: 'audit.count' }],
+        },
       ],
     };
     await writeFile(join(fixtures, 'secret-audit.json'), JSON.stringify(fixture, null, 2));
-    const outcome = await runCli(['eval', '--fixtures', fixtures, '--mode', 'compact:forge-state,baseline:sliding-window', '--report', reportDirectory, '--json'], {
-      cwd: workspace,
-      env: { FORGE_HOME: home },
-    });
+    const outcome = await runCli(
+      [
+        'eval',
+        '--fixtures',
+        fixtures,
+        '--mode',
+        'compact:forge-state,baseline:sliding-window',
+        '--report',
+        reportDirectory,
+        '--json',
+      ],
+      {
+        cwd: workspace,
+        env: { FORGE_HOME: home },
+      },
+    );
     expect([0, 1], outcome.stderr).toContain(outcome.code);
     expect(outcome.stderr).not.toMatch(/forge: error/);
     artifacts.set('forge eval --json', `${outcome.stdout}\n${outcome.stderr}`);
     const report = await readTree(reportDirectory);
     expect(report.size).toBeGreaterThan(0);
     for (const [path, text] of report) artifacts.set(`eval report ${path}`, text);
-    expect(leaksIn([...artifacts.keys()].filter((name) => name.startsWith('eval report') || name.startsWith('forge eval')))).toEqual([]);
+    expect(
+      leaksIn([...artifacts.keys()].filter((name) => name.startsWith('eval report') || name.startsWith('forge eval'))),
+    ).toEqual([]);
   });
 
   it('prints how many secrets were tried and how many leaked', () => {
     const names = [...artifacts.keys()];
     const leaks = leaksIn(names);
-    reportCounts('secrets', { shapes: samples.length, artifacts: names.length, tried: samples.length * names.length, leaked: leaks.length });
+    reportCounts('secrets', {
+      shapes: samples.length,
+      artifacts: names.length,
+      tried: samples.length * names.length,
+      leaked: leaks.length,
+    });
     expect(names.length).toBeGreaterThan(10);
     expect(leaks).toEqual([]);
   });

@@ -48,7 +48,11 @@ function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
  * Runs `check` on `numRuns` generated inputs with a seed derived from the suite seed. Each case
  * must finish within `caseTimeoutMs`; a failure is shrunk and reported with the seed to replay it.
  */
-export async function fuzz<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void> | void, options: FuzzOptions): Promise<FuzzStats> {
+export async function fuzz<T>(
+  arbitrary: fc.Arbitrary<T>,
+  check: (value: T) => Promise<void> | void,
+  options: FuzzOptions,
+): Promise<FuzzStats> {
   const rssBefore = process.memoryUsage().rss;
   let cases = 0;
   let slowestCaseMs = 0;
@@ -61,7 +65,8 @@ export async function fuzz<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => P
     const elapsed = performance.now() - started;
     cases += 1;
     slowestCaseMs = Math.max(slowestCaseMs, elapsed);
-    if (elapsed > options.caseTimeoutMs) throw new Error(`the case took ${Math.round(elapsed)} ms, more than ${options.caseTimeoutMs} ms (a hang)`);
+    if (elapsed > options.caseTimeoutMs)
+      throw new Error(`the case took ${Math.round(elapsed)} ms, more than ${options.caseTimeoutMs} ms (a hang)`);
   });
   await fc.assert(property, { seed: targetSeed(options.target), numRuns: options.numRuns, endOnFailure: true });
   const rssGrowthMb = Math.max(0, (process.memoryUsage().rss - rssBefore) / (1024 * 1024));
@@ -131,9 +136,17 @@ export function mutateJson(value: unknown, choices: readonly number[], replaceme
 
 /** A structure-aware edit of a JSON value: some path replaced by any JSON (or removed). */
 export function jsonMutations(value: unknown): fc.Arbitrary<unknown> {
-  return fc.tuple(fc.array(fc.nat(), { minLength: 0, maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean(), fc.integer({ min: 1, max: 3 })).map(([choices, replacement, remove, times]) => {
-    let current = value;
-    for (let time = 0; time < times; time += 1) current = mutateJson(current, choices.slice(time), replacement, remove && time === 0);
-    return current;
-  });
+  return fc
+    .tuple(
+      fc.array(fc.nat(), { minLength: 0, maxLength: 8 }),
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.boolean(),
+      fc.integer({ min: 1, max: 3 }),
+    )
+    .map(([choices, replacement, remove, times]) => {
+      let current = value;
+      for (let time = 0; time < times; time += 1)
+        current = mutateJson(current, choices.slice(time), replacement, remove && time === 0);
+      return current;
+    });
 }

@@ -14,7 +14,8 @@ export const RELIABILITY_SEED = parseSeed(process.env['FORGE_RELIABILITY_SEED'])
 function parseSeed(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return 20_250_611;
   const seed = Number(value);
-  if (!Number.isSafeInteger(seed)) throw new Error(`FORGE_RELIABILITY_SEED must be an integer, got ${JSON.stringify(value)}.`);
+  if (!Number.isSafeInteger(seed))
+    throw new Error(`FORGE_RELIABILITY_SEED must be an integer, got ${JSON.stringify(value)}.`);
   return seed;
 }
 
@@ -39,5 +40,6 @@ export function reportCounts(suite: string, counts: Readonly<Record<string, numb
     .join(' ');
   console.log(`[reliability] ${suite}: ${line} (seed ${RELIABILITY_SEED}${LONG_RUN ? ', long run' : ''})`);
   const file = process.env['FORGE_RELIABILITY_COUNTS'];
-  if (file !== undefined && file !== '') appendFileSync(file, `${JSON.stringify({ suite, seed: RELIABILITY_SEED, long: LONG_RUN, counts })}\n`);
+  if (file !== undefined && file !== '')
+    appendFileSync(file, `${JSON.stringify({ suite, seed: RELIABILITY_SEED, long: LONG_RUN, counts })}\n`);
 }

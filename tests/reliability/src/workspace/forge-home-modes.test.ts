@@ -37,18 +37,32 @@ describe('file modes under FORGE_HOME', () => {
       { text: `Read it. ${'The notes say hello. '.repeat(300)}` },
       { text: `Again. ${'Still hello. '.repeat(300)}` },
     ]);
-    const first = await runCli(['run', '--model', 'test:modes', '--cwd', workspace, 'Read notes.txt'], { cwd: workspace, env, models: { modes: model } });
+    const first = await runCli(['run', '--model', 'test:modes', '--cwd', workspace, 'Read notes.txt'], {
+      cwd: workspace,
+      env,
+      models: { modes: model },
+    });
     expect(first.code, first.stderr).toBe(0);
     const sessionId = /session: (\S+)/.exec(first.stderr)?.[1] ?? '';
-    const second = await runCli(['run', '--model', 'test:modes', '--resume', sessionId, '--cwd', workspace, 'Once more'], { cwd: workspace, env, models: { modes: model } });
+    const second = await runCli(
+      ['run', '--model', 'test:modes', '--resume', sessionId, '--cwd', workspace, 'Once more'],
+      { cwd: workspace, env, models: { modes: model } },
+    );
     expect(second.code, second.stderr).toBe(0);
     const rollout = packageFile('@forge/codex', 'src', 'rollout', 'fixtures', 'legacy-0.46.jsonl');
-    const imported = await runCli(['import', 'codex', rollout, '--session', '--cwd', workspace], { cwd: workspace, env });
+    const imported = await runCli(['import', 'codex', rollout, '--session', '--cwd', workspace], {
+      cwd: workspace,
+      env,
+    });
     expect(imported.code, imported.stderr).toBe(0);
 
     const handle = await openSessionHandle({ home, sessionId });
     try {
-      const compacted = await handle.compact({ model: new ScriptedModel([]), instructions: createInstructionSnapshot('Compact.'), context: { recentTailTokens: 10 } });
+      const compacted = await handle.compact({
+        model: new ScriptedModel([]),
+        instructions: createInstructionSnapshot('Compact.'),
+        context: { recentTailTokens: 10 },
+      });
       expect(compacted.outcome.kind, JSON.stringify(compacted.outcome)).toBe('compacted');
     } finally {
       await handle.close();
@@ -57,14 +71,27 @@ describe('file modes under FORGE_HOME', () => {
     const serialized = JSON.stringify(items);
     await new OpaqueStateStore({ directory: join(home, 'state', 'native-compaction'), persist: true }).save(
       { sessionId, lane: MAIN_LANE },
-      { provider: 'openai', modelId: 'gpt-5.1', itemHash: sha256Hex(serialized), bytes: serialized.length, items, sourceHash: sha256Hex('s'), sourceMessages: 1, previousItemHash: null },
+      {
+        provider: 'openai',
+        modelId: 'gpt-5.1',
+        itemHash: sha256Hex(serialized),
+        bytes: serialized.length,
+        items,
+        sourceHash: sha256Hex('s'),
+        sourceMessages: 1,
+        previousItemHash: null,
+      },
     );
 
     const entries = await walkTree(home);
     expect(entries.some((entry) => entry.relative.startsWith('runs/'))).toBe(true);
     expect(entries.some((entry) => entry.relative.startsWith('state/native-compaction/'))).toBe(true);
-    expect(entries.filter((entry) => entry.relative.startsWith('sessions/') && !entry.directory).length).toBeGreaterThanOrEqual(2);
-    const wrong = entries.filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600)).map((entry) => `${entry.relative} ${entry.mode.toString(8)}`);
+    expect(
+      entries.filter((entry) => entry.relative.startsWith('sessions/') && !entry.directory).length,
+    ).toBeGreaterThanOrEqual(2);
+    const wrong = entries
+      .filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600))
+      .map((entry) => `${entry.relative} ${entry.mode.toString(8)}`);
     expect(wrong).toEqual([]);
   });
 
@@ -72,9 +99,15 @@ describe('file modes under FORGE_HOME', () => {
     const home = join(await temporaryDirectory('modes-existing'), 'home');
     await mkdir(home, { mode: 0o755 });
     const model = new ScriptedModel([{ text: 'ok' }]);
-    const outcome = await runCli(['run', '--model', 'test:ok', 'hi'], { cwd: home, env: { FORGE_HOME: home }, models: { ok: model } });
+    const outcome = await runCli(['run', '--model', 'test:ok', 'hi'], {
+      cwd: home,
+      env: { FORGE_HOME: home },
+      models: { ok: model },
+    });
     expect(outcome.code, outcome.stderr).toBe(0);
-    const wrong = (await walkTree(home)).filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600)).map((entry) => `${entry.relative} ${entry.mode.toString(8)}`);
+    const wrong = (await walkTree(home))
+      .filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600))
+      .map((entry) => `${entry.relative} ${entry.mode.toString(8)}`);
     expect(wrong).toEqual([]);
   });
 });

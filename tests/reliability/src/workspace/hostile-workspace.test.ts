@@ -31,7 +31,13 @@ let home = '';
 const runs: SpawnedForge[] = [];
 
 function env(): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', FORGE_HOME: home, HOME: join(base, 'home'), OPENAI_API_KEY: 'sk-loopback-test-key', OPENAI_BASE_URL: provider.baseURL };
+  return {
+    PATH: process.env.PATH ?? '',
+    FORGE_HOME: home,
+    HOME: join(base, 'home'),
+    OPENAI_API_KEY: 'sk-loopback-test-key',
+    OPENAI_BASE_URL: provider.baseURL,
+  };
 }
 
 async function run(args: readonly string[]): Promise<SpawnedForge> {
@@ -52,10 +58,13 @@ function unwrapped(output: string): string {
 
 /** What each tool call returned, as the provider received it in the next request (Responses API items). */
 function toolOutputs(requestIndex: number): Map<string, string> {
-  const body = provider.requests[requestIndex]?.body as { input?: { type?: string; call_id?: string; output?: unknown }[] } | undefined;
+  const body = provider.requests[requestIndex]?.body as
+    | { input?: { type?: string; call_id?: string; output?: unknown }[] }
+    | undefined;
   const outputs = new Map<string, string>();
   for (const item of body?.input ?? []) {
-    if (item.type === 'function_call_output' && typeof item.call_id === 'string') outputs.set(item.call_id, unwrapped(typeof item.output === 'string' ? item.output : JSON.stringify(item.output)));
+    if (item.type === 'function_call_output' && typeof item.call_id === 'string')
+      outputs.set(item.call_id, unwrapped(typeof item.output === 'string' ? item.output : JSON.stringify(item.output)));
   }
   return outputs;
 }
@@ -70,7 +79,8 @@ beforeAll(async () => {
   await mkdir(join(base, 'home'));
   await writeFile(join(base, 'outside', 'credentials'), `[default]\nnote = ${outsideMarker}\n`);
   await writeFile(join(base, 'outside', 'notes.txt'), `${linkedMarker}\n`);
-  for (const directory of ['.git', '.forge', 'src', 'big', 'long', 'zero']) await mkdir(join(workspace, directory), { recursive: true });
+  for (const directory of ['.git', '.forge', 'src', 'big', 'long', 'zero'])
+    await mkdir(join(workspace, directory), { recursive: true });
   await writeFile(join(workspace, 'src', 'app.ts'), 'export const answer = 42;\n');
   await writeFile(join(workspace, NEWLINE_NAME), 'newline file content\n');
   await symlink(join(base, 'outside', 'credentials'), join(workspace, 'AGENTS.md'));
@@ -91,8 +101,16 @@ afterAll(async () => {
 describe('a hostile workspace through the bundled forge', () => {
   it.each([
     ['a FIFO', async (file: string) => execFileSync('mkfifo', [file]), 'it is a FIFO, not a regular file'],
-    ['a link to /dev/zero', (file: string) => symlink('/dev/zero', file), 'it is a character device, not a regular file'],
-    ['a 2 MiB file', (file: string) => writeFile(file, `{"schemaVersion": 1${' '.repeat(2 * 1024 * 1024)}}`), 'it is 2.0 MiB, more than the 1.0 MiB Forge reads of it'],
+    [
+      'a link to /dev/zero',
+      (file: string) => symlink('/dev/zero', file),
+      'it is a character device, not a regular file',
+    ],
+    [
+      'a 2 MiB file',
+      (file: string) => writeFile(file, `{"schemaVersion": 1${' '.repeat(2 * 1024 * 1024)}}`),
+      'it is 2.0 MiB, more than the 1.0 MiB Forge reads of it',
+    ],
   ])(
     'refuses %s as .forge/config.json at once, exit 2, before any request',
     async (_name, make, reason) => {
@@ -105,7 +123,9 @@ describe('a hostile workspace through the bundled forge', () => {
       expect(outcome.timedOut).toBe(false);
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toMatch(/^forge: error: [^\n]*\n$/);
-      expect(outcome.stderr).toContain(`forge: error: Invalid configuration in ${file}: cannot be used: ${reason}; a configuration file must be a regular JSON file`);
+      expect(outcome.stderr).toContain(
+        `forge: error: Invalid configuration in ${file}: cannot be used: ${reason}; a configuration file must be a regular JSON file`,
+      );
       expect(provider.requests.length).toBe(before);
     },
     2 * RUN_TIMEOUT_MS,
@@ -156,7 +176,9 @@ describe('a hostile workspace through the bundled forge', () => {
           '[list_files: zero/.gitignore was not used: zero/.gitignore is a symbolic link, not a regular file]',
         ]),
       );
-      expect(outputs.get('call_search')).toContain('[search: skipped 1 files with more than one hard link: another link may be outside the workspace]');
+      expect(outputs.get('call_search')).toContain(
+        '[search: skipped 1 files with more than one hard link: another link may be outside the workspace]',
+      );
       expect(outputs.get('call_linked')).toBe(
         '"linked.txt" has 2 hard links, and another of them may be a file outside the workspace, so read_file does not open it. Ask the user for its content if you need it.',
       );

@@ -44,7 +44,11 @@ describe('a directory swapped for a symbolic link after the check', () => {
     await writeFile(join(outside, 'secret.txt'), 'OUTSIDE-SECRET-9911\n');
     const tool = createReadFileTool({ root, ledger: new ReadLedger() });
 
-    const swapper = spawn(process.execPath, ['-e', SWAPPER, join(root, 'real'), join(root, 'real.parked'), outside, String(SWAP_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const swapper = spawn(
+      process.execPath,
+      ['-e', SWAPPER, join(root, 'real'), join(root, 'real.parked'), outside, String(SWAP_MS)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let swaps = '';
     swapper.stdout.setEncoding('utf8').on('data', (chunk: string) => (swaps += chunk));
     const finished = new Promise<void>((resolve) => swapper.on('close', () => resolve()));
@@ -53,7 +57,10 @@ describe('a directory swapped for a symbolic link after the check', () => {
 
     const outcomes = { reads: 0, inside: 0, refused: 0, outside: 0 };
     while (running) {
-      const result = await tool.execute({ path: 'real/secret.txt' }, { toolCallId: 'call_read', signal: new AbortController().signal });
+      const result = await tool.execute(
+        { path: 'real/secret.txt' },
+        { toolCallId: 'call_read', signal: new AbortController().signal },
+      );
       outcomes.reads += 1;
       const text = result.output.type === 'json' ? JSON.stringify(result.output.value) : result.output.value;
       if (text.includes('OUTSIDE-SECRET-9911')) outcomes.outside += 1;

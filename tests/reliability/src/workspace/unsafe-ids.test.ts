@@ -18,7 +18,23 @@ import { walkTree } from '../support/tree-files.js';
  */
 
 const temporaryDirectory = useTemporaryDirectories();
-const UNSAFE_IDS = ['../escape', '../../etc/passwd', 'a/b', 'a\\b', '.', '..', '', ' ', 'has space', 'semi;colon', 'nul\u0000byte', 'ünïcode', 'x'.repeat(129), '-'.repeat(200), 'new\nline'];
+const UNSAFE_IDS = [
+  '../escape',
+  '../../etc/passwd',
+  'a/b',
+  'a\\b',
+  '.',
+  '..',
+  '',
+  ' ',
+  'has space',
+  'semi;colon',
+  'nul\u0000byte',
+  'ünïcode',
+  'x'.repeat(129),
+  '-'.repeat(200),
+  'new\nline',
+];
 let base = '';
 let home = '';
 let workspace = '';
@@ -29,7 +45,11 @@ beforeAll(async () => {
   workspace = join(base, 'workspace');
   await mkdir(workspace, { recursive: true });
   const model = new ScriptedModel([{ text: 'ok' }]);
-  const outcome = await runCli(['run', '--model', 'test:ok', '--cwd', workspace, 'hello'], { cwd: workspace, env: { FORGE_HOME: home }, models: { ok: model } });
+  const outcome = await runCli(['run', '--model', 'test:ok', '--cwd', workspace, 'hello'], {
+    cwd: workspace,
+    env: { FORGE_HOME: home },
+    models: { ok: model },
+  });
   expect(outcome.code).toBe(0);
 });
 
@@ -81,19 +101,48 @@ describe('ids outside the allowed pattern are refused', () => {
     };
     await refused('opaque state session id', () => store.save({ sessionId: id, lane: 'main' }, state));
     await refused('opaque state lane', () => store.save({ sessionId: 'session_ok', lane: id }, state));
-    await refused('opaque state replay', () => store.forReplay({ sessionId: id, lane: 'main' }, { provider: 'openai', modelId: 'm' }));
-    await refused('runAgent run id', () => runAgent({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions: createInstructionSnapshot('x'), runId: id }));
-    await refused('runAgent session id', () => runAgent({ model: new ScriptedModel([{ text: 'x' }]), request: 'x', instructions: createInstructionSnapshot('x'), session: { id: id } }));
+    await refused('opaque state replay', () =>
+      store.forReplay({ sessionId: id, lane: 'main' }, { provider: 'openai', modelId: 'm' }),
+    );
+    await refused('runAgent run id', () =>
+      runAgent({
+        model: new ScriptedModel([{ text: 'x' }]),
+        request: 'x',
+        instructions: createInstructionSnapshot('x'),
+        runId: id,
+      }),
+    );
+    await refused('runAgent session id', () =>
+      runAgent({
+        model: new ScriptedModel([{ text: 'x' }]),
+        request: 'x',
+        instructions: createInstructionSnapshot('x'),
+        session: { id: id },
+      }),
+    );
     expect(await strayEntries()).toEqual([]);
   });
 
   it('in the configuration: compatible model and MCP server names', async () => {
     const configHome = await temporaryDirectory('unsafe-ids-config');
     for (const name of ['../evil', 'a b', 'x'.repeat(65)]) {
-      await writeFile(join(configHome, 'config.json'), JSON.stringify({ schemaVersion: 1, models: [{ name, baseURL: 'http://127.0.0.1:1/v1', modelId: 'm', contextWindowTokens: 8000 }] }));
-      await expect(loadConfig({ forgeHome: configHome, workspaceRoot: workspace, env: {} })).rejects.toSatisfy((error: unknown) => ForgeError.isInstance(error));
-      await writeFile(join(configHome, 'config.json'), JSON.stringify({ schemaVersion: 1, mcpServers: [{ name, command: 'node' }] }));
-      await expect(loadConfig({ forgeHome: configHome, workspaceRoot: workspace, env: {} })).rejects.toSatisfy((error: unknown) => ForgeError.isInstance(error));
+      await writeFile(
+        join(configHome, 'config.json'),
+        JSON.stringify({
+          schemaVersion: 1,
+          models: [{ name, baseURL: 'http://127.0.0.1:1/v1', modelId: 'm', contextWindowTokens: 8000 }],
+        }),
+      );
+      await expect(loadConfig({ forgeHome: configHome, workspaceRoot: workspace, env: {} })).rejects.toSatisfy(
+        (error: unknown) => ForgeError.isInstance(error),
+      );
+      await writeFile(
+        join(configHome, 'config.json'),
+        JSON.stringify({ schemaVersion: 1, mcpServers: [{ name, command: 'node' }] }),
+      );
+      await expect(loadConfig({ forgeHome: configHome, workspaceRoot: workspace, env: {} })).rejects.toSatisfy(
+        (error: unknown) => ForgeError.isInstance(error),
+      );
     }
   });
 
@@ -115,7 +164,15 @@ describe('ids outside the allowed pattern are refused', () => {
       join(sessions, id, 'session.jsonl'),
       seal({ v: 2, seq: 0, type: 'session', at, id, createdAt: at, workspaceRoot: null }) +
         seal({ v: 2, seq: 1, type: 'run.started', at, runId: '../../../outside' }) +
-        seal({ v: 2, seq: 2, type: 'message', at, index: 0, runId: '../../../outside', message: { role: 'user', content: 'hi' } }),
+        seal({
+          v: 2,
+          seq: 2,
+          type: 'message',
+          at,
+          index: 0,
+          runId: '../../../outside',
+          message: { role: 'user', content: 'hi' },
+        }),
     );
     const loaded = await loadTranscript(home, id).then(
       (transcript) => transcript.runs.map((run) => run.runId),

@@ -31,7 +31,9 @@ beforeAll(async () => {
   await symlink(outside, join(root, 'link-to-outside'));
   await symlink(join(outside, 'missing.txt'), join(root, 'dangling.txt'));
   await symlink('../../outside/secret.txt', join(root, 'src', 'relative-link.txt'));
-  tools = new Map(createWorkspaceTools({ root, ledger: new ReadLedger(), commandTimeoutMs: 5_000 }).map((tool) => [tool.name, tool]));
+  tools = new Map(
+    createWorkspaceTools({ root, ledger: new ReadLedger(), commandTimeoutMs: 5_000 }).map((tool) => [tool.name, tool]),
+  );
 });
 
 function call(name: string, input: JsonValue): Promise<ToolExecutionResult> {
@@ -102,7 +104,13 @@ describe('huge and binary files', () => {
     expect(large.output.type).toBe('text');
     expect(outputText(large).length).toBeLessThan(200 * 1024);
     expect(large.metadata).toMatchObject({ complete: false });
-    const edit = await call('edit_file', { path: 'large.txt', mode: 'replace', old: 'line of text', new: 'changed', all: true });
+    const edit = await call('edit_file', {
+      path: 'large.txt',
+      mode: 'replace',
+      old: 'line of text',
+      new: 'changed',
+      all: true,
+    });
     expect(edit.output.type).toBe('error-text');
   });
 
@@ -118,7 +126,11 @@ describe('huge and binary files', () => {
 
 describe('file names that are not UTF-8', () => {
   it('do not break listing, searching or reading', async () => {
-    const name = Buffer.concat([Buffer.from(join(root, 'src', 'name-')), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from('.txt')]);
+    const name = Buffer.concat([
+      Buffer.from(join(root, 'src', 'name-')),
+      Buffer.from([0xff, 0xfe, 0x80]),
+      Buffer.from('.txt'),
+    ]);
     await writeFile(name, 'needle in a strangely named file\n');
     await writeFile(join(root, 'src', 'ctrl-\u0007-name.txt'), 'needle with a bell in its name\n');
     const listed = await call('list_files', { path: 'src' });

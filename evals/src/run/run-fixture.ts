@@ -7,7 +7,6 @@ import {
   type ModelRequest,
   type RunStatus,
 } from '@forge/core';
-import { loadInstructions } from '@forge/tools';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import { RecordingModel, type RecordedRequest } from '../modes/model-wrappers.js';
 import type { CompactionRecord, ModeRunner, ModeSessionEnd } from '../modes/types.js';
@@ -205,8 +204,6 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
       workspace,
       model: agent,
       summaryModel: summary,
-      instructions: (systemPrompt) =>
-        loadInstructions({ workspaceRoot: workspace.root, systemPrompt, homeDirectory: workspace.root }),
       policy: {
         reservedOutputTokens: settings.reservedOutputTokens,
         bufferTokens: settings.bufferTokens,

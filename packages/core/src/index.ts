@@ -52,6 +52,7 @@ export {
 } from './model/adapter.js';
 export { opaqueProviderStateSchema, type OpaqueProviderState } from './model/opaque-state.js';
 export { toolsInWireOrder } from './model/tool-order.js';
+export { wrapModelAdapter } from './model/wrap-model.js';
 export {
   resolveModelCapabilities,
   withoutDateSuffix,

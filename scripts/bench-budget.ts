@@ -30,11 +30,12 @@ import {
   type ModelAdapter,
   type ToolDefinition,
 } from '@forge/core';
-import { preflightRequest } from '@forge/core/budget';
+
 import { selectRequestView, summarizeView } from '@forge/core/view';
 import { mixedCorpus } from './bench-corpus.js';
 import { countO200kTokens, createO200kEstimator, createOpenAIModel, loadO200kTokenizer } from '@forge/model-openai';
 import { format, median, percentile } from './bench-support.js';
+import { preflightRequest } from '@forge/core/internals';
 
 const root = join(import.meta.dirname, '..');
 const requireFromAdapter = createRequire(join(root, 'packages/model-openai/package.json'));

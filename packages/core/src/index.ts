@@ -90,7 +90,7 @@ export {
   type RunStatus,
 } from './events/events.js';
 export { createEmitter } from './events/emitter.js';
-export type { ContextBudgetedEvent, ContextUsageReconciledEvent } from './budget/context-events.js';
+export type { ContextUsageReconciledEvent } from './budget/context-events.js';
 export type { CompactionEvent, CompactorDisclosure } from './compaction/events.js';
 
 // Errors and ids

@@ -7,8 +7,6 @@ export {
   type CalibrationSample,
   type CalibrationSummary,
 } from './calibration.js';
-export { computeContextBudget } from './budget.js';
-export { preflightRequest } from './preflight.js';
 export { formatMessageRange, formatTokens } from './messages.js';
 export { renderContextReport } from './render.js';
 export { measureContext, type CheckpointProvenance, type ContextReport, type SessionCost } from './report.js';

@@ -39,8 +39,24 @@ async function serve() {
     stats.calls += 1;
     return handler(input, extra);
   };
-  const text = (value) => ({ content: [{ type: 'text', text: value }] });
+  const tools = { server, z, stats, counted };
+  registerEchoTools(tools);
+  registerBehaviourTools(tools);
+  registerContentTools(tools);
+  server.registerTool(
+    'stats',
+    { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
+    async () => text(JSON.stringify(stats)),
+  );
+  await server.connect(new StdioServerTransport());
+}
 
+function text(value) {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+/* `echo`, and its aliases from `--alias=NAME`. */
+function registerEchoTools({ server, z, counted }) {
   const echo = counted(async ({ text: value }) => text(`echo: ${value}`));
   server.registerTool('echo', { description: 'Returns its text.', inputSchema: { text: z.string() } }, echo);
   for (const alias of flags
@@ -52,7 +68,10 @@ async function serve() {
       echo,
     );
   }
+}
 
+/* Tools that compute, wait until cancelled, report an error or crash the server. */
+function registerBehaviourTools({ server, z, stats, counted }) {
   server.registerTool(
     'add',
     { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
@@ -95,7 +114,10 @@ async function serve() {
       process.exit(7);
     }),
   );
+}
 
+/* Tools whose results are mixed content, long text or structured content (`--output-schema`). */
+function registerContentTools({ server, z, counted }) {
   server.registerTool(
     'media',
     {
@@ -133,12 +155,4 @@ async function serve() {
       counted(async () => ({ content: [], structuredContent: { total: 42 } })),
     );
   }
-
-  server.registerTool(
-    'stats',
-    { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
-    async () => text(JSON.stringify(stats)),
-  );
-
-  await server.connect(new StdioServerTransport());
 }

@@ -104,6 +104,7 @@ describe('@forge/core exports', () => {
       '@forge/core/checkpoint',
       '@forge/core/compaction',
       '@forge/core/engine',
+      '@forge/core/events',
       '@forge/core/observers',
       '@forge/core/pricing',
       '@forge/core/redaction',

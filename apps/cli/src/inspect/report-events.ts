@@ -13,6 +13,11 @@ import {
   toolCallCompletedEventSchema,
   toolCallStartedEventSchema,
 } from '@forge/core/events';
+import {
+  codexCompactionCompletedEventSchema,
+  codexTokenUsageRecordSchema,
+  codexUsageRecordedEventSchema,
+} from '@forge/codex/events';
 import { z } from 'zod';
 
 /*
@@ -161,19 +166,19 @@ function contextEventSchemas(rules: FieldRules) {
     }),
     /** The Codex engine's own token report for one model response. */
     codexUsage: z.object({
-      type: z.literal('codex.usage.recorded'),
+      type: codexUsageRecordedEventSchema.shape.type,
       usage: z.object({
         last: z.object({
           inputTokens: optionalNumber,
           cachedInputTokens: optionalNumber,
           outputTokens: optionalNumber,
         }),
-        modelContextWindow: optional(z.number().nullable()),
+        modelContextWindow: optional(codexTokenUsageRecordSchema.shape.modelContextWindow),
       }),
     }),
     /** A compaction Codex performed inside its own thread. */
     codexCompaction: z.object({
-      type: z.literal('codex.compaction.completed'),
+      type: codexCompactionCompletedEventSchema.shape.type,
       compaction: optional(z.object({ itemId: optionalText })),
     }),
     limitReached: z.object({

@@ -1,5 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
-import { canonicalJsonStringify, countTextConservatively, hashMessages, type JsonValue, type Message } from '@forge/core';
+import {
+  canonicalJsonStringify,
+  countTextConservatively,
+  hashMessages,
+  type JsonValue,
+  type Message,
+} from '@forge/core';
 import {
   buildDigest,
   capMemory,

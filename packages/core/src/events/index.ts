@@ -2,6 +2,7 @@ export {
   anyEventEnvelopeSchema,
   envelopeShape,
   eventEnvelopeSchema,
+  forgeEventSchema,
   modelStepCompletedEventSchema,
   runStartedEventSchema,
   toolCallCompletedEventSchema,

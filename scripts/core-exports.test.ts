@@ -122,6 +122,7 @@ describe('@forge/core exports', () => {
       '@forge/core/checkpoint',
       '@forge/core/compaction',
       '@forge/core/engine',
+      '@forge/core/events',
       '@forge/core/internals',
       '@forge/core/observers',
       '@forge/core/pricing',

@@ -1,5 +1,5 @@
 import { resolveContextPolicy, type ContextCapabilities } from '@forge/core';
-import { computeContextBudget } from '@forge/core/internals';
+import { computeContextBudget } from '@forge/core/budget';
 import { describe, expect, it } from 'vitest';
 import { createOpenAIModel } from './create-openai-model.js';
 

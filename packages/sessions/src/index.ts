@@ -3,6 +3,7 @@ export {
   openSessionHandle,
   runSessionTurn,
   SessionHandle,
+  type EngineTurnOutcome,
   type OpenSessionHandleOptions,
   type SessionEngineInput,
   type SessionEngineTurnOptions,

@@ -5,6 +5,7 @@ import {
   type ContextPolicy,
   type InstructionSnapshot,
   type Message,
+  type RunResult,
   type Usage,
 } from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
@@ -216,8 +217,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
             onMessage: input.onMessage,
             trace: input.onEvent,
           });
-          input.setEngineFacts(engineFacts(result, choice.kind === 'continue' ? choice.rolloutPath : null));
-          return result;
+          return { result, engineFacts: engineFacts(result, choice.kind === 'continue' ? choice.rolloutPath : null) };
         },
       });
       try {
@@ -258,14 +258,14 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
             (total, record) => addUsage(total, usageOfReport(record)),
             emptyUsage,
           );
-          input.setEngineFacts({
+          const engineFacts = {
             name: 'codex',
             version: running.info.version,
             thread: { id: choice.threadId, model: choice.model, rolloutPath: choice.rolloutPath },
             ...contextOf(compacted.tokenUsage),
             compactions: 1,
-          });
-          return {
+          };
+          const result: RunResult = {
             runId: input.runId,
             status: 'completed',
             messages: [],
@@ -274,6 +274,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
             usage,
             instructionsHash: instructions.hash,
           };
+          return { result, engineFacts };
         },
       });
       if (compacted === undefined) throw new Error('Codex reported no compaction; this is a bug in Forge.');

@@ -18,6 +18,7 @@ export { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-fs.js';
 export {
   DEFAULT_MAX_STATE_BYTES,
   MAIN_LANE,
+  nativeStateDirectory,
   OPAQUE_STATE_SCHEMA_VERSION,
   OpaqueStateStore,
   opaqueStateFileSchema,

@@ -38,3 +38,5 @@ export {
   type SessionCompactResult,
 } from './session-compaction.js';
 export { readWorkingSet, reportWorkingSetSent, workingSetFor, type FileTextRedaction } from './working-set-input.js';
+export { SESSION_CHECKPOINT_OPTIONS, sessionCompaction } from './compaction-settings.js';
+export { manualCompactionTracePrefix, openCompactionTrace, type CompactionTrace } from './compaction-trace.js';

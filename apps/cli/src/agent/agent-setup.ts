@@ -1,3 +1,4 @@
+import { sessionCompaction } from '@forge/sessions';
 import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { McpServers } from '@forge/mcp';
@@ -13,7 +14,7 @@ import { calibrationReportOf, type CalibrationReport } from '../models/calibrati
 import { configuredPriceSheets } from '../models/configured-prices.js';
 import { calibrationIdentity } from '../models/model-catalogue.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
-import { configuredStrategy, sessionCompaction } from '../session/compaction-settings.js';
+import { configuredStrategy } from '../session/compaction-settings.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { configuredSandbox } from './command-sandbox.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';

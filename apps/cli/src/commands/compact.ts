@@ -2,7 +2,7 @@ import { toolDefinitions } from '@forge/core';
 import { workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript } from '@forge/persistence';
-import { previewSessionCompaction } from '@forge/sessions';
+import { previewSessionCompaction, openCompactionTrace, SESSION_CHECKPOINT_OPTIONS } from '@forge/sessions';
 import { prepareAgent, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
@@ -16,9 +16,7 @@ import {
   disclosureLine,
   renderCompaction,
 } from '../session/compaction-output.js';
-import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 import { loadStoredSession, openStoredSession } from '../session/open-cli-session.js';
-import { openCompactionTrace } from '../session/compaction-trace.js';
 import { resolveSessionTarget } from '../session/resolve-session.js';
 import type { SessionSettings } from '../session/session-settings.js';
 import type { CompactOptions } from '../program.js';

@@ -1,3 +1,4 @@
+import { openCompactionTrace, SESSION_CHECKPOINT_OPTIONS } from '@forge/sessions';
 import type { Style } from '../output/style.js';
 import {
   toolDefinitions,
@@ -19,8 +20,6 @@ import {
   renderCheckpoint,
   renderCompaction,
 } from '../session/compaction-output.js';
-import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
-import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
 import type { ReplContext, SlashCommand, SlashOutcome } from './slash-commands.js';

@@ -17,6 +17,7 @@ import {
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
+import { configuredModelError } from '../config/configured-model-error.js';
 import type { CliIo } from '../io.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
 import { calibrationReportOf, type CalibrationReport } from '../models/calibration-report.js';
@@ -76,7 +77,31 @@ export interface ConfiguredModel {
   readonly resolve: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
   readonly calibration: CalibrationHub;
   readonly config: Awaited<ReturnType<typeof loadCliConfig>>['loaded']['config'];
+  readonly provenance: Awaited<ReturnType<typeof loadCliConfig>>['loaded']['provenance'];
   readonly userFile: string;
+}
+
+/**
+ * Resolves model ids as `--model` is resolved under `loaded` (its compatible servers and prices),
+ * without calibration: what `forge config validate` checks the configured ids with.
+ */
+export function configuredModelResolver(input: {
+  readonly io: CliIo;
+  readonly loaded: Awaited<ReturnType<typeof loadCliConfig>>['loaded'];
+  readonly purpose?: 'run' | 'measure';
+}): (name: string, chooseWith?: string) => Promise<ModelAdapter> {
+  const { io, loaded } = input;
+  const prices = configuredPriceSheets(loaded.config, loaded.provenance);
+  return (name, chooseWith) =>
+    resolveModel(name, {
+      env: io.env,
+      compatibleModels: loaded.config.models,
+      userConfigFile: loaded.files.user,
+      prices,
+      ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
+      ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
+      ...(chooseWith === undefined ? {} : { chooseWith }),
+    });
 }
 
 /**
@@ -93,27 +118,28 @@ export async function resolveConfiguredModel(options: {
   const { io, globals } = options;
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
-  const prices = configuredPriceSheets(config, loaded.provenance);
   const calibration = new CalibrationHub({
     forgeHome,
     bufferTokens: config.context.bufferTokens,
     notice: (line) => io.stderr.write(`forge: note: ${line}\n`),
   });
+  const resolveUncalibrated = configuredModelResolver({
+    io,
+    loaded,
+    ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+  });
   const resolve = async (name: string, chooseWith?: string) => {
-    const adapter = await resolveModel(name, {
-      env: io.env,
-      compatibleModels: config.models,
-      userConfigFile: loaded.files.user,
-      prices,
-      ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
-      ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
-      ...(chooseWith === undefined ? {} : { chooseWith }),
-    });
+    const adapter = await resolveUncalibrated(name, chooseWith);
     const identity = calibrationIdentity(name, config.models);
     return identity === undefined ? adapter : calibration.wrap(adapter, identity);
   };
   const modelName = config.model ?? DEFAULT_MODEL;
-  return { modelName, model: await resolve(modelName), resolve, calibration, config, userFile: loaded.files.user };
+  const reference = { key: 'model', value: modelName, provenance: loaded.provenance.model };
+  const model = await resolve(modelName).catch((error: unknown) => {
+    throw configuredModelError(error, reference);
+  });
+  const { provenance } = loaded;
+  return { modelName, model, resolve, calibration, config, provenance, userFile: loaded.files.user };
 }
 
 /**
@@ -132,7 +158,8 @@ export async function prepareAgent(options: {
 }): Promise<AgentSetup> {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
-  const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
+  const { modelName, model, resolve, calibration, config, provenance, userFile } =
+    await resolveConfiguredModel(options);
   const sandbox = configuredSandbox({ root, config, io });
   const ledger = new ReadLedger();
   const builtIn = createWorkspaceTools({ root, ledger, sandbox });
@@ -153,7 +180,7 @@ export async function prepareAgent(options: {
     const build = async (chosen: CompactionStrategySetting) =>
       sessionCompaction({ config, forgeHome, redactor, strategy: chosen });
     if (strategy !== undefined) return build(strategy);
-    configured ??= configuredStrategy(config.compaction, resolve).then(build);
+    configured ??= configuredStrategy(config.compaction, resolve, provenance).then(build);
     return configured;
   };
   const tools = [...builtIn, ...(mcp?.tools ?? [])];

@@ -1,11 +1,12 @@
 import path from 'node:path';
-import type { CompactionConfig, ForgeConfig } from '@forge/config';
+import type { CompactionConfig, ForgeConfig, ValueProvenance } from '@forge/config';
 import type { ModelAdapter } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { Redactor } from '@forge/core/redaction';
 import { OpaqueStateStore } from '@forge/persistence';
 import { type SessionCompactionOptions } from '@forge/sessions';
 import { CliError, UsageError } from '../cli-error.js';
+import { configuredModelError } from '../config/configured-model-error.js';
 
 /** Where provider-native compaction states live in FORGE_HOME (one 0700 directory per session). */
 export function nativeStateDirectory(forgeHome: string): string {
@@ -19,6 +20,7 @@ export function nativeStateDirectory(forgeHome: string): string {
 export async function configuredStrategy(
   compaction: CompactionConfig,
   resolveModel: (name: string, chooseWith?: string) => Promise<ModelAdapter>,
+  provenance: Readonly<Record<string, ValueProvenance>> = {},
 ): Promise<CompactionStrategySetting> {
   if (compaction.strategy === 'forge-state') return { kind: 'forge-state' };
   if (compaction.strategy === 'provider-native') return { kind: 'provider-native' };
@@ -28,7 +30,9 @@ export async function configuredStrategy(
   try {
     return { kind: 'model-structured', compactor: await resolveModel(compaction.model, 'context.compaction.model') };
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    const key = 'context.compaction.model';
+    if (error instanceof CliError)
+      throw configuredModelError(error, { key, value: compaction.model, provenance: provenance[key] });
     throw new UsageError(
       `context.compaction.model ${compaction.model}: ${error instanceof Error ? error.message : String(error)}`,
     );

@@ -1,0 +1,136 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useBundle, userSetup } from './support/bundle.js';
+
+/*
+ * Issue 29: what a new user met in the first hour with the bundled binary, each point checked as
+ * the user met it.
+ */
+
+const fixture = useBundle('bundle-first-hour');
+
+/** A configuration problem: where it is written, the key `config validate` must name, and what makes it. */
+interface ConfigCase {
+  readonly name: string;
+  readonly key: string;
+  readonly where: 'user' | 'project' | 'env';
+  readonly content?: string | Record<string, unknown>;
+  readonly env?: Record<string, string>;
+}
+
+const configCases: readonly ConfigCase[] = [
+  { name: 'a JSON syntax error', key: '', where: 'user', content: '{"schemaVersion": 1, "model": }' },
+  { name: 'an unknown key', key: 'context.compactRatio', where: 'user', content: { context: { compactRatio: 0.5 } } },
+  {
+    name: 'a value of the wrong type',
+    key: 'context.bufferTokens',
+    where: 'user',
+    content: { context: { bufferTokens: 'big' } },
+  },
+  { name: 'a model id without provider', key: 'model', where: 'user', content: { model: 'gpt-5.1' } },
+  {
+    name: 'compactAtRatio below the target',
+    key: 'context.compactAtRatio',
+    where: 'user',
+    content: { context: { compactAtRatio: 0.4 } },
+  },
+  {
+    name: 'compactAtRatio lowered by the project below the target',
+    key: 'context.compactAtRatio',
+    where: 'project',
+    content: { context: { compactAtRatio: 0.3 } },
+  },
+  {
+    name: 'model-structured without a compactor',
+    key: 'context.compaction.strategy',
+    where: 'user',
+    content: { context: { compaction: { strategy: 'model-structured' } } },
+  },
+  {
+    name: 'a compactor of an unknown provider',
+    key: 'context.compaction.model',
+    where: 'user',
+    content: { context: { compaction: { strategy: 'model-structured', model: 'nope:x' } } },
+  },
+  { name: 'a default model of an unknown provider', key: 'model', where: 'user', content: { model: 'nope:x' } },
+  { name: 'an unknown scripted model', key: 'model', where: 'user', content: { model: 'scripted:nope' } },
+  {
+    name: 'a compatible model that is not configured',
+    key: 'model',
+    where: 'user',
+    content: { model: 'compatible:local' },
+  },
+  {
+    name: 'a compatible tokenizer file that does not exist',
+    key: 'models.0.tokenizer',
+    where: 'user',
+    content: {
+      model: 'compatible:local',
+      models: [
+        {
+          name: 'local',
+          baseURL: 'http://127.0.0.1:9/v1',
+          modelId: 'm',
+          contextWindowTokens: 32768,
+          tokenizer: '/nonexistent/tokenizer.json',
+        },
+      ],
+    },
+  },
+  {
+    name: 'a schema version Forge does not know',
+    key: 'schemaVersion',
+    where: 'user',
+    content: '{"schemaVersion": 7}',
+  },
+  {
+    name: 'a bad context mode in the environment',
+    key: 'FORGE_CONTEXT_MODE',
+    where: 'env',
+    env: { FORGE_CONTEXT_MODE: 'loud' },
+  },
+  {
+    name: 'a ratio in the environment that breaks the combination',
+    key: 'context.compactTargetRatio',
+    where: 'env',
+    env: { FORGE_CONTEXT_COMPACT_TARGET_RATIO: '0.9' },
+  },
+];
+
+describe('1. forge config validate runs the validation every command runs', () => {
+  it('rejects every configuration error that makes forge run exit 2, naming the file (or variable) and the key', async () => {
+    for (const configCase of configCases) {
+      const user = await userSetup(fixture, 'validate');
+      const userFile = path.join(user.forgeHome, 'config.json');
+      const projectFile = path.join(user.workspace, '.forge', 'config.json');
+      const file = configCase.where === 'project' ? projectFile : userFile;
+      if (configCase.content !== undefined) {
+        await mkdir(path.dirname(file), { recursive: true });
+        const text =
+          typeof configCase.content === 'string'
+            ? configCase.content
+            : JSON.stringify({ schemaVersion: 1, ...configCase.content }, null, 2);
+        await writeFile(file, text);
+      }
+      const env = configCase.env ?? {};
+      const command = await user.forge(
+        configCase.key === 'model' || configCase.key.startsWith('models.')
+          ? ['run', 'hello']
+          : ['run', '--model', 'scripted:demo', 'hello'],
+        env,
+      );
+      expect(command.code, `${configCase.name}: forge run\n${command.stderr}`).toBe(2);
+      const validated = await user.forge(['config', 'validate'], env);
+      const where = configCase.where === 'env' ? (Object.keys(env)[0] ?? '') : file;
+      expect(validated.code, `${configCase.name}:\n${validated.stdout}${validated.stderr}`).toBe(1);
+      const problems = validated.stdout.split('\n').filter((line) => line.startsWith('  '));
+      const problem = problems.find((line) => line.includes(where) && line.includes(configCase.key));
+      expect(
+        problem,
+        `${configCase.name}: no problem naming ${where} and ${configCase.key}:\n${validated.stdout}`,
+      ).toBeDefined();
+      if (configCase.where !== 'env') expect(validated.stdout, configCase.name).toContain(`invalid  ${file}\n`);
+    }
+  });
+});

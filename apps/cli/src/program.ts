@@ -173,7 +173,7 @@ const commands: readonly CommandEntry[] = [
     helpText: [
       '',
       'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C),',
-      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM.',
+      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM, 141 cancelled because stdout was closed.',
       '',
       'Example:',
       '  forge run --model scripted:demo "Summarise the workspace"',

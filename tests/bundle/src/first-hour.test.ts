@@ -1,4 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useBundle, userSetup } from './support/bundle.js';
@@ -132,5 +134,44 @@ describe('1. forge config validate runs the validation every command runs', () =
       ).toBeDefined();
       if (configCase.where !== 'env') expect(validated.stdout, configCase.name).toContain(`invalid  ${file}\n`);
     }
+  });
+});
+
+describe('2. a closed stdout never half-writes a run', () => {
+  it('forge run --json | head -c 100: cancelled and recorded (or completed), the lock released, and the next --last run starts with no recovery notice', async () => {
+    const user = await userSetup(fixture, 'broken-pipe');
+    for (const name of ['a', 'b', 'c']) await writeFile(path.join(user.workspace, `${name}.txt`), `file ${name}\n`);
+    const bin = fixture.bundle().bin;
+    const piped = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(
+        'bash',
+        [
+          '-c',
+          `"${process.execPath}" "${bin}" run --json "Summarise the workspace" | head -c 100 > /dev/null; exit "\${PIPESTATUS[0]}"`,
+        ],
+        { cwd: user.workspace, env: user.env, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    const sessions = await readdir(path.join(user.forgeHome, 'sessions'));
+    expect(sessions).toHaveLength(1);
+    const sessionId = sessions[0] ?? '';
+    expect(existsSync(path.join(user.forgeHome, 'sessions', sessionId, 'lock')), 'the lock is released').toBe(false);
+    const first = (await user.session(sessionId)).runs.map((run) => run.status);
+    // Either the reader left while the run went on (cancelled, exit 141) or after it ended (completed, exit 0).
+    if (piped.code === 0) expect(first).toEqual(['completed']);
+    else {
+      expect(piped.code, piped.stderr).toBe(141);
+      expect(first).toEqual(['cancelled']);
+      expect(piped.stderr).toContain('stdout was closed before the run ended');
+    }
+
+    const next = await user.forge(['run', '--last', 'Again']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toMatch(/Recovered|interrupted|did not finish|warning/);
+    expect((await user.session(sessionId)).runs.map((run) => run.status)).toEqual([...first, 'completed']);
   });
 });

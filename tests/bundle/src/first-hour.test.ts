@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { startLoopbackProvider, turn } from '@forge/loopback-provider';
 import { describe, expect, it } from 'vitest';
 import { useBundle, userSetup } from './support/bundle.js';
 
@@ -173,5 +174,41 @@ describe('2. a closed stdout never half-writes a run', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).not.toMatch(/Recovered|interrupted|did not finish|warning/);
     expect((await user.session(sessionId)).runs.map((run) => run.status)).toEqual([...first, 'completed']);
+  });
+});
+
+describe('3. a mistyped model id is warned about', () => {
+  it('forge run --model openai:gpt-5.l over HTTP: says the id is unknown, the window and counter assumed, that costs are not tracked, and the nearest id', async () => {
+    const provider = await startLoopbackProvider();
+    try {
+      const user = await userSetup(fixture, 'unknown-model');
+      provider.enqueue(turn({ text: ['Hello.'], usage: { inputTokens: 100, outputTokens: 3 } }));
+      const env = { OPENAI_API_KEY: 'sk-test-0123456789abcdef', OPENAI_BASE_URL: provider.baseURL };
+      const run = await user.forge(['run', '--model', 'openai:gpt-5.l', 'Say hello'], env);
+      expect(run.code, run.stderr).toBe(0);
+      const warning = run.stderr.split('\n').find((line) => line.startsWith('forge: warning: openai:gpt-5.l'));
+      expect(warning, run.stderr).toBeDefined();
+      expect(warning).toContain('is not a model Forge knows');
+      expect(warning).toContain('32,768-token window');
+      expect(warning).toContain('o200k_base');
+      expect(warning).toContain('costs are not tracked');
+      expect(warning).toContain('Did you mean openai:gpt-5.1?');
+
+      // The window it names is the one in force: the configured fallback.
+      const measured = await user.forge(['context', '--model', 'deepseek:deepseek-chatt'], {
+        FORGE_CONTEXT_FALLBACK_WINDOW_TOKENS: '65536',
+      });
+      expect(measured.code, measured.stderr).toBe(0);
+      expect(measured.stderr).toContain('assumes a 65,536-token window');
+      expect(measured.stderr).toContain('Did you mean deepseek:deepseek-chat?');
+      expect(measured.stdout).toMatch(/Window\s+65,536 tokens/);
+
+      provider.enqueue(turn({ text: ['Hello.'], usage: { inputTokens: 100, outputTokens: 3 } }));
+      const known = await user.forge(['run', '--model', 'openai:gpt-5.1', 'Say hello'], env);
+      expect(known.code, known.stderr).toBe(0);
+      expect(known.stderr).not.toContain('is not a model Forge knows');
+    } finally {
+      await provider.close();
+    }
   });
 });

@@ -22,7 +22,8 @@ import type { CliIo } from '../io.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
 import { calibrationReportOf, type CalibrationReport } from '../models/calibration-report.js';
 import { configuredPriceSheets } from '../models/configured-prices.js';
-import { calibrationIdentity } from '../models/model-catalogue.js';
+import { calibrationIdentity, modelCatalogue } from '../models/model-catalogue.js';
+import { unknownModelWarning } from '../models/unknown-model-warning.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
 import { configuredStrategy, sessionCompaction } from '../session/compaction-settings.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
@@ -98,6 +99,7 @@ export function configuredModelResolver(input: {
       compatibleModels: loaded.config.models,
       userConfigFile: loaded.files.user,
       prices,
+      fallbackContextWindowTokens: loaded.config.context.fallbackContextWindowTokens,
       ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
       ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
       ...(chooseWith === undefined ? {} : { chooseWith }),
@@ -131,6 +133,9 @@ export async function resolveConfiguredModel(options: {
   const resolve = async (name: string, chooseWith?: string) => {
     const adapter = await resolveUncalibrated(name, chooseWith);
     const identity = calibrationIdentity(name, config.models);
+    const catalogue = modelCatalogue(config.models, loaded.files.user);
+    const warning = unknownModelWarning({ name, model: adapter, counter: identity?.counter, catalogue });
+    if (warning !== undefined) io.stderr.write(`forge: warning: ${warning}\n`);
     return identity === undefined ? adapter : calibration.wrap(adapter, identity);
   };
   const modelName = config.model ?? DEFAULT_MODEL;

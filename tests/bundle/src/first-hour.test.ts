@@ -212,3 +212,40 @@ describe('3. a mistyped model id is warned about', () => {
     }
   });
 });
+
+describe('4. a project file never switches the model silently', () => {
+  it('the project model is named as the project’s in the run’s first line, in config show and in the missing-key error', async () => {
+    const provider = await startLoopbackProvider();
+    try {
+      const user = await userSetup(fixture, 'project-model');
+      await user.writeConfig({ model: 'scripted:demo' });
+      const projectFile = path.join(user.workspace, '.forge', 'config.json');
+      await mkdir(path.dirname(projectFile), { recursive: true });
+      await writeFile(projectFile, JSON.stringify({ schemaVersion: 1, model: 'openai:gpt-5.1' }));
+
+      const keyless = await user.forge(['run', 'Say hello']);
+      expect(keyless.code).toBe(2);
+      expect(keyless.stderr).toContain(`model "openai:gpt-5.1" from ${projectFile} (project configuration)`);
+      expect(keyless.stderr).toContain('OPENAI_API_KEY is not set');
+
+      const shown = await user.forge(['config', 'show']);
+      expect(shown.stdout).toMatch(
+        new RegExp(`^model +openai:gpt-5\\.1 +project ${projectFile.replace(/[.]/g, '\\.')}$`, 'm'),
+      );
+
+      provider.enqueue(turn({ text: ['Hello.'], usage: { inputTokens: 100, outputTokens: 3 } }));
+      const env = { OPENAI_API_KEY: 'sk-test-0123456789abcdef', OPENAI_BASE_URL: provider.baseURL };
+      const run = await user.forge(['run', 'Say hello'], env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr.split('\n')[0]).toBe(
+        `forge: warning: the model openai:gpt-5.1 is chosen by the project file ${projectFile}, not by your configuration; pass --model to choose another, or remove "model" from that file`,
+      );
+
+      const chosen = await user.forge(['run', '--model', 'scripted:demo', 'Say hello'], env);
+      expect(chosen.code).toBe(0);
+      expect(chosen.stderr).not.toContain('chosen by the project file');
+    } finally {
+      await provider.close();
+    }
+  });
+});

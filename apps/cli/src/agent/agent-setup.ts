@@ -107,6 +107,14 @@ export function configuredModelResolver(input: {
 }
 
 /**
+ * What a user is told when the workspace's `.forge/config.json` chose the model: a repository may
+ * suggest one, but never switch it silently (it decides whose key is used and what is spent).
+ */
+export function projectModelNotice(modelName: string, file: string): string {
+  return `the model ${modelName} is chosen by the project file ${file}, not by your configuration; pass --model to choose another, or remove "model" from that file`;
+}
+
+/**
  * The configured model (`--model`, else the configured one, else scripted:demo), its estimates
  * calibrated from usage, without tools or MCP servers: what commands that only count use
  * (`forge checkpoint show`), and what {@link prepareAgent} builds on. `measure`: the model only
@@ -144,6 +152,9 @@ export async function resolveConfiguredModel(options: {
     throw configuredModelError(error, reference);
   });
   const { provenance } = loaded;
+  const origin = provenance.model;
+  if (origin?.source === 'project')
+    io.stderr.write(`forge: warning: ${projectModelNotice(modelName, origin.file ?? 'the project configuration')}\n`);
   return { modelName, model, resolve, calibration, config, provenance, userFile: loaded.files.user };
 }
 

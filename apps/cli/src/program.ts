@@ -209,7 +209,7 @@ const commands: readonly CommandEntry[] = [
   command({
     usage: 'import codex <rollout>',
     description:
-      'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)',
+      'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in and file the session under)',
     ...importCodexOptions,
     load: () => import('./commands/import-codex.js'),
   }),

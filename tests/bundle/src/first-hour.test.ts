@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';
 import { describe, expect, it } from 'vitest';
 import { useBundle, userSetup } from './support/bundle.js';
@@ -247,5 +248,24 @@ describe('4. a project file never switches the model silently', () => {
     } finally {
       await provider.close();
     }
+  });
+});
+
+describe('5. import codex --session files the session where it ran', () => {
+  it('without --cwd the imported session belongs to the current directory, so forge run --last there continues it', async () => {
+    const user = await userSetup(fixture, 'import-cwd');
+    const rollout = fileURLToPath(
+      new URL('../../../packages/codex/src/rollout/fixtures/codex-0.169-bugfix.jsonl', import.meta.url),
+    );
+    const imported = await user.forge(['import', 'codex', rollout, '--session']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const sessionId = /^session: (\S+)/m.exec(imported.stderr)?.[1] ?? '';
+    expect(sessionId).not.toBe('');
+    expect(imported.stderr).toMatch(/the rollout was recorded in \S+; the session is filed under /);
+    expect((await user.session(sessionId)).workspaceRoot).toBe(user.workspace);
+
+    const next = await user.forge(['run', '--last', '--model', 'scripted:demo', 'Carry on']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`session: ${sessionId}`);
   });
 });

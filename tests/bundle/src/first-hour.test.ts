@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureTmux, TmuxTerminal } from '@forge/cli/testing-terminal';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';
 import { describe, expect, it } from 'vitest';
 import { useBundle, userSetup } from './support/bundle.js';
@@ -267,5 +268,97 @@ describe('5. import codex --session files the session where it ran', () => {
     const next = await user.forge(['run', '--last', '--model', 'scripted:demo', 'Carry on']);
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).toContain(`session: ${sessionId}`);
+  });
+});
+
+describe('7. prices that can be true', () => {
+  const prices = { 'compatible:small': { inputPerMillion: 2, cachedInputPerMillion: 0.5, outputPerMillion: 8 } };
+
+  it('forge context prices the request the next step sends after compacting, not one that can never be sent', async () => {
+    const user = await userSetup(fixture, 'price-after-compaction');
+    const models = [{ name: 'small', baseURL: 'http://127.0.0.1:9/v1', modelId: 'm', contextWindowTokens: 32_768 }];
+    await user.writeConfig({ models, prices });
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma', 'theta'];
+    const lines = Array.from({ length: 900 }, (_, line) =>
+      Array.from(
+        { length: 12 },
+        (_, word) => `${words[(line * 7 + word) % words.length]}${(line * 31 + word * 17) % 997}`,
+      ).join(' '),
+    );
+    await writeFile(path.join(user.workspace, 'a.txt'), `${lines.join('\n')}\n`);
+    for (const request of ['turn 1', 'turn 2', 'turn 3']) {
+      const run = await user.forge([
+        'run',
+        '--model',
+        'scripted:demo',
+        ...(request === 'turn 1' ? [] : ['--last']),
+        request,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const measured = await user.forge(['context', '--last', '--model', 'compatible:small', '--json']);
+    expect(measured.code, measured.stderr).toBe(0);
+    const report = JSON.parse(measured.stdout) as {
+      decision: { kind: string };
+      budget: { availableInputTokens: number; estimate: { tokens: number } };
+      nextRequestCost: { inputTokens: number; coldInput: number };
+      compactedBeforeSending?: { tokensBefore: number; tokensAfter: number };
+    };
+    expect(report.decision.kind).toBe('compact');
+    expect(report.budget.estimate.tokens).toBeGreaterThan(report.budget.availableInputTokens);
+    expect(report.compactedBeforeSending?.tokensBefore).toBe(report.budget.estimate.tokens);
+    const after = report.compactedBeforeSending?.tokensAfter ?? Number.POSITIVE_INFINITY;
+    expect(after).toBeLessThan(report.budget.availableInputTokens);
+    expect(report.nextRequestCost.inputTokens).toBe(after);
+    expect(report.nextRequestCost.coldInput).toBeCloseTo((after * 2) / 1_000_000, 12);
+    const text = await user.forge(['context', '--last', '--model', 'compatible:small']);
+    expect(text.stdout).toMatch(/as sent after the compaction the next step makes first \([\d,]+ → [\d,]+\)/);
+  });
+
+  it("the REPL footer's next-request price is the one /context shows at the same moment", async () => {
+    ensureTmux();
+    const provider = await startLoopbackProvider();
+    try {
+      const user = await userSetup(fixture, 'footer-price');
+      const models = [
+        {
+          name: 'small',
+          baseURL: provider.baseURL,
+          modelId: 'm',
+          contextWindowTokens: 32_768,
+          apiKeyVariable: 'LOOPBACK_KEY',
+        },
+      ];
+      await user.writeConfig({ models, prices });
+      provider.enqueue(
+        turn({ text: ['Hello there.'], usage: { inputTokens: 3000, cachedInputTokens: 0, outputTokens: 40 } }),
+      );
+      const terminal = TmuxTerminal.start({
+        command: [process.execPath, fixture.bundle().bin, '--model', 'compatible:small'],
+        cwd: user.workspace,
+        env: { ...user.env, LOOPBACK_KEY: 'sk-loopback-0123456789', TERM: 'xterm-256color' },
+      });
+      try {
+        await terminal.waitFor((screen) => screen.includes('Type a request'), 20_000, 'the REPL banner');
+        terminal.enter('Say hello');
+        const footer = await terminal.waitFor((screen) => / next ~\$[\d.]+/.test(screen), 20_000, 'the priced footer');
+        const next = [...footer.matchAll(/ next ~(\$[\d.]+)/g)].at(-1)?.[1];
+        terminal.enter('/context');
+        const shown = await terminal.waitFor(
+          (screen) => screen.includes('output up to'),
+          20_000,
+          'the /context report',
+        );
+        const line = /Next request {5}input (\$[\d.]+) with a cold cache(?:, (\$[\d.]+) if)?/.exec(shown);
+        expect(line, shown).not.toBeNull();
+        expect(line?.[2] ?? line?.[1]).toBe(next);
+        terminal.enter('/exit');
+        expect(await terminal.exitCode(20_000)).toBe(0);
+      } finally {
+        terminal.close();
+      }
+    } finally {
+      await provider.close();
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnForge } from '@forge/cli/bundle-testing';
 import { ensureTmux, TmuxTerminal } from '@forge/cli/testing-terminal';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';
 import { describe, expect, it } from 'vitest';
@@ -360,5 +361,33 @@ describe('7. prices that can be true', () => {
     } finally {
       await provider.close();
     }
+  });
+});
+
+describe('8. a FORGE_HOME that cannot be used', () => {
+  it('one that cannot be created (/proc/forgehome) exits 2 with guidance, and a read-only one that exists is called not writable', async () => {
+    const user = await userSetup(fixture, 'forge-home');
+    const proc = await user.forge(['run', '--model', 'scripted:demo', 'hi'], { FORGE_HOME: '/proc/forgehome' });
+    expect(proc.stderr).toBe(
+      'forge: error: FORGE_HOME /proc/forgehome cannot be created: the file system there does not allow it (ENOENT) in /proc. Point FORGE_HOME (or --forge-home) at a directory you can write.\n',
+    );
+    expect(proc.code).toBe(2);
+
+    // Root ignores permission bits, so as root the binary runs as the unprivileged user `nobody`.
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    const root = await fixture.temporaryDirectory('read-only-home');
+    const readOnly = path.join(root, 'home');
+    await mkdir(readOnly);
+    await chmod(root, 0o755);
+    await chmod(readOnly, 0o555);
+    const existing = await spawnForge(fixture.bundle().bin, ['run', '--model', 'scripted:demo', 'hi'], {
+      cwd: root,
+      env: { ...user.env, FORGE_HOME: readOnly },
+      ...(asUser === undefined ? {} : { user: asUser }),
+    });
+    expect(existing.stderr).toBe(
+      `forge: error: FORGE_HOME ${readOnly} is not writable: permission denied (EACCES) at ${readOnly}. Point FORGE_HOME (or --forge-home) at a directory you can write, or fix the permissions of ${readOnly}.\n`,
+    );
+    expect(existing.code).toBe(2);
   });
 });

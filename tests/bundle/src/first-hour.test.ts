@@ -391,3 +391,39 @@ describe('8. a FORGE_HOME that cannot be used', () => {
     expect(existing.code).toBe(2);
   });
 });
+
+describe('9. the REPL keeps the whole line on screen when the terminal is resized', () => {
+  it('120 → 60 columns with a long CJK/ASCII/combining-accent line and the cursor 11 places left: one copy of the line, all of it, and the next key lands at the cursor', async () => {
+    ensureTmux();
+    const user = await userSetup(fixture, 'resize');
+    const terminal = TmuxTerminal.start({
+      command: [process.execPath, fixture.bundle().bin, '--model', 'scripted:demo'],
+      cwd: user.workspace,
+      env: { ...user.env, TERM: 'xterm-256color' },
+      columns: 120,
+    });
+    try {
+      await terminal.waitFor((screen) => screen.includes('Type a request'), 20_000, 'the REPL banner');
+      const line =
+        'abc 日本語のテキスト mixed with ASCII words and more 中文字符 here i\u0308 then even more words to make it long enough to wrap past 120 columns 漢字 end-of-line-marker';
+      terminal.type(line);
+      await terminal.waitFor((screen) => screen.includes('end-of-line-marker'), 10_000, 'the typed line');
+      for (let step = 0; step < 11; step += 1) terminal.press('Left');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      terminal.resize(60);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(terminal.screen()).toContain(`› ${line}`);
+      terminal.type('X');
+      const edited = `› ${line.slice(0, -11)}X${line.slice(-11)}`;
+      const screen = await terminal.waitFor((text) => text.includes(edited), 10_000, 'the edited line');
+      expect(screen.split('\n').filter((row) => row.startsWith('› abc'))).toHaveLength(1);
+      // Ctrl-E, Ctrl-U empty the line; Ctrl-D on an empty line leaves.
+      terminal.press('C-e');
+      terminal.press('C-u');
+      terminal.press('C-d');
+      expect(await terminal.exitCode(20_000)).toBe(0);
+    } finally {
+      terminal.close();
+    }
+  });
+});

@@ -177,7 +177,7 @@ const commands: readonly CommandEntry[] = [
     helpText: [
       '',
       'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C),',
-      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM.',
+      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM, 141 cancelled because stdout was closed.',
       '',
       'Example:',
       '  forge run --model scripted:demo "Summarise the workspace"',
@@ -213,7 +213,7 @@ const commands: readonly CommandEntry[] = [
   command({
     usage: 'import codex <rollout>',
     description:
-      'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)',
+      'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in and file the session under)',
     ...importCodexOptions,
     load: () => import('./commands/import-codex.js'),
   }),

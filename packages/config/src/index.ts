@@ -7,6 +7,7 @@ export {
 } from './environment.js';
 export { configJsonSchema, configJsonSchemaText } from './json-schema.js';
 export {
+  checkCombinations,
   loadConfig,
   MAX_CONFIG_FILE_BYTES,
   projectConfigPath,

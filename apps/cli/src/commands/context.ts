@@ -7,6 +7,7 @@ import { measureNextRequest, type ContextSessionView } from '../context/context-
 import { ExitCode } from '../exit-codes.js';
 import { calibrationLine } from '../models/calibration-report.js';
 import { styleFor } from '../output/style.js';
+import { previewStoredCompaction } from '../session/compact-preview.js';
 import { chosenSessionId, loadStoredSession } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
 import { sessionCostFromTraces, toSessionCost } from '../session/session-cost.js';
@@ -35,8 +36,9 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
     let session: ContextSessionView | undefined;
     let size: SessionSize | undefined;
     let spent: Awaited<ReturnType<typeof sessionCostFromTraces>>;
+    let stored: Awaited<ReturnType<typeof loadStoredSession>> | undefined;
     if (id !== undefined) {
-      const stored = await loadStoredSession(settings, id);
+      stored = await loadStoredSession(settings, id);
       // The same view a turn sends in this mode: the checkpoint (mode compact) and every message after it.
       const { view } = await viewOfStoredSession(stored, {
         mode: agent.context.mode,
@@ -52,6 +54,9 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
       await contextSubjectOf(agent, size),
       session,
       spent === undefined ? undefined : toSessionCost(spent),
+      stored === undefined
+        ? {}
+        : { previewCompaction: () => previewStoredCompaction(stored, agent, settings.redactor) },
     );
     const calibration = await agent.calibrationOf(agent.modelName);
     if (options.json === true)

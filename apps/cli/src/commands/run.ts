@@ -21,7 +21,8 @@ import type { CommandInvocation } from './command.js';
  * can answer a prompt), with a note on stderr saying how to allow them. Ctrl-C cancels the run.
  * The run is a turn of a session: a new one, or the one `--resume <id>` / `--last` names, whose
  * recent history it continues; `--no-session` stores nothing. SIGTERM and SIGHUP cancel the run
- * like Ctrl-C; Forge then exits with 143 or 129.
+ * like Ctrl-C; Forge then exits with 143 or 129. A closed stdout (`| head`) cancels it too, recorded
+ * as cancelled, and Forge exits with 141.
  */
 export async function execute({ args, options, io }: CommandInvocation<RunOptions>): Promise<number> {
   const words = args[0];
@@ -163,7 +164,13 @@ function reportOutcome(result: RunResult, io: CliIo, endedBy: TerminationSignal 
     case 'completed':
       return ExitCode.ok;
     case 'cancelled':
-      io.stderr.write(endedBy === undefined ? 'forge: cancelled\n' : `forge: cancelled by ${endedBy}\n`);
+      io.stderr.write(
+        endedBy === undefined
+          ? 'forge: cancelled\n'
+          : endedBy === 'SIGPIPE'
+            ? 'forge: cancelled: stdout was closed before the run ended (SIGPIPE); the run is recorded as cancelled\n'
+            : `forge: cancelled by ${endedBy}\n`,
+      );
       return endedBy === undefined ? ExitCode.cancelled : exitCodeForSignal(endedBy);
     case 'step_limit':
       io.stderr.write(

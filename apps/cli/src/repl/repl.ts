@@ -20,7 +20,7 @@ import { InterruptPolicy } from './interrupt-policy.js';
 import { createLineReader, type LineReader } from './line-reader.js';
 import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
-import { describeSwitch, refreshContextUse } from './session-slash-commands.js';
+import { describeSwitch, priceNextRequest, refreshContextUse } from './session-slash-commands.js';
 import { closestMatch } from '../suggest.js';
 import { sessionCostFromTraces } from '../session/session-cost.js';
 import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
@@ -121,6 +121,7 @@ async function runRepl(options: {
           use: contextUse.current,
           style,
           costs: contextUse.costs,
+          nextInputCost: contextUse.nextInputCost,
         })
       : '';
 
@@ -210,6 +211,7 @@ async function runRepl(options: {
         });
         for (const warning of turn.warnings) print(`${style.yellow(`warning: ${warning.message}`)}\n`);
         print(turnStatus(turn.result, style));
+        await priceNextRequest(context);
       } catch (error) {
         print(`${style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
       } finally {

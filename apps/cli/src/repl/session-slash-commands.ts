@@ -212,7 +212,11 @@ const checkpoint: SlashCommand = {
   },
 };
 
-/** Measures the next request of the session as `forge context` does; undefined for an engine that builds its own requests (Codex). */
+/**
+ * Measures the next request of the session as `forge context` does; undefined for an engine that
+ * builds its own requests (Codex). Its price assumes what the provider still caches of the last
+ * request, and a request the next step compacts first is priced as the compaction leaves it.
+ */
 async function nextRequestReport(context: ReplContext): Promise<ContextReport | undefined> {
   const { engine } = context;
   const subject = await engine.contextSubject?.(context.session.size);
@@ -222,7 +226,30 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
     subject.context.mode,
     workspaceArtifactHashes(engine.root),
   );
-  return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar);
+  return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar, {
+    sharedPrefixTokens: context.contextUse.costs.cachedPrefixTokens,
+    previewCompaction: async () => {
+      const { model, policy, tools, instructions } = await counting(context);
+      return context.session.compact({
+        model,
+        instructions,
+        tools,
+        context: policy,
+        compaction: SESSION_CHECKPOINT_OPTIONS,
+        artifactHashes: workspaceArtifactHashes(engine.root),
+        preview: true,
+      });
+    },
+  });
+}
+
+/** Prices the next request for the footer, with the figure `/context` would show now; after each turn. */
+export async function priceNextRequest(context: ReplContext): Promise<void> {
+  try {
+    context.contextUse.priced((await nextRequestReport(context))?.nextRequestCost);
+  } catch {
+    context.contextUse.priced(undefined);
+  }
 }
 
 /**
@@ -235,7 +262,10 @@ export async function refreshContextUse(context: ReplContext): Promise<void> {
   try {
     const report = context.session.messages.length === 0 ? undefined : await nextRequestReport(context);
     if (report === undefined) context.contextUse.reset();
-    else context.contextUse.measured(report.budget);
+    else {
+      context.contextUse.measured(report.budget);
+      context.contextUse.priced(report.nextRequestCost);
+    }
   } catch {
     context.contextUse.reset();
   }

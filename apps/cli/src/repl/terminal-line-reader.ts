@@ -148,9 +148,21 @@ export function createTerminalLineReader(options: {
     }
   };
 
+  /*
+   * A terminal that changes width re-wraps the rows it shows (tmux, most emulators), and the cursor
+   * stays on its character: so the row the cursor is on within the line is the one at the new
+   * width. Without taking it, the next redraw starts from the wrong row and leaves a copy behind.
+   */
+  const onResize = () => {
+    if (!active) return;
+    cursorRow = displayPosition(`${prompt}${buffer.beforeCursor}`, columns()).row;
+    render();
+  };
+
   const close = () => {
     if (closed) return;
     closed = true;
+    output.removeListener('resize', onResize);
     input.removeListener('keypress', onKeypress);
     input.removeListener('end', onEnd);
     if (input.isTTY === true) input.setRawMode?.(false);
@@ -234,6 +246,7 @@ export function createTerminalLineReader(options: {
   if (input.isTTY === true) input.setRawMode?.(true);
   input.on('keypress', onKeypress);
   input.on('end', onEnd);
+  output.on('resize', onResize);
   input.on('error', onInputError);
   input.resume();
 

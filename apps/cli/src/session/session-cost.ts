@@ -1,6 +1,6 @@
 import type { PriceSheet, Usage } from '@forge/core';
 import type { SessionCost } from '@forge/core/budget';
-import { addCost, cacheHitRatio, priceUsage, type CostBreakdown } from '@forge/core/pricing';
+import { addCost, cacheHitRatio, type CostBreakdown } from '@forge/core/pricing';
 import { buildInspectReport } from '../inspect/build-report.js';
 import { resolveTarget } from '../inspect/resolve-target.js';
 
@@ -61,9 +61,9 @@ interface CostFields {
 
 /**
  * The REPL's running cost of its session: seeded from the session's traces when a session starts,
- * then added to from each priced step as it completes. It also keeps the latest request's usage
- * to estimate the next request's input cost, assuming the provider still caches what that request
- * sent (cleared when the prefix changes: a compaction or a model switch).
+ * then added to from each priced step as it completes. It also keeps the latest request's usage:
+ * what the provider still caches for the next request (cleared when the prefix changes: a
+ * compaction or a model switch), which the next request's price assumes.
  */
 export class SessionCostTracker {
   private cost: CostBreakdown | undefined;
@@ -113,20 +113,12 @@ export class SessionCostTracker {
     });
   }
 
-  /** The next request's input cost if its prefix — the last request — is still cached. */
-  get nextInputCost(): number | undefined {
-    if (this.prices === undefined || this.last === undefined) return undefined;
-    const { input, output } = this.last;
-    return priceUsage(
-      {
-        inputTokens: input + output,
-        cacheReadTokens: input,
-        cacheWriteTokens: undefined,
-        outputTokens: 0,
-        reasoningTokens: undefined,
-      },
-      this.prices,
-    )?.total;
+  /**
+   * Input tokens of the last request sent, which the provider can still serve from its cache to
+   * the next one; 0 once the prefix changed (a compaction, another model) or before any request.
+   */
+  get cachedPrefixTokens(): number {
+    return this.last?.input ?? 0;
   }
 }
 

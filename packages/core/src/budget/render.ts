@@ -195,6 +195,11 @@ function costLines(report: ContextReport, color: boolean): string[] {
       ? `, ${formatDollars(cost.warmInput)} if ${formatTokens(cost.cacheableTokens)} are read from the prompt cache`
       : '';
   lines.push(`  Next request     input ${formatDollars(cost.coldInput)} with a cold cache${warm}`);
+  const compacted = report.compactedBeforeSending;
+  if (compacted !== undefined)
+    lines.push(
+      `                   as sent after the compaction the next step makes first (${formatTokens(compacted.tokensBefore)} → ${formatTokens(compacted.tokensAfter)})`,
+    );
   lines.push(
     `                   output up to ${formatDollars(cost.outputUpTo)} (the ${formatTokens(cost.reservedOutputTokens)} reserved)`,
   );

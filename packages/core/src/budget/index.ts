@@ -1,9 +1,7 @@
 /* `@forge/core/budget`: calibration of estimates, the preflight and the `forge context` report. The policy, the estimators and capability resolution are on the root. */
 export {
   implausibleSampleReason,
-  MAX_EXACT_CORRECTION,
   overcountCorrection,
-  PLAUSIBLE_RATIO,
   scaleEstimate,
   summarizeCalibration,
   undercountCorrection,

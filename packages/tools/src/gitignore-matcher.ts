@@ -2,7 +2,7 @@ import ignore, { type Ignore } from 'ignore';
 
 /*
  * One `.gitignore`'s rules, compiled once, tested with a bound on the work per path. Glob rules
- * become regular expressions, and some (`*aaaa…a/**​/x*y*z`) take milliseconds per path each: two
+ * become regular expressions, and some (`*aaaa…a/**` + `/x*y*z`) take milliseconds per path each: two
  * thousand of them made one listing take 30 s. The rules are tested in chunks, later ones first,
  * with the clock read between chunks; a file whose rules cost too much is given up, and the walk
  * goes on without it (the caller says which file).

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { toolResultTexts, useBundle, userSetup } from './support/bundle.js';
 
 /*
- * A `.gitignore` whose rules are slow to test (2,000 rules like `*a…a/**​/x*y*z`, 500 KB, under
+ * A `.gitignore` whose rules are slow to test (2,000 rules like `*a…a/**` + `/x*y*z`, 500 KB, under
  * the size cap) over 600 files whose names make each rule work hard: list_files gives the file up
  * at its time bound, says which file it gave up on, and returns within 2 s.
  */

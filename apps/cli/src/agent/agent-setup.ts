@@ -160,11 +160,15 @@ export async function prepareAgent(options: {
   const contextTools = config.contextTools;
   // One loader per system prompt, so a refused instruction file is reported once per process, not once per turn.
   const loaders = new Map<string, () => Promise<InstructionSnapshot>>();
+  const told = new Set<string>();
   const instructionLoader = (systemPrompt: string) => {
     const known = loaders.get(systemPrompt);
     if (known !== undefined) return known;
-    const loader = workspaceInstructions(root, systemPrompt, (message) =>
-      io.stderr.write(`forge: warning: ${message}\n`),
+    const loader = workspaceInstructions(
+      root,
+      systemPrompt,
+      (message) => io.stderr.write(`forge: warning: ${message}\n`),
+      told,
     );
     loaders.set(systemPrompt, loader);
     return loader;

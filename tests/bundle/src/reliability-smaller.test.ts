@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionIdOf, toolResultTexts, useBundle, userSetup } from './support/bundle.js';
 import { poll } from './support/processes.js';
 
@@ -36,5 +37,49 @@ describe('a command cancelled through the bundled forge', () => {
     expect(ended.code).toBe(143);
     const [result] = toolResultTexts((await user.session(sessionIdOf(ended.stderr))).messages);
     expect(result).toContain('may still be running');
+  });
+});
+
+describe('provider faults through the bundled forge and the loopback server', () => {
+  let provider: LoopbackProvider;
+  beforeAll(async () => {
+    provider = await startLoopbackProvider();
+  });
+  afterAll(async () => {
+    await provider.close();
+  });
+  const openai = () => ({ OPENAI_API_KEY: 'sk-smaller-test', OPENAI_BASE_URL: provider.baseURL });
+
+  it('an answer cut mid-stream is stored marked as cut, and a resume sends it marked', async () => {
+    const user = await userSetup(fixture, 'cut-stream');
+    provider.enqueue({
+      type: 'cut',
+      turn: turn({ text: ['The plan has three ', 'steps: first'], usage: { inputTokens: 900, outputTokens: 5 } }),
+      afterEvents: 'before-completion',
+    });
+    const cut = await user.forge(['run', '--model', 'openai:gpt-5', 'Plan it'], openai());
+    expect(cut.code).not.toBe(0);
+    const session = await user.session(sessionIdOf(cut.stderr));
+    const answer = JSON.stringify(session.messages.at(-1));
+    expect(answer).toContain('steps: first');
+    expect(answer).toContain('[Forge: this answer was cut off here');
+
+    provider.enqueue(turn({ text: 'Resumed.', usage: { inputTokens: 950, outputTokens: 2 } }));
+    const before = provider.requests.length;
+    const resumed = await user.forge(['run', '--last', '--model', 'openai:gpt-5', 'Go on'], openai());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(provider.requests[before]?.rawBody).toContain('this answer was cut off here');
+  });
+
+  it('cached input above the input is clamped to it, with a warning', async () => {
+    const user = await userSetup(fixture, 'cached-clamp');
+    provider.enqueue(
+      turn({ text: 'Cached.', usage: { inputTokens: 100, cachedInputTokens: 10_000_000, outputTokens: 2 } }),
+    );
+    const run = await user.forge(['run', '--model', 'openai:gpt-5', 'Hello'], openai());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('The provider reported 10,000,000 cached input tokens of 100');
+    const session = await user.session(sessionIdOf(run.stderr));
+    expect(session.runs[0]?.usage).toMatchObject({ inputTokens: 100, cacheReadTokens: 100 });
   });
 });

@@ -28,9 +28,10 @@ export type ContextBudgetedEvent = ContextBudget & {
 /**
  * `threshold`: the estimate passed the warning ratio; `over_budget`: it is above the available
  * input although mandatory context fits (history is not shortened in this mode); `provider_usage`:
- * the provider's own input count passed the threshold when the estimate did not.
+ * the provider's own input count passed the threshold when the estimate did not;
+ * `implausible_usage`: the provider reported a part above its whole (cached above input), clamped.
  */
-export type ContextWarningReason = 'threshold' | 'over_budget' | 'provider_usage';
+export type ContextWarningReason = 'threshold' | 'over_budget' | 'provider_usage' | 'implausible_usage';
 
 export type ContextWarningEvent = {
   readonly type: 'context.warning';

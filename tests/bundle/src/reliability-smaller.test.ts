@@ -83,3 +83,35 @@ describe('provider faults through the bundled forge and the loopback server', ()
     expect(session.runs[0]?.usage).toMatchObject({ inputTokens: 100, cacheReadTokens: 100 });
   });
 });
+
+describe('edit_file and a planted git repository, through the bundled forge', () => {
+  it('refuses the files that would complete a bare repository (HEAD, objects/, refs/, a config with core.pager)', async () => {
+    const user = await userSetup(fixture, 'bare-repository');
+    const edit = (file: string, content: string) => ({
+      toolName: 'edit_file',
+      input: { path: `vendor/lib/${file}`, mode: 'create', content },
+    });
+    const script = await user.writeModelScript([
+      {
+        toolCalls: [
+          edit('HEAD', 'ref: refs/heads/main\n'),
+          edit('objects/info/packs', '\n'),
+          edit('refs/heads/main', '0000000000000000000000000000000000000000\n'),
+          edit('config', '[core]\n\tpager = touch pwned; less\n'),
+        ],
+      },
+      { text: 'Planted.' },
+    ]);
+    const run = await user.forge(
+      ['run', '--model', 'scripted:file', '--approval', 'workspace-write', 'Vendor it'],
+      script,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const results = toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages);
+    expect(results[0]).toMatch(/^Created "vendor\/lib\/HEAD"/);
+    // objects/ and refs/ beside a HEAD are refused, so the config (harmless alone) never completes a repository.
+    expect(results.slice(1, 3).every((result) => result.includes('Treated like .git'))).toBe(true);
+    for (const directory of ['objects', 'refs'])
+      expect(existsSync(path.join(user.workspace, 'vendor', 'lib', directory))).toBe(false);
+  });
+});

@@ -1,10 +1,12 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { symlink } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionIdOf, toolResultTexts, useBundle, userSetup } from './support/bundle.js';
-import { poll } from './support/processes.js';
+import { isAlive, poll } from './support/processes.js';
 
 /* The smaller defects of issue 30, each through the bundled binary. */
 
@@ -113,5 +115,36 @@ describe('edit_file and a planted git repository, through the bundled forge', ()
     expect(results.slice(1, 3).every((result) => result.includes('Treated like .git'))).toBe(true);
     for (const directory of ['objects', 'refs'])
       expect(existsSync(path.join(user.workspace, 'vendor', 'lib', directory))).toBe(false);
+  });
+});
+
+describe('a session lock whose pid was reused, through the bundled forge', () => {
+  it('is recovered: the live process started after the lock, so it is not its owner', async () => {
+    const user = await userSetup(fixture, 'reused-pid');
+    const first = await user.forge(
+      ['run', '--model', 'scripted:file', 'hi'],
+      await user.writeModelScript([{ text: 'one' }]),
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = sessionIdOf(first.stderr);
+    const stranger = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const lockFile = path.join(user.forgeHome, 'sessions', sessionId, 'lock');
+      const startedAt = new Date(Date.now() - 3_600_000).toISOString();
+      await writeFile(
+        lockFile,
+        JSON.stringify({ pid: stranger.pid, hostname: hostname(), startedAt, token: 'reused' }),
+      );
+      const resumed = await user.forge(
+        ['run', '--resume', sessionId, '--model', 'scripted:file', 'again'],
+        await user.writeModelScript([{ text: 'two' }]),
+      );
+      expect(resumed.stderr).not.toContain('is in use by');
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toContain('two');
+      expect(isAlive(stranger.pid ?? 0)).toBe(true);
+    } finally {
+      stranger.kill();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { symlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -146,5 +147,36 @@ describe('a session lock whose pid was reused, through the bundled forge', () =>
     } finally {
       stranger.kill();
     }
+  });
+});
+
+describe('MCP results and schemas too large, through the bundled forge', () => {
+  const testServer = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('@forge/mcp/package.json')),
+    'src',
+    'test-server',
+    'test-server.mjs',
+  );
+
+  it('a 50 MB result is cut and the server keeps serving; a 1 MB schema is left out with a warning', async () => {
+    const user = await userSetup(fixture, 'mcp-large');
+    await user.writeConfig({
+      mcpServers: [{ name: 'test', command: process.execPath, args: [testServer, '--huge-schema'], risk: 'read' }],
+    });
+    const script = await user.writeModelScript([
+      { toolCalls: [{ toolName: 'test__big', input: { chars: 50 * 1024 * 1024 } }] },
+      { toolCalls: [{ toolName: 'test__echo', input: { text: 'still here' } }] },
+      { text: 'Done.' },
+    ]);
+    const run = await user.forge(['run', '--model', 'scripted:file', 'Fetch it'], script);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('MCP server "test" offers tool "huge" with an input schema of');
+    expect(run.stderr).toContain('the tool was left out');
+    const results = toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages);
+    expect(results[0]?.length).toBeLessThan(1024 * 1024);
+    expect(results[0]).toMatch(/^x{100}/);
+    expect(results[1]).toBe('echo: still here');
+    const context = await user.forge(['context', '--json']);
+    expect(context.stdout).not.toContain('test__huge');
   });
 });

@@ -33,6 +33,7 @@ const groups: readonly CommandGroup[] = [
   { name: 'import', description: 'bring a session another tool recorded into Forge' },
   { name: 'checkpoint', description: "read a session's checkpoint" },
   { name: 'models', description: 'the models Forge knows: limits, how requests are counted, calibration' },
+  { name: 'calibration', description: "what Forge learned of a model's token counts from provider usage" },
   { name: 'config', description: 'show and check the configuration (FORGE_HOME/config.json, .forge/config.json)' },
 ];
 
@@ -111,6 +112,9 @@ const modelsListOptions = commandOptions(jsonOutput('print { models: [...] } as 
   'cwd',
 ]);
 export type ModelsListOptions = OptionsOf<typeof modelsListOptions>;
+
+const modelsCalibrationResetOptions = commandOptions({}, ['forgeHome', 'cwd']);
+export type ModelsCalibrationResetOptions = OptionsOf<typeof modelsCalibrationResetOptions>;
 
 const configShowOptions = commandOptions(
   jsonOutput('print the values, their sources, the files and the warnings as one JSON document'),
@@ -230,6 +234,13 @@ const commands: readonly CommandEntry[] = [
       'list every model of the capability tables and each configured compatible server: window, output limit, input cap, how requests are counted, calibration from provider usage, and the source of each figure (no API key needed)',
     ...modelsListOptions,
     load: () => import('./commands/models-list.js'),
+  }),
+  command({
+    usage: 'models calibration reset <model>',
+    description:
+      'forget the provider usage recorded for a model (provider:id), so its requests are counted with the raw estimate again; use it when a wrong usage report makes runs stop before sending',
+    ...modelsCalibrationResetOptions,
+    load: () => import('./commands/models-calibration-reset.js'),
   }),
   command({
     usage: 'config show',

@@ -69,4 +69,4 @@ export {
 export { readTrace, readTraceLines, type EnvelopeParser, type TraceEntry, type TraceLine } from './trace-reader.js';
 export { readStoredLines } from './stored-file.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
-export { readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';
+export { forgetCalibration, readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';

@@ -1,3 +1,4 @@
+import { terminalLine } from '@forge/core/terminal';
 import type { RunResult } from '@forge/core';
 import type { ReplOptions } from '../program.js';
 import { loadCliConfig } from '../config/cli-config.js';
@@ -209,11 +210,11 @@ async function runRepl(options: {
           style,
           contextUse,
         });
-        for (const warning of turn.warnings) print(`${style.yellow(`warning: ${warning.message}`)}\n`);
+        for (const warning of turn.warnings) print(`${style.yellow(`warning: ${terminalLine(warning.message)}`)}\n`);
         print(turnStatus(turn.result, style));
         await priceNextRequest(context);
       } catch (error) {
-        print(`${style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+        print(`${style.red(`error: ${terminalLine(error instanceof Error ? error.message : String(error))}`)}\n`);
       } finally {
         activeRun = undefined;
         spinner.stop();
@@ -261,7 +262,7 @@ async function runTurn(options: {
       onNote: (text) => {
         spinner.stop();
         renderer.finishRun();
-        options.print(`${style.dim(`• ${text}`)}\n`);
+        options.print(`${style.dim(`• ${terminalLine(text)}`)}\n`);
         if (engine.name === 'codex') spinner.start('codex is working');
       },
     });
@@ -304,6 +305,6 @@ function turnStatus(result: RunResult, style: Style): string {
       return `${style.yellow(`Stopped after ${result.steps} model steps without a final answer.`)} ${style.dim('Start forge with a higher --max-steps or narrow the request.')}\n`;
     case 'limit_reached':
     case 'failed':
-      return `${style.red(`The turn ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${result.error?.message ?? result.status}`)}\n`;
+      return `${style.red(`The turn ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${terminalLine(result.error?.message ?? result.status)}`)}\n`;
   }
 }

@@ -1,4 +1,5 @@
 import { openCompactionTrace, SESSION_CHECKPOINT_OPTIONS } from '@forge/sessions';
+import { terminalLine } from '@forge/core/terminal';
 import type { Style } from '../output/style.js';
 import {
   toolDefinitions,
@@ -37,7 +38,7 @@ export function describeSwitch(change: SessionSwitch, verb: string, style: Style
       style.yellow(`This session was recorded in ${change.otherWorkspace}; tools now work in this REPL's workspace.`),
     );
   }
-  for (const warning of change.warnings) lines.push(style.yellow(`warning: ${warning.message}`));
+  for (const warning of change.warnings) lines.push(style.yellow(`warning: ${terminalLine(warning.message)}`));
   if (change.recap.length > 0) lines.push(style.dim('So far:'), ...change.recap.map((line) => `  ${line}`));
   return `${lines.join('\n')}\n`;
 }

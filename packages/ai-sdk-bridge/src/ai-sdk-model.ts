@@ -1,4 +1,9 @@
-import type { LanguageModelV4, LanguageModelV4Message, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  SharedV4ProviderOptions,
+} from '@ai-sdk/provider';
 import {
   countMessagesWithEstimate,
   type Message,
@@ -82,6 +87,8 @@ export interface AiSdkVendor<Options extends AdapterOptions> {
   providerOptions?(options: Options, call: ModelCallOptions): SharedV4ProviderOptions | undefined;
   /** Whether a reasoning part is sent back to this model (default: only reasoning it produced itself). */
   keepReasoning?(part: ReasoningPart, origin: ModelOrigin): boolean;
+  /** Marks the encoded prompt before it is sent (Anthropic's cache breakpoints); default: sent as encoded. */
+  preparePrompt?(prompt: LanguageModelV4Prompt, request: ModelRequest, options: Options): LanguageModelV4Prompt;
 }
 
 /** What a vendor may change about one request as it is sent (OpenAI's replayed compaction state). */
@@ -144,13 +151,14 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
     shape: SendShape = {},
   ): AsyncIterable<ModelStreamPart> {
     const providerOptions = this.providerOptions(call);
+    const prompt = toLanguageModelPrompt(request, {
+      keepReasoning: (part) => this.keepReasoning(part),
+      ...(shape.checkpointReplacement === undefined ? {} : { checkpointReplacement: shape.checkpointReplacement }),
+    });
     return streamModel({
       model: this.languageModel(shape.fetch),
       callOptions: {
-        prompt: toLanguageModelPrompt(request, {
-          keepReasoning: (part) => this.keepReasoning(part),
-          ...(shape.checkpointReplacement === undefined ? {} : { checkpointReplacement: shape.checkpointReplacement }),
-        }),
+        prompt: this.vendor.preparePrompt?.(prompt, request, this.options) ?? prompt,
         tools: toLanguageModelTools(request.tools),
         ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
         ...(providerOptions === undefined ? {} : { providerOptions }),

@@ -45,6 +45,8 @@ export interface ForgeConfig {
   readonly providerNative: { readonly persist: boolean };
   /** `context.workingSet`: the bounds of the files a forge-state checkpoint keeps in hand. */
   readonly workingSet: WorkingSetBudget;
+  /** `anthropic.cacheLifetime`: the lifetime of the cache breakpoints on `anthropic:` models. */
+  readonly anthropic: { readonly cacheLifetime: '5m' | '1h' };
 }
 
 export interface SandboxConfig {
@@ -163,6 +165,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let mcpServers: readonly McpServerConfig[] = [];
   let compaction: CompactionConfig = { strategy: 'forge-state' };
   let persistNative = false;
+  let anthropicCacheLifetime: '5m' | '1h' = '5m';
   const workingSet: { -readonly [K in keyof WorkingSetBudget]: number } = { ...DEFAULT_WORKING_SET_BUDGET };
   const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
   const prices: Record<string, PriceEntry> = {};
@@ -171,6 +174,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   for (const field of [...Object.keys(context), ...contextToolFields])
     provenance[`context.${field}`] = { source: 'default' };
   provenance['approval.profile'] = { source: 'default' };
+  provenance['anthropic.cacheLifetime'] = { source: 'default' };
   provenance['secrets.env'] = { source: 'default' };
   for (const field of ['mode', 'network', 'env']) provenance[`sandbox.${field}`] = { source: 'default' };
   provenance['models'] = { source: 'default' };
@@ -275,6 +279,11 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       }
     }
 
+    if (values.anthropic?.cacheLifetime !== undefined) {
+      anthropicCacheLifetime = values.anthropic.cacheLifetime;
+      provenance['anthropic.cacheLifetime'] = origin('anthropic.cacheLifetime');
+    }
+
     const section = values.context ?? {};
     const chosen = section.compaction ?? {};
     if (
@@ -370,6 +379,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       compaction,
       providerNative: { persist: persistNative },
       workingSet,
+      anthropic: { cacheLifetime: anthropicCacheLifetime },
     },
     provenance,
     warnings,

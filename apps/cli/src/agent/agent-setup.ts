@@ -105,6 +105,7 @@ export async function resolveConfiguredModel(options: {
       compatibleModels: config.models,
       userConfigFile: loaded.files.user,
       prices,
+      anthropicCacheLifetime: config.anthropic.cacheLifetime,
       ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
       ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
       ...(chooseWith === undefined ? {} : { chooseWith }),

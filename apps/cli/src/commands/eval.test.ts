@@ -223,8 +223,8 @@ describe('forge eval', () => {
       [['eval', '--live'], /--live needs a model/],
       [['eval', '--fixtures', directory.path, '--mode', 'turbo'], /Unknown mode "turbo"; choose from off, warn/],
       [
-        ['eval', '--fixtures', directory.path, '--prices', 'anthropic'],
-        /--prices anthropic: not openai or deepseek, and the file .*anthropic cannot be read \(no such file\)/,
+        ['eval', '--fixtures', directory.path, '--prices', 'mistral'],
+        /--prices mistral: not openai or deepseek or anthropic, and the file .*mistral cannot be read \(no such file\)/,
       ],
       [
         ['eval', '--fixtures', directory.path, '--prices', 'sheets/bad-prices.json'],

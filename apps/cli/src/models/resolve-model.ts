@@ -39,6 +39,8 @@ export interface ModelProviderContext {
   readonly purpose?: 'run' | 'measure';
   /** The user configuration file, named in errors about a `models` entry. */
   readonly userConfigFile?: string;
+  /** `anthropic.cacheLifetime`: the lifetime of the cache breakpoints of `anthropic:` models (default 5m). */
+  readonly anthropicCacheLifetime?: '5m' | '1h';
 }
 
 /**
@@ -99,6 +101,21 @@ const builtInProviders: readonly ModelProvider[] = [
           modelId,
           env: context.env,
           ...(apiKey === undefined ? {} : { apiKey }),
+          ...pricesOf(context),
+        }),
+      );
+    },
+  },
+  {
+    name: 'anthropic',
+    async create(modelId, context) {
+      const { createAnthropicModel } = await import('@forge/model-anthropic');
+      return keyed(context, (apiKey) =>
+        createAnthropicModel({
+          modelId,
+          env: context.env,
+          ...(apiKey === undefined ? {} : { apiKey }),
+          ...(context.anthropicCacheLifetime === undefined ? {} : { cacheLifetime: context.anthropicCacheLifetime }),
           ...pricesOf(context),
         }),
       );
@@ -212,6 +229,7 @@ export async function resolveModel(
     readonly chooseWith?: string;
     /** Configured prices by model id (`openai:gpt-5.1`). */
     readonly prices?: ReadonlyMap<string, PriceSheet>;
+    readonly anthropicCacheLifetime?: '5m' | '1h';
   },
 ): Promise<ModelAdapter> {
   const { provider, modelId } = parseModelIdentifier(value, options.chooseWith);
@@ -229,5 +247,6 @@ export async function resolveModel(
     ...(options.userConfigFile === undefined ? {} : { userConfigFile: options.userConfigFile }),
     ...(options.chooseWith === undefined ? {} : { chooseWith: options.chooseWith }),
     ...(prices === undefined ? {} : { prices }),
+    ...(options.anthropicCacheLifetime === undefined ? {} : { anthropicCacheLifetime: options.anthropicCacheLifetime }),
   });
 }

@@ -1,4 +1,11 @@
-import { argumentsText, deltasOf, type HttpErrorReply, type LoopbackUsage, type TurnReply } from './replies.js';
+import {
+  argumentsText,
+  deltasOf,
+  type CompactionReply,
+  type HttpErrorReply,
+  type LoopbackUsage,
+  type TurnReply,
+} from './replies.js';
 import type { SseEvent } from './sse.js';
 
 /*
@@ -172,8 +179,33 @@ function checkToolPairing(messages: readonly Block[]): string | undefined {
   return undefined;
 }
 
+/** The JSON answer of a compaction request: one `compaction` block, stop reason `compaction`. */
+export function messagesCompactionBody(reply: CompactionReply, requestNumber: number, model: string): Block {
+  const usage = reply.usage ?? { inputTokens: 0, outputTokens: 0 };
+  return {
+    id: `msg_${requestNumber}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [
+      {
+        type: 'compaction',
+        content: reply.summary ?? 'Summary of the earlier conversation.',
+        signature: reply.encryptedContent,
+      },
+    ],
+    stop_reason: 'compaction',
+    stop_sequence: null,
+    usage: { ...inputUsage(usage), output_tokens: usage.outputTokens },
+  };
+}
+
 /** Why the service would refuse this request body, or undefined when it accepts it. */
-export function checkMessagesInput(body: Block, issuedSignatures: ReadonlySet<string>): string | undefined {
+export function checkMessagesInput(
+  body: Block,
+  issuedSignatures: ReadonlySet<string>,
+  issuedCompactions: ReadonlySet<string> = new Set(),
+): string | undefined {
   const breakpoints = countBreakpoints(body);
   if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
   const messages = Array.isArray(body['messages']) ? (body['messages'] as Block[]) : [];
@@ -181,6 +213,8 @@ export function checkMessagesInput(body: Block, issuedSignatures: ReadonlySet<st
     for (const block of contentBlocks(message)) {
       if (block['type'] === 'thinking' && !issuedSignatures.has(String(block['signature'])))
         return `messages.${index}.content: Invalid \`signature\` in \`thinking\` block`;
+      if (block['type'] === 'compaction' && !issuedCompactions.has(String(block['signature'])))
+        return `messages.${index}.content: Invalid \`signature\` in \`compaction\` block`;
     }
   }
   return checkToolPairing(messages);

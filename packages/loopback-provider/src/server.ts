@@ -20,6 +20,7 @@ import {
 import {
   checkMessagesInput,
   countBreakpoints,
+  messagesCompactionBody,
   messagesCompletionIndex,
   messagesErrorBody,
   messagesFailedEvents,
@@ -189,7 +190,14 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
       sendJson(response, 200, compactionBody(reply, input, index + 1, model));
       return;
     }
-    if (reply.type === 'compaction') throw new Error('a compaction reply can only answer /responses/compact');
+    if (endpoint === 'messages' && body['compaction'] !== undefined) {
+      if (reply.type !== 'compaction') throw new Error(`a ${reply.type} reply cannot answer a compaction request`);
+      issuedCompactions.add(reply.encryptedContent);
+      sendJson(response, 200, messagesCompactionBody(reply, index + 1, model));
+      return;
+    }
+    if (reply.type === 'compaction')
+      throw new Error('a compaction reply can only answer /responses/compact or a Messages compaction request');
     const simulated = simulateCache(endpoint, recorded, body, model);
     await stream(
       response,
@@ -221,7 +229,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   }
 
   function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
-    if (endpoint === 'messages') return checkMessagesInput(body, issuedSignatures);
+    if (endpoint === 'messages') return checkMessagesInput(body, issuedSignatures, issuedCompactions);
     if (endpoint === 'chat') {
       if (options.requireReasoningContent?.(body) === true) {
         const missing = checkDeepSeekReasoningContent(body['messages'], emittedReasoning);

@@ -9,7 +9,8 @@ import type { AnthropicCacheLifetime } from './settings.js';
  * checkpoint), so it marks three places:
  *
  * 1. the system message: tools and instructions, the same for the whole session;
- * 2. the checkpoint message: the same from one compaction to the next;
+ * 2. the checkpoint message (or the server compaction blocks replayed in its place): the same
+ *    from one compaction to the next;
  * 3. the newest message: the next request of the conversation repeats everything before it.
  *
  * A compaction changes the checkpoint and drops history, so breakpoint 2 moves with the new
@@ -28,7 +29,8 @@ export function placeBreakpoints(prompt: LanguageModelV4Prompt, request: ModelRe
   const instructions = prompt[0]?.role === 'system' ? 0 : undefined;
   const afterInstructions = instructions === undefined ? 0 : 1;
   const hasCheckpoint = request.checkpoint !== undefined && request.checkpoint.length > 0;
-  const checkpoint = hasCheckpoint && prompt[afterInstructions]?.role === 'user' ? afterInstructions : undefined;
+  // The checkpoint's message, or the replayed compaction blocks that stand in for it.
+  const checkpoint = hasCheckpoint && prompt[afterInstructions] !== undefined ? afterInstructions : undefined;
   const last = prompt.length - 1;
   const newest = last >= 0 && last !== instructions && last !== checkpoint ? last : undefined;
   return {

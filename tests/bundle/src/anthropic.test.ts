@@ -1,5 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Message } from '@forge/core';
+import { createSession } from '@forge/persistence';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { expectRequestsExtendEachOther } from '@forge/loopback-provider/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +11,7 @@ import { sessionIdOf, toolResultTexts, useBundle, userSetup } from './support/bu
  * `forge run --model anthropic:<id>` from the bundle, through @ai-sdk/anthropic over real HTTP to
  * the loopback server speaking the Messages API: a tool round trip, a second turn with --resume,
  * the breakpoints on every request, and forge inspect pricing what Anthropic reports as written
- * and read at the table's rates.
+ * and read at the table's rates; then server compaction as the provider-native strategy.
  */
 
 const fixture = useBundle('bundle-anthropic');
@@ -104,4 +106,53 @@ describe('the bundled forge with the Anthropic adapter over HTTP', () => {
     expect(text.stdout).toMatch(/\$6 cache write/);
     expect(JSON.stringify(session)).not.toContain(key);
   });
+
+  it('compacts on the server with --strategy provider-native and replays the block on the next turn', async () => {
+    const user = await userSetup(fixture, 'anthropic-native');
+    await user.writeConfig({ model: MODEL, context: { providerNative: { persist: true } } });
+    const writer = await createSession(user.forgeHome, { workspaceRoot: user.workspace });
+    await writer.appendMessages(longConversation());
+    await writer.close();
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: provider.baseURL };
+
+    provider.enqueue({
+      type: 'compaction',
+      encryptedContent: 'sig-server-compaction',
+      summary: 'Keep the lexer API stable.',
+    });
+    const compacted = await user.forge(
+      ['compact', '--session', writer.id, '--strategy', 'provider-native', '--json'],
+      env,
+    );
+    expect(compacted.stderr).toBe('');
+    expect(compacted.code).toBe(0);
+    expect(JSON.parse(compacted.stdout)).toMatchObject({ outcome: 'compacted', strategy: 'provider-native' });
+    const asked = provider.requests.at(-1);
+    expect(asked?.path).toBe('/v1/messages');
+    expect(asked?.body).toMatchObject({ compaction: { type: 'summarize' } });
+
+    provider.enqueue(turn({ text: 'Continuing from the compaction.' }));
+    const continued = await user.forge(['run', '--resume', writer.id, 'What did we agree about the API?'], env);
+    expect(continued.code).toBe(0);
+    expect(continued.stdout).toContain('Continuing from the compaction.');
+    const replaying = provider.requests.at(-1)?.body as Body;
+    expect(replaying.messages[0]?.content[0]).toEqual({
+      type: 'compaction',
+      content: 'Keep the lexer API stable.',
+      signature: 'sig-server-compaction',
+      cache_control: { type: 'ephemeral', ttl: '5m' },
+    });
+    expect(JSON.stringify(replaying)).not.toContain('[SESSION_CHECKPOINT v1]');
+  });
 });
+
+/** Thirty long turns: more than the recent tail keeps. */
+function longConversation(): Message[] {
+  return Array.from({ length: 30 }, (_, index): Message[] => [
+    { role: 'user', content: `Turn ${index}: keep the lexer's public API stable. ${'Explain each step. '.repeat(40)}` },
+    {
+      role: 'assistant',
+      content: [{ type: 'text', text: `Turn ${index}: done. ${'Detail of the state machine. '.repeat(40)}` }],
+    },
+  ]).flat();
+}

@@ -81,6 +81,8 @@ export interface AiSdkVendor<Options extends AdapterOptions> {
   readonly nativeCompaction: ModelCapabilities['nativeCompaction'];
   /** Vendor wording of a context overflow, beyond the common patterns. */
   readonly overflowPatterns?: readonly RegExp[];
+  /** Reads the sizes from the vendor's overflow message when its numbers are not in the common order. */
+  readonly overflowTokens?: ProviderErrorContext['overflowTokens'];
   /** The AI SDK language model, built with the vendor's provider factory. */
   languageModel(context: LanguageModelContext<Options>): LanguageModelV4;
   /** Per-request provider options; undefined sends none. */
@@ -192,6 +194,7 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
       providerLabel: this.settings.label,
       baseURL: this.settings.baseURL,
       ...(this.vendor.overflowPatterns === undefined ? {} : { overflowPatterns: this.vendor.overflowPatterns }),
+      ...(this.vendor.overflowTokens === undefined ? {} : { overflowTokens: this.vendor.overflowTokens }),
       ...(this.settings.keyVariable === undefined ? {} : { keyVariable: this.settings.keyVariable }),
     };
   }

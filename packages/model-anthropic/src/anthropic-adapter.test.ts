@@ -1,4 +1,4 @@
-import { ForgeError, RateLimitError, type Message } from '@forge/core';
+import { ContextOverflowError, ForgeError, RateLimitError, type Message } from '@forge/core';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { bareRequest, conformanceTuning, drain, runTurn } from '@forge/loopback-provider/conformance';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +46,14 @@ describe('Anthropic adapter', () => {
     const body = server.requests[0]?.body as Body;
     expect(body.system?.[0]?.['cache_control']).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(body.messages.at(-1)?.content.at(-1)?.['cache_control']).toEqual({ type: 'ephemeral', ttl: '1h' });
+  });
+
+  it("reads Anthropic's overflow message the right way round: requested size first, then the limit", async () => {
+    server.enqueue({ type: 'http-error', status: 400, message: 'prompt is too long: 210000 tokens > 200000 maximum' });
+    const { error } = await drain(anthropicModelFor(server, conformanceTuning).doStream(bareRequest(), {}));
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ limitTokens: 200_000, requestedTokens: 210_000 });
+    expect(server.requests).toHaveLength(1);
   });
 
   it('retries an overloaded 529 that came before any output', async () => {

@@ -41,10 +41,19 @@ export const ANTHROPIC_VENDOR: AiSdkVendor<AnthropicModelOptions> = {
   endpoint: () => ANTHROPIC_ENDPOINT,
   nativeCompaction: 'unsupported',
   overflowPatterns: [/prompt is too long/i, /input length and `max_tokens` exceed context limit/i],
+  overflowTokens: readOverflowTokens,
   languageModel: (context) => createAnthropic(providerSettings(context)).messages(context.options.modelId),
   preparePrompt: (prompt, request, options) =>
     withBreakpoints(prompt, request, options.cacheLifetime ?? DEFAULT_ANTHROPIC_CACHE_LIFETIME),
 };
+
+/** `prompt is too long: 210000 tokens > 200000 maximum`: the requested size comes first. */
+function readOverflowTokens(message: string): { limitTokens: number; requestedTokens: number } | undefined {
+  const match = /(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)\s*maximum/i.exec(message);
+  if (match === null) return undefined;
+  const number = (text: string | undefined) => Number((text ?? '').replaceAll(',', ''));
+  return { requestedTokens: number(match[1]), limitTokens: number(match[2]) };
+}
 
 /** The vendor for one model: with native compaction where Anthropic offers it for that model. */
 function vendorFor(modelId: string): AiSdkVendor<AnthropicModelOptions> {

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ensureTmux, TmuxTerminal } from '@forge/cli/testing-terminal';
 import type { Message } from '@forge/core';
 import { createSession } from '@forge/persistence';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
@@ -105,6 +106,39 @@ describe('the bundled forge with the Anthropic adapter over HTTP', () => {
     expect(text.stdout).toMatch(/written/);
     expect(text.stdout).toMatch(/\$6 cache write/);
     expect(JSON.stringify(session)).not.toContain(key);
+  });
+
+  it('shows in the REPL footer what the turn cost, cache writes charged at their premium', async () => {
+    ensureTmux();
+    const user = await userSetup(fixture, 'anthropic-repl');
+    provider.enqueue(
+      turn({
+        text: 'Friday.',
+        usage: { inputTokens: 5000, cachedInputTokens: 4000, cacheWriteTokens: 900, outputTokens: 10 },
+      }),
+    );
+    const terminal = TmuxTerminal.start({
+      command: [process.execPath, fixture.bundle().bin, '--model', MODEL],
+      cwd: user.workspace,
+      env: {
+        ...user.env,
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        ANTHROPIC_BASE_URL: provider.baseURL,
+        TERM: 'xterm-256color',
+        NO_COLOR: '1',
+      },
+      columns: 160,
+    });
+    try {
+      await terminal.waitFor((screen) => screen.includes('Type a request'), 20_000, 'the REPL banner');
+      terminal.enter('When is the release?');
+      // claude-sonnet-4-6, 5-minute writes: 100 fresh × $3 + 4,000 read × $0.30 + 900 written × $3.75 + 10 out × $15 per 1M.
+      const screen = await terminal.waitFor((text) => text.includes('so far'), 20_000, 'the footer with the cost');
+      expect(screen).toContain('Friday.');
+      expect(screen).toMatch(/anthropic:claude-sonnet-4-6 · mode compact · .*\$0\.00502 so far/);
+    } finally {
+      terminal.close();
+    }
   });
 
   it('compacts on the server with --strategy provider-native and replays the block on the next turn', async () => {

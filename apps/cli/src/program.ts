@@ -159,7 +159,7 @@ const evalOptions = commandOptions(
     gates: text('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'),
     prices: text(
       '--prices <sheet>',
-      'price sheet the costs are computed with: openai (default), deepseek, or a JSON file of input, cached, write and output dollars per million tokens',
+      'price sheet the costs are computed with: openai (default), deepseek, anthropic, or a JSON file of input, cached, write and output dollars per million tokens',
     ),
     live: flag(
       '--live',

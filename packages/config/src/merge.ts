@@ -45,6 +45,8 @@ export interface ForgeConfig {
   readonly providerNative: { readonly persist: boolean };
   /** `context.workingSet`: the bounds of the files a forge-state checkpoint keeps in hand. */
   readonly workingSet: WorkingSetBudget;
+  /** `anthropic.cacheLifetime`: the lifetime of the cache breakpoints on `anthropic:` models. */
+  readonly anthropic: { readonly cacheLifetime: '5m' | '1h' };
 }
 
 export interface SandboxConfig {
@@ -153,6 +155,7 @@ interface MergeState {
   mcpServers: readonly McpServerConfig[];
   compaction: CompactionConfig;
   persistNative: boolean;
+  anthropicCacheLifetime: '5m' | '1h';
   readonly workingSet: Mutable<WorkingSetBudget>;
   readonly contextTools: Mutable<ContextToolsConfig>;
   readonly prices: Record<string, PriceEntry>;
@@ -199,6 +202,7 @@ function defaultState(): MergeState {
     mcpServers: [],
     compaction: { strategy: 'forge-state' },
     persistNative: false,
+    anthropicCacheLifetime: '5m',
     workingSet: { ...DEFAULT_WORKING_SET_BUDGET },
     contextTools: { ...DEFAULT_CONTEXT_TOOLS },
     prices: {},
@@ -213,6 +217,7 @@ function defaultPaths(context: ContextPolicy): string[] {
   return [
     ...[...Object.keys(context), ...contextToolFields].map((field) => `context.${field}`),
     'approval.profile',
+    'anthropic.cacheLifetime',
     'secrets.env',
     ...['mode', 'network', 'env'].map((field) => `sandbox.${field}`),
     'models',
@@ -256,6 +261,7 @@ function mergeLayer(merge: LayerMerge): void {
   mergeSandbox(merge);
   mergeUserOnlyLists(merge);
   mergePrices(merge);
+  mergeAnthropic(merge);
   mergeCompaction(merge);
   mergeProviderNative(merge);
   mergeContextMode(merge);
@@ -266,6 +272,12 @@ function mergeModel({ state, values, origin }: LayerMerge): void {
   if (values.model === undefined) return;
   state.model = values.model;
   state.provenance['model'] = origin('model');
+}
+
+function mergeAnthropic({ state, values, origin }: LayerMerge): void {
+  if (values.anthropic?.cacheLifetime === undefined) return;
+  state.anthropicCacheLifetime = values.anthropic.cacheLifetime;
+  state.provenance['anthropic.cacheLifetime'] = origin('anthropic.cacheLifetime');
 }
 
 function mergeApproval({ state, values, isProject, origin, refuse }: LayerMerge): void {
@@ -476,6 +488,7 @@ function mergedConfig(state: MergeState): MergedConfig {
       compaction: state.compaction,
       providerNative: { persist: state.persistNative },
       workingSet: state.workingSet,
+      anthropic: { cacheLifetime: state.anthropicCacheLifetime },
     },
     provenance: state.provenance,
     warnings: state.warnings,

@@ -235,6 +235,16 @@ const layerShape = {
   mcpServers: mcpServerConfigListSchema.describe(
     'MCP servers started over stdio; their tools are offered beside the built-in ones (user configuration only).',
   ),
+  anthropic: z
+    .strictObject({
+      cacheLifetime: z
+        .enum(['5m', '1h'], { error: 'must be "5m" or "1h", the cache lifetimes Anthropic offers' })
+        .describe(
+          'Lifetime of the cache breakpoints on anthropic: models: 5m (default; writes bill 1.25× input) or 1h (2× input).',
+        ),
+    })
+    .partial()
+    .describe('Settings of the Anthropic adapter.'),
   prices: z
     .record(modelIdentifier, priceEntrySchema)
     .describe(

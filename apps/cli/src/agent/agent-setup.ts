@@ -92,6 +92,7 @@ export function configuredModelResolver(input: {
       userConfigFile: loaded.files.user,
       prices,
       fallbackContextWindowTokens: loaded.config.context.fallbackContextWindowTokens,
+      anthropicCacheLifetime: loaded.config.anthropic.cacheLifetime,
       ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
       ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
       ...(chooseWith === undefined ? {} : { chooseWith }),

@@ -224,7 +224,7 @@ describe('the REPL', () => {
     expect(code).toBe(2);
     expect(test.stdout.text).toBe('');
     expect(test.stderr.text).toBe(
-      'forge: error: unknown model provider "acme" in "acme:x"; known providers: scripted, openai, deepseek, compatible\n',
+      'forge: error: unknown model provider "acme" in "acme:x"; known providers: scripted, openai, deepseek, anthropic, compatible\n',
     );
   });
 });

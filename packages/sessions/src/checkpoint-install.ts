@@ -1,9 +1,10 @@
-import { canonicalJsonStringify, hashMessages, InvalidInputError, sha256Hex, type JsonValue } from '@forge/core';
+import { canonicalJsonStringify, InvalidInputError, sha256Hex, type JsonValue } from '@forge/core';
 import {
   checkpointMatchesTranscript,
   CHECKPOINT_CAPS,
   observeArtifactHashes,
   renderCheckpointView,
+  sourceMatchesTranscript,
   validateCheckpoint,
   type ArtifactHashes,
   type CheckpointCaps,
@@ -37,15 +38,6 @@ export type ResolvedCheckpoint =
   | { readonly ok: true; readonly active: ActiveCheckpoint }
   | { readonly ok: false; readonly problem: string };
 
-function rangeMatches(source: CheckpointSource, messages: readonly CheckpointTranscriptEntry[]): boolean {
-  if (source.messageCount > messages.length) return false;
-  const list = messages.map((entry) => entry.message);
-  return (
-    hashMessages(list.slice(0, source.summarizedThrough)) === source.sourceHash &&
-    hashMessages(list.slice(source.tailStart, source.messageCount)) === source.tailHash
-  );
-}
-
 /**
  * Reads the stored current checkpoint: a Forge checkpoint that passes `validateCheckpoint` and
  * still stands for the same messages (range and hashes), or a Codex import whose range still
@@ -61,7 +53,7 @@ export function resolveStoredCheckpoint(
   const facts = { id: checkpointIdOf(hash), hash, source: stored.source, recordedAt: stored.recordedAt };
   const imported = codexImportSchema.safeParse(stored.checkpoint);
   if (imported.success) {
-    if (!rangeMatches(stored.source, transcript))
+    if (!sourceMatchesTranscript(stored.source, transcript))
       return {
         ok: false,
         problem: `the imported checkpoint ${facts.id} no longer matches the transcript's messages; it is not used`,

@@ -29,7 +29,12 @@ export { capMemory } from './memory-apply.js';
 export { reduceMemoryFromTranscript } from './memory-replay.js';
 export { createCheckpointNoteTool } from './checkpoint-note-tool.js';
 export { observeArtifactHashes, type ArtifactHashes } from './staleness.js';
-export { buildForgeStateCheckpoint, checkpointHash, checkpointMatchesTranscript } from './build.js';
+export {
+  buildForgeStateCheckpoint,
+  checkpointHash,
+  checkpointMatchesTranscript,
+  sourceMatchesTranscript,
+} from './build.js';
 export { renderCheckpointView } from './view.js';
 export { validateCheckpoint } from './validate.js';
 export {

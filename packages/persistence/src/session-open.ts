@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { SessionNotFoundError } from './errors.js';
 import { ensureForgeHome, type ForgeHomeLayout } from './home.js';
 import { acquireSessionLock, type SessionLock } from './lock.js';
-import { parseSessionLog } from './log-reader.js';
-import { readStoredFile } from './stored-file.js';
+import { readSessionLog, type ParsedSessionLog } from './log-reader.js';
+import { openStoredFile } from './stored-file.js';
 import { keepTornTail } from './torn-file.js';
 import { migrateV1Session } from './migrate-v1.js';
 import { createPrivateDirectory, isErrorCode, openPrivateFile } from './private-fs.js';
@@ -132,14 +132,13 @@ export async function openSession(
 
   const lock = await acquireSessionLock(paths.directory, id, now);
   try {
-    const log = await readStoredFile(paths.logFile);
-    const parsed = parseSessionLog(log, { file: paths.logFile, sessionId: id });
+    const parsed = await readSessionLog({ file: paths.logFile, sessionId: id });
     const warnings: SessionWarning[] = [];
     const handle = await openPrivateFile(paths.logFile, { exclusive: false });
     try {
       // The torn tail is kept before it is cut off: a crash in between leaves its bytes in both places, never in neither.
       const tornFile =
-        parsed.tornBytes > 0 ? await keepTornTail(paths.logFile, log.subarray(parsed.intactBytes)) : undefined;
+        parsed.tornBytes > 0 ? await keepTornTail(paths.logFile, await tornBytesOf(paths.logFile, parsed)) : undefined;
       for (const warning of parsed.transcript.warnings) {
         warnings.push(
           warning.code === 'torn_tail' && tornFile !== undefined
@@ -166,6 +165,18 @@ export async function openSession(
   } catch (error) {
     await lock.release();
     throw error;
+  }
+}
+
+/** The bytes after the intact part of a log (we hold its lock: nothing appends meanwhile). */
+async function tornBytesOf(logFile: string, parsed: ParsedSessionLog): Promise<Buffer> {
+  const handle = await openStoredFile(logFile);
+  try {
+    const bytes = Buffer.alloc(parsed.tornBytes);
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, parsed.intactBytes);
+    return bytes.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -40,7 +40,22 @@ export {
 export { redactMessage } from './redact-message.js';
 export { discardSession } from './session-discard.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
-export { lastSession, listSessions, sessionIds, type LastSessionFilter, type SessionSummary } from './session-list.js';
+export {
+  lastSession,
+  listSessions,
+  sessionIds,
+  type LastSessionFilter,
+  type ListSessionsOptions,
+  type SessionSummary,
+} from './session-list.js';
+export {
+  refreshSessionIndex,
+  sessionIndex,
+  type IndexDamage,
+  type SessionIndex,
+  type SessionTotals,
+} from './session-index.js';
+export { currentCheckpointRecord, sessionTotals } from './session-lookups.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { loadTranscript } from './session-read.js';
 export type {

@@ -67,7 +67,7 @@ describe('the session writer lock', () => {
     ]);
     expect(JSON.parse(await readFile(lockFile, 'utf8'))).toMatchObject({ pid: process.pid });
     await writer.close();
-    expect(await readdir(join(home, 'sessions', id))).toEqual(['session.jsonl']);
+    expect(await readdir(join(home, 'sessions', id))).toEqual(['session.index.json', 'session.jsonl']);
   });
 
   it('does not guess about a lock held on another host', async () => {

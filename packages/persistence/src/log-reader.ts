@@ -18,8 +18,8 @@ export interface ParsedSessionLog {
   readonly tornBytes: number;
 }
 
-/** Sees each intact record with where its line starts and ends (bytes, newline included when there is one). */
-export type RecordObserver = (record: SessionRecord, offset: number, end: number) => void;
+/** Sees each intact record with where its line starts and ends (bytes, newline included when there is one) and the line's bytes. */
+export type RecordObserver = (record: SessionRecord, offset: number, end: number, line: Buffer) => void;
 
 /**
  * Folds the lines of a session log, in order, into a session. Only a torn tail is left out, with a
@@ -80,7 +80,7 @@ class SessionLogParser {
     if (problem !== undefined) throw new CorruptFileError({ file, line: line.number, problem });
     this.intactBytes = line.terminated ? lineEnd + 1 : lineEnd;
     this.missingFinalNewline = !line.terminated;
-    this.options.onRecord?.(decoded.record, line.offset, this.intactBytes);
+    this.options.onRecord?.(decoded.record, line.offset, this.intactBytes, line.bytes);
     return true;
   }
 

@@ -9,12 +9,14 @@ import {
   type Usage,
 } from '@forge/core';
 import type { Redactor } from '@forge/core/redaction';
+import type { CostBreakdown } from '@forge/core/pricing';
 import type { FileHandle } from 'node:fs/promises';
 import type { SessionLock } from './lock.js';
 import { writeAll, writeFailureHint } from '@forge/bounded-read';
 import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
 import { tornFilePath } from './torn-file.js';
+import { sessionIndex } from './session-index.js';
 import {
   checkpointSourceRecordSchema,
   MAX_ERROR_MESSAGE_CHARS,
@@ -22,6 +24,7 @@ import {
   type CheckpointSource,
   type EngineRunFacts,
   type NewSessionRecord,
+  type RunEndedRecord,
   sessionRecordSchema,
   type StoredUsage,
 } from './records.js';
@@ -54,6 +57,9 @@ export interface RunEndInput {
   readonly checkpointSent?: CheckpointSent;
   /** Tool calls whose outputs the run began sending projected. */
   readonly projectedToolCalls?: readonly string[];
+  /** The run's cost when its model has prices (a core `RunResult` carries it). */
+  readonly cost?: CostBreakdown;
+  readonly unpricedSteps?: number;
 }
 
 export interface CheckpointInput {
@@ -66,6 +72,7 @@ export interface SessionWriterParts {
   readonly id: string;
   readonly directory: string;
   readonly logFile: string;
+  readonly indexFile: string;
   readonly handle: FileHandle;
   readonly lock: SessionLock;
   readonly state: SessionStateBuilder;
@@ -81,6 +88,17 @@ function storedUsage(usage: Usage): StoredUsage {
     if (typeof value === 'number' && Number.isInteger(value) && value >= 0) stored[key] = value;
   }
   return stored;
+}
+
+/** The cost fields of a run's end record: `priced`, and what was priced when there was a price sheet. */
+function storedCost(run: RunEndInput): Pick<RunEndedRecord, 'priced' | 'cost' | 'unpricedSteps'> {
+  if (run.cost === undefined) return { priced: false };
+  const { currency, freshInput, cachedInput, cacheWrite, output, total } = run.cost;
+  return {
+    priced: true,
+    cost: { currency, freshInput, cachedInput, cacheWrite, output, total },
+    ...(run.unpricedSteps === undefined || run.unpricedSteps === 0 ? {} : { unpricedSteps: run.unpricedSteps }),
+  };
 }
 
 /**
@@ -201,6 +219,7 @@ export class SessionWriter {
           ...(run.projectedToolCalls === undefined || run.projectedToolCalls.length === 0
             ? {}
             : { projectedToolCalls: [...run.projectedToolCalls] }),
+          ...storedCost(run),
         },
       ]),
     );
@@ -234,6 +253,8 @@ export class SessionWriter {
     await this.queue.catch(() => undefined);
     try {
       await this.parts.handle.close();
+      // Still holding the lock: the index takes in exactly what this writer appended.
+      await sessionIndex(this.logFile, this.parts.indexFile).catch(() => undefined);
     } finally {
       await this.parts.lock.release();
     }

@@ -8,7 +8,7 @@ import { calibrationLine } from '../models/calibration-report.js';
 import { styleFor } from '../output/style.js';
 import { chosenSessionId, loadStoredSession } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
-import { sessionCostFromTraces, toSessionCost } from '../session/session-cost.js';
+import { sessionCostSoFar, toSessionCost } from '../session/session-cost.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import type { ContextOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
@@ -18,7 +18,7 @@ import type { CommandInvocation } from './command.js';
  * it — the configured model and its window (with the window's source), the budget by category,
  * the reserve, the messages sent verbatim, free space, whether the next step would compact, and
  * how the count was made. With `--resume <id>` or `--last` the history is that session's view in
- * the configured mode, and the session's cost so far is read from its traces; otherwise it is a
+ * the configured mode, and the session's cost so far is read from its running totals; otherwise it is a
  * new conversation. For a model with prices, the next request's cost with a cold and a warm cache.
  * Sends nothing to any provider and writes nothing.
  */
@@ -33,7 +33,7 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
         : undefined;
     let session: ContextSessionView | undefined;
     let size: SessionSize | undefined;
-    let spent: Awaited<ReturnType<typeof sessionCostFromTraces>>;
+    let spent: Awaited<ReturnType<typeof sessionCostSoFar>>;
     if (id !== undefined) {
       const stored = await loadStoredSession(settings, id);
       // The same view a turn sends in this mode: the checkpoint (mode compact) and every message after it.
@@ -45,7 +45,7 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
       });
       session = { view, transcript: stored.messages };
       size = stored;
-      spent = await sessionCostFromTraces(settings.forgeHome, id);
+      spent = await sessionCostSoFar(settings.forgeHome, id);
     }
     const report = await measureNextRequest(
       await contextSubjectOf(agent, size),

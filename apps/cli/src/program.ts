@@ -1,6 +1,14 @@
 import { Command } from 'commander';
 import { UsageError } from './cli-error.js';
-import { flag, jsonOutput, oneOf, parseOptions, sessionTarget, text } from './commands/command-options.js';
+import {
+  flag,
+  jsonOutput,
+  oneOf,
+  parseOptions,
+  positiveInteger,
+  sessionTarget,
+  text,
+} from './commands/command-options.js';
 import {
   command,
   commandOptions,
@@ -47,7 +55,21 @@ const runOptions = commandOptions({
 });
 export type RunOptions = OptionsOf<typeof runOptions>;
 
-const sessionsListOptions = commandOptions(jsonOutput('print the list as one JSON array'), ['forgeHome']);
+/** How many sessions `forge sessions list` shows without `--limit` or `--all`. */
+export const DEFAULT_SESSION_LIST_LIMIT = 20;
+
+const sessionsListOptions = commandOptions(
+  {
+    ...jsonOutput('print the list as one JSON array'),
+    limit: positiveInteger(
+      '--limit <n>',
+      `show at most n sessions, the newest (default ${DEFAULT_SESSION_LIST_LIMIT})`,
+    ),
+    all: flag('--all', 'show every session'),
+    workspace: text('--workspace <dir>', "show only the sessions of this directory's workspace"),
+  },
+  ['forgeHome'],
+);
 export type SessionsListOptions = OptionsOf<typeof sessionsListOptions>;
 
 const sessionsShowOptions = commandOptions(jsonOutput('print the session as one JSON document'), [

@@ -55,7 +55,12 @@ export {
   type SessionIndex,
   type SessionTotals,
 } from './session-index.js';
-export { currentCheckpointRecord, sessionTotals } from './session-lookups.js';
+export {
+  currentCheckpointRecord,
+  readCheckpointWindow,
+  sessionTotals,
+  type CheckpointWindow,
+} from './session-lookups.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { loadTranscript } from './session-read.js';
 export type {

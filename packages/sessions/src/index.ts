@@ -24,6 +24,7 @@ export {
   factDependencies,
   installCheckpoint,
   renderActiveCheckpoint,
+  resolveIndexedCheckpoint,
   resolveStoredCheckpoint,
   type ActiveCheckpoint,
   type ArtifactHashSource,

@@ -133,6 +133,9 @@ function writeTurn(log: LogWriter, runId: string, turn: number, outputBytes: num
     steps: 2,
     usage: { inputTokens: 12_000, cacheReadTokens: 9_000, outputTokens: 400 },
     instructionsHash: 'a'.repeat(64),
+    // The run's cost as this Forge records it (an older Forge reads the record and ignores it).
+    priced: true,
+    cost: RUN_COST,
   });
 }
 
@@ -188,7 +191,7 @@ const STEP_COST = {
   total: 0.0044375,
 };
 const RUN_COST = {
-  currency: 'USD',
+  currency: 'USD' as const,
   freshInput: 0.00375,
   cachedInput: 0.001125,
   cacheWrite: 0,

@@ -143,11 +143,19 @@ export type ConfigShowOptions = OptionsOf<typeof configShowOptions>;
 const configValidateOptions = commandOptions({}, ['forgeHome', 'cwd']);
 export type ConfigValidateOptions = OptionsOf<typeof configValidateOptions>;
 
+/** How many runs `forge inspect <session>` lists without `--limit`. */
+export const DEFAULT_INSPECT_RUN_LIMIT = 20;
+
 const inspectOptions = commandOptions(
   {
     last: flag('--last', "inspect the newest run of this workspace's most recent session"),
     ...jsonOutput('print the report as one JSON document'),
     html: text('--html <file>', 'also write a self-contained HTML page with a chart of context use per step'),
+    limit: positiveInteger(
+      '--limit <n>',
+      `for a session: list the newest n runs, one line each (default ${DEFAULT_INSPECT_RUN_LIMIT})`,
+    ),
+    run: text('--run <id>', 'for a session: show this run in full (default: the newest run)'),
   },
   ['forgeHome', 'cwd', 'last'],
 );

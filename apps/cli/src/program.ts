@@ -143,6 +143,15 @@ export type ConfigShowOptions = OptionsOf<typeof configShowOptions>;
 const configValidateOptions = commandOptions({}, ['forgeHome', 'cwd']);
 export type ConfigValidateOptions = OptionsOf<typeof configValidateOptions>;
 
+const gcOptions = commandOptions(
+  {
+    dryRun: flag('--dry-run', 'list what would be removed, and remove nothing'),
+    ...jsonOutput('print { candidates, bytes, removed } as one JSON document'),
+  },
+  ['forgeHome'],
+);
+export type GcOptions = OptionsOf<typeof gcOptions>;
+
 /** How many runs `forge inspect <session>` lists without `--limit`. */
 export const DEFAULT_INSPECT_RUN_LIMIT = 20;
 
@@ -270,6 +279,13 @@ const commands: readonly CommandEntry[] = [
       'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid',
     ...configValidateOptions,
     load: () => import('./commands/config-validate.js'),
+  }),
+  command({
+    usage: 'gc',
+    description:
+      'prune run traces older than traces.keepDays (the newest traces.keepRuns are kept) and files a crash left behind; never a session log (--dry-run: only list them)',
+    ...gcOptions,
+    load: () => import('./commands/gc.js'),
   }),
   command({
     usage: 'inspect [target]',

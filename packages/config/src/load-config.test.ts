@@ -131,7 +131,9 @@ describe('loadConfig', () => {
       compaction: { strategy: 'forge-state' },
       providerNative: { persist: false },
       workingSet: { maxTokens: 32_000, maxFileTokens: 10_000, maxFiles: 8 },
+      traces: { keepDays: 30, keepRuns: 200 },
     });
+    expect(loaded.provenance['traces.keepDays']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.workingSet.maxTokens']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compaction.strategy']).toEqual({ source: 'default' });

@@ -3,6 +3,8 @@ import { DEFAULT_WORKING_SET_BUDGET, type WorkingSetBudget } from '@forge/core/c
 import type { McpServerConfig } from '@forge/mcp/config';
 import {
   APPROVAL_PROFILES,
+  DEFAULT_TRACE_KEEP_DAYS,
+  DEFAULT_TRACE_KEEP_RUNS,
   SANDBOX_MODES,
   type SandboxModeName,
   type ApprovalProfileName,
@@ -45,6 +47,13 @@ export interface ForgeConfig {
   readonly providerNative: { readonly persist: boolean };
   /** `context.workingSet`: the bounds of the files a forge-state checkpoint keeps in hand. */
   readonly workingSet: WorkingSetBudget;
+  /** `traces`: how long `forge gc` keeps run traces (session logs are never pruned). */
+  readonly traces: TraceRetention;
+}
+
+export interface TraceRetention {
+  readonly keepDays: number;
+  readonly keepRuns: number;
 }
 
 export interface SandboxConfig {
@@ -163,6 +172,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   let mcpServers: readonly McpServerConfig[] = [];
   let compaction: CompactionConfig = { strategy: 'forge-state' };
   let persistNative = false;
+  let traces: TraceRetention = { keepDays: DEFAULT_TRACE_KEEP_DAYS, keepRuns: DEFAULT_TRACE_KEEP_RUNS };
   const workingSet: { -readonly [K in keyof WorkingSetBudget]: number } = { ...DEFAULT_WORKING_SET_BUDGET };
   const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
   const prices: Record<string, PriceEntry> = {};
@@ -178,6 +188,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
   provenance['context.compaction.strategy'] = { source: 'default' };
   provenance['context.compaction.model'] = { source: 'default' };
   provenance['context.providerNative.persist'] = { source: 'default' };
+  for (const field of ['keepDays', 'keepRuns']) provenance[`traces.${field}`] = { source: 'default' };
   for (const field of workingSetFields) provenance[`context.workingSet.${field}`] = { source: 'default' };
 
   for (const layer of layers) {
@@ -242,6 +253,17 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       if (added.length > 0) refuse('sandbox.env', added.join(', '), `[${sandbox.env.join(', ')}]`);
       sandbox = { ...sandbox, env: [...new Set(wanted)] };
       provenance['sandbox.env'] = origin('sandbox.env');
+    }
+    if (
+      values.traces !== undefined &&
+      userOnly('traces', 'how long traces are kept is set in your user configuration.')
+    ) {
+      for (const field of ['keepDays', 'keepRuns'] as const) {
+        const value = values.traces[field];
+        if (value === undefined) continue;
+        traces = { ...traces, [field]: value };
+        provenance[`traces.${field}`] = origin(`traces.${field}`);
+      }
     }
     if (
       values.models !== undefined &&
@@ -370,6 +392,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       compaction,
       providerNative: { persist: persistNative },
       workingSet,
+      traces,
     },
     provenance,
     warnings,

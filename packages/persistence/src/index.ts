@@ -89,3 +89,4 @@ export { readTrace, type TraceEntry } from './trace-reader.js';
 export { readStoredLines } from './stored-file.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
 export { readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';
+export { findPrunable, prune, traceUsage, type PruneCandidate, type TraceRetentionPolicy } from './home-gc.js';

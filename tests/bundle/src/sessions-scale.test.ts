@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createSession } from '@forge/persistence';
 import { describe, expect, it } from 'vitest';
@@ -87,5 +87,50 @@ describe('the bundled forge --last', () => {
     expect(resumed.stderr).toContain(log);
     expect(resumed.stderr).not.toContain('found no earlier session');
     expect(await readFile(log)).toEqual(bytes);
+  });
+});
+
+describe('the bundled forge gc', () => {
+  it('lists old traces and crash leftovers with --dry-run, prunes them without it, and never touches a session log', async () => {
+    const user = await userSetup(fixture, 'gc');
+    await user.writeConfig({ traces: { keepDays: 30, keepRuns: 1 } });
+    const ids: string[] = [];
+    for (const prompt of ['first', 'second', 'third']) {
+      const run = await user.forge(['run', '--model', 'scripted:demo', prompt]);
+      expect(run.code).toBe(0);
+      ids.push(sessionIdOf(run.stderr));
+    }
+    const runs = path.join(user.forgeHome, 'runs');
+    const traces = (await readdir(runs)).sort();
+    expect(traces).toHaveLength(3);
+    const old = new Date(Date.now() - 90 * 24 * 60 * 60 * 1000);
+    // Everything is old, session logs included: only the age of traces counts, and logs are never pruned.
+    for (const trace of traces) await utimes(path.join(runs, trace), old, old);
+    const logs = ids.map((id) => path.join(user.forgeHome, 'sessions', id, 'session.jsonl'));
+    for (const log of logs) await utimes(log, old, old);
+    const newest = path.join(runs, traces[2] as string);
+    await utimes(newest, new Date(), new Date());
+    const leftover = path.join(user.forgeHome, 'sessions', '.creating-session_x-0123456789ab');
+    await mkdir(leftover);
+    await utimes(leftover, old, old);
+    const logBytes = await Promise.all(logs.map((log) => readFile(log)));
+
+    const dry = await user.forge(['gc', '--dry-run']);
+    expect(dry.code).toBe(0);
+    for (const trace of traces.slice(0, 2)) expect(dry.stdout).toContain(`would remove ${path.join(runs, trace)}`);
+    expect(dry.stdout).toContain(`would remove ${leftover}`);
+    expect(dry.stdout).not.toContain(newest);
+    expect(dry.stdout).not.toContain('session.jsonl');
+    expect((await readdir(runs)).sort()).toEqual(traces);
+
+    const pruned = await user.forge(['gc']);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stdout).toContain('session logs are never pruned');
+    expect(await readdir(runs)).toEqual([traces[2]]);
+    expect(await readdir(path.join(user.forgeHome, 'sessions'))).toEqual([...ids].sort());
+    expect(await Promise.all(logs.map((log) => readFile(log)))).toEqual(logBytes);
+    // The sessions still resume after their traces are gone.
+    expect((await user.forge(['run', '--last', '--model', 'scripted:demo', 'again'])).code).toBe(0);
+    expect((await user.forge(['gc', '--dry-run'])).stdout).toContain('Nothing to prune');
   });
 });

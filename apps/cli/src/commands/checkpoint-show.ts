@@ -101,7 +101,8 @@ async function storedCheckpoint(settings: SessionSettings, id: string): Promise<
   }
   const { index, checkpoint } = window;
   // Positions before the first message read stay empty: nothing reads them.
-  const entries: CheckpointTranscriptEntry[] = new Array(index.messageCount);
+  const entries: CheckpointTranscriptEntry[] = [];
+  entries.length = index.messageCount;
   for (const entry of window.after)
     entries[entry.index] =
       entry.runId === undefined ? { message: entry.message } : { message: entry.message, runId: entry.runId };

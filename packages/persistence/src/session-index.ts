@@ -2,7 +2,7 @@ import { truncateText } from '@forge/core/checkpoint';
 import { addCost, type CostBreakdown } from '@forge/core/pricing';
 import { readLines } from '@forge/bounded-read';
 import type { Message } from '@forge/core';
-import { rename, writeFile } from 'node:fs/promises';
+import { rename, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CorruptFileError } from './errors.js';
 import { PRIVATE_FILE_MODE } from './private-fs.js';
@@ -143,9 +143,9 @@ export function suffixOf(line: Uint8Array): string {
 
 async function readIndexFile(file: string): Promise<SessionIndex | undefined> {
   try {
-    const parsed = indexSchema.safeParse(
-      JSON.parse((await readStoredFile(file, { maxBytes: MAX_INDEX_BYTES })).toString('utf8')),
-    );
+    // Through the stored-file guard: an index replaced by a FIFO must not stall the reader.
+    const text = (await readStoredFile(file, { maxBytes: MAX_INDEX_BYTES })).toString('utf8');
+    const parsed = indexSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -233,13 +233,12 @@ export type IndexOutcome = { readonly index: SessionIndex } | { readonly damage:
  * is no log.
  */
 export async function refreshSessionIndex(logFile: string, indexFile: string): Promise<IndexOutcome> {
-  const handle = await openStoredFile(logFile);
-  const stats = await handle.stat();
-  await handle.close();
+  const [stats, stored] = await Promise.all([logStats(logFile), readIndexFile(indexFile)]);
   const size = stats.size;
-  const stored = await readIndexFile(indexFile);
+  // Same size and modification time: an append-only log that nothing touched since (the index was made of it).
+  if (stored !== undefined && stored.logBytes === size && stored.logMtimeMs === stats.mtimeMs && size > 0)
+    return { index: stored };
   const describes = stored !== undefined && (await stillDescribes(logFile, stored, size));
-  if (describes && stored.logBytes === size && stored.logMtimeMs === stats.mtimeMs) return { index: stored };
   const extend = describes && stored.logBytes < size;
   const builder = new SessionIndexBuilder(extend ? stored : undefined);
   const damage = await scan(logFile, extend ? stored.logBytes : 0, builder);
@@ -249,6 +248,16 @@ export async function refreshSessionIndex(logFile: string, indexFile: string): P
   const index = { ...built, logMtimeMs: built.logBytes === size ? stats.mtimeMs : 0 };
   await writeSessionIndex(indexFile, index);
   return { index };
+}
+
+/** The log's size and time, from a stat of the path: a missing log throws the usual `ENOENT`, anything but a regular file `CorruptFileError`. */
+async function logStats(logFile: string): Promise<{ readonly size: number; readonly mtimeMs: number }> {
+  const stats = await stat(logFile);
+  if (!stats.isFile()) {
+    const handle = await openStoredFile(logFile);
+    await handle.close();
+  }
+  return stats;
 }
 
 /** `refreshSessionIndex`, with damage thrown as `CorruptFileError` naming the file and line (or byte). */

@@ -8,6 +8,7 @@ import { decodeLine } from './record-codec.js';
 import type { MessageRecord, SessionHeaderRecord } from './records.js';
 import { sessionPaths, type SessionPaths } from './session-files.js';
 import { refreshSessionIndex, type SessionTotals } from './session-index.js';
+import { pointedLastSession } from './last-pointer.js';
 import { openStoredFile, readStoredFile } from './stored-file.js';
 import { parseV1Session } from './v1.js';
 
@@ -235,14 +236,23 @@ export interface LastSessionFilter {
 
 /**
  * The most recently updated session that passes `filter`, from the sessions' indexes, whether or
- * not it is damaged: a damaged one comes with its `problem` (the caller says so rather than
+ * not it is damaged. For a workspace's newest session with messages (`--last`), the session the
+ * last writer of that workspace named (`last-pointer.ts`) is read alone, and the others only when
+ * that hint is missing or no longer fits: a damaged one comes with its `problem` (the caller says so rather than
  * silently resuming an older session). An unreadable session (no header) is never chosen.
  */
 export async function lastSession(home: string, filter: LastSessionFilter = {}): Promise<SessionSummary | undefined> {
-  return (await summarizeAll(home)).find(
-    (session) =>
-      !(session.problem?.startsWith('unreadable') ?? false) &&
-      (filter.workspaceRoot === undefined || session.workspaceRoot === filter.workspaceRoot) &&
-      (filter.withMessages !== true || session.messageCount > 0 || session.problem !== undefined),
-  );
+  const chosen = (session: SessionSummary) =>
+    !(session.problem?.startsWith('unreadable') ?? false) &&
+    (filter.workspaceRoot === undefined || session.workspaceRoot === filter.workspaceRoot) &&
+    (filter.withMessages !== true || session.messageCount > 0 || session.problem !== undefined);
+  if (filter.workspaceRoot !== undefined && filter.withMessages === true) {
+    const layout = forgeHomeLayout(home);
+    const hinted = await pointedLastSession(layout.sessions, filter.workspaceRoot);
+    if (hinted !== undefined && isSafeId(hinted)) {
+      const summary = await withProblem(hinted, 2, () => summarizeSession(hinted, sessionPaths(layout, hinted)));
+      if (chosen(summary)) return summary;
+    }
+  }
+  return (await summarizeAll(home)).find(chosen);
 }

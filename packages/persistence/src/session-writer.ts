@@ -17,6 +17,7 @@ import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
 import { tornFilePath } from './torn-file.js';
 import { sessionIndex } from './session-index.js';
+import { pointLastSession } from './last-pointer.js';
 import {
   checkpointSourceRecordSchema,
   MAX_ERROR_MESSAGE_CHARS,
@@ -254,7 +255,9 @@ export class SessionWriter {
     try {
       await this.parts.handle.close();
       // Still holding the lock: the index takes in exactly what this writer appended.
-      await sessionIndex(this.logFile, this.parts.indexFile).catch(() => undefined);
+      const index = await sessionIndex(this.logFile, this.parts.indexFile).catch(() => undefined);
+      if (index !== undefined && index.messageCount > 0 && index.workspaceRoot !== null)
+        await pointLastSession(this.directory, index.workspaceRoot, this.id);
     } finally {
       await this.parts.lock.release();
     }

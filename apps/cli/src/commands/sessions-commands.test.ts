@@ -325,7 +325,9 @@ describe('forge run with sessions', () => {
         main: new ScriptedModel([{ text: 'hi' }]),
       });
       const id = sessionIdOf(result.stderr);
-      expect(await readdir(path.join(other.path, 'sessions'))).toEqual([id]);
+      // Hidden entries are Forge's hints (`.last-…`), not sessions.
+      const entries = await readdir(path.join(other.path, 'sessions'));
+      expect(entries.filter((name) => !name.startsWith('.'))).toEqual([id]);
       expect(JSON.parse((await forge(['sessions', 'list', '--json'])).stdout)).toEqual([]);
     } finally {
       await other.remove();

@@ -2,6 +2,7 @@ import { truncateText } from '@forge/core/checkpoint';
 import { addCost, type CostBreakdown } from '@forge/core/pricing';
 import { readLines } from '@forge/bounded-read';
 import type { Message } from '@forge/core';
+import { readFileSync, statSync } from 'node:fs';
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CorruptFileError } from './errors.js';
@@ -233,6 +234,8 @@ export type IndexOutcome = { readonly index: SessionIndex } | { readonly damage:
  * is no log.
  */
 export async function refreshSessionIndex(logFile: string, indexFile: string): Promise<IndexOutcome> {
+  const fresh = freshIndex(logFile, indexFile);
+  if (fresh !== undefined) return { index: fresh };
   const [stats, stored] = await Promise.all([logStats(logFile), readIndexFile(indexFile)]);
   const size = stats.size;
   // Same size and modification time: an append-only log that nothing touched since (the index was made of it).
@@ -248,6 +251,26 @@ export async function refreshSessionIndex(logFile: string, indexFile: string): P
   const index = { ...built, logMtimeMs: built.logBytes === size ? stats.mtimeMs : 0 };
   await writeSessionIndex(indexFile, index);
   return { index };
+}
+
+/**
+ * The index when it plainly still describes the log (same size and time), read with two stats and
+ * one small read: the common case of a listing of thousands of sessions, where the cost of an
+ * asynchronous call per step would dominate. Anything else is left to the full check.
+ */
+function freshIndex(logFile: string, indexFile: string): SessionIndex | undefined {
+  try {
+    const log = statSync(logFile);
+    const index = statSync(indexFile);
+    // Only a regular file is read: an index replaced by a FIFO must not stall the reader.
+    if (!log.isFile() || !index.isFile() || index.size > MAX_INDEX_BYTES) return undefined;
+    const parsed = indexSchema.safeParse(JSON.parse(readFileSync(indexFile, 'utf8')));
+    if (!parsed.success) return undefined;
+    const stored = parsed.data;
+    return stored.logBytes === log.size && stored.logMtimeMs === log.mtimeMs && log.size > 0 ? stored : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The log's size and time, from a stat of the path: a missing log throws the usual `ENOENT`, anything but a regular file `CorruptFileError`. */

@@ -1,6 +1,14 @@
 import { Command } from 'commander';
 import { UsageError } from './cli-error.js';
-import { flag, jsonOutput, oneOf, parseOptions, sessionTarget, text } from './commands/command-options.js';
+import {
+  flag,
+  jsonOutput,
+  oneOf,
+  parseOptions,
+  positiveInteger,
+  sessionTarget,
+  text,
+} from './commands/command-options.js';
 import {
   command,
   commandOptions,
@@ -48,7 +56,21 @@ const runOptions = commandOptions({
 });
 export type RunOptions = OptionsOf<typeof runOptions>;
 
-const sessionsListOptions = commandOptions(jsonOutput('print the list as one JSON array'), ['forgeHome']);
+/** How many sessions `forge sessions list` shows without `--limit` or `--all`. */
+export const DEFAULT_SESSION_LIST_LIMIT = 20;
+
+const sessionsListOptions = commandOptions(
+  {
+    ...jsonOutput('print the list as one JSON array'),
+    limit: positiveInteger(
+      '--limit <n>',
+      `show at most n sessions, the newest (default ${DEFAULT_SESSION_LIST_LIMIT})`,
+    ),
+    all: flag('--all', 'show every session'),
+    workspace: text('--workspace <dir>', "show only the sessions of this directory's workspace"),
+  },
+  ['forgeHome'],
+);
 export type SessionsListOptions = OptionsOf<typeof sessionsListOptions>;
 
 const sessionsShowOptions = commandOptions(jsonOutput('print the session as one JSON document'), [
@@ -125,11 +147,28 @@ export type ConfigShowOptions = OptionsOf<typeof configShowOptions>;
 const configValidateOptions = commandOptions({}, ['forgeHome', 'cwd']);
 export type ConfigValidateOptions = OptionsOf<typeof configValidateOptions>;
 
+const gcOptions = commandOptions(
+  {
+    dryRun: flag('--dry-run', 'list what would be removed, and remove nothing'),
+    ...jsonOutput('print { candidates, bytes, removed } as one JSON document'),
+  },
+  ['forgeHome'],
+);
+export type GcOptions = OptionsOf<typeof gcOptions>;
+
+/** How many runs `forge inspect <session>` lists without `--limit`. */
+export const DEFAULT_INSPECT_RUN_LIMIT = 20;
+
 const inspectOptions = commandOptions(
   {
     last: flag('--last', "inspect the newest run of this workspace's most recent session"),
     ...jsonOutput('print the report as one JSON document'),
     html: text('--html <file>', 'also write a self-contained HTML page with a chart of context use per step'),
+    limit: positiveInteger(
+      '--limit <n>',
+      `for a session: list the newest n runs, one line each (default ${DEFAULT_INSPECT_RUN_LIMIT})`,
+    ),
+    run: text('--run <id>', 'for a session: show this run in full (default: the newest run)'),
   },
   ['forgeHome', 'cwd', 'last'],
 );
@@ -255,6 +294,13 @@ const commands: readonly CommandEntry[] = [
       'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid',
     ...configValidateOptions,
     load: () => import('./commands/config-validate.js'),
+  }),
+  command({
+    usage: 'gc',
+    description:
+      'prune run traces older than traces.keepDays (the newest traces.keepRuns are kept) and files a crash left behind; never a session log (--dry-run: only list them)',
+    ...gcOptions,
+    load: () => import('./commands/gc.js'),
   }),
   command({
     usage: 'inspect [target]',

@@ -132,7 +132,9 @@ describe('loadConfig', () => {
       providerNative: { persist: false },
       workingSet: { maxTokens: 32_000, maxFileTokens: 10_000, maxFiles: 8 },
       anthropic: { cacheLifetime: '5m' },
+      traces: { keepDays: 30, keepRuns: 200 },
     });
+    expect(loaded.provenance['traces.keepDays']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
     expect(loaded.provenance['anthropic.cacheLifetime']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.workingSet.maxTokens']).toEqual({ source: 'default' });

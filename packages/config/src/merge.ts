@@ -3,6 +3,8 @@ import { DEFAULT_WORKING_SET_BUDGET, type WorkingSetBudget } from '@forge/core/c
 import type { McpServerConfig } from '@forge/mcp/config';
 import {
   APPROVAL_PROFILES,
+  DEFAULT_TRACE_KEEP_DAYS,
+  DEFAULT_TRACE_KEEP_RUNS,
   SANDBOX_MODES,
   type SandboxModeName,
   type ApprovalProfileName,
@@ -47,6 +49,13 @@ export interface ForgeConfig {
   readonly workingSet: WorkingSetBudget;
   /** `anthropic.cacheLifetime`: the lifetime of the cache breakpoints on `anthropic:` models. */
   readonly anthropic: { readonly cacheLifetime: '5m' | '1h' };
+  /** `traces`: how long `forge gc` keeps run traces (session logs are never pruned). */
+  readonly traces: TraceRetention;
+}
+
+export interface TraceRetention {
+  readonly keepDays: number;
+  readonly keepRuns: number;
 }
 
 export interface SandboxConfig {
@@ -156,6 +165,7 @@ interface MergeState {
   compaction: CompactionConfig;
   persistNative: boolean;
   anthropicCacheLifetime: '5m' | '1h';
+  traces: TraceRetention;
   readonly workingSet: Mutable<WorkingSetBudget>;
   readonly contextTools: Mutable<ContextToolsConfig>;
   readonly prices: Record<string, PriceEntry>;
@@ -203,6 +213,7 @@ function defaultState(): MergeState {
     compaction: { strategy: 'forge-state' },
     persistNative: false,
     anthropicCacheLifetime: '5m',
+    traces: { keepDays: DEFAULT_TRACE_KEEP_DAYS, keepRuns: DEFAULT_TRACE_KEEP_RUNS },
     workingSet: { ...DEFAULT_WORKING_SET_BUDGET },
     contextTools: { ...DEFAULT_CONTEXT_TOOLS },
     prices: {},
@@ -225,6 +236,7 @@ function defaultPaths(context: ContextPolicy): string[] {
     'context.compaction.strategy',
     'context.compaction.model',
     'context.providerNative.persist',
+    ...['keepDays', 'keepRuns'].map((field) => `traces.${field}`),
     ...workingSetFields.map((field) => `context.workingSet.${field}`),
   ];
 }
@@ -262,6 +274,7 @@ function mergeLayer(merge: LayerMerge): void {
   mergeUserOnlyLists(merge);
   mergePrices(merge);
   mergeAnthropic(merge);
+  mergeTraces(merge);
   mergeCompaction(merge);
   mergeProviderNative(merge);
   mergeContextMode(merge);
@@ -278,6 +291,17 @@ function mergeAnthropic({ state, values, origin }: LayerMerge): void {
   if (values.anthropic?.cacheLifetime === undefined) return;
   state.anthropicCacheLifetime = values.anthropic.cacheLifetime;
   state.provenance['anthropic.cacheLifetime'] = origin('anthropic.cacheLifetime');
+}
+
+function mergeTraces({ state, values, origin, userOnly }: LayerMerge): void {
+  if (values.traces === undefined || !userOnly('traces', 'how long traces are kept is set in your user configuration.'))
+    return;
+  for (const field of ['keepDays', 'keepRuns'] as const) {
+    const value = values.traces[field];
+    if (value === undefined) continue;
+    state.traces = { ...state.traces, [field]: value };
+    state.provenance[`traces.${field}`] = origin(`traces.${field}`);
+  }
 }
 
 function mergeApproval({ state, values, isProject, origin, refuse }: LayerMerge): void {
@@ -489,6 +513,7 @@ function mergedConfig(state: MergeState): MergedConfig {
       providerNative: { persist: state.persistNative },
       workingSet: state.workingSet,
       anthropic: { cacheLifetime: state.anthropicCacheLifetime },
+      traces: state.traces,
     },
     provenance: state.provenance,
     warnings: state.warnings,

@@ -31,7 +31,7 @@ export {
   type ToolResultOutput,
   type ToolResultPart,
 } from './messages.js';
-export { canonicalJsonStringify, hashMessages } from './view/canonical-json.js';
+export { canonicalJsonStringify, hashMessages, MessagesHasher } from './view/canonical-json.js';
 export { jsonObjectSchema, jsonValueSchema, type JsonObject, type JsonValue } from './json.js';
 
 // The model-adapter contract, and what every adapter uses to fill it in

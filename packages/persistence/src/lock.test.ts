@@ -67,7 +67,7 @@ describe('the session writer lock', () => {
     ]);
     expect(JSON.parse(await readFile(lockFile, 'utf8'))).toMatchObject({ pid: process.pid });
     await writer.close();
-    expect(await readdir(join(home, 'sessions', id))).toEqual(['session.jsonl']);
+    expect(await readdir(join(home, 'sessions', id))).toEqual(['session.index.json', 'session.jsonl']);
   });
 
   it('recovers a lock whose pid now belongs to a process started after the lock was taken', async () => {

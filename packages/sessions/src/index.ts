@@ -25,6 +25,7 @@ export {
   factDependencies,
   installCheckpoint,
   renderActiveCheckpoint,
+  resolveIndexedCheckpoint,
   resolveStoredCheckpoint,
   type ActiveCheckpoint,
   type ArtifactHashSource,

@@ -14,6 +14,7 @@ import { styleFor, type Style } from '../output/style.js';
 import { openCliSession } from '../session/open-cli-session.js';
 import { sessionChoice, type SessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
+import { noticeTraceUsage } from '../session/trace-notice.js';
 import type { RunOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
@@ -136,6 +137,7 @@ async function runWithEngine(
     await session?.close();
   }
   if (session !== undefined && !json) io.stderr.write(`${errorStyle.dim(`session: ${session.id}`)}\n`);
+  if (session !== undefined) await noticeTraceUsage(io, settings.forgeHome, config.traces);
   return reportOutcome(result, io, cancellation.endedBy);
 }
 

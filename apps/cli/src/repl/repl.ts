@@ -23,7 +23,7 @@ import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
 import { describeSwitch, priceNextRequest, refreshContextUse } from './session-slash-commands.js';
 import { closestMatch } from '../suggest.js';
-import { sessionCostFromTraces } from '../session/session-cost.js';
+import { sessionCostSoFar } from '../session/session-cost.js';
 import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
 import { ContextUseTracker, renderStatusLine } from './status-line.js';
 
@@ -110,7 +110,7 @@ async function runRepl(options: {
   const session = await ReplSession.open({ choice, settings, workspaceRoot: engine.root, history });
   const { config } = (await loadCliConfig({ io, globals: options.globals })).loaded;
   const contextUse = new ContextUseTracker();
-  contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
+  contextUse.costs.start(await sessionCostSoFar(settings.forgeHome, session.id));
   const width = () => (io.stdout.isTTY === true ? Math.max(20, io.stdout.columns ?? 80) : Infinity);
   const context: ReplContext = { engine, style, history, session, config, contextUse, width, print };
   // The footer is for people at a terminal; piped output stays a plain transcript.
@@ -191,7 +191,7 @@ async function runRepl(options: {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
         if (session.id !== sessionBefore) {
-          contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
+          contextUse.costs.start(await sessionCostSoFar(settings.forgeHome, session.id));
           await refreshContextUse(context);
         }
         continue;

@@ -1,12 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
-import {
-  canonicalJsonStringify,
-  countTextConservatively,
-  hashMessages,
-  MessagesHasher,
-  type JsonValue,
-  type Message,
-} from '@forge/core';
+import { countTextConservatively, hashMessages, MessagesHasher, type Message } from '@forge/core';
 import {
   buildDigest,
   capMemory,

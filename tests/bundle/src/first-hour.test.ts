@@ -427,3 +427,36 @@ describe('9. the REPL keeps the whole line on screen when the terminal is resize
     }
   });
 });
+
+describe('11. a manual compaction summarizes only completed turns, each whole', () => {
+  it('forge compact --last never puts the latest request in the checkpoint while keeping its answer verbatim', async () => {
+    const user = await userSetup(fixture, 'compact-turns');
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma', 'theta'];
+    const lines = Array.from({ length: 900 }, (_, line) =>
+      Array.from(
+        { length: 12 },
+        (_, word) => `${words[(line * 5 + word) % words.length]}${(line * 13 + word * 7) % 991}`,
+      ).join(' '),
+    );
+    await writeFile(path.join(user.workspace, 'a.txt'), `${lines.join('\n')}\n`);
+    for (const request of ['turn 1', 'turn 2']) {
+      const run = await user.forge([
+        'run',
+        '--model',
+        'scripted:demo',
+        ...(request === 'turn 1' ? [] : ['--last']),
+        request,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const compacted = await user.forge(['compact', '--last', '--model', 'scripted:demo']);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const sessions = await readdir(path.join(user.forgeHome, 'sessions'));
+    const session = await user.session(sessions[0] ?? '');
+    const tailStart = session.checkpoint?.source.tailStart ?? -1;
+    expect(tailStart).toBeGreaterThan(0);
+    // The verbatim tail starts at a request, or there is none: no answer is kept without the request it answers.
+    if (tailStart < session.messages.length) expect(session.messages[tailStart]?.role).toBe('user');
+    else expect(tailStart).toBe(session.messages.length);
+  });
+});

@@ -29,6 +29,7 @@ export {
   type Layer,
   type MergedConfig,
   type SandboxConfig,
+  type TraceRetention,
   type ValueProvenance,
 } from './merge.js';
 export { lineAndColumn, parseJsonText } from './parse-json.js';

@@ -1,19 +1,10 @@
+import { sessionCompaction } from '@forge/sessions';
 import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { McpServers } from '@forge/mcp';
 import type { SessionCompactionOptions } from '@forge/sessions';
-import {
-  agentSurface,
-  createApprovalGate,
-  sessionSurface,
-  createWorkspaceTools,
-  ReadLedger,
-  type AgentSurface,
-  type ConfirmCallback,
-  type ContextToolSettings,
-  type SessionApprovalGate,
-  type SessionSize,
-} from '@forge/tools';
+import { assembleAgent, type Agent, type AgentSurface, type ContextToolSettings, type SessionSize } from '@forge/agent';
+import type { ConfirmCallback, ReadLedger, SessionApprovalGate } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
@@ -25,16 +16,17 @@ import { configuredPriceSheets } from '../models/configured-prices.js';
 import { calibrationIdentity, modelCatalogue } from '../models/model-catalogue.js';
 import { unknownModelWarning } from '../models/unknown-model-warning.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
-import { configuredStrategy, sessionCompaction } from '../session/compaction-settings.js';
+import { configuredStrategy } from '../session/compaction-settings.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { configuredSandbox } from './command-sandbox.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
-import { workspaceInstructions } from './workspace-instructions.js';
 import { resolveWorkspaceRoot } from './workspace.js';
 
 /** Everything a run needs besides the request: the parts `forge run` and the REPL share. */
 export interface AgentSetup {
   readonly root: string;
+  /** The assembled agent (tools, approvals, instructions); `forge eval` assembles its agent the same way. */
+  readonly agent: Agent;
   readonly modelName: string;
   readonly model: ModelAdapter;
   /** The built-in workspace tools, then the tools of the MCP servers that started. */
@@ -100,6 +92,7 @@ export function configuredModelResolver(input: {
       userConfigFile: loaded.files.user,
       prices,
       fallbackContextWindowTokens: loaded.config.context.fallbackContextWindowTokens,
+      anthropicCacheLifetime: loaded.config.anthropic.cacheLifetime,
       ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
       ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
       ...(chooseWith === undefined ? {} : { chooseWith }),
@@ -177,17 +170,21 @@ export async function prepareAgent(options: {
   const { modelName, model, resolve, calibration, config, provenance, userFile } =
     await resolveConfiguredModel(options);
   const sandbox = configuredSandbox({ root, config, io });
-  const ledger = new ReadLedger();
-  const builtIn = createWorkspaceTools({ root, ledger, sandbox });
-  const approvals = createApprovalGate({
-    profile: config.approval.profile,
-    sandbox: sandbox.status,
-    ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
-  });
-  const mcp = await startConfiguredMcpServers({
-    configs: config.mcpServers,
-    io,
-    reservedToolNames: builtIn.map((tool) => tool.name),
+  let mcp: McpServers | undefined;
+  const agent = await assembleAgent({
+    root,
+    workspaceTools: { sandbox },
+    approvals: {
+      profile: config.approval.profile,
+      sandbox: sandbox.status,
+      ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
+    },
+    extraTools: async (reservedToolNames) => {
+      mcp = await startConfiguredMcpServers({ configs: config.mcpServers, io, reservedToolNames });
+      return mcp?.tools ?? [];
+    },
+    contextTools: config.contextTools,
+    warn: (message) => io.stderr.write(`forge: warning: ${message}\n`),
   });
   let configured: Promise<SessionCompactionOptions> | undefined;
   const compaction = async (strategy?: CompactionStrategySetting): Promise<SessionCompactionOptions> => {
@@ -199,39 +196,17 @@ export async function prepareAgent(options: {
     configured ??= configuredStrategy(config.compaction, resolve, provenance).then(build);
     return configured;
   };
-  const tools = [...builtIn, ...(mcp?.tools ?? [])];
-  const contextTools = config.contextTools;
-  // One loader per system prompt, so a refused instruction file is reported once per process, not once per turn.
-  const loaders = new Map<string, () => Promise<InstructionSnapshot>>();
-  const instructionLoader = (systemPrompt: string) => {
-    const known = loaders.get(systemPrompt);
-    if (known !== undefined) return known;
-    const loader = workspaceInstructions(root, systemPrompt, (message) =>
-      io.stderr.write(`forge: warning: ${message}\n`),
-    );
-    loaders.set(systemPrompt, loader);
-    return loader;
-  };
   return {
     root,
     modelName,
     model,
-    tools,
-    contextTools,
-    ledger,
-    approvals,
-    surface: async (session, surfaceModel = model, policy = config.context) =>
-      session === undefined
-        ? agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } })
-        : sessionSurface({
-            tools,
-            settings: contextTools,
-            policy,
-            model: surfaceModel,
-            instructions: (systemPrompt) => instructionLoader(systemPrompt)(),
-            session,
-          }),
-    instructions: (surface) => instructionLoader(surface.systemPrompt),
+    agent,
+    tools: agent.tools,
+    contextTools: config.contextTools,
+    ledger: agent.ledger,
+    approvals: agent.approvals,
+    surface: (session, surfaceModel = model, policy = config.context) => agent.surface(session, surfaceModel, policy),
+    instructions: agent.instructions,
     maxSteps: globals.maxSteps,
     context: config.context,
     resolveModel: resolve,

@@ -2,6 +2,7 @@ import { toolDefinitions } from '@forge/core';
 import { workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript } from '@forge/persistence';
+import { openCompactionTrace } from '@forge/sessions';
 import { prepareAgent, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
@@ -16,7 +17,6 @@ import {
   renderCompaction,
 } from '../session/compaction-output.js';
 import { loadStoredSession, openStoredSession } from '../session/open-cli-session.js';
-import { openCompactionTrace } from '../session/compaction-trace.js';
 import { resolveSessionTarget } from '../session/resolve-session.js';
 import type { SessionSettings } from '../session/session-settings.js';
 import type { CompactOptions } from '../program.js';

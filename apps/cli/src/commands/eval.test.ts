@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ScriptedModel } from '@forge/core/testing';
+import { loadSuite } from '@forge/evals';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 
@@ -164,6 +165,29 @@ describe('forge eval', () => {
   });
 
   it(
+    "prices the runs at Anthropic's sheet with --prices anthropic: cache writes at their premium",
+    { timeout: 90_000 },
+    async () => {
+      const outcome = await runCli(
+        ['eval', '--fixtures', directory.path, '--mode', 'compact:forge-state', '--prices', 'anthropic'],
+        { cwd: directory.path, env: { NO_COLOR: '1' } },
+      );
+      expect(outcome.stdout).toMatch(
+        /prices anthropic \(anthropic:claude-sonnet-4-6 capability table \(5m cache writes\), Anthropic prompt cache at the adapter's breakpoints\): \$3 input · \$0\.3 cached · \$3\.75 cache write · \$15 output per 1M tokens/,
+      );
+      const json = await runCli(
+        ['eval', '--fixtures', directory.path, '--mode', 'compact:forge-state', '--prices', 'anthropic', '--json'],
+        { cwd: directory.path },
+      );
+      const report = JSON.parse(json.stdout) as JsonReport & {
+        readonly priceSheet: { readonly name: string; readonly promptCache: { readonly minimumTokens: number } };
+      };
+      expect(report.priceSheet).toMatchObject({ name: 'anthropic', promptCache: { minimumTokens: 2048 } });
+      expect(report.results[0]?.['cost']).toMatchObject({ sheet: 'anthropic' });
+    },
+  );
+
+  it(
     'plays every agent side by side with --agent all, says which agent played, and gates each',
     { timeout: 90_000 },
     async () => {
@@ -208,9 +232,33 @@ describe('forge eval', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it(
+    '--except leaves out the fixtures of the suites it names, so CI plays no fixture twice',
+    { timeout: 90_000 },
+    async () => {
+      const rest = await runCli(['eval', '--suite', 'full', '--except', 'smoke,realistic', '--mode', 'off', '--json'], {
+        cwd: directory.path,
+      });
+      const report = JSON.parse(rest.stdout) as JsonReport;
+      const played = new Set(report.results.map((result) => result['fixture']));
+      const smoke = await loadSuite('smoke');
+      const realistic = await loadSuite('realistic');
+      const full = await loadSuite('full');
+      const expected = full
+        .filter((item) => !item.fixture.suites.includes('smoke') && !item.fixture.suites.includes('realistic'))
+        .map((item) => item.fixture.id);
+      expect([...played].sort()).toEqual(expected.sort());
+      expect(expected.length).toBeGreaterThan(0);
+      for (const left of [...smoke, ...realistic]) expect(played.has(left.fixture.id)).toBe(false);
+    },
+  );
+
   it('rejects wrong usage with exit 2 and says what to do', async () => {
     const cases: [string[], RegExp][] = [
       [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke, realistic, full/],
+      [['eval', '--suite', 'full', '--except', 'nightly'], /unknown suite "nightly"/],
+      [['eval', '--suite', 'smoke', '--except', 'full'], /--except full leaves no fixture of suite smoke/],
+      [['eval', '--fixtures', directory.path, '--except', 'smoke'], /--except .* does not apply to --fixtures/],
       [
         ['eval', '--fixtures', directory.path, '--agent', 'lazy'],
         /Unknown agent "lazy"; choose from cooperative, no-notes, sloppy, all/,
@@ -223,8 +271,8 @@ describe('forge eval', () => {
       [['eval', '--live'], /--live needs a model/],
       [['eval', '--fixtures', directory.path, '--mode', 'turbo'], /Unknown mode "turbo"; choose from off, warn/],
       [
-        ['eval', '--fixtures', directory.path, '--prices', 'anthropic'],
-        /--prices anthropic: not openai or deepseek, and the file .*anthropic cannot be read \(no such file\)/,
+        ['eval', '--fixtures', directory.path, '--prices', 'mistral'],
+        /--prices mistral: not openai or deepseek or anthropic, and the file .*mistral cannot be read \(no such file\)/,
       ],
       [
         ['eval', '--fixtures', directory.path, '--prices', 'sheets/bad-prices.json'],

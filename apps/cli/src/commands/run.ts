@@ -1,4 +1,5 @@
 import type { ApprovalGate, RunResult, ToolCallRequest } from '@forge/core';
+import { terminalLine } from '@forge/core/terminal';
 import type { SessionTurnWarning } from '@forge/sessions';
 import { UsageError } from '../cli-error.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
@@ -14,6 +15,7 @@ import { modelSwitchNote } from '../session/model-switch-note.js';
 import { openCliSession } from '../session/open-cli-session.js';
 import { sessionChoice, type SessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
+import { noticeTraceUsage } from '../session/trace-notice.js';
 import type { RunOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
@@ -127,7 +129,7 @@ async function runWithEngine(
         if (json) io.stdout.write(`${JSON.stringify(envelope)}\n`);
       },
       onNote: (text) => {
-        if (!json) io.stderr.write(`${errorStyle.dim(`• ${text}`)}\n`);
+        if (!json) io.stderr.write(`${errorStyle.dim(`• ${terminalLine(text)}`)}\n`);
       },
     });
     writeWarnings(turn.warnings, io, errorStyle);
@@ -138,11 +140,13 @@ async function runWithEngine(
     await session?.close();
   }
   if (session !== undefined && !json) io.stderr.write(`${errorStyle.dim(`session: ${session.id}`)}\n`);
+  if (session !== undefined) await noticeTraceUsage(io, settings.forgeHome, config.traces);
   return reportOutcome(result, io, cancellation.endedBy);
 }
 
 function writeWarnings(warnings: readonly SessionTurnWarning[], io: CliIo, style: Style): void {
-  for (const warning of warnings) io.stderr.write(`${style.yellow(`forge: warning: ${warning.message}`)}\n`);
+  for (const warning of warnings)
+    io.stderr.write(`${style.yellow(`forge: warning: ${terminalLine(warning.message)}`)}\n`);
 }
 
 /** Passes decisions through unchanged, telling the user on stderr about each denial and how to allow it. */
@@ -150,7 +154,8 @@ function noteDenials(gate: ApprovalGate, io: CliIo): ApprovalGate {
   return {
     async check(call, signal) {
       const decision = await gate.check(call, signal);
-      if (decision.kind === 'deny') io.stderr.write(`forge: denied ${call.summary}: ${howToAllow(call)}\n`);
+      if (decision.kind === 'deny')
+        io.stderr.write(`forge: denied ${terminalLine(call.summary)}: ${howToAllow(call)}\n`);
       return decision;
     },
   };
@@ -182,7 +187,8 @@ function reportOutcome(result: RunResult, io: CliIo, endedBy: TerminationSignal 
       return ExitCode.failure;
     case 'limit_reached':
     case 'failed': {
-      const reason = result.error === undefined ? result.status : `${result.error.message} (${result.error.code})`;
+      const reason =
+        result.error === undefined ? result.status : terminalLine(`${result.error.message} (${result.error.code})`);
       io.stderr.write(
         `forge: error: the run ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${reason}\n`,
       );

@@ -65,6 +65,7 @@ function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
     ['context.compaction.strategy', config.compaction.strategy],
     ['context.compaction.model', config.compaction.model ?? null],
     ['context.providerNative.persist', config.providerNative.persist],
+    ['anthropic.cacheLifetime', config.anthropic.cacheLifetime],
   ];
 }
 

@@ -1,6 +1,7 @@
-import type { ForgeEvent, ModelAdapter } from '@forge/core';
+import { wrapModelAdapter, type ForgeEvent, type ModelAdapter } from '@forge/core';
 import {
   formatTokens,
+  implausibleSampleReason,
   overcountCorrection,
   scaleEstimate,
   summarizeCalibration,
@@ -8,8 +9,7 @@ import {
   type CalibrationSample,
   type CalibrationSummary,
 } from '@forge/core/budget';
-import { readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
-import { withEstimator } from './adapter-decorators.js';
+import { forgetCalibration, readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
 
 /** The counter name of core's conservative estimate: the only counter a correction is offered for. */
 export const CONSERVATIVE_COUNTER = 'conservative';
@@ -41,6 +41,11 @@ interface Tracked {
   /** Tokens the budget was given → tokens the configured estimator said, for the latest estimates. */
   readonly given: Map<number, number>;
   noticed: boolean;
+  /** Whether the model's counter is its provider's own tokenizer: its correction is then capped. */
+  exact: boolean;
+  /** The model's window: a report above it is impossible. */
+  windowTokens: number | undefined;
+  ignoredNoticed: boolean;
 }
 
 /** The counter string stored with the samples: the tokenizer, and any configured scale. */
@@ -84,30 +89,38 @@ export class CalibrationHub {
   /** `adapter` with calibrated estimates; its usage is learned from then on. */
   async wrap(adapter: ModelAdapter, identity: CalibrationIdentity): Promise<ModelAdapter> {
     const tracked = await this.track(identity);
+    tracked.exact = adapter.capabilities.estimation === 'provider-tokenizer';
+    tracked.windowTokens = adapter.capabilities.contextWindowTokens;
     this.byAdapter.set(`${adapter.provider}\u0000${adapter.modelId}`, tracked);
     const correctionNow = (): number | undefined => {
-      const correction = undercountCorrection(this.summaryOf(tracked));
+      const correction = this.correctionOf(tracked);
       if (correction !== undefined && !tracked.noticed) {
         tracked.noticed = true;
         this.notice(this.correctionLine(tracked, correction));
       }
       return correction;
     };
-    return withEstimator(adapter, {
-      estimateRequestTokens: async (request) => {
-        const raw = await adapter.estimateRequestTokens(request);
-        const configured = identity.scale === undefined ? raw : scaleEstimate(raw, identity.scale);
-        const correction = correctionNow();
-        const given = correction === undefined ? configured : scaleEstimate(configured, correction);
-        tracked.given.set(given.tokens, configured.tokens);
-        if (tracked.given.size > 64) tracked.given.delete(tracked.given.keys().next().value as number);
-        return given;
-      },
-      // The same factors on each message, so a tail is cut with the counts the budget uses.
-      countMessageTokens: async (messages) => {
-        const raw = await adapter.countMessageTokens(messages);
-        const factor = (identity.scale ?? 1) * (correctionNow() ?? 1);
-        return factor === 1 ? raw : raw.map((tokens) => Math.ceil(tokens * factor));
+    return wrapModelAdapter({
+      model: adapter,
+      middleware: {
+        estimateRequestTokens: async (request, estimate) => {
+          const raw = await estimate(request);
+          const configured = identity.scale === undefined ? raw : scaleEstimate(raw, identity.scale);
+          const correction = correctionNow();
+          const given =
+            correction === undefined
+              ? configured
+              : { ...scaleEstimate(configured, correction), calibration: { factor: correction, model: identity.name } };
+          tracked.given.set(given.tokens, configured.tokens);
+          if (tracked.given.size > 64) tracked.given.delete(tracked.given.keys().next().value as number);
+          return given;
+        },
+        // The same factors on each message, so a tail is cut with the counts the budget uses.
+        countMessageTokens: async (messages, count) => {
+          const raw = await count(messages);
+          const factor = (identity.scale ?? 1) * (correctionNow() ?? 1);
+          return factor === 1 ? raw : raw.map((tokens) => Math.ceil(tokens * factor));
+        },
       },
     });
   }
@@ -118,7 +131,7 @@ export class CalibrationHub {
     const summary = this.summaryOf(tracked);
     return {
       summary,
-      correction: undercountCorrection(summary),
+      correction: this.correctionOf(tracked),
       offeredScale: identity.counter === CONSERVATIVE_COUNTER ? overcountCorrection(summary) : undefined,
     };
   }
@@ -132,8 +145,28 @@ export class CalibrationHub {
       estimated: tracked.given.get(event.estimatedTokens) ?? event.estimatedTokens,
       reported: event.reportedInputTokens,
     };
+    const reason = implausibleSampleReason(sample, tracked.windowTokens);
+    if (reason !== undefined) {
+      if (!tracked.ignoredNoticed) {
+        tracked.ignoredNoticed = true;
+        this.notice(
+          `ignored an impossible usage report for ${tracked.identity.name} (${formatTokens(sample.reported)} input tokens for a request estimated at ${formatTokens(sample.estimated)}: ${reason}); token calibration is unchanged`,
+        );
+      }
+      return;
+    }
     tracked.samples.push(sample);
     tracked.pending.push(sample);
+  }
+
+  /** Forgets a model's recorded usage, stored and in this process. */
+  async reset(name: string): Promise<boolean> {
+    for (const tracked of this.tracked.values()) {
+      if (tracked.identity.name !== name) continue;
+      tracked.samples.splice(0);
+      tracked.pending.splice(0);
+    }
+    return forgetCalibration(this.forgeHome, name);
   }
 
   /** Writes what was learned since the last flush. A failed write is reported through `notice`, never thrown. */
@@ -164,6 +197,9 @@ export class CalibrationHub {
       pending: [],
       given: new Map(),
       noticed: false,
+      exact: identity.counter !== CONSERVATIVE_COUNTER,
+      windowTokens: undefined,
+      ignoredNoticed: false,
     };
     this.tracked.set(key, tracked);
     return tracked;
@@ -173,11 +209,15 @@ export class CalibrationHub {
     return summarizeCalibration(tracked.samples, this.bufferTokens);
   }
 
+  private correctionOf(tracked: Tracked): number | undefined {
+    return undercountCorrection(this.summaryOf(tracked), tracked.exact ? 'exact' : 'estimated');
+  }
+
   private correctionLine(tracked: Tracked, correction: number): string {
     const summary = this.summaryOf(tracked);
     return (
       `${tracked.identity.name} has undercounted requests by more than the ${formatTokens(this.bufferTokens)}-token safety buffer ` +
-      `(${summary?.undercountsBeyondBuffer ?? 0} of ${summary?.samples ?? 0} recorded); this session budgets and compacts with its estimates × ${correction} (the worst measured ratio)`
+      `(${summary?.undercountsBeyondBuffer ?? 0} of ${summary?.samples ?? 0} recorded); this session budgets and compacts with its estimates × ${correction} (the 90th-percentile measured ratio${tracked.exact && correction < (summary?.correctionRatio ?? 0) ? ', capped for an exact tokenizer' : ''}); forge models calibration reset ${tracked.identity.name} forgets it`
     );
   }
 }

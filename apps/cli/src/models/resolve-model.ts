@@ -41,6 +41,8 @@ export interface ModelProviderContext {
   readonly purpose?: 'run' | 'measure';
   /** The user configuration file, named in errors about a `models` entry. */
   readonly userConfigFile?: string;
+  /** `anthropic.cacheLifetime`: the lifetime of the cache breakpoints of `anthropic:` models (default 5m). */
+  readonly anthropicCacheLifetime?: '5m' | '1h';
 }
 
 /**
@@ -101,6 +103,21 @@ const builtInProviders: readonly ModelProvider[] = [
           modelId,
           env: context.env,
           ...(apiKey === undefined ? {} : { apiKey }),
+          ...tableOptionsOf(context),
+        }),
+      );
+    },
+  },
+  {
+    name: 'anthropic',
+    async create(modelId, context) {
+      const { createAnthropicModel } = await import('@forge/model-anthropic');
+      return keyed(context, (apiKey) =>
+        createAnthropicModel({
+          modelId,
+          env: context.env,
+          ...(apiKey === undefined ? {} : { apiKey }),
+          ...(context.anthropicCacheLifetime === undefined ? {} : { cacheLifetime: context.anthropicCacheLifetime }),
           ...tableOptionsOf(context),
         }),
       );
@@ -229,6 +246,7 @@ export async function resolveModel(
     readonly prices?: ReadonlyMap<string, PriceSheet>;
     /** The window assumed for ids a provider's table does not know. */
     readonly fallbackContextWindowTokens?: number;
+    readonly anthropicCacheLifetime?: '5m' | '1h';
   },
 ): Promise<ModelAdapter> {
   const { provider, modelId } = parseModelIdentifier(value, options.chooseWith);
@@ -249,5 +267,6 @@ export async function resolveModel(
     ...(options.fallbackContextWindowTokens === undefined
       ? {}
       : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
+    ...(options.anthropicCacheLifetime === undefined ? {} : { anthropicCacheLifetime: options.anthropicCacheLifetime }),
   });
 }

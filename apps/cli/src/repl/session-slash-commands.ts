@@ -1,3 +1,5 @@
+import { openCompactionTrace, SESSION_CHECKPOINT_OPTIONS } from '@forge/sessions';
+import { terminalLine } from '@forge/core/terminal';
 import type { Style } from '../output/style.js';
 import {
   toolDefinitions,
@@ -7,9 +9,9 @@ import {
   type ToolDefinition,
 } from '@forge/core';
 import { renderContextReport, type ContextReport } from '@forge/core/budget';
-import { contextToolOffer, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
+import { contextToolOffer, createInstructionsLoader, systemPromptFor } from '@forge/agent';
+import { workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
-import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
 import {
   checkpointViewTokens,
@@ -19,8 +21,6 @@ import {
   renderCheckpoint,
   renderCompaction,
 } from '../session/compaction-output.js';
-import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
-import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
 import type { ReplContext, SlashCommand, SlashOutcome } from './slash-commands.js';
@@ -38,7 +38,7 @@ export function describeSwitch(change: SessionSwitch, verb: string, style: Style
       style.yellow(`This session was recorded in ${change.otherWorkspace}; tools now work in this REPL's workspace.`),
     );
   }
-  for (const warning of change.warnings) lines.push(style.yellow(`warning: ${warning.message}`));
+  for (const warning of change.warnings) lines.push(style.yellow(`warning: ${terminalLine(warning.message)}`));
   if (change.recap.length > 0) lines.push(style.dim('So far:'), ...change.recap.map((line) => `  ${line}`));
   return `${lines.join('\n')}\n`;
 }
@@ -108,7 +108,7 @@ async function counting(context: ReplContext): Promise<Counting> {
       model: estimationOnlyModel(context.engine.modelLabel),
       policy: { ...context.config.context, mode: 'compact' },
       tools: [],
-      instructions: workspaceInstructions(context.engine.root, systemPrompt, warn),
+      instructions: createInstructionsLoader({ root: context.engine.root, warn })(systemPrompt),
     };
   }
   return {

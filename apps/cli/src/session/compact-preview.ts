@@ -2,11 +2,10 @@ import { toolDefinitions, type Message, type ModelAdapter, type TokenEstimateMet
 import { formatMessageRange } from '@forge/core/budget';
 import type { Redactor } from '@forge/core/redaction';
 import type { SessionTranscript } from '@forge/persistence';
-import { previewSessionCompaction, type SessionCompactResult } from '@forge/sessions';
+import { previewSessionCompaction, SESSION_CHECKPOINT_OPTIONS, type SessionCompactResult } from '@forge/sessions';
 import { workspaceArtifactHashes } from '@forge/tools';
 import type { AgentSetup } from '../agent/agent-setup.js';
 import type { Style } from '../output/style.js';
-import { SESSION_CHECKPOINT_OPTIONS } from './compaction-settings.js';
 
 /**
  * The compaction `forge compact` would make of a stored session now, computed the same way with

@@ -12,7 +12,7 @@ import { toolDefinitions, type Tool } from '../tools/tool.js';
 import { createEmitter } from '../events/emitter.js';
 import { withObservers } from './emitter.js';
 import { summarizeError } from './error-summary.js';
-import { runModelStep, type StepOutcome } from './model-step.js';
+import { CUT_ANSWER_NOTE, runModelStep, type StepOutcome } from './model-step.js';
 import { RunCostMeter } from './run-cost.js';
 import { endRun } from './run-end.js';
 import { runToolCalls } from './tool-step.js';
@@ -158,7 +158,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 
     if (outcome.kind === 'broken') {
       if (outcome.partialText.length > 0) {
-        await record({ role: 'assistant', content: [{ type: 'text', text: outcome.partialText }] });
+        await record({ role: 'assistant', content: [{ type: 'text', text: outcome.partialText + CUT_ANSWER_NOTE }] });
       }
       if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
       const error = summarizeError(outcome.error);
@@ -166,6 +166,16 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       return finish('failed', error);
     }
 
+    if (outcome.usageProblem !== undefined)
+      emit({
+        type: 'context.warning',
+        step,
+        reason: 'implausible_usage',
+        usedTokens: outcome.usage.inputTokens ?? 0,
+        availableInputTokens: prepared.budget?.availableInputTokens ?? 0,
+        warnAtTokens: prepared.budget?.warnAtTokens ?? 0,
+        message: outcome.usageProblem,
+      });
     usage = addUsage(usage, outcome.usage);
     cacheReadTokens = outcome.usage.cacheReadTokens;
     const calls = outcome.message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');

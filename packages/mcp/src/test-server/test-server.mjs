@@ -7,6 +7,7 @@
  *   --fail-on-start=MESSAGE  print MESSAGE on stderr and exit with code 3 before answering
  *   --alias=NAME             also offer `echo` under NAME (names with dots, spaces, collisions)
  *   --output-schema          offer `typed`, whose result must match an output schema
+ *   --huge-schema            also offer `huge`, whose input schema is over 1 MB
  */
 const flags = process.argv.slice(2);
 const flagValue = (name) => flags.find((flag) => flag.startsWith(`${name}=`))?.slice(name.length + 1);
@@ -39,8 +40,24 @@ async function serve() {
     stats.calls += 1;
     return handler(input, extra);
   };
-  const text = (value) => ({ content: [{ type: 'text', text: value }] });
+  const tools = { server, z, stats, counted };
+  registerEchoTools(tools);
+  registerBehaviourTools(tools);
+  registerContentTools(tools);
+  server.registerTool(
+    'stats',
+    { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
+    async () => text(JSON.stringify(stats)),
+  );
+  await server.connect(new StdioServerTransport());
+}
 
+function text(value) {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+/* `echo`, and its aliases from `--alias=NAME`. */
+function registerEchoTools({ server, z, counted }) {
   const echo = counted(async ({ text: value }) => text(`echo: ${value}`));
   server.registerTool('echo', { description: 'Returns its text.', inputSchema: { text: z.string() } }, echo);
   for (const alias of flags
@@ -52,7 +69,10 @@ async function serve() {
       echo,
     );
   }
+}
 
+/* Tools that compute, wait until cancelled, report an error or crash the server. */
+function registerBehaviourTools({ server, z, stats, counted }) {
   server.registerTool(
     'add',
     { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
@@ -95,7 +115,10 @@ async function serve() {
       process.exit(7);
     }),
   );
+}
 
+/* Tools whose results are mixed content, long text or structured content (`--output-schema`). */
+function registerContentTools({ server, z, counted }) {
   server.registerTool(
     'media',
     {
@@ -126,6 +149,13 @@ async function serve() {
     counted(async ({ chars }) => text('x'.repeat(chars))),
   );
 
+  if (flags.includes('--huge-schema')) {
+    const fields = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, index) => [`field_${index}`, z.string().describe('d'.repeat(500))]),
+    );
+    server.registerTool('huge', { description: 'A tool with a very large input schema.', inputSchema: fields }, echo);
+  }
+
   if (flags.includes('--output-schema')) {
     server.registerTool(
       'typed',
@@ -133,12 +163,4 @@ async function serve() {
       counted(async () => ({ content: [], structuredContent: { total: 42 } })),
     );
   }
-
-  server.registerTool(
-    'stats',
-    { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
-    async () => text(JSON.stringify(stats)),
-  );
-
-  await server.connect(new StdioServerTransport());
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnForge } from '@forge/cli/bundle-testing';
@@ -419,6 +419,116 @@ describe('9. the REPL keeps the whole line on screen when the terminal is resize
       expect(screen.split('\n').filter((row) => row.startsWith('› abc'))).toHaveLength(1);
       // Ctrl-E, Ctrl-U empty the line; Ctrl-D on an empty line leaves.
       terminal.press('C-e');
+      terminal.press('C-u');
+      terminal.press('C-d');
+      expect(await terminal.exitCode(20_000)).toBe(0);
+    } finally {
+      terminal.close();
+    }
+  });
+});
+
+describe('11. a manual compaction summarizes only completed turns, each whole', () => {
+  it('forge compact --last never puts the latest request in the checkpoint while keeping its answer verbatim', async () => {
+    const user = await userSetup(fixture, 'compact-turns');
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma', 'theta'];
+    const lines = Array.from({ length: 900 }, (_, line) =>
+      Array.from(
+        { length: 12 },
+        (_, word) => `${words[(line * 5 + word) % words.length]}${(line * 13 + word * 7) % 991}`,
+      ).join(' '),
+    );
+    await writeFile(path.join(user.workspace, 'a.txt'), `${lines.join('\n')}\n`);
+    for (const request of ['turn 1', 'turn 2']) {
+      const run = await user.forge([
+        'run',
+        '--model',
+        'scripted:demo',
+        ...(request === 'turn 1' ? [] : ['--last']),
+        request,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const compacted = await user.forge(['compact', '--last', '--model', 'scripted:demo']);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const sessions = await readdir(path.join(user.forgeHome, 'sessions'));
+    const session = await user.session(sessions[0] ?? '');
+    const tailStart = session.checkpoint?.source.tailStart ?? -1;
+    expect(tailStart).toBeGreaterThan(0);
+    // The verbatim tail starts at a request, or there is none: no answer is kept without the request it answers.
+    if (tailStart < session.messages.length) expect(session.messages[tailStart]?.role).toBe('user');
+    else expect(tailStart).toBe(session.messages.length);
+  });
+});
+
+describe('10. the smaller things a user trips on', () => {
+  it('plural counts, no prices asked of scripted:demo, a model switch said on --last, config show columns kept, the HTML header counts runs only', async () => {
+    const user = await userSetup(fixture, 'small-things');
+    await writeFile(path.join(user.workspace, 'notes.txt'), 'alpha\n');
+    const script = await user.writeModelScript([{ text: 'One.' }]);
+    const first = await user.forge(['run', '--model', 'scripted:file', 'first request'], script);
+    expect(first.code, first.stderr).toBe(0);
+    for (const request of ['second request', 'third request', 'fourth request']) {
+      const run = await user.forge(['run', '--last', '--model', 'scripted:demo', request]);
+      expect(run.code, run.stderr).toBe(0);
+      if (request === 'second request')
+        expect(run.stderr).toContain(
+          'forge: note: this session last ran on scripted:file; it continues on scripted:demo (--model scripted:file to stay on it)',
+        );
+      else expect(run.stderr).not.toContain('this session last ran on');
+    }
+
+    // The REPL's recap of four requests: the latest three and "(1 earlier request)".
+    const repl = await user.forge(['--last', '--model', 'scripted:demo'], {});
+    expect(repl.stdout).toContain('(1 earlier request)');
+    expect(repl.stdout).not.toContain('earlier requests)');
+
+    const measured = await user.forge(['context', '--last', '--model', 'scripted:demo']);
+    expect(measured.stdout).toContain('Prices           none: a scripted model is not billed by any provider');
+    expect(measured.stdout).not.toContain('set "prices"');
+
+    const compacted = await user.forge(['compact', '--last', '--model', 'scripted:demo']);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const page = path.join(user.workspace, 'report.html');
+    const sessionId = (await readdir(path.join(user.forgeHome, 'sessions')))[0] ?? '';
+    const inspected = await user.forge(['inspect', sessionId, '--html', page]);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    const html = await readFile(page, 'utf8');
+    expect(html).toMatch(/ · 4 runs, 1 manual compaction · /);
+
+    const long = `compatible:${'a-very-long-model-name-'.repeat(3)}x`;
+    await user.writeConfig({ model: long });
+    const shown = await user.forge(['config', 'show']);
+    const sourceColumn = (row: string) => row.lastIndexOf('  ') + 2;
+    const rows = shown.stdout.split('\n');
+    const header = rows.find((row) => row.startsWith('key')) ?? '';
+    const modelRow = rows.findIndex((row) => row.startsWith('model '));
+    expect(rows[modelRow]).toContain(long);
+    // The long value has the row to itself; its source sits in the source column on the next row, as every other row's does.
+    expect(rows[modelRow + 1]?.trimStart()).toBe(`user ${path.join(user.forgeHome, 'config.json')}`);
+    expect(rows[modelRow + 1]?.indexOf('user')).toBe(header.indexOf('source'));
+    expect(sourceColumn(rows[modelRow + 2] ?? '')).toBeGreaterThan(0);
+  });
+});
+
+describe('10. Tab completion lists candidates once', () => {
+  it('/model openai:gpt-5 then Tab Tab lists the ids without repeating /model before each', async () => {
+    ensureTmux();
+    const user = await userSetup(fixture, 'tab');
+    const terminal = TmuxTerminal.start({
+      command: [process.execPath, fixture.bundle().bin, '--model', 'scripted:demo'],
+      cwd: user.workspace,
+      env: { ...user.env, TERM: 'xterm-256color' },
+    });
+    try {
+      await terminal.waitFor((screen) => screen.includes('Type a request'), 20_000, 'the REPL banner');
+      terminal.type('/model openai:gpt-5.');
+      terminal.press('Tab');
+      terminal.press('Tab');
+      const screen = await terminal.waitFor((text) => /openai:gpt-5\.1 {2}/.test(text), 10_000, 'the candidates');
+      const listed = screen.split('\n').find((row) => /openai:gpt-5\.1 {2}/.test(row)) ?? '';
+      expect(listed).not.toContain('/model');
+      expect(listed.startsWith('openai:gpt-5.')).toBe(true);
       terminal.press('C-u');
       terminal.press('C-d');
       expect(await terminal.exitCode(20_000)).toBe(0);

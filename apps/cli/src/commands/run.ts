@@ -11,6 +11,7 @@ import type { CliIo, TerminationSignal } from '../io.js';
 import { createJsonRenderer, createTextRenderer } from '../output/event-renderer.js';
 import { createStallWatch } from '../output/stall-watch.js';
 import { styleFor, type Style } from '../output/style.js';
+import { modelSwitchNote } from '../session/model-switch-note.js';
 import { openCliSession } from '../session/open-cli-session.js';
 import { sessionChoice, type SessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
@@ -106,6 +107,8 @@ async function runWithEngine(
   try {
     if (session !== undefined) {
       writeWarnings(session.openWarnings, io, errorStyle);
+      const switched = modelSwitchNote(session.transcript().runs, engine.modelLabel, '--model');
+      if (switched !== undefined) io.stderr.write(`${errorStyle.yellow(`forge: note: ${switched}`)}\n`);
       const recordedIn = session.transcript().workspaceRoot;
       if (recordedIn !== null && recordedIn !== engine.root) {
         io.stderr.write(

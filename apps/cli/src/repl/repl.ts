@@ -25,6 +25,7 @@ import { describeSwitch, priceNextRequest, refreshContextUse } from './session-s
 import { closestMatch } from '../suggest.js';
 import { sessionCostSoFar } from '../session/session-cost.js';
 import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
+import { modelSwitchNote } from '../session/model-switch-note.js';
 import { ContextUseTracker, renderStatusLine } from './status-line.js';
 
 const PROMPT = '› ';
@@ -178,7 +179,11 @@ async function runRepl(options: {
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
   if (engine.name === 'native' && config.model === undefined)
     print(`${style.yellow(wrapText(`Note: ${defaultModelNotice('/model')}`, width()))}\n`);
-  if (session.resumed) await refreshContextUse(context);
+  if (session.resumed) {
+    const switched = modelSwitchNote(session.runModels, engine.modelLabel, '/model');
+    if (switched !== undefined) print(`${style.yellow(`Note: ${switched}`)}\n`);
+    await refreshContextUse(context);
+  }
   try {
     for (;;) {
       if (!input.pending) print(footer());

@@ -143,7 +143,12 @@ export function createTerminalLineReader(options: {
       buffer.set(common);
     } else if (lastKeyWasTab) {
       leaveLine();
-      output.write(`${matches.join('  ')}\r\n`);
+      // `/model openai:gpt-5.1` and `/model openai:gpt-5.2` list as `openai:gpt-5.1  openai:gpt-5.2`: the words typed are not repeated.
+      const shared = typed.slice(0, typed.lastIndexOf(' ') + 1);
+      const shown = matches.map((match) =>
+        shared !== '' && match.startsWith(shared) ? match.slice(shared.length) : match,
+      );
+      output.write(`${shown.join('  ')}\r\n`);
       cursorRow = 0;
     }
   };

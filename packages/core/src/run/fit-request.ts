@@ -115,6 +115,6 @@ export async function fitAfterOverflow(
     changed = true;
   }
   const compacted = await compactAfterOverflow(context, overflow, current);
-  if (compacted !== true && compacted !== false) return compacted;
+  if (typeof compacted === 'object') return compacted;
   return changed || compacted ? { kind: 'fitted', request: context.build(pending.input) } : undefined;
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { ContextCheckpoint } from './checkpoint/schema.js';
 import type { JsonValue } from './json.js';
 import type { Message } from './messages.js';
@@ -27,11 +27,40 @@ export function canonicalJsonStringify(value: JsonValue): string {
 }
 
 /**
- * SHA-256 (hex) of a run of messages in canonical JSON. Checkpoint provenance uses it for its
- * source and tail hashes, so a checkpoint whose messages changed can be recognised.
+ * SHA-256 of a run of messages exactly as `hashMessages` computes it (canonical JSON of the array),
+ * fed one message at a time, so a long transcript is never one string: only one message's JSON is
+ * held at a time.
  */
-export function hashMessages(messages: readonly Message[]): string {
-  return sha256Hex(canonicalJsonStringify(messages as unknown as JsonValue));
+export class MessagesHasher {
+  private readonly hash: Hash = createHash('sha256').update('[');
+  private count = 0;
+
+  add(message: Message): this {
+    this.hash.update(`${this.count === 0 ? '' : ','}${canonicalJsonStringify(message as unknown as JsonValue)}`);
+    this.count += 1;
+    return this;
+  }
+
+  /** The hash of the messages added so far; more can be added after. */
+  digestSoFar(): string {
+    return this.hash.copy().update(']').digest('hex');
+  }
+
+  /** The hash of the messages added; the hasher cannot be used after. */
+  digest(): string {
+    return this.hash.update(']').digest('hex');
+  }
+}
+
+/**
+ * SHA-256 (hex) of a run of messages in canonical JSON. Checkpoint provenance uses it for its
+ * source and tail hashes, so a checkpoint whose messages changed can be recognised. Hashed one
+ * message at a time, so a transcript of any length never becomes one string.
+ */
+export function hashMessages(messages: readonly Message[], from = 0, to = messages.length): string {
+  const hasher = new MessagesHasher();
+  for (let index = from; index < to; index += 1) hasher.add(messages[index] as Message);
+  return hasher.digest();
 }
 
 /** SHA-256 (hex) of `value` in canonical JSON: equal values hash alike however their objects were built. */

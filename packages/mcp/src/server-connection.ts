@@ -8,6 +8,7 @@ import {
   type Tool as McpToolDescriptor,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS, type McpServerConfig } from './config.js';
+import { MessageBuffer } from './message-buffer.js';
 
 const CLIENT_INFO = { name: 'forge', version: '0.1.0' };
 /** Characters of a server's stderr kept to explain why it failed. */
@@ -26,6 +27,9 @@ export class McpServerError extends ForgeError {
     this.server = options.server;
   }
 }
+
+/** The largest message read from a server; a larger answer is dropped and its request fails (see MessageBuffer). */
+export const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 /** One running MCP server and the tools it listed at start-up. */
 export interface McpServerConnection {
@@ -113,6 +117,9 @@ export async function connectMcpServer(
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
     stderr: 'pipe',
   });
+  // The SDK's buffer is quadratic in a message's size and ends the session on one above 10 MiB;
+  // see MessageBuffer. A large result is cut to the tool's output cap once it is parsed.
+  (transport as unknown as { _readBuffer: MessageBuffer })._readBuffer = new MessageBuffer(MAX_MESSAGE_BYTES);
   transport.stderr?.on('data', (chunk: Buffer | string) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
   });

@@ -2,6 +2,7 @@ import { CancelledError, toolDefinitions, type ToolDefinition } from '@forge/cor
 import { DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig } from './config.js';
 import { DEFAULT_MCP_OUTPUT_CAP_CHARS } from './content.js';
 import { createMcpTool, type McpTool } from './mcp-tool.js';
+import { boundedDescriptor } from './tool-bounds.js';
 import { connectMcpServer, McpServerError, type McpServerConnection } from './server-connection.js';
 import { roughSchemaTokens, type CountSchemaTokens } from './schema-cost.js';
 import { assignToolNames } from './tool-names.js';
@@ -92,7 +93,13 @@ export async function startMcpServers(
   }
 
   const requests = connections.flatMap((connection) =>
-    connection.tools.map((descriptor) => ({ server: connection.name, tool: descriptor.name, descriptor, connection })),
+    connection.tools.flatMap((offered) => {
+      const { descriptor, warning } = boundedDescriptor(connection.name, offered);
+      if (warning !== undefined) warn(warning, connection.name);
+      return descriptor === undefined
+        ? []
+        : [{ server: connection.name, tool: descriptor.name, descriptor, connection }];
+    }),
   );
   const names = assignToolNames(requests, options.reservedToolNames);
   const tools = requests.map((request, index) => {

@@ -80,7 +80,7 @@ describe('renderContextReport', () => {
         Room for history 114,008 (available − mandatory 5,800 − checkpoint)
         Session          40 messages: [0, 38) in the checkpoint, [38, 40) verbatim, none left out
         Checkpoint       cp_0123456789abcdef, strategy forge-state, summarizes messages [0, 38), source aaaaaaaaaaaa
-        Prices           not known for this model: costs are shown in tokens only (set "prices" in your user configuration)
+        Prices           none: a scripted model is not billed by any provider
       "
     `);
   });

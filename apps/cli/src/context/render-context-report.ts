@@ -182,9 +182,12 @@ export function renderContextReport(report: ContextReport, options: RenderContex
 function costLines(report: ContextReport, color: boolean): string[] {
   const cost = report.nextRequestCost;
   if (cost === undefined) {
-    return [
-      `  Prices           ${paint('not known for this model: costs are shown in tokens only (set "prices" in your user configuration)', 2, color)}`,
-    ];
+    // A scripted model answers from a script, not a provider: there is nothing to bill, so nothing to set.
+    const why =
+      report.model.provider === 'scripted'
+        ? 'none: a scripted model is not billed by any provider'
+        : 'not known for this model: costs are shown in tokens only (set "prices" in your user configuration)';
+    return [`  Prices           ${paint(why, 2, color)}`];
   }
   const lines = [
     `  Prices           ${describePrices(cost.prices)}`,
@@ -196,6 +199,11 @@ function costLines(report: ContextReport, color: boolean): string[] {
       ? `, ${formatDollars(cost.warmInput)} if ${formatTokens(cost.cacheableTokens)} are read from the prompt cache`
       : '';
   lines.push(`  Next request     input ${formatDollars(cost.coldInput)} with a cold cache${warm}`);
+  const compacted = report.compactedBeforeSending;
+  if (compacted !== undefined)
+    lines.push(
+      `                   as sent after the compaction the next step makes first (${formatTokens(compacted.tokensBefore)} → ${formatTokens(compacted.tokensAfter)})`,
+    );
   lines.push(
     `                   output up to ${formatDollars(cost.outputUpTo)} (the ${formatTokens(cost.reservedOutputTokens)} reserved)`,
   );

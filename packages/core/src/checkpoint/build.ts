@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import type { Message } from '../messages.js';
-import { hashMessages } from '../hashing.js';
+import { hashMessages, MessagesHasher } from '../hashing.js';
 import { splitIntoGroups } from '../view/groups.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { buildDigest } from './digest.js';
@@ -164,9 +164,9 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
     strategy: 'forge-state',
     source: {
       summarizedThrough: input.tailStart,
-      sourceHash: hashMessages(messages.slice(0, input.tailStart)),
+      sourceHash: hashMessages(messages, 0, input.tailStart),
       tailStart: input.tailStart,
-      tailHash: hashMessages(messages.slice(input.tailStart)),
+      tailHash: hashMessages(messages, input.tailStart),
       messageCount: messages.length,
     },
     state,
@@ -192,11 +192,31 @@ export function checkpointMatchesTranscript(
   checkpoint: ContextCheckpoint,
   transcript: readonly CheckpointTranscriptEntry[],
 ): boolean {
-  const { source } = checkpoint;
+  return sourceMatchesTranscript(checkpoint.source, transcript);
+}
+
+/**
+ * Whether a checkpoint's provenance (its summarized source and kept tail, by range and hash) still
+ * describes `transcript`. Hashes message by message: no string of the whole transcript is built.
+ */
+export function sourceMatchesTranscript(
+  source: {
+    readonly summarizedThrough: number;
+    readonly sourceHash: string;
+    readonly tailStart: number;
+    readonly tailHash: string;
+    readonly messageCount: number;
+  },
+  transcript: readonly CheckpointTranscriptEntry[],
+): boolean {
   if (source.messageCount > transcript.length || source.tailStart > source.messageCount) return false;
-  const messages = transcript.map((entry) => entry.message);
+  const hashRange = (from: number, to: number): string => {
+    const hasher = new MessagesHasher();
+    for (let index = from; index < to; index += 1) hasher.add((transcript[index] as CheckpointTranscriptEntry).message);
+    return hasher.digest();
+  };
   return (
-    hashMessages(messages.slice(0, source.summarizedThrough)) === source.sourceHash &&
-    hashMessages(messages.slice(source.tailStart, source.messageCount)) === source.tailHash
+    hashRange(0, source.summarizedThrough) === source.sourceHash &&
+    hashRange(source.tailStart, source.messageCount) === source.tailHash
   );
 }

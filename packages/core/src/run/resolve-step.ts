@@ -3,7 +3,7 @@ import { ContextOverflowError } from '../errors.js';
 import type { ToolCallPart } from '../messages.js';
 import { fitAfterOverflow } from './fit-request.js';
 import { summarizeError } from './error-summary.js';
-import type { StepOutcome } from './model-step.js';
+import { CUT_ANSWER_NOTE, type StepOutcome } from './model-step.js';
 import type { PendingStep } from './prepare-request.js';
 import { preflightStep, type PreparedStep } from './preflight.js';
 import { cancelRun, type RunState } from './run-state.js';
@@ -39,7 +39,7 @@ export async function resolveStep(
   }
   if (outcome.kind === 'broken') {
     if (outcome.partialText.length > 0) {
-      await run.record({ role: 'assistant', content: [{ type: 'text', text: outcome.partialText }] });
+      await run.record({ role: 'assistant', content: [{ type: 'text', text: outcome.partialText + CUT_ANSWER_NOTE }] });
     }
     if (run.signal.aborted) return { kind: 'finish', result: cancelRun(run) };
     const error = summarizeError(outcome.error);
@@ -59,13 +59,23 @@ function isCleanOverflow(outcome: StepOutcome, signal: AbortSignal): boolean {
   );
 }
 
-/** Counts a finished step, emits `model.step.completed`, reconciles its estimate and records its message; gives its tool calls. */
+/** Counts a finished step (warning first when its usage had to be clamped), emits `model.step.completed`, reconciles its estimate and records its message; gives its tool calls. */
 async function completeStep(
   run: RunState,
   step: number,
   sent: SendStep,
   outcome: Extract<StepOutcome, { kind: 'finished' }>,
 ): Promise<ToolCallPart[]> {
+  if (outcome.usageProblem !== undefined)
+    run.emit({
+      type: 'context.warning',
+      step,
+      reason: 'implausible_usage',
+      usedTokens: outcome.usage.inputTokens ?? 0,
+      availableInputTokens: sent.budget?.availableInputTokens ?? 0,
+      warnAtTokens: sent.budget?.warnAtTokens ?? 0,
+      message: outcome.usageProblem,
+    });
   run.usage = addUsage(run.usage, outcome.usage);
   run.cacheReadTokens = outcome.usage.cacheReadTokens;
   const calls = outcome.message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');

@@ -176,11 +176,7 @@ async function approveAndExecute(
     executed = await untilAborted(tool.execute(call.input, { toolCallId: call.toolCallId, signal }), signal);
   } catch (error) {
     if (signal.aborted)
-      return ended(
-        'cancelled',
-        errorResult(call, 'Stopped: the run was cancelled while this tool was running.'),
-        'cancelled while it was running',
-      );
+      return ended('cancelled', errorResult(call, CANCELLED_WHILE_RUNNING), 'cancelled while it was running');
     const message = `Tool "${call.toolName}" failed: ${summarizeError(error).message}`;
     return ended('error', errorResult(call, message), `failed: ${message}`);
   }
@@ -200,6 +196,13 @@ async function approveAndExecute(
   const line = failed ? fallbackSummary(result) : (executed.summary ?? fallbackSummary(result));
   return ended(failed ? 'error' : 'ok', result, line);
 }
+
+/**
+ * The result of a tool stopped by a cancellation: as a timed-out command's result does, it says
+ * that what the tool started may outlive it, since the run stops waiting at once.
+ */
+const CANCELLED_WHILE_RUNNING =
+  'Stopped: the run was cancelled while this tool was running. What it started may still be running, or may have done part of its work.';
 
 /** Settles with `work`, or rejects as soon as `signal` aborts so a tool that ignores its signal cannot hold the run. */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

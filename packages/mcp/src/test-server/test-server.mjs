@@ -7,6 +7,7 @@
  *   --fail-on-start=MESSAGE  print MESSAGE on stderr and exit with code 3 before answering
  *   --alias=NAME             also offer `echo` under NAME (names with dots, spaces, collisions)
  *   --output-schema          offer `typed`, whose result must match an output schema
+ *   --huge-schema            also offer `huge`, whose input schema is over 1 MB
  */
 const flags = process.argv.slice(2);
 const flagValue = (name) => flags.find((flag) => flag.startsWith(`${name}=`))?.slice(name.length + 1);
@@ -147,6 +148,13 @@ function registerContentTools({ server, z, counted }) {
     { description: 'Returns a text of the given length.', inputSchema: { chars: z.number().int().min(0) } },
     counted(async ({ chars }) => text('x'.repeat(chars))),
   );
+
+  if (flags.includes('--huge-schema')) {
+    const fields = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, index) => [`field_${index}`, z.string().describe('d'.repeat(500))]),
+    );
+    server.registerTool('huge', { description: 'A tool with a very large input schema.', inputSchema: fields }, echo);
+  }
 
   if (flags.includes('--output-schema')) {
     server.registerTool(

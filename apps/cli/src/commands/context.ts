@@ -1,6 +1,6 @@
 import type { SessionSize } from '@forge/agent';
 import { workspaceArtifactHashes } from '@forge/tools';
-import { renderContextReport } from '@forge/core/budget';
+import { renderContextReport } from '../context/render-context-report.js';
 import { viewOfStoredSession } from '@forge/sessions';
 import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';

@@ -8,7 +8,8 @@ import {
   type ModelAdapter,
   type ToolDefinition,
 } from '@forge/core';
-import { renderContextReport, type ContextReport } from '@forge/core/budget';
+import type { ContextReport } from '@forge/core/budget';
+import { renderContextReport } from '../context/render-context-report.js';
 import { contextToolOffer, createInstructionsLoader, systemPromptFor } from '@forge/agent';
 import { workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';

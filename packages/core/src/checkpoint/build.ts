@@ -1,8 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import type { Message } from '../messages.js';
-import type { JsonValue } from '../json.js';
-import { sha256Hex } from '../instructions.js';
-import { canonicalJsonStringify, hashMessages, MessagesHasher } from '../view/canonical-json.js';
+import { hashMessages, MessagesHasher } from '../hashing.js';
 import { splitIntoGroups } from '../view/groups.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { buildDigest } from './digest.js';
@@ -221,9 +219,4 @@ export function sourceMatchesTranscript(
     hashRange(0, source.summarizedThrough) === source.sourceHash &&
     hashRange(source.tailStart, source.messageCount) === source.tailHash
   );
-}
-
-/** SHA-256 of the checkpoint in canonical JSON: the hash events and traces record for it. */
-export function checkpointHash(checkpoint: ContextCheckpoint): string {
-  return sha256Hex(canonicalJsonStringify(checkpoint as unknown as JsonValue));
 }

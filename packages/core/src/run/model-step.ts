@@ -7,6 +7,7 @@ import {
   type ModelRequest,
   type Usage,
 } from '../model/adapter.js';
+import type { RunState } from './run-state.js';
 
 export type StepOutcome =
   | {
@@ -72,6 +73,17 @@ export async function runModelStep(
   } catch (error) {
     return { kind: 'broken', error, partialText: streamedText };
   }
+}
+
+/**
+ * The model step of a run: emits `model.step.started`, notes when the request left, and streams
+ * the answer, each text delta as `model.text.delta`.
+ */
+export function modelStep(run: RunState, step: number, request: ModelRequest): Promise<StepOutcome> {
+  run.emit({ type: 'model.step.started', step });
+  run.lastRequestAt = run.now();
+  const onDelta = (delta: string) => run.emit({ type: 'model.text.delta', step, delta });
+  return runModelStep(run.options.model, request, run.signal, onDelta, { promptCacheKey: run.cacheKey });
 }
 
 /** Appended to the text of an answer whose stream broke, so a resumed session (and the model) knows it is incomplete. */

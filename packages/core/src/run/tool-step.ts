@@ -4,6 +4,7 @@ import type { ToolCallPart, ToolMessage, ToolResultPart } from '../messages.js';
 import { capToolErrorText } from '../tools/error-text-cap.js';
 import type { ApprovalGate, Tool, ToolExecutionResult } from '../tools/tool.js';
 import { summarizeError } from './error-summary.js';
+import type { RunState } from './run-state.js';
 
 type Outcome = 'ok' | 'error' | 'denied' | 'cancelled';
 
@@ -222,4 +223,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/** The tool step of a run: runs the calls of `step` under the run's approvals and records their results. */
+export async function toolStep(run: RunState, step: number, calls: readonly ToolCallPart[]): Promise<void> {
+  const { tools, signal, emit, now } = run;
+  await run.record(await runToolCalls({ calls, tools, approvals: run.options.approvals, signal, step, emit, now }));
 }

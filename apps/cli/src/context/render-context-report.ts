@@ -1,9 +1,10 @@
-import type { CapabilitySource, TokenCategories, TokenEstimateMethod } from '../model/adapter.js';
-import { describePrices, describePriceSource, formatDollars } from '../pricing/format.js';
-import type { BudgetDecision } from './budget.js';
-import type { ViewDecision } from '../view/request-view.js';
-import { formatMessageRange, formatTokens } from './messages.js';
-import type { ContextReport } from './report.js';
+import type { ModelAdapter, TokenCategories, TokenEstimateMethod } from '@forge/core';
+import { formatMessageRange, formatTokens, type ContextReport } from '@forge/core/budget';
+import { describePrices, describePriceSource, formatDollars } from '@forge/core/pricing';
+
+type CapabilitySource = ModelAdapter['capabilities']['source'];
+type BudgetDecision = ContextReport['budget']['decision'];
+type ViewDecision = ContextReport['decision'];
 
 export interface RenderContextOptions {
   /** ANSI colours; pass false for pipes, files and `NO_COLOR`. */

@@ -1,6 +1,16 @@
 import { createHash, type Hash } from 'node:crypto';
-import type { JsonValue } from '../json.js';
-import type { Message } from '../messages.js';
+import type { ContextCheckpoint } from './checkpoint/schema.js';
+import type { JsonValue } from './json.js';
+import type { Message } from './messages.js';
+
+/*
+ * Every hash core computes: SHA-256 in lowercase hex, over bytes, text or canonical JSON.
+ */
+
+/** SHA-256 (hex) of `content`: instruction files and texts, tool outputs, cache keys. */
+export function sha256Hex(content: string | Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
+}
 
 /**
  * JSON text with object keys sorted at every level and no whitespace, so equal values always give
@@ -51,4 +61,14 @@ export function hashMessages(messages: readonly Message[], from = 0, to = messag
   const hasher = new MessagesHasher();
   for (let index = from; index < to; index += 1) hasher.add(messages[index] as Message);
   return hasher.digest();
+}
+
+/** SHA-256 (hex) of `value` in canonical JSON: equal values hash alike however their objects were built. */
+export function hashCanonicalJson(value: JsonValue): string {
+  return sha256Hex(canonicalJsonStringify(value));
+}
+
+/** SHA-256 of the checkpoint in canonical JSON: the hash events and traces record for it. */
+export function checkpointHash(checkpoint: ContextCheckpoint): string {
+  return hashCanonicalJson(checkpoint as unknown as JsonValue);
 }

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../json.js';
-import type { Message } from '../messages.js';
-import { canonicalJsonStringify, hashMessages, MessagesHasher } from './canonical-json.js';
+import type { JsonValue } from './json.js';
+import type { Message } from './messages.js';
+import { canonicalJsonStringify, hashMessages, MessagesHasher } from './hashing.js';
 
 const message = fc.oneof(
   fc.record({ role: fc.constant('user' as const), content: fc.string() }),

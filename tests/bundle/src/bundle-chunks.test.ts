@@ -79,6 +79,11 @@ function invocations(sessionId: string, user: UserSetup): Record<string, Invocat
     },
     context: { args: ['context'], code: 0, prints: /Tool schemas/ },
     'models list': { args: ['models', 'list'], code: 0, prints: /openai:gpt-5 / },
+    'models calibration reset <model>': {
+      args: ['models', 'calibration', 'reset', 'openai:gpt-5'],
+      code: 0,
+      prints: /no usage is recorded for openai:gpt-5/,
+    },
     'config show': { args: ['config', 'show'], code: 0, prints: /Configuration files/ },
     'config validate [file]': {
       args: ['config', 'validate', path.join(user.forgeHome, 'config.json')],

@@ -4,8 +4,7 @@ import { MessagesHasher, type Message } from '@forge/core';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeRecord } from '../packages/persistence/src/record-codec.js';
-import type { SessionRecord } from '../packages/persistence/src/records.js';
+import { encodeRecord, type SessionRecord } from '@forge/persistence';
 
 const MODEL = { provider: 'openai', modelId: 'gpt-5.1' };
 const PRICES = {

@@ -17,5 +17,5 @@ export { withStructuredSummary } from './compaction/built-checkpoint.js';
 export { compactorRequest, parseCompactorReply } from './compaction/compactor-model.js';
 export { projectToolOutput } from './compaction/tool-output-projection.js';
 export { selectTail } from './view/select-tail.js';
-export { checkpointHash } from './checkpoint/build.js';
+export { checkpointHash, checkpointMatchesTranscript } from './checkpoint/build.js';
 export { eventEnvelopeSchema, forgeEventSchema } from './events/event-schemas.js';

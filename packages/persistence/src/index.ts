@@ -88,6 +88,8 @@ export {
 } from './trace-writer.js';
 export { readTrace, readTraceLines, type EnvelopeParser, type TraceEntry, type TraceLine } from './trace-reader.js';
 export { readStoredLines } from './stored-file.js';
+/** One record as a log line (checksum and newline included), for tools that write logs in bulk; Forge itself appends through `SessionWriter`. */
+export { encodeRecord } from './record-codec.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
 export { forgetCalibration, readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';
 export { findPrunable, prune, traceUsage, type PruneCandidate, type TraceRetentionPolicy } from './home-gc.js';

@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { describeRefusal, readRegularFile } from '@forge/bounded-read';
-import { GitignoreMatcher, MAX_AVERAGE_MILLISECONDS, MAX_MILLISECONDS_PER_PATH } from './gitignore-matcher.js';
+import {
+  GitignoreMatcher,
+  MAX_AVERAGE_MILLISECONDS,
+  MAX_COMPILE_MILLISECONDS,
+  MAX_MILLISECONDS_PER_PATH,
+} from './gitignore-matcher.js';
 
 /** A `.gitignore` larger than this is not used (git's own limit is 100 MB; real ones are a few KiB). */
 const MAX_GITIGNORE_BYTES = 1024 * 1024;
@@ -113,6 +118,14 @@ export class GitignoreRules {
     const tooLong = lines.filter((line) => line.length > MAX_GITIGNORE_RULE_CHARACTERS).length;
     const used = kept.slice(0, MAX_GITIGNORE_RULES);
     const rules = GitignoreMatcher.compile(used);
+    if ('tooSlow' in rules) {
+      this.note(
+        `${relativeFile} was not used: compiling its ${used.length} rules took more than ${MAX_COMPILE_MILLISECONDS} ms ` +
+          `(stopped after ${rules.tooSlow} ms; 2,000 plain rules take about 130 ms), so matching them would be slower still. ` +
+          'Simplify its patterns (shorter rules, fewer * in one rule)',
+      );
+      return undefined;
+    }
     const left: string[] = [];
     if (tooLong > 0) left.push(`${tooLong} rule(s) longer than ${MAX_GITIGNORE_RULE_CHARACTERS} characters`);
     if (kept.length > used.length)

@@ -33,10 +33,13 @@ describe('the bundled forge with slow .gitignore rules', () => {
       .map((line) => JSON.parse(line) as { timestamp: string; sessionId?: string; event: { type: string } });
     const at = (type: string) => Date.parse(events.find((envelope) => envelope.event.type === type)?.timestamp ?? '');
     const took = at('tool.call.completed') - at('tool.call.started');
+    console.log(`[gitignore-bound] list_files took ${took} ms`);
     expect(took).toBeLessThan(2_000);
 
     const [result] = toolResultTexts((await user.session(events[0]?.sessionId ?? '')).messages);
-    expect(result).toContain('[list_files: .gitignore was not used for the rest of this walk: its rules took');
+    expect(result).toMatch(
+      /\[list_files: \.gitignore was not used(: compiling its 2000 rules took more than| for the rest of this walk: its rules took)/,
+    );
     // Every file is listed: the rules given up exclude nothing from then on.
     expect(result?.split('\n').filter((line) => line.endsWith('.txt'))).toHaveLength(600);
   });

@@ -1,5 +1,5 @@
 import type { ToolCallRequest } from '@forge/core';
-import { terminalLine, terminalText } from '@forge/core/terminal';
+import { terminalLine } from '@forge/core/terminal';
 import type { ConfirmAnswer } from '@forge/tools';
 import type { Style } from '../output/style.js';
 import { APPROVAL_CHOICES, parseApprovalAnswer } from './approval-answer.js';
@@ -26,7 +26,8 @@ export async function askApproval(options: {
       : `Allow command outside the sandbox (${terminalLine(request.escalation.label)})?`;
   // The summary names what a model, a file or an MCP server chose: it never reaches the terminal raw.
   print(`${style.yellow(question)} ${terminalLine(request.summary)}\n`);
-  if (options.preview !== undefined) print(terminalText(options.preview));
+  // The preview is Forge's own coloured diff, its text sanitized line by line (see previewEdit).
+  if (options.preview !== undefined) print(options.preview);
   for (;;) {
     const line = await reader.next(`${APPROVAL_CHOICES} › `, { signal, remember: false });
     if (line === undefined) return { kind: 'deny', feedback: 'the input ended before the user answered' };

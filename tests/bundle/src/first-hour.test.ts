@@ -16,6 +16,11 @@ import { useBundle, userSetup } from './support/bundle.js';
 
 const fixture = useBundle('bundle-first-hour');
 
+/** The ids of the sessions stored in FORGE_HOME (its sessions directory also holds index files). */
+async function storedSessions(forgeHome: string): Promise<string[]> {
+  return (await readdir(path.join(forgeHome, 'sessions'))).filter((name) => name.startsWith('session_'));
+}
+
 /** A configuration problem: where it is written, the key `config validate` must name, and what makes it. */
 interface ConfigCase {
   readonly name: string;
@@ -160,7 +165,7 @@ describe('2. a closed stdout never half-writes a run', () => {
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stderr }));
     });
-    const sessions = await readdir(path.join(user.forgeHome, 'sessions'));
+    const sessions = await storedSessions(user.forgeHome);
     expect(sessions).toHaveLength(1);
     const sessionId = sessions[0] ?? '';
     expect(existsSync(path.join(user.forgeHome, 'sessions', sessionId, 'lock')), 'the lock is released').toBe(false);
@@ -451,7 +456,7 @@ describe('11. a manual compaction summarizes only completed turns, each whole', 
     }
     const compacted = await user.forge(['compact', '--last', '--model', 'scripted:demo']);
     expect(compacted.code, compacted.stderr).toBe(0);
-    const sessions = await readdir(path.join(user.forgeHome, 'sessions'));
+    const sessions = await storedSessions(user.forgeHome);
     const session = await user.session(sessions[0] ?? '');
     const tailStart = session.checkpoint?.source.tailStart ?? -1;
     expect(tailStart).toBeGreaterThan(0);
@@ -490,7 +495,7 @@ describe('10. the smaller things a user trips on', () => {
     const compacted = await user.forge(['compact', '--last', '--model', 'scripted:demo']);
     expect(compacted.code, compacted.stderr).toBe(0);
     const page = path.join(user.workspace, 'report.html');
-    const sessionId = (await readdir(path.join(user.forgeHome, 'sessions')))[0] ?? '';
+    const sessionId = (await storedSessions(user.forgeHome))[0] ?? '';
     const inspected = await user.forge(['inspect', sessionId, '--html', page]);
     expect(inspected.code, inspected.stderr).toBe(0);
     const html = await readFile(page, 'utf8');

@@ -90,6 +90,7 @@ function invocations(sessionId: string, user: UserSetup): Record<string, Invocat
       code: 0,
       prints: /valid/,
     },
+    gc: { args: ['gc', '--dry-run'], code: 0, prints: /Nothing to prune|would remove/ },
     'inspect [target]': { args: ['inspect', '--last'], code: 0, prints: /status\s+completed/ },
     eval: { args: ['eval', '--suite', 'smoke', '--mode', 'off'], code: 0, prints: /gates passed/ },
   };

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ensureTmux, TmuxTerminal } from '@forge/cli/testing-terminal';
 import { describe, expect, it } from 'vitest';
-import { useBundle, userSetup } from './support/bundle.js';
+import { sessionIdOf, useBundle, userSetup } from './support/bundle.js';
 
 /*
  * Text a model, a provider or an MCP server sends reaches the terminal escaped: a clipboard
@@ -37,6 +37,12 @@ describe('terminal escapes from a model through the bundled forge', () => {
     );
     expect(run.stderr).not.toContain(ESC);
     expect(run.stderr).toContain('no_such\\x1b[2J_tool');
+
+    // Read back later, the stored reply is escaped the same way.
+    const shown = await user.forge(['sessions', 'show', sessionIdOf(run.stderr)]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toContain(ESC);
+    expect(shown.stdout).toContain('\\x1b]52;c;aGVsbG8=\\x07');
 
     const json = await user.forge(['run', '--json', '--model', 'scripted:file', 'Say it'], {
       FORGE_TEST_MODEL_SCRIPT: (await user.writeModelScript([{ text: hostileReply }])).FORGE_TEST_MODEL_SCRIPT ?? '',

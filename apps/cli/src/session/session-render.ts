@@ -1,6 +1,7 @@
 import { formatMessageRange } from '@forge/core/budget';
 import { truncateText } from '@forge/core/checkpoint';
 import type { Message, ToolResultOutput } from '@forge/core';
+import { terminalLine, terminalText } from '@forge/core/terminal';
 import type { SessionRun, SessionSummary, SessionTranscript } from '@forge/persistence';
 import { displayPath } from '@forge/tools';
 import type { Style } from '../output/style.js';
@@ -15,9 +16,10 @@ export function formatTime(iso: string): string {
   return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
+/** Stored text (a model's, a tool's, a server's) on one terminal line: escapes shown, never interpreted. */
 function oneLine(text: string, limit = INLINE_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return truncateText(flat, limit);
+  return terminalLine(truncateText(flat, limit));
 }
 
 function plural(count: number, noun: string): string {
@@ -36,7 +38,7 @@ export function renderSessionList(
     updated: formatTime(session.updatedAt),
     messages: session.problem === undefined ? String(session.messageCount) : '?',
     workspace: session.workspaceRoot === null ? '-' : displayPath(session.workspaceRoot),
-    first: session.problem === undefined ? (session.firstUserLine ?? '') : oneLine(session.problem),
+    first: session.problem === undefined ? terminalLine(session.firstUserLine ?? '') : oneLine(session.problem),
     broken: session.problem !== undefined,
   }));
   const idWidth = Math.max(2, ...rows.map((row) => row.id.length));
@@ -57,7 +59,7 @@ function renderOutput(output: ToolResultOutput): string {
 }
 
 function indentBody(text: string): string {
-  return text
+  return terminalText(text)
     .trimEnd()
     .split('\n')
     .map((line) => (line.trim() === '' ? '' : `     ${line}`))
@@ -82,7 +84,7 @@ export function renderMessage(message: Message, number: number, style: Style): s
           lines.push(style.dim(`     (reasoning: ${part.text.length === 0 ? 'opaque' : oneLine(part.text, 80)})`));
         else
           lines.push(
-            `     → ${part.toolName} ${oneLine(JSON.stringify(part.input))} ${style.dim(`[${part.toolCallId}]`)}`,
+            `     → ${terminalLine(part.toolName)} ${oneLine(JSON.stringify(part.input))} ${style.dim(`[${terminalLine(part.toolCallId)}]`)}`,
           );
       }
       return lines.join('\n');
@@ -91,7 +93,7 @@ export function renderMessage(message: Message, number: number, style: Style): s
       return [
         `${label} ${style.bold('tool')}`,
         ...message.content.map((part) => {
-          const line = `     ← ${part.toolName} ${part.output.type === 'error-text' ? 'error' : 'ok'}: ${renderOutput(part.output)}`;
+          const line = `     ← ${terminalLine(part.toolName)} ${part.output.type === 'error-text' ? 'error' : 'ok'}: ${renderOutput(part.output)}`;
           return part.output.type === 'error-text' ? style.yellow(line) : line;
         }),
       ].join('\n');

@@ -254,7 +254,7 @@ export function mergeLayers(layers: readonly Layer[]): MergedConfig {
       values.mcpServers !== undefined &&
       userOnly(
         'mcpServers',
-        'MCP servers are programs Forge starts, so they may be defined only in your user configuration, not by a project.',
+        'MCP servers are programs Forge starts or remote services it sends your credentials to, so they may be defined only in your user configuration, not by a project.',
       )
     ) {
       mcpServers = values.mcpServers;

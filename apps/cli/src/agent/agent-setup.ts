@@ -1,6 +1,6 @@
 import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
-import type { McpServers } from '@forge/mcp';
+import type { ElicitationHandler, McpServers } from '@forge/mcp';
 import type { SessionCompactionOptions } from '@forge/sessions';
 import {
   agentSurface,
@@ -35,7 +35,7 @@ export interface AgentSetup {
   readonly root: string;
   readonly modelName: string;
   readonly model: ModelAdapter;
-  /** The built-in workspace tools, then the tools of the MCP servers that started. */
+  /** The built-in workspace tools, then the tools the MCP servers offer now (read anew for each turn). */
   readonly tools: readonly Tool[];
   /** Which context tools the configuration allows (`context.checkpointNote`, `context.requestCompaction`). */
   readonly contextTools: ContextToolSettings;
@@ -129,6 +129,8 @@ export async function prepareAgent(options: {
   readonly confirm?: ConfirmCallback;
   /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
   readonly purpose?: 'run' | 'measure';
+  /** Asks the user what an MCP server requests (the REPL); without it such requests are declined. */
+  readonly elicit?: ElicitationHandler;
 }): Promise<AgentSetup> {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
@@ -141,10 +143,13 @@ export async function prepareAgent(options: {
     sandbox: sandbox.status,
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
   });
+  const { forgeHome } = await loadCliConfig({ io, globals });
   const mcp = await startConfiguredMcpServers({
     configs: config.mcpServers,
     io,
+    forgeHome,
     reservedToolNames: builtIn.map((tool) => tool.name),
+    ...(options.elicit === undefined ? {} : { elicit: options.elicit }),
   });
   let configured: Promise<SessionCompactionOptions> | undefined;
   const compaction = async (strategy?: CompactionStrategySetting): Promise<SessionCompactionOptions> => {
@@ -156,7 +161,8 @@ export async function prepareAgent(options: {
     configured ??= configuredStrategy(config.compaction, resolve).then(build);
     return configured;
   };
-  const tools = [...builtIn, ...(mcp?.tools ?? [])];
+  // Read anew for every turn: an MCP server whose tools changed offers the new set from the next turn on.
+  const currentTools = (): readonly Tool[] => [...builtIn, ...(mcp?.tools ?? [])];
   const contextTools = config.contextTools;
   // One loader per system prompt, so a refused instruction file is reported once per process, not once per turn.
   const loaders = new Map<string, () => Promise<InstructionSnapshot>>();
@@ -173,15 +179,21 @@ export async function prepareAgent(options: {
     root,
     modelName,
     model,
-    tools,
+    get tools() {
+      return currentTools();
+    },
     contextTools,
     ledger,
     approvals,
     surface: async (session, surfaceModel = model, policy = config.context) =>
       session === undefined
-        ? agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } })
+        ? agentSurface({
+            mode: policy.mode,
+            tools: currentTools(),
+            settings: { checkpointNote: false, requestCompaction: false },
+          })
         : sessionSurface({
-            tools,
+            tools: currentTools(),
             settings: contextTools,
             policy,
             model: surfaceModel,

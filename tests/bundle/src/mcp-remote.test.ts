@@ -100,4 +100,41 @@ describe('the bundled forge with a Streamable HTTP MCP server', () => {
     expect(shown.stdout).toContain('EVERYTHING_KEY');
     expect(shown.stdout).not.toContain(secret);
   });
+
+  it('forge run attaches a resource named with @server:uri to the request, and stores it with the session', async () => {
+    const user = await userSetup(fixture, 'mcp-http-resource');
+    await user.writeConfig({ mcpServers: [{ name: 'everything', url: everythingUrl, risk: 'read' }] });
+    const script = await user.writeModelScript([{ text: 'Read the architecture.' }]);
+    const uri = 'demo://resource/static/document/architecture.md';
+    const run = await user.forge(['run', '--model', 'scripted:file', `Summarise @everything:${uri}.`], script);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`forge: attached @everything:${uri}`);
+    const messages = (await user.session(sessionIdOf(run.stderr))).messages;
+    const request = JSON.stringify(messages.find((message) => message.role === 'user'));
+    expect(request).toContain(`Summarise @everything:${uri}.`);
+    expect(request).toContain(`<mcp-resource server=\\"everything\\" uri=\\"${uri}\\">`);
+    expect(request).toContain('Everything Server – Architecture');
+
+    const missing = await user.forge(
+      ['run', '--model', 'scripted:file', '@everything:demo://no/such/resource'],
+      script,
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('@everything:demo://no/such/resource could not be attached');
+  });
+
+  it('forge run runs a server prompt given as /server:prompt with its arguments', async () => {
+    const user = await userSetup(fixture, 'mcp-http-prompt');
+    await user.writeConfig({ mcpServers: [{ name: 'everything', url: everythingUrl, risk: 'read' }] });
+    const script = await user.writeModelScript([{ text: 'It is sunny.' }]);
+    const run = await user.forge(['run', '--model', 'scripted:file', '/everything:args-prompt city=Paris'], script);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('forge: running prompt args-prompt of MCP server "everything"');
+    const messages = (await user.session(sessionIdOf(run.stderr))).messages;
+    expect(JSON.stringify(messages.find((message) => message.role === 'user'))).toContain("What's weather in Paris?");
+
+    const bare = await user.forge(['run', '--model', 'scripted:file', '/everything:args-prompt'], script);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('/everything:args-prompt needs city');
+  });
 });

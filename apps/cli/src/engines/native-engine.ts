@@ -23,6 +23,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     },
     root: setup.root,
     approvals: setup.approvals,
+    ...(setup.mcp === undefined ? {} : { mcp: setup.mcp }),
     async runTurn(session, turn) {
       const surface = await setup.surface(session === undefined ? undefined : sessionSizeOf(session), model, context);
       const options = {

@@ -22,6 +22,7 @@ import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
 import { describeSwitch, refreshContextUse } from './session-slash-commands.js';
 import { closestMatch } from '../suggest.js';
+import { describeExpansion, expandMcpReferences, mcpServerNames, parsePromptCommand } from '../mcp/mcp-references.js';
 import { sessionCostFromTraces } from '../session/session-cost.js';
 import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
 import { ContextUseTracker, renderStatusLine } from './status-line.js';
@@ -185,7 +186,8 @@ async function runRepl(options: {
       interrupts.reset();
       const text = input.push(line);
       if (text === undefined || text.trim().length === 0) continue;
-      if (text.trimStart().startsWith('/')) {
+      const isPrompt = parsePromptCommand(text, mcpServerNames(engine.mcp)) !== undefined;
+      if (text.trimStart().startsWith('/') && !isPrompt) {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
         if (session.id !== sessionBefore) {
@@ -194,12 +196,14 @@ async function runRepl(options: {
         }
         continue;
       }
+      const request = await mcpRequest(text, { engine, redact: (raw) => settings.redactor.redact(raw), print, style });
+      if (request === undefined) continue;
       activeRun = new AbortController();
       try {
         const turn = await runTurn({
           engine,
           session,
-          request: text,
+          request,
           signal: activeRun.signal,
           renderer,
           spinner,
@@ -266,6 +270,21 @@ async function runTurn(options: {
   } finally {
     stall.stop();
     renderer.finishRun();
+  }
+}
+
+/** The request with its MCP references resolved (see `expandMcpReferences`); undefined after printing why one failed. */
+async function mcpRequest(
+  text: string,
+  options: { engine: TurnEngine; redact: (text: string) => string; print: (text: string) => void; style: Style },
+): Promise<string | undefined> {
+  try {
+    const expanded = await expandMcpReferences(text, { mcp: options.engine.mcp, redact: options.redact });
+    for (const line of describeExpansion(expanded)) options.print(`${options.style.dim(`• ${line}`)}\n`);
+    return expanded.request;
+  } catch (error) {
+    options.print(`${options.style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+    return undefined;
   }
 }
 

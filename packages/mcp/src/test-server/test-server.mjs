@@ -7,6 +7,8 @@
  *   --fail-on-start=MESSAGE  print MESSAGE on stderr and exit with code 3 before answering
  *   --alias=NAME             also offer `echo` under NAME (names with dots, spaces, collisions)
  *   --output-schema          offer `typed`, whose result must match an output schema
+ *
+ * `add_tool` registers a tool while the server runs, which sends `notifications/tools/list_changed`.
  */
 const flags = process.argv.slice(2);
 const flagValue = (name) => flags.find((flag) => flag.startsWith(`${name}=`))?.slice(name.length + 1);
@@ -133,6 +135,25 @@ async function serve() {
       counted(async () => ({ content: [], structuredContent: { total: 42 } })),
     );
   }
+
+  server.registerTool(
+    'add_tool',
+    {
+      description: 'Offers one more tool, named by the input; the server then tells the client its tools changed.',
+      inputSchema: { name: z.string() },
+    },
+    counted(async ({ name }) => {
+      server.registerTool(
+        name,
+        {
+          description: `Added while the server ran: ${name}. Returns its note.`,
+          inputSchema: { note: z.string().describe('Any text; it is returned after the name of the tool.') },
+        },
+        async ({ note }) => text(`${name}: ${note}`),
+      );
+      return text(`added ${name}`);
+    }),
+  );
 
   server.registerTool(
     'stats',

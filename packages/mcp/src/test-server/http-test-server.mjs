@@ -105,7 +105,10 @@ function createAuthProvider() {
 }
 
 function createServer() {
-  const server = new McpServer({ name: 'forge-http-test-server', version: '1.0.0' });
+  const server = new McpServer(
+    { name: 'forge-http-test-server', version: '1.0.0' },
+    { capabilities: { logging: {} } },
+  );
   const text = (value) => ({ content: [{ type: 'text', text: value }] });
   server.registerTool(
     'echo',
@@ -121,7 +124,7 @@ function createServer() {
         params: { level: 'info', data: 'before the cut' },
       });
       extra.closeSSEStream?.();
-      log('cut the stream');
+      log(`cut the stream at ${Date.now()}`);
       await new Promise((resolve) => setTimeout(resolve, retry + 300));
       return text('finished after the stream was cut');
     },
@@ -175,7 +178,8 @@ function setUp(address) {
   const transports = new Map();
   app.all('/mcp', ...guards, async (req, res) => {
     const lastEventId = req.headers['last-event-id'];
-    if (req.method === 'GET' && typeof lastEventId === 'string') log(`resumed with Last-Event-ID ${lastEventId}`);
+    if (req.method === 'GET' && typeof lastEventId === 'string')
+      log(`resumed with Last-Event-ID ${lastEventId} at ${Date.now()}`);
     if (oauth) log(`authorization: request with a bearer token`);
     const sessionId = req.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;

@@ -137,4 +137,23 @@ describe('the bundled forge with a Streamable HTTP MCP server', () => {
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('/everything:args-prompt needs city');
   });
+
+  it('falls back to the legacy SSE transport for a server that answers Streamable HTTP the old way', async () => {
+    const port = await freePort();
+    const legacy = await startServerProcess([everythingServer, 'sse'], { PORT: String(port) }, /running on port/);
+    try {
+      const user = await userSetup(fixture, 'mcp-sse');
+      await user.writeConfig({ mcpServers: [{ name: 'legacy', url: `http://127.0.0.1:${port}/sse`, risk: 'read' }] });
+      const script = await user.writeModelScript([
+        { toolCalls: [{ toolName: 'legacy__echo', input: { message: 'over sse' } }] },
+        { text: 'The old server answered.' },
+      ]);
+      const run = await user.forge(['run', '--model', 'scripted:file', 'Go'], script);
+      expect(run.stderr).not.toContain('forge: warning');
+      expect(run.code).toBe(0);
+      expect(toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages)).toEqual(['Echo: over sse']);
+    } finally {
+      await legacy.stop();
+    }
+  });
 });

@@ -15,6 +15,7 @@ import { sessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { forgeVersion } from '../version.js';
 import { askApproval } from './approval-prompt.js';
+import { askElicitation } from './elicitation-prompt.js';
 import { previewEdit } from './edit-preview.js';
 import { InterruptPolicy } from './interrupt-policy.js';
 import { createLineReader, type LineReader } from './line-reader.js';
@@ -54,6 +55,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   });
   let reader: LineReader | undefined;
   let root: string | undefined;
+  let runSignal: AbortSignal | undefined;
   const engine = await prepareEngine({
     io,
     globals: options.globals,
@@ -73,6 +75,20 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       if (answer.kind !== 'deny') spinner.start(`running ${request.toolName}`);
       return answer;
     },
+    elicit: async (request) => {
+      if (reader === undefined) return { action: 'decline' };
+      spinner.stop();
+      renderer.finishRun();
+      const answer = await askElicitation({
+        request,
+        reader,
+        style,
+        print,
+        ...(runSignal === undefined ? {} : { signal: runSignal }),
+      });
+      spinner.start('waiting for the MCP server');
+      return answer;
+    },
   });
   root = engine.root;
 
@@ -86,6 +102,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       stall,
       renderer,
       setReader: (next) => (reader = next),
+      setRunSignal: (signal) => (runSignal = signal),
     });
   } finally {
     await engine.close();
@@ -101,6 +118,8 @@ async function runRepl(options: {
   readonly stall: StallWatch;
   readonly renderer: ReturnType<typeof createTextRenderer>;
   readonly setReader: (reader: LineReader) => void;
+  /** Told the signal of each turn as it starts, so a prompt asked during the turn ends with it. */
+  readonly setRunSignal: (signal: AbortSignal) => void;
 }): Promise<number> {
   const { io, engine, style, spinner, stall, renderer } = options;
   const print = (text: string) => io.stdout.write(text);
@@ -199,6 +218,7 @@ async function runRepl(options: {
       const request = await mcpRequest(text, { engine, redact: (raw) => settings.redactor.redact(raw), print, style });
       if (request === undefined) continue;
       activeRun = new AbortController();
+      options.setRunSignal(activeRun.signal);
       try {
         const turn = await runTurn({
           engine,

@@ -9,7 +9,7 @@
  *   --token-seconds=N    lifetime of the access tokens it issues (default 3600); refresh tokens work
  *   --retry=MS           the SSE `retry` it announces before cutting a stream (default 400)
  *
- * Tools: `echo`; `cut_stream`, which closes its response stream mid-call and answers after the
+ * Tools: `echo`; `slow` (waits, or logs that the client cancelled it); `cut_stream`, which closes its response stream mid-call and answers after the
  * client has reconnected with Last-Event-ID; `ask`, which asks the user for input (elicitation)
  * with defaults in its schema and returns what came back. It prints one line per notable event
  * ("resumed with Last-Event-ID …", "authorization: …") for the tests to read.
@@ -105,15 +105,25 @@ function createAuthProvider() {
 }
 
 function createServer() {
-  const server = new McpServer(
-    { name: 'forge-http-test-server', version: '1.0.0' },
-    { capabilities: { logging: {} } },
-  );
+  const server = new McpServer({ name: 'forge-http-test-server', version: '1.0.0' }, { capabilities: { logging: {} } });
   const text = (value) => ({ content: [{ type: 'text', text: value }] });
   server.registerTool(
     'echo',
     { description: 'Returns its text.', inputSchema: { text: z.string() } },
     async ({ text: value }) => text(`echo: ${value}`),
+  );
+  server.registerTool(
+    'slow',
+    { description: 'Waits the given milliseconds, or until the call is cancelled.', inputSchema: { ms: z.number() } },
+    (input, extra) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(text(`slept ${input.ms} ms`)), input.ms);
+        extra.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          log('call cancelled by the client');
+          resolve(text('cancelled'));
+        });
+      }),
   );
   server.registerTool(
     'cut_stream',
@@ -181,6 +191,8 @@ function setUp(address) {
     if (req.method === 'GET' && typeof lastEventId === 'string')
       log(`resumed with Last-Event-ID ${lastEventId} at ${Date.now()}`);
     if (oauth) log(`authorization: request with a bearer token`);
+    if (req.method === 'POST' && req.body?.method === 'initialize')
+      log(`initialize from ${JSON.stringify(req.body.params.clientInfo)} protocol ${req.body.params.protocolVersion}`);
     const sessionId = req.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
     if (transport === undefined) {

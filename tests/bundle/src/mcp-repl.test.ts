@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ensureTmux, TmuxTerminal } from '@forge/cli/testing-terminal';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { toolResultTexts, useBundle, userSetup } from './support/bundle.js';
+import { sessionIdOf, toolResultTexts, useBundle, userSetup } from './support/bundle.js';
 import { freePort, startServerProcess, type ServerProcess } from './support/http-servers.js';
 
 /*
@@ -25,9 +25,13 @@ const testServer = path.join(
   'test-server.mjs',
 );
 
+const httpTestServer = path.join(path.dirname(testServer), 'http-test-server.mjs');
+
 const fixture = useBundle('bundle-mcp-repl');
 let everything: ServerProcess;
 let everythingUrl: string;
+let asker: ServerProcess;
+let askerUrl: string;
 let terminal: TmuxTerminal | undefined;
 
 beforeAll(async () => {
@@ -39,6 +43,8 @@ beforeAll(async () => {
     /listening on port/,
   );
   everythingUrl = `http://127.0.0.1:${port}/mcp`;
+  asker = await startServerProcess([httpTestServer], {}, /listening on /);
+  askerUrl = /listening on (\S+)/.exec(asker.output())?.[1] ?? '';
 }, 30_000);
 
 afterEach(() => {
@@ -48,6 +54,7 @@ afterEach(() => {
 
 afterAll(async () => {
   await everything?.stop();
+  await asker?.stop();
 });
 
 /** The tool count `/context` shows for one server's group, read from the last such row on the screen. */
@@ -137,5 +144,63 @@ describe('the REPL of the bundled forge with MCP servers', () => {
     const requests = messages.filter((message) => message.role === 'user').map((message) => JSON.stringify(message));
     expect(requests.some((request) => request.includes('Everything Server – Architecture'))).toBe(true);
     expect(requests.some((request) => request.includes('This is a simple prompt without arguments.'))).toBe(true);
+  });
+
+  it('elicitation-sep1034-client-defaults: a server asking for input gets a prompt naming it; Enter keeps each default', async () => {
+    const user = await userSetup(fixture, 'mcp-repl-elicit');
+    await user.writeConfig({ mcpServers: [{ name: 'asker', url: askerUrl, risk: 'read' }] });
+    const script = await user.writeModelScript([
+      { toolCalls: [{ toolName: 'asker__ask', input: {} }] },
+      { text: 'Got the answers.' },
+    ]);
+    terminal = TmuxTerminal.start({
+      command: [process.execPath, fixture.bundle().bin, '--model', 'scripted:file'],
+      cwd: user.workspace,
+      env: { ...user.env, TERM: 'xterm-256color', FORGE_TEST_MODEL_SCRIPT: script.FORGE_TEST_MODEL_SCRIPT ?? '' },
+      columns: 160,
+    });
+    const shell = terminal;
+    await shell.waitFor((screen) => screen.includes('Type a request'), 20_000, 'the REPL banner');
+    shell.enter('Make the report');
+    await shell.waitFor(
+      (screen) => screen.includes('MCP server "asker" asks: Which name and colour should the report use?'),
+      20_000,
+      'the question',
+    );
+    await shell.waitFor((screen) => screen.includes('Name (default Ada):'), 10_000, 'the first field');
+    shell.press('Enter');
+    await shell.waitFor((screen) => screen.includes('Colour [red/green/blue] (default green):'), 10_000, 'the colour');
+    shell.enter('purple');
+    await shell.waitFor((screen) => screen.includes('choose one of red, green, blue'), 10_000, 'the refusal');
+    shell.enter('blue');
+    await shell.waitFor((screen) => screen.includes('Copies (integer) (default 2):'), 10_000, 'the copies');
+    shell.enter('3');
+    await shell.waitFor((screen) => screen.includes('Urgent [yes/no] (default no):'), 10_000, 'the last field');
+    shell.press('Enter');
+    await shell.waitFor((screen) => screen.includes('Got the answers.'), 20_000, 'the answer');
+    shell.press('C-d');
+    expect(await shell.exitCode(15_000)).toBe(0);
+    const id = /session (session_[A-Za-z0-9_-]+)/.exec(shell.screen())?.[1] ?? '';
+    const [result] = toolResultTexts((await user.session(id)).messages);
+    expect(JSON.parse(result ?? '')).toEqual({
+      action: 'accept',
+      content: { name: 'Ada', colour: 'blue', copies: 3, urgent: false },
+    });
+  });
+
+  it('forge run declines a request for input and says so on stderr', async () => {
+    const user = await userSetup(fixture, 'mcp-run-elicit');
+    await user.writeConfig({ mcpServers: [{ name: 'asker', url: askerUrl, risk: 'read' }] });
+    const script = await user.writeModelScript([
+      { toolCalls: [{ toolName: 'asker__ask', input: {} }] },
+      { text: 'Nobody answered.' },
+    ]);
+    const run = await user.forge(['run', '--model', 'scripted:file', 'Make the report'], script);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'forge: note: MCP server "asker" asked for input ("Which name and colour should the report use?"); forge run is not interactive, so the request was declined.',
+    );
+    const [result] = toolResultTexts((await user.session(sessionIdOf(run.stderr))).messages);
+    expect(JSON.parse(result ?? '')).toEqual({ action: 'decline' });
   });
 });

@@ -40,7 +40,7 @@ async function everyFile(directory: string): Promise<string[]> {
 }
 
 describe('the bundled forge with an MCP server behind OAuth', () => {
-  it('refuses without a token, signs in with forge mcp login, refreshes, works, and keeps the token out of logs and traces', async () => {
+  it('auth/basic-dcr: refuses without a token, signs in with forge mcp login (dynamic registration, PKCE, loopback redirect), refreshes, works, and keeps the token out of logs and traces', async () => {
     const user = await userSetup(fixture, 'mcp-oauth');
     await user.writeConfig({ mcpServers: [{ name: 'secure', url, risk: 'read' }] });
     const script = await user.writeModelScript([

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findResourceMentions, parsePromptCommand } from './mcp-references.js';
+import type { McpServers } from '@forge/mcp';
+import { expandMcpReferences, findResourceMentions, parsePromptCommand } from './mcp-references.js';
 
 const servers = new Set(['docs', 'tracker']);
 
@@ -72,5 +73,30 @@ describe('parsePromptCommand', () => {
         expect(parsed?.named).toEqual(named);
       }),
     );
+  });
+});
+
+describe('expandMcpReferences', () => {
+  const secret = 'sk-resource-secret-0123456789abcdef';
+  const servers = {
+    servers: [{ name: 'docs', status: 'ready', toolNames: [] }],
+    readResource: async (_server: string, uri: string) => ({ text: `${uri} says ${secret}`, truncated: false }),
+  } as unknown as McpServers;
+
+  it('attaches each resource after the request, marked with its server and URI, redacted as tool output is', async () => {
+    const expanded = await expandMcpReferences('Read @docs:file:///a.md please', {
+      mcp: servers,
+      redact: (text) => text.replaceAll(secret, '[REDACTED:test]'),
+    });
+    expect(expanded.request).toBe(
+      'Read @docs:file:///a.md please\n\n<mcp-resource server="docs" uri="file:///a.md">\nfile:///a.md says [REDACTED:test]\n</mcp-resource>',
+    );
+    expect(expanded.attached).toEqual([{ server: 'docs', uri: 'file:///a.md' }]);
+  });
+
+  it('leaves a request without references, or without servers, as it is', async () => {
+    const redact = (text: string) => text;
+    expect((await expandMcpReferences('mail me@docs:x', { mcp: servers, redact })).request).toBe('mail me@docs:x');
+    expect((await expandMcpReferences('@docs:x', { mcp: undefined, redact })).request).toBe('@docs:x');
   });
 });

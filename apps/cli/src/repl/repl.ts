@@ -76,7 +76,8 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       return answer;
     },
     elicit: async (request) => {
-      if (reader === undefined) return { action: 'decline' };
+      // Only a tool call of a running turn may ask; between turns the prompt belongs to the user.
+      if (reader === undefined || runSignal === undefined || runSignal.aborted) return { action: 'decline' };
       spinner.stop();
       renderer.finishRun();
       const answer = await askElicitation({
@@ -119,7 +120,7 @@ async function runRepl(options: {
   readonly renderer: ReturnType<typeof createTextRenderer>;
   readonly setReader: (reader: LineReader) => void;
   /** Told the signal of each turn as it starts, so a prompt asked during the turn ends with it. */
-  readonly setRunSignal: (signal: AbortSignal) => void;
+  readonly setRunSignal: (signal: AbortSignal | undefined) => void;
 }): Promise<number> {
   const { io, engine, style, spinner, stall, renderer } = options;
   const print = (text: string) => io.stdout.write(text);
@@ -238,6 +239,7 @@ async function runRepl(options: {
         print(`${style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
       } finally {
         activeRun = undefined;
+        options.setRunSignal(undefined);
         spinner.stop();
       }
     }

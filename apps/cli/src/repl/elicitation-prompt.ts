@@ -1,4 +1,10 @@
-import { parseFieldAnswer, type ElicitationAnswer, type ElicitationField, type ElicitationRequest } from '@forge/mcp';
+// The subpath carries no MCP SDK code, so the REPL does not load the SDK unless servers are configured.
+import {
+  parseFieldAnswer,
+  type ElicitationAnswer,
+  type ElicitationField,
+  type ElicitationRequest,
+} from '@forge/mcp/elicitation';
 import { printableServerText } from '../mcp/untrusted-text.js';
 import type { Style } from '../output/style.js';
 import type { LineReader } from './line-reader.js';

@@ -57,12 +57,12 @@ afterAll(async () => {
   await asker?.stop();
 });
 
-/** The tool count `/context` shows for one server's group, read from the last such row on the screen. */
-function toolsOfGroup(screen: string, group: string): number {
-  const rows = [...screen.matchAll(new RegExp(`${group}\\s+[\\d,]+\\s+(\\d+) tools?`, 'g'))];
-  const last = rows.at(-1)?.[1];
+/** The tokens and tool count `/context` shows for one server's group, read from the last such row on the screen. */
+function groupRow(screen: string, group: string): { readonly tokens: number; readonly tools: number } {
+  const rows = [...screen.matchAll(new RegExp(`${group}\\s+([\\d,]+)\\s+(\\d+) tools?`, 'g'))];
+  const last = rows.at(-1);
   if (last === undefined) throw new Error(`no ${group} row on the screen:\n${screen}`);
-  return Number(last);
+  return { tokens: Number((last[1] ?? '').replaceAll(',', '')), tools: Number(last[2]) };
 }
 
 describe('the REPL of the bundled forge with MCP servers', () => {
@@ -108,19 +108,19 @@ describe('the REPL of the bundled forge with MCP servers', () => {
     expect(listing).toContain('/everything:args-prompt city [state]');
 
     shell.enter('/context');
-    const before = toolsOfGroup(
-      await shell.waitFor((screen) => /mcp:dynamic\s+[\d,]+\s+\d+ tools/.test(screen), 15_000, '/context'),
-      'mcp:dynamic',
-    );
+    await shell.waitFor((screen) => /mcp:dynamic\s+[\d,]+\s+\d+ tools/.test(screen), 15_000, '/context');
+    const before = groupRow(shell.screen(), 'mcp:dynamic');
 
     shell.enter('Add a tool');
     await shell.waitFor((screen) => screen.includes('Added the tool.'), 20_000, 'the first turn');
     shell.enter('/context');
     await shell.waitFor(
-      (screen) => toolsOfGroup(screen, 'mcp:dynamic') === before + 1,
+      (screen) => groupRow(screen, 'mcp:dynamic').tools === before.tools + 1,
       15_000,
       '/context to count the added tool',
     );
+    // The new tool's schema is counted in what every request of the next turn costs.
+    expect(groupRow(shell.screen(), 'mcp:dynamic').tokens).toBeGreaterThan(before.tokens);
 
     shell.enter('Use the new tool');
     await shell.waitFor((screen) => screen.includes('Called the late tool.'), 20_000, 'the second turn');

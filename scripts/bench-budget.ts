@@ -30,11 +30,12 @@ import {
   type ModelAdapter,
   type ToolDefinition,
 } from '@forge/core';
-import { preflightRequest } from '@forge/core/budget';
+
 import { selectRequestView, summarizeView } from '@forge/core/view';
 import { mixedCorpus } from './bench-corpus.js';
 import { countO200kTokens, createO200kEstimator, createOpenAIModel, loadO200kTokenizer } from '@forge/model-openai';
 import { format, median, percentile } from './bench-support.js';
+import { preflightRequest } from '@forge/core/internals';
 
 const root = join(import.meta.dirname, '..');
 const requireFromAdapter = createRequire(join(root, 'packages/model-openai/package.json'));
@@ -137,87 +138,121 @@ async function warmPreflight(documents: readonly string[]): Promise<void> {
     text: `[SESSION_CHECKPOINT v1]\n${'- a remembered fact about the session\n'.repeat(400)}`,
   };
 
-  const scenario = async (label: string, policy: ContextPolicy, withCheckpoint: boolean) => {
-    const model = adapter();
-    const step = async (messages: readonly Message[], index: number) => {
-      const view = await selectRequestView({
-        transcript: messages,
-        ...(withCheckpoint ? { checkpoint } : {}),
-        policy,
-        model,
-        fixed,
-      });
-      const events: unknown[] = [];
-      const summary = summarizeView({
-        stored: view.end,
-        covered: view.coveredThrough,
-        verbatim: view.end - view.tailStart,
-      });
-      await preflightRequest({
-        model,
-        request: view.request,
-        policy,
-        step: index,
-        instructionsHash: 'h',
-        emit: (event) => events.push(event),
-        view: summary,
-      });
-      return view;
-    };
-    const coldStarted = performance.now();
-    const cold = await step(history, 0);
-    const coldMs = performance.now() - coldStarted;
-    const STEPS = 101;
-    const warm: number[] = [];
-    let session: readonly Message[] = history;
-    for (let index = 1; index <= STEPS; index += 1) {
-      session = [
-        ...session,
-        {
-          role: 'assistant',
-          content: [
-            { type: 'text', text: `Step ${index}: applied the fix and re-ran the check; ${index} tests pass.` },
-          ],
-        },
-      ];
-      const started = performance.now();
-      await step(session, index);
-      warm.push(performance.now() - started);
-    }
-    // After a reload every message is a new object: found by content hash, not re-tokenized.
-    const reloaded = JSON.parse(JSON.stringify(session)) as Message[];
-    const reloadStarted = performance.now();
-    await step(reloaded, STEPS + 1);
-    const reloadMs = performance.now() - reloadStarted;
-    const decision =
-      cold.decision.kind === 'compact'
-        ? `compact (${cold.decision.trigger})`
-        : cold.decision.kind === 'cannot_fit'
-          ? `cannot fit (${cold.decision.reason})`
-          : cold.decision.kind;
-    console.log(`   ${label}`);
-    console.log(
-      `     request                  ${format(cold.request.history.length)} messages verbatim, ${format(cold.budget.estimate.tokens)} estimated input tokens; decision ${decision}`,
-    );
-    console.log(`     cold                     ${format(coldMs)} ms (every message tokenized once)`);
-    console.log(
-      `     warm, one message added  median ${format(median(warm), 3)} ms, p95 ${format(percentile(warm, 0.95), 3)} ms over ${STEPS} steps (target ≤ 2 ms median)`,
-    );
-    console.log(`     after reload from disk   ${format(reloadMs)} ms (content-hash cache, no re-tokenizing)`);
-    if (median(warm) > 2) console.log('     WARNING: the warm median is above the 2 ms target');
-  };
-
   console.log('');
   console.log(
     `2. View selection + preflight per step on a synthetic 1M-token session (${format(history.length)} messages), OpenAI adapter, gpt-4.1 window`,
   );
-  await scenario('mode warn: the whole transcript verbatim', resolveContextPolicy({ mode: 'warn' }), false);
-  await scenario(
-    `mode compact: checkpoint of messages [0, ${covered}) + every message after it`,
-    resolveContextPolicy({ mode: 'compact' }),
-    true,
-  );
+  await preflightScenario({
+    label: 'mode warn: the whole transcript verbatim',
+    policy: resolveContextPolicy({ mode: 'warn' }),
+    model: adapter(),
+    history,
+    fixed,
+  });
+  await preflightScenario({
+    label: `mode compact: checkpoint of messages [0, ${covered}) + every message after it`,
+    policy: resolveContextPolicy({ mode: 'compact' }),
+    model: adapter(),
+    history,
+    fixed,
+    checkpoint,
+  });
   await projectionChoice(adapter(), history, fixed);
+}
+
+type ViewInput = Parameters<typeof selectRequestView>[0];
+type SelectedView = Awaited<ReturnType<typeof selectRequestView>>;
+
+interface PreflightScenario {
+  readonly label: string;
+  readonly policy: ContextPolicy;
+  readonly model: ModelAdapter;
+  readonly history: readonly Message[];
+  readonly fixed: ViewInput['fixed'];
+  readonly checkpoint?: ViewInput['checkpoint'];
+}
+
+const WARM_STEPS = 101;
+
+/** The cold first step, one message appended per warm step, then the session reloaded from disk. */
+async function preflightScenario(scenario: PreflightScenario): Promise<void> {
+  const coldStarted = performance.now();
+  const cold = await viewAndPreflight(scenario, scenario.history, 0);
+  const coldMs = performance.now() - coldStarted;
+  const warm: number[] = [];
+  let session: readonly Message[] = scenario.history;
+  for (let index = 1; index <= WARM_STEPS; index += 1) {
+    session = [
+      ...session,
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: `Step ${index}: applied the fix and re-ran the check; ${index} tests pass.` }],
+      },
+    ];
+    const started = performance.now();
+    await viewAndPreflight(scenario, session, index);
+    warm.push(performance.now() - started);
+  }
+  // After a reload every message is a new object: found by content hash, not re-tokenized.
+  const reloaded = JSON.parse(JSON.stringify(session)) as Message[];
+  const reloadStarted = performance.now();
+  await viewAndPreflight(scenario, reloaded, WARM_STEPS + 1);
+  const reloadMs = performance.now() - reloadStarted;
+  printScenario(scenario.label, cold, { coldMs, warm, reloadMs });
+}
+
+async function viewAndPreflight(
+  { policy, model, fixed, checkpoint }: PreflightScenario,
+  messages: readonly Message[],
+  index: number,
+): Promise<SelectedView> {
+  const view = await selectRequestView({
+    transcript: messages,
+    ...(checkpoint === undefined ? {} : { checkpoint }),
+    policy,
+    model,
+    fixed,
+  });
+  const events: unknown[] = [];
+  const summary = summarizeView({
+    stored: view.end,
+    covered: view.coveredThrough,
+    verbatim: view.end - view.tailStart,
+  });
+  await preflightRequest({
+    model,
+    request: view.request,
+    policy,
+    step: index,
+    instructionsHash: 'h',
+    emit: (event) => events.push(event),
+    view: summary,
+  });
+  return view;
+}
+
+function printScenario(
+  label: string,
+  cold: SelectedView,
+  timings: { readonly coldMs: number; readonly warm: readonly number[]; readonly reloadMs: number },
+): void {
+  const { coldMs, warm, reloadMs } = timings;
+  const decision =
+    cold.decision.kind === 'compact'
+      ? `compact (${cold.decision.trigger})`
+      : cold.decision.kind === 'cannot_fit'
+        ? `cannot fit (${cold.decision.reason})`
+        : cold.decision.kind;
+  console.log(`   ${label}`);
+  console.log(
+    `     request                  ${format(cold.request.history.length)} messages verbatim, ${format(cold.budget.estimate.tokens)} estimated input tokens; decision ${decision}`,
+  );
+  console.log(`     cold                     ${format(coldMs)} ms (every message tokenized once)`);
+  console.log(
+    `     warm, one message added  median ${format(median(warm), 3)} ms, p95 ${format(percentile(warm, 0.95), 3)} ms over ${WARM_STEPS} steps (target ≤ 2 ms median)`,
+  );
+  console.log(`     after reload from disk   ${format(reloadMs)} ms (content-hash cache, no re-tokenizing)`);
+  if (median(warm) > 2) console.log('     WARNING: the warm median is above the 2 ms target');
 }
 
 /**

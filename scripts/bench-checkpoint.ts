@@ -16,12 +16,12 @@ import {
   buildForgeStateCheckpoint,
   DEFAULT_WORKING_SET_BUDGET,
   renderCheckpointView,
-  workingSetLimitsFor,
   type CheckpointTranscriptEntry,
 } from '@forge/core/checkpoint';
 import { createRedactor } from '@forge/core/redaction';
 import { readWorkingSetFiles } from '@forge/tools';
 import { median, syntheticTranscript, toolCall, toolResult } from './bench-support.js';
+import { workingSetLimitsFor } from '@forge/core/internals';
 
 const SIZES = [10_000, 100_000, 1_000_000] as const;
 const RUNS = 7;

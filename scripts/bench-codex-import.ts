@@ -78,16 +78,21 @@ function line(type: string, payload: unknown, turn: number): string {
 
 /** One synthetic turn of roughly 20 KB. */
 function turnLines(turn: number): string[] {
-  const output = `${'test output line for module '.repeat(3)}${turn}\n`.repeat(120);
-  const patch = `*** Begin Patch\n*** Update File: src/module-${turn % 200}.ts\n@@\n-${'old line\n-'.repeat(20)}old\n+${'new line\n+'.repeat(20)}new\n*** End Patch\n`;
-  const usage = {
-    input_tokens: 4000 + turn,
-    cached_input_tokens: 1000,
-    output_tokens: 300,
-    reasoning_output_tokens: 80,
-    total_tokens: 4300 + turn,
-  };
-  const lines = [
+  const lines = [...requestLines(turn), ...commandLines(turn), ...patchLines(turn), ...replyLines(turn)];
+  if (turn % 40 === 39) {
+    lines.push(
+      line(
+        'compacted',
+        { message: '', replacement_history: [{ type: 'compaction', encrypted_content: `opaque-${turn}` }] },
+        turn,
+      ),
+    );
+  }
+  return lines;
+}
+
+function requestLines(turn: number): string[] {
+  return [
     line(
       'response_item',
       {
@@ -109,6 +114,12 @@ function turnLines(turn: number): string[] {
       },
       turn,
     ),
+  ];
+}
+
+function commandLines(turn: number): string[] {
+  const output = `${'test output line for module '.repeat(3)}${turn}\n`.repeat(120);
+  return [
     line(
       'response_item',
       {
@@ -141,6 +152,12 @@ function turnLines(turn: number): string[] {
       },
       turn,
     ),
+  ];
+}
+
+function patchLines(turn: number): string[] {
+  const patch = `*** Begin Patch\n*** Update File: src/module-${turn % 200}.ts\n@@\n-${'old line\n-'.repeat(20)}old\n+${'new line\n+'.repeat(20)}new\n*** End Patch\n`;
+  return [
     line(
       'response_item',
       { type: 'custom_tool_call', name: 'apply_patch', input: patch, call_id: `call_p${turn}` },
@@ -155,6 +172,18 @@ function turnLines(turn: number): string[] {
       },
       turn,
     ),
+  ];
+}
+
+function replyLines(turn: number): string[] {
+  const usage = {
+    input_tokens: 4000 + turn,
+    cached_input_tokens: 1000,
+    output_tokens: 300,
+    reasoning_output_tokens: 80,
+    total_tokens: 4300 + turn,
+  };
+  return [
     line(
       'response_item',
       {
@@ -174,16 +203,6 @@ function turnLines(turn: number): string[] {
     ),
     line('event_msg', { type: 'task_complete', turn_id: `turn-${turn}` }, turn),
   ];
-  if (turn % 40 === 39) {
-    lines.push(
-      line(
-        'compacted',
-        { message: '', replacement_history: [{ type: 'compaction', encrypted_content: `opaque-${turn}` }] },
-        turn,
-      ),
-    );
-  }
-  return lines;
 }
 
 async function writeRollout(path: string, megabytes: number): Promise<number> {

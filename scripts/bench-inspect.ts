@@ -28,6 +28,54 @@ const OUTCOMES = ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'error', 'ok', 'denied', '
  * it out in 1 MB batches; returns the step count.
  */
 function writeTrace(file: string, bytes: number): number {
+  const sink = createTraceSink(file);
+  const { emit } = sink;
+  emit({
+    type: 'run.started',
+    model: { provider: 'openai', modelId: 'gpt-5.1' },
+    instructions: { hash: 'e'.repeat(64), sources: [{ origin: 'AGENTS.md', sha256: 'd'.repeat(64) }] },
+    tools: TOOLS,
+    maxSteps: 1_000_000,
+    historyMessages: 40,
+  });
+  let step = 0;
+  let history = 20_000;
+  while (sink.size() < bytes) {
+    step += 1;
+    const tokens = emitBudget(emit, step, history);
+    if (step % 97 === 0)
+      emit({ type: 'context.warning', step, message: 'The next request uses 81% of the context window.' });
+    emit({ type: 'model.step.started', step });
+    const calls = 1 + (step % 3);
+    emitStepUsage(emit, step, tokens, calls);
+    emitToolCalls(emit, step, calls);
+    history += 700;
+    if (step % 40 === 0) {
+      emitCompaction(emit, step, history);
+      history = 4000;
+    }
+  }
+  emit({
+    type: 'run.completed',
+    status: 'completed',
+    steps: step,
+    usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+    durationMs: sink.sequence() * 40,
+  });
+  sink.close();
+  return step;
+}
+
+type Emit = (event: Record<string, unknown>) => void;
+
+/** Trace lines in envelopes with sequence and timestamp, written out in 1 MB batches. */
+function createTraceSink(file: string): {
+  readonly emit: Emit;
+  /** Bytes written plus those waiting in the batch. */
+  readonly size: () => number;
+  readonly sequence: () => number;
+  readonly close: () => void;
+} {
   const descriptor = openSync(file, 'w', 0o600);
   const start = Date.parse('2025-06-02T09:00:00.000Z');
   let sequence = 0;
@@ -48,141 +96,133 @@ function writeTrace(file: string, bytes: number): number {
     batch = [];
     batchBytes = 0;
   };
+  return {
+    emit,
+    size: () => written + batchBytes,
+    sequence: () => sequence,
+    close: () => {
+      flush();
+      closeSync(descriptor);
+    },
+  };
+}
 
+/** The step's budget event; returns its estimated tokens. */
+function emitBudget(emit: Emit, step: number, history: number): number {
+  const continuation = (step % 40) * 900;
+  const categories = {
+    instructions: 2400,
+    checkpoint: step > 40 ? 1800 : 0,
+    history,
+    request: 300,
+    continuation,
+    toolSchemas: 5200,
+    overhead: 180,
+  };
+  const tokens = Object.values(categories).reduce((sum, value) => sum + value, 0);
+  const available = 400_000 - 32_000;
   emit({
-    type: 'run.started',
+    type: 'context.budgeted',
+    step,
     model: { provider: 'openai', modelId: 'gpt-5.1' },
-    instructions: { hash: 'e'.repeat(64), sources: [{ origin: 'AGENTS.md', sha256: 'd'.repeat(64) }] },
-    tools: TOOLS,
-    maxSteps: 1_000_000,
-    historyMessages: 40,
+    retainedMessages: 30 + (step % 40),
+    instructionsHash: 'e'.repeat(64),
+    toolCount: TOOLS.length,
+    toolSchemaTokens: categories.toolSchemas,
+    mode: 'warn',
+    decision: 'ok',
+    contextWindowTokens: 400_000,
+    windowSource: 'table',
+    estimate: { tokens, method: 'provider-tokenizer', confidence: 'exact', categories },
+    requestedOutputTokens: 32_000,
+    bufferTokens: 8192,
+    reservedTokens: 32_000,
+    availableInputTokens: available,
+    mandatoryTokens: tokens - history - categories.checkpoint,
+    remainingHistoryTokens: available - (tokens - history),
+    freeTokens: available - tokens,
+    warnAtTokens: Math.floor(available * 0.8),
+    overBudget: false,
   });
-  let step = 0;
-  let history = 20_000;
-  while (written + batchBytes < bytes) {
-    step += 1;
-    const continuation = (step % 40) * 900;
-    const categories = {
-      instructions: 2400,
-      checkpoint: step > 40 ? 1800 : 0,
-      history,
-      request: 300,
-      continuation,
-      toolSchemas: 5200,
-      overhead: 180,
-    };
-    const tokens = Object.values(categories).reduce((sum, value) => sum + value, 0);
-    const available = 400_000 - 32_000;
-    emit({
-      type: 'context.budgeted',
-      step,
-      model: { provider: 'openai', modelId: 'gpt-5.1' },
-      retainedMessages: 30 + (step % 40),
-      instructionsHash: 'e'.repeat(64),
-      toolCount: TOOLS.length,
-      toolSchemaTokens: categories.toolSchemas,
-      mode: 'warn',
-      decision: 'ok',
-      contextWindowTokens: 400_000,
-      windowSource: 'table',
-      estimate: { tokens, method: 'provider-tokenizer', confidence: 'exact', categories },
-      requestedOutputTokens: 32_000,
-      bufferTokens: 8192,
-      reservedTokens: 32_000,
-      availableInputTokens: available,
-      mandatoryTokens: tokens - history - categories.checkpoint,
-      remainingHistoryTokens: available - (tokens - history),
-      freeTokens: available - tokens,
-      warnAtTokens: Math.floor(available * 0.8),
-      overBudget: false,
-    });
-    if (step % 97 === 0)
-      emit({ type: 'context.warning', step, message: 'The next request uses 81% of the context window.' });
-    emit({ type: 'model.step.started', step });
-    const calls = 1 + (step % 3);
-    const reported = Math.round(tokens * (0.97 + (step % 7) / 100));
-    const cached = Math.round(reported * 0.8);
-    emit({
-      type: 'model.step.completed',
-      step,
-      finishReason: 'tool-calls',
-      usage: {
-        inputTokens: reported,
-        cacheReadTokens: cached,
-        cacheWriteTokens: 1200,
-        outputTokens: 300 + (step % 50),
-        reasoningTokens: 120,
-      },
-      toolCalls: calls,
-    });
-    const errorTokens = tokens - reported;
-    emit({
-      type: 'context.usage.reconciled',
-      step,
-      model: { provider: 'openai', modelId: 'gpt-5.1' },
-      estimatedTokens: tokens,
-      reportedInputTokens: reported,
+  return tokens;
+}
+
+/** The step's completion with provider usage, and the reconciliation of the estimate with it. */
+function emitStepUsage(emit: Emit, step: number, tokens: number, calls: number): void {
+  const reported = Math.round(tokens * (0.97 + (step % 7) / 100));
+  const cached = Math.round(reported * 0.8);
+  emit({
+    type: 'model.step.completed',
+    step,
+    finishReason: 'tool-calls',
+    usage: {
+      inputTokens: reported,
       cacheReadTokens: cached,
       cacheWriteTokens: 1200,
-      errorTokens,
-      errorPercent: Math.round((errorTokens / reported) * 1000) / 10,
-      undercountBeyondBuffer: false,
-      accuracy: {
-        provider: 'openai',
-        modelId: 'gpt-5.1',
-        samples: step,
-        meanErrorPercent: -1.2,
-        meanAbsoluteErrorPercent: 2.9,
-        maxUndercountTokens: 2100,
-        undercountsBeyondBuffer: 0,
-        unsafeForAutoCompaction: false,
-      },
-    });
-    for (let call = 0; call < calls; call += 1) {
-      const toolName = TOOLS[(step + call) % TOOLS.length] as string;
-      const toolCallId = `call_${step}_${call}`;
-      emit({
-        type: 'tool.call.started',
-        step,
-        toolCallId,
-        toolName,
-        summary: `${toolName} packages/module-${step % 211}/src/file-${call}.ts`,
-      });
-      emit({
-        type: 'tool.call.completed',
-        step,
-        toolCallId,
-        toolName,
-        outcome: OUTCOMES[(step * 3 + call) % OUTCOMES.length],
-        durationMs: 5 + ((step * 37 + call * 11) % 4000),
-      });
-    }
-    history += 700;
-    if (step % 40 === 0) {
-      emit({ type: 'context.compaction.started', step: step + 1, strategy: 'forge-state' });
-      emit({
-        type: 'context.compaction.completed',
-        step: step + 1,
-        strategy: 'forge-state',
-        reclaimedTokens: history - 4000,
-        tokensBefore: history + 9000,
-        tokensAfter: 13_000,
-        checkpointHash: (step % 16).toString(16).repeat(64),
-        checkpointId: `checkpoint_${step}`,
-      });
-      history = 4000;
-    }
-  }
-  emit({
-    type: 'run.completed',
-    status: 'completed',
-    steps: step,
-    usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 },
-    durationMs: sequence * 40,
+      outputTokens: 300 + (step % 50),
+      reasoningTokens: 120,
+    },
+    toolCalls: calls,
   });
-  flush();
-  closeSync(descriptor);
-  return step;
+  const errorTokens = tokens - reported;
+  emit({
+    type: 'context.usage.reconciled',
+    step,
+    model: { provider: 'openai', modelId: 'gpt-5.1' },
+    estimatedTokens: tokens,
+    reportedInputTokens: reported,
+    cacheReadTokens: cached,
+    cacheWriteTokens: 1200,
+    errorTokens,
+    errorPercent: Math.round((errorTokens / reported) * 1000) / 10,
+    undercountBeyondBuffer: false,
+    accuracy: {
+      provider: 'openai',
+      modelId: 'gpt-5.1',
+      samples: step,
+      meanErrorPercent: -1.2,
+      meanAbsoluteErrorPercent: 2.9,
+      maxUndercountTokens: 2100,
+      undercountsBeyondBuffer: 0,
+      unsafeForAutoCompaction: false,
+    },
+  });
+}
+
+function emitToolCalls(emit: Emit, step: number, calls: number): void {
+  for (let call = 0; call < calls; call += 1) {
+    const toolName = TOOLS[(step + call) % TOOLS.length] as string;
+    const toolCallId = `call_${step}_${call}`;
+    emit({
+      type: 'tool.call.started',
+      step,
+      toolCallId,
+      toolName,
+      summary: `${toolName} packages/module-${step % 211}/src/file-${call}.ts`,
+    });
+    emit({
+      type: 'tool.call.completed',
+      step,
+      toolCallId,
+      toolName,
+      outcome: OUTCOMES[(step * 3 + call) % OUTCOMES.length],
+      durationMs: 5 + ((step * 37 + call * 11) % 4000),
+    });
+  }
+}
+
+function emitCompaction(emit: Emit, step: number, history: number): void {
+  emit({ type: 'context.compaction.started', step: step + 1, strategy: 'forge-state' });
+  emit({
+    type: 'context.compaction.completed',
+    step: step + 1,
+    strategy: 'forge-state',
+    reclaimedTokens: history - 4000,
+    tokensBefore: history + 9000,
+    tokensAfter: 13_000,
+    checkpointHash: (step % 16).toString(16).repeat(64),
+    checkpointId: `checkpoint_${step}`,
+  });
 }
 
 interface Measurement {

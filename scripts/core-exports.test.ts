@@ -56,7 +56,18 @@ function exportedNames(text: string): ExportedName[] {
   return names;
 }
 
-/** Every name imported from each `@forge/core` entry point by files outside packages/core. */
+/** Tests, their helpers and test-only packages: an export only they import is an internal. */
+function isTestCode(file: string): boolean {
+  const path = relative(root, file);
+  return (
+    /\.test(-helpers)?\.[cm]?[jt]s$/.test(path) ||
+    /(^|\/)(testing|test-support|test-helpers|test-server)\//.test(path) ||
+    path.startsWith('tests/') ||
+    path.startsWith('scripts/')
+  );
+}
+
+/** Every name imported from each `@forge/core` entry point by product code outside packages/core (tests do not count). */
 function namesImportedOutsideCore(): Map<string, Set<string>> {
   const imported = new Map<string, Set<string>>();
   const add = (specifier: string, name: string): void => {
@@ -70,7 +81,7 @@ function namesImportedOutsideCore(): Map<string, Set<string>> {
   const typeQueries = new RegExp(`import\\(\\s*['"]${specifier}['"]\\s*\\)\\.(\\w+)`, 'g');
   for (const dir of [...packageDirectories(), join(root, 'scripts')]) {
     if (dir === coreDir) continue;
-    for (const file of sourceFiles(dir)) {
+    for (const file of sourceFiles(dir).filter((candidate) => !isTestCode(candidate))) {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(statements)) {
         for (const item of match[1]!.split(',')) {
@@ -94,6 +105,13 @@ function namesImportedOutsideCore(): Map<string, Set<string>> {
   return imported;
 }
 
+/**
+ * Entry points for tests only: `testing` (scripted models) and `internals` (what the reliability
+ * suites and other packages' tests drive directly). `internals` is source-only, never in `dist/`.
+ * `observers` is the plugin API for applications embedding `runAgent`, which no Forge command uses.
+ */
+const TEST_ONLY_ENTRIES = new Set(['@forge/core/testing', '@forge/core/internals', '@forge/core/observers']);
+
 describe('@forge/core exports', () => {
   const entries = entryPoints();
 
@@ -104,6 +122,8 @@ describe('@forge/core exports', () => {
       '@forge/core/checkpoint',
       '@forge/core/compaction',
       '@forge/core/engine',
+      '@forge/core/events',
+      '@forge/core/internals',
       '@forge/core/observers',
       '@forge/core/pricing',
       '@forge/core/redaction',
@@ -117,6 +137,17 @@ describe('@forge/core exports', () => {
     expect(values.length, `the root exports ${values.length} values: ${values.sort().join(', ')}`).toBeLessThanOrEqual(
       MAX_ROOT_VALUES,
     );
+  });
+
+  it('keeps the internals out of product code and out of dist/', () => {
+    const manifest = JSON.parse(readFileSync(join(coreDir, 'package.json'), 'utf8')) as Manifest;
+    expect(manifest.exports['./internals']).toEqual({ '@forge/source': './src/internals.ts' });
+    const offenders = [...packageDirectories(), join(root, 'scripts')]
+      .filter((dir) => dir !== coreDir)
+      .flatMap((dir) => sourceFiles(dir))
+      .filter((file) => !isTestCode(file) && readFileSync(file, 'utf8').includes("'@forge/core/internals'"))
+      .map((file) => relative(root, file));
+    expect(offenders, 'product code imports @forge/core/internals').toEqual([]);
   });
 
   it('names every export (no export *), and each runtime value is what the module really exports', async () => {
@@ -145,13 +176,15 @@ describe('@forge/core exports', () => {
     expect(twice).toEqual([]);
   });
 
-  it('exports nothing that no file outside core imports', () => {
+  it('exports nothing that no product file outside core imports (tests do not count)', () => {
     const imported = namesImportedOutsideCore();
-    const unused = entries.flatMap((entry) =>
-      exportedNames(readFileSync(entry.source, 'utf8'))
-        .filter(({ name }) => !imported.get(entry.specifier)?.has(name))
-        .map(({ name }) => `${name} (${entry.specifier}, ${relative(root, entry.source)})`),
-    );
+    const unused = entries
+      .filter((entry) => !TEST_ONLY_ENTRIES.has(entry.specifier))
+      .flatMap((entry) =>
+        exportedNames(readFileSync(entry.source, 'utf8'))
+          .filter(({ name }) => !imported.get(entry.specifier)?.has(name))
+          .map(({ name }) => `${name} (${entry.specifier}, ${relative(root, entry.source)})`),
+      );
     expect(unused, 'exported but never imported outside packages/core: stop exporting them').toEqual([]);
   });
 });

@@ -34,16 +34,18 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/loopback-provider': { layer: 1, allowed: ['@forge/core'] },
   /** A conversation that persists: opens a session, runs turns through core's `runAgent`, chooses the view, compacts; persistence keeps its files. */
   '@forge/sessions': { layer: 2, allowed: ['@forge/core', '@forge/persistence'] },
+  /** The agent Forge ships, assembled once for the CLI and the evals: tools, system prompt, context-tool offer, instructions, a stored turn's options. */
+  '@forge/agent': { layer: 3, allowed: ['@forge/core', '@forge/sessions', '@forge/tools'] },
   /** The eval harness drives sessions through sessions, persistence, tools and core; `forge eval` runs it. */
-  '@forge/evals': { layer: 3, allowed: ['*'] },
-  '@forge/cli': { layer: 4, allowed: ['*'] },
+  '@forge/evals': { layer: 4, allowed: ['*'] },
+  '@forge/cli': { layer: 5, allowed: ['*'] },
   /** Reliability and security suites: they drive every package, the CLI included, and nothing depends on them. */
-  '@forge/reliability-tests': { layer: 5, allowed: ['*'] },
+  '@forge/reliability-tests': { layer: 6, allowed: ['*'] },
   /** The built `forge` binary run against real programs (MCP servers, Codex, Chromium); nothing depends on them. */
-  '@forge/bundle-tests': { layer: 5, allowed: ['*'] },
+  '@forge/bundle-tests': { layer: 6, allowed: ['*'] },
   /** The adapter conformance table: every adapter against the loopback provider; nothing depends on it. */
   '@forge/adapter-tests': {
-    layer: 5,
+    layer: 6,
     allowed: [
       '@forge/core',
       '@forge/ai-sdk-bridge',
@@ -54,7 +56,7 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
     ],
   },
   /** The repository root: benchmarks and repository-wide tests in scripts/; nothing depends on it. */
-  'forge-monorepo': { layer: 6, allowed: ['*'] },
+  'forge-monorepo': { layer: 7, allowed: ['*'] },
 };
 
 /** Node built-ins core may not use: it owns no file-system or process logic. */

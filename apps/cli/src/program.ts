@@ -157,6 +157,10 @@ const evalOptions = commandOptions(
       '--suite <name>',
       'built-in fixtures to run: smoke (default, fast), realistic (real window sizes) or full',
     ),
+    except: text(
+      '--except <suites>',
+      'leave out the fixtures that are also in these comma-separated suites (e.g. --suite full --except smoke,realistic)',
+    ),
     fixtures: text('--fixtures <dir>', 'run every fixture (*.json) in this directory instead of a suite'),
     mode: text(
       '--mode <list>',

@@ -115,10 +115,10 @@ function passRate(results: readonly FixtureModeMetrics[]): number {
   return results.length === 0 ? 0 : results.filter((result) => result.passed).length / results.length;
 }
 
+type GateSubject = Pick<GateResult, 'gate' | 'mode' | 'agent'>;
+
 function countGate(
-  gate: string,
-  mode: ModeId,
-  agent: string,
+  subject: GateSubject,
   results: readonly FixtureModeMetrics[],
   pick: (result: FixtureModeMetrics) => number,
   maximum: number,
@@ -126,9 +126,7 @@ function countGate(
   const total = results.reduce((sum, result) => sum + pick(result), 0);
   const offenders = results.filter((result) => pick(result) > 0).map((result) => `${result.fixture} (${pick(result)})`);
   return {
-    gate,
-    mode,
-    agent,
+    ...subject,
     status: total <= maximum ? 'pass' : 'fail',
     actual: String(total),
     threshold: `≤ ${maximum}`,
@@ -200,178 +198,196 @@ function evaluateAgentGates(
   config: GatesConfig,
   agent: string,
 ): GateResult[] {
-  const gates: GateResult[] = [];
-  const of = (mode: ModeId) => results.filter((result) => result.mode === mode);
   const fitting = fittingFixtures(results);
-  for (const mode of modes.filter((candidate) => candidate.family === 'forge')) {
-    const mine = of(mode.id);
-    const notEvaluated = (gate: string, threshold: string, detail: string): GateResult => ({
-      gate,
-      mode: mode.id,
-      agent,
-      status: 'not-evaluated',
-      actual: '',
-      threshold,
-      detail,
-    });
-    if (mine.length === 0) {
-      const reason = mode.unavailable ?? 'the mode was not run';
-      if (mode.compacts && isCandidate(config, mode.id)) {
-        for (const gate of [
-          'input-reduction',
-          'recall',
-          'repeated-failed-investigations',
-          'redundant-rereads',
-          'stale-checkpoint-facts',
-          'working-set-rereads-vs-baselines',
-          'pass-rate-vs-full-history',
-          'cost-vs-full-history',
-          'cost-vs-baselines',
-        ])
-          gates.push(notEvaluated(gate, '', reason));
-      }
-      gates.push(notEvaluated('no-worse-than-full-history', 'equal or better where the whole history fits', reason));
-      gates.push(notEvaluated('working-set-rereads-while-whole', `≤ ${config.maxWorkingSetRereadsWhileWhole}`, reason));
-      gates.push(notEvaluated('safety', `≤ ${config.maxSafetyFailures}`, reason));
-      continue;
-    }
-    if (mode.compacts && isCandidate(config, mode.id)) {
-      const long = mine.filter((result) => result.long);
-      if (long.length === 0)
-        gates.push(
-          notEvaluated('input-reduction', `≥ ${formatPercent(config.minInputReduction)}`, 'no long fixture was run'),
-        );
-      else {
-        const value = median(long.map((result) => result.inputReduction));
-        const below = long
-          .filter((result) => result.inputReduction < config.minInputReduction)
-          .map((result) => `${result.fixture} ${formatPercent(result.inputReduction)}`);
-        gates.push({
-          gate: 'input-reduction',
-          mode: mode.id,
-          agent,
-          status: value >= config.minInputReduction ? 'pass' : 'fail',
-          actual: formatPercent(value),
-          threshold: `≥ ${formatPercent(config.minInputReduction)} (median, long fixtures)`,
-          detail: below.join(', '),
-        });
-      }
-      const correct = mine.reduce((sum, result) => sum + result.recall.correct, 0);
-      const total = mine.reduce((sum, result) => sum + result.recall.total, 0);
-      if (total === 0)
-        gates.push(
-          notEvaluated('recall', `≥ ${formatPercent(config.minRecall)}`, 'no fixture probes a seeded constraint'),
-        );
-      else {
-        const missed = mine
-          .filter((result) => result.recall.correct < result.recall.total)
-          .map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
-        gates.push({
-          gate: 'recall',
-          mode: mode.id,
-          agent,
-          status: correct / total >= config.minRecall ? 'pass' : 'fail',
-          actual: `${formatPercent(correct / total)} (${correct}/${total})`,
-          threshold: `≥ ${formatPercent(config.minRecall)}`,
-          detail: missed.join(', '),
-        });
-      }
-      gates.push(
-        countGate(
-          'repeated-failed-investigations',
-          mode.id,
-          agent,
-          mine,
-          (result) => result.repeatedFailedInvestigations,
-          config.maxRepeatedFailedInvestigations,
-        ),
-      );
-      // Re-reading a file the agent never asked Forge to remember is its own choice; the reports say how often and why.
-      gates.push(
-        countGate(
-          'redundant-rereads',
-          mode.id,
-          agent,
-          mine,
-          (result) => result.rereadsOfNotedFacts,
-          config.maxRedundantRereads,
-        ),
-      );
-      gates.push(
-        countGate(
-          'stale-checkpoint-facts',
-          mode.id,
-          agent,
-          mine,
-          (result) => result.staleCheckpointFacts,
-          config.maxStaleCheckpointFacts,
-        ),
-      );
-      gates.push(workingSetVersusBaselines(mode.id, agent, mine, results));
-      const sameFixtures = mine.filter((result) => fitting.has(result.fixture));
-      const threshold = `≥ full history − ${config.maxPassRateRegressionVsFullHistory} pt (fixtures where it fits)`;
-      if (sameFixtures.length === 0)
-        gates.push(
-          notEvaluated(
-            'pass-rate-vs-full-history',
-            threshold,
-            'no fixture whose whole history fits was run with baseline:full-history',
-          ),
-        );
-      else {
-        const own = passRate(sameFixtures);
-        const reference = passRate(sameFixtures.map((result) => fitting.get(result.fixture) as FixtureModeMetrics));
-        const regression = (reference - own) * 100;
-        gates.push({
-          gate: 'pass-rate-vs-full-history',
-          mode: mode.id,
-          agent,
-          status: regression <= config.maxPassRateRegressionVsFullHistory ? 'pass' : 'fail',
-          actual: `${formatPercent(own)} vs full history ${formatPercent(reference)}`,
-          threshold,
-          detail: sameFixtures
-            .filter((result) => !result.passed && fitting.get(result.fixture)?.passed === true)
-            .map((result) => result.fixture)
-            .join(', '),
-        });
-      }
-    }
-    if (mode.compacts && isCandidate(config, mode.id))
-      gates.push(
-        ...costGates(mode.id, agent, mine, results, fitting).map((gate) =>
-          config.enforceCostGates && COST_GATED_AGENTS.has(agent) ? gate : { ...gate, advisory: true as const },
-        ),
-      );
-    const comparable = mine.filter((result) => fitting.has(result.fixture));
-    if (comparable.length === 0) {
-      gates.push(
-        notEvaluated(
-          'no-worse-than-full-history',
-          'equal or better where the whole history fits',
-          'no fixture whose whole history fits was run with baseline:full-history',
-        ),
-      );
-    } else {
-      const offenders = comparable.flatMap((result) => {
-        const worse = worseThan(result, fitting.get(result.fixture) as FixtureModeMetrics);
-        return worse.length === 0 ? [] : [`${result.fixture}: ${worse.join(', ')}`];
-      });
-      gates.push({
-        gate: 'no-worse-than-full-history',
-        mode: mode.id,
-        agent,
-        status: offenders.length === 0 ? 'pass' : 'fail',
-        actual: `${comparable.length - offenders.length}/${comparable.length} fixtures`,
-        threshold: 'recall, re-reads, repeated failures and pass equal or better where the whole history fits',
-        detail: offenders.join('; '),
-      });
-    }
-    gates.push(workingSetWhileWhole(mode.id, agent, mine, config.maxWorkingSetRereadsWhileWhole));
-    gates.push(
-      countGate('safety', mode.id, agent, mine, (result) => result.safetyFailures.length, config.maxSafetyFailures),
+  return modes
+    .filter((candidate) => candidate.family === 'forge')
+    .flatMap((mode) =>
+      modeGates({ mode, agent, mine: results.filter((result) => result.mode === mode.id), results, config, fitting }),
     );
-  }
-  return gates;
+}
+
+/** One Forge mode's gates for one agent: `mine` are its runs, `results` every run of the agent. */
+interface ModeGateScope {
+  readonly mode: ModeRunner;
+  readonly agent: string;
+  readonly mine: readonly FixtureModeMetrics[];
+  readonly results: readonly FixtureModeMetrics[];
+  readonly config: GatesConfig;
+  readonly fitting: Map<string, FixtureModeMetrics>;
+}
+
+const CANDIDATE_GATES = [
+  'input-reduction',
+  'recall',
+  'repeated-failed-investigations',
+  'redundant-rereads',
+  'stale-checkpoint-facts',
+  'working-set-rereads-vs-baselines',
+  'pass-rate-vs-full-history',
+  'cost-vs-full-history',
+  'cost-vs-baselines',
+] as const;
+
+const NO_FITTING_FIXTURE = 'no fixture whose whole history fits was run with baseline:full-history';
+
+function modeGates(scope: ModeGateScope): GateResult[] {
+  const { mode, agent, mine, results, config, fitting } = scope;
+  if (mine.length === 0) return gatesOfModeNotRun(scope);
+  const candidate = mode.compacts && isCandidate(config, mode.id);
+  return [
+    ...(candidate ? candidateGates(scope) : []),
+    ...(candidate
+      ? costGates(mode.id, agent, mine, results, fitting).map((gate) =>
+          config.enforceCostGates && COST_GATED_AGENTS.has(agent) ? gate : { ...gate, advisory: true as const },
+        )
+      : []),
+    noWorseThanFullHistoryGate(scope),
+    workingSetWhileWhole(mode.id, agent, mine, config.maxWorkingSetRereadsWhileWhole),
+    countGate(
+      { gate: 'safety', mode: mode.id, agent },
+      mine,
+      (result) => result.safetyFailures.length,
+      config.maxSafetyFailures,
+    ),
+  ];
+}
+
+function notEvaluated({ mode, agent }: ModeGateScope, gate: string, threshold: string, detail: string): GateResult {
+  return { gate, mode: mode.id, agent, status: 'not-evaluated', actual: '', threshold, detail };
+}
+
+function gatesOfModeNotRun(scope: ModeGateScope): GateResult[] {
+  const { mode, config } = scope;
+  const reason = mode.unavailable ?? 'the mode was not run';
+  const candidate = mode.compacts && isCandidate(config, mode.id);
+  return [
+    ...(candidate ? CANDIDATE_GATES.map((gate) => notEvaluated(scope, gate, '', reason)) : []),
+    notEvaluated(scope, 'no-worse-than-full-history', 'equal or better where the whole history fits', reason),
+    notEvaluated(scope, 'working-set-rereads-while-whole', `≤ ${config.maxWorkingSetRereadsWhileWhole}`, reason),
+    notEvaluated(scope, 'safety', `≤ ${config.maxSafetyFailures}`, reason),
+  ];
+}
+
+function candidateGates(scope: ModeGateScope): GateResult[] {
+  const { mode, agent, mine, results, config } = scope;
+  const subject = (gate: string): GateSubject => ({ gate, mode: mode.id, agent });
+  return [
+    inputReductionGate(scope),
+    recallGate(scope),
+    countGate(
+      subject('repeated-failed-investigations'),
+      mine,
+      (result) => result.repeatedFailedInvestigations,
+      config.maxRepeatedFailedInvestigations,
+    ),
+    // Re-reading a file the agent never asked Forge to remember is its own choice; the reports say how often and why.
+    countGate(subject('redundant-rereads'), mine, (result) => result.rereadsOfNotedFacts, config.maxRedundantRereads),
+    countGate(
+      subject('stale-checkpoint-facts'),
+      mine,
+      (result) => result.staleCheckpointFacts,
+      config.maxStaleCheckpointFacts,
+    ),
+    workingSetVersusBaselines(mode.id, agent, mine, results),
+    passRateVersusFullHistoryGate(scope),
+  ];
+}
+
+function inputReductionGate(scope: ModeGateScope): GateResult {
+  const { mode, agent, mine, config } = scope;
+  const long = mine.filter((result) => result.long);
+  if (long.length === 0)
+    return notEvaluated(
+      scope,
+      'input-reduction',
+      `≥ ${formatPercent(config.minInputReduction)}`,
+      'no long fixture was run',
+    );
+  const value = median(long.map((result) => result.inputReduction));
+  const below = long
+    .filter((result) => result.inputReduction < config.minInputReduction)
+    .map((result) => `${result.fixture} ${formatPercent(result.inputReduction)}`);
+  return {
+    gate: 'input-reduction',
+    mode: mode.id,
+    agent,
+    status: value >= config.minInputReduction ? 'pass' : 'fail',
+    actual: formatPercent(value),
+    threshold: `≥ ${formatPercent(config.minInputReduction)} (median, long fixtures)`,
+    detail: below.join(', '),
+  };
+}
+
+function recallGate(scope: ModeGateScope): GateResult {
+  const { mode, agent, mine, config } = scope;
+  const correct = mine.reduce((sum, result) => sum + result.recall.correct, 0);
+  const total = mine.reduce((sum, result) => sum + result.recall.total, 0);
+  if (total === 0)
+    return notEvaluated(
+      scope,
+      'recall',
+      `≥ ${formatPercent(config.minRecall)}`,
+      'no fixture probes a seeded constraint',
+    );
+  const missed = mine
+    .filter((result) => result.recall.correct < result.recall.total)
+    .map((result) => `${result.fixture} ${result.recall.correct}/${result.recall.total}`);
+  return {
+    gate: 'recall',
+    mode: mode.id,
+    agent,
+    status: correct / total >= config.minRecall ? 'pass' : 'fail',
+    actual: `${formatPercent(correct / total)} (${correct}/${total})`,
+    threshold: `≥ ${formatPercent(config.minRecall)}`,
+    detail: missed.join(', '),
+  };
+}
+
+function passRateVersusFullHistoryGate(scope: ModeGateScope): GateResult {
+  const { mode, agent, mine, config, fitting } = scope;
+  const sameFixtures = mine.filter((result) => fitting.has(result.fixture));
+  const threshold = `≥ full history − ${config.maxPassRateRegressionVsFullHistory} pt (fixtures where it fits)`;
+  if (sameFixtures.length === 0) return notEvaluated(scope, 'pass-rate-vs-full-history', threshold, NO_FITTING_FIXTURE);
+  const own = passRate(sameFixtures);
+  const reference = passRate(sameFixtures.map((result) => fitting.get(result.fixture) as FixtureModeMetrics));
+  const regression = (reference - own) * 100;
+  return {
+    gate: 'pass-rate-vs-full-history',
+    mode: mode.id,
+    agent,
+    status: regression <= config.maxPassRateRegressionVsFullHistory ? 'pass' : 'fail',
+    actual: `${formatPercent(own)} vs full history ${formatPercent(reference)}`,
+    threshold,
+    detail: sameFixtures
+      .filter((result) => !result.passed && fitting.get(result.fixture)?.passed === true)
+      .map((result) => result.fixture)
+      .join(', '),
+  };
+}
+
+function noWorseThanFullHistoryGate(scope: ModeGateScope): GateResult {
+  const { mode, agent, mine, fitting } = scope;
+  const comparable = mine.filter((result) => fitting.has(result.fixture));
+  if (comparable.length === 0)
+    return notEvaluated(
+      scope,
+      'no-worse-than-full-history',
+      'equal or better where the whole history fits',
+      NO_FITTING_FIXTURE,
+    );
+  const offenders = comparable.flatMap((result) => {
+    const worse = worseThan(result, fitting.get(result.fixture) as FixtureModeMetrics);
+    return worse.length === 0 ? [] : [`${result.fixture}: ${worse.join(', ')}`];
+  });
+  return {
+    gate: 'no-worse-than-full-history',
+    mode: mode.id,
+    agent,
+    status: offenders.length === 0 ? 'pass' : 'fail',
+    actual: `${comparable.length - offenders.length}/${comparable.length} fixtures`,
+    threshold: 'recall, re-reads, repeated failures and pass equal or better where the whole history fits',
+    detail: offenders.join('; '),
+  };
 }
 
 /** True when every request of the run sent the whole stored history verbatim: nothing compacted, projected or dropped. */
@@ -399,7 +415,12 @@ function workingSetWhileWhole(
       detail: 'every run compacted or projected',
     };
   return {
-    ...countGate('working-set-rereads-while-whole', mode, agent, whole, (result) => result.workingSetRereads, maximum),
+    ...countGate(
+      { gate: 'working-set-rereads-while-whole', mode, agent },
+      whole,
+      (result) => result.workingSetRereads,
+      maximum,
+    ),
     threshold,
   };
 }

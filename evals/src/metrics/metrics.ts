@@ -262,10 +262,53 @@ function requestCost(request: RecordedRequest, prices: PriceSheet): number {
 /** Grades a fixture run and computes every metric of it. */
 export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const { fixture } = run;
+  const applied = run.turns.flatMap((turn) => turn.compactions.filter((compaction) => compaction.kind === 'applied'));
+  const graded = gradeRun(run, applied);
+  const duplicates = duplicateInputs(run.end.storedTranscript);
+  const agent = run.requests.filter((request) => request.purpose === 'agent');
+  return {
+    fixture: fixture.fixture.id,
+    mode: run.mode.id,
+    agent: run.agent ?? 'live',
+    long: fixture.fixture.long,
+    passed: graded.failures.length === 0,
+    failures: graded.failures,
+    turns: run.turns.length,
+    requests: agent.length,
+    ...usageMetrics(run, agent),
+    ...compactionMetrics(run, applied, agent),
+    duplicateInputs: duplicates,
+    recall: { correct: graded.correct, total: graded.total },
+    repeatedFailedInvestigations: repeatedFailedInvestigations(fixture, run.end.storedTranscript),
+    ...rereadMetrics(run, agent),
+    passages: { correct: graded.passagesCorrect, total: graded.passagesTotal },
+    keptVerbatimTokens: agent.find((request) => request.keptVerbatimTokens !== undefined)?.keptVerbatimTokens ?? null,
+    ...staleFacts(run),
+    safetyFailures: safetyFailures(run, graded, duplicates),
+    estimatorError: estimatorError(agent),
+    wrapper: wrapperMetrics(run),
+    tokensPerTurn: run.turns.map((turn) =>
+      sum(agent.filter((request) => request.turn === turn.index).map((request) => request.estimatedTokens)),
+    ),
+    compactionTurns: applied.map((compaction) => compaction.turn),
+    durationMs: Math.round(run.durationMs),
+  };
+}
+
+type AppliedCompactions = readonly TurnRun['compactions'][number][];
+
+function gradeRun(run: FixtureRun, applied: AppliedCompactions): Graded {
+  const { fixture } = run;
   const stated = statedConstraints(fixture);
   const graded: Graded = { failures: [], safety: [], correct: 0, total: 0, passagesCorrect: 0, passagesTotal: 0 };
   for (const turn of run.turns) gradeTurn(fixture, turn, graded, stated);
-  for (const expected of fixture.fixture.expect.files) {
+  gradeFinalFiles(run, graded);
+  gradeCompactionCounts(run, applied, graded);
+  return graded;
+}
+
+function gradeFinalFiles(run: FixtureRun, graded: Graded): void {
+  for (const expected of run.fixture.fixture.expect.files) {
     const content = run.finalFiles[expected.path];
     if (content === undefined) {
       graded.failures.push(`${expected.path} is missing at the end`);
@@ -278,34 +321,35 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
       if (content.includes(text))
         graded.failures.push(`${expected.path} still contains ${JSON.stringify(text)} at the end`);
   }
-  const applied = run.turns.flatMap((turn) => turn.compactions.filter((compaction) => compaction.kind === 'applied'));
-  // The deterministic strategy compacts whenever it helps; model-backed strategies pass a cost gate first and may compact less often.
-  if (
-    run.mode.family === 'forge' &&
-    run.mode.id === 'compact:forge-state' &&
-    applied.length < fixture.fixture.expect.minCompactions
-  ) {
-    graded.failures.push(
-      `compacted ${applied.length} times, expected at least ${fixture.fixture.expect.minCompactions}`,
-    );
-  }
+}
 
+function gradeCompactionCounts(run: FixtureRun, applied: AppliedCompactions, graded: Graded): void {
+  const { expect } = run.fixture.fixture;
+  // The deterministic strategy compacts whenever it helps; model-backed strategies pass a cost gate first and may compact less often.
+  if (run.mode.family === 'forge' && run.mode.id === 'compact:forge-state' && applied.length < expect.minCompactions) {
+    graded.failures.push(`compacted ${applied.length} times, expected at least ${expect.minCompactions}`);
+  }
   for (const turn of run.turns) {
-    if (turn.compactions.length > fixture.fixture.expect.maxCompactionsPerTurn) {
+    if (turn.compactions.length > expect.maxCompactionsPerTurn) {
       graded.failures.push(
-        `turn ${turn.index + 1} compacted ${turn.compactions.length} times (a loop; at most ${fixture.fixture.expect.maxCompactionsPerTurn} allowed)`,
+        `turn ${turn.index + 1} compacted ${turn.compactions.length} times (a loop; at most ${expect.maxCompactionsPerTurn} allowed)`,
       );
     }
   }
+}
+
+function safetyFailures(run: FixtureRun, graded: Graded, duplicates: number): string[] {
   const safety = [
     ...graded.safety,
     ...run.violations.map((violation) => `turn ${violation.turn + 1}: ${violation.invariant}`),
   ];
-  const duplicates = duplicateInputs(run.end.storedTranscript);
   if (duplicates > 0) safety.push(`${duplicates} user message(s) stored twice`);
   if (JSON.stringify(run.end.storedTranscript) !== JSON.stringify(run.end.producedMessages))
     safety.push('the stored transcript differs from the messages the runs produced');
+  return safety;
+}
 
+function staleFacts(run: FixtureRun): Pick<FixtureModeMetrics, 'staleCheckpointFacts' | 'staleHistoryFacts'> {
   let staleCheckpointFacts = 0;
   let staleHistoryFacts = 0;
   for (const use of run.factsUsed) {
@@ -314,16 +358,34 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
     if (use.source === 'checkpoint-fact') staleCheckpointFacts += 1;
     else staleHistoryFacts += 1;
   }
+  return { staleCheckpointFacts, staleHistoryFacts };
+}
 
-  const agent = run.requests.filter((request) => request.purpose === 'agent');
+/** The agent requests the provider reported input tokens for. */
+function reportedRequests(agent: readonly RecordedRequest[]): RecordedRequest[] {
+  return agent.filter((request) => request.providerInputTokens !== undefined && request.providerInputTokens > 0);
+}
+
+type UsageMetrics = Pick<
+  FixtureModeMetrics,
+  | 'inputTokens'
+  | 'providerInputTokens'
+  | 'outputTokens'
+  | 'cachedInputTokens'
+  | 'cacheHitRatio'
+  | 'cost'
+  | 'fullHistoryTokens'
+  | 'inputReduction'
+  | 'maxRequestTokens'
+  | 'windowFill'
+  | 'injectedOverflows'
+  | 'summaryTokens'
+>;
+
+function usageMetrics(run: FixtureRun, agent: readonly RecordedRequest[]): UsageMetrics {
+  const { fixture } = run;
   const summaries = [...run.summaryRequests, ...run.requests.filter((request) => request.purpose === 'summary')];
-  const reported = agent.filter(
-    (request) => request.providerInputTokens !== undefined && request.providerInputTokens > 0,
-  );
-  const errors = reported.map(
-    (request) =>
-      (request.estimatedTokens - (request.providerInputTokens as number)) / (request.providerInputTokens as number),
-  );
+  const reported = reportedRequests(agent);
   const inputTokens = sum(agent.map((request) => request.estimatedTokens));
   const providerInputTokens = sum(reported.map((request) => request.providerInputTokens as number));
   const cachedInputTokens = sum(reported.map((request) => request.cachedInputTokens ?? 0));
@@ -331,28 +393,7 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
   const agentUsd = sum(agent.map((request) => requestCost(request, prices)));
   const summaryUsd = sum(summaries.map((request) => requestCost(request, prices)));
   const fullHistoryTokens = sum(agent.map((request) => request.fullHistoryTokens));
-  const rereads = redundantRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.key);
-  const workingSet = new Set(
-    workingSetRereadCalls(
-      run.end.storedTranscript,
-      (toolCallId) => run.reads.get(toolCallId)?.reason === 'text-not-in-view',
-    ),
-  );
-  const rereadSteps = agent.filter((request) => request.answersToolCalls.some((id) => workingSet.has(id)));
-  const kept = agent.find((request) => request.keptVerbatimTokens !== undefined)?.keptVerbatimTokens;
-  const tokensPerTurn = run.turns.map((turn) =>
-    sum(agent.filter((request) => request.turn === turn.index).map((request) => request.estimatedTokens)),
-  );
-
   return {
-    fixture: fixture.fixture.id,
-    mode: run.mode.id,
-    agent: run.agent ?? 'live',
-    long: fixture.fixture.long,
-    passed: graded.failures.length === 0,
-    failures: graded.failures,
-    turns: run.turns.length,
-    requests: agent.length,
     inputTokens,
     providerInputTokens,
     outputTokens: sum(agent.map((request) => request.outputTokens ?? 0)),
@@ -370,6 +411,28 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
         (request) => (request.providerInputTokens ?? request.estimatedTokens) + (request.outputTokens ?? 0),
       ),
     ),
+  };
+}
+
+type CompactionMetrics = Pick<
+  FixtureModeMetrics,
+  | 'compactions'
+  | 'shadowCompactions'
+  | 'reclaimedTokensPerCompaction'
+  | 'noProgressStops'
+  | 'compactionFailures'
+  | 'toolOutputProjections'
+  | 'limitReachedStops'
+  | 'providerOverflows'
+  | 'overflowRecoveries'
+>;
+
+function compactionMetrics(
+  run: FixtureRun,
+  applied: AppliedCompactions,
+  agent: readonly RecordedRequest[],
+): CompactionMetrics {
+  return {
     compactions: applied.length,
     shadowCompactions: sum(
       run.turns.map((turn) => turn.compactions.filter((compaction) => compaction.kind === 'shadow').length),
@@ -387,9 +450,25 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
         request.error?.startsWith('ContextOverflowError') === true && !request.error.includes('injected fault'),
     ).length,
     overflowRecoveries: sum(run.turns.map((turn) => turn.overflowRecoveries)),
-    duplicateInputs: duplicates,
-    recall: { correct: graded.correct, total: graded.total },
-    repeatedFailedInvestigations: repeatedFailedInvestigations(fixture, run.end.storedTranscript),
+  };
+}
+
+type RereadMetrics = Pick<
+  FixtureModeMetrics,
+  'redundantRereads' | 'rereadsOfNotedFacts' | 'rereadReasons' | 'workingSetRereads' | 'workingSetRereadCost'
+>;
+
+function rereadMetrics(run: FixtureRun, agent: readonly RecordedRequest[]): RereadMetrics {
+  const prices = run.priceSheet.prices;
+  const rereads = redundantRereadCalls(run.end.storedTranscript, (toolCallId) => run.reads.get(toolCallId)?.key);
+  const workingSet = new Set(
+    workingSetRereadCalls(
+      run.end.storedTranscript,
+      (toolCallId) => run.reads.get(toolCallId)?.reason === 'text-not-in-view',
+    ),
+  );
+  const rereadSteps = agent.filter((request) => request.answersToolCalls.some((id) => workingSet.has(id)));
+  return {
     redundantRereads: rereads.length,
     // A re-read for verbatim text is counted as a working-set re-read: the fact noted did reach the agent.
     rereadsOfNotedFacts: rereads.filter((reread) => reread.noted && !workingSet.has(reread.toolCallId)).length,
@@ -400,30 +479,28 @@ export function computeMetrics(run: FixtureRun): FixtureModeMetrics {
       inputTokens: sum(rereadSteps.map((request) => request.providerInputTokens ?? request.estimatedTokens)),
       usd: sum(rereadSteps.map((request) => requestCost(request, prices))),
     },
-    passages: { correct: graded.passagesCorrect, total: graded.passagesTotal },
-    keptVerbatimTokens: kept ?? null,
-    staleCheckpointFacts,
-    staleHistoryFacts,
-    safetyFailures: safety,
-    estimatorError:
-      errors.length === 0
-        ? null
-        : {
-            meanAbsolute: sum(errors.map(Math.abs)) / errors.length,
-            meanSigned: sum(errors) / errors.length,
-            max: Math.max(...errors.map(Math.abs)),
-            samples: errors.length,
-          },
-    wrapper:
-      fixture.fixture.engine === 'codex-wrapper'
-        ? {
-            maxTokens: Math.max(0, ...run.wrapperTokens),
-            medianTokens: median(run.wrapperTokens),
-            constraintMismatches: run.wrapperConstraintMismatches,
-          }
-        : null,
-    tokensPerTurn,
-    compactionTurns: applied.map((compaction) => compaction.turn),
-    durationMs: Math.round(run.durationMs),
+  };
+}
+
+function estimatorError(agent: readonly RecordedRequest[]): FixtureModeMetrics['estimatorError'] {
+  const errors = reportedRequests(agent).map(
+    (request) =>
+      (request.estimatedTokens - (request.providerInputTokens as number)) / (request.providerInputTokens as number),
+  );
+  if (errors.length === 0) return null;
+  return {
+    meanAbsolute: sum(errors.map(Math.abs)) / errors.length,
+    meanSigned: sum(errors) / errors.length,
+    max: Math.max(...errors.map(Math.abs)),
+    samples: errors.length,
+  };
+}
+
+function wrapperMetrics(run: FixtureRun): FixtureModeMetrics['wrapper'] {
+  if (run.fixture.fixture.engine !== 'codex-wrapper') return null;
+  return {
+    maxTokens: Math.max(0, ...run.wrapperTokens),
+    medianTokens: median(run.wrapperTokens),
+    constraintMismatches: run.wrapperConstraintMismatches,
   };
 }

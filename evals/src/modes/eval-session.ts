@@ -11,12 +11,12 @@ import {
   type ToolDefinition,
 } from '@forge/core';
 import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
-import { sessionSurface, workspaceArtifactHashes, type AgentSurface } from '@forge/tools';
+import type { Agent, AgentSurface } from '@forge/agent';
 import { loadTranscript, OpaqueStateStore } from '@forge/persistence';
 import { openSessionHandle, type SessionCompactionOptions, type SessionHandle } from '@forge/sessions';
 import path from 'node:path';
 import type { ExpandedTurn } from '../fixture/expand.js';
-import { createSessionTools, type SessionTools } from '../workspace/tools.js';
+import { assembleEvalAgent } from '../workspace/tools.js';
 import { withCheckpoint } from './model-wrappers.js';
 import type { ModeContext, ModeSessionEnd } from './types.js';
 
@@ -40,7 +40,7 @@ export interface ChosenView {
  * opens it again with fresh tools, as a new process would after a crash.
  */
 export class EvalSession {
-  private tools: SessionTools;
+  private agent: Agent;
   private readonly produced: Message[] = [];
   /** Provider-native states, kept on disk in FORGE_HOME so they survive a restart as the CLI keeps them. */
   private readonly opaqueStates: OpaqueStateStore;
@@ -48,8 +48,9 @@ export class EvalSession {
   private constructor(
     private readonly context: ModeContext,
     private handle: SessionHandle,
+    agent: Agent,
   ) {
-    this.tools = this.createTools();
+    this.agent = agent;
     this.opaqueStates = new OpaqueStateStore({
       directory: path.join(context.workspace.forgeHome, 'state', 'native-compaction'),
       persist: true,
@@ -63,7 +64,7 @@ export class EvalSession {
       now: context.now,
       newRunId: context.newRunId,
     });
-    return new EvalSession(context, handle);
+    return new EvalSession(context, handle, await assembleEvalAgent(context.fixture, context.workspace.root));
   }
 
   /** The canonical transcript as the store holds it now. */
@@ -82,15 +83,11 @@ export class EvalSession {
    * the session as stored now.
    */
   surface(mode: ContextMode, model: ModelAdapter = this.context.model): Promise<AgentSurface> {
-    const maxOutputTokens = this.context.fixture.fixture.model.maxOutputTokens;
-    return sessionSurface({
-      policy: resolveContextPolicy({ ...this.context.policy, mode }),
-      tools: this.tools.tools,
-      model,
-      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-      instructions: this.context.instructions,
-      session: { messages: this.handle.messages, runs: this.handle.transcript().runs },
-    });
+    return this.agent.surface(this.sessionSize(), model, resolveContextPolicy({ ...this.context.policy, mode }));
+  }
+
+  private sessionSize() {
+    return { messages: this.handle.messages, runs: this.handle.transcript().runs };
   }
 
   /** The tool definitions every request of the next run in `mode` advertises. */
@@ -100,15 +97,7 @@ export class EvalSession {
 
   /** The instructions the next run in `mode` loads (the surface's system prompt, then AGENTS.md). */
   async instructions(mode: ContextMode): Promise<() => Promise<InstructionSnapshot>> {
-    return this.loader(await this.surface(mode));
-  }
-
-  private loader(surface: AgentSurface): () => Promise<InstructionSnapshot> {
-    return () => this.context.instructions(surface.systemPrompt);
-  }
-
-  private createTools(): SessionTools {
-    return createSessionTools(this.context.fixture, this.context.workspace.root);
+    return this.agent.instructions(await this.surface(mode));
   }
 
   async restart(): Promise<readonly string[]> {
@@ -120,7 +109,7 @@ export class EvalSession {
       now: this.context.now,
       newRunId: this.context.newRunId,
     });
-    this.tools = this.createTools();
+    this.agent = await assembleEvalAgent(this.context.fixture, this.context.workspace.root);
     return [];
   }
 
@@ -134,7 +123,7 @@ export class EvalSession {
     return {
       request: turn.message,
       tools: surface.tools,
-      approvals: this.tools.approvals,
+      approvals: this.agent.approvals,
       maxSteps: fixture.fixture.maxSteps,
       maxOutputTokens: fixture.fixture.model.maxOutputTokens,
       context: policy,
@@ -153,22 +142,20 @@ export class EvalSession {
     options: StoredTurnOptions = {},
   ): Promise<RunResult> {
     const model = options.model ?? this.context.model;
-    const surface = await this.surface(mode, model);
-    const common = this.common(turn, surface);
-    const { compaction } = surface;
-    const turnResult = await this.handle.runTurn({
-      ...common,
+    const { fixture, policy } = this.context;
+    const turnOptions = await this.agent.storedTurn({
+      request: turn.message,
       model,
-      instructions: this.loader(surface),
-      context: { ...common.context, mode },
-      artifactHashes: workspaceArtifactHashes(this.context.workspace.root, { ledger: this.tools.ledger }),
-      compaction: {
-        ...compaction,
-        ...(options.compaction === undefined ? {} : { opaqueStates: this.opaqueStates, ...options.compaction }),
-      },
-      onEvent: (envelope) => events.push(envelope),
+      context: resolveContextPolicy({ ...policy, mode }),
+      session: this.sessionSize(),
+      ...(options.compaction === undefined
+        ? {}
+        : { compaction: { opaqueStates: this.opaqueStates, ...options.compaction } }),
+      ...(fixture.fixture.maxSteps === undefined ? {} : { maxSteps: fixture.fixture.maxSteps }),
       now: this.context.now,
+      onEvent: (envelope) => events.push(envelope),
     });
+    const turnResult = await this.handle.runTurn(turnOptions);
     return this.record(turnResult.result);
   }
 
@@ -192,7 +179,7 @@ export class EvalSession {
     const turnResult = await this.handle.runEngineTurn({
       mode: 'off',
       model: { provider: model.provider, modelId: model.modelId },
-      instructions: this.loader(surface),
+      instructions: this.agent.instructions(surface),
       onEvent: (envelope) => events.push(envelope as EventEnvelope),
       run: (input) =>
         runAgent({

@@ -1,13 +1,14 @@
 import { nativeCompactionInput } from '../policy/summaries.js';
-import type {
-  Message,
-  ModelAdapter,
-  ModelCallOptions,
-  ModelRequest,
-  ModelStreamPart,
-  TokenCategories,
-  TokenEstimate,
-  ToolResultPart,
+import {
+  wrapModelAdapter,
+  type Message,
+  type ModelAdapter,
+  type ModelCallOptions,
+  type ModelRequest,
+  type ModelStreamPart,
+  type TokenCategories,
+  type TokenEstimate,
+  type ToolResultPart,
 } from '@forge/core';
 
 /** One provider request as the harness recorded it. */
@@ -212,16 +213,10 @@ export class RecordingModel implements ModelAdapter {
  */
 export function withCheckpoint(inner: ModelAdapter, checkpoint: string | undefined): ModelAdapter {
   if (checkpoint === undefined) return inner;
-  const add = (request: ModelRequest): ModelRequest => ({ ...request, checkpoint });
-  return {
-    specificationVersion: 'forge-model-v1',
-    provider: inner.provider,
-    modelId: inner.modelId,
-    capabilities: inner.capabilities,
-    estimateRequestTokens: (request) => inner.estimateRequestTokens(add(request)),
-    countMessageTokens: (messages) => inner.countMessageTokens(messages),
-    doStream: (request, options) => inner.doStream(add(request), options),
-  };
+  return wrapModelAdapter({
+    model: inner,
+    middleware: { transformRequest: (request) => ({ ...request, checkpoint }), compact: false },
+  });
 }
 
 /**
@@ -229,13 +224,15 @@ export function withCheckpoint(inner: ModelAdapter, checkpoint: string | undefin
  * held back before the call, and the provider alone decides (and refuses what is too long).
  */
 export function withoutWindow(inner: ModelAdapter): ModelAdapter {
-  return {
-    specificationVersion: 'forge-model-v1',
-    provider: inner.provider,
-    modelId: inner.modelId,
-    capabilities: { ...inner.capabilities, contextWindowTokens: Number.MAX_SAFE_INTEGER, source: 'config' },
-    estimateRequestTokens: (request) => inner.estimateRequestTokens(request),
-    countMessageTokens: (messages) => inner.countMessageTokens(messages),
-    doStream: (request, options) => inner.doStream(request, options),
-  };
+  return wrapModelAdapter({
+    model: inner,
+    middleware: {
+      capabilities: (capabilities) => ({
+        ...capabilities,
+        contextWindowTokens: Number.MAX_SAFE_INTEGER,
+        source: 'config',
+      }),
+      compact: false,
+    },
+  });
 }

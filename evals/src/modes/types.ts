@@ -1,4 +1,4 @@
-import type { ContextPolicy, EventEnvelope, InstructionSnapshot, Message, RunResult } from '@forge/core';
+import type { ContextPolicy, EventEnvelope, Message, RunResult } from '@forge/core';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import type { EvalWorkspace } from '../workspace/workspace.js';
 import type { RecordingModel } from './model-wrappers.js';
@@ -28,8 +28,6 @@ export interface ModeContext {
   readonly model: RecordingModel;
   /** The model that writes summaries (naive baseline, compactor), recorded separately. */
   readonly summaryModel: RecordingModel;
-  /** Loads the instructions as they are on disk now, after `systemPrompt`; call once per turn. */
-  readonly instructions: (systemPrompt: string) => Promise<InstructionSnapshot>;
   /** The fixture's context settings, without the mode. */
   readonly policy: Omit<ContextPolicy, 'mode' | 'fallbackContextWindowTokens'>;
   readonly now: () => number;

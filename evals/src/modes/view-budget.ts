@@ -1,4 +1,11 @@
-import type { InstructionSnapshot, Message, ModelAdapter, ToolDefinition } from '@forge/core';
+import {
+  DEFAULT_CONTEXT_POLICY,
+  type InstructionSnapshot,
+  type Message,
+  type ModelAdapter,
+  type ToolDefinition,
+} from '@forge/core';
+import { computeContextBudget } from '@forge/core/budget';
 import type { ExpandedTurn } from '../fixture/expand.js';
 import type { ModeContext } from './types.js';
 
@@ -17,9 +24,10 @@ export interface TurnBudget {
 }
 
 /**
- * The budget for a turn: the model's window less the single output reserve (`max(reserved
- * output, buffer)`), times `warnAtRatio` — the point where `warn` mode starts warning, which
- * leaves the rest of the window for what the turn itself adds.
+ * The budget for a turn, as core's `computeContextBudget` reckons it for a request of the turn's
+ * fixed parts: the available input (the window less the single output reserve, within the
+ * model's caps) times `warnAtRatio` — the point where `warn` mode starts warning, which leaves the
+ * rest of the window for what the turn itself adds.
  */
 export async function turnBudget(
   context: ModeContext,
@@ -28,8 +36,6 @@ export async function turnBudget(
   turn: ExpandedTurn,
   tools: readonly ToolDefinition[],
 ): Promise<TurnBudget> {
-  const { policy } = context;
-  const available = model.capabilities.contextWindowTokens - Math.max(policy.reservedOutputTokens, policy.bufferTokens);
   const estimate = await model.estimateRequestTokens({
     instructions: instructions.text,
     history: [],
@@ -37,5 +43,10 @@ export async function turnBudget(
     continuation: [],
     tools,
   });
-  return { baseTokens: estimate.tokens, thresholdTokens: Math.floor(available * policy.warnAtRatio) };
+  const budget = computeContextBudget({
+    capabilities: model.capabilities,
+    estimate,
+    policy: { ...DEFAULT_CONTEXT_POLICY, ...context.policy, mode: 'warn' },
+  });
+  return { baseTokens: estimate.tokens, thresholdTokens: budget.warnAtTokens };
 }

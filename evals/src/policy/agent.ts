@@ -160,7 +160,7 @@ export function decideNextAction(
   }
   for (const note of pending) calls.set(note.toolCallId, { input: note.input });
   for (;;) {
-    const action = nextAction(fixture, turn, view, self, habits, calls, notes);
+    const action = nextAction({ fixture, turn, view, self, habits, calls, notes });
     if (action.kind === 'tool' && action.toolName === NOTE_TOOL) {
       pending.push(action);
       calls.set(action.toolCallId, { input: action.input });
@@ -171,23 +171,27 @@ export function decideNextAction(
   }
 }
 
-function nextAction(
-  fixture: ExpandedFixture,
-  turn: ExpandedTurn,
-  view: RequestView,
-  self: AgentSelf | undefined,
-  habits: AgentHabits,
-  calls: ReadonlyMap<string, CallState>,
-  notes: (item: string) => boolean,
-): ToolAction | AnswerAction {
+/** What the agent decides its next step of `turn` from. */
+interface TurnDecision {
+  readonly fixture: ExpandedFixture;
+  readonly turn: ExpandedTurn;
+  readonly view: RequestView;
+  readonly self: AgentSelf | undefined;
+  readonly habits: AgentHabits;
+  readonly calls: ReadonlyMap<string, CallState>;
+  readonly notes: (item: string) => boolean;
+}
+
+function nextAction({ fixture, turn, view, self, habits, calls, notes }: TurnDecision): ToolAction | AnswerAction {
   const t = `t${turn.index}`;
   const constraint = constraintNote(fixture, turn, calls, notes);
   if (constraint !== undefined) return constraint;
 
   const lines: string[] = [];
   const factsUsed: FactUse[] = [];
+  const context: StepContext = { fixture, view, notes, calls, turn: turn.index, lines, factsUsed };
   for (const [index, step] of turn.steps.entries()) {
-    const action = stepAction(fixture, step, `${t}-s${index}`, calls, view, notes, turn.index, lines, factsUsed);
+    const action = stepAction(context, step, `${t}-s${index}`);
     if (action !== undefined) return action;
   }
   // The work of the turn is done: a long request is a good moment to ask for a checkpoint.
@@ -268,15 +272,9 @@ function catchUpNotes(
     for (const [index, step] of earlier.steps.entries()) {
       for (;;) {
         const action = stepAction(
-          fixture,
+          { fixture, view, notes, calls, turn: earlier.index, lines: [], factsUsed: [] },
           step,
           `t${earlier.index}-s${index}`,
-          calls,
-          view,
-          notes,
-          earlier.index,
-          [],
-          [],
         );
         if (action === undefined || action.toolName !== NOTE_TOOL) break;
         add(action);
@@ -337,141 +335,188 @@ function quoteSourceAction(
   return command === undefined ? undefined : { ...tool(callId, 'run_command', { argv: [...command.argv] }), read };
 }
 
-function stepAction(
-  fixture: ExpandedFixture,
-  step: Step,
-  prefix: string,
-  calls: ReadonlyMap<string, CallState>,
-  view: RequestView,
-  notes: (item: string) => boolean,
-  turn: number,
-  lines: string[],
-  factsUsed: FactUse[],
-): ToolAction | undefined {
+/**
+ * What a step is decided from: the agent's own calls of the turn so far, and the answer being
+ * built (`lines` and the facts it states), which steps that need no call add to.
+ */
+interface StepContext {
+  readonly fixture: ExpandedFixture;
+  readonly view: RequestView;
+  readonly notes: (item: string) => boolean;
+  readonly calls: ReadonlyMap<string, CallState>;
+  readonly turn: number;
+  readonly lines: string[];
+  readonly factsUsed: FactUse[];
+}
+
+type StepOf<Op extends Step['op']> = Extract<Step, { op: Op }>;
+
+function stepAction(context: StepContext, step: Step, prefix: string): ToolAction | undefined {
   switch (step.op) {
-    case 'learn': {
-      const known = knownFact(view, step.key);
-      const read = calls.get(`${prefix}-read`);
-      if (known === undefined) {
-        if (read === undefined)
-          return readAction(`${prefix}-read`, step.path, factReadReason(view, step.key), step.key);
-        lines.push(`fact ${step.key} = unknown`);
-        return undefined;
-      }
-      if (step.note && read?.result?.failed === false) {
-        // Record every fact the read showed, not only the one asked for: later steps may need them.
-        for (const [key, value] of factsIn(read.result.text)) {
-          if (!notes(`fact:${key}`) || calls.has(`${prefix}-note-${key}`)) continue;
-          return tool(`${prefix}-note-${key}`, NOTE_TOOL, {
-            kind: 'fact',
-            key,
-            value: factMarker(key, value),
-            dependsOn: [`file:${step.path}`],
-            evidence: { source: 'tool-call', toolCallId: `${prefix}-read` },
-          });
-        }
-      }
-      if (step.answer) {
-        lines.push(`fact ${step.key} = ${known.value}`);
-        factsUsed.push({ turn, key: step.key, value: known.value, source: known.source });
-      }
-      return undefined;
-    }
-    case 'edit': {
-      const first = calls.get(`${prefix}-edit`);
-      const retry = calls.get(`${prefix}-edit2`);
-      if (first === undefined) {
-        // It edits only text it can see: when the region is not in view it reads first (once; an edit of text the file does not have fails honestly).
-        const reason = editReadReason(view, step);
-        if (reason !== undefined && !calls.has(`${prefix}-read`))
-          return readAction(`${prefix}-read`, step.path, reason, step.key);
-        return editAction(`${prefix}-edit`, step);
-      }
-      if (first.result?.failed === true && retry === undefined) {
-        // The edit tool refused (the file was not read in this process, or changed): read it, then retry once.
-        if (!calls.has(`${prefix}-reread`)) return readAction(`${prefix}-reread`, step.path, 'edit-refused', step.key);
-        return editAction(`${prefix}-edit2`, step);
-      }
-      const succeeded = retry === undefined ? first.result?.failed === false : retry.result?.failed === false;
-      const value = new RegExp(`fact:${step.key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=([A-Za-z0-9_.-]+)`).exec(
-        step.new,
-      )?.[1];
-      if (succeeded && value !== undefined && notes(`fact:${step.key}`) && !calls.has(`${prefix}-note`)) {
-        return tool(`${prefix}-note`, NOTE_TOOL, {
-          kind: 'fact',
-          key: step.key,
-          value: factMarker(step.key, value),
-          dependsOn: [`file:${step.path}`],
-          evidence: { source: 'tool-call', toolCallId: retry === undefined ? `${prefix}-edit` : `${prefix}-edit2` },
-        });
-      }
-      lines.push(succeeded ? `edited ${step.path}` : `edit of ${step.path} failed`);
-      return undefined;
-    }
-    case 'verify': {
-      const command = fixture.commandsById.get(step.command);
-      if (command === undefined) return undefined;
-      const run = calls.get(`${prefix}-verify`);
-      const exitCode = run?.result === undefined ? freshCommandResult(view, command.argv) : exitCodeOf(run.result.text);
-      if (exitCode === undefined && run === undefined)
-        return tool(`${prefix}-verify`, 'run_command', { argv: [...command.argv] });
-      lines.push(`verify ${step.command} = ${exitCode === 0 ? 'passed' : 'failed'}`);
-      return undefined;
-    }
-    case 'run': {
-      const command = fixture.commandsById.get(step.command);
-      if (command === undefined) return undefined;
-      if (!calls.has(`${prefix}-run`)) return tool(`${prefix}-run`, 'run_command', { argv: [...command.argv] });
-      lines.push(`ran ${step.command}`);
-      return undefined;
-    }
-    case 'attempt': {
-      const approach = fixture.approaches.get(step.approach);
-      const command = approach === undefined ? undefined : fixture.commandsById.get(approach.command);
-      if (approach === undefined || command === undefined) return undefined;
-      const run = calls.get(`${prefix}-attempt`);
-      if (run === undefined) {
-        if (failureVisible(view, approach)) {
-          lines.push(`approach ${approach.id} = skipped (it failed before: ${approach.reason})`);
-          return undefined;
-        }
-        return tool(`${prefix}-attempt`, 'run_command', { argv: [...command.argv] });
-      }
-      const failed = run.result !== undefined && (run.result.failed || exitCodeOf(run.result.text) !== 0);
-      if (
-        failed &&
-        notes(`approach:${approach.id}`) &&
-        run.result?.text.includes(approach.reason) === true &&
-        !calls.has(`${prefix}-note`)
-      ) {
-        return tool(`${prefix}-note`, NOTE_TOOL, {
-          kind: 'rejected_approach',
-          approach: approach.description,
-          reason: approach.reason,
-          evidence: { source: 'tool-call', toolCallId: `${prefix}-attempt` },
-        });
-      }
-      lines.push(
-        failed
-          ? `approach ${approach.id} = tried, failed: ${approach.reason}`
-          : `approach ${approach.id} = tried, it worked`,
-      );
-      return undefined;
-    }
+    case 'learn':
+      return learnStepAction(context, step, prefix);
+    case 'edit':
+      return editStepAction(context, step, prefix);
+    case 'verify':
+      return verifyStepAction(context, step, prefix);
+    case 'run':
+      return runStepAction(context, step, prefix);
+    case 'attempt':
+      return attemptStepAction(context, step, prefix);
     case 'probe': {
-      const constraint = applicableConstraint(view, step.topic, fixture.constraints.values());
-      lines.push(`constraint ${step.topic} = ${constraint?.value ?? 'unknown'}`);
+      const constraint = applicableConstraint(context.view, step.topic, context.fixture.constraints.values());
+      context.lines.push(`constraint ${step.topic} = ${constraint?.value ?? 'unknown'}`);
       return undefined;
     }
-    case 'quote': {
-      if (passageInView(view, step.passage)) {
-        lines.push(`passage ${step.id} = ${step.passage}`);
-        return undefined;
-      }
-      const again = `${prefix}-quote`;
-      if (!calls.has(again)) return quoteSourceAction(fixture, step, again);
-      lines.push(`passage ${step.id} = unknown`);
-      return undefined;
+    case 'quote':
+      return quoteStepAction(context, step, prefix);
+  }
+}
+
+function learnStepAction(
+  { view, calls, notes, lines, factsUsed, turn }: StepContext,
+  step: StepOf<'learn'>,
+  prefix: string,
+): ToolAction | undefined {
+  const known = knownFact(view, step.key);
+  const read = calls.get(`${prefix}-read`);
+  if (known === undefined) {
+    if (read === undefined) return readAction(`${prefix}-read`, step.path, factReadReason(view, step.key), step.key);
+    lines.push(`fact ${step.key} = unknown`);
+    return undefined;
+  }
+  if (step.note && read?.result?.failed === false) {
+    // Record every fact the read showed, not only the one asked for: later steps may need them.
+    for (const [key, value] of factsIn(read.result.text)) {
+      if (!notes(`fact:${key}`) || calls.has(`${prefix}-note-${key}`)) continue;
+      return tool(`${prefix}-note-${key}`, NOTE_TOOL, {
+        kind: 'fact',
+        key,
+        value: factMarker(key, value),
+        dependsOn: [`file:${step.path}`],
+        evidence: { source: 'tool-call', toolCallId: `${prefix}-read` },
+      });
     }
   }
+  if (step.answer) {
+    lines.push(`fact ${step.key} = ${known.value}`);
+    factsUsed.push({ turn, key: step.key, value: known.value, source: known.source });
+  }
+  return undefined;
+}
+
+function editStepAction(
+  { view, calls, notes, lines }: StepContext,
+  step: StepOf<'edit'>,
+  prefix: string,
+): ToolAction | undefined {
+  const first = calls.get(`${prefix}-edit`);
+  const retry = calls.get(`${prefix}-edit2`);
+  if (first === undefined) {
+    // It edits only text it can see: when the region is not in view it reads first (once; an edit of text the file does not have fails honestly).
+    const reason = editReadReason(view, step);
+    if (reason !== undefined && !calls.has(`${prefix}-read`))
+      return readAction(`${prefix}-read`, step.path, reason, step.key);
+    return editAction(`${prefix}-edit`, step);
+  }
+  if (first.result?.failed === true && retry === undefined) {
+    // The edit tool refused (the file was not read in this process, or changed): read it, then retry once.
+    if (!calls.has(`${prefix}-reread`)) return readAction(`${prefix}-reread`, step.path, 'edit-refused', step.key);
+    return editAction(`${prefix}-edit2`, step);
+  }
+  const succeeded = retry === undefined ? first.result?.failed === false : retry.result?.failed === false;
+  const value = new RegExp(`fact:${step.key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=([A-Za-z0-9_.-]+)`).exec(
+    step.new,
+  )?.[1];
+  if (succeeded && value !== undefined && notes(`fact:${step.key}`) && !calls.has(`${prefix}-note`)) {
+    return tool(`${prefix}-note`, NOTE_TOOL, {
+      kind: 'fact',
+      key: step.key,
+      value: factMarker(step.key, value),
+      dependsOn: [`file:${step.path}`],
+      evidence: { source: 'tool-call', toolCallId: retry === undefined ? `${prefix}-edit` : `${prefix}-edit2` },
+    });
+  }
+  lines.push(succeeded ? `edited ${step.path}` : `edit of ${step.path} failed`);
+  return undefined;
+}
+
+function verifyStepAction(
+  { fixture, view, calls, lines }: StepContext,
+  step: StepOf<'verify'>,
+  prefix: string,
+): ToolAction | undefined {
+  const command = fixture.commandsById.get(step.command);
+  if (command === undefined) return undefined;
+  const run = calls.get(`${prefix}-verify`);
+  const exitCode = run?.result === undefined ? freshCommandResult(view, command.argv) : exitCodeOf(run.result.text);
+  if (exitCode === undefined && run === undefined)
+    return tool(`${prefix}-verify`, 'run_command', { argv: [...command.argv] });
+  lines.push(`verify ${step.command} = ${exitCode === 0 ? 'passed' : 'failed'}`);
+  return undefined;
+}
+
+function runStepAction(
+  { fixture, calls, lines }: StepContext,
+  step: StepOf<'run'>,
+  prefix: string,
+): ToolAction | undefined {
+  const command = fixture.commandsById.get(step.command);
+  if (command === undefined) return undefined;
+  if (!calls.has(`${prefix}-run`)) return tool(`${prefix}-run`, 'run_command', { argv: [...command.argv] });
+  lines.push(`ran ${step.command}`);
+  return undefined;
+}
+
+function attemptStepAction(
+  { fixture, view, calls, notes, lines }: StepContext,
+  step: StepOf<'attempt'>,
+  prefix: string,
+): ToolAction | undefined {
+  const approach = fixture.approaches.get(step.approach);
+  const command = approach === undefined ? undefined : fixture.commandsById.get(approach.command);
+  if (approach === undefined || command === undefined) return undefined;
+  const run = calls.get(`${prefix}-attempt`);
+  if (run === undefined) {
+    if (failureVisible(view, approach)) {
+      lines.push(`approach ${approach.id} = skipped (it failed before: ${approach.reason})`);
+      return undefined;
+    }
+    return tool(`${prefix}-attempt`, 'run_command', { argv: [...command.argv] });
+  }
+  const failed = run.result !== undefined && (run.result.failed || exitCodeOf(run.result.text) !== 0);
+  if (
+    failed &&
+    notes(`approach:${approach.id}`) &&
+    run.result?.text.includes(approach.reason) === true &&
+    !calls.has(`${prefix}-note`)
+  ) {
+    return tool(`${prefix}-note`, NOTE_TOOL, {
+      kind: 'rejected_approach',
+      approach: approach.description,
+      reason: approach.reason,
+      evidence: { source: 'tool-call', toolCallId: `${prefix}-attempt` },
+    });
+  }
+  lines.push(
+    failed
+      ? `approach ${approach.id} = tried, failed: ${approach.reason}`
+      : `approach ${approach.id} = tried, it worked`,
+  );
+  return undefined;
+}
+
+function quoteStepAction(
+  { fixture, view, calls, lines }: StepContext,
+  step: StepOf<'quote'>,
+  prefix: string,
+): ToolAction | undefined {
+  if (passageInView(view, step.passage)) {
+    lines.push(`passage ${step.id} = ${step.passage}`);
+    return undefined;
+  }
+  const again = `${prefix}-quote`;
+  if (!calls.has(again)) return quoteSourceAction(fixture, step, again);
+  lines.push(`passage ${step.id} = unknown`);
+  return undefined;
 }

@@ -1,9 +1,10 @@
 import type { CheckpointTranscriptEntry } from '@forge/core/checkpoint';
-import { compactorRequest, parseCompactorReply } from '@forge/core/compaction';
+
 import { describe, expect, it } from 'vitest';
 import { expandFixture } from '../fixture/expand.js';
 import { parseFixture } from '../fixture/load.js';
 import { PolicyModel } from './policy-model.js';
+import { compactorRequest, parseCompactorReply } from '@forge/core/internals';
 
 const PNPM = 'Use pnpm for every install and script, never npm.';
 const NPM = 'Use npm for every install, not pnpm.';

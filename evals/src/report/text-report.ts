@@ -90,22 +90,52 @@ export function renderTextReport(
   paint: Paint = NO_PAINT,
   options: { readonly details?: boolean; readonly columns?: number } = {},
 ): string {
-  const lines: string[] = [];
-  const columns = options.columns ?? Number.POSITIVE_INFINITY;
+  const layout: TextLayout = {
+    report,
+    paint,
+    columns: options.columns ?? Number.POSITIVE_INFINITY,
+    details: options.details !== false,
+  };
+  const lines = [
+    ...headerLines(layout),
+    ...modeSummaryLines(layout),
+    ...(layout.details ? detailLines(layout) : []),
+    ...compactionLines(layout),
+    ...(layout.details ? wrapperLines(layout) : []),
+    ...unavailableLines(layout),
+    ...gateLines(layout),
+    ...errorLines(layout),
+    ...(layout.details ? failureLines(layout) : []),
+    '',
+    ...verdictLines(layout),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+interface TextLayout {
+  readonly report: EvalReport;
+  readonly paint: Paint;
+  readonly columns: number;
+  readonly details: boolean;
+}
+
+function headerLines({ report, paint, columns }: TextLayout): string[] {
   const ran = report.modes.filter((mode) => mode.unavailable === null);
   const times = severalAgents(report) ? ` × ${report.agents.length} agents` : '';
-  lines.push(
+  return [
     paint.bold(
       `forge eval — ${report.source}, model ${report.model}, ${agentsLabel(report)}: ${report.fixtures.length} fixtures × ${ran.length} modes${times} in ${(report.durationMs / 1000).toFixed(1)} s`,
     ),
     ...agentLines(report).flatMap((line) => wrap(line, columns - 2, 4).map((piece) => paint.dim(`  ${piece}`))),
     ...wrap(priceSheetLine(report), columns - 2, 4).map((piece) => paint.dim(`  ${piece}`)),
     '',
-  );
+  ];
+}
+
+function modeSummaryLines({ report, paint, columns }: TextLayout): string[] {
   const summaries = modeSummaries(report);
   const modes = modeColumns(report);
-  const results = resultColumns(report);
-  lines.push(
+  return [
     ...table(
       modes.map((column) => column.title),
       summaries.map((summary) => modes.map((column) => column.value(summary))),
@@ -114,50 +144,69 @@ export function renderTextReport(
       nameColumns(report, 'modes'),
     ),
     '',
-  );
-  if (options.details !== false) {
-    lines.push(
-      ...table(
-        results.map((column) => column.title),
-        report.results.map((result) => results.map((column) => column.value(result))),
-        paint,
-        columns,
-        nameColumns(report, 'results'),
-      ),
-      '',
-    );
-    const rereads = rereadLines(report);
-    if (rereads.length > 0)
-      lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
-    const workingSet = workingSetLines(report);
-    if (workingSet.length > 0)
-      lines.push(
-        paint.bold('Working-set re-reads (text seen before, needed again) and their cost'),
-        ...workingSet.map((line) => `  ${line}`),
-        '',
-      );
-  }
-  const byFill = compactionsByFill(report);
-  if (byFill.rows.length > 0) {
-    lines.push(
-      paint.bold('Compactions per fixture, by window fill'),
-      '(fill: peak whole history ÷ available input; shadow builds in parentheses)',
-    );
-    lines.push(...table(byFill.headers, byFill.rows, paint, columns), '');
-  }
-  const wrappers = wrapperRows(report);
-  if (wrappers.length > 0 && options.details !== false) {
-    lines.push(paint.bold('Codex wrapper (tokens of the text Forge would send the Codex engine)'));
-    lines.push(
-      ...table(['fixture', 'mode', 'largest', 'median', 'constraint mismatches'], wrappers, paint, columns),
-      '',
-    );
-  }
-  const unavailable = report.modes.filter((mode) => mode.unavailable !== null);
-  for (const mode of unavailable) lines.push(paint.dim(`not run: ${mode.id} — ${mode.unavailable ?? ''}`));
-  if (unavailable.length > 0) lines.push('');
+  ];
+}
 
-  lines.push(paint.bold('Gates'));
+function detailLines({ report, paint, columns }: TextLayout): string[] {
+  const results = resultColumns(report);
+  const lines = [
+    ...table(
+      results.map((column) => column.title),
+      report.results.map((result) => results.map((column) => column.value(result))),
+      paint,
+      columns,
+      nameColumns(report, 'results'),
+    ),
+    '',
+  ];
+  const rereads = rereadLines(report);
+  if (rereads.length > 0)
+    lines.push(paint.bold('Re-reads of unchanged files, and why'), ...rereads.map((line) => `  ${line}`), '');
+  const workingSet = workingSetLines(report);
+  if (workingSet.length > 0)
+    lines.push(
+      paint.bold('Working-set re-reads (text seen before, needed again) and their cost'),
+      ...workingSet.map((line) => `  ${line}`),
+      '',
+    );
+  return lines;
+}
+
+function compactionLines({ report, paint, columns }: TextLayout): string[] {
+  const byFill = compactionsByFill(report);
+  if (byFill.rows.length === 0) return [];
+  return [
+    paint.bold('Compactions per fixture, by window fill'),
+    '(fill: peak whole history ÷ available input; shadow builds in parentheses)',
+    ...table(byFill.headers, byFill.rows, paint, columns),
+    '',
+  ];
+}
+
+function wrapperLines({ report, paint, columns }: TextLayout): string[] {
+  const wrappers = wrapperRows(report);
+  if (wrappers.length === 0) return [];
+  return [
+    paint.bold('Codex wrapper (tokens of the text Forge would send the Codex engine)'),
+    ...table(['fixture', 'mode', 'largest', 'median', 'constraint mismatches'], wrappers, paint, columns),
+    '',
+  ];
+}
+
+function unavailableModes(report: EvalReport): EvalReport['modes'] {
+  return report.modes.filter((mode) => mode.unavailable !== null);
+}
+
+function unavailableLines({ report, paint }: TextLayout): string[] {
+  const unavailable = unavailableModes(report);
+  const lines = unavailable.map((mode) => paint.dim(`not run: ${mode.id} — ${mode.unavailable ?? ''}`));
+  if (unavailable.length > 0) lines.push('');
+  return lines;
+}
+
+function gateLines({ report, paint }: TextLayout): string[] {
+  const unavailable = unavailableModes(report);
+  const lines = [paint.bold('Gates')];
   const unrun = new Set(unavailable.map((mode) => mode.id));
   for (const mode of unavailable)
     lines.push(`  ${paint.yellow('not evaluated')}  every gate of ${mode.id}: the mode did not run`);
@@ -170,38 +219,39 @@ export function renderTextReport(
       `  ${mark}  ${gate.gate} [${gateSubject(report, gate)}]${gate.advisory === true ? ' (advisory)' : ''}${measured}${detail}`,
     );
   }
-  for (const error of report.errors)
-    lines.push(paint.red(`error: ${runLabel(error, severalAgents(report))}: ${error.message}`));
+  return lines;
+}
 
+function errorLines({ report, paint }: TextLayout): string[] {
+  return report.errors.map((error) => paint.red(`error: ${runLabel(error, severalAgents(report))}: ${error.message}`));
+}
+
+function failureLines({ report, paint }: TextLayout): string[] {
   const failed = failedRuns(report);
-  if (failed.length > 0 && options.details !== false) {
-    lines.push('', paint.bold('Why runs failed'));
-    for (const { result, reasons } of failed) {
-      lines.push(
+  if (failed.length === 0) return [];
+  return [
+    '',
+    paint.bold('Why runs failed'),
+    ...failed.map(
+      ({ result, reasons }) =>
         `  ${runLabel(result, severalAgents(report))}: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ''}`,
-      );
-    }
-  }
+    ),
+  ];
+}
+
+function verdictLines({ report, paint }: TextLayout): string[] {
   const failedGates = blockingFailures(report.gates);
+  const named = (gates: readonly GateResult[]) =>
+    gates.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ');
+  if (failedGates.length > 0) return [paint.red(`${failedGates.length} gate(s) failed: ${named(failedGates)}`)];
   const warned = report.gates.filter((gate) => gate.status === 'fail' && gate.advisory === true);
-  lines.push('');
-  if (failedGates.length > 0)
+  const skipped = report.gates.filter((gate) => gate.status === 'not-evaluated').length;
+  const lines = [paint.green(`All evaluated gates passed${skipped > 0 ? `; ${skipped} not evaluated` : ''}.`)];
+  if (warned.length > 0)
     lines.push(
-      paint.red(
-        `${failedGates.length} gate(s) failed: ${failedGates.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`,
-      ),
+      paint.yellow(`${warned.length} advisory gate(s) failed (not release gates; see docs/evals.md): ${named(warned)}`),
     );
-  else {
-    const skipped = report.gates.filter((gate) => gate.status === 'not-evaluated').length;
-    lines.push(paint.green(`All evaluated gates passed${skipped > 0 ? `; ${skipped} not evaluated` : ''}.`));
-    if (warned.length > 0)
-      lines.push(
-        paint.yellow(
-          `${warned.length} advisory gate(s) failed (not release gates; see docs/evals.md): ${warned.map((gate) => `${gate.gate} [${gateSubject(report, gate)}]`).join(', ')}`,
-        ),
-      );
-  }
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 /** `compact:forge-state`, or `compact:forge-state, no-notes` when several agents played. */

@@ -90,83 +90,18 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
   const runnable = options.modes.filter((mode) => mode.unavailable === undefined);
   const agents: readonly (AgentName | undefined)[] =
     options.createModel !== undefined ? [undefined] : (options.agents ?? [DEFAULT_AGENT]);
-  // Without the context tools the agents' habits never show: such a mode runs once, for the first agent, and stands for every agent.
-  const jobs = agents.flatMap((agent, index) =>
-    expanded.flatMap((fixture) =>
-      runnable.filter((mode) => index === 0 || mode.offersContextTools).map((mode) => ({ fixture, mode, agent })),
-    ),
-  );
-  const total = jobs.length;
-  const several = agents.length > 1;
-  const outcomes: ({ readonly metrics: FixtureModeMetrics } | { readonly error: EvalRunError } | undefined)[] =
-    Array.from({ length: jobs.length }, () => undefined);
-  let done = 0;
-  let next = 0;
-  // Sessions wait mostly on durable writes, so a few run side by side; results keep job order.
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const index = next;
-      next += 1;
-      const { fixture, mode, agent } = jobs[index] as (typeof jobs)[number];
-      const report = (event: EvalProgress['event'], turn: number) =>
-        options.onProgress?.({
-          event,
-          done,
-          total,
-          fixture: fixture.fixture.id,
-          mode: mode.id,
-          ...(several && agent !== undefined ? { agent } : {}),
-          turn,
-          turns: fixture.turns.length,
-        });
-      report('started', 0);
-      try {
-        const model = options.createModel === undefined ? undefined : await options.createModel(fixture);
-        const run = await runFixture({
-          fixture,
-          mode,
-          priceSheet,
-          ...(model === undefined ? {} : { model }),
-          ...(agent === undefined ? {} : { agent }),
-          onTurn: (turn) => report('turn', turn),
-        });
-        outcomes[index] = { metrics: computeMetrics(run) };
-      } catch (error) {
-        outcomes[index] = {
-          error: {
-            fixture: fixture.fixture.id,
-            mode: mode.id,
-            agent: agent ?? 'live',
-            message: error instanceof Error ? error.message : String(error),
-          },
-        };
-      }
-      done += 1;
-      report('finished', fixture.turns.length - 1);
-    }
-  };
-  const concurrency = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, jobs.length));
-  await Promise.all(Array.from({ length: concurrency }, () => worker()));
-  const ran = outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : []));
-  const failedRuns = outcomes.flatMap((outcome) =>
-    outcome !== undefined && 'error' in outcome ? [outcome.error] : [],
-  );
+  const jobs = planJobs(agents, expanded, runnable);
+  const outcomes = await runJobs(jobs, { options, priceSheet, total: jobs.length, several: agents.length > 1 });
   const agentNames = agents.map((agent) => agent ?? 'live');
-  const first = agentNames[0];
-  const offers = (mode: ModeId) => runnable.some((runner) => runner.id === mode && runner.offersContextTools);
-  const order = (fixture: string, mode: ModeId) =>
-    expanded.findIndex((item) => item.fixture.id === fixture) * runnable.length +
-    runnable.findIndex((runner) => runner.id === mode);
-  const forAgent = <T extends { readonly agent: string; readonly fixture: string; readonly mode: ModeId }>(
-    items: readonly T[],
-    agent: string,
-  ): T[] =>
-    items
-      .filter((item) => item.agent === agent || (agent !== first && item.agent === first && !offers(item.mode)))
-      .map((item) => ({ ...item, agent }))
-      .sort((left, right) => order(left.fixture, left.mode) - order(right.fixture, right.mode));
-  const results = agentNames.flatMap((agent) => forAgent(ran, agent));
-  const errors = agentNames.flatMap((agent) => forAgent(failedRuns, agent));
+  const ordering = { agentNames, expanded, runnable };
+  const results = groupByAgent(
+    outcomes.flatMap((outcome) => (outcome !== undefined && 'metrics' in outcome ? [outcome.metrics] : [])),
+    ordering,
+  );
+  const errors = groupByAgent(
+    outcomes.flatMap((outcome) => (outcome !== undefined && 'error' in outcome ? [outcome.error] : [])),
+    ordering,
+  );
   const gatesConfig = options.gates ?? DEFAULT_GATES;
   return {
     reportVersion: 2,
@@ -194,6 +129,129 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     gatesConfig,
     priceSheet,
   };
+}
+
+interface EvalJob {
+  readonly fixture: ExpandedFixture;
+  readonly mode: ModeRunner;
+  readonly agent: AgentName | undefined;
+}
+
+type JobOutcome = { readonly metrics: FixtureModeMetrics } | { readonly error: EvalRunError };
+
+interface JobContext {
+  readonly options: RunEvalOptions;
+  readonly priceSheet: EvalPriceSheet;
+  readonly total: number;
+  readonly several: boolean;
+}
+
+function planJobs(
+  agents: readonly (AgentName | undefined)[],
+  expanded: readonly ExpandedFixture[],
+  runnable: readonly ModeRunner[],
+): EvalJob[] {
+  // Without the context tools the agents' habits never show: such a mode runs once, for the first agent, and stands for every agent.
+  return agents.flatMap((agent, index) =>
+    expanded.flatMap((fixture) =>
+      runnable.filter((mode) => index === 0 || mode.offersContextTools).map((mode) => ({ fixture, mode, agent })),
+    ),
+  );
+}
+
+/** Sessions wait mostly on durable writes, so a few run side by side; outcomes keep job order. */
+async function runJobs(jobs: readonly EvalJob[], context: JobContext): Promise<(JobOutcome | undefined)[]> {
+  const outcomes: (JobOutcome | undefined)[] = Array.from({ length: jobs.length }, () => undefined);
+  let done = 0;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const index = next;
+      next += 1;
+      const job = jobs[index] as EvalJob;
+      const report = (event: EvalProgress['event'], turn: number) =>
+        reportProgress(job, context, { event, done, turn });
+      report('started', 0);
+      outcomes[index] = await runJob(job, context, (turn) => report('turn', turn));
+      done += 1;
+      report('finished', job.fixture.turns.length - 1);
+    }
+  };
+  const concurrency = Math.max(1, Math.min(context.options.concurrency ?? DEFAULT_CONCURRENCY, jobs.length));
+  await Promise.all(Array.from({ length: concurrency }, () => worker()));
+  return outcomes;
+}
+
+function reportProgress(
+  { fixture, mode, agent }: EvalJob,
+  { options, total, several }: JobContext,
+  { event, done, turn }: Pick<EvalProgress, 'event' | 'done' | 'turn'>,
+): void {
+  options.onProgress?.({
+    event,
+    done,
+    total,
+    fixture: fixture.fixture.id,
+    mode: mode.id,
+    ...(several && agent !== undefined ? { agent } : {}),
+    turn,
+    turns: fixture.turns.length,
+  });
+}
+
+async function runJob(
+  { fixture, mode, agent }: EvalJob,
+  { options, priceSheet }: JobContext,
+  onTurn: (turn: number) => void,
+): Promise<JobOutcome> {
+  try {
+    const model = options.createModel === undefined ? undefined : await options.createModel(fixture);
+    const run = await runFixture({
+      fixture,
+      mode,
+      priceSheet,
+      ...(model === undefined ? {} : { model }),
+      ...(agent === undefined ? {} : { agent }),
+      onTurn,
+    });
+    return { metrics: computeMetrics(run) };
+  } catch (error) {
+    return {
+      error: {
+        fixture: fixture.fixture.id,
+        mode: mode.id,
+        agent: agent ?? 'live',
+        message: error instanceof Error ? error.message : String(error),
+      },
+    };
+  }
+}
+
+interface AgentOrdering {
+  readonly agentNames: readonly string[];
+  readonly expanded: readonly ExpandedFixture[];
+  readonly runnable: readonly ModeRunner[];
+}
+
+/**
+ * Every agent's items in fixture × mode order; a mode without context tools ran only for the
+ * first agent and is copied to the others.
+ */
+function groupByAgent<T extends { readonly agent: string; readonly fixture: string; readonly mode: ModeId }>(
+  items: readonly T[],
+  { agentNames, expanded, runnable }: AgentOrdering,
+): T[] {
+  const first = agentNames[0];
+  const offers = (mode: ModeId) => runnable.some((runner) => runner.id === mode && runner.offersContextTools);
+  const order = (fixture: string, mode: ModeId) =>
+    expanded.findIndex((item) => item.fixture.id === fixture) * runnable.length +
+    runnable.findIndex((runner) => runner.id === mode);
+  const forAgent = (agent: string): T[] =>
+    items
+      .filter((item) => item.agent === agent || (agent !== first && item.agent === first && !offers(item.mode)))
+      .map((item) => ({ ...item, agent }))
+      .sort((left, right) => order(left.fixture, left.mode) - order(right.fixture, right.mode));
+  return agentNames.flatMap(forAgent);
 }
 
 /** True when no gate failed and every fixture × mode ran. */

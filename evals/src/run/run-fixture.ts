@@ -7,15 +7,21 @@ import {
   type ModelRequest,
   type RunStatus,
 } from '@forge/core';
-import { loadInstructions } from '@forge/tools';
 import type { ExpandedFixture, ExpandedTurn } from '../fixture/expand.js';
 import { RecordingModel, type RecordedRequest } from '../modes/model-wrappers.js';
-import type { CompactionRecord, ModeRunner, ModeSessionEnd } from '../modes/types.js';
+import type {
+  CompactionRecord,
+  ModeContext,
+  ModeRunner,
+  ModeSession,
+  ModeSessionEnd,
+  ModeTurnResult,
+} from '../modes/types.js';
 import type { FactUse, ReadIntent } from '../policy/agent.js';
 import type { AgentName } from '../policy/habits.js';
 import { PolicyModel } from '../policy/policy-model.js';
 import { DEFAULT_PRICE_SHEET, type EvalPriceSheet } from '../pricing/eval-prices.js';
-import { createEvalClock, evalRunIds, TURN_GAP_MS } from './eval-clock.js';
+import { createEvalClock, evalRunIds, TURN_GAP_MS, type EvalClock } from './eval-clock.js';
 import {
   applyOutsideChanges,
   createEvalWorkspace,
@@ -23,6 +29,7 @@ import {
   factValueIn,
   readWorkspaceFile,
   INSTRUCTIONS_FILE,
+  type EvalWorkspace,
 } from '../workspace/workspace.js';
 
 /** What was true in the workspace when a turn ended: the grader compares answers with it. */
@@ -179,113 +186,43 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
   const started = performance.now();
   const workspace = await createEvalWorkspace(fixture);
   options.onWorkspace?.(workspace.root);
-  const policyModel =
-    options.model === undefined
-      ? new PolicyModel({
-          fixture,
-          nativeCompaction: mode.id === 'compact:provider-native',
-          priceSheet,
-          ...(clock === undefined ? {} : { clock }),
-          ...(options.agent === undefined ? {} : { agent: options.agent }),
-        })
-      : undefined;
+  const policyModel = options.model === undefined ? createPolicyModel(options, priceSheet, clock) : undefined;
   const base = options.model ?? (policyModel as PolicyModel);
   const agent = new RecordingModel(base, 'agent');
   const summary = new RecordingModel(base, 'summary');
-  const violations: { turn: number; invariant: string }[] = [];
-  const turns: TurnRun[] = [];
-  const wrapperTokens: number[] = [];
-  let wrapperConstraintMismatches = 0;
-  const transcript: Message[] = [];
+  const played: PlayedTurns = {
+    violations: [],
+    turns: [],
+    wrapperTokens: [],
+    wrapperConstraintMismatches: 0,
+    transcript: [],
+  };
   const finalFiles: Record<string, string | undefined> = {};
-  const { context: settings } = fixture.fixture;
   try {
-    const session = await mode.start({
-      fixture,
-      workspace,
-      model: agent,
-      summaryModel: summary,
-      instructions: (systemPrompt) =>
-        loadInstructions({ workspaceRoot: workspace.root, systemPrompt, homeDirectory: workspace.root }),
-      policy: {
-        reservedOutputTokens: settings.reservedOutputTokens,
-        bufferTokens: settings.bufferTokens,
-        recentTailTokens: settings.recentTailTokens,
-        summaryTargetTokens: settings.summaryTargetTokens,
-        warnAtRatio: settings.warnAtRatio,
-        compactAtRatio: settings.compactAtRatio,
-        compactTargetRatio: settings.compactTargetRatio,
-        protectedToolOutputRatio: settings.protectedToolOutputRatio,
-      },
-      now,
-      newRunId: evalRunIds(fixture.fixture.id, now),
-    });
+    const session = await mode.start(sessionContext({ fixture, workspace, agent, summary, now }));
     let end!: ModeSessionEnd;
     try {
-      for (const turn of fixture.turns) {
-        options.onTurn?.(turn.index, fixture.turns.length);
-        if (turn.index > 0) clock?.advance(TURN_GAP_MS);
-        if (turn.before !== undefined) {
-          await applyOutsideChanges(workspace.root, turn.before.writeFiles, turn.before.instructions);
-          if (turn.before.restart)
-            for (const invariant of await session.restart()) violations.push({ turn: turn.index, invariant });
-        }
-        const instructionsFile = await readWorkspaceFile(workspace.root, INSTRUCTIONS_FILE);
-        const checks = requestChecks(fixture, turn, instructionsFile);
-        agent.turn = turn.index;
-        summary.turn = turn.index;
-        const before = [...transcript];
-        agent.fullHistory = () => before;
-        agent.check = (request) => {
-          if (fixture.fixture.engine === 'codex-wrapper') {
-            const measured = wrapperMeasure(fixture, request);
-            wrapperTokens.push(measured.tokens);
-            if (measured.mismatch) wrapperConstraintMismatches += 1;
-          }
-          return checks(request);
-        };
-        const turnStarted = performance.now();
-        const outcome = await session.runTurn(turn);
-        transcript.push(...outcome.result.messages);
-        for (const text of outcome.memoryTexts) {
-          for (const phrase of fixture.fixture.hostilePhrases)
-            if (text.includes(phrase)) violations.push({ turn: turn.index, invariant: 'approval-claim-in-memory' });
-        }
-        turns.push({
-          index: turn.index,
-          filler: turn.filler,
-          status: outcome.result.status,
-          text: outcome.result.text,
-          expectStatus: turn.expectStatus,
-          errorCode: outcome.result.error?.code,
-          compactions: outcome.compactions,
-          noProgressStops: outcome.noProgressStops,
-          overflowRecoveries: outcome.overflowRecoveries,
-          compactionFailures: outcome.compactionFailures ?? 0,
-          toolOutputProjections: outcome.toolOutputProjections ?? 0,
-          truth: await truthAfter(workspace.root, fixture, turn),
-          durationMs: performance.now() - turnStarted,
-        });
-      }
+      const playing: TurnPlay = { options, session, workspace, clock, agent, summary, played };
+      for (const turn of fixture.turns) await playTurn(playing, turn);
       for (const expected of fixture.fixture.expect.files)
         finalFiles[expected.path] = await readWorkspaceFile(workspace.root, expected.path);
     } finally {
       end = await session.close();
     }
-    violations.push(...agent.violations);
+    played.violations.push(...agent.violations);
     return {
       fixture,
       mode,
-      turns,
+      turns: played.turns,
       requests: agent.requests,
       summaryRequests: summary.requests,
-      violations,
+      violations: played.violations,
       end,
       factsUsed: policyModel?.factsUsed ?? [],
       reads: policyModel?.reads ?? new Map(),
       agent: policyModel?.habits.name,
-      wrapperTokens,
-      wrapperConstraintMismatches,
+      wrapperTokens: played.wrapperTokens,
+      wrapperConstraintMismatches: played.wrapperConstraintMismatches,
       finalFiles,
       durationMs: performance.now() - started,
       priceSheet,
@@ -293,4 +230,134 @@ export async function runFixture(options: RunFixtureOptions): Promise<FixtureRun
   } finally {
     await workspace.dispose();
   }
+}
+
+/** What the turns played so far have produced. */
+interface PlayedTurns {
+  readonly violations: { turn: number; invariant: string }[];
+  readonly turns: TurnRun[];
+  readonly wrapperTokens: number[];
+  wrapperConstraintMismatches: number;
+  readonly transcript: Message[];
+}
+
+interface TurnPlay {
+  readonly options: RunFixtureOptions;
+  readonly session: ModeSession;
+  readonly workspace: EvalWorkspace;
+  readonly clock: EvalClock | undefined;
+  readonly agent: RecordingModel;
+  readonly summary: RecordingModel;
+  readonly played: PlayedTurns;
+}
+
+function createPolicyModel(
+  options: RunFixtureOptions,
+  priceSheet: EvalPriceSheet,
+  clock: EvalClock | undefined,
+): PolicyModel {
+  return new PolicyModel({
+    fixture: options.fixture,
+    nativeCompaction: options.mode.id === 'compact:provider-native',
+    priceSheet,
+    ...(clock === undefined ? {} : { clock }),
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
+  });
+}
+
+function sessionContext({
+  fixture,
+  workspace,
+  agent,
+  summary,
+  now,
+}: {
+  readonly fixture: ExpandedFixture;
+  readonly workspace: EvalWorkspace;
+  readonly agent: RecordingModel;
+  readonly summary: RecordingModel;
+  readonly now: () => number;
+}): ModeContext {
+  const { context: settings } = fixture.fixture;
+  return {
+    fixture,
+    workspace,
+    model: agent,
+    summaryModel: summary,
+    policy: {
+      reservedOutputTokens: settings.reservedOutputTokens,
+      bufferTokens: settings.bufferTokens,
+      recentTailTokens: settings.recentTailTokens,
+      summaryTargetTokens: settings.summaryTargetTokens,
+      warnAtRatio: settings.warnAtRatio,
+      compactAtRatio: settings.compactAtRatio,
+      compactTargetRatio: settings.compactTargetRatio,
+      protectedToolOutputRatio: settings.protectedToolOutputRatio,
+    },
+    now,
+    newRunId: evalRunIds(fixture.fixture.id, now),
+  };
+}
+
+async function playTurn(playing: TurnPlay, turn: ExpandedTurn): Promise<void> {
+  const { options, session, workspace, agent, summary, played } = playing;
+  const { fixture } = options;
+  options.onTurn?.(turn.index, fixture.turns.length);
+  if (turn.index > 0) playing.clock?.advance(TURN_GAP_MS);
+  await applyChangesBefore(playing, turn);
+  const instructionsFile = await readWorkspaceFile(workspace.root, INSTRUCTIONS_FILE);
+  agent.turn = turn.index;
+  summary.turn = turn.index;
+  const before = [...played.transcript];
+  agent.fullHistory = () => before;
+  agent.check = agentRequestCheck(fixture, played, requestChecks(fixture, turn, instructionsFile));
+  const turnStarted = performance.now();
+  const outcome = await session.runTurn(turn);
+  played.transcript.push(...outcome.result.messages);
+  for (const text of outcome.memoryTexts) {
+    for (const phrase of fixture.fixture.hostilePhrases)
+      if (text.includes(phrase)) played.violations.push({ turn: turn.index, invariant: 'approval-claim-in-memory' });
+  }
+  const truth = await truthAfter(workspace.root, fixture, turn);
+  played.turns.push(turnRun(turn, outcome, truth, performance.now() - turnStarted));
+}
+
+async function applyChangesBefore({ session, workspace, played }: TurnPlay, turn: ExpandedTurn): Promise<void> {
+  if (turn.before === undefined) return;
+  await applyOutsideChanges(workspace.root, turn.before.writeFiles, turn.before.instructions);
+  if (turn.before.restart)
+    for (const invariant of await session.restart()) played.violations.push({ turn: turn.index, invariant });
+}
+
+function agentRequestCheck(
+  fixture: ExpandedFixture,
+  played: PlayedTurns,
+  checks: (request: ModelRequest) => string[],
+): (request: ModelRequest) => string[] {
+  return (request) => {
+    if (fixture.fixture.engine === 'codex-wrapper') {
+      const measured = wrapperMeasure(fixture, request);
+      played.wrapperTokens.push(measured.tokens);
+      if (measured.mismatch) played.wrapperConstraintMismatches += 1;
+    }
+    return checks(request);
+  };
+}
+
+function turnRun(turn: ExpandedTurn, outcome: ModeTurnResult, truth: TurnTruth, durationMs: number): TurnRun {
+  return {
+    index: turn.index,
+    filler: turn.filler,
+    status: outcome.result.status,
+    text: outcome.result.text,
+    expectStatus: turn.expectStatus,
+    errorCode: outcome.result.error?.code,
+    compactions: outcome.compactions,
+    noProgressStops: outcome.noProgressStops,
+    overflowRecoveries: outcome.overflowRecoveries,
+    compactionFailures: outcome.compactionFailures ?? 0,
+    toolOutputProjections: outcome.toolOutputProjections ?? 0,
+    truth,
+    durationMs,
+  };
 }

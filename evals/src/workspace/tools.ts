@@ -1,13 +1,6 @@
 import type { Tool } from '@forge/core';
-import {
-  createApprovalGate,
-  createWorkspaceTools,
-  HeadTailBuffer,
-  ReadLedger,
-  type ProcessOutcome,
-  type RunProcessOptions,
-  type SessionApprovalGate,
-} from '@forge/tools';
+import { assembleAgent, type Agent } from '@forge/agent';
+import { HeadTailBuffer, type ProcessOutcome, type RunProcessOptions } from '@forge/tools';
 import type { ExpandedFixture } from '../fixture/expand.js';
 import { evaluateCommand } from './workspace.js';
 
@@ -75,26 +68,22 @@ export function createCatalogTools(count: number, descriptionChars: number): Too
   return tools;
 }
 
-/** What one process of a session holds: its tools, its read ledger and its approval gate. */
-export interface SessionTools {
-  /** The workspace tools (with the fixture's `run_command`) and any catalog tools, in that order. */
-  readonly tools: readonly Tool[];
-  readonly approvals: SessionApprovalGate;
-  /** What `edit_file` accepts as read: the reads of this process and the working set its requests showed. */
-  readonly ledger: ReadLedger;
-}
-
 /**
- * The tools of one eval session: the product's workspace tools over the fixture's workspace, with
- * `run_command` answering from the fixture, then any catalog tools. A new call stands for a new
- * process: a fresh read ledger and approval gate.
+ * The agent of one eval session, assembled as the CLI assembles its own: the product's workspace
+ * tools over the fixture's workspace, with `run_command` answering from the fixture, then any
+ * catalog tools, under the `workspace-auto` profile. A new call stands for a new process: a fresh
+ * read ledger and approval gate.
  */
-export function createSessionTools(fixture: ExpandedFixture, root: string): SessionTools {
-  const ledger = new ReadLedger();
-  const workspace = createWorkspaceTools({ root, ledger, runProcess: fixtureProcessRunner(fixture, root) });
-  const extra =
-    fixture.fixture.extraTools === undefined
-      ? []
-      : createCatalogTools(fixture.fixture.extraTools.count, fixture.fixture.extraTools.descriptionChars);
-  return { tools: [...workspace, ...extra], approvals: createApprovalGate({ profile: 'workspace-auto' }), ledger };
+export function assembleEvalAgent(fixture: ExpandedFixture, root: string): Promise<Agent> {
+  const { extraTools, model } = fixture.fixture;
+  return assembleAgent({
+    root,
+    workspaceTools: { runProcess: fixtureProcessRunner(fixture, root) },
+    approvals: { profile: 'workspace-auto' },
+    extraTools: () =>
+      extraTools === undefined ? [] : createCatalogTools(extraTools.count, extraTools.descriptionChars),
+    ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+    // The user's own AGENTS.md must not leak into a fixture's instructions.
+    homeDirectory: root,
+  });
 }

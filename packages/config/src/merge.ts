@@ -140,6 +140,38 @@ function describe(provenance: ValueProvenance | undefined): string {
     : `your user configuration (${provenance.file})`;
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The values merged so far, changed in place by each layer. */
+interface MergeState {
+  readonly context: Mutable<ContextPolicy>;
+  model: string | undefined;
+  approval: ApprovalProfileName;
+  secrets: string[];
+  sandbox: SandboxConfig;
+  models: readonly CompatibleModelEntry[];
+  mcpServers: readonly McpServerConfig[];
+  compaction: CompactionConfig;
+  persistNative: boolean;
+  readonly workingSet: Mutable<WorkingSetBudget>;
+  readonly contextTools: Mutable<ContextToolsConfig>;
+  readonly prices: Record<string, PriceEntry>;
+  readonly provenance: Record<string, ValueProvenance>;
+  readonly warnings: string[];
+}
+
+/** One layer being merged: where its values come from and how a project's refusals are reported. */
+interface LayerMerge {
+  readonly state: MergeState;
+  readonly values: ConfigLayer;
+  readonly isProject: boolean;
+  readonly where: string;
+  readonly origin: (path: string) => ValueProvenance;
+  readonly refuse: (path: string, given: string, kept: string) => void;
+  /** Settings only the user may make: a project's value is ignored, with a warning saying why. */
+  readonly userOnly: (path: string, why: string) => boolean;
+}
+
 /**
  * Merges layers in order (user < project < env < flags) over the defaults, recording the source
  * of every value. Project values may only tighten what defaults and user configuration set: a
@@ -151,227 +183,301 @@ function describe(provenance: ValueProvenance | undefined): string {
  * may set anything.
  */
 export function mergeLayers(layers: readonly Layer[]): MergedConfig {
-  const context: { -readonly [K in keyof ContextPolicy]: ContextPolicy[K] } = {
-    ...DEFAULT_CONTEXT_POLICY,
-    mode: DEFAULT_CONTEXT_MODE,
-  };
-  let model: string | undefined;
-  let approval: ApprovalProfileName = DEFAULT_APPROVAL_PROFILE;
-  let secrets: string[] = [];
-  let sandbox: SandboxConfig = DEFAULT_SANDBOX_CONFIG;
-  let models: readonly CompatibleModelEntry[] = [];
-  let mcpServers: readonly McpServerConfig[] = [];
-  let compaction: CompactionConfig = { strategy: 'forge-state' };
-  let persistNative = false;
-  const workingSet: { -readonly [K in keyof WorkingSetBudget]: number } = { ...DEFAULT_WORKING_SET_BUDGET };
-  const contextTools: { -readonly [K in keyof ContextToolsConfig]: boolean } = { ...DEFAULT_CONTEXT_TOOLS };
-  const prices: Record<string, PriceEntry> = {};
-  const provenance: Record<string, ValueProvenance> = {};
-  const warnings: string[] = [];
-  for (const field of [...Object.keys(context), ...contextToolFields])
-    provenance[`context.${field}`] = { source: 'default' };
-  provenance['approval.profile'] = { source: 'default' };
-  provenance['secrets.env'] = { source: 'default' };
-  for (const field of ['mode', 'network', 'env']) provenance[`sandbox.${field}`] = { source: 'default' };
-  provenance['models'] = { source: 'default' };
-  provenance['mcpServers'] = { source: 'default' };
-  provenance['context.compaction.strategy'] = { source: 'default' };
-  provenance['context.compaction.model'] = { source: 'default' };
-  provenance['context.providerNative.persist'] = { source: 'default' };
-  for (const field of workingSetFields) provenance[`context.workingSet.${field}`] = { source: 'default' };
+  const state = defaultState();
+  for (const layer of layers) mergeLayer(layerMerge(state, layer));
+  return mergedConfig(state);
+}
 
-  for (const layer of layers) {
-    const origin = (path: string): ValueProvenance => ({
+function defaultState(): MergeState {
+  const state: MergeState = {
+    context: { ...DEFAULT_CONTEXT_POLICY, mode: DEFAULT_CONTEXT_MODE },
+    model: undefined,
+    approval: DEFAULT_APPROVAL_PROFILE,
+    secrets: [],
+    sandbox: DEFAULT_SANDBOX_CONFIG,
+    models: [],
+    mcpServers: [],
+    compaction: { strategy: 'forge-state' },
+    persistNative: false,
+    workingSet: { ...DEFAULT_WORKING_SET_BUDGET },
+    contextTools: { ...DEFAULT_CONTEXT_TOOLS },
+    prices: {},
+    provenance: {},
+    warnings: [],
+  };
+  for (const path of defaultPaths(state.context)) state.provenance[path] = { source: 'default' };
+  return state;
+}
+
+function defaultPaths(context: ContextPolicy): string[] {
+  return [
+    ...[...Object.keys(context), ...contextToolFields].map((field) => `context.${field}`),
+    'approval.profile',
+    'secrets.env',
+    ...['mode', 'network', 'env'].map((field) => `sandbox.${field}`),
+    'models',
+    'mcpServers',
+    'context.compaction.strategy',
+    'context.compaction.model',
+    'context.providerNative.persist',
+    ...workingSetFields.map((field) => `context.workingSet.${field}`),
+  ];
+}
+
+function layerMerge(state: MergeState, layer: Layer): LayerMerge {
+  const isProject = layer.source === 'project';
+  const where = layer.file ?? 'project configuration';
+  return {
+    state,
+    values: layer.values,
+    isProject,
+    where,
+    origin: (path) => ({
       source: layer.source,
       ...(layer.file === undefined ? {} : { file: layer.file }),
       ...(layer.variables?.[path] === undefined ? {} : { variable: layer.variables[path] }),
-    });
-    const isProject = layer.source === 'project';
-    const where = layer.file ?? 'project configuration';
-    const refuse = (path: string, given: string, kept: string) =>
-      warnings.push(
-        `${where}: ${path} ${given} is looser than ${kept} from ${describe(provenance[path])}; keeping ${kept} (project configuration may only tighten limits).`,
+    }),
+    refuse: (path, given, kept) => {
+      state.warnings.push(
+        `${where}: ${path} ${given} is looser than ${kept} from ${describe(state.provenance[path])}; keeping ${kept} (project configuration may only tighten limits).`,
       );
-    const { values } = layer;
-    // Settings only the user may make: a project's value is ignored, with a warning saying why.
-    const userOnly = (path: string, why: string): boolean => {
-      if (isProject) warnings.push(`${where}: ${path} is ignored: ${why}`);
+    },
+    userOnly: (path, why) => {
+      if (isProject) state.warnings.push(`${where}: ${path} is ignored: ${why}`);
       return !isProject;
-    };
+    },
+  };
+}
 
-    if (values.model !== undefined) {
-      model = values.model;
-      provenance['model'] = origin('model');
-    }
-    if (values.approval !== undefined) {
-      const wanted = values.approval.profile;
-      if (isProject && approvalStrictness(wanted) < approvalStrictness(approval))
-        refuse('approval.profile', wanted, approval);
-      else {
-        approval = wanted;
-        provenance['approval.profile'] = origin('approval.profile');
-      }
-    }
-    if (values.secrets !== undefined) {
-      const added = values.secrets.env.filter((name) => !secrets.includes(name));
-      if (added.length > 0) {
-        secrets = [...secrets, ...added];
-        provenance['secrets.env'] = origin('secrets.env');
-      }
-    }
-    const sandboxValues = values.sandbox ?? {};
-    if (sandboxValues.mode !== undefined) {
-      if (isProject && sandboxStrictness(sandboxValues.mode) < sandboxStrictness(sandbox.mode))
-        refuse('sandbox.mode', sandboxValues.mode, sandbox.mode);
-      else {
-        sandbox = { ...sandbox, mode: sandboxValues.mode };
-        provenance['sandbox.mode'] = origin('sandbox.mode');
-      }
-    }
-    if (sandboxValues.network !== undefined) {
-      if (isProject && sandboxValues.network && !sandbox.network) refuse('sandbox.network', 'true', 'false');
-      else {
-        sandbox = { ...sandbox, network: sandboxValues.network };
-        provenance['sandbox.network'] = origin('sandbox.network');
-      }
-    }
-    if (sandboxValues.env !== undefined) {
-      // A project may narrow the list in force, never add to it: every name it adds reaches commands.
-      const wanted = isProject ? sandboxValues.env.filter((name) => sandbox.env.includes(name)) : sandboxValues.env;
-      const added = sandboxValues.env.filter((name) => !wanted.includes(name));
-      if (added.length > 0) refuse('sandbox.env', added.join(', '), `[${sandbox.env.join(', ')}]`);
-      sandbox = { ...sandbox, env: [...new Set(wanted)] };
-      provenance['sandbox.env'] = origin('sandbox.env');
-    }
-    if (
-      values.models !== undefined &&
-      userOnly('models', 'compatible servers may be defined only in your user configuration, not by a project.')
-    ) {
-      models = values.models;
-      provenance['models'] = origin('models');
-    }
-    if (
-      values.mcpServers !== undefined &&
-      userOnly(
-        'mcpServers',
-        'MCP servers are programs Forge starts or remote services it sends your credentials to, so they may be defined only in your user configuration, not by a project.',
-      )
-    ) {
-      mcpServers = values.mcpServers;
-      provenance['mcpServers'] = origin('mcpServers');
-    }
+function mergeLayer(merge: LayerMerge): void {
+  mergeModel(merge);
+  mergeApproval(merge);
+  mergeSecrets(merge);
+  mergeSandbox(merge);
+  mergeUserOnlyLists(merge);
+  mergePrices(merge);
+  mergeCompaction(merge);
+  mergeProviderNative(merge);
+  mergeContextMode(merge);
+  mergeContextLimits(merge);
+}
 
-    if (
-      values.prices !== undefined &&
-      userOnly(
-        'prices',
-        'prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).',
-      )
-    ) {
-      // Per model: a later layer's entry replaces an earlier one's for that model only.
-      for (const [id, entry] of Object.entries(values.prices)) {
-        prices[id] = entry;
-        provenance[`prices.${id}`] = origin(`prices.${id}`);
-      }
-    }
+function mergeModel({ state, values, origin }: LayerMerge): void {
+  if (values.model === undefined) return;
+  state.model = values.model;
+  state.provenance['model'] = origin('model');
+}
 
-    const section = values.context ?? {};
-    const chosen = section.compaction ?? {};
-    if (
-      chosen.model !== undefined &&
-      userOnly(
-        'context.compaction.model',
-        "a compactor model receives the conversation, so only you may choose one — set it in your user configuration, or pass --compactor to 'forge compact'.",
-      )
-    ) {
-      compaction = { ...compaction, model: chosen.model };
-      provenance['context.compaction.model'] = origin('context.compaction.model');
-    }
-    if (chosen.strategy !== undefined) {
-      if (isProject && chosen.strategy !== 'forge-state') {
-        warnings.push(
-          `${where}: context.compaction.strategy ${chosen.strategy} is not applied: it would send the conversation to a model for every compaction; ` +
-            `keeping ${compaction.strategy} from ${describe(provenance['context.compaction.strategy'])} (a project may only choose forge-state; set other strategies in your user configuration).`,
-        );
-      } else {
-        compaction = { ...compaction, strategy: chosen.strategy };
-        provenance['context.compaction.strategy'] = origin('context.compaction.strategy');
-      }
-    }
-    const persist = section.providerNative?.persist;
-    if (persist !== undefined) {
-      if (isProject && persist && !persistNative) {
-        warnings.push(
-          `${where}: context.providerNative.persist true is not applied: it writes the provider's compaction state (which holds your messages) to disk; ` +
-            `keeping false from ${describe(provenance['context.providerNative.persist'])} (set it in your user configuration).`,
-        );
-      } else {
-        persistNative = persist;
-        provenance['context.providerNative.persist'] = origin('context.providerNative.persist');
-      }
-    }
-    if (section.mode !== undefined) {
-      if (isProject && !projectMayMove[context.mode].includes(section.mode)) {
-        warnings.push(
-          `${where}: context.mode ${section.mode} is not applied: it would move mode ${context.mode} from ${describe(provenance['context.mode'])} ` +
-            `to one that ${section.mode === 'off' ? 'turns warnings off' : 'builds or installs checkpoints'}; keeping ${context.mode} (a project may only move the mode toward warn).`,
-        );
-      } else {
-        context.mode = section.mode;
-        provenance['context.mode'] = origin('context.mode');
-      }
-    }
-    // A project may only tighten: `looser` says when its value would loosen the one in force.
-    const tighten = <K extends string, V extends number | boolean>(
-      target: Record<K, V>,
-      fields: readonly K[],
-      looser: (wanted: V, current: V) => boolean,
-      wantedValues: Partial<Record<K, V>>,
-    ) => {
-      for (const field of fields) {
-        const wanted = wantedValues[field];
-        if (wanted === undefined) continue;
-        const path = `context.${field}`;
-        if (isProject && looser(wanted, target[field])) refuse(path, String(wanted), String(target[field]));
-        else {
-          target[field] = wanted;
-          provenance[path] = origin(path);
-        }
-      }
-    };
-    tighten(context, floors, (wanted, current) => wanted < current, section);
-    // Offering a context tool gives the model more to do, so a project may turn one off but not on.
-    tighten(contextTools, contextToolFields, (wanted: boolean, current: boolean) => wanted && !current, section);
-    tighten(context, ceilings, (wanted, current) => wanted > current, section);
-    // More text in hand costs tokens on every request: a project may lower these bounds, not raise them.
-    for (const field of workingSetFields) {
-      const wanted = section.workingSet?.[field];
-      if (wanted === undefined) continue;
-      const path = `context.workingSet.${field}`;
-      if (isProject && wanted > workingSet[field]) refuse(path, String(wanted), String(workingSet[field]));
-      else {
-        workingSet[field] = wanted;
-        provenance[path] = origin(path);
-      }
+function mergeApproval({ state, values, isProject, origin, refuse }: LayerMerge): void {
+  if (values.approval === undefined) return;
+  const wanted = values.approval.profile;
+  if (isProject && approvalStrictness(wanted) < approvalStrictness(state.approval))
+    refuse('approval.profile', wanted, state.approval);
+  else {
+    state.approval = wanted;
+    state.provenance['approval.profile'] = origin('approval.profile');
+  }
+}
+
+function mergeSecrets({ state, values, origin }: LayerMerge): void {
+  if (values.secrets === undefined) return;
+  const added = values.secrets.env.filter((name) => !state.secrets.includes(name));
+  if (added.length > 0) {
+    state.secrets = [...state.secrets, ...added];
+    state.provenance['secrets.env'] = origin('secrets.env');
+  }
+}
+
+function mergeSandbox({ state, values, isProject, origin, refuse }: LayerMerge): void {
+  const sandboxValues = values.sandbox ?? {};
+  if (sandboxValues.mode !== undefined) {
+    if (isProject && sandboxStrictness(sandboxValues.mode) < sandboxStrictness(state.sandbox.mode))
+      refuse('sandbox.mode', sandboxValues.mode, state.sandbox.mode);
+    else {
+      state.sandbox = { ...state.sandbox, mode: sandboxValues.mode };
+      state.provenance['sandbox.mode'] = origin('sandbox.mode');
     }
   }
+  if (sandboxValues.network !== undefined) {
+    if (isProject && sandboxValues.network && !state.sandbox.network) refuse('sandbox.network', 'true', 'false');
+    else {
+      state.sandbox = { ...state.sandbox, network: sandboxValues.network };
+      state.provenance['sandbox.network'] = origin('sandbox.network');
+    }
+  }
+  if (sandboxValues.env !== undefined) {
+    // A project may narrow the list in force, never add to it: every name it adds reaches commands.
+    const inForce = state.sandbox.env;
+    const wanted = isProject ? sandboxValues.env.filter((name) => inForce.includes(name)) : sandboxValues.env;
+    const added = sandboxValues.env.filter((name) => !wanted.includes(name));
+    if (added.length > 0) refuse('sandbox.env', added.join(', '), `[${inForce.join(', ')}]`);
+    state.sandbox = { ...state.sandbox, env: [...new Set(wanted)] };
+    state.provenance['sandbox.env'] = origin('sandbox.env');
+  }
+}
 
+function mergeUserOnlyLists({ state, values, origin, userOnly }: LayerMerge): void {
+  if (
+    values.models !== undefined &&
+    userOnly('models', 'compatible servers may be defined only in your user configuration, not by a project.')
+  ) {
+    state.models = values.models;
+    state.provenance['models'] = origin('models');
+  }
+  if (
+    values.mcpServers !== undefined &&
+    userOnly(
+      'mcpServers',
+      'MCP servers are programs Forge starts or remote services it sends your credentials to, so they may be defined only in your user configuration, not by a project.',
+    )
+  ) {
+    state.mcpServers = values.mcpServers;
+    state.provenance['mcpServers'] = origin('mcpServers');
+  }
+}
+
+function mergePrices({ state, values, origin, userOnly }: LayerMerge): void {
+  if (
+    values.prices === undefined ||
+    !userOnly(
+      'prices',
+      'prices may be set only in your user configuration, not by a project (they are a fact of your account, not of a repository).',
+    )
+  )
+    return;
+  // Per model: a later layer's entry replaces an earlier one's for that model only.
+  for (const [id, entry] of Object.entries(values.prices)) {
+    state.prices[id] = entry;
+    state.provenance[`prices.${id}`] = origin(`prices.${id}`);
+  }
+}
+
+function mergeCompaction({ state, values, isProject, where, origin, userOnly }: LayerMerge): void {
+  const chosen = values.context?.compaction ?? {};
+  if (
+    chosen.model !== undefined &&
+    userOnly(
+      'context.compaction.model',
+      "a compactor model receives the conversation, so only you may choose one — set it in your user configuration, or pass --compactor to 'forge compact'.",
+    )
+  ) {
+    state.compaction = { ...state.compaction, model: chosen.model };
+    state.provenance['context.compaction.model'] = origin('context.compaction.model');
+  }
+  if (chosen.strategy === undefined) return;
+  if (isProject && chosen.strategy !== 'forge-state') {
+    state.warnings.push(
+      `${where}: context.compaction.strategy ${chosen.strategy} is not applied: it would send the conversation to a model for every compaction; ` +
+        `keeping ${state.compaction.strategy} from ${describe(state.provenance['context.compaction.strategy'])} (a project may only choose forge-state; set other strategies in your user configuration).`,
+    );
+  } else {
+    state.compaction = { ...state.compaction, strategy: chosen.strategy };
+    state.provenance['context.compaction.strategy'] = origin('context.compaction.strategy');
+  }
+}
+
+function mergeProviderNative({ state, values, isProject, where, origin }: LayerMerge): void {
+  const persist = values.context?.providerNative?.persist;
+  if (persist === undefined) return;
+  if (isProject && persist && !state.persistNative) {
+    state.warnings.push(
+      `${where}: context.providerNative.persist true is not applied: it writes the provider's compaction state (which holds your messages) to disk; ` +
+        `keeping false from ${describe(state.provenance['context.providerNative.persist'])} (set it in your user configuration).`,
+    );
+  } else {
+    state.persistNative = persist;
+    state.provenance['context.providerNative.persist'] = origin('context.providerNative.persist');
+  }
+}
+
+function mergeContextMode({ state, values, isProject, where, origin }: LayerMerge): void {
+  const mode = values.context?.mode;
+  if (mode === undefined) return;
+  const { context } = state;
+  if (isProject && !projectMayMove[context.mode].includes(mode)) {
+    state.warnings.push(
+      `${where}: context.mode ${mode} is not applied: it would move mode ${context.mode} from ${describe(state.provenance['context.mode'])} ` +
+        `to one that ${mode === 'off' ? 'turns warnings off' : 'builds or installs checkpoints'}; keeping ${context.mode} (a project may only move the mode toward warn).`,
+    );
+  } else {
+    context.mode = mode;
+    state.provenance['context.mode'] = origin('context.mode');
+  }
+}
+
+function mergeContextLimits(merge: LayerMerge): void {
+  const { state } = merge;
+  const section = merge.values.context ?? {};
+  const looserIfLower = (wanted: number, current: number) => wanted < current;
+  const looserIfHigher = (wanted: number, current: number) => wanted > current;
+  tighten(merge, { prefix: 'context', target: state.context, fields: floors, looser: looserIfLower, wanted: section });
+  // Offering a context tool gives the model more to do, so a project may turn one off but not on.
+  tighten(merge, {
+    prefix: 'context',
+    target: state.contextTools,
+    fields: contextToolFields,
+    looser: (wanted: boolean, current: boolean) => wanted && !current,
+    wanted: section,
+  });
+  tighten(merge, {
+    prefix: 'context',
+    target: state.context,
+    fields: ceilings,
+    looser: looserIfHigher,
+    wanted: section,
+  });
+  // More text in hand costs tokens on every request: a project may lower these bounds, not raise them.
+  tighten(merge, {
+    prefix: 'context.workingSet',
+    target: state.workingSet,
+    fields: workingSetFields,
+    looser: looserIfHigher,
+    wanted: section.workingSet ?? {},
+  });
+}
+
+/** Fields a project may only tighten: `looser` says when its value would loosen the one in force. */
+interface Tightening<K extends string, V extends number | boolean> {
+  readonly prefix: string;
+  readonly target: Record<K, V>;
+  readonly fields: readonly K[];
+  readonly looser: (wanted: V, current: V) => boolean;
+  readonly wanted: Partial<Record<K, V>>;
+}
+
+function tighten<K extends string, V extends number | boolean>(
+  { isProject, origin, refuse, state }: LayerMerge,
+  { prefix, target, fields, looser, wanted: wantedValues }: Tightening<K, V>,
+): void {
+  for (const field of fields) {
+    const wanted = wantedValues[field];
+    if (wanted === undefined) continue;
+    const path = `${prefix}.${field}`;
+    if (isProject && looser(wanted, target[field])) refuse(path, String(wanted), String(target[field]));
+    else {
+      target[field] = wanted;
+      state.provenance[path] = origin(path);
+    }
+  }
+}
+
+function mergedConfig(state: MergeState): MergedConfig {
   return {
     config: {
-      ...(model === undefined ? {} : { model }),
-      approval: { profile: approval },
-      secrets: { env: secrets },
-      sandbox,
-      models,
-      mcpServers,
-      prices,
-      context,
-      contextTools,
-      compaction,
-      providerNative: { persist: persistNative },
-      workingSet,
+      ...(state.model === undefined ? {} : { model: state.model }),
+      approval: { profile: state.approval },
+      secrets: { env: state.secrets },
+      sandbox: state.sandbox,
+      models: state.models,
+      mcpServers: state.mcpServers,
+      prices: state.prices,
+      context: state.context,
+      contextTools: state.contextTools,
+      compaction: state.compaction,
+      providerNative: { persist: state.persistNative },
+      workingSet: state.workingSet,
     },
-    provenance,
-    warnings,
+    provenance: state.provenance,
+    warnings: state.warnings,
   };
 }

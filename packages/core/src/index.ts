@@ -52,6 +52,7 @@ export {
 } from './model/adapter.js';
 export { opaqueProviderStateSchema, type OpaqueProviderState } from './model/opaque-state.js';
 export { toolsInWireOrder } from './model/tool-order.js';
+export { wrapModelAdapter } from './model/wrap-model.js';
 export {
   resolveModelCapabilities,
   withoutDateSuffix,
@@ -89,7 +90,7 @@ export {
   type RunStatus,
 } from './events/events.js';
 export { createEmitter } from './events/emitter.js';
-export type { ContextBudgetedEvent, ContextUsageReconciledEvent } from './budget/context-events.js';
+export type { ContextUsageReconciledEvent } from './budget/context-events.js';
 export type { CompactionEvent, CompactorDisclosure } from './compaction/events.js';
 
 // Errors and ids

@@ -35,88 +35,115 @@ export function responsesTurnEvents(reply: TurnReply, requestNumber: number, mod
   push('response.created', { response: { ...base, status: 'in_progress', output: [] } });
   push('response.in_progress', { response: { ...base, status: 'in_progress', output: [] } });
 
-  const output: Item[] = [];
-  const reasoning = deltasOf(reply.reasoning);
-  if (reasoning.length > 0 || reply.encryptedReasoning !== undefined) {
-    const outputIndex = output.length;
-    const id = `rs_${requestNumber}_${outputIndex}`;
-    const encrypted = reply.encryptedReasoning === undefined ? {} : { encrypted_content: reply.encryptedReasoning };
-    push('response.output_item.added', {
-      output_index: outputIndex,
-      item: { id, type: 'reasoning', summary: [], ...encrypted },
-    });
-    const text = reasoning.join('');
-    if (reasoning.length > 0) {
-      push('response.reasoning_summary_part.added', {
-        item_id: id,
-        output_index: outputIndex,
-        summary_index: 0,
-        part: { type: 'summary_text', text: '' },
-      });
-      for (const delta of reasoning) {
-        push('response.reasoning_summary_text.delta', {
-          item_id: id,
-          output_index: outputIndex,
-          summary_index: 0,
-          delta,
-        });
-      }
-      push('response.reasoning_summary_text.done', { item_id: id, output_index: outputIndex, summary_index: 0, text });
-      push('response.reasoning_summary_part.done', {
-        item_id: id,
-        output_index: outputIndex,
-        summary_index: 0,
-        part: { type: 'summary_text', text },
-      });
-    }
-    const item = {
-      id,
-      type: 'reasoning',
-      summary: reasoning.length > 0 ? [{ type: 'summary_text', text }] : [],
-      ...encrypted,
-    };
-    push('response.output_item.done', { output_index: outputIndex, item });
-    output.push(item);
-  }
+  const stream: ResponseStream = { push, output: [], requestNumber };
+  pushReasoningItem(stream, reply);
+  pushMessageItem(stream, reply);
+  pushFunctionCallItems(stream, reply);
 
-  const text = deltasOf(reply.text);
-  if (text.length > 0) {
-    const outputIndex = output.length;
-    const id = `msg_${requestNumber}_${outputIndex}`;
-    push('response.output_item.added', {
-      output_index: outputIndex,
-      item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
-    });
-    push('response.content_part.added', {
+  const incomplete = reply.incompleteReason;
+  push(incomplete === undefined ? 'response.completed' : 'response.incomplete', {
+    response: {
+      ...base,
+      status: incomplete === undefined ? 'completed' : 'incomplete',
+      incomplete_details: incomplete === undefined ? null : { reason: incomplete },
+      output: stream.output,
+      usage: usageObject(reply.usage),
+    },
+  });
+  return events;
+}
+
+/** A turn's stream being written: its events in sequence, and the output items finished so far. */
+interface ResponseStream {
+  readonly push: (type: string, fields: Item) => void;
+  readonly output: Item[];
+  readonly requestNumber: number;
+}
+
+function pushReasoningItem({ push, output, requestNumber }: ResponseStream, reply: TurnReply): void {
+  const reasoning = deltasOf(reply.reasoning);
+  if (reasoning.length === 0 && reply.encryptedReasoning === undefined) return;
+  const outputIndex = output.length;
+  const id = `rs_${requestNumber}_${outputIndex}`;
+  const encrypted = reply.encryptedReasoning === undefined ? {} : { encrypted_content: reply.encryptedReasoning };
+  push('response.output_item.added', {
+    output_index: outputIndex,
+    item: { id, type: 'reasoning', summary: [], ...encrypted },
+  });
+  const text = reasoning.join('');
+  if (reasoning.length > 0) {
+    push('response.reasoning_summary_part.added', {
       item_id: id,
       output_index: outputIndex,
-      content_index: 0,
-      part: { type: 'output_text', text: '', annotations: [] },
+      summary_index: 0,
+      part: { type: 'summary_text', text: '' },
     });
-    for (const delta of text) {
-      push('response.output_text.delta', {
+    for (const delta of reasoning) {
+      push('response.reasoning_summary_text.delta', {
         item_id: id,
         output_index: outputIndex,
-        content_index: 0,
+        summary_index: 0,
         delta,
-        logprobs: [],
       });
     }
-    const full = text.join('');
-    push('response.output_text.done', {
+    push('response.reasoning_summary_text.done', { item_id: id, output_index: outputIndex, summary_index: 0, text });
+    push('response.reasoning_summary_part.done', {
+      item_id: id,
+      output_index: outputIndex,
+      summary_index: 0,
+      part: { type: 'summary_text', text },
+    });
+  }
+  const item = {
+    id,
+    type: 'reasoning',
+    summary: reasoning.length > 0 ? [{ type: 'summary_text', text }] : [],
+    ...encrypted,
+  };
+  push('response.output_item.done', { output_index: outputIndex, item });
+  output.push(item);
+}
+
+function pushMessageItem({ push, output, requestNumber }: ResponseStream, reply: TurnReply): void {
+  const text = deltasOf(reply.text);
+  if (text.length === 0) return;
+  const outputIndex = output.length;
+  const id = `msg_${requestNumber}_${outputIndex}`;
+  push('response.output_item.added', {
+    output_index: outputIndex,
+    item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+  });
+  push('response.content_part.added', {
+    item_id: id,
+    output_index: outputIndex,
+    content_index: 0,
+    part: { type: 'output_text', text: '', annotations: [] },
+  });
+  for (const delta of text) {
+    push('response.output_text.delta', {
       item_id: id,
       output_index: outputIndex,
       content_index: 0,
-      text: full,
+      delta,
       logprobs: [],
     });
-    const part = { type: 'output_text', text: full, annotations: [] };
-    push('response.content_part.done', { item_id: id, output_index: outputIndex, content_index: 0, part });
-    const item = { id, type: 'message', status: 'completed', role: 'assistant', content: [part] };
-    push('response.output_item.done', { output_index: outputIndex, item });
-    output.push(item);
   }
+  const full = text.join('');
+  push('response.output_text.done', {
+    item_id: id,
+    output_index: outputIndex,
+    content_index: 0,
+    text: full,
+    logprobs: [],
+  });
+  const part = { type: 'output_text', text: full, annotations: [] };
+  push('response.content_part.done', { item_id: id, output_index: outputIndex, content_index: 0, part });
+  const item = { id, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+  push('response.output_item.done', { output_index: outputIndex, item });
+  output.push(item);
+}
 
+function pushFunctionCallItems({ push, output, requestNumber }: ResponseStream, reply: TurnReply): void {
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
     const outputIndex = output.length;
     const id = `fc_${requestNumber}_${outputIndex}`;
@@ -135,18 +162,6 @@ export function responsesTurnEvents(reply: TurnReply, requestNumber: number, mod
     push('response.output_item.done', { output_index: outputIndex, item });
     output.push(item);
   }
-
-  const incomplete = reply.incompleteReason;
-  push(incomplete === undefined ? 'response.completed' : 'response.incomplete', {
-    response: {
-      ...base,
-      status: incomplete === undefined ? 'completed' : 'incomplete',
-      incomplete_details: incomplete === undefined ? null : { reason: incomplete },
-      output,
-      usage: usageObject(reply.usage),
-    },
-  });
-  return events;
 }
 
 /** `response.created` followed by `response.failed` carrying `code` and `message`. */

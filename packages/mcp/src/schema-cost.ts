@@ -1,4 +1,4 @@
-import { toolDefinitions, type Tool, type ToolDefinition } from '@forge/core';
+import { countTextConservatively, toolDefinitions, type Tool, type ToolDefinition } from '@forge/core';
 import { isMcpTool } from './mcp-tool.js';
 
 /** Counts the tokens a group of tool definitions costs in a request (the budget's counter). */
@@ -16,9 +16,9 @@ export interface ToolSchemaCost {
   readonly tokens: number;
 }
 
-/** A rough count for when no tokenizer is at hand: a quarter of the schema's UTF-8 bytes, rounded up. */
+/** A count for when the model's tokenizer is not at hand: core's conservative counter on the schemas' JSON. */
 export function roughSchemaTokens(definitions: readonly ToolDefinition[]): number {
-  return Math.ceil(Buffer.byteLength(JSON.stringify(definitions), 'utf8') / 4);
+  return countTextConservatively(JSON.stringify(definitions));
 }
 
 /**

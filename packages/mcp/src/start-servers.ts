@@ -19,7 +19,7 @@ export interface McpServerStatus {
   readonly transport?: 'stdio' | 'streamable-http' | 'sse';
   /** Names the model sees for the server's tools now (empty when it failed to start). */
   readonly toolNames: readonly string[];
-  /** Tokens of the server's tool schemas, counted with `countSchemaTokens` (or a rough bytes/4 guess without it). */
+  /** Tokens of the server's tool schemas, counted with `countSchemaTokens` (or core's conservative counter without it). */
   readonly schemaTokensHint?: number;
   /** Process id of the server while it ran. */
   readonly pid?: number;

@@ -65,7 +65,7 @@ export {
   type EngineEventListener,
   type TraceWriter,
 } from './trace-writer.js';
-export { readTrace, type TraceEntry } from './trace-reader.js';
+export { readTrace, readTraceLines, type EnvelopeParser, type TraceEntry, type TraceLine } from './trace-reader.js';
 export { readStoredLines } from './stored-file.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
 export { readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';

@@ -1,4 +1,5 @@
 import { runAgent, type EventEnvelope, type Tool } from '@forge/core';
+import { eventEnvelopeSchema } from '@forge/core/internals';
 import { ScriptedModel } from '@forge/core/testing';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -58,6 +59,15 @@ describe('run traces', () => {
     expect(raw).not.toContain(fakeKey);
     expect(raw).not.toContain('All done');
     expect(raw).toContain('[REDACTED:openai-key]');
+
+    // Every line is a core event exactly as its schema in @forge/core/events defines it.
+    for (const line of raw.trim().split('\n')) {
+      const parsed = eventEnvelopeSchema.safeParse(JSON.parse(line));
+      expect(parsed.error?.issues ?? [], line).toEqual([]);
+    }
+    expect(eventEnvelopeSchema.safeParse({ ...seen[0], event: { type: 'model.step.started', step: -1 } }).success).toBe(
+      false,
+    );
 
     const entries = await collect(readTrace(home, 'run_trace_1'));
     const expected = seen.filter((envelope) => envelope.event.type !== 'model.text.delta');

@@ -1,11 +1,12 @@
 import type { ContextPolicy, EventEnvelope, ForgeEvent, InstructionSnapshot, Message, Tool } from '@forge/core';
-import { createCheckpointNoteTool, findApprovalClaim } from '@forge/core/checkpoint';
+
 import { ScriptedModel, type ScriptedStep } from '@forge/core/testing';
 import { describe, expect, it } from 'vitest';
 import { allowAll, filler, instructionsFrom, MemoryWorkspace } from './compaction-fixtures.test-helpers.js';
 import { createSession, loadTranscript } from '@forge/persistence';
 import { openSessionHandle, type SessionHandle, type SessionTurnResult } from './session-turn.js';
 import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
+import { createCheckpointNoteTool, findApprovalClaim } from '@forge/core/internals';
 
 /*
  * The end-to-end fixtures of the context-management plan, run through the session layer with a

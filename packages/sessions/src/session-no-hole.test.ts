@@ -1,5 +1,5 @@
-import type { ContextBudgetedEvent, ContextMode, Message } from '@forge/core';
-import { projectToolOutput } from '@forge/core/compaction';
+import type { ContextMode, Message } from '@forge/core';
+
 import { ScriptedModel } from '@forge/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { instructionsFrom } from './compaction-fixtures.test-helpers.js';
 import { createSession } from '@forge/persistence';
 import { openSessionHandle } from './session-turn.js';
 import { useTemporaryHome } from '@forge/persistence/test-helpers/temporary-home';
+import { type ContextBudgetedEvent, projectToolOutput } from '@forge/core/internals';
 
 const temporaryHome = useTemporaryHome();
 const instructions = instructionsFrom('Answer briefly.');

@@ -10,16 +10,6 @@ export {
   type ConfirmCallback,
   type SessionApprovalGate,
 } from './approval.js';
-export {
-  agentSurface,
-  contextToolOffer,
-  sessionSurface,
-  systemPromptFor,
-  type AgentSurface,
-  type ContextToolSettings,
-  type SessionSize,
-  type SessionSurfaceOptions,
-} from './agent-surface.js';
 export { createWorkspaceTools, type WorkspaceToolsOptions } from './create-workspace-tools.js';
 export { HeadTailBuffer, type ProcessOutcome, type RunProcessOptions } from './run-process.js';
 export { displayPath } from './display-path.js';

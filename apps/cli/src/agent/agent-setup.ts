@@ -2,18 +2,8 @@ import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } 
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { ElicitationHandler, McpServers } from '@forge/mcp';
 import type { SessionCompactionOptions } from '@forge/sessions';
-import {
-  agentSurface,
-  createApprovalGate,
-  sessionSurface,
-  createWorkspaceTools,
-  ReadLedger,
-  type AgentSurface,
-  type ConfirmCallback,
-  type ContextToolSettings,
-  type SessionApprovalGate,
-  type SessionSize,
-} from '@forge/tools';
+import { assembleAgent, type Agent, type AgentSurface, type ContextToolSettings, type SessionSize } from '@forge/agent';
+import type { ConfirmCallback, ReadLedger, SessionApprovalGate } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
@@ -27,12 +17,13 @@ import { configuredStrategy, sessionCompaction } from '../session/compaction-set
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { configuredSandbox } from './command-sandbox.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
-import { workspaceInstructions } from './workspace-instructions.js';
 import { resolveWorkspaceRoot } from './workspace.js';
 
 /** Everything a run needs besides the request: the parts `forge run` and the REPL share. */
 export interface AgentSetup {
   readonly root: string;
+  /** The assembled agent (tools, approvals, instructions); `forge eval` assembles its agent the same way. */
+  readonly agent: Agent;
   readonly modelName: string;
   readonly model: ModelAdapter;
   /** The built-in workspace tools, then the tools the MCP servers offer now (read anew for each turn). */
@@ -136,20 +127,29 @@ export async function prepareAgent(options: {
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
   const sandbox = configuredSandbox({ root, config, io });
-  const ledger = new ReadLedger();
-  const builtIn = createWorkspaceTools({ root, ledger, sandbox });
-  const approvals = createApprovalGate({
-    profile: config.approval.profile,
-    sandbox: sandbox.status,
-    ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
-  });
   const { forgeHome } = await loadCliConfig({ io, globals });
-  const mcp = await startConfiguredMcpServers({
-    configs: config.mcpServers,
-    io,
-    forgeHome,
-    reservedToolNames: builtIn.map((tool) => tool.name),
-    ...(options.elicit === undefined ? {} : { elicit: options.elicit }),
+  let mcp: McpServers | undefined;
+  const agent = await assembleAgent({
+    root,
+    workspaceTools: { sandbox },
+    approvals: {
+      profile: config.approval.profile,
+      sandbox: sandbox.status,
+      ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
+    },
+    extraTools: async (reservedToolNames) => {
+      mcp = await startConfiguredMcpServers({
+        configs: config.mcpServers,
+        io,
+        forgeHome,
+        reservedToolNames,
+        ...(options.elicit === undefined ? {} : { elicit: options.elicit }),
+      });
+      // Read anew for every turn: an MCP server whose tools changed offers the new set from the next turn on.
+      return () => mcp?.tools ?? [];
+    },
+    contextTools: config.contextTools,
+    warn: (message) => io.stderr.write(`forge: warning: ${message}\n`),
   });
   let configured: Promise<SessionCompactionOptions> | undefined;
   const compaction = async (strategy?: CompactionStrategySetting): Promise<SessionCompactionOptions> => {
@@ -161,46 +161,19 @@ export async function prepareAgent(options: {
     configured ??= configuredStrategy(config.compaction, resolve).then(build);
     return configured;
   };
-  // Read anew for every turn: an MCP server whose tools changed offers the new set from the next turn on.
-  const currentTools = (): readonly Tool[] => [...builtIn, ...(mcp?.tools ?? [])];
-  const contextTools = config.contextTools;
-  // One loader per system prompt, so a refused instruction file is reported once per process, not once per turn.
-  const loaders = new Map<string, () => Promise<InstructionSnapshot>>();
-  const instructionLoader = (systemPrompt: string) => {
-    const known = loaders.get(systemPrompt);
-    if (known !== undefined) return known;
-    const loader = workspaceInstructions(root, systemPrompt, (message) =>
-      io.stderr.write(`forge: warning: ${message}\n`),
-    );
-    loaders.set(systemPrompt, loader);
-    return loader;
-  };
   return {
     root,
     modelName,
     model,
+    agent,
     get tools() {
-      return currentTools();
+      return agent.tools;
     },
-    contextTools,
-    ledger,
-    approvals,
-    surface: async (session, surfaceModel = model, policy = config.context) =>
-      session === undefined
-        ? agentSurface({
-            mode: policy.mode,
-            tools: currentTools(),
-            settings: { checkpointNote: false, requestCompaction: false },
-          })
-        : sessionSurface({
-            tools: currentTools(),
-            settings: contextTools,
-            policy,
-            model: surfaceModel,
-            instructions: (systemPrompt) => instructionLoader(systemPrompt)(),
-            session,
-          }),
-    instructions: (surface) => instructionLoader(surface.systemPrompt),
+    contextTools: config.contextTools,
+    ledger: agent.ledger,
+    approvals: agent.approvals,
+    surface: (session, surfaceModel = model, policy = config.context) => agent.surface(session, surfaceModel, policy),
+    instructions: agent.instructions,
     maxSteps: globals.maxSteps,
     context: config.context,
     resolveModel: resolve,

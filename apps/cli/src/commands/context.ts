@@ -1,4 +1,5 @@
-import { workspaceArtifactHashes, type SessionSize } from '@forge/tools';
+import type { SessionSize } from '@forge/agent';
+import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport } from '@forge/core/budget';
 import { viewOfStoredSession } from '@forge/sessions';
 import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ScriptedModel } from '@forge/core/testing';
+import { loadSuite } from '@forge/evals';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 
@@ -208,9 +209,33 @@ describe('forge eval', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it(
+    '--except leaves out the fixtures of the suites it names, so CI plays no fixture twice',
+    { timeout: 90_000 },
+    async () => {
+      const rest = await runCli(['eval', '--suite', 'full', '--except', 'smoke,realistic', '--mode', 'off', '--json'], {
+        cwd: directory.path,
+      });
+      const report = JSON.parse(rest.stdout) as JsonReport;
+      const played = new Set(report.results.map((result) => result['fixture']));
+      const smoke = await loadSuite('smoke');
+      const realistic = await loadSuite('realistic');
+      const full = await loadSuite('full');
+      const expected = full
+        .filter((item) => !item.fixture.suites.includes('smoke') && !item.fixture.suites.includes('realistic'))
+        .map((item) => item.fixture.id);
+      expect([...played].sort()).toEqual(expected.sort());
+      expect(expected.length).toBeGreaterThan(0);
+      for (const left of [...smoke, ...realistic]) expect(played.has(left.fixture.id)).toBe(false);
+    },
+  );
+
   it('rejects wrong usage with exit 2 and says what to do', async () => {
     const cases: [string[], RegExp][] = [
       [['eval', '--suite', 'nightly'], /unknown suite "nightly"; the built-in suites are smoke, realistic, full/],
+      [['eval', '--suite', 'full', '--except', 'nightly'], /unknown suite "nightly"/],
+      [['eval', '--suite', 'smoke', '--except', 'full'], /--except full leaves no fixture of suite smoke/],
+      [['eval', '--fixtures', directory.path, '--except', 'smoke'], /--except .* does not apply to --fixtures/],
       [
         ['eval', '--fixtures', directory.path, '--agent', 'lazy'],
         /Unknown agent "lazy"; choose from cooperative, no-notes, sloppy, all/,

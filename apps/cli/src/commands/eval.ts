@@ -48,15 +48,26 @@ async function chooseFixtures(options: EvalOptions, io: CliIo): Promise<{ fixtur
   const suite = nonEmpty(options.suite);
   if (directory !== undefined && suite !== undefined)
     throw new UsageError('--suite and --fixtures both choose fixtures; give one of them');
+  if (directory !== undefined && nonEmpty(options.except) !== undefined)
+    throw new UsageError('--except leaves out fixtures of a built-in suite; it does not apply to --fixtures');
   if (directory !== undefined) {
     const path = resolve(io.cwd, directory);
     return { fixtures: await usage(() => loadFixtureDirectory(path)), source: `fixtures ${directory}` };
   }
-  const name = suite ?? 'smoke';
+  const known = knownSuite(suite ?? 'smoke');
+  const except = (nonEmpty(options.except)?.split(',') ?? []).map((name) => knownSuite(name.trim()));
+  const fixtures = (await usage(() => loadSuite(known))).filter((item) =>
+    except.every((left) => !item.fixture.suites.includes(left)),
+  );
+  if (fixtures.length === 0) throw new UsageError(`--except ${options.except} leaves no fixture of suite ${known}`);
+  return { fixtures, source: except.length === 0 ? `suite ${known}` : `suite ${known} except ${except.join(', ')}` };
+}
+
+function knownSuite(name: string): SuiteName {
   const known = SUITE_NAMES.find((candidate) => candidate === name);
   if (known === undefined)
     throw new UsageError(`unknown suite "${name}"; the built-in suites are ${SUITE_NAMES.join(', ')}`);
-  return { fixtures: await usage(() => loadSuite(known as SuiteName)), source: `suite ${known}` };
+  return known;
 }
 
 /** Progress on stderr: one line rewritten in place on a terminal, a line per finished fixture × mode otherwise. */

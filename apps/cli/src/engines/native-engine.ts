@@ -1,4 +1,4 @@
-import { waitForRunningCommands, workspaceArtifactHashes } from '@forge/tools';
+import { waitForRunningCommands } from '@forge/tools';
 import { runAgent, type ContextMode, type ContextPolicy, type EventEnvelope, type ModelAdapter } from '@forge/core';
 import { contextSubjectOf, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
 import type { TurnEngine } from './turn-engine.js';
@@ -25,30 +25,35 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     approvals: setup.approvals,
     ...(setup.mcp === undefined ? {} : { mcp: setup.mcp }),
     async runTurn(session, turn) {
-      const surface = await setup.surface(session === undefined ? undefined : sessionSizeOf(session), model, context);
-      const options = {
-        model,
-        request: turn.request,
-        instructions: setup.instructions(surface),
-        tools: surface.tools,
-        approvals: turn.approvals,
-        context,
-        ...(setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps }),
-        signal: turn.signal,
-        onEvent: (envelope: EventEnvelope) => {
-          setup.calibration.observe(envelope.event);
-          turn.onEvent(envelope);
-        },
+      const onEvent = (envelope: EventEnvelope) => {
+        setup.calibration.observe(envelope.event);
+        turn.onEvent(envelope);
       };
+      const maxSteps = setup.maxSteps === undefined ? {} : { maxSteps: setup.maxSteps };
       try {
         // --no-session stores nothing: calibration then only lives for this process.
-        if (session === undefined) return { result: await runAgent(options), warnings: [] };
+        if (session === undefined) {
+          const surface = await setup.surface(undefined, model, context);
+          const instructions = setup.instructions(surface);
+          const common = { model, request: turn.request, tools: surface.tools, approvals: turn.approvals };
+          return {
+            result: await runAgent({ ...common, instructions, context, ...maxSteps, signal: turn.signal, onEvent }),
+            warnings: [],
+          };
+        }
         try {
-          const stored = await session.runTurn({
-            ...options,
-            artifactHashes: workspaceArtifactHashes(setup.root, { ledger: setup.ledger }),
-            compaction: { ...(await setup.compaction()), ...surface.compaction },
+          const options = await setup.agent.storedTurn({
+            request: turn.request,
+            model,
+            context,
+            session: sessionSizeOf(session),
+            compaction: await setup.compaction(),
+            approvals: turn.approvals,
+            ...maxSteps,
+            signal: turn.signal,
+            onEvent,
           });
+          const stored = await session.runTurn(options);
           return { result: stored.result, warnings: stored.warnings };
         } finally {
           await setup.calibration.flush();

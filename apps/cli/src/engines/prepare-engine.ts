@@ -1,7 +1,7 @@
 import { createApprovalGate, type ConfirmCallback } from '@forge/tools';
 import type { ElicitationHandler } from '@forge/mcp';
 import { prepareAgent } from '../agent/agent-setup.js';
-import { workspaceInstructions } from '../agent/workspace-instructions.js';
+import { createInstructionsLoader } from '@forge/agent';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { UsageError } from '../cli-error.js';
 import type { GlobalOptions } from '../commands/command.js';
@@ -73,8 +73,9 @@ export async function prepareEngine(options: {
     profile,
     model,
     context: config.context,
-    instructions: workspaceInstructions(root, CODEX_ENGINE_PROMPT, (message) =>
-      io.stderr.write(`forge: warning: ${message}\n`),
-    ),
+    instructions: createInstructionsLoader({
+      root,
+      warn: (message) => io.stderr.write(`forge: warning: ${message}\n`),
+    })(CODEX_ENGINE_PROMPT),
   });
 }

@@ -1,7 +1,8 @@
 import type { ApprovalGate, ContextMode, EventListener, RunResult } from '@forge/core';
 import type { EngineEventListener } from '@forge/persistence';
 import type { SessionHandle, SessionTurnWarning } from '@forge/sessions';
-import type { SessionApprovalGate, SessionSize } from '@forge/tools';
+import type { SessionSize } from '@forge/agent';
+import type { SessionApprovalGate } from '@forge/tools';
 import type { SessionCompactionOptions } from '@forge/sessions';
 import type { ContextSubject } from '../context/context-report.js';
 import type { McpServers } from '@forge/mcp';

@@ -118,6 +118,41 @@ export function chartLegend(
  * dashed lines where compactions happened and triangles where the run stopped at a limit.
  */
 export function contextChart(run: RunReport): string {
+  const chart = chartGeometry(run);
+  const parts = [
+    ...gridLines(chart),
+    ...windowLine(chart),
+    ...stepBars(chart),
+    ...reportedInputPoints(chart),
+    ...compactionMarkers(chart),
+    ...stopMarkers(chart),
+    ...noDataNotice(chart),
+    ...axes(chart),
+  ];
+  const { columns, stepsPerColumn } = chart;
+  const title = `Context use per step of run ${run.runId}`;
+  return `<svg class="context-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escapeHtml(title)}" data-columns="${columns.length}" data-steps-per-column="${stepsPerColumn}">${parts.join('')}</svg>`;
+}
+
+/** Where everything of one run's chart goes: the scale, the bar columns and the mapping of steps onto them. */
+interface ChartGeometry {
+  readonly run: RunReport;
+  readonly columns: readonly Column[];
+  readonly stepsPerColumn: number;
+  readonly plotWidth: number;
+  readonly plotHeight: number;
+  readonly top: number;
+  readonly tick: number;
+  readonly showWindow: boolean;
+  readonly slot: number;
+  readonly barWidth: number;
+  readonly categories: readonly string[];
+  readonly y: (tokens: number) => number;
+  readonly x: (index: number) => number;
+  readonly columnOfStep: (step: number) => number;
+}
+
+function chartGeometry(run: RunReport): ChartGeometry {
   const { columns, stepsPerColumn } = columnsOf(run.budget);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
@@ -127,51 +162,55 @@ export function contextChart(run: RunReport): string {
   );
   const showWindow = run.window !== undefined && run.window.tokens <= largest * 1.6;
   const top = Math.max(largest, showWindow && run.window !== undefined ? run.window.tokens : 0) * 1.08;
-  const tick = Math.max(1, niceStep(top));
-  const y = (tokens: number) => MARGIN.top + plotHeight - (tokens / top) * plotHeight;
   const slot = plotWidth / Math.max(1, columns.length);
   const barWidth = Math.max(1, slot * 0.72);
-  const x = (index: number) => MARGIN.left + index * slot + (slot - barWidth) / 2;
-  const categories = usedCategories(run.budget);
-  const parts: string[] = [];
+  return {
+    run,
+    columns,
+    stepsPerColumn,
+    plotWidth,
+    plotHeight,
+    top,
+    tick: Math.max(1, niceStep(top)),
+    showWindow,
+    slot,
+    barWidth,
+    categories: usedCategories(run.budget),
+    y: (tokens) => MARGIN.top + plotHeight - (tokens / top) * plotHeight,
+    x: (index) => MARGIN.left + index * slot + (slot - barWidth) / 2,
+    columnOfStep: (step) => Math.floor(firstRowAtOrAfter(run.budget, step) / stepsPerColumn),
+  };
+}
 
+function gridLines({ top, tick, y }: ChartGeometry): string[] {
+  const parts: string[] = [];
   for (let value = 0; value <= top; value += tick) {
     parts.push(
       `<line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" stroke="#e3e3e3"/>`,
       `<text x="${MARGIN.left - 8}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#555">${formatCount(value)}</text>`,
     );
   }
-  if (showWindow && run.window !== undefined) {
-    const windowY = y(run.window.tokens).toFixed(1);
-    parts.push(
-      `<line class="window-line" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${windowY}" y2="${windowY}" stroke="#333" stroke-dasharray="2 3"/>`,
-      `<text x="${WIDTH - MARGIN.right}" y="${(Number(windowY) - 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#333">context window ${formatCount(run.window.tokens)}</text>`,
-    );
-  }
+  return parts;
+}
 
+function windowLine({ run, showWindow, y }: ChartGeometry): string[] {
+  if (!showWindow || run.window === undefined) return [];
+  const windowY = y(run.window.tokens).toFixed(1);
+  return [
+    `<line class="window-line" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${windowY}" y2="${windowY}" stroke="#333" stroke-dasharray="2 3"/>`,
+    `<text x="${WIDTH - MARGIN.right}" y="${(Number(windowY) - 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#333">context window ${formatCount(run.window.tokens)}</text>`,
+  ];
+}
+
+function stepBars(chart: ChartGeometry): string[] {
+  const { columns, x, barWidth } = chart;
+  const parts: string[] = [];
   const labelEvery = Math.max(1, Math.ceil(columns.length / 16));
   columns.forEach((column, index) => {
-    const { row } = column;
-    const segments: string[] = [];
-    let base = 0;
-    const stack = (tokens: number, colour: string, name: string) => {
-      if (tokens <= 0) return;
-      segments.push(
-        `<rect class="segment" data-category="${escapeHtml(name)}" x="${x(index).toFixed(1)}" y="${y(base + tokens).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${(y(base) - y(base + tokens)).toFixed(1)}" fill="${colour}"/>`,
-      );
-      base += tokens;
-    };
-    if (row.categories !== undefined) {
-      for (const key of categories) stack(row.categories[key] ?? 0, colourOf(key, categories), key);
-    } else if (row.estimatedTokens !== undefined) {
-      stack(row.estimatedTokens, UNCATEGORISED, 'estimate');
-    } else if (row.reportedInputTokens !== undefined) {
-      stack(row.reportedInputTokens, REPORTED_ONLY, 'reported');
-    }
     const steps =
       column.first === column.last ? String(column.first) : `${String(column.first)}-${String(column.last)}`;
     parts.push(
-      `<g class="step-bar" data-step="${steps}"><title>${escapeHtml(tooltip(column))}</title>${segments.join('')}</g>`,
+      `<g class="step-bar" data-step="${steps}"><title>${escapeHtml(tooltip(column))}</title>${barSegments(chart, column, index).join('')}</g>`,
     );
     if (index % labelEvery === 0) {
       parts.push(
@@ -179,7 +218,33 @@ export function contextChart(run: RunReport): string {
       );
     }
   });
+  return parts;
+}
 
+/** One bar stacked by budget category, or the estimate or the reported input when that is all there is. */
+function barSegments({ categories, x, y, barWidth }: ChartGeometry, column: Column, index: number): string[] {
+  const { row } = column;
+  const segments: string[] = [];
+  let base = 0;
+  const stack = (tokens: number, colour: string, name: string) => {
+    if (tokens <= 0) return;
+    segments.push(
+      `<rect class="segment" data-category="${escapeHtml(name)}" x="${x(index).toFixed(1)}" y="${y(base + tokens).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${(y(base) - y(base + tokens)).toFixed(1)}" fill="${colour}"/>`,
+    );
+    base += tokens;
+  };
+  if (row.categories !== undefined) {
+    for (const key of categories) stack(row.categories[key] ?? 0, colourOf(key, categories), key);
+  } else if (row.estimatedTokens !== undefined) {
+    stack(row.estimatedTokens, UNCATEGORISED, 'estimate');
+  } else if (row.reportedInputTokens !== undefined) {
+    stack(row.reportedInputTokens, REPORTED_ONLY, 'reported');
+  }
+  return segments;
+}
+
+function reportedInputPoints({ columns, x, y, barWidth }: ChartGeometry): string[] {
+  const parts: string[] = [];
   const points = columns.flatMap((column, index) =>
     column.row.reportedInputTokens === undefined
       ? []
@@ -195,8 +260,11 @@ export function contextChart(run: RunReport): string {
       `<circle class="reported-point" cx="${point.cx.toFixed(1)}" cy="${point.cy.toFixed(1)}" r="3.5" fill="#111"><title>reported input ${formatCount(point.column.row.reportedInputTokens)}</title></circle>`,
     );
   }
+  return parts;
+}
 
-  const columnOfStep = (step: number): number => Math.floor(firstRowAtOrAfter(run.budget, step) / stepsPerColumn);
+function compactionMarkers({ run, slot, columnOfStep }: ChartGeometry): string[] {
+  const parts: string[] = [];
   const markerColumns = new Map<number, CompactionRow[]>();
   for (const compaction of run.compactions) {
     const column = columnOfStep(compaction.beforeStep);
@@ -227,6 +295,11 @@ export function contextChart(run: RunReport): string {
         '</g>',
     );
   }
+  return parts;
+}
+
+function stopMarkers({ run, columns, slot, x, barWidth, columnOfStep }: ChartGeometry): string[] {
+  const parts: string[] = [];
   for (const stop of run.stops) {
     if (stop.step === undefined) continue;
     const index = columnOfStep(stop.step);
@@ -237,18 +310,21 @@ export function contextChart(run: RunReport): string {
         `<path d="M${(centre - 6).toFixed(1)},${baseY + 10} L${(centre + 6).toFixed(1)},${baseY + 10} L${centre.toFixed(1)},${baseY} Z" fill="#e65100"/></g>`,
     );
   }
+  return parts;
+}
 
-  if (!run.budget.some((row) => row.estimatedTokens !== undefined || row.reportedInputTokens !== undefined)) {
-    parts.push(
-      `<text class="no-data" x="${MARGIN.left + plotWidth / 2}" y="${MARGIN.top + plotHeight / 2}" text-anchor="middle" font-size="13" fill="#666">No token counts in this trace: no budget estimates and no provider-reported usage.</text>`,
-    );
-  }
+function noDataNotice({ run, plotWidth, plotHeight }: ChartGeometry): string[] {
+  if (run.budget.some((row) => row.estimatedTokens !== undefined || row.reportedInputTokens !== undefined)) return [];
+  return [
+    `<text class="no-data" x="${MARGIN.left + plotWidth / 2}" y="${MARGIN.top + plotHeight / 2}" text-anchor="middle" font-size="13" fill="#666">No token counts in this trace: no budget estimates and no provider-reported usage.</text>`,
+  ];
+}
+
+function axes({ plotWidth, plotHeight, stepsPerColumn }: ChartGeometry): string[] {
   const axisY = HEIGHT - MARGIN.bottom;
-  parts.push(
+  return [
     `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${axisY}" y2="${axisY}" stroke="#333"/>`,
     `<text x="${MARGIN.left + plotWidth / 2}" y="${HEIGHT - 4}" text-anchor="middle" font-size="12" fill="#333">${stepsPerColumn === 1 ? 'model step' : `model step (one bar per ${String(stepsPerColumn)} steps, showing the largest)`}</text>`,
     `<text transform="translate(14 ${MARGIN.top + plotHeight / 2}) rotate(-90)" text-anchor="middle" font-size="12" fill="#333">input tokens</text>`,
-  );
-  const title = `Context use per step of run ${run.runId}`;
-  return `<svg class="context-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escapeHtml(title)}" data-columns="${columns.length}" data-steps-per-column="${stepsPerColumn}">${parts.join('')}</svg>`;
+  ];
 }

@@ -1,3 +1,4 @@
+import { eventEnvelopeSchema } from '@forge/core/internals';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,9 +43,11 @@ function withoutColour(text: string): string {
     .join('');
 }
 
-/** The events of one type in a trace file, in order. */
+/** The events of one type in a trace file, in order; every line must be a core event as its schema defines it. */
 async function traceEvents(file: string, type: string): Promise<Record<string, unknown>[]> {
   const lines = (await readFile(file, 'utf8')).split('\n').filter((line) => line.length > 0);
+  for (const line of lines)
+    expect(eventEnvelopeSchema.safeParse(JSON.parse(line)).error?.issues ?? [], line).toEqual([]);
   return lines
     .map((line) => (JSON.parse(line) as { event: Record<string, unknown> }).event)
     .filter((event) => event.type === type);

@@ -1,10 +1,9 @@
-import { lineText, type Line } from '@forge/bounded-read';
 import { EVENT_SCHEMA_VERSION } from '@forge/core';
-import { readStoredLines } from '@forge/persistence';
+import { readTraceLines, type TraceLine } from '@forge/persistence';
 import { BoundedList } from './bounded-list.js';
 import type { RunReport, TraceProblem } from './report.js';
 import { RunAggregator } from './run-aggregator.js';
-import { parseEnvelope, type ParsedEnvelope } from './trace-schemas.js';
+import { parseEnvelope, type ParsedEnvelope } from './report-events.js';
 
 const LISTED_PROBLEMS = 50;
 
@@ -25,39 +24,6 @@ export class ProblemLog {
   }
 }
 
-type Parsed =
-  | { readonly ok: true; readonly line: ParsedEnvelope }
-  | { readonly ok: false; readonly problem: string; readonly newerSchema?: number };
-
-function parseLine(text: string): Parsed {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, problem: `not valid JSON (${error instanceof Error ? error.message : String(error)})` };
-  }
-  const version =
-    typeof value === 'object' && value !== null
-      ? (value as { readonly schemaVersion?: unknown }).schemaVersion
-      : undefined;
-  if (typeof version === 'number' && version > EVENT_SCHEMA_VERSION)
-    return { ok: false, problem: 'newer schema', newerSchema: version };
-  const parsed = parseEnvelope(value);
-  if (parsed.success) return { ok: true, line: parsed.data };
-  const issue = parsed.error.issues[0];
-  const path = issue?.path.map(String) ?? [];
-  const message = issue?.message ?? 'unexpected shape';
-  if (path[0] === 'event' && path.length > 1) {
-    const type = (value as { readonly event: { readonly type: string } }).event.type;
-    return { ok: false, problem: `a ${type} event with an unexpected shape (${path.slice(1).join('.')}: ${message})` };
-  }
-  return { ok: false, problem: `not an event envelope${path.length === 0 ? '' : ` at ${path.join('.')}`}: ${message}` };
-}
-
-function describeOversized(line: Extract<Line, { kind: 'oversized' }>): string {
-  return `the line is ${(line.byteLength / (1024 * 1024)).toFixed(1)} MiB long, longer than any event`;
-}
-
 /**
  * Streams one trace file into per-run reports (a trace normally holds one run; lines of other
  * runs get reports of their own). Damaged lines — blank ones included, the writer never writes
@@ -70,43 +36,36 @@ export async function readTraceFile(file: string, problems: ProblemLog): Promise
   let newerSchemaLines = 0;
   let newerSchema = 0;
 
-  const damaged = (line: Line, problem: string) => {
+  const damaged = (line: Extract<TraceLine<ParsedEnvelope>, { kind: 'damaged' }>) => {
     // Only a last line without its newline can be a write cut short; anything else was written whole.
-    if (!line.terminated) deferred = { line: line.number, problem };
+    if (!line.terminated) deferred = { line: line.line, problem: line.problem };
     else
       problems.add({
         kind: 'malformed_line',
         file,
-        line: line.number,
-        message: `Line ${line.number} of ${file}: ${problem}; skipped.`,
+        line: line.line,
+        message: `Line ${line.line} of ${file}: ${line.problem}; skipped.`,
       });
   };
 
-  const take = (line: Line) => {
-    if (line.kind === 'oversized') return damaged(line, describeOversized(line));
-    const text = lineText(line.bytes);
-    if (text.trim() === '') return damaged(line, 'the line is blank');
-    const parsed = parseLine(text);
-    if (!parsed.ok) {
-      if (parsed.newerSchema === undefined) {
-        damaged(line, parsed.problem);
-      } else {
-        newerSchemaLines += 1;
-        newerSchema = Math.max(newerSchema, parsed.newerSchema);
-      }
+  const take = (line: TraceLine<ParsedEnvelope>) => {
+    if (line.kind === 'damaged') return damaged(line);
+    if (line.kind === 'newer_schema') {
+      newerSchemaLines += 1;
+      newerSchema = Math.max(newerSchema, line.version);
       return;
     }
-    const { envelope } = parsed.line;
+    const { envelope } = line.envelope;
     let run = runs.get(envelope.runId);
     if (run === undefined) {
       run = new RunAggregator({ file, runId: envelope.runId });
       runs.set(envelope.runId, run);
     }
-    run.add(parsed.line);
+    run.add(line.envelope);
   };
 
   try {
-    for await (const lines of readStoredLines(file)) for (const line of lines) take(line);
+    for await (const lines of readTraceLines(file, parseEnvelope)) for (const line of lines) take(line);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     problems.add({

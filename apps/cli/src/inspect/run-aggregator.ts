@@ -11,7 +11,7 @@ import type {
   TokenUsage,
 } from './report.js';
 import { ToolCallTally } from './tool-call-tally.js';
-import type { KnownEvent, ParsedEnvelope } from './trace-schemas.js';
+import type { KnownEvent, ParsedEnvelope } from './report-events.js';
 import { addOptionalCost, addTokenUsage, hitRatioOf, usageOf } from './usage-totals.js';
 
 type EventOf<T extends KnownEvent['type']> = Extract<KnownEvent, { readonly type: T }>;

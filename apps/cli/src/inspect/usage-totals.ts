@@ -1,6 +1,6 @@
 import { addCost, cacheHitRatio, type CostBreakdown } from '@forge/core/pricing';
 import type { RunReport, TokenUsage, UsageTotals } from './report.js';
-import type { TraceUsage } from './trace-schemas.js';
+import type { TraceUsage } from './report-events.js';
 
 /** Usage as the report keeps it: only the fields the trace had. */
 export function usageOf(usage: TraceUsage | undefined): TokenUsage {

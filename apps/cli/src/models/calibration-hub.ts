@@ -1,4 +1,4 @@
-import type { ForgeEvent, ModelAdapter } from '@forge/core';
+import { wrapModelAdapter, type ForgeEvent, type ModelAdapter } from '@forge/core';
 import {
   formatTokens,
   overcountCorrection,
@@ -9,7 +9,6 @@ import {
   type CalibrationSummary,
 } from '@forge/core/budget';
 import { readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
-import { withEstimator } from './adapter-decorators.js';
 
 /** The counter name of core's conservative estimate: the only counter a correction is offered for. */
 export const CONSERVATIVE_COUNTER = 'conservative';
@@ -93,21 +92,24 @@ export class CalibrationHub {
       }
       return correction;
     };
-    return withEstimator(adapter, {
-      estimateRequestTokens: async (request) => {
-        const raw = await adapter.estimateRequestTokens(request);
-        const configured = identity.scale === undefined ? raw : scaleEstimate(raw, identity.scale);
-        const correction = correctionNow();
-        const given = correction === undefined ? configured : scaleEstimate(configured, correction);
-        tracked.given.set(given.tokens, configured.tokens);
-        if (tracked.given.size > 64) tracked.given.delete(tracked.given.keys().next().value as number);
-        return given;
-      },
-      // The same factors on each message, so a tail is cut with the counts the budget uses.
-      countMessageTokens: async (messages) => {
-        const raw = await adapter.countMessageTokens(messages);
-        const factor = (identity.scale ?? 1) * (correctionNow() ?? 1);
-        return factor === 1 ? raw : raw.map((tokens) => Math.ceil(tokens * factor));
+    return wrapModelAdapter({
+      model: adapter,
+      middleware: {
+        estimateRequestTokens: async (request, estimate) => {
+          const raw = await estimate(request);
+          const configured = identity.scale === undefined ? raw : scaleEstimate(raw, identity.scale);
+          const correction = correctionNow();
+          const given = correction === undefined ? configured : scaleEstimate(configured, correction);
+          tracked.given.set(given.tokens, configured.tokens);
+          if (tracked.given.size > 64) tracked.given.delete(tracked.given.keys().next().value as number);
+          return given;
+        },
+        // The same factors on each message, so a tail is cut with the counts the budget uses.
+        countMessageTokens: async (messages, count) => {
+          const raw = await count(messages);
+          const factor = (identity.scale ?? 1) * (correctionNow() ?? 1);
+          return factor === 1 ? raw : raw.map((tokens) => Math.ceil(tokens * factor));
+        },
       },
     });
   }

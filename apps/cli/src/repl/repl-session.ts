@@ -1,5 +1,5 @@
 import type { ContextMode, Message } from '@forge/core';
-import type { SessionSize } from '@forge/tools';
+import type { SessionSize } from '@forge/agent';
 import { listSessions, type SessionSummary } from '@forge/persistence';
 import {
   currentArtifactHashesFor,

@@ -7,9 +7,9 @@ import {
   type ToolDefinition,
 } from '@forge/core';
 import { renderContextReport, type ContextReport } from '@forge/core/budget';
-import { contextToolOffer, systemPromptFor, workspaceArtifactHashes } from '@forge/tools';
+import { contextToolOffer, createInstructionsLoader, systemPromptFor } from '@forge/agent';
+import { workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
-import { workspaceInstructions } from '../agent/workspace-instructions.js';
 import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
 import {
   checkpointViewTokens,
@@ -108,7 +108,7 @@ async function counting(context: ReplContext): Promise<Counting> {
       model: estimationOnlyModel(context.engine.modelLabel),
       policy: { ...context.config.context, mode: 'compact' },
       tools: [],
-      instructions: workspaceInstructions(context.engine.root, systemPrompt, warn),
+      instructions: createInstructionsLoader({ root: context.engine.root, warn })(systemPrompt),
     };
   }
   return {

@@ -7,7 +7,9 @@ import {
   type Message,
   type ToolCallRequest,
 } from '@forge/core';
+import { forgeEventSchema } from '@forge/core/internals';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { startCodexHarness, type CodexHarness } from '../testing/codex-harness.test-helpers.js';
 import {
   applyPatchCall,
@@ -17,6 +19,7 @@ import {
 } from '../testing/loopback-responses.test-helpers.js';
 import type { CodexActiveView } from './active-view.js';
 import { compactCodexThread } from './compact-thread.js';
+import { codexOnlyEventSchema } from './event-schemas.js';
 import type { CodexEventEnvelope } from './events.js';
 import { runCodexTurn } from './run-codex-turn.js';
 import { CodexProtocolError } from '../errors.js';
@@ -122,6 +125,12 @@ describe('runCodexTurn on the real Codex App Server', () => {
     });
     expect(events.map((envelope) => envelope.sequence)).toEqual(events.map((_, index) => index));
     expect(events.at(-1)?.event.type).toBe('run.completed');
+    // As a trace stores them, each event is a core event or a Codex one exactly as its schema defines it.
+    const engineEvent = z.union([forgeEventSchema, codexOnlyEventSchema]);
+    for (const { event } of events) {
+      expect(engineEvent.safeParse(JSON.parse(JSON.stringify(event))).error?.issues ?? [], event.type).toEqual([]);
+    }
+    expect(events.map((envelope) => envelope.event.type)).toContain('codex.usage.recorded');
   });
 
   it('runs an approved command and records it as a paired tool call with its exit code', async () => {

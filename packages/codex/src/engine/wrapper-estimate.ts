@@ -1,19 +1,9 @@
+import type { z } from 'zod';
 import type { RenderedActiveView } from './active-view.js';
+import type { wrapperTokenEstimateSchema } from './event-schemas.js';
 
-/** Token cost of the wrapper by category, in the shape of core's `TokenCategories` where they overlap. */
-export interface WrapperTokenEstimate {
-  readonly tokens: number;
-  readonly method: 'conservative-fallback';
-  readonly confidence: 'estimated';
-  readonly bytes: number;
-  readonly categories: {
-    readonly instructions: number;
-    readonly checkpoint: number;
-    readonly history: number;
-    readonly request: number;
-    readonly overhead: number;
-  };
-}
+/** Token cost of the wrapper by category (see `wrapperTokenEstimateSchema`). */
+export type WrapperTokenEstimate = z.infer<typeof wrapperTokenEstimateSchema>;
 
 /*
  * Bytes per token assumed. BPE tokenizers such as o200k average about four UTF-8 bytes per token

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { checkpointStateSchema } from '@forge/core/checkpoint';
+
 import { describe, expect, it } from 'vitest';
 import { toCheckpointState } from './checkpoint-state.js';
 import { importCodexRollout } from './import-rollout.js';
+import { checkpointStateSchema } from '@forge/core/internals';
 
 describe('toCheckpointState', () => {
   it('gives core checkpoint state whose indices point at the right transcript messages', async () => {

@@ -1,5 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
-import { canonicalJsonStringify, hashMessages, type JsonValue, type Message } from '@forge/core';
+import {
+  canonicalJsonStringify,
+  countTextConservatively,
+  hashMessages,
+  type JsonValue,
+  type Message,
+} from '@forge/core';
 import {
   buildDigest,
   capMemory,
@@ -170,7 +176,7 @@ export class ImportCheckpointBuilder {
       estimatedTokens: 0,
       safetyLabels: [...CHECKPOINT_SAFETY_LABELS],
     };
-    return { ...checkpoint, estimatedTokens: Math.ceil(renderCheckpointView(checkpoint, this.caps).length / 4) };
+    return { ...checkpoint, estimatedTokens: countTextConservatively(renderCheckpointView(checkpoint, this.caps)) };
   }
 
   /** Keeps the first user message and the most recent ones the task section can show. */

@@ -1,4 +1,5 @@
 /* `@forge/core/budget`: calibration of estimates, the preflight and the `forge context` report. The policy, the estimators and capability resolution are on the root. */
+export { computeContextBudget } from './budget.js';
 export {
   overcountCorrection,
   scaleEstimate,
@@ -7,8 +8,6 @@ export {
   type CalibrationSample,
   type CalibrationSummary,
 } from './calibration.js';
-export { computeContextBudget } from './budget.js';
-export { preflightRequest } from './preflight.js';
 export { formatMessageRange, formatTokens } from './messages.js';
 export { renderContextReport } from './render.js';
 export { measureContext, type CheckpointProvenance, type ContextReport, type SessionCost } from './report.js';

@@ -121,25 +121,76 @@ function renderToolAsWireJson(tool: ToolDefinition): string {
  */
 export function createRequestEstimator(options: RequestEstimatorOptions): RequestEstimator {
   const overhead: FramingOverhead = { ...DEFAULT_FRAMING_OVERHEAD, ...options.overhead };
-  const renderTool = options.renderTool ?? renderToolAsWireJson;
-  const contentCacheSize = options.contentCacheSize ?? 100_000;
-  const byIdentity = new WeakMap<object, Cost>();
-  const byContent = new Map<string, Cost>();
+  const stats: CacheCounters = { tokenized: 0, identityHits: 0, contentHits: 0 };
+  const measuring: Measuring = {
+    counters: createTextCounters(options.countText, stats),
+    overhead,
+    layout: options.layout,
+  };
+  const costOf = createMessageCostCache(
+    (message) => measureMessage(message, measuring),
+    options.contentCacheSize ?? 100_000,
+    stats,
+  );
+  const toolCost = createToolCostCache(measuring, options.renderTool ?? renderToolAsWireJson);
+  const sum = createListSummer(costOf);
+  const messageTokens = (message: Message): number => {
+    const cost = costOf(message);
+    return cost.content + cost.framing + Math.ceil(cost.content * overhead.marginRatio);
+  };
+
+  return {
+    estimate(request) {
+      const parts: RequestParts = {
+        history: sum(request.history),
+        continuation: sum(request.continuation),
+        current: costOf(request.currentRequest),
+        system: measureSystem(request, measuring),
+        tools: sumToolCosts(request.tools, toolCost),
+      };
+      const categories = categoriesOf(parts, overhead.marginRatio);
+      const tokens =
+        categories.instructions +
+        categories.checkpoint +
+        categories.history +
+        categories.request +
+        categories.continuation +
+        categories.toolSchemas +
+        categories.overhead;
+      return { tokens, method: options.method, confidence: options.confidence, categories };
+    },
+    countMessage: messageTokens,
+    countMessages: (messages) => messages.map(messageTokens),
+    stats: () => ({ tokenized: stats.tokenized, identityHits: stats.identityHits, contentHits: stats.contentHits }),
+  };
+}
+
+type CacheCounters = { -readonly [K in keyof EstimatorCacheStats]: number };
+
+interface TextCounters {
+  /** Tokens of a piece of content (counted as tokenized). */
+  readonly countText: (text: string) => number;
+  /** Like `countText`, for long texts that repeat on every step (instructions, checkpoint). */
+  readonly countRepeatedText: (text: string) => number;
+  /** A chat layout's pieces: template text as framing, content (less its own frame) as content. */
+  readonly countPieces: (pieces: readonly LayoutPiece[], count?: (text: string) => number) => Cost;
+}
+
+/** What every measurement of a request part needs. */
+interface Measuring {
+  readonly counters: TextCounters;
+  readonly overhead: FramingOverhead;
+  readonly layout: ChatLayout | undefined;
+}
+
+function createTextCounters(count: (text: string) => number, stats: CacheCounters): TextCounters {
   const byText = new Map<string, number>();
-  const toolsBySchema = new WeakMap<
-    object,
-    { readonly name: string; readonly description: string; readonly cost: Cost }
-  >();
-  const { layout } = options;
   const frames = new Map<string, number>();
-  let tokenized = 0;
-  let identityHits = 0;
-  let contentHits = 0;
 
   const countText = (text: string): number => {
     if (text.length === 0) return 0;
-    tokenized += 1;
-    return options.countText(text);
+    stats.tokenized += 1;
+    return count(text);
   };
 
   // Instructions and checkpoint are long and repeat on every step: keep the last few.
@@ -157,14 +208,14 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
     if (text.length === 0) return 0;
     let tokens = frames.get(text);
     if (tokens === undefined) {
-      tokens = options.countText(text);
+      tokens = count(text);
       if (frames.size >= 1024) frames.delete(frames.keys().next().value as string);
       frames.set(text, tokens);
     }
     return tokens;
   };
 
-  const countPieces = (pieces: readonly LayoutPiece[], count: (text: string) => number = countText): Cost => {
+  const countPieces = (pieces: readonly LayoutPiece[], countContent: (text: string) => number = countText): Cost => {
     let content = 0;
     let framing = 0;
     for (const piece of pieces) {
@@ -174,7 +225,7 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
       }
       const before = piece.before ?? '';
       const after = piece.after ?? '';
-      const total = count(before + piece.content + after);
+      const total = countContent(before + piece.content + after);
       const frame = Math.min(total, countFrame(before) + countFrame(after));
       content += total - frame;
       framing += frame;
@@ -182,52 +233,73 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
     return { content, framing };
   };
 
-  const measureAssistant = (message: AssistantMessage): Cost => {
-    let content = 0;
-    let framing = overhead.perMessage;
-    for (const part of message.content) {
-      switch (part.type) {
-        case 'text':
-          content += countText(part.text);
-          break;
-        case 'reasoning':
-          content += countText(part.text) + opaqueTokens(part.providerMetadata);
-          framing += overhead.perReasoning;
-          break;
-        case 'tool-call':
-          content +=
-            countText(part.toolName) +
-            countText(part.toolCallId) +
-            countText(JSON.stringify(part.input)) +
-            opaqueTokens(part.providerMetadata);
-          framing += overhead.perToolCall;
-          break;
-      }
+  return { countText, countRepeatedText, countPieces };
+}
+
+function measureAssistant(
+  message: AssistantMessage,
+  countText: (text: string) => number,
+  overhead: FramingOverhead,
+): Cost {
+  let content = 0;
+  let framing = overhead.perMessage;
+  for (const part of message.content) {
+    switch (part.type) {
+      case 'text':
+        content += countText(part.text);
+        break;
+      case 'reasoning':
+        content += countText(part.text) + opaqueTokens(part.providerMetadata);
+        framing += overhead.perReasoning;
+        break;
+      case 'tool-call':
+        content +=
+          countText(part.toolName) +
+          countText(part.toolCallId) +
+          countText(JSON.stringify(part.input)) +
+          opaqueTokens(part.providerMetadata);
+        framing += overhead.perToolCall;
+        break;
     }
-    return { content, framing };
-  };
+  }
+  return { content, framing };
+}
 
-  const measureTool = (message: ToolMessage): Cost => {
-    let content = 0;
-    let framing = overhead.perMessage;
-    for (const part of message.content) {
-      const value = part.output.type === 'json' ? JSON.stringify(part.output.value) : part.output.value;
-      content += countText(part.toolName) + countText(part.toolCallId) + countText(value);
-      framing += overhead.perToolResult;
-    }
-    return { content, framing };
-  };
+function measureToolMessage(
+  message: ToolMessage,
+  countText: (text: string) => number,
+  overhead: FramingOverhead,
+): Cost {
+  let content = 0;
+  let framing = overhead.perMessage;
+  for (const part of message.content) {
+    const value = part.output.type === 'json' ? JSON.stringify(part.output.value) : part.output.value;
+    content += countText(part.toolName) + countText(part.toolCallId) + countText(value);
+    framing += overhead.perToolResult;
+  }
+  return { content, framing };
+}
 
-  const measure = (message: Message): Cost => {
-    if (layout !== undefined) return countPieces(layout.message(message));
-    if (message.role === 'user') return { content: countText(message.content), framing: overhead.perMessage };
-    return message.role === 'assistant' ? measureAssistant(message) : measureTool(message);
-  };
+function measureMessage(message: Message, { counters, overhead, layout }: Measuring): Cost {
+  if (layout !== undefined) return counters.countPieces(layout.message(message));
+  if (message.role === 'user') return { content: counters.countText(message.content), framing: overhead.perMessage };
+  return message.role === 'assistant'
+    ? measureAssistant(message, counters.countText, overhead)
+    : measureToolMessage(message, counters.countText, overhead);
+}
 
-  const costOf = (message: Message): Cost => {
+/** A message's cost, found by object identity, else by the hash of its canonical JSON, else measured. */
+function createMessageCostCache(
+  measure: (message: Message) => Cost,
+  contentCacheSize: number,
+  stats: CacheCounters,
+): (message: Message) => Cost {
+  const byIdentity = new WeakMap<object, Cost>();
+  const byContent = new Map<string, Cost>();
+  return (message) => {
     const known = byIdentity.get(message);
     if (known !== undefined) {
-      identityHits += 1;
+      stats.identityHits += 1;
       return known;
     }
     const key = sha256Hex(canonicalJsonStringify(message as unknown as JsonValue));
@@ -237,53 +309,69 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
       if (byContent.size >= contentCacheSize) byContent.delete(byContent.keys().next().value as string);
       byContent.set(key, cost);
     } else {
-      contentHits += 1;
+      stats.contentHits += 1;
     }
     byIdentity.set(message, cost);
     return cost;
   };
+}
 
-  const toolCost = (tool: ToolDefinition): Cost => {
+function createToolCostCache(
+  { counters, overhead, layout }: Measuring,
+  renderTool: (tool: ToolDefinition) => string,
+): (tool: ToolDefinition) => Cost {
+  const toolsBySchema = new WeakMap<
+    object,
+    { readonly name: string; readonly description: string; readonly cost: Cost }
+  >();
+  return (tool) => {
     const known = toolsBySchema.get(tool.inputSchema);
     if (known !== undefined && known.name === tool.name && known.description === tool.description) return known.cost;
     const cost =
       layout === undefined
-        ? { content: countRepeatedText(renderTool(tool)), framing: overhead.perToolDefinition }
-        : countPieces(layout.tool(tool), countRepeatedText);
+        ? { content: counters.countRepeatedText(renderTool(tool)), framing: overhead.perToolDefinition }
+        : counters.countPieces(layout.tool(tool), counters.countRepeatedText);
     toolsBySchema.set(tool.inputSchema, { name: tool.name, description: tool.description, cost });
     return cost;
   };
+}
 
-  const measureSystem = (
-    request: ModelRequest,
-  ): { readonly instructions: Cost; readonly checkpoint: Cost; readonly request: number } => {
-    if (layout === undefined) {
-      const checkpointTokens = request.checkpoint === undefined ? 0 : countRepeatedText(request.checkpoint);
-      return {
-        instructions: { content: countRepeatedText(request.instructions), framing: overhead.perMessage },
-        checkpoint: { content: checkpointTokens, framing: request.checkpoint === undefined ? 0 : overhead.perMessage },
-        request: overhead.perRequest,
-      };
-    }
-    const context = { hasTools: request.tools.length > 0 };
-    const framing = countPieces(layout.request(context));
+interface SystemCost {
+  readonly instructions: Cost;
+  readonly checkpoint: Cost;
+  readonly request: number;
+}
+
+function measureSystem(request: ModelRequest, { counters, overhead, layout }: Measuring): SystemCost {
+  const { countRepeatedText, countPieces } = counters;
+  if (layout === undefined) {
+    const checkpointTokens = request.checkpoint === undefined ? 0 : countRepeatedText(request.checkpoint);
     return {
-      instructions: countPieces(layout.instructions(request.instructions, context), countRepeatedText),
-      checkpoint:
-        request.checkpoint === undefined
-          ? NO_COST
-          : countPieces(layout.checkpoint(request.checkpoint), countRepeatedText),
-      request: framing.content + framing.framing,
+      instructions: { content: countRepeatedText(request.instructions), framing: overhead.perMessage },
+      checkpoint: { content: checkpointTokens, framing: request.checkpoint === undefined ? 0 : overhead.perMessage },
+      request: overhead.perRequest,
     };
+  }
+  const context = { hasTools: request.tools.length > 0 };
+  const framing = countPieces(layout.request(context));
+  return {
+    instructions: countPieces(layout.instructions(request.instructions, context), countRepeatedText),
+    checkpoint:
+      request.checkpoint === undefined
+        ? NO_COST
+        : countPieces(layout.checkpoint(request.checkpoint), countRepeatedText),
+    request: framing.content + framing.framing,
   };
+}
 
-  /*
-   * Sums of recent message lists. A growing session passes a list that begins with the previous
-   * one; confirming that by comparing object identities is much cheaper than looking every
-   * message up again, so only the appended messages are visited.
-   */
+/*
+ * Sums of recent message lists. A growing session passes a list that begins with the previous
+ * one; confirming that by comparing object identities is much cheaper than looking every
+ * message up again, so only the appended messages are visited.
+ */
+function createListSummer(costOf: (message: Message) => Cost): (messages: readonly Message[]) => Cost {
   const recentSums: { readonly messages: readonly Message[]; readonly cost: Cost }[] = [];
-  const sum = (messages: readonly Message[]): Cost => {
+  return (messages) => {
     let start = 0;
     let content = 0;
     let framing = 0;
@@ -310,62 +398,53 @@ export function createRequestEstimator(options: RequestEstimatorOptions): Reques
     }
     return cost;
   };
+}
 
-  const messageTokens = (message: Message): number => {
-    const cost = costOf(message);
-    return cost.content + cost.framing + Math.ceil(cost.content * overhead.marginRatio);
-  };
+function sumToolCosts(tools: readonly ToolDefinition[], toolCost: (tool: ToolDefinition) => Cost): Cost {
+  let content = 0;
+  let framing = 0;
+  for (const tool of tools) {
+    const cost = toolCost(tool);
+    content += cost.content;
+    framing += cost.framing;
+  }
+  return { content, framing };
+}
 
+interface RequestParts {
+  readonly history: Cost;
+  readonly continuation: Cost;
+  readonly current: Cost;
+  readonly system: SystemCost;
+  readonly tools: Cost;
+}
+
+function categoriesOf(
+  { history, continuation, current, system, tools }: RequestParts,
+  marginRatio: number,
+): TokenCategories {
+  const content =
+    system.instructions.content +
+    system.checkpoint.content +
+    history.content +
+    current.content +
+    continuation.content +
+    tools.content;
+  const framing =
+    system.request +
+    system.instructions.framing +
+    system.checkpoint.framing +
+    history.framing +
+    current.framing +
+    continuation.framing +
+    tools.framing;
   return {
-    estimate(request) {
-      const history = sum(request.history);
-      const continuation = sum(request.continuation);
-      const current = costOf(request.currentRequest);
-      const system = measureSystem(request);
-      let toolSchemas = 0;
-      let toolFraming = 0;
-      for (const tool of request.tools) {
-        const cost = toolCost(tool);
-        toolSchemas += cost.content;
-        toolFraming += cost.framing;
-      }
-
-      const content =
-        system.instructions.content +
-        system.checkpoint.content +
-        history.content +
-        current.content +
-        continuation.content +
-        toolSchemas;
-      const framing =
-        system.request +
-        system.instructions.framing +
-        system.checkpoint.framing +
-        history.framing +
-        current.framing +
-        continuation.framing +
-        toolFraming;
-      const categories: TokenCategories = {
-        instructions: system.instructions.content,
-        checkpoint: system.checkpoint.content,
-        history: history.content,
-        request: current.content,
-        continuation: continuation.content,
-        toolSchemas,
-        overhead: framing + Math.ceil(content * overhead.marginRatio),
-      };
-      const tokens =
-        categories.instructions +
-        categories.checkpoint +
-        categories.history +
-        categories.request +
-        categories.continuation +
-        categories.toolSchemas +
-        categories.overhead;
-      return { tokens, method: options.method, confidence: options.confidence, categories };
-    },
-    countMessage: messageTokens,
-    countMessages: (messages) => messages.map(messageTokens),
-    stats: () => ({ tokenized, identityHits, contentHits }),
+    instructions: system.instructions.content,
+    checkpoint: system.checkpoint.content,
+    history: history.content,
+    request: current.content,
+    continuation: continuation.content,
+    toolSchemas: tools.content,
+    overhead: framing + Math.ceil(content * marginRatio),
   };
 }

@@ -248,6 +248,15 @@ export function validateMemoryUpdate(update: unknown, context: MemoryValidationC
       `a ${input.kind} needs "evidence": a user message ({"source":"user","quote":"..."}), a tool call with a result ({"source":"tool-call","toolCallId":"..."}) or an observed artifact ({"source":"artifact","uri":"file:..."}).`,
     );
   }
+  const textRejection = rejectText(input, caps);
+  if (textRejection !== undefined) return textRejection;
+  const resolved = resolveEvidence(input.evidence, context);
+  if (!resolved.ok) return resolved.rejection;
+  return acceptUpdate(input, resolved.evidence, context, caps);
+}
+
+/** The rejection of a text field that is too long or states policy; undefined when every field is fine. */
+function rejectText(input: MemoryUpdate, caps: CheckpointCaps): MemoryValidation | undefined {
   const fields = textFields(input);
   for (const [name, text] of fields) {
     if (text.length > caps.maxMemoryTextChars) {
@@ -266,60 +275,27 @@ export function validateMemoryUpdate(update: unknown, context: MemoryValidationC
       );
     }
   }
-  const resolved = resolveEvidence(input.evidence, context);
-  if (!resolved.ok) return resolved.rejection;
-  const { evidence } = resolved;
-  const seq = context.seq;
+  return undefined;
+}
 
+type UpdateOf<Kind extends MemoryUpdate['kind']> = Extract<MemoryUpdate, { kind: Kind }>;
+
+function acceptUpdate(
+  input: MemoryUpdate,
+  evidence: EvidenceRef,
+  context: MemoryValidationContext,
+  caps: CheckpointCaps,
+): MemoryValidation {
+  const seq = context.seq;
   switch (input.kind) {
     case 'plan': {
       const steps = validatePlan(input.steps, context, caps);
       return Array.isArray(steps) ? { ok: true, update: { kind: 'plan', steps, seq } } : steps;
     }
-    case 'decision': {
-      if (context.memory.decisions.some((decision) => decision.id === input.id)) {
-        return reject(
-          'duplicate-decision',
-          `decision "${input.id}" already exists; record a new id with "supersedes":"${input.id}" to change it.`,
-        );
-      }
-      if (
-        input.supersedes !== undefined &&
-        !context.memory.decisions.some((decision) => decision.id === input.supersedes)
-      ) {
-        return reject('unknown-decision', `supersedes "${input.supersedes}" names no recorded decision.`);
-      }
-      return {
-        ok: true,
-        update: {
-          kind: 'decision',
-          record: {
-            id: input.id,
-            topic: input.topic ?? null,
-            decision: input.decision,
-            rationale: input.rationale,
-            supersedes: input.supersedes ?? null,
-            evidence,
-            seq,
-          },
-        },
-      };
-    }
-    case 'fact': {
-      const uris = input.dependsOn ?? [];
-      if (uris.length === 0 && derivesFromFile(evidence, context)) {
-        return reject(
-          'missing-dependencies',
-          `fact "${input.key}" comes from a file; list that file in "dependsOn" (e.g. ["file:src/app.ts"]) so the fact is checked when the file changes.`,
-        );
-      }
-      const dependsOn = resolveDependencies(uris, context);
-      if (!Array.isArray(dependsOn)) return dependsOn;
-      return {
-        ok: true,
-        update: { kind: 'fact', record: { key: input.key, value: input.value, evidence, dependsOn, seq } },
-      };
-    }
+    case 'decision':
+      return acceptDecision(input, evidence, context);
+    case 'fact':
+      return acceptFact(input, evidence, context);
     case 'rejected_approach':
       return {
         ok: true,
@@ -335,20 +311,79 @@ export function validateMemoryUpdate(update: unknown, context: MemoryValidationC
         },
       };
     case 'constraint':
-      if (evidence.source !== 'user') {
-        return reject(
-          'constraint-not-from-user',
-          'only the user sets constraints; cite the user message that states it.',
-        );
-      }
-      if (!userStates(context.userMessages.get(evidence.messageIndex) ?? '', input.text)) {
-        return reject(
-          'constraint-not-from-user',
-          `user message ${evidence.messageIndex} does not state this constraint; only the user sets constraints, so record one in the user's own words and cite the message that says it.`,
-        );
-      }
-      return { ok: true, update: { kind: 'constraint', record: { text: input.text, evidence, seq } } };
+      return acceptConstraint(input, evidence, context);
     case 'next_action':
       return { ok: true, update: { kind: 'next_action', record: { text: input.text, evidence, seq } } };
   }
+}
+
+function acceptDecision(
+  input: UpdateOf<'decision'>,
+  evidence: EvidenceRef,
+  context: MemoryValidationContext,
+): MemoryValidation {
+  if (context.memory.decisions.some((decision) => decision.id === input.id)) {
+    return reject(
+      'duplicate-decision',
+      `decision "${input.id}" already exists; record a new id with "supersedes":"${input.id}" to change it.`,
+    );
+  }
+  if (
+    input.supersedes !== undefined &&
+    !context.memory.decisions.some((decision) => decision.id === input.supersedes)
+  ) {
+    return reject('unknown-decision', `supersedes "${input.supersedes}" names no recorded decision.`);
+  }
+  return {
+    ok: true,
+    update: {
+      kind: 'decision',
+      record: {
+        id: input.id,
+        topic: input.topic ?? null,
+        decision: input.decision,
+        rationale: input.rationale,
+        supersedes: input.supersedes ?? null,
+        evidence,
+        seq: context.seq,
+      },
+    },
+  };
+}
+
+function acceptFact(
+  input: UpdateOf<'fact'>,
+  evidence: EvidenceRef,
+  context: MemoryValidationContext,
+): MemoryValidation {
+  const uris = input.dependsOn ?? [];
+  if (uris.length === 0 && derivesFromFile(evidence, context)) {
+    return reject(
+      'missing-dependencies',
+      `fact "${input.key}" comes from a file; list that file in "dependsOn" (e.g. ["file:src/app.ts"]) so the fact is checked when the file changes.`,
+    );
+  }
+  const dependsOn = resolveDependencies(uris, context);
+  if (!Array.isArray(dependsOn)) return dependsOn;
+  return {
+    ok: true,
+    update: { kind: 'fact', record: { key: input.key, value: input.value, evidence, dependsOn, seq: context.seq } },
+  };
+}
+
+function acceptConstraint(
+  input: UpdateOf<'constraint'>,
+  evidence: EvidenceRef,
+  context: MemoryValidationContext,
+): MemoryValidation {
+  if (evidence.source !== 'user') {
+    return reject('constraint-not-from-user', 'only the user sets constraints; cite the user message that states it.');
+  }
+  if (!userStates(context.userMessages.get(evidence.messageIndex) ?? '', input.text)) {
+    return reject(
+      'constraint-not-from-user',
+      `user message ${evidence.messageIndex} does not state this constraint; only the user sets constraints, so record one in the user's own words and cite the message that says it.`,
+    );
+  }
+  return { ok: true, update: { kind: 'constraint', record: { text: input.text, evidence, seq: context.seq } } };
 }

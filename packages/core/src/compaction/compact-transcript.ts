@@ -21,7 +21,13 @@ import {
 } from '../checkpoint/working-set.js';
 import { finishCheckpoint, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import { ensureCoverage } from './coverage-gate.js';
-import { compactorCost, runStrategy, type CompactionStrategySetting, type CompactorCost } from './strategies.js';
+import {
+  compactorCost,
+  runStrategy,
+  type CompactionStrategySetting,
+  type CompactorCost,
+  type StrategyOutcome,
+} from './strategies.js';
 import { compactionRequired, type CostGateDecision } from './cost-gate.js';
 import { evaluateCompactionGate } from './priced-cost-gate.js';
 import type { CompactionEvent, CompactionStrategyName, CompactionTrigger } from './events.js';
@@ -256,29 +262,10 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   const caps = options.caps ?? CHECKPOINT_CAPS;
   const estimate = options.estimate ?? ((request: ModelRequest) => options.model.estimateRequestTokens(request));
   const before = options.before ?? (await estimate(options.request));
-  const { step, trigger, emit } = options;
-  let { sizing, skip } = await size(options, caps, before);
-  // Files in hand are worth keeping only inside a checkpoint that still makes the request smaller;
-  // a small session whose reads are most of what would be summarized compacts without them.
-  if (sizing !== undefined && options.workingSet !== undefined && sizing.estimate.tokens >= before.tokens) {
-    const { workingSet: _files, ...withoutFiles } = options;
-    ({ sizing, skip } = await size(withoutFiles, caps, before));
-  }
-  if (sizing === undefined) {
-    const plan = skip ?? { reason: 'nothing_to_compact' as const, message: 'there is nothing to compact' };
-    emit({
-      type: 'context.compaction.skipped',
-      step,
-      trigger,
-      reason: plan.reason,
-      message: plan.message,
-      tokensBefore: before.tokens,
-      ...(options.current === undefined ? {} : { checkpointId: options.current.id }),
-    });
-    return { kind: 'skipped', reason: plan.reason, message: plan.message };
-  }
+  const { sizing, skip } = await sizeKeepingFilesOnlyIfSmaller(options, caps, before);
+  if (sizing === undefined) return skipNothingToCompact(options, before, skip);
   // A required compaction (see compactionRequired) must leave a request that fits.
-  if (compactionRequired(trigger) && sizing.budget.overBudget) {
+  if (compactionRequired(options.trigger) && sizing.budget.overBudget) {
     return {
       kind: 'limit',
       message: limitMessage(
@@ -288,109 +275,195 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
       budget: sizing.budget,
     };
   }
-
   const tailStart = sizing.plan.tailStart;
-  const sourceRange = { start: 0, end: tailStart };
-  const strategyName: CompactionStrategyName = options.strategy.kind;
-  const noSavings = (after: number): CompactTranscriptResult => {
-    const message = `a checkpoint of messages ${formatMessageRange(0, tailStart)} would not make the request smaller (~${formatTokens(before.tokens)} → ~${formatTokens(after)} tokens), so none was made`;
-    emit({
-      type: 'context.compaction.skipped',
-      step,
-      trigger,
-      reason: 'no_savings',
-      message,
-      strategy: strategyName,
-      tokensBefore: before.tokens,
-      wouldReclaimTokens: before.tokens - after,
-      sourceRange,
-    });
-    return { kind: 'skipped', reason: 'no_savings', message };
+  const run: CompactionRun = {
+    options,
+    caps,
+    estimate,
+    before,
+    sizing,
+    tailStart,
+    sourceRange: { start: 0, end: tailStart },
+    strategyName: options.strategy.kind,
+    previousCheckpointId: options.current?.id,
   };
   if (options.strategy.kind === 'forge-state' && sizing.estimate.tokens >= before.tokens)
-    return noSavings(sizing.estimate.tokens);
-  let costGate: CostGateDecision | undefined;
-  let cost: CompactorCost | undefined;
-  if (trigger !== 'manual') {
-    cost = await compactorCost(options, tailStart);
-    const compactor = options.strategy.kind === 'model-structured' ? options.strategy.compactor : undefined;
-    const prices = options.model.capabilities.prices;
-    costGate = evaluateCompactionGate({
-      reclaimedTokens: before.tokens - sizing.estimate.tokens,
-      afterTokens: sizing.estimate.tokens,
-      compactorInputTokens: cost.inputTokens,
-      compactorOutputTokens: cost.outputTokens,
-      before: before.categories,
-      ...(options.cacheReadTokens === undefined ? {} : { cacheReadTokens: options.cacheReadTokens }),
-      ...(prices === undefined ? {} : { prices }),
-      ...(compactor === undefined ? {} : { compactor: { prices: compactor.capabilities.prices } }),
-      ...(options.model.capabilities.promptCache === undefined
-        ? {}
-        : { promptCache: options.model.capabilities.promptCache }),
-      ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
-      ...(options.checkpointChanged === true ? { checkpointChanged: true } : {}),
-      required: compactionRequired(trigger),
-    });
-    if (!costGate.compact) {
-      const message = declinedMessage(costGate);
-      emit({
-        type: 'context.compaction.skipped',
-        step,
-        trigger,
-        reason: 'cost_gate',
-        message,
-        strategy: strategyName,
-        tokensBefore: before.tokens,
-        wouldReclaimTokens: costGate.reclaimedTokens,
-        sourceRange,
-        costGate,
-      });
-      return { kind: 'skipped', reason: 'cost_gate', message, costGate };
-    }
-  }
+    return noSavings(run, sizing.estimate.tokens);
+  const gate = await passCostGate(run);
+  if (gate.declined !== undefined) return gate.declined;
+  await emitStarted(run, gate.cost);
+  const outcome = await runStrategyReportingFailures(run);
+  if (outcome.kind === 'failed') return outcome.result;
+  const chosen = await coveredAndValid(run, outcome);
+  if (chosen.kind === 'failed') return chosen.result;
+  return installChosen(run, chosen, gate.costGate);
+}
 
+/** One compaction in progress, once its range is sized. */
+interface CompactionRun {
+  readonly options: CompactTranscriptOptions;
+  readonly caps: CheckpointCaps;
+  readonly estimate: (request: ModelRequest) => Promise<TokenEstimate>;
+  readonly before: TokenEstimate;
+  readonly sizing: Sizing;
+  readonly tailStart: number;
+  readonly sourceRange: { readonly start: number; readonly end: number };
+  readonly strategyName: CompactionStrategyName;
+  readonly previousCheckpointId: string | undefined;
+}
+
+type Failed = { readonly kind: 'failed'; readonly result: CompactTranscriptResult };
+
+/**
+ * Files in hand are worth keeping only inside a checkpoint that still makes the request smaller;
+ * a small session whose reads are most of what would be summarized compacts without them.
+ */
+async function sizeKeepingFilesOnlyIfSmaller(
+  options: CompactTranscriptOptions,
+  caps: CheckpointCaps,
+  before: TokenEstimate,
+): Promise<{ sizing?: Sizing; skip?: Extract<CompactionPlan, { kind: 'skip' }> }> {
+  const sized = await size(options, caps, before);
+  if (sized.sizing === undefined || options.workingSet === undefined || sized.sizing.estimate.tokens < before.tokens)
+    return sized;
+  const { workingSet: _files, ...withoutFiles } = options;
+  return size(withoutFiles, caps, before);
+}
+
+function skipNothingToCompact(
+  options: CompactTranscriptOptions,
+  before: TokenEstimate,
+  skip: Extract<CompactionPlan, { kind: 'skip' }> | undefined,
+): CompactTranscriptResult {
+  const plan = skip ?? { reason: 'nothing_to_compact' as const, message: 'there is nothing to compact' };
+  options.emit({
+    type: 'context.compaction.skipped',
+    step: options.step,
+    trigger: options.trigger,
+    reason: plan.reason,
+    message: plan.message,
+    tokensBefore: before.tokens,
+    ...(options.current === undefined ? {} : { checkpointId: options.current.id }),
+  });
+  return { kind: 'skipped', reason: plan.reason, message: plan.message };
+}
+
+function noSavings(
+  { options, before, tailStart, strategyName, sourceRange }: CompactionRun,
+  after: number,
+): CompactTranscriptResult {
+  const message = `a checkpoint of messages ${formatMessageRange(0, tailStart)} would not make the request smaller (~${formatTokens(before.tokens)} → ~${formatTokens(after)} tokens), so none was made`;
+  options.emit({
+    type: 'context.compaction.skipped',
+    step: options.step,
+    trigger: options.trigger,
+    reason: 'no_savings',
+    message,
+    strategy: strategyName,
+    tokensBefore: before.tokens,
+    wouldReclaimTokens: before.tokens - after,
+    sourceRange,
+  });
+  return { kind: 'skipped', reason: 'no_savings', message };
+}
+
+/** Automatic compactions pass the cost gate first (a required one always passes); manual ones skip it. */
+async function passCostGate(run: CompactionRun): Promise<{
+  readonly costGate?: CostGateDecision;
+  readonly cost?: CompactorCost;
+  readonly declined?: CompactTranscriptResult;
+}> {
+  const { options, before, sizing, tailStart } = run;
+  if (options.trigger === 'manual') return {};
+  const cost = await compactorCost(options, tailStart);
+  const compactor = options.strategy.kind === 'model-structured' ? options.strategy.compactor : undefined;
+  const prices = options.model.capabilities.prices;
+  const costGate = evaluateCompactionGate({
+    reclaimedTokens: before.tokens - sizing.estimate.tokens,
+    afterTokens: sizing.estimate.tokens,
+    compactorInputTokens: cost.inputTokens,
+    compactorOutputTokens: cost.outputTokens,
+    before: before.categories,
+    ...(options.cacheReadTokens === undefined ? {} : { cacheReadTokens: options.cacheReadTokens }),
+    ...(prices === undefined ? {} : { prices }),
+    ...(compactor === undefined ? {} : { compactor: { prices: compactor.capabilities.prices } }),
+    ...(options.model.capabilities.promptCache === undefined
+      ? {}
+      : { promptCache: options.model.capabilities.promptCache }),
+    ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
+    ...(options.checkpointChanged === true ? { checkpointChanged: true } : {}),
+    required: compactionRequired(options.trigger),
+  });
+  if (costGate.compact) return { costGate, cost };
+  const message = declinedMessage(costGate);
+  options.emit({
+    type: 'context.compaction.skipped',
+    step: options.step,
+    trigger: options.trigger,
+    reason: 'cost_gate',
+    message,
+    strategy: run.strategyName,
+    tokensBefore: before.tokens,
+    wouldReclaimTokens: costGate.reclaimedTokens,
+    sourceRange: run.sourceRange,
+    costGate,
+  });
+  return { costGate, cost, declined: { kind: 'skipped', reason: 'cost_gate', message, costGate } };
+}
+
+async function emitStarted(run: CompactionRun, cost: CompactorCost | undefined): Promise<void> {
+  const { options, tailStart } = run;
   const disclosure =
     options.strategy.kind === 'model-structured' ? (cost ?? (await compactorCost(options, tailStart))) : undefined;
-  emit({
+  options.emit({
     type: 'context.compaction.started',
-    step,
-    trigger,
-    strategy: strategyName,
+    step: options.step,
+    trigger: options.trigger,
+    strategy: run.strategyName,
     mode: options.mode,
-    tokensBefore: before.tokens,
-    sourceRange,
+    tokensBefore: run.before.tokens,
+    sourceRange: run.sourceRange,
     ...(disclosure?.disclosure === undefined ? {} : { compactor: disclosure.disclosure }),
     ...(options.focus === undefined ? {} : { focus: options.focus }),
   });
+}
 
+function requestWith(run: CompactionRun): (built: BuiltCheckpoint) => ModelRequest {
+  return (built) => withCheckpoint(run.options.request, built, historyAfter(run.options, built, run.tailStart));
+}
+
+/** Builds with the chosen strategy; a strategy that failed and fell back to forge-state is reported as such. */
+async function runStrategyReportingFailures(
+  run: CompactionRun,
+): Promise<Failed | Extract<StrategyOutcome, { kind: 'built' }>> {
+  const { options, previousCheckpointId } = run;
   const outcome = await runStrategy(options, {
-    base: sizing.built.checkpoint as ForgeStateCheckpoint,
-    tailStart,
-    caps,
+    base: run.sizing.built.checkpoint as ForgeStateCheckpoint,
+    tailStart: run.tailStart,
+    caps: run.caps,
     budgetOf: (value) => budgetOf(options, value),
-    estimate,
-    withCheckpoint: (built) => withCheckpoint(options.request, built, historyAfter(options, built, tailStart)),
+    estimate: run.estimate,
+    withCheckpoint: requestWith(run),
   });
-  const previousCheckpointId = options.current?.id;
   if (outcome.kind === 'failed') {
-    emit({
+    options.emit({
       type: 'context.compaction.failed',
-      step,
-      trigger,
-      strategy: strategyName,
+      step: options.step,
+      trigger: options.trigger,
+      strategy: run.strategyName,
       reason: outcome.reason,
       message: outcome.message,
       error: outcome.error,
       fallback: 'none',
       ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
     });
-    return { kind: 'failed', reason: outcome.reason, message: outcome.message };
+    return { kind: 'failed', result: { kind: 'failed', reason: outcome.reason, message: outcome.message } };
   }
   for (const failure of outcome.failures) {
-    emit({
+    options.emit({
       type: 'context.compaction.failed',
-      step,
-      trigger,
+      step: options.step,
+      trigger: options.trigger,
       strategy: failure.strategy,
       reason: failure.reason,
       message: failure.message,
@@ -399,38 +472,52 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
       ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
     });
   }
+  return outcome;
+}
+
+interface Chosen {
+  readonly kind: 'chosen';
+  readonly built: BuiltCheckpoint;
+  readonly estimate: TokenEstimate;
+  readonly fellBack: boolean;
+}
+
+/** The checkpoint to install: covered (repaired or refused, see `ensureCoverage`) and valid. */
+async function coveredAndValid(
+  run: CompactionRun,
+  outcome: Extract<StrategyOutcome, { kind: 'built' }>,
+): Promise<Failed | Chosen> {
+  const { options, sizing, caps, previousCheckpointId } = run;
   const covered = await ensureCoverage(options, {
     chosen: { built: outcome.built ?? sizing.built, estimate: outcome.estimate ?? sizing.estimate },
     ...(outcome.built === undefined ? {} : { fallback: { built: sizing.built, estimate: sizing.estimate } }),
     caps,
-    estimate,
+    estimate: run.estimate,
     ...(sizing.files === undefined ? {} : { workingSet: sizing.files }),
-    withCheckpoint: (built) => withCheckpoint(options.request, built, historyAfter(options, built, tailStart)),
+    withCheckpoint: requestWith(run),
   });
   if (covered.kind === 'refused') {
-    emit({
+    options.emit({
       type: 'context.compaction.failed',
-      step,
-      trigger,
-      strategy: strategyName,
+      step: options.step,
+      trigger: options.trigger,
+      strategy: run.strategyName,
       reason: 'coverage',
       message: covered.message,
       error: { code: 'checkpoint_coverage', message: covered.message, isRetryable: false },
       fallback: 'none',
       ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
     });
-    return { kind: 'failed', reason: 'coverage', message: covered.message };
+    return { kind: 'failed', result: { kind: 'failed', reason: 'coverage', message: covered.message } };
   }
   const chosen = covered.built;
-  const chosenEstimate = covered.estimate;
-  const fellBack = outcome.failures.length > 0 || covered.fellBack;
   const validation = validateCheckpoint(chosen.checkpoint, options.transcript.length, caps);
   if (!validation.ok) {
     const message = `the ${chosen.checkpoint.strategy} checkpoint failed validation: ${validation.errors.slice(0, 3).join('; ')}`;
-    emit({
+    options.emit({
       type: 'context.compaction.failed',
-      step,
-      trigger,
+      step: options.step,
+      trigger: options.trigger,
       strategy: chosen.checkpoint.strategy,
       reason: 'validation',
       message,
@@ -438,12 +525,26 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
       fallback: 'none',
       ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
     });
-    return { kind: 'failed', reason: 'validation', message };
+    return { kind: 'failed', result: { kind: 'failed', reason: 'validation', message } };
   }
+  return {
+    kind: 'chosen',
+    built: chosen,
+    estimate: covered.estimate,
+    fellBack: outcome.failures.length > 0 || covered.fellBack,
+  };
+}
 
+/** Shadow mode stops here; otherwise `install` makes the checkpoint durable before the new view is reported. */
+async function installChosen(
+  run: CompactionRun,
+  { built: chosen, estimate: chosenEstimate, fellBack }: Chosen,
+  costGate: CostGateDecision | undefined,
+): Promise<CompactTranscriptResult> {
+  const { options, before, tailStart, sourceRange } = run;
   const tokensAfter = chosenEstimate.tokens;
   const reclaimedTokens = before.tokens - tokensAfter;
-  if (reclaimedTokens <= 0) return noSavings(tokensAfter);
+  if (reclaimedTokens <= 0) return noSavings(run, tokensAfter);
   const history = historyAfter(options, chosen, tailStart);
   const facts = {
     built: chosen,
@@ -457,10 +558,10 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
   };
   if (options.mode === 'shadow') {
     const message = `shadow mode: a ${chosen.checkpoint.strategy} checkpoint was built and validated but not installed; it would reclaim ~${formatTokens(reclaimedTokens)} tokens`;
-    emit({
+    options.emit({
       type: 'context.compaction.skipped',
-      step,
-      trigger,
+      step: options.step,
+      trigger: options.trigger,
       reason: 'shadow',
       message,
       strategy: chosen.checkpoint.strategy,
@@ -473,28 +574,12 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     });
     return { kind: 'compacted', installed: false, ...facts };
   }
-  try {
-    await options.install(chosen);
-  } catch (error) {
-    const summary = summarizeError(error);
-    const message = `the checkpoint could not be stored, so the previous one stays current: ${summary.message}`;
-    emit({
-      type: 'context.compaction.failed',
-      step,
-      trigger,
-      strategy: chosen.checkpoint.strategy,
-      reason: 'persistence',
-      message,
-      error: summary,
-      fallback: 'none',
-      ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
-    });
-    return { kind: 'failed', reason: 'persistence', message };
-  }
-  emit({
+  const stored = await storeChosen(run, chosen);
+  if (stored !== undefined) return stored;
+  options.emit({
     type: 'context.compaction.completed',
-    step,
-    trigger,
+    step: options.step,
+    trigger: options.trigger,
     strategy: chosen.checkpoint.strategy,
     mode: options.mode,
     installed: true,
@@ -516,4 +601,28 @@ export async function compactTranscript(options: CompactTranscriptOptions): Prom
     ...(options.focus === undefined ? {} : { focus: options.focus }),
   });
   return { kind: 'compacted', installed: true, ...facts };
+}
+
+/** Installs the checkpoint; the failure result when it could not be stored, else undefined. */
+async function storeChosen(run: CompactionRun, chosen: BuiltCheckpoint): Promise<CompactTranscriptResult | undefined> {
+  const { options, previousCheckpointId } = run;
+  try {
+    await options.install(chosen);
+    return undefined;
+  } catch (error) {
+    const summary = summarizeError(error);
+    const message = `the checkpoint could not be stored, so the previous one stays current: ${summary.message}`;
+    options.emit({
+      type: 'context.compaction.failed',
+      step: options.step,
+      trigger: options.trigger,
+      strategy: chosen.checkpoint.strategy,
+      reason: 'persistence',
+      message,
+      error: summary,
+      fallback: 'none',
+      ...(previousCheckpointId === undefined ? {} : { previousCheckpointId }),
+    });
+    return { kind: 'failed', reason: 'persistence', message };
+  }
 }

@@ -1,12 +1,11 @@
 /* `@forge/core/compaction`: turning a transcript into a checkpoint, and the pieces a session wires into `runAgent`. */
-export { buildForgeState, checkpointIdOf, withStructuredSummary, type BuiltCheckpoint } from './built-checkpoint.js';
+export { buildForgeState, checkpointIdOf, type BuiltCheckpoint } from './built-checkpoint.js';
 export {
   compactTranscript,
   type CompactTranscriptOptions,
   type CompactTranscriptResult,
   type CurrentCheckpointInfo,
 } from './compact-transcript.js';
-export { compactorRequest, parseCompactorReply } from './compactor-model.js';
 export type { ContextManager, FitRequest } from './context-manager.js';
 export type { CompactionGuardLimits } from './guard.js';
 export { CompactionRequestChannel } from './request-compaction-tool.js';
@@ -18,4 +17,4 @@ export {
 export type { CompactionStrategySetting } from './strategies.js';
 export { markStaleReads, readArtifacts } from './stale-reads.js';
 export { chooseProjection, OutputSizeCache, protectedToolOutputTokens } from './projection-plan.js';
-export { applyToolOutputProjection, projectionCandidates, projectToolOutput } from './tool-output-projection.js';
+export { applyToolOutputProjection, projectionCandidates } from './tool-output-projection.js';

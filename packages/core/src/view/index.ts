@@ -9,4 +9,4 @@ export {
   viewHistory,
   type RequestViewCheckpoint,
 } from './request-view.js';
-export { selectRecentTail, selectTail } from './select-tail.js';
+export { selectRecentTail } from './select-tail.js';

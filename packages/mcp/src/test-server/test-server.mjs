@@ -41,8 +41,25 @@ async function serve() {
     stats.calls += 1;
     return handler(input, extra);
   };
-  const text = (value) => ({ content: [{ type: 'text', text: value }] });
+  const tools = { server, z, stats, counted };
+  registerEchoTools(tools);
+  registerBehaviourTools(tools);
+  registerContentTools(tools);
+  registerChangingTools(tools);
+  server.registerTool(
+    'stats',
+    { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
+    async () => text(JSON.stringify(stats)),
+  );
+  await server.connect(new StdioServerTransport());
+}
 
+function text(value) {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+/* `echo`, and its aliases from `--alias=NAME`. */
+function registerEchoTools({ server, z, counted }) {
   const echo = counted(async ({ text: value }) => text(`echo: ${value}`));
   server.registerTool('echo', { description: 'Returns its text.', inputSchema: { text: z.string() } }, echo);
   for (const alias of flags
@@ -54,7 +71,10 @@ async function serve() {
       echo,
     );
   }
+}
 
+/* Tools that compute, wait until cancelled, report an error or crash the server. */
+function registerBehaviourTools({ server, z, stats, counted }) {
   server.registerTool(
     'add',
     { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
@@ -97,7 +117,10 @@ async function serve() {
       process.exit(7);
     }),
   );
+}
 
+/* Tools whose results are mixed content, long text or structured content (`--output-schema`). */
+function registerContentTools({ server, z, counted }) {
   server.registerTool(
     'media',
     {
@@ -135,7 +158,10 @@ async function serve() {
       counted(async () => ({ content: [], structuredContent: { total: 42 } })),
     );
   }
+}
 
+/* `add_tool` registers a tool while the server runs, which sends `notifications/tools/list_changed`. */
+function registerChangingTools({ server, z, counted }) {
   server.registerTool(
     'add_tool',
     {
@@ -154,12 +180,4 @@ async function serve() {
       return text(`added ${name}`);
     }),
   );
-
-  server.registerTool(
-    'stats',
-    { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
-    async () => text(JSON.stringify(stats)),
-  );
-
-  await server.connect(new StdioServerTransport());
 }

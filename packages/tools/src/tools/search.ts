@@ -89,60 +89,18 @@ export function createSearchTool(options: SearchToolOptions): Tool {
           request.regex === true
             ? regexWorkers.matcher(matcher, { timeLimitMs, signal: context.signal })
             : inlineMatcher(matcher);
-        const matches: string[] = [];
-        let truncated = false;
-        let timedOut = false;
-        let searched = 0;
-        let skippedLarge = 0;
-        let skippedLinked = 0;
-        search: for (const file of files) {
-          context.signal.throwIfAborted();
-          // Files that vanished, turned into something else or moved out of reach meanwhile are passed over.
-          const loaded = await loadFile(path.join(root, file), root, file, { maxBytes: MAX_SEARCHED_FILE_BYTES }).catch(
-            () => undefined,
-          );
-          if (loaded?.kind === 'too-large') skippedLarge += 1;
-          if (loaded?.kind === 'hard-linked') skippedLinked += 1;
-          if (loaded?.kind !== 'ok') continue;
-          const { bytes } = loaded;
-          if (isBinary(bytes)) continue;
-          const found = await lineMatcher.match(bytes.toString('utf8'), maxMatches - matches.length + 1);
-          if (found.kind === 'timed-out') {
-            timedOut = true;
-            break;
-          }
-          searched += 1;
-          for (const { index, line } of found.lines) {
-            if (matches.length === maxMatches) {
-              truncated = true;
-              break search;
-            }
-            matches.push(`${displayPath(file)}:${index + 1}: ${clip(line.replace(/\r$/, ''))}`);
-          }
-        }
-        const notes: string[] = [];
-        if (timedOut) {
-          notes.push(
-            `[search: stopped after ${timeLimitMs} ms of matching, the time bound of a regular-expression search: ${searched} of ${files.length} files were searched. ` +
-              'The pattern is probably too costly (nested repetition such as (a+)+ can take exponential time on one line); simplify it, search for literal text, or narrow the path]',
-          );
-        } else if (matches.length === 0)
-          notes.push(
-            `[search: no matches for ${JSON.stringify(request.pattern)} in ${searched} files under "${start.relative}"]`,
-          );
-        if (truncated)
-          notes.push(
-            `[search: stopped after ${maxMatches} matches; narrow the pattern or the path, or raise maxMatches (up to ${LIMIT_MAX_MATCHES})]`,
-          );
-        if (skippedLarge > 0)
-          notes.push(
-            `[search: skipped ${skippedLarge} files larger than ${MAX_SEARCHED_FILE_BYTES / 1024 / 1024} MiB]`,
-          );
-        if (skippedLinked > 0)
-          notes.push(
-            `[search: skipped ${skippedLinked} files with more than one hard link: another link may be outside the workspace]`,
-          );
-        for (const note of gitignoreNotes) notes.push(`[search: ${note}]`);
+        const scan = await scanFiles({ root, files, lineMatcher, maxMatches, signal: context.signal });
+        const { matches, truncated, timedOut, searched } = scan;
+        const notes = [
+          ...searchNotes(scan, {
+            timeLimitMs,
+            filesCount: files.length,
+            pattern: request.pattern,
+            start: start.relative,
+            maxMatches,
+          }),
+          ...gitignoreNotes.map((note) => `[search: ${note}]`),
+        ];
         const found = `${matches.length}${truncated ? '+' : ''} match${matches.length === 1 && !truncated ? '' : 'es'} in ${searched} file${searched === 1 ? '' : 's'}${timedOut ? ', stopped by the time bound' : ''}`;
         return {
           ...text([...matches, ...notes].join('\n'), {
@@ -161,6 +119,93 @@ export function createSearchTool(options: SearchToolOptions): Tool {
       }
     },
   };
+}
+
+interface FileScan {
+  readonly root: string;
+  readonly files: readonly string[];
+  readonly lineMatcher: LineMatcher;
+  readonly maxMatches: number;
+  readonly signal: AbortSignal;
+}
+
+interface ScanResult {
+  readonly matches: string[];
+  readonly truncated: boolean;
+  readonly timedOut: boolean;
+  readonly searched: number;
+  readonly skippedLarge: number;
+  readonly skippedLinked: number;
+}
+
+/** Matches files in order until the match cap or the time bound stops the search. */
+async function scanFiles({ root, files, lineMatcher, maxMatches, signal }: FileScan): Promise<ScanResult> {
+  const matches: string[] = [];
+  let truncated = false;
+  let timedOut = false;
+  let searched = 0;
+  let skippedLarge = 0;
+  let skippedLinked = 0;
+  search: for (const file of files) {
+    signal.throwIfAborted();
+    // Files that vanished, turned into something else or moved out of reach meanwhile are passed over.
+    const loaded = await loadFile(path.join(root, file), root, file, { maxBytes: MAX_SEARCHED_FILE_BYTES }).catch(
+      () => undefined,
+    );
+    if (loaded?.kind === 'too-large') skippedLarge += 1;
+    if (loaded?.kind === 'hard-linked') skippedLinked += 1;
+    if (loaded?.kind !== 'ok') continue;
+    const { bytes } = loaded;
+    if (isBinary(bytes)) continue;
+    const found = await lineMatcher.match(bytes.toString('utf8'), maxMatches - matches.length + 1);
+    if (found.kind === 'timed-out') {
+      timedOut = true;
+      break;
+    }
+    searched += 1;
+    for (const { index, line } of found.lines) {
+      if (matches.length === maxMatches) {
+        truncated = true;
+        break search;
+      }
+      matches.push(`${displayPath(file)}:${index + 1}: ${clip(line.replace(/\r$/, ''))}`);
+    }
+  }
+  return { matches, truncated, timedOut, searched, skippedLarge, skippedLinked };
+}
+
+/** The bracketed notes after the matches: why the search stopped, found nothing or skipped files. */
+function searchNotes(
+  scan: ScanResult,
+  search: {
+    readonly timeLimitMs: number;
+    readonly filesCount: number;
+    readonly pattern: string;
+    readonly start: string;
+    readonly maxMatches: number;
+  },
+): string[] {
+  const notes: string[] = [];
+  if (scan.timedOut) {
+    notes.push(
+      `[search: stopped after ${search.timeLimitMs} ms of matching, the time bound of a regular-expression search: ${scan.searched} of ${search.filesCount} files were searched. ` +
+        'The pattern is probably too costly (nested repetition such as (a+)+ can take exponential time on one line); simplify it, search for literal text, or narrow the path]',
+    );
+  } else if (scan.matches.length === 0)
+    notes.push(
+      `[search: no matches for ${JSON.stringify(search.pattern)} in ${scan.searched} files under "${search.start}"]`,
+    );
+  if (scan.truncated)
+    notes.push(
+      `[search: stopped after ${search.maxMatches} matches; narrow the pattern or the path, or raise maxMatches (up to ${LIMIT_MAX_MATCHES})]`,
+    );
+  if (scan.skippedLarge > 0)
+    notes.push(`[search: skipped ${scan.skippedLarge} files larger than ${MAX_SEARCHED_FILE_BYTES / 1024 / 1024} MiB]`);
+  if (scan.skippedLinked > 0)
+    notes.push(
+      `[search: skipped ${scan.skippedLinked} files with more than one hard link: another link may be outside the workspace]`,
+    );
+  return notes;
 }
 
 async function filesToSearch(

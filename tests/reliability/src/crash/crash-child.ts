@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInstructionSnapshot, hashMessages, type ApprovalGate, type JsonValue, type Message } from '@forge/core';
-import { buildForgeStateCheckpoint, checkpointHash, validateCheckpoint, withRunIds } from '@forge/core/checkpoint';
+import { buildForgeStateCheckpoint, validateCheckpoint, withRunIds } from '@forge/core/checkpoint';
 import { createRedactor } from '@forge/core/redaction';
-import { selectTail } from '@forge/core/view';
+
 import { ScriptedModel } from '@forge/core/testing';
 import { MAIN_LANE, OpaqueStateStore, openSession } from '@forge/persistence';
 import { openSessionHandle } from '@forge/sessions';
 import { ReadLedger, createReadFileTool } from '@forge/tools';
 import { crashOpaqueState } from './crash-protocol.js';
 import { seededRandom } from '../support/seeded-random.js';
+import { checkpointHash, selectTail } from '@forge/core/internals';
 
 /*
  * Child process of the crash-safety suite (bundled with esbuild and started by the test). It

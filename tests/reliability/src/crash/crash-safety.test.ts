@@ -3,12 +3,12 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInstructionSnapshot, findUnpairedToolCalls, hashMessages, type Message } from '@forge/core';
 import {
-  checkpointHash,
   checkpointMatchesTranscript,
   validateCheckpoint,
   withRunIds,
   type ContextCheckpoint,
 } from '@forge/core/checkpoint';
+import { checkpointHash } from '@forge/core/internals';
 import { ScriptedModel } from '@forge/core/testing';
 import {
   createSession,

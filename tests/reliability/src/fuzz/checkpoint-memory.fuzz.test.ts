@@ -3,22 +3,25 @@ import { join } from 'node:path';
 import { sha256Hex, type JsonValue, type Message } from '@forge/core';
 import {
   buildForgeStateCheckpoint,
-  CHECKPOINT_NOTE_TOOL,
   emptyCheckpointMemory,
-  findPolicyText,
   renderCheckpointView,
   validateCheckpoint,
-  validateMemoryUpdate,
   type CheckpointTranscriptEntry,
-  type MemoryValidationContext,
 } from '@forge/core/checkpoint';
 import { createRedactor } from '@forge/core/redaction';
-import { selectTail } from '@forge/core/view';
+
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fuzz, jsonMutations, MAX_RSS_GROWTH_MB } from '../support/fuzz-harness.js';
 import { packageFile } from '../support/package-files.js';
 import { reportCounts, runSize, suiteTimeoutMs } from '../support/run-size.js';
+import {
+  CHECKPOINT_NOTE_TOOL,
+  findPolicyText,
+  validateMemoryUpdate,
+  type MemoryValidationContext,
+  selectTail,
+} from '@forge/core/internals';
 
 /*
  * Issue 10, point 2: the checkpoint validator on random edits of the golden checkpoints and on any

@@ -9,14 +9,7 @@ import {
   type Tool,
   type ToolCallRequest,
 } from '@forge/core';
-import {
-  createCheckpointNoteTool,
-  findApprovalClaim,
-  findPolicyText,
-  reduceMemoryFromTranscript,
-  withRunIds,
-  type CheckpointMemory,
-} from '@forge/core/checkpoint';
+import { withRunIds } from '@forge/core/checkpoint';
 import { ScriptedModel, type ScriptedToolCall } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
 import { startLoopbackProvider, turn } from '@forge/loopback-provider';
@@ -27,6 +20,13 @@ import { adapterFor, ADAPTER_NAMES } from '../support/adapters.js';
 import { reportCounts } from '../support/run-size.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 import { INJECTIONS, injectionsFrom, type Injection } from './injection-corpus.js';
+import {
+  createCheckpointNoteTool,
+  findApprovalClaim,
+  findPolicyText,
+  reduceMemoryFromTranscript,
+  type CheckpointMemory,
+} from '@forge/core/internals';
 
 /*
  * Issue 10, point 4 (invariants 1, 2, S1–S4): a session picks up injected authority claims from

@@ -13,9 +13,8 @@ import {
   CHECKPOINT_CAPS,
   renderCheckpointView,
   type CheckpointTranscriptEntry,
-  type StructuredSummary,
 } from '@forge/core/checkpoint';
-import { buildForgeState, withStructuredSummary } from '@forge/core/compaction';
+import { buildForgeState } from '@forge/core/compaction';
 import { createRedactor } from '@forge/core/redaction';
 import { ScriptedModel } from '@forge/core/testing';
 import { runCli } from '@forge/cli/testing';
@@ -32,6 +31,7 @@ import {
   secretCorpus,
   type SecretSample,
 } from './secret-corpus.js';
+import { type StructuredSummary, withStructuredSummary } from '@forge/core/internals';
 
 /*
  * Issue 10, point 3 (invariant 6): a corpus of secret shapes is put in user messages, file

@@ -92,7 +92,7 @@ export interface AgentSurface {
  * The one place that decides what a native run offers the model for a context mode: its tools,
  * the context tools its session adds, and the system prompt that describes them. `forge run`, the
  * REPL and the eval harness all build their runs from it, so the agent the evals measure is the
- * agent the CLI ships (`apps/cli/src/agent/agent-parity.test.ts` checks it).
+ * agent the CLI ships (`apps/cli/src/agent/agent-requests.test.ts` compares their request bodies).
  */
 export function agentSurface(options: {
   readonly mode: ContextMode;

@@ -1,35 +1,41 @@
+import {
+  anyEventEnvelopeSchema,
+  contextCheckpointCoverageEventSchema,
+  contextCompactionCompletedEventSchema,
+  contextEstimatorFlaggedEventSchema,
+  contextLimitReachedEventSchema,
+  contextUsageReconciledEventSchema,
+  costBreakdownSchema,
+  envelopeShape,
+  modelStepCompletedEventSchema,
+  priceSheetSchema,
+  runStartedEventSchema,
+  toolCallCompletedEventSchema,
+  toolCallStartedEventSchema,
+} from '@forge/core/events';
+import {
+  codexCompactionCompletedEventSchema,
+  codexTokenUsageRecordSchema,
+  codexUsageRecordedEventSchema,
+} from '@forge/codex/events';
 import { z } from 'zod';
 
 /*
- * What `forge inspect` reads from a trace line (JSON, so numbers are always finite). Envelopes are checked strictly enough to be
- * trusted; event payloads only for the fields the report uses (other fields are dropped, which
- * also keeps parsing fast on a 100 MB trace), so a trace from a newer or older Forge still gives
- * the best report it can. Unknown event types are kept with their type only.
+ * The part of each event `forge inspect` reports on, picked from core's event schemas. Envelopes
+ * are checked as core defines them; event payloads only for the fields the report uses (other
+ * fields are dropped, which also keeps parsing fast on a 100 MB trace), and more loosely than core
+ * writes them, so a trace from a newer or older Forge still gives the best report it can: fields
+ * are optional, names of reasons, outcomes and strategies are any text, and the shapes older
+ * traces wrote (a flat `context.budgeted` estimate, Codex's estimate with `engine: 'codex'`) are
+ * read too. Unknown event types are kept with their type only.
  */
 
-const envelopeFields = {
-  schemaVersion: z.number().int(),
-  runId: z.string().min(1),
-  sessionId: z.string().min(1).optional(),
-  sequence: z.number().int().min(0),
-  timestamp: z.string(),
-};
-
-/** An envelope whose event is checked only for its `type`: for event types this Forge does not report on. */
-export const envelopeSchema = z.object({ ...envelopeFields, event: z.object({ type: z.string().min(1) }) });
-
-/**
- * The event schemas, built twice: `strict` (optional fields must have the right type; fast, and
- * what every Forge-written line passes) and `lenient` (an optional field of the wrong type is
- * dropped instead of failing the line). A line is checked strictly first and leniently only if
- * that fails, so odd lines cost more and ordinary ones stay cheap.
- */
-function eventSchemas(lenient: boolean) {
+function fieldRules(lenient: boolean) {
   const optional = <T extends z.ZodType>(schema: T): z.ZodType<z.output<T> | undefined> =>
     lenient ? schema.optional().catch(undefined) : schema.optional();
   const withDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>): z.ZodType<z.output<T>> =>
     lenient ? schema.catch(fallback) : (schema as z.ZodType<z.output<T>>);
-  const count = z.number().int().min(0);
+  const count = modelStepCompletedEventSchema.shape.step;
   const optionalNumber = optional(z.number());
   const optionalText = optional(z.string());
   const usage = z.object({
@@ -40,34 +46,37 @@ function eventSchemas(lenient: boolean) {
     reasoningTokens: optionalNumber,
   });
   const errorSummary = z.object({ code: withDefault(z.string(), 'unknown'), message: withDefault(z.string(), '') });
-  const dollars = z.number().min(0);
+  return { optional, withDefault, count, optionalNumber, optionalText, usage, errorSummary };
+}
+
+type FieldRules = ReturnType<typeof fieldRules>;
+
+function runEventSchemas(rules: FieldRules) {
+  const { optional, withDefault, count, optionalNumber, optionalText, usage, errorSummary } = rules;
   /** A priced cost as core writes it; a cost in another currency is not one this Forge adds up. */
-  const cost = z.object({
-    currency: z.literal('USD'),
-    freshInput: dollars,
-    cachedInput: dollars,
-    cacheWrite: dollars,
-    output: dollars,
-    total: dollars,
-  });
+  const cost = costBreakdownSchema;
+  const sheet = priceSheetSchema.shape;
   const prices = z.object({
-    inputPerMillion: dollars,
-    cachedInputPerMillion: optional(dollars),
-    cacheWritePerMillion: optional(dollars),
-    outputPerMillion: dollars,
+    inputPerMillion: sheet.inputPerMillion,
+    cachedInputPerMillion: optional(sheet.cachedInputPerMillion.unwrap()),
+    cacheWritePerMillion: optional(sheet.cacheWritePerMillion.unwrap()),
+    outputPerMillion: sheet.outputPerMillion,
     source: optionalText,
     asOf: optionalText,
     reference: optionalText,
     note: optionalText,
   });
-  const categories = z.record(z.string(), z.number());
+  const runStarted = runStartedEventSchema.shape;
+  const toolStarted = toolCallStartedEventSchema.shape;
+  const toolCompleted = toolCallCompletedEventSchema.shape;
   return {
     runStarted: z.object({
-      type: z.literal('run.started'),
-      model: optional(z.object({ provider: z.string(), modelId: z.string() })),
-      instructions: optional(z.object({ hash: z.string() })),
+      type: runStarted.type,
+      model: optional(runStarted.model),
+      instructions: optional(runStarted.instructions.pick({ hash: true })),
       tools: optional(z.array(z.string())),
-      maxSteps: optional(count),
+      maxSteps: optional(runStarted.maxSteps),
+      /** Set by the Codex engine. */
       engine: optionalText,
       prices: optional(prices),
     }),
@@ -82,18 +91,18 @@ function eventSchemas(lenient: boolean) {
     }),
     stepFailed: z.object({ type: z.literal('model.step.failed'), step: count, error: optional(errorSummary) }),
     toolStarted: z.object({
-      type: z.literal('tool.call.started'),
-      step: count,
-      toolCallId: z.string(),
-      toolName: z.string(),
+      type: toolStarted.type,
+      step: toolStarted.step,
+      toolCallId: toolStarted.toolCallId,
+      toolName: toolStarted.toolName,
     }),
     toolCompleted: z.object({
-      type: z.literal('tool.call.completed'),
-      step: count,
-      toolCallId: z.string(),
-      toolName: z.string(),
+      type: toolCompleted.type,
+      step: toolCompleted.step,
+      toolCallId: toolCompleted.toolCallId,
+      toolName: toolCompleted.toolName,
       outcome: z.string(),
-      durationMs: withDefault(z.number().min(0), 0),
+      durationMs: withDefault(toolCompleted.durationMs, 0),
     }),
     runEnded: z.object({
       type: z.enum(['run.completed', 'run.failed']),
@@ -105,6 +114,16 @@ function eventSchemas(lenient: boolean) {
       cost: optional(cost),
       unpricedSteps: optional(count),
     }),
+  };
+}
+
+function contextEventSchemas(rules: FieldRules) {
+  const { optional, withDefault, count, optionalNumber, optionalText, errorSummary } = rules;
+  const reconciled = contextUsageReconciledEventSchema.shape;
+  const coverage = contextCheckpointCoverageEventSchema.shape;
+  const coverageItem = coverage.items.unwrap().element.shape;
+  const categories = z.record(z.string(), z.number());
+  return {
     /**
      * The preflight estimate before a provider request, flat or nested under `estimate`; the Codex
      * engine's `codex.context.budgeted` covers only the wrapper Forge sends (older traces have it as
@@ -132,7 +151,7 @@ function eventSchemas(lenient: boolean) {
     }),
     /** Provider-reported usage set beside the estimate once a step is done. */
     usageReconciled: z.object({
-      type: z.literal('context.usage.reconciled'),
+      type: reconciled.type,
       step: optional(count),
       estimatedTokens: optionalNumber,
       reportedInputTokens: optionalNumber,
@@ -141,41 +160,41 @@ function eventSchemas(lenient: boolean) {
     }),
     warning: z.object({ type: z.literal('context.warning'), step: optional(count) }),
     estimatorFlagged: z.object({
-      type: z.literal('context.estimator.flagged'),
+      type: contextEstimatorFlaggedEventSchema.shape.type,
       step: optional(count),
       message: optionalText,
     }),
     /** The Codex engine's own token report for one model response. */
     codexUsage: z.object({
-      type: z.literal('codex.usage.recorded'),
+      type: codexUsageRecordedEventSchema.shape.type,
       usage: z.object({
         last: z.object({
           inputTokens: optionalNumber,
           cachedInputTokens: optionalNumber,
           outputTokens: optionalNumber,
         }),
-        modelContextWindow: optional(z.number().nullable()),
+        modelContextWindow: optional(codexTokenUsageRecordSchema.shape.modelContextWindow),
       }),
     }),
     /** A compaction Codex performed inside its own thread. */
     codexCompaction: z.object({
-      type: z.literal('codex.compaction.completed'),
+      type: codexCompactionCompletedEventSchema.shape.type,
       compaction: optional(z.object({ itemId: optionalText })),
     }),
     limitReached: z.object({
-      type: z.literal('context.limit_reached'),
+      type: contextLimitReachedEventSchema.shape.type,
       step: optional(count),
       reason: optionalText,
       message: optionalText,
     }),
     /** The coverage check before a checkpoint is installed: what it missed, and whether it was repaired or refused. */
     coverage: z.object({
-      type: z.literal('context.checkpoint.coverage'),
+      type: coverage.type,
       step: optional(count),
       strategy: optionalText,
       outcome: z.string(),
-      missingCount: withDefault(count, 0),
-      items: withDefault(z.array(z.object({ kind: z.string(), seq: count, text: z.string() })), []),
+      missingCount: withDefault(coverage.missingCount, 0),
+      items: withDefault(z.array(z.object({ kind: z.string(), seq: coverageItem.seq, text: coverageItem.text })), []),
       checkpointId: optionalText,
       fallback: optionalText,
     }),
@@ -197,10 +216,21 @@ function eventSchemas(lenient: boolean) {
       keptVerbatimTokens: optionalNumber,
       checkpointHash: optionalText,
       checkpointId: optionalText,
-      filesInHand: optional(z.array(z.string())),
+      filesInHand: optional(contextCompactionCompletedEventSchema.shape.filesInHand.unwrap()),
       error: optional(errorSummary),
     }),
   };
+}
+
+/**
+ * The event schemas, built twice: `strict` (optional fields must have the right type; fast, and
+ * what every Forge-written line passes) and `lenient` (an optional field of the wrong type is
+ * dropped instead of failing the line). A line is checked strictly first and leniently only if
+ * that fails, so odd lines cost more and ordinary ones stay cheap.
+ */
+function eventSchemas(lenient: boolean) {
+  const rules = fieldRules(lenient);
+  return { ...runEventSchemas(rules), ...contextEventSchemas(rules) };
 }
 
 type EventSchemas = ReturnType<typeof eventSchemas>;
@@ -213,7 +243,7 @@ export type KnownEvent = { [Name in keyof EventSchemas]: z.output<EventSchemas[N
 function schemasByType(schemas: EventSchemas): Map<string, z.ZodType<TraceEnvelope<KnownEvent>>> {
   const byType = new Map<string, z.ZodType<TraceEnvelope<KnownEvent>>>();
   for (const schema of Object.values(schemas) as z.ZodObject[]) {
-    const envelope = z.object({ ...envelopeFields, event: schema }) as unknown as z.ZodType<TraceEnvelope<KnownEvent>>;
+    const envelope = z.object({ ...envelopeShape, event: schema }) as unknown as z.ZodType<TraceEnvelope<KnownEvent>>;
     const type = schema.shape.type;
     const names = type instanceof z.ZodLiteral ? [...type.values] : type instanceof z.ZodEnum ? type.options : [];
     for (const name of names) byType.set(String(name), envelope);
@@ -254,7 +284,7 @@ export function parseEnvelope(
       ? { success: true, data: { known: true, envelope: lenient.data } }
       : { success: false, error: lenient.error };
   }
-  const parsed = envelopeSchema.safeParse(value);
+  const parsed = anyEventEnvelopeSchema.safeParse(value);
   return parsed.success
     ? { success: true, data: { known: false, envelope: parsed.data } }
     : { success: false, error: parsed.error };

@@ -27,6 +27,24 @@ function opened(
   return { transport, kind, pid: () => undefined, stderrTail: () => '' };
 }
 
+function streamableTransport(url: URL, requestInit: RequestInit, options: RemoteTransportOptions): OpenedTransport {
+  // The transport reads this object (not a copy) before every reconnection, so setting maxRetries
+  // to 0 stops it: when the session ends the server closes its event stream, and without this the
+  // SDK would go on retrying on timers (about 7 s of them) that hold the process open after close().
+  const reconnection = { ...RECONNECTION };
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit,
+    reconnectionOptions: reconnection,
+    ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
+  });
+  return {
+    ...opened(transport, 'streamable-http'),
+    stopReconnecting: () => {
+      reconnection.maxRetries = 0;
+    },
+  };
+}
+
 /**
  * The transports to try for a remote server, in order: Streamable HTTP, then the legacy SSE
  * transport when the server answers the first as an older server does (`transport` fixes one).
@@ -38,11 +56,7 @@ export function remoteTransportAttempts(
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: { ...options.headers } };
   const auth = options.authProvider === undefined ? {} : { authProvider: options.authProvider };
-  const streamable = () =>
-    opened(
-      new StreamableHTTPClientTransport(url, { requestInit, reconnectionOptions: RECONNECTION, ...auth }),
-      'streamable-http',
-    );
+  const streamable = () => streamableTransport(url, requestInit, options);
   const sse = () => opened(new SSEClientTransport(url, { requestInit, ...auth }), 'sse');
   if (config.transport === 'streamable-http') return [streamable];
   if (config.transport === 'sse') return [sse];

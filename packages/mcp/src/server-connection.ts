@@ -191,6 +191,7 @@ export async function connectMcpServer(
     state.closing = true;
     if (opened === undefined) return;
     const { transport } = opened.opened;
+    opened.opened.stopReconnecting?.();
     if (transport instanceof StreamableHTTPClientTransport)
       await Promise.race([transport.terminateSession().catch(() => {}), delay(SESSION_END_WAIT_MS)]);
     await opened.client.close().catch(() => {});

@@ -14,6 +14,8 @@ export interface OpenedTransport {
   pid(): number | undefined;
   /** The server's last output on stderr (stdio only). */
   stderrTail(): string;
+  /** Stops the transport from reconnecting dropped streams, before the session is ended on purpose. */
+  stopReconnecting?(): void;
 }
 
 export function commandLine(config: McpServerConfig): string {

@@ -115,11 +115,14 @@ describe('the bundled forge with a Streamable HTTP MCP server', () => {
     expect(request).toContain(`<mcp-resource server=\\"everything\\" uri=\\"${uri}\\">`);
     expect(request).toContain('Everything Server – Architecture');
 
+    const started = Date.now();
     const missing = await user.forge(
       ['run', '--model', 'scripted:file', '@everything:demo://no/such/resource'],
       script,
     );
     expect(missing.code).toBe(2);
+    // Ending the session must not leave the SDK's stream reconnections (about 7 s of timers) holding the process.
+    expect(Date.now() - started).toBeLessThan(6_000);
     expect(missing.stderr).toContain('@everything:demo://no/such/resource could not be attached');
   });
 

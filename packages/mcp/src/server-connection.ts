@@ -55,6 +55,8 @@ export interface McpServerConnection {
   readonly tools: readonly McpToolDescriptor[];
   /** What the server said it offers at start-up. */
   readonly capabilities: ServerCapabilities | undefined;
+  /** Settles once the tools a change notification asked for have been listed again. */
+  toolsSettled(): Promise<void>;
   /** Why the server is no longer usable (it exited, went away, or the connection was closed); undefined while it works. */
   stoppedReason(): string | undefined;
   /** Calls one tool. Rejects with `McpError` (timeout, protocol error, connection closed) or the signal's reason. */
@@ -131,7 +133,8 @@ async function openSession(
     const opened = attempt();
     const client = new Client(CLIENT_INFO, {
       capabilities: { elicitation: { form: {} } },
-      listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => hooks.onToolsChanged() } },
+      // No debounce: the re-list starts as the notification arrives, before the result of the call that caused it.
+      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onToolsChanged() } },
     });
     client.setRequestHandler(ElicitRequestSchema, (request) =>
       answerElicitation(config.name, request.params, options.onElicitation),
@@ -198,6 +201,7 @@ export async function connectMcpServer(
     await transport.close().catch(() => {});
     await Promise.race([opened.ended, delay(PROCESS_END_WAIT_MS)]);
   };
+  let relisting: Promise<void> = Promise.resolve();
   const relistTools = async () => {
     if (session === undefined || stoppedReason() !== undefined) return;
     try {
@@ -214,7 +218,9 @@ export async function connectMcpServer(
       onClose: () => {
         if (state.connected && !state.closing) markLost(exitReason());
       },
-      onToolsChanged: () => void relistTools(),
+      onToolsChanged: () => {
+        relisting = relisting.then(relistTools);
+      },
     });
     tools = await listAll((cursor) => session!.client.listTools(cursor), 'tools', {
       timeout: remaining(),
@@ -278,6 +284,7 @@ export async function connectMcpServer(
       return tools;
     },
     capabilities,
+    toolsSettled: () => relisting,
     stoppedReason,
     callTool: (name, args, limits) =>
       request(limits, async (signal) => {

@@ -55,6 +55,12 @@ export interface McpServers extends McpServerCatalogue {
   readonly tools: readonly McpTool[];
   /** One entry per configured server, in configuration order; reflects crashes and tool changes after start-up. */
   readonly servers: readonly McpServerStatus[];
+  /**
+   * Settles once every re-listing of tools a server asked for has finished, or after `timeoutMs`
+   * (default 2 s): awaited before a turn starts, so a change that arrived during the last turn is
+   * in the next one.
+   */
+  settled(timeoutMs?: number): Promise<void>;
   /** Ends every server process and session. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -73,19 +79,14 @@ function warner(options: StartMcpServersOptions) {
   };
 }
 
-/**
- * Connects to the configured MCP servers at the same time (starting the stdio ones), lists their
- * tools and wraps each as a core tool named `<server>__<tool>`. A server that cannot start, does
- * not answer in time or stops is reported through `onWarning` and as `failed`, never thrown: the
- * other servers and the built-in tools go on working. Only cancellation through `signal` rejects.
- */
-export async function startMcpServers(
+/** Connects to every configured server at once; a server that fails becomes an entry with its error. */
+async function connectAll(
   configs: readonly McpServerConfig[],
-  options: StartMcpServersOptions = {},
-): Promise<McpServers> {
-  const warn = warner(options);
-  let rebuild = () => {};
-  const started: Started[] = await Promise.all(
+  options: StartMcpServersOptions,
+  warn: (message: string, server: string) => void,
+  onToolsChanged: () => void,
+): Promise<Started[]> {
+  return Promise.all(
     configs.map(async (config): Promise<Started> => {
       try {
         const authProvider = await options.authProviderFor?.(config);
@@ -96,7 +97,7 @@ export async function startMcpServers(
           ...(options.onElicitation === undefined ? {} : { onElicitation: options.onElicitation }),
           onStopped: (reason) => warn(reason, config.name),
           onToolsChanged: () => {
-            rebuild();
+            onToolsChanged();
             options.onToolsChanged?.(config.name);
           },
         });
@@ -110,6 +111,31 @@ export async function startMcpServers(
       }
     }),
   );
+}
+
+/** Settles when every connection's re-listing of tools has, or after `timeoutMs`. */
+async function settledWithin(connections: readonly McpServerConnection[], timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  await Promise.race([Promise.all(connections.map((connection) => connection.toolsSettled())), limit]);
+  clearTimeout(timer);
+}
+
+/**
+ * Connects to the configured MCP servers at the same time (starting the stdio ones), lists their
+ * tools and wraps each as a core tool named `<server>__<tool>`. A server that cannot start, does
+ * not answer in time or stops is reported through `onWarning` and as `failed`, never thrown: the
+ * other servers and the built-in tools go on working. Only cancellation through `signal` rejects.
+ */
+export async function startMcpServers(
+  configs: readonly McpServerConfig[],
+  options: StartMcpServersOptions = {},
+): Promise<McpServers> {
+  const warn = warner(options);
+  let rebuild = () => {};
+  const started = await connectAll(configs, options, warn, () => rebuild());
 
   const connections = started.flatMap((entry) => ('connection' in entry ? [entry.connection] : []));
   let closed = false;
@@ -177,6 +203,7 @@ export async function startMcpServers(
       return started.map(statusOf);
     },
     ...createServerCatalogue(connections, (name) => configOf.get(name)),
+    settled: (timeoutMs = 2_000) => settledWithin(connections, timeoutMs),
     close,
   };
 }

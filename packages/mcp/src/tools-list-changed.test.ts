@@ -8,14 +8,6 @@ afterEach(async () => {
   servers = undefined;
 });
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > 5_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('notifications/tools/list_changed', () => {
   it('lists the tools again: the next read of tools has the new one, a set already taken is unchanged', async () => {
     const changed: string[] = [];
@@ -31,7 +23,8 @@ describe('notifications/tools/list_changed', () => {
     );
     expect(result?.output).toEqual({ type: 'text', value: 'added late_tool' });
 
-    await until(() => changed.length > 0, 'the change to be listed');
+    // The server sent the notification before the result; settled() waits for the re-listing it started.
+    await servers.settled();
     expect(changed).toEqual(['dynamic']);
     expect(before.map((tool) => tool.name)).not.toContain('dynamic__late_tool');
     const late = servers.tools.find((tool) => tool.name === 'dynamic__late_tool');

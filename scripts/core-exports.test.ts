@@ -127,6 +127,7 @@ describe('@forge/core exports', () => {
       '@forge/core/observers',
       '@forge/core/pricing',
       '@forge/core/redaction',
+      '@forge/core/terminal',
       '@forge/core/testing',
       '@forge/core/view',
     ]);

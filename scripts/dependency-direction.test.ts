@@ -26,6 +26,7 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/model-openai': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-compatible': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
+  '@forge/model-anthropic': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   /** The rollout importer hashes touched files with the tools' workspace hasher. */
   '@forge/codex': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read', '@forge/tools'] },
   /** Shared AI SDK plumbing of the adapters (the adapter skeleton, settings, streaming, errors, retries); its README example uses the loopback provider. */
@@ -53,6 +54,7 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
       '@forge/model-openai',
       '@forge/model-deepseek',
       '@forge/model-compatible',
+      '@forge/model-anthropic',
     ],
   },
   /** The repository root: benchmarks and repository-wide tests in scripts/; nothing depends on it. */

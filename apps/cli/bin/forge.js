@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { main } from '../dist/main.js';
 
-// A reader that goes away (`forge run ... | head`) is not an error worth a stack trace. A closed
-// terminal (EIO, with SIGHUP on its way) is not either: the run still has to be recorded as
-// cancelled and its session closed, so output is dropped and Forge carries on ending the run.
+// A reader that goes away (`forge run ... | head`, EPIPE) is not an error worth a stack trace; nor
+// is a closed terminal (EIO, with SIGHUP on its way). Either way a run still has to be recorded as
+// cancelled and its session closed (a run cancels itself on EPIPE), so output is dropped and
+// Forge carries on ending the run.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    if (error.code === 'EIO') return;
+    if (error.code === 'EPIPE' || error.code === 'EIO' || error.code === 'ERR_STREAM_DESTROYED') return;
     throw error;
   });
 }
@@ -22,6 +22,6 @@ process.exitCode = code;
 if (code === 129 && [process.stdin, process.stdout, process.stderr].some((stream) => stream.isTTY)) {
   process.removeAllListeners('SIGHUP');
   process.kill(process.pid, 'SIGHUP');
-} else if (code === 129 || code === 143) {
+} else if (code === 129 || code === 141 || code === 143) {
   process.exit(code);
 }

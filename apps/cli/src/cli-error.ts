@@ -1,3 +1,4 @@
+import { terminalLine } from '@forge/core/terminal';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
@@ -46,5 +47,5 @@ export function reportError(error: unknown, io: Pick<CliIo, 'stderr' | 'env'>): 
 const USAGE_ERROR_CODES: ReadonlySet<string> = new Set(['forge_home_unusable']);
 
 function oneLine(message: string): string {
-  return message.replace(/\s*\n\s*/g, ' ').trim();
+  return terminalLine(message.replace(/\s*\n\s*/g, ' ').trim());
 }

@@ -14,10 +14,13 @@ export const ExitCode = {
   hangUp: 129,
   /** Ended by SIGTERM (128 + 15); a run in progress was cancelled first. */
   terminated: 143,
+  /** Stdout's reader went away (128 + SIGPIPE's 13); a run in progress was cancelled and recorded first. */
+  brokenPipe: 141,
 } as const;
 
 /** The exit code of a Forge ended by `signal`, by the shell convention 128 + signal number. */
 export function exitCodeForSignal(signal: TerminationSignal): ExitCodeValue {
+  if (signal === 'SIGPIPE') return ExitCode.brokenPipe;
   return signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.hangUp;
 }
 

@@ -28,8 +28,11 @@ export interface CliIo {
   readonly modelProviders?: readonly ModelProvider[];
 }
 
-/** The signals that end Forge the way Ctrl-C cancels a run. */
-export type TerminationSignal = 'SIGTERM' | 'SIGHUP';
+/**
+ * The signals that end Forge the way Ctrl-C cancels a run. `SIGPIPE` stands for the reader of
+ * stdout going away (`forge run --json … | head`): Node reports it as an EPIPE write error.
+ */
+export type TerminationSignal = 'SIGTERM' | 'SIGHUP' | 'SIGPIPE';
 
 /** The real process: its streams, environment, working directory, SIGINT, SIGTERM and SIGHUP. */
 export function processIo(): CliIo {
@@ -49,8 +52,14 @@ export function processIo(): CliIo {
         process.on(signal, handler);
         return () => process.off(signal, handler);
       });
+      // Nobody reads the rest of the output: cancel as a SIGPIPE would, but record the run first.
+      const brokenPipe = (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') listener('SIGPIPE');
+      };
+      process.stdout.on('error', brokenPipe);
       return () => {
         for (const remove of handlers) remove();
+        process.stdout.off('error', brokenPipe);
       };
     },
   };

@@ -70,7 +70,7 @@ describe('usage and configuration errors exit 2 with one line', () => {
       'an unknown provider',
       ['run', '--model', 'acme:big', 'hi'],
       {},
-      'forge: error: unknown model provider "acme" in "acme:big"; known providers: scripted, openai, deepseek, compatible',
+      'forge: error: unknown model provider "acme" in "acme:big"; known providers: scripted, openai, deepseek, anthropic, compatible',
     ],
     [
       'a model id without a provider',

@@ -41,6 +41,7 @@ const groups: readonly CommandGroup[] = [
   { name: 'import', description: 'bring a session another tool recorded into Forge' },
   { name: 'checkpoint', description: "read a session's checkpoint" },
   { name: 'models', description: 'the models Forge knows: limits, how requests are counted, calibration' },
+  { name: 'calibration', description: "what Forge learned of a model's token counts from provider usage" },
   { name: 'config', description: 'show and check the configuration (FORGE_HOME/config.json, .forge/config.json)' },
   { name: 'mcp', description: 'sign in to remote MCP servers and out again (OAuth)' },
 ];
@@ -56,7 +57,21 @@ const runOptions = commandOptions({
 });
 export type RunOptions = OptionsOf<typeof runOptions>;
 
-const sessionsListOptions = commandOptions(jsonOutput('print the list as one JSON array'), ['forgeHome']);
+/** How many sessions `forge sessions list` shows without `--limit` or `--all`. */
+export const DEFAULT_SESSION_LIST_LIMIT = 20;
+
+const sessionsListOptions = commandOptions(
+  {
+    ...jsonOutput('print the list as one JSON array'),
+    limit: positiveInteger(
+      '--limit <n>',
+      `show at most n sessions, the newest (default ${DEFAULT_SESSION_LIST_LIMIT})`,
+    ),
+    all: flag('--all', 'show every session'),
+    workspace: text('--workspace <dir>', "show only the sessions of this directory's workspace"),
+  },
+  ['forgeHome'],
+);
 export type SessionsListOptions = OptionsOf<typeof sessionsListOptions>;
 
 const sessionsShowOptions = commandOptions(jsonOutput('print the session as one JSON document'), [
@@ -121,6 +136,9 @@ const modelsListOptions = commandOptions(jsonOutput('print { models: [...] } as 
 ]);
 export type ModelsListOptions = OptionsOf<typeof modelsListOptions>;
 
+const modelsCalibrationResetOptions = commandOptions({}, ['forgeHome', 'cwd']);
+export type ModelsCalibrationResetOptions = OptionsOf<typeof modelsCalibrationResetOptions>;
+
 const configShowOptions = commandOptions(
   jsonOutput('print the values, their sources, the files and the warnings as one JSON document'),
   ['forgeHome', 'cwd', 'model', 'approval', 'contextMode', 'sandbox'],
@@ -141,11 +159,28 @@ export type McpLoginOptions = OptionsOf<typeof mcpLoginOptions>;
 const mcpLogoutOptions = commandOptions({}, ['forgeHome', 'cwd']);
 export type McpLogoutOptions = OptionsOf<typeof mcpLogoutOptions>;
 
+const gcOptions = commandOptions(
+  {
+    dryRun: flag('--dry-run', 'list what would be removed, and remove nothing'),
+    ...jsonOutput('print { candidates, bytes, removed } as one JSON document'),
+  },
+  ['forgeHome'],
+);
+export type GcOptions = OptionsOf<typeof gcOptions>;
+
+/** How many runs `forge inspect <session>` lists without `--limit`. */
+export const DEFAULT_INSPECT_RUN_LIMIT = 20;
+
 const inspectOptions = commandOptions(
   {
     last: flag('--last', "inspect the newest run of this workspace's most recent session"),
     ...jsonOutput('print the report as one JSON document'),
     html: text('--html <file>', 'also write a self-contained HTML page with a chart of context use per step'),
+    limit: positiveInteger(
+      '--limit <n>',
+      `for a session: list the newest n runs, one line each (default ${DEFAULT_INSPECT_RUN_LIMIT})`,
+    ),
+    run: text('--run <id>', 'for a session: show this run in full (default: the newest run)'),
   },
   ['forgeHome', 'cwd', 'last'],
 );
@@ -175,7 +210,7 @@ const evalOptions = commandOptions(
     gates: text('--gates <file>', 'gate thresholds as JSON (see docs/evals.md)'),
     prices: text(
       '--prices <sheet>',
-      'price sheet the costs are computed with: openai (default), deepseek, or a JSON file of input, cached, write and output dollars per million tokens',
+      'price sheet the costs are computed with: openai (default), deepseek, anthropic, or a JSON file of input, cached, write and output dollars per million tokens',
     ),
     live: flag(
       '--live',
@@ -197,7 +232,7 @@ const commands: readonly CommandEntry[] = [
     helpText: [
       '',
       'Exit codes: 0 completed, 1 failed or stopped at a limit, 2 usage or configuration error, 130 cancelled (Ctrl-C),',
-      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM.',
+      '129 / 143 cancelled because the terminal closed (SIGHUP) / by SIGTERM, 141 cancelled because stdout was closed.',
       '',
       'Example:',
       '  forge run --model scripted:demo "Summarise the workspace"',
@@ -233,7 +268,7 @@ const commands: readonly CommandEntry[] = [
   command({
     usage: 'import codex <rollout>',
     description:
-      'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in)',
+      'read a Codex rollout (rollout-*.jsonl): print its checkpoint view, a summary on stderr; --session stores it as a Forge session (--cwd: the workspace to hash files in and file the session under)',
     ...importCodexOptions,
     load: () => import('./commands/import-codex.js'),
   }),
@@ -250,6 +285,13 @@ const commands: readonly CommandEntry[] = [
       'list every model of the capability tables and each configured compatible server: window, output limit, input cap, how requests are counted, calibration from provider usage, and the source of each figure (no API key needed)',
     ...modelsListOptions,
     load: () => import('./commands/models-list.js'),
+  }),
+  command({
+    usage: 'models calibration reset <model>',
+    description:
+      'forget the provider usage recorded for a model (provider:id), so its requests are counted with the raw estimate again; use it when a wrong usage report makes runs stop before sending',
+    ...modelsCalibrationResetOptions,
+    load: () => import('./commands/models-calibration-reset.js'),
   }),
   command({
     usage: 'config show',
@@ -277,6 +319,13 @@ const commands: readonly CommandEntry[] = [
     description: "forget a remote MCP server's OAuth tokens and client registration",
     ...mcpLogoutOptions,
     load: () => import('./commands/mcp-logout.js'),
+  }),
+  command({
+    usage: 'gc',
+    description:
+      'prune run traces older than traces.keepDays (the newest traces.keepRuns are kept) and files a crash left behind; never a session log (--dry-run: only list them)',
+    ...gcOptions,
+    load: () => import('./commands/gc.js'),
   }),
   command({
     usage: 'inspect [target]',

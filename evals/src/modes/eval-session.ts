@@ -181,8 +181,8 @@ export class EvalSession {
       model: { provider: model.provider, modelId: model.modelId },
       instructions: this.agent.instructions(surface),
       onEvent: (envelope) => events.push(envelope as EventEnvelope),
-      run: (input) =>
-        runAgent({
+      run: async (input) => ({
+        result: await runAgent({
           ...common,
           model: withCheckpoint(model, view.checkpoint),
           context: { ...common.context, mode },
@@ -192,6 +192,7 @@ export class EvalSession {
           onEvent: input.onEvent,
           now: this.context.now,
         }),
+      }),
     });
     return this.record(turnResult.result);
   }

@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { InvalidInputError, type PriceSheet, type PromptCacheRules } from '@forge/core';
 import { checkPriceSheet, OPENAI_PROMPT_CACHE } from '@forge/core/pricing';
+import { ANTHROPIC_PRICE_TABLE, anthropicPromptCache } from '@forge/model-anthropic';
 import { DEEPSEEK_PRICE_TABLE, DEEPSEEK_PROMPT_CACHE } from '@forge/model-deepseek';
 import { OPENAI_PRICE_TABLE } from '@forge/model-openai';
 import { z } from 'zod';
 
 /** The prices an eval run charges its simulated provider's usage at, and how that provider caches. */
 export interface EvalPriceSheet {
-  /** `openai`, `deepseek`, or the file's `name` (its path when it has none). */
+  /** `openai`, `deepseek`, `anthropic`, or the file's `name` (its path when it has none). */
   readonly name: string;
   /** Which model's table it is, or the file it came from. */
   readonly description: string;
@@ -15,7 +16,10 @@ export interface EvalPriceSheet {
   readonly promptCache: PromptCacheRules;
 }
 
-const BUILT_IN_PRICE_SHEETS = ['openai', 'deepseek'] as const;
+const BUILT_IN_PRICE_SHEETS = ['openai', 'deepseek', 'anthropic'] as const;
+
+/** The Claude model the `anthropic` sheet prices: the one coding agents most often run on. */
+const ANTHROPIC_EVAL_MODEL = 'claude-sonnet-4-6';
 
 function tableSheet(table: Readonly<Record<string, PriceSheet>>, model: string): PriceSheet {
   const sheet = table[model];
@@ -26,9 +30,19 @@ function tableSheet(table: Readonly<Record<string, PriceSheet>>, model: string):
 /**
  * `openai`: gpt-5.1's table prices with OpenAI's documented prompt caching (1,024 tokens, steps of
  * 128, five minutes). `deepseek`: deepseek-flash's table prices with DeepSeek's cache as Forge
- * approximates it (64-token units, one hour).
+ * approximates it (64-token units, one hour). `anthropic`: claude-sonnet-4-6's table prices, cache
+ * writes at the 5-minute premium (1.25× input), with Anthropic's cache as the adapter's breakpoints
+ * earn it (a 2,048-token minimum, exact tokens, five minutes).
  */
 function builtInPriceSheet(name: (typeof BUILT_IN_PRICE_SHEETS)[number]): EvalPriceSheet {
+  if (name === 'anthropic') {
+    return {
+      name,
+      description: `anthropic:${ANTHROPIC_EVAL_MODEL} capability table (5m cache writes), Anthropic prompt cache at the adapter's breakpoints`,
+      prices: tableSheet(ANTHROPIC_PRICE_TABLE, ANTHROPIC_EVAL_MODEL),
+      promptCache: anthropicPromptCache(ANTHROPIC_EVAL_MODEL, '5m'),
+    };
+  }
   if (name === 'deepseek') {
     return {
       name,
@@ -59,7 +73,7 @@ const priceFileSchema = z.strictObject({
 });
 
 /**
- * The sheet `--prices` names: `openai`, `deepseek`, or a JSON file of `input`, `cached`, `write`
+ * The sheet `--prices` names: `openai`, `deepseek`, `anthropic`, or a JSON file of `input`, `cached`, `write`
  * and `output` per million tokens (cached with OpenAI's prompt-cache rules). Throws an
  * `InvalidInputError` naming the file and the field when it cannot be used.
  */

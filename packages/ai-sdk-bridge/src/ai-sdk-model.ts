@@ -1,4 +1,9 @@
-import type { LanguageModelV4, LanguageModelV4Message, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  SharedV4ProviderOptions,
+} from '@ai-sdk/provider';
 import {
   countMessagesWithEstimate,
   type Message,
@@ -76,12 +81,16 @@ export interface AiSdkVendor<Options extends AdapterOptions> {
   readonly nativeCompaction: ModelCapabilities['nativeCompaction'];
   /** Vendor wording of a context overflow, beyond the common patterns. */
   readonly overflowPatterns?: readonly RegExp[];
+  /** Reads the sizes from the vendor's overflow message when its numbers are not in the common order. */
+  readonly overflowTokens?: ProviderErrorContext['overflowTokens'];
   /** The AI SDK language model, built with the vendor's provider factory. */
   languageModel(context: LanguageModelContext<Options>): LanguageModelV4;
   /** Per-request provider options; undefined sends none. */
   providerOptions?(options: Options, call: ModelCallOptions): SharedV4ProviderOptions | undefined;
   /** Whether a reasoning part is sent back to this model (default: only reasoning it produced itself). */
   keepReasoning?(part: ReasoningPart, origin: ModelOrigin): boolean;
+  /** Marks the encoded prompt before it is sent (Anthropic's cache breakpoints); default: sent as encoded. */
+  preparePrompt?(prompt: LanguageModelV4Prompt, request: ModelRequest, options: Options): LanguageModelV4Prompt;
 }
 
 /** What a vendor may change about one request as it is sent (OpenAI's replayed compaction state). */
@@ -144,13 +153,14 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
     shape: SendShape = {},
   ): AsyncIterable<ModelStreamPart> {
     const providerOptions = this.providerOptions(call);
+    const prompt = toLanguageModelPrompt(request, {
+      keepReasoning: (part) => this.keepReasoning(part),
+      ...(shape.checkpointReplacement === undefined ? {} : { checkpointReplacement: shape.checkpointReplacement }),
+    });
     return streamModel({
       model: this.languageModel(shape.fetch),
       callOptions: {
-        prompt: toLanguageModelPrompt(request, {
-          keepReasoning: (part) => this.keepReasoning(part),
-          ...(shape.checkpointReplacement === undefined ? {} : { checkpointReplacement: shape.checkpointReplacement }),
-        }),
+        prompt: this.vendor.preparePrompt?.(prompt, request, this.options) ?? prompt,
         tools: toLanguageModelTools(request.tools),
         ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
         ...(providerOptions === undefined ? {} : { providerOptions }),
@@ -184,6 +194,7 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
       providerLabel: this.settings.label,
       baseURL: this.settings.baseURL,
       ...(this.vendor.overflowPatterns === undefined ? {} : { overflowPatterns: this.vendor.overflowPatterns }),
+      ...(this.vendor.overflowTokens === undefined ? {} : { overflowTokens: this.vendor.overflowTokens }),
       ...(this.settings.keyVariable === undefined ? {} : { keyVariable: this.settings.keyVariable }),
     };
   }

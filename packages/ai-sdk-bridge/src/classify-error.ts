@@ -17,6 +17,14 @@ export interface ProviderErrorContext {
   readonly keyVariable?: string;
   /** Provider-specific overflow messages, beyond the common ones. */
   readonly overflowPatterns?: readonly RegExp[];
+  /** Reads the limit and the requested size from an overflow message whose numbers are not in the common order. */
+  readonly overflowTokens?: (message: string) => OverflowTokens | undefined;
+}
+
+/** The sizes an overflow message states. */
+export interface OverflowTokens {
+  readonly limitTokens?: number;
+  readonly requestedTokens?: number;
 }
 
 /** Details pulled out of whatever the AI SDK or the network threw. */
@@ -58,13 +66,11 @@ export function classifyProviderError(error: unknown, context: ProviderErrorCont
 
   const facts = factsOf(error);
   if (isOverflow(facts, context)) {
-    const numbers = [...facts.message.matchAll(/(\d[\d,]*)\s*tokens/gi)].map((match) =>
-      Number((match[1] ?? '').replaceAll(',', '')),
-    );
+    const sizes = context.overflowTokens?.(facts.message) ?? commonOverflowTokens(facts.message);
     return new ContextOverflowError({
       message: `${where} refused the request: it does not fit the model's context window (${facts.message}). Compact the conversation or start a new session.`,
-      ...(numbers[0] === undefined ? {} : { limitTokens: numbers[0] }),
-      ...(numbers[1] === undefined ? {} : { requestedTokens: numbers[1] }),
+      ...(sizes.limitTokens === undefined ? {} : { limitTokens: sizes.limitTokens }),
+      ...(sizes.requestedTokens === undefined ? {} : { requestedTokens: sizes.requestedTokens }),
       cause: error,
     });
   }
@@ -108,6 +114,17 @@ export function classifyProviderError(error: unknown, context: ProviderErrorCont
     });
   }
   return new TransportError({ message: `${where} failed: ${facts.message}`, isRetryable: false, cause: error });
+}
+
+/** The first two "N tokens" of a message: the limit, then the requested size (OpenAI's order). */
+function commonOverflowTokens(message: string): OverflowTokens {
+  const numbers = [...message.matchAll(/(\d[\d,]*)\s*tokens/gi)].map((match) =>
+    Number((match[1] ?? '').replaceAll(',', '')),
+  );
+  return {
+    ...(numbers[0] === undefined ? {} : { limitTokens: numbers[0] }),
+    ...(numbers[1] === undefined ? {} : { requestedTokens: numbers[1] }),
+  };
 }
 
 function isOverflow(facts: ErrorFacts, context: ProviderErrorContext): boolean {

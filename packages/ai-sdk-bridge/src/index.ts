@@ -1,4 +1,9 @@
-export { classifyProviderError, retryAfterOf, type ProviderErrorContext } from './classify-error.js';
+export {
+  classifyProviderError,
+  retryAfterOf,
+  type OverflowTokens,
+  type ProviderErrorContext,
+} from './classify-error.js';
 export { sendableMessages } from './pairing.js';
 export { assistantReasoning, assistantText, toolResultText, wireTool } from './chat-template-fields.js';
 export {

@@ -44,6 +44,8 @@ export interface ReadLinesOptions extends LineOptions {
   readonly chunkBytes?: number;
   /** Sees every chunk read, in order, before its lines are split (to hash the file as it streams). */
   readonly onChunk?: (chunk: Buffer) => void;
+  /** Where to start reading, in bytes (a line start); offsets stay counted from the file's start, line numbers from here. */
+  readonly start?: number;
 }
 
 /** Cuts `chunk` at its newlines. The last piece has `ends: false` unless the chunk ends with a newline (then it is empty and left out). */
@@ -70,8 +72,9 @@ export class LineSplitter {
   private lineStart = 0;
   private position = 0;
 
-  constructor(options: LineOptions = {}) {
+  constructor(options: LineOptions & { readonly start?: number } = {}) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.lineStart = options.start ?? 0;
   }
 
   /** The lines `chunk` completes. A line's bytes may share memory with `chunk`. */
@@ -136,7 +139,7 @@ export function lineText(bytes: Buffer): string {
 
 async function* chunksOf(handle: FileHandle, options: ReadLinesOptions): AsyncGenerator<Buffer> {
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-  let position = 0;
+  let position = options.start ?? 0;
   for (;;) {
     const chunk = Buffer.allocUnsafe(chunkBytes);
     const { bytesRead } = await handle.read(chunk, 0, chunkBytes, position);

@@ -7,6 +7,7 @@ export {
 } from './environment.js';
 export { configJsonSchema, configJsonSchemaText } from './json-schema.js';
 export {
+  checkCombinations,
   loadConfig,
   MAX_CONFIG_FILE_BYTES,
   projectConfigPath,
@@ -28,6 +29,7 @@ export {
   type Layer,
   type MergedConfig,
   type SandboxConfig,
+  type TraceRetention,
   type ValueProvenance,
 } from './merge.js';
 export { lineAndColumn, parseJsonText } from './parse-json.js';

@@ -131,8 +131,12 @@ describe('loadConfig', () => {
       compaction: { strategy: 'forge-state' },
       providerNative: { persist: false },
       workingSet: { maxTokens: 32_000, maxFileTokens: 10_000, maxFiles: 8 },
+      anthropic: { cacheLifetime: '5m' },
+      traces: { keepDays: 30, keepRuns: 200 },
     });
+    expect(loaded.provenance['traces.keepDays']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.bufferTokens']).toEqual({ source: 'default' });
+    expect(loaded.provenance['anthropic.cacheLifetime']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.workingSet.maxTokens']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compaction.strategy']).toEqual({ source: 'default' });
     expect(loaded.provenance['context.compactAtRatio']).toEqual({ source: 'default' });
@@ -414,6 +418,19 @@ const negotiated = {
 };
 
 describe('prices in the configuration', () => {
+  it('takes anthropic.cacheLifetime from a file, and refuses a lifetime Anthropic does not offer, naming the path', async () => {
+    await writeUser({ schemaVersion: 1, anthropic: { cacheLifetime: '1h' } });
+    const loaded = await load();
+    expect(loaded.config.anthropic).toEqual({ cacheLifetime: '1h' });
+    expect(loaded.provenance['anthropic.cacheLifetime']).toEqual({ source: 'user', file: loaded.files.user });
+    await writeUser({ schemaVersion: 1, anthropic: { cacheLifetime: '10m' } });
+    const error = (await load().catch((caught: unknown) => caught)) as ConfigError;
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(
+      'anthropic.cacheLifetime: must be "5m" or "1h", the cache lifetimes Anthropic offers',
+    );
+  });
+
   it('reads prices per model id from the user file, with provenance per id', async () => {
     await writeUser({
       schemaVersion: 1,

@@ -95,22 +95,47 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     layers.push({ source: 'flag', values: flags.data });
   }
   const merged = mergeLayers(layers);
-  // Everything was validated field by field; this re-checks the combination with core's own rules.
+  checkCombinations(merged);
+  return { ...merged, files };
+}
+
+/**
+ * Re-checks combinations of values that were each valid alone, with core's own rules. The error
+ * names the file (or variable) and the key of the value that made the combination invalid: the
+ * one from the layer of highest precedence.
+ */
+export function checkCombinations(merged: ReturnType<typeof mergeLayers>): void {
   try {
     resolveContextPolicy(merged.config.context);
   } catch (error) {
     const where = (field: string) => sourceOf(merged.provenance[`context.${field}`]);
     const message = `${error instanceof Error ? error.message : String(error)} (compactAtRatio from ${where('compactAtRatio')}, compactTargetRatio from ${where('compactTargetRatio')})`;
-    throw new ConfigError('the configuration', [{ path: 'context.compactTargetRatio', message }]);
+    const key = latestOf(merged, ['context.compactAtRatio', 'context.compactTargetRatio']);
+    throw new ConfigError(originOf(merged.provenance[key]), [{ path: key, message }]);
   }
   const { compaction } = merged.config;
   if (compaction.strategy === 'model-structured' && compaction.model === undefined) {
+    const key = 'context.compaction.strategy';
     const message =
-      `is model-structured (from ${sourceOf(merged.provenance['context.compaction.strategy'])}) but no context.compaction.model names the compactor: ` +
+      'is model-structured but no context.compaction.model names the compactor: ' +
       'add "model": "<provider>:<id>" beside it in your user configuration (a compactor is never chosen for you), or choose forge-state';
-    throw new ConfigError('the configuration', [{ path: 'context.compaction.strategy', message }]);
+    throw new ConfigError(originOf(merged.provenance[key]), [{ path: key, message }]);
   }
-  return { ...merged, files };
+}
+
+const PRECEDENCE: readonly ValueProvenance['source'][] = ['default', 'user', 'project', 'env', 'flag'];
+
+/** Of `keys`, the one whose value came from the layer of highest precedence (the last one on a tie). */
+function latestOf(merged: ReturnType<typeof mergeLayers>, keys: readonly [string, ...string[]]): string {
+  const rank = (key: string) => PRECEDENCE.indexOf(merged.provenance[key]?.source ?? 'default');
+  return keys.reduce((latest, key) => (rank(key) >= rank(latest) ? key : latest));
+}
+
+/** The file or variable a value came from, as a `ConfigError` source. */
+function originOf(provenance: ValueProvenance | undefined): string {
+  if (provenance === undefined || provenance.source === 'default') return 'the defaults';
+  if (provenance.source === 'flag') return 'the command-line flags';
+  return provenance.file ?? provenance.variable ?? `the ${provenance.source} configuration`;
 }
 
 function sourceOf(provenance: ValueProvenance | undefined): string {

@@ -3,6 +3,8 @@ import { DEFAULT_WORKING_SET_BUDGET, type WorkingSetBudget } from '@forge/core/c
 import type { McpServerConfig } from '@forge/mcp/config';
 import {
   APPROVAL_PROFILES,
+  DEFAULT_TRACE_KEEP_DAYS,
+  DEFAULT_TRACE_KEEP_RUNS,
   SANDBOX_MODES,
   type SandboxModeName,
   type ApprovalProfileName,
@@ -45,6 +47,15 @@ export interface ForgeConfig {
   readonly providerNative: { readonly persist: boolean };
   /** `context.workingSet`: the bounds of the files a forge-state checkpoint keeps in hand. */
   readonly workingSet: WorkingSetBudget;
+  /** `anthropic.cacheLifetime`: the lifetime of the cache breakpoints on `anthropic:` models. */
+  readonly anthropic: { readonly cacheLifetime: '5m' | '1h' };
+  /** `traces`: how long `forge gc` keeps run traces (session logs are never pruned). */
+  readonly traces: TraceRetention;
+}
+
+export interface TraceRetention {
+  readonly keepDays: number;
+  readonly keepRuns: number;
 }
 
 export interface SandboxConfig {
@@ -153,6 +164,8 @@ interface MergeState {
   mcpServers: readonly McpServerConfig[];
   compaction: CompactionConfig;
   persistNative: boolean;
+  anthropicCacheLifetime: '5m' | '1h';
+  traces: TraceRetention;
   readonly workingSet: Mutable<WorkingSetBudget>;
   readonly contextTools: Mutable<ContextToolsConfig>;
   readonly prices: Record<string, PriceEntry>;
@@ -199,6 +212,8 @@ function defaultState(): MergeState {
     mcpServers: [],
     compaction: { strategy: 'forge-state' },
     persistNative: false,
+    anthropicCacheLifetime: '5m',
+    traces: { keepDays: DEFAULT_TRACE_KEEP_DAYS, keepRuns: DEFAULT_TRACE_KEEP_RUNS },
     workingSet: { ...DEFAULT_WORKING_SET_BUDGET },
     contextTools: { ...DEFAULT_CONTEXT_TOOLS },
     prices: {},
@@ -213,6 +228,7 @@ function defaultPaths(context: ContextPolicy): string[] {
   return [
     ...[...Object.keys(context), ...contextToolFields].map((field) => `context.${field}`),
     'approval.profile',
+    'anthropic.cacheLifetime',
     'secrets.env',
     ...['mode', 'network', 'env'].map((field) => `sandbox.${field}`),
     'models',
@@ -220,6 +236,7 @@ function defaultPaths(context: ContextPolicy): string[] {
     'context.compaction.strategy',
     'context.compaction.model',
     'context.providerNative.persist',
+    ...['keepDays', 'keepRuns'].map((field) => `traces.${field}`),
     ...workingSetFields.map((field) => `context.workingSet.${field}`),
   ];
 }
@@ -256,6 +273,8 @@ function mergeLayer(merge: LayerMerge): void {
   mergeSandbox(merge);
   mergeUserOnlyLists(merge);
   mergePrices(merge);
+  mergeAnthropic(merge);
+  mergeTraces(merge);
   mergeCompaction(merge);
   mergeProviderNative(merge);
   mergeContextMode(merge);
@@ -266,6 +285,23 @@ function mergeModel({ state, values, origin }: LayerMerge): void {
   if (values.model === undefined) return;
   state.model = values.model;
   state.provenance['model'] = origin('model');
+}
+
+function mergeAnthropic({ state, values, origin }: LayerMerge): void {
+  if (values.anthropic?.cacheLifetime === undefined) return;
+  state.anthropicCacheLifetime = values.anthropic.cacheLifetime;
+  state.provenance['anthropic.cacheLifetime'] = origin('anthropic.cacheLifetime');
+}
+
+function mergeTraces({ state, values, origin, userOnly }: LayerMerge): void {
+  if (values.traces === undefined || !userOnly('traces', 'how long traces are kept is set in your user configuration.'))
+    return;
+  for (const field of ['keepDays', 'keepRuns'] as const) {
+    const value = values.traces[field];
+    if (value === undefined) continue;
+    state.traces = { ...state.traces, [field]: value };
+    state.provenance[`traces.${field}`] = origin(`traces.${field}`);
+  }
 }
 
 function mergeApproval({ state, values, isProject, origin, refuse }: LayerMerge): void {
@@ -476,6 +512,8 @@ function mergedConfig(state: MergeState): MergedConfig {
       compaction: state.compaction,
       providerNative: { persist: state.persistNative },
       workingSet: state.workingSet,
+      anthropic: { cacheLifetime: state.anthropicCacheLifetime },
+      traces: state.traces,
     },
     provenance: state.provenance,
     warnings: state.warnings,

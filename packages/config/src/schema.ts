@@ -16,6 +16,11 @@ export const APPROVAL_PROFILES = ['read-only', 'ask', 'workspace-write', 'worksp
 export type ApprovalProfileName = (typeof APPROVAL_PROFILES)[number];
 
 /** Sandbox modes, from most to least restrictive (the order `@forge/tools` defines). */
+/** `traces.keepDays` when no layer sets it. */
+export const DEFAULT_TRACE_KEEP_DAYS = 30;
+/** `traces.keepRuns` when no layer sets it. */
+export const DEFAULT_TRACE_KEEP_RUNS = 200;
+
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as const;
 export type SandboxModeName = (typeof SANDBOX_MODES)[number];
 
@@ -230,11 +235,38 @@ const layerShape = {
     })
     .partial()
     .describe('The sandbox run_command runs in (bubblewrap on Linux, Seatbelt on macOS).'),
+  traces: z
+    .strictObject({
+      keepDays: z
+        .number()
+        .int()
+        .min(1)
+        .max(36_500)
+        .describe(`forge gc prunes run traces older than this many days (default ${DEFAULT_TRACE_KEEP_DAYS}).`),
+      keepRuns: z
+        .number()
+        .int()
+        .min(0)
+        .max(10_000_000)
+        .describe(`The newest this many traces are kept whatever their age (default ${DEFAULT_TRACE_KEEP_RUNS}).`),
+    })
+    .partial()
+    .describe('How long run traces are kept (user configuration only). Session logs are never pruned.'),
   models: z.array(compatibleModelSchema).describe('OpenAI-compatible servers (user configuration only).'),
   context: contextSectionSchema,
   mcpServers: mcpServerConfigListSchema.describe(
     'MCP servers: programs started over stdio ({ command, args, env, cwd }) or remote servers ({ url, headers }, Streamable HTTP or SSE); their tools are offered beside the built-in ones (user configuration only).',
   ),
+  anthropic: z
+    .strictObject({
+      cacheLifetime: z
+        .enum(['5m', '1h'], { error: 'must be "5m" or "1h", the cache lifetimes Anthropic offers' })
+        .describe(
+          'Lifetime of the cache breakpoints on anthropic: models: 5m (default; writes bill 1.25× input) or 1h (2× input).',
+        ),
+    })
+    .partial()
+    .describe('Settings of the Anthropic adapter.'),
   prices: z
     .record(modelIdentifier, priceEntrySchema)
     .describe(

@@ -17,7 +17,7 @@ export {
   type ContextMode,
   type ContextPolicy,
 } from './budget/policy.js';
-export { createInstructionSnapshot, sha256Hex, type InstructionSnapshot } from './instructions.js';
+export { createInstructionSnapshot, type InstructionSnapshot } from './instructions.js';
 
 // Messages
 export {
@@ -31,7 +31,7 @@ export {
   type ToolResultOutput,
   type ToolResultPart,
 } from './messages.js';
-export { canonicalJsonStringify, hashMessages } from './view/canonical-json.js';
+export { canonicalJsonStringify, hashMessages, MessagesHasher, sha256Hex } from './hashing.js';
 export { jsonObjectSchema, jsonValueSchema, type JsonObject, type JsonValue } from './json.js';
 
 // The model-adapter contract, and what every adapter uses to fill it in

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createInstructionSnapshot, sha256Hex } from './instructions.js';
+import { createInstructionSnapshot } from './instructions.js';
+import { sha256Hex } from './hashing.js';
 
 describe('instruction snapshots', () => {
   it('orders sources outermost first and records each file hash', () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './hashing.js';
 
 export interface InstructionSource {
   /** Where the text came from, as the caller names it (a path, `system`, ...). */
@@ -12,10 +12,6 @@ export interface InstructionSnapshot {
   readonly sources: readonly InstructionSource[];
   /** SHA-256 of `text`; identical for every model attempt of the run. */
   readonly hash: string;
-}
-
-export function sha256Hex(content: string | Uint8Array): string {
-  return createHash('sha256').update(content).digest('hex');
 }
 
 /**

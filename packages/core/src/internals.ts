@@ -5,7 +5,9 @@
  * `dist/`, and `scripts/core-exports.test.ts` fails if product code imports it.
  */
 export { type ContextBudgetedEvent } from './budget/context-events.js';
+export { createEstimatorAccuracyTracker } from './budget/accuracy-tracker.js';
 export { preflightRequest } from './budget/preflight.js';
+export { reconcileUsage } from './budget/reconcile.js';
 export { findApprovalClaim, findPolicyText } from './checkpoint/authority-text.js';
 export { createCheckpointNoteTool } from './checkpoint/checkpoint-note-tool.js';
 export { CHECKPOINT_NOTE_TOOL } from './checkpoint/host-metadata.js';
@@ -17,5 +19,6 @@ export { withStructuredSummary } from './compaction/built-checkpoint.js';
 export { compactorRequest, parseCompactorReply } from './compaction/compactor-model.js';
 export { projectToolOutput } from './compaction/tool-output-projection.js';
 export { selectTail } from './view/select-tail.js';
-export { checkpointHash } from './checkpoint/build.js';
+export { checkpointMatchesTranscript } from './checkpoint/build.js';
+export { checkpointHash } from './hashing.js';
 export { eventEnvelopeSchema, forgeEventSchema } from './events/event-schemas.js';

@@ -89,11 +89,15 @@ export interface HangReply {
 
 /**
  * `POST /v1/responses/compact`: the output keeps the user messages of the input (as the real
- * endpoint does) followed by one compaction item carrying `encryptedContent`.
+ * endpoint does) followed by one compaction item carrying `encryptedContent`. A Messages request
+ * with `compaction` (Anthropic's server compaction): one `compaction` block with `summary` as its
+ * content and `encryptedContent` as its signature.
  */
 export interface CompactionReply {
   readonly type: 'compaction';
   readonly encryptedContent: string;
+  /** Messages API: the block's readable summary (default: a fixed sentence). */
+  readonly summary?: string;
   readonly itemId?: string;
   readonly usage?: LoopbackUsage;
 }

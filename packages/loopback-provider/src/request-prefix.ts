@@ -2,9 +2,10 @@ import type { RecordedRequest } from './replies.js';
 
 /*
  * A request as a provider caches it: everything that is not the conversation (model, tool
- * schemas, options), then the conversation item by item (Responses `input`, Chat Completions
- * `messages`). Each part is the JSON the client sent, re-serialized without reordering, so two
- * parts are equal exactly when the client sent the same bytes for them.
+ * schemas, options), then the conversation item by item (Responses `input`, Chat Completions and
+ * Anthropic Messages `messages`). Each part is the JSON the client sent, re-serialized without
+ * reordering and without Anthropic's `cache_control` markers, so two parts are equal exactly when
+ * the client sent the same content for them.
  */
 
 type Body = Record<string, unknown>;
@@ -15,13 +16,18 @@ function conversationKey(body: Body): 'input' | 'messages' | undefined {
   return undefined;
 }
 
+/** Anthropic's `cache_control` marks where to cache; it is not part of the cached content, and moves from request to request. */
+function withoutBreakpoints(key: string, value: unknown): unknown {
+  return key === 'cache_control' ? undefined : value;
+}
+
 /** The parts of a recorded request in cache order; the first is the request without its conversation. */
 function requestParts(request: RecordedRequest): string[] {
   const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Body;
   const key = conversationKey(body);
   const { [key ?? '']: conversation, ...rest } = body;
   const items = Array.isArray(conversation) ? (conversation as unknown[]) : [];
-  return [JSON.stringify(rest), ...items.map((item) => JSON.stringify(item))];
+  return [JSON.stringify(rest, withoutBreakpoints), ...items.map((item) => JSON.stringify(item, withoutBreakpoints))];
 }
 
 /** The text a prefix cache compares: the parts in order, one per line. */

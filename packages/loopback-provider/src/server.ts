@@ -17,6 +17,16 @@ import {
   type ReplyFunction,
   type TurnReply,
 } from './replies.js';
+import {
+  checkMessagesInput,
+  countBreakpoints,
+  messagesCompactionBody,
+  messagesCompletionIndex,
+  messagesErrorBody,
+  messagesFailedEvents,
+  messagesTurnEvents,
+  signatureOf,
+} from './messages-protocol.js';
 import { cacheText } from './request-prefix.js';
 import {
   checkResponsesInput,
@@ -70,7 +80,7 @@ export interface LoopbackPromptCacheOptions {
   readonly now?: () => number;
 }
 
-/** A scripted provider on `127.0.0.1` speaking the OpenAI Responses and Chat Completions protocols. */
+/** A scripted provider on `127.0.0.1` speaking the OpenAI Responses, Chat Completions and Anthropic Messages protocols. */
 export interface LoopbackProvider {
   /** `http://127.0.0.1:<port>`. */
   readonly origin: string;
@@ -94,6 +104,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   const queue: LoopbackReply[] = [];
   const requests: RecordedRequest[] = [];
   const issuedCompactions = new Set<string>();
+  const issuedSignatures = new Set<string>();
   const emittedReasoning = new Map<string, string>();
   let handler: ReplyFunction | undefined;
   const cache =
@@ -108,7 +119,11 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   const server = createServer((request, response) => {
     void serve(request, response).catch((error: unknown) => {
       if (!response.headersSent)
-        sendError(response, { type: 'http-error', status: 500, message: `loopback provider failed: ${String(error)}` });
+        sendOpenAIError(response, {
+          type: 'http-error',
+          status: 500,
+          message: `loopback provider failed: ${String(error)}`,
+        });
       else response.destroy();
     });
   });
@@ -130,6 +145,10 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
     >;
     const model = typeof body['model'] === 'string' ? body['model'] : 'unknown-model';
     const endpoint = endpointOf(recorded);
+    const sendError = (target: ServerResponse, reply: HttpErrorReply): void =>
+      endpoint === 'messages'
+        ? sendJson(target, reply.status, messagesErrorBody(reply), reply.headers)
+        : sendOpenAIError(target, reply);
     if (endpoint === undefined) {
       sendError(response, {
         type: 'http-error',
@@ -171,22 +190,46 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
       sendJson(response, 200, compactionBody(reply, input, index + 1, model));
       return;
     }
-    if (reply.type === 'compaction') throw new Error('a compaction reply can only answer /responses/compact');
-    const key = typeof body['prompt_cache_key'] === 'string' ? body['prompt_cache_key'] : `${endpoint}:${model}`;
-    const simulated = cache?.request({ key, text: cacheText(recorded), at: clock() });
+    if (endpoint === 'messages' && body['compaction'] !== undefined) {
+      if (reply.type !== 'compaction') throw new Error(`a ${reply.type} reply cannot answer a compaction request`);
+      issuedCompactions.add(reply.encryptedContent);
+      sendJson(response, 200, messagesCompactionBody(reply, index + 1, model));
+      return;
+    }
+    if (reply.type === 'compaction')
+      throw new Error('a compaction reply can only answer /responses/compact or a Messages compaction request');
+    const simulated = simulateCache(endpoint, recorded, body, model);
     await stream(
       response,
       endpoint,
       simulated === undefined
         ? reply
-        : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true),
+        : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true || endpoint === 'messages'),
       index + 1,
       model,
       body,
     );
   }
 
+  /** Anthropic caches only requests that mark a breakpoint; the other protocols cache every prefix. */
+  function simulateCache(
+    endpoint: Endpoint,
+    recorded: RecordedRequest,
+    body: Record<string, unknown>,
+    model: string,
+  ): SimulatedUsage | undefined {
+    if (cache === undefined) return undefined;
+    const text = cacheText(recorded);
+    if (endpoint === 'messages' && countBreakpoints(body) === 0) {
+      const count = options.promptCache?.countTokens ?? countTextConservatively;
+      return { inputTokens: count(text), cachedTokens: 0, writtenTokens: 0 };
+    }
+    const key = typeof body['prompt_cache_key'] === 'string' ? body['prompt_cache_key'] : `${endpoint}:${model}`;
+    return cache.request({ key, text, at: clock() });
+  }
+
   function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
+    if (endpoint === 'messages') return checkMessagesInput(body, issuedSignatures, issuedCompactions);
     if (endpoint === 'chat') {
       if (options.requireReasoningContent?.(body) === true) {
         const missing = checkDeepSeekReasoningContent(body['messages'], emittedReasoning);
@@ -199,7 +242,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 
   async function stream(
     response: ServerResponse,
-    endpoint: 'responses' | 'chat',
+    endpoint: StreamEndpoint,
     reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>,
     number: number,
     model: string,
@@ -208,6 +251,10 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
     const events = (turnReply: TurnReply | undefined): SseEvent[] => {
       if (turnReply === undefined) return [];
       if (endpoint === 'responses') return responsesTurnEvents(turnReply, number, model);
+      if (endpoint === 'messages') {
+        if (deltasOf(turnReply.reasoning).length > 0) issuedSignatures.add(signatureOf(turnReply, number));
+        return messagesTurnEvents(turnReply, number, model);
+      }
       rememberReasoning(turnReply, number);
       const counted =
         options.countPromptTokens === undefined
@@ -225,7 +272,9 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
         const all =
           endpoint === 'responses'
             ? responsesFailedEvents(prefix, reply.code, reply.message, number, model)
-            : [...prefix, chatErrorEvent(reply.code, reply.message)];
+            : endpoint === 'messages'
+              ? messagesFailedEvents(prefix, reply.code, reply.message)
+              : [...prefix, chatErrorEvent(reply.code, reply.message)];
         writeSseHeaders(response);
         await writeSse(response, all, { kind: 'complete' });
         return;
@@ -279,7 +328,8 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
   };
 }
 
-type Endpoint = 'responses' | 'compact' | 'chat';
+type Endpoint = 'responses' | 'compact' | 'chat' | 'messages';
+type StreamEndpoint = Exclude<Endpoint, 'compact'>;
 
 /** A turn that reports `inputTokens` as its input; a cached count above it is cut down to it. */
 function withCountedInput(reply: TurnReply, inputTokens: number): TurnReply {
@@ -314,7 +364,8 @@ function withSimulatedUsage<R extends Exclude<LoopbackReply, HttpErrorReply | { 
 }
 
 /** Index of the first event that tells the client the response is complete. */
-function completionIndex(endpoint: 'responses' | 'chat', events: readonly SseEvent[]): number {
+function completionIndex(endpoint: StreamEndpoint, events: readonly SseEvent[]): number {
+  if (endpoint === 'messages') return messagesCompletionIndex(events);
   const index = events.findIndex((event) => {
     if (endpoint === 'responses') return event.event === 'response.completed' || event.event === 'response.incomplete';
     const choices = event.data as { choices?: { finish_reason?: string | null }[] } | string;
@@ -328,6 +379,7 @@ function endpointOf(request: RecordedRequest): Endpoint | undefined {
   if (request.path.endsWith('/responses/compact')) return 'compact';
   if (request.path.endsWith('/responses')) return 'responses';
   if (request.path.endsWith('/chat/completions')) return 'chat';
+  if (request.path.endsWith('/messages')) return 'messages';
   return undefined;
 }
 
@@ -371,7 +423,7 @@ function sendJson(
   response.end(text);
 }
 
-function sendError(response: ServerResponse, reply: HttpErrorReply): void {
+function sendOpenAIError(response: ServerResponse, reply: HttpErrorReply): void {
   const message = reply.message ?? `loopback error ${reply.status}`;
   const error = {
     message,

@@ -1,3 +1,4 @@
+import { terminalLine } from '@forge/core/terminal';
 import {
   CancelledError,
   type JsonObject,
@@ -74,7 +75,8 @@ export function createMcpTool(options: McpToolOptions): McpTool {
     risk,
     mcpServer: server,
     mcpToolName: descriptor.name,
-    describe: (input) => `${server}: ${descriptor.name} ${JSON.stringify(input).slice(0, 200)}`,
+    // The server chose its tool's name: an approval prompt shows it escaped, never as a line of its own.
+    describe: (input) => `${server}: ${terminalLine(descriptor.name)} ${JSON.stringify(input).slice(0, 200)}`,
     async execute(input, context) {
       if (input === null || typeof input !== 'object' || Array.isArray(input)) {
         return errorText(`The input of "${name}" must be a JSON object matching its schema.`);

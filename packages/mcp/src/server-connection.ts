@@ -24,6 +24,8 @@ import { listAll } from './list-pages.js';
 import { answersLikeLegacySse, remoteTransportAttempts } from './remote-transport.js';
 import { openStdioTransport, type OpenedTransport } from './stdio-transport.js';
 
+export { MAX_MESSAGE_BYTES } from './stdio-transport.js';
+
 const CLIENT_INFO = { name: 'forge', version: '0.1.0' };
 
 /** A server that could not start, or stopped while in use. The message names the server and what to check. */

@@ -7,6 +7,7 @@ import { createMcpTool, type McpTool } from './mcp-tool.js';
 import { connectMcpServer, McpServerError, type McpServerConnection } from './server-connection.js';
 import { roughSchemaTokens, type CountSchemaTokens } from './schema-cost.js';
 import { createServerCatalogue, type McpServerCatalogue } from './server-catalogue.js';
+import { boundedDescriptor } from './tool-bounds.js';
 import { assignToolNames } from './tool-names.js';
 
 /** What became of one configured server. */
@@ -149,14 +150,20 @@ export async function startMcpServers(
   }
 
   const configOf = new Map(configs.map((config) => [config.name, config]));
+  const warned = new Set<string>();
   const wrapAll = (): McpTool[] => {
     const requests = connections.flatMap((connection) =>
-      connection.tools.map((descriptor) => ({
-        server: connection.name,
-        tool: descriptor.name,
-        descriptor,
-        connection,
-      })),
+      connection.tools.flatMap((offered) => {
+        const { descriptor, warning } = boundedDescriptor(connection.name, offered);
+        // Re-listing after a change must not repeat the warning about the same tool.
+        if (warning !== undefined && !warned.has(warning)) {
+          warned.add(warning);
+          warn(warning, connection.name);
+        }
+        return descriptor === undefined
+          ? []
+          : [{ server: connection.name, tool: descriptor.name, descriptor, connection }];
+      }),
     );
     const names = assignToolNames(requests, options.reservedToolNames);
     return requests.map((request, index) => {

@@ -1,6 +1,10 @@
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig, McpStdioServerConfig } from './config.js';
+import { MessageBuffer } from './message-buffer.js';
+
+/** The largest message read from a server; a larger answer is dropped and its request fails (see MessageBuffer). */
+export const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 /** Characters of a server's stderr kept to explain why it failed. */
 const STDERR_TAIL_CHARS = 2_000;
@@ -32,6 +36,9 @@ export function openStdioTransport(config: McpStdioServerConfig): OpenedTranspor
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
     stderr: 'pipe',
   });
+  // The SDK's buffer is quadratic in a message's size and ends the session on one above 10 MiB;
+  // see MessageBuffer. A large result is cut to the tool's output cap once it is parsed.
+  (transport as unknown as { _readBuffer: MessageBuffer })._readBuffer = new MessageBuffer(MAX_MESSAGE_BYTES);
   transport.stderr?.on('data', (chunk: Buffer | string) => {
     tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
   });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '@forge/bounded-read';
-import type { CalibrationSample } from '@forge/core/budget';
+import { implausibleSampleReason, type CalibrationSample } from '@forge/core/budget';
 import { z } from 'zod';
 import { ensureForgeHome, forgeHomeLayout } from './home.js';
 import { CorruptFileError } from './errors.js';
@@ -92,7 +92,8 @@ function toMap(file: CalibrationFile): Map<string, ModelCalibration> {
 /**
  * Appends `samples` to `model`'s history (a new history when `counter` changed), keeps the newest
  * {@link MAX_CALIBRATION_SAMPLES} and the {@link MAX_CALIBRATED_MODELS} most recently updated
- * models, and replaces the file atomically. Returns the model's history as stored.
+ * models, and replaces the file atomically. An impossible sample (see `implausibleSampleReason`) is
+ * never stored. Returns the model's history as stored.
  */
 export async function recordCalibration(
   home: string,
@@ -109,7 +110,9 @@ export async function recordCalibration(
   const kept = previous?.counter === update.counter ? previous.samples : [];
   const samples = [
     ...kept,
-    ...update.samples.map((sample): [number, number] => [sample.estimated, sample.reported]),
+    ...update.samples
+      .filter((sample) => implausibleSampleReason(sample) === undefined)
+      .map((sample): [number, number] => [sample.estimated, sample.reported]),
   ].slice(-MAX_CALIBRATION_SAMPLES);
   const entry = { counter: update.counter, updatedAt: (update.now ?? new Date()).toISOString(), samples };
   const models = Object.entries({ ...file.models, [update.model]: entry })
@@ -125,4 +128,16 @@ export async function recordCalibration(
     updatedAt: entry.updatedAt,
     samples: samples.map(([estimated, reported]) => ({ estimated, reported })),
   };
+}
+
+/** Removes `model`'s history from the file; false when it had none. */
+export async function forgetCalibration(home: string, model: string): Promise<boolean> {
+  const file = await readFileOrEmpty(home);
+  if (!(model in file.models)) return false;
+  const { [model]: _forgotten, ...models } = file.models;
+  await writeFileAtomic(calibrationFilePath(home), `${JSON.stringify({ ...file, models })}\n`, {
+    mode: PRIVATE_FILE_MODE,
+    syncDirectory: true,
+  });
+  return true;
 }

@@ -105,19 +105,48 @@ export async function checkForgeHome(root: string): Promise<void> {
   );
 }
 
-/** A file system failure while setting FORGE_HOME up, as a `ForgeHomeError` when it is one the user must fix. */
+const HOME_FAILURES: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  // mkdir in a file system that holds no user directories (/proc, /sys) fails with ENOENT.
+  ENOENT: 'the file system there does not allow it',
+};
+
+/**
+ * A file system failure while setting FORGE_HOME up, as a `ForgeHomeError` when it is one the
+ * user must fix. A home that exists is "not writable" (naming the directory that refused), one
+ * that does not "cannot be created" (naming the directory it would be created in).
+ */
 async function forgeHomeProblem(error: unknown, home: string): Promise<unknown> {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return error;
-  const reason = `${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'} (${code})`;
-  const path = (error as NodeJS.ErrnoException).path ?? home;
-  const exists = await stat(path).then(
-    () => true,
+  const failure = code === undefined ? undefined : HOME_FAILURES[code];
+  if (failure === undefined) return error;
+  const reason = `${failure} (${code})`;
+  const failedAt = (error as NodeJS.ErrnoException).path ?? home;
+  // Permissions can be changed; a read-only or special file system cannot be written however they are set.
+  const fixAt = (where: string) =>
+    code === 'EACCES' || code === 'EPERM' ? `${FIX}, or fix the permissions of ${where}` : FIX;
+  const homeExists = await stat(home).then(
+    (found) => found.isDirectory(),
     () => false,
   );
-  const where = exists ? path : dirname(path);
-  const problem = exists ? `is not writable: ${reason} at ${where}` : `cannot be created: ${reason} in ${where}`;
-  return new ForgeHomeError({ home, problem, fix: `${FIX}, or fix the permissions of ${where}`, cause: error });
+  if (homeExists) {
+    const where = (await nearestExisting(failedAt)).path;
+    return new ForgeHomeError({
+      home,
+      problem: `is not writable: ${reason} at ${where}`,
+      fix: fixAt(where),
+      cause: error,
+    });
+  }
+  const where = (await nearestExisting(dirname(home))).path;
+  return new ForgeHomeError({
+    home,
+    problem: `cannot be created: ${reason} in ${where}`,
+    fix: fixAt(where),
+    cause: error,
+  });
 }
 
 /**

@@ -18,6 +18,7 @@ export { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-fs.js';
 export {
   DEFAULT_MAX_STATE_BYTES,
   MAIN_LANE,
+  nativeStateDirectory,
   OPAQUE_STATE_SCHEMA_VERSION,
   OpaqueStateStore,
   opaqueStateFileSchema,
@@ -40,7 +41,27 @@ export {
 export { redactMessage } from './redact-message.js';
 export { discardSession } from './session-discard.js';
 export { SESSION_LOG_FILE_NAME } from './session-files.js';
-export { lastSession, listSessions, sessionIds, type LastSessionFilter, type SessionSummary } from './session-list.js';
+export {
+  lastSession,
+  listSessions,
+  sessionIds,
+  type LastSessionFilter,
+  type ListSessionsOptions,
+  type SessionSummary,
+} from './session-list.js';
+export {
+  refreshSessionIndex,
+  sessionIndex,
+  type IndexDamage,
+  type SessionIndex,
+  type SessionTotals,
+} from './session-index.js';
+export {
+  currentCheckpointRecord,
+  readCheckpointWindow,
+  sessionTotals,
+  type CheckpointWindow,
+} from './session-lookups.js';
 export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
 export { loadTranscript } from './session-read.js';
 export type {
@@ -67,5 +88,8 @@ export {
 } from './trace-writer.js';
 export { readTrace, readTraceLines, type EnvelopeParser, type TraceEntry, type TraceLine } from './trace-reader.js';
 export { readStoredLines } from './stored-file.js';
+/** One record as a log line (checksum and newline included), for tools that write logs in bulk; Forge itself appends through `SessionWriter`. */
+export { encodeRecord } from './record-codec.js';
 export { v1SessionSchema, type V1Session } from './v1.js';
-export { readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';
+export { forgetCalibration, readCalibration, recordCalibration, type ModelCalibration } from './calibration-store.js';
+export { findPrunable, prune, traceUsage, type PruneCandidate, type TraceRetentionPolicy } from './home-gc.js';

@@ -67,7 +67,26 @@ describe('the session writer lock', () => {
     ]);
     expect(JSON.parse(await readFile(lockFile, 'utf8'))).toMatchObject({ pid: process.pid });
     await writer.close();
-    expect(await readdir(join(home, 'sessions', id))).toEqual(['session.jsonl']);
+    expect(await readdir(join(home, 'sessions', id))).toEqual(['session.index.json', 'session.jsonl']);
+  });
+
+  it('recovers a lock whose pid now belongs to a process started after the lock was taken', async () => {
+    const { home, id, lockFile } = await sessionOnDisk();
+    // This test process is alive, and started long after 2025: its pid cannot be the lock's owner.
+    await writeFile(
+      lockFile,
+      JSON.stringify({
+        pid: process.pid,
+        hostname: hostname(),
+        startedAt: '2025-01-01T00:00:00.000Z',
+        token: 'reused',
+      }),
+    );
+    const writer = await openSession(home, id);
+    expect(writer.openWarnings.map((warning) => warning.message)).toEqual([
+      `Recovered the lock of session shared left by process ${process.pid}, which no longer runs.`,
+    ]);
+    await writer.close();
   });
 
   it('does not guess about a lock held on another host', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { link, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,23 @@ export const LOCK_FILE_NAME = 'lock';
 
 /** A lock file this young with unreadable content may still be being written by its owner. */
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
+
+/** A process must have started this long after the lock was written to count as a reused pid (clock ticks, rounding). */
+const PID_REUSE_SLACK_MS = 2_000;
+
+/** When process `pid` started (ms since the epoch), from the Linux process table; undefined elsewhere. */
+function processStartedAt(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    if (!Number.isFinite(ticks) || !Number.isFinite(bootSeconds)) return undefined;
+    // Linux reports start times in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on.
+    return bootSeconds * 1000 + ticks * 10;
+  } catch {
+    return undefined;
+  }
+}
 
 /** An owner record is about 150 bytes; a larger lock file is unreadable, not read whole. */
 const MAX_LOCK_BYTES = 4 * 1024;
@@ -57,15 +75,20 @@ async function readOwner(file: string): Promise<LockOwner | undefined> {
   }
 }
 
-/** `alive`, `dead`, or `unknown` when the process is on another host. */
+/**
+ * `alive`, `dead`, or `unknown` when the process is on another host. A live process that started
+ * after the lock was taken is not its owner (the pid was reused), so the lock is `dead` too.
+ */
 function processState(owner: LockOwner): 'alive' | 'dead' | 'unknown' {
   if (owner.hostname !== hostname()) return 'unknown';
   try {
     process.kill(owner.pid, 0);
-    return 'alive';
   } catch (error) {
     return isErrorCode(error, 'ESRCH') ? 'dead' : 'alive';
   }
+  const started = processStartedAt(owner.pid);
+  const locked = Date.parse(owner.startedAt);
+  return started !== undefined && Number.isFinite(locked) && started > locked + PID_REUSE_SLACK_MS ? 'dead' : 'alive';
 }
 
 async function isAbandonedUnreadableLock(file: string): Promise<boolean> {
@@ -102,7 +125,7 @@ async function removeStaleLock(file: string, stale: LockOwner | undefined): Prom
 /**
  * Takes the writer lock of the session in `directory`: a `lock` file created exclusively, holding
  * pid, host name, start time and a random token. A lock left by a process that no longer exists
- * on this host is recovered; any other existing lock gives `SessionLockedError`.
+ * on this host, or whose pid now belongs to a process started after the lock, is recovered; any other existing lock gives `SessionLockedError`.
  */
 export async function acquireSessionLock(
   directory: string,

@@ -92,6 +92,7 @@ export async function migrateV1Session(
       id: paths.id,
       directory: paths.directory,
       logFile: paths.logFile,
+      indexFile: paths.indexFile,
       handle,
       lock,
       state,

@@ -100,6 +100,18 @@ export const engineRunSchema = z.object({
   compactions: nonNegativeInteger.optional(),
 });
 
+const money = z.number().finite().min(0);
+
+/** A cost in US dollars, split as core's `CostBreakdown` splits it. */
+export const storedCostSchema = z.object({
+  currency: z.literal('USD'),
+  freshInput: money,
+  cachedInput: money,
+  cacheWrite: money,
+  output: money,
+  total: money,
+});
+
 export const runStatusSchema = z.enum(['completed', 'step_limit', 'cancelled', 'limit_reached', 'failed']);
 
 /** A run's outcome. A failure keeps only a bounded, redacted error: code, message, retryability. */
@@ -127,6 +139,15 @@ export const runEndedRecordSchema = z.object({
    * keeps sending them so and the provider's cached prefix holds.
    */
   projectedToolCalls: z.array(z.string().min(1).max(200)).optional(),
+  /**
+   * What the run cost, as it was priced while it ran (added in place to schema v2: an older reader
+   * ignores it). `priced` is false for a model without prices; a record without it was written by
+   * a Forge that did not record costs (their traces still have them).
+   */
+  priced: z.boolean().optional(),
+  cost: storedCostSchema.optional(),
+  /** Steps of a priced model whose usage the provider did not report in full: they are not in `cost`. */
+  unpricedSteps: nonNegativeInteger.optional(),
 });
 
 /**

@@ -3,11 +3,12 @@ import { readLines, readLinesBackward } from '@forge/bounded-read';
 import { isSafeId, type Message } from '@forge/core';
 import { readdir } from 'node:fs/promises';
 import { forgeHomeLayout } from './home.js';
-import { findLogDamage } from './log-integrity.js';
 import { isErrorCode } from './private-fs.js';
 import { decodeLine } from './record-codec.js';
 import type { MessageRecord, SessionHeaderRecord } from './records.js';
-import { sessionPaths } from './session-files.js';
+import { sessionPaths, type SessionPaths } from './session-files.js';
+import { refreshSessionIndex, type SessionTotals } from './session-index.js';
+import { pointedLastSession } from './last-pointer.js';
 import { openStoredFile, readStoredFile } from './stored-file.js';
 import { parseV1Session } from './v1.js';
 
@@ -27,6 +28,8 @@ export interface SessionSummary {
    * be read (the other fields are then empty). Such a session is never chosen by `lastSession`.
    */
   readonly problem?: string;
+  /** Running totals of the session's runs, from its index (absent for a v1 or damaged session). */
+  readonly totals?: SessionTotals;
 }
 
 /** How far into a log to look for the first user message. */
@@ -41,10 +44,33 @@ function firstLine(message: Message | undefined): string | undefined {
 }
 
 /**
- * Reads what a listing needs from a v2 log: the header and first user message from the front, the
- * last records from the back, and, when `checkIntegrity`, every line's checksum and number.
+ * What a listing needs of a v2 session, from its index (`session-index.ts`), which is brought up to
+ * date first: read as it is when the log did not change, extended over what was appended, rebuilt
+ * when it does not describe the log. A log whose records fail their checks is summarized from its
+ * front and end instead, with the damage as its `problem`.
  */
-async function summarizeLog(id: string, logFile: string, checkIntegrity: boolean): Promise<SessionSummary> {
+async function summarizeSession(id: string, paths: SessionPaths): Promise<SessionSummary> {
+  const outcome = await refreshSessionIndex(paths.logFile, paths.indexFile);
+  if ('index' in outcome) {
+    const { index } = outcome;
+    return {
+      id,
+      schemaVersion: 2,
+      createdAt: index.createdAt,
+      updatedAt: index.updatedAt,
+      workspaceRoot: index.workspaceRoot,
+      messageCount: index.messageCount,
+      firstUserLine: index.firstUserLine,
+      totals: index.totals,
+    };
+  }
+  const { damage } = outcome;
+  const where = damage.line === undefined ? `byte ${damage.offset}` : `line ${damage.line}`;
+  return { ...(await summarizeLog(id, paths.logFile)), problem: `damaged: ${where}: ${damage.problem}` };
+}
+
+/** Reads what a listing needs from a v2 log: the header and first user message from the front, the last records from the back. */
+async function summarizeLog(id: string, logFile: string): Promise<SessionSummary> {
   let header: SessionHeaderRecord | undefined;
   let firstUser: MessageRecord | undefined;
   let updatedAt: string | undefined;
@@ -76,7 +102,6 @@ async function summarizeLog(id: string, logFile: string, checkIntegrity: boolean
   } finally {
     await handle.close();
   }
-  const damage = checkIntegrity ? await findLogDamage(logFile) : undefined;
   return {
     id,
     schemaVersion: 2,
@@ -85,7 +110,6 @@ async function summarizeLog(id: string, logFile: string, checkIntegrity: boolean
     workspaceRoot: header.workspaceRoot,
     messageCount,
     firstUserLine: firstLine(firstUser?.message),
-    ...(damage === undefined ? {} : { problem: `damaged: line ${damage.line}: ${damage.problem}` }),
   };
 }
 
@@ -146,13 +170,11 @@ async function mapWithLimit<T, R>(items: readonly T[], limit: number, work: (ite
   return results;
 }
 
-async function summarizeAll(home: string, checkIntegrity: boolean): Promise<SessionSummary[]> {
+async function summarizeAll(home: string): Promise<SessionSummary[]> {
   const layout = forgeHomeLayout(home);
   const ids = await storedIds(home);
   const tasks = [
-    ...ids.v2.map(
-      (id) => () => withProblem(id, 2, () => summarizeLog(id, sessionPaths(layout, id).logFile, checkIntegrity)),
-    ),
+    ...ids.v2.map((id) => () => withProblem(id, 2, () => summarizeSession(id, sessionPaths(layout, id)))),
     ...ids.v1.map((id) => () => withProblem(id, 1, () => summarizeV1(id, sessionPaths(layout, id).v1File))),
   ];
   const summaries = await mapWithLimit(tasks, LISTING_CONCURRENCY, (task) => task());
@@ -161,15 +183,26 @@ async function summarizeAll(home: string, checkIntegrity: boolean): Promise<Sess
   );
 }
 
+/** Which sessions a listing shows. */
+export interface ListSessionsOptions {
+  /** Only sessions of this workspace. */
+  readonly workspaceRoot?: string;
+  /** At most this many, the newest (default: all). */
+  readonly limit?: number;
+}
+
 /**
- * Every session in FORGE_HOME, most recently updated first. Parses only the start and end of each
- * log, but checks the checksum and numbering of every other line (without parsing it) so a
- * damaged session is never listed as healthy: the listing reads every byte of every log, a few
- * sessions at a time. A session that cannot be read is listed with a `problem` instead of failing
- * the whole listing. To pick one session, `lastSession` is much cheaper.
+ * Sessions in FORGE_HOME, most recently updated first, each read from its small index (see
+ * `summarizeSession`): a listing costs a few small reads per session, not its log. A session that
+ * cannot be read is listed with a `problem` instead of failing the whole listing.
  */
-export async function listSessions(home: string): Promise<SessionSummary[]> {
-  return summarizeAll(home, true);
+export async function listSessions(home: string, options: ListSessionsOptions = {}): Promise<SessionSummary[]> {
+  const all = await summarizeAll(home);
+  const shown =
+    options.workspaceRoot === undefined
+      ? all
+      : all.filter((session) => session.workspaceRoot === options.workspaceRoot);
+  return options.limit === undefined ? shown : shown.slice(0, options.limit);
 }
 
 async function withProblem(
@@ -193,15 +226,6 @@ async function withProblem(
   }
 }
 
-/** Whether every line of a log passes the listing's checks; a log that can no longer be read does not (as listed, it has a `problem`). */
-async function isIntact(logFile: string): Promise<boolean> {
-  try {
-    return (await findLogDamage(logFile)) === undefined;
-  } catch {
-    return false;
-  }
-}
-
 /** Which sessions `lastSession` may choose. */
 export interface LastSessionFilter {
   /** Only sessions of this workspace. */
@@ -211,20 +235,24 @@ export interface LastSessionFilter {
 }
 
 /**
- * The most recently updated undamaged session that passes `filter`. Reads only the start and end
- * of each log, then checks every line of the newest candidate alone, moving on to the next when
- * it is damaged, so it reads whole just the log it returns (and any damaged newer ones).
+ * The most recently updated session that passes `filter`, from the sessions' indexes, whether or
+ * not it is damaged. For a workspace's newest session with messages (`--last`), the session the
+ * last writer of that workspace named (`last-pointer.ts`) is read alone, and the others only when
+ * that hint is missing or no longer fits: a damaged one comes with its `problem` (the caller says so rather than
+ * silently resuming an older session). An unreadable session (no header) is never chosen.
  */
 export async function lastSession(home: string, filter: LastSessionFilter = {}): Promise<SessionSummary | undefined> {
-  const layout = forgeHomeLayout(home);
-  const candidates = (await summarizeAll(home, false)).filter(
-    (session) =>
-      session.problem === undefined &&
-      (filter.workspaceRoot === undefined || session.workspaceRoot === filter.workspaceRoot) &&
-      (filter.withMessages !== true || session.messageCount > 0),
-  );
-  for (const candidate of candidates) {
-    if (candidate.schemaVersion === 1 || (await isIntact(sessionPaths(layout, candidate.id).logFile))) return candidate;
+  const chosen = (session: SessionSummary) =>
+    !(session.problem?.startsWith('unreadable') ?? false) &&
+    (filter.workspaceRoot === undefined || session.workspaceRoot === filter.workspaceRoot) &&
+    (filter.withMessages !== true || session.messageCount > 0 || session.problem !== undefined);
+  if (filter.workspaceRoot !== undefined && filter.withMessages === true) {
+    const layout = forgeHomeLayout(home);
+    const hinted = await pointedLastSession(layout.sessions, filter.workspaceRoot);
+    if (hinted !== undefined && isSafeId(hinted)) {
+      const summary = await withProblem(hinted, 2, () => summarizeSession(hinted, sessionPaths(layout, hinted)));
+      if (chosen(summary)) return summary;
+    }
   }
-  return undefined;
+  return (await summarizeAll(home)).find(chosen);
 }

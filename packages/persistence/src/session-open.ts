@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { SessionNotFoundError } from './errors.js';
 import { ensureForgeHome, type ForgeHomeLayout } from './home.js';
 import { acquireSessionLock, type SessionLock } from './lock.js';
-import { parseSessionLog } from './log-reader.js';
-import { readStoredFile } from './stored-file.js';
+import { readSessionLog, type ParsedSessionLog } from './log-reader.js';
+import { openStoredFile } from './stored-file.js';
+import { SessionIndexBuilder, suffixOf, writeSessionIndex } from './session-index.js';
 import { keepTornTail } from './torn-file.js';
 import { migrateV1Session } from './migrate-v1.js';
 import { createPrivateDirectory, isErrorCode, openPrivateFile } from './private-fs.js';
@@ -104,8 +105,8 @@ export async function createSession(home: string, options: CreateSessionOptions)
   }
 }
 
-function writerPaths(paths: SessionPaths): { id: string; directory: string; logFile: string } {
-  return { id: paths.id, directory: paths.directory, logFile: paths.logFile };
+function writerPaths(paths: SessionPaths): { id: string; directory: string; logFile: string; indexFile: string } {
+  return { id: paths.id, directory: paths.directory, logFile: paths.logFile, indexFile: paths.indexFile };
 }
 
 /**
@@ -132,14 +133,18 @@ export async function openSession(
 
   const lock = await acquireSessionLock(paths.directory, id, now);
   try {
-    const log = await readStoredFile(paths.logFile);
-    const parsed = parseSessionLog(log, { file: paths.logFile, sessionId: id });
+    const indexing = new SessionIndexBuilder();
+    const parsed = await readSessionLog({
+      file: paths.logFile,
+      sessionId: id,
+      onRecord: (record, offset, end, line) => indexing.apply(record, offset, end, suffixOf(line)),
+    });
     const warnings: SessionWarning[] = [];
     const handle = await openPrivateFile(paths.logFile, { exclusive: false });
     try {
       // The torn tail is kept before it is cut off: a crash in between leaves its bytes in both places, never in neither.
       const tornFile =
-        parsed.tornBytes > 0 ? await keepTornTail(paths.logFile, log.subarray(parsed.intactBytes)) : undefined;
+        parsed.tornBytes > 0 ? await keepTornTail(paths.logFile, await tornBytesOf(paths.logFile, parsed)) : undefined;
       for (const warning of parsed.transcript.warnings) {
         warnings.push(
           warning.code === 'torn_tail' && tornFile !== undefined
@@ -158,6 +163,15 @@ export async function openSession(
       if (parsed.tornBytes > 0 || parsed.missingFinalNewline)
         await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
       await finishV1Backup(paths, parsed.transcript.migratedFrom !== undefined, warnings, layout);
+      // The whole log was just read: its index costs nothing more to bring up to date.
+      const indexed = indexing.current;
+      if (indexed !== undefined) {
+        const stats = await handle.stat();
+        await writeSessionIndex(paths.indexFile, {
+          ...indexed,
+          logMtimeMs: indexed.logBytes === stats.size ? stats.mtimeMs : 0,
+        });
+      }
     } catch (error) {
       await handle.close();
       throw error;
@@ -166,6 +180,18 @@ export async function openSession(
   } catch (error) {
     await lock.release();
     throw error;
+  }
+}
+
+/** The bytes after the intact part of a log (we hold its lock: nothing appends meanwhile). */
+async function tornBytesOf(logFile: string, parsed: ParsedSessionLog): Promise<Buffer> {
+  const handle = await openStoredFile(logFile);
+  try {
+    const bytes = Buffer.alloc(parsed.tornBytes);
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, parsed.intactBytes);
+    return bytes.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import { SessionNotFoundError } from './errors.js';
 import { forgeHomeLayout } from './home.js';
-import { parseSessionLog } from './log-reader.js';
+import { readSessionLog } from './log-reader.js';
 import { isErrorCode } from './private-fs.js';
 import { sessionPaths } from './session-files.js';
 import { readStoredFile } from './stored-file.js';
@@ -22,7 +22,7 @@ export async function loadTranscript(
   const layout = forgeHomeLayout(home);
   const paths = sessionPaths(layout, id);
   try {
-    return parseSessionLog(await readStoredFile(paths.logFile), { file: paths.logFile, sessionId: id }).transcript;
+    return (await readSessionLog({ file: paths.logFile, sessionId: id })).transcript;
   } catch (error) {
     if (!isErrorCode(error, 'ENOENT')) throw error;
   }

@@ -326,7 +326,7 @@ describe('listing damaged sessions (issue 17)', () => {
     expect((await lastSession(home, { workspaceRoot: '/w' }))?.id).toMatch(/^(healthy|torn)$/);
   });
 
-  it('passes over a newer damaged session and an empty one when choosing the last one', async () => {
+  it('chooses the newest session even when it is damaged, with its problem, and passes over an empty one', async () => {
     const home = await temporaryHome();
     let clock = Date.parse('2025-01-01T00:00:00.000Z');
     const now = () => (clock += 1000);
@@ -343,7 +343,11 @@ describe('listing damaged sessions (issue 17)', () => {
     await writeFile(newer, bytes);
 
     expect((await lastSession(home, { workspaceRoot: '/w' }))?.id).toBe('empty');
-    expect((await lastSession(home, { workspaceRoot: '/w', withMessages: true }))?.id).toBe('older');
+    // Resuming an older session instead would hide the damage (issue 29): the caller is told.
+    expect(await lastSession(home, { workspaceRoot: '/w', withMessages: true })).toMatchObject({
+      id: 'newer',
+      problem: 'damaged: line 2: the checksum does not match the line',
+    });
     expect((await listSessions(home)).map(({ id, problem }) => [id, problem])).toEqual([
       ['empty', undefined],
       ['newer', 'damaged: line 2: the checksum does not match the line'],
@@ -374,7 +378,8 @@ describe('file modes and ids', () => {
     await trace.close();
     expect(await modes(trace.file)).toBe('600');
     expect(await modes(forgeHomeLayout(home).runs)).toBe('700');
-    expect(await readdir(writer.directory)).toEqual(['session.jsonl']);
+    expect(await readdir(writer.directory)).toEqual(['session.index.json', 'session.jsonl']);
+    expect(await modes(join(writer.directory, 'session.index.json'))).toBe('600');
   });
 
   const hostileIds = ['../x', '', 'a'.repeat(129), 'a/b', 'a\0b', '.', '..', 'a b', 'ä'];

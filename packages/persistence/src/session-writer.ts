@@ -9,12 +9,15 @@ import {
   type Usage,
 } from '@forge/core';
 import type { Redactor } from '@forge/core/redaction';
+import type { CostBreakdown } from '@forge/core/pricing';
 import type { FileHandle } from 'node:fs/promises';
 import type { SessionLock } from './lock.js';
 import { writeAll, writeFailureHint } from '@forge/bounded-read';
 import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
 import { tornFilePath } from './torn-file.js';
+import { sessionIndex } from './session-index.js';
+import { pointLastSession } from './last-pointer.js';
 import {
   checkpointSourceRecordSchema,
   MAX_ERROR_MESSAGE_CHARS,
@@ -22,6 +25,7 @@ import {
   type CheckpointSource,
   type EngineRunFacts,
   type NewSessionRecord,
+  type RunEndedRecord,
   sessionRecordSchema,
   type StoredUsage,
 } from './records.js';
@@ -54,6 +58,9 @@ export interface RunEndInput {
   readonly checkpointSent?: CheckpointSent;
   /** Tool calls whose outputs the run began sending projected. */
   readonly projectedToolCalls?: readonly string[];
+  /** The run's cost when its model has prices (a core `RunResult` carries it). */
+  readonly cost?: CostBreakdown;
+  readonly unpricedSteps?: number;
 }
 
 export interface CheckpointInput {
@@ -66,6 +73,7 @@ export interface SessionWriterParts {
   readonly id: string;
   readonly directory: string;
   readonly logFile: string;
+  readonly indexFile: string;
   readonly handle: FileHandle;
   readonly lock: SessionLock;
   readonly state: SessionStateBuilder;
@@ -81,6 +89,17 @@ function storedUsage(usage: Usage): StoredUsage {
     if (typeof value === 'number' && Number.isInteger(value) && value >= 0) stored[key] = value;
   }
   return stored;
+}
+
+/** The cost fields of a run's end record: `priced`, and what was priced when there was a price sheet. */
+function storedCost(run: RunEndInput): Pick<RunEndedRecord, 'priced' | 'cost' | 'unpricedSteps'> {
+  if (run.cost === undefined) return { priced: false };
+  const { currency, freshInput, cachedInput, cacheWrite, output, total } = run.cost;
+  return {
+    priced: true,
+    cost: { currency, freshInput, cachedInput, cacheWrite, output, total },
+    ...(run.unpricedSteps === undefined || run.unpricedSteps === 0 ? {} : { unpricedSteps: run.unpricedSteps }),
+  };
 }
 
 /**
@@ -201,6 +220,7 @@ export class SessionWriter {
           ...(run.projectedToolCalls === undefined || run.projectedToolCalls.length === 0
             ? {}
             : { projectedToolCalls: [...run.projectedToolCalls] }),
+          ...storedCost(run),
         },
       ]),
     );
@@ -234,6 +254,10 @@ export class SessionWriter {
     await this.queue.catch(() => undefined);
     try {
       await this.parts.handle.close();
+      // Still holding the lock: the index takes in exactly what this writer appended.
+      const index = await sessionIndex(this.logFile, this.parts.indexFile).catch(() => undefined);
+      if (index !== undefined && index.messageCount > 0 && index.workspaceRoot !== null)
+        await pointLastSession(this.directory, index.workspaceRoot, this.id);
     } finally {
       await this.parts.lock.release();
     }

@@ -1,9 +1,9 @@
-import { canonicalJsonStringify, hashMessages, InvalidInputError, sha256Hex, type JsonValue } from '@forge/core';
+import { canonicalJsonStringify, InvalidInputError, sha256Hex, type JsonValue } from '@forge/core';
 import {
-  checkpointMatchesTranscript,
   CHECKPOINT_CAPS,
   observeArtifactHashes,
   renderCheckpointView,
+  sourceMatchesTranscript,
   validateCheckpoint,
   type ArtifactHashes,
   type CheckpointCaps,
@@ -37,15 +37,6 @@ export type ResolvedCheckpoint =
   | { readonly ok: true; readonly active: ActiveCheckpoint }
   | { readonly ok: false; readonly problem: string };
 
-function rangeMatches(source: CheckpointSource, messages: readonly CheckpointTranscriptEntry[]): boolean {
-  if (source.messageCount > messages.length) return false;
-  const list = messages.map((entry) => entry.message);
-  return (
-    hashMessages(list.slice(0, source.summarizedThrough)) === source.sourceHash &&
-    hashMessages(list.slice(source.tailStart, source.messageCount)) === source.tailHash
-  );
-}
-
 /**
  * Reads the stored current checkpoint: a Forge checkpoint that passes `validateCheckpoint` and
  * still stands for the same messages (range and hashes), or a Codex import whose range still
@@ -57,11 +48,44 @@ export function resolveStoredCheckpoint(
   transcript: readonly CheckpointTranscriptEntry[],
   caps: CheckpointCaps = CHECKPOINT_CAPS,
 ): ResolvedCheckpoint {
+  return resolveAgainst(stored, {
+    messageCount: transcript.length,
+    matches: (source) => sourceMatchesTranscript(source, transcript),
+    caps,
+  });
+}
+
+/**
+ * `resolveStoredCheckpoint` for a reader that did not load the messages the checkpoint stands for
+ * (`forge checkpoint show` reads the checkpoint at the offset the session's index gives): the
+ * range is checked against the transcript's length, and the messages' checksums, checked when
+ * the index was made from the log, stand for the hashes.
+ */
+export function resolveIndexedCheckpoint(
+  stored: StoredCheckpoint,
+  messageCount: number,
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): ResolvedCheckpoint {
+  return resolveAgainst(stored, {
+    messageCount,
+    matches: (source) => source.messageCount <= messageCount && source.tailStart <= source.messageCount,
+    caps,
+  });
+}
+
+function resolveAgainst(
+  stored: StoredCheckpoint,
+  transcript: {
+    readonly messageCount: number;
+    readonly matches: (source: CheckpointSource) => boolean;
+    readonly caps: CheckpointCaps;
+  },
+): ResolvedCheckpoint {
   const hash = sha256Hex(canonicalJsonStringify(stored.checkpoint));
   const facts = { id: checkpointIdOf(hash), hash, source: stored.source, recordedAt: stored.recordedAt };
   const imported = codexImportSchema.safeParse(stored.checkpoint);
   if (imported.success) {
-    if (!rangeMatches(stored.source, transcript))
+    if (!transcript.matches(stored.source))
       return {
         ok: false,
         problem: `the imported checkpoint ${facts.id} no longer matches the transcript's messages; it is not used`,
@@ -71,13 +95,13 @@ export function resolveStoredCheckpoint(
       active: { ...facts, kind: 'codex-import', strategy: CODEX_IMPORT_STRATEGY, view: imported.data.view },
     };
   }
-  const validation = validateCheckpoint(stored.checkpoint, transcript.length, caps);
+  const validation = validateCheckpoint(stored.checkpoint, transcript.messageCount, transcript.caps);
   if (!validation.ok)
     return {
       ok: false,
       problem: `checkpoint ${facts.id} is not valid (${validation.errors.slice(0, 2).join('; ')}); it is not used`,
     };
-  if (!checkpointMatchesTranscript(validation.checkpoint, transcript)) {
+  if (!transcript.matches(validation.checkpoint.source)) {
     return {
       ok: false,
       problem: `checkpoint ${facts.id} no longer matches the transcript's messages (range or hashes differ); it is not used`,

@@ -3,6 +3,7 @@ export {
   openSessionHandle,
   runSessionTurn,
   SessionHandle,
+  type EngineTurnOutcome,
   type OpenSessionHandleOptions,
   type SessionEngineInput,
   type SessionEngineTurnOptions,
@@ -24,6 +25,7 @@ export {
   factDependencies,
   installCheckpoint,
   renderActiveCheckpoint,
+  resolveIndexedCheckpoint,
   resolveStoredCheckpoint,
   type ActiveCheckpoint,
   type ArtifactHashSource,
@@ -37,3 +39,5 @@ export {
   type SessionCompactResult,
 } from './session-compaction.js';
 export { readWorkingSet, reportWorkingSetSent, workingSetFor, type FileTextRedaction } from './working-set-input.js';
+export { SESSION_CHECKPOINT_OPTIONS, sessionCompaction } from './compaction-settings.js';
+export { manualCompactionTracePrefix, openCompactionTrace, type CompactionTrace } from './compaction-trace.js';

@@ -184,6 +184,12 @@ function triggerOf(
   return request.budget.overBudget ? 'over_budget' : 'threshold';
 }
 
+/** A session's context manager, which also says what it last installed. */
+export interface SessionContextManager extends ContextManager {
+  /** The checkpoint the latest `fit` installed and the request then carried, as rendered; undefined before one. */
+  installed(): { readonly id: string; readonly text: string } | undefined;
+}
+
 /**
  * The session's side of in-run compaction: `runAgent` asks for room (mode `compact`), and this
  * compacts the completed turns before the running one (`protectedFrom`) into a checkpoint,
@@ -198,8 +204,9 @@ export function createSessionContextManager(input: {
   readonly policy: ContextPolicy;
   readonly protectedFrom: number;
   readonly artifactHashes?: ArtifactHashSource;
-}): ContextManager {
+}): SessionContextManager {
   const { port, policy, protectedFrom } = input;
+  let installed: { readonly id: string; readonly text: string } | undefined;
   const compactWith = (
     request: FitRequest,
     mode: 'shadow' | 'compact',
@@ -228,6 +235,7 @@ export function createSessionContextManager(input: {
     });
   let sizes: OutputSizeCache | undefined;
   return {
+    installed: () => installed,
     async fit(request) {
       const result = await compactWith(request, 'compact', port.current(), request.request, request.budget.estimate);
       if (result.kind === 'limit') return { kind: 'stop', reason: 'tail_floor', message: result.message };
@@ -239,12 +247,14 @@ export function createSessionContextManager(input: {
           : await hashesOf(factDependencies(built.checkpoint), input.artifactHashes);
       const files = await readWorkingSet(built.checkpoint, input.artifactHashes, port.redact);
       reportWorkingSetSent(input.artifactHashes, built.checkpoint, files);
+      const checkpoint =
+        hashes === undefined && files === undefined
+          ? built.view
+          : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes, files);
+      installed = { id: built.id, text: checkpoint };
       return {
         kind: 'compacted',
-        checkpoint:
-          hashes === undefined && files === undefined
-            ? built.view
-            : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes, files),
+        checkpoint,
         checkpointId: built.id,
         coveredThrough: result.tailStart,
         history: result.history,

@@ -58,10 +58,15 @@ export interface SessionEngineInput {
   readonly onMessage: (message: Message) => Promise<void>;
   /** Writes an event to the run's trace and forwards it to the turn's `onEvent`. */
   readonly onEvent: EngineEventListener;
-  /** Stores what the engine reports about the run (its thread, its own context report) with the run's end. */
-  readonly setEngineFacts: (facts: EngineRunFacts) => void;
-  /** Stores the checkpoint the run's last model request carried with the run's end, so the next turn can tell whether it renders differently. */
-  readonly setCheckpointSent: (sent: CheckpointSent) => void;
+}
+
+/** What an engine hands back for one turn; the session records it with the run's end. */
+export interface EngineTurnOutcome {
+  readonly result: RunResult;
+  /** What the engine reports about the run (its thread, its own context report). */
+  readonly engineFacts?: EngineRunFacts;
+  /** The checkpoint the run's last model request carried, so the next turn can tell whether it renders differently. */
+  readonly checkpointSent?: CheckpointSent;
 }
 
 /**
@@ -82,7 +87,7 @@ export interface SessionEngineTurnOptions extends Omit<SessionViewOptions, 'mode
    * Runs the turn. The contract is `runAgent`'s: model and tool failures end the run with a status
    * in the result; a rejection means the host failed, and is recorded as a failed run.
    */
-  readonly run: (input: SessionEngineInput) => Promise<RunResult>;
+  readonly run: (input: SessionEngineInput) => Promise<EngineTurnOutcome>;
 }
 
 export interface SessionTurnResult {

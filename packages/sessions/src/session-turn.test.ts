@@ -405,19 +405,21 @@ describe('a turn run by another engine', () => {
         for (const message of messages) await input.onMessage(message);
         input.onEvent({ ...envelope, sequence: 1, event: { type: 'model.step.started', step: 1 } });
         return {
-          runId: input.runId,
-          status: 'completed',
-          messages,
-          text: 'Tabs.',
-          steps: 1,
-          usage: {
-            inputTokens: 10,
-            cacheReadTokens: undefined,
-            cacheWriteTokens: undefined,
-            outputTokens: 2,
-            reasoningTokens: undefined,
+          result: {
+            runId: input.runId,
+            status: 'completed',
+            messages,
+            text: 'Tabs.',
+            steps: 1,
+            usage: {
+              inputTokens: 10,
+              cacheReadTokens: undefined,
+              cacheWriteTokens: undefined,
+              outputTokens: 2,
+              reasoningTokens: undefined,
+            },
+            instructionsHash: input.instructions.hash,
           },
-          instructionsHash: input.instructions.hash,
         };
       },
     });

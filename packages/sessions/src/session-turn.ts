@@ -7,6 +7,7 @@ import {
   runAgent,
   sha256Hex,
   summarizeError,
+  type ContextPolicy,
   type RunSession,
   type Message,
   type OpaqueProviderState,
@@ -23,12 +24,7 @@ import {
   type CoverageItem,
   type WorkingSetRenderInput,
 } from '@forge/core/checkpoint';
-import {
-  CompactionRequestChannel,
-  createSessionModelTools,
-  type BuiltCheckpoint,
-  type ContextManager,
-} from '@forge/core/compaction';
+import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import {
   createSession,
@@ -39,7 +35,6 @@ import {
   createTraceWriter,
   type CheckpointSent,
   type EngineEventEnvelope,
-  type EngineRunFacts,
   type SessionRepairWarning,
   type SessionTranscript,
   type StoredCheckpoint,
@@ -63,7 +58,9 @@ import {
   type SessionCompactResult,
 } from './session-compaction.js';
 import type {
+  EngineTurnOutcome,
   OpenSessionHandleOptions,
+  SessionEngineInput,
   SessionEngineTurnOptions,
   SessionTurnOptions,
   SessionTurnResult,
@@ -75,6 +72,7 @@ import { selectSessionView, type SessionView, type SessionViewOptions } from './
 import { reportWorkingSetSent, workingSetFor } from './working-set-input.js';
 
 export type {
+  EngineTurnOutcome,
   OpenSessionHandleOptions,
   SessionEngineInput,
   SessionEngineTurnOptions,
@@ -239,116 +237,123 @@ export class SessionHandle {
   async runTurn(options: SessionTurnOptions): Promise<SessionTurnResult> {
     const { caps, onEvent, instructions, compaction = {}, artifactHashes, ...runOptions } = options;
     const policy = resolveContextPolicy(runOptions.context);
-    await this.loadNativeState(compaction, runOptions.model);
-    return this.runEngineTurn({
-      mode: policy.mode,
-      ...((caps ?? compaction.caps) === undefined ? {} : { caps: caps ?? compaction.caps }),
-      instructions,
-      ...(artifactHashes === undefined ? {} : { artifactHashes }),
-      model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
-      run: async (input) => {
-        const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
-        const history =
-          policy.mode === 'compact'
-            ? await historyWithStaleReads({
-                history: input.history,
-                view: input.view,
-                entries: () => this.entries(),
-                source: artifactHashes,
-              })
-            : input.history;
-        const offer = {
-          checkpointNote: automatic && compaction.modelTools?.checkpointNote === true,
-          requestCompaction: automatic && compaction.modelTools?.requestCompaction === true,
-        };
-        const channel = new CompactionRequestChannel();
-        const modelTools = createSessionModelTools(offer, {
-          transcript: () => this.entries(),
-          channel,
-          ...(compaction.caps === undefined ? {} : { caps: compaction.caps }),
-        });
-        const sessionManager = automatic
-          ? createSessionContextManager({
-              port: this.compactionPort(),
-              options: compaction,
-              policy,
-              protectedFrom: this.writer.messages.length,
-              ...(artifactHashes === undefined ? {} : { artifactHashes }),
-            })
-          : undefined;
-        let sentCheckpoint =
-          input.view.checkpoint === undefined || input.checkpoint === undefined
-            ? undefined
-            : { id: input.view.checkpoint.id, text: input.checkpoint };
-        const manager: ContextManager | undefined =
-          sessionManager === undefined
-            ? undefined
-            : {
-                ...sessionManager,
-                fit: async (request) => {
-                  const fitted = await sessionManager.fit(request);
-                  if (fitted.kind === 'compacted')
-                    sentCheckpoint = { id: fitted.checkpointId, text: fitted.checkpoint };
-                  return fitted;
-                },
-              };
-        // The same checkpoint rendered differently (a fact went SUSPECT); a new one was paid for when it was made.
-        const last = this.lastCheckpointSent();
-        const checkpointChanged =
-          policy.mode === 'compact' &&
-          input.nativeState === undefined &&
-          input.checkpoint !== undefined &&
-          last !== undefined &&
-          last.id === input.view.checkpoint?.id &&
-          last.textSha256 !== sha256Hex(input.checkpoint);
-        const { view } = input;
-        const lastRequestAt = this.lastRunEndedAt();
-        const replay = new NativeReplayWatch(input.nativeState !== undefined);
-        const session: RunSession = {
-          id: input.sessionId,
-          history,
-          ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
-          ...(input.nativeState === undefined ? {} : { nativeState: input.nativeState }),
-          viewOrigin: {
-            coveredMessages: view.tailStart,
-            ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }),
-          },
-          onMessage: input.onMessage,
-          ...(policy.mode === 'compact' ? this.projectedSoFar() : {}),
-          ...(offer.requestCompaction ? { compactionRequests: channel } : {}),
-          ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
-          ...(checkpointChanged ? { checkpointChanged: true } : {}),
-        };
-        const result = await runAgent({
-          ...runOptions,
-          instructions: input.instructions,
-          runId: input.runId,
-          session,
-          context: policy,
-          ...(modelTools.length === 0 ? {} : { tools: [...(runOptions.tools ?? []), ...modelTools] }),
-          ...(manager === undefined ? {} : { contextManager: manager }),
-          ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
-          onEvent: (envelope) => {
-            const { event } = envelope;
-            if (event.type === 'context.compaction.completed')
-              for (const id of event.projectedToolCallIds ?? []) this.projectedToolCalls.add(id);
-            replay.observe(event);
-            input.onEvent(envelope);
-            onEvent?.(envelope);
-          },
-        });
-        if (policy.mode === 'compact' && result.steps > 0 && sentCheckpoint !== undefined)
-          input.setCheckpointSent({ id: sentCheckpoint.id, textSha256: sha256Hex(sentCheckpoint.text) });
-        if (replay.refused)
-          await discardRefusedState({
-            store: compaction.opaqueStates,
-            sessionId: this.id,
-            stored: this.writer.checkpoint,
-            loaded: this.nativeStates,
-          });
-        return result;
+    const turnCaps = caps ?? compaction.caps;
+    this.beginTurn();
+    try {
+      await this.loadNativeState(compaction, runOptions.model);
+      const started = await this.startTurn({
+        mode: policy.mode,
+        ...(turnCaps === undefined ? {} : { caps: turnCaps }),
+        instructions,
+        ...(artifactHashes === undefined ? {} : { artifactHashes }),
+        model: { provider: runOptions.model.provider, modelId: runOptions.model.modelId },
+      });
+      const native = { policy, compaction, artifactHashes, runOptions, onEvent };
+      return await this.settle(started, this.runNative(started.input, native));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** The turn on Forge's own loop: `runAgent` over the view `startTurn` chose, compacting as the mode says. */
+  private async runNative(input: SessionEngineInput, turn: NativeTurn): Promise<EngineTurnOutcome> {
+    const { policy, compaction, artifactHashes, runOptions } = turn;
+    const automatic = policy.mode === 'shadow' || policy.mode === 'compact';
+    const history =
+      policy.mode === 'compact'
+        ? await historyWithStaleReads({
+            history: input.history,
+            view: input.view,
+            entries: () => this.entries(),
+            source: artifactHashes,
+          })
+        : input.history;
+    const offer = {
+      checkpointNote: automatic && compaction.modelTools?.checkpointNote === true,
+      requestCompaction: automatic && compaction.modelTools?.requestCompaction === true,
+    };
+    const channel = new CompactionRequestChannel();
+    const modelTools = createSessionModelTools(offer, {
+      transcript: () => this.entries(),
+      channel,
+      ...(compaction.caps === undefined ? {} : { caps: compaction.caps }),
+    });
+    const manager = automatic
+      ? createSessionContextManager({
+          port: this.compactionPort(),
+          options: compaction,
+          policy,
+          protectedFrom: this.writer.messages.length,
+          ...(artifactHashes === undefined ? {} : { artifactHashes }),
+        })
+      : undefined;
+    const replay = new NativeReplayWatch(input.nativeState !== undefined);
+    const result = await runAgent({
+      ...runOptions,
+      instructions: input.instructions,
+      runId: input.runId,
+      session: this.runSession(input, { policy, history, channel: offer.requestCompaction ? channel : undefined }),
+      context: policy,
+      ...(modelTools.length === 0 ? {} : { tools: [...(runOptions.tools ?? []), ...modelTools] }),
+      ...(manager === undefined ? {} : { contextManager: manager }),
+      ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
+      onEvent: (envelope) => {
+        const { event } = envelope;
+        if (event.type === 'context.compaction.completed')
+          for (const id of event.projectedToolCallIds ?? []) this.projectedToolCalls.add(id);
+        replay.observe(event);
+        input.onEvent(envelope);
+        turn.onEvent?.(envelope);
       },
     });
+    if (replay.refused)
+      await discardRefusedState({
+        store: compaction.opaqueStates,
+        sessionId: this.id,
+        stored: this.writer.checkpoint,
+        loaded: this.nativeStates,
+      });
+    const sent = manager?.installed() ?? startingCheckpoint(input);
+    if (policy.mode !== 'compact' || result.steps === 0 || sent === undefined) return { result };
+    return { result, checkpointSent: { id: sent.id, textSha256: sha256Hex(sent.text) } };
+  }
+
+  /** What `runAgent` is told about the session for one turn (the `session` port). */
+  private runSession(
+    input: SessionEngineInput,
+    turn: {
+      readonly policy: ContextPolicy;
+      readonly history: readonly Message[];
+      readonly channel?: CompactionRequestChannel | undefined;
+    },
+  ): RunSession {
+    const { policy, history, channel } = turn;
+    const { view } = input;
+    // The same checkpoint rendered differently (a fact went SUSPECT); a new one was paid for when it was made.
+    const last = this.lastCheckpointSent();
+    const checkpointChanged =
+      policy.mode === 'compact' &&
+      input.nativeState === undefined &&
+      input.checkpoint !== undefined &&
+      last !== undefined &&
+      last.id === view.checkpoint?.id &&
+      last.textSha256 !== sha256Hex(input.checkpoint);
+    const lastRequestAt = this.lastRunEndedAt();
+    return {
+      id: input.sessionId,
+      history,
+      ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+      ...(input.nativeState === undefined ? {} : { nativeState: input.nativeState }),
+      viewOrigin: {
+        coveredMessages: view.tailStart,
+        ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }),
+      },
+      onMessage: input.onMessage,
+      ...(policy.mode === 'compact' ? this.projectedSoFar() : {}),
+      ...(channel === undefined ? {} : { compactionRequests: channel }),
+      ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
+      ...(checkpointChanged ? { checkpointChanged: true } : {}),
+    };
   }
 
   /**
@@ -385,10 +390,10 @@ export class SessionHandle {
    * end are recorded. A rejection of `run` is recorded as a failed run and rethrown.
    */
   async runEngineTurn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
-    this.checkOpen();
-    this.running = true;
+    this.beginTurn();
     try {
-      return await this.turn(options);
+      const started = await this.startTurn(options);
+      return await this.settle(started, options.run(started.input));
     } finally {
       this.running = false;
     }
@@ -487,7 +492,17 @@ export class SessionHandle {
     });
   }
 
-  private async turn(options: SessionEngineTurnOptions): Promise<SessionTurnResult> {
+  private beginTurn(): void {
+    this.checkOpen();
+    this.running = true;
+  }
+
+  /**
+   * A turn's start, whatever engine runs it: the view its mode sends (with the working set and the
+   * current hashes of the files its checkpoint names), the frozen instructions, a run id, the
+   * trace, and the run's start in the log. What the engine gets is `input`.
+   */
+  private async startTurn(options: Omit<SessionEngineTurnOptions, 'run'>): Promise<StartedTurn> {
     const { caps, onEvent, instructions, model } = options;
     const mode = options.mode ?? 'compact';
     const resolved = mode === 'compact' ? this.currentCheckpoint(caps) : undefined;
@@ -511,55 +526,65 @@ export class SessionHandle {
     const snapshot = typeof instructions === 'function' ? await instructions() : instructions;
     const runId = assertSafeId(this.newRunId(), 'run id');
     const trace = await createTraceWriter(this.home, runId, { redactor: this.redactor });
-    const warnings: SessionTurnWarning[] = [];
-    let result: RunResult;
-    let engineFacts: EngineRunFacts | undefined;
-    let checkpointSent: CheckpointSent | undefined;
     const projectedToolCalls: string[] = [];
+    const started = { runId, instructionsHash: snapshot.hash, trace, view, projectedToolCalls };
     try {
       await this.writer.recordRunStart({
         runId,
         instructionsHash: snapshot.hash,
         model: { provider: model.provider, modelId: model.modelId },
       });
-      result = await options.run({
-        instructions: snapshot,
-        history: view.history,
-        ...(view.checkpoint === undefined ? {} : { checkpoint: view.checkpoint.text }),
-        ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }),
-        view,
-        runId,
-        sessionId: this.id,
-        onMessage: async (message) => {
-          await this.writer.appendMessages([message], { runId });
-        },
-        onEvent: (envelope) => {
-          projectedToolCalls.push(...projectedIdsOf(envelope.event));
-          trace.listener(envelope);
-          onEvent?.(envelope);
-        },
-        setEngineFacts: (facts) => {
-          engineFacts = facts;
-        },
-        setCheckpointSent: (sent) => {
-          checkpointSent = sent;
-        },
-      });
+    } catch (error) {
+      await this.failTurn(started, error);
+      throw error;
+    }
+    const input: SessionEngineInput = {
+      instructions: snapshot,
+      history: view.history,
+      ...(view.checkpoint === undefined ? {} : { checkpoint: view.checkpoint.text }),
+      ...(view.nativeState === undefined ? {} : { nativeState: view.nativeState }),
+      view,
+      runId,
+      sessionId: this.id,
+      onMessage: async (message) => {
+        await this.writer.appendMessages([message], { runId });
+      },
+      onEvent: (envelope) => {
+        projectedToolCalls.push(...projectedIdsOf(envelope.event));
+        trace.listener(envelope);
+        onEvent?.(envelope);
+      },
+    };
+    return { ...started, input };
+  }
+
+  /** A turn's end: the engine's outcome recorded with the run's end and the trace closed; a host failure recorded as a failed run. */
+  private async settle(started: StartedTurn, running: Promise<EngineTurnOutcome>): Promise<SessionTurnResult> {
+    const { runId, trace, view, projectedToolCalls } = started;
+    let result: RunResult;
+    try {
+      const outcome = await running;
+      result = outcome.result;
       await this.writer.recordRunEnd({
         ...result,
-        ...(engineFacts === undefined ? {} : { engine: engineFacts }),
-        ...(checkpointSent === undefined ? {} : { checkpointSent }),
+        ...(outcome.engineFacts === undefined ? {} : { engine: outcome.engineFacts }),
+        ...(outcome.checkpointSent === undefined ? {} : { checkpointSent: outcome.checkpointSent }),
         ...(projectedToolCalls.length === 0 ? {} : { projectedToolCalls }),
       });
     } catch (error) {
-      await this.recordHostFailure(runId, snapshot.hash, error);
-      await trace.close().catch(() => undefined);
+      await this.failTurn(started, error);
       throw error;
     }
+    const warnings: SessionTurnWarning[] = [];
     const traceWarning = await closeTrace(trace);
     if (traceWarning !== undefined) warnings.push(traceWarning);
     const { history: _history, nativeState: _nativeState, ...viewFacts } = view;
     return { result, sessionId: this.id, runId, tracePath: trace.file, view: viewFacts, warnings };
+  }
+
+  private async failTurn(started: Pick<StartedTurn, 'runId' | 'instructionsHash' | 'trace'>, error: unknown) {
+    await this.recordHostFailure(started.runId, started.instructionsHash, error);
+    await started.trace.close().catch(() => undefined);
   }
 
   /** Best effort after the host failed mid-run: pair dangling calls and record the failure. */
@@ -577,6 +602,33 @@ export class SessionHandle {
       // The writer itself failed; the next open repairs the session from what reached the disk.
     }
   }
+}
+
+/** A turn between its start and its end: see `SessionHandle.startTurn`. */
+interface StartedTurn {
+  readonly runId: string;
+  readonly instructionsHash: string;
+  readonly trace: TraceWriter;
+  readonly view: SessionView;
+  /** Tool calls whose outputs the run's events say were sent projected. */
+  readonly projectedToolCalls: string[];
+  readonly input: SessionEngineInput;
+}
+
+/** What a turn on Forge's own loop needs besides the engine input. */
+interface NativeTurn {
+  readonly policy: ContextPolicy;
+  readonly compaction: SessionCompactionOptions;
+  readonly artifactHashes: ArtifactHashSource | undefined;
+  readonly runOptions: Omit<SessionTurnOptions, 'caps' | 'onEvent' | 'instructions' | 'compaction' | 'artifactHashes'>;
+  readonly onEvent: SessionTurnOptions['onEvent'];
+}
+
+/** The checkpoint the view started with, as sent: what a run that did not compact carried. */
+function startingCheckpoint(input: SessionEngineInput): { readonly id: string; readonly text: string } | undefined {
+  return input.view.checkpoint === undefined || input.checkpoint === undefined
+    ? undefined
+    : { id: input.view.checkpoint.id, text: input.checkpoint };
 }
 
 async function closeTrace(trace: TraceWriter): Promise<SessionTurnWarning | undefined> {

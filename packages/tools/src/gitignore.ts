@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { describeRefusal, readRegularFile } from '@forge/bounded-read';
-import ignore, { type Ignore } from 'ignore';
+import {
+  GitignoreMatcher,
+  MAX_AVERAGE_MILLISECONDS,
+  MAX_COMPILE_MILLISECONDS,
+  MAX_MILLISECONDS_PER_PATH,
+} from './gitignore-matcher.js';
 
 /** A `.gitignore` larger than this is not used (git's own limit is 100 MB; real ones are a few KiB). */
 const MAX_GITIGNORE_BYTES = 1024 * 1024;
@@ -20,7 +25,7 @@ const MAX_NOTES = 5;
  */
 export class GitignoreRules {
   private readonly root: string;
-  private readonly byDirectory = new Map<string, Promise<Ignore | undefined>>();
+  private readonly byDirectory = new Map<string, Promise<LoadedRules | undefined>>();
   private readonly problems: string[] = [];
   private unlisted = 0;
 
@@ -44,7 +49,11 @@ export class GitignoreRules {
       const rules = await this.rulesOf(directory);
       if (rules === undefined) continue;
       const below = segments.slice(depth).join('/') + (isDirectory ? '/' : '');
-      const result = rules.test(below);
+      const result = rules.matcher.test(below);
+      if (result === 'given-up') {
+        this.giveUp(rules);
+        continue;
+      }
       if (result.ignored) ignored = true;
       else if (result.unignored) ignored = false;
     }
@@ -63,7 +72,19 @@ export class GitignoreRules {
     else this.unlisted += 1;
   }
 
-  private rulesOf(directory: string): Promise<Ignore | undefined> {
+  /** Says once that `rules`' file is no longer used because its rules cost too much to test. */
+  private giveUp(rules: LoadedRules): void {
+    if (rules.givenUp) return;
+    rules.givenUp = true;
+    const { milliseconds, paths } = rules.matcher.cost;
+    this.note(
+      `${rules.file} was not used for the rest of this walk: its rules took ${milliseconds} ms to test on ${paths} path(s) ` +
+        `(the bound is ${MAX_AVERAGE_MILLISECONDS} ms per path on average and ${MAX_MILLISECONDS_PER_PATH} ms for one); ` +
+        'what it would exclude is listed from here on. Simplify its patterns (fewer * in one rule)',
+    );
+  }
+
+  private rulesOf(directory: string): Promise<LoadedRules | undefined> {
     let rules = this.byDirectory.get(directory);
     if (rules === undefined) {
       rules = this.loadRules(directory === '.' ? '.gitignore' : `${directory}/.gitignore`);
@@ -72,7 +93,7 @@ export class GitignoreRules {
     return rules;
   }
 
-  private async loadRules(relativeFile: string): Promise<Ignore | undefined> {
+  private async loadRules(relativeFile: string): Promise<LoadedRules | undefined> {
     let read;
     try {
       read = await readRegularFile(path.join(this.root, relativeFile), {
@@ -96,32 +117,28 @@ export class GitignoreRules {
     );
     const tooLong = lines.filter((line) => line.length > MAX_GITIGNORE_RULE_CHARACTERS).length;
     const used = kept.slice(0, MAX_GITIGNORE_RULES);
-    const rules = compile(used);
+    const rules = GitignoreMatcher.compile(used);
+    if ('tooSlow' in rules) {
+      this.note(
+        `${relativeFile} was not used: compiling its ${used.length} rules took more than ${MAX_COMPILE_MILLISECONDS} ms ` +
+          `(stopped after ${rules.tooSlow} ms; 2,000 plain rules take about 130 ms), so matching them would be slower still. ` +
+          'Simplify its patterns (shorter rules, fewer * in one rule)',
+      );
+      return undefined;
+    }
     const left: string[] = [];
     if (tooLong > 0) left.push(`${tooLong} rule(s) longer than ${MAX_GITIGNORE_RULE_CHARACTERS} characters`);
     if (kept.length > used.length)
       left.push(`the ${kept.length - used.length} rule(s) after the first ${MAX_GITIGNORE_RULES}`);
     if (rules.invalid > 0) left.push(`${rules.invalid} rule(s) that cannot be compiled`);
     if (left.length > 0) this.note(`${relativeFile} was used without ${left.join(', ')}`);
-    return rules.ignore;
+    return { file: relativeFile, matcher: rules.matcher, givenUp: false };
   }
 }
 
-/** The rules as one matcher; a rule the matcher cannot compile (it compiles lazily, on first test) is left out. */
-function compile(rules: readonly string[]): { ignore: Ignore; invalid: number } {
-  const all = ignore().add([...rules]);
-  try {
-    all.test('a');
-    return { ignore: all, invalid: 0 };
-  } catch {
-    const valid = rules.filter((rule) => {
-      try {
-        ignore().add(rule).test('a');
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    return { ignore: ignore().add(valid), invalid: rules.length - valid.length };
-  }
+/** One `.gitignore` as loaded: its workspace-relative path and its compiled rules. */
+interface LoadedRules {
+  readonly file: string;
+  readonly matcher: GitignoreMatcher;
+  givenUp: boolean;
 }

@@ -22,6 +22,7 @@ export {
 export { changedLineCounts, diffLines, unifiedDiff, type DiffLine } from './line-diff.js';
 export { ReadLedger, type WorkingSetSight } from './read-ledger.js';
 export { waitForRunningCommands } from './run-process.js';
+export { COMMAND_MARKER_VARIABLE, CommandProcesses, type StrayProcesses } from './command-processes.js';
 export { createEditFileTool, type EditFileToolOptions } from './tools/edit-file.js';
 export { createListFilesTool, type ListFilesToolOptions } from './tools/list-files.js';
 export { createReadFileTool, DEFAULT_READ_CAP_BYTES, type ReadFileToolOptions } from './tools/read-file.js';

@@ -4,6 +4,7 @@ import { countMessagesWithEstimate, type ModelCapabilities } from '@forge/core';
 import { estimateWithFakeTokenizer } from '@forge/core/testing';
 import { DEEPSEEK_LOOPBACK } from '@forge/loopback-provider';
 import type { ConformanceTarget } from '@forge/loopback-provider/conformance';
+import { AnthropicModel } from '@forge/model-anthropic';
 import { CompatibleModel } from '@forge/model-compatible';
 import { DeepSeekModel } from '@forge/model-deepseek';
 import { OpenAIModel } from '@forge/model-openai';
@@ -46,6 +47,17 @@ export const ADAPTER_TABLE: readonly ConformanceTarget[] = [
     createModel: (server, tuning) =>
       new DeepSeekModel(
         { modelId: 'deepseek-v4-pro', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning },
+        profile(1_000_000, 'unsupported'),
+      ),
+  },
+  {
+    name: 'Anthropic Messages',
+    id: 'anthropic',
+    goldenDirectory,
+    authHeader: { name: 'x-api-key', value: 'test-key' },
+    createModel: (server, tuning) =>
+      new AnthropicModel(
+        { modelId: 'claude-sonnet-4-6', baseURL: server.baseURL, apiKey: 'test-key', env: {}, ...tuning },
         profile(1_000_000, 'unsupported'),
       ),
   },

@@ -79,12 +79,18 @@ function invocations(sessionId: string, user: UserSetup): Record<string, Invocat
     },
     context: { args: ['context'], code: 0, prints: /Tool schemas/ },
     'models list': { args: ['models', 'list'], code: 0, prints: /openai:gpt-5 / },
+    'models calibration reset <model>': {
+      args: ['models', 'calibration', 'reset', 'openai:gpt-5'],
+      code: 0,
+      prints: /no usage is recorded for openai:gpt-5/,
+    },
     'config show': { args: ['config', 'show'], code: 0, prints: /Configuration files/ },
     'config validate [file]': {
       args: ['config', 'validate', path.join(user.forgeHome, 'config.json')],
       code: 0,
       prints: /valid/,
     },
+    gc: { args: ['gc', '--dry-run'], code: 0, prints: /Nothing to prune|would remove/ },
     'inspect [target]': { args: ['inspect', '--last'], code: 0, prints: /status\s+completed/ },
     'mcp login <server>': { args: ['mcp', 'login', 'docs'], code: 2, prints: /no MCP server is named "docs"/ },
     'mcp logout <server>': { args: ['mcp', 'logout', 'docs'], code: 2, prints: /no MCP server is named "docs"/ },

@@ -1,3 +1,4 @@
+import { sessionCompaction } from '@forge/sessions';
 import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { ElicitationHandler, McpServers } from '@forge/mcp';
@@ -7,13 +8,15 @@ import type { ConfirmCallback, ReadLedger, SessionApprovalGate } from '@forge/to
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
+import { configuredModelError } from '../config/configured-model-error.js';
 import type { CliIo } from '../io.js';
 import { CalibrationHub } from '../models/calibration-hub.js';
 import { calibrationReportOf, type CalibrationReport } from '../models/calibration-report.js';
 import { configuredPriceSheets } from '../models/configured-prices.js';
-import { calibrationIdentity } from '../models/model-catalogue.js';
+import { calibrationIdentity, modelCatalogue } from '../models/model-catalogue.js';
+import { unknownModelWarning } from '../models/unknown-model-warning.js';
 import { DEFAULT_MODEL, resolveModel } from '../models/resolve-model.js';
-import { configuredStrategy, sessionCompaction } from '../session/compaction-settings.js';
+import { configuredStrategy } from '../session/compaction-settings.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { configuredSandbox } from './command-sandbox.js';
 import { startConfiguredMcpServers } from './mcp-servers.js';
@@ -67,7 +70,41 @@ export interface ConfiguredModel {
   readonly resolve: (name: string, chooseWith?: string) => Promise<ModelAdapter>;
   readonly calibration: CalibrationHub;
   readonly config: Awaited<ReturnType<typeof loadCliConfig>>['loaded']['config'];
+  readonly provenance: Awaited<ReturnType<typeof loadCliConfig>>['loaded']['provenance'];
   readonly userFile: string;
+}
+
+/**
+ * Resolves model ids as `--model` is resolved under `loaded` (its compatible servers and prices),
+ * without calibration: what `forge config validate` checks the configured ids with.
+ */
+export function configuredModelResolver(input: {
+  readonly io: CliIo;
+  readonly loaded: Awaited<ReturnType<typeof loadCliConfig>>['loaded'];
+  readonly purpose?: 'run' | 'measure';
+}): (name: string, chooseWith?: string) => Promise<ModelAdapter> {
+  const { io, loaded } = input;
+  const prices = configuredPriceSheets(loaded.config, loaded.provenance);
+  return (name, chooseWith) =>
+    resolveModel(name, {
+      env: io.env,
+      compatibleModels: loaded.config.models,
+      userConfigFile: loaded.files.user,
+      prices,
+      fallbackContextWindowTokens: loaded.config.context.fallbackContextWindowTokens,
+      anthropicCacheLifetime: loaded.config.anthropic.cacheLifetime,
+      ...(input.purpose === undefined ? {} : { purpose: input.purpose }),
+      ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
+      ...(chooseWith === undefined ? {} : { chooseWith }),
+    });
+}
+
+/**
+ * What a user is told when the workspace's `.forge/config.json` chose the model: a repository may
+ * suggest one, but never switch it silently (it decides whose key is used and what is spent).
+ */
+export function projectModelNotice(modelName: string, file: string): string {
+  return `the model ${modelName} is chosen by the project file ${file}, not by your configuration; pass --model to choose another, or remove "model" from that file`;
 }
 
 /**
@@ -84,27 +121,34 @@ export async function resolveConfiguredModel(options: {
   const { io, globals } = options;
   const { forgeHome, loaded } = await loadCliConfig({ io, globals });
   const { config } = loaded;
-  const prices = configuredPriceSheets(config, loaded.provenance);
   const calibration = new CalibrationHub({
     forgeHome,
     bufferTokens: config.context.bufferTokens,
     notice: (line) => io.stderr.write(`forge: note: ${line}\n`),
   });
+  const resolveUncalibrated = configuredModelResolver({
+    io,
+    loaded,
+    ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
+  });
   const resolve = async (name: string, chooseWith?: string) => {
-    const adapter = await resolveModel(name, {
-      env: io.env,
-      compatibleModels: config.models,
-      userConfigFile: loaded.files.user,
-      prices,
-      ...(options.purpose === undefined ? {} : { purpose: options.purpose }),
-      ...(io.modelProviders === undefined ? {} : { extraProviders: io.modelProviders }),
-      ...(chooseWith === undefined ? {} : { chooseWith }),
-    });
+    const adapter = await resolveUncalibrated(name, chooseWith);
     const identity = calibrationIdentity(name, config.models);
+    const catalogue = modelCatalogue(config.models, loaded.files.user);
+    const warning = unknownModelWarning({ name, model: adapter, counter: identity?.counter, catalogue });
+    if (warning !== undefined) io.stderr.write(`forge: warning: ${warning}\n`);
     return identity === undefined ? adapter : calibration.wrap(adapter, identity);
   };
   const modelName = config.model ?? DEFAULT_MODEL;
-  return { modelName, model: await resolve(modelName), resolve, calibration, config, userFile: loaded.files.user };
+  const reference = { key: 'model', value: modelName, provenance: loaded.provenance.model };
+  const model = await resolve(modelName).catch((error: unknown) => {
+    throw configuredModelError(error, reference);
+  });
+  const { provenance } = loaded;
+  const origin = provenance.model;
+  if (origin?.source === 'project')
+    io.stderr.write(`forge: warning: ${projectModelNotice(modelName, origin.file ?? 'the project configuration')}\n`);
+  return { modelName, model, resolve, calibration, config, provenance, userFile: loaded.files.user };
 }
 
 /**
@@ -125,7 +169,8 @@ export async function prepareAgent(options: {
 }): Promise<AgentSetup> {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
-  const { modelName, model, resolve, calibration, config, userFile } = await resolveConfiguredModel(options);
+  const { modelName, model, resolve, calibration, config, provenance, userFile } =
+    await resolveConfiguredModel(options);
   const sandbox = configuredSandbox({ root, config, io });
   const { forgeHome } = await loadCliConfig({ io, globals });
   let mcp: McpServers | undefined;
@@ -158,7 +203,7 @@ export async function prepareAgent(options: {
     const build = async (chosen: CompactionStrategySetting) =>
       sessionCompaction({ config, forgeHome, redactor, strategy: chosen });
     if (strategy !== undefined) return build(strategy);
-    configured ??= configuredStrategy(config.compaction, resolve).then(build);
+    configured ??= configuredStrategy(config.compaction, resolve, provenance).then(build);
     return configured;
   };
   return {

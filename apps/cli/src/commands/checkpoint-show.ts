@@ -1,10 +1,13 @@
 import { workspaceArtifactHashes } from '@forge/tools';
-import { withRunIds } from '@forge/core/checkpoint';
+import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
+import { readCheckpointWindow } from '@forge/persistence';
 import {
   currentArtifactHashesFor,
   renderActiveCheckpoint,
+  resolveIndexedCheckpoint,
   resolveStoredCheckpoint,
   workingSetFor,
+  type ResolvedCheckpoint,
 } from '@forge/sessions';
 import { resolveConfiguredModel } from '../agent/agent-setup.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
@@ -16,7 +19,8 @@ import {
   renderCheckpoint,
   type CheckpointSubject,
 } from '../session/compaction-output.js';
-import { loadStoredSession } from '../session/open-cli-session.js';
+import { loadStoredSession, sessionStoreError } from '../session/open-cli-session.js';
+import type { SessionSettings } from '../session/session-settings.js';
 import { resolveSessionTarget } from '../session/resolve-session.js';
 import type { CheckpointShowOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
@@ -35,9 +39,8 @@ export async function execute({ options, io }: CommandInvocation<CheckpointShowO
     options,
     "say which session: --session <id> or --last (see 'forge sessions list')",
   );
-  const session = await loadStoredSession(settings, id);
-  const entries = withRunIds(session.messages, session.runs);
-  const resolved = session.checkpoint === undefined ? undefined : resolveStoredCheckpoint(session.checkpoint, entries);
+  const session = await storedCheckpoint(settings, id);
+  const resolved = session.resolve();
   const root = session.workspaceRoot ?? (await resolveWorkspaceRoot(io.cwd, options.cwd));
   const workspace = workspaceArtifactHashes(root);
   const currentHashes = await currentArtifactHashesFor(resolved, workspace);
@@ -46,15 +49,15 @@ export async function execute({ options, io }: CommandInvocation<CheckpointShowO
   );
   const view =
     resolved?.ok === true
-      ? renderActiveCheckpoint(resolved.active, entries, undefined, currentHashes, workingSet)
+      ? renderActiveCheckpoint(resolved.active, session.entries, undefined, currentHashes, workingSet)
       : undefined;
   const { model, config } = await resolveConfiguredModel({ io, globals: options, purpose: 'measure' });
   const subject: CheckpointSubject = {
-    sessionId: session.id,
+    sessionId: id,
     resolved,
     view,
     viewTokens: await checkpointViewTokens(model, view),
-    transcriptMessages: session.messages.length,
+    transcriptMessages: session.messageCount,
     mode: config.context.mode,
   };
   io.stdout.write(
@@ -63,4 +66,55 @@ export async function execute({ options, io }: CommandInvocation<CheckpointShowO
       : renderCheckpoint(subject, styleFor(io.stdout, io.env)),
   );
   return ExitCode.ok;
+}
+
+/** What `checkpoint show` needs of a session: its current checkpoint, resolved, and the messages after it. */
+interface CheckpointSession {
+  readonly id: string;
+  readonly workspaceRoot: string | null;
+  readonly messageCount: number;
+  /** The transcript by position; only the messages after the checkpoint need be present. */
+  readonly entries: readonly CheckpointTranscriptEntry[];
+  resolve(): ResolvedCheckpoint | undefined;
+}
+
+/**
+ * A v2 session's checkpoint read at the offset its index gives, with only the records after it
+ * (so the answer does not grow with the session); a v1 session, which has no index, loaded whole.
+ */
+async function storedCheckpoint(settings: SessionSettings, id: string): Promise<CheckpointSession> {
+  let window;
+  try {
+    window = await readCheckpointWindow(settings.forgeHome, id);
+  } catch (error) {
+    if (!isMissingFile(error)) throw sessionStoreError(error);
+    const session = await loadStoredSession(settings, id);
+    const entries = withRunIds(session.messages, session.runs);
+    const { checkpoint } = session;
+    return {
+      id,
+      workspaceRoot: session.workspaceRoot,
+      messageCount: session.messages.length,
+      entries,
+      resolve: () => (checkpoint === undefined ? undefined : resolveStoredCheckpoint(checkpoint, entries)),
+    };
+  }
+  const { index, checkpoint } = window;
+  // Positions before the first message read stay empty: nothing reads them.
+  const entries: CheckpointTranscriptEntry[] = [];
+  entries.length = index.messageCount;
+  for (const entry of window.after)
+    entries[entry.index] =
+      entry.runId === undefined ? { message: entry.message } : { message: entry.message, runId: entry.runId };
+  return {
+    id,
+    workspaceRoot: index.workspaceRoot,
+    messageCount: index.messageCount,
+    entries,
+    resolve: () => (checkpoint === undefined ? undefined : resolveIndexedCheckpoint(checkpoint, index.messageCount)),
+  };
+}
+
+function isMissingFile(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT';
 }

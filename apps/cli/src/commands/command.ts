@@ -9,7 +9,7 @@ import { flag, oneOf, positiveInteger, text, type OptionSpecs, type ParsedOption
 export const globalOptionSpecs = {
   model: text(
     '-m, --model <provider:id>',
-    'model to use: scripted:demo, openai:<id>, deepseek:<id>, compatible:<name> (default: the configured model, else scripted:demo)',
+    'model to use: scripted:demo, openai:<id>, deepseek:<id>, anthropic:<id>, compatible:<name> (default: the configured model, else scripted:demo)',
   ),
   cwd: text('-C, --cwd <dir>', 'workspace root (default: the current directory)'),
   approval: oneOf(

@@ -228,12 +228,15 @@ describe('forge compact', () => {
     expect(inspected.stdout).toMatch(
       new RegExp(`Compaction compact_${session.id}_\\S+  \\(forge compact or /compact, session ${session.id}\\)`),
     );
-    expect(inspected.stdout).toMatch(
+    const report = JSON.parse((await forge(['inspect', session.id, '--json'])).stdout) as {
+      runs: { runId: string; kind: string; compactions: { outcome: string; reason?: string }[] }[];
+    };
+    // A session shows its newest run in full (the second compaction, skipped); --run shows another.
+    expect(inspected.stdout).toMatch(/Compactions \(1\)\n\s+before step\s+outcome[^\n]*\n\s+0\s+skipped/);
+    const first = await forge(['inspect', session.id, '--run', report.runs[0]?.runId ?? '']);
+    expect(first.stdout).toMatch(
       /Compactions \(1\)\n\s+before step\s+outcome\s+strategy[^\n]*\n\s+0\s+completed\s+forge-state/,
     );
-    const report = JSON.parse((await forge(['inspect', session.id, '--json'])).stdout) as {
-      runs: { kind: string; compactions: { outcome: string; reason?: string }[] }[];
-    };
     expect(report.runs.map((run) => run.kind)).toEqual(['compaction', 'compaction']);
     expect(report.runs.map((run) => run.compactions.map((row) => row.outcome))).toEqual([['completed'], ['skipped']]);
     expect(report.runs[1]?.compactions[0]?.reason).toMatch(/checkpoint/);

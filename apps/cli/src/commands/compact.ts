@@ -2,23 +2,21 @@ import { toolDefinitions } from '@forge/core';
 import { workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript } from '@forge/persistence';
-import { previewSessionCompaction } from '@forge/sessions';
+import { openCompactionTrace } from '@forge/sessions';
 import { prepareAgent, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '../engines/codex-thread-choice.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
-import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
+import { compactPreviewReport, previewStoredCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import {
   compactionDocument,
   compactorDisclosure,
   disclosureLine,
   renderCompaction,
 } from '../session/compaction-output.js';
-import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
 import { loadStoredSession, openStoredSession } from '../session/open-cli-session.js';
-import { openCompactionTrace } from '../session/compaction-trace.js';
 import { resolveSessionTarget } from '../session/resolve-session.js';
 import type { SessionSettings } from '../session/session-settings.js';
 import type { CompactOptions } from '../program.js';
@@ -154,17 +152,7 @@ async function preview(
   output: { readonly io: CommandInvocation['io']; readonly json: boolean },
 ): Promise<number> {
   const session = await loadStoredSession(settings, id);
-  // Estimated against what the next turn would advertise and load, as the real compaction is.
-  const surface = await agent.surface(session);
-  const result = await previewSessionCompaction(session, {
-    model: agent.model,
-    instructions: agent.instructions(surface),
-    tools: toolDefinitions(surface.advertised),
-    context: agent.context,
-    compaction: SESSION_CHECKPOINT_OPTIONS,
-    artifactHashes: workspaceArtifactHashes(agent.root),
-    redactor: settings.redactor,
-  });
+  const result = await previewStoredCompaction(session, agent, settings.redactor);
   const report = await compactPreviewReport({
     sessionId: session.id,
     messages: session.messages,

@@ -165,6 +165,29 @@ describe('forge eval', () => {
   });
 
   it(
+    "prices the runs at Anthropic's sheet with --prices anthropic: cache writes at their premium",
+    { timeout: 90_000 },
+    async () => {
+      const outcome = await runCli(
+        ['eval', '--fixtures', directory.path, '--mode', 'compact:forge-state', '--prices', 'anthropic'],
+        { cwd: directory.path, env: { NO_COLOR: '1' } },
+      );
+      expect(outcome.stdout).toMatch(
+        /prices anthropic \(anthropic:claude-sonnet-4-6 capability table \(5m cache writes\), Anthropic prompt cache at the adapter's breakpoints\): \$3 input · \$0\.3 cached · \$3\.75 cache write · \$15 output per 1M tokens/,
+      );
+      const json = await runCli(
+        ['eval', '--fixtures', directory.path, '--mode', 'compact:forge-state', '--prices', 'anthropic', '--json'],
+        { cwd: directory.path },
+      );
+      const report = JSON.parse(json.stdout) as JsonReport & {
+        readonly priceSheet: { readonly name: string; readonly promptCache: { readonly minimumTokens: number } };
+      };
+      expect(report.priceSheet).toMatchObject({ name: 'anthropic', promptCache: { minimumTokens: 2048 } });
+      expect(report.results[0]?.['cost']).toMatchObject({ sheet: 'anthropic' });
+    },
+  );
+
+  it(
     'plays every agent side by side with --agent all, says which agent played, and gates each',
     { timeout: 90_000 },
     async () => {
@@ -248,8 +271,8 @@ describe('forge eval', () => {
       [['eval', '--live'], /--live needs a model/],
       [['eval', '--fixtures', directory.path, '--mode', 'turbo'], /Unknown mode "turbo"; choose from off, warn/],
       [
-        ['eval', '--fixtures', directory.path, '--prices', 'anthropic'],
-        /--prices anthropic: not openai or deepseek, and the file .*anthropic cannot be read \(no such file\)/,
+        ['eval', '--fixtures', directory.path, '--prices', 'mistral'],
+        /--prices mistral: not openai or deepseek or anthropic, and the file .*mistral cannot be read \(no such file\)/,
       ],
       [
         ['eval', '--fixtures', directory.path, '--prices', 'sheets/bad-prices.json'],

@@ -116,7 +116,7 @@ export async function execute({ options, io }: CommandInvocation<EvalOptions>): 
     gatesFile === undefined ? DEFAULT_GATES : await usage(() => loadGatesConfig(resolve(io.cwd, gatesFile)));
   const pricesOption = options.prices;
   if (pricesOption !== undefined && nonEmpty(pricesOption) === undefined)
-    throw new UsageError('--prices needs a sheet: openai, deepseek, or a JSON price file');
+    throw new UsageError('--prices needs a sheet: openai, deepseek, anthropic, or a JSON price file');
   const priceSheet = await usage(() =>
     loadEvalPrices(nonEmpty(pricesOption) ?? 'openai', (file) => resolve(io.cwd, file)),
   );

@@ -145,7 +145,11 @@ describe('forge import codex', () => {
     expect(shown.stdout).toContain('#0 user\n     Fix the failing parser test');
     expect(outcome.stdout).toContain('(user#0): Fix the failing parser test');
     const stored = JSON.parse((await forge(['sessions', 'show', sessionId, '--json'])).stdout) as SessionTranscript;
-    expect(stored.workspaceRoot).toBe('/nonexistent/forge-fixture/parser-project');
+    // Filed under the directory the import ran in, not the rollout's recorded cwd, so `--last` there finds it.
+    expect(stored.workspaceRoot).toBe(scratch.path);
+    expect(outcome.stderr).toContain(
+      `the rollout was recorded in /nonexistent/forge-fixture/parser-project; the session is filed under ${scratch.path}`,
+    );
     expect(stored.runs).toEqual([]);
     expect(stored.checkpoint?.checkpoint).toMatchObject({
       strategy: 'forge-state',

@@ -25,7 +25,9 @@ import type { CommandInvocation } from './command.js';
  * model receives when the session is continued) with a summary and any warnings on stderr.
  * `--json` prints `{ state, view, checkpoint, messageCount }` instead. `--session` also streams the
  * transcript into a new Forge session, with the checkpoint as its current one, and names it.
- * `--cwd` is the workspace whose files are hashed (default: the one the rollout records). A file
+ * `--cwd` is the workspace whose files are hashed and, with `--session`, the one the session is filed
+ * under (default: with `--session` the current directory, like every command; without it the one the
+ * rollout records, so the printed view depends on the file alone). A file
  * with neither Codex session metadata nor any turn is refused (exit 2), and no session is stored.
  */
 export async function execute({ args, options, io }: CommandInvocation<ImportCodexOptions>): Promise<number> {
@@ -37,16 +39,21 @@ export async function execute({ args, options, io }: CommandInvocation<ImportCod
   }
   const file = path.resolve(io.cwd, requested);
   await checkRolloutFile(file);
-  const workspaceRoot = options.cwd === undefined ? undefined : await resolveWorkspaceRoot(io.cwd, options.cwd);
+  // A stored session belongs to the workspace it is imported in, as every command's session does, so `--last` there finds it.
+  const storing = options.session === true;
+  const workspaceRoot =
+    options.cwd === undefined && !storing ? undefined : await resolveWorkspaceRoot(io.cwd, options.cwd ?? '.');
+  let recordedCwd: string | null = null;
   const settings = await resolveSessionSettings({ io, globals: options });
   const builder = new ImportCheckpointBuilder((text) => settings.redactor.redact(text));
-  const target = options.session === true ? new StreamedSession(settings) : undefined;
+  const target = storing ? new StreamedSession(settings) : undefined;
 
   let imported: CodexRolloutImport;
   try {
     imported = await importCodexRollout(file, {
       ...(workspaceRoot === undefined ? {} : { workspaceRoot }),
       onMessages: async (messages, context) => {
+        recordedCwd = context.recordedCwd;
         const stored =
           target === undefined
             ? messages.map((message) => redactMessage(message, settings.redactor))
@@ -93,6 +100,10 @@ export async function execute({ args, options, io }: CommandInvocation<ImportCod
     io.stdout.write(view);
     io.stderr.write(`${style.dim(summary(imported.state, builder.messageCount, file))}\n`);
   }
+  if (sessionId !== undefined && options.cwd === undefined && recordedCwd !== null && recordedCwd !== workspaceRoot)
+    io.stderr.write(
+      `${style.dim(`forge: the rollout was recorded in ${recordedCwd}; the session is filed under ${workspaceRoot ?? io.cwd}, where this import ran (pass --cwd to choose)`)}\n`,
+    );
   if (sessionId !== undefined)
     io.stderr.write(
       `session: ${sessionId} ${style.dim(`(continue it with forge --resume ${sessionId}, on any --engine)`)}\n`,

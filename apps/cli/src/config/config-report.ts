@@ -78,6 +78,7 @@ function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
     ['context.compaction.strategy', config.compaction.strategy],
     ['context.compaction.model', config.compaction.model ?? null],
     ['context.providerNative.persist', config.providerNative.persist],
+    ['anthropic.cacheLifetime', config.anthropic.cacheLifetime],
   ];
 }
 
@@ -170,10 +171,13 @@ export function renderConfigReport(report: ConfigReport, style: Style): string {
     fileLine('project', report.files.project),
     '',
     style.bold(`${'key'.padEnd(pathWidth)}  ${'value'.padEnd(valueWidth)}  source`),
-    ...rows.map(
-      ([path, value, source]) =>
-        `${path.padEnd(pathWidth)}  ${value.padEnd(valueWidth)}  ${source === 'default' ? style.dim(source) : source}`,
-    ),
+    ...rows.map(([path, value, source]) => {
+      const shownSource = source === 'default' ? style.dim(source) : source;
+      // A value wider than its column gets the row to itself; its source follows in the source column.
+      if (value.length > valueWidth)
+        return `${path.padEnd(pathWidth)}  ${value}\n${' '.repeat(pathWidth + 2 + valueWidth)}  ${shownSource}`;
+      return `${path.padEnd(pathWidth)}  ${value.padEnd(valueWidth)}  ${shownSource}`;
+    }),
   ];
   lines.push('', `${style.bold('Sandbox in force')}  ${report.sandbox.inForce}`);
   if (report.warnings.length > 0)

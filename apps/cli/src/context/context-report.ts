@@ -7,8 +7,9 @@ import {
   type Tool,
 } from '@forge/core';
 import { measureContext, type CheckpointProvenance, type ContextReport, type SessionCost } from '@forge/core/budget';
+import { estimateRequestCost } from '@forge/core/pricing';
 import { selectRequestView, summarizeView } from '@forge/core/view';
-import { requestViewCheckpoint, type SessionView } from '@forge/sessions';
+import { requestViewCheckpoint, type SessionCompactResult, type SessionView } from '@forge/sessions';
 
 /** What the next request is made of besides the history: `forge context` and `/context` measure it. */
 export interface ContextSubject {
@@ -27,6 +28,17 @@ export interface ContextSessionView {
   readonly view: Pick<SessionView, 'checkpoint' | 'nativeState' | 'unusedCheckpoint'>;
 }
 
+/** How the next request is priced, beyond what `subject` and the session say. */
+export interface NextRequestPricing {
+  /**
+   * Tokens at the start of the request the provider still caches from the last request sent (the
+   * REPL knows them from that request's usage; 0 once the prefix changed). Default: the best case.
+   */
+  readonly sharedPrefixTokens?: number;
+  /** The compaction the next step would make first, previewed (no write, no model call): priced instead of a request that is never sent. */
+  readonly previewCompaction?: () => Promise<SessionCompactResult>;
+}
+
 /**
  * Measures the next request of `subject` without sending it, as core's view rule builds it
  * (`selectRequestView`): its instructions, the session's checkpoint (mode compact) and every
@@ -38,6 +50,7 @@ export async function measureNextRequest(
   subject: ContextSubject,
   session?: ContextSessionView,
   sessionCost?: SessionCost,
+  pricing: NextRequestPricing = {},
 ): Promise<ContextReport> {
   const instructions = await subject.instructions();
   const checkpoint = session === undefined ? undefined : requestViewCheckpoint(session.view);
@@ -65,7 +78,7 @@ export async function measureNextRequest(
     const { id, strategy, mode } = session.view.unusedCheckpoint;
     provenance = { id, strategy, unusedInMode: mode };
   }
-  return measureContext({
+  const report = await measureContext({
     model: subject.model,
     request: view.request,
     estimate: view.budget.estimate,
@@ -85,7 +98,36 @@ export async function measureNextRequest(
         }),
     ...(provenance === undefined ? {} : { checkpoint: provenance }),
     ...(sessionCost === undefined ? {} : { sessionCost }),
+    ...(pricing.sharedPrefixTokens === undefined ? {} : { sharedPrefixTokens: pricing.sharedPrefixTokens }),
   });
+  return priceAfterCompaction(report, subject.model, pricing.previewCompaction);
+}
+
+/**
+ * A request the next step compacts before sending is never sent as measured: price the request
+ * the compaction leaves instead, with a cold cache (the new checkpoint starts a new prefix).
+ */
+async function priceAfterCompaction(
+  report: ContextReport,
+  model: ModelAdapter,
+  preview: NextRequestPricing['previewCompaction'],
+): Promise<ContextReport> {
+  const cost = report.nextRequestCost;
+  if (report.decision.kind !== 'compact' || preview === undefined || cost === undefined) return report;
+  const { outcome } = await preview();
+  if (outcome.kind !== 'compacted') return report;
+  const { promptCache } = model.capabilities;
+  return {
+    ...report,
+    nextRequestCost: estimateRequestCost({
+      prices: cost.prices,
+      inputTokens: outcome.tokensAfter,
+      sharedPrefixTokens: 0,
+      reservedOutputTokens: cost.reservedOutputTokens,
+      ...(promptCache === undefined ? {} : { promptCache }),
+    }),
+    compactedBeforeSending: { tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tokensAfter },
+  };
 }
 /** Built-in tools in one group, each MCP server's tools in another. */
 function groupTools(tools: readonly Tool[]): { readonly name: string; readonly tools: Tool[] }[] {

@@ -265,11 +265,13 @@ describe('forge run --engine codex', () => {
     expect(shown.stdout).toMatch(/3100 in \(1000 cached\) \/ 20 out tokens reported by Codex · thread \S+/);
     expect(shown.stdout).toContain('1 Codex compaction');
 
+    // A session's inspect shows its newest run (the compaction) in full, and the turn with --run.
     const inspected = await forge(['inspect', sessionId]);
     expect(inspected.code).toBe(0);
-    expect(inspected.stdout).toContain('input 3,100');
-    expect(inspected.stdout).toContain('(reported by Codex)');
     expect(inspected.stdout).toContain('codex (engine-owned)');
+    const turn = await forge(['inspect', sessionId, '--run', stored.runs[0]?.runId ?? '']);
+    expect(turn.stdout).toContain('input 3,100');
+    expect(turn.stdout).toContain('(reported by Codex)');
   });
 
   it('routes Codex command approvals through --approval: under ask the command is declined and Codex is told', async () => {

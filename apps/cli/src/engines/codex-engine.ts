@@ -5,6 +5,7 @@ import {
   type ContextPolicy,
   type InstructionSnapshot,
   type Message,
+  type RunResult,
   type Usage,
 } from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
@@ -26,7 +27,13 @@ import {
 } from '@forge/codex';
 import type { EngineRunFacts } from '@forge/persistence';
 import type { SessionCompactResult } from '@forge/sessions';
-import type { ApprovalProfile, SessionApprovalGate } from '@forge/tools';
+import { randomUUID } from 'node:crypto';
+import {
+  COMMAND_MARKER_VARIABLE,
+  CommandProcesses,
+  type ApprovalProfile,
+  type SessionApprovalGate,
+} from '@forge/tools';
 import { UsageError } from '../cli-error.js';
 import { forgeVersion } from '../version.js';
 import { chooseCodexThread, type CodexThreadChoice } from './codex-thread-choice.js';
@@ -76,6 +83,8 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
   }
   let starting: Promise<CodexAppServer> | undefined;
   let closed = false;
+  /** One per server started: settles once what it started is gone after it exited. */
+  const sweeps: Promise<unknown>[] = [];
   /** The thread of unstored turns (`--no-session`), continued for as long as this server runs. */
   let unstoredThread: { readonly threadId: string; readonly model: string | undefined } | undefined;
 
@@ -84,12 +93,10 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     if (closed) throw new Error('The Codex engine was closed; this is a bug in Forge.');
     const previous = starting === undefined ? undefined : await starting.catch(() => undefined);
     if (previous?.exitReason !== undefined) starting = undefined;
-    starting ??= CodexAppServer.start({ env, clientInfo: { name: 'forge', version: forgeVersion() } }).catch(
-      (error: unknown) => {
-        starting = undefined;
-        throw codexStartError(error);
-      },
-    );
+    starting ??= startEndingItsCommands(env, sweeps).catch((error: unknown) => {
+      starting = undefined;
+      throw codexStartError(error);
+    });
     return starting;
   };
 
@@ -216,8 +223,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
             onMessage: input.onMessage,
             trace: input.onEvent,
           });
-          input.setEngineFacts(engineFacts(result, choice.kind === 'continue' ? choice.rolloutPath : null));
-          return result;
+          return { result, engineFacts: engineFacts(result, choice.kind === 'continue' ? choice.rolloutPath : null) };
         },
       });
       try {
@@ -258,14 +264,14 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
             (total, record) => addUsage(total, usageOfReport(record)),
             emptyUsage,
           );
-          input.setEngineFacts({
+          const engineFacts = {
             name: 'codex',
             version: running.info.version,
             thread: { id: choice.threadId, model: choice.model, rolloutPath: choice.rolloutPath },
             ...contextOf(compacted.tokenUsage),
             compactions: 1,
-          });
-          return {
+          };
+          const result: RunResult = {
             runId: input.runId,
             status: 'completed',
             messages: [],
@@ -274,6 +280,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
             usage,
             instructionsHash: instructions.hash,
           };
+          return { result, engineFacts };
         },
       });
       if (compacted === undefined) throw new Error('Codex reported no compaction; this is a bug in Forge.');
@@ -287,8 +294,32 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       const started = starting;
       starting = undefined;
       if (started !== undefined) await (await started.catch(() => undefined))?.close();
+      await Promise.all(sweeps);
     },
   };
+}
+
+/**
+ * Starts the App Server in a session of its own, every process it starts marked (the marker
+ * variable of Forge's own commands), and once it exits — closed, or killed mid-turn — ends
+ * whatever of its commands is left, so a `kill -9` of codex orphans nothing.
+ */
+async function startEndingItsCommands(
+  env: Readonly<Record<string, string | undefined>>,
+  sweeps: Promise<unknown>[],
+): Promise<CodexAppServer> {
+  const marker = randomUUID();
+  const running = await CodexAppServer.start({
+    env: { ...env, [COMMAND_MARKER_VARIABLE]: marker },
+    detached: true,
+    clientInfo: { name: 'forge', version: forgeVersion() },
+  });
+  const pid = running.processId;
+  if (pid !== undefined) {
+    const processes = new CommandProcesses(pid, marker);
+    sweeps.push(running.whenExited().then(() => processes.sweep()));
+  }
+  return running;
 }
 
 function compactionNote(outcome: Extract<SessionCompactResult['outcome'], { kind: 'compacted' }>): string {

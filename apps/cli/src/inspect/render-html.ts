@@ -1,7 +1,8 @@
 import { chartLegend, contextChart } from './context-chart.js';
-import { formatCount, formatDuration, outcomeCounts, shortHash, stopLabel, totalsLine } from './format.js';
+import { formatCost, formatCount, formatDuration, outcomeCounts, shortHash, stopLabel, totalsLine } from './format.js';
 import { escapeHtml } from './html-escape.js';
 import type { InspectReport, RunReport, ToolCallRow } from './report.js';
+import type { SessionOverview } from './session-view.js';
 import { budgetColumns, summaryFields, type SummaryField } from './run-fields.js';
 
 /** Budget tables in the page list at most this many steps; the chart and `--json` cover all. */
@@ -239,8 +240,47 @@ function runSection(run: RunReport): string {
   ].join('\n');
 }
 
-/** A self-contained HTML page of the report: inline CSS and SVG, no script, nothing fetched. */
-export function renderHtml(report: InspectReport): string {
+/** A session's runs, newest first, one row each; a click-free page, so older runs are counted, not listed. */
+function runListTable(overview: SessionOverview): string {
+  const rows = overview.listed.map(
+    (run) =>
+      `<tr data-run-id="${escapeHtml(run.runId)}">${[
+        cell(run.runId),
+        cell(run.startedAt ?? '—'),
+        cell(run.kind === 'compaction' ? 'compaction' : run.status, statusClass(run.status)),
+        cell(String(run.steps), 'number'),
+        cell(formatCount(run.usage.inputTokens), 'number'),
+        cell(formatCost(run.cost), 'number'),
+      ].join('')}</tr>`,
+  );
+  const older =
+    overview.notListed > 0
+      ? `<p class="muted">${formatCount(overview.notListed)} older runs are not listed: <code>forge inspect --limit n --html FILE</code> lists more, <code>--run ID</code> shows one in full, <code>--json</code> has every run.</p>`
+      : '';
+  return (
+    `<h2>Runs, newest first (${formatCount(overview.listed.length + overview.notListed)})</h2>` +
+    table(
+      [
+        ['run', false],
+        ['started', false],
+        ['status', false],
+        ['steps', true],
+        ['input', true],
+        ['cost', true],
+      ],
+      rows,
+      'runs-table',
+    ) +
+    older
+  );
+}
+
+/**
+ * A self-contained HTML page of the report: inline CSS and SVG, no script, nothing fetched. A
+ * session's page (with `overview`) lists its runs one row each and draws one run in full, so its
+ * size does not grow with the number of runs.
+ */
+export function renderHtml(report: InspectReport, overview?: SessionOverview): string {
   const heading =
     report.target.kind === 'session'
       ? `Session ${report.target.sessionId ?? report.target.argument}`
@@ -263,12 +303,25 @@ export function renderHtml(report: InspectReport): string {
     '</head>',
     '<body>',
     `<h1>Forge run report: ${escapeHtml(heading)}</h1>`,
-    `<p class="muted">forge inspect ${escapeHtml(report.target.argument)} · ${String(report.runs.length)} run(s) · ${report.target.files.map((file) => escapeHtml(file)).join(', ')}</p>`,
+    `<p class="muted">forge inspect ${escapeHtml(report.target.argument)} · ${countsOf(report)} · ${report.target.files.map((file) => escapeHtml(file)).join(', ')}</p>`,
     report.totals === undefined ? '' : `<p class="totals">Totals: ${escapeHtml(totalsLine(report.totals))}</p>`,
-    report.runs.length === 0 ? '<p>No run events were found in the trace.</p>' : report.runs.map(runSection).join('\n'),
+    report.runs.length === 0
+      ? '<p>No run events were found in the trace.</p>'
+      : overview === undefined
+        ? report.runs.map(runSection).join('\n')
+        : [runListTable(overview), overview.detailed === undefined ? '' : runSection(overview.detailed)].join('\n'),
     problems,
     '</body>',
     '</html>',
     '',
   ].join('\n');
+}
+
+/** `2 runs, 1 manual compaction`: a compaction made with `forge compact` or `/compact` is no run. */
+function countsOf(report: InspectReport): string {
+  const runs = report.runs.filter((run) => run.kind !== 'compaction').length;
+  const compactions = report.runs.length - runs;
+  const parts = [`${runs} run${runs === 1 ? '' : 's'}`];
+  if (compactions > 0) parts.push(`${compactions} manual compaction${compactions === 1 ? '' : 's'}`);
+  return parts.join(', ');
 }

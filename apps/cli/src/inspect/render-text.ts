@@ -1,6 +1,7 @@
 import type { Style } from '../output/style.js';
 import {
   costColumns,
+  formatCost,
   formatCount,
   formatDuration,
   formatPercent,
@@ -11,6 +12,7 @@ import {
 } from './format.js';
 import type { InspectReport, RunReport, StepBudget, ToolCallRow } from './report.js';
 import { budgetColumns, summaryFields, type SummaryField } from './run-fields.js';
+import type { SessionOverview } from './session-view.js';
 import { formatTable, type TextCell } from './text-table.js';
 
 /** Step tables longer than this show their first and last rows only. */
@@ -266,8 +268,48 @@ function runSection(run: RunReport, style: Style): string[] {
   return sections.flatMap((section) => [...section, '']);
 }
 
-/** The terminal rendering of a report: a summary and aligned tables per run. */
-export function renderText(report: InspectReport, style: Style): string {
+/** One line per run of a session, newest first: when, how it ended, steps, input and cost. */
+function runListSection(overview: SessionOverview, style: Style): string[] {
+  const rows = overview.listed.map((run) => [
+    run.runId,
+    run.startedAt ?? '—',
+    statusCell(run.kind === 'compaction' ? 'compaction' : run.status, style),
+    String(run.steps),
+    formatCount(run.usage.inputTokens),
+    formatPercent(run.cacheHitRatio),
+    formatCost(run.cost),
+  ]);
+  return [
+    style.bold(`Runs, newest first (${formatCount(overview.listed.length + overview.notListed)})`),
+    ...formatTable({
+      columns: [
+        { header: 'run' },
+        { header: 'started' },
+        { header: 'status' },
+        { header: 'steps', align: 'right' },
+        { header: 'input', align: 'right' },
+        { header: 'cached', align: 'right' },
+        { header: 'cost', align: 'right' },
+      ],
+      rows,
+      indent: '  ',
+      paintHeader: style.dim,
+    }),
+    ...(overview.notListed > 0
+      ? [
+          style.dim(
+            `  … ${formatCount(overview.notListed)} older runs; --limit <n> lists more, --json has every run in full`,
+          ),
+        ]
+      : []),
+  ];
+}
+
+/**
+ * The terminal rendering of a report: a summary and aligned tables per run. A session's report
+ * (with `overview`) lists its runs one line each and shows one run in full.
+ */
+export function renderText(report: InspectReport, style: Style, overview?: SessionOverview): string {
   const lines: string[] = [];
   if (report.target.kind === 'session') {
     const compactions = report.runs.filter((run) => run.kind === 'compaction').length;
@@ -282,7 +324,11 @@ export function renderText(report: InspectReport, style: Style): string {
     lines.push(`${style.bold(`${String(report.runs.length)} runs`)}: ${totalsLine(report.totals)}`, '');
   }
   if (report.runs.length === 0) lines.push('No run events were found in the trace.', '');
-  for (const run of report.runs) lines.push(...runSection(run, style));
+  if (overview === undefined) for (const run of report.runs) lines.push(...runSection(run, style));
+  else {
+    lines.push(...runListSection(overview, style), '');
+    if (overview.detailed !== undefined) lines.push(...runSection(overview.detailed, style));
+  }
   if (report.problems.length > 0) {
     lines.push(style.yellow(`Trace problems (${String(report.problems.length + report.problemsNotListed)})`));
     for (const problem of report.problems) lines.push(`  ${problem.message}`);

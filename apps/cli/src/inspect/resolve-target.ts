@@ -1,9 +1,9 @@
+import { manualCompactionTracePrefix } from '@forge/sessions';
 import { assertSafeId, InvalidInputError } from '@forge/core';
 import { forgeHomeLayout, loadTranscript, SessionNotFoundError, sessionIds, traceFile } from '@forge/persistence';
 import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../cli-error.js';
-import { manualCompactionTracePrefix } from '../session/compaction-trace.js';
 import { ambiguityMessage, lastWorkspaceSession, matchId } from '../session/resolve-session.js';
 import type { InspectTarget, TraceProblem } from './report.js';
 

@@ -1,6 +1,7 @@
 import { wrapModelAdapter, type ForgeEvent, type ModelAdapter } from '@forge/core';
 import {
   formatTokens,
+  implausibleSampleReason,
   overcountCorrection,
   scaleEstimate,
   summarizeCalibration,
@@ -8,7 +9,7 @@ import {
   type CalibrationSample,
   type CalibrationSummary,
 } from '@forge/core/budget';
-import { readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
+import { forgetCalibration, readCalibration, recordCalibration, type ModelCalibration } from '@forge/persistence';
 
 /** The counter name of core's conservative estimate: the only counter a correction is offered for. */
 export const CONSERVATIVE_COUNTER = 'conservative';
@@ -40,6 +41,11 @@ interface Tracked {
   /** Tokens the budget was given → tokens the configured estimator said, for the latest estimates. */
   readonly given: Map<number, number>;
   noticed: boolean;
+  /** Whether the model's counter is its provider's own tokenizer: its correction is then capped. */
+  exact: boolean;
+  /** The model's window: a report above it is impossible. */
+  windowTokens: number | undefined;
+  ignoredNoticed: boolean;
 }
 
 /** The counter string stored with the samples: the tokenizer, and any configured scale. */
@@ -83,9 +89,11 @@ export class CalibrationHub {
   /** `adapter` with calibrated estimates; its usage is learned from then on. */
   async wrap(adapter: ModelAdapter, identity: CalibrationIdentity): Promise<ModelAdapter> {
     const tracked = await this.track(identity);
+    tracked.exact = adapter.capabilities.estimation === 'provider-tokenizer';
+    tracked.windowTokens = adapter.capabilities.contextWindowTokens;
     this.byAdapter.set(`${adapter.provider}\u0000${adapter.modelId}`, tracked);
     const correctionNow = (): number | undefined => {
-      const correction = undercountCorrection(this.summaryOf(tracked));
+      const correction = this.correctionOf(tracked);
       if (correction !== undefined && !tracked.noticed) {
         tracked.noticed = true;
         this.notice(this.correctionLine(tracked, correction));
@@ -99,7 +107,10 @@ export class CalibrationHub {
           const raw = await estimate(request);
           const configured = identity.scale === undefined ? raw : scaleEstimate(raw, identity.scale);
           const correction = correctionNow();
-          const given = correction === undefined ? configured : scaleEstimate(configured, correction);
+          const given =
+            correction === undefined
+              ? configured
+              : { ...scaleEstimate(configured, correction), calibration: { factor: correction, model: identity.name } };
           tracked.given.set(given.tokens, configured.tokens);
           if (tracked.given.size > 64) tracked.given.delete(tracked.given.keys().next().value as number);
           return given;
@@ -120,7 +131,7 @@ export class CalibrationHub {
     const summary = this.summaryOf(tracked);
     return {
       summary,
-      correction: undercountCorrection(summary),
+      correction: this.correctionOf(tracked),
       offeredScale: identity.counter === CONSERVATIVE_COUNTER ? overcountCorrection(summary) : undefined,
     };
   }
@@ -134,8 +145,28 @@ export class CalibrationHub {
       estimated: tracked.given.get(event.estimatedTokens) ?? event.estimatedTokens,
       reported: event.reportedInputTokens,
     };
+    const reason = implausibleSampleReason(sample, tracked.windowTokens);
+    if (reason !== undefined) {
+      if (!tracked.ignoredNoticed) {
+        tracked.ignoredNoticed = true;
+        this.notice(
+          `ignored an impossible usage report for ${tracked.identity.name} (${formatTokens(sample.reported)} input tokens for a request estimated at ${formatTokens(sample.estimated)}: ${reason}); token calibration is unchanged`,
+        );
+      }
+      return;
+    }
     tracked.samples.push(sample);
     tracked.pending.push(sample);
+  }
+
+  /** Forgets a model's recorded usage, stored and in this process. */
+  async reset(name: string): Promise<boolean> {
+    for (const tracked of this.tracked.values()) {
+      if (tracked.identity.name !== name) continue;
+      tracked.samples.splice(0);
+      tracked.pending.splice(0);
+    }
+    return forgetCalibration(this.forgeHome, name);
   }
 
   /** Writes what was learned since the last flush. A failed write is reported through `notice`, never thrown. */
@@ -166,6 +197,9 @@ export class CalibrationHub {
       pending: [],
       given: new Map(),
       noticed: false,
+      exact: identity.counter !== CONSERVATIVE_COUNTER,
+      windowTokens: undefined,
+      ignoredNoticed: false,
     };
     this.tracked.set(key, tracked);
     return tracked;
@@ -175,11 +209,15 @@ export class CalibrationHub {
     return summarizeCalibration(tracked.samples, this.bufferTokens);
   }
 
+  private correctionOf(tracked: Tracked): number | undefined {
+    return undercountCorrection(this.summaryOf(tracked), tracked.exact ? 'exact' : 'estimated');
+  }
+
   private correctionLine(tracked: Tracked, correction: number): string {
     const summary = this.summaryOf(tracked);
     return (
       `${tracked.identity.name} has undercounted requests by more than the ${formatTokens(this.bufferTokens)}-token safety buffer ` +
-      `(${summary?.undercountsBeyondBuffer ?? 0} of ${summary?.samples ?? 0} recorded); this session budgets and compacts with its estimates × ${correction} (the worst measured ratio)`
+      `(${summary?.undercountsBeyondBuffer ?? 0} of ${summary?.samples ?? 0} recorded); this session budgets and compacts with its estimates × ${correction} (the 90th-percentile measured ratio${tracked.exact && correction < (summary?.correctionRatio ?? 0) ? ', capped for an exact tokenizer' : ''}); forge models calibration reset ${tracked.identity.name} forgets it`
     );
   }
 }

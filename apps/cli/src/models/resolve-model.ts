@@ -32,6 +32,8 @@ export interface ModelProviderContext {
   readonly compatibleModels: readonly CompatibleModelEntry[];
   /** Prices configured for this very model id (`prices["provider:model"]`); they replace the capability table's. */
   readonly prices?: PriceSheet;
+  /** The window assumed for an id the provider's table does not know (`context.fallbackContextWindowTokens`). */
+  readonly fallbackContextWindowTokens?: number;
   /**
    * `measure`: the adapter only estimates (`forge context`), so a missing API key is no error;
    * the adapter refuses to send instead. Default `run`.
@@ -39,6 +41,8 @@ export interface ModelProviderContext {
   readonly purpose?: 'run' | 'measure';
   /** The user configuration file, named in errors about a `models` entry. */
   readonly userConfigFile?: string;
+  /** `anthropic.cacheLifetime`: the lifetime of the cache breakpoints of `anthropic:` models (default 5m). */
+  readonly anthropicCacheLifetime?: '5m' | '1h';
 }
 
 /**
@@ -85,7 +89,7 @@ const builtInProviders: readonly ModelProvider[] = [
           modelId,
           env: context.env,
           ...(apiKey === undefined ? {} : { apiKey }),
-          ...pricesOf(context),
+          ...tableOptionsOf(context),
         }),
       );
     },
@@ -99,7 +103,22 @@ const builtInProviders: readonly ModelProvider[] = [
           modelId,
           env: context.env,
           ...(apiKey === undefined ? {} : { apiKey }),
-          ...pricesOf(context),
+          ...tableOptionsOf(context),
+        }),
+      );
+    },
+  },
+  {
+    name: 'anthropic',
+    async create(modelId, context) {
+      const { createAnthropicModel } = await import('@forge/model-anthropic');
+      return keyed(context, (apiKey) =>
+        createAnthropicModel({
+          modelId,
+          env: context.env,
+          ...(apiKey === undefined ? {} : { apiKey }),
+          ...(context.anthropicCacheLifetime === undefined ? {} : { cacheLifetime: context.anthropicCacheLifetime }),
+          ...tableOptionsOf(context),
         }),
       );
     },
@@ -132,7 +151,12 @@ const builtInProviders: readonly ModelProvider[] = [
         }
       }
       return keyed(context, (apiKey) =>
-        createCompatibleModel({ ...entry, env, ...(apiKey === undefined ? {} : { apiKey }), ...pricesOf(context) }),
+        createCompatibleModel({
+          ...entry,
+          env,
+          ...(apiKey === undefined ? {} : { apiKey }),
+          ...(context.prices === undefined ? {} : { prices: context.prices }),
+        }),
       );
     },
   },
@@ -177,9 +201,17 @@ function missingKeyMessage(error: AuthError, chooseWith = '--model'): string {
   return `${error.variable ?? 'the API key'} is not set; export it or choose another model with ${chooseWith}`;
 }
 
-/** The configured prices of a context, as an adapter factory option. */
-function pricesOf(context: ModelProviderContext): { readonly prices?: PriceSheet } {
-  return context.prices === undefined ? {} : { prices: context.prices };
+/** The configured prices and fallback window of a context, as options of a table vendor's adapter factory. */
+function tableOptionsOf(context: ModelProviderContext): {
+  readonly prices?: PriceSheet;
+  fallbackContextWindowTokens?: number;
+} {
+  return {
+    ...(context.prices === undefined ? {} : { prices: context.prices }),
+    ...(context.fallbackContextWindowTokens === undefined
+      ? {}
+      : { fallbackContextWindowTokens: context.fallbackContextWindowTokens }),
+  };
 }
 
 /** Splits `provider:model`; a value without a provider or a model part is a usage error. */
@@ -212,6 +244,9 @@ export async function resolveModel(
     readonly chooseWith?: string;
     /** Configured prices by model id (`openai:gpt-5.1`). */
     readonly prices?: ReadonlyMap<string, PriceSheet>;
+    /** The window assumed for ids a provider's table does not know. */
+    readonly fallbackContextWindowTokens?: number;
+    readonly anthropicCacheLifetime?: '5m' | '1h';
   },
 ): Promise<ModelAdapter> {
   const { provider, modelId } = parseModelIdentifier(value, options.chooseWith);
@@ -229,5 +264,9 @@ export async function resolveModel(
     ...(options.userConfigFile === undefined ? {} : { userConfigFile: options.userConfigFile }),
     ...(options.chooseWith === undefined ? {} : { chooseWith: options.chooseWith }),
     ...(prices === undefined ? {} : { prices }),
+    ...(options.fallbackContextWindowTokens === undefined
+      ? {}
+      : { fallbackContextWindowTokens: options.fallbackContextWindowTokens }),
+    ...(options.anthropicCacheLifetime === undefined ? {} : { anthropicCacheLifetime: options.anthropicCacheLifetime }),
   });
 }

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@forge/core';
+import { terminalLine, terminalText } from '@forge/core/terminal';
 import type { CliOutput } from '../io.js';
 import { disclosureLine } from '../session/compaction-output.js';
 import type { Style } from './style.js';
@@ -24,7 +25,7 @@ export function createJsonRenderer(stdout: CliOutput): EventRenderer {
 export type BeforeWrite = () => void;
 
 /**
- * Human output: assistant text streams to `text` as it arrives; tool activity goes to
+ * Human output, every piece of it through the terminal sanitizer (`@forge/core/terminal`): assistant text streams to `text` as it arrives; tool activity goes to
  * `activity` as short dim lines (`• read_file README.md`), each followed by one line saying how it
  * ended (`  read README.md (40 lines)`; red when it failed or was refused, yellow when denied or cancelled).
  * Context warnings (once per run), compactions and limit stops get one dim line too (see {@link contextLine}).
@@ -53,19 +54,19 @@ export function createTextRenderer(options: {
         case 'model.text.delta':
           if (event.delta.length === 0) return;
           options.beforeWrite?.();
-          text.write(event.delta);
+          text.write(terminalText(event.delta));
           lineOpen = !event.delta.endsWith('\n');
           return;
         case 'tool.call.started':
           options.beforeWrite?.();
           closeLine();
-          activity.write(`${style.dim(`• ${event.summary}`)}\n`);
+          activity.write(`${style.dim(`• ${terminalLine(event.summary)}`)}\n`);
           return;
         case 'tool.call.completed': {
           options.beforeWrite?.();
           const paint = event.outcome === 'ok' ? style.dim : event.outcome === 'error' ? style.red : style.yellow;
           activity.write(
-            `${paint(`  ${event.resultSummary ?? `${event.toolName}: ${outcomeLabel[event.outcome]}`}`)}\n`,
+            `${paint(`  ${terminalLine(event.resultSummary ?? `${event.toolName}: ${outcomeLabel[event.outcome]}`)}`)}\n`,
           );
           return;
         }
@@ -74,7 +75,7 @@ export function createTextRenderer(options: {
           disclosed = true;
           options.beforeWrite?.();
           closeLine();
-          activity.write(`${style.dim(`• context: ${disclosureLine(event.compactor)}`)}\n`);
+          activity.write(`${style.dim(`• context: ${terminalLine(disclosureLine(event.compactor))}`)}\n`);
           return;
         default: {
           const line = contextLine(event);
@@ -82,7 +83,7 @@ export function createTextRenderer(options: {
           if (event.type === 'context.warning') warned = true;
           options.beforeWrite?.();
           closeLine();
-          activity.write(`${style.dim(`• ${line}`)}\n`);
+          activity.write(`${style.dim(`• ${terminalLine(line)}`)}\n`);
           return;
         }
       }

@@ -1,4 +1,5 @@
 import type { ToolCallRequest } from '@forge/core';
+import { terminalLine } from '@forge/core/terminal';
 import type { ConfirmAnswer } from '@forge/tools';
 import type { Style } from '../output/style.js';
 import { APPROVAL_CHOICES, parseApprovalAnswer } from './approval-answer.js';
@@ -22,8 +23,10 @@ export async function askApproval(options: {
   const question =
     request.escalation === undefined
       ? `Allow ${request.risk === 'execute' ? 'command' : request.risk}?`
-      : `Allow command outside the sandbox (${request.escalation.label})?`;
-  print(`${style.yellow(question)} ${request.summary}\n`);
+      : `Allow command outside the sandbox (${terminalLine(request.escalation.label)})?`;
+  // The summary names what a model, a file or an MCP server chose: it never reaches the terminal raw.
+  print(`${style.yellow(question)} ${terminalLine(request.summary)}\n`);
+  // The preview is Forge's own coloured diff, its text sanitized line by line (see previewEdit).
   if (options.preview !== undefined) print(options.preview);
   for (;;) {
     const line = await reader.next(`${APPROVAL_CHOICES} › `, { signal, remember: false });

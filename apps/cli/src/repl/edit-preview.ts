@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { JsonObject, JsonValue, ToolCallRequest } from '@forge/core';
+import { terminalLine, terminalText } from '@forge/core/terminal';
 import { resolveWorkspacePath, unifiedDiff } from '@forge/tools';
 import { renderDiff } from '../output/unified-diff.js';
 import type { Style } from '../output/style.js';
@@ -50,7 +51,10 @@ export async function previewEdit(request: ToolCallRequest, root: string, style:
       return undefined;
     }
     const diff = unifiedDiff(mode === 'create' ? undefined : before, after, { path: target.relative });
-    return diff.length === 0 ? style.dim(`${target.relative} would not change.\n`) : renderDiff(diff, style);
+    // The file's and the model's text are sanitized line by line before the diff is coloured.
+    return diff.length === 0
+      ? style.dim(`${terminalLine(target.relative)} would not change.\n`)
+      : renderDiff(diff.map(terminalText), style);
   } catch {
     return undefined;
   }

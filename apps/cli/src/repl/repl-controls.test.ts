@@ -96,7 +96,7 @@ describe('/model and /mode', () => {
     const output = repl.output();
     expect(output).toContain('Model: test:main. Switch with /model provider:id');
     expect(output).toContain(
-      'error: unknown model provider "acme" in "acme:x"; known providers: test, scripted, openai, deepseek, compatible (still test:main)',
+      'error: unknown model provider "acme" in "acme:x"; known providers: test, scripted, openai, deepseek, anthropic, compatible (still test:main)',
     );
     expect(output).toContain(
       'error: model "gpt-5" is not of the form provider:model; for example /model scripted:demo or /model openai:gpt-5 (still test:main)',

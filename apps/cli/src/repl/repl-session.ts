@@ -82,6 +82,11 @@ export class ReplSession {
   }
 
   /** What decides whether the next turn offers the context tools: the messages and the runs. */
+  /** The model each run of the session used, oldest first. */
+  get runModels(): readonly { readonly model?: { readonly provider: string; readonly modelId: string } | undefined }[] {
+    return this.handle.transcript().runs;
+  }
+
   get size(): SessionSize {
     return { messages: this.handle.messages, runs: this.handle.transcript().runs };
   }

@@ -208,7 +208,9 @@ describe('the REPL in a terminal', () => {
     const messages = storedMessages(sessionId);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
     expect(findUnpairedToolCalls(messages)).toEqual([]);
-    expect(toolResultTexts(messages)).toEqual(['Stopped: the run was cancelled while this tool was running.']);
+    expect(toolResultTexts(messages)).toEqual([
+      'Stopped: the run was cancelled while this tool was running. What it started may still be running, or may have done part of its work.',
+    ]);
   }, 60_000);
 
   it('refuses an ambiguous edit before any prompt, saying why in one line, and suggests /context for /contxt', async () => {

@@ -149,7 +149,9 @@ describe('the REPL', () => {
     expect(await repl.exited).toBe(0);
     const history = repl.model.requests[1]?.history ?? [];
     expect(findUnpairedToolCalls(history)).toEqual([]);
-    expect(toolResults(history)).toEqual(['run_command: Stopped: the run was cancelled while this tool was running.']);
+    expect(toolResults(history)).toEqual([
+      'run_command: Stopped: the run was cancelled while this tool was running. What it started may still be running, or may have done part of its work.',
+    ]);
     expect(repl.test.stdout.text).toContain('Still here.');
   });
 
@@ -222,7 +224,7 @@ describe('the REPL', () => {
     expect(code).toBe(2);
     expect(test.stdout.text).toBe('');
     expect(test.stderr.text).toBe(
-      'forge: error: unknown model provider "acme" in "acme:x"; known providers: scripted, openai, deepseek, compatible\n',
+      'forge: error: unknown model provider "acme" in "acme:x"; known providers: scripted, openai, deepseek, anthropic, compatible\n',
     );
   });
 });

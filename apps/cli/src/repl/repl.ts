@@ -1,3 +1,4 @@
+import { terminalLine } from '@forge/core/terminal';
 import type { RunResult } from '@forge/core';
 import type { ReplOptions } from '../program.js';
 import { loadCliConfig } from '../config/cli-config.js';
@@ -21,11 +22,12 @@ import { InterruptPolicy } from './interrupt-policy.js';
 import { createLineReader, type LineReader } from './line-reader.js';
 import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
-import { describeSwitch, refreshContextUse } from './session-slash-commands.js';
+import { describeSwitch, priceNextRequest, refreshContextUse } from './session-slash-commands.js';
 import { closestMatch } from '../suggest.js';
 import { describeExpansion, expandMcpReferences, mcpServerNames, parsePromptCommand } from '../mcp/mcp-references.js';
-import { sessionCostFromTraces } from '../session/session-cost.js';
+import { sessionCostSoFar } from '../session/session-cost.js';
 import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
+import { modelSwitchNote } from '../session/model-switch-note.js';
 import { ContextUseTracker, renderStatusLine } from './status-line.js';
 
 const PROMPT = '› ';
@@ -130,7 +132,7 @@ async function runRepl(options: {
   const session = await ReplSession.open({ choice, settings, workspaceRoot: engine.root, history });
   const { config } = (await loadCliConfig({ io, globals: options.globals })).loaded;
   const contextUse = new ContextUseTracker();
-  contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
+  contextUse.costs.start(await sessionCostSoFar(settings.forgeHome, session.id));
   const width = () => (io.stdout.isTTY === true ? Math.max(20, io.stdout.columns ?? 80) : Infinity);
   const context: ReplContext = { engine, style, history, session, config, contextUse, width, print };
   // The footer is for people at a terminal; piped output stays a plain transcript.
@@ -142,6 +144,7 @@ async function runRepl(options: {
           use: contextUse.current,
           style,
           costs: contextUse.costs,
+          nextInputCost: contextUse.nextInputCost,
         })
       : '';
 
@@ -197,7 +200,11 @@ async function runRepl(options: {
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
   if (engine.name === 'native' && config.model === undefined)
     print(`${style.yellow(wrapText(`Note: ${defaultModelNotice('/model')}`, width()))}\n`);
-  if (session.resumed) await refreshContextUse(context);
+  if (session.resumed) {
+    const switched = modelSwitchNote(session.runModels, engine.modelLabel, '/model');
+    if (switched !== undefined) print(`${style.yellow(`Note: ${switched}`)}\n`);
+    await refreshContextUse(context);
+  }
   try {
     for (;;) {
       if (!input.pending) print(footer());
@@ -211,7 +218,7 @@ async function runRepl(options: {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
         if (session.id !== sessionBefore) {
-          contextUse.costs.start(await sessionCostFromTraces(settings.forgeHome, session.id));
+          contextUse.costs.start(await sessionCostSoFar(settings.forgeHome, session.id));
           await refreshContextUse(context);
         }
         continue;
@@ -233,10 +240,11 @@ async function runRepl(options: {
           style,
           contextUse,
         });
-        for (const warning of turn.warnings) print(`${style.yellow(`warning: ${warning.message}`)}\n`);
+        for (const warning of turn.warnings) print(`${style.yellow(`warning: ${terminalLine(warning.message)}`)}\n`);
         print(turnStatus(turn.result, style));
+        await priceNextRequest(context);
       } catch (error) {
-        print(`${style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+        print(`${style.red(`error: ${terminalLine(error instanceof Error ? error.message : String(error))}`)}\n`);
       } finally {
         activeRun = undefined;
         options.setRunSignal(undefined);
@@ -285,7 +293,7 @@ async function runTurn(options: {
       onNote: (text) => {
         spinner.stop();
         renderer.finishRun();
-        options.print(`${style.dim(`• ${text}`)}\n`);
+        options.print(`${style.dim(`• ${terminalLine(text)}`)}\n`);
         if (engine.name === 'codex') spinner.start('codex is working');
       },
     });
@@ -343,6 +351,6 @@ function turnStatus(result: RunResult, style: Style): string {
       return `${style.yellow(`Stopped after ${result.steps} model steps without a final answer.`)} ${style.dim('Start forge with a higher --max-steps or narrow the request.')}\n`;
     case 'limit_reached':
     case 'failed':
-      return `${style.red(`The turn ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${result.error?.message ?? result.status}`)}\n`;
+      return `${style.red(`The turn ${result.status === 'failed' ? 'failed' : 'stopped at a limit'}: ${terminalLine(result.error?.message ?? result.status)}`)}\n`;
   }
 }

@@ -1,3 +1,5 @@
+import { openCompactionTrace, SESSION_CHECKPOINT_OPTIONS } from '@forge/sessions';
+import { terminalLine } from '@forge/core/terminal';
 import type { Style } from '../output/style.js';
 import {
   toolDefinitions,
@@ -6,7 +8,8 @@ import {
   type ModelAdapter,
   type ToolDefinition,
 } from '@forge/core';
-import { renderContextReport, type ContextReport } from '@forge/core/budget';
+import type { ContextReport } from '@forge/core/budget';
+import { renderContextReport } from '../context/render-context-report.js';
 import { contextToolOffer, createInstructionsLoader, systemPromptFor } from '@forge/agent';
 import { workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
@@ -19,8 +22,6 @@ import {
   renderCheckpoint,
   renderCompaction,
 } from '../session/compaction-output.js';
-import { SESSION_CHECKPOINT_OPTIONS } from '../session/compaction-settings.js';
-import { openCompactionTrace } from '../session/compaction-trace.js';
 import { renderSessionList } from '../session/session-render.js';
 import type { SessionSwitch } from './repl-session.js';
 import type { ReplContext, SlashCommand, SlashOutcome } from './slash-commands.js';
@@ -38,7 +39,7 @@ export function describeSwitch(change: SessionSwitch, verb: string, style: Style
       style.yellow(`This session was recorded in ${change.otherWorkspace}; tools now work in this REPL's workspace.`),
     );
   }
-  for (const warning of change.warnings) lines.push(style.yellow(`warning: ${warning.message}`));
+  for (const warning of change.warnings) lines.push(style.yellow(`warning: ${terminalLine(warning.message)}`));
   if (change.recap.length > 0) lines.push(style.dim('So far:'), ...change.recap.map((line) => `  ${line}`));
   return `${lines.join('\n')}\n`;
 }
@@ -213,7 +214,11 @@ const checkpoint: SlashCommand = {
   },
 };
 
-/** Measures the next request of the session as `forge context` does; undefined for an engine that builds its own requests (Codex). */
+/**
+ * Measures the next request of the session as `forge context` does; undefined for an engine that
+ * builds its own requests (Codex). Its price assumes what the provider still caches of the last
+ * request, and a request the next step compacts first is priced as the compaction leaves it.
+ */
 async function nextRequestReport(context: ReplContext): Promise<ContextReport | undefined> {
   const { engine } = context;
   const subject = await engine.contextSubject?.(context.session.size);
@@ -223,7 +228,30 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
     subject.context.mode,
     workspaceArtifactHashes(engine.root),
   );
-  return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar);
+  return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar, {
+    sharedPrefixTokens: context.contextUse.costs.cachedPrefixTokens,
+    previewCompaction: async () => {
+      const { model, policy, tools, instructions } = await counting(context);
+      return context.session.compact({
+        model,
+        instructions,
+        tools,
+        context: policy,
+        compaction: SESSION_CHECKPOINT_OPTIONS,
+        artifactHashes: workspaceArtifactHashes(engine.root),
+        preview: true,
+      });
+    },
+  });
+}
+
+/** Prices the next request for the footer, with the figure `/context` would show now; after each turn. */
+export async function priceNextRequest(context: ReplContext): Promise<void> {
+  try {
+    context.contextUse.priced((await nextRequestReport(context))?.nextRequestCost);
+  } catch {
+    context.contextUse.priced(undefined);
+  }
 }
 
 /**
@@ -236,7 +264,10 @@ export async function refreshContextUse(context: ReplContext): Promise<void> {
   try {
     const report = context.session.messages.length === 0 ? undefined : await nextRequestReport(context);
     if (report === undefined) context.contextUse.reset();
-    else context.contextUse.measured(report.budget);
+    else {
+      context.contextUse.measured(report.budget);
+      context.contextUse.priced(report.nextRequestCost);
+    }
   } catch {
     context.contextUse.reset();
   }

@@ -1,3 +1,4 @@
+import { terminalLine } from '@forge/core/terminal';
 import type { Style } from '../output/style.js';
 import type { SlashOutcome } from './slash-commands.js';
 
@@ -13,7 +14,7 @@ export async function continueAfterFailure(
   try {
     await work();
   } catch (error) {
-    const message = context.style.red(`error: ${error instanceof Error ? error.message : String(error)}`);
+    const message = context.style.red(`error: ${terminalLine(error instanceof Error ? error.message : String(error))}`);
     context.print(`${message}${after === undefined ? '' : ` ${after()}`}\n`);
   }
   return 'continue';

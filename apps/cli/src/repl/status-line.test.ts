@@ -85,15 +85,23 @@ describe('renderStatusLine', () => {
       usage: { inputTokens: 20_000, cacheReadTokens: 10_000, outputTokens: 1000 },
       cost: { currency: 'USD', freshInput: 0.01, cachedInput: 0.001, cacheWrite: 0, output: 0.004, total: 0.015 },
     });
-    // next: 21,000 in, the 20,000 sent last cached: 1,000 × $1 + 20,000 × $0.1 per 1M
-    expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe(
-      '─ m:x · mode warn · context – · $0.035 so far · next ~$0.003\n',
-    );
+    // The last request's 20,000 input tokens are what the provider still caches for the next one.
+    expect(tracker.costs.cachedPrefixTokens).toBe(20_000);
+    tracker.priced({ warmInput: 0.003 });
+    const line = () =>
+      renderStatusLine({
+        model: 'm:x',
+        mode: 'warn',
+        use: undefined,
+        style: plain,
+        costs: tracker.costs,
+        nextInputCost: tracker.nextInputCost,
+      });
+    expect(line()).toBe('─ m:x · mode warn · context – · $0.035 so far · next ~$0.003\n');
     expect(tracker.costs.soFar?.cacheHitRatio).toBeCloseTo(1 / 3, 12);
     tracker.reset();
-    expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe(
-      '─ m:x · mode warn · context – · $0.035 so far\n',
-    );
+    expect(tracker.costs.cachedPrefixTokens).toBe(0);
+    expect(line()).toBe('─ m:x · mode warn · context – · $0.035 so far\n');
     tracker.costs.start(undefined);
     expect(renderStatusLine({ model: 'm:x', mode: 'warn', use: undefined, style: plain, costs: tracker.costs })).toBe(
       '─ m:x · mode warn · context –\n',

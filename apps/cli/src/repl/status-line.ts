@@ -46,11 +46,25 @@ interface CodexReport {
 export class ContextUseTracker {
   private latest: ContextUse | undefined;
   private latestWrapper: number | undefined;
+  private nextInput: number | undefined;
   /** The session's cost so far and the next request's, from the same events. */
   readonly costs = new SessionCostTracker();
 
   get current(): ContextUse | undefined {
     return this.latest;
+  }
+
+  /**
+   * The next request's input cost, as `/context` prices it (`measureNextRequest`): the one figure
+   * both show, taken whenever the REPL measures the next request (after each turn and each change).
+   */
+  get nextInputCost(): number | undefined {
+    return this.nextInput;
+  }
+
+  /** Takes the price of a measured next request; undefined when it could not be priced. */
+  priced(cost: { readonly warmInput: number } | undefined): void {
+    this.nextInput = cost?.warmInput;
   }
 
   /** Forge's estimate of the wrapper the latest Codex turn sent (its view, not Codex's own prompt). */
@@ -102,6 +116,7 @@ export class ContextUseTracker {
   reset(): void {
     this.latest = undefined;
     this.latestWrapper = undefined;
+    this.nextInput = undefined;
     this.costs.forgetPrefix();
   }
 }
@@ -119,7 +134,7 @@ export function compactTokens(tokens: number): string {
  * marks an estimate; before the first request of a session the use is unknown (`context –`). On
  * the Codex engine the figure is Codex's own report of its latest model call against the window it
  * counts, so labelled. The cost appears once a priced step completed; the next request's input
- * cost assumes the provider still caches the last request.
+ * cost is the one `/context` shows (`nextInputCost`), assuming the provider still caches the last request.
  */
 export function renderStatusLine(options: {
   readonly model: string;
@@ -127,6 +142,8 @@ export function renderStatusLine(options: {
   readonly use: ContextUse | undefined;
   readonly style: Style;
   readonly costs?: SessionCostTracker;
+  /** The next request's input cost (`ContextUseTracker.nextInputCost`). */
+  readonly nextInputCost?: number | undefined;
 }): string {
   const { use, style } = options;
   const parts = [options.model];
@@ -142,7 +159,7 @@ export function renderStatusLine(options: {
   }
   const soFar = options.costs?.soFar;
   if (soFar !== undefined) parts.push(`${formatDollars(soFar.cost.total)} so far`);
-  const next = options.costs?.nextInputCost;
+  const next = options.nextInputCost;
   if (next !== undefined) parts.push(`next ~${formatDollars(next)}`);
   return `${style.dim('─')} ${parts.join(style.dim(' · '))}\n`;
 }

@@ -143,14 +143,31 @@ export function createTerminalLineReader(options: {
       buffer.set(common);
     } else if (lastKeyWasTab) {
       leaveLine();
-      output.write(`${matches.join('  ')}\r\n`);
+      // `/model openai:gpt-5.1` and `/model openai:gpt-5.2` list as `openai:gpt-5.1  openai:gpt-5.2`: the words typed are not repeated.
+      const shared = typed.slice(0, typed.lastIndexOf(' ') + 1);
+      const shown = matches.map((match) =>
+        shared !== '' && match.startsWith(shared) ? match.slice(shared.length) : match,
+      );
+      output.write(`${shown.join('  ')}\r\n`);
       cursorRow = 0;
     }
+  };
+
+  /*
+   * A terminal that changes width re-wraps the rows it shows (tmux, most emulators), and the cursor
+   * stays on its character: so the row the cursor is on within the line is the one at the new
+   * width. Without taking it, the next redraw starts from the wrong row and leaves a copy behind.
+   */
+  const onResize = () => {
+    if (!active) return;
+    cursorRow = displayPosition(`${prompt}${buffer.beforeCursor}`, columns()).row;
+    render();
   };
 
   const close = () => {
     if (closed) return;
     closed = true;
+    output.removeListener('resize', onResize);
     input.removeListener('keypress', onKeypress);
     input.removeListener('end', onEnd);
     if (input.isTTY === true) input.setRawMode?.(false);
@@ -234,6 +251,7 @@ export function createTerminalLineReader(options: {
   if (input.isTTY === true) input.setRawMode?.(true);
   input.on('keypress', onKeypress);
   input.on('end', onEnd);
+  output.on('resize', onResize);
   input.on('error', onInputError);
   input.resume();
 

@@ -1,7 +1,33 @@
-import type { Message, ModelAdapter, TokenEstimateMethod } from '@forge/core';
+import { toolDefinitions, type Message, type ModelAdapter, type TokenEstimateMethod } from '@forge/core';
 import { formatMessageRange } from '@forge/core/budget';
-import type { SessionCompactResult } from '@forge/sessions';
+import type { Redactor } from '@forge/core/redaction';
+import type { SessionTranscript } from '@forge/persistence';
+import { previewSessionCompaction, SESSION_CHECKPOINT_OPTIONS, type SessionCompactResult } from '@forge/sessions';
+import { workspaceArtifactHashes } from '@forge/tools';
+import type { AgentSetup } from '../agent/agent-setup.js';
 import type { Style } from '../output/style.js';
+
+/**
+ * The compaction `forge compact` would make of a stored session now, computed the same way with
+ * the same model and tools (what the next turn would advertise and load); no lock, no model
+ * call, no write. `forge compact --dry-run` reports it; `forge context` prices the request it leaves.
+ */
+export async function previewStoredCompaction(
+  session: SessionTranscript,
+  agent: AgentSetup,
+  redactor: Redactor,
+): Promise<SessionCompactResult> {
+  const surface = await agent.surface(session);
+  return previewSessionCompaction(session, {
+    model: agent.model,
+    instructions: agent.instructions(surface),
+    tools: toolDefinitions(surface.advertised),
+    context: agent.context,
+    compaction: SESSION_CHECKPOINT_OPTIONS,
+    artifactHashes: workspaceArtifactHashes(agent.root),
+    redactor,
+  });
+}
 
 /** A contiguous run of stored messages, `[start, end)`, and what it costs by the model's counter. */
 export interface PreviewRange {

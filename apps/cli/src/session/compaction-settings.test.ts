@@ -3,12 +3,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { sha256Hex, type Message } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
-import { createSession, MAIN_LANE, OpaqueStateStore } from '@forge/persistence';
+import { createSession, MAIN_LANE, OpaqueStateStore, nativeStateDirectory } from '@forge/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTextRenderer } from '../output/event-renderer.js';
 import { createStyle } from '../output/style.js';
 import type { CompactionDocument } from './compaction-output.js';
-import { nativeStateDirectory } from './compaction-settings.js';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 
 /*

@@ -2,10 +2,9 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Message } from '@forge/core';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
-import { createSession } from '@forge/persistence';
+import { createSession, nativeStateDirectory } from '@forge/persistence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompactionDocument } from './compaction-output.js';
-import { nativeStateDirectory } from './compaction-settings.js';
 import { temporaryDirectory } from '../test-support/cli-harness.js';
 import { buildPrivateBinary, spawnForge } from '../test-support/private-build.js';
 

@@ -1,5 +1,6 @@
-import { lastSession, sessionIds, type SessionSummary } from '@forge/persistence';
-import { UsageError } from '../cli-error.js';
+import { lastSession, SESSION_LOG_FILE_NAME, sessionIds, type SessionSummary } from '@forge/persistence';
+import path from 'node:path';
+import { CliError, UsageError } from '../cli-error.js';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import type { GlobalOptions } from '../commands/command.js';
 import type { CliIo } from '../io.js';
@@ -50,6 +51,14 @@ export async function lastWorkspaceSession(lookup: SessionLookup): Promise<Sessi
   const found = await lastSession(lookup.forgeHome, { workspaceRoot: lookup.workspaceRoot, withMessages: true });
   if (found === undefined)
     throw new UsageError(`--last found no earlier session for ${lookup.workspaceRoot}; ${lookup.listHint}`);
+  if (found.problem !== undefined) {
+    const logFile = path.join(lookup.forgeHome, 'sessions', found.id, SESSION_LOG_FILE_NAME);
+    throw new CliError(
+      `--last: the newest session of ${lookup.workspaceRoot}, ${found.id}, is ${found.problem}. Forge did not change it. ` +
+        `'forge sessions show ${found.id}' names the line; keep a copy of ${logFile} before editing that line by hand, ` +
+        `or continue an older session with --resume <id> (${lookup.listHint}).`,
+    );
+  }
   return found;
 }
 

@@ -1,10 +1,11 @@
 import type { PriceSheet, Usage } from '@forge/core';
+import { sessionTotals } from '@forge/persistence';
 import type { SessionCost } from '@forge/core/budget';
-import { addCost, cacheHitRatio, priceUsage, type CostBreakdown } from '@forge/core/pricing';
+import { addCost, cacheHitRatio, type CostBreakdown } from '@forge/core/pricing';
 import { buildInspectReport } from '../inspect/build-report.js';
 import { resolveTarget } from '../inspect/resolve-target.js';
 
-/** What the traces of a session say it has cost so far: undefined when nothing of it was priced (or it has no runs yet). */
+/** What the traces of a session say it has cost so far (what `forge inspect` reads): undefined when nothing of it was priced (or it has no runs yet). */
 export async function sessionCostFromTraces(
   forgeHome: string,
   sessionId: string,
@@ -29,6 +30,28 @@ export async function sessionCostFromTraces(
     cost: totals.cost,
     inputTokens: totals.usage.inputTokens ?? 0,
     cachedTokens: totals.usage.cacheReadTokens ?? 0,
+    unpricedSteps: totals.unpricedSteps,
+  };
+}
+
+/**
+ * What a session has cost so far, from the running totals its index keeps as runs end: a few
+ * small reads whatever the session's size or number of runs. A session with runs ended by a Forge
+ * that did not record costs (or a v1 session) is priced from its traces instead, as before.
+ */
+export async function sessionCostSoFar(forgeHome: string, sessionId: string): Promise<SessionCostCounts | undefined> {
+  let totals;
+  try {
+    totals = await sessionTotals(forgeHome, sessionId);
+  } catch {
+    return sessionCostFromTraces(forgeHome, sessionId);
+  }
+  if (totals.legacyRuns > 0) return sessionCostFromTraces(forgeHome, sessionId);
+  if (totals.cost === undefined) return undefined;
+  return {
+    cost: totals.cost,
+    inputTokens: totals.inputTokens,
+    cachedTokens: totals.cachedTokens,
     unpricedSteps: totals.unpricedSteps,
   };
 }
@@ -61,9 +84,9 @@ interface CostFields {
 
 /**
  * The REPL's running cost of its session: seeded from the session's traces when a session starts,
- * then added to from each priced step as it completes. It also keeps the latest request's usage
- * to estimate the next request's input cost, assuming the provider still caches what that request
- * sent (cleared when the prefix changes: a compaction or a model switch).
+ * then added to from each priced step as it completes. It also keeps the latest request's usage:
+ * what the provider still caches for the next request (cleared when the prefix changes: a
+ * compaction or a model switch), which the next request's price assumes.
  */
 export class SessionCostTracker {
   private cost: CostBreakdown | undefined;
@@ -113,20 +136,12 @@ export class SessionCostTracker {
     });
   }
 
-  /** The next request's input cost if its prefix — the last request — is still cached. */
-  get nextInputCost(): number | undefined {
-    if (this.prices === undefined || this.last === undefined) return undefined;
-    const { input, output } = this.last;
-    return priceUsage(
-      {
-        inputTokens: input + output,
-        cacheReadTokens: input,
-        cacheWriteTokens: undefined,
-        outputTokens: 0,
-        reasoningTokens: undefined,
-      },
-      this.prices,
-    )?.total;
+  /**
+   * Input tokens of the last request sent, which the provider can still serve from its cache to
+   * the next one; 0 once the prefix changed (a compaction, another model) or before any request.
+   */
+  get cachedPrefixTokens(): number {
+    return this.last?.input ?? 0;
   }
 }
 

@@ -30,7 +30,8 @@ export function conversationRecap(messages: readonly Message[]): string[] {
     message.role === 'user' && firstLine(message.content) !== '' ? [firstLine(message.content)] : [],
   );
   const lines = requests.slice(-RECAP_REQUESTS).map((request) => `you: ${clip(request, REQUEST_CHARS)}`);
-  if (requests.length > RECAP_REQUESTS) lines.unshift(`(${requests.length - RECAP_REQUESTS} earlier requests)`);
+  const earlier = requests.length - RECAP_REQUESTS;
+  if (earlier > 0) lines.unshift(`(${earlier} earlier request${earlier === 1 ? '' : 's'})`);
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index];
     if (message?.role === 'user') break;

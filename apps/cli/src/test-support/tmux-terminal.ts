@@ -100,6 +100,11 @@ export class TmuxTerminal {
     this.press('Enter');
   }
 
+  /** Resizes the terminal, as dragging its window does: the program gets SIGWINCH. */
+  resize(columns: number, rows = 50): void {
+    this.tmux(['resize-window', '-t', 'forge', '-x', String(columns), '-y', String(rows)]);
+  }
+
   /** The whole scrollback and screen as text; with `escapes`, colours as escape codes. */
   screen(options: { readonly escapes?: boolean } = {}): string {
     return this.tmux([

@@ -42,6 +42,11 @@ export interface CodexAppServerOptions {
   readonly startupTimeoutMs?: number;
   /** Receives each line the server writes to stderr (its logs). */
   readonly onStderrLine?: (line: string) => void;
+  /**
+   * Start the server in a session and process group of its own (its pid heads both), so what it
+   * starts can be found and ended with it even after it died (see `processId`).
+   */
+  readonly detached?: boolean;
 }
 
 /** What the running server said about itself. */
@@ -132,6 +137,7 @@ export class CodexAppServer {
     const child = spawn(binary.path, args, {
       env: { ...env, ...(options.codexHome === undefined ? {} : { CODEX_HOME: options.codexHome }) },
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: options.detached === true,
     });
 
     const stderrTail: string[] = [];
@@ -311,6 +317,16 @@ export class CodexAppServer {
   subscribe(listener: (notification: CodexNotification) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** The server's process id (with `detached`, also its session's and process group's). */
+  get processId(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Settles once the server process has exited, for whatever reason (a crash, `close`). */
+  whenExited(): Promise<void> {
+    return this.exited;
   }
 
   /** Called once if the server exits while in use (not after `close`). */

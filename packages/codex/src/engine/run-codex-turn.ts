@@ -26,6 +26,7 @@ import {
   serverNotifications,
   tokenUsageUpdatedSchema,
   turnNotificationSchema,
+  type CodexThreadItem,
 } from '../app-server/protocol.js';
 import {
   hasContext,
@@ -164,7 +165,22 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
     input,
   });
 
+  /** Tool items started and not yet completed: recorded as unfinished when the turn ends without them. */
+  const unfinished = new Map<string, CodexThreadItem>();
+  const itemStartedAt = new Map<string, number>();
   const finish = (status: RunStatus, error?: ErrorSummary): CodexRunResult => {
+    for (const item of unfinished.values()) {
+      const report = transcript.addUnfinished(item, status === 'cancelled' ? 'cancelled' : 'failed');
+      if (report === undefined) continue;
+      const started = itemStartedAt.get(item.id);
+      emit({
+        type: 'tool.call.completed',
+        step: steps + 1,
+        ...report,
+        durationMs: started === undefined ? 0 : now() - started,
+      });
+    }
+    unfinished.clear();
     const durationMs = now() - startedAt;
     const messages: Message[] = [{ role: 'user', content: options.request }, ...transcript.finish()];
     return {
@@ -196,7 +212,6 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
 
   const gateHandler = approvalHandlerFromGate(options.approvals);
   server.setApprovalHandler((request, serverSignal) => gateHandler(request, AbortSignal.any([serverSignal, signal])));
-  const itemStartedAt = new Map<string, number>();
   const buffered: CodexNotification[] = [];
   let onNotification: (notification: CodexNotification) => void = (notification) => buffered.push(notification);
   const unsubscribe = server.subscribe((notification) => onNotification(notification));
@@ -235,6 +250,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
           if (!parsed.success || parsed.data.threadId !== threadId) return;
           const item = parseThreadItem(parsed.data.item);
           if (method === serverNotifications.itemStarted) {
+            if (item.type === 'commandExecution' || item.type === 'fileChange') unfinished.set(item.id, item);
             if (item.type === 'commandExecution') {
               itemStartedAt.set(item.id, now());
               emit({
@@ -263,6 +279,7 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
             emit({ type: 'codex.compaction.completed', compaction });
             return;
           }
+          unfinished.delete(item.id);
           const report = transcript.add(item);
           if (report !== undefined) {
             const started = itemStartedAt.get(item.id);

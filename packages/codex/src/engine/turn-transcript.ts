@@ -65,6 +65,44 @@ export class TurnTranscript {
     }
   }
 
+  /**
+   * Adds an item that started but never completed, because the turn was cancelled or the server
+   * died: the call is recorded with a result saying it may still be running (a command) or may
+   * have been applied in part (a patch), so the transcript says what ran.
+   */
+  addUnfinished(item: CodexThreadItem, ended: 'cancelled' | 'failed'): ToolOutcomeReport | undefined {
+    const why = ended === 'cancelled' ? 'The turn was cancelled' : 'The turn failed';
+    if (item.type === 'commandExecution') {
+      const output = item.aggregatedOutput ?? '';
+      this.pair(
+        item.id,
+        codexToolNames.command,
+        { command: item.command, cwd: item.cwd },
+        {
+          type: 'error-text',
+          value: `${why} before this command finished; it may still be running.${output.length > 0 ? `\nOutput so far:\n${output}` : ''}`,
+        },
+        { engine: 'codex', status: 'interrupted' },
+      );
+      return { toolCallId: item.id, toolName: codexToolNames.command, outcome: 'cancelled' };
+    }
+    if (item.type === 'fileChange') {
+      const changes = item.changes.map((change) => ({ path: change.path, kind: change.kind.type }));
+      this.pair(
+        item.id,
+        codexToolNames.fileChange,
+        { changes },
+        {
+          type: 'error-text',
+          value: `${why} before this patch was reported applied; it may have been applied in part.`,
+        },
+        { engine: 'codex', status: 'interrupted' },
+      );
+      return { toolCallId: item.id, toolName: codexToolNames.fileChange, outcome: 'cancelled' };
+    }
+    return undefined;
+  }
+
   /** The messages so far, with any pending assistant parts closed into a message. */
   finish(): Message[] {
     this.flush();

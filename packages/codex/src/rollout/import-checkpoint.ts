@@ -1,11 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
-import {
-  canonicalJsonStringify,
-  countTextConservatively,
-  hashMessages,
-  type JsonValue,
-  type Message,
-} from '@forge/core';
+import { countTextConservatively, hashMessages, MessagesHasher, type Message } from '@forge/core';
 import {
   buildDigest,
   capMemory,
@@ -27,24 +20,6 @@ import {
 } from '@forge/core/checkpoint';
 import { toCheckpointState } from './checkpoint-state.js';
 import type { CodexImportState } from './import-state.js';
-
-/**
- * SHA-256 of a run of messages exactly as core's `hashMessages` computes it (canonical JSON of the
- * array), fed one message at a time, so a long transcript is never one string.
- */
-export class MessagesHasher {
-  private readonly hash: Hash = createHash('sha256').update('[');
-  private count = 0;
-
-  add(message: Message): void {
-    this.hash.update(`${this.count === 0 ? '' : ','}${canonicalJsonStringify(message as unknown as JsonValue)}`);
-    this.count += 1;
-  }
-
-  digest(): string {
-    return this.hash.update(']').digest('hex');
-  }
-}
 
 /** Keeps an evenly spread, bounded sample of digest entries of a stream of unknown length. */
 class DigestSample {

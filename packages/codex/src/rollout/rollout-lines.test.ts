@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { hashMessages, type Message } from '@forge/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MessagesHasher } from './import-checkpoint.js';
+import { MessagesHasher } from '@forge/core';
 import { readRolloutLines, type RolloutLine } from './rollout-lines.js';
 
 let directory: string;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { overcountCorrection, scaleEstimate, summarizeCalibration, undercountCorrection } from './calibration.js';
+import {
+  implausibleSampleReason,
+  overcountCorrection,
+  scaleEstimate,
+  summarizeCalibration,
+  undercountCorrection,
+} from './calibration.js';
 import type { TokenEstimate } from '../model/adapter.js';
 
 const estimate: TokenEstimate = {
@@ -30,9 +36,11 @@ describe('calibration', () => {
     );
     expect(summary).toEqual({
       samples: 2,
+      ignoredSamples: 1,
       meanErrorPercent: 5,
       worstErrorPercent: 20,
       worstRatio: 1.111,
+      correctionRatio: 1.111,
       undercountsBeyondBuffer: 1,
     });
     expect(summarizeCalibration([], 0)).toBeUndefined();
@@ -51,6 +59,33 @@ describe('calibration', () => {
         ),
       ),
     ).toBe(1.2);
+  });
+
+  it('never learns from an impossible report: a negative or zero count, one above the window, a ratio beyond 4', () => {
+    expect(implausibleSampleReason({ estimated: 1000, reported: -5 })).toContain('not a positive count');
+    expect(implausibleSampleReason({ estimated: 1000, reported: 1e15 })).toContain('of the estimate');
+    expect(implausibleSampleReason({ estimated: 1000, reported: 300_000 }, 128_000)).toContain('128,000-token window');
+    expect(implausibleSampleReason({ estimated: 1000, reported: 1_500 }, 128_000)).toBeUndefined();
+    const poisoned = summarizeCalibration(
+      [
+        { estimated: 1000, reported: 1e15 },
+        { estimated: 1000, reported: -7 },
+        { estimated: 1000, reported: 990 },
+      ],
+      0,
+    );
+    expect(poisoned).toMatchObject({ samples: 1, ignoredSamples: 2, worstRatio: 0.99 });
+    expect(undercountCorrection(poisoned)).toBeUndefined();
+  });
+
+  it('corrects by the 90th-percentile ratio, so one stray report among many does not decide it, and caps an exact tokenizer', () => {
+    const steady = Array.from({ length: 19 }, () => ({ estimated: 50_000, reported: 55_000 }));
+    const summary = summarizeCalibration([...steady, { estimated: 50_000, reported: 190_000 }], 1_000);
+    expect(summary?.worstRatio).toBe(3.8);
+    expect(undercountCorrection(summary)).toBe(1.1);
+    const stray = summarizeCalibration([{ estimated: 50_000, reported: 190_000 }], 1_000);
+    expect(undercountCorrection(stray)).toBe(3.8);
+    expect(undercountCorrection(stray, 'exact')).toBe(1.25);
   });
 
   it('offers a correction only for a consistent overcount over enough samples', () => {

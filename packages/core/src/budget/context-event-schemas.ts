@@ -27,9 +27,10 @@ export const contextBudgetedEventSchema = contextBudgetSchema.extend({
 /**
  * `threshold`: the estimate passed the warning ratio; `over_budget`: it is above the available
  * input although mandatory context fits (history is not shortened in this mode); `provider_usage`:
- * the provider's own input count passed the threshold when the estimate did not.
+ * the provider's own input count passed the threshold when the estimate did not;
+ * `implausible_usage`: the provider reported a part above its whole (cached above input), clamped.
  */
-export const contextWarningReasonSchema = z.enum(['threshold', 'over_budget', 'provider_usage']);
+export const contextWarningReasonSchema = z.enum(['threshold', 'over_budget', 'provider_usage', 'implausible_usage']);
 
 export const contextWarningEventSchema = z.object({
   type: z.literal('context.warning'),

@@ -37,6 +37,16 @@ export function thresholdWarningMessage(budget: ContextBudget): string {
   );
 }
 
+/** When the counts were scaled by a learned calibration: that it may be the cause, and how to reset it. */
+function calibrationNote(budget: ContextBudget): string {
+  const calibration = budget.estimate.calibration;
+  if (calibration === undefined) return '';
+  return (
+    ` These counts include a calibration × ${calibration.factor} learned from earlier usage reports of ${calibration.model}; ` +
+    `if those reports were wrong, reset it with: forge models calibration reset ${calibration.model}`
+  );
+}
+
 /** Why the run stopped before contacting the provider, with the breakdown of what cannot be dropped. */
 export function limitReachedMessage(budget: ContextBudget, modelLabel: string): string {
   const { instructions, request, toolSchemas, continuation, overhead } = budget.estimate.categories;
@@ -50,7 +60,8 @@ export function limitReachedMessage(budget: ContextBudget, modelLabel: string): 
   return (
     `The request does not fit ${modelLabel}: what must be sent needs ${formatTokens(budget.mandatoryTokens)} tokens ` +
     `(${parts.join(', ')}) but only ${formatTokens(budget.availableInputTokens)} are available for input (${windowPhrase(budget)}). ` +
-    'Nothing was sent. Shorten the request or the instruction files, advertise fewer tools, or choose a model with a larger window.'
+    'Nothing was sent. Shorten the request or the instruction files, advertise fewer tools, or choose a model with a larger window.' +
+    calibrationNote(budget)
   );
 }
 
@@ -64,7 +75,8 @@ export function wholeHistoryLimitMessage(budget: ContextBudget, modelLabel: stri
     `The whole conversation no longer fits ${modelLabel}: the request needs ${formatTokens(budget.estimate.tokens)} tokens ` +
     `(${formatTokens(history + checkpoint)} of them earlier turns) but only ${formatTokens(budget.availableInputTokens)} are available for input (${windowPhrase(budget)}). ` +
     `Nothing was sent, and mode ${budget.mode} never shortens history. To continue this session, compact it (forge compact --last, or /compact in the REPL) ` +
-    'and run with --context-mode compact (or set context.mode to compact); or start a new session.'
+    'and run with --context-mode compact (or set context.mode to compact); or start a new session.' +
+    calibrationNote(budget)
   );
 }
 

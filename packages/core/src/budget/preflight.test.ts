@@ -181,19 +181,19 @@ describe('preflight in runAgent', () => {
     const capabilities = { contextWindowTokens: 10_000 };
     const context = { reservedOutputTokens: 500, bufferTokens: 1000 };
     const estimate = fixedEstimate({ instructions: 500, request: 500 });
-    // available 9,000, warning above 7,200; input 2,000 of which 6,000 would be "cached" if added on top
+    // available 9,000, warning above 7,200; input 7,000 of which 6,000 cached: 13,000 if cache reads were added on top
     const cached = new ScriptedModel(
-      [{ text: 'ok', usage: { inputTokens: 2000, cacheReadTokens: 6000, cacheWriteTokens: 100 } }],
+      [{ text: 'ok', usage: { inputTokens: 7000, cacheReadTokens: 6000, cacheWriteTokens: 100 } }],
       { capabilities, estimate },
     );
     const cachedSink = recorder();
     await runAgent({ model: cached, instructions, request: 'hi', context, onEvent: cachedSink.onEvent });
     expect(cachedSink.of('context.warning')).toEqual([]);
     expect(cachedSink.of('context.usage.reconciled')[0]).toMatchObject({
-      reportedInputTokens: 2000,
+      reportedInputTokens: 7000,
       cacheReadTokens: 6000,
       cacheWriteTokens: 100,
-      errorTokens: -1000,
+      errorTokens: -6000,
     });
 
     // the provider's own input count past the threshold does warn

@@ -43,8 +43,14 @@ export interface ContextReport {
   readonly checkpoint?: CheckpointProvenance;
   /** Estimate-versus-usage statistics of this model in this process, when any step completed. */
   readonly accuracy?: EstimatorAccuracy;
-  /** What the next request will cost, cold and warm, for a model with prices. */
+  /**
+   * What the next request will cost, cold and warm, for a model with prices. When the next step
+   * compacts first (`decision.kind` `compact`) and the caller previewed that compaction, it prices
+   * the request as sent after it (see `compactedBeforeSending`).
+   */
   readonly nextRequestCost?: RequestCostEstimate;
+  /** Set when `nextRequestCost` prices the request after the compaction the next step makes first: its estimate before and after. */
+  readonly compactedBeforeSending?: { readonly tokensBefore: number; readonly tokensAfter: number };
   /** What the session has cost so far, when the caller knows (the REPL). */
   readonly sessionCost?: SessionCost;
 }

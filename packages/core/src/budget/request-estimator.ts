@@ -1,4 +1,3 @@
-import { sha256Hex } from '../instructions.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import type { AssistantMessage, Message, ToolMessage } from '../messages.js';
 import type {
@@ -8,7 +7,7 @@ import type {
   TokenEstimateMethod,
   ToolDefinition,
 } from '../model/adapter.js';
-import { canonicalJsonStringify } from '../view/canonical-json.js';
+import { canonicalJsonStringify, hashCanonicalJson } from '../hashing.js';
 import type { ChatLayout, LayoutPiece } from './chat-layout.js';
 
 /**
@@ -302,7 +301,7 @@ function createMessageCostCache(
       stats.identityHits += 1;
       return known;
     }
-    const key = sha256Hex(canonicalJsonStringify(message as unknown as JsonValue));
+    const key = hashCanonicalJson(message as unknown as JsonValue);
     let cost = byContent.get(key);
     if (cost === undefined) {
       cost = measure(message);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.js';
-import { hashMessages } from '../view/canonical-json.js';
+import { checkpointHash, hashMessages } from '../hashing.js';
 import { findApprovalClaim } from './authority-text.js';
-import { buildForgeStateCheckpoint, checkpointHash, checkpointMatchesTranscript } from './build.js';
+import { buildForgeStateCheckpoint, checkpointMatchesTranscript } from './build.js';
 import { CHECKPOINT_CAPS } from './caps.js';
 import {
   TIGHT_CAPS,

@@ -1,8 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import type { Message } from '../messages.js';
-import type { JsonValue } from '../json.js';
-import { sha256Hex } from '../instructions.js';
-import { canonicalJsonStringify, hashMessages } from '../view/canonical-json.js';
+import { hashMessages, MessagesHasher } from '../hashing.js';
 import { splitIntoGroups } from '../view/groups.js';
 import { CHECKPOINT_CAPS, type CheckpointCaps } from './caps.js';
 import { buildDigest } from './digest.js';
@@ -166,9 +164,9 @@ export function buildForgeStateCheckpoint(input: BuildForgeStateCheckpointInput)
     strategy: 'forge-state',
     source: {
       summarizedThrough: input.tailStart,
-      sourceHash: hashMessages(messages.slice(0, input.tailStart)),
+      sourceHash: hashMessages(messages, 0, input.tailStart),
       tailStart: input.tailStart,
-      tailHash: hashMessages(messages.slice(input.tailStart)),
+      tailHash: hashMessages(messages, input.tailStart),
       messageCount: messages.length,
     },
     state,
@@ -194,16 +192,31 @@ export function checkpointMatchesTranscript(
   checkpoint: ContextCheckpoint,
   transcript: readonly CheckpointTranscriptEntry[],
 ): boolean {
-  const { source } = checkpoint;
-  if (source.messageCount > transcript.length || source.tailStart > source.messageCount) return false;
-  const messages = transcript.map((entry) => entry.message);
-  return (
-    hashMessages(messages.slice(0, source.summarizedThrough)) === source.sourceHash &&
-    hashMessages(messages.slice(source.tailStart, source.messageCount)) === source.tailHash
-  );
+  return sourceMatchesTranscript(checkpoint.source, transcript);
 }
 
-/** SHA-256 of the checkpoint in canonical JSON: the hash events and traces record for it. */
-export function checkpointHash(checkpoint: ContextCheckpoint): string {
-  return sha256Hex(canonicalJsonStringify(checkpoint as unknown as JsonValue));
+/**
+ * Whether a checkpoint's provenance (its summarized source and kept tail, by range and hash) still
+ * describes `transcript`. Hashes message by message: no string of the whole transcript is built.
+ */
+export function sourceMatchesTranscript(
+  source: {
+    readonly summarizedThrough: number;
+    readonly sourceHash: string;
+    readonly tailStart: number;
+    readonly tailHash: string;
+    readonly messageCount: number;
+  },
+  transcript: readonly CheckpointTranscriptEntry[],
+): boolean {
+  if (source.messageCount > transcript.length || source.tailStart > source.messageCount) return false;
+  const hashRange = (from: number, to: number): string => {
+    const hasher = new MessagesHasher();
+    for (let index = from; index < to; index += 1) hasher.add((transcript[index] as CheckpointTranscriptEntry).message);
+    return hasher.digest();
+  };
+  return (
+    hashRange(0, source.summarizedThrough) === source.sourceHash &&
+    hashRange(source.tailStart, source.messageCount) === source.tailHash
+  );
 }

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../json.js';
 import type { Message, ToolResultPart } from '../messages.js';
-import { canonicalJsonStringify } from '../view/canonical-json.js';
+import { canonicalJsonStringify } from '../hashing.js';
 import { truncateWithoutClaims } from './authority-text.js';
 import type { CheckpointCaps } from './caps.js';
 import {

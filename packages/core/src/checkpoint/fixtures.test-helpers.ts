@@ -1,4 +1,4 @@
-import { sha256Hex } from '../instructions.js';
+import { sha256Hex } from '../hashing.js';
 import type { JsonObject, JsonValue } from '../json.js';
 import type { Message, ToolResultOutput } from '../messages.js';
 import type { CheckpointCaps } from './caps.js';

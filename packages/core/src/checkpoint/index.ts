@@ -17,7 +17,7 @@ export { buildDigest, digestLayout } from './digest.js';
 export { earlierRequests, MAX_EARLIER_REQUESTS, userConstraints } from './user-requests.js';
 export { capMemory } from './memory-apply.js';
 export { observeArtifactHashes, type ArtifactHashes } from './staleness.js';
-export { buildForgeStateCheckpoint, checkpointMatchesTranscript } from './build.js';
+export { buildForgeStateCheckpoint, sourceMatchesTranscript } from './build.js';
 export { renderCheckpointView } from './view.js';
 export { validateCheckpoint } from './validate.js';
 export {

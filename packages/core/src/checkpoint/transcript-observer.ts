@@ -1,6 +1,6 @@
 import type { JsonValue } from '../json.js';
 import type { ToolCallPart, ToolResultPart } from '../messages.js';
-import { canonicalJsonStringify } from '../view/canonical-json.js';
+import { canonicalJsonStringify } from '../hashing.js';
 import {
   CHECKPOINT_NOTE_TOOL,
   EDIT_FILE_TOOL,

@@ -1,4 +1,5 @@
-import { buildForgeStateCheckpoint, checkpointHash } from '../checkpoint/build.js';
+import { buildForgeStateCheckpoint } from '../checkpoint/build.js';
+import { checkpointHash } from '../hashing.js';
 import type { CheckpointCaps } from '../checkpoint/caps.js';
 import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
 import type {

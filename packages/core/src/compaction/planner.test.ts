@@ -27,9 +27,31 @@ describe('planCompaction', () => {
           const boundaries = new Set(splitIntoGroups(messages.slice(0, protectedFrom)).map((group) => group.start));
           expect(boundaries.has(plan.tailStart) || plan.tailStart === protectedFrom).toBe(true);
           expect(messages[plan.tailStart]?.role).not.toBe('tool');
+          // A tail never starts inside a turn when a turn boundary follows: the checkpoint holds whole turns.
+          const turnFollows = [...boundaries].some(
+            (start) => start >= plan.tailStart && messages[start]?.role === 'user',
+          );
+          if (turnFollows) expect(messages[plan.tailStart]?.role).toBe('user');
         },
       ),
     );
+  });
+
+  it("keeps the latest request with its answer: a tail that would hold only the answer moves to the next turn's start", () => {
+    const messages = [
+      { role: 'user' as const, content: 'first request' },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'first answer' }] },
+      { role: 'user' as const, content: 'latest request '.repeat(50) },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'latest answer' }] },
+    ];
+    const plan = planCompaction({
+      messages,
+      protectedFrom: 4,
+      tailBudgetTokens: 20,
+      messageTokens: [5, 5, 200, 10],
+    });
+    // The answer alone fits the tail; its request does not. Summarizing the request without its answer would split the turn.
+    expect(plan).toMatchObject({ kind: 'compact', tailStart: 4 });
   });
 
   it('reuses the current checkpoint when the turns after it still fit the tail', () => {

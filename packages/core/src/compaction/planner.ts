@@ -46,10 +46,32 @@ export type CompactionPlan =
     };
 
 /**
- * Plans a compaction: the contiguous completed prefix older than the recent tail. The tail is
- * the longest run of whole groups before the running turn that fits the budget (a tool call is
- * never separated from its result, nor reasoning from its item), so the prefix ends on a safe
- * boundary. Pure: the same transcript and budget give the same plan.
+ * Where the tail starts once moved to a turn boundary: the first kept group (or a later one) that
+ * opens with a user message, or `end`. A tail that would start inside a turn (its answer kept,
+ * its request summarized) starts at the next turn instead, so the checkpoint holds only completed
+ * turns, each whole. Offsets are into `candidates`, which start at message `offset`.
+ */
+function tailAtTurnStart(
+  selection: ReturnType<typeof selectTail>,
+  candidates: readonly Message[],
+  offset: number,
+  end: number,
+  messages: readonly Message[],
+): number {
+  for (let index = selection.firstKeptGroup; index < selection.groups.length; index += 1) {
+    const start = selection.groups[index]?.start ?? candidates.length;
+    if (candidates[start]?.role === 'user') return offset + start;
+  }
+  // `end` is the running turn's request, or the end of the transcript; anything else is no turn boundary to move to.
+  return end === messages.length || messages[end]?.role === 'user' ? end : offset + selection.tailStart;
+}
+
+/**
+ * Plans a compaction: the contiguous prefix of completed turns older than the recent tail. The
+ * tail is the longest run of whole groups before the running turn that fits the budget (a tool
+ * call is never separated from its result, nor reasoning from its item), moved forward to the
+ * next turn's request when it would start inside a turn, so the prefix ends on a turn boundary.
+ * Pure: the same transcript and budget give the same plan.
  */
 export function planCompaction(input: CompactionPlanInput): CompactionPlan {
   const end = Math.max(0, Math.min(input.protectedFrom, input.messages.length));
@@ -59,7 +81,7 @@ export function planCompaction(input: CompactionPlanInput): CompactionPlan {
     budgetTokens: input.tailBudgetTokens,
     messageTokens: input.messageTokens,
   });
-  const tailStart = previous + selection.tailStart;
+  const tailStart = tailAtTurnStart(selection, candidates, previous, end, input.messages);
   if (input.summarizedThrough !== undefined && input.summarizedThrough > 0 && tailStart <= previous) {
     return {
       kind: 'skip',

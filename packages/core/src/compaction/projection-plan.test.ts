@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../instructions.js';
+import { sha256Hex } from '../hashing.js';
 import type { Message } from '../messages.js';
 import { chooseProjection, type OutputSizes } from './projection-plan.js';
 import { projectionCandidates, type ProjectionCandidate } from './tool-output-projection.js';

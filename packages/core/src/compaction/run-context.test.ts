@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CUT_ANSWER_NOTE } from '../run/model-step.js';
 import type { ContextPolicy } from '../budget/policy.js';
 import { ContextOverflowError } from '../errors.js';
 import type { EventEnvelope, ForgeEvent } from '../events/events.js';
@@ -151,7 +152,7 @@ describe('overflow recovery', () => {
     expect(result.status).toBe('failed');
     expect(model.requests).toHaveLength(1);
     expect(calls).toHaveLength(0);
-    expect(result.text).toBe('Partial answer');
+    expect(result.text).toBe(`Partial answer${CUT_ANSWER_NOTE}`);
   });
 
   it.each(['off', 'warn', 'shadow'] as const)('does not compact on overflow in mode %s', async (mode) => {

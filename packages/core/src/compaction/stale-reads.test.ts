@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointTranscriptEntry } from '../checkpoint/host-metadata.js';
-import { sha256Hex } from '../instructions.js';
+import { sha256Hex } from '../hashing.js';
 import type { Message } from '../messages.js';
 import { markStaleReads, readArtifacts } from './stale-reads.js';
 

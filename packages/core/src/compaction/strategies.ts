@@ -7,7 +7,7 @@ import type { Message } from '../messages.js';
 import type { ModelAdapter, ModelRequest, TokenEstimate } from '../model/adapter.js';
 import type { OpaqueProviderState } from '../model/opaque-state.js';
 import { summarizeError } from '../run/error-summary.js';
-import { hashMessages } from '../view/canonical-json.js';
+import { hashMessages } from '../hashing.js';
 import { withNativeState, withStructuredSummary, withViewTokens, type BuiltCheckpoint } from './built-checkpoint.js';
 import type { CompactTranscriptOptions } from './compact-transcript.js';
 import { compactionRequired } from './cost-gate.js';

@@ -6,7 +6,7 @@ import {
   readFileMetadata,
   runCommandMetadata,
 } from '../checkpoint/host-metadata.js';
-import { sha256Hex } from '../instructions.js';
+import { sha256Hex } from '../hashing.js';
 import type { Message, ToolResultOutput, ToolResultPart } from '../messages.js';
 import { splitIntoGroups } from '../view/groups.js';
 

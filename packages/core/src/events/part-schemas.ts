@@ -90,6 +90,8 @@ export const tokenEstimateSchema = z.object({
     toolSchemas: z.number(),
     overhead: z.number(),
   }),
+  /** Set when the counts were scaled by a correction learned from earlier provider usage of `model`. */
+  calibration: z.object({ factor: z.number(), model: z.string() }).optional(),
 });
 
 export const contextBudgetSchema = z.object({

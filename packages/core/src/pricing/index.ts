@@ -9,3 +9,4 @@ export {
 } from './prompt-cache-simulator.js';
 export { promptCacheText } from './prompt-cache-text.js';
 export { checkPriceSheet } from './price-sheet.js';
+export { estimateRequestCost } from './request-cost.js';

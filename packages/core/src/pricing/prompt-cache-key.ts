@@ -1,4 +1,4 @@
-import { sha256Hex } from '../instructions.js';
+import { sha256Hex } from '../hashing.js';
 import type { ToolDefinition } from '../model/adapter.js';
 import { toolsInWireOrder } from '../model/tool-order.js';
 

@@ -1,4 +1,4 @@
-import { isSecretValue } from './secret-names.js';
+import { isSecretValue, secretNameStrength } from './secret-names.js';
 
 /*
  * Shapes of well-known credentials. Each rule names the kind that appears in the replacement
@@ -33,6 +33,33 @@ function looksRandom(text: string, least: number): boolean {
     else if (character >= '0' && character <= '9') digits += 1;
   }
   return upper >= least && lower >= least && digits >= least;
+}
+
+/**
+ * A key body line as a search hit shows it: mixed case and at least three digits or base64
+ * symbols (`+`, `/`). A path, a word or a hex digest does not look like this.
+ */
+function looksLikeKeyLine(text: string): boolean {
+  let upper = 0;
+  let lower = 0;
+  let other = 0;
+  for (const character of text) {
+    if (character >= 'A' && character <= 'Z') upper += 1;
+    else if (character >= 'a' && character <= 'z') lower += 1;
+    else if (character !== '=') other += 1;
+  }
+  return upper >= 4 && lower >= 4 && other >= 3;
+}
+
+/** Whether `encoded` is base64 of `user:password` (what HTTP Basic authentication sends). */
+function isBasicCredential(encoded: string): boolean {
+  try {
+    const decoded = atob(encoded);
+    const colon = decoded.indexOf(':');
+    return colon > 0 && colon < decoded.length - 1 && /^[\x20-\x7e]+$/.test(decoded);
+  } catch {
+    return false;
+  }
 }
 
 /** A file whose content is a private key by its name: `*.pem`, `*.key`, `id_ed25519`, `private-key.txt`. */
@@ -78,6 +105,16 @@ export const redactionRules: readonly RedactionRule[] = [
     replace: (marker, match, file = '', separator = '') =>
       isKeyFilePath(file) ? `${file}${separator}${marker}` : match,
   },
+  {
+    // A search hit whose whole text is a key body line, in a file not named like a key: a whole
+    // 64- or 70-character line, or the short last line (padded, or long enough), of random base64.
+    kind: 'private-key',
+    pattern: new RegExp(
+      `(?<![\\w./-])([\\w./-]+:\\d+: )(${BODY_LINE}|${BASE64}{16,69}={1,2}|${BASE64}{24,69})(?=[ \\t]*(?:\\r?\\n|$))`,
+      'gm',
+    ),
+    replace: (marker, match, location = '', body = '') => (looksLikeKeyLine(body) ? `${location}${marker}` : match),
+  },
   { kind: 'anthropic-key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
   { kind: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
   { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g },
@@ -104,9 +141,25 @@ export const redactionRules: readonly RedactionRule[] = [
     replace: (marker, _match, prefix = '') => `${prefix}${marker}`,
   },
   {
+    // `Authorization: Basic dXNlcjpwYXNz`: base64 of `user:password`.
+    kind: 'basic-auth',
+    pattern: /\b(Basic[ \t]+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi,
+    replace: (marker, match, prefix = '', encoded = '') => (isBasicCredential(encoded) ? `${prefix}${marker}` : match),
+  },
+  {
+    // `curl -u admin:password`, `--user admin:password`: the password after the user name.
+    kind: 'user-password-flag',
+    pattern: /(?<=(?:^|\s))(-u|--user)([ \t]+|=)(["']?)([^\s:"'@]{1,256}):([^\s"']{1,1024})\3/g,
+    replace: (marker, match, flag = '', space = '', quote = '', user = '', password = '') =>
+      password === user || /^\d+$/.test(password) || password.startsWith('$') || password.startsWith('[REDACTED')
+        ? match
+        : `${flag}${space}${quote}${user}:${marker}${quote}`,
+  },
+  {
     kind: 'url-password',
     // Bounded parts, and a start only where a scheme can begin: a long `a.b.c…` run stays linear.
-    pattern: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@]{1,256}:)([^\s/@]{1,1024})(@)/gi,
+    // The user may be empty (`redis://:password@host`).
+    pattern: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/:@]{0,256}:)([^\s/@]{1,1024})(@)/gi,
     replace: (marker, _match, prefix = '', password = '', at = '') =>
       password.startsWith('$') || password.startsWith('[REDACTED') || /^\*+$/.test(password)
         ? `${prefix}${password}${at}`
@@ -130,9 +183,34 @@ export const redactionRules: readonly RedactionRule[] = [
     // `.env`, shell and INI assignments and flags: `DB_PASS=…`, `export TOKEN="…"`, `--password=…`, `password = …`.
     kind: 'secret-assignment',
     pattern:
-      /(?:(?<=(?:^|\s)--?)|(?<![\w.-]))([A-Za-z_][\w.-]*)([ \t]+:?=(?![=>~])[ \t]*|:?=(?![=>~])(?:[ \t]*(?=["']))?)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
+      /(?:(?<=(?:^|\s)--?)|(?<![\w.-]))([A-Za-z_][\w.-]*)([ \t]+:?=(?![=>~])[ \t]*|:?=(?![=>~])[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
     replace: (marker, match, name = '', equals = '', value = '') =>
       isSecretValue(name, value, { quoted: /^["']/.test(value) }) ? `${name}${equals}${marker}` : match,
+  },
+  {
+    // A flag and its value as two words: `--token abc…`, `-password abc…`.
+    kind: 'secret-flag',
+    pattern: /(?<=(?:^|\s))(--?[A-Za-z][\w-]*)([ \t]+)(?!-)("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&|]+)/g,
+    replace: (marker, match, flag = '', space = '', value = '') =>
+      isSecretValue(flag.replace(/^-+/, ''), value, { quoted: /^["']/.test(value) })
+        ? `${flag}${space}${marker}`
+        : match,
+  },
+  {
+    // XML and HTML elements: `<password>…</password>`, `<apiKey>…</apiKey>`.
+    kind: 'secret-element',
+    pattern: /<([A-Za-z_][\w.-]{0,63})>([^<\n]{1,1024})<\/\1>/g,
+    replace: (marker, match, name = '', value = '') =>
+      isSecretValue(name, value, { quoted: true }) ? `<${name}>${marker}</${name}>` : match,
+  },
+  {
+    // `PASSWORD:value`, no space after the colon: only for names that always hold a secret.
+    kind: 'secret-assignment',
+    pattern: /(?<![\w.:/-])([A-Za-z_][\w.-]*)(:)(?![:/\s])("[^"\n]*"|'[^'\n]*'|[^\s"'\n,;&]+)/g,
+    replace: (marker, match, name = '', colon = '', value = '') =>
+      secretNameStrength(name) === 'strong' && isSecretValue(name, value, { quoted: /^["']/.test(value) })
+        ? `${name}${colon}${marker}`
+        : match,
   },
   {
     // YAML and object literals: `clientSecret: …`, `DB_PASS: "…"`.

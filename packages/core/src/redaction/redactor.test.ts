@@ -91,8 +91,32 @@ describe('createRedactor: common credential shapes', () => {
 
   it('keeps variable references and names that merely contain a secret word', () => {
     const text =
-      'TOKEN=$GITHUB_TOKEN tokenizer=o200k inputTokens=12 PASSWORD= secret_santa_list password=*** x=[REDACTED:secret]';
+      // An empty assignment at the end of a line keeps the next line's word (`PASSWORD= word` on one line is `.env` for "word").
+      'TOKEN=$GITHUB_TOKEN tokenizer=o200k inputTokens=12 PASSWORD=\nsecret_santa_list password=*** x=[REDACTED:secret]';
     expect(redact(text)).toBe(text);
+  });
+
+  it('removes the shapes of issue 30 and keeps what names them', () => {
+    expect(redact('PGPASSWORD=hunter2hunter2 REDIS_URL=redis://:s3cretpass@cache:6379')).toBe(
+      'PGPASSWORD=[REDACTED:secret-assignment] REDIS_URL=redis://:[REDACTED:url-password]@cache:6379',
+    );
+    expect(redact('Authorization: Basic YWRtaW46aHVudGVyMmh1bnRlcg==')).toBe(
+      'Authorization: Basic [REDACTED:basic-auth]',
+    );
+    expect(redact('Basic authentication is off')).toBe('Basic authentication is off');
+    expect(redact('deployctl --token abcDEF123456ghiJKL --region eu')).toBe(
+      'deployctl --token [REDACTED:secret-flag] --region eu',
+    );
+    expect(redact('deployctl --token-limit 4096 --verbose yes')).toBe('deployctl --token-limit 4096 --verbose yes');
+    expect(redact('curl -u admin:pa55word https://x')).toBe('curl -u admin:[REDACTED:user-password-flag] https://x');
+    expect(redact('docker run -u 1000:1000 image')).toBe('docker run -u 1000:1000 image');
+    expect(redact('DB_PASS= hunter2hunter2')).toBe('DB_PASS= [REDACTED:secret-assignment]');
+    expect(redact('<password>hunter2hunter2</password><user>bob</user>')).toBe(
+      '<password>[REDACTED:secret-element]</password><user>bob</user>',
+    );
+    expect(redact('PASSWORD:hunter2hunter2 and std::string http://x')).toBe(
+      'PASSWORD:[REDACTED:secret-assignment] and std::string http://x',
+    );
   });
 
   it('removes the password from a URL and keeps user and host', () => {

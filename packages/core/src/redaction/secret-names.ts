@@ -21,6 +21,8 @@ const STRONG_WORDS = new Set([
   'secretkey',
   'clientsecret',
 ]);
+/** Strong words that still name a secret as the end of one run-together word: `PGPASSWORD`, `dbsecret`. */
+const STRONG_SUFFIXES = ['password', 'passwd', 'passphrase', 'secret'];
 /** Head nouns of secrets that also name counts or flags (`pass: 12`, `token: 4096`). */
 const WEAK_WORDS = new Set(['token', 'pass']);
 /** Head nouns that also name modes and enums (`credentials: include`, `auth: none`). */
@@ -106,7 +108,8 @@ export function secretNameStrength(name: string): SecretNameStrength | undefined
   const head = words.at(-1);
   if (head === undefined) return undefined;
   const qualifier = words.at(-2);
-  if (STRONG_WORDS.has(head)) return 'strong';
+  if (STRONG_WORDS.has(head) || STRONG_SUFFIXES.some((word) => head.length > word.length && head.endsWith(word)))
+    return 'strong';
   if (head === 'key' && qualifier !== undefined && KEY_QUALIFIERS.has(qualifier)) return 'strong';
   if (WEAK_WORDS.has(head)) return 'weak';
   if (QUALIFIED_WORDS.has(head) && qualifier !== undefined) return 'weak';

@@ -7,6 +7,7 @@ import {
   type ModelRequest,
   type Usage,
 } from '../model/adapter.js';
+import type { RunState } from './run-state.js';
 
 export type StepOutcome =
   | {
@@ -14,6 +15,8 @@ export type StepOutcome =
       readonly message: AssistantMessage;
       readonly finishReason: FinishReason;
       readonly usage: Usage;
+      /** Set when the provider's usage was impossible and was clamped: what was wrong. */
+      readonly usageProblem?: string;
     }
   /** The stream failed or was aborted. `partialText` is what had streamed; tool calls are never kept from a broken stream. */
   | { readonly kind: 'broken'; readonly error: unknown; readonly partialText: string };
@@ -48,13 +51,16 @@ export async function runModelStep(
         case 'tool-call':
           parts.push(part.part);
           break;
-        case 'finish':
+        case 'finish': {
+          const checked = clampUsage(part.usage);
           return {
             kind: 'finished',
             message: { role: 'assistant', content: parts },
             finishReason: part.finishReason,
-            usage: part.usage,
+            usage: checked.usage,
+            ...(checked.problem === undefined ? {} : { usageProblem: checked.problem }),
           };
+        }
       }
     }
     signal.throwIfAborted();
@@ -67,4 +73,43 @@ export async function runModelStep(
   } catch (error) {
     return { kind: 'broken', error, partialText: streamedText };
   }
+}
+
+/**
+ * The model step of a run: emits `model.step.started`, notes when the request left, and streams
+ * the answer, each text delta as `model.text.delta`.
+ */
+export function modelStep(run: RunState, step: number, request: ModelRequest): Promise<StepOutcome> {
+  run.emit({ type: 'model.step.started', step });
+  run.lastRequestAt = run.now();
+  const onDelta = (delta: string) => run.emit({ type: 'model.text.delta', step, delta });
+  return runModelStep(run.options.model, request, run.signal, onDelta, { promptCacheKey: run.cacheKey });
+}
+
+/** Appended to the text of an answer whose stream broke, so a resumed session (and the model) knows it is incomplete. */
+export const CUT_ANSWER_NOTE =
+  '\n\n[Forge: this answer was cut off here: the stream ended before the model finished it]';
+
+/**
+ * `usage` with parts that cannot exceed their whole clamped to it: cache reads and writes to the
+ * input, reasoning to the output (a provider or gateway reporting `cached 10,000,000` of 100).
+ */
+export function clampUsage(usage: Usage): { readonly usage: Usage; readonly problem?: string } {
+  const problems: string[] = [];
+  const within = (part: number | undefined, whole: number | undefined, what: string): number | undefined => {
+    if (part === undefined || whole === undefined || part <= whole) return part;
+    problems.push(`${part.toLocaleString('en-US')} ${what} of ${whole.toLocaleString('en-US')}`);
+    return whole;
+  };
+  const clamped: Usage = {
+    ...usage,
+    cacheReadTokens: within(usage.cacheReadTokens, usage.inputTokens, 'cached input tokens'),
+    cacheWriteTokens: within(usage.cacheWriteTokens, usage.inputTokens, 'cache-write tokens'),
+    reasoningTokens: within(usage.reasoningTokens, usage.outputTokens, 'reasoning tokens'),
+  };
+  if (problems.length === 0) return { usage };
+  return {
+    usage: clamped,
+    problem: `The provider reported ${problems.join(' and ')}, more than the whole; the usage was clamped to the whole.`,
+  };
 }

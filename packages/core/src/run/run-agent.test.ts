@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CUT_ANSWER_NOTE } from './model-step.js';
 import { ContextOverflowError, RateLimitError, TransportError } from '../errors.js';
 import type { EventEnvelope, ForgeEvent } from '../events/events.js';
 import { createInstructionSnapshot } from '../instructions.js';
@@ -295,7 +296,8 @@ describe('runAgent', () => {
     const result = await runAgent({ model, instructions, request: 'go', onEvent: (e) => sink.events.push(e) });
     expect(result.status).toBe('failed');
     expect(result.error).toEqual({ code, message: error.message, isRetryable: retryable });
-    expect(result.text).toBe('partial ans');
+    // What had streamed is kept, marked as cut so a resumed session does not take it for a whole answer.
+    expect(result.text).toBe(`partial ans${CUT_ANSWER_NOTE}`);
     expect(sink.types().slice(-2)).toEqual(['model.step.failed', 'run.failed']);
   });
 

@@ -4,6 +4,7 @@ import type { ToolCallPart, ToolMessage, ToolResultPart } from '../messages.js';
 import { capToolErrorText } from '../tools/error-text-cap.js';
 import type { ApprovalGate, Tool, ToolExecutionResult } from '../tools/tool.js';
 import { summarizeError } from './error-summary.js';
+import type { RunState } from './run-state.js';
 
 type Outcome = 'ok' | 'error' | 'denied' | 'cancelled';
 
@@ -175,11 +176,7 @@ async function approveAndExecute(
     executed = await untilAborted(tool.execute(call.input, { toolCallId: call.toolCallId, signal }), signal);
   } catch (error) {
     if (signal.aborted)
-      return ended(
-        'cancelled',
-        errorResult(call, 'Stopped: the run was cancelled while this tool was running.'),
-        'cancelled while it was running',
-      );
+      return ended('cancelled', errorResult(call, CANCELLED_WHILE_RUNNING), 'cancelled while it was running');
     const message = `Tool "${call.toolName}" failed: ${summarizeError(error).message}`;
     return ended('error', errorResult(call, message), `failed: ${message}`);
   }
@@ -200,6 +197,13 @@ async function approveAndExecute(
   return ended(failed ? 'error' : 'ok', result, line);
 }
 
+/**
+ * The result of a tool stopped by a cancellation: as a timed-out command's result does, it says
+ * that what the tool started may outlive it, since the run stops waiting at once.
+ */
+const CANCELLED_WHILE_RUNNING =
+  'Stopped: the run was cancelled while this tool was running. What it started may still be running, or may have done part of its work.';
+
 /** Settles with `work`, or rejects as soon as `signal` aborts so a tool that ignores its signal cannot hold the run. */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   // The tool may still settle after we stop waiting; its late failure is of no interest.
@@ -219,4 +223,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/** The tool step of a run: runs the calls of `step` under the run's approvals and records their results. */
+export async function toolStep(run: RunState, step: number, calls: readonly ToolCallPart[]): Promise<void> {
+  const { tools, signal, emit, now } = run;
+  await run.record(await runToolCalls({ calls, tools, approvals: run.options.approvals, signal, step, emit, now }));
 }

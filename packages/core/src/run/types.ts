@@ -4,7 +4,7 @@ import type { ErrorSummary, EventListener, RunStatus } from '../events/events.js
 import type { InstructionSnapshot } from '../instructions.js';
 import type { Message } from '../messages.js';
 import type { ContextManager } from '../compaction/context-manager.js';
-import type { RunViewOrigin } from '../compaction/run-context.js';
+import type { RunViewOrigin } from './prepare-request.js';
 import type { CompactionGuardLimits } from '../compaction/guard.js';
 import type { CompactionRequestChannel } from '../compaction/request-compaction-tool.js';
 import type { ToolOutputProjectionOptions } from '../compaction/tool-output-projection.js';

@@ -1,8 +1,7 @@
-import { sha256Hex } from '../instructions.js';
+import { hashMessages, sha256Hex } from '../hashing.js';
 import type { JsonObject } from '../json.js';
 import type { ModelRequest, NativeCompactionRequest, TokenEstimate } from '../model/adapter.js';
 import type { OpaqueProviderState } from '../model/opaque-state.js';
-import { hashMessages } from '../view/canonical-json.js';
 import { estimateWithFakeTokenizer } from './fake-estimator.js';
 import { ScriptedModel, type ScriptedModelOptions, type ScriptedStep } from './scripted-model.js';
 

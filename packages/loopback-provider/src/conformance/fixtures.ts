@@ -32,6 +32,8 @@ export interface ConformanceTarget {
   readonly serverOptions?: LoopbackProviderOptions;
   /** The adapter, pointed at `server.baseURL`, with `tuning` applied. */
   createModel(server: LoopbackProvider, tuning: AdapterTuning): ModelAdapter;
+  /** The header that carries the key and its value for `test-key` (default `authorization: Bearer test-key`; Anthropic: `x-api-key`). */
+  readonly authHeader?: { readonly name: string; readonly value: string };
   /** Whether the protocol reports reasoning tokens in usage (default true). */
   readonly reportsReasoningTokens?: boolean;
   /**

@@ -61,7 +61,8 @@ function describeTurns(target: ConformanceTarget, subject: Subject): void {
     expect(result.status).toBe('completed');
     expect(result.text).toBe('The answer is 42.');
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]?.headers['authorization']).toBe('Bearer test-key');
+    const auth = target.authHeader ?? { name: 'authorization', value: 'Bearer test-key' };
+    expect(server.requests[0]?.headers[auth.name]).toBe(auth.value);
     expect(occurrencesOfRequest(server.requests[0]?.rawBody ?? '')).toBe(1);
     await expectGoldenBody(target, 'text', server.requests[0]?.body);
   });

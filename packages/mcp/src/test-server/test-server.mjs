@@ -7,6 +7,7 @@
  *   --fail-on-start=MESSAGE  print MESSAGE on stderr and exit with code 3 before answering
  *   --alias=NAME             also offer `echo` under NAME (names with dots, spaces, collisions)
  *   --output-schema          offer `typed`, whose result must match an output schema
+ *   --huge-schema            also offer `huge`, whose input schema is over 1 MB
  *
  * `add_tool` registers a tool while the server runs, which sends `notifications/tools/list_changed`.
  */
@@ -150,6 +151,17 @@ function registerContentTools({ server, z, counted }) {
     { description: 'Returns a text of the given length.', inputSchema: { chars: z.number().int().min(0) } },
     counted(async ({ chars }) => text('x'.repeat(chars))),
   );
+
+  if (flags.includes('--huge-schema')) {
+    const fields = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, index) => [`field_${index}`, z.string().describe('d'.repeat(500))]),
+    );
+    server.registerTool(
+      'huge',
+      { description: 'A tool with a very large input schema.', inputSchema: fields },
+      async () => text('huge'),
+    );
+  }
 
   if (flags.includes('--output-schema')) {
     server.registerTool(

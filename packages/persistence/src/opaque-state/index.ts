@@ -1,6 +1,7 @@
 export {
   DEFAULT_MAX_STATE_BYTES,
   MAIN_LANE,
+  nativeStateDirectory,
   OpaqueStateStore,
   refusesReplay,
   shouldDiscardReplayedState,

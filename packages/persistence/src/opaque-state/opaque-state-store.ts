@@ -6,6 +6,7 @@ import {
   type JsonValue,
   type OpaqueProviderState,
 } from '@forge/core';
+import path from 'node:path';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import {
   deleteAllStateFiles,
@@ -16,6 +17,11 @@ import {
   writeStateFile,
   type ConversationIdentity,
 } from './state-file.js';
+
+/** Where provider-native compaction states live in FORGE_HOME (one 0700 directory per session). */
+export function nativeStateDirectory(forgeHome: string): string {
+  return path.join(forgeHome, 'state', 'native-compaction');
+}
 
 /** The model a request is about to go to. */
 export interface ReplayTarget {

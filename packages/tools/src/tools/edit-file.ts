@@ -8,6 +8,7 @@ import { changedLineCounts } from '../line-diff.js';
 import type { ReadLedger } from '../read-ledger.js';
 import { formatBytes, isBinary, loadFile, unloadedFileText } from '../text-file.js';
 import { resolveWorkspacePath, type WorkspacePath } from '../workspace.js';
+import { plantsGitRepository } from './git-repository-shape.js';
 import { errorText, field, fileProblem, inputJsonSchema, parseToolInput, quote, text } from './tool-support.js';
 
 // One flat object rather than a union per mode: several providers require a plain object schema at the top level.
@@ -132,6 +133,12 @@ async function planEdit(options: EditFileToolOptions, input: JsonValue): Promise
     if (target.relative.split('/').includes('.git')) {
       return refused(
         `edit_file does not change files inside .git ("${request.path}"); use git commands through run_command instead.`,
+      );
+    }
+    const planted = await plantsGitRepository(target.absolute);
+    if (planted !== undefined) {
+      return refused(
+        `edit_file does not write "${request.path}": ${planted}, and a repository's config can make git run commands. Treated like .git; use git commands through run_command instead.`,
       );
     }
     if (request.mode === 'create') {

@@ -2,13 +2,8 @@ import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInstructionSnapshot, findUnpairedToolCalls, hashMessages, type Message } from '@forge/core';
-import {
-  checkpointMatchesTranscript,
-  validateCheckpoint,
-  withRunIds,
-  type ContextCheckpoint,
-} from '@forge/core/checkpoint';
-import { checkpointHash } from '@forge/core/internals';
+import { validateCheckpoint, withRunIds, type ContextCheckpoint } from '@forge/core/checkpoint';
+import { checkpointHash, checkpointMatchesTranscript } from '@forge/core/internals';
 import { ScriptedModel } from '@forge/core/testing';
 import {
   createSession,

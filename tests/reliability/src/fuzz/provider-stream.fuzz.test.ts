@@ -30,7 +30,9 @@ interface RawReply {
 let server: Server;
 let baseURL = '';
 let next: RawReply | undefined;
-const recorded: Record<'responses' | 'chat', Buffer[]> = { responses: [], chat: [] };
+type Endpoint = 'responses' | 'chat' | 'messages';
+const recorded: Record<Endpoint, Buffer[]> = { responses: [], chat: [], messages: [] };
+const PATHS: Record<Endpoint, string> = { responses: 'responses', chat: 'chat/completions', messages: 'messages' };
 
 const TURNS: TurnReply[] = [
   turn({ text: ['Hello ', 'there.'], usage: { inputTokens: 12, outputTokens: 3 } }),
@@ -52,17 +54,14 @@ const TURNS: TurnReply[] = [
 async function recordStreams(): Promise<void> {
   const loopback = await startLoopbackProvider({ checkInput: false });
   try {
-    for (const endpoint of ['responses', 'chat'] as const) {
+    for (const endpoint of ['responses', 'chat', 'messages'] as const) {
       for (const reply of TURNS) {
         loopback.enqueue(reply);
-        const response = await fetch(
-          `${loopback.baseURL}/${endpoint === 'responses' ? 'responses' : 'chat/completions'}`,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ model: 'm', input: [], messages: [], stream: true }),
-          },
-        );
+        const response = await fetch(`${loopback.baseURL}/${PATHS[endpoint]}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'm', input: [], messages: [], stream: true }),
+        });
         recorded[endpoint].push(Buffer.from(await response.arrayBuffer()));
       }
     }
@@ -107,7 +106,7 @@ function events(stream: Buffer): string[] {
     .map((event) => `${event}\n\n`);
 }
 
-function streamBodies(endpoint: 'responses' | 'chat'): fc.Arbitrary<Uint8Array> {
+function streamBodies(endpoint: Endpoint): fc.Arbitrary<Uint8Array> {
   const streams = recorded[endpoint];
   const one = fc.constantFrom(...streams);
   return fc.oneof(

@@ -345,16 +345,19 @@ describe('hostile history after compaction and resume', () => {
         }
         const body = loopback.requests[0]?.body as {
           instructions?: string;
+          /** Anthropic's Messages API carries the system text beside the messages, as blocks. */
+          system?: { text?: string }[];
           input?: { role?: string; content?: unknown }[];
           messages?: { role?: string; content?: unknown }[];
         };
+        const topLevel = body.instructions ?? body.system?.map((block) => block.text ?? '').join('\n');
         const items = body.input ?? body.messages ?? [];
         const system = items.filter((item) => item.role === 'system' || item.role === 'developer');
-        const systemText = JSON.stringify([body.instructions ?? null, ...system]);
+        const systemText = JSON.stringify([topLevel ?? null, ...system]);
         expect(systemText).toContain('FRESH-INSTRUCTIONS-7731');
-        expect(system.length + (body.instructions === undefined ? 0 : 1)).toBe(1);
-        if (body.instructions === undefined)
-          expect(items[0]?.role === 'system' || items[0]?.role === 'developer').toBe(true);
+        expect(system.length + (topLevel === undefined ? 0 : 1)).toBe(1);
+        if (body.system !== undefined) expect(body.system).toHaveLength(1);
+        if (topLevel === undefined) expect(items[0]?.role === 'system' || items[0]?.role === 'developer').toBe(true);
         for (const injection of INJECTIONS) expect(systemText).not.toContain(injection.marker);
         const checkpointAt = items.findIndex((item) =>
           JSON.stringify(item.content).includes('[SESSION_CHECKPOINT v1]'),

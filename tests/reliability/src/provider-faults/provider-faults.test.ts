@@ -322,7 +322,13 @@ describe.each(ADAPTER_NAMES)('provider faults through the %s adapter', (adapter)
         expect(result.error).toBeDefined();
         expect(events.at(-1)?.event.type).toBe('run.failed');
       }
-      if (scenario.text !== undefined) expect(result.text).toBe(scenario.text);
+      // What streamed before a failure is kept, marked as cut (issue 30), so a resume does not replay it as a whole answer.
+      if (scenario.text !== undefined)
+        expect(result.text).toBe(
+          scenario.status === 'completed'
+            ? scenario.text
+            : `${scenario.text}\n\n[Forge: this answer was cut off here: the stream ended before the model finished it]`,
+        );
       expect(server.requests).toHaveLength(scenario.requests);
       for (const index of scenario.retries ?? [])
         expect(server.requests[index]?.rawBody).toBe(server.requests[index - 1]?.rawBody);

@@ -50,5 +50,13 @@ export function falsePositiveCorpus(workspace: string): readonly string[] {
     'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  package.tgz',
     '"integrity": "sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"',
     'commit 9fceb02d0ae598e95dc970b74767f19372d61af8',
+    // Issue 30: near the new shapes (flags with a value, -u, Basic, elements, colons, search hits).
+    'git push -u origin main && docker run -u 1000:1000 app',
+    'Basic authentication is disabled; see Basic usage below',
+    'forge run --token-limit 4096 --password-file ./db.pass',
+    '<user>alice</user><passwordPolicy>strict</passwordPolicy>',
+    'std::string token; at 12:30:00 visit http://example.com:8080/',
+    'src/index.ts:12: export function redactAll(text: string): string {',
+    'docs/paths.md:3: /usr/local/lib/node_modules/forge/dist/index.js',
   ];
 }

@@ -20,6 +20,8 @@ const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const BASE64 = `${ALPHANUMERIC}+/`;
 const URL_SAFE = `${ALPHANUMERIC}_-`;
 const HEX = '0123456789abcdef';
+/** Base64 without digits: a key line that happens to hold few of them. */
+const LETTERS_SYMBOLS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/';
 
 /** The configured secret: an arbitrary value only redaction by value can catch. */
 export const CONFIGURED_SECRET_VARIABLE = 'CORP_DEPLOY_CODE';
@@ -152,6 +154,27 @@ export function secretCorpus(seed: number): {
     { kind: 'openssh-body-without-begin', text: opensshWithoutBegin, secret: opensshWithoutBegin },
     line('pem-search-hit', 'deploy/tls.key:3: ', pick(BASE64, 64)),
     { kind: 'key-file', text: keyFile.text, secret: keyFileBody.join('\n') },
+    // Issue 30: shapes an outside tester found stored in clear.
+    line('env-pgpassword', 'PGPASSWORD=', pick(ALPHANUMERIC, 18)),
+    line('url-empty-user-redis', 'REDIS_URL=redis://:', pick(ALPHANUMERIC, 20), '@cache.internal:6379/0'),
+    line('url-password-in-prose', 'the broker is at amqp://guest:', pick(ALPHANUMERIC, 16), '@mq.internal:5672 today'),
+    line(
+      'authorization-basic',
+      'Authorization: Basic ',
+      Buffer.from(`admin:${pick(ALPHANUMERIC, 18)}`).toString('base64'),
+    ),
+    line('cli-token-flag-space', 'deployctl push --token ', pick(URL_SAFE, 32), ' --region eu'),
+    line('curl-user-password', 'curl -u admin:', pick(ALPHANUMERIC, 16), ' https://api.internal/v1/users'),
+    line('env-space-after-equals', 'DB_PASS= ', pick(ALPHANUMERIC, 16)),
+    line('xml-password-element', '<password>', pick(ALPHANUMERIC, 18), '</password>'),
+    line('colon-password-no-space', 'PASSWORD:', pick(ALPHANUMERIC, 16)),
+    line('pem-search-hit-slash', 'notes/backup.txt:5: /', pick(BASE64, 63)),
+    line(
+      'pem-search-hit-few-digits',
+      'notes/backup.txt:6: ',
+      `${pick(LETTERS_SYMBOLS, 31)}7${pick(LETTERS_SYMBOLS, 31)}4`,
+    ),
+    line('pem-search-hit-last-line', 'notes/backup.txt:9: ', `${pick(BASE64, 26)}==`),
     line('configured-secret', `${CONFIGURED_SECRET_VARIABLE}=`, configuredSecret),
     line('environment-secret-bare', 'the service answered with ', environmentSecret, ' just now'),
   ];

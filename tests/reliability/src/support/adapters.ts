@@ -7,6 +7,7 @@ import {
   type TokenEstimate,
 } from '@forge/core';
 import { estimateWithFakeTokenizer } from '@forge/core/testing';
+import { AnthropicModel } from '@forge/model-anthropic';
 import { CompatibleModel } from '@forge/model-compatible';
 import { DeepSeekModel } from '@forge/model-deepseek';
 import { OpenAIModel } from '@forge/model-openai';
@@ -17,9 +18,9 @@ export interface AdapterTuning {
   readonly idleTimeoutMs: number;
 }
 
-export type AdapterName = 'openai' | 'deepseek' | 'compatible';
+export type AdapterName = 'openai' | 'deepseek' | 'compatible' | 'anthropic';
 
-export const ADAPTER_NAMES: readonly AdapterName[] = ['openai', 'deepseek', 'compatible'];
+export const ADAPTER_NAMES: readonly AdapterName[] = ['openai', 'deepseek', 'compatible', 'anthropic'];
 
 const estimate = async (request: ModelRequest): Promise<TokenEstimate> => estimateWithFakeTokenizer(request);
 const countMessages = (messages: readonly Message[]) => countMessagesWithEstimate(estimateWithFakeTokenizer, messages);
@@ -40,7 +41,8 @@ function capabilities(
 
 /**
  * One of the real adapters pointed at `baseURL` (a loopback server): OpenAI speaks the Responses
- * API, DeepSeek and the compatible adapter Chat Completions. The key is a test value.
+ * API, DeepSeek and the compatible adapter Chat Completions, Anthropic the Messages API. The key is
+ * a test value.
  */
 export function adapterFor(
   name: AdapterName,
@@ -66,6 +68,11 @@ export function adapterFor(
         { ...common, modelId: 'deepseek-chat' },
         { capabilities: capabilities(contextWindowTokens, 'unsupported'), estimate, countMessages },
       );
+    case 'anthropic':
+      return new AnthropicModel(
+        { ...common, modelId: 'claude-sonnet-4-6' },
+        { capabilities: capabilities(contextWindowTokens, 'unsupported'), estimate, countMessages },
+      );
     case 'compatible':
       return new CompatibleModel(
         {
@@ -82,6 +89,7 @@ export function adapterFor(
 }
 
 /** The loopback endpoint an adapter calls. */
-export function endpointOf(name: AdapterName): 'responses' | 'chat' {
+export function endpointOf(name: AdapterName): 'responses' | 'chat' | 'messages' {
+  if (name === 'anthropic') return 'messages';
   return name === 'openai' ? 'responses' : 'chat';
 }

@@ -1,9 +1,10 @@
-import type { CapabilitySource, TokenCategories, TokenEstimateMethod } from '../model/adapter.js';
-import { describePrices, describePriceSource, formatDollars } from '../pricing/format.js';
-import type { BudgetDecision } from './budget.js';
-import type { ViewDecision } from '../view/request-view.js';
-import { formatMessageRange, formatTokens } from './messages.js';
-import type { ContextReport } from './report.js';
+import type { ModelAdapter, TokenCategories, TokenEstimateMethod } from '@forge/core';
+import { formatMessageRange, formatTokens, type ContextReport } from '@forge/core/budget';
+import { describePrices, describePriceSource, formatDollars } from '@forge/core/pricing';
+
+type CapabilitySource = ModelAdapter['capabilities']['source'];
+type BudgetDecision = ContextReport['budget']['decision'];
+type ViewDecision = ContextReport['decision'];
 
 export interface RenderContextOptions {
   /** ANSI colours; pass false for pipes, files and `NO_COLOR`. */
@@ -181,9 +182,12 @@ export function renderContextReport(report: ContextReport, options: RenderContex
 function costLines(report: ContextReport, color: boolean): string[] {
   const cost = report.nextRequestCost;
   if (cost === undefined) {
-    return [
-      `  Prices           ${paint('not known for this model: costs are shown in tokens only (set "prices" in your user configuration)', 2, color)}`,
-    ];
+    // A scripted model answers from a script, not a provider: there is nothing to bill, so nothing to set.
+    const why =
+      report.model.provider === 'scripted'
+        ? 'none: a scripted model is not billed by any provider'
+        : 'not known for this model: costs are shown in tokens only (set "prices" in your user configuration)';
+    return [`  Prices           ${paint(why, 2, color)}`];
   }
   const lines = [
     `  Prices           ${describePrices(cost.prices)}`,
@@ -195,6 +199,11 @@ function costLines(report: ContextReport, color: boolean): string[] {
       ? `, ${formatDollars(cost.warmInput)} if ${formatTokens(cost.cacheableTokens)} are read from the prompt cache`
       : '';
   lines.push(`  Next request     input ${formatDollars(cost.coldInput)} with a cold cache${warm}`);
+  const compacted = report.compactedBeforeSending;
+  if (compacted !== undefined)
+    lines.push(
+      `                   as sent after the compaction the next step makes first (${formatTokens(compacted.tokensBefore)} → ${formatTokens(compacted.tokensAfter)})`,
+    );
   lines.push(
     `                   output up to ${formatDollars(cost.outputUpTo)} (the ${formatTokens(cost.reservedOutputTokens)} reserved)`,
   );

@@ -2,18 +2,21 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveContextPolicy, type ContextPolicy } from '../budget/policy.js';
 import type { ForgeEvent } from '../events/events.js';
-import { createInstructionSnapshot, sha256Hex } from '../instructions.js';
+import { createInstructionSnapshot } from '../instructions.js';
+import { sha256Hex } from '../hashing.js';
 import type { Message, UserMessage } from '../messages.js';
-import { runAgent } from '../run/run-agent.js';
+import { runAgent } from './run-agent.js';
 import { OPENAI_PROMPT_CACHE } from '../pricing/prompt-cache.js';
 import { ScriptedModel } from '../testing/index.js';
 import type { Tool } from '../tools/tool.js';
 import { splitIntoGroups } from '../view/groups.js';
-import type { ContextManager } from './context-manager.js';
-import { RunContext, type StepInput } from './run-context.js';
+import type { ContextManager } from '../compaction/context-manager.js';
+import { fitRequest } from './fit-request.js';
+import { RunContext, type PromptCacheObservation, type StepInput } from './prepare-request.js';
+import { preflightStep } from './preflight.js';
 
 /*
- * Projection inside a run, driven through RunContext.prepare: which older tool outputs go (the
+ * Projection inside a run, driven through the fit and preflight phases of its first step: which older tool outputs go (the
  * superseded first, then the oldest), which stay (the newest distinct ones up to the protected
  * budget, the latest exchange, pending calls), where it stops (as soon as the request is under
  * its compaction target) and that the same view always gives the same request.
@@ -70,6 +73,13 @@ function body(seed: string, tokens: number): string {
   return `${line}\n`.repeat(Math.ceil((tokens * 4) / 40));
 }
 
+/** The fit and preflight phases of step 1, as the run loop calls them. */
+async function firstStep(context: RunContext, input: StepInput, cache: PromptCacheObservation = {}) {
+  const pending = { step: 1, input, signal: new AbortController().signal, cache };
+  const fitted = await fitRequest(context, pending);
+  return fitted.kind === 'stop' ? fitted : preflightStep(context, 1, fitted);
+}
+
 async function prepared(input: {
   readonly model: ScriptedModel;
   readonly policy: ContextPolicy;
@@ -86,7 +96,7 @@ async function prepared(input: {
     history: input.history,
     ...(input.projected === undefined ? {} : { projected: input.projected }),
   });
-  const result = await context.prepare(1, input.step, new AbortController().signal);
+  const result = await firstStep(context, input.step);
   if (result.kind !== 'send') throw new Error(`expected a request to send, got ${result.kind}`);
   const projections = events.filter(
     (event): event is Completed =>
@@ -188,7 +198,7 @@ describe('the priced gate of a projection past the threshold', () => {
       emit: (event) => events.push(event),
       history,
     });
-    const result = await context.prepare(1, step, new AbortController().signal, cache);
+    const result = await firstStep(context, step, cache);
     return { result, events };
   }
 

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelRequest, TokenEstimate } from '../model/adapter.js';
-import { OPENAI_PROMPT_CACHE } from '../pricing/prompt-cache.js';
-import { ScriptedModel } from '../testing/index.js';
-import { createEstimatorAccuracyTracker } from './accuracy-tracker.js';
-import { resolveContextPolicy } from './policy.js';
-import { reconcileUsage } from './reconcile.js';
-import { renderContextReport } from './render.js';
-import { measureContext } from './report.js';
+import { resolveContextPolicy, type ModelRequest, type TokenEstimate } from '@forge/core';
+import { measureContext } from '@forge/core/budget';
+import { createEstimatorAccuracyTracker, reconcileUsage } from '@forge/core/internals';
+import { OPENAI_PROMPT_CACHE } from '@forge/core/pricing';
+import { ScriptedModel } from '@forge/core/testing';
+import { renderContextReport } from './render-context-report.js';
 
 const categories = {
   instructions: 3200,
@@ -82,7 +80,7 @@ describe('renderContextReport', () => {
         Room for history 114,008 (available − mandatory 5,800 − checkpoint)
         Session          40 messages: [0, 38) in the checkpoint, [38, 40) verbatim, none left out
         Checkpoint       cp_0123456789abcdef, strategy forge-state, summarizes messages [0, 38), source aaaaaaaaaaaa
-        Prices           not known for this model: costs are shown in tokens only (set "prices" in your user configuration)
+        Prices           none: a scripted model is not billed by any provider
       "
     `);
   });

@@ -1,0 +1,296 @@
+import { truncateText } from '@forge/core/checkpoint';
+import { addCost, type CostBreakdown } from '@forge/core/pricing';
+import { readLines } from '@forge/bounded-read';
+import type { Message } from '@forge/core';
+import { readFileSync, statSync } from 'node:fs';
+import { rename, stat, writeFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { CorruptFileError } from './errors.js';
+import { PRIVATE_FILE_MODE } from './private-fs.js';
+import { CRC_SUFFIX_LENGTH, decodeLine } from './record-codec.js';
+import { storedCostSchema, type SessionRecord } from './records.js';
+import { openStoredFile, readStoredFile } from './stored-file.js';
+
+const INDEX_VERSION = 1;
+const FIRST_LINE_CHARS = 100;
+const MAX_INDEX_BYTES = 64 * 1024;
+
+const count = z.number().int().min(0);
+
+const totalsSchema = z.object({
+  /** Runs that recorded their end. */
+  runs: count,
+  inputTokens: count,
+  cachedTokens: count,
+  outputTokens: count,
+  /** Sum of the runs' recorded costs; absent while no run was priced. */
+  cost: storedCostSchema.optional(),
+  unpricedSteps: count,
+  /** Runs ended by a Forge that did not record costs: their cost is only in their traces. */
+  legacyRuns: count,
+});
+
+const indexSchema = z.object({
+  v: z.literal(INDEX_VERSION),
+  /** Bytes of the log this index describes: its intact records, each with its newline. */
+  logBytes: count,
+  /** The log's modification time when the index was made: a log rewritten in place is read again whole. */
+  logMtimeMs: z.number(),
+  /** The checksum suffix of the last record described, to tell a log that was replaced or cut from one that grew. */
+  lastSuffix: z.string(),
+  nextSeq: count,
+  id: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  workspaceRoot: z.string().nullable(),
+  messageCount: count,
+  firstUserLine: z.string().optional(),
+  totals: totalsSchema,
+  /** Where the current checkpoint's record is in the log (bytes, newline included). */
+  checkpoint: z.object({ offset: count, end: count, seq: count }).optional(),
+});
+
+/** What the index of a session holds. Derived from the log, rebuilt from it when missing or stale, never trusted over it. */
+export type SessionIndex = z.infer<typeof indexSchema>;
+export type SessionTotals = z.infer<typeof totalsSchema>;
+
+const EMPTY_TOTALS: SessionTotals = {
+  runs: 0,
+  inputTokens: 0,
+  cachedTokens: 0,
+  outputTokens: 0,
+  unpricedSteps: 0,
+  legacyRuns: 0,
+};
+
+function firstLine(message: Message): string | undefined {
+  if (message.role !== 'user') return undefined;
+  const line = message.content.split('\n').find((text) => text.trim() !== '') ?? '';
+  return truncateText(line, FIRST_LINE_CHARS);
+}
+
+function addTotals(totals: SessionTotals, record: Extract<SessionRecord, { type: 'run.ended' }>): SessionTotals {
+  const cost: CostBreakdown | undefined =
+    record.cost === undefined
+      ? totals.cost
+      : totals.cost === undefined
+        ? record.cost
+        : addCost(totals.cost, record.cost);
+  return {
+    runs: totals.runs + 1,
+    inputTokens: totals.inputTokens + (record.usage.inputTokens ?? 0),
+    cachedTokens: totals.cachedTokens + (record.usage.cacheReadTokens ?? 0),
+    outputTokens: totals.outputTokens + (record.usage.outputTokens ?? 0),
+    ...(cost === undefined ? {} : { cost }),
+    unpricedSteps: totals.unpricedSteps + (record.unpricedSteps ?? 0),
+    legacyRuns: totals.legacyRuns + (record.priced === undefined ? 1 : 0),
+  };
+}
+
+/** Folds records, in log order, into an index (the log's own checks — checksum, schema, numbering — come first). */
+export class SessionIndexBuilder {
+  private index: SessionIndex | undefined;
+
+  constructor(from?: SessionIndex) {
+    this.index = from;
+  }
+
+  get current(): SessionIndex | undefined {
+    return this.index;
+  }
+
+  /** Takes one intact record whose line spans `[offset, end)`, and the line's last bytes (its checksum suffix). */
+  apply(record: SessionRecord, offset: number, end: number, suffix: string): void {
+    if (record.type === 'session') {
+      this.index = {
+        v: INDEX_VERSION,
+        logBytes: end,
+        logMtimeMs: 0,
+        lastSuffix: suffix,
+        nextSeq: record.seq + 1,
+        id: record.id,
+        createdAt: record.createdAt,
+        updatedAt: record.at,
+        workspaceRoot: record.workspaceRoot,
+        messageCount: 0,
+        totals: EMPTY_TOTALS,
+      };
+      return;
+    }
+    const index = this.index;
+    if (index === undefined) return;
+    const next: { -readonly [Key in keyof SessionIndex]: SessionIndex[Key] } = {
+      ...index,
+      logBytes: end,
+      lastSuffix: suffix,
+      nextSeq: record.seq + 1,
+      updatedAt: record.at,
+    };
+    if (record.type === 'message') {
+      next.messageCount = record.index + 1;
+      const line = index.firstUserLine === undefined ? firstLine(record.message) : undefined;
+      if (line !== undefined) next.firstUserLine = line;
+    }
+    if (record.type === 'run.ended') next.totals = addTotals(index.totals, record);
+    if (record.type === 'checkpoint') next.checkpoint = { offset, end, seq: record.seq };
+    this.index = next;
+  }
+}
+
+/** The checksum suffix of a line (without its newline), as the index keeps it. */
+export function suffixOf(line: Uint8Array): string {
+  return Buffer.from(line.subarray(Math.max(0, line.length - CRC_SUFFIX_LENGTH))).toString('latin1');
+}
+
+async function readIndexFile(file: string): Promise<SessionIndex | undefined> {
+  try {
+    // Through the stored-file guard: an index replaced by a FIFO must not stall the reader.
+    const text = (await readStoredFile(file, { maxBytes: MAX_INDEX_BYTES })).toString('utf8');
+    const parsed = indexSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the log still holds, at the place the index says its last record ends, that record's checksum. */
+async function stillDescribes(logFile: string, index: SessionIndex, size: number): Promise<boolean> {
+  if (index.logBytes > size || index.logBytes < CRC_SUFFIX_LENGTH + 1) return false;
+  const handle = await openStoredFile(logFile);
+  try {
+    const tail = Buffer.alloc(CRC_SUFFIX_LENGTH + 1);
+    await handle.read(tail, 0, tail.length, index.logBytes - tail.length);
+    return tail.subarray(0, CRC_SUFFIX_LENGTH).toString('latin1') === index.lastSuffix && tail.at(-1) === 0x0a;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Where a log fails its checks: a 1-based line when the scan started at the top, else the byte offset. */
+export interface IndexDamage {
+  readonly line?: number;
+  readonly offset: number;
+  readonly problem: string;
+}
+
+/**
+ * Reads the records of a log from `from` on (a record boundary) into `builder`, with the log's own
+ * checks (checksum, schema, numbering); returns the first damage found. A torn tail (no newline)
+ * ends the scan: it is not damage.
+ */
+async function scan(logFile: string, from: number, builder: SessionIndexBuilder): Promise<IndexDamage | undefined> {
+  const handle = await openStoredFile(logFile);
+  try {
+    for await (const batch of readLines(handle, {
+      maxLineBytes: Number.POSITIVE_INFINITY,
+      chunkBytes: 1024 * 1024,
+      start: from,
+    })) {
+      for (const line of batch) {
+        if (line.kind !== 'line' || !line.terminated) return undefined;
+        const decoded = decodeLine(line.bytes);
+        const expected = builder.current?.nextSeq ?? 0;
+        if (decoded.kind !== 'record')
+          return { ...(from === 0 ? { line: line.number } : {}), offset: line.offset, problem: decoded.problem };
+        if (decoded.record.seq !== expected)
+          return {
+            ...(from === 0 ? { line: line.number } : {}),
+            offset: line.offset,
+            problem: `expected record number ${expected}, found ${decoded.record.seq}`,
+          };
+        builder.apply(decoded.record, line.offset, line.offset + line.bytes.length + 1, suffixOf(line.bytes));
+      }
+    }
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes an index beside the log. It is a cache of what the log says, so it is replaced by a
+ * rename (readers never see half of one) without a flush: a crash may lose it, and the next reader
+ * rebuilds it from the log. A failure to write (a read-only home) is ignored for the same reason.
+ */
+export async function writeSessionIndex(indexFile: string, index: SessionIndex): Promise<void> {
+  const temporary = `${indexFile}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, `${JSON.stringify(index)}\n`, { mode: PRIVATE_FILE_MODE });
+    await rename(temporary, indexFile);
+  } catch {
+    // A cache that cannot be written is rebuilt next time.
+  }
+}
+
+/** A session's index, or where its log is damaged. */
+export type IndexOutcome = { readonly index: SessionIndex } | { readonly damage: IndexDamage };
+
+/**
+ * The index of a session log, brought up to date: read as it is when the log has not changed
+ * (same size, same modification time, same last record), extended by reading only the records
+ * appended since, or rebuilt from the whole log when it is missing, unreadable or does not
+ * describe the log (cut, replaced, rewritten in place). It describes exactly the log's intact
+ * records, or the outcome is the first damage its reads met. Throws the usual `ENOENT` when there
+ * is no log.
+ */
+export async function refreshSessionIndex(logFile: string, indexFile: string): Promise<IndexOutcome> {
+  const fresh = freshIndex(logFile, indexFile);
+  if (fresh !== undefined) return { index: fresh };
+  const [stats, stored] = await Promise.all([logStats(logFile), readIndexFile(indexFile)]);
+  const size = stats.size;
+  // Same size and modification time: an append-only log that nothing touched since (the index was made of it).
+  if (stored !== undefined && stored.logBytes === size && stored.logMtimeMs === stats.mtimeMs && size > 0)
+    return { index: stored };
+  const describes = stored !== undefined && (await stillDescribes(logFile, stored, size));
+  const extend = describes && stored.logBytes < size;
+  const builder = new SessionIndexBuilder(extend ? stored : undefined);
+  const damage = await scan(logFile, extend ? stored.logBytes : 0, builder);
+  if (damage !== undefined) return { damage };
+  const built = builder.current;
+  if (built === undefined) return { damage: { line: 1, offset: 0, problem: 'the log has no complete session header' } };
+  const index = { ...built, logMtimeMs: built.logBytes === size ? stats.mtimeMs : 0 };
+  await writeSessionIndex(indexFile, index);
+  return { index };
+}
+
+/**
+ * The index when it plainly still describes the log (same size and time), read with two stats and
+ * one small read: the common case of a listing of thousands of sessions, where the cost of an
+ * asynchronous call per step would dominate. Anything else is left to the full check.
+ */
+function freshIndex(logFile: string, indexFile: string): SessionIndex | undefined {
+  try {
+    const log = statSync(logFile);
+    const index = statSync(indexFile);
+    // Only a regular file is read: an index replaced by a FIFO must not stall the reader.
+    if (!log.isFile() || !index.isFile() || index.size > MAX_INDEX_BYTES) return undefined;
+    const parsed = indexSchema.safeParse(JSON.parse(readFileSync(indexFile, 'utf8')));
+    if (!parsed.success) return undefined;
+    const stored = parsed.data;
+    return stored.logBytes === log.size && stored.logMtimeMs === log.mtimeMs && log.size > 0 ? stored : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The log's size and time, from a stat of the path: a missing log throws the usual `ENOENT`, anything but a regular file `CorruptFileError`. */
+async function logStats(logFile: string): Promise<{ readonly size: number; readonly mtimeMs: number }> {
+  const stats = await stat(logFile);
+  if (!stats.isFile()) {
+    const handle = await openStoredFile(logFile);
+    await handle.close();
+  }
+  return stats;
+}
+
+/** `refreshSessionIndex`, with damage thrown as `CorruptFileError` naming the file and line (or byte). */
+export async function sessionIndex(logFile: string, indexFile: string): Promise<SessionIndex> {
+  const outcome = await refreshSessionIndex(logFile, indexFile);
+  if ('index' in outcome) return outcome.index;
+  const { damage } = outcome;
+  throw new CorruptFileError({
+    file: logFile,
+    ...(damage.line === undefined ? {} : { line: damage.line }),
+    problem: damage.line === undefined ? `the record at byte ${damage.offset}: ${damage.problem}` : damage.problem,
+  });
+}

@@ -21,7 +21,8 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/config': { layer: 1, allowed: ['@forge/core', '@forge/mcp', '@forge/bounded-read'] },
   '@forge/persistence': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read'] },
   '@forge/tools': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read'] },
-  '@forge/mcp': { layer: 1, allowed: ['@forge/core'] },
+  /** The OAuth credential files of remote servers are written with bounded-read's atomic write. */
+  '@forge/mcp': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read'] },
   '@forge/model-openai': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-compatible': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },

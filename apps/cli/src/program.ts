@@ -43,6 +43,7 @@ const groups: readonly CommandGroup[] = [
   { name: 'models', description: 'the models Forge knows: limits, how requests are counted, calibration' },
   { name: 'calibration', description: "what Forge learned of a model's token counts from provider usage" },
   { name: 'config', description: 'show and check the configuration (FORGE_HOME/config.json, .forge/config.json)' },
+  { name: 'mcp', description: 'sign in to remote MCP servers and out again (OAuth)' },
 ];
 
 const COMPACTION_STRATEGIES = ['forge-state', 'model-structured', 'provider-native'] as const;
@@ -146,6 +147,17 @@ export type ConfigShowOptions = OptionsOf<typeof configShowOptions>;
 
 const configValidateOptions = commandOptions({}, ['forgeHome', 'cwd']);
 export type ConfigValidateOptions = OptionsOf<typeof configValidateOptions>;
+
+const mcpLoginOptions = commandOptions(
+  {
+    timeout: positiveInteger('--timeout <seconds>', 'how long to wait for the browser to come back (default: 300)'),
+  },
+  ['forgeHome', 'cwd'],
+);
+export type McpLoginOptions = OptionsOf<typeof mcpLoginOptions>;
+
+const mcpLogoutOptions = commandOptions({}, ['forgeHome', 'cwd']);
+export type McpLogoutOptions = OptionsOf<typeof mcpLogoutOptions>;
 
 const gcOptions = commandOptions(
   {
@@ -294,6 +306,19 @@ const commands: readonly CommandEntry[] = [
       'check a configuration file against the schema (default: the user and the project file); exit 1 when one is invalid',
     ...configValidateOptions,
     load: () => import('./commands/config-validate.js'),
+  }),
+  command({
+    usage: 'mcp login <server>',
+    description:
+      'sign in to a remote MCP server with OAuth: prints the authorization address (and opens it in a browser when one is at hand), receives the code on a loopback redirect, keeps the tokens in FORGE_HOME (0600)',
+    ...mcpLoginOptions,
+    load: () => import('./commands/mcp-login.js'),
+  }),
+  command({
+    usage: 'mcp logout <server>',
+    description: "forget a remote MCP server's OAuth tokens and client registration",
+    ...mcpLogoutOptions,
+    load: () => import('./commands/mcp-logout.js'),
   }),
   command({
     usage: 'gc',

@@ -33,8 +33,12 @@ export interface AssembleAgentOptions {
   readonly workspaceTools?: Pick<WorkspaceToolsOptions, 'sandbox' | 'runProcess'>;
   /** The approval profile, the sandbox status it reports and who answers its questions. */
   readonly approvals: ApprovalGateOptions;
-  /** Tools after the workspace tools (MCP servers', an eval's catalogue); given the names they may not take. */
-  readonly extraTools?: (reservedNames: readonly string[]) => Promise<readonly Tool[]> | readonly Tool[];
+  /**
+   * Tools after the workspace tools (MCP servers', an eval's catalogue); given the names they may
+   * not take. A function instead of a list is asked for the tools at every surface, so a set that
+   * changes (an MCP server's tools after `tools/list_changed`) is offered from the next run on.
+   */
+  readonly extraTools?: (reservedNames: readonly string[]) => Promise<ExtraTools> | ExtraTools;
   /** Which context tools are allowed (`context.checkpointNote`, `context.requestCompaction`). */
   readonly contextTools?: ContextToolSettings;
   /** Caps each request's output; the context-tool decision reserves it. */
@@ -44,6 +48,9 @@ export interface AssembleAgentOptions {
   /** Told once per process about each instruction file refused. */
   readonly warn?: (message: string) => void;
 }
+
+/** The extra tools of an agent: a fixed list, or the list as it is now. */
+export type ExtraTools = readonly Tool[] | (() => readonly Tool[]);
 
 /** One turn of a stored session, as the CLI and the evals both run it: see {@link Agent.storedTurn}. */
 export interface StoredTurnInput {
@@ -65,7 +72,7 @@ export interface StoredTurnInput {
 /** The agent of one process: its tools, approvals and instructions, and what each run offers. */
 export interface Agent {
   readonly root: string;
-  /** The workspace tools, then the extra tools. */
+  /** The workspace tools, then the extra tools as they are now (each run's surface reads them afresh). */
   readonly tools: readonly Tool[];
   /** What the built-in tools have seen of each file this process: `edit_file` needs it, and a sent checkpoint's working set adds to it. */
   readonly ledger: ReadLedger;
@@ -92,7 +99,7 @@ export async function assembleAgent(options: AssembleAgentOptions): Promise<Agen
   const ledger = new ReadLedger();
   const builtIn = createWorkspaceTools({ root, ledger, ...options.workspaceTools });
   const extra = (await options.extraTools?.(builtIn.map((tool) => tool.name))) ?? [];
-  const tools = [...builtIn, ...extra];
+  const currentTools = (): readonly Tool[] => [...builtIn, ...(typeof extra === 'function' ? extra() : extra)];
   const approvals = createApprovalGate(options.approvals);
   const loaderOf = createInstructionsLoader({
     root,
@@ -102,10 +109,14 @@ export async function assembleAgent(options: AssembleAgentOptions): Promise<Agen
   const surface = (session: SessionSize | undefined, model: ModelAdapter, policy: ContextPolicy) =>
     session === undefined
       ? Promise.resolve(
-          agentSurface({ mode: policy.mode, tools, settings: { checkpointNote: false, requestCompaction: false } }),
+          agentSurface({
+            mode: policy.mode,
+            tools: currentTools(),
+            settings: { checkpointNote: false, requestCompaction: false },
+          }),
         )
       : sessionSurface({
-          tools,
+          tools: currentTools(),
           ...(options.contextTools === undefined ? {} : { settings: options.contextTools }),
           policy,
           model,
@@ -116,7 +127,9 @@ export async function assembleAgent(options: AssembleAgentOptions): Promise<Agen
   const instructions = (offered: AgentSurface) => loaderOf(offered.systemPrompt);
   return {
     root,
-    tools,
+    get tools() {
+      return currentTools();
+    },
     ledger,
     approvals,
     surface,

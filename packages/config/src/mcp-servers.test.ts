@@ -41,8 +41,38 @@ describe('mcpServers', () => {
     const loaded = await load();
     expect(loaded.config.mcpServers.map((entry) => entry.name)).toEqual(['notes']);
     expect(loaded.warnings).toEqual([
-      `${projectConfigPath(workspace)}: mcpServers is ignored: MCP servers are programs Forge starts, so they may be defined only in your user configuration, not by a project.`,
+      `${projectConfigPath(workspace)}: mcpServers is ignored: MCP servers are programs Forge starts or remote services it sends your credentials to, so they may be defined only in your user configuration, not by a project.`,
     ]);
+  });
+
+  it('ignores a remote server a project adds, with the same warning: it would receive your credentials', async () => {
+    await writeFile(userConfigPath(home), JSON.stringify({ schemaVersion: 1, mcpServers: [server] }));
+    await writeFile(
+      projectConfigPath(workspace),
+      JSON.stringify({ schemaVersion: 1, mcpServers: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }] }),
+    );
+    const loaded = await load();
+    expect(loaded.config.mcpServers.map((entry) => entry.name)).toEqual(['notes']);
+    expect(loaded.warnings.join('\n')).toContain('mcpServers is ignored');
+  });
+
+  it('accepts a remote server in the user file and refuses a credential header written in it', async () => {
+    const remote = {
+      name: 'tracker',
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: { env: 'TRACKER_TOKEN', prefix: 'Bearer ' }, 'X-Region': 'eu' },
+    };
+    await writeFile(userConfigPath(home), JSON.stringify({ schemaVersion: 1, mcpServers: [remote] }));
+    expect((await load()).config.mcpServers).toEqual([remote]);
+
+    await writeFile(
+      userConfigPath(home),
+      JSON.stringify({ schemaVersion: 1, mcpServers: [{ ...remote, headers: { Authorization: 'Bearer abc' } }] }),
+    );
+    const error = await load().catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(error)).toBe(true);
+    const issue = (error as ConfigError).issues.find((entry) => entry.path === 'mcpServers.0.headers.Authorization');
+    expect(issue?.message).toContain('environment variable');
   });
 
   it('reports an unknown server field and a duplicate name with their paths', async () => {

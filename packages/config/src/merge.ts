@@ -364,7 +364,7 @@ function mergeUserOnlyLists({ state, values, origin, userOnly }: LayerMerge): vo
     values.mcpServers !== undefined &&
     userOnly(
       'mcpServers',
-      'MCP servers are programs Forge starts, so they may be defined only in your user configuration, not by a project.',
+      'MCP servers are programs Forge starts or remote services it sends your credentials to, so they may be defined only in your user configuration, not by a project.',
     )
   ) {
     state.mcpServers = values.mcpServers;

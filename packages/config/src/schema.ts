@@ -255,7 +255,7 @@ const layerShape = {
   models: z.array(compatibleModelSchema).describe('OpenAI-compatible servers (user configuration only).'),
   context: contextSectionSchema,
   mcpServers: mcpServerConfigListSchema.describe(
-    'MCP servers started over stdio; their tools are offered beside the built-in ones (user configuration only).',
+    'MCP servers: programs started over stdio ({ command, args, env, cwd }) or remote servers ({ url, headers }, Streamable HTTP or SSE); their tools are offered beside the built-in ones (user configuration only).',
   ),
   anthropic: z
     .strictObject({

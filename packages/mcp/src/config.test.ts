@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { mcpServerConfigListSchema, mcpServerConfigSchema, mcpServerEnvValues } from './config.js';
+import {
+  isRemoteServerConfig,
+  mcpServerConfigListSchema,
+  mcpServerConfigSchema,
+  mcpServerEnvValues,
+  mcpServerSecretValues,
+  resolveServerHeaders,
+} from './config.js';
 
 describe('mcpServerConfigSchema', () => {
   it('accepts a full server entry', () => {
@@ -39,5 +46,37 @@ describe('mcpServerConfigSchema', () => {
         { name: 'b', command: 'y' },
       ]),
     ).toEqual(['secret-1']);
+  });
+});
+
+describe('remote servers', () => {
+  it('accept a url with headers, literal or read from a variable, and resolve them', () => {
+    const entry = {
+      name: 'tracker',
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: { env: 'TRACKER_TOKEN', prefix: 'Bearer ' }, 'X-Region': 'eu' },
+    };
+    const parsed = mcpServerConfigSchema.parse(entry);
+    expect(isRemoteServerConfig(parsed)).toBe(true);
+    expect(resolveServerHeaders(parsed, { TRACKER_TOKEN: 'abc123' })).toEqual({
+      headers: { Authorization: 'Bearer abc123', 'X-Region': 'eu' },
+      missing: [],
+    });
+    expect(resolveServerHeaders(parsed, {}).missing).toEqual([{ header: 'Authorization', variable: 'TRACKER_TOKEN' }]);
+    expect(mcpServerSecretValues([parsed], { TRACKER_TOKEN: 'abc123' })).toEqual(['abc123']);
+  });
+
+  it('refuse a credential written in the file, stdio fields beside a url, and neither command nor url', () => {
+    const paths = (value: unknown) =>
+      mcpServerConfigSchema
+        .safeParse(value)
+        .error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) ?? [];
+    expect(paths({ name: 'a', url: 'https://x.example/mcp', headers: { 'X-Api-Key': 'k' } })[0]).toMatch(
+      /^headers\.X-Api-Key: .*environment variable/,
+    );
+    expect(paths({ name: 'a', url: 'https://x.example/mcp', command: 'node' })[0]).toMatch(/^command: .*remote/);
+    expect(paths({ name: 'a', command: 'node', headers: {} })[0]).toMatch(/^headers: .*remote server/);
+    expect(paths({ name: 'a' })[0]).toMatch(/^: give either "command".*or "url"/);
+    expect(paths({ name: 'a', url: 'ftp://x.example/' })[0]).toMatch(/^url: give the http/);
   });
 });

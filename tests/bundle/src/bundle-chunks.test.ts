@@ -92,6 +92,8 @@ function invocations(sessionId: string, user: UserSetup): Record<string, Invocat
     },
     gc: { args: ['gc', '--dry-run'], code: 0, prints: /Nothing to prune|would remove/ },
     'inspect [target]': { args: ['inspect', '--last'], code: 0, prints: /status\s+completed/ },
+    'mcp login <server>': { args: ['mcp', 'login', 'docs'], code: 2, prints: /no MCP server is named "docs"/ },
+    'mcp logout <server>': { args: ['mcp', 'logout', 'docs'], code: 2, prints: /no MCP server is named "docs"/ },
     eval: { args: ['eval', '--suite', 'smoke', '--mode', 'off'], code: 0, prints: /gates passed/ },
   };
 }

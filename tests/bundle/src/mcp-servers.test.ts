@@ -38,9 +38,16 @@ const officialServers = (workspace: string) => [
   { name: 'files', command: process.execPath, args: [filesystemServer, workspace], risk: 'read' },
 ];
 
-/** The tools a server lists, asked directly with the MCP SDK (not through Forge). */
+/**
+ * The tools a server lists, asked directly with the MCP SDK (not through Forge), by a client that
+ * declares what Forge declares: it can answer requests for input (the reference server offers
+ * its elicitation tool only to such clients).
+ */
 async function listedTools(args: readonly string[]): Promise<string[]> {
-  const client = new Client({ name: 'forge-bundle-test', version: '1.0.0' });
+  const client = new Client(
+    { name: 'forge-bundle-test', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [...args], stderr: 'ignore' }));
   try {
     return (await client.listTools()).tools.map((tool) => tool.name);

@@ -1,7 +1,7 @@
 import { sessionCompaction } from '@forge/sessions';
 import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
-import type { McpServers } from '@forge/mcp';
+import type { ElicitationHandler, McpServers } from '@forge/mcp';
 import type { SessionCompactionOptions } from '@forge/sessions';
 import { assembleAgent, type Agent, type AgentSurface, type ContextToolSettings, type SessionSize } from '@forge/agent';
 import type { ConfirmCallback, ReadLedger, SessionApprovalGate } from '@forge/tools';
@@ -29,7 +29,7 @@ export interface AgentSetup {
   readonly agent: Agent;
   readonly modelName: string;
   readonly model: ModelAdapter;
-  /** The built-in workspace tools, then the tools of the MCP servers that started. */
+  /** The built-in workspace tools, then the tools the MCP servers offer now (read anew for each turn). */
   readonly tools: readonly Tool[];
   /** Which context tools the configuration allows (`context.checkpointNote`, `context.requestCompaction`). */
   readonly contextTools: ContextToolSettings;
@@ -164,12 +164,15 @@ export async function prepareAgent(options: {
   readonly confirm?: ConfirmCallback;
   /** `measure`: the model only estimates (`forge context`), so it needs no API key. */
   readonly purpose?: 'run' | 'measure';
+  /** Asks the user what an MCP server requests (the REPL); without it such requests are declined. */
+  readonly elicit?: ElicitationHandler;
 }): Promise<AgentSetup> {
   const { io, globals } = options;
   const root = await resolveWorkspaceRoot(io.cwd, globals.cwd);
   const { modelName, model, resolve, calibration, config, provenance, userFile } =
     await resolveConfiguredModel(options);
   const sandbox = configuredSandbox({ root, config, io });
+  const { forgeHome } = await loadCliConfig({ io, globals });
   let mcp: McpServers | undefined;
   const agent = await assembleAgent({
     root,
@@ -180,8 +183,15 @@ export async function prepareAgent(options: {
       ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
     },
     extraTools: async (reservedToolNames) => {
-      mcp = await startConfiguredMcpServers({ configs: config.mcpServers, io, reservedToolNames });
-      return mcp?.tools ?? [];
+      mcp = await startConfiguredMcpServers({
+        configs: config.mcpServers,
+        io,
+        forgeHome,
+        reservedToolNames,
+        ...(options.elicit === undefined ? {} : { elicit: options.elicit }),
+      });
+      // Read anew for every turn: an MCP server whose tools changed offers the new set from the next turn on.
+      return () => mcp?.tools ?? [];
     },
     contextTools: config.contextTools,
     warn: (message) => io.stderr.write(`forge: warning: ${message}\n`),
@@ -201,7 +211,9 @@ export async function prepareAgent(options: {
     modelName,
     model,
     agent,
-    tools: agent.tools,
+    get tools() {
+      return agent.tools;
+    },
     contextTools: config.contextTools,
     ledger: agent.ledger,
     approvals: agent.approvals,

@@ -18,6 +18,7 @@ import { resolveSessionSettings } from '../session/session-settings.js';
 import { noticeTraceUsage } from '../session/trace-notice.js';
 import type { RunOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
+import { describeExpansion, expandMcpReferences } from '../mcp/mcp-references.js';
 
 /**
  * `forge run <prompt...>`: one non-interactive run. Confirm-level tool calls are denied (nobody
@@ -90,6 +91,13 @@ async function runWithEngine(
   await engine.start();
   const errorStyle = styleFor(io.stderr, io.env);
   const { config } = (await loadCliConfig({ io, globals: options })).loaded;
+  // Resolved before the session opens, so a reference that cannot be resolved stores nothing.
+  const expanded = await expandMcpReferences(prompt, {
+    mcp: engine.mcp,
+    redact: (text) => settings.redactor.redact(text),
+    signal: cancellation.signal,
+  });
+  for (const line of describeExpansion(expanded)) io.stderr.write(`${errorStyle.dim(`forge: ${line}`)}\n`);
   const session = await openCliSession({ choice, settings, workspaceRoot: engine.root });
   const json = options.json === true;
   // --json output stays machine-readable; the demo's own first line says it is the demo.
@@ -117,7 +125,7 @@ async function runWithEngine(
       }
     }
     const turn = await engine.runTurn(session, {
-      request: prompt,
+      request: expanded.request,
       approvals: noteDenials(engine.approvals, io),
       signal: cancellation.signal,
       onEvent: (envelope) => {

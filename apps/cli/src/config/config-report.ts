@@ -39,13 +39,26 @@ function masked(values: Readonly<Record<string, string>> | undefined): Record<st
   return values === undefined ? undefined : Object.fromEntries(Object.keys(values).map((key) => [key, MASKED]));
 }
 
+/** Header values written in the file are masked; those read from a variable show the variable's name. */
+function maskedHeaders(
+  headers: Readonly<Record<string, string | { readonly env: string; readonly prefix?: string }>> | undefined,
+): Record<string, unknown> | undefined {
+  if (headers === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, typeof value === 'string' ? MASKED : value]),
+  );
+}
+
 /** The effective values in display order, credentials masked. */
 function effectiveValues(config: ForgeConfig): [string, JsonValue][] {
   const models = config.models.map(
     (entry) => JSON.parse(JSON.stringify({ ...entry, headers: masked(entry.headers) })) as JsonValue,
   );
   const servers = config.mcpServers.map(
-    (entry) => JSON.parse(JSON.stringify({ ...entry, env: masked(entry.env) })) as JsonValue,
+    (entry) =>
+      JSON.parse(
+        JSON.stringify({ ...entry, env: masked(entry.env), headers: maskedHeaders(entry.headers) }),
+      ) as JsonValue,
   );
   return [
     ['model', config.model ?? DEFAULT_MODEL],
@@ -134,6 +147,13 @@ function describeValue(value: JsonValue): string {
 function describeNamed(item: { readonly [key: string]: JsonValue | undefined }): string {
   if (typeof item['baseURL'] === 'string')
     return `${String(item['name'])} (${String(item['modelId'])} at ${item['baseURL']})`;
+  if (typeof item['url'] === 'string') {
+    const headers = (item['headers'] ?? {}) as Readonly<Record<string, { readonly env?: unknown } | string>>;
+    const fromEnvironment = Object.entries(headers).flatMap(([name, value]) =>
+      typeof value === 'object' && typeof value.env === 'string' ? [`${name} from $${value.env}`] : [],
+    );
+    return `${String(item['name'])} (${item['url']}${fromEnvironment.length === 0 ? '' : `; ${fromEnvironment.join(', ')}`})`;
+  }
   const argv = [item['command'], ...(Array.isArray(item['args']) ? item['args'] : [])].map(String).join(' ');
   return `${String(item['name'])} (${argv})`;
 }

@@ -23,7 +23,10 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
     },
     root: setup.root,
     approvals: setup.approvals,
+    ...(setup.mcp === undefined ? {} : { mcp: setup.mcp }),
     async runTurn(session, turn) {
+      // A tools/list_changed that arrived during the last turn is offered from this one.
+      await setup.mcp?.settled();
       const onEvent = (envelope: EventEnvelope) => {
         setup.calibration.observe(envelope.event);
         turn.onEvent(envelope);
@@ -69,7 +72,10 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
       context = { ...context, mode };
     },
     sessionCompaction: () => setup.compaction(),
-    contextSubject: (session) => contextSubjectOf(setup, session, model, context),
+    contextSubject: async (session) => {
+      await setup.mcp?.settled();
+      return contextSubjectOf(setup, session, model, context);
+    },
     start: async () => {},
     close: async () => {
       await setup.mcp?.close();

@@ -1,4 +1,5 @@
 import { createApprovalGate, type ConfirmCallback } from '@forge/tools';
+import type { ElicitationHandler } from '@forge/mcp';
 import { prepareAgent } from '../agent/agent-setup.js';
 import { createInstructionsLoader } from '@forge/agent';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
@@ -37,6 +38,8 @@ export async function prepareEngine(options: {
   readonly io: CliIo;
   readonly globals: GlobalOptions;
   readonly confirm?: ConfirmCallback;
+  /** Asks the user what an MCP server requests (the REPL); without it such requests are declined. */
+  readonly elicit?: ElicitationHandler;
   /** The engine to prepare instead of `--engine`'s (`forge compact` of a session Codex ran). */
   readonly engine?: EngineName;
 }): Promise<TurnEngine> {

@@ -5,6 +5,7 @@ import type { SessionSize } from '@forge/agent';
 import type { SessionApprovalGate } from '@forge/tools';
 import type { SessionCompactionOptions } from '@forge/sessions';
 import type { ContextSubject } from '../context/context-report.js';
+import type { McpServers } from '@forge/mcp';
 
 /** The engines a turn can run on (`--engine`). */
 export const ENGINE_NAMES = ['native', 'codex'] as const;
@@ -53,6 +54,8 @@ export interface TurnEngine {
   readonly root: string;
   /** The approval gate of this process: the REPL's prompt, or `--approval`'s profile for `forge run`. */
   readonly approvals: SessionApprovalGate;
+  /** The MCP servers Forge started for this process (native engine with servers configured). */
+  readonly mcp?: McpServers;
   /** Runs one turn as a turn of `session`, or unstored without one (`--no-session`). */
   runTurn(session: SessionHandle | undefined, turn: EngineTurn): Promise<EngineTurnOutcome>;
   /**

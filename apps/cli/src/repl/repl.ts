@@ -16,6 +16,7 @@ import { sessionChoice } from '../session/session-choice.js';
 import { resolveSessionSettings } from '../session/session-settings.js';
 import { forgeVersion } from '../version.js';
 import { askApproval } from './approval-prompt.js';
+import { askElicitation } from './elicitation-prompt.js';
 import { previewEdit } from './edit-preview.js';
 import { InterruptPolicy } from './interrupt-policy.js';
 import { createLineReader, type LineReader } from './line-reader.js';
@@ -23,6 +24,7 @@ import { MultilineInput } from './multiline-input.js';
 import { ReplSession } from './repl-session.js';
 import { describeSwitch, priceNextRequest, refreshContextUse } from './session-slash-commands.js';
 import { closestMatch } from '../suggest.js';
+import { describeExpansion, expandMcpReferences, mcpServerNames, parsePromptCommand } from '../mcp/mcp-references.js';
 import { sessionCostSoFar } from '../session/session-cost.js';
 import { completeSlashCommand, findSlashCommand, slashCommands, type ReplContext } from './slash-commands.js';
 import { modelSwitchNote } from '../session/model-switch-note.js';
@@ -55,6 +57,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   });
   let reader: LineReader | undefined;
   let root: string | undefined;
+  let runSignal: AbortSignal | undefined;
   const engine = await prepareEngine({
     io,
     globals: options.globals,
@@ -74,6 +77,21 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       if (answer.kind !== 'deny') spinner.start(`running ${request.toolName}`);
       return answer;
     },
+    elicit: async (request) => {
+      // Only a tool call of a running turn may ask; between turns the prompt belongs to the user.
+      if (reader === undefined || runSignal === undefined || runSignal.aborted) return { action: 'decline' };
+      spinner.stop();
+      renderer.finishRun();
+      const answer = await askElicitation({
+        request,
+        reader,
+        style,
+        print,
+        ...(runSignal === undefined ? {} : { signal: runSignal }),
+      });
+      spinner.start('waiting for the MCP server');
+      return answer;
+    },
   });
   root = engine.root;
 
@@ -87,6 +105,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       stall,
       renderer,
       setReader: (next) => (reader = next),
+      setRunSignal: (signal) => (runSignal = signal),
     });
   } finally {
     await engine.close();
@@ -102,6 +121,8 @@ async function runRepl(options: {
   readonly stall: StallWatch;
   readonly renderer: ReturnType<typeof createTextRenderer>;
   readonly setReader: (reader: LineReader) => void;
+  /** Told the signal of each turn as it starts, so a prompt asked during the turn ends with it. */
+  readonly setRunSignal: (signal: AbortSignal | undefined) => void;
 }): Promise<number> {
   const { io, engine, style, spinner, stall, renderer } = options;
   const print = (text: string) => io.stdout.write(text);
@@ -192,7 +213,8 @@ async function runRepl(options: {
       interrupts.reset();
       const text = input.push(line);
       if (text === undefined || text.trim().length === 0) continue;
-      if (text.trimStart().startsWith('/')) {
+      const isPrompt = parsePromptCommand(text, mcpServerNames(engine.mcp)) !== undefined;
+      if (text.trimStart().startsWith('/') && !isPrompt) {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;
         if (session.id !== sessionBefore) {
@@ -201,12 +223,15 @@ async function runRepl(options: {
         }
         continue;
       }
+      const request = await mcpRequest(text, { engine, redact: (raw) => settings.redactor.redact(raw), print, style });
+      if (request === undefined) continue;
       activeRun = new AbortController();
+      options.setRunSignal(activeRun.signal);
       try {
         const turn = await runTurn({
           engine,
           session,
-          request: text,
+          request,
           signal: activeRun.signal,
           renderer,
           spinner,
@@ -222,6 +247,7 @@ async function runRepl(options: {
         print(`${style.red(`error: ${terminalLine(error instanceof Error ? error.message : String(error))}`)}\n`);
       } finally {
         activeRun = undefined;
+        options.setRunSignal(undefined);
         spinner.stop();
       }
     }
@@ -274,6 +300,21 @@ async function runTurn(options: {
   } finally {
     stall.stop();
     renderer.finishRun();
+  }
+}
+
+/** The request with its MCP references resolved (see `expandMcpReferences`); undefined after printing why one failed. */
+async function mcpRequest(
+  text: string,
+  options: { engine: TurnEngine; redact: (text: string) => string; print: (text: string) => void; style: Style },
+): Promise<string | undefined> {
+  try {
+    const expanded = await expandMcpReferences(text, { mcp: options.engine.mcp, redact: options.redact });
+    for (const line of describeExpansion(expanded)) options.print(`${options.style.dim(`• ${line}`)}\n`);
+    return expanded.request;
+  } catch (error) {
+    options.print(`${options.style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+    return undefined;
   }
 }
 

@@ -25,6 +25,7 @@ describe('slash commands', () => {
       '/model',
       '/mode',
       '/permissions',
+      '/mcp',
       '/exit',
     ]);
     expect(completeSlashCommand('/re')).toEqual([['/resume'], '/re']);

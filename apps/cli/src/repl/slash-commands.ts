@@ -4,6 +4,7 @@ import type { TurnEngine } from '../engines/turn-engine.js';
 import type { Style } from '../output/style.js';
 import { wrapLine } from '../output/text-width.js';
 import { controlSlashCommands } from './control-slash-commands.js';
+import { mcpSlashCommand } from './mcp-slash-command.js';
 import type { ReplSession } from './repl-session.js';
 import { sessionSlashCommands } from './session-slash-commands.js';
 import type { ContextUseTracker } from './status-line.js';
@@ -93,7 +94,13 @@ const exit: SlashCommand = {
 };
 
 /** Every slash command, in the order /help lists them. */
-export const slashCommands: SlashCommand[] = [help, ...sessionSlashCommands, ...controlSlashCommands, exit];
+export const slashCommands: SlashCommand[] = [
+  help,
+  ...sessionSlashCommands,
+  ...controlSlashCommands,
+  mcpSlashCommand,
+  exit,
+];
 
 function usage(command: SlashCommand): string {
   return `/${command.name}${command.arguments === undefined ? '' : ` ${command.arguments}`}`;

@@ -1,6 +1,6 @@
 import type { ForgeConfig } from '@forge/config';
 import { createRedactor, isSecretValue, MIN_SECRET_LENGTH, type Redactor } from '@forge/core/redaction';
-import { mcpServerEnvValues } from '@forge/mcp/config';
+import { mcpServerSecretValues } from '@forge/mcp/config';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { GlobalOptions } from '../commands/command.js';
 import type { CliIo } from '../io.js';
@@ -28,14 +28,15 @@ export function environmentSecrets(env: CliIo['env']): string[] {
 
 /**
  * Every value the redactor removes: secret-named environment variables, the variables
- * `secrets.env` names (whatever their names), and the `env` values of configured MCP servers.
+ * `secrets.env` names (whatever their names), the `env` values of configured MCP servers and
+ * the header values remote servers read from the environment.
  */
 export function configuredSecrets(config: Pick<ForgeConfig, 'secrets' | 'mcpServers'>, env: CliIo['env']): string[] {
   const named = config.secrets.env.flatMap((name) => {
     const value = env[name];
     return value === undefined || value.length === 0 ? [] : [value];
   });
-  return [...environmentSecrets(env), ...named, ...mcpServerEnvValues(config.mcpServers)];
+  return [...environmentSecrets(env), ...named, ...mcpServerSecretValues(config.mcpServers, env)];
 }
 
 /**

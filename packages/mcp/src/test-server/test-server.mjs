@@ -8,6 +8,8 @@
  *   --alias=NAME             also offer `echo` under NAME (names with dots, spaces, collisions)
  *   --output-schema          offer `typed`, whose result must match an output schema
  *   --huge-schema            also offer `huge`, whose input schema is over 1 MB
+ *
+ * `add_tool` registers a tool while the server runs, which sends `notifications/tools/list_changed`.
  */
 const flags = process.argv.slice(2);
 const flagValue = (name) => flags.find((flag) => flag.startsWith(`${name}=`))?.slice(name.length + 1);
@@ -44,6 +46,7 @@ async function serve() {
   registerEchoTools(tools);
   registerBehaviourTools(tools);
   registerContentTools(tools);
+  registerChangingTools(tools);
   server.registerTool(
     'stats',
     { description: 'Counts calls received (not counting this one) and cancellations.', inputSchema: {} },
@@ -153,7 +156,11 @@ function registerContentTools({ server, z, counted }) {
     const fields = Object.fromEntries(
       Array.from({ length: 2000 }, (_, index) => [`field_${index}`, z.string().describe('d'.repeat(500))]),
     );
-    server.registerTool('huge', { description: 'A tool with a very large input schema.', inputSchema: fields }, echo);
+    server.registerTool(
+      'huge',
+      { description: 'A tool with a very large input schema.', inputSchema: fields },
+      async () => text('huge'),
+    );
   }
 
   if (flags.includes('--output-schema')) {
@@ -163,4 +170,26 @@ function registerContentTools({ server, z, counted }) {
       counted(async () => ({ content: [], structuredContent: { total: 42 } })),
     );
   }
+}
+
+/* `add_tool` registers a tool while the server runs, which sends `notifications/tools/list_changed`. */
+function registerChangingTools({ server, z, counted }) {
+  server.registerTool(
+    'add_tool',
+    {
+      description: 'Offers one more tool, named by the input; the server then tells the client its tools changed.',
+      inputSchema: { name: z.string() },
+    },
+    counted(async ({ name }) => {
+      server.registerTool(
+        name,
+        {
+          description: `Added while the server ran: ${name}. Returns its note.`,
+          inputSchema: { note: z.string().describe('Any text; it is returned after the name of the tool.') },
+        },
+        async ({ note }) => text(`${name}: ${note}`),
+      );
+      return text(`added ${name}`);
+    }),
+  );
 }

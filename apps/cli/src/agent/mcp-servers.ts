@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { McpServerConfig } from '@forge/mcp/config';
 import type { ElicitationHandler, McpServers } from '@forge/mcp';
 import type { CliIo } from '../io.js';
-import { printableServerText } from '../mcp/untrusted-text.js';
+import { terminalText } from '@forge/core/terminal';
 import { styleFor } from '../output/style.js';
 
 /** Where the OAuth logins of remote servers are kept: `FORGE_HOME/mcp-auth/<server>.json`, 0600. */
@@ -14,7 +14,7 @@ export function mcpCredentialDirectory(forgeHome: string): string {
 function declineWithNote(io: CliIo): ElicitationHandler {
   const style = styleFor(io.stderr, io.env);
   return async (request) => {
-    const asked = printableServerText(request.message).slice(0, 300);
+    const asked = terminalText(request.message).slice(0, 300);
     io.stderr.write(
       `${style.yellow(`forge: note: MCP server "${request.server}" asked for input (${JSON.stringify(asked)}); forge run is not interactive, so the request was declined. Run it in the REPL (forge) to answer.`)}\n`,
     );

@@ -1,6 +1,6 @@
 import type { McpPromptEntry, McpServers } from '@forge/mcp';
 import type { Style } from '../output/style.js';
-import { printableServerText } from './untrusted-text.js';
+import { terminalText } from '@forge/core/terminal';
 
 /** Items of one kind shown per server before "and N more". */
 const SHOWN = 20;
@@ -13,7 +13,7 @@ function listed(items: readonly string[]): string {
 
 function promptUsage(prompt: McpPromptEntry): string {
   const args = prompt.arguments.map((argument) => (argument.required ? argument.name : `[${argument.name}]`));
-  return printableServerText([`/${prompt.server}:${prompt.name}`, ...args].join(' '));
+  return terminalText([`/${prompt.server}:${prompt.name}`, ...args].join(' '));
 }
 
 /**
@@ -36,7 +36,7 @@ export async function renderMcpListing(
   for (const server of mcp.servers) {
     if (server.status === 'failed') {
       lines.push(
-        `  ${style.bold(server.name)}  ${style.red('unavailable')}: ${printableServerText(server.error ?? 'failed')}`,
+        `  ${style.bold(server.name)}  ${style.red('unavailable')}: ${terminalText(server.error ?? 'failed')}`,
       );
       continue;
     }
@@ -46,13 +46,13 @@ export async function renderMcpListing(
         : ` · ~${server.schemaTokensHint.toLocaleString('en-US')} schema tokens`;
     lines.push(
       `  ${style.bold(server.name)}  ${style.green('ready')} · ${server.transport ?? 'stdio'} · ${server.toolNames.length} tool${server.toolNames.length === 1 ? '' : 's'}${tokens}`,
-      `    tools: ${listed(server.toolNames.map(printableServerText))}`,
-      `    resources: ${listed(resources.filter((entry) => entry.server === server.name).map((entry) => printableServerText(`@${entry.server}:${entry.uri}`)))}`,
+      `    tools: ${listed(server.toolNames.map(terminalText))}`,
+      `    resources: ${listed(resources.filter((entry) => entry.server === server.name).map((entry) => terminalText(`@${entry.server}:${entry.uri}`)))}`,
       `    prompts: ${listed(prompts.filter((entry) => entry.server === server.name).map(promptUsage))}`,
     );
   }
   for (const problem of [...resourceProblems, ...promptProblems])
-    lines.push(style.yellow(`  ${printableServerText(problem)}`));
+    lines.push(style.yellow(`  ${terminalText(problem)}`));
   lines.push(
     style.dim('Attach a resource with @server:uri in a request; run a prompt with /server:prompt [arguments].'),
   );

@@ -5,7 +5,7 @@ import {
   type ElicitationField,
   type ElicitationRequest,
 } from '@forge/mcp/elicitation';
-import { printableServerText } from '../mcp/untrusted-text.js';
+import { terminalText } from '@forge/core/terminal';
 import type { Style } from '../output/style.js';
 import type { LineReader } from './line-reader.js';
 
@@ -33,7 +33,7 @@ export function fieldPrompt(field: ElicitationField): string {
         ? ''
         : ' (optional)'
       : ` (default ${describeDefault(field.default)})`;
-  const label = printableServerText(field.title ?? field.name);
+  const label = terminalText(field.title ?? field.name);
   return `  ${[label, kind].filter(Boolean).join(' ')}${fallback}: `;
 }
 
@@ -51,11 +51,11 @@ export async function askElicitation(options: {
   readonly signal?: AbortSignal;
 }): Promise<ElicitationAnswer> {
   const { request, reader, style, print } = options;
-  print(`${style.yellow(`MCP server "${request.server}" asks:`)} ${printableServerText(request.message)}\n`);
+  print(`${style.yellow(`MCP server "${request.server}" asks:`)} ${terminalText(request.message)}\n`);
   print(`${style.dim('Enter keeps the default; /decline refuses, /cancel cancels.')}\n`);
   const content: Record<string, string | number | boolean | string[]> = {};
   for (const field of request.fields) {
-    if (field.description !== undefined) print(`${style.dim(`  ${printableServerText(field.description)}`)}\n`);
+    if (field.description !== undefined) print(`${style.dim(`  ${terminalText(field.description)}`)}\n`);
     for (;;) {
       let line: string | undefined;
       try {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { writeFileAtomic } from '@forge/bounded-read';
 import { z } from 'zod';
 import { PRIVATE_FILE_MODE } from './private-fs.js';
 import { readStoredFile } from './stored-file.js';
@@ -21,10 +21,9 @@ function pointerFile(sessionsDirectory: string, workspaceRoot: string): string {
 /** Records that `id`, in `sessionDirectory`, is the newest session of `workspaceRoot`; failures are ignored (it is a hint). */
 export async function pointLastSession(sessionDirectory: string, workspaceRoot: string, id: string): Promise<void> {
   const file = pointerFile(dirname(sessionDirectory), workspaceRoot);
-  const temporary = `${file}.${process.pid}.tmp`;
   try {
-    await writeFile(temporary, JSON.stringify({ workspaceRoot, id }), { mode: PRIVATE_FILE_MODE });
-    await rename(temporary, file);
+    // The one atomic write: a writer killed mid-write leaves a temporary the next write removes.
+    await writeFileAtomic(file, JSON.stringify({ workspaceRoot, id }), { mode: PRIVATE_FILE_MODE });
   } catch {
     // Without the hint, --last reads the listing.
   }

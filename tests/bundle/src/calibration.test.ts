@@ -29,6 +29,12 @@ describe('calibration through the bundled forge and the loopback server', () => 
     const first = await user.forge(['run', '--model', 'openai:gpt-5', 'Say something.'], env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain('ignored an impossible usage report for openai:gpt-5');
+    // Priced as one full window at most ($0.50 at gpt-5's input price), never as the billions the report implies.
+    const inspected = await user.forge(['inspect', '--last', '--json'], env);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    const costs = [...inspected.stdout.matchAll(/"cost":\{[^}]*"total":([\d.e+-]+)/g)].map((match) => Number(match[1]));
+    expect(costs.length).toBeGreaterThan(0);
+    expect(Math.max(...costs)).toBeLessThan(1);
 
     provider.enqueue(turn({ text: 'Second answer.', usage: { inputTokens: 900, outputTokens: 3 } }));
     const before = provider.requests.length;

@@ -52,7 +52,7 @@ export async function runModelStep(
           parts.push(part.part);
           break;
         case 'finish': {
-          const checked = clampUsage(part.usage);
+          const checked = clampUsage(part.usage, model.capabilities.contextWindowTokens);
           return {
             kind: 'finished',
             message: { role: 'assistant', content: parts },
@@ -92,10 +92,38 @@ export const CUT_ANSWER_NOTE =
 
 /**
  * `usage` with parts that cannot exceed their whole clamped to it: cache reads and writes to the
- * input, reasoning to the output (a provider or gateway reporting `cached 10,000,000` of 100).
+ * input, reasoning to the output (a provider or gateway reporting `cached 10,000,000` of 100); and
+ * the input, which no request can make larger than the model's window, clamped to the window (a
+ * report of 1e15 input tokens is not priced at a billion dollars). A count that is negative or not
+ * a number is taken as not reported.
  */
-export function clampUsage(usage: Usage): { readonly usage: Usage; readonly problem?: string } {
+export function clampUsage(
+  reported: Usage,
+  contextWindowTokens?: number,
+): { readonly usage: Usage; readonly problem?: string } {
   const problems: string[] = [];
+  const count = (value: number | undefined, what: string): number | undefined => {
+    if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
+    problems.push(`${String(value)} ${what}`);
+    return undefined;
+  };
+  const inputTokens = count(reported.inputTokens, 'input tokens');
+  const windowed =
+    inputTokens !== undefined && contextWindowTokens !== undefined && inputTokens > contextWindowTokens
+      ? contextWindowTokens
+      : inputTokens;
+  if (windowed !== inputTokens && inputTokens !== undefined)
+    problems.push(
+      `${inputTokens.toLocaleString('en-US')} input tokens for a ${contextWindowTokens?.toLocaleString('en-US')}-token window`,
+    );
+  const usage: Usage = {
+    ...reported,
+    inputTokens: windowed,
+    outputTokens: count(reported.outputTokens, 'output tokens'),
+    cacheReadTokens: count(reported.cacheReadTokens, 'cached input tokens'),
+    cacheWriteTokens: count(reported.cacheWriteTokens, 'cache-write tokens'),
+    reasoningTokens: count(reported.reasoningTokens, 'reasoning tokens'),
+  };
   const within = (part: number | undefined, whole: number | undefined, what: string): number | undefined => {
     if (part === undefined || whole === undefined || part <= whole) return part;
     problems.push(`${part.toLocaleString('en-US')} ${what} of ${whole.toLocaleString('en-US')}`);
@@ -107,9 +135,9 @@ export function clampUsage(usage: Usage): { readonly usage: Usage; readonly prob
     cacheWriteTokens: within(usage.cacheWriteTokens, usage.inputTokens, 'cache-write tokens'),
     reasoningTokens: within(usage.reasoningTokens, usage.outputTokens, 'reasoning tokens'),
   };
-  if (problems.length === 0) return { usage };
+  if (problems.length === 0) return { usage: reported };
   return {
     usage: clamped,
-    problem: `The provider reported ${problems.join(' and ')}, more than the whole; the usage was clamped to the whole.`,
+    problem: `The provider reported ${problems.join(' and ')}, which cannot be; the usage was clamped to what can be.`,
   };
 }

@@ -131,6 +131,7 @@ async function runRepl(options: {
     input: io.stdin,
     output: io.stdout,
     completer: (line: string) => completeSlashCommand(line, context),
+    continuationPrompt: CONTINUATION_PROMPT,
   });
   options.setReader(activeReader);
   const input = new MultilineInput();
@@ -187,11 +188,12 @@ async function runRepl(options: {
   try {
     for (;;) {
       if (!input.pending) print(footer());
-      const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT);
+      const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT, { remember: false });
       if (line === undefined || endedBy !== undefined) break;
       interrupts.reset();
       const text = input.push(line);
       if (text === undefined || text.trim().length === 0) continue;
+      activeReader.remember(input.lastTyped);
       if (text.trimStart().startsWith('/')) {
         const sessionBefore = session.id;
         if ((await runSlashCommand(text, context)) === 'exit') break;

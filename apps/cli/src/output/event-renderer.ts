@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@forge/core';
 import { terminalLine, terminalText } from '@forge/core/terminal';
 import type { CliOutput } from '../io.js';
 import { disclosureLine } from '../session/compaction-output.js';
+import { StreamWrapper } from './stream-wrap.js';
 import type { Style } from './style.js';
 
 /** Turns the events of runs into output. */
@@ -25,7 +26,8 @@ export function createJsonRenderer(stdout: CliOutput): EventRenderer {
 export type BeforeWrite = () => void;
 
 /**
- * Human output, every piece of it through the terminal sanitizer (`@forge/core/terminal`): assistant text streams to `text` as it arrives; tool activity goes to
+ * Human output, every piece of it through the terminal sanitizer (`@forge/core/terminal`): assistant text streams to `text` as it arrives
+ * (on a terminal wrapped at spaces, each word held until it ends: {@link StreamWrapper}; elsewhere byte for byte); tool activity goes to
  * `activity` as short dim lines (`• read_file README.md`), each followed by one line saying how it
  * ended (`  read README.md (40 lines)`; red when it failed or was refused, yellow when denied or cancelled).
  * Context warnings (once per run), compactions and limit stops get one dim line too (see {@link contextLine}).
@@ -38,12 +40,18 @@ export function createTextRenderer(options: {
 }): EventRenderer {
   const { text, activity, style } = options;
   let lineOpen = false;
+  const wrapper = text.isTTY === true ? new StreamWrapper(() => text.columns ?? 80) : undefined;
   // One context warning per run: later steps past the same threshold would repeat it.
   let warned = false;
   // Who receives the conversation is said once per process, at its first compaction by a compactor model.
   let disclosed = false;
 
+  const writeSome = (piece: string) => {
+    if (piece !== '') text.write(piece);
+  };
+
   const closeLine = () => {
+    writeSome(wrapper?.flush() ?? '');
     if (lineOpen) text.write('\n');
     lineOpen = false;
   };
@@ -54,7 +62,8 @@ export function createTextRenderer(options: {
         case 'model.text.delta':
           if (event.delta.length === 0) return;
           options.beforeWrite?.();
-          text.write(terminalText(event.delta));
+          if (wrapper === undefined) text.write(terminalText(event.delta));
+          else writeSome(wrapper.push(terminalText(event.delta)));
           lineOpen = !event.delta.endsWith('\n');
           return;
         case 'tool.call.started':

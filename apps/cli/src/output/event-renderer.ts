@@ -54,10 +54,13 @@ export function createTextRenderer(options: {
     writeSome(wrapper?.flush() ?? '');
     if (lineOpen) text.write('\n');
     lineOpen = false;
+    wrapper?.lineEnded();
   };
 
   return {
     onEvent({ event }) {
+      // The text stream paused (a step ended, a tool runs): the word held so far is shown before anything else is.
+      if (event.type !== 'model.text.delta' && wrapper !== undefined) writeSome(wrapper.flush());
       switch (event.type) {
         case 'model.text.delta':
           if (event.delta.length === 0) return;

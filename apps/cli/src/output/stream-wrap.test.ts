@@ -20,6 +20,17 @@ describe('StreamWrapper', () => {
     expect(wrapper.flush()).toBe('');
   });
 
+  it('gives up a held word on flush and goes on wrapping from where the row ends', () => {
+    const wrapper = new StreamWrapper(() => 10);
+    expect(wrapper.push('one two')).toBe('one ');
+    expect(wrapper.flush()).toBe('two');
+    // The break comes as soon as the word is known not to fit, before it ends.
+    expect(wrapper.push(' three')).toBe(' \n');
+    expect(wrapper.flush()).toBe('three');
+    wrapper.lineEnded();
+    expect(wrapper.push('0123456789 x')).toBe('0123456789\n');
+  });
+
   it('counts wide characters as two columns and never splits one over two rows', () => {
     expect(wrapPieces(['ab 日本', '語です'], 8)).toBe('ab \n日本語で\nす');
   });

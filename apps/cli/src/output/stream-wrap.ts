@@ -32,12 +32,15 @@ export class StreamWrapper {
     return out;
   }
 
-  /** What is still held (the end of the last word), and starts over at column 0. */
+  /** What is still held (the end of the last word): the stream paused or ended, so the word is taken as ended. */
   flush(): string {
-    const rest = this.takeWord();
+    return this.takeWord();
+  }
+
+  /** Something else ended the line (a line break written around the wrapper): starts over at column 0. */
+  lineEnded(): void {
     this.column = 0;
     this.atSoftBreak = false;
-    return rest;
   }
 
   private width(): number {

@@ -85,7 +85,7 @@ describe('10. streamed answers wrap at word boundaries', () => {
       });
       try {
         expect(await terminal.exitCode(20_000)).toBe(0);
-        const screen = terminal.screen();
+        const screen = terminal.screen({ rows: true });
         const shown = screen.split('\n').flatMap((row) => row.split(/\s+/).filter(Boolean));
         for (const word of answer.split(/\s+/)) expect(shown, screen).toContain(word);
       } finally {

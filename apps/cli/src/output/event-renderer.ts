@@ -37,6 +37,8 @@ export function createTextRenderer(options: {
   readonly activity: CliOutput;
   readonly style: Style;
   readonly beforeWrite?: BeforeWrite;
+  /** After each piece of streamed text, with what was written for it (a word still arriving is held back on a terminal). */
+  readonly onText?: (shown: string) => void;
 }): EventRenderer {
   const { text, activity, style } = options;
   let lineOpen = false;
@@ -65,8 +67,11 @@ export function createTextRenderer(options: {
         case 'model.text.delta':
           if (event.delta.length === 0) return;
           options.beforeWrite?.();
-          if (wrapper === undefined) text.write(terminalText(event.delta));
-          else writeSome(wrapper.push(terminalText(event.delta)));
+          {
+            const shown = wrapper === undefined ? terminalText(event.delta) : wrapper.push(terminalText(event.delta));
+            writeSome(shown);
+            options.onText?.(shown);
+          }
           lineOpen = !event.delta.endsWith('\n');
           return;
         case 'tool.call.started':

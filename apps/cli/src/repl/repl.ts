@@ -52,6 +52,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       spinner.stop();
       stall.erase();
     },
+    onText: (shown) => stall.text(shown),
   });
   let reader: LineReader | undefined;
   let root: string | undefined;
@@ -261,8 +262,7 @@ async function runTurn(options: {
         if (event.type === 'tool.call.completed') spinner.stop();
         contextUse.observe(event);
         renderer.onEvent(envelope);
-        if (event.type === 'model.text.delta') stall.text(event.delta);
-        else stall.stop();
+        if (event.type !== 'model.text.delta') stall.stop();
         if (event.type === 'tool.call.started') spinner.start(`running ${event.toolName}`);
       },
       onEngineEvent: (envelope) => contextUse.observe(envelope.event),

@@ -109,7 +109,13 @@ async function runWithEngine(
   });
   const renderer = json
     ? createJsonRenderer(io.stdout)
-    : createTextRenderer({ text: io.stdout, activity: io.stderr, style: errorStyle, beforeWrite: () => stall.erase() });
+    : createTextRenderer({
+        text: io.stdout,
+        activity: io.stderr,
+        style: errorStyle,
+        beforeWrite: () => stall.erase(),
+        onText: (shown) => stall.text(shown),
+      });
 
   let result: RunResult;
   try {
@@ -130,8 +136,7 @@ async function runWithEngine(
       signal: cancellation.signal,
       onEvent: (envelope) => {
         renderer.onEvent(envelope);
-        if (envelope.event.type === 'model.text.delta') stall.text(envelope.event.delta);
-        else stall.stop();
+        if (envelope.event.type !== 'model.text.delta') stall.stop();
       },
       onEngineEvent: (envelope) => {
         if (json) io.stdout.write(`${JSON.stringify(envelope)}\n`);

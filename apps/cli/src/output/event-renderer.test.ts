@@ -106,4 +106,18 @@ describe('the text renderer', () => {
       '• context: the model-structured checkpoint missed 2 item(s) of the record (constraint #0, changed file #4); they were added before it was installed\n',
     );
   });
+
+  it('wraps streamed text at spaces on a terminal, and passes it byte for byte (sanitized) elsewhere', () => {
+    const pieces = ['The quick bro', 'wn fox jum', 'ps over \u001b[2J the lazy dog'];
+    const run = (isTTY: boolean) => {
+      const text = Object.assign(new CapturedOutput(), { columns: 12 });
+      text.isTTY = isTTY;
+      const renderer = createTextRenderer({ text, activity: new CapturedOutput(), style: createStyle(false) });
+      pieces.forEach((delta, index) => renderer.onEvent(envelope({ type: 'model.text.delta', delta }, index)));
+      renderer.finishRun();
+      return text.text;
+    };
+    expect(run(false)).toBe('The quick brown fox jumps over \\x1b[2J the lazy dog\n');
+    expect(run(true)).toBe('The quick \nbrown fox \njumps over \n\\x1b[2J the \nlazy dog\n');
+  });
 });

@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@forge/core';
 import { terminalLine, terminalText } from '@forge/core/terminal';
 import type { CliOutput } from '../io.js';
 import { disclosureLine } from '../session/compaction-output.js';
+import { StreamWrapper } from './stream-wrap.js';
 import type { Style } from './style.js';
 
 /** Turns the events of runs into output. */
@@ -25,7 +26,8 @@ export function createJsonRenderer(stdout: CliOutput): EventRenderer {
 export type BeforeWrite = () => void;
 
 /**
- * Human output, every piece of it through the terminal sanitizer (`@forge/core/terminal`): assistant text streams to `text` as it arrives; tool activity goes to
+ * Human output, every piece of it through the terminal sanitizer (`@forge/core/terminal`): assistant text streams to `text` as it arrives
+ * (on a terminal wrapped at spaces, each word held until it ends: {@link StreamWrapper}; elsewhere byte for byte); tool activity goes to
  * `activity` as short dim lines (`• read_file README.md`), each followed by one line saying how it
  * ended (`  read README.md (40 lines)`; red when it failed or was refused, yellow when denied or cancelled).
  * Context warnings (once per run), compactions and limit stops get one dim line too (see {@link contextLine}).
@@ -35,26 +37,41 @@ export function createTextRenderer(options: {
   readonly activity: CliOutput;
   readonly style: Style;
   readonly beforeWrite?: BeforeWrite;
+  /** After each piece of streamed text, with what was written for it (a word still arriving is held back on a terminal). */
+  readonly onText?: (shown: string) => void;
 }): EventRenderer {
   const { text, activity, style } = options;
   let lineOpen = false;
+  const wrapper = text.isTTY === true ? new StreamWrapper(() => text.columns ?? 80) : undefined;
   // One context warning per run: later steps past the same threshold would repeat it.
   let warned = false;
   // Who receives the conversation is said once per process, at its first compaction by a compactor model.
   let disclosed = false;
 
+  const writeSome = (piece: string) => {
+    if (piece !== '') text.write(piece);
+  };
+
   const closeLine = () => {
+    writeSome(wrapper?.flush() ?? '');
     if (lineOpen) text.write('\n');
     lineOpen = false;
+    wrapper?.lineEnded();
   };
 
   return {
     onEvent({ event }) {
+      // The text stream paused (a step ended, a tool runs): the word held so far is shown before anything else is.
+      if (event.type !== 'model.text.delta' && wrapper !== undefined) writeSome(wrapper.flush());
       switch (event.type) {
         case 'model.text.delta':
           if (event.delta.length === 0) return;
           options.beforeWrite?.();
-          text.write(terminalText(event.delta));
+          {
+            const shown = wrapper === undefined ? terminalText(event.delta) : wrapper.push(terminalText(event.delta));
+            writeSome(shown);
+            options.onText?.(shown);
+          }
           lineOpen = !event.delta.endsWith('\n');
           return;
         case 'tool.call.started':

@@ -9,7 +9,7 @@ const REDRAW_MS = 250;
 
 /** Watches a streaming answer and shows a sign of life when it stalls. */
 export interface StallWatch {
-  /** Text was written: remembers where the line ends and starts waiting for the next piece. */
+  /** Text arrived (`written` is what was shown of it, maybe nothing yet): remembers where the line ends and starts waiting for the next piece. */
   text(delta: string): void;
   /** Erases the sign of life, if shown; call before anything else is written. */
   erase(): void;
@@ -61,11 +61,11 @@ export function createStallWatch(
   };
 
   return {
-    text(delta) {
-      if (!options.enabled || delta.length === 0) return;
+    text(written) {
+      if (!options.enabled) return;
       clearTimers();
-      const lineBreak = delta.lastIndexOf('\n');
-      column = lineBreak === -1 ? column + textWidth(delta) : textWidth(delta.slice(lineBreak + 1));
+      const lineBreak = written.lastIndexOf('\n');
+      column = lineBreak === -1 ? column + textWidth(written) : textWidth(written.slice(lineBreak + 1));
       column %= Math.max(1, stream.columns ?? 80);
       lastTextAt = Date.now();
       armed = setTimeout(() => {

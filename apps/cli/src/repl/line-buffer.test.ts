@@ -120,3 +120,13 @@ describe('LineBuffer', () => {
     expect(cleanInput('a\ud83db\ude00c\n\u001b[d')).toBe('a\ufffdb\ufffdc[d');
   });
 });
+
+describe('LineBuffer.set', () => {
+  it('keeps the line breaks of a recalled multi-line entry and drops other control characters', () => {
+    const buffer = new LineBuffer();
+    buffer.set('one \\\n\u0007two');
+    expect(buffer.text).toBe('one \\\ntwo');
+    buffer.insert('\n!');
+    expect(buffer.text).toBe('one \\\ntwo!');
+  });
+});

@@ -39,9 +39,12 @@ export class LineBuffer {
     return this.value.slice(0, this.position);
   }
 
-  /** Replaces the whole line (history recall, completion) and puts the cursor at its end. */
+  /**
+   * Replaces the whole line (history recall, completion) and puts the cursor at its end. Line
+   * breaks are kept: a recalled entry of several typed lines (a `\`-continued input) stays one.
+   */
   set(text: string): void {
-    this.value = cleanInput(text);
+    this.value = text.split('\n').map(cleanInput).join('\n');
     this.position = this.value.length;
   }
 

@@ -12,6 +12,11 @@ export interface LineReader {
     prompt: string,
     options?: { readonly signal?: AbortSignal; readonly remember?: boolean },
   ): Promise<string | undefined>;
+  /**
+   * Adds `entry` to the history Up recalls (a terminal only): for input the caller assembled from
+   * several lines read with `remember: false`, such as a `\`-continued one, so it comes back whole.
+   */
+  remember(entry: string): void;
   /** Shows the current prompt again (after something else was printed). */
   reprompt(): void;
   /** Text typed on the current line but not yet entered (always empty without a terminal). */
@@ -35,6 +40,8 @@ export function createLineReader(options: {
   readonly output: CliOutput;
   /** Tab completion on a terminal: the whole-line completions of `line`, and `line`. */
   readonly completer?: (line: string) => [string[], string];
+  /** Shown on a terminal before each further line of a recalled multi-line entry. */
+  readonly continuationPrompt?: string;
 }): LineReader {
   if (options.input.isTTY === true && options.output.isTTY === true) return createTerminalLineReader(options);
   const readline: Interface = createInterface({ input: options.input, output: options.output, terminal: false });
@@ -78,6 +85,7 @@ export function createLineReader(options: {
         };
       });
     },
+    remember() {},
     reprompt() {},
     clearPartial() {},
     onInterrupt(listener) {

@@ -54,6 +54,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
       spinner.stop();
       stall.erase();
     },
+    onText: (shown) => stall.text(shown),
   });
   let reader: LineReader | undefined;
   let root: string | undefined;
@@ -152,6 +153,7 @@ async function runRepl(options: {
     input: io.stdin,
     output: io.stdout,
     completer: (line: string) => completeSlashCommand(line, context),
+    continuationPrompt: CONTINUATION_PROMPT,
   });
   options.setReader(activeReader);
   const input = new MultilineInput();
@@ -208,11 +210,12 @@ async function runRepl(options: {
   try {
     for (;;) {
       if (!input.pending) print(footer());
-      const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT);
+      const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT, { remember: false });
       if (line === undefined || endedBy !== undefined) break;
       interrupts.reset();
       const text = input.push(line);
       if (text === undefined || text.trim().length === 0) continue;
+      activeReader.remember(input.lastTyped);
       const isPrompt = parsePromptCommand(text, mcpServerNames(engine.mcp)) !== undefined;
       if (text.trimStart().startsWith('/') && !isPrompt) {
         const sessionBefore = session.id;
@@ -285,8 +288,7 @@ async function runTurn(options: {
         if (event.type === 'tool.call.completed') spinner.stop();
         contextUse.observe(event);
         renderer.onEvent(envelope);
-        if (event.type === 'model.text.delta') stall.text(event.delta);
-        else stall.stop();
+        if (event.type !== 'model.text.delta') stall.stop();
         if (event.type === 'tool.call.started') spinner.start(`running ${event.toolName}`);
       },
       onEngineEvent: (envelope) => contextUse.observe(envelope.event),

@@ -22,6 +22,11 @@ function displayPosition(text: string, columns: number): { readonly row: number;
   let row = 0;
   let column = 0;
   for (const grapheme of graphemes(text)) {
+    if (grapheme === '\n') {
+      row += 1;
+      column = 0;
+      continue;
+    }
     const width = graphemeWidth(grapheme);
     if (column + width > columns) {
       row += 1;
@@ -46,6 +51,7 @@ export function createTerminalLineReader(options: {
   readonly input: CliInput;
   readonly output: CliOutput;
   readonly completer?: (line: string) => [string[], string];
+  readonly continuationPrompt?: string;
 }): LineReader {
   const input = options.input as RawInput;
   const { output } = options;
@@ -64,16 +70,18 @@ export function createTerminalLineReader(options: {
   let lastKeyWasTab = false;
 
   const columns = () => Math.max(10, output.columns ?? 80);
+  // A recalled multi-line entry shows each further line after the continuation prompt, as it was typed.
+  const shown = (text: string) => `${prompt}${text.replaceAll('\n', `\n${options.continuationPrompt ?? ''}`)}`;
 
   /** Redraws the prompt and the line from the prompt's first row, and puts the cursor in place. */
   const render = () => {
     if (!active) return;
     const width = columns();
-    const whole = `${prompt}${buffer.text}`;
+    const whole = shown(buffer.text);
     const end = displayPosition(whole, width);
-    const cursor = displayPosition(`${prompt}${buffer.beforeCursor}`, width);
+    const cursor = displayPosition(shown(buffer.beforeCursor), width);
     let drawn = cursorRow > 0 ? `\u001b[${cursorRow}A` : '';
-    drawn += `\r\u001b[J${whole}`;
+    drawn += `\r\u001b[J${whole.replaceAll('\n', '\r\n')}`;
     // At the exact end of a row the terminal waits to wrap; a space makes it move to the next row.
     if (end.column === 0 && whole.length > 0 && textWidth(whole) > 0) drawn += ' \r';
     const up = end.row - cursor.row;
@@ -86,7 +94,7 @@ export function createTerminalLineReader(options: {
   /** Moves below the line (after Enter, or before output that must not overwrite it). */
   const leaveLine = () => {
     const width = columns();
-    const end = displayPosition(`${prompt}${buffer.text}`, width);
+    const end = displayPosition(shown(buffer.text), width);
     const down = end.row - cursorRow;
     output.write(`${down > 0 ? `\u001b[${down}B` : ''}\r\n`);
     cursorRow = 0;
@@ -102,16 +110,19 @@ export function createTerminalLineReader(options: {
     resolve(line);
   };
 
+  const addToHistory = (entry: string) => {
+    if (entry.trim() === '') return;
+    const previous = history.indexOf(entry);
+    if (previous !== -1) history.splice(previous, 1);
+    history.unshift(entry);
+    if (history.length > HISTORY_SIZE) history.pop();
+  };
+
   const submit = () => {
     const line = buffer.text;
     if (active) leaveLine();
     active = false;
-    if (remember && line.trim() !== '') {
-      const previous = history.indexOf(line);
-      if (previous !== -1) history.splice(previous, 1);
-      history.unshift(line);
-      if (history.length > HISTORY_SIZE) history.pop();
-    }
+    if (remember) addToHistory(line);
     buffer.clear();
     historyIndex = -1;
     deliver(line);
@@ -160,7 +171,7 @@ export function createTerminalLineReader(options: {
    */
   const onResize = () => {
     if (!active) return;
-    cursorRow = displayPosition(`${prompt}${buffer.beforeCursor}`, columns()).row;
+    cursorRow = displayPosition(shown(buffer.beforeCursor), columns()).row;
     render();
   };
 
@@ -290,6 +301,7 @@ export function createTerminalLineReader(options: {
         };
       });
     },
+    remember: addToHistory,
     reprompt() {
       if (closed || waiting === undefined) return;
       active = true;

@@ -105,12 +105,15 @@ export class TmuxTerminal {
     this.tmux(['resize-window', '-t', 'forge', '-x', String(columns), '-y', String(rows)]);
   }
 
-  /** The whole scrollback and screen as text; with `escapes`, colours as escape codes. */
-  screen(options: { readonly escapes?: boolean } = {}): string {
+  /**
+   * The whole scrollback and screen as text; with `escapes`, colours as escape codes. Lines the
+   * terminal wrapped are joined unless `rows` asks for the rows as they are shown.
+   */
+  screen(options: { readonly escapes?: boolean; readonly rows?: boolean } = {}): string {
     return this.tmux([
       'capture-pane',
       '-p',
-      '-J',
+      ...(options.rows === true ? [] : ['-J']),
       '-S',
       '-',
       '-t',

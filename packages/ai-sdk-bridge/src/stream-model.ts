@@ -71,21 +71,7 @@ async function* attempt(options: StreamModelOptions): AsyncGenerator<ModelStream
   const reasoning = new Map<string, { text: string; metadata: JsonObject | undefined }>();
   let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
 
-  const fail = (error: unknown): AttemptEnd => {
-    if (signal?.aborted) throw new CancelledError();
-    if (timedOut) {
-      return {
-        kind: 'failed',
-        streamedOutput: true,
-        error: new TransportError({
-          message: `${options.errors.providerLabel} at ${options.errors.baseURL} sent nothing for ${options.idleTimeoutMs} ms; the request was abandoned. Try again, or raise the idle timeout for slow models.`,
-          isRetryable: true,
-          cause: error,
-        }),
-      };
-    }
-    return { kind: 'failed', error: classifyProviderError(error, options.errors), streamedOutput };
-  };
+  const fail = (error: unknown): AttemptEnd => attemptFailure({ options, error, timedOut, streamedOutput });
 
   try {
     armTimer();
@@ -120,25 +106,11 @@ async function* attempt(options: StreamModelOptions): AsyncGenerator<ModelStream
         case 'reasoning-start':
           reasoning.set(part.id, { text: '', metadata: part.providerMetadata as JsonObject | undefined });
           break;
-        case 'reasoning-delta': {
-          const current = reasoning.get(part.id) ?? { text: '', metadata: undefined };
-          reasoning.set(part.id, {
-            text: current.text + part.delta,
-            metadata: (part.providerMetadata as JsonObject | undefined) ?? current.metadata,
-          });
+        case 'reasoning-delta':
+          appendReasoning(reasoning, part);
           break;
-        }
         case 'reasoning-end': {
-          const current = reasoning.get(part.id) ?? { text: '', metadata: undefined };
-          reasoning.delete(part.id);
-          const metadata =
-            options.decorateReasoning?.((part.providerMetadata as JsonObject | undefined) ?? current.metadata) ??
-            current.metadata;
-          const output: ReasoningPart = {
-            type: 'reasoning',
-            text: current.text,
-            ...(metadata === undefined ? {} : { providerMetadata: metadata }),
-          };
+          const output = finishReasoning(reasoning, part, options.decorateReasoning);
           if (holding) held.push({ type: 'reasoning', part: output });
           else {
             streamedOutput = true;
@@ -149,37 +121,14 @@ async function* attempt(options: StreamModelOptions): AsyncGenerator<ModelStream
         case 'tool-call': {
           if (part.providerExecuted === true) break;
           holding = true;
-          held.push({
-            type: 'tool-call',
-            part: {
-              type: 'tool-call',
-              toolCallId: part.toolCallId,
-              toolName: part.toolName,
-              input: parseToolInput(part.input),
-              ...(part.providerMetadata === undefined ? {} : { providerMetadata: part.providerMetadata as JsonObject }),
-            },
-          });
+          held.push(toolCallPartOf(part));
           break;
         }
         case 'error':
           return yield* releaseText(held, fail(part.error));
         case 'finish': {
-          // Chat Completions adapters report a stream that ended without any finish reason as other/undefined.
-          const interrupted =
-            part.finishReason.unified === 'interrupted' ||
-            (part.finishReason.unified === 'other' && part.finishReason.raw === undefined);
-          if (interrupted) return yield* releaseText(held, fail(cutError(options)));
-          if (part.finishReason.unified === 'error') {
-            return yield* releaseText(
-              held,
-              fail(
-                new TransportError({
-                  message: `${options.errors.providerLabel} ended the response with an error.`,
-                  isRetryable: true,
-                }),
-              ),
-            );
-          }
+          const failure = finishFailure(part, options);
+          if (failure !== undefined) return yield* releaseText(held, fail(failure));
           yield* held;
           yield { type: 'finish', finishReason: toCoreFinishReason(part.finishReason), usage: toCoreUsage(part.usage) };
           return { kind: 'done' };
@@ -196,6 +145,86 @@ async function* attempt(options: StreamModelOptions): AsyncGenerator<ModelStream
       void reader.cancel().catch(() => {});
     }
   }
+}
+
+type StreamPartOf<Type extends LanguageModelV4StreamPart['type']> = Extract<LanguageModelV4StreamPart, { type: Type }>;
+type ReasoningDrafts = Map<string, { text: string; metadata: JsonObject | undefined }>;
+
+/** How an attempt ended when it failed: cancelled (thrown), idle too long, or the provider's error, classified. */
+function attemptFailure(input: {
+  readonly options: StreamModelOptions;
+  readonly error: unknown;
+  readonly timedOut: boolean;
+  readonly streamedOutput: boolean;
+}): AttemptEnd {
+  const { options, error } = input;
+  if (options.signal?.aborted) throw new CancelledError();
+  if (input.timedOut) {
+    return {
+      kind: 'failed',
+      streamedOutput: true,
+      error: new TransportError({
+        message: `${options.errors.providerLabel} at ${options.errors.baseURL} sent nothing for ${options.idleTimeoutMs} ms; the request was abandoned. Try again, or raise the idle timeout for slow models.`,
+        isRetryable: true,
+        cause: error,
+      }),
+    };
+  }
+  return { kind: 'failed', error: classifyProviderError(error, options.errors), streamedOutput: input.streamedOutput };
+}
+
+function appendReasoning(reasoning: ReasoningDrafts, part: StreamPartOf<'reasoning-delta'>): void {
+  const current = reasoning.get(part.id) ?? { text: '', metadata: undefined };
+  reasoning.set(part.id, {
+    text: current.text + part.delta,
+    metadata: (part.providerMetadata as JsonObject | undefined) ?? current.metadata,
+  });
+}
+
+/** The finished reasoning part, with its provider metadata decorated; its draft is dropped. */
+function finishReasoning(
+  reasoning: ReasoningDrafts,
+  part: StreamPartOf<'reasoning-end'>,
+  decorate: StreamModelOptions['decorateReasoning'],
+): ReasoningPart {
+  const current = reasoning.get(part.id) ?? { text: '', metadata: undefined };
+  reasoning.delete(part.id);
+  const metadata =
+    decorate?.((part.providerMetadata as JsonObject | undefined) ?? current.metadata) ?? current.metadata;
+  return {
+    type: 'reasoning',
+    text: current.text,
+    ...(metadata === undefined ? {} : { providerMetadata: metadata }),
+  };
+}
+
+function toolCallPartOf(part: StreamPartOf<'tool-call'>): ModelStreamPart {
+  return {
+    type: 'tool-call',
+    part: {
+      type: 'tool-call',
+      toolCallId: part.toolCallId,
+      toolName: part.toolName,
+      input: parseToolInput(part.input),
+      ...(part.providerMetadata === undefined ? {} : { providerMetadata: part.providerMetadata as JsonObject }),
+    },
+  };
+}
+
+/** Why a finish part does not complete the step (cut off, or ended with an error); undefined when it does. */
+function finishFailure(part: StreamPartOf<'finish'>, options: StreamModelOptions): Error | undefined {
+  // Chat Completions adapters report a stream that ended without any finish reason as other/undefined.
+  const interrupted =
+    part.finishReason.unified === 'interrupted' ||
+    (part.finishReason.unified === 'other' && part.finishReason.raw === undefined);
+  if (interrupted) return cutError(options);
+  if (part.finishReason.unified === 'error') {
+    return new TransportError({
+      message: `${options.errors.providerLabel} ended the response with an error.`,
+      isRetryable: true,
+    });
+  }
+  return undefined;
 }
 
 /** Yields held text deltas (never held tool calls or reasoning) before the failure is reported. */

@@ -101,23 +101,27 @@ export interface LoopbackProvider {
 
 /** Starts a loopback provider on an ephemeral port of 127.0.0.1 (never any other interface). */
 export async function startLoopbackProvider(options: LoopbackProviderOptions = {}): Promise<LoopbackProvider> {
-  const queue: LoopbackReply[] = [];
-  const requests: RecordedRequest[] = [];
-  const issuedCompactions = new Set<string>();
-  const issuedSignatures = new Set<string>();
-  const emittedReasoning = new Map<string, string>();
-  let handler: ReplyFunction | undefined;
-  const cache =
-    options.promptCache === undefined
-      ? undefined
-      : createPromptCacheSimulator({
-          rules: options.promptCache.rules ?? OPENAI_PROMPT_CACHE,
-          countTokens: options.promptCache.countTokens ?? countTextConservatively,
-        });
-  const clock = options.promptCache?.now ?? Date.now;
+  const state: ProviderState = {
+    options,
+    queue: [],
+    requests: [],
+    issuedCompactions: new Set<string>(),
+    issuedSignatures: new Set<string>(),
+    emittedReasoning: new Map<string, string>(),
+    handler: undefined,
+    cache:
+      options.promptCache === undefined
+        ? undefined
+        : createPromptCacheSimulator({
+            rules: options.promptCache.rules ?? OPENAI_PROMPT_CACHE,
+            countTokens: options.promptCache.countTokens ?? countTextConservatively,
+          }),
+    clock: options.promptCache?.now ?? Date.now,
+  };
+  const { queue, requests, issuedCompactions } = state;
 
   const server = createServer((request, response) => {
-    void serve(request, response).catch((error: unknown) => {
+    void serve(state, request, response).catch((error: unknown) => {
       if (!response.headersSent)
         sendOpenAIError(response, {
           type: 'http-error',
@@ -127,181 +131,6 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
       else response.destroy();
     });
   });
-
-  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const rawBody = await readBody(request);
-    const recorded: RecordedRequest = {
-      method: request.method ?? 'GET',
-      path: (request.url ?? '/').split('?')[0] ?? '/',
-      headers: lowerCaseHeaders(request),
-      body: parseJson(rawBody),
-      rawBody,
-    };
-    const index = requests.length;
-    requests.push(recorded);
-    const body = (typeof recorded.body === 'object' && recorded.body !== null ? recorded.body : {}) as Record<
-      string,
-      unknown
-    >;
-    const model = typeof body['model'] === 'string' ? body['model'] : 'unknown-model';
-    const endpoint = endpointOf(recorded);
-    const sendError = (target: ServerResponse, reply: HttpErrorReply): void =>
-      endpoint === 'messages'
-        ? sendJson(target, reply.status, messagesErrorBody(reply), reply.headers)
-        : sendOpenAIError(target, reply);
-    if (endpoint === undefined) {
-      sendError(response, {
-        type: 'http-error',
-        status: 404,
-        message: `loopback provider has no route for ${recorded.method} ${recorded.path}`,
-      });
-      return;
-    }
-
-    const refusal = options.checkInput === false ? undefined : refusalOf(endpoint, body);
-    if (refusal !== undefined) {
-      sendError(response, {
-        type: 'http-error',
-        status: 400,
-        message: refusal,
-        code: 'invalid_request_error',
-        errorType: 'invalid_request_error',
-      });
-      return;
-    }
-
-    const reply = queue.shift() ?? handler?.(recorded, index);
-    if (reply === undefined) {
-      sendError(response, {
-        type: 'http-error',
-        status: 500,
-        message: `loopback provider has no scripted reply for request ${index + 1} (${recorded.path})`,
-      });
-      return;
-    }
-    if (reply.type === 'http-error') {
-      sendError(response, reply);
-      return;
-    }
-    if (endpoint === 'compact') {
-      if (reply.type !== 'compaction') throw new Error(`a ${reply.type} reply cannot answer /responses/compact`);
-      const input = Array.isArray(body['input']) ? (body['input'] as Record<string, unknown>[]) : [];
-      issuedCompactions.add(reply.encryptedContent);
-      sendJson(response, 200, compactionBody(reply, input, index + 1, model));
-      return;
-    }
-    if (endpoint === 'messages' && body['compaction'] !== undefined) {
-      if (reply.type !== 'compaction') throw new Error(`a ${reply.type} reply cannot answer a compaction request`);
-      issuedCompactions.add(reply.encryptedContent);
-      sendJson(response, 200, messagesCompactionBody(reply, index + 1, model));
-      return;
-    }
-    if (reply.type === 'compaction')
-      throw new Error('a compaction reply can only answer /responses/compact or a Messages compaction request');
-    const simulated = simulateCache(endpoint, recorded, body, model);
-    await stream(
-      response,
-      endpoint,
-      simulated === undefined
-        ? reply
-        : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true || endpoint === 'messages'),
-      index + 1,
-      model,
-      body,
-    );
-  }
-
-  /** Anthropic caches only requests that mark a breakpoint; the other protocols cache every prefix. */
-  function simulateCache(
-    endpoint: Endpoint,
-    recorded: RecordedRequest,
-    body: Record<string, unknown>,
-    model: string,
-  ): SimulatedUsage | undefined {
-    if (cache === undefined) return undefined;
-    const text = cacheText(recorded);
-    if (endpoint === 'messages' && countBreakpoints(body) === 0) {
-      const count = options.promptCache?.countTokens ?? countTextConservatively;
-      return { inputTokens: count(text), cachedTokens: 0, writtenTokens: 0 };
-    }
-    const key = typeof body['prompt_cache_key'] === 'string' ? body['prompt_cache_key'] : `${endpoint}:${model}`;
-    return cache.request({ key, text, at: clock() });
-  }
-
-  function refusalOf(endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
-    if (endpoint === 'messages') return checkMessagesInput(body, issuedSignatures, issuedCompactions);
-    if (endpoint === 'chat') {
-      if (options.requireReasoningContent?.(body) === true) {
-        const missing = checkDeepSeekReasoningContent(body['messages'], emittedReasoning);
-        if (missing !== undefined) return missing;
-      }
-      return checkChatPairing(body['messages']);
-    }
-    return checkResponsesInput(body['input'], issuedCompactions);
-  }
-
-  async function stream(
-    response: ServerResponse,
-    endpoint: StreamEndpoint,
-    reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>,
-    number: number,
-    model: string,
-    body: Record<string, unknown>,
-  ): Promise<void> {
-    const events = (turnReply: TurnReply | undefined): SseEvent[] => {
-      if (turnReply === undefined) return [];
-      if (endpoint === 'responses') return responsesTurnEvents(turnReply, number, model);
-      if (endpoint === 'messages') {
-        if (deltasOf(turnReply.reasoning).length > 0) issuedSignatures.add(signatureOf(turnReply, number));
-        return messagesTurnEvents(turnReply, number, model);
-      }
-      rememberReasoning(turnReply, number);
-      const counted =
-        options.countPromptTokens === undefined
-          ? turnReply
-          : withCountedInput(turnReply, options.countPromptTokens(body));
-      return chatTurnEvents(counted, number, model, options.chatUsageStyle ?? 'openai');
-    };
-    switch (reply.type) {
-      case 'turn':
-        writeSseHeaders(response);
-        await writeSse(response, events(reply), { kind: 'complete' });
-        return;
-      case 'stream-failed': {
-        const prefix = events(reply.turn).slice(0, reply.afterEvents ?? 0);
-        const all =
-          endpoint === 'responses'
-            ? responsesFailedEvents(prefix, reply.code, reply.message, number, model)
-            : endpoint === 'messages'
-              ? messagesFailedEvents(prefix, reply.code, reply.message)
-              : [...prefix, chatErrorEvent(reply.code, reply.message)];
-        writeSseHeaders(response);
-        await writeSse(response, all, { kind: 'complete' });
-        return;
-      }
-      case 'cut':
-      case 'malformed':
-      case 'hang': {
-        if (reply.type === 'hang' && reply.sendHeaders === false) return;
-        const all = events(reply.turn);
-        const stop = reply.afterEvents ?? 0;
-        const ending: StreamEnding = {
-          kind: reply.type,
-          afterEvents: stop === 'before-completion' ? completionIndex(endpoint, all) : stop,
-        };
-        writeSseHeaders(response);
-        await writeSse(response, all, ending);
-        return;
-      }
-    }
-  }
-
-  function rememberReasoning(reply: TurnReply, number: number): void {
-    const reasoning = deltasOf(reply.reasoning).join('');
-    if (reasoning.length === 0) return;
-    for (const [index, call] of (reply.toolCalls ?? []).entries())
-      emittedReasoning.set(call.callId ?? `call_${number}_${index}`, reasoning);
-  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -315,7 +144,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
     baseURL: `${origin}/v1`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
-    handle: (reply) => void (handler = reply),
+    handle: (reply) => void (state.handler = reply),
     get pending() {
       return queue.length;
     },
@@ -326,6 +155,208 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
         server.close(() => resolve());
       }),
   };
+}
+
+/** What a loopback provider keeps between requests. */
+interface ProviderState {
+  readonly options: LoopbackProviderOptions;
+  readonly queue: LoopbackReply[];
+  readonly requests: RecordedRequest[];
+  readonly issuedCompactions: Set<string>;
+  readonly issuedSignatures: Set<string>;
+  readonly emittedReasoning: Map<string, string>;
+  handler: ReplyFunction | undefined;
+  readonly cache: ReturnType<typeof createPromptCacheSimulator> | undefined;
+  readonly clock: () => number;
+}
+
+/** Answers one request: records it, checks its input, and sends the next scripted reply in the endpoint's protocol. */
+async function serve(state: ProviderState, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { options, requests, issuedCompactions } = state;
+  const rawBody = await readBody(request);
+  const recorded: RecordedRequest = {
+    method: request.method ?? 'GET',
+    path: (request.url ?? '/').split('?')[0] ?? '/',
+    headers: lowerCaseHeaders(request),
+    body: parseJson(rawBody),
+    rawBody,
+  };
+  const index = requests.length;
+  requests.push(recorded);
+  const body = (typeof recorded.body === 'object' && recorded.body !== null ? recorded.body : {}) as Record<
+    string,
+    unknown
+  >;
+  const model = typeof body['model'] === 'string' ? body['model'] : 'unknown-model';
+  const endpoint = endpointOf(recorded);
+  const sendError = (target: ServerResponse, reply: HttpErrorReply): void =>
+    endpoint === 'messages'
+      ? sendJson(target, reply.status, messagesErrorBody(reply), reply.headers)
+      : sendOpenAIError(target, reply);
+  if (endpoint === undefined) {
+    sendError(response, {
+      type: 'http-error',
+      status: 404,
+      message: `loopback provider has no route for ${recorded.method} ${recorded.path}`,
+    });
+    return;
+  }
+
+  const refusal = options.checkInput === false ? undefined : refusalOf(state, endpoint, body);
+  if (refusal !== undefined) {
+    sendError(response, {
+      type: 'http-error',
+      status: 400,
+      message: refusal,
+      code: 'invalid_request_error',
+      errorType: 'invalid_request_error',
+    });
+    return;
+  }
+
+  const reply = state.queue.shift() ?? state.handler?.(recorded, index);
+  if (reply === undefined) {
+    sendError(response, {
+      type: 'http-error',
+      status: 500,
+      message: `loopback provider has no scripted reply for request ${index + 1} (${recorded.path})`,
+    });
+    return;
+  }
+  if (reply.type === 'http-error') {
+    sendError(response, reply);
+    return;
+  }
+  if (endpoint === 'compact') {
+    if (reply.type !== 'compaction') throw new Error(`a ${reply.type} reply cannot answer /responses/compact`);
+    const input = Array.isArray(body['input']) ? (body['input'] as Record<string, unknown>[]) : [];
+    issuedCompactions.add(reply.encryptedContent);
+    sendJson(response, 200, compactionBody(reply, input, index + 1, model));
+    return;
+  }
+  if (endpoint === 'messages' && body['compaction'] !== undefined) {
+    if (reply.type !== 'compaction') throw new Error(`a ${reply.type} reply cannot answer a compaction request`);
+    issuedCompactions.add(reply.encryptedContent);
+    sendJson(response, 200, messagesCompactionBody(reply, index + 1, model));
+    return;
+  }
+  if (reply.type === 'compaction')
+    throw new Error('a compaction reply can only answer /responses/compact or a Messages compaction request');
+  const simulated = simulateCache(state, { endpoint, recorded, body, model });
+  await stream(state, response, {
+    endpoint,
+    reply:
+      simulated === undefined
+        ? reply
+        : withSimulatedUsage(reply, simulated, options.promptCache?.reportWrites === true || endpoint === 'messages'),
+    number: index + 1,
+    model,
+    body,
+  });
+}
+
+/** Anthropic caches only requests that mark a breakpoint; the other protocols cache every prefix. */
+function simulateCache(
+  state: ProviderState,
+  request: {
+    readonly endpoint: Endpoint;
+    readonly recorded: RecordedRequest;
+    readonly body: Record<string, unknown>;
+    readonly model: string;
+  },
+): SimulatedUsage | undefined {
+  const { cache, options } = state;
+  const { endpoint, recorded, body, model } = request;
+  if (cache === undefined) return undefined;
+  const text = cacheText(recorded);
+  if (endpoint === 'messages' && countBreakpoints(body) === 0) {
+    const count = options.promptCache?.countTokens ?? countTextConservatively;
+    return { inputTokens: count(text), cachedTokens: 0, writtenTokens: 0 };
+  }
+  const key = typeof body['prompt_cache_key'] === 'string' ? body['prompt_cache_key'] : `${endpoint}:${model}`;
+  return cache.request({ key, text, at: state.clock() });
+}
+
+function refusalOf(state: ProviderState, endpoint: Endpoint, body: Record<string, unknown>): string | undefined {
+  const { options, issuedSignatures, issuedCompactions } = state;
+  if (endpoint === 'messages') return checkMessagesInput(body, issuedSignatures, issuedCompactions);
+  if (endpoint === 'chat') {
+    if (options.requireReasoningContent?.(body) === true) {
+      const missing = checkDeepSeekReasoningContent(body['messages'], state.emittedReasoning);
+      if (missing !== undefined) return missing;
+    }
+    return checkChatPairing(body['messages']);
+  }
+  return checkResponsesInput(body['input'], issuedCompactions);
+}
+
+/** Streams a turn reply, or a failing, cut, malformed or hanging stream, in the endpoint's protocol. */
+async function stream(
+  state: ProviderState,
+  response: ServerResponse,
+  answer: {
+    readonly endpoint: StreamEndpoint;
+    readonly reply: Exclude<LoopbackReply, HttpErrorReply | { type: 'compaction' }>;
+    readonly number: number;
+    readonly model: string;
+    readonly body: Record<string, unknown>;
+  },
+): Promise<void> {
+  const { options } = state;
+  const { endpoint, reply, number, model, body } = answer;
+  const events = (turnReply: TurnReply | undefined): SseEvent[] => {
+    if (turnReply === undefined) return [];
+    if (endpoint === 'responses') return responsesTurnEvents(turnReply, number, model);
+    if (endpoint === 'messages') {
+      if (deltasOf(turnReply.reasoning).length > 0) state.issuedSignatures.add(signatureOf(turnReply, number));
+      return messagesTurnEvents(turnReply, number, model);
+    }
+    rememberReasoning(state, turnReply, number);
+    const counted =
+      options.countPromptTokens === undefined
+        ? turnReply
+        : withCountedInput(turnReply, options.countPromptTokens(body));
+    return chatTurnEvents(counted, number, model, options.chatUsageStyle ?? 'openai');
+  };
+  switch (reply.type) {
+    case 'turn':
+      writeSseHeaders(response);
+      await writeSse(response, events(reply), { kind: 'complete' });
+      return;
+    case 'stream-failed': {
+      const prefix = events(reply.turn).slice(0, reply.afterEvents ?? 0);
+      const all =
+        endpoint === 'responses'
+          ? responsesFailedEvents(prefix, reply.code, reply.message, number, model)
+          : endpoint === 'messages'
+            ? messagesFailedEvents(prefix, reply.code, reply.message)
+            : [...prefix, chatErrorEvent(reply.code, reply.message)];
+      writeSseHeaders(response);
+      await writeSse(response, all, { kind: 'complete' });
+      return;
+    }
+    case 'cut':
+    case 'malformed':
+    case 'hang': {
+      if (reply.type === 'hang' && reply.sendHeaders === false) return;
+      const all = events(reply.turn);
+      const stop = reply.afterEvents ?? 0;
+      const ending: StreamEnding = {
+        kind: reply.type,
+        afterEvents: stop === 'before-completion' ? completionIndex(endpoint, all) : stop,
+      };
+      writeSseHeaders(response);
+      await writeSse(response, all, ending);
+      return;
+    }
+  }
+}
+
+function rememberReasoning(state: ProviderState, reply: TurnReply, number: number): void {
+  const reasoning = deltasOf(reply.reasoning).join('');
+  if (reasoning.length === 0) return;
+  for (const [index, call] of (reply.toolCalls ?? []).entries())
+    state.emittedReasoning.set(call.callId ?? `call_${number}_${index}`, reasoning);
 }
 
 type Endpoint = 'responses' | 'compact' | 'chat' | 'messages';

@@ -168,6 +168,73 @@ async function openSession(
   throw new Error('no transport to try');
 }
 
+/** Ends an opened session: stops reconnecting, ends an HTTP session, closes the client and transport, waits for the process. */
+async function closeSession(opened: Session | undefined): Promise<void> {
+  if (opened === undefined) return;
+  const { transport } = opened.opened;
+  opened.opened.stopReconnecting?.();
+  if (transport instanceof StreamableHTTPClientTransport)
+    await Promise.race([transport.terminateSession().catch(() => {}), delay(SESSION_END_WAIT_MS)]);
+  await opened.client.close().catch(() => {});
+  await transport.close().catch(() => {});
+  await Promise.race([opened.ended, delay(PROCESS_END_WAIT_MS)]);
+}
+
+/** Runs one request; a remote server that cannot be reached any more is marked lost, with the reason. */
+function createRequestRunner(input: {
+  readonly config: McpServerConfig;
+  readonly kind: Session['opened']['kind'];
+  readonly stoppedReason: () => string | undefined;
+  readonly markLost: (reason: string) => void;
+}) {
+  const { config, stoppedReason } = input;
+  return async <T>(limits: RequestLimits, send: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const stopped = stoppedReason();
+    if (stopped !== undefined) throw new McpServerError({ server: config.name, message: stopped });
+    const controller = new AbortController();
+    const forwardAbort = () => controller.abort(limits.signal.reason);
+    if (limits.signal.aborted) forwardAbort();
+    limits.signal.addEventListener('abort', forwardAbort, { once: true });
+    try {
+      return await send(controller.signal);
+    } catch (error) {
+      const network = input.kind === 'stdio' ? undefined : networkErrorCode(error);
+      if (network !== undefined && !limits.signal.aborted) {
+        input.markLost(
+          `${serverLabel(config)} went away (${network}). Its tools are unavailable until Forge is restarted; check that the server is running.`,
+        );
+        throw new McpServerError({ server: config.name, message: stoppedReason() ?? '', cause: error });
+      }
+      throw error;
+    } finally {
+      limits.signal.removeEventListener('abort', forwardAbort);
+    }
+  };
+}
+
+/** Ends what a failed start left running and says why it failed: cancelled, or what to check. */
+async function startFailure(input: {
+  readonly config: McpServerConfig;
+  readonly options: ConnectOptions;
+  readonly timeoutMs: number;
+  readonly error: unknown;
+  readonly failed: Session | undefined;
+  readonly endSession: (opened: Session | undefined) => Promise<void>;
+}): Promise<unknown> {
+  const { config, failed } = input;
+  const cause = (input.error as { cause?: unknown }).cause ?? input.error;
+  await settleStreams();
+  const tail = failed?.opened.stderrTail() ?? '';
+  await input.endSession(failed);
+  if (input.options.signal?.aborted) return new CancelledError(`Starting MCP server "${config.name}" was cancelled.`);
+  if (McpServerError.isInstance(cause)) return cause;
+  return new McpServerError({
+    server: config.name,
+    message: describeStartFailure(config, cause, tail, input.timeoutMs),
+    cause,
+  });
+}
+
 /**
  * Connects to one MCP server (starting it, for stdio), initialises the session and lists its
  * tools, all within `startupTimeoutMs`. Rejects with an {@link McpServerError} saying which server
@@ -194,14 +261,7 @@ export async function connectMcpServer(
   };
   const endSession = async (opened: Session | undefined) => {
     state.closing = true;
-    if (opened === undefined) return;
-    const { transport } = opened.opened;
-    opened.opened.stopReconnecting?.();
-    if (transport instanceof StreamableHTTPClientTransport)
-      await Promise.race([transport.terminateSession().catch(() => {}), delay(SESSION_END_WAIT_MS)]);
-    await opened.client.close().catch(() => {});
-    await transport.close().catch(() => {});
-    await Promise.race([opened.ended, delay(PROCESS_END_WAIT_MS)]);
+    await closeSession(opened);
   };
   let relisting: Promise<void> = Promise.resolve();
   const relistTools = async () => {
@@ -229,19 +289,9 @@ export async function connectMcpServer(
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
   } catch (error) {
-    const cause = (error as { cause?: unknown }).cause ?? error;
     const failed = session ?? (error as { session?: Session }).session;
     state.closing = true;
-    await settleStreams();
-    const tail = failed?.opened.stderrTail() ?? '';
-    await endSession(failed);
-    if (options.signal?.aborted) throw new CancelledError(`Starting MCP server "${config.name}" was cancelled.`);
-    if (McpServerError.isInstance(cause)) throw cause;
-    throw new McpServerError({
-      server: config.name,
-      message: describeStartFailure(config, cause, tail, timeoutMs),
-      cause,
-    });
+    throw await startFailure({ config, options, timeoutMs, error, failed, endSession });
   }
 
   state.connected = true;
@@ -253,29 +303,7 @@ export async function connectMcpServer(
       ? `MCP server "${config.name}" was shut down; its tools cannot be called any more.`
       : undefined;
   }
-  /** Runs one request; a remote server that cannot be reached any more is marked lost, with the reason. */
-  const request = async <T>(limits: RequestLimits, send: (signal: AbortSignal) => Promise<T>): Promise<T> => {
-    const stopped = stoppedReason();
-    if (stopped !== undefined) throw new McpServerError({ server: config.name, message: stopped });
-    const controller = new AbortController();
-    const forwardAbort = () => controller.abort(limits.signal.reason);
-    if (limits.signal.aborted) forwardAbort();
-    limits.signal.addEventListener('abort', forwardAbort, { once: true });
-    try {
-      return await send(controller.signal);
-    } catch (error) {
-      const network = opened.kind === 'stdio' ? undefined : networkErrorCode(error);
-      if (network !== undefined && !limits.signal.aborted) {
-        markLost(
-          `${serverLabel(config)} went away (${network}). Its tools are unavailable until Forge is restarted; check that the server is running.`,
-        );
-        throw new McpServerError({ server: config.name, message: stoppedReason() ?? '', cause: error });
-      }
-      throw error;
-    } finally {
-      limits.signal.removeEventListener('abort', forwardAbort);
-    }
-  };
+  const request = createRequestRunner({ config, kind: opened.kind, stoppedReason, markLost });
   const capabilities = client.getServerCapabilities();
 
   return {

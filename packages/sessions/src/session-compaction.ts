@@ -190,6 +190,53 @@ export interface SessionContextManager extends ContextManager {
   installed(): { readonly id: string; readonly text: string } | undefined;
 }
 
+/** The checkpoint text `fit` installs: the built view, re-rendered with fact hashes and working-set files when there are any. */
+async function renderInstalledCheckpoint(
+  built: BuiltCheckpoint,
+  input: {
+    readonly port: CompactionSessionPort;
+    readonly options: SessionCompactionOptions;
+    readonly artifactHashes?: ArtifactHashSource;
+  },
+): Promise<string> {
+  const hashes =
+    input.artifactHashes === undefined
+      ? undefined
+      : await hashesOf(factDependencies(built.checkpoint), input.artifactHashes);
+  const files = await readWorkingSet(built.checkpoint, input.artifactHashes, input.port.redact);
+  reportWorkingSetSent(input.artifactHashes, built.checkpoint, files);
+  return hashes === undefined && files === undefined
+    ? built.view
+    : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes, files);
+}
+
+/** The outputs compact would project: the same choice as the run's (superseded, then oldest, the newest protected). */
+async function chooseShadowProjection(input: {
+  readonly view: readonly Message[];
+  readonly projected: ReadonlySet<string>;
+  readonly sizes: OutputSizeCache;
+  readonly budget: Awaited<ReturnType<typeof budgetRequest>>;
+  readonly policy: ContextPolicy;
+}): Promise<ReturnType<typeof chooseProjection>> {
+  const { view, projected, budget } = input;
+  const candidates = projectionCandidates(view).filter((candidate) => !projected.has(candidate.toolCallId));
+  const known = await input.sizes.of(
+    view,
+    candidates.map((candidate) => candidate.messageIndex),
+  );
+  const excessTokens = budget.estimate.tokens - budget.compactTargetTokens;
+  const choice = chooseProjection({
+    candidates,
+    sizes: known,
+    excessTokens,
+    protectedTokens: protectedToolOutputTokens(input.policy, budget),
+  });
+  // As in the run: the protected newest outputs go too when the request would not fit otherwise.
+  if (budget.overBudget && budget.estimate.tokens - choice.savedTokens > budget.availableInputTokens)
+    return chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: 0 });
+  return choice;
+}
+
 /**
  * The session's side of in-run compaction: `runAgent` asks for room (mode `compact`), and this
  * compacts the completed turns before the running one (`protectedFrom`) into a checkpoint,
@@ -241,16 +288,7 @@ export function createSessionContextManager(input: {
       if (result.kind === 'limit') return { kind: 'stop', reason: 'tail_floor', message: result.message };
       if (result.kind !== 'compacted' || !result.installed) return { kind: 'unchanged' };
       const { built } = result;
-      const hashes =
-        input.artifactHashes === undefined
-          ? undefined
-          : await hashesOf(factDependencies(built.checkpoint), input.artifactHashes);
-      const files = await readWorkingSet(built.checkpoint, input.artifactHashes, port.redact);
-      reportWorkingSetSent(input.artifactHashes, built.checkpoint, files);
-      const checkpoint =
-        hashes === undefined && files === undefined
-          ? built.view
-          : renderCheckpointView(built.checkpoint, input.options.caps ?? CHECKPOINT_CAPS, hashes, files);
+      const checkpoint = await renderInstalledCheckpoint(built, input);
       installed = { id: built.id, text: checkpoint };
       return {
         kind: 'compacted',
@@ -281,24 +319,9 @@ export function createSessionContextManager(input: {
       const due = decideRequest(budget).kind !== 'send';
       if (!due && request.reason !== 'model_request') return;
       if (due) {
-        // The outputs compact would project: the same choice as the run's (superseded, then oldest, the newest protected).
         const view = [...history, rest.currentRequest, ...rest.continuation];
-        const candidates = projectionCandidates(view).filter((candidate) => !projected.has(candidate.toolCallId));
         sizes ??= new OutputSizeCache((messages) => request.model.countMessageTokens(messages));
-        const known = await sizes.of(
-          view,
-          candidates.map((candidate) => candidate.messageIndex),
-        );
-        const excessTokens = budget.estimate.tokens - budget.compactTargetTokens;
-        let choice = chooseProjection({
-          candidates,
-          sizes: known,
-          excessTokens,
-          protectedTokens: protectedToolOutputTokens(policy, budget),
-        });
-        // As in the run: the protected newest outputs go too when the request would not fit otherwise.
-        if (budget.overBudget && budget.estimate.tokens - choice.savedTokens > budget.availableInputTokens)
-          choice = chooseProjection({ candidates, sizes: known, excessTokens, protectedTokens: 0 });
+        const choice = await chooseShadowProjection({ view, projected, sizes, budget, policy });
         for (const id of choice.ids) projected.add(id);
         if (choice.ids.length > 0) {
           virtual = virtualOf();

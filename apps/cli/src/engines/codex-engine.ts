@@ -26,7 +26,7 @@ import {
   type CodexTokenUsageRecord,
 } from '@forge/codex';
 import type { EngineRunFacts } from '@forge/persistence';
-import type { SessionCompactResult } from '@forge/sessions';
+import type { SessionCompactResult, SessionHandle } from '@forge/sessions';
 import { randomUUID } from 'node:crypto';
 import {
   COMMAND_MARKER_VARIABLE,
@@ -38,7 +38,7 @@ import { UsageError } from '../cli-error.js';
 import { forgeVersion } from '../version.js';
 import { chooseCodexThread, type CodexThreadChoice } from './codex-thread-choice.js';
 import { compactBeforeNewThread } from './codex-wrapper-view.js';
-import type { EngineTurn, TurnEngine } from './turn-engine.js';
+import type { EngineTurn, EngineTurnOutcome, TurnEngine } from './turn-engine.js';
 
 export interface CodexEngineOptions {
   /** Environment of the App Server process (its `CODEX_HOME`, `PATH`, proxies, `FORGE_CODEX_BIN`). */
@@ -108,59 +108,6 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
     ...(options.model === undefined ? {} : { model: options.model }),
   };
 
-  const turnOn = async (
-    running: CodexAppServer,
-    turn: EngineTurn,
-    input: {
-      readonly instructions: InstructionSnapshot;
-      readonly history: readonly Message[];
-      /** The session's checkpoint view: the turns before `history`, summarized. */
-      readonly checkpoint?: string;
-      readonly choice: CodexThreadChoice;
-      readonly runId?: string;
-      readonly sessionId?: string;
-      readonly onMessage: (message: Message) => Promise<void>;
-      readonly trace?: CodexEventListener;
-    },
-  ): Promise<CodexRunResult> => {
-    // Stored before Codex starts, so a crash mid-turn still leaves the request in the session.
-    await input.onMessage({ role: 'user', content: turn.request });
-    const { choice } = input;
-    const result = await runCodexTurn({
-      server: running,
-      ...(choice.kind === 'continue'
-        ? {
-            thread: { threadId: choice.threadId },
-            threadModel: choice.model,
-            selection: { how: choice.how },
-            view: { instructions: input.instructions, history: [] },
-          }
-        : {
-            thread: settings,
-            selection: {
-              how: 'started' as const,
-              ...(choice.fallback === undefined ? {} : { fallback: choice.fallback }),
-            },
-            view: {
-              instructions: input.instructions,
-              history: input.history,
-              ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
-            },
-          }),
-      request: turn.request,
-      approvals: turn.approvals,
-      signal: turn.signal,
-      ...(input.runId === undefined ? {} : { runId: input.runId }),
-      ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
-      onEvent: (envelope) => {
-        input.trace?.(envelope);
-        route(envelope, turn);
-      },
-    });
-    for (const message of result.messages.slice(1)) await input.onMessage(message);
-    return result;
-  };
-
   return {
     name: 'codex',
     modelLabel: `codex:${options.model ?? '(Codex configuration)'}`,
@@ -182,7 +129,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
                 model: continuing.model ?? settings.model ?? 'codex-default',
                 rolloutPath: null,
               };
-        const result = await turnOn(running, turn, {
+        const result = await turnOn(running, turn, settings, {
           instructions: await options.instructions(),
           history: [],
           choice,
@@ -192,48 +139,7 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
           unstoredThread = { threadId: result.codex.threadId, model: result.codex.model };
         return { result, warnings: [] };
       }
-      const instructions = await options.instructions();
-      const choice = await chooseCodexThread({
-        session: session.transcript(),
-        server: running,
-        settings,
-        instructionsHash: instructions.hash,
-      });
-      if (choice.kind === 'new') {
-        const compacted = await compactBeforeNewThread({
-          session,
-          policy: options.context,
-          instructions,
-          request: turn.request,
-          modelLabel: `codex:${options.model ?? 'codex-default'}`,
-        });
-        if (compacted?.outcome.kind === 'compacted') turn.onNote?.(compactionNote(compacted.outcome));
-      }
-      const stored = await session.runEngineTurn({
-        instructions,
-        model: { provider: 'codex', modelId: options.model ?? 'codex-default' },
-        run: async (input) => {
-          const result = await turnOn(running, turn, {
-            instructions: input.instructions,
-            history: input.history,
-            ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
-            choice,
-            runId: input.runId,
-            sessionId: input.sessionId,
-            onMessage: input.onMessage,
-            trace: input.onEvent,
-          });
-          return { result, engineFacts: engineFacts(result, choice.kind === 'continue' ? choice.rolloutPath : null) };
-        },
-      });
-      try {
-        await session.checkpointWholeTranscript();
-      } catch (error) {
-        turn.onNote?.(
-          `codex: Forge's checkpoint of the session was not updated (${error instanceof Error ? error.message : String(error)}); another engine would continue from the previous one`,
-        );
-      }
-      return { result: stored.result, warnings: stored.warnings };
+      return runSessionTurn({ options, running, settings }, session, turn);
     },
     async compact(session) {
       const running = await server();
@@ -250,38 +156,10 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       await session.runEngineTurn({
         instructions,
         model: { provider: 'codex', modelId: choice.model },
-        run: async (input) => {
-          const envelope = envelopes(input.runId, input.sessionId);
-          compacted = await compactCodexThread(running, choice.threadId);
-          input.onEvent(
-            envelope({
-              type: 'codex.compaction.completed',
-              compaction: { turnId: compacted.turnId, itemId: compacted.itemId },
-            }),
-          );
-          for (const usage of compacted.tokenUsage) input.onEvent(envelope({ type: 'codex.usage.recorded', usage }));
-          const usage = compacted.tokenUsage.reduce(
-            (total, record) => addUsage(total, usageOfReport(record)),
-            emptyUsage,
-          );
-          const engineFacts = {
-            name: 'codex',
-            version: running.info.version,
-            thread: { id: choice.threadId, model: choice.model, rolloutPath: choice.rolloutPath },
-            ...contextOf(compacted.tokenUsage),
-            compactions: 1,
-          };
-          const result: RunResult = {
-            runId: input.runId,
-            status: 'completed',
-            messages: [],
-            text: '',
-            steps: compacted.tokenUsage.length,
-            usage,
-            instructionsHash: instructions.hash,
-          };
-          return { result, engineFacts };
-        },
+        run: (input) =>
+          runCodexCompaction({ running, choice, instructions, input }, (done) => {
+            compacted = done;
+          }),
       });
       if (compacted === undefined) throw new Error('Codex reported no compaction; this is a bug in Forge.');
       return { kind: 'compacted', threadId: choice.threadId, itemId: compacted.itemId };
@@ -297,6 +175,162 @@ export function createCodexEngine(options: CodexEngineOptions): TurnEngine {
       await Promise.all(sweeps);
     },
   };
+}
+
+/** What one Codex turn starts from: the view to send, the thread choice, and where its messages and events go. */
+interface CodexTurnInput {
+  readonly instructions: InstructionSnapshot;
+  readonly history: readonly Message[];
+  /** The session's checkpoint view: the turns before `history`, summarized. */
+  readonly checkpoint?: string;
+  readonly choice: CodexThreadChoice;
+  readonly runId?: string;
+  readonly sessionId?: string;
+  readonly onMessage: (message: Message) => Promise<void>;
+  readonly trace?: CodexEventListener;
+}
+
+/** Runs one turn on the running server: the request is stored first, then Codex's messages as it finishes. */
+async function turnOn(
+  running: CodexAppServer,
+  turn: EngineTurn,
+  settings: CodexThreadOptions,
+  input: CodexTurnInput,
+): Promise<CodexRunResult> {
+  // Stored before Codex starts, so a crash mid-turn still leaves the request in the session.
+  await input.onMessage({ role: 'user', content: turn.request });
+  const { choice } = input;
+  const result = await runCodexTurn({
+    server: running,
+    ...(choice.kind === 'continue'
+      ? {
+          thread: { threadId: choice.threadId },
+          threadModel: choice.model,
+          selection: { how: choice.how },
+          view: { instructions: input.instructions, history: [] },
+        }
+      : {
+          thread: settings,
+          selection: {
+            how: 'started' as const,
+            ...(choice.fallback === undefined ? {} : { fallback: choice.fallback }),
+          },
+          view: {
+            instructions: input.instructions,
+            history: input.history,
+            ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+          },
+        }),
+    request: turn.request,
+    approvals: turn.approvals,
+    signal: turn.signal,
+    ...(input.runId === undefined ? {} : { runId: input.runId }),
+    ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+    onEvent: (envelope) => {
+      input.trace?.(envelope);
+      route(envelope, turn);
+    },
+  });
+  for (const message of result.messages.slice(1)) await input.onMessage(message);
+  return result;
+}
+
+/** A turn of a stored session: picks or starts its Codex thread, runs it as an engine turn, keeps Forge's checkpoint current. */
+async function runSessionTurn(
+  engine: {
+    readonly options: CodexEngineOptions;
+    readonly running: CodexAppServer;
+    readonly settings: CodexThreadOptions;
+  },
+  session: SessionHandle,
+  turn: EngineTurn,
+): Promise<EngineTurnOutcome> {
+  const { options, running, settings } = engine;
+  const instructions = await options.instructions();
+  const choice = await chooseCodexThread({
+    session: session.transcript(),
+    server: running,
+    settings,
+    instructionsHash: instructions.hash,
+  });
+  if (choice.kind === 'new') {
+    const compacted = await compactBeforeNewThread({
+      session,
+      policy: options.context,
+      instructions,
+      request: turn.request,
+      modelLabel: `codex:${options.model ?? 'codex-default'}`,
+    });
+    if (compacted?.outcome.kind === 'compacted') turn.onNote?.(compactionNote(compacted.outcome));
+  }
+  const stored = await session.runEngineTurn({
+    instructions,
+    model: { provider: 'codex', modelId: options.model ?? 'codex-default' },
+    run: async (input) => {
+      const result = await turnOn(running, turn, settings, {
+        instructions: input.instructions,
+        history: input.history,
+        ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+        choice,
+        runId: input.runId,
+        sessionId: input.sessionId,
+        onMessage: input.onMessage,
+        trace: input.onEvent,
+      });
+      return { result, engineFacts: engineFacts(result, choice.kind === 'continue' ? choice.rolloutPath : null) };
+    },
+  });
+  try {
+    await session.checkpointWholeTranscript();
+  } catch (error) {
+    turn.onNote?.(
+      `codex: Forge's checkpoint of the session was not updated (${error instanceof Error ? error.message : String(error)}); another engine would continue from the previous one`,
+    );
+  }
+  return { result: stored.result, warnings: stored.warnings };
+}
+
+type EngineRunInput = Parameters<Parameters<SessionHandle['runEngineTurn']>[0]['run']>[0];
+
+/** The engine turn `/compact` records: Codex compacts the session's thread; its events, usage and facts are the run's. */
+async function runCodexCompaction(
+  context: {
+    readonly running: CodexAppServer;
+    readonly choice: Extract<CodexThreadChoice, { kind: 'continue' }>;
+    readonly instructions: InstructionSnapshot;
+    readonly input: EngineRunInput;
+  },
+  onCompacted: (compacted: CodexCompactionResult) => void,
+) {
+  const { running, choice, instructions, input } = context;
+  const envelope = envelopes(input.runId, input.sessionId);
+  const compacted = await compactCodexThread(running, choice.threadId);
+  onCompacted(compacted);
+  input.onEvent(
+    envelope({
+      type: 'codex.compaction.completed',
+      compaction: { turnId: compacted.turnId, itemId: compacted.itemId },
+    }),
+  );
+  for (const usage of compacted.tokenUsage) input.onEvent(envelope({ type: 'codex.usage.recorded', usage }));
+  const usage = compacted.tokenUsage.reduce((total, record) => addUsage(total, usageOfReport(record)), emptyUsage);
+  const engineFacts = {
+    name: 'codex',
+    version: running.info.version,
+    thread: { id: choice.threadId, model: choice.model, rolloutPath: choice.rolloutPath },
+    ...contextOf(compacted.tokenUsage),
+    compactions: 1,
+  };
+  const result: RunResult = {
+    runId: input.runId,
+    status: 'completed',
+    messages: [],
+    text: '',
+    steps: compacted.tokenUsage.length,
+    usage,
+    instructionsHash: instructions.hash,
+  };
+  return { result, engineFacts };
 }
 
 /**

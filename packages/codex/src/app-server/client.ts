@@ -97,6 +97,61 @@ const STDERR_TAIL_LINES = 20;
  * `CodexAppServer.start`, which spawns the server, performs `initialize` + `initialized` and
  * checks the version; `close` stops it.
  */
+/** Spawns `codex app-server` with the configured overrides, home and process group. */
+function spawnAppServer(
+  binaryPath: string,
+  env: NodeJS.ProcessEnv,
+  options: CodexAppServerOptions,
+): ChildProcessWithoutNullStreams {
+  const args = ['app-server'];
+  for (const override of options.configOverrides ?? []) args.push('-c', override);
+  return spawn(binaryPath, args, {
+    env: { ...env, ...(options.codexHome === undefined ? {} : { CODEX_HOME: options.codexHome }) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: options.detached === true,
+  });
+}
+
+/** Sends `initialize` and waits for its answer, the server's failure or the startup timeout, whichever comes first. */
+async function initializeConnection(
+  connection: JsonRpcConnection,
+  options: CodexAppServerOptions,
+  startupFailed: Promise<never>,
+) {
+  const initializing = connection.request(clientMethods.initialize, {
+    clientInfo: {
+      name: options.clientInfo?.name ?? 'forge',
+      title: null,
+      version: options.clientInfo?.version ?? '0.1.0',
+    },
+    capabilities: { experimentalApi: false, requestAttestation: false },
+  });
+  const timeoutMs = options.startupTimeoutMs ?? 20_000;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new CodexProtocolError({
+            method: 'initialize',
+            message: `The Codex App Server did not answer initialize within ${timeoutMs} ms.`,
+          }),
+        ),
+      timeoutMs,
+    );
+  });
+  const raw = await Promise.race([initializing, startupFailed, timedOut]).finally(() => clearTimeout(timer));
+  const response = initializeResponseSchema.safeParse(raw);
+  if (!response.success) {
+    throw new CodexProtocolError({
+      method: 'initialize',
+      message: 'The Codex App Server sent an initialize answer without a userAgent.',
+      cause: response.error,
+    });
+  }
+  return response.data;
+}
+
 export class CodexAppServer {
   readonly info: CodexServerInfo;
   private readonly child: ChildProcessWithoutNullStreams;
@@ -132,13 +187,7 @@ export class CodexAppServer {
       ...(options.binaryPath === undefined ? {} : { binaryPath: options.binaryPath }),
       env,
     });
-    const args = ['app-server'];
-    for (const override of options.configOverrides ?? []) args.push('-c', override);
-    const child = spawn(binary.path, args, {
-      env: { ...env, ...(options.codexHome === undefined ? {} : { CODEX_HOME: options.codexHome }) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: options.detached === true,
-    });
+    const child = spawnAppServer(binary.path, env, options);
 
     const stderrTail: string[] = [];
     createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => {
@@ -194,47 +243,17 @@ export class CodexAppServer {
     });
 
     try {
-      const initializing = connection.request(clientMethods.initialize, {
-        clientInfo: {
-          name: options.clientInfo?.name ?? 'forge',
-          title: null,
-          version: options.clientInfo?.version ?? '0.1.0',
-        },
-        capabilities: { experimentalApi: false, requestAttestation: false },
-      });
-      const timeoutMs = options.startupTimeoutMs ?? 20_000;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new CodexProtocolError({
-                method: 'initialize',
-                message: `The Codex App Server did not answer initialize within ${timeoutMs} ms.`,
-              }),
-            ),
-          timeoutMs,
-        );
-      });
-      const raw = await Promise.race([initializing, startupFailed, timedOut]).finally(() => clearTimeout(timer));
-      const response = initializeResponseSchema.safeParse(raw);
-      if (!response.success) {
-        throw new CodexProtocolError({
-          method: 'initialize',
-          message: 'The Codex App Server sent an initialize answer without a userAgent.',
-          cause: response.error,
-        });
-      }
-      const version = checkServerVersion(response.data.userAgent, options.allowUntestedVersion === true);
+      const initialized = await initializeConnection(connection, options, startupFailed);
+      const version = checkServerVersion(initialized.userAgent, options.allowUntestedVersion === true);
       connection.notify(clientNotifications.initialized);
       server = new CodexAppServer(
         child,
         connection,
         {
           version,
-          userAgent: response.data.userAgent,
-          codexHome: response.data.codexHome,
-          platformOs: response.data.platformOs,
+          userAgent: initialized.userAgent,
+          codexHome: initialized.codexHome,
+          platformOs: initialized.platformOs,
           binaryPath: binary.path,
         },
         exited,

@@ -115,8 +115,123 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
   if (options.sessionId !== undefined) assertSafeId(options.sessionId, 'session id');
   const signal = options.signal ?? new AbortController().signal;
   const emit = createEmitter<CodexEngineEvent>({ runId, sessionId: options.sessionId, now, listener: options.onEvent });
-  const { server, view } = options;
+  const { server } = options;
 
+  const prepared = prepareTurnInput(options);
+  const state: TurnState = {
+    transcript: new TurnTranscript(),
+    tokenUsage: [],
+    compactions: [],
+    unfinished: new Map(),
+    itemStartedAt: new Map(),
+    usage: emptyUsage,
+    steps: 0,
+    threadId: 'threadId' in options.thread ? options.thread.threadId : '',
+    rolloutPath: undefined,
+    threadModel: options.threadModel,
+    turnId: undefined,
+  };
+  const context: TurnContext = { options, emit, now, state };
+  emitTurnStart(context, prepared);
+  const finish = (status: RunStatus, error?: ErrorSummary): CodexRunResult =>
+    finishTurn(context, { runId, startedAt, prepared }, status, error);
+
+  if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
+
+  const gateHandler = approvalHandlerFromGate(options.approvals);
+  server.setApprovalHandler((request, serverSignal) => gateHandler(request, AbortSignal.any([serverSignal, signal])));
+  const buffered: CodexNotification[] = [];
+  let onNotification: (notification: CodexNotification) => void = (notification) => buffered.push(notification);
+  const unsubscribe = server.subscribe((notification) => onNotification(notification));
+  let stopExitWatch = (): void => {};
+  let stopAbortWatch = (): void => {};
+
+  try {
+    if (!('threadId' in options.thread)) {
+      const { developerInstructions } = prepared;
+      const thread = await server.startThread({
+        ...options.thread,
+        ...(developerInstructions === undefined ? {} : { developerInstructions }),
+      });
+      state.threadId = thread.threadId;
+      state.rolloutPath = thread.rolloutPath;
+      state.threadModel = thread.model;
+    }
+    emit({
+      type: 'codex.thread.selected',
+      threadId: state.threadId,
+      model: state.threadModel,
+      ...(options.selection ?? { how: prepared.newThread ? 'started' : 'continued' }),
+    });
+    const outcome = await new Promise<TurnOutcome>((resolve, reject) => {
+      const handle = notificationHandler(context, resolve);
+      stopExitWatch = server.onExit((error) => reject(error));
+      const onAbort = (): void => {
+        if (state.turnId !== undefined) server.interruptTurn(state.threadId, state.turnId).catch(reject);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      stopAbortWatch = () => signal.removeEventListener('abort', onAbort);
+      server
+        .startTurn(state.threadId, prepared.rendered.text)
+        .then((started) => {
+          state.turnId = started.turnId;
+          onNotification = handle;
+          for (const notification of buffered.splice(0)) handle(notification);
+          if (signal.aborted) onAbort();
+        })
+        .catch(reject);
+    });
+    return finish(outcome.status, outcome.error);
+  } catch (error) {
+    return finish(signal.aborted && !ForgeError.isInstance(error) ? 'cancelled' : 'failed', summarizeError(error));
+  } finally {
+    unsubscribe();
+    stopExitWatch();
+    stopAbortWatch();
+    server.setApprovalHandler(undefined);
+  }
+}
+
+/** What a turn accumulates while Codex runs it. */
+interface TurnState {
+  readonly transcript: TurnTranscript;
+  readonly tokenUsage: CodexTokenUsageRecord[];
+  readonly compactions: CodexCompactionRecord[];
+  /** Tool items started and not yet completed: recorded as unfinished when the turn ends without them. */
+  readonly unfinished: Map<string, CodexThreadItem>;
+  readonly itemStartedAt: Map<string, number>;
+  usage: Usage;
+  steps: number;
+  threadId: string;
+  rolloutPath: string | undefined;
+  threadModel: string | undefined;
+  turnId: string | undefined;
+}
+
+interface TurnContext {
+  readonly options: RunCodexTurnOptions;
+  readonly emit: (event: CodexEngineEvent) => void;
+  readonly now: () => number;
+  readonly state: TurnState;
+}
+
+interface TurnOutcome {
+  readonly status: RunStatus;
+  readonly error?: ErrorSummary;
+}
+
+/** The input the turn sends: the rendered view (or the request alone), its cost and hash, and a new thread's instructions. */
+interface PreparedInput {
+  readonly newThread: boolean;
+  readonly developerInstructions: string | undefined;
+  readonly rendered: RenderedActiveView;
+  readonly input: 'request' | 'wrapper';
+  readonly estimate: WrapperTokenEstimate;
+  readonly wrapperSha256: string;
+}
+
+function prepareTurnInput(options: RunCodexTurnOptions): PreparedInput {
+  const { view } = options;
   const newThread = !('threadId' in options.thread);
   const legacy = options.input === 'wrapper';
   const developerInstructions =
@@ -131,16 +246,12 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
   const input = rendered.text === options.request ? 'request' : 'wrapper';
   const estimate = estimateWrapperTokens(rendered, developerInstructions ?? '');
   const wrapperSha256 = sha256Hex(rendered.text);
-  const transcript = new TurnTranscript();
-  const tokenUsage: CodexTokenUsageRecord[] = [];
-  const compactions: CodexCompactionRecord[] = [];
-  let usage: Usage = emptyUsage;
-  let steps = 0;
-  let threadId = 'threadId' in options.thread ? options.thread.threadId : '';
-  let rolloutPath: string | undefined;
-  let threadModel = options.threadModel;
-  let turnId: string | undefined;
+  return { newThread, developerInstructions, rendered, input, estimate, wrapperSha256 };
+}
 
+function emitTurnStart(context: TurnContext, prepared: PreparedInput): void {
+  const { options, emit } = context;
+  const { view } = options;
   emit({
     type: 'run.started',
     model: {
@@ -158,212 +269,187 @@ export async function runCodexTurn(options: RunCodexTurnOptions): Promise<CodexR
   });
   emit({
     type: 'codex.context.budgeted',
-    estimate,
+    estimate: prepared.estimate,
     historyMessages: view.history.length,
-    hasCheckpoint: rendered.sections.checkpoint.length > 0,
-    wrapperSha256,
-    input,
+    hasCheckpoint: prepared.rendered.sections.checkpoint.length > 0,
+    wrapperSha256: prepared.wrapperSha256,
+    input: prepared.input,
   });
+}
 
-  /** Tool items started and not yet completed: recorded as unfinished when the turn ends without them. */
-  const unfinished = new Map<string, CodexThreadItem>();
-  const itemStartedAt = new Map<string, number>();
-  const finish = (status: RunStatus, error?: ErrorSummary): CodexRunResult => {
-    for (const item of unfinished.values()) {
-      const report = transcript.addUnfinished(item, status === 'cancelled' ? 'cancelled' : 'failed');
-      if (report === undefined) continue;
-      const started = itemStartedAt.get(item.id);
-      emit({
-        type: 'tool.call.completed',
-        step: steps + 1,
-        ...report,
-        durationMs: started === undefined ? 0 : now() - started,
-      });
-    }
-    unfinished.clear();
-    const durationMs = now() - startedAt;
-    const messages: Message[] = [{ role: 'user', content: options.request }, ...transcript.finish()];
-    return {
-      ...endRun(emit, {
-        runId,
-        status,
-        messages,
-        steps,
-        usage,
-        durationMs,
-        instructionsHash: view.instructions.hash,
-        error,
-      }),
-      codex: {
-        threadId,
-        turnId,
-        codexVersion: server.info.version,
-        rolloutPath,
-        model: threadModel,
-        input,
-        wrapper: { sha256: wrapperSha256, estimate },
-        tokenUsage,
-        compactions,
-      },
-    };
-  };
-
-  if (signal.aborted) return finish('cancelled', summarizeError(new CancelledError()));
-
-  const gateHandler = approvalHandlerFromGate(options.approvals);
-  server.setApprovalHandler((request, serverSignal) => gateHandler(request, AbortSignal.any([serverSignal, signal])));
-  const buffered: CodexNotification[] = [];
-  let onNotification: (notification: CodexNotification) => void = (notification) => buffered.push(notification);
-  const unsubscribe = server.subscribe((notification) => onNotification(notification));
-  let stopExitWatch = (): void => {};
-  let stopAbortWatch = (): void => {};
-
-  try {
-    if (!('threadId' in options.thread)) {
-      const thread = await server.startThread({
-        ...options.thread,
-        ...(developerInstructions === undefined ? {} : { developerInstructions }),
-      });
-      threadId = thread.threadId;
-      rolloutPath = thread.rolloutPath;
-      threadModel = thread.model;
-    }
+/** Ends the run: tool items still open are recorded as unfinished, then the run's end event and result. */
+function finishTurn(
+  context: TurnContext,
+  run: { readonly runId: string; readonly startedAt: number; readonly prepared: PreparedInput },
+  status: RunStatus,
+  error?: ErrorSummary,
+): CodexRunResult {
+  const { options, emit, now, state } = context;
+  for (const item of state.unfinished.values()) {
+    const report = state.transcript.addUnfinished(item, status === 'cancelled' ? 'cancelled' : 'failed');
+    if (report === undefined) continue;
+    const started = state.itemStartedAt.get(item.id);
     emit({
-      type: 'codex.thread.selected',
-      threadId,
-      model: threadModel,
-      ...(options.selection ?? { how: newThread ? 'started' : 'continued' }),
+      type: 'tool.call.completed',
+      step: state.steps + 1,
+      ...report,
+      durationMs: started === undefined ? 0 : now() - started,
     });
-    const stepOf = (): number => steps + 1;
-    const outcome = await new Promise<{ status: RunStatus; error?: ErrorSummary }>((resolve, reject) => {
-      let lastError: ErrorSummary | undefined;
-      const handle = (notification: CodexNotification): void => {
-        const { method, params } = notification;
-        if (method === serverNotifications.agentMessageDelta) {
-          const delta = agentMessageDeltaSchema.safeParse(params);
-          if (delta.success && delta.data.threadId === threadId)
-            emit({ type: 'model.text.delta', step: stepOf(), delta: delta.data.delta });
-          return;
-        }
-        if (method === serverNotifications.itemStarted || method === serverNotifications.itemCompleted) {
-          const parsed = itemNotificationSchema.safeParse(params);
-          if (!parsed.success || parsed.data.threadId !== threadId) return;
-          const item = parseThreadItem(parsed.data.item);
-          if (method === serverNotifications.itemStarted) {
-            if (item.type === 'commandExecution' || item.type === 'fileChange') unfinished.set(item.id, item);
-            if (item.type === 'commandExecution') {
-              itemStartedAt.set(item.id, now());
-              emit({
-                type: 'tool.call.started',
-                step: stepOf(),
-                toolCallId: item.id,
-                toolName: codexToolNames.command,
-                summary: `run ${item.command}`,
-              });
-            } else if (item.type === 'fileChange') {
-              itemStartedAt.set(item.id, now());
-              const paths = item.changes.map((change) => change.path).join(', ');
-              emit({
-                type: 'tool.call.started',
-                step: stepOf(),
-                toolCallId: item.id,
-                toolName: codexToolNames.fileChange,
-                summary: `apply a patch: ${paths}`,
-              });
-            }
-            return;
-          }
-          if (item.type === 'contextCompaction') {
-            const compaction = { turnId: parsed.data.turnId, itemId: item.id };
-            compactions.push(compaction);
-            emit({ type: 'codex.compaction.completed', compaction });
-            return;
-          }
-          unfinished.delete(item.id);
-          const report = transcript.add(item);
-          if (report !== undefined) {
-            const started = itemStartedAt.get(item.id);
-            itemStartedAt.delete(item.id);
-            emit({
-              type: 'tool.call.completed',
-              step: stepOf(),
-              ...report,
-              durationMs: started === undefined ? 0 : now() - started,
-            });
-          }
-          return;
-        }
-        if (method === serverNotifications.tokenUsageUpdated) {
-          const parsed = tokenUsageUpdatedSchema.safeParse(params);
-          if (!parsed.success || parsed.data.threadId !== threadId) return;
-          const record: CodexTokenUsageRecord = { turnId: parsed.data.turnId, ...parsed.data.tokenUsage };
-          tokenUsage.push(record);
-          steps += 1;
-          const stepUsage: Usage = {
-            inputTokens: record.last.inputTokens,
-            cacheReadTokens: record.last.cachedInputTokens,
-            cacheWriteTokens: undefined,
-            outputTokens: record.last.outputTokens,
-            reasoningTokens: record.last.reasoningOutputTokens,
-          };
-          usage = addUsage(usage, stepUsage);
-          emit({ type: 'codex.usage.recorded', usage: record });
-          return;
-        }
-        if (method === serverNotifications.error) {
-          const parsed = errorNotificationSchema.safeParse(params);
-          if (parsed.success && parsed.data.threadId === threadId && !parsed.data.willRetry) {
-            lastError = { code: 'codex_turn_failed', message: parsed.data.error.message, isRetryable: false };
-          }
-          return;
-        }
-        if (method === serverNotifications.turnCompleted) {
-          const parsed = turnNotificationSchema.safeParse(params);
-          if (
-            !parsed.success ||
-            parsed.data.threadId !== threadId ||
-            (turnId !== undefined && parsed.data.turn.id !== turnId)
-          )
-            return;
-          const turn = parsed.data.turn;
-          if (turn.status === 'completed') resolve({ status: 'completed' });
-          else if (turn.status === 'interrupted')
-            resolve({ status: 'cancelled', error: summarizeError(new CancelledError()) });
-          else {
-            resolve({
-              status: 'failed',
-              error: lastError ?? {
-                code: 'codex_turn_failed',
-                message: turn.error?.message ?? `The Codex turn ended ${turn.status}.`,
-                isRetryable: false,
-              },
-            });
-          }
-        }
-      };
-      stopExitWatch = server.onExit((error) => reject(error));
-      const onAbort = (): void => {
-        if (turnId !== undefined) server.interruptTurn(threadId, turnId).catch(reject);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      stopAbortWatch = () => signal.removeEventListener('abort', onAbort);
-      server
-        .startTurn(threadId, rendered.text)
-        .then((started) => {
-          turnId = started.turnId;
-          onNotification = handle;
-          for (const notification of buffered.splice(0)) handle(notification);
-          if (signal.aborted) onAbort();
-        })
-        .catch(reject);
-    });
-    return finish(outcome.status, outcome.error);
-  } catch (error) {
-    return finish(signal.aborted && !ForgeError.isInstance(error) ? 'cancelled' : 'failed', summarizeError(error));
-  } finally {
-    unsubscribe();
-    stopExitWatch();
-    stopAbortWatch();
-    server.setApprovalHandler(undefined);
   }
+  state.unfinished.clear();
+  const durationMs = now() - run.startedAt;
+  const messages: Message[] = [{ role: 'user', content: options.request }, ...state.transcript.finish()];
+  return {
+    ...endRun(emit, {
+      runId: run.runId,
+      status,
+      messages,
+      steps: state.steps,
+      usage: state.usage,
+      durationMs,
+      instructionsHash: options.view.instructions.hash,
+      error,
+    }),
+    codex: {
+      threadId: state.threadId,
+      turnId: state.turnId,
+      codexVersion: options.server.info.version,
+      rolloutPath: state.rolloutPath,
+      model: state.threadModel,
+      input: run.prepared.input,
+      wrapper: { sha256: run.prepared.wrapperSha256, estimate: run.prepared.estimate },
+      tokenUsage: state.tokenUsage,
+      compactions: state.compactions,
+    },
+  };
+}
+
+/** Maps the thread's notifications to events and transcript items; resolves with the outcome once the turn completes. */
+function notificationHandler(
+  context: TurnContext,
+  resolve: (outcome: TurnOutcome) => void,
+): (notification: CodexNotification) => void {
+  const { emit, state } = context;
+  let lastError: ErrorSummary | undefined;
+  return (notification) => {
+    const { method, params } = notification;
+    if (method === serverNotifications.agentMessageDelta) {
+      const delta = agentMessageDeltaSchema.safeParse(params);
+      if (delta.success && delta.data.threadId === state.threadId)
+        emit({ type: 'model.text.delta', step: state.steps + 1, delta: delta.data.delta });
+      return;
+    }
+    if (method === serverNotifications.itemStarted || method === serverNotifications.itemCompleted) {
+      handleItemNotification(context, method === serverNotifications.itemStarted, params);
+      return;
+    }
+    if (method === serverNotifications.tokenUsageUpdated) {
+      recordTokenUsage(context, params);
+      return;
+    }
+    if (method === serverNotifications.error) {
+      const parsed = errorNotificationSchema.safeParse(params);
+      if (parsed.success && parsed.data.threadId === state.threadId && !parsed.data.willRetry) {
+        lastError = { code: 'codex_turn_failed', message: parsed.data.error.message, isRetryable: false };
+      }
+      return;
+    }
+    if (method === serverNotifications.turnCompleted) {
+      const outcome = completedOutcome(state, params, lastError);
+      if (outcome !== undefined) resolve(outcome);
+    }
+  };
+}
+
+function handleItemNotification(context: TurnContext, itemStarted: boolean, params: unknown): void {
+  const { emit, now, state } = context;
+  const parsed = itemNotificationSchema.safeParse(params);
+  if (!parsed.success || parsed.data.threadId !== state.threadId) return;
+  const item = parseThreadItem(parsed.data.item);
+  if (itemStarted) {
+    if (item.type === 'commandExecution' || item.type === 'fileChange') state.unfinished.set(item.id, item);
+    if (item.type === 'commandExecution') {
+      state.itemStartedAt.set(item.id, now());
+      emit({
+        type: 'tool.call.started',
+        step: state.steps + 1,
+        toolCallId: item.id,
+        toolName: codexToolNames.command,
+        summary: `run ${item.command}`,
+      });
+    } else if (item.type === 'fileChange') {
+      state.itemStartedAt.set(item.id, now());
+      const paths = item.changes.map((change) => change.path).join(', ');
+      emit({
+        type: 'tool.call.started',
+        step: state.steps + 1,
+        toolCallId: item.id,
+        toolName: codexToolNames.fileChange,
+        summary: `apply a patch: ${paths}`,
+      });
+    }
+    return;
+  }
+  if (item.type === 'contextCompaction') {
+    const compaction = { turnId: parsed.data.turnId, itemId: item.id };
+    state.compactions.push(compaction);
+    emit({ type: 'codex.compaction.completed', compaction });
+    return;
+  }
+  state.unfinished.delete(item.id);
+  const report = state.transcript.add(item);
+  if (report !== undefined) {
+    const started = state.itemStartedAt.get(item.id);
+    state.itemStartedAt.delete(item.id);
+    emit({
+      type: 'tool.call.completed',
+      step: state.steps + 1,
+      ...report,
+      durationMs: started === undefined ? 0 : now() - started,
+    });
+  }
+}
+
+function recordTokenUsage(context: TurnContext, params: unknown): void {
+  const { state } = context;
+  const parsed = tokenUsageUpdatedSchema.safeParse(params);
+  if (!parsed.success || parsed.data.threadId !== state.threadId) return;
+  const record: CodexTokenUsageRecord = { turnId: parsed.data.turnId, ...parsed.data.tokenUsage };
+  state.tokenUsage.push(record);
+  state.steps += 1;
+  const stepUsage: Usage = {
+    inputTokens: record.last.inputTokens,
+    cacheReadTokens: record.last.cachedInputTokens,
+    cacheWriteTokens: undefined,
+    outputTokens: record.last.outputTokens,
+    reasoningTokens: record.last.reasoningOutputTokens,
+  };
+  state.usage = addUsage(state.usage, stepUsage);
+  context.emit({ type: 'codex.usage.recorded', usage: record });
+}
+
+/** The run's outcome from a `turn/completed` of this turn; undefined for another thread's or turn's. */
+function completedOutcome(
+  state: TurnState,
+  params: unknown,
+  lastError: ErrorSummary | undefined,
+): TurnOutcome | undefined {
+  const parsed = turnNotificationSchema.safeParse(params);
+  if (
+    !parsed.success ||
+    parsed.data.threadId !== state.threadId ||
+    (state.turnId !== undefined && parsed.data.turn.id !== state.turnId)
+  )
+    return undefined;
+  const turn = parsed.data.turn;
+  if (turn.status === 'completed') return { status: 'completed' };
+  if (turn.status === 'interrupted') return { status: 'cancelled', error: summarizeError(new CancelledError()) };
+  return {
+    status: 'failed',
+    error: lastError ?? {
+      code: 'codex_turn_failed',
+      message: turn.error?.message ?? `The Codex turn ended ${turn.status}.`,
+      isRetryable: false,
+    },
+  };
 }

@@ -150,10 +150,12 @@ export const redactionRules: readonly RedactionRule[] = [
     // `curl -u admin:password`, `--user admin:password`: the password after the user name.
     kind: 'user-password-flag',
     pattern: /(?<=(?:^|\s))(-u|--user)([ \t]+|=)(["']?)([^\s:"'@]{1,256}):([^\s"']{1,1024})\3/g,
-    replace: (marker, match, flag = '', space = '', quote = '', user = '', password = '') =>
-      password === user || /^\d+$/.test(password) || password.startsWith('$') || password.startsWith('[REDACTED')
+    replace: (marker, match, ...groups) => {
+      const [flag = '', space = '', quote = '', user = '', password = ''] = groups;
+      return password === user || /^\d+$/.test(password) || password.startsWith('$') || password.startsWith('[REDACTED')
         ? match
-        : `${flag}${space}${quote}${user}:${marker}${quote}`,
+        : `${flag}${space}${quote}${user}:${marker}${quote}`;
+    },
   },
   {
     kind: 'url-password',
@@ -169,8 +171,12 @@ export const redactionRules: readonly RedactionRule[] = [
     // `"clientSecret": "…"`, `'password': '…'`, `"token" => "…"`: JSON, Python and Ruby literals.
     kind: 'secret-field',
     pattern: /(["'])([A-Za-z_$][\w$.-]*)\1(\s*(?::|=>)\s*)(["'])((?:(?!\4)[^\\\n]|\\.)*)\4/g,
-    replace: (marker, match, quote = '', name = '', colon = '', open = '', value = '') =>
-      isSecretValue(name, value, { quoted: true }) ? `${quote}${name}${quote}${colon}${open}${marker}${open}` : match,
+    replace: (marker, match, ...groups) => {
+      const [quote = '', name = '', colon = '', open = '', value = ''] = groups;
+      return isSecretValue(name, value, { quoted: true })
+        ? `${quote}${name}${quote}${colon}${open}${marker}${open}`
+        : match;
+    },
   },
   {
     // The same inside a JSON string that holds JSON: `{\"apiKey\": \"…\"}`.

@@ -35,8 +35,21 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/loopback-provider': { layer: 1, allowed: ['@forge/core'] },
   /** A conversation that persists: opens a session, runs turns through core's `runAgent`, chooses the view, compacts; persistence keeps its files. */
   '@forge/sessions': { layer: 2, allowed: ['@forge/core', '@forge/persistence'] },
-  /** The agent Forge ships, assembled once for the CLI and the evals: tools, system prompt, context-tool offer, instructions, a stored turn's options. */
-  '@forge/agent': { layer: 3, allowed: ['@forge/core', '@forge/sessions', '@forge/tools'] },
+  /** The agent Forge ships, assembled once for the CLI and the evals: the provider registry (`provider:id` → adapter, with calibration), tools, system prompt, context-tool offer, instructions, a stored turn's options. */
+  '@forge/agent': {
+    layer: 3,
+    allowed: [
+      '@forge/core',
+      '@forge/sessions',
+      '@forge/tools',
+      '@forge/config',
+      '@forge/persistence',
+      '@forge/model-openai',
+      '@forge/model-deepseek',
+      '@forge/model-compatible',
+      '@forge/model-anthropic',
+    ],
+  },
   /** The eval harness drives sessions through sessions, persistence, tools and core; `forge eval` runs it. */
   '@forge/evals': { layer: 4, allowed: ['*'] },
   '@forge/cli': { layer: 5, allowed: ['*'] },

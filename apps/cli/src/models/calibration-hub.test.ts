@@ -6,7 +6,7 @@ import { ScriptedModel } from '@forge/core/testing';
 import { COMPATIBLE_TOKENIZER_FAMILIES } from '@forge/model-compatible';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from '../test-support/cli-harness.js';
-import { CalibrationHub } from './calibration-hub.js';
+import { CalibrationHub } from '@forge/agent';
 import { calibrationLine, calibrationReport } from './calibration-report.js';
 
 const request: ModelRequest = {

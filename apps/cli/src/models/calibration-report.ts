@@ -1,6 +1,6 @@
 import type { CompatibleModelEntry } from '@forge/config';
-import type { CalibrationHub, CalibrationView } from './calibration-hub.js';
-import { calibrationIdentity } from './model-catalogue.js';
+import type { CalibrationHub, CalibrationView } from '@forge/agent';
+import { calibrationIdentity } from '@forge/agent';
 
 /** A model's calibration as `--json` output carries it; `null` in the output when nothing was recorded. */
 export interface CalibrationReport {

@@ -4,7 +4,7 @@ import { runAgent, createInstructionSnapshot, type ModelRequest } from '@forge/c
 import { createApprovalGate, createWorkspaceTools, ReadLedger } from '@forge/tools';
 import { describe, expect, it } from 'vitest';
 import { temporaryDirectory } from '../test-support/cli-harness.js';
-import { createDemoModel, decideDemoStep, pickFileToRead } from './scripted-demo.js';
+import { createDemoModel, decideDemoStep, pickFileToRead } from '@forge/agent';
 
 async function runDemo(root: string, request = 'Summarise the workspace') {
   return runAgent({

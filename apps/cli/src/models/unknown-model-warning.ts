@@ -1,6 +1,6 @@
 import type { ModelAdapter } from '@forge/core';
 import { closestMatch } from '../suggest.js';
-import type { CatalogueEntry } from './model-catalogue.js';
+import type { CatalogueEntry } from '@forge/agent';
 
 /**
  * The warning for a model id its provider's table does not know (`openai:gpt-5.l`): Forge then

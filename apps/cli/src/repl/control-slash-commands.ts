@@ -3,7 +3,7 @@ import { refreshContextUse } from './session-slash-commands.js';
 import type { SlashCommand, SlashOutcome } from './slash-commands.js';
 import { continueAfterFailure } from './slash-failure.js';
 import { describeSandbox } from '../agent/command-sandbox.js';
-import { modelCatalogue } from '../models/model-catalogue.js';
+import { modelCatalogue } from '@forge/agent';
 
 const model: SlashCommand = {
   name: 'model',

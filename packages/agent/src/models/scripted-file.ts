@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { JsonValue, ModelAdapter, ModelCallOptions, ModelRequest, ModelStreamPart } from '@forge/core';
 import { ScriptedModel, type ScriptedReply } from '@forge/core/testing';
 import { z } from 'zod';
-import { UsageError } from '../cli-error.js';
+import { ModelChoiceError } from './model-choice-error.js';
 
 /*
  * `scripted:file` — a test hook, offered only while FORGE_TEST_MODEL_SCRIPT names a file. The file
@@ -40,7 +40,7 @@ export async function loadScriptedFileModel(file: string): Promise<ModelAdapter>
   try {
     replies = scriptSchema.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch (error) {
-    throw new UsageError(
+    throw new ModelChoiceError(
       `the model script ${file} (FORGE_TEST_MODEL_SCRIPT) cannot be used: ${error instanceof Error ? error.message : String(error)}`,
     );
   }

@@ -113,7 +113,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
   }
 }
 
-async function runRepl(options: {
+interface ReplRunOptions {
   readonly io: CliIo;
   readonly globals: ReplOptions;
   readonly engine: TurnEngine;
@@ -124,8 +124,60 @@ async function runRepl(options: {
   readonly setReader: (reader: LineReader) => void;
   /** Told the signal of each turn as it starts, so a prompt asked during the turn ends with it. */
   readonly setRunSignal: (signal: AbortSignal | undefined) => void;
-}): Promise<number> {
-  const { io, engine, style, spinner, stall, renderer } = options;
+}
+
+/** What the loop and the Ctrl-C/termination handlers share: the running turn and the signal that ended the REPL. */
+interface ReplRunState {
+  activeRun: AbortController | undefined;
+  endedBy: TerminationSignal | undefined;
+}
+
+type OpenedRepl = Awaited<ReturnType<typeof openRepl>>;
+
+async function runRepl(options: ReplRunOptions): Promise<number> {
+  const opened = await openRepl(options);
+  const { io, engine, spinner } = options;
+  const { session, context } = opened;
+  const activeReader = createLineReader({
+    input: io.stdin,
+    output: io.stdout,
+    completer: (line: string) => completeSlashCommand(line, context),
+    continuationPrompt: CONTINUATION_PROMPT,
+  });
+  options.setReader(activeReader);
+  const input = new MultilineInput();
+  const state: ReplRunState = { activeRun: undefined, endedBy: undefined };
+  const watching = watchInterrupts({ options, context, reader: activeReader, input, state });
+
+  await printGreeting(options, opened);
+  try {
+    for (;;) {
+      if (!input.pending) context.print(opened.footer());
+      const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT, { remember: false });
+      if (line === undefined || state.endedBy !== undefined) break;
+      watching.interrupts.reset();
+      const text = input.push(line);
+      if (text === undefined || text.trim().length === 0) continue;
+      activeReader.remember(input.lastTyped);
+      const isPrompt = parsePromptCommand(text, mcpServerNames(engine.mcp)) !== undefined;
+      if (text.trimStart().startsWith('/') && !isPrompt) {
+        if ((await runSlashCommandInSession(text, opened)) === 'exit') break;
+        continue;
+      }
+      await runRequest(text, options, opened, state);
+    }
+  } finally {
+    watching.stop();
+    spinner.stop();
+    activeReader.close();
+    await session.close();
+  }
+  return state.endedBy === undefined ? ExitCode.ok : exitCodeForSignal(state.endedBy);
+}
+
+/** Opens the session and builds the context the slash commands and the footer use. */
+async function openRepl(options: ReplRunOptions) {
+  const { io, engine, style } = options;
   const print = (text: string) => io.stdout.write(text);
   const choice = sessionChoice(options.globals);
   const settings = await resolveSessionSettings({ io, globals: options.globals });
@@ -148,57 +200,72 @@ async function runRepl(options: {
           nextInputCost: contextUse.nextInputCost,
         })
       : '';
+  return { settings, session, config, contextUse, context, footer };
+}
 
-  const activeReader = createLineReader({
-    input: io.stdin,
-    output: io.stdout,
-    completer: (line: string) => completeSlashCommand(line, context),
-    continuationPrompt: CONTINUATION_PROMPT,
-  });
-  options.setReader(activeReader);
-  const input = new MultilineInput();
+/** Handles Ctrl-C (from the reader and as a signal) and SIGTERM/SIGHUP; `stop` removes the handlers. */
+function watchInterrupts(watch: {
+  readonly options: ReplRunOptions;
+  readonly context: ReplContext;
+  readonly reader: LineReader;
+  readonly input: MultilineInput;
+  readonly state: ReplRunState;
+}): { readonly interrupts: InterruptPolicy; readonly stop: () => void } {
+  const { options, reader, input, state } = watch;
+  const { io, style, spinner } = options;
+  const print = watch.context.print;
   const interrupts = new InterruptPolicy();
-  let activeRun: AbortController | undefined;
-
   const onInterrupt = () => {
     switch (
       interrupts.decide({
-        running: activeRun !== undefined,
-        hasInput: input.pending || activeReader.partial.length > 0,
+        running: state.activeRun !== undefined,
+        hasInput: input.pending || reader.partial.length > 0,
       })
     ) {
       case 'cancel-run':
         spinner.stop();
-        if (activeRun?.signal.aborted === false) print(`\n${style.yellow('Cancelling…')}\n`);
-        activeRun?.abort();
+        if (state.activeRun?.signal.aborted === false) print(`\n${style.yellow('Cancelling…')}\n`);
+        state.activeRun?.abort();
         return;
       case 'clear-input':
         input.clear();
-        activeReader.clearPartial();
+        reader.clearPartial();
         print(`\n${style.dim('(input discarded)')}\n`);
-        activeReader.reprompt();
+        reader.reprompt();
         return;
       case 'warn':
         print(`\n${style.dim('(press Ctrl-C again to exit)')}\n`);
-        activeReader.reprompt();
+        reader.reprompt();
         return;
       case 'exit':
         print('\n');
-        activeReader.close();
+        reader.close();
         return;
     }
   };
-  activeReader.onInterrupt(onInterrupt);
+  reader.onInterrupt(onInterrupt);
   const stopSignals = io.onInterrupt(onInterrupt);
   // SIGTERM or SIGHUP (the terminal closed): cancel the running turn, then leave as after /exit.
-  let endedBy: TerminationSignal | undefined;
   const stopTerminations = io.onTerminate((signal) => {
-    endedBy ??= signal;
+    state.endedBy ??= signal;
     spinner.stop();
-    activeRun?.abort();
-    activeReader.close();
+    state.activeRun?.abort();
+    reader.close();
   });
+  return {
+    interrupts,
+    stop: () => {
+      stopSignals();
+      stopTerminations();
+    },
+  };
+}
 
+/** The banner, notes about the model, and (for a resumed session) the context use so far. */
+async function printGreeting(options: ReplRunOptions, opened: OpenedRepl): Promise<void> {
+  const { engine, style } = options;
+  const { session, config, context } = opened;
+  const { print, width } = context;
   print(banner(engine, style, describeSwitch(session.describe(), session.resumed ? 'Resumed' : 'Started', style)));
   if (engine.name === 'native' && config.model === undefined)
     print(`${style.yellow(wrapText(`Note: ${defaultModelNotice('/model')}`, width()))}\n`);
@@ -207,61 +274,57 @@ async function runRepl(options: {
     if (switched !== undefined) print(`${style.yellow(`Note: ${switched}`)}\n`);
     await refreshContextUse(context);
   }
-  try {
-    for (;;) {
-      if (!input.pending) print(footer());
-      const line = await activeReader.next(input.pending ? CONTINUATION_PROMPT : PROMPT, { remember: false });
-      if (line === undefined || endedBy !== undefined) break;
-      interrupts.reset();
-      const text = input.push(line);
-      if (text === undefined || text.trim().length === 0) continue;
-      activeReader.remember(input.lastTyped);
-      const isPrompt = parsePromptCommand(text, mcpServerNames(engine.mcp)) !== undefined;
-      if (text.trimStart().startsWith('/') && !isPrompt) {
-        const sessionBefore = session.id;
-        if ((await runSlashCommand(text, context)) === 'exit') break;
-        if (session.id !== sessionBefore) {
-          contextUse.costs.start(await sessionCostSoFar(settings.forgeHome, session.id));
-          await refreshContextUse(context);
-        }
-        continue;
-      }
-      const request = await mcpRequest(text, { engine, redact: (raw) => settings.redactor.redact(raw), print, style });
-      if (request === undefined) continue;
-      activeRun = new AbortController();
-      options.setRunSignal(activeRun.signal);
-      try {
-        const turn = await runTurn({
-          engine,
-          session,
-          request,
-          signal: activeRun.signal,
-          renderer,
-          spinner,
-          stall,
-          print,
-          style,
-          contextUse,
-        });
-        for (const warning of turn.warnings) print(`${style.yellow(`warning: ${terminalLine(warning.message)}`)}\n`);
-        print(turnStatus(turn.result, style));
-        await priceNextRequest(context);
-      } catch (error) {
-        print(`${style.red(`error: ${terminalLine(error instanceof Error ? error.message : String(error))}`)}\n`);
-      } finally {
-        activeRun = undefined;
-        options.setRunSignal(undefined);
-        spinner.stop();
-      }
-    }
-  } finally {
-    stopSignals();
-    stopTerminations();
-    spinner.stop();
-    activeReader.close();
-    await session.close();
+}
+
+/** Runs a slash command; a command that switched the session restarts the cost and context figures. */
+async function runSlashCommandInSession(text: string, opened: OpenedRepl): Promise<'continue' | 'exit'> {
+  const { session, context, contextUse, settings } = opened;
+  const sessionBefore = session.id;
+  if ((await runSlashCommand(text, context)) === 'exit') return 'exit';
+  if (session.id !== sessionBefore) {
+    contextUse.costs.start(await sessionCostSoFar(settings.forgeHome, session.id));
+    await refreshContextUse(context);
   }
-  return endedBy === undefined ? ExitCode.ok : exitCodeForSignal(endedBy);
+  return 'continue';
+}
+
+/** Runs one request as a turn, cancellable by Ctrl-C, and prints its warnings and outcome. */
+async function runRequest(
+  text: string,
+  options: ReplRunOptions,
+  opened: OpenedRepl,
+  state: ReplRunState,
+): Promise<void> {
+  const { engine, style, spinner, stall, renderer } = options;
+  const { session, context, contextUse, settings } = opened;
+  const { print } = context;
+  const request = await mcpRequest(text, { engine, redact: (raw) => settings.redactor.redact(raw), print, style });
+  if (request === undefined) return;
+  state.activeRun = new AbortController();
+  options.setRunSignal(state.activeRun.signal);
+  try {
+    const turn = await runTurn({
+      engine,
+      session,
+      request,
+      signal: state.activeRun.signal,
+      renderer,
+      spinner,
+      stall,
+      print,
+      style,
+      contextUse,
+    });
+    for (const warning of turn.warnings) print(`${style.yellow(`warning: ${terminalLine(warning.message)}`)}\n`);
+    print(turnStatus(turn.result, style));
+    await priceNextRequest(context);
+  } catch (error) {
+    print(`${style.red(`error: ${terminalLine(error instanceof Error ? error.message : String(error))}`)}\n`);
+  } finally {
+    state.activeRun = undefined;
+    options.setRunSignal(undefined);
+    spinner.stop();
+  }
 }
 
 async function runTurn(options: {

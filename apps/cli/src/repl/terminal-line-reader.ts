@@ -41,6 +41,308 @@ function displayPosition(text: string, columns: number): { readonly row: number;
   return { row, column };
 }
 
+/** Everything the line editor keeps between keys: the line, the history, and what the terminal shows. */
+interface EditorState {
+  readonly input: RawInput;
+  readonly output: CliOutput;
+  readonly completer: ((line: string) => [string[], string]) | undefined;
+  readonly continuationPrompt: string | undefined;
+  readonly buffer: LineBuffer;
+  readonly history: string[];
+  readonly interruptListeners: (() => void)[];
+  readonly typedAhead: string[];
+  historyIndex: number;
+  draft: string;
+  prompt: string;
+  active: boolean;
+  cursorRow: number;
+  closed: boolean;
+  remember: boolean;
+  waiting: ((line: string | undefined) => void) | undefined;
+  lastKeyWasTab: boolean;
+}
+
+const columns = (state: EditorState) => Math.max(10, state.output.columns ?? 80);
+
+// A recalled multi-line entry shows each further line after the continuation prompt, as it was typed.
+const shown = (state: EditorState, text: string) =>
+  `${state.prompt}${text.replaceAll('\n', `\n${state.continuationPrompt ?? ''}`)}`;
+
+/** Redraws the prompt and the line from the prompt's first row, and puts the cursor in place. */
+function render(state: EditorState): void {
+  if (!state.active) return;
+  const width = columns(state);
+  const whole = shown(state, state.buffer.text);
+  const end = displayPosition(whole, width);
+  const cursor = displayPosition(shown(state, state.buffer.beforeCursor), width);
+  let drawn = state.cursorRow > 0 ? `\u001b[${state.cursorRow}A` : '';
+  drawn += `\r\u001b[J${whole.replaceAll('\n', '\r\n')}`;
+  // At the exact end of a row the terminal waits to wrap; a space makes it move to the next row.
+  if (end.column === 0 && whole.length > 0 && textWidth(whole) > 0) drawn += ' \r';
+  const up = end.row - cursor.row;
+  if (up > 0) drawn += `\u001b[${up}A`;
+  drawn += `\r${cursor.column > 0 ? `\u001b[${cursor.column}C` : ''}`;
+  state.output.write(drawn);
+  state.cursorRow = cursor.row;
+}
+
+/** Moves below the line (after Enter, or before output that must not overwrite it). */
+function leaveLine(state: EditorState): void {
+  const width = columns(state);
+  const end = displayPosition(shown(state, state.buffer.text), width);
+  const down = end.row - state.cursorRow;
+  state.output.write(`${down > 0 ? `\u001b[${down}B` : ''}\r\n`);
+  state.cursorRow = 0;
+}
+
+/** Hands `line` to the caller waiting in `next`, or keeps it for the next call when nobody waits. */
+function deliver(state: EditorState, line: string | undefined): void {
+  const resolve = state.waiting;
+  state.waiting = undefined;
+  if (resolve === undefined) {
+    if (line !== undefined) state.typedAhead.push(line);
+    return;
+  }
+  resolve(line);
+}
+
+/** Puts `entry` first in the history (moved there if it was already in it), keeping at most `HISTORY_SIZE`. */
+function addToHistory(history: string[], entry: string): void {
+  if (entry.trim() === '') return;
+  const previous = history.indexOf(entry);
+  if (previous !== -1) history.splice(previous, 1);
+  history.unshift(entry);
+  if (history.length > HISTORY_SIZE) history.pop();
+}
+
+function submit(state: EditorState): void {
+  const line = state.buffer.text;
+  if (state.active) leaveLine(state);
+  state.active = false;
+  if (state.remember) addToHistory(state.history, line);
+  state.buffer.clear();
+  state.historyIndex = -1;
+  deliver(state, line);
+}
+
+/** Steps through the history (1: older, -1: newer), the line being typed kept as the newest entry. */
+function recall(state: EditorState, direction: 1 | -1): void {
+  const next = state.historyIndex + direction;
+  if (next < -1 || next >= state.history.length) return;
+  if (state.historyIndex === -1) state.draft = state.buffer.text;
+  state.historyIndex = next;
+  state.buffer.set(next === -1 ? state.draft : (state.history[next] ?? ''));
+}
+
+function commonPrefix(matches: string[]): string {
+  return matches.reduce((prefix, match) => {
+    let length = 0;
+    while (length < prefix.length && prefix[length] === match[length]) length += 1;
+    return prefix.slice(0, length);
+  });
+}
+
+/** Tab: completes the line as far as the matches agree; a second Tab lists them below the line. */
+function complete(state: EditorState): void {
+  if (state.completer === undefined) return;
+  const typed = state.buffer.text;
+  const [matches] = state.completer(typed);
+  if (matches.length === 0) return;
+  if (matches.length === 1 && matches[0] !== undefined) {
+    state.buffer.set(matches[0]);
+    return;
+  }
+  const common = commonPrefix(matches);
+  if (common.length > typed.length) {
+    state.buffer.set(common);
+  } else if (state.lastKeyWasTab) {
+    listMatches(state, typed, matches);
+  }
+}
+
+function listMatches(state: EditorState, typed: string, matches: string[]): void {
+  leaveLine(state);
+  // `/model openai:gpt-5.1` and `/model openai:gpt-5.2` list as `openai:gpt-5.1  openai:gpt-5.2`: the words typed are not repeated.
+  const shared = typed.slice(0, typed.lastIndexOf(' ') + 1);
+  const listed = matches.map((match) =>
+    shared !== '' && match.startsWith(shared) ? match.slice(shared.length) : match,
+  );
+  state.output.write(`${listed.join('  ')}\r\n`);
+  state.cursorRow = 0;
+}
+
+/*
+ * A terminal that changes width re-wraps the rows it shows (tmux, most emulators), and the cursor
+ * stays on its character: so the row the cursor is on within the line is the one at the new
+ * width. Without taking it, the next redraw starts from the wrong row and leaves a copy behind.
+ */
+function redrawAfterResize(state: EditorState): void {
+  if (!state.active) return;
+  state.cursorRow = displayPosition(shown(state, state.buffer.beforeCursor), columns(state)).row;
+  render(state);
+}
+
+/** The listeners the reader puts on its input and output, removed again on close. */
+interface EditorListeners {
+  readonly onResize: () => void;
+  readonly onKeypress: (text: string | undefined, key: Key | undefined) => void;
+  readonly onEnd: () => void;
+}
+
+function closeEditor(state: EditorState, listeners: EditorListeners): void {
+  if (state.closed) return;
+  state.closed = true;
+  const { input } = state;
+  state.output.removeListener('resize', listeners.onResize);
+  input.removeListener('keypress', listeners.onKeypress);
+  input.removeListener('end', listeners.onEnd);
+  if (input.isTTY === true) input.setRawMode?.(false);
+  input.pause();
+  if (state.active) leaveLine(state);
+  state.active = false;
+  deliver(state, undefined);
+}
+
+function handleKeypress(state: EditorState, text: string | undefined, key: Key | undefined, close: () => void): void {
+  if (state.closed) return;
+  const name = key?.name;
+  const ctrl = key?.ctrl === true;
+  const wasTab = state.lastKeyWasTab;
+  state.lastKeyWasTab = false;
+  if (ctrl && name === 'c') {
+    for (const listener of state.interruptListeners) listener();
+    return;
+  }
+  if (ctrl && name === 'd') {
+    if (state.buffer.text === '') close();
+    else state.buffer.deleteForward();
+  } else if (name === 'return' || name === 'enter') {
+    submit(state);
+    return;
+  } else if (name === 'tab') {
+    state.lastKeyWasTab = wasTab;
+    complete(state);
+    state.lastKeyWasTab = true;
+  } else if (!editLine(state, text, key)) {
+    return;
+  }
+  render(state);
+}
+
+/** Applies an editing key (cursor moves, deletes, history, clear screen, typed text); false for a key it ignores. */
+function editLine(state: EditorState, text: string | undefined, key: Key | undefined): boolean {
+  const name = key?.name;
+  const ctrl = key?.ctrl === true;
+  const meta = key?.meta === true;
+  if (moveOrDelete(state.buffer, name, ctrl, meta)) return true;
+  if (name === 'up' || (ctrl && name === 'p')) {
+    recall(state, 1);
+  } else if (name === 'down' || (ctrl && name === 'n')) {
+    recall(state, -1);
+  } else if (ctrl && name === 'l') {
+    state.output.write('\u001b[2J\u001b[H');
+    state.cursorRow = 0;
+  } else if (!ctrl && !meta && text !== undefined && text !== '' && name !== 'escape') {
+    state.buffer.insert(text);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/** The keys that move the cursor or delete within the line; false for any other key. */
+function moveOrDelete(buffer: LineBuffer, name: string | undefined, ctrl: boolean, meta: boolean): boolean {
+  if (name === 'backspace') {
+    if (meta || ctrl) buffer.deleteWordLeft();
+    else buffer.backspace();
+  } else if (name === 'delete') {
+    buffer.deleteForward();
+  } else if ((name === 'left' && (ctrl || meta)) || (meta && name === 'b')) {
+    buffer.wordLeft();
+  } else if ((name === 'right' && (ctrl || meta)) || (meta && name === 'f')) {
+    buffer.wordRight();
+  } else if (name === 'left' || (ctrl && name === 'b')) {
+    buffer.left();
+  } else if (name === 'right' || (ctrl && name === 'f')) {
+    buffer.right();
+  } else if (name === 'home' || (ctrl && name === 'a')) {
+    buffer.home();
+  } else if (name === 'end' || (ctrl && name === 'e')) {
+    buffer.end();
+  } else if (ctrl && name === 'w') {
+    buffer.deleteWordLeft();
+  } else if (ctrl && name === 'u') {
+    buffer.deleteToStart();
+  } else if (ctrl && name === 'k') {
+    buffer.deleteToEnd();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/** Shows `prompt` and waits for the line; a line typed ahead is shown with the prompt and returned at once. */
+function readLine(
+  state: EditorState,
+  prompt: string,
+  options: { readonly signal?: AbortSignal; readonly remember?: boolean },
+): Promise<string | undefined> {
+  const { signal, remember: keep = true } = options;
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  const early = state.typedAhead.shift();
+  if (early !== undefined) {
+    // Typed while output was running, so never shown: show it now with its prompt, as a transcript reads.
+    state.output.write(`${prompt}${early}\r\n`);
+    return Promise.resolve(early);
+  }
+  if (state.closed) return Promise.resolve(undefined);
+  state.prompt = prompt;
+  state.remember = keep;
+  state.active = true;
+  state.cursorRow = 0;
+  render(state);
+  return new Promise<string | undefined>((resolve, reject) => {
+    const onAbort = () => {
+      state.waiting = undefined;
+      if (state.active) leaveLine(state);
+      state.active = false;
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    state.waiting = (line) => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(line);
+    };
+  });
+}
+
+function newEditorState(options: {
+  readonly input: CliInput;
+  readonly output: CliOutput;
+  readonly completer?: (line: string) => [string[], string];
+  readonly continuationPrompt?: string;
+}): EditorState {
+  return {
+    input: options.input as RawInput,
+    output: options.output,
+    completer: options.completer,
+    continuationPrompt: options.continuationPrompt,
+    buffer: new LineBuffer(),
+    history: [],
+    interruptListeners: [],
+    typedAhead: [],
+    historyIndex: -1,
+    draft: '',
+    prompt: '',
+    active: false,
+    cursorRow: 0,
+    closed: false,
+    remember: true,
+    waiting: undefined,
+    lastKeyWasTab: false,
+  };
+}
+
 /**
  * The REPL's line editor on a terminal, in raw mode: it keeps the line in a `LineBuffer`, so the
  * cursor moves and deletes by grapheme (an emoji, a flag or an accented letter is one step) and
@@ -53,140 +355,10 @@ export function createTerminalLineReader(options: {
   readonly completer?: (line: string) => [string[], string];
   readonly continuationPrompt?: string;
 }): LineReader {
-  const input = options.input as RawInput;
-  const { output } = options;
-  const buffer = new LineBuffer();
-  const history: string[] = [];
-  const interruptListeners: (() => void)[] = [];
-  const typedAhead: string[] = [];
-  let historyIndex = -1;
-  let draft = '';
-  let prompt = '';
-  let active = false;
-  let cursorRow = 0;
-  let closed = false;
-  let remember = true;
-  let waiting: ((line: string | undefined) => void) | undefined;
-  let lastKeyWasTab = false;
-
-  const columns = () => Math.max(10, output.columns ?? 80);
-  // A recalled multi-line entry shows each further line after the continuation prompt, as it was typed.
-  const shown = (text: string) => `${prompt}${text.replaceAll('\n', `\n${options.continuationPrompt ?? ''}`)}`;
-
-  /** Redraws the prompt and the line from the prompt's first row, and puts the cursor in place. */
-  const render = () => {
-    if (!active) return;
-    const width = columns();
-    const whole = shown(buffer.text);
-    const end = displayPosition(whole, width);
-    const cursor = displayPosition(shown(buffer.beforeCursor), width);
-    let drawn = cursorRow > 0 ? `\u001b[${cursorRow}A` : '';
-    drawn += `\r\u001b[J${whole.replaceAll('\n', '\r\n')}`;
-    // At the exact end of a row the terminal waits to wrap; a space makes it move to the next row.
-    if (end.column === 0 && whole.length > 0 && textWidth(whole) > 0) drawn += ' \r';
-    const up = end.row - cursor.row;
-    if (up > 0) drawn += `\u001b[${up}A`;
-    drawn += `\r${cursor.column > 0 ? `\u001b[${cursor.column}C` : ''}`;
-    output.write(drawn);
-    cursorRow = cursor.row;
-  };
-
-  /** Moves below the line (after Enter, or before output that must not overwrite it). */
-  const leaveLine = () => {
-    const width = columns();
-    const end = displayPosition(shown(buffer.text), width);
-    const down = end.row - cursorRow;
-    output.write(`${down > 0 ? `\u001b[${down}B` : ''}\r\n`);
-    cursorRow = 0;
-  };
-
-  const deliver = (line: string | undefined) => {
-    const resolve = waiting;
-    waiting = undefined;
-    if (resolve === undefined) {
-      if (line !== undefined) typedAhead.push(line);
-      return;
-    }
-    resolve(line);
-  };
-
-  const addToHistory = (entry: string) => {
-    if (entry.trim() === '') return;
-    const previous = history.indexOf(entry);
-    if (previous !== -1) history.splice(previous, 1);
-    history.unshift(entry);
-    if (history.length > HISTORY_SIZE) history.pop();
-  };
-
-  const submit = () => {
-    const line = buffer.text;
-    if (active) leaveLine();
-    active = false;
-    if (remember) addToHistory(line);
-    buffer.clear();
-    historyIndex = -1;
-    deliver(line);
-  };
-
-  const recall = (direction: 1 | -1) => {
-    const next = historyIndex + direction;
-    if (next < -1 || next >= history.length) return;
-    if (historyIndex === -1) draft = buffer.text;
-    historyIndex = next;
-    buffer.set(next === -1 ? draft : (history[next] ?? ''));
-  };
-
-  const complete = () => {
-    if (options.completer === undefined) return;
-    const typed = buffer.text;
-    const [matches] = options.completer(typed);
-    if (matches.length === 0) return;
-    if (matches.length === 1 && matches[0] !== undefined) {
-      buffer.set(matches[0]);
-      return;
-    }
-    const common = matches.reduce((prefix, match) => {
-      let length = 0;
-      while (length < prefix.length && prefix[length] === match[length]) length += 1;
-      return prefix.slice(0, length);
-    });
-    if (common.length > typed.length) {
-      buffer.set(common);
-    } else if (lastKeyWasTab) {
-      leaveLine();
-      // `/model openai:gpt-5.1` and `/model openai:gpt-5.2` list as `openai:gpt-5.1  openai:gpt-5.2`: the words typed are not repeated.
-      const shared = typed.slice(0, typed.lastIndexOf(' ') + 1);
-      const shown = matches.map((match) =>
-        shared !== '' && match.startsWith(shared) ? match.slice(shared.length) : match,
-      );
-      output.write(`${shown.join('  ')}\r\n`);
-      cursorRow = 0;
-    }
-  };
-
-  /*
-   * A terminal that changes width re-wraps the rows it shows (tmux, most emulators), and the cursor
-   * stays on its character: so the row the cursor is on within the line is the one at the new
-   * width. Without taking it, the next redraw starts from the wrong row and leaves a copy behind.
-   */
-  const onResize = () => {
-    if (!active) return;
-    cursorRow = displayPosition(shown(buffer.beforeCursor), columns()).row;
-    render();
-  };
-
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    output.removeListener('resize', onResize);
-    input.removeListener('keypress', onKeypress);
-    input.removeListener('end', onEnd);
-    if (input.isTTY === true) input.setRawMode?.(false);
-    input.pause();
-    if (active) leaveLine();
-    active = false;
-    deliver(undefined);
-  };
+  const state = newEditorState(options);
+  const { input, output } = state;
+  const onResize = () => redrawAfterResize(state);
+  const close = () => closeEditor(state, { onResize, onKeypress, onEnd });
 
   function onEnd(): void {
     close();
@@ -200,62 +372,7 @@ export function createTerminalLineReader(options: {
   }
 
   function onKeypress(text: string | undefined, key: Key | undefined): void {
-    if (closed) return;
-    const name = key?.name;
-    const ctrl = key?.ctrl === true;
-    const meta = key?.meta === true;
-    const wasTab = lastKeyWasTab;
-    lastKeyWasTab = false;
-    if (ctrl && name === 'c') {
-      for (const listener of interruptListeners) listener();
-      return;
-    }
-    if (ctrl && name === 'd') {
-      if (buffer.text === '') close();
-      else buffer.deleteForward();
-    } else if (name === 'return' || name === 'enter') {
-      submit();
-      return;
-    } else if (name === 'tab') {
-      lastKeyWasTab = wasTab;
-      complete();
-      lastKeyWasTab = true;
-    } else if (name === 'backspace') {
-      if (meta || ctrl) buffer.deleteWordLeft();
-      else buffer.backspace();
-    } else if (name === 'delete') {
-      buffer.deleteForward();
-    } else if ((name === 'left' && (ctrl || meta)) || (meta && name === 'b')) {
-      buffer.wordLeft();
-    } else if ((name === 'right' && (ctrl || meta)) || (meta && name === 'f')) {
-      buffer.wordRight();
-    } else if (name === 'left' || (ctrl && name === 'b')) {
-      buffer.left();
-    } else if (name === 'right' || (ctrl && name === 'f')) {
-      buffer.right();
-    } else if (name === 'home' || (ctrl && name === 'a')) {
-      buffer.home();
-    } else if (name === 'end' || (ctrl && name === 'e')) {
-      buffer.end();
-    } else if (ctrl && name === 'w') {
-      buffer.deleteWordLeft();
-    } else if (ctrl && name === 'u') {
-      buffer.deleteToStart();
-    } else if (ctrl && name === 'k') {
-      buffer.deleteToEnd();
-    } else if (name === 'up' || (ctrl && name === 'p')) {
-      recall(1);
-    } else if (name === 'down' || (ctrl && name === 'n')) {
-      recall(-1);
-    } else if (ctrl && name === 'l') {
-      output.write('\u001b[2J\u001b[H');
-      cursorRow = 0;
-    } else if (!ctrl && !meta && text !== undefined && text !== '' && name !== 'escape') {
-      buffer.insert(text);
-    } else {
-      return;
-    }
-    render();
+    handleKeypress(state, text, key, close);
   }
 
   emitKeypressEvents(input);
@@ -268,52 +385,25 @@ export function createTerminalLineReader(options: {
 
   return {
     get closed() {
-      return closed;
+      return state.closed;
     },
     get partial() {
-      return buffer.text;
+      return state.buffer.text;
     },
-    next(nextPrompt, { signal, remember: keep = true } = {}) {
-      if (signal?.aborted) return Promise.reject(signal.reason);
-      const early = typedAhead.shift();
-      if (early !== undefined) {
-        // Typed while output was running, so never shown: show it now with its prompt, as a transcript reads.
-        output.write(`${nextPrompt}${early}\r\n`);
-        return Promise.resolve(early);
-      }
-      if (closed) return Promise.resolve(undefined);
-      prompt = nextPrompt;
-      remember = keep;
-      active = true;
-      cursorRow = 0;
-      render();
-      return new Promise<string | undefined>((resolve, reject) => {
-        const onAbort = () => {
-          waiting = undefined;
-          if (active) leaveLine();
-          active = false;
-          reject(signal?.reason);
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        waiting = (line) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(line);
-        };
-      });
-    },
-    remember: addToHistory,
+    next: (nextPrompt, nextOptions = {}) => readLine(state, nextPrompt, nextOptions),
+    remember: (entry) => addToHistory(state.history, entry),
     reprompt() {
-      if (closed || waiting === undefined) return;
-      active = true;
-      cursorRow = 0;
-      render();
+      if (state.closed || state.waiting === undefined) return;
+      state.active = true;
+      state.cursorRow = 0;
+      render(state);
     },
     clearPartial() {
-      buffer.clear();
-      render();
+      state.buffer.clear();
+      render(state);
     },
     onInterrupt(listener) {
-      interruptListeners.push(listener);
+      state.interruptListeners.push(listener);
     },
     close,
   };

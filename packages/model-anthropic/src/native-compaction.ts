@@ -1,7 +1,7 @@
 import type { LanguageModelV4Content, LanguageModelV4Message } from '@ai-sdk/provider';
 import {
   hashMessages,
-  sha256Hex,
+  opaqueStateOf,
   type JsonObject,
   type Message,
   type ModelRequest,
@@ -90,15 +90,6 @@ export function stateFromBlocks(options: {
   readonly compacted: readonly Message[];
   readonly previous: OpaqueProviderState | undefined;
 }): OpaqueProviderState {
-  const serialized = JSON.stringify(options.blocks);
-  return {
-    provider: 'anthropic',
-    modelId: options.modelId,
-    itemHash: sha256Hex(serialized),
-    bytes: Buffer.byteLength(serialized, 'utf8'),
-    items: [...options.blocks],
-    sourceHash: hashMessages(options.compacted),
-    sourceMessages: options.compacted.length,
-    previousItemHash: options.previous?.itemHash ?? null,
-  };
+  const { modelId, blocks, compacted, previous } = options;
+  return opaqueStateOf({ provider: 'anthropic', modelId, items: blocks, compacted, previous });
 }

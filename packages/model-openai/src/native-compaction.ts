@@ -1,7 +1,7 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
 import {
   hashMessages,
-  sha256Hex,
+  opaqueStateOf,
   type JsonObject,
   type Message,
   type ModelRequest,
@@ -80,17 +80,8 @@ export function stateFromOutput(options: {
   readonly compacted: readonly Message[];
   readonly previous: OpaqueProviderState | undefined;
 }): OpaqueProviderState {
-  const serialized = JSON.stringify(options.output);
-  return {
-    provider: 'openai',
-    modelId: options.modelId,
-    itemHash: sha256Hex(serialized),
-    bytes: Buffer.byteLength(serialized, 'utf8'),
-    items: [...options.output],
-    sourceHash: hashMessages(options.compacted),
-    sourceMessages: options.compacted.length,
-    previousItemHash: options.previous?.itemHash ?? null,
-  };
+  const { modelId, output, compacted, previous } = options;
+  return opaqueStateOf({ provider: 'openai', modelId, items: output, compacted, previous });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

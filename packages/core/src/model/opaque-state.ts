@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { jsonObjectSchema } from '../json.js';
+import { hashMessages, sha256Hex } from '../hashing.js';
+import { jsonObjectSchema, type JsonObject } from '../json.js';
+import type { Message } from '../messages.js';
 
 /**
  * Provider-native compaction state: the items a provider returned when it compacted a
@@ -39,4 +41,28 @@ export function describeOpaqueState(state: OpaqueProviderState): {
   readonly bytes: number;
 } {
   return { provider: state.provider, modelId: state.modelId, itemHash: state.itemHash, bytes: state.bytes };
+}
+
+/**
+ * The state to store for the `items` a provider returned when it compacted `compacted`, chained
+ * from `previous`: the items kept as received, with their hash and size and the source's hash.
+ */
+export function opaqueStateOf(options: {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly items: readonly JsonObject[];
+  readonly compacted: readonly Message[];
+  readonly previous: OpaqueProviderState | undefined;
+}): OpaqueProviderState {
+  const serialized = JSON.stringify(options.items);
+  return {
+    provider: options.provider,
+    modelId: options.modelId,
+    itemHash: sha256Hex(serialized),
+    bytes: new TextEncoder().encode(serialized).length,
+    items: [...options.items],
+    sourceHash: hashMessages(options.compacted),
+    sourceMessages: options.compacted.length,
+    previousItemHash: options.previous?.itemHash ?? null,
+  };
 }

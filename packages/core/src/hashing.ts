@@ -69,6 +69,6 @@ export function hashCanonicalJson(value: JsonValue): string {
 }
 
 /** SHA-256 of the checkpoint in canonical JSON: the hash events and traces record for it. */
-export function checkpointHash(checkpoint: ContextCheckpoint): string {
-  return hashCanonicalJson(checkpoint as unknown as JsonValue);
+export function checkpointHash(checkpoint: ContextCheckpoint | JsonValue): string {
+  return hashCanonicalJson(checkpoint as JsonValue);
 }

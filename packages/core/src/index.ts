@@ -31,7 +31,7 @@ export {
   type ToolResultOutput,
   type ToolResultPart,
 } from './messages.js';
-export { canonicalJsonStringify, hashMessages, MessagesHasher, sha256Hex } from './hashing.js';
+export { hashMessages, MessagesHasher, sha256Hex } from './hashing.js';
 export { jsonObjectSchema, jsonValueSchema, type JsonObject, type JsonValue } from './json.js';
 
 // The model-adapter contract, and what every adapter uses to fill it in

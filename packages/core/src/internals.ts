@@ -20,5 +20,4 @@ export { compactorRequest, parseCompactorReply } from './compaction/compactor-mo
 export { projectToolOutput } from './compaction/tool-output-projection.js';
 export { selectTail } from './view/select-tail.js';
 export { checkpointMatchesTranscript } from './checkpoint/build.js';
-export { checkpointHash } from './hashing.js';
 export { eventEnvelopeSchema, forgeEventSchema } from './events/event-schemas.js';

@@ -1,6 +1,7 @@
-import { canonicalJsonStringify, InvalidInputError, sha256Hex, type JsonValue } from '@forge/core';
+import { InvalidInputError, type JsonValue } from '@forge/core';
 import {
   CHECKPOINT_CAPS,
+  checkpointHash,
   observeArtifactHashes,
   renderCheckpointView,
   sourceMatchesTranscript,
@@ -81,7 +82,7 @@ function resolveAgainst(
     readonly caps: CheckpointCaps;
   },
 ): ResolvedCheckpoint {
-  const hash = sha256Hex(canonicalJsonStringify(stored.checkpoint));
+  const hash = checkpointHash(stored.checkpoint);
   const facts = { id: checkpointIdOf(hash), hash, source: stored.source, recordedAt: stored.recordedAt };
   const imported = codexImportSchema.safeParse(stored.checkpoint);
   if (imported.success) {

@@ -32,3 +32,4 @@ export {
   type WorkingSetShownFile,
 } from './working-set.js';
 export { checkCoverage, type CoverageItem } from './coverage.js';
+export { checkpointHash } from '../hashing.js';

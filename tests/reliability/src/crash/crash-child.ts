@@ -10,7 +10,8 @@ import { openSessionHandle } from '@forge/sessions';
 import { ReadLedger, createReadFileTool } from '@forge/tools';
 import { crashOpaqueState } from './crash-protocol.js';
 import { seededRandom } from '../support/seeded-random.js';
-import { checkpointHash, selectTail } from '@forge/core/internals';
+import { checkpointHash } from '@forge/core/checkpoint';
+import { selectTail } from '@forge/core/internals';
 
 /*
  * Child process of the crash-safety suite (bundled with esbuild and started by the test). It

@@ -3,7 +3,8 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInstructionSnapshot, findUnpairedToolCalls, hashMessages, type Message } from '@forge/core';
 import { validateCheckpoint, withRunIds, type ContextCheckpoint } from '@forge/core/checkpoint';
-import { checkpointHash, checkpointMatchesTranscript } from '@forge/core/internals';
+import { checkpointHash } from '@forge/core/checkpoint';
+import { checkpointMatchesTranscript } from '@forge/core/internals';
 import { ScriptedModel } from '@forge/core/testing';
 import {
   createSession,

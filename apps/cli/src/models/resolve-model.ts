@@ -8,13 +8,8 @@ export { DEFAULT_MODEL, defaultModelNotice, type ModelProvider, type ModelProvid
  * that cannot be used reported as a usage error (exit 2) naming what to change.
  */
 
-async function asUsage<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (ModelChoiceError.isInstance(error)) throw new UsageError(error.message);
-    throw error;
-  }
+function asUsageError(error: unknown): unknown {
+  return ModelChoiceError.isInstance(error) ? new UsageError(error.message) : error;
 }
 
 /** Splits `provider:model`; a value without a provider or a model part is a usage error. */
@@ -22,12 +17,13 @@ export function parseModelIdentifier(value: string, chooseWith?: string): ModelI
   try {
     return parseId(value, chooseWith);
   } catch (error) {
-    if (ModelChoiceError.isInstance(error)) throw new UsageError(error.message);
-    throw error;
+    throw asUsageError(error);
   }
 }
 
 /** Turns a model id into an adapter (see `resolveModelId`); a model that cannot be used is a usage error. */
 export function resolveModel(...input: Parameters<typeof resolveModelId>): ReturnType<typeof resolveModelId> {
-  return asUsage(() => resolveModelId(...input));
+  return resolveModelId(...input).catch((error: unknown) => {
+    throw asUsageError(error);
+  });
 }

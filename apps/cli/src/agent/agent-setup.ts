@@ -1,10 +1,9 @@
-import { sessionCompaction } from '@forge/sessions';
-import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter, Tool } from '@forge/core';
+import type { ContextPolicy, InstructionSnapshot, Message, ModelAdapter } from '@forge/core';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import type { ElicitationHandler, McpServers } from '@forge/mcp';
-import type { SessionCompactionOptions } from '@forge/sessions';
+import { sessionCompaction, type SessionCompactionOptions } from '@forge/sessions';
 import { assembleAgent, type Agent, type AgentSurface, type ContextToolSettings, type SessionSize } from '@forge/agent';
-import type { ConfirmCallback, ReadLedger, SessionApprovalGate } from '@forge/tools';
+import type { ConfirmCallback } from '@forge/tools';
 import type { GlobalOptions } from '../commands/command.js';
 import type { ContextSubject } from '../context/context-report.js';
 import { loadCliConfig } from '../config/cli-config.js';
@@ -25,17 +24,12 @@ import { resolveWorkspaceRoot } from './workspace.js';
 /** Everything a run needs besides the request: the parts `forge run` and the REPL share. */
 export interface AgentSetup {
   readonly root: string;
-  /** The assembled agent (tools, approvals, instructions); `forge eval` assembles its agent the same way. */
+  /** The assembled agent (tools, read ledger, approvals, instructions); `forge eval` assembles its agent the same way. */
   readonly agent: Agent;
   readonly modelName: string;
   readonly model: ModelAdapter;
-  /** The built-in workspace tools, then the tools the MCP servers offer now (read anew for each turn). */
-  readonly tools: readonly Tool[];
   /** Which context tools the configuration allows (`context.checkpointNote`, `context.requestCompaction`). */
   readonly contextTools: ContextToolSettings;
-  /** What the built-in tools have seen of each file this process: `edit_file` needs it, and a sent checkpoint's working set adds to it. */
-  readonly ledger: ReadLedger;
-  readonly approvals: SessionApprovalGate;
   /**
    * What a run with `model` and `context` offers the model: `tools`, the context tools its session
    * adds once it is big enough (`sessionSurface`), and the system prompt describing them. A run
@@ -211,12 +205,7 @@ export async function prepareAgent(options: {
     modelName,
     model,
     agent,
-    get tools() {
-      return agent.tools;
-    },
     contextTools: config.contextTools,
-    ledger: agent.ledger,
-    approvals: agent.approvals,
     surface: (session, surfaceModel = model, policy = config.context) => agent.surface(session, surfaceModel, policy),
     instructions: agent.instructions,
     maxSteps: globals.maxSteps,

@@ -22,7 +22,7 @@ export function createNativeEngine(setup: AgentSetup): TurnEngine {
       return context.mode;
     },
     root: setup.root,
-    approvals: setup.approvals,
+    approvals: setup.agent.approvals,
     ...(setup.mcp === undefined ? {} : { mcp: setup.mcp }),
     async runTurn(session, turn) {
       // A tools/list_changed that arrived during the last turn is offered from this one.

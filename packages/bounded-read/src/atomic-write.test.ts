@@ -89,6 +89,14 @@ describe('writeFileAtomic', () => {
     await expectOldFileAndNoTemporary();
   });
 
+  it('with flush false (a cache), replaces the file without flushing it', async () => {
+    const datasync = vi.spyOn(fileHandle as { datasync: FileHandle['datasync'] }, 'datasync');
+    await writeFileAtomic(target, 'cached\n', { flush: false });
+    expect(datasync).not.toHaveBeenCalled();
+    expect(await readFile(target, 'utf8')).toBe('cached\n');
+    expect(await readdir(directory)).toEqual(['notes.json']);
+  });
+
   it('leaves what is at the target and no temporary behind when the rename fails', async () => {
     await rm(target);
     await mkdir(target);

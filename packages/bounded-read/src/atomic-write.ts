@@ -10,6 +10,11 @@ export interface AtomicWriteOptions {
   readonly exclusive?: boolean;
   /** Also flush the directory, so the new name survives a power cut (what Forge keeps in its home needs this). */
   readonly syncDirectory?: boolean;
+  /**
+   * Flush the data before the rename (default true). A cache that is rebuilt when lost (a session
+   * index, a hint) passes false: a crash may then lose the new file, never leave half of one.
+   */
+  readonly flush?: boolean;
 }
 
 const WRITE_FAILURE_HINTS: Readonly<Record<string, string>> = {
@@ -127,7 +132,9 @@ export async function writeFileAtomic(
     try {
       // The mode given to open is filtered through the umask; set it exactly before any data is in the file.
       if (options.mode !== undefined) await handle.chmod(options.mode);
-      await writeDurably(handle, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, target);
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      if (options.flush === false) await writeAll(handle, bytes);
+      else await writeDurably(handle, bytes, target);
     } finally {
       await handle.close();
     }

@@ -22,8 +22,7 @@ function pointerFile(sessionsDirectory: string, workspaceRoot: string): string {
 export async function pointLastSession(sessionDirectory: string, workspaceRoot: string, id: string): Promise<void> {
   const file = pointerFile(dirname(sessionDirectory), workspaceRoot);
   try {
-    // The one atomic write: a writer killed mid-write leaves a temporary the next write removes.
-    await writeFileAtomic(file, JSON.stringify({ workspaceRoot, id }), { mode: PRIVATE_FILE_MODE });
+    await writeFileAtomic(file, JSON.stringify({ workspaceRoot, id }), { mode: PRIVATE_FILE_MODE, flush: false });
   } catch {
     // Without the hint, --last reads the listing.
   }

@@ -1,9 +1,9 @@
 import { truncateText } from '@forge/core/checkpoint';
 import { addCost, type CostBreakdown } from '@forge/core/pricing';
-import { readLines } from '@forge/bounded-read';
+import { readLines, writeFileAtomic } from '@forge/bounded-read';
 import type { Message } from '@forge/core';
 import { readFileSync, statSync } from 'node:fs';
-import { rename, stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { CorruptFileError } from './errors.js';
 import { PRIVATE_FILE_MODE } from './private-fs.js';
@@ -208,15 +208,13 @@ async function scan(logFile: string, from: number, builder: SessionIndexBuilder)
 }
 
 /**
- * Writes an index beside the log. It is a cache of what the log says, so it is replaced by a
- * rename (readers never see half of one) without a flush: a crash may lose it, and the next reader
- * rebuilds it from the log. A failure to write (a read-only home) is ignored for the same reason.
+ * Writes an index beside the log. It is a cache of what the log says, so it is replaced atomically
+ * without a flush: a crash may lose it, and the next reader rebuilds it from the log. A failure to
+ * write (a read-only home) is ignored for the same reason.
  */
 export async function writeSessionIndex(indexFile: string, index: SessionIndex): Promise<void> {
-  const temporary = `${indexFile}.${process.pid}.tmp`;
   try {
-    await writeFile(temporary, `${JSON.stringify(index)}\n`, { mode: PRIVATE_FILE_MODE });
-    await rename(temporary, indexFile);
+    await writeFileAtomic(indexFile, `${JSON.stringify(index)}\n`, { mode: PRIVATE_FILE_MODE, flush: false });
   } catch {
     // A cache that cannot be written is rebuilt next time.
   }

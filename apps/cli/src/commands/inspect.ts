@@ -1,5 +1,5 @@
 import { checkForgeHome, PRIVATE_FILE_MODE, resolveForgeHome } from '@forge/persistence';
-import { open } from 'node:fs/promises';
+import { writeFileAtomic } from '@forge/bounded-read';
 import { resolve } from 'node:path';
 import { resolveWorkspaceRoot } from '../agent/workspace.js';
 import { CliError, UsageError } from '../cli-error.js';
@@ -24,17 +24,6 @@ async function writePieces(stream: CliOutput, pieces: Iterable<string>): Promise
 
 /** Runs a session's HTML page lists, one row each, unless `--limit` asks for more. */
 const HTML_RUN_ROWS = 200;
-
-/** Writes the page readable by its owner only, like every other file Forge writes (an existing file is replaced in place and narrowed too). */
-async function writePrivateFile(path: string, text: string): Promise<void> {
-  const handle = await open(path, 'w', PRIVATE_FILE_MODE);
-  try {
-    await handle.chmod(PRIVATE_FILE_MODE);
-    await handle.writeFile(text, 'utf8');
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * `forge inspect <run-id | session-id | trace file>` and `forge inspect --last`: reads the traces
@@ -63,7 +52,9 @@ export async function execute({ args, options, io }: CommandInvocation<InspectOp
   if (htmlFile !== undefined) {
     const path = resolve(io.cwd, htmlFile);
     try {
-      await writePrivateFile(path, renderHtml(report, overviewOf(Math.max(limit, HTML_RUN_ROWS))));
+      // Readable by its owner only, like every other file Forge writes; an existing page is replaced whole.
+      const page = renderHtml(report, overviewOf(Math.max(limit, HTML_RUN_ROWS)));
+      await writeFileAtomic(path, page, { mode: PRIVATE_FILE_MODE });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new CliError(`could not write the HTML report to ${path} (${reason}); choose a writable path for --html`);

@@ -6,6 +6,9 @@ import type { ModelAdapter } from '@forge/core';
 import type { CliIo, TerminationSignal } from '../io.js';
 import { main } from '../main.js';
 
+// A forge ended together with its terminal may still be writing its session index for a moment.
+const REMOVE_RETRYING = { recursive: true, force: true, maxRetries: 10, retryDelay: 100 } as const;
+
 /** A writable stream that keeps everything written to it. */
 export class CapturedOutput extends Writable {
   text = '';
@@ -116,5 +119,5 @@ export async function temporaryDirectory(
   prefix = 'forge-cli-',
 ): Promise<{ readonly path: string; remove(): Promise<void> }> {
   const directory = await mkdtemp(path.join(tmpdir(), prefix));
-  return { path: directory, remove: () => rm(directory, { recursive: true, force: true }) };
+  return { path: directory, remove: () => rm(directory, REMOVE_RETRYING) };
 }

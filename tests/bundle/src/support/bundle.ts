@@ -13,6 +13,9 @@ import type { Message } from '@forge/core';
 import type { SessionTranscript } from '@forge/persistence';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
 
+// A forge ended together with its terminal may still be writing its session index for a moment.
+const REMOVE_RETRYING = { recursive: true, force: true, maxRetries: 10, retryDelay: 100 } as const;
+
 /** A private build of the CLI for one test file, and a fresh workspace and FORGE_HOME per use. */
 export interface BundleFixture {
   readonly bundle: () => PrivateBinary;
@@ -31,7 +34,7 @@ export function useBundle(label: string): BundleFixture {
   }, 120_000);
   afterAll(async () => {
     bundle?.remove();
-    await Promise.all(directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
+    await Promise.all(directories.splice(0).map((directory) => rm(directory, REMOVE_RETRYING)));
   });
   return {
     bundle: () => {

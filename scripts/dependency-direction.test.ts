@@ -27,14 +27,17 @@ const layers: Record<string, { layer: number; allowed: readonly string[] }> = {
   '@forge/model-deepseek': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-compatible': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
   '@forge/model-anthropic': { layer: 1, allowed: ['@forge/core', '@forge/ai-sdk-bridge', '@forge/loopback-provider'] },
-  /** The rollout importer hashes touched files with the tools' workspace hasher. */
-  '@forge/codex': { layer: 1, allowed: ['@forge/core', '@forge/bounded-read', '@forge/tools'] },
   /** Shared AI SDK plumbing of the adapters (the adapter skeleton, settings, streaming, errors, retries); its README example uses the loopback provider. */
   '@forge/ai-sdk-bridge': { layer: 1, allowed: ['@forge/core', '@forge/loopback-provider'] },
   /** Test-only provider server; adapters use it as a devDependency. */
   '@forge/loopback-provider': { layer: 1, allowed: ['@forge/core'] },
   /** A conversation that persists: opens a session, runs turns through core's `runAgent`, chooses the view, compacts; persistence keeps its files. */
   '@forge/sessions': { layer: 2, allowed: ['@forge/core', '@forge/persistence'] },
+  /** The Codex engine runs session turns (`@forge/codex/session-engine` over sessions and persistence); the rollout importer hashes touched files with the tools' workspace hasher. */
+  '@forge/codex': {
+    layer: 3,
+    allowed: ['@forge/core', '@forge/bounded-read', '@forge/tools', '@forge/persistence', '@forge/sessions'],
+  },
   /** The agent Forge ships, assembled once for the CLI and the evals: the provider registry (`provider:id` → adapter, with calibration), tools, system prompt, context-tool offer, instructions, a stored turn's options. */
   '@forge/agent': {
     layer: 3,

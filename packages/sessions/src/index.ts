@@ -41,3 +41,10 @@ export {
 export { readWorkingSet, reportWorkingSetSent, workingSetFor, type FileTextRedaction } from './working-set-input.js';
 export { SESSION_CHECKPOINT_OPTIONS, sessionCompaction } from './compaction-settings.js';
 export { manualCompactionTracePrefix, openCompactionTrace, type CompactionTrace } from './compaction-trace.js';
+export {
+  type EngineCompactOutcome,
+  type EngineTurn,
+  type SessionEngine,
+  type SessionEngineResult,
+} from './session-engine.js';
+export { estimationOnlyModel } from './estimation-only-model.js';

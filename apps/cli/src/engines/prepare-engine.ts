@@ -7,7 +7,6 @@ import { UsageError } from '../cli-error.js';
 import type { GlobalOptions } from '../commands/command.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import type { CliIo } from '../io.js';
-import { CODEX_ENGINE_PROMPT } from './codex-instructions.js';
 import { createNativeEngine } from './native-engine.js';
 import type { EngineName, TurnEngine } from './turn-engine.js';
 
@@ -65,7 +64,7 @@ export async function prepareEngine(options: {
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
   });
   // Loaded only for Codex turns: native runs never pay for the App Server client.
-  const { createCodexEngine } = await import('./codex-engine.js');
+  const { createCodexEngine, CODEX_ENGINE_PROMPT } = await import('./codex-engine.js');
   return createCodexEngine({
     env: io.env,
     root,

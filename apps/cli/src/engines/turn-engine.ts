@@ -1,63 +1,33 @@
-import type { ApprovalGate, ContextMode, EventListener, RunResult } from '@forge/core';
-import type { EngineEventListener } from '@forge/persistence';
-import type { SessionHandle, SessionTurnWarning } from '@forge/sessions';
+import type { ContextMode } from '@forge/core';
 import type { SessionSize } from '@forge/agent';
-import type { SessionApprovalGate } from '@forge/tools';
-import type { SessionCompactionOptions } from '@forge/sessions';
-import type { ContextSubject } from '../context/context-report.js';
 import type { McpServers } from '@forge/mcp';
+import type {
+  EngineCompactOutcome,
+  EngineTurn,
+  SessionCompactionOptions,
+  SessionEngine,
+  SessionEngineResult,
+} from '@forge/sessions';
+import type { SessionApprovalGate } from '@forge/tools';
+import type { ContextSubject } from '../context/context-report.js';
+
+export type { EngineCompactOutcome, EngineTurn };
+export type EngineTurnOutcome = SessionEngineResult;
 
 /** The engines a turn can run on (`--engine`). */
 export const ENGINE_NAMES = ['native', 'codex'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
-/** One user turn, as `forge run` and the REPL hand it to an engine. */
-export interface EngineTurn {
-  readonly request: string;
-  /** Decides the engine's tool calls (for Codex: its command and patch approval requests). */
-  readonly approvals: ApprovalGate;
-  readonly signal: AbortSignal;
-  /** Core events, in order: what the text and JSON renderers read. */
-  readonly onEvent: EventListener;
-  /**
-   * Events only this engine emits, interleaved in order with `onEvent`'s (Codex: the wrapper's
-   * cost as `codex.context.budgeted`, `codex.usage.recorded`, `codex.compaction.completed`).
-   */
-  readonly onEngineEvent?: EngineEventListener;
-  /** Short notes for people about what the engine did (Codex: the wrapper's cost, a compaction it made). */
-  readonly onNote?: (text: string) => void;
-}
-
-/** What an engine that compacts its own context did for `/compact` and `forge compact`. */
-export type EngineCompactOutcome =
-  | { readonly kind: 'compacted'; readonly threadId: string; readonly itemId: string }
-  | { readonly kind: 'nothing'; readonly reason: string };
-
-export interface EngineTurnOutcome {
-  readonly result: RunResult;
-  /** What the session noticed while running the turn (a trace that could not be written). */
-  readonly warnings: readonly SessionTurnWarning[];
-}
-
 /**
- * Runs user turns for `forge run` and the REPL. Each engine sends the view the session selects
- * (see `SessionHandle.selectView`: the checkpoint in mode compact and every stored message after
- * it, nothing left out) and stores the turn through the same session bookkeeping.
+ * Runs user turns for `forge run` and the REPL: a `SessionEngine` (Forge's own loop in
+ * `native-engine.ts`, or Codex from `@forge/codex/session-engine`) plus what the CLI's commands
+ * ask of the native one only.
  */
-export interface TurnEngine {
-  readonly name: EngineName;
-  /** How the banner and the footer name the model, e.g. `scripted:demo` or `codex:gpt-5.5`. */
-  readonly modelLabel: string;
-  /** The context mode of the next turn; undefined when the engine manages its own context (Codex). */
-  readonly contextMode: ContextMode | undefined;
-  /** The workspace the engine's tools work in. */
-  readonly root: string;
+export interface TurnEngine extends SessionEngine<EngineName> {
   /** The approval gate of this process: the REPL's prompt, or `--approval`'s profile for `forge run`. */
   readonly approvals: SessionApprovalGate;
   /** The MCP servers Forge started for this process (native engine with servers configured). */
   readonly mcp?: McpServers;
-  /** Runs one turn as a turn of `session`, or unstored without one (`--no-session`). */
-  runTurn(session: SessionHandle | undefined, turn: EngineTurn): Promise<EngineTurnOutcome>;
   /**
    * Uses model `name` (`provider:id`) from the next turn on; throws a usage error for an unknown
    * or unusable model, keeping the current one. Absent when the engine cannot switch (Codex).
@@ -72,17 +42,4 @@ export interface TurnEngine {
   contextSubject?(session: SessionSize): Promise<ContextSubject>;
   /** How Forge compacts the sessions this engine runs (`context.compaction`); absent when the engine compacts itself. */
   sessionCompaction?(): Promise<SessionCompactionOptions>;
-  /**
-   * Compacts the session through the engine's own context management (Codex:
-   * `thread/compact/start` on the session's thread), recorded in the session as an engine-owned
-   * compaction. Absent when Forge compacts the session itself (native).
-   */
-  compact?(session: SessionHandle): Promise<EngineCompactOutcome>;
-  /**
-   * Starts what the engine needs now instead of at the first turn (the Codex App Server), so a
-   * failure to start stops a command before it stores anything.
-   */
-  start(): Promise<void>;
-  /** Releases what the engine started (the Codex App Server). Safe to call twice. */
-  close(): Promise<void>;
 }

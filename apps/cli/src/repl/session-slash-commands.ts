@@ -1,4 +1,4 @@
-import { openCompactionTrace, SESSION_CHECKPOINT_OPTIONS } from '@forge/sessions';
+import { estimationOnlyModel, openCompactionTrace, SESSION_CHECKPOINT_OPTIONS } from '@forge/sessions';
 import { terminalLine } from '@forge/core/terminal';
 import type { Style } from '../output/style.js';
 import {
@@ -18,7 +18,6 @@ import {
   checkpointViewTokens,
   compactorDisclosure,
   disclosureLine,
-  estimationOnlyModel,
   renderCheckpoint,
   renderCompaction,
 } from '../session/compaction-output.js';

@@ -1,16 +1,17 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CodexProtocolError, type CodexAppServer, type CodexThreadOptions } from '@forge/codex';
+import type { CodexAppServer, CodexThreadOptions } from '../app-server/client.js';
+import { CodexProtocolError } from '../errors.js';
 import type { SessionRun, SessionTranscript } from '@forge/persistence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseCodexThread } from './codex-thread-choice.js';
+import { chooseCodexThread } from './thread-choice.js';
 
 /*
  * Which thread the next Codex turn of a session goes to, for each state a session can be in. The
  * App Server is reduced to the three things the choice asks of it (its version, the threads it has
  * loaded, thread/resume); the end-to-end behaviour is tested on the real binary in
- * codex-engine.test.ts.
+ * apps/cli/src/engines/codex-engine.test.ts.
  */
 
 let directory: string;

@@ -1,6 +1,7 @@
-import type { CodexAppServer, CodexThreadFallbackReason, CodexThreadOptions } from '@forge/codex';
+import { access } from 'node:fs/promises';
 import type { SessionRun, SessionTranscript } from '@forge/persistence';
-import { fileExists } from '../file-exists.js';
+import type { CodexAppServer, CodexThreadOptions } from '../app-server/client.js';
+import type { CodexThreadFallbackReason } from '../engine/events.js';
 
 /** The Codex thread a session's latest run used, as that run recorded it. */
 export interface RecordedCodexThread {
@@ -123,4 +124,14 @@ export async function chooseCodexThread(options: {
     model: resumed.model,
     rolloutPath: resumed.rolloutPath ?? recorded.rolloutPath,
   };
+}
+
+/** True when `path` exists and can be reached (any kind of file); false on any error. */
+async function fileExists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -2,12 +2,12 @@ import type { ContextPolicy, InstructionSnapshot } from '@forge/core';
 import { selectRequestView } from '@forge/core/view';
 import { type SessionTranscript } from '@forge/persistence';
 import {
+  estimationOnlyModel,
   requestViewCheckpoint,
   type SessionCompactResult,
   type SessionHandle,
   SESSION_CHECKPOINT_OPTIONS,
 } from '@forge/sessions';
-import { estimationOnlyModel } from '../session/compaction-output.js';
 
 /** The window Codex reported for the session's latest Codex run that reported one. */
 function reportedCodexWindow(transcript: SessionTranscript): number | undefined {

@@ -4,7 +4,7 @@ import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript } from '@forge/persistence';
 import { openCompactionTrace } from '@forge/sessions';
 import { prepareAgent, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
-import { recordedThread } from '@forge/codex/session-engine';
+import { recordedThread } from '@forge/codex/recorded-thread';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';

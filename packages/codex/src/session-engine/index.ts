@@ -1,3 +1,2 @@
 export { createCodexSessionEngine, type CodexSessionEngine, type CodexSessionEngineOptions } from './session-engine.js';
 export { CODEX_ENGINE_PROMPT } from './instructions.js';
-export { recordedThread, type RecordedCodexThread } from './thread-choice.js';

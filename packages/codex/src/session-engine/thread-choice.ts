@@ -1,16 +1,8 @@
 import { access } from 'node:fs/promises';
-import type { SessionRun, SessionTranscript } from '@forge/persistence';
+import type { SessionTranscript } from '@forge/persistence';
 import type { CodexAppServer, CodexThreadOptions } from '../app-server/client.js';
 import type { CodexThreadFallbackReason } from '../engine/events.js';
-
-/** The Codex thread a session's latest run used, as that run recorded it. */
-export interface RecordedCodexThread {
-  readonly threadId: string;
-  readonly model: string;
-  readonly rolloutPath: string | null;
-  readonly codexVersion: string;
-  readonly instructionsHash: string | undefined;
-}
+import { recordedThread } from './recorded-thread.js';
 
 /** Where the next Codex turn of a session goes. */
 export type CodexThreadChoice =
@@ -25,19 +17,6 @@ export type CodexThreadChoice =
       readonly kind: 'new';
       readonly fallback?: { readonly reason: CodexThreadFallbackReason; readonly message: string };
     };
-
-/** The thread the run recorded, when it was a Codex run that knew its thread. */
-export function recordedThread(run: SessionRun | undefined): RecordedCodexThread | undefined {
-  const engine = run?.engine;
-  if (run === undefined || engine?.name !== 'codex' || engine.thread === undefined) return undefined;
-  return {
-    threadId: engine.thread.id,
-    model: engine.thread.model,
-    rolloutPath: engine.thread.rolloutPath,
-    codexVersion: engine.version,
-    instructionsHash: run.instructionsHash,
-  };
-}
 
 const newThread = (reason: CodexThreadFallbackReason, message: string): CodexThreadChoice => ({
   kind: 'new',

@@ -8,7 +8,7 @@
 
 // The run loop
 export { runAgent } from './run/run-agent.js';
-export type { RunAgentOptions, RunResult, RunSession, SessionCapabilities, SessionHistory } from './run/types.js';
+export type { RunAgentOptions, RunResult, RunSession } from './run/types.js';
 export { addUsage } from './run/usage.js';
 export {
   CONTEXT_MODES,

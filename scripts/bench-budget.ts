@@ -289,7 +289,7 @@ async function projectionChoice(
       model,
       instructions,
       request: 'Continue with the next failing check.',
-      session: { history: messages, projectedToolCalls: projected },
+      session: { history: { messages: messages }, capabilities: { projectedToolCalls: projected } },
       context: { mode: 'compact' },
       onEvent: (envelope) => events.push(envelope.event),
     });

@@ -187,7 +187,7 @@ export class EvalSession {
           model: withCheckpoint(model, view.checkpoint),
           context: { ...common.context, mode },
           instructions: input.instructions,
-          session: { history: view.history, id: input.sessionId, onMessage: input.onMessage },
+          session: { history: { messages: view.history }, id: input.sessionId, append: input.onMessage },
           runId: input.runId,
           onEvent: input.onEvent,
           now: this.context.now,

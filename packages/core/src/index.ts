@@ -50,7 +50,12 @@ export {
   type ToolDefinition,
   type Usage,
 } from './model/adapter.js';
-export { opaqueProviderStateSchema, opaqueStateOf, type OpaqueProviderState } from './model/opaque-state.js';
+export {
+  opaqueProviderStateSchema,
+  opaqueStateOf,
+  withoutReplacedHistory,
+  type OpaqueProviderState,
+} from './model/opaque-state.js';
 export { toolsInWireOrder } from './model/tool-order.js';
 export { wrapModelAdapter } from './model/wrap-model.js';
 export {

@@ -17,6 +17,7 @@ import {
   type NativeCompactionRequest,
   type OpaqueProviderState,
   type TokenEstimate,
+  withoutReplacedHistory,
 } from '@forge/core';
 import { withBreakpoints } from './breakpoints.js';
 import {
@@ -26,7 +27,6 @@ import {
   compactionText,
   stateFromBlocks,
   supportsNativeCompaction,
-  withoutReplacedHistory,
 } from './native-compaction.js';
 import { ANTHROPIC_ENDPOINT, DEFAULT_ANTHROPIC_CACHE_LIFETIME, type AnthropicModelOptions } from './settings.js';
 

@@ -1,12 +1,5 @@
 import type { LanguageModelV4Content, LanguageModelV4Message } from '@ai-sdk/provider';
-import {
-  hashMessages,
-  opaqueStateOf,
-  type JsonObject,
-  type Message,
-  type ModelRequest,
-  type OpaqueProviderState,
-} from '@forge/core';
+import { opaqueStateOf, type JsonObject, type Message, type OpaqueProviderState } from '@forge/core';
 
 /*
  * Anthropic's server compaction, Forge side, through the AI SDK's `compaction` provider option
@@ -60,17 +53,6 @@ export function compactionText(state: OpaqueProviderState): string {
     .filter(isBlock)
     .map((block) => block.content)
     .join('\n');
-}
-
-/**
- * The request without the messages `state` replaces: when the history starts with exactly the
- * messages that were compacted, they are dropped (a caller passing only the tail is left alone).
- */
-export function withoutReplacedHistory(request: ModelRequest, state: OpaqueProviderState): ModelRequest {
-  const count = state.sourceMessages;
-  if (count === 0 || request.history.length < count) return request;
-  if (hashMessages(request.history.slice(0, count)) !== state.sourceHash) return request;
-  return { ...request, history: request.history.slice(count) };
 }
 
 /** The compaction blocks of a generate result's content; empty when the answer had none. */

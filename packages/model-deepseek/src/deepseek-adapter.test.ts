@@ -46,7 +46,7 @@ describe('DeepSeek adapter', () => {
     const second = await runAgent({
       model: deepSeekModelFor(server, conformanceTuning),
       request: 'And now?',
-      session: { history },
+      session: { history: { messages: history } },
       instructions: INSTRUCTIONS,
       tools: [noteTool()],
       approvals: allowAll,

@@ -1,12 +1,5 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
-import {
-  hashMessages,
-  opaqueStateOf,
-  type JsonObject,
-  type Message,
-  type ModelRequest,
-  type OpaqueProviderState,
-} from '@forge/core';
+import { opaqueStateOf, type JsonObject, type Message, type OpaqueProviderState } from '@forge/core';
 
 /*
  * OpenAI's opaque compaction, Forge side. Forge compacts explicitly at its own boundaries with
@@ -38,17 +31,6 @@ export function replayMarkerMessage(): LanguageModelV4Message {
       },
     ],
   };
-}
-
-/**
- * The request without the messages `state` replaces: when the history starts with exactly the
- * messages that were compacted, they are dropped (a caller passing only the tail is left alone).
- */
-export function withoutReplacedHistory(request: ModelRequest, state: OpaqueProviderState): ModelRequest {
-  const count = state.sourceMessages;
-  if (count === 0 || request.history.length < count) return request;
-  if (hashMessages(request.history.slice(0, count)) !== state.sourceHash) return request;
-  return { ...request, history: request.history.slice(count) };
 }
 
 /** Replaces the marker item in a serialized Responses request body by `items`, untouched. */

@@ -17,15 +17,10 @@ import {
   type NativeCompactionRequest,
   type OpaqueProviderState,
   type TokenEstimate,
+  withoutReplacedHistory,
 } from '@forge/core';
 import { postCompact } from './compact-endpoint.js';
-import {
-  canReplay,
-  replayingFetch,
-  replayMarkerMessage,
-  stateFromOutput,
-  withoutReplacedHistory,
-} from './native-compaction.js';
+import { canReplay, replayingFetch, replayMarkerMessage, stateFromOutput } from './native-compaction.js';
 import { OPENAI_ENDPOINT, type OpenAIModelOptions } from './settings.js';
 
 /** Opaque items are counted at one token per this many bytes: encrypted content never tokenizes smaller. */

@@ -96,7 +96,7 @@ describe('a session across two runs and a restart', () => {
         model,
         request,
         instructions,
-        session: { history, id: writer.id },
+        session: { id: writer.id, history: { messages: history } },
         runId,
         onEvent: trace.listener,
       });

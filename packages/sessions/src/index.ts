@@ -1,4 +1,5 @@
 export { previewSessionCompaction } from './session-preview.js';
+export { compactPreviewReport, type CompactPreviewReport, type PreviewRange } from './compact-preview-report.js';
 export {
   openSessionHandle,
   runSessionTurn,

@@ -28,7 +28,7 @@ export type SessionTurnWarning =
  * `runAgent` options for one turn, less what the session provides, plus how to render the view
  * and compact. The view follows `context.mode` (see `SessionHandle.runTurn`).
  */
-export type SessionTurnOptions = Omit<RunAgentOptions, 'session' | 'runId' | 'contextManager' | 'compactionGuard'> &
+export type SessionTurnOptions = Omit<RunAgentOptions, 'session' | 'runId' | 'compactionGuard'> &
   Omit<SessionViewOptions, 'mode'> & {
     /**
      * How the session compacts. Automatic compaction follows `context.mode`: `shadow` builds and

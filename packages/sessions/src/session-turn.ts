@@ -24,7 +24,12 @@ import {
   type CoverageItem,
   type WorkingSetRenderInput,
 } from '@forge/core/checkpoint';
-import { CompactionRequestChannel, createSessionModelTools, type BuiltCheckpoint } from '@forge/core/compaction';
+import {
+  CompactionRequestChannel,
+  createSessionModelTools,
+  type BuiltCheckpoint,
+  type ContextManager,
+} from '@forge/core/compaction';
 import { createRedactor, type Redactor } from '@forge/core/redaction';
 import {
   createSession,
@@ -292,10 +297,14 @@ export class SessionHandle {
       ...runOptions,
       instructions: input.instructions,
       runId: input.runId,
-      session: this.runSession(input, { policy, history, channel: offer.requestCompaction ? channel : undefined }),
+      session: this.runSession(input, {
+        policy,
+        history,
+        manager,
+        channel: offer.requestCompaction ? channel : undefined,
+      }),
       context: policy,
       ...(modelTools.length === 0 ? {} : { tools: [...(runOptions.tools ?? []), ...modelTools] }),
-      ...(manager === undefined ? {} : { contextManager: manager }),
       ...(compaction.guard === undefined ? {} : { compactionGuard: compaction.guard }),
       onEvent: (envelope) => {
         const { event } = envelope;
@@ -324,10 +333,11 @@ export class SessionHandle {
     turn: {
       readonly policy: ContextPolicy;
       readonly history: readonly Message[];
-      readonly channel?: CompactionRequestChannel | undefined;
+      readonly manager: ContextManager | undefined;
+      readonly channel: CompactionRequestChannel | undefined;
     },
   ): RunSession {
-    const { policy, history, channel } = turn;
+    const { policy, history, manager, channel } = turn;
     const { view } = input;
     // The same checkpoint rendered differently (a fact went SUSPECT); a new one was paid for when it was made.
     const last = this.lastCheckpointSent();
@@ -341,18 +351,25 @@ export class SessionHandle {
     const lastRequestAt = this.lastRunEndedAt();
     return {
       id: input.sessionId,
-      history,
-      ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
-      ...(input.nativeState === undefined ? {} : { nativeState: input.nativeState }),
-      viewOrigin: {
-        coveredMessages: view.tailStart,
-        ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }),
+      history: {
+        messages: history,
+        ...(input.checkpoint === undefined ? {} : { checkpoint: input.checkpoint }),
+        ...(input.nativeState === undefined ? {} : { nativeState: input.nativeState }),
+        origin: {
+          coveredMessages: view.tailStart,
+          ...(view.checkpoint === undefined ? {} : { checkpointId: view.checkpoint.id }),
+        },
       },
-      onMessage: input.onMessage,
-      ...(policy.mode === 'compact' ? this.projectedSoFar() : {}),
-      ...(channel === undefined ? {} : { compactionRequests: channel }),
-      ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
-      ...(checkpointChanged ? { checkpointChanged: true } : {}),
+      append: input.onMessage,
+      ...(manager === undefined ? {} : { contextManager: manager }),
+      capabilities: {
+        ...(policy.mode === 'compact' ? this.projectedSoFar() : {}),
+        ...(channel === undefined ? {} : { compactionRequests: channel }),
+        cache: {
+          ...(lastRequestAt === undefined ? {} : { lastRequestAt }),
+          ...(checkpointChanged ? { checkpointChanged: true } : {}),
+        },
+      },
     };
   }
 

@@ -3,7 +3,7 @@ import type { ContextReport } from '@forge/core/budget';
 import { startLoopbackProvider, turn, type LoopbackProvider } from '@forge/loopback-provider';
 import { createSession } from '@forge/persistence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompactPreviewReport } from '../session/compact-preview.js';
+import type { CompactPreviewReport } from '@forge/sessions';
 import type { CompactionDocument } from '../session/compaction-output.js';
 import { temporaryDirectory } from '../test-support/cli-harness.js';
 import { buildPrivateBinary, spawnForge } from '../test-support/private-build.js';

@@ -4,7 +4,7 @@ import { findUnpairedToolCalls, type Message } from '@forge/core';
 import { ScriptedModel } from '@forge/core/testing';
 import { createSession, loadTranscript } from '@forge/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CompactPreviewReport } from '../session/compact-preview.js';
+import type { CompactPreviewReport } from '@forge/sessions';
 import type { CheckpointDocument, CompactionDocument } from '../session/compaction-output.js';
 import { runCli, temporaryDirectory } from '../test-support/cli-harness.js';
 

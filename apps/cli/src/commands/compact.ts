@@ -2,14 +2,14 @@ import { toolDefinitions } from '@forge/core';
 import { workspaceArtifactHashes } from '@forge/tools';
 import type { CompactionStrategySetting } from '@forge/core/compaction';
 import { loadTranscript } from '@forge/persistence';
-import { openCompactionTrace } from '@forge/sessions';
+import { compactPreviewReport, openCompactionTrace } from '@forge/sessions';
 import { prepareAgent, sessionSizeOf, type AgentSetup } from '../agent/agent-setup.js';
 import { recordedThread } from '@forge/codex/recorded-thread';
 import { prepareEngine } from '../engines/prepare-engine.js';
 import { CliError, UsageError } from '../cli-error.js';
 import { ExitCode } from '../exit-codes.js';
 import { styleFor } from '../output/style.js';
-import { compactPreviewReport, previewStoredCompaction, renderCompactPreview } from '../session/compact-preview.js';
+import { previewStoredCompaction, renderCompactPreview } from '../session/compact-preview.js';
 import {
   compactionDocument,
   compactorDisclosure,

@@ -1,4 +1,9 @@
-import { estimationOnlyModel, openCompactionTrace, SESSION_CHECKPOINT_OPTIONS } from '@forge/sessions';
+import {
+  compactPreviewReport,
+  estimationOnlyModel,
+  openCompactionTrace,
+  SESSION_CHECKPOINT_OPTIONS,
+} from '@forge/sessions';
 import { terminalLine } from '@forge/core/terminal';
 import type { Style } from '../output/style.js';
 import {
@@ -13,7 +18,7 @@ import { renderContextReport } from '../context/render-context-report.js';
 import { contextToolOffer, createInstructionsLoader, systemPromptFor } from '@forge/agent';
 import { workspaceArtifactHashes } from '@forge/tools';
 import { measureNextRequest } from '../context/context-report.js';
-import { compactPreviewReport, renderCompactPreview } from '../session/compact-preview.js';
+import { renderCompactPreview } from '../session/compact-preview.js';
 import {
   checkpointViewTokens,
   compactorDisclosure,

@@ -66,7 +66,9 @@ function toolResults(
   );
 }
 
-describe('runCodexTurn on the real Codex App Server', () => {
+// The real Codex binary runs commands in its own bubblewrap sandbox, which now and then fails to start on a
+// loaded 2-core machine: one retry, so that only a failure that repeats fails the suite.
+describe('runCodexTurn on the real Codex App Server', { retry: 1 }, () => {
   it('sends the bounded view, reports its cost, and records the answer and Codex token usage', async () => {
     harness = await startCodexHarness({
       steps: [
@@ -302,7 +304,7 @@ const fresh: CodexActiveView = {
   history: [],
 };
 
-describe('one Codex thread across turns', () => {
+describe('one Codex thread across turns', { retry: 1 }, () => {
   it('sends only the new request on a continued thread: Codex replays the first turn from its own history', async () => {
     harness = await startCodexHarness({
       steps: [

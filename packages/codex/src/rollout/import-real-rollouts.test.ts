@@ -114,7 +114,9 @@ function requestTexts(messages: readonly Message[]): string[] {
   return messages.flatMap((message) => (message.role === 'user' ? [message.content] : []));
 }
 
-describe('importing rollouts written by the real Codex binary', () => {
+// The real Codex binary runs commands in its own bubblewrap sandbox, which now and then fails to start on a
+// loaded 2-core machine: one retry, so that only a failure that repeats fails the suite.
+describe('importing rollouts written by the real Codex binary', { retry: 1 }, () => {
   it('turns a codex exec rollout into a transcript with paired tool calls, commands, files and usage', async () => {
     const imported = await importCodexRollout(execRollout);
     const { state, messages } = imported;

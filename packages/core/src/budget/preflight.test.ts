@@ -120,8 +120,8 @@ describe('preflight in runAgent', () => {
         tools: [outputTool('x'.repeat(400))],
         approvals: allowAll,
         context: { mode },
-        contextManager: { fit: async () => ({ kind: 'unchanged' }), shadowStep: async () => {} },
         onEvent: sink.onEvent,
+        session: { contextManager: { fit: async () => ({ kind: 'unchanged' }), shadowStep: async () => {} } },
       });
       expect(result.status).toBe('completed');
       expect(model.estimateRequests).toEqual(model.requests);
@@ -222,7 +222,7 @@ describe('preflight in runAgent', () => {
       model,
       instructions,
       request: 'hi',
-      session: { history },
+      session: { history: { messages: history } },
       context: { reservedOutputTokens: 500, bufferTokens: 1000 },
       onEvent: sink.onEvent,
     });
@@ -253,7 +253,7 @@ describe('preflight in runAgent', () => {
         model,
         instructions,
         request: 'hi',
-        session: { history },
+        session: { history: { messages: history } },
         context: { mode, reservedOutputTokens: 500, bufferTokens: 1000 },
         onEvent: sink.onEvent,
       });
@@ -300,7 +300,7 @@ describe('preflight in runAgent', () => {
         instructions,
         request: 'hi',
         context: { bufferTokens: 1000, reservedOutputTokens: 10 },
-        session: { estimatorAccuracy: tracker },
+        session: { capabilities: { estimatorAccuracy: tracker } },
         onEvent: sink.onEvent,
       });
     }

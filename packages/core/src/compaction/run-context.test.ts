@@ -87,15 +87,15 @@ describe('overflow recovery', () => {
       instructions,
       request: 'Summarize file a.',
       session: {
-        history: olderTurns,
-        onMessage: (message) => {
+        history: { messages: olderTurns },
+        append: (message) => {
           stored.push(message);
         },
+        contextManager: replacingManager(calls),
       },
       tools: [readTool(executed)],
       approvals: allowAll,
       context: compactPolicy,
-      contextManager: replacingManager(calls),
       onEvent: (envelope) => sink.list.push(envelope),
     });
 
@@ -126,9 +126,8 @@ describe('overflow recovery', () => {
       model,
       instructions,
       request: 'Hi',
-      session: { history: olderTurns },
+      session: { history: { messages: olderTurns }, contextManager: replacingManager(calls) },
       context: compactPolicy,
-      contextManager: replacingManager(calls),
     });
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('context_overflow');
@@ -145,9 +144,8 @@ describe('overflow recovery', () => {
       model,
       instructions,
       request: 'Hi',
-      session: { history: olderTurns },
+      session: { history: { messages: olderTurns }, contextManager: replacingManager(calls) },
       context: compactPolicy,
-      contextManager: replacingManager(calls),
     });
     expect(result.status).toBe('failed');
     expect(model.requests).toHaveLength(1);
@@ -162,9 +160,8 @@ describe('overflow recovery', () => {
       model,
       instructions,
       request: 'Hi',
-      session: { history: olderTurns },
+      session: { history: { messages: olderTurns }, contextManager: replacingManager(calls) },
       context: { mode },
-      contextManager: replacingManager(calls),
     });
     expect(result.status).toBe('failed');
     expect(calls).toHaveLength(0);
@@ -190,9 +187,8 @@ describe('the view rule inside a run (mode compact)', () => {
       model,
       instructions,
       request: 'Go on.',
-      session: { history },
+      session: { history: { messages: history }, contextManager: replacingManager(calls) },
       context: policy,
-      contextManager: replacingManager(calls),
       onEvent: (envelope) => sink.list.push(envelope),
     });
     expect(result.status).toBe('completed');
@@ -215,9 +211,8 @@ describe('the view rule inside a run (mode compact)', () => {
       model,
       instructions,
       request: 'Go on.',
-      session: { history },
+      session: { history: { messages: history }, contextManager: manager },
       context: policy,
-      contextManager: manager,
       onEvent: (envelope) => sink.list.push(envelope),
     });
     expect(result.status).toBe('completed');
@@ -243,11 +238,14 @@ describe('the view rule inside a run (mode compact)', () => {
       model,
       instructions,
       request: 'Go on.',
-      session: { history, lastRequestAt: 1_000_000 - 600_000 },
+      session: {
+        history: { messages: history },
+        contextManager: unchanged,
+        capabilities: { cache: { lastRequestAt: 1_000_000 - 600_000 } },
+      },
       tools: [readTool([])],
       approvals: allowAll,
       context: policy,
-      contextManager: unchanged,
       now,
     });
     // Step 1 measures from the conversation's previous request, step 2 from step 1's (each `now()` call advances the clock 1 s).
@@ -271,14 +269,17 @@ describe('the view rule inside a run (mode compact)', () => {
         instructions,
         request: 'Go on.',
         session: {
-          history,
-          ...session,
-          viewOrigin: { coveredMessages: 0, ...(session.checkpoint === undefined ? {} : { checkpointId: 'cp_1' }) },
+          history: {
+            messages: history,
+            ...(session.checkpoint === undefined ? {} : { checkpoint: session.checkpoint }),
+            origin: { coveredMessages: 0, ...(session.checkpoint === undefined ? {} : { checkpointId: 'cp_1' }) },
+          },
+          contextManager: unchanged,
+          capabilities: { cache: session.checkpointChanged === true ? { checkpointChanged: true } : {} },
         },
         tools: [readTool([])],
         approvals: allowAll,
         context: policy,
-        contextManager: unchanged,
       });
       expect(result.status).toBe('completed');
       return calls;
@@ -313,9 +314,8 @@ describe('the view rule inside a run (mode compact)', () => {
         model,
         instructions,
         request: 'Go on.',
-        session: { history },
+        session: { history: { messages: history }, contextManager: holey },
         context: policy,
-        contextManager: holey,
       }),
     ).rejects.toThrow(/26 would be left out/);
     expect(model.requests).toEqual([]);
@@ -423,9 +423,8 @@ describe('the no-progress guard', () => {
       model,
       instructions: heavy,
       request: 'Go on.',
-      session: { history },
+      session: { history: { messages: history }, contextManager: manager },
       context: policy,
-      contextManager: manager,
       onEvent: (envelope) => sink.list.push(envelope),
     });
 
@@ -449,9 +448,8 @@ describe('the no-progress guard', () => {
       model,
       instructions: heavy,
       request: 'Go on.',
-      session: { history },
+      session: { history: { messages: history }, contextManager: manager },
       context: policy,
-      contextManager: manager,
       compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 },
       onEvent: (envelope) => sink.list.push(envelope),
     });
@@ -471,9 +469,8 @@ describe('the no-progress guard', () => {
       model,
       instructions: heavy,
       request: 'Go on.',
-      session: { history },
+      session: { history: { messages: history }, contextManager: manager },
       context: policy,
-      contextManager: manager,
       compactionGuard: { minReclaimTokens: 0, minReclaimRatio: 0 },
       onEvent: (envelope) => sink.list.push(envelope),
     });
@@ -490,9 +487,8 @@ describe('the no-progress guard', () => {
       model,
       instructions: heavy,
       request: 'Go on.',
-      session: { history },
+      session: { history: { messages: history }, contextManager: replacingManager(calls) },
       context: policy,
-      contextManager: replacingManager(calls),
     });
     expect(result.status).toBe('limit_reached');
     expect(calls).toHaveLength(0);
@@ -511,11 +507,14 @@ describe('request_compaction', () => {
       model,
       instructions,
       request: 'Keep going.',
-      session: { history: olderTurns, compactionRequests: channel },
+      session: {
+        history: { messages: olderTurns },
+        contextManager: replacingManager(calls, () => ({ kind: 'unchanged' })),
+        capabilities: { compactionRequests: channel },
+      },
       tools: [createRequestCompactionTool(channel)],
       approvals: allowAll,
       context: compactPolicy,
-      contextManager: replacingManager(calls, () => ({ kind: 'unchanged' })),
     });
     expect(result.status).toBe('completed');
     expect(calls.map((call) => [call.reason, call.step])).toEqual([['model_request', 2]]);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hashMessages, sha256Hex } from '../hashing.js';
 import { jsonObjectSchema, type JsonObject } from '../json.js';
 import type { Message } from '../messages.js';
+import type { ModelRequest } from './adapter.js';
 
 /**
  * Provider-native compaction state: the items a provider returned when it compacted a
@@ -65,4 +66,16 @@ export function opaqueStateOf(options: {
     sourceMessages: options.compacted.length,
     previousItemHash: options.previous?.itemHash ?? null,
   };
+}
+
+/**
+ * The request without the history messages `state` replaces, for an adapter replaying it: when the
+ * history starts with exactly the messages that were compacted they are dropped; a caller passing
+ * only the tail is left alone.
+ */
+export function withoutReplacedHistory(request: ModelRequest, state: OpaqueProviderState): ModelRequest {
+  const count = state.sourceMessages;
+  if (count === 0 || request.history.length < count) return request;
+  if (hashMessages(request.history.slice(0, count)) !== state.sourceHash) return request;
+  return { ...request, history: request.history.slice(count) };
 }

@@ -402,11 +402,10 @@ describe('after a compaction', () => {
       model,
       instructions: createInstructionSnapshot(instructions),
       request: 'Go on.',
-      session: { history },
+      session: { history: { messages: history }, contextManager: manager },
       tools: [tool],
       approvals: { check: async () => ({ kind: 'allow' }) },
       context: policy,
-      contextManager: manager,
       onEvent: (envelope) => events.push(envelope.event),
     });
     expect(result.status).toBe('completed');
@@ -460,8 +459,8 @@ describe('a request that does not fit', () => {
         reservedOutputTokens: 500,
         protectedToolOutputRatio: 0.5,
       }),
-      contextManager: unchanged,
       onEvent: (envelope) => events.push(envelope.event),
+      session: { contextManager: unchanged },
     });
     expect(result.status).toBe('completed');
     expect(events.some((event) => event.type === 'context.limit_reached')).toBe(false);

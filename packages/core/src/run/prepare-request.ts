@@ -186,7 +186,7 @@ export function prepareStep(run: RunState): PendingStep {
   const cache = {
     ...(run.cacheReadTokens === undefined ? {} : { readTokens: run.cacheReadTokens }),
     ...(run.lastRequestAt === undefined ? {} : { idleMs: Math.max(0, run.now() - run.lastRequestAt) }),
-    ...(step === 1 && run.session.checkpointChanged === true ? { checkpointChanged: true } : {}),
+    ...(step === 1 && run.session.capabilities?.cache?.checkpointChanged === true ? { checkpointChanged: true } : {}),
   };
   return { step, input, signal: run.signal, cache };
 }

@@ -152,7 +152,7 @@ describe('runAgent', () => {
       tools: [echoTool()],
       approvals: allowAll,
       session: {
-        onMessage: async (message) => {
+        append: async (message) => {
           expect(pending).toBe(0);
           pending += 1;
           await new Promise((resolve) => setTimeout(resolve, 1));
@@ -174,7 +174,7 @@ describe('runAgent', () => {
         instructions,
         request: 'x',
         session: {
-          onMessage: () => {
+          append: () => {
             throw new Error('disk full');
           },
         },
@@ -190,7 +190,12 @@ describe('runAgent', () => {
     ];
     const frozen = structuredClone(history);
     const model = new ScriptedModel([{ text: 'ok' }]);
-    const result = await runAgent({ model, instructions, request: 'next', session: { history } });
+    const result = await runAgent({
+      model,
+      instructions,
+      request: 'next',
+      session: { history: { messages: history } },
+    });
     expect(model.requests[0]?.history).toEqual(frozen);
     expect(history).toEqual(frozen);
     expect(result.messages).toEqual([

@@ -63,7 +63,7 @@ export async function startRun(options: RunAgentOptions): Promise<RunState> {
   const session = options.session ?? {};
   if (session.id !== undefined) assertSafeId(session.id, 'session id');
   const policy = resolveContextPolicy(options.context);
-  const estimatorAccuracy = session.estimatorAccuracy ?? createEstimatorAccuracyTracker();
+  const estimatorAccuracy = session.capabilities?.estimatorAccuracy ?? createEstimatorAccuracyTracker();
   const tools = indexTools(options.tools ?? []);
   const signal = options.signal ?? new AbortController().signal;
   const emit = createEmitter({
@@ -82,10 +82,10 @@ export async function startRun(options: RunAgentOptions): Promise<RunState> {
     instructions: { hash: instructions.hash, sources: instructions.sources },
     tools: [...tools.keys()],
     maxSteps,
-    historyMessages: (session.history ?? []).length,
+    historyMessages: session.history?.messages.length ?? 0,
     ...(prices === undefined ? {} : { prices }),
   });
-  await session.onMessage?.(currentRequest);
+  await session.append?.(currentRequest);
   const context = createContext(options, policy, instructions, emit);
   const definitions = toolDefinitions(tools.values());
   const run: RunState = {
@@ -113,10 +113,10 @@ export async function startRun(options: RunAgentOptions): Promise<RunState> {
     usage: emptyUsage,
     steps: 0,
     cacheReadTokens: undefined,
-    lastRequestAt: session.lastRequestAt,
+    lastRequestAt: session.capabilities?.cache?.lastRequestAt,
     record: async (message) => {
       continuation.push(message);
-      await session.onMessage?.(message);
+      await session.append?.(message);
     },
     finish: (status, error) =>
       endRun(emit, {
@@ -146,23 +146,23 @@ function createContext(
   instructions: InstructionSnapshot,
   emit: (event: ForgeEvent) => void,
 ): RunContext {
-  const session = options.session ?? {};
+  const { history, contextManager, capabilities } = options.session ?? {};
   return new RunContext({
     model: options.model,
     policy,
     instructionsHash: instructions.hash,
     emit,
-    history: session.history ?? [],
-    ...(session.checkpoint === undefined ? {} : { checkpoint: session.checkpoint }),
-    ...(session.nativeState === undefined ? {} : { nativeState: session.nativeState }),
-    ...(session.viewOrigin === undefined ? {} : { origin: session.viewOrigin }),
-    ...(options.contextManager === undefined ? {} : { manager: options.contextManager }),
+    history: history?.messages ?? [],
+    ...(history?.checkpoint === undefined ? {} : { checkpoint: history.checkpoint }),
+    ...(history?.nativeState === undefined ? {} : { nativeState: history.nativeState }),
+    ...(history?.origin === undefined ? {} : { origin: history.origin }),
+    ...(contextManager === undefined ? {} : { manager: contextManager }),
     ...(options.compactionGuard === undefined ? {} : { guard: options.compactionGuard }),
     ...(options.toolOutputProjection === undefined ? {} : { projection: options.toolOutputProjection }),
-    ...(session.projectedToolCalls === undefined || policy.mode !== 'compact'
+    ...(capabilities?.projectedToolCalls === undefined || policy.mode !== 'compact'
       ? {}
-      : { projected: session.projectedToolCalls }),
-    ...(session.compactionRequests === undefined ? {} : { requests: session.compactionRequests }),
+      : { projected: capabilities.projectedToolCalls }),
+    ...(capabilities?.compactionRequests === undefined ? {} : { requests: capabilities.compactionRequests }),
   });
 }
 

@@ -15,9 +15,9 @@ import type { ApprovalGate, Tool } from '../tools/tool.js';
 import type { RunCostSummary } from './run-cost.js';
 
 /**
- * What a host that persists the conversation lends one run of it: the view it starts from, where
- * to store each message as it is produced, and what earlier runs left for this one. Every field is
- * optional; a run given none of them behaves as a run without a session.
+ * The stored conversation one run continues: what it starts from, where each new message goes,
+ * and how room is made when the window fills. A host that persists conversations
+ * (`@forge/sessions`) builds one per run; a run given none starts a conversation of its own.
  */
 export interface RunSession {
   /**
@@ -26,28 +26,48 @@ export interface RunSession {
    * it events carry no session id and the cache is keyed by the run id.
    */
   readonly id?: string;
-  /** Earlier messages of the session, oldest first. Never modified. */
-  readonly history?: readonly Message[];
-  /**
-   * The rendered checkpoint view standing for the session's messages before `history`. It is
-   * untrusted memory: adapters send it after the instructions and before the history.
-   */
-  readonly checkpoint?: string;
-  /** Provider-native compaction state replacing `checkpoint` for the adapter and model that made it. */
-  readonly nativeState?: OpaqueProviderState;
-  /**
-   * Where `history` starts in the host's stored conversation: the checkpoint's id and how many
-   * stored messages it covers. Recorded in every `context.budgeted` event (`view`); the run checks
-   * that the checkpoint and history together leave no stored message out.
-   */
-  readonly viewOrigin?: RunViewOrigin;
+  /** What the model is to see of the conversation before this run's request. */
+  readonly history?: SessionHistory;
   /**
    * Called with each message as the run produces it — the user request first — and awaited
    * before the run goes on, so a host can append the transcript durably as it grows instead of
    * losing a run's messages to a crash. A rejection here is a host failure and is thrown from
    * `runAgent`.
    */
-  readonly onMessage?: (message: Message) => Promise<void> | void;
+  readonly append?: (message: Message) => Promise<void> | void;
+  /**
+   * Makes room by building and installing a checkpoint (mode `compact`): called before a step
+   * whose request is past `compactAtRatio` (or over budget) and still above the target after
+   * older tool outputs are projected, after one clean provider overflow, and when the model asked
+   * through `request_compaction`. Every call goes through the no-progress guard. In mode `shadow`
+   * its `shadowStep` sees every request. Without one, only older tool outputs are projected.
+   */
+  readonly contextManager?: ContextManager;
+  /** What else the host knows about the conversation; each part is optional. */
+  readonly capabilities?: SessionCapabilities;
+}
+
+/** The stored conversation as the model is to see it: a checkpoint standing for older messages, then the rest verbatim. */
+export interface SessionHistory {
+  /** Earlier messages of the session, oldest first. Never modified. */
+  readonly messages: readonly Message[];
+  /**
+   * The rendered checkpoint view standing for the session's messages before `messages`. It is
+   * untrusted memory: adapters send it after the instructions and before the history.
+   */
+  readonly checkpoint?: string;
+  /** Provider-native compaction state replacing `checkpoint` for the adapter and model that made it. */
+  readonly nativeState?: OpaqueProviderState;
+  /**
+   * Where `messages` start in the host's stored conversation: the checkpoint's id and how many
+   * stored messages it covers. Recorded in every `context.budgeted` event (`view`); the run checks
+   * that the checkpoint and history together leave no stored message out.
+   */
+  readonly origin?: RunViewOrigin;
+}
+
+/** Optional knowledge a host lends a run about its conversation. */
+export interface SessionCapabilities {
   /**
    * Tool calls whose outputs earlier runs of the session already sent projected (mode `compact`):
    * they are sent projected from the first step, so the request prefix stays what it was.
@@ -55,6 +75,14 @@ export interface RunSession {
   readonly projectedToolCalls?: Iterable<string>;
   /** Where `request_compaction` leaves its requests; pass the channel the tool was created with. */
   readonly compactionRequests?: CompactionRequestChannel;
+  /** What the provider's prompt cache holds of the conversation when the run starts. */
+  readonly cache?: SessionCacheState;
+  /** Estimate-versus-usage statistics to add to; share one across the session's runs to track a model over it. */
+  readonly estimatorAccuracy?: EstimatorAccuracyTracker;
+}
+
+/** What the conversation's earlier requests left in the provider's prompt cache. */
+export interface SessionCacheState {
   /**
    * When the conversation's last model request before this run was made (milliseconds since the
    * epoch): the cost gate of the first step takes the provider's cache to be cold once its
@@ -68,8 +96,6 @@ export interface RunSession {
    * now pays (trigger `checkpoint_changed`), and the cost gate prices the cache as it is.
    */
   readonly checkpointChanged?: boolean;
-  /** Estimate-versus-usage statistics to add to; share one across the session's runs to track a model over it. */
-  readonly estimatorAccuracy?: EstimatorAccuracyTracker;
 }
 
 export interface RunAgentOptions {
@@ -81,14 +107,6 @@ export interface RunAgentOptions {
    * frozen for every step of the run.
    */
   readonly instructions: InstructionSnapshot | (() => Promise<InstructionSnapshot>);
-  /**
-   * Makes room when a request needs it (mode `compact`): called before a step whose request is
-   * past `compactAtRatio` (or over budget) and still above the target after older tool outputs are
-   * projected, after one clean provider overflow, and when the model asked through
-   * `request_compaction`. Every call goes through the no-progress guard. In mode `shadow` its
-   * `shadowStep` sees every request. Without one, only older tool outputs are projected.
-   */
-  readonly contextManager?: ContextManager;
   /** Limits of the no-progress guard; defaults in `DEFAULT_COMPACTION_GUARD_LIMITS`. */
   readonly compactionGuard?: Partial<CompactionGuardLimits>;
   /** Bounds of projected tool outputs (mode `compact`). */

@@ -115,7 +115,7 @@ export async function reconciledRun(
   const result = await runAgent({
     model,
     request: options.request,
-    ...(options.history === undefined ? {} : { session: { history: options.history } }),
+    ...(options.history === undefined ? {} : { session: { history: { messages: options.history } } }),
     instructions: INSTRUCTIONS,
     tools: [noteTool()],
     approvals: allowAll,

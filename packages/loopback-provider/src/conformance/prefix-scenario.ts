@@ -79,7 +79,7 @@ export async function runTwoTurns(
     ...common,
     request: 'And note beta?',
     tools: [listNotesTool, noteTool()],
-    session: { ...common.session, history: first.messages },
+    session: { ...common.session, history: { messages: first.messages } },
   });
   return { runs: [first, second], steps };
 }

@@ -97,7 +97,9 @@ function userTexts(index: number): string[] {
     .filter((text) => !text.startsWith('<') && !text.startsWith('#'));
 }
 
-describe('createCodexSessionEngine', () => {
+// The real Codex binary runs commands in its own bubblewrap sandbox, which now and then fails to start on a
+// loaded 2-core machine: one retry, so that only a failure that repeats fails the suite.
+describe('createCodexSessionEngine', { retry: 1 }, () => {
   it('starts a thread on the first turn of a session, records it, and continues it on the next turn with only the request', async () => {
     provider.push({ items: [assistantMessage('First answer.')], usage: { inputTokens: 900, outputTokens: 10 } });
     provider.push({ items: [assistantMessage('Second answer.')], usage: { inputTokens: 950, outputTokens: 10 } });

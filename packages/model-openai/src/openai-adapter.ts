@@ -130,7 +130,8 @@ export class OpenAIModel extends AiSdkModel<OpenAIModelOptions> {
     };
     const model = this.languageModel(replayingFetch(replayItems, capture));
     try {
-      await model.doStream({ prompt, providerOptions: this.providerOptions({}) });
+      const providerOptions = this.providerOptions({});
+      await model.doStream({ prompt, ...(providerOptions === undefined ? {} : { providerOptions }) });
     } catch (error) {
       if (captured === undefined) throw error;
     }

@@ -23,11 +23,11 @@ export type CostGateDecision = {
   /** What decided: money (`priced`) or, for a model without prices, tokens. */
   readonly basis: 'priced' | 'tokens';
   /** The request did not fit: the compaction was needed, whatever the numbers say. */
-  readonly required?: true;
+  readonly required?: true | undefined;
   /** Why the gate compared tokens. */
-  readonly note?: string;
+  readonly note?: string | undefined;
   /** The priced comparison, in US dollars (basis `priced`). */
-  readonly priced?: PricedGateNumbers;
+  readonly priced?: PricedGateNumbers | undefined;
   readonly horizonTurns: number;
   /** Tokens the next request no longer sends: estimate before − estimate after. */
   readonly reclaimedTokens: number;

@@ -18,9 +18,9 @@ export interface PricedGateNumbers {
   /** `cold`: the provider's cache lifetime has passed since the last request, so nothing is cached and nothing is lost. */
   readonly cache: 'warm' | 'cold';
   /** Milliseconds since the conversation's last request, when known. */
-  readonly idleMs?: number;
+  readonly idleMs?: number | undefined;
   /** The provider's cache lifetime, when its rules are known. */
-  readonly lifetimeMs?: number;
+  readonly lifetimeMs?: number | undefined;
   /** Tokens of the request the cache holds now (0 when cold). */
   readonly cachedBeforeTokens: number;
   /** Instructions and tool schemas: the prefix a compaction leaves in place. */
@@ -51,7 +51,7 @@ export interface CompactionGateInput extends CostGateInput {
    * when they are unknown (the gate then compares tokens). Without it the compactor's call, if
    * any, is priced with `prices`.
    */
-  readonly compactor?: { readonly prices?: PriceSheet };
+  readonly compactor?: { readonly prices?: PriceSheet | undefined };
   readonly promptCache?: PromptCacheRules;
   /** Milliseconds since the conversation's last request reached the provider. */
   readonly idleMs?: number;

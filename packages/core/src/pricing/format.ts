@@ -23,7 +23,7 @@ function rates(prices: TokenPrices): string {
 }
 
 /** `$1.25 input · $0.125 cached · $10 output per 1M tokens`, with the long-context rates when the sheet has them. */
-export function describePrices(sheet: TokenPrices & { readonly longContext?: LongContextPrices }): string {
+export function describePrices(sheet: TokenPrices & { readonly longContext?: LongContextPrices | undefined }): string {
   const long =
     sheet.longContext === undefined
       ? ''

@@ -8,9 +8,9 @@ export interface TokenPrices {
   /** Input tokens the provider processed afresh (neither read from nor written to its prompt cache). */
   readonly inputPerMillion: number;
   /** Input tokens read from the prompt cache. Absent: the provider publishes no discount, so they cost `inputPerMillion`. */
-  readonly cachedInputPerMillion?: number;
+  readonly cachedInputPerMillion?: number | undefined;
   /** Input tokens written to the prompt cache. Absent: a write costs what fresh input costs (no surcharge). */
-  readonly cacheWritePerMillion?: number;
+  readonly cacheWritePerMillion?: number | undefined;
   /** Output tokens, reasoning included. */
   readonly outputPerMillion: number;
 }
@@ -26,14 +26,14 @@ export interface LongContextPrices extends TokenPrices {
  */
 export interface PriceSheet extends TokenPrices {
   readonly currency: 'USD';
-  readonly longContext?: LongContextPrices;
+  readonly longContext?: LongContextPrices | undefined;
   readonly source: PriceSource;
   /** The day (`YYYY-MM-DD`) the prices were read from `reference`. */
-  readonly asOf?: string;
+  readonly asOf?: string | undefined;
   /** Where they were read: the provider's pricing page for the table, the configuration file for `config`. */
-  readonly reference?: string;
+  readonly reference?: string | undefined;
   /** Anything a reader of the figures must know (peak-hour rates, a negotiated discount). */
-  readonly note?: string;
+  readonly note?: string | undefined;
 }
 
 const RATE_FIELDS = ['inputPerMillion', 'cachedInputPerMillion', 'cacheWritePerMillion', 'outputPerMillion'] as const;

@@ -45,10 +45,10 @@ export const OPENAI_VENDOR: AiSdkVendor<OpenAIModelOptions> = {
   providerOptions: (options, call) => ({
     openai: {
       store: false,
-      ...(call.promptCacheKey === undefined ? {} : { promptCacheKey: call.promptCacheKey }),
-      ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
-      ...(options.reasoningSummary === undefined ? {} : { reasoningSummary: options.reasoningSummary }),
-      ...(options.forceReasoning === undefined ? {} : { forceReasoning: options.forceReasoning }),
+      promptCacheKey: call.promptCacheKey,
+      reasoningEffort: options.reasoningEffort,
+      reasoningSummary: options.reasoningSummary,
+      forceReasoning: options.forceReasoning,
     },
   }),
 };

@@ -15,7 +15,7 @@ export type ContextBudget = {
   readonly contextWindowTokens: number;
   readonly windowSource: CapabilitySource;
   /** The provider's own input cap, when it has one. */
-  readonly maxInputTokens?: number | undefined;
+  readonly maxInputTokens?: number;
   readonly estimate: TokenEstimate;
   /** Output tokens asked for: the request's `maxOutputTokens`, else the policy's reserve, capped at the model's maximum output. */
   readonly requestedOutputTokens: number;

@@ -4,15 +4,15 @@ import type { TokenEstimate, Usage } from '../model/adapter.js';
 export type UsageReconciliation = {
   readonly estimatedTokens: number;
   /** The provider's input count; it already contains cache reads and cache writes. */
-  readonly reportedInputTokens?: number | undefined;
+  readonly reportedInputTokens?: number;
   /** Reported for information: part of `reportedInputTokens`, never added to it. */
-  readonly cacheReadTokens?: number | undefined;
+  readonly cacheReadTokens?: number;
   /** Reported for information: part of `reportedInputTokens`, so it counts as context. */
-  readonly cacheWriteTokens?: number | undefined;
+  readonly cacheWriteTokens?: number;
   /** estimate − reported: positive when the estimate was high, negative when it undercounted. */
-  readonly errorTokens?: number | undefined;
+  readonly errorTokens?: number;
   /** errorTokens as a percentage of the reported input, to one decimal. */
-  readonly errorPercent?: number | undefined;
+  readonly errorPercent?: number;
   /** The provider saw more tokens than estimated, by more than the safety buffer. */
   readonly undercountBeyondBuffer: boolean;
 };

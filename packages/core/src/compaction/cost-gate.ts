@@ -23,11 +23,11 @@ export type CostGateDecision = {
   /** What decided: money (`priced`) or, for a model without prices, tokens. */
   readonly basis: 'priced' | 'tokens';
   /** The request did not fit: the compaction was needed, whatever the numbers say. */
-  readonly required?: true | undefined;
+  readonly required?: true;
   /** Why the gate compared tokens. */
-  readonly note?: string | undefined;
+  readonly note?: string;
   /** The priced comparison, in US dollars (basis `priced`). */
-  readonly priced?: PricedGateNumbers | undefined;
+  readonly priced?: PricedGateNumbers;
   readonly horizonTurns: number;
   /** Tokens the next request no longer sends: estimate before − estimate after. */
   readonly reclaimedTokens: number;

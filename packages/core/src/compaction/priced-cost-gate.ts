@@ -18,9 +18,9 @@ export interface PricedGateNumbers {
   /** `cold`: the provider's cache lifetime has passed since the last request, so nothing is cached and nothing is lost. */
   readonly cache: 'warm' | 'cold';
   /** Milliseconds since the conversation's last request, when known. */
-  readonly idleMs?: number | undefined;
+  readonly idleMs?: number;
   /** The provider's cache lifetime, when its rules are known. */
-  readonly lifetimeMs?: number | undefined;
+  readonly lifetimeMs?: number;
   /** Tokens of the request the cache holds now (0 when cold). */
   readonly cachedBeforeTokens: number;
   /** Instructions and tool schemas: the prefix a compaction leaves in place. */

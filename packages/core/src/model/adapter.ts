@@ -84,7 +84,7 @@ export interface TokenEstimate {
   readonly confidence: 'exact' | 'estimated';
   readonly categories: TokenCategories;
   /** Set when the counts were scaled by a correction learned from earlier provider usage of `model`. */
-  readonly calibration?: { readonly factor: number; readonly model: string } | undefined;
+  readonly calibration?: { readonly factor: number; readonly model: string };
 }
 
 /** Token usage a provider reported for one call. Fields the provider did not report are undefined. */

@@ -8,9 +8,9 @@ export interface TokenPrices {
   /** Input tokens the provider processed afresh (neither read from nor written to its prompt cache). */
   readonly inputPerMillion: number;
   /** Input tokens read from the prompt cache. Absent: the provider publishes no discount, so they cost `inputPerMillion`. */
-  readonly cachedInputPerMillion?: number | undefined;
+  readonly cachedInputPerMillion?: number;
   /** Input tokens written to the prompt cache. Absent: a write costs what fresh input costs (no surcharge). */
-  readonly cacheWritePerMillion?: number | undefined;
+  readonly cacheWritePerMillion?: number;
   /** Output tokens, reasoning included. */
   readonly outputPerMillion: number;
 }
@@ -26,14 +26,14 @@ export interface LongContextPrices extends TokenPrices {
  */
 export interface PriceSheet extends TokenPrices {
   readonly currency: 'USD';
-  readonly longContext?: LongContextPrices | undefined;
+  readonly longContext?: LongContextPrices;
   readonly source: PriceSource;
   /** The day (`YYYY-MM-DD`) the prices were read from `reference`. */
-  readonly asOf?: string | undefined;
+  readonly asOf?: string;
   /** Where they were read: the provider's pricing page for the table, the configuration file for `config`. */
-  readonly reference?: string | undefined;
+  readonly reference?: string;
   /** Anything a reader of the figures must know (peak-hour rates, a negotiated discount). */
-  readonly note?: string | undefined;
+  readonly note?: string;
 }
 
 const RATE_FIELDS = ['inputPerMillion', 'cachedInputPerMillion', 'cacheWritePerMillion', 'outputPerMillion'] as const;

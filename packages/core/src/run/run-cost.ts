@@ -5,11 +5,11 @@ import { addCost, cacheHitRatio, priceUsage, ZERO_COST, type CostBreakdown } fro
 /** What a run's end events and result say about its cost. A type alias, so events built from it stay plain JSON records. */
 export type RunCostSummary = {
   /** The run's cost, when its model has prices. */
-  readonly cost?: CostBreakdown | undefined;
+  readonly cost?: CostBreakdown;
   /** Steps of a priced model whose usage the provider did not report in full: they are not in `cost`. */
-  readonly unpricedSteps?: number | undefined;
+  readonly unpricedSteps?: number;
   /** Input served from the prompt cache over all input, 0–1. */
-  readonly cacheHitRatio?: number | undefined;
+  readonly cacheHitRatio?: number;
 };
 
 /** Adds up the priced cost of a run's steps. */

@@ -100,7 +100,7 @@ export interface RequestView extends ViewRange {
 
 /** The view of a request as budget events record it. */
 export type ViewSummary = {
-  readonly checkpointId?: string | undefined;
+  readonly checkpointId?: string;
   /** Stored messages inside the checkpoint. */
   readonly coveredMessages: number;
   /** Stored messages sent verbatim. */

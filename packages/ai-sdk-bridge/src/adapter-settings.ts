@@ -53,8 +53,8 @@ export function resolveAdapterSettings(
   }
   const resolved = resolveEndpointSettings({
     ...where,
-    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
     env: options.env ?? process.env,
   });
   return {

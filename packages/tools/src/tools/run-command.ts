@@ -39,9 +39,9 @@ export interface RunCommandToolOptions {
    * Starts the program (default: a real process, {@link runProcess}). The eval harness passes one
    * that answers from a fixture, so its `run_command` is this tool in every other respect.
    */
-  readonly runProcess?: (options: RunProcessOptions) => Promise<ProcessOutcome>;
+  readonly runProcess?: ((options: RunProcessOptions) => Promise<ProcessOutcome>) | undefined;
   /** Where commands run (default: {@link createCommandSandbox} for `root` with the default settings). */
-  readonly sandbox?: CommandSandbox;
+  readonly sandbox?: CommandSandbox | undefined;
 }
 
 /** What the description tells the model about the sandbox in force, so it asks instead of retrying blindly. */

@@ -1,7 +1,10 @@
 import type { ModelProvider } from './models/resolve-model.js';
 
 /** A stream the CLI writes to. `process.stdout`, `process.stderr` and test streams all fit. */
-export type CliOutput = NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
+export type CliOutput = NodeJS.WritableStream & {
+  readonly isTTY?: boolean | undefined;
+  readonly columns?: number | undefined;
+};
 
 /** The stream the REPL reads lines from. */
 export type CliInput = NodeJS.ReadableStream & { readonly isTTY?: boolean };

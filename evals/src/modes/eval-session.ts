@@ -151,7 +151,7 @@ export class EvalSession {
       ...(options.compaction === undefined
         ? {}
         : { compaction: { opaqueStates: this.opaqueStates, ...options.compaction } }),
-      ...(fixture.fixture.maxSteps === undefined ? {} : { maxSteps: fixture.fixture.maxSteps }),
+      maxSteps: fixture.fixture.maxSteps,
       now: this.context.now,
       onEvent: (envelope) => events.push(envelope),
     });

@@ -133,7 +133,7 @@ export class RecordingModel implements ModelAdapter {
     }
   }
 
-  compact?: ModelAdapter['compact'];
+  compact?: NonNullable<ModelAdapter['compact']>;
 
   get provider(): string {
     return this.inner.provider;

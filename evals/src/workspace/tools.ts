@@ -82,7 +82,7 @@ export function assembleEvalAgent(fixture: ExpandedFixture, root: string): Promi
     approvals: { profile: 'workspace-auto' },
     extraTools: () =>
       extraTools === undefined ? [] : createCatalogTools(extraTools.count, extraTools.descriptionChars),
-    ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+    maxOutputTokens: model.maxOutputTokens,
     // The user's own AGENTS.md must not leak into a fixture's instructions.
     homeDirectory: root,
   });

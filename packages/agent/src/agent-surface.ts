@@ -115,7 +115,7 @@ export interface SessionSize {
   /** The stored conversation, oldest first. */
   readonly messages: readonly Message[];
   /** Its runs; the instructions each loaded say whether that run was offered the context tools. */
-  readonly runs: readonly { readonly instructionsHash?: string }[];
+  readonly runs: readonly { readonly instructionsHash?: string | undefined }[];
 }
 
 /** What a stored session's next run is built from: see {@link sessionSurface}. */

@@ -8,11 +8,11 @@ const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 /** What every adapter accepts besides its vendor's own options. */
 export interface AdapterOptions {
   readonly baseURL?: string;
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Where the base URL and key fallbacks are read from (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Extra HTTP headers on every request (gateway routing, organisation headers). */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   readonly retry?: Partial<RetryPolicy>;
   /** Abandon a request after this long without any data (default 300 000 ms). */
   readonly idleTimeoutMs?: number;
@@ -53,8 +53,8 @@ export function resolveAdapterSettings(
   }
   const resolved = resolveEndpointSettings({
     ...where,
-    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
     env: options.env ?? process.env,
   });
   return {

@@ -4,10 +4,10 @@ import { AuthError, InvalidInputError } from '@forge/core';
 export interface EndpointSettingsInput {
   /** How users know the provider in messages: `OpenAI`, `DeepSeek`, `compatible model "local"`. */
   readonly providerLabel: string;
-  readonly baseURL?: string;
+  readonly baseURL?: string | undefined;
   readonly baseURLVariable?: string;
   readonly defaultBaseURL?: string;
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   readonly keyVariable?: string;
   /** When true, a missing key is an `AuthError` naming `keyVariable`. */
   readonly keyRequired: boolean;

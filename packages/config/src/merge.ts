@@ -478,7 +478,7 @@ interface Tightening<K extends string, V extends number | boolean> {
   readonly target: Record<K, V>;
   readonly fields: readonly K[];
   readonly looser: (wanted: V, current: V) => boolean;
-  readonly wanted: Partial<Record<K, V>>;
+  readonly wanted: { readonly [P in K]?: V | undefined };
 }
 
 function tighten<K extends string, V extends number | boolean>(

@@ -177,13 +177,15 @@ export const compatibleModelSchema = z.strictObject({
 });
 
 const dollars = z.number().min(0).max(1_000_000);
+// exactOptional: a price read from a file never holds an optional rate set to undefined, and the
+// price sheets built from these entries promise the same.
 const tokenPriceShape = {
   inputPerMillion: dollars.describe('US dollars per million input tokens processed afresh.'),
   cachedInputPerMillion: dollars
-    .optional()
+    .exactOptional()
     .describe('Per million input tokens read from the prompt cache (default: inputPerMillion).'),
   cacheWritePerMillion: dollars
-    .optional()
+    .exactOptional()
     .describe('Per million input tokens written to the prompt cache (default: inputPerMillion).'),
   outputPerMillion: dollars.describe('US dollars per million output tokens, reasoning included.'),
 };
@@ -201,14 +203,14 @@ export const priceEntrySchema = z.strictObject({
         .describe('The rates apply to a whole request above this many input tokens.'),
       ...tokenPriceShape,
     })
-    .optional()
+    .exactOptional()
     .describe('Rates for requests with more input than aboveInputTokens.'),
   asOf: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-12-01')
-    .optional()
+    .exactOptional()
     .describe('When you read these prices (YYYY-MM-DD).'),
-  note: z.string().max(200).optional().describe('Shown next to the prices, e.g. "negotiated rate".'),
+  note: z.string().max(200).exactOptional().describe('Shown next to the prices, e.g. "negotiated rate".'),
 });
 
 const layerShape = {

@@ -15,7 +15,7 @@ function usageObject(usage: LoopbackUsage | undefined): Item {
     input_tokens: value.inputTokens,
     input_tokens_details: {
       cached_tokens: value.cachedInputTokens ?? 0,
-      ...(value.cacheWriteTokens === undefined ? {} : { cache_write_tokens: value.cacheWriteTokens }),
+      cache_write_tokens: value.cacheWriteTokens,
     },
     output_tokens: value.outputTokens,
     output_tokens_details: { reasoning_tokens: value.reasoningTokens ?? 0 },

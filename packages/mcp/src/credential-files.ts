@@ -9,12 +9,12 @@ import { z } from 'zod';
 export interface StoredCredentials {
   readonly schemaVersion: 1;
   readonly serverUrl: string;
-  readonly clientInformation?: OAuthClientInformationMixed;
-  readonly tokens?: OAuthTokens;
+  readonly clientInformation?: OAuthClientInformationMixed | undefined;
+  readonly tokens?: OAuthTokens | undefined;
   /** When the access token expires (ms since the epoch), from `expires_in` at the time it was saved. */
-  readonly expiresAt?: number;
-  readonly codeVerifier?: string;
-  readonly discoveryState?: OAuthDiscoveryState;
+  readonly expiresAt?: number | undefined;
+  readonly codeVerifier?: string | undefined;
+  readonly discoveryState?: OAuthDiscoveryState | undefined;
 }
 
 const storedSchema = z

@@ -76,7 +76,7 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
-    ...(scope === undefined ? {} : { scope }),
+    scope,
   };
 
   return {

@@ -18,7 +18,7 @@ export const DEEPSEEK_VENDOR: AiSdkVendor<DeepSeekModelOptions> = {
   providerOptions: (options) => ({
     deepseek: {
       ...(options.thinking === undefined ? {} : { thinking: { type: options.thinking } }),
-      ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
+      reasoningEffort: options.reasoningEffort,
     },
   }),
   keepReasoning: (part) => {

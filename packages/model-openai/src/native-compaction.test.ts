@@ -185,7 +185,8 @@ describe('OpenAI native compaction', () => {
     const model = openAIModelFor(server, conformanceTuning);
     const portable = await model.estimateRequestTokens(requestAfter(undefined, earlier));
     const replayed = await model.estimateRequestTokens(requestAfter(state, earlier));
-    const withoutCheckpoint = await model.estimateRequestTokens({ ...requestAfter(undefined), checkpoint: undefined });
+    const { checkpoint: _dropped, ...withoutCheckpointRequest } = requestAfter(undefined);
+    const withoutCheckpoint = await model.estimateRequestTokens(withoutCheckpointRequest);
     expect(replayed.categories.history).toBe(0);
     expect(replayed.categories.checkpoint).toBe(Math.ceil(state.bytes / 4));
     expect(replayed.tokens).toBe(withoutCheckpoint.tokens + Math.ceil(state.bytes / 4));

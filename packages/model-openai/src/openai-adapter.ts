@@ -40,10 +40,10 @@ export const OPENAI_VENDOR: AiSdkVendor<OpenAIModelOptions> = {
   providerOptions: (options, call) => ({
     openai: {
       store: false,
-      ...(call.promptCacheKey === undefined ? {} : { promptCacheKey: call.promptCacheKey }),
-      ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
-      ...(options.reasoningSummary === undefined ? {} : { reasoningSummary: options.reasoningSummary }),
-      ...(options.forceReasoning === undefined ? {} : { forceReasoning: options.forceReasoning }),
+      promptCacheKey: call.promptCacheKey,
+      reasoningEffort: options.reasoningEffort,
+      reasoningSummary: options.reasoningSummary,
+      forceReasoning: options.forceReasoning,
     },
   }),
 };
@@ -125,7 +125,8 @@ export class OpenAIModel extends AiSdkModel<OpenAIModelOptions> {
     };
     const model = this.languageModel(replayingFetch(replayItems, capture));
     try {
-      await model.doStream({ prompt, providerOptions: this.providerOptions({}) });
+      const providerOptions = this.providerOptions({});
+      await model.doStream({ prompt, ...(providerOptions === undefined ? {} : { providerOptions }) });
     } catch (error) {
       if (captured === undefined) throw error;
     }

@@ -19,7 +19,7 @@ export interface ForgeHomeLayout {
 
 export interface ResolveForgeHomeOptions {
   /** Value of a `--forge-home` flag, if given; wins over the environment. */
-  readonly flag?: string;
+  readonly flag?: string | undefined;
   /** The environment to read `FORGE_HOME` from (usually `process.env`). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The user's home directory; defaults to `os.homedir()`. */

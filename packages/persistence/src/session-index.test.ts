@@ -36,7 +36,7 @@ async function pricedSession(home: string, id: string) {
   ] as const) {
     await writer.recordRunStart({ runId });
     await writer.appendMessages(sampleTranscript(), { runId });
-    await writer.recordRunEnd({ runId, status: 'completed', usage, ...(cost === undefined ? {} : { cost }) });
+    await writer.recordRunEnd({ runId, status: 'completed', usage, cost });
   }
   const count = writer.messages.length;
   await writer.recordCheckpoint({

@@ -85,7 +85,7 @@ export async function repairInterruptedSession(writer: SessionWriter): Promise<S
       runId: run.runId,
       status: 'failed',
       usage: emptyUsage,
-      ...(run.instructionsHash === undefined ? {} : { instructionsHash: run.instructionsHash }),
+      instructionsHash: run.instructionsHash,
       error: {
         code: INTERRUPTED_RUN_CODE,
         message: 'The Forge process stopped before this run finished (found when the session was opened again).',

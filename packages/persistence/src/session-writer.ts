@@ -49,18 +49,18 @@ export interface RunEndInput {
   readonly runId: string;
   readonly status: RunStatus;
   readonly usage: Usage;
-  readonly steps?: number;
-  readonly instructionsHash?: string;
-  readonly error?: ErrorSummary;
+  readonly steps?: number | undefined;
+  readonly instructionsHash?: string | undefined;
+  readonly error?: ErrorSummary | undefined;
   /** What a non-native engine reported about the run (see `engineRunSchema`). */
-  readonly engine?: EngineRunFacts;
+  readonly engine?: EngineRunFacts | undefined;
   /** The checkpoint the run's last model request carried, and the SHA-256 of its text. */
-  readonly checkpointSent?: CheckpointSent;
+  readonly checkpointSent?: CheckpointSent | undefined;
   /** Tool calls whose outputs the run began sending projected. */
-  readonly projectedToolCalls?: readonly string[];
+  readonly projectedToolCalls?: readonly string[] | undefined;
   /** The run's cost when its model has prices (a core `RunResult` carries it). */
-  readonly cost?: CostBreakdown;
-  readonly unpricedSteps?: number;
+  readonly cost?: CostBreakdown | undefined;
+  readonly unpricedSteps?: number | undefined;
 }
 
 export interface CheckpointInput {

@@ -68,7 +68,7 @@ export interface SessionCompactionOptions {
    * Bounds of the files a forge-state checkpoint keeps in hand (default `DEFAULT_WORKING_SET_BUDGET`;
    * `maxTokens: 0` turns it off). The files are read only through an `ArtifactHashSource` that can read them.
    */
-  readonly workingSet?: WorkingSetBudget;
+  readonly workingSet?: WorkingSetBudget | undefined;
 }
 
 /** What compaction needs of a session: its transcript, its current checkpoint, and a durable install. */

@@ -46,8 +46,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
       root,
       commandTimeoutMs,
       outputCapBytes,
-      ...(runProcess === undefined ? {} : { runProcess }),
-      ...(sandbox === undefined ? {} : { sandbox }),
+      runProcess,
+      sandbox,
     }),
   ];
 }

@@ -93,7 +93,7 @@ export async function execute({ args, options, io }: CommandInvocation<ImportCod
       view,
       checkpoint,
       messageCount: builder.messageCount,
-      ...(sessionId === undefined ? {} : { sessionId }),
+      sessionId,
     };
     io.stdout.write(`${JSON.stringify(document)}\n`);
   } else {

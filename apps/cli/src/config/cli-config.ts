@@ -51,7 +51,7 @@ export function configDirectories(options: { readonly io: CliIo; readonly global
   const { io, globals } = options;
   const flag = globals.forgeHome;
   return {
-    forgeHome: resolveForgeHome({ ...(flag === undefined ? {} : { flag }), env: io.env, cwd: io.cwd }),
+    forgeHome: resolveForgeHome({ flag, env: io.env, cwd: io.cwd }),
     workspaceRoot: path.resolve(io.cwd, globals.cwd ?? '.'),
   };
 }

@@ -41,7 +41,9 @@ function masked(values: Readonly<Record<string, string>> | undefined): Record<st
 
 /** Header values written in the file are masked; those read from a variable show the variable's name. */
 function maskedHeaders(
-  headers: Readonly<Record<string, string | { readonly env: string; readonly prefix?: string }>> | undefined,
+  headers:
+    | Readonly<Record<string, string | { readonly env: string; readonly prefix?: string | undefined }>>
+    | undefined,
 ): Record<string, unknown> | undefined {
   if (headers === undefined) return undefined;
   return Object.fromEntries(

@@ -69,13 +69,13 @@ export interface UsageTotals {
 /** The prices a run was priced with, as its trace recorded them. */
 export interface RunPrices {
   readonly inputPerMillion: number;
-  readonly cachedInputPerMillion?: number;
-  readonly cacheWritePerMillion?: number;
+  readonly cachedInputPerMillion?: number | undefined;
+  readonly cacheWritePerMillion?: number | undefined;
   readonly outputPerMillion: number;
-  readonly source?: string;
-  readonly asOf?: string;
-  readonly reference?: string;
-  readonly note?: string;
+  readonly source?: string | undefined;
+  readonly asOf?: string | undefined;
+  readonly reference?: string | undefined;
+  readonly note?: string | undefined;
 }
 
 export interface RunReport {
@@ -141,29 +141,29 @@ export interface ContextWindow {
 export interface StepBudget {
   readonly step: number;
   /** Estimated input tokens of the request sent in this step. */
-  readonly estimatedTokens?: number;
+  readonly estimatedTokens?: number | undefined;
   /** The estimate by budget category (instructions, checkpoint, history, request, continuation, toolSchemas, overhead). */
-  readonly categories?: Readonly<Record<string, number>>;
-  readonly confidence?: string;
-  readonly reportedInputTokens?: number;
+  readonly categories?: Readonly<Record<string, number>> | undefined;
+  readonly confidence?: string | undefined;
+  readonly reportedInputTokens?: number | undefined;
   /** Part of the reported input served from the prompt cache. */
-  readonly cachedInputTokens?: number;
+  readonly cachedInputTokens?: number | undefined;
   /** Part of the reported input written to the prompt cache. */
-  readonly cacheWriteTokens?: number;
-  readonly outputTokens?: number;
+  readonly cacheWriteTokens?: number | undefined;
+  readonly outputTokens?: number | undefined;
   /** What the step cost, when its model was priced. */
-  readonly cost?: CostBreakdown;
+  readonly cost?: CostBreakdown | undefined;
   /** (estimate − reported) / reported, in percent; positive means the estimate was high. */
-  readonly errorPercent?: number;
-  readonly finishReason?: string;
-  readonly toolCalls?: number;
+  readonly errorPercent?: number | undefined;
+  readonly finishReason?: string | undefined;
+  readonly toolCalls?: number | undefined;
   readonly warned: boolean;
-  readonly failed?: { readonly code: string; readonly message: string };
+  readonly failed?: { readonly code: string; readonly message: string } | undefined;
   /**
    * `wrapper` when the estimate counts only what Forge sends to an engine that adds its own
    * prompt and tools (Codex); no error is computed for such a step.
    */
-  readonly estimateCovers?: 'wrapper';
+  readonly estimateCovers?: 'wrapper' | undefined;
 }
 
 export interface CompactionRow {

@@ -24,20 +24,20 @@ const IGNORED_TYPES: ReadonlySet<string> = new Set(['model.text.delta']);
 
 interface MutableStep {
   step: number;
-  estimatedTokens?: number;
-  categories?: Readonly<Record<string, number>>;
-  confidence?: string;
-  reportedInputTokens?: number;
-  cachedInputTokens?: number;
-  cacheWriteTokens?: number;
-  outputTokens?: number;
-  cost?: CostBreakdown;
-  errorPercent?: number;
-  finishReason?: string;
-  toolCalls?: number;
+  estimatedTokens?: number | undefined;
+  categories?: Readonly<Record<string, number>> | undefined;
+  confidence?: string | undefined;
+  reportedInputTokens?: number | undefined;
+  cachedInputTokens?: number | undefined;
+  cacheWriteTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  cost?: CostBreakdown | undefined;
+  errorPercent?: number | undefined;
+  finishReason?: string | undefined;
+  toolCalls?: number | undefined;
   warned: boolean;
-  failed?: { code: string; message: string };
-  estimateCovers?: 'wrapper';
+  failed?: { code: string; message: string } | undefined;
+  estimateCovers?: 'wrapper' | undefined;
 }
 
 function isGuardReason(reason: string | undefined): boolean {

@@ -88,7 +88,7 @@ export async function startRepl(options: { readonly io: CliIo; readonly globals:
         reader,
         style,
         print,
-        ...(runSignal === undefined ? {} : { signal: runSignal }),
+        signal: runSignal,
       });
       spinner.start('waiting for the MCP server');
       return answer;

@@ -87,7 +87,7 @@ const builtInProviders: readonly ModelProvider[] = [
         createOpenAIModel({
           modelId,
           env: context.env,
-          ...(apiKey === undefined ? {} : { apiKey }),
+          apiKey,
           ...tableOptionsOf(context),
         }),
       );
@@ -101,7 +101,7 @@ const builtInProviders: readonly ModelProvider[] = [
         createDeepSeekModel({
           modelId,
           env: context.env,
-          ...(apiKey === undefined ? {} : { apiKey }),
+          apiKey,
           ...tableOptionsOf(context),
         }),
       );
@@ -115,7 +115,7 @@ const builtInProviders: readonly ModelProvider[] = [
         createAnthropicModel({
           modelId,
           env: context.env,
-          ...(apiKey === undefined ? {} : { apiKey }),
+          apiKey,
           ...(context.anthropicCacheLifetime === undefined ? {} : { cacheLifetime: context.anthropicCacheLifetime }),
           ...tableOptionsOf(context),
         }),
@@ -153,7 +153,7 @@ const builtInProviders: readonly ModelProvider[] = [
         createCompatibleModel({
           ...entry,
           env,
-          ...(apiKey === undefined ? {} : { apiKey }),
+          apiKey,
           ...(context.prices === undefined ? {} : { prices: context.prices }),
         }),
       );

@@ -270,8 +270,8 @@ export class CodexAppServer {
   async startThread(options: CodexThreadOptions): Promise<CodexThreadInfo> {
     const raw = await this.connection.request(clientMethods.threadStart, {
       ...threadSettings(options),
-      ...(options.modelProvider === undefined ? {} : { modelProvider: options.modelProvider }),
-      ...(options.ephemeral === undefined ? {} : { ephemeral: options.ephemeral }),
+      modelProvider: options.modelProvider,
+      ephemeral: options.ephemeral,
     });
     return this.loaded(parseResponse(threadStartResponseSchema, raw, clientMethods.threadStart));
   }
@@ -454,8 +454,8 @@ function threadSettings(options: CodexThreadOptions): Record<string, unknown> {
     cwd: options.cwd,
     approvalPolicy: options.approvalPolicy ?? 'untrusted',
     sandbox: options.sandbox ?? 'workspace-write',
-    ...(options.model === undefined ? {} : { model: options.model }),
-    ...(options.developerInstructions === undefined ? {} : { developerInstructions: options.developerInstructions }),
+    model: options.model,
+    developerInstructions: options.developerInstructions,
   };
 }
 

@@ -69,13 +69,13 @@ export class JsonRpcConnection {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { method, resolve, reject });
-      this.write({ id, method, ...(params === undefined ? {} : { params }) });
+      this.write({ id, method, params });
     });
   }
 
   notify(method: string, params?: unknown): void {
     if (this.closedWith !== undefined) return;
-    this.write({ method, ...(params === undefined ? {} : { params }) });
+    this.write({ method, params });
   }
 
   /** Fails every pending request with `error`; later requests fail the same way. */

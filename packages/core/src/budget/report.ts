@@ -74,7 +74,7 @@ export interface MeasureContextOptions {
   readonly sessionMessages?: number;
   readonly instructionsHash?: string;
   readonly checkpoint?: CheckpointProvenance;
-  readonly accuracy?: EstimatorAccuracy;
+  readonly accuracy?: EstimatorAccuracy | undefined;
   readonly view?: ViewSummary;
   /** Groups of `request.tools` to cost separately (built-in tools, each MCP server). */
   readonly toolGroups?: readonly { readonly name: string; readonly tools: readonly ToolDefinition[] }[];

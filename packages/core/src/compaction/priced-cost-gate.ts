@@ -51,7 +51,7 @@ export interface CompactionGateInput extends CostGateInput {
    * when they are unknown (the gate then compares tokens). Without it the compactor's call, if
    * any, is priced with `prices`.
    */
-  readonly compactor?: { readonly prices?: PriceSheet };
+  readonly compactor?: { readonly prices?: PriceSheet | undefined };
   readonly promptCache?: PromptCacheRules;
   /** Milliseconds since the conversation's last request reached the provider. */
   readonly idleMs?: number;

@@ -179,20 +179,29 @@ export const coverageItemSchema = z.object({
   text: z.string(),
 });
 
+/**
+ * A zod output type as the data really is: zod writes `x?: T | undefined` for an optional field,
+ * but a parsed object never holds an optional key set to undefined, so the key is `x?: T`.
+ */
+type ParsedShape<T> = T extends readonly (infer Item)[]
+  ? ParsedShape<Item>[]
+  : T extends object
+    ? { [K in keyof T]: {} extends Pick<T, K> ? ParsedShape<Exclude<T[K], undefined>> : ParsedShape<T[K]> }
+    : T;
 /** True when each type is assignable to the other (readonly modifiers aside). */
 type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Check<T extends true> = T;
 export type PartSchemasMatchTheirTypes = [
-  Check<SameShape<z.infer<typeof usageSchema>, Usage>>,
-  Check<SameShape<z.infer<typeof finishReasonSchema>, FinishReason>>,
-  Check<SameShape<z.infer<typeof priceSheetSchema>, PriceSheet>>,
-  Check<SameShape<z.infer<typeof costBreakdownSchema>, CostBreakdown>>,
-  Check<SameShape<z.infer<typeof runCostSummarySchema>, RunCostSummary>>,
-  Check<SameShape<z.infer<typeof tokenEstimateSchema>, TokenEstimate>>,
-  Check<SameShape<z.infer<typeof contextBudgetSchema>, ContextBudget>>,
-  Check<SameShape<z.infer<typeof viewSummarySchema>, ViewSummary>>,
-  Check<SameShape<z.infer<typeof usageReconciliationSchema>, UsageReconciliation>>,
-  Check<SameShape<z.infer<typeof estimatorAccuracySchema>, EstimatorAccuracy>>,
-  Check<SameShape<z.infer<typeof costGateDecisionSchema>, CostGateDecision>>,
-  Check<SameShape<z.infer<typeof coverageItemSchema>, CoverageItem>>,
+  Check<SameShape<ParsedShape<z.infer<typeof usageSchema>>, Usage>>,
+  Check<SameShape<ParsedShape<z.infer<typeof finishReasonSchema>>, FinishReason>>,
+  Check<SameShape<ParsedShape<z.infer<typeof priceSheetSchema>>, PriceSheet>>,
+  Check<SameShape<ParsedShape<z.infer<typeof costBreakdownSchema>>, CostBreakdown>>,
+  Check<SameShape<ParsedShape<z.infer<typeof runCostSummarySchema>>, RunCostSummary>>,
+  Check<SameShape<ParsedShape<z.infer<typeof tokenEstimateSchema>>, TokenEstimate>>,
+  Check<SameShape<ParsedShape<z.infer<typeof contextBudgetSchema>>, ContextBudget>>,
+  Check<SameShape<ParsedShape<z.infer<typeof viewSummarySchema>>, ViewSummary>>,
+  Check<SameShape<ParsedShape<z.infer<typeof usageReconciliationSchema>>, UsageReconciliation>>,
+  Check<SameShape<ParsedShape<z.infer<typeof estimatorAccuracySchema>>, EstimatorAccuracy>>,
+  Check<SameShape<ParsedShape<z.infer<typeof costGateDecisionSchema>>, CostGateDecision>>,
+  Check<SameShape<ParsedShape<z.infer<typeof coverageItemSchema>>, CoverageItem>>,
 ];

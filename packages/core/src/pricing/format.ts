@@ -1,4 +1,4 @@
-import type { LongContextPrices, PriceSheet, TokenPrices } from './price-sheet.js';
+import type { PriceSheet } from './price-sheet.js';
 
 /** `$12.34`, `$0.0213`, `$0.000412`, `$0`; amounts below a millionth of a dollar show as `<$0.000001`. */
 export function formatDollars(amount: number): string {
@@ -14,7 +14,15 @@ export function formatRate(perMillion: number): string {
   return `$${Number(perMillion.toFixed(6)).toString()}`;
 }
 
-function rates(prices: TokenPrices): string {
+/** Rates as the descriptions read them: a sheet, or prices parsed from a file, whose optional rates zod types as possibly undefined. */
+interface DescribedRates {
+  readonly inputPerMillion: number;
+  readonly cachedInputPerMillion?: number | undefined;
+  readonly cacheWritePerMillion?: number | undefined;
+  readonly outputPerMillion: number;
+}
+
+function rates(prices: DescribedRates): string {
   const parts = [`${formatRate(prices.inputPerMillion)} input`];
   if (prices.cachedInputPerMillion !== undefined) parts.push(`${formatRate(prices.cachedInputPerMillion)} cached`);
   if (prices.cacheWritePerMillion !== undefined) parts.push(`${formatRate(prices.cacheWritePerMillion)} cache write`);
@@ -23,7 +31,11 @@ function rates(prices: TokenPrices): string {
 }
 
 /** `$1.25 input · $0.125 cached · $10 output per 1M tokens`, with the long-context rates when the sheet has them. */
-export function describePrices(sheet: TokenPrices & { readonly longContext?: LongContextPrices }): string {
+export function describePrices(
+  sheet: DescribedRates & {
+    readonly longContext?: (DescribedRates & { readonly aboveInputTokens: number }) | undefined;
+  },
+): string {
   const long =
     sheet.longContext === undefined
       ? ''

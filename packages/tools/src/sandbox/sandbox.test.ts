@@ -286,14 +286,17 @@ describe('approval of a call that leaves the sandbox', () => {
         return { kind: 'session' };
       },
     });
-    const request = (input: { argv: string[]; sandbox?: 'network' | 'none' }) => ({
-      toolCallId: 'c',
-      toolName: tool.name,
-      input,
-      risk: tool.risk,
-      summary: tool.describe?.(input) ?? '',
-      ...(tool.escalation?.(input) === undefined ? {} : { escalation: tool.escalation?.(input) }),
-    });
+    const request = (input: { argv: string[]; sandbox?: 'network' | 'none' }) => {
+      const escalation = tool.escalation?.(input);
+      return {
+        toolCallId: 'c',
+        toolName: tool.name,
+        input,
+        risk: tool.risk,
+        summary: tool.describe?.(input) ?? '',
+        ...(escalation === undefined ? {} : { escalation }),
+      };
+    };
     const signal = new AbortController().signal;
     expect(await gate.check(request({ argv: ['true'] }), signal)).toEqual({ kind: 'allow' });
     expect(await gate.check(request({ argv: ['curl', 'x'], sandbox: 'network' }), signal)).toEqual({ kind: 'allow' });

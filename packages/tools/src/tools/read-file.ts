@@ -22,7 +22,7 @@ const inputSchema = z
 export interface ReadFileToolOptions {
   readonly root: string;
   readonly ledger: ReadLedger;
-  readonly readCapBytes?: number;
+  readonly readCapBytes?: number | undefined;
 }
 
 /**

@@ -32,16 +32,16 @@ const inputSchema = z.strictObject({
 export interface RunCommandToolOptions {
   readonly root: string;
   /** Timeout of a call that names none, and the most a call may ask for (default 120 000 ms). */
-  readonly commandTimeoutMs?: number;
+  readonly commandTimeoutMs?: number | undefined;
   /** Combined stdout/stderr kept, first half and last half (default 64 KiB). */
-  readonly outputCapBytes?: number;
+  readonly outputCapBytes?: number | undefined;
   /**
    * Starts the program (default: a real process, {@link runProcess}). The eval harness passes one
    * that answers from a fixture, so its `run_command` is this tool in every other respect.
    */
-  readonly runProcess?: (options: RunProcessOptions) => Promise<ProcessOutcome>;
+  readonly runProcess?: ((options: RunProcessOptions) => Promise<ProcessOutcome>) | undefined;
   /** Where commands run (default: {@link createCommandSandbox} for `root` with the default settings). */
-  readonly sandbox?: CommandSandbox;
+  readonly sandbox?: CommandSandbox | undefined;
 }
 
 /** What the description tells the model about the sandbox in force, so it asks instead of retrying blindly. */

@@ -34,6 +34,7 @@ export {
   MAX_ERROR_MESSAGE_CHARS,
   SESSION_SCHEMA_VERSION,
   SUPPORTED_SESSION_SCHEMAS,
+  storedCostSchema,
   type CheckpointSource,
   type EngineRunFacts,
   type SessionRecord,

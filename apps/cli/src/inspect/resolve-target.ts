@@ -1,17 +1,21 @@
 import { manualCompactionTracePrefix } from '@forge/sessions';
 import { assertSafeId, InvalidInputError } from '@forge/core';
 import { forgeHomeLayout, loadTranscript, SessionNotFoundError, sessionIds, traceFile } from '@forge/persistence';
+import { statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../cli-error.js';
 import { ambiguityMessage, lastWorkspaceSession, matchId } from '../session/resolve-session.js';
 import type { InspectTarget, TraceProblem } from './report.js';
+import { RunIndex } from './run-index.js';
 
 /** What the user asked to inspect, turned into trace files. */
 export interface ResolvedTarget {
   readonly target: InspectTarget;
   /** Problems found before reading, such as a session run whose trace is gone. */
   readonly problems: readonly TraceProblem[];
+  /** A session's run index (`run-index.ts`), for a summary that reads one trace instead of all. */
+  readonly runIndex?: RunIndex;
 }
 
 async function fileKind(path: string): Promise<'file' | 'directory' | 'missing'> {
@@ -64,10 +68,20 @@ async function compactionTraces(home: string, sessionId: string): Promise<string
     .map((id) => traceFile(home, id));
 }
 
+/** A session's run ids: from its run index while the log is as it was, else read from the log (and remembered). */
+async function sessionRunIds(home: string, sessionId: string, runIndex: RunIndex): Promise<readonly string[]> {
+  const known = runIndex.knownRunIds();
+  if (known !== undefined) return known;
+  const runIds = (await loadTranscript(home, sessionId)).runs.map((run) => run.runId);
+  runIndex.rememberRunIds(runIds);
+  return runIds;
+}
+
 async function sessionTraces(home: string, sessionId: string): Promise<ResolvedTarget | undefined> {
-  let runIds: string[];
+  const runIndex = RunIndex.open(home, sessionId);
+  let runIds: readonly string[];
   try {
-    runIds = (await loadTranscript(home, sessionId)).runs.map((run) => run.runId);
+    runIds = await sessionRunIds(home, sessionId, runIndex);
   } catch (error) {
     if (SessionNotFoundError.isInstance(error)) return undefined;
     throw error;
@@ -76,7 +90,8 @@ async function sessionTraces(home: string, sessionId: string): Promise<ResolvedT
   const problems: TraceProblem[] = [];
   for (const runId of runIds) {
     const file = traceFile(home, runId);
-    if ((await fileKind(file)) === 'file') {
+    // One synchronous stat per run: a session of thousands of runs would otherwise wait on as many calls.
+    if (statSync(file, { throwIfNoEntry: false })?.isFile() === true) {
       files.push(file);
     } else {
       problems.push({
@@ -87,7 +102,7 @@ async function sessionTraces(home: string, sessionId: string): Promise<ResolvedT
     }
   }
   files.push(...(await compactionTraces(home, sessionId)));
-  return { target: { kind: 'session', argument: sessionId, sessionId, files }, problems };
+  return { target: { kind: 'session', argument: sessionId, sessionId, files }, problems, runIndex };
 }
 
 /**

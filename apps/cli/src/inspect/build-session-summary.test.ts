@@ -32,7 +32,7 @@ async function sessionOfRuns(inputs: readonly number[]): Promise<{ home: string;
     await recordRun(directory.path, {
       runId,
       sessionId: SESSION,
-      steps: [{ text: `answer of ${runId}`, usage: { inputTokens: inputs[index] ?? 0, cachedInputTokens: 40 } }],
+      steps: [{ text: `answer of ${runId}`, usage: { inputTokens: inputs[index] ?? 0, cacheReadTokens: 40 } }],
     });
   await recordSession(directory.path, SESSION, runIds);
   return { home: directory.path, runIds };

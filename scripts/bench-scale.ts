@@ -222,6 +222,25 @@ function allScenarios(root: string): Scenario[] {
       target: { overStartup: 0.3 },
     },
     {
+      operation: '`forge inspect <session>`',
+      size: '1,000 runs',
+      ...at('runs'),
+      get args() {
+        return ['inspect', inspectedSession()];
+      },
+      target: { seconds: 1 },
+    },
+    {
+      // Every run in full: reads every trace whole, so it is not held to the summary's bound.
+      operation: '`forge inspect <session> --json`',
+      size: '1,000 runs',
+      ...at('runs'),
+      get args() {
+        return ['inspect', inspectedSession(), '--json'];
+      },
+      target: {},
+    },
+    {
       operation: '`forge inspect <session> --html`',
       size: '1,000 runs',
       ...at('runs'),

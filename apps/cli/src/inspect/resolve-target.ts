@@ -48,9 +48,12 @@ async function lastRun(home: string, workspaceRoot: string): Promise<ResolvedTar
     workspaceRoot,
     listHint: "run 'forge sessions list', then 'forge inspect <session-id>'",
   });
-  const runs = (await loadTranscript(home, session.id)).runs;
-  for (const run of [...runs].reverse()) {
-    const file = traceFile(home, run.runId);
+  // The run index's ids are read, not written: this reads one trace, and a save would forget the others.
+  const runIds =
+    RunIndex.open(home, session.id).knownRunIds() ??
+    (await loadTranscript(home, session.id)).runs.map((run) => run.runId);
+  for (const runId of [...runIds].reverse()) {
+    const file = traceFile(home, runId);
     if ((await fileKind(file)) === 'file')
       return { target: { kind: 'last', argument: '--last', sessionId: session.id, files: [file] }, problems: [] };
   }

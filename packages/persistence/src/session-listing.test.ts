@@ -1,4 +1,4 @@
-import { cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSession, openSession } from './session-open.js';
@@ -118,5 +118,16 @@ describe('the session listing', () => {
     }
     await rm(listingFile(home));
     expect(await listSessions(home)).toEqual(expected);
+  });
+
+  it('only costs time when it cannot be written', async () => {
+    const home = await homeOfSessions();
+    const expected = await listedWithoutListing(home);
+    // A directory where the file should be: the rename over it fails, and reading finds no file.
+    await rm(listingFile(home));
+    await mkdir(listingFile(home));
+    expect(await listSessions(home)).toEqual(expected);
+    expect(await listSessions(home)).toEqual(expected);
+    expect((await stat(listingFile(home))).isDirectory()).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { openSession } from '@forge/persistence';
-import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from '../test-support/cli-harness.js';
@@ -122,6 +122,20 @@ describe('the run index of a session', () => {
     expectAgreement(changed);
     expect(changed.summary.lines.map((line) => line.runId)).toEqual([...runIds, 'run_02']);
     expect(changed.summary.lines.find((line) => line.runId === 'run_00')?.usage.inputTokens).toBe(123_456);
+  });
+
+  it('only costs time when it cannot be written', async () => {
+    const { home } = await sessionOfRuns([100, 250]);
+    const expected = await bothWays(home);
+    await rm(indexFile(home));
+    // A directory where the file should be: the rename over it fails, and reading finds no file.
+    await mkdir(indexFile(home));
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const again = await bothWays(home);
+      expectAgreement(again);
+      expect(again.summary.lines).toEqual(expected.summary.lines);
+    }
+    expect((await stat(indexFile(home))).isDirectory()).toBe(true);
   });
 
   it('is rebuilt from the traces when it is damaged or deleted', async () => {

@@ -50,6 +50,7 @@ export {
   type ListSessionsOptions,
   type SessionSummary,
 } from './session-list.js';
+export { sessionRunIds, type SessionRunIds } from './session-run-ids.js';
 export {
   refreshSessionIndex,
   sessionIndex,

@@ -1,6 +1,13 @@
 import { manualCompactionTracePrefix } from '@forge/sessions';
 import { assertSafeId, InvalidInputError } from '@forge/core';
-import { forgeHomeLayout, loadTranscript, SessionNotFoundError, sessionIds, traceFile } from '@forge/persistence';
+import {
+  forgeHomeLayout,
+  loadTranscript,
+  SessionNotFoundError,
+  sessionIds,
+  sessionRunIds,
+  traceFile,
+} from '@forge/persistence';
 import { statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -71,20 +78,25 @@ async function compactionTraces(home: string, sessionId: string): Promise<string
     .map((id) => traceFile(home, id));
 }
 
-/** A session's run ids: from its run index while the log is as it was, else read from the log (and remembered). */
-async function sessionRunIds(home: string, sessionId: string, runIndex: RunIndex): Promise<readonly string[]> {
+/**
+ * A session's run ids: from its run index while the log is as it was, from the records appended
+ * since when it only grew, else read from the whole log (and remembered).
+ */
+async function sessionRunIdsOf(home: string, sessionId: string, runIndex: RunIndex): Promise<readonly string[]> {
   const known = runIndex.knownRunIds();
   if (known !== undefined) return known;
-  const runIds = (await loadTranscript(home, sessionId)).runs.map((run) => run.runId);
-  runIndex.rememberRunIds(runIds);
-  return runIds;
+  // A v1 session (or none at all) has no log of its own to index: it is loaded, as ever.
+  if (!runIndex.keepsRunIds()) return (await loadTranscript(home, sessionId)).runs.map((run) => run.runId);
+  const read = await sessionRunIds(home, sessionId, runIndex.recordedRunIds());
+  runIndex.rememberRunIds(read);
+  return read.runIds;
 }
 
 async function sessionTraces(home: string, sessionId: string): Promise<ResolvedTarget | undefined> {
   const runIndex = RunIndex.open(home, sessionId);
   let runIds: readonly string[];
   try {
-    runIds = await sessionRunIds(home, sessionId, runIndex);
+    runIds = await sessionRunIdsOf(home, sessionId, runIndex);
   } catch (error) {
     if (SessionNotFoundError.isInstance(error)) return undefined;
     throw error;

@@ -1,6 +1,12 @@
 import { writeFileAtomic } from '@forge/bounded-read';
 import { assertSafeId } from '@forge/core';
-import { forgeHomeLayout, PRIVATE_FILE_MODE, SESSION_LOG_FILE_NAME, storedCostSchema } from '@forge/persistence';
+import {
+  forgeHomeLayout,
+  PRIVATE_FILE_MODE,
+  SESSION_LOG_FILE_NAME,
+  storedCostSchema,
+  type SessionRunIds,
+} from '@forge/persistence';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -82,9 +88,10 @@ export type TraceEntry = z.infer<typeof traceEntrySchema>;
 
 const runIndexSchema = z.object({
   v: z.literal(RUN_INDEX_VERSION),
-  /** The session log the run ids were read from. */
+  /** The session log when the run ids were read (they may cover more of it). */
   log: fileStampSchema,
-  runIds: z.array(z.string()),
+  /** The run ids, and how far into the log they go, so that only records appended later need reading. */
+  sessionRuns: z.object({ runIds: z.array(z.string()), logBytes: count, lastSuffix: z.string(), nextSeq: count }),
   traces: z.record(z.string(), traceEntrySchema),
 });
 type StoredRunIndex = z.infer<typeof runIndexSchema>;
@@ -119,7 +126,8 @@ export class RunIndex {
   private readonly stored: StoredRunIndex | undefined;
   private readonly traces = new Map<string, TraceEntry>();
   private logStamp: FileStamp | undefined;
-  private runIds: readonly string[] | undefined;
+  private sessionRuns: SessionRunIds | undefined;
+  private fresh = false;
   private changed = false;
 
   private constructor(
@@ -128,7 +136,8 @@ export class RunIndex {
   ) {
     this.stored = file === undefined ? undefined : readStored(file);
     this.logStamp = logFile === undefined ? undefined : stampOf(logFile);
-    if (this.stored !== undefined && sameStamp(this.stored.log, this.logStamp)) this.runIds = this.stored.runIds;
+    this.sessionRuns = this.stored?.sessionRuns;
+    this.fresh = this.stored !== undefined && sameStamp(this.stored.log, this.logStamp);
   }
 
   /** The run index of a v2 session (a v1 session, without a directory of its own, gets one that keeps nothing). */
@@ -147,12 +156,23 @@ export class RunIndex {
 
   /** The session's run ids, when the log has not changed since they were recorded. */
   knownRunIds(): readonly string[] | undefined {
-    return this.runIds;
+    return this.fresh ? this.sessionRuns?.runIds : undefined;
   }
 
-  /** Records the run ids read from the log (as it was when this index was opened). */
-  rememberRunIds(runIds: readonly string[]): void {
-    this.runIds = runIds;
+  /** Whether the session has a log of its own (v2) whose run ids this index keeps. */
+  keepsRunIds(): boolean {
+    return this.logFile !== undefined;
+  }
+
+  /** The run ids recorded last, with how far into the log they go (the log may have grown since). */
+  recordedRunIds(): SessionRunIds | undefined {
+    return this.sessionRuns;
+  }
+
+  /** Records the run ids read from the log (as it was when this index was opened, or later). */
+  rememberRunIds(sessionRuns: SessionRunIds): void {
+    this.sessionRuns = sessionRuns;
+    this.fresh = true;
     this.changed = true;
   }
 
@@ -176,12 +196,12 @@ export class RunIndex {
   /** Writes the index when anything was read afresh, keeping only the traces asked for this time. */
   async save(): Promise<void> {
     const dropped = this.stored !== undefined && Object.keys(this.stored.traces).length !== this.traces.size;
-    if (this.file === undefined || this.logStamp === undefined || this.runIds === undefined) return;
+    if (this.file === undefined || this.logStamp === undefined || this.sessionRuns === undefined || !this.fresh) return;
     if (!this.changed && !dropped) return;
     const index: StoredRunIndex = {
       v: RUN_INDEX_VERSION,
       log: this.logStamp,
-      runIds: [...this.runIds],
+      sessionRuns: { ...this.sessionRuns, runIds: [...this.sessionRuns.runIds] },
       traces: Object.fromEntries(this.traces),
     };
     try {

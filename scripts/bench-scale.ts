@@ -2,11 +2,12 @@
 // listing, checkpoint show and inspect on large generated homes, through the bundled binary, each
 // against `forge --version` in the same run. A measurement, not a test. Build first (pnpm build).
 //   npx tsx --conditions=@forge/source scripts/bench-scale.ts [repeats] [--keep DIR] [--reuse DIR] [--chromium]
+//     [--only WORD,…]  (only the scenarios whose operation contains one of the words, and only their data)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format, median } from './bench-support.js';
 import { generateSession } from './bench-scale-data.js';
@@ -20,6 +21,10 @@ const repeats = Number(argv.find((value) => /^\d+$/.test(value)) ?? 3);
 const repository = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** `--forge FILE` measures another build (a copy of apps/cli/bin and dist made before a change). */
 const forgeBin = resolve(flagValue('--forge') ?? join(repository, 'apps', 'cli', 'bin', 'forge.js'));
+const onlyWords = flagValue('--only')
+  ?.split(',')
+  .map((word) => word.trim())
+  .filter((word) => word !== '');
 
 interface Measurement {
   readonly seconds: number;
@@ -89,9 +94,16 @@ function workspace(root: string, name: string): string {
   return directory;
 }
 
-/** Builds the homes of every scenario under `root` (about 1.2 GB of files, a minute or two). */
-function generate(root: string): void {
+/** Builds the homes of every scenario under `root` (about 1.2 GB of files, a minute or two), or of those `needed`. */
+function generate(root: string, needed: ReadonlySet<string>): void {
+  const homes: Record<string, string> = {
+    'a 10,000-turn session with a trace per run': 'turns',
+    'a 200 MB session': 'large',
+    '5,000 sessions': 'many',
+    'a session of 1,000 runs with traces': 'runs',
+  };
   const time = (label: string, work: () => void) => {
+    if (!needed.has(homes[label] ?? '')) return;
     const started = Date.now();
     work();
     console.log(`  generated ${label} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -145,6 +157,12 @@ function generate(root: string): void {
 }
 
 function scenarios(root: string): Scenario[] {
+  return allScenarios(root).filter(
+    (scenario) => onlyWords === undefined || onlyWords.some((word) => scenario.operation.includes(word)),
+  );
+}
+
+function allScenarios(root: string): Scenario[] {
   const model = ['--model', 'scripted:demo'];
   const at = (name: string) => ({ home: join(root, name), cwd: join(root, `ws-${name}`) });
   const inspectedSession = (): string =>
@@ -204,6 +222,25 @@ function scenarios(root: string): Scenario[] {
       target: { overStartup: 0.3 },
     },
     {
+      operation: '`forge inspect <session>`',
+      size: '1,000 runs',
+      ...at('runs'),
+      get args() {
+        return ['inspect', inspectedSession()];
+      },
+      target: { seconds: 1 },
+    },
+    {
+      // Every run in full: reads every trace whole, so it is not held to the summary's bound.
+      operation: '`forge inspect <session> --json`',
+      size: '1,000 runs',
+      ...at('runs'),
+      get args() {
+        return ['inspect', inspectedSession(), '--json'];
+      },
+      target: {},
+    },
+    {
       operation: '`forge inspect <session> --html`',
       size: '1,000 runs',
       ...at('runs'),
@@ -238,7 +275,7 @@ async function main(): Promise<void> {
   try {
     if (reuse === undefined) {
       console.log(`generating in ${root} …`);
-      generate(root);
+      generate(root, new Set(scenarios(root).map((scenario) => basename(scenario.home))));
     }
     const empty = join(root, 'empty-home');
     mkdirSync(empty, { recursive: true });

@@ -34,6 +34,7 @@ export {
   MAX_ERROR_MESSAGE_CHARS,
   SESSION_SCHEMA_VERSION,
   SUPPORTED_SESSION_SCHEMAS,
+  storedCostSchema,
   type CheckpointSource,
   type EngineRunFacts,
   type SessionRecord,
@@ -49,6 +50,7 @@ export {
   type ListSessionsOptions,
   type SessionSummary,
 } from './session-list.js';
+export { sessionRunIds, type SessionRunIds } from './session-run-ids.js';
 export {
   refreshSessionIndex,
   sessionIndex,

@@ -154,7 +154,11 @@ async function readIndexFile(file: string): Promise<SessionIndex | undefined> {
 }
 
 /** Whether the log still holds, at the place the index says its last record ends, that record's checksum. */
-async function stillDescribes(logFile: string, index: SessionIndex, size: number): Promise<boolean> {
+export async function stillDescribes(
+  logFile: string,
+  index: Pick<SessionIndex, 'logBytes' | 'lastSuffix'>,
+  size: number,
+): Promise<boolean> {
   if (index.logBytes > size || index.logBytes < CRC_SUFFIX_LENGTH + 1) return false;
   const handle = await openStoredFile(logFile);
   try {

@@ -6,8 +6,9 @@ import { forgeHomeLayout } from './home.js';
 import { isErrorCode } from './private-fs.js';
 import { decodeLine } from './record-codec.js';
 import type { MessageRecord, SessionHeaderRecord } from './records.js';
-import { sessionPaths, type SessionPaths } from './session-files.js';
+import { SESSION_LOG_FILE_NAME, sessionPaths, type SessionPaths } from './session-files.js';
 import { refreshSessionIndex, type SessionTotals } from './session-index.js';
+import { SessionListing, stampOf, type FileStamp, type ListedSession } from './session-listing.js';
 import { pointedLastSession } from './last-pointer.js';
 import { openStoredFile, readStoredFile } from './stored-file.js';
 import { parseV1Session } from './v1.js';
@@ -50,10 +51,18 @@ function firstLine(message: Message | undefined): string | undefined {
  * front and end instead, with the damage as its `problem`.
  */
 async function summarizeSession(id: string, paths: SessionPaths): Promise<SessionSummary> {
+  return (await summarizeStamped(id, paths)).summary;
+}
+
+/** `summarizeSession`, with the stamp of the log its index describes (none for a damaged log). */
+async function summarizeStamped(
+  id: string,
+  paths: SessionPaths,
+): Promise<{ readonly summary: SessionSummary; readonly stamp?: FileStamp }> {
   const outcome = await refreshSessionIndex(paths.logFile, paths.indexFile);
   if ('index' in outcome) {
     const { index } = outcome;
-    return {
+    const summary: SessionSummary = {
       id,
       schemaVersion: 2,
       createdAt: index.createdAt,
@@ -63,10 +72,11 @@ async function summarizeSession(id: string, paths: SessionPaths): Promise<Sessio
       firstUserLine: index.firstUserLine,
       totals: index.totals,
     };
+    return { summary, stamp: { size: index.logBytes, mtimeMs: index.logMtimeMs } };
   }
   const { damage } = outcome;
   const where = damage.line === undefined ? `byte ${damage.offset}` : `line ${damage.line}`;
-  return { ...(await summarizeLog(id, paths.logFile)), problem: `damaged: ${where}: ${damage.problem}` };
+  return { summary: { ...(await summarizeLog(id, paths.logFile)), problem: `damaged: ${where}: ${damage.problem}` } };
 }
 
 /** Reads what a listing needs from a v2 log: the header and first user message from the front, the last records from the back. */
@@ -170,17 +180,97 @@ async function mapWithLimit<T, R>(items: readonly T[], limit: number, work: (ite
   return results;
 }
 
-async function summarizeAll(home: string): Promise<SessionSummary[]> {
+function listedSummary(id: string, listed: ListedSession): SessionSummary {
+  return {
+    id,
+    schemaVersion: listed.schemaVersion,
+    createdAt: listed.createdAt,
+    updatedAt: listed.updatedAt,
+    workspaceRoot: listed.workspaceRoot,
+    messageCount: listed.messageCount,
+    firstUserLine: listed.firstUserLine,
+    ...(listed.totals === undefined ? {} : { totals: listed.totals }),
+  };
+}
+
+function listedLine(summary: SessionSummary): Omit<ListedSession, 'size' | 'mtimeMs'> {
+  const { schemaVersion, createdAt, updatedAt, workspaceRoot, messageCount, firstUserLine, totals } = summary;
+  return {
+    schemaVersion,
+    createdAt,
+    updatedAt,
+    workspaceRoot,
+    messageCount,
+    ...(firstUserLine === undefined ? {} : { firstUserLine }),
+    ...(totals === undefined ? {} : { totals }),
+  };
+}
+
+/**
+ * A session in a listing, with what orders and filters it; its whole summary is made (or checked,
+ * for a line of the listing) only for the sessions shown.
+ */
+interface Candidate {
+  readonly id: string;
+  readonly updatedAt: string;
+  readonly workspaceRoot: string | null;
+  readonly messageCount: number;
+  readonly problem?: string;
+  readonly summary: () => Promise<SessionSummary>;
+}
+
+const newestFirst = (left: Candidate, right: Candidate) =>
+  left.updatedAt < right.updatedAt ? 1 : left.updatedAt > right.updatedAt ? -1 : left.id.localeCompare(right.id);
+
+/**
+ * Every session, newest first: from the listing (`session-listing.ts`) for each session whose log
+ * is as it was when its line was made, else from its index (or v1 file), remembered for next time.
+ * `listing.save()` keeps what was learnt once the summaries needed were made.
+ */
+async function candidatesOf(
+  home: string,
+): Promise<{ readonly candidates: Candidate[]; readonly listing: SessionListing }> {
   const layout = forgeHomeLayout(home);
   const ids = await storedIds(home);
-  const tasks = [
-    ...ids.v2.map((id) => () => withProblem(id, 2, () => summarizeSession(id, sessionPaths(layout, id)))),
-    ...ids.v1.map((id) => () => withProblem(id, 1, () => summarizeV1(id, sessionPaths(layout, id).v1File))),
-  ];
-  const summaries = await mapWithLimit(tasks, LISTING_CONCURRENCY, (task) => task());
-  return summaries.sort((left, right) =>
-    left.updatedAt < right.updatedAt ? 1 : left.updatedAt > right.updatedAt ? -1 : left.id.localeCompare(right.id),
-  );
+  const listing = SessionListing.read(layout.sessions);
+  const remembered = (id: string, summarized: { readonly summary: SessionSummary; readonly stamp?: FileStamp }) => {
+    if (summarized.stamp !== undefined && summarized.summary.problem === undefined)
+      listing.remember(id, summarized.stamp, listedLine(summarized.summary));
+    return summarized.summary;
+  };
+  const v2 = (id: string) =>
+    withProblem(id, 2, async () => remembered(id, await summarizeStamped(id, sessionPaths(layout, id))));
+  const v1 = (id: string, file: string) =>
+    withProblem(id, 1, async () => {
+      const stamp = stampOf(file);
+      return remembered(id, { summary: await summarizeV1(id, file), ...(stamp === undefined ? {} : { stamp }) });
+    });
+  const candidates: Candidate[] = [];
+  const tasks: (() => Promise<SessionSummary>)[] = [];
+  const fromListing = (id: string, file: string, summarize: () => Promise<SessionSummary>) => {
+    const head = listing.fresh(id, file);
+    if (head === undefined) return tasks.push(summarize);
+    const summary = async () => {
+      const line = listing.line(id);
+      return line === undefined ? summarize() : listedSummary(id, line);
+    };
+    candidates.push({
+      id,
+      updatedAt: head.updatedAt,
+      workspaceRoot: head.workspaceRoot,
+      messageCount: head.messageCount,
+      summary,
+    });
+  };
+  // Joined by hand: thousands of sessions make `sessionPaths` (five paths each) a visible part of a listing.
+  for (const id of ids.v2) fromListing(id, `${layout.sessions}/${id}/${SESSION_LOG_FILE_NAME}`, () => v2(id));
+  for (const id of ids.v1) {
+    const file = sessionPaths(layout, id).v1File;
+    fromListing(id, file, () => v1(id, file));
+  }
+  for (const summary of await mapWithLimit(tasks, LISTING_CONCURRENCY, (task) => task()))
+    candidates.push({ ...summary, summary: () => Promise.resolve(summary) });
+  return { candidates: candidates.sort(newestFirst), listing };
 }
 
 /** Which sessions a listing shows. */
@@ -197,12 +287,16 @@ export interface ListSessionsOptions {
  * cannot be read is listed with a `problem` instead of failing the whole listing.
  */
 export async function listSessions(home: string, options: ListSessionsOptions = {}): Promise<SessionSummary[]> {
-  const all = await summarizeAll(home);
-  const shown =
+  const { candidates, listing } = await candidatesOf(home);
+  const kept =
     options.workspaceRoot === undefined
-      ? all
-      : all.filter((session) => session.workspaceRoot === options.workspaceRoot);
-  return options.limit === undefined ? shown : shown.slice(0, options.limit);
+      ? candidates
+      : candidates.filter((session) => session.workspaceRoot === options.workspaceRoot);
+  const shown = await Promise.all(
+    (options.limit === undefined ? kept : kept.slice(0, options.limit)).map((session) => session.summary()),
+  );
+  await listing.save();
+  return shown;
 }
 
 async function withProblem(
@@ -242,7 +336,7 @@ export interface LastSessionFilter {
  * silently resuming an older session). An unreadable session (no header) is never chosen.
  */
 export async function lastSession(home: string, filter: LastSessionFilter = {}): Promise<SessionSummary | undefined> {
-  const chosen = (session: SessionSummary) =>
+  const chosen = (session: Pick<SessionSummary, 'problem' | 'workspaceRoot' | 'messageCount'>) =>
     !(session.problem?.startsWith('unreadable') ?? false) &&
     (filter.workspaceRoot === undefined || session.workspaceRoot === filter.workspaceRoot) &&
     (filter.withMessages !== true || session.messageCount > 0 || session.problem !== undefined);
@@ -254,5 +348,8 @@ export async function lastSession(home: string, filter: LastSessionFilter = {}):
       if (chosen(summary)) return summary;
     }
   }
-  return (await summarizeAll(home)).find(chosen);
+  const { candidates, listing } = await candidatesOf(home);
+  const found = await candidates.find(chosen)?.summary();
+  await listing.save();
+  return found;
 }

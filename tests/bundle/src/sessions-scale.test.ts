@@ -6,7 +6,9 @@ import { sessionIdOf, useBundle, userSetup, type UserSetup } from './support/bun
 
 /*
  * Long-lived use through the bundled binary (issue 33): `sessions list` reads each session's
- * small index, shows the newest 20 unless told otherwise and can keep one workspace's; `--last`
+ * small index (kept in `sessions/.listing.json` while the logs do not change), shows the newest 20
+ * unless told otherwise and can keep one workspace's; `inspect <session>` reads its run index;
+ * `--last`
  * says when the workspace's newest session is damaged instead of passing over it (issue 29).
  */
 
@@ -56,16 +58,61 @@ describe('the bundled forge sessions list', () => {
     expect(both.stderr).toContain('--all and --limit both say how many sessions to show');
   });
 
-  it('lists the same sessions after their indexes are deleted or damaged, rebuilt from the logs', async () => {
+  it('lists the same sessions after their indexes or the listing are deleted or damaged, rebuilt from the logs', async () => {
     const user = await userSetup(fixture, 'rebuild');
     const ids = await storedSessions(user, user.workspace, 3);
+    const listing = path.join(user.forgeHome, 'sessions', '.listing.json');
     const before = (await user.forge(['sessions', 'list', '--json'])).stdout;
     await rm(path.join(user.forgeHome, 'sessions', ids[0] as string, 'session.index.json'));
     await writeFile(
       path.join(user.forgeHome, 'sessions', ids[1] as string, 'session.index.json'),
       '{"v":1,"logBytes":3',
     );
+    await rm(listing);
     expect((await user.forge(['sessions', 'list', '--json'])).stdout).toBe(before);
+    await writeFile(listing, '{"v":1,"sessions":{');
+    expect((await user.forge(['sessions', 'list', '--json'])).stdout).toBe(before);
+  });
+
+  it('lists a session a run appended to as it is now, not as the listing last saw it', async () => {
+    const user = await userSetup(fixture, 'appended');
+    const ids = await storedSessions(user, user.workspace, 3);
+    await user.forge(['sessions', 'list']);
+    const resumed = await user.forge(['run', '--resume', ids[0] as string, '--model', 'scripted:demo', 'Go on']);
+    expect(resumed.code).toBe(0);
+    const listed = JSON.parse((await user.forge(['sessions', 'list', '--json'])).stdout) as {
+      id: string;
+      messageCount: number;
+    }[];
+    expect(listed[0]?.id).toBe(ids[0]);
+    expect(listed[0]?.messageCount).toBeGreaterThan(1);
+    await rm(path.join(user.forgeHome, 'sessions', '.listing.json'));
+    expect(JSON.parse((await user.forge(['sessions', 'list', '--json'])).stdout)).toEqual(listed);
+  });
+});
+
+describe('the bundled forge inspect <session>', () => {
+  it('lists the same runs from its run index as from the traces, and a run added since', async () => {
+    const user = await userSetup(fixture, 'inspect');
+    const first = await user.forge(['run', '--model', 'scripted:demo', 'Summarise the workspace']);
+    expect(first.code).toBe(0);
+    const id = sessionIdOf(first.stderr);
+    expect((await user.forge(['run', '--last', '--model', 'scripted:demo', 'Go on'])).code).toBe(0);
+    const runIndex = path.join(user.forgeHome, 'sessions', id, 'runs.index.json');
+
+    const built = await user.forge(['inspect', id]);
+    expect(built.code).toBe(0);
+    expect(built.stdout).toContain(`Session ${id}: 2 run(s) with traces`);
+    expect(JSON.parse(await readFile(runIndex, 'utf8'))).toMatchObject({ v: 1 });
+    expect((await user.forge(['inspect', id])).stdout).toBe(built.stdout);
+    await writeFile(runIndex, '{"v":1,');
+    expect((await user.forge(['inspect', id])).stdout).toBe(built.stdout);
+
+    expect((await user.forge(['run', '--last', '--model', 'scripted:demo', 'And once more'])).code).toBe(0);
+    const grown = await user.forge(['inspect', id]);
+    expect(grown.stdout).toContain(`Session ${id}: 3 run(s) with traces`);
+    await rm(runIndex);
+    expect((await user.forge(['inspect', id])).stdout).toBe(grown.stdout);
   });
 });
 

@@ -8,8 +8,10 @@ import { buildInspectReport } from '../inspect/build-report.js';
 import { renderHtml } from '../inspect/render-html.js';
 import { jsonPieces } from '../inspect/render-json.js';
 import { renderText } from '../inspect/render-text.js';
-import { resolveTarget } from '../inspect/resolve-target.js';
-import { sessionOverview } from '../inspect/session-view.js';
+import { buildSessionSummary } from '../inspect/build-session-summary.js';
+import type { InspectReport } from '../inspect/report.js';
+import { resolveTarget, type ResolvedTarget } from '../inspect/resolve-target.js';
+import { chooseDetailedRun, sessionOverview, type SessionOverview } from '../inspect/session-view.js';
 import { styleFor } from '../output/style.js';
 import type { CliOutput } from '../io.js';
 import { DEFAULT_INSPECT_RUN_LIMIT, type InspectOptions } from '../program.js';
@@ -20,6 +22,30 @@ async function writePieces(stream: CliOutput, pieces: Iterable<string>): Promise
   for (const piece of pieces) {
     if (!stream.write(piece)) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
   }
+}
+
+/**
+ * The report to render, and for a session its overview at a given number of rows. `--json` prints
+ * every run in full, so it reads every trace whole; otherwise a session is summarized from its run
+ * index and only the run shown in full is read whole.
+ */
+async function reportOf(
+  resolved: ResolvedTarget,
+  options: InspectOptions,
+): Promise<{ readonly report: InspectReport; readonly overviewOf?: (rows: number) => SessionOverview }> {
+  const { target } = resolved;
+  const choice = options.run === undefined ? {} : { run: options.run };
+  if (target.kind !== 'session') return { report: await buildInspectReport(resolved) };
+  if (options.json !== true) {
+    const summary = await buildSessionSummary(resolved, choice);
+    return {
+      report: summary.report,
+      overviewOf: (rows) => sessionOverview(summary.lines, summary.detailed, rows),
+    };
+  }
+  const report = await buildInspectReport(resolved);
+  const detailed = chooseDetailedRun(report.runs, { ...choice, sessionName: target.sessionId ?? target.argument });
+  return { report, overviewOf: (rows) => sessionOverview(report.runs, detailed, rows) };
 }
 
 /** Runs a session's HTML page lists, one row each, unless `--limit` asks for more. */
@@ -38,22 +64,18 @@ export async function execute({ args, options, io }: CommandInvocation<InspectOp
   await checkForgeHome(home);
   const workspaceRoot = await resolveWorkspaceRoot(io.cwd, options.cwd);
   const resolved = await resolveTarget({ argument, last: options.last === true, home, cwd: io.cwd, workspaceRoot });
-  const report = await buildInspectReport(resolved);
-  if (options.run !== undefined && report.target.kind !== 'session')
+  if (options.run !== undefined && resolved.target.kind !== 'session')
     throw new UsageError('--run chooses a run of a session; give a session id to inspect (or leave --run out)');
+  const { report, overviewOf } = await reportOf(resolved, options);
   const limit = options.limit ?? DEFAULT_INSPECT_RUN_LIMIT;
-  const overviewOf = (rows: number) =>
-    report.target.kind === 'session'
-      ? sessionOverview(report, { limit: rows, ...(options.run === undefined ? {} : { run: options.run }) })
-      : undefined;
-  const overview = overviewOf(limit);
+  const overview = overviewOf?.(limit);
 
   const htmlFile = options.html;
   if (htmlFile !== undefined) {
     const path = resolve(io.cwd, htmlFile);
     try {
       // Readable by its owner only, like every other file Forge writes; an existing page is replaced whole.
-      const page = renderHtml(report, overviewOf(Math.max(limit, HTML_RUN_ROWS)));
+      const page = renderHtml(report, overviewOf?.(Math.max(limit, HTML_RUN_ROWS)));
       await writeFileAtomic(path, page, { mode: PRIVATE_FILE_MODE });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -70,7 +92,7 @@ export async function execute({ args, options, io }: CommandInvocation<InspectOp
     io.stdout.write(renderText(report, styleFor(io.stdout, io.env), overview));
   }
 
-  if (report.runs.length === 0) {
+  if ((overview === undefined ? report.runs.length : overview.runs + overview.compactions) === 0) {
     io.stderr.write(
       `forge: error: no run events in ${report.target.files.length === 0 ? `the traces of ${report.target.argument}` : report.target.files.join(', ')}\n`,
     );

@@ -10,9 +10,15 @@ const LISTED_PROBLEMS = 50;
 /** Problems found while reading, the first few listed and the rest counted. */
 export class ProblemLog {
   private readonly list = new BoundedList<TraceProblem>(LISTED_PROBLEMS);
+  private unlisted = 0;
 
   add(problem: TraceProblem): void {
     this.list.push(problem);
+  }
+
+  /** Counts problems another log met but did not list (the run index keeps a trace's count, not its problems). */
+  countNotListed(count: number): void {
+    this.unlisted += count;
   }
 
   get problems(): readonly TraceProblem[] {
@@ -20,7 +26,7 @@ export class ProblemLog {
   }
 
   get notListed(): number {
-    return this.list.notListed;
+    return this.list.notListed + this.unlisted;
   }
 }
 

@@ -303,9 +303,9 @@ export function renderHtml(report: InspectReport, overview?: SessionOverview): s
     '</head>',
     '<body>',
     `<h1>Forge run report: ${escapeHtml(heading)}</h1>`,
-    `<p class="muted">forge inspect ${escapeHtml(report.target.argument)} · ${countsOf(report)} · ${report.target.files.map((file) => escapeHtml(file)).join(', ')}</p>`,
+    `<p class="muted">forge inspect ${escapeHtml(report.target.argument)} · ${countsOf(report, overview)} · ${report.target.files.map((file) => escapeHtml(file)).join(', ')}</p>`,
     report.totals === undefined ? '' : `<p class="totals">Totals: ${escapeHtml(totalsLine(report.totals))}</p>`,
-    report.runs.length === 0
+    (overview === undefined ? report.runs.length : overview.runs + overview.compactions) === 0
       ? '<p>No run events were found in the trace.</p>'
       : overview === undefined
         ? report.runs.map(runSection).join('\n')
@@ -318,9 +318,9 @@ export function renderHtml(report: InspectReport, overview?: SessionOverview): s
 }
 
 /** `2 runs, 1 manual compaction`: a compaction made with `forge compact` or `/compact` is no run. */
-function countsOf(report: InspectReport): string {
-  const runs = report.runs.filter((run) => run.kind !== 'compaction').length;
-  const compactions = report.runs.length - runs;
+function countsOf(report: InspectReport, overview: SessionOverview | undefined): string {
+  const runs = overview?.runs ?? report.runs.filter((run) => run.kind !== 'compaction').length;
+  const compactions = overview?.compactions ?? report.runs.length - runs;
   const parts = [`${runs} run${runs === 1 ? '' : 's'}`];
   if (compactions > 0) parts.push(`${compactions} manual compaction${compactions === 1 ? '' : 's'}`);
   return parts.join(', ');

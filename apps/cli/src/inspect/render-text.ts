@@ -312,18 +312,20 @@ function runListSection(overview: SessionOverview, style: Style): string[] {
 export function renderText(report: InspectReport, style: Style, overview?: SessionOverview): string {
   const lines: string[] = [];
   if (report.target.kind === 'session') {
-    const compactions = report.runs.filter((run) => run.kind === 'compaction').length;
+    const compactions = overview?.compactions ?? report.runs.filter((run) => run.kind === 'compaction').length;
+    const runs = overview?.runs ?? report.runs.length - compactions;
     const manual = compactions === 0 ? '' : ` and ${String(compactions)} manual compaction(s)`;
     lines.push(
       style.bold(`Session ${report.target.sessionId ?? report.target.argument}`) +
-        `: ${String(report.runs.length - compactions)} run(s)${manual} with traces`,
+        `: ${String(runs)} run(s)${manual} with traces`,
     );
     if (report.totals !== undefined) lines.push(`  ${style.dim('totals'.padEnd(13))}${totalsLine(report.totals)}`);
     lines.push('');
   } else if (report.totals !== undefined) {
     lines.push(`${style.bold(`${String(report.runs.length)} runs`)}: ${totalsLine(report.totals)}`, '');
   }
-  if (report.runs.length === 0) lines.push('No run events were found in the trace.', '');
+  if ((overview === undefined ? report.runs.length : overview.runs + overview.compactions) === 0)
+    lines.push('No run events were found in the trace.', '');
   if (overview === undefined) for (const run of report.runs) lines.push(...runSection(run, style));
   else {
     lines.push(...runListSection(overview, style), '');

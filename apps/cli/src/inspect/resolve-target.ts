@@ -1,17 +1,28 @@
 import { manualCompactionTracePrefix } from '@forge/sessions';
 import { assertSafeId, InvalidInputError } from '@forge/core';
-import { forgeHomeLayout, loadTranscript, SessionNotFoundError, sessionIds, traceFile } from '@forge/persistence';
+import {
+  forgeHomeLayout,
+  loadTranscript,
+  SessionNotFoundError,
+  sessionIds,
+  sessionRunIds,
+  traceFile,
+} from '@forge/persistence';
+import { statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../cli-error.js';
 import { ambiguityMessage, lastWorkspaceSession, matchId } from '../session/resolve-session.js';
 import type { InspectTarget, TraceProblem } from './report.js';
+import { RunIndex } from './run-index.js';
 
 /** What the user asked to inspect, turned into trace files. */
 export interface ResolvedTarget {
   readonly target: InspectTarget;
   /** Problems found before reading, such as a session run whose trace is gone. */
   readonly problems: readonly TraceProblem[];
+  /** A session's run index (`run-index.ts`), for a summary that reads one trace instead of all. */
+  readonly runIndex?: RunIndex;
 }
 
 async function fileKind(path: string): Promise<'file' | 'directory' | 'missing'> {
@@ -44,9 +55,12 @@ async function lastRun(home: string, workspaceRoot: string): Promise<ResolvedTar
     workspaceRoot,
     listHint: "run 'forge sessions list', then 'forge inspect <session-id>'",
   });
-  const runs = (await loadTranscript(home, session.id)).runs;
-  for (const run of [...runs].reverse()) {
-    const file = traceFile(home, run.runId);
+  // The run index's ids are read, not written: this reads one trace, and a save would forget the others.
+  const runIds =
+    RunIndex.open(home, session.id).knownRunIds() ??
+    (await loadTranscript(home, session.id)).runs.map((run) => run.runId);
+  for (const runId of [...runIds].reverse()) {
+    const file = traceFile(home, runId);
     if ((await fileKind(file)) === 'file')
       return { target: { kind: 'last', argument: '--last', sessionId: session.id, files: [file] }, problems: [] };
   }
@@ -64,10 +78,25 @@ async function compactionTraces(home: string, sessionId: string): Promise<string
     .map((id) => traceFile(home, id));
 }
 
+/**
+ * A session's run ids: from its run index while the log is as it was, from the records appended
+ * since when it only grew, else read from the whole log (and remembered).
+ */
+async function sessionRunIdsOf(home: string, sessionId: string, runIndex: RunIndex): Promise<readonly string[]> {
+  const known = runIndex.knownRunIds();
+  if (known !== undefined) return known;
+  // A v1 session (or none at all) has no log of its own to index: it is loaded, as ever.
+  if (!runIndex.keepsRunIds()) return (await loadTranscript(home, sessionId)).runs.map((run) => run.runId);
+  const read = await sessionRunIds(home, sessionId, runIndex.recordedRunIds());
+  runIndex.rememberRunIds(read);
+  return read.runIds;
+}
+
 async function sessionTraces(home: string, sessionId: string): Promise<ResolvedTarget | undefined> {
-  let runIds: string[];
+  const runIndex = RunIndex.open(home, sessionId);
+  let runIds: readonly string[];
   try {
-    runIds = (await loadTranscript(home, sessionId)).runs.map((run) => run.runId);
+    runIds = await sessionRunIdsOf(home, sessionId, runIndex);
   } catch (error) {
     if (SessionNotFoundError.isInstance(error)) return undefined;
     throw error;
@@ -76,7 +105,8 @@ async function sessionTraces(home: string, sessionId: string): Promise<ResolvedT
   const problems: TraceProblem[] = [];
   for (const runId of runIds) {
     const file = traceFile(home, runId);
-    if ((await fileKind(file)) === 'file') {
+    // One synchronous stat per run: a session of thousands of runs would otherwise wait on as many calls.
+    if (statSync(file, { throwIfNoEntry: false })?.isFile() === true) {
       files.push(file);
     } else {
       problems.push({
@@ -87,7 +117,7 @@ async function sessionTraces(home: string, sessionId: string): Promise<ResolvedT
     }
   }
   files.push(...(await compactionTraces(home, sessionId)));
-  return { target: { kind: 'session', argument: sessionId, sessionId, files }, problems };
+  return { target: { kind: 'session', argument: sessionId, sessionId, files }, problems, runIndex };
 }
 
 /**

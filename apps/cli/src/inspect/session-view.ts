@@ -1,40 +1,59 @@
 import { UsageError } from '../cli-error.js';
 import { ambiguityMessage, matchId } from '../session/resolve-session.js';
-import type { InspectReport, RunReport } from './report.js';
+import type { RunReport } from './report.js';
+import type { RunLine } from './run-index.js';
 
 /** A session's report cut to what `forge inspect <session>` shows: runs newest first, and one run in full. */
 export interface SessionOverview {
   /** The newest runs first, at most the limit. */
-  readonly listed: readonly RunReport[];
+  readonly listed: readonly RunLine[];
   /** Runs older than those listed. */
   readonly notListed: number;
   /** The run shown in full: `--run`, else the newest. */
   readonly detailed: RunReport | undefined;
+  /** Runs with traces, and manual compactions, of the whole session. */
+  readonly runs: number;
+  readonly compactions: number;
 }
 
 /**
- * What a session report shows: one line per run, newest first, at most `limit`, and full detail
- * of the run `--run` names (an id or a unique prefix) or of the newest run. A report that is not
- * a session's keeps every run in full.
+ * The run a session report shows in full: the one `--run` names (an id or a unique prefix), else
+ * the newest run (the newest compaction when there is no run). `lines` are oldest first.
  */
-export function sessionOverview(
-  report: InspectReport,
-  options: { readonly limit: number; readonly run?: string },
-): SessionOverview {
-  const newestFirst = [...report.runs].reverse();
-  const listed = newestFirst.slice(0, options.limit);
-  let detailed = newestFirst.find((run) => run.kind === 'run') ?? newestFirst[0];
-  if (options.run !== undefined) {
-    const match = matchId(
-      options.run,
-      report.runs.map((run) => run.runId),
-    );
-    if (match.kind === 'ambiguous') throw new UsageError(`--run ${ambiguityMessage(options.run, match.ids, 'runs')}`);
-    if (match.kind === 'none')
-      throw new UsageError(
-        `--run '${options.run}': the session ${report.target.sessionId ?? report.target.argument} has no run with a trace with this id or prefix; leave --run out to see its runs`,
-      );
-    detailed = report.runs.find((run) => run.runId === match.id);
+export function chooseDetailedRun<Line extends RunLine>(
+  lines: readonly Line[],
+  options: { readonly run?: string; readonly sessionName: string },
+): Line | undefined {
+  if (options.run === undefined) {
+    for (let index = lines.length - 1; index >= 0; index -= 1) if (lines[index]?.kind === 'run') return lines[index];
+    return lines.at(-1);
   }
-  return { listed, notListed: newestFirst.length - listed.length, detailed };
+  const match = matchId(
+    options.run,
+    lines.map((run) => run.runId),
+  );
+  if (match.kind === 'ambiguous') throw new UsageError(`--run ${ambiguityMessage(options.run, match.ids, 'runs')}`);
+  if (match.kind === 'none')
+    throw new UsageError(
+      `--run '${options.run}': the session ${options.sessionName} has no run with a trace with this id or prefix; leave --run out to see its runs`,
+    );
+  return lines.find((run) => run.runId === match.id);
+}
+
+/** One line per run, newest first, at most `limit`, beside the run shown in full. `lines` are oldest first. */
+export function sessionOverview(
+  lines: readonly RunLine[],
+  detailed: RunReport | undefined,
+  limit: number,
+): SessionOverview {
+  const newestFirst = [...lines].reverse();
+  const listed = newestFirst.slice(0, limit);
+  const compactions = lines.filter((run) => run.kind === 'compaction').length;
+  return {
+    listed,
+    notListed: newestFirst.length - listed.length,
+    detailed,
+    runs: lines.length - compactions,
+    compactions,
+  };
 }

@@ -41,7 +41,7 @@ export function addOptionalCost(
 }
 
 /** Usage and cost over several runs (a session). */
-export function totalsOf(runs: readonly RunReport[]): UsageTotals {
+export function totalsOf(runs: readonly Pick<RunReport, 'usage' | 'cost' | 'unpricedSteps'>[]): UsageTotals {
   let usage: TokenUsage = {};
   let cost: CostBreakdown | undefined;
   let unpricedSteps = 0;

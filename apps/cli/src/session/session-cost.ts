@@ -3,6 +3,7 @@ import { sessionTotals } from '@forge/persistence';
 import type { SessionCost } from '@forge/core/budget';
 import { addCost, cacheHitRatio, type CostBreakdown } from '@forge/core/pricing';
 import { buildInspectReport } from '../inspect/build-report.js';
+import { buildSessionSummary } from '../inspect/build-session-summary.js';
 import { resolveTarget } from '../inspect/resolve-target.js';
 
 /** What the traces of a session say it has cost so far (what `forge inspect` reads): undefined when nothing of it was priced (or it has no runs yet). */
@@ -12,15 +13,18 @@ export async function sessionCostFromTraces(
 ): Promise<SessionCostCounts | undefined> {
   let report;
   try {
-    report = await buildInspectReport(
-      await resolveTarget({
-        argument: sessionId,
-        last: false,
-        home: forgeHome,
-        cwd: forgeHome,
-        workspaceRoot: forgeHome,
-      }),
-    );
+    const resolved = await resolveTarget({
+      argument: sessionId,
+      last: false,
+      home: forgeHome,
+      cwd: forgeHome,
+      workspaceRoot: forgeHome,
+    });
+    // A session's totals from its run index, which agrees with its traces and reads only those that changed.
+    report =
+      resolved.target.kind === 'session'
+        ? (await buildSessionSummary(resolved, {})).report
+        : await buildInspectReport(resolved);
   } catch {
     return undefined;
   }

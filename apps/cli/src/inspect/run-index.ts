@@ -43,15 +43,15 @@ const RUN_INDEX_VERSION = 1;
 const MAX_RUN_INDEX_BYTES = 64 * 1024 * 1024;
 
 const count = z.number().int().min(0);
-const optionalCount = count.optional();
+const optionalCount = count.exactOptional();
 
 const runLineSchema = z.object({
   kind: z.enum(['run', 'compaction']),
   runId: z.string(),
-  sessionId: z.string().optional(),
+  sessionId: z.string().exactOptional(),
   file: z.string(),
   status: z.string(),
-  startedAt: z.string().optional(),
+  startedAt: z.string().exactOptional(),
   steps: count,
   usage: z.object({
     inputTokens: optionalCount,
@@ -60,15 +60,15 @@ const runLineSchema = z.object({
     outputTokens: optionalCount,
     reasoningTokens: optionalCount,
   }),
-  cacheHitRatio: z.number().optional(),
-  cost: storedCostSchema.optional(),
+  cacheHitRatio: z.number().exactOptional(),
+  cost: storedCostSchema.exactOptional(),
   unpricedSteps: count,
 });
 
 const problemSchema = z.object({
   kind: z.enum(['torn_tail', 'malformed_line', 'missing_trace', 'newer_schema', 'unreadable_trace']),
   file: z.string(),
-  line: count.optional(),
+  line: count.exactOptional(),
   message: z.string(),
 });
 

@@ -11,7 +11,7 @@ import { CRC_SUFFIX_LENGTH, decodeLine } from './record-codec.js';
 import { storedCostSchema, type SessionRecord } from './records.js';
 import { openStoredFile, readStoredFile } from './stored-file.js';
 
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 const FIRST_LINE_CHARS = 100;
 const MAX_INDEX_BYTES = 64 * 1024;
 
@@ -30,6 +30,10 @@ const totalsSchema = z.object({
   legacyRuns: count,
 });
 
+/** A place in the log a reader can start at: a record's line, its number, and the transcript's length before it. */
+const logPlaceSchema = z.object({ offset: count, seq: count, messageIndex: count });
+export type LogPlace = z.infer<typeof logPlaceSchema>;
+
 const indexSchema = z.object({
   v: z.literal(INDEX_VERSION),
   /** Bytes of the log this index describes: its intact records, each with its newline. */
@@ -46,8 +50,17 @@ const indexSchema = z.object({
   messageCount: count,
   firstUserLine: z.string().optional(),
   totals: totalsSchema,
-  /** Where the current checkpoint's record is in the log (bytes, newline included). */
-  checkpoint: z.object({ offset: count, end: count, seq: count }).optional(),
+  /** When the latest run that recorded its end ended. */
+  lastRunEndedAt: z.string().optional(),
+  /** Runs with a start and no end yet, where their start records are. */
+  openRuns: z.array(logPlaceSchema.extend({ runId: z.string() })),
+  /**
+   * Where the current checkpoint's record is in the log (bytes, newline included), and `window`:
+   * where a resume in mode `compact` starts reading — the first message the checkpoint keeps
+   * verbatim, or the start of a run still going when it was written, whichever comes first.
+   * Absent when that place is not known (the index was extended past it): resume reads everything.
+   */
+  checkpoint: z.object({ offset: count, end: count, seq: count, window: logPlaceSchema.optional() }).optional(),
 });
 
 /** What the index of a session holds. Derived from the log, rebuilt from it when missing or stale, never trusted over it. */
@@ -90,9 +103,15 @@ function addTotals(totals: SessionTotals, record: Extract<SessionRecord, { type:
 /** Folds records, in log order, into an index (the log's own checks — checksum, schema, numbering — come first). */
 export class SessionIndexBuilder {
   private index: SessionIndex | undefined;
+  /** Where each message record seen by this builder starts (messages from `first` on), to place a checkpoint's window. */
+  private messagePlaces: { first: number; offsets: number[]; seqs: number[] };
+  /** Where each run seen starting by this builder starts; `complete` when the builder read the log from its header. */
+  private runStarts: { complete: boolean; places: LogPlace[] };
 
   constructor(from?: SessionIndex) {
     this.index = from;
+    this.messagePlaces = { first: from?.messageCount ?? 0, offsets: [], seqs: [] };
+    this.runStarts = { complete: from === undefined, places: [] };
   }
 
   get current(): SessionIndex | undefined {
@@ -114,7 +133,10 @@ export class SessionIndexBuilder {
         workspaceRoot: record.workspaceRoot,
         messageCount: 0,
         totals: EMPTY_TOTALS,
+        openRuns: [],
       };
+      this.messagePlaces = { first: 0, offsets: [], seqs: [] };
+      this.runStarts = { complete: true, places: [] };
       return;
     }
     const index = this.index;
@@ -130,10 +152,55 @@ export class SessionIndexBuilder {
       next.messageCount = record.index + 1;
       const line = index.firstUserLine === undefined ? firstLine(record.message) : undefined;
       if (line !== undefined) next.firstUserLine = line;
+      this.messagePlaces.offsets.push(offset);
+      this.messagePlaces.seqs.push(record.seq);
     }
-    if (record.type === 'run.ended') next.totals = addTotals(index.totals, record);
-    if (record.type === 'checkpoint') next.checkpoint = { offset, end, seq: record.seq };
+    if (record.type === 'run.started')
+      this.runStarts.places.push({ offset, seq: record.seq, messageIndex: index.messageCount });
+    if (record.type === 'run.started')
+      next.openRuns = [
+        ...index.openRuns.filter((run) => run.runId !== record.runId),
+        { runId: record.runId, offset, seq: record.seq, messageIndex: index.messageCount },
+      ];
+    if (record.type === 'run.ended') {
+      next.totals = addTotals(index.totals, record);
+      next.lastRunEndedAt = record.at;
+      next.openRuns = index.openRuns.filter((run) => run.runId !== record.runId);
+    }
+    if (record.type === 'checkpoint') {
+      const window = this.windowOf(record.source.tailStart, {
+        offset,
+        seq: record.seq,
+        messageIndex: index.messageCount,
+      });
+      next.checkpoint = { offset, end, seq: record.seq, ...(window === undefined ? {} : { window }) };
+    }
     this.index = next;
+  }
+
+  /**
+   * Where a resume from a checkpoint keeping messages from `tailStart` on starts reading (see
+   * `checkpoint.window`): the first kept message, or the start of the run that added it (so the
+   * runs of every message read are known from their start), or of a run still going.
+   */
+  private windowOf(tailStart: number, atCheckpoint: LogPlace): LogPlace | undefined {
+    const index = this.index;
+    if (index === undefined) return undefined;
+    let place: LogPlace = atCheckpoint;
+    if (tailStart < atCheckpoint.messageIndex) {
+      const { first, offsets, seqs } = this.messagePlaces;
+      const at = tailStart - first;
+      const offset = offsets[at];
+      const seq = seqs[at];
+      if (at < 0 || offset === undefined || seq === undefined) return undefined;
+      place = { offset, seq, messageIndex: tailStart };
+      const owner = this.runStarts.places.findLast((run) => run.messageIndex <= tailStart);
+      if (owner === undefined && !this.runStarts.complete) return undefined;
+      if (owner !== undefined && owner.offset < place.offset) place = owner;
+    }
+    for (const run of index.openRuns)
+      if (run.offset < place.offset) place = { offset: run.offset, seq: run.seq, messageIndex: run.messageIndex };
+    return place;
   }
 }
 

@@ -233,10 +233,28 @@ export async function contextSubjectOf(
   return { model, tools: surface.advertised, instructions: setup.instructions(surface), context };
 }
 
-/** What {@link sessionSurface} reads of a stored session handle: its messages and its runs. */
+/**
+ * What {@link sessionSurface} reads of a stored session handle: its messages and its runs, read
+ * only if asked for (a handle opened as a window reads its whole log for them), and what is in
+ * memory, which is often enough to decide.
+ */
 export function sessionSizeOf(handle: {
   readonly messages: readonly Message[];
   transcript(): { readonly runs: SessionSize['runs'] };
+  readonly loaded: {
+    readonly firstMessage: number;
+    readonly messages: readonly Message[];
+    readonly runs: SessionSize['runs'];
+  };
 }): SessionSize {
-  return { messages: handle.messages, runs: handle.transcript().runs };
+  const { loaded } = handle;
+  return {
+    get messages() {
+      return handle.messages;
+    },
+    get runs() {
+      return handle.transcript().runs;
+    },
+    ...(loaded.firstMessage === 0 ? {} : { recent: { messages: loaded.messages, runs: loaded.runs } }),
+  };
 }

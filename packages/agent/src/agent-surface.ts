@@ -117,11 +117,11 @@ export interface SessionSize {
   /** Its runs; the instructions each loaded say whether that run was offered the context tools. */
   readonly runs: readonly { readonly instructionsHash?: string }[];
   /**
-   * The latest messages and runs, when only they are in memory (a session opened as a window):
-   * consulted first, so `messages` and `runs`, which may have to be read, are read only when the
-   * recent part does not decide.
+   * Ever longer latest parts of the session (messages and runs), when only they are in memory (a
+   * session opened as a window): consulted first, so `messages` and `runs`, which may have to be
+   * read, are read only when no recent part decides.
    */
-  readonly recent?: Pick<SessionSize, 'messages' | 'runs'>;
+  readonly recent?: Iterable<Pick<SessionSize, 'messages' | 'runs'>>;
 }
 
 /** What a stored session's next run is built from: see {@link sessionSurface}. */
@@ -181,8 +181,8 @@ export async function sessionSurface(options: SessionSurfaceOptions): Promise<Ag
     return view.budget.estimate.tokens > view.budget.compactTargetTokens;
   };
   // The recent part decides when it can: a transcript whose latest messages alone are large is large.
-  const { recent } = session;
-  if (recent !== undefined && (wasOffered(recent.runs) || (await exceeds(recent.messages)))) return offered;
+  for (const recent of session.recent ?? [])
+    if (wasOffered(recent.runs) || (await exceeds(recent.messages))) return offered;
   if (wasOffered(session.runs)) return offered;
   return (await exceeds(session.messages)) ? offered : plain;
 }

@@ -70,6 +70,7 @@ export {
   type SessionWriterOptions,
 } from './session-open.js';
 export { loadTranscript } from './session-read.js';
+export { loadSessionWindow, type StoredSessionWindow } from './session-window.js';
 export type {
   CheckpointSent,
   SessionRun,

@@ -195,7 +195,7 @@ export async function openSession(home: string, id: string, options: OpenSession
       redactor,
       now,
       logBytes: parsed.intactBytes + (parsed.missingFinalNewline ? 1 : 0),
-      ...(window === undefined ? {} : { window: { lastRunEndedAt: window.lastRunEndedAt } }),
+      ...(window === undefined ? {} : { window: { lastRunEndedAt: window.lastRunEndedAt, start: window.start } }),
     });
   } catch (error) {
     await lock.release();

@@ -1,16 +1,22 @@
-import { readLines } from '@forge/bounded-read';
+import { readLines, splitLines } from '@forge/bounded-read';
+import type { Message } from '@forge/core';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { CorruptFileError } from './errors.js';
-import { readSessionLog, type ParsedSessionLog } from './log-reader.js';
+import { readSessionLog, readSessionLogSync, type ParsedSessionLog } from './log-reader.js';
+import { forgeHomeLayout } from './home.js';
+import { sessionPaths } from './session-files.js';
+import type { LoadedSession } from './session-writer.js';
 import { decodeLine } from './record-codec.js';
 import type { SessionPaths } from './session-files.js';
 import { refreshSessionIndex } from './session-index.js';
-import { SessionStateBuilder } from './session-state.js';
+import { SessionStateBuilder, type SessionTranscript, type StoredCheckpoint } from './session-state.js';
 import { openStoredFile } from './stored-file.js';
 
 /** A log read from its current checkpoint's window on: the records a resume in mode `compact` needs. */
 export interface ParsedSessionWindow extends ParsedSessionLog {
   /** When the latest run that recorded its end ended, as the index has it (that record may be before the window). */
   readonly lastRunEndedAt: string | undefined;
+  readonly start: WindowStart;
 }
 
 /** The log's header record, read alone and checked like any record; undefined when the first line is not one. */
@@ -56,9 +62,102 @@ export async function readSessionWindow(
     // The window holds the current checkpoint's record, or the index was not the log's. A torn
     // tail is left to the whole read, whose warning names its line.
     if (parsed.state.checkpoint === undefined || parsed.tornBytes > 0 || parsed.missingFinalNewline) return undefined;
-    return { ...parsed, lastRunEndedAt: outcome.index.lastRunEndedAt };
+    return {
+      ...parsed,
+      lastRunEndedAt: outcome.index.lastRunEndedAt,
+      start: { offset: window.offset, messageIndex: window.messageIndex },
+    };
   } catch (error) {
     if (CorruptFileError.isInstance(error)) return undefined;
     throw error;
   }
+}
+
+/** Where a window starts in its log: the byte of its first record and the transcript's length before it. */
+export interface WindowStart {
+  readonly offset: number;
+  readonly messageIndex: number;
+}
+
+/**
+ * The messages recorded just before a window, from the last `bytes` bytes before it (whole
+ * records only, each checked like any record), oldest first: a longer recent part of the
+ * transcript without reading all of it. Undefined when a record there does not check or the
+ * messages are not the ones right before the window.
+ */
+export function readMessagesBefore(
+  logFile: string,
+  window: WindowStart,
+  bytes: number,
+): readonly Message[] | undefined {
+  const start = Math.max(0, window.offset - bytes);
+  const buffer = Buffer.allocUnsafe(window.offset - start);
+  const descriptor = openSync(logFile, 'r');
+  try {
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(descriptor, buffer, filled, buffer.length - filled, start + filled);
+      if (read === 0) return undefined;
+      filled += read;
+    }
+  } finally {
+    closeSync(descriptor);
+  }
+  // Starting mid-record, the bytes up to the first newline belong to a record left out.
+  const from = start === 0 ? 0 : buffer.indexOf(0x0a) + 1;
+  if (from === 0 && start !== 0) return [];
+  const found: { index: number; message: Message }[] = [];
+  for (const line of splitLines(buffer.subarray(from), { maxLineBytes: Number.POSITIVE_INFINITY })) {
+    if (line.kind !== 'line' || !line.terminated) return undefined;
+    const decoded = decodeLine(line.bytes);
+    if (decoded.kind !== 'record') return undefined;
+    if (decoded.record.type === 'message') found.push({ index: decoded.record.index, message: decoded.record.message });
+  }
+  const first = window.messageIndex - found.length;
+  return found.every((entry, position) => entry.index === first + position)
+    ? found.map((entry) => entry.message)
+    : undefined;
+}
+
+/** A session read without its lock from its current checkpoint's window (see `loadSessionWindow`). */
+export interface StoredSessionWindow {
+  readonly id: string;
+  readonly checkpoint: StoredCheckpoint;
+  /** The messages from `firstMessage` on and the runs seen since. */
+  readonly loaded: LoadedSession;
+  /** The whole session as `loadTranscript` reads it, up to the same record (read when called). */
+  whole(): SessionTranscript;
+}
+
+/**
+ * Reads a v2 session without taking its lock and without writing anything but its index (a
+ * cache): only its current checkpoint's window when the index gives one (see
+ * `readSessionWindow`), for a reader that needs what a turn in mode `compact` sends (`forge
+ * context`). Undefined when there is no usable window: read the whole session instead.
+ */
+export async function loadSessionWindow(home: string, id: string): Promise<StoredSessionWindow | undefined> {
+  const paths = sessionPaths(forgeHomeLayout(home), id);
+  let parsed: ParsedSessionWindow | undefined;
+  try {
+    parsed = await readSessionWindow(paths, id);
+  } catch {
+    return undefined;
+  }
+  const checkpoint = parsed?.state.checkpoint;
+  if (parsed === undefined || checkpoint === undefined) return undefined;
+  const { state, start } = parsed;
+  const ended = state.runs.flatMap((run) => (run.endedAt === undefined ? [] : [run.endedAt]));
+  return {
+    id,
+    checkpoint,
+    loaded: {
+      firstMessage: state.firstMessage,
+      messages: state.messages,
+      runs: state.runs,
+      lastRunEndedAt: ended.at(-1) ?? parsed.lastRunEndedAt,
+      workspaceRoot: state.workspaceRoot,
+      before: (bytes) => readMessagesBefore(paths.logFile, start, bytes),
+    },
+    whole: () => readSessionLogSync({ file: paths.logFile, sessionId: id, bytes: parsed.intactBytes }).transcript,
+  };
 }

@@ -17,6 +17,7 @@ import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
 import { CorruptFileError } from './errors.js';
 import { readSessionLogSync } from './log-reader.js';
+import { readMessagesBefore, type WindowStart } from './session-window.js';
 import { tornFilePath } from './torn-file.js';
 import { sessionIndex } from './session-index.js';
 import { pointLastSession } from './last-pointer.js';
@@ -86,7 +87,7 @@ export interface SessionWriterParts {
   /** Bytes of the log once opened: its intact records, each with its newline. */
   readonly logBytes: number;
   /** Set when only a window of the log was read (see `readSessionWindow`). */
-  readonly window?: { readonly lastRunEndedAt: string | undefined };
+  readonly window?: { readonly lastRunEndedAt: string | undefined; readonly start: WindowStart };
 }
 
 /** What a writer holds in memory: for a window, the messages from `firstMessage` on and the runs seen in it. */
@@ -99,6 +100,8 @@ export interface LoadedSession {
   readonly lastRunEndedAt: string | undefined;
   /** The workspace the session's header names. */
   readonly workspaceRoot: string | null;
+  /** For a window: the messages recorded in the last `bytes` bytes before it (see `readMessagesBefore`). */
+  readonly before?: (bytes: number) => readonly Message[] | undefined;
 }
 
 /** Usage as stored: counts a provider did not report (or reported as nonsense) are left out. */
@@ -184,7 +187,12 @@ export class SessionWriter {
       runs: state.runs,
       lastRunEndedAt,
       workspaceRoot: state.workspaceRoot,
+      ...(this.window === undefined ? {} : { before: this.messagesBefore(this.window.start) }),
     };
+  }
+
+  private messagesBefore(start: WindowStart): (bytes: number) => readonly Message[] | undefined {
+    return (bytes) => readMessagesBefore(this.logFile, start, bytes);
   }
 
   /** The current checkpoint: the latest one durably written. */

@@ -167,9 +167,9 @@ export class SessionHandle {
     if (stored === undefined) return undefined;
     if (this.resolvedCheckpoint?.stored === stored && this.resolvedCheckpoint.caps === caps)
       return this.resolvedCheckpoint.result;
-    const result = this.writer.windowed
-      ? resolveWindowedCheckpoint(stored, this.writer.loaded, caps)
-      : resolveStoredCheckpoint(stored, this.entries(), caps);
+    // A window that does not hold what the checkpoint keeps is no window for it: the whole log decides.
+    const windowed = this.writer.windowed ? resolveWindowedCheckpoint(stored, this.writer.loaded, caps) : undefined;
+    const result = windowed?.ok === true ? windowed : resolveStoredCheckpoint(stored, this.entries(), caps);
     this.resolvedCheckpoint = { stored, caps, result };
     return result;
   }

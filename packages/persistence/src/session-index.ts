@@ -48,10 +48,14 @@ const indexSchema = z.object({
   updatedAt: z.string(),
   workspaceRoot: z.string().nullable(),
   messageCount: count,
+  /** User messages with some text: the requests a recap counts. */
+  userRequests: count,
   firstUserLine: z.string().optional(),
   totals: totalsSchema,
   /** When the latest run that recorded its end ended. */
   lastRunEndedAt: z.string().optional(),
+  /** The model the latest run that named one started on. */
+  lastModel: z.object({ provider: z.string(), modelId: z.string() }).optional(),
   /** Runs with a start and no end yet, where their start records are. */
   openRuns: z.array(logPlaceSchema.extend({ runId: z.string() })),
   /**
@@ -80,6 +84,11 @@ function firstLine(message: Message): string | undefined {
   if (message.role !== 'user') return undefined;
   const line = message.content.split('\n').find((text) => text.trim() !== '') ?? '';
   return truncateText(line, FIRST_LINE_CHARS);
+}
+
+/** A user message with some text: what a recap of a conversation counts as a request. */
+export function isRequest(message: Message): boolean {
+  return message.role === 'user' && message.content.trim() !== '';
 }
 
 function addTotals(totals: SessionTotals, record: Extract<SessionRecord, { type: 'run.ended' }>): SessionTotals {
@@ -132,6 +141,7 @@ export class SessionIndexBuilder {
         updatedAt: record.at,
         workspaceRoot: record.workspaceRoot,
         messageCount: 0,
+        userRequests: 0,
         totals: EMPTY_TOTALS,
         openRuns: [],
       };
@@ -150,6 +160,7 @@ export class SessionIndexBuilder {
     };
     if (record.type === 'message') {
       next.messageCount = record.index + 1;
+      if (isRequest(record.message)) next.userRequests = index.userRequests + 1;
       const line = index.firstUserLine === undefined ? firstLine(record.message) : undefined;
       if (line !== undefined) next.firstUserLine = line;
       this.messagePlaces.offsets.push(offset);
@@ -157,6 +168,8 @@ export class SessionIndexBuilder {
     }
     if (record.type === 'run.started')
       this.runStarts.places.push({ offset, seq: record.seq, messageIndex: index.messageCount });
+    if (record.type === 'run.started' && record.model !== undefined)
+      next.lastModel = { provider: record.model.provider, modelId: record.model.modelId };
     if (record.type === 'run.started')
       next.openRuns = [
         ...index.openRuns.filter((run) => run.runId !== record.runId),

@@ -195,7 +195,16 @@ export async function openSession(home: string, id: string, options: OpenSession
       redactor,
       now,
       logBytes: parsed.intactBytes + (parsed.missingFinalNewline ? 1 : 0),
-      ...(window === undefined ? {} : { window: { lastRunEndedAt: window.lastRunEndedAt, start: window.start } }),
+      ...(window === undefined
+        ? {}
+        : {
+            window: {
+              lastRunEndedAt: window.lastRunEndedAt,
+              start: window.start,
+              requestsBefore: window.requestsBefore,
+              lastModel: window.lastModel,
+            },
+          }),
     });
   } catch (error) {
     await lock.release();

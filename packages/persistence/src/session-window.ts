@@ -8,7 +8,7 @@ import { sessionPaths } from './session-files.js';
 import type { LoadedSession } from './session-writer.js';
 import { decodeLine } from './record-codec.js';
 import type { SessionPaths } from './session-files.js';
-import { refreshSessionIndex } from './session-index.js';
+import { isRequest, refreshSessionIndex, type SessionIndex } from './session-index.js';
 import { SessionStateBuilder, type SessionTranscript, type StoredCheckpoint } from './session-state.js';
 import { openStoredFile } from './stored-file.js';
 
@@ -17,6 +17,10 @@ export interface ParsedSessionWindow extends ParsedSessionLog {
   /** When the latest run that recorded its end ended, as the index has it (that record may be before the window). */
   readonly lastRunEndedAt: string | undefined;
   readonly start: WindowStart;
+  /** User requests (see `isRequest`) before the window. */
+  readonly requestsBefore: number;
+  /** The model the latest run that named one started on, as the index has it. */
+  readonly lastModel: SessionIndex['lastModel'];
 }
 
 /** The log's header record, read alone and checked like any record; undefined when the first line is not one. */
@@ -62,8 +66,14 @@ export async function readSessionWindow(
     // The window holds the current checkpoint's record, or the index was not the log's. A torn
     // tail is left to the whole read, whose warning names its line.
     if (parsed.state.checkpoint === undefined || parsed.tornBytes > 0 || parsed.missingFinalNewline) return undefined;
+    const { index } = outcome;
+    const inWindow = parsed.state.messages.filter(
+      (message, position) => window.messageIndex + position < index.messageCount && isRequest(message),
+    ).length;
     return {
       ...parsed,
+      requestsBefore: index.userRequests - inWindow,
+      lastModel: index.lastModel,
       lastRunEndedAt: outcome.index.lastRunEndedAt,
       start: { offset: window.offset, messageIndex: window.messageIndex },
     };
@@ -156,6 +166,9 @@ export async function loadSessionWindow(home: string, id: string): Promise<Store
       runs: state.runs,
       lastRunEndedAt: ended.at(-1) ?? parsed.lastRunEndedAt,
       workspaceRoot: state.workspaceRoot,
+      checkpoint,
+      requestsBefore: parsed.requestsBefore,
+      lastModel: state.runs.findLast((run) => run.model !== undefined)?.model ?? parsed.lastModel,
       before: (bytes) => readMessagesBefore(paths.logFile, start, bytes),
     },
     whole: () => readSessionLogSync({ file: paths.logFile, sessionId: id, bytes: parsed.intactBytes }).transcript,

@@ -87,7 +87,12 @@ export interface SessionWriterParts {
   /** Bytes of the log once opened: its intact records, each with its newline. */
   readonly logBytes: number;
   /** Set when only a window of the log was read (see `readSessionWindow`). */
-  readonly window?: { readonly lastRunEndedAt: string | undefined; readonly start: WindowStart };
+  readonly window?: {
+    readonly lastRunEndedAt: string | undefined;
+    readonly start: WindowStart;
+    readonly requestsBefore: number;
+    readonly lastModel: LoadedSession['lastModel'];
+  };
 }
 
 /** What a writer holds in memory: for a window, the messages from `firstMessage` on and the runs seen in it. */
@@ -100,6 +105,12 @@ export interface LoadedSession {
   readonly lastRunEndedAt: string | undefined;
   /** The workspace the session's header names. */
   readonly workspaceRoot: string | null;
+  /** The current checkpoint (always in the window). */
+  readonly checkpoint: StoredCheckpoint | undefined;
+  /** User requests before `firstMessage` (with some text; what a recap counts). */
+  readonly requestsBefore: number;
+  /** The model the latest run that named one started on (for a window, from its index when no run in it names one). */
+  readonly lastModel: { readonly provider: string; readonly modelId: string } | undefined;
   /** For a window: the messages recorded in the last `bytes` bytes before it (see `readMessagesBefore`). */
   readonly before?: (bytes: number) => readonly Message[] | undefined;
 }
@@ -187,6 +198,9 @@ export class SessionWriter {
       runs: state.runs,
       lastRunEndedAt,
       workspaceRoot: state.workspaceRoot,
+      checkpoint: state.checkpoint,
+      requestsBefore: this.window?.requestsBefore ?? 0,
+      lastModel: state.runs.findLast((run) => run.model !== undefined)?.model ?? this.window?.lastModel,
       ...(this.window === undefined ? {} : { before: this.messagesBefore(this.window.start) }),
     };
   }

@@ -127,10 +127,7 @@ async function runWithEngine(
   try {
     if (session !== undefined) {
       writeWarnings(session.openWarnings, io, errorStyle);
-      // The runs in memory say which model ran last, unless none of them recorded one.
-      const recent = session.loaded.runs;
-      const runs = recent.some((run) => run.model !== undefined) ? recent : session.transcript().runs;
-      const switched = modelSwitchNote(runs, engine.modelLabel, '--model');
+      const switched = modelSwitchNote([{ model: session.loaded.lastModel }], engine.modelLabel, '--model');
       if (switched !== undefined) io.stderr.write(`${errorStyle.yellow(`forge: note: ${switched}`)}\n`);
       const recordedIn = session.loaded.workspaceRoot;
       if (recordedIn !== null && recordedIn !== engine.root) {

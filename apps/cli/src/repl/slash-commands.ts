@@ -14,8 +14,6 @@ export interface ReplContext {
   /** What runs the turns (`--engine`): its model, workspace root and approval gate. */
   readonly engine: TurnEngine;
   readonly style: Style;
-  /** The stored transcript of the current session, oldest first (kept in step with `session`). */
-  readonly history: Message[];
   /** The session the REPL writes: its id, settings, turns, and `/resume` and `/new`. */
   readonly session: ReplSession;
   /** The configuration the REPL was started with (flags included). */

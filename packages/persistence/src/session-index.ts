@@ -321,8 +321,20 @@ export async function refreshSessionIndex(logFile: string, indexFile: string): P
     return { index: stored };
   const describes = stored !== undefined && (await stillDescribes(logFile, stored, size));
   const extend = describes && stored.logBytes < size;
-  const builder = new SessionIndexBuilder(extend ? stored : undefined);
-  const damage = await scan(logFile, extend ? stored.logBytes : 0, builder);
+  let builder = new SessionIndexBuilder(extend ? stored : undefined);
+  let damage = await scan(logFile, extend ? stored.logBytes : 0, builder);
+  // A checkpoint appended since keeps messages from before the records read: its window is found by reading the whole log.
+  const placed = builder.current?.checkpoint;
+  if (
+    damage === undefined &&
+    extend &&
+    placed !== undefined &&
+    placed.window === undefined &&
+    placed.offset >= stored.logBytes
+  ) {
+    builder = new SessionIndexBuilder();
+    damage = await scan(logFile, 0, builder);
+  }
   if (damage !== undefined) return { damage };
   const built = builder.current;
   if (built === undefined) return { damage: { line: 1, offset: 0, problem: 'the log has no complete session header' } };

@@ -1,5 +1,4 @@
 import type { ForgeConfig } from '@forge/config';
-import type { Message } from '@forge/core';
 import type { TurnEngine } from '../engines/turn-engine.js';
 import type { Style } from '../output/style.js';
 import { wrapLine } from '../output/text-width.js';

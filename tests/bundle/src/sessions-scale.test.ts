@@ -136,6 +136,14 @@ describe('the bundled forge gc', () => {
   });
 });
 
+/** The lines of the REPL's greeting between `So far:` and the prompt hint: its recap and the session line. */
+function recapOf(stdout: string): string[] {
+  const lines = stdout.split('\n');
+  const from = lines.findIndex((line) => line.startsWith('Resumed session'));
+  const to = lines.findIndex((line) => line.startsWith('Type a request'));
+  return lines.slice(from, to);
+}
+
 describe('the bundled forge resuming a compacted session (mode compact)', () => {
   it('reads the checkpoint and what follows it, and answers, stores and measures the same whether its index is fresh, deleted, damaged or an older one', async () => {
     const user = await userSetup(fixture, 'window');
@@ -178,6 +186,8 @@ describe('the bundled forge resuming a compacted session (mode compact)', () => 
       await damage();
       const measured = await user.forge(['context', '--last', '--json', '--model', 'scripted:demo'], compact);
       expect(measured.code, measured.stderr).toBe(0);
+      const repl = await user.forge(['--last', '--model', 'scripted:demo'], compact);
+      expect(repl.code, repl.stderr).toBe(0);
       const resumed = await user.forge(['run', '--model', 'scripted:demo', '--last', 'turn 5'], compact);
       expect(resumed.code, resumed.stderr).toBe(0);
       const session = await user.session(id);
@@ -185,8 +195,19 @@ describe('the bundled forge resuming a compacted session (mode compact)', () => 
       expect(session.messages.slice(0, stored.messages.length)).toEqual(stored.messages);
       const report = JSON.parse(measured.stdout) as { checkpoint?: { id?: string } };
       expect(report.checkpoint?.id).toMatch(/^cp_/);
-      results[name] = { measured: measured.stdout, answer: resumed.stdout, messages: session.messages.length };
+      results[name] = {
+        measured: measured.stdout,
+        recap: recapOf(repl.stdout),
+        answer: resumed.stdout,
+        messages: session.messages.length,
+      };
     }
+    // The REPL in mode warn reads the whole log: its recap of the same session is the same.
+    await rm(directory, { recursive: true, force: true });
+    await cp(pristine, directory, { recursive: true, preserveTimestamps: true });
+    const whole = await user.forge(['--last', '--model', 'scripted:demo'], { FORGE_CONTEXT_MODE: 'warn' });
+    expect(recapOf(whole.stdout)).toEqual((results['fresh'] as { recap: string[] }).recap);
+    expect(recapOf(whole.stdout).length).toBeGreaterThan(1);
     expect(results['deleted']).toEqual(results['fresh']);
     expect(results['damaged']).toEqual(results['fresh']);
     expect(results['an older Forge']).toEqual(results['fresh']);

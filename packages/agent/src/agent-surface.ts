@@ -116,6 +116,12 @@ export interface SessionSize {
   readonly messages: readonly Message[];
   /** Its runs; the instructions each loaded say whether that run was offered the context tools. */
   readonly runs: readonly { readonly instructionsHash?: string | undefined }[];
+  /**
+   * Ever longer latest parts of the session (messages and runs), when only they are in memory (a
+   * session opened as a window): consulted first, so `messages` and `runs`, which may have to be
+   * read, are read only when no recent part decides.
+   */
+  readonly recent?: Iterable<Pick<SessionSize, 'messages' | 'runs'>>;
 }
 
 /** What a stored session's next run is built from: see {@link sessionSurface}. */
@@ -158,17 +164,25 @@ export async function sessionSurface(options: SessionSurfaceOptions): Promise<Ag
     settings: { checkpointNote: false, requestCompaction: false },
   });
   const offeredInstructions = await options.instructions(offered.systemPrompt);
-  if (session.runs.some((run) => run.instructionsHash === offeredInstructions.hash)) return offered;
-  const view = await selectRequestView({
-    transcript: session.messages,
-    policy: { ...policy, mode: 'warn' },
-    model,
-    fixed: {
-      instructions: (await options.instructions(plain.systemPrompt)).text,
-      currentRequest: { role: 'user', content: '' },
-      tools: toolDefinitions(plain.advertised),
-      ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-    },
-  });
-  return view.budget.estimate.tokens > view.budget.compactTargetTokens ? offered : plain;
+  const wasOffered = (runs: SessionSize['runs']) =>
+    runs.some((run) => run.instructionsHash === offeredInstructions.hash);
+  const exceeds = async (transcript: readonly Message[]): Promise<boolean> => {
+    const view = await selectRequestView({
+      transcript,
+      policy: { ...policy, mode: 'warn' },
+      model,
+      fixed: {
+        instructions: (await options.instructions(plain.systemPrompt)).text,
+        currentRequest: { role: 'user', content: '' },
+        tools: toolDefinitions(plain.advertised),
+        ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+      },
+    });
+    return view.budget.estimate.tokens > view.budget.compactTargetTokens;
+  };
+  // The recent part decides when it can: a transcript whose latest messages alone are large is large.
+  for (const recent of session.recent ?? [])
+    if (wasOffered(recent.runs) || (await exceeds(recent.messages))) return offered;
+  if (wasOffered(session.runs)) return offered;
+  return (await exceeds(session.messages)) ? offered : plain;
 }

@@ -64,8 +64,15 @@ export {
   sessionTotals,
   type CheckpointWindow,
 } from './session-lookups.js';
-export { createSession, openSession, type CreateSessionOptions, type SessionWriterOptions } from './session-open.js';
+export {
+  createSession,
+  openSession,
+  type CreateSessionOptions,
+  type OpenSessionOptions,
+  type SessionWriterOptions,
+} from './session-open.js';
 export { loadTranscript } from './session-read.js';
+export { loadSessionWindow, type StoredSessionWindow } from './session-window.js';
 export type {
   CheckpointSent,
   SessionRun,
@@ -79,7 +86,13 @@ export {
   repairInterruptedSession,
   type SessionRepairWarning,
 } from './session-repair.js';
-export { SessionWriter, type CheckpointInput, type RunEndInput, type RunStartInput } from './session-writer.js';
+export {
+  SessionWriter,
+  type CheckpointInput,
+  type LoadedSession,
+  type RunEndInput,
+  type RunStartInput,
+} from './session-writer.js';
 export {
   createTraceWriter,
   TRACE_EXCLUDED_EVENTS,

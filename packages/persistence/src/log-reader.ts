@@ -1,4 +1,5 @@
-import { readLines, splitLines, type Line } from '@forge/bounded-read';
+import { LineSplitter, readLines, splitLines, type Line } from '@forge/bounded-read';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { CorruptFileError, UnsupportedSchemaError } from './errors.js';
 import { decodeLine } from './record-codec.js';
 import { SUPPORTED_SESSION_SCHEMAS, type SessionRecord } from './records.js';
@@ -16,6 +17,12 @@ export interface ParsedSessionLog {
   readonly missingFinalNewline: boolean;
   /** Bytes after the intact part: a torn last record. */
   readonly tornBytes: number;
+}
+
+/** Where a read of a window of a log starts: a record's line, and the state of the log before it. */
+export interface LogWindowStart {
+  readonly offset: number;
+  readonly state: SessionStateBuilder;
 }
 
 /** Sees each intact record with where its line starts and ends (bytes, newline included when there is one) and the line's bytes. */
@@ -42,9 +49,12 @@ class SessionLogParser {
       readonly sessionId: string;
       readonly size: number;
       readonly onRecord?: RecordObserver;
+      /** A window: the state before the record at `offset` (see `SessionStateBuilder.startWindow`). */
+      readonly from?: LogWindowStart;
     },
   ) {
-    this.state = new SessionStateBuilder(options.sessionId);
+    this.state = options.from?.state ?? new SessionStateBuilder(options.sessionId);
+    this.intactBytes = options.from?.offset ?? 0;
   }
 
   /** Takes one line; false once a torn tail ended the log. */
@@ -99,6 +109,34 @@ class SessionLogParser {
   }
 }
 
+/**
+ * `readSessionLog` without awaiting: the records of the first `bytes` bytes of a log (a writer
+ * holding the lock reads back what it wrote, when a window it opened turns out too short).
+ */
+export function readSessionLogSync(options: {
+  readonly file: string;
+  readonly sessionId: string;
+  readonly bytes: number;
+}): ParsedSessionLog {
+  const descriptor = openSync(options.file, 'r');
+  try {
+    const parser = new SessionLogParser({ ...options, size: options.bytes });
+    const splitter = new LineSplitter({ maxLineBytes: Number.POSITIVE_INFINITY });
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    let position = 0;
+    reading: while (position < options.bytes) {
+      const bytesRead = readSync(descriptor, chunk, 0, Math.min(chunk.length, options.bytes - position), position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      for (const line of splitter.push(chunk.subarray(0, bytesRead))) if (!parser.line(line)) break reading;
+    }
+    for (const line of splitter.end()) parser.line(line);
+    return parser.finish(options.bytes);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
 /** Reads every record of a session log already in memory (see `readSessionLog`). */
 export function parseSessionLog(
   buffer: Buffer,
@@ -121,6 +159,8 @@ export async function readSessionLog(options: {
   readonly file: string;
   readonly sessionId: string;
   readonly onRecord?: RecordObserver;
+  /** Reads only the records from a place on (a window), continuing the state given; line numbers then count from there. */
+  readonly from?: LogWindowStart;
 }): Promise<ParsedSessionLog> {
   const handle = await openStoredFile(options.file);
   try {
@@ -129,6 +169,7 @@ export async function readSessionLog(options: {
     reading: for await (const batch of readLines(handle, {
       maxLineBytes: Number.POSITIVE_INFINITY,
       chunkBytes: READ_CHUNK_BYTES,
+      ...(options.from === undefined ? {} : { start: options.from.offset }),
     })) {
       for (const line of batch) if (!parser.line(line)) break reading;
     }

@@ -60,12 +60,15 @@ export async function migrateV1Session(
   const building = temporarySessionDirectory(layout, paths.id, 'migrating');
   await createPrivateDirectory(building);
   let lock: SessionLock | undefined;
+  let logBytes = 0;
   try {
     lock = await acquireSessionLock(building, paths.id, options.now);
     const logFile = join(building, SESSION_LOG_FILE_NAME);
     const handle = await openPrivateFile(logFile, { exclusive: true });
     try {
-      await writeDurably(handle, Buffer.from(records.map(encodeRecord).join(''), 'utf8'), logFile);
+      const bytes = Buffer.from(records.map(encodeRecord).join(''), 'utf8');
+      logBytes = bytes.length;
+      await writeDurably(handle, bytes, logFile);
       await syncDirectory(building);
       try {
         await rename(building, paths.directory);
@@ -99,6 +102,7 @@ export async function migrateV1Session(
       warnings: [],
       redactor: options.redactor,
       now: options.now,
+      logBytes,
     });
   } catch (error) {
     await lock?.release();

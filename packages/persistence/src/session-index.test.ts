@@ -145,3 +145,55 @@ describe('the session index', () => {
     expect(await sessionTotals(home, 'legacy')).toMatchObject({ runs: 1, legacyRuns: 1, inputTokens: 5 });
   });
 });
+
+describe("the index's checkpoint window", () => {
+  /** Where the line starting at `offset` of the log is, and what it holds. */
+  async function recordAt(logFile: string, offset: number): Promise<{ type: string; seq: number; index?: number }> {
+    const bytes = await readFile(logFile);
+    return JSON.parse(bytes.subarray(offset, bytes.indexOf(10, offset)).toString('utf8'));
+  }
+
+  it('starts at the run that added the first kept message, the same whether the index was extended or rebuilt', async () => {
+    const home = await temporaryHome();
+    const writer = await createSession(home, { workspaceRoot: '/w', id: 'windowed' });
+    const usage = {
+      inputTokens: 1,
+      cacheReadTokens: undefined,
+      cacheWriteTokens: undefined,
+      outputTokens: 1,
+      reasoningTokens: undefined,
+    };
+    for (const runId of ['run_a', 'run_b', 'run_c']) {
+      await writer.recordRunStart({ runId });
+      await writer.appendMessages(sampleTranscript(), { runId });
+      await writer.recordRunEnd({ runId, status: 'completed', usage });
+    }
+    await writer.close();
+    // Reopened: the checkpoint is appended to an index made before it, keeping run_b's messages verbatim.
+    const reopened = await openSession(home, 'windowed');
+    const perRun = sampleTranscript().length;
+    const count = reopened.messageCount;
+    const tailStart = perRun;
+    await reopened.recordCheckpoint({
+      source: {
+        summarizedThrough: tailStart,
+        sourceHash: hashMessages(reopened.messages, 0, tailStart),
+        tailStart,
+        tailHash: hashMessages(reopened.messages, tailStart, count),
+        messageCount: count,
+      },
+      checkpoint: { strategy: 'codex-import', view: 'what happened' },
+    });
+    await reopened.close();
+    const indexFile = join(writer.directory, 'session.index.json');
+    const extended = JSON.parse(await readFile(indexFile, 'utf8'));
+    await rm(indexFile);
+    await sessionTotals(home, 'windowed');
+    const rebuilt = JSON.parse(await readFile(indexFile, 'utf8'));
+    expect(extended.checkpoint).toEqual(rebuilt.checkpoint);
+    const window = rebuilt.checkpoint.window;
+    expect(window.messageIndex).toBe(tailStart);
+    const first = await recordAt(writer.logFile, window.offset);
+    expect(first).toMatchObject({ type: 'run.started', runId: 'run_b', seq: window.seq });
+  });
+});

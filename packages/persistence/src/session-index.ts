@@ -11,7 +11,7 @@ import { CRC_SUFFIX_LENGTH, decodeLine } from './record-codec.js';
 import { storedCostSchema, type SessionRecord } from './records.js';
 import { openStoredFile, readStoredFile } from './stored-file.js';
 
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 const FIRST_LINE_CHARS = 100;
 const MAX_INDEX_BYTES = 64 * 1024;
 
@@ -30,6 +30,10 @@ const totalsSchema = z.object({
   legacyRuns: count,
 });
 
+/** A place in the log a reader can start at: a record's line, its number, and the transcript's length before it. */
+const logPlaceSchema = z.object({ offset: count, seq: count, messageIndex: count });
+export type LogPlace = z.infer<typeof logPlaceSchema>;
+
 const indexSchema = z.object({
   v: z.literal(INDEX_VERSION),
   /** Bytes of the log this index describes: its intact records, each with its newline. */
@@ -44,10 +48,23 @@ const indexSchema = z.object({
   updatedAt: z.string(),
   workspaceRoot: z.string().nullable(),
   messageCount: count,
+  /** User messages with some text: the requests a recap counts. */
+  userRequests: count,
   firstUserLine: z.string().optional(),
   totals: totalsSchema,
-  /** Where the current checkpoint's record is in the log (bytes, newline included). */
-  checkpoint: z.object({ offset: count, end: count, seq: count }).optional(),
+  /** When the latest run that recorded its end ended. */
+  lastRunEndedAt: z.string().optional(),
+  /** The model the latest run that named one started on. */
+  lastModel: z.object({ provider: z.string(), modelId: z.string() }).optional(),
+  /** Runs with a start and no end yet, where their start records are. */
+  openRuns: z.array(logPlaceSchema.extend({ runId: z.string() })),
+  /**
+   * Where the current checkpoint's record is in the log (bytes, newline included), and `window`:
+   * where a resume in mode `compact` starts reading — the first message the checkpoint keeps
+   * verbatim, or the start of a run still going when it was written, whichever comes first.
+   * Absent when that place is not known (the index was extended past it): resume reads everything.
+   */
+  checkpoint: z.object({ offset: count, end: count, seq: count, window: logPlaceSchema.optional() }).optional(),
 });
 
 /** What the index of a session holds. Derived from the log, rebuilt from it when missing or stale, never trusted over it. */
@@ -67,6 +84,11 @@ function firstLine(message: Message): string | undefined {
   if (message.role !== 'user') return undefined;
   const line = message.content.split('\n').find((text) => text.trim() !== '') ?? '';
   return truncateText(line, FIRST_LINE_CHARS);
+}
+
+/** A user message with some text: what a recap of a conversation counts as a request. */
+export function isRequest(message: Message): boolean {
+  return message.role === 'user' && message.content.trim() !== '';
 }
 
 function addTotals(totals: SessionTotals, record: Extract<SessionRecord, { type: 'run.ended' }>): SessionTotals {
@@ -90,9 +112,15 @@ function addTotals(totals: SessionTotals, record: Extract<SessionRecord, { type:
 /** Folds records, in log order, into an index (the log's own checks — checksum, schema, numbering — come first). */
 export class SessionIndexBuilder {
   private index: SessionIndex | undefined;
+  /** Where each message record seen by this builder starts (messages from `first` on), to place a checkpoint's window. */
+  private messagePlaces: { first: number; offsets: number[]; seqs: number[] };
+  /** Where each run seen starting by this builder starts; `complete` when the builder read the log from its header. */
+  private runStarts: { complete: boolean; places: LogPlace[] };
 
   constructor(from?: SessionIndex) {
     this.index = from;
+    this.messagePlaces = { first: from?.messageCount ?? 0, offsets: [], seqs: [] };
+    this.runStarts = { complete: from === undefined, places: [] };
   }
 
   get current(): SessionIndex | undefined {
@@ -113,8 +141,12 @@ export class SessionIndexBuilder {
         updatedAt: record.at,
         workspaceRoot: record.workspaceRoot,
         messageCount: 0,
+        userRequests: 0,
         totals: EMPTY_TOTALS,
+        openRuns: [],
       };
+      this.messagePlaces = { first: 0, offsets: [], seqs: [] };
+      this.runStarts = { complete: true, places: [] };
       return;
     }
     const index = this.index;
@@ -128,12 +160,60 @@ export class SessionIndexBuilder {
     };
     if (record.type === 'message') {
       next.messageCount = record.index + 1;
+      if (isRequest(record.message)) next.userRequests = index.userRequests + 1;
       const line = index.firstUserLine === undefined ? firstLine(record.message) : undefined;
       if (line !== undefined) next.firstUserLine = line;
+      this.messagePlaces.offsets.push(offset);
+      this.messagePlaces.seqs.push(record.seq);
     }
-    if (record.type === 'run.ended') next.totals = addTotals(index.totals, record);
-    if (record.type === 'checkpoint') next.checkpoint = { offset, end, seq: record.seq };
+    if (record.type === 'run.started')
+      this.runStarts.places.push({ offset, seq: record.seq, messageIndex: index.messageCount });
+    if (record.type === 'run.started' && record.model !== undefined)
+      next.lastModel = { provider: record.model.provider, modelId: record.model.modelId };
+    if (record.type === 'run.started')
+      next.openRuns = [
+        ...index.openRuns.filter((run) => run.runId !== record.runId),
+        { runId: record.runId, offset, seq: record.seq, messageIndex: index.messageCount },
+      ];
+    if (record.type === 'run.ended') {
+      next.totals = addTotals(index.totals, record);
+      next.lastRunEndedAt = record.at;
+      next.openRuns = index.openRuns.filter((run) => run.runId !== record.runId);
+    }
+    if (record.type === 'checkpoint') {
+      const window = this.windowOf(record.source.tailStart, {
+        offset,
+        seq: record.seq,
+        messageIndex: index.messageCount,
+      });
+      next.checkpoint = { offset, end, seq: record.seq, ...(window === undefined ? {} : { window }) };
+    }
     this.index = next;
+  }
+
+  /**
+   * Where a resume from a checkpoint keeping messages from `tailStart` on starts reading (see
+   * `checkpoint.window`): the first kept message, or the start of the run that added it (so the
+   * runs of every message read are known from their start), or of a run still going.
+   */
+  private windowOf(tailStart: number, atCheckpoint: LogPlace): LogPlace | undefined {
+    const index = this.index;
+    if (index === undefined) return undefined;
+    let place: LogPlace = atCheckpoint;
+    if (tailStart < atCheckpoint.messageIndex) {
+      const { first, offsets, seqs } = this.messagePlaces;
+      const at = tailStart - first;
+      const offset = offsets[at];
+      const seq = seqs[at];
+      if (at < 0 || offset === undefined || seq === undefined) return undefined;
+      place = { offset, seq, messageIndex: tailStart };
+      const owner = this.runStarts.places.findLast((run) => run.messageIndex <= tailStart);
+      if (owner === undefined && !this.runStarts.complete) return undefined;
+      if (owner !== undefined && owner.offset < place.offset) place = owner;
+    }
+    for (const run of index.openRuns)
+      if (run.offset < place.offset) place = { offset: run.offset, seq: run.seq, messageIndex: run.messageIndex };
+    return place;
   }
 }
 
@@ -245,8 +325,20 @@ export async function refreshSessionIndex(logFile: string, indexFile: string): P
     return { index: stored };
   const describes = stored !== undefined && (await stillDescribes(logFile, stored, size));
   const extend = describes && stored.logBytes < size;
-  const builder = new SessionIndexBuilder(extend ? stored : undefined);
-  const damage = await scan(logFile, extend ? stored.logBytes : 0, builder);
+  let builder = new SessionIndexBuilder(extend ? stored : undefined);
+  let damage = await scan(logFile, extend ? stored.logBytes : 0, builder);
+  // A checkpoint appended since keeps messages from before the records read: its window is found by reading the whole log.
+  const placed = builder.current?.checkpoint;
+  if (
+    damage === undefined &&
+    extend &&
+    placed !== undefined &&
+    placed.window === undefined &&
+    placed.offset >= stored.logBytes
+  ) {
+    builder = new SessionIndexBuilder();
+    damage = await scan(logFile, 0, builder);
+  }
   if (damage !== undefined) return { damage };
   const built = builder.current;
   if (built === undefined) return { damage: { line: 1, offset: 0, problem: 'the log has no complete session header' } };

@@ -8,6 +8,7 @@ import { acquireSessionLock, type SessionLock } from './lock.js';
 import { readSessionLog, type ParsedSessionLog } from './log-reader.js';
 import { openStoredFile } from './stored-file.js';
 import { SessionIndexBuilder, suffixOf, writeSessionIndex } from './session-index.js';
+import { readSessionWindow } from './session-window.js';
 import { keepTornTail } from './torn-file.js';
 import { migrateV1Session } from './migrate-v1.js';
 import { createPrivateDirectory, isErrorCode, openPrivateFile } from './private-fs.js';
@@ -23,6 +24,15 @@ export interface SessionWriterOptions {
   readonly redactor?: Redactor;
   /** Milliseconds since the epoch; injectable for tests. */
   readonly now?: () => number;
+}
+
+export interface OpenSessionOptions extends SessionWriterOptions {
+  /**
+   * Reads only the current checkpoint's window (what a resume in mode `compact` sends) when the
+   * session's index gives one: see `readSessionWindow` and `SessionWriter.windowed`. Anything
+   * that needs the earlier messages reads them then.
+   */
+  readonly window?: boolean;
 }
 
 export interface CreateSessionOptions extends SessionWriterOptions {
@@ -97,6 +107,7 @@ export async function createSession(home: string, options: CreateSessionOptions)
       warnings: [],
       redactor: options.redactor ?? createRedactor(),
       now,
+      logBytes: Buffer.byteLength(encodeRecord(header)),
     });
   } catch (error) {
     await lock?.release();
@@ -115,11 +126,7 @@ function writerPaths(paths: SessionPaths): { id: string; directory: string; logF
  * are kept in `session.jsonl.torn` first. A schema v1 file
  * is migrated to v2 first; the original is kept as `<id>.v1.bak`.
  */
-export async function openSession(
-  home: string,
-  id: string,
-  options: SessionWriterOptions = {},
-): Promise<SessionWriter> {
+export async function openSession(home: string, id: string, options: OpenSessionOptions = {}): Promise<SessionWriter> {
   const now = options.now ?? Date.now;
   const redactor = options.redactor ?? createRedactor();
   const layout = await ensureForgeHome(home);
@@ -134,11 +141,14 @@ export async function openSession(
   const lock = await acquireSessionLock(paths.directory, id, now);
   try {
     const indexing = new SessionIndexBuilder();
-    const parsed = await readSessionLog({
-      file: paths.logFile,
-      sessionId: id,
-      onRecord: (record, offset, end, line) => indexing.apply(record, offset, end, suffixOf(line)),
-    });
+    const window = options.window === true ? await readSessionWindow(paths, id) : undefined;
+    const parsed =
+      window ??
+      (await readSessionLog({
+        file: paths.logFile,
+        sessionId: id,
+        onRecord: (record, offset, end, line) => indexing.apply(record, offset, end, suffixOf(line)),
+      }));
     const warnings: SessionWarning[] = [];
     const handle = await openPrivateFile(paths.logFile, { exclusive: false });
     try {
@@ -163,8 +173,8 @@ export async function openSession(
       if (parsed.tornBytes > 0 || parsed.missingFinalNewline)
         await writeDurably(handle, Buffer.from(parsed.missingFinalNewline ? '\n' : ''), paths.logFile);
       await finishV1Backup(paths, parsed.transcript.migratedFrom !== undefined, warnings, layout);
-      // The whole log was just read: its index costs nothing more to bring up to date.
-      const indexed = indexing.current;
+      // The whole log was just read: its index costs nothing more to bring up to date (a window was read from a fresh one).
+      const indexed = window === undefined ? indexing.current : undefined;
       if (indexed !== undefined) {
         const stats = await handle.stat();
         await writeSessionIndex(paths.indexFile, {
@@ -176,7 +186,26 @@ export async function openSession(
       await handle.close();
       throw error;
     }
-    return new SessionWriter({ ...writerPaths(paths), handle, lock, state: parsed.state, warnings, redactor, now });
+    return new SessionWriter({
+      ...writerPaths(paths),
+      handle,
+      lock,
+      state: parsed.state,
+      warnings,
+      redactor,
+      now,
+      logBytes: parsed.intactBytes + (parsed.missingFinalNewline ? 1 : 0),
+      ...(window === undefined
+        ? {}
+        : {
+            window: {
+              lastRunEndedAt: window.lastRunEndedAt,
+              start: window.start,
+              requestsBefore: window.requestsBefore,
+              lastModel: window.lastModel,
+            },
+          }),
+    });
   } catch (error) {
     await lock.release();
     throw error;

@@ -34,7 +34,8 @@ export async function closeDanglingToolCalls(
   writer: SessionWriter,
   runId: string | undefined,
 ): Promise<SessionRepairWarning | undefined> {
-  const messages = writer.messages;
+  // The loaded messages suffice: a window starts where a message group starts.
+  const messages = writer.loaded.messages;
   const lastGroup = splitIntoGroups(messages).at(-1);
   if (lastGroup === undefined || lastGroup.pendingToolCalls === 0) return undefined;
   const dangling = findUnpairedToolCalls(messages.slice(lastGroup.start));
@@ -65,11 +66,12 @@ export async function closeDanglingToolCalls(
  */
 export async function repairInterruptedSession(writer: SessionWriter): Promise<SessionRepairWarning[]> {
   const warnings: SessionRepairWarning[] = [];
-  const unfinished = writer.transcript().runs.filter((run) => run.startedAt !== undefined && run.endedAt === undefined);
-  const lastGroup = splitIntoGroups(writer.messages).at(-1);
-  const repairedFrom =
-    lastGroup === undefined || lastGroup.pendingToolCalls === 0 ? writer.messages.length : lastGroup.start;
-  const earlier = findUnpairedToolCalls(writer.messages.slice(0, repairedFrom));
+  // What is loaded: a window holds the start of every run without an end (see `readSessionWindow`).
+  const { runs, messages } = writer.loaded;
+  const unfinished = runs.filter((run) => run.startedAt !== undefined && run.endedAt === undefined);
+  const lastGroup = splitIntoGroups(messages).at(-1);
+  const repairedFrom = lastGroup === undefined || lastGroup.pendingToolCalls === 0 ? messages.length : lastGroup.start;
+  const earlier = findUnpairedToolCalls(messages.slice(0, repairedFrom));
   if (earlier.length > 0) {
     warnings.push({
       code: 'unpaired_tool_calls',

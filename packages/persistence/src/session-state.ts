@@ -85,6 +85,7 @@ export class SessionStateBuilder {
   private current: StoredCheckpoint | undefined;
   private lastAt = '';
   private records = 0;
+  private first = 0;
 
   /**
    * `keepMessages: false` (a writer that only appends, such as an import) counts messages without
@@ -100,6 +101,28 @@ export class SessionStateBuilder {
     return this.count;
   }
 
+  /**
+   * The position in the transcript of `messages[0]`: 0 for a whole log, more for a window (a
+   * resume that read only the current checkpoint and the records after it; see `startWindow`).
+   */
+  get firstMessage(): number {
+    return this.first;
+  }
+
+  /**
+   * Continues from a log's header as if the records before `at` had been applied, without them:
+   * the records read next start at record `at.seq` and message `at.messageIndex`. Messages before
+   * it are not held (`firstMessage` says where `messages` starts), and runs that ended before it
+   * are not known. Only before anything else but the header was applied.
+   */
+  startWindow(at: { readonly seq: number; readonly messageIndex: number }): void {
+    if (this.header === undefined || this.records !== 1)
+      throw new Error('A session window starts right after the header; this is a bug in Forge.');
+    this.records = at.seq;
+    this.count = at.messageIndex;
+    this.first = at.messageIndex;
+  }
+
   /** Number of records applied; the `seq` the next record must carry. */
   get nextSeq(): number {
     return this.records;
@@ -111,6 +134,16 @@ export class SessionStateBuilder {
 
   get checkpoint(): StoredCheckpoint | undefined {
     return this.current;
+  }
+
+  /** The workspace the header names; null before the header or when it names none. */
+  get workspaceRoot(): string | null {
+    return this.header?.workspaceRoot ?? null;
+  }
+
+  /** The runs applied so far (for a window: those started or ended in it). */
+  get runs(): readonly SessionRun[] {
+    return this.runList;
   }
 
   /** Applies one record, or returns why it does not fit (and changes nothing). */

@@ -15,6 +15,9 @@ import type { SessionLock } from './lock.js';
 import { writeAll, writeFailureHint } from '@forge/bounded-read';
 import { encodeRecord } from './record-codec.js';
 import { redactMessage } from './redact-message.js';
+import { CorruptFileError } from './errors.js';
+import { readSessionLogSync } from './log-reader.js';
+import { readMessagesBefore, type WindowStart } from './session-window.js';
 import { tornFilePath } from './torn-file.js';
 import { sessionIndex } from './session-index.js';
 import { pointLastSession } from './last-pointer.js';
@@ -32,6 +35,7 @@ import {
 import {
   checkSourceRange,
   type CheckpointSent,
+  type SessionRun,
   type SessionStateBuilder,
   type SessionTranscript,
   type SessionWarning,
@@ -80,6 +84,35 @@ export interface SessionWriterParts {
   readonly warnings: readonly SessionWarning[];
   readonly redactor: Redactor;
   readonly now: () => number;
+  /** Bytes of the log once opened: its intact records, each with its newline. */
+  readonly logBytes: number;
+  /** Set when only a window of the log was read (see `readSessionWindow`). */
+  readonly window?: {
+    readonly lastRunEndedAt: string | undefined;
+    readonly start: WindowStart;
+    readonly requestsBefore: number;
+    readonly lastModel: LoadedSession['lastModel'];
+  };
+}
+
+/** What a writer holds in memory: for a window, the messages from `firstMessage` on and the runs seen in it. */
+export interface LoadedSession {
+  /** The position in the transcript of `messages[0]`. */
+  readonly firstMessage: number;
+  readonly messages: readonly Message[];
+  readonly runs: readonly SessionRun[];
+  /** When the latest run that recorded its end ended, including runs before the window. */
+  readonly lastRunEndedAt: string | undefined;
+  /** The workspace the session's header names. */
+  readonly workspaceRoot: string | null;
+  /** The current checkpoint (always in the window). */
+  readonly checkpoint: StoredCheckpoint | undefined;
+  /** User requests before `firstMessage` (with some text; what a recap counts). */
+  readonly requestsBefore: number;
+  /** The model the latest run that named one started on (for a window, from its index when no run in it names one). */
+  readonly lastModel: { readonly provider: string; readonly modelId: string } | undefined;
+  /** For a window: the messages recorded in the last `bytes` bytes before it (see `readMessagesBefore`). */
+  readonly before?: (bytes: number) => readonly Message[] | undefined;
 }
 
 /** Usage as stored: counts a provider did not report (or reported as nonsense) are left out. */
@@ -115,31 +148,75 @@ export class SessionWriter {
   /** What opening the session noticed (a torn last record dropped, a stale lock recovered). */
   readonly openWarnings: readonly SessionWarning[];
   private readonly parts: SessionWriterParts;
+  private state: SessionStateBuilder;
+  private logBytes: number;
+  private window: SessionWriterParts['window'];
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private failure: Error | undefined;
 
   constructor(parts: SessionWriterParts) {
     this.parts = parts;
+    this.state = parts.state;
+    this.logBytes = parts.logBytes;
+    this.window = parts.window;
     this.id = parts.id;
     this.directory = parts.directory;
     this.logFile = parts.logFile;
     this.openWarnings = parts.warnings;
   }
 
-  /** The transcript so far, oldest first (what was stored: redacted). */
+  /**
+   * The transcript so far, oldest first (what was stored: redacted). A writer that opened only a
+   * window reads the rest of the log first (see `loaded` for what is in memory without that).
+   */
   get messages(): readonly Message[] {
-    return this.parts.state.messages;
+    return this.whole().messages;
+  }
+
+  /** Messages in the transcript, loaded or not. */
+  get messageCount(): number {
+    return this.state.messageCount;
+  }
+
+  /** True while only a window of the log is in memory (opened with `window`). */
+  get windowed(): boolean {
+    return this.window !== undefined;
+  }
+
+  /** What is in memory, without reading more of the log: the whole session unless `windowed`. */
+  get loaded(): LoadedSession {
+    const state = this.state;
+    const ended = state.runs.flatMap((run) => (run.endedAt === undefined ? [] : [run.endedAt]));
+    const lastRunEndedAt = [this.window?.lastRunEndedAt, ...ended].reduce<string | undefined>(
+      (latest, at) => (at !== undefined && (latest === undefined || Date.parse(at) > Date.parse(latest)) ? at : latest),
+      undefined,
+    );
+    return {
+      firstMessage: state.firstMessage,
+      messages: state.messages,
+      runs: state.runs,
+      lastRunEndedAt,
+      workspaceRoot: state.workspaceRoot,
+      checkpoint: state.checkpoint,
+      requestsBefore: this.window?.requestsBefore ?? 0,
+      lastModel: state.runs.findLast((run) => run.model !== undefined)?.model ?? this.window?.lastModel,
+      ...(this.window === undefined ? {} : { before: this.messagesBefore(this.window.start) }),
+    };
+  }
+
+  private messagesBefore(start: WindowStart): (bytes: number) => readonly Message[] | undefined {
+    return (bytes) => readMessagesBefore(this.logFile, start, bytes);
   }
 
   /** The current checkpoint: the latest one durably written. */
   get checkpoint(): StoredCheckpoint | undefined {
-    return this.parts.state.checkpoint;
+    return this.state.checkpoint;
   }
 
-  /** The whole session as `loadTranscript` would return it now. */
+  /** The whole session as `loadTranscript` would return it now (a windowed writer reads the rest of the log first). */
   transcript(): SessionTranscript {
-    const transcript = this.parts.state.build({ warnings: this.openWarnings });
+    const transcript = this.whole().build({ warnings: this.openWarnings });
     if (transcript === undefined) throw new Error('A session writer without a header; this is a bug in Forge.');
     return transcript;
   }
@@ -162,7 +239,7 @@ export class SessionWriter {
       return redactMessage(parsed.data, this.parts.redactor);
     });
     return this.enqueue(async () => {
-      const first = this.parts.state.messageCount;
+      const first = this.state.messageCount;
       await this.write(
         stored.map((message, position) => ({
           type: 'message' as const,
@@ -238,12 +315,12 @@ export class SessionWriter {
       });
     }
     return this.enqueue(async () => {
-      const problem = checkSourceRange(source.data, this.parts.state.messageCount);
+      const problem = checkSourceRange(source.data, this.state.messageCount);
       if (problem !== undefined) throw new InvalidInputError({ message: `Cannot store the checkpoint: ${problem}.` });
       await this.write([
         { type: 'checkpoint', at: this.timestamp(), source: source.data, checkpoint: input.checkpoint },
       ]);
-      return this.parts.state.checkpoint as StoredCheckpoint;
+      return this.state.checkpoint as StoredCheckpoint;
     });
   }
 
@@ -261,6 +338,23 @@ export class SessionWriter {
     } finally {
       await this.parts.lock.release();
     }
+  }
+
+  /**
+   * The state of the whole log. A windowed writer reads the log back from its start, up to what
+   * it has applied (we hold the lock: nothing else appends), once; from then on it holds it all.
+   */
+  private whole(): SessionStateBuilder {
+    if (this.window === undefined) return this.state;
+    const parsed = readSessionLogSync({ file: this.logFile, sessionId: this.id, bytes: this.logBytes });
+    if (parsed.state.nextSeq !== this.state.nextSeq || parsed.state.messageCount !== this.state.messageCount)
+      throw new CorruptFileError({
+        file: this.logFile,
+        problem: `reading it whole found ${parsed.state.nextSeq} records where its window ended at ${this.state.nextSeq}; was it changed while open?`,
+      });
+    this.state = parsed.state;
+    this.window = undefined;
+    return this.state;
   }
 
   private timestamp(): string {
@@ -282,11 +376,12 @@ export class SessionWriter {
   }
 
   private async write(records: readonly NewSessionRecord[]): Promise<void> {
-    const { state, handle } = this.parts;
+    const { handle } = this.parts;
+    const next = this.state.nextSeq;
     const numbered = records.map((record, position) => {
       const parsed = sessionRecordSchema.safeParse({
         v: SESSION_SCHEMA_VERSION,
-        seq: state.nextSeq + position,
+        seq: next + position,
         ...record,
       });
       if (!parsed.success) {
@@ -309,8 +404,10 @@ export class SessionWriter {
       );
       throw this.failure;
     }
+    // The state now, not before the write: a windowed writer may have read its whole log meanwhile.
+    this.logBytes += bytes.length;
     for (const record of numbered) {
-      const problem = state.apply(record);
+      const problem = this.state.apply(record);
       if (problem !== undefined)
         throw new Error(`The session writer produced an invalid record (${problem}); this is a bug in Forge.`);
     }

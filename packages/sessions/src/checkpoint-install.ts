@@ -1,4 +1,4 @@
-import { InvalidInputError, type JsonValue } from '@forge/core';
+import { hashMessages, InvalidInputError, type JsonValue, type Message } from '@forge/core';
 import {
   CHECKPOINT_CAPS,
   checkpointHash,
@@ -70,6 +70,30 @@ export function resolveIndexedCheckpoint(
   return resolveAgainst(stored, {
     messageCount,
     matches: (source) => source.messageCount <= messageCount && source.tailStart <= source.messageCount,
+    caps,
+  });
+}
+
+/**
+ * `resolveStoredCheckpoint` for a session opened as a window (see `SessionWriter.windowed`): only
+ * the messages from `firstMessage` on are loaded. The kept tail, which the window holds, is hashed
+ * as usual; the summarized messages before it are vouched for by their checksums, checked when
+ * the session's index was made from the log (as `resolveIndexedCheckpoint`).
+ */
+export function resolveWindowedCheckpoint(
+  stored: StoredCheckpoint,
+  window: { readonly firstMessage: number; readonly messages: readonly Message[] },
+  caps: CheckpointCaps = CHECKPOINT_CAPS,
+): ResolvedCheckpoint {
+  const { firstMessage, messages } = window;
+  const messageCount = firstMessage + messages.length;
+  return resolveAgainst(stored, {
+    messageCount,
+    matches: (source) =>
+      source.messageCount <= messageCount &&
+      source.tailStart <= source.messageCount &&
+      source.tailStart >= firstMessage &&
+      hashMessages(messages, source.tailStart - firstMessage, source.messageCount - firstMessage) === source.tailHash,
     caps,
   });
 }
@@ -160,11 +184,11 @@ export interface ArtifactHashSource {
  * write leaves the previous checkpoint current. Throws in both cases.
  */
 export async function installCheckpoint(
-  writer: Pick<SessionWriter, 'recordCheckpoint' | 'messages'>,
+  writer: Pick<SessionWriter, 'recordCheckpoint' | 'messageCount'>,
   built: Pick<BuiltCheckpoint, 'checkpoint'>,
   caps: CheckpointCaps = CHECKPOINT_CAPS,
 ): Promise<void> {
-  const validation = validateCheckpoint(built.checkpoint, writer.messages.length, caps);
+  const validation = validateCheckpoint(built.checkpoint, writer.messageCount, caps);
   if (!validation.ok) {
     throw new InvalidInputError({
       message: `The checkpoint was not installed because it is not valid: ${validation.errors.slice(0, 3).join('; ')}.`,

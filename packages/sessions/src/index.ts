@@ -12,7 +12,13 @@ export {
   type SessionTurnResult,
   type SessionTurnWarning,
 } from './session-turn.js';
-export { viewOfStoredSession, type StoredSessionView, type StoredSessionViewOptions } from './stored-session-view.js';
+export {
+  viewOfStoredSession,
+  viewOfStoredWindow,
+  type StoredSessionView,
+  type StoredSessionViewOptions,
+  type StoredWindowView,
+} from './stored-session-view.js';
 export {
   requestViewCheckpoint,
   selectSessionView,

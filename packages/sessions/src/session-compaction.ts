@@ -74,7 +74,7 @@ export interface SessionCompactionOptions {
 /** What compaction needs of a session: its transcript, its current checkpoint, and a durable install. */
 export interface CompactionSessionPort {
   readonly sessionId: string;
-  readonly writer: Pick<SessionWriter, 'recordCheckpoint' | 'messages'>;
+  readonly writer: Pick<SessionWriter, 'recordCheckpoint' | 'messages' | 'messageCount'>;
   transcript(): readonly CheckpointTranscriptEntry[];
   /** The current checkpoint as planning needs it; undefined when there is none (or it is not usable). */
   current(): CurrentCheckpointInfo | undefined;

@@ -34,6 +34,7 @@ export async function previewSessionCompaction(
     sessionId: transcript.id,
     writer: {
       messages: transcript.messages,
+      messageCount: transcript.messages.length,
       recordCheckpoint: () =>
         Promise.reject(
           new InvalidInputError({ message: 'A compaction preview never stores a checkpoint; this is a bug in Forge.' }),

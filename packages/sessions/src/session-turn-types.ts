@@ -106,6 +106,11 @@ export type OpenSessionHandleOptions = SessionWriterOptions & {
   readonly home: string;
   /** Makes the id of each turn's run; default a new sortable one (`run_…`). Evals pass a deterministic one. */
   readonly newRunId?: () => string;
+  /**
+   * Opens an existing session as a window: only its current checkpoint and the records after it
+   * are read (what turns in mode `compact` send); whatever needs earlier messages reads them then.
+   */
+  readonly window?: boolean;
 } & (
     | { readonly sessionId: string; readonly workspaceRoot?: undefined }
     | { readonly sessionId?: undefined; readonly workspaceRoot: string | null }

@@ -41,6 +41,7 @@ import {
   type CheckpointSent,
   type EngineEventEnvelope,
   type SessionRepairWarning,
+  type LoadedSession,
   type SessionTranscript,
   type StoredCheckpoint,
   type SessionWriter,
@@ -50,6 +51,7 @@ import {
   currentArtifactHashesFor,
   installCheckpoint,
   resolveStoredCheckpoint,
+  resolveWindowedCheckpoint,
   type ArtifactHashSource,
   type ResolvedCheckpoint,
 } from './checkpoint-install.js';
@@ -75,6 +77,7 @@ import { discardRefusedState, NativeReplayWatch } from './native-replay.js';
 import { historyWithStaleReads } from './stale-history.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
 import { reportWorkingSetSent, workingSetFor } from './working-set-input.js';
+import { loadedEntries, viewTranscript } from './windowed-transcript.js';
 
 export type {
   EngineTurnOutcome,
@@ -144,8 +147,14 @@ export class SessionHandle {
     return this.writer.messages;
   }
 
+  /** The whole session (a handle opened as a window reads the rest of its log first). */
   transcript(): SessionTranscript {
     return this.writer.transcript();
+  }
+
+  /** What is in memory: the whole session, or for a handle opened as a window, its checkpoint's window (see `SessionWriter.loaded`). */
+  get loaded(): LoadedSession {
+    return this.writer.loaded;
   }
 
   /** The transcript with the run that added each message, as checkpoints read it. */
@@ -163,7 +172,9 @@ export class SessionHandle {
     if (stored === undefined) return undefined;
     if (this.resolvedCheckpoint?.stored === stored && this.resolvedCheckpoint.caps === caps)
       return this.resolvedCheckpoint.result;
-    const result = resolveStoredCheckpoint(stored, this.entries(), caps);
+    // A window that does not hold what the checkpoint keeps is no window for it: the whole log decides.
+    const windowed = this.writer.windowed ? resolveWindowedCheckpoint(stored, this.writer.loaded, caps) : undefined;
+    const result = windowed?.ok === true ? windowed : resolveStoredCheckpoint(stored, this.entries(), caps);
     this.resolvedCheckpoint = { stored, caps, result };
     return result;
   }
@@ -189,7 +200,7 @@ export class SessionHandle {
     const resolved = this.currentCheckpoint(options.caps);
     return selectSessionView({
       ...options,
-      transcript: this.entries(),
+      transcript: viewTranscript(this.writer, options.mode, () => this.entries()),
       stored: this.writer.checkpoint,
       ...(resolved === undefined ? {} : { resolved }),
       nativeStates: this.nativeStates,
@@ -269,7 +280,7 @@ export class SessionHandle {
         ? await historyWithStaleReads({
             history: input.history,
             view: input.view,
-            entries: () => this.entries(),
+            entries: () => (this.writer.windowed ? loadedEntries(this.writer.loaded) : this.entries()),
             source: artifactHashes,
           })
         : input.history;
@@ -288,7 +299,7 @@ export class SessionHandle {
           port: this.compactionPort(),
           options: compaction,
           policy,
-          protectedFrom: this.writer.messages.length,
+          protectedFrom: this.writer.messageCount,
           ...(artifactHashes === undefined ? {} : { artifactHashes }),
         })
       : undefined;
@@ -378,26 +389,21 @@ export class SessionHandle {
    * run recorded its end: later turns keep sending them so, and the provider's cached prefix holds.
    */
   private projectedSoFar(): { readonly projectedToolCalls?: readonly string[] } {
-    const ids = new Set(this.writer.transcript().runs.flatMap((run) => run.projectedToolCalls ?? []));
+    const ids = new Set(this.writer.loaded.runs.flatMap((run) => run.projectedToolCalls ?? []));
     for (const id of this.projectedToolCalls) ids.add(id);
     return ids.size === 0 ? {} : { projectedToolCalls: [...ids] };
   }
 
   /** The checkpoint the latest run that sent one carried (recorded with its end, so another process sees it too). */
   private lastCheckpointSent(): CheckpointSent | undefined {
-    return this.writer
-      .transcript()
-      .runs.map((run) => run.checkpointSent)
-      .findLast((sent) => sent !== undefined);
+    return this.writer.loaded.runs.map((run) => run.checkpointSent).findLast((sent) => sent !== undefined);
   }
 
   /** When the latest run that recorded its end ended (milliseconds since the epoch): about when its last request was made. */
   private lastRunEndedAt(): number | undefined {
-    const ended = this.writer
-      .transcript()
-      .runs.flatMap((run) => (run.endedAt === undefined ? [] : [Date.parse(run.endedAt)]))
-      .filter(Number.isFinite);
-    return ended.length === 0 ? undefined : Math.max(...ended);
+    const at = this.writer.loaded.lastRunEndedAt;
+    const ended = at === undefined ? Number.NaN : Date.parse(at);
+    return Number.isFinite(ended) ? ended : undefined;
   }
 
   /**
@@ -456,9 +462,8 @@ export class SessionHandle {
   async close(options: { readonly discardIfEmpty?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const transcript = this.writer.transcript();
     const empty =
-      transcript.messages.length === 0 && transcript.runs.length === 0 && transcript.checkpoint === undefined;
+      this.writer.messageCount === 0 && this.writer.loaded.runs.length === 0 && this.writer.checkpoint === undefined;
     if (options.discardIfEmpty !== true || !this.created || !empty) {
       await this.writer.close();
       return;
@@ -680,7 +685,10 @@ export async function openSessionHandle(options: OpenSessionHandleOptions): Prom
       warnings: writer.openWarnings,
     });
   }
-  const writer = await openSession(options.home, options.sessionId, writerOptions);
+  const writer = await openSession(options.home, options.sessionId, {
+    ...writerOptions,
+    ...(options.window === true ? { window: true } : {}),
+  });
   let repairs: SessionRepairWarning[];
   try {
     repairs = await repairInterruptedSession(writer);

@@ -1,14 +1,16 @@
-import type { OpaqueProviderState } from '@forge/core';
+import type { Message, OpaqueProviderState } from '@forge/core';
 import { withRunIds, type CheckpointTranscriptEntry } from '@forge/core/checkpoint';
-import type { SessionTranscript } from '@forge/persistence';
+import type { SessionTranscript, StoredSessionWindow } from '@forge/persistence';
 import {
   currentArtifactHashesFor,
   resolveStoredCheckpoint,
+  resolveWindowedCheckpoint,
   type ArtifactHashSource,
   type ResolvedCheckpoint,
 } from './checkpoint-install.js';
 import { selectSessionView, type SessionView, type SessionViewOptions } from './session-view.js';
 import { workingSetFor } from './working-set-input.js';
+import { viewTranscript } from './windowed-transcript.js';
 
 export interface StoredSessionViewOptions extends Omit<SessionViewOptions, 'currentHashes' | 'workingSet'> {
   readonly redact: (text: string) => string;
@@ -54,4 +56,46 @@ export async function viewOfStoredSession(
     ...(workingSet === undefined ? {} : { workingSet }),
   });
   return { entries, resolved, view };
+}
+
+/** What `viewOfStoredWindow` gives: the view, and the transcript it was chosen from (nothing before the window). */
+export interface StoredWindowView {
+  /** Every message at its position, with array holes before the window: a view in mode `compact` reads only its tail. */
+  readonly messages: readonly Message[];
+  readonly resolved: ResolvedCheckpoint;
+  readonly view: SessionView;
+}
+
+/**
+ * `viewOfStoredSession` in mode `compact` for a session read as its checkpoint's window
+ * (`loadSessionWindow`): the same view, from the checkpoint and the records after it. Undefined
+ * when the window cannot give it — the checkpoint does not resolve (the view would then send every
+ * message) or is provider-native (it replays or rebuilds from the whole transcript): read the
+ * whole session then.
+ */
+export async function viewOfStoredWindow(
+  window: Pick<StoredSessionWindow, 'checkpoint' | 'loaded'>,
+  options: Omit<StoredSessionViewOptions, 'mode'>,
+): Promise<StoredWindowView | undefined> {
+  const { artifactHashes, nativeStates, ...viewOptions } = options;
+  const { checkpoint, loaded } = window;
+  const resolved = resolveWindowedCheckpoint(checkpoint, loaded, options.caps);
+  if (!resolved.ok || resolved.active.strategy === 'provider-native') return undefined;
+  const currentHashes = await currentArtifactHashesFor(resolved, artifactHashes);
+  const workingSet = await workingSetFor(resolved, artifactHashes, options.redact);
+  const transcript = viewTranscript({ windowed: true, loaded, checkpoint }, 'compact', () => []);
+  const view = selectSessionView({
+    ...viewOptions,
+    mode: 'compact',
+    transcript,
+    stored: checkpoint,
+    resolved,
+    nativeStates: nativeStates ?? new Map(),
+    ...(currentHashes === undefined ? {} : { currentHashes }),
+    ...(workingSet === undefined ? {} : { workingSet }),
+  });
+  const messages: Message[] = [];
+  messages.length = loaded.firstMessage;
+  for (const message of loaded.messages) messages.push(message);
+  return { messages, resolved, view };
 }

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createSession } from '@forge/persistence';
 import { describe, expect, it } from 'vitest';
@@ -180,5 +180,114 @@ describe('the bundled forge gc', () => {
     // The sessions still resume after their traces are gone.
     expect((await user.forge(['run', '--last', '--model', 'scripted:demo', 'again'])).code).toBe(0);
     expect((await user.forge(['gc', '--dry-run'])).stdout).toContain('Nothing to prune');
+  });
+});
+
+/** The lines of the REPL's greeting between `So far:` and the prompt hint: its recap and the session line. */
+function recapOf(stdout: string): string[] {
+  const lines = stdout.split('\n');
+  const from = lines.findIndex((line) => line.startsWith('Resumed session'));
+  const to = lines.findIndex((line) => line.startsWith('Type a request'));
+  return lines.slice(from, to);
+}
+
+describe('the bundled forge resuming a compacted session (mode compact)', () => {
+  it('reads the checkpoint and what follows it, and answers, stores and measures the same whether its index is fresh, deleted, damaged or an older one', async () => {
+    const user = await userSetup(fixture, 'window');
+    const words = ['parser', 'lexer', 'token', 'grammar', 'module', 'buffer', 'symbol'];
+    const lines = Array.from({ length: 900 }, (_, line) =>
+      Array.from(
+        { length: 12 },
+        (_, word) => `${words[(line * 5 + word) % words.length]}${(line * 13 + word) % 991}`,
+      ).join(' '),
+    );
+    await writeFile(path.join(user.workspace, 'a.txt'), `${lines.join('\n')}\n`);
+    const compact = { FORGE_CONTEXT_MODE: 'compact' };
+    for (const request of ['turn 1', 'turn 2', 'turn 3']) {
+      const last = request === 'turn 1' ? [] : ['--last'];
+      const run = await user.forge(['run', '--model', 'scripted:demo', ...last, request], compact);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const compacted = await user.forge(['compact', '--last', '--model', 'scripted:demo'], compact);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const after = await user.forge(['run', '--model', 'scripted:demo', '--last', 'turn 4'], compact);
+    expect(after.code, after.stderr).toBe(0);
+    const id = sessionIdOf(after.stderr);
+    const directory = path.join(user.forgeHome, 'sessions', id);
+    const indexFile = path.join(directory, 'session.index.json');
+    const pristine = path.join(path.dirname(user.workspace), 'pristine-session');
+    await cp(directory, pristine, { recursive: true, preserveTimestamps: true });
+    const stored = await user.session(id);
+    expect(stored.checkpoint?.source.tailStart).toBeGreaterThan(0);
+
+    const damages: Record<string, () => Promise<void>> = {
+      fresh: async () => {},
+      deleted: () => rm(indexFile),
+      damaged: () => writeFile(indexFile, '{"v":2,"logBytes":'),
+      'an older Forge': () => writeFile(indexFile, JSON.stringify({ v: 1, logBytes: 12, lastSuffix: 'x' })),
+    };
+    const results: Record<string, unknown> = {};
+    for (const [name, damage] of Object.entries(damages)) {
+      await rm(directory, { recursive: true, force: true });
+      await cp(pristine, directory, { recursive: true, preserveTimestamps: true });
+      await damage();
+      const measured = await user.forge(['context', '--last', '--json', '--model', 'scripted:demo'], compact);
+      expect(measured.code, measured.stderr).toBe(0);
+      const repl = await user.forge(['--last', '--model', 'scripted:demo'], compact);
+      expect(repl.code, repl.stderr).toBe(0);
+      const resumed = await user.forge(['run', '--model', 'scripted:demo', '--last', 'turn 5'], compact);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const session = await user.session(id);
+      expect(session.messages.length).toBeGreaterThan(stored.messages.length);
+      expect(session.messages.slice(0, stored.messages.length)).toEqual(stored.messages);
+      const report = JSON.parse(measured.stdout) as { checkpoint?: { id?: string } };
+      expect(report.checkpoint?.id).toMatch(/^cp_/);
+      results[name] = {
+        measured: measured.stdout,
+        recap: recapOf(repl.stdout),
+        answer: resumed.stdout,
+        messages: session.messages.length,
+      };
+    }
+    // The REPL in mode warn reads the whole log: its recap of the same session is the same.
+    await rm(directory, { recursive: true, force: true });
+    await cp(pristine, directory, { recursive: true, preserveTimestamps: true });
+    const whole = await user.forge(['--last', '--model', 'scripted:demo'], { FORGE_CONTEXT_MODE: 'warn' });
+    expect(recapOf(whole.stdout)).toEqual((results['fresh'] as { recap: string[] }).recap);
+    expect(recapOf(whole.stdout).length).toBeGreaterThan(1);
+    expect(results['deleted']).toEqual(results['fresh']);
+    expect(results['damaged']).toEqual(results['fresh']);
+    expect(results['an older Forge']).toEqual(results['fresh']);
+  });
+
+  it('does not read the summarized messages: a byte changed in one (size and time kept) is found by sessions show, not by run --last', async () => {
+    const user = await userSetup(fixture, 'window-prefix');
+    // Without the context tools on offer, nothing but the resume itself reads the log.
+    await user.writeConfig({ context: { checkpointNote: false, requestCompaction: false } });
+    const compact = { FORGE_CONTEXT_MODE: 'compact' };
+    await writeFile(path.join(user.workspace, 'a.txt'), `${'the parser reads tokens from the lexer\n'.repeat(2_000)}`);
+    for (const request of ['turn 1', 'turn 2', 'turn 3']) {
+      const last = request === 'turn 1' ? [] : ['--last'];
+      expect((await user.forge(['run', '--model', 'scripted:demo', ...last, request], compact)).code).toBe(0);
+    }
+    expect((await user.forge(['compact', '--last', '--model', 'scripted:demo'], compact)).code).toBe(0);
+    const id = (await readdir(path.join(user.forgeHome, 'sessions'))).find((name) => name.startsWith('session_')) ?? '';
+    const log = path.join(user.forgeHome, 'sessions', id, 'session.jsonl');
+    // A time a file system keeps exactly, and an index made for it (the listing brings it up to date).
+    const mtime = new Date('2026-01-02T03:04:05.000Z');
+    await utimes(log, mtime, mtime);
+    expect((await user.forge(['sessions', 'list'])).code).toBe(0);
+    const bytes = await readFile(log);
+    // The third line is the first message, which the checkpoint summarizes.
+    const third = bytes.indexOf(10, bytes.indexOf(10) + 1) + 1;
+    bytes[third + 30] = (bytes[third + 30] as number) ^ 0x01;
+    await writeFile(log, bytes);
+    await utimes(log, mtime, mtime);
+
+    const resumed = await user.forge(['run', '--model', 'scripted:demo', '--last', 'turn 4'], compact);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const shown = await user.forge(['sessions', 'show', id]);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain('line 3');
   });
 });

@@ -233,10 +233,48 @@ export async function contextSubjectOf(
   return { model, tools: surface.advertised, instructions: setup.instructions(surface), context };
 }
 
-/** What {@link sessionSurface} reads of a stored session handle: its messages and its runs. */
+/**
+ * What {@link sessionSurface} reads of a stored session handle: its messages and its runs, read
+ * only if asked for (a handle opened as a window reads its whole log for them), and what is in
+ * memory, which is often enough to decide.
+ */
 export function sessionSizeOf(handle: {
   readonly messages: readonly Message[];
   transcript(): { readonly runs: SessionSize['runs'] };
+  readonly loaded: LoadedSessionPart;
 }): SessionSize {
-  return { messages: handle.messages, runs: handle.transcript().runs };
+  const { loaded } = handle;
+  return {
+    get messages() {
+      return handle.messages;
+    },
+    get runs() {
+      return handle.transcript().runs;
+    },
+    ...(loaded.firstMessage === 0 ? {} : { recent: recentParts(loaded) }),
+  };
+}
+
+/** What a session opened as a window holds (see `SessionWriter.loaded`). */
+export interface LoadedSessionPart {
+  readonly firstMessage: number;
+  readonly messages: readonly Message[];
+  readonly runs: SessionSize['runs'];
+  readonly before?: (bytes: number) => readonly Message[] | undefined;
+}
+
+/** Bytes of the log before a window read for each longer recent part, in turn. */
+const RECENT_PART_BYTES = [256 * 1024, 2 * 1024 * 1024, 16 * 1024 * 1024];
+
+/** The window's messages, then with more and more of the messages recorded before it (read only as asked for). */
+export function* recentParts(loaded: LoadedSessionPart): Generator<Pick<SessionSize, 'messages' | 'runs'>> {
+  yield { messages: loaded.messages, runs: loaded.runs };
+  for (const bytes of RECENT_PART_BYTES) {
+    const earlier = loaded.before?.(bytes);
+    if (earlier === undefined) return;
+    // From a user message on: a part starting inside a group (a tool result without its call) is not a request.
+    const from = earlier.findIndex((message) => message.role === 'user');
+    if (from !== -1) yield { messages: [...earlier.slice(from), ...loaded.messages], runs: loaded.runs };
+    if (earlier.length === loaded.firstMessage) return;
+  }
 }

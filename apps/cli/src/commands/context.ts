@@ -1,8 +1,9 @@
 import type { SessionSize } from '@forge/agent';
 import { workspaceArtifactHashes } from '@forge/tools';
 import { renderContextReport } from '../context/render-context-report.js';
-import { viewOfStoredSession } from '@forge/sessions';
-import { contextSubjectOf, prepareAgent } from '../agent/agent-setup.js';
+import { loadSessionWindow, type SessionTranscript } from '@forge/persistence';
+import { viewOfStoredSession, viewOfStoredWindow } from '@forge/sessions';
+import { contextSubjectOf, prepareAgent, recentParts, type AgentSetup } from '../agent/agent-setup.js';
 import { measureNextRequest, type ContextSessionView } from '../context/context-report.js';
 import { ExitCode } from '../exit-codes.js';
 import { calibrationLine } from '../models/calibration-report.js';
@@ -11,7 +12,7 @@ import { previewStoredCompaction } from '../session/compact-preview.js';
 import { chosenSessionId, loadStoredSession } from '../session/open-cli-session.js';
 import { sessionChoice } from '../session/session-choice.js';
 import { sessionCostSoFar, toSessionCost } from '../session/session-cost.js';
-import { resolveSessionSettings } from '../session/session-settings.js';
+import { resolveSessionSettings, type SessionSettings } from '../session/session-settings.js';
 import type { ContextOptions } from '../program.js';
 import type { CommandInvocation } from './command.js';
 
@@ -33,30 +34,21 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
       choice.kind === 'resume' || choice.kind === 'last'
         ? await chosenSessionId(choice, settings, agent.root)
         : undefined;
-    let session: ContextSessionView | undefined;
-    let size: SessionSize | undefined;
+    let measured: MeasuredSession | undefined;
     let spent: Awaited<ReturnType<typeof sessionCostSoFar>>;
-    let stored: Awaited<ReturnType<typeof loadStoredSession>> | undefined;
     if (id !== undefined) {
-      stored = await loadStoredSession(settings, id);
-      // The same view a turn sends in this mode: the checkpoint (mode compact) and every message after it.
-      const { view } = await viewOfStoredSession(stored, {
-        mode: agent.context.mode,
-        model: agent.model,
-        redact: (text) => settings.redactor.redact(text),
-        artifactHashes: workspaceArtifactHashes(agent.root),
-      });
-      session = { view, transcript: stored.messages };
-      size = stored;
+      measured = await measuredSession(agent, settings, id);
       spent = await sessionCostSoFar(settings.forgeHome, id);
     }
     const report = await measureNextRequest(
-      await contextSubjectOf(agent, size),
-      session,
+      await contextSubjectOf(agent, measured?.size),
+      measured?.session,
       spent === undefined ? undefined : toSessionCost(spent),
-      stored === undefined
+      measured === undefined
         ? {}
-        : { previewCompaction: () => previewStoredCompaction(stored, agent, settings.redactor) },
+        : {
+            previewCompaction: async () => previewStoredCompaction(await measured.whole(), agent, settings.redactor),
+          },
     );
     const calibration = await agent.calibrationOf(agent.modelName);
     if (options.json === true)
@@ -69,4 +61,47 @@ export async function execute({ options, io }: CommandInvocation<ContextOptions>
   } finally {
     await agent.mcp?.close();
   }
+}
+
+/** A stored session as `forge context` measures it: its view, what decides its tools, and the whole session when asked for. */
+interface MeasuredSession {
+  readonly session: ContextSessionView;
+  readonly size: SessionSize;
+  whole(): Promise<SessionTranscript>;
+}
+
+/**
+ * The view a turn of the session sends in the configured mode: the checkpoint (mode compact) and
+ * every message after it. In mode compact only the checkpoint's window of the log is read when
+ * its index gives one; the rest only if the measure needs it.
+ */
+async function measuredSession(agent: AgentSetup, settings: SessionSettings, id: string): Promise<MeasuredSession> {
+  const viewOptions = {
+    model: agent.model,
+    redact: (text: string) => settings.redactor.redact(text),
+    artifactHashes: workspaceArtifactHashes(agent.root),
+  };
+  const window = agent.context.mode === 'compact' ? await loadSessionWindow(settings.forgeHome, id) : undefined;
+  const windowView = window === undefined ? undefined : await viewOfStoredWindow(window, viewOptions);
+  if (window !== undefined && windowView !== undefined) {
+    const { loaded } = window;
+    let whole: SessionTranscript | undefined;
+    const read = (): SessionTranscript => (whole ??= window.whole());
+    return {
+      session: { view: windowView.view, transcript: windowView.messages },
+      size: {
+        get messages() {
+          return read().messages;
+        },
+        get runs() {
+          return read().runs;
+        },
+        recent: recentParts(loaded),
+      },
+      whole: () => Promise.resolve(read()),
+    };
+  }
+  const stored = await loadStoredSession(settings, id);
+  const { view } = await viewOfStoredSession(stored, { ...viewOptions, mode: agent.context.mode });
+  return { session: { view, transcript: stored.messages }, size: stored, whole: () => Promise.resolve(stored) };
 }

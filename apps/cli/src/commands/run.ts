@@ -98,7 +98,13 @@ async function runWithEngine(
     signal: cancellation.signal,
   });
   for (const line of describeExpansion(expanded)) io.stderr.write(`${errorStyle.dim(`forge: ${line}`)}\n`);
-  const session = await openCliSession({ choice, settings, workspaceRoot: engine.root });
+  // Mode compact sends the checkpoint and what follows it: only that much of the log is read.
+  const session = await openCliSession({
+    choice,
+    settings,
+    workspaceRoot: engine.root,
+    window: engine.contextMode === 'compact',
+  });
   const json = options.json === true;
   // --json output stays machine-readable; the demo's own first line says it is the demo.
   if (!json && engine.name === 'native' && config.model === undefined)
@@ -121,9 +127,9 @@ async function runWithEngine(
   try {
     if (session !== undefined) {
       writeWarnings(session.openWarnings, io, errorStyle);
-      const switched = modelSwitchNote(session.transcript().runs, engine.modelLabel, '--model');
+      const switched = modelSwitchNote([{ model: session.loaded.lastModel }], engine.modelLabel, '--model');
       if (switched !== undefined) io.stderr.write(`${errorStyle.yellow(`forge: note: ${switched}`)}\n`);
-      const recordedIn = session.transcript().workspaceRoot;
+      const recordedIn = session.loaded.workspaceRoot;
       if (recordedIn !== null && recordedIn !== engine.root) {
         io.stderr.write(
           `${errorStyle.dim(`forge: session ${session.id} was recorded in ${recordedIn}; its tools now work in ${engine.root}`)}\n`,

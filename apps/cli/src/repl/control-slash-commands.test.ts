@@ -31,7 +31,6 @@ function completionContext(): ReplContext {
   return {
     engine,
     style: createStyle(false),
-    history: [],
     session: {} as ReplSession,
     config,
     contextUse: new ContextUseTracker(),

@@ -16,8 +16,12 @@ import type { EngineCompactOutcome, EngineTurn, EngineTurnOutcome, TurnEngine } 
 import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId, type SessionChoice } from '../session/session-choice.js';
 import { resolveSessionReference } from '../session/resolve-session.js';
-import { conversationRecap } from '../session/session-recap.js';
+import { conversationRecap, RECAP_REQUESTS, requestCount } from '../session/session-recap.js';
+import { sessionSizeOf } from '../agent/agent-setup.js';
 import type { SessionSettings } from '../session/session-settings.js';
+
+/** Bytes of the log before a window read in turn for the recap of a resumed session. */
+const RECAP_BYTES = [64 * 1024, 1024 * 1024, 16 * 1024 * 1024];
 
 /** How the REPL tells the user to find a session. */
 const REPL_SESSIONS_HINT = '/sessions lists them';
@@ -35,25 +39,25 @@ export interface SessionSwitch {
 
 /**
  * The REPL's session: one open `SessionHandle` (its lock held) at a time, replaced by `/resume`
- * and `/new`. `history` mirrors the stored transcript so slash commands can read it.
+ * and `/new`. In mode compact a resumed session is opened as a window (its checkpoint and what
+ * follows); what needs the whole transcript reads it then.
  */
 export class ReplSession {
   readonly settings: SessionSettings;
   private readonly workspaceRoot: string;
-  private readonly history: Message[];
+  private readonly window: () => boolean;
   private handle: SessionHandle;
 
   private constructor(parts: {
     settings: SessionSettings;
     workspaceRoot: string;
-    history: Message[];
+    window: () => boolean;
     handle: SessionHandle;
   }) {
     this.settings = parts.settings;
     this.workspaceRoot = parts.workspaceRoot;
-    this.history = parts.history;
+    this.window = parts.window;
     this.handle = parts.handle;
-    this.sync();
   }
 
   /** Opens the session the REPL starts in; store errors become one-line CLI errors. */
@@ -61,12 +65,14 @@ export class ReplSession {
     readonly choice: SessionChoice;
     readonly settings: SessionSettings;
     readonly workspaceRoot: string;
-    readonly history: Message[];
+    /** Whether a session opened now is opened as a window (mode compact). */
+    readonly window: () => boolean;
   }): Promise<ReplSession> {
     const handle = await openCliSession({
       choice: options.choice,
       settings: options.settings,
       workspaceRoot: options.workspaceRoot,
+      window: options.window(),
     });
     if (handle === undefined) throw new Error('The REPL always keeps a session; this is a bug in Forge.');
     return new ReplSession({ ...options, handle });
@@ -76,56 +82,89 @@ export class ReplSession {
     return this.handle.id;
   }
 
-  /** The stored transcript, oldest first. */
+  /** The stored transcript, oldest first (read whole if the session was opened as a window). */
   get messages(): readonly Message[] {
     return this.handle.messages;
   }
 
-  /** What decides whether the next turn offers the context tools: the messages and the runs. */
-  /** The model each run of the session used, oldest first. */
-  get runModels(): readonly { readonly model?: { readonly provider: string; readonly modelId: string } | undefined }[] {
-    return this.handle.transcript().runs;
+  /** Messages in the stored transcript. */
+  get messageCount(): number {
+    const { loaded } = this.handle;
+    return loaded.firstMessage + loaded.messages.length;
   }
 
+  /**
+   * The transcript `view` was chosen from, as `measureNextRequest` takes it: for a window, only
+   * the messages a view with a checkpoint reads (array holes before them); else every message.
+   */
+  transcriptFor(view: Pick<SessionView, 'checkpoint' | 'nativeState' | 'tailStart'>): readonly Message[] {
+    const { loaded } = this.handle;
+    if (loaded.firstMessage === 0 || view.checkpoint === undefined || view.nativeState !== undefined)
+      return this.handle.messages;
+    if (view.tailStart < loaded.firstMessage) return this.handle.messages;
+    const messages: Message[] = [];
+    messages.length = loaded.firstMessage;
+    for (const message of loaded.messages) messages.push(message);
+    return messages;
+  }
+
+  /** The model the latest run of the session that named one ran on, as the runs `modelSwitchNote` reads. */
+  get runModels(): readonly { readonly model?: { readonly provider: string; readonly modelId: string } | undefined }[] {
+    return [{ model: this.handle.loaded.lastModel }];
+  }
+
+  /** What decides whether the next turn offers the context tools: the messages and the runs. */
   get size(): SessionSize {
-    return { messages: this.handle.messages, runs: this.handle.transcript().runs };
+    return sessionSizeOf(this.handle);
   }
 
   /** The facts about the current session the banner and `/resume` print. */
   describe(): SessionSwitch {
-    const workspace = this.handle.transcript().workspaceRoot;
+    const { loaded } = this.handle;
+    const workspace = loaded.workspaceRoot;
     return {
       id: this.handle.id,
-      messages: this.handle.messages.length,
+      messages: this.messageCount,
       warnings: this.handle.openWarnings,
       otherWorkspace: workspace !== null && workspace !== this.workspaceRoot ? workspace : undefined,
-      recap: conversationRecap(this.handle.messages),
+      recap: this.recap(),
     };
+  }
+
+  /**
+   * The recap of the conversation from its latest messages: those in memory, then more of the log
+   * before them while they hold fewer requests than the recap shows (the whole log at worst).
+   */
+  private recap(): string[] {
+    const { loaded } = this.handle;
+    let messages = loaded.messages;
+    let before = loaded.requestsBefore;
+    for (const bytes of RECAP_BYTES) {
+      if (before === 0 || requestCount(messages) >= RECAP_REQUESTS) break;
+      const earlier = loaded.before?.(bytes);
+      if (earlier === undefined) break;
+      messages = [...earlier, ...loaded.messages];
+      before = loaded.requestsBefore - requestCount(earlier);
+    }
+    if (before > 0 && requestCount(messages) < RECAP_REQUESTS) return conversationRecap(this.handle.messages);
+    return conversationRecap(messages, before);
   }
 
   /** End of the range the current checkpoint summarizes, when the session has one. */
   get summarizedThrough(): number | undefined {
-    return this.handle.transcript().checkpoint?.source.summarizedThrough;
+    return this.handle.loaded.checkpoint?.source.summarizedThrough;
   }
 
   /** Compacts the current session now (`/compact`; with `preview`, `/compact --dry-run`); the transcript is kept whole. */
   async compact(options: SessionCompactOptions & { readonly preview?: boolean }): Promise<SessionCompactResult> {
-    try {
-      return await this.handle.compact(options);
-    } finally {
-      this.sync();
-    }
+    return this.handle.compact(options);
   }
 
   /** Compacts the current session through an engine that owns its context (`/compact` on Codex). */
   async compactOnEngine(engine: TurnEngine): Promise<EngineCompactOutcome> {
     if (engine.compact === undefined)
       throw new Error(`The ${engine.name} engine does not compact its own context; this is a bug in Forge.`);
-    try {
-      return await engine.compact(this.handle);
-    } finally {
-      this.sync();
-    }
+    return engine.compact(this.handle);
   }
 
   /**
@@ -173,11 +212,7 @@ export class ReplSession {
 
   /** Runs one turn on `engine` in the current session; the recent view of its transcript is the history. */
   async runTurn(engine: TurnEngine, turn: EngineTurn): Promise<EngineTurnOutcome> {
-    try {
-      return await engine.runTurn(this.handle, turn);
-    } finally {
-      this.sync();
-    }
+    return engine.runTurn(this.handle, turn);
   }
 
   /** Every stored session, most recent first. */
@@ -216,6 +251,7 @@ export class ReplSession {
         settings: this.settings,
         workspaceRoot: this.workspaceRoot,
         listHint: REPL_SESSIONS_HINT,
+        window: this.window(),
       });
     } catch (error) {
       throw sessionStoreError(error);
@@ -223,12 +259,7 @@ export class ReplSession {
     if (next === undefined) throw new Error('The REPL always keeps a session; this is a bug in Forge.');
     const previous = this.handle;
     this.handle = next;
-    this.sync();
     await previous.close({ discardIfEmpty: true });
     return this.describe();
-  }
-
-  private sync(): void {
-    this.history.splice(0, this.history.length, ...this.handle.messages);
   }
 }

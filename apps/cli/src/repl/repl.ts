@@ -181,13 +181,14 @@ async function openRepl(options: ReplRunOptions) {
   const print = (text: string) => io.stdout.write(text);
   const choice = sessionChoice(options.globals);
   const settings = await resolveSessionSettings({ io, globals: options.globals });
-  const history: ReplContext['history'] = [];
-  const session = await ReplSession.open({ choice, settings, workspaceRoot: engine.root, history });
+  // Mode compact sends the checkpoint and what follows it: a resumed session reads only that much of its log.
+  const window = () => engine.contextMode === 'compact';
+  const session = await ReplSession.open({ choice, settings, workspaceRoot: engine.root, window });
   const { config } = (await loadCliConfig({ io, globals: options.globals })).loaded;
   const contextUse = new ContextUseTracker();
   contextUse.costs.start(await sessionCostSoFar(settings.forgeHome, session.id));
   const width = () => (io.stdout.isTTY === true ? Math.max(20, io.stdout.columns ?? 80) : Infinity);
-  const context: ReplContext = { engine, style, history, session, config, contextUse, width, print };
+  const context: ReplContext = { engine, style, session, config, contextUse, width, print };
   // The footer is for people at a terminal; piped output stays a plain transcript.
   const footer = () =>
     io.stdout.isTTY === true

@@ -208,7 +208,7 @@ const checkpoint: SlashCommand = {
           resolved: current?.resolved,
           view: current?.view,
           viewTokens,
-          transcriptMessages: context.session.messages.length,
+          transcriptMessages: context.session.messageCount,
           mode,
         },
         context.style,
@@ -232,7 +232,8 @@ async function nextRequestReport(context: ReplContext): Promise<ContextReport | 
     subject.context.mode,
     workspaceArtifactHashes(engine.root),
   );
-  return measureNextRequest(subject, { view, transcript: context.session.messages }, context.contextUse.costs.soFar, {
+  const transcript = context.session.transcriptFor(view);
+  return measureNextRequest(subject, { view, transcript }, context.contextUse.costs.soFar, {
     sharedPrefixTokens: context.contextUse.costs.cachedPrefixTokens,
     previewCompaction: async () => {
       const { model, policy, tools, instructions } = await counting(context);
@@ -266,7 +267,7 @@ export async function refreshContextUse(context: ReplContext): Promise<void> {
   // The next request no longer starts like the last one sent, so its warm price is unknown.
   context.contextUse.costs.forgetPrefix();
   try {
-    const report = context.session.messages.length === 0 ? undefined : await nextRequestReport(context);
+    const report = context.session.messageCount === 0 ? undefined : await nextRequestReport(context);
     if (report === undefined) context.contextUse.reset();
     else {
       context.contextUse.measured(report.budget);

@@ -1,5 +1,4 @@
 import type { ForgeConfig } from '@forge/config';
-import type { Message } from '@forge/core';
 import type { TurnEngine } from '../engines/turn-engine.js';
 import type { Style } from '../output/style.js';
 import { wrapLine } from '../output/text-width.js';
@@ -14,8 +13,6 @@ export interface ReplContext {
   /** What runs the turns (`--engine`): its model, workspace root and approval gate. */
   readonly engine: TurnEngine;
   readonly style: Style;
-  /** The stored transcript of the current session, oldest first (kept in step with `session`). */
-  readonly history: Message[];
   /** The session the REPL writes: its id, settings, turns, and `/resume` and `/new`. */
   readonly session: ReplSession;
   /** The configuration the REPL was started with (flags included). */

@@ -75,13 +75,19 @@ export async function openCliSession(options: {
   readonly workspaceRoot: string;
   /** How to tell the user to list the sessions (the REPL says `/sessions`). */
   readonly listHint?: string;
+  /** Opens an existing session as a window (mode `compact`; see `OpenSessionHandleOptions.window`). */
+  readonly window?: boolean;
 }): Promise<SessionHandle | undefined> {
   const { choice, settings, workspaceRoot } = options;
   if (choice.kind === 'none') return undefined;
   try {
     const id = await chosenSessionId(choice, settings, workspaceRoot, options.listHint);
     const common = { home: settings.forgeHome, redactor: settings.redactor };
-    return await openSessionHandle(id === undefined ? { ...common, workspaceRoot } : { ...common, sessionId: id });
+    return await openSessionHandle(
+      id === undefined
+        ? { ...common, workspaceRoot }
+        : { ...common, sessionId: id, ...(options.window === true ? { window: true } : {}) },
+    );
   } catch (error) {
     throw sessionStoreError(error);
   }

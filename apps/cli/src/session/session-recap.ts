@@ -1,7 +1,7 @@
 import { assistantText, type Message } from '@forge/core';
 
 /** How much of a resumed conversation the recap shows. */
-const RECAP_REQUESTS = 3;
+export const RECAP_REQUESTS = 3;
 const REQUEST_CHARS = 100;
 const ANSWER_LINES = 2;
 const ANSWER_CHARS = 240;
@@ -20,17 +20,23 @@ function firstLine(text: string): string {
   );
 }
 
+/** The user requests among `messages` that a recap counts (user messages with some text). */
+export function requestCount(messages: readonly Message[]): number {
+  return messages.filter((message) => message.role === 'user' && firstLine(message.content) !== '').length;
+}
+
 /**
  * A short reminder of where a conversation stands: its last few user requests (first line of
  * each) and the start of the last answer, each bounded, so resuming a long session prints a few
- * lines, never the transcript. Empty for a conversation without requests.
+ * lines, never the transcript. Empty for a conversation without requests. `messages` may be the
+ * latest part of the conversation, with `requestsBefore` requests before it.
  */
-export function conversationRecap(messages: readonly Message[]): string[] {
+export function conversationRecap(messages: readonly Message[], requestsBefore = 0): string[] {
   const requests = messages.flatMap((message) =>
     message.role === 'user' && firstLine(message.content) !== '' ? [firstLine(message.content)] : [],
   );
   const lines = requests.slice(-RECAP_REQUESTS).map((request) => `you: ${clip(request, REQUEST_CHARS)}`);
-  const earlier = requests.length - RECAP_REQUESTS;
+  const earlier = requestsBefore + requests.length - RECAP_REQUESTS;
   if (earlier > 0) lines.unshift(`(${earlier} earlier request${earlier === 1 ? '' : 's'})`);
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index];

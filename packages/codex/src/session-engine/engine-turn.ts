@@ -106,7 +106,7 @@ async function turnOn(
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
     onEvent: (envelope) => {
       input.trace?.(envelope);
-      route(envelope, turn);
+      route(envelope, turn, choice.kind);
     },
   });
   for (const message of result.messages.slice(1)) await input.onMessage(message);

@@ -5,7 +5,7 @@ import type { CodexEventEnvelope } from '../engine/events.js';
  * Core events go to the renderers; the Codex-only ones (its wrapper cost `codex.context.budgeted`,
  * its usage reports and compactions) to `onEngineEvent`, with a note for people.
  */
-export function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
+export function route(envelope: CodexEventEnvelope, turn: EngineTurn, thread: 'new' | 'continue'): void {
   const { event } = envelope;
   if (event.type === 'codex.usage.recorded') {
     turn.onEngineEvent?.(envelope);
@@ -27,7 +27,9 @@ export function route(envelope: CodexEventEnvelope, turn: EngineTurn): void {
     const tokens = `~${event.estimate.tokens.toLocaleString('en-US')} tokens`;
     if (event.input === 'request') {
       turn.onNote?.(
-        `codex: sent only the request to the session's Codex thread, ${tokens} (Codex holds the earlier turns)`,
+        thread === 'new'
+          ? `codex: started a new Codex thread with the request, ${tokens} (no earlier turns to send)`
+          : `codex: sent only the request to the session's Codex thread, ${tokens} (Codex holds the earlier turns)`,
       );
       return;
     }

@@ -111,6 +111,11 @@ describe('createCodexSessionEngine', { retry: 1 }, () => {
     expect(firstOutcome.result.status).toBe('completed');
     expect(firstOutcome.result.text).toBe('First answer.');
     expect(first.selected().map((event) => event.how)).toEqual(['started']);
+    // The first turn has no earlier turns: the note says so instead of claiming Codex holds some.
+    expect(first.notes.filter((note) => note.includes('Codex holds the earlier turns'))).toEqual([]);
+    expect(first.notes.some((note) => note.startsWith('codex: started a new Codex thread with the request'))).toBe(
+      true,
+    );
     // Forge's instructions reach Codex as the new thread's developer instructions.
     expect(JSON.stringify(provider.requests[0]?.body)).toContain(CODEX_ENGINE_PROMPT.split('\n')[0]);
     expect(first.events.map(({ event }) => event.type)).toContain('run.completed');

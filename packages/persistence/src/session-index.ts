@@ -17,7 +17,8 @@ const MAX_INDEX_BYTES = 64 * 1024;
 
 const count = z.number().int().min(0);
 
-const totalsSchema = z.object({
+/** A session's running totals, as its index keeps them (and the listing copies them). */
+export const totalsSchema = z.object({
   /** Runs that recorded their end. */
   runs: count,
   inputTokens: count,

@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PRIVATE_FILE_MODE } from './private-fs.js';
-import { storedCostSchema } from './records.js';
+import { totalsSchema } from './session-index.js';
 
 /** `sessions/.listing.json`: a dot name, so no listing takes it for a session. */
 export const SESSION_LISTING_FILE_NAME = '.listing.json';
@@ -28,17 +28,7 @@ const listedSchema = z.object({
   workspaceRoot: z.string().nullable(),
   messageCount: count,
   firstUserLine: z.string().optional(),
-  totals: z
-    .object({
-      runs: count,
-      inputTokens: count,
-      cachedTokens: count,
-      outputTokens: count,
-      cost: storedCostSchema.optional(),
-      unpricedSteps: count,
-      legacyRuns: count,
-    })
-    .optional(),
+  totals: totalsSchema.optional(),
 });
 
 /** What a listing needs of every session to order and filter them; the rest of a line is checked when it is shown. */

@@ -303,6 +303,7 @@ async function runRequest(
   if (request === undefined) return;
   state.activeRun = new AbortController();
   options.setRunSignal(state.activeRun.signal);
+  let ended = false;
   try {
     const turn = await runTurn({
       engine,
@@ -318,7 +319,7 @@ async function runRequest(
     });
     for (const warning of turn.warnings) print(`${style.yellow(`warning: ${terminalLine(warning.message)}`)}\n`);
     print(turnStatus(turn.result, style));
-    await priceNextRequest(context);
+    ended = true;
   } catch (error) {
     print(`${style.red(`error: ${terminalLine(error instanceof Error ? error.message : String(error))}`)}\n`);
   } finally {
@@ -326,6 +327,8 @@ async function runRequest(
     options.setRunSignal(undefined);
     spinner.stop();
   }
+  // Priced once the turn is over, so a Ctrl-C meanwhile is one at the prompt, not a second cancel of the turn.
+  if (ended) await priceNextRequest(context);
 }
 
 async function runTurn(options: {

@@ -71,7 +71,7 @@ export function usageLine(usage: TokenUsage, cacheHitRatio?: number): string {
 }
 
 /** 0.834 → `83%`; small non-zero shares keep a decimal (`0.4%`). */
-function formatShare(ratio: number): string {
+export function formatShare(ratio: number): string {
   const percent = ratio * 100;
   return `${percent > 0 && percent < 10 ? percent.toFixed(1) : Math.round(percent).toString()}%`;
 }

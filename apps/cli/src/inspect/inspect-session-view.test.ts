@@ -52,6 +52,21 @@ describe('forge inspect of a session with many runs', () => {
     expect(unknown.stderr).toContain("--run 'run_99': the session session_many has no run with a trace");
   });
 
+  it("shows each run's cached share of its input in the list, as the run's own usage line does", async () => {
+    const directory = await temporaryDirectory('forge-inspect-view-');
+    cleanups.push(directory.remove);
+    await recordRun(directory.path, {
+      runId: 'run_cached',
+      sessionId: 'session_many',
+      steps: [{ text: 'answer', usage: { inputTokens: 1000, cacheReadTokens: 834 } }],
+    });
+    await recordSession(directory.path, 'session_many', ['run_cached']);
+    const { code, stdout } = await inspect(directory.path, []);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ {2}run_cached .* 1,000 +83% /m);
+    expect(stdout).toContain('cached 834 (83%)');
+  });
+
   it('writes an HTML page that lists the runs and draws one, readable by its owner only', async () => {
     const { home } = await sessionOfRuns(25);
     const page = path.join(home, 'report.html');

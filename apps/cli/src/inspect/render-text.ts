@@ -5,6 +5,7 @@ import {
   formatCount,
   formatDuration,
   formatPercent,
+  formatShare,
   outcomeCounts,
   shortHash,
   stopLabel,
@@ -276,7 +277,7 @@ function runListSection(overview: SessionOverview, style: Style): string[] {
     statusCell(run.kind === 'compaction' ? 'compaction' : run.status, style),
     String(run.steps),
     formatCount(run.usage.inputTokens),
-    formatPercent(run.cacheHitRatio),
+    run.cacheHitRatio === undefined ? '—' : formatShare(run.cacheHitRatio),
     formatCost(run.cost),
   ]);
   return [

@@ -1,18 +1,9 @@
 import type { ContextMode } from '@forge/core';
 import type { SessionSize } from '@forge/agent';
 import type { McpServers } from '@forge/mcp';
-import type {
-  EngineCompactOutcome,
-  EngineTurn,
-  SessionCompactionOptions,
-  SessionEngine,
-  SessionEngineResult,
-} from '@forge/sessions';
+import type { SessionCompactionOptions, SessionEngine } from '@forge/sessions';
 import type { SessionApprovalGate } from '@forge/tools';
 import type { ContextSubject } from '../context/context-report.js';
-
-export type { EngineCompactOutcome, EngineTurn };
-export type EngineTurnOutcome = SessionEngineResult;
 
 /** The engines a turn can run on (`--engine`). */
 export const ENGINE_NAMES = ['native', 'codex'] as const;

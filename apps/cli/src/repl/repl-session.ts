@@ -5,14 +5,17 @@ import {
   currentArtifactHashesFor,
   renderActiveCheckpoint,
   type ArtifactHashSource,
+  type EngineCompactOutcome,
+  type EngineTurn,
   type ResolvedCheckpoint,
   type SessionCompactOptions,
   type SessionCompactResult,
+  type SessionEngineResult,
   type SessionHandle,
   type SessionTurnWarning,
   type SessionView,
 } from '@forge/sessions';
-import type { EngineCompactOutcome, EngineTurn, EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
+import type { TurnEngine } from '../engines/turn-engine.js';
 import { openCliSession, sessionStoreError } from '../session/open-cli-session.js';
 import { checkSessionId, type SessionChoice } from '../session/session-choice.js';
 import { resolveSessionReference } from '../session/resolve-session.js';
@@ -211,7 +214,7 @@ export class ReplSession {
   }
 
   /** Runs one turn on `engine` in the current session; the recent view of its transcript is the history. */
-  async runTurn(engine: TurnEngine, turn: EngineTurn): Promise<EngineTurnOutcome> {
+  async runTurn(engine: TurnEngine, turn: EngineTurn): Promise<SessionEngineResult> {
     return engine.runTurn(this.handle, turn);
   }
 

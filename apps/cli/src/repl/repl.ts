@@ -3,7 +3,8 @@ import type { RunResult } from '@forge/core';
 import type { ReplOptions } from '../program.js';
 import { loadCliConfig } from '../config/cli-config.js';
 import { prepareEngine } from '../engines/prepare-engine.js';
-import type { EngineTurnOutcome, TurnEngine } from '../engines/turn-engine.js';
+import type { SessionEngineResult } from '@forge/sessions';
+import type { TurnEngine } from '../engines/turn-engine.js';
 import { ExitCode, exitCodeForSignal } from '../exit-codes.js';
 import { defaultModelNotice } from '../models/resolve-model.js';
 import type { CliIo, TerminationSignal } from '../io.js';
@@ -342,7 +343,7 @@ async function runTurn(options: {
   readonly print: (text: string) => void;
   readonly style: Style;
   readonly contextUse: ContextUseTracker;
-}): Promise<EngineTurnOutcome> {
+}): Promise<SessionEngineResult> {
   const { engine, renderer, spinner, stall, style, contextUse } = options;
   try {
     return await options.session.runTurn(engine, {

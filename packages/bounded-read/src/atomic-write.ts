@@ -81,6 +81,11 @@ function writerOf(name: string, base: string): number | undefined {
   return match === null ? undefined : Number(match[1]);
 }
 
+/** Whether `name` is a temporary `writeFileAtomic` makes while writing a file named `base` (see `temporaryName`). */
+export function isAtomicWriteTemporary(name: string, base: string): boolean {
+  return writerOf(name, base) !== undefined;
+}
+
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);

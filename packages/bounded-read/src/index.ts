@@ -25,6 +25,7 @@ export {
   type ReadLinesOptions,
 } from './lines.js';
 export {
+  isAtomicWriteTemporary,
   syncDirectory,
   writeAll,
   writeDurably,

@@ -15,12 +15,12 @@ export const CONFIG_SCHEMA_VERSION = 1 as const;
 export const APPROVAL_PROFILES = ['read-only', 'ask', 'workspace-write', 'workspace-auto'] as const;
 export type ApprovalProfileName = (typeof APPROVAL_PROFILES)[number];
 
-/** Sandbox modes, from most to least restrictive (the order `@forge/tools` defines). */
 /** `traces.keepDays` when no layer sets it. */
 export const DEFAULT_TRACE_KEEP_DAYS = 30;
 /** `traces.keepRuns` when no layer sets it. */
 export const DEFAULT_TRACE_KEEP_RUNS = 200;
 
+/** Sandbox modes, from most to least restrictive (the order `@forge/tools` defines). */
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as const;
 export type SandboxModeName = (typeof SANDBOX_MODES)[number];
 

@@ -1,8 +1,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAtomicWriteTemporary } from '@forge/bounded-read';
+import { basename, join } from 'node:path';
 import { forgeHomeLayout } from './home.js';
 import { isErrorCode } from './private-fs.js';
-import { SESSION_LOG_FILE_NAME } from './session-files.js';
+import { SESSION_INDEX_FILE_NAME, SESSION_LOG_FILE_NAME } from './session-files.js';
 
 /** How long traces are kept: older than `keepDays`, and not among the newest `keepRuns`. */
 export interface TraceRetentionPolicy {
@@ -56,16 +57,19 @@ export async function traceFiles(home: string): Promise<Entry[]> {
   return entries.sort((left, right) => right.mtimeMs - left.mtimeMs || left.path.localeCompare(right.path));
 }
 
+const BUILD_PREFIXES = ['.creating-', '.migrating-', '.discarding-'];
+
 async function orphans(home: string, now: number): Promise<PruneCandidate[]> {
-  const sessions = forgeHomeLayout(home).sessions;
   const found: PruneCandidate[] = [];
-  for (const build of await entriesOf(sessions, (name) =>
-    ['.creating-', '.migrating-', '.discarding-'].some((prefix) => name.startsWith(prefix)),
-  ))
+  const entries = await entriesOf(forgeHomeLayout(home).sessions, () => true);
+  const isBuild = (entry: Entry) => BUILD_PREFIXES.some((prefix) => basename(entry.path).startsWith(prefix));
+  for (const build of entries.filter(isBuild))
     if (now - build.mtimeMs > ABANDONED_BUILD_MS)
       found.push({ ...pick(build), kind: 'orphan', reason: 'a session build directory left by a crash' });
-  for (const directory of await entriesOf(sessions, (name) => !name.startsWith('.'))) {
-    const temporaries = await entriesOf(directory.path, (name) => /^session\.index\.json\.\d+\.tmp$/.test(name));
+  for (const directory of entries.filter((entry) => !basename(entry.path).startsWith('.'))) {
+    const temporaries = await entriesOf(directory.path, (name) =>
+      isAtomicWriteTemporary(name, SESSION_INDEX_FILE_NAME),
+    );
     for (const temporary of temporaries)
       if (now - temporary.mtimeMs > ABANDONED_TEMPORARY_MS)
         found.push({ ...pick(temporary), kind: 'orphan', reason: 'an index temporary left by a process that died' });

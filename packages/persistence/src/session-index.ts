@@ -1,15 +1,14 @@
 import { truncateText } from '@forge/core/checkpoint';
 import { addCost, type CostBreakdown } from '@forge/core/pricing';
-import { readLines, writeFileAtomic } from '@forge/bounded-read';
+import { readLines } from '@forge/bounded-read';
 import type { Message } from '@forge/core';
-import { readFileSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { statSync, type Stats } from 'node:fs';
 import { z } from 'zod';
 import { CorruptFileError } from './errors.js';
-import { PRIVATE_FILE_MODE } from './private-fs.js';
+import { readJsonCache, writeJsonCache } from './json-cache.js';
 import { CRC_SUFFIX_LENGTH, decodeLine } from './record-codec.js';
 import { storedCostSchema, type SessionRecord } from './records.js';
-import { openStoredFile, readStoredFile } from './stored-file.js';
+import { openStoredFile } from './stored-file.js';
 
 const INDEX_VERSION = 2;
 const FIRST_LINE_CHARS = 100;
@@ -223,17 +222,6 @@ export function suffixOf(line: Uint8Array): string {
   return Buffer.from(line.subarray(Math.max(0, line.length - CRC_SUFFIX_LENGTH))).toString('latin1');
 }
 
-async function readIndexFile(file: string): Promise<SessionIndex | undefined> {
-  try {
-    // Through the stored-file guard: an index replaced by a FIFO must not stall the reader.
-    const text = (await readStoredFile(file, { maxBytes: MAX_INDEX_BYTES })).toString('utf8');
-    const parsed = indexSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether the log still holds, at the place the index says its last record ends, that record's checksum. */
 export async function stillDescribes(
   logFile: string,
@@ -298,11 +286,7 @@ async function scan(logFile: string, from: number, builder: SessionIndexBuilder)
  * write (a read-only home) is ignored for the same reason.
  */
 export async function writeSessionIndex(indexFile: string, index: SessionIndex): Promise<void> {
-  try {
-    await writeFileAtomic(indexFile, `${JSON.stringify(index)}\n`, { mode: PRIVATE_FILE_MODE, flush: false });
-  } catch {
-    // A cache that cannot be written is rebuilt next time.
-  }
+  await writeJsonCache(indexFile, index);
 }
 
 /** A session's index, or where its log is damaged. */
@@ -317,9 +301,10 @@ export type IndexOutcome = { readonly index: SessionIndex } | { readonly damage:
  * is no log.
  */
 export async function refreshSessionIndex(logFile: string, indexFile: string): Promise<IndexOutcome> {
-  const fresh = freshIndex(logFile, indexFile);
-  if (fresh !== undefined) return { index: fresh };
-  const [stats, stored] = await Promise.all([logStats(logFile), readIndexFile(indexFile)]);
+  // One stat of the log and one synchronous read of the index: the common case of a listing of
+  // thousands of sessions, where the cost of an asynchronous call per step would dominate.
+  const stored = readJsonCache(indexFile, indexSchema, MAX_INDEX_BYTES);
+  const stats = await logStats(logFile);
   const size = stats.size;
   // Same size and modification time: an append-only log that nothing touched since (the index was made of it).
   if (stored !== undefined && stored.logBytes === size && stored.logMtimeMs === stats.mtimeMs && size > 0)
@@ -348,29 +333,9 @@ export async function refreshSessionIndex(logFile: string, indexFile: string): P
   return { index };
 }
 
-/**
- * The index when it plainly still describes the log (same size and time), read with two stats and
- * one small read: the common case of a listing of thousands of sessions, where the cost of an
- * asynchronous call per step would dominate. Anything else is left to the full check.
- */
-function freshIndex(logFile: string, indexFile: string): SessionIndex | undefined {
-  try {
-    const log = statSync(logFile);
-    const index = statSync(indexFile);
-    // Only a regular file is read: an index replaced by a FIFO must not stall the reader.
-    if (!log.isFile() || !index.isFile() || index.size > MAX_INDEX_BYTES) return undefined;
-    const parsed = indexSchema.safeParse(JSON.parse(readFileSync(indexFile, 'utf8')));
-    if (!parsed.success) return undefined;
-    const stored = parsed.data;
-    return stored.logBytes === log.size && stored.logMtimeMs === log.mtimeMs && log.size > 0 ? stored : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The log's size and time, from a stat of the path: a missing log throws the usual `ENOENT`, anything but a regular file `CorruptFileError`. */
-async function logStats(logFile: string): Promise<{ readonly size: number; readonly mtimeMs: number }> {
-  const stats = await stat(logFile);
+async function logStats(logFile: string): Promise<Stats> {
+  const stats = statSync(logFile);
   if (!stats.isFile()) {
     const handle = await openStoredFile(logFile);
     await handle.close();

@@ -1,8 +1,6 @@
-import { writeFileAtomic } from '@forge/bounded-read';
-import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PRIVATE_FILE_MODE } from './private-fs.js';
+import { readJsonCache, sameStamp, stampOf, writeJsonCache, type FileStamp } from './json-cache.js';
 import { totalsSchema } from './session-index.js';
 
 /** `sessions/.listing.json`: a dot name, so no listing takes it for a session. */
@@ -11,12 +9,6 @@ const LISTING_VERSION = 1;
 const MAX_LISTING_BYTES = 256 * 1024 * 1024;
 
 const count = z.number().int().min(0);
-
-/** A session file as a stat saw it: another size or modification time means it must be read again. */
-export interface FileStamp {
-  readonly size: number;
-  readonly mtimeMs: number;
-}
 
 const listedSchema = z.object({
   /** The session's log (or v1 file) when the line was made. */
@@ -46,22 +38,6 @@ const listingSchema = z.object({ v: z.literal(LISTING_VERSION), sessions: z.reco
 export type ListedSession = z.infer<typeof listedSchema>;
 type ListedHead = z.infer<typeof headSchema>;
 
-export function stampOf(file: string): FileStamp | undefined {
-  const stats = statSync(file, { throwIfNoEntry: false });
-  return stats?.isFile() === true ? { size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
-}
-
-function readListing(file: string): Readonly<Record<string, ListedHead>> {
-  try {
-    const stamp = stampOf(file);
-    if (stamp === undefined || stamp.size > MAX_LISTING_BYTES) return {};
-    const parsed = listingSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data.sessions : {};
-  } catch {
-    return {};
-  }
-}
-
 /**
  * One file beside the sessions that holds every session's line of a listing, so that listing
  * thousands of sessions costs one read and one stat per session instead of opening each index.
@@ -76,7 +52,7 @@ export class SessionListing {
   private changed = false;
 
   private constructor(private readonly file: string) {
-    this.stored = readListing(file);
+    this.stored = readJsonCache(file, listingSchema, MAX_LISTING_BYTES)?.sessions ?? {};
   }
 
   static read(sessionsDirectory: string): SessionListing {
@@ -90,8 +66,7 @@ export class SessionListing {
   fresh(id: string, file: string): ListedHead | undefined {
     const listed = Object.hasOwn(this.stored, id) ? this.stored[id] : undefined;
     if (listed === undefined) return undefined;
-    const stamp = stampOf(file);
-    if (stamp === undefined || stamp.size !== listed.size || stamp.mtimeMs !== listed.mtimeMs) return undefined;
+    if (!sameStamp(stampOf(file), listed)) return undefined;
     this.kept.set(id, listed);
     return listed;
   }
@@ -115,10 +90,6 @@ export class SessionListing {
   async save(): Promise<void> {
     if (!this.changed && this.kept.size === Object.keys(this.stored).length) return;
     const listing = { v: LISTING_VERSION, sessions: Object.fromEntries(this.kept) };
-    try {
-      await writeFileAtomic(this.file, `${JSON.stringify(listing)}\n`, { mode: PRIVATE_FILE_MODE, flush: false });
-    } catch {
-      // A cache that cannot be written is made again next time.
-    }
+    await writeJsonCache(this.file, listing);
   }
 }

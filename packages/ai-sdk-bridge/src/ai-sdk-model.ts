@@ -12,8 +12,10 @@ import {
   type ModelCapabilities,
   type ModelRequest,
   type ModelStreamPart,
+  type OpaqueProviderState,
   type ReasoningPart,
   type TokenEstimate,
+  withoutReplacedHistory,
 } from '@forge/core';
 import {
   resolveAdapterSettings,
@@ -132,6 +134,28 @@ export class AiSdkModel<Options extends AdapterOptions> implements ModelAdapter 
   }
 
   estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
+    return this.profiledEstimate(request);
+  }
+
+  /**
+   * Estimates `request` as it is sent while `replay` stands in for its checkpoint: without the
+   * checkpoint and the messages the state replaces, plus `replayTokens` counted as checkpoint.
+   */
+  protected async estimateReplaying(
+    request: ModelRequest,
+    replay: OpaqueProviderState,
+    replayTokens: number,
+  ): Promise<TokenEstimate> {
+    const { checkpoint: _replaced, nativeState: _opaque, ...rest } = withoutReplacedHistory(request, replay);
+    const base = await this.profiledEstimate(rest);
+    return {
+      ...base,
+      tokens: base.tokens + replayTokens,
+      categories: { ...base.categories, checkpoint: base.categories.checkpoint + replayTokens },
+    };
+  }
+
+  private profiledEstimate(request: ModelRequest): Promise<TokenEstimate> {
     return this.options.estimate?.(request) ?? this.profile.estimate(request);
   }
 

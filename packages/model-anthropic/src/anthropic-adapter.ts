@@ -15,6 +15,7 @@ import {
   type ModelRequest,
   type ModelStreamPart,
   type NativeCompactionRequest,
+  opaqueStateOf,
   type OpaqueProviderState,
   type TokenEstimate,
   withoutReplacedHistory,
@@ -25,7 +26,6 @@ import {
   compactionBlocks,
   compactionMessage,
   compactionText,
-  stateFromBlocks,
   supportsNativeCompaction,
 } from './native-compaction.js';
 import { ANTHROPIC_ENDPOINT, DEFAULT_ANTHROPIC_CACHE_LIFETIME, type AnthropicModelOptions } from './settings.js';
@@ -73,17 +73,10 @@ export class AnthropicModel extends AiSdkModel<AnthropicModelOptions> {
   }
 
   /** Estimates the request as sent: with replayed blocks, without the checkpoint and the messages they replace. */
-  override async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
+  override estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     const replay = canReplay(request.nativeState, this.modelId) ? request.nativeState : undefined;
     if (replay === undefined) return super.estimateRequestTokens(request);
-    const { checkpoint: _replaced, nativeState: _opaque, ...rest } = withoutReplacedHistory(request, replay);
-    const base = await super.estimateRequestTokens(rest);
-    const blocks = countTextConservatively(compactionText(replay));
-    return {
-      ...base,
-      tokens: base.tokens + blocks,
-      categories: { ...base.categories, checkpoint: base.categories.checkpoint + blocks },
-    };
+    return this.estimateReplaying(request, replay, countTextConservatively(compactionText(replay)));
   }
 
   override doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
@@ -130,6 +123,12 @@ export class AnthropicModel extends AiSdkModel<AnthropicModelOptions> {
         message: `Anthropic at ${this.settings.baseURL} answered the compaction request without a compaction block.`,
       });
     }
-    return stateFromBlocks({ modelId: this.modelId, blocks, compacted: request.messages, previous });
+    return opaqueStateOf({
+      provider: this.provider,
+      modelId: this.modelId,
+      items: blocks,
+      compacted: request.messages,
+      previous,
+    });
   }
 }

@@ -1,5 +1,5 @@
 import type { LanguageModelV4Content, LanguageModelV4Message } from '@ai-sdk/provider';
-import { opaqueStateOf, type JsonObject, type Message, type OpaqueProviderState } from '@forge/core';
+import type { JsonObject, OpaqueProviderState } from '@forge/core';
 
 /*
  * Anthropic's server compaction, Forge side, through the AI SDK's `compaction` provider option
@@ -63,15 +63,4 @@ export function compactionBlocks(content: readonly LanguageModelV4Content[]): Co
     if (metadata?.['type'] !== 'compaction' || typeof metadata['signature'] !== 'string') return [];
     return [{ type: 'compaction', content: part.text, signature: metadata['signature'] }];
   });
-}
-
-/** Builds the stored state from the compaction blocks of one compaction request. */
-export function stateFromBlocks(options: {
-  readonly modelId: string;
-  readonly blocks: readonly CompactionBlock[];
-  readonly compacted: readonly Message[];
-  readonly previous: OpaqueProviderState | undefined;
-}): OpaqueProviderState {
-  const { modelId, blocks, compacted, previous } = options;
-  return opaqueStateOf({ provider: 'anthropic', modelId, items: blocks, compacted, previous });
 }

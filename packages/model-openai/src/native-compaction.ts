@@ -1,5 +1,5 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider';
-import { opaqueStateOf, type JsonObject, type Message, type OpaqueProviderState } from '@forge/core';
+import type { JsonObject, OpaqueProviderState } from '@forge/core';
 
 /*
  * OpenAI's opaque compaction, Forge side. Forge compacts explicitly at its own boundaries with
@@ -53,17 +53,6 @@ export function replayingFetch(items: readonly JsonObject[], baseFetch: typeof f
       return baseFetch(input, { ...init, body: spliceReplayItems(init.body, items) });
     return baseFetch(input, init);
   };
-}
-
-/** Builds the stored state from the `output` of a compact call. */
-export function stateFromOutput(options: {
-  readonly modelId: string;
-  readonly output: readonly JsonObject[];
-  readonly compacted: readonly Message[];
-  readonly previous: OpaqueProviderState | undefined;
-}): OpaqueProviderState {
-  const { modelId, output, compacted, previous } = options;
-  return opaqueStateOf({ provider: 'openai', modelId, items: output, compacted, previous });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -15,12 +15,13 @@ import {
   type ModelRequest,
   type ModelStreamPart,
   type NativeCompactionRequest,
+  opaqueStateOf,
   type OpaqueProviderState,
   type TokenEstimate,
   withoutReplacedHistory,
 } from '@forge/core';
 import { postCompact } from './compact-endpoint.js';
-import { canReplay, replayingFetch, replayMarkerMessage, stateFromOutput } from './native-compaction.js';
+import { canReplay, replayingFetch, replayMarkerMessage } from './native-compaction.js';
 import { OPENAI_ENDPOINT, type OpenAIModelOptions } from './settings.js';
 
 /** Opaque items are counted at one token per this many bytes: encrypted content never tokenizes smaller. */
@@ -62,17 +63,10 @@ export class OpenAIModel extends AiSdkModel<OpenAIModelOptions> {
    * checkpoint text and the messages it replaces, plus the opaque items at one token per 4 bytes
    * (counted as checkpoint).
    */
-  override async estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
+  override estimateRequestTokens(request: ModelRequest): Promise<TokenEstimate> {
     const replay = canReplay(request.nativeState, this.modelId) ? request.nativeState : undefined;
     if (replay === undefined) return super.estimateRequestTokens(request);
-    const { checkpoint: _replaced, nativeState: _opaque, ...rest } = withoutReplacedHistory(request, replay);
-    const base = await super.estimateRequestTokens(rest);
-    const opaque = Math.ceil(replay.bytes / OPAQUE_BYTES_PER_TOKEN);
-    return {
-      ...base,
-      tokens: base.tokens + opaque,
-      categories: { ...base.categories, checkpoint: base.categories.checkpoint + opaque },
-    };
+    return this.estimateReplaying(request, replay, Math.ceil(replay.bytes / OPAQUE_BYTES_PER_TOKEN));
   }
 
   override doStream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart> {
@@ -110,7 +104,13 @@ export class OpenAIModel extends AiSdkModel<OpenAIModelOptions> {
       retry: this.settings.retry,
       idleTimeoutMs: this.settings.idleTimeoutMs,
     });
-    return stateFromOutput({ modelId: this.modelId, output, compacted: request.messages, previous });
+    return opaqueStateOf({
+      provider: this.provider,
+      modelId: this.modelId,
+      items: output,
+      compacted: request.messages,
+      previous,
+    });
   }
 
   /**

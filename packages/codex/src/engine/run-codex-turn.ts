@@ -42,7 +42,7 @@ import {
   type CodexThreadSelection,
   type CodexTokenUsageRecord,
 } from './events.js';
-import { TurnTranscript } from './turn-transcript.js';
+import { TurnTranscript, type ToolOutcomeReport } from './turn-transcript.js';
 import { estimateWrapperTokens, type WrapperTokenEstimate } from './wrapper-estimate.js';
 
 export interface RunCodexTurnOptions {
@@ -287,14 +287,7 @@ function finishTurn(
   const { options, emit, now, state } = context;
   for (const item of state.unfinished.values()) {
     const report = state.transcript.addUnfinished(item, status === 'cancelled' ? 'cancelled' : 'failed');
-    if (report === undefined) continue;
-    const started = state.itemStartedAt.get(item.id);
-    emit({
-      type: 'tool.call.completed',
-      step: state.steps + 1,
-      ...report,
-      durationMs: started === undefined ? 0 : now() - started,
-    });
+    if (report !== undefined) emitToolCompleted(context, item.id, report);
   }
   state.unfinished.clear();
   const durationMs = now() - run.startedAt;
@@ -367,27 +360,11 @@ function handleItemNotification(context: TurnContext, itemStarted: boolean, para
   if (!parsed.success || parsed.data.threadId !== state.threadId) return;
   const item = parseThreadItem(parsed.data.item);
   if (itemStarted) {
-    if (item.type === 'commandExecution' || item.type === 'fileChange') state.unfinished.set(item.id, item);
-    if (item.type === 'commandExecution') {
-      state.itemStartedAt.set(item.id, now());
-      emit({
-        type: 'tool.call.started',
-        step: state.steps + 1,
-        toolCallId: item.id,
-        toolName: codexToolNames.command,
-        summary: `run ${item.command}`,
-      });
-    } else if (item.type === 'fileChange') {
-      state.itemStartedAt.set(item.id, now());
-      const paths = item.changes.map((change) => change.path).join(', ');
-      emit({
-        type: 'tool.call.started',
-        step: state.steps + 1,
-        toolCallId: item.id,
-        toolName: codexToolNames.fileChange,
-        summary: `apply a patch: ${paths}`,
-      });
-    }
+    const tool = toolCallOf(item);
+    if (tool === undefined) return;
+    state.unfinished.set(item.id, item);
+    state.itemStartedAt.set(item.id, now());
+    emit({ type: 'tool.call.started', step: state.steps + 1, toolCallId: item.id, ...tool });
     return;
   }
   if (item.type === 'contextCompaction') {
@@ -398,16 +375,30 @@ function handleItemNotification(context: TurnContext, itemStarted: boolean, para
   }
   state.unfinished.delete(item.id);
   const report = state.transcript.add(item);
-  if (report !== undefined) {
-    const started = state.itemStartedAt.get(item.id);
-    state.itemStartedAt.delete(item.id);
-    emit({
-      type: 'tool.call.completed',
-      step: state.steps + 1,
-      ...report,
-      durationMs: started === undefined ? 0 : now() - started,
-    });
+  if (report !== undefined) emitToolCompleted(context, item.id, report);
+}
+
+/** The tool call a Codex item stands for (a command or a patch); undefined for items that are not tool calls. */
+function toolCallOf(item: CodexThreadItem): { readonly toolName: string; readonly summary: string } | undefined {
+  if (item.type === 'commandExecution') return { toolName: codexToolNames.command, summary: `run ${item.command}` };
+  if (item.type === 'fileChange') {
+    const paths = item.changes.map((change) => change.path).join(', ');
+    return { toolName: codexToolNames.fileChange, summary: `apply a patch: ${paths}` };
   }
+  return undefined;
+}
+
+/** `tool.call.completed` for a tool item, timed from its `item/started`. */
+function emitToolCompleted(context: TurnContext, itemId: string, report: ToolOutcomeReport): void {
+  const { emit, now, state } = context;
+  const started = state.itemStartedAt.get(itemId);
+  state.itemStartedAt.delete(itemId);
+  emit({
+    type: 'tool.call.completed',
+    step: state.steps + 1,
+    ...report,
+    durationMs: started === undefined ? 0 : now() - started,
+  });
 }
 
 function recordTokenUsage(context: TurnContext, params: unknown): void {

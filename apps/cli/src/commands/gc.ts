@@ -1,4 +1,5 @@
 import { formatBytes } from '@forge/bounded-read';
+import { terminalLine } from '@forge/core/terminal';
 import { findPrunable, prune } from '@forge/persistence';
 import { loadCliConfig } from '../config/cli-config.js';
 import { ExitCode } from '../exit-codes.js';
@@ -23,21 +24,11 @@ export async function execute({ options, io }: CommandInvocation<GcOptions>): Pr
   }
   const verb = options.dryRun === true ? 'would remove' : 'removed';
   for (const candidate of candidates)
-    io.stdout.write(`${verb} ${printable(candidate.path)} (${formatBytes(candidate.bytes)}): ${candidate.reason}\n`);
+    io.stdout.write(`${verb} ${terminalLine(candidate.path)} (${formatBytes(candidate.bytes)}): ${candidate.reason}\n`);
   io.stdout.write(
     candidates.length === 0
       ? `Nothing to prune in ${forgeHome} (traces are kept ${policy.keepDays} days, the newest ${policy.keepRuns} always; session logs are never pruned).\n`
       : `${options.dryRun === true ? 'Would free' : 'Freed'} ${formatBytes(bytes)} in ${candidates.length} file(s); session logs are never pruned.\n`,
   );
   return ExitCode.ok;
-}
-
-/** A file name as one harmless line: control characters (a name can hold any) shown as `?`. */
-function printable(text: string): string {
-  return [...text]
-    .map((character) => {
-      const code = character.codePointAt(0) ?? 0;
-      return code < 0x20 || (code >= 0x7f && code < 0xa0) ? '?' : character;
-    })
-    .join('');
 }

@@ -1,3 +1,4 @@
+import { terminalLine } from '@forge/core/terminal';
 import type { McpServers } from '@forge/mcp';
 import { UsageError } from '../cli-error.js';
 
@@ -129,12 +130,15 @@ export async function expandMcpReferences(
   };
 }
 
-/** One line per resolved reference, for the user: which prompt ran, which resources were attached. */
+/**
+ * One line per resolved reference, for the user: which prompt ran, which resources were attached.
+ * A mention can come from a server's prompt text, so each line is made safe for a terminal here.
+ */
 export function describeExpansion(expanded: ExpandedRequest): string[] {
   return [
     ...(expanded.prompt === undefined
       ? []
       : [`running prompt ${expanded.prompt.name} of MCP server "${expanded.prompt.server}"`]),
     ...expanded.attached.map((mention) => `attached @${mention.server}:${mention.uri}`),
-  ];
+  ].map(terminalLine);
 }

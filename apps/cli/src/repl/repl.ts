@@ -300,17 +300,20 @@ async function runRequest(
   const { engine, style, spinner, stall, renderer } = options;
   const { session, context, contextUse, settings } = opened;
   const { print } = context;
-  const request = await mcpRequest(text, { engine, redact: (raw) => settings.redactor.redact(raw), print, style });
-  if (request === undefined) return;
+  // The run starts before the MCP references are resolved, so Ctrl-C also cancels a server that is slow to answer.
   state.activeRun = new AbortController();
-  options.setRunSignal(state.activeRun.signal);
+  const signal = state.activeRun.signal;
+  options.setRunSignal(signal);
   let ended = false;
   try {
+    const redact = (raw: string) => settings.redactor.redact(raw);
+    const request = await mcpRequest(text, { engine, redact, print, style, signal });
+    if (request === undefined) return;
     const turn = await runTurn({
       engine,
       session,
       request,
-      signal: state.activeRun.signal,
+      signal,
       renderer,
       spinner,
       stall,
@@ -376,14 +379,27 @@ async function runTurn(options: {
 /** The request with its MCP references resolved (see `expandMcpReferences`); undefined after printing why one failed. */
 async function mcpRequest(
   text: string,
-  options: { engine: TurnEngine; redact: (text: string) => string; print: (text: string) => void; style: Style },
+  options: {
+    readonly engine: TurnEngine;
+    readonly redact: (text: string) => string;
+    readonly print: (text: string) => void;
+    readonly style: Style;
+    readonly signal: AbortSignal;
+  },
 ): Promise<string | undefined> {
+  const { mcp } = options.engine;
   try {
-    const expanded = await expandMcpReferences(text, { mcp: options.engine.mcp, redact: options.redact });
+    const expanded = await expandMcpReferences(text, { mcp, redact: options.redact, signal: options.signal });
     for (const line of describeExpansion(expanded)) options.print(`${options.style.dim(`• ${line}`)}\n`);
     return expanded.request;
   } catch (error) {
-    options.print(`${options.style.red(`error: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+    if (options.signal.aborted) {
+      options.print(`${options.style.yellow('Cancelled.')} ${options.style.dim('Nothing was sent or stored.')}\n`);
+      return undefined;
+    }
+    // The message can quote what a server answered: it never reaches the terminal raw.
+    const message = terminalLine(error instanceof Error ? error.message : String(error));
+    options.print(`${options.style.red(`error: ${message}`)}\n`);
     return undefined;
   }
 }
